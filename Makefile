@@ -1,0 +1,164 @@
+# rebuild-audit - one flat Makefile.  `make help` lists the targets.
+#
+# Settings (override on the command line: make CC=clang OPT=-O0):
+CC       ?= cc
+OPT      ?= -O2 -g
+BUILD    ?= build
+PREFIX   ?= /usr/local
+WERROR   ?=
+EXTRA_CFLAGS ?=
+EXTRA_LDFLAGS ?=
+
+PKG_LIBS  = libsodium lmdb libzstd yaml-0.1 openblas
+PKG_TEST  = check
+DEB_PKGS  = libsodium-dev liblmdb-dev libzstd-dev libyaml-dev libopenblas-dev \
+            check pkg-config lmdb-utils minisign mandoc jq
+
+# Strict-mode arithmetic depends on these: no FMA contraction, no
+# fast-math, IEEE semantics.  Do not add -ffast-math or -Ofast here.
+FPFLAGS  = -ffp-contract=off -fno-fast-math -fexcess-precision=standard
+WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wpointer-arith -Wformat=2 -Wvla -Wno-unused-parameter
+# Lazily expanded: pkg-config runs only after `deps` has had its chance.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKG_LIBS) 2>/dev/null)
+PKG_LDLIBS = $(shell pkg-config --libs $(PKG_LIBS) 2>/dev/null)
+CHK_CFLAGS = $(shell pkg-config --cflags $(PKG_TEST) 2>/dev/null)
+CHK_LDLIBS = $(shell pkg-config --libs $(PKG_TEST) 2>/dev/null)
+GIT_REV   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(FPFLAGS) \
+             $(WARN) $(WERROR) -I. $(PKG_CFLAGS) \
+             -DRBA_GIT_REV='"$(GIT_REV)"' -DRBA_CC_ID='"$(CC_ID)"' \
+             -DRBA_BUILD_FLAGS='"$(strip $(OPT) $(FPFLAGS) $(EXTRA_CFLAGS))"' \
+             $(EXTRA_CFLAGS) $(CFLAGS)
+CC_ID     = $(shell $(CC) --version 2>/dev/null | head -n 1)
+LDLIBS_ALL = $(PKG_LDLIBS) -lpthread -lm $(EXTRA_LDFLAGS) $(LDFLAGS)
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+# Sorted source lists (one folder per module; see DESIGN.md section 3).
+COMMON_SRC  = $(sort $(wildcard common/*.c))
+STORE_SRC   = $(sort $(wildcard store/*.c))
+POLICY_SRC  = $(sort $(wildcard policy/*.c))
+REBUILD_SRC = $(sort $(wildcard rebuild/*.c))
+AUDIT_SRC   = $(sort $(wildcard audit/*.c))
+CLI_SRC     = $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
+LIB_SRC     = $(COMMON_SRC) $(STORE_SRC) $(POLICY_SRC) $(REBUILD_SRC) $(AUDIT_SRC) $(CLI_SRC)
+LIB_OBJ     = $(LIB_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC    = $(sort $(wildcard tests/unit/*.c))
+UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)
+BIN         = $(BUILD)/rebuild-audit
+
+.PHONY: all deps check unit cli-tests check-deps check-determinism check-man \
+        asan bench demo install clean help fuzz-artifact
+.DEFAULT_GOAL := all
+
+all: $(BIN) rebuild-audit
+
+help:
+	@echo 'make              build ./rebuild-audit (installs missing Debian packages first)'
+	@echo 'make demo         the whole story on the bundled German credit example'
+	@echo 'make check        build with -Werror and run every test (unit, CLI, man, deps, determinism)'
+	@echo 'make unit         Check unit tests only'
+	@echo 'make cli-tests    CLI tests only'
+	@echo 'make check-determinism  strict training under four compilers/flags and thread counts'
+	@echo 'make asan         AddressSanitizer + UBSan build, whole test suite under it'
+	@echo 'make bench        benchmarks (prints figures; not part of check)'
+	@echo 'make deps         install missing Debian packages (as root) or print the command'
+	@echo 'make install      install binary and man pages under $$(PREFIX)'
+	@echo 'settings: CC OPT BUILD PREFIX V=1 (verbose) WERROR=-Werror'
+
+# deps: find what is missing; install it as root, otherwise say how.
+deps:
+	@missing=''; \
+	for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "deps: installing$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >&2 || \
+	      { echo "deps: apt-get install$$missing failed" >&2; exit 2; }; \
+	  else \
+	    echo "deps: missing Debian packages; run:" >&2; \
+	    echo "  sudo apt-get install$$missing" >&2; exit 2; \
+	  fi; \
+	fi; \
+	pkg-config --exists $(PKG_LIBS) $(PKG_TEST) || \
+	  { echo "deps: pkg-config cannot find: $$(for l in $(PKG_LIBS) $(PKG_TEST); do pkg-config --exists $$l || printf '%s ' $$l; done)" >&2; exit 2; }
+
+$(BUILD)/.deps-ok:
+	$(Q)$(MAKE) --no-print-directory deps
+	$(Q)mkdir -p $(BUILD) && touch $@
+
+$(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/unit/%.o: tests/unit/%.c | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHK_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BIN): $(LIB_OBJ) $(BUILD)/cli/main.o
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+rebuild-audit: $(BIN)
+	$(Q)cp $(BIN) $@
+
+$(BUILD)/check_runner: $(UNIT_OBJ) $(LIB_OBJ)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(CHK_LDLIBS) $(LDLIBS_ALL)
+
+unit: $(BUILD)/check_runner
+	$(Q)cd tests/unit && CK_DEFAULT_TIMEOUT=120 ../../$(BUILD)/check_runner
+
+cli-tests: $(BIN)
+	$(Q)RBA_BIN=$(CURDIR)/$(BIN) sh tests/cli/run.sh
+
+# The include ladder: a folder may include only folders to its right.
+check-deps:
+	$(Q)sh tests/check-deps.sh
+
+check-man:
+	$(Q)sh tests/check-man.sh $(BIN)
+
+check-determinism: $(BIN)
+	$(Q)sh tests/determinism.sh
+
+check:
+	$(Q)$(MAKE) --no-print-directory WERROR=-Werror all $(BUILD)/check_runner
+	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man unit cli-tests
+	$(Q)$(MAKE) --no-print-directory check-determinism
+
+asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' \
+	  EXTRA_CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all' \
+	  EXTRA_LDFLAGS='-fsanitize=address,undefined' WERROR=-Werror \
+	  build/asan/rebuild-audit build/asan/check_runner
+	$(Q)cd tests/unit && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  CK_DEFAULT_TIMEOUT=600 ../../build/asan/check_runner
+	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  RBA_BIN=$(CURDIR)/build/asan/rebuild-audit RBA_SLOW=1 sh tests/cli/run.sh
+
+bench: $(BIN)
+	$(Q)sh bench/run.sh $(CURDIR)/$(BIN)
+
+demo: $(BIN)
+	$(Q)sh tests/demo.sh $(CURDIR)/$(BIN)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rebuild-audit
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5
+
+clean:
+	rm -rf build rebuild-audit
+
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d

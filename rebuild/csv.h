@@ -1,0 +1,125 @@
+/*
+ * csv.h - RFC 4180 reading of snapshots and case files (DESIGN 5.5).
+ *
+ * Comma separator, optional double quotes ("" inside quotes is one
+ * quote), LF or CRLF line ends, UTF-8 (a leading BOM is skipped, invalid
+ * UTF-8 is an error).  The first record is the header.  Numbers parse in
+ * the C locale whatever the process locale is.
+ *
+ * Two ways in:
+ *  - csv_reader: streaming, one record at a time, memory bounded by
+ *    CSV_MAX_LINE; a tap sees every raw byte read, so a caller can hash
+ *    and store the file in the same pass.
+ *  - csv_table: a whole file in memory, cells kept as text and, for
+ *    numeric columns, as doubles.
+ */
+#ifndef RBA_CSV_H
+#define RBA_CSV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/rba.h"
+
+#define CSV_MAX_LINE (1u << 20)	   /* bytes in one record */
+#define CSV_MAX_FIELDS 4096	   /* fields in one record */
+#define CSV_MAX_NAME 256	   /* bytes in one header name */
+
+struct csv_reader;
+
+struct csv_field {
+	const char *p; /* not NUL-terminated; quotes already removed */
+	size_t n;
+	unsigned long col; /* 1-based byte column where the field starts */
+};
+
+/* Called with every byte read from the underlying file, in order. */
+typedef int (*csv_tap_fn)(void *ctx, const uint8_t *p, size_t n);
+
+/*
+ * Opens path ("-" is standard input) for streaming.  name is used in
+ * error details (NULL: path).  0, errno or RBA_E_NOMEM; d gets the file.
+ */
+int csv_reader_open(const char *path, const char *name, struct csv_reader **out,
+		    struct rba_detail *d);
+/* Reads from memory (borrowed until csv_reader_free). */
+int csv_reader_open_mem(const void *p, size_t n, const char *name,
+			struct csv_reader **out);
+/* Installs a tap; must be called before the first csv_reader_next. */
+void csv_reader_set_tap(struct csv_reader *r, csv_tap_fn fn, void *ctx);
+
+/*
+ * The next record.  Returns 1 with *fields (borrowed until the next call)
+ * and *n, 0 at end of input, or an error: RBA_E_SYNTAX (bad quoting,
+ * stray quote), RBA_E_LIMIT (record or field count over the caps),
+ * RBA_E_ENCODING (invalid UTF-8), errno; d gets FILE:LINE:COL.  A blank
+ * final line is not a record.  Errors are sticky.
+ */
+int csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
+		    size_t *n, struct rba_detail *d);
+/* 1-based line on which the last record returned started. */
+unsigned long csv_reader_line(const struct csv_reader *r);
+/* Bytes consumed so far. */
+uint64_t csv_reader_bytes(const struct csv_reader *r);
+const char *csv_reader_name(const struct csv_reader *r);
+void csv_reader_free(struct csv_reader *r);
+
+/*
+ * Parses a numeric field: optional sign, digits with an optional point
+ * and exponent (no hex, no spaces, no NaN or Inf).  0 with *out set;
+ * RBA_E_SYNTAX when not a number; RBA_E_RANGE when non-finite after
+ * parsing (overflow) or spelled as nan/inf.
+ */
+int csv_parse_number(const char *p, size_t n, double *out);
+/* 1 when the text spells nan/inf/infinity (any case, optional sign). */
+int csv_is_nonfinite_word(const char *p, size_t n);
+
+enum csv_coltype { CSV_NUMERIC = 1, CSV_TEXT = 2 };
+
+/*
+ * Whole-file table.  A column is numeric when every value parses as a
+ * finite number; otherwise text.  Errors: a ragged row (RBA_E_SCHEMA at
+ * the row), an empty header name or a duplicate one, nan/inf anywhere,
+ * an empty field in a column whose other values are numbers, no data
+ * rows.
+ */
+struct csv_table {
+	size_t ncols, nrows;
+	char **names;		 /* ncols header names, NUL-terminated */
+	enum csv_coltype *types; /* ncols */
+	char **cells;		 /* nrows * ncols, row-major, NUL-terminated */
+	double *num;		 /* nrows * ncols; valid in numeric columns */
+	unsigned long *lines;	 /* nrows: line each row started on */
+	char *file;		 /* name used in errors */
+	/* private */
+	char *arena;
+	size_t arena_len;
+};
+
+/* Loads path.  0 or an error as above; d gets FILE:LINE:COL. */
+int csv_table_load(const char *path, struct csv_table **out,
+		   struct rba_detail *d);
+/* Loads from memory; name is used in errors. */
+int csv_table_load_mem(const void *p, size_t n, const char *name,
+		       struct csv_table **out, struct rba_detail *d);
+/* Column index by name, or -1. */
+long csv_table_col(const struct csv_table *t, const char *name);
+const char *csv_table_cell(const struct csv_table *t, size_t row, size_t col);
+void csv_table_free(struct csv_table *t);
+
+/*
+ * The streaming validator used before a snapshot is stored: parses the
+ * whole input with the rules of csv_table without keeping it, and returns
+ * the header, row count and inferred column types.
+ */
+struct csv_summary {
+	size_t ncols;
+	uint64_t nrows;
+	char **names;		 /* ncols, malloc'd */
+	enum csv_coltype *types; /* ncols */
+};
+int csv_validate(struct csv_reader *r, struct csv_summary *out,
+		 struct rba_detail *d);
+void csv_summary_release(struct csv_summary *s);
+
+#endif

@@ -1,0 +1,34 @@
+#!/bin/sh
+# run.sh - runs every tests/cli/t-*.sh in its own scratch directory and
+# prints "N passed, N failed".  RBA_BIN names the binary under test.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+: "${RBA_BIN:=$top/build/rebuild-audit}"
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/rba-cli.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT INT TERM
+PASS_FILE=$scratch/pass
+FAIL_FILE=$scratch/fail
+: > "$PASS_FILE"
+: > "$FAIL_FILE"
+export PASS_FILE FAIL_FILE
+only=${1:-}
+for t in "$top"/tests/cli/t-*.sh; do
+	name=$(basename "$t" .sh)
+	[ -n "$only" ] && [ "$only" != "$name" ] && continue
+	dir=$scratch/$name
+	mkdir -p "$dir"
+	before=$(wc -l < "$FAIL_FILE")
+	(cd "$dir" && RBA=$RBA_BIN FIX=$top/fixtures TOP=$top T_NAME=$name \
+	  REBUILD_AUDIT_STORE= HOME=$dir LC_ALL=C sh -c ". '$top/tests/cli/lib.sh'; . '$t'")
+	rc=$?
+	after=$(wc -l < "$FAIL_FILE")
+	if [ $rc -ne 0 ]; then
+		echo x >> "$FAIL_FILE"
+		echo "FAIL $name: script exited $rc" >&2
+	fi
+	if [ "$before" = "$after" ] && [ $rc -eq 0 ]; then echo "ok   $name"; else echo "FAIL $name"; fi
+done
+p=$(wc -l < "$PASS_FILE")
+f=$(wc -l < "$FAIL_FILE")
+echo "cli: $p passed, $f failed"
+[ "$f" -eq 0 ]

@@ -1,0 +1,21 @@
+/* suites.h - one Check suite per module (weak: absent until written). */
+#ifndef RBA_SUITES_H
+#define RBA_SUITES_H
+
+#include <check.h>
+
+#define RBA_SUITE(name) Suite *name(void) __attribute__((weak))
+RBA_SUITE(suite_common);
+RBA_SUITE(suite_csv);
+RBA_SUITE(suite_store);
+RBA_SUITE(suite_policy);
+RBA_SUITE(suite_rebuild);
+RBA_SUITE(suite_artifact);
+RBA_SUITE(suite_audit);
+RBA_SUITE(suite_sign);
+RBA_SUITE(suite_cli);
+
+/* Directory of the fixtures, relative to tests/unit (the runner's cwd). */
+#define FIXTURES "../../fixtures"
+
+#endif
