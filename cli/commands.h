@@ -1,0 +1,95 @@
+/*
+ * commands.h - the command table and what every handler shares.
+ *
+ * Checklist for adding a command:
+ *   1. a handler `int cmd_<name>(struct cli_ctx *, int argc, char **argv)`
+ *      declared below and defined in a cli/cmd_*.c file; argv[0] is the
+ *      command name; it returns the exit status (0 yes, 1 no, 2 could not
+ *      answer) and prints diagnostics only through cli_fail*();
+ *   2. a row in the alphabetical table in cli/main.c, with its flags and
+ *      one-line usage (the same text -h prints and the man SYNOPSIS has);
+ *   3. a section in man/rebuild-audit.1 (SYNOPSIS and COMMANDS) and the
+ *      README;
+ *   4. CLI tests in tests/cli/ for each exit status it can return.
+ */
+#ifndef RBA_COMMANDS_H
+#define RBA_COMMANDS_H
+
+#include <stdio.h>
+
+#include "common/rba.h"
+
+struct store;
+
+enum cli_flags {
+	CLI_NEEDS_STORE = 1 << 0, /* open the store before the handler */
+	CLI_READ_ONLY = 1 << 1,	  /* ... read-only */
+};
+
+struct cli_ctx {
+	const char *prog;	/* "rebuild-audit" */
+	const char *store_path; /* -S, $REBUILD_AUDIT_STORE, ./audit-store */
+	int json;		/* --json */
+	int quiet;		/* -q */
+	int verbose;		/* -v */
+	int progress;		/* stderr is a terminal and not -q */
+	struct store *store;	/* opened when the row has CLI_NEEDS_STORE */
+	const struct cli_command *cmd;
+};
+
+typedef int (*cli_handler)(struct cli_ctx *ctx, int argc, char **argv);
+
+struct cli_command {
+	const char *name;
+	cli_handler fn;
+	unsigned flags;
+	const char *usage;   /* "snapshot add FILE [--name N]" (may have \n) */
+	const char *summary; /* one line for --help */
+};
+
+/*
+ * Diagnostics, one line each on stderr:
+ *   rebuild-audit: <what> '<subject>': <reason>
+ * With d carrying a line, the subject becomes FILE:LINE:COL; with a key
+ * and no line, "<subject>' (key '<key>')..." is not used: the key is put
+ * in the reason by the callee.  Returns 2 so handlers can
+ * `return cli_fail(...)`.
+ */
+int cli_fail(const char *what, const char *subject, int err,
+	     const struct rba_detail *d);
+/* A usage error for the current command: prints usage, returns 2. */
+int cli_usage(struct cli_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Warnings (still one line, prefixed "rebuild-audit: warning: "). */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints the command's usage (for -h); returns 0. */
+int cli_help(struct cli_ctx *ctx);
+/*
+ * Shared option check: returns 1 when argv has -h/--help (and prints
+ * usage), so a handler can `if (cli_wants_help(ctx, argc, argv)) return 0;`.
+ */
+int cli_wants_help(struct cli_ctx *ctx, int argc, char **argv);
+/* JSON string escaping onto f. */
+void cli_json_str(FILE *f, const char *s);
+/* Opens the store for a handler that did not ask for it in its flags. */
+int cli_store_open(struct cli_ctx *ctx, int read_only);
+
+/* Handlers (keep sorted). */
+int cmd_audit(struct cli_ctx *, int, char **);
+int cmd_check(struct cli_ctx *, int, char **);
+int cmd_dispute(struct cli_ctx *, int, char **);
+int cmd_env(struct cli_ctx *, int, char **);
+int cmd_export(struct cli_ctx *, int, char **);
+int cmd_history(struct cli_ctx *, int, char **);
+int cmd_init(struct cli_ctx *, int, char **);
+int cmd_keygen(struct cli_ctx *, int, char **);
+int cmd_policy(struct cli_ctx *, int, char **);
+int cmd_register(struct cli_ctx *, int, char **);
+int cmd_sample(struct cli_ctx *, int, char **);
+int cmd_score(struct cli_ctx *, int, char **);
+int cmd_snapshot(struct cli_ctx *, int, char **);
+int cmd_train(struct cli_ctx *, int, char **);
+int cmd_verify(struct cli_ctx *, int, char **);
+int cmd_version(struct cli_ctx *, int, char **);
+
+#endif
