@@ -1,0 +1,927 @@
+/*
+ * csv.c - RFC 4180 reader.
+ *
+ * The reader finds a whole record in its buffer before splitting it, so
+ * quoted fields can be unescaped in place: a record is never parsed
+ * twice, and its bytes stay put until the next call.  The common case
+ * (no quote on the line, ASCII only) is a memchr for the newline and a
+ * word-at-a-time ASCII check.
+ */
+#include "csv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+
+#define CSV_BLOCK (256u << 10)
+
+struct csv_reader {
+	int fd;		/* -1 for memory input */
+	int own_fd;
+	char *name;
+	uint8_t *buf;	/* owned for files; for memory, the caller's bytes */
+	size_t cap;
+	size_t start;	/* unconsumed data: [start, end) */
+	size_t end;
+	int eof;
+	int err;	/* sticky */
+	struct rba_detail errd;
+	unsigned long line;	/* line of the next record */
+	unsigned long rec_line; /* line of the last record returned */
+	uint64_t consumed;
+	int first;	/* BOM check pending */
+	csv_tap_fn tap;
+	void *tap_ctx;
+	struct csv_field *fields;
+	size_t fields_cap;
+};
+
+static int
+reader_new(const char *name, struct csv_reader **out)
+{
+	struct csv_reader *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return RBA_E_NOMEM;
+	r->name = strdup(name);
+	r->fields_cap = 64;
+	r->fields = malloc(r->fields_cap * sizeof(*r->fields));
+	if (r->name == NULL || r->fields == NULL) {
+		free(r->name);
+		free(r->fields);
+		free(r);
+		return RBA_E_NOMEM;
+	}
+	r->fd = -1;
+	r->line = 1;
+	r->first = 1;
+	*out = r;
+	return 0;
+}
+
+int
+csv_reader_open(const char *path, const char *name, struct csv_reader **out,
+		struct rba_detail *d)
+{
+	struct csv_reader *r;
+	int fd, err;
+
+	*out = NULL;
+	if (name == NULL)
+		name = path;
+	if (strcmp(path, "-") == 0) {
+		fd = STDIN_FILENO;
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			err = errno;
+			return rba_fail(d, err, name, 0, 0, "%s", strerror(err));
+		}
+	}
+	err = reader_new(name, &r);
+	if (err == 0) {
+		r->cap = CSV_BLOCK * 2;
+		r->buf = malloc(r->cap);
+		if (r->buf == NULL) {
+			csv_reader_free(r);
+			err = RBA_E_NOMEM;
+		}
+	}
+	if (err) {
+		if (fd != STDIN_FILENO)
+			close(fd);
+		return rba_fail(d, err, name, 0, 0, "%s", rba_strerror(err));
+	}
+	r->fd = fd;
+	r->own_fd = fd != STDIN_FILENO;
+	*out = r;
+	return 0;
+}
+
+int
+csv_reader_open_mem(const void *p, size_t n, const char *name,
+		    struct csv_reader **out)
+{
+	struct csv_reader *r;
+	int err = reader_new(name, &r);
+
+	if (err)
+		return err;
+	r->buf = (uint8_t *)p; /* read-only use until a quoted field */
+	r->cap = n;
+	r->end = n;
+	r->eof = 1;
+	*out = r;
+	return 0;
+}
+
+void
+csv_reader_set_tap(struct csv_reader *r, csv_tap_fn fn, void *ctx)
+{
+	r->tap = fn;
+	r->tap_ctx = ctx;
+}
+
+void
+csv_reader_free(struct csv_reader *r)
+{
+	if (r == NULL)
+		return;
+	if (r->fd >= 0) {
+		free(r->buf);
+		if (r->own_fd)
+			close(r->fd);
+	}
+	free(r->name);
+	free(r->fields);
+	free(r);
+}
+
+unsigned long
+csv_reader_line(const struct csv_reader *r)
+{
+	return r->rec_line;
+}
+
+uint64_t
+csv_reader_bytes(const struct csv_reader *r)
+{
+	return r->consumed;
+}
+
+const char *
+csv_reader_name(const struct csv_reader *r)
+{
+	return r->name;
+}
+
+static int fail(struct csv_reader *r, struct rba_detail *d, int err,
+		unsigned long line, unsigned long col, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/* Records a sticky error: later calls return the same one. */
+static int
+fail(struct csv_reader *r, struct rba_detail *d, int err, unsigned long line,
+     unsigned long col, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->err = err;
+	rba_detail_clear(&r->errd);
+	rba_fail(&r->errd, err, r->name, line, col, NULL);
+	va_start(ap, fmt);
+	vsnprintf(r->errd.reason, sizeof(r->errd.reason), fmt, ap);
+	va_end(ap);
+	if (d != NULL)
+		*d = r->errd;
+	return err;
+}
+
+/* Reads one more block; returns 0, or errno.  Sets eof at end. */
+static int
+fill(struct csv_reader *r)
+{
+	ssize_t n;
+
+	if (r->fd < 0) {
+		r->eof = 1;
+		return 0;
+	}
+	if (r->start > 0) {
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->start = 0;
+	}
+	if (r->cap - r->end < CSV_BLOCK) {
+		size_t cap = r->cap * 2;
+		uint8_t *p = realloc(r->buf, cap);
+		if (p == NULL)
+			return RBA_E_NOMEM;
+		r->buf = p;
+		r->cap = cap;
+	}
+	do
+		n = read(r->fd, r->buf + r->end, r->cap - r->end);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno;
+	if (n == 0) {
+		r->eof = 1;
+		return 0;
+	}
+	if (r->tap != NULL) {
+		int err = r->tap(r->tap_ctx, r->buf + r->end, (size_t)n);
+		if (err)
+			return err;
+	}
+	r->end += (size_t)n;
+	return 0;
+}
+
+/*
+ * Validates UTF-8 in p[0..n).  Returns the offset of the first bad byte,
+ * or n when all is well.
+ */
+static size_t
+utf8_check(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		uint64_t w;
+		unsigned c;
+		size_t len;
+		uint32_t cp;
+
+		if (i + 8 <= n) {
+			memcpy(&w, p + i, 8);
+			if ((w & 0x8080808080808080ull) == 0) {
+				i += 8;
+				continue;
+			}
+		}
+		c = p[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			len = 2;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			len = 3;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			len = 4;
+			cp = c & 0x07;
+		} else {
+			return i;
+		}
+		if (i + len > n)
+			return i;
+		for (size_t k = 1; k < len; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				return i;
+			cp = cp << 6 | (p[i + k] & 0x3f);
+		}
+		if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return i;
+		i += len;
+	}
+	return n;
+}
+
+/* Line and column of offset off within a record starting at line `line`. */
+static void
+locate(const uint8_t *rec, size_t off, unsigned long line, unsigned long *l,
+       unsigned long *c)
+{
+	unsigned long col = 1;
+
+	for (size_t i = 0; i < off; i++) {
+		if (rec[i] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	*l = line;
+	*c = col;
+}
+
+/*
+ * Finds the end of the record at buf[start].  Returns the offset of its
+ * terminating newline (relative to start), or the data length at EOF
+ * (quote-balanced), or (size_t)-1 when more data is needed.
+ * *quoted says whether the record has any quote at all.
+ */
+static size_t
+record_end(const uint8_t *p, size_t n, int eof, int *quoted, int *open_quote)
+{
+	const uint8_t *nl = memchr(p, '\n', n);
+	size_t lim = nl ? (size_t)(nl - p) : n;
+	*open_quote = 0;
+	if (memchr(p, '"', lim) == NULL) {
+		*quoted = 0;
+		if (nl)
+			return lim;
+		return eof ? n : (size_t)-1;
+	}
+	*quoted = 1;
+	/* A quote opens a quoted field only at a field's start; elsewhere it
+	 * is stray, reported by the splitter, and must not hide a newline. */
+	enum { START, UNQ, Q, AFTER } st = START;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t ch = p[i];
+		switch (st) {
+		case START:
+		case UNQ:
+		case AFTER:
+			if (ch == '\n')
+				return i;
+			if (ch == ',')
+				st = START;
+			else if (ch == '"' && st == START)
+				st = Q;
+			else if (ch == '"' && st == AFTER)
+				st = Q;
+			else
+				st = UNQ;
+			break;
+		case Q:
+			if (ch == '"')
+				st = AFTER;
+			break;
+		}
+	}
+	if (!eof)
+		return (size_t)-1;
+	*open_quote = st == Q;
+	return n;
+}
+
+static int
+push_field(struct csv_reader *r, size_t *nf, const char *p, size_t n,
+	   unsigned long col)
+{
+	if (*nf == r->fields_cap) {
+		size_t cap = r->fields_cap * 2;
+		struct csv_field *f = realloc(r->fields, cap * sizeof(*f));
+		if (f == NULL)
+			return RBA_E_NOMEM;
+		r->fields = f;
+		r->fields_cap = cap;
+	}
+	r->fields[*nf].p = p;
+	r->fields[*nf].n = n;
+	r->fields[*nf].col = col;
+	(*nf)++;
+	return 0;
+}
+
+int
+csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
+		size_t *nout, struct rba_detail *d)
+{
+	size_t len, reclen, bad, nf = 0;
+	int quoted, open_quote, err;
+	uint8_t *rec;
+	unsigned long l, c;
+
+	*fields = NULL;
+	*nout = 0;
+	if (r->err) {
+		if (d != NULL)
+			*d = r->errd;
+		return r->err;
+	}
+	for (;;) {
+		if (r->first && (r->end - r->start >= 3 || r->eof)) {
+			r->first = 0;
+			if (r->end - r->start >= 3 &&
+			    memcmp(r->buf + r->start, "\xef\xbb\xbf", 3) == 0) {
+				r->start += 3;
+				r->consumed += 3;
+			}
+		}
+		len = r->end - r->start;
+		if (!r->first) {
+			reclen = record_end(r->buf + r->start, len, r->eof, &quoted,
+					    &open_quote);
+			if (reclen != (size_t)-1)
+				break;
+		}
+		if (len > CSV_MAX_LINE)
+			return fail(r, d, RBA_E_LIMIT, r->line, 1,
+				    "record longer than %u bytes", CSV_MAX_LINE);
+		if (r->fd < 0)
+			r->eof = 1;
+		err = fill(r);
+		if (err)
+			return fail(r, d, err, r->line, 0, "%s", rba_strerror(err));
+	}
+	if (len == 0 && r->eof)
+		return 0;
+	if (reclen > CSV_MAX_LINE)
+		return fail(r, d, RBA_E_LIMIT, r->line, 1,
+			    "record longer than %u bytes", CSV_MAX_LINE);
+	if (r->fd < 0 && quoted) {
+		/* Memory input is borrowed: copy before unescaping in place. */
+		uint8_t *copy = malloc(r->end);
+		if (copy == NULL)
+			return fail(r, d, RBA_E_NOMEM, r->line, 0, "%s",
+				    "out of memory");
+		memcpy(copy, r->buf, r->end);
+		r->buf = copy;
+		r->fd = -2; /* owned buffer, no descriptor */
+	}
+	rec = r->buf + r->start;
+	bad = utf8_check(rec, reclen);
+	if (bad != reclen) {
+		locate(rec, bad, r->line, &l, &c);
+		return fail(r, d, RBA_E_ENCODING, l, c, "%s", "invalid UTF-8");
+	}
+	(void)open_quote; /* the splitter reports it, at the quote */
+	r->rec_line = r->line;
+	for (size_t i = 0; i < reclen; i++)
+		if (rec[i] == '\n')
+			r->line++;
+	r->line++;
+	/* Split into fields.  A trailing CR before the newline is dropped. */
+	{
+		size_t i = 0, stop = reclen;
+		unsigned long line = r->rec_line, col = 1;
+
+		if (stop > 0 && rec[stop - 1] == '\r')
+			stop--;
+		for (;;) {
+			unsigned long fcol = col;
+			if (i < stop && rec[i] == '"') {
+				/* Unescape in place, from the opening quote on. */
+				size_t q = i, w = i;
+				i++;
+				col++;
+				for (;;) {
+					if (i >= stop) {
+						locate(rec, q, r->rec_line, &l, &c);
+						return fail(r, d, RBA_E_SYNTAX, l, c, "%s",
+							    "unterminated quoted field");
+					}
+					if (rec[i] == '"') {
+						i++;
+						col++;
+						if (i < stop && rec[i] == '"') {
+							rec[w++] = '"';
+							i++;
+							col++;
+							continue;
+						}
+						break;
+					}
+					if (rec[i] == '\n') {
+						line++;
+						col = 1;
+					} else {
+						col++;
+					}
+					rec[w++] = rec[i++];
+				}
+				if (i < stop && rec[i] != ',')
+					return fail(r, d, RBA_E_SYNTAX, line, col, "%s",
+						    "unexpected character after closing quote");
+				err = push_field(r, &nf, (const char *)rec + q, w - q, fcol);
+			} else {
+				size_t s = i;
+				const uint8_t *comma = memchr(rec + i, ',', stop - i);
+				size_t e = comma ? (size_t)(comma - rec) : stop;
+				const uint8_t *qp = memchr(rec + s, '"', e - s);
+				if (qp != NULL)
+					return fail(r, d, RBA_E_SYNTAX, line,
+						    col + (unsigned long)(qp - (rec + s)),
+						    "%s", "stray double quote in unquoted field");
+				err = push_field(r, &nf, (const char *)rec + s, e - s, fcol);
+				col += (unsigned long)(e - s);
+				i = e;
+			}
+			if (err)
+				return fail(r, d, err, r->rec_line, 0, "%s", "out of memory");
+			if (nf > CSV_MAX_FIELDS)
+				return fail(r, d, RBA_E_LIMIT, line, fcol,
+					    "more than %u fields in a record", CSV_MAX_FIELDS);
+			if (i >= stop)
+				break;
+			i++; /* the comma */
+			col++;
+		}
+	}
+	r->start += reclen < len ? reclen + 1 : reclen;
+	r->consumed += reclen < len ? reclen + 1 : reclen;
+	*fields = r->fields;
+	*nout = nf;
+	return 1;
+}
+
+int
+csv_is_nonfinite_word(const char *p, size_t n)
+{
+	static const char *const words[] = { "nan", "inf", "infinity" };
+
+	if (n > 0 && (p[0] == '+' || p[0] == '-')) {
+		p++;
+		n--;
+	}
+	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+		size_t wl = strlen(words[w]), i;
+		if (wl != n)
+			continue;
+		for (i = 0; i < n; i++)
+			if ((p[i] | 0x20) != words[w][i])
+				break;
+		if (i == n)
+			return 1;
+	}
+	return 0;
+}
+
+int
+csv_parse_number(const char *p, size_t n, double *out)
+{
+	char tmp[128], *end;
+	size_t i = 0, digits = 0;
+
+	if (csv_is_nonfinite_word(p, n))
+		return RBA_E_RANGE;
+	if (n == 0 || n >= sizeof(tmp))
+		return RBA_E_SYNTAX;
+	if (p[i] == '+' || p[i] == '-')
+		i++;
+	while (i < n && p[i] >= '0' && p[i] <= '9')
+		i++, digits++;
+	if (i < n && p[i] == '.') {
+		i++;
+		while (i < n && p[i] >= '0' && p[i] <= '9')
+			i++, digits++;
+	}
+	if (digits == 0)
+		return RBA_E_SYNTAX;
+	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+		size_t ed = 0;
+		i++;
+		if (i < n && (p[i] == '+' || p[i] == '-'))
+			i++;
+		while (i < n && p[i] >= '0' && p[i] <= '9')
+			i++, ed++;
+		if (ed == 0)
+			return RBA_E_SYNTAX;
+	}
+	if (i != n)
+		return RBA_E_SYNTAX;
+	/* The syntax above has no locale-dependent part, and this process
+	 * never calls setlocale(LC_NUMERIC), so strtod reads '.' as the
+	 * decimal point. */
+	memcpy(tmp, p, n);
+	tmp[n] = 0;
+	errno = 0;
+	*out = strtod(tmp, &end);
+	if (*out > 1.7976931348623157e308 || *out < -1.7976931348623157e308)
+		return RBA_E_RANGE;
+	return 0;
+}
+
+/* What has been seen of one column, for type inference. */
+struct colstate {
+	uint64_t numbers, texts;
+	unsigned long empty_line, empty_col; /* first empty field */
+};
+
+static int
+col_see(struct colstate *cs, const struct csv_field *f, unsigned long line,
+	const char *file, const char *colname, struct rba_detail *d)
+{
+	double v;
+	int err;
+
+	if (f->n == 0) {
+		if (cs->empty_line == 0) {
+			cs->empty_line = line;
+			cs->empty_col = f->col;
+		}
+		return 0;
+	}
+	err = csv_parse_number(f->p, f->n, &v);
+	if (err == 0) {
+		cs->numbers++;
+		return 0;
+	}
+	if (err == RBA_E_RANGE) {
+		char shown[40];
+		size_t k = f->n < 32 ? f->n : 32;
+		memcpy(shown, f->p, k);
+		shown[k] = 0;
+		rba_fail(d, RBA_E_RANGE, file, line, f->col,
+			 "non-finite number '%s' in column '%s'", shown, colname);
+		return RBA_E_RANGE;
+	}
+	cs->texts++;
+	return 0;
+}
+
+static int
+col_finish(const struct colstate *cs, const char *file, const char *colname,
+	   enum csv_coltype *type, struct rba_detail *d)
+{
+	if (cs->numbers > 0 && cs->texts == 0) {
+		if (cs->empty_line != 0)
+			return rba_fail(d, RBA_E_SCHEMA, file, cs->empty_line,
+					cs->empty_col,
+					"empty field in numeric column '%s'", colname);
+		*type = CSV_NUMERIC;
+	} else {
+		*type = CSV_TEXT;
+	}
+	return 0;
+}
+
+/* Checks the header: names non-empty, at most CSV_MAX_NAME, unique. */
+static int
+header_check(const struct csv_field *f, size_t n, const char *file,
+	     unsigned long line, struct rba_detail *d)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].n == 0)
+			return rba_fail(d, RBA_E_SCHEMA, file, line, f[i].col,
+					"empty column name (column %zu)", i + 1);
+		if (f[i].n > CSV_MAX_NAME)
+			return rba_fail(d, RBA_E_LIMIT, file, line, f[i].col,
+					"column name longer than %u bytes",
+					CSV_MAX_NAME);
+		for (size_t j = 0; j < i; j++)
+			if (f[j].n == f[i].n && memcmp(f[j].p, f[i].p, f[i].n) == 0)
+				return rba_fail(d, RBA_E_SCHEMA, file, line, f[i].col,
+						"duplicate column name '%.*s'",
+						(int)f[i].n, f[i].p);
+	}
+	return 0;
+}
+
+static int
+ragged(const char *file, unsigned long line, const struct csv_field *f,
+       size_t n, size_t want, struct rba_detail *d)
+{
+	unsigned long col = n > want ? f[want].col : f[n - 1].col + (unsigned long)f[n - 1].n;
+	return rba_fail(d, RBA_E_SCHEMA, file, line, col,
+			"ragged row: %zu fields, header has %zu", n, want);
+}
+
+static char **
+names_dup(const struct csv_field *f, size_t n)
+{
+	char **names = calloc(n ? n : 1, sizeof(*names));
+
+	if (names == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		names[i] = malloc(f[i].n + 1);
+		if (names[i] == NULL) {
+			for (size_t j = 0; j < i; j++)
+				free(names[j]);
+			free(names);
+			return NULL;
+		}
+		memcpy(names[i], f[i].p, f[i].n);
+		names[i][f[i].n] = 0;
+	}
+	return names;
+}
+
+void
+csv_summary_release(struct csv_summary *s)
+{
+	if (s == NULL)
+		return;
+	for (size_t i = 0; s->names && i < s->ncols; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->types);
+	memset(s, 0, sizeof(*s));
+}
+
+int
+csv_validate(struct csv_reader *r, struct csv_summary *out,
+	     struct rba_detail *d)
+{
+	const struct csv_field *f;
+	struct colstate *cs = NULL;
+	size_t n;
+	int rc, err = 0;
+	const char *file = csv_reader_name(r);
+
+	memset(out, 0, sizeof(*out));
+	rc = csv_reader_next(r, &f, &n, d);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return rba_fail(d, RBA_E_SCHEMA, file, 1, 1, "%s",
+				"empty file (no header row)");
+	err = header_check(f, n, file, csv_reader_line(r), d);
+	if (err)
+		return err;
+	out->ncols = n;
+	out->names = names_dup(f, n);
+	out->types = calloc(n, sizeof(*out->types));
+	cs = calloc(n, sizeof(*cs));
+	if (out->names == NULL || out->types == NULL || cs == NULL) {
+		err = rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
+		goto out;
+	}
+	while ((rc = csv_reader_next(r, &f, &n, d)) == 1) {
+		unsigned long line = csv_reader_line(r);
+		if (n != out->ncols) {
+			err = ragged(file, line, f, n, out->ncols, d);
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++) {
+			err = col_see(&cs[i], &f[i], line, file, out->names[i], d);
+			if (err)
+				goto out;
+		}
+		out->nrows++;
+	}
+	if (rc < 0) {
+		err = rc;
+		goto out;
+	}
+	if (out->nrows == 0) {
+		err = rba_fail(d, RBA_E_SCHEMA, file, 2, 1, "%s",
+			       "no data rows after the header");
+		goto out;
+	}
+	for (size_t i = 0; i < out->ncols; i++) {
+		err = col_finish(&cs[i], file, out->names[i], &out->types[i], d);
+		if (err)
+			goto out;
+	}
+out:
+	free(cs);
+	if (err)
+		csv_summary_release(out);
+	return err;
+}
+
+/* ---- whole tables ---- */
+
+static int
+table_from_reader(struct csv_reader *r, struct csv_table **out,
+		  struct rba_detail *d)
+{
+	const struct csv_field *f;
+	struct csv_table *t;
+	struct colstate *cs = NULL;
+	struct rba_buf arena, offs, lines;
+	size_t n, ncells;
+	int rc, err = 0;
+	const char *file = csv_reader_name(r);
+
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
+	rba_buf_init(&arena);
+	rba_buf_init(&offs);
+	rba_buf_init(&lines);
+	t->file = strdup(file);
+	rc = csv_reader_next(r, &f, &n, d);
+	if (rc <= 0) {
+		err = rc < 0 ? rc : rba_fail(d, RBA_E_SCHEMA, file, 1, 1, "%s",
+					     "empty file (no header row)");
+		goto out;
+	}
+	err = header_check(f, n, file, csv_reader_line(r), d);
+	if (err)
+		goto out;
+	t->ncols = n;
+	t->names = names_dup(f, n);
+	t->types = calloc(n, sizeof(*t->types));
+	cs = calloc(n, sizeof(*cs));
+	if (t->file == NULL || t->names == NULL || t->types == NULL || cs == NULL) {
+		err = rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
+		goto out;
+	}
+	while ((rc = csv_reader_next(r, &f, &n, d)) == 1) {
+		unsigned long line = csv_reader_line(r);
+		uint64_t l64 = line;
+		if (n != t->ncols) {
+			err = ragged(file, line, f, n, t->ncols, d);
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++) {
+			uint64_t off = arena.len;
+			err = col_see(&cs[i], &f[i], line, file, t->names[i], d);
+			if (err)
+				goto out;
+			rba_buf_put(&offs, &off, sizeof(off));
+			rba_buf_put(&arena, f[i].p, f[i].n);
+			rba_buf_put_u8(&arena, 0);
+		}
+		rba_buf_put(&lines, &l64, sizeof(l64));
+		t->nrows++;
+		if (rba_buf_status(&arena) || rba_buf_status(&offs) ||
+		    rba_buf_status(&lines)) {
+			err = rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
+			goto out;
+		}
+	}
+	if (rc < 0) {
+		err = rc;
+		goto out;
+	}
+	if (t->nrows == 0) {
+		err = rba_fail(d, RBA_E_SCHEMA, file, 2, 1, "%s",
+			       "no data rows after the header");
+		goto out;
+	}
+	for (size_t i = 0; i < t->ncols; i++) {
+		err = col_finish(&cs[i], file, t->names[i], &t->types[i], d);
+		if (err)
+			goto out;
+	}
+	ncells = t->nrows * t->ncols;
+	t->arena_len = arena.len;
+	t->arena = (char *)rba_buf_steal(&arena, NULL);
+	t->cells = malloc(ncells * sizeof(*t->cells));
+	t->num = calloc(ncells, sizeof(*t->num));
+	t->lines = malloc(t->nrows * sizeof(*t->lines));
+	if (t->arena == NULL || t->cells == NULL || t->num == NULL ||
+	    t->lines == NULL) {
+		err = rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < ncells; k++) {
+		uint64_t off;
+		memcpy(&off, offs.p + k * sizeof(off), sizeof(off));
+		t->cells[k] = t->arena + off;
+		if (t->types[k % t->ncols] == CSV_NUMERIC)
+			csv_parse_number(t->cells[k], strlen(t->cells[k]), &t->num[k]);
+	}
+	for (size_t k = 0; k < t->nrows; k++) {
+		uint64_t l64;
+		memcpy(&l64, lines.p + k * sizeof(l64), sizeof(l64));
+		t->lines[k] = (unsigned long)l64;
+	}
+	*out = t;
+	t = NULL;
+out:
+	free(cs);
+	rba_buf_release(&arena);
+	rba_buf_release(&offs);
+	rba_buf_release(&lines);
+	csv_table_free(t);
+	return err;
+}
+
+int
+csv_table_load(const char *path, struct csv_table **out, struct rba_detail *d)
+{
+	struct csv_reader *r;
+	int err = csv_reader_open(path, NULL, &r, d);
+
+	if (err)
+		return err;
+	err = table_from_reader(r, out, d);
+	csv_reader_free(r);
+	return err;
+}
+
+int
+csv_table_load_mem(const void *p, size_t n, const char *name,
+		   struct csv_table **out, struct rba_detail *d)
+{
+	struct csv_reader *r;
+	int err = csv_reader_open_mem(p, n, name, &r);
+
+	if (err)
+		return rba_fail(d, err, name, 0, 0, "%s", rba_strerror(err));
+	err = table_from_reader(r, out, d);
+	csv_reader_free(r);
+	return err;
+}
+
+long
+csv_table_col(const struct csv_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		if (strcmp(t->names[i], name) == 0)
+			return (long)i;
+	return -1;
+}
+
+const char *
+csv_table_cell(const struct csv_table *t, size_t row, size_t col)
+{
+	return t->cells[row * t->ncols + col];
+}
+
+void
+csv_table_free(struct csv_table *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t i = 0; t->names && i < t->ncols; i++)
+		free(t->names[i]);
+	free(t->names);
+	free(t->types);
+	free(t->cells);
+	free(t->num);
+	free(t->lines);
+	free(t->file);
+	free(t->arena);
+	free(t);
+}
