@@ -74,6 +74,9 @@ void cli_json_str(FILE *f, const char *s);
 /* Opens the store for a handler that did not ask for it in its flags. */
 int cli_store_open(struct cli_ctx *ctx, int read_only);
 
+/* --version: tool, trainer ABI and every linked library's runtime version. */
+void cli_version_print(FILE *f, int json);
+
 /* Handlers (keep sorted). */
 int cmd_audit(struct cli_ctx *, int, char **);
 int cmd_check(struct cli_ctx *, int, char **);

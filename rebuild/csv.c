@@ -133,11 +133,10 @@ csv_reader_free(struct csv_reader *r)
 {
 	if (r == NULL)
 		return;
-	if (r->fd >= 0) {
+	if (r->fd != -1) /* files and copied memory own their buffer */
 		free(r->buf);
-		if (r->own_fd)
-			close(r->fd);
-	}
+	if (r->own_fd)
+		close(r->fd);
 	free(r->name);
 	free(r->fields);
 	free(r);
@@ -413,7 +412,7 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 	if (reclen > CSV_MAX_LINE)
 		return fail(r, d, RBA_E_LIMIT, r->line, 1,
 			    "record longer than %u bytes", CSV_MAX_LINE);
-	if (r->fd < 0 && quoted) {
+	if (r->fd == -1 && quoted) {
 		/* Memory input is borrowed: copy before unescaping in place. */
 		uint8_t *copy = malloc(r->end);
 		if (copy == NULL)

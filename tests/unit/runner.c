@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/digest.h"
 #include "tests/unit/suites.h"
 
 int
@@ -22,6 +23,8 @@ main(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
+	if (rba_crypto_init() != 0)
+		return 1;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		if (all[i] == NULL)
 			continue;

@@ -1,0 +1,132 @@
+/* cli_common.c - diagnostics, usage, JSON strings, store opening. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "common/digest.h"
+#include "store/store.h"
+
+int
+cli_fail(const char *what, const char *subject, int err,
+	 const struct rba_detail *d)
+{
+	const char *reason = rba_strerror(err);
+	char subj[700];
+
+	if (d != NULL && d->reason[0])
+		reason = d->reason;
+	if (d != NULL && d->line > 0) {
+		const char *file = d->file[0] ? d->file : subject;
+		if (d->col > 0)
+			snprintf(subj, sizeof(subj), "%s:%lu:%lu", file, d->line, d->col);
+		else
+			snprintf(subj, sizeof(subj), "%s:%lu", file, d->line);
+		subject = subj;
+	}
+	if (err == RBA_E_TAMPERED && strstr(reason, "tamper") == NULL)
+		fprintf(stderr, "rebuild-audit: %s '%s': tampered: %s\n", what,
+			subject, reason);
+	else
+		fprintf(stderr, "rebuild-audit: %s '%s': %s\n", what, subject, reason);
+	return 2;
+}
+
+void
+cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rebuild-audit: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void
+print_usage(FILE *f, const struct cli_command *cmd)
+{
+	const char *p = cmd->usage;
+
+	fputs("usage: rebuild-audit ", f);
+	for (; *p; p++) {
+		fputc(*p, f);
+		if (*p == '\n' && p[1])
+			fputs("       rebuild-audit ", f);
+	}
+	fputc('\n', f);
+}
+
+int
+cli_usage(struct cli_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rebuild-audit: bad usage '%s': ", ctx->cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	print_usage(stderr, ctx->cmd);
+	return 2;
+}
+
+int
+cli_help(struct cli_ctx *ctx)
+{
+	print_usage(stdout, ctx->cmd);
+	printf("%s\n", ctx->cmd->summary);
+	return 0;
+}
+
+int
+cli_wants_help(struct cli_ctx *ctx, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			cli_help(ctx);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void
+cli_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+int
+cli_store_open(struct cli_ctx *ctx, int read_only)
+{
+	struct rba_detail d;
+	int err;
+
+	if (ctx->store != NULL)
+		return 0;
+	rba_detail_clear(&d);
+	err = store_open(ctx->store_path, read_only, &ctx->store, &d);
+	if (err)
+		return cli_fail("cannot open store", ctx->store_path, err, &d);
+	return 0;
+}

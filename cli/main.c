@@ -1,0 +1,139 @@
+/*
+ * main.c - global options, the command table and exit statuses.
+ *
+ *   rebuild-audit [-S STORE] [--json] [-q] [-v] COMMAND [ARGS]
+ *
+ * Exit statuses: 0 yes, 1 the answer is no, 2 could not answer.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "common/digest.h"
+#include "store/store.h"
+
+/* Alphabetical; see the checklist in commands.h. */
+static const struct cli_command commands[] = {
+	{ "init", cmd_init, 0, "init",
+	  "create a store" },
+	{ "snapshot", cmd_snapshot, 0,
+	  "snapshot add FILE [--name N]\n"
+	  "snapshot list\n"
+	  "snapshot show DIGEST\n"
+	  "snapshot export DIGEST OUT",
+	  "keep training data by digest" },
+};
+static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);
+
+static void
+usage_all(FILE *f)
+{
+	fprintf(f, "usage: rebuild-audit [-S STORE] [--json] [-q] [-v] COMMAND [ARGS]\n"
+		   "       rebuild-audit --version | --help\n\ncommands:\n");
+	for (size_t i = 0; i < ncommands; i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\noptions:\n"
+		   "  -S STORE  the store directory (default: $REBUILD_AUDIT_STORE, then ./audit-store)\n"
+		   "  --json    print one JSON document instead of the text report\n"
+		   "  -q        quiet: no progress, and no report when the answer is yes\n"
+		   "  -v        verbose\n"
+		   "\n'rebuild-audit COMMAND -h' shows a command's usage; "
+		   "man rebuild-audit(1) has the rest.\n"
+		   "exit status: 0 yes, 1 the answer is no, 2 could not answer\n");
+}
+
+static int
+finish(int status)
+{
+	/* A report cut short (full disk, closed pipe) must not exit 0. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		int e = errno ? errno : EIO;
+		fprintf(stderr, "rebuild-audit: write failed 'stdout': %s\n",
+			strerror(e));
+		return 2;
+	}
+	if (fclose(stdout) != 0) {
+		fprintf(stderr, "rebuild-audit: write failed 'stdout': %s\n",
+			strerror(errno));
+		return 2;
+	}
+	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct cli_ctx ctx;
+	const struct cli_command *cmd = NULL;
+	const char *env;
+	int i, status;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.prog = "rebuild-audit";
+	env = getenv("REBUILD_AUDIT_STORE");
+	ctx.store_path = env != NULL && *env ? env : "./audit-store";
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-S") == 0 || strcmp(a, "--store") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "rebuild-audit: bad usage '%s': needs a directory\n", a);
+				return 2;
+			}
+			ctx.store_path = argv[++i];
+		} else if (strncmp(a, "--store=", 8) == 0) {
+			ctx.store_path = a + 8;
+		} else if (strncmp(a, "-S", 2) == 0) {
+			ctx.store_path = a + 2;
+		} else if (strcmp(a, "--json") == 0) {
+			ctx.json = 1;
+		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+			ctx.quiet = 1;
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+			ctx.verbose = 1;
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage_all(stdout);
+			return finish(0);
+		} else if (strcmp(a, "--version") == 0) {
+			if (rba_crypto_init() != 0)
+				return cli_fail("cannot start", "libsodium", RBA_E_CRYPTO, NULL);
+			cli_version_print(stdout, ctx.json);
+			return finish(0);
+		} else if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		} else {
+			fprintf(stderr, "rebuild-audit: bad usage '%s': unknown option\n", a);
+			usage_all(stderr);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		usage_all(stderr);
+		return 2;
+	}
+	for (size_t k = 0; k < ncommands; k++)
+		if (strcmp(argv[i], commands[k].name) == 0)
+			cmd = &commands[k];
+	if (cmd == NULL) {
+		fprintf(stderr, "rebuild-audit: unknown command '%s': see 'rebuild-audit --help'\n",
+			argv[i]);
+		return 2;
+	}
+	ctx.cmd = cmd;
+	ctx.progress = !ctx.quiet && isatty(STDERR_FILENO);
+	if (rba_crypto_init() != 0)
+		return cli_fail("cannot start", "libsodium", RBA_E_CRYPTO, NULL);
+	if (cli_wants_help(&ctx, argc - i, argv + i))
+		return finish(0);
+	if (cmd->flags & CLI_NEEDS_STORE) {
+		status = cli_store_open(&ctx, (cmd->flags & CLI_READ_ONLY) != 0);
+		if (status != 0)
+			return finish(status);
+	}
+	status = cmd->fn(&ctx, argc - i, argv + i);
+	store_close(ctx.store);
+	return finish(status);
+}

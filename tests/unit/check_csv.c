@@ -1,0 +1,257 @@
+/* check_csv.c - the CSV reader, validator and table loader. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rebuild/csv.h"
+#include "tests/unit/suites.h"
+
+/* Validates text; returns the status and fills d. */
+static int
+validate(const char *text, struct csv_summary *s, struct rba_detail *d)
+{
+	struct csv_reader *r;
+	int err;
+
+	rba_detail_clear(d);
+	ck_assert_int_eq(csv_reader_open_mem(text, strlen(text), "t.csv", &r), 0);
+	err = csv_validate(r, s, d);
+	csv_reader_free(r);
+	return err;
+}
+
+static void
+expect_error(const char *text, int err, unsigned long line, unsigned long col,
+	     const char *reason_part)
+{
+	struct csv_summary s;
+	struct rba_detail d;
+
+	ck_assert_int_eq(validate(text, &s, &d), err);
+	ck_assert_str_eq(d.file, "t.csv");
+	ck_assert_uint_eq(d.line, line);
+	ck_assert_uint_eq(d.col, col);
+	ck_assert_msg(strstr(d.reason, reason_part) != NULL, "reason '%s' lacks '%s'",
+		      d.reason, reason_part);
+}
+
+START_TEST(test_quotes_crlf_bom)
+{
+	struct csv_reader *r;
+	const struct csv_field *f;
+	size_t n;
+	struct rba_detail d;
+	const char *text = "\xef\xbb\xbf" "a,b,c\r\n\"x,1\",\"he said \"\"hi\"\"\",\"two\nlines\"\r\n,,\n";
+
+	ck_assert_int_eq(csv_reader_open_mem(text, strlen(text), "t.csv", &r), 0);
+	ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+	ck_assert_uint_eq(n, 3);
+	ck_assert(f[0].n == 1 && f[0].p[0] == 'a'); /* BOM skipped */
+	ck_assert(f[2].n == 1 && f[2].p[0] == 'c'); /* CR dropped */
+	ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+	ck_assert_uint_eq(csv_reader_line(r), 2);
+	ck_assert_uint_eq(n, 3);
+	ck_assert(f[0].n == 3 && memcmp(f[0].p, "x,1", 3) == 0);
+	ck_assert(f[1].n == 12 && memcmp(f[1].p, "he said \"hi\"", 12) == 0);
+	ck_assert(f[2].n == 9 && memcmp(f[2].p, "two\nlines", 9) == 0);
+	ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+	ck_assert_uint_eq(csv_reader_line(r), 4); /* the quoted newline counted */
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(f[1].n, 0);
+	ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 0);
+	csv_reader_free(r);
+}
+END_TEST
+
+START_TEST(test_types_inferred)
+{
+	struct csv_summary s;
+	struct rba_detail d;
+
+	ck_assert_int_eq(validate("n,t,m,e\n1,A11,2,\n-2.5e3,A12,x,\n", &s, &d), 0);
+	ck_assert_uint_eq(s.ncols, 4);
+	ck_assert_uint_eq(s.nrows, 2);
+	ck_assert_int_eq(s.types[0], CSV_NUMERIC);
+	ck_assert_int_eq(s.types[1], CSV_TEXT);
+	ck_assert_int_eq(s.types[2], CSV_TEXT); /* mixed: text */
+	ck_assert_int_eq(s.types[3], CSV_TEXT); /* all empty: text */
+	ck_assert_str_eq(s.names[1], "t");
+	csv_summary_release(&s);
+	/* no final newline */
+	ck_assert_int_eq(validate("a\n1", &s, &d), 0);
+	ck_assert_uint_eq(s.nrows, 1);
+	csv_summary_release(&s);
+}
+END_TEST
+
+START_TEST(test_errors_located)
+{
+	expect_error("a,b\n1,2\n3\n", RBA_E_SCHEMA, 3, 2, "ragged row");
+	expect_error("a,b\n1,2,3\n", RBA_E_SCHEMA, 2, 5, "ragged row");
+	expect_error("a,b\n1,NaN\n", RBA_E_RANGE, 2, 3, "non-finite number 'NaN'");
+	expect_error("a,b\n1,-inf\n", RBA_E_RANGE, 2, 3, "non-finite");
+	expect_error("a,b\n1,1e999\n", RBA_E_RANGE, 2, 3, "non-finite");
+	expect_error("a,b\n1,2\n,3\n", RBA_E_SCHEMA, 3, 1, "empty field in numeric column 'a'");
+	expect_error("a,b\n1,\"x\n", RBA_E_SYNTAX, 2, 3, "unterminated quoted field");
+	expect_error("a,b\n1,x\"y\n", RBA_E_SYNTAX, 2, 4, "stray double quote");
+	expect_error("a,b\n1,\"x\"y\n", RBA_E_SYNTAX, 2, 6, "after closing quote");
+	expect_error("a,a\n1,2\n", RBA_E_SCHEMA, 1, 3, "duplicate column name 'a'");
+	expect_error("a,,c\n1,2,3\n", RBA_E_SCHEMA, 1, 3, "empty column name");
+	expect_error("a,b\n1,\xff\n", RBA_E_ENCODING, 2, 3, "invalid UTF-8");
+	expect_error("a,b\n1,\xc0\xaf\n", RBA_E_ENCODING, 2, 3, "invalid UTF-8");
+	expect_error("a,b\n1,\xed\xa0\x80\n", RBA_E_ENCODING, 2, 3, "invalid UTF-8");
+	expect_error("a,b\n", RBA_E_SCHEMA, 2, 1, "no data rows");
+	expect_error("", RBA_E_SCHEMA, 1, 1, "empty file");
+}
+END_TEST
+
+START_TEST(test_valid_utf8_kept)
+{
+	struct csv_summary s;
+	struct rba_detail d;
+
+	ck_assert_int_eq(validate("name,v\nJürgen €,1\n\xf0\x9f\x98\x80,2\n", &s, &d), 0);
+	csv_summary_release(&s);
+}
+END_TEST
+
+START_TEST(test_limits)
+{
+	size_t big = CSV_MAX_LINE + 10;
+	char *text = malloc(big + 8);
+	struct csv_summary s;
+	struct rba_detail d;
+
+	memcpy(text, "a\n", 2);
+	memset(text + 2, 'x', big);
+	text[big + 2] = 0;
+	ck_assert_int_eq(validate(text, &s, &d), RBA_E_LIMIT);
+	ck_assert_uint_eq(d.line, 2);
+	/* too many fields */
+	memset(text, ',', CSV_MAX_FIELDS + 5);
+	text[CSV_MAX_FIELDS + 5] = 0;
+	ck_assert_int_eq(validate(text, &s, &d), RBA_E_LIMIT);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_numbers)
+{
+	double v;
+
+	ck_assert_int_eq(csv_parse_number("12", 2, &v), 0);
+	ck_assert(v == 12.0);
+	ck_assert_int_eq(csv_parse_number("-0.5", 4, &v), 0);
+	ck_assert(v == -0.5);
+	ck_assert_int_eq(csv_parse_number(".5e-1", 5, &v), 0);
+	ck_assert(v == 0.05);
+	ck_assert_int_eq(csv_parse_number("1.", 2, &v), 0);
+	ck_assert_int_eq(csv_parse_number("0x10", 4, &v), RBA_E_SYNTAX);
+	ck_assert_int_eq(csv_parse_number(" 1", 2, &v), RBA_E_SYNTAX);
+	ck_assert_int_eq(csv_parse_number("1e", 2, &v), RBA_E_SYNTAX);
+	ck_assert_int_eq(csv_parse_number("1,5", 3, &v), RBA_E_SYNTAX);
+	ck_assert_int_eq(csv_parse_number("Infinity", 8, &v), RBA_E_RANGE);
+	ck_assert_int_eq(csv_parse_number("+nan", 4, &v), RBA_E_RANGE);
+	ck_assert_int_eq(csv_parse_number("", 0, &v), RBA_E_SYNTAX);
+	ck_assert(!csv_is_nonfinite_word("info", 4));
+}
+END_TEST
+
+START_TEST(test_table_german)
+{
+	struct csv_table *t;
+	struct rba_detail d;
+	long c;
+
+	ck_assert_int_eq(csv_table_load(FIXTURES "/german-credit.csv", &t, &d), 0);
+	ck_assert_uint_eq(t->nrows, 1000);
+	ck_assert_uint_eq(t->ncols, 22);
+	c = csv_table_col(t, "checking_status");
+	ck_assert_int_eq(c, 1);
+	ck_assert_int_eq(t->types[c], CSV_TEXT);
+	ck_assert_str_eq(csv_table_cell(t, 0, (size_t)c), "A11");
+	c = csv_table_col(t, "credit_amount");
+	ck_assert_int_eq(t->types[c], CSV_NUMERIC);
+	ck_assert(t->num[0 * t->ncols + (size_t)c] == 1169.0);
+	ck_assert_uint_eq(t->lines[999], 1001);
+	ck_assert_int_eq(csv_table_col(t, "nope"), -1);
+	csv_table_free(t);
+}
+END_TEST
+
+START_TEST(test_table_errors)
+{
+	struct csv_table *t;
+	struct rba_detail d;
+	const char *text = "a,b\n1,2\n3,\"x\n";
+
+	ck_assert_int_eq(csv_table_load_mem(text, strlen(text), "m.csv", &t, &d),
+			 RBA_E_SYNTAX);
+	ck_assert_ptr_null(t);
+	ck_assert_str_eq(d.file, "m.csv");
+	ck_assert_uint_eq(d.line, 3);
+	ck_assert_int_eq(csv_table_load("/nonexistent/x.csv", &t, &d), ENOENT);
+	csv_table_free(NULL);
+}
+END_TEST
+
+static int
+tap_count(void *ctx, const uint8_t *p, size_t n)
+{
+	(void)p;
+	*(size_t *)ctx += n;
+	return 0;
+}
+
+START_TEST(test_stream_file_tap)
+{
+	char path[] = "/tmp/rba-csv-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	struct csv_reader *r;
+	struct csv_summary s;
+	struct rba_detail d;
+	size_t tapped = 0;
+	long size;
+
+	/* big enough to cross several read blocks, records straddling them */
+	fputs("id,x,label\n", f);
+	for (int i = 0; i < 60000; i++)
+		fprintf(f, "%d,%d.25,\"L%d\"\n", i, i * 7, i % 3);
+	size = ftell(f);
+	fclose(f);
+	ck_assert_int_eq(csv_reader_open(path, "big.csv", &r, &d), 0);
+	csv_reader_set_tap(r, tap_count, &tapped);
+	ck_assert_int_eq(csv_validate(r, &s, &d), 0);
+	ck_assert_uint_eq(s.nrows, 60000);
+	ck_assert_int_eq(s.types[1], CSV_NUMERIC);
+	ck_assert_int_eq(s.types[2], CSV_TEXT);
+	ck_assert_uint_eq(tapped, (size_t)size);
+	ck_assert_uint_eq(csv_reader_bytes(r), (uint64_t)size);
+	csv_summary_release(&s);
+	csv_reader_free(r);
+	unlink(path);
+}
+END_TEST
+
+Suite *
+suite_csv(void)
+{
+	Suite *s = suite_create("csv");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_quotes_crlf_bom);
+	tcase_add_test(tc, test_types_inferred);
+	tcase_add_test(tc, test_errors_located);
+	tcase_add_test(tc, test_valid_utf8_kept);
+	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_numbers);
+	tcase_add_test(tc, test_table_german);
+	tcase_add_test(tc, test_table_errors);
+	tcase_add_test(tc, test_stream_file_tap);
+	suite_add_tcase(s, tc);
+	return s;
+}
