@@ -478,14 +478,17 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 						    "unexpected character after closing quote");
 				err = push_field(r, &nf, (const char *)rec + q, w - q, fcol);
 			} else {
-				size_t s = i;
-				const uint8_t *comma = memchr(rec + i, ',', stop - i);
-				size_t e = comma ? (size_t)(comma - rec) : stop;
-				const uint8_t *qp = memchr(rec + s, '"', e - s);
-				if (qp != NULL)
-					return fail(r, d, RBA_E_SYNTAX, line,
-						    col + (unsigned long)(qp - (rec + s)),
-						    "%s", "stray double quote in unquoted field");
+				size_t s = i, e = i;
+				/* Fields are short: a plain loop beats memchr. */
+				while (e < stop && rec[e] != ',')
+					e++;
+				if (quoted) {
+					const uint8_t *qp = memchr(rec + s, '"', e - s);
+					if (qp != NULL)
+						return fail(r, d, RBA_E_SYNTAX, line,
+							    col + (unsigned long)(qp - (rec + s)),
+							    "%s", "stray double quote in unquoted field");
+				}
 				err = push_field(r, &nf, (const char *)rec + s, e - s, fcol);
 				col += (unsigned long)(e - s);
 				i = e;
@@ -511,23 +514,62 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 int
 csv_is_nonfinite_word(const char *p, size_t n)
 {
-	static const char *const words[] = { "nan", "inf", "infinity" };
-
 	if (n > 0 && (p[0] == '+' || p[0] == '-')) {
 		p++;
 		n--;
 	}
-	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
-		size_t wl = strlen(words[w]), i;
-		if (wl != n)
-			continue;
-		for (i = 0; i < n; i++)
-			if ((p[i] | 0x20) != words[w][i])
-				break;
-		if (i == n)
-			return 1;
+	if (n == 3)
+		return ((p[0] | 0x20) == 'n' && (p[1] | 0x20) == 'a' &&
+			(p[2] | 0x20) == 'n') ||
+		       ((p[0] | 0x20) == 'i' && (p[1] | 0x20) == 'n' &&
+			(p[2] | 0x20) == 'f');
+	if (n == 8) {
+		static const char word[] = "infinity";
+		for (size_t i = 0; i < 8; i++)
+			if ((p[i] | 0x20) != word[i])
+				return 0;
+		return 1;
 	}
 	return 0;
+}
+
+/*
+ * Checks number syntax without converting.  Returns 0 with *exact_finite
+ * set when the value is certainly finite (no exponent, fewer than 300
+ * integer digits), RBA_E_SYNTAX or RBA_E_RANGE.
+ */
+static int
+number_syntax(const char *p, size_t n, int *surely_finite)
+{
+	size_t i = 0, digits = 0, intdigits;
+
+	if (n == 0)
+		return RBA_E_SYNTAX;
+	if (p[i] == '+' || p[i] == '-')
+		i++;
+	while (i < n && p[i] >= '0' && p[i] <= '9')
+		i++, digits++;
+	intdigits = digits;
+	if (i < n && p[i] == '.') {
+		i++;
+		while (i < n && p[i] >= '0' && p[i] <= '9')
+			i++, digits++;
+	}
+	if (digits == 0)
+		return csv_is_nonfinite_word(p, n) ? RBA_E_RANGE : RBA_E_SYNTAX;
+	*surely_finite = intdigits < 300;
+	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+		size_t ed = 0;
+		*surely_finite = 0;
+		i++;
+		if (i < n && (p[i] == '+' || p[i] == '-'))
+			i++;
+		while (i < n && p[i] >= '0' && p[i] <= '9')
+			i++, ed++;
+		if (ed == 0)
+			return RBA_E_SYNTAX;
+	}
+	return i == n ? 0 : RBA_E_SYNTAX;
 }
 
 int
@@ -586,7 +628,7 @@ col_see(struct colstate *cs, const struct csv_field *f, unsigned long line,
 	const char *file, const char *colname, struct rba_detail *d)
 {
 	double v;
-	int err;
+	int err, finite = 0;
 
 	if (f->n == 0) {
 		if (cs->empty_line == 0) {
@@ -595,7 +637,9 @@ col_see(struct colstate *cs, const struct csv_field *f, unsigned long line,
 		}
 		return 0;
 	}
-	err = csv_parse_number(f->p, f->n, &v);
+	err = number_syntax(f->p, f->n, &finite);
+	if (err == 0 && !finite)
+		err = csv_parse_number(f->p, f->n, &v);
 	if (err == 0) {
 		cs->numbers++;
 		return 0;
@@ -657,7 +701,8 @@ ragged(const char *file, unsigned long line, const struct csv_field *f,
 {
 	unsigned long col = n > want ? f[want].col : f[n - 1].col + (unsigned long)f[n - 1].n;
 	return rba_fail(d, RBA_E_SCHEMA, file, line, col,
-			"ragged row: %zu fields, header has %zu", n, want);
+			"ragged row: %zu field%s, header has %zu", n,
+			n == 1 ? "" : "s", want);
 }
 
 static char **

@@ -1,0 +1,27 @@
+# Every file of the invalid corpus gives exit 2 and exactly its expected
+# error line, and nothing is written to the store.
+run 0 $RBA -S st init
+before=$(txnid st)
+ok "store has a transaction id" test -n "$before"
+for f in "$FIX"/invalid/*.csv "$FIX"/invalid/*.yaml; do
+	[ -e "$f" ] || continue
+	name=$(basename "$f")
+	cp "$f" "$name"
+	case $name in
+	*.csv) run 2 $RBA -S st snapshot add "$name" ;;
+	*) run 2 $RBA -S st check "$name" ;;
+	esac
+	err_is "$(cat "$f.err")"
+	out_empty
+	rm -f "$name"
+done
+# Generated cases: a record over the line cap, a field count over the cap.
+awk 'BEGIN { printf "id,a\n1,"; for (i = 0; i < 1100000; i++) printf "x"; printf "\n" }' > long.csv
+run 2 $RBA -S st snapshot add long.csv
+err_is "rebuild-audit: invalid snapshot 'long.csv:2:1': record longer than 1048576 bytes"
+awk 'BEGIN { printf "a"; for (i = 0; i < 5000; i++) printf ",c%d", i; printf "\n" }' > wide.csv
+run 2 $RBA -S st snapshot add wide.csv
+err_is "rebuild-audit: invalid snapshot 'wide.csv:1:23463': more than 4096 fields in a record"
+ok "no transaction was written by any invalid input" test "$(txnid st)" = "$before"
+run 0 $RBA -S st snapshot list
+out_empty
