@@ -1,0 +1,14 @@
+# lib.sh - helpers for benchmarks: medians and /usr/bin/time -v figures.
+
+# median of numbers on stdin
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# timed OUTFILE cmd...: runs cmd under /usr/bin/time -v; OUTFILE gets
+# "seconds maxrss_kib"
+timed() {
+	out=$1
+	shift
+	/usr/bin/time -v -o "$out.tv" "$@" > /dev/null 2> "$out.err" || { cat "$out.err" >&2; return 1; }
+	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; el = s }
+		/Maximum resident set size/ { rss = $2 } END { print el, rss }' "$out.tv" > "$out"
+}

@@ -1,0 +1,36 @@
+#!/bin/sh
+# check-man.sh BINARY - man pages lint clean, and --help agrees with the
+# SYNOPSIS of rebuild-audit(1): every command in --help has its usage
+# lines, word for word, in the manual's SYNOPSIS, and the reverse.
+set -u
+bin=${1:?usage: check-man.sh BINARY}
+top=$(cd "$(dirname "$0")/.." && pwd)
+fail=0
+for m in "$top"/man/*.[15]; do
+	out=$(mandoc -Tlint -W warning "$m" 2>&1)
+	if [ -n "$out" ]; then
+		echo "check-man: $out"
+		fail=1
+	fi
+done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rba-man.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# The SYNOPSIS as plain text, one command per line, spaces squeezed.
+MANWIDTH=200 mandoc -Tascii -Owidth=200 "$top/man/rebuild-audit.1" | col -b |
+	awk '/^SYNOPSIS/ { on = 1; next } /^[A-Z]/ { on = 0 } on' |
+	sed 's/^ *//; s/  */ /g' | grep '^rebuild-audit [a-z]' | sort -u > "$tmp/man"
+# Commands from --help, then each command's usage lines from -h.
+"$bin" --help | awk '/^commands:/ { on = 1; next } /^$/ { on = 0 } on { print $1 }' > "$tmp/cmds"
+: > "$tmp/help"
+while read -r c; do
+	"$bin" "$c" -h | sed -n 's/^usage: //p; s/^       rebuild-audit /rebuild-audit /p' |
+		sed 's/^ *//; s/  */ /g' >> "$tmp/help"
+done < "$tmp/cmds"
+sort -u "$tmp/help" -o "$tmp/help"
+if ! cmp -s "$tmp/help" "$tmp/man"; then
+	echo "check-man: --help and the SYNOPSIS of rebuild-audit(1) disagree (< help, > man):"
+	diff "$tmp/help" "$tmp/man" | grep '^[<>]'
+	fail=1
+fi
+[ $fail = 0 ] && echo "check-man: $(wc -l < "$tmp/help") usage lines agree; man pages lint clean"
+exit $fail
