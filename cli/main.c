@@ -17,6 +17,8 @@
 
 /* Alphabetical; see the checklist in commands.h. */
 static const struct cli_command commands[] = {
+	{ "check", cmd_check, 0, "check FILE",
+	  "validate a pins or policy file; print its canonical form and hash" },
 	{ "init", cmd_init, 0, "init",
 	  "create a store" },
 	{ "snapshot", cmd_snapshot, 0,

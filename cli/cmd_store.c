@@ -1,0 +1,320 @@
+/*
+ * cmd_store.c - init and snapshot: creating a store and keeping training
+ * data in it by digest.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli/commands.h"
+#include "common/digest.h"
+#include "rebuild/snapshot.h"
+#include "store/store.h"
+
+int
+cmd_init(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct rba_detail d;
+	int err;
+
+	if (argc != 1)
+		return cli_usage(ctx, "no arguments expected");
+	rba_detail_clear(&d);
+	err = store_init(ctx->store_path, &d);
+	if (err)
+		return cli_fail("cannot create store", ctx->store_path, err, &d);
+	err = cli_store_open(ctx, 1);
+	if (err)
+		return err;
+	if (ctx->json) {
+		fputs("{\"store\": ", stdout);
+		cli_json_str(stdout, ctx->store_path);
+		printf(", \"id\": \"%s\", \"schema\": %d}\n",
+		       store_id_hex(ctx->store), STORE_SCHEMA);
+	} else if (!ctx->quiet) {
+		printf("created store '%s' (id %s)\n", ctx->store_path,
+		       store_id_hex(ctx->store));
+	}
+	return 0;
+}
+
+static void
+fmt_time(int64_t t, char out[32])
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void
+fmt_size(uint64_t n, char out[32])
+{
+	if (n < 10240)
+		snprintf(out, 32, "%lluB", (unsigned long long)n);
+	else if (n < 10485760)
+		snprintf(out, 32, "%.1fK", n / 1024.0);
+	else if (n < 10737418240ull)
+		snprintf(out, 32, "%.1fM", n / 1048576.0);
+	else
+		snprintf(out, 32, "%.1fG", n / 1073741824.0);
+}
+
+static int
+snap_add(struct cli_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *name = NULL, *path;
+	struct rba_detail d;
+	struct rba_digest dg;
+	struct store_txn *txn = NULL;
+	struct stat st;
+	uint64_t hint = 0;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	int c, err, existed = 0;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "n:", opts, NULL)) != -1) {
+		if (c == 'n')
+			name = optarg;
+		else
+			return cli_usage(ctx, "unknown option");
+	}
+	if (argc - optind != 1)
+		return cli_usage(ctx, "snapshot add needs one FILE");
+	path = argv[optind];
+	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		hint = (uint64_t)st.st_size;
+	if ((err = cli_store_open(ctx, 0)) != 0)
+		return err;
+	/* The map is grown before a write begins; a file that outgrows the
+	 * hint (a growing file, or standard input) is retried once with more
+	 * room when it can be read again. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		rba_detail_clear(&d);
+		err = store_txn_begin(ctx->store, 1, hint, &txn, &d);
+		if (err)
+			return cli_fail("cannot add snapshot", path, err, &d);
+		err = snapshot_add(txn, path, name, &dg, &existed, &d);
+		if (err == 0)
+			err = store_txn_commit(txn, &d);
+		else
+			store_txn_abort(txn);
+		txn = NULL;
+		if (err != RBA_E_LIMIT || strcmp(path, "-") == 0 || d.line != 0)
+			break;
+		hint = hint * 2 + (256u << 20);
+	}
+	if (err) {
+		const char *what = d.line ? "invalid snapshot" : "cannot add snapshot";
+		return cli_fail(what, path, err, &d);
+	}
+	rba_digest_format(&dg, hex);
+	if (ctx->json)
+		printf("{\"digest\": \"%s\", \"existed\": %s}\n", hex,
+		       existed ? "true" : "false");
+	else
+		printf("%s\n", hex);
+	if (existed && ctx->verbose)
+		fprintf(stderr, "rebuild-audit: snapshot %s was already stored\n", hex);
+	return 0;
+}
+
+static void
+print_info_json(const struct snapshot_info *s, int columns)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1], when[32];
+
+	rba_digest_format(&s->blob.digest, hex);
+	fmt_time(s->blob.added, when);
+	printf("{\"digest\": \"%s\", \"name\": ", hex);
+	cli_json_str(stdout, s->blob.name);
+	printf(", \"rows\": %llu, \"columns\": %zu, \"size\": %llu, "
+	       "\"stored_size\": %llu, \"added\": \"%s\"",
+	       (unsigned long long)s->rows, s->ncols,
+	       (unsigned long long)s->blob.size,
+	       (unsigned long long)s->blob.stored_size, when);
+	if (columns) {
+		fputs(", \"header\": [", stdout);
+		for (size_t i = 0; i < s->ncols; i++) {
+			printf("%s{\"name\": ", i ? ", " : "");
+			cli_json_str(stdout, s->names[i]);
+			printf(", \"type\": \"%s\"}",
+			       s->types[i] == CSV_NUMERIC ? "numeric" : "text");
+		}
+		fputc(']', stdout);
+	}
+	fputc('}', stdout);
+}
+
+struct list_state {
+	struct cli_ctx *ctx;
+	int n;
+};
+
+static int
+list_one(void *vctx, const struct snapshot_info *s)
+{
+	struct list_state *ls = vctx;
+	char hex[RBA_DIGEST_TEXT_LEN + 1], when[32], size[32], stored[32];
+
+	if (ls->ctx->json) {
+		fputs(ls->n ? ",\n " : "", stdout);
+		print_info_json(s, 0);
+	} else {
+		rba_digest_format(&s->blob.digest, hex);
+		fmt_time(s->blob.added, when);
+		fmt_size(s->blob.size, size);
+		fmt_size(s->blob.stored_size, stored);
+		if (!ls->ctx->verbose)
+			hex[7 + 16] = 0;
+		printf("%s  %-24s %9llu %5zu %8s %8s  %s\n", hex,
+		       s->blob.name[0] ? s->blob.name : "-",
+		       (unsigned long long)s->rows, s->ncols, size, stored, when);
+	}
+	ls->n++;
+	return 0;
+}
+
+static int
+snap_list(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct list_state ls = { ctx, 0 };
+	struct store_txn *txn;
+	struct rba_detail d;
+	int err;
+
+	if (argc != 1)
+		return cli_usage(ctx, "snapshot list takes no arguments");
+	if ((err = cli_store_open(ctx, 1)) != 0)
+		return err;
+	rba_detail_clear(&d);
+	if ((err = store_txn_begin(ctx->store, 0, 0, &txn, &d)) != 0)
+		return cli_fail("cannot list snapshots", ctx->store_path, err, &d);
+	if (ctx->json)
+		fputs("[", stdout);
+	else if (ctx->verbose)
+		printf("%-71s  %-24s %9s %5s %8s %8s  %s\n", "DIGEST", "NAME",
+		       "ROWS", "COLS", "SIZE", "STORED", "ADDED");
+	err = snapshot_list(txn, list_one, &ls, &d);
+	store_txn_abort(txn);
+	if (ctx->json)
+		fputs("]\n", stdout);
+	if (err)
+		return cli_fail("cannot list snapshots", ctx->store_path, err, &d);
+	return 0;
+}
+
+/* Opens a read transaction and resolves a snapshot digest or prefix. */
+static int
+resolve(struct cli_ctx *ctx, const char *what, const char *prefix,
+	struct store_txn **txn, struct snapshot_info *info)
+{
+	struct rba_detail d;
+	int err;
+
+	if ((err = cli_store_open(ctx, 1)) != 0)
+		return err;
+	rba_detail_clear(&d);
+	if ((err = store_txn_begin(ctx->store, 0, 0, txn, &d)) != 0)
+		return cli_fail(what, prefix, err, &d);
+	err = snapshot_resolve(*txn, prefix, info, &d);
+	if (err) {
+		store_txn_abort(*txn);
+		*txn = NULL;
+		if (err == RBA_E_NOTFOUND && !d.reason[0])
+			snprintf(d.reason, sizeof(d.reason), "no such snapshot");
+		if (err == RBA_E_SYNTAX && !d.reason[0])
+			snprintf(d.reason, sizeof(d.reason),
+				 "not a digest (sha256:<hex>, or at least 4 hex digits of one)");
+		return cli_fail(what, prefix, err, &d);
+	}
+	return 0;
+}
+
+static int
+snap_show(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct store_txn *txn;
+	struct snapshot_info s;
+	char hex[RBA_DIGEST_TEXT_LEN + 1], when[32];
+	int err;
+
+	if (argc != 2)
+		return cli_usage(ctx, "snapshot show needs one DIGEST");
+	if ((err = resolve(ctx, "cannot show snapshot", argv[1], &txn, &s)) != 0)
+		return err;
+	store_txn_abort(txn);
+	if (ctx->json) {
+		print_info_json(&s, 1);
+		fputc('\n', stdout);
+	} else {
+		rba_digest_format(&s.blob.digest, hex);
+		fmt_time(s.blob.added, when);
+		printf("snapshot %s\nname     %s\nrows     %llu\ncolumns  %zu\n"
+		       "size     %llu bytes\nstored   %llu bytes (zstd, %u chunk%s)\n"
+		       "added    %s\n\nheader:\n",
+		       hex, s.blob.name[0] ? s.blob.name : "-",
+		       (unsigned long long)s.rows, s.ncols,
+		       (unsigned long long)s.blob.size,
+		       (unsigned long long)s.blob.stored_size, s.blob.chunks,
+		       s.blob.chunks == 1 ? "" : "s", when);
+		for (size_t i = 0; i < s.ncols; i++)
+			printf("  %3zu  %-32s %s\n", i + 1, s.names[i],
+			       s.types[i] == CSV_NUMERIC ? "numeric" : "text");
+	}
+	snapshot_info_release(&s);
+	return 0;
+}
+
+static int
+snap_export(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct store_txn *txn;
+	struct snapshot_info s;
+	struct rba_detail d;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	int err;
+
+	if (argc != 3)
+		return cli_usage(ctx, "snapshot export needs DIGEST and OUT");
+	if ((err = resolve(ctx, "cannot export snapshot", argv[1], &txn, &s)) != 0)
+		return err;
+	rba_digest_format(&s.blob.digest, hex);
+	rba_detail_clear(&d);
+	err = snapshot_export(txn, &s.blob.digest, argv[2], &d);
+	store_txn_abort(txn);
+	snapshot_info_release(&s);
+	if (err)
+		return cli_fail("cannot export snapshot", hex, err, &d);
+	return 0;
+}
+
+int
+cmd_snapshot(struct cli_ctx *ctx, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(struct cli_ctx *, int, char **);
+	} subs[] = {
+		{ "add", snap_add },
+		{ "export", snap_export },
+		{ "list", snap_list },
+		{ "show", snap_show },
+	};
+
+	if (argc < 2)
+		return cli_usage(ctx, "missing subcommand");
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		if (strcmp(argv[1], subs[i].name) == 0)
+			return subs[i].fn(ctx, argc - 1, argv + 1);
+	return cli_usage(ctx, "unknown subcommand '%s'", argv[1]);
+}

@@ -1,0 +1,78 @@
+/*
+ * snapshot.h - training data kept by digest (DESIGN 5.5, 6).
+ *
+ * A snapshot is the exact bytes of a CSV file, stored as a content-
+ * addressed blob.  It is parsed before it is stored (a malformed file is
+ * refused and nothing is written), in the same single pass that hashes
+ * and compresses it, so memory does not grow with the file.  What the
+ * parse found (rows, column names, inferred types) is kept beside the
+ * bytes as the blob's meta record:
+ *   u8 'S', u8 1, u64 rows, u32 ncols, ncols x (u32 len, name, u8 type)
+ */
+#ifndef RBA_SNAPSHOT_H
+#define RBA_SNAPSHOT_H
+
+#include <stdint.h>
+
+#include "common/digest.h"
+#include "common/rba.h"
+#include "rebuild/csv.h"
+#include "store/store.h"
+
+#define SNAPSHOT_MAX_LOAD (2ull << 30) /* bytes a trainer loads whole */
+
+struct snapshot_info {
+	struct store_blob_info blob; /* digest, size, stored size, name, added */
+	uint64_t rows;
+	size_t ncols;
+	char **names;		 /* ncols */
+	enum csv_coltype *types; /* ncols */
+};
+
+/* Frees what info owns; NULL allowed. */
+void snapshot_info_release(struct snapshot_info *info);
+
+/*
+ * Parses and stores the file at path ("-" for standard input) in write
+ * transaction txn, under name (NULL: the file's base name).  *digest gets
+ * its SHA-256, *existed (may be NULL) whether the same bytes were already
+ * stored.  Errors: the CSV errors of csv_validate (d: FILE:LINE:COL), an
+ * errno opening or reading, and the store's errors (RBA_E_LIMIT when the
+ * map is full).  On error the caller aborts txn: nothing is stored.
+ */
+int snapshot_add(struct store_txn *txn, const char *path, const char *name,
+		 struct rba_digest *digest, int *existed,
+		 struct rba_detail *d);
+
+/*
+ * The snapshot a digest or unique hex prefix names.  RBA_E_NOTFOUND when
+ * none (or the blob is not a snapshot), RBA_E_EXISTS when ambiguous,
+ * RBA_E_CORRUPT when its meta record is malformed, and the store's errors.
+ */
+int snapshot_resolve(struct store_txn *txn, const char *prefix,
+		     struct snapshot_info *out, struct rba_detail *d);
+int snapshot_info_get(struct store_txn *txn, const struct rba_digest *digest,
+		      struct snapshot_info *out, struct rba_detail *d);
+
+/* Calls cb for each snapshot, sorted by digest; info borrowed. */
+int snapshot_list(struct store_txn *txn,
+		  int (*cb)(void *ctx, const struct snapshot_info *info),
+		  void *ctx, struct rba_detail *d);
+
+/*
+ * Writes the snapshot's exact bytes to out_path ("-": standard output)
+ * through a temporary file renamed into place only when every byte was
+ * verified: on RBA_E_TAMPERED no output file appears.  For "-" the
+ * content is verified in a first pass before a byte is written.
+ */
+int snapshot_export(struct store_txn *txn, const struct rba_digest *digest,
+		    const char *out_path, struct rba_detail *d);
+
+/*
+ * Loads the whole snapshot, verified, into malloc'd memory (caller frees;
+ * NUL-terminated), for training.  RBA_E_LIMIT over SNAPSHOT_MAX_LOAD.
+ */
+int snapshot_load(struct store_txn *txn, const struct rba_digest *digest,
+		  uint8_t **p, size_t *n, struct rba_detail *d);
+
+#endif

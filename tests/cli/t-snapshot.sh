@@ -1,0 +1,102 @@
+# init and snapshot add/list/show/export, exit statuses, tampering.
+GC=sha256:9a5fb32561e18f48dbbe9b109aa7e02b59539569fa95226708a4b5b3be86dee0
+GN=sha256:8b10ea46325d3e933960aad0fcb919f16588f01d80a673356a9daf574a91c9a9
+
+# a command that needs a store, without one
+run 2 $RBA -S st snapshot list
+err_has "rebuild-audit: cannot open store 'st':"
+run 0 $RBA -S st init
+out_has "created store 'st'"
+run 2 $RBA -S st init
+err_has "rebuild-audit: cannot create store 'st':"
+run 0 mdb_stat -a st
+for db in meta blobs versions samples history runs; do out_has "Status of $db"; done
+
+# the store path rules: -S, then $REBUILD_AUDIT_STORE, then ./audit-store
+run 0 $RBA init
+ok "./audit-store is the default" test -f audit-store/data.mdb
+run 0 env REBUILD_AUDIT_STORE=envst $RBA init
+ok "REBUILD_AUDIT_STORE is used" test -f envst/data.mdb
+
+run 0 $RBA -S st snapshot add "$FIX/german-credit.csv"
+out_is_text() { printf '%s\n' "$1" > .want; out_is .want; }
+out_is_text "$GC"
+ok "digest equals sha256sum" test "$(sha256sum "$FIX/german-credit.csv" | cut -d' ' -f1)" = "${GC#sha256:}"
+t0=$(txnid st)
+run 0 $RBA -S st snapshot add "$FIX/german-credit.csv" --name gc
+out_is_text "$GC"
+run 0 $RBA -S st snapshot add --name numeric "$FIX/german-credit-numeric.csv"
+out_is_text "$GN"
+run 0 $RBA -S st --json snapshot add "$FIX/german-credit-numeric.csv"
+out_has '"existed": true'
+run 0 $RBA -S st snapshot list
+out_has "gc"
+out_has "numeric"
+ok "two snapshots listed" test "$(wc -l < out)" -eq 2
+run 0 $RBA -S st --json snapshot list
+ok "list --json parses" jq -e 'length == 2 and .[0].rows == 1000' out
+run 0 $RBA -S st snapshot show 9a5f
+out_has "rows     1000"
+out_has "checking_status                  text"
+out_has "credit_amount                    numeric"
+run 0 $RBA -S st --json snapshot show "$GC"
+ok "show --json has 22 typed columns" jq -e '.header | length == 22' out
+run 0 $RBA -S st snapshot export 9a5fb325 copy.csv
+ok "export is byte-identical" cmp copy.csv "$FIX/german-credit.csv"
+run 0 $RBA -S st snapshot export 8b10 -
+out_is "$FIX/german-credit-numeric.csv"
+
+# errors: unknown digest, bad digest, usage, missing file
+run 2 $RBA -S st snapshot show abcd
+err_has "rebuild-audit: cannot show snapshot 'abcd':"
+run 2 $RBA -S st snapshot show xyz
+err_has "rebuild-audit: cannot show snapshot 'xyz':"
+run 2 $RBA -S st snapshot add
+err_has "rebuild-audit: bad usage 'snapshot':"
+run 2 $RBA -S st snapshot frobnicate
+err_has "unknown subcommand 'frobnicate'"
+run 2 $RBA -S st snapshot add missing.csv
+err_is "rebuild-audit: cannot add snapshot 'missing.csv': No such file or directory"
+run 2 $RBA -S st snapshot export 9a5f nodir/out.csv
+err_has "rebuild-audit: cannot export snapshot '$GC':"
+
+# help for the tool and the command
+run 0 $RBA --help
+out_has "snapshot"
+run 0 $RBA snapshot -h
+out_has "usage: rebuild-audit snapshot add FILE [--name N]"
+run 2 $RBA frobnicate
+err_is "rebuild-audit: unknown command 'frobnicate': see 'rebuild-audit --help'"
+run 2 $RBA --frobnicate
+err_has "unknown option"
+run 0 $RBA --version
+out_has "libsodium"
+out_has "zstd"
+out_has "lmdb"
+out_has "libyaml"
+out_has "openblas"
+
+# tampering: flip one byte of a stored chunk with the LMDB tools
+mdb_dump -s blobs st > dump.txt
+awk 'BEGIN { done = 0 }
+	!done && prev ~ /^ 9a5fb325/ && /^ 11/ && length($0) > 400 { $0 = substr($0, 1, 300) (substr($0, 301, 1) == "0" ? "1" : "0") substr($0, 302); done = 1 }
+	{ print; prev = $0 }' dump.txt > dump2.txt
+ok "a chunk was altered" test "$(cmp -s dump.txt dump2.txt; echo $?)" = 1
+run 0 mdb_load -s blobs -f dump2.txt st
+run 2 $RBA -S st snapshot export 9a5f tampered.csv
+err_has "tampered"
+ok "no output file after tampering" test ! -e tampered.csv
+ok "no temporary left" test -z "$(ls | grep tampered.csv.tmp)"
+run 2 $RBA -S st snapshot export 9a5f -
+out_empty
+err_has "tampered"
+# the other snapshot still exports
+run 0 $RBA -S st snapshot export 8b10 ok.csv
+ok "untouched snapshot intact" cmp ok.csv "$FIX/german-credit-numeric.csv"
+
+# a full stdout is an error, not exit 0
+if [ -w /dev/full ]; then
+	$RBA -S st snapshot list > /dev/full 2> err
+	ok "write error to stdout exits 2" test $? -eq 2
+	err_has "write failed 'stdout'"
+fi
