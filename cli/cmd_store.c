@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cli/cmd_train.h"
 #include "cli/commands.h"
 #include "common/digest.h"
 #include "rebuild/snapshot.h"
@@ -309,6 +310,7 @@ cmd_snapshot(struct cli_ctx *ctx, int argc, char **argv)
 		{ "export", snap_export },
 		{ "list", snap_list },
 		{ "show", snap_show },
+		{ "synth", cmd_snapshot_synth },
 	};
 
 	if (argc < 2)

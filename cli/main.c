@@ -19,14 +19,38 @@
 static const struct cli_command commands[] = {
 	{ "check", cmd_check, 0, "check FILE",
 	  "validate a pins or policy file; print its canonical form and hash" },
+	{ "env", cmd_env, 0, "env [--mode strict|fast] [--threads N]",
+	  "print the current environment record and its digest" },
 	{ "init", cmd_init, 0, "init",
 	  "create a store" },
+	{ "keygen", cmd_keygen, 0,
+	  "keygen -o PREFIX [--passphrase-file FILE] [--comment TEXT]",
+	  "make a signing key pair (minisign format)" },
+	{ "policy", cmd_policy, 0, "policy set VERSION POLICY",
+	  "keep the policy a version is decided under" },
+	{ "register", cmd_register, 0,
+	  "register PINS [--artifact FILE] [--policy P] [--replace]",
+	  "train (or take an artifact), fill the pins, store the version" },
+	{ "score", cmd_score, 0,
+	  "score ARTIFACT CASES.csv [--policy P] [--id-column C]",
+	  "score cases with an artifact file" },
 	{ "snapshot", cmd_snapshot, 0,
 	  "snapshot add FILE [--name N]\n"
 	  "snapshot list\n"
 	  "snapshot show DIGEST\n"
-	  "snapshot export DIGEST OUT",
+	  "snapshot export DIGEST OUT\n"
+	  "snapshot synth [--rows N] [--features N] [--classes N] [--noise F] [--seed N] -o OUT",
 	  "keep training data by digest" },
+	{ "train", cmd_train, 0,
+	  "train PINS [-o ARTIFACT] [--record RUN.json] [--snapshot FILE]",
+	  "train from pins and print the artifact digest; store nothing" },
+	{ "verify", cmd_verify, 0, "verify FILE -p PUB [-x SIGFILE]",
+	  "check a signed evidence file" },
+	{ "version", cmd_version, 0,
+	  "version list\n"
+	  "version show VERSION\n"
+	  "version export-artifact VERSION OUT",
+	  "inspect the versions a store keeps" },
 };
 static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);
 

@@ -105,6 +105,25 @@ csv_reader_open(const char *path, const char *name, struct csv_reader **out,
 }
 
 int
+csv_reader_open_fd(int fd, const char *name, struct csv_reader **out)
+{
+	struct csv_reader *r;
+	int err = reader_new(name, &r);
+
+	if (err)
+		return err;
+	r->cap = CSV_BLOCK * 2;
+	r->buf = malloc(r->cap);
+	if (r->buf == NULL) {
+		csv_reader_free(r);
+		return RBA_E_NOMEM;
+	}
+	r->fd = fd;
+	*out = r;
+	return 0;
+}
+
+int
 csv_reader_open_mem(const void *p, size_t n, const char *name,
 		    struct csv_reader **out)
 {

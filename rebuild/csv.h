@@ -42,6 +42,11 @@ typedef int (*csv_tap_fn)(void *ctx, const uint8_t *p, size_t n);
  */
 int csv_reader_open(const char *path, const char *name, struct csv_reader **out,
 		    struct rba_detail *d);
+/*
+ * Reads from an open descriptor (a pipe, say), which stays the caller's
+ * to close.  name is used in error details.  0 or RBA_E_NOMEM.
+ */
+int csv_reader_open_fd(int fd, const char *name, struct csv_reader **out);
 /* Reads from memory (borrowed until csv_reader_free). */
 int csv_reader_open_mem(const void *p, size_t n, const char *name,
 			struct csv_reader **out);

@@ -1,0 +1,261 @@
+/* register.c - train or take an artifact, fill the pins, store the version. */
+#include "register.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/buf.h"
+#include "common/fileio.h"
+#include "rebuild/artifact.h"
+#include "rebuild/envrec.h"
+#include "rebuild/snapshot.h"
+#include "rebuild/trainer.h"
+
+#define PROV_TAG 'A'
+#define PROV_VERSION 1
+
+void
+register_result_release(struct register_result *r)
+{
+	if (r == NULL)
+		return;
+	policy_pins_free(r->pins);
+	free(r->pins_text);
+	rebuild_result_release(&r->rebuild);
+	memset(r, 0, sizeof(*r));
+}
+
+static void
+prov_encode(struct rba_buf *b, const struct register_provenance *pv)
+{
+	rba_buf_put_u8(b, PROV_TAG);
+	rba_buf_put_u8(b, PROV_VERSION);
+	rba_buf_put(b, pv->config.b, RBA_DIGEST_LEN);
+	rba_buf_put(b, pv->snapshot.b, RBA_DIGEST_LEN);
+	rba_buf_put_u32(b, pv->trainer_abi);
+	rba_buf_put(b, pv->environment.b, RBA_DIGEST_LEN);
+	rba_buf_put_str(b, pv->code_revision);
+}
+
+int
+register_provenance_get(struct store_txn *txn, const struct rba_digest *artifact,
+			struct register_provenance *out, struct rba_detail *d)
+{
+	struct store_blob_info info;
+	struct rba_cursor c;
+	const uint8_t *p;
+	const char *rev;
+	size_t n;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = store_blob_info(txn, artifact, &info, d);
+	if (err)
+		return err;
+	if (info.kind != STORE_BLOB_ARTIFACT || info.meta_len == 0) {
+		store_blob_info_release(&info);
+		return RBA_E_NOTFOUND;
+	}
+	rba_cursor_init(&c, info.meta, info.meta_len);
+	if (rba_cursor_u8(&c) != PROV_TAG || rba_cursor_u8(&c) != PROV_VERSION)
+		goto corrupt;
+	if ((p = rba_cursor_bytes(&c, RBA_DIGEST_LEN)) != NULL)
+		memcpy(out->config.b, p, RBA_DIGEST_LEN);
+	if ((p = rba_cursor_bytes(&c, RBA_DIGEST_LEN)) != NULL)
+		memcpy(out->snapshot.b, p, RBA_DIGEST_LEN);
+	out->trainer_abi = rba_cursor_u32(&c);
+	if ((p = rba_cursor_bytes(&c, RBA_DIGEST_LEN)) != NULL)
+		memcpy(out->environment.b, p, RBA_DIGEST_LEN);
+	rev = rba_cursor_lstr(&c, sizeof(out->code_revision) - 1, &n);
+	if (!rba_cursor_ok(&c) || c.left != 0)
+		goto corrupt;
+	memcpy(out->code_revision, rev, n);
+	out->code_revision[n] = 0;
+	store_blob_info_release(&info);
+	return 0;
+corrupt:
+	store_blob_info_release(&info);
+	return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0, "%s",
+			"malformed provenance record of an artifact");
+}
+
+static int
+set_str(char **dst, const char *src)
+{
+	char *s = strdup(src);
+
+	if (s == NULL)
+		return RBA_E_NOMEM;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+/* Reads the snapshot the pins name from the store, verified. */
+static int
+load_snapshot(struct store *s, const struct pins *p, uint8_t **bytes,
+	      size_t *n, struct rba_detail *d)
+{
+	struct store_txn *txn;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	int err;
+
+	err = store_txn_begin(s, 0, 0, &txn, d);
+	if (err)
+		return err;
+	err = snapshot_load(txn, &p->snapshot, bytes, n, d);
+	store_txn_abort(txn);
+	if (err == RBA_E_NOTFOUND) {
+		rba_digest_format(&p->snapshot, hex);
+		rba_detail_key(d, hex);
+		return rba_fail(d, err, NULL, 0, 0,
+				"snapshot %s is not in the store (add it with "
+				"'rebuild-audit snapshot add FILE')", hex);
+	}
+	return err;
+}
+
+int
+register_version(struct store *s, const struct register_request *rq,
+		 struct register_result *out, struct rba_detail *d)
+{
+	const struct pins *in = rq->pins;
+	struct register_provenance pv;
+	struct store_version v;
+	struct store_txn *txn = NULL;
+	struct rba_buf env, canon, prov;
+	uint8_t *art = NULL, *snap = NULL;
+	size_t art_len = 0, snap_len = 0;
+	char hex[RBA_DIGEST_TEXT_LEN + 1], hex2[RBA_DIGEST_TEXT_LEN + 1];
+	struct rba_digest art_digest, env_digest;
+	struct artifact decoded;
+	uint32_t abi;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	memset(&v, 0, sizeof(v));
+	memset(&pv, 0, sizeof(pv));
+	rba_buf_init(&env);
+	rba_buf_init(&canon);
+	rba_buf_init(&prov);
+	out->pins = policy_pins_dup(in);
+	if (out->pins == NULL)
+		return RBA_E_NOMEM;
+	policy_pins_config_hash(in, &out->config);
+	err = envrec_capture(in->determinism.mode, in->determinism.threads, &env);
+	if (err)
+		goto out;
+	envrec_digest((const char *)env.p, env.len, &env_digest);
+
+	if (rq->artifact_path != NULL) {
+		memset(&decoded, 0, sizeof(decoded));
+		err = rba_file_read(rq->artifact_path, ARTIFACT_MAX_BYTES, &art,
+				    &art_len, d);
+		if (err)
+			goto out;
+		err = artifact_decode(art, art_len, &decoded, d);
+		if (err) {
+			if (d != NULL)
+				snprintf(d->file, sizeof(d->file), "%s", rq->artifact_path);
+			goto out;
+		}
+		abi = decoded.abi;
+		artifact_release(&decoded);
+		rba_digest_bytes(art, art_len, &art_digest);
+	} else {
+		err = load_snapshot(s, in, &snap, &snap_len, d);
+		if (err)
+			goto out;
+		rba_digest_format(&in->snapshot, hex);
+		err = rebuild_from_snapshot(in, in->trainer_abi, snap, snap_len,
+					    hex, &out->rebuild, d);
+		if (err)
+			goto out;
+		abi = out->rebuild.abi;
+		art_digest = out->rebuild.digest;
+		out->trained = 1;
+	}
+	if (in->has_artifact && !rba_digest_equal(&in->artifact, &art_digest)) {
+		rba_digest_format(&in->artifact, hex);
+		rba_digest_format(&art_digest, hex2);
+		rba_detail_key(d, "artifact");
+		err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+			       out->trained ? "the pins name artifact %s but training gives %s "
+					      "(register the deployed artifact with --artifact)"
+					    : "the pins name artifact %s but the file is %s",
+			       hex, hex2);
+		goto out;
+	}
+	out->artifact = art_digest;
+	out->pins->trainer_abi = abi;
+	out->pins->has_artifact = 1;
+	out->pins->artifact = art_digest;
+	out->pins->has_environment = 1;
+	out->pins->environment = env_digest;
+	if ((err = set_str(&out->pins->code_revision, envrec_code_revision())) != 0)
+		goto out;
+	policy_pins_canonical(out->pins, &canon);
+	if ((err = rba_buf_status(&canon)) != 0 || (err = rba_buf_status(&env)) != 0)
+		goto out;
+	out->pins_text = strdup(rba_buf_cstr(&canon));
+	if (out->pins_text == NULL) {
+		err = RBA_E_NOMEM;
+		goto out;
+	}
+	if (out->trained) {
+		pv.config = out->config;
+		pv.snapshot = in->snapshot;
+		pv.trainer_abi = abi;
+		pv.environment = env_digest;
+		snprintf(pv.code_revision, sizeof(pv.code_revision), "%s",
+			 envrec_code_revision());
+		prov_encode(&prov, &pv);
+		if ((err = rba_buf_status(&prov)) != 0)
+			goto out;
+	}
+
+	err = store_txn_begin(s, 1, out->trained ? out->rebuild.artifact_len : art_len,
+			      &txn, d);
+	if (err)
+		goto out;
+	err = store_blob_put(txn, STORE_BLOB_ARTIFACT,
+			     out->trained ? out->rebuild.artifact : art,
+			     out->trained ? out->rebuild.artifact_len : art_len,
+			     in->version, prov.p, prov.len, &art_digest, NULL, d);
+	if (err)
+		goto out;
+	v.name = in->version;
+	v.pins_text = out->pins_text;
+	v.env_text = (char *)rba_buf_cstr(&env);
+	v.registered_at = (int64_t)time(NULL);
+	v.artifact = art_digest;
+	v.snapshot = in->snapshot;
+	if (rq->policy != NULL) {
+		v.has_policy = 1;
+		v.policy_text = rq->policy->text;
+		v.policy_digest = rq->policy->digest;
+	}
+	err = store_version_put(txn, &v, rq->replace, d);
+	if (err == RBA_E_EXISTS) {
+		rba_detail_key(d, in->version);
+		rba_fail(d, err, NULL, 0, 0,
+			 "version '%s' is already registered (--replace replaces it)",
+			 in->version);
+	}
+	if (err)
+		goto out;
+	err = store_txn_commit(txn, d);
+	txn = NULL;
+out:
+	store_txn_abort(txn);
+	free(art);
+	free(snap);
+	rba_buf_release(&env);
+	rba_buf_release(&canon);
+	rba_buf_release(&prov);
+	if (err)
+		register_result_release(out);
+	return err;
+}

@@ -1,0 +1,78 @@
+/*
+ * register.h - keeping a model version: train it from its pins (or take
+ * an artifact built elsewhere), fill the pins and store the version, its
+ * artifact, its environment record and its policy in one transaction.
+ *
+ * Provenance: an artifact this tool trained is stored with a record of
+ * what made it, as the artifact blob's meta:
+ *   u8 'A', u8 1, config hash[32], snapshot digest[32], u32 trainer ABI,
+ *   environment digest[32], u32 len + code revision
+ * An audit compares it with the version's pins to say which link changed
+ * (config, ABI, environment, code).  An artifact registered with
+ * --artifact that the store never saw trained has none.
+ */
+#ifndef RBA_REGISTER_H
+#define RBA_REGISTER_H
+
+#include <stdint.h>
+
+#include "common/digest.h"
+#include "common/rba.h"
+#include "policy/policy.h"
+#include "rebuild/rebuild.h"
+#include "store/store.h"
+
+struct register_request {
+	const struct pins *pins;     /* as loaded; not modified */
+	const char *artifact_path;   /* NULL: train from the pins */
+	const struct policy *policy; /* NULL: none */
+	int replace;		     /* replace an existing version */
+};
+
+struct register_result {
+	struct pins *pins;	   /* the completed pins (owned) */
+	char *pins_text;	   /* their canonical text (owned) */
+	struct rba_digest artifact;
+	struct rba_digest config;  /* policy_pins_config_hash */
+	int trained;		   /* 1: trained here; 0: --artifact */
+	struct rebuild_result rebuild; /* when trained: metrics, sizes */
+};
+
+void register_result_release(struct register_result *r);
+
+/*
+ * Registers rq->pins in store s.  The snapshot must be in the store
+ * (RBA_E_NOTFOUND, d->key its digest).  When training, the pins' trainer
+ * ABI is used if set (else the current one), and an artifact digest
+ * already in the pins must equal the trained one (RBA_E_SCHEMA: the pins
+ * say another artifact; register it with --artifact).  With an artifact
+ * file, it must decode (artifact_decode's errors) and match an artifact
+ * digest already in the pins.  Fills code_revision, trainer_abi,
+ * environment and artifact, then stores artifact blob (with provenance
+ * when trained) and version in one write transaction.  Errors: the
+ * store's, rebuild_from_snapshot's, RBA_E_EXISTS (version exists and
+ * !replace), RBA_E_NOMEM.
+ */
+int register_version(struct store *s, const struct register_request *rq,
+		     struct register_result *out, struct rba_detail *d);
+
+/* What made an artifact, when this tool trained it. */
+struct register_provenance {
+	struct rba_digest config;
+	struct rba_digest snapshot;
+	uint32_t trainer_abi;
+	struct rba_digest environment;
+	char code_revision[256];
+};
+
+/*
+ * The provenance of a stored artifact: 0; RBA_E_NOTFOUND when the blob
+ * has none (registered from a file) or is not stored; RBA_E_CORRUPT when
+ * its meta is malformed; the store's errors.
+ */
+int register_provenance_get(struct store_txn *txn,
+			    const struct rba_digest *artifact,
+			    struct register_provenance *out,
+			    struct rba_detail *d);
+
+#endif
