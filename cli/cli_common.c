@@ -13,10 +13,18 @@ cli_fail(const char *what, const char *subject, int err,
 	 const struct rba_detail *d)
 {
 	const char *reason = rba_strerror(err);
-	char subj[700];
+	char subj[700], low[400];
 
 	if (d != NULL && d->reason[0])
 		reason = d->reason;
+	/* Diagnostics are lower case: "No such file" from strerror too, but
+	 * leave acronyms ("LMDB ...") alone. */
+	if (reason[0] >= 'A' && reason[0] <= 'Z' && reason[1] >= 'a' &&
+	    reason[1] <= 'z') {
+		snprintf(low, sizeof(low), "%s", reason);
+		low[0] = (char)(low[0] - 'A' + 'a');
+		reason = low;
+	}
 	if (d != NULL && d->line > 0) {
 		const char *file = d->file[0] ? d->file : subject;
 		if (d->col > 0)

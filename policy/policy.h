@@ -1,10 +1,35 @@
 /*
  * policy.h - pins and policy files (DESIGN 5.1, 5.2): loading with
  * libyaml, validation, canonical form, config hash, and the decision rule.
+ * The formats are documented key by key in rebuild-audit-pins(5) and
+ * rebuild-audit-policy(5).
  *
  * Every loader reports errors as FILE:LINE:COL (1-based, pointing at the
  * offending key or value) in a caller-owned struct rba_detail, with the
- * reason in d->reason and the key path (e.g. "train.lr") in d->key.
+ * reason in d->reason (lower case, no trailing period, naming the key
+ * path, e.g. "'train.lr' must be a number greater than 0") and the key
+ * path (e.g. "train.lr", "decision.bands[1].below") in d->key.  Error
+ * classes and their codes, the same for pins and policies:
+ *
+ *   RBA_E_LIMIT     file over POLICY_MAX_FILE, nesting over
+ *                   POLICY_MAX_DEPTH, more than POLICY_MAX_NODES nodes,
+ *                   a list or string over its cap
+ *   RBA_E_ENCODING  invalid UTF-8
+ *   RBA_E_SYNTAX    YAML syntax (libyaml's problem text), control
+ *                   characters, anchors or aliases, tags, more than one
+ *                   document, a key that is not a scalar
+ *   RBA_E_SCHEMA    unknown, duplicate or missing key; wrong type (text
+ *                   where a number is wanted, a list where a mapping is
+ *                   wanted, a word outside an enumeration, ...)
+ *   RBA_E_RANGE     a number of the right type outside its range
+ *   RBA_E_NEWER     a schema of this kind newer than this tool reads
+ *   RBA_E_NOMEM, or an errno from reading the file
+ *
+ * Scalars take their meaning from their key, not from their quoting:
+ * 2 and "2" are the same label text, 0.02 and "2e-2" the same number.
+ * Only a plain null (empty, ~, null) means "not given".  Numbers are
+ * read in the C locale; nan, inf, hex, underscores, leading zeros and
+ * overflow are refused; booleans are true or false.
  */
 #ifndef RBA_POLICY_H
 #define RBA_POLICY_H
@@ -18,8 +43,18 @@
 
 #define POLICY_MAX_FILE (1u << 20) /* bytes in a pins or policy file */
 #define POLICY_MAX_DEPTH 8	   /* YAML nesting */
-#define PINS_MAX_LIST 64	   /* entries in hidden/exclude/categorical */
-#define PINS_MAX_LAYERS 16
+#define POLICY_MAX_NODES 4096	   /* YAML nodes (scalars, lists, maps) */
+#define POLICY_MAX_STRING 256	   /* bytes in a column name, label, decision */
+#define PINS_MAX_LIST 64	   /* entries in exclude/categorical */
+#define PINS_MAX_LAYERS 16	   /* entries in hidden */
+#define PINS_MAX_NAME 128	   /* bytes in a version name */
+#define PINS_MAX_UNITS 4096	   /* units in one hidden layer */
+#define PINS_MAX_EPOCHS 100000
+#define PINS_MAX_BATCH 1048576
+#define PINS_MAX_THREADS 256
+
+#define PINS_SCHEMA "rebuild-audit/pins/v1"
+#define POLICY_SCHEMA "rebuild-audit/policy/v1"
 
 enum pins_split_order { PINS_SPLIT_RANDOM = 1, PINS_SPLIT_TAIL = 2 };
 enum pins_optimizer { PINS_OPT_ADAMW = 1, PINS_OPT_SGD = 2 };
@@ -31,12 +66,15 @@ enum pins_subset { PINS_SUBSET_ALL = 1, PINS_SUBSET_VALIDATION = 2 };
 /*
  * A pins record.  Strings are owned by the struct (freed by
  * policy_pins_free).  "has_*" say whether register has filled a field.
+ * Comments give each field's range and its default when the file does
+ * not give it.  Strings are valid UTF-8, without NUL, at most
+ * POLICY_MAX_STRING bytes.
  */
 struct pins {
-	char *version;		/* required */
+	char *version;		/* required; policy_name_valid() */
 	struct rba_digest snapshot; /* required */
 	char *code_revision;	/* NULL until register */
-	uint32_t trainer_abi;	/* 0 until register */
+	uint32_t trainer_abi;	/* 0 until register, then >= 1 */
 	int has_environment;
 	struct rba_digest environment;
 	int has_artifact;
@@ -46,10 +84,10 @@ struct pins {
 		char *label;	/* required */
 		char *positive; /* NULL: multiclass (or not given) */
 		char *id;	/* NULL: none */
-		char **exclude;
-		size_t nexclude;
-		char **categorical;
-		size_t ncategorical;
+		char **exclude;	/* sorted bytewise, no repeats, none is */
+		size_t nexclude; /* the label or id; default [] */
+		char **categorical; /* sorted bytewise, no repeats, none */
+		size_t ncategorical; /* excluded, label or id; default [] */
 		int standardize; /* default 1 */
 		double split_validation; /* (0, 1), default 0.25 */
 		enum pins_split_order split_order; /* default random */
@@ -57,91 +95,162 @@ struct pins {
 	} data;
 	struct {
 		uint32_t hidden[PINS_MAX_LAYERS]; /* model.kind is always mlp */
-		size_t nhidden;	/* 0: logistic regression */
-		enum pins_activation activation;
-		double dropout; /* [0, 1) */
+		size_t nhidden;	/* 0: logistic regression; default 0 */
+		enum pins_activation activation; /* default relu */
+		double dropout; /* [0, 1), default 0 */
 	} model;
 	struct {
-		uint64_t seed;
-		uint32_t epochs;     /* >= 1 */
-		uint32_t batch_size; /* >= 1 */
-		enum pins_optimizer optimizer;
-		double lr;	     /* > 0 */
-		double weight_decay; /* >= 0 */
-		double betas[2];     /* adamw: [0, 1) */
-		double eps;	     /* > 0 */
-		double momentum;     /* sgd: [0, 1) */
+		uint64_t seed;	     /* default 0 */
+		uint32_t epochs;     /* 1..PINS_MAX_EPOCHS, default 20 */
+		uint32_t batch_size; /* 1..PINS_MAX_BATCH, default 128 */
+		enum pins_optimizer optimizer; /* default adamw */
+		double lr;	     /* > 0, default 0.001 */
+		double weight_decay; /* >= 0, default 0.01 (adamw), 0 (sgd) */
+		double betas[2];     /* adamw: [0, 1), default 0.9, 0.999 */
+		double eps;	     /* adamw: > 0, default 1e-8 */
+		double momentum;     /* sgd: [0, 1), default 0 */
 	} train;
 	struct {
-		enum pins_subset subset;
-		enum pins_reduction reduction;
+		enum pins_subset subset;       /* default all */
+		enum pins_reduction reduction; /* default mean */
 		int dropout;	    /* 0: off (the only value allowed today) */
 		double input_scale; /* > 0, default 1.0 */
 	} eval;
 	struct {
-		enum pins_det_mode mode;
-		uint32_t threads; /* >= 1 */
+		enum pins_det_mode mode; /* default strict */
+		uint32_t threads; /* 1..PINS_MAX_THREADS, default 1 */
 	} determinism;
 };
 
 /*
- * Loads and validates a pins file.  0, or RBA_E_SYNTAX (YAML syntax,
- * alias/anchor), RBA_E_SCHEMA (unknown/duplicate/missing key, wrong type),
- * RBA_E_RANGE, RBA_E_LIMIT (file size, nesting), RBA_E_ENCODING, errno.
- * On success *out is owned by the caller (policy_pins_free).
+ * Reads at most POLICY_MAX_FILE + 1 bytes of path ("-": standard input)
+ * into a malloc'd, NUL-terminated buffer (*out, *len not counting the
+ * NUL), so that a parse of it reports an oversized file with the place
+ * where it went over the cap.  0, RBA_E_NOMEM or an errno; d gets path.
+ */
+int policy_file_read(const char *path, uint8_t **out, size_t *len,
+		     struct rba_detail *d);
+
+/*
+ * Loads (policy_file_read) and validates a pins file; parse validates n
+ * bytes of text, naming the file name in details.  0, or any code listed
+ * at the top of this header; d is cleared first.  On success *out is
+ * owned by the caller (policy_pins_free); on error *out is NULL.
  */
 int policy_pins_load(const char *path, struct pins **out, struct rba_detail *d);
 int policy_pins_parse(const void *text, size_t n, const char *name,
 		      struct pins **out, struct rba_detail *d);
+/* NULL allowed. */
 void policy_pins_free(struct pins *p);
 /* A deep copy, or NULL on allocation failure. */
 struct pins *policy_pins_dup(const struct pins *p);
 
-/* Appends the canonical YAML text of the whole record. */
+/*
+ * Appends the canonical YAML text of the whole record (rebuild-audit-pins(5),
+ * CANONICAL FORM): block mappings in schema order, every default written
+ * out, unfilled register fields as null, lists of scalars in flow style,
+ * numbers in the shortest form that reads back as the same double.  The
+ * text parses back to an identical record.  p must be a valid record (as
+ * from the parser, or with register's fields filled).  Allocation failure
+ * is reported by rba_buf_status(out).
+ */
 void policy_pins_canonical(const struct pins *p, struct rba_buf *out);
-/* SHA-256 of the canonical form of data, model, train and determinism. */
+/*
+ * SHA-256 of the canonical text of data, model, train and determinism
+ * (those four blocks of policy_pins_canonical, in that order): not of
+ * schema, version, snapshot, eval or the fields register fills.  Needs
+ * no allocation.
+ */
 void policy_pins_config_hash(const struct pins *p, struct rba_digest *out);
+
+/*
+ * 1 when name is a valid version name: 1-PINS_MAX_NAME bytes of
+ * [A-Za-z0-9._-], not starting with '.' or '-'.
+ */
+int policy_name_valid(const char *name);
 
 /* Policy: decision bands or argmax, tolerance, near-threshold rule. */
 #define POLICY_MAX_BANDS 32
 struct policy_band {
-	int has_below;
-	double below;	/* band applies while score < below */
-	char *decision;
+	int has_below;	/* every band but the last; the last has none */
+	double below;	/* band applies while score < below; (0, 1] */
+	char *decision; /* non-empty */
 };
 struct policy {
-	int argmax; /* decision: {rule: argmax} (multiclass) */
+	int argmax; /* decision: {rule: argmax} (multiclass); nbands is 0 */
 	struct policy_band bands[POLICY_MAX_BANDS];
-	size_t nbands;
-	double max_score_delta; /* >= 0 */
-	uint64_t max_flips;
-	double near_margin;	/* >= 0 */
-	int near_require_bits;
-	uint64_t min_near_cases;
+	size_t nbands;		/* 1..POLICY_MAX_BANDS unless argmax */
+	double max_score_delta; /* >= 0, default 0 */
+	uint64_t max_flips;	/* default 0 */
+	double near_margin;	/* >= 0, default 0 */
+	int near_require_bits;	/* default 0 */
+	uint64_t min_near_cases; /* default 0 */
 	struct rba_digest digest; /* SHA-256 of the file's exact bytes */
 	char *text;		  /* the file's exact bytes, NUL-terminated */
 	size_t text_len;
 };
 
+/*
+ * Loads (policy_file_read) and validates a policy file; parse validates n
+ * bytes of text.  Codes as for pins; d is cleared first.  On success *out
+ * is owned by the caller (policy_free) and keeps a copy of the exact
+ * bytes and their digest; on error *out is NULL.
+ */
 int policy_load(const char *path, struct policy **out, struct rba_detail *d);
 int policy_parse(const void *text, size_t n, const char *name,
 		 struct policy **out, struct rba_detail *d);
+/* NULL allowed. */
 void policy_free(struct policy *p);
+/*
+ * Appends the canonical YAML text (rebuild-audit-policy(5)); it parses
+ * back to an identical policy (apart from text and digest, which are of
+ * the bytes actually read).  Allocation failure: rba_buf_status(out).
+ */
 void policy_canonical(const struct policy *p, struct rba_buf *out);
 
 /*
  * The decision for a score under bands: the first band whose below is
- * above score (or that has no below).  *edge_dist gets the distance to the
- * nearest band edge (fabs(score - below) minimized over bands with a
- * below; +inf when there is none).  Returns the decision text (borrowed
- * from p).  Argmax policies: use policy_decide_argmax.
+ * above score (or that has no below), so a score exactly at a band's
+ * below belongs to the next band.  *edge_dist (NULL allowed) gets the
+ * distance to the nearest band edge (fabs(score - below) minimized over
+ * bands with a below; +inf when there is none).  Returns the decision
+ * text (borrowed from p, valid until policy_free), or NULL (and +inf)
+ * for an argmax policy or a NaN score.
  */
 const char *policy_decide(const struct policy *p, double score,
 			  double *edge_dist);
 
+/*
+ * The decision of an argmax policy over n class probabilities: the index
+ * of the largest (the lowest index among equals).  *edge_dist (NULL
+ * allowed) gets half the gap between the largest and the second largest,
+ * which for two classes is the distance of either probability to 0.5,
+ * as with a band edge at 0.5 (+inf when n is 1).  Returns SIZE_MAX (and
+ * +inf) when n is 0 or a probability is NaN.  p may be a band policy:
+ * the rule does not depend on it.
+ */
+size_t policy_decide_argmax(const struct policy *p, const double *probs,
+			    size_t n, double *edge_dist);
+
 enum policy_file_kind { POLICY_KIND_UNKNOWN = 0, POLICY_KIND_PINS, POLICY_KIND_POLICY };
-/* Reads the schema: key of a file to say what it is (without validating). */
+/*
+ * Reads the top-level schema: key of a file to say what it is (without
+ * validating the rest; the YAML only needs to be readable up to that
+ * key).  Any "rebuild-audit/pins/..." is POLICY_KIND_PINS and
+ * "rebuild-audit/policy/..." POLICY_KIND_POLICY, so that the loader can
+ * say "newer" for a later version.  0 with *kind set (UNKNOWN when there
+ * is no such key), or RBA_E_NOMEM.
+ */
 int policy_file_kind(const void *text, size_t n, enum policy_file_kind *kind);
+
+/*
+ * Checks that n bytes of text are one YAML document within every cap
+ * (size, UTF-8, syntax, anchors, tags, nesting, nodes), without any
+ * schema: the error a loader would report first for such a file.  0 or
+ * the codes above; d is cleared first.
+ */
+int policy_yaml_check(const void *text, size_t n, const char *name,
+		      struct rba_detail *d);
 
 /* Runtime version of libyaml. */
 const char *policy_yaml_version(void);

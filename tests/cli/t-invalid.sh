@@ -22,6 +22,11 @@ err_is "rebuild-audit: invalid snapshot 'long.csv:2:1': record longer than 10485
 awk 'BEGIN { printf "a"; for (i = 0; i < 5000; i++) printf ",c%d", i; printf "\n" }' > wide.csv
 run 2 $RBA -S st snapshot add wide.csv
 err_is "rebuild-audit: invalid snapshot 'wide.csv:1:23463': more than 4096 fields in a record"
+{ printf 'schema: rebuild-audit/pins/v1\n#'; head -c 1048600 /dev/zero | tr '\0' x; printf '\n'; } > big.yaml
+run 2 $RBA -S st check big.yaml
+err_is "rebuild-audit: invalid pins 'big.yaml:2:1048547': file is larger than 1048576 bytes"
+run 2 $RBA -S st register big.yaml
+err_is "rebuild-audit: invalid pins 'big.yaml:2:1048547': file is larger than 1048576 bytes"
 ok "no transaction was written by any invalid input" test "$(txnid st)" = "$before"
 run 0 $RBA -S st snapshot list
 out_empty

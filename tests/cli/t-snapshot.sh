@@ -56,7 +56,7 @@ err_has "rebuild-audit: bad usage 'snapshot':"
 run 2 $RBA -S st snapshot frobnicate
 err_has "unknown subcommand 'frobnicate'"
 run 2 $RBA -S st snapshot add missing.csv
-err_is "rebuild-audit: cannot add snapshot 'missing.csv': No such file or directory"
+err_is "rebuild-audit: cannot add snapshot 'missing.csv': no such file or directory"
 run 2 $RBA -S st snapshot export 9a5f nodir/out.csv
 err_has "rebuild-audit: cannot export snapshot '$GC':"
 

@@ -1,0 +1,307 @@
+/*
+ * cmd_keys.c - rebuild-audit keygen and verify: minisign-compatible keys
+ * and the offline check of a signed file (audit/sign.h).
+ *
+ *   keygen -o PREFIX [--passphrase-file FILE] [--comment TEXT]
+ *   verify FILE -p PUB [-x SIGFILE]
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/sign.h"
+#include "cli/commands.h"
+#include "common/fileio.h"
+
+/*
+ * Option values: "-p VAL", "-pVAL", "--name VAL" and "--name=VAL".
+ * Returns 1 and sets *val when argv[*i] is the option (advancing *i past
+ * a separate value), 0 when it is not, -1 when its value is missing.
+ */
+static int
+opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n) != 0)
+		return 0;
+	if (a[n] == '\0') {
+		if (*i + 1 >= argc)
+			return -1;
+		*val = argv[++*i];
+		return 1;
+	}
+	if (name[1] == '-' && a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (name[1] != '-' && n == 2) {
+		*val = a + 2;
+		return 1;
+	}
+	return 0;
+}
+
+int
+cmd_keygen(struct cli_ctx *ctx, int argc, char **argv)
+{
+	const char *prefix = NULL, *passfile = NULL, *comment = NULL;
+	char id[SIGN_KEYID_TEXT_LEN + 1];
+	struct sign_pubkey pub;
+	struct rba_detail d;
+	char *pass = NULL;
+	size_t passlen = 0;
+	int i, r, err;
+
+	if (cli_wants_help(ctx, argc, argv))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if ((r = opt_value(argc, argv, &i, "-o", &prefix)) != 0 ||
+		    (r = opt_value(argc, argv, &i, "--passphrase-file", &passfile)) != 0 ||
+		    (r = opt_value(argc, argv, &i, "--comment", &comment)) != 0) {
+			if (r < 0)
+				return cli_usage(ctx, "option '%s' needs a value", a);
+			continue;
+		}
+		if (a[0] == '-')
+			return cli_usage(ctx, "unknown option '%s'", a);
+		return cli_usage(ctx, "unexpected argument '%s'", a);
+	}
+	if (prefix == NULL || prefix[0] == '\0')
+		return cli_usage(ctx, "-o PREFIX is required");
+
+	rba_detail_clear(&d);
+	if (passfile != NULL) {
+		err = sign_passphrase_read(passfile, &pass, &passlen, &d);
+		if (err != 0)
+			return cli_fail("cannot read passphrase", passfile, err, &d);
+	}
+	err = sign_keygen_write(prefix, pass, passlen, comment, NULL, &pub, &d);
+	sign_passphrase_free(pass);
+	if (err != 0)
+		return cli_fail("keygen failed", d.file[0] ? d.file : prefix, err, &d);
+
+	sign_keyid_format(pub.keyid, id);
+	if (ctx->json) {
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s.pub", prefix);
+		fputs("{\"public_key\": ", stdout);
+		cli_json_str(stdout, path);
+		snprintf(path, sizeof(path), "%s.key", prefix);
+		fputs(", \"secret_key\": ", stdout);
+		cli_json_str(stdout, path);
+		printf(", \"key_id\": \"%s\", \"passphrase_protected\": %s}\n", id,
+		       passfile != NULL ? "true" : "false");
+	} else if (!ctx->quiet) {
+		printf("public key: %s.pub\n", prefix);
+		printf("secret key: %s.key (%s; keep it secret)\n", prefix,
+		       passfile != NULL ? "passphrase-protected" : "unencrypted");
+		printf("key id: %s\n", id);
+	}
+	return 0;
+}
+
+/*
+ * The evidence file's own consistency, checked once its signature holds:
+ * the digests of the embedded pins and policy against the ones recorded,
+ * the verdict against the counts and the tolerance.  That check belongs
+ * to the evidence format (audit/) and is called from here; until it
+ * exists, a file whose signature verifies is valid.  Contract: return 0
+ * when consistent; otherwise a status code with d->reason naming what
+ * disagrees (RBA_E_BADSIG, RBA_E_TAMPERED, RBA_E_SCHEMA: the file is not
+ * valid, exit 1), or RBA_E_NOMEM (could not check, exit 2).
+ */
+static int
+verify_contents(const char *file, const uint8_t *p, size_t n,
+		const struct sign_check *chk, struct rba_detail *d)
+{
+	(void)file;
+	(void)p;
+	(void)n;
+	(void)chk;
+	(void)d;
+	return 0;
+}
+
+/* Prints s with control characters other than tab shown as \xNN. */
+static void
+print_safe(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+static const char *
+failure_name(int err, enum sign_failure failed)
+{
+	if (err != RBA_E_BADSIG)
+		return "malformed signature";
+	switch (failed) {
+	case SIGN_FAILED_KEYID: return "key id";
+	case SIGN_FAILED_SIGNATURE: return "signature";
+	case SIGN_FAILED_COMMENT: return "trusted comment";
+	case SIGN_FAILED_NONE: break;
+	}
+	return "contents";
+}
+
+/* The answer is no: one diagnostic line, and the JSON report if asked. */
+static int
+verify_invalid(struct cli_ctx *ctx, const char *file, const char *sigfile,
+	       const char *what, const char *reason)
+{
+	fprintf(stderr, "rebuild-audit: verification failed '%s': %s\n", file,
+		reason);
+	if (ctx->json) {
+		fputs("{\"file\": ", stdout);
+		cli_json_str(stdout, file);
+		fputs(", \"signature\": ", stdout);
+		cli_json_str(stdout, sigfile);
+		printf(", \"valid\": false, \"failed\": \"%s\", \"reason\": ", what);
+		cli_json_str(stdout, reason);
+		fputs("}\n", stdout);
+	}
+	return 1;
+}
+
+int
+cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
+{
+	const char *file = NULL, *pubpath = NULL, *sigpath = NULL;
+	char defsig[4200], id[SIGN_KEYID_TEXT_LEN + 1], reason[1024];
+	struct sign_check *chk = NULL;
+	struct sign_pubkey pub;
+	struct rba_detail d;
+	uint8_t *msg = NULL, *sig = NULL;
+	size_t n = 0, sn = 0;
+	int i, r, err, status = 2, opts = 1;
+
+	if (cli_wants_help(ctx, argc, argv))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (opts && strcmp(a, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && ((r = opt_value(argc, argv, &i, "-p", &pubpath)) != 0 ||
+			     (r = opt_value(argc, argv, &i, "-x", &sigpath)) != 0)) {
+			if (r < 0)
+				return cli_usage(ctx, "option '%s' needs a value", a);
+			continue;
+		}
+		if (opts && a[0] == '-' && a[1] != '\0')
+			return cli_usage(ctx, "unknown option '%s'", a);
+		if (file != NULL)
+			return cli_usage(ctx, "unexpected argument '%s'", a);
+		file = a;
+	}
+	if (file == NULL)
+		return cli_usage(ctx, "FILE is required");
+	if (pubpath == NULL)
+		return cli_usage(ctx, "-p PUB is required");
+	if (sigpath == NULL) {
+		if ((size_t)snprintf(defsig, sizeof(defsig), "%s.minisig", file) >=
+		    sizeof(defsig))
+			return cli_fail("cannot verify", file, ENAMETOOLONG, NULL);
+		sigpath = defsig;
+	}
+
+	rba_detail_clear(&d);
+	if ((err = sign_pubkey_load(pubpath, &pub, &d)) != 0)
+		return cli_fail("cannot read public key", pubpath, err, &d);
+	rba_detail_clear(&d);
+	if ((err = rba_file_read(file, SIGN_MESSAGE_MAX, &msg, &n, &d)) != 0)
+		return cli_fail("cannot read", file, err, NULL);
+	rba_detail_clear(&d);
+	err = rba_file_read(sigpath, SIGN_SIGFILE_MAX, &sig, &sn, &d);
+	if (err == RBA_E_LIMIT) {
+		snprintf(reason, sizeof(reason),
+			 "malformed signature '%s': larger than %d bytes", sigpath,
+			 SIGN_SIGFILE_MAX);
+		status = verify_invalid(ctx, file, sigpath, "malformed signature",
+					reason);
+		goto out;
+	}
+	if (err != 0) {
+		status = cli_fail("cannot read signature", sigpath, err, NULL);
+		goto out;
+	}
+
+	chk = malloc(sizeof(*chk));
+	if (chk == NULL) {
+		status = cli_fail("cannot verify", file, RBA_E_NOMEM, NULL);
+		goto out;
+	}
+	rba_detail_clear(&d);
+	err = sign_file_verify(&pub, msg, n, sig, sn, chk, &d);
+	if (err == RBA_E_SYNTAX || err == RBA_E_CORRUPT ||
+	    err == RBA_E_UNSUPPORTED || err == RBA_E_LIMIT) {
+		/* A signature file that does not parse vouches for nothing. */
+		if (d.line > 0)
+			snprintf(reason, sizeof(reason),
+				 "malformed signature '%s' line %lu: %s", sigpath,
+				 d.line, d.reason);
+		else
+			snprintf(reason, sizeof(reason), "malformed signature '%s': %s",
+				 sigpath, d.reason);
+		status = verify_invalid(ctx, file, sigpath, failure_name(err, SIGN_FAILED_NONE),
+					reason);
+		goto out;
+	}
+	if (err == RBA_E_BADSIG) {
+		status = verify_invalid(ctx, file, sigpath,
+					failure_name(err, chk->failed), d.reason);
+		goto out;
+	}
+	if (err != 0) {
+		status = cli_fail("cannot verify", file, err, &d);
+		goto out;
+	}
+
+	rba_detail_clear(&d);
+	err = verify_contents(file, msg, n, chk, &d);
+	if (err == RBA_E_NOMEM) {
+		status = cli_fail("cannot verify", file, err, &d);
+		goto out;
+	}
+	if (err != 0) {
+		status = verify_invalid(ctx, file, sigpath, "contents",
+					d.reason[0] ? d.reason : rba_strerror(err));
+		goto out;
+	}
+
+	sign_keyid_format(chk->keyid, id);
+	if (ctx->json) {
+		fputs("{\"file\": ", stdout);
+		cli_json_str(stdout, file);
+		fputs(", \"signature\": ", stdout);
+		cli_json_str(stdout, sigpath);
+		printf(", \"valid\": true, \"key_id\": \"%s\", \"prehashed\": %s, "
+		       "\"trusted_comment\": ",
+		       id, chk->legacy ? "false" : "true");
+		cli_json_str(stdout, chk->trusted_comment);
+		fputs("}\n", stdout);
+	} else if (!ctx->quiet) {
+		printf("signature verified: '%s' signed by key %s\n", file, id);
+		fputs("trusted comment: ", stdout);
+		print_safe(stdout, chk->trusted_comment);
+		fputc('\n', stdout);
+	}
+	status = 0;
+out:
+	free(chk);
+	free(msg);
+	free(sig);
+	return status;
+}

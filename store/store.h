@@ -1,0 +1,570 @@
+/*
+ * store.h - the rebuild-audit store (DESIGN section 6): one LMDB
+ * environment in a directory holding content-addressed zstd blobs
+ * (snapshots, artifacts), model versions, audit samples, the hash-chained
+ * audit history and run records.  This module is the only one that sees
+ * LMDB or zstd; everyone else sees the handles and value structs below.
+ *
+ * Conventions shared by every function here:
+ *  - Status: 0, a negative RBA_E_* code or a positive errno (ENOSPC,
+ *    EACCES, ... from the file system).  LMDB failures that are not an
+ *    errno are RBA_E_STORE with LMDB's message in d->reason.  On error the
+ *    caller-owned d (NULL allowed) gets a lower-case reason and, where one
+ *    applies, d->key (a digest in text form, a version name, a case id).
+ *  - Stored data that cannot be decoded (unknown type tag or format
+ *    version, a length past the end) is RBA_E_CORRUPT; stored data that
+ *    does not match its digest is RBA_E_TAMPERED and its reason starts
+ *    with "tampered: " and names the record (digest or version, chunk).
+ *  - Every read of blob or sample content is verified against its
+ *    SHA-256 before a byte reaches the caller.
+ *  - A struct store and its transactions are used by one thread at a
+ *    time.  Several processes may use one store at once: readers never
+ *    wait, and a writer waits for the one before it (LMDB's write lock).
+ *  - Callbacks return 0 to go on; any other value stops the walk and is
+ *    returned unchanged by the function that called them.
+ *  - Sizes: every name and text has a cap below; exceeding it is
+ *    RBA_E_LIMIT.
+ */
+#ifndef RBA_STORE_H
+#define RBA_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/digest.h"
+#include "common/rba.h"
+
+#define STORE_SCHEMA 1		       /* schema version this tool writes */
+#define STORE_CHUNK_MAX (1u << 20)     /* plaintext bytes per zstd frame */
+#define STORE_VERSION_NAME_MAX 128     /* bytes in a version name */
+#define STORE_CASE_ID_MAX 256	       /* bytes in a case id */
+#define STORE_BLOB_NAME_MAX 1024       /* bytes in a blob name */
+#define STORE_BLOB_META_MAX (1u << 20) /* bytes of a blob's caller meta */
+#define STORE_TEXT_MAX (1u << 20)      /* pins, environment, policy, columns */
+#define STORE_RECORD_MAX (16u << 20)   /* a history record or run record */
+#define STORE_RUN_ID_MAX 128	       /* bytes in a run id */
+
+/*
+ * Environment variable read by store_init and store_open, for tests: the
+ * initial map size of a new store in bytes (a k, m or g suffix multiplies
+ * by 1024, 1024^2, 1024^3; at least 1 MiB, at most 1 TiB), default
+ * 256 MiB.  A quarter of it is the free room every write transaction
+ * starts with (64 MiB by default).  A malformed value is RBA_E_USAGE.
+ */
+#define STORE_MAPSIZE_ENV "REBUILD_AUDIT_MAPSIZE"
+
+struct store;
+struct store_txn;
+struct store_blob_writer;
+struct store_sample_writer;
+
+/* ---- the environment ------------------------------------------------ */
+
+/*
+ * Creates a store at path: the directory (mode 0700; missing parents
+ * 0755) and, in one write transaction, the named databases meta, blobs,
+ * versions, samples, history and runs with the schema version and a
+ * random 16-byte store id.  An existing empty directory is used.
+ * Returns 0; RBA_E_EXISTS when path already holds a store (or another
+ * LMDB environment); ENOTEMPTY when it is a non-empty directory without
+ * a store; ENOTDIR, EACCES, ENOSPC, ... from the file system;
+ * RBA_E_STORE; RBA_E_USAGE (bad STORE_MAPSIZE_ENV).
+ */
+int store_init(const char *path, struct rba_detail *d);
+
+/*
+ * Opens the store at path, read-only or for writing, clears the reader
+ * slots of dead processes (mdb_reader_check) and checks the schema.
+ * *out is set on success; the caller closes it with store_close().
+ * Returns 0; RBA_E_NOSTORE when path holds no store (or an unfinished
+ * one); RBA_E_NEWER when its schema is newer than STORE_SCHEMA;
+ * RBA_E_CORRUPT when meta is unreadable or a named database is missing;
+ * RBA_E_UNSUPPORTED for an LMDB file of another LMDB format; RBA_E_BUSY
+ * when every reader slot is taken; RBA_E_USAGE (bad STORE_MAPSIZE_ENV);
+ * RBA_E_STORE; an errno (EACCES, ...).
+ */
+int store_open(const char *path, int read_only, struct store **out,
+	       struct rba_detail *d);
+
+/*
+ * Closes the environment.  s may be NULL.  Every transaction of s must
+ * have been committed or aborted.
+ */
+void store_close(struct store *s);
+
+/* The path given to store_open, borrowed until store_close. */
+const char *store_path(const struct store *s);
+
+/* The store id as 32 lowercase hex digits, borrowed until store_close. */
+const char *store_id_hex(const struct store *s);
+
+/*
+ * The id of the last committed write transaction (as mdb_stat -e shows
+ * it).  Unchanged across a command means the command wrote nothing.
+ */
+uint64_t store_last_txnid(struct store *s);
+
+/* Runtime library versions, static strings: mdb_version() and
+ * ZSTD_versionString(). */
+const char *store_lmdb_version(void);
+const char *store_zstd_version(void);
+
+/* ---- transactions --------------------------------------------------- */
+
+/*
+ * Begins a transaction; *out is set on success.  Every command does all
+ * its writes in one write transaction, so a crash or kill leaves the
+ * store as before or as after the command.  A write begin waits while
+ * another process writes.  write on a store opened read-only, or while a
+ * write transaction of s is open, is RBA_E_USAGE (read transactions may
+ * be open beside a write one).
+ *
+ * Map growth: LMDB can only grow its memory map while no transaction of
+ * this handle is open, so a write begin makes sure the map has room for
+ * (used + 2 * size_hint + a quarter of the initial map size) and grows
+ * it first.  size_hint is the number of bytes the transaction is about
+ * to store (e.g. a snapshot's file size; 0 when small); it is ignored
+ * for reads and when another transaction of s is open.  A put that still
+ * finds the map full returns RBA_E_LIMIT with a reason saying the map is
+ * full: the caller aborts and may retry with a larger size_hint.
+ *
+ * Returns 0; RBA_E_USAGE; RBA_E_BUSY (reader slots); RBA_E_STORE; an
+ * errno (ENOMEM when the map cannot grow).
+ */
+int store_txn_begin(struct store *s, int write, uint64_t size_hint,
+		    struct store_txn **out, struct rba_detail *d);
+
+/*
+ * Commits and frees txn (NULL is RBA_E_USAGE); txn is freed whatever the
+ * result.  Errors found before anything was written (bad arguments, a
+ * cap, RBA_E_NOTFOUND, RBA_E_EXISTS of a put without replace) leave a
+ * write transaction usable.  An error while writing (RBA_E_LIMIT for a
+ * full map, RBA_E_STORE, RBA_E_COMPRESS, an errno, and the cases the
+ * functions below say "fail the transaction") fails it: later calls
+ * return that first error and commit aborts and returns it too.  A blob
+ * or sample writer not yet freed makes commit abort with RBA_E_USAGE.
+ * Returns 0, the earlier error, RBA_E_USAGE, RBA_E_LIMIT (map full),
+ * RBA_E_STORE or an errno (ENOSPC, EIO).
+ */
+int store_txn_commit(struct store_txn *txn, struct rba_detail *d);
+
+/*
+ * Aborts and frees txn; NULL is allowed.  Nothing it wrote remains.
+ * Writers still open become inert: free them afterwards as usual.
+ */
+void store_txn_abort(struct store_txn *txn);
+
+/* ---- blobs ---------------------------------------------------------- */
+
+enum store_blob_kind {
+	STORE_BLOB_ANY = 0, /* only as a filter */
+	STORE_BLOB_SNAPSHOT = 1,
+	STORE_BLOB_ARTIFACT = 2,
+	STORE_BLOB_OTHER = 3,
+};
+
+/*
+ * What the store knows of one blob.  name and meta are owned by the
+ * struct (store_blob_info_release); name is "" when none and meta NULL
+ * when meta_len is 0.
+ */
+struct store_blob_info {
+	struct rba_digest digest; /* SHA-256 of the content */
+	int kind;		  /* enum store_blob_kind */
+	uint64_t size;		  /* content bytes */
+	uint32_t chunks;	  /* ceil(size / STORE_CHUNK_MAX) */
+	uint64_t stored_size;	  /* compressed bytes in the store */
+	int64_t added;		  /* unix seconds of the first add */
+	char *name;
+	uint8_t *meta; /* opaque caller bytes (e.g. rows, columns, types) */
+	size_t meta_len;
+};
+
+/* Frees what info owns and zeroes it; NULL allowed. */
+void store_blob_info_release(struct store_blob_info *info);
+
+/*
+ * Streaming blob writer inside write transaction txn.  Content is cut
+ * into chunks of STORE_CHUNK_MAX bytes, each compressed as one zstd frame
+ * (content size and checksum in the frame) and stored with the SHA-256 of
+ * its plaintext; memory stays a few MiB whatever the blob size (LMDB
+ * itself keeps the pages a transaction dirtied until commit).
+ * kind is STORE_BLOB_SNAPSHOT, _ARTIFACT or _OTHER (else RBA_E_USAGE).
+ * Returns 0, RBA_E_USAGE (read transaction), RBA_E_NOMEM, or the error
+ * that failed txn earlier.  The writer belongs to txn: finish or free it
+ * before store_txn_commit.
+ */
+int store_blob_writer_new(struct store_txn *txn, int kind,
+			  struct store_blob_writer **out,
+			  struct rba_detail *d);
+
+/*
+ * Appends n bytes.  0; RBA_E_LIMIT (map full); RBA_E_COMPRESS;
+ * RBA_E_STORE; an errno.  Any error fails the writer and txn.
+ */
+int store_blob_writer_add(struct store_blob_writer *w, const void *p,
+			  size_t n, struct rba_detail *d);
+
+/*
+ * Ends the blob: *digest gets the SHA-256 of all bytes added.  If that
+ * blob was already stored, the new chunks are dropped and *existed is 1
+ * (adding the same bytes twice stores them once): its kind and added
+ * time stay, its name is replaced when name is non-empty, its meta when
+ * meta_len > 0.  Otherwise the blob is stored with name (NULL or "" for
+ * none) and meta, and *existed is 0.  existed may be NULL.  The writer
+ * must still be freed.  Returns 0; RBA_E_LIMIT (a name or meta over its
+ * cap, or map full); RBA_E_USAGE (finished twice or failed); RBA_E_STORE;
+ * an errno.
+ */
+int store_blob_writer_finish(struct store_blob_writer *w, const char *name,
+			     const void *meta, size_t meta_len,
+			     struct rba_digest *digest, int *existed,
+			     struct rba_detail *d);
+
+/*
+ * Frees w; NULL allowed.  An unfinished writer's chunks are removed from
+ * its transaction, which stays usable.
+ */
+void store_blob_writer_free(struct store_blob_writer *w);
+
+/* Writer new + add + finish + free for a whole buffer.  Same errors. */
+int store_blob_put(struct store_txn *txn, int kind, const void *p, size_t n,
+		   const char *name, const void *meta, size_t meta_len,
+		   struct rba_digest *digest, int *existed,
+		   struct rba_detail *d);
+
+/*
+ * The info record of a blob; release it with store_blob_info_release.
+ * 0, RBA_E_NOTFOUND, RBA_E_CORRUPT, RBA_E_TAMPERED (the record does not
+ * match its seal), RBA_E_NOMEM, RBA_E_STORE.
+ */
+int store_blob_info(struct store_txn *txn, const struct rba_digest *digest,
+		    struct store_blob_info *info, struct rba_detail *d);
+
+/*
+ * Resolves a digest or a hex prefix of at least 4 digits, with or
+ * without "sha256:", to the one stored blob of that kind
+ * (STORE_BLOB_ANY for any) it starts.  Returns 0; RBA_E_SYNTAX (not a
+ * prefix); RBA_E_NOTFOUND; RBA_E_EXISTS when the prefix is ambiguous (d
+ * says "ambiguous" and names two matches); RBA_E_CORRUPT; RBA_E_STORE.
+ */
+int store_blob_resolve(struct store_txn *txn, const char *prefix, int kind,
+		       struct rba_digest *out, struct rba_detail *d);
+
+/*
+ * Calls cb for each blob of kind (STORE_BLOB_ANY for all), sorted by
+ * digest.  info is borrowed for the call.  0, the callback's value,
+ * RBA_E_CORRUPT, RBA_E_TAMPERED, RBA_E_NOMEM, RBA_E_STORE.
+ */
+int store_blob_list(struct store_txn *txn, int kind,
+		    int (*cb)(void *ctx, const struct store_blob_info *info),
+		    void *ctx, struct rba_detail *d);
+
+/*
+ * Streams a blob's content to cb chunk by chunk (n <= STORE_CHUNK_MAX,
+ * p borrowed for the call).  Each chunk is decompressed into a bounded
+ * buffer (a frame that declares more than STORE_CHUNK_MAX bytes, or no
+ * size, is rejected before any allocation) and checked against its
+ * SHA-256 before cb sees it; the whole content is checked against digest
+ * at the end.  So cb may have received earlier, verified chunks when the
+ * read fails: write to a temporary file and rename only on 0.
+ * Returns 0; the callback's value; RBA_E_NOTFOUND; RBA_E_TAMPERED (a
+ * missing, extra or malformed chunk, a size or count that disagrees with
+ * the info record, a bad frame, a digest mismatch: d->reason names the
+ * digest and the chunk, d->key the digest); RBA_E_CORRUPT (info record);
+ * RBA_E_NOMEM; RBA_E_STORE.
+ */
+int store_blob_read(struct store_txn *txn, const struct rba_digest *digest,
+		    int (*cb)(void *ctx, const uint8_t *p, size_t n),
+		    void *ctx, struct rba_detail *d);
+
+/*
+ * Reads a whole blob of at most max bytes, verified as store_blob_read
+ * does, into a malloc'd buffer *p (NUL-terminated, the NUL not counted in
+ * *n) that the caller frees.  RBA_E_LIMIT when the blob is larger than
+ * max; otherwise the errors of store_blob_read.
+ */
+int store_blob_load(struct store_txn *txn, const struct rba_digest *digest,
+		    size_t max, uint8_t **p, size_t *n, struct rba_detail *d);
+
+/* ---- samples -------------------------------------------------------- */
+
+/* A version's audit sample, as recorded when it was stored. */
+struct store_sample_info {
+	uint64_t cases;
+	uint32_t chunks;
+	uint64_t size;		   /* raw chunk bytes in all */
+	uint64_t stored_size;	   /* compressed */
+	struct rba_digest digest;  /* SHA-256 of the raw chunks in order */
+	int has_policy;
+	struct rba_digest policy_digest; /* the policy its decisions used */
+	int64_t added;		   /* unix seconds */
+	char *columns;		   /* owned: store_sample_info_release */
+};
+
+/* Frees what info owns and zeroes it; NULL allowed. */
+void store_sample_info_release(struct store_sample_info *info);
+
+/* ---- versions ------------------------------------------------------- */
+
+/*
+ * A model version.  Filled by store_version_get/list with owned strings
+ * (store_version_release); given to store_version_put by the caller
+ * (nothing taken over).
+ */
+struct store_version {
+	char *name;		/* 1..STORE_VERSION_NAME_MAX bytes */
+	char *pins_text;	/* the pins, canonical YAML */
+	char *env_text;		/* the environment record at registration */
+	int64_t registered_at;	/* unix seconds */
+	struct rba_digest artifact;
+	struct rba_digest snapshot;
+	int has_policy;
+	char *policy_text;	/* NULL unless has_policy */
+	struct rba_digest policy_digest;
+	/*
+	 * Filled by get/list from the samples database; ignored by put.  A
+	 * sample record that cannot be read does not fail get or list:
+	 * has_sample is 0 and sample_err its error (RBA_E_TAMPERED or
+	 * RBA_E_CORRUPT), so one damaged sample does not hide its version.
+	 */
+	int has_sample;
+	int sample_err;
+	struct store_sample_info sample;
+};
+
+/* Frees what v owns and zeroes it; NULL allowed. */
+void store_version_release(struct store_version *v);
+
+/*
+ * Stores v under v->name.  The artifact and the snapshot must be stored
+ * blobs (RBA_E_NOTFOUND names the missing one, d->key its digest).  An
+ * existing version is RBA_E_EXISTS unless replace is set; replacing
+ * keeps the version's sample (store_sample_delete removes it).  Returns
+ * 0; RBA_E_USAGE (read transaction, NULL field); RBA_E_LIMIT (a name or
+ * text over its cap, or map full); RBA_E_NOTFOUND; RBA_E_EXISTS;
+ * RBA_E_CORRUPT; RBA_E_STORE; an errno.
+ */
+int store_version_put(struct store_txn *txn, const struct store_version *v,
+		      int replace, struct rba_detail *d);
+
+/*
+ * Loads version name into *v (release it with store_version_release).
+ * 0; RBA_E_NOTFOUND; RBA_E_CORRUPT; RBA_E_TAMPERED (the record does not
+ * match its seal); RBA_E_NOMEM; RBA_E_STORE.
+ */
+int store_version_get(struct store_txn *txn, const char *name,
+		      struct store_version *v, struct rba_detail *d);
+
+/*
+ * Calls cb for every version, sorted by name (bytewise); v is borrowed
+ * for the call.  0, the callback's value, or the errors of get.
+ */
+int store_version_list(struct store_txn *txn,
+		       int (*cb)(void *ctx, const struct store_version *v),
+		       void *ctx, struct rba_detail *d);
+
+/*
+ * Keeps the policy version name is decided under: its text and its
+ * digest (computed by the caller).  policy_text NULL removes it.
+ * 0; RBA_E_NOTFOUND; RBA_E_USAGE; RBA_E_LIMIT; RBA_E_CORRUPT;
+ * RBA_E_TAMPERED; RBA_E_STORE; an errno.
+ */
+int store_version_set_policy(struct store_txn *txn, const char *name,
+			     const char *policy_text,
+			     const struct rba_digest *policy_digest,
+			     struct rba_detail *d);
+
+/* ---- sample writers and readers ------------------------------------- */
+
+/*
+ * Starts the audit sample of an existing version in write transaction
+ * txn, replacing (deleting, in txn) any sample it had.  columns is the
+ * caller's description of the chunk rows (<= STORE_TEXT_MAX bytes);
+ * policy_digest (NULL for none) names the policy the stored decisions
+ * were made under.  The raw chunk format is the caller's.
+ * Returns 0; RBA_E_NOTFOUND (no such version); RBA_E_USAGE; RBA_E_LIMIT;
+ * RBA_E_NOMEM; RBA_E_STORE.  Finish or free the writer before commit.
+ */
+int store_sample_begin(struct store_txn *txn, const char *version,
+		       const char *columns,
+		       const struct rba_digest *policy_digest,
+		       struct store_sample_writer **out,
+		       struct rba_detail *d);
+
+/*
+ * Adds one chunk of 1..STORE_CHUNK_MAX raw bytes holding the cases
+ * case_ids[0..ncases) (each 1..STORE_CASE_ID_MAX bytes): the chunk is
+ * compressed as one zstd frame with the SHA-256 of its bytes, and each
+ * case id is indexed to its chunk number.  A case id already in this
+ * sample is RBA_E_EXISTS with d->key the id.  Returns 0; RBA_E_USAGE
+ * (empty chunk, NULL id); RBA_E_LIMIT (sizes, map full); RBA_E_EXISTS;
+ * RBA_E_COMPRESS; RBA_E_STORE; an errno.  An error after the checks of
+ * the arguments fails the writer and its transaction.
+ */
+int store_sample_add_chunk(struct store_sample_writer *w, const void *p,
+			   size_t n, const char *const *case_ids,
+			   size_t ncases, struct rba_detail *d);
+
+/*
+ * Writes the sample's record: case count, chunk count, the sample digest
+ * (SHA-256 over the raw chunks in order, also put in *digest, which may
+ * be NULL), columns, policy digest and the time.  0; RBA_E_USAGE
+ * (finished twice, or failed); RBA_E_LIMIT; RBA_E_STORE; an errno.
+ */
+int store_sample_finish(struct store_sample_writer *w,
+			struct rba_digest *digest, struct rba_detail *d);
+
+/*
+ * Frees w; NULL allowed.  Freeing an unfinished writer whose
+ * transaction is live fails the transaction (the old sample is gone and
+ * the new one is partial): it can then only be aborted.
+ */
+void store_sample_writer_free(struct store_sample_writer *w);
+
+/*
+ * The sample record of version (release with store_sample_info_release).
+ * 0; RBA_E_NOTFOUND (no sample); RBA_E_CORRUPT; RBA_E_TAMPERED;
+ * RBA_E_NOMEM; RBA_E_STORE.
+ */
+int store_sample_info(struct store_txn *txn, const char *version,
+		      struct store_sample_info *info, struct rba_detail *d);
+
+/*
+ * Streams the sample's raw chunks, in order, each verified against its
+ * SHA-256 before cb sees it (p borrowed for the call); at the end the
+ * chunk and case counts, the size and the sample digest are checked.
+ * Returns 0; the callback's value; RBA_E_NOTFOUND; RBA_E_TAMPERED
+ * (d->reason names the version and the chunk); RBA_E_CORRUPT;
+ * RBA_E_NOMEM; RBA_E_STORE.
+ */
+int store_sample_read(struct store_txn *txn, const char *version,
+		      int (*cb)(void *ctx, uint32_t chunk_no, const uint8_t *p,
+				size_t n),
+		      void *ctx, struct rba_detail *d);
+
+/*
+ * The chunk number holding case_id in version's sample.  0;
+ * RBA_E_NOTFOUND (no sample, or no such case: d->key the case id);
+ * RBA_E_CORRUPT; RBA_E_STORE.
+ */
+int store_sample_case_chunk(struct store_txn *txn, const char *version,
+			    const char *case_id, uint32_t *chunk_no,
+			    struct rba_detail *d);
+
+/*
+ * Loads one raw chunk into a malloc'd buffer *p (caller frees; *n its
+ * size) without decompressing the others.  The chunk is checked against
+ * its SHA-256, and the list of all chunk digests against the one in the
+ * sample record.  0; RBA_E_NOTFOUND (no sample, chunk_no out of range);
+ * RBA_E_TAMPERED; RBA_E_CORRUPT; RBA_E_NOMEM; RBA_E_STORE.
+ */
+int store_sample_chunk_load(struct store_txn *txn, const char *version,
+			    uint32_t chunk_no, uint8_t **p, size_t *n,
+			    struct rba_detail *d);
+
+/*
+ * Removes version's sample (record, chunks, case index).  0;
+ * RBA_E_NOTFOUND (none); RBA_E_USAGE; RBA_E_STORE; an errno.
+ */
+int store_sample_delete(struct store_txn *txn, const char *version,
+			struct rba_detail *d);
+
+/* ---- history -------------------------------------------------------- */
+
+/*
+ * One audit record.  The chain: record id (1, 2, 3, ... in the order
+ * appended, across all versions) stores prev, the digest of record
+ * id - 1 (32 zero bytes for the first), and its own digest
+ *   SHA-256( prev[32] || u64le(id) || i64le(time)
+ *            || u32le(len(version)) || version
+ *            || u32le(len(record)) || record )
+ * The store also keeps the last id and digest (the head) in meta, so a
+ * removed last record is noticed too.
+ */
+struct store_history_entry {
+	uint64_t id;
+	int64_t time; /* unix seconds, as given to append */
+	char version[STORE_VERSION_NAME_MAX + 1];
+	struct rba_digest prev;
+	struct rba_digest digest;
+	uint8_t *record; /* the caller's bytes (e.g. JSON) */
+	size_t len;
+};
+
+/*
+ * Appends a record for version (1..STORE_VERSION_NAME_MAX bytes; it need
+ * not be a stored version) at time, of n <= STORE_RECORD_MAX bytes.  *id
+ * and *chain get the new record's id and digest (either may be NULL).
+ * 0; RBA_E_USAGE; RBA_E_LIMIT; RBA_E_CORRUPT (the last record cannot be
+ * read); RBA_E_STORE; an errno.
+ */
+int store_history_append(struct store_txn *txn, const char *version,
+			 int64_t time, const void *rec, size_t n,
+			 uint64_t *id, struct rba_digest *chain,
+			 struct rba_detail *d);
+
+/*
+ * Calls cb for the records of version (NULL: all), oldest first or
+ * newest first.  e and e->record are borrowed for the call.  Each
+ * record's own digest is checked (not the links: store_history_verify).
+ * 0, the callback's value, RBA_E_CORRUPT, RBA_E_TAMPERED, RBA_E_STORE.
+ */
+int store_history_list(struct store_txn *txn, const char *version,
+		       int newest_first,
+		       int (*cb)(void *ctx,
+				 const struct store_history_entry *e),
+		       void *ctx, struct rba_detail *d);
+
+/*
+ * Record id into *e, its record copied into malloc'd memory owned by e
+ * (store_history_entry_release).  0; RBA_E_NOTFOUND; RBA_E_CORRUPT;
+ * RBA_E_TAMPERED (own digest); RBA_E_NOMEM; RBA_E_STORE.
+ */
+int store_history_get(struct store_txn *txn, uint64_t id,
+		      struct store_history_entry *e, struct rba_detail *d);
+
+/* Frees e->record and zeroes e; NULL allowed. */
+void store_history_entry_release(struct store_history_entry *e);
+
+/*
+ * Walks the whole chain oldest first: ids 1, 2, ... without a gap, each
+ * record decodable, its own digest right, its prev equal to the digest
+ * before it, and the head in meta equal to the last record.  *count (may
+ * be NULL) gets the number of records.  Returns 0 when intact, or
+ * RBA_E_TAMPERED with *first_bad_id (may be NULL) the first record that
+ * breaks it (for a missing tail, the id the head names) and d->reason
+ * saying how; RBA_E_STORE.
+ */
+int store_history_verify(struct store_txn *txn, uint64_t *first_bad_id,
+			 uint64_t *count, struct rba_detail *d);
+
+/* ---- runs ----------------------------------------------------------- */
+
+/*
+ * Stores the run record bytes (opaque, e.g. JSON, <= STORE_RECORD_MAX)
+ * under id (1..STORE_RUN_ID_MAX bytes), replacing a record of that id.
+ * 0; RBA_E_USAGE; RBA_E_LIMIT; RBA_E_STORE; an errno.
+ */
+int store_run_put(struct store_txn *txn, const char *id, const void *p,
+		  size_t n, struct rba_detail *d);
+
+/*
+ * The run record id in a malloc'd buffer (NUL-terminated, not counted
+ * in *n), which the caller frees.  0; RBA_E_NOTFOUND; RBA_E_CORRUPT;
+ * RBA_E_TAMPERED; RBA_E_NOMEM; RBA_E_STORE.
+ */
+int store_run_get(struct store_txn *txn, const char *id, uint8_t **p,
+		  size_t *n, struct rba_detail *d);
+
+/*
+ * Calls cb for every run record, sorted by id; id, p borrowed for the
+ * call.  0, the callback's value, RBA_E_CORRUPT, RBA_E_TAMPERED,
+ * RBA_E_NOMEM, RBA_E_STORE.
+ */
+int store_run_list(struct store_txn *txn,
+		   int (*cb)(void *ctx, const char *id, const uint8_t *p,
+			     size_t n),
+		   void *ctx, struct rba_detail *d);
+
+#endif

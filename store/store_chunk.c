@@ -1,0 +1,307 @@
+/* store_chunk.c - compressed chunk records shared by blobs and samples. */
+#include "store/store_priv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Level 1: snapshots are mostly CSV text, where higher levels gain a few
+ * percent of size for half the speed, and adding a snapshot is bounded
+ * by compression plus two SHA-256 passes.
+ */
+#define STORE_ZSTD_LEVEL 1
+/* Frames never need a window above the chunk size. */
+#define STORE_WINDOW_LOG 20
+_Static_assert(STORE_CHUNK_MAX == 1u << STORE_WINDOW_LOG,
+	       "window log must cover a chunk");
+
+int
+store_zc_init(struct store_zc *z, struct rba_detail *d)
+{
+	size_t rc;
+
+	memset(z, 0, sizeof(*z));
+	z->cap = CHUNK_HDR + ZSTD_compressBound(STORE_CHUNK_MAX);
+	z->out = malloc(z->cap);
+	z->cctx = ZSTD_createCCtx();
+	if (z->out == NULL || z->cctx == NULL) {
+		store_zc_release(z);
+		return RBA_E_NOMEM;
+	}
+	rc = ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_compressionLevel,
+				    STORE_ZSTD_LEVEL);
+	if (!ZSTD_isError(rc))
+		rc = ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_checksumFlag, 1);
+	if (!ZSTD_isError(rc))
+		rc = ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_contentSizeFlag, 1);
+	if (ZSTD_isError(rc)) {
+		store_zc_release(z);
+		return rba_fail(d, RBA_E_COMPRESS, NULL, 0, 0, "zstd: %s",
+				ZSTD_getErrorName(rc));
+	}
+	return 0;
+}
+
+void
+store_zc_release(struct store_zc *z)
+{
+	if (z == NULL)
+		return;
+	ZSTD_freeCCtx(z->cctx);
+	free(z->out);
+	memset(z, 0, sizeof(*z));
+}
+
+int
+store_chunk_encode(struct store_zc *z, uint8_t tag, const uint8_t *p,
+		   size_t n, uint32_t aux, struct rba_digest *digest,
+		   size_t *len, struct rba_detail *d)
+{
+	size_t zn;
+
+	if (n == 0 || n > STORE_CHUNK_MAX)
+		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+				"chunk of %zu bytes", n);
+	rba_digest_bytes(p, n, digest);
+	z->out[0] = tag;
+	z->out[1] = STORE_FORMAT;
+	memcpy(z->out + 2, digest->b, RBA_DIGEST_LEN);
+	rba_put_u32le(z->out + 2 + RBA_DIGEST_LEN, (uint32_t)n);
+	rba_put_u32le(z->out + 6 + RBA_DIGEST_LEN, aux);
+	/* compress2 knows n, so the frame header carries the content size. */
+	zn = ZSTD_compress2(z->cctx, z->out + CHUNK_HDR, z->cap - CHUNK_HDR, p,
+			    n);
+	if (ZSTD_isError(zn))
+		return rba_fail(d, RBA_E_COMPRESS, NULL, 0, 0, "zstd: %s",
+				ZSTD_getErrorName(zn));
+	*len = CHUNK_HDR + zn;
+	return 0;
+}
+
+int
+store_chunk_split(const MDB_val *v, uint8_t tag, struct store_chunk *c)
+{
+	const uint8_t *p = v->mv_data;
+
+	if (v->mv_size <= CHUNK_HDR || p[0] != tag || p[1] != STORE_FORMAT)
+		return -1;
+	c->digest = p + 2;
+	c->size = rba_get_u32le(p + 2 + RBA_DIGEST_LEN);
+	c->aux = rba_get_u32le(p + 6 + RBA_DIGEST_LEN);
+	c->frame = p + CHUNK_HDR;
+	c->frame_len = v->mv_size - CHUNK_HDR;
+	return 0;
+}
+
+ZSTD_DCtx *
+store_dctx_new(void)
+{
+	ZSTD_DCtx *z = ZSTD_createDCtx();
+
+	if (z == NULL)
+		return NULL;
+	/* A forged frame cannot make the decoder reserve a larger window. */
+	if (ZSTD_isError(ZSTD_DCtx_setParameter(z, ZSTD_d_windowLogMax,
+						STORE_WINDOW_LOG))) {
+		ZSTD_freeDCtx(z);
+		return NULL;
+	}
+	return z;
+}
+
+int
+store_chunk_inflate(ZSTD_DCtx *dctx, const struct store_chunk *c,
+		    uint8_t *out, struct store_hashjob *j,
+		    struct rba_hasher *whole, char *why, size_t whylen)
+{
+	unsigned long long declared;
+	struct rba_digest want, got;
+	size_t n;
+
+	if (c->size == 0 || c->size > STORE_CHUNK_MAX) {
+		snprintf(why, whylen, "records a size of %u bytes", c->size);
+		return RBA_E_TAMPERED;
+	}
+	/* Checked before anything is decompressed or allocated. */
+	declared = ZSTD_getFrameContentSize(c->frame, c->frame_len);
+	if (declared == ZSTD_CONTENTSIZE_ERROR) {
+		snprintf(why, whylen, "is not a zstd frame");
+		return RBA_E_TAMPERED;
+	}
+	if (declared == ZSTD_CONTENTSIZE_UNKNOWN) {
+		snprintf(why, whylen, "has a frame without a content size");
+		return RBA_E_TAMPERED;
+	}
+	if (declared > STORE_CHUNK_MAX) {
+		snprintf(why, whylen,
+			 "has a frame that declares %llu bytes, more than the "
+			 "%u-byte chunk limit", declared, STORE_CHUNK_MAX);
+		return RBA_E_TAMPERED;
+	}
+	if (declared != c->size) {
+		snprintf(why, whylen,
+			 "has a frame of %llu bytes where %u are recorded",
+			 declared, c->size);
+		return RBA_E_TAMPERED;
+	}
+	n = ZSTD_findFrameCompressedSize(c->frame, c->frame_len);
+	if (ZSTD_isError(n) || n != c->frame_len) {
+		snprintf(why, whylen, "is not exactly one zstd frame");
+		return RBA_E_TAMPERED;
+	}
+	n = ZSTD_decompressDCtx(dctx, out, c->size, c->frame, c->frame_len);
+	if (ZSTD_isError(n)) {
+		snprintf(why, whylen, "does not decompress: %s",
+			 ZSTD_getErrorName(n));
+		return RBA_E_TAMPERED;
+	}
+	if (n != c->size) {
+		snprintf(why, whylen, "decompresses to %zu bytes, not %u", n,
+			 c->size);
+		return RBA_E_TAMPERED;
+	}
+	/* The whole-content hash runs beside this chunk's own; a mismatch
+	 * below makes the caller drop both. */
+	if (whole != NULL)
+		store_hashjob_start(j, whole, out, n);
+	rba_digest_bytes(out, n, &got);
+	if (whole != NULL)
+		store_hashjob_wait(j);
+	memcpy(want.b, c->digest, RBA_DIGEST_LEN);
+	if (!rba_digest_equal(&want, &got)) {
+		snprintf(why, whylen, "does not match its recorded digest");
+		return RBA_E_TAMPERED;
+	}
+	return 0;
+}
+
+void
+store_blob_chunk_key(const struct rba_digest *digest, uint32_t chunk,
+		     uint8_t key[BLOB_CHUNK_KEY_LEN])
+{
+	memcpy(key, digest->b, RBA_DIGEST_LEN);
+	store_be32(key + RBA_DIGEST_LEN, chunk);
+}
+
+size_t
+store_sample_key(const char *version, enum sample_key_kind kind,
+		 uint32_t chunk, const char *case_id,
+		 uint8_t key[SAMPLE_KEY_MAX])
+{
+	size_t vn = strlen(version), n = 0;
+
+	key[n++] = (uint8_t)vn;
+	memcpy(key + n, version, vn);
+	n += vn;
+	key[n++] = (uint8_t)kind;
+	if (kind == SK_CHUNK) {
+		store_be32(key + n, chunk);
+		n += 4;
+	} else if (kind == SK_CASE) {
+		size_t cn = strlen(case_id);
+		memcpy(key + n, case_id, cn);
+		n += cn;
+	}
+	return n;
+}
+
+/* ---- the hash helper ------------------------------------------------- */
+
+/* Below this a thread hand-off costs more than it saves. */
+#define HASHJOB_MIN (64u << 10)
+
+enum { HJ_NONE, HJ_IDLE, HJ_BUSY, HJ_QUIT };
+
+static void *
+hashjob_main(void *arg)
+{
+	struct store_hashjob *j = arg;
+
+	pthread_mutex_lock(&j->mu);
+	for (;;) {
+		while (j->state == HJ_IDLE)
+			pthread_cond_wait(&j->cv, &j->mu);
+		if (j->state == HJ_QUIT)
+			break;
+		pthread_mutex_unlock(&j->mu);
+		rba_hasher_update(j->h, j->p, j->n);
+		pthread_mutex_lock(&j->mu);
+		j->state = HJ_IDLE;
+		pthread_cond_broadcast(&j->cv);
+	}
+	pthread_mutex_unlock(&j->mu);
+	return NULL;
+}
+
+void
+store_hashjob_init(struct store_hashjob *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->state = HJ_NONE;
+}
+
+static int
+hashjob_spawn(struct store_hashjob *j)
+{
+	if (pthread_mutex_init(&j->mu, NULL) != 0)
+		return -1;
+	if (pthread_cond_init(&j->cv, NULL) != 0) {
+		pthread_mutex_destroy(&j->mu);
+		return -1;
+	}
+	j->state = HJ_IDLE;
+	if (pthread_create(&j->th, NULL, hashjob_main, j) != 0) {
+		pthread_cond_destroy(&j->cv);
+		pthread_mutex_destroy(&j->mu);
+		j->state = HJ_NONE;
+		return -1;
+	}
+	return 0;
+}
+
+void
+store_hashjob_start(struct store_hashjob *j, struct rba_hasher *h,
+		    const uint8_t *p, size_t n)
+{
+	if (j->state == HJ_NONE && (n < HASHJOB_MIN || hashjob_spawn(j) != 0)) {
+		rba_hasher_update(h, p, n);
+		return;
+	}
+	pthread_mutex_lock(&j->mu);
+	while (j->state == HJ_BUSY)
+		pthread_cond_wait(&j->cv, &j->mu);
+	j->h = h;
+	j->p = p;
+	j->n = n;
+	j->state = HJ_BUSY;
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+}
+
+void
+store_hashjob_wait(struct store_hashjob *j)
+{
+	if (j->state == HJ_NONE)
+		return;
+	pthread_mutex_lock(&j->mu);
+	while (j->state == HJ_BUSY)
+		pthread_cond_wait(&j->cv, &j->mu);
+	pthread_mutex_unlock(&j->mu);
+}
+
+void
+store_hashjob_release(struct store_hashjob *j)
+{
+	if (j == NULL || j->state == HJ_NONE)
+		return;
+	store_hashjob_wait(j);
+	pthread_mutex_lock(&j->mu);
+	j->state = HJ_QUIT;
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+	pthread_join(j->th, NULL);
+	pthread_cond_destroy(&j->cv);
+	pthread_mutex_destroy(&j->mu);
+	j->state = HJ_NONE;
+}

@@ -1,0 +1,258 @@
+/*
+ * store_priv.h - what the files of store/ share and nobody else sees:
+ * the handle structs, the record tags and layouts, and the helpers for
+ * LMDB errors, sealed records and compressed chunks.
+ *
+ * Every value starts with a type tag and a format-version byte.  Layouts
+ * (little-endian; lstr = u32 length then bytes; seal = SHA-256 of all the
+ * bytes before it):
+ *
+ * meta (keys are ASCII names), never sealed so that any later tool can
+ * read the schema:
+ *   "schema"       01 01 u32 schema                (layout fixed forever)
+ *   "store_id"     02 01 id[16]
+ *   "created"      03 01 i64 time
+ *   "history_head" 04 01 u64 last id, digest[32]
+ * blobs:
+ *   digest[32]                    -> 10 01 digest[32] u8 kind u64 size
+ *                                    u32 chunks u64 stored i64 added
+ *                                    lstr name lstr meta seal
+ *   digest[32] u32be chunk        -> chunk record, tag 11, aux 0
+ *   ff "tmp" u64be serial u32be n -> chunk record of a blob being written
+ *                                    (never committed)
+ * versions:
+ *   name                          -> 20 01 lstr name i64 registered
+ *                                    lstr pins lstr env artifact[32]
+ *                                    snapshot[32] u8 has_policy
+ *                                    lstr policy policy_digest[32] seal
+ * samples (all keys of a version share the prefix u8 len, version):
+ *   prefix 00                     -> 30 01 lstr version u64 cases
+ *                                    u32 chunks u64 size u64 stored
+ *                                    digest[32] chunk_list[32]
+ *                                    u8 has_policy policy[32] i64 added
+ *                                    lstr columns seal
+ *   prefix 01 u32be chunk         -> chunk record, tag 31, aux = cases
+ *   prefix 02 case id             -> 32 01 u32 chunk
+ * history:
+ *   u64be id                      -> 40 01 i64 time prev[32] digest[32]
+ *                                    lstr version lstr record
+ * runs:
+ *   id                            -> 50 01 lstr id lstr record seal
+ *
+ * A chunk record: tag 01 sha256(plaintext)[32] u32 plaintext size u32 aux
+ * then one zstd frame (content size and checksum in its header).
+ * chunk_list in a sample record is SHA-256 over the chunks' digests in
+ * order, so one chunk can be checked without reading the others' frames.
+ */
+#ifndef RBA_STORE_PRIV_H
+#define RBA_STORE_PRIV_H
+
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <zstd.h>
+
+#include "common/buf.h"
+#include "common/digest.h"
+#include "common/rba.h"
+#include "store/store.h"
+
+#define STORE_FORMAT 1 /* format-version byte of every record */
+
+enum store_tag {
+	TAG_META_SCHEMA = 0x01,
+	TAG_META_ID = 0x02,
+	TAG_META_CREATED = 0x03,
+	TAG_META_HEAD = 0x04,
+	TAG_BLOB_INFO = 0x10,
+	TAG_BLOB_CHUNK = 0x11,
+	TAG_VERSION = 0x20,
+	TAG_SAMPLE_INFO = 0x30,
+	TAG_SAMPLE_CHUNK = 0x31,
+	TAG_SAMPLE_CASE = 0x32,
+	TAG_HISTORY = 0x40,
+	TAG_RUN = 0x50,
+};
+
+enum store_db {
+	DB_META,
+	DB_BLOBS,
+	DB_VERSIONS,
+	DB_SAMPLES,
+	DB_HISTORY,
+	DB_RUNS,
+	DB_COUNT
+};
+
+extern const char *const store_db_names[DB_COUNT];
+
+#define STORE_ID_LEN 16
+#define CHUNK_HDR (2 + RBA_DIGEST_LEN + 4 + 4)
+#define SEAL_LEN RBA_DIGEST_LEN
+#define BLOB_KEY_LEN RBA_DIGEST_LEN
+#define BLOB_CHUNK_KEY_LEN (RBA_DIGEST_LEN + 4)
+#define BLOB_TMP_KEY_LEN (4 + 8 + 4)
+#define SAMPLE_KEY_MAX (1 + STORE_VERSION_NAME_MAX + 1 + STORE_CASE_ID_MAX)
+
+enum sample_key_kind { SK_INFO = 0, SK_CHUNK = 1, SK_CASE = 2 };
+
+struct store {
+	MDB_env *env;
+	MDB_dbi dbi[DB_COUNT];
+	int read_only;
+	int ntxn;	/* open transactions of this handle */
+	int writing;	/* one of them is a write transaction */
+	uint64_t slack; /* free map room a write transaction starts with */
+	char path[4096];
+	char id_hex[2 * STORE_ID_LEN + 1];
+};
+
+/* Writers hang off their transaction so abort can detach them. */
+struct store_wlink {
+	struct store_wlink *next;
+	struct store_txn *txn; /* NULL once the transaction ended */
+};
+
+struct store_txn {
+	struct store *s;
+	MDB_txn *t;
+	int write;
+	int err;	  /* first error that failed the transaction */
+	char why[384];	  /* its reason */
+	uint64_t serial;  /* for temporary blob keys */
+	struct store_wlink *writers;
+};
+
+/* A view of a decoded chunk record (pointers into the LMDB value). */
+struct store_chunk {
+	const uint8_t *digest;
+	uint32_t size;
+	uint32_t aux;
+	const uint8_t *frame;
+	size_t frame_len;
+};
+
+/*
+ * A helper thread that feeds a hasher with bytes the caller is reading
+ * too, so the two SHA-256 passes over content (per chunk and whole) run
+ * side by side.  Without a thread (small inputs, or pthread_create
+ * failing) the work is done inline; the results are the same.
+ */
+struct store_hashjob {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int state; /* HJ_NONE (no thread), HJ_IDLE, HJ_BUSY, HJ_QUIT */
+	struct rba_hasher *h;
+	const uint8_t *p;
+	size_t n;
+};
+
+/* A compressor for chunk records. */
+struct store_zc {
+	ZSTD_CCtx *cctx;
+	uint8_t *out;
+	size_t cap;
+};
+
+/* ---- errors and transactions (store.c) ---- */
+
+/*
+ * Maps an LMDB status to an rba code and fills d: MDB_MAP_FULL is
+ * RBA_E_LIMIT, a positive errno stays, corruption is RBA_E_CORRUPT,
+ * the rest RBA_E_STORE.  what says what was being done.
+ */
+int store_mdb_fail(struct rba_detail *d, int rc, const char *what);
+/* Fails txn with err (keeps the first) and fills d. */
+int store_txn_fail(struct store_txn *txn, struct rba_detail *d, int err);
+/* The first error of a failed txn (copied into d), or 0. */
+int store_txn_check(struct store_txn *txn, struct rba_detail *d);
+/* 0 or RBA_E_USAGE for a read transaction; also store_txn_check. */
+int store_txn_writable(struct store_txn *txn, struct rba_detail *d);
+void store_txn_link(struct store_txn *txn, struct store_wlink *l);
+void store_txn_unlink(struct store_wlink *l);
+MDB_dbi store_dbi(struct store_txn *txn, enum store_db db);
+
+/* mdb_put that fails txn on error (with what in the reason). */
+int store_put(struct store_txn *txn, enum store_db db, const void *k,
+	      size_t klen, const void *v, size_t vlen, unsigned flags,
+	      const char *what, struct rba_detail *d);
+/* mdb_get: 0, RBA_E_NOTFOUND (d untouched) or an error (d filled). */
+int store_get(struct store_txn *txn, enum store_db db, const void *k,
+	      size_t klen, MDB_val *v, struct rba_detail *d);
+/* mdb_del: 0, RBA_E_NOTFOUND, or fails txn. */
+int store_del(struct store_txn *txn, enum store_db db, const void *k,
+	      size_t klen, const char *what, struct rba_detail *d);
+
+/* ---- records (store.c) ---- */
+
+/* Starts a record: tag and format byte. */
+void store_rec_start(struct rba_buf *b, uint8_t tag);
+/* Appends the seal over everything in b. */
+void store_rec_seal(struct rba_buf *b);
+/*
+ * Checks a sealed record's tag, format and seal and points c at the body
+ * (between the format byte and the seal).  0, RBA_E_CORRUPT or
+ * RBA_E_TAMPERED; d gets "<what>: ..." on error.
+ */
+int store_rec_open_sealed(const MDB_val *v, uint8_t tag,
+			  struct rba_cursor *c, const char *what,
+			  struct rba_detail *d);
+/* Same for an unsealed record. */
+int store_rec_open(const MDB_val *v, uint8_t tag, struct rba_cursor *c,
+		   const char *what, struct rba_detail *d);
+/* Copies an lstr from c into a malloc'd C string (NULL on failure). */
+char *store_cursor_cstr(struct rba_cursor *c, size_t max);
+/* Checks a name: non-empty, <= max bytes.  0 or RBA_E_USAGE/LIMIT. */
+int store_name_check(const char *name, size_t max, const char *what,
+		     struct rba_detail *d);
+int64_t store_now(void);
+
+/* ---- chunks (store_chunk.c) ---- */
+
+int store_zc_init(struct store_zc *z, struct rba_detail *d);
+void store_zc_release(struct store_zc *z);
+/*
+ * Builds a chunk record of n (1..STORE_CHUNK_MAX) plaintext bytes into
+ * z->out, *len its size; *digest gets the plaintext's SHA-256.
+ */
+int store_chunk_encode(struct store_zc *z, uint8_t tag, const uint8_t *p,
+		       size_t n, uint32_t aux, struct rba_digest *digest,
+		       size_t *len, struct rba_detail *d);
+/* Splits a chunk record; 0 or -1 when it is malformed. */
+int store_chunk_split(const MDB_val *v, uint8_t tag, struct store_chunk *c);
+/*
+ * Decompresses a split chunk into out (room for STORE_CHUNK_MAX bytes)
+ * after checking the frame's declared size, and checks the plaintext's
+ * SHA-256.  With whole non-NULL the plaintext is also fed to whole (on
+ * helper j) once decompressed.  0, or RBA_E_TAMPERED with the problem
+ * written into why.
+ */
+int store_chunk_inflate(ZSTD_DCtx *dctx, const struct store_chunk *c,
+			uint8_t *out, struct store_hashjob *j,
+			struct rba_hasher *whole, char *why, size_t whylen);
+ZSTD_DCtx *store_dctx_new(void);
+
+void store_hashjob_init(struct store_hashjob *j);
+/* Starts rba_hasher_update(h, p, n); p must stay unchanged until wait. */
+void store_hashjob_start(struct store_hashjob *j, struct rba_hasher *h,
+			 const uint8_t *p, size_t n);
+/* Waits for the job started last (no-op when none). */
+void store_hashjob_wait(struct store_hashjob *j);
+/* Stops the thread; j may be reused after store_hashjob_init. */
+void store_hashjob_release(struct store_hashjob *j);
+
+/* ---- keys ---- */
+
+void store_blob_chunk_key(const struct rba_digest *digest, uint32_t chunk,
+			  uint8_t key[BLOB_CHUNK_KEY_LEN]);
+/* Sample key of a checked version name (and case id); returns its length. */
+size_t store_sample_key(const char *version, enum sample_key_kind kind,
+			uint32_t chunk, const char *case_id,
+			uint8_t key[SAMPLE_KEY_MAX]);
+void store_be32(uint8_t *p, uint32_t v);
+void store_be64(uint8_t *p, uint64_t v);
+uint32_t store_get_be32(const uint8_t *p);
+uint64_t store_get_be64(const uint8_t *p);
+
+#endif

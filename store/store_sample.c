@@ -1,0 +1,650 @@
+/* store_sample.c - audit samples: chunks, case index, verified reads. */
+#include "store/store_priv.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct store_sample_writer {
+	struct store_wlink link; /* link.txn: the transaction, or NULL */
+	int finished;
+	int failed;
+	char version[STORE_VERSION_NAME_MAX + 1];
+	char *columns;
+	int has_policy;
+	struct rba_digest policy;
+	struct store_zc zc;
+	struct store_hashjob hj;
+	struct rba_hasher whole; /* the sample digest */
+	struct rba_hasher list;	 /* the chunk-list digest */
+	uint64_t cases;
+	uint64_t size;
+	uint64_t stored;
+	uint32_t chunks;
+};
+
+static int
+sample_tampered(struct rba_detail *d, const char *version, const char *fmt,
+		...) __attribute__((format(printf, 3, 4)));
+
+static int
+sample_tampered(struct rba_detail *d, const char *version, const char *fmt,
+		...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	rba_detail_key(d, version);
+	return rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
+			"tampered: sample of version '%s' %s", version, what);
+}
+
+/* ---- the sample record ----------------------------------------------- */
+
+static void
+info_encode(struct rba_buf *b, const char *version,
+	    const struct store_sample_info *s, const struct rba_digest *list)
+{
+	static const struct rba_digest zero;
+
+	store_rec_start(b, TAG_SAMPLE_INFO);
+	rba_buf_put_str(b, version);
+	rba_buf_put_u64(b, s->cases);
+	rba_buf_put_u32(b, s->chunks);
+	rba_buf_put_u64(b, s->size);
+	rba_buf_put_u64(b, s->stored_size);
+	rba_buf_put(b, s->digest.b, RBA_DIGEST_LEN);
+	rba_buf_put(b, list->b, RBA_DIGEST_LEN);
+	rba_buf_put_u8(b, s->has_policy ? 1 : 0);
+	rba_buf_put(b, (s->has_policy ? &s->policy_digest : &zero)->b,
+		    RBA_DIGEST_LEN);
+	rba_buf_put_u64(b, (uint64_t)s->added);
+	rba_buf_put_str(b, s->columns != NULL ? s->columns : "");
+	store_rec_seal(b);
+}
+
+/* Reads the sample record of version; *list gets its chunk-list digest. */
+static int
+info_load(struct store_txn *txn, const char *version,
+	  struct store_sample_info *s, struct rba_digest *list,
+	  struct rba_detail *d)
+{
+	uint8_t key[SAMPLE_KEY_MAX];
+	struct rba_cursor c;
+	const uint8_t *dg, *ld, *pd;
+	const char *ver;
+	size_t klen, vlen;
+	MDB_val v;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	rc = store_txn_check(txn, d);
+	if (rc == 0)
+		rc = store_name_check(version, STORE_VERSION_NAME_MAX,
+				      "version name", d);
+	if (rc != 0)
+		return rc;
+	klen = store_sample_key(version, SK_INFO, 0, NULL, key);
+	rc = store_get(txn, DB_SAMPLES, key, klen, &v, d);
+	if (rc == RBA_E_NOTFOUND)
+		rc = rba_fail(d, rc, NULL, 0, 0, "version '%s' has no sample",
+			      version);
+	if (rc == 0)
+		rc = store_rec_open_sealed(&v, TAG_SAMPLE_INFO, &c,
+					   "sample record", d);
+	if (rc != 0)
+		goto fail;
+	ver = rba_cursor_lstr(&c, STORE_VERSION_NAME_MAX, &vlen);
+	s->cases = rba_cursor_u64(&c);
+	s->chunks = rba_cursor_u32(&c);
+	s->size = rba_cursor_u64(&c);
+	s->stored_size = rba_cursor_u64(&c);
+	dg = rba_cursor_bytes(&c, RBA_DIGEST_LEN);
+	ld = rba_cursor_bytes(&c, RBA_DIGEST_LEN);
+	s->has_policy = rba_cursor_u8(&c);
+	pd = rba_cursor_bytes(&c, RBA_DIGEST_LEN);
+	s->added = (int64_t)rba_cursor_u64(&c);
+	s->columns = store_cursor_cstr(&c, STORE_TEXT_MAX);
+	if (!rba_cursor_ok(&c) || c.left != 0 || s->has_policy > 1 ||
+	    vlen != strlen(version) || memcmp(ver, version, vlen) != 0) {
+		rc = rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
+			      "sample record: malformed");
+		goto fail;
+	}
+	memcpy(s->digest.b, dg, RBA_DIGEST_LEN);
+	memcpy(s->policy_digest.b, pd, RBA_DIGEST_LEN);
+	if (list != NULL)
+		memcpy(list->b, ld, RBA_DIGEST_LEN);
+	return 0;
+fail:
+	rba_detail_key(d, version);
+	store_sample_info_release(s);
+	return rc;
+}
+
+int
+store_sample_info(struct store_txn *txn, const char *version,
+		  struct store_sample_info *info, struct rba_detail *d)
+{
+	return info_load(txn, version, info, NULL, d);
+}
+
+void
+store_sample_info_release(struct store_sample_info *info)
+{
+	if (info == NULL)
+		return;
+	free(info->columns);
+	memset(info, 0, sizeof(*info));
+}
+
+/* ---- deleting -------------------------------------------------------- */
+
+/* Deletes every record of version's sample; *n gets how many. */
+static int
+delete_all(struct store_txn *txn, const char *version, uint64_t *n,
+	   struct rba_detail *d)
+{
+	uint8_t prefix[SAMPLE_KEY_MAX];
+	size_t plen = store_sample_key(version, SK_INFO, 0, NULL, prefix) - 1;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int mrc;
+
+	*n = 0;
+	mrc = mdb_cursor_open(txn->t, store_dbi(txn, DB_SAMPLES), &cur);
+	if (mrc != 0)
+		return store_txn_fail(txn, d,
+				      store_mdb_fail(d, mrc, "deleting a sample"));
+	k.mv_data = prefix;
+	k.mv_size = plen;
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	while (mrc == 0 && k.mv_size > plen &&
+	       memcmp(k.mv_data, prefix, plen) == 0) {
+		mrc = mdb_cursor_del(cur, 0);
+		if (mrc != 0)
+			break;
+		(*n)++;
+		/* Seek again rather than rely on where a delete leaves the
+		 * cursor. */
+		k.mv_data = prefix;
+		k.mv_size = plen;
+		mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	}
+	mdb_cursor_close(cur);
+	if (mrc != 0 && mrc != MDB_NOTFOUND)
+		return store_txn_fail(txn, d,
+				      store_mdb_fail(d, mrc, "deleting a sample"));
+	return 0;
+}
+
+int
+store_sample_delete(struct store_txn *txn, const char *version,
+		    struct rba_detail *d)
+{
+	uint64_t n;
+	int rc = store_txn_writable(txn, d);
+
+	if (rc == 0)
+		rc = store_name_check(version, STORE_VERSION_NAME_MAX,
+				      "version name", d);
+	if (rc == 0)
+		rc = delete_all(txn, version, &n, d);
+	if (rc == 0 && n == 0) {
+		rba_detail_key(d, version);
+		rc = rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
+			      "version '%s' has no sample", version);
+	}
+	return rc;
+}
+
+/* ---- the writer ------------------------------------------------------ */
+
+int
+store_sample_begin(struct store_txn *txn, const char *version,
+		   const char *columns, const struct rba_digest *policy_digest,
+		   struct store_sample_writer **out, struct rba_detail *d)
+{
+	struct store_sample_writer *w;
+	MDB_val v;
+	uint64_t n;
+	size_t cn;
+	int rc = store_txn_writable(txn, d);
+
+	*out = NULL;
+	if (rc == 0)
+		rc = store_name_check(version, STORE_VERSION_NAME_MAX,
+				      "version name", d);
+	if (rc != 0)
+		return rc;
+	if (columns == NULL)
+		columns = "";
+	cn = strlen(columns);
+	if (cn > STORE_TEXT_MAX)
+		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+				"sample columns are %zu bytes, more than %u", cn,
+				STORE_TEXT_MAX);
+	rc = store_get(txn, DB_VERSIONS, version, strlen(version), &v, d);
+	if (rc == RBA_E_NOTFOUND) {
+		rba_detail_key(d, version);
+		return rba_fail(d, rc, NULL, 0, 0, "no version '%s'", version);
+	}
+	if (rc != 0)
+		return rc;
+	/* The old sample goes in this transaction: abort brings it back. */
+	rc = delete_all(txn, version, &n, d);
+	if (rc != 0)
+		return rc;
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return store_txn_fail(txn, d, RBA_E_NOMEM);
+	w->columns = strdup(columns);
+	rc = w->columns == NULL ? RBA_E_NOMEM : store_zc_init(&w->zc, d);
+	if (rc != 0) {
+		free(w->columns);
+		free(w);
+		/* The old sample is already gone from txn. */
+		return store_txn_fail(txn, d, rc);
+	}
+	snprintf(w->version, sizeof(w->version), "%s", version);
+	if (policy_digest != NULL) {
+		w->has_policy = 1;
+		w->policy = *policy_digest;
+	}
+	rba_hasher_init(&w->whole);
+	rba_hasher_init(&w->list);
+	store_hashjob_init(&w->hj);
+	store_txn_link(txn, &w->link);
+	*out = w;
+	return 0;
+}
+
+static int
+sample_writer_live(struct store_sample_writer *w, struct rba_detail *d)
+{
+	if (w == NULL || w->link.txn == NULL)
+		return rba_fail(d, RBA_E_USAGE, NULL, 0, 0,
+				"the sample writer's transaction has ended");
+	if (w->finished || w->failed)
+		return rba_fail(d, RBA_E_USAGE, NULL, 0, 0,
+				w->finished ? "the sample is finished"
+					    : "the sample writer failed");
+	return store_txn_check(w->link.txn, d);
+}
+
+static int
+writer_fail(struct store_sample_writer *w, struct rba_detail *d, int rc)
+{
+	w->failed = 1;
+	return store_txn_fail(w->link.txn, d, rc);
+}
+
+int
+store_sample_add_chunk(struct store_sample_writer *w, const void *p,
+		       size_t n, const char *const *case_ids, size_t ncases,
+		       struct rba_detail *d)
+{
+	struct rba_digest cd;
+	uint8_t key[SAMPLE_KEY_MAX], val[6];
+	size_t klen, len;
+	int rc = sample_writer_live(w, d);
+
+	if (rc != 0)
+		return rc;
+	if (p == NULL || n == 0)
+		return rba_fail(d, RBA_E_USAGE, NULL, 0, 0, "empty sample chunk");
+	if (n > STORE_CHUNK_MAX)
+		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+				"sample chunk of %zu bytes, more than %u", n,
+				STORE_CHUNK_MAX);
+	if (ncases > UINT32_MAX || (ncases > 0 && case_ids == NULL))
+		return rba_fail(d, RBA_E_USAGE, NULL, 0, 0,
+				"bad case id list");
+	for (size_t i = 0; i < ncases; i++) {
+		rc = store_name_check(case_ids[i], STORE_CASE_ID_MAX, "case id",
+				      d);
+		if (rc != 0)
+			return rc;
+	}
+	if (w->chunks == UINT32_MAX)
+		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+				"sample has too many chunks");
+	/* Fed to the sample digest now: any failure below fails the
+	 * writer, so it never finishes with these bytes counted. */
+	store_hashjob_start(&w->hj, &w->whole, p, n);
+	rc = store_chunk_encode(&w->zc, TAG_SAMPLE_CHUNK, p, n,
+				(uint32_t)ncases, &cd, &len, d);
+	store_hashjob_wait(&w->hj);
+	if (rc != 0)
+		return writer_fail(w, d, rc);
+	klen = store_sample_key(w->version, SK_CHUNK, w->chunks, NULL, key);
+	rc = store_put(w->link.txn, DB_SAMPLES, key, klen, w->zc.out, len, 0,
+		       "storing a sample chunk", d);
+	if (rc != 0)
+		return writer_fail(w, d, rc);
+	val[0] = TAG_SAMPLE_CASE;
+	val[1] = STORE_FORMAT;
+	rba_put_u32le(val + 2, w->chunks);
+	for (size_t i = 0; i < ncases; i++) {
+		klen = store_sample_key(w->version, SK_CASE, 0, case_ids[i],
+					key);
+		rc = store_put(w->link.txn, DB_SAMPLES, key, klen, val,
+			       sizeof(val), MDB_NOOVERWRITE,
+			       "indexing a case", d);
+		if (rc == RBA_E_EXISTS) {
+			rba_detail_key(d, case_ids[i]);
+			rc = rba_fail(d, rc, NULL, 0, 0,
+				      "case id '%s' appears twice in the "
+				      "sample of version '%s'",
+				      case_ids[i], w->version);
+		}
+		if (rc != 0)
+			return writer_fail(w, d, rc);
+	}
+	rba_hasher_update(&w->list, cd.b, RBA_DIGEST_LEN);
+	w->chunks++;
+	w->cases += ncases;
+	w->size += n;
+	w->stored += len;
+	return 0;
+}
+
+int
+store_sample_finish(struct store_sample_writer *w, struct rba_digest *digest,
+		    struct rba_detail *d)
+{
+	struct store_sample_info s;
+	struct rba_digest list;
+	struct rba_buf b;
+	uint8_t key[SAMPLE_KEY_MAX];
+	size_t klen;
+	int rc = sample_writer_live(w, d);
+
+	if (rc != 0)
+		return rc;
+	memset(&s, 0, sizeof(s));
+	s.cases = w->cases;
+	s.chunks = w->chunks;
+	s.size = w->size;
+	s.stored_size = w->stored;
+	rba_hasher_final(&w->whole, &s.digest);
+	rba_hasher_final(&w->list, &list);
+	s.has_policy = w->has_policy;
+	s.policy_digest = w->policy;
+	s.added = store_now();
+	s.columns = w->columns;
+	rba_buf_init(&b);
+	info_encode(&b, w->version, &s, &list);
+	rc = rba_buf_status(&b);
+	klen = store_sample_key(w->version, SK_INFO, 0, NULL, key);
+	if (rc == 0)
+		rc = store_put(w->link.txn, DB_SAMPLES, key, klen, b.p, b.len,
+			       0, "storing the sample record", d);
+	rba_buf_release(&b);
+	if (rc != 0)
+		return writer_fail(w, d, rc);
+	w->finished = 1;
+	if (digest != NULL)
+		*digest = s.digest;
+	return 0;
+}
+
+void
+store_sample_writer_free(struct store_sample_writer *w)
+{
+	if (w == NULL)
+		return;
+	if (w->link.txn != NULL && !w->finished) {
+		struct rba_detail d;
+		rba_fail(&d, RBA_E_USAGE, NULL, 0, 0,
+			 "the sample of version '%s' was left unfinished",
+			 w->version);
+		store_txn_fail(w->link.txn, &d, RBA_E_USAGE);
+	}
+	store_txn_unlink(&w->link);
+	store_hashjob_release(&w->hj);
+	store_zc_release(&w->zc);
+	free(w->columns);
+	free(w);
+}
+
+/* ---- reading --------------------------------------------------------- */
+
+/* Gets and splits chunk i of version's sample. */
+static int
+chunk_get(struct store_txn *txn, const char *version, uint32_t i,
+	  uint32_t nchunks, struct store_chunk *c, struct rba_detail *d)
+{
+	uint8_t key[SAMPLE_KEY_MAX];
+	size_t klen = store_sample_key(version, SK_CHUNK, i, NULL, key);
+	MDB_val v;
+	int rc = store_get(txn, DB_SAMPLES, key, klen, &v, d);
+
+	if (rc == RBA_E_NOTFOUND)
+		return sample_tampered(d, version, "chunk %u of %u is missing",
+				       i, nchunks);
+	if (rc != 0)
+		return rc;
+	if (store_chunk_split(&v, TAG_SAMPLE_CHUNK, c) != 0)
+		return sample_tampered(d, version, "chunk %u is malformed", i);
+	return 0;
+}
+
+/* Is there a chunk numbered past the recorded count? */
+static int
+extra_chunk(struct store_txn *txn, const char *version, uint32_t nchunks,
+	    struct rba_detail *d)
+{
+	uint8_t key[SAMPLE_KEY_MAX];
+	size_t klen = store_sample_key(version, SK_CHUNK, nchunks, NULL, key);
+	MDB_val v;
+	int rc = store_get(txn, DB_SAMPLES, key, klen, &v, d);
+
+	if (rc == 0)
+		return sample_tampered(d, version, "has an extra chunk %u",
+				       nchunks);
+	return rc == RBA_E_NOTFOUND ? 0 : rc;
+}
+
+int
+store_sample_read(struct store_txn *txn, const char *version,
+		  int (*cb)(void *ctx, uint32_t chunk_no, const uint8_t *p,
+			    size_t n),
+		  void *ctx, struct rba_detail *d)
+{
+	struct store_sample_info s;
+	struct store_chunk c;
+	struct rba_digest list, got;
+	struct rba_hasher whole, lh;
+	struct store_hashjob hj;
+	ZSTD_DCtx *dctx = NULL;
+	uint8_t *out = NULL;
+	uint64_t cases = 0, size = 0;
+	char why[200];
+	int rc;
+
+	store_hashjob_init(&hj);
+	rc = info_load(txn, version, &s, &list, d);
+	if (rc != 0)
+		return rc;
+	dctx = store_dctx_new();
+	out = malloc(STORE_CHUNK_MAX);
+	if (dctx == NULL || out == NULL) {
+		rc = RBA_E_NOMEM;
+		goto out;
+	}
+	rba_hasher_init(&whole);
+	rba_hasher_init(&lh);
+	for (uint32_t i = 0; i < s.chunks; i++) {
+		rc = chunk_get(txn, version, i, s.chunks, &c, d);
+		if (rc != 0)
+			goto out;
+		rc = store_chunk_inflate(dctx, &c, out, &hj, &whole, why,
+					 sizeof(why));
+		if (rc != 0) {
+			rc = sample_tampered(d, version, "chunk %u %s", i, why);
+			goto out;
+		}
+		rba_hasher_update(&lh, c.digest, RBA_DIGEST_LEN);
+		cases += c.aux;
+		size += c.size;
+		rc = cb(ctx, i, out, c.size);
+		if (rc != 0)
+			goto out;
+	}
+	rc = extra_chunk(txn, version, s.chunks, d);
+	if (rc != 0)
+		goto out;
+	if (cases != s.cases || size != s.size) {
+		rc = sample_tampered(d, version,
+				     "holds %llu cases in %llu bytes where the "
+				     "record says %llu in %llu",
+				     (unsigned long long)cases,
+				     (unsigned long long)size,
+				     (unsigned long long)s.cases,
+				     (unsigned long long)s.size);
+		goto out;
+	}
+	rba_hasher_final(&lh, &got);
+	if (!rba_digest_equal(&got, &list)) {
+		rc = sample_tampered(d, version,
+				     "chunk digests do not match its record");
+		goto out;
+	}
+	rba_hasher_final(&whole, &got);
+	if (!rba_digest_equal(&got, &s.digest))
+		rc = sample_tampered(d, version,
+				     "content does not match its digest");
+out:
+	store_hashjob_release(&hj);
+	store_sample_info_release(&s);
+	ZSTD_freeDCtx(dctx);
+	free(out);
+	return rc;
+}
+
+int
+store_sample_case_chunk(struct store_txn *txn, const char *version,
+			const char *case_id, uint32_t *chunk_no,
+			struct rba_detail *d)
+{
+	struct store_sample_info s;
+	uint8_t key[SAMPLE_KEY_MAX];
+	struct rba_cursor c;
+	uint32_t nchunks;
+	size_t klen;
+	MDB_val v;
+	int rc;
+
+	rc = info_load(txn, version, &s, NULL, d);
+	if (rc != 0)
+		return rc;
+	nchunks = s.chunks;
+	store_sample_info_release(&s);
+	rc = store_name_check(case_id, STORE_CASE_ID_MAX, "case id", d);
+	if (rc != 0)
+		return rc;
+	klen = store_sample_key(version, SK_CASE, 0, case_id, key);
+	rc = store_get(txn, DB_SAMPLES, key, klen, &v, d);
+	if (rc == RBA_E_NOTFOUND) {
+		rba_detail_key(d, case_id);
+		return rba_fail(d, rc, NULL, 0, 0,
+				"no case '%s' in the sample of version '%s'",
+				case_id, version);
+	}
+	if (rc != 0)
+		return rc;
+	rc = store_rec_open(&v, TAG_SAMPLE_CASE, &c, "case index", d);
+	if (rc != 0)
+		return rc;
+	*chunk_no = rba_cursor_u32(&c);
+	if (!rba_cursor_ok(&c) || c.left != 0 || *chunk_no >= nchunks) {
+		rba_detail_key(d, case_id);
+		return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
+				"case index of '%s': malformed", case_id);
+	}
+	return 0;
+}
+
+/* Checks the recorded chunk digests of version against the record. */
+static int
+check_list(struct store_txn *txn, const char *version, uint32_t nchunks,
+	   const struct rba_digest *list, struct rba_detail *d)
+{
+	struct store_chunk c;
+	struct rba_hasher h;
+	struct rba_digest got;
+	int rc;
+
+	rba_hasher_init(&h);
+	for (uint32_t i = 0; i < nchunks; i++) {
+		/* Only the record header is read: no frame is inflated. */
+		rc = chunk_get(txn, version, i, nchunks, &c, d);
+		if (rc != 0)
+			return rc;
+		rba_hasher_update(&h, c.digest, RBA_DIGEST_LEN);
+	}
+	rba_hasher_final(&h, &got);
+	if (!rba_digest_equal(&got, list))
+		return sample_tampered(d, version,
+				       "chunk digests do not match its record");
+	return 0;
+}
+
+int
+store_sample_chunk_load(struct store_txn *txn, const char *version,
+			uint32_t chunk_no, uint8_t **p, size_t *n,
+			struct rba_detail *d)
+{
+	struct store_sample_info s;
+	struct store_chunk c;
+	struct rba_digest list;
+	ZSTD_DCtx *dctx = NULL;
+	uint8_t *out = NULL;
+	char why[200];
+	int rc;
+
+	*p = NULL;
+	*n = 0;
+	rc = info_load(txn, version, &s, &list, d);
+	if (rc != 0)
+		return rc;
+	if (chunk_no >= s.chunks) {
+		rba_detail_key(d, version);
+		rc = rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
+			      "the sample of version '%s' has no chunk %u",
+			      version, chunk_no);
+		goto out;
+	}
+	rc = check_list(txn, version, s.chunks, &list, d);
+	if (rc == 0)
+		rc = chunk_get(txn, version, chunk_no, s.chunks, &c, d);
+	if (rc != 0)
+		goto out;
+	dctx = store_dctx_new();
+	/* c.size is checked against STORE_CHUNK_MAX before inflating, but
+	 * the buffer is the full chunk size whatever it records. */
+	out = malloc(STORE_CHUNK_MAX + 1);
+	if (dctx == NULL || out == NULL) {
+		rc = RBA_E_NOMEM;
+		goto out;
+	}
+	rc = store_chunk_inflate(dctx, &c, out, NULL, NULL, why, sizeof(why));
+	if (rc != 0) {
+		rc = sample_tampered(d, version, "chunk %u %s", chunk_no, why);
+		goto out;
+	}
+	out[c.size] = 0;
+	*p = out;
+	*n = c.size;
+	out = NULL;
+out:
+	store_sample_info_release(&s);
+	ZSTD_freeDCtx(dctx);
+	free(out);
+	return rc;
+}

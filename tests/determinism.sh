@@ -1,0 +1,107 @@
+#!/bin/sh
+# determinism.sh - strict training must give one artifact per pins file,
+# equal to the golden digest in fixtures/golden/strict-abi1.txt, whatever
+# the compiler, optimization level, thread count, strict vector path or
+# OpenBLAS core.  Builds four binaries (each in its own build directory),
+# then for every binary trains every pins file under every variant.
+#
+#   sh tests/determinism.sh            (from the top of the tree)
+#   RBA_DET_BUILDS='gcc-O2' sh tests/determinism.sh   (a subset of builds)
+#
+# Exit 0 when every digest agrees with the golden one, 1 when one does
+# not, 2 when a build or a command fails.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+golden=fixtures/golden/strict-abi1.txt
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/rba-det.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT INT TERM
+jobs=${RBA_DET_JOBS:-2}
+
+# name:CC:OPT
+all_builds='gcc-O0:gcc:-O0 gcc-O2:gcc:-O2 gcc-O3-native:gcc:-O3 -march=native clang-O2:clang:-O2'
+want=${RBA_DET_BUILDS:-gcc-O0 gcc-O2 gcc-O3-native clang-O2}
+
+fail=0
+bins=
+old_ifs=$IFS
+for spec in 'gcc-O0:gcc:-O0' 'gcc-O2:gcc:-O2' 'gcc-O3-native:gcc:-O3 -march=native' 'clang-O2:clang:-O2'; do
+	name=${spec%%:*}
+	rest=${spec#*:}
+	cc=${rest%%:*}
+	opt=${rest#*:}
+	case " $want " in *" $name "*) ;; *) continue ;; esac
+	if ! command -v "$cc" >/dev/null 2>&1; then
+		echo "determinism: SKIP $name: no $cc on this machine"
+		continue
+	fi
+	echo "determinism: building $name ($cc $opt)"
+	if ! make -s -j"$jobs" BUILD="build/det-$name" CC="$cc" OPT="$opt" \
+		"build/det-$name/rebuild-audit" > "$scratch/build-$name.log" 2>&1; then
+		echo "determinism: build $name failed:" >&2
+		tail -20 "$scratch/build-$name.log" >&2
+		exit 2
+	fi
+	bins="$bins $name"
+done
+IFS=$old_ifs
+[ -n "$bins" ] || { echo "determinism: no compiler available" >&2; exit 2; }
+
+# The synthetic snapshot: every build must write the same bytes.
+synth_digest=$(sed -n 's/^synth-snapshot //p' "$golden")
+for name in $bins; do
+	got=$("build/det-$name/rebuild-audit" snapshot synth -o "$scratch/synth-$name.csv") || exit 2
+	if [ "$got" != "$synth_digest" ]; then
+		echo "determinism: FAIL snapshot synth under $name: $got, golden $synth_digest"
+		fail=1
+	fi
+done
+first=$(echo $bins | cut -d' ' -f1)
+cp "$scratch/synth-$first.csv" "$scratch/synth.csv"
+
+snapshot_for() {
+	case $1 in
+	german-numeric-*) echo "$top/fixtures/german-credit-numeric.csv" ;;
+	german-categorical-*) echo "$top/fixtures/german-credit.csv" ;;
+	synth-*) echo "$scratch/synth.csv" ;;
+	esac
+}
+
+grep -v '^synth-snapshot ' "$golden" | grep -v '^#' | while read -r pins digest; do
+	[ -n "$pins" ] || continue
+	src=fixtures/pins/$pins.yaml
+	snap=$(snapshot_for "$pins")
+	runs=0
+	bad=0
+	for t in 1 2; do
+		sed "s/threads: [0-9]*/threads: $t/" "$src" > "$scratch/$pins-t$t.yaml"
+	done
+	for name in $bins; do
+		bin=build/det-$name/rebuild-audit
+		for variant in t1 t2 t1:OPENBLAS_CORETYPE=Haswell t1:OPENBLAS_CORETYPE=Prescott t2:RBA_STRICT_ISA=base; do
+			t=${variant%%:*}
+			envset=
+			case $variant in *:*) envset=${variant#*:} ;; esac
+			got=$(env $envset "$bin" train "$scratch/$pins-$t.yaml" --snapshot "$snap" 2>"$scratch/err") || {
+				echo "determinism: FAIL $pins under $name $variant: $(cat "$scratch/err")"
+				bad=1
+				continue
+			}
+			runs=$((runs + 1))
+			if [ "$got" != "$digest" ]; then
+				echo "determinism: FAIL $pins under $name $variant: $got, golden $digest"
+				bad=1
+			fi
+		done
+	done
+	if [ $bad = 0 ]; then
+		echo "determinism: ok   $pins $digest ($runs runs)"
+	else
+		echo x >> "$scratch/failed"
+	fi
+done
+[ -e "$scratch/failed" ] && fail=1
+if [ $fail = 0 ]; then
+	echo "determinism: one digest per pins file, equal to the golden one"
+fi
+exit $fail

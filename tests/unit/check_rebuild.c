@@ -1,0 +1,879 @@
+/*
+ * check_rebuild.c - the deterministic trainer: keyed RNG, exp/log,
+ * kernels, gradients, optimizers, thread invariance, encoding, split,
+ * synthetic task, environment records.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "policy/policy.h"
+#include "rebuild/csv.h"
+#include "rebuild/encode.h"
+#include "rebuild/envrec.h"
+#include "rebuild/fmath.h"
+#include "rebuild/kernel.h"
+#include "rebuild/rng.h"
+#include "rebuild/synth.h"
+#include "rebuild/trainer.h"
+#include "tests/unit/suites.h"
+
+static uint32_t
+fbits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+/* Distance in ulps between two finite floats of the same sign. */
+static long
+ulps(float a, float b)
+{
+	int32_t ia = (int32_t)fbits(a), ib = (int32_t)fbits(b);
+
+	if (ia < 0)
+		ia = (int32_t)0x80000000 - ia;
+	if (ib < 0)
+		ib = (int32_t)0x80000000 - ib;
+	return labs((long)ia - (long)ib);
+}
+
+START_TEST(test_rng_pure)
+{
+	uint64_t k1 = rng_key(7, RNG_INIT, 0, 0), k2 = rng_key(7, RNG_INIT, 0, 0);
+	uint64_t k3 = rng_key(7, RNG_SHUFFLE, 0, 0), k4 = rng_key(8, RNG_INIT, 0, 0);
+	uint64_t k5 = rng_key(7, RNG_INIT, 1, 0), k6 = rng_key(7, RNG_INIT, 0, 1);
+	double mean = 0, corr = 0;
+	int n = 20000, hist[10] = { 0 };
+
+	ck_assert_uint_eq(k1, k2);
+	ck_assert_uint_ne(k1, k3);
+	ck_assert_uint_ne(k1, k4);
+	ck_assert_uint_ne(k1, k5);
+	ck_assert_uint_ne(k1, k6);
+	ck_assert_uint_ne(k5, k6);
+	/* Same (key, index): same number, in any order of calls. */
+	uint64_t a = rng_u64(k1, 12345);
+	(void)rng_u64(k1, 1);
+	(void)rng_u64(k3, 12345);
+	ck_assert_uint_eq(a, rng_u64(k1, 12345));
+	ck_assert_uint_ne(rng_u64(k1, 0), rng_u64(k1, 1));
+	/* Known answer: the stream is part of the trainer ABI. */
+	ck_assert_uint_eq(rng_mix64(0), 0xE220A8397B1DCDAFull);
+	for (int i = 0; i < n; i++) {
+		float u = rng_uniformf(k1, (uint64_t)i);
+		float v = rng_uniformf(k3, (uint64_t)i);
+		ck_assert(u >= 0.0f && u < 1.0f);
+		/* 24-bit granularity: u * 2^24 is an integer. */
+		ck_assert(u * 16777216.0f == (float)(uint32_t)(u * 16777216.0f));
+		mean += u;
+		corr += (u - 0.5) * (v - 0.5);
+		hist[(int)(u * 10)]++;
+		ck_assert_uint_lt(rng_below(k1, (uint64_t)i, 7), 7);
+		double d = rng_uniform(k1, (uint64_t)i);
+		ck_assert(d >= 0.0 && d < 1.0);
+	}
+	mean /= n;
+	corr /= n;
+	ck_assert_msg(fabs(mean - 0.5) < 0.01, "mean %g", mean);
+	/* Distinct purposes are uncorrelated (|r| well under 0.05). */
+	ck_assert_msg(fabs(corr / (1.0 / 12)) < 0.05, "corr %g", corr * 12);
+	for (int b = 0; b < 10; b++)
+		ck_assert_msg(abs(hist[b] - n / 10) < n / 50, "bin %d: %d", b,
+			      hist[b]);
+	/* rng_bits32: pure and keyed. */
+	ck_assert_uint_eq(rng_bits32(k1, 5), rng_bits32(k1, 5));
+	ck_assert_uint_ne(rng_bits32(k1, 5), rng_bits32(k3, 5));
+}
+END_TEST
+
+START_TEST(test_rng_normal)
+{
+	uint64_t k = rng_key(0, RNG_SYNTH, 0, 0);
+	double s = 0, ss = 0;
+	int n = 40000;
+
+	for (int i = 0; i < n; i++) {
+		float z = rng_normalf(k, (uint64_t)i);
+		ck_assert(isfinite(z));
+		ck_assert(fabsf(z) < 6.0f);
+		s += z;
+		ss += (double)z * z;
+	}
+	ck_assert_msg(fabs(s / n) < 0.02, "mean %g", s / n);
+	ck_assert_msg(fabs(ss / n - 1.0) < 0.03, "var %g", ss / n);
+}
+END_TEST
+
+START_TEST(test_exp_log_accuracy)
+{
+	long worst_e = 0, worst_l = 0;
+
+	for (int i = 0; i <= 200000; i++) {
+		float x = -87.0f + (float)i * (175.0f / 200000.0f);
+		float got = fm_expf(x), want = expf(x);
+		long u = ulps(got, want);
+		if (u > worst_e)
+			worst_e = u;
+	}
+	ck_assert_msg(worst_e <= 2, "exp: %ld ulp", worst_e);
+	for (int i = 1; i <= 200000; i++) {
+		/* Spans 2^-126 .. 2^127 geometrically, plus values near 1. */
+		float x = ldexpf(1.0f + (float)(i % 1000) / 1000.0f,
+				 -126 + (i * 253) / 200000);
+		float y = 0.5f + (float)i / 100000.0f;
+		long u1 = ulps(fm_logf(x), logf(x));
+		long u2 = fabsf(logf(y)) > 1e-3f ? ulps(fm_logf(y), logf(y)) : 0;
+		if (u1 > worst_l)
+			worst_l = u1;
+		if (u2 > worst_l)
+			worst_l = u2;
+		ck_assert(fabsf(fm_logf(y) - logf(y)) <= 2e-7f);
+	}
+	ck_assert_msg(worst_l <= 2, "log: %ld ulp", worst_l);
+	/* Subnormal inputs. */
+	ck_assert(ulps(fm_logf(1e-40f), logf(1e-40f)) <= 2);
+	for (int i = 0; i < 4096; i++) {
+		float t = (float)i / 4096.0f;
+		ck_assert_msg(fabs(fm_cos2pif(t) - cos(2 * M_PI * t)) < 3e-7,
+			      "cos2pi(%g)", t);
+	}
+}
+END_TEST
+
+START_TEST(test_exp_log_special)
+{
+	ck_assert(fm_expf(0.0f) == 1.0f);
+	ck_assert(fm_expf(-0.0f) == 1.0f);
+	ck_assert(isinf(fm_expf(89.0f)) && fm_expf(89.0f) > 0);
+	ck_assert(isinf(fm_expf(INFINITY)));
+	ck_assert(fm_expf(-INFINITY) == 0.0f);
+	ck_assert(fm_expf(-200.0f) == 0.0f);
+	ck_assert(isnan(fm_expf(NAN)));
+	ck_assert(fm_expf(-100.0f) > 0.0f); /* subnormal, not flushed */
+	ck_assert(fm_expf(88.5f) < INFINITY);
+	ck_assert(fm_logf(1.0f) == 0.0f);
+	ck_assert(fm_logf(2.0f) == logf(2.0f));
+	ck_assert(isinf(fm_logf(0.0f)) && fm_logf(0.0f) < 0);
+	ck_assert(isinf(fm_logf(-0.0f)) && fm_logf(-0.0f) < 0);
+	ck_assert(isnan(fm_logf(-1.0f)));
+	ck_assert(isnan(fm_logf(NAN)));
+	ck_assert(isinf(fm_logf(INFINITY)) && fm_logf(INFINITY) > 0);
+	ck_assert(fm_cos2pif(0.0f) == 1.0f);
+	ck_assert(fm_cos2pif(0.5f) == -1.0f);
+	ck_assert(fm_cos2pif(1.0f) == 1.0f);
+	ck_assert(fabsf(fm_cos2pif(0.25f)) < 1e-7f);
+	ck_assert(isnan(fm_cos2pif(1e30f)));
+	ck_assert(fm_sqrtf(4.0f) == 2.0f);
+}
+END_TEST
+
+static void
+fill(float *p, size_t n, uint64_t seed)
+{
+	uint64_t k = rng_key(seed, 99, 0, 0);
+
+	for (size_t i = 0; i < n; i++)
+		p[i] = rng_uniformf(k, i) * 2.0f - 1.0f;
+}
+
+/* The documented order, written the plain way. */
+static void
+seq_linear(const float *x, size_t rows, size_t in, const float *w,
+	   const float *b, size_t out, float *y)
+{
+	for (size_t r = 0; r < rows; r++)
+		for (size_t j = 0; j < out; j++) {
+			float s = b ? b[j] : 0.0f;
+			for (size_t k = 0; k < in; k++)
+				s = s + x[r * in + k] * w[k * out + j];
+			y[r * out + j] = s;
+		}
+}
+
+static void
+check_ops(const struct kernel_ops *k, const char *isa)
+{
+	static const size_t dims[] = { 1, 3, 4, 5, 8, 15, 16, 17, 31, 32, 33, 37 };
+	float *x = malloc(64 * 64 * 4), *w = malloc(64 * 64 * 4);
+	float *b = malloc(64 * 4), *y = malloc(64 * 64 * 4);
+	float *yr = malloc(64 * 64 * 4), *wt = malloc(64 * 64 * 4);
+	float *db = malloc(64 * 4), *dbr = malloc(64 * 4);
+
+	for (size_t ri = 0; ri < 12; ri += 2)
+		for (size_t ii = 0; ii < 12; ii++)
+			for (size_t oi = 0; oi < 12; oi++) {
+				size_t rows = dims[ri], in = dims[ii], out = dims[oi];
+				fill(x, rows * in, rows + 10 * in);
+				fill(w, in * out, in + 100 * out);
+				fill(b, out, out);
+				/* linear, bit for bit against the order */
+				k->linear(x, rows, in, w, b, out, y);
+				seq_linear(x, rows, in, w, b, out, yr);
+				ck_assert_msg(memcmp(y, yr, rows * out * 4) == 0,
+					      "%s linear %zux%zux%zu", isa, rows,
+					      in, out);
+				/* and close to the double reference */
+				kernel_ref_linear(x, rows, in, w, b, out, yr);
+				for (size_t i = 0; i < rows * out; i++)
+					ck_assert(fabsf(y[i] - yr[i]) < 1e-4f);
+				/* back_dx: dy (rows x out) times W^T */
+				for (size_t kk = 0; kk < in; kk++)
+					for (size_t j = 0; j < out; j++)
+						wt[j * in + kk] = w[kk * out + j];
+				fill(y, rows * out, 5);
+				k->back_dx(y, rows, out, w, wt, in, x);
+				seq_linear(y, rows, out, wt, NULL, in, yr);
+				ck_assert_msg(memcmp(x, yr, rows * in * 4) == 0,
+					      "%s back_dx %zux%zux%zu", isa,
+					      rows, in, out);
+				/* back_dw: sums over rows in order */
+				fill(x, rows * in, 6);
+				k->back_dw(x, y, rows, in, out, w, db);
+				for (size_t kk = 0; kk < in; kk++)
+					for (size_t j = 0; j < out; j++) {
+						float s = 0.0f;
+						for (size_t r = 0; r < rows; r++)
+							s = s + x[r * in + kk] *
+									y[r * out + j];
+						ck_assert_msg(fbits(s) ==
+								      fbits(w[kk * out + j]),
+							      "%s back_dw", isa);
+					}
+				for (size_t j = 0; j < out; j++) {
+					float s = 0.0f;
+					for (size_t r = 0; r < rows; r++)
+						s = s + y[r * out + j];
+					dbr[j] = s;
+				}
+				ck_assert(memcmp(db, dbr, out * 4) == 0);
+			}
+	free(x);
+	free(w);
+	free(b);
+	free(y);
+	free(yr);
+	free(wt);
+	free(db);
+	free(dbr);
+}
+
+START_TEST(test_kernels_order)
+{
+	static const char *const isas[] = { "base", "avx2", "avx512" };
+
+	for (int i = 0; i < 3; i++) {
+		setenv("RBA_STRICT_ISA", isas[i], 1);
+		check_ops(kernel_strict(), kernel_strict_isa());
+	}
+	unsetenv("RBA_STRICT_ISA");
+}
+END_TEST
+
+START_TEST(test_optimizer_steps)
+{
+	const struct kernel_ops *k = kernel_strict();
+	struct kernel_adamw a;
+	struct kernel_sgd s = { 0.0f, 0.9f, 0.1f };
+	float w[19], g[19], m[19], v[19], buf[19];
+
+	/* First AdamW step moves each weight by about lr * sign(g). */
+	for (int i = 0; i < 19; i++) {
+		w[i] = 1.0f;
+		g[i] = i % 2 ? 0.5f : -2.0f;
+		m[i] = v[i] = 0.0f;
+	}
+	a.b1 = 0.9f;
+	a.omb1 = 1.0f - a.b1;
+	a.b2 = 0.999f;
+	a.omb2 = 1.0f - a.b2;
+	a.decay = 1.0f;
+	a.step_size = (float)(0.1 / (1.0 - 0.9));
+	a.bc2sqrt = (float)sqrt(1.0 - 0.999);
+	a.eps = 1e-8f;
+	k->adamw(w, g, m, v, 19, &a);
+	for (int i = 0; i < 19; i++) {
+		ck_assert(fabsf(w[i] - (i % 2 ? 0.9f : 1.1f)) < 1e-5f);
+		ck_assert(fabsf(m[i] - 0.1f * g[i]) < 1e-7f);
+	}
+	/* Decoupled decay: w (1 - lr wd) before the step, whatever g. */
+	for (int i = 0; i < 19; i++) {
+		w[i] = 1.0f;
+		m[i] = v[i] = 0.0f;
+	}
+	a.decay = 1.0f - 0.1f * 0.5f;
+	k->adamw(w, g, m, v, 19, &a);
+	ck_assert(fabsf(w[1] - 0.85f) < 1e-5f);
+	ck_assert(fabsf(w[0] - 1.05f) < 1e-5f);
+	/* SGD with momentum: 1 -> 0.95 -> 0.855 for g = 0.5. */
+	for (int i = 0; i < 19; i++) {
+		w[i] = 1.0f;
+		g[i] = 0.5f;
+		buf[i] = 0.0f;
+	}
+	k->sgd(w, g, buf, 19, &s);
+	ck_assert(w[18] == 1.0f - 0.1f * 0.5f);
+	k->sgd(w, g, buf, 19, &s);
+	ck_assert(fabsf(w[18] - 0.855f) < 1e-6f);
+	ck_assert(fabsf(buf[0] - 0.95f) < 1e-6f);
+	/* Coupled weight decay in SGD: g' = g + wd w. */
+	w[0] = 2.0f;
+	g[0] = 0.0f;
+	buf[0] = 0.0f;
+	s.wd = 0.5f;
+	s.momentum = 0.0f;
+	k->sgd(w, g, buf, 1, &s);
+	ck_assert(w[0] == 2.0f - 0.1f * 1.0f);
+}
+END_TEST
+
+/* Mean cross-entropy in double, straight from the definition. */
+static double
+ref_loss(const struct rebuild_model *m, const float *x, const uint32_t *y,
+	 size_t n)
+{
+	double total = 0, a[64], z[64];
+
+	for (size_t r = 0; r < n; r++) {
+		size_t in = m->sizes[0];
+		for (size_t k = 0; k < in; k++)
+			a[k] = x[r * in + k];
+		for (uint32_t l = 0; l < m->nlayers; l++) {
+			size_t o = m->sizes[l + 1];
+			in = m->sizes[l];
+			for (size_t j = 0; j < o; j++) {
+				double s = m->b[l][j];
+				for (size_t k = 0; k < in; k++)
+					s += a[k] * m->w[l][k * o + j];
+				z[j] = l + 1 < m->nlayers && s < 0 ? 0 : s;
+			}
+			memcpy(a, z, o * sizeof(double));
+		}
+		double mx = a[0], se = 0;
+		for (uint32_t c = 1; c < m->sizes[m->nlayers]; c++)
+			mx = a[c] > mx ? a[c] : mx;
+		for (uint32_t c = 0; c < m->sizes[m->nlayers]; c++)
+			se += exp(a[c] - mx);
+		total += log(se) + mx - a[y[r]];
+	}
+	return total / (double)n;
+}
+
+START_TEST(test_gradient_check)
+{
+	uint32_t sizes[] = { 5, 7, 6, 3 };
+	struct rebuild_model m, g;
+	struct rebuild_set set;
+	float x[45 * 5];
+	uint32_t y[45];
+	double loss;
+	int checked = 0;
+
+	ck_assert_int_eq(rebuild_model_alloc(&m, 3, sizes), 0);
+	for (uint32_t l = 0; l < 3; l++) {
+		fill(m.w[l], (size_t)sizes[l] * sizes[l + 1], 10 + l);
+		fill(m.b[l], sizes[l + 1], 20 + l);
+	}
+	fill(x, sizeof(x) / 4, 3);
+	for (int i = 0; i < 45; i++)
+		y[i] = (uint32_t)(i * 7 % 3);
+	set = (struct rebuild_set){ 45, x, y };
+	ck_assert_int_eq(rebuild_gradient(0, &m, &set, &g, &loss),
+			 RBA_E_UNSUPPORTED);
+	ck_assert_int_eq(rebuild_gradient(1, &m, &set, &g, &loss), 0);
+	ck_assert(fabs(loss - ref_loss(&m, x, y, 45)) < 1e-5);
+	for (uint32_t l = 0; l < 3; l++) {
+		size_t nw = (size_t)sizes[l] * sizes[l + 1];
+		for (size_t i = 0; i < nw + sizes[l + 1]; i++) {
+			float *p = i < nw ? &m.w[l][i] : &m.b[l][i - nw];
+			float an = i < nw ? g.w[l][i] : g.b[l][i - nw];
+			float save = *p, h = 1e-3f;
+			*p = save + h;
+			double up = ref_loss(&m, x, y, 45);
+			*p = save - h;
+			double dn = ref_loss(&m, x, y, 45);
+			*p = save;
+			double num = (up - dn) / (2.0 * (double)h);
+			ck_assert_msg(fabs(num - an) < 2e-3 + 2e-2 * fabs(num),
+				      "layer %u param %zu: numeric %g analytic %g",
+				      l, i, num, (double)an);
+			checked++;
+		}
+	}
+	ck_assert_int_gt(checked, 100);
+	rebuild_model_release(&g);
+	rebuild_model_release(&m);
+}
+END_TEST
+
+static void
+small_pins(struct pins *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->model.nhidden = 2;
+	p->model.hidden[0] = 16;
+	p->model.hidden[1] = 8;
+	p->model.dropout = 0.3;
+	p->train.epochs = 3;
+	p->train.batch_size = 50; /* blocks of 32 + 18 */
+	p->train.optimizer = PINS_OPT_ADAMW;
+	p->train.lr = 0.02;
+	p->train.weight_decay = 0.003;
+	p->train.betas[0] = 0.9;
+	p->train.betas[1] = 0.999;
+	p->train.eps = 1e-8;
+	p->determinism.mode = PINS_DET_STRICT;
+	p->determinism.threads = 1;
+}
+
+static void
+synth_set(size_t n, uint32_t feat, float **x, uint32_t **y)
+{
+	struct synth_params sp;
+
+	synth_params_default(&sp);
+	sp.rows = n;
+	sp.features = feat;
+	sp.classes = 3;
+	*x = malloc(n * feat * sizeof(float));
+	*y = malloc(n * sizeof(uint32_t));
+	synth_generate(&sp, *x, *y);
+}
+
+static int
+models_equal(const struct rebuild_model *a, const struct rebuild_model *b)
+{
+	if (a->nlayers != b->nlayers)
+		return 0;
+	for (uint32_t l = 0; l < a->nlayers; l++) {
+		size_t nw = (size_t)a->sizes[l] * a->sizes[l + 1];
+		if (memcmp(a->w[l], b->w[l], nw * 4) ||
+		    memcmp(a->b[l], b->b[l], a->sizes[l + 1] * 4))
+			return 0;
+	}
+	return 1;
+}
+
+START_TEST(test_threads_invariant)
+{
+	struct pins p;
+	struct rebuild_model m[4];
+	struct rebuild_report rep;
+	struct rebuild_set tr, va;
+	struct rba_detail d;
+	float *x;
+	uint32_t *y;
+
+	synth_set(400, 10, &x, &y);
+	tr = (struct rebuild_set){ 333, x, y };
+	va = (struct rebuild_set){ 67, x + 333 * 10, y + 333 };
+	small_pins(&p);
+	for (unsigned t = 1; t <= 3; t++) {
+		p.determinism.threads = t;
+		ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va,
+					       &m[t - 1], &rep, &d),
+				 0);
+		ck_assert(isfinite(rep.final.val_loss));
+		ck_assert(isnan(rep.final.val_auc)); /* three classes */
+		ck_assert_uint_eq(rep.epochs, 3);
+		rebuild_report_release(&rep);
+	}
+	ck_assert(models_equal(&m[0], &m[1]));
+	ck_assert(models_equal(&m[0], &m[2]));
+	/* Another seed is another model; the same seed the same one. */
+	p.train.seed = 1;
+	p.determinism.threads = 1;
+	ck_assert_int_eq(rebuild_train(&p, 0, 10, 3, 0, &tr, &va, &m[3], NULL, &d), 0);
+	ck_assert(!models_equal(&m[0], &m[3]));
+	/* Every vector path gives the same bits. */
+	rebuild_model_release(&m[1]);
+	rebuild_model_release(&m[2]);
+	p.train.seed = 0;
+	setenv("RBA_STRICT_ISA", "base", 1);
+	ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va, &m[1], NULL, &d), 0);
+	unsetenv("RBA_STRICT_ISA");
+	ck_assert(models_equal(&m[0], &m[1]));
+	/* SGD trains too, to other weights. */
+	p.train.optimizer = PINS_OPT_SGD;
+	p.train.momentum = 0.9;
+	ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va, &m[2], NULL, &d), 0);
+	ck_assert(!models_equal(&m[0], &m[2]));
+	for (int i = 0; i < 4; i++)
+		rebuild_model_release(&m[i]);
+	free(x);
+	free(y);
+}
+END_TEST
+
+START_TEST(test_train_errors)
+{
+	struct pins p;
+	struct rebuild_model m;
+	struct rebuild_set tr, va;
+	struct rba_detail d;
+	float x[20] = { 0 };
+	uint32_t y[10] = { 0, 1, 0, 1, 0, 1, 0, 1, 0, 5 };
+
+	small_pins(&p);
+	tr = (struct rebuild_set){ 9, x, y };
+	va = (struct rebuild_set){ 0, x, y };
+	rba_detail_clear(&d);
+	ck_assert_int_eq(rebuild_train(&p, 2, 2, 2, 1, &tr, &va, &m, NULL, &d),
+			 RBA_E_UNSUPPORTED);
+	ck_assert(strstr(d.reason, "ABI 2") != NULL);
+	ck_assert(!rebuild_abi_supported(0) && rebuild_abi_supported(1) &&
+		  !rebuild_abi_supported(2));
+	ck_assert_uint_eq(rebuild_abi_current(), 1);
+	ck_assert_int_eq(rebuild_train(&p, 1, 2, 1, 0, &tr, &va, &m, NULL, &d),
+			 RBA_E_RANGE);
+	tr.n = 10; /* label 5 out of range */
+	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, &d),
+			 RBA_E_RANGE);
+	tr.n = 0;
+	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, &d),
+			 RBA_E_RANGE);
+	/* Divergence is reported, not hidden. */
+	float big[40];
+	uint32_t yy[20];
+	for (int i = 0; i < 20; i++) {
+		big[2 * i] = i % 2 ? 3e38f : -3e38f;
+		big[2 * i + 1] = 1.0f;
+		yy[i] = (uint32_t)(i % 2);
+	}
+	tr = (struct rebuild_set){ 20, big, yy };
+	p.train.lr = 1e30;
+	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, &d),
+			 RBA_E_NUMERIC);
+}
+END_TEST
+
+START_TEST(test_auc)
+{
+	float s[] = { 0.1f, 0.4f, 0.35f, 0.8f };
+	uint8_t p[] = { 0, 0, 1, 1 };
+	float t[] = { 0.5f, 0.5f, 0.5f, 0.5f };
+	double auc;
+
+	ck_assert_int_eq(rebuild_auc(s, p, 4, &auc), 0);
+	ck_assert(fabs(auc - 0.75) < 1e-12);
+	ck_assert_int_eq(rebuild_auc(t, p, 4, &auc), 0);
+	ck_assert(fabs(auc - 0.5) < 1e-12);
+	p[2] = p[3] = 0;
+	ck_assert_int_eq(rebuild_auc(s, p, 4, &auc), 0);
+	ck_assert(isnan(auc));
+}
+END_TEST
+
+static const char small_csv[] =
+	"id,colour,size,note,class\n"
+	"1,b,1.5,x,yes\n"
+	"2,B,2.5,y,no\n"
+	"3,a,3.5,x,yes\n"
+	"4,\xc3\xa9,4.5,y,no\n"
+	"5,10,5.5,x,yes\n"
+	"6,9,6.5,y,no\n"
+	"7,b,7.5,x,yes\n"
+	"8,a,8.5,y,no\n";
+
+static void
+pins_for_small(struct pins *p, char **cat, char **excl)
+{
+	small_pins(p);
+	p->data.label = "class";
+	p->data.positive = "yes";
+	p->data.id = "id";
+	cat[0] = "colour";
+	p->data.categorical = cat;
+	p->data.ncategorical = 1;
+	excl[0] = "note";
+	p->data.exclude = excl;
+	p->data.nexclude = 1;
+	p->data.standardize = 1;
+	p->data.split_validation = 0.25;
+	p->data.split_order = PINS_SPLIT_RANDOM;
+}
+
+START_TEST(test_encoder)
+{
+	struct csv_table *t;
+	struct pins p;
+	struct encode_spec s;
+	struct encode_data data;
+	struct rba_detail d;
+	struct rba_buf name;
+	char *cat[1], *excl[1];
+	static const char *const levels[] = { "10", "9", "B", "a", "b", "\xc3\xa9" };
+
+	ck_assert_int_eq(csv_table_load_mem(small_csv, strlen(small_csv), "s.csv",
+					    &t, &d),
+			 0);
+	pins_for_small(&p, cat, excl);
+	ck_assert_int_eq(encode_fit(&p, t, &s, &data, &d), 0);
+	ck_assert_uint_eq(s.nclasses, 2);
+	ck_assert_str_eq(s.classes[0], "no");
+	ck_assert_str_eq(s.classes[1], "yes");
+	ck_assert_uint_eq(s.positive, 1);
+	ck_assert_uint_eq(s.ncolumns, 2);
+	ck_assert_str_eq(s.columns[0].name, "colour");
+	ck_assert_uint_eq(s.columns[0].nlevels, 6);
+	for (int i = 0; i < 6; i++) /* bytewise order */
+		ck_assert_str_eq(s.columns[0].levels[i], levels[i]);
+	ck_assert_uint_eq(s.nfeatures, 7);
+	rba_buf_init(&name);
+	encode_feature_name(&s, 3, &name);
+	ck_assert_str_eq(rba_buf_cstr(&name), "colour=a");
+	rba_buf_release(&name);
+	/* row 4 is colour=é, size 4.5, class no */
+	ck_assert(data.x[3 * 7 + 5] == 1.0f && data.x[3 * 7 + 6] == 4.5f);
+	ck_assert_uint_eq(data.y[3], 0);
+	/* standardization from chosen rows: numeric only */
+	size_t idx[] = { 0, 1, 2, 3 };
+	encode_standardize_fit(&s, &data, idx, 4, 1);
+	ck_assert(s.mean[6] == 3.0f);
+	ck_assert(fabsf(s.scale[6] - (float)sqrt(1.25)) == 0.0f);
+	ck_assert(s.mean[0] == 0.0f && s.scale[0] == 1.0f);
+	/* encoding a case: known level, unknown level, bad number */
+	const char *ok[] = { "9", "2" };
+	const char *unknown[] = { "c", "2" };
+	const char *nan_[] = { "a", "two" };
+	float x[7];
+	ck_assert_int_eq(encode_values(&s, ok, x, &d), 0);
+	ck_assert(x[1] == 1.0f && x[6] == 2.0f && x[0] == 0.0f);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(encode_values(&s, unknown, x, &d), RBA_E_SCHEMA);
+	ck_assert(strstr(d.reason, "unknown level 'c'") != NULL);
+	ck_assert_str_eq(d.key, "colour");
+	ck_assert_int_eq(encode_values(&s, nan_, x, &d), RBA_E_SCHEMA);
+	/* the table path finds columns by name and reports the line */
+	static const char cases[] = "size,colour\n1,a\n2,zz\n";
+	struct csv_table *ct;
+	float cx[14];
+	ck_assert_int_eq(csv_table_load_mem(cases, strlen(cases), "c.csv", &ct, &d), 0);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(encode_table(&s, ct, cx, &d), RBA_E_SCHEMA);
+	ck_assert_uint_eq(d.line, 3);
+	csv_table_free(ct);
+	encode_spec_release(&s);
+	encode_data_release(&data);
+
+	/* errors: undeclared text column, missing column, bad positive */
+	p.data.nexclude = 0;
+	rba_detail_clear(&d);
+	ck_assert_int_eq(encode_fit(&p, t, &s, &data, &d), RBA_E_SCHEMA);
+	ck_assert(strstr(d.reason, "'note' is not numeric") != NULL);
+	ck_assert_uint_eq(d.line, 2);
+	p.data.nexclude = 1;
+	excl[0] = "missing";
+	ck_assert_int_eq(encode_fit(&p, t, &s, &data, &d), RBA_E_SCHEMA);
+	ck_assert(strstr(d.reason, "'missing'") != NULL);
+	excl[0] = "note";
+	p.data.positive = "maybe";
+	ck_assert_int_eq(encode_fit(&p, t, &s, &data, &d), RBA_E_SCHEMA);
+	p.data.positive = NULL;
+	p.data.label = "id"; /* label is also the id */
+	ck_assert_int_eq(encode_fit(&p, t, &s, &data, &d), RBA_E_SCHEMA);
+	csv_table_free(t);
+}
+END_TEST
+
+START_TEST(test_split)
+{
+	struct pins p;
+	size_t *tr, *va, ntr, nva, *tr2, *va2, ntr2, nva2;
+	char *cat[1], *excl[1];
+
+	pins_for_small(&p, cat, excl);
+	p.data.split_seed = 3;
+	ck_assert_int_eq(encode_split(&p, 1000, &tr, &ntr, &va, &nva), 0);
+	ck_assert_uint_eq(nva, 250);
+	ck_assert_uint_eq(ntr, 750);
+	ck_assert_int_eq(encode_split(&p, 1000, &tr2, &ntr2, &va2, &nva2), 0);
+	ck_assert(memcmp(va, va2, nva * sizeof(size_t)) == 0);
+	ck_assert(memcmp(tr, tr2, ntr * sizeof(size_t)) == 0);
+	/* ascending, disjoint, complete */
+	char *seen = calloc(1000, 1);
+	for (size_t i = 0; i < nva; i++) {
+		ck_assert(i == 0 || va[i] > va[i - 1]);
+		seen[va[i]]++;
+	}
+	for (size_t i = 0; i < ntr; i++) {
+		ck_assert(i == 0 || tr[i] > tr[i - 1]);
+		seen[tr[i]]++;
+	}
+	for (size_t i = 0; i < 1000; i++)
+		ck_assert_int_eq(seen[i], 1);
+	free(seen);
+	free(tr2);
+	free(va2);
+	p.data.split_seed = 4;
+	ck_assert_int_eq(encode_split(&p, 1000, &tr2, &ntr2, &va2, &nva2), 0);
+	ck_assert(memcmp(va, va2, nva * sizeof(size_t)) != 0);
+	free(tr);
+	free(va);
+	free(tr2);
+	free(va2);
+	p.data.split_order = PINS_SPLIT_TAIL;
+	p.data.split_validation = 0.3;
+	ck_assert_int_eq(encode_split(&p, 10, &tr, &ntr, &va, &nva), 0);
+	ck_assert_uint_eq(nva, 3);
+	ck_assert_uint_eq(va[0], 7);
+	ck_assert_uint_eq(tr[6], 6);
+	free(tr);
+	free(va);
+	p.data.split_validation = 0.01;
+	ck_assert_int_eq(encode_split(&p, 2, &tr, &ntr, &va, &nva), 0);
+	ck_assert_uint_eq(nva, 1);
+	free(tr);
+	free(va);
+	ck_assert_int_eq(encode_split(&p, 1, &tr, &ntr, &va, &nva), RBA_E_RANGE);
+}
+END_TEST
+
+START_TEST(test_synth)
+{
+	struct synth_params sp;
+	struct rba_buf a, b;
+	struct rba_detail d;
+	float *x;
+	uint32_t *y;
+	int counts[4] = { 0 };
+
+	synth_params_default(&sp);
+	sp.rows = 500;
+	x = malloc(500 * 32 * sizeof(float));
+	y = malloc(500 * sizeof(uint32_t));
+	synth_generate(&sp, x, y);
+	for (int i = 0; i < 500; i++) {
+		ck_assert_uint_lt(y[i], 4);
+		counts[y[i]]++;
+	}
+	for (int c = 0; c < 4; c++)
+		ck_assert_int_gt(counts[c], 60);
+	rba_buf_init(&a);
+	rba_buf_init(&b);
+	ck_assert_int_eq(synth_csv(&sp, &a, &d), 0);
+	ck_assert_int_eq(synth_csv(&sp, &b, &d), 0);
+	ck_assert_uint_eq(a.len, b.len);
+	ck_assert(memcmp(a.p, b.p, a.len) == 0);
+	/* %.9g round-trips every float exactly */
+	const char *s = rba_buf_cstr(&a);
+	s = strchr(s, '\n') + 1;
+	for (int f = 0; f < 32; f++) {
+		char *end;
+		float v = strtof(s, &end);
+		ck_assert(fbits(v) == fbits(x[f]));
+		s = end + 1;
+	}
+	ck_assert(strncmp(rba_buf_cstr(&a), "x1,x2,", 6) == 0);
+	/* noise 0 and 1 give other labels; seeds differ */
+	uint32_t *y2 = malloc(500 * sizeof(uint32_t));
+	sp.noise = 0.0;
+	synth_generate(&sp, x, y2);
+	int diff = 0;
+	for (int i = 0; i < 500; i++)
+		diff += y[i] != y2[i];
+	/* about 30% x 3/4 of the labels were replaced by other classes */
+	ck_assert_msg(diff > 70 && diff < 160, "%d labels differ", diff);
+	sp.rows = 0;
+	rba_detail_clear(&d);
+	ck_assert_int_eq(synth_check(&sp, &d), RBA_E_RANGE);
+	ck_assert_str_eq(d.key, "rows");
+	sp.rows = 10;
+	sp.noise = 1.5;
+	ck_assert_int_eq(synth_check(&sp, &d), RBA_E_RANGE);
+	sp.noise = 0.3;
+	sp.classes = 1;
+	ck_assert_int_eq(synth_check(&sp, &d), RBA_E_RANGE);
+	rba_buf_release(&a);
+	rba_buf_release(&b);
+	free(x);
+	free(y);
+	free(y2);
+}
+END_TEST
+
+START_TEST(test_envrec)
+{
+	struct rba_buf s, f;
+	struct envrec rs, rf, bad;
+	struct envrec_delta *dl;
+	struct rba_detail d;
+	size_t n;
+
+	rba_buf_init(&s);
+	rba_buf_init(&f);
+	ck_assert_int_eq(envrec_capture(PINS_DET_STRICT, 1, &s), 0);
+	ck_assert_int_eq(envrec_capture(PINS_DET_FAST, 2, &f), 0);
+	ck_assert_int_eq(envrec_parse((char *)s.p, s.len, &rs, &d), 0);
+	ck_assert_int_eq(envrec_parse((char *)f.p, f.len, &rf, &d), 0);
+	ck_assert_str_eq(envrec_get(&rs, "determinism.mode"), "strict");
+	ck_assert_str_eq(envrec_get(&rs, "openblas.threads"), "unused");
+	ck_assert_str_eq(envrec_get(&rs, "tool.version"), RBA_TOOL_VERSION);
+	ck_assert_str_eq(envrec_get(&rs, "abi.trainer"), "1");
+	ck_assert_ptr_nonnull(envrec_get(&rs, "lib.libsodium"));
+	ck_assert_ptr_nonnull(envrec_get(&rs, "cpu.model"));
+	ck_assert_ptr_null(envrec_get(&rs, "nope"));
+	/* fast mode differs exactly where it should */
+	ck_assert_int_eq(envrec_diff(&rs, &rf, &dl, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(dl[0].key, "determinism.mode");
+	ck_assert_str_eq(dl[1].key, "determinism.threads");
+	ck_assert_str_eq(dl[2].key, "openblas.threads");
+	ck_assert_str_eq(dl[2].new_value, "2");
+	ck_assert_int_eq(dl[0].change, ENVREC_CHANGED);
+	free(dl);
+	/* added and removed keys */
+	static const char a[] = "a.x=1\nb.y=2\nc.z=3\n", b[] = "b.y=2\nc.z=4\nd.w=5\n";
+	struct envrec ra, rb;
+	ck_assert_int_eq(envrec_parse(a, strlen(a), &ra, &d), 0);
+	ck_assert_int_eq(envrec_parse(b, strlen(b), &rb, &d), 0);
+	ck_assert_int_eq(envrec_diff(&ra, &rb, &dl, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(dl[0].change, ENVREC_REMOVED);
+	ck_assert_str_eq(dl[1].old_value, "3");
+	ck_assert_int_eq(dl[2].change, ENVREC_ADDED);
+	free(dl);
+	envrec_release(&ra);
+	envrec_release(&rb);
+	/* malformed records */
+	ck_assert_int_eq(envrec_parse("b=1\na=2\n", 8, &bad, &d), RBA_E_SYNTAX);
+	ck_assert_int_eq(envrec_parse("a=1\na=2\n", 8, &bad, &d), RBA_E_SYNTAX);
+	ck_assert_int_eq(envrec_parse("novalue\n", 8, &bad, &d), RBA_E_SYNTAX);
+	ck_assert_int_eq(envrec_parse("A=1\n", 4, &bad, &d), RBA_E_SYNTAX);
+	ck_assert_int_eq(envrec_parse("a=1", 3, &bad, &d), RBA_E_SYNTAX);
+	envrec_release(&rs);
+	envrec_release(&rf);
+	rba_buf_release(&s);
+	rba_buf_release(&f);
+}
+END_TEST
+
+Suite *
+suite_rebuild(void)
+{
+	Suite *s = suite_create("rebuild");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_rng_pure);
+	tcase_add_test(tc, test_rng_normal);
+	tcase_add_test(tc, test_exp_log_accuracy);
+	tcase_add_test(tc, test_exp_log_special);
+	tcase_add_test(tc, test_kernels_order);
+	tcase_add_test(tc, test_optimizer_steps);
+	tcase_add_test(tc, test_gradient_check);
+	tcase_add_test(tc, test_threads_invariant);
+	tcase_add_test(tc, test_train_errors);
+	tcase_add_test(tc, test_auc);
+	tcase_add_test(tc, test_encoder);
+	tcase_add_test(tc, test_split);
+	tcase_add_test(tc, test_synth);
+	tcase_add_test(tc, test_envrec);
+	suite_add_tcase(s, tc);
+	return s;
+}
