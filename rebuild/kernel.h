@@ -22,6 +22,26 @@
 #define RBA_KERNEL_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+/*
+ * One AdamW step per element, in this order (PyTorch's):
+ *   m = b1 m + omb1 g;  v = b2 v + (omb2 g) g;  w = w decay;
+ *   w = w - step_size (m / (sqrt(v) / bc2sqrt + eps))
+ * with decay = 1 - lr wd, step_size = lr / (1 - b1^t) and
+ * bc2sqrt = sqrt(1 - b2^t) computed once per step by the caller.
+ */
+struct kernel_adamw {
+	float b1, omb1, b2, omb2, decay, step_size, bc2sqrt, eps;
+};
+
+/*
+ * One SGD step per element: g' = g + wd w; buf = momentum buf + g';
+ * w = w - lr buf.
+ */
+struct kernel_sgd {
+	float wd, momentum, lr;
+};
 
 struct kernel_ops {
 	const char *name; /* "strict" or "fast" */
@@ -32,10 +52,34 @@ struct kernel_ops {
 	/* Overwrites dw (in x out) and db (out) with this block's sums. */
 	void (*back_dw)(const float *x, const float *dy, size_t rows,
 			size_t in, size_t out, float *dw, float *db);
+	/* Elementwise updates (the same in both modes). */
+	void (*adamw)(float *w, const float *g, float *m, float *v, size_t n,
+		      const struct kernel_adamw *k);
+	void (*sgd)(float *w, const float *g, float *buf, size_t n,
+		    const struct kernel_sgd *k);
+	/* acc[i] += x[i] (the reduction of block gradients). */
+	void (*add)(float *acc, const float *x, size_t n);
+	/*
+	 * Hidden activation of n pre-activations z: g = dh/dz and h = z g
+	 * (0 where g is 0).  Without dropout (t == 0) g is 1 where z > 0;
+	 * with dropout, unit i is kept when rng_bits32(key, base + i) >> 8
+	 * is at least t, and a kept positive unit has g = scale.
+	 */
+	void (*activate)(const float *z, float *h, float *g, size_t n,
+			 uint64_t key, uint32_t base, uint32_t t, float scale);
+	/* a[i] = a[i] * g[i] */
+	void (*mul)(float *a, const float *g, size_t n);
 };
 
-/* The strict kernels (pure C, fixed order). */
+/*
+ * The strict kernels (pure C, fixed order), for the widest vector path
+ * this CPU has.  The environment variable RBA_STRICT_ISA (base, avx2,
+ * avx512) forces a narrower path, for tests: every path gives the same
+ * bits.
+ */
 const struct kernel_ops *kernel_strict(void);
+/* Name of the path kernel_strict() picks: "base", "avx2" or "avx512". */
+const char *kernel_strict_isa(void);
 
 /*
  * The fast kernels; sets OpenBLAS's thread count to threads (>= 1).

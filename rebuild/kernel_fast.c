@@ -41,13 +41,23 @@ fast_back_dw(const float *x, const float *dy, size_t rows, size_t in,
 			db[j] += dy[r * out + j];
 }
 
-static const struct kernel_ops fast_ops = {
-	"fast", fast_linear, fast_back_dx, fast_back_dw,
-};
+static struct kernel_ops fast_ops;
 
 const struct kernel_ops *
 kernel_fast(unsigned threads)
 {
+	const struct kernel_ops *s = kernel_strict();
+
+	/* The elementwise updates are not BLAS work: share strict's. */
+	fast_ops.name = "fast";
+	fast_ops.linear = fast_linear;
+	fast_ops.back_dx = fast_back_dx;
+	fast_ops.back_dw = fast_back_dw;
+	fast_ops.adamw = s->adamw;
+	fast_ops.sgd = s->sgd;
+	fast_ops.add = s->add;
+	fast_ops.activate = s->activate;
+	fast_ops.mul = s->mul;
 	openblas_set_num_threads(threads < 1 ? 1 : (int)threads);
 	return &fast_ops;
 }

@@ -2,126 +2,87 @@
  * kernel_strict.c - fixed-order kernels for strict mode.
  *
  * Every output element is one sequential sum over the reduced index (see
- * kernel.h).  The tiles below keep a 4 x 16 block of sums in registers
- * and walk the reduced index once, which the compiler vectorizes across
- * the 16 independent columns: the additions into any one element still
- * happen one after another in index order, so the bits do not depend on
- * the vector width.  The same bodies are compiled for the baseline ISA
- * and, on x86-64, for AVX2 and AVX-512 (chosen at run time); contraction
- * into FMA is off for the whole build (-ffp-contract=off), so the three
- * give identical results.
+ * kernel.h).  The matrix bodies (kernel_tmpl.h) keep a tile of 4 rows x 2
+ * vectors of sums in registers and walk the reduced index once: the
+ * additions into any one element still happen one after another in index
+ * order, so the bits do not depend on the vector width.  The same bodies
+ * are compiled for the baseline ISA and, on x86-64, for AVX2 and AVX-512
+ * (chosen at run time); contraction into FMA is off for the whole build
+ * (-ffp-contract=off), so the three give identical results.
  */
 #include "rebuild/kernel.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-#define TR 4  /* rows of a tile */
-#define TJ 16 /* columns of a tile */
+#include "rebuild/rng.h"
+
+#define TJ 16 /* elementwise chunk */
 
 #define INLINE static inline __attribute__((always_inline))
 
-/* y = (b or 0) + x w, rows x in times in x out. */
-INLINE void
-linear_body(const float *restrict x, size_t rows, size_t in,
-	    const float *restrict w, const float *restrict b, size_t out,
-	    float *restrict y)
-{
-	size_t r = 0, j, k, q, t;
+/*
+ * Elementwise loops run in chunks of TJ with a constant trip count, which
+ * compilers vectorize even under their cheapest cost models (gcc -O2),
+ * and a scalar tail doing the same operations.
+ */
+#define CHUNKED(i, n, STMT)                                                    \
+	do {                                                                   \
+		size_t i##_0 = 0;                                              \
+		for (; i##_0 + TJ <= (n); i##_0 += TJ)                         \
+			for (size_t i = i##_0; i < i##_0 + TJ; i++) {          \
+				STMT;                                          \
+			}                                                      \
+		for (size_t i = i##_0; i < (n); i++) {                         \
+			STMT;                                                  \
+		}                                                              \
+	} while (0)
 
-	for (; r + TR <= rows; r += TR) {
-		const float *x0 = x + r * in;
-		for (j = 0; j + TJ <= out; j += TJ) {
-			float a[TR][TJ];
-			for (q = 0; q < TR; q++)
-				for (t = 0; t < TJ; t++)
-					a[q][t] = b ? b[j + t] : 0.0f;
-			for (k = 0; k < in; k++) {
-				const float *wk = w + k * out + j;
-				for (q = 0; q < TR; q++) {
-					float xv = x0[q * in + k];
-					for (t = 0; t < TJ; t++)
-						a[q][t] += xv * wk[t];
-				}
-			}
-			for (q = 0; q < TR; q++)
-				memcpy(y + (r + q) * out + j, a[q], sizeof(a[q]));
-		}
-		for (; j < out; j++) {
-			float a[TR];
-			for (q = 0; q < TR; q++)
-				a[q] = b ? b[j] : 0.0f;
-			for (k = 0; k < in; k++) {
-				float wv = w[k * out + j];
-				for (q = 0; q < TR; q++)
-					a[q] += x0[q * in + k] * wv;
-			}
-			for (q = 0; q < TR; q++)
-				y[(r + q) * out + j] = a[q];
-		}
-	}
-	for (; r < rows; r++) {
-		float *yr = y + r * out;
-		for (j = 0; j < out; j++)
-			yr[j] = b ? b[j] : 0.0f;
-		for (k = 0; k < in; k++) {
-			float xv = x[r * in + k];
-			const float *wk = w + k * out;
-			for (j = 0; j < out; j++)
-				yr[j] += xv * wk[j];
-		}
-	}
+INLINE void
+sgd_body(float *restrict w, const float *restrict g, float *restrict buf,
+	 size_t n, const struct kernel_sgd *k)
+{
+	const float wd = k->wd, mom = k->momentum, lr = k->lr;
+
+	CHUNKED(i, n, {
+		float gi = g[i] + wd * w[i];
+		float bi = mom * buf[i] + gi;
+		buf[i] = bi;
+		w[i] = w[i] - lr * bi;
+	});
 }
 
-/* dw = x^T dy (sums over rows in order), db = column sums of dy. */
 INLINE void
-dw_body(const float *restrict x, const float *restrict dy, size_t rows,
-	size_t in, size_t out, float *restrict dw, float *restrict db)
+add_body(float *restrict acc, const float *restrict x, size_t n)
 {
-	size_t k = 0, j, r, q, t;
+	CHUNKED(i, n, acc[i] += x[i]);
+}
 
-	for (; k + TR <= in; k += TR) {
-		for (j = 0; j + TJ <= out; j += TJ) {
-			float a[TR][TJ];
-			memset(a, 0, sizeof(a));
-			for (r = 0; r < rows; r++) {
-				const float *dr = dy + r * out + j;
-				const float *xr = x + r * in + k;
-				for (q = 0; q < TR; q++) {
-					float xv = xr[q];
-					for (t = 0; t < TJ; t++)
-						a[q][t] += xv * dr[t];
-				}
-			}
-			for (q = 0; q < TR; q++)
-				memcpy(dw + (k + q) * out + j, a[q], sizeof(a[q]));
-		}
-		for (; j < out; j++) {
-			float a[TR] = { 0 };
-			for (r = 0; r < rows; r++) {
-				float dv = dy[r * out + j];
-				for (q = 0; q < TR; q++)
-					a[q] += x[r * in + k + q] * dv;
-			}
-			for (q = 0; q < TR; q++)
-				dw[(k + q) * out + j] = a[q];
-		}
+INLINE void
+activate_body(const float *restrict z, float *restrict h, float *restrict g,
+	      size_t n, uint64_t key, uint32_t base, uint32_t t, float scale)
+{
+	if (t == 0) {
+		CHUNKED(i, n, {
+			int on = z[i] > 0.0f;
+			g[i] = on ? 1.0f : 0.0f;
+			h[i] = on ? z[i] : 0.0f;
+		});
+		return;
 	}
-	for (; k < in; k++) {
-		float *dk = dw + k * out;
-		for (j = 0; j < out; j++)
-			dk[j] = 0.0f;
-		for (r = 0; r < rows; r++) {
-			float xv = x[r * in + k];
-			const float *dr = dy + r * out;
-			for (j = 0; j < out; j++)
-				dk[j] += xv * dr[j];
-		}
-	}
-	for (j = 0; j < out; j++)
-		db[j] = 0.0f;
-	for (r = 0; r < rows; r++)
-		for (j = 0; j < out; j++)
-			db[j] += dy[r * out + j];
+	/* Bitwise & rather than && keeps the body branch-free. */
+	CHUNKED(i, n, {
+		uint32_t u = rng_bits32(key, base + (uint32_t)i) >> 8;
+		int on = (z[i] > 0.0f) & (u >= t);
+		g[i] = on ? scale : 0.0f;
+		h[i] = on ? z[i] * scale : 0.0f;
+	});
+}
+
+INLINE void
+mul_body(float *restrict a, const float *restrict g, size_t n)
+{
+	CHUNKED(i, n, a[i] = a[i] * g[i]);
 }
 
 #define DEFINE_KERNELS(sfx, attr)                                              \
@@ -130,7 +91,7 @@ dw_body(const float *restrict x, const float *restrict dy, size_t rows,
 					     const float *b, size_t out,       \
 					     float *y)                         \
 	{                                                                      \
-		linear_body(x, rows, in, w, b, out, y);                        \
+		linear_##sfx(x, rows, in, w, b, out, y);                       \
 	}                                                                      \
 	attr static void strict_back_dx_##sfx(const float *dy, size_t rows,    \
 					      size_t out, const float *w,      \
@@ -138,40 +99,134 @@ dw_body(const float *restrict x, const float *restrict dy, size_t rows,
 					      float *dx)                       \
 	{                                                                      \
 		(void)w;                                                       \
-		linear_body(dy, rows, out, wt, NULL, in, dx);                  \
+		linear_##sfx(dy, rows, out, wt, NULL, in, dx);                 \
 	}                                                                      \
 	attr static void strict_back_dw_##sfx(const float *x, const float *dy, \
 					      size_t rows, size_t in,          \
 					      size_t out, float *dw,           \
 					      float *db)                       \
 	{                                                                      \
-		dw_body(x, dy, rows, in, out, dw, db);                         \
+		dw_##sfx(x, dy, rows, in, out, dw, db);                        \
+	}                                                                      \
+	attr static void strict_sgd_##sfx(float *w, const float *g,            \
+					  float *buf, size_t n,                \
+					  const struct kernel_sgd *k)          \
+	{                                                                      \
+		sgd_body(w, g, buf, n, k);                                     \
+	}                                                                      \
+	attr static void strict_add_##sfx(float *acc, const float *x,          \
+					  size_t n)                            \
+	{                                                                      \
+		add_body(acc, x, n);                                           \
+	}                                                                      \
+	attr static void strict_activate_##sfx(                                \
+		const float *z, float *h, float *g, size_t n, uint64_t key,     \
+		uint32_t base, uint32_t t, float scale)                         \
+	{                                                                      \
+		activate_body(z, h, g, n, key, base, t, scale);                \
+	}                                                                      \
+	attr static void strict_mul_##sfx(float *a, const float *g, size_t n)  \
+	{                                                                      \
+		mul_body(a, g, n);                                             \
 	}                                                                      \
 	static const struct kernel_ops strict_ops_##sfx = {                    \
-		"strict", strict_linear_##sfx, strict_back_dx_##sfx,           \
-		strict_back_dw_##sfx,                                          \
+		"strict",	     strict_linear_##sfx, strict_back_dx_##sfx,  \
+		strict_back_dw_##sfx, adamw_##sfx,  strict_sgd_##sfx,     \
+		strict_add_##sfx,     strict_activate_##sfx, strict_mul_##sfx,   \
 	};
 
+/*
+ * Vector square roots (IEEE, correctly rounded: the same bits as the
+ * scalar sqrt lane by lane).  GCC vector types convert to and from the
+ * intrinsic types of the same size.
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define KT_VSQRT(v) ((__typeof__(v))_mm_sqrt_ps((__m128)(v)))
+#else
+#define KT_VSQRT(v) kernel_vsqrt4(v)
+typedef float kernel_v4 __attribute__((vector_size(16)));
+static inline kernel_v4
+kernel_vsqrt4(kernel_v4 v)
+{
+	for (int i = 0; i < 4; i++)
+		v[i] = __builtin_sqrtf(v[i]);
+	return v;
+}
+#endif
+#define KT_SFX base
+#define KT_ATTR
+#define KT_VW 4
+#include "rebuild/kernel_tmpl.h"
+#undef KT_SFX
+#undef KT_ATTR
+#undef KT_VW
+#undef KT_VSQRT
 DEFINE_KERNELS(base, )
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define KERNEL_X86 1
+#define KT_VSQRT(v) ((__typeof__(v))_mm256_sqrt_ps((__m256)(v)))
+#define KT_SFX avx2
+#define KT_ATTR __attribute__((target("avx2")))
+#define KT_VW 8
+#include "rebuild/kernel_tmpl.h"
+#undef KT_SFX
+#undef KT_ATTR
+#undef KT_VW
 DEFINE_KERNELS(avx2, __attribute__((target("avx2"))))
+#undef KT_VSQRT
+#define KT_VSQRT(v) ((__typeof__(v))_mm512_sqrt_ps((__m512)(v)))
+#define KT_SFX avx512
+#define KT_ATTR __attribute__((target("avx512f")))
+#define KT_VW 16
+#include "rebuild/kernel_tmpl.h"
+#undef KT_SFX
+#undef KT_ATTR
+#undef KT_VW
 DEFINE_KERNELS(avx512, __attribute__((target("avx512f"))))
+#undef KT_VSQRT
 #endif
+
+static const struct kernel_ops *
+pick(const char **name)
+{
+	const char *want = getenv("RBA_STRICT_ISA");
+
+	*name = "base";
+	if (want != NULL && strcmp(want, "base") == 0)
+		return &strict_ops_base;
+#ifdef KERNEL_X86
+	/* The choice only changes speed: the bodies are the same sums. */
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") &&
+	    (want == NULL || strcmp(want, "avx2") != 0)) {
+		*name = "avx512";
+		return &strict_ops_avx512;
+	}
+	if (__builtin_cpu_supports("avx2")) {
+		*name = "avx2";
+		return &strict_ops_avx2;
+	}
+#endif
+	return &strict_ops_base;
+}
 
 const struct kernel_ops *
 kernel_strict(void)
 {
-#ifdef KERNEL_X86
-	/* The choice only changes speed: the bodies are the same sums. */
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512f"))
-		return &strict_ops_avx512;
-	if (__builtin_cpu_supports("avx2"))
-		return &strict_ops_avx2;
-#endif
-	return &strict_ops_base;
+	const char *name;
+
+	return pick(&name);
+}
+
+const char *
+kernel_strict_isa(void)
+{
+	const char *name;
+
+	pick(&name);
+	return name;
 }
 
 void

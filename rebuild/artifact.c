@@ -1,0 +1,401 @@
+/* artifact.c - canonical artifact bytes: writer and hardened reader. */
+#include "rebuild/artifact.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fileio.h"
+
+#define NO_POSITIVE 0xFFFFFFFFu
+
+void
+artifact_release(struct artifact *a)
+{
+	if (a == NULL)
+		return;
+	encode_spec_release(&a->spec);
+	rebuild_model_release(&a->model);
+	memset(a, 0, sizeof(*a));
+}
+
+static int
+spec_features(const struct encode_spec *s, size_t *nf)
+{
+	size_t n = 0;
+
+	for (uint32_t c = 0; c < s->ncolumns; c++)
+		n += s->columns[c].kind == ENCODE_NUMERIC ? 1
+							  : s->columns[c].nlevels;
+	*nf = n;
+	return n == s->nfeatures;
+}
+
+int
+artifact_encode(const struct artifact *a, struct rba_buf *out)
+{
+	const struct encode_spec *s = &a->spec;
+	const struct rebuild_model *m = &a->model;
+	size_t nf;
+
+	if (!spec_features(s, &nf) || m->nlayers < 1 ||
+	    m->nlayers > REBUILD_MAX_LAYERS || m->sizes[0] != nf ||
+	    m->sizes[m->nlayers] != s->nclasses)
+		return RBA_E_RANGE;
+	rba_buf_put(out, ARTIFACT_MAGIC, 8);
+	rba_buf_put_u32(out, ARTIFACT_FORMAT);
+	rba_buf_put_u32(out, a->abi);
+	rba_buf_put_u8(out, ARTIFACT_KIND_MLP);
+	rba_buf_put_u8(out, ARTIFACT_ACT_RELU);
+	rba_buf_put_u32(out, m->nlayers);
+	for (uint32_t l = 0; l <= m->nlayers; l++)
+		rba_buf_put_u32(out, m->sizes[l]);
+	rba_buf_put_str(out, s->label);
+	rba_buf_put_u32(out, s->nclasses);
+	for (uint32_t c = 0; c < s->nclasses; c++)
+		rba_buf_put_str(out, s->classes[c]);
+	rba_buf_put_u32(out, s->positive == ENCODE_NO_POSITIVE ? NO_POSITIVE
+							       : s->positive);
+	rba_buf_put_u32(out, s->ncolumns);
+	for (uint32_t c = 0; c < s->ncolumns; c++) {
+		const struct encode_column *col = &s->columns[c];
+		rba_buf_put_str(out, col->name);
+		rba_buf_put_u8(out, (uint8_t)col->kind);
+		if (col->kind != ENCODE_CATEGORICAL)
+			continue;
+		rba_buf_put_u32(out, col->nlevels);
+		for (uint32_t i = 0; i < col->nlevels; i++)
+			rba_buf_put_str(out, col->levels[i]);
+	}
+	for (size_t f = 0; f < nf; f++)
+		rba_buf_put_f32(out, s->mean[f]);
+	for (size_t f = 0; f < nf; f++)
+		rba_buf_put_f32(out, s->scale[f]);
+	for (uint32_t l = 0; l < m->nlayers; l++) {
+		size_t in = m->sizes[l], o = m->sizes[l + 1];
+		/* Stored [out][in]: row j holds output unit j's weights. */
+		for (size_t j = 0; j < o; j++)
+			for (size_t k = 0; k < in; k++)
+				rba_buf_put_f32(out, m->w[l][k * o + j]);
+		for (size_t j = 0; j < o; j++)
+			rba_buf_put_f32(out, m->b[l][j]);
+	}
+	return rba_buf_status(out);
+}
+
+/* Decoder state: the cursor and where the file started. */
+struct dec {
+	struct rba_cursor c;
+	const uint8_t *base;
+	struct rba_detail *d;
+};
+
+static int
+bad(struct dec *x, const char *what)
+{
+	size_t off = (size_t)(x->c.p - x->base);
+
+	return rba_fail(x->d, RBA_E_CORRUPT, NULL, 0, off + 1, "%s at byte %zu",
+			what, off);
+}
+
+/* A length-prefixed string: at most ENCODE_MAX_TEXT bytes, no NUL. */
+static char *
+dec_str(struct dec *x, const char *what, int *err)
+{
+	size_t n;
+	const char *s;
+	char *r;
+
+	if (x->c.left < 4) {
+		*err = bad(x, "truncated");
+		return NULL;
+	}
+	s = rba_cursor_lstr(&x->c, ENCODE_MAX_TEXT, &n);
+	if (s == NULL) {
+		*err = bad(x, what);
+		return NULL;
+	}
+	if (memchr(s, 0, n) != NULL) {
+		*err = bad(x, "a string holds a NUL byte");
+		return NULL;
+	}
+	r = malloc(n + 1);
+	if (r == NULL) {
+		*err = RBA_E_NOMEM;
+		return NULL;
+	}
+	memcpy(r, s, n);
+	r[n] = 0;
+	return r;
+}
+
+/* A count that must be in [lo, hi] and leave min_each bytes per item. */
+static int
+dec_count(struct dec *x, uint32_t lo, uint32_t hi, size_t min_each,
+	  const char *what, uint32_t *out)
+{
+	uint32_t v;
+
+	if (x->c.left < 4)
+		return bad(x, "truncated");
+	v = rba_cursor_u32(&x->c);
+	if (v < lo || v > hi || (size_t)v * min_each > x->c.left) {
+		x->c.p -= 4;
+		x->c.left += 4;
+		return rba_fail(x->d, RBA_E_CORRUPT, NULL, 0,
+				(size_t)(x->c.p - x->base) + 1,
+				"%s %u out of range at byte %zu", what, v,
+				(size_t)(x->c.p - x->base));
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+dec_strv(struct dec *x, uint32_t n, char ***out, const char *what)
+{
+	char **v = calloc(n ? n : 1, sizeof(*v));
+	int err = 0;
+
+	*out = v;
+	if (v == NULL)
+		return RBA_E_NOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		v[i] = dec_str(x, what, &err);
+		if (v[i] == NULL)
+			return err;
+		/* The canonical order is strictly ascending bytewise. */
+		if (i > 0 && strcmp(v[i - 1], v[i]) >= 0)
+			return bad(x, "values out of canonical order");
+	}
+	return 0;
+}
+
+static int
+dec_floats(struct dec *x, float *dst, size_t n, int positive)
+{
+	for (size_t i = 0; i < n; i++) {
+		float v = rba_cursor_f32(&x->c);
+		if (!isfinite(v) || (positive && !(v > 0.0f))) {
+			x->c.p -= 4;
+			x->c.left += 4;
+			return bad(x, positive ? "a scale is not a positive number"
+					       : "a value is not finite");
+		}
+		dst[i] = v;
+	}
+	return 0;
+}
+
+static int
+decode_body(struct dec *x, struct artifact *a)
+{
+	struct encode_spec *s = &a->spec;
+	struct rebuild_model *m = &a->model;
+	uint32_t fmt, nl, sizes[REBUILD_MAX_LAYERS + 1], pos, nf = 0;
+	uint8_t kind, act;
+	size_t need;
+	int err = 0;
+
+	if (x->c.left < 8 || memcmp(x->c.p, ARTIFACT_MAGIC, 8) != 0)
+		return bad(x, "not an artifact (bad magic)");
+	rba_cursor_bytes(&x->c, 8);
+	if (x->c.left < 4 + 4 + 1 + 1 + 4)
+		return bad(x, "truncated header");
+	fmt = rba_cursor_u32(&x->c);
+	if (fmt == 0)
+		return bad(x, "format version 0");
+	if (fmt > ARTIFACT_FORMAT)
+		return rba_fail(x->d, RBA_E_UNSUPPORTED, NULL, 0, 9,
+				"artifact format %u is newer than this tool "
+				"(it reads %u)",
+				fmt, ARTIFACT_FORMAT);
+	a->abi = rba_cursor_u32(&x->c);
+	if (!rebuild_abi_supported(a->abi))
+		return rba_fail(x->d, RBA_E_UNSUPPORTED, NULL, 0, 13,
+				"trainer ABI %u is not known to this build",
+				a->abi);
+	kind = rba_cursor_u8(&x->c);
+	act = rba_cursor_u8(&x->c);
+	if (kind != ARTIFACT_KIND_MLP || act != ARTIFACT_ACT_RELU) {
+		x->c.p -= 2;
+		x->c.left += 2;
+		return bad(x, "unknown model kind or activation");
+	}
+	if ((err = dec_count(x, 1, REBUILD_MAX_LAYERS, 4, "layer count", &nl)))
+		return err;
+	if (x->c.left < 4 * ((size_t)nl + 1))
+		return bad(x, "truncated layer sizes");
+	need = 0;
+	for (uint32_t l = 0; l <= nl; l++) {
+		sizes[l] = rba_cursor_u32(&x->c);
+		if (sizes[l] < 1 || sizes[l] > REBUILD_MAX_WIDTH) {
+			x->c.p -= 4;
+			x->c.left += 4;
+			return bad(x, "layer size out of range");
+		}
+		if (l > 0)
+			need += (size_t)sizes[l - 1] * sizes[l] + sizes[l];
+	}
+	if (sizes[nl] < 2 || sizes[nl] > REBUILD_MAX_CLASSES)
+		return bad(x, "class count out of range");
+	/* Everything left must at least hold the floats: check before
+	 * allocating anything sized by the header. */
+	need += 2 * (size_t)sizes[0];
+	if (need > REBUILD_MAX_PARAMS || need * 4 > x->c.left)
+		return bad(x, "layer sizes exceed the file");
+	if ((s->label = dec_str(x, "label name", &err)) == NULL)
+		return err;
+	if ((err = dec_count(x, 2, REBUILD_MAX_CLASSES, 4, "class count",
+			     &s->nclasses)))
+		return err;
+	if (s->nclasses != sizes[nl]) {
+		/* Keep the field consistent so release frees what exists. */
+		uint32_t n = s->nclasses;
+		s->nclasses = 0;
+		(void)n;
+		return bad(x, "class count differs from the output layer");
+	}
+	if ((err = dec_strv(x, s->nclasses, &s->classes, "class label")))
+		return err;
+	if (x->c.left < 4)
+		return bad(x, "truncated");
+	pos = rba_cursor_u32(&x->c);
+	if (pos != NO_POSITIVE && pos >= s->nclasses)
+		return bad(x, "positive class out of range");
+	s->positive = pos == NO_POSITIVE ? ENCODE_NO_POSITIVE : pos;
+	if ((err = dec_count(x, 1, REBUILD_MAX_WIDTH, 5, "column count",
+			     &s->ncolumns)))
+		return err;
+	s->columns = calloc(s->ncolumns, sizeof(*s->columns));
+	if (s->columns == NULL) {
+		s->ncolumns = 0;
+		return RBA_E_NOMEM;
+	}
+	for (uint32_t c = 0; c < s->ncolumns; c++) {
+		struct encode_column *col = &s->columns[c];
+		if ((col->name = dec_str(x, "column name", &err)) == NULL)
+			return err;
+		for (uint32_t e = 0; e < c; e++)
+			if (strcmp(s->columns[e].name, col->name) == 0)
+				return bad(x, "duplicate column name");
+		if (x->c.left < 1)
+			return bad(x, "truncated");
+		kind = rba_cursor_u8(&x->c);
+		if (kind == ENCODE_NUMERIC) {
+			col->kind = ENCODE_NUMERIC;
+			nf++;
+		} else if (kind == ENCODE_CATEGORICAL) {
+			col->kind = ENCODE_CATEGORICAL;
+			if ((err = dec_count(x, 1, REBUILD_MAX_WIDTH, 4,
+					     "level count", &col->nlevels)))
+				return err;
+			if ((err = dec_strv(x, col->nlevels, &col->levels,
+					    "level")))
+				return err;
+			nf += col->nlevels;
+		} else {
+			x->c.p -= 1;
+			x->c.left += 1;
+			return bad(x, "unknown column kind");
+		}
+		if (nf > sizes[0])
+			return bad(x, "more features than the first layer");
+	}
+	if (nf != sizes[0])
+		return bad(x, "feature count differs from the first layer");
+	s->nfeatures = nf;
+	if (x->c.left < need * 4)
+		return bad(x, "truncated weights");
+	s->mean = malloc((size_t)nf * sizeof(float));
+	s->scale = malloc((size_t)nf * sizeof(float));
+	if (s->mean == NULL || s->scale == NULL)
+		return RBA_E_NOMEM;
+	if ((err = dec_floats(x, s->mean, nf, 0)) ||
+	    (err = dec_floats(x, s->scale, nf, 1)))
+		return err;
+	if ((err = rebuild_model_alloc(m, nl, sizes)))
+		return err == RBA_E_RANGE ? bad(x, "layer sizes over the caps")
+					  : err;
+	for (uint32_t l = 0; l < nl; l++) {
+		size_t in = sizes[l], o = sizes[l + 1];
+		for (size_t j = 0; j < o; j++)
+			for (size_t k = 0; k < in; k++) {
+				float v = rba_cursor_f32(&x->c);
+				if (!isfinite(v)) {
+					x->c.p -= 4;
+					x->c.left += 4;
+					return bad(x, "a weight is not finite");
+				}
+				m->w[l][k * o + j] = v;
+			}
+		if ((err = dec_floats(x, m->b[l], o, 0)))
+			return err;
+	}
+	if (!rba_cursor_ok(&x->c))
+		return bad(x, "truncated");
+	if (x->c.left != 0)
+		return bad(x, "trailing bytes after the last layer");
+	return 0;
+}
+
+int
+artifact_decode(const void *p, size_t n, struct artifact *out,
+		struct rba_detail *d)
+{
+	struct dec x;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	rba_cursor_init(&x.c, p, n);
+	x.base = p;
+	x.d = d;
+	err = decode_body(&x, out);
+	if (err != 0) {
+		if (err == RBA_E_NOMEM)
+			rba_fail(d, err, NULL, 0, 0, "out of memory");
+		artifact_release(out);
+	}
+	return err;
+}
+
+int
+artifact_load(const char *path, struct artifact *out,
+	      struct rba_digest *digest, struct rba_detail *d)
+{
+	uint8_t *buf = NULL;
+	size_t n = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = rba_file_read(path, ARTIFACT_MAX_BYTES, &buf, &n, d);
+	if (err != 0)
+		return err;
+	if (digest != NULL)
+		rba_digest_bytes(buf, n, digest);
+	err = artifact_decode(buf, n, out, d);
+	if (err != 0 && d != NULL)
+		snprintf(d->file, sizeof(d->file), "%s", path);
+	free(buf);
+	return err;
+}
+
+int
+artifact_score(const struct artifact *a, const float *raw, size_t n,
+	       float *probs)
+{
+	size_t nf = a->spec.nfeatures;
+	float *x;
+	int err;
+
+	if (n == 0)
+		return 0;
+	x = malloc(n * nf * sizeof(float));
+	if (x == NULL)
+		return RBA_E_NOMEM;
+	encode_standardize(&a->spec, raw, n, x);
+	err = rebuild_predict(a->abi, &a->model, x, n, probs);
+	free(x);
+	return err;
+}

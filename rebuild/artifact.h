@@ -1,0 +1,78 @@
+/*
+ * artifact.h - the canonical artifact format (DESIGN 5.3), documented
+ * byte by byte in rebuild-audit-artifact(5).
+ *
+ * The bytes are a function of the model alone: little-endian integers
+ * and IEEE-754 float32, length-prefixed strings, no padding, timestamps,
+ * host names or pointers.  The same weights give the same bytes on every
+ * machine, so the SHA-256 of the file is the model's identity.
+ *
+ * The decoder trusts nothing: it checks the magic and format version,
+ * every count and length against the caps and against the bytes that
+ * remain (before allocating), the canonical orders (levels and classes
+ * strictly ascending), that the feature count matches the first layer,
+ * that every float is finite and every scale positive, and that no byte
+ * follows the last layer.
+ */
+#ifndef RBA_ARTIFACT_H
+#define RBA_ARTIFACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/digest.h"
+#include "common/rba.h"
+#include "rebuild/encode.h"
+#include "rebuild/trainer.h"
+
+#define ARTIFACT_MAGIC "RBAMODEL" /* 8 bytes, no terminator */
+#define ARTIFACT_FORMAT 1
+#define ARTIFACT_MAX_BYTES (512u << 20) /* bytes in an artifact file */
+#define ARTIFACT_KIND_MLP 1
+#define ARTIFACT_ACT_RELU 1
+
+struct artifact {
+	uint32_t abi; /* trainer ABI that produced the weights */
+	struct encode_spec spec;
+	struct rebuild_model model;
+};
+
+/* Frees everything a decode or a training left in a. */
+void artifact_release(struct artifact *a);
+
+/*
+ * Appends the canonical bytes of a.  0, RBA_E_NOMEM, or RBA_E_RANGE when
+ * a is inconsistent (feature count, class count, sizes).
+ */
+int artifact_encode(const struct artifact *a, struct rba_buf *out);
+
+/*
+ * Decodes n bytes into *out (owned by the caller afterwards; release
+ * it).  Errors: RBA_E_CORRUPT (bad magic, truncation, a length or count
+ * over a cap or past the end, bad order, non-finite value, trailing
+ * bytes: d->reason says which and d->col holds the byte offset + 1),
+ * RBA_E_UNSUPPORTED (a newer format version, or a trainer ABI or model
+ * kind this build lacks), RBA_E_NOMEM.  On error *out is released.
+ */
+int artifact_decode(const void *p, size_t n, struct artifact *out,
+		    struct rba_detail *d);
+
+/*
+ * Reads and decodes a file; *digest (may be NULL) gets the SHA-256 of
+ * its bytes.  Errors as artifact_decode, plus RBA_E_LIMIT (over
+ * ARTIFACT_MAX_BYTES) and errno; d->file is the path.
+ */
+int artifact_load(const char *path, struct artifact *out,
+		  struct rba_digest *digest, struct rba_detail *d);
+
+/*
+ * Scores n cases given as raw features (n x nfeatures, as encode_table
+ * makes them): the artifact's own standardization, then its ABI's
+ * forward pass.  probs gets n x nclasses.  0, RBA_E_UNSUPPORTED or
+ * RBA_E_NOMEM.
+ */
+int artifact_score(const struct artifact *a, const float *raw, size_t n,
+		   float *probs);
+
+#endif

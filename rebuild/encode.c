@@ -1,0 +1,568 @@
+/* encode.c - feature encoding, split and standardization. */
+#include "rebuild/encode.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "rebuild/rng.h"
+#include "rebuild/trainer.h"
+
+static void
+free_strv(char **v, size_t n)
+{
+	if (v == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void
+encode_spec_release(struct encode_spec *s)
+{
+	if (s == NULL)
+		return;
+	free(s->label);
+	free_strv(s->classes, s->nclasses);
+	for (uint32_t i = 0; s->columns != NULL && i < s->ncolumns; i++) {
+		free(s->columns[i].name);
+		free_strv(s->columns[i].levels, s->columns[i].nlevels);
+	}
+	free(s->columns);
+	free(s->mean);
+	free(s->scale);
+	memset(s, 0, sizeof(*s));
+}
+
+void
+encode_data_release(struct encode_data *d)
+{
+	if (d == NULL)
+		return;
+	free(d->x);
+	free(d->y);
+	memset(d, 0, sizeof(*d));
+}
+
+void
+encode_feature_name(const struct encode_spec *s, uint32_t f,
+		    struct rba_buf *out)
+{
+	for (uint32_t c = 0; c < s->ncolumns; c++) {
+		const struct encode_column *col = &s->columns[c];
+		if (col->kind == ENCODE_NUMERIC) {
+			if (f == 0) {
+				rba_buf_printf(out, "%s", col->name);
+				return;
+			}
+			f--;
+		} else {
+			if (f < col->nlevels) {
+				rba_buf_printf(out, "%s=%s", col->name,
+					       col->levels[f]);
+				return;
+			}
+			f -= col->nlevels;
+		}
+	}
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	/* strcmp compares as unsigned char: a bytewise order. */
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Distinct values of column c, sorted bytewise (malloc'd copies). */
+static int
+distinct_sorted(const struct csv_table *t, size_t c, char ***out, uint32_t *n,
+		uint32_t cap, struct rba_detail *d)
+{
+	const char **tmp;
+	char **res;
+	size_t k = 0;
+
+	*out = NULL;
+	*n = 0;
+	tmp = malloc(t->nrows * sizeof(*tmp));
+	if (tmp == NULL)
+		return RBA_E_NOMEM;
+	for (size_t r = 0; r < t->nrows; r++)
+		tmp[r] = csv_table_cell(t, r, c);
+	qsort(tmp, t->nrows, sizeof(*tmp), cmp_str);
+	for (size_t r = 0; r < t->nrows; r++)
+		if (k == 0 || strcmp(tmp[k - 1], tmp[r]) != 0)
+			tmp[k++] = tmp[r];
+	if (k > cap) {
+		free(tmp);
+		rba_detail_key(d, t->names[c]);
+		return rba_fail(d, RBA_E_LIMIT, t->file, 0, 0,
+				"column '%s' has %zu distinct values, over the "
+				"limit of %u",
+				t->names[c], k, cap);
+	}
+	res = calloc(k ? k : 1, sizeof(*res));
+	if (res == NULL) {
+		free(tmp);
+		return RBA_E_NOMEM;
+	}
+	for (size_t i = 0; i < k; i++) {
+		if (strlen(tmp[i]) > ENCODE_MAX_TEXT) {
+			free(tmp);
+			free_strv(res, k);
+			rba_detail_key(d, t->names[c]);
+			return rba_fail(d, RBA_E_LIMIT, t->file, 0, 0,
+					"a value of column '%s' is longer than "
+					"%u bytes",
+					t->names[c], ENCODE_MAX_TEXT);
+		}
+		res[i] = strdup(tmp[i]);
+		if (res[i] == NULL) {
+			free(tmp);
+			free_strv(res, k);
+			return RBA_E_NOMEM;
+		}
+	}
+	free(tmp);
+	*out = res;
+	*n = (uint32_t)k;
+	return 0;
+}
+
+static long
+find_level(char *const *levels, uint32_t n, const char *s)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(levels[mid], s);
+		if (c == 0)
+			return (long)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int
+in_list(char *const *list, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(list[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* A column named in the pins must exist. */
+static int
+need_column(const struct csv_table *t, const char *name, const char *key,
+	    long *col, struct rba_detail *d)
+{
+	*col = csv_table_col(t, name);
+	if (*col < 0) {
+		rba_detail_key(d, key);
+		return rba_fail(d, RBA_E_SCHEMA, t->file, 1, 0,
+				"%s names column '%s', which the snapshot does "
+				"not have",
+				key, name);
+	}
+	return 0;
+}
+
+static int
+check_pins_columns(const struct pins *p, const struct csv_table *t,
+		   long *label_col, struct rba_detail *d)
+{
+	long c;
+	int err;
+
+	if ((err = need_column(t, p->data.label, "data.label", label_col, d)))
+		return err;
+	if (p->data.id != NULL &&
+	    (err = need_column(t, p->data.id, "data.id", &c, d)))
+		return err;
+	for (size_t i = 0; i < p->data.nexclude; i++)
+		if ((err = need_column(t, p->data.exclude[i], "data.exclude",
+				       &c, d)))
+			return err;
+	for (size_t i = 0; i < p->data.ncategorical; i++) {
+		const char *n = p->data.categorical[i];
+		if ((err = need_column(t, n, "data.categorical", &c, d)))
+			return err;
+		if (strcmp(n, p->data.label) == 0 ||
+		    (p->data.id && strcmp(n, p->data.id) == 0) ||
+		    in_list(p->data.exclude, p->data.nexclude, n)) {
+			rba_detail_key(d, "data.categorical");
+			return rba_fail(d, RBA_E_SCHEMA, t->file, 1, 0,
+					"column '%s' is declared categorical "
+					"but is also the label, the id or "
+					"excluded",
+					n);
+		}
+	}
+	if ((p->data.id && strcmp(p->data.id, p->data.label) == 0) ||
+	    in_list(p->data.exclude, p->data.nexclude, p->data.label)) {
+		rba_detail_key(d, "data.label");
+		return rba_fail(d, RBA_E_SCHEMA, t->file, 1, 0,
+				"the label column '%s' is also the id or "
+				"excluded",
+				p->data.label);
+	}
+	return 0;
+}
+
+/* First row whose cell in column c is not a number (for the message). */
+static size_t
+first_non_numeric(const struct csv_table *t, size_t c)
+{
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *s = csv_table_cell(t, r, c);
+		double v;
+		if (csv_parse_number(s, strlen(s), &v) != 0)
+			return r;
+	}
+	return 0;
+}
+
+int
+encode_fit(const struct pins *p, const struct csv_table *t,
+	   struct encode_spec *spec, struct encode_data *data,
+	   struct rba_detail *d)
+{
+	long label_col;
+	size_t *src = NULL, nf = 0, f;
+	int err;
+
+	memset(spec, 0, sizeof(*spec));
+	memset(data, 0, sizeof(*data));
+	spec->positive = ENCODE_NO_POSITIVE;
+	if ((err = check_pins_columns(p, t, &label_col, d)))
+		return err;
+	if (t->nrows > REBUILD_MAX_EXAMPLES)
+		return rba_fail(d, RBA_E_LIMIT, t->file, 0, 0,
+				"%zu rows, over the limit of %u", t->nrows,
+				REBUILD_MAX_EXAMPLES);
+	spec->label = strdup(p->data.label);
+	spec->columns = calloc(t->ncols, sizeof(*spec->columns));
+	src = calloc(t->ncols, sizeof(*src));
+	if (spec->label == NULL || spec->columns == NULL || src == NULL) {
+		err = RBA_E_NOMEM;
+		goto fail;
+	}
+	err = distinct_sorted(t, (size_t)label_col, &spec->classes,
+			      &spec->nclasses, REBUILD_MAX_CLASSES, d);
+	if (err != 0)
+		goto fail;
+	if (spec->nclasses < 2) {
+		rba_detail_key(d, "data.label");
+		err = rba_fail(d, RBA_E_SCHEMA, t->file, 0, 0,
+			       "the label column '%s' has only one class",
+			       p->data.label);
+		goto fail;
+	}
+	if (p->data.positive != NULL) {
+		long pi = find_level(spec->classes, spec->nclasses,
+				     p->data.positive);
+		if (pi < 0) {
+			rba_detail_key(d, "data.positive");
+			err = rba_fail(d, RBA_E_SCHEMA, t->file, 0, 0,
+				       "positive class '%s' does not occur in "
+				       "column '%s'",
+				       p->data.positive, p->data.label);
+			goto fail;
+		}
+		spec->positive = (uint32_t)pi;
+	}
+	for (size_t c = 0; c < t->ncols; c++) {
+		const char *name = t->names[c];
+		struct encode_column *col = &spec->columns[spec->ncolumns];
+		if ((long)c == label_col ||
+		    (p->data.id && strcmp(name, p->data.id) == 0) ||
+		    in_list(p->data.exclude, p->data.nexclude, name))
+			continue;
+		if (strlen(name) > ENCODE_MAX_TEXT) {
+			err = rba_fail(d, RBA_E_LIMIT, t->file, 1, 0,
+				       "a column name is longer than %u bytes",
+				       ENCODE_MAX_TEXT);
+			goto fail;
+		}
+		col->name = strdup(name);
+		if (col->name == NULL) {
+			err = RBA_E_NOMEM;
+			goto fail;
+		}
+		src[spec->ncolumns++] = c;
+		if (in_list(p->data.categorical, p->data.ncategorical, name)) {
+			col->kind = ENCODE_CATEGORICAL;
+			err = distinct_sorted(t, c, &col->levels, &col->nlevels,
+					      REBUILD_MAX_WIDTH, d);
+			if (err != 0)
+				goto fail;
+			nf += col->nlevels;
+		} else {
+			col->kind = ENCODE_NUMERIC;
+			if (t->types[c] != CSV_NUMERIC) {
+				size_t r = first_non_numeric(t, c);
+				rba_detail_key(d, name);
+				err = rba_fail(d, RBA_E_SCHEMA, t->file,
+					       t->lines[r], 0,
+					       "column '%s' is not numeric "
+					       "('%s'): declare it categorical "
+					       "or exclude it",
+					       name, csv_table_cell(t, r, c));
+				goto fail;
+			}
+			nf++;
+		}
+		if (nf > REBUILD_MAX_WIDTH) {
+			err = rba_fail(d, RBA_E_LIMIT, t->file, 0, 0,
+				       "more than %u features",
+				       REBUILD_MAX_WIDTH);
+			goto fail;
+		}
+	}
+	if (nf == 0) {
+		err = rba_fail(d, RBA_E_SCHEMA, t->file, 1, 0,
+			       "no input columns left after the label, id "
+			       "and exclusions");
+		goto fail;
+	}
+	spec->nfeatures = (uint32_t)nf;
+	spec->mean = calloc(nf, sizeof(float));
+	spec->scale = malloc(nf * sizeof(float));
+	data->n = t->nrows;
+	data->x = calloc(t->nrows * nf, sizeof(float));
+	data->y = malloc(t->nrows * sizeof(uint32_t));
+	if (spec->mean == NULL || spec->scale == NULL || data->x == NULL ||
+	    data->y == NULL) {
+		err = RBA_E_NOMEM;
+		goto fail;
+	}
+	for (f = 0; f < nf; f++)
+		spec->scale[f] = 1.0f;
+	for (size_t r = 0; r < t->nrows; r++) {
+		float *xr = data->x + r * nf;
+		data->y[r] = (uint32_t)find_level(
+			spec->classes, spec->nclasses,
+			csv_table_cell(t, r, (size_t)label_col));
+		f = 0;
+		for (uint32_t c = 0; c < spec->ncolumns; c++) {
+			const struct encode_column *col = &spec->columns[c];
+			if (col->kind == ENCODE_NUMERIC) {
+				xr[f++] = (float)t->num[r * t->ncols + src[c]];
+				continue;
+			}
+			long lv = find_level(col->levels, col->nlevels,
+					     csv_table_cell(t, r, src[c]));
+			xr[f + (size_t)lv] = 1.0f;
+			f += col->nlevels;
+		}
+	}
+	free(src);
+	return 0;
+fail:
+	free(src);
+	encode_spec_release(spec);
+	encode_data_release(data);
+	return err == RBA_E_NOMEM && d != NULL && d->reason[0] == 0
+		       ? rba_fail(d, err, t->file, 0, 0, "out of memory")
+		       : err;
+}
+
+static int
+cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int
+encode_split(const struct pins *p, size_t n, size_t **train, size_t *ntrain,
+	     size_t **val, size_t *nval)
+{
+	size_t nv, *perm, *tr, *va;
+
+	*train = *val = NULL;
+	*ntrain = *nval = 0;
+	if (n < 2)
+		return RBA_E_RANGE;
+	nv = (size_t)((double)n * p->data.split_validation + 0.5);
+	if (nv < 1)
+		nv = 1;
+	if (nv > n - 1)
+		nv = n - 1;
+	perm = malloc(n * sizeof(*perm));
+	tr = malloc((n - nv) * sizeof(*tr));
+	va = malloc(nv * sizeof(*va));
+	if (perm == NULL || tr == NULL || va == NULL) {
+		free(perm);
+		free(tr);
+		free(va);
+		return RBA_E_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	if (p->data.split_order == PINS_SPLIT_TAIL) {
+		memcpy(tr, perm, (n - nv) * sizeof(*tr));
+		memcpy(va, perm + (n - nv), nv * sizeof(*va));
+	} else {
+		uint64_t key = rng_key(p->data.split_seed, RNG_SPLIT, 0, 0);
+		for (size_t i = n; i-- > 1;) {
+			size_t j = (size_t)rng_below(key, i, i + 1);
+			size_t t = perm[i];
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		memcpy(va, perm, nv * sizeof(*va));
+		memcpy(tr, perm + nv, (n - nv) * sizeof(*tr));
+		qsort(va, nv, sizeof(*va), cmp_size);
+		qsort(tr, n - nv, sizeof(*tr), cmp_size);
+	}
+	free(perm);
+	*train = tr;
+	*ntrain = n - nv;
+	*val = va;
+	*nval = nv;
+	return 0;
+}
+
+void
+encode_standardize_fit(struct encode_spec *spec, const struct encode_data *data,
+		       const size_t *idx, size_t nidx, int enabled)
+{
+	size_t nf = spec->nfeatures, f = 0;
+
+	for (size_t i = 0; i < nf; i++) {
+		spec->mean[i] = 0.0f;
+		spec->scale[i] = 1.0f;
+	}
+	if (!enabled || nidx == 0)
+		return;
+	for (uint32_t c = 0; c < spec->ncolumns; c++) {
+		const struct encode_column *col = &spec->columns[c];
+		double sum = 0.0, ss = 0.0, mean, sd;
+		if (col->kind == ENCODE_CATEGORICAL) {
+			f += col->nlevels;
+			continue;
+		}
+		/* Double sums in row order: fixed, and exact enough that the
+		 * float32 results do not depend on rounding luck. */
+		for (size_t i = 0; i < nidx; i++)
+			sum += (double)data->x[idx[i] * nf + f];
+		mean = sum / (double)nidx;
+		for (size_t i = 0; i < nidx; i++) {
+			double dv = (double)data->x[idx[i] * nf + f] - mean;
+			ss += dv * dv;
+		}
+		sd = sqrt(ss / (double)nidx);
+		spec->mean[f] = (float)mean;
+		spec->scale[f] = (float)sd > 0.0f && isfinite((float)sd)
+					 ? (float)sd
+					 : 1.0f;
+		f++;
+	}
+}
+
+void
+encode_standardize(const struct encode_spec *spec, const float *raw, size_t n,
+		   float *out)
+{
+	size_t nf = spec->nfeatures;
+
+	for (size_t r = 0; r < n; r++)
+		for (size_t f = 0; f < nf; f++)
+			out[r * nf + f] = (raw[r * nf + f] - spec->mean[f]) /
+					  spec->scale[f];
+}
+
+static int
+encode_one(const struct encode_spec *spec, const char *const *values,
+	   float *x, const char *file, unsigned long line,
+	   struct rba_detail *d)
+{
+	size_t f = 0;
+
+	memset(x, 0, spec->nfeatures * sizeof(float));
+	for (uint32_t c = 0; c < spec->ncolumns; c++) {
+		const struct encode_column *col = &spec->columns[c];
+		const char *v = values[c];
+		if (col->kind == ENCODE_NUMERIC) {
+			double num;
+			int err = csv_parse_number(v, strlen(v), &num);
+			if (err != 0) {
+				rba_detail_key(d, col->name);
+				return rba_fail(d, RBA_E_SCHEMA, file, line, 0,
+						"column '%s' needs a number, "
+						"not '%.64s'",
+						col->name, v);
+			}
+			x[f++] = (float)num;
+			continue;
+		}
+		long lv = find_level(col->levels, col->nlevels, v);
+		if (lv < 0) {
+			rba_detail_key(d, col->name);
+			return rba_fail(d, RBA_E_SCHEMA, file, line, 0,
+					"unknown level '%.64s' of categorical "
+					"column '%s'",
+					v, col->name);
+		}
+		x[f + (size_t)lv] = 1.0f;
+		f += col->nlevels;
+	}
+	return 0;
+}
+
+int
+encode_values(const struct encode_spec *spec, const char *const *values,
+	      float *x, struct rba_detail *d)
+{
+	return encode_one(spec, values, x, NULL, 0, d);
+}
+
+int
+encode_table(const struct encode_spec *spec, const struct csv_table *t,
+	     float *x, struct rba_detail *d)
+{
+	size_t *src;
+	const char **vals;
+	int err = 0;
+
+	src = malloc((spec->ncolumns ? spec->ncolumns : 1) * sizeof(*src));
+	vals = malloc((spec->ncolumns ? spec->ncolumns : 1) * sizeof(*vals));
+	if (src == NULL || vals == NULL) {
+		free(src);
+		free(vals);
+		return RBA_E_NOMEM;
+	}
+	for (uint32_t c = 0; c < spec->ncolumns; c++) {
+		long col = csv_table_col(t, spec->columns[c].name);
+		if (col < 0) {
+			rba_detail_key(d, spec->columns[c].name);
+			err = rba_fail(d, RBA_E_SCHEMA, t->file, 1, 0,
+				       "the cases lack input column '%s'",
+				       spec->columns[c].name);
+			goto out;
+		}
+		src[c] = (size_t)col;
+	}
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (uint32_t c = 0; c < spec->ncolumns; c++)
+			vals[c] = csv_table_cell(t, r, src[c]);
+		err = encode_one(spec, vals, x + r * spec->nfeatures, t->file,
+				 t->lines[r], d);
+		if (err != 0)
+			goto out;
+	}
+out:
+	free(src);
+	free(vals);
+	return err;
+}

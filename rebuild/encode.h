@@ -1,0 +1,125 @@
+/*
+ * encode.h - from a CSV snapshot and pins to the trainer's matrices, and
+ * the same preprocessing for cases scored later.
+ *
+ * Columns: the label column gives the classes (cell text, distinct
+ * values sorted bytewise); the id column and data.exclude are dropped;
+ * every other column is an input, in file order.  A column listed in
+ * data.categorical is one-hot encoded with one feature per level (cell
+ * text, distinct values of the whole snapshot sorted bytewise, feature
+ * name "column=level"); any other input must be numeric and is one
+ * feature named after the column.
+ *
+ * Standardization (data.standardize): for each numeric feature, mean and
+ * standard deviation (population, divided by n) over the training split
+ * only, summed in double in row order, stored as float32; a constant
+ * column gets scale 1.  One-hot features keep mean 0 and scale 1.  The
+ * model sees (float(x) - mean) / scale computed in float32.
+ *
+ * Unknown categorical level in a case being scored: an error naming the
+ * column and the level (RBA_E_SCHEMA), never a silent all-zero encoding:
+ * a level the model never saw means the case does not belong to the
+ * data the model was trained on, and an audit must say so.
+ */
+#ifndef RBA_ENCODE_H
+#define RBA_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/rba.h"
+#include "policy/policy.h"
+#include "rebuild/csv.h"
+
+#define ENCODE_NO_POSITIVE UINT32_MAX
+#define ENCODE_MAX_TEXT 1024 /* bytes in a column name, level or class */
+
+enum encode_kind { ENCODE_NUMERIC = 1, ENCODE_CATEGORICAL = 2 };
+
+struct encode_column {
+	char *name;
+	enum encode_kind kind;
+	uint32_t nlevels; /* categorical: >= 1, sorted bytewise, distinct */
+	char **levels;
+};
+
+/* The model's view of its inputs (everything is kept in the artifact). */
+struct encode_spec {
+	char *label;
+	uint32_t nclasses; /* >= 2 */
+	char **classes;	   /* sorted bytewise, distinct */
+	uint32_t positive; /* class index, or ENCODE_NO_POSITIVE */
+	uint32_t ncolumns;
+	struct encode_column *columns;
+	uint32_t nfeatures; /* numeric columns + categorical levels */
+	float *mean;	    /* nfeatures */
+	float *scale;	    /* nfeatures, finite and > 0 */
+};
+
+void encode_spec_release(struct encode_spec *s);
+
+/* Appends feature f's name: "column" or "column=level". */
+void encode_feature_name(const struct encode_spec *s, uint32_t f,
+			 struct rba_buf *out);
+
+/* A snapshot encoded but not standardized: x is n x nfeatures. */
+struct encode_data {
+	size_t n;
+	float *x;
+	uint32_t *y;
+};
+
+void encode_data_release(struct encode_data *d);
+
+/*
+ * Builds the spec (mean 0, scale 1) and the raw matrices from table t
+ * under p->data.  Errors (d gets FILE:LINE:COL or the key):
+ * RBA_E_SCHEMA (a column named in the pins is missing or named twice, a
+ * non-numeric input column that is not declared categorical, a positive
+ * class that does not occur, fewer than two classes), RBA_E_LIMIT (over
+ * REBUILD_MAX_WIDTH features, REBUILD_MAX_CLASSES classes,
+ * ENCODE_MAX_TEXT bytes, REBUILD_MAX_EXAMPLES rows), RBA_E_NOMEM.
+ */
+int encode_fit(const struct pins *p, const struct csv_table *t,
+	       struct encode_spec *spec, struct encode_data *data,
+	       struct rba_detail *d);
+
+/*
+ * The split of n rows by p->data: validation count round(n v) clamped to
+ * [1, n - 1]; order random: the first nval entries of a Fisher-Yates
+ * permutation keyed by (split seed, RNG_SPLIT) validate; order tail: the
+ * last nval rows validate.  Both index lists come back ascending (malloc'd).
+ * 0, RBA_E_RANGE (n < 2) or RBA_E_NOMEM.
+ */
+int encode_split(const struct pins *p, size_t n, size_t **train,
+		 size_t *ntrain, size_t **val, size_t *nval);
+
+/*
+ * Fills spec->mean and spec->scale from the rows idx[0..nidx) of data
+ * (when enabled; otherwise leaves 0 and 1).
+ */
+void encode_standardize_fit(struct encode_spec *spec,
+			    const struct encode_data *data, const size_t *idx,
+			    size_t nidx, int enabled);
+
+/* out[i] = (raw[i] - mean) / scale for n rows (out may equal raw). */
+void encode_standardize(const struct encode_spec *spec, const float *raw,
+			size_t n, float *out);
+
+/*
+ * Encodes the cases of table t (columns found by name; others ignored)
+ * into raw features: x is t->nrows x nfeatures.  RBA_E_SCHEMA for a
+ * missing column, a non-numeric value in a numeric column or an unknown
+ * level (d gets FILE:LINE:COL and the column in d->key).
+ */
+int encode_table(const struct encode_spec *spec, const struct csv_table *t,
+		 float *x, struct rba_detail *d);
+
+/*
+ * Encodes one case given as text values, one per spec column in spec
+ * order (values[i] for spec->columns[i]).  Errors as encode_table.
+ */
+int encode_values(const struct encode_spec *spec, const char *const *values,
+		  float *x, struct rba_detail *d);
+
+#endif

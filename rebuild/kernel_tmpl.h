@@ -1,0 +1,300 @@
+/*
+ * kernel_tmpl.h - the strict kernel bodies, instantiated by
+ * kernel_strict.c once per instruction set with KT_SFX (name suffix),
+ * KT_ATTR (a target attribute or nothing) and KT_VW (floats per vector)
+ * defined.  Not a public header.
+ *
+ * Vectors are GCC/Clang vector types: an operation on them is the same
+ * IEEE operation on every lane, so a vector of sums is exactly the
+ * scalar sums side by side.  Each output element is accumulated in
+ * reduced-index order on every path below (wide tiles, 4-lane tiles and
+ * scalar tails alike), so which path handles an element never matters.
+ */
+#define KT_CAT2(a, b) a##_##b
+#define KT_CAT(a, b) KT_CAT2(a, b)
+#define KT(name) KT_CAT(name, KT_SFX)
+
+typedef float KT(vf) __attribute__((vector_size(KT_VW * 4), aligned(4),
+				     may_alias));
+typedef float KT(v4) __attribute__((vector_size(16), aligned(4), may_alias));
+
+#define VF KT(vf)
+#define V4 KT(v4)
+#define LD(T, p) (*(const T *)(const void *)(p))
+#define ST(T, p, v) (*(T *)(void *)(p) = (v))
+
+/* y[r][j] = (b[j] or 0) + sum over k in order of x[r][k] w[k][j]. */
+KT_ATTR static void
+KT(linear)(const float *restrict x, size_t rows, size_t in,
+	   const float *restrict w, const float *restrict b, size_t out,
+	   float *restrict y)
+{
+	const VF zv = { 0 };
+	const V4 z4 = { 0 };
+	size_t r = 0, j, k;
+
+	for (; r + 4 <= rows; r += 4) {
+		const float *x0 = x + r * in, *x1 = x0 + in, *x2 = x1 + in,
+			    *x3 = x2 + in;
+		float *y0 = y + r * out, *y1 = y0 + out, *y2 = y1 + out,
+		      *y3 = y2 + out;
+		for (j = 0; j + 2 * KT_VW <= out; j += 2 * KT_VW) {
+			VF bA = b ? LD(VF, b + j) : zv;
+			VF bB = b ? LD(VF, b + j + KT_VW) : zv;
+			VF a0 = bA, a1 = bA, a2 = bA, a3 = bA;
+			VF c0 = bB, c1 = bB, c2 = bB, c3 = bB;
+			for (k = 0; k < in; k++) {
+				VF wA = LD(VF, w + k * out + j);
+				VF wB = LD(VF, w + k * out + j + KT_VW);
+				a0 = a0 + x0[k] * wA;
+				c0 = c0 + x0[k] * wB;
+				a1 = a1 + x1[k] * wA;
+				c1 = c1 + x1[k] * wB;
+				a2 = a2 + x2[k] * wA;
+				c2 = c2 + x2[k] * wB;
+				a3 = a3 + x3[k] * wA;
+				c3 = c3 + x3[k] * wB;
+			}
+			ST(VF, y0 + j, a0);
+			ST(VF, y0 + j + KT_VW, c0);
+			ST(VF, y1 + j, a1);
+			ST(VF, y1 + j + KT_VW, c1);
+			ST(VF, y2 + j, a2);
+			ST(VF, y2 + j + KT_VW, c2);
+			ST(VF, y3 + j, a3);
+			ST(VF, y3 + j + KT_VW, c3);
+		}
+		for (; j + KT_VW <= out; j += KT_VW) {
+			VF bA = b ? LD(VF, b + j) : zv;
+			VF a0 = bA, a1 = bA, a2 = bA, a3 = bA;
+			for (k = 0; k < in; k++) {
+				VF wA = LD(VF, w + k * out + j);
+				a0 = a0 + x0[k] * wA;
+				a1 = a1 + x1[k] * wA;
+				a2 = a2 + x2[k] * wA;
+				a3 = a3 + x3[k] * wA;
+			}
+			ST(VF, y0 + j, a0);
+			ST(VF, y1 + j, a1);
+			ST(VF, y2 + j, a2);
+			ST(VF, y3 + j, a3);
+		}
+		for (; j + 4 <= out; j += 4) {
+			V4 bA = b ? LD(V4, b + j) : z4;
+			V4 a0 = bA, a1 = bA, a2 = bA, a3 = bA;
+			for (k = 0; k < in; k++) {
+				V4 wA = LD(V4, w + k * out + j);
+				a0 = a0 + x0[k] * wA;
+				a1 = a1 + x1[k] * wA;
+				a2 = a2 + x2[k] * wA;
+				a3 = a3 + x3[k] * wA;
+			}
+			ST(V4, y0 + j, a0);
+			ST(V4, y1 + j, a1);
+			ST(V4, y2 + j, a2);
+			ST(V4, y3 + j, a3);
+		}
+		for (; j < out; j++) {
+			float bj = b ? b[j] : 0.0f;
+			float a0 = bj, a1 = bj, a2 = bj, a3 = bj;
+			for (k = 0; k < in; k++) {
+				float wv = w[k * out + j];
+				a0 = a0 + x0[k] * wv;
+				a1 = a1 + x1[k] * wv;
+				a2 = a2 + x2[k] * wv;
+				a3 = a3 + x3[k] * wv;
+			}
+			y0[j] = a0;
+			y1[j] = a1;
+			y2[j] = a2;
+			y3[j] = a3;
+		}
+	}
+	for (; r < rows; r++) {
+		const float *xr = x + r * in;
+		float *yr = y + r * out;
+		for (j = 0; j + KT_VW <= out; j += KT_VW) {
+			VF a0 = b ? LD(VF, b + j) : zv;
+			for (k = 0; k < in; k++)
+				a0 = a0 + xr[k] * LD(VF, w + k * out + j);
+			ST(VF, yr + j, a0);
+		}
+		for (; j + 4 <= out; j += 4) {
+			V4 a0 = b ? LD(V4, b + j) : z4;
+			for (k = 0; k < in; k++)
+				a0 = a0 + xr[k] * LD(V4, w + k * out + j);
+			ST(V4, yr + j, a0);
+		}
+		for (; j < out; j++) {
+			float a0 = b ? b[j] : 0.0f;
+			for (k = 0; k < in; k++)
+				a0 = a0 + xr[k] * w[k * out + j];
+			yr[j] = a0;
+		}
+	}
+}
+
+/*
+ * dw[k][j] = 0 + sum over r in order of x[r][k] dy[r][j];
+ * db[j] = 0 + sum over r in order of dy[r][j].
+ */
+KT_ATTR static void
+KT(dw)(const float *restrict x, const float *restrict dy, size_t rows,
+       size_t in, size_t out, float *restrict dw, float *restrict db)
+{
+	const VF zv = { 0 };
+	const V4 z4 = { 0 };
+	size_t k = 0, j, r;
+
+	for (; k + 4 <= in; k += 4) {
+		float *d0 = dw + k * out, *d1 = d0 + out, *d2 = d1 + out,
+		      *d3 = d2 + out;
+		for (j = 0; j + 2 * KT_VW <= out; j += 2 * KT_VW) {
+			VF a0 = zv, a1 = zv, a2 = zv, a3 = zv;
+			VF c0 = zv, c1 = zv, c2 = zv, c3 = zv;
+			for (r = 0; r < rows; r++) {
+				const float *xr = x + r * in + k;
+				VF dA = LD(VF, dy + r * out + j);
+				VF dB = LD(VF, dy + r * out + j + KT_VW);
+				a0 = a0 + xr[0] * dA;
+				c0 = c0 + xr[0] * dB;
+				a1 = a1 + xr[1] * dA;
+				c1 = c1 + xr[1] * dB;
+				a2 = a2 + xr[2] * dA;
+				c2 = c2 + xr[2] * dB;
+				a3 = a3 + xr[3] * dA;
+				c3 = c3 + xr[3] * dB;
+			}
+			ST(VF, d0 + j, a0);
+			ST(VF, d0 + j + KT_VW, c0);
+			ST(VF, d1 + j, a1);
+			ST(VF, d1 + j + KT_VW, c1);
+			ST(VF, d2 + j, a2);
+			ST(VF, d2 + j + KT_VW, c2);
+			ST(VF, d3 + j, a3);
+			ST(VF, d3 + j + KT_VW, c3);
+		}
+		for (; j + KT_VW <= out; j += KT_VW) {
+			VF a0 = zv, a1 = zv, a2 = zv, a3 = zv;
+			for (r = 0; r < rows; r++) {
+				const float *xr = x + r * in + k;
+				VF dA = LD(VF, dy + r * out + j);
+				a0 = a0 + xr[0] * dA;
+				a1 = a1 + xr[1] * dA;
+				a2 = a2 + xr[2] * dA;
+				a3 = a3 + xr[3] * dA;
+			}
+			ST(VF, d0 + j, a0);
+			ST(VF, d1 + j, a1);
+			ST(VF, d2 + j, a2);
+			ST(VF, d3 + j, a3);
+		}
+		for (; j + 4 <= out; j += 4) {
+			V4 a0 = z4, a1 = z4, a2 = z4, a3 = z4;
+			for (r = 0; r < rows; r++) {
+				const float *xr = x + r * in + k;
+				V4 dA = LD(V4, dy + r * out + j);
+				a0 = a0 + xr[0] * dA;
+				a1 = a1 + xr[1] * dA;
+				a2 = a2 + xr[2] * dA;
+				a3 = a3 + xr[3] * dA;
+			}
+			ST(V4, d0 + j, a0);
+			ST(V4, d1 + j, a1);
+			ST(V4, d2 + j, a2);
+			ST(V4, d3 + j, a3);
+		}
+		for (; j < out; j++) {
+			float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+			for (r = 0; r < rows; r++) {
+				const float *xr = x + r * in + k;
+				float dv = dy[r * out + j];
+				a0 = a0 + xr[0] * dv;
+				a1 = a1 + xr[1] * dv;
+				a2 = a2 + xr[2] * dv;
+				a3 = a3 + xr[3] * dv;
+			}
+			d0[j] = a0;
+			d1[j] = a1;
+			d2[j] = a2;
+			d3[j] = a3;
+		}
+	}
+	for (; k < in; k++) {
+		float *dk = dw + k * out;
+		for (j = 0; j + KT_VW <= out; j += KT_VW) {
+			VF a0 = zv;
+			for (r = 0; r < rows; r++)
+				a0 = a0 + x[r * in + k] * LD(VF, dy + r * out + j);
+			ST(VF, dk + j, a0);
+		}
+		for (; j + 4 <= out; j += 4) {
+			V4 a0 = z4;
+			for (r = 0; r < rows; r++)
+				a0 = a0 + x[r * in + k] * LD(V4, dy + r * out + j);
+			ST(V4, dk + j, a0);
+		}
+		for (; j < out; j++) {
+			float a0 = 0.0f;
+			for (r = 0; r < rows; r++)
+				a0 = a0 + x[r * in + k] * dy[r * out + j];
+			dk[j] = a0;
+		}
+	}
+	for (j = 0; j + KT_VW <= out; j += KT_VW) {
+		VF a0 = zv;
+		for (r = 0; r < rows; r++)
+			a0 = a0 + LD(VF, dy + r * out + j);
+		ST(VF, db + j, a0);
+	}
+	for (; j + 4 <= out; j += 4) {
+		V4 a0 = z4;
+		for (r = 0; r < rows; r++)
+			a0 = a0 + LD(V4, dy + r * out + j);
+		ST(V4, db + j, a0);
+	}
+	for (; j < out; j++) {
+		float a0 = 0.0f;
+		for (r = 0; r < rows; r++)
+			a0 = a0 + dy[r * out + j];
+		db[j] = a0;
+	}
+}
+
+/* AdamW (kernel.h), a vector at a time, then a scalar tail. */
+KT_ATTR static void
+KT(adamw)(float *restrict w, const float *restrict g, float *restrict m,
+	  float *restrict v, size_t n, const struct kernel_adamw *kp)
+{
+	const float b1 = kp->b1, omb1 = kp->omb1, b2 = kp->b2, omb2 = kp->omb2;
+	const float decay = kp->decay, step = kp->step_size;
+	const float bc2 = kp->bc2sqrt, eps = kp->eps;
+	size_t i = 0;
+
+	for (; i + KT_VW <= n; i += KT_VW) {
+		VF gi = LD(VF, g + i);
+		VF mi = b1 * LD(VF, m + i) + omb1 * gi;
+		VF vi = b2 * LD(VF, v + i) + (omb2 * gi) * gi;
+		VF den = KT_VSQRT(vi) / bc2 + eps;
+		ST(VF, m + i, mi);
+		ST(VF, v + i, vi);
+		ST(VF, w + i, LD(VF, w + i) * decay - step * (mi / den));
+	}
+	for (; i < n; i++) {
+		float gi = g[i];
+		float mi = b1 * m[i] + omb1 * gi;
+		float vi = b2 * v[i] + (omb2 * gi) * gi;
+		float den = __builtin_sqrtf(vi) / bc2 + eps;
+		m[i] = mi;
+		v[i] = vi;
+		w[i] = w[i] * decay - step * (mi / den);
+	}
+}
+
+#undef VF
+#undef V4
+#undef LD
+#undef ST
+#undef KT
+#undef KT_CAT
+#undef KT_CAT2

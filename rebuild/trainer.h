@@ -1,0 +1,163 @@
+/*
+ * trainer.h - the MLP trainer and the trainer ABI registry (DESIGN 7).
+ *
+ * A trainer ABI is an integer naming one generation of the arithmetic:
+ * the RNG streams, the initialization, the block size and reduction tree,
+ * the kernels' summation order, exp/log, the loss and the optimizer
+ * updates.  Every ABI ever released stays selectable: a version pinned at
+ * ABI 1 is rebuilt with ABI 1 arithmetic whatever the current ABI is.
+ * Any change that moves one bit of any artifact is a new ABI, added as a
+ * new row of the registry beside the old ones (see trainer.c).
+ *
+ * Model: input -> [linear -> ReLU -> dropout] x hidden -> linear ->
+ * softmax.  hidden: [] is multinomial logistic regression.  Weights and
+ * all arithmetic are float32 (accumulation included); only the reported
+ * metrics (losses averaged over examples, AUC) are summed in double.
+ *
+ * Strict mode (ABI 1): a mini-batch is cut into blocks of
+ * REBUILD_BLOCK_ROWS examples; each block's forward and backward pass is
+ * independent, its gradient is one fixed-order sum over its rows, and the
+ * blocks' gradients are added left to right in block order.  Threads only
+ * decide which thread computes which block, so the thread count never
+ * changes a bit.  Fast mode uses the whole batch as one block on OpenBLAS.
+ */
+#ifndef RBA_TRAINER_H
+#define RBA_TRAINER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/rba.h"
+#include "policy/policy.h"
+
+#define REBUILD_ABI_CURRENT 1
+#define REBUILD_MAX_LAYERS (PINS_MAX_LAYERS + 1) /* weight layers */
+#define REBUILD_MAX_WIDTH 4096	   /* units in one layer, features too */
+#define REBUILD_MAX_CLASSES 1024
+#define REBUILD_MAX_PARAMS (1u << 26) /* weights and biases in a model */
+#define REBUILD_MAX_EXAMPLES (1u << 26)
+#define REBUILD_MAX_THREADS 64
+#define REBUILD_BLOCK_ROWS 32 /* ABI 1: rows per gradient block */
+
+/* The ABI new trainings use. */
+uint32_t rebuild_abi_current(void);
+/* 1 when this build can train and score with abi. */
+int rebuild_abi_supported(uint32_t abi);
+/* A one-line description of abi ("" when unknown).  Static string. */
+const char *rebuild_abi_describe(uint32_t abi);
+
+/*
+ * A trained network.  Layer l maps sizes[l] inputs to sizes[l + 1]
+ * outputs: w[l] is sizes[l] x sizes[l + 1] row-major (W[in][out]), b[l]
+ * has sizes[l + 1] entries.  sizes[nlayers] is the number of classes.
+ */
+struct rebuild_model {
+	uint32_t nlayers;
+	uint32_t sizes[REBUILD_MAX_LAYERS + 1];
+	float *w[REBUILD_MAX_LAYERS];
+	float *b[REBUILD_MAX_LAYERS];
+};
+
+/*
+ * Allocates zeroed weights for nlayers (1..REBUILD_MAX_LAYERS) with the
+ * given nlayers + 1 sizes (each 1..REBUILD_MAX_WIDTH, at most
+ * REBUILD_MAX_PARAMS in all).  0, RBA_E_RANGE or RBA_E_NOMEM (m is then
+ * released).
+ */
+int rebuild_model_alloc(struct rebuild_model *m, uint32_t nlayers,
+			const uint32_t *sizes);
+/* Frees the weights; safe on a zeroed or released model. */
+void rebuild_model_release(struct rebuild_model *m);
+/* Number of weights and biases. */
+size_t rebuild_model_params(const struct rebuild_model *m);
+
+/*
+ * Encoded, standardized examples of one split.  x is n x nfeat
+ * row-major; y holds class indices below nclasses.  Borrowed.
+ */
+struct rebuild_set {
+	size_t n;
+	const float *x;
+	const uint32_t *y;
+};
+
+struct rebuild_epoch {
+	double train_loss; /* mean cross-entropy over the epoch's batches */
+	double val_loss;   /* mean cross-entropy, eval mode */
+	double val_acc;
+	double val_auc; /* binary models only; NaN otherwise */
+};
+
+struct rebuild_report {
+	uint32_t epochs;
+	struct rebuild_epoch *curve; /* epochs entries, malloc'd */
+	struct rebuild_epoch final;  /* the last epoch */
+	uint64_t examples;	     /* training examples processed */
+	double train_seconds;	     /* wall time of the training loop */
+	double examples_per_second;
+	const char *kernels; /* "strict" or "fast" */
+};
+
+void rebuild_report_release(struct rebuild_report *r);
+
+/*
+ * Trains a model with ABI abi (0: current) on train, evaluating on val
+ * after every epoch (val.n may be 0: metrics are then NaN).  Hyper-
+ * parameters come from p->model, p->train and p->determinism; nfeat and
+ * nclasses (>= 2) size the network; positive (< nclasses) is the class
+ * whose probability is the score of a binary model (AUC), ignored when
+ * nclasses != 2.  On success *out owns the weights (release it) and *rep
+ * the curves (rep may be NULL).
+ *
+ * Errors: RBA_E_UNSUPPORTED (unknown abi), RBA_E_RANGE (sizes over the
+ * caps, an empty training set, a class index out of range),
+ * RBA_E_NUMERIC (a loss or weight became NaN or infinite), RBA_E_NOMEM,
+ * an errno from pthread_create; d says which.
+ */
+int rebuild_train(const struct pins *p, uint32_t abi, size_t nfeat,
+		  uint32_t nclasses, uint32_t positive,
+		  const struct rebuild_set *train, const struct rebuild_set *val,
+		  struct rebuild_model *out, struct rebuild_report *rep,
+		  struct rba_detail *d);
+
+/*
+ * Class probabilities of n examples (x: n x sizes[0]) in eval mode,
+ * with abi's strict arithmetic: probs gets n x sizes[nlayers] floats.
+ * 0, RBA_E_UNSUPPORTED or RBA_E_NOMEM.
+ */
+int rebuild_predict(uint32_t abi, const struct rebuild_model *m,
+		    const float *x, size_t n, float *probs);
+
+/*
+ * The validation metrics the trainer reports, for any set: mean
+ * cross-entropy (log-sum-exp of the logits minus the true logit, with the
+ * tool's own exp and log, summed in double in example order), accuracy
+ * (the first maximal class) and, when sizes[nlayers] is 2, the AUC of the
+ * probability of class positive (ties count one half; NaN when one class
+ * is absent).  All NaN when set->n is 0.  0, RBA_E_UNSUPPORTED or
+ * RBA_E_NOMEM.
+ */
+int rebuild_eval(uint32_t abi, const struct rebuild_model *m,
+		 const struct rebuild_set *set, uint32_t positive,
+		 struct rebuild_epoch *out);
+
+/*
+ * The gradient of the mean cross-entropy of set with respect to every
+ * weight and bias, computed by abi's training arithmetic (blocks,
+ * kernels and reduction of a training step) with dropout off, in a
+ * single batch of all rows.  grad is allocated here (release it); *loss
+ * gets the mean loss.  For tests and diagnostics.  0, RBA_E_UNSUPPORTED,
+ * RBA_E_RANGE (set->n is 0 or over REBUILD_MAX_EXAMPLES) or RBA_E_NOMEM.
+ */
+int rebuild_gradient(uint32_t abi, const struct rebuild_model *m,
+		     const struct rebuild_set *set, struct rebuild_model *grad,
+		     double *loss);
+
+/*
+ * AUC of scores against labels (1 positive, 0 negative) by the rank-sum
+ * formula with average ranks for ties; NaN without both kinds.
+ * 0 or RBA_E_NOMEM.
+ */
+int rebuild_auc(const float *score, const uint8_t *pos, size_t n, double *auc);
+
+#endif
