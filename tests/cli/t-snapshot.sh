@@ -100,3 +100,18 @@ if [ -w /dev/full ]; then
 	ok "write error to stdout exits 2" test $? -eq 2
 	err_has "write failed 'stdout'"
 fi
+
+# a kill in the middle of an add leaves the store as it was before it
+awk 'BEGIN { print "id,x,label"; for (i = 0; i < 4000000; i++) printf "%d,%d.5,c%d\n", i, i, i % 7 }' > big.csv
+t1=$(txnid st)
+$RBA -S st snapshot add big.csv > /dev/null 2>&1 &
+pid=$!
+sleep 0.2
+kill -9 $pid 2> /dev/null
+wait $pid 2> /dev/null
+ok "snapshot add was killed part-way" test $? -eq 137
+ok "the killed add wrote nothing" test "$(txnid st)" = "$t1"
+run 0 $RBA -S st snapshot list
+ok "the earlier snapshots are intact" test "$(wc -l < out)" -eq 2
+run 0 $RBA -S st snapshot export 8b10 again.csv
+ok "and readable" cmp again.csv "$FIX/german-credit-numeric.csv"

@@ -7,6 +7,7 @@
 #define RBA_SUITE(name) Suite *name(void) __attribute__((weak))
 RBA_SUITE(suite_common);
 RBA_SUITE(suite_csv);
+RBA_SUITE(suite_snapshot);
 RBA_SUITE(suite_store);
 RBA_SUITE(suite_policy);
 RBA_SUITE(suite_rebuild);
