@@ -12,7 +12,7 @@ EXTRA_LDFLAGS ?=
 PKG_LIBS  = libsodium lmdb libzstd yaml-0.1 openblas
 PKG_TEST  = check
 DEB_PKGS  = libsodium-dev liblmdb-dev libzstd-dev libyaml-dev libopenblas-dev \
-            check pkg-config lmdb-utils minisign mandoc jq time clang
+            check pkg-config lmdb-utils minisign mandoc jq time clang python3-jsonschema
 
 # Strict-mode arithmetic depends on these: no FMA contraction, no
 # fast-math, IEEE semantics.  Do not add -ffast-math or -Ofast here.
