@@ -3,9 +3,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/commands.h"
 #include "common/digest.h"
+#include "common/fileio.h"
 #include "store/store.h"
 
 int
@@ -137,4 +139,37 @@ cli_store_open(struct cli_ctx *ctx, int read_only)
 	if (err)
 		return cli_fail("cannot open store", ctx->store_path, err, &d);
 	return 0;
+}
+
+int
+cli_txn_begin(struct cli_ctx *ctx, int write, uint64_t size_hint,
+	      const char *what, const char *subject, struct store_txn **txn)
+{
+	struct rba_detail d;
+	int err;
+
+	*txn = NULL;
+	if ((err = cli_store_open(ctx, !write)) != 0)
+		return err;
+	rba_detail_clear(&d);
+	err = store_txn_begin(ctx->store, write, size_hint, txn, &d);
+	if (err)
+		return cli_fail(what, subject, err, &d);
+	return 0;
+}
+
+void
+cli_fmt_time(int64_t t, char out[32])
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int
+cli_atomic_sink(void *ctx, const uint8_t *p, size_t n)
+{
+	return rba_atomic_write(ctx, p, n);
 }

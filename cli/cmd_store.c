@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cli/cmd_train.h"
 #include "cli/commands.h"
@@ -41,16 +40,6 @@ cmd_init(struct cli_ctx *ctx, int argc, char **argv)
 		       store_id_hex(ctx->store));
 	}
 	return 0;
-}
-
-static void
-fmt_time(int64_t t, char out[32])
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	gmtime_r(&tt, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 static void
@@ -135,7 +124,7 @@ print_info_json(const struct snapshot_info *s, int columns)
 	char hex[RBA_DIGEST_TEXT_LEN + 1], when[32];
 
 	rba_digest_format(&s->blob.digest, hex);
-	fmt_time(s->blob.added, when);
+	cli_fmt_time(s->blob.added, when);
 	printf("{\"digest\": \"%s\", \"name\": ", hex);
 	cli_json_str(stdout, s->blob.name);
 	printf(", \"rows\": %llu, \"columns\": %zu, \"size\": %llu, "
@@ -172,7 +161,7 @@ list_one(void *vctx, const struct snapshot_info *s)
 		print_info_json(s, 0);
 	} else {
 		rba_digest_format(&s->blob.digest, hex);
-		fmt_time(s->blob.added, when);
+		cli_fmt_time(s->blob.added, when);
 		fmt_size(s->blob.size, size);
 		fmt_size(s->blob.stored_size, stored);
 		if (!ls->ctx->verbose)
@@ -195,11 +184,10 @@ snap_list(struct cli_ctx *ctx, int argc, char **argv)
 
 	if (argc != 1)
 		return cli_usage(ctx, "snapshot list takes no arguments");
-	if ((err = cli_store_open(ctx, 1)) != 0)
+	if ((err = cli_txn_begin(ctx, 0, 0, "cannot list snapshots",
+				 ctx->store_path, &txn)) != 0)
 		return err;
 	rba_detail_clear(&d);
-	if ((err = store_txn_begin(ctx->store, 0, 0, &txn, &d)) != 0)
-		return cli_fail("cannot list snapshots", ctx->store_path, err, &d);
 	if (ctx->json)
 		fputs("[", stdout);
 	else if (ctx->verbose)
@@ -222,11 +210,9 @@ resolve(struct cli_ctx *ctx, const char *what, const char *prefix,
 	struct rba_detail d;
 	int err;
 
-	if ((err = cli_store_open(ctx, 1)) != 0)
+	if ((err = cli_txn_begin(ctx, 0, 0, what, prefix, txn)) != 0)
 		return err;
 	rba_detail_clear(&d);
-	if ((err = store_txn_begin(ctx->store, 0, 0, txn, &d)) != 0)
-		return cli_fail(what, prefix, err, &d);
 	err = snapshot_resolve(*txn, prefix, info, &d);
 	if (err) {
 		store_txn_abort(*txn);
@@ -259,7 +245,7 @@ snap_show(struct cli_ctx *ctx, int argc, char **argv)
 		fputc('\n', stdout);
 	} else {
 		rba_digest_format(&s.blob.digest, hex);
-		fmt_time(s.blob.added, when);
+		cli_fmt_time(s.blob.added, when);
 		printf("snapshot %s\nname     %s\nrows     %llu\ncolumns  %zu\n"
 		       "size     %llu bytes\nstored   %llu bytes (zstd, %u chunk%s)\n"
 		       "added    %s\n\nheader:\n",

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "audit/register.h"
 #include "cli/commands.h"
@@ -14,16 +13,6 @@
 #include "common/fileio.h"
 #include "policy/policy.h"
 #include "store/store.h"
-
-static void
-fmt_time(int64_t t, char out[32])
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	gmtime_r(&tt, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
 
 /* Loads a policy file for a command; prints the diagnostic on error. */
 static int
@@ -135,7 +124,7 @@ version_json(const struct store_version *v)
 
 	rba_digest_format(&v->artifact, a);
 	rba_digest_format(&v->snapshot, s);
-	fmt_time(v->registered_at, when);
+	cli_fmt_time(v->registered_at, when);
 	fputs("{\"name\": ", stdout);
 	cli_json_str(stdout, v->name);
 	printf(", \"artifact\": \"%s\", \"snapshot\": \"%s\", \"registered\": \"%s\"",
@@ -169,7 +158,7 @@ vlist_one(void *vctx, const struct store_version *v)
 		rba_digest_format(&v->artifact, a);
 		if (!vl->ctx->verbose)
 			a[7 + 16] = 0;
-		fmt_time(v->registered_at, when);
+		cli_fmt_time(v->registered_at, when);
 		if (v->has_sample)
 			snprintf(cases, sizeof(cases), "%llu",
 				 (unsigned long long)v->sample.cases);
@@ -192,11 +181,10 @@ version_list(struct cli_ctx *ctx, int argc, char **argv)
 
 	if (argc != 1)
 		return cli_usage(ctx, "version list takes no arguments");
-	if ((err = cli_store_open(ctx, 1)) != 0)
+	if ((err = cli_txn_begin(ctx, 0, 0, "cannot list versions",
+				 ctx->store_path, &txn)) != 0)
 		return err;
 	rba_detail_clear(&d);
-	if ((err = store_txn_begin(ctx->store, 0, 0, &txn, &d)) != 0)
-		return cli_fail("cannot list versions", ctx->store_path, err, &d);
 	if (ctx->json)
 		fputc('[', stdout);
 	else if (ctx->verbose)
@@ -219,11 +207,9 @@ get_version(struct cli_ctx *ctx, const char *what, const char *name,
 	struct rba_detail d;
 	int err;
 
-	if ((err = cli_store_open(ctx, 1)) != 0)
+	if ((err = cli_txn_begin(ctx, 0, 0, what, name, txn)) != 0)
 		return err;
 	rba_detail_clear(&d);
-	if ((err = store_txn_begin(ctx->store, 0, 0, txn, &d)) != 0)
-		return cli_fail(what, name, err, &d);
 	err = store_version_get(*txn, name, v, &d);
 	if (err) {
 		store_txn_abort(*txn);
@@ -265,7 +251,7 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 	rba_digest_format(&v.snapshot, s);
 	rba_digest_format(&cfg, c);
 	rba_digest_format(&envd, e);
-	fmt_time(v.registered_at, when);
+	cli_fmt_time(v.registered_at, when);
 	if (ctx->json) {
 		version_json(&v);
 		printf(", \"config\": \"%s\", \"environment\": \"%s\", \"trainer_abi\": %u",
@@ -311,12 +297,6 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 }
 
 static int
-write_chunk(void *ctx, const uint8_t *p, size_t n)
-{
-	return rba_atomic_write(ctx, p, n);
-}
-
-static int
 version_export_artifact(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct store_version v;
@@ -334,7 +314,7 @@ version_export_artifact(struct cli_ctx *ctx, int argc, char **argv)
 	err = rba_atomic_open(&a, argv[2], 0644);
 	if (err == 0) {
 		/* Renamed into place only once every byte matched its digest. */
-		err = store_blob_read(txn, &v.artifact, write_chunk, &a, &d);
+		err = store_blob_read(txn, &v.artifact, cli_atomic_sink, &a, &d);
 		if (err)
 			rba_atomic_abort(&a);
 		else

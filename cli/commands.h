@@ -15,11 +15,13 @@
 #ifndef RBA_COMMANDS_H
 #define RBA_COMMANDS_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "common/rba.h"
 
 struct store;
+struct store_txn;
 
 enum cli_flags {
 	CLI_NEEDS_STORE = 1 << 0, /* open the store before the handler */
@@ -73,6 +75,16 @@ int cli_wants_help(struct cli_ctx *ctx, int argc, char **argv);
 void cli_json_str(FILE *f, const char *s);
 /* Opens the store for a handler that did not ask for it in its flags. */
 int cli_store_open(struct cli_ctx *ctx, int read_only);
+/*
+ * Opens the store (read-only unless write) and begins a transaction;
+ * on failure prints "<what> '<subject>': ..." and returns 2.
+ */
+int cli_txn_begin(struct cli_ctx *ctx, int write, uint64_t size_hint,
+		  const char *what, const char *subject, struct store_txn **txn);
+/* "2026-11-29T08:00:00Z" for unix seconds t. */
+void cli_fmt_time(int64_t t, char out[32]);
+/* A store read callback writing into a struct rba_atomic (ctx). */
+int cli_atomic_sink(void *ctx, const uint8_t *p, size_t n);
 
 /* --version: tool, trainer ABI and every linked library's runtime version. */
 void cli_version_print(FILE *f, int json);
