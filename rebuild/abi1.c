@@ -37,6 +37,7 @@ struct block {
 	float *h[LMAX]; /* hidden outputs after ReLU and dropout */
 	float *g[LMAX]; /* dh/dz of hidden layers: 0, 1 or the keep scale */
 	float *da, *dh; /* backward scratch: rows x widest layer */
+	float *mx, *lse; /* per row: largest logit, log-sum-exp */
 	float *gw[LMAX], *gb[LMAX];
 	double loss;
 };
@@ -110,25 +111,36 @@ transpose(const float *w, size_t in, size_t out, float *wt)
 }
 
 /*
- * Softmax of one row of logits: p[c] = e^(z_c - max) / sum, and the
- * log-sum-exp log(sum) + max.  The sum runs over classes in order.
+ * Softmax of rows x C logits z: p[c] = e^(z_c - max) / sum and, per row,
+ * lse = log(sum) + max, with the sum over classes in order.  exp and log
+ * run over whole arrays (vectorized, the same bits as fm_expf/fm_logf).
  */
-static float
-softmax_row(const float *z, uint32_t C, float *p)
+static void
+block_softmax(const struct kernel_ops *k, const float *z, size_t rows,
+	      uint32_t C, float *p, float *mx, float *lse)
 {
-	float mx = z[0], s = 0.0f;
-	uint32_t c;
-
-	for (c = 1; c < C; c++)
-		if (z[c] > mx)
-			mx = z[c];
-	for (c = 0; c < C; c++) {
-		p[c] = fm_expf(z[c] - mx);
-		s += p[c];
+	for (size_t i = 0; i < rows; i++) {
+		const float *zr = z + i * C;
+		float m = zr[0];
+		for (uint32_t c = 1; c < C; c++)
+			if (zr[c] > m)
+				m = zr[c];
+		mx[i] = m;
+		for (uint32_t c = 0; c < C; c++)
+			p[i * C + c] = zr[c] - m;
 	}
-	for (c = 0; c < C; c++)
-		p[c] = p[c] / s;
-	return fm_logf(s) + mx;
+	k->expv(p, p, rows * C);
+	for (size_t i = 0; i < rows; i++) {
+		float s = 0.0f;
+		for (uint32_t c = 0; c < C; c++)
+			s += p[i * C + c];
+		lse[i] = s;
+		for (uint32_t c = 0; c < C; c++)
+			p[i * C + c] = p[i * C + c] / s;
+	}
+	k->logv(lse, lse, rows);
+	for (size_t i = 0; i < rows; i++)
+		lse[i] = lse[i] + mx[i];
 }
 
 static void
@@ -166,11 +178,11 @@ block_loss(const struct run *r, struct block *b)
 	const float *z = b->z[r->L - 1];
 	double sum = 0.0;
 
+	block_softmax(r->k, z, b->rows, C, b->da, b->mx, b->lse);
 	for (size_t i = 0; i < b->rows; i++) {
 		uint32_t y = r->yb[b->r0 + i];
 		float *dz = b->da + i * C;
-		float lse = softmax_row(z + i * C, C, dz);
-		sum += (double)(lse - z[i * C + y]);
+		sum += (double)(b->lse[i] - z[i * C + y]);
 		for (uint32_t c = 0; c < C; c++)
 			dz[c] = (c == y ? dz[c] - 1.0f : dz[c]) / r->rowsf;
 	}
@@ -301,6 +313,8 @@ run_setup(struct run *r, const struct pins *p, size_t batch, int fast)
 		}
 		b->da = run_alloc(r, r->cap_rows * maxw, sizeof(float));
 		b->dh = run_alloc(r, r->cap_rows * maxw, sizeof(float));
+		b->mx = run_alloc(r, r->cap_rows, sizeof(float));
+		b->lse = run_alloc(r, r->cap_rows, sizeof(float));
 	}
 	if (r->oom)
 		return RBA_E_NOMEM;
@@ -312,9 +326,13 @@ run_setup(struct run *r, const struct pins *p, size_t batch, int fast)
 	return 0;
 }
 
+/*
+ * One optimizer step from the reduced gradient (block 0's buffers).  The
+ * bias corrections 1 - beta^t come from running products in double, so
+ * no pow() is called; the per-step scalars are then rounded to float.
+ */
 static void
-optimizer_step(struct run *r, const struct pins *p, uint64_t t, double *b1t,
-	       double *b2t)
+optimizer_step(struct run *r, const struct pins *p, double *b1t, double *b2t)
 {
 	struct rebuild_model *m = r->m;
 	const struct block *g = &r->blk[0];
@@ -332,7 +350,6 @@ optimizer_step(struct run *r, const struct pins *p, uint64_t t, double *b1t,
 	} else {
 		struct kernel_adamw ka;
 		float lr = (float)p->train.lr, wd = (float)p->train.weight_decay;
-		(void)t;
 		*b1t *= p->train.betas[0];
 		*b2t *= p->train.betas[1];
 		ka.b1 = (float)p->train.betas[0];
@@ -461,7 +478,7 @@ abi1_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 				}
 			for (size_t i = 0; i < r.active; i++)
 				eloss += r.blk[i].loss;
-			optimizer_step(&r, p, step + 1, &b1t, &b2t);
+			optimizer_step(&r, p, &b1t, &b2t);
 		}
 		if (!isfinite(eloss) || !all_finite(out)) {
 			err = rba_fail(d, RBA_E_NUMERIC, NULL, 0, 0,
@@ -524,6 +541,10 @@ abi1_forward(const struct rebuild_model *m, const float *x, size_t n,
 		b->h[l] = run_alloc(&r, BR * (size_t)m->sizes[l + 1], sizeof(float));
 		b->g[l] = run_alloc(&r, BR * (size_t)m->sizes[l + 1], sizeof(float));
 	}
+	if (b != NULL) {
+		b->mx = run_alloc(&r, BR, sizeof(float));
+		b->lse = run_alloc(&r, BR, sizeof(float));
+	}
 	if (r.oom) {
 		run_free(&r);
 		return RBA_E_NOMEM;
@@ -533,12 +554,10 @@ abi1_forward(const struct rebuild_model *m, const float *x, size_t n,
 		b->r0 = r0;
 		b->rows = n - r0 < BR ? n - r0 : BR;
 		block_forward(&r, b, x + r0 * nfeat, 0);
-		for (size_t i = 0; i < b->rows; i++) {
-			const float *z = b->z[r.L - 1] + i * C;
-			float lse = softmax_row(z, C, probs + (r0 + i) * C);
-			if (y != NULL && loss != NULL)
-				loss[r0 + i] = lse - z[y[r0 + i]];
-		}
+		block_softmax(r.k, b->z[r.L - 1], b->rows, C, probs + r0 * C,
+			      b->mx, b->lse);
+		for (size_t i = 0; i < b->rows && y != NULL && loss != NULL; i++)
+			loss[r0 + i] = b->lse[i] - b->z[r.L - 1][i * C + y[r0 + i]];
 	}
 	run_free(&r);
 	return 0;

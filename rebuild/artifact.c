@@ -2,6 +2,7 @@
 #include "rebuild/artifact.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,17 +245,14 @@ decode_body(struct dec *x, struct artifact *a)
 	 * allocating anything sized by the header. */
 	need += 2 * (size_t)sizes[0];
 	if (need > REBUILD_MAX_PARAMS || need * 4 > x->c.left)
-		return bad(x, "layer sizes exceed the file");
+		return bad(x, "truncated: the layer sizes need more bytes than remain");
 	if ((s->label = dec_str(x, "label name", &err)) == NULL)
 		return err;
 	if ((err = dec_count(x, 2, REBUILD_MAX_CLASSES, 4, "class count",
 			     &s->nclasses)))
 		return err;
 	if (s->nclasses != sizes[nl]) {
-		/* Keep the field consistent so release frees what exists. */
-		uint32_t n = s->nclasses;
-		s->nclasses = 0;
-		(void)n;
+		s->nclasses = 0; /* no class array exists yet to release */
 		return bad(x, "class count differs from the output layer");
 	}
 	if ((err = dec_strv(x, s->nclasses, &s->classes, "class label")))

@@ -4,9 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__GLIBC__) || defined(__linux__)
-#include <features.h>
-#endif
 #ifdef __GLIBC__
 #include <gnu/libc-version.h>
 #endif
@@ -146,9 +143,8 @@ envrec_capture(enum pins_det_mode mode, unsigned threads, struct rba_buf *out)
 #else
 	snprintf(libc, sizeof(libc), "unknown");
 #endif
-	set(kv, &n, "abi.trainer", (snprintf(num, sizeof(num), "%u",
-					     rebuild_abi_current()),
-				    num));
+	snprintf(num, sizeof(num), "%u", rebuild_abi_current());
+	set(kv, &n, "abi.trainer", num);
 	set(kv, &n, "build.cc", RBA_CC_ID);
 	set(kv, &n, "build.flags", RBA_BUILD_FLAGS);
 	set(kv, &n, "cpu.arch", arch_name());

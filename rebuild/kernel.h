@@ -69,6 +69,9 @@ struct kernel_ops {
 			 uint64_t key, uint32_t base, uint32_t t, float scale);
 	/* a[i] = a[i] * g[i] */
 	void (*mul)(float *a, const float *g, size_t n);
+	/* y[i] = fm_expf(x[i]), y[i] = fm_logf(x[i]) (y may equal x). */
+	void (*expv)(const float *x, float *y, size_t n);
+	void (*logv)(const float *x, float *y, size_t n);
 };
 
 /*

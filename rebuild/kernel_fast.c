@@ -58,6 +58,8 @@ kernel_fast(unsigned threads)
 	fast_ops.add = s->add;
 	fast_ops.activate = s->activate;
 	fast_ops.mul = s->mul;
+	fast_ops.expv = s->expv;
+	fast_ops.logv = s->logv;
 	openblas_set_num_threads(threads < 1 ? 1 : (int)threads);
 	return &fast_ops;
 }

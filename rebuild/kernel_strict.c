@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rebuild/fmath.h"
 #include "rebuild/rng.h"
 
 #define TJ 16 /* elementwise chunk */
@@ -59,27 +60,6 @@ add_body(float *restrict acc, const float *restrict x, size_t n)
 }
 
 INLINE void
-activate_body(const float *restrict z, float *restrict h, float *restrict g,
-	      size_t n, uint64_t key, uint32_t base, uint32_t t, float scale)
-{
-	if (t == 0) {
-		CHUNKED(i, n, {
-			int on = z[i] > 0.0f;
-			g[i] = on ? 1.0f : 0.0f;
-			h[i] = on ? z[i] : 0.0f;
-		});
-		return;
-	}
-	/* Bitwise & rather than && keeps the body branch-free. */
-	CHUNKED(i, n, {
-		uint32_t u = rng_bits32(key, base + (uint32_t)i) >> 8;
-		int on = (z[i] > 0.0f) & (u >= t);
-		g[i] = on ? scale : 0.0f;
-		h[i] = on ? z[i] * scale : 0.0f;
-	});
-}
-
-INLINE void
 mul_body(float *restrict a, const float *restrict g, size_t n)
 {
 	CHUNKED(i, n, a[i] = a[i] * g[i]);
@@ -119,12 +99,6 @@ mul_body(float *restrict a, const float *restrict g, size_t n)
 	{                                                                      \
 		add_body(acc, x, n);                                           \
 	}                                                                      \
-	attr static void strict_activate_##sfx(                                \
-		const float *z, float *h, float *g, size_t n, uint64_t key,     \
-		uint32_t base, uint32_t t, float scale)                         \
-	{                                                                      \
-		activate_body(z, h, g, n, key, base, t, scale);                \
-	}                                                                      \
 	attr static void strict_mul_##sfx(float *a, const float *g, size_t n)  \
 	{                                                                      \
 		mul_body(a, g, n);                                             \
@@ -132,7 +106,8 @@ mul_body(float *restrict a, const float *restrict g, size_t n)
 	static const struct kernel_ops strict_ops_##sfx = {                    \
 		"strict",	     strict_linear_##sfx, strict_back_dx_##sfx,  \
 		strict_back_dw_##sfx, adamw_##sfx,  strict_sgd_##sfx,     \
-		strict_add_##sfx,     strict_activate_##sfx, strict_mul_##sfx,   \
+		strict_add_##sfx,     activate_##sfx,	     strict_mul_##sfx,   \
+		expv_##sfx,	     logv_##sfx,                                \
 	};
 
 /*

@@ -18,8 +18,17 @@ typedef float KT(vf) __attribute__((vector_size(KT_VW * 4), aligned(4),
 				     may_alias));
 typedef float KT(v4) __attribute__((vector_size(16), aligned(4), may_alias));
 
+typedef int32_t KT(vi) __attribute__((vector_size(KT_VW * 4)));
+typedef uint32_t KT(vu) __attribute__((vector_size(KT_VW * 4)));
+
 #define VF KT(vf)
 #define V4 KT(v4)
+#define VI KT(vi)
+#define VU KT(vu)
+#define SPF(s) (zf + (s))		/* a float splat */
+#define SPI(s) (zi + (int32_t)(s))	/* an int splat */
+#define SEL(m, a, b) ((VF)(((VI)(a) & (m)) | ((VI)(b) & ~(m))))
+#define SELI(m, a, b) (((a) & (m)) | ((b) & ~(m)))
 #define LD(T, p) (*(const T *)(const void *)(p))
 #define ST(T, p, v) (*(T *)(void *)(p) = (v))
 
@@ -291,6 +300,149 @@ KT(adamw)(float *restrict w, const float *restrict g, float *restrict m,
 	}
 }
 
+/*
+ * fm_expf_inline and fm_logf_inline (fmath.h) a vector at a time: the
+ * same operations in the same order on every lane, selects written as
+ * bit masks, so each lane is bit-identical to the scalar function (the
+ * unit tests compare them).
+ */
+KT_ATTR static void
+KT(expv)(const float *x, float *y, size_t n)
+{
+	const VF zf = { 0 };
+	const VI zi = { 0 };
+	size_t i = 0;
+
+	for (; i + KT_VW <= n; i += KT_VW) {
+		VF xv = LD(VF, x + i);
+		VF xc = SEL(xv > SPF(89.0f), SPF(89.0f), xv);
+		xc = SEL(xv >= SPF(-104.0f), xc, SPF(-104.0f));
+		VF v = xc * FM_LOG2E;
+		VF h = SEL(v < zf, SPF(-0.5f), SPF(0.5f));
+		VI k = __builtin_convertvector(v + h, VI);
+		VF kf = __builtin_convertvector(k, VF);
+		VF r = xc - kf * FM_LN2_HI;
+		VI hi = k > SPI(127), lo = k < SPI(-126);
+		VI k1 = SELI(hi, k - 1, SELI(lo, k + 100, k));
+		VF f2 = SEL(hi, SPF(2.0f), SEL(lo, SPF(0x1p-100f), SPF(1.0f)));
+		VF p;
+
+		r = r - kf * FM_LN2_LO;
+		p = SPF(1.0f / 5040.0f);
+		p = 1.0f / 720.0f + r * p;
+		p = 1.0f / 120.0f + r * p;
+		p = 1.0f / 24.0f + r * p;
+		p = 1.0f / 6.0f + r * p;
+		p = 0.5f + r * p;
+		p = 1.0f + r * p;
+		p = 1.0f + r * p;
+		p = (p * (VF)((k1 + 127) << 23)) * f2;
+		p = SEL(xv < SPF(-103.98f), zf, p);
+		p = SEL(xv > SPF(88.72283935546875f), SPF(__builtin_inff()), p);
+		p = SEL(xv != xv, xv, p);
+		ST(VF, y + i, p);
+	}
+	for (; i < n; i++)
+		y[i] = fm_expf_inline(x[i]);
+}
+
+KT_ATTR static void
+KT(logv)(const float *x, float *y, size_t n)
+{
+	const VF zf = { 0 };
+	const VI zi = { 0 };
+	size_t i = 0;
+
+	for (; i + KT_VW <= n; i += KT_VW) {
+		VF xv = LD(VF, x + i);
+		VI ix = (VI)xv;
+		VI sub = (VI)((VU)ix < (VU)(zi + 0x00800000));
+		VF xs = SEL(sub, xv * 0x1p25f, xv);
+		VI is = (VI)xs;
+		VI e = ((is >> 23) & 0xff) - 127 - (sub & 25);
+		VF m = (VF)((is & 0x007fffff) | 0x3f800000);
+		VI big = m > SPF(1.41421356f);
+		VF f, s, z, R, hfsq, dk, res;
+
+		m = SEL(big, m * 0.5f, m);
+		e = e + (big & 1);
+		f = m - 1.0f;
+		s = f / (2.0f + f);
+		z = s * s;
+		R = SPF(0.18181818181f);
+		R = 0.22222222222f + z * R;
+		R = 0.28571428571f + z * R;
+		R = 0.40000000000f + z * R;
+		R = 0.66666666666f + z * R;
+		R = z * R;
+		hfsq = 0.5f * f * f;
+		dk = __builtin_convertvector(e, VF);
+		res = dk * FM_LN2_HI - ((hfsq - (s * (hfsq + R) + dk * FM_LN2_LO)) - f);
+		res = SEL(ix == SPI(0x7f800000), xv, res);
+		res = SEL(xv == zf, SPF(-__builtin_inff()), res);
+		res = SEL(xv < zf, SPF(__builtin_nanf("")), res);
+		res = SEL(xv != xv, xv, res);
+		ST(VF, y + i, res);
+	}
+	for (; i < n; i++)
+		y[i] = fm_logf_inline(x[i]);
+}
+
+/*
+ * Hidden activation (kernel.h), with rng_bits32 (rng.h) computed a vector
+ * of indices at a time: the same 32-bit integer operations per lane.
+ */
+KT_ATTR static void
+KT(activate)(const float *restrict z, float *restrict h, float *restrict g,
+	     size_t n, uint64_t key, uint32_t base, uint32_t t, float scale)
+{
+	const VF zf = { 0 };
+	const VI zi = { 0 };
+	VU lane;
+	size_t i = 0;
+
+	for (int l = 0; l < KT_VW; l++)
+		lane[l] = (uint32_t)l;
+	for (; i + KT_VW <= n; i += KT_VW) {
+		VF zv = LD(VF, z + i);
+		VI on = zv > zf;
+		if (t != 0) {
+			VU x = (lane + (base + (uint32_t)i)) * 0x9E3779B1u;
+			x ^= (uint32_t)key;
+			x ^= x >> 16;
+			x *= 0x85EBCA6Bu;
+			x ^= x >> 13;
+			x *= 0xC2B2AE35u;
+			x ^= x >> 16;
+			x += (uint32_t)(key >> 32);
+			x ^= x >> 15;
+			x *= 0x2C1B3C6Du;
+			x ^= x >> 12;
+			x *= 0x297A2D39u;
+			x ^= x >> 15;
+			on &= (VI)((x >> 8) >= (VU)(zi + (int32_t)t));
+			ST(VF, g + i, SEL(on, SPF(scale), zf));
+			ST(VF, h + i, SEL(on, zv * scale, zf));
+		} else {
+			ST(VF, g + i, SEL(on, SPF(1.0f), zf));
+			ST(VF, h + i, SEL(on, zv, zf));
+		}
+	}
+	for (; i < n; i++) {
+		int on = z[i] > 0.0f;
+		if (t != 0)
+			on &= (rng_bits32(key, base + (uint32_t)i) >> 8) >= t;
+		g[i] = on ? (t != 0 ? scale : 1.0f) : 0.0f;
+		h[i] = on ? (t != 0 ? z[i] * scale : z[i]) : 0.0f;
+	}
+}
+
+#undef SPF
+#undef SPI
+#undef SEL
+#undef SELI
+#undef VI
+#undef VU
 #undef VF
 #undef V4
 #undef LD

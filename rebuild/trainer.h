@@ -20,6 +20,17 @@
  * blocks' gradients are added left to right in block order.  Threads only
  * decide which thread computes which block, so the thread count never
  * changes a bit.  Fast mode uses the whole batch as one block on OpenBLAS.
+ * Validation metrics and scoring always use the strict kernels.
+ *
+ * ABI 1 recipe: weights and biases uniform in +-1/sqrt(fan_in) (keyed by
+ * seed and layer); each epoch a keyed Fisher-Yates shuffle of the training
+ * rows; the last batch of an epoch may be short; mean cross-entropy, so
+ * the output gradient is (p - onehot) / batch rows; inverted dropout on
+ * hidden layers, a unit dropped when its 24-bit keyed draw is below
+ * floor(dropout 2^24), kept units scaled by 1 / (1 - dropout); AdamW as
+ * PyTorch (decoupled decay w (1 - lr wd) on every parameter, biases
+ * included, bias-corrected moments, eps added to the corrected root) or
+ * SGD with momentum and coupled weight decay (g + wd w).
  */
 #ifndef RBA_TRAINER_H
 #define RBA_TRAINER_H

@@ -274,7 +274,7 @@ START_TEST(test_specific_corruptions)
 	RESET();
 	rba_put_u32le(cp + 22, 4096);
 	rba_put_u32le(cp + 26, 4096);
-	expect(cp, n, RBA_E_CORRUPT, "exceed the file");
+	expect(cp, n, RBA_E_CORRUPT, "need more bytes than remain");
 	RESET();
 	rba_put_u32le(cp + 22, 0);
 	expect(cp, n, RBA_E_CORRUPT, "layer size");

@@ -173,6 +173,101 @@ START_TEST(test_exp_log_special)
 }
 END_TEST
 
+/* The vectorized exp/log of every strict path equal the scalar ones. */
+START_TEST(test_vector_exp_log)
+{
+	static const char *const isas[] = { "base", "avx2", "avx512" };
+	static const float special[] = {
+		0.0f, -0.0f, 1.0f, -1.0f, 88.72283935546875f, 88.7229f, 89.0f,
+		-103.97f, -103.98f, -103.99f, -104.0f, -150.0f, 1e-45f, 1e-40f,
+		1.17549435e-38f, 3.4e38f, -3.4e38f, 0.5f, 2.0f, 1.41421356f,
+		1.41421354f, 0.70710678f, 127.5f, -87.5f, -126.5f,
+	};
+	size_t n = 4099;
+	float *x = malloc(n * 4), *y = malloc(n * 4), *z = malloc(n * 4);
+	uint64_t k = rng_key(5, 99, 0, 0);
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u = (uint32_t)rng_u64(k, i);
+		float f;
+		memcpy(&f, &u, 4); /* any bit pattern, NaN and inf included */
+		x[i] = i < sizeof(special) / sizeof(special[0]) ? special[i]
+			: i % 3 == 0 ? f
+			: (rng_uniformf(k, i) - 0.5f) * 250.0f;
+	}
+	x[40] = INFINITY;
+	x[41] = -INFINITY;
+	x[42] = NAN;
+	for (int a = 0; a < 3; a++) {
+		setenv("RBA_STRICT_ISA", isas[a], 1);
+		const struct kernel_ops *ops = kernel_strict();
+		ops->expv(x, y, n);
+		for (size_t i = 0; i < n; i++) {
+			float want = fm_expf(x[i]);
+			ck_assert_msg(fbits(y[i]) == fbits(want) ||
+					      (isnan(y[i]) && isnan(want)),
+				      "%s exp(%a): %a, scalar %a", isas[a],
+				      (double)x[i], (double)y[i], (double)want);
+		}
+		/* in place, as the trainer calls it */
+		memcpy(z, x, n * 4);
+		ops->logv(z, z, n);
+		for (size_t i = 0; i < n; i++) {
+			float want = fm_logf(x[i]);
+			ck_assert_msg(fbits(z[i]) == fbits(want) ||
+					      (isnan(z[i]) && isnan(want)),
+				      "%s log(%a): %a, scalar %a", isas[a],
+				      (double)x[i], (double)z[i], (double)want);
+		}
+	}
+	unsetenv("RBA_STRICT_ISA");
+	free(x);
+	free(y);
+	free(z);
+}
+END_TEST
+
+/* The activation (ReLU, dropout masks) of every path against its rule. */
+START_TEST(test_activation)
+{
+	static const char *const isas[] = { "base", "avx2", "avx512" };
+	size_t n = 1037;
+	float *z = malloc(n * 4), *h = malloc(n * 4), *g = malloc(n * 4);
+	uint64_t key = rng_key(3, RNG_DROPOUT, 17, 1);
+	uint32_t t = (uint32_t)(0.3 * 16777216.0);
+	float scale = 1.0f / (1.0f - 0.3f);
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++)
+		z[i] = i % 11 == 0 ? 0.0f : rng_uniformf(key, i) - 0.5f;
+	for (int a = 0; a < 3; a++) {
+		setenv("RBA_STRICT_ISA", isas[a], 1);
+		const struct kernel_ops *ops = kernel_strict();
+		ops->activate(z, h, g, n, key, 1000, t, scale);
+		kept = 0;
+		for (size_t i = 0; i < n; i++) {
+			int keep = (rng_bits32(key, 1000 + (uint32_t)i) >> 8) >= t;
+			int on = z[i] > 0.0f && keep;
+			ck_assert_msg(g[i] == (on ? scale : 0.0f), "%s g[%zu]", isas[a], i);
+			ck_assert_msg(fbits(h[i]) == fbits(on ? z[i] * scale : 0.0f),
+				      "%s h[%zu]", isas[a], i);
+			kept += keep;
+		}
+		/* about 70% kept */
+		ck_assert_msg(kept > 650 && kept < 800, "kept %zu", kept);
+		ops->activate(z, h, g, n, key, 0, 0, scale);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert(g[i] == (z[i] > 0.0f ? 1.0f : 0.0f));
+			ck_assert(fbits(h[i]) == fbits(z[i] > 0.0f ? z[i] : 0.0f));
+		}
+	}
+	unsetenv("RBA_STRICT_ISA");
+	free(z);
+	free(h);
+	free(g);
+}
+END_TEST
+
 static void
 fill(float *p, size_t n, uint64_t seed)
 {
@@ -865,6 +960,8 @@ suite_rebuild(void)
 	tcase_add_test(tc, test_exp_log_accuracy);
 	tcase_add_test(tc, test_exp_log_special);
 	tcase_add_test(tc, test_kernels_order);
+	tcase_add_test(tc, test_vector_exp_log);
+	tcase_add_test(tc, test_activation);
 	tcase_add_test(tc, test_optimizer_steps);
 	tcase_add_test(tc, test_gradient_check);
 	tcase_add_test(tc, test_threads_invariant);
