@@ -1,5 +1,5 @@
 #!/bin/sh
-# train.sh BINARY [RUNS] - time strict and fast training of the synthetic
+# bench-train.sh BINARY [RUNS] - time strict and fast training of the synthetic
 # task (fixtures/pins/synth-chapter.yaml: 3,000 training examples x 20
 # epochs, MLP 32-32, with validation on 1,000 examples after each epoch).
 # Prints the median, minimum and maximum of the in-process training time
@@ -12,7 +12,7 @@ runs=${2:-21}
 top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rba-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-command -v jq >/dev/null 2>&1 || { echo "bench/train.sh: needs jq" >&2; exit 2; }
+command -v jq >/dev/null 2>&1 || { echo "bench/bench-train.sh: needs jq" >&2; exit 2; }
 
 "$bin" snapshot synth -o "$tmp/synth.csv" > /dev/null || exit 2
 cp "$top/fixtures/pins/synth-chapter.yaml" "$tmp/strict.yaml"

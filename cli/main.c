@@ -17,10 +17,19 @@
 
 /* Alphabetical; see the checklist in commands.h. */
 static const struct cli_command commands[] = {
+	{ "audit", cmd_audit, 0,
+	  "audit VERSION... [--policy P] [--threads N]\n"
+	  "audit --all [--policy P] [--threads N]",
+	  "rebuild, compare, score the sample: bit-identical, metric-equivalent or not" },
 	{ "check", cmd_check, 0, "check FILE",
 	  "validate a pins or policy file; print its canonical form and hash" },
-	{ "env", cmd_env, 0, "env [--mode strict|fast] [--threads N]",
+	{ "dispute", cmd_dispute, 0,
+	  "dispute VERSION CASE [--policy P] [--show-inputs]",
+	  "answer a disputed decision: it stands, or escalate" },
+	{ "env", cmd_env, 0, "env [--mode strict|fast] [--threads N] [--pins PINS]",
 	  "print the current environment record and its digest" },
+	{ "history", cmd_history, 0, "history [VERSION]\nhistory --verify",
+	  "past audits, newest first; --verify checks the hash chain" },
 	{ "init", cmd_init, 0, "init",
 	  "create a store" },
 	{ "keygen", cmd_keygen, 0,
@@ -31,6 +40,11 @@ static const struct cli_command commands[] = {
 	{ "register", cmd_register, 0,
 	  "register PINS [--artifact FILE] [--policy P] [--replace]",
 	  "train (or take an artifact), fill the pins, store the version" },
+	{ "sample", cmd_sample, 0,
+	  "sample add VERSION CASES.csv [--id-column C] [--score-column S [--decision-column D]] [--policy P]\n"
+	  "sample show VERSION [CASE]\n"
+	  "sample export VERSION OUT.csv",
+	  "keep past cases with their stored scores and decisions" },
 	{ "score", cmd_score, 0,
 	  "score ARTIFACT CASES.csv [--policy P] [--id-column C]",
 	  "score cases with an artifact file" },

@@ -467,14 +467,46 @@ init_records(MDB_txn *t, struct rba_detail *d)
 	rba_buf_put(&b, id, sizeof(id));
 	if (rc == 0)
 		rc = meta_put(t, dbi[DB_META], "store_id", &b);
-	b.len = 0;
-	store_rec_start(&b, TAG_META_CREATED);
-	rba_buf_put_u64(&b, (uint64_t)store_now());
-	if (rc == 0)
-		rc = meta_put(t, dbi[DB_META], "created", &b);
 	rba_buf_release(&b);
 	if (rc != 0)
 		return store_mdb_fail(d, rc, "writing meta");
+	return 0;
+}
+
+/*
+ * Writes the creation time in a transaction of its own.  Called twice
+ * after the first: their copy-on-write frees pages, so the first real
+ * command finds a usable free list (LMDB reuses pages freed by a
+ * transaction only two transactions later).  LMDB returns the memory
+ * and pages of records deleted in a transaction (a blob's temporary
+ * chunks) to that transaction only when it has such a list; without it
+ * the first snapshot added to a new store would hold twice its
+ * compressed size in memory until commit.
+ */
+static int
+init_created(MDB_env *env, struct rba_detail *d)
+{
+	MDB_txn *t;
+	MDB_dbi meta;
+	struct rba_buf b;
+	int rc = mdb_txn_begin(env, NULL, 0, &t);
+
+	if (rc != 0)
+		return store_mdb_fail(d, rc, "beginning a transaction");
+	rba_buf_init(&b);
+	store_rec_start(&b, TAG_META_CREATED);
+	rba_buf_put_u64(&b, (uint64_t)store_now());
+	rc = mdb_dbi_open(t, "meta", 0, &meta);
+	if (rc == 0)
+		rc = meta_put(t, meta, "created", &b);
+	rba_buf_release(&b);
+	if (rc != 0) {
+		mdb_txn_abort(t);
+		return store_mdb_fail(d, rc, "writing meta");
+	}
+	rc = mdb_txn_commit(t);
+	if (rc != 0)
+		return store_mdb_fail(d, rc, "committing the new store");
 	return 0;
 }
 
@@ -559,6 +591,10 @@ store_init(const char *path, struct rba_detail *d)
 	t = NULL;
 	if (rc != 0)
 		rc = store_mdb_fail(d, rc, "committing the new store");
+	else
+		rc = init_created(env, d);
+	if (rc == 0)
+		rc = init_created(env, d);
 out:
 	if (t != NULL)
 		mdb_txn_abort(t);

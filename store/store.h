@@ -15,6 +15,9 @@
  *    version, a length past the end) is RBA_E_CORRUPT; stored data that
  *    does not match its digest is RBA_E_TAMPERED and its reason starts
  *    with "tampered: " and names the record (digest or version, chunk).
+ *    Blob, version, sample and run records carry a SHA-256 seal over
+ *    their bytes, history records their chain digest, so an edited record
+ *    is RBA_E_TAMPERED too.
  *  - Every read of blob or sample content is verified against its
  *    SHA-256 before a byte reaches the caller.
  *  - A struct store and its transactions are used by one thread at a
@@ -64,7 +67,8 @@ struct store_sample_writer;
  * Creates a store at path: the directory (mode 0700; missing parents
  * 0755) and, in one write transaction, the named databases meta, blobs,
  * versions, samples, history and runs with the schema version and a
- * random 16-byte store id.  An existing empty directory is used.
+ * random 16-byte store id (the creation time follows in two small
+ * transactions of its own).  An existing empty directory is used.
  * Returns 0; RBA_E_EXISTS when path already holds a store (or another
  * LMDB environment); ENOTEMPTY when it is a non-empty directory without
  * a store; ENOTDIR, EACCES, ENOSPC, ... from the file system;
@@ -187,8 +191,10 @@ void store_blob_info_release(struct store_blob_info *info);
  * Streaming blob writer inside write transaction txn.  Content is cut
  * into chunks of STORE_CHUNK_MAX bytes, each compressed as one zstd frame
  * (content size and checksum in the frame) and stored with the SHA-256 of
- * its plaintext; memory stays a few MiB whatever the blob size (LMDB
- * itself keeps the pages a transaction dirtied until commit).
+ * its plaintext.  The writer's own memory is a few MiB whatever the blob
+ * size; LMDB keeps the pages a write transaction dirties in memory until
+ * commit, which adds about the blob's compressed size.  Chunks live under
+ * temporary keys until finish moves them under the digest.
  * kind is STORE_BLOB_SNAPSHOT, _ARTIFACT or _OTHER (else RBA_E_USAGE).
  * Returns 0, RBA_E_USAGE (read transaction), RBA_E_NOMEM, or the error
  * that failed txn earlier.  The writer belongs to txn: finish or free it

@@ -318,15 +318,17 @@ rename_tmp(struct store_blob_writer *w, const struct rba_digest *dg,
 				      "a temporary chunk grew");
 		if (rc != 0)
 			return store_txn_fail(txn, d, rc);
-		/* Copied out first: the put may move the page v points at. */
+		/* Copied out and deleted before the put, which can then
+		 * reuse the pages (and LMDB the memory) just freed. */
 		len = v.mv_size;
 		memcpy(w->zc.out, v.mv_data, len);
+		rc = store_del(txn, DB_BLOBS, tkey, sizeof(tkey),
+			       "removing a temporary chunk", d);
 		store_blob_chunk_key(dg, i, fkey);
-		rc = store_put(txn, DB_BLOBS, fkey, sizeof(fkey), w->zc.out,
-			       len, 0, "storing a blob chunk", d);
 		if (rc == 0)
-			rc = store_del(txn, DB_BLOBS, tkey, sizeof(tkey),
-				       "removing a temporary chunk", d);
+			rc = store_put(txn, DB_BLOBS, fkey, sizeof(fkey),
+				       w->zc.out, len, 0, "storing a blob chunk",
+				       d);
 		if (rc != 0)
 			return store_txn_fail(txn, d, rc);
 	}
@@ -350,7 +352,9 @@ store_blob_writer_finish(struct store_blob_writer *w, const char *name,
 		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
 				"blob name is %zu bytes, more than %u", nlen,
 				STORE_BLOB_NAME_MAX);
-	if (meta_len > STORE_BLOB_META_MAX || (meta_len > 0 && meta == NULL))
+	if (meta_len > 0 && meta == NULL)
+		return rba_fail(d, RBA_E_USAGE, NULL, 0, 0, "no blob meta bytes");
+	if (meta_len > STORE_BLOB_META_MAX)
 		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
 				"blob meta is %zu bytes, more than %u",
 				meta_len, STORE_BLOB_META_MAX);

@@ -211,7 +211,7 @@ store_sample_key(const char *version, enum sample_key_kind kind,
 /* Below this a thread hand-off costs more than it saves. */
 #define HASHJOB_MIN (64u << 10)
 
-enum { HJ_NONE, HJ_IDLE, HJ_BUSY, HJ_QUIT };
+enum { HJ_IDLE, HJ_BUSY, HJ_QUIT };
 
 static void *
 hashjob_main(void *arg)
@@ -238,7 +238,6 @@ void
 store_hashjob_init(struct store_hashjob *j)
 {
 	memset(j, 0, sizeof(*j));
-	j->state = HJ_NONE;
 }
 
 static int
@@ -254,9 +253,9 @@ hashjob_spawn(struct store_hashjob *j)
 	if (pthread_create(&j->th, NULL, hashjob_main, j) != 0) {
 		pthread_cond_destroy(&j->cv);
 		pthread_mutex_destroy(&j->mu);
-		j->state = HJ_NONE;
 		return -1;
 	}
+	j->spawned = 1;
 	return 0;
 }
 
@@ -264,7 +263,7 @@ void
 store_hashjob_start(struct store_hashjob *j, struct rba_hasher *h,
 		    const uint8_t *p, size_t n)
 {
-	if (j->state == HJ_NONE && (n < HASHJOB_MIN || hashjob_spawn(j) != 0)) {
+	if (!j->spawned && (n < HASHJOB_MIN || hashjob_spawn(j) != 0)) {
 		rba_hasher_update(h, p, n);
 		return;
 	}
@@ -282,7 +281,7 @@ store_hashjob_start(struct store_hashjob *j, struct rba_hasher *h,
 void
 store_hashjob_wait(struct store_hashjob *j)
 {
-	if (j->state == HJ_NONE)
+	if (!j->spawned)
 		return;
 	pthread_mutex_lock(&j->mu);
 	while (j->state == HJ_BUSY)
@@ -293,15 +292,16 @@ store_hashjob_wait(struct store_hashjob *j)
 void
 store_hashjob_release(struct store_hashjob *j)
 {
-	if (j == NULL || j->state == HJ_NONE)
+	if (j == NULL || !j->spawned)
 		return;
-	store_hashjob_wait(j);
 	pthread_mutex_lock(&j->mu);
+	while (j->state == HJ_BUSY)
+		pthread_cond_wait(&j->cv, &j->mu);
 	j->state = HJ_QUIT;
 	pthread_cond_broadcast(&j->cv);
 	pthread_mutex_unlock(&j->mu);
 	pthread_join(j->th, NULL);
 	pthread_cond_destroy(&j->cv);
 	pthread_mutex_destroy(&j->mu);
-	j->state = HJ_NONE;
+	j->spawned = 0;
 }

@@ -142,7 +142,8 @@ struct store_hashjob {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int state; /* HJ_NONE (no thread), HJ_IDLE, HJ_BUSY, HJ_QUIT */
+	int spawned; /* the thread exists (read by the caller only) */
+	int state;   /* HJ_IDLE, HJ_BUSY or HJ_QUIT, under mu */
 	struct rba_hasher *h;
 	const uint8_t *p;
 	size_t n;

@@ -618,7 +618,8 @@ START_TEST(test_blob_resolve_list)
 	memset(out.b, 0x5a, sizeof(out.b));
 	ck_assert_int_eq(store_blob_info(t, &out, &(struct store_blob_info){0},
 					 &d), RBA_E_NOTFOUND);
-	ck_assert_int_eq(store_blob_read(t, &out, discard_fn, &(struct collect){ 0 }, &d),
+	ck_assert_int_eq(store_blob_read(t, &out, discard_fn,
+					 &(struct collect){ 0 }, &d),
 			 RBA_E_NOTFOUND);
 	(void)dy;
 	store_txn_abort(t);
@@ -734,7 +735,8 @@ START_TEST(test_blob_tamper_structure)
 			 0);
 	ck_assert_int_eq(store_debug_del_raw(t, "blobs", key, klen, &d), 0);
 	rba_detail_clear(&d);
-	ck_assert_int_eq(store_blob_read(t, &dg, discard_fn, &(struct collect){ 0 }, &d),
+	ck_assert_int_eq(store_blob_read(t, &dg, discard_fn,
+					 &(struct collect){ 0 }, &d),
 			 RBA_E_TAMPERED);
 	ck_assert_msg(has_text(d.reason, "chunk 1 of 3 is missing"), "%s",
 		      d.reason);
@@ -751,7 +753,8 @@ START_TEST(test_blob_tamper_structure)
 						     &vn2, &d), 0);
 		ck_assert_int_eq(store_debug_put_raw(t, "blobs", k2, k2len, v, vn,
 						     &d), 0);
-		ck_assert_int_eq(store_blob_read(t, &dg, discard_fn, &(struct collect){ 0 }, &d),
+		ck_assert_int_eq(store_blob_read(t, &dg, discard_fn,
+					 &(struct collect){ 0 }, &d),
 				 RBA_E_TAMPERED);
 		ck_assert_msg(has_text(d.reason, "chunk 2 records"), "%s",
 			      d.reason);
@@ -760,12 +763,43 @@ START_TEST(test_blob_tamper_structure)
 		free(v2);
 	}
 	/* Restored: reads again. */
-	ck_assert_int_eq(store_blob_read(t, &dg, discard_fn, &(struct collect){ 0 }, &d), 0);
+	ck_assert_int_eq(store_blob_read(t, &dg, discard_fn,
+					 &(struct collect){ 0 }, &d), 0);
+	/* Chunks 0 and 1 swapped: each matches its own digest, the whole
+	 * content does not. */
+	{
+		uint8_t k0[STORE_DEBUG_KEY_MAX], k1[STORE_DEBUG_KEY_MAX];
+		uint8_t *v0, *v1;
+		size_t k0len, k1len, n0, n1;
+		struct collect c = { NULL, 0, 0 };
+		store_debug_blob_chunk_key(&dg, 0, k0, &k0len);
+		store_debug_blob_chunk_key(&dg, 1, k1, &k1len);
+		ck_assert_int_eq(store_debug_get_raw(t, "blobs", k0, k0len, &v0,
+						     &n0, &d), 0);
+		ck_assert_int_eq(store_debug_get_raw(t, "blobs", k1, k1len, &v1,
+						     &n1, &d), 0);
+		ck_assert_int_eq(store_debug_put_raw(t, "blobs", k0, k0len, v1,
+						     n1, &d), 0);
+		ck_assert_int_eq(store_debug_put_raw(t, "blobs", k1, k1len, v0,
+						     n0, &d), 0);
+		ck_assert_int_eq(store_blob_read(t, &dg, discard_fn, &c, &d),
+				 RBA_E_TAMPERED);
+		ck_assert_msg(has_text(d.reason, "content does not match its "
+						 "digest"), "%s", d.reason);
+		ck_assert_uint_eq(c.calls, 3); /* each chunk was verified */
+		ck_assert_int_eq(store_debug_put_raw(t, "blobs", k0, k0len, v0,
+						     n0, &d), 0);
+		ck_assert_int_eq(store_debug_put_raw(t, "blobs", k1, k1len, v1,
+						     n1, &d), 0);
+		free(v0);
+		free(v1);
+	}
 	/* An extra chunk. */
 	store_debug_blob_chunk_key(&dg, 3, key, &klen);
 	ck_assert_int_eq(store_debug_put_raw(t, "blobs", key, klen, v, vn, &d),
 			 0);
-	ck_assert_int_eq(store_blob_read(t, &dg, discard_fn, &(struct collect){ 0 }, &d),
+	ck_assert_int_eq(store_blob_read(t, &dg, discard_fn,
+					 &(struct collect){ 0 }, &d),
 			 RBA_E_TAMPERED);
 	ck_assert(has_text(d.reason, "extra chunk 3"));
 	ck_assert_int_eq(store_debug_del_raw(t, "blobs", key, klen, &d), 0);
@@ -773,13 +807,15 @@ START_TEST(test_blob_tamper_structure)
 	store_debug_blob_chunk_key(&dg, 0, key, &klen);
 	ck_assert_int_eq(store_debug_put_raw(t, "blobs", key, klen, v, 10, &d),
 			 0);
-	ck_assert_int_eq(store_blob_read(t, &dg, discard_fn, &(struct collect){ 0 }, &d),
+	ck_assert_int_eq(store_blob_read(t, &dg, discard_fn,
+					 &(struct collect){ 0 }, &d),
 			 RBA_E_TAMPERED);
 	ck_assert(has_text(d.reason, "chunk 0 is malformed"));
 	v[0] = 0x77;
 	ck_assert_int_eq(store_debug_put_raw(t, "blobs", key, klen, v, vn, &d),
 			 0);
-	ck_assert_int_eq(store_blob_read(t, &dg, discard_fn, &(struct collect){ 0 }, &d),
+	ck_assert_int_eq(store_blob_read(t, &dg, discard_fn,
+					 &(struct collect){ 0 }, &d),
 			 RBA_E_TAMPERED);
 	free(v);
 	/* The info record: a flipped byte breaks its seal, a short one or
@@ -790,7 +826,8 @@ START_TEST(test_blob_tamper_structure)
 	ck_assert_int_eq(store_debug_put_raw(t, "blobs", dg.b, 32, v, vn, &d),
 			 0);
 	ck_assert_int_eq(store_blob_info(t, &dg, &info, &d), RBA_E_TAMPERED);
-	ck_assert_int_eq(store_blob_read(t, &dg, discard_fn, &(struct collect){ 0 }, &d),
+	ck_assert_int_eq(store_blob_read(t, &dg, discard_fn,
+					 &(struct collect){ 0 }, &d),
 			 RBA_E_TAMPERED);
 	ck_assert_int_eq(store_debug_put_raw(t, "blobs", dg.b, 32, v, 1, &d),
 			 0);
@@ -1791,8 +1828,10 @@ START_TEST(test_two_writers)
 	fill_random(src, nb, 2);
 	rba_digest_bytes(src, nb, &db);
 	free(src);
-	ck_assert_int_eq(store_blob_read(t, &da, discard_fn, &(struct collect){ 0 }, &d), 0);
-	ck_assert_int_eq(store_blob_read(t, &db, discard_fn, &(struct collect){ 0 }, &d), 0);
+	ck_assert_int_eq(store_blob_read(t, &da, discard_fn,
+					 &(struct collect){ 0 }, &d), 0);
+	ck_assert_int_eq(store_blob_read(t, &db, discard_fn,
+					 &(struct collect){ 0 }, &d), 0);
 	ck_assert_int_eq(store_history_verify(t, &bad, &count, &d), 0);
 	ck_assert_uint_eq(count, 2);
 	store_txn_abort(t);

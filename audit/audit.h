@@ -1,0 +1,281 @@
+/*
+ * audit.h - the three verdicts (DESIGN 8, issue 4 points 2-4): audit a
+ * version against its pins, answer a disputed decision, and keep every
+ * audit in the store's hash-chained history.
+ *
+ * audit_version does, in order, inside one read transaction (so every
+ * byte it looks at comes from one state of the store):
+ *   1. load the version, its pins and the policy in force;
+ *   2. verify the stored artifact and the snapshot against their
+ *      digests (a mismatch is tampering: not measured);
+ *   3. capture the current environment and diff it, field by field,
+ *      against the pinned record; compare code revision and trainer ABI;
+ *   4. rebuild from the pins with the pinned trainer ABI;
+ *   5. compare the rebuilt artifact's digest with the pinned one;
+ *   6. score every case of the sample with the rebuilt model (its own
+ *      preprocessing), verifying each chunk and the sample digest in the
+ *      same pass: a mismatch anywhere discards every score;
+ *   7. count flips (the rebuilt decision under the policy in force is
+ *      not the stored decision), take the maximum score delta, and keep
+ *      each flipped case with its distance to the nearest band edge;
+ *   8. apply the near-threshold rule and the weak-evidence warning;
+ *   9. decide the verdict with every reason;
+ * then, in its own write transaction, appends the record (the JSON of
+ * rebuild-audit-report(5)) to the history, also when step 1-6 found the
+ * data tampered or unreadable (verdict "not-measured").
+ *
+ * Verdicts:
+ *   bit-identical      the rebuilt artifact's digest is the pinned one and
+ *                      the sample agrees with it within the tolerance;
+ *   metric-equivalent  another digest, but flips <= max_flips, every
+ *                      score delta <= max_score_delta, and the near-
+ *                      threshold rule does not apply;
+ *   not-reproducible   anything else (reasons say what);
+ *   not-measured       the audit could not answer (reasons say why).
+ *
+ * Links (what lies between the pins and the artifact), each reported as
+ * changed, unchanged or unknown, with both sides:
+ *   code_revision  the code that trained the artifact (its provenance,
+ *                  else the pins' code_revision) vs this binary;
+ *   trainer_abi    the ABI in the stored artifact vs the ABI that rebuilt
+ *                  it (the pinned one); the current default is shown;
+ *   environment    the pinned environment record vs the current one,
+ *                  with the fields that differ;
+ *   config         the config hash of the pins that trained the artifact
+ *                  (its provenance record, written by register when it
+ *                  trained) vs the config hash of the pins the version
+ *                  holds now.  Without provenance (an artifact registered
+ *                  from a file) it is unknown, unless the rebuilt model's
+ *                  shape (features, layers, classes) differs from the
+ *                  stored one's, which only a config change can do;
+ *   snapshot       the snapshot the artifact was trained on (provenance)
+ *                  vs the pinned one.
+ */
+#ifndef RBA_AUDIT_H
+#define RBA_AUDIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "audit/sample.h"
+#include "common/buf.h"
+#include "common/digest.h"
+#include "common/rba.h"
+#include "policy/policy.h"
+#include "store/store.h"
+
+#define AUDIT_RECORD_SCHEMA "rebuild-audit/audit/v1"
+#define AUDIT_MAX_LISTED 1000 /* flipped cases listed in a record */
+#define AUDIT_MAX_THREADS 64
+#define AUDIT_WEAK_MARGINS 10 /* the weak-evidence band, in margins */
+
+enum audit_verdict {
+	AUDIT_NOT_MEASURED = 0,
+	AUDIT_BIT_IDENTICAL = 1,
+	AUDIT_METRIC_EQUIVALENT = 2,
+	AUDIT_NOT_REPRODUCIBLE = 3,
+};
+
+/* "bit-identical", ...; "not-measured" for AUDIT_NOT_MEASURED. */
+const char *audit_verdict_name(int verdict);
+/* 0 for the two reproducible verdicts, 1 not-reproducible, 2 otherwise. */
+int audit_verdict_exit(int verdict);
+
+/*
+ * The policy in force for version v: a copy of override when given,
+ * else the version's kept policy, parsed from its text and checked
+ * against its kept digest.  *from_version says which.  The caller frees
+ * *out (policy_free).  0; RBA_E_SCHEMA (the version has no policy and
+ * none was given: the reason says how to give one); RBA_E_TAMPERED (the
+ * kept text does not hash to the kept digest); the policy parser's
+ * errors; RBA_E_NOMEM.
+ */
+int audit_policy_in_force(const struct store_version *v,
+			  const struct policy *override, struct policy **out,
+			  int *from_version, struct rba_detail *d);
+
+enum audit_link_state { AUDIT_LINK_SAME = 0, AUDIT_LINK_CHANGED = 1,
+			AUDIT_LINK_UNKNOWN = 2 };
+
+struct audit_link {
+	int state;     /* enum audit_link_state */
+	char *pinned;  /* the side that made the artifact (NULL: unknown) */
+	char *current; /* the side that rebuilt it */
+	char *note;    /* why unknown, or what shows the change (or NULL) */
+};
+
+struct audit_env_field {
+	char *key, *pinned, *current; /* NULL: absent on that side */
+};
+
+struct audit_flip {
+	char *id;
+	double stored_score, rebuilt_score; /* the score, or the top class's */
+	char *stored_decision, *rebuilt_decision;
+	double margin;	       /* stored score to the nearest band edge */
+	double rebuilt_margin; /* rebuilt score to the nearest band edge */
+	double edge;	       /* that edge (NaN for argmax) */
+};
+
+struct audit_options {
+	const struct policy *policy; /* NULL: the version's */
+	unsigned threads;	     /* scoring threads; 0 or 1: one */
+	size_t max_listed;	     /* 0: AUDIT_MAX_LISTED */
+	int no_record;		     /* 1: do not append to the history */
+	/* Called from time to time while cases are scored (may be NULL). */
+	void (*progress)(void *ctx, const char *version, uint64_t done,
+			 uint64_t total);
+	void *progress_ctx;
+};
+
+/* Everything an audit found; every string owned (audit_report_release). */
+struct audit_report {
+	char *version;
+	int64_t time;
+	int verdict;	 /* enum audit_verdict */
+	int exit_status; /* audit_verdict_exit(verdict) */
+	size_t nreasons, nwarnings;
+	char **reasons, **warnings;
+	char *error_what; /* not measured: what failed ("tampered", ...) */
+
+	/* inputs */
+	char *pins_text, *policy_text;
+	struct rba_digest policy_digest;
+	int policy_from_version;
+	int has_config_registered;
+	struct rba_digest config_registered, config_current;
+	struct rba_digest snapshot;
+	struct rba_digest artifact_pinned; /* the version's (= the pins') */
+	int has_rebuilt;
+	struct rba_digest artifact_rebuilt;
+	int artifact_verified, snapshot_verified, sample_verified;
+
+	/* links */
+	struct audit_link code_revision, trainer_abi, environment, config,
+		snapshot_link;
+	uint32_t abi_pinned, abi_artifact, abi_rebuilt, abi_current;
+	char *env_pinned_text, *env_current_text;
+	struct rba_digest env_pinned, env_current;
+	size_t nenv_fields;
+	struct audit_env_field *env_fields;
+
+	/* sample */
+	int has_sample;
+	struct rba_digest sample_digest;
+	int has_sample_policy;
+	struct rba_digest sample_policy;
+	int sample_scored_by; /* enum sample_scored_by */
+	uint64_t cases, flips, near_cases, weak_band_cases;
+	uint64_t policy_disagreements; /* stored decisions the policy in
+					* force does not give their stored
+					* scores */
+	double max_delta;
+	char *max_delta_case;
+	size_t nlisted;
+	struct audit_flip *listed; /* the first nlisted flips, stored order */
+	int sparse_scoring;
+	unsigned threads;
+
+	/* rebuild */
+	double val_accuracy, val_loss;
+
+	/* timings, seconds */
+	double t_verify, t_rebuild, t_score, t_total;
+	uint64_t history_id;
+	struct rba_digest history_digest;
+	int recorded;
+};
+
+void audit_report_release(struct audit_report *r);
+
+/*
+ * Audits version (steps above) and fills *r.  Returns 0 when a verdict
+ * was reached (r->verdict bit-identical, metric-equivalent or
+ * not-reproducible) and recorded (unless o->no_record).  Otherwise an
+ * error: r->verdict is AUDIT_NOT_MEASURED with the reason in
+ * r->reasons and d (RBA_E_NOTFOUND: no such version or no sample, and
+ * then nothing is recorded; RBA_E_TAMPERED naming what was tampered
+ * with; RBA_E_CORRUPT; RBA_E_SCHEMA: no policy, a case the model cannot
+ * take; RBA_E_UNSUPPORTED: a pinned trainer ABI this build lacks; the
+ * rebuild's errors; RBA_E_NOMEM; the store's errors).  A verdict that
+ * could not be recorded returns the store's error with r->verdict kept
+ * and r->recorded 0.
+ */
+int audit_version(struct store *s, const char *version,
+		  const struct audit_options *o, struct audit_report *r,
+		  struct rba_detail *d);
+
+/*
+ * Appends r's record (audit_report_json) to the history in its own
+ * write transaction; sets r->history_id, r->history_digest, r->recorded.
+ * Called by audit_version; public for tests.  The store's errors.
+ */
+int audit_record_append(struct store *s, struct audit_report *r,
+			struct rba_detail *d);
+
+/*
+ * The record of r: one JSON object, the schema of
+ * rebuild-audit-report(5), AUDIT RECORDS.  Allocation failure:
+ * rba_buf_status(out).
+ */
+void audit_report_json(const struct audit_report *r, struct rba_buf *out);
+
+/* ---- disputes ------------------------------------------------------- */
+
+enum dispute_answer { DISPUTE_STANDS = 0, DISPUTE_ESCALATE = 1 };
+
+struct dispute_report {
+	char *version, *case_id;
+	int answer;	 /* enum dispute_answer (when measured) */
+	char *answer_line; /* "the disputed decline stands", "escalate: ..." */
+	char **reasons;	 /* the escalation reasons */
+	size_t nreasons;
+	/* the case */
+	uint32_t ncols;
+	char **names, **values; /* its inputs, exact text */
+	int scored_by;
+	double stored_score, rebuilt_score;
+	uint32_t nclasses;
+	char **classes;
+	double *stored_probs, *rebuilt_probs; /* NULL unless vectors */
+	char *stored_decision, *rebuilt_decision;
+	double margin, rebuilt_margin, edge; /* edge NaN when none */
+	/* the version */
+	int verdict;	 /* what the version's standing rests on */
+	char *verdict_basis; /* "rebuilt artifact is bit-identical", "audit
+			      * record 12 of <time>", ... */
+	int has_audit;
+	uint64_t audit_id;
+	struct rba_digest artifact_pinned, artifact_rebuilt, policy_digest,
+		sample_digest;
+	int has_sample_policy;
+	struct rba_digest sample_policy;
+	double t_rebuild, t_lookup, t_total;
+};
+
+void dispute_report_release(struct dispute_report *r);
+
+/*
+ * Answers a disputed decision on case_id of version: reads the one
+ * chunk holding the case, rebuilds the version (verifying artifact and
+ * snapshot first), scores the case with the rebuilt model and decides
+ * it under the policy in force.  The version's standing: bit-identical
+ * when the rebuilt digest is the pinned one; otherwise the newest audit
+ * record of this version for the same rebuilt artifact, policy and
+ * sample, if any.  The answer stands when the version reproduces and
+ * the case's rebuilt decision is its stored one; otherwise it escalates
+ * with every reason.  0 with r filled; errors as audit_version
+ * (RBA_E_NOTFOUND also for an unknown case, d->key the id).
+ */
+int audit_dispute(struct store *s, const char *version, const char *case_id,
+		  const struct policy *override, struct dispute_report *r,
+		  struct rba_detail *d);
+
+/*
+ * The JSON of a dispute report (rebuild-audit-report(5), DISPUTES);
+ * with_inputs adds the case's inputs.
+ */
+void dispute_report_json(const struct dispute_report *r, int with_inputs,
+			 struct rba_buf *out);
+
+#endif

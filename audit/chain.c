@@ -1,0 +1,218 @@
+/* chain.c - a version, its verified inputs and its rebuild. */
+#include "audit/chain.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rebuild/snapshot.h"
+
+double
+chain_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void
+chain_release(struct chain *c)
+{
+	if (c == NULL)
+		return;
+	store_version_release(&c->v);
+	policy_pins_free(c->pins);
+	policy_free(c->pol);
+	free(c->abytes);
+	artifact_release(&c->stored);
+	free(c->snap);
+	rebuild_result_release(&c->rb);
+	artifact_release(&c->rebuilt);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * Rewrites the store's "tampered: ..." reason so it leads with what was
+ * tampered with, keeping the store's detail after it.
+ */
+static int
+tampered(struct rba_detail *d, int err, const char *what)
+{
+	char was[sizeof(d->reason)];
+	const char *rest;
+
+	if (d == NULL || err != RBA_E_TAMPERED)
+		return err;
+	rest = d->reason;
+	if (strncmp(rest, "tampered: ", 10) == 0)
+		rest += 10;
+	snprintf(was, sizeof(was), "%s", rest);
+	snprintf(d->reason, sizeof(d->reason), "tampered: %.150s: %.200s", what,
+		 was);
+	return err;
+}
+
+int
+audit_policy_in_force(const struct store_version *v,
+		      const struct policy *override, struct policy **out,
+		      int *from_version, struct rba_detail *d)
+{
+	struct rba_digest got;
+	const char *text;
+	size_t n;
+	int err;
+
+	*out = NULL;
+	*from_version = override == NULL;
+	if (override != NULL) {
+		text = override->text;
+		n = override->text_len;
+	} else {
+		if (!v->has_policy || v->policy_text == NULL)
+			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+					"version '%s' has no policy (keep one with "
+					"'rebuild-audit policy set %s POLICY' or give "
+					"--policy)", v->name, v->name);
+		text = v->policy_text;
+		n = strlen(text);
+		rba_digest_bytes(text, n, &got);
+		if (!rba_digest_equal(&got, &v->policy_digest))
+			return rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
+					"tampered: the policy kept for version '%s' "
+					"does not match its digest", v->name);
+	}
+	err = policy_parse(text, n, override ? "policy" : "kept policy", out, d);
+	if (err == 0 && override == NULL &&
+	    !rba_digest_equal(&(*out)->digest, &v->policy_digest)) {
+		policy_free(*out);
+		*out = NULL;
+		return rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
+				"tampered: the policy kept for version '%s' does "
+				"not match its digest", v->name);
+	}
+	return err;
+}
+
+int
+chain_load(struct store_txn *txn, const char *version,
+	   const struct policy *override, struct chain *c,
+	   struct rba_detail *d)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1], what[160];
+	struct rba_digest got;
+	double t0 = chain_now();
+	int err;
+
+	c->name = version;
+	c->error_what = "version";
+	if ((err = store_version_get(txn, version, &c->v, d)) != 0) {
+		if (err == RBA_E_NOTFOUND)
+			rba_fail(d, err, NULL, 0, 0, "no version '%s' in the store",
+				 version);
+		return err;
+	}
+	c->error_what = "pins";
+	if ((err = policy_pins_parse(c->v.pins_text, strlen(c->v.pins_text),
+				     "stored pins", &c->pins, d)) != 0)
+		return err;
+	if (!c->pins->has_artifact ||
+	    !rba_digest_equal(&c->pins->artifact, &c->v.artifact) ||
+	    !rba_digest_equal(&c->pins->snapshot, &c->v.snapshot))
+		return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
+				"the pins of version '%s' do not name the artifact "
+				"and snapshot its record names", version);
+	c->error_what = "policy";
+	if ((err = audit_policy_in_force(&c->v, override, &c->pol,
+					 &c->pol_from_version, d)) != 0)
+		return err;
+
+	c->error_what = "artifact";
+	rba_digest_format(&c->v.artifact, hex);
+	snprintf(what, sizeof(what), "the stored artifact %s", hex);
+	err = store_blob_load(txn, &c->v.artifact, ARTIFACT_MAX_BYTES, &c->abytes,
+			      &c->an, d);
+	if (err == RBA_E_NOTFOUND)
+		return rba_fail(d, err, NULL, 0, 0, "%s is missing", what);
+	if (err)
+		return tampered(d, err, what);
+	rba_digest_bytes(c->abytes, c->an, &got);
+	if (!rba_digest_equal(&got, &c->v.artifact))
+		return rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
+				"tampered: %s does not match its digest", what);
+	if ((err = artifact_decode(c->abytes, c->an, &c->stored, d)) != 0)
+		return err;
+
+	c->error_what = "snapshot";
+	rba_digest_format(&c->v.snapshot, hex);
+	snprintf(what, sizeof(what), "the snapshot %s", hex);
+	err = snapshot_load(txn, &c->v.snapshot, &c->snap, &c->sn, d);
+	if (err == RBA_E_NOTFOUND)
+		return rba_fail(d, err, NULL, 0, 0, "%s is missing", what);
+	if (err)
+		return tampered(d, err, what);
+	rba_digest_bytes(c->snap, c->sn, &got);
+	if (!rba_digest_equal(&got, &c->v.snapshot))
+		return rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
+				"tampered: %s does not match its digest", what);
+
+	c->error_what = "provenance";
+	err = register_provenance_get(txn, &c->v.artifact, &c->prov, d);
+	if (err == RBA_E_NOTFOUND) {
+		rba_detail_clear(d);
+		err = 0;
+	} else if (err == 0) {
+		c->has_prov = 1;
+	}
+	c->t_verify = chain_now() - t0;
+	if (err == 0)
+		c->error_what = NULL;
+	return err;
+}
+
+int
+chain_rebuild(struct chain *c, struct rba_detail *d)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	uint32_t abi = c->pins->trainer_abi ? c->pins->trainer_abi : c->stored.abi;
+	double t0 = chain_now();
+	int err;
+
+	c->error_what = "rebuild";
+	if (!rebuild_abi_supported(abi))
+		return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
+				"version '%s' is pinned to trainer ABI %u, which "
+				"this build cannot run", c->name, abi);
+	rba_digest_format(&c->v.snapshot, hex);
+	err = rebuild_from_snapshot(c->pins, abi, c->snap, c->sn, hex, &c->rb, d);
+	c->t_rebuild = chain_now() - t0;
+	if (err)
+		return err;
+	c->identical = rba_digest_equal(&c->rb.digest, &c->v.artifact);
+	err = artifact_decode(c->rb.artifact, c->rb.artifact_len, &c->rebuilt, d);
+	if (err)
+		return err;
+	c->rebuilt_ok = 1;
+	c->error_what = NULL;
+	return 0;
+}
+
+double
+chain_nearest_edge(const struct policy *p, double score)
+{
+	double best = INFINITY, edge = NAN;
+
+	if (p->argmax)
+		return NAN;
+	for (size_t i = 0; i < p->nbands; i++) {
+		if (!p->bands[i].has_below)
+			continue;
+		if (fabs(score - p->bands[i].below) < best) {
+			best = fabs(score - p->bands[i].below);
+			edge = p->bands[i].below;
+		}
+	}
+	return edge;
+}

@@ -1,0 +1,199 @@
+/*
+ * evidence.h - signed, self-contained compliance evidence (issue 5):
+ * one audit record of the store's history rendered as an in-toto
+ * Statement v1, signed with minisign's format (audit/sign.h), and the
+ * offline check of such a file.  The format is documented for auditors
+ * in rebuild-audit-evidence(5); fixtures/evidence/predicate.schema.json
+ * is its JSON schema.
+ *
+ * The statement (keys always in this order, two-space indentation, one
+ * member per line, empty containers as {} and [], strings escaped as
+ * audit/json.h writes them, numbers in json_fmt_double's shortest form,
+ * a final newline):
+ *
+ *   _type          "https://in-toto.io/Statement/v1"
+ *   subject        [{"name": "<version>.artifact",
+ *                    "digest": {"sha256": "<hex of the pinned artifact>"}}]
+ *   predicateType  EVIDENCE_PREDICATE_TYPE
+ *   predicate      version, verdict, guarantee, not_guaranteed, reasons,
+ *                  warnings, audit (id, time, store id, chain digests,
+ *                  the record's digest and exit status), artifact, pins,
+ *                  policy, snapshot, sample, environment, code_revision,
+ *                  trainer_abi, config, results (counts and every listed
+ *                  flipped case), rebuild, tool, exported_by,
+ *                  inputs_included, record (the history record's exact
+ *                  text)
+ *
+ * Everything in the predicate comes from one history record and its
+ * chain entry, plus the store id, the exporting tool's version and, on
+ * request, the stored inputs of the flipped cases: exporting the same
+ * record twice with the same binary gives the same bytes.  The only time
+ * in it is the audit's own.
+ */
+#ifndef RBA_EVIDENCE_H
+#define RBA_EVIDENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "audit/sign.h"
+#include "common/buf.h"
+#include "common/digest.h"
+#include "common/rba.h"
+#include "store/store.h"
+
+#define EVIDENCE_STATEMENT_TYPE "https://in-toto.io/Statement/v1"
+#define EVIDENCE_PREDICATE_TYPE "https://rebuild-audit.dev/audit-evidence/v1"
+/* Any predicateType starting with this is a version of this format. */
+#define EVIDENCE_PREDICATE_PREFIX "https://rebuild-audit.dev/audit-evidence/"
+/* Every trusted comment export writes starts with this. */
+#define EVIDENCE_COMMENT_PREFIX "rebuild-audit evidence: "
+#define EVIDENCE_SIG_SUFFIX ".minisig"
+#define EVIDENCE_MAX_BYTES (64u << 20) /* an evidence file (JSON_MAX_TEXT) */
+#define EVIDENCE_PATH_MAX 4000	       /* bytes in FILE */
+#define EVIDENCE_TEXT_MAX 1024	       /* a guarantee sentence */
+
+/*
+ * What an evidence file says, in brief: filled by evidence_render and
+ * evidence_check.
+ */
+struct evidence_summary {
+	int is_evidence; /* evidence_check: 0 when the file is not one */
+	char version[STORE_VERSION_NAME_MAX + 1];
+	char verdict[24];
+	uint64_t audit_id;
+	int64_t time;	 /* the audit's, unix seconds */
+	char time_text[32]; /* "2026-11-29T08:00:00Z" */
+	struct rba_digest artifact; /* the subject */
+	uint64_t cases, flips;
+	int inputs_included;
+	char guarantee[EVIDENCE_TEXT_MAX];
+};
+
+/*
+ * Renders the evidence of history record audit_id (0: the newest record
+ * of version) in read transaction txn, appending the statement to out
+ * and filling *sum.  The record must be of version, and a measured one:
+ * bit-identical, metric-equivalent or not-reproducible.  With
+ * include_inputs, each listed flipped case gets its stored inputs
+ * ("inputs": column name to exact text, in the sample's column order),
+ * read from the version's sample, which must still be the one audited.
+ * Before anything is rendered the whole history chain is verified.
+ *
+ * Returns 0; RBA_E_NOTFOUND (no such record, no record of version, the
+ * sample or a case gone; d->reason says which); RBA_E_SCHEMA (the record
+ * is of another version, was not measured, cannot be read as an audit
+ * record, or the sample changed since the audit); RBA_E_NEWER (a record
+ * schema newer than this tool); RBA_E_TAMPERED (the history chain or a
+ * read of the sample); RBA_E_LIMIT (the statement would be over
+ * EVIDENCE_MAX_BYTES); RBA_E_NOMEM; the store's errors.
+ */
+int evidence_render(struct store *s, struct store_txn *txn,
+		    const char *version, uint64_t audit_id, int include_inputs,
+		    struct rba_buf *out, struct evidence_summary *sum,
+		    struct rba_detail *d);
+
+/*
+ * The trusted comment for an evidence file named file (only its last
+ * path component is used; bytes below 0x20 and 0x7f become '?'):
+ *   rebuild-audit evidence: version V verdict X audit N at TIME file NAME
+ * written NUL-terminated into out (outlen bytes).  0 or RBA_E_LIMIT (does
+ * not fit, or over SIGN_TRUSTED_COMMENT_MAX).
+ */
+int evidence_trusted_comment(const struct evidence_summary *sum,
+			     const char *file, char *out, size_t outlen);
+
+/*
+ * Puts an evidence file and its signature in place: path and
+ * path.minisig.
+ *
+ * Both are written to temporaries beside them ("<name>.tmp-<pid>-<n>",
+ * mode 0644 less the umask) and synced before either name changes.
+ * Then, with force, an old path.minisig is removed (and the directory
+ * synced); the evidence is renamed to path, then the signature to
+ * path.minisig, the directory synced after each.  So a crash or kill at
+ * any point leaves, under the two names, either the old pair, the old
+ * evidence alone, the new evidence alone, or the new pair: never a torn
+ * file and never a signature beside evidence it was not made for.
+ * Without force, neither name may exist (RBA_E_EXISTS, d->file the one
+ * that does; nothing is written): the files are linked into place, so an
+ * existing name, even one made at the same moment, is never replaced.
+ * Stale temporaries of killed runs (their process gone) are removed
+ * first.  On error nothing of this call is left under either name.
+ *
+ * Returns 0; RBA_E_EXISTS; ENAMETOOLONG (path over EVIDENCE_PATH_MAX);
+ * EISDIR; an errno of the file system (ENOENT for a missing directory,
+ * ENOSPC, EACCES, ...); d->file names the file concerned.
+ */
+int evidence_write(const char *path, const void *doc, size_t n,
+		   const void *sig, size_t siglen, int force,
+		   struct rba_detail *d);
+
+/* The parameters of evidence_export. */
+struct evidence_request {
+	const char *version;
+	uint64_t audit_id;	/* 0: the newest record of version */
+	const struct sign_seckey *key;
+	const char *path;	/* FILE; the signature is FILE.minisig */
+	int force;		/* replace an existing FILE and signature */
+	int include_inputs;
+};
+
+struct evidence_result {
+	struct evidence_summary sum;
+	struct rba_digest file_digest; /* SHA-256 of the evidence file */
+	size_t size;		       /* its bytes */
+	char trusted_comment[SIGN_TRUSTED_COMMENT_MAX + 1];
+};
+
+/*
+ * Renders (evidence_render, in its own read transaction of s), checks
+ * the statement with evidence_check (a record that would not pass is
+ * refused: RBA_E_SCHEMA, nothing written), signs it with rq->key
+ * (trusted comment: evidence_trusted_comment) and writes both files
+ * (evidence_write).  The errors of those functions; RBA_E_USAGE for a
+ * missing request field.
+ */
+int evidence_export(struct store *s, const struct evidence_request *rq,
+		    struct evidence_result *res, struct rba_detail *d);
+
+/*
+ * Checks the contents of a file whose signature has been verified: n
+ * bytes at p, trusted_comment the verified trusted comment (NULL: none).
+ *
+ * A file that is not JSON, or JSON that is not an in-toto Statement
+ * whose predicateType starts with EVIDENCE_PREDICATE_PREFIX, is not
+ * evidence: 0 with sum->is_evidence 0 -- unless the trusted comment
+ * starts with EVIDENCE_COMMENT_PREFIX, which claims evidence
+ * (RBA_E_SCHEMA).  An evidence file is checked in this order, the first
+ * failure named in d->reason:
+ *   1. form: UTF-8, no duplicate keys, exactly the keys and types of
+ *      rebuild-audit-evidence(5), canonical bytes (as export writes
+ *      them);
+ *   2. texts: the pins, policy and both environment records hash to the
+ *      digests recorded beside them, and the record to its digest;
+ *   3. pins: they parse, name the version, and pin the subject's
+ *      artifact, the snapshot, the environment and the config hash;
+ *      the subject is "<version>.artifact"; the policy parses and its
+ *      tolerance is the one stated;
+ *   4. the environment diff is the field diff of the two records;
+ *   5. the verdict agrees with the digests, the counts, the tolerance
+ *      and the near-threshold rule; flipped cases are flips, their
+ *      rebuilt decisions are the policy's, their deltas within the
+ *      maximum; the guarantee sentences are the verdict's;
+ *   6. the chain digest is the one the record, its id, time, version
+ *      and previous digest give, and the predicate agrees with the
+ *      embedded record;
+ *   7. the trusted comment, when it claims evidence, names the same
+ *      version, verdict, audit id and time (not the file name: a
+ *      received file may be renamed).
+ * Returns 0 (consistent, or not evidence); RBA_E_SCHEMA (malformed or
+ * inconsistent); RBA_E_TAMPERED (a text or the record does not hash to
+ * its digest); RBA_E_NEWER (a later version of this predicate: cannot
+ * check); RBA_E_LIMIT (over EVIDENCE_MAX_BYTES or too deeply nested:
+ * cannot check); RBA_E_NOMEM.  sum (may be NULL) is filled when 0.
+ */
+int evidence_check(const void *p, size_t n, const char *trusted_comment,
+		   struct evidence_summary *sum, struct rba_detail *d);
+
+#endif

@@ -1,0 +1,468 @@
+/* json.c - JSON writing for reports and a small reader for records. */
+#include "audit/json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t
+json_fmt_double(double v, char out[32])
+{
+	int n = 0;
+
+	if (isnan(v))
+		return (size_t)snprintf(out, 32, "nan");
+	if (isinf(v))
+		return (size_t)snprintf(out, 32, v < 0 ? "-inf" : "inf");
+	/* Integers print exactly with %.0f; -0 keeps its sign for round trip. */
+	if (v == floor(v) && fabs(v) < 9007199254740992.0 &&
+	    !(v == 0 && signbit(v)))
+		return (size_t)snprintf(out, 32, "%.0f", v);
+	for (int prec = 15; prec <= 17; prec++) {
+		n = snprintf(out, 32, "%.*g", prec, v);
+		if (prec == 17 || strtod(out, NULL) == v)
+			break;
+	}
+	return (size_t)n;
+}
+
+void
+json_put_strn(struct rba_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t start = 0;
+
+	rba_buf_put_u8(b, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		const char *esc = NULL;
+		char u[7];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		rba_buf_put(b, s + start, i - start);
+		start = i + 1;
+		switch (c) {
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		default:
+			memcpy(u, "\\u00", 4);
+			u[4] = hex[c >> 4];
+			u[5] = hex[c & 15];
+			u[6] = 0;
+			esc = u;
+		}
+		rba_buf_put(b, esc, strlen(esc));
+	}
+	rba_buf_put(b, s + start, n - start);
+	rba_buf_put_u8(b, '"');
+}
+
+void
+json_put_str(struct rba_buf *b, const char *s)
+{
+	json_put_strn(b, s, strlen(s));
+}
+
+void
+json_put_num(struct rba_buf *b, double v)
+{
+	char t[32];
+	size_t n;
+
+	if (!isfinite(v)) {
+		rba_buf_put(b, "null", 4);
+		return;
+	}
+	n = json_fmt_double(v, t);
+	rba_buf_put(b, t, n);
+}
+
+void
+json_put_key(struct rba_buf *b, const char *key)
+{
+	json_put_str(b, key);
+	rba_buf_put(b, ": ", 2);
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+struct jp {
+	const char *p;
+	size_t n, i;
+	struct rba_detail *d;
+};
+
+static int
+jp_fail(struct jp *j, int err, const char *why)
+{
+	return rba_fail(j->d, err, NULL, 1, j->i + 1, "%s", why);
+}
+
+static void
+jp_ws(struct jp *j)
+{
+	while (j->i < j->n && (j->p[j->i] == ' ' || j->p[j->i] == '\t' ||
+			       j->p[j->i] == '\n' || j->p[j->i] == '\r'))
+		j->i++;
+}
+
+static int
+hex4(struct jp *j, uint32_t *out)
+{
+	uint32_t v = 0;
+
+	if (j->n - j->i < 4)
+		return jp_fail(j, RBA_E_SYNTAX, "short \\u escape");
+	for (int k = 0; k < 4; k++) {
+		char c = j->p[j->i++];
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (uint32_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (uint32_t)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v |= (uint32_t)(c - 'A' + 10);
+		else
+			return jp_fail(j, RBA_E_SYNTAX, "bad \\u escape");
+	}
+	*out = v;
+	return 0;
+}
+
+static void
+put_utf8(struct rba_buf *b, uint32_t cp)
+{
+	if (cp < 0x80) {
+		rba_buf_put_u8(b, (uint8_t)cp);
+	} else if (cp < 0x800) {
+		rba_buf_put_u8(b, (uint8_t)(0xc0 | (cp >> 6)));
+		rba_buf_put_u8(b, (uint8_t)(0x80 | (cp & 0x3f)));
+	} else if (cp < 0x10000) {
+		rba_buf_put_u8(b, (uint8_t)(0xe0 | (cp >> 12)));
+		rba_buf_put_u8(b, (uint8_t)(0x80 | ((cp >> 6) & 0x3f)));
+		rba_buf_put_u8(b, (uint8_t)(0x80 | (cp & 0x3f)));
+	} else {
+		rba_buf_put_u8(b, (uint8_t)(0xf0 | (cp >> 18)));
+		rba_buf_put_u8(b, (uint8_t)(0x80 | ((cp >> 12) & 0x3f)));
+		rba_buf_put_u8(b, (uint8_t)(0x80 | ((cp >> 6) & 0x3f)));
+		rba_buf_put_u8(b, (uint8_t)(0x80 | (cp & 0x3f)));
+	}
+}
+
+/* A string after its opening quote, into a malloc'd C string. */
+static int
+jp_string(struct jp *j, char **out, size_t *len)
+{
+	struct rba_buf b;
+	int err = 0;
+
+	rba_buf_init(&b);
+	for (;;) {
+		unsigned char c;
+		if (j->i >= j->n) {
+			err = jp_fail(j, RBA_E_SYNTAX, "unterminated string");
+			break;
+		}
+		c = (unsigned char)j->p[j->i++];
+		if (c == '"')
+			break;
+		if (c < 0x20) {
+			j->i--;
+			err = jp_fail(j, RBA_E_SYNTAX, "control character in a string");
+			break;
+		}
+		if (c != '\\') {
+			rba_buf_put_u8(&b, c);
+			continue;
+		}
+		if (j->i >= j->n) {
+			err = jp_fail(j, RBA_E_SYNTAX, "unterminated string");
+			break;
+		}
+		c = (unsigned char)j->p[j->i++];
+		switch (c) {
+		case '"': case '\\': case '/': rba_buf_put_u8(&b, c); break;
+		case 'b': rba_buf_put_u8(&b, '\b'); break;
+		case 'f': rba_buf_put_u8(&b, '\f'); break;
+		case 'n': rba_buf_put_u8(&b, '\n'); break;
+		case 'r': rba_buf_put_u8(&b, '\r'); break;
+		case 't': rba_buf_put_u8(&b, '\t'); break;
+		case 'u': {
+			uint32_t cp, lo;
+			if ((err = hex4(j, &cp)) != 0)
+				break;
+			if (cp >= 0xd800 && cp < 0xdc00) {
+				if (j->n - j->i < 2 || j->p[j->i] != '\\' ||
+				    j->p[j->i + 1] != 'u') {
+					err = jp_fail(j, RBA_E_SYNTAX, "lone surrogate");
+					break;
+				}
+				j->i += 2;
+				if ((err = hex4(j, &lo)) != 0)
+					break;
+				if (lo < 0xdc00 || lo >= 0xe000) {
+					err = jp_fail(j, RBA_E_SYNTAX, "lone surrogate");
+					break;
+				}
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			} else if (cp >= 0xdc00 && cp < 0xe000) {
+				err = jp_fail(j, RBA_E_SYNTAX, "lone surrogate");
+				break;
+			}
+			put_utf8(&b, cp);
+			break;
+		}
+		default:
+			err = jp_fail(j, RBA_E_SYNTAX, "bad escape in a string");
+		}
+		if (err)
+			break;
+	}
+	if (err == 0 && (err = rba_buf_status(&b)) == 0) {
+		rba_buf_cstr(&b);
+		if ((err = rba_buf_status(&b)) == 0) {
+			*len = b.len;
+			*out = (char *)rba_buf_steal(&b, len);
+			if (*out == NULL) {
+				/* An empty buffer was never allocated. */
+				*out = calloc(1, 1);
+				if (*out == NULL)
+					err = RBA_E_NOMEM;
+			}
+		}
+	}
+	rba_buf_release(&b);
+	return err;
+}
+
+static int jp_value(struct jp *j, struct json_value *v, int depth);
+
+static int
+jp_push(struct json_value *v, size_t *cap, int with_key)
+{
+	if (v->n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 4;
+	struct json_value *it = realloc(v->items, nc * sizeof(*it));
+	if (it == NULL)
+		return RBA_E_NOMEM;
+	v->items = it;
+	if (with_key) {
+		char **k = realloc(v->keys, nc * sizeof(*k));
+		if (k == NULL)
+			return RBA_E_NOMEM;
+		v->keys = k;
+	}
+	*cap = nc;
+	return 0;
+}
+
+static int
+jp_container(struct jp *j, struct json_value *v, int depth, int object)
+{
+	size_t cap = 0;
+	int err;
+
+	v->type = object ? JSON_OBJECT : JSON_ARRAY;
+	jp_ws(j);
+	if (j->i < j->n && j->p[j->i] == (object ? '}' : ']')) {
+		j->i++;
+		return 0;
+	}
+	for (;;) {
+		char *key = NULL;
+		size_t klen;
+		jp_ws(j);
+		if (object) {
+			if (j->i >= j->n || j->p[j->i] != '"')
+				return jp_fail(j, RBA_E_SYNTAX, "expected a key");
+			j->i++;
+			if ((err = jp_string(j, &key, &klen)) != 0)
+				return err;
+			jp_ws(j);
+			if (j->i >= j->n || j->p[j->i] != ':') {
+				free(key);
+				return jp_fail(j, RBA_E_SYNTAX, "expected ':'");
+			}
+			j->i++;
+		}
+		if ((err = jp_push(v, &cap, object)) != 0) {
+			free(key);
+			return err;
+		}
+		memset(&v->items[v->n], 0, sizeof(v->items[0]));
+		if (object)
+			v->keys[v->n] = key;
+		v->n++;
+		if ((err = jp_value(j, &v->items[v->n - 1], depth + 1)) != 0)
+			return err;
+		jp_ws(j);
+		if (j->i < j->n && j->p[j->i] == ',') {
+			j->i++;
+			continue;
+		}
+		if (j->i < j->n && j->p[j->i] == (object ? '}' : ']')) {
+			j->i++;
+			return 0;
+		}
+		return jp_fail(j, RBA_E_SYNTAX,
+			       object ? "expected ',' or '}'" : "expected ',' or ']'");
+	}
+}
+
+static int
+jp_number(struct jp *j, struct json_value *v)
+{
+	size_t s = j->i, digits = 0;
+	char tmp[64];
+
+	if (j->i < j->n && j->p[j->i] == '-')
+		j->i++;
+	if (j->i < j->n && j->p[j->i] == '0') {
+		j->i++;
+		digits = 1;
+	} else {
+		while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9')
+			j->i++, digits++;
+	}
+	if (digits == 0)
+		return jp_fail(j, RBA_E_SYNTAX, "unexpected character");
+	if (j->i < j->n && j->p[j->i] == '.') {
+		j->i++;
+		digits = 0;
+		while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9')
+			j->i++, digits++;
+		if (digits == 0)
+			return jp_fail(j, RBA_E_SYNTAX, "digits expected after '.'");
+	}
+	if (j->i < j->n && (j->p[j->i] == 'e' || j->p[j->i] == 'E')) {
+		j->i++;
+		if (j->i < j->n && (j->p[j->i] == '+' || j->p[j->i] == '-'))
+			j->i++;
+		digits = 0;
+		while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9')
+			j->i++, digits++;
+		if (digits == 0)
+			return jp_fail(j, RBA_E_SYNTAX, "digits expected in exponent");
+	}
+	if (j->i - s >= sizeof(tmp))
+		return jp_fail(j, RBA_E_LIMIT, "number too long");
+	memcpy(tmp, j->p + s, j->i - s);
+	tmp[j->i - s] = 0;
+	v->type = JSON_NUMBER;
+	v->num = strtod(tmp, NULL);
+	return 0;
+}
+
+static int
+jp_word(struct jp *j, const char *w)
+{
+	size_t n = strlen(w);
+
+	if (j->n - j->i < n || memcmp(j->p + j->i, w, n) != 0)
+		return jp_fail(j, RBA_E_SYNTAX, "unexpected character");
+	j->i += n;
+	return 0;
+}
+
+static int
+jp_value(struct jp *j, struct json_value *v, int depth)
+{
+	if (depth > JSON_MAX_DEPTH)
+		return jp_fail(j, RBA_E_LIMIT, "nesting too deep");
+	jp_ws(j);
+	if (j->i >= j->n)
+		return jp_fail(j, RBA_E_SYNTAX, "unexpected end");
+	switch (j->p[j->i]) {
+	case '{':
+		j->i++;
+		return jp_container(j, v, depth, 1);
+	case '[':
+		j->i++;
+		return jp_container(j, v, depth, 0);
+	case '"':
+		j->i++;
+		v->type = JSON_STRING;
+		return jp_string(j, &v->str, &v->len);
+	case 't':
+		v->type = JSON_TRUE;
+		return jp_word(j, "true");
+	case 'f':
+		v->type = JSON_FALSE;
+		return jp_word(j, "false");
+	case 'n':
+		v->type = JSON_NULL;
+		return jp_word(j, "null");
+	default:
+		return jp_number(j, v);
+	}
+}
+
+int
+json_parse(const char *text, size_t n, struct json_value *out,
+	   struct rba_detail *d)
+{
+	struct jp j = { text, n, 0, d };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (n > JSON_MAX_TEXT)
+		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+				"json text over %u bytes", JSON_MAX_TEXT);
+	err = jp_value(&j, out, 0);
+	if (err == 0) {
+		jp_ws(&j);
+		if (j.i != j.n)
+			err = jp_fail(&j, RBA_E_SYNTAX, "trailing characters");
+	}
+	if (err)
+		json_release(out);
+	return err;
+}
+
+void
+json_release(struct json_value *v)
+{
+	if (v == NULL)
+		return;
+	for (size_t i = 0; i < v->n; i++) {
+		json_release(&v->items[i]);
+		if (v->keys != NULL)
+			free(v->keys[i]);
+	}
+	free(v->items);
+	free(v->keys);
+	free(v->str);
+	memset(v, 0, sizeof(*v));
+}
+
+const struct json_value *
+json_get(const struct json_value *v, const char *key)
+{
+	if (v == NULL || v->type != JSON_OBJECT)
+		return NULL;
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->keys[i], key) == 0)
+			return &v->items[i];
+	return NULL;
+}
+
+const char *
+json_get_str(const struct json_value *v, const char *key)
+{
+	const struct json_value *m = json_get(v, key);
+
+	return m != NULL && m->type == JSON_STRING ? m->str : NULL;
+}
+
+double
+json_get_num(const struct json_value *v, const char *key, double def)
+{
+	const struct json_value *m = json_get(v, key);
+
+	return m != NULL && m->type == JSON_NUMBER ? m->num : def;
+}

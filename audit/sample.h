@@ -1,0 +1,263 @@
+/*
+ * sample.h - audit samples (DESIGN 6, issue 4 point 1): past cases of a
+ * version, each with its id, its inputs exactly as submitted, its stored
+ * score (the class probabilities, or one score taken from a column) and
+ * its stored decision, kept in zstd chunks of the store with a case
+ * index.  Documented for users in rebuild-audit-report(5), SAMPLES.
+ *
+ * Two records make a sample:
+ *
+ * The layout (the store's "columns" text of the sample), canonical text
+ * lines "key=value\n" in this order, values escaped (\\ \n and bytes
+ * below 0x20 as \xHH):
+ *   rebuild-audit/sample/v1          first line, the format tag
+ *   source=<file name the cases came from>
+ *   scores=model|column              who gave the stored scores
+ *   artifact=sha256:...              the stored artifact of the version
+ *   score_column=<name>              only for scores=column
+ *   decision_column=<name>           optional, only for scores=column
+ *   id_column=<name>                 absent: ids are data row numbers
+ *   positive=<class index>|none
+ *   classes=<n>, then n lines class=<label>
+ *   columns=<n>, then n lines column=<name>   the CSV header, in order
+ *
+ * A chunk (the raw bytes given to store_sample_add_chunk, at most
+ * STORE_CHUNK_MAX), little-endian, strings NUL-terminated, numbers as
+ * "nums": a u8 representation (1 i8, 2 i16, 3 i32, 4 f32, 5 f64, the
+ * narrowest that holds every value of the block exactly) then the
+ * values:
+ *   u8 'K', u8 1 (format), u32 ncases (1..SAMPLE_CHUNK_CASES),
+ *   u32 ncols (= the layout's), u32 nscores (= classes, or 1)
+ *   ids:       u32 nbytes, ncases strings (1..STORE_CASE_ID_MAX bytes)
+ *   scores:    nums of ncases x nscores (case-major)
+ *   decisions: u32 ndict (1..65535), u32 nbytes, ndict strings, u8 width
+ *              (1 or 2), ncases codes of that width
+ *   ncols columns, each starting with a u8 kind:
+ *     1 number: nums of ncases values, then u32 nexc and nexc x (u32
+ *       case, string): the exact text of the cases whose text is not
+ *       json_fmt_double() of their value (case indices ascending);
+ *     2 dictionary: u32 nlevels (1..ncases), u32 nbytes, nlevels
+ *       strings in order of first use, u8 width (1, 2 or 4), ncases
+ *       codes of that width;
+ *     3 the case ids (only the layout's id column): no more bytes.
+ * Nothing may follow the last column.  So every text is kept exactly,
+ * numbers are ready to score without parsing, and a categorical column
+ * is matched to the model's levels once per dictionary entry, not once
+ * per case.
+ */
+#ifndef RBA_SAMPLE_H
+#define RBA_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/digest.h"
+#include "common/rba.h"
+#include "policy/policy.h"
+#include "rebuild/csv.h"
+#include "store/store.h"
+
+#define SAMPLE_LAYOUT_SCHEMA "rebuild-audit/sample/v1"
+#define SAMPLE_CHUNK_TAG 'K'
+#define SAMPLE_CHUNK_FORMAT 1
+#define SAMPLE_CHUNK_CASES 8192	 /* cases in one chunk */
+#define SAMPLE_MAX_COLUMNS CSV_MAX_FIELDS
+#define SAMPLE_MAX_SCORES 1024	 /* numbers stored per case */
+#define SAMPLE_MAX_DECISIONS 65535 /* distinct decisions in one chunk */
+
+enum sample_scored_by { SAMPLE_SCORED_MODEL = 1, SAMPLE_SCORED_COLUMN = 2 };
+
+/* The layout record, decoded.  Owns its strings (sample_layout_release). */
+struct sample_layout {
+	char *source;
+	int scored_by; /* enum sample_scored_by */
+	struct rba_digest artifact;
+	char *score_column;    /* scored_by column; else NULL */
+	char *decision_column; /* NULL: decisions from the policy */
+	char *id_column;       /* NULL: data row numbers "1", "2", ... */
+	uint32_t positive;     /* class index, or UINT32_MAX for none */
+	uint32_t nclasses;
+	char **classes;
+	uint32_t ncols;
+	char **names;
+	/* Derived by parse (and set by sample_add): column indices or -1. */
+	long id_col, score_col, decision_col;
+	uint32_t nscores; /* nclasses for scores=model, 1 for column */
+};
+
+void sample_layout_release(struct sample_layout *l);
+/* Appends the canonical text.  Allocation failure: rba_buf_status. */
+void sample_layout_format(const struct sample_layout *l, struct rba_buf *out);
+/*
+ * Parses a layout text into *out.  RBA_E_CORRUPT (not this format, a bad
+ * line or escape, a count that disagrees, a named column missing from
+ * the header; d->line the line); RBA_E_NEWER (a later
+ * rebuild-audit/sample/vN); RBA_E_NOMEM.  On error *out is released.
+ */
+int sample_layout_parse(const char *text, size_t n, struct sample_layout *out,
+			struct rba_detail *d);
+
+enum sample_col_kind {
+	SAMPLE_COL_NUMBER = 1,
+	SAMPLE_COL_DICT = 2,
+	SAMPLE_COL_IDS = 3,
+};
+
+/* One column of a chunk, decoded.  Pointers as for struct sample_chunk. */
+struct sample_column {
+	int kind;
+	/* number */
+	const double *num;	 /* ncases */
+	uint32_t nexc;
+	const uint32_t *exc_case; /* ascending */
+	const char *const *exc_text;
+	/* dictionary */
+	uint32_t nlevels;
+	const char *const *levels;
+	const uint32_t *codes; /* ncases, each < nlevels */
+};
+
+/*
+ * A chunk of cases, decoded (sample_chunk_decode) or built
+ * (sample_add).  The arrays belong to the struct and are reused from
+ * one decode to the next; strings point into the raw chunk bytes, which
+ * must outlive the use of the decoded chunk.
+ */
+struct sample_chunk {
+	uint32_t ncases, ncols, nscores;
+	const char *const *ids;
+	const double *scores; /* ncases x nscores */
+	uint32_t ndecisions;
+	const char *const *decisions;
+	const uint16_t *decision_codes; /* ncases */
+	const struct sample_column *cols;
+	/* private: owned storage */
+	struct sample_chunk_mem *mem;
+};
+
+void sample_chunk_init(struct sample_chunk *c);
+void sample_chunk_release(struct sample_chunk *c);
+
+/*
+ * Decodes n raw bytes of a chunk written for a layout of ncols columns
+ * and nscores scores per case (id_col: the layout's id column or -1).
+ * Every count, length, code and string is checked against the bytes
+ * that remain and the caps.  0; RBA_E_CORRUPT (d->reason says what and
+ * d->col the byte offset + 1); RBA_E_NOMEM.
+ */
+int sample_chunk_decode(const uint8_t *p, size_t n, uint32_t ncols,
+			uint32_t nscores, long id_col, struct sample_chunk *out,
+			struct rba_detail *d);
+
+/* Appends the raw bytes of chunk c (as decode reads them). */
+void sample_chunk_encode(const struct sample_chunk *c, struct rba_buf *out);
+
+/*
+ * The exact text of case i in column col: a dictionary level, a case id,
+ * an exception text, or json_fmt_double() of the number written into tmp.
+ * Borrowed from c (or tmp).
+ */
+const char *sample_chunk_text(const struct sample_chunk *c, uint32_t col,
+			      uint32_t i, char tmp[32]);
+
+/* Index of case id in c, or -1. */
+long sample_chunk_find(const struct sample_chunk *c, const char *id);
+
+/* ---- sample add ------------------------------------------------------ */
+
+struct sample_add_request {
+	const char *version;
+	const char *path;	       /* the cases as CSV; "-": standard input */
+	const char *id_column;	       /* NULL: the pins' data.id when the
+					* file has it, else row numbers */
+	const char *score_column;      /* NULL: score with the stored artifact */
+	const char *decision_column;   /* needs score_column */
+	const struct policy *policy;   /* NULL: the version's */
+	/* Called after each chunk is stored (may be NULL). */
+	void (*progress)(void *ctx, uint64_t cases);
+	void *progress_ctx;
+};
+
+struct sample_add_result {
+	uint64_t cases;
+	uint32_t chunks;
+	uint64_t size, stored_size;
+	struct rba_digest digest;	 /* the sample digest */
+	struct rba_digest policy_digest; /* the policy of the decisions */
+	int policy_from_version;	 /* 0: --policy */
+	struct rba_digest artifact;
+	uint32_t ndecisions;		 /* entries below */
+	char **decisions;		 /* decision names, first use order */
+	uint64_t *decision_counts;
+};
+
+void sample_add_result_release(struct sample_add_result *r);
+
+/*
+ * Stores the cases of rq->path as the sample of rq->version, replacing
+ * any sample it had, in one write transaction: a kill part-way leaves
+ * the store as it was.  With no score column, every case is scored with
+ * the version's stored artifact (verified against its digest) by
+ * audit_scorer and decided under the policy in force; with one, the
+ * stored score is that column's number and the decision the decision
+ * column's text (or the policy's decision for the score).
+ *
+ * Errors: RBA_E_NOTFOUND (no such version, d->key it); RBA_E_SCHEMA (no
+ * policy in force, a named column missing, a value the model cannot
+ * take, a band policy for a multiclass model: FILE:LINE:COL where one
+ * applies); RBA_E_LIMIT (a case too large for a chunk, an id too long,
+ * the map full); RBA_E_EXISTS (a case id twice, FILE:LINE and d->key the
+ * id); RBA_E_USAGE (a decision column without a score column, a score
+ * column for a multiclass model or with an argmax policy); the CSV
+ * reader's errors; RBA_E_TAMPERED, RBA_E_CORRUPT and the store's
+ * errors; RBA_E_NOMEM.
+ */
+int sample_add(struct store *s, const struct sample_add_request *rq,
+	       struct sample_add_result *out, struct rba_detail *d);
+
+/*
+ * Loads the layout of version's sample in txn together with its info.
+ * 0; RBA_E_NOTFOUND (no sample); RBA_E_CORRUPT; the store's errors.
+ */
+int sample_layout_load(struct store_txn *txn, const char *version,
+		       struct store_sample_info *info,
+		       struct sample_layout *layout, struct rba_detail *d);
+
+/*
+ * Reads the one chunk holding case_id (the case index, one chunk
+ * decompressed and verified): *raw (malloc'd, the caller frees) holds
+ * the bytes *c borrows from, *index the case's position in it.
+ * 0; RBA_E_NOTFOUND (no sample, no such case: d->key the id);
+ * RBA_E_TAMPERED; RBA_E_CORRUPT; RBA_E_NOMEM; the store's errors.
+ */
+int sample_case_load(struct store_txn *txn, const char *version,
+		     const struct sample_layout *layout, const char *case_id,
+		     uint8_t **raw, struct sample_chunk *c, uint32_t *index,
+		     struct rba_detail *d);
+
+/*
+ * Writes the sample's cases as CSV (the layout's header, one row per
+ * case in stored order, every field its exact text; quoted when it
+ * holds a comma, quote, CR or LF) to out_path through a temporary file
+ * renamed into place only when every chunk was verified ("-": standard
+ * output, after a verifying first pass).  *cases gets the count (NULL
+ * allowed).  0; RBA_E_NOTFOUND; RBA_E_TAMPERED; RBA_E_CORRUPT; an errno;
+ * the store's errors.
+ */
+int sample_export(struct store_txn *txn, const char *version,
+		  const char *out_path, uint64_t *cases, struct rba_detail *d);
+
+/*
+ * Calls cb for every chunk of version's sample, decoded (c and raw
+ * borrowed for the call), in stored order, each chunk verified first.
+ * 0; the callback's value; the errors of store_sample_read and
+ * sample_chunk_decode.
+ */
+int sample_walk(struct store_txn *txn, const char *version,
+		const struct sample_layout *layout,
+		int (*cb)(void *ctx, uint32_t chunk_no,
+			  const struct sample_chunk *c),
+		void *ctx, struct rba_detail *d);
+
+#endif

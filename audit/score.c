@@ -1,0 +1,501 @@
+/*
+ * score.c - scoring decoded sample chunks with a model (see score.h for
+ * why the sparse path gives artifact_score()'s bits).
+ */
+#include "audit/score.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/json.h"
+#include "rebuild/fmath.h"
+#include "rebuild/trainer.h"
+
+#define SC_ALIGN 64
+#define SC_PAD 16 /* floats: the widest vector */
+
+/* A model input column and where its values come from in the layout. */
+struct sc_col {
+	const struct encode_column *ec;
+	long src;    /* layout column */
+	uint32_t f0; /* first feature */
+};
+
+struct sc_scratch {
+	float *z;     /* widest padded layer */
+	float *tx;    /* terms of a hidden layer */
+	uint32_t *row;
+};
+
+struct audit_scorer {
+	const struct artifact *a;
+	int sparse;
+	uint32_t nclasses, nfeat, ncols;
+	struct sc_col *cols;
+	/* sparse path: padded copies of the weights */
+	uint32_t nlayers;
+	uint32_t sizes[REBUILD_MAX_LAYERS + 1];
+	size_t ld[REBUILD_MAX_LAYERS];
+	float *w[REBUILD_MAX_LAYERS], *b[REBUILD_MAX_LAYERS];
+	float *xon; /* per feature: (1 - mean) / scale */
+	struct sc_scratch s;
+	void (*forward)(const struct audit_scorer *sc, struct sc_scratch *s,
+			const float *tx, const uint32_t *row, size_t nt,
+			float *probs);
+	/* per chunk */
+	size_t cap_cases, cap_levels;
+	float *tx0;	/* ncases x ncols: first-layer multipliers */
+	uint32_t *row0; /* ncases x ncols: first-layer weight rows */
+	float *lvl_x;	/* per dictionary level: value or multiplier */
+	int32_t *lvl_f; /* per dictionary level: row, or -1 (bad) */
+	float *raw;	/* fallback: SCORE_BLOCK x nfeat */
+};
+
+/* Softmax of one row exactly as ABI 1 computes it (abi1.c softmax_row). */
+static void
+sc_softmax(const float *z, uint32_t C, float *p)
+{
+	float mx = z[0], s = 0.0f;
+	uint32_t c;
+
+	for (c = 1; c < C; c++)
+		if (z[c] > mx)
+			mx = z[c];
+	for (c = 0; c < C; c++) {
+		p[c] = fm_expf(z[c] - mx);
+		s += p[c];
+	}
+	for (c = 0; c < C; c++)
+		p[c] = p[c] / s;
+}
+
+#define ST_SFX base
+#define ST_ATTR
+#define ST_VW 4
+#include "audit/score_tmpl.h"
+#undef ST_SFX
+#undef ST_ATTR
+#undef ST_VW
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SCORE_X86 1
+#define ST_SFX avx2
+#define ST_ATTR __attribute__((target("avx2")))
+#define ST_VW 8
+#include "audit/score_tmpl.h"
+#undef ST_SFX
+#undef ST_ATTR
+#undef ST_VW
+#define ST_SFX avx512
+#define ST_ATTR __attribute__((target("avx512f")))
+#define ST_VW 16
+#include "audit/score_tmpl.h"
+#undef ST_SFX
+#undef ST_ATTR
+#undef ST_VW
+#endif
+
+/* The same choice, and the same override, as the strict kernels. */
+static void
+pick_forward(struct audit_scorer *sc)
+{
+	const char *want = getenv("RBA_STRICT_ISA");
+
+	sc->forward = forward_base;
+	if (want != NULL && strcmp(want, "base") == 0)
+		return;
+#ifdef SCORE_X86
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") &&
+	    (want == NULL || strcmp(want, "avx2") != 0)) {
+		sc->forward = forward_avx512;
+		return;
+	}
+	if (__builtin_cpu_supports("avx2"))
+		sc->forward = forward_avx2;
+#endif
+}
+
+static void *
+sc_alloc(size_t n)
+{
+	size_t sz = (n ? n : 1) + SC_ALIGN - 1;
+
+	return aligned_alloc(SC_ALIGN, sz - sz % SC_ALIGN);
+}
+
+static size_t
+pad(size_t n)
+{
+	return (n + SC_PAD - 1) / SC_PAD * SC_PAD;
+}
+
+void
+audit_scorer_free(struct audit_scorer *sc)
+{
+	if (sc == NULL)
+		return;
+	for (uint32_t l = 0; l < REBUILD_MAX_LAYERS; l++) {
+		free(sc->w[l]);
+		free(sc->b[l]);
+	}
+	free(sc->xon);
+	free(sc->s.z);
+	free(sc->s.tx);
+	free(sc->s.row);
+	free(sc->cols);
+	free(sc->tx0);
+	free(sc->row0);
+	free(sc->lvl_x);
+	free(sc->lvl_f);
+	free(sc->raw);
+	free(sc);
+}
+
+/*
+ * The sparse path needs every one-hot feature to standardize to zero
+ * when off ((0 - mean) / scale == 0, i.e. mean 0), which is what
+ * encode_standardize_fit leaves; anything else is scored densely.
+ */
+static int
+sparse_ok(const struct artifact *a)
+{
+	const struct encode_spec *s = &a->spec;
+	uint32_t f = 0;
+
+	if (a->abi != 1)
+		return 0;
+	for (uint32_t c = 0; c < s->ncolumns; c++) {
+		const struct encode_column *col = &s->columns[c];
+		if (col->kind == ENCODE_NUMERIC) {
+			f++;
+			continue;
+		}
+		for (uint32_t k = 0; k < col->nlevels; k++, f++)
+			if ((0.0f - s->mean[f]) / s->scale[f] != 0.0f)
+				return 0;
+	}
+	return 1;
+}
+
+static int
+sparse_setup(struct audit_scorer *sc)
+{
+	const struct rebuild_model *m = &sc->a->model;
+	const struct encode_spec *s = &sc->a->spec;
+	size_t widest = 0;
+
+	sc->nlayers = m->nlayers;
+	memcpy(sc->sizes, m->sizes, sizeof(sc->sizes));
+	for (uint32_t l = 0; l < m->nlayers; l++) {
+		size_t in = m->sizes[l], out = m->sizes[l + 1], ld = pad(out);
+		sc->ld[l] = ld;
+		if (ld > widest)
+			widest = ld;
+		sc->w[l] = sc_alloc(in * ld * sizeof(float));
+		sc->b[l] = sc_alloc(ld * sizeof(float));
+		if (sc->w[l] == NULL || sc->b[l] == NULL)
+			return RBA_E_NOMEM;
+		memset(sc->w[l], 0, in * ld * sizeof(float));
+		memset(sc->b[l], 0, ld * sizeof(float));
+		for (size_t i = 0; i < in; i++)
+			memcpy(sc->w[l] + i * ld, m->w[l] + i * out,
+			       out * sizeof(float));
+		memcpy(sc->b[l], m->b[l], out * sizeof(float));
+	}
+	sc->xon = malloc((s->nfeatures ? s->nfeatures : 1) * sizeof(float));
+	sc->s.z = sc_alloc(widest * sizeof(float));
+	sc->s.tx = malloc(widest * sizeof(float));
+	sc->s.row = malloc(widest * sizeof(uint32_t));
+	if (sc->xon == NULL || sc->s.z == NULL || sc->s.tx == NULL ||
+	    sc->s.row == NULL)
+		return RBA_E_NOMEM;
+	for (uint32_t f = 0; f < s->nfeatures; f++)
+		sc->xon[f] = (1.0f - s->mean[f]) / s->scale[f];
+	pick_forward(sc);
+	return 0;
+}
+
+int
+audit_scorer_new(const struct artifact *a, struct audit_scorer **out,
+		 struct rba_detail *d)
+{
+	struct audit_scorer *sc;
+	int err;
+
+	*out = NULL;
+	if (!rebuild_abi_supported(a->abi))
+		return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
+				"this build cannot score trainer ABI %u", a->abi);
+	sc = calloc(1, sizeof(*sc));
+	if (sc == NULL)
+		return RBA_E_NOMEM;
+	sc->a = a;
+	sc->nclasses = a->spec.nclasses;
+	sc->nfeat = a->spec.nfeatures;
+	sc->ncols = a->spec.ncolumns;
+	sc->cols = calloc(sc->ncols ? sc->ncols : 1, sizeof(*sc->cols));
+	if (sc->cols == NULL) {
+		audit_scorer_free(sc);
+		return RBA_E_NOMEM;
+	}
+	for (uint32_t c = 0, f = 0; c < sc->ncols; c++) {
+		const struct encode_column *ec = &a->spec.columns[c];
+		sc->cols[c].ec = ec;
+		sc->cols[c].src = -1;
+		sc->cols[c].f0 = f;
+		f += ec->kind == ENCODE_NUMERIC ? 1 : ec->nlevels;
+	}
+	sc->sparse = sparse_ok(a);
+	if (sc->sparse && (err = sparse_setup(sc)) != 0) {
+		audit_scorer_free(sc);
+		return err;
+	}
+	*out = sc;
+	return 0;
+}
+
+int
+audit_scorer_is_sparse(const struct audit_scorer *sc)
+{
+	return sc->sparse;
+}
+
+int
+audit_scorer_bind(struct audit_scorer *sc, const struct sample_layout *l,
+		  struct rba_detail *d)
+{
+	for (uint32_t c = 0; c < sc->ncols; c++) {
+		const char *name = sc->cols[c].ec->name;
+		sc->cols[c].src = -1;
+		for (uint32_t k = 0; k < l->ncols; k++)
+			if (strcmp(l->names[k], name) == 0) {
+				sc->cols[c].src = (long)k;
+				break;
+			}
+		if (sc->cols[c].src < 0) {
+			rba_detail_key(d, name);
+			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+					"the cases lack input column '%s'", name);
+		}
+	}
+	return 0;
+}
+
+static int
+grow(struct audit_scorer *sc, const struct sample_chunk *c)
+{
+	size_t need = (size_t)c->ncases * (sc->ncols ? sc->ncols : 1);
+	size_t levels = 1;
+
+	for (uint32_t k = 0; k < sc->ncols; k++) {
+		const struct sample_column *col = &c->cols[sc->cols[k].src];
+		if (col->kind == SAMPLE_COL_DICT && col->nlevels > levels)
+			levels = col->nlevels;
+	}
+	if (need > sc->cap_cases) {
+		free(sc->tx0);
+		free(sc->row0);
+		sc->tx0 = malloc(need * sizeof(float));
+		sc->row0 = malloc(need * sizeof(uint32_t));
+		sc->cap_cases = sc->tx0 && sc->row0 ? need : 0;
+		if (sc->cap_cases == 0)
+			return RBA_E_NOMEM;
+	}
+	if (levels > sc->cap_levels) {
+		free(sc->lvl_x);
+		free(sc->lvl_f);
+		sc->lvl_x = malloc(levels * sizeof(float));
+		sc->lvl_f = malloc(levels * sizeof(int32_t));
+		sc->cap_levels = sc->lvl_x && sc->lvl_f ? levels : 0;
+		if (sc->cap_levels == 0)
+			return RBA_E_NOMEM;
+	}
+	return 0;
+}
+
+static long
+find_level(const struct encode_column *ec, const char *s)
+{
+	size_t lo = 0, hi = ec->nlevels;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = strcmp(ec->levels[mid], s);
+		if (r == 0)
+			return (long)mid;
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int
+bad_value(const struct sample_chunk *c, uint32_t col, uint32_t i,
+	  const struct encode_column *ec, uint32_t *bad_case,
+	  struct rba_detail *d)
+{
+	char tmp[32];
+	const char *v = sample_chunk_text(c, col, i, tmp);
+
+	if (bad_case != NULL)
+		*bad_case = i;
+	rba_detail_key(d, ec->name);
+	if (ec->kind == ENCODE_NUMERIC)
+		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+				"case '%.64s': column '%s' needs a number, not "
+				"'%.64s'", c->ids[i], ec->name, v);
+	return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+			"case '%.64s': unknown level '%.64s' of categorical "
+			"column '%s'", c->ids[i], v, ec->name);
+}
+
+/*
+ * Fills the chunk's first-layer terms, column by column: for case i and
+ * model column k, tx0[i * ncols + k] multiplies weight row
+ * row0[i * ncols + k].  Numeric: the standardized value and the
+ * column's feature; categorical: the one-hot multiplier and the level's
+ * feature.  Dictionary entries are resolved once each.
+ */
+static int
+prepare(struct audit_scorer *sc, const struct sample_chunk *c,
+	uint32_t *bad_case, struct rba_detail *d)
+{
+	const struct encode_spec *spec = &sc->a->spec;
+	size_t K = sc->ncols;
+	char tmp[32];
+
+	for (uint32_t k = 0; k < sc->ncols; k++) {
+		const struct sc_col *mc = &sc->cols[k];
+		const struct encode_column *ec = mc->ec;
+		const struct sample_column *col = &c->cols[mc->src];
+		uint32_t src = (uint32_t)mc->src, f = mc->f0;
+		float *tx = sc->tx0 + k;
+		uint32_t *row = sc->row0 + k;
+
+		if (ec->kind == ENCODE_NUMERIC && col->kind == SAMPLE_COL_NUMBER) {
+			float mean = spec->mean[f], scale = spec->scale[f];
+			for (uint32_t i = 0; i < c->ncases; i++) {
+				tx[i * K] = ((float)col->num[i] - mean) / scale;
+				row[i * K] = f;
+			}
+			continue;
+		}
+		if (col->kind == SAMPLE_COL_DICT) {
+			for (uint32_t v = 0; v < col->nlevels; v++) {
+				if (ec->kind == ENCODE_NUMERIC) {
+					double num;
+					const char *t = col->levels[v];
+					sc->lvl_f[v] = csv_parse_number(t, strlen(t), &num)
+							       ? -1 : (int32_t)f;
+					sc->lvl_x[v] = ((float)num - spec->mean[f]) /
+						       spec->scale[f];
+				} else {
+					long lv = find_level(ec, col->levels[v]);
+					sc->lvl_f[v] = lv < 0 ? -1 : (int32_t)(f + (uint32_t)lv);
+					sc->lvl_x[v] = lv < 0 ? 0.0f : sc->xon[f + (uint32_t)lv];
+				}
+			}
+			for (uint32_t i = 0; i < c->ncases; i++) {
+				uint32_t code = col->codes[i];
+				if (sc->lvl_f[code] < 0)
+					return bad_value(c, src, i, ec, bad_case, d);
+				tx[i * K] = sc->lvl_x[code];
+				row[i * K] = (uint32_t)sc->lvl_f[code];
+			}
+			continue;
+		}
+		/* Rare: per-case text (a numeric-looking categorical, or ids). */
+		for (uint32_t i = 0; i < c->ncases; i++) {
+			const char *t = sample_chunk_text(c, src, i, tmp);
+			if (ec->kind == ENCODE_NUMERIC) {
+				double num;
+				if (csv_parse_number(t, strlen(t), &num))
+					return bad_value(c, src, i, ec, bad_case, d);
+				tx[i * K] = ((float)num - spec->mean[f]) / spec->scale[f];
+				row[i * K] = f;
+			} else {
+				long lv = find_level(ec, t);
+				if (lv < 0)
+					return bad_value(c, src, i, ec, bad_case, d);
+				tx[i * K] = sc->xon[f + (uint32_t)lv];
+				row[i * K] = f + (uint32_t)lv;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * The reference path: the raw feature rows encode_values would make,
+ * scored by artifact_score a block at a time.
+ */
+static int
+run_dense(struct audit_scorer *sc, const struct sample_chunk *c,
+	  float *probs, uint32_t *bad_case, struct rba_detail *d)
+{
+	const struct encode_spec *spec = &sc->a->spec;
+	size_t nf = sc->nfeat;
+	char tmp[32];
+	int err;
+
+	if (sc->raw == NULL) {
+		sc->raw = malloc(SCORE_BLOCK * (nf ? nf : 1) * sizeof(float));
+		if (sc->raw == NULL)
+			return RBA_E_NOMEM;
+	}
+	for (uint32_t r0 = 0; r0 < c->ncases; r0 += SCORE_BLOCK) {
+		uint32_t n = c->ncases - r0 < SCORE_BLOCK ? c->ncases - r0 : SCORE_BLOCK;
+		memset(sc->raw, 0, (size_t)n * nf * sizeof(float));
+		for (uint32_t i = 0; i < n; i++) {
+			float *x = sc->raw + (size_t)i * nf;
+			for (uint32_t k = 0; k < sc->ncols; k++) {
+				const struct sc_col *mc = &sc->cols[k];
+				const struct encode_column *ec = mc->ec;
+				uint32_t src = (uint32_t)mc->src;
+				const char *t = sample_chunk_text(c, src, r0 + i, tmp);
+				if (ec->kind == ENCODE_NUMERIC) {
+					double num;
+					if (csv_parse_number(t, strlen(t), &num))
+						return bad_value(c, src, r0 + i, ec,
+								 bad_case, d);
+					x[mc->f0] = (float)num;
+				} else {
+					long lv = find_level(ec, t);
+					if (lv < 0)
+						return bad_value(c, src, r0 + i, ec,
+								 bad_case, d);
+					x[mc->f0 + (uint32_t)lv] = 1.0f;
+				}
+			}
+		}
+		err = artifact_score(sc->a, sc->raw, n,
+				     probs + (size_t)r0 * spec->nclasses);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int
+audit_scorer_run(struct audit_scorer *sc, const struct sample_chunk *c,
+		 float *probs, uint32_t *bad_case, struct rba_detail *d)
+{
+	size_t K = sc->ncols;
+	int err;
+
+	if (c->ncases == 0)
+		return 0;
+	if (!sc->sparse)
+		return run_dense(sc, c, probs, bad_case, d);
+	if ((err = grow(sc, c)) != 0)
+		return err;
+	if ((err = prepare(sc, c, bad_case, d)) != 0)
+		return err;
+	for (uint32_t i = 0; i < c->ncases; i++)
+		sc->forward(sc, &sc->s, sc->tx0 + i * K, sc->row0 + i * K, K,
+			    probs + (size_t)i * sc->nclasses);
+	return 0;
+}

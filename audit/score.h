@@ -1,0 +1,62 @@
+/*
+ * score.h - scoring stored cases with a model: the model's own
+ * preprocessing (rebuild/encode.h) and forward pass, fed from decoded
+ * sample chunks (audit/sample.h) a block of cases at a time.
+ *
+ * The result is bit for bit what artifact_score() gives for the same
+ * cases (the unit tests hold it to that).  For trainer ABI 1 it gets
+ * there faster: a chunk's dictionary entries are matched to the model's
+ * one-hot features once per chunk; the first layer adds only the weight
+ * rows of the features that are not zero and each hidden layer only
+ * those of units that are not zero.  That is exact: ABI 1's linear
+ * layers add x[i] w[i][j] one after another in i order, and adding the
+ * zero product of a zero input to a non-zero partial sum leaves it
+ * unchanged (at most the sign of a zero sum differs, which no later
+ * operation can see: ReLU maps both to +0, and e^(+0) = e^(-0)).  A
+ * model whose one-hot features do not standardize to zero, or of
+ * another ABI, is scored through artifact_score() a block at a time.
+ */
+#ifndef RBA_SCORE_H
+#define RBA_SCORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "audit/sample.h"
+#include "common/rba.h"
+#include "rebuild/artifact.h"
+
+#define SCORE_BLOCK 64 /* cases per forward block */
+
+struct audit_scorer;
+
+/*
+ * Prepares a scorer for artifact a, which must outlive it.  0,
+ * RBA_E_UNSUPPORTED (an ABI this build lacks), RBA_E_NOMEM.
+ */
+int audit_scorer_new(const struct artifact *a, struct audit_scorer **out,
+		     struct rba_detail *d);
+/* NULL allowed. */
+void audit_scorer_free(struct audit_scorer *sc);
+
+/* 1 when the sparse ABI 1 path is used (for reports and tests). */
+int audit_scorer_is_sparse(const struct audit_scorer *sc);
+
+/*
+ * Finds each of the model's input columns in the layout by name.
+ * 0; RBA_E_SCHEMA (a column is missing: d->key its name); RBA_E_NOMEM.
+ */
+int audit_scorer_bind(struct audit_scorer *sc, const struct sample_layout *l,
+		      struct rba_detail *d);
+
+/*
+ * Scores the ncases cases of chunk c (bound layout) into probs (ncases x
+ * classes floats).  0; RBA_E_SCHEMA for a case the model cannot take (a
+ * numeric input that is not a number, an unknown level): d->key the
+ * column, d->reason the case id and value, *bad_case (may be NULL) its
+ * index; RBA_E_NOMEM.
+ */
+int audit_scorer_run(struct audit_scorer *sc, const struct sample_chunk *c,
+		     float *probs, uint32_t *bad_case, struct rba_detail *d);
+
+#endif
