@@ -17,11 +17,11 @@ void
 cli_version_print(FILE *f, int json)
 {
 	const char *names[] = { "libsodium", "lmdb", "zstd", "libyaml",
-				"openblas", "openblas.core", "libc" };
+				"openblas", "openblas.core", "libc", "sha256" };
 	const char *vals[] = { rba_sodium_version(), store_lmdb_version(),
 			       store_zstd_version(), policy_yaml_version(),
 			       kernel_blas_config(), kernel_blas_corename(),
-			       gnu_get_libc_version() };
+			       gnu_get_libc_version(), rba_sha256_engine() };
 	size_t n = sizeof(names) / sizeof(names[0]);
 
 	if (json) {

@@ -50,6 +50,9 @@ int rba_digest_parse_prefix(const char *s, char prefix[65], size_t *nhex);
 /* Constant-time equality: 1 if equal. */
 int rba_digest_equal(const struct rba_digest *a, const struct rba_digest *b);
 
+/* The SHA-256 engine in use: "sha-ni" or "libsodium". */
+const char *rba_sha256_engine(void);
+
 /* Runtime version of libsodium. */
 const char *rba_sodium_version(void);
 

@@ -1,5 +1,6 @@
 /* check_common.c - errors, buffers, cursors, digests, atomic files. */
 #include <check.h>
+#include <sodium.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,39 @@ START_TEST(test_atomic_write)
 }
 END_TEST
 
+/* The SHA extensions engine against libsodium's, every split of every
+ * length up to a few blocks, and a big buffer in odd pieces. */
+START_TEST(test_digest_engines_agree)
+{
+	uint8_t buf[1 << 16];
+	struct rba_digest a, b;
+	struct rba_hasher h;
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 131 + (i >> 7));
+	for (size_t n = 0; n <= 300; n++) {
+		crypto_hash_sha256(a.b, buf, n);
+		rba_digest_bytes(buf, n, &b);
+		ck_assert_msg(rba_digest_equal(&a, &b), "length %zu", n);
+		for (size_t cut = 0; cut <= n; cut += 7) {
+			rba_hasher_init(&h);
+			rba_hasher_update(&h, buf, cut);
+			rba_hasher_update(&h, buf + cut, n - cut);
+			rba_hasher_final(&h, &b);
+			ck_assert_msg(rba_digest_equal(&a, &b), "length %zu cut %zu", n, cut);
+		}
+	}
+	crypto_hash_sha256(a.b, buf, sizeof(buf));
+	rba_hasher_init(&h);
+	for (size_t off = 0, step = 1; off < sizeof(buf); off += step, step = step * 3 % 1000 + 1)
+		rba_hasher_update(&h, buf + off, off + step > sizeof(buf) ? sizeof(buf) - off : step);
+	rba_hasher_final(&h, &b);
+	ck_assert(rba_digest_equal(&a, &b));
+	ck_assert(strcmp(rba_sha256_engine(), "sha-ni") == 0 ||
+		  strcmp(rba_sha256_engine(), "libsodium") == 0);
+}
+END_TEST
+
 Suite *
 suite_common(void)
 {
@@ -213,6 +247,7 @@ suite_common(void)
 	tcase_add_test(tc, test_cursor_bounds);
 	tcase_add_test(tc, test_digest_known);
 	tcase_add_test(tc, test_digest_parse_errors);
+	tcase_add_test(tc, test_digest_engines_agree);
 	tcase_add_test(tc, test_file_read_limit);
 	tcase_add_test(tc, test_atomic_write);
 	suite_add_tcase(s, tc);
