@@ -337,6 +337,7 @@ struct tally {
 	/* A case the rebuilt model could not take: scoring stops there. */
 	int bad;
 	char bad_reason[384];
+	double busy; /* seconds spent decoding, scoring and comparing */
 };
 
 static void
@@ -520,6 +521,7 @@ tally_merge(const struct cmp *k, struct tally *tot, struct tally *t)
 {
 	int err = 0;
 
+	tot->busy += t->busy;
 	if (tot->bad)
 		return 0;
 	tot->cases += t->cases;
@@ -586,11 +588,13 @@ static int
 process(struct pass *p, struct worker *w, const uint8_t *raw, size_t n,
 	struct tally *t, struct rba_detail *d)
 {
+	double t0 = chain_now();
 	int err = sample_chunk_decode(raw, n, p->l->ncols, p->l->nscores,
 				      p->l->id_col, &w->c, d);
 
 	if (err == 0)
 		err = compare_chunk(w, &w->c, t);
+	t->busy += chain_now() - t0;
 	return err;
 }
 
@@ -1221,7 +1225,8 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	rba_buf_put_u8(b, '{');
 	put_kv_num(b, "verify_s", r->t_verify, 1);
 	put_kv_num(b, "rebuild_s", r->t_rebuild, 1);
-	put_kv_num(b, "score_s", r->t_score, 1);
+	put_kv_num(b, "sample_pass_s", r->t_score, 1);
+	put_kv_num(b, "scoring_s", r->t_scoring, 1);
 	put_kv_num(b, "total_s", r->t_total, 0);
 	rba_buf_put(b, "}}", 2);
 }
@@ -1308,9 +1313,6 @@ comparable(struct chain *c, const struct sample_layout *l, char *why,
 	if (!pol->argmax && spec->positive == ENCODE_NO_POSITIVE)
 		return "the policy decides by score bands, but the rebuilt model "
 		       "has no positive class";
-	if (pol->argmax && l->scored_by == SAMPLE_SCORED_COLUMN)
-		return "an argmax policy needs stored probability vectors, but "
-		       "the sample's scores came from a column";
 	if (l->scored_by == SAMPLE_SCORED_MODEL) {
 		int same = l->nclasses == spec->nclasses;
 		for (uint32_t i = 0; same && i < l->nclasses; i++)
@@ -1434,6 +1436,20 @@ audit_version(struct store *s, const char *version,
 	r->val_loss = c.rb.report.final.val_loss;
 	abi_link(&c, r);
 
+	/* A policy that cannot judge this sample is a question not asked
+	 * well, not an answer about the model. */
+	if ((c.pol->argmax && layout.scored_by == SAMPLE_SCORED_COLUMN) ||
+	    (!c.pol->argmax && c.stored.spec.positive == ENCODE_NO_POSITIVE)) {
+		err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "%s",
+			       c.pol->argmax
+				       ? "an argmax policy needs stored probability "
+					 "vectors, but the sample's scores came "
+					 "from a column"
+				       : "the policy decides by score bands, but the "
+					 "model has no positive class");
+		not_measured(r, "policy", err, d);
+		goto out;
+	}
 	ts = chain_now();
 	cannot = comparable(&c, &layout, why, sizeof(why));
 	if ((err = cmp_setup(&k, &c, &layout,
@@ -1454,11 +1470,22 @@ audit_version(struct store *s, const char *version,
 		err = score_pass(txn, &pass, 1, d);
 	}
 	r->t_score = chain_now() - ts;
+	r->t_scoring = pass.total.busy;
 	if (err) {
-		if (err == RBA_E_TAMPERED && d != NULL &&
-		    strstr(d->reason, "sample") == NULL) {
+		if (err == RBA_E_TAMPERED && d != NULL) {
+			/* Lead with what was tampered with, as for the
+			 * artifact and the snapshot. */
 			char was[sizeof(d->reason)];
-			snprintf(was, sizeof(was), "%s", d->reason);
+			const char *rest = d->reason;
+			if (strncmp(rest, "tampered: ", 10) == 0)
+				rest += 10;
+			if (strncmp(rest, "sample of version '", 19) == 0) {
+				rest = strchr(rest + 19, '\'');
+				rest = rest != NULL ? rest + 1 : d->reason;
+				while (*rest == ' ')
+					rest++;
+			}
+			snprintf(was, sizeof(was), "%s", rest);
 			snprintf(d->reason, sizeof(d->reason),
 				 "tampered: the sample of version '%.128s': %.200s",
 				 version, was);

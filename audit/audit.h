@@ -179,8 +179,10 @@ struct audit_report {
 	/* rebuild */
 	double val_accuracy, val_loss;
 
-	/* timings, seconds */
-	double t_verify, t_rebuild, t_score, t_total;
+	/* timings, seconds: t_score is the wall time of the pass over the
+	 * sample (read, verify, decompress, score, compare); t_scoring the
+	 * time spent decoding, scoring and comparing (summed over threads) */
+	double t_verify, t_rebuild, t_score, t_scoring, t_total;
 	uint64_t history_id;
 	struct rba_digest history_digest;
 	int recorded;

@@ -64,62 +64,6 @@ reason(struct dispute_report *r, const char *fmt, ...)
 		r->nreasons++;
 }
 
-/*
- * A one-case view of case i of c: the same column kinds, pointers moved
- * to the case, its exception (if any) as the only one.
- */
-struct one {
-	struct sample_chunk c;
-	struct sample_column *cols;
-	uint32_t zero;
-	const char **exc;
-};
-
-static int
-one_case(const struct sample_chunk *c, uint32_t i, struct one *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->cols = calloc(c->ncols, sizeof(*o->cols));
-	o->exc = calloc(c->ncols, sizeof(char *));
-	if (o->cols == NULL || o->exc == NULL)
-		return RBA_E_NOMEM;
-	o->c.ncases = 1;
-	o->c.ncols = c->ncols;
-	o->c.nscores = c->nscores;
-	o->c.ids = c->ids + i;
-	o->c.scores = c->scores + (size_t)i * c->nscores;
-	o->c.ndecisions = c->ndecisions;
-	o->c.decisions = c->decisions;
-	o->c.decision_codes = c->decision_codes + i;
-	for (uint32_t k = 0; k < c->ncols; k++) {
-		const struct sample_column *s = &c->cols[k];
-		struct sample_column *t = &o->cols[k];
-		*t = *s;
-		if (s->kind == SAMPLE_COL_NUMBER) {
-			t->num = s->num + i;
-			t->nexc = 0;
-			for (uint32_t e = 0; e < s->nexc; e++)
-				if (s->exc_case[e] == i) {
-					o->exc[k] = s->exc_text[e];
-					t->nexc = 1;
-					t->exc_case = &o->zero;
-					t->exc_text = &o->exc[k];
-				}
-		} else if (s->kind == SAMPLE_COL_DICT) {
-			t->codes = s->codes + i;
-		}
-	}
-	o->c.cols = o->cols;
-	return 0;
-}
-
-static void
-one_release(struct one *o)
-{
-	free(o->cols);
-	free(o->exc);
-}
-
 struct find_audit {
 	const struct rba_digest *rebuilt, *policy, *sample;
 	int found;
@@ -233,7 +177,6 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	struct sample_layout l;
 	struct sample_chunk chunk;
 	struct audit_scorer *sc = NULL;
-	struct one one;
 	struct find_audit fa;
 	uint8_t *raw = NULL;
 	uint32_t idx = 0, C;
@@ -246,7 +189,6 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	memset(&c, 0, sizeof(c));
 	memset(&info, 0, sizeof(info));
 	memset(&l, 0, sizeof(l));
-	memset(&one, 0, sizeof(one));
 	sample_chunk_init(&chunk);
 	r->version = strdup(version);
 	r->case_id = strdup(case_id);
@@ -286,12 +228,12 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	r->artifact_rebuilt = c.rb.digest;
 	t1 = chain_now();
 	C = c.rebuilt.spec.nclasses;
-	if ((err = one_case(&chunk, idx, &one)) != 0 ||
-	    (err = audit_scorer_new(&c.rebuilt, &sc, d)) != 0)
+	/* The chunk holds the disputed case alone (sample_case_load). */
+	if ((err = audit_scorer_new(&c.rebuilt, &sc, d)) != 0)
 		goto out;
 	err = audit_scorer_bind(sc, &l, d);
 	if (err == 0)
-		err = audit_scorer_run(sc, &one.c, probs, NULL, d);
+		err = audit_scorer_run(sc, &chunk, probs, NULL, d);
 	if (err == RBA_E_SCHEMA && !c.identical) {
 		/* The rebuilt model cannot take this case: that is an answer. */
 		reason(r, "the rebuilt model cannot score this case: %s", d->reason);
@@ -318,7 +260,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 			goto out;
 		}
 		for (uint32_t k = 0; k < l.nscores; k++)
-			r->stored_probs[k] = one.c.scores[k];
+			r->stored_probs[k] = chunk.scores[k];
 		for (uint32_t k = 0; k < C; k++)
 			r->rebuilt_probs[k] = probs[k];
 	}
@@ -331,7 +273,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 			goto out;
 		}
 		r->stored_score = l.scored_by == SAMPLE_SCORED_MODEL
-					  ? one.c.scores[l.positive] : one.c.scores[0];
+					  ? chunk.scores[l.positive] : chunk.scores[0];
 		policy_decide(pol, r->stored_score, &sm);
 		r->edge = chain_nearest_edge(pol, r->stored_score);
 		if (C > 0 && c.rebuilt.spec.positive != ENCODE_NO_POSITIVE) {
@@ -418,7 +360,6 @@ out:
 	store_txn_abort(txn);
 	r->t_total = chain_now() - t0;
 	audit_scorer_free(sc);
-	one_release(&one);
 	free(raw);
 	sample_chunk_release(&chunk);
 	sample_layout_release(&l);

@@ -54,6 +54,14 @@
 #define EVIDENCE_TEXT_MAX 1024	       /* a guarantee sentence */
 
 /*
+ * Environment variable read by evidence_write, for tests: milliseconds
+ * (1..1000) to pause before each step that creates or renames a file, so
+ * that a test killing export at random points lands in every window
+ * between two steps.  Unset, empty or out of range: no pause.
+ */
+#define EVIDENCE_PAUSE_ENV "REBUILD_AUDIT_EVIDENCE_PAUSE_MS"
+
+/*
  * What an evidence file says, in brief: filled by evidence_render and
  * evidence_check.
  */
@@ -72,7 +80,7 @@ struct evidence_summary {
 
 /*
  * Renders the evidence of history record audit_id (0: the newest record
- * of version) in read transaction txn, appending the statement to out
+ * of version) of store s, in one read transaction, appending the statement to out
  * and filling *sum.  The record must be of version, and a measured one:
  * bit-identical, metric-equivalent or not-reproducible.  With
  * include_inputs, each listed flipped case gets its stored inputs
@@ -88,8 +96,8 @@ struct evidence_summary {
  * read of the sample); RBA_E_LIMIT (the statement would be over
  * EVIDENCE_MAX_BYTES); RBA_E_NOMEM; the store's errors.
  */
-int evidence_render(struct store *s, struct store_txn *txn,
-		    const char *version, uint64_t audit_id, int include_inputs,
+int evidence_render(struct store *s, const char *version, uint64_t audit_id,
+		    int include_inputs,
 		    struct rba_buf *out, struct evidence_summary *sum,
 		    struct rba_detail *d);
 
@@ -147,7 +155,7 @@ struct evidence_result {
 };
 
 /*
- * Renders (evidence_render, in its own read transaction of s), checks
+ * Renders (evidence_render), checks
  * the statement with evidence_check (a record that would not pass is
  * refused: RBA_E_SCHEMA, nothing written), signs it with rq->key
  * (trusted comment: evidence_trusted_comment) and writes both files

@@ -424,6 +424,8 @@ struct sample_chunk_mem {
 	size_t cap_dec;
 	uint16_t *dcodes;
 	size_t cap_dcodes;
+	uint32_t *dcodes32; /* decoding scratch */
+	size_t cap_dcodes32;
 	struct sample_column *cols;
 	struct colmem *cm;
 	size_t cap_cols;
@@ -457,6 +459,7 @@ sample_chunk_release(struct sample_chunk *c)
 		free(m->scores);
 		free(m->decisions);
 		free(m->dcodes);
+		free(m->dcodes32);
 		free(m);
 	}
 	memset(c, 0, sizeof(*c));
@@ -522,12 +525,13 @@ dec_fail(struct dec *x, const char *what, const char *how)
 }
 
 /*
- * Splits a u32-length block of NUL-terminated strings into n pointers;
- * each string between minlen and maxlen bytes.
+ * Walks a u32-length block of n NUL-terminated strings, each between
+ * minlen and maxlen bytes, exactly filling the block.  out (NULL: only
+ * check) gets the n pointers.  *block (may be NULL) gets the block.
  */
 static int
 dec_strings(struct dec *x, uint32_t n, const char **out, size_t minlen,
-	    size_t maxlen, const char *what)
+	    size_t maxlen, const char *what, const char **block)
 {
 	uint32_t nbytes = rba_cursor_u32(&x->c);
 	const uint8_t *p = rba_cursor_bytes(&x->c, nbytes);
@@ -535,6 +539,8 @@ dec_strings(struct dec *x, uint32_t n, const char **out, size_t minlen,
 
 	if (p == NULL)
 		return dec_fail(x, what, "past the end");
+	if (block != NULL)
+		*block = (const char *)p;
 	for (uint32_t i = 0; i < n; i++) {
 		const uint8_t *z = memchr(p + at, 0, nbytes - at);
 		size_t len;
@@ -543,12 +549,22 @@ dec_strings(struct dec *x, uint32_t n, const char **out, size_t minlen,
 		len = (size_t)(z - (p + at));
 		if (len < minlen || len > maxlen)
 			return dec_fail(x, "bad length of", what);
-		out[i] = (const char *)(p + at);
+		if (out != NULL)
+			out[i] = (const char *)(p + at);
 		at += len + 1;
 	}
 	if (at != nbytes)
 		return dec_fail(x, "extra bytes in", what);
 	return 0;
+}
+
+/* The k-th string of a block dec_strings has checked. */
+static const char *
+nth_string(const char *block, uint32_t k)
+{
+	while (k-- > 0)
+		block += strlen(block) + 1;
+	return block;
 }
 
 /*
@@ -560,8 +576,36 @@ enum num_repr { REPR_I8 = 1, REPR_I16 = 2, REPR_I32 = 3, REPR_F32 = 4,
 
 static const size_t repr_size[] = { 0, 1, 2, 4, 4, 8 };
 
+static double
+num_at(const uint8_t *p, uint8_t r, size_t i)
+{
+	uint32_t u;
+	uint64_t w;
+	float f;
+	double v;
+
+	switch (r) {
+	case REPR_I8: return (int8_t)p[i];
+	case REPR_I16: return (int16_t)(uint16_t)(p[2 * i] | (p[2 * i + 1] << 8));
+	case REPR_I32: return (int32_t)rba_get_u32le(p + 4 * i);
+	case REPR_F32:
+		u = rba_get_u32le(p + 4 * i);
+		memcpy(&f, &u, sizeof(f));
+		return f;
+	default:
+		w = rba_get_u64le(p + 8 * i);
+		memcpy(&v, &w, sizeof(v));
+		return v;
+	}
+}
+
+/*
+ * n numbers; values [from, from + cnt) go to out[0..cnt).  Floating
+ * values are all checked finite (integers always are).
+ */
 static int
-dec_numbers(struct dec *x, size_t n, double *out, const char *what)
+dec_numbers(struct dec *x, size_t n, double *out, size_t from, size_t cnt,
+	    const char *what)
 {
 	uint8_t r = rba_cursor_u8(&x->c);
 	const uint8_t *p;
@@ -571,40 +615,58 @@ dec_numbers(struct dec *x, size_t n, double *out, const char *what)
 	p = rba_cursor_bytes(&x->c, n * repr_size[r]);
 	if (p == NULL)
 		return dec_fail(x, what, "past the end");
+	if (r >= REPR_F32)
+		for (size_t i = 0; i < n; i++)
+			if (!isfinite(num_at(p, r, i)))
+				return dec_fail(x, what, "hold a number that is not finite");
+	for (size_t i = 0; i < cnt; i++)
+		out[i] = num_at(p, r, from + i);
+	return 0;
+}
+
+/*
+ * n codes of a u8 width (one of widths), each below limit; code [from,
+ * from + cnt) to out[0..cnt).
+ */
+static int
+dec_codes(struct dec *x, size_t n, uint32_t limit, int max_width,
+	  uint32_t *out, size_t from, size_t cnt, const char *what)
+{
+	uint8_t width = rba_cursor_u8(&x->c);
+	const uint8_t *b;
+
+	if (!rba_cursor_ok(&x->c) || (width != 1 && width != 2 && width != 4) ||
+	    width > max_width)
+		return dec_fail(x, "bad code width of", what);
+	b = rba_cursor_bytes(&x->c, n * width);
+	if (b == NULL)
+		return dec_fail(x, what, "past the end");
 	for (size_t i = 0; i < n; i++) {
-		uint32_t u;
-		uint64_t w;
-		float f;
-		switch (r) {
-		case REPR_I8: out[i] = (int8_t)p[i]; break;
-		case REPR_I16:
-			out[i] = (int16_t)(uint16_t)(p[2 * i] | (p[2 * i + 1] << 8));
-			break;
-		case REPR_I32: out[i] = (int32_t)rba_get_u32le(p + 4 * i); break;
-		case REPR_F32:
-			u = rba_get_u32le(p + 4 * i);
-			memcpy(&f, &u, sizeof(f));
-			out[i] = f;
-			break;
-		default:
-			w = rba_get_u64le(p + 8 * i);
-			memcpy(&out[i], &w, sizeof(w));
-		}
-		if (!isfinite(out[i]))
-			return dec_fail(x, what, "hold a number that is not finite");
+		uint32_t v = width == 1 ? b[i]
+			     : width == 2 ? (uint32_t)(b[2 * i] | (b[2 * i + 1] << 8))
+					  : rba_get_u32le(b + 4 * i);
+		if (v >= limit)
+			return dec_fail(x, what, "hold a code out of range");
+		if (i >= from && i - from < cnt)
+			out[i - from] = v;
 	}
 	return 0;
 }
 
-int
-sample_chunk_decode(const uint8_t *p, size_t n, uint32_t ncols,
-		    uint32_t nscores, long id_col, struct sample_chunk *out,
-		    struct rba_detail *d)
+/*
+ * The decoder of both entry points: every byte of the chunk is checked
+ * either way; with only_id, just that case is kept (a one-case chunk:
+ * ncases 1, each dictionary reduced to the case's entry).
+ */
+static int
+chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
+	     long id_col, const char *only_id, struct sample_chunk *out,
+	     uint32_t *index, struct rba_detail *d)
 {
 	struct dec x;
 	struct sample_chunk_mem *m;
-	const uint8_t *b;
-	uint32_t ncases, k, ndec;
+	const char *block;
+	uint32_t ncases, k, ns, ndec, keep, at = 0;
 	int err;
 
 	x.base = p;
@@ -616,18 +678,38 @@ sample_chunk_decode(const uint8_t *p, size_t n, uint32_t ncols,
 		return dec_fail(&x, "unknown format version", NULL);
 	ncases = rba_cursor_u32(&x.c);
 	k = rba_cursor_u32(&x.c);
-	uint32_t ns = rba_cursor_u32(&x.c);
+	ns = rba_cursor_u32(&x.c);
 	if (!rba_cursor_ok(&x.c) || ncases == 0 || ncases > SAMPLE_CHUNK_CASES)
 		return dec_fail(&x, "bad case count", NULL);
 	if (k != ncols || ns != nscores)
 		return dec_fail(&x, "column or score count",
 				"disagrees with the layout");
-	if ((err = chunk_reserve(out, ncases, ncols, nscores)) != 0)
+	keep = only_id ? 1 : ncases;
+	if ((err = chunk_reserve(out, keep, ncols, nscores)) != 0)
 		return err;
 	m = out->mem;
-	if ((err = dec_strings(&x, ncases, m->ids, 1, STORE_CASE_ID_MAX, "case ids")))
-		return err;
-	if ((err = dec_numbers(&x, (size_t)ncases * nscores, m->scores, "scores")))
+	if (only_id == NULL) {
+		if ((err = dec_strings(&x, ncases, m->ids, 1, STORE_CASE_ID_MAX,
+				       "case ids", NULL)))
+			return err;
+	} else {
+		if ((err = dec_strings(&x, ncases, NULL, 1, STORE_CASE_ID_MAX,
+				       "case ids", &block)))
+			return err;
+		for (at = 0; at < ncases; at++, block += strlen(block) + 1)
+			if (strcmp(block, only_id) == 0)
+				break;
+		if (at == ncases) {
+			rba_detail_key(d, only_id);
+			return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
+					"no case '%s' in this chunk", only_id);
+		}
+		m->ids[0] = block;
+	}
+	if (index != NULL)
+		*index = at;
+	if ((err = dec_numbers(&x, (size_t)ncases * nscores, m->scores,
+			       (size_t)at * nscores, (size_t)keep * nscores, "scores")))
 		return err;
 	ndec = rba_cursor_u32(&x.c);
 	if (!rba_cursor_ok(&x.c) || ndec == 0 || ndec > SAMPLE_MAX_DECISIONS ||
@@ -635,24 +717,25 @@ sample_chunk_decode(const uint8_t *p, size_t n, uint32_t ncols,
 		return dec_fail(&x, "bad decision count", NULL);
 	if (ensure(&m->decisions, &m->cap_dec, ndec, sizeof(*m->decisions)))
 		return RBA_E_NOMEM;
-	if ((err = dec_strings(&x, ndec, m->decisions, 0, SIZE_MAX, "decisions")))
+	if ((err = dec_strings(&x, ndec, only_id ? NULL : m->decisions, 0, SIZE_MAX,
+			       "decisions", &block)))
 		return err;
-	out->ndecisions = ndec;
-	out->decisions = m->decisions;
 	{
-		uint8_t width = rba_cursor_u8(&x.c);
-		if (width != 1 && width != 2)
-			return dec_fail(&x, "bad decision code width", NULL);
-		b = rba_cursor_bytes(&x.c, (size_t)ncases * width);
-		if (b == NULL)
-			return dec_fail(&x, "decision codes past the end", NULL);
-		for (uint32_t i = 0; i < ncases; i++) {
-			m->dcodes[i] = width == 1 ? b[i]
-				       : (uint16_t)(b[2 * i] | (b[2 * i + 1] << 8));
-			if (m->dcodes[i] >= ndec)
-				return dec_fail(&x, "decision code out of range", NULL);
+		uint32_t code[1], *codes = code;
+		if (only_id == NULL) {
+			if (ensure(&m->dcodes32, &m->cap_dcodes32, ncases, sizeof(uint32_t)))
+				return RBA_E_NOMEM;
+			codes = m->dcodes32;
 		}
+		if ((err = dec_codes(&x, ncases, ndec, 2, codes, at, keep, "decision codes")))
+			return err;
+		for (uint32_t i = 0; i < keep; i++)
+			m->dcodes[i] = (uint16_t)(only_id ? 0 : codes[i]);
+		if (only_id != NULL)
+			m->decisions[0] = nth_string(block, code[0]);
 	}
+	out->ndecisions = only_id ? 1 : ndec;
+	out->decisions = m->decisions;
 	for (k = 0; k < ncols; k++) {
 		struct sample_column *col = &m->cols[k];
 		struct colmem *cm = &m->cm[k];
@@ -665,10 +748,10 @@ sample_chunk_decode(const uint8_t *p, size_t n, uint32_t ncols,
 			continue;
 		}
 		if (kind == SAMPLE_COL_NUMBER) {
-			uint32_t nexc, prev = 0;
-			if (ensure(&cm->num, &cm->cap_num, ncases, sizeof(double)))
+			uint32_t nexc, prev = 0, kept = 0;
+			if (ensure(&cm->num, &cm->cap_num, keep, sizeof(double)))
 				return RBA_E_NOMEM;
-			if ((err = dec_numbers(&x, ncases, cm->num, "numbers")))
+			if ((err = dec_numbers(&x, ncases, cm->num, at, keep, "numbers")))
 				return err;
 			col->num = cm->num;
 			nexc = rba_cursor_u32(&x.c);
@@ -677,13 +760,10 @@ sample_chunk_decode(const uint8_t *p, size_t n, uint32_t ncols,
 			if (ensure(&cm->exc_case, &cm->cap_exc, nexc ? nexc : 1,
 				   sizeof(uint32_t)))
 				return RBA_E_NOMEM;
-			cm->exc_text = realloc(cm->exc_text, cm->cap_exc * sizeof(char *));
-			if (cm->exc_text == NULL) {
-				cm->cap_exc = 0;
-				free(cm->exc_case);
-				cm->exc_case = NULL;
+			const char **et = realloc(cm->exc_text, cm->cap_exc * sizeof(char *));
+			if (et == NULL)
 				return RBA_E_NOMEM;
-			}
+			cm->exc_text = et;
 			for (uint32_t e = 0; e < nexc; e++) {
 				uint32_t ci = rba_cursor_u32(&x.c);
 				const uint8_t *z;
@@ -693,39 +773,36 @@ sample_chunk_decode(const uint8_t *p, size_t n, uint32_t ncols,
 				z = memchr(x.c.p, 0, x.c.left);
 				if (z == NULL)
 					return dec_fail(&x, "exception text past the end", NULL);
-				cm->exc_case[e] = ci;
-				cm->exc_text[e] = (const char *)x.c.p;
+				if (only_id == NULL || ci == at) {
+					cm->exc_case[kept] = only_id ? 0 : ci;
+					cm->exc_text[kept++] = (const char *)x.c.p;
+				}
 				rba_cursor_bytes(&x.c, (size_t)(z - x.c.p) + 1);
 				prev = ci;
 			}
-			col->nexc = nexc;
+			col->nexc = kept;
 			col->exc_case = cm->exc_case;
 			col->exc_text = cm->exc_text;
 			continue;
 		}
 		if (kind == SAMPLE_COL_DICT) {
 			uint32_t nl = rba_cursor_u32(&x.c);
-			uint8_t width;
 			if (!rba_cursor_ok(&x.c) || nl == 0 || nl > ncases)
 				return dec_fail(&x, "bad level count", NULL);
-			if (ensure(&cm->levels, &cm->cap_levels, nl, sizeof(char *)) ||
-			    ensure(&cm->codes, &cm->cap_codes, ncases, sizeof(uint32_t)))
+			if (ensure(&cm->levels, &cm->cap_levels, only_id ? 1 : nl,
+				   sizeof(char *)) ||
+			    ensure(&cm->codes, &cm->cap_codes, keep, sizeof(uint32_t)))
 				return RBA_E_NOMEM;
-			if ((err = dec_strings(&x, nl, cm->levels, 0, SIZE_MAX, "levels")))
+			if ((err = dec_strings(&x, nl, only_id ? NULL : cm->levels, 0,
+					       SIZE_MAX, "levels", &block)))
 				return err;
-			width = rba_cursor_u8(&x.c);
-			if (width != 1 && width != 2 && width != 4)
-				return dec_fail(&x, "bad code width", NULL);
-			b = rba_cursor_bytes(&x.c, (size_t)ncases * width);
-			if (b == NULL)
-				return dec_fail(&x, "codes past the end", NULL);
-			for (uint32_t i = 0; i < ncases; i++) {
-				uint32_t v = width == 1 ? b[i]
-					     : width == 2 ? (uint32_t)(b[2 * i] | (b[2 * i + 1] << 8))
-							  : rba_get_u32le(b + 4 * i);
-				if (v >= nl)
-					return dec_fail(&x, "level code out of range", NULL);
-				cm->codes[i] = v;
+			if ((err = dec_codes(&x, ncases, nl, 4, cm->codes, at, keep,
+					     "level codes")))
+				return err;
+			if (only_id != NULL) {
+				cm->levels[0] = nth_string(block, cm->codes[0]);
+				cm->codes[0] = 0;
+				nl = 1;
 			}
 			col->nlevels = nl;
 			col->levels = cm->levels;
@@ -739,6 +816,23 @@ sample_chunk_decode(const uint8_t *p, size_t n, uint32_t ncols,
 	if (x.c.left != 0)
 		return dec_fail(&x, "bytes after the last column", NULL);
 	return 0;
+}
+
+int
+sample_chunk_decode(const uint8_t *p, size_t n, uint32_t ncols,
+		    uint32_t nscores, long id_col, struct sample_chunk *out,
+		    struct rba_detail *d)
+{
+	return chunk_decode(p, n, ncols, nscores, id_col, NULL, out, NULL, d);
+}
+
+int
+sample_chunk_decode_case(const uint8_t *p, size_t n, uint32_t ncols,
+			 uint32_t nscores, long id_col, const char *case_id,
+			 struct sample_chunk *out, uint32_t *index,
+			 struct rba_detail *d)
+{
+	return chunk_decode(p, n, ncols, nscores, id_col, case_id, out, index, d);
 }
 
 static void
@@ -974,6 +1068,87 @@ dict_release(struct dict *t)
 
 /* ---- sample add ------------------------------------------------------- */
 
+/*
+ * The distinct texts of one column in the pending chunk, as arena
+ * offsets: a text already seen costs its chunk nothing but a code.
+ */
+struct seen {
+	uint32_t *slot; /* arena offset + 1, 0 empty */
+	size_t nslot, n;
+};
+
+static uint64_t
+hash_mem(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* The slot of p[0..n) in t: occupied when seen, empty otherwise. */
+static size_t
+seen_slot(const struct seen *t, const struct rba_buf *arena, const char *p,
+	  size_t n)
+{
+	size_t mask = t->nslot - 1, i = (size_t)hash_mem(p, n) & mask;
+
+	while (t->slot[i] != 0) {
+		const char *s = (const char *)arena->p + t->slot[i] - 1;
+		if (memcmp(s, p, n) == 0 && s[n] == 0)
+			return i;
+		i = (i + 1) & mask;
+	}
+	return i;
+}
+
+static int
+seen_has(const struct seen *t, const struct rba_buf *arena, const char *p,
+	 size_t n)
+{
+	return t->nslot != 0 && t->slot[seen_slot(t, arena, p, n)] != 0;
+}
+
+static int
+seen_add(struct seen *t, const struct rba_buf *arena, uint32_t off, size_t n)
+{
+	const char *p = (const char *)arena->p + off;
+	size_t i;
+
+	if (2 * (t->n + 1) > t->nslot) {
+		size_t nn = t->nslot ? 2 * t->nslot : 64;
+		struct seen u = { calloc(nn, sizeof(uint32_t)), nn, 0 };
+		if (u.slot == NULL)
+			return RBA_E_NOMEM;
+		for (size_t j = 0; j < t->nslot; j++) {
+			if (t->slot[j] == 0)
+				continue;
+			const char *q = (const char *)arena->p + t->slot[j] - 1;
+			u.slot[seen_slot(&u, arena, q, strlen(q))] = t->slot[j];
+			u.n++;
+		}
+		free(t->slot);
+		*t = u;
+	}
+	i = seen_slot(t, arena, p, n);
+	if (t->slot[i] == 0) {
+		t->slot[i] = off + 1;
+		t->n++;
+	}
+	return 0;
+}
+
+static void
+seen_clear(struct seen *t)
+{
+	if (t->nslot)
+		memset(t->slot, 0, t->nslot * sizeof(uint32_t));
+	t->n = 0;
+}
+
 enum col_mode { MODE_AUTO = 0, MODE_NUM, MODE_DICT, MODE_IDS };
 
 struct builder {
@@ -993,6 +1168,9 @@ struct builder {
 	size_t fixed;	      /* bytes of the chunk outside the cases */
 	size_t per_case;      /* score bytes and decision code per case */
 	size_t maxdec;	      /* longest decision text */
+	struct seen *seen;    /* per column: the texts of this chunk */
+	double *rnum;	      /* one row being read: numbers, flags, costs */
+	uint8_t *rflag;
 	/* the chunk being encoded */
 	struct sample_chunk chunk;
 	const char **ids;
@@ -1008,6 +1186,11 @@ struct builder {
 static void
 builder_release(struct builder *b)
 {
+	for (uint32_t k = 0; b->seen != NULL && k < b->ncols; k++)
+		free(b->seen[k].slot);
+	free(b->seen);
+	free(b->rnum);
+	free(b->rflag);
 	free(b->mode);
 	rba_buf_release(&b->arena);
 	free(b->off);
@@ -1281,9 +1464,12 @@ flush_chunk(struct add_state *st, struct rba_detail *d)
 				     (const char *const *)m->ids, n, d);
 	if (err) {
 		if (err == RBA_E_EXISTS && d != NULL) {
-			long i = sample_chunk_find(c, d->key);
-			if (i >= 0)
-				at_case(st, (uint32_t)i, d);
+			/* The second use of the id is the one refused. */
+			for (uint32_t i = n; i-- > 0;)
+				if (strcmp(m->ids[i], d->key) == 0) {
+					at_case(st, i, d);
+					break;
+				}
 		}
 		return err;
 	}
@@ -1291,6 +1477,8 @@ flush_chunk(struct add_state *st, struct rba_detail *d)
 	b->n = 0;
 	b->arena.len = 0;
 	b->bound = b->fixed;
+	for (uint32_t k = 0; k < b->ncols; k++)
+		seen_clear(&b->seen[k]);
 	if (st->rq->progress != NULL)
 		st->rq->progress(st->rq->progress_ctx, st->cases);
 	return 0;
@@ -1397,7 +1585,10 @@ builder_setup(struct add_state *st, const char *file)
 	b->file = file;
 	b->ncols = l->ncols;
 	b->mode = calloc(l->ncols, 1);
-	if (b->mode == NULL)
+	b->seen = calloc(l->ncols, sizeof(*b->seen));
+	b->rnum = calloc(l->ncols, sizeof(double));
+	b->rflag = calloc(l->ncols, 1);
+	if (b->mode == NULL || b->seen == NULL || b->rnum == NULL || b->rflag == NULL)
 		return RBA_E_NOMEM;
 	for (uint32_t c = 0; c < spec->ncolumns; c++) {
 		long k = name_index(l->names, l->ncols, spec->columns[c].name);
@@ -1425,6 +1616,7 @@ builder_setup(struct add_state *st, const char *file)
 	 * level and exception counts. */
 	b->fixed = 32 + (size_t)l->ncols * 16;
 	b->per_case = 8 * (size_t)l->nscores + 2;
+	b->maxdec += 1;
 	b->bound = b->fixed;
 	return 0;
 }
@@ -1437,7 +1629,7 @@ add_row(struct add_state *st, const struct csv_field *f, size_t n,
 	struct builder *b = &st->b;
 	const struct sample_layout *l = &st->layout;
 	uint32_t K = b->ncols, r;
-	size_t cost;
+	size_t cost, fresh;
 	char idbuf[24], fmt[32];
 	const char *id;
 	size_t idlen;
@@ -1460,40 +1652,32 @@ add_row(struct add_state *st, const struct csv_field *f, size_t n,
 				idlen ? "case id longer than %d bytes"
 				      : "empty case id (limit %d bytes)",
 				STORE_CASE_ID_MAX);
-	cost = b->per_case + idlen + 1 + b->maxdec + 1;
+	/*
+	 * An upper bound of what the case adds to its chunk, per field:
+	 * a number 8 bytes and its text when that is not json_fmt_double's;
+	 * a dictionary entry a code of at most 2 bytes and, the first time
+	 * in the chunk, the text; a column that may turn out either way
+	 * the larger.  "fresh" assumes every text new (after a flush).
+	 */
+	cost = fresh = b->per_case + idlen + 1 + b->maxdec;
 	for (uint32_t k = 0; k < K; k++) {
+		uint8_t mode = b->mode[k];
+		size_t num = 0, dict, dict_new = 2 + f[k].n + 1;
+		double v = 0;
 		if (memchr(f[k].p, 0, f[k].n) != NULL)
 			return rba_fail(d, RBA_E_SCHEMA, b->file, line, f[k].col,
 					"a field holds a NUL byte");
-		cost += 13 + f[k].n;
-		if ((long)k == l->decision_col && f[k].n > b->maxdec)
-			cost += f[k].n;
-	}
-	if (cost + b->fixed > STORE_CHUNK_MAX)
-		return rba_fail(d, RBA_E_LIMIT, b->file, line, 0,
-				"a case of %zu bytes is too large for a sample chunk",
-				cost);
-	if (b->n == SAMPLE_CHUNK_CASES || b->bound + cost > STORE_CHUNK_MAX) {
-		if ((err = flush_chunk(st, d)) != 0)
-			return err;
-	}
-	if ((err = builder_reserve_rows(b)) != 0)
-		return err;
-	r = b->n;
-	for (uint32_t k = 0; k < K; k++) {
-		size_t at = (size_t)r * K + k;
-		uint8_t mode = b->mode[k];
-		double v = 0;
-		if ((err = arena_put(b, f[k].p, f[k].n, &b->off[(size_t)r * (K + 1) + k])))
-			return rba_fail(d, err, b->file, line, f[k].col,
-					"%s", rba_strerror(err));
-		b->flag[at] = 0;
-		b->num[at] = 0;
-		if (mode == MODE_DICT || mode == MODE_IDS)
+		b->rflag[k] = 0;
+		b->rnum[k] = 0;
+		if ((long)k == l->decision_col && f[k].n + 1 > b->maxdec) {
+			cost += f[k].n + 1;
+			fresh += f[k].n + 1;
+		}
+		if (mode == MODE_IDS)
 			continue;
-		err = csv_parse_number(f[k].p, f[k].n, &v);
-		if (err != 0) {
-			if (mode == MODE_NUM) {
+		if (mode != MODE_DICT) {
+			err = csv_parse_number(f[k].p, f[k].n, &v);
+			if (err != 0 && mode == MODE_NUM) {
 				rba_detail_key(d, l->names[k]);
 				return rba_fail(d, RBA_E_SCHEMA, b->file, line,
 						f[k].col,
@@ -1502,12 +1686,48 @@ add_row(struct add_state *st, const struct csv_field *f, size_t n,
 						(int)(f[k].n > 64 ? 64 : f[k].n),
 						f[k].p);
 			}
+			if (err == 0) {
+				b->rnum[k] = v;
+				b->rflag[k] = 1;
+				if (json_fmt_double(v, fmt) != f[k].n ||
+				    memcmp(fmt, f[k].p, f[k].n) != 0)
+					b->rflag[k] |= 2;
+				num = 8 + (b->rflag[k] & 2 ? 4 + f[k].n + 1 : 0);
+			}
+		}
+		if (mode == MODE_NUM) {
+			cost += num;
+			fresh += num;
 			continue;
 		}
-		b->num[at] = v;
-		b->flag[at] = 1;
-		if (json_fmt_double(v, fmt) != f[k].n || memcmp(fmt, f[k].p, f[k].n) != 0)
-			b->flag[at] |= 2;
+		dict = seen_has(&b->seen[k], &b->arena, f[k].p, f[k].n) ? 2 : dict_new;
+		cost += dict > num ? dict : num;
+		fresh += dict_new > num ? dict_new : num;
+	}
+	if (fresh + b->fixed > STORE_CHUNK_MAX)
+		return rba_fail(d, RBA_E_LIMIT, b->file, line, 0,
+				"a case of %zu bytes is too large for a sample chunk",
+				fresh);
+	if (b->n == SAMPLE_CHUNK_CASES || b->bound + cost > STORE_CHUNK_MAX) {
+		if ((err = flush_chunk(st, d)) != 0)
+			return err;
+		cost = fresh;
+	}
+	if ((err = builder_reserve_rows(b)) != 0)
+		return err;
+	r = b->n;
+	for (uint32_t k = 0; k < K; k++) {
+		size_t at = (size_t)r * K + k;
+		uint32_t off;
+		if ((err = arena_put(b, f[k].p, f[k].n, &off)))
+			return rba_fail(d, err, b->file, line, f[k].col,
+					"%s", rba_strerror(err));
+		b->off[(size_t)r * (K + 1) + k] = off;
+		b->flag[at] = b->rflag[k];
+		b->num[at] = b->rnum[k];
+		if (b->mode[k] != MODE_NUM && b->mode[k] != MODE_IDS &&
+		    (err = seen_add(&b->seen[k], &b->arena, off, f[k].n)) != 0)
+			return err;
 	}
 	if ((err = arena_put(b, id, idlen, &b->off[(size_t)r * (K + 1) + K])))
 		return err;
@@ -1722,9 +1942,8 @@ sample_case_load(struct store_txn *txn, const char *version,
 		 uint8_t **raw, struct sample_chunk *c, uint32_t *index,
 		 struct rba_detail *d)
 {
-	uint32_t chunk_no;
+	uint32_t chunk_no, pos;
 	size_t n;
-	long i;
 	int err;
 
 	*raw = NULL;
@@ -1739,13 +1958,13 @@ sample_case_load(struct store_txn *txn, const char *version,
 		return err;
 	err = store_sample_chunk_load(txn, version, chunk_no, raw, &n, d);
 	if (err == 0)
-		err = sample_chunk_decode(*raw, n, layout->ncols, layout->nscores,
-					  layout->id_col, c, d);
-	if (err == 0 && (i = sample_chunk_find(c, case_id)) >= 0) {
-		*index = (uint32_t)i;
+		err = sample_chunk_decode_case(*raw, n, layout->ncols, layout->nscores,
+					       layout->id_col, case_id, c, &pos, d);
+	if (err == 0) {
+		*index = 0;
 		return 0;
 	}
-	if (err == 0)
+	if (err == RBA_E_NOTFOUND)
 		/* The index names a chunk without the case: not as stored. */
 		err = rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
 			       "tampered: the case index of version '%s' names "

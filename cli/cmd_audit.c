@@ -157,7 +157,7 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		fputs("\r\033[K", stderr);
 	policy_free(pol);
 	if (err)
-		return cli_fail("cannot add sample", d.line ? rq.path : rq.version,
+		return cli_fail("cannot add sample", d.file[0] ? d.file : rq.version,
 				err, &d);
 	rba_digest_format(&res.digest, hex);
 	rba_digest_format(&res.artifact, a);

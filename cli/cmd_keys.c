@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit/evidence.h"
 #include "audit/sign.h"
 #include "cli/commands.h"
 #include "common/fileio.h"
@@ -107,25 +108,23 @@ cmd_keygen(struct cli_ctx *ctx, int argc, char **argv)
 }
 
 /*
- * The evidence file's own consistency, checked once its signature holds:
- * the digests of the embedded pins and policy against the ones recorded,
- * the verdict against the counts and the tolerance.  That check belongs
- * to the evidence format (audit/) and is called from here; until it
- * exists, a file whose signature verifies is valid.  Contract: return 0
- * when consistent; otherwise a status code with d->reason naming what
- * disagrees (RBA_E_BADSIG, RBA_E_TAMPERED, RBA_E_SCHEMA: the file is not
- * valid, exit 1), or RBA_E_NOMEM (could not check, exit 2).
+ * The evidence file's own consistency, checked once its signature holds
+ * (audit/evidence.h, evidence_check): the digests of the embedded texts,
+ * the pins against the subject, the verdict against the counts and the
+ * tolerance, the guarantee, the record and its chain digest, the trusted
+ * comment.  A file that is not evidence (and whose trusted comment does
+ * not claim it is) has only its signature checked: sum->is_evidence is 0.
+ * Returns 0 when consistent; RBA_E_SCHEMA or RBA_E_TAMPERED with
+ * d->reason naming what disagrees (the file is not valid, exit 1);
+ * RBA_E_NEWER, RBA_E_LIMIT or RBA_E_NOMEM (could not check, exit 2).
  */
 static int
 verify_contents(const char *file, const uint8_t *p, size_t n,
-		const struct sign_check *chk, struct rba_detail *d)
+		const struct sign_check *chk, struct evidence_summary *sum,
+		struct rba_detail *d)
 {
 	(void)file;
-	(void)p;
-	(void)n;
-	(void)chk;
-	(void)d;
-	return 0;
+	return evidence_check(p, n, chk->trusted_comment, sum, d);
 }
 
 /* Prints s with control characters other than tab shown as \xNN. */
@@ -179,6 +178,7 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	const char *file = NULL, *pubpath = NULL, *sigpath = NULL;
 	char defsig[4200], id[SIGN_KEYID_TEXT_LEN + 1], reason[1024];
 	struct sign_check *chk = NULL;
+	struct evidence_summary *sum = NULL;
 	struct sign_pubkey pub;
 	struct rba_detail d;
 	uint8_t *msg = NULL, *sig = NULL;
@@ -269,10 +269,15 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 
+	sum = malloc(sizeof(*sum));
+	if (sum == NULL) {
+		status = cli_fail("cannot verify", file, RBA_E_NOMEM, NULL);
+		goto out;
+	}
 	rba_detail_clear(&d);
-	err = verify_contents(file, msg, n, chk, &d);
-	if (err == RBA_E_NOMEM) {
-		status = cli_fail("cannot verify", file, err, &d);
+	err = verify_contents(file, msg, n, chk, sum, &d);
+	if (err == RBA_E_NOMEM || err == RBA_E_NEWER || err == RBA_E_LIMIT) {
+		status = cli_fail("cannot check evidence", file, err, &d);
 		goto out;
 	}
 	if (err != 0) {
@@ -291,15 +296,39 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 		       "\"trusted_comment\": ",
 		       id, chk->legacy ? "false" : "true");
 		cli_json_str(stdout, chk->trusted_comment);
+		fputs(", \"evidence\": ", stdout);
+		if (sum->is_evidence) {
+			fputs("{\"version\": ", stdout);
+			cli_json_str(stdout, sum->version);
+			printf(", \"audit_id\": %llu, \"time\": \"%s\", \"verdict\": "
+			       "\"%s\", \"consistent\": true, \"guarantee\": ",
+			       (unsigned long long)sum->audit_id, sum->time_text,
+			       sum->verdict);
+			cli_json_str(stdout, sum->guarantee);
+			fputs("}", stdout);
+		} else {
+			fputs("null", stdout);
+		}
 		fputs("}\n", stdout);
 	} else if (!ctx->quiet) {
 		printf("signature verified: '%s' signed by key %s\n", file, id);
 		fputs("trusted comment: ", stdout);
 		print_safe(stdout, chk->trusted_comment);
 		fputc('\n', stdout);
+		if (sum->is_evidence) {
+			printf("evidence consistent: version %s, audit %llu at %s, "
+			       "verdict %s\n", sum->version,
+			       (unsigned long long)sum->audit_id, sum->time_text,
+			       sum->verdict);
+			printf("guarantee: %s\n", sum->guarantee);
+		} else {
+			fputs("contents: not a rebuild-audit evidence file; only the "
+			      "signature was checked\n", stdout);
+		}
 	}
 	status = 0;
 out:
+	free(sum);
 	free(chk);
 	free(msg);
 	free(sig);

@@ -1,0 +1,189 @@
+/*
+ * cmd_export.c - rebuild-audit export: a signed, self-contained evidence
+ * file of one audit (audit/evidence.h, rebuild-audit-evidence(5)).
+ *
+ *   export VERSION -k KEY -o FILE [--audit ID|latest]
+ *          [--passphrase-file F] [--include-inputs] [--force]
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/evidence.h"
+#include "audit/sign.h"
+#include "cli/commands.h"
+
+/*
+ * "-k VAL", "-kVAL", "--name VAL", "--name=VAL": 1 and *val when argv[*i]
+ * is the option, 0 when not, -1 when its value is missing.
+ */
+static int
+export_opt(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n) != 0)
+		return 0;
+	if (a[n] == '\0') {
+		if (*i + 1 >= argc)
+			return -1;
+		*val = argv[++*i];
+		return 1;
+	}
+	if (name[1] == '-' && a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (name[1] != '-' && n == 2) {
+		*val = a + 2;
+		return 1;
+	}
+	return 0;
+}
+
+/* "latest" is 0; an id is 1..2^63. */
+static int
+parse_audit_id(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (strcmp(s, "latest") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v == 0 || v > INT64_MAX)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int
+cmd_export(struct cli_ctx *ctx, int argc, char **argv)
+{
+	const char *version = NULL, *keypath = NULL, *out = NULL;
+	const char *audit = "latest", *passfile = NULL;
+	struct evidence_request rq;
+	struct evidence_result *res = NULL;
+	struct sign_seckey *key = NULL;
+	struct rba_detail d;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	char *pass = NULL;
+	size_t passlen = 0;
+	int i, r, err, status = 2, opts = 1;
+
+	memset(&rq, 0, sizeof(rq));
+	if (cli_wants_help(ctx, argc, argv))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (opts && strcmp(a, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && ((r = export_opt(argc, argv, &i, "-k", &keypath)) != 0 ||
+			     (r = export_opt(argc, argv, &i, "-o", &out)) != 0 ||
+			     (r = export_opt(argc, argv, &i, "--audit", &audit)) != 0 ||
+			     (r = export_opt(argc, argv, &i, "--passphrase-file",
+					     &passfile)) != 0)) {
+			if (r < 0)
+				return cli_usage(ctx, "option '%s' needs a value", a);
+			continue;
+		}
+		if (opts && strcmp(a, "--include-inputs") == 0) {
+			rq.include_inputs = 1;
+			continue;
+		}
+		if (opts && strcmp(a, "--force") == 0) {
+			rq.force = 1;
+			continue;
+		}
+		if (opts && a[0] == '-' && a[1] != '\0')
+			return cli_usage(ctx, "unknown option '%s'", a);
+		if (version != NULL)
+			return cli_usage(ctx, "unexpected argument '%s'", a);
+		version = a;
+	}
+	if (version == NULL)
+		return cli_usage(ctx, "VERSION is required");
+	if (keypath == NULL)
+		return cli_usage(ctx, "-k KEY is required");
+	if (out == NULL || out[0] == '\0')
+		return cli_usage(ctx, "-o FILE is required");
+	if (parse_audit_id(audit, &rq.audit_id) != 0)
+		return cli_usage(ctx, "--audit takes a record id or 'latest', not '%s'",
+				 audit);
+
+	/* The key first: a wrong passphrase costs no store work. */
+	rba_detail_clear(&d);
+	if (passfile != NULL &&
+	    (err = sign_passphrase_read(passfile, &pass, &passlen, &d)) != 0)
+		return cli_fail("cannot read passphrase", passfile, err, &d);
+	rba_detail_clear(&d);
+	err = sign_seckey_load(keypath, pass, passlen, &key, &d);
+	sign_passphrase_free(pass);
+	if (err != 0) {
+		if (err == RBA_E_USAGE && passfile == NULL)
+			snprintf(d.reason, sizeof(d.reason),
+				 "the key is passphrase-protected: give "
+				 "--passphrase-file");
+		return cli_fail("cannot read secret key", keypath, err, &d);
+	}
+	if ((err = cli_store_open(ctx, 1)) != 0)
+		goto out;
+
+	res = malloc(sizeof(*res));
+	if (res == NULL) {
+		status = cli_fail("cannot export", version, RBA_E_NOMEM, NULL);
+		goto out;
+	}
+	rq.version = version;
+	rq.key = key;
+	rq.path = out;
+	rba_detail_clear(&d);
+	err = evidence_export(ctx->store, &rq, res, &d);
+	if (err != 0) {
+		const char *subject = d.file[0] ? d.file : version;
+		status = cli_fail("cannot export", subject, err, &d);
+		goto out;
+	}
+
+	rba_digest_format(&res->file_digest, hex);
+	if (ctx->json) {
+		char sigpath[EVIDENCE_PATH_MAX + 16];
+
+		snprintf(sigpath, sizeof(sigpath), "%s%s", out, EVIDENCE_SIG_SUFFIX);
+		fputs("{\"file\": ", stdout);
+		cli_json_str(stdout, out);
+		fputs(", \"signature\": ", stdout);
+		cli_json_str(stdout, sigpath);
+		printf(", \"digest\": \"%s\", \"size\": %zu, \"version\": ", hex,
+		       res->size);
+		cli_json_str(stdout, res->sum.version);
+		printf(", \"audit_id\": %llu, \"time\": \"%s\", \"verdict\": \"%s\", "
+		       "\"inputs_included\": %s, \"trusted_comment\": ",
+		       (unsigned long long)res->sum.audit_id, res->sum.time_text,
+		       res->sum.verdict, res->sum.inputs_included ? "true" : "false");
+		cli_json_str(stdout, res->trusted_comment);
+		fputs("}\n", stdout);
+	} else if (!ctx->quiet) {
+		printf("evidence: %s (%zu bytes, %s)\n", out, res->size, hex);
+		printf("signature: %s%s\n", out, EVIDENCE_SIG_SUFFIX);
+		printf("audit %llu of version %s at %s: %s\n",
+		       (unsigned long long)res->sum.audit_id, res->sum.version,
+		       res->sum.time_text, res->sum.verdict);
+		printf("guarantee: %s\n", res->sum.guarantee);
+	}
+	status = 0;
+out:
+	free(res);
+	sign_seckey_free(key);
+	return status;
+}

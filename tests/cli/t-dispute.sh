@@ -1,0 +1,66 @@
+# dispute: the one answer a reviewer needs, and its exit status.
+V=german-categorical-mlp
+POL=$FIX/policy/credit.yaml
+run 0 $RBA -S st init
+run 0 $RBA -S st snapshot add "$FIX/german-credit.csv"
+run 0 $RBA -S st -q register "$FIX/pins/german-categorical-mlp.yaml" --policy "$POL"
+run 0 $RBA -S st -q sample add $V "$FIX/german-credit.csv"
+
+# the first declined case and the first approved one of the sample
+declined=
+approved=
+i=1
+while [ $i -le 60 ] && { [ -z "$declined" ] || [ -z "$approved" ]; }; do
+	d=$($RBA -S st --json sample show $V $i | jq -r .decision)
+	[ "$d" = decline ] && [ -z "$declined" ] && declined=$i
+	[ "$d" = approve ] && [ -z "$approved" ] && approved=$i
+	i=$((i + 1))
+done
+ok "the sample has a declined case" test -n "$declined"
+
+# a declined case of a bit-identical version: it stands
+run 0 $RBA -S st dispute $V $declined
+out_has "dispute     case $declined of version $V"
+out_has "decision decline"
+out_has "threshold   stored score"
+out_has "version     bit-identical: the rebuilt artifact is bit-identical to the pinned one"
+ok "the last line is the answer" test "$(tail -n 1 out)" = "the disputed decline stands"
+run 0 $RBA -S st audit $V
+run 0 $RBA -S st dispute $V $declined --show-inputs
+out_has "version     bit-identical: audit record 1 of"
+out_has "  checking_status"
+out_has "the disputed decline stands"
+run 0 $RBA -S st --json dispute $V $approved --show-inputs
+ok "dispute --json" jq -e --arg id "$approved" '.case == $id and .answer == "stands" and
+	.answer_line == "the disputed approve stands" and .stored.decision == "approve" and
+	.rebuilt.score == .stored.score and .standing.verdict == "bit-identical" and
+	.standing.audit_record == 1 and (.inputs | length) == 22' out
+
+# pins edited after registration: a flipped case escalates
+run 0 $RBA -S st version export-artifact $V orig.bin
+sed 's/lr: 0.02/lr: 0.03/' "$FIX/pins/german-categorical-mlp.yaml" > edited.yaml
+run 0 $RBA -S st -q register edited.yaml --artifact orig.bin --policy "$POL" --replace
+# before any audit of this rebuild: no standing to rest on
+run 1 $RBA -S st dispute $V $approved
+ok "escalates without an audit of the rebuild" sh -c 'tail -n 1 out | grep -q "^escalate: "'
+run 1 $RBA -S st --json audit $V
+flipped=$(jq -r '.audits[0].sample.flipped_cases[0].id' out)
+ok "the edited version has a flipped case" test -n "$flipped" -a "$flipped" != null
+run 1 $RBA -S st dispute $V "$flipped"
+ok "a flipped case escalates with its decisions" sh -c \
+	'tail -n 1 out | grep -q "^escalate: the rebuilt model decides .* where the stored decision was "'
+out_has "version     not-reproducible: audit record 2 of"
+out_has "also        the version does not reproduce (audit record 2:"
+run 1 $RBA -S st --json dispute $V "$flipped"
+ok "escalate in JSON" jq -e '.answer == "escalate" and (.reasons | length) == 2 and
+	.rebuilt.decision != .stored.decision and .margin >= 0' out
+
+# could not answer
+run 2 $RBA -S st dispute $V no-such-case
+err_is "rebuild-audit: cannot answer the dispute of 'no-such-case': no case 'no-such-case' in the sample of version '$V'"
+run 2 $RBA -S st dispute nope 1
+err_is "rebuild-audit: cannot answer the dispute of 'nope': no version 'nope' in the store"
+run 2 $RBA -S st dispute $V
+err_has "bad usage 'dispute': dispute needs a VERSION and a CASE"
+run 2 $RBA -S nostore dispute $V 1
+err_has "rebuild-audit: cannot open store 'nostore':"

@@ -1,0 +1,368 @@
+# t-export.sh - export and verify: signed evidence files, checked by
+# minisign, jq and the JSON schema, and by verify's consistency check.
+V=german-numeric-logistic
+SCHEMA=$FIX/evidence/predicate.schema.json
+JSONSCHEMA=/usr/bin/jsonschema
+jq_out() { jq -e "$1" out > /dev/null; }
+valid_schema() { "$JSONSCHEMA" -i "$1" "$SCHEMA" > /dev/null 2>&1; }
+# The key as minisign signs with it, for re-signed edits.
+resign() { minisign -S -s k.key -m "$1" -t "$2" > /dev/null 2>&1; }
+tcomment() { sed -n '3s/^trusted comment: //p' "$1"; }
+
+ok "minisign installed" command -v minisign
+ok "jq installed" command -v jq
+ok "jsonschema installed (python3-jsonschema)" test -x "$JSONSCHEMA"
+
+# A store with one audited version, and a key pair.
+run 0 $RBA init
+run 0 $RBA snapshot add "$FIX/german-credit-numeric.csv"
+run 0 $RBA register "$FIX/pins/german-numeric-logistic.yaml" --policy "$FIX/policy/credit.yaml"
+head -n 60 "$FIX/german-credit-numeric.csv" > cases.csv
+run 0 $RBA sample add $V cases.csv
+run 0 $RBA audit $V
+run 0 $RBA keygen -o k
+
+# ---- export: the evidence and its signature --------------------------------
+run 0 $RBA export $V -k k.key -o ev.json
+out_has 'evidence: ev.json ('
+out_has 'signature: ev.json.minisig'
+out_has "audit 1 of version $V at "
+out_has 'bit-identical'
+out_has 'guarantee: the rebuilt artifact is bit-identical to the pinned one'
+err_empty
+ok "evidence written" [ -s ev.json ]
+ok "signature written" [ -s ev.json.minisig ]
+ok "no temporaries left" [ "$(ls | grep -c '\.tmp-')" = 0 ]
+ok "digest printed is the file's" grep -qF "sha256:$(sha256sum ev.json | cut -c 1-64)" out
+run 0 minisign -Vm ev.json -p k.pub
+out_has "Trusted comment: rebuild-audit evidence: version $V verdict bit-identical audit 1 at "
+out_has ' file ev.json'
+run 0 $RBA verify ev.json -p k.pub
+out_has "evidence consistent: version $V, audit 1 at "
+out_has 'verdict bit-identical'
+out_has 'guarantee: the rebuilt artifact is bit-identical'
+err_empty
+run 0 $RBA --json verify ev.json -p k.pub
+ok "verify --json names the evidence" jq_out ".valid == true and .evidence.version == \"$V\" and .evidence.verdict == \"bit-identical\" and .evidence.audit_id == 1 and .evidence.consistent == true"
+
+# jq reads it; the schema accepts it; the texts hash to their digests
+# with standard tools.
+ok "jq parses the evidence" jq -e . ev.json
+ok "statement type" test "$(jq -r ._type ev.json)" = "https://in-toto.io/Statement/v1"
+ok "predicate type" test "$(jq -r .predicateType ev.json)" = "https://rebuild-audit.dev/audit-evidence/v1"
+ok "verdict" test "$(jq -r .predicate.verdict ev.json)" = bit-identical
+ok "subject is the artifact" test "$(jq -r '.subject[0].name' ev.json)" = "$V.artifact"
+ok "subject digest is the version's artifact" \
+	test "sha256:$(jq -r '.subject[0].digest.sha256' ev.json)" = "$(jq -r .predicate.artifact.pinned ev.json)"
+ok "the schema accepts the evidence" valid_schema ev.json
+ok "pins text hashes to its digest (sha256sum)" \
+	test "sha256:$(jq -j .predicate.pins.text ev.json | sha256sum | cut -c 1-64)" = "$(jq -r .predicate.pins.digest ev.json)"
+ok "policy text hashes to its digest (sha256sum)" \
+	test "sha256:$(jq -j .predicate.policy.text ev.json | sha256sum | cut -c 1-64)" = "$(jq -r .predicate.policy.digest ev.json)"
+ok "policy is the one given at register" \
+	test "$(jq -r .predicate.policy.digest ev.json)" = "sha256:$(sha256sum < "$FIX/policy/credit.yaml" | cut -c 1-64)"
+ok "the record hashes to its digest" \
+	test "sha256:$(jq -j .predicate.record ev.json | sha256sum | cut -c 1-64)" = "$(jq -r .predicate.audit.record_digest ev.json)"
+ok "no applicant inputs by default" sh -c '! grep -q "\"inputs\":" ev.json'
+ok "no timestamp but the audit's" \
+	test "$(grep -cE '[0-9]{4}-[0-9]{2}-[0-9]{2}T' ev.json)" = 2
+# The schema is not a rubber stamp.
+jq '.predicate.verdict = "maybe"' ev.json > bad.json
+ok "the schema refuses an unknown verdict" sh -c '! "$0" -i bad.json "$1" > /dev/null 2>&1' "$JSONSCHEMA" "$SCHEMA"
+jq 'del(.predicate.results.flips)' ev.json > bad.json
+ok "the schema refuses a missing field" sh -c '! "$0" -i bad.json "$1" > /dev/null 2>&1' "$JSONSCHEMA" "$SCHEMA"
+
+# Deterministic: the same record gives the same JSON; the same name the
+# same signature too.
+cp ev.json ev.saved
+cp ev.json.minisig ev.saved.minisig
+run 0 $RBA -q export $V -k k.key -o ev2.json
+out_empty
+ok "the same record twice: byte-identical JSON" cmp -s ev.json ev2.json
+ok "the signature names its own file" grep -q 'file ev2.json$' ev2.json.minisig
+run 0 $RBA export $V --audit 1 -k k.key -o ev.json --force
+ok "forced re-export: same evidence" cmp -s ev.json ev.saved
+ok "forced re-export: same signature" cmp -s ev.json.minisig ev.saved.minisig
+run 0 $RBA export $V --audit latest -k k.key -o ev3.json
+ok "--audit latest is the newest record" cmp -s ev3.json ev.saved
+run 0 $RBA --json export $V -k k.key -o ev4.json
+ok "export --json parses" jq_out ".file == \"ev4.json\" and .signature == \"ev4.json.minisig\" and .audit_id == 1 and .verdict == \"bit-identical\" and .inputs_included == false and (.digest | startswith(\"sha256:\"))"
+
+# No overwrite without --force, whichever file is there.
+run 2 $RBA export $V -k k.key -o ev.json
+err_is "rebuild-audit: cannot export 'ev.json': already exists (--force replaces the evidence and its signature)"
+ok "evidence untouched" cmp -s ev.json ev.saved
+ok "signature untouched" cmp -s ev.json.minisig ev.saved.minisig
+cp ev.saved.minisig lone.json.minisig
+run 2 $RBA export $V -k k.key -o lone.json
+err_is "rebuild-audit: cannot export 'lone.json.minisig': already exists (--force replaces the evidence and its signature)"
+ok "nothing written beside a lone signature" [ ! -e lone.json ]
+
+# No secret key byte in any output.
+secret=$(sed -n 2p k.key | cut -c 20-80)
+ok "secret key mode 600" [ "$(stat -c %a k.key)" = 600 ]
+ok "no secret key bytes in the evidence or signature" sh -c '! grep -qF "$0" ev.json ev.json.minisig out err' "$secret"
+
+# ---- export: what it refuses -------------------------------------------------
+run 2 $RBA export $V -k k.key -o e.json --audit 99
+err_is "rebuild-audit: cannot export '$V': no audit record 99 in the history"
+run 2 $RBA export nope -k k.key -o e.json
+err_is "rebuild-audit: cannot export 'nope': no audit of version 'nope' in the history: run 'rebuild-audit audit nope' first"
+run 2 $RBA export $V -k k.key -o e.json --audit 0
+err_has "bad usage 'export': --audit takes a record id or 'latest', not '0'"
+run 2 $RBA export $V -k k.key -o e.json --audit x1
+err_has "bad usage 'export'"
+run 2 $RBA export $V -o e.json
+err_has "-k KEY is required"
+run 2 $RBA export $V -k k.key
+err_has "-o FILE is required"
+run 2 $RBA export -k k.key -o e.json
+err_has "VERSION is required"
+run 2 $RBA export $V -k k.key -o e.json --bogus
+err_has "unknown option '--bogus'"
+run 2 $RBA export $V -k missing.key -o e.json
+err_is "rebuild-audit: cannot read secret key 'missing.key': no such file or directory"
+run 2 $RBA export $V -k k.pub -o e.json
+err_has "cannot read secret key 'k.pub"
+run 2 $RBA export $V -k "$FIX/keys/minisign-test-only-enc.key" -o e.json
+err_is "rebuild-audit: cannot read secret key '$FIX/keys/minisign-test-only-enc.key': the key is passphrase-protected: give --passphrase-file"
+run 2 $RBA -S nowhere export $V -k k.key -o e.json
+err_has "cannot open store 'nowhere'"
+run 2 $RBA export $V -k k.key -o no/such/dir/e.json
+err_has "no such file or directory"
+ok "refusals wrote nothing" sh -c '[ ! -e e.json ] && [ ! -e e.json.minisig ] && [ "$(ls | grep -c "\.tmp-")" = 0 ]'
+run 0 $RBA export -h
+out_has 'export VERSION -k KEY -o FILE'
+
+# A record that did not measure is not exported: it attests nothing.
+sed 's/^version: .*/version: nopol/' "$FIX/pins/german-numeric-logistic.yaml" > nopol.yaml
+run 0 $RBA register nopol.yaml
+run 0 $RBA sample add nopol cases.csv --policy "$FIX/policy/credit.yaml"
+run 2 $RBA audit nopol
+run 2 $RBA export nopol -k k.key -o nopol.json
+err_has "audit record 2 of version 'nopol' did not measure (not-measured: version 'nopol' has no policy"
+run 2 $RBA export $V --audit 2 -k k.key -o nopol.json
+err_is "rebuild-audit: cannot export '$V': audit record 2 is of version 'nopol', not '$V'"
+ok "nothing written for a not-measured record" [ ! -e nopol.json ]
+
+# ---- verify: minisign's signatures, and files that are not evidence ----------
+# A key pair and a signature made by minisign itself.
+run 0 minisign -G -W -p m.pub -s m.key
+run 0 minisign -S -s m.key -m ev.json -x ev.m.minisig -t 'signed with minisign'
+run 0 $RBA verify ev.json -p m.pub -x ev.m.minisig
+out_has 'trusted comment: signed with minisign'
+out_has "evidence consistent: version $V"
+run 1 $RBA verify ev.json -p k.pub -x ev.m.minisig
+err_has 'signed by key'
+# Another file with a good signature: only the signature is checked.
+printf 'not evidence\n' > note.txt
+run 0 minisign -S -s k.key -m note.txt -t 'a note'
+run 0 $RBA verify note.txt -p k.pub
+out_has 'contents: not a rebuild-audit evidence file; only the signature was checked'
+run 0 $RBA --json verify note.txt -p k.pub
+ok "verify --json: no evidence" jq_out '.valid == true and .evidence == null'
+# ... unless its trusted comment claims it is evidence.
+run 0 minisign -S -s k.key -m note.txt -t "$(tcomment ev.json.minisig)"
+run 1 $RBA verify note.txt -p k.pub
+err_is "rebuild-audit: verification failed 'note.txt': the trusted comment claims evidence, but the file is not JSON (byte 1: unexpected character)"
+
+# ---- verify: evidence edited and re-signed with the right key ---------------
+TC=$(tcomment ev.json.minisig)
+edit_check() { # sed-expression, expected reason
+	sed "$1" ev.json > x.json
+	if cmp -s x.json ev.json; then fail "edit '$1' changed nothing"; return; fi
+	resign x.json "$TC"
+	run 0 minisign -Vm x.json -p k.pub
+	run 1 $RBA verify x.json -p k.pub
+	err_has "$2"
+	out_empty
+}
+edit_check 's/"verdict": "bit-identical"/"verdict": "metric-equivalent"/' \
+	"verdict metric-equivalent, but the rebuilt artifact is the pinned one"
+edit_check 's/"verdict": "bit-identical"/"verdict": "not-reproducible"/' \
+	"verdict not-reproducible without a reason"
+edit_check 's/epochs: 30/epochs: 31/' \
+	"the pins text does not hash to predicate.pins.digest"
+edit_check 's/max_flips: 0}/max_flips: 5}/' \
+	"the policy text does not hash to predicate.policy.digest"
+edit_check 's/"flips": 0,/"flips": 2,/' \
+	"verdict bit-identical with 2 decision flips, over the tolerance of 0"
+edit_check 's/"max_score_delta": 0.0005/"max_score_delta": 0.5/' \
+	"the rule, tolerance or near-threshold rule stated in predicate.policy is not the policy text's"
+edit_check 's/for any input/for most inputs/' \
+	"predicate.guarantee is not the guarantee of verdict bit-identical"
+edit_check 's/\\"exit_status\\": 0/\\"exit_status\\": 1/' \
+	"the embedded audit record does not hash to predicate.audit.record_digest"
+edit_check 's/"exit_status": 0/"exit_status": 1/' \
+	"the predicate does not agree with its embedded audit record at line"
+edit_check 's/"id": 1,/"id": 7,/' \
+	"do not give predicate.audit.chain_digest"
+edit_check 's/^  "_type"/   "_type"/' \
+	"not in the canonical form of rebuild-audit-evidence(5) at line 2"
+# The right contents under a trusted comment naming other evidence.
+cp ev.json x.json
+resign x.json "$(printf '%s' "$TC" | sed 's/audit 1 at/audit 9 at/')"
+run 1 $RBA verify x.json -p k.pub
+err_has "the trusted comment does not name this evidence"
+# A later version of the format cannot be checked here.
+sed 's|audit-evidence/v1"|audit-evidence/v2"|' ev.json > x.json
+resign x.json "$TC"
+run 2 $RBA verify x.json -p k.pub
+err_is "rebuild-audit: cannot check evidence 'x.json': predicateType https://rebuild-audit.dev/audit-evidence/v2 is not https://rebuild-audit.dev/audit-evidence/v1, which this tool checks"
+
+# ---- any single byte changed: both minisign and verify refuse ---------------
+# In the evidence (spread over the whole file), then every byte of the
+# trusted comment and signature lines.  A base64 character is replaced by
+# the one 32 places away (minisign 0.11 ignores the unused low bits of the
+# last character before '='); any other byte by one that differs.
+flip_byte() { # file offset
+	c=$(dd if="$1" bs=1 skip="$2" count=1 2>/dev/null)
+	r=$(printf '%s' "$c" | tr 'A-Za-z0-9+/' 'g-z0-9+/A-Za-f')
+	if [ "$r" = "$c" ] || [ -z "$c" ]; then
+		if [ "$c" = x ]; then r=y; else r=x; fi
+	fi
+	printf '%s' "$r" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+size=$(wc -c < ev.saved)
+missed=
+tried=0
+i=0
+while [ $i -lt "$size" ]; do
+	cp ev.saved ev.json
+	cp ev.saved.minisig ev.json.minisig
+	flip_byte ev.json $i
+	$RBA -q verify ev.json -p k.pub > /dev/null 2>&1 && missed="$missed e$i"
+	minisign -q -Vm ev.json -p k.pub > /dev/null 2>&1 && missed="$missed m$i"
+	tried=$((tried + 1))
+	i=$((i + size / 97 + 1))
+done
+ok "evidence byte changes refused by both (missed:$missed)" [ -z "$missed" ]
+ok "the loop covered the evidence" [ $tried -gt 90 ]
+cp ev.saved ev.json
+start=$(head -n 1 ev.saved.minisig | wc -c)
+size=$(wc -c < ev.saved.minisig)
+missed=
+i=$start
+while [ $i -lt "$size" ]; do
+	cp ev.saved.minisig ev.json.minisig
+	flip_byte ev.json.minisig $i
+	if ! cmp -s ev.json.minisig ev.saved.minisig; then
+		$RBA -q verify ev.json -p k.pub > /dev/null 2>&1 && missed="$missed e$i"
+		minisign -q -Vm ev.json -p k.pub > /dev/null 2>&1 && missed="$missed m$i"
+	fi
+	i=$((i + 1))
+done
+ok "signature and trusted comment byte changes refused by both (missed:$missed)" [ -z "$missed" ]
+ok "the loop covered the signature" [ $((size - start)) -gt 300 ]
+cp ev.saved.minisig ev.json.minisig
+run 0 $RBA verify ev.json -p k.pub
+
+# ---- the other verdicts --------------------------------------------------------
+# Stored scores from a column the model does not give: not reproducible,
+# with flipped cases (their inputs only on request).
+awk -F, 'NR == 1 { print $0 ",score"; next } { print $0 "," (NR % 3 ? "0.1" : "0.9") }' cases.csv > scored.csv
+run 0 $RBA sample add $V scored.csv --score-column score
+run 1 $RBA audit $V
+run 0 $RBA export $V -k k.key -o nr.json
+out_has 'not-reproducible'
+out_has 'guarantee: none: '
+run 0 minisign -Vm nr.json -p k.pub
+run 0 $RBA verify nr.json -p k.pub
+out_has 'verdict not-reproducible'
+ok "the schema accepts not-reproducible evidence" valid_schema nr.json
+ok "reasons are listed" jq -e '.predicate.reasons | length > 0' nr.json
+ok "flipped cases listed with scores and decisions" \
+	jq -e '.predicate.results.flips > 0 and (.predicate.results.flipped_cases | length) == .predicate.results.flips and (.predicate.results.flipped_cases[0] | has("stored_score") and has("rebuilt_decision") and has("margin"))' nr.json
+ok "no inputs without --include-inputs" jq -e '.predicate.inputs_included == false and ([.predicate.results.flipped_cases[] | has("inputs")] | any | not)' nr.json
+run 0 $RBA export $V -k k.key -o in.json --include-inputs
+run 0 $RBA verify in.json -p k.pub
+ok "the schema accepts evidence with inputs" valid_schema in.json
+ok "inputs of every flipped case" jq -e '.predicate.inputs_included and ([.predicate.results.flipped_cases[] | .inputs.id == .id] | all)' in.json
+ok "inputs are the stored text" \
+	test "$(jq -r '.predicate.results.flipped_cases[0] | .id + "," + .inputs.a1 + "," + .inputs.a2' in.json)" = \
+	     "$(awk -F, -v id="$(jq -r '.predicate.results.flipped_cases[0].id' in.json)" '$1 == id { print $1 "," $2 "," $3 }' scored.csv)"
+# The sample replaced since the audit: its inputs are no longer the ones
+# audited.
+run 0 $RBA sample add $V cases.csv
+run 2 $RBA export $V --audit 3 -k k.key -o in2.json --include-inputs
+err_has "changed since audit 3"
+run 0 $RBA export $V --audit 3 -k k.key -o in2.json
+
+# Metric-equivalent: the version's artifact is its rebuild with one low
+# bit of one weight changed, under a policy without the near-threshold
+# rule.
+run 0 $RBA version export-artifact $V a.bin
+n=$(wc -c < a.bin)
+off=$((n - 12))
+b=$(od -An -tu1 -j $off -N1 a.bin | tr -d ' ')
+printf "$(printf '\\%03o' $((b ^ 1)))" | dd of=a.bin bs=1 seek=$off conv=notrunc 2>/dev/null
+sed 's/^version: .*/version: nearby/' "$FIX/pins/german-numeric-logistic.yaml" > nearby.yaml
+run 0 $RBA register nearby.yaml --artifact a.bin --policy "$FIX/policy/audit-tolerant.yaml"
+run 0 $RBA sample add nearby cases.csv
+run 0 $RBA audit nearby
+out_has 'metric-equivalent'
+run 0 $RBA export nearby -k k.key -o me.json
+out_has 'guarantee: a rebuild of version nearby from its pins reproduces every decision on the audit sample of 59 cases and every score within 0.0005'
+run 0 minisign -Vm me.json -p k.pub
+run 0 $RBA verify me.json -p k.pub
+out_has 'verdict metric-equivalent'
+ok "the schema accepts metric-equivalent evidence" valid_schema me.json
+ok "metric-equivalent: digests differ" jq -e '.predicate.artifact.bit_identical == false and .predicate.artifact.rebuilt != .predicate.artifact.pinned' me.json
+
+# ---- killed at random points -------------------------------------------------
+# 200 exports killed with SIGKILL after a random few milliseconds,
+# alternating between two records so that a new evidence file beside an
+# old signature would show.  Whatever is left must be whole, and the two
+# files, when both exist, must belong together.  Export pauses 3 ms
+# before each step that creates or renames a file, so that the kills land
+# in every window between two steps, not only in the long ones.
+mkdir refA refB
+run 0 $RBA -q export $V --audit 1 -k k.key -o refA/kill.json
+run 0 $RBA -q export $V --audit 3 -k k.key -o refB/kill.json
+ok "the two records give different evidence" sh -c '! cmp -s refA/kill.json refB/kill.json'
+seed=$(date +%s)
+delays=$(awk -v s="$seed" 'BEGIN { srand(s); for (i = 0; i < 200; i++) printf "%d ", int(rand() * 40) }')
+bad=
+midway=0
+i=0
+for ms in $delays; do
+	if [ $((i % 2)) = 0 ]; then a=1; else a=3; fi
+	if [ $((i % 25)) = 0 ]; then rm -f kill.json kill.json.minisig; fi
+	REBUILD_AUDIT_EVIDENCE_PAUSE_MS=3 $RBA -q export $V --audit $a -k k.key \
+		-o kill.json --force > /dev/null 2>&1 &
+	pid=$!
+	sleep "$(printf '0.%03d' "$ms")"
+	kill -9 $pid 2> /dev/null
+	wait $pid 2> /dev/null
+	ev=none
+	if [ -e kill.json ]; then
+		if cmp -s kill.json refA/kill.json; then ev=A
+		elif cmp -s kill.json refB/kill.json; then ev=B
+		else bad="$bad $i:torn-evidence"; fi
+	fi
+	if [ -e kill.json.minisig ]; then
+		if cmp -s kill.json.minisig refA/kill.json.minisig; then sg=A
+		elif cmp -s kill.json.minisig refB/kill.json.minisig; then sg=B
+		else sg=torn; bad="$bad $i:torn-signature"; fi
+		if [ "$ev" != "$sg" ]; then bad="$bad $i:evidence-$ev-signature-$sg"; fi
+	fi
+	if ls | grep -q '^kill\.json.*\.tmp-'; then midway=$((midway + 1)); fi
+	i=$((i + 1))
+done
+ok "200 kills: never a torn file, never a mismatched pair (seed $seed:$bad)" [ -z "$bad" ]
+[ $midway -gt 0 ] || echo "t-export: note: no kill landed while files were being written (seed $seed)" >&2
+run 0 $RBA export $V --audit 1 -k k.key -o kill.json --force
+ok "the next run removes every temporary" [ "$(ls | grep -c '\.tmp-')" = 0 ]
+run 0 minisign -Vm kill.json -p k.pub
+run 0 $RBA verify kill.json -p k.pub
+ok "the final pair is record 1's" cmp -s kill.json refA/kill.json
+
+# ---- a passphrase-protected key (scrypt at minisign's cost: slow) ------------
+if [ "${RBA_SLOW:-0}" = 1 ]; then
+	run 0 $RBA export $V -k "$FIX/keys/minisign-test-only-enc.key" \
+		--passphrase-file "$FIX/keys/minisign-test-only-enc.passphrase" -o enc.json
+	run 0 minisign -Vm enc.json -p "$FIX/keys/minisign-test-only-enc.pub"
+	run 0 $RBA verify enc.json -p "$FIX/keys/minisign-test-only-enc.pub"
+fi
+run 2 $RBA export $V -k k.key --passphrase-file missing.pass -o p.json
+err_has "cannot read passphrase 'missing.pass'"

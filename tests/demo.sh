@@ -1,0 +1,52 @@
+#!/bin/sh
+# demo.sh BINARY - the whole story of a disputed decline on the bundled
+# German credit data, in a temporary store: keep the training data,
+# register a model version, keep an audit sample of past decisions,
+# audit the version, answer a disputed decline.  Each step prints its
+# command, then what the command prints.  `make demo` runs it.
+set -eu
+bin=${1:?usage: tests/demo.sh BINARY}
+top=$(cd "$(dirname "$0")/.." && pwd)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/rba-demo.XXXXXX")
+trap 'rm -rf "$dir"' EXIT INT TERM
+cd "$dir"
+export REBUILD_AUDIT_STORE="$dir/audit-store"
+V=credit-2026-11
+
+# The inputs, under the names a lender would give them.
+cp "$top/fixtures/german-credit.csv" training-data.csv
+cp "$top/fixtures/german-credit.csv" past-decisions.csv
+sed "s/^version: .*/version: $V/" "$top/fixtures/pins/german-categorical-mlp.yaml" > $V.yaml
+cp "$top/fixtures/policy/credit.yaml" credit-policy.yaml
+
+rebuild_audit() { "$bin" "$@"; }
+step() {
+	printf '\n$ rebuild-audit %s\n' "$*"
+	rebuild_audit "$@"
+}
+say() { printf '\n# %s\n' "$*"; }
+
+say "a store for model versions, training data and audit evidence"
+step init
+say "keep the training data by its SHA-256"
+step snapshot add training-data.csv
+say "train the version from its pins and keep it, decided under a policy"
+step register $V.yaml --policy credit-policy.yaml
+say "keep past decisions as the audit sample (scored with the stored model)"
+step sample add $V past-decisions.csv
+say "months later: rebuild from the pins, compare, rescore every past case"
+step audit $V
+case_id=
+i=1
+while [ $i -le 200 ] && [ -z "$case_id" ]; do
+	if rebuild_audit sample show $V $i | grep -q '^decision    decline$'; then
+		case_id=$i
+	fi
+	i=$((i + 1))
+done
+[ -n "$case_id" ] || { echo "demo: no declined case in the sample" >&2; exit 2; }
+say "applicant $case_id disputes the decline"
+step dispute $V "$case_id"
+say "every audit is kept, hash-chained"
+step history
+step history --verify

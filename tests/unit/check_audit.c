@@ -1,0 +1,1163 @@
+/*
+ * check_audit.c - the audit module: JSON, the sample layout and chunk
+ * format, scoring against artifact_score, sample add (lossless, errors),
+ * the three verdicts, tampering, disputes and threads.
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <check.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "audit/json.h"
+#include "audit/register.h"
+#include "audit/sample.h"
+#include "audit/score.h"
+#include "common/buf.h"
+#include "common/digest.h"
+#include "common/fileio.h"
+#include "rebuild/artifact.h"
+#include "rebuild/encode.h"
+#include "rebuild/rebuild.h"
+#include "rebuild/snapshot.h"
+#include "store/store.h"
+#include "store/store_debug.h"
+#include "tests/unit/suites.h"
+
+#define GC FIXTURES "/german-credit.csv"
+#define GN FIXTURES "/german-credit-numeric.csv"
+#define PINS_CAT_MLP FIXTURES "/pins/german-categorical-mlp.yaml"
+#define PINS_CAT_LOG FIXTURES "/pins/german-categorical-logistic.yaml"
+#define PINS_NUM_MLP FIXTURES "/pins/german-numeric-mlp.yaml"
+#define PINS_NUM_LOG FIXTURES "/pins/german-numeric-logistic.yaml"
+#define POL_CREDIT FIXTURES "/policy/credit.yaml"
+#define POL_TOLERANT FIXTURES "/policy/audit-tolerant.yaml"
+#define POL_ARGMAX FIXTURES "/policy/argmax.yaml"
+
+static char tmp_root[256];
+static char spath[300];
+
+static int
+rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static void
+setup(void)
+{
+	snprintf(tmp_root, sizeof(tmp_root), "/tmp/rba-audit-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmp_root));
+	snprintf(spath, sizeof(spath), "%s/store", tmp_root);
+	ck_assert_int_eq(rba_crypto_init(), 0);
+	unsetenv("RBA_STRICT_ISA");
+}
+
+static void
+teardown(void)
+{
+	if (tmp_root[0] != 0)
+		nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tmp_root[0] = 0;
+	unsetenv("RBA_STRICT_ISA");
+}
+
+static int
+has_text(const char *s, const char *t)
+{
+	return s != NULL && strstr(s, t) != NULL;
+}
+
+static char *
+tmp_file(const char *name)
+{
+	static char path[2][400];
+	static int k;
+
+	k ^= 1;
+	snprintf(path[k], sizeof(path[k]), "%s/%s", tmp_root, name);
+	return path[k];
+}
+
+static void
+write_file(const char *path, const void *p, size_t n)
+{
+	ck_assert_int_eq(rba_file_write_atomic(path, p, n, 0644), 0);
+}
+
+static struct policy *
+load_policy(const char *path)
+{
+	struct policy *p = NULL;
+	struct rba_detail d;
+
+	rba_detail_clear(&d);
+	ck_assert_msg(policy_load(path, &p, &d) == 0, "%s: %s", path, d.reason);
+	return p;
+}
+
+/* A store with both German credit snapshots. */
+static struct store *
+new_store(void)
+{
+	struct store *s = NULL;
+	struct store_txn *t;
+	struct rba_detail d;
+	struct rba_digest dg;
+
+	rba_detail_clear(&d);
+	ck_assert_msg(store_init(spath, &d) == 0, "init: %s", d.reason);
+	ck_assert_msg(store_open(spath, 0, &s, &d) == 0, "open: %s", d.reason);
+	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), 0);
+	ck_assert_msg(snapshot_add(t, GC, NULL, &dg, NULL, &d) == 0, "%s", d.reason);
+	ck_assert_msg(snapshot_add(t, GN, NULL, &dg, NULL, &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(store_txn_commit(t, &d), 0);
+	return s;
+}
+
+/* Registers pins (renamed to version when given) as register does. */
+static void
+reg(struct store *s, const char *pins_path, const char *version,
+    const char *artifact_path, const char *policy_path)
+{
+	struct register_request rq;
+	struct register_result res;
+	struct pins *p = NULL;
+	struct policy *pol = policy_path ? load_policy(policy_path) : NULL;
+	struct rba_detail d;
+
+	rba_detail_clear(&d);
+	ck_assert_int_eq(policy_pins_load(pins_path, &p, &d), 0);
+	if (version != NULL) {
+		free(p->version);
+		p->version = strdup(version);
+	}
+	memset(&rq, 0, sizeof(rq));
+	rq.pins = p;
+	rq.artifact_path = artifact_path;
+	rq.policy = pol;
+	ck_assert_msg(register_version(s, &rq, &res, &d) == 0, "register: %s",
+		      d.reason);
+	register_result_release(&res);
+	policy_pins_free(p);
+	policy_free(pol);
+}
+
+static int
+add_sample(struct store *s, const char *version, const char *csv,
+	   const char *policy_path, struct rba_detail *d)
+{
+	struct sample_add_request rq;
+	struct sample_add_result res;
+	struct policy *pol = policy_path ? load_policy(policy_path) : NULL;
+	int err;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.version = version;
+	rq.path = csv;
+	rq.policy = pol;
+	rba_detail_clear(d);
+	err = sample_add(s, &rq, &res, d);
+	sample_add_result_release(&res);
+	policy_free(pol);
+	return err;
+}
+
+static void
+audit(struct store *s, const char *version, const char *policy_path,
+      unsigned threads, struct audit_report *r, int want_err)
+{
+	struct audit_options o;
+	struct policy *pol = policy_path ? load_policy(policy_path) : NULL;
+	struct rba_detail d;
+	int err;
+
+	memset(&o, 0, sizeof(o));
+	o.policy = pol;
+	o.threads = threads;
+	rba_detail_clear(&d);
+	err = audit_version(s, version, &o, r, &d);
+	ck_assert_msg(err == want_err, "audit %s: %d (%s)", version, err, d.reason);
+	policy_free(pol);
+}
+
+/* The stored artifact of version as bytes. */
+static uint8_t *
+stored_artifact(struct store *s, const char *version, size_t *n)
+{
+	struct store_txn *t;
+	struct store_version v;
+	struct rba_detail d;
+	uint8_t *p = NULL;
+
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+	ck_assert_int_eq(store_version_get(t, version, &v, &d), 0);
+	ck_assert_int_eq(store_blob_load(t, &v.artifact, ARTIFACT_MAX_BYTES, &p, n, &d), 0);
+	store_version_release(&v);
+	store_txn_abort(t);
+	return p;
+}
+
+static uint64_t
+history_count(struct store *s)
+{
+	struct store_txn *t;
+	struct rba_detail d;
+	uint64_t bad = 0, n = 0;
+
+	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+	ck_assert_int_eq(store_history_verify(t, &bad, &n, &d), 0);
+	store_txn_abort(t);
+	return n;
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+START_TEST(test_json_numbers)
+{
+	const double v[] = { 0.0, -0.0, 1.0, -1.0, 0.1, 0.3, 1.0 / 3.0, 1e300,
+			     -2.5e-300, 4.9e-324, 123456789.0, 9007199254740993.0,
+			     0.30000000000000004, 1.1920928955078125e-07 };
+	char t[32];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		double back;
+		json_fmt_double(v[i], t);
+		back = strtod(t, NULL);
+		ck_assert_msg(memcmp(&back, &v[i], sizeof(back)) == 0,
+			      "%s does not read back as %.17g", t, v[i]);
+	}
+	json_fmt_double(1049.0, t);
+	ck_assert_str_eq(t, "1049");
+	json_fmt_double(0.5, t);
+	ck_assert_str_eq(t, "0.5");
+	json_fmt_double(-0.0, t);
+	ck_assert_str_eq(t, "-0");
+	json_fmt_double(NAN, t);
+	ck_assert_str_eq(t, "nan");
+}
+END_TEST
+
+START_TEST(test_json_roundtrip)
+{
+	struct rba_buf b;
+	struct json_value v;
+	struct rba_detail d;
+	const char nasty[] = "a\"b\\c\nd\te\x01 \xc3\xa9";
+
+	rba_buf_init(&b);
+	rba_buf_put_u8(&b, '{');
+	json_put_key(&b, "s");
+	json_put_str(&b, nasty);
+	rba_buf_put(&b, ", ", 2);
+	json_put_key(&b, "n");
+	json_put_num(&b, 0.1);
+	rba_buf_put(&b, ", ", 2);
+	json_put_key(&b, "inf");
+	json_put_num(&b, INFINITY);
+	rba_buf_printf(&b, "%s", ", \"a\": [1, true, null, {\"x\": \"\\ud83d\\ude00\"}]}");
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	rba_detail_clear(&d);
+	ck_assert_msg(json_parse((const char *)b.p, b.len, &v, &d) == 0, "%s", d.reason);
+	ck_assert_str_eq(json_get_str(&v, "s"), nasty);
+	ck_assert(json_get_num(&v, "n", 0) == 0.1);
+	ck_assert_int_eq(json_get(&v, "inf")->type, JSON_NULL);
+	ck_assert_int_eq(json_get(&v, "a")->n, 4);
+	ck_assert_str_eq(json_get_str(&json_get(&v, "a")->items[3], "x"), "\xf0\x9f\x98\x80");
+	ck_assert_ptr_null(json_get(&v, "missing"));
+	json_release(&v);
+	rba_buf_release(&b);
+}
+END_TEST
+
+START_TEST(test_json_bad)
+{
+	const char *bad[] = { "", "{", "[1,]", "{\"a\" 1}", "\"\\ud800\"",
+			      "\"\\udc00\"", "\"a\nb\"", "01", "1.", "-", "[1] x",
+			      "tru", "\"\\q\"", "{1: 2}", "\"\\u12g4\"" };
+	struct json_value v;
+	struct rba_detail d;
+	char deep[200];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rba_detail_clear(&d);
+		ck_assert_msg(json_parse(bad[i], strlen(bad[i]), &v, &d) == RBA_E_SYNTAX,
+			      "'%s' accepted", bad[i]);
+		ck_assert(d.reason[0] != 0);
+	}
+	memset(deep, '[', 40);
+	memset(deep + 40, ']', 40);
+	ck_assert_int_eq(json_parse(deep, 80, &v, &d), RBA_E_LIMIT);
+}
+END_TEST
+
+/* ---- layout ----------------------------------------------------------- */
+
+static void
+make_layout(struct sample_layout *l)
+{
+	static char *names[] = { "id", "a=b", "new\nline", "back\\slash", "tab\t", "score" };
+	static char *classes[] = { "1", "2" };
+
+	memset(l, 0, sizeof(*l));
+	l->source = "cases.csv";
+	l->scored_by = SAMPLE_SCORED_COLUMN;
+	rba_digest_bytes("x", 1, &l->artifact);
+	l->score_column = "score";
+	l->id_column = "id";
+	l->positive = 1;
+	l->nclasses = 2;
+	l->classes = classes;
+	l->ncols = 6;
+	l->names = names;
+}
+
+START_TEST(test_layout_roundtrip)
+{
+	struct sample_layout l, m;
+	struct rba_buf b;
+	struct rba_detail d;
+	const char *text;
+
+	make_layout(&l);
+	rba_buf_init(&b);
+	sample_layout_format(&l, &b);
+	text = rba_buf_cstr(&b);
+	ck_assert(strncmp(text, "rebuild-audit/sample/v1\n", 24) == 0);
+	rba_detail_clear(&d);
+	ck_assert_msg(sample_layout_parse(text, b.len, &m, &d) == 0, "%s", d.reason);
+	ck_assert_uint_eq(m.ncols, 6);
+	for (uint32_t i = 0; i < 6; i++)
+		ck_assert_str_eq(m.names[i], l.names[i]);
+	ck_assert_int_eq(m.id_col, 0);
+	ck_assert_int_eq(m.score_col, 5);
+	ck_assert_int_eq(m.decision_col, -1);
+	ck_assert_int_eq(m.nscores, 1);
+	ck_assert(rba_digest_equal(&m.artifact, &l.artifact));
+	sample_layout_release(&m);
+	/* Every cut of the text is refused, never accepted or crashed on. */
+	for (size_t cut = 0; cut < b.len; cut++) {
+		ck_assert_msg(sample_layout_parse(text, cut, &m, &d) != 0,
+			      "a layout cut at %zu was accepted", cut);
+	}
+	rba_buf_release(&b);
+}
+END_TEST
+
+START_TEST(test_layout_bad)
+{
+	const char *newer = "rebuild-audit/sample/v2\nsource=x\n";
+	const char *base = "rebuild-audit/sample/v1\nsource=x\nscores=model\n"
+			   "artifact=sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881\n"
+			   "id_column=nope\npositive=1\nclasses=2\nclass=a\nclass=b\n"
+			   "columns=1\ncolumn=x\n";
+	const char *escape = "rebuild-audit/sample/v1\nsource=\\q\n";
+	struct sample_layout m;
+	struct rba_detail d;
+
+	ck_assert_int_eq(sample_layout_parse(newer, strlen(newer), &m, &d), RBA_E_NEWER);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(sample_layout_parse(base, strlen(base), &m, &d), RBA_E_CORRUPT);
+	ck_assert(has_text(d.reason, "id column"));
+	ck_assert_int_eq(sample_layout_parse(escape, strlen(escape), &m, &d), RBA_E_CORRUPT);
+	ck_assert(has_text(d.reason, "escape"));
+}
+END_TEST
+
+/* ---- chunks ----------------------------------------------------------- */
+
+START_TEST(test_chunk_roundtrip)
+{
+	static const char *ids[] = { "c1", "c2", "c3", "c4" };
+	static const char *decs[] = { "approve", "decline" };
+	static const uint16_t dcodes[] = { 0, 1, 1, 0 };
+	static const double scores[] = { 0.25f, 0.75f, 0.5, 0.1, 1, 2, 3, 4 };
+	static const double small[] = { 1, -2, 127, -128 };
+	static const double mid[] = { 1000, -2, 32767, 0 };
+	static const double frac[] = { 0.1, 1e300, -0.0, 3.5 };
+	static const uint32_t exc_case[] = { 2 };
+	static const char *exc_text[] = { "-0.000" };
+	static const char *levels[] = { "A11", "", "x,\"y\"" };
+	static const uint32_t codes[] = { 2, 0, 1, 2 };
+	struct sample_column cols[5];
+	struct sample_chunk c, e;
+	struct rba_buf b, b2;
+	struct rba_detail d;
+	char tmp[32];
+
+	memset(cols, 0, sizeof(cols));
+	cols[0].kind = SAMPLE_COL_IDS;
+	cols[1].kind = SAMPLE_COL_NUMBER;
+	cols[1].num = small;
+	cols[2].kind = SAMPLE_COL_NUMBER;
+	cols[2].num = mid;
+	cols[3].kind = SAMPLE_COL_NUMBER;
+	cols[3].num = frac;
+	cols[3].nexc = 1;
+	cols[3].exc_case = exc_case;
+	cols[3].exc_text = exc_text;
+	cols[4].kind = SAMPLE_COL_DICT;
+	cols[4].nlevels = 3;
+	cols[4].levels = levels;
+	cols[4].codes = codes;
+	memset(&c, 0, sizeof(c));
+	c.ncases = 4;
+	c.ncols = 5;
+	c.nscores = 2;
+	c.ids = ids;
+	c.scores = scores;
+	c.ndecisions = 2;
+	c.decisions = decs;
+	c.decision_codes = dcodes;
+	c.cols = cols;
+	rba_buf_init(&b);
+	sample_chunk_encode(&c, &b);
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	sample_chunk_init(&e);
+	rba_detail_clear(&d);
+	ck_assert_msg(sample_chunk_decode(b.p, b.len, 5, 2, 0, &e, &d) == 0, "%s", d.reason);
+	ck_assert_uint_eq(e.ncases, 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		ck_assert_str_eq(e.ids[i], ids[i]);
+		ck_assert_str_eq(e.decisions[e.decision_codes[i]], decs[dcodes[i]]);
+		ck_assert(e.cols[1].num[i] == small[i]);
+		ck_assert(e.cols[2].num[i] == mid[i]);
+		ck_assert(memcmp(&e.cols[3].num[i], &frac[i], 8) == 0);
+		ck_assert_str_eq(sample_chunk_text(&e, 4, i, tmp), levels[codes[i]]);
+		ck_assert_str_eq(sample_chunk_text(&e, 0, i, tmp), ids[i]);
+	}
+	for (uint32_t i = 0; i < 8; i++)
+		ck_assert(e.scores[i] == scores[i]);
+	ck_assert_str_eq(sample_chunk_text(&e, 3, 2, tmp), "-0.000");
+	ck_assert_str_eq(sample_chunk_text(&e, 3, 0, tmp), "0.1");
+	ck_assert_str_eq(sample_chunk_text(&e, 1, 3, tmp), "-128");
+	ck_assert_int_eq(sample_chunk_find(&e, "c3"), 2);
+	ck_assert_int_eq(sample_chunk_find(&e, "c9"), -1);
+	/* One case alone: the same texts, scores and decision. */
+	for (uint32_t i = 0; i < 4; i++) {
+		struct sample_chunk one;
+		uint32_t at = 99;
+		sample_chunk_init(&one);
+		ck_assert_int_eq(sample_chunk_decode_case(b.p, b.len, 5, 2, 0, ids[i],
+							  &one, &at, &d), 0);
+		ck_assert_uint_eq(at, i);
+		ck_assert_uint_eq(one.ncases, 1);
+		ck_assert_str_eq(one.ids[0], ids[i]);
+		ck_assert(one.scores[0] == scores[2 * i] && one.scores[1] == scores[2 * i + 1]);
+		ck_assert_str_eq(one.decisions[one.decision_codes[0]], decs[dcodes[i]]);
+		for (uint32_t k = 0; k < 5; k++) {
+			char t1[32], t2[32];
+			ck_assert_str_eq(sample_chunk_text(&one, k, 0, t1),
+					 sample_chunk_text(&e, k, i, t2));
+		}
+		sample_chunk_release(&one);
+	}
+	{
+		struct sample_chunk one;
+		sample_chunk_init(&one);
+		ck_assert_int_eq(sample_chunk_decode_case(b.p, b.len, 5, 2, 0, "c9", &one,
+							  NULL, &d), RBA_E_NOTFOUND);
+		for (size_t cut = 0; cut < b.len; cut++)
+			ck_assert_msg(sample_chunk_decode_case(b.p, cut, 5, 2, 0, "c1", &one,
+							       NULL, &d) == RBA_E_CORRUPT,
+				      "a chunk cut at %zu was accepted for one case", cut);
+		sample_chunk_release(&one);
+	}
+	/* Re-encoding the decoded chunk gives the same bytes. */
+	rba_buf_init(&b2);
+	sample_chunk_encode(&e, &b2);
+	ck_assert_uint_eq(b2.len, b.len);
+	ck_assert_mem_eq(b2.p, b.p, b.len);
+	/* Every truncation, one extra byte, a wrong layout: refused. */
+	for (size_t cut = 0; cut < b.len; cut++)
+		ck_assert_msg(sample_chunk_decode(b.p, cut, 5, 2, 0, &e, &d) == RBA_E_CORRUPT,
+			      "a chunk cut at %zu was accepted", cut);
+	rba_buf_put_u8(&b, 0);
+	ck_assert_int_eq(sample_chunk_decode(b.p, b.len, 5, 2, 0, &e, &d), RBA_E_CORRUPT);
+	ck_assert(has_text(d.reason, "after the last column"));
+	b.len--;
+	ck_assert_int_eq(sample_chunk_decode(b.p, b.len, 6, 2, 0, &e, &d), RBA_E_CORRUPT);
+	ck_assert_int_eq(sample_chunk_decode(b.p, b.len, 5, 2, 1, &e, &d), RBA_E_CORRUPT);
+	/* A level code past the dictionary. */
+	b.p[b.len - 1] = 7;
+	ck_assert_int_eq(sample_chunk_decode(b.p, b.len, 5, 2, 0, &e, &d), RBA_E_CORRUPT);
+	ck_assert(has_text(d.reason, "out of range"));
+	b.p[0] = 'X';
+	ck_assert_int_eq(sample_chunk_decode(b.p, b.len, 5, 2, 0, &e, &d), RBA_E_CORRUPT);
+	sample_chunk_release(&e);
+	rba_buf_release(&b);
+	rba_buf_release(&b2);
+}
+END_TEST
+
+/* ---- scoring ------------------------------------------------------------ */
+
+/* Scores every case of a stored sample with artifact_score, as reference. */
+struct ref {
+	const struct artifact *a;
+	const struct sample_layout *l;
+	struct audit_scorer *sc;
+	uint64_t cases;
+	int mismatch;	/* the scorer against artifact_score */
+	int stored_off; /* the stored scores against artifact_score */
+};
+
+static int
+ref_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
+{
+	struct ref *r = ctx;
+	const struct encode_spec *spec = &r->a->spec;
+	size_t nf = spec->nfeatures, C = spec->nclasses;
+	float *raw = calloc(nf, sizeof(float)), *want = malloc(C * sizeof(float));
+	float *got = malloc((size_t)c->ncases * C * sizeof(float));
+	const char **vals = calloc(spec->ncolumns, sizeof(char *));
+	char (*tmp)[32] = calloc(spec->ncolumns, 32);
+	struct rba_detail d;
+
+	(void)chunk_no;
+	ck_assert_int_eq(audit_scorer_run(r->sc, c, got, NULL, &d), 0);
+	for (uint32_t i = 0; i < c->ncases; i++) {
+		for (uint32_t k = 0; k < spec->ncolumns; k++) {
+			long col = -1;
+			for (uint32_t j = 0; j < r->l->ncols; j++)
+				if (strcmp(r->l->names[j], spec->columns[k].name) == 0)
+					col = j;
+			vals[k] = sample_chunk_text(c, (uint32_t)col, i, tmp[k]);
+		}
+		ck_assert_int_eq(encode_values(spec, vals, raw, &d), 0);
+		ck_assert_int_eq(artifact_score(r->a, raw, 1, want), 0);
+		for (size_t k = 0; k < C; k++) {
+			float s = (float)c->scores[(size_t)i * C + k];
+			if (memcmp(&want[k], &got[(size_t)i * C + k], 4) != 0)
+				r->mismatch++;
+			if (memcmp(&want[k], &s, 4) != 0)
+				r->stored_off++;
+		}
+		r->cases++;
+	}
+	free(raw);
+	free(want);
+	free(got);
+	free(vals);
+	free(tmp);
+	return 0;
+}
+
+static void
+check_scoring(const char *pins_path, const char *version, int want_sparse)
+{
+	struct store *s = new_store();
+	struct store_txn *t;
+	struct store_sample_info info;
+	struct sample_layout l;
+	struct artifact a;
+	struct ref r;
+	struct rba_detail d;
+	uint8_t *bytes;
+	size_t n;
+
+	reg(s, pins_path, NULL, NULL, POL_CREDIT);
+	ck_assert_int_eq(add_sample(s, version, strstr(version, "numeric") ? GN : GC,
+				    NULL, &d), 0);
+	bytes = stored_artifact(s, version, &n);
+	ck_assert_int_eq(artifact_decode(bytes, n, &a, &d), 0);
+	memset(&r, 0, sizeof(r));
+	r.a = &a;
+	r.l = &l;
+	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+	ck_assert_int_eq(sample_layout_load(t, version, &info, &l, &d), 0);
+	ck_assert_int_eq(audit_scorer_new(&a, &r.sc, &d), 0);
+	ck_assert_int_eq(audit_scorer_is_sparse(r.sc), want_sparse);
+	ck_assert_int_eq(audit_scorer_bind(r.sc, &l, &d), 0);
+	ck_assert_int_eq(sample_walk(t, version, &l, ref_chunk, &r, &d), 0);
+	ck_assert_uint_eq(r.cases, 1000);
+	ck_assert_msg(r.mismatch == 0, "%d scores differ from artifact_score", r.mismatch);
+	ck_assert_int_eq(r.stored_off, 0);
+	/* The narrowest vector path gives the same bits. */
+	audit_scorer_free(r.sc);
+	setenv("RBA_STRICT_ISA", "base", 1);
+	ck_assert_int_eq(audit_scorer_new(&a, &r.sc, &d), 0);
+	ck_assert_int_eq(audit_scorer_bind(r.sc, &l, &d), 0);
+	ck_assert_int_eq(sample_walk(t, version, &l, ref_chunk, &r, &d), 0);
+	ck_assert_int_eq(r.mismatch, 0);
+	unsetenv("RBA_STRICT_ISA");
+	audit_scorer_free(r.sc);
+	/* A one-hot feature that does not standardize to zero: dense path. */
+	if (a.spec.nfeatures > a.spec.ncolumns) {
+		for (uint32_t f = 0; f < a.spec.nfeatures; f++)
+			if (a.spec.mean[f] == 0.0f && a.spec.scale[f] == 1.0f) {
+				a.spec.mean[f] = 0.25f;
+				break;
+			}
+		ck_assert_int_eq(audit_scorer_new(&a, &r.sc, &d), 0);
+		ck_assert_int_eq(audit_scorer_is_sparse(r.sc), 0);
+		ck_assert_int_eq(audit_scorer_bind(r.sc, &l, &d), 0);
+		r.mismatch = r.stored_off = 0;
+		ck_assert_int_eq(sample_walk(t, version, &l, ref_chunk, &r, &d), 0);
+		/* The dense path agrees with artifact_score, and the scores
+		 * moved away from the stored ones (made with the real mean). */
+		ck_assert_int_eq(r.mismatch, 0);
+		ck_assert(r.stored_off > 0);
+		audit_scorer_free(r.sc);
+	}
+	store_txn_abort(t);
+	sample_layout_release(&l);
+	store_sample_info_release(&info);
+	artifact_release(&a);
+	free(bytes);
+	store_close(s);
+}
+
+START_TEST(test_scoring_cat_mlp)
+{
+	check_scoring(PINS_CAT_MLP, "german-categorical-mlp", 1);
+}
+END_TEST
+
+START_TEST(test_scoring_cat_logistic)
+{
+	check_scoring(PINS_CAT_LOG, "german-categorical-logistic", 1);
+}
+END_TEST
+
+START_TEST(test_scoring_numeric)
+{
+	check_scoring(PINS_NUM_MLP, "german-numeric-mlp", 1);
+	teardown();
+	setup();
+	check_scoring(PINS_NUM_LOG, "german-numeric-logistic", 1);
+}
+END_TEST
+
+/* ---- sample add ---------------------------------------------------------- */
+
+/* The German credit header and its first rows, with texts to keep. */
+static const char odd_csv[] =
+	"id,checking_status,duration_months,credit_history,purpose,credit_amount,"
+	"savings,employment_since,installment_rate,personal_status_sex,"
+	"other_debtors,residence_since,property,age,other_installment_plans,"
+	"housing,existing_credits,job,people_liable,telephone,foreign_worker,class\n"
+	"a-1,A11,06,A34,A43,1169.0,A65,A75,4,A93,A101,4,A121,67,A143,A152,2,A173,1,A192,A201,007\n"
+	"a-2,A12,48,A32,A43,5951,A61,A73,2,A92,A101,2,A121,22,A143,A152,1,A173,1,A191,A201,\"x,\"\"y\"\"\"\n"
+	"a-3,A14,+12,A34,A46,2096,A61,A74,2,A93,A101,3,A121,49,A143,A152,1,A172,2,A191,A201,\"two\nlines\"\n"
+	"a-4,A11,42,A32,A42,7882,A61,A74,2,A93,A103,4,A122,45,A143,A153,1,A173,2,A191,A201,\n"
+	"a-5,A11,24,A33,A40,4870,A61,A73,3,A93,A101,4,A124,53,A143,A153,2,A173,2,A191,A201,1e3\n"
+	"a-6,A14,36,A32,A46,9055,A65,A73,2,A93,A101,4,A124,35,A143,A153,1,A172,2,A192,A201,-0\n";
+
+START_TEST(test_sample_lossless)
+{
+	struct store *s = new_store();
+	struct store_txn *t;
+	struct rba_detail d;
+	uint8_t *out;
+	size_t n;
+	uint64_t cases;
+	char *csv = tmp_file("odd.csv"), *exp = tmp_file("export.csv");
+
+	write_file(csv, odd_csv, strlen(odd_csv));
+	reg(s, PINS_CAT_MLP, NULL, NULL, POL_CREDIT);
+	ck_assert_msg(add_sample(s, "german-categorical-mlp", csv, NULL, &d) == 0,
+		      "%s", d.reason);
+	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+	ck_assert_msg(sample_export(t, "german-categorical-mlp", exp, &cases, &d) == 0,
+		      "%s", d.reason);
+	store_txn_abort(t);
+	ck_assert_uint_eq(cases, 6);
+	ck_assert_int_eq(rba_file_read(exp, 1 << 20, &out, &n, &d), 0);
+	ck_assert_uint_eq(n, strlen(odd_csv));
+	ck_assert_mem_eq(out, odd_csv, n);
+	free(out);
+	store_close(s);
+}
+END_TEST
+
+START_TEST(test_sample_errors)
+{
+	struct store *s = new_store();
+	struct rba_detail d;
+	uint64_t before;
+	char *csv = tmp_file("bad.csv");
+	const char *head = strchr(odd_csv, '\n') + 1;
+	char text[4096];
+
+	reg(s, PINS_CAT_MLP, NULL, NULL, NULL);
+	/* No policy kept and none given. */
+	ck_assert_int_eq(add_sample(s, "german-categorical-mlp", GC, NULL, &d), RBA_E_SCHEMA);
+	ck_assert(has_text(d.reason, "no policy"));
+	ck_assert_int_eq(add_sample(s, "nope", GC, POL_CREDIT, &d), RBA_E_NOTFOUND);
+	before = store_last_txnid(s);
+
+	/* An unknown level, at its line. */
+	snprintf(text, sizeof(text), "%.*sa-1,A99,6,A34,A43,1169,A65,A75,4,A93,A101,4,"
+		 "A121,67,A143,A152,2,A173,1,A192,A201,1\n", (int)(head - odd_csv), odd_csv);
+	write_file(csv, text, strlen(text));
+	ck_assert_int_eq(add_sample(s, "german-categorical-mlp", csv, POL_CREDIT, &d),
+			 RBA_E_SCHEMA);
+	ck_assert_uint_eq(d.line, 2);
+	ck_assert(has_text(d.reason, "unknown level 'A99'"));
+	ck_assert(has_text(d.reason, "case 'a-1'"));
+
+	/* Text in a numeric input column, at its line and column. */
+	snprintf(text, sizeof(text), "%.*sa-1,A11,six,A34,A43,1169,A65,A75,4,A93,A101,4,"
+		 "A121,67,A143,A152,2,A173,1,A192,A201,1\n", (int)(head - odd_csv), odd_csv);
+	write_file(csv, text, strlen(text));
+	ck_assert_int_eq(add_sample(s, "german-categorical-mlp", csv, POL_CREDIT, &d),
+			 RBA_E_SCHEMA);
+	ck_assert_uint_eq(d.line, 2);
+	ck_assert_uint_eq(d.col, 9);
+	ck_assert_str_eq(d.key, "duration_months");
+
+	/* The same id twice. */
+	snprintf(text, sizeof(text), "%.*s%.*s%.*s", (int)(head - odd_csv), odd_csv,
+		 (int)(strchr(head, '\n') + 1 - head), head,
+		 (int)(strchr(head, '\n') + 1 - head), head);
+	write_file(csv, text, strlen(text));
+	ck_assert_int_eq(add_sample(s, "german-categorical-mlp", csv, POL_CREDIT, &d),
+			 RBA_E_EXISTS);
+	ck_assert_uint_eq(d.line, 3);
+	ck_assert_str_eq(d.key, "a-1");
+
+	/* A ragged row, a missing input column, no cases, no file. */
+	snprintf(text, sizeof(text), "%.*sa-1,A11\n", (int)(head - odd_csv), odd_csv);
+	write_file(csv, text, strlen(text));
+	ck_assert_int_eq(add_sample(s, "german-categorical-mlp", csv, POL_CREDIT, &d),
+			 RBA_E_SCHEMA);
+	write_file(csv, "id,class\n1,2\n", 13);
+	ck_assert_int_eq(add_sample(s, "german-categorical-mlp", csv, POL_CREDIT, &d),
+			 RBA_E_SCHEMA);
+	ck_assert(has_text(d.reason, "lack input column"));
+	write_file(csv, odd_csv, (size_t)(head - odd_csv));
+	ck_assert_int_eq(add_sample(s, "german-categorical-mlp", csv, POL_CREDIT, &d),
+			 RBA_E_SCHEMA);
+	ck_assert_int_ne(add_sample(s, "german-categorical-mlp", tmp_file("none.csv"),
+				    POL_CREDIT, &d), 0);
+	/* None of it wrote anything. */
+	ck_assert_uint_eq(store_last_txnid(s), before);
+	store_close(s);
+}
+END_TEST
+
+/* ---- verdicts ------------------------------------------------------------ */
+
+START_TEST(test_audit_bit_identical)
+{
+	struct store *s = new_store();
+	struct audit_report r;
+	struct rba_buf b;
+	struct json_value v;
+	struct rba_detail d;
+
+	reg(s, PINS_CAT_MLP, NULL, NULL, POL_CREDIT);
+	ck_assert_int_eq(add_sample(s, "german-categorical-mlp", GC, NULL, &d), 0);
+	audit(s, "german-categorical-mlp", NULL, 1, &r, 0);
+	ck_assert_int_eq(r.verdict, AUDIT_BIT_IDENTICAL);
+	ck_assert_int_eq(r.exit_status, 0);
+	ck_assert_uint_eq(r.cases, 1000);
+	ck_assert_uint_eq(r.flips, 0);
+	ck_assert(r.max_delta == 0.0);
+	ck_assert_uint_eq(r.nreasons, 0);
+	ck_assert(r.recorded);
+	ck_assert_uint_eq(r.history_id, 1);
+	ck_assert_int_eq(r.config.state, AUDIT_LINK_SAME);
+	ck_assert_int_eq(r.environment.state, AUDIT_LINK_SAME);
+	ck_assert_int_eq(r.code_revision.state, AUDIT_LINK_SAME);
+	ck_assert_int_eq(r.trainer_abi.state, AUDIT_LINK_SAME);
+	ck_assert(r.near_cases > 0);
+	rba_buf_init(&b);
+	audit_report_json(&r, &b);
+	ck_assert_int_eq(json_parse((const char *)b.p, b.len, &v, &d), 0);
+	ck_assert_str_eq(json_get_str(&v, "schema"), AUDIT_RECORD_SCHEMA);
+	ck_assert_str_eq(json_get_str(&v, "verdict"), "bit-identical");
+	ck_assert(json_get_num(json_get(&v, "sample"), "flips", -1) == 0);
+	json_release(&v);
+	rba_buf_release(&b);
+	audit_report_release(&r);
+	ck_assert_uint_eq(history_count(s), 1);
+	/* No sample: not measured, nothing recorded. */
+	reg(s, PINS_CAT_LOG, NULL, NULL, POL_CREDIT);
+	audit(s, "german-categorical-logistic", NULL, 1, &r, RBA_E_NOTFOUND);
+	ck_assert_int_eq(r.verdict, AUDIT_NOT_MEASURED);
+	audit_report_release(&r);
+	audit(s, "no-such-version", NULL, 1, &r, RBA_E_NOTFOUND);
+	audit_report_release(&r);
+	ck_assert_uint_eq(history_count(s), 1);
+	store_close(s);
+}
+END_TEST
+
+/* Registers "flipped": the trained artifact with the lowest mantissa bit
+ * of one float32 weight (the last of the output layer) flipped. */
+static void
+reg_flipped(struct store *s, const char *policy_path)
+{
+	uint8_t *art;
+	size_t n;
+	struct artifact a;
+	struct rba_detail d;
+	char *path = tmp_file("flipped.bin");
+
+	reg(s, PINS_CAT_MLP, NULL, NULL, POL_CREDIT);
+	art = stored_artifact(s, "german-categorical-mlp", &n);
+	/* The file ends with the output layer: C x H weights, C biases. */
+	art[n - 4 * 2 - 4] ^= 1;
+	ck_assert_int_eq(artifact_decode(art, n, &a, &d), 0);
+	artifact_release(&a);
+	write_file(path, art, n);
+	free(art);
+	reg(s, PINS_CAT_MLP, "flipped", path, policy_path);
+}
+
+START_TEST(test_audit_metric_equivalent)
+{
+	struct store *s = new_store();
+	struct audit_report r;
+	struct rba_detail d;
+
+	reg_flipped(s, POL_TOLERANT);
+	ck_assert_int_eq(add_sample(s, "flipped", GC, NULL, &d), 0);
+	audit(s, "flipped", NULL, 1, &r, 0);
+	ck_assert_msg(r.verdict == AUDIT_METRIC_EQUIVALENT, "%s: %s",
+		      audit_verdict_name(r.verdict), r.nreasons ? r.reasons[0] : "");
+	ck_assert_int_eq(r.exit_status, 0);
+	ck_assert_uint_eq(r.flips, 0);
+	ck_assert(r.max_delta > 0 && r.max_delta <= 0.0005);
+	ck_assert_int_eq(r.config.state, AUDIT_LINK_UNKNOWN);
+	ck_assert(!rba_digest_equal(&r.artifact_pinned, &r.artifact_rebuilt));
+	audit_report_release(&r);
+	/* The near-threshold rule turns it into not-reproducible. */
+	audit(s, "flipped", POL_CREDIT, 1, &r, 0);
+	ck_assert_int_eq(r.verdict, AUDIT_NOT_REPRODUCIBLE);
+	ck_assert_int_eq(r.exit_status, 1);
+	ck_assert_uint_eq(r.flips, 0);
+	ck_assert(r.nreasons == 2 && has_text(r.reasons[1], "near-threshold rule"));
+	ck_assert(r.nwarnings >= 1 && has_text(r.warnings[0], "policy"));
+	audit_report_release(&r);
+	ck_assert_uint_eq(history_count(s), 2);
+	store_close(s);
+}
+END_TEST
+
+/* Replaces the version's pins with the same pins at another learning
+ * rate, keeping its artifact: the pins edited after registration. */
+static void
+edit_lr(struct store *s, const char *version, double lr)
+{
+	struct store_txn *t;
+	struct store_version v;
+	struct pins *p;
+	struct rba_buf b;
+	struct rba_detail d;
+
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), 0);
+	ck_assert_int_eq(store_version_get(t, version, &v, &d), 0);
+	ck_assert_int_eq(policy_pins_parse(v.pins_text, strlen(v.pins_text), "pins", &p, &d), 0);
+	p->train.lr = lr;
+	rba_buf_init(&b);
+	policy_pins_canonical(p, &b);
+	free(v.pins_text);
+	v.pins_text = strdup(rba_buf_cstr(&b));
+	ck_assert_int_eq(store_version_put(t, &v, 1, &d), 0);
+	ck_assert_int_eq(store_txn_commit(t, &d), 0);
+	rba_buf_release(&b);
+	policy_pins_free(p);
+	store_version_release(&v);
+}
+
+START_TEST(test_audit_config_changed)
+{
+	struct store *s = new_store();
+	struct audit_report r, r4;
+	struct rba_detail d;
+
+	reg(s, PINS_CAT_MLP, NULL, NULL, POL_CREDIT);
+	ck_assert_int_eq(add_sample(s, "german-categorical-mlp", GC, NULL, &d), 0);
+	edit_lr(s, "german-categorical-mlp", 0.03);
+	audit(s, "german-categorical-mlp", NULL, 1, &r, 0);
+	ck_assert_int_eq(r.verdict, AUDIT_NOT_REPRODUCIBLE);
+	ck_assert_int_eq(r.exit_status, 1);
+	ck_assert(r.flips > 0);
+	ck_assert(r.nlisted == r.flips || r.nlisted == AUDIT_MAX_LISTED);
+	for (size_t i = 0; i < r.nlisted; i++) {
+		ck_assert(r.listed[i].margin >= 0 && isfinite(r.listed[i].margin));
+		ck_assert(strcmp(r.listed[i].stored_decision, r.listed[i].rebuilt_decision) != 0);
+	}
+	ck_assert_int_eq(r.config.state, AUDIT_LINK_CHANGED);
+	ck_assert(has_text(r.config.note, "edited"));
+	ck_assert_int_eq(r.code_revision.state, AUDIT_LINK_SAME);
+	ck_assert_int_eq(r.trainer_abi.state, AUDIT_LINK_SAME);
+	ck_assert_int_eq(r.environment.state, AUDIT_LINK_SAME);
+	ck_assert(has_text(r.reasons[1], "decision flip"));
+	/* Four scoring threads find exactly the same. */
+	audit(s, "german-categorical-mlp", NULL, 4, &r4, 0);
+	ck_assert_uint_eq(r4.flips, r.flips);
+	ck_assert_uint_eq(r4.nlisted, r.nlisted);
+	ck_assert(r4.max_delta == r.max_delta);
+	ck_assert_str_eq(r4.max_delta_case, r.max_delta_case);
+	ck_assert_uint_eq(r4.near_cases, r.near_cases);
+	for (size_t i = 0; i < r.nlisted; i++)
+		ck_assert_str_eq(r4.listed[i].id, r.listed[i].id);
+	audit_report_release(&r);
+	audit_report_release(&r4);
+	store_close(s);
+}
+END_TEST
+
+static void
+flip_raw(struct store *s, const char *db, const uint8_t *key, size_t klen,
+	 size_t off)
+{
+	struct store_txn *t;
+	struct rba_detail d;
+	uint8_t *v;
+	size_t n;
+
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), 0);
+	ck_assert_int_eq(store_debug_get_raw(t, db, key, klen, &v, &n, &d), 0);
+	ck_assert(off < n);
+	v[off] ^= 0x20;
+	ck_assert_int_eq(store_debug_put_raw(t, db, key, klen, v, n, &d), 0);
+	ck_assert_int_eq(store_txn_commit(t, &d), 0);
+	free(v);
+}
+
+static void
+check_tampered(struct store *s, const char *what)
+{
+	struct audit_report r;
+	struct store_txn *t;
+	struct store_history_entry e;
+	struct rba_detail d;
+	uint64_t n = history_count(s);
+
+	audit(s, "german-categorical-mlp", NULL, 1, &r, RBA_E_TAMPERED);
+	ck_assert_int_eq(r.verdict, AUDIT_NOT_MEASURED);
+	ck_assert_int_eq(r.exit_status, 2);
+	ck_assert_msg(has_text(r.reasons[0], "tampered") && has_text(r.reasons[0], what),
+		      "reason: %s", r.reasons[0]);
+	ck_assert(r.recorded);
+	audit_report_release(&r);
+	/* What is recorded says so, and is not a reproducible verdict. */
+	ck_assert_uint_eq(history_count(s), n + 1);
+	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+	ck_assert_int_eq(store_history_get(t, n + 1, &e, &d), 0);
+	ck_assert(has_text((const char *)e.record, "\"verdict\": \"not-measured\""));
+	ck_assert(has_text((const char *)e.record, "\"error\": \"tampered\""));
+	store_history_entry_release(&e);
+	store_txn_abort(t);
+}
+
+START_TEST(test_audit_tampered)
+{
+	struct store *s = new_store();
+	struct store_txn *t;
+	struct store_version v;
+	struct rba_detail d;
+	uint8_t key[STORE_DEBUG_KEY_MAX];
+	size_t klen;
+
+	reg(s, PINS_CAT_MLP, NULL, NULL, POL_CREDIT);
+	ck_assert_int_eq(add_sample(s, "german-categorical-mlp", GC, NULL, &d), 0);
+	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+	ck_assert_int_eq(store_version_get(t, "german-categorical-mlp", &v, &d), 0);
+	store_txn_abort(t);
+
+	/* A byte of a sample chunk: named as the sample. */
+	store_debug_sample_chunk_key("german-categorical-mlp", 0, key, &klen);
+	flip_raw(s, "samples", key, klen, STORE_DEBUG_CHUNK_FRAME_OFF + 100);
+	check_tampered(s, "sample");
+	flip_raw(s, "samples", key, klen, STORE_DEBUG_CHUNK_FRAME_OFF + 100);
+
+	/* A byte of the snapshot. */
+	store_debug_blob_chunk_key(&v.snapshot, 0, key, &klen);
+	flip_raw(s, "blobs", key, klen, STORE_DEBUG_CHUNK_DIGEST_OFF + 3);
+	check_tampered(s, "snapshot");
+	flip_raw(s, "blobs", key, klen, STORE_DEBUG_CHUNK_DIGEST_OFF + 3);
+
+	/* A byte of the artifact. */
+	store_debug_blob_chunk_key(&v.artifact, 0, key, &klen);
+	flip_raw(s, "blobs", key, klen, STORE_DEBUG_CHUNK_FRAME_OFF + 20);
+	check_tampered(s, "artifact");
+	flip_raw(s, "blobs", key, klen, STORE_DEBUG_CHUNK_FRAME_OFF + 20);
+
+	/* Put back, it audits again. */
+	{
+		struct audit_report r;
+		audit(s, "german-categorical-mlp", NULL, 1, &r, 0);
+		ck_assert_int_eq(r.verdict, AUDIT_BIT_IDENTICAL);
+		audit_report_release(&r);
+	}
+	store_version_release(&v);
+	store_close(s);
+}
+END_TEST
+
+/* ---- disputes ------------------------------------------------------------ */
+
+struct find_dec {
+	const char *want;
+	char id[64];
+};
+
+static int
+find_dec(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
+{
+	struct find_dec *f = ctx;
+
+	(void)chunk_no;
+	for (uint32_t i = 0; i < c->ncases && !f->id[0]; i++)
+		if (strcmp(c->decisions[c->decision_codes[i]], f->want) == 0)
+			snprintf(f->id, sizeof(f->id), "%s", c->ids[i]);
+	return 0;
+}
+
+START_TEST(test_dispute)
+{
+	struct store *s = new_store();
+	struct store_txn *t;
+	struct store_sample_info info;
+	struct sample_layout l;
+	struct dispute_report r;
+	struct audit_report a;
+	struct find_dec f = { "decline", "" };
+	struct rba_detail d;
+	char flipped[64];
+
+	reg(s, PINS_CAT_MLP, NULL, NULL, POL_CREDIT);
+	ck_assert_int_eq(add_sample(s, "german-categorical-mlp", GC, NULL, &d), 0);
+	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+	ck_assert_int_eq(sample_layout_load(t, "german-categorical-mlp", &info, &l, &d), 0);
+	ck_assert_int_eq(sample_walk(t, "german-categorical-mlp", &l, find_dec, &f, &d), 0);
+	store_txn_abort(t);
+	sample_layout_release(&l);
+	store_sample_info_release(&info);
+	ck_assert(f.id[0]);
+
+	/* Bit-identical, no audit yet: it stands on the digest. */
+	rba_detail_clear(&d);
+	ck_assert_int_eq(audit_dispute(s, "german-categorical-mlp", f.id, NULL, &r, &d), 0);
+	ck_assert_int_eq(r.answer, DISPUTE_STANDS);
+	ck_assert_str_eq(r.answer_line, "the disputed decline stands");
+	ck_assert_int_eq(r.verdict, AUDIT_BIT_IDENTICAL);
+	ck_assert(r.stored_score == r.rebuilt_score);
+	ck_assert(r.edge == 0.5 || r.edge == 0.3);
+	dispute_report_release(&r);
+
+	ck_assert_int_eq(audit_dispute(s, "german-categorical-mlp", "no-such-case", NULL,
+				       &r, &d), RBA_E_NOTFOUND);
+	ck_assert_str_eq(d.key, "no-such-case");
+	dispute_report_release(&r);
+
+	/* Pins edited: a flipped case escalates, naming the decisions. */
+	edit_lr(s, "german-categorical-mlp", 0.03);
+	ck_assert_int_eq(audit_dispute(s, "german-categorical-mlp", f.id, NULL, &r, &d), 0);
+	ck_assert_int_eq(r.answer, DISPUTE_ESCALATE);
+	ck_assert(has_text(r.answer_line, "escalate: "));
+	dispute_report_release(&r);
+	audit(s, "german-categorical-mlp", NULL, 1, &a, 0);
+	ck_assert(a.nlisted > 0);
+	snprintf(flipped, sizeof(flipped), "%s", a.listed[0].id);
+	ck_assert_int_eq(audit_dispute(s, "german-categorical-mlp", flipped, NULL, &r, &d), 0);
+	ck_assert_int_eq(r.answer, DISPUTE_ESCALATE);
+	ck_assert_msg(has_text(r.answer_line, "escalate: the rebuilt model decides"),
+		      "%s", r.answer_line);
+	ck_assert(r.has_audit && r.verdict == AUDIT_NOT_REPRODUCIBLE);
+	dispute_report_release(&r);
+	audit_report_release(&a);
+	store_close(s);
+}
+END_TEST
+
+START_TEST(test_score_column)
+{
+	struct store *s = new_store();
+	struct audit_report r;
+	struct rba_detail d;
+	struct rba_buf b;
+	uint8_t *src;
+	size_t n;
+	char *csv = tmp_file("logged.csv");
+
+	/* Production-log scores: everyone at 0.1, decided "approve". */
+	ck_assert_int_eq(rba_file_read(GC, 1 << 20, &src, &n, &d), 0);
+	rba_buf_init(&b);
+	for (size_t i = 0, line = 0; i < n; i++) {
+		if (src[i] == '\n') {
+			rba_buf_printf(&b, line ? ",0.1,approve" : ",score,decision");
+			line++;
+		}
+		rba_buf_put_u8(&b, src[i]);
+	}
+	write_file(csv, b.p, b.len);
+	reg(s, PINS_CAT_MLP, NULL, NULL, POL_CREDIT);
+	{
+		struct sample_add_request rq;
+		struct sample_add_result res;
+		memset(&rq, 0, sizeof(rq));
+		rq.version = "german-categorical-mlp";
+		rq.path = csv;
+		rq.score_column = "score";
+		rq.decision_column = "decision";
+		ck_assert_msg(sample_add(s, &rq, &res, &d) == 0, "%s", d.reason);
+		ck_assert_uint_eq(res.cases, 1000);
+		ck_assert_uint_eq(res.ndecisions, 1);
+		sample_add_result_release(&res);
+		/* A decision column alone is refused. */
+		rq.score_column = NULL;
+		ck_assert_int_eq(sample_add(s, &rq, &res, &d), RBA_E_USAGE);
+	}
+	audit(s, "german-categorical-mlp", NULL, 1, &r, 0);
+	ck_assert_int_eq(r.verdict, AUDIT_NOT_REPRODUCIBLE);
+	ck_assert_int_eq(r.sample_scored_by, SAMPLE_SCORED_COLUMN);
+	ck_assert(r.flips > 0 && r.flips < 1000);
+	ck_assert(has_text(r.reasons[r.nreasons - 1], "came from a column"));
+	audit_report_release(&r);
+	/* An argmax policy cannot judge single scores: not measured. */
+	audit(s, "german-categorical-mlp", POL_ARGMAX, 1, &r, RBA_E_SCHEMA);
+	ck_assert_int_eq(r.verdict, AUDIT_NOT_MEASURED);
+	ck_assert(has_text(r.reasons[0], "argmax"));
+	audit_report_release(&r);
+	free(src);
+	rba_buf_release(&b);
+	store_close(s);
+}
+END_TEST
+
+Suite *
+suite_audit(void)
+{
+	Suite *s = suite_create("audit");
+	TCase *tc = tcase_create("audit");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_json_numbers);
+	tcase_add_test(tc, test_json_roundtrip);
+	tcase_add_test(tc, test_json_bad);
+	tcase_add_test(tc, test_layout_roundtrip);
+	tcase_add_test(tc, test_layout_bad);
+	tcase_add_test(tc, test_chunk_roundtrip);
+	tcase_add_test(tc, test_scoring_cat_mlp);
+	tcase_add_test(tc, test_scoring_cat_logistic);
+	tcase_add_test(tc, test_scoring_numeric);
+	tcase_add_test(tc, test_sample_lossless);
+	tcase_add_test(tc, test_sample_errors);
+	tcase_add_test(tc, test_audit_bit_identical);
+	tcase_add_test(tc, test_audit_metric_equivalent);
+	tcase_add_test(tc, test_audit_config_changed);
+	tcase_add_test(tc, test_audit_tampered);
+	tcase_add_test(tc, test_dispute);
+	tcase_add_test(tc, test_score_column);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,915 @@
+/*
+ * check_evidence.c - evidence files (audit/evidence.h): rendering one
+ * audit record as an in-toto statement, determinism, the consistency
+ * check and every way it must fail, signing and the pair written beside
+ * each other.
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "audit/evidence.h"
+#include "audit/json.h"
+#include "audit/register.h"
+#include "audit/sample.h"
+#include "audit/sign.h"
+#include "common/buf.h"
+#include "common/digest.h"
+#include "common/fileio.h"
+#include "rebuild/snapshot.h"
+#include "store/store.h"
+#include "store/store_debug.h"
+#include "tests/unit/suites.h"
+
+#define GN FIXTURES "/german-credit-numeric.csv"
+#define PINS_NUM_LOG FIXTURES "/pins/german-numeric-logistic.yaml"
+#define POL_CREDIT FIXTURES "/policy/credit.yaml"
+#define KEY FIXTURES "/keys/rba-test-only.key"
+#define PUB FIXTURES "/keys/rba-test-only.pub"
+#define VERSION "german-numeric-logistic"
+
+static char tmp_root[256];
+static char spath[300];
+
+static int
+rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static void
+setup(void)
+{
+	snprintf(tmp_root, sizeof(tmp_root), "%s/rba-evidence-XXXXXX",
+		 getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(tmp_root));
+	snprintf(spath, sizeof(spath), "%s/store", tmp_root);
+	ck_assert_int_eq(rba_crypto_init(), 0);
+}
+
+static void
+teardown(void)
+{
+	if (tmp_root[0] != 0)
+		nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tmp_root[0] = 0;
+}
+
+static const char *
+tpath(const char *name)
+{
+	static char buf[4][512];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmp_root, name);
+	return buf[i];
+}
+
+static int
+has(const char *s, const char *t)
+{
+	return s != NULL && strstr(s, t) != NULL;
+}
+
+static struct policy *
+load_policy(const char *path)
+{
+	struct policy *p = NULL;
+	struct rba_detail d;
+
+	ck_assert_msg(policy_load(path, &p, &d) == 0, "%s: %s", path, d.reason);
+	return p;
+}
+
+/* The first n data rows of the numeric German credit file, plus extra
+ * text appended to each line (a score column) when given. */
+static const char *
+cases_file(const char *name, int rows, const char *header_extra,
+	   const char *const *row_extra, int nextra)
+{
+	const char *path = tpath(name);
+	FILE *in = fopen(GN, "r"), *out = fopen(path, "w");
+	char line[4096];
+	int i = 0;
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(out);
+	while (i <= rows && fgets(line, sizeof(line), in) != NULL) {
+		line[strcspn(line, "\r\n")] = 0;
+		if (i == 0)
+			fprintf(out, "%s%s\n", line, header_extra ? header_extra : "");
+		else
+			fprintf(out, "%s%s\n", line,
+				row_extra ? row_extra[(i - 1) % nextra] : "");
+		i++;
+	}
+	fclose(in);
+	ck_assert_int_eq(fclose(out), 0);
+	return path;
+}
+
+static void
+add_sample(struct store *s, const char *csv, const char *score_column)
+{
+	struct sample_add_request rq;
+	struct sample_add_result res;
+	struct rba_detail d;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.version = VERSION;
+	rq.path = csv;
+	rq.score_column = score_column;
+	rba_detail_clear(&d);
+	ck_assert_msg(sample_add(s, &rq, &res, &d) == 0, "sample: %s", d.reason);
+	sample_add_result_release(&res);
+}
+
+/* Audits VERSION; record 0: keep it out of the history. */
+static void
+run_audit(struct store *s, int record, struct audit_report *r)
+{
+	struct audit_options o;
+	struct rba_detail d;
+	int err;
+
+	memset(&o, 0, sizeof(o));
+	o.no_record = !record;
+	rba_detail_clear(&d);
+	err = audit_version(s, VERSION, &o, r, &d);
+	ck_assert_msg(err == 0, "audit: %d %s", err, d.reason);
+}
+
+/*
+ * A store holding the numeric German credit logistic model under the
+ * credit policy, a sample of 59 cases scored by its artifact, and one
+ * bit-identical audit (history record 1).
+ */
+static struct store *
+new_store(void)
+{
+	struct store *s = NULL;
+	struct store_txn *t;
+	struct register_request rq;
+	struct register_result res;
+	struct pins *p = NULL;
+	struct policy *pol = load_policy(POL_CREDIT);
+	struct rba_detail d;
+	struct rba_digest dg;
+	struct audit_report r;
+
+	rba_detail_clear(&d);
+	ck_assert_msg(store_init(spath, &d) == 0, "init: %s", d.reason);
+	ck_assert_msg(store_open(spath, 0, &s, &d) == 0, "open: %s", d.reason);
+	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), 0);
+	ck_assert_msg(snapshot_add(t, GN, NULL, &dg, NULL, &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(store_txn_commit(t, &d), 0);
+	ck_assert_int_eq(policy_pins_load(PINS_NUM_LOG, &p, &d), 0);
+	memset(&rq, 0, sizeof(rq));
+	rq.pins = p;
+	rq.policy = pol;
+	ck_assert_msg(register_version(s, &rq, &res, &d) == 0, "register: %s",
+		      d.reason);
+	register_result_release(&res);
+	policy_pins_free(p);
+	policy_free(pol);
+	add_sample(s, cases_file("cases.csv", 59, NULL, NULL, 0), NULL);
+	run_audit(s, 1, &r);
+	ck_assert_int_eq(r.verdict, AUDIT_BIT_IDENTICAL);
+	ck_assert_uint_eq(r.history_id, 1);
+	audit_report_release(&r);
+	return s;
+}
+
+static char *
+render(struct store *s, uint64_t id, int inputs, size_t *n,
+       struct evidence_summary *sum)
+{
+	struct rba_buf b;
+	struct rba_detail d;
+	int err;
+
+	rba_buf_init(&b);
+	rba_detail_clear(&d);
+	err = evidence_render(s, VERSION, id, inputs, &b, sum, &d);
+	ck_assert_msg(err == 0, "render: %d %s", err, d.reason);
+	rba_buf_cstr(&b);
+	return (char *)rba_buf_steal(&b, n);
+}
+
+/* The comment export would sign for sum. */
+static const char *
+comment_of(const struct evidence_summary *sum)
+{
+	static char tc[SIGN_TRUSTED_COMMENT_MAX + 1];
+
+	ck_assert_int_eq(evidence_trusted_comment(sum, "evidence.json", tc,
+						  sizeof(tc)), 0);
+	return tc;
+}
+
+/* evidence_check with the reason kept for the caller. */
+static int
+check(const char *doc, size_t n, const char *tc, struct evidence_summary *sum,
+      char reason[384])
+{
+	struct rba_detail d;
+	int err;
+
+	rba_detail_clear(&d);
+	err = evidence_check(doc, n, tc, sum, &d);
+	if (reason != NULL)
+		snprintf(reason, 384, "%s", d.reason);
+	return err;
+}
+
+/* doc with the first occurrence of from (after offset start) replaced. */
+static char *
+edit(const char *doc, const char *from, const char *to, size_t *n)
+{
+	const char *at = strstr(doc, from);
+	size_t fl = strlen(from), tl = strlen(to), dl = strlen(doc);
+	char *out;
+
+	ck_assert_msg(at != NULL, "'%s' not in the evidence", from);
+	out = malloc(dl - fl + tl + 1);
+	ck_assert_ptr_nonnull(out);
+	memcpy(out, doc, (size_t)(at - doc));
+	memcpy(out + (at - doc), to, tl);
+	memcpy(out + (at - doc) + tl, at + fl, dl - (size_t)(at - doc) - fl + 1);
+	*n = dl - fl + tl;
+	return out;
+}
+
+static struct sign_seckey *
+test_key(void)
+{
+	struct sign_seckey *k = NULL;
+	struct rba_detail d;
+
+	ck_assert_msg(sign_seckey_load(KEY, NULL, 0, &k, &d) == 0, "%s", d.reason);
+	return k;
+}
+
+static int
+count_tmp(void)
+{
+	DIR *dp = opendir(tmp_root);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(dp);
+	while ((e = readdir(dp)) != NULL)
+		if (strstr(e->d_name, ".tmp-") != NULL)
+			n++;
+	closedir(dp);
+	return n;
+}
+
+static uint8_t *
+slurp(const char *path, size_t *n)
+{
+	uint8_t *p = NULL;
+	struct rba_detail d;
+
+	ck_assert_msg(rba_file_read(path, 1 << 26, &p, n, &d) == 0, "%s", path);
+	return p;
+}
+
+/* ---- rendering ------------------------------------------------------------ */
+
+START_TEST(test_render_statement)
+{
+	struct store *s = new_store();
+	struct evidence_summary sum, chk;
+	struct json_value v;
+	struct rba_detail d;
+	char reason[384];
+	size_t n, n2;
+	char *doc = render(s, 0, 0, &n, &sum), *doc2 = render(s, 1, 0, &n2, NULL);
+	const struct json_value *p, *subj;
+
+	/* The same record twice: the same bytes, "latest" being record 1. */
+	ck_assert_uint_eq(n, n2);
+	ck_assert(memcmp(doc, doc2, n) == 0);
+	ck_assert_str_eq(sum.version, VERSION);
+	ck_assert_str_eq(sum.verdict, "bit-identical");
+	ck_assert_uint_eq(sum.audit_id, 1);
+	ck_assert_uint_eq(sum.cases, 59);
+	ck_assert(doc[n - 1] == '\n');
+
+	ck_assert_int_eq(json_parse(doc, n, &v, &d), 0);
+	ck_assert_str_eq(json_get_str(&v, "_type"), "https://in-toto.io/Statement/v1");
+	ck_assert_str_eq(json_get_str(&v, "predicateType"), EVIDENCE_PREDICATE_TYPE);
+	subj = json_get(&v, "subject");
+	ck_assert(subj != NULL && subj->n == 1);
+	ck_assert_str_eq(json_get_str(&subj->items[0], "name"),
+			 VERSION ".artifact");
+	p = json_get(&v, "predicate");
+	ck_assert_str_eq(json_get_str(p, "verdict"), "bit-identical");
+	ck_assert(has(json_get_str(p, "guarantee"),
+		      "the rebuilt artifact is bit-identical to the pinned one"));
+	ck_assert(json_get(p, "inputs_included")->type == JSON_FALSE);
+	ck_assert(has(json_get_str(json_get(p, "pins"), "text"), "version: " VERSION));
+	ck_assert(has(json_get_str(json_get(p, "policy"), "text"),
+		      "max_score_delta: 0.0005"));
+	ck_assert(json_get_str(json_get(json_get(p, "environment"), "current"),
+			       "record") != NULL);
+	ck_assert(json_get_num(json_get(json_get(p, "policy"), "tolerance"),
+			       "max_score_delta", -1) == 0.0005);
+	ck_assert_str_eq(json_get_str(json_get(p, "audit"), "store_id"),
+			 store_id_hex(s));
+	json_release(&v);
+
+	/* It passes its own check, and says what it is. */
+	ck_assert_msg(check(doc, n, comment_of(&sum), &chk, reason) == 0, "%s",
+		      reason);
+	ck_assert_int_eq(chk.is_evidence, 1);
+	ck_assert_str_eq(chk.verdict, "bit-identical");
+	ck_assert_str_eq(chk.time_text, sum.time_text);
+	ck_assert_str_eq(chk.guarantee, sum.guarantee);
+	ck_assert(rba_digest_equal(&chk.artifact, &sum.artifact));
+	free(doc);
+	free(doc2);
+	store_close(s);
+}
+END_TEST
+
+START_TEST(test_render_refusals)
+{
+	struct store *s = new_store();
+	struct rba_buf b;
+	struct rba_detail d;
+	struct audit_report r;
+	struct store_txn *t;
+
+	rba_buf_init(&b);
+	/* No such record, no record of that version. */
+	ck_assert_int_eq(evidence_render(s, VERSION, 99, 0, &b, NULL, &d),
+			 RBA_E_NOTFOUND);
+	ck_assert(has(d.reason, "no audit record 99"));
+	ck_assert_int_eq(evidence_render(s, "other", 0, 0, &b, NULL, &d),
+			 RBA_E_NOTFOUND);
+	ck_assert(has(d.reason, "run 'rebuild-audit audit other' first"));
+	ck_assert_int_eq(evidence_render(s, "other", 1, 0, &b, NULL, &d),
+			 RBA_E_SCHEMA);
+	ck_assert(has(d.reason, "is of version 'german-numeric-logistic'"));
+
+	/* A record that did not measure attests nothing. */
+	memset(&r, 0, sizeof(r));
+	r.version = strdup(VERSION);
+	r.time = 1700000000;
+	r.verdict = AUDIT_NOT_MEASURED;
+	r.exit_status = 2;
+	r.reasons = calloc(1, sizeof(char *));
+	r.reasons[0] = strdup("tampered: the stored artifact does not match");
+	r.nreasons = 1;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	ck_assert_uint_eq(r.history_id, 2);
+	audit_report_release(&r);
+	ck_assert_int_eq(evidence_render(s, VERSION, 0, 0, &b, NULL, &d),
+			 RBA_E_SCHEMA);
+	ck_assert_msg(has(d.reason, "did not measure (not-measured: tampered"), "%s",
+		      d.reason);
+	/* ... but the measured record before it still exports. */
+	rba_detail_clear(&d);
+	ck_assert_int_eq(evidence_render(s, VERSION, 1, 0, &b, NULL, &d), 0);
+	ck_assert_uint_eq(b.len > 0, 1);
+
+	/* A damaged history is not exported from. */
+	{
+		uint8_t key[8], *val = NULL;
+		size_t vlen = 0;
+
+		store_debug_history_key(1, key);
+		ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), 0);
+		ck_assert_int_eq(store_debug_get_raw(t, "history", key, 8, &val,
+						     &vlen, &d), 0);
+		val[vlen - 3] ^= 1;
+		ck_assert_int_eq(store_debug_put_raw(t, "history", key, 8, val, vlen,
+						     &d), 0);
+		ck_assert_int_eq(store_txn_commit(t, &d), 0);
+		free(val);
+	}
+	b.len = 0;
+	ck_assert_int_eq(evidence_render(s, VERSION, 1, 0, &b, NULL, &d),
+			 RBA_E_TAMPERED);
+	rba_buf_release(&b);
+	store_close(s);
+}
+END_TEST
+
+/* A metric-equivalent record, as an audit with a nearby rebuild writes
+ * it; consistent, and the guarantee the tolerance gives. */
+START_TEST(test_metric_equivalent)
+{
+	struct store *s = new_store();
+	struct audit_report r;
+	struct evidence_summary sum;
+	struct rba_detail d;
+	char reason[384];
+	size_t n;
+	char *doc;
+
+	run_audit(s, 0, &r);
+	r.verdict = AUDIT_METRIC_EQUIVALENT;
+	r.artifact_rebuilt.b[0] ^= 0x55;
+	r.max_delta = 0.0001;
+	r.near_cases = 0;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_str_eq(sum.verdict, "metric-equivalent");
+	ck_assert_msg(has(sum.guarantee, "a rebuild of version " VERSION " from its "
+				     "pins reproduces every decision on the audit "
+				     "sample of 59 cases and every score within "
+				     "0.0005"), "%s", sum.guarantee);
+	ck_assert_msg(check(doc, n, comment_of(&sum), NULL, reason) == 0, "%s",
+		      reason);
+	free(doc);
+
+	/* Near-threshold cases under require_bits: not metric-equivalent. */
+	r.near_cases = 3;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_int_eq(check(doc, n, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "3 audit cases sit near a band edge"), "%s",
+		      reason);
+	free(doc);
+
+	/* Over the score tolerance, with no reason. */
+	r.near_cases = 0;
+	r.max_delta = 0.01;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_int_eq(check(doc, n, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "maximum score delta of 0.01, over the "
+			  "tolerance of 0.0005"), "%s", reason);
+	free(doc);
+
+	/* Bit-identical with a different rebuilt digest. */
+	r.verdict = AUDIT_BIT_IDENTICAL;
+	r.max_delta = 0;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_int_eq(check(doc, n, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "verdict bit-identical, but the rebuilt artifact"),
+		      "%s", reason);
+	free(doc);
+	audit_report_release(&r);
+	store_close(s);
+}
+END_TEST
+
+/* Scores from a column that the model does not give: flips, listed with
+ * their inputs on request, and refused once the sample is replaced. */
+START_TEST(test_flips_and_inputs)
+{
+	static const char *const scores[] = { ",0.1", ",0.9", ",0.4" };
+	struct store *s = new_store();
+	struct audit_report r;
+	struct evidence_summary sum;
+	struct rba_buf b;
+	struct rba_detail d;
+	struct json_value v;
+	char reason[384];
+	size_t n;
+	char *doc;
+	const struct json_value *fl, *in;
+
+	add_sample(s, cases_file("scored.csv", 40, ",score", scores, 3), "score");
+	run_audit(s, 1, &r);
+	ck_assert_int_eq(r.verdict, AUDIT_NOT_REPRODUCIBLE);
+	ck_assert(r.flips > 0);
+
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_str_eq(sum.verdict, "not-reproducible");
+	ck_assert(has(sum.guarantee, "none: a rebuild of version"));
+	ck_assert(has(sum.guarantee, "is bit-identical to the pinned artifact"));
+	ck_assert_msg(check(doc, n, comment_of(&sum), NULL, reason) == 0, "%s",
+		      reason);
+	ck_assert(strstr(doc, "\"inputs\"") == NULL);
+	free(doc);
+
+	doc = render(s, r.history_id, 1, &n, &sum);
+	ck_assert_msg(check(doc, n, comment_of(&sum), NULL, reason) == 0, "%s",
+		      reason);
+	ck_assert_int_eq(json_parse(doc, n, &v, &d), 0);
+	fl = json_get(json_get(json_get(&v, "predicate"), "results"), "flipped_cases");
+	ck_assert(fl != NULL && fl->n == r.flips);
+	in = json_get(&fl->items[0], "inputs");
+	ck_assert(in != NULL && in->type == JSON_OBJECT && in->n == 27);
+	ck_assert_str_eq(in->keys[0], "id");
+	ck_assert_str_eq(in->items[0].str, json_get_str(&fl->items[0], "id"));
+	ck_assert_str_eq(in->keys[26], "score");
+	ck_assert(json_get(json_get(&v, "predicate"), "inputs_included")->type ==
+		  JSON_TRUE);
+	json_release(&v);
+
+	/* An input edited in the file: the record cannot tell, the signature
+	 * does; a case without inputs when they are included is caught. */
+	{
+		size_t n2;
+		char *bad = edit(doc, "\"inputs\": {\n", "\"inputs\": {}, \"x\": {\n", &n2);
+		ck_assert_int_eq(check(bad, n2, NULL, NULL, reason), RBA_E_SCHEMA);
+		free(bad);
+	}
+	free(doc);
+
+	/* The sample replaced since the audit: its inputs are not the ones
+	 * the audit scored. */
+	add_sample(s, cases_file("other.csv", 30, ",score", scores, 3), "score");
+	rba_buf_init(&b);
+	ck_assert_int_eq(evidence_render(s, VERSION, r.history_id, 1, &b, NULL, &d),
+			 RBA_E_SCHEMA);
+	ck_assert_msg(has(d.reason, "changed since audit"), "%s", d.reason);
+	/* Without inputs the record still exports. */
+	ck_assert_int_eq(evidence_render(s, VERSION, r.history_id, 0, &b, NULL, &d),
+			 0);
+	rba_buf_release(&b);
+	audit_report_release(&r);
+	store_close(s);
+}
+END_TEST
+
+/* ---- the check ------------------------------------------------------------ */
+
+START_TEST(test_check_not_evidence)
+{
+	struct evidence_summary sum;
+	char reason[384];
+	const char *tc = "rebuild-audit evidence: version v verdict bit-identical "
+			 "audit 1 at 2026-01-01T00:00:00Z file e.json";
+	static const char *const others[] = {
+		"hello\n", "{\"a\": 1}\n", "[1, 2]",
+		"{\"_type\": \"https://in-toto.io/Statement/v1\", \"predicateType\": "
+		"\"https://slsa.dev/provenance/v1\", \"subject\": [], \"predicate\": {}}",
+		"\xff\xfe not text",
+	};
+
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		/* Only the signature vouches for it... */
+		ck_assert_int_eq(check(others[i], strlen(others[i]), "anything", &sum,
+				       NULL), 0);
+		ck_assert_int_eq(sum.is_evidence, 0);
+		/* ... unless its trusted comment says it is evidence. */
+		ck_assert_int_eq(check(others[i], strlen(others[i]), tc, &sum, reason),
+				 RBA_E_SCHEMA);
+		ck_assert_msg(has(reason, "the trusted comment claims evidence"), "%s",
+			      reason);
+	}
+	/* A later version of this predicate cannot be checked here. */
+	{
+		const char *v2 = "{\"_type\": \"https://in-toto.io/Statement/v1\", "
+				 "\"predicateType\": "
+				 "\"https://rebuild-audit.dev/audit-evidence/v2\"}";
+		ck_assert_int_eq(check(v2, strlen(v2), NULL, NULL, reason), RBA_E_NEWER);
+		ck_assert(has(reason, "audit-evidence/v2"));
+	}
+}
+END_TEST
+
+START_TEST(test_check_edits)
+{
+	struct store *s = new_store();
+	struct evidence_summary sum;
+	char reason[384];
+	size_t n, n2;
+	char *doc = render(s, 0, 0, &n, &sum), *bad;
+	const char *tc = comment_of(&sum);
+	static const struct {
+		const char *from, *to;
+		int err;
+		const char *says;
+	} cases[] = {
+		{ "\"verdict\": \"bit-identical\"", "\"verdict\": \"metric-equivalent\"",
+		  RBA_E_SCHEMA, "verdict metric-equivalent, but the rebuilt artifact is "
+				"the pinned one" },
+		{ "\"verdict\": \"bit-identical\"", "\"verdict\": \"not-reproducible\"",
+		  RBA_E_SCHEMA, "verdict not-reproducible without a reason" },
+		{ "\"verdict\": \"bit-identical\"", "\"verdict\": \"not-measured\"",
+		  RBA_E_SCHEMA, "verdict 'not-measured' is not" },
+		{ "epochs: 30", "epochs: 31", RBA_E_TAMPERED,
+		  "the pins text does not hash to predicate.pins.digest" },
+		{ "max_flips: 0}", "max_flips: 9}", RBA_E_TAMPERED,
+		  "the policy text does not hash to predicate.policy.digest" },
+		{ "\"flips\": 0,", "\"flips\": 1,", RBA_E_SCHEMA,
+		  "verdict bit-identical with 1 decision flips, over the tolerance of 0" },
+		{ "\"max_flips\": 0", "\"max_flips\": 1", RBA_E_SCHEMA,
+		  "tolerance or near-threshold rule stated in predicate.policy" },
+		{ "for any input", "for any inputs", RBA_E_SCHEMA,
+		  "predicate.guarantee is not the guarantee of verdict bit-identical" },
+		{ "\"bit_identical\": true", "\"bit_identical\": false", RBA_E_SCHEMA,
+		  "predicate.artifact.bit_identical is false" },
+		{ "\"subject\": [\n    {\n      \"name\": \"german",
+		  "\"subject\": [\n    {\n      \"name\": \"berman", RBA_E_SCHEMA,
+		  "subject name 'berman-numeric-logistic.artifact'" },
+		{ "\\\"flips\\\": 0", "\\\"flips\\\": 1", RBA_E_TAMPERED,
+		  "the embedded audit record does not hash" },
+		{ "\"validation_accuracy\": 0.", "\"validation_accuracy\": 1.", RBA_E_SCHEMA,
+		  "does not agree with its embedded audit record at line" },
+		{ "\"chain_digest\": \"sha256:", "\"chain_digest\": \"sha256:0", RBA_E_SCHEMA,
+		  "'audit.chain_digest' is not a sha256: digest" },
+		{ "\"id\": 1,", "\"id\": 2,", RBA_E_TAMPERED,
+		  "do not give predicate.audit.chain_digest" },
+		{ "{\n  \"_type\"", "{ \n  \"_type\"", RBA_E_SCHEMA,
+		  "not in the canonical form of rebuild-audit-evidence(5) at line 1" },
+		{ "\"warnings\": [],", "\"warnings\": [],\n    \"extra\": 1,", RBA_E_SCHEMA,
+		  "not in the canonical form" },
+		{ "    \"verdict\": ", "    \"verdict\": \"x\",\n    \"verdict\": ",
+		  RBA_E_SCHEMA, "an object has a key twice" },
+		{ "\"reasons\": [],", "\"reasons\": 0,", RBA_E_SCHEMA,
+		  "predicate: 'reasons' is of another type, not an array" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int err;
+		bad = edit(doc, cases[i].from, cases[i].to, &n2);
+		err = check(bad, n2, tc, NULL, reason);
+		ck_assert_msg(err == cases[i].err && has(reason, cases[i].says),
+			      "edit %zu (%s): %d '%s'", i, cases[i].to, err, reason);
+		free(bad);
+	}
+
+	/* The pins edited and their digest recomputed: the pins no longer
+	 * give the config hash stated beside them. */
+	{
+		struct json_value v;
+		struct rba_detail d;
+		struct rba_digest dg;
+		char hex[RBA_DIGEST_TEXT_LEN + 1], *at;
+		const char *t;
+
+		bad = edit(doc, "epochs: 30", "epochs: 31", &n2);
+		ck_assert_int_eq(json_parse(bad, n2, &v, &d), 0);
+		t = json_get_str(json_get(json_get(&v, "predicate"), "pins"), "text");
+		rba_digest_bytes(t, strlen(t), &dg);
+		json_release(&v);
+		rba_digest_format(&dg, hex);
+		at = strstr(strstr(bad, "\"pins\": {"), "\"digest\": \"") +
+		     strlen("\"digest\": \"");
+		memcpy(at, hex, RBA_DIGEST_TEXT_LEN);
+		ck_assert_int_eq(check(bad, n2, tc, NULL, reason), RBA_E_SCHEMA);
+		ck_assert_msg(has(reason, "the pins' config hash is not"), "%s", reason);
+		free(bad);
+	}
+
+	/* A trusted comment that names other evidence. */
+	ck_assert_int_eq(check(doc, n, "rebuild-audit evidence: version other "
+				       "verdict bit-identical audit 1 at x file e",
+			       NULL, reason), RBA_E_SCHEMA);
+	ck_assert(has(reason, "the trusted comment does not name this evidence"));
+	ck_assert_int_eq(check(doc, n, "a comment of someone else", NULL, reason), 0);
+	free(doc);
+	store_close(s);
+}
+END_TEST
+
+/*
+ * Every byte of the statement matters: a change anywhere (but in the
+ * lines no digest covers: the store id and the exporting tool, which
+ * only the signature vouches for) fails the check.
+ */
+START_TEST(test_check_every_byte)
+{
+	struct store *s = new_store();
+	struct evidence_summary sum;
+	size_t n, skip_a, skip_b, ex_a, ex_b, missed = 0, tried = 0;
+	char *doc = render(s, 0, 0, &n, &sum);
+	const char *tc = comment_of(&sum);
+	char first[64] = "";
+
+	skip_a = (size_t)(strstr(doc, "\"store_id\"") - doc);
+	skip_b = (size_t)(strchr(doc + skip_a, '\n') - doc);
+	ex_a = (size_t)(strstr(doc, "\"exported_by\"") - doc);
+	ex_b = (size_t)(strstr(doc + ex_a, "}") - doc);
+	for (size_t i = 0; i < n; i += (i < 4000 ? 3 : 17)) {
+		char save = doc[i];
+		if ((i >= skip_a && i < skip_b) || (i >= ex_a && i < ex_b))
+			continue;
+		doc[i] = (char)(save ^ (save == ' ' ? 0x01 : 0x20));
+		tried++;
+		if (check(doc, n, tc, NULL, NULL) == 0) {
+			if (missed++ == 0)
+				snprintf(first, sizeof(first), "%zu '%.20s'", i,
+					 doc + (i > 10 ? i - 10 : 0));
+		}
+		doc[i] = save;
+	}
+	ck_assert_msg(missed == 0, "%zu of %zu changes passed, first at %s", missed,
+		      tried, first);
+	ck_assert(tried > 1000);
+	ck_assert_int_eq(check(doc, n, tc, NULL, NULL), 0);
+	free(doc);
+	store_close(s);
+}
+END_TEST
+
+/* ---- signing and writing ------------------------------------------------- */
+
+START_TEST(test_export_pair)
+{
+	struct store *s = new_store();
+	struct sign_seckey *k = test_key();
+	struct sign_pubkey pub;
+	struct sign_check chk;
+	struct evidence_request rq;
+	struct evidence_result res, res2;
+	struct rba_detail d;
+	struct stat st;
+	const char *file = tpath("evidence.json"), *sigf = tpath("evidence.json.minisig");
+	uint8_t *doc, *sig, *doc2, *sig2;
+	size_t n, sn, n2, sn2;
+	char stale[600];
+	pid_t dead;
+
+	ck_assert_int_eq(sign_pubkey_load(PUB, &pub, &d), 0);
+	memset(&rq, 0, sizeof(rq));
+	rq.version = VERSION;
+	rq.key = k;
+	rq.path = file;
+
+	/* A temporary of a killed export: removed by the next one. */
+	dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	snprintf(stale, sizeof(stale), "%s.tmp-%ld-0", file, (long)dead);
+	ck_assert_int_eq(rba_file_write_atomic(stale, "{\"torn", 6, 0644), 0);
+	snprintf(stale, sizeof(stale), "%s.minisig.tmp-%ld-3", file, (long)dead);
+	ck_assert_int_eq(rba_file_write_atomic(stale, "untrusted", 9, 0644), 0);
+	ck_assert_int_eq(count_tmp(), 2);
+
+	rba_detail_clear(&d);
+	ck_assert_msg(evidence_export(s, &rq, &res, &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(count_tmp(), 0);
+	ck_assert(has(res.trusted_comment,
+		      "rebuild-audit evidence: version " VERSION " verdict "
+		      "bit-identical audit 1 at "));
+	ck_assert(has(res.trusted_comment, "Z file evidence.json"));
+	doc = slurp(file, &n);
+	sig = slurp(sigf, &sn);
+	ck_assert_uint_eq(n, res.size);
+	ck_assert_int_eq(sign_file_verify(&pub, doc, n, sig, sn, &chk, &d), 0);
+	ck_assert_str_eq(chk.trusted_comment, res.trusted_comment);
+	ck_assert_int_eq(stat(file, &st), 0);
+	ck_assert_int_eq(st.st_mode & 022, 0);
+
+	/* Not replaced without force, whichever of the two exists. */
+	ck_assert_int_eq(evidence_export(s, &rq, &res2, &d), RBA_E_EXISTS);
+	ck_assert_str_eq(d.file, file);
+	ck_assert(has(d.reason, "already exists"));
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(evidence_export(s, &rq, &res2, &d), RBA_E_EXISTS);
+	ck_assert_str_eq(d.file, sigf);
+	ck_assert(access(file, F_OK) != 0);
+	ck_assert_int_eq(count_tmp(), 0);
+
+	/* With force: the same bytes again (Ed25519 is deterministic). */
+	rq.force = 1;
+	ck_assert_int_eq(evidence_export(s, &rq, &res2, &d), 0);
+	doc2 = slurp(file, &n2);
+	sig2 = slurp(sigf, &sn2);
+	ck_assert(n == n2 && memcmp(doc, doc2, n) == 0);
+	ck_assert(sn == sn2 && memcmp(sig, sig2, sn) == 0);
+	ck_assert_int_eq(count_tmp(), 0);
+	free(doc2);
+	free(sig2);
+
+	/* A missing directory or a directory in the way: nothing written. */
+	rq.path = tpath("no/such/dir/e.json");
+	ck_assert_int_eq(evidence_export(s, &rq, &res2, &d), ENOENT);
+	ck_assert_int_eq(mkdir(tpath("adir"), 0755), 0);
+	rq.path = tpath("adir");
+	ck_assert_int_eq(evidence_export(s, &rq, &res2, &d), EISDIR);
+	ck_assert(access(tpath("adir.minisig"), F_OK) != 0);
+
+	free(doc);
+	free(sig);
+	sign_seckey_free(k);
+	store_close(s);
+}
+END_TEST
+
+START_TEST(test_signature_every_byte)
+{
+	struct store *s = new_store();
+	struct sign_seckey *k = test_key();
+	struct sign_pubkey pub;
+	struct evidence_summary sum;
+	struct rba_buf sig;
+	struct rba_detail d;
+	size_t n, missed = 0;
+	char *doc = render(s, 0, 0, &n, &sum);
+
+	ck_assert_int_eq(sign_pubkey_load(PUB, &pub, &d), 0);
+	rba_buf_init(&sig);
+	ck_assert_int_eq(sign_file_sign(k, doc, n, NULL, comment_of(&sum), &sig, &d),
+			 0);
+	ck_assert_int_eq(sign_file_verify(&pub, doc, n, sig.p, sig.len, NULL, &d), 0);
+	for (size_t i = 0; i < n; i++) {
+		doc[i] ^= 0x01;
+		if (sign_file_verify(&pub, doc, n, sig.p, sig.len, NULL, &d) !=
+		    RBA_E_BADSIG)
+			missed++;
+		doc[i] ^= 0x01;
+	}
+	ck_assert_uint_eq(missed, 0);
+	rba_buf_release(&sig);
+	free(doc);
+	sign_seckey_free(k);
+	store_close(s);
+}
+END_TEST
+
+START_TEST(test_write_pair)
+{
+	const char *file = tpath("e.json"), *sigf = tpath("e.json.minisig");
+	struct rba_detail d;
+	uint8_t *p;
+	size_t n;
+
+	rba_detail_clear(&d);
+	ck_assert_int_eq(evidence_write(file, "one\n", 4, "sig-one\n", 8, 0, &d), 0);
+	ck_assert_int_eq(evidence_write(file, "two\n", 4, "sig-two\n", 8, 0, &d),
+			 RBA_E_EXISTS);
+	p = slurp(file, &n);
+	ck_assert(n == 4 && memcmp(p, "one\n", 4) == 0);
+	free(p);
+	ck_assert_int_eq(evidence_write(file, "two\n", 4, "sig-two\n", 8, 1, &d), 0);
+	p = slurp(file, &n);
+	ck_assert(n == 4 && memcmp(p, "two\n", 4) == 0);
+	free(p);
+	p = slurp(sigf, &n);
+	ck_assert(n == 8 && memcmp(p, "sig-two\n", 8) == 0);
+	free(p);
+	ck_assert_int_eq(count_tmp(), 0);
+
+	/* A dangling link in the way is an existing name, not followed. */
+	ck_assert_int_eq(symlink(tpath("nowhere"), tpath("l.json")), 0);
+	ck_assert_int_eq(evidence_write(tpath("l.json"), "x", 1, "y", 1, 0, &d),
+			 RBA_E_EXISTS);
+	ck_assert(access(tpath("nowhere"), F_OK) != 0);
+	ck_assert_int_eq(evidence_write("", "x", 1, "y", 1, 0, &d), ENOENT);
+	ck_assert_int_eq(count_tmp(), 0);
+}
+END_TEST
+
+START_TEST(test_trusted_comment)
+{
+	struct evidence_summary sum;
+	char tc[SIGN_TRUSTED_COMMENT_MAX + 1], small[40];
+
+	memset(&sum, 0, sizeof(sum));
+	strcpy(sum.version, "credit-2026-11");
+	strcpy(sum.verdict, "bit-identical");
+	sum.audit_id = 3;
+	strcpy(sum.time_text, "2026-11-29T08:00:00Z");
+	ck_assert_int_eq(evidence_trusted_comment(&sum, "out/dir/evidence.json", tc,
+						  sizeof(tc)), 0);
+	ck_assert_str_eq(tc, "rebuild-audit evidence: version credit-2026-11 verdict "
+			     "bit-identical audit 3 at 2026-11-29T08:00:00Z file "
+			     "evidence.json");
+	ck_assert_int_eq(evidence_trusted_comment(&sum, "a\nb\x7f.json", tc,
+						  sizeof(tc)), 0);
+	ck_assert(has(tc, "file a?b?.json"));
+	ck_assert_int_eq(evidence_trusted_comment(&sum, "e.json", small,
+						  sizeof(small)), RBA_E_LIMIT);
+}
+END_TEST
+
+Suite *
+suite_evidence(void)
+{
+	Suite *s = suite_create("evidence");
+	TCase *tc = tcase_create("evidence");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_render_statement);
+	tcase_add_test(tc, test_render_refusals);
+	tcase_add_test(tc, test_metric_equivalent);
+	tcase_add_test(tc, test_flips_and_inputs);
+	tcase_add_test(tc, test_check_not_evidence);
+	tcase_add_test(tc, test_check_edits);
+	tcase_add_test(tc, test_check_every_byte);
+	tcase_add_test(tc, test_export_pair);
+	tcase_add_test(tc, test_signature_every_byte);
+	tcase_add_test(tc, test_write_pair);
+	tcase_add_test(tc, test_trusted_comment);
+	suite_add_tcase(s, tc);
+	return s;
+}
