@@ -239,7 +239,9 @@ struct dispute_report {
 	double stored_score, rebuilt_score;
 	uint32_t nclasses;
 	char **classes;
-	double *stored_probs, *rebuilt_probs; /* NULL unless vectors */
+	double *stored_probs;  /* nstored (scored by the model), or NULL */
+	uint32_t nstored;
+	double *rebuilt_probs; /* nclasses, or NULL (not scored) */
 	char *stored_decision, *rebuilt_decision;
 	double margin, rebuilt_margin, edge; /* edge NaN when none */
 	/* the version */
@@ -252,7 +254,7 @@ struct dispute_report {
 		sample_digest;
 	int has_sample_policy;
 	struct rba_digest sample_policy;
-	double t_rebuild, t_lookup, t_total;
+	double t_verify, t_rebuild, t_lookup, t_total;
 };
 
 void dispute_report_release(struct dispute_report *r);

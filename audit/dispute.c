@@ -201,6 +201,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	if ((err = chain_load(txn, version, override, &c, d)) != 0)
 		goto out;
 	pol = c.pol;
+	r->t_verify = c.t_verify;
 	r->policy_digest = pol->digest;
 	r->artifact_pinned = c.v.artifact;
 
@@ -252,15 +253,28 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	}
 	for (uint32_t k = 0; k < r->nclasses; k++)
 		r->classes[k] = strdup(C ? c.rebuilt.spec.classes[k] : l.classes[k]);
-	if (pol->argmax || l.nscores > 1) {
+	if (pol->argmax && l.scored_by == SAMPLE_SCORED_COLUMN) {
+		err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+			       "an argmax policy needs stored probability vectors, "
+			       "but the sample's scores came from a column");
+		goto out;
+	}
+	if (l.scored_by == SAMPLE_SCORED_MODEL) {
 		r->stored_probs = calloc(l.nscores, sizeof(double));
-		r->rebuilt_probs = calloc(r->nclasses, sizeof(double));
-		if (r->stored_probs == NULL || r->rebuilt_probs == NULL) {
+		r->nstored = l.nscores;
+		if (r->stored_probs == NULL) {
 			err = RBA_E_NOMEM;
 			goto out;
 		}
 		for (uint32_t k = 0; k < l.nscores; k++)
 			r->stored_probs[k] = chunk.scores[k];
+	}
+	if (C > 0) {
+		r->rebuilt_probs = calloc(C, sizeof(double));
+		if (r->rebuilt_probs == NULL) {
+			err = RBA_E_NOMEM;
+			goto out;
+		}
 		for (uint32_t k = 0; k < C; k++)
 			r->rebuilt_probs[k] = probs[k];
 	}
@@ -450,7 +464,7 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 	json_put_key(b, "rebuilt");
 	rba_buf_put_u8(b, '{');
 	kv_num(b, "score", r->rebuilt_score, 1);
-	num_list(b, "probabilities", r->rebuilt_probs, r->nclasses, 1);
+	num_list(b, "probabilities", r->rebuilt_probs, r->rebuilt_probs ? r->nclasses : 0, 1);
 	kv_str(b, "decision", r->rebuilt_decision, 0);
 	rba_buf_put(b, "}, ", 3);
 	json_put_key(b, "classes");
@@ -495,6 +509,7 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 	}
 	json_put_key(b, "timings");
 	rba_buf_put_u8(b, '{');
+	kv_num(b, "verify_s", r->t_verify, 1);
 	kv_num(b, "lookup_s", r->t_lookup, 1);
 	kv_num(b, "rebuild_s", r->t_rebuild, 1);
 	kv_num(b, "total_s", r->t_total, 0);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1568,6 +1569,7 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 	       struct evidence_summary *sum, struct rba_detail *d)
 {
 	const uint8_t *u = p;
+	struct rba_detail local;
 	struct json_value root, rec;
 	struct ev e, r;
 	struct policy *pol = NULL;
@@ -1577,6 +1579,8 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 	int64_t t = 0;
 	size_t off = 0;
 
+	if (d == NULL)
+		d = &local;
 	memset(&root, 0, sizeof(root));
 	memset(&rec, 0, sizeof(rec));
 	memset(&e, 0, sizeof(e));
@@ -1610,12 +1614,11 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 			   "but the file is not JSON (byte %lu: %s)", d->col,
 			   d->reason);
 	}
+	/* A file naming this predicate is evidence, whatever else it says. */
 	type = json_get_str(&root, "_type");
 	ptype = json_get_str(&root, "predicateType");
-	if (type == NULL || strcmp(type, EVIDENCE_STATEMENT_TYPE) != 0 ||
-	    ptype == NULL ||
-	    strncmp(ptype, EVIDENCE_PREDICATE_PREFIX,
-		    strlen(EVIDENCE_PREDICATE_PREFIX)) != 0) {
+	if (ptype == NULL || strncmp(ptype, EVIDENCE_PREDICATE_PREFIX,
+				     strlen(EVIDENCE_PREDICATE_PREFIX)) != 0) {
 		if (claims)
 			err = bad(d, RBA_E_SCHEMA, "the trusted comment claims evidence, "
 				  "but the file is not an in-toto statement with "
@@ -1625,6 +1628,10 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 	if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE) != 0) {
 		err = bad(d, RBA_E_NEWER, "predicateType %s is not %s, which this "
 			  "tool checks", ptype, EVIDENCE_PREDICATE_TYPE);
+		goto out;
+	}
+	if (type == NULL || strcmp(type, EVIDENCE_STATEMENT_TYPE) != 0) {
+		err = bad(d, RBA_E_SCHEMA, "_type is not %s", EVIDENCE_STATEMENT_TYPE);
 		goto out;
 	}
 
@@ -1735,11 +1742,14 @@ struct newest {
 	uint64_t id;
 };
 
+/* Not a status code: what newest_cb stops the walk with. */
+#define NEWEST_FOUND 0x4e455754
+
 static int
 newest_cb(void *ctx, const struct store_history_entry *e)
 {
 	((struct newest *)ctx)->id = e->id;
-	return 1; /* the first is the newest: stop */
+	return NEWEST_FOUND; /* the first is the newest: stop */
 }
 
 /* Inputs of the listed flipped cases, from the sample audited. */
@@ -1837,10 +1847,13 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 	struct json_value rec;
 	struct ev e;
 	struct newest nw = { 0 };
+	struct rba_detail local;
 	char tv[32];
 	uint64_t bad_id = 0;
 	int err;
 
+	if (d == NULL)
+		d = &local;
 	memset(&ent, 0, sizeof(ent));
 	memset(&rec, 0, sizeof(rec));
 	memset(&e, 0, sizeof(e));
@@ -1852,7 +1865,7 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 		goto out;
 	if (audit_id == 0) {
 		err = store_history_list(txn, version, 1, newest_cb, &nw, d);
-		if (err != 1 && err != 0)
+		if (err != NEWEST_FOUND && err != 0)
 			goto out;
 		if (nw.id == 0) {
 			err = bad(d, RBA_E_NOTFOUND, "no audit of version '%s' in the "
@@ -2084,11 +2097,75 @@ pause_step(long ms)
 			;
 }
 
+/*
+ * Serializes exports into one directory: without it, two forced exports
+ * to the same name could interleave their renames and leave one's
+ * signature beside the other's evidence.  A file system without locks
+ * goes unlocked.  Returns 0 with *fd the lock (or -1), or an errno.
+ */
+static int
+dir_lock(const char *path, int *fd)
+{
+	char dir[EVIDENCE_PATH_MAX + 16];
+	char *slash;
+
+	*fd = -1;
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = 0;
+	else
+		*slash = 0;
+	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0)
+		return errno;
+	while (flock(*fd, LOCK_EX) != 0) {
+		int e = errno;
+		if (e == EINTR)
+			continue;
+		close(*fd);
+		*fd = -1;
+		if (e == ENOLCK || e == EOPNOTSUPP || e == EINVAL || e == ENOSYS)
+			return 0;
+		return e;
+	}
+	return 0;
+}
+
+static int
+write_locked(const char *path, const char *sigpath, const void *doc,
+	     size_t n, const void *sig, size_t siglen, int force,
+	     struct rba_detail *d);
+
 int
 evidence_write(const char *path, const void *doc, size_t n, const void *sig,
 	       size_t siglen, int force, struct rba_detail *d)
 {
 	char sigpath[EVIDENCE_PATH_MAX + sizeof(EVIDENCE_SIG_SUFFIX)];
+	struct rba_detail local;
+	int err, lock = -1;
+
+	if (d == NULL)
+		d = &local;
+	if (strlen(path) > EVIDENCE_PATH_MAX || path[0] == '\0')
+		return rba_fail(d, path[0] ? ENAMETOOLONG : ENOENT, path, 0, 0, "%s",
+				path[0] ? "file name too long" : "empty file name");
+	snprintf(sigpath, sizeof(sigpath), "%s%s", path, EVIDENCE_SIG_SUFFIX);
+	if ((err = dir_lock(path, &lock)) != 0)
+		return rba_fail(d, err, path, 0, 0, "%s", rba_strerror(err));
+	err = write_locked(path, sigpath, doc, n, sig, siglen, force, d);
+	if (lock >= 0)
+		close(lock);
+	return err;
+}
+
+static int
+write_locked(const char *path, const char *sigpath, const void *doc,
+	     size_t n, const void *sig, size_t siglen, int force,
+	     struct rba_detail *d)
+{
 	struct rba_atomic ea, sa;
 	struct stat st;
 	long ms = pause_ms();
@@ -2097,10 +2174,6 @@ evidence_write(const char *path, const void *doc, size_t n, const void *sig,
 	memset(&ea, 0, sizeof(ea));
 	memset(&sa, 0, sizeof(sa));
 	ea.fd = sa.fd = -1;
-	if (strlen(path) > EVIDENCE_PATH_MAX || path[0] == '\0')
-		return rba_fail(d, path[0] ? ENAMETOOLONG : ENOENT, path, 0, 0, "%s",
-				path[0] ? "file name too long" : "empty file name");
-	snprintf(sigpath, sizeof(sigpath), "%s%s", path, EVIDENCE_SIG_SUFFIX);
 	sweep(path);
 	sweep(sigpath);
 	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
@@ -2181,8 +2254,11 @@ evidence_export(struct store *s, const struct evidence_request *rq,
 {
 	struct rba_buf doc, sig;
 	struct evidence_summary chk;
+	struct rba_detail local;
 	int err;
 
+	if (d == NULL)
+		d = &local;
 	memset(res, 0, sizeof(*res));
 	if (s == NULL || rq == NULL || rq->version == NULL || rq->key == NULL ||
 	    rq->path == NULL)
@@ -2206,7 +2282,7 @@ evidence_export(struct store *s, const struct evidence_request *rq,
 		char why[sizeof(d->reason)];
 		if (err == RBA_E_NOMEM)
 			goto out;
-		snprintf(why, sizeof(why), "%s", d != NULL ? d->reason : "");
+		snprintf(why, sizeof(why), "%s", d->reason);
 		err = bad(d, RBA_E_SCHEMA, "audit record %llu does not give "
 			  "consistent evidence: %s",
 			  (unsigned long long)res->sum.audit_id, why);

@@ -18,11 +18,11 @@
  *   predicate      version, verdict, guarantee, not_guaranteed, reasons,
  *                  warnings, audit (id, time, store id, chain digests,
  *                  the record's digest and exit status), artifact, pins,
- *                  policy, snapshot, sample, environment, code_revision,
- *                  trainer_abi, config, results (counts and every listed
- *                  flipped case), rebuild, tool, exported_by,
- *                  inputs_included, record (the history record's exact
- *                  text)
+ *                  policy, snapshot, sample, environment, links
+ *                  (code_revision, trainer_abi, config, snapshot),
+ *                  results (counts and every listed flipped case),
+ *                  rebuild, tool, exported_by, inputs_included, record
+ *                  (the history record's exact text)
  *
  * Everything in the predicate comes from one history record and its
  * chain entry, plus the store id, the exporting tool's version and, on
@@ -80,9 +80,13 @@ struct evidence_summary {
 
 /*
  * Renders the evidence of history record audit_id (0: the newest record
- * of version) of store s, in one read transaction, appending the statement to out
- * and filling *sum.  The record must be of version, and a measured one:
- * bit-identical, metric-equivalent or not-reproducible.  With
+ * of version, whatever its verdict) of store s, in one read transaction,
+ * appending the statement to out and filling *sum (may be NULL).  The
+ * record must be of version and a measured one: bit-identical,
+ * metric-equivalent or not-reproducible; a not-measured record attests
+ * nothing and is refused (the newest record is not skipped for an older
+ * one, so a recent failure is never hidden behind an older verdict).
+ * Nothing is checked for consistency here: evidence_export does.  With
  * include_inputs, each listed flipped case gets its stored inputs
  * ("inputs": column name to exact text, in the sample's column order),
  * read from the version's sample, which must still be the one audited.
@@ -97,9 +101,8 @@ struct evidence_summary {
  * EVIDENCE_MAX_BYTES); RBA_E_NOMEM; the store's errors.
  */
 int evidence_render(struct store *s, const char *version, uint64_t audit_id,
-		    int include_inputs,
-		    struct rba_buf *out, struct evidence_summary *sum,
-		    struct rba_detail *d);
+		    int include_inputs, struct rba_buf *out,
+		    struct evidence_summary *sum, struct rba_detail *d);
 
 /*
  * The trusted comment for an evidence file named file (only its last
@@ -126,8 +129,11 @@ int evidence_trusted_comment(const struct evidence_summary *sum,
  * Without force, neither name may exist (RBA_E_EXISTS, d->file the one
  * that does; nothing is written): the files are linked into place, so an
  * existing name, even one made at the same moment, is never replaced.
- * Stale temporaries of killed runs (their process gone) are removed
- * first.  On error nothing of this call is left under either name.
+ * Writers into one directory take turns (an advisory flock of the
+ * directory, where the file system has locks), so two forced exports to
+ * one name cannot interleave.  Stale temporaries of killed runs (their
+ * process gone) are removed first.  On error nothing of this call is
+ * left under either name.
  *
  * Returns 0; RBA_E_EXISTS; ENAMETOOLONG (path over EVIDENCE_PATH_MAX);
  * EISDIR; an errno of the file system (ENOENT for a missing directory,
@@ -155,12 +161,13 @@ struct evidence_result {
 };
 
 /*
- * Renders (evidence_render), checks
- * the statement with evidence_check (a record that would not pass is
- * refused: RBA_E_SCHEMA, nothing written), signs it with rq->key
- * (trusted comment: evidence_trusted_comment) and writes both files
- * (evidence_write).  The errors of those functions; RBA_E_USAGE for a
- * missing request field.
+ * Renders the statement (evidence_render), checks it with evidence_check
+ * (a record that would not pass is refused with RBA_E_SCHEMA and nothing
+ * is written: export never signs what verify rejects), signs it with
+ * rq->key under the trusted comment of evidence_trusted_comment, and
+ * writes both files (evidence_write).  res is filled on success.  The
+ * errors of those functions; RBA_E_USAGE for a missing request field;
+ * ENAMETOOLONG.
  */
 int evidence_export(struct store *s, const struct evidence_request *rq,
 		    struct evidence_result *res, struct rba_detail *d);
@@ -169,12 +176,12 @@ int evidence_export(struct store *s, const struct evidence_request *rq,
  * Checks the contents of a file whose signature has been verified: n
  * bytes at p, trusted_comment the verified trusted comment (NULL: none).
  *
- * A file that is not JSON, or JSON that is not an in-toto Statement
- * whose predicateType starts with EVIDENCE_PREDICATE_PREFIX, is not
- * evidence: 0 with sum->is_evidence 0 -- unless the trusted comment
- * starts with EVIDENCE_COMMENT_PREFIX, which claims evidence
- * (RBA_E_SCHEMA).  An evidence file is checked in this order, the first
- * failure named in d->reason:
+ * A file that is not JSON, or JSON whose predicateType does not start
+ * with EVIDENCE_PREDICATE_PREFIX, is not evidence: 0 with
+ * sum->is_evidence 0 -- unless the trusted comment starts with
+ * EVIDENCE_COMMENT_PREFIX, which claims evidence (RBA_E_SCHEMA).  An
+ * evidence file is checked in this order, the first failure named in
+ * d->reason:
  *   1. form: UTF-8, no duplicate keys, exactly the keys and types of
  *      rebuild-audit-evidence(5), canonical bytes (as export writes
  *      them);

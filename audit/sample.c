@@ -1167,19 +1167,15 @@ struct builder {
 	size_t bound;	      /* upper bound of the encoded chunk */
 	size_t fixed;	      /* bytes of the chunk outside the cases */
 	size_t per_case;      /* score bytes and decision code per case */
-	size_t maxdec;	      /* longest decision text */
+	size_t maxdec;	      /* longest decision text and its NUL */
 	struct seen *seen;    /* per column: the texts of this chunk */
-	double *rnum;	      /* one row being read: numbers, flags, costs */
+	double *rnum;	      /* the row being read: numbers and flags */
 	uint8_t *rflag;
 	/* the chunk being encoded */
 	struct sample_chunk chunk;
-	const char **ids;
-	size_t cap_ids;
 	struct dict dict;
 	float *probs;
 	size_t cap_probs;
-	uint16_t *dcodes;
-	size_t cap_dcodes;
 	struct rba_buf raw;
 };
 
@@ -1198,10 +1194,8 @@ builder_release(struct builder *b)
 	free(b->flag);
 	free(b->line);
 	sample_chunk_release(&b->chunk);
-	free(b->ids);
 	dict_release(&b->dict);
 	free(b->probs);
-	free(b->dcodes);
 	rba_buf_release(&b->raw);
 }
 

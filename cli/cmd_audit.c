@@ -440,9 +440,18 @@ sample_export_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	store_txn_abort(txn);
 	if (err)
 		return cli_fail("cannot export sample", argv[1], err, &d);
-	if (strcmp(argv[2], "-") != 0 && !ctx->quiet)
+	if (strcmp(argv[2], "-") == 0)
+		return 0;
+	if (ctx->json) {
+		fputs("{\"version\": ", stdout);
+		cli_json_str(stdout, argv[1]);
+		printf(", \"cases\": %llu, \"out\": ", (unsigned long long)cases);
+		cli_json_str(stdout, argv[2]);
+		fputs("}\n", stdout);
+	} else if (!ctx->quiet) {
 		fprintf(stderr, "rebuild-audit: exported %llu cases of '%s' to '%s'\n",
 			(unsigned long long)cases, argv[1], argv[2]);
+	}
 	return 0;
 }
 
@@ -569,6 +578,7 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 struct names {
 	size_t n, cap;
 	char **v;
+	int quiet;
 };
 
 static int
@@ -577,8 +587,12 @@ with_sample(void *ctx, const struct store_version *v)
 	struct names *nm = ctx;
 	char **nv;
 
-	if (!v->has_sample)
+	if (!v->has_sample) {
+		/* Said once per run: a version nobody can audit is a gap. */
+		if (!nm->quiet)
+			cli_warn("version '%s' has no audit sample: not audited", v->name);
 		return 0;
+	}
 	if (nm->n == nm->cap) {
 		nm->cap = nm->cap ? nm->cap * 2 : 8;
 		nv = realloc(nm->v, nm->cap * sizeof(char *));
@@ -646,6 +660,7 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 			policy_free(pol);
 			return err;
 		}
+		nm.quiet = ctx->quiet;
 		err = store_version_list(txn, with_sample, &nm, &d);
 		store_txn_abort(txn);
 		if (err) {
@@ -834,10 +849,18 @@ hist_one(void *vctx, const struct store_history_entry *e)
 		if (h->n == 0)
 			printf("%-6s %-20s  %-24s %-18s %8s %8s  %s\n", "ID", "TIME",
 			       "VERSION", "VERDICT", "CASES", "FLIPS", "MAX DELTA");
-		printf("%-6llu %-20s  %-24s %-18s %8.0f %8.0f  %s\n",
-		       (unsigned long long)e->id, when, e->version, v ? v : "?",
-		       json_get_num(s, "cases", NAN), json_get_num(s, "flips", NAN),
-		       num(json_get_num(s, "max_score_delta", NAN), n1));
+		double cases = json_get_num(s, "cases", NAN);
+		double flips = json_get_num(s, "flips", NAN);
+		double delta = json_get_num(s, "max_score_delta", NAN);
+		int measured = v != NULL && strcmp(v, "not-measured") != 0;
+		char c1[32] = "-", c2[32] = "-";
+		if (measured && isfinite(cases))
+			snprintf(c1, sizeof(c1), "%.0f", cases);
+		if (measured && isfinite(flips))
+			snprintf(c2, sizeof(c2), "%.0f", flips);
+		printf("%-6llu %-20s  %-24s %-18s %8s %8s  %s\n",
+		       (unsigned long long)e->id, when, e->version, v ? v : "?", c1, c2,
+		       measured && isfinite(delta) ? g6(delta, n1) : "-");
 	}
 	if (parsed)
 		json_release(&root);

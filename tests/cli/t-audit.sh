@@ -32,6 +32,9 @@ err_is "rebuild-audit: cannot audit '$V': version '$V' has no audit sample (add 
 run 2 $RBA -S st audit nope
 err_is "rebuild-audit: cannot audit 'nope': no version 'nope' in the store"
 run 2 $RBA -S st audit --all
+err_has "rebuild-audit: warning: version '$V' has no audit sample: not audited"
+err_has "rebuild-audit: nothing to audit 'st': no version has an audit sample"
+run 2 $RBA -S st -q audit --all
 err_is "rebuild-audit: nothing to audit 'st': no version has an audit sample"
 
 run 0 $RBA -S st -q sample add $V "$FIX/german-credit.csv"
@@ -166,3 +169,20 @@ ok "both concurrent audits are recorded" jq -e --argjson n "$n0" \
 	'length == $n + 2 and ([.[0].version, .[1].version] | sort) == ["flipped", "german-categorical-mlp"]' out
 run 0 $RBA -S st history --verify
 out_has "history intact"
+
+# a multiclass model under an argmax policy: the probability vectors
+run 0 $RBA snapshot synth --rows 4000 --features 32 --classes 4 --noise 0.3 --seed 0 -o synth.csv
+run 0 $RBA -S mc init
+run 0 $RBA -S mc snapshot add synth.csv
+run 0 $RBA -S mc -q register "$FIX/pins/synth-chapter.yaml" --policy "$FIX/policy/argmax.yaml"
+run 0 $RBA -S mc sample add synth-chapter synth.csv
+out_has "4000 cases"
+run 0 $RBA -S mc audit synth-chapter
+out_has "audit synth-chapter: bit-identical (exit 0)"
+out_has "4000 cases, 0 flips, max score delta 0"
+run 0 $RBA -S mc --json dispute synth-chapter 17
+ok "argmax dispute: vectors and the half gap" jq -e '.answer == "stands" and
+	(.stored.probabilities | length) == 4 and .rebuilt.probabilities == .stored.probabilities and
+	.edge == null and .margin > 0' out
+run 2 $RBA -S mc audit --policy "$POL" synth-chapter
+err_has "the policy decides by score bands, but the model has no positive class"

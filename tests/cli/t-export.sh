@@ -30,6 +30,8 @@ out_has "audit 1 of version $V at "
 out_has 'bit-identical'
 out_has 'guarantee: the rebuilt artifact is bit-identical to the pinned one'
 err_empty
+cp out export.out
+cp err export.err
 ok "evidence written" [ -s ev.json ]
 ok "signature written" [ -s ev.json.minisig ]
 ok "no temporaries left" [ "$(ls | grep -c '\.tmp-')" = 0 ]
@@ -63,6 +65,11 @@ ok "policy is the one given at register" \
 	test "$(jq -r .predicate.policy.digest ev.json)" = "sha256:$(sha256sum < "$FIX/policy/credit.yaml" | cut -c 1-64)"
 ok "the record hashes to its digest" \
 	test "sha256:$(jq -j .predicate.record ev.json | sha256sum | cut -c 1-64)" = "$(jq -r .predicate.audit.record_digest ev.json)"
+$RBA --json history > hist.json
+ok "the chain digest is the store's" \
+	test "$(jq -r '.[] | select(.id == 1) | .digest' hist.json)" = "$(jq -r .predicate.audit.chain_digest ev.json)"
+ok "the embedded record is the store's" \
+	test "$(jq -Sc '.[] | select(.id == 1) | .record' hist.json)" = "$(jq -Sc '.predicate.record | fromjson' ev.json)"
 ok "no applicant inputs by default" sh -c '! grep -q "\"inputs\":" ev.json'
 ok "no timestamp but the audit's" \
 	test "$(grep -cE '[0-9]{4}-[0-9]{2}-[0-9]{2}T' ev.json)" = 2
@@ -99,9 +106,10 @@ err_is "rebuild-audit: cannot export 'lone.json.minisig': already exists (--forc
 ok "nothing written beside a lone signature" [ ! -e lone.json ]
 
 # No secret key byte in any output.
-secret=$(sed -n 2p k.key | cut -c 20-80)
+secret=$(sed -n 2p k.key | cut -c 90-150)
 ok "secret key mode 600" [ "$(stat -c %a k.key)" = 600 ]
-ok "no secret key bytes in the evidence or signature" sh -c '! grep -qF "$0" ev.json ev.json.minisig out err' "$secret"
+ok "no secret key bytes in the evidence, signature or export's output" \
+	sh -c '! grep -qF "$0" ev.json ev.json.minisig export.out export.err' "$secret"
 
 # ---- export: what it refuses -------------------------------------------------
 run 2 $RBA export $V -k k.key -o e.json --audit 99
@@ -356,6 +364,34 @@ ok "the next run removes every temporary" [ "$(ls | grep -c '\.tmp-')" = 0 ]
 run 0 minisign -Vm kill.json -p k.pub
 run 0 $RBA verify kill.json -p k.pub
 ok "the final pair is record 1's" cmp -s kill.json refA/kill.json
+
+# Forced exports to one name at the same time take turns: the pair left
+# belongs together.  Each starts after a random delay and pauses a random
+# time before each step, so that unserialized writers would interleave.
+bad=
+plan=$(awk -v s="$seed" 'BEGIN { srand(s + 1); for (i = 0; i < 60; i++) printf "%d:%d ", int(rand() * 25), 1 + int(rand() * 6) }')
+i=0
+pids=
+for step in $plan; do
+	if [ $((i % 2)) = 0 ]; then a=1; else a=3; fi
+	(sleep "$(printf '0.%03d' "${step%%:*}")"; REBUILD_AUDIT_EVIDENCE_PAUSE_MS=${step##*:} \
+		exec $RBA -q export $V --audit $a -k k.key -o kill.json --force) > /dev/null 2>&1 &
+	pids="$pids $!"
+	i=$((i + 1))
+	if [ $((i % 6)) = 0 ]; then
+		for p in $pids; do wait $p || bad="$bad $i:exit"; done
+		pids=
+		if cmp -s kill.json refA/kill.json; then
+			cmp -s kill.json.minisig refA/kill.json.minisig || bad="$bad $i:A"
+		elif cmp -s kill.json refB/kill.json; then
+			cmp -s kill.json.minisig refB/kill.json.minisig || bad="$bad $i:B"
+		else
+			bad="$bad $i:torn"
+		fi
+	fi
+done
+ok "concurrent forced exports leave a matching pair (seed $seed:$bad)" [ -z "$bad" ]
+ok "and no temporaries" [ "$(ls | grep -c '\.tmp-')" = 0 ]
 
 # ---- a passphrase-protected key (scrypt at minisign's cost: slow) ------------
 if [ "${RBA_SLOW:-0}" = 1 ]; then

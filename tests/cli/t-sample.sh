@@ -36,6 +36,9 @@ ok "export is the file that was added" cmp copy.csv "$FIX/german-credit.csv"
 err_has "exported 1000 cases"
 run 0 $RBA -S st sample export $V -
 out_is "$FIX/german-credit.csv"
+run 0 $RBA -S st --json sample export $V copy2.csv
+ok "export --json" jq -e '.cases == 1000 and .out == "copy2.csv"' out
+ok "export --json wrote the file" cmp copy2.csv "$FIX/german-credit.csv"
 
 # odd texts survive: leading zeros, signs, exponents, quotes, line breaks
 {

@@ -571,6 +571,15 @@ START_TEST(test_check_not_evidence)
 		ck_assert_msg(has(reason, "the trusted comment claims evidence"), "%s",
 			      reason);
 	}
+	/* Naming this predicate makes it evidence, and then it must be a
+	 * statement. */
+	{
+		const char *st = "{\"_type\": \"https://in-toto.io/Statement/v0.1\", "
+				 "\"predicateType\": \"" EVIDENCE_PREDICATE_TYPE "\"}";
+		ck_assert_int_eq(check(st, strlen(st), NULL, NULL, reason),
+				 RBA_E_SCHEMA);
+		ck_assert(has(reason, "_type is not https://in-toto.io/Statement/v1"));
+	}
 	/* A later version of this predicate cannot be checked here. */
 	{
 		const char *v2 = "{\"_type\": \"https://in-toto.io/Statement/v1\", "
