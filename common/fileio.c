@@ -193,6 +193,7 @@ int
 rba_atomic_sweep(const char *path)
 {
 	char dir[4096], base[4096], prefix[4200], full[8400];
+	const char *dname;
 	DIR *dp;
 	struct dirent *e;
 	size_t plen;
@@ -202,7 +203,9 @@ rba_atomic_sweep(const char *path)
 	snprintf(base, sizeof(base), "%s", path);
 	snprintf(prefix, sizeof(prefix), "%s.tmp-", basename(base));
 	plen = strlen(prefix);
-	dp = opendir(dirname(dir));
+	/* dirname may return a static "." instead of editing dir */
+	dname = dirname(dir);
+	dp = opendir(dname);
 	if (dp == NULL)
 		return 0;
 	while ((e = readdir(dp)) != NULL) {
@@ -216,7 +219,7 @@ rba_atomic_sweep(const char *path)
 			continue;
 		if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) == 0)
 			continue; /* a live writer owns it */
-		snprintf(full, sizeof(full), "%s/%s", dir, e->d_name);
+		snprintf(full, sizeof(full), "%s/%s", dname, e->d_name);
 		if (unlink(full) == 0)
 			removed++;
 	}

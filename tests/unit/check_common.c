@@ -197,6 +197,11 @@ START_TEST(test_atomic_write)
 	ck_assert_int_eq(rba_file_write_atomic(stale, "x", 1, 0600), 0);
 	ck_assert_int_eq(rba_atomic_sweep(path), 1);
 	ck_assert_int_eq(stat(stale, &st), -1);
+	/* a bare file name sweeps the current directory */
+	ck_assert_int_eq(rba_file_write_atomic(stale, "x", 1, 0600), 0);
+	ck_assert_int_eq(chdir(dir), 0);
+	ck_assert_int_eq(rba_atomic_sweep("out"), 1);
+	ck_assert_int_eq(stat(stale, &st), -1);
 	unlink(path);
 	rmdir(dir);
 }
