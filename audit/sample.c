@@ -1777,7 +1777,6 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	uint8_t *abytes = NULL;
 	size_t an, nf;
 	uint64_t hint = 0, rowno = 0;
-	struct rba_digest got;
 	int err, from_version = 0, rc;
 
 	memset(out, 0, sizeof(*out));
@@ -1800,17 +1799,11 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	if ((err = policy_pins_parse(v.pins_text, strlen(v.pins_text),
 				     "stored pins", &pins, d)) != 0)
 		goto out;
-	/* Scored with the stored artifact, verified against its digest. */
+	/* Scored with the stored artifact, which store_blob_load verified
+	 * against its digest. */
 	if ((err = store_blob_load(txn, &v.artifact, ARTIFACT_MAX_BYTES, &abytes,
 				   &an, d)) != 0)
 		goto out;
-	rba_digest_bytes(abytes, an, &got);
-	if (!rba_digest_equal(&got, &v.artifact)) {
-		err = rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
-			       "tampered: the stored artifact of version '%s' "
-			       "does not match its digest", rq->version);
-		goto out;
-	}
 	if ((err = artifact_decode(abytes, an, &art, d)) != 0)
 		goto out;
 	st.art = &art;
