@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -1009,4 +1010,27 @@ store_txn_abort(struct store_txn *txn)
 		return;
 	mdb_txn_abort(txn->t);
 	txn_end(txn);
+}
+
+void
+store_map_forget(struct store_txn *txn, const void *p, size_t n)
+{
+	const uintptr_t window = (uintptr_t)2 << 20;
+	uintptr_t lo, hi, map_lo, map_hi;
+	MDB_envinfo info;
+
+	if (mdb_env_info(txn->s->env, &info) != 0 || info.me_mapaddr == NULL)
+		return;
+	map_lo = (uintptr_t)info.me_mapaddr;
+	map_hi = map_lo + info.me_mapsize;
+	if ((uintptr_t)p < map_lo || (uintptr_t)p + n > map_hi)
+		return;
+	/* Whole 2 MiB windows: the b-tree pages near a chunk go too. */
+	lo = (uintptr_t)p & ~(window - 1);
+	hi = ((uintptr_t)p + n + window - 1) & ~(window - 1);
+	if (lo < map_lo)
+		lo = map_lo;
+	if (hi > map_hi)
+		hi = map_hi;
+	(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }

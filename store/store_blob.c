@@ -736,6 +736,7 @@ store_blob_read(struct store_txn *txn, const struct rba_digest *digest,
 			goto out;
 		}
 		left -= c.size;
+		store_map_forget(txn, c.frame, c.frame_len);
 		rc = cb(ctx, out, c.size);
 		if (rc != 0)
 			goto out;

@@ -92,6 +92,13 @@ store_debug_sample_info_key(const char *version,
 }
 
 void
+store_debug_sample_list_key(const char *version,
+			    uint8_t key[STORE_DEBUG_KEY_MAX], size_t *klen)
+{
+	*klen = store_sample_key(version, SK_LIST, 0, NULL, key);
+}
+
+void
 store_debug_history_key(uint64_t id, uint8_t key[8])
 {
 	store_be64(key, id);

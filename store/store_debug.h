@@ -59,6 +59,9 @@ void store_debug_sample_chunk_key(const char *version, uint32_t chunk,
 void store_debug_sample_info_key(const char *version,
 				 uint8_t key[STORE_DEBUG_KEY_MAX],
 				 size_t *klen);
+/* The key of a sample's chunk-digest list record. */
+void store_debug_sample_list_key(const char *version,
+				 uint8_t key[STORE_DEBUG_KEY_MAX], size_t *klen);
 
 /* The key of history record id (in "history"). */
 void store_debug_history_key(uint64_t id, uint8_t key[8]);

@@ -70,6 +70,7 @@ enum store_tag {
 	TAG_SAMPLE_INFO = 0x30,
 	TAG_SAMPLE_CHUNK = 0x31,
 	TAG_SAMPLE_CASE = 0x32,
+	TAG_SAMPLE_LIST = 0x33,
 	TAG_HISTORY = 0x40,
 	TAG_RUN = 0x50,
 };
@@ -94,7 +95,9 @@ extern const char *const store_db_names[DB_COUNT];
 #define BLOB_TMP_KEY_LEN (4 + 8 + 4)
 #define SAMPLE_KEY_MAX (1 + STORE_VERSION_NAME_MAX + 1 + STORE_CASE_ID_MAX)
 
-enum sample_key_kind { SK_INFO = 0, SK_CHUNK = 1, SK_CASE = 2 };
+/* SK_LIST: every chunk's digest in order, so one chunk is checked
+ * against the sealed sample record with one read. */
+enum sample_key_kind { SK_INFO = 0, SK_CHUNK = 1, SK_CASE = 2, SK_LIST = 3 };
 
 struct store {
 	MDB_env *env;
@@ -233,6 +236,15 @@ int store_chunk_inflate(ZSTD_DCtx *dctx, const struct store_chunk *c,
 			uint8_t *out, struct store_hashjob *j,
 			struct rba_hasher *whole, char *why, size_t whylen);
 ZSTD_DCtx *store_dctx_new(void);
+
+/*
+ * Tells the kernel that the map pages around [p, p + n) will not be read
+ * again soon, so a long sequential read does not keep every page it
+ * touched resident.  Only pages of the read-only file map are dropped
+ * (they come back from the page cache if read again); memory outside the
+ * map, such as a write transaction's dirty pages, is left alone.
+ */
+void store_map_forget(struct store_txn *txn, const void *p, size_t n);
 
 void store_hashjob_init(struct store_hashjob *j);
 /* Starts rba_hasher_update(h, p, n); p must stay unchanged until wait. */

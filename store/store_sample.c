@@ -18,6 +18,7 @@ struct store_sample_writer {
 	struct store_hashjob hj;
 	struct rba_hasher whole; /* the sample digest */
 	struct rba_hasher list;	 /* the chunk-list digest */
+	struct rba_buf digests;	 /* the chunk digests, for the list record */
 	uint64_t cases;
 	uint64_t size;
 	uint64_t stored;
@@ -257,6 +258,9 @@ store_sample_begin(struct store_txn *txn, const char *version,
 	}
 	rba_hasher_init(&w->whole);
 	rba_hasher_init(&w->list);
+	rba_buf_init(&w->digests);
+	rba_buf_put_u8(&w->digests, TAG_SAMPLE_LIST);
+	rba_buf_put_u8(&w->digests, STORE_FORMAT);
 	store_hashjob_init(&w->hj);
 	store_txn_link(txn, &w->link);
 	*out = w;
@@ -346,6 +350,9 @@ store_sample_add_chunk(struct store_sample_writer *w, const void *p,
 			return writer_fail(w, d, rc);
 	}
 	rba_hasher_update(&w->list, cd.b, RBA_DIGEST_LEN);
+	rba_buf_put(&w->digests, cd.b, RBA_DIGEST_LEN);
+	if (rba_buf_status(&w->digests) != 0)
+		return writer_fail(w, d, RBA_E_NOMEM);
 	w->chunks++;
 	w->cases += ncases;
 	w->size += n;
@@ -385,6 +392,10 @@ store_sample_finish(struct store_sample_writer *w, struct rba_digest *digest,
 		rc = store_put(w->link.txn, DB_SAMPLES, key, klen, b.p, b.len,
 			       0, "storing the sample record", d);
 	rba_buf_release(&b);
+	klen = store_sample_key(w->version, SK_LIST, 0, NULL, key);
+	if (rc == 0)
+		rc = store_put(w->link.txn, DB_SAMPLES, key, klen, w->digests.p,
+			       w->digests.len, 0, "storing the sample's chunk list", d);
 	if (rc != 0)
 		return writer_fail(w, d, rc);
 	w->finished = 1;
@@ -408,6 +419,7 @@ store_sample_writer_free(struct store_sample_writer *w)
 	store_txn_unlink(&w->link);
 	store_hashjob_release(&w->hj);
 	store_zc_release(&w->zc);
+	rba_buf_release(&w->digests);
 	free(w->columns);
 	free(w);
 }
@@ -492,6 +504,7 @@ store_sample_read(struct store_txn *txn, const char *version,
 		rba_hasher_update(&lh, c.digest, RBA_DIGEST_LEN);
 		cases += c.aux;
 		size += c.size;
+		store_map_forget(txn, c.frame, c.frame_len);
 		rc = cb(ctx, i, out, c.size);
 		if (rc != 0)
 			goto out;
@@ -570,28 +583,41 @@ store_sample_case_chunk(struct store_txn *txn, const char *version,
 	return 0;
 }
 
-/* Checks the recorded chunk digests of version against the record. */
+/*
+ * Checks chunk c (number chunk_no) of version against the sealed sample
+ * record: the list record of all chunk digests must hash to the record's
+ * list digest and hold c's digest at chunk_no.  One read, whatever the
+ * number of chunks.
+ */
 static int
-check_list(struct store_txn *txn, const char *version, uint32_t nchunks,
-	   const struct rba_digest *list, struct rba_detail *d)
+check_in_list(struct store_txn *txn, const char *version, uint32_t nchunks,
+	      uint32_t chunk_no, const struct rba_digest *list,
+	      const struct store_chunk *c, struct rba_detail *d)
 {
-	struct store_chunk c;
-	struct rba_hasher h;
+	uint8_t key[SAMPLE_KEY_MAX];
+	size_t klen = store_sample_key(version, SK_LIST, 0, NULL, key);
+	const uint8_t *p;
 	struct rba_digest got;
-	int rc;
+	MDB_val v;
+	int rc = store_get(txn, DB_SAMPLES, key, klen, &v, d);
 
-	rba_hasher_init(&h);
-	for (uint32_t i = 0; i < nchunks; i++) {
-		/* Only the record header is read: no frame is inflated. */
-		rc = chunk_get(txn, version, i, nchunks, &c, d);
-		if (rc != 0)
-			return rc;
-		rba_hasher_update(&h, c.digest, RBA_DIGEST_LEN);
-	}
-	rba_hasher_final(&h, &got);
+	if (rc == RBA_E_NOTFOUND)
+		return sample_tampered(d, version, "has no chunk list");
+	if (rc != 0)
+		return rc;
+	p = v.mv_data;
+	if (v.mv_size != 2 + (size_t)nchunks * RBA_DIGEST_LEN ||
+	    p[0] != TAG_SAMPLE_LIST || p[1] != STORE_FORMAT)
+		return sample_tampered(d, version, "has a malformed chunk list");
+	rba_digest_bytes(p + 2, v.mv_size - 2, &got);
 	if (!rba_digest_equal(&got, list))
 		return sample_tampered(d, version,
 				       "chunk digests do not match its record");
+	memcpy(got.b, p + 2 + (size_t)chunk_no * RBA_DIGEST_LEN, RBA_DIGEST_LEN);
+	if (memcmp(got.b, c->digest, RBA_DIGEST_LEN) != 0)
+		return sample_tampered(d, version,
+				       "chunk %u does not match its record",
+				       chunk_no);
 	return 0;
 }
 
@@ -620,9 +646,9 @@ store_sample_chunk_load(struct store_txn *txn, const char *version,
 			      version, chunk_no);
 		goto out;
 	}
-	rc = check_list(txn, version, s.chunks, &list, d);
+	rc = chunk_get(txn, version, chunk_no, s.chunks, &c, d);
 	if (rc == 0)
-		rc = chunk_get(txn, version, chunk_no, s.chunks, &c, d);
+		rc = check_in_list(txn, version, s.chunks, chunk_no, &list, &c, d);
 	if (rc != 0)
 		goto out;
 	dctx = store_dctx_new();

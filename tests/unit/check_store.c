@@ -1361,8 +1361,31 @@ START_TEST(test_samples)
 	ck_assert_int_eq(store_sample_info(t, "v1", &info, &d), 0);
 	ck_assert_uint_eq(info.cases, 1);
 	store_sample_info_release(&info);
-	ck_assert_uint_eq(store_debug_entries(t, "samples"), 3);
+	/* info, one chunk, one case, the chunk list */
+	ck_assert_uint_eq(store_debug_entries(t, "samples"), 4);
 	store_txn_abort(t);
+	/* A chunk list that disagrees with the record is tampering. */
+	{
+		uint8_t lk[STORE_DEBUG_KEY_MAX], *lv, *cp;
+		size_t lklen, lvlen, cn;
+
+		store_debug_sample_list_key("v1", lk, &lklen);
+		t = begin(s, 1);
+		ck_assert_int_eq(store_debug_get_raw(t, "samples", lk, lklen, &lv,
+						     &lvlen, &d), 0);
+		lv[lvlen - 1] ^= 0x40;
+		ck_assert_int_eq(store_debug_put_raw(t, "samples", lk, lklen, lv,
+						     lvlen, &d), 0);
+		ck_assert_int_eq(store_sample_chunk_load(t, "v1", 0, &cp, &cn, &d),
+				 RBA_E_TAMPERED);
+		ck_assert(has_text(d.reason, "chunk digests do not match"));
+		ck_assert_int_eq(store_debug_del_raw(t, "samples", lk, lklen, &d), 0);
+		ck_assert_int_eq(store_sample_chunk_load(t, "v1", 0, &cp, &cn, &d),
+				 RBA_E_TAMPERED);
+		ck_assert(has_text(d.reason, "no chunk list"));
+		store_txn_abort(t);
+		free(lv);
+	}
 	/* And an aborted replacement keeps the old one. */
 	t = begin(s, 1);
 	ck_assert_int_eq(store_sample_begin(t, "v1", "", NULL, &w, &d), 0);
@@ -1398,10 +1421,13 @@ START_TEST(test_samples)
 	flip_byte(s, "samples", key, klen, STORE_DEBUG_CHUNK_FRAME_OFF + 3);
 	flip_byte(s, "samples", key, klen, STORE_DEBUG_CHUNK_DIGEST_OFF);
 	t = begin(s, 0);
-	/* Chunk 0 is intact, but the list of chunk digests is not. */
-	ck_assert_int_eq(store_sample_chunk_load(t, "v2", 0, &p, &n, &d),
+	/* Chunk 0 is intact and matches the sealed list: it loads.  Chunk
+	 * 1's recorded digest no longer matches the list. */
+	ck_assert_int_eq(store_sample_chunk_load(t, "v2", 0, &p, &n, &d), 0);
+	free(p);
+	ck_assert_int_eq(store_sample_chunk_load(t, "v2", 1, &p, &n, &d),
 			 RBA_E_TAMPERED);
-	ck_assert(has_text(d.reason, "chunk digests"));
+	ck_assert_msg(has_text(d.reason, "chunk 1"), "%s", d.reason);
 	ck_assert_int_eq(store_sample_read(t, "v2", sread_fn,
 					   &(struct sread){ .n = 0 }, &d),
 			 RBA_E_TAMPERED);
