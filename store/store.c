@@ -1012,25 +1012,67 @@ store_txn_abort(struct store_txn *txn)
 	txn_end(txn);
 }
 
+/*
+ * The bounds of the mapping of this store's data file that holds p, read
+ * from /proc/self/maps (LMDB does not say where it mapped the file).
+ * Cached until p falls outside them, as after the map grew.  0 when
+ * found.
+ */
+static int
+map_bounds(struct store *s, uintptr_t p, uintptr_t *lo, uintptr_t *hi)
+{
+	char line[4608];
+	FILE *f;
+	int found = 0;
+
+	if (s->map_hi != 0 && p >= s->map_lo && p < s->map_hi) {
+		*lo = s->map_lo;
+		*hi = s->map_hi;
+		return 0;
+	}
+	f = fopen("/proc/self/maps", "re");
+	if (f == NULL)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		unsigned long a, b;
+		const char *name = strchr(line, '/');
+		size_t nl;
+
+		if (sscanf(line, "%lx-%lx", &a, &b) != 2 || p < a || p >= b ||
+		    name == NULL)
+			continue;
+		nl = strcspn(name, "\n");
+		if (nl >= 9 && memcmp(name + nl - 9, "/data.mdb", 9) == 0) {
+			s->map_lo = a;
+			s->map_hi = b;
+			found = 1;
+		}
+	}
+	fclose(f);
+	if (!found)
+		return -1;
+	*lo = s->map_lo;
+	*hi = s->map_hi;
+	return 0;
+}
+
 void
 store_map_forget(struct store_txn *txn, const void *p, size_t n)
 {
-	const uintptr_t window = (uintptr_t)2 << 20;
-	uintptr_t lo, hi, map_lo, map_hi;
-	MDB_envinfo info;
+	uintptr_t lo, hi;
 
-	if (mdb_env_info(txn->s->env, &info) != 0 || info.me_mapaddr == NULL)
+	/* A read transaction's values point into the map; a write
+	 * transaction's may be its own dirty copies: leave those alone. */
+	if (txn->write || n == 0)
 		return;
-	map_lo = (uintptr_t)info.me_mapaddr;
-	map_hi = map_lo + info.me_mapsize;
-	if ((uintptr_t)p < map_lo || (uintptr_t)p + n > map_hi)
+	if (map_bounds(txn->s, (uintptr_t)p, &lo, &hi) != 0)
 		return;
-	/* Whole 2 MiB windows: the b-tree pages near a chunk go too. */
-	lo = (uintptr_t)p & ~(window - 1);
-	hi = ((uintptr_t)p + n + window - 1) & ~(window - 1);
-	if (lo < map_lo)
-		lo = map_lo;
-	if (hi > map_hi)
-		hi = map_hi;
+	/*
+	 * The whole map, not just the value's pages: every lookup also
+	 * faults in b-tree pages elsewhere in the file, and the kernel maps
+	 * up to 64 KiB around each fault.  Unmapping costs a walk of the
+	 * few page-table entries present; what is needed again comes back
+	 * from the page cache as a minor fault.
+	 */
 	(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }

@@ -108,6 +108,7 @@ struct store {
 	uint64_t slack; /* free map room a write transaction starts with */
 	char path[4096];
 	char id_hex[2 * STORE_ID_LEN + 1];
+	uintptr_t map_lo, map_hi; /* where the data file is mapped, once known */
 };
 
 /* Writers hang off their transaction so abort can detach them. */
@@ -238,11 +239,11 @@ int store_chunk_inflate(ZSTD_DCtx *dctx, const struct store_chunk *c,
 ZSTD_DCtx *store_dctx_new(void);
 
 /*
- * Tells the kernel that the map pages around [p, p + n) will not be read
- * again soon, so a long sequential read does not keep every page it
- * touched resident.  Only pages of the read-only file map are dropped
- * (they come back from the page cache if read again); memory outside the
- * map, such as a write transaction's dirty pages, is left alone.
+ * Called after a long sequential read has used the value [p, p + n) read
+ * in txn: unmaps the pages of the read-only file map so the read does not
+ * keep every page it touched resident (they come back from the page
+ * cache if read again).  In a write transaction, whose values may be its
+ * own dirty copies, it does nothing.
  */
 void store_map_forget(struct store_txn *txn, const void *p, size_t n);
 
