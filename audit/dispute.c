@@ -382,68 +382,16 @@ out:
 	return err;
 }
 
-static void
-kv_str(struct rba_buf *b, const char *k, const char *v, int comma)
-{
-	json_put_key(b, k);
-	if (v == NULL)
-		rba_buf_put(b, "null", 4);
-	else
-		json_put_str(b, v);
-	if (comma)
-		rba_buf_put(b, ", ", 2);
-}
-
-static void
-kv_num(struct rba_buf *b, const char *k, double v, int comma)
-{
-	json_put_key(b, k);
-	json_put_num(b, v);
-	if (comma)
-		rba_buf_put(b, ", ", 2);
-}
-
-static void
-kv_digest(struct rba_buf *b, const char *k, const struct rba_digest *dg,
-	  int has, int comma)
-{
-	char hex[RBA_DIGEST_TEXT_LEN + 1];
-
-	if (has)
-		rba_digest_format(dg, hex);
-	kv_str(b, k, has ? hex : NULL, comma);
-}
-
-static void
-num_list(struct rba_buf *b, const char *k, const double *v, uint32_t n,
-	 int comma)
-{
-	json_put_key(b, k);
-	if (v == NULL) {
-		rba_buf_put(b, "null", 4);
-	} else {
-		rba_buf_put_u8(b, '[');
-		for (uint32_t i = 0; i < n; i++) {
-			if (i)
-				rba_buf_put(b, ", ", 2);
-			json_put_num(b, v[i]);
-		}
-		rba_buf_put_u8(b, ']');
-	}
-	if (comma)
-		rba_buf_put(b, ", ", 2);
-}
-
 void
 dispute_report_json(const struct dispute_report *r, int with_inputs,
 		    struct rba_buf *b)
 {
 	rba_buf_put_u8(b, '{');
-	kv_str(b, "schema", "rebuild-audit/dispute/v1", 1);
-	kv_str(b, "version", r->version, 1);
-	kv_str(b, "case", r->case_id, 1);
-	kv_str(b, "answer", r->answer == DISPUTE_STANDS ? "stands" : "escalate", 1);
-	kv_str(b, "answer_line", r->answer_line, 1);
+	json_kv_str(b, "schema", "rebuild-audit/dispute/v1", 1);
+	json_kv_str(b, "version", r->version, 1);
+	json_kv_str(b, "case", r->case_id, 1);
+	json_kv_str(b, "answer", r->answer == DISPUTE_STANDS ? "stands" : "escalate", 1);
+	json_kv_str(b, "answer_line", r->answer_line, 1);
 	json_put_key(b, "reasons");
 	rba_buf_put_u8(b, '[');
 	for (size_t i = 0; i < r->nreasons; i++) {
@@ -454,18 +402,18 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 	rba_buf_put(b, "], ", 3);
 	json_put_key(b, "stored");
 	rba_buf_put_u8(b, '{');
-	kv_num(b, "score", r->stored_score, 1);
-	num_list(b, "probabilities", r->stored_probs,
+	json_kv_num(b, "score", r->stored_score, 1);
+	json_kv_nums(b, "probabilities", r->stored_probs,
 		 r->scored_by == SAMPLE_SCORED_MODEL ? r->nclasses : 1, 1);
-	kv_str(b, "decision", r->stored_decision, 1);
-	kv_str(b, "scored_by", r->scored_by == SAMPLE_SCORED_COLUMN ? "column"
+	json_kv_str(b, "decision", r->stored_decision, 1);
+	json_kv_str(b, "scored_by", r->scored_by == SAMPLE_SCORED_COLUMN ? "column"
 								     : "model", 0);
 	rba_buf_put(b, "}, ", 3);
 	json_put_key(b, "rebuilt");
 	rba_buf_put_u8(b, '{');
-	kv_num(b, "score", r->rebuilt_score, 1);
-	num_list(b, "probabilities", r->rebuilt_probs, r->rebuilt_probs ? r->nclasses : 0, 1);
-	kv_str(b, "decision", r->rebuilt_decision, 0);
+	json_kv_num(b, "score", r->rebuilt_score, 1);
+	json_kv_nums(b, "probabilities", r->rebuilt_probs, r->rebuilt_probs ? r->nclasses : 0, 1);
+	json_kv_str(b, "decision", r->rebuilt_decision, 0);
 	rba_buf_put(b, "}, ", 3);
 	json_put_key(b, "classes");
 	rba_buf_put_u8(b, '[');
@@ -475,13 +423,13 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 		json_put_str(b, r->classes[i] ? r->classes[i] : "");
 	}
 	rba_buf_put(b, "], ", 3);
-	kv_num(b, "margin", r->margin, 1);
-	kv_num(b, "rebuilt_margin", r->rebuilt_margin, 1);
-	kv_num(b, "edge", r->edge, 1);
+	json_kv_num(b, "margin", r->margin, 1);
+	json_kv_num(b, "rebuilt_margin", r->rebuilt_margin, 1);
+	json_kv_num(b, "edge", r->edge, 1);
 	json_put_key(b, "standing");
 	rba_buf_put_u8(b, '{');
-	kv_str(b, "verdict", audit_verdict_name(r->verdict), 1);
-	kv_str(b, "basis", r->verdict_basis, 1);
+	json_kv_str(b, "verdict", audit_verdict_name(r->verdict), 1);
+	json_kv_str(b, "basis", r->verdict_basis, 1);
 	json_put_key(b, "audit_record");
 	if (r->has_audit)
 		rba_buf_printf(b, "%llu", (unsigned long long)r->audit_id);
@@ -490,11 +438,11 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 	rba_buf_put(b, "}, ", 3);
 	json_put_key(b, "digests");
 	rba_buf_put_u8(b, '{');
-	kv_digest(b, "artifact_pinned", &r->artifact_pinned, 1, 1);
-	kv_digest(b, "artifact_rebuilt", &r->artifact_rebuilt, 1, 1);
-	kv_digest(b, "policy", &r->policy_digest, 1, 1);
-	kv_digest(b, "sample", &r->sample_digest, 1, 1);
-	kv_digest(b, "sample_policy", &r->sample_policy, r->has_sample_policy, 0);
+	json_kv_digest(b, "artifact_pinned", &r->artifact_pinned, 1, 1);
+	json_kv_digest(b, "artifact_rebuilt", &r->artifact_rebuilt, 1, 1);
+	json_kv_digest(b, "policy", &r->policy_digest, 1, 1);
+	json_kv_digest(b, "sample", &r->sample_digest, 1, 1);
+	json_kv_digest(b, "sample_policy", &r->sample_policy, r->has_sample_policy, 0);
 	rba_buf_put(b, "}, ", 3);
 	if (with_inputs) {
 		json_put_key(b, "inputs");
@@ -509,9 +457,9 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 	}
 	json_put_key(b, "timings");
 	rba_buf_put_u8(b, '{');
-	kv_num(b, "verify_s", r->t_verify, 1);
-	kv_num(b, "lookup_s", r->t_lookup, 1);
-	kv_num(b, "rebuild_s", r->t_rebuild, 1);
-	kv_num(b, "total_s", r->t_total, 0);
+	json_kv_num(b, "verify_s", r->t_verify, 1);
+	json_kv_num(b, "lookup_s", r->t_lookup, 1);
+	json_kv_num(b, "rebuild_s", r->t_rebuild, 1);
+	json_kv_num(b, "total_s", r->t_total, 0);
 	rba_buf_put(b, "}}", 2);
 }

@@ -466,3 +466,75 @@ json_get_num(const struct json_value *v, const char *key, double def)
 
 	return m != NULL && m->type == JSON_NUMBER ? m->num : def;
 }
+
+static void
+kv_sep(struct rba_buf *b, int comma)
+{
+	if (comma)
+		rba_buf_put(b, ", ", 2);
+}
+
+void
+json_kv_str(struct rba_buf *b, const char *key, const char *v, int comma)
+{
+	json_put_key(b, key);
+	if (v == NULL)
+		rba_buf_put(b, "null", 4);
+	else
+		json_put_str(b, v);
+	kv_sep(b, comma);
+}
+
+void
+json_kv_num(struct rba_buf *b, const char *key, double v, int comma)
+{
+	json_put_key(b, key);
+	json_put_num(b, v);
+	kv_sep(b, comma);
+}
+
+void
+json_kv_u64(struct rba_buf *b, const char *key, uint64_t v, int comma)
+{
+	json_put_key(b, key);
+	rba_buf_printf(b, "%llu", (unsigned long long)v);
+	kv_sep(b, comma);
+}
+
+void
+json_kv_bool(struct rba_buf *b, const char *key, int v, int comma)
+{
+	json_put_key(b, key);
+	rba_buf_printf(b, "%s", v ? "true" : "false");
+	kv_sep(b, comma);
+}
+
+void
+json_kv_digest(struct rba_buf *b, const char *key, const struct rba_digest *dg,
+	       int has, int comma)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+
+	if (has)
+		rba_digest_format(dg, hex);
+	json_kv_str(b, key, has ? hex : NULL, comma);
+}
+
+void
+json_kv_nums(struct rba_buf *b, const char *key, const double *v, uint32_t n,
+	     int comma)
+{
+	json_put_key(b, key);
+	if (v == NULL) {
+		rba_buf_put(b, "null", 4);
+	} else {
+		rba_buf_put_u8(b, '[');
+		for (uint32_t i = 0; i < n; i++) {
+			if (i)
+				rba_buf_put(b, ", ", 2);
+			json_put_num(b, v[i]);
+		}
+		rba_buf_put_u8(b, ']');
+	}
+	kv_sep(b, comma);
+}

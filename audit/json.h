@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/digest.h"
 #include "common/rba.h"
 
 #define JSON_MAX_DEPTH 32
@@ -36,6 +37,20 @@ size_t json_fmt_double(double v, char out[32]);
 void json_put_str(struct rba_buf *b, const char *s);
 /* Appends n bytes of s quoted and escaped. */
 void json_put_strn(struct rba_buf *b, const char *s, size_t n);
+/*
+ * "key": value pairs, each followed by ", " when comma is set: a string
+ * (NULL: null), a number, an unsigned integer, a boolean, a digest in
+ * text form (null unless has), a list of n numbers (NULL: null).
+ */
+void json_kv_str(struct rba_buf *b, const char *key, const char *v, int comma);
+void json_kv_num(struct rba_buf *b, const char *key, double v, int comma);
+void json_kv_u64(struct rba_buf *b, const char *key, uint64_t v, int comma);
+void json_kv_bool(struct rba_buf *b, const char *key, int v, int comma);
+void json_kv_digest(struct rba_buf *b, const char *key,
+		    const struct rba_digest *dg, int has, int comma);
+void json_kv_nums(struct rba_buf *b, const char *key, const double *v,
+		  uint32_t n, int comma);
+
 /* Appends v as json_fmt_double gives it, or null when not finite. */
 void json_put_num(struct rba_buf *b, double v);
 /* Appends "key": (quoted key, colon and a space). */

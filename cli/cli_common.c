@@ -173,3 +173,28 @@ cli_atomic_sink(void *ctx, const uint8_t *p, size_t n)
 {
 	return rba_atomic_write(ctx, p, n);
 }
+
+int
+cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n) != 0)
+		return 0;
+	if (a[n] == '\0') {
+		if (*i + 1 >= argc)
+			return -1;
+		*val = argv[++*i];
+		return 1;
+	}
+	if (name[1] == '-' && a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (name[1] != '-' && n == 2) {
+		*val = a + 2;
+		return 1;
+	}
+	return 0;
+}

@@ -14,35 +14,6 @@
 #include "audit/sign.h"
 #include "cli/commands.h"
 
-/*
- * "-k VAL", "-kVAL", "--name VAL", "--name=VAL": 1 and *val when argv[*i]
- * is the option, 0 when not, -1 when its value is missing.
- */
-static int
-export_opt(int argc, char **argv, int *i, const char *name, const char **val)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-
-	if (strncmp(a, name, n) != 0)
-		return 0;
-	if (a[n] == '\0') {
-		if (*i + 1 >= argc)
-			return -1;
-		*val = argv[++*i];
-		return 1;
-	}
-	if (name[1] == '-' && a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (name[1] != '-' && n == 2) {
-		*val = a + 2;
-		return 1;
-	}
-	return 0;
-}
-
 /* "latest" is 0; an id is 1..2^63. */
 static int
 parse_audit_id(const char *s, uint64_t *out)
@@ -88,10 +59,10 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 			opts = 0;
 			continue;
 		}
-		if (opts && ((r = export_opt(argc, argv, &i, "-k", &keypath)) != 0 ||
-			     (r = export_opt(argc, argv, &i, "-o", &out)) != 0 ||
-			     (r = export_opt(argc, argv, &i, "--audit", &audit)) != 0 ||
-			     (r = export_opt(argc, argv, &i, "--passphrase-file",
+		if (opts && ((r = cli_opt_value(argc, argv, &i, "-k", &keypath)) != 0 ||
+			     (r = cli_opt_value(argc, argv, &i, "-o", &out)) != 0 ||
+			     (r = cli_opt_value(argc, argv, &i, "--audit", &audit)) != 0 ||
+			     (r = cli_opt_value(argc, argv, &i, "--passphrase-file",
 					     &passfile)) != 0)) {
 			if (r < 0)
 				return cli_usage(ctx, "option '%s' needs a value", a);

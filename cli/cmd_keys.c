@@ -15,36 +15,6 @@
 #include "cli/commands.h"
 #include "common/fileio.h"
 
-/*
- * Option values: "-p VAL", "-pVAL", "--name VAL" and "--name=VAL".
- * Returns 1 and sets *val when argv[*i] is the option (advancing *i past
- * a separate value), 0 when it is not, -1 when its value is missing.
- */
-static int
-opt_value(int argc, char **argv, int *i, const char *name, const char **val)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-
-	if (strncmp(a, name, n) != 0)
-		return 0;
-	if (a[n] == '\0') {
-		if (*i + 1 >= argc)
-			return -1;
-		*val = argv[++*i];
-		return 1;
-	}
-	if (name[1] == '-' && a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (name[1] != '-' && n == 2) {
-		*val = a + 2;
-		return 1;
-	}
-	return 0;
-}
-
 int
 cmd_keygen(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -61,9 +31,9 @@ cmd_keygen(struct cli_ctx *ctx, int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if ((r = opt_value(argc, argv, &i, "-o", &prefix)) != 0 ||
-		    (r = opt_value(argc, argv, &i, "--passphrase-file", &passfile)) != 0 ||
-		    (r = opt_value(argc, argv, &i, "--comment", &comment)) != 0) {
+		if ((r = cli_opt_value(argc, argv, &i, "-o", &prefix)) != 0 ||
+		    (r = cli_opt_value(argc, argv, &i, "--passphrase-file", &passfile)) != 0 ||
+		    (r = cli_opt_value(argc, argv, &i, "--comment", &comment)) != 0) {
 			if (r < 0)
 				return cli_usage(ctx, "option '%s' needs a value", a);
 			continue;
@@ -194,8 +164,8 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 			opts = 0;
 			continue;
 		}
-		if (opts && ((r = opt_value(argc, argv, &i, "-p", &pubpath)) != 0 ||
-			     (r = opt_value(argc, argv, &i, "-x", &sigpath)) != 0)) {
+		if (opts && ((r = cli_opt_value(argc, argv, &i, "-p", &pubpath)) != 0 ||
+			     (r = cli_opt_value(argc, argv, &i, "-x", &sigpath)) != 0)) {
 			if (r < 0)
 				return cli_usage(ctx, "option '%s' needs a value", a);
 			continue;

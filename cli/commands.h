@@ -71,6 +71,14 @@ int cli_help(struct cli_ctx *ctx);
  * usage), so a handler can `if (cli_wants_help(ctx, argc, argv)) return 0;`.
  */
 int cli_wants_help(struct cli_ctx *ctx, int argc, char **argv);
+/*
+ * One option with a value, in any of the forms "-k VAL", "-kVAL",
+ * "--name VAL" and "--name=VAL": returns 1 and sets *val when argv[*i] is
+ * the option name (advancing *i past a separate value), 0 when it is not,
+ * -1 when its value is missing.
+ */
+int cli_opt_value(int argc, char **argv, int *i, const char *name,
+		  const char **val);
 /* JSON string escaping onto f. */
 void cli_json_str(FILE *f, const char *s);
 /* Opens the store for a handler that did not ask for it in its flags. */
