@@ -9,6 +9,7 @@
 #include "sha256_ni.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 
 static const uint32_t K[64] = {
@@ -28,9 +29,17 @@ static const uint32_t K[64] = {
 int
 sha256_ni_available(void)
 {
-	__builtin_cpu_init();
-	return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") &&
-	       __builtin_cpu_supports("ssse3");
+	unsigned a, b, c, d;
+
+	/* cpuid directly: not every compiler's __builtin_cpu_supports
+	 * knows "sha".  Leaf 1: SSSE3 (ECX 9), SSE4.1 (ECX 19); leaf 7:
+	 * SHA (EBX 29). */
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) ||
+	    !(c & (1u << 19)))
+		return 0;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		return 0;
+	return (b >> 29) & 1;
 }
 
 __attribute__((target("sha,sse4.1,ssse3"))) void
