@@ -35,6 +35,14 @@ rba_file_read(const char *path, size_t max, uint8_t **out, size_t *len,
 	fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
+	{
+		/* A regular file is read into one buffer of its size (plus
+		 * one byte, to see it did not grow), not by doubling. */
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		    (uint64_t)st.st_size <= max)
+			cap = (size_t)st.st_size + 2;
+	}
 	p = malloc(cap);
 	if (p == NULL) {
 		err = RBA_E_NOMEM;

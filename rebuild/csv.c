@@ -822,8 +822,8 @@ out:
 /* ---- whole tables ---- */
 
 static int
-table_from_reader(struct csv_reader *r, struct csv_table **out,
-		  struct rba_detail *d)
+table_from_reader(struct csv_reader *r, size_t size_hint,
+		  struct csv_table **out, struct rba_detail *d)
 {
 	const struct csv_field *f;
 	struct csv_table *t;
@@ -840,6 +840,13 @@ table_from_reader(struct csv_reader *r, struct csv_table **out,
 	rba_buf_init(&arena);
 	rba_buf_init(&offs);
 	rba_buf_init(&lines);
+	/* Cells take about the input's bytes (a NUL for each separator),
+	 * and there are fewer than one per two bytes: sized once, the
+	 * buffers are not copied over and over as they grow. */
+	if (size_hint > 0) {
+		rba_buf_reserve(&arena, size_hint + 64);
+		rba_buf_reserve(&offs, size_hint / 2 * sizeof(uint64_t));
+	}
 	t->file = strdup(file);
 	rc = csv_reader_next(r, &f, &n, d);
 	if (rc <= 0) {
@@ -938,7 +945,7 @@ csv_table_load(const char *path, struct csv_table **out, struct rba_detail *d)
 
 	if (err)
 		return err;
-	err = table_from_reader(r, out, d);
+	err = table_from_reader(r, 0, out, d);
 	csv_reader_free(r);
 	return err;
 }
@@ -952,7 +959,7 @@ csv_table_load_mem(const void *p, size_t n, const char *name,
 
 	if (err)
 		return rba_fail(d, err, name, 0, 0, "%s", rba_strerror(err));
-	err = table_from_reader(r, out, d);
+	err = table_from_reader(r, n, out, d);
 	csv_reader_free(r);
 	return err;
 }
