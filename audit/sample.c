@@ -2076,7 +2076,7 @@ export_header(FILE *f, const struct sample_layout *l)
 
 int
 sample_export(struct store_txn *txn, const char *version, const char *out_path,
-	      uint64_t *cases, struct rba_detail *d)
+	      FILE *dash, uint64_t *cases, struct rba_detail *d)
 {
 	struct store_sample_info info;
 	struct sample_layout l;
@@ -2093,7 +2093,7 @@ sample_export(struct store_txn *txn, const char *version, const char *out_path,
 	if (to_stdout) {
 		/* Verify everything before the first byte goes out. */
 		err = sample_walk(txn, version, &l, export_chunk, &x, d);
-		x.f = stdout;
+		x.f = dash;
 	} else {
 		err = rba_atomic_open(&a, out_path, 0644);
 		if (err == 0 && (x.f = rba_atomic_stdio(&a)) == NULL)

@@ -49,6 +49,7 @@
 #define RBA_SAMPLE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "common/buf.h"
@@ -254,13 +255,14 @@ int sample_case_load(struct store_txn *txn, const char *version,
  * Writes the sample's cases as CSV (the layout's header, one row per
  * case in stored order, every field its exact text; quoted when it
  * holds a comma, quote, CR or LF) to out_path through a temporary file
- * renamed into place only when every chunk was verified ("-": standard
- * output, after a verifying first pass).  *cases gets the count (NULL
- * allowed).  0; RBA_E_NOTFOUND; RBA_E_TAMPERED; RBA_E_CORRUPT; an errno;
+ * renamed into place only when every chunk was verified ("-": the
+ * caller's stream dash, typically its standard output, after a verifying
+ * first pass).  *cases gets the count (NULL allowed).  0; RBA_E_NOTFOUND; RBA_E_TAMPERED; RBA_E_CORRUPT; an errno;
  * the store's errors.
  */
 int sample_export(struct store_txn *txn, const char *version,
-		  const char *out_path, uint64_t *cases, struct rba_detail *d);
+		  const char *out_path, FILE *dash, uint64_t *cases,
+		  struct rba_detail *d);
 
 /*
  * Calls cb for every chunk of version's sample, decoded (c and raw

@@ -125,13 +125,16 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 
 	memset(&rq, 0, sizeof(rq));
 	optind = 0;
+	opterr = 0; /* cli_usage says what was wrong, in one line */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i': rq.id_column = optarg; break;
 		case 's': rq.score_column = optarg; break;
 		case 'd': rq.decision_column = optarg; break;
 		case 'p': policy_path = optarg; break;
-		default: return cli_usage(ctx, "unknown option");
+		default:
+			return cli_usage(ctx, "unknown option or missing value '%s'",
+					 argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 2)
@@ -436,7 +439,7 @@ sample_export_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	if ((err = cli_txn_begin(ctx, 0, 0, "cannot export sample", argv[1], &txn)))
 		return err;
 	rba_detail_clear(&d);
-	err = sample_export(txn, argv[1], argv[2], &cases, &d);
+	err = sample_export(txn, argv[1], argv[2], stdout, &cases, &d);
 	store_txn_abort(txn);
 	if (err)
 		return cli_fail("cannot export sample", argv[1], err, &d);
@@ -627,6 +630,7 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 	memset(&nm, 0, sizeof(nm));
 	o.threads = 1;
 	optind = 0;
+	opterr = 0; /* cli_usage says what was wrong, in one line */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': all = 1; break;
@@ -635,7 +639,9 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 			if (parse_threads(ctx, optarg, &o.threads) != 0)
 				return 2;
 			break;
-		default: return cli_usage(ctx, "unknown option");
+		default:
+			return cli_usage(ctx, "unknown option or missing value '%s'",
+					 argv[optind - 1]);
 		}
 	}
 	if (all == (optind < argc))
@@ -741,11 +747,14 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 	int c, inputs = 0, err;
 
 	optind = 0;
+	opterr = 0; /* cli_usage says what was wrong, in one line */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': policy_path = optarg; break;
 		case 'i': inputs = 1; break;
-		default: return cli_usage(ctx, "unknown option");
+		default:
+			return cli_usage(ctx, "unknown option or missing value '%s'",
+					 argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 2)
@@ -772,6 +781,8 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 		if (rba_buf_status(&j) == 0)
 			put_buf(&j);
 		rba_buf_release(&j);
+	} else if (ctx->quiet && r.answer == DISPUTE_STANDS) {
+		/* -q: no report when the answer is yes; exit 0 says it */
 	} else {
 		printf("dispute     case %s of version %s\n", r.case_id, r.version);
 		if (inputs) {
@@ -882,10 +893,13 @@ cmd_history(struct cli_ctx *ctx, int argc, char **argv)
 	int c, verify = 0, err;
 
 	optind = 0;
+	opterr = 0; /* cli_usage says what was wrong, in one line */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v': verify = 1; break;
-		default: return cli_usage(ctx, "unknown option");
+		default:
+			return cli_usage(ctx, "unknown option or missing value '%s'",
+					 argv[optind - 1]);
 		}
 	}
 	if (argc - optind > 1 || (verify && argc - optind == 1))

@@ -72,11 +72,13 @@ snap_add(struct cli_ctx *ctx, int argc, char **argv)
 	int c, err, existed = 0;
 
 	optind = 0;
+	opterr = 0; /* cli_usage says what was wrong, in one line */
 	while ((c = getopt_long(argc, argv, "n:", opts, NULL)) != -1) {
 		if (c == 'n')
 			name = optarg;
 		else
-			return cli_usage(ctx, "unknown option");
+			return cli_usage(ctx, "unknown option or missing value '%s'",
+					 argv[optind - 1]);
 	}
 	if (argc - optind != 1)
 		return cli_usage(ctx, "snapshot add needs one FILE");
@@ -103,6 +105,10 @@ snap_add(struct cli_ctx *ctx, int argc, char **argv)
 			break;
 		hint = hint * 2 + (256u << 20);
 	}
+	if (err == RBA_E_LIMIT && d.line == 0 && strcmp(path, "-") == 0)
+		snprintf(d.reason, sizeof(d.reason), "%s",
+			 "the store's map is full: give the file by name, so the "
+			 "map can grow to its size before the write");
 	if (err) {
 		const char *what = d.line ? "invalid snapshot" : "cannot add snapshot";
 		return cli_fail(what, path, err, &d);
@@ -277,7 +283,7 @@ snap_export(struct cli_ctx *ctx, int argc, char **argv)
 		return err;
 	rba_digest_format(&s.blob.digest, hex);
 	rba_detail_clear(&d);
-	err = snapshot_export(txn, &s.blob.digest, argv[2], &d);
+	err = snapshot_export(txn, &s.blob.digest, argv[2], stdout, &d);
 	store_txn_abort(txn);
 	snapshot_info_release(&s);
 	if (err)

@@ -48,12 +48,15 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 
 	memset(&rq, 0, sizeof(rq));
 	optind = 0;
+	opterr = 0; /* cli_usage says what was wrong, in one line */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': rq.artifact_path = optarg; break;
 		case 'p': policy_path = optarg; break;
 		case 'r': rq.replace = 1; break;
-		default: return cli_usage(ctx, "unknown option");
+		default:
+			return cli_usage(ctx, "unknown option or missing value '%s'",
+					 argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 1)

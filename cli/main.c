@@ -166,6 +166,29 @@ main(int argc, char **argv)
 		return 2;
 	}
 	ctx.cmd = cmd;
+	/* -q, -v and --json may also follow the command ("audit --all -q",
+	 * as a crontab line reads): take them out before the handler parses
+	 * its own options.  "--" ends the scan. */
+	{
+		int w = i + 1;
+		for (int r = i + 1; r < argc; r++) {
+			const char *a = argv[r];
+			if (strcmp(a, "--") == 0) {
+				while (r < argc)
+					argv[w++] = argv[r++];
+				break;
+			}
+			if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
+				ctx.quiet = 1;
+			else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
+				ctx.verbose = 1;
+			else if (strcmp(a, "--json") == 0)
+				ctx.json = 1;
+			else
+				argv[w++] = argv[r];
+		}
+		argc = w;
+	}
 	ctx.progress = !ctx.quiet && isatty(STDERR_FILENO);
 	if (rba_crypto_init() != 0)
 		return cli_fail("cannot start", "libsodium", RBA_E_CRYPTO, NULL);

@@ -168,8 +168,13 @@ snapshot_add(struct store_txn *txn, const char *path, const char *name,
 	if (started)
 		pthread_join(th, NULL);
 	close(pfd[0]);
-	/* A parse error names the file, line and column: it comes first. */
-	if (ps.err) {
+	/*
+	 * feed() returns 0 when it stopped because the parser failed; any
+	 * other error is its own (the store, a read), and the parser's
+	 * complaint about the input cut short is then beside the point.
+	 * Otherwise a parse error names the file, line and column.
+	 */
+	if (err == 0 && ps.err) {
 		err = ps.err;
 		if (d != NULL)
 			*d = ps.d;
@@ -316,15 +321,14 @@ discard_chunk(void *ctx, const uint8_t *p, size_t n)
 }
 
 static int
-stdout_chunk(void *ctx, const uint8_t *p, size_t n)
+stream_chunk(void *ctx, const uint8_t *p, size_t n)
 {
-	(void)ctx;
-	return fwrite(p, 1, n, stdout) == n ? 0 : (errno ? errno : EIO);
+	return fwrite(p, 1, n, ctx) == n ? 0 : (errno ? errno : EIO);
 }
 
 int
 snapshot_export(struct store_txn *txn, const struct rba_digest *digest,
-		const char *out_path, struct rba_detail *d)
+		const char *out_path, FILE *dash, struct rba_detail *d)
 {
 	struct rba_atomic a;
 	int err;
@@ -332,7 +336,7 @@ snapshot_export(struct store_txn *txn, const struct rba_digest *digest,
 	if (strcmp(out_path, "-") == 0) {
 		err = store_blob_read(txn, digest, discard_chunk, NULL, d);
 		if (err == 0)
-			err = store_blob_read(txn, digest, stdout_chunk, NULL, d);
+			err = store_blob_read(txn, digest, stream_chunk, dash, d);
 		return err;
 	}
 	rba_atomic_sweep(out_path);

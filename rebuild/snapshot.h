@@ -13,6 +13,7 @@
 #define RBA_SNAPSHOT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/digest.h"
 #include "common/rba.h"
@@ -60,13 +61,14 @@ int snapshot_list(struct store_txn *txn,
 		  void *ctx, struct rba_detail *d);
 
 /*
- * Writes the snapshot's exact bytes to out_path ("-": standard output)
- * through a temporary file renamed into place only when every byte was
- * verified: on RBA_E_TAMPERED no output file appears.  For "-" the
- * content is verified in a first pass before a byte is written.
+ * Writes the snapshot's exact bytes to out_path through a temporary file
+ * renamed into place only when every byte was verified: on
+ * RBA_E_TAMPERED no output file appears.  out_path "-" means the
+ * caller's stream dash (typically its standard output), written only
+ * after a first pass has verified the whole content.
  */
 int snapshot_export(struct store_txn *txn, const struct rba_digest *digest,
-		    const char *out_path, struct rba_detail *d);
+		    const char *out_path, FILE *dash, struct rba_detail *d);
 
 /*
  * Loads the whole snapshot, verified, into malloc'd memory (caller frees;

@@ -31,6 +31,16 @@ run() {
 	got=$?
 	if [ "$got" = "$want" ]; then pass; else fail "exit $got, want $want: $LAST_DESC"; fi
 }
+# run_in FILE STATUS cmd...: the same, with stdin from FILE.
+run_in() {
+	input=$1
+	want=$2
+	shift 2
+	LAST_DESC="$* < $input"
+	"$@" > out 2> err < "$input"
+	got=$?
+	if [ "$got" = "$want" ]; then pass; else fail "exit $got, want $want: $LAST_DESC"; fi
+}
 out_has() { if grep -qF -- "$1" out; then pass; else fail "stdout lacks '$1': $LAST_DESC"; fi; }
 out_lacks() { if grep -qF -- "$1" out; then fail "stdout has '$1': $LAST_DESC"; else pass; fi; }
 err_has() { if grep -qF -- "$1" err; then pass; else fail "stderr lacks '$1': $LAST_DESC"; fi; }

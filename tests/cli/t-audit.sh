@@ -45,6 +45,12 @@ out_has "audit $V: bit-identical (exit 0)"
 out_has "sample        1000 cases, 0 flips, max score delta 0"
 out_has "(identical)"
 out_has "recorded      history record 1"
+# the crontab line of the man page and README, word for word
+run 0 $RBA -S st audit --all -q
+out_empty
+err_empty
+run 0 env REBUILD_AUDIT_STORE=st $RBA -q audit --all
+out_empty
 run 0 $RBA -S st --json audit $V
 ok "bit-identical in JSON" jq -e '.exit_status == 0 and (.audits | length) == 1 and
 	.audits[0].verdict == "bit-identical" and .audits[0].sample.flips == 0 and

@@ -25,6 +25,11 @@ out_has "decision decline"
 out_has "threshold   stored score"
 out_has "version     bit-identical: the rebuilt artifact is bit-identical to the pinned one"
 ok "the last line is the answer" test "$(tail -n 1 out)" = "the disputed decline stands"
+# -q: no report when the answer is yes, wherever -q stands
+run 0 $RBA -S st -q dispute $V $declined
+out_empty
+run 0 $RBA -S st dispute $V $declined -q
+out_empty
 run 0 $RBA -S st audit $V
 run 0 $RBA -S st dispute $V $declined --show-inputs
 out_has "version     bit-identical: audit record 1 of"

@@ -1,6 +1,8 @@
 # Every file of the invalid corpus gives exit 2 and exactly its expected
 # error line, and nothing is written to the store.
 run 0 $RBA -S st init
+run 0 $RBA -S st snapshot add "$FIX/german-credit-numeric.csv"
+run 0 $RBA -S st -q register "$FIX/pins/german-numeric-logistic.yaml"
 before=$(txnid st)
 ok "store has a transaction id" test -n "$before"
 for f in "$FIX"/invalid/*.csv "$FIX"/invalid/*.yaml; do
@@ -12,6 +14,15 @@ for f in "$FIX"/invalid/*.csv "$FIX"/invalid/*.yaml; do
 	*) run 2 $RBA -S st check "$name" ;;
 	esac
 	err_is "$(cat "$f.err")"
+	out_empty
+	# the commands that write refuse it too, with one line, writing nothing
+	case $name in
+	pins-*) run 2 $RBA -S st register "$name" ;;
+	policy-*) run 2 $RBA -S st policy set german-numeric-logistic "$name" ;;
+	*) continue ;;
+	esac
+	ok "$name: one diagnostic line" test "$(wc -l < err)" -eq 1
+	err_has "rebuild-audit: "
 	out_empty
 	rm -f "$name"
 done
@@ -29,4 +40,4 @@ run 2 $RBA -S st register big.yaml
 err_is "rebuild-audit: invalid pins 'big.yaml:2:1048547': file is larger than 1048576 bytes"
 ok "no transaction was written by any invalid input" test "$(txnid st)" = "$before"
 run 0 $RBA -S st snapshot list
-out_empty
+ok "only the snapshot added before the corpus" test "$(wc -l < out)" -eq 1

@@ -124,3 +124,17 @@ run 0 $RBA -S st snapshot list
 ok "the earlier snapshots are intact" test "$(wc -l < out)" -eq 2
 run 0 $RBA -S st snapshot export 8b10 again.csv
 ok "and readable" cmp again.csv "$FIX/german-credit-numeric.csv"
+
+# a full map is the store's failure, not the file's: on standard input it
+# says so; by name the map grows first and the add succeeds
+awk 'BEGIN { srand(1); print "id,x,y,z"; for (i = 0; i < 300000; i++) printf "%d,%.9f,%.9f,%.9f\n", i, rand(), rand(), rand() }' > rand.csv
+run 0 env REBUILD_AUDIT_MAPSIZE=2m $RBA -S small init
+run_in rand.csv 2 env REBUILD_AUDIT_MAPSIZE=2m $RBA -S small snapshot add -
+err_is "rebuild-audit: cannot add snapshot '-': the store's map is full: give the file by name, so the map can grow to its size before the write"
+run 0 env REBUILD_AUDIT_MAPSIZE=2m $RBA -S small snapshot add rand.csv
+out_is_text "sha256:$(sha256sum rand.csv | cut -d' ' -f1)"
+
+# option errors: one diagnostic line of ours, then the usage
+run 2 $RBA -S st snapshot add --bogus x.csv
+ok "no getopt message" test "$(grep -c '^add:' err)" -eq 0
+ok "first line is ours" test "$(head -n 1 err)" = "rebuild-audit: bad usage 'snapshot': unknown option or missing value '--bogus'"

@@ -668,7 +668,7 @@ START_TEST(test_sample_lossless)
 	ck_assert_msg(add_sample(s, "german-categorical-mlp", csv, NULL, &d) == 0,
 		      "%s", d.reason);
 	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
-	ck_assert_msg(sample_export(t, "german-categorical-mlp", exp, &cases, &d) == 0,
+	ck_assert_msg(sample_export(t, "german-categorical-mlp", exp, NULL, &cases, &d) == 0,
 		      "%s", d.reason);
 	store_txn_abort(t);
 	ck_assert_uint_eq(cases, 6);

@@ -96,7 +96,7 @@ START_TEST(test_add_show_export)
 	ck_assert_int_eq(snapshot_list(txn, count_one, &count, &d), 0);
 	ck_assert_int_eq(count, 1);
 	snprintf(out, sizeof(out), "%s/copy.csv", dir);
-	ck_assert_int_eq(snapshot_export(txn, &dg, out, &d), 0);
+	ck_assert_int_eq(snapshot_export(txn, &dg, out, NULL, &d), 0);
 	ck_assert_int_eq(rba_file_read(out, 1u << 20, &copy, &cn, NULL), 0);
 	ck_assert_uint_eq(cn, n);
 	ck_assert(memcmp(copy, orig, n) == 0);
@@ -179,7 +179,7 @@ START_TEST(test_tampered_export_writes_nothing)
 	free(val);
 	snprintf(out, sizeof(out), "%s/out.csv", dir);
 	ck_assert_int_eq(store_txn_begin(st, 0, 0, &txn, NULL), 0);
-	ck_assert_int_eq(snapshot_export(txn, &dg, out, &d), RBA_E_TAMPERED);
+	ck_assert_int_eq(snapshot_export(txn, &dg, out, NULL, &d), RBA_E_TAMPERED);
 	ck_assert_int_eq(stat(out, &sb), -1);
 	store_txn_abort(txn);
 }
