@@ -2,7 +2,8 @@
 # demo.sh BINARY - the whole story of a disputed decline on the bundled
 # German credit data, in a temporary store: keep the training data,
 # register a model version, keep an audit sample of past decisions,
-# audit the version, answer a disputed decline.  Each step prints its
+# audit the version, answer a disputed decline, sign the evidence and
+# check it as an auditor would.  Each step prints its
 # command, then what the command prints.  `make demo` runs it.
 set -eu
 bin=${1:?usage: tests/demo.sh BINARY}
@@ -50,3 +51,12 @@ step dispute $V "$case_id"
 say "every audit is kept, hash-chained"
 step history
 step history --verify
+say "signed evidence of the audit, for the regulator"
+step keygen -o acme-audit
+step export $V -k acme-audit.key -o evidence.json
+say "the auditor's side: minisign and jq alone, offline"
+printf '\n$ minisign -Vm evidence.json -p acme-audit.pub\n'
+minisign -Vm evidence.json -p acme-audit.pub
+printf '\n$ jq -r .predicate.verdict evidence.json\n'
+jq -r .predicate.verdict evidence.json
+step verify evidence.json -p acme-audit.pub
