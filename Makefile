@@ -21,7 +21,9 @@ WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wpointer-arith -Wformat=2 -Wvla -Wno-unused-parameter
 # Lazily expanded: pkg-config runs only after `deps` has had its chance.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKG_LIBS) 2>/dev/null)
-PKG_LDLIBS = $(shell pkg-config --libs $(PKG_LIBS) 2>/dev/null)
+# OpenBLAS is not linked: rebuild/kernel_fast.c loads it when fast mode
+# needs it (its threads start as it loads).
+PKG_LDLIBS = $(shell pkg-config --libs $(filter-out openblas,$(PKG_LIBS)) 2>/dev/null) -ldl
 CHK_CFLAGS = $(shell pkg-config --cflags $(PKG_TEST) 2>/dev/null)
 CHK_LDLIBS = $(shell pkg-config --libs $(PKG_TEST) 2>/dev/null)
 GIT_REV   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)

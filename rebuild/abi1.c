@@ -419,6 +419,12 @@ abi1_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	if (fast) {
 		r.k = kernel_fast(threads);
 		threads = 1; /* OpenBLAS runs the threads */
+		if (r.k == NULL) {
+			rebuild_model_release(out);
+			return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
+					"fast mode needs OpenBLAS, which is %s",
+					kernel_blas_unavailable());
+		}
 	} else {
 		r.k = kernel_strict();
 	}

@@ -162,8 +162,10 @@ envrec_capture(enum pins_det_mode mode, unsigned threads, struct rba_buf *out)
 	set(kv, &n, "lib.zstd", store_zstd_version());
 	set(kv, &n, "openblas.corename", kernel_blas_corename());
 	if (mode == PINS_DET_FAST) {
-		kernel_fast(threads);
-		snprintf(num, sizeof(num), "%d", kernel_blas_threads());
+		if (kernel_fast(threads) != NULL)
+			snprintf(num, sizeof(num), "%d", kernel_blas_threads());
+		else
+			snprintf(num, sizeof(num), "unavailable");
 		set(kv, &n, "openblas.threads", num);
 	} else {
 		set(kv, &n, "openblas.threads", "unused");

@@ -86,9 +86,12 @@ const char *kernel_strict_isa(void);
 
 /*
  * The fast kernels; sets OpenBLAS's thread count to threads (>= 1).
- * Defined in kernel_fast.c, the only file that includes cblas.h.
+ * Defined in kernel_fast.c, the only file that includes cblas.h.  NULL
+ * when OpenBLAS cannot be loaded (kernel_blas_unavailable says why).
  */
 const struct kernel_ops *kernel_fast(unsigned threads);
+/* NULL when OpenBLAS is loaded (or loads now), else why it cannot be. */
+const char *kernel_blas_unavailable(void);
 
 /*
  * OpenBLAS's build configuration, the core it selected at run time and

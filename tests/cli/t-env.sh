@@ -46,3 +46,11 @@ run 2 $RBA env extra
 err_has "unexpected argument 'extra'"
 run 2 $RBA env --pins missing.yaml
 err_has "invalid pins 'missing.yaml'"
+
+# OpenBLAS is loaded only when asked for: never by a command that does not
+# need it (its threads start as it loads), always by fast mode
+run 0 env LD_DEBUG=files $RBA check "$FIX/pins/german-numeric-logistic.yaml"
+ok "check does not load OpenBLAS" test "$(grep -c libopenblas err)" -eq 0
+run 0 env LD_DEBUG=files $RBA env --mode fast --threads 2
+ok "fast mode loads OpenBLAS" test "$(grep -c libopenblas err)" -gt 0
+out_has 'openblas.threads=2'
