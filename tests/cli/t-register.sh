@@ -48,6 +48,13 @@ run 0 $RBA -S st3 init
 run 0 $RBA -S st3 snapshot add "$FIX/german-credit-numeric.csv"
 run 0 $RBA -S st3 register completed.yaml --artifact model.bin
 out_has "artifact: $art"
+# a valid artifact that is not the one the completed pins name
+run 0 $RBA train "$FIX/pins/german-numeric-mlp.yaml" -o other.bin --snapshot "$FIX/german-credit-numeric.csv"
+other=$(sed -n 1p out)
+t3=$(txnid st3)
+run 2 $RBA -S st3 register --replace completed.yaml --artifact other.bin
+err_is "rebuild-audit: cannot register 'german-numeric-logistic': the pins name artifact $art but the file is $other"
+ok "a refused registration writes nothing" test "$(txnid st3)" = "$t3"
 printf 'not an artifact' > junk.bin
 run 2 $RBA -S st3 register --replace "$P" --artifact junk.bin
 err_has "rebuild-audit: cannot register"
