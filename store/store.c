@@ -475,6 +475,47 @@ init_records(MDB_txn *t, struct rba_detail *d)
 }
 
 /*
+ * The seal of the meta records that never change (schema, store id,
+ * creation time): SHA-256 over their values in that order.  Meta is
+ * otherwise unsealed so that any later tool can read the schema.
+ */
+int
+store_meta_seal(MDB_txn *t, MDB_dbi meta, struct rba_digest *out)
+{
+	static const char *const keys[] = {"schema", "store_id", "created"};
+	struct rba_hasher h;
+	MDB_val k, v;
+	int rc;
+
+	rba_hasher_init(&h);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		k.mv_data = (void *)keys[i];
+		k.mv_size = strlen(keys[i]);
+		rc = mdb_get(t, meta, &k, &v);
+		if (rc != 0)
+			return rc;
+		rba_hasher_update(&h, v.mv_data, v.mv_size);
+	}
+	rba_hasher_final(&h, out);
+	return 0;
+}
+
+/* Writes the meta seal record ("meta_seal": tag, format, digest). */
+static int
+meta_seal_put(MDB_txn *t, MDB_dbi meta, struct rba_buf *b)
+{
+	struct rba_digest dg;
+	int rc = store_meta_seal(t, meta, &dg);
+
+	if (rc != 0)
+		return rc;
+	b->len = 0;
+	store_rec_start(b, TAG_META_SEAL);
+	rba_buf_put(b, dg.b, RBA_DIGEST_LEN);
+	return meta_put(t, meta, "meta_seal", b);
+}
+
+/*
  * Writes the creation time in a transaction of its own.  Called twice
  * after the first: their copy-on-write frees pages, so the first real
  * command finds a usable free list (LMDB reuses pages freed by a
@@ -500,6 +541,8 @@ init_created(MDB_env *env, struct rba_detail *d)
 	rc = mdb_dbi_open(t, "meta", 0, &meta);
 	if (rc == 0)
 		rc = meta_put(t, meta, "created", &b);
+	if (rc == 0)
+		rc = meta_seal_put(t, meta, &b);
 	rba_buf_release(&b);
 	if (rc != 0) {
 		mdb_txn_abort(t);

@@ -573,4 +573,113 @@ int store_run_list(struct store_txn *txn,
 			     size_t n),
 		   void *ctx, struct rba_detail *d);
 
+/* ---- checking ------------------------------------------------------- */
+
+/*
+ * One piece of damage found by store_check.  Every string is borrowed
+ * for the callback.  db names the database ("meta", "blobs", "versions",
+ * "samples", "history", "runs", or "lmdb" for the environment itself);
+ * key names the record in text (a digest, a version name, "version/case
+ * id", a history id) or is "" for a database as a whole.
+ */
+struct store_finding {
+	const char *db;
+	const char *key;
+	int err; /* RBA_E_TAMPERED, RBA_E_CORRUPT, RBA_E_NOTFOUND (a record
+		  * another one names is missing) */
+	const char *reason;
+};
+
+/* What store_check walked, to say what a clean result covers. */
+struct store_check_stats {
+	uint64_t meta;		/* meta records */
+	uint64_t blobs;		/* blob records, each read whole */
+	uint64_t blob_chunks;
+	uint64_t versions;
+	uint64_t samples;	/* sample records, each read whole */
+	uint64_t sample_chunks;
+	uint64_t cases;		/* case ids checked against the index */
+	uint64_t index_entries;
+	uint64_t history;	/* chained history records */
+	uint64_t runs;
+	uint64_t pages;		/* LMDB pages of the databases (mdb_stat) */
+	uint64_t findings;
+};
+
+/* Calls each(ectx, id) for a case id; a nonzero return stops the caller. */
+typedef int (*store_case_fn)(void *ectx, const char *id);
+
+struct store_check_hooks {
+	/*
+	 * Lists the case ids held by raw chunk chunk_no of version's sample
+	 * (p, n borrowed for the call, verified against the sealed sample
+	 * record; columns is the record's column text), calling each for
+	 * every id.  Returns 0, each's value, or an error with d filled
+	 * when the chunk cannot be decoded (reported as a finding).  NULL:
+	 * the index is then checked for its count and shape only.
+	 */
+	int (*chunk_cases)(void *ctx, const char *version, const char *columns,
+			   uint32_t chunk_no, const uint8_t *p, size_t n,
+			   store_case_fn each, void *ectx,
+			   struct rba_detail *d);
+	/* Receives every finding; a nonzero return stops the check. */
+	int (*finding)(void *ctx, const struct store_finding *f);
+	void *ctx;
+};
+
+/*
+ * The store's fsck, inside read transaction txn: walks every record of
+ * every database and checks what the store can know by itself.
+ *  - meta: the schema, id, creation and head records and their seal;
+ *  - blobs: every record's seal and key, every chunk's frame and digest,
+ *    each blob's whole digest, no stray or leftover chunk;
+ *  - versions: seals and keys, the artifact and snapshot they name are
+ *    stored blobs of that kind;
+ *  - samples: every sample read whole as store_sample_read does, its
+ *    version stored, every case id of every chunk (through the hook)
+ *    indexed to that chunk with a lookup from the root, and the index
+ *    holding exactly the sample's case count;
+ *  - history: the hash chain and head (store_history_verify), each
+ *    record naming a stored version;
+ *  - runs: seals and keys;
+ *  - lmdb: each database's entry count as LMDB records it agrees with
+ *    the walk.
+ * It cannot see a rollback of the whole store to an older consistent
+ * state (compare the history head with one kept outside), nor damage
+ * LMDB's walk never reaches (free pages).  st (may be NULL) gets the
+ * counts.  Returns 0 when the walk finished, whatever it found (see
+ * st->findings); the finding callback's value; RBA_E_NOMEM or
+ * RBA_E_STORE when it could not check.
+ */
+int store_check(struct store_txn *txn, const struct store_check_hooks *h,
+		struct store_check_stats *st, struct rba_detail *d);
+
+/*
+ * Checks the case index of version's sample against the case ids of its
+ * chunk chunk_no: each of ids[0..n) must be indexed, looked up from the
+ * root, to that chunk.  0; RBA_E_TAMPERED ("the case index of version
+ * 'V' is damaged: ...", d->key the case id); RBA_E_NOTFOUND (no sample);
+ * RBA_E_CORRUPT; RBA_E_STORE.
+ */
+int store_sample_index_check(struct store_txn *txn, const char *version,
+			     uint32_t chunk_no, const char *const *ids,
+			     size_t n, struct rba_detail *d);
+
+/*
+ * Walks the case index of version's sample: every entry decodes and
+ * names a chunk of the sample, and *entries (may be NULL) gets their
+ * number, which must equal the record's case count.  0; RBA_E_TAMPERED;
+ * RBA_E_NOTFOUND (no sample); RBA_E_CORRUPT; RBA_E_STORE.
+ */
+int store_sample_index_walk(struct store_txn *txn, const char *version,
+			    uint64_t *entries, struct rba_detail *d);
+
+/*
+ * The head of the history chain: the last record's id and digest, from
+ * meta (id 0 and a zero digest for an empty history).  0; RBA_E_CORRUPT;
+ * RBA_E_STORE.
+ */
+int store_history_head(struct store_txn *txn, uint64_t *id,
+		       struct rba_digest *digest, struct rba_detail *d);
+
 #endif

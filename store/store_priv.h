@@ -13,6 +13,8 @@
  *   "store_id"     02 01 id[16]
  *   "created"      03 01 i64 time
  *   "history_head" 04 01 u64 last id, digest[32]
+ *   "meta_seal"    05 01 SHA-256(schema, store_id, created values)
+ *                  (stores made before it have none)
  * blobs:
  *   digest[32]                    -> 10 01 digest[32] u8 kind u64 size
  *                                    u32 chunks u64 stored i64 added
@@ -64,6 +66,7 @@ enum store_tag {
 	TAG_META_ID = 0x02,
 	TAG_META_CREATED = 0x03,
 	TAG_META_HEAD = 0x04,
+	TAG_META_SEAL = 0x05,
 	TAG_BLOB_INFO = 0x10,
 	TAG_BLOB_CHUNK = 0x11,
 	TAG_VERSION = 0x20,
@@ -212,6 +215,9 @@ char *store_cursor_cstr(struct rba_cursor *c, size_t max);
 int store_name_check(const char *name, size_t max, const char *what,
 		     struct rba_detail *d);
 int64_t store_now(void);
+/* The digest the "meta_seal" record holds, computed from t: 0 or an
+ * LMDB status. */
+int store_meta_seal(MDB_txn *t, MDB_dbi meta, struct rba_digest *out);
 
 /* ---- chunks (store_chunk.c) ---- */
 

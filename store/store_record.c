@@ -759,3 +759,16 @@ store_history_verify(struct store_txn *txn, uint64_t *first_bad_id,
 		*count = n;
 	return 0;
 }
+
+int
+store_history_head(struct store_txn *txn, uint64_t *id,
+		   struct rba_digest *digest, struct rba_detail *d)
+{
+	int has, rc = store_txn_check(txn, d);
+
+	*id = 0;
+	memset(digest, 0, sizeof(*digest));
+	if (rc == 0)
+		rc = head_read(txn, &has, id, digest, d);
+	return rc;
+}

@@ -674,3 +674,147 @@ out:
 	free(out);
 	return rc;
 }
+
+/* ---- the case index -------------------------------------------------- */
+
+static int
+index_damaged(struct rba_detail *d, const char *version, const char *id,
+	      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int
+index_damaged(struct rba_detail *d, const char *version, const char *id,
+	      const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	rba_detail_key(d, id != NULL ? id : version);
+	return rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
+			"tampered: the case index of version '%s' is damaged: %s",
+			version, what);
+}
+
+/* Decodes a case-index value: its chunk number, or -1 when malformed. */
+static int64_t
+index_value(const MDB_val *v)
+{
+	const uint8_t *p = v->mv_data;
+
+	if (v->mv_size != 6 || p[0] != TAG_SAMPLE_CASE || p[1] != STORE_FORMAT)
+		return -1;
+	return (int64_t)rba_get_u32le(p + 2);
+}
+
+int
+store_sample_index_check(struct store_txn *txn, const char *version,
+			 uint32_t chunk_no, const char *const *ids, size_t n,
+			 struct rba_detail *d)
+{
+	uint8_t key[SAMPLE_KEY_MAX];
+	size_t klen;
+	int64_t got;
+	MDB_val v;
+	int rc = store_txn_check(txn, d);
+
+	if (rc == 0)
+		rc = store_name_check(version, STORE_VERSION_NAME_MAX, "version",
+				      d);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (ids[i] == NULL || ids[i][0] == 0 ||
+		    strlen(ids[i]) > STORE_CASE_ID_MAX)
+			return index_damaged(d, version, "", "chunk %u holds "
+					     "an invalid case id", chunk_no);
+		klen = store_sample_key(version, SK_CASE, 0, ids[i], key);
+		/* mdb_get descends from the root for every id, so damaged
+		 * branch pages are seen as well as damaged entries. */
+		rc = store_get(txn, DB_SAMPLES, key, klen, &v, d);
+		if (rc == RBA_E_NOTFOUND)
+			return index_damaged(d, version, ids[i],
+					     "case '%s' of chunk %u is not "
+					     "indexed", ids[i], chunk_no);
+		if (rc != 0)
+			return rc;
+		got = index_value(&v);
+		if (got < 0)
+			return index_damaged(d, version, ids[i],
+					     "the entry of case '%s' is "
+					     "malformed", ids[i]);
+		if (got != (int64_t)chunk_no)
+			return index_damaged(d, version, ids[i],
+					     "case '%s' of chunk %u is indexed "
+					     "to chunk %lld", ids[i], chunk_no,
+					     (long long)got);
+	}
+	return rc;
+}
+
+int
+store_sample_index_walk(struct store_txn *txn, const char *version,
+			uint64_t *entries, struct rba_detail *d)
+{
+	struct store_sample_info s;
+	uint8_t key[SAMPLE_KEY_MAX];
+	size_t plen;
+	uint64_t count = 0;
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	int rc, mrc;
+
+	if (entries != NULL)
+		*entries = 0;
+	rc = info_load(txn, version, &s, NULL, d);
+	if (rc != 0)
+		return rc;
+	/* The index keys share prefix + SK_CASE; "" sorts first. */
+	plen = store_sample_key(version, SK_CASE, 0, "", key);
+	mrc = mdb_cursor_open(txn->t, store_dbi(txn, DB_SAMPLES), &cur);
+	if (mrc != 0) {
+		rc = store_mdb_fail(d, mrc, "reading the case index");
+		goto out;
+	}
+	k.mv_data = key;
+	k.mv_size = plen;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size < plen || memcmp(k.mv_data, key, plen) != 0)
+			break;
+		if (k.mv_size == plen || k.mv_size > plen + STORE_CASE_ID_MAX ||
+		    memchr((const uint8_t *)k.mv_data + plen, 0,
+			   k.mv_size - plen) != NULL) {
+			rc = index_damaged(d, version, NULL,
+					   "entry %llu has a malformed key",
+					   (unsigned long long)count);
+			goto out;
+		}
+		int64_t chunk = index_value(&v);
+		if (chunk < 0 || chunk >= (int64_t)s.chunks) {
+			char id[STORE_CASE_ID_MAX + 1];
+			memcpy(id, (const uint8_t *)k.mv_data + plen,
+			       k.mv_size - plen);
+			id[k.mv_size - plen] = 0;
+			rc = index_damaged(d, version, id,
+					   "the entry of case '%s' is "
+					   "malformed", id);
+			goto out;
+		}
+		count++;
+	}
+	if (mrc != 0 && mrc != MDB_NOTFOUND) {
+		rc = store_mdb_fail(d, mrc, "reading the case index");
+		goto out;
+	}
+	if (entries != NULL)
+		*entries = count;
+	if (count != s.cases)
+		rc = index_damaged(d, version, NULL,
+				   "it holds %llu entries for %llu cases",
+				   (unsigned long long)count,
+				   (unsigned long long)s.cases);
+out:
+	mdb_cursor_close(cur);
+	store_sample_info_release(&s);
+	return rc;
+}
