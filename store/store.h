@@ -371,6 +371,19 @@ int store_version_list(struct store_txn *txn,
 		       void *ctx, struct rba_detail *d);
 
 /*
+ * Calls cb with the name of every version, sorted, without reading the
+ * records, so that one damaged record does not hide the others: each
+ * name can then be read with store_version_get.  valid is 0 for a key
+ * that is no version name (empty, too long, a NUL byte): name is then a
+ * printable form of it (bytes outside ASCII as \xHH).  name is
+ * borrowed for the call.  0, the callback's value, RBA_E_CORRUPT,
+ * RBA_E_STORE.
+ */
+int store_version_names(struct store_txn *txn,
+			int (*cb)(void *ctx, const char *name, int valid),
+			void *ctx, struct rba_detail *d);
+
+/*
  * Keeps the policy version name is decided under: its text and its
  * digest (computed by the caller).  policy_text NULL removes it.
  * 0; RBA_E_NOTFOUND; RBA_E_USAGE; RBA_E_LIMIT; RBA_E_CORRUPT;

@@ -252,6 +252,56 @@ store_version_list(struct store_txn *txn,
 }
 
 int
+store_version_names(struct store_txn *txn,
+		    int (*cb)(void *ctx, const char *name, int valid),
+		    void *ctx, struct rba_detail *d)
+{
+	MDB_cursor *cur;
+	MDB_val k, val;
+	char name[4 * STORE_VERSION_NAME_MAX + 1];
+	int rc = store_txn_check(txn, d), mrc;
+
+	if (rc != 0)
+		return rc;
+	mrc = mdb_cursor_open(txn->t, store_dbi(txn, DB_VERSIONS), &cur);
+	if (mrc != 0)
+		return store_mdb_fail(d, mrc, "reading versions");
+	for (mrc = mdb_cursor_get(cur, &k, &val, MDB_FIRST); mrc == 0;
+	     mrc = mdb_cursor_get(cur, &k, &val, MDB_NEXT)) {
+		const uint8_t *p = k.mv_data;
+		int valid = k.mv_size > 0 && k.mv_size <= STORE_VERSION_NAME_MAX &&
+			    memchr(p, 0, k.mv_size) == NULL;
+		size_t o = 0;
+
+		if (valid) {
+			memcpy(name, p, k.mv_size);
+			o = k.mv_size;
+		} else {
+			/* A printable form: bytes outside ASCII as \xHH. */
+			for (size_t i = 0; i < k.mv_size &&
+					   o + 5 < sizeof(name); i++) {
+				if (p[i] >= 0x20 && p[i] < 0x7f)
+					name[o++] = (char)p[i];
+				else
+					o += (size_t)snprintf(name + o,
+							      sizeof(name) - o,
+							      "\\x%02x", p[i]);
+			}
+		}
+		name[o] = 0;
+		rc = cb(ctx, name, valid);
+		if (rc != 0)
+			break;
+	}
+	mdb_cursor_close(cur);
+	if (rc != 0)
+		return rc;
+	if (mrc != MDB_NOTFOUND)
+		return store_mdb_fail(d, mrc, "reading versions");
+	return 0;
+}
+
+int
 store_version_set_policy(struct store_txn *txn, const char *name,
 			 const char *policy_text,
 			 const struct rba_digest *policy_digest,
