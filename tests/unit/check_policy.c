@@ -1353,7 +1353,7 @@ END_TEST
 
 /* ---- the check command ------------------------------------------------ */
 
-static const struct cli_command check_row = {"check", cmd_check, 0, "check FILE",
+static const struct cli_command check_row = {"check", cmd_check, "check FILE",
 					     "validate a pins or policy file"};
 
 /* Runs cmd_check with stdout and stderr in files; returns its status. */
