@@ -13,8 +13,6 @@
 #include "rebuild/encode.h"
 #include "rebuild/rebuild.h"
 
-#define CASES_MAX_BYTES (1u << 30)
-
 static void
 print_score_row(struct cli_ctx *ctx, const struct artifact *a,
 		const struct policy *pol, const char *id, const float *probs,

@@ -263,6 +263,10 @@ parse_double(const char *s, double *out)
 	return 0;
 }
 
+/*
+ * snapshot synth: writes the synthetic task as CSV (OUT "-" is standard
+ * output) and prints its digest.
+ */
 static int
 snap_synth(struct cli_ctx *ctx, int argc, char **argv)
 {
