@@ -12,7 +12,10 @@ EXTRA_LDFLAGS ?=
 PKG_LIBS  = libsodium lmdb libzstd yaml-0.1 openblas
 PKG_TEST  = check
 DEB_PKGS  = libsodium-dev liblmdb-dev libzstd-dev libyaml-dev libopenblas-dev \
-            check pkg-config lmdb-utils minisign mandoc jq time clang python3-jsonschema
+            check pkg-config lmdb-utils minisign mandoc jq time clang python3-jsonschema \
+            locales
+# A decimal-comma locale: the unit tests parse numbers under it.
+TEST_LOCALE = de_DE.UTF-8
 
 # Strict-mode arithmetic depends on these: no FMA contraction, no
 # fast-math, IEEE semantics.  Do not add -ffast-math or -Ofast here.
@@ -55,7 +58,7 @@ UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BIN         = $(BUILD)/rebuild-audit
 
 .PHONY: all deps check unit cli-tests check-deps check-determinism check-man \
-        asan bench demo install clean help fuzz-artifact
+        asan bench demo install clean help
 .DEFAULT_GOAL := all
 
 all: $(BIN) rebuild-audit
@@ -74,6 +77,8 @@ help:
 	@echo 'settings: CC OPT BUILD PREFIX V=1 (verbose) WERROR=-Werror'
 
 # deps: find what is missing; install it as root, otherwise say how.
+# The same for the $(TEST_LOCALE) locale (uncommented in /etc/locale.gen,
+# so a later locale-gen keeps it).
 deps:
 	@missing=''; \
 	for p in $(DEB_PKGS); do \
@@ -87,6 +92,18 @@ deps:
 	  else \
 	    echo "deps: missing Debian packages; run:" >&2; \
 	    echo "  sudo apt-get install$$missing" >&2; exit 2; \
+	  fi; \
+	fi; \
+	if ! locale -a 2>/dev/null | grep -qix '$(subst .UTF-8,.utf-\?8,$(TEST_LOCALE))'; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "deps: generating the $(TEST_LOCALE) locale"; \
+	    { grep -q '^$(TEST_LOCALE) UTF-8' /etc/locale.gen 2>/dev/null || \
+	        echo '$(TEST_LOCALE) UTF-8' >> /etc/locale.gen; } && \
+	      locale-gen >/dev/null || \
+	      { echo "deps: locale-gen $(TEST_LOCALE) failed" >&2; exit 2; }; \
+	  else \
+	    echo "deps: missing the $(TEST_LOCALE) locale (the unit tests need a decimal comma); run:" >&2; \
+	    echo "  sudo localedef -i $(basename $(TEST_LOCALE)) -f UTF-8 $(TEST_LOCALE)" >&2; exit 2; \
 	  fi; \
 	fi; \
 	pkg-config --exists $(PKG_LIBS) $(PKG_TEST) || \

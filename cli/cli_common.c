@@ -1,13 +1,20 @@
-/* cli_common.c - diagnostics, usage, JSON strings, store opening. */
+/*
+ * cli_common.c - what several handlers share: diagnostics, usage, option
+ * values, JSON strings, store opening, policy loading, and the number,
+ * size and digest formats of the text reports.
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli/commands.h"
+#include "common/buf.h"
 #include "common/digest.h"
 #include "common/fileio.h"
+#include "policy/policy.h"
 #include "store/store.h"
 
 int
@@ -196,5 +203,86 @@ cli_opt_value(int argc, char **argv, int *i, const char *name, const char **val)
 		*val = a + 2;
 		return 1;
 	}
+	return 0;
+}
+
+int
+cli_policy_load(const char *path, struct policy **out)
+{
+	struct rba_detail d;
+	int err;
+
+	*out = NULL;
+	if (path == NULL)
+		return 0;
+	rba_detail_clear(&d);
+	err = policy_load(path, out, &d);
+	if (err)
+		return cli_fail("invalid policy", path, err, &d);
+	return 0;
+}
+
+void
+cli_buf_print(const struct rba_buf *b)
+{
+	fwrite(b->p, 1, b->len, stdout);
+	fputc('\n', stdout);
+}
+
+/* Six significant digits: for the text reports. */
+const char *
+cli_fmt_g6(double v, char out[32])
+{
+	snprintf(out, 32, "%.6g", v);
+	return out;
+}
+
+/* Shortened digest for text reports ("sha256:9aa79fa530cd86c7"). */
+const char *
+cli_digest_short(const struct rba_digest *dg, int verbose, char out[RBA_DIGEST_TEXT_LEN + 1])
+{
+	rba_digest_format(dg, out);
+	if (!verbose)
+		out[7 + 16] = 0;
+	return out;
+}
+
+void
+cli_fmt_size(uint64_t n, char out[32])
+{
+	if (n < 10240)
+		snprintf(out, 32, "%llu B", (unsigned long long)n);
+	else if (n < 10485760)
+		snprintf(out, 32, "%.1f KiB", n / 1024.0);
+	else
+		snprintf(out, 32, "%.1f MiB", n / 1048576.0);
+}
+
+void
+cli_fmt_size_short(uint64_t n, char out[32])
+{
+	if (n < 10240)
+		snprintf(out, 32, "%lluB", (unsigned long long)n);
+	else if (n < 10485760)
+		snprintf(out, 32, "%.1fK", n / 1024.0);
+	else if (n < 10737418240ull)
+		snprintf(out, 32, "%.1fM", n / 1048576.0);
+	else
+		snprintf(out, 32, "%.1fG", n / 1073741824.0);
+}
+
+int
+cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != 0 || v > max)
+		return -1;
+	*out = v;
 	return 0;
 }

@@ -3,11 +3,16 @@
  *
  * Checklist for adding a command:
  *   1. a handler `int cmd_<name>(struct cli_ctx *, int argc, char **argv)`
- *      declared below and defined in a cli/cmd_*.c file; argv[0] is the
- *      command name; it returns the exit status (0 yes, 1 no, 2 could not
- *      answer) and prints diagnostics only through cli_fail*();
- *   2. a row in the alphabetical table in cli/main.c, with its flags and
- *      one-line usage (the same text -h prints and the man SYNOPSIS has);
+ *      declared below and defined in its own file cli/cmd_<name>.c (its
+ *      subcommands and static helpers live there too; a helper a second
+ *      command needs moves to cli_common.c, declared below); argv[0] is
+ *      the command name; it returns the exit status (0 yes, 1 no, 2 could
+ *      not answer) and prints diagnostics only through cli_fail*();
+ *      it parses its arguments first and only then opens the store, if
+ *      it needs one, with cli_store_open() or cli_txn_begin(), so a usage
+ *      error is reported before a missing store (main.c closes it);
+ *   2. a row in the alphabetical table in cli/main.c, with its one-line
+ *      usage (the same text -h prints and the man SYNOPSIS has);
  *   3. a section in man/rebuild-audit.1 (SYNOPSIS and COMMANDS) and the
  *      README;
  *   4. CLI tests in tests/cli/ for each exit status it can return.
@@ -18,15 +23,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/digest.h"
 #include "common/rba.h"
 
+struct policy;
+struct rba_buf;
 struct store;
 struct store_txn;
-
-enum cli_flags {
-	CLI_NEEDS_STORE = 1 << 0, /* open the store before the handler */
-	CLI_READ_ONLY = 1 << 1,	  /* ... read-only */
-};
 
 struct cli_ctx {
 	const char *prog;	/* "rebuild-audit" */
@@ -35,7 +38,7 @@ struct cli_ctx {
 	int quiet;		/* -q */
 	int verbose;		/* -v */
 	int progress;		/* stderr is a terminal and not -q */
-	struct store *store;	/* opened when the row has CLI_NEEDS_STORE */
+	struct store *store;	/* opened by cli_store_open(), closed by main */
 	const struct cli_command *cmd;
 };
 
@@ -44,7 +47,6 @@ typedef int (*cli_handler)(struct cli_ctx *ctx, int argc, char **argv);
 struct cli_command {
 	const char *name;
 	cli_handler fn;
-	unsigned flags;
 	const char *usage;   /* "snapshot add FILE [--name N]" (may have \n) */
 	const char *summary; /* one line for --help */
 };
@@ -81,7 +83,11 @@ int cli_opt_value(int argc, char **argv, int *i, const char *name,
 		  const char **val);
 /* JSON string escaping onto f. */
 void cli_json_str(FILE *f, const char *s);
-/* Opens the store for a handler that did not ask for it in its flags. */
+/*
+ * Opens the store at ctx->store_path into ctx->store (read-only when
+ * read_only) unless it is open already; on failure prints
+ * "cannot open store '<path>': ..." and returns 2.
+ */
 int cli_store_open(struct cli_ctx *ctx, int read_only);
 /*
  * Opens the store (read-only unless write) and begins a transaction;
@@ -93,9 +99,36 @@ int cli_txn_begin(struct cli_ctx *ctx, int write, uint64_t size_hint,
 void cli_fmt_time(int64_t t, char out[32]);
 /* A store read callback writing into a struct rba_atomic (ctx). */
 int cli_atomic_sink(void *ctx, const uint8_t *p, size_t n);
-
-/* --version: tool, trainer ABI and every linked library's runtime version. */
-void cli_version_print(FILE *f, int json);
+/*
+ * Loads the policy file path into *out (NULL and 0 when path is NULL);
+ * on failure prints "invalid policy '<path>': ..." and returns 2.  The
+ * caller frees *out with policy_free().
+ */
+int cli_policy_load(const char *path, struct policy **out);
+/* Writes b to stdout followed by a newline. */
+void cli_buf_print(const struct rba_buf *b);
+/* v with six significant digits ("%.6g"), for text reports; returns out. */
+const char *cli_fmt_g6(double v, char out[32]);
+/*
+ * dg as text into out; cut to "sha256:" and 16 hex digits unless
+ * verbose, for text reports; returns out.
+ */
+const char *cli_digest_short(const struct rba_digest *dg, int verbose,
+			     char out[RBA_DIGEST_TEXT_LEN + 1]);
+/*
+ * Byte counts for text reports, in two spellings that reports already
+ * print and tests pin: cli_fmt_size "812 B", "12.3 KiB", "4.0 MiB" (the
+ * sample reports); cli_fmt_size_short "812B", "12.3K", "4.0M", "1.2G"
+ * (the snapshot list columns).
+ */
+void cli_fmt_size(uint64_t n, char out[32]);
+void cli_fmt_size_short(uint64_t n, char out[32]);
+/*
+ * Parses s as a decimal integer of at most max into *out: digits only
+ * (no sign, no space), nothing after them.  Returns 0, or -1 (and *out
+ * unchanged) when s is not such a number.
+ */
+int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 
 /* Handlers (keep sorted). */
 int cmd_audit(struct cli_ctx *, int, char **);

@@ -1,11 +1,13 @@
 /*
- * main.c - global options, the command table and exit statuses.
+ * main.c - global options, --version, the command table and exit
+ * statuses.
  *
  *   rebuild-audit [-S STORE] [--json] [-q] [-v] COMMAND [ARGS]
  *
  * Exit statuses: 0 yes, 1 the answer is no, 2 could not answer.
  */
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,57 +15,97 @@
 
 #include "cli/commands.h"
 #include "common/digest.h"
+#include "policy/policy.h"
+#include "rebuild/kernel.h"
+#include "rebuild/trainer.h"
 #include "store/store.h"
+
+#ifndef RBA_GIT_REV
+#define RBA_GIT_REV "unknown"
+#endif
+
+/* --version: tool, trainer ABI and every linked library's runtime version. */
+static void
+version_print(FILE *f, int json)
+{
+	const char *names[] = { "libsodium", "lmdb", "zstd", "libyaml",
+				"openblas", "openblas.core", "libc", "sha256" };
+	const char *vals[] = { rba_sodium_version(), store_lmdb_version(),
+			       store_zstd_version(), policy_yaml_version(),
+			       kernel_blas_config(), kernel_blas_corename(),
+			       gnu_get_libc_version(), rba_sha256_engine() };
+	size_t n = sizeof(names) / sizeof(names[0]);
+
+	if (json) {
+		fprintf(f, "{\"tool\": \"%s\", \"version\": \"%s\", \"revision\": ",
+			RBA_TOOL_NAME, RBA_TOOL_VERSION);
+		cli_json_str(f, RBA_GIT_REV);
+		fprintf(f, ", \"trainer_abi\": %u, \"libraries\": {",
+			(unsigned)rebuild_abi_current());
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "%s\"%s\": ", i ? ", " : "", names[i]);
+			cli_json_str(f, vals[i]);
+		}
+		fputs("}}\n", f);
+		return;
+	}
+	fprintf(f, "%s %s (revision %s)\n", RBA_TOOL_NAME, RBA_TOOL_VERSION,
+		RBA_GIT_REV);
+	fprintf(f, "trainer ABI %u (%s)\n", (unsigned)rebuild_abi_current(),
+		rebuild_abi_describe(rebuild_abi_current()));
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%-14s %s\n", names[i], vals[i]);
+}
 
 /* Alphabetical; see the checklist in commands.h. */
 static const struct cli_command commands[] = {
-	{ "audit", cmd_audit, 0,
+	{ "audit", cmd_audit,
 	  "audit VERSION... [--policy P] [--threads N]\n"
 	  "audit --all [--policy P] [--threads N]",
 	  "rebuild, compare, score the sample: bit-identical, metric-equivalent or not" },
-	{ "check", cmd_check, 0, "check FILE",
+	{ "check", cmd_check, "check FILE",
 	  "validate a pins or policy file; print its canonical form and hash" },
-	{ "dispute", cmd_dispute, 0,
+	{ "dispute", cmd_dispute,
 	  "dispute VERSION CASE [--policy P] [--show-inputs]",
 	  "answer a disputed decision: it stands, or escalate" },
-	{ "env", cmd_env, 0, "env [--mode strict|fast] [--threads N] [--pins PINS]",
+	{ "env", cmd_env, "env [--mode strict|fast] [--threads N] [--pins PINS]",
 	  "print the current environment record and its digest" },
-	{ "export", cmd_export, 0,
+	{ "export", cmd_export,
 	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--force]",
 	  "write a signed, self-contained evidence file of an audit" },
-	{ "history", cmd_history, 0, "history [VERSION]\nhistory --verify",
+	{ "history", cmd_history, "history [VERSION]\nhistory --verify",
 	  "past audits, newest first; --verify checks the hash chain" },
-	{ "init", cmd_init, 0, "init",
+	{ "init", cmd_init, "init",
 	  "create a store" },
-	{ "keygen", cmd_keygen, 0,
+	{ "keygen", cmd_keygen,
 	  "keygen -o PREFIX [--passphrase-file FILE] [--comment TEXT]",
 	  "make a signing key pair (minisign format)" },
-	{ "policy", cmd_policy, 0, "policy set VERSION POLICY",
+	{ "policy", cmd_policy, "policy set VERSION POLICY",
 	  "keep the policy a version is decided under" },
-	{ "register", cmd_register, 0,
+	{ "register", cmd_register,
 	  "register PINS [--artifact FILE] [--policy P] [--replace]",
 	  "train (or take an artifact), fill the pins, store the version" },
-	{ "sample", cmd_sample, 0,
+	{ "sample", cmd_sample,
 	  "sample add VERSION CASES.csv [--id-column C] [--score-column S [--decision-column D]] [--policy P]\n"
 	  "sample show VERSION [CASE]\n"
 	  "sample export VERSION OUT.csv",
 	  "keep past cases with their stored scores and decisions" },
-	{ "score", cmd_score, 0,
+	{ "score", cmd_score,
 	  "score ARTIFACT CASES.csv [--policy P] [--id-column C]",
 	  "score cases with an artifact file" },
-	{ "snapshot", cmd_snapshot, 0,
+	{ "snapshot", cmd_snapshot,
 	  "snapshot add FILE [--name N]\n"
 	  "snapshot list\n"
 	  "snapshot show DIGEST\n"
 	  "snapshot export DIGEST OUT\n"
 	  "snapshot synth [--rows N] [--features N] [--classes N] [--noise F] [--seed N] -o OUT",
 	  "keep training data by digest" },
-	{ "train", cmd_train, 0,
+	{ "train", cmd_train,
 	  "train PINS [-o ARTIFACT] [--record RUN.json] [--snapshot FILE]",
 	  "train from pins and print the artifact digest; store nothing" },
-	{ "verify", cmd_verify, 0, "verify FILE -p PUB [-x SIGFILE]",
+	{ "verify", cmd_verify, "verify FILE -p PUB [-x SIGFILE]",
 	  "check a signed evidence file" },
-	{ "version", cmd_version, 0,
+	{ "version", cmd_version,
 	  "version list\n"
 	  "version show VERSION\n"
 	  "version export-artifact VERSION OUT",
@@ -142,7 +184,7 @@ main(int argc, char **argv)
 		} else if (strcmp(a, "--version") == 0) {
 			if (rba_crypto_init() != 0)
 				return cli_fail("cannot start", "libsodium", RBA_E_CRYPTO, NULL);
-			cli_version_print(stdout, ctx.json);
+			version_print(stdout, ctx.json);
 			return finish(0);
 		} else if (strcmp(a, "--") == 0) {
 			i++;
@@ -194,11 +236,6 @@ main(int argc, char **argv)
 		return cli_fail("cannot start", "libsodium", RBA_E_CRYPTO, NULL);
 	if (cli_wants_help(&ctx, argc - i, argv + i))
 		return finish(0);
-	if (cmd->flags & CLI_NEEDS_STORE) {
-		status = cli_store_open(&ctx, (cmd->flags & CLI_READ_ONLY) != 0);
-		if (status != 0)
-			return finish(status);
-	}
 	status = cmd->fn(&ctx, argc - i, argv + i);
 	store_close(ctx.store);
 	return finish(status);

@@ -1,10 +1,14 @@
-/* suites.h - one Check suite per module (weak: absent until written). */
+/*
+ * suites.h - one Check suite per module, each defined in a
+ * tests/unit/check_*.c file and listed in runner.c: a suite that is
+ * declared but not written is a link error, not a silent skip.
+ */
 #ifndef RBA_SUITES_H
 #define RBA_SUITES_H
 
 #include <check.h>
 
-#define RBA_SUITE(name) Suite *name(void) __attribute__((weak))
+#define RBA_SUITE(name) Suite *name(void)
 RBA_SUITE(suite_common);
 RBA_SUITE(suite_csv);
 RBA_SUITE(suite_snapshot);

@@ -1,59 +1,20 @@
 /*
- * cmd_store.c - init and snapshot: creating a store and keeping training
- * data in it by digest.
+ * cmd_snapshot.c - snapshot add/list/show/export/synth: training data
+ * kept in the store by digest, and the synthetic task.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/cmd_train.h"
 #include "cli/commands.h"
+#include "common/buf.h"
 #include "common/digest.h"
+#include "common/fileio.h"
+#include "rebuild/csv.h"
 #include "rebuild/snapshot.h"
+#include "rebuild/synth.h"
 #include "store/store.h"
-
-int
-cmd_init(struct cli_ctx *ctx, int argc, char **argv)
-{
-	struct rba_detail d;
-	int err;
-
-	if (argc != 1)
-		return cli_usage(ctx, "no arguments expected");
-	rba_detail_clear(&d);
-	err = store_init(ctx->store_path, &d);
-	if (err)
-		return cli_fail("cannot create store", ctx->store_path, err, &d);
-	err = cli_store_open(ctx, 1);
-	if (err)
-		return err;
-	if (ctx->json) {
-		fputs("{\"store\": ", stdout);
-		cli_json_str(stdout, ctx->store_path);
-		printf(", \"id\": \"%s\", \"schema\": %d}\n",
-		       store_id_hex(ctx->store), STORE_SCHEMA);
-	} else if (!ctx->quiet) {
-		printf("created store '%s' (id %s)\n", ctx->store_path,
-		       store_id_hex(ctx->store));
-	}
-	return 0;
-}
-
-static void
-fmt_size(uint64_t n, char out[32])
-{
-	if (n < 10240)
-		snprintf(out, 32, "%lluB", (unsigned long long)n);
-	else if (n < 10485760)
-		snprintf(out, 32, "%.1fK", n / 1024.0);
-	else if (n < 10737418240ull)
-		snprintf(out, 32, "%.1fM", n / 1048576.0);
-	else
-		snprintf(out, 32, "%.1fG", n / 1073741824.0);
-}
 
 static int
 snap_add(struct cli_ctx *ctx, int argc, char **argv)
@@ -168,8 +129,8 @@ list_one(void *vctx, const struct snapshot_info *s)
 	} else {
 		rba_digest_format(&s->blob.digest, hex);
 		cli_fmt_time(s->blob.added, when);
-		fmt_size(s->blob.size, size);
-		fmt_size(s->blob.stored_size, stored);
+		cli_fmt_size_short(s->blob.size, size);
+		cli_fmt_size_short(s->blob.stored_size, stored);
 		if (!ls->ctx->verbose)
 			hex[7 + 16] = 0;
 		printf("%s  %-24s %9llu %5zu %8s %8s  %s\n", hex,
@@ -291,6 +252,99 @@ snap_export(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+static int
+parse_double(const char *s, double *out)
+{
+	double v;
+
+	if (csv_parse_number(s, strlen(s), &v) != 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/*
+ * snapshot synth: writes the synthetic task as CSV (OUT "-" is standard
+ * output) and prints its digest.
+ */
+static int
+snap_synth(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct synth_params sp;
+	struct rba_detail d;
+	struct rba_buf b;
+	struct rba_digest dg;
+	const char *out = NULL, *v;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	uint64_t u;
+	int r, err;
+
+	synth_params_default(&sp);
+	for (int i = 1; i < argc; i++) {
+		if ((r = cli_opt_value(argc, argv, &i, "--rows", &v)) != 0) {
+			if (r < 0 || cli_parse_u64(v, SYNTH_MAX_ROWS, &u) || u < 1)
+				return cli_usage(ctx, "--rows is 1 to %u",
+						 SYNTH_MAX_ROWS);
+			sp.rows = u;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--features", &v)) != 0) {
+			if (r < 0 || cli_parse_u64(v, SYNTH_MAX_FEATURES, &u) || u < 1)
+				return cli_usage(ctx, "--features is 1 to %u",
+						 SYNTH_MAX_FEATURES);
+			sp.features = (uint32_t)u;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--classes", &v)) != 0) {
+			if (r < 0 || cli_parse_u64(v, SYNTH_MAX_CLASSES, &u) || u < 2)
+				return cli_usage(ctx, "--classes is 2 to %u",
+						 SYNTH_MAX_CLASSES);
+			sp.classes = (uint32_t)u;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--noise", &v)) != 0) {
+			if (r < 0 || parse_double(v, &sp.noise) ||
+			    !(sp.noise >= 0.0 && sp.noise <= 1.0))
+				return cli_usage(ctx, "--noise is 0 to 1");
+		} else if ((r = cli_opt_value(argc, argv, &i, "--seed", &v)) != 0) {
+			if (r < 0 || cli_parse_u64(v, UINT64_MAX, &u))
+				return cli_usage(ctx, "--seed is an unsigned "
+						      "integer");
+			sp.seed = u;
+		} else if ((r = cli_opt_value(argc, argv, &i, "-o", &v)) != 0 ||
+			   (r = cli_opt_value(argc, argv, &i, "--output", &v)) != 0) {
+			if (r < 0)
+				return cli_usage(ctx, "-o needs a file");
+			out = v;
+		} else if (strcmp(argv[i], "--json") == 0) {
+			ctx->json = 1;
+		} else {
+			return cli_usage(ctx, "unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (out == NULL)
+		return cli_usage(ctx, "needs -o OUT");
+	rba_detail_clear(&d);
+	rba_buf_init(&b);
+	if ((err = synth_csv(&sp, &b, &d)) != 0) {
+		rba_buf_release(&b);
+		return cli_fail("cannot generate", "synth", err, &d);
+	}
+	rba_digest_bytes(b.p, b.len, &dg);
+	rba_digest_format(&dg, hex);
+	if (strcmp(out, "-") == 0) {
+		fwrite(b.p, 1, b.len, stdout);
+		rba_buf_release(&b);
+		return 0;
+	}
+	err = rba_file_write_atomic(out, b.p, b.len, 0644);
+	rba_buf_release(&b);
+	if (err != 0)
+		return cli_fail("cannot write", out, err, NULL);
+	if (ctx->json) {
+		fputs("{\"file\": ", stdout);
+		cli_json_str(stdout, out);
+		printf(", \"snapshot\": \"%s\", \"rows\": %llu}\n", hex,
+		       (unsigned long long)sp.rows);
+	} else
+		printf("%s\n", hex);
+	return 0;
+}
+
 int
 cmd_snapshot(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -302,7 +356,7 @@ cmd_snapshot(struct cli_ctx *ctx, int argc, char **argv)
 		{ "export", snap_export },
 		{ "list", snap_list },
 		{ "show", snap_show },
-		{ "synth", cmd_snapshot_synth },
+		{ "synth", snap_synth },
 	};
 
 	if (argc < 2)

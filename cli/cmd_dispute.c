@@ -1,0 +1,103 @@
+/*
+ * cmd_dispute.c - dispute: answer a disputed decision (it stands, or
+ * escalate).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "audit/audit.h"
+#include "cli/commands.h"
+#include "common/buf.h"
+#include "policy/policy.h"
+
+int
+cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "show-inputs", no_argument, NULL, 'i' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dispute_report r;
+	struct policy *pol = NULL;
+	struct rba_detail d;
+	const char *policy_path = NULL;
+	char a[RBA_DIGEST_TEXT_LEN + 1], b[RBA_DIGEST_TEXT_LEN + 1], n1[32], n2[32];
+	int c, inputs = 0, err;
+
+	optind = 0;
+	opterr = 0; /* cli_usage says what was wrong, in one line */
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': policy_path = optarg; break;
+		case 'i': inputs = 1; break;
+		default:
+			return cli_usage(ctx, "unknown option or missing value '%s'",
+					 argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage(ctx, "dispute needs a VERSION and a CASE");
+	if (cli_policy_load(policy_path, &pol) != 0)
+		return 2;
+	if ((err = cli_store_open(ctx, 1)) != 0) {
+		policy_free(pol);
+		return err;
+	}
+	rba_detail_clear(&d);
+	err = audit_dispute(ctx->store, argv[optind], argv[optind + 1], pol, &r, &d);
+	policy_free(pol);
+	if (err) {
+		dispute_report_release(&r);
+		return cli_fail("cannot answer the dispute of",
+				d.key[0] && err == RBA_E_NOTFOUND ? d.key : argv[optind],
+				err, &d);
+	}
+	if (ctx->json) {
+		struct rba_buf j;
+		rba_buf_init(&j);
+		dispute_report_json(&r, inputs, &j);
+		if (rba_buf_status(&j) == 0)
+			cli_buf_print(&j);
+		rba_buf_release(&j);
+	} else if (ctx->quiet && r.answer == DISPUTE_STANDS) {
+		/* -q: no report when the answer is yes; exit 0 says it */
+	} else {
+		printf("dispute     case %s of version %s\n", r.case_id, r.version);
+		if (inputs) {
+			size_t w = 0;
+			for (uint32_t k = 0; k < r.ncols; k++)
+				if (strlen(r.names[k]) > w)
+					w = strlen(r.names[k]);
+			printf("inputs\n");
+			for (uint32_t k = 0; k < r.ncols; k++)
+				printf("  %-*s  %s\n", (int)w, r.names[k], r.values[k]);
+		}
+		printf("stored      score %s, decision %s\n", cli_fmt_g6(r.stored_score, n1),
+		       r.stored_decision);
+		printf("rebuilt     score %s, decision %s\n", cli_fmt_g6(r.rebuilt_score, n1),
+		       r.rebuilt_decision ? r.rebuilt_decision : "(none)");
+		if (!isnan(r.edge))
+			printf("threshold   stored score %s %s the band edge %s (margin %s)\n",
+			       cli_fmt_g6(r.stored_score, n1),
+			       r.stored_score < r.edge ? "below" : "at or above",
+			       cli_fmt_g6(r.edge, n2), cli_fmt_g6(r.margin, a));
+		else if (isfinite(r.margin))
+			printf("threshold   margin %s (half the gap between the top two "
+			       "classes)\n", cli_fmt_g6(r.margin, n1));
+		printf("version     %s: %s\n", audit_verdict_name(r.verdict),
+		       r.verdict_basis ? r.verdict_basis : "");
+		printf("artifact    pinned %s, rebuilt %s\n",
+		       cli_digest_short(&r.artifact_pinned, ctx->verbose, a),
+		       cli_digest_short(&r.artifact_rebuilt, ctx->verbose, b));
+		printf("policy      %s\n", cli_digest_short(&r.policy_digest, ctx->verbose, a));
+		for (size_t i = 1; i < r.nreasons; i++)
+			printf("also        %s\n", r.reasons[i]);
+		printf("%s\n", r.answer_line);
+	}
+	err = r.answer == DISPUTE_STANDS ? 0 : 1;
+	dispute_report_release(&r);
+	return err;
+}

@@ -1,0 +1,99 @@
+/*
+ * cmd_register.c - register: train (or take an artifact), fill the pins,
+ * store the version.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "audit/register.h"
+#include "cli/commands.h"
+#include "common/digest.h"
+#include "policy/policy.h"
+#include "store/store.h"
+
+int
+cmd_register(struct cli_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "artifact", required_argument, NULL, 'a' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "replace", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct register_request rq;
+	struct register_result res;
+	struct policy *pol = NULL;
+	struct pins *pins = NULL;
+	struct rba_detail d;
+	const char *path, *policy_path = NULL;
+	char hex[RBA_DIGEST_TEXT_LEN + 1], cfg[RBA_DIGEST_TEXT_LEN + 1];
+	int c, err, status = 2;
+
+	memset(&rq, 0, sizeof(rq));
+	optind = 0;
+	opterr = 0; /* cli_usage says what was wrong, in one line */
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': rq.artifact_path = optarg; break;
+		case 'p': policy_path = optarg; break;
+		case 'r': rq.replace = 1; break;
+		default:
+			return cli_usage(ctx, "unknown option or missing value '%s'",
+					 argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage(ctx, "register needs one PINS file");
+	path = argv[optind];
+	rba_detail_clear(&d);
+	if ((err = policy_pins_load(path, &pins, &d)) != 0)
+		return cli_fail("invalid pins", path, err, &d);
+	if (policy_path != NULL && cli_policy_load(policy_path, &pol) != 0)
+		goto out;
+	if (cli_store_open(ctx, 0) != 0)
+		goto out;
+	rq.pins = pins;
+	rq.policy = pol;
+	if (ctx->progress)
+		fprintf(stderr, "rebuild-audit: %s '%s'...\n",
+			rq.artifact_path ? "registering" : "training", pins->version);
+	rba_detail_clear(&d);
+	err = register_version(ctx->store, &rq, &res, &d);
+	if (err) {
+		status = cli_fail("cannot register", d.line ? path : pins->version,
+				  err, &d);
+		goto out;
+	}
+	rba_digest_format(&res.artifact, hex);
+	rba_digest_format(&res.config, cfg);
+	if (ctx->json) {
+		fputs("{\"version\": ", stdout);
+		cli_json_str(stdout, pins->version);
+		printf(", \"artifact\": \"%s\", \"config\": \"%s\", \"trained\": %s",
+		       hex, cfg, res.trained ? "true" : "false");
+		if (res.trained)
+			printf(", \"validation\": {\"loss\": %.9g, \"accuracy\": %.9g, "
+			       "\"auc\": %.9g}, \"train_rows\": %zu, \"validation_rows\": %zu",
+			       res.rebuild.report.final.val_loss,
+			       res.rebuild.report.final.val_acc,
+			       res.rebuild.report.final.val_auc, res.rebuild.ntrain,
+			       res.rebuild.nval);
+		fputs(", \"pins\": ", stdout);
+		cli_json_str(stdout, res.pins_text);
+		fputs("}\n", stdout);
+	} else {
+		fputs(res.pins_text, stdout);
+		if (!ctx->quiet && res.trained)
+			fprintf(stderr, "rebuild-audit: registered '%s': artifact %s; "
+				"validation accuracy %.4f, loss %.4f\n",
+				pins->version, hex, res.rebuild.report.final.val_acc,
+				res.rebuild.report.final.val_loss);
+	}
+	register_result_release(&res);
+	status = 0;
+out:
+	policy_pins_free(pins);
+	policy_free(pol);
+	return status;
+}

@@ -1,0 +1,398 @@
+/*
+ * cmd_sample.c - sample add/show/export: past cases kept with their
+ * stored scores and decisions.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/json.h"
+#include "audit/sample.h"
+#include "cli/commands.h"
+#include "common/buf.h"
+#include "policy/policy.h"
+#include "store/store.h"
+
+/* Exact (shortest round-trip) text: for JSON and sample values. */
+static const char *
+num(double v, char out[32])
+{
+	json_fmt_double(v, out);
+	return out;
+}
+
+static void
+add_progress(void *ctx, uint64_t cases)
+{
+	(void)ctx;
+	fprintf(stderr, "\rsample add: %llu cases", (unsigned long long)cases);
+}
+
+static int
+sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "id-column", required_argument, NULL, 'i' },
+		{ "score-column", required_argument, NULL, 's' },
+		{ "decision-column", required_argument, NULL, 'd' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sample_add_request rq;
+	struct sample_add_result res;
+	struct policy *pol = NULL;
+	struct rba_detail d;
+	const char *policy_path = NULL;
+	char hex[RBA_DIGEST_TEXT_LEN + 1], a[RBA_DIGEST_TEXT_LEN + 1];
+	char p[RBA_DIGEST_TEXT_LEN + 1], sz[32], st[32];
+	int c, err;
+
+	memset(&rq, 0, sizeof(rq));
+	optind = 0;
+	opterr = 0; /* cli_usage says what was wrong, in one line */
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i': rq.id_column = optarg; break;
+		case 's': rq.score_column = optarg; break;
+		case 'd': rq.decision_column = optarg; break;
+		case 'p': policy_path = optarg; break;
+		default:
+			return cli_usage(ctx, "unknown option or missing value '%s'",
+					 argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage(ctx, "sample add needs a VERSION and a CASES.csv file");
+	if (rq.decision_column && !rq.score_column)
+		return cli_usage(ctx, "--decision-column needs --score-column");
+	rq.version = argv[optind];
+	rq.path = argv[optind + 1];
+	if (cli_policy_load(policy_path, &pol) != 0)
+		return 2;
+	rq.policy = pol;
+	if (ctx->progress) {
+		rq.progress = add_progress;
+		rq.progress_ctx = NULL;
+	}
+	if ((err = cli_store_open(ctx, 0)) != 0) {
+		policy_free(pol);
+		return err;
+	}
+	rba_detail_clear(&d);
+	err = sample_add(ctx->store, &rq, &res, &d);
+	if (ctx->progress)
+		fputs("\r\033[K", stderr);
+	policy_free(pol);
+	if (err)
+		return cli_fail("cannot add sample", d.file[0] ? d.file : rq.version,
+				err, &d);
+	rba_digest_format(&res.digest, hex);
+	rba_digest_format(&res.artifact, a);
+	rba_digest_format(&res.policy_digest, p);
+	if (ctx->json) {
+		printf("{\"version\": ");
+		cli_json_str(stdout, rq.version);
+		printf(", \"cases\": %llu, \"chunks\": %u, \"size\": %llu, "
+		       "\"stored_size\": %llu, \"digest\": \"%s\", \"scored_by\": \"%s\", "
+		       "\"artifact\": \"%s\", \"policy\": \"%s\", \"policy_source\": \"%s\", "
+		       "\"decisions\": {",
+		       (unsigned long long)res.cases, res.chunks,
+		       (unsigned long long)res.size, (unsigned long long)res.stored_size,
+		       hex, rq.score_column ? "column" : "model", a, p,
+		       res.policy_from_version ? "version" : "option");
+		for (uint32_t i = 0; i < res.ndecisions; i++) {
+			if (i)
+				fputs(", ", stdout);
+			cli_json_str(stdout, res.decisions[i]);
+			printf(": %llu", (unsigned long long)res.decision_counts[i]);
+		}
+		fputs("}}\n", stdout);
+	} else if (!ctx->quiet) {
+		cli_fmt_size(res.size, sz);
+		cli_fmt_size(res.stored_size, st);
+		printf("sample of '%s': %llu cases in %u chunk%s (%s, %s stored)\n",
+		       rq.version, (unsigned long long)res.cases, res.chunks,
+		       res.chunks == 1 ? "" : "s", sz, st);
+		printf("digest     %s\n", hex);
+		if (rq.score_column)
+			printf("scores     from column '%s'%s%s%s\n", rq.score_column,
+			       rq.decision_column ? ", decisions from column '" : "",
+			       rq.decision_column ? rq.decision_column : "",
+			       rq.decision_column ? "'" : "");
+		else
+			printf("scored by  the stored artifact %s\n", a);
+		printf("policy     %s (%s)\n", p,
+		       res.policy_from_version ? "the version's" : "--policy");
+		printf("decisions ");
+		for (uint32_t i = 0; i < res.ndecisions; i++)
+			printf("%s %s %llu", i ? "," : "", res.decisions[i],
+			       (unsigned long long)res.decision_counts[i]);
+		putchar('\n');
+	}
+	sample_add_result_release(&res);
+	return 0;
+}
+
+struct counts {
+	size_t n;
+	char *names[64];
+	uint64_t v[64];
+};
+
+static int
+count_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
+{
+	struct counts *k = ctx;
+
+	(void)chunk_no;
+	for (uint32_t i = 0; i < c->ncases; i++) {
+		const char *dec = c->decisions[c->decision_codes[i]];
+		size_t j;
+		for (j = 0; j < k->n; j++)
+			if (strcmp(k->names[j], dec) == 0)
+				break;
+		if (j == k->n) {
+			if (k->n == 64)
+				continue;
+			if ((k->names[j] = strdup(dec)) == NULL)
+				return RBA_E_NOMEM;
+			k->v[j] = 0;
+			k->n++;
+		}
+		k->v[j]++;
+	}
+	return 0;
+}
+
+static void
+show_summary(struct cli_ctx *ctx, const char *version,
+	     const struct store_sample_info *info, const struct sample_layout *l,
+	     const struct counts *k)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1], when[32], sz[32], st[32];
+
+	rba_digest_format(&info->digest, hex);
+	cli_fmt_time(info->added, when);
+	if (ctx->json) {
+		printf("{\"version\": ");
+		cli_json_str(stdout, version);
+		printf(", \"cases\": %llu, \"chunks\": %u, \"size\": %llu, "
+		       "\"stored_size\": %llu, \"digest\": \"%s\", \"added\": \"%s\", "
+		       "\"source\": ",
+		       (unsigned long long)info->cases, info->chunks,
+		       (unsigned long long)info->size,
+		       (unsigned long long)info->stored_size, hex, when);
+		cli_json_str(stdout, l->source);
+		printf(", \"scored_by\": \"%s\", \"artifact\": ",
+		       l->scored_by == SAMPLE_SCORED_COLUMN ? "column" : "model");
+		rba_digest_format(&l->artifact, hex);
+		printf("\"%s\", \"policy\": ", hex);
+		if (info->has_policy) {
+			rba_digest_format(&info->policy_digest, hex);
+			printf("\"%s\"", hex);
+		} else {
+			fputs("null", stdout);
+		}
+		fputs(", \"id_column\": ", stdout);
+		if (l->id_column)
+			cli_json_str(stdout, l->id_column);
+		else
+			fputs("null", stdout);
+		fputs(", \"columns\": [", stdout);
+		for (uint32_t i = 0; i < l->ncols; i++) {
+			if (i)
+				fputs(", ", stdout);
+			cli_json_str(stdout, l->names[i]);
+		}
+		fputs("], \"classes\": [", stdout);
+		for (uint32_t i = 0; i < l->nclasses; i++) {
+			if (i)
+				fputs(", ", stdout);
+			cli_json_str(stdout, l->classes[i]);
+		}
+		fputs("], \"decisions\": {", stdout);
+		for (size_t i = 0; i < k->n; i++) {
+			if (i)
+				fputs(", ", stdout);
+			cli_json_str(stdout, k->names[i]);
+			printf(": %llu", (unsigned long long)k->v[i]);
+		}
+		fputs("}}\n", stdout);
+		return;
+	}
+	cli_fmt_size(info->size, sz);
+	cli_fmt_size(info->stored_size, st);
+	printf("version     %s\n", version);
+	printf("cases       %llu in %u chunk%s (%s, %s stored)\n",
+	       (unsigned long long)info->cases, info->chunks,
+	       info->chunks == 1 ? "" : "s", sz, st);
+	printf("digest      %s\n", hex);
+	printf("added       %s from %s\n", when, l->source);
+	if (l->scored_by == SAMPLE_SCORED_COLUMN)
+		printf("scores      from column '%s', decisions %s%s%s\n",
+		       l->score_column,
+		       l->decision_column ? "from column '" : "by the policy",
+		       l->decision_column ? l->decision_column : "",
+		       l->decision_column ? "'" : "");
+	else
+		printf("scored by   the stored artifact %s\n",
+		       cli_digest_short(&l->artifact, ctx->verbose, hex));
+	if (info->has_policy)
+		printf("policy      %s\n", cli_digest_short(&info->policy_digest, ctx->verbose, hex));
+	printf("case ids    %s%s%s\n", l->id_column ? "column '" : "data row numbers",
+	       l->id_column ? l->id_column : "", l->id_column ? "'" : "");
+	printf("columns     %u:", l->ncols);
+	for (uint32_t i = 0; i < l->ncols; i++)
+		printf("%s %s", i ? "," : "", l->names[i]);
+	printf("\nclasses    ");
+	for (uint32_t i = 0; i < l->nclasses; i++)
+		printf("%s %s", i ? "," : "", l->classes[i]);
+	if (l->positive != UINT32_MAX)
+		printf(" (score: probability of %s)", l->classes[l->positive]);
+	printf("\ndecisions  ");
+	for (size_t i = 0; i < k->n; i++)
+		printf("%s %s %llu", i ? "," : "", k->names[i], (unsigned long long)k->v[i]);
+	putchar('\n');
+}
+
+static void
+show_case(struct cli_ctx *ctx, const char *version,
+	  const struct sample_layout *l, const struct sample_chunk *c,
+	  uint32_t i)
+{
+	const double *sv = c->scores + (size_t)i * c->nscores;
+	char tmp[32], n1[32];
+	size_t w = 0;
+
+	if (ctx->json) {
+		printf("{\"version\": ");
+		cli_json_str(stdout, version);
+		fputs(", \"case\": ", stdout);
+		cli_json_str(stdout, c->ids[i]);
+		fputs(", \"scores\": [", stdout);
+		for (uint32_t k = 0; k < c->nscores; k++)
+			printf("%s%s", k ? ", " : "", num(sv[k], n1));
+		fputs("], \"decision\": ", stdout);
+		cli_json_str(stdout, c->decisions[c->decision_codes[i]]);
+		fputs(", \"inputs\": {", stdout);
+		for (uint32_t k = 0; k < l->ncols; k++) {
+			if (k)
+				fputs(", ", stdout);
+			cli_json_str(stdout, l->names[k]);
+			fputs(": ", stdout);
+			cli_json_str(stdout, sample_chunk_text(c, k, i, tmp));
+		}
+		fputs("}}\n", stdout);
+		return;
+	}
+	printf("case        %s (version %s)\n", c->ids[i], version);
+	if (l->scored_by == SAMPLE_SCORED_COLUMN)
+		printf("score       %s (from column '%s')\n", num(sv[0], n1),
+		       l->score_column);
+	else if (l->positive != UINT32_MAX)
+		printf("score       %s (probability of %s)\n",
+		       num(sv[l->positive], n1), l->classes[l->positive]);
+	else
+		for (uint32_t k = 0; k < c->nscores; k++)
+			printf("p(%s)%*s %s\n", l->classes[k], 0, "", num(sv[k], n1));
+	printf("decision    %s\ninputs\n", c->decisions[c->decision_codes[i]]);
+	for (uint32_t k = 0; k < l->ncols; k++)
+		if (strlen(l->names[k]) > w)
+			w = strlen(l->names[k]);
+	for (uint32_t k = 0; k < l->ncols; k++)
+		printf("  %-*s  %s\n", (int)w, l->names[k], sample_chunk_text(c, k, i, tmp));
+}
+
+static int
+sample_show_cmd(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct store_txn *txn;
+	struct store_sample_info info;
+	struct sample_layout l;
+	struct sample_chunk c;
+	struct counts k;
+	struct rba_detail d;
+	uint8_t *raw = NULL;
+	uint32_t idx;
+	int err;
+
+	if (argc != 2 && argc != 3)
+		return cli_usage(ctx, "sample show needs a VERSION and optionally a CASE");
+	if ((err = cli_txn_begin(ctx, 0, 0, "cannot show sample", argv[1], &txn)))
+		return err;
+	rba_detail_clear(&d);
+	memset(&k, 0, sizeof(k));
+	sample_chunk_init(&c);
+	err = sample_layout_load(txn, argv[1], &info, &l, &d);
+	if (err) {
+		store_txn_abort(txn);
+		return cli_fail("cannot show sample", argv[1], err, &d);
+	}
+	if (argc == 3) {
+		err = sample_case_load(txn, argv[1], &l, argv[2], &raw, &c, &idx, &d);
+		if (err == 0)
+			show_case(ctx, argv[1], &l, &c, idx);
+	} else {
+		err = sample_walk(txn, argv[1], &l, count_chunk, &k, &d);
+		if (err == 0)
+			show_summary(ctx, argv[1], &info, &l, &k);
+	}
+	store_txn_abort(txn);
+	for (size_t i = 0; i < k.n; i++)
+		free(k.names[i]);
+	free(raw);
+	sample_chunk_release(&c);
+	sample_layout_release(&l);
+	store_sample_info_release(&info);
+	if (err)
+		return cli_fail("cannot show sample", argc == 3 ? argv[2] : argv[1],
+				err, &d);
+	return 0;
+}
+
+static int
+sample_export_cmd(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct store_txn *txn;
+	struct rba_detail d;
+	uint64_t cases = 0;
+	int err;
+
+	if (argc != 3)
+		return cli_usage(ctx, "sample export needs a VERSION and an OUT file");
+	if ((err = cli_txn_begin(ctx, 0, 0, "cannot export sample", argv[1], &txn)))
+		return err;
+	rba_detail_clear(&d);
+	err = sample_export(txn, argv[1], argv[2], stdout, &cases, &d);
+	store_txn_abort(txn);
+	if (err)
+		return cli_fail("cannot export sample", argv[1], err, &d);
+	if (strcmp(argv[2], "-") == 0)
+		return 0;
+	if (ctx->json) {
+		fputs("{\"version\": ", stdout);
+		cli_json_str(stdout, argv[1]);
+		printf(", \"cases\": %llu, \"out\": ", (unsigned long long)cases);
+		cli_json_str(stdout, argv[2]);
+		fputs("}\n", stdout);
+	} else if (!ctx->quiet) {
+		fprintf(stderr, "rebuild-audit: exported %llu cases of '%s' to '%s'\n",
+			(unsigned long long)cases, argv[1], argv[2]);
+	}
+	return 0;
+}
+
+int
+cmd_sample(struct cli_ctx *ctx, int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_usage(ctx, "sample needs a subcommand (add, show, export)");
+	if (strcmp(argv[1], "add") == 0)
+		return sample_add_cmd(ctx, argc - 1, argv + 1);
+	if (strcmp(argv[1], "show") == 0)
+		return sample_show_cmd(ctx, argc - 1, argv + 1);
+	if (strcmp(argv[1], "export") == 0)
+		return sample_export_cmd(ctx, argc - 1, argv + 1);
+	return cli_usage(ctx, "unknown subcommand '%s'", argv[1]);
+}
