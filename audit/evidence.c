@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
-#include "audit/json.h"
+#include "common/json.h"
 #include "audit/sample.h"
 #include "common/fileio.h"
 #include "policy/policy.h"
@@ -55,7 +55,7 @@ struct ev_field {
 struct ev_flip {
 	struct sv id, stored_decision, rebuilt_decision;
 	double stored_score, rebuilt_score, margin, rebuilt_margin, edge;
-	const struct json_value *inputs; /* object of strings, or NULL */
+	const struct rba_json_value *inputs; /* object of strings, or NULL */
 };
 
 struct ev_lib {
@@ -120,7 +120,7 @@ struct ev {
 	char b_prev[RBA_DIGEST_TEXT_LEN + 1], b_chain[RBA_DIGEST_TEXT_LEN + 1];
 	char b_time[32], b_store_id[64];
 	/* Inputs built by export (owned). */
-	struct json_value *inputs_owned;
+	struct rba_json_value *inputs_owned;
 	size_t ninputs_owned;
 };
 
@@ -161,7 +161,7 @@ ev_release(struct ev *e)
 	free(e->flipped);
 	free(e->libs);
 	for (size_t i = 0; i < e->ninputs_owned; i++)
-		json_release(&e->inputs_owned[i]);
+		rba_json_release(&e->inputs_owned[i]);
 	free(e->inputs_owned);
 	memset(e, 0, sizeof(*e));
 }
@@ -175,7 +175,7 @@ ev_release(struct ev *e)
 struct jw {
 	struct rba_buf *b;
 	int depth;
-	int first[JSON_MAX_DEPTH + 2];
+	int first[RBA_JSON_MAX_DEPTH + 2];
 };
 
 static void
@@ -190,7 +190,7 @@ jw_item(struct jw *w, const char *key)
 			rba_buf_put(w->b, "  ", 2);
 	}
 	if (key != NULL)
-		json_put_key(w->b, key);
+		rba_json_put_key(w->b, key);
 }
 
 static void
@@ -198,7 +198,7 @@ jw_open(struct jw *w, const char *key, char c)
 {
 	jw_item(w, key);
 	rba_buf_put_u8(w->b, (uint8_t)c);
-	if (w->depth < JSON_MAX_DEPTH + 1)
+	if (w->depth < RBA_JSON_MAX_DEPTH + 1)
 		w->depth++;
 	w->first[w->depth] = 1;
 }
@@ -224,7 +224,7 @@ jw_sv(struct jw *w, const char *key, struct sv v)
 	if (v.s == NULL)
 		rba_buf_put(w->b, "null", 4);
 	else
-		json_put_strn(w->b, v.s, v.n);
+		rba_json_put_strn(w->b, v.s, v.n);
 }
 
 static void
@@ -237,7 +237,7 @@ static void
 jw_num(struct jw *w, const char *key, double v)
 {
 	jw_item(w, key);
-	json_put_num(w->b, v);
+	rba_json_put_num(w->b, v);
 }
 
 static void
@@ -252,25 +252,25 @@ jw_bool(struct jw *w, const char *key, int v)
 
 /* Any parsed value, in the same layout (inputs, and the form check). */
 static void
-jw_value(struct jw *w, const char *key, const struct json_value *v)
+jw_value(struct jw *w, const char *key, const struct rba_json_value *v)
 {
 	switch (v->type) {
-	case JSON_NULL: jw_sv(w, key, sv_c(NULL)); break;
-	case JSON_FALSE: jw_bool(w, key, 0); break;
-	case JSON_TRUE: jw_bool(w, key, 1); break;
-	case JSON_NUMBER: jw_num(w, key, v->num); break;
-	case JSON_STRING: {
+	case RBA_JSON_NULL: jw_sv(w, key, sv_c(NULL)); break;
+	case RBA_JSON_FALSE: jw_bool(w, key, 0); break;
+	case RBA_JSON_TRUE: jw_bool(w, key, 1); break;
+	case RBA_JSON_NUMBER: jw_num(w, key, v->num); break;
+	case RBA_JSON_STRING: {
 		struct sv s = { v->str, v->len };
 		jw_sv(w, key, s);
 		break;
 	}
-	case JSON_ARRAY:
-	case JSON_OBJECT:
-		jw_open(w, key, v->type == JSON_ARRAY ? '[' : '{');
+	case RBA_JSON_ARRAY:
+	case RBA_JSON_OBJECT:
+		jw_open(w, key, v->type == RBA_JSON_ARRAY ? '[' : '{');
 		for (size_t i = 0; i < v->n; i++)
-			jw_value(w, v->type == JSON_OBJECT ? v->keys[i] : NULL,
+			jw_value(w, v->type == RBA_JSON_OBJECT ? v->keys[i] : NULL,
 				 &v->items[i]);
-		jw_close(w, v->type == JSON_ARRAY ? ']' : '}');
+		jw_close(w, v->type == RBA_JSON_ARRAY ? ']' : '}');
 		break;
 	}
 }
@@ -507,8 +507,8 @@ rd_fail(struct rd *r, int err, const char *fmt, ...)
 }
 
 /* The member at a dotted path below v, or NULL. */
-static const struct json_value *
-jpath(const struct json_value *v, const char *path)
+static const struct rba_json_value *
+jpath(const struct rba_json_value *v, const char *path)
 {
 	char part[64];
 
@@ -519,21 +519,21 @@ jpath(const struct json_value *v, const char *path)
 			return NULL;
 		memcpy(part, path, n);
 		part[n] = 0;
-		v = json_get(v, part);
+		v = rba_json_get(v, part);
 		path += n + (dot != NULL);
 	}
 	return v;
 }
 
-static const struct json_value *
-rd_get(struct rd *r, const struct json_value *v, const char *path,
-       enum json_type type, int flags, const char *what)
+static const struct rba_json_value *
+rd_get(struct rd *r, const struct rba_json_value *v, const char *path,
+       enum rba_json_type type, int flags, const char *what)
 {
-	const struct json_value *m = jpath(v, path);
+	const struct rba_json_value *m = jpath(v, path);
 
 	if (r->err)
 		return NULL;
-	if (m != NULL && m->type == JSON_NULL && (flags & T_NULLABLE))
+	if (m != NULL && m->type == RBA_JSON_NULL && (flags & T_NULLABLE))
 		return NULL;
 	if (m == NULL || m->type != type) {
 		rd_fail(r, RBA_E_SCHEMA, "'%s%s' is %s, not %s%s", r->base, path,
@@ -544,17 +544,17 @@ rd_get(struct rd *r, const struct json_value *v, const char *path,
 	return m;
 }
 
-static const struct json_value *
-rd_obj(struct rd *r, const struct json_value *v, const char *path)
+static const struct rba_json_value *
+rd_obj(struct rd *r, const struct rba_json_value *v, const char *path)
 {
-	return rd_get(r, v, path, JSON_OBJECT, 0, "an object");
+	return rd_get(r, v, path, RBA_JSON_OBJECT, 0, "an object");
 }
 
 static void
-rd_str(struct rd *r, const struct json_value *v, const char *path, int flags,
+rd_str(struct rd *r, const struct rba_json_value *v, const char *path, int flags,
        struct sv *out)
 {
-	const struct json_value *m = rd_get(r, v, path, JSON_STRING, flags,
+	const struct rba_json_value *m = rd_get(r, v, path, RBA_JSON_STRING, flags,
 					    "a string");
 
 	out->s = m != NULL ? m->str : NULL;
@@ -566,7 +566,7 @@ rd_str(struct rd *r, const struct json_value *v, const char *path, int flags,
 
 /* A digest in its text form ("sha256:" and 64 lowercase hex digits). */
 static void
-rd_digest(struct rd *r, const struct json_value *v, const char *path,
+rd_digest(struct rd *r, const struct rba_json_value *v, const char *path,
 	  int flags, struct sv *out)
 {
 	struct rba_digest dg;
@@ -578,10 +578,10 @@ rd_digest(struct rd *r, const struct json_value *v, const char *path,
 }
 
 static void
-rd_num(struct rd *r, const struct json_value *v, const char *path, int flags,
+rd_num(struct rd *r, const struct rba_json_value *v, const char *path, int flags,
        double *out)
 {
-	const struct json_value *m = rd_get(r, v, path, JSON_NUMBER, flags,
+	const struct rba_json_value *m = rd_get(r, v, path, RBA_JSON_NUMBER, flags,
 					    "a number");
 
 	*out = m != NULL ? m->num : NAN;
@@ -589,7 +589,7 @@ rd_num(struct rd *r, const struct json_value *v, const char *path, int flags,
 
 /* A count or id: an integer from 0 to 2^53. */
 static void
-rd_int(struct rd *r, const struct json_value *v, const char *path,
+rd_int(struct rd *r, const struct rba_json_value *v, const char *path,
        double *out)
 {
 	rd_num(r, v, path, 0, out);
@@ -599,27 +599,27 @@ rd_int(struct rd *r, const struct json_value *v, const char *path,
 }
 
 static void
-rd_bool(struct rd *r, const struct json_value *v, const char *path, int *out)
+rd_bool(struct rd *r, const struct rba_json_value *v, const char *path, int *out)
 {
-	const struct json_value *m = jpath(v, path);
+	const struct rba_json_value *m = jpath(v, path);
 
 	*out = 0;
 	if (r->err)
 		return;
-	if (m == NULL || (m->type != JSON_TRUE && m->type != JSON_FALSE)) {
+	if (m == NULL || (m->type != RBA_JSON_TRUE && m->type != RBA_JSON_FALSE)) {
 		rd_fail(r, RBA_E_SCHEMA, "'%s%s' is %s, not true or false", r->base,
 			path, m == NULL ? "missing" : "of another type");
 		return;
 	}
-	*out = m->type == JSON_TRUE;
+	*out = m->type == RBA_JSON_TRUE;
 }
 
 /* An array of strings into a malloc'd array of views. */
 static void
-rd_strv(struct rd *r, const struct json_value *v, const char *path,
+rd_strv(struct rd *r, const struct rba_json_value *v, const char *path,
 	struct sv **out, size_t *n)
 {
-	const struct json_value *a = rd_get(r, v, path, JSON_ARRAY, 0, "an array");
+	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_ARRAY, 0, "an array");
 
 	*out = NULL;
 	*n = 0;
@@ -631,8 +631,8 @@ rd_strv(struct rd *r, const struct json_value *v, const char *path,
 		return;
 	}
 	for (size_t i = 0; i < a->n; i++) {
-		const struct json_value *s = &a->items[i];
-		if (s->type != JSON_STRING || memchr(s->str, 0, s->len) != NULL) {
+		const struct rba_json_value *s = &a->items[i];
+		if (s->type != RBA_JSON_STRING || memchr(s->str, 0, s->len) != NULL) {
 			rd_fail(r, RBA_E_SCHEMA, "'%s[%zu]' is not a string", path, i);
 			return;
 		}
@@ -643,7 +643,7 @@ rd_strv(struct rd *r, const struct json_value *v, const char *path,
 }
 
 static void
-rd_link(struct rd *r, const struct json_value *v, const char *path,
+rd_link(struct rd *r, const struct rba_json_value *v, const char *path,
 	struct ev_link *l)
 {
 	char k[96];
@@ -664,10 +664,10 @@ rd_link(struct rd *r, const struct json_value *v, const char *path,
 
 /* The diff entries: an array of {key, pinned, current}. */
 static void
-rd_diff(struct rd *r, const struct json_value *v, const char *path,
+rd_diff(struct rd *r, const struct rba_json_value *v, const char *path,
 	struct ev *e)
 {
-	const struct json_value *a = rd_get(r, v, path, JSON_ARRAY, 0, "an array");
+	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_ARRAY, 0, "an array");
 
 	if (a == NULL)
 		return;
@@ -677,8 +677,8 @@ rd_diff(struct rd *r, const struct json_value *v, const char *path,
 		return;
 	}
 	for (size_t i = 0; i < a->n && !r->err; i++) {
-		const struct json_value *f = &a->items[i];
-		if (f->type != JSON_OBJECT) {
+		const struct rba_json_value *f = &a->items[i];
+		if (f->type != RBA_JSON_OBJECT) {
 			rd_fail(r, RBA_E_SCHEMA, "'%s[%zu]' is not an object", path, i);
 			return;
 		}
@@ -693,10 +693,10 @@ rd_diff(struct rd *r, const struct json_value *v, const char *path,
 
 /* Flipped cases; with_inputs: the predicate's shape, inputs allowed. */
 static void
-rd_flips(struct rd *r, const struct json_value *v, const char *path,
+rd_flips(struct rd *r, const struct rba_json_value *v, const char *path,
 	 int with_inputs, struct ev *e)
 {
-	const struct json_value *a = rd_get(r, v, path, JSON_ARRAY, 0, "an array");
+	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_ARRAY, 0, "an array");
 
 	if (a == NULL)
 		return;
@@ -706,9 +706,9 @@ rd_flips(struct rd *r, const struct json_value *v, const char *path,
 		return;
 	}
 	for (size_t i = 0; i < a->n && !r->err; i++) {
-		const struct json_value *o = &a->items[i];
+		const struct rba_json_value *o = &a->items[i];
 		struct ev_flip *f = &e->flipped[i];
-		if (o->type != JSON_OBJECT) {
+		if (o->type != RBA_JSON_OBJECT) {
 			rd_fail(r, RBA_E_SCHEMA, "'%s[%zu]' is not an object", path, i);
 			return;
 		}
@@ -721,11 +721,11 @@ rd_flips(struct rd *r, const struct json_value *v, const char *path,
 		rd_num(r, o, "margin", T_NULLABLE, &f->margin);
 		rd_num(r, o, "rebuilt_margin", T_NULLABLE, &f->rebuilt_margin);
 		rd_num(r, o, "edge", T_NULLABLE, &f->edge);
-		if (with_inputs && json_get(o, "inputs") != NULL) {
-			const struct json_value *in = rd_get(r, o, "inputs", JSON_OBJECT,
+		if (with_inputs && rba_json_get(o, "inputs") != NULL) {
+			const struct rba_json_value *in = rd_get(r, o, "inputs", RBA_JSON_OBJECT,
 							     0, "an object");
 			for (size_t k = 0; in != NULL && k < in->n && !r->err; k++)
-				if (in->items[k].type != JSON_STRING)
+				if (in->items[k].type != RBA_JSON_STRING)
 					rd_fail(r, RBA_E_SCHEMA,
 						"'%s[%zu].inputs' holds a value that is "
 						"not a string", path, i);
@@ -737,10 +737,10 @@ rd_flips(struct rd *r, const struct json_value *v, const char *path,
 }
 
 static void
-rd_libs(struct rd *r, const struct json_value *v, const char *path,
+rd_libs(struct rd *r, const struct rba_json_value *v, const char *path,
 	struct ev *e)
 {
-	const struct json_value *o = rd_obj(r, v, path);
+	const struct rba_json_value *o = rd_obj(r, v, path);
 
 	if (o == NULL)
 		return;
@@ -750,14 +750,14 @@ rd_libs(struct rd *r, const struct json_value *v, const char *path,
 		return;
 	}
 	for (size_t i = 0; i < o->n && !r->err; i++) {
-		const struct json_value *m = &o->items[i];
+		const struct rba_json_value *m = &o->items[i];
 		e->libs[i].name = sv_c(o->keys[i]);
 		if (e->libs[i].name.n >= 128 || e->libs[i].name.n == 0)
 			rd_fail(r, RBA_E_SCHEMA, "'%s' has a key of %zu bytes", path,
 				e->libs[i].name.n);
-		else if (m->type == JSON_STRING && memchr(m->str, 0, m->len) == NULL)
+		else if (m->type == RBA_JSON_STRING && memchr(m->str, 0, m->len) == NULL)
 			e->libs[i].value = (struct sv){ m->str, m->len };
-		else if (m->type != JSON_NULL)
+		else if (m->type != RBA_JSON_NULL)
 			rd_fail(r, RBA_E_SCHEMA, "'%s.%s' is not a string or null", path,
 				o->keys[i]);
 	}
@@ -766,13 +766,13 @@ rd_libs(struct rd *r, const struct json_value *v, const char *path,
 
 /* The fields an audit record gives (rebuild-audit-report(5)). */
 static int
-ev_from_record(const struct json_value *rec, uint64_t id, struct ev *e,
+ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev *e,
 	       struct rba_detail *d)
 {
 	char what[64];
 	struct rd r = { d, what, 0, "" };
 	snprintf(what, sizeof(what), "audit record %llu", (unsigned long long)id);
-	if (rec->type != JSON_OBJECT)
+	if (rec->type != RBA_JSON_OBJECT)
 		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "%s is not a JSON object",
 				what);
 	rd_str(&r, rec, "schema", 0, &e->record_schema);
@@ -852,13 +852,13 @@ ev_from_record(const struct json_value *rec, uint64_t id, struct ev *e,
 
 /* The predicate of an evidence file (and its subject). */
 static int
-ev_from_statement(const struct json_value *st, struct ev *e,
+ev_from_statement(const struct rba_json_value *st, struct ev *e,
 		  struct rba_detail *d)
 {
 	struct rd r = { d, "evidence", 0, "" };
-	const struct json_value *p, *subj;
+	const struct rba_json_value *p, *subj;
 
-	subj = rd_get(&r, st, "subject", JSON_ARRAY, 0, "an array");
+	subj = rd_get(&r, st, "subject", RBA_JSON_ARRAY, 0, "an array");
 	if (subj != NULL && subj->n != 1)
 		rd_fail(&r, RBA_E_SCHEMA, "'subject' has %zu entries, not 1", subj->n);
 	if (r.err)
@@ -1041,7 +1041,7 @@ guarantee_text(const struct ev *e, const struct policy *pol, char *g,
 	unsigned long long cases = (unsigned long long)e->cases;
 	unsigned long long flips = (unsigned long long)e->flips;
 
-	json_fmt_double(pol->max_score_delta, tol);
+	rba_json_fmt_double(pol->max_score_delta, tol);
 	if (sv_is(e->verdict, "bit-identical")) {
 		snprintf(g, cap,
 			 "the rebuilt artifact is bit-identical to the pinned one: "
@@ -1314,8 +1314,8 @@ check_verdict(const struct ev *e, const struct policy *pol,
 	int within = e->flips <= e->tol_flips && e->max_delta <= e->tol_delta;
 	int near_rule = e->near_bits && e->near_cases > 0;
 
-	json_fmt_double(e->tol_delta, tv);
-	json_fmt_double(e->max_delta, dv);
+	rba_json_fmt_double(e->tol_delta, tv);
+	rba_json_fmt_double(e->max_delta, dv);
 	if (e->bit_identical != identical)
 		return bad(d, RBA_E_SCHEMA, "predicate.artifact.bit_identical is %s, "
 			   "but the rebuilt artifact %s the pinned one",
@@ -1505,14 +1505,14 @@ fail:
 }
 
 static int
-has_duplicate_keys(const struct json_value *v)
+has_duplicate_keys(const struct rba_json_value *v)
 {
-	if (v->type == JSON_OBJECT)
+	if (v->type == RBA_JSON_OBJECT)
 		for (size_t i = 0; i < v->n; i++)
 			for (size_t j = i + 1; j < v->n; j++)
 				if (strcmp(v->keys[i], v->keys[j]) == 0)
 					return 1;
-	if (v->type == JSON_OBJECT || v->type == JSON_ARRAY)
+	if (v->type == RBA_JSON_OBJECT || v->type == RBA_JSON_ARRAY)
 		for (size_t i = 0; i < v->n; i++)
 			if (has_duplicate_keys(&v->items[i]))
 				return 1;
@@ -1570,7 +1570,7 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 {
 	const uint8_t *u = p;
 	struct rba_detail local;
-	struct json_value root, rec;
+	struct rba_json_value root, rec;
 	struct ev e, r;
 	struct policy *pol = NULL;
 	struct rba_digest prev, chain, got;
@@ -1602,7 +1602,7 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 		return bad(d, RBA_E_SCHEMA, "the trusted comment claims evidence, "
 			   "but the file is not UTF-8 (byte %zu)", off + 1);
 	}
-	err = json_parse(p, n, &root, d);
+	err = rba_json_parse(p, n, &root, d);
 	if (err == RBA_E_NOMEM)
 		return err;
 	if (err) {
@@ -1615,8 +1615,8 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 			   d->reason);
 	}
 	/* A file naming this predicate is evidence, whatever else it says. */
-	type = json_get_str(&root, "_type");
-	ptype = json_get_str(&root, "predicateType");
+	type = rba_json_get_str(&root, "_type");
+	ptype = rba_json_get_str(&root, "predicateType");
 	if (ptype == NULL || strncmp(ptype, EVIDENCE_PREDICATE_PREFIX,
 				     strlen(EVIDENCE_PREDICATE_PREFIX)) != 0) {
 		if (claims)
@@ -1672,7 +1672,7 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 			  "chain_digest %s", sv_show(e.chain));
 		goto out;
 	}
-	err = json_parse(e.record.s, e.record.n, &rec, d);
+	err = rba_json_parse(e.record.s, e.record.n, &rec, d);
 	if (err == RBA_E_NOMEM)
 		goto out;
 	if (err) {
@@ -1731,8 +1731,8 @@ out:
 	policy_free(pol);
 	ev_release(&r);
 	ev_release(&e);
-	json_release(&rec);
-	json_release(&root);
+	rba_json_release(&rec);
+	rba_json_release(&root);
 	return err;
 }
 
@@ -1796,7 +1796,7 @@ load_inputs(struct store_txn *txn, struct ev *e, struct rba_detail *d)
 	}
 	e->ninputs_owned = e->nflipped;
 	for (size_t i = 0; i < e->nflipped; i++) {
-		struct json_value *o = &e->inputs_owned[i];
+		struct rba_json_value *o = &e->inputs_owned[i];
 		uint8_t *raw = NULL;
 		uint32_t idx = 0;
 		char tmp[32];
@@ -1805,7 +1805,7 @@ load_inputs(struct store_txn *txn, struct ev *e, struct rba_detail *d)
 				       &c, &idx, d);
 		if (err)
 			goto out;
-		o->type = JSON_OBJECT;
+		o->type = RBA_JSON_OBJECT;
 		o->items = calloc(l.ncols ? l.ncols : 1, sizeof(*o->items));
 		o->keys = calloc(l.ncols ? l.ncols : 1, sizeof(*o->keys));
 		if (o->items == NULL || o->keys == NULL) {
@@ -1816,7 +1816,7 @@ load_inputs(struct store_txn *txn, struct ev *e, struct rba_detail *d)
 		for (uint32_t k = 0; k < l.ncols; k++) {
 			const char *txt = sample_chunk_text(&c, k, idx, tmp);
 			o->keys[k] = strdup(l.names[k]);
-			o->items[k].type = JSON_STRING;
+			o->items[k].type = RBA_JSON_STRING;
 			o->items[k].str = strdup(txt);
 			o->items[k].len = strlen(txt);
 			o->n = k + 1;
@@ -1844,7 +1844,7 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 {
 	struct store_txn *txn = NULL;
 	struct store_history_entry ent;
-	struct json_value rec;
+	struct rba_json_value rec;
 	struct ev e;
 	struct newest nw = { 0 };
 	struct rba_detail local;
@@ -1889,7 +1889,7 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 			  version);
 		goto out;
 	}
-	err = json_parse((const char *)ent.record, ent.len, &rec, d);
+	err = rba_json_parse((const char *)ent.record, ent.len, &rec, d);
 	if (err == RBA_E_NOMEM)
 		goto out;
 	if (err) {
@@ -1899,12 +1899,12 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 	}
 	/* A record that did not measure attests nothing: the audit says why. */
 	{
-		const char *v = json_get_str(&rec, "verdict");
+		const char *v = rba_json_get_str(&rec, "verdict");
 		if (v != NULL && strcmp(v, "not-measured") == 0) {
-			const struct json_value *rs = json_get(&rec, "reasons");
-			const char *why = rs != NULL && rs->type == JSON_ARRAY &&
+			const struct rba_json_value *rs = rba_json_get(&rec, "reasons");
+			const char *why = rs != NULL && rs->type == RBA_JSON_ARRAY &&
 						  rs->n > 0 &&
-						  rs->items[0].type == JSON_STRING
+						  rs->items[0].type == RBA_JSON_STRING
 					  ? rs->items[0].str
 					  : "no reason recorded";
 			err = bad(d, RBA_E_SCHEMA, "audit record %llu of version '%s' "
@@ -1974,7 +1974,7 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 	}
 out:
 	ev_release(&e);
-	json_release(&rec);
+	rba_json_release(&rec);
 	store_history_entry_release(&ent);
 	store_txn_abort(txn);
 	return err;
