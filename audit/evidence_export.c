@@ -203,14 +203,11 @@ write_locked(const char *path, const char *sigpath, const void *doc,
 	     size_t n, const void *sig, size_t siglen, int force,
 	     struct rba_detail *d)
 {
-	struct rba_atomic ea, sa;
+	struct rba_atomic ea = RBA_ATOMIC_INIT, sa = RBA_ATOMIC_INIT;
 	struct stat st;
 	long ms = pause_ms();
 	int err, placed = 0;
 
-	memset(&ea, 0, sizeof(ea));
-	memset(&sa, 0, sizeof(sa));
-	ea.fd = sa.fd = -1;
 	sweep(path);
 	sweep(sigpath);
 	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
