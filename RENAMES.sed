@@ -34,3 +34,19 @@ s/\bJSON_MAX_DEPTH\b/RBA_JSON_MAX_DEPTH/g
 s/\bJSON_MAX_TEXT\b/RBA_JSON_MAX_TEXT/g
 # The monotonic clock of audit/chain.[ch] is common/rbatime.h's.
 s/\bchain_now\b/rba_time_mono/g
+#
+# Not renames, so not sed expressions: what the cli branch replaces by hand
+# (cli/ is not edited on this branch).
+#   cli_json_str(f, s)            -> rba_json_fput_str(f, s)    common/json.h
+#   cmd_train.c json_num(f, v)    -> rba_json_fput_num(f, v)    common/json.h
+#   cli_fmt_time(t, out)          -> rba_time_utc(t, out)       common/rbatime.h
+#   cmd_train.c wall_now()        -> rba_time_mono()            common/rbatime.h
+#   cmd_train.c write_record(record, p, &res, env_hex, wall)
+#                                 -> rebuild_runrec_write(record, p, &res,
+#                                        env_hex, wall)         rebuild/runrec.h
+# Then delete audit/json.h (the transitional alias header).
+#
+# Internal to their folders (no other branch calls them): store_record.c's
+# static history_digest is now store_history_digest (store.h); evidence.c's
+# statics ev_*, guarantee_text and bad are evidence_ev_*,
+# evidence_guarantee_text and evidence_fail in audit/evidence_priv.h.

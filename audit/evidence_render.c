@@ -5,6 +5,7 @@
  */
 #include "audit/evidence_priv.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,6 +347,7 @@ evidence_ev_complete(struct ev *e, struct rba_detail *d)
 	struct rba_digest dg;
 	int err;
 
+	assert(e->record.s != NULL && e->time.s != NULL && e->version.s != NULL);
 	snprintf(e->b_subject_name, sizeof(e->b_subject_name), "%s.artifact",
 		 sv_show(e->version));
 	e->subject_name = sv_c(e->b_subject_name);
