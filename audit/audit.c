@@ -14,8 +14,8 @@
 #include <time.h>
 
 #include "audit/chain.h"
-#include "audit/json.h"
 #include "audit/score.h"
+#include "common/json.h"
 #include "rebuild/envrec.h"
 
 #define MAX_SCORES SAMPLE_MAX_SCORES
@@ -588,13 +588,13 @@ static int
 process(struct pass *p, struct worker *w, const uint8_t *raw, size_t n,
 	struct tally *t, struct rba_detail *d)
 {
-	double t0 = chain_now();
+	double t0 = rba_time_mono();
 	int err = sample_chunk_decode(raw, n, p->l->ncols, p->l->nscores,
 				      p->l->id_col, &w->c, d);
 
 	if (err == 0)
 		err = compare_chunk(w, &w->c, t);
-	t->busy += chain_now() - t0;
+	t->busy += rba_time_mono() - t0;
 	return err;
 }
 
@@ -875,8 +875,8 @@ decide(struct chain *c, struct audit_report *r, const char *cannot_score)
 			       (unsigned long long)r->cases,
 			       (unsigned long long)pol->max_flips);
 		if (r->max_delta > pol->max_score_delta) {
-			json_fmt_double(r->max_delta, dv);
-			json_fmt_double(pol->max_score_delta, tv);
+			rba_json_fmt_double(r->max_delta, dv);
+			rba_json_fmt_double(pol->max_score_delta, tv);
 			REASON(r, "maximum score delta %s exceeds the tolerance %s "
 				  "(case '%s')", dv, tv,
 			       r->max_delta_case ? r->max_delta_case : "");
@@ -897,7 +897,7 @@ decide(struct chain *c, struct audit_report *r, const char *cannot_score)
 		return;
 	}
 	if (pol->near_require_bits && r->near_cases > 0 && cannot_score == NULL) {
-		json_fmt_double(pol->near_margin, tv);
+		rba_json_fmt_double(pol->near_margin, tv);
 		REASON(r, "near-threshold rule: %llu audit case%s within %s of a "
 			  "band edge, where the policy requires a bit-identical "
 			  "rebuild",
@@ -923,7 +923,7 @@ warnings(struct chain *c, struct audit_report *r,
 	char m[32];
 
 	if (r->weak_band_cases < pol->min_near_cases) {
-		json_fmt_double(AUDIT_WEAK_MARGINS * pol->near_margin, m);
+		rba_json_fmt_double(AUDIT_WEAK_MARGINS * pol->near_margin, m);
 		WARN(r, "weak evidence: %llu audit case%s within %s (ten margins) "
 			"of a band edge, fewer than min_near_cases %llu: the "
 			"sample cannot tell a near-threshold change from none",
@@ -962,7 +962,7 @@ put_strv(struct rba_buf *b, char *const *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			rba_buf_put(b, ", ", 2);
-		json_put_str(b, v[i]);
+		rba_json_put_str(b, v[i]);
 	}
 	rba_buf_put_u8(b, ']');
 }
@@ -978,25 +978,15 @@ static void
 put_link(struct rba_buf *b, const char *key, const struct audit_link *l,
 	 int comma)
 {
-	json_put_key(b, key);
+	rba_json_put_key(b, key);
 	rba_buf_put_u8(b, '{');
-	json_kv_str(b, "state", link_state(l->state), 1);
-	json_kv_str(b, "pinned", l->pinned, 1);
-	json_kv_str(b, "current", l->current, 1);
-	json_kv_str(b, "note", l->note, 0);
+	rba_json_kv_str(b, "state", link_state(l->state), 1);
+	rba_json_kv_str(b, "pinned", l->pinned, 1);
+	rba_json_kv_str(b, "current", l->current, 1);
+	rba_json_kv_str(b, "note", l->note, 0);
 	rba_buf_put_u8(b, '}');
 	if (comma)
 		rba_buf_put(b, ", ", 2);
-}
-
-static void
-fmt_utc(int64_t t, char out[32])
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	gmtime_r(&tt, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 /* The value of key in an environment record text, or NULL (malloc'd). */
@@ -1025,81 +1015,81 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	};
 	char when[32];
 
-	fmt_utc(r->time, when);
+	rba_time_utc(r->time, when);
 	rba_buf_put_u8(b, '{');
-	json_kv_str(b, "schema", AUDIT_RECORD_SCHEMA, 1);
-	json_kv_str(b, "version", r->version, 1);
-	json_kv_str(b, "time", when, 1);
-	json_kv_str(b, "verdict", audit_verdict_name(r->verdict), 1);
-	json_kv_u64(b, "exit_status", (uint64_t)r->exit_status, 1);
-	json_put_key(b, "reasons");
+	rba_json_kv_str(b, "schema", AUDIT_RECORD_SCHEMA, 1);
+	rba_json_kv_str(b, "version", r->version, 1);
+	rba_json_kv_str(b, "time", when, 1);
+	rba_json_kv_str(b, "verdict", audit_verdict_name(r->verdict), 1);
+	rba_json_kv_u64(b, "exit_status", (uint64_t)r->exit_status, 1);
+	rba_json_put_key(b, "reasons");
 	put_strv(b, r->reasons, r->nreasons);
 	rba_buf_put(b, ", ", 2);
-	json_put_key(b, "warnings");
+	rba_json_put_key(b, "warnings");
 	put_strv(b, r->warnings, r->nwarnings);
 	rba_buf_put(b, ", ", 2);
-	json_kv_str(b, "error", r->error_what, 1);
+	rba_json_kv_str(b, "error", r->error_what, 1);
 
-	json_put_key(b, "digests");
+	rba_json_put_key(b, "digests");
 	rba_buf_put_u8(b, '{');
-	json_kv_digest(b, "artifact_pinned", &r->artifact_pinned, r->pins_text != NULL, 1);
-	json_kv_digest(b, "artifact_rebuilt", &r->artifact_rebuilt, r->has_rebuilt, 1);
-	json_kv_digest(b, "snapshot", &r->snapshot, r->pins_text != NULL, 1);
-	json_kv_digest(b, "sample", &r->sample_digest, r->has_sample, 1);
-	json_kv_digest(b, "policy", &r->policy_digest, r->policy_text != NULL, 1);
-	json_kv_digest(b, "config", &r->config_current, r->pins_text != NULL, 0);
+	rba_json_kv_digest(b, "artifact_pinned", &r->artifact_pinned, r->pins_text != NULL, 1);
+	rba_json_kv_digest(b, "artifact_rebuilt", &r->artifact_rebuilt, r->has_rebuilt, 1);
+	rba_json_kv_digest(b, "snapshot", &r->snapshot, r->pins_text != NULL, 1);
+	rba_json_kv_digest(b, "sample", &r->sample_digest, r->has_sample, 1);
+	rba_json_kv_digest(b, "policy", &r->policy_digest, r->policy_text != NULL, 1);
+	rba_json_kv_digest(b, "config", &r->config_current, r->pins_text != NULL, 0);
 	rba_buf_put(b, "}, ", 3);
 
-	json_put_key(b, "verified");
+	rba_json_put_key(b, "verified");
 	rba_buf_put_u8(b, '{');
-	json_kv_bool(b, "artifact", r->artifact_verified, 1);
-	json_kv_bool(b, "snapshot", r->snapshot_verified, 1);
-	json_kv_bool(b, "sample", r->sample_verified, 0);
+	rba_json_kv_bool(b, "artifact", r->artifact_verified, 1);
+	rba_json_kv_bool(b, "snapshot", r->snapshot_verified, 1);
+	rba_json_kv_bool(b, "sample", r->sample_verified, 0);
 	rba_buf_put(b, "}, ", 3);
 
-	json_put_key(b, "policy");
+	rba_json_put_key(b, "policy");
 	rba_buf_put_u8(b, '{');
-	json_kv_digest(b, "digest", &r->policy_digest, r->policy_text != NULL, 1);
-	json_kv_str(b, "source", r->policy_text == NULL ? NULL
+	rba_json_kv_digest(b, "digest", &r->policy_digest, r->policy_text != NULL, 1);
+	rba_json_kv_str(b, "source", r->policy_text == NULL ? NULL
 				: r->policy_from_version ? "version" : "option", 1);
-	json_kv_str(b, "text", r->policy_text, 0);
+	rba_json_kv_str(b, "text", r->policy_text, 0);
 	rba_buf_put(b, "}, ", 3);
 
-	json_put_key(b, "pins");
+	rba_json_put_key(b, "pins");
 	rba_buf_put_u8(b, '{');
-	json_kv_digest(b, "config_hash", &r->config_current, r->pins_text != NULL, 1);
-	json_kv_digest(b, "config_hash_trained", &r->config_registered,
+	rba_json_kv_digest(b, "config_hash", &r->config_current, r->pins_text != NULL, 1);
+	rba_json_kv_digest(b, "config_hash_trained", &r->config_registered,
 		      r->has_config_registered, 1);
-	json_kv_str(b, "text", r->pins_text, 0);
+	rba_json_kv_str(b, "text", r->pins_text, 0);
 	rba_buf_put(b, "}, ", 3);
 
-	json_put_key(b, "links");
+	rba_json_put_key(b, "links");
 	rba_buf_put_u8(b, '{');
 	put_link(b, "code_revision", &r->code_revision, 1);
-	json_put_key(b, "trainer_abi");
+	rba_json_put_key(b, "trainer_abi");
 	rba_buf_put_u8(b, '{');
-	json_kv_str(b, "state", link_state(r->trainer_abi.state), 1);
-	json_kv_u64(b, "pinned", r->abi_pinned, 1);
-	json_kv_u64(b, "artifact", r->abi_artifact, 1);
-	json_kv_u64(b, "rebuilt", r->abi_rebuilt, 1);
-	json_kv_u64(b, "current", r->abi_current, 1);
-	json_kv_str(b, "note", r->trainer_abi.note, 0);
+	rba_json_kv_str(b, "state", link_state(r->trainer_abi.state), 1);
+	rba_json_kv_u64(b, "pinned", r->abi_pinned, 1);
+	rba_json_kv_u64(b, "artifact", r->abi_artifact, 1);
+	rba_json_kv_u64(b, "rebuilt", r->abi_rebuilt, 1);
+	rba_json_kv_u64(b, "current", r->abi_current, 1);
+	rba_json_kv_str(b, "note", r->trainer_abi.note, 0);
 	rba_buf_put(b, "}, ", 3);
-	json_put_key(b, "environment");
+	rba_json_put_key(b, "environment");
 	rba_buf_put_u8(b, '{');
-	json_kv_str(b, "state", link_state(r->environment.state), 1);
-	json_kv_str(b, "pinned", r->environment.pinned, 1);
-	json_kv_str(b, "current", r->environment.current, 1);
-	json_kv_str(b, "note", r->environment.note, 1);
-	json_put_key(b, "fields");
+	rba_json_kv_str(b, "state", link_state(r->environment.state), 1);
+	rba_json_kv_str(b, "pinned", r->environment.pinned, 1);
+	rba_json_kv_str(b, "current", r->environment.current, 1);
+	rba_json_kv_str(b, "note", r->environment.note, 1);
+	rba_json_put_key(b, "fields");
 	rba_buf_put_u8(b, '[');
 	for (size_t i = 0; i < r->nenv_fields; i++) {
 		if (i)
 			rba_buf_put(b, ", ", 2);
 		rba_buf_put_u8(b, '{');
-		json_kv_str(b, "key", r->env_fields[i].key, 1);
-		json_kv_str(b, "pinned", r->env_fields[i].pinned, 1);
-		json_kv_str(b, "current", r->env_fields[i].current, 0);
+		rba_json_kv_str(b, "key", r->env_fields[i].key, 1);
+		rba_json_kv_str(b, "pinned", r->env_fields[i].pinned, 1);
+		rba_json_kv_str(b, "current", r->env_fields[i].current, 0);
 		rba_buf_put_u8(b, '}');
 	}
 	rba_buf_put(b, "]}, ", 4);
@@ -1107,77 +1097,77 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	put_link(b, "snapshot", &r->snapshot_link, 0);
 	rba_buf_put(b, "}, ", 3);
 
-	json_put_key(b, "environment_records");
+	rba_json_put_key(b, "environment_records");
 	rba_buf_put_u8(b, '{');
-	json_kv_str(b, "pinned", r->env_pinned_text, 1);
-	json_kv_str(b, "current", r->env_current_text, 0);
+	rba_json_kv_str(b, "pinned", r->env_pinned_text, 1);
+	rba_json_kv_str(b, "current", r->env_current_text, 0);
 	rba_buf_put(b, "}, ", 3);
 
-	json_put_key(b, "sample");
+	rba_json_put_key(b, "sample");
 	rba_buf_put_u8(b, '{');
-	json_kv_u64(b, "cases", r->cases, 1);
-	json_kv_str(b, "scored_by", !r->has_sample ? NULL
+	rba_json_kv_u64(b, "cases", r->cases, 1);
+	rba_json_kv_str(b, "scored_by", !r->has_sample ? NULL
 				   : r->sample_scored_by == SAMPLE_SCORED_COLUMN
 					     ? "column" : "model", 1);
-	json_kv_digest(b, "policy", &r->sample_policy, r->has_sample_policy, 1);
-	json_kv_u64(b, "flips", r->flips, 1);
-	json_kv_num(b, "max_score_delta", r->max_delta, 1);
-	json_kv_str(b, "max_delta_case", r->max_delta_case, 1);
-	json_kv_u64(b, "near_threshold_cases", r->near_cases, 1);
-	json_kv_u64(b, "weak_band_cases", r->weak_band_cases, 1);
-	json_kv_u64(b, "policy_disagreements", r->policy_disagreements, 1);
-	json_kv_u64(b, "flipped_listed", r->nlisted, 1);
-	json_put_key(b, "flipped_cases");
+	rba_json_kv_digest(b, "policy", &r->sample_policy, r->has_sample_policy, 1);
+	rba_json_kv_u64(b, "flips", r->flips, 1);
+	rba_json_kv_num(b, "max_score_delta", r->max_delta, 1);
+	rba_json_kv_str(b, "max_delta_case", r->max_delta_case, 1);
+	rba_json_kv_u64(b, "near_threshold_cases", r->near_cases, 1);
+	rba_json_kv_u64(b, "weak_band_cases", r->weak_band_cases, 1);
+	rba_json_kv_u64(b, "policy_disagreements", r->policy_disagreements, 1);
+	rba_json_kv_u64(b, "flipped_listed", r->nlisted, 1);
+	rba_json_put_key(b, "flipped_cases");
 	rba_buf_put_u8(b, '[');
 	for (size_t i = 0; i < r->nlisted; i++) {
 		const struct audit_flip *f = &r->listed[i];
 		if (i)
 			rba_buf_put(b, ", ", 2);
 		rba_buf_put_u8(b, '{');
-		json_kv_str(b, "id", f->id, 1);
-		json_kv_num(b, "stored_score", f->stored_score, 1);
-		json_kv_num(b, "rebuilt_score", f->rebuilt_score, 1);
-		json_kv_str(b, "stored_decision", f->stored_decision, 1);
-		json_kv_str(b, "rebuilt_decision", f->rebuilt_decision, 1);
-		json_kv_num(b, "margin", f->margin, 1);
-		json_kv_num(b, "rebuilt_margin", f->rebuilt_margin, 1);
-		json_kv_num(b, "edge", f->edge, 0);
+		rba_json_kv_str(b, "id", f->id, 1);
+		rba_json_kv_num(b, "stored_score", f->stored_score, 1);
+		rba_json_kv_num(b, "rebuilt_score", f->rebuilt_score, 1);
+		rba_json_kv_str(b, "stored_decision", f->stored_decision, 1);
+		rba_json_kv_str(b, "rebuilt_decision", f->rebuilt_decision, 1);
+		rba_json_kv_num(b, "margin", f->margin, 1);
+		rba_json_kv_num(b, "rebuilt_margin", f->rebuilt_margin, 1);
+		rba_json_kv_num(b, "edge", f->edge, 0);
 		rba_buf_put_u8(b, '}');
 	}
 	rba_buf_put(b, "]}, ", 4);
 
-	json_put_key(b, "rebuild");
+	rba_json_put_key(b, "rebuild");
 	rba_buf_put_u8(b, '{');
-	json_kv_num(b, "validation_accuracy", r->has_rebuilt ? r->val_accuracy : NAN, 1);
-	json_kv_num(b, "validation_loss", r->has_rebuilt ? r->val_loss : NAN, 1);
-	json_kv_str(b, "scoring", r->has_rebuilt ? (r->sparse_scoring ? "sparse" : "dense")
+	rba_json_kv_num(b, "validation_accuracy", r->has_rebuilt ? r->val_accuracy : NAN, 1);
+	rba_json_kv_num(b, "validation_loss", r->has_rebuilt ? r->val_loss : NAN, 1);
+	rba_json_kv_str(b, "scoring", r->has_rebuilt ? (r->sparse_scoring ? "sparse" : "dense")
 					      : NULL, 1);
-	json_kv_u64(b, "threads", r->threads, 0);
+	rba_json_kv_u64(b, "threads", r->threads, 0);
 	rba_buf_put(b, "}, ", 3);
 
-	json_put_key(b, "tool");
+	rba_json_put_key(b, "tool");
 	rba_buf_put_u8(b, '{');
-	json_kv_str(b, "name", RBA_TOOL_NAME, 1);
-	json_kv_str(b, "version", RBA_TOOL_VERSION, 1);
-	json_kv_str(b, "code_revision", envrec_code_revision(), 1);
-	json_kv_u64(b, "trainer_abi", rebuild_abi_current(), 1);
-	json_put_key(b, "libraries");
+	rba_json_kv_str(b, "name", RBA_TOOL_NAME, 1);
+	rba_json_kv_str(b, "version", RBA_TOOL_VERSION, 1);
+	rba_json_kv_str(b, "code_revision", envrec_code_revision(), 1);
+	rba_json_kv_u64(b, "trainer_abi", rebuild_abi_current(), 1);
+	rba_json_put_key(b, "libraries");
 	rba_buf_put_u8(b, '{');
 	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
 		char *v = r->env_current_text ? env_value(r->env_current_text, libs[i][1])
 					      : NULL;
-		json_kv_str(b, libs[i][0], v, i + 1 < sizeof(libs) / sizeof(libs[0]));
+		rba_json_kv_str(b, libs[i][0], v, i + 1 < sizeof(libs) / sizeof(libs[0]));
 		free(v);
 	}
 	rba_buf_put(b, "}}, ", 4);
 
-	json_put_key(b, "timings");
+	rba_json_put_key(b, "timings");
 	rba_buf_put_u8(b, '{');
-	json_kv_num(b, "verify_s", r->t_verify, 1);
-	json_kv_num(b, "rebuild_s", r->t_rebuild, 1);
-	json_kv_num(b, "sample_pass_s", r->t_score, 1);
-	json_kv_num(b, "scoring_s", r->t_scoring, 1);
-	json_kv_num(b, "total_s", r->t_total, 0);
+	rba_json_kv_num(b, "verify_s", r->t_verify, 1);
+	rba_json_kv_num(b, "rebuild_s", r->t_rebuild, 1);
+	rba_json_kv_num(b, "sample_pass_s", r->t_score, 1);
+	rba_json_kv_num(b, "scoring_s", r->t_scoring, 1);
+	rba_json_kv_num(b, "total_s", r->t_total, 0);
 	rba_buf_put(b, "}}", 2);
 }
 
@@ -1310,7 +1300,7 @@ audit_version(struct store *s, const char *version,
 	struct cmp k;
 	char why[256];
 	const char *cannot = NULL;
-	double t0 = chain_now(), ts;
+	double t0 = rba_time_mono(), ts;
 	int err, record = 1;
 
 	if (o == NULL) {
@@ -1400,7 +1390,7 @@ audit_version(struct store *s, const char *version,
 		not_measured(r, "policy", err, d);
 		goto out;
 	}
-	ts = chain_now();
+	ts = rba_time_mono();
 	cannot = comparable(&c, &layout, why, sizeof(why));
 	if ((err = cmp_setup(&k, &c, &layout,
 			     o->max_listed ? o->max_listed : AUDIT_MAX_LISTED)) != 0) {
@@ -1419,7 +1409,7 @@ audit_version(struct store *s, const char *version,
 		pass.total.bad = 1;
 		err = score_pass(txn, &pass, 1, d);
 	}
-	r->t_score = chain_now() - ts;
+	r->t_score = rba_time_mono() - ts;
 	r->t_scoring = pass.total.busy;
 	if (err) {
 		if (err == RBA_E_TAMPERED && d != NULL) {
@@ -1464,7 +1454,7 @@ out:
 	store_txn_abort(txn);
 	r->t_verify = c.t_verify;
 	r->t_rebuild = c.t_rebuild;
-	r->t_total = chain_now() - t0;
+	r->t_total = rba_time_mono() - t0;
 	free(k.names);
 	free(k.band_name);
 	sample_layout_release(&layout);

@@ -9,15 +9,6 @@
 
 #include "rebuild/snapshot.h"
 
-double
-chain_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void
 chain_release(struct chain *c)
 {
@@ -102,7 +93,7 @@ chain_load(struct store_txn *txn, const char *version,
 	   struct rba_detail *d)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1], what[160];
-	double t0 = chain_now();
+	double t0 = rba_time_mono();
 	int err;
 
 	c->name = version;
@@ -158,7 +149,7 @@ chain_load(struct store_txn *txn, const char *version,
 	} else if (err == 0) {
 		c->has_prov = 1;
 	}
-	c->t_verify = chain_now() - t0;
+	c->t_verify = rba_time_mono() - t0;
 	if (err == 0)
 		c->error_what = NULL;
 	return err;
@@ -169,7 +160,7 @@ chain_rebuild(struct chain *c, struct rba_detail *d)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 	uint32_t abi = c->pins->trainer_abi ? c->pins->trainer_abi : c->stored.abi;
-	double t0 = chain_now();
+	double t0 = rba_time_mono();
 	int err;
 
 	c->error_what = "rebuild";
@@ -179,7 +170,7 @@ chain_rebuild(struct chain *c, struct rba_detail *d)
 				"this build cannot run", c->name, abi);
 	rba_digest_format(&c->v.snapshot, hex);
 	err = rebuild_from_snapshot(c->pins, abi, c->snap, c->sn, hex, &c->rb, d);
-	c->t_rebuild = chain_now() - t0;
+	c->t_rebuild = rba_time_mono() - t0;
 	if (err)
 		return err;
 	c->identical = rba_digest_equal(&c->rb.digest, &c->v.artifact);

@@ -8,6 +8,7 @@
 
 #include "audit/audit.h"
 #include "audit/register.h"
+#include "common/rbatime.h"
 #include "rebuild/artifact.h"
 #include "rebuild/rebuild.h"
 
@@ -46,9 +47,6 @@ int chain_load(struct store_txn *txn, const char *version,
 
 /* Step 4 and 5: rebuild with the pinned ABI, compare, decode. */
 int chain_rebuild(struct chain *c, struct rba_detail *d);
-
-/* Monotonic seconds. */
-double chain_now(void);
 
 /*
  * The nearest band edge to score under p (NaN for argmax or when no

@@ -10,8 +10,8 @@
 
 #include "audit/audit.h"
 #include "audit/chain.h"
-#include "audit/json.h"
 #include "audit/score.h"
+#include "common/json.h"
 
 void
 dispute_report_release(struct dispute_report *r)
@@ -74,10 +74,10 @@ struct find_audit {
 };
 
 static int
-digest_is(const struct json_value *obj, const char *key,
+digest_is(const struct rba_json_value *obj, const char *key,
 	  const struct rba_digest *want)
 {
-	const char *s = json_get_str(obj, key);
+	const char *s = rba_json_get_str(obj, key);
 	struct rba_digest got;
 
 	return s != NULL && rba_digest_parse(s, &got) == 0 &&
@@ -88,15 +88,15 @@ static int
 find_one(void *ctx, const struct store_history_entry *e)
 {
 	struct find_audit *f = ctx;
-	struct json_value root;
-	const struct json_value *dg, *reasons;
+	struct rba_json_value root;
+	const struct rba_json_value *dg, *reasons;
 	const char *verdict;
 	int v = 0;
 
-	if (json_parse((const char *)e->record, e->len, &root, NULL) != 0)
+	if (rba_json_parse((const char *)e->record, e->len, &root, NULL) != 0)
 		return 0;
-	dg = json_get(&root, "digests");
-	verdict = json_get_str(&root, "verdict");
+	dg = rba_json_get(&root, "digests");
+	verdict = rba_json_get_str(&root, "verdict");
 	if (verdict != NULL) {
 		if (strcmp(verdict, "bit-identical") == 0)
 			v = AUDIT_BIT_IDENTICAL;
@@ -114,30 +114,27 @@ find_one(void *ctx, const struct store_history_entry *e)
 		f->verdict = v;
 		/* The most telling reason: past the digest line when there
 		 * is more. */
-		reasons = json_get(&root, "reasons");
-		for (size_t i = 0; reasons != NULL && reasons->type == JSON_ARRAY &&
+		reasons = rba_json_get(&root, "reasons");
+		for (size_t i = 0; reasons != NULL && reasons->type == RBA_JSON_ARRAY &&
 				   i < reasons->n; i++) {
-			const struct json_value *it = &reasons->items[i];
-			if (it->type != JSON_STRING)
+			const struct rba_json_value *it = &reasons->items[i];
+			if (it->type != RBA_JSON_STRING)
 				continue;
 			snprintf(f->first_reason, sizeof(f->first_reason), "%s", it->str);
 			if (strncmp(it->str, "the rebuilt artifact ", 21) != 0)
 				break;
 		}
 	}
-	json_release(&root);
+	rba_json_release(&root);
 	return f->found ? 1 : 0;
 }
 
 static char *
 utc(int64_t t)
 {
-	char out[32];
-	time_t tt = (time_t)t;
-	struct tm tm;
+	char out[RBA_TIME_TEXT_MAX];
 
-	gmtime_r(&tt, &tm);
-	strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	rba_time_utc(t, out);
 	return strdup(out);
 }
 
@@ -181,7 +178,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	uint8_t *raw = NULL;
 	uint32_t idx = 0, C;
 	float probs[SAMPLE_MAX_SCORES];
-	double t0 = chain_now(), t1, sm = INFINITY, rm = INFINITY;
+	double t0 = rba_time_mono(), t1, sm = INFINITY, rm = INFINITY;
 	const struct policy *pol;
 	int err, reproduces = 0;
 
@@ -206,7 +203,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	r->artifact_pinned = c.v.artifact;
 
 	/* The case: the index names one chunk, and only it is read. */
-	t1 = chain_now();
+	t1 = rba_time_mono();
 	if ((err = sample_layout_load(txn, version, &info, &l, d)) != 0) {
 		if (err == RBA_E_NOTFOUND)
 			rba_fail(d, err, NULL, 0, 0,
@@ -221,13 +218,13 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		goto out;
 	if ((err = take_case(r, &l, &chunk, idx)) != 0)
 		goto out;
-	r->t_lookup = chain_now() - t1;
+	r->t_lookup = rba_time_mono() - t1;
 
 	if ((err = chain_rebuild(&c, d)) != 0)
 		goto out;
 	r->t_rebuild = c.t_rebuild;
 	r->artifact_rebuilt = c.rb.digest;
-	t1 = chain_now();
+	t1 = rba_time_mono();
 	C = c.rebuilt.spec.nclasses;
 	/* The chunk holds the disputed case alone (sample_case_load). */
 	if ((err = audit_scorer_new(&c.rebuilt, &sc, d)) != 0)
@@ -372,7 +369,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	(void)t1;
 out:
 	store_txn_abort(txn);
-	r->t_total = chain_now() - t0;
+	r->t_total = rba_time_mono() - t0;
 	audit_scorer_free(sc);
 	free(raw);
 	sample_chunk_release(&chunk);
@@ -387,79 +384,79 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 		    struct rba_buf *b)
 {
 	rba_buf_put_u8(b, '{');
-	json_kv_str(b, "schema", "rebuild-audit/dispute/v1", 1);
-	json_kv_str(b, "version", r->version, 1);
-	json_kv_str(b, "case", r->case_id, 1);
-	json_kv_str(b, "answer", r->answer == DISPUTE_STANDS ? "stands" : "escalate", 1);
-	json_kv_str(b, "answer_line", r->answer_line, 1);
-	json_put_key(b, "reasons");
+	rba_json_kv_str(b, "schema", "rebuild-audit/dispute/v1", 1);
+	rba_json_kv_str(b, "version", r->version, 1);
+	rba_json_kv_str(b, "case", r->case_id, 1);
+	rba_json_kv_str(b, "answer", r->answer == DISPUTE_STANDS ? "stands" : "escalate", 1);
+	rba_json_kv_str(b, "answer_line", r->answer_line, 1);
+	rba_json_put_key(b, "reasons");
 	rba_buf_put_u8(b, '[');
 	for (size_t i = 0; i < r->nreasons; i++) {
 		if (i)
 			rba_buf_put(b, ", ", 2);
-		json_put_str(b, r->reasons[i]);
+		rba_json_put_str(b, r->reasons[i]);
 	}
 	rba_buf_put(b, "], ", 3);
-	json_put_key(b, "stored");
+	rba_json_put_key(b, "stored");
 	rba_buf_put_u8(b, '{');
-	json_kv_num(b, "score", r->stored_score, 1);
-	json_kv_nums(b, "probabilities", r->stored_probs,
+	rba_json_kv_num(b, "score", r->stored_score, 1);
+	rba_json_kv_nums(b, "probabilities", r->stored_probs,
 		 r->scored_by == SAMPLE_SCORED_MODEL ? r->nclasses : 1, 1);
-	json_kv_str(b, "decision", r->stored_decision, 1);
-	json_kv_str(b, "scored_by", r->scored_by == SAMPLE_SCORED_COLUMN ? "column"
+	rba_json_kv_str(b, "decision", r->stored_decision, 1);
+	rba_json_kv_str(b, "scored_by", r->scored_by == SAMPLE_SCORED_COLUMN ? "column"
 								     : "model", 0);
 	rba_buf_put(b, "}, ", 3);
-	json_put_key(b, "rebuilt");
+	rba_json_put_key(b, "rebuilt");
 	rba_buf_put_u8(b, '{');
-	json_kv_num(b, "score", r->rebuilt_score, 1);
-	json_kv_nums(b, "probabilities", r->rebuilt_probs, r->rebuilt_probs ? r->nclasses : 0, 1);
-	json_kv_str(b, "decision", r->rebuilt_decision, 0);
+	rba_json_kv_num(b, "score", r->rebuilt_score, 1);
+	rba_json_kv_nums(b, "probabilities", r->rebuilt_probs, r->rebuilt_probs ? r->nclasses : 0, 1);
+	rba_json_kv_str(b, "decision", r->rebuilt_decision, 0);
 	rba_buf_put(b, "}, ", 3);
-	json_put_key(b, "classes");
+	rba_json_put_key(b, "classes");
 	rba_buf_put_u8(b, '[');
 	for (uint32_t i = 0; r->classes != NULL && i < r->nclasses; i++) {
 		if (i)
 			rba_buf_put(b, ", ", 2);
-		json_put_str(b, r->classes[i] ? r->classes[i] : "");
+		rba_json_put_str(b, r->classes[i] ? r->classes[i] : "");
 	}
 	rba_buf_put(b, "], ", 3);
-	json_kv_num(b, "margin", r->margin, 1);
-	json_kv_num(b, "rebuilt_margin", r->rebuilt_margin, 1);
-	json_kv_num(b, "edge", r->edge, 1);
-	json_put_key(b, "standing");
+	rba_json_kv_num(b, "margin", r->margin, 1);
+	rba_json_kv_num(b, "rebuilt_margin", r->rebuilt_margin, 1);
+	rba_json_kv_num(b, "edge", r->edge, 1);
+	rba_json_put_key(b, "standing");
 	rba_buf_put_u8(b, '{');
-	json_kv_str(b, "verdict", audit_verdict_name(r->verdict), 1);
-	json_kv_str(b, "basis", r->verdict_basis, 1);
-	json_put_key(b, "audit_record");
+	rba_json_kv_str(b, "verdict", audit_verdict_name(r->verdict), 1);
+	rba_json_kv_str(b, "basis", r->verdict_basis, 1);
+	rba_json_put_key(b, "audit_record");
 	if (r->has_audit)
 		rba_buf_printf(b, "%llu", (unsigned long long)r->audit_id);
 	else
 		rba_buf_put(b, "null", 4);
 	rba_buf_put(b, "}, ", 3);
-	json_put_key(b, "digests");
+	rba_json_put_key(b, "digests");
 	rba_buf_put_u8(b, '{');
-	json_kv_digest(b, "artifact_pinned", &r->artifact_pinned, 1, 1);
-	json_kv_digest(b, "artifact_rebuilt", &r->artifact_rebuilt, 1, 1);
-	json_kv_digest(b, "policy", &r->policy_digest, 1, 1);
-	json_kv_digest(b, "sample", &r->sample_digest, 1, 1);
-	json_kv_digest(b, "sample_policy", &r->sample_policy, r->has_sample_policy, 0);
+	rba_json_kv_digest(b, "artifact_pinned", &r->artifact_pinned, 1, 1);
+	rba_json_kv_digest(b, "artifact_rebuilt", &r->artifact_rebuilt, 1, 1);
+	rba_json_kv_digest(b, "policy", &r->policy_digest, 1, 1);
+	rba_json_kv_digest(b, "sample", &r->sample_digest, 1, 1);
+	rba_json_kv_digest(b, "sample_policy", &r->sample_policy, r->has_sample_policy, 0);
 	rba_buf_put(b, "}, ", 3);
 	if (with_inputs) {
-		json_put_key(b, "inputs");
+		rba_json_put_key(b, "inputs");
 		rba_buf_put_u8(b, '{');
 		for (uint32_t i = 0; i < r->ncols; i++) {
 			if (i)
 				rba_buf_put(b, ", ", 2);
-			json_put_key(b, r->names[i]);
-			json_put_str(b, r->values[i]);
+			rba_json_put_key(b, r->names[i]);
+			rba_json_put_str(b, r->values[i]);
 		}
 		rba_buf_put(b, "}, ", 3);
 	}
-	json_put_key(b, "timings");
+	rba_json_put_key(b, "timings");
 	rba_buf_put_u8(b, '{');
-	json_kv_num(b, "verify_s", r->t_verify, 1);
-	json_kv_num(b, "lookup_s", r->t_lookup, 1);
-	json_kv_num(b, "rebuild_s", r->t_rebuild, 1);
-	json_kv_num(b, "total_s", r->t_total, 0);
+	rba_json_kv_num(b, "verify_s", r->t_verify, 1);
+	rba_json_kv_num(b, "lookup_s", r->t_lookup, 1);
+	rba_json_kv_num(b, "rebuild_s", r->t_rebuild, 1);
+	rba_json_kv_num(b, "total_s", r->t_total, 0);
 	rba_buf_put(b, "}}", 2);
 }

@@ -8,7 +8,7 @@
  *
  * The statement (keys always in this order, two-space indentation, one
  * member per line, empty containers as {} and [], strings escaped as
- * audit/json.h writes them, numbers in json_fmt_double's shortest form,
+ * common/json.h writes them, numbers in rba_json_fmt_double's shortest form,
  * a final newline):
  *
  *   _type          "https://in-toto.io/Statement/v1"
@@ -49,7 +49,7 @@
 /* Every trusted comment export writes starts with this. */
 #define EVIDENCE_COMMENT_PREFIX "rebuild-audit evidence: "
 #define EVIDENCE_SIG_SUFFIX ".minisig"
-#define EVIDENCE_MAX_BYTES (64u << 20) /* an evidence file (JSON_MAX_TEXT) */
+#define EVIDENCE_MAX_BYTES (64u << 20) /* an evidence file (RBA_JSON_MAX_TEXT) */
 #define EVIDENCE_PATH_MAX 4000	       /* bytes in FILE */
 #define EVIDENCE_TEXT_MAX 1024	       /* a guarantee sentence */
 

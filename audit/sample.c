@@ -13,9 +13,9 @@
 #include <time.h>
 
 #include "audit/audit.h"
-#include "audit/json.h"
 #include "audit/score.h"
 #include "common/fileio.h"
+#include "common/json.h"
 #include "rebuild/artifact.h"
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -981,7 +981,7 @@ sample_chunk_text(const struct sample_chunk *c, uint32_t col, uint32_t i,
 		else
 			hi = mid;
 	}
-	json_fmt_double(sc->num[i], tmp);
+	rba_json_fmt_double(sc->num[i], tmp);
 	return tmp;
 }
 
@@ -1648,7 +1648,7 @@ add_row(struct add_state *st, const struct csv_field *f, size_t n,
 				STORE_CASE_ID_MAX);
 	/*
 	 * An upper bound of what the case adds to its chunk, per field:
-	 * a number 8 bytes and its text when that is not json_fmt_double's;
+	 * a number 8 bytes and its text when that is not rba_json_fmt_double's;
 	 * a dictionary entry a code of at most 2 bytes and, the first time
 	 * in the chunk, the text; a column that may turn out either way
 	 * the larger.  "fresh" assumes every text new (after a flush).
@@ -1683,7 +1683,7 @@ add_row(struct add_state *st, const struct csv_field *f, size_t n,
 			if (err == 0) {
 				b->rnum[k] = v;
 				b->rflag[k] = 1;
-				if (json_fmt_double(v, fmt) != f[k].n ||
+				if (rba_json_fmt_double(v, fmt) != f[k].n ||
 				    memcmp(fmt, f[k].p, f[k].n) != 0)
 					b->rflag[k] |= 2;
 				num = 8 + (b->rflag[k] & 2 ? 4 + f[k].n + 1 : 0);

@@ -35,7 +35,7 @@
  *   ncols columns, each starting with a u8 kind:
  *     1 number: nums of ncases values, then u32 nexc and nexc x (u32
  *       case, string): the exact text of the cases whose text is not
- *       json_fmt_double() of their value (case indices ascending);
+ *       rba_json_fmt_double() of their value (case indices ascending);
  *     2 dictionary: u32 nlevels (1..ncases), u32 nbytes, nlevels
  *       strings in order of first use, u8 width (1, 2 or 4), ncases
  *       codes of that width;
@@ -169,7 +169,7 @@ void sample_chunk_encode(const struct sample_chunk *c, struct rba_buf *out);
 
 /*
  * The exact text of case i in column col: a dictionary level, a case id,
- * an exception text, or json_fmt_double() of the number written into tmp.
+ * an exception text, or rba_json_fmt_double() of the number written into tmp.
  * Borrowed from c (or tmp).
  */
 const char *sample_chunk_text(const struct sample_chunk *c, uint32_t col,

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/json.h"
+#include "common/json.h"
 #include "rebuild/fmath.h"
 #include "rebuild/trainer.h"
 

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fileio.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -88,13 +89,19 @@ out:
 	return err;
 }
 
+void
+rba_atomic_init(struct rba_atomic *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+}
+
 int
 rba_atomic_open(struct rba_atomic *a, const char *path, int mode)
 {
 	static unsigned counter;
 
-	memset(a, 0, sizeof(*a));
-	a->fd = -1;
+	rba_atomic_init(a);
 	if (strlen(path) >= sizeof(a->path))
 		return ENAMETOOLONG;
 	snprintf(a->path, sizeof(a->path), "%s", path);
@@ -122,6 +129,7 @@ rba_atomic_write(struct rba_atomic *a, const void *p, size_t n)
 {
 	const uint8_t *b = p;
 
+	assert(a->fd >= 0);
 	if (a->fp != NULL)
 		return fwrite(p, 1, n, a->fp) == n ? 0 : (errno ? errno : EIO);
 	while (n > 0) {
@@ -158,6 +166,7 @@ rba_atomic_commit(struct rba_atomic *a)
 {
 	int err = 0;
 
+	assert(a->fd >= 0 && a->tmp[0] != 0);
 	if (a->fp != NULL) {
 		if (fflush(a->fp) != 0 || ferror(a->fp))
 			err = errno ? errno : EIO;

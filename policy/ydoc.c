@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <yaml.h>
 
+#include "common/utf8.h"
 #include "policy/policy.h"
 
 /*
@@ -51,48 +52,6 @@ static int
 is_digit(char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-/*
- * Decodes one UTF-8 character (RFC 3629: no overlong forms, surrogates or
- * values above U+10FFFF).  Returns its length, or 0 when invalid.
- */
-static size_t
-utf8_next(const uint8_t *p, size_t n, uint32_t *cp)
-{
-	uint32_t c = p[0], min;
-	size_t len, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xC2 && c <= 0xDF) {
-		len = 2;
-		c &= 0x1F;
-		min = 0x80;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		c &= 0x0F;
-		min = 0x800;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		c &= 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-		c = c << 6 | (p[i] & 0x3F);
-	}
-	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-		return 0;
-	*cp = c;
-	return len;
 }
 
 /* The characters libyaml's reader accepts (YAML 1.1 c-printable). */
@@ -177,7 +136,7 @@ text_scan(const uint8_t *p, size_t n, const char *name, struct rba_detail *d)
 	uint32_t c;
 
 	while (i < n) {
-		len = utf8_next(p + i, n - i, &c);
+		len = rba_utf8_next(p + i, n - i, &c);
 		if (len == 0)
 			return rba_fail(d, RBA_E_ENCODING, name, line, col,
 					"invalid UTF-8");
@@ -197,7 +156,7 @@ policy_ydoc_valid_prefix(const void *text, size_t n)
 	uint32_t c;
 
 	while (i < n) {
-		len = utf8_next(p + i, n - i, &c);
+		len = rba_utf8_next(p + i, n - i, &c);
 		if (len == 0 || !yaml_printable(c))
 			return i;
 		i += len;
@@ -1008,7 +967,7 @@ policy_ysink_str(struct ysink *s, const char *str)
 	}
 	policy_ysink_put(s, "\"", 1);
 	while (i < n) {
-		len = utf8_next(p + i, n - i, &c);
+		len = rba_utf8_next(p + i, n - i, &c);
 		if (len == 0) {
 			/* Not text; cannot be written back exactly. */
 			snprintf(esc, sizeof(esc), "\\x%02X", p[i]);

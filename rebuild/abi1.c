@@ -20,8 +20,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "common/rbatime.h"
 #include "rebuild/abi.h"
 #include "rebuild/fmath.h"
 #include "rebuild/kernel.h"
@@ -372,15 +372,6 @@ optimizer_step(struct run *r, const struct pins *p, double *b1t, double *b2t)
 		transpose(m->w[l], m->sizes[l], m->sizes[l + 1], r->wt[l]);
 }
 
-static double
-now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int
 abi1_forward(const struct rebuild_model *m, const float *x, size_t n,
 	     const uint32_t *y, float *probs, float *loss);
@@ -450,7 +441,7 @@ abi1_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	for (uint32_t l = 0; l < r.L; l++)
 		transpose(out->w[l], sizes[l], sizes[l + 1], r.wt[l]);
 	steps = (train->n + batch - 1) / batch;
-	t0 = now_seconds();
+	t0 = rba_time_mono();
 	for (uint32_t e = 0; e < p->train.epochs; e++) {
 		double eloss = 0.0;
 		shuffle(perm, train->n, seed, e);
@@ -505,7 +496,7 @@ abi1_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 		rep->epochs = p->train.epochs;
 		rep->final = rep->curve[p->train.epochs - 1];
 		rep->examples = (uint64_t)train->n * p->train.epochs;
-		rep->train_seconds = now_seconds() - t0;
+		rep->train_seconds = rba_time_mono() - t0;
 		rep->examples_per_second =
 			rep->train_seconds > 0
 				? (double)rep->examples / rep->train_seconds

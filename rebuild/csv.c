@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/utf8.h"
 
 #define CSV_BLOCK (256u << 10)
 
@@ -242,60 +243,6 @@ fill(struct csv_reader *r)
 	return 0;
 }
 
-/*
- * Validates UTF-8 in p[0..n).  Returns the offset of the first bad byte,
- * or n when all is well.
- */
-static size_t
-utf8_check(const uint8_t *p, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		uint64_t w;
-		unsigned c;
-		size_t len;
-		uint32_t cp;
-
-		if (i + 8 <= n) {
-			memcpy(&w, p + i, 8);
-			if ((w & 0x8080808080808080ull) == 0) {
-				i += 8;
-				continue;
-			}
-		}
-		c = p[i];
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			len = 2;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			len = 3;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			len = 4;
-			cp = c & 0x07;
-		} else {
-			return i;
-		}
-		if (i + len > n)
-			return i;
-		for (size_t k = 1; k < len; k++) {
-			if ((p[i + k] & 0xc0) != 0x80)
-				return i;
-			cp = cp << 6 | (p[i + k] & 0x3f);
-		}
-		if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return i;
-		i += len;
-	}
-	return n;
-}
-
 /* Line and column of offset off within a record starting at line `line`. */
 static void
 locate(const uint8_t *rec, size_t off, unsigned long line, unsigned long *l,
@@ -442,8 +389,7 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 		r->fd = -2; /* owned buffer, no descriptor */
 	}
 	rec = r->buf + r->start;
-	bad = utf8_check(rec, reclen);
-	if (bad != reclen) {
+	if (!rba_utf8_valid(rec, reclen, &bad)) {
 		locate(rec, bad, r->line, &l, &c);
 		return fail(r, d, RBA_E_ENCODING, l, c, "%s", "invalid UTF-8");
 	}

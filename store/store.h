@@ -512,6 +512,18 @@ struct store_history_entry {
 };
 
 /*
+ * The chain digest above of one record, into *out: what
+ * store_history_append stores and store_history_verify checks, exported
+ * so that a record held outside the store (an evidence file) can be
+ * checked against its chain digest offline.  version is vlen bytes (no
+ * NUL needed), the record n bytes; both at most UINT32_MAX bytes
+ * (asserted).  Pure: no transaction, cannot fail.
+ */
+void store_history_digest(const struct rba_digest *prev, uint64_t id,
+			  int64_t time, const char *version, size_t vlen,
+			  const void *rec, size_t n, struct rba_digest *out);
+
+/*
  * Appends a record for version (1..STORE_VERSION_NAME_MAX bytes; it need
  * not be a stored version) at time, of n <= STORE_RECORD_MAX bytes.  *id
  * and *chain get the new record's id and digest (either may be NULL).

@@ -1,6 +1,7 @@
 /* store_record.c - versions, run records and the audit history chain. */
 #include "store/store_priv.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,14 +470,15 @@ store_run_list(struct store_txn *txn,
 
 /* ---- history --------------------------------------------------------- */
 
-static void
-history_digest(const struct rba_digest *prev, uint64_t id, int64_t time,
-	       const char *version, size_t vlen, const uint8_t *rec,
-	       size_t n, struct rba_digest *out)
+void
+store_history_digest(const struct rba_digest *prev, uint64_t id,
+		     int64_t time, const char *version, size_t vlen,
+		     const void *rec, size_t n, struct rba_digest *out)
 {
 	struct rba_hasher h;
 	uint8_t t[8];
 
+	assert(vlen <= UINT32_MAX && n <= UINT32_MAX);
 	rba_hasher_init(&h);
 	rba_hasher_update(&h, prev->b, RBA_DIGEST_LEN);
 	rba_put_u64le(t, id);
@@ -528,8 +530,8 @@ history_decode(const MDB_val *k, const MDB_val *val,
 	e->version[vlen] = 0;
 	memcpy(e->prev.b, prev, RBA_DIGEST_LEN);
 	memcpy(e->digest.b, dg, RBA_DIGEST_LEN);
-	history_digest(&e->prev, e->id, e->time, e->version, vlen, e->record,
-		       e->len, &want);
+	store_history_digest(&e->prev, e->id, e->time, e->version, vlen,
+			     e->record, e->len, &want);
 	if (!rba_digest_equal(&want, &e->digest))
 		return rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
 				"tampered: history record %llu does not match "
@@ -606,8 +608,8 @@ store_history_append(struct store_txn *txn, const char *version,
 	mdb_cursor_close(cur);
 	if (rc != 0)
 		return rc;
-	history_digest(&prev, next, time, version, strlen(version), rec, n,
-		       &dg);
+	store_history_digest(&prev, next, time, version, strlen(version), rec,
+			     n, &dg);
 	rba_buf_init(&b);
 	store_rec_start(&b, TAG_HISTORY);
 	rba_buf_put_u64(&b, (uint64_t)time);

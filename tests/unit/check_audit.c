@@ -14,13 +14,13 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
-#include "audit/json.h"
 #include "audit/register.h"
 #include "audit/sample.h"
 #include "audit/score.h"
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/fileio.h"
+#include "common/json.h"
 #include "rebuild/artifact.h"
 #include "rebuild/encode.h"
 #include "rebuild/rebuild.h"
@@ -231,18 +231,18 @@ START_TEST(test_json_numbers)
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		double back;
-		json_fmt_double(v[i], t);
+		rba_json_fmt_double(v[i], t);
 		back = strtod(t, NULL);
 		ck_assert_msg(memcmp(&back, &v[i], sizeof(back)) == 0,
 			      "%s does not read back as %.17g", t, v[i]);
 	}
-	json_fmt_double(1049.0, t);
+	rba_json_fmt_double(1049.0, t);
 	ck_assert_str_eq(t, "1049");
-	json_fmt_double(0.5, t);
+	rba_json_fmt_double(0.5, t);
 	ck_assert_str_eq(t, "0.5");
-	json_fmt_double(-0.0, t);
+	rba_json_fmt_double(-0.0, t);
 	ck_assert_str_eq(t, "-0");
-	json_fmt_double(NAN, t);
+	rba_json_fmt_double(NAN, t);
 	ck_assert_str_eq(t, "nan");
 }
 END_TEST
@@ -250,31 +250,31 @@ END_TEST
 START_TEST(test_json_roundtrip)
 {
 	struct rba_buf b;
-	struct json_value v;
+	struct rba_json_value v;
 	struct rba_detail d;
 	const char nasty[] = "a\"b\\c\nd\te\x01 \xc3\xa9";
 
 	rba_buf_init(&b);
 	rba_buf_put_u8(&b, '{');
-	json_put_key(&b, "s");
-	json_put_str(&b, nasty);
+	rba_json_put_key(&b, "s");
+	rba_json_put_str(&b, nasty);
 	rba_buf_put(&b, ", ", 2);
-	json_put_key(&b, "n");
-	json_put_num(&b, 0.1);
+	rba_json_put_key(&b, "n");
+	rba_json_put_num(&b, 0.1);
 	rba_buf_put(&b, ", ", 2);
-	json_put_key(&b, "inf");
-	json_put_num(&b, INFINITY);
+	rba_json_put_key(&b, "inf");
+	rba_json_put_num(&b, INFINITY);
 	rba_buf_printf(&b, "%s", ", \"a\": [1, true, null, {\"x\": \"\\ud83d\\ude00\"}]}");
 	ck_assert_int_eq(rba_buf_status(&b), 0);
 	rba_detail_clear(&d);
-	ck_assert_msg(json_parse((const char *)b.p, b.len, &v, &d) == 0, "%s", d.reason);
-	ck_assert_str_eq(json_get_str(&v, "s"), nasty);
-	ck_assert(json_get_num(&v, "n", 0) == 0.1);
-	ck_assert_int_eq(json_get(&v, "inf")->type, JSON_NULL);
-	ck_assert_int_eq(json_get(&v, "a")->n, 4);
-	ck_assert_str_eq(json_get_str(&json_get(&v, "a")->items[3], "x"), "\xf0\x9f\x98\x80");
-	ck_assert_ptr_null(json_get(&v, "missing"));
-	json_release(&v);
+	ck_assert_msg(rba_json_parse((const char *)b.p, b.len, &v, &d) == 0, "%s", d.reason);
+	ck_assert_str_eq(rba_json_get_str(&v, "s"), nasty);
+	ck_assert(rba_json_get_num(&v, "n", 0) == 0.1);
+	ck_assert_int_eq(rba_json_get(&v, "inf")->type, RBA_JSON_NULL);
+	ck_assert_int_eq(rba_json_get(&v, "a")->n, 4);
+	ck_assert_str_eq(rba_json_get_str(&rba_json_get(&v, "a")->items[3], "x"), "\xf0\x9f\x98\x80");
+	ck_assert_ptr_null(rba_json_get(&v, "missing"));
+	rba_json_release(&v);
 	rba_buf_release(&b);
 }
 END_TEST
@@ -284,19 +284,19 @@ START_TEST(test_json_bad)
 	const char *bad[] = { "", "{", "[1,]", "{\"a\" 1}", "\"\\ud800\"",
 			      "\"\\udc00\"", "\"a\nb\"", "01", "1.", "-", "[1] x",
 			      "tru", "\"\\q\"", "{1: 2}", "\"\\u12g4\"" };
-	struct json_value v;
+	struct rba_json_value v;
 	struct rba_detail d;
 	char deep[200];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		rba_detail_clear(&d);
-		ck_assert_msg(json_parse(bad[i], strlen(bad[i]), &v, &d) == RBA_E_SYNTAX,
+		ck_assert_msg(rba_json_parse(bad[i], strlen(bad[i]), &v, &d) == RBA_E_SYNTAX,
 			      "'%s' accepted", bad[i]);
 		ck_assert(d.reason[0] != 0);
 	}
 	memset(deep, '[', 40);
 	memset(deep + 40, ']', 40);
-	ck_assert_int_eq(json_parse(deep, 80, &v, &d), RBA_E_LIMIT);
+	ck_assert_int_eq(rba_json_parse(deep, 80, &v, &d), RBA_E_LIMIT);
 }
 END_TEST
 
@@ -753,7 +753,7 @@ START_TEST(test_audit_bit_identical)
 	struct store *s = new_store();
 	struct audit_report r;
 	struct rba_buf b;
-	struct json_value v;
+	struct rba_json_value v;
 	struct rba_detail d;
 
 	reg(s, PINS_CAT_MLP, NULL, NULL, POL_CREDIT);
@@ -774,11 +774,11 @@ START_TEST(test_audit_bit_identical)
 	ck_assert(r.near_cases > 0);
 	rba_buf_init(&b);
 	audit_report_json(&r, &b);
-	ck_assert_int_eq(json_parse((const char *)b.p, b.len, &v, &d), 0);
-	ck_assert_str_eq(json_get_str(&v, "schema"), AUDIT_RECORD_SCHEMA);
-	ck_assert_str_eq(json_get_str(&v, "verdict"), "bit-identical");
-	ck_assert(json_get_num(json_get(&v, "sample"), "flips", -1) == 0);
-	json_release(&v);
+	ck_assert_int_eq(rba_json_parse((const char *)b.p, b.len, &v, &d), 0);
+	ck_assert_str_eq(rba_json_get_str(&v, "schema"), AUDIT_RECORD_SCHEMA);
+	ck_assert_str_eq(rba_json_get_str(&v, "verdict"), "bit-identical");
+	ck_assert(rba_json_get_num(rba_json_get(&v, "sample"), "flips", -1) == 0);
+	rba_json_release(&v);
 	rba_buf_release(&b);
 	audit_report_release(&r);
 	ck_assert_uint_eq(history_count(s), 1);

@@ -1,16 +1,26 @@
-/* check_common.c - errors, buffers, cursors, digests, atomic files. */
+/*
+ * check_common.c - errors, buffers, cursors, digests, atomic files, JSON,
+ * UTF-8, UTC text and the monotonic clock.
+ */
 #include <check.h>
 #include <sodium.h>
 #include <errno.h>
+#include <signal.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/fileio.h"
+#include "common/json.h"
 #include "common/rba.h"
+#include "common/rbatime.h"
+#include "common/utf8.h"
 #include "tests/unit/suites.h"
 
 START_TEST(test_strerror_all)
@@ -240,6 +250,411 @@ START_TEST(test_digest_engines_agree)
 }
 END_TEST
 
+/* A string as the compact writer escapes it, NUL-terminated. */
+static void
+escaped(const char *s, size_t n, char *out, size_t cap)
+{
+	struct rba_buf b;
+
+	rba_buf_init(&b);
+	rba_json_put_strn(&b, s, n);
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	ck_assert_uint_lt(b.len, cap);
+	memcpy(out, b.p, b.len);
+	out[b.len] = 0;
+	rba_buf_release(&b);
+}
+
+/*
+ * Escaping: exactly what RFC 8259 requires.  Every byte below 0x20, the
+ * quote and the backslash are escaped (the five short forms, else
+ * \u00xx in lower case); DEL, bytes 0x80..0xff and invalid UTF-8 pass
+ * through unchanged.  The stream writer gives the same bytes.
+ */
+START_TEST(test_json_escape)
+{
+	char got[64], want[64], raw[2] = { 0, 0 };
+
+	for (int c = 0; c < 256; c++) {
+		raw[0] = (char)c;
+		escaped(raw, 1, got, sizeof(got));
+		switch (c) {
+		case '"': snprintf(want, sizeof(want), "\"\\\"\""); break;
+		case '\\': snprintf(want, sizeof(want), "\"\\\\\""); break;
+		case '\n': snprintf(want, sizeof(want), "\"\\n\""); break;
+		case '\r': snprintf(want, sizeof(want), "\"\\r\""); break;
+		case '\t': snprintf(want, sizeof(want), "\"\\t\""); break;
+		default:
+			if (c < 0x20)
+				snprintf(want, sizeof(want), "\"\\u%04x\"", c);
+			else
+				snprintf(want, sizeof(want), "\"%c\"", c);
+		}
+		ck_assert_msg(strcmp(got, want) == 0, "byte 0x%02x: %s", c, got);
+		/* the stream writer, for every byte a C string can hold */
+		if (c != 0) {
+			char *mem = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&mem, &len);
+			ck_assert_ptr_nonnull(f);
+			rba_json_fput_str(f, raw);
+			ck_assert_int_eq(fclose(f), 0);
+			ck_assert_str_eq(mem, want);
+			free(mem);
+		}
+	}
+	/* NUL inside a counted string, and runs between escapes kept whole */
+	escaped("a\0b\x1f" "c\x7f", 6, got, sizeof(got));
+	ck_assert_str_eq(got, "\"a\\u0000b\\u001fc\x7f\"");
+	/* invalid UTF-8 (a lone continuation, an overlong NUL, a cut 3-byte
+	 * sequence) is not the writer's business: bytes pass unchanged */
+	escaped("\x80\xc0\x80\xe2\x82", 5, got, sizeof(got));
+	ck_assert_str_eq(got, "\"\x80\xc0\x80\xe2\x82\"");
+	escaped("", 0, got, sizeof(got));
+	ck_assert_str_eq(got, "\"\"");
+}
+END_TEST
+
+/*
+ * Numbers: the shortest of %.15g/%.16g/%.17g that reads back, integers
+ * below 2^53 plainly, -0 kept, non-finite null; the stream writer agrees.
+ */
+START_TEST(test_json_numbers)
+{
+	static const struct {
+		double v;
+		const char *text;
+	} cases[] = {
+		{ 0.0, "0" }, { -0.0, "-0" }, { 1.0, "1" }, { 1049.0, "1049" },
+		{ 0.1, "0.1" }, { 0.30000000000000004, "0.30000000000000004" },
+		{ 1.0 / 3.0, "0.3333333333333333" }, { 1e-5, "1e-05" },
+		{ 9007199254740991.0, "9007199254740991" },
+		{ 9007199254740992.0, "9007199254740992" }, /* 2^53: %.16g */
+		{ 1e300, "1e+300" }, { -2.5, "-2.5" },
+		{ 5e-324, "4.94065645841247e-324" }, /* reads back as 5e-324 */
+	};
+	struct rba_buf b;
+	char t[RBA_JSON_NUM_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *mem = NULL;
+		size_t len = 0;
+		FILE *f;
+
+		rba_json_fmt_double(cases[i].v, t);
+		ck_assert_msg(strcmp(t, cases[i].text) == 0, "%s for %s", t,
+			      cases[i].text);
+		ck_assert(strtod(t, NULL) == cases[i].v);
+		f = open_memstream(&mem, &len);
+		rba_json_fput_num(f, cases[i].v);
+		fclose(f);
+		ck_assert_str_eq(mem, t);
+		free(mem);
+	}
+	/* %.17g, the old run-record form, is longer where it need not be */
+	snprintf(t, sizeof(t), "%.17g", 0.1);
+	ck_assert_str_eq(t, "0.10000000000000001");
+	rba_json_fmt_double(NAN, t);
+	ck_assert_str_eq(t, "nan");
+	rba_json_fmt_double(-INFINITY, t);
+	ck_assert_str_eq(t, "-inf");
+	rba_buf_init(&b);
+	rba_json_put_num(&b, NAN);
+	rba_buf_put_u8(&b, ' ');
+	rba_json_put_num(&b, INFINITY);
+	ck_assert_str_eq(rba_buf_cstr(&b), "null null");
+	rba_buf_release(&b);
+}
+END_TEST
+
+/* The comma argument, and every compact member shape. */
+START_TEST(test_json_members)
+{
+	struct rba_buf b;
+	struct rba_digest dg;
+	const double v[2] = { 0.5, NAN };
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	char want[256];
+
+	memset(&dg, 0xab, sizeof(dg));
+	rba_digest_format(&dg, hex);
+	rba_buf_init(&b);
+	rba_buf_put_u8(&b, '{');
+	rba_json_kv_str(&b, "s", "x", 1);
+	rba_json_kv_str(&b, "null", NULL, 1);
+	rba_json_kv_num(&b, "n", 0.25, 1);
+	rba_json_kv_u64(&b, "u", UINT64_MAX, 1);
+	rba_json_kv_bool(&b, "t", 7, 1);
+	rba_json_kv_digest(&b, "d", &dg, 1, 1);
+	rba_json_kv_digest(&b, "nd", &dg, 0, 1);
+	rba_json_kv_nums(&b, "a", v, 2, 1);
+	rba_json_kv_nums(&b, "e", v, 0, 1);
+	rba_json_kv_nums(&b, "na", NULL, 3, 0);
+	rba_buf_put_u8(&b, '}');
+	snprintf(want, sizeof(want),
+		 "{\"s\": \"x\", \"null\": null, \"n\": 0.25, "
+		 "\"u\": 18446744073709551615, \"t\": true, \"d\": \"%s\", "
+		 "\"nd\": null, \"a\": [0.5, null], \"e\": [], \"na\": null}",
+		 hex);
+	ck_assert_str_eq(rba_buf_cstr(&b), want);
+	rba_buf_release(&b);
+}
+END_TEST
+
+/*
+ * The pretty writer: the evidence layout, and a parsed value written
+ * back in it gives the same text (what evidence_check relies on).
+ */
+START_TEST(test_json_pretty)
+{
+	static const char want[] =
+		"{\n"
+		"  \"a\": [],\n"
+		"  \"o\": {},\n"
+		"  \"l\": [\n"
+		"    1,\n"
+		"    \"t\\n\",\n"
+		"    null,\n"
+		"    {\n"
+		"      \"k\": true,\n"
+		"      \"f\": false\n"
+		"    }\n"
+		"  ],\n"
+		"  \"x\": 0.1\n"
+		"}";
+	struct rba_json_pretty w;
+	struct rba_json_value v;
+	struct rba_buf b, again;
+
+	rba_buf_init(&b);
+	rba_json_pretty_init(&w, &b);
+	rba_json_pretty_open(&w, NULL, '{');
+	rba_json_pretty_open(&w, "a", '[');
+	rba_json_pretty_close(&w, ']');
+	rba_json_pretty_open(&w, "o", '{');
+	rba_json_pretty_close(&w, '}');
+	rba_json_pretty_open(&w, "l", '[');
+	rba_json_pretty_num(&w, NULL, 1);
+	rba_json_pretty_strn(&w, NULL, "t\nZ", 2);
+	rba_json_pretty_str(&w, NULL, NULL);
+	rba_json_pretty_open(&w, NULL, '{');
+	rba_json_pretty_bool(&w, "k", 1);
+	rba_json_pretty_bool(&w, "f", 0);
+	rba_json_pretty_close(&w, '}');
+	rba_json_pretty_close(&w, ']');
+	rba_json_pretty_num(&w, "x", 0.1);
+	rba_json_pretty_close(&w, '}');
+	ck_assert_int_eq(w.depth, 0);
+	ck_assert_str_eq(rba_buf_cstr(&b), want);
+
+	ck_assert_int_eq(rba_json_parse(want, strlen(want), &v, NULL), 0);
+	rba_buf_init(&again);
+	rba_json_pretty_init(&w, &again);
+	rba_json_pretty_value(&w, NULL, &v);
+	ck_assert_str_eq(rba_buf_cstr(&again), want);
+	rba_json_release(&v);
+	rba_json_release(&v); /* twice is allowed */
+	rba_buf_release(&again);
+	rba_buf_release(&b);
+}
+END_TEST
+
+/* Opening deeper than RBA_JSON_PRETTY_DEPTH is a broken invariant. */
+START_TEST(test_json_pretty_depth)
+{
+	struct rba_json_pretty w;
+	struct rba_buf b;
+
+	rba_buf_init(&b);
+	rba_json_pretty_init(&w, &b);
+	for (int i = 0; i <= RBA_JSON_PRETTY_DEPTH; i++)
+		rba_json_pretty_open(&w, NULL, '[');
+}
+END_TEST
+
+/* Reader lifetimes: everything borrowed lives until the root's release. */
+START_TEST(test_json_reader)
+{
+	char text[] = "{\"k\": \"v\\u00e9\", \"k\": 2, \"n\": -1.5e3, "
+		      "\"a\": [\"\\ud83d\\ude00\"]}";
+	struct rba_json_value v;
+	struct rba_detail d;
+	const char *k;
+
+	ck_assert_int_eq(rba_json_parse(text, strlen(text), &v, &d), 0);
+	/* the caller's text is not kept */
+	k = rba_json_get_str(&v, "k");
+	memset(text, 'x', sizeof(text) - 1);
+	ck_assert_str_eq(k, "v\xc3\xa9");
+	ck_assert(rba_json_get_num(&v, "n", 0) == -1500);
+	ck_assert(rba_json_get_num(&v, "k", 7) == 7); /* the first "k" */
+	ck_assert_str_eq(rba_json_get(&v, "a")->items[0].str,
+			 "\xf0\x9f\x98\x80");
+	ck_assert_ptr_null(rba_json_get(NULL, "k"));
+	ck_assert_ptr_null(rba_json_get(rba_json_get(&v, "a"), "k"));
+	rba_json_release(&v);
+	ck_assert_ptr_null(v.items);
+	ck_assert_int_eq(rba_json_parse("\"\\udc00\"", 8, &v, &d), RBA_E_SYNTAX);
+	ck_assert_int_eq(v.type, RBA_JSON_NULL);
+}
+END_TEST
+
+static int
+valid(const char *s, size_t n, size_t *bad)
+{
+	return rba_utf8_valid(s, n, bad);
+}
+
+/*
+ * UTF-8 (RFC 3629): overlong forms, surrogates, values above U+10FFFF,
+ * stray continuations and sequences cut short are refused at the first
+ * byte of the bad sequence; the longest valid forms are accepted.
+ */
+START_TEST(test_utf8)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+		long bad; /* -1: valid */
+	} cases[] = {
+		{ "", 0, -1 },
+		{ "plain ascii, longer than eight bytes", 36, -1 },
+		{ "a\0b", 3, -1 },
+		{ "\xc2\x80", 2, -1 },		   /* U+0080 */
+		{ "\xdf\xbf", 2, -1 },		   /* U+07FF */
+		{ "\xe0\xa0\x80", 3, -1 },	   /* U+0800 */
+		{ "\xed\x9f\xbf", 3, -1 },	   /* U+D7FF */
+		{ "\xee\x80\x80", 3, -1 },	   /* U+E000 */
+		{ "\xef\xbf\xbf", 3, -1 },	   /* U+FFFF */
+		{ "\xf0\x90\x80\x80", 4, -1 },	   /* U+10000 */
+		{ "\xf4\x8f\xbf\xbf", 4, -1 },	   /* U+10FFFF */
+		{ "\xc0\x80", 2, 0 },		   /* overlong NUL */
+		{ "\xc1\xbf", 2, 0 },		   /* overlong U+007F */
+		{ "\xe0\x9f\xbf", 3, 0 },	   /* overlong U+07FF */
+		{ "\xf0\x8f\xbf\xbf", 4, 0 },	   /* overlong U+FFFF */
+		{ "\xed\xa0\x80", 3, 0 },	   /* U+D800 */
+		{ "\xed\xbf\xbf", 3, 0 },	   /* U+DFFF */
+		{ "\xf4\x90\x80\x80", 4, 0 },	   /* U+110000 */
+		{ "\xf5\x80\x80\x80", 4, 0 },
+		{ "\xff", 1, 0 },
+		{ "ab\x80", 3, 2 },		   /* stray continuation */
+		{ "abc\xe2\x82", 5, 3 },	   /* cut short */
+		{ "abcdefgh\xf0\x9f\x98", 11, 8 }, /* cut short after ASCII */
+		{ "\xe2\x82\x41", 3, 0 },	   /* not a continuation */
+		{ "\xe2\x82\xac\xe2\x82", 5, 3 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t bad = 12345;
+		int ok = valid(cases[i].s, cases[i].n, &bad);
+		ck_assert_msg(ok == (cases[i].bad < 0), "case %zu", i);
+		if (!ok)
+			ck_assert_msg(bad == (size_t)cases[i].bad,
+				      "case %zu: bad at %zu", i, bad);
+		else
+			ck_assert_uint_eq(bad, 12345);
+	}
+	ck_assert_int_eq(rba_utf8_valid("\xff", 1, NULL), 0);
+	{
+		uint32_t cp = 0;
+		ck_assert_uint_eq(rba_utf8_next((const uint8_t *)"\xe2\x82\xac", 3, &cp),
+				  3);
+		ck_assert_uint_eq(cp, 0x20ac);
+		ck_assert_uint_eq(rba_utf8_next((const uint8_t *)"\xe2\x82\xac", 2, &cp),
+				  0);
+		ck_assert_uint_eq(rba_utf8_next((const uint8_t *)"\xf4\x8f\xbf\xbf",
+						4, &cp), 4);
+		ck_assert_uint_eq(cp, 0x10ffff);
+	}
+}
+END_TEST
+
+/* UTC text: the epoch, before it, leap days, the year 2038 and after. */
+START_TEST(test_time_utc)
+{
+	static const struct {
+		int64_t t;
+		const char *text;
+	} cases[] = {
+		{ 0, "1970-01-01T00:00:00Z" },
+		{ -1, "1969-12-31T23:59:59Z" },
+		{ -86400LL * 365, "1969-01-01T00:00:00Z" },
+		{ 951782400, "2000-02-29T00:00:00Z" },
+		{ 1700000000, "2023-11-14T22:13:20Z" },
+		{ 2147483647, "2038-01-19T03:14:07Z" },
+		{ 2147483648LL, "2038-01-19T03:14:08Z" },
+		{ 253402300799LL, "9999-12-31T23:59:59Z" },
+		{ -62135596800LL, "1-01-01T00:00:00Z" },
+	};
+	char t[RBA_TIME_TEXT_MAX];
+	int64_t back;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = rba_time_utc(cases[i].t, t);
+		ck_assert_str_eq(t, cases[i].text);
+		ck_assert_uint_eq(n, strlen(t));
+		if (n == 20) {
+			ck_assert_int_eq(rba_time_parse_utc(t, n, &back), 0);
+			ck_assert_int_eq(back, cases[i].t);
+		} else {
+			ck_assert_int_eq(rba_time_parse_utc(t, n, &back), -1);
+		}
+	}
+	/* beyond what the C library breaks down */
+	rba_time_utc(INT64_MAX, t);
+	ck_assert_str_eq(t, "invalid");
+	/* only the canonical text of a time parses */
+	ck_assert_int_eq(rba_time_parse_utc("2023-02-29T00:00:00Z", 20, &back), -1);
+	ck_assert_int_eq(rba_time_parse_utc("2023-01-01T24:00:00Z", 20, &back), -1);
+	ck_assert_int_eq(rba_time_parse_utc("2023-01-01 00:00:00Z", 20, &back), -1);
+	ck_assert_int_eq(rba_time_parse_utc("2023-01-01T00:00:00+", 20, &back), -1);
+	ck_assert_int_eq(rba_time_parse_utc("2023-01-01T00:00:00Z", 19, &back), -1);
+	ck_assert_int_eq(rba_time_parse_utc(NULL, 20, &back), -1);
+	/* not NUL-terminated is fine */
+	ck_assert_int_eq(rba_time_parse_utc("2023-11-14T22:13:20Zjunk", 20, &back), 0);
+	ck_assert_int_eq(back, 1700000000);
+}
+END_TEST
+
+/* The monotonic clock never goes back and moves across a sleep. */
+START_TEST(test_time_mono)
+{
+	double t0 = rba_time_mono(), prev = t0, now;
+	struct timespec ms = { 0, 2000000 };
+
+	for (int i = 0; i < 100000; i++) {
+		now = rba_time_mono();
+		ck_assert(now >= prev);
+		prev = now;
+	}
+	nanosleep(&ms, NULL);
+	now = rba_time_mono();
+	ck_assert(now - t0 >= 0.002);
+	ck_assert(now - t0 < 60);
+}
+END_TEST
+
+/* RBA_ATOMIC_INIT is idle: abort does nothing, twice. */
+START_TEST(test_atomic_init)
+{
+	struct rba_atomic a = RBA_ATOMIC_INIT, b;
+
+	ck_assert_int_eq(a.fd, -1);
+	rba_atomic_abort(&a);
+	rba_atomic_abort(&a);
+	memset(&b, 0x5a, sizeof(b));
+	rba_atomic_init(&b);
+	ck_assert_int_eq(b.fd, -1);
+	ck_assert_ptr_null(b.fp);
+	ck_assert_int_eq(b.tmp[0], 0);
+	rba_atomic_abort(&b);
+	/* a failed open leaves it idle */
+	ck_assert_int_eq(rba_atomic_open(&b, "/nonexistent-dir/x", 0644), ENOENT);
+	ck_assert_int_eq(b.fd, -1);
+	rba_atomic_abort(&b);
+}
+END_TEST
+
 Suite *
 suite_common(void)
 {
@@ -255,6 +670,16 @@ suite_common(void)
 	tcase_add_test(tc, test_digest_engines_agree);
 	tcase_add_test(tc, test_file_read_limit);
 	tcase_add_test(tc, test_atomic_write);
+	tcase_add_test(tc, test_atomic_init);
+	tcase_add_test(tc, test_json_escape);
+	tcase_add_test(tc, test_json_numbers);
+	tcase_add_test(tc, test_json_members);
+	tcase_add_test(tc, test_json_pretty);
+	tcase_add_test_raise_signal(tc, test_json_pretty_depth, SIGABRT);
+	tcase_add_test(tc, test_json_reader);
+	tcase_add_test(tc, test_utf8);
+	tcase_add_test(tc, test_time_utc);
+	tcase_add_test(tc, test_time_mono);
 	suite_add_tcase(s, tc);
 	return s;
 }

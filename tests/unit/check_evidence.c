@@ -20,13 +20,13 @@
 
 #include "audit/audit.h"
 #include "audit/evidence.h"
-#include "audit/json.h"
 #include "audit/register.h"
 #include "audit/sample.h"
 #include "audit/sign.h"
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/fileio.h"
+#include "common/json.h"
 #include "rebuild/snapshot.h"
 #include "store/store.h"
 #include "store/store_debug.h"
@@ -296,12 +296,12 @@ START_TEST(test_render_statement)
 {
 	struct store *s = new_store();
 	struct evidence_summary sum, chk;
-	struct json_value v;
+	struct rba_json_value v;
 	struct rba_detail d;
 	char reason[384];
 	size_t n, n2;
 	char *doc = render(s, 0, 0, &n, &sum), *doc2 = render(s, 1, 0, &n2, NULL);
-	const struct json_value *p, *subj;
+	const struct rba_json_value *p, *subj;
 
 	/* The same record twice: the same bytes, "latest" being record 1. */
 	ck_assert_uint_eq(n, n2);
@@ -312,28 +312,28 @@ START_TEST(test_render_statement)
 	ck_assert_uint_eq(sum.cases, 59);
 	ck_assert(doc[n - 1] == '\n');
 
-	ck_assert_int_eq(json_parse(doc, n, &v, &d), 0);
-	ck_assert_str_eq(json_get_str(&v, "_type"), "https://in-toto.io/Statement/v1");
-	ck_assert_str_eq(json_get_str(&v, "predicateType"), EVIDENCE_PREDICATE_TYPE);
-	subj = json_get(&v, "subject");
+	ck_assert_int_eq(rba_json_parse(doc, n, &v, &d), 0);
+	ck_assert_str_eq(rba_json_get_str(&v, "_type"), "https://in-toto.io/Statement/v1");
+	ck_assert_str_eq(rba_json_get_str(&v, "predicateType"), EVIDENCE_PREDICATE_TYPE);
+	subj = rba_json_get(&v, "subject");
 	ck_assert(subj != NULL && subj->n == 1);
-	ck_assert_str_eq(json_get_str(&subj->items[0], "name"),
+	ck_assert_str_eq(rba_json_get_str(&subj->items[0], "name"),
 			 VERSION ".artifact");
-	p = json_get(&v, "predicate");
-	ck_assert_str_eq(json_get_str(p, "verdict"), "bit-identical");
-	ck_assert(has(json_get_str(p, "guarantee"),
+	p = rba_json_get(&v, "predicate");
+	ck_assert_str_eq(rba_json_get_str(p, "verdict"), "bit-identical");
+	ck_assert(has(rba_json_get_str(p, "guarantee"),
 		      "the rebuilt artifact is bit-identical to the pinned one"));
-	ck_assert(json_get(p, "inputs_included")->type == JSON_FALSE);
-	ck_assert(has(json_get_str(json_get(p, "pins"), "text"), "version: " VERSION));
-	ck_assert(has(json_get_str(json_get(p, "policy"), "text"),
+	ck_assert(rba_json_get(p, "inputs_included")->type == RBA_JSON_FALSE);
+	ck_assert(has(rba_json_get_str(rba_json_get(p, "pins"), "text"), "version: " VERSION));
+	ck_assert(has(rba_json_get_str(rba_json_get(p, "policy"), "text"),
 		      "max_score_delta: 0.0005"));
-	ck_assert(json_get_str(json_get(json_get(p, "environment"), "current"),
+	ck_assert(rba_json_get_str(rba_json_get(rba_json_get(p, "environment"), "current"),
 			       "record") != NULL);
-	ck_assert(json_get_num(json_get(json_get(p, "policy"), "tolerance"),
+	ck_assert(rba_json_get_num(rba_json_get(rba_json_get(p, "policy"), "tolerance"),
 			       "max_score_delta", -1) == 0.0005);
-	ck_assert_str_eq(json_get_str(json_get(p, "audit"), "store_id"),
+	ck_assert_str_eq(rba_json_get_str(rba_json_get(p, "audit"), "store_id"),
 			 store_id_hex(s));
-	json_release(&v);
+	rba_json_release(&v);
 
 	/* It passes its own check, and says what it is. */
 	ck_assert_msg(check(doc, n, comment_of(&sum), &chk, reason) == 0, "%s",
@@ -484,11 +484,11 @@ START_TEST(test_flips_and_inputs)
 	struct evidence_summary sum;
 	struct rba_buf b;
 	struct rba_detail d;
-	struct json_value v;
+	struct rba_json_value v;
 	char reason[384];
 	size_t n;
 	char *doc;
-	const struct json_value *fl, *in;
+	const struct rba_json_value *fl, *in;
 
 	add_sample(s, cases_file("scored.csv", 40, ",score", scores, 3), "score");
 	run_audit(s, 1, &r);
@@ -507,17 +507,17 @@ START_TEST(test_flips_and_inputs)
 	doc = render(s, r.history_id, 1, &n, &sum);
 	ck_assert_msg(check(doc, n, comment_of(&sum), NULL, reason) == 0, "%s",
 		      reason);
-	ck_assert_int_eq(json_parse(doc, n, &v, &d), 0);
-	fl = json_get(json_get(json_get(&v, "predicate"), "results"), "flipped_cases");
+	ck_assert_int_eq(rba_json_parse(doc, n, &v, &d), 0);
+	fl = rba_json_get(rba_json_get(rba_json_get(&v, "predicate"), "results"), "flipped_cases");
 	ck_assert(fl != NULL && fl->n == r.flips);
-	in = json_get(&fl->items[0], "inputs");
-	ck_assert(in != NULL && in->type == JSON_OBJECT && in->n == 27);
+	in = rba_json_get(&fl->items[0], "inputs");
+	ck_assert(in != NULL && in->type == RBA_JSON_OBJECT && in->n == 27);
 	ck_assert_str_eq(in->keys[0], "id");
-	ck_assert_str_eq(in->items[0].str, json_get_str(&fl->items[0], "id"));
+	ck_assert_str_eq(in->items[0].str, rba_json_get_str(&fl->items[0], "id"));
 	ck_assert_str_eq(in->keys[26], "score");
-	ck_assert(json_get(json_get(&v, "predicate"), "inputs_included")->type ==
-		  JSON_TRUE);
-	json_release(&v);
+	ck_assert(rba_json_get(rba_json_get(&v, "predicate"), "inputs_included")->type ==
+		  RBA_JSON_TRUE);
+	rba_json_release(&v);
 
 	/* An input edited in the file: the record cannot tell, the signature
 	 * does; a case without inputs when they are included is caught. */
@@ -656,17 +656,17 @@ START_TEST(test_check_edits)
 	/* The pins edited and their digest recomputed: the pins no longer
 	 * give the config hash stated beside them. */
 	{
-		struct json_value v;
+		struct rba_json_value v;
 		struct rba_detail d;
 		struct rba_digest dg;
 		char hex[RBA_DIGEST_TEXT_LEN + 1], *at;
 		const char *t;
 
 		bad = edit(doc, "epochs: 30", "epochs: 31", &n2);
-		ck_assert_int_eq(json_parse(bad, n2, &v, &d), 0);
-		t = json_get_str(json_get(json_get(&v, "predicate"), "pins"), "text");
+		ck_assert_int_eq(rba_json_parse(bad, n2, &v, &d), 0);
+		t = rba_json_get_str(rba_json_get(rba_json_get(&v, "predicate"), "pins"), "text");
 		rba_digest_bytes(t, strlen(t), &dg);
-		json_release(&v);
+		rba_json_release(&v);
 		rba_digest_format(&dg, hex);
 		at = strstr(strstr(bad, "\"pins\": {"), "\"digest\": \"") +
 		     strlen("\"digest\": \"");

@@ -1,15 +1,19 @@
 /*
  * check_rebuild.c - the deterministic trainer: keyed RNG, exp/log,
  * kernels, gradients, optimizers, thread invariance, encoding, split,
- * synthetic task, environment records.
+ * synthetic task, environment records, run records.
  */
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/buf.h"
+#include "common/fileio.h"
+#include "common/json.h"
 #include "policy/policy.h"
 #include "rebuild/csv.h"
 #include "rebuild/encode.h"
@@ -17,6 +21,7 @@
 #include "rebuild/fmath.h"
 #include "rebuild/kernel.h"
 #include "rebuild/rng.h"
+#include "rebuild/runrec.h"
 #include "rebuild/synth.h"
 #include "rebuild/trainer.h"
 #include "tests/unit/suites.h"
@@ -948,6 +953,107 @@ START_TEST(test_envrec)
 }
 END_TEST
 
+/*
+ * The run record: the layout cli/cmd_train.c wrote, key for key and line
+ * for line, with numbers in the shortest round-trip form (0.1, not
+ * 0.10000000000000001), non-finite ones null; and written atomically.
+ */
+START_TEST(test_runrec)
+{
+	static const char pins_text[] =
+		"schema: rebuild-audit/pins/v1\n"
+		"version: run-1.q\n"
+		"snapshot: sha256:9a5fb32561e18f48dbbe9b109aa7e02b59539569fa95226708a4b5b3be86dee0\n"
+		"data:\n  label: class\n"
+		"train:\n  seed: 42\n";
+	struct rebuild_epoch curve[2] = {
+		{ 0.5, 0.25, 0.75, NAN },
+		{ 0.1, 0.2, 1.0 / 3.0, 1e-5 },
+	};
+	struct rebuild_result res;
+	struct pins *p = NULL;
+	struct rba_detail d;
+	struct rba_digest cfg;
+	struct rba_buf b;
+	struct rba_json_value v;
+	char cfg_hex[RBA_DIGEST_TEXT_LEN + 1], art_hex[RBA_DIGEST_TEXT_LEN + 1];
+	char want[4096], dir[] = "/tmp/rba-runrec-XXXXXX", path[256];
+	uint8_t *back;
+	size_t n;
+
+	rba_detail_clear(&d);
+	ck_assert_msg(policy_pins_parse(pins_text, strlen(pins_text), "t.yaml",
+					&p, &d) == 0, "%s", d.reason);
+	memset(&res, 0, sizeof(res));
+	res.abi = 1;
+	for (int i = 0; i < RBA_DIGEST_LEN; i++)
+		res.digest.b[i] = (uint8_t)(i * 7);
+	res.ntrain = 800;
+	res.nval = 200;
+	res.nfeatures = 61;
+	res.nclasses = 2;
+	res.report.epochs = 2;
+	res.report.curve = curve;
+	res.report.final = curve[1];
+	res.report.examples_per_second = 123456.5;
+	res.report.train_seconds = 0.30000000000000004;
+	policy_pins_config_hash(p, &cfg);
+	rba_digest_format(&cfg, cfg_hex);
+	rba_digest_format(&res.digest, art_hex);
+	snprintf(want, sizeof(want),
+		 "{\n"
+		 "  \"schema\": \"rebuild-audit/run/v1\",\n"
+		 "  \"version\": \"run-1.q\",\n"
+		 "  \"config_hash\": \"%s\",\n"
+		 "  \"snapshot\": \"sha256:9a5fb32561e18f48dbbe9b109aa7e02b59539569fa95226708a4b5b3be86dee0\",\n"
+		 "  \"environment\": \"sha256:env\",\n"
+		 "  \"code_revision\": \"%s\",\n"
+		 "  \"trainer_abi\": 1,\n"
+		 "  \"seed\": 42,\n"
+		 "  \"mode\": \"strict\",\n"
+		 "  \"threads\": 1,\n"
+		 "  \"artifact\": \"%s\",\n"
+		 "  \"examples\": {\"train\": 800, \"validation\": 200, \"features\": 61, \"classes\": 2},\n"
+		 "  \"curves\": [\n"
+		 "    {\"epoch\": 1, \"train_loss\": 0.5, \"val_loss\": 0.25, \"val_acc\": 0.75, \"val_auc\": null},\n"
+		 "    {\"epoch\": 2, \"train_loss\": 0.1, \"val_loss\": 0.2, \"val_acc\": 0.3333333333333333, \"val_auc\": 1e-05}\n"
+		 "  ],\n"
+		 "  \"final\": {\"train_loss\": 0.1, \"val_loss\": 0.2, \"val_acc\": 0.3333333333333333, \"val_auc\": 1e-05},\n"
+		 "  \"examples_per_second\": 123456.5,\n"
+		 "  \"train_seconds\": 0.30000000000000004,\n"
+		 "  \"wall_seconds\": null\n"
+		 "}\n",
+		 cfg_hex, envrec_code_revision(), art_hex);
+	rba_buf_init(&b);
+	rebuild_runrec_render(p, &res, "sha256:env", INFINITY, &b);
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	ck_assert_str_eq(rba_buf_cstr(&b), want);
+	/* It is JSON, and its numbers read back exactly. */
+	ck_assert_int_eq(rba_json_parse((const char *)b.p, b.len, &v, NULL), 0);
+	ck_assert(rba_json_get_num(rba_json_get(&v, "final"), "val_acc", 0) ==
+		  1.0 / 3.0);
+	ck_assert(rba_json_get_num(&v, "train_seconds", 0) == 0.30000000000000004);
+	ck_assert_str_eq(rba_json_get_str(&v, "version"), "run-1.q");
+	rba_json_release(&v);
+
+	/* Written in place, the same bytes; a missing directory is an errno. */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	ck_assert_int_eq(rebuild_runrec_write(path, p, &res, "sha256:env",
+					      INFINITY), 0);
+	ck_assert_int_eq(rba_file_read(path, 1 << 20, &back, &n, NULL), 0);
+	ck_assert_uint_eq(n, b.len);
+	ck_assert(memcmp(back, b.p, n) == 0);
+	free(back);
+	unlink(path);
+	rmdir(dir);
+	ck_assert_int_eq(rebuild_runrec_write(path, p, &res, "sha256:env", 1.0),
+			 ENOENT);
+	rba_buf_release(&b);
+	policy_pins_free(p);
+}
+END_TEST
+
 Suite *
 suite_rebuild(void)
 {
@@ -971,6 +1077,7 @@ suite_rebuild(void)
 	tcase_add_test(tc, test_split);
 	tcase_add_test(tc, test_synth);
 	tcase_add_test(tc, test_envrec);
+	tcase_add_test(tc, test_runrec);
 	suite_add_tcase(s, tc);
 	return s;
 }

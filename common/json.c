@@ -1,13 +1,14 @@
-/* json.c - JSON writing for reports and a small reader for records. */
-#include "audit/json.h"
+/* json.c - JSON writing (compact and pretty) and a small reader. */
+#include "common/json.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 size_t
-json_fmt_double(double v, char out[32])
+rba_json_fmt_double(double v, char out[RBA_JSON_NUM_MAX])
 {
 	int n = 0;
 
@@ -27,34 +28,46 @@ json_fmt_double(double v, char out[32])
 	return (size_t)n;
 }
 
-void
-json_put_strn(struct rba_buf *b, const char *s, size_t n)
+/*
+ * The escape for byte c, or NULL when c is copied as it is: what RFC 8259
+ * requires and nothing more (see json.h).  u has room for "\\u00XX".
+ */
+static const char *
+escape(unsigned char c, char u[7])
 {
 	static const char hex[] = "0123456789abcdef";
+
+	if (c >= 0x20 && c != '"' && c != '\\')
+		return NULL;
+	switch (c) {
+	case '"': return "\\\"";
+	case '\\': return "\\\\";
+	case '\n': return "\\n";
+	case '\r': return "\\r";
+	case '\t': return "\\t";
+	default:
+		memcpy(u, "\\u00", 4);
+		u[4] = hex[c >> 4];
+		u[5] = hex[c & 15];
+		u[6] = 0;
+		return u;
+	}
+}
+
+void
+rba_json_put_strn(struct rba_buf *b, const char *s, size_t n)
+{
 	size_t start = 0;
 
+	assert(s != NULL || n == 0);
 	rba_buf_put_u8(b, '"');
 	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		const char *esc = NULL;
 		char u[7];
-		if (c >= 0x20 && c != '"' && c != '\\')
+		const char *esc = escape((unsigned char)s[i], u);
+		if (esc == NULL)
 			continue;
 		rba_buf_put(b, s + start, i - start);
 		start = i + 1;
-		switch (c) {
-		case '"': esc = "\\\""; break;
-		case '\\': esc = "\\\\"; break;
-		case '\n': esc = "\\n"; break;
-		case '\r': esc = "\\r"; break;
-		case '\t': esc = "\\t"; break;
-		default:
-			memcpy(u, "\\u00", 4);
-			u[4] = hex[c >> 4];
-			u[5] = hex[c & 15];
-			u[6] = 0;
-			esc = u;
-		}
 		rba_buf_put(b, esc, strlen(esc));
 	}
 	rba_buf_put(b, s + start, n - start);
@@ -62,29 +75,58 @@ json_put_strn(struct rba_buf *b, const char *s, size_t n)
 }
 
 void
-json_put_str(struct rba_buf *b, const char *s)
+rba_json_fput_str(FILE *f, const char *s)
 {
-	json_put_strn(b, s, strlen(s));
+	assert(s != NULL);
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		char u[7];
+		const char *esc = escape(*p, u);
+		if (esc != NULL)
+			fputs(esc, f);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
 }
 
 void
-json_put_num(struct rba_buf *b, double v)
+rba_json_fput_num(FILE *f, double v)
 {
-	char t[32];
+	char t[RBA_JSON_NUM_MAX];
+
+	if (!isfinite(v)) {
+		fputs("null", f);
+		return;
+	}
+	rba_json_fmt_double(v, t);
+	fputs(t, f);
+}
+
+void
+rba_json_put_str(struct rba_buf *b, const char *s)
+{
+	rba_json_put_strn(b, s, strlen(s));
+}
+
+void
+rba_json_put_num(struct rba_buf *b, double v)
+{
+	char t[RBA_JSON_NUM_MAX];
 	size_t n;
 
 	if (!isfinite(v)) {
 		rba_buf_put(b, "null", 4);
 		return;
 	}
-	n = json_fmt_double(v, t);
+	n = rba_json_fmt_double(v, t);
 	rba_buf_put(b, t, n);
 }
 
 void
-json_put_key(struct rba_buf *b, const char *key)
+rba_json_put_key(struct rba_buf *b, const char *key)
 {
-	json_put_str(b, key);
+	rba_json_put_str(b, key);
 	rba_buf_put(b, ": ", 2);
 }
 
@@ -239,15 +281,15 @@ jp_string(struct jp *j, char **out, size_t *len)
 	return err;
 }
 
-static int jp_value(struct jp *j, struct json_value *v, int depth);
+static int jp_value(struct jp *j, struct rba_json_value *v, int depth);
 
 static int
-jp_push(struct json_value *v, size_t *cap, int with_key)
+jp_push(struct rba_json_value *v, size_t *cap, int with_key)
 {
 	if (v->n < *cap)
 		return 0;
 	size_t nc = *cap ? *cap * 2 : 4;
-	struct json_value *it = realloc(v->items, nc * sizeof(*it));
+	struct rba_json_value *it = realloc(v->items, nc * sizeof(*it));
 	if (it == NULL)
 		return RBA_E_NOMEM;
 	v->items = it;
@@ -262,12 +304,12 @@ jp_push(struct json_value *v, size_t *cap, int with_key)
 }
 
 static int
-jp_container(struct jp *j, struct json_value *v, int depth, int object)
+jp_container(struct jp *j, struct rba_json_value *v, int depth, int object)
 {
 	size_t cap = 0;
 	int err;
 
-	v->type = object ? JSON_OBJECT : JSON_ARRAY;
+	v->type = object ? RBA_JSON_OBJECT : RBA_JSON_ARRAY;
 	jp_ws(j);
 	if (j->i < j->n && j->p[j->i] == (object ? '}' : ']')) {
 		j->i++;
@@ -315,7 +357,7 @@ jp_container(struct jp *j, struct json_value *v, int depth, int object)
 }
 
 static int
-jp_number(struct jp *j, struct json_value *v)
+jp_number(struct jp *j, struct rba_json_value *v)
 {
 	size_t s = j->i, digits = 0;
 	char tmp[64];
@@ -353,7 +395,7 @@ jp_number(struct jp *j, struct json_value *v)
 		return jp_fail(j, RBA_E_LIMIT, "number too long");
 	memcpy(tmp, j->p + s, j->i - s);
 	tmp[j->i - s] = 0;
-	v->type = JSON_NUMBER;
+	v->type = RBA_JSON_NUMBER;
 	v->num = strtod(tmp, NULL);
 	return 0;
 }
@@ -370,9 +412,9 @@ jp_word(struct jp *j, const char *w)
 }
 
 static int
-jp_value(struct jp *j, struct json_value *v, int depth)
+jp_value(struct jp *j, struct rba_json_value *v, int depth)
 {
-	if (depth > JSON_MAX_DEPTH)
+	if (depth > RBA_JSON_MAX_DEPTH)
 		return jp_fail(j, RBA_E_LIMIT, "nesting too deep");
 	jp_ws(j);
 	if (j->i >= j->n)
@@ -386,16 +428,16 @@ jp_value(struct jp *j, struct json_value *v, int depth)
 		return jp_container(j, v, depth, 0);
 	case '"':
 		j->i++;
-		v->type = JSON_STRING;
+		v->type = RBA_JSON_STRING;
 		return jp_string(j, &v->str, &v->len);
 	case 't':
-		v->type = JSON_TRUE;
+		v->type = RBA_JSON_TRUE;
 		return jp_word(j, "true");
 	case 'f':
-		v->type = JSON_FALSE;
+		v->type = RBA_JSON_FALSE;
 		return jp_word(j, "false");
 	case 'n':
-		v->type = JSON_NULL;
+		v->type = RBA_JSON_NULL;
 		return jp_word(j, "null");
 	default:
 		return jp_number(j, v);
@@ -403,16 +445,16 @@ jp_value(struct jp *j, struct json_value *v, int depth)
 }
 
 int
-json_parse(const char *text, size_t n, struct json_value *out,
+rba_json_parse(const char *text, size_t n, struct rba_json_value *out,
 	   struct rba_detail *d)
 {
 	struct jp j = { text, n, 0, d };
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (n > JSON_MAX_TEXT)
+	if (n > RBA_JSON_MAX_TEXT)
 		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
-				"json text over %u bytes", JSON_MAX_TEXT);
+				"json text over %u bytes", RBA_JSON_MAX_TEXT);
 	err = jp_value(&j, out, 0);
 	if (err == 0) {
 		jp_ws(&j);
@@ -420,17 +462,17 @@ json_parse(const char *text, size_t n, struct json_value *out,
 			err = jp_fail(&j, RBA_E_SYNTAX, "trailing characters");
 	}
 	if (err)
-		json_release(out);
+		rba_json_release(out);
 	return err;
 }
 
 void
-json_release(struct json_value *v)
+rba_json_release(struct rba_json_value *v)
 {
 	if (v == NULL)
 		return;
 	for (size_t i = 0; i < v->n; i++) {
-		json_release(&v->items[i]);
+		rba_json_release(&v->items[i]);
 		if (v->keys != NULL)
 			free(v->keys[i]);
 	}
@@ -440,10 +482,10 @@ json_release(struct json_value *v)
 	memset(v, 0, sizeof(*v));
 }
 
-const struct json_value *
-json_get(const struct json_value *v, const char *key)
+const struct rba_json_value *
+rba_json_get(const struct rba_json_value *v, const char *key)
 {
-	if (v == NULL || v->type != JSON_OBJECT)
+	if (v == NULL || v->type != RBA_JSON_OBJECT)
 		return NULL;
 	for (size_t i = 0; i < v->n; i++)
 		if (strcmp(v->keys[i], key) == 0)
@@ -452,19 +494,19 @@ json_get(const struct json_value *v, const char *key)
 }
 
 const char *
-json_get_str(const struct json_value *v, const char *key)
+rba_json_get_str(const struct rba_json_value *v, const char *key)
 {
-	const struct json_value *m = json_get(v, key);
+	const struct rba_json_value *m = rba_json_get(v, key);
 
-	return m != NULL && m->type == JSON_STRING ? m->str : NULL;
+	return m != NULL && m->type == RBA_JSON_STRING ? m->str : NULL;
 }
 
 double
-json_get_num(const struct json_value *v, const char *key, double def)
+rba_json_get_num(const struct rba_json_value *v, const char *key, double def)
 {
-	const struct json_value *m = json_get(v, key);
+	const struct rba_json_value *m = rba_json_get(v, key);
 
-	return m != NULL && m->type == JSON_NUMBER ? m->num : def;
+	return m != NULL && m->type == RBA_JSON_NUMBER ? m->num : def;
 }
 
 static void
@@ -475,56 +517,56 @@ kv_sep(struct rba_buf *b, int comma)
 }
 
 void
-json_kv_str(struct rba_buf *b, const char *key, const char *v, int comma)
+rba_json_kv_str(struct rba_buf *b, const char *key, const char *v, int comma)
 {
-	json_put_key(b, key);
+	rba_json_put_key(b, key);
 	if (v == NULL)
 		rba_buf_put(b, "null", 4);
 	else
-		json_put_str(b, v);
+		rba_json_put_str(b, v);
 	kv_sep(b, comma);
 }
 
 void
-json_kv_num(struct rba_buf *b, const char *key, double v, int comma)
+rba_json_kv_num(struct rba_buf *b, const char *key, double v, int comma)
 {
-	json_put_key(b, key);
-	json_put_num(b, v);
+	rba_json_put_key(b, key);
+	rba_json_put_num(b, v);
 	kv_sep(b, comma);
 }
 
 void
-json_kv_u64(struct rba_buf *b, const char *key, uint64_t v, int comma)
+rba_json_kv_u64(struct rba_buf *b, const char *key, uint64_t v, int comma)
 {
-	json_put_key(b, key);
+	rba_json_put_key(b, key);
 	rba_buf_printf(b, "%llu", (unsigned long long)v);
 	kv_sep(b, comma);
 }
 
 void
-json_kv_bool(struct rba_buf *b, const char *key, int v, int comma)
+rba_json_kv_bool(struct rba_buf *b, const char *key, int v, int comma)
 {
-	json_put_key(b, key);
+	rba_json_put_key(b, key);
 	rba_buf_printf(b, "%s", v ? "true" : "false");
 	kv_sep(b, comma);
 }
 
 void
-json_kv_digest(struct rba_buf *b, const char *key, const struct rba_digest *dg,
+rba_json_kv_digest(struct rba_buf *b, const char *key, const struct rba_digest *dg,
 	       int has, int comma)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 
 	if (has)
 		rba_digest_format(dg, hex);
-	json_kv_str(b, key, has ? hex : NULL, comma);
+	rba_json_kv_str(b, key, has ? hex : NULL, comma);
 }
 
 void
-json_kv_nums(struct rba_buf *b, const char *key, const double *v, uint32_t n,
+rba_json_kv_nums(struct rba_buf *b, const char *key, const double *v, uint32_t n,
 	     int comma)
 {
-	json_put_key(b, key);
+	rba_json_put_key(b, key);
 	if (v == NULL) {
 		rba_buf_put(b, "null", 4);
 	} else {
@@ -532,9 +574,119 @@ json_kv_nums(struct rba_buf *b, const char *key, const double *v, uint32_t n,
 		for (uint32_t i = 0; i < n; i++) {
 			if (i)
 				rba_buf_put(b, ", ", 2);
-			json_put_num(b, v[i]);
+			rba_json_put_num(b, v[i]);
 		}
 		rba_buf_put_u8(b, ']');
 	}
 	kv_sep(b, comma);
+}
+
+/* ---- the pretty writer ------------------------------------------------- */
+
+void
+rba_json_pretty_init(struct rba_json_pretty *w, struct rba_buf *b)
+{
+	memset(w, 0, sizeof(*w));
+	w->b = b;
+}
+
+/* A new line at the current depth and the key, before any value. */
+static void
+pretty_item(struct rba_json_pretty *w, const char *key)
+{
+	if (w->depth > 0) {
+		if (!w->first[w->depth])
+			rba_buf_put_u8(w->b, ',');
+		w->first[w->depth] = 0;
+		rba_buf_put_u8(w->b, '\n');
+		for (int i = 0; i < w->depth; i++)
+			rba_buf_put(w->b, "  ", 2);
+	}
+	/* Members of objects have keys, items of arrays and the root not. */
+	if (key != NULL)
+		rba_json_put_key(w->b, key);
+}
+
+void
+rba_json_pretty_open(struct rba_json_pretty *w, const char *key, char c)
+{
+	assert(c == '{' || c == '[');
+	assert(w->depth < RBA_JSON_PRETTY_DEPTH);
+	pretty_item(w, key);
+	rba_buf_put_u8(w->b, (uint8_t)c);
+	w->depth++;
+	w->first[w->depth] = 1;
+}
+
+void
+rba_json_pretty_close(struct rba_json_pretty *w, char c)
+{
+	int empty;
+
+	assert(c == '}' || c == ']');
+	assert(w->depth > 0);
+	empty = w->first[w->depth];
+	w->depth--;
+	if (!empty) {
+		rba_buf_put_u8(w->b, '\n');
+		for (int i = 0; i < w->depth; i++)
+			rba_buf_put(w->b, "  ", 2);
+	}
+	rba_buf_put_u8(w->b, (uint8_t)c);
+}
+
+void
+rba_json_pretty_strn(struct rba_json_pretty *w, const char *key,
+		     const char *s, size_t n)
+{
+	pretty_item(w, key);
+	if (s == NULL)
+		rba_buf_put(w->b, "null", 4);
+	else
+		rba_json_put_strn(w->b, s, n);
+}
+
+void
+rba_json_pretty_str(struct rba_json_pretty *w, const char *key, const char *s)
+{
+	rba_json_pretty_strn(w, key, s, s != NULL ? strlen(s) : 0);
+}
+
+void
+rba_json_pretty_num(struct rba_json_pretty *w, const char *key, double v)
+{
+	pretty_item(w, key);
+	rba_json_put_num(w->b, v);
+}
+
+void
+rba_json_pretty_bool(struct rba_json_pretty *w, const char *key, int v)
+{
+	pretty_item(w, key);
+	if (v)
+		rba_buf_put(w->b, "true", 4);
+	else
+		rba_buf_put(w->b, "false", 5);
+}
+
+void
+rba_json_pretty_value(struct rba_json_pretty *w, const char *key,
+		      const struct rba_json_value *v)
+{
+	switch (v->type) {
+	case RBA_JSON_NULL: rba_json_pretty_str(w, key, NULL); break;
+	case RBA_JSON_FALSE: rba_json_pretty_bool(w, key, 0); break;
+	case RBA_JSON_TRUE: rba_json_pretty_bool(w, key, 1); break;
+	case RBA_JSON_NUMBER: rba_json_pretty_num(w, key, v->num); break;
+	case RBA_JSON_STRING: rba_json_pretty_strn(w, key, v->str, v->len); break;
+	case RBA_JSON_ARRAY:
+	case RBA_JSON_OBJECT:
+		rba_json_pretty_open(w, key, v->type == RBA_JSON_ARRAY ? '[' : '{');
+		for (size_t i = 0; i < v->n; i++)
+			rba_json_pretty_value(w, v->type == RBA_JSON_OBJECT
+							 ? v->keys[i] : NULL,
+					      &v->items[i]);
+		rba_json_pretty_close(w, v->type == RBA_JSON_ARRAY ? ']' : '}');
+		break;
+	}
 }

@@ -1,0 +1,560 @@
+/*
+ * evidence_check.c - the offline check of an evidence file
+ * (evidence_check; the checks in evidence.h and rebuild-audit-evidence(5)).
+ */
+#include "audit/evidence_priv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/audit.h"
+#include "common/json.h"
+#include "common/rbatime.h"
+#include "common/utf8.h"
+#include "policy/policy.h"
+#include "rebuild/envrec.h"
+#include "store/store.h"
+
+/* ---- the checks -------------------------------------------------------- */
+
+/* 1 when text (NULL: none) hashes to the digest text dg. */
+static int
+hashes_to(struct sv text, struct sv dg)
+{
+	struct rba_digest want, got;
+
+	if (dg.s == NULL || rba_digest_parse(dg.s, &want) != 0)
+		return 0;
+	rba_digest_bytes(text.s, text.n, &got);
+	return rba_digest_equal(&want, &got);
+}
+
+static int
+digest_is(struct sv text, const struct rba_digest *dg)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+
+	rba_digest_format(dg, hex);
+	return sv_is(text, hex);
+}
+
+/* Texts against the digests beside them (check 2). */
+static int
+check_texts(const struct ev *e, struct rba_detail *d)
+{
+	if (!hashes_to(e->pins_text, e->pins_digest))
+		return evidence_fail(d, RBA_E_TAMPERED, "the pins text does not hash to "
+			   "predicate.pins.digest %s", sv_show(e->pins_digest));
+	if (!hashes_to(e->pol_text, e->pol_digest))
+		return evidence_fail(d, RBA_E_TAMPERED, "the policy text does not hash to "
+			   "predicate.policy.digest %s", sv_show(e->pol_digest));
+	if (e->env_pinned_record.s != NULL && e->env_pinned_digest.s != NULL &&
+	    !hashes_to(e->env_pinned_record, e->env_pinned_digest))
+		return evidence_fail(d, RBA_E_TAMPERED, "the pinned environment record does "
+			   "not hash to predicate.environment.pinned.digest %s",
+			   sv_show(e->env_pinned_digest));
+	if (e->env_current_record.s != NULL && e->env_current_digest.s != NULL &&
+	    !hashes_to(e->env_current_record, e->env_current_digest))
+		return evidence_fail(d, RBA_E_TAMPERED, "the current environment record does "
+			   "not hash to predicate.environment.current.digest %s",
+			   sv_show(e->env_current_digest));
+	if (!hashes_to(e->record, e->record_digest))
+		return evidence_fail(d, RBA_E_TAMPERED, "the embedded audit record does not "
+			   "hash to predicate.audit.record_digest %s",
+			   sv_show(e->record_digest));
+	return 0;
+}
+
+/* The pins and the policy against what the predicate states (check 3). */
+static int
+check_pins(const struct ev *e, const struct policy *pol, struct rba_detail *d)
+{
+	struct pins *pins = NULL;
+	struct rba_digest cfg;
+	char name[STORE_VERSION_NAME_MAX + 16];
+	int err;
+
+	snprintf(name, sizeof(name), "%s.artifact", sv_show(e->version));
+	if (!sv_is(e->subject_name, name))
+		return evidence_fail(d, RBA_E_SCHEMA, "subject name '%s' is not '%s'",
+			   sv_show(e->subject_name), name);
+	if (e->art_pinned.n != RBA_DIGEST_TEXT_LEN ||
+	    e->subject_sha256.n != RBA_DIGEST_TEXT_LEN - 7 ||
+	    memcmp(e->subject_sha256.s, e->art_pinned.s + 7,
+		   e->subject_sha256.n) != 0)
+		return evidence_fail(d, RBA_E_SCHEMA, "the subject's sha256 %s is not the "
+			   "pinned artifact %s", sv_show(e->subject_sha256),
+			   sv_show(e->art_pinned));
+	err = policy_pins_parse(e->pins_text.s, e->pins_text.n, "pins", &pins, d);
+	if (err == RBA_E_NOMEM)
+		return err;
+	if (err)
+		return evidence_fail(d, RBA_E_SCHEMA, "the pins text does not parse: %s",
+			   d->reason);
+	if (strcmp(pins->version, sv_show(e->version)) != 0)
+		err = evidence_fail(d, RBA_E_SCHEMA, "the pins are of version '%s', not '%s'",
+			  pins->version, sv_show(e->version));
+	else if (!pins->has_artifact || !digest_is(e->art_pinned, &pins->artifact))
+		err = evidence_fail(d, RBA_E_SCHEMA, "the pins do not pin the subject's "
+			  "artifact %s", sv_show(e->art_pinned));
+	else if (!digest_is(e->snap_digest, &pins->snapshot))
+		err = evidence_fail(d, RBA_E_SCHEMA, "the pins do not pin the snapshot %s",
+			  sv_show(e->snap_digest));
+	else if (pins->has_environment &&
+		 !digest_is(e->env_pinned_digest, &pins->environment))
+		err = evidence_fail(d, RBA_E_SCHEMA, "the pins do not pin the environment %s",
+			  sv_show(e->env_pinned_digest));
+	else if ((double)pins->trainer_abi != e->abi_pinned)
+		err = evidence_fail(d, RBA_E_SCHEMA, "the pins pin trainer ABI %u, not %.0f",
+			  (unsigned)pins->trainer_abi, e->abi_pinned);
+	if (err == 0) {
+		policy_pins_config_hash(pins, &cfg);
+		if (!digest_is(e->config_hash, &cfg))
+			err = evidence_fail(d, RBA_E_SCHEMA, "the pins' config hash is not "
+				  "predicate.pins.config_hash %s",
+				  sv_show(e->config_hash));
+	}
+	policy_pins_free(pins);
+	if (err)
+		return err;
+	if (!sv_is(e->pol_rule, pol->argmax ? "argmax" : "bands") ||
+	    e->tol_delta != pol->max_score_delta ||
+	    e->tol_flips != (double)pol->max_flips ||
+	    e->near_margin != pol->near_margin ||
+	    e->near_bits != pol->near_require_bits ||
+	    e->min_near != (double)pol->min_near_cases)
+		return evidence_fail(d, RBA_E_SCHEMA, "the rule, tolerance or near-threshold "
+			   "rule stated in predicate.policy is not the policy "
+			   "text's");
+	return 0;
+}
+
+/* The environment diff against the two records (check 4). */
+static int
+check_env(const struct ev *e, struct rba_detail *d)
+{
+	struct envrec a, b;
+	struct envrec_delta *delta = NULL;
+	size_t nd = 0;
+	int err = 0;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (!sv_is(e->env_state, "same") && !sv_is(e->env_state, "changed") &&
+	    !sv_is(e->env_state, "unknown"))
+		return evidence_fail(d, RBA_E_SCHEMA, "environment state '%s' is not same, "
+			   "changed or unknown", sv_show(e->env_state));
+	if (e->env_pinned_record.s == NULL || e->env_current_record.s == NULL ||
+	    envrec_parse(e->env_pinned_record.s, e->env_pinned_record.n, &a,
+			 NULL) != 0 ||
+	    envrec_parse(e->env_current_record.s, e->env_current_record.n, &b,
+			 NULL) != 0) {
+		/* Nothing to compare field by field: the audit said so. */
+		if (!sv_is(e->env_state, "unknown") || e->ndiff != 0)
+			err = evidence_fail(d, RBA_E_SCHEMA, "the environment records cannot be "
+				  "compared, yet the environment is '%s' with %zu "
+				  "differing fields", sv_show(e->env_state), e->ndiff);
+		goto out;
+	}
+	if ((err = envrec_diff(&a, &b, &delta, &nd)) != 0)
+		goto out;
+	if (nd != e->ndiff) {
+		err = evidence_fail(d, RBA_E_SCHEMA, "predicate.environment.diff lists %zu "
+			  "fields; the two records differ in %zu", e->ndiff, nd);
+		goto out;
+	}
+	for (size_t i = 0; i < nd; i++) {
+		if (!sv_eq(e->diff[i].key, sv_c(delta[i].key)) ||
+		    !sv_eq(e->diff[i].pinned, sv_c(delta[i].old_value)) ||
+		    !sv_eq(e->diff[i].current, sv_c(delta[i].new_value))) {
+			err = evidence_fail(d, RBA_E_SCHEMA, "predicate.environment.diff[%zu] "
+				  "is not the records' difference in '%s'", i,
+				  delta[i].key);
+			goto out;
+		}
+	}
+	if (!sv_is(e->env_state, nd ? "changed" : "same"))
+		err = evidence_fail(d, RBA_E_SCHEMA, "the environment is '%s', yet the records "
+			  "differ in %zu fields", sv_show(e->env_state), nd);
+out:
+	free(delta);
+	envrec_release(&a);
+	envrec_release(&b);
+	return err;
+}
+
+/* The verdict against the digests, counts and tolerance (check 5). */
+static int
+check_verdict(const struct ev *e, const struct policy *pol,
+	      struct rba_detail *d)
+{
+	char g[EVIDENCE_TEXT_MAX], ng[EVIDENCE_TEXT_MAX], tv[32], dv[32];
+	const char *v = sv_show(e->verdict);
+	int identical = e->art_rebuilt.s != NULL &&
+			sv_eq(e->art_rebuilt, e->art_pinned);
+	int within = e->flips <= e->tol_flips && e->max_delta <= e->tol_delta;
+	int near_rule = e->near_bits && e->near_cases > 0;
+
+	rba_json_fmt_double(e->tol_delta, tv);
+	rba_json_fmt_double(e->max_delta, dv);
+	if (e->bit_identical != identical)
+		return evidence_fail(d, RBA_E_SCHEMA, "predicate.artifact.bit_identical is %s, "
+			   "but the rebuilt artifact %s the pinned one",
+			   e->bit_identical ? "true" : "false",
+			   identical ? "is" : "is not");
+	if (sv_is(e->verdict, "bit-identical") ||
+	    sv_is(e->verdict, "metric-equivalent")) {
+		int bits = sv_is(e->verdict, "bit-identical");
+		if (e->nreasons > 0)
+			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s comes with %zu reasons "
+				   "against it", v, e->nreasons);
+		if (bits && !identical)
+			return evidence_fail(d, RBA_E_SCHEMA, "verdict bit-identical, but the "
+				   "rebuilt artifact %s is not the pinned %s",
+				   sv_show(e->art_rebuilt), sv_show(e->art_pinned));
+		if (!bits && e->art_rebuilt.s == NULL)
+			return evidence_fail(d, RBA_E_SCHEMA, "verdict metric-equivalent without "
+				   "a rebuilt artifact");
+		if (!bits && identical)
+			return evidence_fail(d, RBA_E_SCHEMA, "verdict metric-equivalent, but the "
+				   "rebuilt artifact is the pinned one (bit-identical)");
+		if (e->flips > e->tol_flips)
+			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s with %.0f decision "
+				   "flips, over the tolerance of %.0f", v, e->flips,
+				   e->tol_flips);
+		if (e->max_delta > e->tol_delta)
+			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s with a maximum score "
+				   "delta of %s, over the tolerance of %s", v, dv, tv);
+		if (!bits && near_rule)
+			return evidence_fail(d, RBA_E_SCHEMA, "verdict metric-equivalent, but %.0f "
+				   "audit cases sit near a band edge where the policy "
+				   "requires a bit-identical rebuild", e->near_cases);
+		if (!e->art_verified || !e->snap_verified || !e->sample_verified)
+			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s, but the stored "
+				   "artifact, snapshot or sample was not verified", v);
+	} else if (sv_is(e->verdict, "not-reproducible")) {
+		if (e->nreasons == 0)
+			return evidence_fail(d, RBA_E_SCHEMA, "verdict not-reproducible without "
+				   "a reason");
+	} else {
+		return evidence_fail(d, RBA_E_SCHEMA, "verdict '%s' is not bit-identical, "
+			   "metric-equivalent or not-reproducible", v);
+	}
+	if (!within && e->nreasons == 0)
+		return evidence_fail(d, RBA_E_SCHEMA, "the counts exceed the tolerance, yet no "
+			   "reason says so");
+
+	if (e->listed != (double)e->nflipped)
+		return evidence_fail(d, RBA_E_SCHEMA, "results.flipped_cases_listed is %.0f, "
+			   "but %zu cases are listed", e->listed, e->nflipped);
+	if ((double)e->nflipped > e->flips)
+		return evidence_fail(d, RBA_E_SCHEMA, "%zu flipped cases listed, more than "
+			   "the %.0f flips", e->nflipped, e->flips);
+	if (e->flips > e->cases)
+		return evidence_fail(d, RBA_E_SCHEMA, "%.0f flips on a sample of %.0f cases",
+			   e->flips, e->cases);
+	for (size_t i = 0; i < e->nflipped; i++) {
+		const struct ev_flip *f = &e->flipped[i];
+		const char *id = sv_show(f->id);
+		if (f->stored_decision.s != NULL && f->rebuilt_decision.s != NULL &&
+		    sv_eq(f->stored_decision, f->rebuilt_decision))
+			return evidence_fail(d, RBA_E_SCHEMA, "flipped case '%s' keeps its "
+				   "decision '%s'", id, sv_show(f->stored_decision));
+		if (!pol->argmax && !isnan(f->rebuilt_score)) {
+			const char *dec = policy_decide(pol, f->rebuilt_score, NULL);
+			if (dec == NULL || !sv_is(f->rebuilt_decision, dec))
+				return evidence_fail(d, RBA_E_SCHEMA, "flipped case '%s': the policy "
+					   "decides its rebuilt score %s, not %s",
+					   id, dec ? dec : "nothing",
+					   sv_show(f->rebuilt_decision));
+		}
+		if (!pol->argmax && !isnan(f->stored_score) &&
+		    !isnan(f->rebuilt_score) &&
+		    fabs(f->stored_score - f->rebuilt_score) > e->max_delta)
+			return evidence_fail(d, RBA_E_SCHEMA, "flipped case '%s' moved by more "
+				   "than the maximum score delta %s", id, dv);
+		if ((f->inputs != NULL) != (e->inputs_included != 0))
+			return evidence_fail(d, RBA_E_SCHEMA, "flipped case '%s' %s inputs, but "
+				   "inputs_included is %s", id,
+				   f->inputs ? "has" : "lacks",
+				   e->inputs_included ? "true" : "false");
+	}
+
+	evidence_guarantee_text(e, pol, g, ng, sizeof(g));
+	if (!sv_is(e->guarantee, g))
+		return evidence_fail(d, RBA_E_SCHEMA, "predicate.guarantee is not the "
+			   "guarantee of verdict %s", v);
+	if (!sv_is(e->not_guaranteed, ng))
+		return evidence_fail(d, RBA_E_SCHEMA, "predicate.not_guaranteed is not what "
+			   "verdict %s leaves out", v);
+	return 0;
+}
+
+/* Offset of the first differing byte of two texts. */
+static size_t
+first_diff(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	size_t i = 0;
+
+	while (i < an && i < bn && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* "line L ('key')" of the text at offset off, for messages. */
+static void
+where(const uint8_t *p, size_t n, size_t off, char *out, size_t cap)
+{
+	size_t line = 1, start = 0, i;
+	const uint8_t *q, *end;
+
+	for (i = 0; i < off && i < n; i++)
+		if (p[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+	q = memchr(p + start, '"', n - start);
+	end = q != NULL ? memchr(q + 1, '"', n - (size_t)(q + 1 - p)) : NULL;
+	if (q != NULL && end != NULL && end - q < 64 &&
+	    memchr(p + start, '\n', (size_t)(q - (p + start))) == NULL)
+		snprintf(out, cap, "line %zu ('%.*s')", line, (int)(end - q - 1),
+			 (const char *)q + 1);
+	else
+		snprintf(out, cap, "line %zu", line);
+}
+
+static int
+has_duplicate_keys(const struct rba_json_value *v)
+{
+	if (v->type == RBA_JSON_OBJECT)
+		for (size_t i = 0; i < v->n; i++)
+			for (size_t j = i + 1; j < v->n; j++)
+				if (strcmp(v->keys[i], v->keys[j]) == 0)
+					return 1;
+	if (v->type == RBA_JSON_OBJECT || v->type == RBA_JSON_ARRAY)
+		for (size_t i = 0; i < v->n; i++)
+			if (has_duplicate_keys(&v->items[i]))
+				return 1;
+	return 0;
+}
+
+/* The trusted comment, when it claims evidence, names this evidence. */
+static int
+check_comment(const struct ev *e, const char *tc, struct rba_detail *d)
+{
+	char want[SIGN_TRUSTED_COMMENT_MAX + 1];
+	size_t plen = strlen(EVIDENCE_COMMENT_PREFIX), wn;
+
+	if (tc == NULL || strncmp(tc, EVIDENCE_COMMENT_PREFIX, plen) != 0)
+		return 0;
+	snprintf(want, sizeof(want), "%sversion %s verdict %s audit %.0f at %s "
+		 "file ", EVIDENCE_COMMENT_PREFIX, sv_show(e->version),
+		 sv_show(e->verdict), e->id, sv_show(e->time));
+	wn = strlen(want);
+	if (strncmp(tc, want, wn) != 0 || tc[wn] == '\0')
+		return evidence_fail(d, RBA_E_SCHEMA, "the trusted comment does not name this "
+			   "evidence (version %s, verdict %s, audit %.0f at %s)",
+			   sv_show(e->version), sv_show(e->verdict), e->id,
+			   sv_show(e->time));
+	return 0;
+}
+
+/* The file against what the statement it holds renders to. */
+static int
+check_rendering(const struct ev *e, const uint8_t *p, size_t n,
+		const char *what, struct rba_detail *d)
+{
+	struct rba_buf b;
+	char at[128];
+	size_t off;
+	int err;
+
+	rba_buf_init(&b);
+	evidence_ev_render(e, &b);
+	if ((err = rba_buf_status(&b)) != 0)
+		goto out;
+	if (b.len != n || memcmp(b.p, p, n) != 0) {
+		off = first_diff(p, n, b.p, b.len);
+		where(p, n, off, at, sizeof(at));
+		err = evidence_fail(d, RBA_E_SCHEMA, "%s at %s", what, at);
+	}
+out:
+	rba_buf_release(&b);
+	return err;
+}
+
+int
+evidence_check(const void *p, size_t n, const char *trusted_comment,
+	       struct evidence_summary *sum, struct rba_detail *d)
+{
+	const uint8_t *u = p;
+	struct rba_detail local;
+	struct rba_json_value root, rec;
+	struct ev e, r;
+	struct policy *pol = NULL;
+	struct rba_digest prev, chain, got;
+	const char *type, *ptype;
+	int claims, err = 0;
+	int64_t t = 0;
+	size_t off = 0;
+
+	if (d == NULL)
+		d = &local;
+	memset(&root, 0, sizeof(root));
+	memset(&rec, 0, sizeof(rec));
+	memset(&e, 0, sizeof(e));
+	memset(&r, 0, sizeof(r));
+	if (sum != NULL)
+		memset(sum, 0, sizeof(*sum));
+	claims = trusted_comment != NULL &&
+		 strncmp(trusted_comment, EVIDENCE_COMMENT_PREFIX,
+			 strlen(EVIDENCE_COMMENT_PREFIX)) == 0;
+	if (n > EVIDENCE_MAX_BYTES)
+		return claims ? evidence_fail(d, RBA_E_LIMIT, "evidence over %u bytes: not "
+				    "checked", EVIDENCE_MAX_BYTES)
+			      : 0;
+
+	/* Is it evidence at all? */
+	if (!rba_utf8_valid(u, n, &off)) {
+		if (!claims)
+			return 0;
+		return evidence_fail(d, RBA_E_SCHEMA, "the trusted comment claims evidence, "
+			   "but the file is not UTF-8 (byte %zu)", off + 1);
+	}
+	err = rba_json_parse(p, n, &root, d);
+	if (err == RBA_E_NOMEM)
+		return err;
+	if (err) {
+		if (!claims)
+			return 0;
+		if (err == RBA_E_LIMIT)
+			return err;
+		return evidence_fail(d, RBA_E_SCHEMA, "the trusted comment claims evidence, "
+			   "but the file is not JSON (byte %lu: %s)", d->col,
+			   d->reason);
+	}
+	/* A file naming this predicate is evidence, whatever else it says. */
+	type = rba_json_get_str(&root, "_type");
+	ptype = rba_json_get_str(&root, "predicateType");
+	if (ptype == NULL || strncmp(ptype, EVIDENCE_PREDICATE_PREFIX,
+				     strlen(EVIDENCE_PREDICATE_PREFIX)) != 0) {
+		if (claims)
+			err = evidence_fail(d, RBA_E_SCHEMA, "the trusted comment claims evidence, "
+				  "but the file is not an in-toto statement with "
+				  "predicateType %s", EVIDENCE_PREDICATE_TYPE);
+		goto out;
+	}
+	if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE) != 0) {
+		err = evidence_fail(d, RBA_E_NEWER, "predicateType %s is not %s, which this "
+			  "tool checks", ptype, EVIDENCE_PREDICATE_TYPE);
+		goto out;
+	}
+	if (type == NULL || strcmp(type, EVIDENCE_STATEMENT_TYPE) != 0) {
+		err = evidence_fail(d, RBA_E_SCHEMA, "_type is not %s", EVIDENCE_STATEMENT_TYPE);
+		goto out;
+	}
+
+	/* 1. form */
+	if (has_duplicate_keys(&root)) {
+		err = evidence_fail(d, RBA_E_SCHEMA, "an object has a key twice");
+		goto out;
+	}
+	if ((err = evidence_ev_from_statement(&root, &e, d)) != 0)
+		goto out;
+	if ((err = check_rendering(&e, u, n, "not in the canonical form of "
+				   "rebuild-audit-evidence(5)", d)) != 0)
+		goto out;
+	if (rba_time_parse_utc(e.time.s, e.time.n, &t) != 0) {
+		err = evidence_fail(d, RBA_E_SCHEMA, "predicate.audit.time '%s' is not a "
+			  "UTC time", sv_show(e.time));
+		goto out;
+	}
+	/* 2-5 */
+	if ((err = check_texts(&e, d)) != 0)
+		goto out;
+	if ((err = evidence_ev_policy(&e, &pol, d)) != 0 ||
+	    (err = check_pins(&e, pol, d)) != 0 ||
+	    (err = check_env(&e, d)) != 0 ||
+	    (err = check_verdict(&e, pol, d)) != 0)
+		goto out;
+
+	/* 6. the record and its place in the chain */
+	if (rba_digest_parse(e.prev.s, &prev) != 0 ||
+	    rba_digest_parse(e.chain.s, &chain) != 0) {
+		err = evidence_fail(d, RBA_E_SCHEMA, "bad chain digests");
+		goto out;
+	}
+	store_history_digest(&prev, (uint64_t)e.id, t, e.version.s, e.version.n,
+			     e.record.s, e.record.n, &got);
+	if (!rba_digest_equal(&got, &chain)) {
+		err = evidence_fail(d, RBA_E_TAMPERED, "the embedded audit record, its id, "
+			  "time and version do not give predicate.audit."
+			  "chain_digest %s", sv_show(e.chain));
+		goto out;
+	}
+	err = rba_json_parse(e.record.s, e.record.n, &rec, d);
+	if (err == RBA_E_NOMEM)
+		goto out;
+	if (err) {
+		err = evidence_fail(d, RBA_E_SCHEMA, "the embedded audit record is not JSON: "
+			  "%s", d->reason);
+		goto out;
+	}
+	if ((err = evidence_ev_from_record(&rec, (uint64_t)e.id, &r, d)) != 0) {
+		if (err != RBA_E_NOMEM && err != RBA_E_NEWER)
+			err = RBA_E_SCHEMA;
+		goto out;
+	}
+	if (!sv_eq(r.rec_time, e.time)) {
+		err = evidence_fail(d, RBA_E_SCHEMA, "the embedded audit record's time %s is "
+			  "not predicate.audit.time %s", sv_show(r.rec_time),
+			  sv_show(e.time));
+		goto out;
+	}
+	r.id = e.id;
+	r.time = e.time;
+	r.store_id = e.store_id;
+	r.prev = e.prev;
+	r.chain = e.chain;
+	r.record = e.record;
+	r.exp_name = e.exp_name;
+	r.exp_version = e.exp_version;
+	r.exp_rev = e.exp_rev;
+	r.inputs_included = e.inputs_included;
+	for (size_t i = 0; i < r.nflipped && i < e.nflipped; i++)
+		r.flipped[i].inputs = e.flipped[i].inputs;
+	if ((err = evidence_ev_complete(&r, d)) != 0)
+		goto out;
+	if ((err = check_rendering(&r, u, n, "the predicate does not agree with "
+				   "its embedded audit record", d)) != 0)
+		goto out;
+
+	/* 7. */
+	if ((err = check_comment(&e, trusted_comment, d)) != 0)
+		goto out;
+
+	if (sum != NULL) {
+		sum->is_evidence = 1;
+		snprintf(sum->version, sizeof(sum->version), "%s", sv_show(e.version));
+		snprintf(sum->verdict, sizeof(sum->verdict), "%s", sv_show(e.verdict));
+		sum->audit_id = (uint64_t)e.id;
+		sum->time = t;
+		snprintf(sum->time_text, sizeof(sum->time_text), "%s", sv_show(e.time));
+		rba_digest_parse(e.art_pinned.s, &sum->artifact);
+		sum->cases = (uint64_t)e.cases;
+		sum->flips = (uint64_t)e.flips;
+		sum->inputs_included = e.inputs_included;
+		snprintf(sum->guarantee, sizeof(sum->guarantee), "%s",
+			 sv_show(e.guarantee));
+	}
+out:
+	policy_free(pol);
+	evidence_ev_release(&r);
+	evidence_ev_release(&e);
+	rba_json_release(&rec);
+	rba_json_release(&root);
+	return err;
+}
+

@@ -1,0 +1,207 @@
+/*
+ * evidence_priv.h - what the four evidence files share; not a public
+ * header (other modules use evidence.h).
+ *
+ * One model, struct ev, sits between the two JSON shapes: it is read
+ * from an audit record (export) or from an evidence predicate (verify)
+ * by evidence_read.c, and one function renders it (evidence_render.c).
+ * Verify (evidence_check.c) therefore compares bytes rather than fields:
+ * a file is in canonical form when rendering what was read from it gives
+ * the file back, and its predicate agrees with its embedded record when
+ * rendering what was read from the record gives the file back too.
+ * Between those two comparisons sit the checks that say, in words, which
+ * digest, count or sentence is wrong.  evidence_export.c signs and
+ * places the pair.
+ *
+ *   evidence_read.c    a parsed record or statement -> struct ev
+ *   evidence_render.c  struct ev -> the canonical bytes; what export
+ *                      computes; rendering a record from the store
+ *   evidence_check.c   evidence_check: the seven checks
+ *   evidence_export.c  the trusted comment, writing the pair, export
+ */
+#ifndef RBA_EVIDENCE_PRIV_H
+#define RBA_EVIDENCE_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "audit/evidence.h"
+#include "common/buf.h"
+#include "common/json.h"
+#include "common/rba.h"
+#include "policy/policy.h"
+
+/* ---- the model ---------------------------------------------------------- */
+
+/* A string view; s NULL is JSON null.  n may cover NUL bytes. */
+struct sv {
+	const char *s;
+	size_t n;
+};
+
+struct ev_link {
+	struct sv state, pinned, current, note;
+};
+
+struct ev_field {
+	struct sv key, pinned, current;
+};
+
+struct ev_flip {
+	struct sv id, stored_decision, rebuilt_decision;
+	double stored_score, rebuilt_score, margin, rebuilt_margin, edge;
+	const struct rba_json_value *inputs; /* object of strings, or NULL */
+};
+
+struct ev_lib {
+	struct sv name, value;
+};
+
+/* Numbers: NaN is JSON null. */
+struct ev {
+	struct sv subject_name, subject_sha256;
+	struct sv version, verdict, guarantee, not_guaranteed;
+	struct sv *reasons, *warnings;
+	size_t nreasons, nwarnings;
+	/* audit */
+	double id, exit_status;
+	struct sv time, store_id, prev, chain, record_digest, record_schema;
+	struct sv rec_time; /* the record's own "time" (record side only) */
+	/* artifact */
+	struct sv art_pinned, art_rebuilt;
+	int bit_identical, art_verified;
+	/* pins */
+	struct sv pins_digest, config_hash, config_trained, pins_text;
+	/* policy */
+	struct sv pol_digest, pol_source, pol_rule, pol_text;
+	double tol_delta, tol_flips, near_margin, min_near;
+	int near_bits;
+	/* snapshot, sample */
+	struct sv snap_digest;
+	int snap_verified;
+	struct sv sample_digest, scored_by, sample_policy;
+	int sample_verified;
+	double cases;
+	/* environment */
+	struct sv env_state, env_note, env_pinned_digest, env_pinned_record,
+		env_current_digest, env_current_record;
+	struct ev_field *diff;
+	size_t ndiff;
+	/* links */
+	struct ev_link code, config, snaplink;
+	struct sv abi_state, abi_note;
+	double abi_pinned, abi_artifact, abi_rebuilt, abi_current;
+	/* results */
+	double flips, max_delta, near_cases, weak_cases, disagreements, listed;
+	struct sv max_delta_case;
+	struct ev_flip *flipped;
+	size_t nflipped;
+	/* rebuild, tool, exporter */
+	double val_acc, val_loss;
+	struct sv tool_name, tool_version, tool_rev;
+	double tool_abi;
+	struct ev_lib *libs;
+	size_t nlibs;
+	struct sv exp_name, exp_version, exp_rev;
+	int inputs_included;
+	struct sv record;
+
+	/* Storage for texts computed rather than read. */
+	char b_subject_name[STORE_VERSION_NAME_MAX + 16];
+	char b_subject_hex[2 * RBA_DIGEST_LEN + 1];
+	char b_guarantee[EVIDENCE_TEXT_MAX], b_not[EVIDENCE_TEXT_MAX];
+	char b_pins_digest[RBA_DIGEST_TEXT_LEN + 1];
+	char b_record_digest[RBA_DIGEST_TEXT_LEN + 1];
+	char b_prev[RBA_DIGEST_TEXT_LEN + 1], b_chain[RBA_DIGEST_TEXT_LEN + 1];
+	char b_time[32], b_store_id[64];
+	/* Inputs built by export (owned). */
+	struct rba_json_value *inputs_owned;
+	size_t ninputs_owned;
+};
+
+static inline struct sv
+sv_c(const char *s)
+{
+	struct sv v = { s, s != NULL ? strlen(s) : 0 };
+	return v;
+}
+
+static inline int
+sv_eq(struct sv a, struct sv b)
+{
+	if (a.s == NULL || b.s == NULL)
+		return a.s == NULL && b.s == NULL;
+	return a.n == b.n && memcmp(a.s, b.s, a.n) == 0;
+}
+
+static inline int
+sv_is(struct sv a, const char *s)
+{
+	return a.s != NULL && sv_eq(a, sv_c(s));
+}
+
+/* A C string for messages: the view without NUL bytes, or "null". */
+static inline const char *
+sv_show(struct sv a)
+{
+	return a.s == NULL ? "null" : a.s;
+}
+
+/*
+ * Frees what e owns (its arrays and the inputs export built) and zeroes
+ * it.  The texts e views are the caller's: a parsed tree or a record.
+ */
+void evidence_ev_release(struct ev *e);
+
+/*
+ * Appends the statement of e, every key in its place, in the layout of
+ * rebuild-audit-evidence(5) (common/json.h's pretty layout, no newline
+ * at the end).  Errors stay in b (rba_buf_status).
+ */
+void evidence_ev_render(const struct ev *e, struct rba_buf *b);
+
+/*
+ * Fill e from a parsed audit record (rebuild-audit-report(5)) of history
+ * id, or from a parsed evidence statement (its predicate and subject).
+ * e views strings inside the tree: it is valid while the tree is.  Stop
+ * at the first missing or mistyped value: RBA_E_SCHEMA with d->reason
+ * naming it; RBA_E_NEWER (a record schema newer than this tool);
+ * RBA_E_NOMEM.  On error e may be partly filled: evidence_ev_release it.
+ */
+int evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id,
+			    struct ev *e, struct rba_detail *d);
+int evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
+			       struct rba_detail *d);
+
+/*
+ * Fills what export computes rather than copies: the subject, the pins
+ * digest, the policy's stated numbers, the guarantee, the record digest.
+ * The record and meta fields (id, time, ...) must be set.  0;
+ * RBA_E_SCHEMA (the policy text does not parse); RBA_E_NOMEM.
+ */
+int evidence_ev_complete(struct ev *e, struct rba_detail *d);
+
+/*
+ * The policy text of e, parsed into *out, which the caller frees
+ * (policy_free).  0; RBA_E_SCHEMA; RBA_E_NOMEM.
+ */
+int evidence_ev_policy(const struct ev *e, struct policy **out,
+		       struct rba_detail *d);
+
+/*
+ * The guarantee in words (g) and what it does not cover (ng), each of
+ * cap bytes, from the verdict, the counts and the policy declared before
+ * the audit.
+ */
+void evidence_guarantee_text(const struct ev *e, const struct policy *pol,
+			     char *g, char *ng, size_t cap);
+
+/*
+ * Clears d (NULL allowed) and records err with a formatted reason and no
+ * file, line or key.  Returns err.
+ */
+int evidence_fail(struct rba_detail *d, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,625 @@
+/*
+ * evidence_render.c - the model rendered: the canonical bytes of an
+ * evidence statement, what export computes rather than copies, and the
+ * statement of one history record of the store (evidence_render).
+ */
+#include "audit/evidence_priv.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/sample.h"
+#include "common/json.h"
+#include "common/rbatime.h"
+#include "policy/policy.h"
+#include "rebuild/envrec.h"
+
+#define EXPORTER_NAME RBA_TOOL_NAME
+
+/* ---- the model ---------------------------------------------------------- */
+
+void
+evidence_ev_release(struct ev *e)
+{
+	free(e->reasons);
+	free(e->warnings);
+	free(e->diff);
+	free(e->flipped);
+	free(e->libs);
+	for (size_t i = 0; i < e->ninputs_owned; i++)
+		rba_json_release(&e->inputs_owned[i]);
+	free(e->inputs_owned);
+	memset(e, 0, sizeof(*e));
+}
+
+/* ---- the canonical writer ------------------------------------------------ */
+
+/*
+ * The layout of rebuild-audit-evidence(5) is common/json.h's pretty
+ * layout; these add the model's string views and its repeated shapes.
+ */
+static void
+jw_sv(struct rba_json_pretty *w, const char *key, struct sv v)
+{
+	rba_json_pretty_strn(w, key, v.s, v.n);
+}
+
+static void
+jw_link(struct rba_json_pretty *w, const char *key, const struct ev_link *l)
+{
+	rba_json_pretty_open(w, key, '{');
+	jw_sv(w, "state", l->state);
+	jw_sv(w, "pinned", l->pinned);
+	jw_sv(w, "current", l->current);
+	jw_sv(w, "note", l->note);
+	rba_json_pretty_close(w, '}');
+}
+
+static void
+jw_strv(struct rba_json_pretty *w, const char *key, const struct sv *v, size_t n)
+{
+	rba_json_pretty_open(w, key, '[');
+	for (size_t i = 0; i < n; i++)
+		jw_sv(w, NULL, v[i]);
+	rba_json_pretty_close(w, ']');
+}
+
+/* The statement, every key in its place. */
+void
+evidence_ev_render(const struct ev *e, struct rba_buf *b)
+{
+	struct rba_json_pretty w;
+
+	rba_json_pretty_init(&w, b);
+	rba_json_pretty_open(&w, NULL, '{');
+	rba_json_pretty_str(&w, "_type", EVIDENCE_STATEMENT_TYPE);
+	rba_json_pretty_open(&w, "subject", '[');
+	rba_json_pretty_open(&w, NULL, '{');
+	jw_sv(&w, "name", e->subject_name);
+	rba_json_pretty_open(&w, "digest", '{');
+	jw_sv(&w, "sha256", e->subject_sha256);
+	rba_json_pretty_close(&w, '}');
+	rba_json_pretty_close(&w, '}');
+	rba_json_pretty_close(&w, ']');
+	rba_json_pretty_str(&w, "predicateType", EVIDENCE_PREDICATE_TYPE);
+	rba_json_pretty_open(&w, "predicate", '{');
+	jw_sv(&w, "version", e->version);
+	jw_sv(&w, "verdict", e->verdict);
+	jw_sv(&w, "guarantee", e->guarantee);
+	jw_sv(&w, "not_guaranteed", e->not_guaranteed);
+	jw_strv(&w, "reasons", e->reasons, e->nreasons);
+	jw_strv(&w, "warnings", e->warnings, e->nwarnings);
+
+	rba_json_pretty_open(&w, "audit", '{');
+	rba_json_pretty_num(&w, "id", e->id);
+	jw_sv(&w, "time", e->time);
+	jw_sv(&w, "store_id", e->store_id);
+	jw_sv(&w, "prev_digest", e->prev);
+	jw_sv(&w, "chain_digest", e->chain);
+	jw_sv(&w, "record_digest", e->record_digest);
+	jw_sv(&w, "record_schema", e->record_schema);
+	rba_json_pretty_num(&w, "exit_status", e->exit_status);
+	rba_json_pretty_close(&w, '}');
+
+	rba_json_pretty_open(&w, "artifact", '{');
+	jw_sv(&w, "pinned", e->art_pinned);
+	jw_sv(&w, "rebuilt", e->art_rebuilt);
+	rba_json_pretty_bool(&w, "bit_identical", e->bit_identical);
+	rba_json_pretty_bool(&w, "verified", e->art_verified);
+	rba_json_pretty_close(&w, '}');
+
+	rba_json_pretty_open(&w, "pins", '{');
+	jw_sv(&w, "digest", e->pins_digest);
+	jw_sv(&w, "config_hash", e->config_hash);
+	jw_sv(&w, "config_hash_trained", e->config_trained);
+	jw_sv(&w, "text", e->pins_text);
+	rba_json_pretty_close(&w, '}');
+
+	rba_json_pretty_open(&w, "policy", '{');
+	jw_sv(&w, "digest", e->pol_digest);
+	jw_sv(&w, "source", e->pol_source);
+	jw_sv(&w, "rule", e->pol_rule);
+	rba_json_pretty_open(&w, "tolerance", '{');
+	rba_json_pretty_num(&w, "max_score_delta", e->tol_delta);
+	rba_json_pretty_num(&w, "max_flips", e->tol_flips);
+	rba_json_pretty_close(&w, '}');
+	rba_json_pretty_open(&w, "near_threshold", '{');
+	rba_json_pretty_num(&w, "margin", e->near_margin);
+	rba_json_pretty_bool(&w, "require_bits", e->near_bits);
+	rba_json_pretty_close(&w, '}');
+	rba_json_pretty_num(&w, "min_near_cases", e->min_near);
+	jw_sv(&w, "text", e->pol_text);
+	rba_json_pretty_close(&w, '}');
+
+	rba_json_pretty_open(&w, "snapshot", '{');
+	jw_sv(&w, "digest", e->snap_digest);
+	rba_json_pretty_bool(&w, "verified", e->snap_verified);
+	rba_json_pretty_close(&w, '}');
+
+	rba_json_pretty_open(&w, "sample", '{');
+	jw_sv(&w, "digest", e->sample_digest);
+	rba_json_pretty_bool(&w, "verified", e->sample_verified);
+	rba_json_pretty_num(&w, "cases", e->cases);
+	jw_sv(&w, "scored_by", e->scored_by);
+	jw_sv(&w, "policy", e->sample_policy);
+	rba_json_pretty_close(&w, '}');
+
+	rba_json_pretty_open(&w, "environment", '{');
+	jw_sv(&w, "state", e->env_state);
+	jw_sv(&w, "note", e->env_note);
+	rba_json_pretty_open(&w, "pinned", '{');
+	jw_sv(&w, "digest", e->env_pinned_digest);
+	jw_sv(&w, "record", e->env_pinned_record);
+	rba_json_pretty_close(&w, '}');
+	rba_json_pretty_open(&w, "current", '{');
+	jw_sv(&w, "digest", e->env_current_digest);
+	jw_sv(&w, "record", e->env_current_record);
+	rba_json_pretty_close(&w, '}');
+	rba_json_pretty_open(&w, "diff", '[');
+	for (size_t i = 0; i < e->ndiff; i++) {
+		rba_json_pretty_open(&w, NULL, '{');
+		jw_sv(&w, "key", e->diff[i].key);
+		jw_sv(&w, "pinned", e->diff[i].pinned);
+		jw_sv(&w, "current", e->diff[i].current);
+		rba_json_pretty_close(&w, '}');
+	}
+	rba_json_pretty_close(&w, ']');
+	rba_json_pretty_close(&w, '}');
+
+	rba_json_pretty_open(&w, "links", '{');
+	jw_link(&w, "code_revision", &e->code);
+	rba_json_pretty_open(&w, "trainer_abi", '{');
+	jw_sv(&w, "state", e->abi_state);
+	rba_json_pretty_num(&w, "pinned", e->abi_pinned);
+	rba_json_pretty_num(&w, "artifact", e->abi_artifact);
+	rba_json_pretty_num(&w, "rebuilt", e->abi_rebuilt);
+	rba_json_pretty_num(&w, "current", e->abi_current);
+	jw_sv(&w, "note", e->abi_note);
+	rba_json_pretty_close(&w, '}');
+	jw_link(&w, "config", &e->config);
+	jw_link(&w, "snapshot", &e->snaplink);
+	rba_json_pretty_close(&w, '}');
+
+	rba_json_pretty_open(&w, "results", '{');
+	rba_json_pretty_num(&w, "flips", e->flips);
+	rba_json_pretty_num(&w, "max_score_delta", e->max_delta);
+	jw_sv(&w, "max_delta_case", e->max_delta_case);
+	rba_json_pretty_num(&w, "near_threshold_cases", e->near_cases);
+	rba_json_pretty_num(&w, "weak_band_cases", e->weak_cases);
+	rba_json_pretty_num(&w, "policy_disagreements", e->disagreements);
+	rba_json_pretty_num(&w, "flipped_cases_listed", e->listed);
+	rba_json_pretty_open(&w, "flipped_cases", '[');
+	for (size_t i = 0; i < e->nflipped; i++) {
+		const struct ev_flip *f = &e->flipped[i];
+		rba_json_pretty_open(&w, NULL, '{');
+		jw_sv(&w, "id", f->id);
+		rba_json_pretty_num(&w, "stored_score", f->stored_score);
+		rba_json_pretty_num(&w, "rebuilt_score", f->rebuilt_score);
+		jw_sv(&w, "stored_decision", f->stored_decision);
+		jw_sv(&w, "rebuilt_decision", f->rebuilt_decision);
+		rba_json_pretty_num(&w, "margin", f->margin);
+		rba_json_pretty_num(&w, "rebuilt_margin", f->rebuilt_margin);
+		rba_json_pretty_num(&w, "edge", f->edge);
+		if (f->inputs != NULL)
+			rba_json_pretty_value(&w, "inputs", f->inputs);
+		rba_json_pretty_close(&w, '}');
+	}
+	rba_json_pretty_close(&w, ']');
+	rba_json_pretty_close(&w, '}');
+
+	rba_json_pretty_open(&w, "rebuild", '{');
+	rba_json_pretty_num(&w, "validation_accuracy", e->val_acc);
+	rba_json_pretty_num(&w, "validation_loss", e->val_loss);
+	rba_json_pretty_close(&w, '}');
+
+	rba_json_pretty_open(&w, "tool", '{');
+	jw_sv(&w, "name", e->tool_name);
+	jw_sv(&w, "version", e->tool_version);
+	jw_sv(&w, "code_revision", e->tool_rev);
+	rba_json_pretty_num(&w, "trainer_abi", e->tool_abi);
+	rba_json_pretty_open(&w, "libraries", '{');
+	for (size_t i = 0; i < e->nlibs; i++) {
+		char key[128];
+		snprintf(key, sizeof(key), "%.*s", (int)e->libs[i].name.n,
+			 e->libs[i].name.s);
+		jw_sv(&w, key, e->libs[i].value);
+	}
+	rba_json_pretty_close(&w, '}');
+	rba_json_pretty_close(&w, '}');
+
+	rba_json_pretty_open(&w, "exported_by", '{');
+	jw_sv(&w, "name", e->exp_name);
+	jw_sv(&w, "version", e->exp_version);
+	jw_sv(&w, "code_revision", e->exp_rev);
+	rba_json_pretty_close(&w, '}');
+	rba_json_pretty_bool(&w, "inputs_included", e->inputs_included);
+	jw_sv(&w, "record", e->record);
+	rba_json_pretty_close(&w, '}');
+	rba_json_pretty_close(&w, '}');
+	rba_buf_put_u8(b, '\n');
+}
+
+/* ---- what export computes ------------------------------------------------ */
+
+/* An error with a formatted reason and no file, line or key. */
+int
+evidence_fail(struct rba_detail *d, int err, const char *fmt, ...)
+{
+	char msg[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	rba_detail_clear(d);
+	return rba_fail(d, err, NULL, 0, 0, "%s", msg);
+}
+
+/* The policy text of e, parsed; the caller frees *out. */
+int
+evidence_ev_policy(const struct ev *e, struct policy **out, struct rba_detail *d)
+{
+	int err = policy_parse(e->pol_text.s, e->pol_text.n, "policy", out, d);
+
+	if (err == RBA_E_NOMEM)
+		return err;
+	if (err)
+		return evidence_fail(d, RBA_E_SCHEMA, "the policy text does not parse: %s",
+			   d != NULL ? d->reason : rba_strerror(err));
+	return 0;
+}
+
+/*
+ * The guarantee in words and what it does not cover, from the verdict,
+ * the counts and the policy declared before the audit.
+ */
+void
+evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
+	       char *ng, size_t cap)
+{
+	char tol[32];
+	const char *v = sv_show(e->version), *pinned = sv_show(e->art_pinned);
+	unsigned long long cases = (unsigned long long)e->cases;
+	unsigned long long flips = (unsigned long long)e->flips;
+
+	rba_json_fmt_double(pol->max_score_delta, tol);
+	if (sv_is(e->verdict, "bit-identical")) {
+		snprintf(g, cap,
+			 "the rebuilt artifact is bit-identical to the pinned one: "
+			 "rebuilding version %s from its pins gives %s again, so it "
+			 "makes every score and decision the pinned artifact makes, "
+			 "for any input", v, pinned);
+		snprintf(ng, cap,
+			 "that the pins, the training data or the policy are right: "
+			 "the audit shows that they reproduce this artifact, not "
+			 "that the model is fit for its use");
+	} else if (sv_is(e->verdict, "metric-equivalent")) {
+		if (flips == 0)
+			snprintf(g, cap,
+				 "a rebuild of version %s from its pins reproduces every "
+				 "decision on the audit sample of %llu cases and every "
+				 "score within %s, though its artifact is not "
+				 "bit-identical to the pinned %s", v, cases, tol, pinned);
+		else
+			snprintf(g, cap,
+				 "a rebuild of version %s from its pins reproduces all but "
+				 "%llu of the decisions on the audit sample of %llu cases "
+				 "(the policy tolerates %llu) and every score within %s, "
+				 "though its artifact is not bit-identical to the pinned "
+				 "%s", v, flips, cases,
+				 (unsigned long long)pol->max_flips, tol, pinned);
+		snprintf(ng, cap,
+			 "bit-identical scores, and the same decisions or scores "
+			 "within %s for inputs outside the audit sample", tol);
+	} else if (e->art_rebuilt.s != NULL && sv_eq(e->art_rebuilt, e->art_pinned)) {
+		snprintf(g, cap,
+			 "none: a rebuild of version %s from its pins is "
+			 "bit-identical to the pinned artifact %s, but the scores "
+			 "and decisions stored in its audit sample are not "
+			 "reproduced within the policy's tolerance (the reasons "
+			 "say why)", v, pinned);
+		snprintf(ng, cap,
+			 "that the scores and decisions stored in the audit sample "
+			 "were made by the pinned artifact under this policy");
+	} else {
+		snprintf(g, cap,
+			 "none: a rebuild of version %s from its pins does not "
+			 "reproduce the pinned artifact %s within the policy's "
+			 "tolerance (the reasons say why)", v, pinned);
+		snprintf(ng, cap,
+			 "that the pinned artifact can be rebuilt from its pins, or "
+			 "that its scores and decisions can be reproduced");
+	}
+}
+
+/*
+ * Fills what export computes rather than copies: the subject, the pins
+ * digest, the policy's stated numbers, the guarantee, the record digest.
+ * The record and meta fields (id, time, ...) must be set.
+ */
+int
+evidence_ev_complete(struct ev *e, struct rba_detail *d)
+{
+	struct policy *pol = NULL;
+	struct rba_digest dg;
+	int err;
+
+	assert(e->record.s != NULL && e->time.s != NULL && e->version.s != NULL);
+	snprintf(e->b_subject_name, sizeof(e->b_subject_name), "%s.artifact",
+		 sv_show(e->version));
+	e->subject_name = sv_c(e->b_subject_name);
+	snprintf(e->b_subject_hex, sizeof(e->b_subject_hex), "%s",
+		 e->art_pinned.s != NULL && e->art_pinned.n == RBA_DIGEST_TEXT_LEN
+			 ? e->art_pinned.s + 7 : "");
+	e->subject_sha256 = sv_c(e->b_subject_hex);
+	rba_digest_bytes(e->pins_text.s, e->pins_text.n, &dg);
+	rba_digest_format(&dg, e->b_pins_digest);
+	e->pins_digest = sv_c(e->b_pins_digest);
+	rba_digest_bytes(e->record.s, e->record.n, &dg);
+	rba_digest_format(&dg, e->b_record_digest);
+	e->record_digest = sv_c(e->b_record_digest);
+	e->bit_identical = e->art_rebuilt.s != NULL &&
+			   sv_eq(e->art_rebuilt, e->art_pinned);
+	if ((err = evidence_ev_policy(e, &pol, d)) != 0)
+		return err;
+	e->pol_rule = sv_c(pol->argmax ? "argmax" : "bands");
+	e->tol_delta = pol->max_score_delta;
+	e->tol_flips = (double)pol->max_flips;
+	e->near_margin = pol->near_margin;
+	e->near_bits = pol->near_require_bits;
+	e->min_near = (double)pol->min_near_cases;
+	evidence_guarantee_text(e, pol, e->b_guarantee, e->b_not, sizeof(e->b_guarantee));
+	e->guarantee = sv_c(e->b_guarantee);
+	e->not_guaranteed = sv_c(e->b_not);
+	e->listed = (double)e->nflipped;
+	policy_free(pol);
+	return 0;
+}
+
+/* ---- rendering from the store --------------------------------------------- */
+
+struct newest {
+	uint64_t id;
+};
+
+/* Not a status code: what newest_cb stops the walk with. */
+#define NEWEST_FOUND 0x4e455754
+
+static int
+newest_cb(void *ctx, const struct store_history_entry *e)
+{
+	((struct newest *)ctx)->id = e->id;
+	return NEWEST_FOUND; /* the first is the newest: stop */
+}
+
+/* Inputs of the listed flipped cases, from the sample audited. */
+static int
+load_inputs(struct store_txn *txn, struct ev *e, struct rba_detail *d)
+{
+	struct store_sample_info info;
+	struct sample_layout l;
+	struct sample_chunk c;
+	struct rba_digest want;
+	int err;
+
+	memset(&info, 0, sizeof(info));
+	memset(&l, 0, sizeof(l));
+	sample_chunk_init(&c);
+	if (e->sample_digest.s == NULL ||
+	    rba_digest_parse(e->sample_digest.s, &want) != 0)
+		return evidence_fail(d, RBA_E_NOTFOUND, "audit %.0f of version '%s' scored no "
+			   "sample: there are no inputs to include", e->id,
+			   sv_show(e->version));
+	err = sample_layout_load(txn, e->version.s, &info, &l, d);
+	if (err == RBA_E_NOTFOUND) {
+		err = evidence_fail(d, RBA_E_NOTFOUND, "version '%s' no longer has the sample "
+			  "audit %.0f scored: its inputs cannot be included",
+			  sv_show(e->version), e->id);
+		goto out;
+	}
+	if (err)
+		goto out;
+	if (!rba_digest_equal(&info.digest, &want)) {
+		char now[RBA_DIGEST_TEXT_LEN + 1];
+		rba_digest_format(&info.digest, now);
+		err = evidence_fail(d, RBA_E_SCHEMA, "the sample of version '%s' changed since "
+			  "audit %.0f (%s then, %s now): its inputs cannot be "
+			  "included", sv_show(e->version), e->id,
+			  sv_show(e->sample_digest), now);
+		goto out;
+	}
+	e->inputs_owned = calloc(e->nflipped ? e->nflipped : 1,
+				 sizeof(*e->inputs_owned));
+	if (e->inputs_owned == NULL) {
+		err = RBA_E_NOMEM;
+		goto out;
+	}
+	e->ninputs_owned = e->nflipped;
+	for (size_t i = 0; i < e->nflipped; i++) {
+		struct rba_json_value *o = &e->inputs_owned[i];
+		uint8_t *raw = NULL;
+		uint32_t idx = 0;
+		char tmp[32];
+
+		err = sample_case_load(txn, e->version.s, &l, e->flipped[i].id.s, &raw,
+				       &c, &idx, d);
+		if (err)
+			goto out;
+		o->type = RBA_JSON_OBJECT;
+		o->items = calloc(l.ncols ? l.ncols : 1, sizeof(*o->items));
+		o->keys = calloc(l.ncols ? l.ncols : 1, sizeof(*o->keys));
+		if (o->items == NULL || o->keys == NULL) {
+			free(raw);
+			err = RBA_E_NOMEM;
+			goto out;
+		}
+		for (uint32_t k = 0; k < l.ncols; k++) {
+			const char *txt = sample_chunk_text(&c, k, idx, tmp);
+			o->keys[k] = strdup(l.names[k]);
+			o->items[k].type = RBA_JSON_STRING;
+			o->items[k].str = strdup(txt);
+			o->items[k].len = strlen(txt);
+			o->n = k + 1;
+			if (o->keys[k] == NULL || o->items[k].str == NULL) {
+				free(raw);
+				err = RBA_E_NOMEM;
+				goto out;
+			}
+		}
+		free(raw);
+		e->flipped[i].inputs = o;
+	}
+	e->inputs_included = 1;
+out:
+	sample_chunk_release(&c);
+	sample_layout_release(&l);
+	store_sample_info_release(&info);
+	return err;
+}
+
+int
+evidence_render(struct store *s, const char *version, uint64_t audit_id,
+		int include_inputs, struct rba_buf *out,
+		struct evidence_summary *sum, struct rba_detail *d)
+{
+	struct store_txn *txn = NULL;
+	struct store_history_entry ent;
+	struct rba_json_value rec;
+	struct ev e;
+	struct newest nw = { 0 };
+	struct rba_detail local;
+	char tv[32];
+	uint64_t bad_id = 0;
+	int err;
+
+	if (d == NULL)
+		d = &local;
+	memset(&ent, 0, sizeof(ent));
+	memset(&rec, 0, sizeof(rec));
+	memset(&e, 0, sizeof(e));
+	if (sum != NULL)
+		memset(sum, 0, sizeof(*sum));
+	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0)
+		return err;
+	if ((err = store_history_verify(txn, &bad_id, NULL, d)) != 0)
+		goto out;
+	if (audit_id == 0) {
+		err = store_history_list(txn, version, 1, newest_cb, &nw, d);
+		if (err != NEWEST_FOUND && err != 0)
+			goto out;
+		if (nw.id == 0) {
+			err = evidence_fail(d, RBA_E_NOTFOUND, "no audit of version '%s' in the "
+				  "history: run 'rebuild-audit audit %s' first",
+				  version, version);
+			goto out;
+		}
+		audit_id = nw.id;
+	}
+	err = store_history_get(txn, audit_id, &ent, d);
+	if (err == RBA_E_NOTFOUND) {
+		err = evidence_fail(d, err, "no audit record %llu in the history",
+			  (unsigned long long)audit_id);
+		goto out;
+	}
+	if (err)
+		goto out;
+	if (strcmp(ent.version, version) != 0) {
+		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu is of version '%s', "
+			  "not '%s'", (unsigned long long)audit_id, ent.version,
+			  version);
+		goto out;
+	}
+	err = rba_json_parse((const char *)ent.record, ent.len, &rec, d);
+	if (err == RBA_E_NOMEM)
+		goto out;
+	if (err) {
+		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu is not JSON: %s",
+			  (unsigned long long)audit_id, d->reason);
+		goto out;
+	}
+	/* A record that did not measure attests nothing: the audit says why. */
+	{
+		const char *v = rba_json_get_str(&rec, "verdict");
+		if (v != NULL && strcmp(v, "not-measured") == 0) {
+			const struct rba_json_value *rs = rba_json_get(&rec, "reasons");
+			const char *why = rs != NULL && rs->type == RBA_JSON_ARRAY &&
+						  rs->n > 0 &&
+						  rs->items[0].type == RBA_JSON_STRING
+					  ? rs->items[0].str
+					  : "no reason recorded";
+			err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu of version '%s' "
+				  "did not measure (not-measured: %s): there is no "
+				  "verdict to attest", (unsigned long long)audit_id,
+				  version, why);
+			goto out;
+		}
+	}
+	if ((err = evidence_ev_from_record(&rec, audit_id, &e, d)) != 0)
+		goto out;
+	if (!sv_is(e.version, ent.version)) {
+		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu names version '%s', "
+			  "its history entry '%s'", (unsigned long long)audit_id,
+			  sv_show(e.version), ent.version);
+		goto out;
+	}
+
+	e.id = (double)ent.id;
+	rba_time_utc(ent.time, e.b_time);
+	e.time = sv_c(e.b_time);
+	if (!sv_eq(e.rec_time, e.time)) {
+		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu has time %s, its "
+			  "history entry %s", (unsigned long long)audit_id,
+			  sv_show(e.rec_time), e.b_time);
+		goto out;
+	}
+	snprintf(e.b_store_id, sizeof(e.b_store_id), "%s", store_id_hex(s));
+	e.store_id = sv_c(e.b_store_id);
+	rba_digest_format(&ent.prev, e.b_prev);
+	e.prev = sv_c(e.b_prev);
+	rba_digest_format(&ent.digest, e.b_chain);
+	e.chain = sv_c(e.b_chain);
+	e.record.s = (const char *)ent.record;
+	e.record.n = ent.len;
+	e.exp_name = sv_c(EXPORTER_NAME);
+	e.exp_version = sv_c(RBA_TOOL_VERSION);
+	e.exp_rev = sv_c(envrec_code_revision());
+	if (include_inputs && e.nflipped > 0 && (err = load_inputs(txn, &e, d)) != 0)
+		goto out;
+	e.inputs_included = include_inputs != 0;
+	if ((err = evidence_ev_complete(&e, d)) != 0)
+		goto out;
+
+	evidence_ev_render(&e, out);
+	if ((err = rba_buf_status(out)) != 0)
+		goto out;
+	if (out->len > EVIDENCE_MAX_BYTES) {
+		err = evidence_fail(d, RBA_E_LIMIT, "the evidence of audit %llu would be %zu "
+			  "bytes, over %u", (unsigned long long)audit_id, out->len,
+			  EVIDENCE_MAX_BYTES);
+		goto out;
+	}
+	if (sum != NULL) {
+		sum->is_evidence = 1;
+		snprintf(sum->version, sizeof(sum->version), "%s", ent.version);
+		snprintf(sum->verdict, sizeof(sum->verdict), "%s", sv_show(e.verdict));
+		sum->audit_id = ent.id;
+		sum->time = ent.time;
+		rba_time_utc(ent.time, tv);
+		snprintf(sum->time_text, sizeof(sum->time_text), "%s", tv);
+		rba_digest_parse(e.art_pinned.s, &sum->artifact);
+		sum->cases = (uint64_t)e.cases;
+		sum->flips = (uint64_t)e.flips;
+		sum->inputs_included = e.inputs_included;
+		snprintf(sum->guarantee, sizeof(sum->guarantee), "%s", e.b_guarantee);
+	}
+out:
+	evidence_ev_release(&e);
+	rba_json_release(&rec);
+	store_history_entry_release(&ent);
+	store_txn_abort(txn);
+	return err;
+}
+

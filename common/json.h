@@ -1,0 +1,199 @@
+/*
+ * json.h - the one JSON writer and reader of rebuild-audit: audit and
+ * dispute reports, history records, run records, evidence files, and the
+ * records this tool reads back (the history listing, dispute, verify).
+ *
+ * Writing
+ *   Into a struct rba_buf (buf.h), whose sticky error the caller checks
+ *   once at the end with rba_buf_status(); the writers themselves cannot
+ *   fail.  Two layouts:
+ *   - compact, the rba_json_put_* and rba_json_kv_* functions: the caller
+ *     writes the braces and brackets, members are separated by ", " and a
+ *     key is followed by ": ";
+ *   - pretty, struct rba_json_pretty: two-space indentation, one member
+ *     per line, ": " after a key, "," at the end of a line, empty
+ *     containers as {} and [] (the layout of rebuild-audit-evidence(5),
+ *     whose files are signed: it never changes).
+ *   Strings are escaped as RFC 8259 requires and no more: '"' and '\\'
+ *   get a backslash, LF, CR and TAB become \n, \r and \t, every other
+ *   byte below 0x20 becomes \u00XX (lower-case hex).  Every other byte,
+ *   DEL and bytes 0x80..0xFF included, is copied as it is: the writer does
+ *   not validate UTF-8, so invalid UTF-8 in gives invalid UTF-8 out.
+ *   Callers hand in valid UTF-8 (utf8.h checks it) and, except through
+ *   rba_json_put_strn, no NUL.
+ *   Numbers are written as rba_json_fmt_double gives them; a NaN or an
+ *   infinity is written as null.
+ *
+ * Reading
+ *   rba_json_parse: one RFC 8259 value, nesting up to RBA_JSON_MAX_DEPTH,
+ *   text up to RBA_JSON_MAX_TEXT bytes; \u escapes (with surrogate pairs)
+ *   become UTF-8, a lone surrogate is an error.  The reader does not
+ *   validate the UTF-8 of the text itself: callers that need it call
+ *   rba_utf8_valid() first.  Duplicate object keys are kept in order;
+ *   rba_json_get returns the first.
+ *
+ * Lifetimes
+ *   Every pointer the reader hands out (a value's str, keys, items, and
+ *   what rba_json_get, rba_json_get_str return) points into the tree of
+ *   the root passed to rba_json_parse, and stays valid until that root
+ *   is given to rba_json_release.  No function here keeps a pointer to a
+ *   caller's text or buffer after it returns.
+ */
+#ifndef RBA_JSON_H
+#define RBA_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/buf.h"
+#include "common/digest.h"
+#include "common/rba.h"
+
+#define RBA_JSON_MAX_DEPTH 32
+#define RBA_JSON_MAX_TEXT (64u << 20)
+/* Room for any text rba_json_fmt_double writes, NUL included. */
+#define RBA_JSON_NUM_MAX 32
+
+/*
+ * The shortest decimal text that reads back (strtod) as v, as printf's
+ * %.15g, %.16g or %.17g gives it (the first of them that round-trips);
+ * integral values below 2^53 in magnitude as plain integers ("1049", not
+ * "1049.0" or "1.049e+03"); -0 as "-0".  Writes a NUL-terminated text
+ * into out and returns its length.  For NaN and infinities: "nan",
+ * "inf", "-inf" (not JSON: rba_json_put_num writes null for them).
+ * printf and strtod use the locale's decimal point: the tool never
+ * calls setlocale(LC_NUMERIC), so it is '.'.
+ */
+size_t rba_json_fmt_double(double v, char out[RBA_JSON_NUM_MAX]);
+
+/* Appends s (NUL-terminated, not NULL) quoted and escaped. */
+void rba_json_put_str(struct rba_buf *b, const char *s);
+/* Appends the n bytes at s quoted and escaped; a NUL becomes \u0000. */
+void rba_json_put_strn(struct rba_buf *b, const char *s, size_t n);
+/* Appends v as rba_json_fmt_double gives it, or null when not finite. */
+void rba_json_put_num(struct rba_buf *b, double v);
+/* Appends "key": (the key quoted and escaped, a colon and a space). */
+void rba_json_put_key(struct rba_buf *b, const char *key);
+
+/*
+ * Compact "key": value members.  comma: nonzero when another member
+ * follows in the same object, and then ", " is appended after the value;
+ * zero for the last member, and then nothing is (the caller closes the
+ * object).  The values: a string (NULL: null); a number (not finite:
+ * null); an unsigned integer in decimal; true or false (v nonzero or
+ * zero); a digest in its "sha256:<hex>" text (null unless has); a list of
+ * n numbers (v NULL: null; n 0: []).  key is NUL-terminated, not NULL.
+ */
+void rba_json_kv_str(struct rba_buf *b, const char *key, const char *v,
+		     int comma);
+void rba_json_kv_num(struct rba_buf *b, const char *key, double v,
+		     int comma);
+void rba_json_kv_u64(struct rba_buf *b, const char *key, uint64_t v,
+		     int comma);
+void rba_json_kv_bool(struct rba_buf *b, const char *key, int v, int comma);
+void rba_json_kv_digest(struct rba_buf *b, const char *key,
+			const struct rba_digest *dg, int has, int comma);
+void rba_json_kv_nums(struct rba_buf *b, const char *key, const double *v,
+		      uint32_t n, int comma);
+
+/*
+ * The same string and number texts on a stdio stream, for reports that
+ * stream to stdout.  Errors stay in the stream (ferror); the caller
+ * checks it before it closes.  s is NUL-terminated, not NULL.
+ */
+void rba_json_fput_str(FILE *f, const char *s);
+void rba_json_fput_num(FILE *f, double v);
+
+enum rba_json_type {
+	RBA_JSON_NULL = 0,
+	RBA_JSON_FALSE,
+	RBA_JSON_TRUE,
+	RBA_JSON_NUMBER,
+	RBA_JSON_STRING,
+	RBA_JSON_ARRAY,
+	RBA_JSON_OBJECT,
+};
+
+/*
+ * A parsed value, owned by its root (rba_json_release).  Strings are
+ * NUL-terminated (len does not count the NUL; a string holding a NUL
+ * keeps it inside len).  Arrays have n items; objects n items with
+ * keys[i] (NUL-terminated) naming items[i].  keys is NULL for arrays.
+ * A tree built by hand (not by rba_json_parse) may be released by
+ * rba_json_release when every pointer in it came from malloc.
+ */
+struct rba_json_value {
+	enum rba_json_type type;
+	double num;
+	char *str;
+	size_t len;
+	size_t n;
+	struct rba_json_value *items;
+	char **keys;
+};
+
+/*
+ * Parses the n bytes at text (one value with optional white space around
+ * it; text need not be NUL-terminated and is not kept) into *out.
+ * Returns 0; RBA_E_SYNTAX (d->col the byte offset + 1 and a reason);
+ * RBA_E_LIMIT (text over RBA_JSON_MAX_TEXT, nesting over
+ * RBA_JSON_MAX_DEPTH, a number over 63 characters); RBA_E_NOMEM.  On
+ * error *out is released (all zero).  d may be NULL.
+ */
+int rba_json_parse(const char *text, size_t n, struct rba_json_value *out,
+		   struct rba_detail *d);
+/* Frees everything v owns and zeroes *v; NULL allowed, twice allowed. */
+void rba_json_release(struct rba_json_value *v);
+
+/*
+ * The first member key of object v, or NULL (also when v is NULL or not
+ * an object).  Borrowed from v's root (see Lifetimes).
+ */
+const struct rba_json_value *rba_json_get(const struct rba_json_value *v,
+					  const char *key);
+/* The member's string, or NULL when absent or not a string.  Borrowed. */
+const char *rba_json_get_str(const struct rba_json_value *v, const char *key);
+/* The member's number, or def when absent or not a number. */
+double rba_json_get_num(const struct rba_json_value *v, const char *key,
+			double def);
+
+/*
+ * The pretty writer.  Initialize with rba_json_pretty_init, then write
+ * values; every value but the outermost is a member (key not NULL) of an
+ * open object or an item (key NULL) of an open array.  Containers close
+ * in the reverse order they opened, with the matching character; at most
+ * RBA_JSON_PRETTY_DEPTH are open at once (a parsed value, at most
+ * RBA_JSON_MAX_DEPTH deep, fits under RBA_JSON_PRETTY_DEPTH -
+ * RBA_JSON_MAX_DEPTH - 1 levels of the caller's).  These are asserted.
+ * No trailing newline is written.  w borrows b until the last call.
+ */
+#define RBA_JSON_PRETTY_DEPTH 64
+
+struct rba_json_pretty {
+	struct rba_buf *b;
+	int depth;
+	unsigned char first[RBA_JSON_PRETTY_DEPTH + 1];
+};
+
+void rba_json_pretty_init(struct rba_json_pretty *w, struct rba_buf *b);
+/* Opens an object (c '{') or an array (c '['). */
+void rba_json_pretty_open(struct rba_json_pretty *w, const char *key, char c);
+/* Closes the innermost container with c ('}' or ']'). */
+void rba_json_pretty_close(struct rba_json_pretty *w, char c);
+/* n bytes of s as a string; s NULL: null. */
+void rba_json_pretty_strn(struct rba_json_pretty *w, const char *key,
+			  const char *s, size_t n);
+/* A NUL-terminated string; s NULL: null. */
+void rba_json_pretty_str(struct rba_json_pretty *w, const char *key,
+			 const char *s);
+/* A number (not finite: null). */
+void rba_json_pretty_num(struct rba_json_pretty *w, const char *key,
+			 double v);
+/* true (v nonzero) or false. */
+void rba_json_pretty_bool(struct rba_json_pretty *w, const char *key, int v);
+/* Any parsed value, containers in the same layout. */
+void rba_json_pretty_value(struct rba_json_pretty *w, const char *key,
+			   const struct rba_json_value *v);
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * runrec.h - the run record of a training run (`train --record FILE`):
+ * what was trained from what, where, and how it went, as JSON.
+ *
+ * The text, schema "rebuild-audit/run/v1", with this layout exactly (the
+ * keys always present and in this order; <d> a digest text
+ * "sha256:<64 hex>", numbers as common/json.h writes them: the shortest
+ * text that reads back as the same double, null when not finite):
+ *
+ *   {
+ *     "schema": "rebuild-audit/run/v1",
+ *     "version": <pins version>,
+ *     "config_hash": <d>,
+ *     "snapshot": <d>,
+ *     "environment": <environment record digest text, as given>,
+ *     "code_revision": <envrec_code_revision()>,
+ *     "trainer_abi": <ABI that trained>,
+ *     "seed": <pins train.seed>,
+ *     "mode": "strict" | "fast",
+ *     "threads": <pins determinism.threads>,
+ *     "artifact": <d>,
+ *     "examples": {"train": N, "validation": N, "features": N, "classes": N},
+ *     "curves": [
+ *       {"epoch": 1, "train_loss": x, "val_loss": x, "val_acc": x, "val_auc": x},
+ *       ...
+ *     ],
+ *     "final": {"train_loss": x, "val_loss": x, "val_acc": x, "val_auc": x},
+ *     "examples_per_second": x,
+ *     "train_seconds": x,
+ *     "wall_seconds": x
+ *   }
+ *
+ * followed by one newline.  ("curves": [] has its closing bracket on the
+ * next line after "[", as above with no entries.)  The record holds
+ * timings, so two runs give different records: it is for people and
+ * dashboards, not for digests.
+ */
+#ifndef RBA_RUNREC_H
+#define RBA_RUNREC_H
+
+#include "common/buf.h"
+#include "common/rba.h"
+#include "policy/policy.h"
+#include "rebuild/rebuild.h"
+
+/*
+ * Appends the run record of res, trained from pins p, to out.  env_hex
+ * is the environment record's digest text (envrec_digest, formatted),
+ * wall_seconds the run's wall time.  All pointers are borrowed for the
+ * call.  Errors stay in out (rba_buf_status).
+ */
+void rebuild_runrec_render(const struct pins *p,
+			   const struct rebuild_result *res,
+			   const char *env_hex, double wall_seconds,
+			   struct rba_buf *out);
+
+/*
+ * Renders the record and writes it to path atomically, mode 0644 (less
+ * the umask): a kill leaves the old file or none (common/fileio.h).
+ * 0, RBA_E_NOMEM or an errno (path untouched on error).
+ */
+int rebuild_runrec_write(const char *path, const struct pins *p,
+			 const struct rebuild_result *res, const char *env_hex,
+			 double wall_seconds);
+
+#endif
