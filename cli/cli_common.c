@@ -112,27 +112,6 @@ cli_wants_help(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-void
-cli_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
-}
-
 int
 cli_store_open(struct cli_ctx *ctx, int read_only)
 {
@@ -163,16 +142,6 @@ cli_txn_begin(struct cli_ctx *ctx, int write, uint64_t size_hint,
 	if (err)
 		return cli_fail(what, subject, err, &d);
 	return 0;
-}
-
-void
-cli_fmt_time(int64_t t, char out[32])
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	gmtime_r(&tt, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 int

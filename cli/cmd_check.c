@@ -22,10 +22,10 @@ print_report(struct cli_ctx *ctx, const char *path, const char *kind,
 	rba_digest_format(hash, hex);
 	if (ctx->json) {
 		fputs("{\"file\": ", stdout);
-		cli_json_str(stdout, path);
+		rba_json_fput_str(stdout, path);
 		printf(", \"kind\": \"%s\", \"%s\": \"%s\", \"canonical\": ", kind,
 		       hash_key, hex);
-		cli_json_str(stdout, canonical);
+		rba_json_fput_str(stdout, canonical);
 		fputs("}\n", stdout);
 		return;
 	}

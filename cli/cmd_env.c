@@ -77,12 +77,12 @@ cmd_env(struct cli_ctx *ctx, int argc, char **argv)
 	printf("{\"digest\": \"%s\", \"record\": {", hex);
 	for (size_t i = 0; i < rec.n; i++) {
 		fputs(i ? ", " : "", stdout);
-		cli_json_str(stdout, rec.f[i].key);
+		rba_json_fput_str(stdout, rec.f[i].key);
 		fputs(": ", stdout);
-		cli_json_str(stdout, rec.f[i].value);
+		rba_json_fput_str(stdout, rec.f[i].value);
 	}
 	fputs("}, \"text\": ", stdout);
-	cli_json_str(stdout, rba_buf_cstr(&b));
+	rba_json_fput_str(stdout, rba_buf_cstr(&b));
 	fputs("}\n", stdout);
 	envrec_release(&rec);
 	rba_buf_release(&b);

@@ -132,17 +132,17 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 
 		snprintf(sigpath, sizeof(sigpath), "%s%s", out, EVIDENCE_SIG_SUFFIX);
 		fputs("{\"file\": ", stdout);
-		cli_json_str(stdout, out);
+		rba_json_fput_str(stdout, out);
 		fputs(", \"signature\": ", stdout);
-		cli_json_str(stdout, sigpath);
+		rba_json_fput_str(stdout, sigpath);
 		printf(", \"digest\": \"%s\", \"size\": %zu, \"version\": ", hex,
 		       res->size);
-		cli_json_str(stdout, res->sum.version);
+		rba_json_fput_str(stdout, res->sum.version);
 		printf(", \"audit_id\": %llu, \"time\": \"%s\", \"verdict\": \"%s\", "
 		       "\"inputs_included\": %s, \"trusted_comment\": ",
 		       (unsigned long long)res->sum.audit_id, res->sum.time_text,
 		       res->sum.verdict, res->sum.inputs_included ? "true" : "false");
-		cli_json_str(stdout, res->trusted_comment);
+		rba_json_fput_str(stdout, res->trusted_comment);
 		fputs("}\n", stdout);
 	} else if (!ctx->quiet) {
 		printf("evidence: %s (%zu bytes, %s)\n", out, res->size, hex);

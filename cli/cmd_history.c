@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/json.h"
+#include "common/json.h"
 #include "cli/commands.h"
 #include "store/store.h"
 
@@ -21,37 +21,37 @@ static int
 hist_one(void *vctx, const struct store_history_entry *e)
 {
 	struct hist *h = vctx;
-	struct json_value root;
+	struct rba_json_value root;
 	char when[32], prev[RBA_DIGEST_TEXT_LEN + 1], dg[RBA_DIGEST_TEXT_LEN + 1];
-	int parsed = json_parse((const char *)e->record, e->len, &root, NULL) == 0;
+	int parsed = rba_json_parse((const char *)e->record, e->len, &root, NULL) == 0;
 
-	cli_fmt_time(e->time, when);
+	rba_time_utc(e->time, when);
 	if (h->ctx->json) {
 		rba_digest_format(&e->prev, prev);
 		rba_digest_format(&e->digest, dg);
 		printf("%s{\"id\": %llu, \"time\": \"%s\", \"version\": ",
 		       h->n ? ",\n " : "", (unsigned long long)e->id, when);
-		cli_json_str(stdout, e->version);
+		rba_json_fput_str(stdout, e->version);
 		printf(", \"prev\": \"%s\", \"digest\": \"%s\", \"record\": ", prev, dg);
 		if (parsed) {
 			fwrite(e->record, 1, e->len, stdout);
 		} else {
 			/* Not this tool's JSON: shown as text, never as JSON. */
 			char *t = strndup((const char *)e->record, e->len);
-			cli_json_str(stdout, t ? t : "");
+			rba_json_fput_str(stdout, t ? t : "");
 			free(t);
 		}
 		fputc('}', stdout);
 	} else {
-		const struct json_value *s = parsed ? json_get(&root, "sample") : NULL;
-		const char *v = parsed ? json_get_str(&root, "verdict") : NULL;
+		const struct rba_json_value *s = parsed ? rba_json_get(&root, "sample") : NULL;
+		const char *v = parsed ? rba_json_get_str(&root, "verdict") : NULL;
 		char n1[32];
 		if (h->n == 0)
 			printf("%-6s %-20s  %-24s %-18s %8s %8s  %s\n", "ID", "TIME",
 			       "VERSION", "VERDICT", "CASES", "FLIPS", "MAX DELTA");
-		double cases = json_get_num(s, "cases", NAN);
-		double flips = json_get_num(s, "flips", NAN);
-		double delta = json_get_num(s, "max_score_delta", NAN);
+		double cases = rba_json_get_num(s, "cases", NAN);
+		double flips = rba_json_get_num(s, "flips", NAN);
+		double delta = rba_json_get_num(s, "max_score_delta", NAN);
 		int measured = v != NULL && strcmp(v, "not-measured") != 0;
 		char c1[32] = "-", c2[32] = "-";
 		if (measured && isfinite(cases))
@@ -63,7 +63,7 @@ hist_one(void *vctx, const struct store_history_entry *e)
 		       measured && isfinite(delta) ? cli_fmt_g6(delta, n1) : "-");
 	}
 	if (parsed)
-		json_release(&root);
+		rba_json_release(&root);
 	h->n++;
 	return 0;
 }
@@ -109,7 +109,7 @@ cmd_history(struct cli_ctx *ctx, int argc, char **argv)
 				printf("{\"intact\": false, \"records\": %llu, "
 				       "\"first_bad\": %llu, \"reason\": ",
 				       (unsigned long long)count, (unsigned long long)bad);
-				cli_json_str(stdout, d.reason);
+				rba_json_fput_str(stdout, d.reason);
 				fputs("}\n", stdout);
 			} else {
 				printf("history broken at record %llu: %s\n",

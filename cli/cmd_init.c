@@ -21,7 +21,7 @@ cmd_init(struct cli_ctx *ctx, int argc, char **argv)
 		return err;
 	if (ctx->json) {
 		fputs("{\"store\": ", stdout);
-		cli_json_str(stdout, ctx->store_path);
+		rba_json_fput_str(stdout, ctx->store_path);
 		printf(", \"id\": \"%s\", \"schema\": %d}\n",
 		       store_id_hex(ctx->store), STORE_SCHEMA);
 	} else if (!ctx->quiet) {

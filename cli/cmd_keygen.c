@@ -56,10 +56,10 @@ cmd_keygen(struct cli_ctx *ctx, int argc, char **argv)
 
 		snprintf(path, sizeof(path), "%s.pub", prefix);
 		fputs("{\"public_key\": ", stdout);
-		cli_json_str(stdout, path);
+		rba_json_fput_str(stdout, path);
 		snprintf(path, sizeof(path), "%s.key", prefix);
 		fputs(", \"secret_key\": ", stdout);
-		cli_json_str(stdout, path);
+		rba_json_fput_str(stdout, path);
 		printf(", \"key_id\": \"%s\", \"passphrase_protected\": %s}\n", id,
 		       passfile != NULL ? "true" : "false");
 	} else if (!ctx->quiet) {

@@ -69,7 +69,7 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 	rba_digest_format(&res.config, cfg);
 	if (ctx->json) {
 		fputs("{\"version\": ", stdout);
-		cli_json_str(stdout, pins->version);
+		rba_json_fput_str(stdout, pins->version);
 		printf(", \"artifact\": \"%s\", \"config\": \"%s\", \"trained\": %s",
 		       hex, cfg, res.trained ? "true" : "false");
 		if (res.trained)
@@ -80,7 +80,7 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 			       res.rebuild.report.final.val_auc, res.rebuild.ntrain,
 			       res.rebuild.nval);
 		fputs(", \"pins\": ", stdout);
-		cli_json_str(stdout, res.pins_text);
+		rba_json_fput_str(stdout, res.pins_text);
 		fputs("}\n", stdout);
 	} else {
 		fputs(res.pins_text, stdout);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/json.h"
+#include "common/json.h"
 #include "audit/sample.h"
 #include "cli/commands.h"
 #include "common/buf.h"
@@ -18,7 +18,7 @@
 static const char *
 num(double v, char out[32])
 {
-	json_fmt_double(v, out);
+	rba_json_fmt_double(v, out);
 	return out;
 }
 
@@ -92,7 +92,7 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	rba_digest_format(&res.policy_digest, p);
 	if (ctx->json) {
 		printf("{\"version\": ");
-		cli_json_str(stdout, rq.version);
+		rba_json_fput_str(stdout, rq.version);
 		printf(", \"cases\": %llu, \"chunks\": %u, \"size\": %llu, "
 		       "\"stored_size\": %llu, \"digest\": \"%s\", \"scored_by\": \"%s\", "
 		       "\"artifact\": \"%s\", \"policy\": \"%s\", \"policy_source\": \"%s\", "
@@ -104,7 +104,7 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		for (uint32_t i = 0; i < res.ndecisions; i++) {
 			if (i)
 				fputs(", ", stdout);
-			cli_json_str(stdout, res.decisions[i]);
+			rba_json_fput_str(stdout, res.decisions[i]);
 			printf(": %llu", (unsigned long long)res.decision_counts[i]);
 		}
 		fputs("}}\n", stdout);
@@ -173,17 +173,17 @@ show_summary(struct cli_ctx *ctx, const char *version,
 	char hex[RBA_DIGEST_TEXT_LEN + 1], when[32], sz[32], st[32];
 
 	rba_digest_format(&info->digest, hex);
-	cli_fmt_time(info->added, when);
+	rba_time_utc(info->added, when);
 	if (ctx->json) {
 		printf("{\"version\": ");
-		cli_json_str(stdout, version);
+		rba_json_fput_str(stdout, version);
 		printf(", \"cases\": %llu, \"chunks\": %u, \"size\": %llu, "
 		       "\"stored_size\": %llu, \"digest\": \"%s\", \"added\": \"%s\", "
 		       "\"source\": ",
 		       (unsigned long long)info->cases, info->chunks,
 		       (unsigned long long)info->size,
 		       (unsigned long long)info->stored_size, hex, when);
-		cli_json_str(stdout, l->source);
+		rba_json_fput_str(stdout, l->source);
 		printf(", \"scored_by\": \"%s\", \"artifact\": ",
 		       l->scored_by == SAMPLE_SCORED_COLUMN ? "column" : "model");
 		rba_digest_format(&l->artifact, hex);
@@ -196,26 +196,26 @@ show_summary(struct cli_ctx *ctx, const char *version,
 		}
 		fputs(", \"id_column\": ", stdout);
 		if (l->id_column)
-			cli_json_str(stdout, l->id_column);
+			rba_json_fput_str(stdout, l->id_column);
 		else
 			fputs("null", stdout);
 		fputs(", \"columns\": [", stdout);
 		for (uint32_t i = 0; i < l->ncols; i++) {
 			if (i)
 				fputs(", ", stdout);
-			cli_json_str(stdout, l->names[i]);
+			rba_json_fput_str(stdout, l->names[i]);
 		}
 		fputs("], \"classes\": [", stdout);
 		for (uint32_t i = 0; i < l->nclasses; i++) {
 			if (i)
 				fputs(", ", stdout);
-			cli_json_str(stdout, l->classes[i]);
+			rba_json_fput_str(stdout, l->classes[i]);
 		}
 		fputs("], \"decisions\": {", stdout);
 		for (size_t i = 0; i < k->n; i++) {
 			if (i)
 				fputs(", ", stdout);
-			cli_json_str(stdout, k->names[i]);
+			rba_json_fput_str(stdout, k->names[i]);
 			printf(": %llu", (unsigned long long)k->v[i]);
 		}
 		fputs("}}\n", stdout);
@@ -267,21 +267,21 @@ show_case(struct cli_ctx *ctx, const char *version,
 
 	if (ctx->json) {
 		printf("{\"version\": ");
-		cli_json_str(stdout, version);
+		rba_json_fput_str(stdout, version);
 		fputs(", \"case\": ", stdout);
-		cli_json_str(stdout, c->ids[i]);
+		rba_json_fput_str(stdout, c->ids[i]);
 		fputs(", \"scores\": [", stdout);
 		for (uint32_t k = 0; k < c->nscores; k++)
 			printf("%s%s", k ? ", " : "", num(sv[k], n1));
 		fputs("], \"decision\": ", stdout);
-		cli_json_str(stdout, c->decisions[c->decision_codes[i]]);
+		rba_json_fput_str(stdout, c->decisions[c->decision_codes[i]]);
 		fputs(", \"inputs\": {", stdout);
 		for (uint32_t k = 0; k < l->ncols; k++) {
 			if (k)
 				fputs(", ", stdout);
-			cli_json_str(stdout, l->names[k]);
+			rba_json_fput_str(stdout, l->names[k]);
 			fputs(": ", stdout);
-			cli_json_str(stdout, sample_chunk_text(c, k, i, tmp));
+			rba_json_fput_str(stdout, sample_chunk_text(c, k, i, tmp));
 		}
 		fputs("}}\n", stdout);
 		return;
@@ -372,9 +372,9 @@ sample_export_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		return 0;
 	if (ctx->json) {
 		fputs("{\"version\": ", stdout);
-		cli_json_str(stdout, argv[1]);
+		rba_json_fput_str(stdout, argv[1]);
 		printf(", \"cases\": %llu, \"out\": ", (unsigned long long)cases);
-		cli_json_str(stdout, argv[2]);
+		rba_json_fput_str(stdout, argv[2]);
 		fputs("}\n", stdout);
 	} else if (!ctx->quiet) {
 		fprintf(stderr, "rebuild-audit: exported %llu cases of '%s' to '%s'\n",

@@ -32,20 +32,20 @@ print_score_row(struct cli_ctx *ctx, const struct artifact *a,
 	}
 	if (ctx->json) {
 		fputs(first ? "\n    {\"id\": " : ",\n    {\"id\": ", stdout);
-		cli_json_str(stdout, id);
+		rba_json_fput_str(stdout, id);
 		if (s->positive != ENCODE_NO_POSITIVE)
 			printf(", \"score\": %.9g", (double)probs[s->positive]);
 		fputs(", \"probabilities\": {", stdout);
 		for (uint32_t c = 0; c < s->nclasses; c++) {
 			fputs(c ? ", " : "", stdout);
-			cli_json_str(stdout, s->classes[c]);
+			rba_json_fput_str(stdout, s->classes[c]);
 			printf(": %.9g", (double)probs[c]);
 		}
 		fputc('}', stdout);
 		if (pol != NULL) {
 			fputs(", \"decision\": ", stdout);
 			if (decision)
-				cli_json_str(stdout, decision);
+				rba_json_fput_str(stdout, decision);
 			else
 				fputs("null", stdout);
 		}

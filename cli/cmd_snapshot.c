@@ -91,9 +91,9 @@ print_info_json(const struct snapshot_info *s, int columns)
 	char hex[RBA_DIGEST_TEXT_LEN + 1], when[32];
 
 	rba_digest_format(&s->blob.digest, hex);
-	cli_fmt_time(s->blob.added, when);
+	rba_time_utc(s->blob.added, when);
 	printf("{\"digest\": \"%s\", \"name\": ", hex);
-	cli_json_str(stdout, s->blob.name);
+	rba_json_fput_str(stdout, s->blob.name);
 	printf(", \"rows\": %llu, \"columns\": %zu, \"size\": %llu, "
 	       "\"stored_size\": %llu, \"added\": \"%s\"",
 	       (unsigned long long)s->rows, s->ncols,
@@ -103,7 +103,7 @@ print_info_json(const struct snapshot_info *s, int columns)
 		fputs(", \"header\": [", stdout);
 		for (size_t i = 0; i < s->ncols; i++) {
 			printf("%s{\"name\": ", i ? ", " : "");
-			cli_json_str(stdout, s->names[i]);
+			rba_json_fput_str(stdout, s->names[i]);
 			printf(", \"type\": \"%s\"}",
 			       s->types[i] == CSV_NUMERIC ? "numeric" : "text");
 		}
@@ -128,7 +128,7 @@ list_one(void *vctx, const struct snapshot_info *s)
 		print_info_json(s, 0);
 	} else {
 		rba_digest_format(&s->blob.digest, hex);
-		cli_fmt_time(s->blob.added, when);
+		rba_time_utc(s->blob.added, when);
 		cli_fmt_size_short(s->blob.size, size);
 		cli_fmt_size_short(s->blob.stored_size, stored);
 		if (!ls->ctx->verbose)
@@ -212,7 +212,7 @@ snap_show(struct cli_ctx *ctx, int argc, char **argv)
 		fputc('\n', stdout);
 	} else {
 		rba_digest_format(&s.blob.digest, hex);
-		cli_fmt_time(s.blob.added, when);
+		rba_time_utc(s.blob.added, when);
 		printf("snapshot %s\nname     %s\nrows     %llu\ncolumns  %zu\n"
 		       "size     %llu bytes\nstored   %llu bytes (zstd, %u chunk%s)\n"
 		       "added    %s\n\nheader:\n",
@@ -337,7 +337,7 @@ snap_synth(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_fail("cannot write", out, err, NULL);
 	if (ctx->json) {
 		fputs("{\"file\": ", stdout);
-		cli_json_str(stdout, out);
+		rba_json_fput_str(stdout, out);
 		printf(", \"snapshot\": \"%s\", \"rows\": %llu}\n", hex,
 		       (unsigned long long)sp.rows);
 	} else

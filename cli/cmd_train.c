@@ -3,11 +3,9 @@
  * store nothing.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/commands.h"
 #include "common/buf.h"
@@ -16,25 +14,8 @@
 #include "policy/policy.h"
 #include "rebuild/envrec.h"
 #include "rebuild/rebuild.h"
+#include "rebuild/runrec.h"
 #include "store/store.h"
-
-static void
-json_num(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.17g", v);
-	else
-		fputs("null", f);
-}
-
-static double
-wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* The snapshot bytes: from --snapshot FILE, else from the store. */
 static int
@@ -92,81 +73,6 @@ load_snapshot(struct cli_ctx *ctx, const struct pins *p, const char *file,
 	return 0;
 }
 
-static int
-write_record(const char *path, const struct pins *p,
-	     const struct rebuild_result *res, const char *env_hex,
-	     double wall)
-{
-	struct rba_atomic a;
-	struct rba_digest cfg;
-	char cfg_hex[RBA_DIGEST_TEXT_LEN + 1], snap_hex[RBA_DIGEST_TEXT_LEN + 1];
-	char art_hex[RBA_DIGEST_TEXT_LEN + 1];
-	const struct rebuild_report *r = &res->report;
-	FILE *f;
-	int err;
-
-	policy_pins_config_hash(p, &cfg);
-	rba_digest_format(&cfg, cfg_hex);
-	rba_digest_format(&p->snapshot, snap_hex);
-	rba_digest_format(&res->digest, art_hex);
-	if ((err = rba_atomic_open(&a, path, 0644)) != 0)
-		return err;
-	if ((f = rba_atomic_stdio(&a)) == NULL) {
-		err = errno ? errno : EIO;
-		rba_atomic_abort(&a);
-		return err;
-	}
-	fputs("{\n  \"schema\": \"rebuild-audit/run/v1\",\n  \"version\": ", f);
-	cli_json_str(f, p->version);
-	fprintf(f, ",\n  \"config_hash\": \"%s\",\n  \"snapshot\": \"%s\","
-		   "\n  \"environment\": \"%s\",\n  \"code_revision\": ",
-		cfg_hex, snap_hex, env_hex);
-	cli_json_str(f, envrec_code_revision());
-	fprintf(f, ",\n  \"trainer_abi\": %u,\n  \"seed\": %llu,"
-		   "\n  \"mode\": \"%s\",\n  \"threads\": %u,"
-		   "\n  \"artifact\": \"%s\",\n  \"examples\": {\"train\": %zu, "
-		   "\"validation\": %zu, \"features\": %u, \"classes\": %u},"
-		   "\n  \"curves\": [",
-		res->abi, (unsigned long long)p->train.seed,
-		p->determinism.mode == PINS_DET_FAST ? "fast" : "strict",
-		p->determinism.threads, art_hex, res->ntrain, res->nval,
-		res->nfeatures, res->nclasses);
-	for (uint32_t e = 0; e < r->epochs; e++) {
-		const struct rebuild_epoch *ep = &r->curve[e];
-		fprintf(f, "%s\n    {\"epoch\": %u, \"train_loss\": ",
-			e ? "," : "", e + 1);
-		json_num(f, ep->train_loss);
-		fputs(", \"val_loss\": ", f);
-		json_num(f, ep->val_loss);
-		fputs(", \"val_acc\": ", f);
-		json_num(f, ep->val_acc);
-		fputs(", \"val_auc\": ", f);
-		json_num(f, ep->val_auc);
-		fputc('}', f);
-	}
-	fputs("\n  ],\n  \"final\": {\"train_loss\": ", f);
-	json_num(f, r->final.train_loss);
-	fputs(", \"val_loss\": ", f);
-	json_num(f, r->final.val_loss);
-	fputs(", \"val_acc\": ", f);
-	json_num(f, r->final.val_acc);
-	fputs(", \"val_auc\": ", f);
-	json_num(f, r->final.val_auc);
-	fputs("},\n  \"examples_per_second\": ", f);
-	json_num(f, r->examples_per_second);
-	fputs(",\n  \"train_seconds\": ", f);
-	json_num(f, r->train_seconds);
-	fputs(",\n  \"wall_seconds\": ", f);
-	json_num(f, wall);
-	fputs("\n}\n", f);
-	if (fflush(f) != 0 || ferror(f)) {
-		err = errno ? errno : EIO;
-		rba_atomic_abort(&a);
-		return err;
-	}
-	return rba_atomic_commit(&a);
-}
-
 int
 cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -181,7 +87,7 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 	char hex[RBA_DIGEST_TEXT_LEN + 1], env_hex[RBA_DIGEST_TEXT_LEN + 1];
 	uint8_t *snap = NULL;
 	size_t snap_n = 0;
-	double t0 = wall_now();
+	double t0 = rba_time_mono();
 	int err, status = 2, r;
 
 	memset(&res, 0, sizeof(res));
@@ -248,7 +154,7 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 	envrec_digest((const char *)env.p, env.len, &env_digest);
 	rba_digest_format(&env_digest, env_hex);
 	if (record != NULL &&
-	    (err = write_record(record, p, &res, env_hex, wall_now() - t0))) {
+	    (err = rebuild_runrec_write(record, p, &res, env_hex, rba_time_mono() - t0))) {
 		status = cli_fail("cannot write run record", record, err, NULL);
 		goto done;
 	}
@@ -263,13 +169,13 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 		printf("{\"artifact\": \"%s\", \"bytes\": %zu, \"trainer_abi\": %u, "
 		       "\"environment\": \"%s\", \"val_loss\": ",
 		       hex, res.artifact_len, res.abi, env_hex);
-		json_num(stdout, res.report.final.val_loss);
+		rba_json_fput_num(stdout, res.report.final.val_loss);
 		fputs(", \"val_acc\": ", stdout);
-		json_num(stdout, res.report.final.val_acc);
+		rba_json_fput_num(stdout, res.report.final.val_acc);
 		fputs(", \"val_auc\": ", stdout);
-		json_num(stdout, res.report.final.val_auc);
+		rba_json_fput_num(stdout, res.report.final.val_auc);
 		fputs(", \"train_seconds\": ", stdout);
-		json_num(stdout, res.report.train_seconds);
+		rba_json_fput_num(stdout, res.report.train_seconds);
 		fputs("}\n", stdout);
 	} else {
 		printf("%s\n", hex);

@@ -69,11 +69,11 @@ verify_invalid(struct cli_ctx *ctx, const char *file, const char *sigfile,
 		reason);
 	if (ctx->json) {
 		fputs("{\"file\": ", stdout);
-		cli_json_str(stdout, file);
+		rba_json_fput_str(stdout, file);
 		fputs(", \"signature\": ", stdout);
-		cli_json_str(stdout, sigfile);
+		rba_json_fput_str(stdout, sigfile);
 		printf(", \"valid\": false, \"failed\": \"%s\", \"reason\": ", what);
-		cli_json_str(stdout, reason);
+		rba_json_fput_str(stdout, reason);
 		fputs("}\n", stdout);
 	}
 	return 1;
@@ -196,22 +196,22 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	sign_keyid_format(chk->keyid, id);
 	if (ctx->json) {
 		fputs("{\"file\": ", stdout);
-		cli_json_str(stdout, file);
+		rba_json_fput_str(stdout, file);
 		fputs(", \"signature\": ", stdout);
-		cli_json_str(stdout, sigpath);
+		rba_json_fput_str(stdout, sigpath);
 		printf(", \"valid\": true, \"key_id\": \"%s\", \"prehashed\": %s, "
 		       "\"trusted_comment\": ",
 		       id, chk->legacy ? "false" : "true");
-		cli_json_str(stdout, chk->trusted_comment);
+		rba_json_fput_str(stdout, chk->trusted_comment);
 		fputs(", \"evidence\": ", stdout);
 		if (sum->is_evidence) {
 			fputs("{\"version\": ", stdout);
-			cli_json_str(stdout, sum->version);
+			rba_json_fput_str(stdout, sum->version);
 			printf(", \"audit_id\": %llu, \"time\": \"%s\", \"verdict\": "
 			       "\"%s\", \"consistent\": true, \"guarantee\": ",
 			       (unsigned long long)sum->audit_id, sum->time_text,
 			       sum->verdict);
-			cli_json_str(stdout, sum->guarantee);
+			rba_json_fput_str(stdout, sum->guarantee);
 			fputs("}", stdout);
 		} else {
 			fputs("null", stdout);

@@ -24,9 +24,9 @@ version_json(const struct store_version *v)
 
 	rba_digest_format(&v->artifact, a);
 	rba_digest_format(&v->snapshot, s);
-	cli_fmt_time(v->registered_at, when);
+	rba_time_utc(v->registered_at, when);
 	fputs("{\"name\": ", stdout);
-	cli_json_str(stdout, v->name);
+	rba_json_fput_str(stdout, v->name);
 	printf(", \"artifact\": \"%s\", \"snapshot\": \"%s\", \"registered\": \"%s\"",
 	       a, s, when);
 	if (v->has_policy) {
@@ -58,7 +58,7 @@ vlist_one(void *vctx, const struct store_version *v)
 		rba_digest_format(&v->artifact, a);
 		if (!vl->ctx->verbose)
 			a[7 + 16] = 0;
-		cli_fmt_time(v->registered_at, when);
+		rba_time_utc(v->registered_at, when);
 		if (v->has_sample)
 			snprintf(cases, sizeof(cases), "%llu",
 				 (unsigned long long)v->sample.cases);
@@ -151,20 +151,20 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 	rba_digest_format(&v.snapshot, s);
 	rba_digest_format(&cfg, c);
 	rba_digest_format(&envd, e);
-	cli_fmt_time(v.registered_at, when);
+	rba_time_utc(v.registered_at, when);
 	if (ctx->json) {
 		version_json(&v);
 		printf(", \"config\": \"%s\", \"environment\": \"%s\", \"trainer_abi\": %u",
 		       c, e, (unsigned)p->trainer_abi);
 		fputs(", \"code_revision\": ", stdout);
-		cli_json_str(stdout, p->code_revision ? p->code_revision : "");
+		rba_json_fput_str(stdout, p->code_revision ? p->code_revision : "");
 		fputs(", \"pins_text\": ", stdout);
-		cli_json_str(stdout, v.pins_text);
+		rba_json_fput_str(stdout, v.pins_text);
 		fputs(", \"environment_record\": ", stdout);
-		cli_json_str(stdout, v.env_text);
+		rba_json_fput_str(stdout, v.env_text);
 		if (v.has_policy) {
 			fputs(", \"policy_text\": ", stdout);
-			cli_json_str(stdout, v.policy_text);
+			rba_json_fput_str(stdout, v.policy_text);
 		}
 		fputs("}\n", stdout);
 	} else {

@@ -24,7 +24,9 @@
 #include <stdio.h>
 
 #include "common/digest.h"
+#include "common/json.h"
 #include "common/rba.h"
+#include "common/rbatime.h"
 
 struct policy;
 struct rba_buf;
@@ -81,8 +83,6 @@ int cli_wants_help(struct cli_ctx *ctx, int argc, char **argv);
  */
 int cli_opt_value(int argc, char **argv, int *i, const char *name,
 		  const char **val);
-/* JSON string escaping onto f. */
-void cli_json_str(FILE *f, const char *s);
 /*
  * Opens the store at ctx->store_path into ctx->store (read-only when
  * read_only) unless it is open already; on failure prints
@@ -95,8 +95,6 @@ int cli_store_open(struct cli_ctx *ctx, int read_only);
  */
 int cli_txn_begin(struct cli_ctx *ctx, int write, uint64_t size_hint,
 		  const char *what, const char *subject, struct store_txn **txn);
-/* "2026-11-29T08:00:00Z" for unix seconds t. */
-void cli_fmt_time(int64_t t, char out[32]);
 /* A store read callback writing into a struct rba_atomic (ctx). */
 int cli_atomic_sink(void *ctx, const uint8_t *p, size_t n);
 /*

@@ -39,12 +39,12 @@ version_print(FILE *f, int json)
 	if (json) {
 		fprintf(f, "{\"tool\": \"%s\", \"version\": \"%s\", \"revision\": ",
 			RBA_TOOL_NAME, RBA_TOOL_VERSION);
-		cli_json_str(f, RBA_GIT_REV);
+		rba_json_fput_str(f, RBA_GIT_REV);
 		fprintf(f, ", \"trainer_abi\": %u, \"libraries\": {",
 			(unsigned)rebuild_abi_current());
 		for (size_t i = 0; i < n; i++) {
 			fprintf(f, "%s\"%s\": ", i ? ", " : "", names[i]);
-			cli_json_str(f, vals[i]);
+			rba_json_fput_str(f, vals[i]);
 		}
 		fputs("}}\n", f);
 		return;

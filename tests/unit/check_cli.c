@@ -177,9 +177,9 @@ START_TEST(test_fmt_g6_and_time)
 	ck_assert_str_eq(cli_fmt_g6(0.1234567, out), "0.123457");
 	ck_assert_str_eq(cli_fmt_g6(1e-9, out), "1e-09");
 	ck_assert_str_eq(cli_fmt_g6(-2.0, out), "-2");
-	cli_fmt_time(0, out);
+	rba_time_utc(0, out);
 	ck_assert_str_eq(out, "1970-01-01T00:00:00Z");
-	cli_fmt_time(1795939200, out);
+	rba_time_utc(1795939200, out);
 	ck_assert_str_eq(out, "2026-11-29T08:00:00Z");
 }
 END_TEST
@@ -203,8 +203,8 @@ START_TEST(test_json_str)
 	FILE *f = open_memstream(&p, &n);
 
 	ck_assert_ptr_nonnull(f);
-	cli_json_str(f, "a\"b\\c\n\r\t\x01\x1f\x7f\xc3\xa9");
-	cli_json_str(f, "");
+	rba_json_fput_str(f, "a\"b\\c\n\r\t\x01\x1f\x7f\xc3\xa9");
+	rba_json_fput_str(f, "");
 	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_str_eq(p, "\"a\\\"b\\\\c\\n\\r\\t\\u0001\\u001f\x7f\xc3\xa9\"\"\"");
 	free(p);
