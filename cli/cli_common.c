@@ -121,6 +121,7 @@ cli_store_open(struct cli_ctx *ctx, int read_only)
 	if (ctx->store != NULL)
 		return 0;
 	rba_detail_clear(&d);
+	cli_guard_store("cannot read store", ctx->store_path);
 	err = store_open(ctx->store_path, read_only, &ctx->store, &d);
 	if (err)
 		return cli_fail("cannot open store", ctx->store_path, err, &d);

@@ -48,6 +48,7 @@ load_snapshot(struct cli_ctx *ctx, const struct pins *p, const char *file,
 	{
 		struct store *st = NULL;
 		struct store_txn *txn = NULL;
+		cli_guard_store("cannot read store", ctx->store_path);
 		err = store_open(ctx->store_path, 1, &st, &d);
 		if (err == RBA_E_NOSTORE) {
 			rba_detail_clear(&d);

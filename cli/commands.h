@@ -90,6 +90,15 @@ int cli_opt_value(int argc, char **argv, int *i, const char *name,
  */
 int cli_store_open(struct cli_ctx *ctx, int read_only);
 /*
+ * From the moment a command opens a store, a fault reading it (SIGBUS,
+ * SIGSEGV, or abort() in an LMDB assertion: damaged pages) ends the
+ * process with "rebuild-audit: <what> '<path>': the store is damaged:
+ * ..." and exit status 2 instead of a signal death (cli_guard.c).
+ * cli_store_open arms it; a handler that opens a store by other means
+ * calls it first.
+ */
+void cli_guard_store(const char *what, const char *path);
+/*
  * Opens the store (read-only unless write) and begins a transaction;
  * on failure prints "<what> '<subject>': ..." and returns 2.
  */
@@ -142,6 +151,7 @@ int cmd_register(struct cli_ctx *, int, char **);
 int cmd_sample(struct cli_ctx *, int, char **);
 int cmd_score(struct cli_ctx *, int, char **);
 int cmd_snapshot(struct cli_ctx *, int, char **);
+int cmd_store(struct cli_ctx *, int, char **);
 int cmd_train(struct cli_ctx *, int, char **);
 int cmd_verify(struct cli_ctx *, int, char **);
 int cmd_version(struct cli_ctx *, int, char **);

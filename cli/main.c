@@ -100,6 +100,8 @@ static const struct cli_command commands[] = {
 	  "snapshot export DIGEST OUT\n"
 	  "snapshot synth [--rows N] [--features N] [--classes N] [--noise F] [--seed N] -o OUT",
 	  "keep training data by digest" },
+	{ "store", cmd_store, "store check",
+	  "check every record of the store: seals, digests, case index, history" },
 	{ "train", cmd_train,
 	  "train PINS [-o ARTIFACT] [--record RUN.json] [--snapshot FILE]",
 	  "train from pins and print the artifact digest; store nothing" },

@@ -1,0 +1,167 @@
+/*
+ * cmd_store.c - rebuild-audit store check: the store's fsck
+ * (audit/integrity.h).  Every record of every database is read through
+ * the verified readers the commands use; each piece of damage is
+ * printed with its database and key.
+ *
+ *   store check
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "audit/integrity.h"
+#include "cli/commands.h"
+#include "store/store.h"
+
+struct sink_ctx {
+	struct cli_ctx *ctx;
+	FILE *f;
+	uint64_t n;
+};
+
+static const char *
+err_word(int err)
+{
+	switch (err) {
+	case RBA_E_TAMPERED:
+		return "tampered";
+	case RBA_E_NOTFOUND:
+		return "missing";
+	default:
+		return "damaged";
+	}
+}
+
+static int
+on_finding(void *vctx, const char *db, const char *key, int err,
+	   const char *reason)
+{
+	struct sink_ctx *s = vctx;
+
+	if (s->ctx->json) {
+		fputs(s->n ? ",\n    {" : "\n    {", s->f);
+		fputs("\"database\": ", s->f);
+		rba_json_fput_str(s->f, db);
+		fputs(", \"key\": ", s->f);
+		rba_json_fput_str(s->f, key);
+		fputs(", \"kind\": ", s->f);
+		rba_json_fput_str(s->f, err_word(err));
+		fputs(", \"reason\": ", s->f);
+		rba_json_fput_str(s->f, reason);
+		fputc('}', s->f);
+	} else {
+		fprintf(s->f, "%s %s%s%s%s: %s\n", err_word(err), db,
+			key[0] ? " '" : "", key, key[0] ? "'" : "", reason);
+	}
+	s->n++;
+	return 0;
+}
+
+static void
+print_stats(FILE *f, const struct store_check_stats *st)
+{
+	fprintf(f, "meta        %llu records, sealed\n",
+		(unsigned long long)st->meta);
+	fprintf(f, "blobs       %llu blobs in %llu chunks, each read whole and "
+		   "checked against its digests\n",
+		(unsigned long long)st->blobs,
+		(unsigned long long)st->blob_chunks);
+	fprintf(f, "versions    %llu, seals, pins, policy digests and the "
+		   "blobs they name\n", (unsigned long long)st->versions);
+	fprintf(f, "samples     %llu samples in %llu chunks: %llu case ids "
+		   "looked up in %llu index entries\n",
+		(unsigned long long)st->samples,
+		(unsigned long long)st->sample_chunks,
+		(unsigned long long)st->cases,
+		(unsigned long long)st->index_entries);
+	fprintf(f, "history     %llu records, chain and head\n",
+		(unsigned long long)st->history);
+	fprintf(f, "runs        %llu records, sealed\n",
+		(unsigned long long)st->runs);
+	fprintf(f, "lmdb        %llu pages; entry counts agree with the walk\n",
+		(unsigned long long)st->pages);
+}
+
+static int
+store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct audit_check_stats st;
+	struct audit_check_sink sink;
+	struct sink_ctx sc;
+	struct store_txn *txn = NULL;
+	struct rba_detail d;
+	int rc, status;
+
+	if (argc != 2)
+		return cli_usage(ctx, "store check takes no arguments");
+	status = cli_txn_begin(ctx, 0, 0, "cannot check store", ctx->store_path,
+			       &txn);
+	if (status != 0)
+		return status;
+	memset(&sc, 0, sizeof(sc));
+	sc.ctx = ctx;
+	sc.f = stdout;
+	sink.finding = on_finding;
+	sink.ctx = &sc;
+	if (ctx->json) {
+		printf("{\"store\": ");
+		rba_json_fput_str(stdout, ctx->store_path);
+		printf(", \"store_id\": ");
+		rba_json_fput_str(stdout, store_id_hex(ctx->store));
+		printf(", \"findings\": [");
+	}
+	rba_detail_clear(&d);
+	rc = audit_store_check(txn, &sink, &st, &d);
+	store_txn_abort(txn);
+	if (rc != 0) {
+		if (ctx->json)
+			printf("]}\n");
+		return cli_fail("cannot check store", ctx->store_path, rc, &d);
+	}
+	if (ctx->json) {
+		const struct store_check_stats *s = &st.store;
+		printf("%s],\n  \"checked\": {\"meta\": %llu, \"blobs\": %llu, "
+		       "\"blob_chunks\": %llu, \"versions\": %llu, "
+		       "\"samples\": %llu, \"sample_chunks\": %llu, "
+		       "\"cases\": %llu, \"index_entries\": %llu, "
+		       "\"history\": %llu, \"runs\": %llu, \"pages\": %llu},\n"
+		       "  \"clean\": %s}\n",
+		       sc.n ? "\n  " : "", (unsigned long long)s->meta,
+		       (unsigned long long)s->blobs,
+		       (unsigned long long)s->blob_chunks,
+		       (unsigned long long)s->versions,
+		       (unsigned long long)s->samples,
+		       (unsigned long long)s->sample_chunks,
+		       (unsigned long long)s->cases,
+		       (unsigned long long)s->index_entries,
+		       (unsigned long long)s->history,
+		       (unsigned long long)s->runs,
+		       (unsigned long long)s->pages,
+		       st.findings ? "false" : "true");
+		return st.findings ? 1 : 0;
+	}
+	if (st.findings) {
+		if (!ctx->quiet)
+			printf("store '%s': %llu finding%s: damage found\n",
+			       ctx->store_path, (unsigned long long)st.findings,
+			       st.findings == 1 ? "" : "s");
+		return 1;
+	}
+	if (!ctx->quiet) {
+		printf("store '%s' (id %s)\n", ctx->store_path,
+		       store_id_hex(ctx->store));
+		print_stats(stdout, &st.store);
+		printf("clean: no damage found\n");
+	}
+	return 0;
+}
+
+int
+cmd_store(struct cli_ctx *ctx, int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "check") == 0)
+		return store_check_cmd(ctx, argc, argv);
+	return cli_usage(ctx, argc < 2 ? "store needs a subcommand"
+				       : "unknown store subcommand '%s'",
+			 argv[1]);
+}
