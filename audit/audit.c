@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "audit/chain.h"
+#include "audit/inputs.h"
 #include "audit/json.h"
-#include "audit/score.h"
+#include "audit/scorer.h"
 #include "rebuild/envrec.h"
 
 #define MAX_SCORES SAMPLE_MAX_SCORES
@@ -196,7 +196,7 @@ shape_difference(const struct artifact *a, const struct artifact *b)
 }
 
 static int
-env_links(struct chain *c, struct audit_report *r)
+env_links(struct audit_inputs *c, struct audit_report *r)
 {
 	struct rba_buf cur;
 	struct envrec pinned, now;
@@ -249,7 +249,7 @@ out:
 }
 
 static int
-links(struct chain *c, struct audit_report *r)
+links(struct audit_inputs *c, struct audit_report *r)
 {
 	const char *rev_then = c->has_prov ? c->prov.code_revision
 					   : c->pins->code_revision;
@@ -300,7 +300,7 @@ links(struct chain *c, struct audit_report *r)
 }
 
 static void
-abi_link(struct chain *c, struct audit_report *r)
+abi_link(struct audit_inputs *c, struct audit_report *r)
 {
 	r->abi_rebuilt = c->rb.abi;
 	set_link(&r->trainer_abi,
@@ -416,7 +416,7 @@ list_flip(const struct cmp *k, struct tally *t, const char *id, double s,
 	f->rebuilt_score = r;
 	f->margin = sm;
 	f->rebuilt_margin = rm;
-	f->edge = chain_nearest_edge(k->pol, s);
+	f->edge = policy_nearest_edge(k->pol, s);
 	if (f->id == NULL || f->stored_decision == NULL || f->rebuilt_decision == NULL)
 		return RBA_E_NOMEM;
 	return 0;
@@ -588,13 +588,13 @@ static int
 process(struct pass *p, struct worker *w, const uint8_t *raw, size_t n,
 	struct tally *t, struct rba_detail *d)
 {
-	double t0 = chain_now();
+	double t0 = audit_inputs_now();
 	int err = sample_chunk_decode(raw, n, p->l->ncols, p->l->nscores,
 				      p->l->id_col, &w->c, d);
 
 	if (err == 0)
 		err = compare_chunk(w, &w->c, t);
-	t->busy += chain_now() - t0;
+	t->busy += audit_inputs_now() - t0;
 	return err;
 }
 
@@ -851,7 +851,7 @@ fill_sample(struct audit_report *r, const struct tally *t)
 }
 
 static void
-decide(struct chain *c, struct audit_report *r, const char *cannot_score)
+decide(struct audit_inputs *c, struct audit_report *r, const char *cannot_score)
 {
 	const struct policy *pol = c->pol;
 	char pinned[RBA_DIGEST_TEXT_LEN + 1], rebuilt[RBA_DIGEST_TEXT_LEN + 1];
@@ -916,7 +916,7 @@ decide(struct chain *c, struct audit_report *r, const char *cannot_score)
 }
 
 static void
-warnings(struct chain *c, struct audit_report *r,
+warnings(struct audit_inputs *c, struct audit_report *r,
 	 const struct sample_layout *l)
 {
 	const struct policy *pol = c->pol;
@@ -1212,7 +1212,7 @@ out:
 
 /* The decisions the rebuilt model can reach under pol. */
 static int
-cmp_setup(struct cmp *k, struct chain *c, const struct sample_layout *l,
+cmp_setup(struct cmp *k, struct audit_inputs *c, const struct sample_layout *l,
 	  size_t max_listed)
 {
 	const struct policy *pol = c->pol;
@@ -1254,7 +1254,7 @@ cmp_setup(struct cmp *k, struct chain *c, const struct sample_layout *l,
 
 /* Why the sample cannot be compared with the rebuilt model, or NULL. */
 static const char *
-comparable(struct chain *c, const struct sample_layout *l, char *why,
+comparable(struct audit_inputs *c, const struct sample_layout *l, char *why,
 	   size_t n)
 {
 	const struct encode_spec *spec = &c->rebuilt.spec;
@@ -1302,7 +1302,7 @@ audit_version(struct store *s, const char *version,
 	      struct rba_detail *d)
 {
 	struct audit_options defaults;
-	struct chain c;
+	struct audit_inputs c;
 	struct store_txn *txn = NULL;
 	struct store_sample_info info;
 	struct sample_layout layout;
@@ -1310,7 +1310,7 @@ audit_version(struct store *s, const char *version,
 	struct cmp k;
 	char why[256];
 	const char *cannot = NULL;
-	double t0 = chain_now(), ts;
+	double t0 = audit_inputs_now(), ts;
 	int err, record = 1;
 
 	if (o == NULL) {
@@ -1335,7 +1335,7 @@ audit_version(struct store *s, const char *version,
 		not_measured(r, "store", err, d);
 		return err;
 	}
-	err = chain_load(txn, version, o->policy, &c, d);
+	err = audit_inputs_load(txn, version, o->policy, &c, d);
 	if (c.pins != NULL) {
 		r->pins_text = strdup(c.v.pins_text);
 		r->artifact_pinned = c.v.artifact;
@@ -1376,7 +1376,7 @@ audit_version(struct store *s, const char *version,
 		not_measured(r, "environment", err, d);
 		goto out;
 	}
-	if ((err = chain_rebuild(&c, d)) != 0) {
+	if ((err = audit_inputs_rebuild(&c, d)) != 0) {
 		not_measured(r, "rebuild", err, d);
 		goto out;
 	}
@@ -1400,7 +1400,7 @@ audit_version(struct store *s, const char *version,
 		not_measured(r, "policy", err, d);
 		goto out;
 	}
-	ts = chain_now();
+	ts = audit_inputs_now();
 	cannot = comparable(&c, &layout, why, sizeof(why));
 	if ((err = cmp_setup(&k, &c, &layout,
 			     o->max_listed ? o->max_listed : AUDIT_MAX_LISTED)) != 0) {
@@ -1419,7 +1419,7 @@ audit_version(struct store *s, const char *version,
 		pass.total.bad = 1;
 		err = score_pass(txn, &pass, 1, d);
 	}
-	r->t_score = chain_now() - ts;
+	r->t_score = audit_inputs_now() - ts;
 	r->t_scoring = pass.total.busy;
 	if (err) {
 		if (err == RBA_E_TAMPERED && d != NULL) {
@@ -1464,12 +1464,12 @@ out:
 	store_txn_abort(txn);
 	r->t_verify = c.t_verify;
 	r->t_rebuild = c.t_rebuild;
-	r->t_total = chain_now() - t0;
+	r->t_total = audit_inputs_now() - t0;
 	free(k.names);
 	free(k.band_name);
 	sample_layout_release(&layout);
 	store_sample_info_release(&info);
-	chain_release(&c);
+	audit_inputs_release(&c);
 	if (record && !o->no_record) {
 		struct rba_detail rd;
 		int rerr;

@@ -1,6 +1,8 @@
 /*
  * dispute.c - one disputed decision: the case's story and one answer.
  */
+#include "audit/dispute.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,9 +11,9 @@
 #include <time.h>
 
 #include "audit/audit.h"
-#include "audit/chain.h"
+#include "audit/inputs.h"
 #include "audit/json.h"
-#include "audit/score.h"
+#include "audit/scorer.h"
 
 void
 dispute_report_release(struct dispute_report *r)
@@ -171,7 +173,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	      const struct policy *override, struct dispute_report *r,
 	      struct rba_detail *d)
 {
-	struct chain c;
+	struct audit_inputs c;
 	struct store_txn *txn = NULL;
 	struct store_sample_info info;
 	struct sample_layout l;
@@ -181,7 +183,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	uint8_t *raw = NULL;
 	uint32_t idx = 0, C;
 	float probs[SAMPLE_MAX_SCORES];
-	double t0 = chain_now(), t1, sm = INFINITY, rm = INFINITY;
+	double t0 = audit_inputs_now(), t1, sm = INFINITY, rm = INFINITY;
 	const struct policy *pol;
 	int err, reproduces = 0;
 
@@ -198,7 +200,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		return RBA_E_NOMEM;
 	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0)
 		return err;
-	if ((err = chain_load(txn, version, override, &c, d)) != 0)
+	if ((err = audit_inputs_load(txn, version, override, &c, d)) != 0)
 		goto out;
 	pol = c.pol;
 	r->t_verify = c.t_verify;
@@ -206,7 +208,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	r->artifact_pinned = c.v.artifact;
 
 	/* The case: the index names one chunk, and only it is read. */
-	t1 = chain_now();
+	t1 = audit_inputs_now();
 	if ((err = sample_layout_load(txn, version, &info, &l, d)) != 0) {
 		if (err == RBA_E_NOTFOUND)
 			rba_fail(d, err, NULL, 0, 0,
@@ -221,13 +223,13 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		goto out;
 	if ((err = take_case(r, &l, &chunk, idx)) != 0)
 		goto out;
-	r->t_lookup = chain_now() - t1;
+	r->t_lookup = audit_inputs_now() - t1;
 
-	if ((err = chain_rebuild(&c, d)) != 0)
+	if ((err = audit_inputs_rebuild(&c, d)) != 0)
 		goto out;
 	r->t_rebuild = c.t_rebuild;
 	r->artifact_rebuilt = c.rb.digest;
-	t1 = chain_now();
+	t1 = audit_inputs_now();
 	C = c.rebuilt.spec.nclasses;
 	/* The chunk holds the disputed case alone (sample_case_load). */
 	if ((err = audit_scorer_new(&c.rebuilt, &sc, d)) != 0)
@@ -289,7 +291,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		r->stored_score = l.scored_by == SAMPLE_SCORED_MODEL
 					  ? chunk.scores[l.positive] : chunk.scores[0];
 		policy_decide(pol, r->stored_score, &sm);
-		r->edge = chain_nearest_edge(pol, r->stored_score);
+		r->edge = policy_nearest_edge(pol, r->stored_score);
 		if (C > 0 && c.rebuilt.spec.positive != ENCODE_NO_POSITIVE) {
 			r->rebuilt_score = probs[c.rebuilt.spec.positive];
 			dec = policy_decide(pol, r->rebuilt_score, &rm);
@@ -372,13 +374,13 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	(void)t1;
 out:
 	store_txn_abort(txn);
-	r->t_total = chain_now() - t0;
+	r->t_total = audit_inputs_now() - t0;
 	audit_scorer_free(sc);
 	free(raw);
 	sample_chunk_release(&chunk);
 	sample_layout_release(&l);
 	store_sample_info_release(&info);
-	chain_release(&c);
+	audit_inputs_release(&c);
 	return err;
 }
 

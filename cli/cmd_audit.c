@@ -11,8 +11,10 @@
 #include <time.h>
 
 #include "audit/audit.h"
+#include "audit/dispute.h"
 #include "audit/json.h"
 #include "audit/sample.h"
+#include "audit/sample_add.h"
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "policy/policy.h"

@@ -437,6 +437,24 @@ policy_decide(const struct policy *p, double score, double *edge_dist)
 	return dec;
 }
 
+double
+policy_nearest_edge(const struct policy *p, double score)
+{
+	double best = INFINITY, edge = NAN;
+
+	if (p->argmax)
+		return NAN;
+	for (size_t i = 0; i < p->nbands; i++) {
+		if (!p->bands[i].has_below)
+			continue;
+		if (fabs(score - p->bands[i].below) < best) {
+			best = fabs(score - p->bands[i].below);
+			edge = p->bands[i].below;
+		}
+	}
+	return edge;
+}
+
 size_t
 policy_decide_argmax(const struct policy *p, const double *probs, size_t n,
 		     double *edge_dist)

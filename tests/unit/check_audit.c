@@ -14,10 +14,12 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "audit/dispute.h"
 #include "audit/json.h"
 #include "audit/register.h"
 #include "audit/sample.h"
-#include "audit/score.h"
+#include "audit/sample_add.h"
+#include "audit/scorer.h"
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/fileio.h"

@@ -2,7 +2,7 @@
  * score.c - scoring decoded sample chunks with a model (see score.h for
  * why the sparse path gives artifact_score()'s bits).
  */
-#include "audit/score.h"
+#include "audit/scorer.h"
 
 #include <stdlib.h>
 #include <string.h>

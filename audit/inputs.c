@@ -1,5 +1,5 @@
-/* chain.c - a version, its verified inputs and its rebuild. */
-#include "audit/chain.h"
+/* inputs.c - a version, its verified inputs and its rebuild. */
+#include "audit/inputs.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "rebuild/snapshot.h"
 
 double
-chain_now(void)
+audit_inputs_now(void)
 {
 	struct timespec ts;
 
@@ -19,7 +19,7 @@ chain_now(void)
 }
 
 void
-chain_release(struct chain *c)
+audit_inputs_release(struct audit_inputs *c)
 {
 	if (c == NULL)
 		return;
@@ -56,9 +56,9 @@ tampered(struct rba_detail *d, int err, const char *what)
 }
 
 int
-audit_policy_in_force(const struct store_version *v,
-		      const struct policy *override, struct policy **out,
-		      int *from_version, struct rba_detail *d)
+audit_inputs_policy_in_force(const struct store_version *v,
+			     const struct policy *override, struct policy **out,
+			     int *from_version, struct rba_detail *d)
 {
 	struct rba_digest got;
 	const char *text;
@@ -97,12 +97,12 @@ audit_policy_in_force(const struct store_version *v,
 }
 
 int
-chain_load(struct store_txn *txn, const char *version,
-	   const struct policy *override, struct chain *c,
-	   struct rba_detail *d)
+audit_inputs_load(struct store_txn *txn, const char *version,
+		  const struct policy *override, struct audit_inputs *c,
+		  struct rba_detail *d)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1], what[160];
-	double t0 = chain_now();
+	double t0 = audit_inputs_now();
 	int err;
 
 	c->name = version;
@@ -124,7 +124,7 @@ chain_load(struct store_txn *txn, const char *version,
 				"the pins of version '%s' do not name the artifact "
 				"and snapshot its record names", version);
 	c->error_what = "policy";
-	if ((err = audit_policy_in_force(&c->v, override, &c->pol,
+	if ((err = audit_inputs_policy_in_force(&c->v, override, &c->pol,
 					 &c->pol_from_version, d)) != 0)
 		return err;
 
@@ -158,18 +158,18 @@ chain_load(struct store_txn *txn, const char *version,
 	} else if (err == 0) {
 		c->has_prov = 1;
 	}
-	c->t_verify = chain_now() - t0;
+	c->t_verify = audit_inputs_now() - t0;
 	if (err == 0)
 		c->error_what = NULL;
 	return err;
 }
 
 int
-chain_rebuild(struct chain *c, struct rba_detail *d)
+audit_inputs_rebuild(struct audit_inputs *c, struct rba_detail *d)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 	uint32_t abi = c->pins->trainer_abi ? c->pins->trainer_abi : c->stored.abi;
-	double t0 = chain_now();
+	double t0 = audit_inputs_now();
 	int err;
 
 	c->error_what = "rebuild";
@@ -179,7 +179,7 @@ chain_rebuild(struct chain *c, struct rba_detail *d)
 				"this build cannot run", c->name, abi);
 	rba_digest_format(&c->v.snapshot, hex);
 	err = rebuild_from_snapshot(c->pins, abi, c->snap, c->sn, hex, &c->rb, d);
-	c->t_rebuild = chain_now() - t0;
+	c->t_rebuild = audit_inputs_now() - t0;
 	if (err)
 		return err;
 	c->identical = rba_digest_equal(&c->rb.digest, &c->v.artifact);
@@ -189,22 +189,4 @@ chain_rebuild(struct chain *c, struct rba_detail *d)
 	c->rebuilt_ok = 1;
 	c->error_what = NULL;
 	return 0;
-}
-
-double
-chain_nearest_edge(const struct policy *p, double score)
-{
-	double best = INFINITY, edge = NAN;
-
-	if (p->argmax)
-		return NAN;
-	for (size_t i = 0; i < p->nbands; i++) {
-		if (!p->bands[i].has_below)
-			continue;
-		if (fabs(score - p->bands[i].below) < best) {
-			best = fabs(score - p->bands[i].below);
-			edge = p->bands[i].below;
-		}
-	}
-	return edge;
 }

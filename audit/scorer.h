@@ -16,8 +16,8 @@
  * model whose one-hot features do not standardize to zero, or of
  * another ABI, is scored through artifact_score() a block at a time.
  */
-#ifndef RBA_SCORE_H
-#define RBA_SCORE_H
+#ifndef RBA_SCORER_H
+#define RBA_SCORER_H
 
 #include <stddef.h>
 #include <stdint.h>
