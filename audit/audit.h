@@ -57,6 +57,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "audit/audit_pass.h"
 #include "audit/sample.h"
 #include "common/buf.h"
 #include "common/digest.h"
@@ -67,7 +68,6 @@
 #define AUDIT_RECORD_SCHEMA "rebuild-audit/audit/v1"
 #define AUDIT_MAX_LISTED 1000 /* flipped cases listed in a record */
 #define AUDIT_MAX_THREADS 64
-#define AUDIT_WEAK_MARGINS 10 /* the weak-evidence band, in margins */
 
 enum audit_verdict {
 	AUDIT_NOT_MEASURED = 0,
@@ -93,15 +93,6 @@ struct audit_link {
 
 struct audit_env_field {
 	char *key, *pinned, *current; /* NULL: absent on that side */
-};
-
-struct audit_flip {
-	char *id;
-	double stored_score, rebuilt_score; /* the score, or the top class's */
-	char *stored_decision, *rebuilt_decision;
-	double margin;	       /* stored score to the nearest band edge */
-	double rebuilt_margin; /* rebuilt score to the nearest band edge */
-	double edge;	       /* that edge (NaN for argmax) */
 };
 
 struct audit_options {

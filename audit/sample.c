@@ -692,7 +692,8 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 	{
 		uint32_t code[1], *codes = code;
 		if (only_id == NULL) {
-			if (sample_mem_ensure(&m->dcodes32, &m->cap_dcodes32, ncases, sizeof(uint32_t)))
+			if (sample_mem_ensure(&m->dcodes32, &m->cap_dcodes32, ncases,
+					      sizeof(uint32_t)))
 				return RBA_E_NOMEM;
 			codes = m->dcodes32;
 		}
