@@ -1,7 +1,7 @@
 /*
  * audit.h - the three verdicts (DESIGN 8, issue 4 points 2-4): audit a
- * version against its pins, answer a disputed decision, and keep every
- * audit in the store's hash-chained history.
+ * version against its pins, answer a disputed decision (dispute.h), and
+ * keep every audit in the store's hash-chained history.
  *
  * audit_version does, in order, inside one read transaction (so every
  * byte it looks at comes from one state of the store):
@@ -57,6 +57,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "audit/audit_pass.h"
 #include "audit/sample.h"
 #include "common/buf.h"
 #include "common/digest.h"
@@ -67,7 +68,6 @@
 #define AUDIT_RECORD_SCHEMA "rebuild-audit/audit/v1"
 #define AUDIT_MAX_LISTED 1000 /* flipped cases listed in a record */
 #define AUDIT_MAX_THREADS 64
-#define AUDIT_WEAK_MARGINS 10 /* the weak-evidence band, in margins */
 
 enum audit_verdict {
 	AUDIT_NOT_MEASURED = 0,
@@ -81,19 +81,6 @@ const char *audit_verdict_name(int verdict);
 /* 0 for the two reproducible verdicts, 1 not-reproducible, 2 otherwise. */
 int audit_verdict_exit(int verdict);
 
-/*
- * The policy in force for version v: a copy of override when given,
- * else the version's kept policy, parsed from its text and checked
- * against its kept digest.  *from_version says which.  The caller frees
- * *out (policy_free).  0; RBA_E_SCHEMA (the version has no policy and
- * none was given: the reason says how to give one); RBA_E_TAMPERED (the
- * kept text does not hash to the kept digest); the policy parser's
- * errors; RBA_E_NOMEM.
- */
-int audit_policy_in_force(const struct store_version *v,
-			  const struct policy *override, struct policy **out,
-			  int *from_version, struct rba_detail *d);
-
 enum audit_link_state { AUDIT_LINK_SAME = 0, AUDIT_LINK_CHANGED = 1,
 			AUDIT_LINK_UNKNOWN = 2 };
 
@@ -106,15 +93,6 @@ struct audit_link {
 
 struct audit_env_field {
 	char *key, *pinned, *current; /* NULL: absent on that side */
-};
-
-struct audit_flip {
-	char *id;
-	double stored_score, rebuilt_score; /* the score, or the top class's */
-	char *stored_decision, *rebuilt_decision;
-	double margin;	       /* stored score to the nearest band edge */
-	double rebuilt_margin; /* rebuilt score to the nearest band edge */
-	double edge;	       /* that edge (NaN for argmax) */
 };
 
 struct audit_options {
@@ -221,65 +199,5 @@ int audit_record_append(struct store *s, struct audit_report *r,
  * rba_buf_status(out).
  */
 void audit_report_json(const struct audit_report *r, struct rba_buf *out);
-
-/* ---- disputes ------------------------------------------------------- */
-
-enum dispute_answer { DISPUTE_STANDS = 0, DISPUTE_ESCALATE = 1 };
-
-struct dispute_report {
-	char *version, *case_id;
-	int answer;	 /* enum dispute_answer (when measured) */
-	char *answer_line; /* "the disputed decline stands", "escalate: ..." */
-	char **reasons;	 /* the escalation reasons */
-	size_t nreasons;
-	/* the case */
-	uint32_t ncols;
-	char **names, **values; /* its inputs, exact text */
-	int scored_by;
-	double stored_score, rebuilt_score;
-	uint32_t nclasses;
-	char **classes;
-	double *stored_probs;  /* nstored (scored by the model), or NULL */
-	uint32_t nstored;
-	double *rebuilt_probs; /* nclasses, or NULL (not scored) */
-	char *stored_decision, *rebuilt_decision;
-	double margin, rebuilt_margin, edge; /* edge NaN when none */
-	/* the version */
-	int verdict;	 /* what the version's standing rests on */
-	char *verdict_basis; /* "rebuilt artifact is bit-identical", "audit
-			      * record 12 of <time>", ... */
-	int has_audit;
-	uint64_t audit_id;
-	struct rba_digest artifact_pinned, artifact_rebuilt, policy_digest,
-		sample_digest;
-	int has_sample_policy;
-	struct rba_digest sample_policy;
-	double t_verify, t_rebuild, t_lookup, t_total;
-};
-
-void dispute_report_release(struct dispute_report *r);
-
-/*
- * Answers a disputed decision on case_id of version: reads the one
- * chunk holding the case, rebuilds the version (verifying artifact and
- * snapshot first), scores the case with the rebuilt model and decides
- * it under the policy in force.  The version's standing: bit-identical
- * when the rebuilt digest is the pinned one; otherwise the newest audit
- * record of this version for the same rebuilt artifact, policy and
- * sample, if any.  The answer stands when the version reproduces and
- * the case's rebuilt decision is its stored one; otherwise it escalates
- * with every reason.  0 with r filled; errors as audit_version
- * (RBA_E_NOTFOUND also for an unknown case, d->key the id).
- */
-int audit_dispute(struct store *s, const char *version, const char *case_id,
-		  const struct policy *override, struct dispute_report *r,
-		  struct rba_detail *d);
-
-/*
- * The JSON of a dispute report (rebuild-audit-report(5), DISPUTES);
- * with_inputs adds the case's inputs.
- */
-void dispute_report_json(const struct dispute_report *r, int with_inputs,
-			 struct rba_buf *out);
 
 #endif

@@ -1,6 +1,8 @@
 /*
  * dispute.c - one disputed decision: the case's story and one answer.
  */
+#include "audit/dispute.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,9 +11,10 @@
 #include <time.h>
 
 #include "audit/audit.h"
-#include "audit/chain.h"
-#include "audit/score.h"
+#include "audit/inputs.h"
+#include "common/rbatime.h"
 #include "common/json.h"
+#include "audit/scorer.h"
 
 void
 dispute_report_release(struct dispute_report *r)
@@ -168,7 +171,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	      const struct policy *override, struct dispute_report *r,
 	      struct rba_detail *d)
 {
-	struct chain c;
+	struct audit_inputs c;
 	struct store_txn *txn = NULL;
 	struct store_sample_info info;
 	struct sample_layout l;
@@ -195,7 +198,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		return RBA_E_NOMEM;
 	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0)
 		return err;
-	if ((err = chain_load(txn, version, override, &c, d)) != 0)
+	if ((err = audit_inputs_load(txn, version, override, &c, d)) != 0)
 		goto out;
 	pol = c.pol;
 	r->t_verify = c.t_verify;
@@ -220,7 +223,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		goto out;
 	r->t_lookup = rba_time_mono() - t1;
 
-	if ((err = chain_rebuild(&c, d)) != 0)
+	if ((err = audit_inputs_rebuild(&c, d)) != 0)
 		goto out;
 	r->t_rebuild = c.t_rebuild;
 	r->artifact_rebuilt = c.rb.digest;
@@ -286,7 +289,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		r->stored_score = l.scored_by == SAMPLE_SCORED_MODEL
 					  ? chunk.scores[l.positive] : chunk.scores[0];
 		policy_decide(pol, r->stored_score, &sm);
-		r->edge = chain_nearest_edge(pol, r->stored_score);
+		r->edge = policy_nearest_edge(pol, r->stored_score);
 		if (C > 0 && c.rebuilt.spec.positive != ENCODE_NO_POSITIVE) {
 			r->rebuilt_score = probs[c.rebuilt.spec.positive];
 			dec = policy_decide(pol, r->rebuilt_score, &rm);
@@ -375,7 +378,7 @@ out:
 	sample_chunk_release(&chunk);
 	sample_layout_release(&l);
 	store_sample_info_release(&info);
-	chain_release(&c);
+	audit_inputs_release(&c);
 	return err;
 }
 

@@ -1,6 +1,7 @@
 /*
- * sample.c - audit samples: the layout record, the chunk format, adding
- * a CSV of past cases, looking one case up, walking and exporting.
+ * sample.c - the stored sample format: the layout record, the chunk
+ * codec, looking one case up, walking and exporting.  Adding a CSV of
+ * past cases is sample_add.c.
  */
 #include "audit/sample.h"
 
@@ -12,17 +13,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "audit/audit.h"
-#include "audit/score.h"
-#include "common/fileio.h"
 #include "common/json.h"
-#include "rebuild/artifact.h"
+#include "audit/sample_mem.h"
+#include "common/fileio.h"
 
 /* ---- small helpers ---------------------------------------------------- */
 
-/* Makes *p hold at least n elements of size sz; 0 or RBA_E_NOMEM. */
-static int
-ensure(void *pp, size_t *cap, size_t n, size_t sz)
+int
+sample_mem_ensure(void *pp, size_t *cap, size_t n, size_t sz)
 {
 	void **p = pp;
 	size_t nc;
@@ -43,8 +41,8 @@ ensure(void *pp, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
-static void
-free_strv(char **v, size_t n)
+void
+sample_strv_free(char **v, size_t n)
 {
 	if (v == NULL)
 		return;
@@ -64,8 +62,8 @@ sample_layout_release(struct sample_layout *l)
 	free(l->score_column);
 	free(l->decision_column);
 	free(l->id_column);
-	free_strv(l->classes, l->nclasses);
-	free_strv(l->names, l->ncols);
+	sample_strv_free(l->classes, l->nclasses);
+	sample_strv_free(l->names, l->ncols);
 	memset(l, 0, sizeof(*l));
 	l->id_col = l->score_col = l->decision_col = -1;
 }
@@ -267,8 +265,8 @@ lp_count(struct lp *s, const char *key, uint32_t max, uint32_t *out)
 	return 0;
 }
 
-static long
-name_index(char *const *names, uint32_t n, const char *s)
+long
+sample_names_find(char *const *names, uint32_t n, const char *s)
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (strcmp(names[i], s) == 0)
@@ -379,14 +377,14 @@ sample_layout_parse(const char *text, size_t n, struct sample_layout *out,
 		goto fail;
 	}
 	if (out->id_column &&
-	    (out->id_col = name_index(out->names, out->ncols, out->id_column)) < 0)
+	    (out->id_col = sample_names_find(out->names, out->ncols, out->id_column)) < 0)
 		err = lp_fail(&s, "the id column is not in the header");
 	else if (out->score_column &&
-		 (out->score_col = name_index(out->names, out->ncols,
+		 (out->score_col = sample_names_find(out->names, out->ncols,
 					      out->score_column)) < 0)
 		err = lp_fail(&s, "the score column is not in the header");
 	else if (out->decision_column &&
-		 (out->decision_col = name_index(out->names, out->ncols,
+		 (out->decision_col = sample_names_find(out->names, out->ncols,
 						 out->decision_column)) < 0)
 		err = lp_fail(&s, "the decision column is not in the header");
 	if (err)
@@ -402,34 +400,6 @@ fail:
 }
 
 /* ---- chunks ----------------------------------------------------------- */
-
-struct colmem {
-	double *num;
-	size_t cap_num;
-	uint32_t *exc_case;
-	const char **exc_text;
-	size_t cap_exc;
-	const char **levels;
-	size_t cap_levels;
-	uint32_t *codes;
-	size_t cap_codes;
-};
-
-struct sample_chunk_mem {
-	const char **ids;
-	size_t cap_ids;
-	double *scores;
-	size_t cap_scores;
-	const char **decisions;
-	size_t cap_dec;
-	uint16_t *dcodes;
-	size_t cap_dcodes;
-	uint32_t *dcodes32; /* decoding scratch */
-	size_t cap_dcodes32;
-	struct sample_column *cols;
-	struct colmem *cm;
-	size_t cap_cols;
-};
 
 void
 sample_chunk_init(struct sample_chunk *c)
@@ -465,9 +435,8 @@ sample_chunk_release(struct sample_chunk *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Makes room for ncases x ncols in c's storage. */
-static int
-chunk_reserve(struct sample_chunk *c, uint32_t ncases, uint32_t ncols,
+int
+sample_chunk_reserve(struct sample_chunk *c, uint32_t ncases, uint32_t ncols,
 	      uint32_t nscores)
 {
 	struct sample_chunk_mem *m = c->mem;
@@ -478,17 +447,17 @@ chunk_reserve(struct sample_chunk *c, uint32_t ncases, uint32_t ncols,
 		if (m == NULL)
 			return RBA_E_NOMEM;
 	}
-	if (ensure(&m->ids, &m->cap_ids, ncases, sizeof(*m->ids)) ||
-	    ensure(&m->scores, &m->cap_scores, (size_t)ncases * nscores,
+	if (sample_mem_ensure(&m->ids, &m->cap_ids, ncases, sizeof(*m->ids)) ||
+	    sample_mem_ensure(&m->scores, &m->cap_scores, (size_t)ncases * nscores,
 		   sizeof(*m->scores)) ||
-	    ensure(&m->dcodes, &m->cap_dcodes, ncases, sizeof(*m->dcodes)))
+	    sample_mem_ensure(&m->dcodes, &m->cap_dcodes, ncases, sizeof(*m->dcodes)))
 		return RBA_E_NOMEM;
 	if (ncols > m->cap_cols) {
 		struct sample_column *cols = realloc(m->cols, ncols * sizeof(*cols));
 		if (cols == NULL)
 			return RBA_E_NOMEM;
 		m->cols = cols;
-		struct colmem *cm = realloc(m->cm, ncols * sizeof(*cm));
+		struct sample_colmem *cm = realloc(m->cm, ncols * sizeof(*cm));
 		if (cm == NULL)
 			return RBA_E_NOMEM;
 		m->cm = cm;
@@ -685,7 +654,7 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 		return dec_fail(&x, "column or score count",
 				"disagrees with the layout");
 	keep = only_id ? 1 : ncases;
-	if ((err = chunk_reserve(out, keep, ncols, nscores)) != 0)
+	if ((err = sample_chunk_reserve(out, keep, ncols, nscores)) != 0)
 		return err;
 	m = out->mem;
 	if (only_id == NULL) {
@@ -715,7 +684,7 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 	if (!rba_cursor_ok(&x.c) || ndec == 0 || ndec > SAMPLE_MAX_DECISIONS ||
 	    ndec > ncases)
 		return dec_fail(&x, "bad decision count", NULL);
-	if (ensure(&m->decisions, &m->cap_dec, ndec, sizeof(*m->decisions)))
+	if (sample_mem_ensure(&m->decisions, &m->cap_dec, ndec, sizeof(*m->decisions)))
 		return RBA_E_NOMEM;
 	if ((err = dec_strings(&x, ndec, only_id ? NULL : m->decisions, 0, SIZE_MAX,
 			       "decisions", &block)))
@@ -723,7 +692,8 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 	{
 		uint32_t code[1], *codes = code;
 		if (only_id == NULL) {
-			if (ensure(&m->dcodes32, &m->cap_dcodes32, ncases, sizeof(uint32_t)))
+			if (sample_mem_ensure(&m->dcodes32, &m->cap_dcodes32, ncases,
+					      sizeof(uint32_t)))
 				return RBA_E_NOMEM;
 			codes = m->dcodes32;
 		}
@@ -738,7 +708,7 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 	out->decisions = m->decisions;
 	for (k = 0; k < ncols; k++) {
 		struct sample_column *col = &m->cols[k];
-		struct colmem *cm = &m->cm[k];
+		struct sample_colmem *cm = &m->cm[k];
 		uint8_t kind = rba_cursor_u8(&x.c);
 		col->kind = kind;
 		if (kind == SAMPLE_COL_IDS) {
@@ -749,7 +719,7 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 		}
 		if (kind == SAMPLE_COL_NUMBER) {
 			uint32_t nexc, prev = 0, kept = 0;
-			if (ensure(&cm->num, &cm->cap_num, keep, sizeof(double)))
+			if (sample_mem_ensure(&cm->num, &cm->cap_num, keep, sizeof(double)))
 				return RBA_E_NOMEM;
 			if ((err = dec_numbers(&x, ncases, cm->num, at, keep, "numbers")))
 				return err;
@@ -757,7 +727,7 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 			nexc = rba_cursor_u32(&x.c);
 			if (!rba_cursor_ok(&x.c) || nexc > ncases)
 				return dec_fail(&x, "bad exception count", NULL);
-			if (ensure(&cm->exc_case, &cm->cap_exc, nexc ? nexc : 1,
+			if (sample_mem_ensure(&cm->exc_case, &cm->cap_exc, nexc ? nexc : 1,
 				   sizeof(uint32_t)))
 				return RBA_E_NOMEM;
 			const char **et = realloc(cm->exc_text, cm->cap_exc * sizeof(char *));
@@ -789,9 +759,9 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 			uint32_t nl = rba_cursor_u32(&x.c);
 			if (!rba_cursor_ok(&x.c) || nl == 0 || nl > ncases)
 				return dec_fail(&x, "bad level count", NULL);
-			if (ensure(&cm->levels, &cm->cap_levels, only_id ? 1 : nl,
+			if (sample_mem_ensure(&cm->levels, &cm->cap_levels, only_id ? 1 : nl,
 				   sizeof(char *)) ||
-			    ensure(&cm->codes, &cm->cap_codes, keep, sizeof(uint32_t)))
+			    sample_mem_ensure(&cm->codes, &cm->cap_codes, keep, sizeof(uint32_t)))
 				return RBA_E_NOMEM;
 			if ((err = dec_strings(&x, nl, only_id ? NULL : cm->levels, 0,
 					       SIZE_MAX, "levels", &block)))
@@ -992,913 +962,6 @@ sample_chunk_find(const struct sample_chunk *c, const char *id)
 		if (strcmp(c->ids[i], id) == 0)
 			return (long)i;
 	return -1;
-}
-
-/* ---- a string dictionary for building chunks ---------------------------- */
-
-struct dict {
-	uint32_t *slot; /* code + 1, 0 empty */
-	size_t nslot;	/* power of two */
-	const char **str;
-	size_t cap_str;
-	uint32_t n;
-};
-
-static uint64_t
-hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-static int
-dict_reset(struct dict *t, size_t expect)
-{
-	size_t want = 16;
-
-	while (want < expect * 2)
-		want *= 2;
-	if (want > t->nslot) {
-		free(t->slot);
-		t->slot = malloc(want * sizeof(*t->slot));
-		if (t->slot == NULL) {
-			t->nslot = 0;
-			return RBA_E_NOMEM;
-		}
-		t->nslot = want;
-	}
-	memset(t->slot, 0, t->nslot * sizeof(*t->slot));
-	t->n = 0;
-	return 0;
-}
-
-/* The code of s (borrowed, must outlive the dictionary's use). */
-static int
-dict_code(struct dict *t, const char *s, uint32_t *code)
-{
-	size_t mask = t->nslot - 1, i = (size_t)hash_str(s) & mask;
-
-	while (t->slot[i] != 0) {
-		if (strcmp(t->str[t->slot[i] - 1], s) == 0) {
-			*code = t->slot[i] - 1;
-			return 0;
-		}
-		i = (i + 1) & mask;
-	}
-	if (ensure(&t->str, &t->cap_str, (size_t)t->n + 1, sizeof(char *)))
-		return RBA_E_NOMEM;
-	t->str[t->n] = s;
-	t->slot[i] = t->n + 1;
-	*code = t->n++;
-	return 0;
-}
-
-static void
-dict_release(struct dict *t)
-{
-	free(t->slot);
-	free(t->str);
-	memset(t, 0, sizeof(*t));
-}
-
-/* ---- sample add ------------------------------------------------------- */
-
-/*
- * The distinct texts of one column in the pending chunk, as arena
- * offsets: a text already seen costs its chunk nothing but a code.
- */
-struct seen {
-	uint32_t *slot; /* arena offset + 1, 0 empty */
-	size_t nslot, n;
-};
-
-static uint64_t
-hash_mem(const char *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)p[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-/* The slot of p[0..n) in t: occupied when seen, empty otherwise. */
-static size_t
-seen_slot(const struct seen *t, const struct rba_buf *arena, const char *p,
-	  size_t n)
-{
-	size_t mask = t->nslot - 1, i = (size_t)hash_mem(p, n) & mask;
-
-	while (t->slot[i] != 0) {
-		const char *s = (const char *)arena->p + t->slot[i] - 1;
-		if (memcmp(s, p, n) == 0 && s[n] == 0)
-			return i;
-		i = (i + 1) & mask;
-	}
-	return i;
-}
-
-static int
-seen_has(const struct seen *t, const struct rba_buf *arena, const char *p,
-	 size_t n)
-{
-	return t->nslot != 0 && t->slot[seen_slot(t, arena, p, n)] != 0;
-}
-
-static int
-seen_add(struct seen *t, const struct rba_buf *arena, uint32_t off, size_t n)
-{
-	const char *p = (const char *)arena->p + off;
-	size_t i;
-
-	if (2 * (t->n + 1) > t->nslot) {
-		size_t nn = t->nslot ? 2 * t->nslot : 64;
-		struct seen u = { calloc(nn, sizeof(uint32_t)), nn, 0 };
-		if (u.slot == NULL)
-			return RBA_E_NOMEM;
-		for (size_t j = 0; j < t->nslot; j++) {
-			if (t->slot[j] == 0)
-				continue;
-			const char *q = (const char *)arena->p + t->slot[j] - 1;
-			u.slot[seen_slot(&u, arena, q, strlen(q))] = t->slot[j];
-			u.n++;
-		}
-		free(t->slot);
-		*t = u;
-	}
-	i = seen_slot(t, arena, p, n);
-	if (t->slot[i] == 0) {
-		t->slot[i] = off + 1;
-		t->n++;
-	}
-	return 0;
-}
-
-static void
-seen_clear(struct seen *t)
-{
-	if (t->nslot)
-		memset(t->slot, 0, t->nslot * sizeof(uint32_t));
-	t->n = 0;
-}
-
-enum col_mode { MODE_AUTO = 0, MODE_NUM, MODE_DICT, MODE_IDS };
-
-struct builder {
-	const struct sample_layout *l;
-	const char *file;
-	uint8_t *mode; /* enum col_mode per column */
-	uint32_t ncols;
-	/* rows of the pending chunk */
-	uint32_t n;
-	size_t cap_rows;
-	struct rba_buf arena; /* every text, NUL-terminated */
-	uint32_t *off;	      /* n x (ncols + 1): fields, then the id */
-	double *num;	      /* n x ncols */
-	uint8_t *flag;	      /* n x ncols: bit 0 parsed, bit 1 text differs */
-	unsigned long *line;  /* n */
-	size_t bound;	      /* upper bound of the encoded chunk */
-	size_t fixed;	      /* bytes of the chunk outside the cases */
-	size_t per_case;      /* score bytes and decision code per case */
-	size_t maxdec;	      /* longest decision text and its NUL */
-	struct seen *seen;    /* per column: the texts of this chunk */
-	double *rnum;	      /* the row being read: numbers and flags */
-	uint8_t *rflag;
-	/* the chunk being encoded */
-	struct sample_chunk chunk;
-	struct dict dict;
-	float *probs;
-	size_t cap_probs;
-	struct rba_buf raw;
-};
-
-static void
-builder_release(struct builder *b)
-{
-	for (uint32_t k = 0; b->seen != NULL && k < b->ncols; k++)
-		free(b->seen[k].slot);
-	free(b->seen);
-	free(b->rnum);
-	free(b->rflag);
-	free(b->mode);
-	rba_buf_release(&b->arena);
-	free(b->off);
-	free(b->num);
-	free(b->flag);
-	free(b->line);
-	sample_chunk_release(&b->chunk);
-	dict_release(&b->dict);
-	free(b->probs);
-	rba_buf_release(&b->raw);
-}
-
-static int
-builder_reserve_rows(struct builder *b)
-{
-	size_t want, K = b->ncols;
-
-	if (b->n < b->cap_rows)
-		return 0;
-	want = b->cap_rows ? b->cap_rows * 2 : 256;
-	if (want > SAMPLE_CHUNK_CASES)
-		want = SAMPLE_CHUNK_CASES;
-	uint32_t *off = realloc(b->off, want * (K + 1) * sizeof(*off));
-	if (off == NULL)
-		return RBA_E_NOMEM;
-	b->off = off;
-	double *num = realloc(b->num, want * K * sizeof(*num));
-	if (num == NULL)
-		return RBA_E_NOMEM;
-	b->num = num;
-	uint8_t *flag = realloc(b->flag, want * K);
-	if (flag == NULL)
-		return RBA_E_NOMEM;
-	b->flag = flag;
-	unsigned long *line = realloc(b->line, want * sizeof(*line));
-	if (line == NULL)
-		return RBA_E_NOMEM;
-	b->line = line;
-	b->cap_rows = want;
-	return 0;
-}
-
-/* The arena offset of a copy of n bytes of p, NUL-terminated. */
-static int
-arena_put(struct builder *b, const char *p, size_t n, uint32_t *off)
-{
-	if (b->arena.len + n + 1 > UINT32_MAX)
-		return RBA_E_LIMIT;
-	*off = (uint32_t)b->arena.len;
-	rba_buf_put(&b->arena, p, n);
-	rba_buf_put_u8(&b->arena, 0);
-	return rba_buf_status(&b->arena);
-}
-
-static const char *
-btext(const struct builder *b, uint32_t row, uint32_t k)
-{
-	return (const char *)b->arena.p + b->off[(size_t)row * (b->ncols + 1) + k];
-}
-
-/*
- * Builds the decoded view of the pending rows (ids and columns; scores
- * and decisions come later).
- */
-static int
-builder_view(struct builder *b)
-{
-	struct sample_chunk *c = &b->chunk;
-	struct sample_chunk_mem *m;
-	uint32_t K = b->ncols, n = b->n;
-	int err;
-
-	if ((err = chunk_reserve(c, n, K, b->l->nscores)) != 0)
-		return err;
-	m = c->mem;
-	for (uint32_t i = 0; i < n; i++)
-		m->ids[i] = btext(b, i, K);
-	for (uint32_t k = 0; k < K; k++) {
-		struct sample_column *col = &m->cols[k];
-		struct colmem *cm = &m->cm[k];
-		int numeric = b->mode[k] == MODE_NUM;
-		if (b->mode[k] == MODE_IDS) {
-			col->kind = SAMPLE_COL_IDS;
-			continue;
-		}
-		if (b->mode[k] == MODE_AUTO) {
-			numeric = 1;
-			for (uint32_t i = 0; i < n && numeric; i++)
-				numeric = b->flag[(size_t)i * K + k] & 1;
-		}
-		if (numeric) {
-			uint32_t nexc = 0;
-			col->kind = SAMPLE_COL_NUMBER;
-			if (ensure(&cm->num, &cm->cap_num, n, sizeof(double)))
-				return RBA_E_NOMEM;
-			for (uint32_t i = 0; i < n; i++) {
-				cm->num[i] = b->num[(size_t)i * K + k];
-				nexc += (b->flag[(size_t)i * K + k] & 2) != 0;
-			}
-			if (ensure(&cm->exc_case, &cm->cap_exc, nexc ? nexc : 1,
-				   sizeof(uint32_t)))
-				return RBA_E_NOMEM;
-			const char **et = realloc(cm->exc_text, cm->cap_exc * sizeof(char *));
-			if (et == NULL)
-				return RBA_E_NOMEM;
-			cm->exc_text = et;
-			nexc = 0;
-			for (uint32_t i = 0; i < n; i++)
-				if (b->flag[(size_t)i * K + k] & 2) {
-					cm->exc_case[nexc] = i;
-					cm->exc_text[nexc++] = btext(b, i, k);
-				}
-			col->num = cm->num;
-			col->nexc = nexc;
-			col->exc_case = cm->exc_case;
-			col->exc_text = cm->exc_text;
-			continue;
-		}
-		col->kind = SAMPLE_COL_DICT;
-		if (ensure(&cm->codes, &cm->cap_codes, n, sizeof(uint32_t)) ||
-		    dict_reset(&b->dict, n))
-			return RBA_E_NOMEM;
-		for (uint32_t i = 0; i < n; i++)
-			if ((err = dict_code(&b->dict, btext(b, i, k), &cm->codes[i])))
-				return err;
-		if (ensure(&cm->levels, &cm->cap_levels, b->dict.n, sizeof(char *)))
-			return RBA_E_NOMEM;
-		memcpy(cm->levels, b->dict.str, b->dict.n * sizeof(char *));
-		col->nlevels = b->dict.n;
-		col->levels = cm->levels;
-		col->codes = cm->codes;
-	}
-	return 0;
-}
-
-struct add_state {
-	const struct sample_add_request *rq;
-	const struct policy *pol;
-	const struct artifact *art;
-	struct audit_scorer *sc;
-	struct sample_layout layout;
-	struct builder b;
-	struct store_sample_writer *w;
-	struct sample_add_result *res;
-	uint64_t cases;
-	char **cnames; /* decision names over the whole sample */
-	uint64_t *ccounts;
-	size_t cap_counts;
-	uint32_t ncounts;
-};
-
-static int
-count_decision(struct add_state *st, const char *name)
-{
-	for (uint32_t i = 0; i < st->ncounts; i++)
-		if (strcmp(st->cnames[i], name) == 0) {
-			st->ccounts[i]++;
-			return 0;
-		}
-	/* Decision names beyond a few hundred are not summarized. */
-	if (st->ncounts >= 256)
-		return 0;
-	if (ensure(&st->cnames, &st->cap_counts, (size_t)st->ncounts + 1,
-		   sizeof(char *)))
-		return RBA_E_NOMEM;
-	uint64_t *cc = realloc(st->ccounts, st->cap_counts * sizeof(uint64_t));
-	if (cc == NULL)
-		return RBA_E_NOMEM;
-	st->ccounts = cc;
-	st->cnames[st->ncounts] = strdup(name);
-	if (st->cnames[st->ncounts] == NULL)
-		return RBA_E_NOMEM;
-	st->ccounts[st->ncounts++] = 1;
-	return 0;
-}
-
-static int
-at_case(struct add_state *st, uint32_t i, struct rba_detail *d)
-{
-	if (d != NULL) {
-		snprintf(d->file, sizeof(d->file), "%s", st->b.file);
-		d->line = st->b.line[i];
-		d->col = 0;
-	}
-	return 0;
-}
-
-/* Scores, decides, encodes and stores the pending rows. */
-static int
-flush_chunk(struct add_state *st, struct rba_detail *d)
-{
-	struct builder *b = &st->b;
-	const struct sample_layout *l = &st->layout;
-	struct sample_chunk *c = &b->chunk;
-	struct sample_chunk_mem *m;
-	uint32_t n = b->n, C = l->nclasses, bad = 0;
-	double *scores;
-	double pv[SAMPLE_MAX_SCORES];
-	int err;
-
-	if (n == 0)
-		return 0;
-	if ((err = builder_view(b)) != 0)
-		return err;
-	m = c->mem;
-	if (ensure(&b->probs, &b->cap_probs, (size_t)n * C, sizeof(float)))
-		return RBA_E_NOMEM;
-	err = audit_scorer_run(st->sc, c, b->probs, &bad, d);
-	if (err) {
-		if (err == RBA_E_SCHEMA)
-			at_case(st, bad, d);
-		return err;
-	}
-	scores = m->scores;
-	if (dict_reset(&b->dict, 64))
-		return RBA_E_NOMEM;
-	for (uint32_t i = 0; i < n; i++) {
-		const char *dec;
-		uint32_t code;
-		if (l->scored_by == SAMPLE_SCORED_MODEL) {
-			for (uint32_t k = 0; k < C; k++)
-				scores[(size_t)i * C + k] = b->probs[(size_t)i * C + k];
-		} else {
-			scores[i] = b->num[(size_t)i * b->ncols + (size_t)l->score_col];
-		}
-		if (l->decision_col >= 0) {
-			dec = btext(b, i, (uint32_t)l->decision_col);
-		} else if (st->pol->argmax) {
-			for (uint32_t k = 0; k < C; k++)
-				pv[k] = scores[(size_t)i * C + k];
-			size_t top = policy_decide_argmax(st->pol, pv, C, NULL);
-			dec = top < C ? l->classes[top] : NULL;
-		} else {
-			double s = l->scored_by == SAMPLE_SCORED_MODEL
-					   ? scores[(size_t)i * C + l->positive]
-					   : scores[i];
-			dec = policy_decide(st->pol, s, NULL);
-		}
-		if (dec == NULL) {
-			at_case(st, i, d);
-			return rba_fail(d, RBA_E_SCHEMA, b->file, b->line[i], 0,
-					"case '%.64s' has no decision under the policy",
-					c->ids[i]);
-		}
-		if ((err = dict_code(&b->dict, dec, &code)) != 0)
-			return err;
-		if (code >= SAMPLE_MAX_DECISIONS)
-			return rba_fail(d, RBA_E_LIMIT, b->file, b->line[i], 0,
-					"more than %u distinct decisions in a chunk",
-					SAMPLE_MAX_DECISIONS);
-		m->dcodes[i] = (uint16_t)code;
-		if ((err = count_decision(st, dec)) != 0)
-			return err;
-	}
-	if (ensure(&m->decisions, &m->cap_dec, b->dict.n, sizeof(char *)))
-		return RBA_E_NOMEM;
-	memcpy(m->decisions, b->dict.str, b->dict.n * sizeof(char *));
-	c->ndecisions = b->dict.n;
-	c->decisions = m->decisions;
-	b->raw.len = 0;
-	sample_chunk_encode(c, &b->raw);
-	if ((err = rba_buf_status(&b->raw)) != 0)
-		return err;
-	/* The bound makes this impossible; a broken bound must not store. */
-	if (b->raw.len > STORE_CHUNK_MAX)
-		return rba_fail(d, RBA_E_LIMIT, b->file, b->line[0], 0,
-				"a sample chunk came out at %zu bytes", b->raw.len);
-	err = store_sample_add_chunk(st->w, b->raw.p, b->raw.len,
-				     (const char *const *)m->ids, n, d);
-	if (err) {
-		if (err == RBA_E_EXISTS && d != NULL) {
-			/* The second use of the id is the one refused. */
-			for (uint32_t i = n; i-- > 0;)
-				if (strcmp(m->ids[i], d->key) == 0) {
-					at_case(st, i, d);
-					break;
-				}
-		}
-		return err;
-	}
-	st->cases += n;
-	b->n = 0;
-	b->arena.len = 0;
-	b->bound = b->fixed;
-	for (uint32_t k = 0; k < b->ncols; k++)
-		seen_clear(&b->seen[k]);
-	if (st->rq->progress != NULL)
-		st->rq->progress(st->rq->progress_ctx, st->cases);
-	return 0;
-}
-
-static int
-header_check(const struct csv_field *f, size_t n, const char *file,
-	     struct rba_detail *d)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (f[i].n == 0)
-			return rba_fail(d, RBA_E_SCHEMA, file, 1, f[i].col,
-					"empty column name");
-		if (memchr(f[i].p, 0, f[i].n) != NULL)
-			return rba_fail(d, RBA_E_SCHEMA, file, 1, f[i].col,
-					"a column name holds a NUL byte");
-		for (size_t j = 0; j < i; j++)
-			if (f[j].n == f[i].n && memcmp(f[j].p, f[i].p, f[i].n) == 0)
-				return rba_fail(d, RBA_E_SCHEMA, file, 1, f[i].col,
-						"column '%.*s' appears twice",
-						(int)(f[i].n > 64 ? 64 : f[i].n), f[i].p);
-	}
-	return 0;
-}
-
-/* The layout from the header and the request. */
-static int
-layout_from_header(struct add_state *st, const struct csv_field *f, size_t n,
-		   const struct pins *pins, const char *file,
-		   struct rba_detail *d)
-{
-	struct sample_layout *l = &st->layout;
-	const struct sample_add_request *rq = st->rq;
-	const struct encode_spec *spec = &st->art->spec;
-	const char *base = strrchr(rq->path, '/');
-
-	l->id_col = l->score_col = l->decision_col = -1;
-	l->source = strdup(strcmp(rq->path, "-") == 0 ? "stdin"
-				  : base ? base + 1 : rq->path);
-	l->ncols = (uint32_t)n;
-	l->names = calloc(n, sizeof(char *));
-	l->nclasses = spec->nclasses;
-	l->classes = calloc(spec->nclasses, sizeof(char *));
-	if (l->source == NULL || l->names == NULL || l->classes == NULL)
-		return RBA_E_NOMEM;
-	for (size_t i = 0; i < n; i++)
-		if ((l->names[i] = strndup(f[i].p, f[i].n)) == NULL)
-			return RBA_E_NOMEM;
-	for (uint32_t i = 0; i < spec->nclasses; i++)
-		if ((l->classes[i] = strdup(spec->classes[i])) == NULL)
-			return RBA_E_NOMEM;
-	l->positive = spec->positive == ENCODE_NO_POSITIVE ? UINT32_MAX
-							    : spec->positive;
-	l->scored_by = rq->score_column ? SAMPLE_SCORED_COLUMN : SAMPLE_SCORED_MODEL;
-	l->nscores = rq->score_column ? 1 : spec->nclasses;
-	if (rq->id_column != NULL) {
-		l->id_col = name_index(l->names, l->ncols, rq->id_column);
-		if (l->id_col < 0) {
-			rba_detail_key(d, rq->id_column);
-			return rba_fail(d, RBA_E_SCHEMA, file, 1, 0,
-					"no id column '%s' in the header",
-					rq->id_column);
-		}
-	} else if (pins != NULL && pins->data.id != NULL) {
-		l->id_col = name_index(l->names, l->ncols, pins->data.id);
-	}
-	if (l->id_col >= 0 &&
-	    (l->id_column = strdup(l->names[l->id_col])) == NULL)
-		return RBA_E_NOMEM;
-	if (rq->score_column != NULL) {
-		l->score_col = name_index(l->names, l->ncols, rq->score_column);
-		if (l->score_col < 0 || l->score_col == l->id_col) {
-			rba_detail_key(d, rq->score_column);
-			return rba_fail(d, RBA_E_SCHEMA, file, 1, 0,
-					"no score column '%s' in the header",
-					rq->score_column);
-		}
-		if ((l->score_column = strdup(rq->score_column)) == NULL)
-			return RBA_E_NOMEM;
-	}
-	if (rq->decision_column != NULL) {
-		l->decision_col = name_index(l->names, l->ncols, rq->decision_column);
-		if (l->decision_col < 0 || l->decision_col == l->id_col ||
-		    l->decision_col == l->score_col) {
-			rba_detail_key(d, rq->decision_column);
-			return rba_fail(d, RBA_E_SCHEMA, file, 1, 0,
-					"no decision column '%s' in the header",
-					rq->decision_column);
-		}
-		if ((l->decision_column = strdup(rq->decision_column)) == NULL)
-			return RBA_E_NOMEM;
-	}
-	return 0;
-}
-
-static int
-builder_setup(struct add_state *st, const char *file)
-{
-	struct builder *b = &st->b;
-	const struct sample_layout *l = &st->layout;
-	const struct encode_spec *spec = &st->art->spec;
-
-	b->l = l;
-	b->file = file;
-	b->ncols = l->ncols;
-	b->mode = calloc(l->ncols, 1);
-	b->seen = calloc(l->ncols, sizeof(*b->seen));
-	b->rnum = calloc(l->ncols, sizeof(double));
-	b->rflag = calloc(l->ncols, 1);
-	if (b->mode == NULL || b->seen == NULL || b->rnum == NULL || b->rflag == NULL)
-		return RBA_E_NOMEM;
-	for (uint32_t c = 0; c < spec->ncolumns; c++) {
-		long k = name_index(l->names, l->ncols, spec->columns[c].name);
-		if (k >= 0)
-			b->mode[k] = spec->columns[c].kind == ENCODE_NUMERIC
-					     ? MODE_NUM : MODE_DICT;
-	}
-	if (l->score_col >= 0)
-		b->mode[l->score_col] = MODE_NUM;
-	if (l->decision_col >= 0)
-		b->mode[l->decision_col] = MODE_DICT;
-	if (l->id_col >= 0)
-		b->mode[l->id_col] = MODE_IDS;
-	b->maxdec = 0;
-	if (st->pol->argmax) {
-		for (uint32_t i = 0; i < l->nclasses; i++)
-			if (strlen(l->classes[i]) > b->maxdec)
-				b->maxdec = strlen(l->classes[i]);
-	} else {
-		for (size_t i = 0; i < st->pol->nbands; i++)
-			if (strlen(st->pol->bands[i].decision) > b->maxdec)
-				b->maxdec = strlen(st->pol->bands[i].decision);
-	}
-	/* Header, ids and decision blocks' lengths, per column kind, width,
-	 * level and exception counts. */
-	b->fixed = 32 + (size_t)l->ncols * 16;
-	b->per_case = 8 * (size_t)l->nscores + 2;
-	b->maxdec += 1;
-	b->bound = b->fixed;
-	return 0;
-}
-
-/* Takes one CSV record into the pending chunk (flushing first if full). */
-static int
-add_row(struct add_state *st, const struct csv_field *f, size_t n,
-	unsigned long line, uint64_t rowno, struct rba_detail *d)
-{
-	struct builder *b = &st->b;
-	const struct sample_layout *l = &st->layout;
-	uint32_t K = b->ncols, r;
-	size_t cost, fresh;
-	char idbuf[24], fmt[32];
-	const char *id;
-	size_t idlen;
-	int err;
-
-	if (n != K)
-		return rba_fail(d, RBA_E_SCHEMA, b->file, line, 0,
-				"%zu fields where the header has %u", n, K);
-	if (l->id_col >= 0) {
-		id = f[l->id_col].p;
-		idlen = f[l->id_col].n;
-	} else {
-		idlen = (size_t)snprintf(idbuf, sizeof(idbuf), "%llu",
-					 (unsigned long long)rowno);
-		id = idbuf;
-	}
-	if (idlen == 0 || idlen > STORE_CASE_ID_MAX)
-		return rba_fail(d, idlen ? RBA_E_LIMIT : RBA_E_SCHEMA, b->file,
-				line, l->id_col >= 0 ? f[l->id_col].col : 0,
-				idlen ? "case id longer than %d bytes"
-				      : "empty case id (limit %d bytes)",
-				STORE_CASE_ID_MAX);
-	/*
-	 * An upper bound of what the case adds to its chunk, per field:
-	 * a number 8 bytes and its text when that is not rba_json_fmt_double's;
-	 * a dictionary entry a code of at most 2 bytes and, the first time
-	 * in the chunk, the text; a column that may turn out either way
-	 * the larger.  "fresh" assumes every text new (after a flush).
-	 */
-	cost = fresh = b->per_case + idlen + 1 + b->maxdec;
-	for (uint32_t k = 0; k < K; k++) {
-		uint8_t mode = b->mode[k];
-		size_t num = 0, dict, dict_new = 2 + f[k].n + 1;
-		double v = 0;
-		if (memchr(f[k].p, 0, f[k].n) != NULL)
-			return rba_fail(d, RBA_E_SCHEMA, b->file, line, f[k].col,
-					"a field holds a NUL byte");
-		b->rflag[k] = 0;
-		b->rnum[k] = 0;
-		if ((long)k == l->decision_col && f[k].n + 1 > b->maxdec) {
-			cost += f[k].n + 1;
-			fresh += f[k].n + 1;
-		}
-		if (mode == MODE_IDS)
-			continue;
-		if (mode != MODE_DICT) {
-			err = csv_parse_number(f[k].p, f[k].n, &v);
-			if (err != 0 && mode == MODE_NUM) {
-				rba_detail_key(d, l->names[k]);
-				return rba_fail(d, RBA_E_SCHEMA, b->file, line,
-						f[k].col,
-						"column '%s' needs a number, not '%.*s'",
-						l->names[k],
-						(int)(f[k].n > 64 ? 64 : f[k].n),
-						f[k].p);
-			}
-			if (err == 0) {
-				b->rnum[k] = v;
-				b->rflag[k] = 1;
-				if (rba_json_fmt_double(v, fmt) != f[k].n ||
-				    memcmp(fmt, f[k].p, f[k].n) != 0)
-					b->rflag[k] |= 2;
-				num = 8 + (b->rflag[k] & 2 ? 4 + f[k].n + 1 : 0);
-			}
-		}
-		if (mode == MODE_NUM) {
-			cost += num;
-			fresh += num;
-			continue;
-		}
-		dict = seen_has(&b->seen[k], &b->arena, f[k].p, f[k].n) ? 2 : dict_new;
-		cost += dict > num ? dict : num;
-		fresh += dict_new > num ? dict_new : num;
-	}
-	if (fresh + b->fixed > STORE_CHUNK_MAX)
-		return rba_fail(d, RBA_E_LIMIT, b->file, line, 0,
-				"a case of %zu bytes is too large for a sample chunk",
-				fresh);
-	if (b->n == SAMPLE_CHUNK_CASES || b->bound + cost > STORE_CHUNK_MAX) {
-		if ((err = flush_chunk(st, d)) != 0)
-			return err;
-		cost = fresh;
-	}
-	if ((err = builder_reserve_rows(b)) != 0)
-		return err;
-	r = b->n;
-	for (uint32_t k = 0; k < K; k++) {
-		size_t at = (size_t)r * K + k;
-		uint32_t off;
-		if ((err = arena_put(b, f[k].p, f[k].n, &off)))
-			return rba_fail(d, err, b->file, line, f[k].col,
-					"%s", rba_strerror(err));
-		b->off[(size_t)r * (K + 1) + k] = off;
-		b->flag[at] = b->rflag[k];
-		b->num[at] = b->rnum[k];
-		if (b->mode[k] != MODE_NUM && b->mode[k] != MODE_IDS &&
-		    (err = seen_add(&b->seen[k], &b->arena, off, f[k].n)) != 0)
-			return err;
-	}
-	if ((err = arena_put(b, id, idlen, &b->off[(size_t)r * (K + 1) + K])))
-		return err;
-	b->line[r] = line;
-	b->n++;
-	b->bound += cost;
-	return 0;
-}
-
-void
-sample_add_result_release(struct sample_add_result *r)
-{
-	if (r == NULL)
-		return;
-	free_strv(r->decisions, r->ndecisions);
-	free(r->decision_counts);
-	memset(r, 0, sizeof(*r));
-}
-
-static int
-check_request(const struct sample_add_request *rq, const struct policy *pol,
-	      const struct artifact *art, struct rba_detail *d)
-{
-	if (rq->decision_column != NULL && rq->score_column == NULL)
-		return rba_fail(d, RBA_E_USAGE, NULL, 0, 0,
-				"a decision column needs a score column");
-	if (!pol->argmax && art->spec.positive == ENCODE_NO_POSITIVE)
-		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
-				"the policy decides by score bands, but the model "
-				"has no positive class (use an argmax policy)");
-	if (rq->score_column != NULL &&
-	    (pol->argmax || art->spec.positive == ENCODE_NO_POSITIVE))
-		return rba_fail(d, RBA_E_USAGE, NULL, 0, 0,
-				"stored scores from a column need a binary model "
-				"and a policy with score bands");
-	return 0;
-}
-
-int
-sample_add(struct store *s, const struct sample_add_request *rq,
-	   struct sample_add_result *out, struct rba_detail *d)
-{
-	struct add_state st;
-	struct store_version v;
-	struct store_txn *txn = NULL;
-	struct policy *pol = NULL;
-	struct pins *pins = NULL;
-	struct artifact art;
-	struct csv_reader *r = NULL;
-	const struct csv_field *f;
-	struct rba_buf lt;
-	struct stat sb;
-	uint8_t *abytes = NULL;
-	size_t an, nf;
-	uint64_t hint = 0, rowno = 0;
-	int err, from_version = 0, rc;
-
-	memset(out, 0, sizeof(*out));
-	memset(&st, 0, sizeof(st));
-	memset(&v, 0, sizeof(v));
-	memset(&art, 0, sizeof(art));
-	rba_buf_init(&lt);
-	st.rq = rq;
-	st.res = out;
-	st.layout.id_col = st.layout.score_col = st.layout.decision_col = -1;
-	if (strcmp(rq->path, "-") != 0 && stat(rq->path, &sb) == 0)
-		hint = (uint64_t)sb.st_size;
-	if ((err = store_txn_begin(s, 1, hint, &txn, d)) != 0)
-		goto out;
-	if ((err = store_version_get(txn, rq->version, &v, d)) != 0)
-		goto out;
-	if ((err = audit_policy_in_force(&v, rq->policy, &pol, &from_version, d)))
-		goto out;
-	st.pol = pol;
-	if ((err = policy_pins_parse(v.pins_text, strlen(v.pins_text),
-				     "stored pins", &pins, d)) != 0)
-		goto out;
-	/* Scored with the stored artifact, which store_blob_load verified
-	 * against its digest. */
-	if ((err = store_blob_load(txn, &v.artifact, ARTIFACT_MAX_BYTES, &abytes,
-				   &an, d)) != 0)
-		goto out;
-	if ((err = artifact_decode(abytes, an, &art, d)) != 0)
-		goto out;
-	st.art = &art;
-	if ((err = check_request(rq, pol, &art, d)) != 0)
-		goto out;
-	if ((err = audit_scorer_new(&art, &st.sc, d)) != 0)
-		goto out;
-	if ((err = csv_reader_open(rq->path, NULL, &r, d)) != 0)
-		goto out;
-	rc = csv_reader_next(r, &f, &nf, d);
-	if (rc <= 0) {
-		err = rc < 0 ? rc : rba_fail(d, RBA_E_SCHEMA, csv_reader_name(r),
-					     1, 0, "no header");
-		goto out;
-	}
-	if ((err = header_check(f, nf, csv_reader_name(r), d)) != 0 ||
-	    (err = layout_from_header(&st, f, nf, pins, csv_reader_name(r), d)) != 0)
-		goto out;
-	st.layout.artifact = v.artifact;
-	if ((err = audit_scorer_bind(st.sc, &st.layout, d)) != 0) {
-		if (d != NULL) {
-			snprintf(d->file, sizeof(d->file), "%s", csv_reader_name(r));
-			d->line = 1;
-		}
-		goto out;
-	}
-	if ((err = builder_setup(&st, csv_reader_name(r))) != 0)
-		goto out;
-	sample_layout_format(&st.layout, &lt);
-	if ((err = rba_buf_status(&lt)) != 0)
-		goto out;
-	if ((err = store_sample_begin(txn, rq->version, rba_buf_cstr(&lt),
-				      &pol->digest, &st.w, d)) != 0)
-		goto out;
-	while ((rc = csv_reader_next(r, &f, &nf, d)) == 1) {
-		if ((err = add_row(&st, f, nf, csv_reader_line(r), ++rowno, d)) != 0)
-			goto out;
-	}
-	if (rc < 0) {
-		err = rc;
-		goto out;
-	}
-	if ((err = flush_chunk(&st, d)) != 0)
-		goto out;
-	if (st.cases == 0) {
-		err = rba_fail(d, RBA_E_SCHEMA, csv_reader_name(r), 1, 0,
-			       "no cases after the header");
-		goto out;
-	}
-	if ((err = store_sample_finish(st.w, &out->digest, d)) != 0)
-		goto out;
-	store_sample_writer_free(st.w);
-	st.w = NULL;
-	err = store_txn_commit(txn, d);
-	txn = NULL;
-	if (err)
-		goto out;
-	out->cases = st.cases;
-	out->policy_digest = pol->digest;
-	out->policy_from_version = from_version;
-	out->artifact = v.artifact;
-	out->ndecisions = st.ncounts;
-	out->decisions = st.cnames;
-	out->decision_counts = st.ccounts;
-	st.cnames = NULL;
-	st.ccounts = NULL;
-	{
-		struct store_txn *rt;
-		struct store_sample_info info;
-		if (store_txn_begin(s, 0, 0, &rt, NULL) == 0) {
-			if (store_sample_info(rt, rq->version, &info, NULL) == 0) {
-				out->chunks = info.chunks;
-				out->size = info.size;
-				out->stored_size = info.stored_size;
-				store_sample_info_release(&info);
-			}
-			store_txn_abort(rt);
-		}
-	}
-out:
-	store_sample_writer_free(st.w);
-	store_txn_abort(txn);
-	csv_reader_free(r);
-	audit_scorer_free(st.sc);
-	builder_release(&st.b);
-	sample_layout_release(&st.layout);
-	free_strv(st.cnames, st.ncounts);
-	free(st.ccounts);
-	artifact_release(&art);
-	free(abytes);
-	policy_pins_free(pins);
-	policy_free(pol);
-	store_version_release(&v);
-	rba_buf_release(&lt);
-	return err;
 }
 
 /* ---- reading ---------------------------------------------------------- */

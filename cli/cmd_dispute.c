@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
+#include "audit/dispute.h"
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "policy/policy.h"

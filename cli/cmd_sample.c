@@ -9,6 +9,7 @@
 
 #include "common/json.h"
 #include "audit/sample.h"
+#include "audit/sample_add.h"
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "policy/policy.h"

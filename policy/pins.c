@@ -61,10 +61,10 @@ static int
 fail_at_key(struct yval *v, int err, const struct ydoc_node *at,
 	    const char *key, const char *rest)
 {
-	size_t old = policy_ypath_key(v, key);
+	size_t old = policy_yval_path_key(v, key);
 
-	err = policy_yfail(v, err, at, "'%s' %s", v->path, rest);
-	policy_ypath_restore(v, old);
+	err = policy_yval_fail(v, err, at, "'%s' %s", v->path, rest);
+	policy_yval_path_restore(v, old);
 	return err;
 }
 
@@ -86,26 +86,26 @@ get_names(struct yval *v, const struct ydoc_node *n, char ***out,
 	char **a;
 	int err;
 
-	if ((err = policy_yseq(v, n)) != 0)
+	if ((err = policy_yval_seq(v, n)) != 0)
 		return err;
 	if (n->nkids > PINS_MAX_LIST)
-		return policy_yfail(v, RBA_E_LIMIT, n,
-				    "'%s' has more than %d entries", v->path,
-				    PINS_MAX_LIST);
+		return policy_yval_fail(v, RBA_E_LIMIT, n,
+					"'%s' has more than %d entries", v->path,
+					PINS_MAX_LIST);
 	a = calloc(n->nkids + 1, sizeof(*a));
 	if (a == NULL)
-		return policy_yfail(v, RBA_E_NOMEM, n, "out of memory");
+		return policy_yval_fail(v, RBA_E_NOMEM, n, "out of memory");
 	*out = a;
 	*count = n->nkids; /* every slot is freed with the record on error */
 	for (kid = n->kids; kid != NULL; kid = kid->next, i++) {
-		old = policy_ypath_index(v, i);
-		err = policy_yget_str(v, kid, POLICY_MAX_STRING, &a[i]);
+		old = policy_yval_path_index(v, i);
+		err = policy_yval_get_str(v, kid, POLICY_MAX_STRING, &a[i]);
 		for (j = 0; err == 0 && j < i; j++)
 			if (strcmp(a[i], a[j]) == 0)
-				err = policy_yfail(v, RBA_E_SCHEMA, kid,
-						   "'%s' repeats '%s'", v->path,
-						   a[j]);
-		policy_ypath_restore(v, old);
+				err = policy_yval_fail(v, RBA_E_SCHEMA, kid,
+						       "'%s' repeats '%s'", v->path,
+						       a[j]);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 		nodes[i] = kid;
@@ -130,38 +130,38 @@ data_cross_check(struct yval *v, struct pins *p, const struct data_nodes *dn)
 		return fail_at_key(v, RBA_E_SCHEMA, dn->id, "id",
 				   "must differ from 'data.label'");
 	for (i = 0; i < p->data.nexclude && err == 0; i++) {
-		old = policy_ypath_key(v, "exclude");
-		policy_ypath_index(v, i);
+		old = policy_yval_path_key(v, "exclude");
+		policy_yval_path_index(v, i);
 		if (strcmp(p->data.exclude[i], p->data.label) == 0)
-			err = policy_yfail(v, RBA_E_SCHEMA, dn->exclude[i],
-					   "'%s' names the label column",
-					   v->path);
+			err = policy_yval_fail(v, RBA_E_SCHEMA, dn->exclude[i],
+					       "'%s' names the label column",
+					       v->path);
 		else if (p->data.id != NULL &&
 			 strcmp(p->data.exclude[i], p->data.id) == 0)
-			err = policy_yfail(
+			err = policy_yval_fail(
 				v, RBA_E_SCHEMA, dn->exclude[i],
 				"'%s' names the id column, which is never a feature",
 				v->path);
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 	}
 	for (i = 0; i < p->data.ncategorical && err == 0; i++) {
-		old = policy_ypath_key(v, "categorical");
-		policy_ypath_index(v, i);
+		old = policy_yval_path_key(v, "categorical");
+		policy_yval_path_index(v, i);
 		if (strcmp(p->data.categorical[i], p->data.label) == 0)
-			err = policy_yfail(v, RBA_E_SCHEMA, dn->categorical[i],
-					   "'%s' names the label column",
-					   v->path);
+			err = policy_yval_fail(v, RBA_E_SCHEMA, dn->categorical[i],
+					       "'%s' names the label column",
+					       v->path);
 		else if (p->data.id != NULL &&
 			 strcmp(p->data.categorical[i], p->data.id) == 0)
-			err = policy_yfail(v, RBA_E_SCHEMA, dn->categorical[i],
-					   "'%s' names the id column", v->path);
+			err = policy_yval_fail(v, RBA_E_SCHEMA, dn->categorical[i],
+					       "'%s' names the id column", v->path);
 		for (j = 0; err == 0 && j < p->data.nexclude; j++)
 			if (strcmp(p->data.categorical[i], p->data.exclude[j]) == 0)
-				err = policy_yfail(
+				err = policy_yval_fail(
 					v, RBA_E_SCHEMA, dn->categorical[i],
 					"'%s' names a column in 'data.exclude'",
 					v->path);
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 	}
 	return err;
 }
@@ -177,33 +177,33 @@ pins_split(struct yval *v, const struct ydoc_node *map, struct pins *p)
 	size_t i, old;
 	int err, e;
 
-	if (policy_ynull(map))
+	if (policy_ydoc_node_is_null(map))
 		return 0;
-	if ((err = policy_ymap(v, map)) != 0)
+	if ((err = policy_yval_map(v, map)) != 0)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_ykey(v, k, keys, 3, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, 3, &seen, &i)) != 0)
 			return err;
-		if (policy_ynull(k->next))
+		if (policy_ydoc_node_is_null(k->next))
 			continue;
-		old = policy_ypath_key(v, keys[i]);
+		old = policy_yval_path_key(v, keys[i]);
 		switch (i) {
 		case 0:
-			err = policy_yget_num(v, k->next, &frac,
-					      &p->data.split_validation);
+			err = policy_yval_get_num(v, k->next, &frac,
+						  &p->data.split_validation);
 			break;
 		case 1:
-			err = policy_yget_enum(v, k->next, orders, 2, &e);
+			err = policy_yval_get_enum(v, k->next, orders, 2, &e);
 			p->data.split_order = e == 0 ? PINS_SPLIT_RANDOM
 						     : PINS_SPLIT_TAIL;
 			break;
 		default:
-			err = policy_yget_uint(v, k->next, 0, UINT64_MAX,
-					       &p->data.split_seed);
+			err = policy_yval_get_uint(v, k->next, 0, UINT64_MAX,
+						   &p->data.split_seed);
 			break;
 		}
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
@@ -225,29 +225,29 @@ pins_data(struct yval *v, const struct ydoc_node *key,
 	int err;
 
 	memset(&dn, 0, sizeof(dn));
-	if (policy_ynull(map))
+	if (policy_ydoc_node_is_null(map))
 		map = NULL;
-	else if ((err = policy_ymap(v, map)) != 0)
+	else if ((err = policy_yval_map(v, map)) != 0)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_ykey(v, k, keys, N, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, N, &seen, &i)) != 0)
 			return err;
-		if (policy_ynull(k->next) && i != LABEL)
+		if (policy_ydoc_node_is_null(k->next) && i != LABEL)
 			continue;
-		old = policy_ypath_key(v, keys[i]);
+		old = policy_yval_path_key(v, keys[i]);
 		switch (i) {
 		case LABEL:
-			err = policy_yget_str(v, k->next, POLICY_MAX_STRING,
-					      &p->data.label);
+			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
+						  &p->data.label);
 			break;
 		case POSITIVE:
-			err = policy_yget_str(v, k->next, POLICY_MAX_STRING,
-					      &p->data.positive);
+			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
+						  &p->data.positive);
 			break;
 		case ID:
-			err = policy_yget_str(v, k->next, POLICY_MAX_STRING,
-					      &p->data.id);
+			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
+						  &p->data.id);
 			dn.id = k->next;
 			break;
 		case EXCLUDE:
@@ -259,17 +259,17 @@ pins_data(struct yval *v, const struct ydoc_node *key,
 					&p->data.ncategorical, dn.categorical);
 			break;
 		case STANDARDIZE:
-			err = policy_yget_bool(v, k->next, &p->data.standardize);
+			err = policy_yval_get_bool(v, k->next, &p->data.standardize);
 			break;
 		default:
 			err = pins_split(v, k->next, p);
 			break;
 		}
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
-	if ((err = policy_yrequired(v, key, keys, N, seen, BIT(LABEL))) != 0)
+	if ((err = policy_yval_required(v, key, keys, N, seen, BIT(LABEL))) != 0)
 		return err;
 	if ((err = data_cross_check(v, p, &dn)) != 0)
 		return err;
@@ -292,16 +292,16 @@ pins_hidden(struct yval *v, const struct ydoc_node *n, struct pins *p)
 	size_t i = 0, old;
 	int err;
 
-	if ((err = policy_yseq(v, n)) != 0)
+	if ((err = policy_yval_seq(v, n)) != 0)
 		return err;
 	if (n->nkids > PINS_MAX_LAYERS)
-		return policy_yfail(v, RBA_E_LIMIT, n,
-				    "'%s' has more than %d layers", v->path,
-				    PINS_MAX_LAYERS);
+		return policy_yval_fail(v, RBA_E_LIMIT, n,
+					"'%s' has more than %d layers", v->path,
+					PINS_MAX_LAYERS);
 	for (kid = n->kids; kid != NULL; kid = kid->next, i++) {
-		old = policy_ypath_index(v, i);
-		err = policy_yget_uint(v, kid, 1, PINS_MAX_UNITS, &units);
-		policy_ypath_restore(v, old);
+		old = policy_yval_path_index(v, i);
+		err = policy_yval_get_uint(v, kid, 1, PINS_MAX_UNITS, &units);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 		p->model.hidden[i] = (uint32_t)units;
@@ -323,33 +323,33 @@ pins_model(struct yval *v, const struct ydoc_node *map, struct pins *p)
 	size_t i, old;
 	int err, e;
 
-	if (policy_ynull(map))
+	if (policy_ydoc_node_is_null(map))
 		return 0;
-	if ((err = policy_ymap(v, map)) != 0)
+	if ((err = policy_yval_map(v, map)) != 0)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_ykey(v, k, keys, 4, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, 4, &seen, &i)) != 0)
 			return err;
-		if (policy_ynull(k->next))
+		if (policy_ydoc_node_is_null(k->next))
 			continue;
-		old = policy_ypath_key(v, keys[i]);
+		old = policy_yval_path_key(v, keys[i]);
 		switch (i) {
 		case 0:
-			err = policy_yget_enum(v, k->next, kinds, 1, &e);
+			err = policy_yval_get_enum(v, k->next, kinds, 1, &e);
 			break;
 		case 1:
 			err = pins_hidden(v, k->next, p);
 			break;
 		case 2:
-			err = policy_yget_enum(v, k->next, acts, 1, &e);
+			err = policy_yval_get_enum(v, k->next, acts, 1, &e);
 			p->model.activation = PINS_ACT_RELU;
 			break;
 		default:
-			err = policy_yget_num(v, k->next, &unit, &p->model.dropout);
+			err = policy_yval_get_num(v, k->next, &unit, &p->model.dropout);
 			break;
 		}
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
@@ -365,12 +365,12 @@ pins_betas(struct yval *v, const struct ydoc_node *n, struct pins *p)
 	int err;
 
 	if (n->type != YDOC_SEQ || n->nkids != 2)
-		return policy_yfail(v, RBA_E_SCHEMA, n,
-				    "'%s' must be a list of 2 numbers", v->path);
+		return policy_yval_fail(v, RBA_E_SCHEMA, n,
+					"'%s' must be a list of 2 numbers", v->path);
 	for (kid = n->kids; kid != NULL; kid = kid->next, i++) {
-		old = policy_ypath_index(v, i);
-		err = policy_yget_num(v, kid, &unit, &p->train.betas[i]);
-		policy_ypath_restore(v, old);
+		old = policy_yval_path_index(v, i);
+		err = policy_yval_get_num(v, kid, &unit, &p->train.betas[i]);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
@@ -394,54 +394,54 @@ pins_train(struct yval *v, const struct ydoc_node *map, struct pins *p)
 	size_t i, old;
 	int err, e;
 
-	if (policy_ynull(map))
+	if (policy_ydoc_node_is_null(map))
 		return 0;
-	if ((err = policy_ymap(v, map)) != 0)
+	if ((err = policy_yval_map(v, map)) != 0)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_ykey(v, k, keys, N, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, N, &seen, &i)) != 0)
 			return err;
-		if (policy_ynull(k->next))
+		if (policy_ydoc_node_is_null(k->next))
 			continue;
 		at[i] = k;
-		old = policy_ypath_key(v, keys[i]);
+		old = policy_yval_path_key(v, keys[i]);
 		switch (i) {
 		case SEED:
-			err = policy_yget_uint(v, k->next, 0, UINT64_MAX,
-					       &p->train.seed);
+			err = policy_yval_get_uint(v, k->next, 0, UINT64_MAX,
+						   &p->train.seed);
 			break;
 		case EPOCHS:
-			err = policy_yget_uint(v, k->next, 1, PINS_MAX_EPOCHS, &x);
+			err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_EPOCHS, &x);
 			p->train.epochs = (uint32_t)x;
 			break;
 		case BATCH:
-			err = policy_yget_uint(v, k->next, 1, PINS_MAX_BATCH, &x);
+			err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_BATCH, &x);
 			p->train.batch_size = (uint32_t)x;
 			break;
 		case OPTIMIZER:
-			err = policy_yget_enum(v, k->next, opts, 2, &e);
+			err = policy_yval_get_enum(v, k->next, opts, 2, &e);
 			p->train.optimizer = e == 0 ? PINS_OPT_ADAMW : PINS_OPT_SGD;
 			break;
 		case LR:
-			err = policy_yget_num(v, k->next, &positive, &p->train.lr);
+			err = policy_yval_get_num(v, k->next, &positive, &p->train.lr);
 			break;
 		case WD:
-			err = policy_yget_num(v, k->next, &nonneg,
-					      &p->train.weight_decay);
+			err = policy_yval_get_num(v, k->next, &nonneg,
+						  &p->train.weight_decay);
 			break;
 		case BETAS:
 			err = pins_betas(v, k->next, p);
 			break;
 		case EPS:
-			err = policy_yget_num(v, k->next, &positive, &p->train.eps);
+			err = policy_yval_get_num(v, k->next, &positive, &p->train.eps);
 			break;
 		default:
-			err = policy_yget_num(v, k->next, &unit,
-					      &p->train.momentum);
+			err = policy_yval_get_num(v, k->next, &unit,
+						  &p->train.momentum);
 			break;
 		}
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
@@ -479,37 +479,37 @@ pins_eval(struct yval *v, const struct ydoc_node *map, struct pins *p)
 	size_t i, old;
 	int err, e;
 
-	if (policy_ynull(map))
+	if (policy_ydoc_node_is_null(map))
 		return 0;
-	if ((err = policy_ymap(v, map)) != 0)
+	if ((err = policy_yval_map(v, map)) != 0)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_ykey(v, k, keys, 4, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, 4, &seen, &i)) != 0)
 			return err;
-		if (policy_ynull(k->next))
+		if (policy_ydoc_node_is_null(k->next))
 			continue;
-		old = policy_ypath_key(v, keys[i]);
+		old = policy_yval_path_key(v, keys[i]);
 		switch (i) {
 		case 0:
-			err = policy_yget_enum(v, k->next, subsets, 2, &e);
+			err = policy_yval_get_enum(v, k->next, subsets, 2, &e);
 			p->eval.subset = e == 0 ? PINS_SUBSET_ALL
 						: PINS_SUBSET_VALIDATION;
 			break;
 		case 1:
-			err = policy_yget_enum(v, k->next, reds, 2, &e);
+			err = policy_yval_get_enum(v, k->next, reds, 2, &e);
 			p->eval.reduction = e == 0 ? PINS_RED_MEAN : PINS_RED_SUM;
 			break;
 		case 2:
-			err = policy_yget_enum(v, k->next, offs, 1, &e);
+			err = policy_yval_get_enum(v, k->next, offs, 1, &e);
 			p->eval.dropout = 0;
 			break;
 		default:
-			err = policy_yget_num(v, k->next, &positive,
-					      &p->eval.input_scale);
+			err = policy_yval_get_num(v, k->next, &positive,
+						  &p->eval.input_scale);
 			break;
 		}
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
@@ -527,26 +527,26 @@ pins_determinism(struct yval *v, const struct ydoc_node *map, struct pins *p)
 	size_t i, old;
 	int err, e;
 
-	if (policy_ynull(map))
+	if (policy_ydoc_node_is_null(map))
 		return 0;
-	if ((err = policy_ymap(v, map)) != 0)
+	if ((err = policy_yval_map(v, map)) != 0)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_ykey(v, k, keys, 2, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, 2, &seen, &i)) != 0)
 			return err;
-		if (policy_ynull(k->next))
+		if (policy_ydoc_node_is_null(k->next))
 			continue;
-		old = policy_ypath_key(v, keys[i]);
+		old = policy_yval_path_key(v, keys[i]);
 		if (i == 0) {
-			err = policy_yget_enum(v, k->next, modes, 2, &e);
+			err = policy_yval_get_enum(v, k->next, modes, 2, &e);
 			p->determinism.mode = e == 0 ? PINS_DET_STRICT
 						     : PINS_DET_FAST;
 		} else {
-			err = policy_yget_uint(v, k->next, 1, PINS_MAX_THREADS, &x);
+			err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_THREADS, &x);
 			p->determinism.threads = (uint32_t)x;
 		}
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
@@ -572,51 +572,51 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 	size_t i, old;
 	int err;
 
-	if (root != NULL && !policy_ynull(root)) {
+	if (root != NULL && !policy_ydoc_node_is_null(root)) {
 		if (root->type != YDOC_MAP)
-			return policy_yfail(v, RBA_E_SCHEMA, root,
-					    "the document must be a mapping");
+			return policy_yval_fail(v, RBA_E_SCHEMA, root,
+						"the document must be a mapping");
 		map = root;
 	}
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_ykey(v, k, keys, N, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, N, &seen, &i)) != 0)
 			return err;
-		if (policy_ynull(k->next) && !(required & BIT(i)))
+		if (policy_ydoc_node_is_null(k->next) && !(required & BIT(i)))
 			continue;
-		old = policy_ypath_key(v, keys[i]);
+		old = policy_yval_path_key(v, keys[i]);
 		switch (i) {
 		case SCHEMA:
-			err = policy_yschema(v, k->next, PINS_SCHEMA);
+			err = policy_yval_schema(v, k->next, PINS_SCHEMA);
 			break;
 		case VERSION:
-			err = policy_yget_str(v, k->next, PINS_MAX_NAME,
-					      &p->version);
+			err = policy_yval_get_str(v, k->next, PINS_MAX_NAME,
+						  &p->version);
 			if ((err != 0 && err != RBA_E_NOMEM) ||
 			    (err == 0 && !policy_name_valid(p->version)))
-				err = policy_yfail(
+				err = policy_yval_fail(
 					v, RBA_E_SCHEMA, k->next,
 					"'%s' must be a name of 1-%d characters "
 					"[A-Za-z0-9._-] not starting with '.' or '-'",
 					v->path, PINS_MAX_NAME);
 			break;
 		case SNAPSHOT:
-			err = policy_yget_digest(v, k->next, &p->snapshot);
+			err = policy_yval_get_digest(v, k->next, &p->snapshot);
 			break;
 		case CODE:
-			err = policy_yget_str(v, k->next, POLICY_MAX_STRING,
-					      &p->code_revision);
+			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
+						  &p->code_revision);
 			break;
 		case ABI:
-			err = policy_yget_uint(v, k->next, 1, UINT32_MAX, &x);
+			err = policy_yval_get_uint(v, k->next, 1, UINT32_MAX, &x);
 			p->trainer_abi = (uint32_t)x;
 			break;
 		case ENV:
-			err = policy_yget_digest(v, k->next, &p->environment);
+			err = policy_yval_get_digest(v, k->next, &p->environment);
 			p->has_environment = err == 0;
 			break;
 		case ARTIFACT:
-			err = policy_yget_digest(v, k->next, &p->artifact);
+			err = policy_yval_get_digest(v, k->next, &p->artifact);
 			p->has_artifact = err == 0;
 			break;
 		case DATA:
@@ -635,11 +635,11 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 			err = pins_determinism(v, k->next, p);
 			break;
 		}
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
-	return policy_yrequired(v, map, keys, N, seen, required);
+	return policy_yval_required(v, map, keys, N, seen, required);
 }
 
 int

@@ -15,6 +15,10 @@
 
 #include "policy/ydoc.h"
 
+_Static_assert(POLICY_MAX_FILE == YDOC_MAX_FILE, "the YAML reader's caps");
+_Static_assert(POLICY_MAX_DEPTH == YDOC_MAX_DEPTH, "the YAML reader's caps");
+_Static_assert(POLICY_MAX_NODES == YDOC_MAX_NODES, "the YAML reader's caps");
+
 #define BIT(i) (UINT32_C(1) << (i))
 
 int
@@ -79,47 +83,47 @@ policy_band(struct yval *v, const struct ydoc_node *n, size_t i, size_t nbands,
 	int err;
 
 	if (n->type != YDOC_MAP)
-		return policy_yfail(v, RBA_E_SCHEMA, n, "'%s' must be a mapping",
-				    v->path);
+		return policy_yval_fail(v, RBA_E_SCHEMA, n, "'%s' must be a mapping",
+					v->path);
 	YDOC_EACH_KEY(k, n)
 	{
-		if ((err = policy_ykey(v, k, keys, 2, &seen, &j)) != 0)
+		if ((err = policy_yval_key(v, k, keys, 2, &seen, &j)) != 0)
 			return err;
-		old = policy_ypath_key(v, keys[j]);
+		old = policy_yval_path_key(v, keys[j]);
 		if (j == 0) {
-			if (!policy_ynull(k->next)) {
+			if (!policy_ydoc_node_is_null(k->next)) {
 				below = k;
-				err = policy_yget_num(v, k->next, &r, &b->below);
+				err = policy_yval_get_num(v, k->next, &r, &b->below);
 				b->has_below = err == 0;
 			}
 		} else {
-			err = policy_yget_str(v, k->next, POLICY_MAX_STRING,
-					      &b->decision);
+			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
+						  &b->decision);
 		}
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
-	if ((err = policy_yrequired(v, n, keys, 2, seen, BIT(1))) != 0)
+	if ((err = policy_yval_required(v, n, keys, 2, seen, BIT(1))) != 0)
 		return err;
 	if (i + 1 < nbands && !b->has_below)
-		return policy_yrequired(v, n, keys, 2, 0, BIT(0));
+		return policy_yval_required(v, n, keys, 2, 0, BIT(0));
 	if (i + 1 == nbands && b->has_below) {
-		old = policy_ypath_key(v, "below");
-		err = policy_yfail(v, RBA_E_SCHEMA, below,
-				   "'%s' is not allowed: the last band takes "
-				   "every higher score",
-				   v->path);
-		policy_ypath_restore(v, old);
+		old = policy_yval_path_key(v, "below");
+		err = policy_yval_fail(v, RBA_E_SCHEMA, below,
+				       "'%s' is not allowed: the last band takes "
+				       "every higher score",
+				       v->path);
+		policy_yval_path_restore(v, old);
 		return err;
 	}
 	if (i > 0 && b->has_below && !(b->below > p->bands[i - 1].below)) {
-		old = policy_ypath_key(v, "below");
-		err = policy_yfail(v, RBA_E_RANGE, below->next,
-				   "'%s' must be greater than "
-				   "'decision.bands[%zu].below'",
-				   v->path, i - 1);
-		policy_ypath_restore(v, old);
+		old = policy_yval_path_key(v, "below");
+		err = policy_yval_fail(v, RBA_E_RANGE, below->next,
+				       "'%s' must be greater than "
+				       "'decision.bands[%zu].below'",
+				       v->path, i - 1);
+		policy_yval_path_restore(v, old);
 		return err;
 	}
 	return 0;
@@ -132,20 +136,20 @@ policy_bands(struct yval *v, const struct ydoc_node *n, struct policy *p)
 	size_t i = 0, old;
 	int err;
 
-	if ((err = policy_yseq(v, n)) != 0)
+	if ((err = policy_yval_seq(v, n)) != 0)
 		return err;
 	if (n->nkids == 0)
-		return policy_yfail(v, RBA_E_SCHEMA, n,
-				    "'%s' must have at least one band", v->path);
+		return policy_yval_fail(v, RBA_E_SCHEMA, n,
+					"'%s' must have at least one band", v->path);
 	if (n->nkids > POLICY_MAX_BANDS)
-		return policy_yfail(v, RBA_E_LIMIT, n,
-				    "'%s' has more than %d bands", v->path,
-				    POLICY_MAX_BANDS);
+		return policy_yval_fail(v, RBA_E_LIMIT, n,
+					"'%s' has more than %d bands", v->path,
+					POLICY_MAX_BANDS);
 	for (kid = n->kids; kid != NULL; kid = kid->next, i++) {
 		p->nbands = i + 1; /* so policy_free sees every decision */
-		old = policy_ypath_index(v, i);
+		old = policy_yval_path_index(v, i);
 		err = policy_band(v, kid, i, n->nkids, p);
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
@@ -163,32 +167,32 @@ policy_decision(struct yval *v, const struct ydoc_node *key,
 	size_t i, old;
 	int err, e;
 
-	if (policy_ynull(map))
+	if (policy_ydoc_node_is_null(map))
 		map = NULL;
-	else if ((err = policy_ymap(v, map)) != 0)
+	else if ((err = policy_yval_map(v, map)) != 0)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_ykey(v, k, keys, 2, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, 2, &seen, &i)) != 0)
 			return err;
 		if (seen == (BIT(0) | BIT(1)))
-			return policy_yfail(v, RBA_E_SCHEMA, k,
-					    "'%s' must have either 'bands' or "
-					    "'rule', not both",
-					    v->path);
-		old = policy_ypath_key(v, keys[i]);
+			return policy_yval_fail(v, RBA_E_SCHEMA, k,
+						"'%s' must have either 'bands' or "
+						"'rule', not both",
+						v->path);
+		old = policy_yval_path_key(v, keys[i]);
 		if (i == 0) {
 			err = policy_bands(v, k->next, p);
 		} else {
-			err = policy_yget_enum(v, k->next, rules, 1, &e);
+			err = policy_yval_get_enum(v, k->next, rules, 1, &e);
 			p->argmax = err == 0;
 		}
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
 	if (seen == 0)
-		return policy_yrequired(v, key, keys, 2, 0, BIT(0));
+		return policy_yval_required(v, key, keys, 2, 0, BIT(0));
 	return 0;
 }
 
@@ -211,32 +215,32 @@ policy_fields(struct yval *v, const struct ydoc_node *map,
 	size_t i, old;
 	int err;
 
-	if (policy_ynull(map))
+	if (policy_ydoc_node_is_null(map))
 		return 0;
-	if ((err = policy_ymap(v, map)) != 0)
+	if ((err = policy_yval_map(v, map)) != 0)
 		return err;
 	for (i = 0; i < nf; i++)
 		keys[i] = f[i].name;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_ykey(v, k, keys, nf, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, nf, &seen, &i)) != 0)
 			return err;
-		if (policy_ynull(k->next))
+		if (policy_ydoc_node_is_null(k->next))
 			continue;
-		old = policy_ypath_key(v, keys[i]);
+		old = policy_yval_path_key(v, keys[i]);
 		switch (f[i].kind) {
 		case F_NUM:
-			err = policy_yget_num(v, k->next, &nonneg, f[i].dst);
+			err = policy_yval_get_num(v, k->next, &nonneg, f[i].dst);
 			break;
 		case F_UINT:
-			err = policy_yget_uint(v, k->next, 0, UINT64_MAX,
-					       f[i].dst);
+			err = policy_yval_get_uint(v, k->next, 0, UINT64_MAX,
+						   f[i].dst);
 			break;
 		case F_BOOL:
-			err = policy_yget_bool(v, k->next, f[i].dst);
+			err = policy_yval_get_bool(v, k->next, f[i].dst);
 			break;
 		}
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
@@ -265,20 +269,20 @@ policy_root(struct yval *v, const struct ydoc_node *root, struct policy *p)
 	size_t i, old;
 	int err;
 
-	if (root != NULL && !policy_ynull(root)) {
+	if (root != NULL && !policy_ydoc_node_is_null(root)) {
 		if (root->type != YDOC_MAP)
-			return policy_yfail(v, RBA_E_SCHEMA, root,
-					    "the document must be a mapping");
+			return policy_yval_fail(v, RBA_E_SCHEMA, root,
+						"the document must be a mapping");
 		map = root;
 	}
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_ykey(v, k, keys, N, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, N, &seen, &i)) != 0)
 			return err;
-		old = policy_ypath_key(v, keys[i]);
+		old = policy_yval_path_key(v, keys[i]);
 		switch (i) {
 		case SCHEMA:
-			err = policy_yschema(v, k->next, POLICY_SCHEMA);
+			err = policy_yval_schema(v, k->next, POLICY_SCHEMA);
 			break;
 		case DECISION:
 			err = policy_decision(v, k, k->next, p);
@@ -293,12 +297,12 @@ policy_root(struct yval *v, const struct ydoc_node *root, struct policy *p)
 			err = policy_fields(v, k->next, evidence, 1);
 			break;
 		}
-		policy_ypath_restore(v, old);
+		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
-	return policy_yrequired(v, map, keys, N, seen,
-				BIT(SCHEMA) | BIT(DECISION));
+	return policy_yval_required(v, map, keys, N, seen,
+				    BIT(SCHEMA) | BIT(DECISION));
 }
 
 int
@@ -435,6 +439,24 @@ policy_decide(const struct policy *p, double score, double *edge_dist)
 	if (edge_dist != NULL)
 		*edge_dist = best;
 	return dec;
+}
+
+double
+policy_nearest_edge(const struct policy *p, double score)
+{
+	double best = INFINITY, edge = NAN;
+
+	if (p->argmax)
+		return NAN;
+	for (size_t i = 0; i < p->nbands; i++) {
+		if (!p->bands[i].has_below)
+			continue;
+		if (fabs(score - p->bands[i].below) < best) {
+			best = fabs(score - p->bands[i].below);
+			edge = p->bands[i].below;
+		}
+	}
+	return edge;
 }
 
 size_t

@@ -221,6 +221,12 @@ const char *policy_decide(const struct policy *p, double score,
 			  double *edge_dist);
 
 /*
+ * The band edge (a band's below) nearest to score: NaN for an argmax
+ * policy or when no band has a below.  Ties keep the first such band.
+ */
+double policy_nearest_edge(const struct policy *p, double score);
+
+/*
  * The decision of an argmax policy over n class probabilities: the index
  * of the largest (the lowest index among equals).  *edge_dist (NULL
  * allowed) gets half the gap between the largest and the second largest,

@@ -14,7 +14,6 @@
 #include <yaml.h>
 
 #include "common/utf8.h"
-#include "policy/policy.h"
 
 /*
  * Numbers are read and written in the C locale whatever setlocale() the
@@ -254,13 +253,13 @@ yb_node(struct ybuild *b, yaml_event_t *ev, int depth, struct ydoc_node **out)
 				    "anchors and aliases are not allowed");
 	if (tag != NULL)
 		return yb_fail_mark(b, RBA_E_SYNTAX, m, "tags are not allowed");
-	if (collection && depth + 1 > POLICY_MAX_DEPTH)
+	if (collection && depth + 1 > YDOC_MAX_DEPTH)
 		return yb_fail_mark(b, RBA_E_LIMIT, m,
 				    "nesting deeper than %d levels",
-				    POLICY_MAX_DEPTH);
-	if (b->doc->nnodes >= POLICY_MAX_NODES)
+				    YDOC_MAX_DEPTH);
+	if (b->doc->nnodes >= YDOC_MAX_NODES)
 		return yb_fail_mark(b, RBA_E_LIMIT, m, "more than %d YAML nodes",
-				    POLICY_MAX_NODES);
+				    YDOC_MAX_NODES);
 	nd = calloc(1, sizeof(*nd));
 	if (nd == NULL)
 		return rba_fail(b->d, RBA_E_NOMEM, b->name, 0, 0, "out of memory");
@@ -337,10 +336,10 @@ policy_ydoc_parse(struct ydoc *doc, const void *text, size_t n,
 	memset(doc, 0, sizeof(*doc));
 	if (name == NULL)
 		name = "";
-	if (n > POLICY_MAX_FILE) {
-		text_mark(text, n, POLICY_MAX_FILE, &line, &col);
+	if (n > YDOC_MAX_FILE) {
+		text_mark(text, n, YDOC_MAX_FILE, &line, &col);
 		return rba_fail(d, RBA_E_LIMIT, name, line, col,
-				"file is larger than %u bytes", POLICY_MAX_FILE);
+				"file is larger than %u bytes", YDOC_MAX_FILE);
 	}
 	if ((err = text_scan(text, n, name, d)) != 0)
 		return err;
@@ -401,7 +400,7 @@ policy_ydoc_release(struct ydoc *doc)
 }
 
 int
-policy_ynull(const struct ydoc_node *n)
+policy_ydoc_node_is_null(const struct ydoc_node *n)
 {
 	if (n == NULL || n->type != YDOC_SCALAR || !n->plain)
 		return 0;
@@ -411,7 +410,7 @@ policy_ynull(const struct ydoc_node *n)
 }
 
 int
-policy_yis(const struct ydoc_node *n, const char *s)
+policy_ydoc_node_is(const struct ydoc_node *n, const char *s)
 {
 	return n != NULL && n->type == YDOC_SCALAR && n->len == strlen(s) &&
 	       memcmp(n->val, s, n->len) == 0;
@@ -441,8 +440,8 @@ safe_text(char *out, size_t outsz, const char *s, size_t n)
 }
 
 int
-policy_yfail(struct yval *v, int err, const struct ydoc_node *at,
-	     const char *fmt, ...)
+policy_yval_fail(struct yval *v, int err, const struct ydoc_node *at,
+		 const char *fmt, ...)
 {
 	char reason[sizeof(v->d->reason)];
 	va_list ap;
@@ -457,7 +456,7 @@ policy_yfail(struct yval *v, int err, const struct ydoc_node *at,
 }
 
 size_t
-policy_ypath_key(struct yval *v, const char *key)
+policy_yval_path_key(struct yval *v, const char *key)
 {
 	size_t old = strlen(v->path);
 
@@ -467,7 +466,7 @@ policy_ypath_key(struct yval *v, const char *key)
 }
 
 size_t
-policy_ypath_index(struct yval *v, size_t i)
+policy_yval_path_index(struct yval *v, size_t i)
 {
 	size_t old = strlen(v->path);
 
@@ -476,48 +475,48 @@ policy_ypath_index(struct yval *v, size_t i)
 }
 
 void
-policy_ypath_restore(struct yval *v, size_t old)
+policy_yval_path_restore(struct yval *v, size_t old)
 {
 	if (old < sizeof(v->path))
 		v->path[old] = 0;
 }
 
 int
-policy_ykey(struct yval *v, const struct ydoc_node *k,
-	    const char *const *keys, size_t nkeys, uint32_t *seen, size_t *idx)
+policy_yval_key(struct yval *v, const struct ydoc_node *k,
+		const char *const *keys, size_t nkeys, uint32_t *seen, size_t *idx)
 {
 	char text[72];
 	size_t i, old;
 	int err;
 
 	for (i = 0; i < nkeys; i++)
-		if (policy_yis(k, keys[i]))
+		if (policy_ydoc_node_is(k, keys[i]))
 			break;
 	if (i == nkeys) {
 		safe_text(text, sizeof(text), k->val, k->len);
-		old = policy_ypath_key(v, text);
-		err = policy_yfail(v, RBA_E_SCHEMA, k, "unknown key '%s'",
-				   v->path);
-		policy_ypath_restore(v, old);
+		old = policy_yval_path_key(v, text);
+		err = policy_yval_fail(v, RBA_E_SCHEMA, k, "unknown key '%s'",
+				       v->path);
+		policy_yval_path_restore(v, old);
 		return err;
 	}
-	old = policy_ypath_key(v, keys[i]);
+	old = policy_yval_path_key(v, keys[i]);
 	if (*seen & (UINT32_C(1) << i)) {
-		err = policy_yfail(v, RBA_E_SCHEMA, k, "duplicate key '%s'",
-				   v->path);
-		policy_ypath_restore(v, old);
+		err = policy_yval_fail(v, RBA_E_SCHEMA, k, "duplicate key '%s'",
+				       v->path);
+		policy_yval_path_restore(v, old);
 		return err;
 	}
-	policy_ypath_restore(v, old);
+	policy_yval_path_restore(v, old);
 	*seen |= UINT32_C(1) << i;
 	*idx = i;
 	return 0;
 }
 
 int
-policy_yrequired(struct yval *v, const struct ydoc_node *at,
-		 const char *const *keys, size_t nkeys, uint32_t seen,
-		 uint32_t required)
+policy_yval_required(struct yval *v, const struct ydoc_node *at,
+		     const char *const *keys, size_t nkeys, uint32_t seen,
+		     uint32_t required)
 {
 	size_t i, old;
 	int err;
@@ -526,88 +525,88 @@ policy_yrequired(struct yval *v, const struct ydoc_node *at,
 		if (!(required & (UINT32_C(1) << i)) ||
 		    (seen & (UINT32_C(1) << i)))
 			continue;
-		old = policy_ypath_key(v, keys[i]);
-		err = policy_yfail(v, RBA_E_SCHEMA, at,
-				   "missing required key '%s'", v->path);
-		policy_ypath_restore(v, old);
+		old = policy_yval_path_key(v, keys[i]);
+		err = policy_yval_fail(v, RBA_E_SCHEMA, at,
+				       "missing required key '%s'", v->path);
+		policy_yval_path_restore(v, old);
 		return err;
 	}
 	return 0;
 }
 
 int
-policy_ymap(struct yval *v, const struct ydoc_node *n)
+policy_yval_map(struct yval *v, const struct ydoc_node *n)
 {
 	if (n->type == YDOC_MAP)
 		return 0;
-	return policy_yfail(v, RBA_E_SCHEMA, n, "'%s' must be a mapping",
-			    v->path);
+	return policy_yval_fail(v, RBA_E_SCHEMA, n, "'%s' must be a mapping",
+				v->path);
 }
 
 int
-policy_yseq(struct yval *v, const struct ydoc_node *n)
+policy_yval_seq(struct yval *v, const struct ydoc_node *n)
 {
 	if (n->type == YDOC_SEQ)
 		return 0;
-	return policy_yfail(v, RBA_E_SCHEMA, n, "'%s' must be a list", v->path);
+	return policy_yval_fail(v, RBA_E_SCHEMA, n, "'%s' must be a list", v->path);
 }
 
 int
-policy_yget_str(struct yval *v, const struct ydoc_node *n, size_t max,
-		char **out)
+policy_yval_get_str(struct yval *v, const struct ydoc_node *n, size_t max,
+		    char **out)
 {
 	char *s;
 
-	if (n->type != YDOC_SCALAR || policy_ynull(n) || n->len == 0)
-		return policy_yfail(v, RBA_E_SCHEMA, n,
-				    "'%s' must be a non-empty string", v->path);
+	if (n->type != YDOC_SCALAR || policy_ydoc_node_is_null(n) || n->len == 0)
+		return policy_yval_fail(v, RBA_E_SCHEMA, n,
+					"'%s' must be a non-empty string", v->path);
 	if (memchr(n->val, 0, n->len) != NULL)
-		return policy_yfail(v, RBA_E_SCHEMA, n,
-				    "'%s' must not contain a NUL character",
-				    v->path);
+		return policy_yval_fail(v, RBA_E_SCHEMA, n,
+					"'%s' must not contain a NUL character",
+					v->path);
 	if (n->len > max)
-		return policy_yfail(v, RBA_E_LIMIT, n,
-				    "'%s' is longer than %zu bytes", v->path, max);
+		return policy_yval_fail(v, RBA_E_LIMIT, n,
+					"'%s' is longer than %zu bytes", v->path, max);
 	s = strdup(n->val);
 	if (s == NULL)
-		return policy_yfail(v, RBA_E_NOMEM, n, "out of memory");
+		return policy_yval_fail(v, RBA_E_NOMEM, n, "out of memory");
 	free(*out);
 	*out = s;
 	return 0;
 }
 
 int
-policy_yget_bool(struct yval *v, const struct ydoc_node *n, int *out)
+policy_yval_get_bool(struct yval *v, const struct ydoc_node *n, int *out)
 {
-	if (policy_yis(n, "true"))
+	if (policy_ydoc_node_is(n, "true"))
 		*out = 1;
-	else if (policy_yis(n, "false"))
+	else if (policy_ydoc_node_is(n, "false"))
 		*out = 0;
 	else
-		return policy_yfail(v, RBA_E_SCHEMA, n,
-				    "'%s' must be true or false", v->path);
+		return policy_yval_fail(v, RBA_E_SCHEMA, n,
+					"'%s' must be true or false", v->path);
 	return 0;
 }
 
 int
-policy_yget_uint(struct yval *v, const struct ydoc_node *n, uint64_t lo,
-		 uint64_t hi, uint64_t *out)
+policy_yval_get_uint(struct yval *v, const struct ydoc_node *n, uint64_t lo,
+		     uint64_t hi, uint64_t *out)
 {
 	uint64_t x = 0;
 	int err = RBA_E_SCHEMA;
 
-	if (n->type == YDOC_SCALAR && !policy_ynull(n)) {
-		err = policy_yuint_parse(n->val, n->len, &x);
+	if (n->type == YDOC_SCALAR && !policy_ydoc_node_is_null(n)) {
+		err = policy_scalar_uint_parse(n->val, n->len, &x);
 		if (err == 0 && (x < lo || x > hi))
 			err = RBA_E_RANGE;
 		if (err == RBA_E_SYNTAX)
 			err = RBA_E_SCHEMA;
 	}
 	if (err)
-		return policy_yfail(v, err, n,
-				    "'%s' must be an integer from %llu to %llu",
-				    v->path, (unsigned long long)lo,
-				    (unsigned long long)hi);
+		return policy_yval_fail(v, err, n,
+					"'%s' must be an integer from %llu to %llu",
+					v->path, (unsigned long long)lo,
+					(unsigned long long)hi);
 	*out = x;
 	return 0;
 }
@@ -618,8 +617,8 @@ range_text(const struct yrange *r, char *out, size_t n)
 {
 	char lo[40], hi[40];
 
-	policy_yfmt_num(r->lo, lo);
-	policy_yfmt_num(r->hi, hi);
+	policy_scalar_num_format(r->lo, lo);
+	policy_scalar_num_format(r->hi, hi);
 	/* Bounds are written as people write them: 0, 1, 0.5. */
 	if (strcmp(lo + strlen(lo) - 2, ".0") == 0)
 		lo[strlen(lo) - 2] = 0;
@@ -655,25 +654,25 @@ num_fail(struct yval *v, int err, const struct ydoc_node *n,
 	char what[96];
 
 	range_text(r, what, sizeof(what));
-	return policy_yfail(v, err, n, "'%s' must be %s", v->path, what);
+	return policy_yval_fail(v, err, n, "'%s' must be %s", v->path, what);
 }
 
 int
-policy_yrange_fail(struct yval *v, const struct ydoc_node *n,
-		   const struct yrange *r)
+policy_yval_range_fail(struct yval *v, const struct ydoc_node *n,
+		       const struct yrange *r)
 {
 	return num_fail(v, RBA_E_RANGE, n, r);
 }
 
 int
-policy_yget_num(struct yval *v, const struct ydoc_node *n,
-		const struct yrange *r, double *out)
+policy_yval_get_num(struct yval *v, const struct ydoc_node *n,
+		    const struct yrange *r, double *out)
 {
 	double x = 0;
 	int err = RBA_E_SCHEMA;
 
-	if (n->type == YDOC_SCALAR && !policy_ynull(n)) {
-		err = policy_ynum_parse(n->val, n->len, &x);
+	if (n->type == YDOC_SCALAR && !policy_ydoc_node_is_null(n)) {
+		err = policy_scalar_num_parse(n->val, n->len, &x);
 		if (err == RBA_E_SYNTAX)
 			err = RBA_E_SCHEMA;
 		if (err == 0 && !in_range(r, x))
@@ -686,13 +685,13 @@ policy_yget_num(struct yval *v, const struct ydoc_node *n,
 }
 
 int
-policy_yschema(struct yval *v, const struct ydoc_node *n, const char *want)
+policy_yval_schema(struct yval *v, const struct ydoc_node *n, const char *want)
 {
 	size_t stem = strlen(want), i;
 
 	while (stem > 0 && is_digit(want[stem - 1]))
 		stem--;
-	if (policy_yis(n, want))
+	if (policy_ydoc_node_is(n, want))
 		return 0;
 	/* The same kind at a later version: say so rather than "must be". */
 	if (n->type == YDOC_SCALAR && n->len > stem && n->len - stem < 10 &&
@@ -701,24 +700,24 @@ policy_yschema(struct yval *v, const struct ydoc_node *n, const char *want)
 			;
 		if (i == n->len && strtoul(n->val + stem, NULL, 10) >
 					   strtoul(want + stem, NULL, 10))
-			return policy_yfail(
+			return policy_yval_fail(
 				v, RBA_E_NEWER, n,
 				"'%s' %s is newer than this tool reads (%s)",
 				v->path, n->val, want);
 	}
-	return policy_yfail(v, RBA_E_SCHEMA, n, "'%s' must be %s", v->path,
-			    want);
+	return policy_yval_fail(v, RBA_E_SCHEMA, n, "'%s' must be %s", v->path,
+				want);
 }
 
 int
-policy_yget_enum(struct yval *v, const struct ydoc_node *n,
-		 const char *const *names, size_t nnames, int *out)
+policy_yval_get_enum(struct yval *v, const struct ydoc_node *n,
+		     const char *const *names, size_t nnames, int *out)
 {
 	char list[160];
 	size_t i, o = 0;
 
 	for (i = 0; i < nnames; i++) {
-		if (policy_yis(n, names[i])) {
+		if (policy_ydoc_node_is(n, names[i])) {
 			*out = (int)i;
 			return 0;
 		}
@@ -728,17 +727,17 @@ policy_yget_enum(struct yval *v, const struct ydoc_node *n,
 		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
 				      i == 0 ? "" : i + 1 == nnames ? " or " : ", ",
 				      names[i]);
-	return policy_yfail(v, RBA_E_SCHEMA, n, "'%s' must be %s", v->path,
-			    list);
+	return policy_yval_fail(v, RBA_E_SCHEMA, n, "'%s' must be %s", v->path,
+				list);
 }
 
 int
-policy_yget_digest(struct yval *v, const struct ydoc_node *n,
-		   struct rba_digest *out)
+policy_yval_get_digest(struct yval *v, const struct ydoc_node *n,
+		       struct rba_digest *out)
 {
 	if (n->type != YDOC_SCALAR || n->len != RBA_DIGEST_TEXT_LEN ||
 	    rba_digest_parse(n->val, out) != 0)
-		return policy_yfail(
+		return policy_yval_fail(
 			v, RBA_E_SCHEMA, n,
 			"'%s' must be a digest sha256:<64 lowercase hex digits>",
 			v->path);
@@ -765,7 +764,7 @@ nonfinite_word(const char *s, size_t n)
 }
 
 int
-policy_ynum_parse(const char *s, size_t n, double *out)
+policy_scalar_num_parse(const char *s, size_t n, double *out)
 {
 	size_t i = 0, start, intd, fracd = 0, expd = 0;
 	char buf[128], *end;
@@ -821,7 +820,7 @@ policy_ynum_parse(const char *s, size_t n, double *out)
 }
 
 int
-policy_yuint_parse(const char *s, size_t n, uint64_t *out)
+policy_scalar_uint_parse(const char *s, size_t n, uint64_t *out)
 {
 	size_t i = 0, start;
 	uint64_t x = 0;
@@ -848,7 +847,7 @@ policy_yuint_parse(const char *s, size_t n, uint64_t *out)
 }
 
 void
-policy_yfmt_num(double v, char out[40])
+policy_scalar_num_format(double v, char out[40])
 {
 	char tmp[32], *e;
 	locale_t old;
@@ -922,7 +921,7 @@ policy_ysink_num(struct ysink *s, double v)
 {
 	char t[40];
 
-	policy_yfmt_num(v, t);
+	policy_scalar_num_format(v, t);
 	policy_ysink_text(s, t);
 }
 

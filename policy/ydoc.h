@@ -20,6 +20,15 @@
 #include "common/digest.h"
 #include "common/rba.h"
 
+/*
+ * The reader's caps.  policy.h publishes them as POLICY_MAX_FILE,
+ * POLICY_MAX_DEPTH and POLICY_MAX_NODES (policy.c pins them equal), so
+ * that this lower layer does not include the header of its user.
+ */
+#define YDOC_MAX_FILE (1u << 20) /* bytes in a YAML file */
+#define YDOC_MAX_DEPTH 8	 /* nesting */
+#define YDOC_MAX_NODES 4096	 /* scalars, lists, maps */
+
 enum ydoc_type { YDOC_SCALAR = 1, YDOC_SEQ, YDOC_MAP };
 
 struct ydoc_node {
@@ -59,9 +68,9 @@ void policy_ydoc_release(struct ydoc *doc);
 size_t policy_ydoc_valid_prefix(const void *text, size_t n);
 
 /* 1 for a plain null scalar: empty, ~, null, Null, NULL. */
-int policy_ynull(const struct ydoc_node *n);
+int policy_ydoc_node_is_null(const struct ydoc_node *n);
 /* 1 for a scalar whose text is exactly s (any quoting style). */
-int policy_yis(const struct ydoc_node *n, const char *s);
+int policy_ydoc_node_is(const struct ydoc_node *n, const char *s);
 
 /* Each key node of a mapping (its value is k->next). */
 #define YDOC_EACH_KEY(k, map)                                              \
@@ -79,65 +88,65 @@ struct yval {
  * Records an error at node at (1:1 when NULL) with the current path as
  * d->key and a reason that is formatted with printf rules.  Returns err.
  */
-int policy_yfail(struct yval *v, int err, const struct ydoc_node *at,
-		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int policy_yval_fail(struct yval *v, int err, const struct ydoc_node *at,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Appends ".key" (or "key" at the top) to the path; returns the old length. */
-size_t policy_ypath_key(struct yval *v, const char *key);
+size_t policy_yval_path_key(struct yval *v, const char *key);
 /* Appends "[i]"; returns the old length. */
-size_t policy_ypath_index(struct yval *v, size_t i);
-void policy_ypath_restore(struct yval *v, size_t old);
+size_t policy_yval_path_index(struct yval *v, size_t i);
+void policy_yval_path_restore(struct yval *v, size_t old);
 
 /*
  * Resolves mapping key k against keys[0..nkeys) (nkeys <= 32): *idx gets
  * its index.  RBA_E_SCHEMA for an unknown key or one already in *seen
  * (updated), with the key's position.
  */
-int policy_ykey(struct yval *v, const struct ydoc_node *k,
-		const char *const *keys, size_t nkeys, uint32_t *seen,
-		size_t *idx);
+int policy_yval_key(struct yval *v, const struct ydoc_node *k,
+		    const char *const *keys, size_t nkeys, uint32_t *seen,
+		    size_t *idx);
 /*
  * Checks that every key whose bit is in required is in seen; otherwise
  * "missing required key 'path.key'" at node at.
  */
-int policy_yrequired(struct yval *v, const struct ydoc_node *at,
-		     const char *const *keys, size_t nkeys, uint32_t seen,
-		     uint32_t required);
+int policy_yval_required(struct yval *v, const struct ydoc_node *at,
+			 const char *const *keys, size_t nkeys, uint32_t seen,
+			 uint32_t required);
 
 /* "'path' must be a mapping" unless n is one (null is the caller's case). */
-int policy_ymap(struct yval *v, const struct ydoc_node *n);
+int policy_yval_map(struct yval *v, const struct ydoc_node *n);
 /* "'path' must be a list" unless n is one. */
-int policy_yseq(struct yval *v, const struct ydoc_node *n);
+int policy_yval_seq(struct yval *v, const struct ydoc_node *n);
 
 /*
  * Scalar getters for the value at the current path.  Each returns 0,
  * RBA_E_SCHEMA (wrong type), RBA_E_RANGE (right type, out of range) or
  * RBA_E_LIMIT (a string over max bytes), with the reason naming the path.
  */
-int policy_yget_str(struct yval *v, const struct ydoc_node *n, size_t max,
-		    char **out);
-int policy_yget_bool(struct yval *v, const struct ydoc_node *n, int *out);
-int policy_yget_uint(struct yval *v, const struct ydoc_node *n, uint64_t lo,
-		     uint64_t hi, uint64_t *out);
+int policy_yval_get_str(struct yval *v, const struct ydoc_node *n, size_t max,
+			char **out);
+int policy_yval_get_bool(struct yval *v, const struct ydoc_node *n, int *out);
+int policy_yval_get_uint(struct yval *v, const struct ydoc_node *n, uint64_t lo,
+			 uint64_t hi, uint64_t *out);
 /* Range of a number: lo/hi may be infinite; *_open excludes the bound. */
 struct yrange {
 	double lo, hi;
 	int lo_open, hi_open;
 };
-int policy_yget_num(struct yval *v, const struct ydoc_node *n,
-		    const struct yrange *r, double *out);
-int policy_yrange_fail(struct yval *v, const struct ydoc_node *n,
-		       const struct yrange *r);
+int policy_yval_get_num(struct yval *v, const struct ydoc_node *n,
+			const struct yrange *r, double *out);
+int policy_yval_range_fail(struct yval *v, const struct ydoc_node *n,
+			   const struct yrange *r);
 /*
  * The schema: key's value must be want ("rebuild-audit/pins/v1");
  * RBA_E_NEWER for a later version of the same kind, else RBA_E_SCHEMA.
  */
-int policy_yschema(struct yval *v, const struct ydoc_node *n, const char *want);
+int policy_yval_schema(struct yval *v, const struct ydoc_node *n, const char *want);
 /* One of names[0..nnames): *out gets the index. */
-int policy_yget_enum(struct yval *v, const struct ydoc_node *n,
-		     const char *const *names, size_t nnames, int *out);
-int policy_yget_digest(struct yval *v, const struct ydoc_node *n,
-		       struct rba_digest *out);
+int policy_yval_get_enum(struct yval *v, const struct ydoc_node *n,
+			 const char *const *names, size_t nnames, int *out);
+int policy_yval_get_digest(struct yval *v, const struct ydoc_node *n,
+			   struct rba_digest *out);
 
 /*
  * Number text, C locale whatever the process locale:
@@ -146,14 +155,14 @@ int policy_yget_digest(struct yval *v, const struct ydoc_node *n,
  * the text is not such a number, RBA_E_RANGE for overflow or a spelled
  * nan/inf.
  */
-int policy_ynum_parse(const char *s, size_t n, double *out);
+int policy_scalar_num_parse(const char *s, size_t n, double *out);
 /* [-+]?digits without leading zeros: 0, RBA_E_SYNTAX, RBA_E_RANGE (negative, overflow). */
-int policy_yuint_parse(const char *s, size_t n, uint64_t *out);
+int policy_scalar_uint_parse(const char *s, size_t n, uint64_t *out);
 /*
  * The shortest of %.15g, %.16g, %.17g that reads back as v, with a point
  * in the mantissa and an unpadded signed exponent: 1.0, 0.25, 1.0e-8.
  */
-void policy_yfmt_num(double v, char out[40]);
+void policy_scalar_num_format(double v, char out[40]);
 
 /* Canonical text goes to a buffer or straight into a hasher. */
 struct ysink {

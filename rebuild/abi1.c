@@ -111,13 +111,13 @@ transpose(const float *w, size_t in, size_t out, float *wt)
 }
 
 /*
- * Softmax of rows x C logits z: p[c] = e^(z_c - max) / sum and, per row,
- * lse = log(sum) + max, with the sum over classes in order.  exp and log
- * run over whole arrays (vectorized, the same bits as fm_expf/fm_logf).
+ * ABI 1's softmax (abi.h): p[c] = e^(z_c - max) / sum, with the sum over
+ * classes in order.  exp runs over the whole array (vectorized, the same
+ * bits as fm_expf).
  */
-static void
-block_softmax(const struct kernel_ops *k, const float *z, size_t rows,
-	      uint32_t C, float *p, float *mx, float *lse)
+void
+abi1_softmax(const struct kernel_ops *k, const float *z, size_t rows,
+	     uint32_t C, float *p, float *mx, float *sum)
 {
 	for (size_t i = 0; i < rows; i++) {
 		const float *zr = z + i * C;
@@ -134,10 +134,21 @@ block_softmax(const struct kernel_ops *k, const float *z, size_t rows,
 		float s = 0.0f;
 		for (uint32_t c = 0; c < C; c++)
 			s += p[i * C + c];
-		lse[i] = s;
+		sum[i] = s;
 		for (uint32_t c = 0; c < C; c++)
 			p[i * C + c] = p[i * C + c] / s;
 	}
+}
+
+/*
+ * The softmax of rows x C logits z and, per row, lse = log(sum) + max
+ * (log vectorized, the same bits as fm_logf).
+ */
+static void
+block_softmax(const struct kernel_ops *k, const float *z, size_t rows,
+	      uint32_t C, float *p, float *mx, float *lse)
+{
+	abi1_softmax(k, z, rows, C, p, mx, lse);
 	k->logv(lse, lse, rows);
 	for (size_t i = 0; i < rows; i++)
 		lse[i] = lse[i] + mx[i];
@@ -618,4 +629,5 @@ const struct abi_impl abi1_impl = {
 	abi1_train,
 	abi1_forward,
 	abi1_gradient,
+	abi1_sparse_new,
 };

@@ -8,6 +8,7 @@
  */
 #include "rebuild/trainer.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,34 @@ rebuild_predict(uint32_t abi, const struct rebuild_model *m, const float *x,
 	if (a == NULL || abi == 0)
 		return RBA_E_UNSUPPORTED;
 	return a->forward(m, x, n, NULL, probs, NULL);
+}
+
+int
+rebuild_sparse_new(uint32_t abi, const struct rebuild_model *m,
+		   struct rebuild_sparse **out)
+{
+	const struct abi_impl *a = abi_find(abi);
+
+	*out = NULL;
+	if (a == NULL || abi == 0)
+		return RBA_E_UNSUPPORTED;
+	assert(a->sparse_new != NULL); /* every ABI provides one */
+	return a->sparse_new(m, out);
+}
+
+void
+rebuild_sparse_free(struct rebuild_sparse *sp)
+{
+	if (sp != NULL)
+		sp->free(sp);
+}
+
+void
+rebuild_sparse_score(struct rebuild_sparse *sp, const float *tx,
+		     const uint32_t *row, size_t nterms, size_t ncases,
+		     float *probs)
+{
+	sp->score(sp, tx, row, nterms, ncases, probs);
 }
 
 int

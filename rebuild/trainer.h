@@ -140,6 +140,33 @@ int rebuild_predict(uint32_t abi, const struct rebuild_model *m,
 		    const float *x, size_t n, float *probs);
 
 /*
+ * Sparse scoring: class probabilities of cases given only their inputs
+ * that are not zero, bit for bit what rebuild_predict(abi, m, ...) gives
+ * for the dense rows, faster when most inputs are zero (one-hot
+ * features).  Every ABI provides it.
+ *
+ * rebuild_sparse_new prepares a scorer for abi's arithmetic from a copy
+ * of m's weights (m is not used afterwards).  0, RBA_E_UNSUPPORTED (abi
+ * 0 or unknown) or RBA_E_NOMEM; *out is NULL on error.  The scorer holds
+ * scratch memory: one thread at a time.
+ */
+struct rebuild_sparse;
+int rebuild_sparse_new(uint32_t abi, const struct rebuild_model *m,
+		       struct rebuild_sparse **out);
+/* NULL allowed. */
+void rebuild_sparse_free(struct rebuild_sparse *sp);
+
+/*
+ * Scores ncases cases into probs (ncases x sizes[nlayers] floats).  Case
+ * i is nterms terms: tx[i * nterms + t] is the value of input
+ * row[i * nterms + t], rows strictly ascending and below sizes[0];
+ * every input not listed is zero.  Cannot fail.
+ */
+void rebuild_sparse_score(struct rebuild_sparse *sp, const float *tx,
+			  const uint32_t *row, size_t nterms, size_t ncases,
+			  float *probs);
+
+/*
  * The validation metrics the trainer reports, for any set: mean
  * cross-entropy (log-sum-exp of the logits minus the true logit, with the
  * tool's own exp and log, summed in double in example order), accuracy

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The include ladder of DESIGN.md section 3: a folder includes headers only
-# from folders to its right, and each third-party header lives in one place.
+# from folders to its right, files of one folder include each other without
+# a circle, and each third-party header lives in one place.
 set -u
 fail=0
 ladder='cli audit rebuild policy store common'
@@ -44,6 +45,59 @@ third zstd.h '^store/'
 third yaml.h '^policy/'
 third cblas.h '^rebuild/kernel_fast\.c$'
 third sodium.h '^(common/digest\.c|audit/sign\.c)$'
+# No include circle between the files of one folder: foo.c and foo.h are
+# one node, an edge runs from a file to each header of its own folder it
+# includes, and a depth-first walk reports every circle it meets.  A header
+# without a .c of its own (store_priv.h, rebuild/abi.h) is a private
+# extension of the headers it includes, shared by the .c files that
+# implement them: a .c including it makes no edge.
+for dir in $ladder; do
+	for f in $dir/*.[ch]; do
+		[ -e "$f" ] || continue
+		sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f" | while IFS= read -r inc; do
+			case $inc in
+			"$dir"/*) ;;
+			*/*) continue ;;
+			*) inc=$dir/$inc ;;
+			esac
+			case $f in
+			*.c) [ -e "${inc%.h}.c" ] || continue ;;
+			esac
+			printf '%s %s\n' "${f%.?}" "${inc%.?}"
+		done
+	done
+done | awk '
+	$1 != $2 && !(($1, $2) in seen) {
+		seen[$1, $2] = 1
+		adj[$1] = adj[$1] " " $2
+		nodes[$1] = 1
+		nodes[$2] = 1
+	}
+	function visit(n,    m, k, i, kids, path) {
+		state[n] = 1
+		stack[++depth] = n
+		k = split(adj[n], kids, " ")
+		for (i = 1; i <= k; i++) {
+			m = kids[i]
+			if (state[m] == 1) {
+				path = m
+				for (j = depth; j >= 1 && stack[j] != m; j--)
+					path = stack[j] " -> " path
+				print "check-deps: include circle: " m " -> " path
+				bad = 1
+			} else if (state[m] == 0) {
+				visit(m)
+			}
+		}
+		depth--
+		state[n] = 2
+	}
+	END {
+		for (n in nodes)
+			if (state[n] == 0)
+				visit(n)
+		exit bad
+	}' || echo x >> "${TMPDIR:-/tmp}/rba-deps-fail.$$"
 if [ -e "${TMPDIR:-/tmp}/rba-deps-fail.$$" ]; then rm -f "${TMPDIR:-/tmp}/rba-deps-fail.$$"; fail=1; fi
 [ $fail = 0 ] && echo "check-deps: include ladder ok"
 exit $fail

@@ -14,13 +14,15 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "audit/dispute.h"
+#include "common/json.h"
 #include "audit/register.h"
 #include "audit/sample.h"
-#include "audit/score.h"
+#include "audit/sample_add.h"
+#include "audit/scorer.h"
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/fileio.h"
-#include "common/json.h"
 #include "rebuild/artifact.h"
 #include "rebuild/encode.h"
 #include "rebuild/rebuild.h"

@@ -22,6 +22,7 @@
 #include "audit/evidence.h"
 #include "audit/register.h"
 #include "audit/sample.h"
+#include "audit/sample_add.h"
 #include "audit/sign.h"
 #include "common/buf.h"
 #include "common/digest.h"

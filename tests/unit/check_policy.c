@@ -1042,8 +1042,8 @@ START_TEST(test_numbers_shortest_round_trip)
 		memcpy(&x, &bits, sizeof(x));
 		if (!isfinite(x))
 			continue;
-		policy_yfmt_num(x, t);
-		ck_assert_int_eq(policy_ynum_parse(t, strlen(t), &y), 0);
+		policy_scalar_num_format(x, t);
+		ck_assert_int_eq(policy_scalar_num_parse(t, strlen(t), &y), 0);
 		ck_assert_msg(y == x, "%s does not read back", t);
 		/* shortest: one digit fewer would not read back */
 		prec = significant_digits(t);
@@ -1053,27 +1053,27 @@ START_TEST(test_numbers_shortest_round_trip)
 			ck_assert_msg(strtod(t17, NULL) != x, "%s is not the shortest", t);
 		}
 	}
-	policy_yfmt_num(-0.0, t);
+	policy_scalar_num_format(-0.0, t);
 	ck_assert_str_eq(t, "0.0");
-	ck_assert_int_eq(policy_ynum_parse("-0", 2, &y), 0);
+	ck_assert_int_eq(policy_scalar_num_parse("-0", 2, &y), 0);
 	ck_assert(!signbit(y));
-	ck_assert_int_eq(policy_ynum_parse("1e", 2, &y), RBA_E_SYNTAX);
-	ck_assert_int_eq(policy_ynum_parse("-", 1, &y), RBA_E_SYNTAX);
-	ck_assert_int_eq(policy_ynum_parse(".", 1, &y), RBA_E_SYNTAX);
-	ck_assert_int_eq(policy_ynum_parse("1.2.3", 5, &y), RBA_E_SYNTAX);
-	ck_assert_int_eq(policy_ynum_parse("-Infinity", 9, &y), RBA_E_RANGE);
-	ck_assert_int_eq(policy_ynum_parse("-1e999", 6, &y), RBA_E_RANGE);
+	ck_assert_int_eq(policy_scalar_num_parse("1e", 2, &y), RBA_E_SYNTAX);
+	ck_assert_int_eq(policy_scalar_num_parse("-", 1, &y), RBA_E_SYNTAX);
+	ck_assert_int_eq(policy_scalar_num_parse(".", 1, &y), RBA_E_SYNTAX);
+	ck_assert_int_eq(policy_scalar_num_parse("1.2.3", 5, &y), RBA_E_SYNTAX);
+	ck_assert_int_eq(policy_scalar_num_parse("-Infinity", 9, &y), RBA_E_RANGE);
+	ck_assert_int_eq(policy_scalar_num_parse("-1e999", 6, &y), RBA_E_RANGE);
 	{
 		uint64_t u;
-		ck_assert_int_eq(policy_yuint_parse("18446744073709551615", 20, &u), 0);
+		ck_assert_int_eq(policy_scalar_uint_parse("18446744073709551615", 20, &u), 0);
 		ck_assert(u == UINT64_MAX);
-		ck_assert_int_eq(policy_yuint_parse("18446744073709551616", 20, &u),
+		ck_assert_int_eq(policy_scalar_uint_parse("18446744073709551616", 20, &u),
 				 RBA_E_RANGE);
-		ck_assert_int_eq(policy_yuint_parse("+7", 2, &u), 0);
+		ck_assert_int_eq(policy_scalar_uint_parse("+7", 2, &u), 0);
 		ck_assert_uint_eq(u, 7);
-		ck_assert_int_eq(policy_yuint_parse("007", 3, &u), RBA_E_SYNTAX);
-		ck_assert_int_eq(policy_yuint_parse("", 0, &u), RBA_E_SYNTAX);
-		ck_assert_int_eq(policy_yuint_parse("-1", 2, &u), RBA_E_RANGE);
+		ck_assert_int_eq(policy_scalar_uint_parse("007", 3, &u), RBA_E_SYNTAX);
+		ck_assert_int_eq(policy_scalar_uint_parse("", 0, &u), RBA_E_SYNTAX);
+		ck_assert_int_eq(policy_scalar_uint_parse("-1", 2, &u), RBA_E_RANGE);
 	}
 }
 END_TEST

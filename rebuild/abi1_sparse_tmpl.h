@@ -1,8 +1,8 @@
 /*
- * score_tmpl.h - the sparse ABI 1 forward pass of score.c, instantiated
- * once per instruction set with ST_SFX (name suffix), ST_ATTR (a target
- * attribute or nothing) and ST_VW (floats per vector).  Not a public
- * header.
+ * abi1_sparse_tmpl.h - the sparse ABI 1 forward pass of abi1_sparse.c,
+ * instantiated once per instruction set with ST_SFX (name suffix),
+ * ST_ATTR (a target attribute or nothing) and ST_VW (floats per vector).
+ * Not a public header.
  *
  * Each output element is accumulated exactly as ABI 1's linear kernel
  * does it: the bias, then x[i] w[i][j] for the non-zero inputs in
@@ -114,13 +114,14 @@ ST(relu_terms)(float *restrict z, size_t n, size_t ld, float *restrict tx,
 }
 
 ST_ATTR static void
-ST(forward)(const struct audit_scorer *sc, struct sc_scratch *s,
+ST(forward)(const struct abi1_sparse *sc, struct sp_scratch *s,
 	    const float *tx0, const uint32_t *row0, size_t nt0, float *probs)
 {
 	const float *tx = tx0;
 	const uint32_t *row = row0;
 	size_t nt = nt0;
 	uint32_t L = sc->nlayers;
+	float mx, sum;
 
 	for (uint32_t l = 0; l < L; l++) {
 		ST(layer)(sc->b[l], sc->w[l], sc->ld[l], tx, row, nt, s->z);
@@ -131,7 +132,7 @@ ST(forward)(const struct audit_scorer *sc, struct sc_scratch *s,
 		tx = s->tx;
 		row = s->row;
 	}
-	sc_softmax(s->z, sc->nclasses, probs);
+	abi1_softmax(sc->k, s->z, 1, sc->nclasses, probs, &mx, &sum);
 }
 
 #undef SVF

@@ -1,18 +1,15 @@
 /*
- * score.c - scoring decoded sample chunks with a model (see score.h for
- * why the sparse path gives artifact_score()'s bits).
+ * scorer.c - scoring decoded sample chunks with a model: the mapping
+ * from sample columns to the model's inputs.  The arithmetic is the
+ * model's ABI's (rebuild_sparse_score, artifact_score).
  */
-#include "audit/score.h"
+#include "audit/scorer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/json.h"
-#include "rebuild/fmath.h"
 #include "rebuild/trainer.h"
-
-#define SC_ALIGN 64
-#define SC_PAD 16 /* floats: the widest vector */
 
 /* A model input column and where its values come from in the layout. */
 struct sc_col {
@@ -21,27 +18,13 @@ struct sc_col {
 	uint32_t f0; /* first feature */
 };
 
-struct sc_scratch {
-	float *z;     /* widest padded layer */
-	float *tx;    /* terms of a hidden layer */
-	uint32_t *row;
-};
-
 struct audit_scorer {
 	const struct artifact *a;
 	int sparse;
 	uint32_t nclasses, nfeat, ncols;
 	struct sc_col *cols;
-	/* sparse path: padded copies of the weights */
-	uint32_t nlayers;
-	uint32_t sizes[REBUILD_MAX_LAYERS + 1];
-	size_t ld[REBUILD_MAX_LAYERS];
-	float *w[REBUILD_MAX_LAYERS], *b[REBUILD_MAX_LAYERS];
+	struct rebuild_sparse *sp; /* the sparse path (NULL: dense) */
 	float *xon; /* per feature: (1 - mean) / scale */
-	struct sc_scratch s;
-	void (*forward)(const struct audit_scorer *sc, struct sc_scratch *s,
-			const float *tx, const uint32_t *row, size_t nt,
-			float *probs);
 	/* per chunk */
 	size_t cap_cases, cap_levels;
 	float *tx0;	/* ncases x ncols: first-layer multipliers */
@@ -51,98 +34,13 @@ struct audit_scorer {
 	float *raw;	/* fallback: SCORE_BLOCK x nfeat */
 };
 
-/* Softmax of one row exactly as ABI 1 computes it (abi1.c softmax_row). */
-static void
-sc_softmax(const float *z, uint32_t C, float *p)
-{
-	float mx = z[0], s = 0.0f;
-	uint32_t c;
-
-	for (c = 1; c < C; c++)
-		if (z[c] > mx)
-			mx = z[c];
-	for (c = 0; c < C; c++) {
-		p[c] = fm_expf(z[c] - mx);
-		s += p[c];
-	}
-	for (c = 0; c < C; c++)
-		p[c] = p[c] / s;
-}
-
-#define ST_SFX base
-#define ST_ATTR
-#define ST_VW 4
-#include "audit/score_tmpl.h"
-#undef ST_SFX
-#undef ST_ATTR
-#undef ST_VW
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define SCORE_X86 1
-#define ST_SFX avx2
-#define ST_ATTR __attribute__((target("avx2")))
-#define ST_VW 8
-#include "audit/score_tmpl.h"
-#undef ST_SFX
-#undef ST_ATTR
-#undef ST_VW
-#define ST_SFX avx512
-#define ST_ATTR __attribute__((target("avx512f")))
-#define ST_VW 16
-#include "audit/score_tmpl.h"
-#undef ST_SFX
-#undef ST_ATTR
-#undef ST_VW
-#endif
-
-/* The same choice, and the same override, as the strict kernels. */
-static void
-pick_forward(struct audit_scorer *sc)
-{
-	const char *want = getenv("RBA_STRICT_ISA");
-
-	sc->forward = forward_base;
-	if (want != NULL && strcmp(want, "base") == 0)
-		return;
-#ifdef SCORE_X86
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512f") &&
-	    (want == NULL || strcmp(want, "avx2") != 0)) {
-		sc->forward = forward_avx512;
-		return;
-	}
-	if (__builtin_cpu_supports("avx2"))
-		sc->forward = forward_avx2;
-#endif
-}
-
-static void *
-sc_alloc(size_t n)
-{
-	size_t sz = (n ? n : 1) + SC_ALIGN - 1;
-
-	return aligned_alloc(SC_ALIGN, sz - sz % SC_ALIGN);
-}
-
-static size_t
-pad(size_t n)
-{
-	return (n + SC_PAD - 1) / SC_PAD * SC_PAD;
-}
-
 void
 audit_scorer_free(struct audit_scorer *sc)
 {
 	if (sc == NULL)
 		return;
-	for (uint32_t l = 0; l < REBUILD_MAX_LAYERS; l++) {
-		free(sc->w[l]);
-		free(sc->b[l]);
-	}
+	rebuild_sparse_free(sc->sp);
 	free(sc->xon);
-	free(sc->s.z);
-	free(sc->s.tx);
-	free(sc->s.row);
 	free(sc->cols);
 	free(sc->tx0);
 	free(sc->row0);
@@ -163,8 +61,6 @@ sparse_ok(const struct artifact *a)
 	const struct encode_spec *s = &a->spec;
 	uint32_t f = 0;
 
-	if (a->abi != 1)
-		return 0;
 	for (uint32_t c = 0; c < s->ncolumns; c++) {
 		const struct encode_column *col = &s->columns[c];
 		if (col->kind == ENCODE_NUMERIC) {
@@ -181,38 +77,16 @@ sparse_ok(const struct artifact *a)
 static int
 sparse_setup(struct audit_scorer *sc)
 {
-	const struct rebuild_model *m = &sc->a->model;
 	const struct encode_spec *s = &sc->a->spec;
-	size_t widest = 0;
+	int err;
 
-	sc->nlayers = m->nlayers;
-	memcpy(sc->sizes, m->sizes, sizeof(sc->sizes));
-	for (uint32_t l = 0; l < m->nlayers; l++) {
-		size_t in = m->sizes[l], out = m->sizes[l + 1], ld = pad(out);
-		sc->ld[l] = ld;
-		if (ld > widest)
-			widest = ld;
-		sc->w[l] = sc_alloc(in * ld * sizeof(float));
-		sc->b[l] = sc_alloc(ld * sizeof(float));
-		if (sc->w[l] == NULL || sc->b[l] == NULL)
-			return RBA_E_NOMEM;
-		memset(sc->w[l], 0, in * ld * sizeof(float));
-		memset(sc->b[l], 0, ld * sizeof(float));
-		for (size_t i = 0; i < in; i++)
-			memcpy(sc->w[l] + i * ld, m->w[l] + i * out,
-			       out * sizeof(float));
-		memcpy(sc->b[l], m->b[l], out * sizeof(float));
-	}
+	if ((err = rebuild_sparse_new(sc->a->abi, &sc->a->model, &sc->sp)) != 0)
+		return err;
 	sc->xon = malloc((s->nfeatures ? s->nfeatures : 1) * sizeof(float));
-	sc->s.z = sc_alloc(widest * sizeof(float));
-	sc->s.tx = malloc(widest * sizeof(float));
-	sc->s.row = malloc(widest * sizeof(uint32_t));
-	if (sc->xon == NULL || sc->s.z == NULL || sc->s.tx == NULL ||
-	    sc->s.row == NULL)
+	if (sc->xon == NULL)
 		return RBA_E_NOMEM;
 	for (uint32_t f = 0; f < s->nfeatures; f++)
 		sc->xon[f] = (1.0f - s->mean[f]) / s->scale[f];
-	pick_forward(sc);
 	return 0;
 }
 
@@ -494,8 +368,6 @@ audit_scorer_run(struct audit_scorer *sc, const struct sample_chunk *c,
 		return err;
 	if ((err = prepare(sc, c, bad_case, d)) != 0)
 		return err;
-	for (uint32_t i = 0; i < c->ncases; i++)
-		sc->forward(sc, &sc->s, sc->tx0 + i * K, sc->row0 + i * K, K,
-			    probs + (size_t)i * sc->nclasses);
+	rebuild_sparse_score(sc->sp, sc->tx0, sc->row0, K, c->ncases, probs);
 	return 0;
 }

@@ -1,23 +1,19 @@
 /*
- * score.h - scoring stored cases with a model: the model's own
+ * scorer.h - scoring stored cases with a model: the model's own
  * preprocessing (rebuild/encode.h) and forward pass, fed from decoded
  * sample chunks (audit/sample.h) a block of cases at a time.
  *
  * The result is bit for bit what artifact_score() gives for the same
- * cases (the unit tests hold it to that).  For trainer ABI 1 it gets
- * there faster: a chunk's dictionary entries are matched to the model's
- * one-hot features once per chunk; the first layer adds only the weight
- * rows of the features that are not zero and each hidden layer only
- * those of units that are not zero.  That is exact: ABI 1's linear
- * layers add x[i] w[i][j] one after another in i order, and adding the
- * zero product of a zero input to a non-zero partial sum leaves it
- * unchanged (at most the sign of a zero sum differs, which no later
- * operation can see: ReLU maps both to +0, and e^(+0) = e^(-0)).  A
- * model whose one-hot features do not standardize to zero, or of
- * another ABI, is scored through artifact_score() a block at a time.
+ * cases (the unit tests hold it to that).  This module only maps sample
+ * columns to model inputs; the arithmetic is the ABI's.  When every
+ * one-hot feature of the model standardizes to zero when off, a chunk's
+ * dictionary entries are matched to the model's one-hot features once
+ * per chunk and each case goes to the ABI's sparse scorer
+ * (rebuild_sparse_score, rebuild/trainer.h) as its non-zero inputs.
+ * Any other model is scored through artifact_score() a block at a time.
  */
-#ifndef RBA_SCORE_H
-#define RBA_SCORE_H
+#ifndef RBA_SCORER_H
+#define RBA_SCORER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -39,7 +35,7 @@ int audit_scorer_new(const struct artifact *a, struct audit_scorer **out,
 /* NULL allowed. */
 void audit_scorer_free(struct audit_scorer *sc);
 
-/* 1 when the sparse ABI 1 path is used (for reports and tests). */
+/* 1 when the sparse path is used (for reports and tests). */
 int audit_scorer_is_sparse(const struct audit_scorer *sc);
 
 /*

@@ -1,5 +1,5 @@
-/* chain.c - a version, its verified inputs and its rebuild. */
-#include "audit/chain.h"
+/* inputs.c - a version, its verified inputs and its rebuild. */
+#include "audit/inputs.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,10 +7,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/rbatime.h"
 #include "rebuild/snapshot.h"
 
 void
-chain_release(struct chain *c)
+audit_inputs_release(struct audit_inputs *c)
 {
 	if (c == NULL)
 		return;
@@ -47,9 +48,9 @@ tampered(struct rba_detail *d, int err, const char *what)
 }
 
 int
-audit_policy_in_force(const struct store_version *v,
-		      const struct policy *override, struct policy **out,
-		      int *from_version, struct rba_detail *d)
+audit_inputs_policy_in_force(const struct store_version *v,
+			     const struct policy *override, struct policy **out,
+			     int *from_version, struct rba_detail *d)
 {
 	struct rba_digest got;
 	const char *text;
@@ -88,9 +89,9 @@ audit_policy_in_force(const struct store_version *v,
 }
 
 int
-chain_load(struct store_txn *txn, const char *version,
-	   const struct policy *override, struct chain *c,
-	   struct rba_detail *d)
+audit_inputs_load(struct store_txn *txn, const char *version,
+		  const struct policy *override, struct audit_inputs *c,
+		  struct rba_detail *d)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1], what[160];
 	double t0 = rba_time_mono();
@@ -115,7 +116,7 @@ chain_load(struct store_txn *txn, const char *version,
 				"the pins of version '%s' do not name the artifact "
 				"and snapshot its record names", version);
 	c->error_what = "policy";
-	if ((err = audit_policy_in_force(&c->v, override, &c->pol,
+	if ((err = audit_inputs_policy_in_force(&c->v, override, &c->pol,
 					 &c->pol_from_version, d)) != 0)
 		return err;
 
@@ -156,7 +157,7 @@ chain_load(struct store_txn *txn, const char *version,
 }
 
 int
-chain_rebuild(struct chain *c, struct rba_detail *d)
+audit_inputs_rebuild(struct audit_inputs *c, struct rba_detail *d)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 	uint32_t abi = c->pins->trainer_abi ? c->pins->trainer_abi : c->stored.abi;
@@ -180,22 +181,4 @@ chain_rebuild(struct chain *c, struct rba_detail *d)
 	c->rebuilt_ok = 1;
 	c->error_what = NULL;
 	return 0;
-}
-
-double
-chain_nearest_edge(const struct policy *p, double score)
-{
-	double best = INFINITY, edge = NAN;
-
-	if (p->argmax)
-		return NAN;
-	for (size_t i = 0; i < p->nbands; i++) {
-		if (!p->bands[i].has_below)
-			continue;
-		if (fabs(score - p->bands[i].below) < best) {
-			best = fabs(score - p->bands[i].below);
-			edge = p->bands[i].below;
-		}
-	}
-	return edge;
 }

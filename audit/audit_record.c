@@ -1,0 +1,259 @@
+/*
+ * audit_record.c - the audit record: the JSON of an audit report
+ * (rebuild-audit-report(5), AUDIT RECORDS) and its place in the store's
+ * history.
+ */
+#include "audit/audit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/rbatime.h"
+#include "common/json.h"
+#include "rebuild/envrec.h"
+
+static void
+put_strv(struct rba_buf *b, char *const *v, size_t n)
+{
+	rba_buf_put_u8(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			rba_buf_put(b, ", ", 2);
+		rba_json_put_str(b, v[i]);
+	}
+	rba_buf_put_u8(b, ']');
+}
+
+static const char *
+link_state(int s)
+{
+	return s == AUDIT_LINK_SAME ? "same"
+	       : s == AUDIT_LINK_CHANGED ? "changed" : "unknown";
+}
+
+static void
+put_link(struct rba_buf *b, const char *key, const struct audit_link *l,
+	 int comma)
+{
+	rba_json_put_key(b, key);
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_str(b, "state", link_state(l->state), 1);
+	rba_json_kv_str(b, "pinned", l->pinned, 1);
+	rba_json_kv_str(b, "current", l->current, 1);
+	rba_json_kv_str(b, "note", l->note, 0);
+	rba_buf_put_u8(b, '}');
+	if (comma)
+		rba_buf_put(b, ", ", 2);
+}
+
+/* The value of key in an environment record text, or NULL (malloc'd). */
+static char *
+env_value(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (len > kl && strncmp(p, key, kl) == 0 && p[kl] == '=')
+			return strndup(p + kl + 1, len - kl - 1);
+		p = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+void
+audit_report_json(const struct audit_report *r, struct rba_buf *b)
+{
+	static const char *const libs[][2] = {
+		{ "libc", "lib.libc" },		{ "libsodium", "lib.libsodium" },
+		{ "libyaml", "lib.libyaml" }, { "lmdb", "lib.lmdb" },
+		{ "openblas", "lib.openblas" }, { "zstd", "lib.zstd" },
+	};
+	char when[32];
+
+	rba_time_utc(r->time, when);
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_str(b, "schema", AUDIT_RECORD_SCHEMA, 1);
+	rba_json_kv_str(b, "version", r->version, 1);
+	rba_json_kv_str(b, "time", when, 1);
+	rba_json_kv_str(b, "verdict", audit_verdict_name(r->verdict), 1);
+	rba_json_kv_u64(b, "exit_status", (uint64_t)r->exit_status, 1);
+	rba_json_put_key(b, "reasons");
+	put_strv(b, r->reasons, r->nreasons);
+	rba_buf_put(b, ", ", 2);
+	rba_json_put_key(b, "warnings");
+	put_strv(b, r->warnings, r->nwarnings);
+	rba_buf_put(b, ", ", 2);
+	rba_json_kv_str(b, "error", r->error_what, 1);
+
+	rba_json_put_key(b, "digests");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_digest(b, "artifact_pinned", &r->artifact_pinned, r->pins_text != NULL, 1);
+	rba_json_kv_digest(b, "artifact_rebuilt", &r->artifact_rebuilt, r->has_rebuilt, 1);
+	rba_json_kv_digest(b, "snapshot", &r->snapshot, r->pins_text != NULL, 1);
+	rba_json_kv_digest(b, "sample", &r->sample_digest, r->has_sample, 1);
+	rba_json_kv_digest(b, "policy", &r->policy_digest, r->policy_text != NULL, 1);
+	rba_json_kv_digest(b, "config", &r->config_current, r->pins_text != NULL, 0);
+	rba_buf_put(b, "}, ", 3);
+
+	rba_json_put_key(b, "verified");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_bool(b, "artifact", r->artifact_verified, 1);
+	rba_json_kv_bool(b, "snapshot", r->snapshot_verified, 1);
+	rba_json_kv_bool(b, "sample", r->sample_verified, 0);
+	rba_buf_put(b, "}, ", 3);
+
+	rba_json_put_key(b, "policy");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_digest(b, "digest", &r->policy_digest, r->policy_text != NULL, 1);
+	rba_json_kv_str(b, "source", r->policy_text == NULL ? NULL
+				: r->policy_from_version ? "version" : "option", 1);
+	rba_json_kv_str(b, "text", r->policy_text, 0);
+	rba_buf_put(b, "}, ", 3);
+
+	rba_json_put_key(b, "pins");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_digest(b, "config_hash", &r->config_current, r->pins_text != NULL, 1);
+	rba_json_kv_digest(b, "config_hash_trained", &r->config_registered,
+		      r->has_config_registered, 1);
+	rba_json_kv_str(b, "text", r->pins_text, 0);
+	rba_buf_put(b, "}, ", 3);
+
+	rba_json_put_key(b, "links");
+	rba_buf_put_u8(b, '{');
+	put_link(b, "code_revision", &r->code_revision, 1);
+	rba_json_put_key(b, "trainer_abi");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_str(b, "state", link_state(r->trainer_abi.state), 1);
+	rba_json_kv_u64(b, "pinned", r->abi_pinned, 1);
+	rba_json_kv_u64(b, "artifact", r->abi_artifact, 1);
+	rba_json_kv_u64(b, "rebuilt", r->abi_rebuilt, 1);
+	rba_json_kv_u64(b, "current", r->abi_current, 1);
+	rba_json_kv_str(b, "note", r->trainer_abi.note, 0);
+	rba_buf_put(b, "}, ", 3);
+	rba_json_put_key(b, "environment");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_str(b, "state", link_state(r->environment.state), 1);
+	rba_json_kv_str(b, "pinned", r->environment.pinned, 1);
+	rba_json_kv_str(b, "current", r->environment.current, 1);
+	rba_json_kv_str(b, "note", r->environment.note, 1);
+	rba_json_put_key(b, "fields");
+	rba_buf_put_u8(b, '[');
+	for (size_t i = 0; i < r->nenv_fields; i++) {
+		if (i)
+			rba_buf_put(b, ", ", 2);
+		rba_buf_put_u8(b, '{');
+		rba_json_kv_str(b, "key", r->env_fields[i].key, 1);
+		rba_json_kv_str(b, "pinned", r->env_fields[i].pinned, 1);
+		rba_json_kv_str(b, "current", r->env_fields[i].current, 0);
+		rba_buf_put_u8(b, '}');
+	}
+	rba_buf_put(b, "]}, ", 4);
+	put_link(b, "config", &r->config, 1);
+	put_link(b, "snapshot", &r->snapshot_link, 0);
+	rba_buf_put(b, "}, ", 3);
+
+	rba_json_put_key(b, "environment_records");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_str(b, "pinned", r->env_pinned_text, 1);
+	rba_json_kv_str(b, "current", r->env_current_text, 0);
+	rba_buf_put(b, "}, ", 3);
+
+	rba_json_put_key(b, "sample");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_u64(b, "cases", r->cases, 1);
+	rba_json_kv_str(b, "scored_by", !r->has_sample ? NULL
+				   : r->sample_scored_by == SAMPLE_SCORED_COLUMN
+					     ? "column" : "model", 1);
+	rba_json_kv_digest(b, "policy", &r->sample_policy, r->has_sample_policy, 1);
+	rba_json_kv_u64(b, "flips", r->flips, 1);
+	rba_json_kv_num(b, "max_score_delta", r->max_delta, 1);
+	rba_json_kv_str(b, "max_delta_case", r->max_delta_case, 1);
+	rba_json_kv_u64(b, "near_threshold_cases", r->near_cases, 1);
+	rba_json_kv_u64(b, "weak_band_cases", r->weak_band_cases, 1);
+	rba_json_kv_u64(b, "policy_disagreements", r->policy_disagreements, 1);
+	rba_json_kv_u64(b, "flipped_listed", r->nlisted, 1);
+	rba_json_put_key(b, "flipped_cases");
+	rba_buf_put_u8(b, '[');
+	for (size_t i = 0; i < r->nlisted; i++) {
+		const struct audit_flip *f = &r->listed[i];
+		if (i)
+			rba_buf_put(b, ", ", 2);
+		rba_buf_put_u8(b, '{');
+		rba_json_kv_str(b, "id", f->id, 1);
+		rba_json_kv_num(b, "stored_score", f->stored_score, 1);
+		rba_json_kv_num(b, "rebuilt_score", f->rebuilt_score, 1);
+		rba_json_kv_str(b, "stored_decision", f->stored_decision, 1);
+		rba_json_kv_str(b, "rebuilt_decision", f->rebuilt_decision, 1);
+		rba_json_kv_num(b, "margin", f->margin, 1);
+		rba_json_kv_num(b, "rebuilt_margin", f->rebuilt_margin, 1);
+		rba_json_kv_num(b, "edge", f->edge, 0);
+		rba_buf_put_u8(b, '}');
+	}
+	rba_buf_put(b, "]}, ", 4);
+
+	rba_json_put_key(b, "rebuild");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_num(b, "validation_accuracy", r->has_rebuilt ? r->val_accuracy : NAN, 1);
+	rba_json_kv_num(b, "validation_loss", r->has_rebuilt ? r->val_loss : NAN, 1);
+	rba_json_kv_str(b, "scoring", r->has_rebuilt ? (r->sparse_scoring ? "sparse" : "dense")
+					      : NULL, 1);
+	rba_json_kv_u64(b, "threads", r->threads, 0);
+	rba_buf_put(b, "}, ", 3);
+
+	rba_json_put_key(b, "tool");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_str(b, "name", RBA_TOOL_NAME, 1);
+	rba_json_kv_str(b, "version", RBA_TOOL_VERSION, 1);
+	rba_json_kv_str(b, "code_revision", envrec_code_revision(), 1);
+	rba_json_kv_u64(b, "trainer_abi", rebuild_abi_current(), 1);
+	rba_json_put_key(b, "libraries");
+	rba_buf_put_u8(b, '{');
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		char *v = r->env_current_text ? env_value(r->env_current_text, libs[i][1])
+					      : NULL;
+		rba_json_kv_str(b, libs[i][0], v, i + 1 < sizeof(libs) / sizeof(libs[0]));
+		free(v);
+	}
+	rba_buf_put(b, "}}, ", 4);
+
+	rba_json_put_key(b, "timings");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_num(b, "verify_s", r->t_verify, 1);
+	rba_json_kv_num(b, "rebuild_s", r->t_rebuild, 1);
+	rba_json_kv_num(b, "sample_pass_s", r->t_score, 1);
+	rba_json_kv_num(b, "scoring_s", r->t_scoring, 1);
+	rba_json_kv_num(b, "total_s", r->t_total, 0);
+	rba_buf_put(b, "}}", 2);
+}
+
+int
+audit_record_append(struct store *s, struct audit_report *r,
+		    struct rba_detail *d)
+{
+	struct rba_buf b;
+	struct store_txn *txn = NULL;
+	int err;
+
+	rba_buf_init(&b);
+	audit_report_json(r, &b);
+	if ((err = rba_buf_status(&b)) != 0)
+		goto out;
+	if ((err = store_txn_begin(s, 1, b.len, &txn, d)) != 0)
+		goto out;
+	err = store_history_append(txn, r->version, r->time, b.p, b.len,
+				   &r->history_id, &r->history_digest, d);
+	if (err == 0)
+		err = store_txn_commit(txn, d);
+	else
+		store_txn_abort(txn);
+	if (err == 0)
+		r->recorded = 1;
+out:
+	rba_buf_release(&b);
+	return err;
+}
