@@ -340,11 +340,24 @@ decide(struct audit_inputs *c, struct audit_report *r, const char *cannot_score)
 	char dv[32], tv[32];
 	size_t before;
 
+	/* Bit-identical speaks of the decisions under audit: the rebuilt
+	 * artifact must be the one that made them, not only the one the
+	 * version pins now (register --replace changes the pin, not the
+	 * stored decisions). */
+	int same_maker = !r->has_decisions ||
+			 rba_digest_equal(&r->artifact_decisions, &c->rb.digest);
+
 	rba_digest_format(&c->v.artifact, pinned);
 	rba_digest_format(&c->rb.digest, rebuilt);
-	if (!c->identical)
+	if (!c->identical) {
 		REASON(r, "the rebuilt artifact %s is not the pinned %s", rebuilt,
 		       pinned);
+	} else if (!same_maker) {
+		char maker[RBA_DIGEST_TEXT_LEN + 1];
+		rba_digest_format(&r->artifact_decisions, maker);
+		REASON(r, "the sample's decisions were made by artifact %s, not by "
+			  "the rebuilt %s", maker, rebuilt);
+	}
 	before = r->nreasons;
 	if (cannot_score != NULL) {
 		REASON(r, "the sample cannot be scored with the rebuilt model: %s",
@@ -364,7 +377,7 @@ decide(struct audit_inputs *c, struct audit_report *r, const char *cannot_score)
 			       r->max_delta_case ? r->max_delta_case : "");
 		}
 	}
-	if (c->identical) {
+	if (c->identical && same_maker) {
 		if (r->nreasons == before) {
 			r->verdict = AUDIT_BIT_IDENTICAL;
 			return;
@@ -426,12 +439,14 @@ warnings(struct audit_inputs *c, struct audit_report *r,
 			"the stored score",
 		     (unsigned long long)r->policy_disagreements,
 		     r->policy_disagreements == 1 ? " is" : "s are");
-	if (l->scored_by == SAMPLE_SCORED_MODEL &&
-	    !rba_digest_equal(&l->artifact, &c->v.artifact)) {
-		char a[RBA_DIGEST_TEXT_LEN + 1];
+	if (r->has_rebuilt &&
+	    !rba_digest_equal(&l->artifact, &r->artifact_rebuilt)) {
+		char a[RBA_DIGEST_TEXT_LEN + 1], b[RBA_DIGEST_TEXT_LEN + 1];
 		rba_digest_format(&l->artifact, a);
-		WARN(r, "the sample was scored with artifact %s, not the one the "
-			"version pins now", a);
+		rba_digest_format(&r->artifact_rebuilt, b);
+		WARN(r, "the sample's decisions were made by artifact %s, the "
+			"rebuild is %s: judged on scores, at best "
+			"metric-equivalent", a, b);
 	}
 }
 
@@ -599,6 +614,8 @@ audit_version(struct store *s, const char *version,
 	r->has_sample_policy = info.has_policy;
 	r->sample_policy = info.policy_digest;
 	r->sample_scored_by = layout.scored_by;
+	r->has_decisions = 1;
+	r->artifact_decisions = layout.artifact;
 	if ((err = links(&c, r)) != 0) {
 		not_measured(r, "environment", err, d);
 		goto out;

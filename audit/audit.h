@@ -25,8 +25,10 @@
  * data tampered or unreadable (verdict "not-measured").
  *
  * Verdicts:
- *   bit-identical      the rebuilt artifact's digest is the pinned one and
- *                      the sample agrees with it within the tolerance;
+ *   bit-identical      the rebuilt artifact's digest is the pinned one,
+ *                      it is the artifact that made the sample's stored
+ *                      decisions, and the sample agrees with it within
+ *                      the tolerance;
  *   metric-equivalent  another digest, but flips <= max_flips, every
  *                      score delta <= max_score_delta, and the near-
  *                      threshold rule does not apply;
@@ -124,6 +126,10 @@ struct audit_report {
 	struct rba_digest config_registered, config_current;
 	struct rba_digest snapshot;
 	struct rba_digest artifact_pinned; /* the version's (= the pins') */
+	/* The artifact that made the sample's stored decisions (the one
+	 * the version held when the sample was added). */
+	int has_decisions;
+	struct rba_digest artifact_decisions;
 	int has_rebuilt;
 	struct rba_digest artifact_rebuilt;
 	int artifact_verified, snapshot_verified, sample_verified;

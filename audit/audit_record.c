@@ -94,6 +94,8 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_digest(b, "artifact_pinned", &r->artifact_pinned, r->pins_text != NULL, 1);
 	rba_json_kv_digest(b, "artifact_rebuilt", &r->artifact_rebuilt, r->has_rebuilt, 1);
+	rba_json_kv_digest(b, "artifact_decisions", &r->artifact_decisions,
+			   r->has_decisions, 1);
 	rba_json_kv_digest(b, "snapshot", &r->snapshot, r->pins_text != NULL, 1);
 	rba_json_kv_digest(b, "sample", &r->sample_digest, r->has_sample, 1);
 	rba_json_kv_digest(b, "policy", &r->policy_digest, r->policy_text != NULL, 1);

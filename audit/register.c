@@ -8,6 +8,8 @@
 
 #include "common/buf.h"
 #include "common/fileio.h"
+#include "common/json.h"
+#include "common/rbatime.h"
 #include "rebuild/artifact.h"
 #include "rebuild/envrec.h"
 #include "rebuild/snapshot.h"
@@ -16,12 +18,41 @@
 #define PROV_TAG 'A'
 #define PROV_VERSION 1
 
+/*
+ * The history record of a replacement: which artifact the version held
+ * and which it holds now, so the chain shows when the decisions under
+ * audit stopped being the pinned artifact's.
+ */
+static void
+replace_record(struct rba_buf *b, const char *version, int64_t t,
+	       const struct store_version *old, const struct store_version *v,
+	       int policy_kept, int had_sample)
+{
+	char when[RBA_TIME_TEXT_MAX];
+
+	rba_time_utc(t, when);
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_str(b, "schema", REGISTER_RECORD_SCHEMA, 1);
+	rba_json_kv_str(b, "event", "replace", 1);
+	rba_json_kv_str(b, "version", version, 1);
+	rba_json_kv_str(b, "time", when, 1);
+	rba_json_kv_digest(b, "artifact_old", &old->artifact, 1, 1);
+	rba_json_kv_digest(b, "artifact_new", &v->artifact, 1, 1);
+	rba_json_kv_digest(b, "snapshot_old", &old->snapshot, 1, 1);
+	rba_json_kv_digest(b, "snapshot_new", &v->snapshot, 1, 1);
+	rba_json_kv_digest(b, "policy", &v->policy_digest, v->has_policy, 1);
+	rba_json_kv_bool(b, "policy_kept", policy_kept, 1);
+	rba_json_kv_bool(b, "sample_kept", had_sample, 0);
+	rba_buf_put_u8(b, '}');
+}
+
 void
 register_result_release(struct register_result *r)
 {
 	if (r == NULL)
 		return;
 	policy_pins_free(r->pins);
+	free(r->kept_policy_text);
 	free(r->pins_text);
 	rebuild_result_release(&r->rebuild);
 	memset(r, 0, sizeof(*r));
@@ -236,6 +267,46 @@ register_version(struct store *s, const struct register_request *rq,
 		v.has_policy = 1;
 		v.policy_text = rq->policy->text;
 		v.policy_digest = rq->policy->digest;
+	}
+	if (rq->replace) {
+		struct store_version old;
+		int gerr = store_version_get(txn, in->version, &old, d);
+		if (gerr != 0 && gerr != RBA_E_NOTFOUND) {
+			err = gerr;
+			goto out;
+		}
+		if (gerr == 0) {
+			struct rba_buf rec;
+			/* The policy stays unless another is given. */
+			if (rq->policy == NULL && old.has_policy) {
+				v.has_policy = 1;
+				out->kept_policy_text = strdup(old.policy_text);
+				v.policy_text = out->kept_policy_text;
+				v.policy_digest = old.policy_digest;
+				out->policy_kept = 1;
+				if (v.policy_text == NULL) {
+					store_version_release(&old);
+					err = RBA_E_NOMEM;
+					goto out;
+				}
+			}
+			out->replaced = 1;
+			out->old_artifact = old.artifact;
+			out->had_sample = old.has_sample || old.sample_err != 0;
+			rba_buf_init(&rec);
+			replace_record(&rec, in->version, v.registered_at, &old,
+				       &v, out->policy_kept, out->had_sample);
+			store_version_release(&old);
+			err = rba_buf_status(&rec);
+			if (err == 0)
+				err = store_history_append(txn, in->version,
+							   v.registered_at,
+							   rec.p, rec.len, NULL,
+							   NULL, d);
+			rba_buf_release(&rec);
+			if (err)
+				goto out;
+		}
 	}
 	err = store_version_put(txn, &v, rq->replace, d);
 	if (err == RBA_E_EXISTS) {

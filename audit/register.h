@@ -14,6 +14,10 @@
 #ifndef RBA_REGISTER_H
 #define RBA_REGISTER_H
 
+/* The history record register --replace appends (rebuild-audit-report(5),
+ * REGISTER RECORDS). */
+#define REGISTER_RECORD_SCHEMA "rebuild-audit/register/v1"
+
 #include <stdint.h>
 
 #include "common/digest.h"
@@ -36,6 +40,12 @@ struct register_result {
 	struct rba_digest config;  /* policy_pins_config_hash */
 	int trained;		   /* 1: trained here; 0: --artifact */
 	struct rebuild_result rebuild; /* when trained: metrics, sizes */
+	/* --replace of an existing version: */
+	int replaced;
+	struct rba_digest old_artifact; /* the artifact it held */
+	int had_sample;		/* it has a sample (kept, from before) */
+	int policy_kept;	/* its policy was kept (no --policy) */
+	char *kept_policy_text;	/* owned */
 };
 
 void register_result_release(struct register_result *r);
@@ -49,7 +59,12 @@ void register_result_release(struct register_result *r);
  * file, it must decode (artifact_decode's errors) and match an artifact
  * digest already in the pins.  Fills code_revision, trainer_abi,
  * environment and artifact, then stores artifact blob (with provenance
- * when trained) and version in one write transaction.  Errors: the
+ * when trained) and version in one write transaction.  With replace, an
+ * existing version keeps its policy unless rq->policy is given, keeps
+ * its sample (whose decisions were made by the old artifact), and the
+ * same transaction appends a REGISTER_RECORD_SCHEMA record to the
+ * history naming the old and the new artifact (out->replaced and the
+ * fields after it say what was replaced).  Errors: the
  * store's, rebuild_from_snapshot's, RBA_E_EXISTS (version exists and
  * !replace), RBA_E_NOMEM.
  */

@@ -797,6 +797,30 @@ sample_chunk_decode(const uint8_t *p, size_t n, uint32_t ncols,
 }
 
 int
+sample_chunk_ids(const uint8_t *p, size_t n, const char **ids,
+		 uint32_t *ncases, struct rba_detail *d)
+{
+	struct dec x;
+	uint32_t count;
+
+	*ncases = 0;
+	x.base = p;
+	x.d = d;
+	rba_cursor_init(&x.c, p, n);
+	if (rba_cursor_u8(&x.c) != SAMPLE_CHUNK_TAG)
+		return dec_fail(&x, "bad type tag", NULL);
+	if (rba_cursor_u8(&x.c) != SAMPLE_CHUNK_FORMAT)
+		return dec_fail(&x, "unknown format version", NULL);
+	count = rba_cursor_u32(&x.c);
+	(void)rba_cursor_u32(&x.c);
+	(void)rba_cursor_u32(&x.c);
+	if (!rba_cursor_ok(&x.c) || count == 0 || count > SAMPLE_CHUNK_CASES)
+		return dec_fail(&x, "bad case count", NULL);
+	*ncases = count;
+	return dec_strings(&x, count, ids, 1, STORE_CASE_ID_MAX, "case ids", NULL);
+}
+
+int
 sample_chunk_decode_case(const uint8_t *p, size_t n, uint32_t ncols,
 			 uint32_t nscores, long id_col, const char *case_id,
 			 struct sample_chunk *out, uint32_t *index,
@@ -986,6 +1010,66 @@ sample_layout_load(struct store_txn *txn, const char *version,
 	return err;
 }
 
+/* Looks for one case id in every chunk, for a lookup that found none. */
+struct scan {
+	const char *id;
+	const char **ids; /* SAMPLE_CHUNK_CASES */
+	int64_t found;	  /* its chunk, or -1 */
+};
+
+#define SCAN_FOUND 0x53434e46 /* not a status code: stops the read */
+
+static int
+scan_chunk(void *ctx, uint32_t chunk_no, const uint8_t *p, size_t n)
+{
+	struct scan *s = ctx;
+	uint32_t count;
+	struct rba_detail d;
+
+	if (sample_chunk_ids(p, n, s->ids, &count, &d) != 0)
+		return 0; /* a malformed chunk is the audit's finding */
+	for (uint32_t i = 0; i < count; i++)
+		if (strcmp(s->ids[i], s->id) == 0) {
+			s->found = chunk_no;
+			return SCAN_FOUND;
+		}
+	return 0;
+}
+
+/*
+ * The index has no entry for case_id: is it really not in the sample,
+ * or is the index damaged?  Only the sealed chunks can say, so they are
+ * read (and verified) until the case turns up.  A case that is in no
+ * chunk is absent; one that is, is a damaged index.
+ */
+static int
+case_absent(struct store_txn *txn, const char *version, const char *case_id,
+	    struct rba_detail *d)
+{
+	struct scan s = { case_id, NULL, -1 };
+	int err;
+
+	s.ids = calloc(SAMPLE_CHUNK_CASES, sizeof(*s.ids));
+	if (s.ids == NULL)
+		return RBA_E_NOMEM;
+	err = store_sample_read(txn, version, scan_chunk, &s, d);
+	free(s.ids);
+	if (err == SCAN_FOUND) {
+		rba_detail_key(d, case_id);
+		return rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
+				"tampered: the case index of version '%s' is "
+				"damaged: case '%s' is in chunk %lld but the index "
+				"does not find it (run 'rebuild-audit store check')",
+				version, case_id, (long long)s.found);
+	}
+	if (err)
+		return err;
+	rba_detail_key(d, case_id);
+	return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
+			"no case '%s' in the sample of version '%s'", case_id,
+			version);
+}
+
 int
 sample_case_load(struct store_txn *txn, const char *version,
 		 const struct sample_layout *layout, const char *case_id,
@@ -998,11 +1082,16 @@ sample_case_load(struct store_txn *txn, const char *version,
 
 	*raw = NULL;
 	err = store_sample_case_chunk(txn, version, case_id, &chunk_no, d);
-	if (err == RBA_E_NOTFOUND) {
+	if (err == RBA_E_NOTFOUND)
+		return case_absent(txn, version, case_id, d);
+	if (err == RBA_E_CORRUPT) {
+		/* An entry that does not decode: the index, not the case. */
 		rba_detail_key(d, case_id);
-		return rba_fail(d, err, NULL, 0, 0,
-				"no case '%s' in the sample of version '%s'",
-				case_id, version);
+		return rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
+				"tampered: the case index of version '%s' is "
+				"damaged: the entry of case '%s' is malformed "
+				"(run 'rebuild-audit store check')", version,
+				case_id);
 	}
 	if (err)
 		return err;
@@ -1017,8 +1106,9 @@ sample_case_load(struct store_txn *txn, const char *version,
 	if (err == RBA_E_NOTFOUND)
 		/* The index names a chunk without the case: not as stored. */
 		err = rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
-			       "tampered: the case index of version '%s' names "
-			       "chunk %u for case '%s', which it does not hold",
+			       "tampered: the case index of version '%s' is "
+			       "damaged: it names chunk %u for case '%s', which "
+			       "does not hold it (run 'rebuild-audit store check')",
 			       version, chunk_no, case_id);
 	free(*raw);
 	*raw = NULL;

@@ -164,6 +164,15 @@ int sample_chunk_decode_case(const uint8_t *p, size_t n, uint32_t ncols,
 			     struct sample_chunk *out, uint32_t *index,
 			     struct rba_detail *d);
 
+/*
+ * Only the case ids of a raw chunk, without decoding the rest: ids
+ * (room for SAMPLE_CHUNK_CASES pointers) gets pointers into p, *ncases
+ * their number.  The header and the id block are checked as
+ * sample_chunk_decode checks them.  0 or RBA_E_CORRUPT.
+ */
+int sample_chunk_ids(const uint8_t *p, size_t n, const char **ids,
+		     uint32_t *ncases, struct rba_detail *d);
+
 /* Appends the raw bytes of chunk c (as decode reads them). */
 void sample_chunk_encode(const struct sample_chunk *c, struct rba_buf *out);
 

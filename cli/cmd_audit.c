@@ -81,6 +81,11 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 		       rba_digest_equal(&r->artifact_pinned, &r->artifact_rebuilt)
 			       ? "  (identical)" : "  (differs)");
 	}
+	if (r->has_rebuilt && r->has_decisions)
+		printf("              decisions made by %s%s\n",
+		       cli_digest_short(&r->artifact_decisions, ctx->verbose, b),
+		       rba_digest_equal(&r->artifact_decisions, &r->artifact_rebuilt)
+			       ? "  (the rebuilt one)" : "  (another artifact)");
 	if (r->sample_verified) {
 		printf("sample        %llu cases, %llu flip%s, max score delta %s",
 		       (unsigned long long)r->cases, (unsigned long long)r->flips,
@@ -139,19 +144,25 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 struct names {
 	size_t n, cap;
 	char **v;
-	int quiet;
+	size_t bad; /* keys that are no version name */
 };
 
+/*
+ * Every version, by name only: each is then audited on its own, so a
+ * damaged record, a missing sample or policy is named as that version's
+ * failure and never hides the others.
+ */
 static int
-with_sample(void *ctx, const struct store_version *v)
+each_name(void *ctx, const char *name, int valid)
 {
 	struct names *nm = ctx;
 	char **nv;
 
-	if (!v->has_sample) {
-		/* Said once per run: a version nobody can audit is a gap. */
-		if (!nm->quiet)
-			cli_warn("version '%s' has no audit sample: not audited", v->name);
+	if (!valid) {
+		fprintf(stderr, "rebuild-audit: cannot audit '%s': the versions "
+			"database holds a key that is no version name; run "
+			"'rebuild-audit store check'\n", name);
+		nm->bad++;
 		return 0;
 	}
 	if (nm->n == nm->cap) {
@@ -161,7 +172,7 @@ with_sample(void *ctx, const struct store_version *v)
 			return RBA_E_NOMEM;
 		nm->v = nv;
 	}
-	if ((nm->v[nm->n] = strdup(v->name)) == NULL)
+	if ((nm->v[nm->n] = strdup(name)) == NULL)
 		return RBA_E_NOMEM;
 	nm->n++;
 	return 0;
@@ -216,6 +227,28 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 		policy_free(pol);
 		return err;
 	}
+	/* Every audit is appended to the history: a broken chain is named
+	 * before anything is added to it. */
+	{
+		struct store_txn *txn;
+		uint64_t bad = 0;
+		if ((err = cli_txn_begin(ctx, 0, 0, "cannot read history",
+					 ctx->store_path, &txn)) != 0) {
+			policy_free(pol);
+			return err;
+		}
+		rba_detail_clear(&d);
+		err = store_history_verify(txn, &bad, NULL, &d);
+		store_txn_abort(txn);
+		if (err) {
+			char why[sizeof(d.reason)];
+			snprintf(why, sizeof(why), "%s", d.reason);
+			snprintf(d.reason, sizeof(d.reason), "the history is broken: "
+				 "%.300s; run 'rebuild-audit store check'", why);
+			policy_free(pol);
+			return cli_fail("cannot audit", ctx->store_path, err, &d);
+		}
+	}
 	rba_detail_clear(&d);
 	if (all) {
 		struct store_txn *txn;
@@ -224,17 +257,18 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 			policy_free(pol);
 			return err;
 		}
-		nm.quiet = ctx->quiet;
-		err = store_version_list(txn, with_sample, &nm, &d);
+		err = store_version_names(txn, each_name, &nm, &d);
 		store_txn_abort(txn);
 		if (err) {
 			policy_free(pol);
 			return cli_fail("cannot list versions", ctx->store_path, err, &d);
 		}
-		if (nm.n == 0) {
+		if (nm.bad)
+			status = 2;
+		if (nm.n == 0 && nm.bad == 0) {
 			policy_free(pol);
-			fprintf(stderr, "rebuild-audit: nothing to audit '%s': no version "
-				"has an audit sample\n", ctx->store_path);
+			fprintf(stderr, "rebuild-audit: nothing to audit '%s': the store "
+				"holds no version\n", ctx->store_path);
 			return 2;
 		}
 	} else {

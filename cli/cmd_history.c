@@ -15,6 +15,7 @@
 struct hist {
 	struct cli_ctx *ctx;
 	size_t n;
+	int other_maker; /* an audit whose sample another artifact decided */
 };
 
 static int
@@ -44,27 +45,99 @@ hist_one(void *vctx, const struct store_history_entry *e)
 		fputc('}', stdout);
 	} else {
 		const struct rba_json_value *s = parsed ? rba_json_get(&root, "sample") : NULL;
+		const struct rba_json_value *dgs = parsed ? rba_json_get(&root, "digests") : NULL;
 		const char *v = parsed ? rba_json_get_str(&root, "verdict") : NULL;
-		char n1[32];
+		const char *event = parsed ? rba_json_get_str(&root, "event") : NULL;
+		char n1[32], art[32] = "-";
 		if (h->n == 0)
-			printf("%-6s %-20s  %-24s %-18s %8s %8s  %s\n", "ID", "TIME",
-			       "VERSION", "VERDICT", "CASES", "FLIPS", "MAX DELTA");
+			printf("%-6s %-20s  %-24s %-18s %-14s %8s %8s  %s\n", "ID", "TIME",
+			       "VERSION", "VERDICT", "ARTIFACT", "CASES", "FLIPS",
+			       "MAX DELTA");
+		if (v == NULL && event != NULL && strcmp(event, "replace") == 0) {
+			/* register --replace: old -> new artifact. */
+			const char *o = rba_json_get_str(&root, "artifact_old");
+			const char *nw = rba_json_get_str(&root, "artifact_new");
+			printf("%-6llu %-20s  %-24s %-18s %.12s -> %.12s\n",
+			       (unsigned long long)e->id, when, e->version, "replaced",
+			       o && strlen(o) > 7 ? o + 7 : "?",
+			       nw && strlen(nw) > 7 ? nw + 7 : "?");
+			goto done;
+		}
 		double cases = rba_json_get_num(s, "cases", NAN);
 		double flips = rba_json_get_num(s, "flips", NAN);
 		double delta = rba_json_get_num(s, "max_score_delta", NAN);
 		int measured = v != NULL && strcmp(v, "not-measured") != 0;
 		char c1[32] = "-", c2[32] = "-";
+		const char *ra = rba_json_get_str(dgs, "artifact_rebuilt");
+		const char *da = rba_json_get_str(dgs, "artifact_decisions");
+		if (ra != NULL && strlen(ra) > 7)
+			snprintf(art, sizeof(art), "%.12s%s", ra + 7,
+				 da != NULL && strcmp(da, ra) != 0 ? "*" : "");
 		if (measured && isfinite(cases))
 			snprintf(c1, sizeof(c1), "%.0f", cases);
 		if (measured && isfinite(flips))
 			snprintf(c2, sizeof(c2), "%.0f", flips);
-		printf("%-6llu %-20s  %-24s %-18s %8s %8s  %s\n",
-		       (unsigned long long)e->id, when, e->version, v ? v : "?", c1, c2,
-		       measured && isfinite(delta) ? cli_fmt_g6(delta, n1) : "-");
+		printf("%-6llu %-20s  %-24s %-18s %-14s %8s %8s  %s\n",
+		       (unsigned long long)e->id, when, e->version, v ? v : "?", art,
+		       c1, c2, measured && isfinite(delta) ? cli_fmt_g6(delta, n1) : "-");
+		if (da != NULL && ra != NULL && strcmp(da, ra) != 0)
+			h->other_maker = 1;
 	}
+done:
 	if (parsed)
 		rba_json_release(&root);
 	h->n++;
+	return 0;
+}
+
+/* history head: the chain head, for a log or a ticket outside the store. */
+static int
+history_head(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct store_txn *txn;
+	struct rba_detail d;
+	struct rba_digest dg;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	uint64_t id;
+	int err;
+
+	(void)argv;
+	if (argc != 2)
+		return cli_usage(ctx, "history head takes no arguments");
+	if ((err = cli_txn_begin(ctx, 0, 0, "cannot read history", ctx->store_path,
+				 &txn)) != 0)
+		return err;
+	rba_detail_clear(&d);
+	err = store_history_head(txn, &id, &dg, &d);
+	store_txn_abort(txn);
+	if (err)
+		return cli_fail("cannot read history", ctx->store_path, err, &d);
+	rba_digest_format(&dg, hex);
+	if (ctx->json)
+		printf("{\"store_id\": \"%s\", \"id\": %llu, \"digest\": \"%s\"}\n",
+		       store_id_hex(ctx->store), (unsigned long long)id, hex);
+	else if (ctx->quiet)
+		printf("%s\n", hex);
+	else
+		printf("history head: record %llu, %s (store %s)\n",
+		       (unsigned long long)id, hex, store_id_hex(ctx->store));
+	return 0;
+}
+
+struct anchor {
+	struct rba_digest want;
+	uint64_t found; /* the record's id, 0: not found */
+};
+
+static int
+anchor_one(void *vctx, const struct store_history_entry *e)
+{
+	struct anchor *a = vctx;
+
+	if (rba_digest_equal(&e->digest, &a->want)) {
+		a->found = e->id;
+		return 1;
+	}
 	return 0;
 }
 
@@ -73,23 +146,41 @@ cmd_history(struct cli_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "verify", no_argument, NULL, 'v' },
+		{ "head", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct store_txn *txn;
 	struct rba_detail d;
-	struct hist h = { ctx, 0 };
-	const char *version = NULL;
+	struct hist h = { ctx, 0, 0 };
+	struct anchor an;
+	const char *version = NULL, *head = NULL;
 	int c, verify = 0, err;
 
+	if (argc >= 2 && strcmp(argv[1], "head") == 0)
+		return history_head(ctx, argc, argv);
+	memset(&an, 0, sizeof(an));
 	optind = 0;
 	opterr = 0; /* cli_usage says what was wrong, in one line */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v': verify = 1; break;
+		case 'H': head = optarg; break;
 		default:
 			return cli_usage(ctx, "unknown option or missing value '%s'",
 					 argv[optind - 1]);
 		}
+	}
+	if (head != NULL && !verify)
+		return cli_usage(ctx, "--head goes with --verify");
+	if (head != NULL && rba_digest_parse(head, &an.want) != 0)
+		return cli_usage(ctx, "--head needs a digest 'sha256:<64 hex digits>' "
+				      "as 'history head' prints it, not '%s'", head);
+	if (head != NULL) {
+		/* The head of an empty history is the zero digest: every
+		 * history holds it. */
+		static const struct rba_digest zero;
+		if (rba_digest_equal(&an.want, &zero))
+			an.found = UINT64_MAX;
 	}
 	if (argc - optind > 1 || (verify && argc - optind == 1))
 		return cli_usage(ctx, verify ? "--verify checks the whole history: no VERSION"
@@ -103,7 +194,28 @@ cmd_history(struct cli_ctx *ctx, int argc, char **argv)
 	if (verify) {
 		uint64_t bad = 0, count = 0;
 		err = store_history_verify(txn, &bad, &count, &d);
+		if (err == 0 && head != NULL) {
+			err = store_history_list(txn, NULL, 1, anchor_one, &an, &d);
+			if (err == 1)
+				err = 0;
+		}
 		store_txn_abort(txn);
+		if (err == 0 && head != NULL && an.found == 0) {
+			/* Intact, but not the history that was anchored. */
+			if (ctx->json) {
+				printf("{\"intact\": false, \"records\": %llu, "
+				       "\"first_bad\": null, \"head_found\": false, "
+				       "\"reason\": ", (unsigned long long)count);
+				rba_json_fput_str(stdout, "the anchored head is not in "
+							  "the history");
+				fputs("}\n", stdout);
+			} else {
+				printf("history does not hold the anchored head %s: the "
+				       "store was rolled back or replaced since it was "
+				       "taken\n", head);
+			}
+			return 1;
+		}
 		if (err == RBA_E_TAMPERED) {
 			if (ctx->json) {
 				printf("{\"intact\": false, \"records\": %llu, "
@@ -120,12 +232,31 @@ cmd_history(struct cli_ctx *ctx, int argc, char **argv)
 		if (err)
 			return cli_fail("cannot verify history", ctx->store_path, err, &d);
 		if (ctx->json)
-			printf("{\"intact\": true, \"records\": %llu, \"first_bad\": null}\n",
-			       (unsigned long long)count);
+			printf("{\"intact\": true, \"records\": %llu, \"first_bad\": null%s}\n",
+			       (unsigned long long)count,
+			       head != NULL ? ", \"head_found\": true" : "");
+		else if (!ctx->quiet && head != NULL)
+			printf("history intact: %llu record%s, the anchored head is "
+			       "record %llu\n", (unsigned long long)count,
+			       count == 1 ? "" : "s",
+			       an.found == UINT64_MAX ? 0ULL : (unsigned long long)an.found);
 		else if (!ctx->quiet)
 			printf("history intact: %llu record%s\n", (unsigned long long)count,
 			       count == 1 ? "" : "s");
 		return 0;
+	}
+	if (version != NULL) {
+		/* A name no version has is a mistake, not an empty history. */
+		struct store_version v;
+		err = store_version_get(txn, version, &v, &d);
+		if (err) {
+			store_txn_abort(txn);
+			if (err == RBA_E_NOTFOUND)
+				snprintf(d.reason, sizeof(d.reason),
+					 "no version '%s' in the store", version);
+			return cli_fail("cannot read history", version, err, &d);
+		}
+		store_version_release(&v);
 	}
 	if (ctx->json)
 		fputc('[', stdout);
@@ -139,5 +270,8 @@ cmd_history(struct cli_ctx *ctx, int argc, char **argv)
 	if (h.n == 0 && !ctx->json && !ctx->quiet)
 		printf("no audits recorded%s%s\n", version ? " for " : "",
 		       version ? version : "");
+	if (h.other_maker && !ctx->json)
+		printf("* the sample's decisions were made by another artifact "
+		       "(see the record)\n");
 	return 0;
 }

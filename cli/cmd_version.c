@@ -13,8 +13,18 @@
 
 struct vlist {
 	struct cli_ctx *ctx;
+	struct store_txn *txn;
 	int n;
+	int damaged; /* version records that could not be read */
 };
+
+/* What a sample that cannot be read is, in a few words. */
+static const char *
+sample_damage(int err)
+{
+	return err == RBA_E_TAMPERED ? "the sample record does not match its seal"
+				     : "the sample record cannot be decoded";
+}
 
 static void
 version_json(const struct store_version *v)
@@ -39,15 +49,18 @@ version_json(const struct store_version *v)
 		rba_digest_format(&v->sample.digest, p);
 		printf(", \"sample\": {\"cases\": %llu, \"digest\": \"%s\"}",
 		       (unsigned long long)v->sample.cases, p);
+	} else if (v->sample_err) {
+		fputs(", \"sample\": {\"damaged\": ", stdout);
+		rba_json_fput_str(stdout, sample_damage(v->sample_err));
+		fputc('}', stdout);
 	} else {
 		fputs(", \"sample\": null", stdout);
 	}
 }
 
 static int
-vlist_one(void *vctx, const struct store_version *v)
+vlist_one(struct vlist *vl, const struct store_version *v)
 {
-	struct vlist *vl = vctx;
 	char a[RBA_DIGEST_TEXT_LEN + 1], when[32], cases[32];
 
 	if (vl->ctx->json) {
@@ -62,6 +75,8 @@ vlist_one(void *vctx, const struct store_version *v)
 		if (v->has_sample)
 			snprintf(cases, sizeof(cases), "%llu",
 				 (unsigned long long)v->sample.cases);
+		else if (v->sample_err)
+			snprintf(cases, sizeof(cases), "damaged");
 		else
 			snprintf(cases, sizeof(cases), "-");
 		printf("%-24s %s  %-6s %8s  %s\n", v->name, a,
@@ -71,10 +86,47 @@ vlist_one(void *vctx, const struct store_version *v)
 	return 0;
 }
 
+/*
+ * One version by name: a record that cannot be read is listed as
+ * damaged, and the others are still listed.
+ */
+static int
+vlist_name(void *vctx, const char *name, int valid)
+{
+	struct vlist *vl = vctx;
+	struct store_version v;
+	struct rba_detail d;
+	int err;
+
+	rba_detail_clear(&d);
+	err = valid ? store_version_get(vl->txn, name, &v, &d) : RBA_E_CORRUPT;
+	if (err == RBA_E_NOMEM)
+		return err;
+	if (err == 0) {
+		err = vlist_one(vl, &v);
+		store_version_release(&v);
+		return err;
+	}
+	if (!valid)
+		snprintf(d.reason, sizeof(d.reason), "a key that is no version name");
+	vl->damaged++;
+	if (vl->ctx->json) {
+		fputs(vl->n ? ",\n {\"name\": " : "{\"name\": ", stdout);
+		rba_json_fput_str(stdout, name);
+		fputs(", \"damaged\": ", stdout);
+		rba_json_fput_str(stdout, d.reason);
+		fputc('}', stdout);
+	} else {
+		printf("%-24s damaged: %s\n", name, d.reason);
+	}
+	vl->n++;
+	return 0;
+}
+
 static int
 version_list(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct vlist vl = { ctx, 0 };
+	struct vlist vl = { ctx, NULL, 0, 0 };
 	struct store_txn *txn;
 	struct rba_detail d;
 	int err;
@@ -90,12 +142,19 @@ version_list(struct cli_ctx *ctx, int argc, char **argv)
 	else if (ctx->verbose)
 		printf("%-24s %-71s  %-6s %8s  %s\n", "VERSION", "ARTIFACT",
 		       "POLICY", "SAMPLE", "REGISTERED");
-	err = store_version_list(txn, vlist_one, &vl, &d);
+	vl.txn = txn;
+	err = store_version_names(txn, vlist_name, &vl, &d);
 	store_txn_abort(txn);
 	if (ctx->json)
 		fputs("]\n", stdout);
 	if (err)
 		return cli_fail("cannot list versions", ctx->store_path, err, &d);
+	if (vl.damaged) {
+		fprintf(stderr, "rebuild-audit: cannot list versions '%s': %d "
+			"damaged version record%s; run 'rebuild-audit store check'\n",
+			ctx->store_path, vl.damaged, vl.damaged == 1 ? "" : "s");
+		return 2;
+	}
 	return 0;
 }
 
@@ -184,6 +243,9 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 			rba_digest_format(&v.sample.digest, pd);
 			printf("sample        %llu cases, %s\n",
 			       (unsigned long long)v.sample.cases, pd);
+		} else if (v.sample_err) {
+			printf("sample        damaged: %s (run 'rebuild-audit store "
+			       "check')\n", sample_damage(v.sample_err));
 		} else {
 			printf("sample        none (add one with 'rebuild-audit sample add')\n");
 		}

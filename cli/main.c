@@ -73,8 +73,11 @@ static const struct cli_command commands[] = {
 	{ "export", cmd_export,
 	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--force]",
 	  "write a signed, self-contained evidence file of an audit" },
-	{ "history", cmd_history, "history [VERSION]\nhistory --verify",
-	  "past audits, newest first; --verify checks the hash chain" },
+	{ "history", cmd_history,
+	  "history [VERSION]\n"
+	  "history --verify [--head DIGEST]\n"
+	  "history head",
+	  "past audits, newest first; --verify checks the hash chain; head prints its head" },
 	{ "init", cmd_init, "init",
 	  "create a store" },
 	{ "keygen", cmd_keygen,

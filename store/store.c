@@ -646,6 +646,82 @@ out:
 	return rc;
 }
 
+/*
+ * Every meta record known, of its size and tag, and the records that
+ * never change matching the meta seal (stores made before the seal have
+ * none): a damaged meta is refused at open, by every command, since no
+ * later check reads it.
+ */
+static int
+check_meta_records(struct store *s, MDB_txn *t, struct rba_detail *d)
+{
+	static const struct {
+		const char *name;
+		uint8_t tag;
+		size_t body;
+	} known[] = {
+		{"created", TAG_META_CREATED, 8},
+		{"history_head", TAG_META_HEAD, 8 + RBA_DIGEST_LEN},
+		{"meta_seal", TAG_META_SEAL, RBA_DIGEST_LEN},
+		{"schema", TAG_META_SCHEMA, 4},
+		{"store_id", TAG_META_ID, STORE_ID_LEN},
+	};
+	MDB_cursor *cur;
+	MDB_val k, v;
+	struct rba_digest want;
+	int rc, has_seal = 0;
+
+	rc = mdb_cursor_open(t, s->dbi[DB_META], &cur);
+	if (rc != 0)
+		return store_mdb_fail(d, rc, "reading meta");
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		size_t i, n = sizeof(known) / sizeof(known[0]);
+		const uint8_t *p = v.mv_data;
+		for (i = 0; i < n; i++)
+			if (strlen(known[i].name) == k.mv_size &&
+			    memcmp(known[i].name, k.mv_data, k.mv_size) == 0)
+				break;
+		if (i == n || v.mv_size != 2 + known[i].body ||
+		    p[0] != known[i].tag || p[1] != STORE_FORMAT) {
+			char name[2 * 32 + 3];
+			size_t o = 0;
+			for (size_t j = 0; j < k.mv_size && o + 5 < sizeof(name); j++) {
+				uint8_t c = ((const uint8_t *)k.mv_data)[j];
+				if (c >= 0x20 && c < 0x7f)
+					name[o++] = (char)c;
+				else
+					o += (size_t)snprintf(name + o, sizeof(name) - o,
+							      "\\x%02x", c);
+			}
+			name[o] = 0;
+			mdb_cursor_close(cur);
+			rba_detail_key(d, name);
+			return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
+					"damaged: the meta database holds %s "
+					"record '%s'",
+					i == n ? "an unknown" : "a malformed", name);
+		}
+		if (known[i].tag == TAG_META_SEAL) {
+			has_seal = 1;
+			memcpy(want.b, p + 2, RBA_DIGEST_LEN);
+		}
+	}
+	mdb_cursor_close(cur);
+	if (rc != MDB_NOTFOUND)
+		return store_mdb_fail(d, rc, "reading meta");
+	if (has_seal) {
+		struct rba_digest got;
+		rc = store_meta_seal(t, s->dbi[DB_META], &got);
+		if (rc != 0 || !rba_digest_equal(&got, &want))
+			return rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
+					"tampered: the schema, store id or "
+					"creation time does not match the meta "
+					"seal");
+	}
+	return 0;
+}
+
 /* Reads and checks the meta records; fills s->id_hex. */
 static int
 check_meta(struct store *s, MDB_txn *t, struct rba_detail *d)
@@ -692,7 +768,7 @@ check_meta(struct store *s, MDB_txn *t, struct rba_detail *d)
 				"meta store id: malformed record");
 	for (int i = 0; i < STORE_ID_LEN; i++)
 		snprintf(s->id_hex + 2 * i, 3, "%02x", id[i]);
-	return 0;
+	return check_meta_records(s, t, d);
 }
 
 /* Opens the named databases and checks meta in one read transaction. */

@@ -562,7 +562,8 @@ void store_history_entry_release(struct store_history_entry *e);
  * Walks the whole chain oldest first: ids 1, 2, ... without a gap, each
  * record decodable, its own digest right, its prev equal to the digest
  * before it, and the head in meta equal to the last record.  *count (may
- * be NULL) gets the number of records.  Returns 0 when intact, or
+ * be NULL) gets the number of records held, also when the chain is
+ * broken.  Returns 0 when intact, or
  * RBA_E_TAMPERED with *first_bad_id (may be NULL) the first record that
  * breaks it (for a missing tail, the id the head names) and d->reason
  * saying how; RBA_E_STORE.

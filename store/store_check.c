@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What a chunk callback stops the sample read with after reporting a
+ * finding itself: not a status code. */
+#define CHECK_REPORTED 0x43484b44
+
 struct check {
 	struct store_txn *txn;
 	const struct store_check_hooks *h;
@@ -425,7 +429,7 @@ sample_chunk(void *vctx, uint32_t chunk_no, const uint8_t *p, size_t n)
 	if (rc != 0) {
 		x->found = 1;
 		judge(k, "samples", x->version, rc, &d);
-		return -1;
+		return CHECK_REPORTED;
 	}
 	k->st->cases += x->cc.n;
 	rba_detail_clear(&d);
@@ -436,7 +440,7 @@ sample_chunk(void *vctx, uint32_t chunk_no, const uint8_t *p, size_t n)
 		snprintf(key, sizeof(key), "%s/%s", x->version, d.key);
 		x->found = 1;
 		judge(k, "samples", key, rc, &d);
-		return -1;
+		return CHECK_REPORTED;
 	}
 	return 0;
 }

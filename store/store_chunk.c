@@ -22,7 +22,7 @@ store_zc_init(struct store_zc *z, struct rba_detail *d)
 	size_t rc;
 
 	memset(z, 0, sizeof(*z));
-	z->cap = CHUNK_HDR + ZSTD_compressBound(STORE_CHUNK_MAX);
+	z->cap = CHUNK_HDR + ZSTD_compressBound(STORE_CHUNK_MAX) + SEAL_LEN;
 	z->out = malloc(z->cap);
 	z->cctx = ZSTD_createCCtx();
 	if (z->out == NULL || z->cctx == NULL) {
@@ -65,17 +65,22 @@ store_chunk_encode(struct store_zc *z, uint8_t tag, const uint8_t *p,
 				"chunk of %zu bytes", n);
 	rba_digest_bytes(p, n, digest);
 	z->out[0] = tag;
-	z->out[1] = STORE_FORMAT;
+	z->out[1] = STORE_CHUNK_FORMAT;
 	memcpy(z->out + 2, digest->b, RBA_DIGEST_LEN);
 	rba_put_u32le(z->out + 2 + RBA_DIGEST_LEN, (uint32_t)n);
 	rba_put_u32le(z->out + 6 + RBA_DIGEST_LEN, aux);
 	/* compress2 knows n, so the frame header carries the content size. */
-	zn = ZSTD_compress2(z->cctx, z->out + CHUNK_HDR, z->cap - CHUNK_HDR, p,
-			    n);
+	zn = ZSTD_compress2(z->cctx, z->out + CHUNK_HDR,
+			    z->cap - CHUNK_HDR - SEAL_LEN, p, n);
 	if (ZSTD_isError(zn))
 		return rba_fail(d, RBA_E_COMPRESS, NULL, 0, 0, "zstd: %s",
 				ZSTD_getErrorName(zn));
-	*len = CHUNK_HDR + zn;
+	{
+		struct rba_digest seal;
+		rba_digest_bytes(z->out, CHUNK_HDR + zn, &seal);
+		memcpy(z->out + CHUNK_HDR + zn, seal.b, SEAL_LEN);
+	}
+	*len = CHUNK_HDR + zn + SEAL_LEN;
 	return 0;
 }
 
@@ -84,13 +89,26 @@ store_chunk_split(const MDB_val *v, uint8_t tag, struct store_chunk *c)
 {
 	const uint8_t *p = v->mv_data;
 
-	if (v->mv_size <= CHUNK_HDR || p[0] != tag || p[1] != STORE_FORMAT)
+	size_t seal = 0;
+
+	if (v->mv_size <= CHUNK_HDR || p[0] != tag)
 		return -1;
+	if (p[1] == STORE_CHUNK_FORMAT) {
+		struct rba_digest got;
+		seal = SEAL_LEN;
+		if (v->mv_size <= CHUNK_HDR + seal)
+			return -1;
+		rba_digest_bytes(p, v->mv_size - seal, &got);
+		if (memcmp(got.b, p + v->mv_size - seal, SEAL_LEN) != 0)
+			return -1;
+	} else if (p[1] != STORE_FORMAT) {
+		return -1;
+	}
 	c->digest = p + 2;
 	c->size = rba_get_u32le(p + 2 + RBA_DIGEST_LEN);
 	c->aux = rba_get_u32le(p + 6 + RBA_DIGEST_LEN);
 	c->frame = p + CHUNK_HDR;
-	c->frame_len = v->mv_size - CHUNK_HDR;
+	c->frame_len = v->mv_size - CHUNK_HDR - seal;
 	return 0;
 }
 

@@ -70,6 +70,19 @@ store_debug_del_raw(struct store_txn *txn, const char *dbname,
 }
 
 void
+store_debug_chunk_reseal(uint8_t *v, size_t n)
+{
+	struct rba_digest seal;
+
+	if (n <= CHUNK_HDR + SEAL_LEN ||
+	    (v[0] != TAG_BLOB_CHUNK && v[0] != TAG_SAMPLE_CHUNK) ||
+	    v[1] != STORE_CHUNK_FORMAT)
+		return;
+	rba_digest_bytes(v, n - SEAL_LEN, &seal);
+	memcpy(v + n - SEAL_LEN, seal.b, SEAL_LEN);
+}
+
+void
 store_debug_blob_chunk_key(const struct rba_digest *digest, uint32_t chunk,
 			   uint8_t key[STORE_DEBUG_KEY_MAX], size_t *klen)
 {
@@ -89,6 +102,13 @@ store_debug_sample_info_key(const char *version,
 			    uint8_t key[STORE_DEBUG_KEY_MAX], size_t *klen)
 {
 	*klen = store_sample_key(version, SK_INFO, 0, NULL, key);
+}
+
+size_t
+store_debug_sample_case_key(const char *version, const char *case_id,
+			    uint8_t key[STORE_DEBUG_KEY_MAX])
+{
+	return store_sample_key(version, SK_CASE, 0, case_id, key);
 }
 
 void

@@ -46,6 +46,15 @@ int store_debug_del_raw(struct store_txn *txn, const char *dbname,
 			const void *key, size_t klen, struct rba_detail *d);
 
 /* The key of chunk number chunk of a blob (in "blobs"). */
+/*
+ * Recomputes the seal at the end of a chunk record of n bytes (format 2;
+ * others are left alone), as a forger who edits a chunk would: so tests
+ * reach the checks behind the seal (frame header, plaintext digest).
+ */
+void store_debug_chunk_reseal(uint8_t *v, size_t n);
+/* A chunk record's format byte of the records written before the seal
+ * (no seal at the end), for tests of that reader. */
+#define STORE_DEBUG_CHUNK_FORMAT_UNSEALED 1
 void store_debug_blob_chunk_key(const struct rba_digest *digest,
 				uint32_t chunk, uint8_t key[STORE_DEBUG_KEY_MAX],
 				size_t *klen);
@@ -59,6 +68,10 @@ void store_debug_sample_chunk_key(const char *version, uint32_t chunk,
 void store_debug_sample_info_key(const char *version,
 				 uint8_t key[STORE_DEBUG_KEY_MAX],
 				 size_t *klen);
+/* The key of case_id's case-index entry in version's sample; returns its
+ * length. */
+size_t store_debug_sample_case_key(const char *version, const char *case_id,
+				   uint8_t key[STORE_DEBUG_KEY_MAX]);
 /* The key of a sample's chunk-digest list record. */
 void store_debug_sample_list_key(const char *version,
 				 uint8_t key[STORE_DEBUG_KEY_MAX], size_t *klen);

@@ -41,8 +41,12 @@
  * runs:
  *   id                            -> 50 01 lstr id lstr record seal
  *
- * A chunk record: tag 01 sha256(plaintext)[32] u32 plaintext size u32 aux
- * then one zstd frame (content size and checksum in its header).
+ * A chunk record: tag 02 sha256(plaintext)[32] u32 plaintext size u32 aux
+ * then one zstd frame (content size and checksum in its header), then
+ * the seal: SHA-256 of every byte before it.  A decoder may accept bytes
+ * that are not the ones written and still give the same plaintext; the
+ * seal makes any change to the stored record visible.  Format 01 chunks
+ * (written before the seal) end with the frame.
  * chunk_list in a sample record is SHA-256 over the chunks' digests in
  * order, so one chunk can be checked without reading the others' frames.
  */
@@ -60,6 +64,10 @@
 #include "store/store.h"
 
 #define STORE_FORMAT 1 /* format-version byte of every record */
+/* ... but chunk records, which since format 2 end with a seal over the
+ * whole record (the frame's bytes too, not only what they decode to);
+ * format 1 chunks (no seal) are still read. */
+#define STORE_CHUNK_FORMAT 2
 
 enum store_tag {
 	TAG_META_SCHEMA = 0x01,

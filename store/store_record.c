@@ -759,6 +759,14 @@ store_history_verify(struct store_txn *txn, uint64_t *first_bad_id,
 	if (rc != 0)
 		return rc;
 	memset(&prev, 0, sizeof(prev));
+	{
+		/* The count is of the records held, also when the chain
+		 * breaks before the last. */
+		MDB_stat ms;
+		if (count != NULL &&
+		    mdb_stat(txn->t, store_dbi(txn, DB_HISTORY), &ms) == 0)
+			*count = ms.ms_entries;
+	}
 	mrc = mdb_cursor_open(txn->t, store_dbi(txn, DB_HISTORY), &cur);
 	if (mrc != 0)
 		return store_mdb_fail(d, mrc, "reading the history");
@@ -807,8 +815,6 @@ store_history_verify(struct store_txn *txn, uint64_t *first_bad_id,
 		return chain_broken(d, first_bad_id, head_id ? head_id : 1,
 				    "is not the recorded head");
 	}
-	if (count != NULL)
-		*count = n;
 	return 0;
 }
 

@@ -462,6 +462,34 @@ extra_chunk(struct store_txn *txn, const char *version, uint32_t nchunks,
 	return rc == RBA_E_NOTFOUND ? 0 : rc;
 }
 
+/* The chunk-list record of version: its digests hash to list. */
+static int
+list_record_check(struct store_txn *txn, const char *version,
+		  uint32_t nchunks, const struct rba_digest *list,
+		  struct rba_detail *d)
+{
+	uint8_t key[SAMPLE_KEY_MAX];
+	size_t klen = store_sample_key(version, SK_LIST, 0, NULL, key);
+	const uint8_t *p;
+	struct rba_digest got;
+	MDB_val v;
+	int rc = store_get(txn, DB_SAMPLES, key, klen, &v, d);
+
+	if (rc == RBA_E_NOTFOUND)
+		return sample_tampered(d, version, "has no chunk list");
+	if (rc != 0)
+		return rc;
+	p = v.mv_data;
+	if (v.mv_size != 2 + (size_t)nchunks * RBA_DIGEST_LEN ||
+	    p[0] != TAG_SAMPLE_LIST || p[1] != STORE_FORMAT)
+		return sample_tampered(d, version, "has a malformed chunk list");
+	rba_digest_bytes(p + 2, v.mv_size - 2, &got);
+	if (!rba_digest_equal(&got, list))
+		return sample_tampered(d, version,
+				       "chunk list does not match its record");
+	return 0;
+}
+
 int
 store_sample_read(struct store_txn *txn, const char *version,
 		  int (*cb)(void *ctx, uint32_t chunk_no, const uint8_t *p,
@@ -528,6 +556,10 @@ store_sample_read(struct store_txn *txn, const char *version,
 				     "chunk digests do not match its record");
 		goto out;
 	}
+	/* The list record (what a one-chunk read checks against) must be
+	 * the list of the chunks just read. */
+	if ((rc = list_record_check(txn, version, s.chunks, &list, d)) != 0)
+		goto out;
 	rba_hasher_final(&whole, &got);
 	if (!rba_digest_equal(&got, &s.digest))
 		rc = sample_tampered(d, version,

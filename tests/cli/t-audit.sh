@@ -31,11 +31,14 @@ run 2 $RBA -S st audit $V
 err_is "rebuild-audit: cannot audit '$V': version '$V' has no audit sample (add one with 'rebuild-audit sample add $V CASES.csv')"
 run 2 $RBA -S st audit nope
 err_is "rebuild-audit: cannot audit 'nope': no version 'nope' in the store"
+# audit --all names every version it could not audit, even with -q
 run 2 $RBA -S st audit --all
-err_has "rebuild-audit: warning: version '$V' has no audit sample: not audited"
-err_has "rebuild-audit: nothing to audit 'st': no version has an audit sample"
+err_is "rebuild-audit: cannot audit '$V': version '$V' has no audit sample (add one with 'rebuild-audit sample add $V CASES.csv')"
 run 2 $RBA -S st -q audit --all
-err_is "rebuild-audit: nothing to audit 'st': no version has an audit sample"
+err_is "rebuild-audit: cannot audit '$V': version '$V' has no audit sample (add one with 'rebuild-audit sample add $V CASES.csv')"
+run 0 $RBA -S empty init
+run 2 $RBA -S empty audit --all
+err_is "rebuild-audit: nothing to audit 'empty': the store holds no version"
 
 run 0 $RBA -S st -q sample add $V "$FIX/german-credit.csv"
 
@@ -142,7 +145,7 @@ for what in artifact snapshot sample; do
 	case $what in
 	artifact) tamper t-$what blobs "$art" 11 ;;
 	snapshot) tamper t-$what blobs 9a5fb325 11 ;;
-	sample) tamper t-$what samples "$vkey" 3101 ;;
+	sample) tamper t-$what samples "$vkey" 31 ;;
 	esac
 	n0=$($RBA -S t-$what --json history $V | jq length)
 	run 2 $RBA -S t-$what audit $V

@@ -54,8 +54,9 @@ ok "the edited version has a flipped case" test -n "$flipped" -a "$flipped" != n
 run 1 $RBA -S st dispute $V "$flipped"
 ok "a flipped case escalates with its decisions" sh -c \
 	'tail -n 1 out | grep -q "^escalate: the rebuilt model decides .* where the stored decision was "'
-out_has "version     not-reproducible: audit record 2 of"
-out_has "also        the version does not reproduce (audit record 2:"
+# (record 2 is the history record of register --replace)
+out_has "version     not-reproducible: audit record 3 of"
+out_has "also        the version does not reproduce (audit record 3:"
 run 1 $RBA -S st --json dispute $V "$flipped"
 ok "escalate in JSON" jq -e '.answer == "escalate" and (.reasons | length) == 2 and
 	.rebuilt.decision != .stored.decision and .margin >= 0' out

@@ -651,10 +651,51 @@ flip_byte(struct store *s, const char *db, const uint8_t *key, size_t klen,
 	ck_assert_int_eq(store_debug_get_raw(t, db, key, klen, &v, &vn, &d), 0);
 	ck_assert_uint_lt(off, vn);
 	v[off] ^= 0xff;
+	/* Past the seal, to the checks behind it (test_chunk_seal tests
+	 * the seal itself). */
+	store_debug_chunk_reseal(v, vn);
 	ck_assert_int_eq(store_debug_put_raw(t, db, key, klen, v, vn, &d), 0);
 	free(v);
 	commit(t);
 }
+
+/* A chunk record is sealed whole: a changed byte is seen even where the
+ * frame would decode to the same plaintext. */
+START_TEST(test_chunk_seal)
+{
+	struct store *s = open_new();
+	size_t n = 5000, klen, vn;
+	struct rba_digest dg;
+	uint8_t *src = stored_random(s, n, &dg), key[STORE_DEBUG_KEY_MAX], *v;
+	struct collect c = { NULL, 0, 0 };
+	struct store_txn *t;
+	struct rba_detail d;
+
+	store_debug_blob_chunk_key(&dg, 0, key, &klen);
+	t = begin(s, 1);
+	ck_assert_int_eq(store_debug_get_raw(t, "blobs", key, klen, &v, &vn, &d),
+			 0);
+	for (size_t off = 0; off < vn; off += 97) {
+		v[off] ^= 0x01;
+		ck_assert_int_eq(store_debug_put_raw(t, "blobs", key, klen, v, vn,
+						     &d), 0);
+		rba_detail_clear(&d);
+		ck_assert_int_eq(store_blob_read(t, &dg, collect_fn, &c, &d),
+				 RBA_E_TAMPERED);
+		ck_assert_uint_eq(c.calls, 0);
+		v[off] ^= 0x01;
+	}
+	ck_assert_int_eq(store_debug_put_raw(t, "blobs", key, klen, v, vn, &d),
+			 0);
+	ck_assert_int_eq(store_blob_read(t, &dg, collect_fn, &c, &d), 0);
+	ck_assert_uint_eq(c.n, n);
+	store_txn_abort(t);
+	free(c.p);
+	free(v);
+	free(src);
+	store_close(s);
+}
+END_TEST
 
 START_TEST(test_blob_tamper_frame)
 {
@@ -885,6 +926,9 @@ START_TEST(test_blob_forged_frame)
 	ck_assert_int_eq(store_debug_get_raw(t, "blobs", key, klen, &v, &vn, &d),
 			 0);
 	v = realloc(v, STORE_DEBUG_CHUNK_FRAME_OFF + sizeof(big));
+	/* Forged frames in records of the unsealed format, whose reader
+	 * has only the frame checks. */
+	v[1] = STORE_DEBUG_CHUNK_FORMAT_UNSEALED;
 	memcpy(v + STORE_DEBUG_CHUNK_FRAME_OFF, big, sizeof(big));
 	ck_assert_int_eq(store_debug_put_raw(t, "blobs", key, klen, v,
 					     STORE_DEBUG_CHUNK_FRAME_OFF +
@@ -1236,6 +1280,137 @@ write_sample(struct store *s, const char *version, const char *const *chunks,
 	store_sample_writer_free(w);
 	commit(t);
 }
+
+/* store_check: the test's chunks are CSV lines whose first field is the
+ * case id. */
+static int
+csv_cases(void *ctx, const char *version, const char *columns,
+	  uint32_t chunk_no, const uint8_t *p, size_t n, store_case_fn each,
+	  void *ectx, struct rba_detail *d)
+{
+	char copy[256], *save, *line;
+	int rc;
+
+	(void)ctx;
+	(void)version;
+	(void)columns;
+	(void)chunk_no;
+	(void)d;
+	snprintf(copy, sizeof(copy), "%.*s", (int)n, (const char *)p);
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		*strchr(line, ',') = 0;
+		if ((rc = each(ectx, line)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+struct findings {
+	unsigned n;
+	char db[16], key[64], reason[256];
+};
+
+static int
+on_finding(void *ctx, const struct store_finding *f)
+{
+	struct findings *fs = ctx;
+
+	if (fs->n++ == 0) {
+		snprintf(fs->db, sizeof(fs->db), "%s", f->db);
+		snprintf(fs->key, sizeof(fs->key), "%s", f->key);
+		snprintf(fs->reason, sizeof(fs->reason), "%s", f->reason);
+	}
+	return 0;
+}
+
+static void
+run_check(struct store *s, struct findings *fs, struct store_check_stats *st)
+{
+	struct store_check_hooks h = { csv_cases, on_finding, fs };
+	struct store_txn *t = begin(s, 0);
+	struct rba_detail d;
+
+	memset(fs, 0, sizeof(*fs));
+	ck_assert_int_eq(store_check(t, &h, st, &d), 0);
+	store_txn_abort(t);
+}
+
+START_TEST(test_store_check)
+{
+	static const char *const chunks[] = {
+		"c1,0.5,0.12,approve\nc2,0.1,0.91,decline\n",
+		"c3,0.7,0.40,refer\n",
+	};
+	struct store *s = open_new();
+	struct rba_digest art, snap, dg;
+	struct store_check_stats st;
+	struct findings fs;
+	struct store_txn *t;
+	struct rba_detail d;
+	uint8_t key[STORE_DEBUG_KEY_MAX], *v;
+	size_t klen, vn;
+
+	add_version(s, "v1", &art, &snap);
+	write_sample(s, "v1", chunks, 2, &dg);
+	t = begin(s, 1);
+	ck_assert_int_eq(store_history_append(t, "v1", 1, "{}", 2, NULL, NULL,
+					      &d), 0);
+	commit(t);
+	run_check(s, &fs, &st);
+	ck_assert_msg(fs.n == 0, "%s %s: %s", fs.db, fs.key, fs.reason);
+	ck_assert_uint_eq(st.versions, 1);
+	ck_assert_uint_eq(st.blobs, 2);
+	ck_assert_uint_eq(st.samples, 1);
+	ck_assert_uint_eq(st.sample_chunks, 2);
+	ck_assert_uint_eq(st.cases, 3);
+	ck_assert_uint_eq(st.index_entries, 3);
+	ck_assert_uint_eq(st.history, 1);
+	ck_assert_uint_eq(st.findings, 0);
+
+	/* An index entry pointing at the wrong chunk. */
+	t = begin(s, 1);
+	klen = store_debug_sample_case_key("v1", "c3", key);
+	ck_assert_int_eq(store_debug_get_raw(t, "samples", key, klen, &v, &vn,
+					     &d), 0);
+	v[2] ^= 1;
+	ck_assert_int_eq(store_debug_put_raw(t, "samples", key, klen, v, vn, &d),
+			 0);
+	commit(t);
+	run_check(s, &fs, &st);
+	ck_assert_uint_ge(fs.n, 1);
+	ck_assert_str_eq(fs.db, "samples");
+	ck_assert_str_eq(fs.key, "v1/c3");
+	ck_assert_msg(strstr(fs.reason, "case index") != NULL, "%s", fs.reason);
+	t = begin(s, 1);
+	v[2] ^= 1;
+	ck_assert_int_eq(store_debug_put_raw(t, "samples", key, klen, v, vn, &d),
+			 0);
+	free(v);
+	/* An extra index entry: the count no longer agrees. */
+	klen = store_debug_sample_case_key("v1", "c9", key);
+	ck_assert_int_eq(store_debug_put_raw(t, "samples", key, klen,
+					     "\x32\x01\0\0\0\0", 6, &d), 0);
+	commit(t);
+	run_check(s, &fs, &st);
+	ck_assert_uint_ge(fs.n, 1);
+	ck_assert_msg(strstr(fs.reason, "3 cases") != NULL, "%s", fs.reason);
+	t = begin(s, 1);
+	ck_assert_int_eq(store_debug_del_raw(t, "samples", key, klen, &d), 0);
+	/* A version naming a missing artifact. */
+	store_debug_blob_chunk_key(&art, 0, key, &klen);
+	ck_assert_int_eq(store_debug_del_raw(t, "blobs", key, klen, &d), 0);
+	ck_assert_int_eq(store_debug_del_raw(t, "blobs", art.b, 32, &d), 0);
+	commit(t);
+	run_check(s, &fs, &st);
+	ck_assert_uint_eq(fs.n, 1);
+	ck_assert_str_eq(fs.db, "versions");
+	ck_assert_str_eq(fs.key, "v1");
+	ck_assert_msg(strstr(fs.reason, "not in the store") != NULL, "%s",
+		      fs.reason);
+	store_close(s);
+}
+END_TEST
 
 START_TEST(test_samples)
 {
@@ -1879,6 +2054,8 @@ suite_store(void)
 	tcase_add_test(tc, test_blob_sizes);
 	tcase_add_test(tc, test_blob_dedup);
 	tcase_add_test(tc, test_blob_resolve_list);
+	tcase_add_test(tc, test_chunk_seal);
+	tcase_add_test(tc, test_store_check);
 	tcase_add_test(tc, test_blob_tamper_frame);
 	tcase_add_test(tc, test_blob_tamper_digest);
 	tcase_add_test(tc, test_blob_tamper_structure);

@@ -1,0 +1,205 @@
+# integrity: the four places the tool once said "fine" (or died) where it
+# had not checked, each reproduced on a store made from fixtures/, and
+# store check, the tool's fsck.
+V=german-numeric-logistic
+POL=$FIX/policy/credit.yaml
+PINS=$FIX/pins/german-numeric-logistic.yaml
+head -n 201 "$FIX/german-credit-numeric.csv" > cases.csv
+
+# flip FILE PATTERN-HEX DELTA BIT: flips BIT of the byte DELTA bytes after
+# every match of the byte pattern in FILE (LMDB's free pages may hold
+# older copies of a record; flipping them too is harmless).
+flip() {
+	python3 - "$@" <<'PY'
+import sys
+path, pat, delta, bit = sys.argv[1], bytes.fromhex(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+data = bytearray(open(path, "rb").read())
+at, hits = data.find(pat), 0
+while at >= 0:
+    data[at + delta] ^= 1 << bit
+    hits += 1
+    at = data.find(pat, at + 1)
+if hits == 0:
+    sys.exit("flip: pattern not found")
+open(path, "wb").write(data)
+PY
+}
+# The start of the sample record of version $1: tag, format, lstr name.
+samplerec() { printf '3001%02x000000%s' "$(printf '%s' "$1" | wc -c)" "$(hex "$1")"; }
+hex() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
+# A fresh store with one version, its 200-case sample and two audits.
+fresh() {
+	rm -rf st
+	$RBA -S st init > /dev/null &&
+	$RBA -S st snapshot add "$FIX/german-credit-numeric.csv" > /dev/null &&
+	$RBA -S st -q register "$PINS" --policy "$POL" > /dev/null &&
+	$RBA -S st -q sample add $V cases.csv &&
+	$RBA -S st -q audit $V && $RBA -S st -q audit $V
+}
+ok "a store to damage" fresh
+
+# store check on a healthy store: exit 0 and what it checked
+run 0 $RBA -S st store check
+out_has "samples     1 samples in 1 chunks: 200 case ids looked up in 200 index entries"
+out_has "history     2 records, chain and head"
+out_has "clean: no damage found"
+run 0 $RBA -S st --json store check
+ok "store check --json: clean" jq -e '.clean == true and .findings == [] and .checked.cases == 200' out
+run 2 $RBA -S st store check extra
+err_has "bad usage"
+run 2 $RBA -S nostore store check
+err_has "cannot open store 'nostore'"
+
+# 1. A damaged sample record: audit --all names the version and exits 2,
+# even with -q; version show and list say the sample is damaged.
+ok "hole 1: flip a byte of the sample record" flip st/data.mdb "$(samplerec $V)" 8 2
+run 2 $RBA -S st audit $V
+err_has "does not match its seal"
+run 2 $RBA -S st -q audit --all
+err_has "'$V'"
+err_has "tampered"
+run 2 $RBA -S st audit --all
+err_has "'$V'"
+run 0 $RBA -S st version show $V
+out_has "damaged"
+out_lacks "sample      none"
+run 0 $RBA -S st version list
+out_has "damaged"
+run 1 $RBA -S st store check
+out_has "tampered samples '$V'"
+run 1 $RBA -S st --json store check
+ok "store check --json names the database and key" jq -e --arg v "$V" \
+	'.clean == false and (.findings | map(select(.database == "samples" and .key == $v)) | length) >= 1' out
+# ... and one damaged version does not stop the others
+ok "hole 1: fresh store" fresh
+sed "s/^version: .*/version: second/" "$PINS" > second.yaml
+ok "a second version" $RBA -S st -q register second.yaml --policy "$POL"
+ok "its sample" $RBA -S st -q sample add second cases.csv
+ok "hole 1: flip the first version's sample record" flip st/data.mdb "$(samplerec $V)" 8 2
+run 2 $RBA -S st -q audit --all
+ok "the other version was audited" sh -c "$RBA -S st --json history second | jq -e 'length == 1' > /dev/null"
+
+# A version without a sample is named too, and the run exits 2.
+ok "fresh store" fresh
+sed "s/^version: .*/version: nosample/" "$PINS" > nosample.yaml
+ok "a version without a sample" $RBA -S st -q register nosample.yaml --policy "$POL"
+run 2 $RBA -S st -q audit --all
+err_has "'nosample'"
+err_has "no audit sample"
+
+# 2. A damaged case index: dispute says damaged (never "no case"), audit
+# and store check say no.  Case 17's key "<len>V\x02" "17", then its value.
+ok "hole 2: fresh store" fresh
+run 0 $RBA -S st dispute $V 17
+ok "hole 2: flip a byte of case 17's index key" flip st/data.mdb "$(hex "$V")0231373201" 25 6
+run 2 $RBA -S st dispute $V 17
+err_has "damaged"
+ok "not reported as absent" sh -c "! grep -q 'no case' err"
+run 2 $RBA -S st -q audit $V
+err_has "case index"
+run 2 $RBA -S st -q audit --all
+run 1 $RBA -S st store check
+out_has "samples '$V/17'"
+# A case that was never there is still "no case".
+ok "hole 2: fresh store" fresh
+run 2 $RBA -S st dispute $V 9999
+err_has "no case '9999'"
+# A byte of an index entry's value (the chunk number).
+ok "hole 2: flip case 18's chunk number" flip st/data.mdb "$(hex "$V")02313832" 29 0
+run 2 $RBA -S st dispute $V 18
+err_has "damaged"
+run 2 $RBA -S st -q audit $V
+run 1 $RBA -S st store check
+
+# 3. Decisions made by another artifact are never bit-identical.
+ok "hole 3: fresh store" fresh
+sed 's/lr: 0.01,/lr: 0.01000001,/' "$PINS" > lr7.yaml
+ok "pins that differ in the 7th digit of lr" sh -c "! cmp -s lr7.yaml '$PINS'"
+old=$($RBA -S st --json version show $V | jq -r .artifact)
+run 0 $RBA -S st register lr7.yaml --replace
+err_has "warning"
+err_has "$(printf '%s' "$old" | cut -c1-19)"
+new=$($RBA -S st --json version show $V | jq -r .artifact)
+ok "a different artifact" test "$old" != "$new"
+ok "the policy was kept" sh -c "$RBA -S st --json version show $V | jq -e '.policy != null' > /dev/null"
+run 0 $RBA -S st policy set $V "$POL"
+err_empty
+sed 's/below: 0.30/below: 0.31/' "$POL" > pol31.yaml
+run 0 $RBA -S st policy set $V pol31.yaml
+err_has "warning: the sample of '$V' holds decisions made under policy"
+run 0 $RBA -S st -q policy set $V "$POL"
+run 1 $RBA -S st audit $V
+out_lacks ": bit-identical"
+out_has "decisions made by"
+out_has "$(printf '%s' "$old" | cut -c1-19)"
+out_has "$(printf '%s' "$new" | cut -c1-19)"
+run 1 $RBA -S st --json audit $V
+ok "audit --json names both artifacts" jq -e --arg o "$old" --arg n "$new" \
+	'.audits[0] | .verdict != "bit-identical" and .digests.artifact_decisions == $o and .digests.artifact_rebuilt == $n' out
+run 0 $RBA -S st history $V
+out_has "$(printf '%s' "$old" | cut -c8-19)"
+out_has "$(printf '%s' "$new" | cut -c8-19)"
+run 0 $RBA -S st --json history $V
+ok "history names the artifact of each audit" jq -e --arg o "$old" --arg n "$new" \
+	'(map(.record.digests.artifact_rebuilt) | index($n)) != null and (map(.record.digests.artifact_decisions) | index($o)) != null and (map(.record.artifact_old) | index($o)) != null' out
+dcase=$($RBA -S st --json sample show $V 3 | jq -r .case)
+$RBA -S st dispute $V "$dcase" > out 2> err
+ok "dispute names the artifact that made the decision" grep -qF "$(printf '%s' "$old" | cut -c1-19)" out
+
+# 4. Structural damage never kills the process (sanitizer builds keep
+# their own fault handlers, which report a fault as the bug it would be)
+[ -n "${RBA_SANITIZED:-}" ] && return 0
+# A flip in the node header
+# of the versions leaf makes LMDB read past the map.
+ok "hole 4: fresh store" fresh
+ok "hole 4: flip the version record's node size" flip st/data.mdb "$(hex "$V")2001" -6 5
+for cmd in "version list" "-q audit --all" "version show $V" "store check" "dispute $V 7"; do
+	$RBA -S st $cmd > out 2> err
+	got=$?
+	ok "no signal death: $cmd (exit $got)" test "$got" -lt 128
+	ok "not exit 0: $cmd" test "$got" -ne 0
+	ok "one line: $cmd" test "$(wc -l < err)" -le 1
+done
+
+# An outside anchor for the history: history head, and --verify --head.
+ok "anchor: fresh store" fresh
+run 0 $RBA -S st history head
+out_has "history head: record 2, sha256:"
+run 0 $RBA -S st --json history head
+ok "history head --json" jq -e '.id == 2 and (.digest | startswith("sha256:"))' out
+h2=$($RBA -S st -q history head)
+ok "history head -q prints the digest alone" test "$(printf '%s' "$h2" | wc -c)" -eq 71
+cp -r st st-old
+ok "a third audit" $RBA -S st -q audit $V
+run 0 $RBA -S st history --verify --head "$h2"
+out_has "history intact: 3 records, the anchored head is record 2"
+h3=$($RBA -S st -q history head)
+# st-old is st rolled back to before the third audit: self-consistent, so
+# only the anchor sees it.
+run 0 $RBA -S st-old history --verify
+run 1 $RBA -S st-old history --verify --head "$h3"
+out_has "history does not hold the anchored head $h3"
+run 1 $RBA -S st-old --json history --verify --head "$h3"
+ok "--json: head not found" jq -e '.head_found == false and .intact == false and .records == 2' out
+run 2 $RBA -S st history --verify --head nonsense
+err_has "--head needs a digest"
+run 2 $RBA -S st history --head "$h3"
+err_has "--head goes with --verify"
+# the head of an empty history is the zero digest, held by every history
+run 0 $RBA -S empty init
+zero=sha256:0000000000000000000000000000000000000000000000000000000000000000
+run 0 $RBA -S empty -q history head
+out_has "$zero"
+run 0 $RBA -S st history --verify --head "$zero"
+
+# history of a version the store does not hold; --json on an empty store
+run 2 $RBA -S st history nosuch
+err_is "rebuild-audit: cannot read history 'nosuch': no version 'nosuch' in the store"
+run 0 $RBA -S empty --json history
+ok "empty --json history is []" test "$(cat out)" = "[]"
+# --json --verify counts every record held, also when the chain breaks
+ok "break the chain" flip st/data.mdb "$(hex '"schema": "rebuild-audit/audit/v1"')" 30 1
+run 1 $RBA -S st --json history --verify
+ok "--json --verify: records held" jq -e '.intact == false and .records == 3' out
+run 2 $RBA -S st -q audit $V
+err_has "the history is broken"
