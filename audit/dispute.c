@@ -24,6 +24,7 @@ dispute_report_release(struct dispute_report *r)
 	free(r->version);
 	free(r->case_id);
 	free(r->answer_line);
+	free(r->contradiction);
 	for (size_t i = 0; i < r->nreasons; i++)
 		free(r->reasons[i]);
 	free(r->reasons);
@@ -85,6 +86,19 @@ digest_is(const struct rba_json_value *obj, const char *key,
 
 	return s != NULL && rba_digest_parse(s, &got) == 0 &&
 	       rba_digest_equal(&got, want);
+}
+
+/* The warning of a stored decision its own stored score contradicts. */
+static char *
+dupf_contra(double score, const char *policy_says, const char *stored)
+{
+	char buf[512], sv[32];
+
+	rba_json_fmt_double(score, sv);
+	snprintf(buf, sizeof(buf), "the stored score %s gives '%s' under the "
+		 "policy in force, but the stored decision is '%s'", sv,
+		 policy_says, stored);
+	return strdup(buf);
 }
 
 static int
@@ -214,6 +228,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		goto out;
 	}
 	r->sample_digest = info.digest;
+	r->artifact_decisions = l.artifact;
 	r->has_sample_policy = info.has_policy;
 	r->sample_policy = info.policy_digest;
 	if ((err = sample_case_load(txn, version, &l, case_id, &raw, &chunk, &idx,
@@ -288,7 +303,10 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		}
 		r->stored_score = l.scored_by == SAMPLE_SCORED_MODEL
 					  ? chunk.scores[l.positive] : chunk.scores[0];
-		policy_decide(pol, r->stored_score, &sm);
+		dec = policy_decide(pol, r->stored_score, &sm);
+		if (dec != NULL && strcmp(dec, r->stored_decision) != 0)
+			r->contradiction = dupf_contra(r->stored_score, dec,
+						       r->stored_decision);
 		r->edge = policy_nearest_edge(pol, r->stored_score);
 		if (C > 0 && c.rebuilt.spec.positive != ENCODE_NO_POSITIVE) {
 			r->rebuilt_score = probs[c.rebuilt.spec.positive];
@@ -299,6 +317,11 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		}
 	} else {
 		size_t st = policy_decide_argmax(pol, r->stored_probs, l.nscores, &sm);
+		if (st < l.nscores && l.classes[st] != NULL &&
+		    strcmp(l.classes[st], r->stored_decision) != 0)
+			r->contradiction = dupf_contra(r->stored_probs[st],
+						       l.classes[st],
+						       r->stored_decision);
 		size_t rt = C ? policy_decide_argmax(pol, r->rebuilt_probs, C, &rm)
 			      : SIZE_MAX;
 		r->stored_score = st < l.nscores ? r->stored_probs[st] : NAN;
@@ -339,12 +362,28 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		if (!reproduces)
 			reason(r, "the version does not reproduce (audit record %llu: %s)",
 			       (unsigned long long)fa.id, fa.first_reason);
-	} else if (c.identical) {
+	} else if (c.identical &&
+		   rba_digest_equal(&r->artifact_decisions, &c.rb.digest)) {
 		r->verdict = AUDIT_BIT_IDENTICAL;
 		r->verdict_basis = strdup("the rebuilt artifact is bit-identical to "
-					  "the pinned one (no audit of the sample "
-					  "on record)");
+					  "the pinned one, which made the stored "
+					  "decisions (no audit of the sample on "
+					  "record)");
 		reproduces = 1;
+	} else if (c.identical) {
+		/* The pin moved since the sample was added: the decision
+		 * under dispute is another artifact's. */
+		char maker[RBA_DIGEST_TEXT_LEN + 1];
+		rba_digest_format(&r->artifact_decisions, maker);
+		r->verdict = AUDIT_NOT_MEASURED;
+		r->verdict_basis = strdup("the rebuild is the pinned artifact, but "
+					  "the stored decisions were made by "
+					  "another, and no audit of them is on "
+					  "record");
+		reason(r, "the stored decision was made by artifact %s, not by the "
+			  "rebuilt (pinned) one, and no audit of the sample under "
+			  "this policy is on record (run 'rebuild-audit audit %s')",
+		       maker, version);
 	} else {
 		r->verdict = AUDIT_NOT_MEASURED;
 		r->verdict_basis = strdup("the rebuild is not bit-identical and no "
@@ -400,6 +439,11 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 		rba_json_put_str(b, r->reasons[i]);
 	}
 	rba_buf_put(b, "], ", 3);
+	rba_json_put_key(b, "warnings");
+	rba_buf_put_u8(b, '[');
+	if (r->contradiction != NULL)
+		rba_json_put_str(b, r->contradiction);
+	rba_buf_put(b, "], ", 3);
 	rba_json_put_key(b, "stored");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_num(b, "score", r->stored_score, 1);
@@ -440,6 +484,7 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_digest(b, "artifact_pinned", &r->artifact_pinned, 1, 1);
 	rba_json_kv_digest(b, "artifact_rebuilt", &r->artifact_rebuilt, 1, 1);
+	rba_json_kv_digest(b, "artifact_decisions", &r->artifact_decisions, 1, 1);
 	rba_json_kv_digest(b, "policy", &r->policy_digest, 1, 1);
 	rba_json_kv_digest(b, "sample", &r->sample_digest, 1, 1);
 	rba_json_kv_digest(b, "sample_policy", &r->sample_policy, r->has_sample_policy, 0);

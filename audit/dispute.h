@@ -42,6 +42,12 @@ struct dispute_report {
 	uint64_t audit_id;
 	struct rba_digest artifact_pinned, artifact_rebuilt, policy_digest,
 		sample_digest;
+	/* The artifact that made the stored decisions (the version's when
+	 * the sample was added). */
+	struct rba_digest artifact_decisions;
+	/* The stored decision is not what the policy in force gives the
+	 * stored score (a warning, NULL when they agree). */
+	char *contradiction;
 	int has_sample_policy;
 	struct rba_digest sample_policy;
 	double t_verify, t_rebuild, t_lookup, t_total;
@@ -56,7 +62,8 @@ void dispute_report_release(struct dispute_report *r);
  * it under the policy in force.  The version's standing: bit-identical
  * when the rebuilt digest is the pinned one; otherwise the newest audit
  * record of this version for the same rebuilt artifact, policy and
- * sample, if any.  The answer stands when the version reproduces and
+ * sample, if any; without one, bit-identical only when the rebuilt
+ * artifact is also the one that made the sample's stored decisions.  The answer stands when the version reproduces and
  * the case's rebuilt decision is its stored one; otherwise it escalates
  * with every reason.  0 with r filled; errors as audit_version
  * (RBA_E_NOTFOUND also for an unknown case, d->key the id).

@@ -93,6 +93,13 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 		printf("artifact    pinned %s, rebuilt %s\n",
 		       cli_digest_short(&r.artifact_pinned, ctx->verbose, a),
 		       cli_digest_short(&r.artifact_rebuilt, ctx->verbose, b));
+		printf("decided by  %s%s\n",
+		       cli_digest_short(&r.artifact_decisions, ctx->verbose, a),
+		       rba_digest_equal(&r.artifact_decisions, &r.artifact_rebuilt)
+			       ? " (the rebuilt artifact)"
+			       : " (another artifact than the rebuilt one)");
+		if (r.contradiction != NULL)
+			printf("warning: %s\n", r.contradiction);
 		printf("policy      %s\n", cli_digest_short(&r.policy_digest, ctx->verbose, a));
 		for (size_t i = 1; i < r.nreasons; i++)
 			printf("also        %s\n", r.reasons[i]);

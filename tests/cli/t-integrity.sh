@@ -122,6 +122,15 @@ err_has "$(printf '%s' "$old" | cut -c1-19)"
 new=$($RBA -S st --json version show $V | jq -r .artifact)
 ok "a different artifact" test "$old" != "$new"
 ok "the policy was kept" sh -c "$RBA -S st --json version show $V | jq -e '.policy != null' > /dev/null"
+# a dispute before any audit of the new pin: the decision is another
+# artifact's, and nothing on record vouches for it
+run 1 $RBA -S st dispute $V 3
+out_has "decided by  $(printf '%s' "$old" | cut -c1-23) (another artifact than the rebuilt one)"
+out_lacks "bit-identical"
+out_has "escalate: the stored decision was made by artifact $old"
+run 1 $RBA -S st --json dispute $V 3
+ok "dispute --json names the decisions' artifact" jq -e --arg o "$old" \
+	'.digests.artifact_decisions == $o and .answer == "escalate"' out
 run 0 $RBA -S st policy set $V "$POL"
 err_empty
 sed 's/below: 0.30/below: 0.31/' "$POL" > pol31.yaml
@@ -203,3 +212,19 @@ run 1 $RBA -S st --json history --verify
 ok "--json --verify: records held" jq -e '.intact == false and .records == 3' out
 run 2 $RBA -S st -q audit $V
 err_has "the history is broken"
+
+# dispute warns when a stored score contradicts its stored decision
+{
+	echo "case,score,decision,$(head -n 1 "$FIX/german-credit-numeric.csv")"
+	sed -n '2,4p' "$FIX/german-credit-numeric.csv" | awk '{
+		n++; s = (n == 2) ? "0.1" : "0.9"; d = (n == 2) ? "decline" : "decline"
+		printf "c%d,%s,%s,%s\n", n, s, d, $0 }'
+} > scored.csv
+ok "contradiction: fresh store" fresh
+run 0 $RBA -S st -q sample add $V scored.csv --id-column case --score-column score --decision-column decision
+run 0 $RBA -S st dispute $V c2
+out_has "warning: the stored score 0.1 gives 'approve' under the policy in force, but the stored decision is 'decline'"
+run 0 $RBA -S st --json dispute $V c2
+ok "--json warnings" jq -e '.warnings | length == 1' out
+$RBA -S st dispute $V c1 > out 2> err
+out_lacks "warning:"
