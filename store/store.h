@@ -692,6 +692,35 @@ int store_sample_index_check(struct store_txn *txn, const char *version,
 			     size_t n, struct rba_detail *d);
 
 /*
+ * An order-independent sum over (case id, chunk number) pairs: the sum
+ * of the chunks' case ids equals the sum of the index's entries exactly
+ * when they hold the same pairs (with overwhelming probability: two
+ * 64-bit mixes of each pair, added).  A check against damage, not a
+ * seal against a forger (who could recompute any unkeyed digest).
+ */
+struct store_index_sum {
+	uint64_t n;	/* pairs added */
+	uint64_t a, b;	/* the sums */
+};
+
+/* Adds the pair (id, its len bytes; chunk) to s. */
+void store_index_sum_add(struct store_index_sum *s, const char *id,
+			 size_t len, uint32_t chunk);
+
+/*
+ * The sum of the case index of version's sample, walked in key order,
+ * for an audit to compare with the sum of the case ids its chunks hold.
+ * Every entry must decode and name a chunk of the sample, and the number
+ * of entries must be the sample's case count.  The first and the last
+ * entry of every leaf page are also looked up from the root, so damaged
+ * branch pages (which a walk does not read) are seen.  Pages are dropped
+ * from memory behind the walk (read transactions).  0; RBA_E_TAMPERED;
+ * RBA_E_NOTFOUND (no sample); RBA_E_CORRUPT; RBA_E_STORE.
+ */
+int store_sample_index_sum(struct store_txn *txn, const char *version,
+			   struct store_index_sum *out, struct rba_detail *d);
+
+/*
  * Walks the case index of version's sample: every entry decodes and
  * names a chunk of the sample, and *entries (may be NULL) gets their
  * number, which must equal the record's case count.  0; RBA_E_TAMPERED;

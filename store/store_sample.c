@@ -783,6 +783,154 @@ store_sample_index_check(struct store_txn *txn, const char *version,
 	return rc;
 }
 
+/* splitmix64's finalizer: a full-avalanche 64-bit mix. */
+static uint64_t
+mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+void
+store_index_sum_add(struct store_index_sum *s, const char *id, size_t len,
+		    uint32_t chunk)
+{
+	/* Two lanes over the id's bytes and the chunk, each mixed per
+	 * 8-byte word, with different seeds. */
+	uint64_t a = 0x243f6a8885a308d3ULL ^ len, b = 0x13198a2e03707344ULL ^ len;
+	const uint8_t *p = (const uint8_t *)id;
+	size_t i = 0;
+
+	while (i < len) {
+		uint64_t w = 0;
+		for (size_t k = 0; k < 8 && i < len; k++, i++)
+			w |= (uint64_t)p[i] << (8 * k);
+		a = mix64(a ^ w);
+		b = mix64(b + w + 0x9e3779b97f4a7c15ULL);
+	}
+	a = mix64(a ^ chunk ^ 0xa4093822299f31d0ULL);
+	b = mix64(b + chunk + 0x082efa98ec4e6c89ULL);
+	s->n++;
+	s->a += a;
+	s->b += b;
+}
+
+/* Looks k up from the root: it must be there, with value v. */
+static int
+index_lookup_same(struct store_txn *txn, const char *version,
+		  const MDB_val *k, const MDB_val *v, size_t plen,
+		  struct rba_detail *d)
+{
+	MDB_val got;
+	int rc = store_get(txn, DB_SAMPLES, k->mv_data, k->mv_size, &got, d);
+	char id[STORE_CASE_ID_MAX + 1];
+	size_t n = k->mv_size - plen < STORE_CASE_ID_MAX ? k->mv_size - plen
+							 : STORE_CASE_ID_MAX;
+
+	memcpy(id, (const uint8_t *)k->mv_data + plen, n);
+	id[n] = 0;
+	if (rc == RBA_E_NOTFOUND)
+		return index_damaged(d, version, id,
+				     "a lookup does not find case '%s', which "
+				     "it holds (damaged branch pages)", id);
+	if (rc != 0)
+		return rc;
+	if (got.mv_size != v->mv_size ||
+	    memcmp(got.mv_data, v->mv_data, v->mv_size) != 0)
+		return index_damaged(d, version, id,
+				     "a lookup of case '%s' finds another "
+				     "entry than the walk", id);
+	return 0;
+}
+
+int
+store_sample_index_sum(struct store_txn *txn, const char *version,
+		       struct store_index_sum *out, struct rba_detail *d)
+{
+	struct store_sample_info s;
+	uint8_t key[SAMPLE_KEY_MAX], last_key[SAMPLE_KEY_MAX];
+	uint8_t last_val[16];
+	MDB_val lk = { 0, last_key }, lv = { 0, last_val };
+	size_t plen;
+	uintptr_t page = 0, pmask;
+	MDB_cursor *cur = NULL;
+	MDB_stat ms;
+	MDB_val k, v;
+	int rc, mrc, have_last = 0;
+
+	memset(out, 0, sizeof(*out));
+	rc = info_load(txn, version, &s, NULL, d);
+	if (rc != 0)
+		return rc;
+	plen = store_sample_key(version, SK_CASE, 0, "", key);
+	mrc = mdb_stat(txn->t, store_dbi(txn, DB_SAMPLES), &ms);
+	if (mrc == 0)
+		mrc = mdb_cursor_open(txn->t, store_dbi(txn, DB_SAMPLES), &cur);
+	if (mrc != 0) {
+		rc = store_mdb_fail(d, mrc, "reading the case index");
+		goto out;
+	}
+	pmask = ~((uintptr_t)ms.ms_psize - 1);
+	k.mv_data = key;
+	k.mv_size = plen;
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		uintptr_t pg = (uintptr_t)k.mv_data & pmask;
+		int64_t chunk;
+
+		if (k.mv_size < plen || memcmp(k.mv_data, key, plen) != 0)
+			break;
+		chunk = index_value(&v);
+		if (k.mv_size == plen || k.mv_size > plen + STORE_CASE_ID_MAX ||
+		    chunk < 0 || chunk >= (int64_t)s.chunks) {
+			rc = index_damaged(d, version, NULL, "entry %llu is "
+					   "malformed", (unsigned long long)out->n);
+			goto out;
+		}
+		if (pg != page) {
+			/* A new leaf: the last entry of the one before and
+			 * the first of this one must be found from the root. */
+			if (have_last &&
+			    (rc = index_lookup_same(txn, version, &lk, &lv, plen,
+						    d)) != 0)
+				goto out;
+			if ((rc = index_lookup_same(txn, version, &k, &v, plen,
+						    d)) != 0)
+				goto out;
+			page = pg;
+		}
+		store_index_sum_add(out, (const char *)k.mv_data + plen,
+				    k.mv_size - plen, (uint32_t)chunk);
+		memcpy(last_key, k.mv_data, k.mv_size);
+		lk.mv_size = k.mv_size;
+		memcpy(last_val, v.mv_data, v.mv_size);
+		lv.mv_size = v.mv_size;
+		have_last = 1;
+		if ((out->n & 16383) == 0)
+			store_map_forget(txn, k.mv_data, k.mv_size);
+	}
+	if (mrc != 0 && mrc != MDB_NOTFOUND) {
+		rc = store_mdb_fail(d, mrc, "reading the case index");
+		goto out;
+	}
+	if (have_last &&
+	    (rc = index_lookup_same(txn, version, &lk, &lv, plen, d)) != 0)
+		goto out;
+	if (out->n != s.cases)
+		rc = index_damaged(d, version, NULL,
+				   "it holds %llu entries for %llu cases",
+				   (unsigned long long)out->n,
+				   (unsigned long long)s.cases);
+out:
+	mdb_cursor_close(cur);
+	store_sample_info_release(&s);
+	return rc;
+}
+
 int
 store_sample_index_walk(struct store_txn *txn, const char *version,
 			uint64_t *entries, struct rba_detail *d)
