@@ -1,11 +1,31 @@
 /*
  * cmd_score.c - score: score cases with an artifact file.
+ *
+ * The cases file is streamed: SCORE_ROWS cases are encoded, scored and
+ * formatted at a time, so memory does not grow with the file.  The
+ * report is still all or nothing: every rule of a whole-file read
+ * (csv.h: ragged rows, nan/inf, an empty field in a numeric column) is
+ * checked to the last line before a byte goes to stdout, and a case the
+ * model cannot take anywhere in the file leaves stdout empty with exit
+ * 2, as when the file was read whole first.  Until then the report waits
+ * in a spool: in memory up to SPOOL_MEM bytes, then in an unlinked
+ * temporary file in $TMPDIR.
+ *
+ * The diagnostics are those of the whole-file read, in its order: an
+ * error of the file's form anywhere wins over a column the model needs
+ * and does not find (--id-column included), which wins over the first
+ * case that cannot be encoded.  So the latter two are kept aside
+ * (struct pending) while the rest of the file is checked.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
+#include "common/buf.h"
 #include "common/digest.h"
 #include "policy/policy.h"
 #include "rebuild/artifact.h"
@@ -13,10 +33,186 @@
 #include "rebuild/encode.h"
 #include "rebuild/rebuild.h"
 
+#define SCORE_ROWS 4096		/* cases encoded and scored at a time */
+#define SPOOL_MEM (8u << 20)	/* report bytes held in memory */
+#define SPOOL_IO (64u << 10)	/* bytes per copy from the spool file */
+
+/* ---- the spool: the report, held back until it is complete ---- */
+
+struct spool {
+	struct rba_buf mem;
+	int fd; /* -1 until the report outgrows SPOOL_MEM */
+};
+
 static void
-print_score_row(struct cli_ctx *ctx, const struct artifact *a,
-		const struct policy *pol, const char *id, const float *probs,
-		int first)
+spool_init(struct spool *sp)
+{
+	rba_buf_init(&sp->mem);
+	sp->fd = -1;
+}
+
+static void
+spool_release(struct spool *sp)
+{
+	rba_buf_release(&sp->mem);
+	if (sp->fd >= 0)
+		close(sp->fd);
+	sp->fd = -1;
+}
+
+static int
+write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* An unlinked temporary file in $TMPDIR (/tmp when unset). */
+static int
+spool_file(int *fd, struct rba_detail *d)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int e;
+
+	if (dir == NULL || *dir == 0)
+		dir = "/tmp";
+	if ((size_t)snprintf(path, sizeof(path), "%s/rebuild-audit-score.XXXXXX",
+			     dir) >= sizeof(path))
+		return rba_fail(d, ENAMETOOLONG, NULL, 0, 0,
+				"cannot create a temporary file in '%s': %s",
+				dir, rba_strerror(ENAMETOOLONG));
+	if ((*fd = mkstemp(path)) < 0) {
+		e = errno;
+		return rba_fail(d, e, NULL, 0, 0,
+				"cannot create a temporary file in '%s': %s",
+				dir, rba_strerror(e));
+	}
+	unlink(path);
+	return 0;
+}
+
+/* Adds b to the report and empties b.  0 or an errno (d says what). */
+static int
+spool_add(struct spool *sp, struct rba_buf *b, struct rba_detail *d)
+{
+	int e;
+
+	if (rba_buf_status(b) != 0)
+		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s", "out of memory");
+	if (sp->fd < 0 && sp->mem.len + b->len <= SPOOL_MEM) {
+		rba_buf_put(&sp->mem, b->p, b->len);
+		b->len = 0;
+		if (rba_buf_status(&sp->mem) != 0)
+			return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
+					"out of memory");
+		return 0;
+	}
+	if (sp->fd < 0) {
+		if ((e = spool_file(&sp->fd, d)) != 0)
+			return e;
+		if ((e = write_all(sp->fd, sp->mem.p, sp->mem.len)) != 0)
+			goto fail;
+		rba_buf_release(&sp->mem);
+		rba_buf_init(&sp->mem);
+	}
+	if ((e = write_all(sp->fd, b->p, b->len)) != 0)
+		goto fail;
+	b->len = 0;
+	return 0;
+fail:
+	return rba_fail(d, e, NULL, 0, 0, "cannot write a temporary file: %s",
+			rba_strerror(e));
+}
+
+/* Copies the report to stdout.  0 or an errno (d says what). */
+static int
+spool_print(struct spool *sp, struct rba_detail *d)
+{
+	uint8_t *p;
+	ssize_t n;
+	int e = 0;
+
+	if (sp->fd < 0) {
+		fwrite(sp->mem.p, 1, sp->mem.len, stdout);
+		return 0;
+	}
+	if (lseek(sp->fd, 0, SEEK_SET) < 0 || (p = malloc(SPOOL_IO)) == NULL) {
+		e = errno ? errno : RBA_E_NOMEM;
+		return rba_fail(d, e, NULL, 0, 0,
+				"cannot read a temporary file: %s", rba_strerror(e));
+	}
+	while ((n = read(sp->fd, p, SPOOL_IO)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			rba_fail(d, e, NULL, 0, 0, "cannot read a temporary file: %s",
+				 rba_strerror(e));
+			break;
+		}
+		fwrite(p, 1, (size_t)n, stdout);
+	}
+	free(p);
+	return e;
+}
+
+/* ---- one block of cases ---- */
+
+struct block {
+	size_t n;
+	float *x;	     /* SCORE_ROWS x nfeatures raw inputs */
+	float *probs;	     /* SCORE_ROWS x nclasses */
+	size_t *id_off;	     /* SCORE_ROWS offsets into ids */
+	struct rba_buf ids;  /* NUL-terminated ids */
+	struct rba_buf vals; /* one case's input values, NUL-terminated */
+	const char **vp;     /* ncolumns pointers into vals */
+	struct rba_buf text; /* the block's report lines */
+};
+
+/* The first error that must wait until the whole file is checked. */
+struct pending {
+	int err; /* 0: none */
+	struct rba_detail d;
+};
+
+static void
+pend(struct pending *p, int err, const struct rba_detail *d)
+{
+	if (p->err == 0) {
+		p->err = err;
+		p->d = *d;
+	}
+}
+
+/* Text without its NUL (rba_buf_put_str prefixes a length). */
+static void
+put_text(struct rba_buf *b, const char *s)
+{
+	rba_buf_put(b, s, strlen(s));
+}
+
+static void
+put_num(struct rba_buf *b, const char *sep, double v)
+{
+	char t[48];
+	int n = snprintf(t, sizeof(t), "%s%.9g", sep, v);
+
+	rba_buf_put(b, t, (size_t)n);
+}
+
+static void
+put_score_row(struct rba_buf *b, int json, const struct artifact *a,
+	      const struct policy *pol, const char *id, const float *probs,
+	      int first)
 {
 	const struct encode_spec *s = &a->spec;
 	const char *decision = NULL;
@@ -30,48 +226,142 @@ print_score_row(struct cli_ctx *ctx, const struct artifact *a,
 	} else if (pol != NULL) {
 		decision = policy_decide(pol, probs[s->positive], NULL);
 	}
-	if (ctx->json) {
-		fputs(first ? "\n    {\"id\": " : ",\n    {\"id\": ", stdout);
-		rba_json_fput_str(stdout, id);
+	if (json) {
+		put_text(b, first ? "\n    {\"id\": " : ",\n    {\"id\": ");
+		rba_json_put_str(b, id);
 		if (s->positive != ENCODE_NO_POSITIVE)
-			printf(", \"score\": %.9g", (double)probs[s->positive]);
-		fputs(", \"probabilities\": {", stdout);
+			put_num(b, ", \"score\": ", (double)probs[s->positive]);
+		put_text(b, ", \"probabilities\": {");
 		for (uint32_t c = 0; c < s->nclasses; c++) {
-			fputs(c ? ", " : "", stdout);
-			rba_json_fput_str(stdout, s->classes[c]);
-			printf(": %.9g", (double)probs[c]);
+			put_text(b, c ? ", " : "");
+			rba_json_put_str(b, s->classes[c]);
+			put_num(b, ": ", (double)probs[c]);
 		}
-		fputc('}', stdout);
+		rba_buf_put_u8(b, '}');
 		if (pol != NULL) {
-			fputs(", \"decision\": ", stdout);
+			put_text(b, ", \"decision\": ");
 			if (decision)
-				rba_json_fput_str(stdout, decision);
+				rba_json_put_str(b, decision);
 			else
-				fputs("null", stdout);
+				put_text(b, "null");
 		}
-		fputc('}', stdout);
+		rba_buf_put_u8(b, '}');
 		return;
 	}
 	/* CSV: ids and decisions are quoted when they need it. */
 	if (strpbrk(id, ",\"\r\n") != NULL) {
-		putchar('"');
+		rba_buf_put_u8(b, '"');
 		for (const char *q = id; *q; q++) {
 			if (*q == '"')
-				putchar('"');
-			putchar(*q);
+				rba_buf_put_u8(b, '"');
+			rba_buf_put_u8(b, (uint8_t)*q);
 		}
-		putchar('"');
+		rba_buf_put_u8(b, '"');
 	} else {
-		fputs(id, stdout);
+		put_text(b, id);
 	}
 	if (s->positive != ENCODE_NO_POSITIVE)
-		printf(",%.9g", (double)probs[s->positive]);
+		put_num(b, ",", (double)probs[s->positive]);
 	else
 		for (uint32_t c = 0; c < s->nclasses; c++)
-			printf(",%.9g", (double)probs[c]);
-	if (pol != NULL)
-		printf(",%s", decision ? decision : "");
-	putchar('\n');
+			put_num(b, ",", (double)probs[c]);
+	if (pol != NULL) {
+		rba_buf_put_u8(b, ',');
+		put_text(b, decision ? decision : "");
+	}
+	rba_buf_put_u8(b, '\n');
+}
+
+static int
+block_init(struct block *bk, const struct encode_spec *s)
+{
+	memset(bk, 0, sizeof(*bk));
+	rba_buf_init(&bk->ids);
+	rba_buf_init(&bk->vals);
+	rba_buf_init(&bk->text);
+	bk->x = malloc((size_t)SCORE_ROWS * s->nfeatures * sizeof(float) + 1);
+	bk->probs = malloc((size_t)SCORE_ROWS * s->nclasses * sizeof(float) + 1);
+	bk->id_off = malloc(SCORE_ROWS * sizeof(*bk->id_off));
+	bk->vp = malloc((s->ncolumns ? s->ncolumns : 1) * sizeof(*bk->vp));
+	return bk->x && bk->probs && bk->id_off && bk->vp ? 0 : RBA_E_NOMEM;
+}
+
+static void
+block_release(struct block *bk)
+{
+	free(bk->x);
+	free(bk->probs);
+	free(bk->id_off);
+	free(bk->vp);
+	rba_buf_release(&bk->ids);
+	rba_buf_release(&bk->vals);
+	rba_buf_release(&bk->text);
+}
+
+/* Scores the block's cases and adds their lines to the report. */
+static int
+block_flush(struct block *bk, int json, const struct artifact *a,
+	    const struct policy *pol, uint64_t done, struct spool *sp,
+	    struct rba_detail *d)
+{
+	int err;
+
+	if (bk->n == 0)
+		return 0;
+	if ((err = artifact_score(a, bk->x, bk->n, bk->probs)) != 0)
+		return rba_fail(d, err, NULL, 0, 0, "%s", rba_strerror(err));
+	if (rba_buf_status(&bk->ids) != 0)
+		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s", "out of memory");
+	for (size_t i = 0; i < bk->n; i++)
+		put_score_row(&bk->text, json, a, pol,
+			      (const char *)bk->ids.p + bk->id_off[i],
+			      bk->probs + i * a->spec.nclasses,
+			      done == 0 && i == 0);
+	bk->n = 0;
+	bk->ids.len = 0;
+	return spool_add(sp, &bk->text, d);
+}
+
+/*
+ * Encodes one case into the block: the spec's columns (found at src[])
+ * and its id (column idc, or the row number).
+ */
+static int
+block_add(struct block *bk, const struct encode_spec *s, const size_t *src,
+	  long idc, const struct csv_field *f, uint64_t rowno,
+	  const char *file, unsigned long line, struct rba_detail *d)
+{
+	size_t off = 0;
+	char rowid[32];
+
+	bk->vals.len = 0;
+	for (uint32_t c = 0; c < s->ncolumns; c++) {
+		rba_buf_put(&bk->vals, f[src[c]].p, f[src[c]].n);
+		rba_buf_put_u8(&bk->vals, 0);
+	}
+	if (rba_buf_status(&bk->vals) != 0)
+		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s", "out of memory");
+	for (uint32_t c = 0; c < s->ncolumns; c++) {
+		bk->vp[c] = (const char *)bk->vals.p + off;
+		off += f[src[c]].n + 1;
+	}
+	if (encode_values(s, bk->vp, bk->x + bk->n * s->nfeatures, d) != 0) {
+		/* As the whole-file path located it: the line, no column. */
+		snprintf(d->file, sizeof(d->file), "%s", file);
+		d->line = line;
+		d->col = 0;
+		return RBA_E_SCHEMA;
+	}
+	bk->id_off[bk->n] = bk->ids.len;
+	if (idc >= 0) {
+		rba_buf_put(&bk->ids, f[idc].p, f[idc].n);
+	} else {
+		snprintf(rowid, sizeof(rowid), "%llu", (unsigned long long)rowno);
+		put_text(&bk->ids, rowid);
+	}
+	rba_buf_put_u8(&bk->ids, 0);
+	bk->n++;
+	return 0;
 }
 
 int
@@ -79,17 +369,27 @@ cmd_score(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *art_path = NULL, *cases_path = NULL, *pol_path = NULL;
 	const char *id_col = NULL, *v;
+	const struct csv_field *f;
 	struct artifact a;
 	struct rba_digest dg;
 	struct rba_detail d;
-	struct csv_table *t = NULL;
+	struct csv_reader *rd = NULL;
+	struct csv_checker *ck = NULL;
 	struct policy *pol = NULL;
-	float *x = NULL, *probs = NULL;
+	struct pending pd = { 0 };
+	struct block bk;
+	struct spool sp;
+	struct rba_buf head;
+	size_t *src = NULL, nf, n;
+	uint64_t rowno = 0;
 	long idc = -1;
-	char hex[RBA_DIGEST_TEXT_LEN + 1], rowid[32];
-	int r, err, status = 2;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	int r, rc, err, status = 2;
 
 	memset(&a, 0, sizeof(a));
+	memset(&bk, 0, sizeof(bk));
+	spool_init(&sp);
+	rba_buf_init(&head);
 	for (int i = 1; i < argc; i++) {
 		if ((r = cli_opt_value(argc, argv, &i, "--policy", &v)) != 0) {
 			if (r < 0)
@@ -134,66 +434,104 @@ cmd_score(struct cli_ctx *ctx, int argc, char **argv)
 		}
 	}
 	rba_detail_clear(&d);
-	if ((err = csv_table_load(cases_path, &t, &d)) != 0) {
+	if ((err = csv_reader_open(cases_path, NULL, &rd, &d)) != 0 ||
+	    (err = csv_checker_start(rd, &ck, &d)) != 0) {
 		status = cli_fail("cannot read cases", cases_path, err, &d);
 		goto done;
 	}
-	if (id_col != NULL) {
-		idc = csv_table_col(t, id_col);
-		if (idc < 0) {
-			rba_fail(&d, RBA_E_SCHEMA, NULL, 0, 0,
-				 "no column '%s' for --id-column", id_col);
-			status = cli_fail("cannot score", cases_path,
-					  RBA_E_SCHEMA, &d);
-			goto done;
-		}
-	} else {
-		idc = csv_table_col(t, "id");
-	}
-	x = malloc(t->nrows * a.spec.nfeatures * sizeof(float) + 1);
-	probs = malloc(t->nrows * a.spec.nclasses * sizeof(float) + 1);
-	if (x == NULL || probs == NULL) {
+	nf = csv_checker_ncols(ck);
+	if (block_init(&bk, &a.spec) != 0 ||
+	    (src = malloc((a.spec.ncolumns ? a.spec.ncolumns : 1) * sizeof(*src))) == NULL) {
 		status = cli_fail("cannot score", cases_path, RBA_E_NOMEM, NULL);
 		goto done;
 	}
+	/* Columns found by name, the first of a name as csv_table_col. */
+	for (size_t i = nf; i-- > 0;)
+		if (strcmp(csv_checker_name(ck, i), id_col ? id_col : "id") == 0)
+			idc = (long)i;
+	if (id_col != NULL && idc < 0) {
+		rba_detail_clear(&d);
+		rba_fail(&d, RBA_E_SCHEMA, NULL, 0, 0,
+			 "no column '%s' for --id-column", id_col);
+		pend(&pd, RBA_E_SCHEMA, &d);
+	}
+	for (uint32_t c = 0; c < a.spec.ncolumns && pd.err == 0; c++) {
+		const char *name = a.spec.columns[c].name;
+		size_t i = 0;
+		while (i < nf && strcmp(csv_checker_name(ck, i), name) != 0)
+			i++;
+		if (i == nf) {
+			rba_detail_clear(&d);
+			rba_detail_key(&d, name);
+			rba_fail(&d, RBA_E_SCHEMA, csv_reader_name(rd), 1, 0,
+				 "the cases lack input column '%s'", name);
+			pend(&pd, RBA_E_SCHEMA, &d);
+		}
+		src[c] = i;
+	}
+	if (ctx->json) {
+		rba_buf_printf(&head, "{\"artifact\": \"%s\", \"cases\": [", hex);
+	} else {
+		put_text(&head, idc >= 0 ? csv_checker_name(ck, (size_t)idc) : "row");
+		if (a.spec.positive != ENCODE_NO_POSITIVE)
+			put_text(&head, ",score");
+		else
+			for (uint32_t c = 0; c < a.spec.nclasses; c++)
+				rba_buf_printf(&head, ",p_%s", a.spec.classes[c]);
+		if (pol != NULL)
+			put_text(&head, ",decision");
+		rba_buf_put_u8(&head, '\n');
+	}
 	rba_detail_clear(&d);
-	if ((err = encode_table(&a.spec, t, x, &d)) != 0) {
+	if ((err = spool_add(&sp, &head, &d)) != 0) {
 		status = cli_fail("cannot score", cases_path, err, &d);
 		goto done;
 	}
-	if ((err = artifact_score(&a, x, t->nrows, probs)) != 0) {
-		status = cli_fail("cannot score", cases_path, err, NULL);
+	/* Once a case has failed, the rest of the file is only checked. */
+	while ((rc = csv_checker_next(ck, &f, &n, &d)) == 1) {
+		if (pd.err != 0)
+			continue;
+		rowno++;
+		err = block_add(&bk, &a.spec, src, idc, f, rowno,
+				csv_reader_name(rd), csv_reader_line(rd), &d);
+		if (err == 0 && bk.n == SCORE_ROWS)
+			err = block_flush(&bk, ctx->json, &a, pol,
+					  rowno - SCORE_ROWS, &sp, &d);
+		if (err == RBA_E_SCHEMA) {
+			pend(&pd, err, &d);
+			rba_detail_clear(&d);
+		} else if (err != 0) {
+			status = cli_fail("cannot score", cases_path, err, &d);
+			goto done;
+		}
+	}
+	if (rc < 0) {
+		status = cli_fail("cannot read cases", cases_path, rc, &d);
 		goto done;
 	}
-	if (ctx->json) {
-		printf("{\"artifact\": \"%s\", \"cases\": [", hex);
-	} else {
-		fputs(idc >= 0 ? t->names[idc] : "row", stdout);
-		if (a.spec.positive != ENCODE_NO_POSITIVE)
-			fputs(",score", stdout);
-		else
-			for (uint32_t c = 0; c < a.spec.nclasses; c++)
-				printf(",p_%s", a.spec.classes[c]);
-		if (pol != NULL)
-			fputs(",decision", stdout);
-		putchar('\n');
+	if (pd.err != 0) {
+		status = cli_fail("cannot score", cases_path, pd.err, &pd.d);
+		goto done;
 	}
-	for (size_t i = 0; i < t->nrows; i++) {
-		const char *id = rowid;
-		if (idc >= 0)
-			id = csv_table_cell(t, i, (size_t)idc);
-		else
-			snprintf(rowid, sizeof(rowid), "%zu", i + 1);
-		print_score_row(ctx, &a, pol, id, probs + i * a.spec.nclasses,
-				i == 0);
+	if ((err = block_flush(&bk, ctx->json, &a, pol, rowno - bk.n, &sp, &d)) != 0) {
+		status = cli_fail("cannot score", cases_path, err, &d);
+		goto done;
 	}
 	if (ctx->json)
-		fputs("\n  ]}\n", stdout);
+		put_text(&head, "\n  ]}\n");
+	if ((err = spool_add(&sp, &head, &d)) != 0 ||
+	    (err = spool_print(&sp, &d)) != 0) {
+		status = cli_fail("cannot score", cases_path, err, &d);
+		goto done;
+	}
 	status = 0;
 done:
-	free(x);
-	free(probs);
-	csv_table_free(t);
+	free(src);
+	block_release(&bk);
+	spool_release(&sp);
+	rba_buf_release(&head);
+	csv_checker_free(ck);
+	csv_reader_free(rd);
 	policy_free(pol);
 	artifact_release(&a);
 	return status;

@@ -9,6 +9,7 @@
  */
 #include "csv.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -691,6 +692,150 @@ names_dup(const struct csv_field *f, size_t n)
 	return names;
 }
 
+/* A copy of n NUL-terminated names, or NULL. */
+static char **
+names_dup_cstr(char *const *src, size_t n)
+{
+	char **names = calloc(n ? n : 1, sizeof(*names));
+
+	if (names == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if ((names[i] = strdup(src[i])) == NULL) {
+			for (size_t j = 0; j < i; j++)
+				free(names[j]);
+			free(names);
+			return NULL;
+		}
+	}
+	return names;
+}
+
+/* ---- the rules of csv_table, a record at a time ---- */
+
+struct csv_checker {
+	struct csv_reader *r; /* borrowed */
+	const char *file;     /* the reader's name */
+	size_t ncols;
+	char **names;
+	struct colstate *cs;
+	enum csv_coltype *types;
+	uint64_t nrows;
+	int done;
+};
+
+void
+csv_checker_free(struct csv_checker *c)
+{
+	if (c == NULL)
+		return;
+	for (size_t i = 0; c->names && i < c->ncols; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->cs);
+	free(c->types);
+	free(c);
+}
+
+int
+csv_checker_start(struct csv_reader *r, struct csv_checker **out,
+		  struct rba_detail *d)
+{
+	const struct csv_field *f;
+	struct csv_checker *c;
+	size_t n;
+	int rc, err;
+	const char *file = csv_reader_name(r);
+
+	*out = NULL;
+	rc = csv_reader_next(r, &f, &n, d);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return rba_fail(d, RBA_E_SCHEMA, file, 1, 1, "%s",
+				"empty file (no header row)");
+	err = header_check(f, n, file, csv_reader_line(r), d);
+	if (err)
+		return err;
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
+	c->r = r;
+	c->file = file;
+	c->ncols = n;
+	c->names = names_dup(f, n);
+	c->cs = calloc(n ? n : 1, sizeof(*c->cs));
+	c->types = calloc(n ? n : 1, sizeof(*c->types));
+	if (c->names == NULL || c->cs == NULL || c->types == NULL) {
+		c->ncols = c->names ? n : 0;
+		csv_checker_free(c);
+		return rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
+	}
+	*out = c;
+	return 0;
+}
+
+int
+csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
+		 size_t *n, struct rba_detail *d)
+{
+	int rc, err;
+
+	assert(!c->done);
+	rc = csv_reader_next(c->r, fields, n, d);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		unsigned long line = csv_reader_line(c->r);
+		if (*n != c->ncols)
+			return ragged(c->file, line, *fields, *n, c->ncols, d);
+		for (size_t i = 0; i < *n; i++) {
+			err = col_see(&c->cs[i], &(*fields)[i], line, c->file,
+				      c->names[i], d);
+			if (err)
+				return err;
+		}
+		c->nrows++;
+		return 1;
+	}
+	if (c->nrows == 0)
+		return rba_fail(d, RBA_E_SCHEMA, c->file, 2, 1, "%s",
+				"no data rows after the header");
+	for (size_t i = 0; i < c->ncols; i++) {
+		err = col_finish(&c->cs[i], c->file, c->names[i], &c->types[i], d);
+		if (err)
+			return err;
+	}
+	c->done = 1;
+	return 0;
+}
+
+size_t
+csv_checker_ncols(const struct csv_checker *c)
+{
+	return c->ncols;
+}
+
+const char *
+csv_checker_name(const struct csv_checker *c, size_t i)
+{
+	assert(i < c->ncols);
+	return c->names[i];
+}
+
+uint64_t
+csv_checker_rows(const struct csv_checker *c)
+{
+	return c->nrows;
+}
+
+const enum csv_coltype *
+csv_checker_types(const struct csv_checker *c)
+{
+	assert(c->done);
+	return c->types;
+}
+
 void
 csv_summary_release(struct csv_summary *s)
 {
@@ -708,61 +853,27 @@ csv_validate(struct csv_reader *r, struct csv_summary *out,
 	     struct rba_detail *d)
 {
 	const struct csv_field *f;
-	struct colstate *cs = NULL;
+	struct csv_checker *c;
 	size_t n;
-	int rc, err = 0;
-	const char *file = csv_reader_name(r);
+	int rc, err;
 
 	memset(out, 0, sizeof(*out));
-	rc = csv_reader_next(r, &f, &n, d);
-	if (rc < 0)
-		return rc;
-	if (rc == 0)
-		return rba_fail(d, RBA_E_SCHEMA, file, 1, 1, "%s",
-				"empty file (no header row)");
-	err = header_check(f, n, file, csv_reader_line(r), d);
-	if (err)
+	if ((err = csv_checker_start(r, &c, d)) != 0)
 		return err;
-	out->ncols = n;
-	out->names = names_dup(f, n);
-	out->types = calloc(n, sizeof(*out->types));
-	cs = calloc(n, sizeof(*cs));
-	if (out->names == NULL || out->types == NULL || cs == NULL) {
-		err = rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
-		goto out;
-	}
-	while ((rc = csv_reader_next(r, &f, &n, d)) == 1) {
-		unsigned long line = csv_reader_line(r);
-		if (n != out->ncols) {
-			err = ragged(file, line, f, n, out->ncols, d);
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++) {
-			err = col_see(&cs[i], &f[i], line, file, out->names[i], d);
-			if (err)
-				goto out;
-		}
-		out->nrows++;
-	}
+	while ((rc = csv_checker_next(c, &f, &n, d)) == 1)
+		;
 	if (rc < 0) {
-		err = rc;
-		goto out;
+		csv_checker_free(c);
+		return rc;
 	}
-	if (out->nrows == 0) {
-		err = rba_fail(d, RBA_E_SCHEMA, file, 2, 1, "%s",
-			       "no data rows after the header");
-		goto out;
-	}
-	for (size_t i = 0; i < out->ncols; i++) {
-		err = col_finish(&cs[i], file, out->names[i], &out->types[i], d);
-		if (err)
-			goto out;
-	}
-out:
-	free(cs);
-	if (err)
-		csv_summary_release(out);
-	return err;
+	out->ncols = c->ncols;
+	out->nrows = c->nrows;
+	out->names = c->names;
+	out->types = c->types;
+	c->names = NULL;
+	c->types = NULL;
+	csv_checker_free(c);
+	return 0;
 }
 
 /* ---- whole tables ---- */
@@ -773,7 +884,7 @@ table_from_reader(struct csv_reader *r, size_t size_hint,
 {
 	const struct csv_field *f;
 	struct csv_table *t;
-	struct colstate *cs = NULL;
+	struct csv_checker *c = NULL;
 	struct rba_buf arena, offs, lines;
 	size_t n, ncells;
 	int rc, err = 0;
@@ -794,35 +905,19 @@ table_from_reader(struct csv_reader *r, size_t size_hint,
 		rba_buf_reserve(&offs, size_hint / 2 * sizeof(uint64_t));
 	}
 	t->file = strdup(file);
-	rc = csv_reader_next(r, &f, &n, d);
-	if (rc <= 0) {
-		err = rc < 0 ? rc : rba_fail(d, RBA_E_SCHEMA, file, 1, 1, "%s",
-					     "empty file (no header row)");
+	if ((err = csv_checker_start(r, &c, d)) != 0)
 		goto out;
-	}
-	err = header_check(f, n, file, csv_reader_line(r), d);
-	if (err)
-		goto out;
-	t->ncols = n;
-	t->names = names_dup(f, n);
-	t->types = calloc(n, sizeof(*t->types));
-	cs = calloc(n, sizeof(*cs));
-	if (t->file == NULL || t->names == NULL || t->types == NULL || cs == NULL) {
+	t->ncols = c->ncols;
+	t->names = names_dup_cstr(c->names, c->ncols);
+	t->types = calloc(t->ncols ? t->ncols : 1, sizeof(*t->types));
+	if (t->file == NULL || t->names == NULL || t->types == NULL) {
 		err = rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
 		goto out;
 	}
-	while ((rc = csv_reader_next(r, &f, &n, d)) == 1) {
-		unsigned long line = csv_reader_line(r);
-		uint64_t l64 = line;
-		if (n != t->ncols) {
-			err = ragged(file, line, f, n, t->ncols, d);
-			goto out;
-		}
+	while ((rc = csv_checker_next(c, &f, &n, d)) == 1) {
+		uint64_t l64 = csv_reader_line(r);
 		for (size_t i = 0; i < n; i++) {
 			uint64_t off = arena.len;
-			err = col_see(&cs[i], &f[i], line, file, t->names[i], d);
-			if (err)
-				goto out;
 			rba_buf_put(&offs, &off, sizeof(off));
 			rba_buf_put(&arena, f[i].p, f[i].n);
 			rba_buf_put_u8(&arena, 0);
@@ -839,16 +934,7 @@ table_from_reader(struct csv_reader *r, size_t size_hint,
 		err = rc;
 		goto out;
 	}
-	if (t->nrows == 0) {
-		err = rba_fail(d, RBA_E_SCHEMA, file, 2, 1, "%s",
-			       "no data rows after the header");
-		goto out;
-	}
-	for (size_t i = 0; i < t->ncols; i++) {
-		err = col_finish(&cs[i], file, t->names[i], &t->types[i], d);
-		if (err)
-			goto out;
-	}
+	memcpy(t->types, csv_checker_types(c), t->ncols * sizeof(*t->types));
 	ncells = t->nrows * t->ncols;
 	t->arena_len = arena.len;
 	t->arena = (char *)rba_buf_steal(&arena, NULL);
@@ -875,7 +961,7 @@ table_from_reader(struct csv_reader *r, size_t size_hint,
 	*out = t;
 	t = NULL;
 out:
-	free(cs);
+	csv_checker_free(c);
 	rba_buf_release(&arena);
 	rba_buf_release(&offs);
 	rba_buf_release(&lines);

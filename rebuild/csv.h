@@ -113,6 +113,43 @@ const char *csv_table_cell(const struct csv_table *t, size_t row, size_t col);
 void csv_table_free(struct csv_table *t);
 
 /*
+ * The rules of csv_table applied one record at a time, for callers that
+ * stream a file they never hold whole (csv_validate, `score`): header
+ * names (non-empty, at most CSV_MAX_NAME bytes, unique), no ragged row,
+ * no nan/inf, at least one data row, no empty field in a column whose
+ * other values are numbers.  Each error is the one csv_table_load gives
+ * for the same input, at the same FILE:LINE:COL.  Memory: the header
+ * names and a few counters per column, whatever the file's length.
+ *
+ * csv_checker_start reads the header record from r (which must outlive
+ * the checker and is read only through it afterwards).  0; an error of
+ * csv_reader_next; RBA_E_SCHEMA (empty file, empty or duplicate name),
+ * RBA_E_LIMIT (a name over CSV_MAX_NAME); RBA_E_NOMEM.  d gets
+ * FILE:LINE:COL; *out is NULL on error.
+ *
+ * csv_checker_next reads the next data record and checks it: 1 with
+ * *fields and *n as csv_reader_next gives them (borrowed until the next
+ * call); 0 at the end of input once the end rules hold, and then
+ * csv_checker_types is valid; or an error: those of csv_reader_next,
+ * RBA_E_SCHEMA (ragged row, no data rows, empty field in a numeric
+ * column), RBA_E_RANGE (nan/inf).  After an error, stop.
+ */
+struct csv_checker;
+int csv_checker_start(struct csv_reader *r, struct csv_checker **out,
+		      struct rba_detail *d);
+int csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
+		     size_t *n, struct rba_detail *d);
+size_t csv_checker_ncols(const struct csv_checker *c);
+/* Header name of column i (< ncols), NUL-terminated, owned by c. */
+const char *csv_checker_name(const struct csv_checker *c, size_t i);
+/* Data records returned so far. */
+uint64_t csv_checker_rows(const struct csv_checker *c);
+/* ncols column types, owned by c; only after csv_checker_next gave 0. */
+const enum csv_coltype *csv_checker_types(const struct csv_checker *c);
+/* NULL allowed; does not free the reader. */
+void csv_checker_free(struct csv_checker *c);
+
+/*
  * The streaming validator used before a snapshot is stored: parses the
  * whole input with the rules of csv_table without keeping it, and returns
  * the header, row count and inferred column types.

@@ -64,3 +64,31 @@ run 2 $RBA score a.bin
 err_has 'needs an artifact and a cases file'
 run 2 $RBA score a.bin "$GC" --policy missing.yaml
 err_has "invalid policy 'missing.yaml'"
+
+# The cases are streamed, but the report is all or nothing: a bad case
+# after 10,000 good ones prints nothing and exits 2, and an error of the
+# file's form further down still wins over it, as in a whole-file read.
+awk -F, 'NR == 1 { print; next } { row[NR - 1] = substr($0, index($0, ",") + 1); m = NR - 1 }
+	END { for (i = 0; i < 100000; i++) print (i + 1) "," row[i % m + 1] }' "$GC" > big.csv
+head -n 10001 big.csv > ten.csv
+sed '10002q' big.csv | sed '10002s/,A4[0-9],/,A99,/' > late.csv
+run 2 $RBA score a.bin late.csv
+err_is "rebuild-audit: cannot score 'late.csv:10002': unknown level 'A99' of categorical column 'purpose'"
+out_empty
+run 2 $RBA --json score a.bin late.csv --policy "$FIX/policy/credit.yaml"
+out_empty
+{ cat late.csv; echo '1,2'; } > late-ragged.csv
+run 2 $RBA score a.bin late-ragged.csv
+err_is "rebuild-audit: cannot read cases 'late-ragged.csv:10003:4': ragged row: 2 fields, header has 22"
+out_empty
+run 0 $RBA score a.bin ten.csv
+ok "10,000 cases scored" [ "$(wc -l < out)" = 10001 ]
+ok "the first 1,000 as scored alone" sh -c 'head -n 1001 out | cmp -s - scores.csv'
+ok "every 1,000th case scored alike across blocks" awk -F, 'NR > 1 { s[NR - 2] = $2 }
+	END { for (i = 1000; i < 10000; i++) if (s[i] != s[i - 1000]) exit 1 }' out
+# A report over the memory spool goes through a file in $TMPDIR.
+run 0 $RBA --json score a.bin big.csv --policy "$FIX/policy/credit.yaml"
+ok "json: 100,000 cases through the spool file" jq -e '.cases | length == 100000 and .[99999].id == "100000"' out
+run 2 env TMPDIR="$PWD/nonexistent" $RBA --json score a.bin big.csv
+err_has "cannot create a temporary file in '$PWD/nonexistent'"
+out_empty

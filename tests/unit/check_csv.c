@@ -237,6 +237,70 @@ START_TEST(test_stream_file_tap)
 }
 END_TEST
 
+/*
+ * The checker, a record at a time, stops on the error the whole-table
+ * load gives, at the same place, and otherwise returns every record and
+ * the same column types.
+ */
+START_TEST(test_checker_as_table)
+{
+	static const char *const texts[] = {
+		"a,b\n1,x\n2,y\n",
+		"a,b\n1,2\n3\n",
+		"a,b\n1,2\n3,4,5\n",
+		"a,b\n,2\n3,4\n1,nan\n",
+		"a,b\n,2\n3,4\n",
+		"a,b\n,2\nx,4\n",
+		"a,b\n",
+		"",
+		"a,a\n1,2\n",
+		"a,,c\n1,2,3\n",
+		"a,b\n1,2\n3,\"x\n",
+		"a,b\n1,\xff\n",
+	};
+
+	for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
+		const char *text = texts[k];
+		struct csv_table *t;
+		struct csv_reader *r;
+		struct csv_checker *c = NULL;
+		const struct csv_field *f;
+		struct rba_detail dt, dc;
+		size_t n;
+		uint64_t rows = 0;
+		int et, ec, rc = 0;
+
+		rba_detail_clear(&dt);
+		rba_detail_clear(&dc);
+		et = csv_table_load_mem(text, strlen(text), "t.csv", &t, &dt);
+		ck_assert_int_eq(csv_reader_open_mem(text, strlen(text), "t.csv", &r), 0);
+		ec = csv_checker_start(r, &c, &dc);
+		if (ec == 0) {
+			while ((rc = csv_checker_next(c, &f, &n, &dc)) == 1)
+				rows++;
+			ec = rc;
+		}
+		ck_assert_msg(et == ec, "text %zu: table %d, checker %d", k, et, ec);
+		ck_assert_str_eq(dt.reason, dc.reason);
+		ck_assert_str_eq(dt.file, dc.file);
+		ck_assert_uint_eq(dt.line, dc.line);
+		ck_assert_uint_eq(dt.col, dc.col);
+		if (et == 0) {
+			ck_assert_uint_eq(rows, t->nrows);
+			ck_assert_uint_eq(csv_checker_rows(c), t->nrows);
+			ck_assert_uint_eq(csv_checker_ncols(c), t->ncols);
+			for (size_t i = 0; i < t->ncols; i++) {
+				ck_assert_str_eq(csv_checker_name(c, i), t->names[i]);
+				ck_assert_int_eq(csv_checker_types(c)[i], t->types[i]);
+			}
+		}
+		csv_checker_free(c);
+		csv_reader_free(r);
+		csv_table_free(t);
+	}
+}
+END_TEST
+
 Suite *
 suite_csv(void)
 {
@@ -252,6 +316,7 @@ suite_csv(void)
 	tcase_add_test(tc, test_table_german);
 	tcase_add_test(tc, test_table_errors);
 	tcase_add_test(tc, test_stream_file_tap);
+	tcase_add_test(tc, test_checker_as_table);
 	suite_add_tcase(s, tc);
 	return s;
 }

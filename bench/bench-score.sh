@@ -1,0 +1,68 @@
+#!/bin/sh
+# bench-score.sh BINARY - `score ARTIFACT CASES.csv --policy P` of
+# 100,000 and 1,000,000 German-credit-shaped cases (the fixture's rows
+# repeated with running ids) with the MLP and the logistic fixtures: wall
+# time and peak RSS, medians of 5 runs (/usr/bin/time -v).  score streams
+# its cases, so the RSS should not grow with the file (target < 64 MiB at
+# 1,000,000 rows).
+#
+# BENCH_SCORE_BASE=REV (a git revision of this tree) also builds REV in
+# a temporary directory and measures its binary the same way, for
+# reference; the two reports must be byte-identical.
+set -u
+bin=$1
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/.." && pwd)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/rba-bench.XXXXXX")
+trap 'rm -rf "$dir"' EXIT INT TERM
+runs=5
+
+for n in 100000 1000000; do
+	awk -v n=$n -F, 'NR == 1 { print; next } { row[NR - 1] = substr($0, index($0, ",") + 1); m = NR - 1 }
+		END { for (i = 0; i < n; i++) print (i + 1) "," row[i % m + 1] }' \
+		"$top/fixtures/german-credit.csv" > "$dir/cases-$n.csv"
+done
+for model in mlp logistic; do
+	"$bin" train "$top/fixtures/pins/german-categorical-$model.yaml" \
+		--snapshot "$top/fixtures/german-credit.csv" -o "$dir/$model.bin" > /dev/null 2>&1 || exit 1
+done
+
+bins="new=$bin"
+if [ -n "${BENCH_SCORE_BASE:-}" ]; then
+	mkdir "$dir/base"
+	if (cd "$top" && git archive "$BENCH_SCORE_BASE") | tar -x -C "$dir/base" &&
+		make -C "$dir/base" > "$dir/base.log" 2>&1; then
+		bins="$bins base=$dir/base/build/rebuild-audit"
+	else
+		echo "base $BENCH_SCORE_BASE: build failed, not measured" >&2
+	fi
+fi
+
+for model in mlp logistic; do
+	for n in 100000 1000000; do
+		for b in $bins; do
+			name=${b%%=*}
+			exe=${b#*=}
+			: > "$dir/wall"
+			: > "$dir/rss"
+			for i in $(seq $runs); do
+				/usr/bin/time -v -o "$dir/tv" "$exe" score "$dir/$model.bin" "$dir/cases-$n.csv" \
+					--policy "$top/fixtures/policy/credit.yaml" > "$dir/out-$name" 2> "$dir/err" ||
+					{ cat "$dir/err" >&2; exit 1; }
+				awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' \
+					"$dir/tv" >> "$dir/wall"
+				awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/tv" >> "$dir/rss"
+			done
+			same=
+			if [ "$name" != new ]; then
+				cmp -s "$dir/out-new" "$dir/out-$name" && same=", report identical" ||
+					same=", REPORT DIFFERS"
+			fi
+			awk -v n=$n -v m=$model -v b=$name -v w="$(median < "$dir/wall")" \
+				-v r="$(median < "$dir/rss")" -v rm="$(sort -n "$dir/rss" | tail -n 1)" -v s="$same" 'BEGIN {
+				printf "%s %d (%s): score median %.2f s = %.2f M cases/s, peak RSS median %.1f MiB, max %.1f MiB%s\n",
+					m, n, b, w, n / w / 1e6, r / 1024, rm / 1024, s }'
+		done
+	done
+done
+echo "(target: peak RSS < 64 MiB at 1000000 cases, flat in the file size)"
