@@ -18,7 +18,10 @@
  *   RBA_E_SYNTAX    YAML syntax (libyaml's problem text), control
  *                   characters, anchors or aliases, tags, more than one
  *                   document, a key that is not a scalar
- *   RBA_E_SCHEMA    unknown, duplicate or missing key; wrong type (text
+ *   RBA_E_SCHEMA    "empty file" (no YAML document: zero bytes, or only
+ *                   blank lines and comments; the detail has the file
+ *                   name and no position); unknown, duplicate or
+ *                   missing key; wrong type (text
  *                   where a number is wanted, a list where a mapping is
  *                   wanted, a word outside an enumeration, ...)
  *   RBA_E_RANGE     a number of the right type outside its range

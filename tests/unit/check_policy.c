@@ -568,9 +568,10 @@ static const struct err_case pins_errors[] = {
 	{HEAD, RBA_E_SCHEMA, 1, 1, "data", "missing required key 'data'"},
 	{"version: v\nsnapshot: " SNAP "\ndata: {label: c}\n", RBA_E_SCHEMA, 1, 1,
 	 "schema", "missing required key 'schema'"},
-	{"", RBA_E_SCHEMA, 1, 1, "schema", "missing required key 'schema'"},
-	{"# only a comment\n", RBA_E_SCHEMA, 1, 1, "schema",
-	 "missing required key 'schema'"},
+	/* no document at all: the file name, no position, no key */
+	{"", RBA_E_SCHEMA, 0, 0, "", "empty file"},
+	{"# only a comment\n", RBA_E_SCHEMA, 0, 0, "", "empty file"},
+	{"\n  \n", RBA_E_SCHEMA, 0, 0, "", "empty file"},
 	/* types and ranges */
 	{HEAD "data: {label: c}\ntrain: {lr: 0}\n", RBA_E_RANGE, 5, 13, "train.lr",
 	 "'train.lr' must be a number greater than 0"},
