@@ -13,3 +13,28 @@ run_in empty.yaml 2 $RBA check -
 err_is "rebuild-audit: cannot check '-': empty file"
 run 2 $RBA -S st register empty.yaml
 err_is "rebuild-audit: invalid pins 'empty.yaml': empty file"
+
+# A column named in the pins that the snapshot lacks: the subject is the
+# pins file at the value naming it (train and register, each key).
+P=$FIX/pins/german-numeric-logistic.yaml
+SN=sha256:8b10ea46325d3e933960aad0fcb919f16588f01d80a673356a9daf574a91c9a9
+run 0 $RBA -S st init
+run 0 $RBA -S st snapshot add "$FIX/german-credit-numeric.csv"
+before=$(txnid st)
+sed 's/label: class/label: klass/' "$P" > label.yaml
+run 2 $RBA -S st train label.yaml
+err_is "rebuild-audit: cannot train 'label.yaml:6:10': data.label names column 'klass', which the snapshot '$SN' does not have"
+run 2 $RBA -S st register label.yaml
+err_is "rebuild-audit: cannot register 'label.yaml:6:10': data.label names column 'klass', which the snapshot '$SN' does not have"
+out_empty
+sed 's/id: id/id: applicant/' "$P" > id.yaml
+run 2 $RBA -S st register id.yaml
+err_is "rebuild-audit: cannot register 'id.yaml:8:7': data.id names column 'applicant', which the snapshot '$SN' does not have"
+# listed out of order: the position follows the name, not the sorted slot
+sed 's/exclude: \[\]/exclude: [zeta, a1]/' "$P" > excl.yaml
+run 2 $RBA -S st register excl.yaml
+err_is "rebuild-audit: cannot register 'excl.yaml:9:13': data.exclude names column 'zeta', which the snapshot '$SN' does not have"
+sed 's/categorical: \[\]/categorical:\n    - a1\n    - nope/' "$P" > cat.yaml
+run 2 $RBA -S st register cat.yaml
+err_is "rebuild-audit: cannot register 'cat.yaml:12:7': data.categorical names column 'nope', which the snapshot '$SN' does not have"
+ok "nothing stored by a pins naming a missing column" test "$(txnid st)" = "$before"
