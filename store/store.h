@@ -412,6 +412,17 @@ int store_sample_begin(struct store_txn *txn, const char *version,
 		       struct rba_detail *d);
 
 /*
+ * Replaces the columns text given to store_sample_begin, for what the
+ * caller learns only while writing (a digest of its input): the record
+ * store_sample_finish writes carries the last text set.  Nothing is
+ * written to the transaction.  Returns 0; RBA_E_USAGE (finished or
+ * failed writer, transaction ended); RBA_E_LIMIT (over STORE_TEXT_MAX:
+ * the writer stays usable with its previous text); RBA_E_NOMEM.
+ */
+int store_sample_set_columns(struct store_sample_writer *w, const char *columns,
+			     struct rba_detail *d);
+
+/*
  * Adds one chunk of 1..STORE_CHUNK_MAX raw bytes holding the cases
  * case_ids[0..ncases) (each 1..STORE_CASE_ID_MAX bytes): the chunk is
  * compressed as one zstd frame with the SHA-256 of its bytes, and each

@@ -38,3 +38,30 @@ sed 's/categorical: \[\]/categorical:\n    - a1\n    - nope/' "$P" > cat.yaml
 run 2 $RBA -S st register cat.yaml
 err_is "rebuild-audit: cannot register 'cat.yaml:12:7': data.categorical names column 'nope', which the snapshot '$SN' does not have"
 ok "nothing stored by a pins naming a missing column" test "$(txnid st)" = "$before"
+
+# sample add keeps the SHA-256 of the submitted bytes; sample show prints
+# it; sample export gives back a normalized form (LF line ends, quotes only
+# where needed), equal to the submitted bytes when they were in that form.
+V=german-numeric-logistic
+run 0 $RBA -S st register "$P" --policy "$FIX/policy/credit.yaml"
+head -n 41 "$FIX/german-credit-numeric.csv" > lf.csv
+sed 's/$/\r/' lf.csv > crlf.csv
+lf_sum=sha256:$(sha256sum < lf.csv | cut -d' ' -f1)
+crlf_sum=sha256:$(sha256sum < crlf.csv | cut -d' ' -f1)
+run 0 $RBA -S st sample add $V crlf.csv
+out_has "source     $crlf_sum ($(wc -c < crlf.csv) bytes as submitted)"
+run 0 $RBA -S st sample show $V
+out_has "source      $crlf_sum (the file as submitted)"
+run 0 $RBA -S st --json sample show $V
+ok "--json sample show: source_digest" test "$(jq -r .source_digest out)" = "$crlf_sum"
+run 0 $RBA -S st sample export $V back.csv
+ok "export of a CRLF file gives LF line ends" cmp -s back.csv lf.csv
+ok "so its bytes differ from the submitted ones" test "sha256:$(sha256sum < back.csv | cut -d' ' -f1)" != "$crlf_sum"
+# from standard input: the bytes as read
+run_in lf.csv 0 $RBA -S st --json sample add $V -
+ok "--json sample add: source_digest of stdin" test "$(jq -r .source_digest out)" = "$lf_sum"
+ok "--json sample add: source_bytes" test "$(jq -r .source_bytes out)" = "$(wc -c < lf.csv)"
+run 0 $RBA -S st --json sample show $V
+ok "sample show: source stdin" test "$(jq -r .source out)" = stdin
+run 0 $RBA -S st sample export $V - 
+ok "export of a normalized file is the submitted bytes" test "sha256:$(sha256sum < out | cut -d' ' -f1)" = "$lf_sum"
