@@ -6,8 +6,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "audit/runs.h"
 #include "common/buf.h"
 #include "common/fileio.h"
+#include "common/rbatime.h"
 #include "rebuild/artifact.h"
 #include "rebuild/envrec.h"
 #include "rebuild/snapshot.h"
@@ -117,6 +119,17 @@ load_snapshot(struct store *s, const struct pins *p, uint8_t **bytes,
 	return err;
 }
 
+/* The run record of the training, in the version's transaction. */
+static int
+keep_run(struct store_txn *txn, struct register_result *out,
+	 const struct rba_digest *env, int64_t registered_at, double t0,
+	 struct rba_detail *d)
+{
+	audit_run_id_register(out->pins->version, registered_at, out->run_id);
+	return audit_run_put(txn, out->run_id, out->pins, &out->rebuild, env,
+			     rba_time_mono() - t0, d);
+}
+
 int
 register_version(struct store *s, const struct register_request *rq,
 		 struct register_result *out, struct rba_detail *d)
@@ -132,6 +145,7 @@ register_version(struct store *s, const struct register_request *rq,
 	struct rba_digest art_digest, env_digest;
 	struct artifact decoded;
 	uint32_t abi;
+	double t0 = rba_time_mono();
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -244,6 +258,8 @@ register_version(struct store *s, const struct register_request *rq,
 			 "version '%s' is already registered (--replace replaces it)",
 			 in->version);
 	}
+	if (err == 0 && out->trained)
+		err = keep_run(txn, out, &env_digest, v.registered_at, t0, d);
 	if (err)
 		goto out;
 	err = store_txn_commit(txn, d);

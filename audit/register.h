@@ -18,6 +18,7 @@
 
 #include "common/digest.h"
 #include "common/rba.h"
+#include "audit/runs.h"
 #include "policy/policy.h"
 #include "rebuild/rebuild.h"
 #include "store/store.h"
@@ -36,6 +37,7 @@ struct register_result {
 	struct rba_digest config;  /* policy_pins_config_hash */
 	int trained;		   /* 1: trained here; 0: --artifact */
 	struct rebuild_result rebuild; /* when trained: metrics, sizes */
+	char run_id[AUDIT_RUN_ID_SIZE]; /* when trained: its run record */
 };
 
 void register_result_release(struct register_result *r);
@@ -49,7 +51,9 @@ void register_result_release(struct register_result *r);
  * file, it must decode (artifact_decode's errors) and match an artifact
  * digest already in the pins.  Fills code_revision, trainer_abi,
  * environment and artifact, then stores artifact blob (with provenance
- * when trained) and version in one write transaction.  Errors: the
+ * when trained), version and, when trained, the training's run record
+ * (runs.h: id "<version>@<registered_at>", in out->run_id) in one write
+ * transaction.  Errors: the
  * store's, rebuild_from_snapshot's, RBA_E_EXISTS (version exists and
  * !replace), RBA_E_NOMEM.
  */

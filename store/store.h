@@ -45,7 +45,7 @@
 #define STORE_BLOB_META_MAX (1u << 20) /* bytes of a blob's caller meta */
 #define STORE_TEXT_MAX (1u << 20)      /* pins, environment, policy, columns */
 #define STORE_RECORD_MAX (16u << 20)   /* a history record or run record */
-#define STORE_RUN_ID_MAX 128	       /* bytes in a run id */
+#define STORE_RUN_ID_MAX 160	       /* bytes in a run id: a version name, "@", a time */
 
 /*
  * Environment variable read by store_init and store_open, for tests: the

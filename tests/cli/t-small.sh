@@ -65,3 +65,47 @@ run 0 $RBA -S st --json sample show $V
 ok "sample show: source stdin" test "$(jq -r .source out)" = stdin
 run 0 $RBA -S st sample export $V - 
 ok "export of a normalized file is the submitted bytes" test "sha256:$(sha256sum < out | cut -d' ' -f1)" = "$lf_sum"
+
+# register keeps the run record of its training, in the version's
+# transaction, under "<version>@<registered unix time>"; version show
+# prints its validation metrics.
+run 0 $RBA -S st --json version show $V
+reg=$(jq -r .registered out)
+id=$(jq -r .run.id out)
+ok "run id is version@registered time" test "$id" = "$V@$(date -u -d "$reg" +%s)"
+ok "--json version show: the run's metrics" jq -e '.run.epochs == 30 and
+	.run.train_examples == 750 and .run.validation_examples == 250 and
+	(.run.val_loss | type) == "number" and (.run.val_acc | type) == "number" and
+	(.run.val_auc | type) == "number" and .run.examples_per_second > 0' out
+val_acc=$(jq -r .run.val_acc out)
+run 0 $RBA -S st version show $V
+out_has "run           $id"
+out_has "validation    loss "
+out_has "after 30 epochs (750 train, 250 validation examples)"
+out_has " examples/second"
+ok "the store holds a run/v1 record under the id" sh -c "mdb_dump -s runs -p st | grep -F '$id' | grep -qF '\"schema\": \"rebuild-audit/run/v1\"'"
+# train --record writes the same record format
+run 0 $RBA -S st train "$P" --record rec.json
+ok "train --record: the same final metrics" test "$(jq -r .final.val_acc rec.json)" = "$val_acc"
+# an artifact given with --artifact: no training, no run
+run 0 $RBA -S st version export-artifact $V art.bin
+sed "s/^version: .*/version: given/" "$P" > given.yaml
+run 0 $RBA -S st register given.yaml --artifact art.bin
+run 0 $RBA -S st version show given
+out_has "run           none kept (registered with --artifact, or before runs were kept)"
+run 0 $RBA -S st --json version show given
+ok "--json: run null" jq -e '.run == null' out
+ok "one run record in the store" test "$(mdb_dump -s runs -p st | grep -c '^ [a-z].*@[0-9]*$')" -eq 1
+# a damaged run record is never shown as none: exit 2, one line
+mdb_dump -s runs st > runs.txt
+awk 'NR > 0 && length($0) > 400 && !done { c = substr($0, 301, 1); $0 = substr($0, 1, 300) (c == "0" ? "1" : "0") substr($0, 302); done = 1 } { print }' runs.txt > runs2.txt
+ok "the run record was altered" test "$(cmp -s runs.txt runs2.txt; echo $?)" = 1
+run 0 mdb_load -s runs -f runs2.txt st
+run 2 $RBA -S st version show $V
+out_has "run           $id: cannot be read (see the error below)"
+ok "one diagnostic line" test "$(wc -l < err)" -eq 1
+err_has "rebuild-audit: cannot read the training run of '$V': "
+# nothing kept when register fails
+before=$(txnid st)
+run 2 $RBA -S st register label.yaml
+ok "no run kept by a failed register" test "$(txnid st)" = "$before"

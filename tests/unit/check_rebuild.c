@@ -1035,6 +1035,29 @@ START_TEST(test_runrec)
 	ck_assert(rba_json_get_num(&v, "train_seconds", 0) == 0.30000000000000004);
 	ck_assert_str_eq(rba_json_get_str(&v, "version"), "run-1.q");
 	rba_json_release(&v);
+	/* Its summary reads back; a later format is newer, others corrupt. */
+	{
+		struct rebuild_runrec_summary sm;
+		char *t = strdup(rba_buf_cstr(&b));
+
+		ck_assert_int_eq(rebuild_runrec_summary_parse(b.p, b.len, &sm, &d), 0);
+		ck_assert_uint_eq(sm.epochs, 2);
+		ck_assert_uint_eq(sm.ntrain, 800);
+		ck_assert_uint_eq(sm.nval, 200);
+		ck_assert_uint_eq(sm.trainer_abi, 1);
+		ck_assert(sm.val_acc == 1.0 / 3.0 && sm.val_loss == 0.2 && sm.val_auc == 1e-5);
+		ck_assert(sm.examples_per_second == 123456.5);
+		ck_assert(rba_digest_equal(&sm.artifact, &res.digest));
+		memcpy(strstr(t, "run/v1"), "run/v2", 6);
+		ck_assert_int_eq(rebuild_runrec_summary_parse(t, strlen(t), &sm, &d), RBA_E_NEWER);
+		memcpy(strstr(t, "run/v2"), "run/v1", 6);
+		memcpy(strstr(t, "\"final\""), "\"fina_\"", 7);
+		ck_assert_int_eq(rebuild_runrec_summary_parse(t, strlen(t), &sm, &d), RBA_E_CORRUPT);
+		ck_assert_str_eq(d.reason, "run record: 'final' is missing or malformed");
+		ck_assert_int_eq(rebuild_runrec_summary_parse("{", 1, &sm, &d), RBA_E_CORRUPT);
+		ck_assert_int_eq(rebuild_runrec_summary_parse("{}", 2, &sm, &d), RBA_E_CORRUPT);
+		free(t);
+	}
 
 	/* Written in place, the same bytes; a missing directory is an errno. */
 	ck_assert_ptr_nonnull(mkdtemp(dir));
