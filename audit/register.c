@@ -184,7 +184,7 @@ register_version(struct store *s, const struct register_request *rq,
 			goto out;
 		rba_digest_format(&in->snapshot, hex);
 		err = rebuild_from_snapshot(in, in->trainer_abi, snap, snap_len,
-					    hex, &out->rebuild, d);
+					    hex, rq->progress, &out->rebuild, d);
 		if (err)
 			goto out;
 		abi = out->rebuild.abi;

@@ -28,6 +28,8 @@ struct register_request {
 	const char *artifact_path;   /* NULL: train from the pins */
 	const struct policy *policy; /* NULL: none */
 	int replace;		     /* replace an existing version */
+	/* NULL, or hears of each training epoch (rebuild_train). */
+	const struct rebuild_progress *progress;
 };
 
 struct register_result {

@@ -109,3 +109,28 @@ err_has "rebuild-audit: cannot read the training run of '$V': "
 before=$(txnid st)
 run 2 $RBA -S st register label.yaml
 ok "no run kept by a failed register" test "$(txnid st)" = "$before"
+
+# Progress: only when stderr is a terminal and -q is not given.  Here
+# stderr is a file: nothing but the diagnostics and notes of each command.
+run 0 $RBA -S st train "$P"
+err_empty
+sed 's/^version: .*/version: again/' "$P" > again.yaml
+run 0 $RBA -S st register again.yaml --policy "$FIX/policy/credit.yaml"
+ok "register: its one note on stderr, no progress" test "$(wc -l < err)" -eq 1
+err_has "rebuild-audit: registered 'again': artifact "
+ok "no carriage return on stderr" sh -c '! grep -q "$(printf "\r")" err'
+run 0 $RBA -S st sample add again lf.csv
+err_empty
+# On a terminal (script(1) gives the commands one), the epochs and the
+# share of the file read show, and the line is erased at the end.
+ok "script(1) installed (util-linux)" command -v script
+script -qec "$RBA -S st train '$P' > /dev/null" /dev/null > tty.txt 2>&1
+ok "train on a terminal: epoch progress" grep -q "training: epoch 30/30" tty.txt
+ok "train on a terminal: the line is erased" grep -q "$(printf '\033')\[K" tty.txt
+script -qec "$RBA -S st -q train '$P' > /dev/null" /dev/null > tty.txt 2>&1
+ok "train -q on a terminal: no progress" test ! -s tty.txt
+script -qec "$RBA -S st register --replace again.yaml --policy '$FIX/policy/credit.yaml' > /dev/null" /dev/null > tty.txt 2>&1
+ok "register on a terminal: epoch progress" grep -q "training: epoch 30/30" tty.txt
+script -qec "$RBA -S st sample add again lf.csv > /dev/null" /dev/null > tty.txt 2>&1
+ok "sample add on a terminal: percentage of the file and cases" \
+	grep -q "sample add: 100% of $(wc -c < lf.csv) bytes, 40 cases" tty.txt

@@ -559,6 +559,23 @@ models_equal(const struct rebuild_model *a, const struct rebuild_model *b)
 	return 1;
 }
 
+/* The progress hook: each epoch once, in order, with the total. */
+struct epochs_seen {
+	uint32_t next, total;
+	int bad;
+};
+
+static void
+epoch_seen(void *ctx, uint32_t done, uint32_t total)
+{
+	struct epochs_seen *e = ctx;
+
+	if (done != e->next + 1 || (e->total != 0 && total != e->total))
+		e->bad = 1;
+	e->next = done;
+	e->total = total;
+}
+
 START_TEST(test_threads_invariant)
 {
 	struct pins p;
@@ -574,10 +591,17 @@ START_TEST(test_threads_invariant)
 	va = (struct rebuild_set){ 67, x + 333 * 10, y + 333 };
 	small_pins(&p);
 	for (unsigned t = 1; t <= 3; t++) {
+		struct epochs_seen seen = { 0, 0, 0 };
+		struct rebuild_progress prog = { epoch_seen, &seen };
+
 		p.determinism.threads = t;
+		/* A hook on some runs only: the models must still agree. */
 		ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va,
-					       &m[t - 1], &rep, &d),
+					       &m[t - 1], &rep,
+					       t == 2 ? &prog : NULL, &d),
 				 0);
+		if (t == 2)
+			ck_assert(!seen.bad && seen.next == 3 && seen.total == 3);
 		ck_assert(isfinite(rep.final.val_loss));
 		ck_assert(isnan(rep.final.val_auc)); /* three classes */
 		ck_assert_uint_eq(rep.epochs, 3);
@@ -588,20 +612,20 @@ START_TEST(test_threads_invariant)
 	/* Another seed is another model; the same seed the same one. */
 	p.train.seed = 1;
 	p.determinism.threads = 1;
-	ck_assert_int_eq(rebuild_train(&p, 0, 10, 3, 0, &tr, &va, &m[3], NULL, &d), 0);
+	ck_assert_int_eq(rebuild_train(&p, 0, 10, 3, 0, &tr, &va, &m[3], NULL, NULL, &d), 0);
 	ck_assert(!models_equal(&m[0], &m[3]));
 	/* Every vector path gives the same bits. */
 	rebuild_model_release(&m[1]);
 	rebuild_model_release(&m[2]);
 	p.train.seed = 0;
 	setenv("RBA_STRICT_ISA", "base", 1);
-	ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va, &m[1], NULL, &d), 0);
+	ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va, &m[1], NULL, NULL, &d), 0);
 	unsetenv("RBA_STRICT_ISA");
 	ck_assert(models_equal(&m[0], &m[1]));
 	/* SGD trains too, to other weights. */
 	p.train.optimizer = PINS_OPT_SGD;
 	p.train.momentum = 0.9;
-	ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va, &m[2], NULL, &d), 0);
+	ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va, &m[2], NULL, NULL, &d), 0);
 	ck_assert(!models_equal(&m[0], &m[2]));
 	for (int i = 0; i < 4; i++)
 		rebuild_model_release(&m[i]);
@@ -623,19 +647,19 @@ START_TEST(test_train_errors)
 	tr = (struct rebuild_set){ 9, x, y };
 	va = (struct rebuild_set){ 0, x, y };
 	rba_detail_clear(&d);
-	ck_assert_int_eq(rebuild_train(&p, 2, 2, 2, 1, &tr, &va, &m, NULL, &d),
+	ck_assert_int_eq(rebuild_train(&p, 2, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_UNSUPPORTED);
 	ck_assert(strstr(d.reason, "ABI 2") != NULL);
 	ck_assert(!rebuild_abi_supported(0) && rebuild_abi_supported(1) &&
 		  !rebuild_abi_supported(2));
 	ck_assert_uint_eq(rebuild_abi_current(), 1);
-	ck_assert_int_eq(rebuild_train(&p, 1, 2, 1, 0, &tr, &va, &m, NULL, &d),
+	ck_assert_int_eq(rebuild_train(&p, 1, 2, 1, 0, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_RANGE);
 	tr.n = 10; /* label 5 out of range */
-	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, &d),
+	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_RANGE);
 	tr.n = 0;
-	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, &d),
+	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_RANGE);
 	/* Divergence is reported, not hidden. */
 	float big[40];
@@ -647,7 +671,7 @@ START_TEST(test_train_errors)
 	}
 	tr = (struct rebuild_set){ 20, big, yy };
 	p.train.lr = 1e30;
-	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, &d),
+	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_NUMERIC);
 }
 END_TEST
