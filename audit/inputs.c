@@ -170,7 +170,8 @@ audit_inputs_rebuild(struct audit_inputs *c, struct rba_detail *d)
 				"version '%s' is pinned to trainer ABI %u, which "
 				"this build cannot run", c->name, abi);
 	rba_digest_format(&c->v.snapshot, hex);
-	err = rebuild_from_snapshot(c->pins, abi, c->snap, c->sn, hex, &c->rb, d);
+	err = rebuild_from_snapshot(c->pins, abi, c->snap, c->sn, hex, NULL,
+				    &c->rb, d);
 	c->t_rebuild = rba_time_mono() - t0;
 	if (err)
 		return err;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "audit/runs.h"
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/json.h"
@@ -148,6 +149,17 @@ load_snapshot(struct store *s, const struct pins *p, uint8_t **bytes,
 	return err;
 }
 
+/* The run record of the training, in the version's transaction. */
+static int
+keep_run(struct store_txn *txn, struct register_result *out,
+	 const struct rba_digest *env, int64_t registered_at, double t0,
+	 struct rba_detail *d)
+{
+	audit_run_id_register(out->pins->version, registered_at, out->run_id);
+	return audit_run_put(txn, out->run_id, out->pins, &out->rebuild, env,
+			     rba_time_mono() - t0, d);
+}
+
 int
 register_version(struct store *s, const struct register_request *rq,
 		 struct register_result *out, struct rba_detail *d)
@@ -163,6 +175,7 @@ register_version(struct store *s, const struct register_request *rq,
 	struct rba_digest art_digest, env_digest;
 	struct artifact decoded;
 	uint32_t abi;
+	double t0 = rba_time_mono();
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -201,7 +214,7 @@ register_version(struct store *s, const struct register_request *rq,
 			goto out;
 		rba_digest_format(&in->snapshot, hex);
 		err = rebuild_from_snapshot(in, in->trainer_abi, snap, snap_len,
-					    hex, &out->rebuild, d);
+					    hex, rq->progress, &out->rebuild, d);
 		if (err)
 			goto out;
 		abi = out->rebuild.abi;
@@ -315,6 +328,8 @@ register_version(struct store *s, const struct register_request *rq,
 			 "version '%s' is already registered (--replace replaces it)",
 			 in->version);
 	}
+	if (err == 0 && out->trained)
+		err = keep_run(txn, out, &env_digest, v.registered_at, t0, d);
 	if (err)
 		goto out;
 	err = store_txn_commit(txn, d);

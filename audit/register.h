@@ -22,6 +22,7 @@
 
 #include "common/digest.h"
 #include "common/rba.h"
+#include "audit/runs.h"
 #include "policy/policy.h"
 #include "rebuild/rebuild.h"
 #include "store/store.h"
@@ -31,6 +32,8 @@ struct register_request {
 	const char *artifact_path;   /* NULL: train from the pins */
 	const struct policy *policy; /* NULL: none */
 	int replace;		     /* replace an existing version */
+	/* NULL, or hears of each training epoch (rebuild_train). */
+	const struct rebuild_progress *progress;
 };
 
 struct register_result {
@@ -46,6 +49,7 @@ struct register_result {
 	int had_sample;		/* it has a sample (kept, from before) */
 	int policy_kept;	/* its policy was kept (no --policy) */
 	char *kept_policy_text;	/* owned */
+	char run_id[AUDIT_RUN_ID_SIZE]; /* when trained: its run record */
 };
 
 void register_result_release(struct register_result *r);
@@ -59,12 +63,14 @@ void register_result_release(struct register_result *r);
  * file, it must decode (artifact_decode's errors) and match an artifact
  * digest already in the pins.  Fills code_revision, trainer_abi,
  * environment and artifact, then stores artifact blob (with provenance
- * when trained) and version in one write transaction.  With replace, an
- * existing version keeps its policy unless rq->policy is given, keeps
- * its sample (whose decisions were made by the old artifact), and the
- * same transaction appends a REGISTER_RECORD_SCHEMA record to the
- * history naming the old and the new artifact (out->replaced and the
- * fields after it say what was replaced).  Errors: the
+ * when trained), version and, when trained, the training's run record
+ * (runs.h: id "<version>@<registered_at>", in out->run_id) in one write
+ * transaction.  With replace, an existing version keeps its policy
+ * unless rq->policy is given, keeps its sample (whose decisions were
+ * made by the old artifact), and the same transaction appends a
+ * REGISTER_RECORD_SCHEMA record to the history naming the old and the
+ * new artifact (out->replaced and the fields after it say what was
+ * replaced).  Errors: the
  * store's, rebuild_from_snapshot's, RBA_E_EXISTS (version exists and
  * !replace), RBA_E_NOMEM.
  */

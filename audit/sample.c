@@ -100,8 +100,14 @@ sample_layout_format(const struct sample_layout *l, struct rba_buf *out)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 
-	rba_buf_printf(out, "%s\n", SAMPLE_LAYOUT_SCHEMA);
+	rba_buf_printf(out, "%s\n", l->has_source_digest
+					    ? SAMPLE_LAYOUT_SCHEMA
+					    : SAMPLE_LAYOUT_SCHEMA_V1);
 	put_line(out, "source", l->source ? l->source : "");
+	if (l->has_source_digest) {
+		rba_digest_format(&l->source_digest, hex);
+		put_line(out, "source_digest", hex);
+	}
 	put_line(out, "scores",
 		 l->scored_by == SAMPLE_SCORED_COLUMN ? "column" : "model");
 	rba_digest_format(&l->artifact, hex);
@@ -282,12 +288,19 @@ sample_layout_parse(const char *text, size_t n, struct sample_layout *out,
 	const char *nl = memchr(text, '\n', n);
 	size_t tl = strlen(SAMPLE_LAYOUT_SCHEMA);
 	char *v = NULL;
-	int err;
+	int err, v1 = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->id_col = out->score_col = out->decision_col = -1;
-	if (nl == NULL || (size_t)(nl - text) != tl ||
-	    memcmp(text, SAMPLE_LAYOUT_SCHEMA, tl) != 0) {
+	/* Both tags have the same length: "rebuild-audit/sample/v" and one
+	 * digit. */
+	_Static_assert(sizeof(SAMPLE_LAYOUT_SCHEMA) == sizeof(SAMPLE_LAYOUT_SCHEMA_V1),
+		       "layout tags differ only in their version digit");
+	if (nl != NULL && (size_t)(nl - text) == tl &&
+	    memcmp(text, SAMPLE_LAYOUT_SCHEMA_V1, tl) == 0) {
+		v1 = 1;
+	} else if (nl == NULL || (size_t)(nl - text) != tl ||
+		   memcmp(text, SAMPLE_LAYOUT_SCHEMA, tl) != 0) {
 		if (nl != NULL && (size_t)(nl - text) > tl - 1 &&
 		    memcmp(text, SAMPLE_LAYOUT_SCHEMA, tl - 1) == 0)
 			return rba_fail(d, RBA_E_NEWER, NULL, 1, 0,
@@ -298,6 +311,28 @@ sample_layout_parse(const char *text, size_t n, struct sample_layout *out,
 	s.p = nl + 1;
 	if ((err = lp_want(&s, "source", 0, &out->source)) != 0)
 		goto fail;
+	/* Optional to the line reader so that each version's rule gets its
+	 * own message. */
+	if ((err = lp_want(&s, "source_digest", 1, &v)) != 0)
+		goto fail;
+	if (v1 && v != NULL) {
+		err = lp_fail(&s, "source_digest in a v1 layout");
+		goto fail;
+	}
+	if (!v1 && v == NULL) {
+		s.line++;
+		err = lp_fail(&s, "missing source_digest");
+		goto fail;
+	}
+	if (v != NULL) {
+		if (rba_digest_parse(v, &out->source_digest) != 0) {
+			err = lp_fail(&s, "bad source digest");
+			goto fail;
+		}
+		out->has_source_digest = 1;
+		free(v);
+		v = NULL;
+	}
 	if ((err = lp_want(&s, "scores", 0, &v)) != 0)
 		goto fail;
 	if (strcmp(v, "model") == 0)

@@ -10,8 +10,11 @@
  * The layout (the store's "columns" text of the sample), canonical text
  * lines "key=value\n" in this order, values escaped (\\ \n and bytes
  * below 0x20 as \xHH):
- *   rebuild-audit/sample/v1          first line, the format tag
- *   source=<file name the cases came from>
+ *   rebuild-audit/sample/v2          first line, the format tag
+ *   source=<file name the cases came from>   ("stdin" for "-")
+ *   source_digest=sha256:...         v2 only: SHA-256 of the bytes of
+ *                                    the submitted file as read (BOM,
+ *                                    line ends and quoting included)
  *   scores=model|column              who gave the stored scores
  *   artifact=sha256:...              the stored artifact of the version
  *   score_column=<name>              only for scores=column
@@ -20,6 +23,11 @@
  *   positive=<class index>|none
  *   classes=<n>, then n lines class=<label>
  *   columns=<n>, then n lines column=<name>   the CSV header, in order
+ * Version 1 is the same without the source_digest line (samples added
+ * before the digest was recorded): it still loads, with no digest, and
+ * formats back to the same v1 text.  sample_layout_format writes v2
+ * whenever the digest is known.  A tool that reads only v1 refuses a v2
+ * layout as newer (RBA_E_NEWER), never as damaged.
  *
  * A chunk (the raw bytes given to store_sample_add_chunk, at most
  * STORE_CHUNK_MAX), little-endian, strings NUL-terminated, numbers as
@@ -59,7 +67,8 @@
 #include "rebuild/csv.h"
 #include "store/store.h"
 
-#define SAMPLE_LAYOUT_SCHEMA "rebuild-audit/sample/v1"
+#define SAMPLE_LAYOUT_SCHEMA "rebuild-audit/sample/v2"
+#define SAMPLE_LAYOUT_SCHEMA_V1 "rebuild-audit/sample/v1"
 #define SAMPLE_CHUNK_TAG 'K'
 #define SAMPLE_CHUNK_FORMAT 1
 #define SAMPLE_CHUNK_CASES 8192	 /* cases in one chunk */
@@ -72,6 +81,8 @@ enum sample_scored_by { SAMPLE_SCORED_MODEL = 1, SAMPLE_SCORED_COLUMN = 2 };
 /* The layout record, decoded.  Owns its strings (sample_layout_release). */
 struct sample_layout {
 	char *source;
+	int has_source_digest; /* 0 for a v1 layout */
+	struct rba_digest source_digest; /* the submitted file's bytes */
 	int scored_by; /* enum sample_scored_by */
 	struct rba_digest artifact;
 	char *score_column;    /* scored_by column; else NULL */
@@ -88,12 +99,16 @@ struct sample_layout {
 };
 
 void sample_layout_release(struct sample_layout *l);
-/* Appends the canonical text.  Allocation failure: rba_buf_status. */
+/*
+ * Appends the canonical text: v2 with has_source_digest, else v1.
+ * Allocation failure: rba_buf_status.
+ */
 void sample_layout_format(const struct sample_layout *l, struct rba_buf *out);
 /*
- * Parses a layout text into *out.  RBA_E_CORRUPT (not this format, a bad
- * line or escape, a count that disagrees, a named column missing from
- * the header; d->line the line); RBA_E_NEWER (a later
+ * Parses a layout text (v1 or v2) into *out.  RBA_E_CORRUPT (not this
+ * format, a bad line or escape, a count that disagrees, a named column
+ * missing from the header, a v2 layout without its source_digest or a
+ * v1 layout with one; d->line the line); RBA_E_NEWER (a later
  * rebuild-audit/sample/vN); RBA_E_NOMEM.  On error *out is released.
  */
 int sample_layout_parse(const char *text, size_t n, struct sample_layout *out,

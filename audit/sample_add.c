@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "audit/inputs.h"
 #include "common/json.h"
@@ -358,6 +359,9 @@ struct add_state {
 	struct store_sample_writer *w;
 	struct sample_add_result *res;
 	uint64_t cases;
+	struct rba_hasher source;  /* every byte of the file, as read */
+	uint64_t source_bytes;
+	uint64_t source_total;	   /* the file's size; 0: unknown */
 	char **cnames; /* decision names over the whole sample */
 	uint64_t *ccounts;
 	size_t cap_counts;
@@ -500,8 +504,39 @@ flush_chunk(struct add_state *st, struct rba_detail *d)
 	for (uint32_t k = 0; k < b->ncols; k++)
 		seen_clear(&b->seen[k]);
 	if (st->rq->progress != NULL)
-		st->rq->progress(st->rq->progress_ctx, st->cases);
+		st->rq->progress(st->rq->progress_ctx, st->cases,
+				 st->source_bytes, st->source_total);
 	return 0;
+}
+
+/* The reader's tap: the submitted bytes are hashed as they are read. */
+static int
+source_tap(void *ctx, const uint8_t *p, size_t n)
+{
+	struct add_state *st = ctx;
+
+	rba_hasher_update(&st->source, p, n);
+	st->source_bytes += n;
+	return 0;
+}
+
+/*
+ * The layout again with the digest of the submitted bytes, which is
+ * known only once the reader has seen them all, as the record's text.
+ */
+static int
+layout_seal_source(struct add_state *st, struct rba_buf *lt,
+		   struct rba_detail *d)
+{
+	int err;
+
+	rba_hasher_final(&st->source, &st->layout.source_digest);
+	st->layout.has_source_digest = 1;
+	lt->len = 0;
+	sample_layout_format(&st->layout, lt);
+	if ((err = rba_buf_status(lt)) != 0)
+		return rba_fail(d, err, NULL, 0, 0, "out of memory");
+	return store_sample_set_columns(st->w, rba_buf_cstr(lt), d);
 }
 
 static int
@@ -813,8 +848,14 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	st.rq = rq;
 	st.res = out;
 	st.layout.id_col = st.layout.score_col = st.layout.decision_col = -1;
-	if (strcmp(rq->path, "-") != 0 && stat(rq->path, &sb) == 0)
+	if (strcmp(rq->path, "-") != 0 ? stat(rq->path, &sb) == 0
+				       : fstat(STDIN_FILENO, &sb) == 0) {
 		hint = (uint64_t)sb.st_size;
+		/* A size means something for progress only for a file. */
+		if (S_ISREG(sb.st_mode))
+			st.source_total = hint;
+	}
+	rba_hasher_init(&st.source);
 	if ((err = store_txn_begin(s, 1, hint, &txn, d)) != 0)
 		goto out;
 	if ((err = store_version_get(txn, rq->version, &v, d)) != 0)
@@ -839,6 +880,7 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 		goto out;
 	if ((err = csv_reader_open(rq->path, NULL, &r, d)) != 0)
 		goto out;
+	csv_reader_set_tap(r, source_tap, &st);
 	rc = csv_reader_next(r, &f, &nf, d);
 	if (rc <= 0) {
 		err = rc < 0 ? rc : rba_fail(d, RBA_E_SCHEMA, csv_reader_name(r),
@@ -879,7 +921,8 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 			       "no cases after the header");
 		goto out;
 	}
-	if ((err = store_sample_finish(st.w, &out->digest, d)) != 0)
+	if ((err = layout_seal_source(&st, &lt, d)) != 0 ||
+	    (err = store_sample_finish(st.w, &out->digest, d)) != 0)
 		goto out;
 	store_sample_writer_free(st.w);
 	st.w = NULL;
@@ -888,6 +931,8 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	if (err)
 		goto out;
 	out->cases = st.cases;
+	out->source_digest = st.layout.source_digest;
+	out->source_bytes = st.source_bytes;
 	out->policy_digest = pol->digest;
 	out->policy_from_version = from_version;
 	out->artifact = v.artifact;

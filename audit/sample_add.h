@@ -22,8 +22,14 @@ struct sample_add_request {
 	const char *score_column;      /* NULL: score with the stored artifact */
 	const char *decision_column;   /* needs score_column */
 	const struct policy *policy;   /* NULL: the version's */
-	/* Called after each chunk is stored (may be NULL). */
-	void (*progress)(void *ctx, uint64_t cases);
+	/*
+	 * Called after each chunk is stored (may be NULL): the cases so far,
+	 * the bytes of the file read so far and its size (0 when unknown:
+	 * a pipe).  Bytes are read ahead of the cases by at most the
+	 * reader's buffer.
+	 */
+	void (*progress)(void *ctx, uint64_t cases, uint64_t bytes_read,
+			 uint64_t bytes_total);
 	void *progress_ctx;
 };
 
@@ -32,6 +38,8 @@ struct sample_add_result {
 	uint32_t chunks;
 	uint64_t size, stored_size;
 	struct rba_digest digest;	 /* the sample digest */
+	struct rba_digest source_digest; /* SHA-256 of the submitted bytes */
+	uint64_t source_bytes;		 /* how many there were */
 	struct rba_digest policy_digest; /* the policy of the decisions */
 	int policy_from_version;	 /* 0: --policy */
 	struct rba_digest artifact;
@@ -49,7 +57,10 @@ void sample_add_result_release(struct sample_add_result *r);
  * the version's stored artifact (verified against its digest) by
  * audit_scorer and decided under the policy in force; with one, the
  * stored score is that column's number and the decision the decision
- * column's text (or the policy's decision for the score).
+ * column's text (or the policy's decision for the score).  The SHA-256
+ * of the file's bytes as read (all of them, a BOM, CRs and quotes
+ * included; standard input as it arrived) is kept in the layout
+ * (source_digest, sample.h) and returned in out->source_digest.
  *
  * Errors: RBA_E_NOTFOUND (no such version, d->key it); RBA_E_SCHEMA (no
  * policy in force, a named column missing, a value the model cannot

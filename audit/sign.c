@@ -211,6 +211,24 @@ bad:
 	return rba_fail(d, RBA_E_SYNTAX, NULL, lineno, 1, "not valid base64");
 }
 
+/*
+ * The size a well-formed base64 line would decode to (0 when its length
+ * is not a multiple of four): enough to tell a public key file from a
+ * secret one before decoding, so that giving one for the other is named
+ * as such rather than as a wrong byte count.
+ */
+static size_t
+b64_line_size(const struct line *l)
+{
+	size_t pad = 0;
+
+	if (l->n == 0 || l->n % 4 != 0)
+		return 0;
+	while (pad < 2 && l->p[l->n - 1 - pad] == '=')
+		pad++;
+	return l->n / 4 * 3 - pad;
+}
+
 /* A comment we write must fit on one line and under its cap. */
 static int
 comment_text_check(const char *c, size_t max, const char *what,
@@ -258,8 +276,13 @@ sign_pubkey_parse(const void *text, size_t len, struct sign_pubkey *out,
 	if ((err = crypto_ready()) != 0)
 		return err;
 	if ((err = lines_split(text, len, l, 2, d)) != 0 ||
-	    (err = comment_line_check(&l[0], 1, d)) != 0 ||
-	    (err = b64_line_decode(&l[1], 2, blob, sizeof(blob), d)) != 0)
+	    (err = comment_line_check(&l[0], 1, d)) != 0)
+		return err;
+	if (b64_line_size(&l[1]) == SK_BLOB_LEN)
+		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+				"this is a secret key, not a public key "
+				"(give the .pub file)");
+	if ((err = b64_line_decode(&l[1], 2, blob, sizeof(blob), d)) != 0)
 		return err;
 	if (memcmp(blob, "Ed", 2) != 0)
 		return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 2, 1,
@@ -452,6 +475,10 @@ sign_seckey_parse(const void *text, size_t len, const char *pass,
 	if ((err = lines_split(text, len, l, 2, d)) != 0 ||
 	    (err = comment_line_check(&l[0], 1, d)) != 0)
 		return err;
+	if (b64_line_size(&l[1]) == PK_BLOB_LEN)
+		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+				"this is a public key, not a secret key "
+				"(give the .key file)");
 	blob = sodium_malloc(SK_BLOB_LEN);
 	if (blob == NULL)
 		return RBA_E_NOMEM;

@@ -97,8 +97,10 @@ void sign_keyid_format(const uint8_t keyid[SIGN_KEYID_LEN],
 
 /*
  * Parses a public key file's text (len bytes, need not be NUL-terminated).
- * Returns 0; RBA_E_SYNTAX (line structure, prefix, base64), RBA_E_CORRUPT
- * (wrong decoded length), RBA_E_UNSUPPORTED (not "Ed") or RBA_E_LIMIT
+ * Returns 0; RBA_E_SYNTAX (line structure, prefix, base64), RBA_E_SCHEMA
+ * (the text is a secret key file: "this is a secret key, not a public
+ * key ...", with no line), RBA_E_CORRUPT (another wrong decoded length),
+ * RBA_E_UNSUPPORTED (not "Ed") or RBA_E_LIMIT
  * (over SIGN_KEYFILE_MAX or a comment over SIGN_COMMENT_MAX).  d gets the
  * line and a reason.
  */
@@ -140,7 +142,9 @@ void sign_seckey_pubkey(const struct sign_seckey *k, struct sign_pubkey *out);
  * is accepted for an unencrypted key, as `minisign -G -W` writes one) and
  * its embedded public half against the one its seed derives.
  * Returns 0 and *out (caller frees with sign_seckey_free()); the errors of
- * sign_pubkey_parse() for the text; RBA_E_USAGE (protected key and no
+ * sign_pubkey_parse() for the text, where RBA_E_SCHEMA says the text is a
+ * public key file ("this is a public key, not a secret key ...", with no
+ * line); RBA_E_USAGE (protected key and no
  * passphrase, or a wrong passphrase: the checksum does not match after
  * decryption); RBA_E_CORRUPT (checksum or key inconsistent on an
  * unencrypted key, KDF cost below SIGN_KDF_*_MIN); RBA_E_LIMIT (KDF cost

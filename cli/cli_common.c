@@ -15,6 +15,7 @@
 #include "common/digest.h"
 #include "common/fileio.h"
 #include "policy/policy.h"
+#include "rebuild/trainer.h"
 #include "store/store.h"
 
 int
@@ -197,6 +198,40 @@ cli_buf_print(const struct rba_buf *b)
 {
 	fwrite(b->p, 1, b->len, stdout);
 	fputc('\n', stdout);
+}
+
+/* When the progress line was last written (one command at a time). */
+static double progress_last;
+
+static void
+progress_epoch(void *ctx, uint32_t done, uint32_t total)
+{
+	double now = rba_time_mono();
+
+	(void)ctx;
+	if (done < total && now - progress_last < 0.1)
+		return;
+	progress_last = now;
+	fprintf(stderr, "\rtraining: epoch %u/%u", done, total);
+	fflush(stderr);
+}
+
+const struct rebuild_progress *
+cli_progress_training(struct cli_ctx *ctx, struct rebuild_progress *out)
+{
+	if (!ctx->progress)
+		return NULL;
+	progress_last = 0.0;
+	out->epoch = progress_epoch;
+	out->ctx = NULL;
+	return out;
+}
+
+void
+cli_progress_clear(struct cli_ctx *ctx)
+{
+	if (ctx->progress)
+		fputs("\r\033[K", stderr);
 }
 
 /* Six significant digits: for the text reports. */

@@ -23,6 +23,7 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 	};
 	struct register_request rq;
 	struct register_result res;
+	struct rebuild_progress prog;
 	struct policy *pol = NULL;
 	struct pins *pins = NULL;
 	struct rba_detail d;
@@ -58,8 +59,10 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 	if (ctx->progress)
 		fprintf(stderr, "rebuild-audit: %s '%s'...\n",
 			rq.artifact_path ? "registering" : "training", pins->version);
+	rq.progress = cli_progress_training(ctx, &prog);
 	rba_detail_clear(&d);
 	err = register_version(ctx->store, &rq, &res, &d);
+	cli_progress_clear(ctx);
 	if (err) {
 		status = cli_fail("cannot register", d.line ? path : pins->version,
 				  err, &d);

@@ -24,10 +24,19 @@ num(double v, char out[32])
 }
 
 static void
-add_progress(void *ctx, uint64_t cases)
+add_progress(void *ctx, uint64_t cases, uint64_t bytes, uint64_t total)
 {
 	(void)ctx;
-	fprintf(stderr, "\rsample add: %llu cases", (unsigned long long)cases);
+	if (total > 0) {
+		if (bytes > total) /* the file grew while read */
+			bytes = total;
+		fprintf(stderr, "\rsample add: %3u%% of %llu bytes, %llu cases",
+			(unsigned)(bytes * 100 / total),
+			(unsigned long long)total, (unsigned long long)cases);
+	} else {
+		fprintf(stderr, "\rsample add: %llu bytes, %llu cases",
+			(unsigned long long)bytes, (unsigned long long)cases);
+	}
 }
 
 static int
@@ -46,7 +55,8 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	struct rba_detail d;
 	const char *policy_path = NULL;
 	char hex[RBA_DIGEST_TEXT_LEN + 1], a[RBA_DIGEST_TEXT_LEN + 1];
-	char p[RBA_DIGEST_TEXT_LEN + 1], sz[32], st[32];
+	char p[RBA_DIGEST_TEXT_LEN + 1], src[RBA_DIGEST_TEXT_LEN + 1];
+	char sz[32], st[32];
 	int c, err;
 
 	memset(&rq, 0, sizeof(rq));
@@ -91,16 +101,19 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	rba_digest_format(&res.digest, hex);
 	rba_digest_format(&res.artifact, a);
 	rba_digest_format(&res.policy_digest, p);
+	rba_digest_format(&res.source_digest, src);
 	if (ctx->json) {
 		printf("{\"version\": ");
 		rba_json_fput_str(stdout, rq.version);
 		printf(", \"cases\": %llu, \"chunks\": %u, \"size\": %llu, "
-		       "\"stored_size\": %llu, \"digest\": \"%s\", \"scored_by\": \"%s\", "
+		       "\"stored_size\": %llu, \"digest\": \"%s\", \"source_digest\": \"%s\", "
+		       "\"source_bytes\": %llu, \"scored_by\": \"%s\", "
 		       "\"artifact\": \"%s\", \"policy\": \"%s\", \"policy_source\": \"%s\", "
 		       "\"decisions\": {",
 		       (unsigned long long)res.cases, res.chunks,
 		       (unsigned long long)res.size, (unsigned long long)res.stored_size,
-		       hex, rq.score_column ? "column" : "model", a, p,
+		       hex, src, (unsigned long long)res.source_bytes,
+		       rq.score_column ? "column" : "model", a, p,
 		       res.policy_from_version ? "version" : "option");
 		for (uint32_t i = 0; i < res.ndecisions; i++) {
 			if (i)
@@ -116,6 +129,8 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		       rq.version, (unsigned long long)res.cases, res.chunks,
 		       res.chunks == 1 ? "" : "s", sz, st);
 		printf("digest     %s\n", hex);
+		printf("source     %s (%llu bytes as submitted)\n", src,
+		       (unsigned long long)res.source_bytes);
 		if (rq.score_column)
 			printf("scores     from column '%s'%s%s%s\n", rq.score_column,
 			       rq.decision_column ? ", decisions from column '" : "",
@@ -185,6 +200,13 @@ show_summary(struct cli_ctx *ctx, const char *version,
 		       (unsigned long long)info->size,
 		       (unsigned long long)info->stored_size, hex, when);
 		rba_json_fput_str(stdout, l->source);
+		fputs(", \"source_digest\": ", stdout);
+		if (l->has_source_digest) {
+			rba_digest_format(&l->source_digest, hex);
+			printf("\"%s\"", hex);
+		} else {
+			fputs("null", stdout);
+		}
 		printf(", \"scored_by\": \"%s\", \"artifact\": ",
 		       l->scored_by == SAMPLE_SCORED_COLUMN ? "column" : "model");
 		rba_digest_format(&l->artifact, hex);
@@ -230,6 +252,13 @@ show_summary(struct cli_ctx *ctx, const char *version,
 	       info->chunks == 1 ? "" : "s", sz, st);
 	printf("digest      %s\n", hex);
 	printf("added       %s from %s\n", when, l->source);
+	if (l->has_source_digest) {
+		rba_digest_format(&l->source_digest, hex);
+		printf("source      %s (the file as submitted)\n", hex);
+	} else {
+		printf("source      digest not recorded (added by an older "
+		       "rebuild-audit)\n");
+	}
 	if (l->scored_by == SAMPLE_SCORED_COLUMN)
 		printf("scores      from column '%s', decisions %s%s%s\n",
 		       l->score_column,

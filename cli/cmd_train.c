@@ -83,6 +83,7 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 	struct pins *p = NULL;
 	struct rba_detail d;
 	struct rebuild_result res;
+	struct rebuild_progress prog;
 	struct rba_buf env;
 	struct rba_digest env_digest;
 	char hex[RBA_DIGEST_TEXT_LEN + 1], env_hex[RBA_DIGEST_TEXT_LEN + 1];
@@ -135,7 +136,9 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 				    snap_name, sizeof(snap_name))) != 0)
 		goto done;
 	status = 2;
-	err = rebuild_from_snapshot(p, 0, snap, snap_n, snap_name, &res, &d);
+	err = rebuild_from_snapshot(p, 0, snap, snap_n, snap_name,
+				    cli_progress_training(ctx, &prog), &res, &d);
+	cli_progress_clear(ctx);
 	if (err != 0) {
 		status = cli_fail("cannot train", d.file[0] ? d.file : pins_path,
 				  err, &d);

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "common/digest.h"
 #include "common/fileio.h"
+#include "audit/runs.h"
 #include "policy/policy.h"
 #include "store/store.h"
 
@@ -180,6 +181,63 @@ get_version(struct cli_ctx *ctx, const char *what, const char *name,
 	return 0;
 }
 
+/*
+ * The training run of the version: run_err 0 (found), RBA_E_NOTFOUND
+ * (none kept) or why it could not be read (rd the detail).
+ */
+static void
+show_run_json(const char *id, int run_err, const struct rebuild_runrec_summary *r,
+	      const struct rba_detail *rd)
+{
+	if (run_err == RBA_E_NOTFOUND) {
+		fputs(", \"run\": null", stdout);
+		return;
+	}
+	fputs(", \"run\": {\"id\": ", stdout);
+	rba_json_fput_str(stdout, id);
+	if (run_err != 0) {
+		fputs(", \"error\": ", stdout);
+		rba_json_fput_str(stdout, rd->reason[0] ? rd->reason : rba_strerror(run_err));
+		fputs("}", stdout);
+		return;
+	}
+	printf(", \"epochs\": %u, \"train_examples\": %llu, "
+	       "\"validation_examples\": %llu, \"val_loss\": ",
+	       r->epochs, (unsigned long long)r->ntrain, (unsigned long long)r->nval);
+	rba_json_fput_num(stdout, r->val_loss);
+	fputs(", \"val_acc\": ", stdout);
+	rba_json_fput_num(stdout, r->val_acc);
+	fputs(", \"val_auc\": ", stdout);
+	rba_json_fput_num(stdout, r->val_auc);
+	fputs(", \"examples_per_second\": ", stdout);
+	rba_json_fput_num(stdout, r->examples_per_second);
+	fputs("}", stdout);
+}
+
+static void
+show_run_text(const char *id, int run_err, const struct rebuild_runrec_summary *r)
+{
+	char l[32], a[32], u[32], x[32];
+
+	if (run_err == RBA_E_NOTFOUND) {
+		printf("run           none kept (registered with --artifact, or "
+		       "before runs were kept)\n");
+		return;
+	}
+	if (run_err != 0) {
+		printf("run           %s: cannot be read (see the error below)\n", id);
+		return;
+	}
+	printf("run           %s\n", id);
+	printf("validation    loss %s, accuracy %s, AUC %s after %u epoch%s "
+	       "(%llu train, %llu validation examples)\n",
+	       cli_fmt_g6(r->val_loss, l), cli_fmt_g6(r->val_acc, a),
+	       cli_fmt_g6(r->val_auc, u), r->epochs, r->epochs == 1 ? "" : "s",
+	       (unsigned long long)r->ntrain, (unsigned long long)r->nval);
+	printf("speed         %s examples/second\n",
+	       cli_fmt_g6(r->examples_per_second, x));
+}
+
 static int
 version_show(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -191,12 +249,18 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 	char a[RBA_DIGEST_TEXT_LEN + 1], s[RBA_DIGEST_TEXT_LEN + 1];
 	char c[RBA_DIGEST_TEXT_LEN + 1], e[RBA_DIGEST_TEXT_LEN + 1];
 	char pd[RBA_DIGEST_TEXT_LEN + 1], when[32];
-	int err;
+	char run_id[AUDIT_RUN_ID_SIZE];
+	struct rebuild_runrec_summary run;
+	struct rba_detail rd;
+	int err, run_err;
 
 	if (argc != 2)
 		return cli_usage(ctx, "version show needs one VERSION");
 	if ((err = get_version(ctx, "cannot show version", argv[1], &txn, &v)) != 0)
 		return err;
+	audit_run_id_register(v.name, v.registered_at, run_id);
+	rba_detail_clear(&rd);
+	run_err = audit_run_summary_get(txn, run_id, &run, &rd);
 	store_txn_abort(txn);
 	rba_detail_clear(&d);
 	err = policy_pins_parse(v.pins_text, strlen(v.pins_text), argv[1], &p, &d);
@@ -217,6 +281,7 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 		       c, e, (unsigned)p->trainer_abi);
 		fputs(", \"code_revision\": ", stdout);
 		rba_json_fput_str(stdout, p->code_revision ? p->code_revision : "");
+		show_run_json(run_id, run_err, &run, &rd);
 		fputs(", \"pins_text\": ", stdout);
 		rba_json_fput_str(stdout, v.pins_text);
 		fputs(", \"environment_record\": ", stdout);
@@ -249,12 +314,18 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 		} else {
 			printf("sample        none (add one with 'rebuild-audit sample add')\n");
 		}
+		show_run_text(run_id, run_err, &run);
 		printf("\npins:\n%s", v.pins_text);
 		if (ctx->verbose)
 			printf("\nenvironment record:\n%s", v.env_text);
 	}
 	policy_pins_free(p);
 	store_version_release(&v);
+	/* A run record that is there but unreadable is never shown as
+	 * "none": the report is printed, and the answer is "could not". */
+	if (run_err != 0 && run_err != RBA_E_NOTFOUND)
+		return cli_fail("cannot read the training run of", argv[1],
+				run_err, &rd);
 	return 0;
 }
 

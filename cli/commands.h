@@ -30,6 +30,7 @@
 
 struct policy;
 struct rba_buf;
+struct rebuild_progress;
 struct store;
 struct store_txn;
 
@@ -112,6 +113,16 @@ int cli_atomic_sink(void *ctx, const uint8_t *p, size_t n);
  * caller frees *out with policy_free().
  */
 int cli_policy_load(const char *path, struct policy **out);
+/*
+ * Training progress on stderr (train, register): when ctx->progress,
+ * fills *out so that the trainer's epochs show as "\rtraining: epoch
+ * N/M" (at most ten times a second, and always the last epoch) and
+ * returns out; otherwise returns NULL, and nothing is ever printed.
+ * cli_progress_clear() erases the line when ctx->progress.
+ */
+const struct rebuild_progress *cli_progress_training(struct cli_ctx *ctx,
+						     struct rebuild_progress *out);
+void cli_progress_clear(struct cli_ctx *ctx);
 /* Writes b to stdout followed by a newline. */
 void cli_buf_print(const struct rba_buf *b);
 /* v with six significant digits ("%.6g"), for text reports; returns out. */

@@ -71,6 +71,7 @@ fail_at_key(struct yval *v, int err, const struct ydoc_node *at,
 /* ---- data ------------------------------------------------------------ */
 
 struct data_nodes {
+	const struct ydoc_node *label;
 	const struct ydoc_node *id;
 	const struct ydoc_node *exclude[PINS_MAX_LIST];
 	const struct ydoc_node *categorical[PINS_MAX_LIST];
@@ -111,6 +112,34 @@ get_names(struct yval *v, const struct ydoc_node *n, char ***out,
 		nodes[i] = kid;
 	}
 	return 0;
+}
+
+static void
+node_pos(const struct ydoc_node *n, struct pins_pos *out)
+{
+	if (n != NULL) {
+		out->line = n->line;
+		out->col = n->col;
+	}
+}
+
+/*
+ * The position of each name of a sorted list, from the nodes in listing
+ * order (names are unique, and there are at most PINS_MAX_LIST).
+ */
+static void
+names_pos(char *const *names, size_t n, const struct ydoc_node *const *nodes,
+	  struct pins_pos *out)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (nodes[j] != NULL &&
+			    policy_ydoc_node_is(nodes[j], names[i])) {
+				node_pos(nodes[j], &out[i]);
+				break;
+			}
 }
 
 static int
@@ -240,6 +269,7 @@ pins_data(struct yval *v, const struct ydoc_node *key,
 		case LABEL:
 			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
 						  &p->data.label);
+			dn.label = k->next;
 			break;
 		case POSITIVE:
 			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
@@ -279,6 +309,13 @@ pins_data(struct yval *v, const struct ydoc_node *key,
 	if (p->data.ncategorical > 1)
 		qsort(p->data.categorical, p->data.ncategorical, sizeof(char *),
 		      cmp_str);
+	if (p->data.label != NULL)
+		node_pos(dn.label, &p->src.label);
+	node_pos(dn.id, &p->src.id);
+	names_pos(p->data.exclude, p->data.nexclude, dn.exclude,
+		  p->src.exclude);
+	names_pos(p->data.categorical, p->data.ncategorical, dn.categorical,
+		  p->src.categorical);
 	return 0;
 }
 
@@ -670,6 +707,8 @@ policy_pins_parse(const void *text, size_t n, const char *name,
 	v.name = name;
 	v.d = d;
 	err = pins_root(&v, doc.root, p);
+	if (err == 0 && (p->src.file = strdup(name)) == NULL)
+		err = rba_fail(d, RBA_E_NOMEM, name, 0, 0, "out of memory");
 	policy_ydoc_release(&doc);
 	if (err) {
 		policy_pins_free(p);
@@ -719,6 +758,7 @@ policy_pins_free(struct pins *p)
 	free(p->data.id);
 	free_list(p->data.exclude, p->data.nexclude);
 	free_list(p->data.categorical, p->data.ncategorical);
+	free(p->src.file);
 	free(p);
 }
 
@@ -762,7 +802,9 @@ policy_pins_dup(const struct pins *p)
 	c->version = c->code_revision = c->data.label = NULL;
 	c->data.positive = c->data.id = NULL;
 	c->data.exclude = c->data.categorical = NULL;
+	c->src.file = NULL;
 	err |= dup_str(&c->version, p->version);
+	err |= dup_str(&c->src.file, p->src.file);
 	err |= dup_str(&c->code_revision, p->code_revision);
 	err |= dup_str(&c->data.label, p->data.label);
 	err |= dup_str(&c->data.positive, p->data.positive);

@@ -18,7 +18,10 @@
  *   RBA_E_SYNTAX    YAML syntax (libyaml's problem text), control
  *                   characters, anchors or aliases, tags, more than one
  *                   document, a key that is not a scalar
- *   RBA_E_SCHEMA    unknown, duplicate or missing key; wrong type (text
+ *   RBA_E_SCHEMA    "empty file" (no YAML document: zero bytes, or only
+ *                   blank lines and comments; the detail has the file
+ *                   name and no position); unknown, duplicate or
+ *                   missing key; wrong type (text
  *                   where a number is wanted, a list where a mapping is
  *                   wanted, a word outside an enumeration, ...)
  *   RBA_E_RANGE     a number of the right type outside its range
@@ -62,6 +65,11 @@ enum pins_activation { PINS_ACT_RELU = 1 };
 enum pins_det_mode { PINS_DET_STRICT = 1, PINS_DET_FAST = 2 };
 enum pins_reduction { PINS_RED_MEAN = 1, PINS_RED_SUM = 2 };
 enum pins_subset { PINS_SUBSET_ALL = 1, PINS_SUBSET_VALIDATION = 2 };
+
+/* Where a value sits in the text a record was parsed from. */
+struct pins_pos {
+	unsigned long line, col; /* 1-based; 0 when unknown */
+};
 
 /*
  * A pins record.  Strings are owned by the struct (freed by
@@ -120,6 +128,21 @@ struct pins {
 		enum pins_det_mode mode; /* default strict */
 		uint32_t threads; /* 1..PINS_MAX_THREADS, default 1 */
 	} determinism;
+	/*
+	 * Where the parsed text named each column: the position of the
+	 * value (the scalar after "label:" or "id:", or the list entry), so
+	 * that a column the snapshot lacks is reported at FILE:LINE:COL of
+	 * the pins.  file is the name given to the parser (owned, freed with
+	 * the record; policy_pins_dup copies it); NULL, and every position
+	 * 0, for a record that was not parsed (or a key not given).  Not
+	 * part of the canonical form or the config hash.
+	 */
+	struct {
+		char *file;
+		struct pins_pos label, id;
+		struct pins_pos exclude[PINS_MAX_LIST];	    /* data.exclude[i] */
+		struct pins_pos categorical[PINS_MAX_LIST]; /* data.categorical[i] */
+	} src;
 };
 
 /*

@@ -358,7 +358,10 @@ policy_ydoc_parse(struct ydoc *doc, const void *text, size_t n,
 	if ((err = yb_next(&b, &ev)) != 0)
 		goto out;
 	if (ev.type == YAML_STREAM_END_EVENT) {
+		/* Zero bytes, or only blank lines and comments: say so rather
+		 * than "missing required key 'schema'" at 1:1. */
 		yaml_event_delete(&ev);
+		err = rba_fail(d, RBA_E_SCHEMA, name, 0, 0, "empty file");
 		goto out;
 	}
 	yaml_event_delete(&ev);

@@ -45,7 +45,7 @@ struct ydoc_node {
 };
 
 struct ydoc {
-	struct ydoc_node *root; /* NULL for a stream without a document */
+	struct ydoc_node *root; /* never NULL after a successful parse */
 	struct ydoc_node *all;
 	size_t nnodes;
 };
@@ -54,7 +54,9 @@ struct ydoc {
  * Reads text (n bytes; text[n] need not be readable) into doc.  0, or
  * RBA_E_LIMIT (size, depth, node count), RBA_E_ENCODING (invalid UTF-8),
  * RBA_E_SYNTAX (YAML syntax, control characters, anchors, aliases, tags,
- * several documents, non-scalar keys), RBA_E_NOMEM; d gets name:line:col.
+ * several documents, non-scalar keys), RBA_E_SCHEMA "empty file" (no
+ * document at all: zero bytes, or only blank lines and comments; d gets
+ * the name and no position), RBA_E_NOMEM; d gets name:line:col.
  * doc is released on error; on success the caller releases it.
  */
 int policy_ydoc_parse(struct ydoc *doc, const void *text, size_t n,

@@ -34,7 +34,9 @@ struct abi_impl {
 	int (*train)(const struct pins *p, size_t nfeat, uint32_t nclasses,
 		     uint32_t positive, const struct rebuild_set *train,
 		     const struct rebuild_set *val, struct rebuild_model *out,
-		     struct rebuild_report *rep, struct rba_detail *d);
+		     struct rebuild_report *rep,
+		     const struct rebuild_progress *progress,
+		     struct rba_detail *d);
 	/*
 	 * Eval-mode forward of n rows: probs (n x classes) and, when y is
 	 * given, loss[i] = cross-entropy of row i.  0 or RBA_E_NOMEM.

@@ -159,20 +159,28 @@ in_list(char *const *list, size_t n, const char *s)
 	return 0;
 }
 
-/* A column named in the pins must exist. */
+/*
+ * A column named in the pins must exist.  The error is the pins' (the
+ * snapshot is what it is): it points at where the pins name the column
+ * when the record was parsed from a file, else at the snapshot's header.
+ */
 static int
-need_column(const struct csv_table *t, const char *name, const char *key,
-	    long *col, struct rba_detail *d)
+need_column(const struct pins *p, const struct csv_table *t, const char *name,
+	    const char *key, const struct pins_pos *at, long *col,
+	    struct rba_detail *d)
 {
 	*col = csv_table_col(t, name);
-	if (*col < 0) {
-		rba_detail_key(d, key);
-		return rba_fail(d, RBA_E_SCHEMA, t->file, 1, 0,
-				"%s names column '%s', which the snapshot does "
-				"not have",
-				key, name);
-	}
-	return 0;
+	if (*col >= 0)
+		return 0;
+	rba_detail_key(d, key);
+	if (p->src.file != NULL && at->line > 0)
+		return rba_fail(d, RBA_E_SCHEMA, p->src.file, at->line, at->col,
+				"%s names column '%s', which the snapshot '%s' "
+				"does not have",
+				key, name, t->file);
+	return rba_fail(d, RBA_E_SCHEMA, t->file, 1, 0,
+			"%s names column '%s', which the snapshot does not have",
+			key, name);
 }
 
 static int
@@ -182,22 +190,26 @@ check_pins_columns(const struct pins *p, const struct csv_table *t,
 	long c;
 	int err;
 
-	if ((err = need_column(t, p->data.label, "data.label", label_col, d)))
+	if ((err = need_column(p, t, p->data.label, "data.label",
+			       &p->src.label, label_col, d)))
 		return err;
 	if (p->data.id != NULL &&
-	    (err = need_column(t, p->data.id, "data.id", &c, d)))
+	    (err = need_column(p, t, p->data.id, "data.id", &p->src.id, &c, d)))
 		return err;
 	for (size_t i = 0; i < p->data.nexclude; i++)
-		if ((err = need_column(t, p->data.exclude[i], "data.exclude",
-				       &c, d)))
+		if ((err = need_column(p, t, p->data.exclude[i], "data.exclude",
+				       &p->src.exclude[i], &c, d)))
 			return err;
 	for (size_t i = 0; i < p->data.ncategorical; i++) {
 		const char *n = p->data.categorical[i];
-		if ((err = need_column(t, n, "data.categorical", &c, d)))
+		if ((err = need_column(p, t, n, "data.categorical",
+				       &p->src.categorical[i], &c, d)))
 			return err;
 		if (strcmp(n, p->data.label) == 0 ||
 		    (p->data.id && strcmp(n, p->data.id) == 0) ||
 		    in_list(p->data.exclude, p->data.nexclude, n)) {
+			/* The parser refuses this; a record built by hand
+			 * is checked here. */
 			rba_detail_key(d, "data.categorical");
 			return rba_fail(d, RBA_E_SCHEMA, t->file, 1, 0,
 					"column '%s' is declared categorical "

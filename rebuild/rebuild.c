@@ -40,8 +40,9 @@ gather(const struct encode_spec *spec, const struct encode_data *data,
 
 int
 rebuild_from_snapshot(const struct pins *p, uint32_t abi, const void *snapshot,
-		      size_t n, const char *name, struct rebuild_result *out,
-		      struct rba_detail *d)
+		      size_t n, const char *name,
+		      const struct rebuild_progress *progress,
+		      struct rebuild_result *out, struct rba_detail *d)
 {
 	struct rba_digest got;
 	struct csv_table *t = NULL;
@@ -90,7 +91,8 @@ rebuild_from_snapshot(const struct pins *p, uint32_t abi, const void *snapshot,
 			    art.spec.positive == ENCODE_NO_POSITIVE
 				    ? art.spec.nclasses - 1
 				    : art.spec.positive,
-			    &strain, &sval, &art.model, &out->report, d);
+			    &strain, &sval, &art.model, &out->report, progress,
+			    d);
 	if (err != 0)
 		goto out;
 	art.abi = abi;

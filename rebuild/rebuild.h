@@ -40,9 +40,11 @@ void rebuild_result_release(struct rebuild_result *r);
  * Errors: RBA_E_TAMPERED (the bytes do not hash to p->snapshot),
  * everything csv_table_load_mem, encode_fit and rebuild_train return,
  * RBA_E_RANGE (fewer than two rows), RBA_E_NOMEM; d says what and where.
+ * progress (NULL allowed) hears of each epoch (rebuild_train).
  */
 int rebuild_from_snapshot(const struct pins *p, uint32_t abi,
 			  const void *snapshot, size_t n, const char *name,
+			  const struct rebuild_progress *progress,
 			  struct rebuild_result *out, struct rba_detail *d);
 
 #endif

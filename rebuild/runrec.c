@@ -4,6 +4,7 @@
  */
 #include "rebuild/runrec.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "common/digest.h"
@@ -110,4 +111,102 @@ rebuild_runrec_write(const char *path, const struct pins *p,
 		err = rba_file_write_atomic(path, b.p, b.len, 0644);
 	rba_buf_release(&b);
 	return err;
+}
+
+/* A member that must be a number or null (NaN); 0 or -1 when neither. */
+static int
+get_metric(const struct rba_json_value *obj, const char *key, double *out)
+{
+	const struct rba_json_value *v = rba_json_get(obj, key);
+
+	if (v != NULL && v->type == RBA_JSON_NUMBER) {
+		*out = v->num;
+		return 0;
+	}
+	if (v != NULL && v->type == RBA_JSON_NULL) {
+		*out = NAN;
+		return 0;
+	}
+	return -1;
+}
+
+/* A member that must be an integer in 0..max. */
+static int
+get_count(const struct rba_json_value *obj, const char *key, uint64_t max,
+	  uint64_t *out)
+{
+	const struct rba_json_value *v = rba_json_get(obj, key);
+
+	if (v == NULL || v->type != RBA_JSON_NUMBER || !(v->num >= 0) ||
+	    v->num > (double)max || v->num != floor(v->num))
+		return -1;
+	*out = (uint64_t)v->num;
+	return 0;
+}
+
+int
+rebuild_runrec_summary_parse(const void *text, size_t n,
+			     struct rebuild_runrec_summary *out,
+			     struct rba_detail *d)
+{
+	static const char tag[] = "rebuild-audit/run/v";
+	struct rba_json_value root;
+	const struct rba_json_value *ex, *fin, *curves;
+	const char *schema, *bad = NULL;
+	uint64_t abi = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if ((err = rba_json_parse(text, n, &root, d)) != 0) {
+		if (err == RBA_E_NOMEM)
+			return err;
+		return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
+				"run record: not JSON");
+	}
+	schema = rba_json_get_str(&root, "schema");
+	if (schema == NULL || strncmp(schema, tag, sizeof(tag) - 1) != 0) {
+		rba_json_release(&root);
+		return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
+				"not a run record (no schema %s1)", tag);
+	}
+	if (strcmp(schema + sizeof(tag) - 1, "1") != 0) {
+		rba_json_release(&root);
+		return rba_fail(d, RBA_E_NEWER, NULL, 0, 0,
+				"run record of a newer format ('%s')", schema);
+	}
+	ex = rba_json_get(&root, "examples");
+	fin = rba_json_get(&root, "final");
+	curves = rba_json_get(&root, "curves");
+	if (rba_json_get_str(&root, "artifact") == NULL ||
+	    rba_digest_parse(rba_json_get_str(&root, "artifact"),
+			     &out->artifact) != 0)
+		bad = "artifact";
+	else if (get_count(&root, "trainer_abi", UINT32_MAX, &abi) != 0)
+		bad = "trainer_abi";
+	else if (curves == NULL || curves->type != RBA_JSON_ARRAY ||
+		 curves->n > UINT32_MAX)
+		bad = "curves";
+	else if (ex == NULL || ex->type != RBA_JSON_OBJECT ||
+		 get_count(ex, "train", UINT64_MAX, &out->ntrain) != 0 ||
+		 get_count(ex, "validation", UINT64_MAX, &out->nval) != 0)
+		bad = "examples";
+	else if (fin == NULL || fin->type != RBA_JSON_OBJECT ||
+		 get_metric(fin, "val_loss", &out->val_loss) != 0 ||
+		 get_metric(fin, "val_acc", &out->val_acc) != 0 ||
+		 get_metric(fin, "val_auc", &out->val_auc) != 0)
+		bad = "final";
+	else if (get_metric(&root, "examples_per_second",
+			    &out->examples_per_second) != 0)
+		bad = "examples_per_second";
+	else if (get_metric(&root, "train_seconds", &out->train_seconds) != 0)
+		bad = "train_seconds";
+	if (bad == NULL) {
+		out->trainer_abi = (uint32_t)abi;
+		out->epochs = (uint32_t)curves->n;
+	}
+	rba_json_release(&root);
+	if (bad != NULL)
+		return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
+				"run record: '%s' is missing or malformed", bad);
+	return 0;
 }

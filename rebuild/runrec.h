@@ -63,4 +63,28 @@ int rebuild_runrec_write(const char *path, const struct pins *p,
 			 const struct rebuild_result *res, const char *env_hex,
 			 double wall_seconds);
 
+/*
+ * What a report prints of a run record: the run's outcome without its
+ * curves.  Numbers that the record has as null are NaN.
+ */
+struct rebuild_runrec_summary {
+	struct rba_digest artifact;
+	uint32_t trainer_abi;
+	uint32_t epochs;	   /* entries in "curves" */
+	uint64_t ntrain, nval;	   /* "examples" */
+	double val_loss, val_acc, val_auc; /* "final" */
+	double examples_per_second;
+	double train_seconds;
+};
+
+/*
+ * Reads the summary of a run record's text (n bytes, as rendered above).
+ * 0; RBA_E_NEWER (a "rebuild-audit/run/vN" later than v1); RBA_E_CORRUPT
+ * (not JSON, not a run record, a member missing or of the wrong type:
+ * d->reason names it); RBA_E_NOMEM.
+ */
+int rebuild_runrec_summary_parse(const void *text, size_t n,
+				 struct rebuild_runrec_summary *out,
+				 struct rba_detail *d);
+
 #endif

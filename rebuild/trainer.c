@@ -115,7 +115,7 @@ rebuild_train(const struct pins *p, uint32_t abi, size_t nfeat,
 	      uint32_t nclasses, uint32_t positive,
 	      const struct rebuild_set *train, const struct rebuild_set *val,
 	      struct rebuild_model *out, struct rebuild_report *rep,
-	      struct rba_detail *d)
+	      const struct rebuild_progress *progress, struct rba_detail *d)
 {
 	const struct abi_impl *a = abi_find(abi);
 
@@ -158,7 +158,8 @@ rebuild_train(const struct pins *p, uint32_t abi, size_t nfeat,
 		if (val->y[i] >= nclasses)
 			return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
 					"class index out of range");
-	return a->train(p, nfeat, nclasses, positive, train, val, out, rep, d);
+	return a->train(p, nfeat, nclasses, positive, train, val, out, rep,
+			progress, d);
 }
 
 int

@@ -112,13 +112,26 @@ struct rebuild_report {
 void rebuild_report_release(struct rebuild_report *r);
 
 /*
+ * Training progress: epoch is called after each epoch (done 1..total),
+ * from the thread that called rebuild_train, before the next epoch
+ * starts.  It must not print from a module below cli/: it is the
+ * caller's hook (cli/ prints).  It sees no weights and cannot change a
+ * bit of the result.
+ */
+struct rebuild_progress {
+	void (*epoch)(void *ctx, uint32_t done, uint32_t total);
+	void *ctx;
+};
+
+/*
  * Trains a model with ABI abi (0: current) on train, evaluating on val
  * after every epoch (val.n may be 0: metrics are then NaN).  Hyper-
  * parameters come from p->model, p->train and p->determinism; nfeat and
  * nclasses (>= 2) size the network; positive (< nclasses) is the class
  * whose probability is the score of a binary model (AUC), ignored when
  * nclasses != 2.  On success *out owns the weights (release it) and *rep
- * the curves (rep may be NULL).
+ * the curves (rep may be NULL).  progress (NULL allowed) hears of each
+ * epoch.
  *
  * Errors: RBA_E_UNSUPPORTED (unknown abi), RBA_E_RANGE (sizes over the
  * caps, an empty training set, a class index out of range),
@@ -129,6 +142,7 @@ int rebuild_train(const struct pins *p, uint32_t abi, size_t nfeat,
 		  uint32_t nclasses, uint32_t positive,
 		  const struct rebuild_set *train, const struct rebuild_set *val,
 		  struct rebuild_model *out, struct rebuild_report *rep,
+		  const struct rebuild_progress *progress,
 		  struct rba_detail *d);
 
 /*

@@ -45,7 +45,7 @@
 #define STORE_BLOB_META_MAX (1u << 20) /* bytes of a blob's caller meta */
 #define STORE_TEXT_MAX (1u << 20)      /* pins, environment, policy, columns */
 #define STORE_RECORD_MAX (16u << 20)   /* a history record or run record */
-#define STORE_RUN_ID_MAX 128	       /* bytes in a run id */
+#define STORE_RUN_ID_MAX 160	       /* bytes in a run id: a version name, "@", a time */
 
 /*
  * Environment variable read by store_init and store_open, for tests: the
@@ -410,6 +410,17 @@ int store_sample_begin(struct store_txn *txn, const char *version,
 		       const struct rba_digest *policy_digest,
 		       struct store_sample_writer **out,
 		       struct rba_detail *d);
+
+/*
+ * Replaces the columns text given to store_sample_begin, for what the
+ * caller learns only while writing (a digest of its input): the record
+ * store_sample_finish writes carries the last text set.  Nothing is
+ * written to the transaction.  Returns 0; RBA_E_USAGE (finished or
+ * failed writer, transaction ended); RBA_E_LIMIT (over STORE_TEXT_MAX:
+ * the writer stays usable with its previous text); RBA_E_NOMEM.
+ */
+int store_sample_set_columns(struct store_sample_writer *w, const char *columns,
+			     struct rba_detail *d);
 
 /*
  * Adds one chunk of 1..STORE_CHUNK_MAX raw bytes holding the cases

@@ -288,6 +288,30 @@ writer_fail(struct store_sample_writer *w, struct rba_detail *d, int rc)
 }
 
 int
+store_sample_set_columns(struct store_sample_writer *w, const char *columns,
+			 struct rba_detail *d)
+{
+	size_t cn;
+	char *c;
+	int rc = sample_writer_live(w, d);
+
+	if (rc != 0)
+		return rc;
+	if (columns == NULL)
+		columns = "";
+	cn = strlen(columns);
+	if (cn > STORE_TEXT_MAX)
+		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+				"sample columns are %zu bytes, more than %u", cn,
+				STORE_TEXT_MAX);
+	if ((c = strdup(columns)) == NULL)
+		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "out of memory");
+	free(w->columns);
+	w->columns = c;
+	return 0;
+}
+
+int
 store_sample_add_chunk(struct store_sample_writer *w, const void *p,
 		       size_t n, const char *const *case_ids, size_t ncases,
 		       struct rba_detail *d)

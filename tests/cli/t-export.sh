@@ -131,7 +131,9 @@ err_has "unknown option '--bogus'"
 run 2 $RBA export $V -k missing.key -o e.json
 err_is "rebuild-audit: cannot read secret key 'missing.key': no such file or directory"
 run 2 $RBA export $V -k k.pub -o e.json
-err_has "cannot read secret key 'k.pub"
+err_is "rebuild-audit: cannot read secret key 'k.pub': this is a public key, not a secret key (give the .key file)"
+out_empty
+ok "no evidence written from a public key" test ! -e e.json
 run 2 $RBA export $V -k "$FIX/keys/minisign-test-only-enc.key" -o e.json
 err_is "rebuild-audit: cannot read secret key '$FIX/keys/minisign-test-only-enc.key': the key is passphrase-protected: give --passphrase-file"
 run 2 $RBA -S nowhere export $V -k k.key -o e.json

@@ -125,7 +125,10 @@ err_is "rebuild-audit: cannot read signature 'absent.minisig': no such file or d
 run 2 $RBA verify m.txt -p m.txt
 err_has "cannot read public key 'm.txt:"
 run 2 $RBA verify m.txt -p "$K/minisign-test-only.key"
-err_has "cannot read public key"
+err_is "rebuild-audit: cannot read public key '$K/minisign-test-only.key': this is a secret key, not a public key (give the .pub file)"
+run 2 $RBA verify m.txt -p "$K/minisign-test-only-enc.key"
+err_is "rebuild-audit: cannot read public key '$K/minisign-test-only-enc.key': this is a secret key, not a public key (give the .pub file)"
+out_empty
 run 2 $RBA verify m.txt
 err_has "bad usage 'verify'"
 run 2 $RBA verify -p "$K/minisign-test-only.pub"

@@ -71,7 +71,7 @@ run 2 $RBA train abi2.yaml --snapshot "$GN"
 err_has "trainer ABI 2 is not known to this build"
 sed 's/label: class/label: klass/' "$FIX/pins/german-numeric-logistic.yaml" > nolabel.yaml
 run 2 $RBA train nolabel.yaml --snapshot "$GN"
-err_has "data.label names column 'klass', which the snapshot does not have"
+err_is "rebuild-audit: cannot train 'nolabel.yaml:6:10': data.label names column 'klass', which the snapshot '$GN' does not have"
 sed 's/categorical: \[\]/categorical: []\n  exclude: [a1]/; s/  exclude: \[\]//' "$FIX/pins/german-numeric-logistic.yaml" > excl.yaml
 run 0 $RBA train excl.yaml --snapshot "$GN"
 ok "excluding a column changes the model" [ "$(cat out)" != "$out_is_digest" ]

@@ -75,7 +75,7 @@ make_artifact(size_t nhidden, struct rebuild_result *res)
 	test_pins(&p, nhidden);
 	rba_detail_clear(&d);
 	ck_assert_msg(rebuild_from_snapshot(&p, 0, snap, strlen(snap), "s.csv",
-					    res, &d) == 0,
+					    NULL, res, &d) == 0,
 		      "%s", d.reason);
 }
 
@@ -350,11 +350,11 @@ START_TEST(test_snapshot_mismatch)
 	test_pins(&p, 0);
 	rba_detail_clear(&d);
 	ck_assert_int_eq(rebuild_from_snapshot(&p, 0, snap, strlen(snap) - 1,
-					       "s.csv", &res, &d),
+					       "s.csv", NULL, &res, &d),
 			 RBA_E_TAMPERED);
 	ck_assert(strstr(d.reason, "does not match the pinned snapshot") != NULL);
 	ck_assert_int_eq(rebuild_from_snapshot(&p, 3, snap, strlen(snap), "s.csv",
-					       &res, &d),
+					       NULL, &res, &d),
 			 RBA_E_UNSUPPORTED);
 }
 END_TEST

@@ -355,9 +355,66 @@ START_TEST(test_layout_roundtrip)
 }
 END_TEST
 
+/*
+ * v2 carries the digest of the submitted file; v1 (without it) still
+ * loads and formats back to the same bytes; neither version takes the
+ * other's form.
+ */
+START_TEST(test_layout_versions)
+{
+	static const char tail[] =
+		"scores=model\n"
+		"artifact=sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881\n"
+		"positive=1\nclasses=2\nclass=a\nclass=b\ncolumns=1\ncolumn=x\n";
+	static const char dg[] =
+		"sha256:9a5fb32561e18f48dbbe9b109aa7e02b59539569fa95226708a4b5b3be86dee0";
+	struct sample_layout m;
+	struct rba_detail d;
+	struct rba_buf b;
+	char v1[512], v2[512], bad[512];
+
+	snprintf(v1, sizeof(v1), "rebuild-audit/sample/v1\nsource=x.csv\n%s", tail);
+	snprintf(v2, sizeof(v2), "rebuild-audit/sample/v2\nsource=x.csv\nsource_digest=%s\n%s",
+		 dg, tail);
+	rba_buf_init(&b);
+	rba_detail_clear(&d);
+	ck_assert_msg(sample_layout_parse(v1, strlen(v1), &m, &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(m.has_source_digest, 0);
+	sample_layout_format(&m, &b);
+	ck_assert_str_eq(rba_buf_cstr(&b), v1);
+	sample_layout_release(&m);
+	ck_assert_msg(sample_layout_parse(v2, strlen(v2), &m, &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(m.has_source_digest, 1);
+	{
+		char hex[RBA_DIGEST_TEXT_LEN + 1];
+		rba_digest_format(&m.source_digest, hex);
+		ck_assert_str_eq(hex, dg);
+	}
+	b.len = 0;
+	sample_layout_format(&m, &b);
+	ck_assert_str_eq(rba_buf_cstr(&b), v2);
+	sample_layout_release(&m);
+	rba_buf_release(&b);
+	/* v2 without its digest, v1 with one, a bad digest, a later version */
+	snprintf(bad, sizeof(bad), "rebuild-audit/sample/v2\nsource=x.csv\n%s", tail);
+	ck_assert_int_eq(sample_layout_parse(bad, strlen(bad), &m, &d), RBA_E_CORRUPT);
+	ck_assert(has_text(d.reason, "missing source_digest"));
+	ck_assert_uint_eq(d.line, 3);
+	snprintf(bad, sizeof(bad), "rebuild-audit/sample/v1\nsource=x.csv\nsource_digest=%s\n%s",
+		 dg, tail);
+	ck_assert_int_eq(sample_layout_parse(bad, strlen(bad), &m, &d), RBA_E_CORRUPT);
+	ck_assert(has_text(d.reason, "v1 layout"));
+	snprintf(bad, sizeof(bad), "rebuild-audit/sample/v2\nsource=x.csv\nsource_digest=sha256:12\n%s",
+		 tail);
+	ck_assert_int_eq(sample_layout_parse(bad, strlen(bad), &m, &d), RBA_E_CORRUPT);
+	snprintf(bad, sizeof(bad), "rebuild-audit/sample/v3\nsource=x.csv\n%s", tail);
+	ck_assert_int_eq(sample_layout_parse(bad, strlen(bad), &m, &d), RBA_E_NEWER);
+}
+END_TEST
+
 START_TEST(test_layout_bad)
 {
-	const char *newer = "rebuild-audit/sample/v2\nsource=x\n";
+	const char *newer = "rebuild-audit/sample/v3\nsource=x\n";
 	const char *base = "rebuild-audit/sample/v1\nsource=x\nscores=model\n"
 			   "artifact=sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881\n"
 			   "id_column=nope\npositive=1\nclasses=2\nclass=a\nclass=b\n"
@@ -678,6 +735,22 @@ START_TEST(test_sample_lossless)
 	ck_assert_uint_eq(n, strlen(odd_csv));
 	ck_assert_mem_eq(out, odd_csv, n);
 	free(out);
+	/* The layout keeps the digest of the bytes submitted. */
+	{
+		struct store_sample_info info;
+		struct sample_layout l;
+		struct rba_digest want;
+
+		rba_digest_bytes(odd_csv, strlen(odd_csv), &want);
+		ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+		ck_assert_int_eq(sample_layout_load(t, "german-categorical-mlp", &info, &l, &d), 0);
+		store_txn_abort(t);
+		ck_assert_int_eq(l.has_source_digest, 1);
+		ck_assert(rba_digest_equal(&l.source_digest, &want));
+		ck_assert(strncmp(info.columns, "rebuild-audit/sample/v2\n", 24) == 0);
+		sample_layout_release(&l);
+		store_sample_info_release(&info);
+	}
 	store_close(s);
 }
 END_TEST
@@ -1147,6 +1220,7 @@ suite_audit(void)
 	tcase_add_test(tc, test_json_roundtrip);
 	tcase_add_test(tc, test_json_bad);
 	tcase_add_test(tc, test_layout_roundtrip);
+	tcase_add_test(tc, test_layout_versions);
 	tcase_add_test(tc, test_layout_bad);
 	tcase_add_test(tc, test_chunk_roundtrip);
 	tcase_add_test(tc, test_scoring_cat_mlp);

@@ -381,6 +381,39 @@ START_TEST(test_pins_round_trip)
 }
 END_TEST
 
+/* Each column name keeps where the file gave it, whatever the sort order. */
+START_TEST(test_pins_column_positions)
+{
+	static const char text[] = HEAD "data:\n  label: c\n  id: \"k\"\n"
+				   "  exclude: [zz, aa]\n"
+				   "  categorical:\n    - m\n    - b\n";
+	struct rba_detail d;
+	struct pins *p, *c;
+
+	ck_assert_int_eq(policy_pins_parse(text, strlen(text), "f.yaml", &p, &d), 0);
+	ck_assert_str_eq(p->src.file, "f.yaml");
+	ck_assert_uint_eq(p->src.label.line, 5);
+	ck_assert_uint_eq(p->src.label.col, 10);
+	ck_assert_uint_eq(p->src.id.line, 6);
+	ck_assert_uint_eq(p->src.id.col, 7);
+	ck_assert_str_eq(p->data.exclude[0], "aa");
+	ck_assert_uint_eq(p->src.exclude[0].line, 7);
+	ck_assert_uint_eq(p->src.exclude[0].col, 17);
+	ck_assert_uint_eq(p->src.exclude[1].col, 13);
+	ck_assert_str_eq(p->data.categorical[0], "b");
+	ck_assert_uint_eq(p->src.categorical[0].line, 10);
+	ck_assert_uint_eq(p->src.categorical[1].line, 9);
+	ck_assert_uint_eq(p->src.categorical[1].col, 7);
+	c = policy_pins_dup(p);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_ne(c->src.file, p->src.file);
+	ck_assert_str_eq(c->src.file, "f.yaml");
+	ck_assert_uint_eq(c->src.exclude[1].col, 13);
+	policy_pins_free(p);
+	policy_pins_free(c);
+}
+END_TEST
+
 START_TEST(test_pins_dup)
 {
 	struct pins *p = pins_ok(full_pins), *c;
@@ -568,9 +601,10 @@ static const struct err_case pins_errors[] = {
 	{HEAD, RBA_E_SCHEMA, 1, 1, "data", "missing required key 'data'"},
 	{"version: v\nsnapshot: " SNAP "\ndata: {label: c}\n", RBA_E_SCHEMA, 1, 1,
 	 "schema", "missing required key 'schema'"},
-	{"", RBA_E_SCHEMA, 1, 1, "schema", "missing required key 'schema'"},
-	{"# only a comment\n", RBA_E_SCHEMA, 1, 1, "schema",
-	 "missing required key 'schema'"},
+	/* no document at all: the file name, no position, no key */
+	{"", RBA_E_SCHEMA, 0, 0, "", "empty file"},
+	{"# only a comment\n", RBA_E_SCHEMA, 0, 0, "", "empty file"},
+	{"\n  \n", RBA_E_SCHEMA, 0, 0, "", "empty file"},
 	/* types and ranges */
 	{HEAD "data: {label: c}\ntrain: {lr: 0}\n", RBA_E_RANGE, 5, 13, "train.lr",
 	 "'train.lr' must be a number greater than 0"},
@@ -1542,6 +1576,7 @@ suite_policy(void)
 	tcase_add_test(tc, test_pins_canonical_strings);
 	tcase_add_test(tc, test_pins_round_trip);
 	tcase_add_test(tc, test_pins_dup);
+	tcase_add_test(tc, test_pins_column_positions);
 	tcase_add_test(tc, test_hash_is_of_canonical_blocks);
 	tcase_add_test(tc, test_hash_reformatting);
 	tcase_add_test(tc, test_hash_semantic_changes);

@@ -559,6 +559,23 @@ models_equal(const struct rebuild_model *a, const struct rebuild_model *b)
 	return 1;
 }
 
+/* The progress hook: each epoch once, in order, with the total. */
+struct epochs_seen {
+	uint32_t next, total;
+	int bad;
+};
+
+static void
+epoch_seen(void *ctx, uint32_t done, uint32_t total)
+{
+	struct epochs_seen *e = ctx;
+
+	if (done != e->next + 1 || (e->total != 0 && total != e->total))
+		e->bad = 1;
+	e->next = done;
+	e->total = total;
+}
+
 START_TEST(test_threads_invariant)
 {
 	struct pins p;
@@ -574,10 +591,17 @@ START_TEST(test_threads_invariant)
 	va = (struct rebuild_set){ 67, x + 333 * 10, y + 333 };
 	small_pins(&p);
 	for (unsigned t = 1; t <= 3; t++) {
+		struct epochs_seen seen = { 0, 0, 0 };
+		struct rebuild_progress prog = { epoch_seen, &seen };
+
 		p.determinism.threads = t;
+		/* A hook on some runs only: the models must still agree. */
 		ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va,
-					       &m[t - 1], &rep, &d),
+					       &m[t - 1], &rep,
+					       t == 2 ? &prog : NULL, &d),
 				 0);
+		if (t == 2)
+			ck_assert(!seen.bad && seen.next == 3 && seen.total == 3);
 		ck_assert(isfinite(rep.final.val_loss));
 		ck_assert(isnan(rep.final.val_auc)); /* three classes */
 		ck_assert_uint_eq(rep.epochs, 3);
@@ -588,20 +612,20 @@ START_TEST(test_threads_invariant)
 	/* Another seed is another model; the same seed the same one. */
 	p.train.seed = 1;
 	p.determinism.threads = 1;
-	ck_assert_int_eq(rebuild_train(&p, 0, 10, 3, 0, &tr, &va, &m[3], NULL, &d), 0);
+	ck_assert_int_eq(rebuild_train(&p, 0, 10, 3, 0, &tr, &va, &m[3], NULL, NULL, &d), 0);
 	ck_assert(!models_equal(&m[0], &m[3]));
 	/* Every vector path gives the same bits. */
 	rebuild_model_release(&m[1]);
 	rebuild_model_release(&m[2]);
 	p.train.seed = 0;
 	setenv("RBA_STRICT_ISA", "base", 1);
-	ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va, &m[1], NULL, &d), 0);
+	ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va, &m[1], NULL, NULL, &d), 0);
 	unsetenv("RBA_STRICT_ISA");
 	ck_assert(models_equal(&m[0], &m[1]));
 	/* SGD trains too, to other weights. */
 	p.train.optimizer = PINS_OPT_SGD;
 	p.train.momentum = 0.9;
-	ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va, &m[2], NULL, &d), 0);
+	ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va, &m[2], NULL, NULL, &d), 0);
 	ck_assert(!models_equal(&m[0], &m[2]));
 	for (int i = 0; i < 4; i++)
 		rebuild_model_release(&m[i]);
@@ -623,19 +647,19 @@ START_TEST(test_train_errors)
 	tr = (struct rebuild_set){ 9, x, y };
 	va = (struct rebuild_set){ 0, x, y };
 	rba_detail_clear(&d);
-	ck_assert_int_eq(rebuild_train(&p, 2, 2, 2, 1, &tr, &va, &m, NULL, &d),
+	ck_assert_int_eq(rebuild_train(&p, 2, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_UNSUPPORTED);
 	ck_assert(strstr(d.reason, "ABI 2") != NULL);
 	ck_assert(!rebuild_abi_supported(0) && rebuild_abi_supported(1) &&
 		  !rebuild_abi_supported(2));
 	ck_assert_uint_eq(rebuild_abi_current(), 1);
-	ck_assert_int_eq(rebuild_train(&p, 1, 2, 1, 0, &tr, &va, &m, NULL, &d),
+	ck_assert_int_eq(rebuild_train(&p, 1, 2, 1, 0, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_RANGE);
 	tr.n = 10; /* label 5 out of range */
-	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, &d),
+	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_RANGE);
 	tr.n = 0;
-	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, &d),
+	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_RANGE);
 	/* Divergence is reported, not hidden. */
 	float big[40];
@@ -647,7 +671,7 @@ START_TEST(test_train_errors)
 	}
 	tr = (struct rebuild_set){ 20, big, yy };
 	p.train.lr = 1e30;
-	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, &d),
+	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_NUMERIC);
 }
 END_TEST
@@ -1035,6 +1059,29 @@ START_TEST(test_runrec)
 	ck_assert(rba_json_get_num(&v, "train_seconds", 0) == 0.30000000000000004);
 	ck_assert_str_eq(rba_json_get_str(&v, "version"), "run-1.q");
 	rba_json_release(&v);
+	/* Its summary reads back; a later format is newer, others corrupt. */
+	{
+		struct rebuild_runrec_summary sm;
+		char *t = strdup(rba_buf_cstr(&b));
+
+		ck_assert_int_eq(rebuild_runrec_summary_parse(b.p, b.len, &sm, &d), 0);
+		ck_assert_uint_eq(sm.epochs, 2);
+		ck_assert_uint_eq(sm.ntrain, 800);
+		ck_assert_uint_eq(sm.nval, 200);
+		ck_assert_uint_eq(sm.trainer_abi, 1);
+		ck_assert(sm.val_acc == 1.0 / 3.0 && sm.val_loss == 0.2 && sm.val_auc == 1e-5);
+		ck_assert(sm.examples_per_second == 123456.5);
+		ck_assert(rba_digest_equal(&sm.artifact, &res.digest));
+		memcpy(strstr(t, "run/v1"), "run/v2", 6);
+		ck_assert_int_eq(rebuild_runrec_summary_parse(t, strlen(t), &sm, &d), RBA_E_NEWER);
+		memcpy(strstr(t, "run/v2"), "run/v1", 6);
+		memcpy(strstr(t, "\"final\""), "\"fina_\"", 7);
+		ck_assert_int_eq(rebuild_runrec_summary_parse(t, strlen(t), &sm, &d), RBA_E_CORRUPT);
+		ck_assert_str_eq(d.reason, "run record: 'final' is missing or malformed");
+		ck_assert_int_eq(rebuild_runrec_summary_parse("{", 1, &sm, &d), RBA_E_CORRUPT);
+		ck_assert_int_eq(rebuild_runrec_summary_parse("{}", 2, &sm, &d), RBA_E_CORRUPT);
+		free(t);
+	}
 
 	/* Written in place, the same bytes; a missing directory is an errno. */
 	ck_assert_ptr_nonnull(mkdtemp(dir));

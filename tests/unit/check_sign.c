@@ -837,6 +837,31 @@ START_TEST(minisign_unencrypted_key)
 }
 END_TEST
 
+/* One key file given for the other is named as such, with no position. */
+START_TEST(key_kinds_swapped)
+{
+	struct sign_seckey *k = (struct sign_seckey *)1;
+	struct sign_pubkey pk;
+	struct rba_detail d;
+	uint8_t *text;
+	size_t len;
+
+	text = slurp(KEYS "/minisign-test-only.pub", &len);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(sign_seckey_parse(text, len, NULL, 0, &k, &d), RBA_E_SCHEMA);
+	ck_assert_ptr_null(k);
+	ck_assert_str_eq(d.reason, "this is a public key, not a secret key (give the .key file)");
+	ck_assert_uint_eq(d.line, 0);
+	free(text);
+	text = slurp(KEYS "/minisign-test-only-enc.key", &len);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(sign_pubkey_parse(text, len, &pk, &d), RBA_E_SCHEMA);
+	ck_assert_str_eq(d.reason, "this is a secret key, not a public key (give the .pub file)");
+	ck_assert_uint_eq(d.line, 0);
+	free(text);
+}
+END_TEST
+
 START_TEST(passphrase_files)
 {
 	static const struct {
@@ -1008,6 +1033,7 @@ suite_sign(void)
 	tcase_add_test(tc, keygen_custom_comment);
 	tcase_add_test(tc, malformed_public_keys);
 	tcase_add_test(tc, damaged_secret_key);
+	tcase_add_test(tc, key_kinds_swapped);
 	tcase_add_test(tc, passphrase_files);
 	tcase_add_test(tc, minisign_unencrypted_key);
 	suite_add_tcase(s, tc);

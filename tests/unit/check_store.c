@@ -1258,8 +1258,9 @@ write_sample(struct store *s, const char *version, const char *const *chunks,
 	struct rba_digest pol;
 
 	rba_digest_bytes("pol", 3, &pol);
-	ck_assert_int_eq(store_sample_begin(t, version, "id,x,score,decision",
-					    &pol, &w, &d), 0);
+	/* The columns text is set again once the chunks are in: the record
+	 * carries the last one. */
+	ck_assert_int_eq(store_sample_begin(t, version, "pending", &pol, &w, &d), 0);
 	for (size_t i = 0; i < nchunks; i++) {
 		/* Each chunk: its case ids are the lines' first fields. */
 		const char *ids[8];
@@ -1275,8 +1276,10 @@ write_sample(struct store *s, const char *version, const char *const *chunks,
 						     strlen(chunks[i]), ids, k,
 						     &d) == 0, "%s", d.reason);
 	}
+	ck_assert_int_eq(store_sample_set_columns(w, "id,x,score,decision", &d), 0);
 	ck_assert_int_eq(store_sample_finish(w, dg, &d), 0);
 	ck_assert_int_eq(store_sample_finish(w, dg, &d), RBA_E_USAGE);
+	ck_assert_int_eq(store_sample_set_columns(w, "late", &d), RBA_E_USAGE);
 	store_sample_writer_free(w);
 	commit(t);
 }

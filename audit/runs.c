@@ -1,0 +1,54 @@
+/* runs.c - run records in the store (runs.h). */
+#include "audit/runs.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+
+void
+audit_run_id_register(const char *version, int64_t registered_at,
+		      char out[AUDIT_RUN_ID_SIZE])
+{
+	snprintf(out, AUDIT_RUN_ID_SIZE, "%s@%" PRId64, version, registered_at);
+}
+
+int
+audit_run_put(struct store_txn *txn, const char *id, const struct pins *p,
+	      const struct rebuild_result *res, const struct rba_digest *env,
+	      double wall_seconds, struct rba_detail *d)
+{
+	char env_hex[RBA_DIGEST_TEXT_LEN + 1];
+	struct rba_buf b;
+	int err;
+
+	rba_digest_format(env, env_hex);
+	rba_buf_init(&b);
+	rebuild_runrec_render(p, res, env_hex, wall_seconds, &b);
+	if ((err = rba_buf_status(&b)) != 0)
+		err = rba_fail(d, err, NULL, 0, 0, "out of memory");
+	else
+		err = store_run_put(txn, id, b.p, b.len, d);
+	rba_buf_release(&b);
+	return err;
+}
+
+int
+audit_run_summary_get(struct store_txn *txn, const char *id,
+		      struct rebuild_runrec_summary *out, struct rba_detail *d)
+{
+	uint8_t *p = NULL;
+	size_t n = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = store_run_get(txn, id, &p, &n, d);
+	if (err == 0)
+		err = rebuild_runrec_summary_parse(p, n, out, d);
+	free(p);
+	if (err != 0)
+		rba_detail_key(d, id);
+	return err;
+}

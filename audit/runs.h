@@ -1,0 +1,61 @@
+/*
+ * runs.h - run records kept in the store (DESIGN 6, `runs`): the id
+ * scheme, and keeping and reading the record of a training.
+ *
+ * A run id is "<subject>@<unix seconds>": what the run made, an '@', and
+ * the time it was kept, in decimal.  `register` keeps the run record of
+ * the training it did under "<version>@<registered_at>" (the version's
+ * registration time, store_version.registered_at), so the version finds
+ * its run without a link in the version record, and each registration of
+ * a version keeps its own run.  Version names have no '@', so the id
+ * reads back unambiguously; two registrations of one version within the
+ * same second share an id and the later run replaces the earlier one
+ * (the version then is the later one too).  Other commands that keep runs
+ * use the same shape with their own subject.
+ *
+ * The record is rebuild_runrec_render()'s text, "rebuild-audit/run/v1"
+ * (rebuild/runrec.h), exactly what `train --record` writes.
+ */
+#ifndef RBA_AUDIT_RUNS_H
+#define RBA_AUDIT_RUNS_H
+
+#include <stdint.h>
+
+#include "common/digest.h"
+#include "common/rba.h"
+#include "policy/policy.h"
+#include "rebuild/rebuild.h"
+#include "rebuild/runrec.h"
+#include "store/store.h"
+
+/* Room for any run id and its NUL. */
+#define AUDIT_RUN_ID_SIZE (STORE_RUN_ID_MAX + 1)
+_Static_assert(STORE_VERSION_NAME_MAX + 1 + 20 <= STORE_RUN_ID_MAX,
+	       "a version name, '@' and any int64 fit in a run id");
+
+/* The run id of the training registered for version at registered_at. */
+void audit_run_id_register(const char *version, int64_t registered_at,
+			   char out[AUDIT_RUN_ID_SIZE]);
+
+/*
+ * Renders the run record of res (trained from the completed pins p,
+ * environment digest env, wall_seconds of wall time) and stores it under
+ * id in the write transaction txn.  0, or store_run_put's errors and
+ * RBA_E_NOMEM.
+ */
+int audit_run_put(struct store_txn *txn, const char *id, const struct pins *p,
+		  const struct rebuild_result *res,
+		  const struct rba_digest *env, double wall_seconds,
+		  struct rba_detail *d);
+
+/*
+ * Reads the run record id and its summary.  0; RBA_E_NOTFOUND (no such
+ * run: a version registered with --artifact, or before run records were
+ * kept); store_run_get's RBA_E_TAMPERED and RBA_E_CORRUPT; the errors of
+ * rebuild_runrec_summary_parse; RBA_E_NOMEM.  d->key is id on error.
+ */
+int audit_run_summary_get(struct store_txn *txn, const char *id,
+			  struct rebuild_runrec_summary *out,
+			  struct rba_detail *d);
+
+#endif
