@@ -256,8 +256,12 @@ START_TEST(test_specific_corruptions)
 	cp[0] = 'X';
 	expect(cp, n, RBA_E_CORRUPT, "bad magic");
 	RESET();
-	rba_put_u32le(cp + 8, 2);
+	rba_put_u32le(cp + 8, 3);
 	expect(cp, n, RBA_E_UNSUPPORTED, "newer");
+	/* a network in the forests' format */
+	RESET();
+	rba_put_u32le(cp + 8, 2);
+	expect(cp, n, RBA_E_CORRUPT, "model kind");
 	RESET();
 	rba_put_u32le(cp + 8, 0);
 	expect(cp, n, RBA_E_CORRUPT, "format version 0");
