@@ -362,7 +362,13 @@ open_evaluate(struct gb_run *r, struct gb_open *o, const struct gb_cell *parent,
 	j->h = o->h;
 	j->n = (int64_t)o->count;
 	j->parent_term = parent_term(r, o->g, o->h);
-	pool_run(r->pool, hist_job, r);
+	/* Small nodes are not worth waking threads for (same bits anyway). */
+	if (o->count * r->nsel < 65536 && !j->subtract)
+		hist_job(r, 0, 1);
+	else if (j->subtract && r->nsel < 64)
+		hist_job(r, 0, 1);
+	else
+		pool_run(r->pool, hist_job, r);
 	o->best.valid = 0;
 	for (uint32_t s = 0; s < r->nsel; s++) {
 		const struct gb_split *c = &r->fbest[s];
