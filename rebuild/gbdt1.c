@@ -58,9 +58,9 @@
 #define GB_QINV 0x1p-30
 #define GB_SCORE_BLOCK 8 /* cases walked side by side by the sparse scorer */
 
-/* A histogram cell: exact sums of quantized g and h, and a row count. */
+/* A histogram cell: exact sums of quantized g and h. */
 struct gb_cell {
-	int64_t g, h, n;
+	int64_t g, h;
 };
 
 struct gb_split {
@@ -92,7 +92,7 @@ struct gb_job {
 	size_t count;
 	struct gb_cell *hist;
 	const struct gb_cell *parent, *small;
-	int64_t g, h, n;
+	int64_t g, h;
 	double parent_term;
 };
 
@@ -102,7 +102,7 @@ struct gb_run {
 	uint32_t C, K;
 	const float *x;
 	const uint32_t *y;
-	uint8_t *bins;	   /* nfeat x n: column-major */
+	uint8_t *bins;	   /* n x nfeat: row-major */
 	uint32_t *nb;	   /* bins per feature */
 	size_t *hoff;	   /* first cell of each feature in a histogram */
 	size_t hcells;
@@ -111,6 +111,7 @@ struct gb_run {
 	int64_t *gq, *hq;  /* per row, this tree */
 	uint32_t *idx, *tmp;
 	uint32_t *feats, nsel; /* this tree's features, ascending */
+	size_t *soff;	       /* per selected feature: its first cell */
 	uint32_t *perm;
 	uint8_t *on;		/* per feature: drawn for this tree */
 	struct gb_split *fbest; /* per selected feature */
@@ -144,10 +145,11 @@ gb_softmax(const float *mg, uint32_t K, uint32_t C, uint32_t y, float *p)
 	float mx, s = 0.0f, zy = 0.0f;
 
 	if (K == 1) {
+		/* Logits 0 and z1: one of the two exps is e^0, exactly 1. */
 		float z1 = mg[0];
 		mx = z1 > 0.0f ? z1 : 0.0f;
-		p[0] = fm_expf(0.0f - mx);
-		p[1] = fm_expf(z1 - mx);
+		p[0] = z1 > 0.0f ? fm_expf_inline(0.0f - z1) : 1.0f;
+		p[1] = z1 > 0.0f ? 1.0f : fm_expf_inline(z1);
 		zy = y == 1 ? z1 : 0.0f;
 	} else {
 		mx = mg[0];
@@ -155,7 +157,7 @@ gb_softmax(const float *mg, uint32_t K, uint32_t C, uint32_t y, float *p)
 			if (mg[c] > mx)
 				mx = mg[c];
 		for (uint32_t c = 0; c < C; c++)
-			p[c] = fm_expf(mg[c] - mx);
+			p[c] = fm_expf_inline(mg[c] - mx);
 		if (y < C)
 			zy = mg[y];
 	}
@@ -262,7 +264,7 @@ static void
 feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
 	     const struct gb_job *j, struct gb_split *out)
 {
-	int64_t gl = 0, hl = 0, nl = 0;
+	int64_t gl = 0, hl = 0;
 
 	out->valid = 0;
 	out->gain = 0.0;
@@ -270,13 +272,10 @@ feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
 	out->bin = 0;
 	for (uint32_t t = 0; t + 1 < r->nb[f]; t++) {
 		double HL, HR, GL, GR, dl, dr, gain;
+		/* An empty side scores exactly 0 (or is skipped when lambda
+		 * is 0), never above gamma: no row count is needed. */
 		gl += c[t].g;
 		hl += c[t].h;
-		nl += c[t].n;
-		if (nl == 0)
-			continue;
-		if (nl == j->n)
-			break;
 		HL = (double)hl * GB_QINV;
 		HR = (double)(j->h - hl) * GB_QINV;
 		if (HL < r->mcw || HR < r->mcw)
@@ -307,31 +306,51 @@ hist_job(void *ctx, unsigned tid, unsigned nthreads)
 	struct gb_run *r = ctx;
 	const struct gb_job *j = &r->job;
 
-	for (uint32_t s = tid; s < r->nsel; s += nthreads) {
-		uint32_t f = r->feats[s];
-		struct gb_cell *c = j->hist + r->hoff[f];
-		uint32_t nb = r->nb[f];
-		if (j->subtract) {
-			const struct gb_cell *pc = j->parent + r->hoff[f];
-			const struct gb_cell *sc = j->small + r->hoff[f];
+	if (j->subtract) {
+		for (uint32_t s = tid; s < r->nsel; s += nthreads) {
+			size_t o = r->soff[s];
+			uint32_t nb = r->nb[r->feats[s]];
 			for (uint32_t b = 0; b < nb; b++) {
-				c[b].g = pc[b].g - sc[b].g;
-				c[b].h = pc[b].h - sc[b].h;
-				c[b].n = pc[b].n - sc[b].n;
-			}
-		} else {
-			const uint8_t *col = r->bins + (size_t)f * r->n;
-			memset(c, 0, nb * sizeof(*c));
-			for (size_t i = 0; i < j->count; i++) {
-				uint32_t row = j->rows[i];
-				struct gb_cell *e = c + col[row];
-				e->g += r->gq[row];
-				e->h += r->hq[row];
-				e->n++;
+				j->hist[o + b].g = j->parent[o + b].g - j->small[o + b].g;
+				j->hist[o + b].h = j->parent[o + b].h - j->small[o + b].h;
 			}
 		}
-		if (nb > 1)
-			feature_best(r, f, c, j, &r->fbest[s]);
+	} else {
+		size_t nf = r->nfeat;
+		for (uint32_t s = tid; s < r->nsel; s += nthreads)
+			memset(j->hist + r->soff[s], 0,
+			       r->nb[r->feats[s]] * sizeof(struct gb_cell));
+		/* Row by row: g and h are read once, then every feature of
+		 * this thread's share gets them. */
+		if (nthreads == 1) {
+			const uint32_t *sf = r->feats;
+			const size_t *so = r->soff;
+			uint32_t ns = r->nsel;
+			for (size_t i = 0; i < j->count; i++) {
+				uint32_t row = j->rows[i];
+				const uint8_t *br = r->bins + (size_t)row * nf;
+				int64_t g = r->gq[row], h = r->hq[row];
+				for (uint32_t s = 0; s < ns; s++) {
+					struct gb_cell *e = j->hist + so[s] + br[sf[s]];
+					e->g += g;
+					e->h += h;
+				}
+			}
+		} else for (size_t i = 0; i < j->count; i++) {
+			uint32_t row = j->rows[i];
+			const uint8_t *br = r->bins + (size_t)row * nf;
+			int64_t g = r->gq[row], h = r->hq[row];
+			for (uint32_t s = tid; s < r->nsel; s += nthreads) {
+				struct gb_cell *e = j->hist + r->soff[s] + br[r->feats[s]];
+				e->g += g;
+				e->h += h;
+			}
+		}
+	}
+	for (uint32_t s = tid; s < r->nsel; s += nthreads) {
+		uint32_t f = r->feats[s];
+		if (r->nb[f] > 1)
+			feature_best(r, f, j->hist + r->soff[s], j, &r->fbest[s]);
 		else
 			r->fbest[s].valid = 0;
 	}
@@ -360,7 +379,6 @@ open_evaluate(struct gb_run *r, struct gb_open *o, const struct gb_cell *parent,
 	j->small = small;
 	j->g = o->g;
 	j->h = o->h;
-	j->n = (int64_t)o->count;
 	j->parent_term = parent_term(r, o->g, o->h);
 	/* Small nodes are not worth waking threads for (same bits anyway). */
 	if (o->count * r->nsel < 65536 && !j->subtract)
@@ -442,7 +460,8 @@ static int
 open_split(struct gb_run *r, size_t k)
 {
 	struct gb_open par = r->open[k];
-	const uint8_t *col = r->bins + (size_t)par.best.feature * r->n;
+	const uint8_t *col = r->bins + par.best.feature;
+	size_t nf = r->nfeat;
 	uint32_t *rows = r->idx + par.start;
 	size_t nl = 0, nr = 0;
 	int64_t gl, hl, gr, hr;
@@ -454,7 +473,7 @@ open_split(struct gb_run *r, size_t k)
 	/* Stable partition: both sides keep ascending row order. */
 	for (size_t i = 0; i < par.count; i++) {
 		uint32_t row = rows[i];
-		if (col[row] <= par.best.bin)
+		if (col[(size_t)row * nf] <= par.best.bin)
 			rows[nl++] = row;
 		else
 			r->tmp[nr++] = row;
@@ -543,6 +562,8 @@ select_features(struct gb_run *r, uint32_t tree)
 	if (cs >= 1.0) {
 		memcpy(r->feats, r->perm, nf * sizeof(uint32_t));
 		r->nsel = nf;
+		for (uint32_t s = 0; s < r->nsel; s++)
+			r->soff[s] = r->hoff[r->feats[s]];
 		return;
 	}
 	k = (uint32_t)(cs * (double)nf);
@@ -563,11 +584,18 @@ select_features(struct gb_run *r, uint32_t tree)
 	for (uint32_t f = 0; f < nf; f++)
 		if (r->on[f])
 			r->feats[r->nsel++] = f;
+	for (uint32_t s = 0; s < r->nsel; s++)
+		r->soff[s] = r->hoff[r->feats[s]];
 }
 
-/* Grows one tree on rows idx[0..nrows) and appends it to the forest. */
+/*
+ * Grows one tree on rows idx[0..nrows) and appends it to the forest;
+ * adds each sampled row's leaf value to its margin mg[row * K + k] (the
+ * leaf its partition ended in: the one a walk of its x reaches).
+ */
 static int
-grow_tree(struct gb_run *r, size_t nrows, uint32_t tree)
+grow_tree(struct gb_run *r, size_t nrows, uint32_t tree, float *mg,
+	  uint32_t k)
 {
 	uint32_t root;
 	int64_t g, h;
@@ -591,15 +619,15 @@ grow_tree(struct gb_run *r, size_t nrows, uint32_t tree)
 	}
 	for (;;) {
 		size_t pick = r->nopen;
-		for (size_t k = 0; k < r->nopen; k++) {
-			const struct gb_open *o = &r->open[k];
+		for (size_t q = 0; q < r->nopen; q++) {
+			const struct gb_open *o = &r->open[q];
 			if (!o->best.valid)
 				continue;
 			/* greatest gain; ties: the node made first */
 			if (pick == r->nopen || o->best.gain > r->open[pick].best.gain ||
 			    (o->best.gain == r->open[pick].best.gain &&
 			     o->node < r->open[pick].node))
-				pick = k;
+				pick = q;
 		}
 		if (pick == r->nopen || (cap != 0 && leaves >= cap))
 			break;
@@ -607,8 +635,13 @@ grow_tree(struct gb_run *r, size_t nrows, uint32_t tree)
 			return err;
 		leaves++;
 	}
-	for (size_t k = 0; k < r->nopen; k++)
-		hist_put(r, r->open[k].hist);
+	for (size_t o = 0; o < r->nopen; o++) {
+		const struct gb_open *lf = &r->open[o];
+		float v = r->tn[lf->node].value;
+		for (size_t i = lf->start; i < lf->start + lf->count; i++)
+			mg[(size_t)r->idx[i] * r->K + k] += v;
+		hist_put(r, lf->hist);
+	}
 	r->nopen = 0;
 	r->tstart = realloc(r->tstart, ((size_t)tree + 2) * sizeof(uint32_t));
 	if (r->tstart == NULL) {
@@ -686,7 +719,7 @@ make_bins(struct gb_run *r)
 				else
 					hi = mid;
 			}
-			r->bins[f * n + i] = (uint8_t)(lo - e0);
+			r->bins[i * nf + f] = (uint8_t)(lo - e0);
 		}
 	}
 	r->hcells = r->hoff[nf];
@@ -709,6 +742,7 @@ run_free(struct gb_run *r)
 	free(r->idx);
 	free(r->tmp);
 	free(r->feats);
+	free(r->soff);
 	free(r->perm);
 	free(r->on);
 	free(r->fbest);
@@ -722,13 +756,18 @@ run_free(struct gb_run *r)
 	pool_free(r->pool);
 }
 
-/* Adds tree t's leaf values to the margins of n rows (group k of K). */
+/*
+ * Adds a tree's leaf values to the margins of n rows (group k of K),
+ * skipping the rows marked in skip (may be NULL).
+ */
 static void
 add_tree(const struct rebuild_tree_node *nodes, uint32_t root, const float *x,
-	 size_t n, size_t nf, float *mg, uint32_t K, uint32_t k)
+	 size_t n, size_t nf, float *mg, uint32_t K, uint32_t k,
+	 const uint8_t *skip)
 {
 	for (size_t i = 0; i < n; i++)
-		mg[i * K + k] += nodes[gb_walk(nodes, root, x + i * nf)].value;
+		if (skip == NULL || !skip[i])
+			mg[i * K + k] += nodes[gb_walk(nodes, root, x + i * nf)].value;
 }
 
 /* Loss, accuracy and AUC of a set from its probabilities (rebuild_eval). */
@@ -789,7 +828,7 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	unsigned threads = p->determinism.threads ? p->determinism.threads : 1;
 	float *mg = NULL, *vmg = NULL, *pr = NULL, *vpr = NULL, *ls = NULL;
 	float *vls = NULL, *score = NULL;
-	uint8_t *pos = NULL;
+	uint8_t *pos = NULL, *insample = NULL;
 	double t0;
 	int err;
 
@@ -814,6 +853,7 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	r.idx = malloc(n * sizeof(uint32_t));
 	r.tmp = malloc(n * sizeof(uint32_t));
 	r.feats = malloc(nfeat * sizeof(uint32_t));
+	r.soff = malloc(nfeat * sizeof(size_t));
 	r.perm = malloc(nfeat * sizeof(uint32_t));
 	r.on = malloc(nfeat);
 	r.fbest = malloc(nfeat * sizeof(struct gb_split));
@@ -825,8 +865,9 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	vls = malloc((nv ? nv : 1) * sizeof(float));
 	score = malloc((nv ? nv : 1) * sizeof(float));
 	pos = malloc(nv ? nv : 1);
-	if (r.gq == NULL || r.hq == NULL || r.idx == NULL || r.tmp == NULL ||
-	    r.feats == NULL || r.perm == NULL || r.on == NULL ||
+	insample = malloc(n);
+	if (insample == NULL || r.gq == NULL || r.hq == NULL || r.idx == NULL || r.tmp == NULL ||
+	    r.feats == NULL || r.soff == NULL || r.perm == NULL || r.on == NULL ||
 	    r.fbest == NULL || mg == NULL ||
 	    vmg == NULL || pr == NULL || vpr == NULL || ls == NULL ||
 	    vls == NULL || score == NULL || pos == NULL) {
@@ -842,16 +883,19 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	}
 	/* Base margins 0: both margin arrays start there (calloc). */
 	for (size_t i = 0; i < n; i++)
-		ls[i] = gb_softmax(mg + i * K, K, C, train->y[i], pr + i * C);
+		gb_softmax(mg + i * K, K, C, C, pr + i * C);
 	t0 = rba_time_mono();
 	for (uint32_t rd = 0; rd < rounds; rd++) {
 		double sub = p->model.gbdt.subsample, tl = 0.0;
+		int last;
 		uint64_t rkey = rng_key(p->train.seed, RNG_GBDT_ROWS, rd, 0);
 		size_t nrows = 0;
 		uint32_t first = r.ntrees;
-		for (size_t i = 0; i < n; i++)
-			if (sub >= 1.0 || rng_uniform(rkey, i) < sub)
+		for (size_t i = 0; i < n; i++) {
+			insample[i] = sub >= 1.0 || rng_uniform(rkey, i) < sub;
+			if (insample[i])
 				r.idx[nrows++] = (uint32_t)i;
+		}
 		for (uint32_t k = 0; k < K; k++) {
 			uint32_t cls = K == 1 ? 1 : k;
 			for (size_t i = 0; i < n; i++) {
@@ -865,20 +909,26 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 			if (k > 0) {
 				nrows = 0;
 				for (size_t i = 0; i < n; i++)
-					if (sub >= 1.0 || rng_uniform(rkey, i) < sub)
+					if (insample[i])
 						r.idx[nrows++] = (uint32_t)i;
 			}
-			if ((err = grow_tree(&r, nrows, rd * K + k)) != 0)
+			/* Margins of group k only change by group k's trees, in
+			 * tree order, as scoring adds them. */
+			if ((err = grow_tree(&r, nrows, rd * K + k, mg, k)) != 0)
 				goto fail;
+			if (nrows < n)
+				add_tree(r.nodes, r.tstart[first + k], train->x, n,
+					 nfeat, mg, K, k, insample);
+			add_tree(r.nodes, r.tstart[first + k], val->x, nv, nfeat,
+				 vmg, K, k, NULL);
 		}
-		/* Margins: the trees of the round in order, as scoring adds them. */
-		for (uint32_t k = 0; k < K; k++) {
-			uint32_t root = r.tstart[first + k];
-			add_tree(r.nodes, root, train->x, n, nfeat, mg, K, k);
-			add_tree(r.nodes, root, val->x, nv, nfeat, vmg, K, k);
-		}
+		/* The training loss (a log per row) and the AUC (a sort) are
+		 * taken at the last round only: per round they would cost more
+		 * than the trees.  Validation loss and accuracy every round. */
+		last = rd + 1 == rounds;
 		for (size_t i = 0; i < n; i++) {
-			ls[i] = gb_softmax(mg + i * K, K, C, train->y[i], pr + i * C);
+			ls[i] = gb_softmax(mg + i * K, K, C, last ? train->y[i] : C,
+					   pr + i * C);
 			tl += ls[i];
 		}
 		if (rep != NULL) {
@@ -886,12 +936,12 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 			for (size_t i = 0; i < nv; i++)
 				vls[i] = gb_softmax(vmg + i * K, K, C, val->y[i],
 						    vpr + i * C);
-			err = set_metrics(vpr, vls, val->y, nv, C, positive, score,
-					  pos, &ep->val_loss, &ep->val_acc,
-					  &ep->val_auc);
+			err = set_metrics(vpr, vls, val->y, nv, C,
+					  last ? positive : C, score, pos,
+					  &ep->val_loss, &ep->val_acc, &ep->val_auc);
 			if (err != 0)
 				goto fail;
-			ep->train_loss = tl / (double)n;
+			ep->train_loss = last ? tl / (double)n : NAN;
 		}
 		if (!isfinite(tl)) {
 			run_free(&r);
@@ -937,6 +987,7 @@ out:
 	free(vls);
 	free(score);
 	free(pos);
+	free(insample);
 	return err;
 }
 
