@@ -56,7 +56,7 @@
 
 #define GB_QSCALE 1073741824.0 /* 2^30 */
 #define GB_QINV 0x1p-30
-#define GB_SCORE_BLOCK 8 /* cases walked side by side by the sparse scorer */
+#define GB_SCORE_BLOCK 16 /* cases walked side by side by the sparse scorer */
 
 /* A histogram cell: exact sums of quantized g and h. */
 struct gb_cell {
@@ -994,21 +994,38 @@ out:
 /* ---- sparse scoring -------------------------------------------------- */
 
 /*
- * The scorer's copy of the forest: leaves point at themselves, so every
- * walk takes exactly its tree's depth steps without a branch, and
- * GB_SCORE_BLOCK cases walk side by side.  Each step compares the same
- * floats as gb_walk, so the leaf, and every bit after it, is the same.
+ * The scorer's copies of the trees, walked GB_SCORE_BLOCK cases side by
+ * side without a branch.  A tree of depth D <= GB_FULL_DEPTH is laid
+ * out complete: position p has children 2p + 1 and 2p + 2, and a leaf
+ * above depth D is repeated into both subtrees below it (its
+ * comparisons are then made but cannot matter), so a walk is D steps of
+ * index arithmetic ending on one of 2^D leaf slots.  A deeper tree
+ * keeps its nodes, a leaf pointing at itself, and walks its depth in
+ * steps too.  Every real comparison is the one gb_walk makes on the
+ * same floats, so the leaf, and every bit after it, is the same.
  */
+#define GB_FULL_DEPTH 8
+
 struct gb_snode {
 	float thr;
-	uint32_t feature, left, right;
+	uint32_t feature;
+	uint32_t kid[2]; /* left, right */
+};
+
+struct gb_stree {
+	uint32_t depth;
+	int full;
+	size_t at;   /* full: first position in ffeat/fthr; else root node */
+	size_t vat;  /* full: first leaf slot in fval */
 };
 
 struct gb_sparse {
 	struct rebuild_sparse head; /* first: rebuild_sparse_* cast */
 	uint32_t nfeat, C, K, ntrees;
 	float *base;
-	uint32_t *root, *depth;
+	struct gb_stree *tree;
+	uint32_t *ffeat;
+	float *fthr, *fval;
 	struct gb_snode *nodes;
 	float *value;
 	float *x;  /* GB_SCORE_BLOCK x nfeat, zero between cases */
@@ -1023,8 +1040,10 @@ gb_sparse_free(struct rebuild_sparse *sp)
 	if (s == NULL)
 		return;
 	free(s->base);
-	free(s->root);
-	free(s->depth);
+	free(s->tree);
+	free(s->ffeat);
+	free(s->fthr);
+	free(s->fval);
 	free(s->nodes);
 	free(s->value);
 	free(s->x);
@@ -1038,6 +1057,7 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 {
 	struct gb_sparse *s = (struct gb_sparse *)sp;
 	uint32_t K = s->K, nf = s->nfeat;
+	float *xs = s->x;
 
 	for (size_t c0 = 0; c0 < ncases; c0 += GB_SCORE_BLOCK) {
 		size_t nb = ncases - c0 < GB_SCORE_BLOCK ? ncases - c0
@@ -1047,20 +1067,38 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 			const float *t = tx + (c0 + j) * nterms;
 			const uint32_t *r = row + (c0 + j) * nterms;
 			for (size_t k = 0; k < nterms; k++)
-				s->x[j * nf + r[k]] = t[k];
+				xs[j * nf + r[k]] = t[k];
 			memcpy(s->mg + j * K, s->base, K * sizeof(float));
 		}
 		for (uint32_t t = 0; t < s->ntrees; t++) {
-			const struct gb_snode *nd = s->nodes;
-			uint32_t d = s->depth[t], g = t % K;
+			const struct gb_stree *tr = &s->tree[t];
+			uint32_t d = tr->depth, g = t % K;
+			if (tr->full) {
+				const uint32_t *ff = s->ffeat + tr->at;
+				const float *ft = s->fthr + tr->at;
+				const float *fv = s->fval + tr->vat;
+				for (size_t j = 0; j < GB_SCORE_BLOCK; j++)
+					cur[j] = 0;
+				/* All GB_SCORE_BLOCK lanes walk (a short block's
+				 * spare lanes walk zero inputs): a fixed trip count
+				 * the compiler unrolls. */
+				for (uint32_t step = 0; step < d; step++)
+					for (size_t j = 0; j < GB_SCORE_BLOCK; j++) {
+						uint32_t i = cur[j];
+						cur[j] = 2 * i + 1 +
+							 !(xs[j * nf + ff[i]] < ft[i]);
+					}
+				for (size_t j = 0; j < nb; j++)
+					s->mg[j * K + g] +=
+						fv[cur[j] - ((1u << d) - 1)];
+				continue;
+			}
 			for (size_t j = 0; j < nb; j++)
-				cur[j] = s->root[t];
+				cur[j] = (uint32_t)tr->at;
 			for (uint32_t step = 0; step < d; step++)
 				for (size_t j = 0; j < nb; j++) {
-					const struct gb_snode *q = nd + cur[j];
-					cur[j] = s->x[j * nf + q->feature] < q->thr
-							 ? q->left
-							 : q->right;
+					const struct gb_snode *q = s->nodes + cur[j];
+					cur[j] = q->kid[!(xs[j * nf + q->feature] < q->thr)];
 				}
 			for (size_t j = 0; j < nb; j++)
 				s->mg[j * K + g] += s->value[cur[j]];
@@ -1070,7 +1108,7 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 			gb_softmax(s->mg + j * K, K, s->C, s->C,
 				   probs + (c0 + j) * s->C);
 			for (size_t k = 0; k < nterms; k++)
-				s->x[j * nf + r[k]] = 0.0f;
+				xs[j * nf + r[k]] = 0.0f;
 		}
 	}
 }
@@ -1087,12 +1125,31 @@ tree_depth(const struct rebuild_tree_node *nodes, uint32_t i)
 	return 1 + (l > r ? l : r);
 }
 
+/* Fills complete position p (at level, of depth d) from node i. */
+static void
+fill_full(struct gb_sparse *s, const struct gb_stree *tr,
+	  const struct rebuild_tree_node *nodes, uint32_t i, size_t p,
+	  uint32_t level)
+{
+	const struct rebuild_tree_node *q = &nodes[i];
+	int leaf = q->feature == REBUILD_TREE_LEAF;
+
+	if (level == tr->depth) {
+		s->fval[tr->vat + p - (((size_t)1 << tr->depth) - 1)] = q->value;
+		return;
+	}
+	s->ffeat[tr->at + p] = leaf ? 0 : q->feature;
+	s->fthr[tr->at + p] = leaf ? 0.0f : q->threshold;
+	fill_full(s, tr, nodes, leaf ? i : q->left, 2 * p + 1, level + 1);
+	fill_full(s, tr, nodes, leaf ? i : q->right, 2 * p + 2, level + 1);
+}
+
 static int
 gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 {
 	const struct rebuild_forest *f = &m->forest;
 	struct gb_sparse *s;
-	size_t nn = f->tree_start[f->ntrees];
+	size_t nn = f->tree_start[f->ntrees], nfull = 0, nval = 0;
 
 	*out = NULL;
 	s = calloc(1, sizeof(*s));
@@ -1105,39 +1162,56 @@ gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	s->K = f->ngroups;
 	s->ntrees = f->ntrees;
 	s->base = malloc(s->K * sizeof(float));
-	s->root = malloc(s->ntrees * sizeof(uint32_t));
-	s->depth = malloc(s->ntrees * sizeof(uint32_t));
+	s->tree = calloc(s->ntrees, sizeof(*s->tree));
 	s->nodes = malloc(nn * sizeof(*s->nodes));
 	s->value = malloc(nn * sizeof(float));
 	s->x = calloc((size_t)GB_SCORE_BLOCK * s->nfeat, sizeof(float));
 	s->mg = malloc((size_t)GB_SCORE_BLOCK * s->K * sizeof(float));
-	if (s->base == NULL || s->root == NULL || s->depth == NULL ||
-	    s->nodes == NULL || s->value == NULL || s->x == NULL || s->mg == NULL) {
-		gb_sparse_free(&s->head);
-		return RBA_E_NOMEM;
-	}
+	if (s->base == NULL || s->tree == NULL || s->nodes == NULL ||
+	    s->value == NULL || s->x == NULL || s->mg == NULL)
+		goto nomem;
 	memcpy(s->base, f->base, s->K * sizeof(float));
 	for (uint32_t t = 0; t < f->ntrees; t++) {
-		s->root[t] = f->tree_start[t];
-		s->depth[t] = tree_depth(f->nodes, f->tree_start[t]);
+		struct gb_stree *tr = &s->tree[t];
+		tr->depth = tree_depth(f->nodes, f->tree_start[t]);
+		tr->full = tr->depth <= GB_FULL_DEPTH;
+		if (tr->full) {
+			tr->at = nfull;
+			tr->vat = nval;
+			nfull += ((size_t)1 << tr->depth) - 1;
+			nval += (size_t)1 << tr->depth;
+		} else {
+			tr->at = f->tree_start[t];
+		}
 	}
+	s->ffeat = malloc((nfull ? nfull : 1) * sizeof(uint32_t));
+	s->fthr = malloc((nfull ? nfull : 1) * sizeof(float));
+	s->fval = malloc((nval ? nval : 1) * sizeof(float));
+	if (s->ffeat == NULL || s->fthr == NULL || s->fval == NULL)
+		goto nomem;
+	for (uint32_t t = 0; t < f->ntrees; t++)
+		if (s->tree[t].full)
+			fill_full(s, &s->tree[t], f->nodes, f->tree_start[t], 0, 0);
 	for (size_t i = 0; i < nn; i++) {
 		const struct rebuild_tree_node *q = &f->nodes[i];
 		struct gb_snode *o = &s->nodes[i];
 		if (q->feature == REBUILD_TREE_LEAF) {
 			o->thr = 0.0f;
 			o->feature = 0;
-			o->left = o->right = (uint32_t)i;
+			o->kid[0] = o->kid[1] = (uint32_t)i;
 		} else {
 			o->thr = q->threshold;
 			o->feature = q->feature;
-			o->left = q->left;
-			o->right = q->right;
+			o->kid[0] = q->left;
+			o->kid[1] = q->right;
 		}
 		s->value[i] = q->value;
 	}
 	*out = &s->head;
 	return 0;
+nomem:
+	gb_sparse_free(&s->head);
+	return RBA_E_NOMEM;
 }
 
 const struct abi_gbdt_impl gbdt1_impl = {
