@@ -673,6 +673,50 @@ START_TEST(test_forest_specific_corruptions)
 }
 END_TEST
 
+/*
+ * A tree deeper than the sparse scorer's complete layout (a chain of 12
+ * splits on one input, 13 leaves) scores by its node walk: bit for bit
+ * the dense scores too.
+ */
+START_TEST(test_forest_deep_sparse)
+{
+	struct rebuild_result res;
+	struct artifact a, deep;
+	struct rba_detail d;
+	uint32_t D = 12, N = 2 * 12 + 1;
+	const struct rebuild_forest *f;
+
+	make_forest(0, &res);
+	ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
+	f = &a.model.forest;
+	memset(&deep, 0, sizeof(deep));
+	deep.abi = a.abi;
+	deep.spec = a.spec;
+	ck_assert_int_eq(rebuild_forest_alloc(&deep.model, 5, 2, f->edge_start[5],
+					      1, N), 0);
+	memcpy(deep.model.forest.edge_start, f->edge_start, 6 * 4);
+	memcpy(deep.model.forest.edges, f->edges, f->edge_start[5] * 4);
+	deep.model.forest.tree_start[1] = N;
+	for (uint32_t i = 0; i < D; i++) {
+		struct rebuild_tree_node *q = &deep.model.forest.nodes[i];
+		q->feature = 3; /* size */
+		q->bin = i % (f->edge_start[4] - f->edge_start[3]);
+		q->threshold = f->edges[f->edge_start[3] + q->bin];
+		q->left = i + 1;
+		q->right = D + 1 + (D - 1 - i);
+	}
+	for (uint32_t i = D; i < N; i++) {
+		deep.model.forest.nodes[i].feature = REBUILD_TREE_LEAF;
+		deep.model.forest.nodes[i].value = 0.125f * (float)i - 1.0f;
+	}
+	scores_agree(&deep, snap, 12);
+	memset(&deep.spec, 0, sizeof(deep.spec));
+	artifact_release(&deep);
+	artifact_release(&a);
+	rebuild_result_release(&res);
+}
+END_TEST
+
 Suite *
 suite_artifact(void)
 {
@@ -691,6 +735,7 @@ suite_artifact(void)
 	tcase_add_test(tc, test_forest_truncations);
 	tcase_add_test(tc, test_forest_bit_flips);
 	tcase_add_test(tc, test_forest_specific_corruptions);
+	tcase_add_test(tc, test_forest_deep_sparse);
 	suite_add_tcase(s, tc);
 	return s;
 }
