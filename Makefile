@@ -13,7 +13,7 @@ PKG_LIBS  = libsodium lmdb libzstd yaml-0.1 openblas
 PKG_TEST  = check
 DEB_PKGS  = libsodium-dev liblmdb-dev libzstd-dev libyaml-dev libopenblas-dev \
             check pkg-config lmdb-utils minisign mandoc jq time clang python3-jsonschema \
-            locales
+            locales python3-xgboost
 # A decimal-comma locale: the unit tests parse numbers under it.
 TEST_LOCALE = de_DE.UTF-8
 
@@ -176,8 +176,12 @@ asan:
 	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  RBA_BIN=$(CURDIR)/build/asan/rebuild-audit RBA_SLOW=1 RBA_SANITIZED=1 sh tests/cli/run.sh
 
-bench: $(BIN)
-	$(Q)sh bench/run.sh $(CURDIR)/$(BIN)
+$(BUILD)/bench_score: $(BUILD)/bench/bench_score.o $(LIB_OBJ)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+bench: $(BIN) $(BUILD)/bench_score
+	$(Q)RBA_BENCH_SCORE=$(CURDIR)/$(BUILD)/bench_score sh bench/run.sh $(CURDIR)/$(BIN)
 
 demo: $(BIN)
 	$(Q)sh tests/demo.sh $(CURDIR)/$(BIN)
@@ -191,4 +195,4 @@ install: $(BIN)
 clean:
 	rm -rf build rebuild-audit
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(BUILD)/bench/bench_score.d

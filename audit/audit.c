@@ -179,6 +179,8 @@ shape_difference(const struct artifact *a, const struct artifact *b)
 			if (strcmp(x->levels[k], y->levels[k]) != 0)
 				return "categorical levels";
 	}
+	if (a->model.kind != b->model.kind)
+		return "model kind";
 	if (a->model.nlayers != b->model.nlayers)
 		return "layers";
 	for (uint32_t l = 0; l <= a->model.nlayers; l++)

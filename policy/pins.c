@@ -22,6 +22,17 @@ pins_defaults(struct pins *p)
 	p->model.nhidden = 0;
 	p->model.activation = PINS_ACT_RELU;
 	p->model.dropout = 0;
+	p->model.kind = PINS_MODEL_MLP;
+	p->model.gbdt.trees = 100;
+	p->model.gbdt.max_depth = 6;
+	p->model.gbdt.max_leaves = 0;
+	p->model.gbdt.learning_rate = 0.3;
+	p->model.gbdt.min_child_weight = 1;
+	p->model.gbdt.lambda = 1;
+	p->model.gbdt.gamma = 0;
+	p->model.gbdt.max_bins = 256;
+	p->model.gbdt.subsample = 1;
+	p->model.gbdt.colsample = 1;
 	p->train.seed = 0;
 	p->train.epochs = 20;
 	p->train.batch_size = 128;
@@ -347,16 +358,27 @@ pins_hidden(struct yval *v, const struct ydoc_node *n, struct pins *p)
 	return 0;
 }
 
+/*
+ * The model block.  Keys of the other model kind are refused rather than
+ * carried: they would change the config hash without changing the model.
+ */
 static int
 pins_model(struct yval *v, const struct ydoc_node *map, struct pins *p)
 {
-	static const char *const keys[] = {"kind", "hidden", "activation",
-					   "dropout"};
-	static const char *const kinds[] = {"mlp"};
+	static const char *const keys[] = {
+		"kind", "hidden", "activation", "dropout", "trees", "max_depth",
+		"max_leaves", "learning_rate", "min_child_weight", "lambda",
+		"gamma", "max_bins", "subsample", "colsample"};
+	enum { KIND, HIDDEN, ACT, DROPOUT, TREES, DEPTH, LEAVES, LR, MCW,
+	       LAMBDA, GAMMA, BINS, SUBSAMPLE, COLSAMPLE, N };
+	static const char *const kinds[] = {"mlp", "gbdt"};
 	static const char *const acts[] = {"relu"};
 	static const struct yrange unit = {0, 1, 0, 1};
-	const struct ydoc_node *k;
+	static const struct yrange rate = {0, 1, 1, 0};
+	static const struct yrange nonneg = {0, INFINITY, 0, 0};
+	const struct ydoc_node *k, *at[N] = {0};
 	uint32_t seen = 0;
+	uint64_t x;
 	size_t i, old;
 	int err, e;
 
@@ -366,29 +388,85 @@ pins_model(struct yval *v, const struct ydoc_node *map, struct pins *p)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_yval_key(v, k, keys, 4, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, N, &seen, &i)) != 0)
 			return err;
 		if (policy_ydoc_node_is_null(k->next))
 			continue;
+		at[i] = k;
 		old = policy_yval_path_key(v, keys[i]);
 		switch (i) {
-		case 0:
-			err = policy_yval_get_enum(v, k->next, kinds, 1, &e);
+		case KIND:
+			err = policy_yval_get_enum(v, k->next, kinds, 2, &e);
+			p->model.kind = e == 1 ? PINS_MODEL_GBDT : PINS_MODEL_MLP;
 			break;
-		case 1:
+		case HIDDEN:
 			err = pins_hidden(v, k->next, p);
 			break;
-		case 2:
+		case ACT:
 			err = policy_yval_get_enum(v, k->next, acts, 1, &e);
 			p->model.activation = PINS_ACT_RELU;
 			break;
-		default:
+		case DROPOUT:
 			err = policy_yval_get_num(v, k->next, &unit, &p->model.dropout);
+			break;
+		case TREES:
+			err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_TREES, &x);
+			p->model.gbdt.trees = (uint32_t)x;
+			break;
+		case DEPTH:
+			err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_DEPTH, &x);
+			p->model.gbdt.max_depth = (uint32_t)x;
+			break;
+		case LEAVES:
+			err = policy_yval_get_uint(v, k->next, 0, PINS_MAX_LEAVES, &x);
+			if (err == 0 && x == 1)
+				err = policy_yval_fail(
+					v, RBA_E_RANGE, k->next,
+					"'%s' must be 0 (no cap) or an integer "
+					"from 2 to %d",
+					v->path, PINS_MAX_LEAVES);
+			p->model.gbdt.max_leaves = (uint32_t)x;
+			break;
+		case LR:
+			err = policy_yval_get_num(v, k->next, &rate,
+						  &p->model.gbdt.learning_rate);
+			break;
+		case MCW:
+			err = policy_yval_get_num(v, k->next, &nonneg,
+						  &p->model.gbdt.min_child_weight);
+			break;
+		case LAMBDA:
+			err = policy_yval_get_num(v, k->next, &nonneg,
+						  &p->model.gbdt.lambda);
+			break;
+		case GAMMA:
+			err = policy_yval_get_num(v, k->next, &nonneg,
+						  &p->model.gbdt.gamma);
+			break;
+		case BINS:
+			err = policy_yval_get_uint(v, k->next, 2, PINS_MAX_BINS, &x);
+			p->model.gbdt.max_bins = (uint32_t)x;
+			break;
+		case SUBSAMPLE:
+			err = policy_yval_get_num(v, k->next, &rate,
+						  &p->model.gbdt.subsample);
+			break;
+		default:
+			err = policy_yval_get_num(v, k->next, &rate,
+						  &p->model.gbdt.colsample);
 			break;
 		}
 		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
+	}
+	for (i = HIDDEN; i < N; i++) {
+		int mlp_key = i <= DROPOUT;
+		if (at[i] == NULL || mlp_key == (p->model.kind == PINS_MODEL_MLP))
+			continue;
+		return fail_at_key(v, RBA_E_SCHEMA, at[i], keys[i],
+				   mlp_key ? "applies only to model kind mlp"
+					   : "applies only to model kind gbdt");
 	}
 	return 0;
 }
@@ -414,8 +492,14 @@ pins_betas(struct yval *v, const struct ydoc_node *n, struct pins *p)
 	return 0;
 }
 
+/*
+ * The train block.  *mlp_only gets the first key given that only an MLP
+ * uses (all but seed) and *mlp_name its name, for pins_root to refuse
+ * with model kind gbdt.
+ */
 static int
-pins_train(struct yval *v, const struct ydoc_node *map, struct pins *p)
+pins_train(struct yval *v, const struct ydoc_node *map, struct pins *p,
+	   const struct ydoc_node **mlp_only, const char **mlp_name)
 {
 	static const char *const keys[] = {"seed", "epochs", "batch_size",
 					   "optimizer", "lr", "weight_decay",
@@ -442,6 +526,10 @@ pins_train(struct yval *v, const struct ydoc_node *map, struct pins *p)
 		if (policy_ydoc_node_is_null(k->next))
 			continue;
 		at[i] = k;
+		if (i != SEED && *mlp_only == NULL) {
+			*mlp_only = k;
+			*mlp_name = keys[i];
+		}
 		old = policy_yval_path_key(v, keys[i]);
 		switch (i) {
 		case SEED:
@@ -603,7 +691,8 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 	       MODEL, TRAIN, EVAL, DET, N };
 	const uint32_t required =
 		BIT(SCHEMA) | BIT(VERSION) | BIT(SNAPSHOT) | BIT(DATA);
-	const struct ydoc_node *map = NULL, *k;
+	const struct ydoc_node *map = NULL, *k, *mlp_only = NULL;
+	const char *mlp_name = NULL;
 	uint32_t seen = 0;
 	uint64_t x;
 	size_t i, old;
@@ -663,7 +752,7 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 			err = pins_model(v, k->next, p);
 			break;
 		case TRAIN:
-			err = pins_train(v, k->next, p);
+			err = pins_train(v, k->next, p, &mlp_only, &mlp_name);
 			break;
 		case EVAL:
 			err = pins_eval(v, k->next, p);
@@ -675,6 +764,14 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
+	}
+	/* Trees are trained by boosting rounds, not epochs of an optimizer. */
+	if (p->model.kind == PINS_MODEL_GBDT && mlp_only != NULL) {
+		old = policy_yval_path_key(v, "train");
+		err = fail_at_key(v, RBA_E_SCHEMA, mlp_only, mlp_name,
+				  "applies only to model kind mlp");
+		policy_yval_path_restore(v, old);
+		return err;
 	}
 	return policy_yval_required(v, map, keys, N, seen, required);
 }
@@ -880,10 +977,38 @@ emit_data(struct ysink *s, const struct pins *p)
 }
 
 static void
+emit_gbdt(struct ysink *s, const struct pins *p)
+{
+	policy_ysink_printf(s,
+			    "model:\n  kind: gbdt\n  trees: %" PRIu32
+			    "\n  max_depth: %" PRIu32 "\n  max_leaves: %" PRIu32
+			    "\n  learning_rate: ",
+			    p->model.gbdt.trees, p->model.gbdt.max_depth,
+			    p->model.gbdt.max_leaves);
+	policy_ysink_num(s, p->model.gbdt.learning_rate);
+	policy_ysink_text(s, "\n  min_child_weight: ");
+	policy_ysink_num(s, p->model.gbdt.min_child_weight);
+	policy_ysink_text(s, "\n  lambda: ");
+	policy_ysink_num(s, p->model.gbdt.lambda);
+	policy_ysink_text(s, "\n  gamma: ");
+	policy_ysink_num(s, p->model.gbdt.gamma);
+	policy_ysink_printf(s, "\n  max_bins: %" PRIu32 "\n  subsample: ",
+			    p->model.gbdt.max_bins);
+	policy_ysink_num(s, p->model.gbdt.subsample);
+	policy_ysink_text(s, "\n  colsample: ");
+	policy_ysink_num(s, p->model.gbdt.colsample);
+	policy_ysink_text(s, "\n");
+}
+
+static void
 emit_model(struct ysink *s, const struct pins *p)
 {
 	size_t i;
 
+	if (p->model.kind == PINS_MODEL_GBDT) {
+		emit_gbdt(s, p);
+		return;
+	}
 	policy_ysink_text(s, "model:\n  kind: mlp\n  hidden: [");
 	for (i = 0; i < p->model.nhidden; i++)
 		policy_ysink_printf(s, "%s%" PRIu32, i > 0 ? ", " : "",
@@ -898,6 +1023,11 @@ emit_train(struct ysink *s, const struct pins *p)
 {
 	int adamw = p->train.optimizer != PINS_OPT_SGD;
 
+	if (p->model.kind == PINS_MODEL_GBDT) {
+		policy_ysink_printf(s, "train:\n  seed: %" PRIu64 "\n",
+				    p->train.seed);
+		return;
+	}
 	policy_ysink_printf(s,
 			    "train:\n  seed: %" PRIu64 "\n  epochs: %" PRIu32
 			    "\n  batch_size: %" PRIu32 "\n  optimizer: %s\n  lr: ",

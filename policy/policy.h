@@ -55,6 +55,10 @@
 #define PINS_MAX_EPOCHS 100000
 #define PINS_MAX_BATCH 1048576
 #define PINS_MAX_THREADS 256
+#define PINS_MAX_TREES 10000	   /* gbdt boosting rounds */
+#define PINS_MAX_DEPTH 16	   /* gbdt tree depth */
+#define PINS_MAX_LEAVES 65536	   /* gbdt leaves in one tree */
+#define PINS_MAX_BINS 256	   /* gbdt histogram bins per feature */
 
 #define PINS_SCHEMA "rebuild-audit/pins/v1"
 #define POLICY_SCHEMA "rebuild-audit/policy/v1"
@@ -62,6 +66,8 @@
 enum pins_split_order { PINS_SPLIT_RANDOM = 1, PINS_SPLIT_TAIL = 2 };
 enum pins_optimizer { PINS_OPT_ADAMW = 1, PINS_OPT_SGD = 2 };
 enum pins_activation { PINS_ACT_RELU = 1 };
+/* mlp is 0 so that a zeroed record is the model every older file meant. */
+enum pins_model_kind { PINS_MODEL_MLP = 0, PINS_MODEL_GBDT = 1 };
 enum pins_det_mode { PINS_DET_STRICT = 1, PINS_DET_FAST = 2 };
 enum pins_reduction { PINS_RED_MEAN = 1, PINS_RED_SUM = 2 };
 enum pins_subset { PINS_SUBSET_ALL = 1, PINS_SUBSET_VALIDATION = 2 };
@@ -102,11 +108,28 @@ struct pins {
 		uint64_t split_seed;	/* default 0 */
 	} data;
 	struct {
-		uint32_t hidden[PINS_MAX_LAYERS]; /* model.kind is always mlp */
+		enum pins_model_kind kind; /* default mlp */
+		/* mlp only (refused with kind gbdt) */
+		uint32_t hidden[PINS_MAX_LAYERS];
 		size_t nhidden;	/* 0: logistic regression; default 0 */
 		enum pins_activation activation; /* default relu */
 		double dropout; /* [0, 1), default 0 */
+		/* gbdt only (refused with kind mlp); defaults as XGBoost's */
+		struct {
+			uint32_t trees;	    /* rounds, 1..PINS_MAX_TREES, 100 */
+			uint32_t max_depth; /* 1..PINS_MAX_DEPTH, default 6 */
+			uint32_t max_leaves; /* 0 (no cap) or 2..PINS_MAX_LEAVES */
+			double learning_rate; /* (0, 1], default 0.3 */
+			double min_child_weight; /* >= 0, default 1 */
+			double lambda;	    /* >= 0, default 1 */
+			double gamma;	    /* >= 0, default 0 */
+			uint32_t max_bins;  /* 2..PINS_MAX_BINS, default 256 */
+			double subsample;   /* (0, 1], default 1 */
+			double colsample;   /* (0, 1], default 1 */
+		} gbdt;
 	} model;
+	/* With model kind gbdt only seed may be given (the others are
+	 * refused, their defaults kept and not written out). */
 	struct {
 		uint64_t seed;	     /* default 0 */
 		uint32_t epochs;     /* 1..PINS_MAX_EPOCHS, default 20 */

@@ -7,7 +7,8 @@
  * strict kernels of kernel_strict.c, fm_expf/fm_logf, keyed streams of
  * rng.c.  Frozen: a change to any of
  * those files that moves a bit belongs to a new abiN.c with its own
- * copies.
+ * copies.  ABI 1's model kind gbdt is gbdt1.c (fm_expf/fm_logf, keyed
+ * streams), frozen the same way.
  */
 #ifndef RBA_ABI_H
 #define RBA_ABI_H
@@ -62,7 +63,26 @@ struct abi_impl {
 			  struct rebuild_sparse **out);
 };
 
+/*
+ * The arithmetic of model kind gbdt in one ABI.  forward and sparse_new
+ * as in struct abi_impl, for a forest; there is no gradient.
+ */
+struct abi_gbdt_impl {
+	const char *summary;
+	int (*train)(const struct pins *p, size_t nfeat, uint32_t nclasses,
+		     uint32_t positive, const struct rebuild_set *train,
+		     const struct rebuild_set *val, struct rebuild_model *out,
+		     struct rebuild_report *rep, struct rba_detail *d);
+	int (*forward)(const struct rebuild_model *m, const float *x,
+		       size_t n, const uint32_t *y, float *probs,
+		       float *loss);
+	int (*sparse_new)(const struct rebuild_model *m,
+			  struct rebuild_sparse **out);
+};
+
 extern const struct abi_impl abi1_impl;
+/* ABI 1's trees (gbdt1.c): frozen like abi1.c from the day they came. */
+extern const struct abi_gbdt_impl gbdt1_impl;
 
 /*
  * ABI 1's softmax of rows x C logits z (abi1.c), for abi1_sparse.c: p

@@ -32,25 +32,10 @@ spec_features(const struct encode_spec *s, size_t *nf)
 	return n == s->nfeatures;
 }
 
-int
-artifact_encode(const struct artifact *a, struct rba_buf *out)
+/* Label, classes, positive class, columns, means and scales. */
+static void
+put_spec(const struct encode_spec *s, size_t nf, struct rba_buf *out)
 {
-	const struct encode_spec *s = &a->spec;
-	const struct rebuild_model *m = &a->model;
-	size_t nf;
-
-	if (!spec_features(s, &nf) || m->nlayers < 1 ||
-	    m->nlayers > REBUILD_MAX_LAYERS || m->sizes[0] != nf ||
-	    m->sizes[m->nlayers] != s->nclasses)
-		return RBA_E_RANGE;
-	rba_buf_put(out, ARTIFACT_MAGIC, 8);
-	rba_buf_put_u32(out, ARTIFACT_FORMAT);
-	rba_buf_put_u32(out, a->abi);
-	rba_buf_put_u8(out, ARTIFACT_KIND_MLP);
-	rba_buf_put_u8(out, ARTIFACT_ACT_RELU);
-	rba_buf_put_u32(out, m->nlayers);
-	for (uint32_t l = 0; l <= m->nlayers; l++)
-		rba_buf_put_u32(out, m->sizes[l]);
 	rba_buf_put_str(out, s->label);
 	rba_buf_put_u32(out, s->nclasses);
 	for (uint32_t c = 0; c < s->nclasses; c++)
@@ -72,6 +57,83 @@ artifact_encode(const struct artifact *a, struct rba_buf *out)
 		rba_buf_put_f32(out, s->mean[f]);
 	for (size_t f = 0; f < nf; f++)
 		rba_buf_put_f32(out, s->scale[f]);
+}
+
+/* Format 2: a forest (rebuild-audit-artifact(5), TREES). */
+static int
+encode_trees(const struct artifact *a, size_t nf, struct rba_buf *out)
+{
+	const struct encode_spec *s = &a->spec;
+	const struct rebuild_forest *f = &a->model.forest;
+
+	if (f->nfeatures != nf || f->nclasses != s->nclasses ||
+	    f->ngroups != (f->nclasses == 2 ? 1 : f->nclasses) ||
+	    f->ntrees < 1 || f->ntrees % f->ngroups != 0)
+		return RBA_E_RANGE;
+	rba_buf_put(out, ARTIFACT_MAGIC, 8);
+	rba_buf_put_u32(out, ARTIFACT_FORMAT_TREES);
+	rba_buf_put_u32(out, a->abi);
+	rba_buf_put_u8(out, ARTIFACT_KIND_TREES);
+	rba_buf_put_u8(out, ARTIFACT_OBJ_LOGLOSS);
+	rba_buf_put_u32(out, f->nfeatures);
+	rba_buf_put_u32(out, f->nclasses);
+	put_spec(s, nf, out);
+	for (uint32_t g = 0; g < f->ngroups; g++)
+		rba_buf_put_f32(out, f->base[g]);
+	for (uint32_t j = 0; j < f->nfeatures; j++) {
+		uint32_t e0 = f->edge_start[j], e1 = f->edge_start[j + 1];
+		rba_buf_put_u32(out, e1 - e0);
+		for (uint32_t e = e0; e < e1; e++)
+			rba_buf_put_f32(out, f->edges[e]);
+	}
+	rba_buf_put_u32(out, f->ntrees);
+	for (uint32_t t = 0; t < f->ntrees; t++) {
+		uint32_t n0 = f->tree_start[t], n1 = f->tree_start[t + 1];
+		rba_buf_put_u32(out, n1 - n0);
+		for (uint32_t i = n0; i < n1; i++) {
+			const struct rebuild_tree_node *q = &f->nodes[i];
+			if (q->feature == REBUILD_TREE_LEAF) {
+				rba_buf_put_u8(out, ARTIFACT_TREE_LEAF);
+				rba_buf_put_f32(out, q->value);
+				rba_buf_put_f32(out, q->cover);
+				continue;
+			}
+			if (q->left != i + 1 || q->right <= i + 1 || q->right >= n1)
+				return RBA_E_RANGE;
+			rba_buf_put_u8(out, ARTIFACT_TREE_SPLIT);
+			rba_buf_put_u32(out, q->feature);
+			rba_buf_put_u32(out, q->bin);
+			rba_buf_put_u32(out, q->right - n0);
+			rba_buf_put_f32(out, q->cover);
+		}
+	}
+	return rba_buf_status(out);
+}
+
+int
+artifact_encode(const struct artifact *a, struct rba_buf *out)
+{
+	const struct encode_spec *s = &a->spec;
+	const struct rebuild_model *m = &a->model;
+	size_t nf;
+
+	if (!spec_features(s, &nf))
+		return RBA_E_RANGE;
+	if (m->kind == REBUILD_KIND_GBDT)
+		return encode_trees(a, nf, out);
+	if (m->nlayers < 1 ||
+	    m->nlayers > REBUILD_MAX_LAYERS || m->sizes[0] != nf ||
+	    m->sizes[m->nlayers] != s->nclasses)
+		return RBA_E_RANGE;
+	rba_buf_put(out, ARTIFACT_MAGIC, 8);
+	rba_buf_put_u32(out, ARTIFACT_FORMAT_MLP);
+	rba_buf_put_u32(out, a->abi);
+	rba_buf_put_u8(out, ARTIFACT_KIND_MLP);
+	rba_buf_put_u8(out, ARTIFACT_ACT_RELU);
+	rba_buf_put_u32(out, m->nlayers);
+	for (uint32_t l = 0; l <= m->nlayers; l++)
+		rba_buf_put_u32(out, m->sizes[l]);
+	put_spec(s, nf, out);
 	for (uint32_t l = 0; l < m->nlayers; l++) {
 		size_t in = m->sizes[l], o = m->sizes[l + 1];
 		/* Stored [out][in]: row j holds output unit j's weights. */
@@ -189,71 +251,30 @@ dec_floats(struct dec *x, float *dst, size_t n, int positive)
 	return 0;
 }
 
+/*
+ * Label through scales, for a model of nfeat features and nclasses
+ * classes; "where" names what fixed those counts in messages ("the
+ * output layer" / "the first layer", or "the header").
+ */
 static int
-decode_body(struct dec *x, struct artifact *a)
+decode_spec(struct dec *x, struct encode_spec *s, uint32_t nfeat,
+	    uint32_t nclasses, const char *out_where, const char *in_where)
 {
-	struct encode_spec *s = &a->spec;
-	struct rebuild_model *m = &a->model;
-	uint32_t fmt, nl, sizes[REBUILD_MAX_LAYERS + 1], pos, nf = 0;
-	uint8_t kind, act;
-	size_t need;
+	char why[96];
+	uint32_t pos, nf = 0;
+	uint8_t kind;
 	int err = 0;
 
-	if (x->c.left < 8 || memcmp(x->c.p, ARTIFACT_MAGIC, 8) != 0)
-		return bad(x, "not an artifact (bad magic)");
-	rba_cursor_bytes(&x->c, 8);
-	if (x->c.left < 4 + 4 + 1 + 1 + 4)
-		return bad(x, "truncated header");
-	fmt = rba_cursor_u32(&x->c);
-	if (fmt == 0)
-		return bad(x, "format version 0");
-	if (fmt > ARTIFACT_FORMAT)
-		return rba_fail(x->d, RBA_E_UNSUPPORTED, NULL, 0, 9,
-				"artifact format %u is newer than this tool "
-				"(it reads %u)",
-				fmt, ARTIFACT_FORMAT);
-	a->abi = rba_cursor_u32(&x->c);
-	if (!rebuild_abi_supported(a->abi))
-		return rba_fail(x->d, RBA_E_UNSUPPORTED, NULL, 0, 13,
-				"trainer ABI %u is not known to this build",
-				a->abi);
-	kind = rba_cursor_u8(&x->c);
-	act = rba_cursor_u8(&x->c);
-	if (kind != ARTIFACT_KIND_MLP || act != ARTIFACT_ACT_RELU) {
-		x->c.p -= 2;
-		x->c.left += 2;
-		return bad(x, "unknown model kind or activation");
-	}
-	if ((err = dec_count(x, 1, REBUILD_MAX_LAYERS, 4, "layer count", &nl)))
-		return err;
-	if (x->c.left < 4 * ((size_t)nl + 1))
-		return bad(x, "truncated layer sizes");
-	need = 0;
-	for (uint32_t l = 0; l <= nl; l++) {
-		sizes[l] = rba_cursor_u32(&x->c);
-		if (sizes[l] < 1 || sizes[l] > REBUILD_MAX_WIDTH) {
-			x->c.p -= 4;
-			x->c.left += 4;
-			return bad(x, "layer size out of range");
-		}
-		if (l > 0)
-			need += (size_t)sizes[l - 1] * sizes[l] + sizes[l];
-	}
-	if (sizes[nl] < 2 || sizes[nl] > REBUILD_MAX_CLASSES)
-		return bad(x, "class count out of range");
-	/* Everything left must at least hold the floats: check before
-	 * allocating anything sized by the header. */
-	need += 2 * (size_t)sizes[0];
-	if (need > REBUILD_MAX_PARAMS || need * 4 > x->c.left)
-		return bad(x, "truncated: the layer sizes need more bytes than remain");
 	if ((s->label = dec_str(x, "label name", &err)) == NULL)
 		return err;
 	if ((err = dec_count(x, 2, REBUILD_MAX_CLASSES, 4, "class count",
 			     &s->nclasses)))
 		return err;
-	if (s->nclasses != sizes[nl]) {
+	if (s->nclasses != nclasses) {
 		s->nclasses = 0; /* no class array exists yet to release */
-		return bad(x, "class count differs from the output layer");
+		snprintf(why, sizeof(why), "class count differs from %s",
+			 out_where);
+		return bad(x, why);
 	}
 	if ((err = dec_strv(x, s->nclasses, &s->classes, "class label")))
 		return err;
@@ -298,14 +319,20 @@ decode_body(struct dec *x, struct artifact *a)
 			x->c.left += 1;
 			return bad(x, "unknown column kind");
 		}
-		if (nf > sizes[0])
-			return bad(x, "more features than the first layer");
+		if (nf > nfeat) {
+			snprintf(why, sizeof(why), "more features than %s",
+				 in_where);
+			return bad(x, why);
+		}
 	}
-	if (nf != sizes[0])
-		return bad(x, "feature count differs from the first layer");
+	if (nf != nfeat) {
+		snprintf(why, sizeof(why), "feature count differs from %s",
+			 in_where);
+		return bad(x, why);
+	}
 	s->nfeatures = nf;
-	if (x->c.left < need * 4)
-		return bad(x, "truncated weights");
+	if (x->c.left < (size_t)nf * 8)
+		return bad(x, "truncated standardization");
 	s->mean = malloc((size_t)nf * sizeof(float));
 	s->scale = malloc((size_t)nf * sizeof(float));
 	if (s->mean == NULL || s->scale == NULL)
@@ -313,6 +340,46 @@ decode_body(struct dec *x, struct artifact *a)
 	if ((err = dec_floats(x, s->mean, nf, 0)) ||
 	    (err = dec_floats(x, s->scale, nf, 1)))
 		return err;
+	return 0;
+}
+
+static int
+decode_mlp(struct dec *x, struct artifact *a)
+{
+	struct encode_spec *s = &a->spec;
+	struct rebuild_model *m = &a->model;
+	uint32_t nl, sizes[REBUILD_MAX_LAYERS + 1];
+	size_t need;
+	int err = 0;
+
+	if ((err = dec_count(x, 1, REBUILD_MAX_LAYERS, 4, "layer count", &nl)))
+		return err;
+	if (x->c.left < 4 * ((size_t)nl + 1))
+		return bad(x, "truncated layer sizes");
+	need = 0;
+	for (uint32_t l = 0; l <= nl; l++) {
+		sizes[l] = rba_cursor_u32(&x->c);
+		if (sizes[l] < 1 || sizes[l] > REBUILD_MAX_WIDTH) {
+			x->c.p -= 4;
+			x->c.left += 4;
+			return bad(x, "layer size out of range");
+		}
+		if (l > 0)
+			need += (size_t)sizes[l - 1] * sizes[l] + sizes[l];
+	}
+	if (sizes[nl] < 2 || sizes[nl] > REBUILD_MAX_CLASSES)
+		return bad(x, "class count out of range");
+	/* Everything left must at least hold the floats: check before
+	 * allocating anything sized by the header. */
+	need += 2 * (size_t)sizes[0];
+	if (need > REBUILD_MAX_PARAMS || need * 4 > x->c.left)
+		return bad(x, "truncated: the layer sizes need more bytes than remain");
+	if ((err = decode_spec(x, s, sizes[0], sizes[nl], "the output layer",
+			       "the first layer")))
+		return err;
+	need -= 2 * (size_t)sizes[0];
+	if (x->c.left < need * 4)
+		return bad(x, "truncated weights");
 	if ((err = rebuild_model_alloc(m, nl, sizes)))
 		return err == RBA_E_RANGE ? bad(x, "layer sizes over the caps")
 					  : err;
@@ -336,6 +403,283 @@ decode_body(struct dec *x, struct artifact *a)
 	if (x->c.left != 0)
 		return bad(x, "trailing bytes after the last layer");
 	return 0;
+}
+
+/*
+ * The subtree of tree node i (of n, at depth): a leaf ends at i + 1; a
+ * split's left child is i + 1 and its right child must be where the
+ * left subtree ends.  Returns the end, or 0 when the shape is wrong
+ * (*why says how).  Indexes only grow, so there is no cycle.
+ */
+static uint32_t
+tree_check(const struct rebuild_tree_node *t, uint32_t i, uint32_t n,
+	   uint32_t depth, const char **why)
+{
+	uint32_t end;
+
+	if (i >= n) {
+		*why = "a split has a child past the end of its tree";
+		return 0;
+	}
+	if (t[i].feature == REBUILD_TREE_LEAF)
+		return i + 1;
+	if (depth >= REBUILD_GBDT_MAX_DEPTH) {
+		*why = "a tree is deeper than the cap";
+		return 0;
+	}
+	if ((end = tree_check(t, i + 1, n, depth + 1, why)) == 0)
+		return 0;
+	if (t[i].right != end) {
+		*why = "a right child is not where the left subtree ends";
+		return 0;
+	}
+	return tree_check(t, end, n, depth + 1, why);
+}
+
+/* One tree of at most n nodes into t (local child indexes). */
+static int
+decode_tree(struct dec *x, const struct rebuild_forest *f,
+	    struct rebuild_tree_node *t, uint32_t n)
+{
+	const char *why = NULL;
+	const uint8_t *at = x->c.p;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct rebuild_tree_node *q = &t[i];
+		uint8_t type;
+		memset(q, 0, sizeof(*q));
+		if (x->c.left < 9)
+			return bad(x, "truncated tree");
+		type = rba_cursor_u8(&x->c);
+		if (type == ARTIFACT_TREE_LEAF) {
+			q->feature = REBUILD_TREE_LEAF;
+			q->value = rba_cursor_f32(&x->c);
+			q->cover = rba_cursor_f32(&x->c);
+			if (!isfinite(q->value)) {
+				x->c.p -= 8;
+				x->c.left += 8;
+				return bad(x, "a leaf value is not finite");
+			}
+		} else if (type == ARTIFACT_TREE_SPLIT) {
+			uint32_t e;
+			if (x->c.left < 16)
+				return bad(x, "truncated tree");
+			q->feature = rba_cursor_u32(&x->c);
+			q->bin = rba_cursor_u32(&x->c);
+			q->right = rba_cursor_u32(&x->c);
+			q->cover = rba_cursor_f32(&x->c);
+			q->left = i + 1;
+			if (q->feature >= f->nfeatures) {
+				x->c.p -= 16;
+				x->c.left += 16;
+				return bad(x, "a split names a feature out of range");
+			}
+			e = f->edge_start[q->feature + 1] - f->edge_start[q->feature];
+			if (q->bin >= e) {
+				x->c.p -= 12;
+				x->c.left += 12;
+				return bad(x, "a split names a bin edge out of range");
+			}
+			q->threshold = f->edges[f->edge_start[q->feature] + q->bin];
+		} else {
+			x->c.p -= 1;
+			x->c.left += 1;
+			return bad(x, "unknown tree node type");
+		}
+		if (!isfinite(q->cover) || q->cover < 0.0f) {
+			x->c.p -= 4;
+			x->c.left += 4;
+			return bad(x, "a cover is not a finite number >= 0");
+		}
+	}
+	if (tree_check(t, 0, n, 0, &why) != n) {
+		if (why == NULL)
+			why = "a tree has nodes outside its root's subtree";
+		return rba_fail(x->d, RBA_E_CORRUPT, NULL, 0,
+				(size_t)(at - x->base) + 1, "%s at byte %zu",
+				why, (size_t)(at - x->base));
+	}
+	return 0;
+}
+
+static int
+decode_trees(struct dec *x, struct artifact *a)
+{
+	struct encode_spec *s = &a->spec;
+	struct rebuild_model *m = &a->model;
+	struct rebuild_forest *f;
+	struct rebuild_tree_node *nodes = NULL, *tmp = NULL;
+	uint32_t nfeat, C, K, T, *estart = NULL, *tstart = NULL;
+	float *edges = NULL;
+	size_t nedges = 0, nnodes = 0, cap = 0;
+	int err = 0;
+
+	if ((err = dec_count(x, 1, REBUILD_MAX_WIDTH, 0, "feature count",
+			     &nfeat)) ||
+	    (err = dec_count(x, 2, REBUILD_MAX_CLASSES, 0, "class count",
+			     &C)))
+		return err;
+	K = C == 2 ? 1 : C;
+	/* the standardization, the bases and the edge counts must fit */
+	if (((size_t)nfeat * 12 + (size_t)K * 4 + 4) > x->c.left)
+		return bad(x, "truncated: the feature count needs more bytes "
+			      "than remain");
+	if ((err = decode_spec(x, s, nfeat, C, "the header", "the header")))
+		return err;
+	if (x->c.left < (size_t)K * 4)
+		return bad(x, "truncated");
+	{
+		float *bv = malloc((size_t)K * sizeof(float));
+		if (bv == NULL)
+			return RBA_E_NOMEM;
+		if ((err = dec_floats(x, bv, K, 0))) {
+			free(bv);
+			return err;
+		}
+		estart = calloc((size_t)nfeat + 1, sizeof(uint32_t));
+		edges = malloc((size_t)nfeat * (REBUILD_GBDT_MAX_BINS - 1) *
+			       sizeof(float));
+		if (estart == NULL || edges == NULL) {
+			err = RBA_E_NOMEM;
+			goto out_base;
+		}
+		for (uint32_t j = 0; j < nfeat; j++) {
+			uint32_t ne;
+			if ((err = dec_count(x, 0, REBUILD_GBDT_MAX_BINS - 1, 4,
+					     "bin edge count", &ne)))
+				goto out_base;
+			for (uint32_t e = 0; e < ne; e++) {
+				float v = rba_cursor_f32(&x->c);
+				if (!isfinite(v) ||
+				    (e > 0 && !(v > edges[nedges - 1]))) {
+					x->c.p -= 4;
+					x->c.left += 4;
+					err = bad(x, "bin edges are not finite "
+						     "and strictly ascending");
+					goto out_base;
+				}
+				edges[nedges++] = v;
+			}
+			estart[j + 1] = (uint32_t)nedges;
+		}
+		if ((err = dec_count(x, K, REBUILD_GBDT_MAX_TREES, 13,
+				     "tree count", &T)))
+			goto out_base;
+		if (T % K != 0) {
+			err = bad(x, "the tree count is not a multiple of the "
+				     "classes' margins");
+			goto out_base;
+		}
+		tstart = calloc((size_t)T + 1, sizeof(uint32_t));
+		if (tstart == NULL) {
+			err = RBA_E_NOMEM;
+			goto out_base;
+		}
+		{
+			/* the forest so far, for decode_tree's edge checks */
+			struct rebuild_forest view;
+			memset(&view, 0, sizeof(view));
+			view.nfeatures = nfeat;
+			view.edge_start = estart;
+			view.edges = edges;
+			for (uint32_t t = 0; t < T; t++) {
+				uint32_t n;
+				if ((err = dec_count(x, 1, ARTIFACT_MAX_TREE_NODES,
+						     9, "tree node count", &n)))
+					goto out_base;
+				if (nnodes + n > REBUILD_GBDT_MAX_NODES) {
+					err = bad(x, "more tree nodes than the cap");
+					goto out_base;
+				}
+				if (nnodes + n > cap) {
+					size_t nc = cap ? cap * 2 : 1024;
+					while (nc < nnodes + n)
+						nc *= 2;
+					tmp = realloc(nodes, nc * sizeof(*nodes));
+					if (tmp == NULL) {
+						err = RBA_E_NOMEM;
+						goto out_base;
+					}
+					nodes = tmp;
+					cap = nc;
+				}
+				if ((err = decode_tree(x, &view, nodes + nnodes, n)))
+					goto out_base;
+				for (uint32_t i = 0; i < n; i++)
+					if (nodes[nnodes + i].feature !=
+					    REBUILD_TREE_LEAF) {
+						nodes[nnodes + i].left += (uint32_t)nnodes;
+						nodes[nnodes + i].right += (uint32_t)nnodes;
+					}
+				nnodes += n;
+				tstart[t + 1] = (uint32_t)nnodes;
+			}
+		}
+		if (!rba_cursor_ok(&x->c)) {
+			err = bad(x, "truncated");
+			goto out_base;
+		}
+		if (x->c.left != 0) {
+			err = bad(x, "trailing bytes after the last tree");
+			goto out_base;
+		}
+		if ((err = rebuild_forest_alloc(m, nfeat, C, nedges, T, nnodes))) {
+			if (err == RBA_E_RANGE)
+				err = bad(x, "the forest is over the caps");
+			goto out_base;
+		}
+		f = &m->forest;
+		memcpy(f->base, bv, (size_t)K * sizeof(float));
+		memcpy(f->edge_start, estart, ((size_t)nfeat + 1) * sizeof(uint32_t));
+		memcpy(f->edges, edges, nedges * sizeof(float));
+		memcpy(f->tree_start, tstart, ((size_t)T + 1) * sizeof(uint32_t));
+		memcpy(f->nodes, nodes, nnodes * sizeof(*nodes));
+out_base:
+		free(bv);
+	}
+	free(estart);
+	free(edges);
+	free(tstart);
+	free(nodes);
+	return err;
+}
+
+static int
+decode_body(struct dec *x, struct artifact *a)
+{
+	uint32_t fmt;
+	uint8_t kind, act;
+
+	if (x->c.left < 8 || memcmp(x->c.p, ARTIFACT_MAGIC, 8) != 0)
+		return bad(x, "not an artifact (bad magic)");
+	rba_cursor_bytes(&x->c, 8);
+	if (x->c.left < 4 + 4 + 1 + 1 + 4)
+		return bad(x, "truncated header");
+	fmt = rba_cursor_u32(&x->c);
+	if (fmt == 0)
+		return bad(x, "format version 0");
+	if (fmt > ARTIFACT_FORMAT)
+		return rba_fail(x->d, RBA_E_UNSUPPORTED, NULL, 0, 9,
+				"artifact format %u is newer than this tool "
+				"(it reads %u)",
+				fmt, ARTIFACT_FORMAT);
+	a->abi = rba_cursor_u32(&x->c);
+	if (!rebuild_abi_supported(a->abi))
+		return rba_fail(x->d, RBA_E_UNSUPPORTED, NULL, 0, 13,
+				"trainer ABI %u is not known to this build",
+				a->abi);
+	kind = rba_cursor_u8(&x->c);
+	act = rba_cursor_u8(&x->c);
+	/* Each format holds one model kind: networks 1, forests 2. */
+	if (fmt == ARTIFACT_FORMAT_MLP && kind == ARTIFACT_KIND_MLP &&
+	    act == ARTIFACT_ACT_RELU)
+		return decode_mlp(x, a);
+	if (fmt == ARTIFACT_FORMAT_TREES && kind == ARTIFACT_KIND_TREES &&
+	    act == ARTIFACT_OBJ_LOGLOSS)
+		return decode_trees(x, a);
+	x->c.p -= 2;
+	x->c.left += 2;
+	return bad(x, "unknown model kind or activation for the format");
 }
 
 int

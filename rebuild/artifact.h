@@ -12,7 +12,12 @@
  * remain (before allocating), the canonical orders (levels and classes
  * strictly ascending), that the feature count matches the first layer,
  * that every float is finite and every scale positive, and that no byte
- * follows the last layer.
+ * follows the last layer.  A forest (format 2) is checked the same way:
+ * bin edges strictly ascending, every tree in canonical preorder (a
+ * split's left child is the next node, its right child the node after
+ * the left subtree, so no index can point backwards or form a cycle),
+ * depth at most REBUILD_GBDT_MAX_DEPTH, every split on an existing
+ * feature at one of its edges, covers finite and not negative.
  */
 #ifndef RBA_ARTIFACT_H
 #define RBA_ARTIFACT_H
@@ -27,10 +32,18 @@
 #include "rebuild/trainer.h"
 
 #define ARTIFACT_MAGIC "RBAMODEL" /* 8 bytes, no terminator */
-#define ARTIFACT_FORMAT 1
+#define ARTIFACT_FORMAT 2	/* the newest format this build reads */
+#define ARTIFACT_FORMAT_MLP 1	/* networks: format 1, unchanged */
+#define ARTIFACT_FORMAT_TREES 2 /* forests: format 2 */
 #define ARTIFACT_MAX_BYTES (512u << 20) /* bytes in an artifact file */
 #define ARTIFACT_KIND_MLP 1
+#define ARTIFACT_KIND_TREES 2
 #define ARTIFACT_ACT_RELU 1
+#define ARTIFACT_OBJ_LOGLOSS 1 /* trees: margins through the softmax */
+#define ARTIFACT_TREE_LEAF 0
+#define ARTIFACT_TREE_SPLIT 1
+/* nodes in one tree: a full tree of REBUILD_GBDT_MAX_DEPTH levels */
+#define ARTIFACT_MAX_TREE_NODES ((2u << REBUILD_GBDT_MAX_DEPTH) - 1)
 
 struct artifact {
 	uint32_t abi; /* trainer ABI that produced the weights */

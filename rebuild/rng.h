@@ -23,6 +23,8 @@ enum rng_purpose {
 	RNG_SHUFFLE = 3, /* a: epoch */
 	RNG_DROPOUT = 4, /* a: global step, b: layer */
 	RNG_SYNTH = 5,	 /* a: 0 inputs, 1 rule, 2 noise pick, 3 noise class */
+	RNG_GBDT_ROWS = 6, /* a: boosting round - row subsample */
+	RNG_GBDT_COLS = 7, /* a: tree - column subsample */
 };
 
 /* SplitMix64's finalizer: a bijection of 64-bit words. */

@@ -2,9 +2,12 @@
  * trainer.c - the trainer ABI registry and what every ABI shares:
  * model storage, argument checks, evaluation metrics.
  *
- * Adding ABI 2: write abi2.c with its own arithmetic (copying, never
- * editing, what it changes), add its row below and raise
- * REBUILD_ABI_CURRENT.  ABI 1's row and files stay as they are.
+ * A row of the registry is one ABI: its arithmetic for each model kind
+ * (the network of abiN.c, the trees of gbdtN.c), dispatched on the
+ * model's kind.  Adding ABI 2: write abi2.c and gbdt2.c with their own
+ * arithmetic (copying, never editing, what they change), add their row
+ * below and raise REBUILD_ABI_CURRENT.  ABI 1's row and files stay as
+ * they are.
  */
 #include "rebuild/trainer.h"
 
@@ -15,19 +18,52 @@
 
 #include "rebuild/abi.h"
 
-static const struct abi_impl *const abi_table[] = {
-	&abi1_impl,
+struct abi_row {
+	const struct abi_impl *mlp;
+	const struct abi_gbdt_impl *gbdt;
 };
 
-static const struct abi_impl *
-abi_find(uint32_t abi)
+static const struct abi_row abi_table[] = {
+	{&abi1_impl, &gbdt1_impl},
+};
+
+static const struct abi_row *
+abi_row_find(uint32_t abi)
 {
 	if (abi == 0)
 		abi = REBUILD_ABI_CURRENT;
 	for (size_t i = 0; i < sizeof(abi_table) / sizeof(abi_table[0]); i++)
-		if (abi_table[i]->abi == abi)
-			return abi_table[i];
+		if (abi_table[i].mlp->abi == abi)
+			return &abi_table[i];
 	return NULL;
+}
+
+static const struct abi_impl *
+abi_find(uint32_t abi)
+{
+	const struct abi_row *r = abi_row_find(abi);
+
+	return r ? r->mlp : NULL;
+}
+
+static const struct abi_gbdt_impl *
+abi_gbdt_find(uint32_t abi)
+{
+	const struct abi_row *r = abi_row_find(abi);
+
+	return r ? r->gbdt : NULL;
+}
+
+/* The forward pass of m's kind in abi (NULL: unknown abi). */
+static int (*abi_forward(uint32_t abi, const struct rebuild_model *m))(
+	const struct rebuild_model *, const float *, size_t, const uint32_t *,
+	float *, float *)
+{
+	if (abi == 0 || abi_row_find(abi) == NULL)
+		return NULL;
+	if (m->kind == REBUILD_KIND_GBDT)
+		return abi_gbdt_find(abi)->forward;
+	return abi_find(abi)->forward;
 }
 
 uint32_t
@@ -79,6 +115,43 @@ rebuild_model_alloc(struct rebuild_model *m, uint32_t nlayers,
 	return 0;
 }
 
+int
+rebuild_forest_alloc(struct rebuild_model *m, uint32_t nfeatures,
+		     uint32_t nclasses, size_t nedges, uint32_t ntrees,
+		     size_t nnodes)
+{
+	struct rebuild_forest *f = &m->forest;
+
+	memset(m, 0, sizeof(*m));
+	if (nfeatures < 1 || nfeatures > REBUILD_MAX_WIDTH || nclasses < 2 ||
+	    nclasses > REBUILD_MAX_CLASSES || ntrees < 1 ||
+	    ntrees > REBUILD_GBDT_MAX_TREES || nnodes < ntrees ||
+	    nnodes > REBUILD_GBDT_MAX_NODES ||
+	    nedges > (size_t)nfeatures * (REBUILD_GBDT_MAX_BINS - 1))
+		return RBA_E_RANGE;
+	m->kind = REBUILD_KIND_GBDT;
+	m->nlayers = 1;
+	m->sizes[0] = nfeatures;
+	m->sizes[1] = nclasses;
+	f->nfeatures = nfeatures;
+	f->nclasses = nclasses;
+	f->ngroups = nclasses == 2 ? 1 : nclasses;
+	if (ntrees % f->ngroups != 0)
+		return RBA_E_RANGE;
+	f->ntrees = ntrees;
+	f->base = calloc(f->ngroups, sizeof(float));
+	f->edge_start = calloc((size_t)nfeatures + 1, sizeof(uint32_t));
+	f->edges = calloc(nedges ? nedges : 1, sizeof(float));
+	f->tree_start = calloc((size_t)ntrees + 1, sizeof(uint32_t));
+	f->nodes = calloc(nnodes, sizeof(*f->nodes));
+	if (f->base == NULL || f->edge_start == NULL || f->edges == NULL ||
+	    f->tree_start == NULL || f->nodes == NULL) {
+		rebuild_model_release(m);
+		return RBA_E_NOMEM;
+	}
+	return 0;
+}
+
 void
 rebuild_model_release(struct rebuild_model *m)
 {
@@ -88,6 +161,11 @@ rebuild_model_release(struct rebuild_model *m)
 		free(m->w[l]);
 		free(m->b[l]);
 	}
+	free(m->forest.base);
+	free(m->forest.edge_start);
+	free(m->forest.edges);
+	free(m->forest.tree_start);
+	free(m->forest.nodes);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -96,6 +174,9 @@ rebuild_model_params(const struct rebuild_model *m)
 {
 	size_t total = 0;
 
+	if (m->kind == REBUILD_KIND_GBDT)
+		return m->forest.ntrees ? m->forest.tree_start[m->forest.ntrees]
+					: 0;
 	for (uint32_t l = 0; l < m->nlayers; l++)
 		total += (size_t)m->sizes[l] * m->sizes[l + 1] + m->sizes[l + 1];
 	return total;
@@ -118,6 +199,7 @@ rebuild_train(const struct pins *p, uint32_t abi, size_t nfeat,
 	      const struct rebuild_progress *progress, struct rba_detail *d)
 {
 	const struct abi_impl *a = abi_find(abi);
+	int gbdt = p->model.kind == PINS_MODEL_GBDT;
 
 	memset(out, 0, sizeof(*out));
 	if (rep != NULL)
@@ -140,6 +222,42 @@ rebuild_train(const struct pins *p, uint32_t abi, size_t nfeat,
 		return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
 				"%zu training examples: need 1 to %u", train->n,
 				REBUILD_MAX_EXAMPLES);
+	if (gbdt && (p->model.gbdt.trees < 1 ||
+		     p->model.gbdt.trees > PINS_MAX_TREES ||
+		     (size_t)p->model.gbdt.trees * (nclasses == 2 ? 1 : nclasses) >
+			     REBUILD_GBDT_MAX_TREES ||
+		     p->model.gbdt.max_depth < 1 ||
+		     p->model.gbdt.max_depth > REBUILD_GBDT_MAX_DEPTH ||
+		     p->model.gbdt.max_leaves == 1 ||
+		     p->model.gbdt.max_bins < 2 ||
+		     p->model.gbdt.max_bins > REBUILD_GBDT_MAX_BINS ||
+		     !(p->model.gbdt.learning_rate > 0.0) ||
+		     !(p->model.gbdt.learning_rate <= 1.0) ||
+		     !(p->model.gbdt.min_child_weight >= 0.0) ||
+		     !(p->model.gbdt.lambda >= 0.0) ||
+		     !(p->model.gbdt.gamma >= 0.0) ||
+		     !isfinite(p->model.gbdt.min_child_weight) ||
+		     !isfinite(p->model.gbdt.lambda) ||
+		     !isfinite(p->model.gbdt.gamma) ||
+		     !(p->model.gbdt.subsample > 0.0) ||
+		     !(p->model.gbdt.subsample <= 1.0) ||
+		     !(p->model.gbdt.colsample > 0.0) ||
+		     !(p->model.gbdt.colsample <= 1.0) ||
+		     p->determinism.threads > REBUILD_MAX_THREADS))
+		return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
+				"tree hyperparameters out of range");
+	if (gbdt) {
+		for (size_t i = 0; i < train->n; i++)
+			if (train->y[i] >= nclasses)
+				return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
+						"class index out of range");
+		for (size_t i = 0; i < val->n; i++)
+			if (val->y[i] >= nclasses)
+				return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
+						"class index out of range");
+		return abi_gbdt_find(abi)->train(p, nfeat, nclasses, positive,
+						 train, val, out, rep, d);
+	}
 	if (p->model.nhidden > PINS_MAX_LAYERS || p->train.epochs < 1 ||
 	    p->train.batch_size < 1 || p->model.dropout < 0.0 ||
 	    !(p->model.dropout < 1.0) ||
@@ -166,11 +284,12 @@ int
 rebuild_predict(uint32_t abi, const struct rebuild_model *m, const float *x,
 		size_t n, float *probs)
 {
-	const struct abi_impl *a = abi_find(abi);
+	int (*fwd)(const struct rebuild_model *, const float *, size_t,
+		   const uint32_t *, float *, float *) = abi_forward(abi, m);
 
-	if (a == NULL || abi == 0)
+	if (fwd == NULL)
 		return RBA_E_UNSUPPORTED;
-	return a->forward(m, x, n, NULL, probs, NULL);
+	return fwd(m, x, n, NULL, probs, NULL);
 }
 
 int
@@ -182,6 +301,11 @@ rebuild_sparse_new(uint32_t abi, const struct rebuild_model *m,
 	*out = NULL;
 	if (a == NULL || abi == 0)
 		return RBA_E_UNSUPPORTED;
+	if (m->kind == REBUILD_KIND_GBDT) {
+		const struct abi_gbdt_impl *g = abi_gbdt_find(abi);
+		assert(g->sparse_new != NULL); /* every ABI provides one */
+		return g->sparse_new(m, out);
+	}
 	assert(a->sparse_new != NULL); /* every ABI provides one */
 	return a->sparse_new(m, out);
 }
@@ -210,7 +334,7 @@ rebuild_gradient(uint32_t abi, const struct rebuild_model *m,
 	int err;
 
 	memset(grad, 0, sizeof(*grad));
-	if (a == NULL || abi == 0)
+	if (a == NULL || abi == 0 || m->kind != REBUILD_KIND_MLP)
 		return RBA_E_UNSUPPORTED;
 	if (set->n == 0 || set->n > REBUILD_MAX_EXAMPLES)
 		return RBA_E_RANGE;
@@ -280,7 +404,8 @@ rebuild_eval(uint32_t abi, const struct rebuild_model *m,
 	     const struct rebuild_set *set, uint32_t positive,
 	     struct rebuild_epoch *out)
 {
-	const struct abi_impl *a = abi_find(abi);
+	int (*fwd)(const struct rebuild_model *, const float *, size_t,
+		   const uint32_t *, float *, float *) = abi_forward(abi, m);
 	uint32_t C = m->sizes[m->nlayers];
 	float *probs, *loss, *score = NULL;
 	uint8_t *pos = NULL;
@@ -289,7 +414,7 @@ rebuild_eval(uint32_t abi, const struct rebuild_model *m,
 
 	out->train_loss = NAN;
 	out->val_loss = out->val_acc = out->val_auc = NAN;
-	if (a == NULL || abi == 0)
+	if (fwd == NULL)
 		return RBA_E_UNSUPPORTED;
 	if (set->n == 0)
 		return 0;
@@ -299,7 +424,7 @@ rebuild_eval(uint32_t abi, const struct rebuild_model *m,
 		err = RBA_E_NOMEM;
 		goto out;
 	}
-	err = a->forward(m, set->x, set->n, set->y, probs, loss);
+	err = fwd(m, set->x, set->n, set->y, probs, loss);
 	if (err != 0)
 		goto out;
 	for (size_t i = 0; i < set->n; i++) {

@@ -31,6 +31,13 @@
  * PyTorch (decoupled decay w (1 - lr wd) on every parameter, biases
  * included, bias-corrected moments, eps added to the corrected root) or
  * SGD with momentum and coupled weight decay (g + wd w).
+ *
+ * Model kind gbdt (gbdt1.c, part of ABI 1 since the kind was added):
+ * histogram gradient boosting on the same log loss; its recipe is at
+ * the top of gbdt1.c and in rebuild-audit-pins(5).  An ABI names the
+ * arithmetic of every model kind it knows: adding a kind to an ABI
+ * moves no bit of any artifact an older build could make, changing one
+ * does, and is a new ABI.
  */
 #ifndef RBA_TRAINER_H
 #define RBA_TRAINER_H
@@ -57,17 +64,81 @@ int rebuild_abi_supported(uint32_t abi);
 /* A one-line description of abi ("" when unknown).  Static string. */
 const char *rebuild_abi_describe(uint32_t abi);
 
+/* Gradient-boosted trees (model kind gbdt; gbdt1.c). */
+#define REBUILD_GBDT_MAX_TREES (1u << 20) /* trees in a forest */
+#define REBUILD_GBDT_MAX_NODES (1u << 26) /* nodes in a forest */
+#define REBUILD_GBDT_MAX_DEPTH PINS_MAX_DEPTH
+#define REBUILD_GBDT_MAX_BINS PINS_MAX_BINS
+#define REBUILD_TREE_LEAF UINT32_MAX /* feature of a leaf */
+
+/* mlp is 0 so that a zeroed model is the kind every older caller built. */
+enum rebuild_kind { REBUILD_KIND_MLP = 0, REBUILD_KIND_GBDT = 1 };
+
 /*
- * A trained network.  Layer l maps sizes[l] inputs to sizes[l + 1]
- * outputs: w[l] is sizes[l] x sizes[l + 1] row-major (W[in][out]), b[l]
- * has sizes[l + 1] entries.  sizes[nlayers] is the number of classes.
+ * One node of a tree.  A split sends a case left when its input
+ * feature is below threshold (x < threshold; threshold is
+ * edges[feature][bin] of the forest), right otherwise.  Children are
+ * indexes into the forest's node array; in a tree's nodes the order is
+ * preorder, so left is always the node after its parent.  cover is the
+ * sum of the training hessians that reached the node (TreeSHAP weights
+ * the two sides of a split by it); value is a leaf's contribution to its
+ * group's margin, learning rate included (0 at splits).
+ */
+struct rebuild_tree_node {
+	uint32_t feature; /* REBUILD_TREE_LEAF for a leaf */
+	uint32_t bin;	  /* edge index; 0 at a leaf */
+	uint32_t left, right; /* 0 at a leaf */
+	float threshold;
+	float value;
+	float cover;
+};
+
+/*
+ * A forest: ngroups margins (1 for two classes: the logit of class 1
+ * against class 0; C for C > 2 classes: softmax logits), each starting
+ * at base[g]; tree t adds to group t % ngroups.  Tree t's nodes are
+ * nodes[tree_start[t] .. tree_start[t + 1]), its root first.  The bin
+ * edges of feature f are edges[edge_start[f] .. edge_start[f + 1]),
+ * strictly ascending: a feature with no edges is never split on.
+ */
+struct rebuild_forest {
+	uint32_t nfeatures, nclasses, ngroups;
+	float *base;	       /* ngroups */
+	uint32_t *edge_start;  /* nfeatures + 1 */
+	float *edges;
+	uint32_t ntrees;
+	uint32_t *tree_start;  /* ntrees + 1 */
+	struct rebuild_tree_node *nodes;
+};
+
+/*
+ * A trained model.  kind REBUILD_KIND_MLP, a network: layer l maps
+ * sizes[l] inputs to sizes[l + 1] outputs: w[l] is sizes[l] x
+ * sizes[l + 1] row-major (W[in][out]), b[l] has sizes[l + 1] entries.
+ * sizes[nlayers] is the number of classes.  kind REBUILD_KIND_GBDT, a
+ * forest: nlayers is 1, sizes[0] the features and sizes[1] the classes
+ * (so every caller finds both where it does for a network), w and b are
+ * NULL.
  */
 struct rebuild_model {
 	uint32_t nlayers;
 	uint32_t sizes[REBUILD_MAX_LAYERS + 1];
 	float *w[REBUILD_MAX_LAYERS];
 	float *b[REBUILD_MAX_LAYERS];
+	enum rebuild_kind kind;
+	struct rebuild_forest forest; /* kind gbdt */
 };
+
+/*
+ * Allocates a zeroed forest of kind gbdt in m: nfeatures 1..
+ * REBUILD_MAX_WIDTH, nclasses 2..REBUILD_MAX_CLASSES, nedges bin edges
+ * in all, ntrees 1..REBUILD_GBDT_MAX_TREES (a multiple of the groups),
+ * nnodes 1..REBUILD_GBDT_MAX_NODES.  0, RBA_E_RANGE or RBA_E_NOMEM (m
+ * is then released).
+ */
+int rebuild_forest_alloc(struct rebuild_model *m, uint32_t nfeatures,
+			 uint32_t nclasses, size_t nedges, uint32_t ntrees,
+			 size_t nnodes);
 
 /*
  * Allocates zeroed weights for nlayers (1..REBUILD_MAX_LAYERS) with the
@@ -77,9 +148,9 @@ struct rebuild_model {
  */
 int rebuild_model_alloc(struct rebuild_model *m, uint32_t nlayers,
 			const uint32_t *sizes);
-/* Frees the weights; safe on a zeroed or released model. */
+/* Frees the weights or the forest; safe on a zeroed or released model. */
 void rebuild_model_release(struct rebuild_model *m);
-/* Number of weights and biases. */
+/* Number of weights and biases (a forest: its nodes). */
 size_t rebuild_model_params(const struct rebuild_model *m);
 
 /*
@@ -125,7 +196,9 @@ struct rebuild_progress {
 
 /*
  * Trains a model with ABI abi (0: current) on train, evaluating on val
- * after every epoch (val.n may be 0: metrics are then NaN).  Hyper-
+ * after every epoch (val.n may be 0: metrics are then NaN).  The model
+ * kind is p->model.kind: for gbdt an "epoch" is a boosting round (its
+ * trees), and rep->examples counts training rows times rounds.  Hyper-
  * parameters come from p->model, p->train and p->determinism; nfeat and
  * nclasses (>= 2) size the network; positive (< nclasses) is the class
  * whose probability is the score of a binary model (AUC), ignored when
@@ -198,8 +271,8 @@ int rebuild_eval(uint32_t abi, const struct rebuild_model *m,
  * weight and bias, computed by abi's training arithmetic (blocks,
  * kernels and reduction of a training step) with dropout off, in a
  * single batch of all rows.  grad is allocated here (release it); *loss
- * gets the mean loss.  For tests and diagnostics.  0, RBA_E_UNSUPPORTED,
- * RBA_E_RANGE (set->n is 0 or over REBUILD_MAX_EXAMPLES) or RBA_E_NOMEM.
+ * gets the mean loss.  For tests and diagnostics.  0, RBA_E_UNSUPPORTED
+ * (also for a forest, which has no weights), RBA_E_RANGE (set->n is 0 or over REBUILD_MAX_EXAMPLES) or RBA_E_NOMEM.
  */
 int rebuild_gradient(uint32_t abi, const struct rebuild_model *m,
 		     const struct rebuild_set *set, struct rebuild_model *grad,

@@ -256,8 +256,12 @@ START_TEST(test_specific_corruptions)
 	cp[0] = 'X';
 	expect(cp, n, RBA_E_CORRUPT, "bad magic");
 	RESET();
-	rba_put_u32le(cp + 8, 2);
+	rba_put_u32le(cp + 8, 3);
 	expect(cp, n, RBA_E_UNSUPPORTED, "newer");
+	/* a network in the forests' format */
+	RESET();
+	rba_put_u32le(cp + 8, 2);
+	expect(cp, n, RBA_E_CORRUPT, "model kind");
 	RESET();
 	rba_put_u32le(cp + 8, 0);
 	expect(cp, n, RBA_E_CORRUPT, "format version 0");
@@ -359,6 +363,360 @@ START_TEST(test_snapshot_mismatch)
 }
 END_TEST
 
+/* ---- forests (format 2) ---------------------------------------------- */
+
+static const char snap3[] =
+	"id,colour,size,weight,class\n"
+	"1,red,1.5,10,a\n"
+	"2,blue,2.5,11,b\n"
+	"3,green,3.5,12,c\n"
+	"4,red,4.5,13,a\n"
+	"5,blue,5.5,14,b\n"
+	"6,green,6.5,15,c\n"
+	"7,red,7.5,16,a\n"
+	"8,blue,8.5,17,b\n"
+	"9,red,9.5,18,c\n"
+	"10,green,10.5,19,a\n"
+	"11,blue,1.0,20,b\n"
+	"12,red,2.0,21,c\n"
+	"13,red,3.0,22,a\n"
+	"14,blue,4.0,23,b\n"
+	"15,green,5.0,24,c\n"
+	"16,green,6.0,25,a\n";
+
+static void
+make_forest(int multiclass, struct rebuild_result *res)
+{
+	struct pins p;
+	struct rba_detail d;
+	const char *sn = multiclass ? snap3 : snap;
+
+	test_pins(&p, 0);
+	rba_digest_bytes(sn, strlen(sn), &p.snapshot);
+	if (multiclass)
+		p.data.positive = NULL;
+	p.data.standardize = multiclass;
+	p.model.kind = PINS_MODEL_GBDT;
+	p.model.gbdt.trees = multiclass ? 3 : 4;
+	p.model.gbdt.max_depth = 3;
+	p.model.gbdt.max_leaves = 0;
+	p.model.gbdt.learning_rate = 0.3;
+	p.model.gbdt.min_child_weight = 0.1;
+	p.model.gbdt.lambda = 1;
+	p.model.gbdt.max_bins = 4;
+	p.model.gbdt.subsample = 1;
+	p.model.gbdt.colsample = 1;
+	rba_detail_clear(&d);
+	ck_assert_msg(rebuild_from_snapshot(&p, 0, sn, strlen(sn), "s.csv", res,
+					    &d) == 0,
+		      "%s", d.reason);
+}
+
+/* Dense (artifact_score) and sparse scores of the rows of sn agree. */
+static void
+scores_agree(const struct artifact *a, const char *sn, size_t rows)
+{
+	struct csv_table *t;
+	struct rba_detail d;
+	struct rebuild_sparse *sp;
+	size_t nf = a->spec.nfeatures, C = a->spec.nclasses;
+	float *raw = calloc(rows * nf, sizeof(float));
+	float *x = calloc(rows * nf, sizeof(float));
+	float *dense = calloc(rows * C, sizeof(float));
+	float *sparse = calloc(rows * C, sizeof(float));
+	float *tx = calloc(rows * nf, sizeof(float));
+	uint32_t *row = calloc(rows * nf, sizeof(uint32_t));
+	size_t nt = 0;
+
+	ck_assert_int_eq(csv_table_load_mem(sn, strlen(sn), "s.csv", &t, &d), 0);
+	ck_assert_int_eq(encode_table(&a->spec, t, raw, &d), 0);
+	ck_assert_int_eq(artifact_score(a, raw, rows, dense), 0);
+	encode_standardize(&a->spec, raw, rows, x);
+	/* the terms: every non-zero input, padded per case to one count */
+	for (size_t i = 0; i < rows; i++) {
+		size_t k = 0;
+		for (size_t f = 0; f < nf; f++)
+			if (x[i * nf + f] != 0.0f)
+				k++;
+		if (k > nt)
+			nt = k;
+	}
+	for (size_t i = 0; i < rows; i++) {
+		size_t k = 0;
+		for (size_t f = 0; f < nf && k < nt; f++)
+			if (x[i * nf + f] != 0.0f || nf - f <= nt - k) {
+				tx[i * nt + k] = x[i * nf + f];
+				row[i * nt + k] = (uint32_t)f;
+				k++;
+			}
+		ck_assert_uint_eq(k, nt);
+	}
+	ck_assert_int_eq(rebuild_sparse_new(a->abi, &a->model, &sp), 0);
+	rebuild_sparse_score(sp, tx, row, nt, rows, sparse);
+	ck_assert(memcmp(dense, sparse, rows * C * sizeof(float)) == 0);
+	rebuild_sparse_free(sp);
+	csv_table_free(t);
+	free(raw);
+	free(x);
+	free(dense);
+	free(sparse);
+	free(tx);
+	free(row);
+}
+
+START_TEST(test_forest_round_trip)
+{
+	struct rebuild_result res, res2;
+	struct artifact a;
+	struct rba_buf b;
+	struct rba_detail d;
+
+	for (int mc = 0; mc < 2; mc++) {
+		make_forest(mc, &res);
+		make_forest(mc, &res2);
+		ck_assert_uint_eq(res.artifact_len, res2.artifact_len);
+		ck_assert(memcmp(res.artifact, res2.artifact, res.artifact_len) == 0);
+		ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len,
+						 &a, &d), 0);
+		ck_assert_int_eq(a.model.kind, REBUILD_KIND_GBDT);
+		ck_assert_uint_eq(a.model.forest.ngroups, mc ? 3 : 1);
+		ck_assert_uint_eq(a.model.forest.ntrees, mc ? 9 : 4);
+		ck_assert_uint_eq(a.model.sizes[0], 5);
+		ck_assert_uint_gt(a.model.forest.tree_start[a.model.forest.ntrees],
+				  a.model.forest.ntrees); /* it split */
+		rba_buf_init(&b);
+		ck_assert_int_eq(artifact_encode(&a, &b), 0);
+		ck_assert_uint_eq(b.len, res.artifact_len);
+		ck_assert(memcmp(b.p, res.artifact, b.len) == 0);
+		rba_buf_release(&b);
+		scores_agree(&a, mc ? snap3 : snap, mc ? 16 : 12);
+		artifact_release(&a);
+		rebuild_result_release(&res);
+		rebuild_result_release(&res2);
+	}
+}
+END_TEST
+
+START_TEST(test_forest_truncations)
+{
+	struct rebuild_result res;
+
+	make_forest(0, &res);
+	for (size_t n = 0; n < res.artifact_len; n++) {
+		uint8_t *cp = malloc(n ? n : 1);
+		memcpy(cp, res.artifact, n);
+		ck_assert_int_eq(decode_checked(cp, n), RBA_E_CORRUPT);
+		free(cp);
+	}
+	rebuild_result_release(&res);
+}
+END_TEST
+
+/*
+ * Every bit of every byte of a small forest flipped: the loader refuses
+ * the file or yields a canonical model that scores without a fault.
+ */
+START_TEST(test_forest_bit_flips)
+{
+	struct rebuild_result res;
+	size_t n, ok = 0, bad = 0;
+	float raw[12 * 5], probs[24];
+	struct csv_table *t;
+	struct rba_detail d;
+	uint8_t *cp;
+
+	make_forest(0, &res);
+	n = res.artifact_len;
+	cp = malloc(n);
+	ck_assert_int_eq(csv_table_load_mem(snap, strlen(snap), "s.csv", &t, &d), 0);
+	for (size_t bit = 0; bit < n * 8; bit++) {
+		struct artifact a;
+		memcpy(cp, res.artifact, n);
+		cp[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		if (decode_checked(cp, n) != 0) {
+			bad++;
+			continue;
+		}
+		ok++;
+		ck_assert_int_eq(artifact_decode(cp, n, &a, &d), 0);
+		/* a flipped level or class name may not encode the rows */
+		if (encode_table(&a.spec, t, raw, &d) == 0) {
+			ck_assert_int_eq(artifact_score(&a, raw, 12, probs), 0);
+			scores_agree(&a, snap, 12);
+		}
+		artifact_release(&a);
+	}
+	ck_assert_uint_gt(ok, 0);
+	ck_assert_uint_gt(bad, 0);
+	csv_table_free(t);
+	free(cp);
+	rebuild_result_release(&res);
+}
+END_TEST
+
+/* Offset of tree node k of tree 0 (the first tree starts at `first`). */
+static size_t
+node_at(const uint8_t *p, size_t first, uint32_t k)
+{
+	size_t off = first + 4;
+
+	for (uint32_t i = 0; i < k; i++)
+		off += p[off] == ARTIFACT_TREE_LEAF ? 9 : 17;
+	return off;
+}
+
+START_TEST(test_forest_specific_corruptions)
+{
+	struct rebuild_result res;
+	struct artifact a;
+	struct rba_detail d;
+	uint8_t *cp;
+	size_t n, first, split;
+	uint32_t nn;
+
+	make_forest(0, &res);
+	n = res.artifact_len;
+	cp = malloc(n);
+	ck_assert_int_eq(artifact_decode(res.artifact, n, &a, &d), 0);
+	/* find tree 0: the bytes after the tree count */
+	{
+		const struct rebuild_forest *f = &a.model.forest;
+		size_t tail = 4; /* tree count */
+		for (uint32_t t = 0; t < f->ntrees; t++) {
+			tail += 4;
+			for (uint32_t i = f->tree_start[t]; i < f->tree_start[t + 1]; i++)
+				tail += f->nodes[i].feature == REBUILD_TREE_LEAF ? 9 : 17;
+		}
+		first = n - tail + 4;
+		nn = f->tree_start[1];
+		ck_assert_uint_eq(rba_get_u32le(res.artifact + first), nn);
+		ck_assert_uint_eq(res.artifact[first + 4], ARTIFACT_TREE_SPLIT);
+	}
+	split = first + 4;
+	RESET();
+	cp[8] = 1; /* a forest in the networks' format */
+	expect(cp, n, RBA_E_CORRUPT, "model kind");
+	RESET();
+	rba_put_u32le(cp + split + 1, 5); /* feature 5 of 5 */
+	expect(cp, n, RBA_E_CORRUPT, "feature out of range");
+	RESET();
+	rba_put_u32le(cp + split + 5, 200); /* bin beyond the edges */
+	expect(cp, n, RBA_E_CORRUPT, "bin edge out of range");
+	RESET();
+	rba_put_u32le(cp + split + 9, 0); /* right child: the root, a cycle */
+	expect(cp, n, RBA_E_CORRUPT, "right child");
+	RESET();
+	rba_put_u32le(cp + split + 9, 1); /* right child = left child */
+	expect(cp, n, RBA_E_CORRUPT, "right child");
+	RESET();
+	rba_put_u32le(cp + split + 9, nn); /* past the end */
+	expect(cp, n, RBA_E_CORRUPT, "right child");
+	RESET();
+	cp[split] = 7;
+	expect(cp, n, RBA_E_CORRUPT, "node type");
+	RESET();
+	rba_put_u32le(cp + first, 200000); /* node count over the cap */
+	expect(cp, n, RBA_E_CORRUPT, "tree node count");
+	RESET();
+	{
+		float neg = -1.0f;
+		memcpy(cp + split + 13, &neg, 4);
+		expect(cp, n, RBA_E_CORRUPT, "cover");
+	}
+	RESET();
+	{
+		/* a leaf turned into a split that leaves nodes unreached */
+		size_t last = node_at(cp, first, nn - 1);
+		ck_assert_uint_eq(cp[last], ARTIFACT_TREE_LEAF);
+		float inf = INFINITY;
+		memcpy(cp + last + 1, &inf, 4);
+		expect(cp, n, RBA_E_CORRUPT, "not finite");
+	}
+	/* a tree deeper than the cap is refused, by the depth rule */
+	{
+		struct rba_buf b;
+		struct rebuild_forest *f = &a.model.forest;
+		struct artifact deep;
+		uint32_t D = REBUILD_GBDT_MAX_DEPTH + 1, N = 2 * D + 1;
+		memset(&deep, 0, sizeof(deep));
+		deep.abi = a.abi;
+		deep.spec = a.spec;
+		ck_assert_int_eq(rebuild_forest_alloc(&deep.model, 5, 2,
+						      f->edge_start[5], 1, N), 0);
+		memcpy(deep.model.forest.edge_start, f->edge_start, 6 * 4);
+		memcpy(deep.model.forest.edges, f->edges, f->edge_start[5] * 4);
+		deep.model.forest.tree_start[1] = N;
+		/* a chain: split i has a leaf on its right, the next split left */
+		for (uint32_t i = 0, k = 0; i < D; i++) {
+			struct rebuild_tree_node *q = &deep.model.forest.nodes[k];
+			q->feature = 1; /* size: numeric, has edges */
+			q->left = k + 1;
+			q->right = 2 * D - i;
+			k++;
+		}
+		for (uint32_t i = D; i < N; i++)
+			deep.model.forest.nodes[i].feature = REBUILD_TREE_LEAF;
+		/* preorder of a left chain: splits 0..D-1, the deepest leaf, then
+		 * the right leaves from the deepest split up */
+		for (uint32_t i = 0; i < D; i++)
+			deep.model.forest.nodes[i].right = D + 1 + (D - 1 - i);
+		rba_buf_init(&b);
+		ck_assert_int_eq(artifact_encode(&deep, &b), 0);
+		expect(b.p, b.len, RBA_E_CORRUPT, "deeper than the cap");
+		rba_buf_release(&b);
+		memset(&deep.spec, 0, sizeof(deep.spec));
+		artifact_release(&deep);
+	}
+	artifact_release(&a);
+	free(cp);
+	rebuild_result_release(&res);
+}
+END_TEST
+
+/*
+ * A tree deeper than the sparse scorer's complete layout (a chain of 12
+ * splits on one input, 13 leaves) scores by its node walk: bit for bit
+ * the dense scores too.
+ */
+START_TEST(test_forest_deep_sparse)
+{
+	struct rebuild_result res;
+	struct artifact a, deep;
+	struct rba_detail d;
+	uint32_t D = 12, N = 2 * 12 + 1;
+	const struct rebuild_forest *f;
+
+	make_forest(0, &res);
+	ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
+	f = &a.model.forest;
+	memset(&deep, 0, sizeof(deep));
+	deep.abi = a.abi;
+	deep.spec = a.spec;
+	ck_assert_int_eq(rebuild_forest_alloc(&deep.model, 5, 2, f->edge_start[5],
+					      1, N), 0);
+	memcpy(deep.model.forest.edge_start, f->edge_start, 6 * 4);
+	memcpy(deep.model.forest.edges, f->edges, f->edge_start[5] * 4);
+	deep.model.forest.tree_start[1] = N;
+	for (uint32_t i = 0; i < D; i++) {
+		struct rebuild_tree_node *q = &deep.model.forest.nodes[i];
+		q->feature = 3; /* size */
+		q->bin = i % (f->edge_start[4] - f->edge_start[3]);
+		q->threshold = f->edges[f->edge_start[3] + q->bin];
+		q->left = i + 1;
+		q->right = D + 1 + (D - 1 - i);
+	}
+	for (uint32_t i = D; i < N; i++) {
+		deep.model.forest.nodes[i].feature = REBUILD_TREE_LEAF;
+		deep.model.forest.nodes[i].value = 0.125f * (float)i - 1.0f;
+	}
+	scores_agree(&deep, snap, 12);
+	memset(&deep.spec, 0, sizeof(deep.spec));
+	artifact_release(&deep);
+	artifact_release(&a);
+	rebuild_result_release(&res);
+}
+END_TEST
+
 Suite *
 suite_artifact(void)
 {
@@ -373,6 +731,11 @@ suite_artifact(void)
 	tcase_add_test(tc, test_specific_corruptions);
 	tcase_add_test(tc, test_load_file);
 	tcase_add_test(tc, test_snapshot_mismatch);
+	tcase_add_test(tc, test_forest_round_trip);
+	tcase_add_test(tc, test_forest_truncations);
+	tcase_add_test(tc, test_forest_bit_flips);
+	tcase_add_test(tc, test_forest_specific_corruptions);
+	tcase_add_test(tc, test_forest_deep_sparse);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,1223 @@
+/*
+ * gbdt1.c - trainer ABI 1, model kind gbdt: histogram gradient boosting
+ * on log loss.
+ *
+ * Frozen like abi1.c (see abi.h): every step below decides artifact
+ * bits, and a change that moves one is a new ABI in a new file.
+ *
+ * Recipe:
+ *   1. Bin edges, per feature, from the training rows only: the values
+ *      (-0 read as +0) sorted ascending.  With at most max_bins distinct
+ *      values the edges are every distinct value but the smallest; with
+ *      more, edge k (k = 1 .. max_bins - 1) is the sorted value at
+ *      position floor(k n / max_bins), kept when above the smallest
+ *      value and above the edge before it.  A row's bin is the number of
+ *      edges at or below its value, so bin <= t exactly when the value is
+ *      below edge t: the threshold of a split at t is edge t.
+ *   2. Margins start at 0 (XGBoost 1.7's base_score 0.5).  Each round:
+ *      probabilities by the softmax below from the margins (two classes:
+ *      logits 0 and the margin); the rows of the round are those whose
+ *      keyed draw (RNG_GBDT_ROWS, round) is below subsample; then one
+ *      tree per group (one for two classes, else one per class) on
+ *      g = p - [y = class], h = p (1 - p), in float32.
+ *   3. g and h are quantized to integers in units of 2^-30 (round half
+ *      away from zero) and every histogram sum is an int64 sum, exact in
+ *      any order: threads (one feature each, in turn) and the sibling
+ *      subtraction (the larger child is its parent minus the smaller)
+ *      cannot change a bit.  Sums turn back into doubles only to score
+ *      splits.
+ *   4. A tree's features are a keyed draw (RNG_GBDT_COLS, tree) of
+ *      max(1, floor(colsample nfeatures)) of them.  A node's best split
+ *      maximizes gain = GL^2/(HL+lambda) + GR^2/(HR+lambda) -
+ *      G^2/(H+lambda) (double) over features in ascending order, then
+ *      bins ascending, a later candidate winning only when strictly
+ *      greater: the total order (gain, then lower feature, then lower
+ *      bin).  Both sides need a row and hessian sums of at least
+ *      min_child_weight; the split is made when gain > gamma.
+ *   5. Growth is best first: the open leaf of greatest gain (ties: the
+ *      one made first) is split, until none can be, or the tree has
+ *      max_leaves leaves; no leaf is split below depth max_depth.  With
+ *      no leaf cap that is exactly depth-wise growth.
+ *   6. A leaf's value is float32(-G / (H + lambda) * learning_rate)
+ *      (0 when H + lambda is 0); cover is float32(H).
+ *   7. Scoring adds, per group, the leaf values of its trees in tree
+ *      order to the base margin in float32, then the softmax: exps of
+ *      logit - max with fm_expf, summed in class order, divided.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/rbatime.h"
+#include "rebuild/abi.h"
+#include "rebuild/fmath.h"
+#include "rebuild/pool.h"
+#include "rebuild/rng.h"
+
+#define GB_QSCALE 1073741824.0 /* 2^30 */
+#define GB_QINV 0x1p-30
+#define GB_SCORE_BLOCK 16 /* cases walked side by side by the sparse scorer */
+
+/* A histogram cell: exact sums of quantized g and h. */
+struct gb_cell {
+	int64_t g, h;
+};
+
+struct gb_split {
+	int valid;
+	double gain;
+	uint32_t feature, bin;
+};
+
+/* A node of the tree being grown (creation order). */
+struct gb_tnode {
+	int leaf;
+	uint32_t feature, bin, left, right;
+	float value, cover;
+};
+
+/* A leaf that may still be split. */
+struct gb_open {
+	uint32_t node;
+	size_t start, count;
+	uint32_t depth;
+	int64_t g, h;
+	struct gb_cell *hist; /* NULL: this leaf stays a leaf */
+	struct gb_split best;
+};
+
+struct gb_job {
+	int subtract;
+	const uint32_t *rows;
+	size_t count;
+	struct gb_cell *hist;
+	const struct gb_cell *parent, *small;
+	int64_t g, h;
+	double parent_term;
+};
+
+struct gb_run {
+	const struct pins *p;
+	size_t n, nfeat;
+	uint32_t C, K;
+	const float *x;
+	const uint32_t *y;
+	uint8_t *bins;	   /* n x nfeat: row-major */
+	uint32_t *nb;	   /* bins per feature */
+	size_t *hoff;	   /* first cell of each feature in a histogram */
+	size_t hcells;
+	float *edges;
+	uint32_t *estart;  /* nfeat + 1 */
+	int64_t *gq, *hq;  /* per row, this tree */
+	uint32_t *idx, *tmp;
+	uint32_t *feats, nsel; /* this tree's features, ascending */
+	size_t *soff;	       /* per selected feature: its first cell */
+	uint32_t *perm;
+	uint8_t *on;		/* per feature: drawn for this tree */
+	struct gb_split *fbest; /* per selected feature */
+	double lambda, gamma, mcw, lr;
+	struct pool *pool;
+	struct gb_job job;
+	/* free histograms */
+	struct gb_cell **hfree;
+	size_t nhfree, caphfree;
+	/* the tree being grown */
+	struct gb_tnode *tn;
+	size_t ntn, captn;
+	struct gb_open *open;
+	size_t nopen, capopen;
+	/* the forest so far */
+	struct rebuild_tree_node *nodes;
+	size_t nnodes, capnodes;
+	uint32_t *tstart;
+	uint32_t ntrees;
+	int oom;
+};
+
+/*
+ * The softmax of a case's K margins (K 1: logits 0 and mg[0]): p gets C
+ * probabilities; the return value is log-sum-exp minus the logit of y
+ * (the loss) when y < C.
+ */
+static float
+gb_softmax(const float *mg, uint32_t K, uint32_t C, uint32_t y, float *p)
+{
+	float mx, s = 0.0f, zy = 0.0f;
+
+	if (K == 1) {
+		/* Logits 0 and z1: one of the two exps is e^0, exactly 1. */
+		float z1 = mg[0];
+		mx = z1 > 0.0f ? z1 : 0.0f;
+		p[0] = z1 > 0.0f ? fm_expf_inline(0.0f - z1) : 1.0f;
+		p[1] = z1 > 0.0f ? 1.0f : fm_expf_inline(z1);
+		zy = y == 1 ? z1 : 0.0f;
+	} else {
+		mx = mg[0];
+		for (uint32_t c = 1; c < C; c++)
+			if (mg[c] > mx)
+				mx = mg[c];
+		for (uint32_t c = 0; c < C; c++)
+			p[c] = fm_expf_inline(mg[c] - mx);
+		if (y < C)
+			zy = mg[y];
+	}
+	for (uint32_t c = 0; c < C; c++)
+		s += p[c];
+	for (uint32_t c = 0; c < C; c++)
+		p[c] = p[c] / s;
+	if (y >= C)
+		return 0.0f;
+	return (fm_logf(s) + mx) - zy;
+}
+
+/* The leaf of tree t (root at node root) that x reaches. */
+static uint32_t
+gb_walk(const struct rebuild_tree_node *nodes, uint32_t root, const float *x)
+{
+	uint32_t i = root;
+
+	while (nodes[i].feature != REBUILD_TREE_LEAF)
+		i = x[nodes[i].feature] < nodes[i].threshold ? nodes[i].left
+							     : nodes[i].right;
+	return i;
+}
+
+static int
+gb_forward(const struct rebuild_model *m, const float *x, size_t n,
+	   const uint32_t *y, float *probs, float *loss)
+{
+	const struct rebuild_forest *f = &m->forest;
+	uint32_t K = f->ngroups, C = f->nclasses;
+	float *mg = malloc(K * sizeof(float));
+
+	if (mg == NULL)
+		return RBA_E_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const float *xi = x + i * f->nfeatures;
+		float l;
+		memcpy(mg, f->base, K * sizeof(float));
+		for (uint32_t t = 0; t < f->ntrees; t++)
+			mg[t % K] += f->nodes[gb_walk(f->nodes, f->tree_start[t], xi)]
+					     .value;
+		l = gb_softmax(mg, K, C, y != NULL ? y[i] : C, probs + i * C);
+		if (loss != NULL && y != NULL)
+			loss[i] = l;
+	}
+	free(mg);
+	return 0;
+}
+
+/* ---- growth ---------------------------------------------------------- */
+
+static void *
+gb_grow(void *p, size_t *cap, size_t need, size_t size, int *oom)
+{
+	void *np;
+	size_t c;
+
+	if (need <= *cap)
+		return p;
+	c = *cap ? *cap * 2 : 64;
+	while (c < need)
+		c *= 2;
+	np = realloc(p, c * size);
+	if (np == NULL) {
+		*oom = 1;
+		return p;
+	}
+	*cap = c;
+	return np;
+}
+
+static struct gb_cell *
+hist_get(struct gb_run *r)
+{
+	if (r->nhfree > 0)
+		return r->hfree[--r->nhfree];
+	return malloc(r->hcells * sizeof(struct gb_cell));
+}
+
+static void
+hist_put(struct gb_run *r, struct gb_cell *h)
+{
+	if (h == NULL)
+		return;
+	r->hfree = gb_grow(r->hfree, &r->caphfree, r->nhfree + 1,
+			   sizeof(*r->hfree), &r->oom);
+	if (r->oom) {
+		free(h);
+		return;
+	}
+	r->hfree[r->nhfree++] = h;
+}
+
+static int64_t
+quantize(float v)
+{
+	double q = (double)v * GB_QSCALE;
+
+	return (int64_t)(q + (q < 0.0 ? -0.5 : 0.5));
+}
+
+/* The best split of one feature from its cells (total order: bin). */
+static void
+feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
+	     const struct gb_job *j, struct gb_split *out)
+{
+	int64_t gl = 0, hl = 0;
+
+	out->valid = 0;
+	out->gain = 0.0;
+	out->feature = f;
+	out->bin = 0;
+	for (uint32_t t = 0; t + 1 < r->nb[f]; t++) {
+		double HL, HR, GL, GR, dl, dr, gain;
+		/* An empty side scores exactly 0 (or is skipped when lambda
+		 * is 0), never above gamma: no row count is needed. */
+		gl += c[t].g;
+		hl += c[t].h;
+		HL = (double)hl * GB_QINV;
+		HR = (double)(j->h - hl) * GB_QINV;
+		if (HL < r->mcw || HR < r->mcw)
+			continue;
+		dl = HL + r->lambda;
+		dr = HR + r->lambda;
+		if (!(dl > 0.0) || !(dr > 0.0))
+			continue;
+		GL = (double)gl * GB_QINV;
+		GR = (double)(j->g - gl) * GB_QINV;
+		gain = (GL * GL / dl + GR * GR / dr) - j->parent_term;
+		if (!out->valid || gain > out->gain) {
+			out->valid = 1;
+			out->gain = gain;
+			out->bin = t;
+		}
+	}
+}
+
+/*
+ * The histogram job: thread tid takes selected features tid, tid +
+ * nthreads, ...; each feature's cells are exact integer sums, so who
+ * computes them does not matter.
+ */
+static void
+hist_job(void *ctx, unsigned tid, unsigned nthreads)
+{
+	struct gb_run *r = ctx;
+	const struct gb_job *j = &r->job;
+
+	if (j->subtract) {
+		for (uint32_t s = tid; s < r->nsel; s += nthreads) {
+			size_t o = r->soff[s];
+			uint32_t nb = r->nb[r->feats[s]];
+			for (uint32_t b = 0; b < nb; b++) {
+				j->hist[o + b].g = j->parent[o + b].g - j->small[o + b].g;
+				j->hist[o + b].h = j->parent[o + b].h - j->small[o + b].h;
+			}
+		}
+	} else {
+		size_t nf = r->nfeat;
+		for (uint32_t s = tid; s < r->nsel; s += nthreads)
+			memset(j->hist + r->soff[s], 0,
+			       r->nb[r->feats[s]] * sizeof(struct gb_cell));
+		/* Row by row: g and h are read once, then every feature of
+		 * this thread's share gets them. */
+		if (nthreads == 1) {
+			const uint32_t *sf = r->feats;
+			const size_t *so = r->soff;
+			uint32_t ns = r->nsel;
+			for (size_t i = 0; i < j->count; i++) {
+				uint32_t row = j->rows[i];
+				const uint8_t *br = r->bins + (size_t)row * nf;
+				int64_t g = r->gq[row], h = r->hq[row];
+				for (uint32_t s = 0; s < ns; s++) {
+					struct gb_cell *e = j->hist + so[s] + br[sf[s]];
+					e->g += g;
+					e->h += h;
+				}
+			}
+		} else for (size_t i = 0; i < j->count; i++) {
+			uint32_t row = j->rows[i];
+			const uint8_t *br = r->bins + (size_t)row * nf;
+			int64_t g = r->gq[row], h = r->hq[row];
+			for (uint32_t s = tid; s < r->nsel; s += nthreads) {
+				struct gb_cell *e = j->hist + r->soff[s] + br[r->feats[s]];
+				e->g += g;
+				e->h += h;
+			}
+		}
+	}
+	for (uint32_t s = tid; s < r->nsel; s += nthreads) {
+		uint32_t f = r->feats[s];
+		if (r->nb[f] > 1)
+			feature_best(r, f, j->hist + r->soff[s], j, &r->fbest[s]);
+		else
+			r->fbest[s].valid = 0;
+	}
+}
+
+static double
+parent_term(const struct gb_run *r, int64_t g, int64_t h)
+{
+	double G = (double)g * GB_QINV, d = (double)h * GB_QINV + r->lambda;
+
+	return d > 0.0 ? G * G / d : 0.0;
+}
+
+/* Fills o->hist (built from rows, or parent - small) and o->best. */
+static void
+open_evaluate(struct gb_run *r, struct gb_open *o, const struct gb_cell *parent,
+	      const struct gb_cell *small)
+{
+	struct gb_job *j = &r->job;
+
+	j->subtract = parent != NULL;
+	j->rows = r->idx + o->start;
+	j->count = o->count;
+	j->hist = o->hist;
+	j->parent = parent;
+	j->small = small;
+	j->g = o->g;
+	j->h = o->h;
+	j->parent_term = parent_term(r, o->g, o->h);
+	/* Small nodes are not worth waking threads for (same bits anyway). */
+	if (o->count * r->nsel < 65536 && !j->subtract)
+		hist_job(r, 0, 1);
+	else if (j->subtract && r->nsel < 64)
+		hist_job(r, 0, 1);
+	else
+		pool_run(r->pool, hist_job, r);
+	o->best.valid = 0;
+	for (uint32_t s = 0; s < r->nsel; s++) {
+		const struct gb_split *c = &r->fbest[s];
+		if (c->valid && (!o->best.valid || c->gain > o->best.gain))
+			o->best = *c;
+	}
+	if (o->best.valid && !(o->best.gain > r->gamma))
+		o->best.valid = 0;
+}
+
+static uint32_t
+tnode_new(struct gb_run *r, int64_t g, int64_t h)
+{
+	struct gb_tnode *t;
+	double G = (double)g * GB_QINV, H = (double)h * GB_QINV;
+	double d = H + r->lambda;
+
+	r->tn = gb_grow(r->tn, &r->captn, r->ntn + 1, sizeof(*r->tn), &r->oom);
+	if (r->oom)
+		return 0;
+	t = &r->tn[r->ntn];
+	memset(t, 0, sizeof(*t));
+	t->leaf = 1;
+	t->value = d > 0.0 ? (float)(-(G / d) * r->lr) : 0.0f;
+	t->cover = (float)H;
+	return (uint32_t)r->ntn++;
+}
+
+static void
+sums(const struct gb_run *r, size_t start, size_t count, int64_t *g, int64_t *h)
+{
+	int64_t sg = 0, sh = 0;
+
+	for (size_t i = start; i < start + count; i++) {
+		sg += r->gq[r->idx[i]];
+		sh += r->hq[r->idx[i]];
+	}
+	*g = sg;
+	*h = sh;
+}
+
+/* A leaf at depth may still split when depth < max_depth and rows >= 2. */
+static int
+open_push(struct gb_run *r, uint32_t node, size_t start, size_t count,
+	  uint32_t depth, int64_t g, int64_t h, int wants_hist)
+{
+	struct gb_open *o;
+
+	r->open = gb_grow(r->open, &r->capopen, r->nopen + 1, sizeof(*r->open),
+			  &r->oom);
+	if (r->oom)
+		return RBA_E_NOMEM;
+	o = &r->open[r->nopen++];
+	memset(o, 0, sizeof(*o));
+	o->node = node;
+	o->start = start;
+	o->count = count;
+	o->depth = depth;
+	o->g = g;
+	o->h = h;
+	if (wants_hist) {
+		o->hist = hist_get(r);
+		if (o->hist == NULL)
+			return RBA_E_NOMEM;
+	}
+	return 0;
+}
+
+/* Splits open leaf k: partition, two children, their histograms. */
+static int
+open_split(struct gb_run *r, size_t k)
+{
+	struct gb_open par = r->open[k];
+	const uint8_t *col = r->bins + par.best.feature;
+	size_t nf = r->nfeat;
+	uint32_t *rows = r->idx + par.start;
+	size_t nl = 0, nr = 0;
+	int64_t gl, hl, gr, hr;
+	uint32_t ln, rn, depth = par.depth + 1;
+	int deeper = depth < r->p->model.gbdt.max_depth;
+	int err;
+
+	r->open[k] = r->open[--r->nopen];
+	/* Stable partition: both sides keep ascending row order. */
+	for (size_t i = 0; i < par.count; i++) {
+		uint32_t row = rows[i];
+		if (col[(size_t)row * nf] <= par.best.bin)
+			rows[nl++] = row;
+		else
+			r->tmp[nr++] = row;
+	}
+	memcpy(rows + nl, r->tmp, nr * sizeof(uint32_t));
+	sums(r, par.start, nl, &gl, &hl);
+	gr = par.g - gl;
+	hr = par.h - hl;
+	ln = tnode_new(r, gl, hl);
+	rn = tnode_new(r, gr, hr);
+	if (r->oom) {
+		hist_put(r, par.hist);
+		return RBA_E_NOMEM;
+	}
+	r->tn[par.node].leaf = 0;
+	r->tn[par.node].feature = par.best.feature;
+	r->tn[par.node].bin = par.best.bin;
+	r->tn[par.node].left = ln;
+	r->tn[par.node].right = rn;
+	r->tn[par.node].value = 0.0f;
+	if ((err = open_push(r, ln, par.start, nl, depth, gl, hl, deeper)) ||
+	    (err = open_push(r, rn, par.start + nl, nr, depth, gr, hr, deeper))) {
+		hist_put(r, par.hist);
+		return err;
+	}
+	if (deeper) {
+		struct gb_open *L = &r->open[r->nopen - 2];
+		struct gb_open *R = &r->open[r->nopen - 1];
+		struct gb_open *sm = L->count <= R->count ? L : R;
+		struct gb_open *big = sm == L ? R : L;
+		open_evaluate(r, sm, NULL, NULL);
+		open_evaluate(r, big, par.hist, sm->hist);
+		for (int s = 0; s < 2; s++) {
+			struct gb_open *o = s ? R : L;
+			if (!o->best.valid) {
+				hist_put(r, o->hist);
+				o->hist = NULL;
+			}
+		}
+	}
+	hist_put(r, par.hist);
+	return r->oom ? RBA_E_NOMEM : 0;
+}
+
+/* Appends tree node i and its subtree to the forest in preorder. */
+static uint32_t
+emit_preorder(struct gb_run *r, uint32_t i)
+{
+	const struct gb_tnode *t = &r->tn[i];
+	uint32_t at, child;
+	struct rebuild_tree_node *o;
+
+	r->nodes = gb_grow(r->nodes, &r->capnodes, r->nnodes + 1,
+			   sizeof(*r->nodes), &r->oom);
+	if (r->oom)
+		return 0;
+	at = (uint32_t)r->nnodes++;
+	o = &r->nodes[at];
+	memset(o, 0, sizeof(*o));
+	o->cover = t->cover;
+	if (t->leaf) {
+		o->feature = REBUILD_TREE_LEAF;
+		o->value = t->value;
+		return at;
+	}
+	o->feature = t->feature;
+	o->bin = t->bin;
+	o->threshold = r->edges[r->estart[t->feature] + t->bin];
+	/* (the calls may move r->nodes: assign after each returns) */
+	child = emit_preorder(r, t->left);
+	r->nodes[at].left = child;
+	child = emit_preorder(r, t->right);
+	r->nodes[at].right = child;
+	return at;
+}
+
+static void
+select_features(struct gb_run *r, uint32_t tree)
+{
+	uint32_t nf = (uint32_t)r->nfeat, k;
+	double cs = r->p->model.gbdt.colsample;
+	uint64_t key;
+
+	for (uint32_t i = 0; i < nf; i++)
+		r->perm[i] = i;
+	if (cs >= 1.0) {
+		memcpy(r->feats, r->perm, nf * sizeof(uint32_t));
+		r->nsel = nf;
+		for (uint32_t s = 0; s < r->nsel; s++)
+			r->soff[s] = r->hoff[r->feats[s]];
+		return;
+	}
+	k = (uint32_t)(cs * (double)nf);
+	if (k < 1)
+		k = 1;
+	key = rng_key(r->p->train.seed, RNG_GBDT_COLS, tree, 0);
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t j = i + (uint32_t)rng_below(key, i, nf - i);
+		uint32_t t = r->perm[i];
+		r->perm[i] = r->perm[j];
+		r->perm[j] = t;
+	}
+	/* ascending: the order of the tie rule */
+	memset(r->on, 0, nf);
+	for (uint32_t i = 0; i < k; i++)
+		r->on[r->perm[i]] = 1;
+	r->nsel = 0;
+	for (uint32_t f = 0; f < nf; f++)
+		if (r->on[f])
+			r->feats[r->nsel++] = f;
+	for (uint32_t s = 0; s < r->nsel; s++)
+		r->soff[s] = r->hoff[r->feats[s]];
+}
+
+/*
+ * Grows one tree on rows idx[0..nrows) and appends it to the forest;
+ * adds each sampled row's leaf value to its margin mg[row * K + k] (the
+ * leaf its partition ended in: the one a walk of its x reaches).
+ */
+static int
+grow_tree(struct gb_run *r, size_t nrows, uint32_t tree, float *mg,
+	  uint32_t k)
+{
+	uint32_t root;
+	int64_t g, h;
+	uint32_t leaves = 1, cap = r->p->model.gbdt.max_leaves;
+	int err;
+
+	select_features(r, tree);
+	r->ntn = 0;
+	r->nopen = 0;
+	sums(r, 0, nrows, &g, &h);
+	root = tnode_new(r, g, h);
+	if (r->oom)
+		return RBA_E_NOMEM;
+	if ((err = open_push(r, root, 0, nrows, 0, g, h,
+			     r->p->model.gbdt.max_depth > 0)))
+		return err;
+	open_evaluate(r, &r->open[0], NULL, NULL);
+	if (!r->open[0].best.valid) {
+		hist_put(r, r->open[0].hist);
+		r->open[0].hist = NULL;
+	}
+	for (;;) {
+		size_t pick = r->nopen;
+		for (size_t q = 0; q < r->nopen; q++) {
+			const struct gb_open *o = &r->open[q];
+			if (!o->best.valid)
+				continue;
+			/* greatest gain; ties: the node made first */
+			if (pick == r->nopen || o->best.gain > r->open[pick].best.gain ||
+			    (o->best.gain == r->open[pick].best.gain &&
+			     o->node < r->open[pick].node))
+				pick = q;
+		}
+		if (pick == r->nopen || (cap != 0 && leaves >= cap))
+			break;
+		if ((err = open_split(r, pick)))
+			return err;
+		leaves++;
+	}
+	for (size_t o = 0; o < r->nopen; o++) {
+		const struct gb_open *lf = &r->open[o];
+		float v = r->tn[lf->node].value;
+		for (size_t i = lf->start; i < lf->start + lf->count; i++)
+			mg[(size_t)r->idx[i] * r->K + k] += v;
+		hist_put(r, lf->hist);
+	}
+	r->nopen = 0;
+	r->tstart = realloc(r->tstart, ((size_t)tree + 2) * sizeof(uint32_t));
+	if (r->tstart == NULL) {
+		r->oom = 1;
+		return RBA_E_NOMEM;
+	}
+	r->tstart[tree] = (uint32_t)r->nnodes;
+	emit_preorder(r, root);
+	if (r->oom)
+		return RBA_E_NOMEM;
+	if (r->nnodes > REBUILD_GBDT_MAX_NODES)
+		return RBA_E_RANGE;
+	r->tstart[tree + 1] = (uint32_t)r->nnodes;
+	r->ntrees = tree + 1;
+	return 0;
+}
+
+/* ---- bins ------------------------------------------------------------ */
+
+static int
+cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Step 1 of the recipe: edges and the column-major bin matrix. */
+static int
+make_bins(struct gb_run *r)
+{
+	size_t n = r->n, nf = r->nfeat, ne = 0;
+	uint32_t B = r->p->model.gbdt.max_bins;
+	float *v = malloc(n * sizeof(float));
+
+	r->estart = calloc(nf + 1, sizeof(uint32_t));
+	r->edges = malloc(nf * (B - 1) * sizeof(float) + sizeof(float));
+	r->nb = calloc(nf, sizeof(uint32_t));
+	r->hoff = calloc(nf + 1, sizeof(size_t));
+	r->bins = malloc(nf * n);
+	if (v == NULL || r->estart == NULL || r->edges == NULL ||
+	    r->nb == NULL || r->hoff == NULL || r->bins == NULL) {
+		free(v);
+		return RBA_E_NOMEM;
+	}
+	for (size_t f = 0; f < nf; f++) {
+		size_t d = 0, e0 = ne;
+		for (size_t i = 0; i < n; i++)
+			v[i] = r->x[i * nf + f] + 0.0f; /* -0 is +0 */
+		qsort(v, n, sizeof(float), cmp_float);
+		for (size_t i = 0; i < n; i++)
+			if (i == 0 || v[i] > v[i - 1])
+				d++;
+		if (d <= B) {
+			for (size_t i = 1; i < n; i++)
+				if (v[i] > v[i - 1])
+					r->edges[ne++] = v[i];
+		} else {
+			for (uint64_t k = 1; k < B; k++) {
+				float c = v[(size_t)(k * (uint64_t)n / B)];
+				if (c > v[0] && (ne == e0 || c > r->edges[ne - 1]))
+					r->edges[ne++] = c;
+			}
+		}
+		r->estart[f + 1] = (uint32_t)ne;
+		r->nb[f] = (uint32_t)(ne - e0) + 1;
+		r->hoff[f + 1] = r->hoff[f] + r->nb[f];
+		for (size_t i = 0; i < n; i++) {
+			float x = r->x[i * nf + f];
+			size_t lo = e0, hi = ne; /* first edge above x */
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (r->edges[mid] <= x)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			r->bins[i * nf + f] = (uint8_t)(lo - e0);
+		}
+	}
+	r->hcells = r->hoff[nf];
+	free(v);
+	return 0;
+}
+
+/* ---- training -------------------------------------------------------- */
+
+static void
+run_free(struct gb_run *r)
+{
+	free(r->bins);
+	free(r->nb);
+	free(r->hoff);
+	free(r->edges);
+	free(r->estart);
+	free(r->gq);
+	free(r->hq);
+	free(r->idx);
+	free(r->tmp);
+	free(r->feats);
+	free(r->soff);
+	free(r->perm);
+	free(r->on);
+	free(r->fbest);
+	for (size_t i = 0; i < r->nhfree; i++)
+		free(r->hfree[i]);
+	free(r->hfree);
+	free(r->tn);
+	free(r->open);
+	free(r->nodes);
+	free(r->tstart);
+	pool_free(r->pool);
+}
+
+/*
+ * Adds a tree's leaf values to the margins of n rows (group k of K),
+ * skipping the rows marked in skip (may be NULL).
+ */
+static void
+add_tree(const struct rebuild_tree_node *nodes, uint32_t root, const float *x,
+	 size_t n, size_t nf, float *mg, uint32_t K, uint32_t k,
+	 const uint8_t *skip)
+{
+	for (size_t i = 0; i < n; i++)
+		if (skip == NULL || !skip[i])
+			mg[i * K + k] += nodes[gb_walk(nodes, root, x + i * nf)].value;
+}
+
+/* Loss, accuracy and AUC of a set from its probabilities (rebuild_eval). */
+static int
+set_metrics(const float *probs, const float *loss, const uint32_t *y,
+	    size_t n, uint32_t C, uint32_t positive, float *score,
+	    uint8_t *pos, double *mean_loss, double *acc, double *auc)
+{
+	double sum = 0, hits = 0;
+
+	*mean_loss = *acc = *auc = NAN;
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const float *p = probs + i * C;
+		uint32_t best = 0;
+		for (uint32_t c = 1; c < C; c++)
+			if (p[c] > p[best])
+				best = c;
+		sum += loss[i];
+		hits += best == y[i];
+	}
+	*mean_loss = sum / (double)n;
+	*acc = hits / (double)n;
+	if (C == 2 && positive < 2) {
+		for (size_t i = 0; i < n; i++) {
+			score[i] = probs[i * C + positive];
+			pos[i] = y[i] == positive;
+		}
+		return rebuild_auc(score, pos, n, auc);
+	}
+	return 0;
+}
+
+static int
+gb_fail(struct gb_run *r, struct rba_detail *d, int err)
+{
+	run_free(r);
+	if (err == RBA_E_RANGE)
+		return rba_fail(d, err, NULL, 0, 0,
+				"the forest has more than %u nodes",
+				REBUILD_GBDT_MAX_NODES);
+	if (err == RBA_E_NOMEM)
+		return rba_fail(d, err, NULL, 0, 0, "out of memory");
+	return rba_fail(d, err, NULL, 0, 0, "cannot set up training");
+}
+
+static int
+gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
+	 uint32_t positive, const struct rebuild_set *train,
+	 const struct rebuild_set *val, struct rebuild_model *out,
+	 struct rebuild_report *rep, struct rba_detail *d)
+{
+	struct gb_run r;
+	size_t n = train->n, nv = val->n;
+	uint32_t K = nclasses == 2 ? 1 : nclasses, C = nclasses;
+	uint32_t rounds = p->model.gbdt.trees;
+	unsigned threads = p->determinism.threads ? p->determinism.threads : 1;
+	float *mg = NULL, *vmg = NULL, *pr = NULL, *vpr = NULL, *ls = NULL;
+	float *vls = NULL, *score = NULL;
+	uint8_t *pos = NULL, *insample = NULL;
+	double t0;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	r.p = p;
+	r.n = n;
+	r.nfeat = nfeat;
+	r.C = C;
+	r.K = K;
+	r.x = train->x;
+	r.y = train->y;
+	r.lambda = p->model.gbdt.lambda;
+	r.gamma = p->model.gbdt.gamma;
+	r.mcw = p->model.gbdt.min_child_weight;
+	r.lr = p->model.gbdt.learning_rate;
+	if ((err = pool_new(threads, &r.pool)) != 0)
+		return gb_fail(&r, d, err);
+	if ((err = make_bins(&r)) != 0)
+		return gb_fail(&r, d, err);
+	r.gq = malloc(n * sizeof(int64_t));
+	r.hq = malloc(n * sizeof(int64_t));
+	r.idx = malloc(n * sizeof(uint32_t));
+	r.tmp = malloc(n * sizeof(uint32_t));
+	r.feats = malloc(nfeat * sizeof(uint32_t));
+	r.soff = malloc(nfeat * sizeof(size_t));
+	r.perm = malloc(nfeat * sizeof(uint32_t));
+	r.on = malloc(nfeat);
+	r.fbest = malloc(nfeat * sizeof(struct gb_split));
+	mg = calloc(n * K, sizeof(float));
+	vmg = calloc((nv ? nv : 1) * K, sizeof(float));
+	pr = malloc(n * C * sizeof(float));
+	vpr = malloc((nv ? nv : 1) * C * sizeof(float));
+	ls = malloc(n * sizeof(float));
+	vls = malloc((nv ? nv : 1) * sizeof(float));
+	score = malloc((nv ? nv : 1) * sizeof(float));
+	pos = malloc(nv ? nv : 1);
+	insample = malloc(n);
+	if (insample == NULL || r.gq == NULL || r.hq == NULL || r.idx == NULL || r.tmp == NULL ||
+	    r.feats == NULL || r.soff == NULL || r.perm == NULL || r.on == NULL ||
+	    r.fbest == NULL || mg == NULL ||
+	    vmg == NULL || pr == NULL || vpr == NULL || ls == NULL ||
+	    vls == NULL || score == NULL || pos == NULL) {
+		err = RBA_E_NOMEM;
+		goto fail;
+	}
+	if (rep != NULL) {
+		rep->curve = calloc(rounds, sizeof(*rep->curve));
+		if (rep->curve == NULL) {
+			err = RBA_E_NOMEM;
+			goto fail;
+		}
+	}
+	/* Base margins 0: both margin arrays start there (calloc). */
+	for (size_t i = 0; i < n; i++)
+		gb_softmax(mg + i * K, K, C, C, pr + i * C);
+	t0 = rba_time_mono();
+	for (uint32_t rd = 0; rd < rounds; rd++) {
+		double sub = p->model.gbdt.subsample, tl = 0.0;
+		int last;
+		uint64_t rkey = rng_key(p->train.seed, RNG_GBDT_ROWS, rd, 0);
+		size_t nrows = 0;
+		uint32_t first = r.ntrees;
+		for (size_t i = 0; i < n; i++) {
+			insample[i] = sub >= 1.0 || rng_uniform(rkey, i) < sub;
+			if (insample[i])
+				r.idx[nrows++] = (uint32_t)i;
+		}
+		for (uint32_t k = 0; k < K; k++) {
+			uint32_t cls = K == 1 ? 1 : k;
+			for (size_t i = 0; i < n; i++) {
+				float pk = pr[i * C + cls];
+				float g = pk - (train->y[i] == cls ? 1.0f : 0.0f);
+				float h = pk * (1.0f - pk);
+				r.gq[i] = quantize(g);
+				r.hq[i] = quantize(h);
+			}
+			/* grow_tree reorders idx within nodes; restore it. */
+			if (k > 0) {
+				nrows = 0;
+				for (size_t i = 0; i < n; i++)
+					if (insample[i])
+						r.idx[nrows++] = (uint32_t)i;
+			}
+			/* Margins of group k only change by group k's trees, in
+			 * tree order, as scoring adds them. */
+			if ((err = grow_tree(&r, nrows, rd * K + k, mg, k)) != 0)
+				goto fail;
+			if (nrows < n)
+				add_tree(r.nodes, r.tstart[first + k], train->x, n,
+					 nfeat, mg, K, k, insample);
+			add_tree(r.nodes, r.tstart[first + k], val->x, nv, nfeat,
+				 vmg, K, k, NULL);
+		}
+		/* The training loss (a log per row) and the AUC (a sort) are
+		 * taken at the last round only: per round they would cost more
+		 * than the trees.  Validation loss and accuracy every round. */
+		last = rd + 1 == rounds;
+		for (size_t i = 0; i < n; i++) {
+			ls[i] = gb_softmax(mg + i * K, K, C, last ? train->y[i] : C,
+					   pr + i * C);
+			tl += ls[i];
+		}
+		if (rep != NULL) {
+			struct rebuild_epoch *ep = &rep->curve[rd];
+			for (size_t i = 0; i < nv; i++)
+				vls[i] = gb_softmax(vmg + i * K, K, C, val->y[i],
+						    vpr + i * C);
+			err = set_metrics(vpr, vls, val->y, nv, C,
+					  last ? positive : C, score, pos,
+					  &ep->val_loss, &ep->val_acc, &ep->val_auc);
+			if (err != 0)
+				goto fail;
+			ep->train_loss = last ? tl / (double)n : NAN;
+		}
+		if (!isfinite(tl)) {
+			run_free(&r);
+			err = rba_fail(d, RBA_E_NUMERIC, NULL, 0, 0,
+				       "training diverged in round %u", rd + 1);
+			goto out;
+		}
+	}
+	if ((err = rebuild_forest_alloc(out, (uint32_t)nfeat, C,
+					r.estart[nfeat], r.ntrees, r.nnodes)))
+		goto fail;
+	memcpy(out->forest.edge_start, r.estart, (nfeat + 1) * sizeof(uint32_t));
+	memcpy(out->forest.edges, r.edges, r.estart[nfeat] * sizeof(float));
+	memcpy(out->forest.tree_start, r.tstart,
+	       ((size_t)r.ntrees + 1) * sizeof(uint32_t));
+	memcpy(out->forest.nodes, r.nodes, r.nnodes * sizeof(*r.nodes));
+	if (rep != NULL) {
+		rep->epochs = rounds;
+		rep->final = rep->curve[rounds - 1];
+		rep->examples = (uint64_t)n * rounds;
+		rep->train_seconds = rba_time_mono() - t0;
+		rep->examples_per_second =
+			rep->train_seconds > 0
+				? (double)rep->examples / rep->train_seconds
+				: 0.0;
+		rep->kernels = "strict";
+	}
+	run_free(&r);
+	err = 0;
+	goto out;
+fail:
+	err = gb_fail(&r, d, err);
+out:
+	if (err != 0 && rep != NULL) {
+		free(rep->curve);
+		rep->curve = NULL;
+	}
+	free(mg);
+	free(vmg);
+	free(pr);
+	free(vpr);
+	free(ls);
+	free(vls);
+	free(score);
+	free(pos);
+	free(insample);
+	return err;
+}
+
+/* ---- sparse scoring -------------------------------------------------- */
+
+/*
+ * The scorer's copies of the trees, walked GB_SCORE_BLOCK cases side by
+ * side without a branch.  A tree of depth D <= GB_FULL_DEPTH is laid
+ * out complete: position p has children 2p + 1 and 2p + 2, and a leaf
+ * above depth D is repeated into both subtrees below it (its
+ * comparisons are then made but cannot matter), so a walk is D steps of
+ * index arithmetic ending on one of 2^D leaf slots.  A deeper tree
+ * keeps its nodes, a leaf pointing at itself, and walks its depth in
+ * steps too.  Every real comparison is the one gb_walk makes on the
+ * same floats, so the leaf, and every bit after it, is the same.
+ */
+#define GB_FULL_DEPTH 8
+
+struct gb_snode {
+	float thr;
+	uint32_t feature;
+	uint32_t kid[2]; /* left, right */
+};
+
+struct gb_stree {
+	uint32_t depth;
+	int full;
+	size_t at;   /* full: first position in ffeat/fthr; else root node */
+	size_t vat;  /* full: first leaf slot in fval */
+};
+
+struct gb_sparse {
+	struct rebuild_sparse head; /* first: rebuild_sparse_* cast */
+	uint32_t nfeat, C, K, ntrees;
+	float *base;
+	struct gb_stree *tree;
+	uint32_t *ffeat;
+	float *fthr, *fval;
+	struct gb_snode *nodes;
+	float *value;
+	float *x;  /* GB_SCORE_BLOCK x nfeat, zero between cases */
+	float *mg; /* GB_SCORE_BLOCK x K */
+};
+
+static void
+gb_sparse_free(struct rebuild_sparse *sp)
+{
+	struct gb_sparse *s = (struct gb_sparse *)sp;
+
+	if (s == NULL)
+		return;
+	free(s->base);
+	free(s->tree);
+	free(s->ffeat);
+	free(s->fthr);
+	free(s->fval);
+	free(s->nodes);
+	free(s->value);
+	free(s->x);
+	free(s->mg);
+	free(s);
+}
+
+static void
+gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
+		size_t nterms, size_t ncases, float *probs)
+{
+	struct gb_sparse *s = (struct gb_sparse *)sp;
+	uint32_t K = s->K, nf = s->nfeat;
+	float *xs = s->x;
+
+	for (size_t c0 = 0; c0 < ncases; c0 += GB_SCORE_BLOCK) {
+		size_t nb = ncases - c0 < GB_SCORE_BLOCK ? ncases - c0
+							  : GB_SCORE_BLOCK;
+		uint32_t cur[GB_SCORE_BLOCK];
+		for (size_t j = 0; j < nb; j++) {
+			const float *t = tx + (c0 + j) * nterms;
+			const uint32_t *r = row + (c0 + j) * nterms;
+			for (size_t k = 0; k < nterms; k++)
+				xs[j * nf + r[k]] = t[k];
+			memcpy(s->mg + j * K, s->base, K * sizeof(float));
+		}
+		for (uint32_t t = 0; t < s->ntrees; t++) {
+			const struct gb_stree *tr = &s->tree[t];
+			uint32_t d = tr->depth, g = t % K;
+			if (tr->full) {
+				const uint32_t *ff = s->ffeat + tr->at;
+				const float *ft = s->fthr + tr->at;
+				const float *fv = s->fval + tr->vat;
+				for (size_t j = 0; j < GB_SCORE_BLOCK; j++)
+					cur[j] = 0;
+				/* All GB_SCORE_BLOCK lanes walk (a short block's
+				 * spare lanes walk zero inputs): a fixed trip count
+				 * the compiler unrolls. */
+				for (uint32_t step = 0; step < d; step++)
+					for (size_t j = 0; j < GB_SCORE_BLOCK; j++) {
+						uint32_t i = cur[j];
+						cur[j] = 2 * i + 1 +
+							 !(xs[j * nf + ff[i]] < ft[i]);
+					}
+				for (size_t j = 0; j < nb; j++)
+					s->mg[j * K + g] +=
+						fv[cur[j] - ((1u << d) - 1)];
+				continue;
+			}
+			for (size_t j = 0; j < nb; j++)
+				cur[j] = (uint32_t)tr->at;
+			for (uint32_t step = 0; step < d; step++)
+				for (size_t j = 0; j < nb; j++) {
+					const struct gb_snode *q = s->nodes + cur[j];
+					cur[j] = q->kid[!(xs[j * nf + q->feature] < q->thr)];
+				}
+			for (size_t j = 0; j < nb; j++)
+				s->mg[j * K + g] += s->value[cur[j]];
+		}
+		for (size_t j = 0; j < nb; j++) {
+			const uint32_t *r = row + (c0 + j) * nterms;
+			gb_softmax(s->mg + j * K, K, s->C, s->C,
+				   probs + (c0 + j) * s->C);
+			for (size_t k = 0; k < nterms; k++)
+				xs[j * nf + r[k]] = 0.0f;
+		}
+	}
+}
+
+static uint32_t
+tree_depth(const struct rebuild_tree_node *nodes, uint32_t i)
+{
+	uint32_t l, r;
+
+	if (nodes[i].feature == REBUILD_TREE_LEAF)
+		return 0;
+	l = tree_depth(nodes, nodes[i].left);
+	r = tree_depth(nodes, nodes[i].right);
+	return 1 + (l > r ? l : r);
+}
+
+/* Fills complete position p (at level, of depth d) from node i. */
+static void
+fill_full(struct gb_sparse *s, const struct gb_stree *tr,
+	  const struct rebuild_tree_node *nodes, uint32_t i, size_t p,
+	  uint32_t level)
+{
+	const struct rebuild_tree_node *q = &nodes[i];
+	int leaf = q->feature == REBUILD_TREE_LEAF;
+
+	if (level == tr->depth) {
+		s->fval[tr->vat + p - (((size_t)1 << tr->depth) - 1)] = q->value;
+		return;
+	}
+	s->ffeat[tr->at + p] = leaf ? 0 : q->feature;
+	s->fthr[tr->at + p] = leaf ? 0.0f : q->threshold;
+	fill_full(s, tr, nodes, leaf ? i : q->left, 2 * p + 1, level + 1);
+	fill_full(s, tr, nodes, leaf ? i : q->right, 2 * p + 2, level + 1);
+}
+
+static int
+gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
+{
+	const struct rebuild_forest *f = &m->forest;
+	struct gb_sparse *s;
+	size_t nn = f->tree_start[f->ntrees], nfull = 0, nval = 0;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return RBA_E_NOMEM;
+	s->head.score = gb_sparse_score;
+	s->head.free = gb_sparse_free;
+	s->nfeat = f->nfeatures;
+	s->C = f->nclasses;
+	s->K = f->ngroups;
+	s->ntrees = f->ntrees;
+	s->base = malloc(s->K * sizeof(float));
+	s->tree = calloc(s->ntrees, sizeof(*s->tree));
+	s->nodes = malloc(nn * sizeof(*s->nodes));
+	s->value = malloc(nn * sizeof(float));
+	s->x = calloc((size_t)GB_SCORE_BLOCK * s->nfeat, sizeof(float));
+	s->mg = malloc((size_t)GB_SCORE_BLOCK * s->K * sizeof(float));
+	if (s->base == NULL || s->tree == NULL || s->nodes == NULL ||
+	    s->value == NULL || s->x == NULL || s->mg == NULL)
+		goto nomem;
+	memcpy(s->base, f->base, s->K * sizeof(float));
+	for (uint32_t t = 0; t < f->ntrees; t++) {
+		struct gb_stree *tr = &s->tree[t];
+		tr->depth = tree_depth(f->nodes, f->tree_start[t]);
+		tr->full = tr->depth <= GB_FULL_DEPTH;
+		if (tr->full) {
+			tr->at = nfull;
+			tr->vat = nval;
+			nfull += ((size_t)1 << tr->depth) - 1;
+			nval += (size_t)1 << tr->depth;
+		} else {
+			tr->at = f->tree_start[t];
+		}
+	}
+	s->ffeat = malloc((nfull ? nfull : 1) * sizeof(uint32_t));
+	s->fthr = malloc((nfull ? nfull : 1) * sizeof(float));
+	s->fval = malloc((nval ? nval : 1) * sizeof(float));
+	if (s->ffeat == NULL || s->fthr == NULL || s->fval == NULL)
+		goto nomem;
+	for (uint32_t t = 0; t < f->ntrees; t++)
+		if (s->tree[t].full)
+			fill_full(s, &s->tree[t], f->nodes, f->tree_start[t], 0, 0);
+	for (size_t i = 0; i < nn; i++) {
+		const struct rebuild_tree_node *q = &f->nodes[i];
+		struct gb_snode *o = &s->nodes[i];
+		if (q->feature == REBUILD_TREE_LEAF) {
+			o->thr = 0.0f;
+			o->feature = 0;
+			o->kid[0] = o->kid[1] = (uint32_t)i;
+		} else {
+			o->thr = q->threshold;
+			o->feature = q->feature;
+			o->kid[0] = q->left;
+			o->kid[1] = q->right;
+		}
+		s->value[i] = q->value;
+	}
+	*out = &s->head;
+	return 0;
+nomem:
+	gb_sparse_free(&s->head);
+	return RBA_E_NOMEM;
+}
+
+const struct abi_gbdt_impl gbdt1_impl = {
+	"histogram gradient boosting on log loss, exact integer gradient "
+	"sums, own exp/log, keyed SplitMix64 streams",
+	gb_train,
+	gb_forward,
+	gb_sparse_new,
+};
