@@ -15,6 +15,7 @@
 
 #include "audit/audit_pass.h"
 #include "audit/inputs.h"
+#include "audit/runs.h"
 #include "common/rbatime.h"
 #include "common/json.h"
 #include "audit/scorer.h"
@@ -598,6 +599,28 @@ audit_version(struct store *s, const char *version,
 		record = !(err == RBA_E_NOTFOUND && c.pins == NULL);
 		not_measured(r, c.error_what ? c.error_what : "version", err, d);
 		goto out;
+	}
+	{
+		/* The run record of the version's training, when register
+		 * kept one, is part of what the version stands on: a damaged
+		 * one is named, never passed over. */
+		struct rebuild_runrec_summary rs;
+		char run_id[AUDIT_RUN_ID_SIZE];
+		audit_run_id_register(version, c.v.registered_at, run_id);
+		err = audit_run_summary_get(txn, run_id, &rs, d);
+		if (err == RBA_E_NOTFOUND) {
+			err = 0;
+		} else if (err == 0 && !rba_digest_equal(&rs.artifact, &c.v.artifact)) {
+			err = rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
+				       "tampered: the run record '%s' of version "
+				       "'%s' names another artifact than the "
+				       "version's", run_id, version);
+			not_measured(r, "run record", err, d);
+			goto out;
+		} else if (err) {
+			not_measured(r, "run record", err, d);
+			goto out;
+		}
 	}
 	err = sample_layout_load(txn, version, &info, &layout, d);
 	if (err) {

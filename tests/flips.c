@@ -130,7 +130,7 @@ status_text(int st, char *buf, size_t cap)
 static void
 one(const char *dir, size_t off, int bit, FILE *f)
 {
-	char path[4200], *dump = NULL;
+	char path[4300], *dump = NULL;
 	size_t dlen = 0;
 	int live, s[3];
 	char *dumpv[] = {"mdb_dump", "-a", "st", NULL};
@@ -174,7 +174,9 @@ main(int argc, char **argv)
 	size_t count = 0, noff, *offs;
 	unsigned long seed = 1;
 	int jobs = 2, opt;
-	char tmpl[] = "/tmp/rba-flips.XXXXXX", path[4200];
+	/* tmpfs when there is one: every flipped store is rewritten and
+	 * every audit commits (fsync) into it. */
+	char tmpl[64], path[4200];
 	char *dumpv[] = {"mdb_dump", "-a", "st", NULL};
 
 	while ((opt = getopt(argc, argv, "n:s:b:j:")) != -1) {
@@ -205,6 +207,13 @@ main(int argc, char **argv)
 		}
 		close(fd);
 		pristine = (uint8_t *)p;
+	}
+	{
+		struct stat sb;
+		snprintf(tmpl, sizeof(tmpl), "%s/rba-flips.XXXXXX",
+			 stat("/dev/shm", &sb) == 0 && S_ISDIR(sb.st_mode) &&
+				 access("/dev/shm", W_OK) == 0
+			 ? "/dev/shm" : "/tmp");
 	}
 	if (mkdtemp(tmpl) == NULL)
 		return 2;

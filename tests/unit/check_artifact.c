@@ -407,7 +407,7 @@ make_forest(int multiclass, struct rebuild_result *res)
 	p.model.gbdt.subsample = 1;
 	p.model.gbdt.colsample = 1;
 	rba_detail_clear(&d);
-	ck_assert_msg(rebuild_from_snapshot(&p, 0, sn, strlen(sn), "s.csv", res,
+	ck_assert_msg(rebuild_from_snapshot(&p, 0, sn, strlen(sn), "s.csv", NULL, res,
 					    &d) == 0,
 		      "%s", d.reason);
 }
