@@ -662,6 +662,7 @@ check_meta_records(struct store *s, MDB_txn *t, struct rba_detail *d)
 	} known[] = {
 		{"created", TAG_META_CREATED, 8},
 		{"history_head", TAG_META_HEAD, 8 + RBA_DIGEST_LEN},
+		{"mapsize", TAG_META_MAPSIZE, 8},
 		{"meta_seal", TAG_META_SEAL, RBA_DIGEST_LEN},
 		{"schema", TAG_META_SCHEMA, 4},
 		{"store_id", TAG_META_ID, STORE_ID_LEN},
@@ -875,6 +876,8 @@ store_open(const char *path, int read_only, struct store **out,
 		goto fail;
 	}
 	rc = open_dbs(s, d);
+	if (rc == 0)
+		rc = store_lmdb_check(s, d);
 	if (rc != 0)
 		goto fail;
 	*out = s;
@@ -1114,6 +1117,15 @@ store_txn_commit(struct store_txn *txn, struct rba_detail *d)
 		store_txn_abort(txn);
 		return rba_fail(d, RBA_E_USAGE, NULL, 0, 0,
 				"a writer is still open in the transaction");
+	}
+	/* What LMDB is about to write into its meta page, kept where a
+	 * damaged meta page can be compared with it. */
+	rc = txn->write ? store_mapsize_record(txn->t, txn->s->dbi[DB_META],
+					      txn->s->env)
+			: 0;
+	if (rc != 0) {
+		store_txn_abort(txn);
+		return store_mdb_fail(d, rc, "committing");
 	}
 	rc = mdb_txn_commit(txn->t);
 	txn_end(txn);

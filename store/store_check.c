@@ -145,6 +145,7 @@ meta_one(struct check *k, const MDB_val *key, const MDB_val *val, void *arg)
 	} known[] = {
 		{"created", TAG_META_CREATED, 8},
 		{"history_head", TAG_META_HEAD, 8 + RBA_DIGEST_LEN},
+		{"mapsize", TAG_META_MAPSIZE, 8},
 		{"meta_seal", TAG_META_SEAL, RBA_DIGEST_LEN},
 		{"schema", TAG_META_SCHEMA, 4},
 		{"store_id", TAG_META_ID, STORE_ID_LEN},

@@ -14,6 +14,8 @@
  *   "created"      03 01 i64 time
  *   "history_head" 04 01 u64 last id, digest[32]
  *   "meta_seal"    05 01 SHA-256(schema, store_id, created values)
+ *   "mapsize"      06 01 u64 the map size at the last commit (what LMDB
+ *                  writes into its meta page; rewritten when it changes)
  *                  (stores made before it have none)
  * blobs:
  *   digest[32]                    -> 10 01 digest[32] u8 kind u64 size
@@ -75,6 +77,7 @@ enum store_tag {
 	TAG_META_CREATED = 0x03,
 	TAG_META_HEAD = 0x04,
 	TAG_META_SEAL = 0x05,
+	TAG_META_MAPSIZE = 0x06,
 	TAG_BLOB_INFO = 0x10,
 	TAG_BLOB_CHUNK = 0x11,
 	TAG_VERSION = 0x20,
@@ -226,6 +229,18 @@ int64_t store_now(void);
 /* The digest the "meta_seal" record holds, computed from t: 0 or an
  * LMDB status. */
 int store_meta_seal(MDB_txn *t, MDB_dbi meta, struct rba_digest *out);
+
+/* ---- LMDB's bookkeeping (store_meta.c) ---- */
+
+/* Records env's map size in meta (in write transaction t): an LMDB
+ * status. */
+int store_mapsize_record(MDB_txn *t, MDB_dbi meta, MDB_env *env);
+/*
+ * Checks LMDB's meta pages and page count against what LMDB keeps
+ * consistent (store_meta.c); called by store_open.  0; RBA_E_CORRUPT
+ * ("damaged: ..."); RBA_E_NOMEM; an errno; RBA_E_STORE.
+ */
+int store_lmdb_check(struct store *s, struct rba_detail *d);
 
 /* ---- chunks (store_chunk.c) ---- */
 
