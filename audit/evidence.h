@@ -17,18 +17,23 @@
  *   predicateType  EVIDENCE_PREDICATE_TYPE
  *   predicate      version, verdict, guarantee, not_guaranteed, reasons,
  *                  warnings, audit (id, time, store id, chain digests,
- *                  the record's digest and exit status), artifact, pins,
- *                  policy, snapshot, sample, environment, links
+ *                  the record's digest and exit status), history (the
+ *                  head of the chain when exported: id and digest),
+ *                  artifact (pinned, rebuilt, the one that made the
+ *                  sample's stored decisions, and whether that is the
+ *                  rebuilt one), pins, policy, snapshot, sample,
+ *                  environment, links
  *                  (code_revision, trainer_abi, config, snapshot),
  *                  results (counts and every listed flipped case),
  *                  rebuild, tool, exported_by, inputs_included, record
  *                  (the history record's exact text)
  *
  * Everything in the predicate comes from one history record and its
- * chain entry, plus the store id, the exporting tool's version and, on
- * request, the stored inputs of the flipped cases: exporting the same
- * record twice with the same binary gives the same bytes.  The only time
- * in it is the audit's own.
+ * chain entry, plus the store id, the head of the chain, the exporting
+ * tool's version and, on request, the stored inputs of the flipped
+ * cases: exporting the same record twice with the same binary, while
+ * the history has not grown, gives the same bytes.  The only time in it
+ * is the audit's own.
  */
 #ifndef RBA_EVIDENCE_H
 #define RBA_EVIDENCE_H
@@ -76,26 +81,33 @@ struct evidence_summary {
 	uint64_t cases, flips;
 	int inputs_included;
 	char guarantee[EVIDENCE_TEXT_MAX];
+	uint64_t head_id;	 /* the history head when exported */
+	struct rba_digest head;
 };
 
 /*
- * Renders the evidence of history record audit_id (0: the newest record
- * of version, whatever its verdict) of store s, in one read transaction,
- * appending the statement to out and filling *sum (may be NULL).  The
- * record must be of version and a measured one: bit-identical,
- * metric-equivalent or not-reproducible; a not-measured record attests
- * nothing and is refused (the newest record is not skipped for an older
- * one, so a recent failure is never hidden behind an older verdict).
+ * Renders the evidence of history record audit_id (0: the newest audit
+ * record of version, whatever its verdict) of store s, in one read
+ * transaction, appending the statement to out and filling *sum (may be
+ * NULL).  The record must be an audit record (not one that register
+ * --replace appends: those are passed over by 0 and refused by id), of
+ * version, and a measured one: bit-identical, metric-equivalent or
+ * not-reproducible; a not-measured record attests nothing and is
+ * refused (the newest audit is not skipped for an older one, so a
+ * recent failure is never hidden behind an older verdict).  The
+ * statement carries the head of the history chain as it is in that
+ * transaction.
  * Nothing is checked for consistency here: evidence_export does.  With
  * include_inputs, each listed flipped case gets its stored inputs
  * ("inputs": column name to exact text, in the sample's column order),
  * read from the version's sample, which must still be the one audited.
  * Before anything is rendered the whole history chain is verified.
  *
- * Returns 0; RBA_E_NOTFOUND (no such record, no record of version, the
- * sample or a case gone; d->reason says which); RBA_E_SCHEMA (the record
- * is of another version, was not measured, cannot be read as an audit
- * record, or the sample changed since the audit); RBA_E_NEWER (a record
+ * Returns 0; RBA_E_NOTFOUND (no such record, no audit record of
+ * version, the sample or a case gone; d->reason says which);
+ * RBA_E_SCHEMA (the record is not an audit record, is of another
+ * version, was not measured, cannot be read as an audit record, or the
+ * sample changed since the audit); RBA_E_NEWER (a record
  * schema newer than this tool); RBA_E_TAMPERED (the history chain or a
  * read of the sample); RBA_E_LIMIT (the statement would be over
  * EVIDENCE_MAX_BYTES); RBA_E_NOMEM; the store's errors.
@@ -193,12 +205,18 @@ int evidence_export(struct store *s, const struct evidence_request *rq,
  *      tolerance is the one stated;
  *   4. the environment diff is the field diff of the two records;
  *   5. the verdict agrees with the digests, the counts, the tolerance
- *      and the near-threshold rule; flipped cases are flips, their
- *      rebuilt decisions are the policy's, their deltas within the
- *      maximum; the guarantee sentences are the verdict's;
+ *      and the near-threshold rule: bit-identical needs the rebuilt
+ *      artifact to be the pinned one and, when the record names it, the
+ *      one that made the sample's stored decisions; metric-equivalent
+ *      needs another rebuilt artifact, or the pinned one with decisions
+ *      made by another; flipped cases are flips, their rebuilt
+ *      decisions are the policy's, their deltas within the maximum; the
+ *      guarantee sentences are the verdict's;
  *   6. the chain digest is the one the record, its id, time, version
- *      and previous digest give, and the predicate agrees with the
- *      embedded record;
+ *      and previous digest give, the predicate agrees with the
+ *      embedded record (the decisions' artifact included), and the
+ *      history head is not older than the record (and is the record's
+ *      chain digest when it is the record);
  *   7. the trusted comment, when it claims evidence, names the same
  *      version, verdict, audit id and time (not the file name: a
  *      received file may be renamed).

@@ -194,6 +194,11 @@ check_verdict(const struct ev *e, const struct policy *pol,
 	const char *v = sv_show(e->verdict);
 	int identical = e->art_rebuilt.s != NULL &&
 			sv_eq(e->art_rebuilt, e->art_pinned);
+	/* The artifact that made the sample's stored decisions: named by
+	 * every record since the audit records it, and the rebuilt one? */
+	int known = e->art_decisions.s != NULL;
+	int by_rebuilt = known && e->art_rebuilt.s != NULL &&
+			 sv_eq(e->art_decisions, e->art_rebuilt);
 	int within = e->flips <= e->tol_flips && e->max_delta <= e->tol_delta;
 	int near_rule = e->near_bits && e->near_cases > 0;
 
@@ -204,6 +209,12 @@ check_verdict(const struct ev *e, const struct policy *pol,
 			   "but the rebuilt artifact %s the pinned one",
 			   e->bit_identical ? "true" : "false",
 			   identical ? "is" : "is not");
+	if (e->decisions_by_rebuilt != by_rebuilt)
+		return evidence_fail(d, RBA_E_SCHEMA, "predicate.artifact."
+			   "decisions_by_rebuilt is %s, but the artifact that made "
+			   "the stored decisions %s the rebuilt one",
+			   e->decisions_by_rebuilt ? "true" : "false",
+			   by_rebuilt ? "is" : known ? "is not" : "is not named as");
 	if (sv_is(e->verdict, "bit-identical") ||
 	    sv_is(e->verdict, "metric-equivalent")) {
 		int bits = sv_is(e->verdict, "bit-identical");
@@ -214,12 +225,20 @@ check_verdict(const struct ev *e, const struct policy *pol,
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict bit-identical, but the "
 				   "rebuilt artifact %s is not the pinned %s",
 				   sv_show(e->art_rebuilt), sv_show(e->art_pinned));
+		/* Bits speak of the decisions under audit: an older record
+		 * that does not name their artifact says nothing against. */
+		if (bits && known && !by_rebuilt)
+			return evidence_fail(d, RBA_E_SCHEMA, "verdict bit-identical, but the "
+				   "sample's stored decisions were made by artifact %s, "
+				   "not by the rebuilt %s", sv_show(e->art_decisions),
+				   sv_show(e->art_rebuilt));
 		if (!bits && e->art_rebuilt.s == NULL)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict metric-equivalent without "
 				   "a rebuilt artifact");
-		if (!bits && identical)
+		if (!bits && identical && (!known || by_rebuilt))
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict metric-equivalent, but the "
-				   "rebuilt artifact is the pinned one (bit-identical)");
+				   "rebuilt artifact is the pinned one (bit-identical)%s",
+				   known ? " and made the sample's stored decisions" : "");
 		if (e->flips > e->tol_flips)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s with %.0f decision "
 				   "flips, over the tolerance of %.0f", v, e->flips,
@@ -289,6 +308,28 @@ check_verdict(const struct ev *e, const struct policy *pol,
 	if (!sv_is(e->not_guaranteed, ng))
 		return evidence_fail(d, RBA_E_SCHEMA, "predicate.not_guaranteed is not what "
 			   "verdict %s leaves out", v);
+	return 0;
+}
+
+/*
+ * The history head at export against the record (check 6): a head
+ * older than the record it exports cannot be; the record itself as the
+ * head has its own chain digest.  Beyond that only the store can tell
+ * (history --verify --head): the signature vouches for the head.
+ */
+static int
+check_head(const struct ev *e, struct rba_detail *d)
+{
+	if (e->head_id < e->id)
+		return evidence_fail(d, RBA_E_SCHEMA, "predicate.history.head.id %.0f is "
+			   "below the audit record's id %.0f: the head at export "
+			   "cannot be older than the record exported", e->head_id,
+			   e->id);
+	if (e->head_id == e->id && !sv_eq(e->head_digest, e->chain))
+		return evidence_fail(d, RBA_E_SCHEMA, "predicate.history.head is record "
+			   "%.0f, the audit record itself, but its digest %s is not "
+			   "the record's chain digest %s", e->head_id,
+			   sv_show(e->head_digest), sv_show(e->chain));
 	return 0;
 }
 
@@ -494,6 +535,8 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 			  "chain_digest %s", sv_show(e.chain));
 		goto out;
 	}
+	if ((err = check_head(&e, d)) != 0)
+		goto out;
 	err = rba_json_parse(e.record.s, e.record.n, &rec, d);
 	if (err == RBA_E_NOMEM)
 		goto out;
@@ -507,6 +550,15 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 			err = RBA_E_SCHEMA;
 		goto out;
 	}
+	/* The predicate's copy of the decisions' artifact is the record's. */
+	if (!sv_eq(r.art_decisions, e.art_decisions)) {
+		err = evidence_fail(d, RBA_E_SCHEMA, "predicate.artifact.decisions %s is "
+			  "not the embedded audit record's digests."
+			  "artifact_decisions %s", sv_show(e.art_decisions),
+			  r.art_decisions.s != NULL ? r.art_decisions.s
+						    : "(none)");
+		goto out;
+	}
 	if (!sv_eq(r.rec_time, e.time)) {
 		err = evidence_fail(d, RBA_E_SCHEMA, "the embedded audit record's time %s is "
 			  "not predicate.audit.time %s", sv_show(r.rec_time),
@@ -516,6 +568,8 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 	r.id = e.id;
 	r.time = e.time;
 	r.store_id = e.store_id;
+	r.head_id = e.head_id;
+	r.head_digest = e.head_digest;
 	r.prev = e.prev;
 	r.chain = e.chain;
 	r.record = e.record;
@@ -548,6 +602,8 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 		sum->inputs_included = e.inputs_included;
 		snprintf(sum->guarantee, sizeof(sum->guarantee), "%s",
 			 sv_show(e.guarantee));
+		sum->head_id = (uint64_t)e.head_id;
+		rba_digest_parse(e.head_digest.s, &sum->head);
 	}
 out:
 	policy_free(pol);

@@ -32,6 +32,9 @@
 #include "common/rba.h"
 #include "policy/policy.h"
 
+/* Every schema of an audit record starts with this (rebuild-audit-report(5)). */
+#define EVIDENCE_AUDIT_SCHEMA_PREFIX "rebuild-audit/audit/"
+
 /* ---- the model ---------------------------------------------------------- */
 
 /* A string view; s NULL is JSON null.  n may cover NUL bytes. */
@@ -68,9 +71,14 @@ struct ev {
 	double id, exit_status;
 	struct sv time, store_id, prev, chain, record_digest, record_schema;
 	struct sv rec_time; /* the record's own "time" (record side only) */
-	/* artifact */
-	struct sv art_pinned, art_rebuilt;
-	int bit_identical, art_verified;
+	/* artifact; decisions: the one that made the sample's stored
+	 * decisions, null when the record does not say (records written
+	 * before it did) */
+	struct sv art_pinned, art_rebuilt, art_decisions;
+	int bit_identical, decisions_by_rebuilt, art_verified;
+	/* the history head when exported (statement side; export sets it) */
+	double head_id;
+	struct sv head_digest;
 	/* pins */
 	struct sv pins_digest, config_hash, config_trained, pins_text;
 	/* policy */
@@ -115,6 +123,7 @@ struct ev {
 	char b_record_digest[RBA_DIGEST_TEXT_LEN + 1];
 	char b_prev[RBA_DIGEST_TEXT_LEN + 1], b_chain[RBA_DIGEST_TEXT_LEN + 1];
 	char b_time[32], b_store_id[64];
+	char b_head[RBA_DIGEST_TEXT_LEN + 1];
 	/* Inputs built by export (owned). */
 	struct rba_json_value *inputs_owned;
 	size_t ninputs_owned;
@@ -176,8 +185,9 @@ int evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 
 /*
  * Fills what export computes rather than copies: the subject, the pins
- * digest, the policy's stated numbers, the guarantee, the record digest.
- * The record and meta fields (id, time, ...) must be set.  0;
+ * digest, bit_identical and decisions_by_rebuilt, the policy's stated
+ * numbers, the guarantee, the record digest.  The record and meta fields
+ * (id, time, store id, history head, ...) must be set.  0;
  * RBA_E_SCHEMA (the policy text does not parse); RBA_E_NOMEM.
  */
 int evidence_ev_complete(struct ev *e, struct rba_detail *d);

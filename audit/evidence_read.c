@@ -10,7 +10,6 @@
 #include "audit/audit.h"
 #include "common/json.h"
 
-#define RECORD_SCHEMA_PREFIX "rebuild-audit/audit/"
 #define MAX_INT_EXACT 9007199254740992.0 /* 2^53: counts read back exactly */
 
 /* ---- reading either shape ------------------------------------------------ */
@@ -28,6 +27,7 @@ struct rd {
 };
 
 #define T_NULLABLE 1
+#define T_OPTIONAL 2 /* a missing key reads as null (keys added later) */
 
 static void
 rd_fail(struct rd *r, int err, const char *fmt, ...)
@@ -76,6 +76,8 @@ rd_get(struct rd *r, const struct rba_json_value *v, const char *path,
 	if (r->err)
 		return NULL;
 	if (m != NULL && m->type == RBA_JSON_NULL && (flags & T_NULLABLE))
+		return NULL;
+	if (m == NULL && (flags & T_OPTIONAL))
 		return NULL;
 	if (m == NULL || m->type != type) {
 		rd_fail(r, RBA_E_SCHEMA, "'%s%s' is %s, not %s%s", r->base, path,
@@ -321,8 +323,8 @@ evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev
 	if (r.err)
 		return r.err;
 	if (!sv_is(e->record_schema, AUDIT_RECORD_SCHEMA)) {
-		int newer = strncmp(e->record_schema.s, RECORD_SCHEMA_PREFIX,
-				    strlen(RECORD_SCHEMA_PREFIX)) == 0;
+		int newer = strncmp(e->record_schema.s, EVIDENCE_AUDIT_SCHEMA_PREFIX,
+				    strlen(EVIDENCE_AUDIT_SCHEMA_PREFIX)) == 0;
 		return rba_fail(d, newer ? RBA_E_NEWER : RBA_E_SCHEMA, NULL, 0, 0,
 				"%s has schema '%s'; this tool reads %s", what,
 				e->record_schema.s, AUDIT_RECORD_SCHEMA);
@@ -336,6 +338,9 @@ evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev
 
 	rd_digest(&r, rec, "digests.artifact_pinned", 0, &e->art_pinned);
 	rd_digest(&r, rec, "digests.artifact_rebuilt", T_NULLABLE, &e->art_rebuilt);
+	/* Records written before the audit named it have no such key. */
+	rd_digest(&r, rec, "digests.artifact_decisions", T_NULLABLE | T_OPTIONAL,
+		  &e->art_decisions);
 	rd_digest(&r, rec, "digests.snapshot", 0, &e->snap_digest);
 	rd_digest(&r, rec, "digests.sample", T_NULLABLE, &e->sample_digest);
 	rd_bool(&r, rec, "verified.artifact", &e->art_verified);
@@ -426,9 +431,13 @@ evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 	rd_digest(&r, p, "audit.record_digest", 0, &e->record_digest);
 	rd_str(&r, p, "audit.record_schema", 0, &e->record_schema);
 	rd_int(&r, p, "audit.exit_status", &e->exit_status);
+	rd_int(&r, p, "history.head.id", &e->head_id);
+	rd_digest(&r, p, "history.head.digest", 0, &e->head_digest);
 
 	rd_digest(&r, p, "artifact.pinned", 0, &e->art_pinned);
 	rd_digest(&r, p, "artifact.rebuilt", T_NULLABLE, &e->art_rebuilt);
+	rd_digest(&r, p, "artifact.decisions", T_NULLABLE, &e->art_decisions);
+	rd_bool(&r, p, "artifact.decisions_by_rebuilt", &e->decisions_by_rebuilt);
 	rd_bool(&r, p, "artifact.bit_identical", &e->bit_identical);
 	rd_bool(&r, p, "artifact.verified", &e->art_verified);
 

@@ -104,9 +104,18 @@ evidence_ev_render(const struct ev *e, struct rba_buf *b)
 	rba_json_pretty_num(&w, "exit_status", e->exit_status);
 	rba_json_pretty_close(&w, '}');
 
+	rba_json_pretty_open(&w, "history", '{');
+	rba_json_pretty_open(&w, "head", '{');
+	rba_json_pretty_num(&w, "id", e->head_id);
+	jw_sv(&w, "digest", e->head_digest);
+	rba_json_pretty_close(&w, '}');
+	rba_json_pretty_close(&w, '}');
+
 	rba_json_pretty_open(&w, "artifact", '{');
 	jw_sv(&w, "pinned", e->art_pinned);
 	jw_sv(&w, "rebuilt", e->art_rebuilt);
+	jw_sv(&w, "decisions", e->art_decisions);
+	rba_json_pretty_bool(&w, "decisions_by_rebuilt", e->decisions_by_rebuilt);
 	rba_json_pretty_bool(&w, "bit_identical", e->bit_identical);
 	rba_json_pretty_bool(&w, "verified", e->art_verified);
 	rba_json_pretty_close(&w, '}');
@@ -274,47 +283,98 @@ evidence_ev_policy(const struct ev *e, struct policy **out, struct rba_detail *d
 
 /*
  * The guarantee in words and what it does not cover, from the verdict,
- * the counts and the policy declared before the audit.
+ * the counts, the policy declared before the audit and the three
+ * artifacts: pinned, rebuilt and the one that made the sample's stored
+ * decisions (unknown in records written before the audit named it).  A
+ * sentence never speaks of more than the audit compared: when another
+ * artifact made the decisions, it says so and what the pinned one was
+ * checked against.
  */
 void
 evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
 	       char *ng, size_t cap)
 {
-	char tol[32];
+	char tol[32], rep[160];
 	const char *v = sv_show(e->version), *pinned = sv_show(e->art_pinned);
+	const char *maker = sv_show(e->art_decisions);
 	unsigned long long cases = (unsigned long long)e->cases;
 	unsigned long long flips = (unsigned long long)e->flips;
+	int identical = e->art_rebuilt.s != NULL &&
+			sv_eq(e->art_rebuilt, e->art_pinned);
+	int known = e->art_decisions.s != NULL;
+	/* The decisions under audit are not the pinned artifact's. */
+	int other_maker = known && !sv_eq(e->art_decisions, e->art_pinned);
 
 	rba_json_fmt_double(pol->max_score_delta, tol);
+	if (flips == 0)
+		snprintf(rep, sizeof(rep), "every decision on the audit sample of "
+			 "%llu cases", cases);
+	else
+		snprintf(rep, sizeof(rep), "all but %llu of the decisions on the "
+			 "audit sample of %llu cases (the policy tolerates %llu)",
+			 flips, cases, (unsigned long long)pol->max_flips);
 	if (sv_is(e->verdict, "bit-identical")) {
-		snprintf(g, cap,
-			 "the rebuilt artifact is bit-identical to the pinned one: "
-			 "rebuilding version %s from its pins gives %s again, so it "
-			 "makes every score and decision the pinned artifact makes, "
-			 "for any input", v, pinned);
+		if (known)
+			snprintf(g, cap,
+				 "the rebuilt artifact is bit-identical to the pinned "
+				 "one: rebuilding version %s from its pins gives %s "
+				 "again, the artifact that made the stored decisions of "
+				 "the audit sample, so it makes every score and decision "
+				 "the pinned artifact makes, for any input", v, pinned);
+		else
+			snprintf(g, cap,
+				 "the rebuilt artifact is bit-identical to the pinned "
+				 "one: rebuilding version %s from its pins gives %s "
+				 "again, so it makes every score and decision the pinned "
+				 "artifact makes, for any input", v, pinned);
 		snprintf(ng, cap,
 			 "that the pins, the training data or the policy are right: "
 			 "the audit shows that they reproduce this artifact, not "
-			 "that the model is fit for its use");
+			 "that the model is fit for its use%s",
+			 known ? ""
+			       : "; nor that the stored decisions of the audit sample "
+				 "were made by this artifact: the audit record does "
+				 "not name the artifact that made them");
 	} else if (sv_is(e->verdict, "metric-equivalent")) {
-		if (flips == 0)
+		if (identical) {
 			snprintf(g, cap,
-				 "a rebuild of version %s from its pins reproduces every "
-				 "decision on the audit sample of %llu cases and every "
-				 "score within %s, though its artifact is not "
-				 "bit-identical to the pinned %s", v, cases, tol, pinned);
-		else
+				 "the stored decisions of the audit sample were made by "
+				 "artifact %s, not by the pinned %s: a rebuild of version "
+				 "%s from its pins gives the pinned artifact bit for bit, "
+				 "and it reproduces %s and every score within %s, not bit "
+				 "for bit", maker, pinned, v, rep, tol);
+			snprintf(ng, cap,
+				 "that the pinned artifact makes the scores artifact %s "
+				 "made bit for bit, and the same decisions or scores "
+				 "within %s for inputs outside the audit sample", maker,
+				 tol);
+		} else {
 			snprintf(g, cap,
-				 "a rebuild of version %s from its pins reproduces all but "
-				 "%llu of the decisions on the audit sample of %llu cases "
-				 "(the policy tolerates %llu) and every score within %s, "
-				 "though its artifact is not bit-identical to the pinned "
-				 "%s", v, flips, cases,
-				 (unsigned long long)pol->max_flips, tol, pinned);
+				 "a rebuild of version %s from its pins reproduces %s and "
+				 "every score within %s, though its artifact is not "
+				 "bit-identical to the pinned %s%s%s%s", v, rep, tol,
+				 pinned,
+				 other_maker ? ", and the stored decisions were made by "
+					       "artifact " : "",
+				 other_maker ? maker : "",
+				 other_maker ? ", not by the pinned one" : "");
+			snprintf(ng, cap,
+				 "bit-identical scores, and the same decisions or scores "
+				 "within %s for inputs outside the audit sample", tol);
+		}
+	} else if (identical && other_maker) {
+		snprintf(g, cap,
+			 "none: a rebuild of version %s from its pins is "
+			 "bit-identical to the pinned artifact %s, but the stored "
+			 "decisions of its audit sample were made by artifact %s, "
+			 "and the pinned artifact does not reproduce them within "
+			 "the policy's tolerance (the reasons say why)", v, pinned,
+			 maker);
 		snprintf(ng, cap,
-			 "bit-identical scores, and the same decisions or scores "
-			 "within %s for inputs outside the audit sample", tol);
-	} else if (e->art_rebuilt.s != NULL && sv_eq(e->art_rebuilt, e->art_pinned)) {
+			 "that the pinned artifact makes the scores and decisions "
+			 "artifact %s made, on the audit sample or for any other "
+			 "input", maker);
+	} else if (identical) {
 		snprintf(g, cap,
 			 "none: a rebuild of version %s from its pins is "
 			 "bit-identical to the pinned artifact %s, but the scores "
@@ -328,7 +388,10 @@ evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
 		snprintf(g, cap,
 			 "none: a rebuild of version %s from its pins does not "
 			 "reproduce the pinned artifact %s within the policy's "
-			 "tolerance (the reasons say why)", v, pinned);
+			 "tolerance%s%s (the reasons say why)", v, pinned,
+			 other_maker ? ", and the stored decisions of its audit "
+				       "sample were made by another artifact, " : "",
+			 other_maker ? maker : "");
 		snprintf(ng, cap,
 			 "that the pinned artifact can be rebuilt from its pins, or "
 			 "that its scores and decisions can be reproduced");
@@ -363,6 +426,8 @@ evidence_ev_complete(struct ev *e, struct rba_detail *d)
 	e->record_digest = sv_c(e->b_record_digest);
 	e->bit_identical = e->art_rebuilt.s != NULL &&
 			   sv_eq(e->art_rebuilt, e->art_pinned);
+	e->decisions_by_rebuilt = e->art_rebuilt.s != NULL &&
+				  sv_eq(e->art_decisions, e->art_rebuilt);
 	if ((err = evidence_ev_policy(e, &pol, d)) != 0)
 		return err;
 	e->pol_rule = sv_c(pol->argmax ? "argmax" : "bands");
@@ -381,6 +446,51 @@ evidence_ev_complete(struct ev *e, struct rba_detail *d)
 
 /* ---- rendering from the store --------------------------------------------- */
 
+/*
+ * The history holds audit records and, since register --replace
+ * records what it replaced, other kinds of record of this tool.  A
+ * record is taken for an audit unless its schema names another kind of
+ * this tool's record ("rebuild-audit/KIND/vN"): one that cannot be read
+ * is then refused by the reader, never skipped.  For another kind,
+ * kind gets KIND and event the record's event ("" when none); both
+ * are "" for an audit.  0 or RBA_E_NOMEM.
+ */
+static int
+record_kind(const uint8_t *p, size_t n, char kind[32], char event[32])
+{
+	static const char tool[] = RBA_TOOL_NAME "/";
+	struct rba_json_value v;
+	const char *schema, *ev;
+	int err;
+
+	kind[0] = event[0] = 0;
+	memset(&v, 0, sizeof(v));
+	err = rba_json_parse((const char *)p, n, &v, NULL);
+	if (err == RBA_E_NOMEM)
+		return err;
+	if (err)
+		return 0;
+	schema = rba_json_get_str(&v, "schema");
+	ev = rba_json_get_str(&v, "event");
+	if (schema != NULL && strncmp(schema, tool, sizeof(tool) - 1) == 0 &&
+	    strncmp(schema, EVIDENCE_AUDIT_SCHEMA_PREFIX,
+		    strlen(EVIDENCE_AUDIT_SCHEMA_PREFIX)) != 0) {
+		const char *k = schema + sizeof(tool) - 1;
+		snprintf(kind, 32, "%.*s", (int)strcspn(k, "/"), k);
+		snprintf(event, 32, "%s", ev != NULL ? ev : "");
+		for (char *c = kind; *c; c++) /* it goes into a message */
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		for (char *c = event; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		if (kind[0] == 0)
+			snprintf(kind, 32, "?");
+	}
+	rba_json_release(&v);
+	return 0;
+}
+
 struct newest {
 	uint64_t id;
 };
@@ -388,11 +498,19 @@ struct newest {
 /* Not a status code: what newest_cb stops the walk with. */
 #define NEWEST_FOUND 0x4e455754
 
+/* The newest audit record of the version: other records are passed. */
 static int
 newest_cb(void *ctx, const struct store_history_entry *e)
 {
+	char kind[32], event[32];
+	int err = record_kind(e->record, e->len, kind, event);
+
+	if (err)
+		return err;
+	if (kind[0] != 0)
+		return 0;
 	((struct newest *)ctx)->id = e->id;
-	return NEWEST_FOUND; /* the first is the newest: stop */
+	return NEWEST_FOUND; /* newest first: stop at the first audit */
 }
 
 /* Inputs of the listed flipped cases, from the sample audited. */
@@ -526,6 +644,20 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 	}
 	if (err)
 		goto out;
+	/* Only an audit record has a verdict to attest. */
+	{
+		char kind[32], event[32];
+		if ((err = record_kind(ent.record, ent.len, kind, event)) != 0)
+			goto out;
+		if (kind[0] != 0) {
+			err = evidence_fail(d, RBA_E_SCHEMA, "history record %llu is a %s "
+				  "record%s%s%s of version '%s', not an audit: it "
+				  "attests no verdict", (unsigned long long)audit_id,
+				  kind, event[0] ? " ('" : "", event,
+				  event[0] ? "')" : "", ent.version);
+			goto out;
+		}
+	}
 	if (strcmp(ent.version, version) != 0) {
 		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu is of version '%s', "
 			  "not '%s'", (unsigned long long)audit_id, ent.version,
@@ -577,6 +709,17 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 	}
 	snprintf(e.b_store_id, sizeof(e.b_store_id), "%s", store_id_hex(s));
 	e.store_id = sv_c(e.b_store_id);
+	/* The head now, read in the transaction whose chain was verified:
+	 * the anchor an auditor keeps outside the store. */
+	{
+		uint64_t hid = 0;
+		struct rba_digest hd;
+		if ((err = store_history_head(txn, &hid, &hd, d)) != 0)
+			goto out;
+		e.head_id = (double)hid;
+		rba_digest_format(&hd, e.b_head);
+		e.head_digest = sv_c(e.b_head);
+	}
 	rba_digest_format(&ent.prev, e.b_prev);
 	e.prev = sv_c(e.b_prev);
 	rba_digest_format(&ent.digest, e.b_chain);
@@ -614,6 +757,8 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 		sum->flips = (uint64_t)e.flips;
 		sum->inputs_included = e.inputs_included;
 		snprintf(sum->guarantee, sizeof(sum->guarantee), "%s", e.b_guarantee);
+		sum->head_id = (uint64_t)e.head_id;
+		rba_digest_parse(e.b_head, &sum->head);
 	}
 out:
 	evidence_ev_release(&e);

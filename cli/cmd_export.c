@@ -44,7 +44,7 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 	struct evidence_result *res = NULL;
 	struct sign_seckey *key = NULL;
 	struct rba_detail d;
-	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	char hex[RBA_DIGEST_TEXT_LEN + 1], head[RBA_DIGEST_TEXT_LEN + 1];
 	char *pass = NULL;
 	size_t passlen = 0;
 	int i, r, err, status = 2, opts = 1;
@@ -127,6 +127,7 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 	}
 
 	rba_digest_format(&res->file_digest, hex);
+	rba_digest_format(&res->sum.head, head);
 	if (ctx->json) {
 		char sigpath[EVIDENCE_PATH_MAX + 16];
 
@@ -143,7 +144,8 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 		       (unsigned long long)res->sum.audit_id, res->sum.time_text,
 		       res->sum.verdict, res->sum.inputs_included ? "true" : "false");
 		rba_json_fput_str(stdout, res->trusted_comment);
-		fputs("}\n", stdout);
+		printf(", \"history_head\": {\"id\": %llu, \"digest\": \"%s\"}}\n",
+		       (unsigned long long)res->sum.head_id, head);
 	} else if (!ctx->quiet) {
 		printf("evidence: %s (%zu bytes, %s)\n", out, res->size, hex);
 		printf("signature: %s%s\n", out, EVIDENCE_SIG_SUFFIX);
@@ -151,6 +153,8 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 		       (unsigned long long)res->sum.audit_id, res->sum.version,
 		       res->sum.time_text, res->sum.verdict);
 		printf("guarantee: %s\n", res->sum.guarantee);
+		printf("history head: record %llu, %s\n",
+		       (unsigned long long)res->sum.head_id, head);
 	}
 	status = 0;
 out:

@@ -18,8 +18,9 @@
  * The evidence file's own consistency, checked once its signature holds
  * (audit/evidence.h, evidence_check): the digests of the embedded texts,
  * the pins against the subject, the verdict against the counts and the
- * tolerance, the guarantee, the record and its chain digest, the trusted
- * comment.  A file that is not evidence (and whose trusted comment does
+ * tolerance and the artifact that made the decisions, the guarantee, the
+ * record and its chain digest, the history head against the record, the
+ * trusted comment.  A file that is not evidence (and whose trusted comment does
  * not claim it is) has only its signature checked: sum->is_evidence is 0.
  * Returns 0 when consistent; RBA_E_SCHEMA or RBA_E_TAMPERED with
  * d->reason naming what disagrees (the file is not valid, exit 1);
@@ -88,6 +89,7 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	struct evidence_summary *sum = NULL;
 	struct sign_pubkey pub;
 	struct rba_detail d;
+	char head[RBA_DIGEST_TEXT_LEN + 1];
 	uint8_t *msg = NULL, *sig = NULL;
 	size_t n = 0, sn = 0;
 	int i, r, err, status = 2, opts = 1;
@@ -194,6 +196,7 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	}
 
 	sign_keyid_format(chk->keyid, id);
+	rba_digest_format(&sum->head, head);
 	if (ctx->json) {
 		fputs("{\"file\": ", stdout);
 		rba_json_fput_str(stdout, file);
@@ -212,7 +215,8 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 			       (unsigned long long)sum->audit_id, sum->time_text,
 			       sum->verdict);
 			rba_json_fput_str(stdout, sum->guarantee);
-			fputs("}", stdout);
+			printf(", \"history_head\": {\"id\": %llu, \"digest\": \"%s\"}}",
+			       (unsigned long long)sum->head_id, head);
 		} else {
 			fputs("null", stdout);
 		}
@@ -228,6 +232,14 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 			       (unsigned long long)sum->audit_id, sum->time_text,
 			       sum->verdict);
 			printf("guarantee: %s\n", sum->guarantee);
+			/* The anchor: only the store, later, can say whether
+			 * its history still holds this head. */
+			printf("history head at export: record %llu, %s\n"
+			       "keep this head, and check it later on the store with "
+			       "'rebuild-audit history --verify --head %s': it fails "
+			       "when the history no longer holds that record (a "
+			       "store rolled back to an older state)\n",
+			       (unsigned long long)sum->head_id, head, head);
 		} else {
 			fputs("contents: not a rebuild-audit evidence file; only the "
 			      "signature was checked\n", stdout);

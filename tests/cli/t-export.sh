@@ -425,3 +425,87 @@ if [ "${RBA_SLOW:-0}" = 1 ]; then
 fi
 run 2 $RBA export $V -k k.key --passphrase-file missing.pass -o p.json
 err_has "cannot read passphrase 'missing.pass'"
+
+# ---- decisions made by another artifact; the history head ------------------
+# A version audited, then replaced by pins whose lr differs in the 7th
+# digit (another artifact) while its sample keeps the decisions of the
+# first: the evidence names both and is never bit-identical.
+R=lr7
+sed 's/^version: .*/version: lr7/' "$FIX/pins/german-numeric-logistic.yaml" > lr7-a.yaml
+sed 's/lr: 0.01,/lr: 0.01000001,/' lr7-a.yaml > lr7-b.yaml
+ok "pins that differ in the 7th digit of lr" sh -c '! cmp -s lr7-a.yaml lr7-b.yaml'
+run 0 $RBA register lr7-a.yaml --policy "$FIX/policy/credit.yaml"
+run 0 $RBA sample add $R cases.csv
+run 0 $RBA audit $R
+first=$($RBA --json history $R | jq '.[0].id')
+old=$($RBA --json version show $R | jq -r .artifact)
+run 0 $RBA register lr7-b.yaml --replace
+new=$($RBA --json version show $R | jq -r .artifact)
+ok "a different artifact" test "$old" != "$new"
+reg=$($RBA --json history $R | jq '.[0].id')
+ok "register --replace appended a record" test "$reg" -gt "$first"
+# "latest" right after the replacement is the audit before it, never the
+# register record; that one by id is refused in one line.
+run 0 $RBA export $R --audit latest -k k.key -o before.json
+out_has "audit $first of version $R at "
+ok "latest: the previous audit record" test "$(jq .predicate.audit.id before.json)" = "$first"
+ok "latest: an audit record" test "$(jq -r .predicate.audit.record_schema before.json)" = rebuild-audit/audit/v1
+ok "latest: bit-identical, all three artifacts the old one" \
+	jq -e --arg o "$old" '.predicate.verdict == "bit-identical" and .predicate.artifact.pinned == $o and .predicate.artifact.rebuilt == $o and .predicate.artifact.decisions == $o and .predicate.artifact.decisions_by_rebuilt' before.json
+ok "the head is the register record" test "$(jq .predicate.history.head.id before.json)" = "$reg"
+ok "the head is the store's head" test "$(jq -r .predicate.history.head.digest before.json)" = "$($RBA -q history head)"
+run 0 $RBA verify before.json -p k.pub
+run 2 $RBA export $R --audit "$reg" -k k.key -o reg.json
+err_is "rebuild-audit: cannot export '$R': history record $reg is a register record ('replace') of version '$R', not an audit: it attests no verdict"
+ok "nothing written for a register record" sh -c '[ ! -e reg.json ] && [ ! -e reg.json.minisig ]'
+
+# Audited now: the rebuild is the new pinned artifact, the decisions
+# the old one's, and the near-threshold rule applies.
+run 1 $RBA audit $R
+run 0 $RBA export $R -k k.key -o lr7.json
+head=$($RBA -q history head)
+out_lacks ": bit-identical"
+out_has "history head: record $($RBA --json history head | jq .id), $head"
+ok "not bit-identical" jq -e '.predicate.verdict != "bit-identical"' lr7.json
+ok "names both artifacts" jq -e --arg o "$old" --arg n "$new" \
+	'.predicate.artifact.pinned == $n and .predicate.artifact.rebuilt == $n and .predicate.artifact.decisions == $o and (.predicate.artifact.decisions_by_rebuilt | not)' lr7.json
+ok "the guarantee names both" jq -e --arg o "$old" --arg n "$new" \
+	'(.predicate.guarantee | contains($o) and contains($n) and contains("stored decisions of its audit sample were made by artifact"))' lr7.json
+ok "the embedded record names the decisions' artifact" \
+	jq -e --arg o "$old" '.predicate.record | fromjson | .digests.artifact_decisions == $o' lr7.json
+ok "the evidence carries the history head at export" \
+	test "$(jq -r .predicate.history.head.digest lr7.json)" = "$head"
+ok "the schema accepts it" valid_schema lr7.json
+run 0 minisign -Vm lr7.json -p k.pub
+run 0 $RBA verify lr7.json -p k.pub
+out_has "evidence consistent: version $R"
+out_has 'verdict not-reproducible'
+out_has "history head at export: record "
+out_has "keep this head, and check it later on the store with 'rebuild-audit history --verify --head $head'"
+run 0 $RBA --json verify lr7.json -p k.pub
+ok "verify --json gives the head" jq_out ".evidence.history_head.digest == \"$head\""
+run 0 $RBA history --verify --head "$(jq -r .predicate.history.head.digest lr7.json)"
+# Edited to bit-identical and re-signed: refused.
+sed 's/"verdict": "not-reproducible"/"verdict": "bit-identical"/' lr7.json > x.json
+resign x.json "$(tcomment lr7.json.minisig)"
+run 1 $RBA verify x.json -p k.pub
+err_has "verdict bit-identical"
+
+# Under a policy without the near-threshold rule: metric-equivalent,
+# the pinned artifact reproducing the old one's decisions within the
+# tolerance, not bit for bit.
+run 0 $RBA -q policy set $R "$FIX/policy/audit-tolerant.yaml"
+run 0 $RBA audit $R
+out_has 'metric-equivalent'
+run 0 $RBA export $R -k k.key -o lr7m.json
+out_has "guarantee: the stored decisions of the audit sample were made by artifact $old, not by the pinned $new"
+out_has 'not bit for bit'
+ok "metric-equivalent, the rebuild the pinned artifact" jq -e --arg o "$old" --arg n "$new" \
+	'.predicate.verdict == "metric-equivalent" and .predicate.artifact.bit_identical and .predicate.artifact.rebuilt == $n and .predicate.artifact.decisions == $o' lr7m.json
+ok "the schema accepts it" valid_schema lr7m.json
+ok "its head is the store's" test "$(jq -r .predicate.history.head.digest lr7m.json)" = "$($RBA -q history head)"
+run 0 minisign -Vm lr7m.json -p k.pub
+run 0 $RBA verify lr7m.json -p k.pub
+out_has 'verdict metric-equivalent'
+# The head kept from an earlier file is still in the history.
+run 0 $RBA history --verify --head "$(jq -r .predicate.history.head.digest before.json)"

@@ -475,6 +475,337 @@ START_TEST(test_metric_equivalent)
 }
 END_TEST
 
+/* Appends bytes p (n) as a history record of VERSION at time t. */
+static uint64_t
+append_raw(struct store *s, int64_t t, const char *p, size_t n)
+{
+	struct store_txn *txn;
+	struct rba_detail d;
+	uint64_t id = 0;
+
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_txn_begin(s, 1, n, &txn, &d), 0);
+	ck_assert_msg(store_history_append(txn, VERSION, t, p, n, &id, NULL, &d) == 0,
+		      "%s", d.reason);
+	ck_assert_int_eq(store_txn_commit(txn, &d), 0);
+	return id;
+}
+
+/* The value of "key" inside predicate.artifact of doc, or "". */
+static const char *
+artifact_field(const char *doc, size_t n, const char *key)
+{
+	static char out[128];
+	struct rba_json_value v;
+	struct rba_detail d;
+	const struct rba_json_value *a;
+
+	out[0] = 0;
+	ck_assert_int_eq(rba_json_parse(doc, n, &v, &d), 0);
+	a = rba_json_get(rba_json_get(rba_json_get(&v, "predicate"), "artifact"), key);
+	ck_assert_ptr_nonnull(a);
+	snprintf(out, sizeof(out), "%s",
+		 a->type == RBA_JSON_STRING ? a->str
+		 : a->type == RBA_JSON_TRUE ? "true"
+		 : a->type == RBA_JSON_FALSE ? "false" : "null");
+	rba_json_release(&v);
+	return out;
+}
+
+/*
+ * The artifact that made the sample's stored decisions (replaced since
+ * by register --replace): bit-identical only when it is the rebuilt
+ * one; metric-equivalent, or not-reproducible, naming it, when the
+ * rebuild is the pinned artifact and it is not.
+ */
+START_TEST(test_decisions_artifact)
+{
+	struct store *s = new_store();
+	struct audit_report r;
+	struct evidence_summary sum;
+	struct rba_detail d;
+	char reason[384], maker[RBA_DIGEST_TEXT_LEN + 1];
+	char pinned[RBA_DIGEST_TEXT_LEN + 1];
+	size_t n, n2;
+	char *doc, *bad;
+
+	/* Record 1: all three the same, and the evidence says so. */
+	doc = render(s, 1, 0, &n, &sum);
+	ck_assert_str_eq(artifact_field(doc, n, "decisions_by_rebuilt"), "true");
+	ck_assert_str_eq(artifact_field(doc, n, "decisions"),
+			 artifact_field(doc, n, "rebuilt"));
+	ck_assert_msg(has(sum.guarantee, "the artifact that made the stored "
+			  "decisions of the audit sample"), "%s", sum.guarantee);
+	free(doc);
+
+	run_audit(s, 0, &r);
+	ck_assert_int_eq(r.has_decisions, 1);
+	r.artifact_decisions.b[0] ^= 0x55; /* another artifact decided */
+	rba_digest_format(&r.artifact_decisions, maker);
+	rba_digest_format(&r.artifact_pinned, pinned);
+
+	/* Bit-identical although another artifact made the decisions. */
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_str_eq(artifact_field(doc, n, "decisions"), maker);
+	ck_assert_str_eq(artifact_field(doc, n, "decisions_by_rebuilt"), "false");
+	ck_assert_str_eq(artifact_field(doc, n, "bit_identical"), "true");
+	ck_assert_int_eq(check(doc, n, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "verdict bit-identical, but the sample's stored "
+			  "decisions were made by artifact") && has(reason, maker),
+		      "%s", reason);
+	free(doc);
+
+	/* Metric-equivalent: the rebuild is the pinned artifact, judged on
+	 * scores against the decisions of the other. */
+	r.verdict = AUDIT_METRIC_EQUIVALENT;
+	r.max_delta = 0.0001;
+	r.near_cases = 0;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_msg(check(doc, n, comment_of(&sum), NULL, reason) == 0, "%s",
+		      reason);
+	ck_assert_msg(has(sum.guarantee, "the stored decisions of the audit sample "
+			  "were made by artifact") && has(sum.guarantee, maker) &&
+			      has(sum.guarantee, pinned) &&
+			      has(sum.guarantee, "every score within 0.0005, not bit "
+					  "for bit"),
+		      "%s", sum.guarantee);
+	ck_assert(!has(sum.guarantee, "for any input"));
+
+	/* The predicate's copy of that artifact is checked against the
+	 * record: every mention of it outside the record changed. */
+	{
+		char other[RBA_DIGEST_TEXT_LEN + 1], *rec, *at;
+		snprintf(other, sizeof(other), "%s", maker);
+		other[7] = other[7] == '0' ? '1' : '0';
+		bad = strdup(doc);
+		ck_assert_ptr_nonnull(bad);
+		rec = strstr(bad, "\n    \"record\": ");
+		ck_assert_ptr_nonnull(rec);
+		while ((at = strstr(bad, maker)) != NULL && at < rec)
+			memcpy(at, other, RBA_DIGEST_TEXT_LEN);
+		ck_assert_int_eq(check(bad, n, NULL, NULL, reason), RBA_E_SCHEMA);
+		ck_assert_msg(has(reason, "predicate.artifact.decisions") &&
+				      has(reason, "is not the embedded audit record's"),
+			      "%s", reason);
+		free(bad);
+	}
+	/* ... and decisions_by_rebuilt against the digests. */
+	bad = edit(doc, "\"decisions_by_rebuilt\": false", "\"decisions_by_rebuilt\": true",
+		   &n2);
+	ck_assert_int_eq(check(bad, n2, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "decisions_by_rebuilt is true"), "%s", reason);
+	free(bad);
+	free(doc);
+
+	/* ... with near-threshold cases under require_bits: refused. */
+	r.near_cases = 2;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_int_eq(check(doc, n, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "2 audit cases sit near a band edge"), "%s", reason);
+	free(doc);
+
+	/* Not-reproducible for that reason: consistent, and it says who
+	 * decided. */
+	r.verdict = AUDIT_NOT_REPRODUCIBLE;
+	r.exit_status = 1;
+	ck_assert_uint_eq(r.nreasons, 0);
+	free(r.reasons);
+	r.reasons = calloc(1, sizeof(char *));
+	r.reasons[0] = strdup("near-threshold rule: 2 audit cases lie within the "
+			      "margin");
+	r.nreasons = 1;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_msg(check(doc, n, comment_of(&sum), NULL, reason) == 0, "%s",
+		      reason);
+	ck_assert_msg(has(sum.guarantee, "none: a rebuild of version " VERSION
+			  " from its pins is bit-identical to the pinned artifact") &&
+			      has(sum.guarantee, "but the stored decisions of its "
+					  "audit sample were made by artifact") &&
+			      has(sum.guarantee, maker),
+		      "%s", sum.guarantee);
+	free(doc);
+
+	/* Metric-equivalent with all three the same is bit-identical. */
+	free(r.reasons[0]);
+	r.nreasons = 0;
+	r.exit_status = 0;
+	r.near_cases = 0;
+	r.verdict = AUDIT_METRIC_EQUIVALENT;
+	r.artifact_decisions = r.artifact_rebuilt;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_int_eq(check(doc, n, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "verdict metric-equivalent, but the rebuilt "
+			  "artifact is the pinned one (bit-identical) and made the "
+			  "sample's stored decisions"), "%s", reason);
+	free(doc);
+	audit_report_release(&r);
+	store_close(s);
+}
+END_TEST
+
+/*
+ * A record written before audits named the artifact that made the
+ * decisions (no digests.artifact_decisions key): still exported and
+ * verified, with decisions null, and the guarantee says what it could
+ * not check.
+ */
+START_TEST(test_older_record)
+{
+	struct store *s = new_store();
+	struct audit_report r;
+	struct evidence_summary sum;
+	struct rba_buf b;
+	char reason[384];
+	const char *key = "\"artifact_decisions\": ";
+	char *at;
+	size_t n, kl = strlen(key) + RBA_DIGEST_TEXT_LEN + 2 + 2;
+	uint64_t id;
+	char *doc;
+
+	run_audit(s, 0, &r);
+	rba_buf_init(&b);
+	audit_report_json(&r, &b);
+	rba_buf_cstr(&b);
+	at = strstr((char *)b.p, key);
+	ck_assert_ptr_nonnull(at);
+	/* "artifact_decisions": "sha256:<64>", -- gone */
+	ck_assert(at[kl - 2] == ',' && at[kl - 1] == ' ');
+	memmove(at, at + kl, b.len - (size_t)(at - (char *)b.p) - kl + 1);
+	b.len -= kl;
+	ck_assert(strstr((char *)b.p, "artifact_decisions") == NULL);
+	id = append_raw(s, r.time, (const char *)b.p, b.len);
+
+	doc = render(s, id, 0, &n, &sum);
+	ck_assert_str_eq(sum.verdict, "bit-identical");
+	ck_assert_str_eq(artifact_field(doc, n, "decisions"), "null");
+	ck_assert_str_eq(artifact_field(doc, n, "decisions_by_rebuilt"), "false");
+	ck_assert_msg(check(doc, n, comment_of(&sum), NULL, reason) == 0, "%s",
+		      reason);
+	ck_assert(has(sum.guarantee, "for any input"));
+	ck_assert(!has(sum.guarantee, "made the stored decisions"));
+	ck_assert(has(doc, "the audit record does not name the artifact that made "
+			   "them"));
+	free(doc);
+
+	/* Metric-equivalent with the rebuild the pinned artifact, and no
+	 * other artifact named: nothing excuses the lost bits. */
+	at = strstr((char *)b.p, "\"verdict\": \"bit-identical\"");
+	ck_assert_ptr_nonnull(at);
+	{
+		struct rba_buf m;
+		rba_buf_init(&m);
+		rba_buf_put(&m, b.p, (size_t)(at - (char *)b.p));
+		rba_buf_put(&m, "\"verdict\": \"metric-equivalent\"", 30);
+		rba_buf_put(&m, at + 26, b.len - (size_t)(at - (char *)b.p) - 26);
+		id = append_raw(s, r.time, (const char *)m.p, m.len);
+		rba_buf_release(&m);
+	}
+	doc = render(s, id, 0, &n, &sum);
+	ck_assert_int_eq(check(doc, n, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "verdict metric-equivalent, but the rebuilt "
+			  "artifact is the pinned one (bit-identical)"), "%s", reason);
+	free(doc);
+	rba_buf_release(&b);
+	audit_report_release(&r);
+	store_close(s);
+}
+END_TEST
+
+/*
+ * The history head at export: in every file, never older than the
+ * record; "latest" passes over register records, and a register record
+ * is not exported.
+ */
+START_TEST(test_history_head)
+{
+	struct store *s = new_store();
+	struct audit_report r;
+	struct evidence_summary sum, chk;
+	struct store_txn *txn;
+	struct rba_digest head;
+	struct rba_buf b;
+	struct rba_detail d;
+	char reason[384], hex[RBA_DIGEST_TEXT_LEN + 1];
+	size_t n, n2;
+	uint64_t hid, reg;
+	char *doc, *bad;
+	static const char regrec[] =
+		"{\"schema\": \"rebuild-audit/register/v1\", \"event\": \"replace\", "
+		"\"version\": \"" VERSION "\"}";
+
+	/* The record itself is the head. */
+	doc = render(s, 1, 0, &n, &sum);
+	ck_assert_uint_eq(sum.head_id, 1);
+	ck_assert(has(doc, "\"history\": {\n      \"head\": {\n        \"id\": 1,"));
+	ck_assert_msg(check(doc, n, NULL, &chk, reason) == 0, "%s", reason);
+	ck_assert_uint_eq(chk.head_id, 1);
+	/* ... so its digest must be the record's chain digest. */
+	rba_digest_format(&sum.head, hex);
+	hex[10] = hex[10] == '0' ? '1' : '0';
+	{
+		char *at;
+		bad = strdup(doc);
+		at = strstr(strstr(bad, "\"history\": {"), "\"digest\": \"") +
+		     strlen("\"digest\": \"");
+		memcpy(at, hex, RBA_DIGEST_TEXT_LEN);
+		ck_assert_int_eq(check(bad, n, NULL, NULL, reason), RBA_E_SCHEMA);
+		ck_assert_msg(has(reason, "the audit record itself, but its digest"),
+			      "%s", reason);
+		free(bad);
+	}
+	free(doc);
+
+	/* A later audit and a register record: the head moves on, the
+	 * record exported stays; "latest" is the newest audit. */
+	run_audit(s, 1, &r);
+	ck_assert_uint_eq(r.history_id, 2);
+	audit_report_release(&r);
+	reg = append_raw(s, 1700000000, regrec, sizeof(regrec) - 1);
+	ck_assert_uint_eq(reg, 3);
+	ck_assert_int_eq(store_txn_begin(s, 0, 0, &txn, &d), 0);
+	ck_assert_int_eq(store_history_head(txn, &hid, &head, &d), 0);
+	store_txn_abort(txn);
+	ck_assert_uint_eq(hid, 3);
+
+	doc = render(s, 0, 0, &n, &sum);
+	ck_assert_uint_eq(sum.audit_id, 2);
+	ck_assert_uint_eq(sum.head_id, 3);
+	ck_assert(rba_digest_equal(&sum.head, &head));
+	ck_assert_msg(check(doc, n, comment_of(&sum), &chk, reason) == 0, "%s",
+		      reason);
+	ck_assert_uint_eq(chk.head_id, 3);
+	ck_assert(rba_digest_equal(&chk.head, &head));
+	/* A head older than the record cannot be. */
+	bad = edit(doc, "\"head\": {\n        \"id\": 3,", "\"head\": {\n        \"id\": 1,",
+		   &n2);
+	ck_assert_int_eq(check(bad, n2, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "predicate.history.head.id 1 is below the audit "
+			  "record's id 2"), "%s", reason);
+	free(bad);
+	free(doc);
+	doc = render(s, 1, 0, &n, &sum);
+	ck_assert_uint_eq(sum.head_id, 3);
+	ck_assert_msg(check(doc, n, NULL, NULL, reason) == 0, "%s", reason);
+	free(doc);
+
+	/* A register record by id: refused, saying what it is. */
+	rba_buf_init(&b);
+	ck_assert_int_eq(evidence_render(s, VERSION, reg, 0, &b, NULL, &d),
+			 RBA_E_SCHEMA);
+	ck_assert_msg(has(d.reason, "history record 3 is a register record "
+			  "('replace') of version '" VERSION "', not an audit"),
+		      "%s", d.reason);
+	ck_assert_uint_eq(b.len, 0);
+	rba_buf_release(&b);
+	store_close(s);
+}
+END_TEST
+
 /* Scores from a column that the model does not give: flips, listed with
  * their inputs on request, and refused once the sample is replaced. */
 START_TEST(test_flips_and_inputs)
@@ -912,6 +1243,9 @@ suite_evidence(void)
 	tcase_add_test(tc, test_render_statement);
 	tcase_add_test(tc, test_render_refusals);
 	tcase_add_test(tc, test_metric_equivalent);
+	tcase_add_test(tc, test_decisions_artifact);
+	tcase_add_test(tc, test_older_record);
+	tcase_add_test(tc, test_history_head);
 	tcase_add_test(tc, test_flips_and_inputs);
 	tcase_add_test(tc, test_check_not_evidence);
 	tcase_add_test(tc, test_check_edits);
