@@ -244,12 +244,12 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 					 argv[optind - 1]);
 		}
 	}
-	if (all == (optind < argc))
-		return cli_usage(ctx, all ? "--all takes no VERSION"
-					  : "audit needs a VERSION or --all");
 	if ((shard || records || keypath || head || passfile || list) && !all)
 		return cli_usage(ctx, "--shard, --records-out, -k, --head and --list "
 				      "go with --all");
+	if (all == (optind < argc))
+		return cli_usage(ctx, all ? "--all takes no VERSION"
+					  : "audit needs a VERSION or --all");
 	if (shard != NULL && fleet_shard_parse(shard, &fw.k, &fw.n) != 0)
 		return cli_usage(ctx, "--shard takes K/N with 0 <= K < N <= %u, not '%s'",
 				 FLEET_SHARDS_MAX, shard);
