@@ -1,11 +1,13 @@
 #!/bin/sh
-# fleet-store.sh RBA STORE COUNT [EPOCHS] - a store of COUNT German credit
-# versions for the fleet tests and bench: the four fixture pins in turn
-# (categorical and numeric, logistic and MLP), each with its own
+# fleet-store.sh RBA STORE COUNT [EPOCHS [ODD]] - a store of COUNT German
+# credit versions for the fleet tests and bench: the four fixture pins in
+# turn (categorical and numeric, logistic and MLP), each with its own
 # train.seed and a few epochs, registered under the credit policy with
-# the whole data set as audit sample.
+# the whole data set as audit sample.  With ODD=1 the last version is
+# registered with an artifact trained at another seed, so that its audit
+# does not reproduce.
 set -eu
-rba=$1 store=$2 count=$3 epochs=${4:-3}
+rba=$1 store=$2 count=$3 epochs=${4:-3} odd=${5:-0}
 top=$(cd "$(dirname "$0")/.." && pwd)
 fix=$top/fixtures
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rba-fleet-store.XXXXXX")
@@ -26,7 +28,14 @@ while [ "$i" -lt "$count" ]; do
 	    -e "s/seed: 0, epochs: [0-9]*/seed: $i, epochs: $epochs/" \
 	    "$fix/pins/$base.yaml" > "$tmp/$name.yaml"
 	grep -q "seed: $i, epochs: $epochs" "$tmp/$name.yaml"
-	"$rba" -S "$store" -q register "$tmp/$name.yaml" --policy "$fix/policy/credit.yaml" > /dev/null
+	if [ "$odd" = 1 ] && [ $((i + 1)) -eq "$count" ]; then
+		sed "s/seed: $i, epochs/seed: $((i + 100)), epochs/" "$tmp/$name.yaml" > "$tmp/other.yaml"
+		"$rba" -q train "$tmp/other.yaml" -o "$tmp/other.art" --snapshot "$csv" > /dev/null
+		"$rba" -S "$store" -q register "$tmp/$name.yaml" --artifact "$tmp/other.art" \
+			--policy "$fix/policy/credit.yaml" > /dev/null
+	else
+		"$rba" -S "$store" -q register "$tmp/$name.yaml" --policy "$fix/policy/credit.yaml" > /dev/null
+	fi
 	"$rba" -S "$store" -q sample add "$name" "$csv" > /dev/null
 	i=$((i + 1))
 done
