@@ -146,4 +146,12 @@ ok "json: six refused as already imported" test "$(jq '[.refused[] | select(.rea
 ok "json: exit status" test "$(jq .exit_status out)" = 2
 $RBA -S st --json history | jq -r '.[].record | "\(.version) \(.worker.snapshot_head)"' | sort | uniq -d > dups.txt
 ok "no version audited twice against one snapshot" test ! -s dups.txt
+# contrib/kubernetes: the manifests' shape (no cluster here)
+ok "kubernetes manifests have their shape" python3 "$TOP/tests/check-k8s.py" "$TOP/contrib/kubernetes"
+mkdir k8s
+sed 's/completionMode: Indexed/completionMode: NonIndexed/' "$TOP/contrib/kubernetes/rebuild-audit-shards.yaml" > k8s/rebuild-audit-shards.yaml
+sed 's/readOnly: true}/}/' "$TOP/contrib/kubernetes/rebuild-audit-nightly.yaml" > k8s/rebuild-audit-nightly.yaml
+python3 "$TOP/tests/check-k8s.py" k8s > k8s.out
+ok "the shape check sees a Job that is not Indexed" grep -q "completionMode Indexed" k8s.out
+ok "the shape check sees the manifests' errors only" test "$(wc -l < k8s.out)" = 1
 chmod -R u+w . 2> /dev/null
