@@ -317,10 +317,6 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 		o.progress = audit_progress;
 		o.progress_ctx = NULL;
 	}
-	if (list)
-		cli_guard_store("cannot read store", ctx->store_path);
-	if (list && store_snapshot_open(ctx->store_path, &ctx->store, NULL, NULL) != 0)
-		ctx->store = NULL; /* not a snapshot: the store itself */
 	if ((err = cli_store_open(ctx, list)) != 0) {
 		policy_free(pol);
 		return err;

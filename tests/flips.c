@@ -130,7 +130,7 @@ status_text(int st, char *buf, size_t cap)
 static void
 one(const char *dir, size_t off, int bit, FILE *f)
 {
-	char path[4200], *dump = NULL;
+	char path[4300], *dump = NULL;
 	size_t dlen = 0;
 	int live, s[3];
 	char *dumpv[] = {"mdb_dump", "-a", "st", NULL};

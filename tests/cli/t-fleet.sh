@@ -44,6 +44,8 @@ ok "snapshot directory is read-only" test "$(stat -c %a snap)" = 555
 ok "snapshot data is read-only" test "$(stat -c %a snap/data.mdb)" = 444
 ok "no lock file in the snapshot" test ! -e snap/lock.mdb
 run 0 $RBA -S snap store check
+run 0 $RBA -S snap version list
+ok "reading a snapshot leaves no lock file" test ! -e snap/lock.mdb
 run 2 $RBA -S st audit --all --records-out r -k w.key
 err_is "rebuild-audit: cannot open snapshot 'st': not a snapshot made by 'rebuild-audit store snapshot' (no rebuild-audit-snapshot file): workers read only snapshots, never the store itself"
 cp -r snap snapw && chmod u+w snapw/data.mdb
