@@ -58,7 +58,7 @@ UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BIN         = $(BUILD)/rebuild-audit
 
 .PHONY: all deps check unit cli-tests check-deps check-determinism check-flips check-man \
-        asan bench demo install clean help
+        check-fleet fleet-deps asan bench demo install clean help
 .DEFAULT_GOAL := all
 
 all: $(BIN) rebuild-audit
@@ -71,6 +71,8 @@ help:
 	@echo 'make cli-tests    CLI tests only'
 	@echo 'make check-determinism  strict training under four compilers/flags and thread counts'
 	@echo 'make check-flips  flip bits 0 and 7 of every byte of a small store: every live flip detected, no crash'
+	@echo 'make check-fleet  a single-node Slurm cluster runs contrib/slurm/: an 8-task array and the import (needs fleet-deps)'
+	@echo 'make fleet-deps   install slurm-wlm and munge (as root) or print the command; not part of deps'
 	@echo 'make asan         AddressSanitizer + UBSan build, whole test suite under it'
 	@echo 'make bench        benchmarks (prints figures; not part of check)'
 	@echo 'make deps         install missing Debian packages (as root) or print the command'
@@ -109,6 +111,24 @@ deps:
 	fi; \
 	pkg-config --exists $(PKG_LIBS) $(PKG_TEST) || \
 	  { echo "deps: pkg-config cannot find: $$(for l in $(PKG_LIBS) $(PKG_TEST); do pkg-config --exists $$l || printf '%s ' $$l; done)" >&2; exit 2; }
+
+# fleet-deps: what check-fleet needs beyond deps (a real Slurm).
+FLEET_PKGS = slurm-wlm munge jq python3
+fleet-deps:
+	@missing=''; \
+	for p in $(FLEET_PKGS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "fleet-deps: installing$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing) >&2 || \
+	      { echo "fleet-deps: apt-get install$$missing failed" >&2; exit 2; }; \
+	  else \
+	    echo "fleet-deps: missing Debian packages; run:" >&2; \
+	    echo "  sudo apt-get install$$missing" >&2; exit 2; \
+	  fi; \
+	fi
 
 $(BUILD)/.deps-ok:
 	$(Q)$(MAKE) --no-print-directory deps
@@ -157,6 +177,11 @@ check-deps:
 
 check-man:
 	$(Q)sh tests/check-man.sh $(BIN)
+
+# Starts munged, slurmctld and slurmd as root in a temporary directory
+# and stops them again; see tests/check-fleet.sh.
+check-fleet: $(BIN) fleet-deps
+	$(Q)sh tests/check-fleet.sh $(CURDIR)/$(BIN)
 
 check-determinism: $(BIN)
 	$(Q)sh tests/determinism.sh

@@ -123,6 +123,11 @@ cli_store_open(struct cli_ctx *ctx, int read_only)
 		return 0;
 	rba_detail_clear(&d);
 	cli_guard_store("cannot read store", ctx->store_path);
+	/* A snapshot made for workers is read without locks, so reading
+	 * it leaves no lock file behind; anything else as usual. */
+	if (read_only &&
+	    store_snapshot_open(ctx->store_path, &ctx->store, NULL, NULL) == 0)
+		return 0;
 	err = store_open(ctx->store_path, read_only, &ctx->store, &d);
 	if (err)
 		return cli_fail("cannot open store", ctx->store_path, err, &d);

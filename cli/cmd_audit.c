@@ -1,6 +1,9 @@
 /*
  * cmd_audit.c - audit: rebuild, compare and score the sample: would it
- * decide the same today?
+ * decide the same today?  With --shard and --records-out, a cluster
+ * worker's share of `audit --all` read from a snapshot, each audit
+ * written as a signed record file instead of into the store
+ * (audit/fleet.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,6 +13,8 @@
 #include <string.h>
 
 #include "audit/audit.h"
+#include "audit/fleet.h"
+#include "audit/sign.h"
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "policy/policy.h"
@@ -178,6 +183,12 @@ each_name(void *ctx, const char *name, int valid)
 	return 0;
 }
 
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int
 cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -185,8 +196,21 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 		{ "all", no_argument, NULL, 'a' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "shard", required_argument, NULL, 's' },
+		{ "records-out", required_argument, NULL, 'o' },
+		{ "head", required_argument, NULL, 'H' },
+		{ "passphrase-file", required_argument, NULL, 'P' },
+		{ "list", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct fleet_worker fw;
+	struct sign_seckey *key = NULL;
+	struct rba_digest want_head;
+	char **done = NULL;
+	size_t ndone = 0;
+	const char *shard = NULL, *records = NULL, *keypath = NULL, *head = NULL,
+		   *passfile = NULL;
+	int list = 0;
 	struct audit_options o;
 	struct policy *pol = NULL;
 	struct names nm;
@@ -200,10 +224,17 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 	o.threads = 1;
 	optind = 0;
 	opterr = 0; /* cli_usage says what was wrong, in one line */
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	memset(&fw, 0, sizeof(fw));
+	while ((c = getopt_long(argc, argv, "k:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': all = 1; break;
 		case 'p': policy_path = optarg; break;
+		case 's': shard = optarg; break;
+		case 'o': records = optarg; break;
+		case 'k': keypath = optarg; break;
+		case 'H': head = optarg; break;
+		case 'P': passfile = optarg; break;
+		case 'l': list = 1; break;
 		case 't':
 			if (parse_threads(ctx, optarg, &o.threads) != 0)
 				return 2;
@@ -213,17 +244,80 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 					 argv[optind - 1]);
 		}
 	}
+	if ((shard || records || keypath || head || passfile || list) && !all)
+		return cli_usage(ctx, "--shard, --records-out, -k, --head and --list "
+				      "go with --all");
 	if (all == (optind < argc))
 		return cli_usage(ctx, all ? "--all takes no VERSION"
 					  : "audit needs a VERSION or --all");
-	if (cli_policy_load(policy_path, &pol) != 0)
+	if (shard != NULL && fleet_shard_parse(shard, &fw.k, &fw.n) != 0)
+		return cli_usage(ctx, "--shard takes K/N with 0 <= K < N <= %u, not '%s'",
+				 FLEET_SHARDS_MAX, shard);
+	if (shard == NULL)
+		fw.n = 1;
+	if (list && (records || keypath || head || passfile))
+		return cli_usage(ctx, "--list only lists the versions of a shard");
+	if (!list && (shard || keypath || head || passfile) && !records)
+		return cli_usage(ctx, "--shard, -k and --head go with --records-out DIR");
+	if (records != NULL && (keypath == NULL || records[0] == 0))
+		return cli_usage(ctx, "--records-out DIR needs -k KEY (the worker's "
+				      "secret key) to sign the records");
+	if (records != NULL && policy_path != NULL)
+		return cli_usage(ctx, "--records-out audits under each version's own "
+				      "policy: no --policy");
+	if (head != NULL && rba_digest_parse(head, &want_head) != 0)
+		return cli_usage(ctx, "--head needs a digest 'sha256:<64 hex digits>' "
+				      "as 'store snapshot' prints it, not '%s'", head);
+	if (records != NULL) {
+		char *pass = NULL;
+		size_t passlen = 0;
+		rba_detail_clear(&d);
+		if (passfile != NULL &&
+		    (err = sign_passphrase_read(passfile, &pass, &passlen, &d)) != 0)
+			return cli_fail("cannot read passphrase", passfile, err, &d);
+		rba_detail_clear(&d);
+		err = sign_seckey_load(keypath, pass, passlen, &key, &d);
+		sign_passphrase_free(pass);
+		if (err != 0) {
+			if (err == RBA_E_USAGE && passfile == NULL)
+				snprintf(d.reason, sizeof(d.reason),
+					 "the key is passphrase-protected: give "
+					 "--passphrase-file");
+			return cli_fail("cannot read secret key", keypath, err, &d);
+		}
+		fw.key = key;
+		fw.dir = records;
+		/* A worker reads a snapshot, read-only and without locks,
+		 * and never the store itself. */
+		rba_detail_clear(&d);
+		cli_guard_store("cannot read store", ctx->store_path);
+		err = store_snapshot_open(ctx->store_path, &ctx->store, &fw.snap, &d);
+		if (err != 0) {
+			sign_seckey_free(key);
+			return cli_fail("cannot open snapshot", ctx->store_path, err, &d);
+		}
+		if (head != NULL && !rba_digest_equal(&want_head, &fw.snap.head)) {
+			char hex[RBA_DIGEST_TEXT_LEN + 1];
+			rba_digest_format(&fw.snap.head, hex);
+			sign_seckey_free(key);
+			rba_detail_clear(&d);
+			snprintf(d.reason, sizeof(d.reason), "its history head is %s, "
+				 "not the %s this run was told to use", hex, head);
+			return cli_fail("cannot open snapshot", ctx->store_path,
+					RBA_E_USAGE, &d);
+		}
+		o.no_record = 1;
+	}
+	if (cli_policy_load(policy_path, &pol) != 0) {
+		sign_seckey_free(key);
 		return 2;
+	}
 	o.policy = pol;
 	if (ctx->progress) {
 		o.progress = audit_progress;
 		o.progress_ctx = NULL;
 	}
-	if ((err = cli_store_open(ctx, 0)) != 0) {
+	if ((err = cli_store_open(ctx, list)) != 0) {
 		policy_free(pol);
 		return err;
 	}
@@ -265,8 +359,39 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 		}
 		if (nm.bad)
 			status = 2;
-		if (nm.n == 0 && nm.bad == 0) {
+		/* This shard's share, by the stable rule of audit/fleet.h. */
+		{
+			size_t j = 0;
+			for (size_t i = 0; i < nm.n; i++) {
+				if (fleet_shard_of(nm.v[i], fw.n) == fw.k)
+					nm.v[j++] = nm.v[i];
+				else
+					free(nm.v[i]);
+			}
+			nm.n = j;
+		}
+		if (list) {
+			for (size_t i = 0; i < nm.n; i++)
+				printf("%s\n", nm.v[i]);
+			for (size_t i = 0; i < nm.n; i++)
+				free(nm.v[i]);
+			free(nm.v);
 			policy_free(pol);
+			return status;
+		}
+		/* A rerun skips what already has a record for this snapshot. */
+		if (records != NULL) {
+			rba_detail_clear(&d);
+			err = fleet_records_done(&fw, &done, &ndone, &d);
+			if (err) {
+				policy_free(pol);
+				sign_seckey_free(key);
+				return cli_fail("cannot read records", records, err, &d);
+			}
+		}
+		if (nm.n == 0 && nm.bad == 0 && shard == NULL) {
+			policy_free(pol);
+			sign_seckey_free(key);
 			fprintf(stderr, "rebuild-audit: nothing to audit '%s': the store "
 				"holds no version\n", ctx->store_path);
 			return 2;
@@ -282,8 +407,32 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 	for (size_t i = 0; nm.v != NULL && i < nm.n; i++) {
 		struct audit_report r;
 		int st;
+		if (done != NULL && bsearch(&nm.v[i], done, ndone, sizeof(*done),
+					    cmp_name) != NULL) {
+			if (ctx->verbose)
+				fprintf(stderr, "rebuild-audit: skipped '%s': %s holds "
+					"its record for this snapshot\n", nm.v[i], records);
+			continue;
+		}
 		rba_detail_clear(&d);
 		err = audit_version(ctx->store, nm.v[i], &o, &r, &d);
+		if (records != NULL && r.version != NULL &&
+		    (err == 0 || err != RBA_E_NOTFOUND)) {
+			/* What audit_version would have appended, as a file. */
+			struct rba_detail wd;
+			char path[FLEET_PATH_MAX + 600];
+			int werr;
+			rba_detail_clear(&wd);
+			werr = fleet_record_write(&fw, &r, path, sizeof(path), &wd);
+			if (werr) {
+				cli_fail("cannot write the record of", nm.v[i], werr, &wd);
+				status = 2;
+			} else {
+				r.recorded = 0;
+				if (ctx->verbose)
+					fprintf(stderr, "rebuild-audit: record '%s'\n", path);
+			}
+		}
 		if (ctx->progress)
 			fputs("\r\033[K", stderr);
 		st = err ? 2 : r.exit_status;
@@ -317,6 +466,8 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 	for (size_t i = 0; nm.v != NULL && i < nm.n; i++)
 		free(nm.v[i]);
 	free(nm.v);
+	fleet_names_free(done, ndone);
+	sign_seckey_free(key);
 	policy_free(pol);
 	return status;
 }

@@ -1,6 +1,7 @@
 /*
  * cmd_history.c - history: past audits, newest first; --verify checks the
- * hash chain.
+ * hash chain; import appends the signed records of cluster workers
+ * (audit/fleet.h).
  */
 #include <getopt.h>
 #include <math.h>
@@ -8,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit/audit.h"
+#include "audit/fleet.h"
+#include "audit/sign.h"
 #include "common/json.h"
 #include "cli/commands.h"
 #include "store/store.h"
@@ -141,6 +145,170 @@ anchor_one(void *vctx, const struct store_history_entry *e)
 	return 0;
 }
 
+#define IMPORT_KEYS_MAX 64 /* -p keys of one import */
+
+static void
+import_json(struct cli_ctx *ctx, const struct fleet_import *im)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+
+	printf("{\"imported\": [");
+	for (size_t i = 0, n = 0; i < im->nitems; i++) {
+		const struct fleet_item *it = &im->items[i];
+		if (!it->accepted)
+			continue;
+		rba_digest_format(&it->digest, hex);
+		printf("%s{\"version\": ", n++ ? ", " : "");
+		rba_json_fput_str(stdout, it->version);
+		printf(", \"verdict\": \"%s\", \"exit_status\": %d, "
+		       "\"history_id\": %llu, \"record\": \"%s\", \"file\": ",
+		       it->verdict, it->exit_status,
+		       (unsigned long long)it->history_id, hex);
+		rba_json_fput_str(stdout, it->path);
+		putchar('}');
+	}
+	printf("], \"refused\": [");
+	for (size_t i = 0, n = 0; i < im->nitems; i++) {
+		const struct fleet_item *it = &im->items[i];
+		if (it->accepted)
+			continue;
+		printf("%s{\"file\": ", n++ ? ", " : "");
+		rba_json_fput_str(stdout, it->path);
+		printf(", \"version\": ");
+		if (it->version[0])
+			rba_json_fput_str(stdout, it->version);
+		else
+			fputs("null", stdout);
+		printf(", \"reason\": ");
+		rba_json_fput_str(stdout, it->reason);
+		putchar('}');
+	}
+	printf("], \"missing\": [");
+	for (size_t i = 0; i < im->nmissing; i++) {
+		printf("%s{\"version\": ", i ? ", " : "");
+		rba_json_fput_str(stdout, im->missing[i].version);
+		if (im->missing[i].n)
+			printf(", \"shard\": \"%u/%u\"}", im->missing[i].k,
+			       im->missing[i].n);
+		else
+			printf(", \"shard\": null}");
+	}
+	rba_digest_format(&im->head, hex);
+	printf("], \"worst_verdict\": ");
+	if (im->worst_verdict < 0)
+		fputs("null", stdout);
+	else
+		printf("\"%s\"", audit_verdict_name(im->worst_verdict));
+	printf(", \"head_id\": %llu, \"head\": \"%s\", \"exit_status\": %d}\n",
+	       (unsigned long long)im->head_id, hex, im->exit_status);
+	(void)ctx;
+}
+
+/*
+ * history import DIR... -p PUB...: the signed records of workers, checked
+ * and appended in one transaction (audit/fleet.h); exits like audit --all.
+ */
+static int
+history_import(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct sign_pubkey keys[IMPORT_KEYS_MAX];
+	const char **dirs;
+	struct fleet_import im;
+	struct rba_detail d;
+	size_t nkeys = 0, ndirs = 0;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	int err;
+
+	dirs = calloc((size_t)argc, sizeof(*dirs));
+	if (dirs == NULL)
+		return cli_fail("cannot import", "history", RBA_E_NOMEM, NULL);
+	for (int i = 2; i < argc; i++) {
+		const char *val;
+		int r = cli_opt_value(argc, argv, &i, "-p", &val);
+		if (r < 0) {
+			free(dirs);
+			return cli_usage(ctx, "option '-p' needs a value");
+		}
+		if (r > 0) {
+			if (nkeys == IMPORT_KEYS_MAX) {
+				free(dirs);
+				return cli_usage(ctx, "at most %d keys", IMPORT_KEYS_MAX);
+			}
+			rba_detail_clear(&d);
+			if ((err = sign_pubkey_load(val, &keys[nkeys], &d)) != 0) {
+				free(dirs);
+				return cli_fail("cannot read public key", val, err, &d);
+			}
+			nkeys++;
+			continue;
+		}
+		if (argv[i][0] == '-' && argv[i][1] != 0) {
+			free(dirs);
+			return cli_usage(ctx, "unknown option '%s'", argv[i]);
+		}
+		dirs[ndirs++] = argv[i];
+	}
+	if (ndirs == 0 || nkeys == 0) {
+		free(dirs);
+		return cli_usage(ctx, ndirs == 0 ? "history import needs a records DIR"
+						 : "history import needs the workers' "
+						   "public key: -p PUB");
+	}
+	if ((err = cli_store_open(ctx, 0)) != 0) {
+		free(dirs);
+		return err;
+	}
+	rba_detail_clear(&d);
+	err = fleet_import_run(ctx->store, dirs, ndirs, keys, nkeys, &im, &d);
+	free(dirs);
+	if (err)
+		return cli_fail("cannot import", d.file[0] ? d.file : ctx->store_path,
+				err, &d);
+	/* Every refusal and every version without a record, even with -q. */
+	for (size_t i = 0; i < im.nitems; i++)
+		if (!im.items[i].accepted)
+			fprintf(stderr, "rebuild-audit: refused record '%s': %s\n",
+				im.items[i].path, im.items[i].reason);
+	for (size_t i = 0; i < im.nmissing; i++) {
+		if (im.missing[i].n)
+			fprintf(stderr, "rebuild-audit: not audited '%s': no worker "
+				"record for this snapshot; rerun shard %u/%u\n",
+				im.missing[i].version, im.missing[i].k, im.missing[i].n);
+		else
+			fprintf(stderr, "rebuild-audit: not audited '%s': no worker "
+				"record for this snapshot\n", im.missing[i].version);
+	}
+	for (size_t i = 0; i < im.nitems; i++)
+		if (im.items[i].accepted && im.items[i].move_err)
+			cli_warn("imported '%s' but could not move it into %s/: %s",
+				 im.items[i].path, FLEET_IMPORTED_DIR,
+				 strerror(im.items[i].move_err));
+	if (ctx->json) {
+		if (!(ctx->quiet && im.exit_status == 0))
+			import_json(ctx, &im);
+	} else if (!(ctx->quiet && im.exit_status == 0)) {
+		for (size_t i = 0; i < im.nitems; i++) {
+			const struct fleet_item *it = &im.items[i];
+			if (it->accepted)
+				printf("imported  %-28s %-18s history record %llu\n",
+				       it->version, it->verdict,
+				       (unsigned long long)it->history_id);
+		}
+		printf("import: %zu imported, %zu refused, %zu version%s without a "
+		       "record; worst verdict: %s (exit %d)\n", im.imported,
+		       im.refused, im.nmissing, im.nmissing == 1 ? "" : "s",
+		       im.worst_verdict < 0 ? "none"
+					    : audit_verdict_name(im.worst_verdict),
+		       im.exit_status);
+		rba_digest_format(&im.head, hex);
+		printf("history head: record %llu, %s\n",
+		       (unsigned long long)im.head_id, hex);
+	}
+	err = im.exit_status;
+	fleet_import_release(&im);
+	return err;
+}
+
 int
 cmd_history(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -158,6 +326,8 @@ cmd_history(struct cli_ctx *ctx, int argc, char **argv)
 
 	if (argc >= 2 && strcmp(argv[1], "head") == 0)
 		return history_head(ctx, argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "import") == 0)
+		return history_import(ctx, argc, argv);
 	memset(&an, 0, sizeof(an));
 	optind = 0;
 	opterr = 0; /* cli_usage says what was wrong, in one line */

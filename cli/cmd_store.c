@@ -3,8 +3,10 @@
  * (audit/integrity.h).  Every record of every database is read through
  * the verified readers the commands use; each piece of damage is
  * printed with its database and key.
+ * store snapshot: the consistent, read-only copy cluster workers audit.
  *
  *   store check
+ *   store snapshot OUT
  */
 #include <stdio.h>
 #include <string.h>
@@ -156,11 +158,48 @@ store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * store snapshot OUT: the copy workers read, with the head it holds
+ * (-q prints the head digest alone, for a script to hand to workers).
+ */
+static int
+store_snapshot_cmd(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct store_snapshot_info in;
+	struct rba_detail d;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	int err;
+
+	if (argc != 3 || argv[2][0] == '-')
+		return cli_usage(ctx, "store snapshot takes one OUT directory");
+	if ((err = cli_store_open(ctx, 1)) != 0)
+		return err;
+	rba_detail_clear(&d);
+	err = store_snapshot_make(ctx->store, argv[2], &in, &d);
+	if (err)
+		return cli_fail("cannot make snapshot", argv[2], err, &d);
+	rba_digest_format(&in.head, hex);
+	if (ctx->json) {
+		printf("{\"snapshot\": ");
+		rba_json_fput_str(stdout, argv[2]);
+		printf(", \"store_id\": \"%s\", \"head_id\": %llu, \"head\": \"%s\"}\n",
+		       in.store_id, (unsigned long long)in.head_id, hex);
+	} else if (ctx->quiet) {
+		printf("%s\n", hex);
+	} else {
+		printf("snapshot '%s' of store %s: history head record %llu, %s\n",
+		       argv[2], in.store_id, (unsigned long long)in.head_id, hex);
+	}
+	return 0;
+}
+
 int
 cmd_store(struct cli_ctx *ctx, int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "check") == 0)
 		return store_check_cmd(ctx, argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "snapshot") == 0)
+		return store_snapshot_cmd(ctx, argc, argv);
 	return cli_usage(ctx, argc < 2 ? "store needs a subcommand"
 				       : "unknown store subcommand '%s'",
 			 argv[1]);

@@ -61,7 +61,9 @@ version_print(FILE *f, int json)
 static const struct cli_command commands[] = {
 	{ "audit", cmd_audit,
 	  "audit VERSION... [--policy P] [--threads N]\n"
-	  "audit --all [--policy P] [--threads N]",
+	  "audit --all [--policy P] [--threads N]\n"
+	  "audit --all [--shard K/N] --records-out DIR -k KEY [--head DIGEST] [--passphrase-file F] [--threads N]\n"
+	  "audit --all --shard K/N --list",
 	  "rebuild, compare, score the sample: bit-identical, metric-equivalent or not" },
 	{ "check", cmd_check, "check FILE",
 	  "validate a pins or policy file; print its canonical form and hash" },
@@ -76,8 +78,9 @@ static const struct cli_command commands[] = {
 	{ "history", cmd_history,
 	  "history [VERSION]\n"
 	  "history --verify [--head DIGEST]\n"
-	  "history head",
-	  "past audits, newest first; --verify checks the hash chain; head prints its head" },
+	  "history head\n"
+	  "history import DIR... -p PUB...",
+	  "past audits; --verify checks the chain; head prints its head; import takes workers' records" },
 	{ "init", cmd_init, "init",
 	  "create a store" },
 	{ "keygen", cmd_keygen,
@@ -103,8 +106,9 @@ static const struct cli_command commands[] = {
 	  "snapshot export DIGEST OUT\n"
 	  "snapshot synth [--rows N] [--features N] [--classes N] [--noise F] [--seed N] -o OUT",
 	  "keep training data by digest" },
-	{ "store", cmd_store, "store check",
-	  "check every record of the store: seals, digests, case index, history" },
+	{ "store", cmd_store, "store check\n"
+	  "store snapshot OUT",
+	  "check every record of the store; make a read-only snapshot for workers" },
 	{ "train", cmd_train,
 	  "train PINS [-o ARTIFACT] [--record RUN.json] [--snapshot FILE]",
 	  "train from pins and print the artifact digest; store nothing" },

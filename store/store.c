@@ -829,6 +829,13 @@ int
 store_open(const char *path, int read_only, struct store **out,
 	   struct rba_detail *d)
 {
+	return store_open_env(path, read_only, 0, out, d);
+}
+
+int
+store_open_env(const char *path, int read_only, int nolock,
+	       struct store **out, struct rba_detail *d)
+{
 	struct store *s;
 	struct stat st;
 	char data[4096 + 16];
@@ -864,13 +871,16 @@ store_open(const char *path, int read_only, struct store **out,
 		free(s);
 		return rc;
 	}
-	rc = mdb_env_open(s->env, path, ENV_FLAGS | (s->read_only ? MDB_RDONLY : 0),
+	/* Without locks (a snapshot on shared storage, read by many
+	 * workers) there is no reader table to clear. */
+	rc = mdb_env_open(s->env, path, ENV_FLAGS | (s->read_only ? MDB_RDONLY : 0) |
+					   (nolock ? MDB_NOLOCK : 0),
 			  0600);
 	if (rc != 0) {
 		rc = store_mdb_fail(d, rc, "opening the store");
 		goto fail;
 	}
-	rc = mdb_reader_check(s->env, &dead);
+	rc = nolock ? 0 : mdb_reader_check(s->env, &dead);
 	if (rc != 0) {
 		rc = store_mdb_fail(d, rc, "checking stale readers");
 		goto fail;

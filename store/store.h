@@ -748,4 +748,58 @@ int store_sample_index_walk(struct store_txn *txn, const char *version,
 int store_history_head(struct store_txn *txn, uint64_t *id,
 		       struct rba_digest *digest, struct rba_detail *d);
 
+/* ---- snapshots for cluster workers ---------------------------------- */
+
+/*
+ * A snapshot is a directory holding a compact, consistent copy of a
+ * store's data.mdb (as `mdb_copy -c` makes it) and, beside it, the
+ * marker file STORE_SNAPSHOT_MARKER (mode 0444), four lines:
+ *   rebuild-audit snapshot v1
+ *   store_id <32 lowercase hex digits>
+ *   head_id <decimal id of the last history record, 0 when none>
+ *   head sha256:<64 hex digits: that record's chain digest, zeros if none>
+ * data.mdb and the marker are mode 0444 and the directory 0555: a
+ * snapshot is read by workers, never written.
+ */
+#define STORE_SNAPSHOT_MARKER "rebuild-audit-snapshot"
+#define STORE_SNAPSHOT_MAGIC "rebuild-audit snapshot v1"
+
+struct store_snapshot_info {
+	char store_id[2 * 16 + 1]; /* lowercase hex */
+	uint64_t head_id;
+	struct rba_digest head;
+};
+
+/*
+ * Makes the snapshot directory out (which must not exist) from store s:
+ * the copy is written into "<out>.tmp-<pid>", opened without locks to
+ * read its own head and verify its history chain (so the marker says
+ * what the copy holds, whatever was committed to s meanwhile), the
+ * marker written, data.mdb synced, everything made read-only, and the
+ * directory renamed to out.  *info (may be NULL) gets what the marker
+ * says.  No transaction of s may be open.  On error nothing is left at
+ * out and the temporary is removed.  Returns 0; RBA_E_EXISTS (out
+ * exists); RBA_E_TAMPERED (the copy's history chain is broken: d says
+ * how); RBA_E_STORE; ENAMETOOLONG; an errno (ENOSPC, EACCES, ...).
+ */
+int store_snapshot_make(struct store *s, const char *out,
+			struct store_snapshot_info *info, struct rba_detail *d);
+
+/*
+ * Opens snapshot path read-only and without locks (MDB_RDONLY |
+ * MDB_NOLOCK) for a worker.  Refused, before LMDB is opened, when it is
+ * not a snapshot made by store_snapshot_make (no marker, or a marker
+ * that does not parse: RBA_E_USAGE) or when the worker could write to it
+ * by mistake: the directory, data.mdb or the marker has a write
+ * permission bit, or (for a process that is not root) access(2) grants
+ * this process write access (RBA_E_USAGE, d->reason says which file and
+ * how to fix it).  Once open, the store's id and history head must be
+ * the marker's (RBA_E_TAMPERED otherwise).  *out is set on success (close
+ * it with store_close); *info (may be NULL) gets the marker's values.
+ * Also the errors of store_open.
+ */
+int store_snapshot_open(const char *path, struct store **out,
+			struct store_snapshot_info *info,
+			struct rba_detail *d);
+
 #endif

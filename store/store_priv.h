@@ -177,6 +177,14 @@ struct store_zc {
 /* ---- errors and transactions (store.c) ---- */
 
 /*
+ * store_open with one more choice: nolock opens the environment with
+ * MDB_NOLOCK (no lock file is made or used; for a read-only snapshot that
+ * nobody writes, store_snapshot.c).  Same errors as store_open.
+ */
+int store_open_env(const char *path, int read_only, int nolock,
+		   struct store **out, struct rba_detail *d);
+
+/*
  * Maps an LMDB status to an rba code and fills d: MDB_MAP_FULL is
  * RBA_E_LIMIT, a positive errno stays, corruption is RBA_E_CORRUPT,
  * the rest RBA_E_STORE.  what says what was being done.

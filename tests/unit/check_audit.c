@@ -15,6 +15,7 @@
 
 #include "audit/audit.h"
 #include "audit/dispute.h"
+#include "audit/fleet.h"
 #include "common/json.h"
 #include "audit/register.h"
 #include "audit/sample.h"
@@ -1208,6 +1209,33 @@ START_TEST(test_score_column)
 }
 END_TEST
 
+/* The shard rule: u64be(SHA-256(name)[0..8]) mod N, and K/N parsing. */
+START_TEST(test_fleet_shard)
+{
+	uint32_t k = 99, n = 99;
+
+	ck_assert_uint_eq(fleet_shard_of("a", 8), 2);
+	ck_assert_uint_eq(fleet_shard_of("a", 3), 1);
+	ck_assert_uint_eq(fleet_shard_of("credit-2026-11", 8), 5);
+	ck_assert_uint_eq(fleet_shard_of("credit-2026-11", 65536), 10069);
+	ck_assert_uint_eq(fleet_shard_of("anything", 1), 0);
+	ck_assert_int_eq(fleet_shard_parse("3/8", &k, &n), 0);
+	ck_assert_uint_eq(k, 3);
+	ck_assert_uint_eq(n, 8);
+	ck_assert_int_eq(fleet_shard_parse("0/65536", &k, &n), 0);
+	{
+		static const char *const bad[] = {
+			"1/1", "8/8", "0/0", "-1/2", "1/", "/2", "1/2x", " 1/2",
+			"1/ 2", "1/+2", "0/65537", "1", "", "a/b", "1//2",
+			"99999999999999999999/2",
+		};
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			ck_assert_msg(fleet_shard_parse(bad[i], &k, &n) == -1,
+				      "'%s' parsed", bad[i]);
+	}
+}
+END_TEST
+
 Suite *
 suite_audit(void)
 {
@@ -1234,6 +1262,7 @@ suite_audit(void)
 	tcase_add_test(tc, test_audit_tampered);
 	tcase_add_test(tc, test_dispute);
 	tcase_add_test(tc, test_score_column);
+	tcase_add_test(tc, test_fleet_shard);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,979 @@
+/*
+ * fleet.c - shard selection, worker records and their import
+ * (audit/fleet.h).
+ */
+#include "audit/fleet.h"
+
+#include <assert.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/fileio.h"
+#include "common/json.h"
+#include "common/rbatime.h"
+
+uint32_t
+fleet_shard_of(const char *name, uint32_t n)
+{
+	struct rba_digest dg;
+	uint64_t v = 0;
+
+	assert(n >= 1);
+	rba_digest_bytes(name, strlen(name), &dg);
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | dg.b[i];
+	return (uint32_t)(v % n);
+}
+
+int
+fleet_shard_parse(const char *s, uint32_t *k, uint32_t *n)
+{
+	unsigned long long a, b;
+	int used = 0;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	if (sscanf(s, "%llu/%llu%n", &a, &b, &used) != 2 || s[used] != 0 ||
+	    strchr(s, '+') || strchr(s, '-') || strchr(s, ' ') ||
+	    b < 1 || b > FLEET_SHARDS_MAX || a >= b)
+		return -1;
+	{
+		const char *slash = strchr(s, '/');
+		if (slash[1] < '0' || slash[1] > '9')
+			return -1;
+	}
+	*k = (uint32_t)a;
+	*n = (uint32_t)b;
+	return 0;
+}
+
+void
+fleet_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; names != NULL && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int
+has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a > b && strcmp(s + a - b, suf) == 0;
+}
+
+static void
+comment_format(const char *version, const char *verdict, const char *shard,
+	       const char *store_id, const char *head, char *out, size_t cap)
+{
+	snprintf(out, cap, FLEET_COMMENT_PREFIX "version %s verdict %s shard %s "
+		 "store %s head %s", version, verdict, shard, store_id, head);
+}
+
+/* ---- reading a record ------------------------------------------------ */
+
+/* What a record file says, once its signature verified. */
+struct parsed {
+	const char *version, *verdict, *time, *store_id, *head, *shard, *key_id;
+	const char *artifact, *sample, *policy; /* NULL: null in the record */
+	double head_id, exit_status;
+};
+
+/* 0, or -1 with why filled. */
+static int
+record_parse(const struct rba_json_value *root, struct parsed *p, char *why,
+	     size_t cap)
+{
+	const struct rba_json_value *w, *dg;
+	const char *schema;
+
+	memset(p, 0, sizeof(*p));
+	schema = rba_json_get_str(root, "schema");
+	if (schema == NULL || strcmp(schema, AUDIT_RECORD_SCHEMA) != 0) {
+		snprintf(why, cap, "not an audit record of schema %s",
+			 AUDIT_RECORD_SCHEMA);
+		return -1;
+	}
+	w = rba_json_get(root, "worker");
+	if (w == NULL || w->type != RBA_JSON_OBJECT ||
+	    rba_json_get_str(w, "schema") == NULL ||
+	    strcmp(rba_json_get_str(w, "schema"), FLEET_WORKER_SCHEMA) != 0) {
+		snprintf(why, cap, "not a worker record: no 'worker' member of "
+			 "schema %s", FLEET_WORKER_SCHEMA);
+		return -1;
+	}
+	p->version = rba_json_get_str(root, "version");
+	p->verdict = rba_json_get_str(root, "verdict");
+	p->time = rba_json_get_str(root, "time");
+	p->exit_status = rba_json_get_num(root, "exit_status", -1);
+	p->store_id = rba_json_get_str(w, "store_id");
+	p->head = rba_json_get_str(w, "snapshot_head");
+	p->head_id = rba_json_get_num(w, "snapshot_head_id", -1);
+	p->shard = rba_json_get_str(w, "shard");
+	p->key_id = rba_json_get_str(w, "key_id");
+	dg = rba_json_get(root, "digests");
+	p->artifact = rba_json_get_str(dg, "artifact_pinned");
+	p->sample = rba_json_get_str(dg, "sample");
+	p->policy = rba_json_get_str(dg, "policy");
+	if (p->version == NULL || p->verdict == NULL || p->time == NULL ||
+	    p->store_id == NULL || p->head == NULL || p->shard == NULL ||
+	    p->key_id == NULL || p->head_id < 0 || p->exit_status < 0 ||
+	    p->exit_status > 2 || dg == NULL ||
+	    strlen(p->version) > STORE_VERSION_NAME_MAX) {
+		snprintf(why, cap, "not a worker record: a member is missing or "
+			 "of the wrong type");
+		return -1;
+	}
+	if (strcmp(p->verdict, "not-measured") != 0 &&
+	    (p->artifact == NULL || p->sample == NULL || p->policy == NULL)) {
+		snprintf(why, cap, "a verdict without the artifact, sample or "
+			 "policy digest it was reached with");
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads a file of at most max bytes; 0 or an errno / RBA_E_LIMIT. */
+static int
+slurp(const char *path, size_t max, uint8_t **p, size_t *n)
+{
+	return rba_file_read(path, max, p, n, NULL);
+}
+
+/*
+ * Verifies path (bytes b, n) and its signature with keys: 0 and *which;
+ * or -1 with why and *err.
+ */
+static int
+sig_check(const char *path, const uint8_t *b, size_t n,
+	  const struct sign_pubkey *keys, size_t nkeys, size_t *which,
+	  struct sign_check *chk, int *err, char *why, size_t cap)
+{
+	char sigpath[FLEET_PATH_MAX + 600];
+	uint8_t *sig = NULL;
+	size_t slen;
+	int rc;
+
+	snprintf(sigpath, sizeof(sigpath), "%s%s", path, FLEET_SIG_SUFFIX);
+	rc = slurp(sigpath, SIGN_SIGFILE_MAX, &sig, &slen);
+	if (rc != 0) {
+		*err = rc == ENOENT ? RBA_E_BADSIG : rc;
+		snprintf(why, cap, rc == ENOENT ? "no signature beside it ('%s')"
+						: "cannot read its signature '%s'",
+			 sigpath);
+		return -1;
+	}
+	for (size_t i = 0; i < nkeys; i++) {
+		struct rba_detail d;
+		rba_detail_clear(&d);
+		memset(chk, 0, sizeof(*chk));
+		rc = sign_file_verify(&keys[i], b, n, sig, slen, chk, &d);
+		if (rc == RBA_E_BADSIG && chk->failed == SIGN_FAILED_KEYID)
+			continue;
+		free(sig);
+		if (rc == 0) {
+			*which = i;
+			return 0;
+		}
+		*err = rc;
+		if (rc == RBA_E_BADSIG)
+			snprintf(why, cap, "the signature does not verify: the "
+				 "record or its signature was changed (%.200s)",
+				 d.reason);
+		else
+			snprintf(why, cap, "its signature file is malformed: %.200s",
+				 d.reason);
+		return -1;
+	}
+	free(sig);
+	*err = RBA_E_BADSIG;
+	{
+		char id[SIGN_KEYID_TEXT_LEN + 1];
+		sign_keyid_format(chk->keyid, id);
+		snprintf(why, cap, "signed by key %s, which is not a worker key "
+			 "given with -p", id);
+	}
+	return -1;
+}
+
+/* ---- the worker side --------------------------------------------------- */
+
+struct namelist {
+	char **v;
+	size_t n, cap;
+};
+
+static int
+names_add(struct namelist *l, const char *s)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		char **nv = realloc(l->v, cap * sizeof(*nv));
+		if (nv == NULL)
+			return RBA_E_NOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	if ((l->v[l->n] = strdup(s)) == NULL)
+		return RBA_E_NOMEM;
+	l->n++;
+	return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+done_scan(const struct fleet_worker *w, const char *dir,
+	  const struct sign_pubkey *pub, struct namelist *l,
+	  struct rba_detail *d)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	char head[RBA_DIGEST_TEXT_LEN + 1];
+	int err = 0;
+
+	if (dp == NULL)
+		return errno == ENOENT ? 0 : rba_fail(d, errno, dir, 0, 0,
+						      "cannot read directory");
+	rba_digest_format(&w->snap.head, head);
+	while (err == 0 && (e = readdir(dp)) != NULL) {
+		char path[FLEET_PATH_MAX + 600], why[64];
+		struct rba_json_value root;
+		struct sign_check chk;
+		struct parsed p;
+		uint8_t *b = NULL;
+		size_t n, which;
+		int serr;
+
+		if (e->d_name[0] == '.' || !has_suffix(e->d_name, FLEET_RECORD_SUFFIX))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (slurp(path, STORE_RECORD_MAX, &b, &n) != 0)
+			continue;
+		if (sig_check(path, b, n, pub, 1, &which, &chk, &serr, why,
+			      sizeof(why)) == 0 &&
+		    rba_json_parse((const char *)b, n, &root, NULL) == 0) {
+			if (record_parse(&root, &p, why, sizeof(why)) == 0 &&
+			    strcmp(p.store_id, w->snap.store_id) == 0 &&
+			    strcmp(p.head, head) == 0)
+				err = names_add(l, p.version);
+			rba_json_release(&root);
+		}
+		free(b);
+	}
+	closedir(dp);
+	return err;
+}
+
+int
+fleet_records_done(const struct fleet_worker *w, char ***names, size_t *n,
+		   struct rba_detail *d)
+{
+	struct namelist l = { NULL, 0, 0 };
+	struct sign_pubkey pub;
+	char sub[FLEET_PATH_MAX + 64];
+	int err;
+
+	*names = NULL;
+	*n = 0;
+	sign_seckey_pubkey(w->key, &pub);
+	snprintf(sub, sizeof(sub), "%s/%s", w->dir, FLEET_IMPORTED_DIR);
+	err = done_scan(w, w->dir, &pub, &l, d);
+	if (err == 0)
+		err = done_scan(w, sub, &pub, &l, d);
+	if (err != 0) {
+		fleet_names_free(l.v, l.n);
+		return err;
+	}
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_str);
+	*names = l.v;
+	*n = l.n;
+	return 0;
+}
+
+static void
+safe_name(const char *v, char *out, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; v[i] && i + 1 < cap; i++) {
+		char c = v[i];
+		int keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			   (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+			   (c == '.' && i > 0);
+		out[i] = keep ? c : '_';
+	}
+	out[i] = 0;
+}
+
+int
+fleet_record_write(const struct fleet_worker *w, const struct audit_report *r,
+		   char *path, size_t cap, struct rba_detail *d)
+{
+	struct rba_buf b, sig;
+	struct sign_pubkey pub;
+	struct rba_digest dg;
+	char head[RBA_DIGEST_TEXT_LEN + 1], hex[RBA_DIGEST_TEXT_LEN + 1];
+	char keyid[SIGN_KEYID_TEXT_LEN + 1], shard[32], comment[1024];
+	char name[STORE_VERSION_NAME_MAX + 1], file[FLEET_PATH_MAX + 600];
+	char sigfile[FLEET_PATH_MAX + 700];
+	int err, n;
+
+	if (strlen(w->dir) > FLEET_PATH_MAX)
+		return rba_fail(d, ENAMETOOLONG, w->dir, 0, 0, "path too long");
+	if (mkdir(w->dir, 0755) != 0 && errno != EEXIST)
+		return rba_fail(d, errno, w->dir, 0, 0,
+				"cannot create the records directory: %s",
+				strerror(errno));
+	sign_seckey_pubkey(w->key, &pub);
+	sign_keyid_format(pub.keyid, keyid);
+	rba_digest_format(&w->snap.head, head);
+	snprintf(shard, sizeof(shard), "%u/%u", w->k, w->n);
+	rba_buf_init(&b);
+	rba_buf_init(&sig);
+	audit_report_json(r, &b);
+	if ((err = rba_buf_status(&b)) != 0)
+		goto out;
+	/* The audit record with the worker member last. */
+	assert(b.len > 0 && b.p[b.len - 1] == '}');
+	b.len--;
+	rba_buf_put(&b, ", ", 2);
+	rba_json_put_key(&b, "worker");
+	rba_buf_put_u8(&b, '{');
+	rba_json_kv_str(&b, "schema", FLEET_WORKER_SCHEMA, 1);
+	rba_json_kv_str(&b, "store_id", w->snap.store_id, 1);
+	rba_json_kv_u64(&b, "snapshot_head_id", w->snap.head_id, 1);
+	rba_json_kv_str(&b, "snapshot_head", head, 1);
+	rba_json_kv_str(&b, "shard", shard, 1);
+	rba_json_kv_str(&b, "key_id", keyid, 0);
+	rba_buf_put(&b, "}}", 2);
+	if ((err = rba_buf_status(&b)) != 0)
+		goto out;
+	comment_format(r->version, audit_verdict_name(r->verdict), shard,
+		       w->snap.store_id, head, comment, sizeof(comment));
+	if ((err = sign_file_sign(w->key, b.p, b.len, NULL, comment, &sig, d)) != 0)
+		goto out;
+	rba_digest_bytes(b.p, b.len, &dg);
+	rba_digest_format(&dg, hex);
+	safe_name(r->version, name, sizeof(name));
+	n = snprintf(file, sizeof(file), "%s/%s.%.16s%s", w->dir, name, hex + 7,
+		     FLEET_RECORD_SUFFIX);
+	if (n < 0 || (size_t)n >= sizeof(file)) {
+		err = rba_fail(d, ENAMETOOLONG, w->dir, 0, 0, "path too long");
+		goto out;
+	}
+	snprintf(sigfile, sizeof(sigfile), "%s%s", file, FLEET_SIG_SUFFIX);
+	/* The signature first: a record is never seen without it. */
+	if ((err = rba_file_write_atomic(sigfile, sig.p, sig.len, 0644)) != 0 ||
+	    (err = rba_file_write_atomic(file, b.p, b.len, 0644)) != 0) {
+		rba_fail(d, err, sigfile, 0, 0, "cannot write the record: %s",
+			 strerror(err));
+		goto out;
+	}
+	if (path != NULL)
+		snprintf(path, cap, "%s", file);
+out:
+	rba_buf_release(&b);
+	rba_buf_release(&sig);
+	return err;
+}
+
+/* ---- the import ---------------------------------------------------------- */
+
+struct files {
+	struct fleet_item *v;
+	size_t n, cap;
+};
+
+static int
+files_scan(const char *dir, struct files *f, struct rba_detail *d)
+{
+	DIR *dp;
+	struct dirent *e;
+
+	if (strlen(dir) > FLEET_PATH_MAX)
+		return rba_fail(d, ENAMETOOLONG, dir, 0, 0, "path too long");
+	if ((dp = opendir(dir)) == NULL)
+		return rba_fail(d, errno, dir, 0, 0, "cannot read the records "
+				"directory: %s", strerror(errno));
+	while ((e = readdir(dp)) != NULL) {
+		struct stat st;
+		char path[FLEET_PATH_MAX + 600];
+		if (e->d_name[0] == '.' || !has_suffix(e->d_name, FLEET_RECORD_SUFFIX))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (f->n == FLEET_FILES_MAX) {
+			closedir(dp);
+			return rba_fail(d, RBA_E_LIMIT, dir, 0, 0, "more than %u "
+					"record files", FLEET_FILES_MAX);
+		}
+		if (f->n == f->cap) {
+			size_t cap = f->cap ? 2 * f->cap : 32;
+			struct fleet_item *nv = realloc(f->v, cap * sizeof(*nv));
+			if (nv == NULL) {
+				closedir(dp);
+				return RBA_E_NOMEM;
+			}
+			f->v = nv;
+			f->cap = cap;
+		}
+		memset(&f->v[f->n], 0, sizeof(f->v[0]));
+		if ((f->v[f->n].path = strdup(path)) == NULL) {
+			closedir(dp);
+			return RBA_E_NOMEM;
+		}
+		f->n++;
+	}
+	closedir(dp);
+	return 0;
+}
+
+static void
+refuse(struct fleet_item *it, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+refuse(struct fleet_item *it, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	it->accepted = 0;
+	it->err = err;
+	va_start(ap, fmt);
+	vsnprintf(it->reason, sizeof(it->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* Everything that needs no store: the file, its signature, its shape. */
+static void
+item_load(struct fleet_item *it, const struct sign_pubkey *keys, size_t nkeys)
+{
+	struct rba_json_value root;
+	struct sign_check chk;
+	struct parsed p;
+	char why[384], comment[SIGN_TRUSTED_COMMENT_MAX + 1];
+	size_t which;
+	int rc;
+
+	rc = slurp(it->path, STORE_RECORD_MAX, &it->bytes, &it->len);
+	if (rc != 0) {
+		refuse(it, rc, "cannot read it: %s", rba_strerror(rc));
+		return;
+	}
+	rba_digest_bytes(it->bytes, it->len, &it->digest);
+	if (sig_check(it->path, it->bytes, it->len, keys, nkeys, &which, &chk,
+		      &rc, why, sizeof(why)) != 0) {
+		refuse(it, rc, "%s", why);
+		return;
+	}
+	if (rba_json_parse((const char *)it->bytes, it->len, &root, NULL) != 0) {
+		refuse(it, RBA_E_SCHEMA, "not a worker record: not JSON");
+		return;
+	}
+	if (record_parse(&root, &p, why, sizeof(why)) != 0) {
+		refuse(it, RBA_E_SCHEMA, "%s", why);
+		goto out;
+	}
+	snprintf(it->version, sizeof(it->version), "%s", p.version);
+	snprintf(it->verdict, sizeof(it->verdict), "%s", p.verdict);
+	it->exit_status = (int)p.exit_status;
+	it->head_id = (uint64_t)p.head_id;
+	{
+		uint32_t k, n;
+		if (fleet_shard_parse(p.shard, &k, &n) != 0 ||
+		    rba_digest_parse(p.head, &it->head) != 0 ||
+		    rba_time_parse_utc(p.time, strlen(p.time), &it->time) != 0) {
+			refuse(it, RBA_E_SCHEMA, "not a worker record: a malformed "
+			       "shard, head or time");
+			goto out;
+		}
+		it->shard_n = n;
+	}
+	comment_format(p.version, p.verdict, p.shard, p.store_id, p.head, comment,
+		       sizeof(comment));
+	if (strcmp(comment, chk.trusted_comment) != 0) {
+		refuse(it, RBA_E_BADSIG, "its trusted comment does not match the "
+		       "record");
+		goto out;
+	}
+	{
+		char id[SIGN_KEYID_TEXT_LEN + 1];
+		sign_keyid_format(keys[which].keyid, id);
+		if (strcmp(id, p.key_id) != 0) {
+			refuse(it, RBA_E_BADSIG, "it names key %s but was signed "
+			       "by %s", p.key_id, id);
+			goto out;
+		}
+	}
+	it->parsed = 1;
+out:
+	rba_json_release(&root);
+}
+
+static int
+cmp_item(const void *va, const void *vb)
+{
+	const struct fleet_item *a = va, *b = vb;
+	int c = strcmp(a->version, b->version);
+
+	if (c == 0)
+		c = memcmp(a->digest.b, b->digest.b, RBA_DIGEST_LEN);
+	if (c == 0)
+		c = strcmp(a->path, b->path);
+	return c;
+}
+
+/* What the history already holds: every record's text digest and, for
+ * imported worker records, the version and snapshot head. */
+struct held {
+	uint64_t id;
+	struct rba_digest text; /* SHA-256 of the record's bytes */
+	int worker;
+	char version[STORE_VERSION_NAME_MAX + 1];
+	struct rba_digest head;
+};
+
+struct heldlist {
+	struct held *v;
+	size_t n, cap;
+};
+
+static int
+contains(const uint8_t *p, size_t n, const char *needle)
+{
+	size_t m = strlen(needle);
+
+	for (size_t i = 0; i + m <= n; i++)
+		if (p[i] == (uint8_t)needle[0] && memcmp(p + i, needle, m) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+held_one(void *ctx, const struct store_history_entry *e)
+{
+	struct heldlist *l = ctx;
+	struct rba_json_value root;
+	struct held *h;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct held *nv = realloc(l->v, cap * sizeof(*nv));
+		if (nv == NULL)
+			return RBA_E_NOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	h = &l->v[l->n++];
+	memset(h, 0, sizeof(*h));
+	h->id = e->id;
+	rba_digest_bytes(e->record, e->len, &h->text);
+	snprintf(h->version, sizeof(h->version), "%s", e->version);
+	/* Only records that say they came from a worker are parsed. */
+	if (contains(e->record, e->len, FLEET_WORKER_SCHEMA) &&
+	    rba_json_parse((const char *)e->record, e->len, &root, NULL) == 0) {
+		const struct rba_json_value *w = rba_json_get(&root, "worker");
+		const char *hd = rba_json_get_str(w, "snapshot_head");
+		if (hd != NULL && rba_digest_parse(hd, &h->head) == 0)
+			h->worker = 1;
+		rba_json_release(&root);
+	}
+	return 0;
+}
+
+struct heads {
+	struct rba_digest *v;
+	size_t n, cap;
+};
+
+static int
+heads_add(struct heads *hs, const struct rba_digest *h)
+{
+	for (size_t i = 0; i < hs->n; i++)
+		if (rba_digest_equal(&hs->v[i], h))
+			return 0;
+	if (hs->n == hs->cap) {
+		size_t cap = hs->cap ? 2 * hs->cap : 4;
+		struct rba_digest *nv = realloc(hs->v, cap * sizeof(*nv));
+		if (nv == NULL)
+			return RBA_E_NOMEM;
+		hs->v = nv;
+		hs->cap = cap;
+	}
+	hs->v[hs->n++] = *h;
+	return 0;
+}
+
+static int
+heads_has(const struct heads *hs, const struct rba_digest *h)
+{
+	for (size_t i = 0; i < hs->n; i++)
+		if (rba_digest_equal(&hs->v[i], h))
+			return 1;
+	return 0;
+}
+
+static int
+digest_text_is(const char *text, const struct rba_digest *dg)
+{
+	struct rba_digest got;
+
+	return text != NULL && rba_digest_parse(text, &got) == 0 &&
+	       rba_digest_equal(&got, dg);
+}
+
+/*
+ * The checks against the store of one loaded item, in write transaction
+ * txn.  0: accepted (not yet appended); 1: refused; <0 or errno: the
+ * store failed (the import stops).
+ */
+static int
+item_check(struct store_txn *txn, struct store *s, struct fleet_item *it,
+	   const struct heldlist *hl, const struct fleet_item *items, size_t idx,
+	   struct heads *hs)
+{
+	struct rba_json_value root;
+	struct store_version v;
+	struct rba_detail d;
+	struct parsed p;
+	char why[64], hex[RBA_DIGEST_TEXT_LEN + 1];
+	int err, ret = 1;
+
+	if (rba_json_parse((const char *)it->bytes, it->len, &root, NULL) != 0)
+		return RBA_E_NOMEM; /* parsed once already */
+	(void)record_parse(&root, &p, why, sizeof(why));
+	if (strcmp(p.store_id, store_id_hex(s)) != 0) {
+		refuse(it, RBA_E_SCHEMA, "made against another store (%s; this "
+		       "store is %s)", p.store_id, store_id_hex(s));
+		goto out;
+	}
+	rba_detail_clear(&d);
+	err = store_version_get(txn, it->version, &v, &d);
+	if (err == RBA_E_NOTFOUND) {
+		refuse(it, RBA_E_NOTFOUND, "no version '%s' in this store",
+		       it->version);
+		goto out;
+	}
+	if (err != 0) {
+		refuse(it, err, "cannot read version '%s': %s", it->version,
+		       d.reason);
+		goto out;
+	}
+	if (p.artifact != NULL && !digest_text_is(p.artifact, &v.artifact)) {
+		rba_digest_format(&v.artifact, hex);
+		refuse(it, RBA_E_SCHEMA, "it audited artifact %s but version '%s' "
+		       "holds %s", p.artifact, it->version, hex);
+		goto release;
+	}
+	if (p.policy != NULL &&
+	    (!v.has_policy || !digest_text_is(p.policy, &v.policy_digest))) {
+		refuse(it, RBA_E_SCHEMA, "it was decided under policy %s, which "
+		       "is not the policy version '%s' holds", p.policy,
+		       it->version);
+		goto release;
+	}
+	if (p.sample != NULL) {
+		struct store_sample_info si;
+		rba_detail_clear(&d);
+		err = store_sample_info(txn, it->version, &si, &d);
+		if (err != 0 || !digest_text_is(p.sample, &si.digest)) {
+			refuse(it, RBA_E_SCHEMA, "it scored sample %s, which is not "
+			       "the sample version '%s' holds", p.sample,
+			       it->version);
+			if (err == 0)
+				store_sample_info_release(&si);
+			goto release;
+		}
+		store_sample_info_release(&si);
+	}
+	/* The snapshot head: a record this store's history holds. */
+	{
+		static const struct rba_digest zero;
+		int held = 0;
+		if (it->head_id == 0) {
+			held = rba_digest_equal(&it->head, &zero);
+		} else {
+			struct store_history_entry e;
+			rba_detail_clear(&d);
+			if (store_history_get(txn, it->head_id, &e, &d) == 0) {
+				held = rba_digest_equal(&e.digest, &it->head);
+				store_history_entry_release(&e);
+			}
+		}
+		if (!held) {
+			refuse(it, RBA_E_SCHEMA, "made against snapshot head record "
+			       "%llu %s, which this store's history does not hold",
+			       (unsigned long long)it->head_id, p.head);
+			goto release;
+		}
+		if ((ret = heads_add(hs, &it->head)) != 0)
+			goto release;
+		ret = 1;
+	}
+	for (size_t i = 0; i < hl->n; i++)
+		if (rba_digest_equal(&hl->v[i].text, &it->digest)) {
+			refuse(it, RBA_E_EXISTS, "already imported as history "
+			       "record %llu", (unsigned long long)hl->v[i].id);
+			goto release;
+		}
+	for (size_t i = 0; i < idx; i++)
+		if (rba_digest_equal(&items[i].digest, &it->digest)) {
+			refuse(it, RBA_E_EXISTS, "the same record as '%s'",
+			       items[i].path);
+			goto release;
+		}
+	for (size_t i = 0; i < hl->n; i++)
+		if (hl->v[i].worker && strcmp(hl->v[i].version, it->version) == 0 &&
+		    rba_digest_equal(&hl->v[i].head, &it->head)) {
+			refuse(it, RBA_E_EXISTS, "version '%s' already has an "
+			       "imported audit against this snapshot head "
+			       "(history record %llu)", it->version,
+			       (unsigned long long)hl->v[i].id);
+			goto release;
+		}
+	for (size_t i = 0; i < idx; i++)
+		if (items[i].accepted && strcmp(items[i].version, it->version) == 0 &&
+		    rba_digest_equal(&items[i].head, &it->head)) {
+			refuse(it, RBA_E_EXISTS, "another record of version '%s' "
+			       "against the same snapshot head is imported ('%s')",
+			       it->version, items[i].path);
+			goto release;
+		}
+	ret = 0;
+release:
+	store_version_release(&v);
+out:
+	rba_json_release(&root);
+	return ret;
+}
+
+struct expect {
+	struct namelist names;
+};
+
+static int
+expect_one(void *ctx, const char *name, int valid)
+{
+	struct expect *x = ctx;
+
+	return valid ? names_add(&x->names, name) : 0;
+}
+
+/* Moves an imported record and its signature into imported/. */
+static int
+item_move(const struct fleet_item *it)
+{
+	char dir[FLEET_PATH_MAX + 600], sub[FLEET_PATH_MAX + 700];
+	char to[FLEET_PATH_MAX + 1400], from_sig[FLEET_PATH_MAX + 700];
+	char to_sig[FLEET_PATH_MAX + 1500];
+	const char *base, *slash = strrchr(it->path, '/');
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - it->path) : 1,
+		 slash ? it->path : ".");
+	base = slash ? slash + 1 : it->path;
+	snprintf(sub, sizeof(sub), "%s/%s", dir, FLEET_IMPORTED_DIR);
+	if (mkdir(sub, 0755) != 0 && errno != EEXIST)
+		return errno;
+	snprintf(to, sizeof(to), "%s/%s", sub, base);
+	snprintf(from_sig, sizeof(from_sig), "%s%s", it->path, FLEET_SIG_SUFFIX);
+	snprintf(to_sig, sizeof(to_sig), "%s%s", to, FLEET_SIG_SUFFIX);
+	/* The record first: a signature left alone is ignored. */
+	if (rename(it->path, to) != 0 || rename(from_sig, to_sig) != 0)
+		return errno;
+	return rba_fsync_parent(to);
+}
+
+static int
+worst_rank(int verdict)
+{
+	switch (verdict) {
+	case AUDIT_BIT_IDENTICAL: return 0;
+	case AUDIT_METRIC_EQUIVALENT: return 1;
+	case AUDIT_NOT_REPRODUCIBLE: return 2;
+	default: return 3;
+	}
+}
+
+static int
+verdict_of(const char *name)
+{
+	for (int v = AUDIT_NOT_MEASURED; v <= AUDIT_NOT_REPRODUCIBLE; v++)
+		if (strcmp(audit_verdict_name(v), name) == 0)
+			return v;
+	return AUDIT_NOT_MEASURED;
+}
+
+int
+fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
+		 const struct sign_pubkey *keys, size_t nkeys,
+		 struct fleet_import *im, struct rba_detail *d)
+{
+	struct files f = { NULL, 0, 0 };
+	struct heldlist hl = { NULL, 0, 0 };
+	struct heads hs = { NULL, 0, 0 };
+	struct expect x = { { NULL, 0, 0 } };
+	struct store_txn *txn = NULL;
+	uint32_t shard_n = 0;
+	int err = 0, nagree = 1;
+
+	memset(im, 0, sizeof(*im));
+	im->worst_verdict = -1;
+	for (size_t i = 0; i < ndirs && err == 0; i++)
+		err = files_scan(dirs[i], &f, d);
+	if (err != 0)
+		goto fail;
+	for (size_t i = 0; i < f.n; i++)
+		item_load(&f.v[i], keys, nkeys);
+	if (f.n > 1)
+		qsort(f.v, f.n, sizeof(f.v[0]), cmp_item);
+	im->items = f.v;
+	im->nitems = f.n;
+	f.v = NULL;
+
+	if ((err = store_txn_begin(s, 1, 0, &txn, d)) != 0)
+		goto fail;
+	{
+		uint64_t bad = 0;
+		if ((err = store_history_verify(txn, &bad, NULL, d)) != 0) {
+			if (err == RBA_E_TAMPERED) {
+				char why[sizeof(d->reason)];
+				snprintf(why, sizeof(why), "%s", d->reason);
+				snprintf(d->reason, sizeof(d->reason), "the history is "
+					 "broken: %.300s; run 'rebuild-audit store "
+					 "check'", why);
+			}
+			goto fail;
+		}
+	}
+	if ((err = store_history_list(txn, NULL, 0, held_one, &hl, d)) != 0)
+		goto fail;
+	for (size_t i = 0; i < im->nitems; i++) {
+		struct fleet_item *it = &im->items[i];
+		if (!it->parsed)
+			continue;
+		err = item_check(txn, s, it, &hl, im->items, i, &hs);
+		if (err < 0 || (err > 1))
+			goto fail;
+		if (err == 1) {
+			err = 0;
+			continue;
+		}
+		err = store_history_append(txn, it->version, it->time, it->bytes,
+					   it->len, &it->history_id, NULL, d);
+		if (err != 0)
+			goto fail;
+		it->accepted = 1;
+	}
+	/* Every version of the store is expected. */
+	if ((err = store_version_names(txn, expect_one, &x, d)) != 0)
+		goto fail;
+	for (size_t i = 0; i < im->nitems; i++) {
+		const struct fleet_item *it = &im->items[i];
+		if (!it->parsed || it->shard_n == 0)
+			continue;
+		if (shard_n == 0)
+			shard_n = it->shard_n;
+		else if (shard_n != it->shard_n)
+			nagree = 0;
+	}
+	for (size_t i = 0; i < x.names.n; i++) {
+		const char *name = x.names.v[i];
+		int covered = 0;
+		for (size_t j = 0; j < im->nitems && !covered; j++)
+			covered = im->items[j].accepted &&
+				  strcmp(im->items[j].version, name) == 0;
+		for (size_t j = 0; j < hl.n && !covered; j++)
+			covered = hl.v[j].worker && strcmp(hl.v[j].version, name) == 0 &&
+				  heads_has(&hs, &hl.v[j].head);
+		if (covered)
+			continue;
+		if (im->nmissing % 16 == 0) {
+			struct fleet_missing *nv = realloc(im->missing,
+				(im->nmissing + 16) * sizeof(*nv));
+			if (nv == NULL) {
+				err = RBA_E_NOMEM;
+				goto fail;
+			}
+			im->missing = nv;
+		}
+		im->missing[im->nmissing].version = x.names.v[i];
+		x.names.v[i] = NULL;
+		im->missing[im->nmissing].n = nagree ? shard_n : 0;
+		im->missing[im->nmissing].k = nagree && shard_n
+						      ? fleet_shard_of(name, shard_n) : 0;
+		im->nmissing++;
+	}
+	if ((err = store_history_head(txn, &im->head_id, &im->head, d)) != 0)
+		goto fail;
+	err = store_txn_commit(txn, d);
+	txn = NULL;
+	if (err != 0)
+		goto fail;
+	im->nheads = hs.n;
+	for (size_t i = 0; i < im->nitems; i++) {
+		struct fleet_item *it = &im->items[i];
+		if (it->accepted) {
+			int v = verdict_of(it->verdict);
+			im->imported++;
+			if (im->worst_verdict < 0 ||
+			    worst_rank(v) > worst_rank(im->worst_verdict))
+				im->worst_verdict = v;
+			if (it->exit_status > im->exit_status)
+				im->exit_status = it->exit_status;
+			it->move_err = item_move(it);
+		} else {
+			im->refused++;
+			im->exit_status = 2;
+		}
+	}
+	if (im->nmissing)
+		im->exit_status = 2;
+	fleet_names_free(x.names.v, x.names.n);
+	free(hl.v);
+	free(hs.v);
+	return 0;
+fail:
+	store_txn_abort(txn);
+	for (size_t i = 0; i < f.n; i++) {
+		free(f.v[i].path);
+		free(f.v[i].bytes);
+	}
+	free(f.v);
+	fleet_names_free(x.names.v, x.names.n);
+	free(hl.v);
+	free(hs.v);
+	fleet_import_release(im);
+	return err;
+}
+
+void
+fleet_import_release(struct fleet_import *im)
+{
+	if (im == NULL)
+		return;
+	for (size_t i = 0; i < im->nitems; i++) {
+		free(im->items[i].path);
+		free(im->items[i].bytes);
+	}
+	free(im->items);
+	for (size_t i = 0; i < im->nmissing; i++)
+		free(im->missing[i].version);
+	free(im->missing);
+	memset(im, 0, sizeof(*im));
+	im->worst_verdict = -1;
+}

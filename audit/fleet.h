@@ -1,0 +1,172 @@
+/*
+ * fleet.h - audits spread over a cluster (issue 12): the shard rule,
+ * the signed record a worker writes instead of touching the store, and
+ * the import that checks those records and appends them to the store's
+ * hash-chained history.
+ *
+ * Shard rule.  Version NAME belongs to shard
+ *     u64be(first 8 bytes of SHA-256(NAME)) mod N
+ * (the first 16 hex digits of `printf %s NAME | sha256sum`, as an
+ * unsigned number, modulo N; `rebuild-audit audit --all --shard K/N
+ * --list` prints the versions of a shard).  It depends
+ * on the name only: registering versions in another order, or adding
+ * one, never moves the others between shards of the same N.
+ *
+ * Worker record.  One file per audited version in the records directory:
+ *     <name>.<first 16 hex digits of the file's SHA-256>.json
+ *     <same>.json.minisig
+ * where <name> is the version name with every byte outside
+ * [A-Za-z0-9._-] (and a leading '.') replaced by '_' (the file holds the
+ * exact name).  The .json file is the audit record (AUDIT_RECORD_SCHEMA,
+ * audit_report_json) with one more member at its end:
+ *     "worker": {"schema": FLEET_WORKER_SCHEMA, "store_id": "<hex>",
+ *                "snapshot_head_id": <n>, "snapshot_head": "sha256:...",
+ *                "shard": "K/N", "key_id": "<minisign key id>"}
+ * and no final newline: its bytes are exactly what the import appends
+ * to the history, so `sha256sum` of the file is the digest of that
+ * history record's text.  The .minisig is a minisign signature
+ * (audit/sign.h) by the worker's key whose trusted comment is
+ *     rebuild-audit worker record: version V verdict X shard K/N
+ *     store <id> head sha256:...
+ * Both are written atomically (common/fileio.h), the signature first, so
+ * every record file a reader sees has its signature beside it.
+ *
+ * Import.  A record is imported only when every check passes: it has a
+ * signature by one of the given worker keys (key id, signature, trusted
+ * comment, which must match the record); it is a worker record of this
+ * tool's schema; it was made against this store (store id) and a
+ * snapshot head this store's history holds; its version is stored and
+ * its pinned artifact, sample digest and policy digest are the ones the
+ * version holds now; its exact bytes are not already in the history nor
+ * given twice; and no audit of that version against the same snapshot
+ * head was imported before or is imported now.  Records are appended
+ * in one write transaction, sorted by (version name bytewise, record
+ * digest), at the time the audit gives.  Imported records (and their
+ * signatures) are then moved into the subdirectory FLEET_IMPORTED_DIR
+ * of their directory, so that a worker rerun into the same directory
+ * and a second import see only what is new.
+ *
+ * Missing versions.  Every version the store holds is expected: a
+ * version is covered when it gets a record now or the history already
+ * holds an imported record of it against a snapshot head of this
+ * import's records.  The others are listed, with the shard that owns
+ * them when the records agree on N.
+ */
+#ifndef RBA_FLEET_H
+#define RBA_FLEET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "audit/audit.h"
+#include "audit/sign.h"
+#include "common/digest.h"
+#include "common/rba.h"
+#include "store/store.h"
+
+#define FLEET_SHARDS_MAX 65536u
+#define FLEET_WORKER_SCHEMA "rebuild-audit/worker/v1"
+#define FLEET_COMMENT_PREFIX "rebuild-audit worker record: "
+#define FLEET_RECORD_SUFFIX ".json"
+#define FLEET_SIG_SUFFIX ".minisig"
+#define FLEET_IMPORTED_DIR "imported"
+#define FLEET_FILES_MAX 1000000 /* record files one import reads */
+#define FLEET_PATH_MAX 4000	 /* bytes in a records directory path */
+
+/* The shard (0..n-1) of version name; n >= 1 (asserted). */
+uint32_t fleet_shard_of(const char *name, uint32_t n);
+
+/*
+ * Parses "K/N" (decimal, 0 <= K < N <= FLEET_SHARDS_MAX).  0, or -1
+ * when s is not such a pair.
+ */
+int fleet_shard_parse(const char *s, uint32_t *k, uint32_t *n);
+
+/* What a worker writes with; borrowed for the calls that take it. */
+struct fleet_worker {
+	const struct sign_seckey *key;
+	const char *dir; /* the records directory */
+	struct store_snapshot_info snap;
+	uint32_t k, n;
+};
+
+/*
+ * The versions that already have a record in w->dir or its
+ * FLEET_IMPORTED_DIR against w->snap (same store and head) whose
+ * signature verifies with w->key's public half: a rerun skips them.
+ * *names (sorted, each malloc'd, the array too; free with
+ * fleet_names_free) and *n.  A directory that does not exist is empty.
+ * 0; RBA_E_NOMEM; an errno reading the directory (d->file).
+ */
+int fleet_records_done(const struct fleet_worker *w, char ***names,
+		       size_t *n, struct rba_detail *d);
+void fleet_names_free(char **names, size_t n);
+
+/*
+ * Writes r's worker record and signature into w->dir (created 0755 if
+ * missing), atomically, signature first.  path (cap bytes, may be NULL)
+ * gets the record's path.  0; RBA_E_NOMEM; RBA_E_RANGE (a version name
+ * a trusted comment cannot hold: CR, LF); ENAMETOOLONG; an errno from
+ * writing (d->file).
+ */
+int fleet_record_write(const struct fleet_worker *w,
+		       const struct audit_report *r, char *path, size_t cap,
+		       struct rba_detail *d);
+
+/* One record file an import looked at. */
+struct fleet_item {
+	char *path;				  /* the .json file */
+	char version[STORE_VERSION_NAME_MAX + 1]; /* "" until known */
+	char verdict[24];
+	int exit_status;
+	int accepted;
+	int err;	  /* why refused (an RBA_E_* code), 0 if accepted */
+	char reason[384]; /* why refused */
+	struct rba_digest digest; /* SHA-256 of the file */
+	uint64_t head_id;
+	struct rba_digest head; /* the snapshot head it was made against */
+	uint32_t shard_n;	/* 0 unknown */
+	int64_t time;
+	uint64_t history_id; /* when accepted */
+	int move_err;	     /* an errno moving it to imported/, or 0 */
+	/* private */
+	uint8_t *bytes;
+	size_t len;
+	int parsed;
+};
+
+struct fleet_missing {
+	char *version;
+	uint32_t k, n; /* its shard; n 0 when unknown */
+};
+
+struct fleet_import {
+	size_t nitems;
+	struct fleet_item *items; /* sorted as appended */
+	size_t nmissing;
+	struct fleet_missing *missing; /* sorted by name */
+	size_t imported, refused;
+	int worst_verdict;    /* enum audit_verdict of the worst import, -1 none */
+	int exit_status;      /* worst of: imported exit statuses, 2 for a
+			       * refusal or a missing version */
+	size_t nheads;	      /* snapshot heads of the records */
+	uint64_t head_id;     /* the history head after the import */
+	struct rba_digest head;
+};
+
+/*
+ * Imports the worker records of dirs[0..ndirs) into s (opened for
+ * writing) with the worker keys keys[0..nkeys), as described above.
+ * Refusals are not errors: they are items with accepted 0 and a reason.
+ * Returns 0 when the import ran (whatever it refused; *im filled, free it
+ * with fleet_import_release); otherwise nothing was written: errno (a
+ * directory cannot be read: d->file), RBA_E_LIMIT (more than
+ * FLEET_FILES_MAX files), RBA_E_TAMPERED (the history chain is broken),
+ * RBA_E_NOMEM, the store's errors.
+ */
+int fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
+		     const struct sign_pubkey *keys, size_t nkeys,
+		     struct fleet_import *im, struct rba_detail *d);
+void fleet_import_release(struct fleet_import *im);
+
+#endif

@@ -1,0 +1,159 @@
+# fleet: store snapshot, audit --all --shard K/N --records-out DIR -k KEY
+# (workers run here as plain processes) and history import: the stable
+# shard rule, the read-only snapshot, a killed worker and its rerun, and
+# every refusal of the import (a changed byte, an unknown key, an unknown
+# version, another store head, a record imported twice).
+sh "$TOP/tests/fleet-store.sh" "$RBA" st 6 2 > /dev/null 2>&1
+ok "a store of six versions" test "$($RBA -S st version list | wc -l)" = 6
+$RBA keygen -o w > /dev/null 2>&1
+$RBA keygen -o other > /dev/null 2>&1
+$RBA -S st version list | awk '{print $1}' | sort > all.txt
+
+# usage
+run 2 $RBA -S st audit --shard 0/2 --records-out r -k w.key
+err_has "go with --all"
+run 2 $RBA -S st audit --all --shard 2/2 --records-out r -k w.key
+err_has "--shard takes K/N with 0 <= K < N"
+run 2 $RBA -S st audit --all --shard 0/2
+err_has "go with --records-out DIR"
+run 2 $RBA -S st audit --all --records-out r
+err_has "needs -k KEY"
+run 2 $RBA -S st audit --all --records-out r -k w.key --policy "$FIX/policy/credit.yaml"
+err_has "no --policy"
+run 2 $RBA -S st history import r
+err_has "needs the workers' public key"
+run 2 $RBA -S st history import -p w.pub
+err_has "needs a records DIR"
+
+# the shard rule: a partition by name, the same whatever the order
+for k in 0 1 2; do $RBA -S st audit --all --shard $k/3 --list > list$k.txt; done
+cat list0.txt list1.txt list2.txt | sort > union.txt
+ok "three shards cover every version once" cmp -s union.txt all.txt
+for v in $(cat list1.txt); do
+	h=$(printf %s "$v" | sha256sum | cut -c1-16)
+	ok "shard of $v is its digest mod 3" test "$(python3 -c "print(int('$h', 16) % 3)")" = 1
+done
+
+# store snapshot: a read-only copy with its head; workers refuse the rest
+run 0 $RBA -S st store snapshot snap
+out_has "snapshot 'snap' of store"
+out_has "history head record 0, sha256:0000"
+run 2 $RBA -S st store snapshot snap
+err_has "exists: a snapshot is made into a new directory"
+ok "snapshot directory is read-only" test "$(stat -c %a snap)" = 555
+ok "snapshot data is read-only" test "$(stat -c %a snap/data.mdb)" = 444
+ok "no lock file in the snapshot" test ! -e snap/lock.mdb
+run 0 $RBA -S snap store check
+run 0 $RBA -S snap version list
+ok "reading a snapshot leaves no lock file" test ! -e snap/lock.mdb
+run 2 $RBA -S st audit --all --records-out r -k w.key
+err_is "rebuild-audit: cannot open snapshot 'st': not a snapshot made by 'rebuild-audit store snapshot' (no rebuild-audit-snapshot file): workers read only snapshots, never the store itself"
+cp -r snap snapw && chmod u+w snapw/data.mdb
+run 2 $RBA -S snapw audit --all --records-out r -k w.key
+err_is "rebuild-audit: cannot open snapshot 'snapw': a worker could write to 'snapw/data.mdb': a snapshot is read-only (chmod a-w, as 'store snapshot' leaves it)"
+head0=$($RBA -S st -q history head)
+run 2 $RBA -S snap audit --all --records-out r -k w.key --head sha256:1111111111111111111111111111111111111111111111111111111111111111
+err_has "not the sha256:1111111111111111111111111111111111111111111111111111111111111111 this run was told to use"
+ok "no record written by a refused worker" test ! -e r
+
+# a serial audit --all on a copy: what the merged history must say
+cp -r st serial
+$RBA -S serial --json audit --all > serial.json
+jq -r '.audits[] | "\(.version) \(.verdict)"' serial.json | sort > serial.txt
+
+# two workers, the second killed after its first record: what a kill
+# leaves (records are written atomically, so only whole ones and
+# temporaries) is made by removing the records after the first
+run 0 $RBA -S snap audit --all --shard 0/2 --records-out rec -k w.key --head "$head0" -q
+out_empty
+run 0 $RBA -S snap audit --all --shard 1/2 --records-out killed -k w.key -q
+$RBA -S snap audit --all --shard 1/2 --list > list1of2.txt
+keep=$(head -n 1 list1of2.txt)
+for f in killed/*.json; do
+	case $f in killed/$keep.*) mv "$f" "$f.minisig" rec/ ;; *) : ;; esac
+done
+echo partial > "rec/$(sed -n 2p list1of2.txt).0000000000000000.json.tmp-999999-0"
+lost=$(sed -n '2,$p' list1of2.txt | sort)
+run 2 $RBA -S st history import rec -p w.pub
+for v in $lost; do err_has "rebuild-audit: not audited '$v': no worker record for this snapshot; rerun shard 1/2"; done
+out_has "0 refused, $(echo "$lost" | wc -w) versions without a record"
+ok "imported records moved into imported/" test "$(ls rec/imported/*.json | wc -l)" = $((6 - $(echo "$lost" | wc -w)))
+# the rerun of shard 1/2 into the same directory skips what is done
+run 0 $RBA -v -S snap audit --all --shard 1/2 --records-out rec -k w.key --head "$head0" -q
+err_has "rebuild-audit: skipped '$keep': rec holds its record for this snapshot"
+run 0 $RBA -S st history import rec -p w.pub
+out_has "$(echo "$lost" | wc -w) imported, 0 refused, 0 versions without a record; worst verdict: bit-identical (exit 0)"
+$RBA -S st --json history | jq -r '.[].record.version' | sort > audited.txt
+ok "every version audited exactly once" cmp -s audited.txt all.txt
+$RBA -S st --json history | jq -r '.[].record | "\(.version) \(.verdict)"' | sort > merged.txt
+ok "the merged history has the serial verdicts" cmp -s merged.txt serial.txt
+run 0 $RBA -S st history --verify
+run 0 $RBA -S st store check
+# an imported audit is exported and verified as any other
+run 0 $RBA -S st export "$keep" -k w.key -o ev.json
+run 0 $RBA verify ev.json -p w.pub
+ok "the history record is the signed file, byte for byte" test \
+  "$(jq -j .predicate.record ev.json | sha256sum | cut -c1-64)" = "$(sha256sum rec/imported/$keep.*.json | cut -c1-64)"
+
+# tampering: every bad record refused with its reason, the rest imported
+run 0 $RBA -S st store snapshot snap1
+head1=$($RBA -S st -q history head)
+run 0 $RBA -S snap1 audit --all --records-out rec1 -k w.key -q
+mkdir bad
+v1=$(sed -n 1p all.txt) v2=$(sed -n 2p all.txt)
+f=$(ls rec1/$v1.*.json)
+sed 's/"cases": 1000/"cases": 1001/' "$f" > bad/changed-byte.json
+cp "$f.minisig" bad/changed-byte.json.minisig
+ok "one byte changed" test "$(cmp -l "$f" bad/changed-byte.json | wc -l)" = 1
+run 0 $RBA -S snap1 audit --all --records-out other-rec -k other.key -q
+cp "$(ls other-rec/$v2.*.json)" bad/unknown-key.json
+cp "$(ls other-rec/$v2.*.json.minisig)" bad/unknown-key.json.minisig
+# a copy of the store (same id and head) with one more version
+cp -r st st2
+sed -e 's/^version: .*/version: extra-version/' "$FIX/pins/german-categorical-logistic.yaml" > extra.yaml
+$RBA -S st2 -q register extra.yaml --policy "$FIX/policy/credit.yaml" > /dev/null
+$RBA -S st2 -q sample add extra-version "$FIX/german-credit.csv" > /dev/null
+run 0 $RBA -S st2 store snapshot snap2
+run 0 $RBA -S snap2 audit --all --records-out rec2 -k w.key -q
+cp rec2/extra-version.*.json bad/unknown-version.json
+cp rec2/extra-version.*.json.minisig bad/unknown-version.json.minisig
+# a copy whose history went on: another head
+cp -r st st3
+$RBA -S st3 -q audit "$v1" > /dev/null
+run 0 $RBA -S st3 store snapshot snap3
+run 0 $RBA -S snap3 audit --all --records-out rec3 -k w.key -q
+cp "$(ls rec3/$v2.*.json)" bad/other-head.json
+cp "$(ls rec3/$v2.*.json.minisig)" bad/other-head.json.minisig
+# a record the first import took
+cp "$(ls rec/imported/$v1.*.json)" bad/again.json
+cp "$(ls rec/imported/$v1.*.json.minisig)" bad/again.json.minisig
+before=$(txnid st)
+run 2 $RBA -S st history import bad -p w.pub
+ok "nothing written when every record is refused" test "$(txnid st)" = "$before"
+run 2 $RBA -S st history import rec1 bad -p w.pub
+err_has "rebuild-audit: refused record 'bad/changed-byte.json': the signature does not verify: the record or its signature was changed"
+err_has "rebuild-audit: refused record 'bad/unknown-key.json': signed by key $(sed -n 2p other.pub | base64 -d | od -A n -t x1 -j 2 -N 8 | tr -d ' \n' | sed 's/\(..\)/\1 /g' | awk '{for (i = NF; i > 0; i--) printf "%s", toupper($i)}'), which is not a worker key given with -p"
+err_has "rebuild-audit: refused record 'bad/unknown-version.json': no version 'extra-version' in this store"
+err_has "rebuild-audit: refused record 'bad/other-head.json': made against snapshot head record $($RBA -S st3 --json history head | jq .id) $($RBA -S st3 -q history head), which this store's history does not hold"
+err_has "rebuild-audit: refused record 'bad/again.json': already imported as history record"
+ok "five refusals, nothing else on stderr" test "$(wc -l < err)" = 5
+out_has "6 imported, 5 refused, 0 versions without a record; worst verdict: bit-identical (exit 2)"
+ok "refused records stay where they are" test "$(ls bad/*.json | wc -l)" = 5
+run 0 $RBA -S st history --verify
+run 0 $RBA -S st store check
+# the same directory again: each record already imported
+cp rec1/imported/* rec1/
+run 2 $RBA -S st --json history import rec1 -p w.pub
+ok "json: six refused as already imported" test "$(jq '[.refused[] | select(.reason | startswith("already imported"))] | length' out)" = 6
+ok "json: exit status" test "$(jq .exit_status out)" = 2
+$RBA -S st --json history | jq -r '.[].record | "\(.version) \(.worker.snapshot_head)"' | sort | uniq -d > dups.txt
+ok "no version audited twice against one snapshot" test ! -s dups.txt
+# contrib/kubernetes: the manifests' shape (no cluster here)
+ok "kubernetes manifests have their shape" python3 "$TOP/tests/check-k8s.py" "$TOP/contrib/kubernetes"
+mkdir k8s
+sed 's/completionMode: Indexed/completionMode: NonIndexed/' "$TOP/contrib/kubernetes/rebuild-audit-shards.yaml" > k8s/rebuild-audit-shards.yaml
+sed 's/readOnly: true}/}/' "$TOP/contrib/kubernetes/rebuild-audit-nightly.yaml" > k8s/rebuild-audit-nightly.yaml
+python3 "$TOP/tests/check-k8s.py" k8s > k8s.out
+ok "the shape check sees a Job that is not Indexed" grep -q "completionMode Indexed" k8s.out
+ok "the shape check sees the manifests' errors only" test "$(wc -l < k8s.out)" = 1
+chmod -R u+w . 2> /dev/null
