@@ -248,7 +248,7 @@ main(int argc, char **argv)
 	for (int w = 0; w < jobs; w++) {
 		pid_t pid = fork();
 		if (pid == 0) {
-			char dir[64], res[128]; /* under tmpl, a short name */
+			char dir[96], res[160]; /* under tmpl, a short name */
 			FILE *f;
 			snprintf(dir, sizeof(dir), "%s/w%d", tmpl, w);
 			mkdir(dir, 0700);
