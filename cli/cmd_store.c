@@ -80,7 +80,8 @@ print_stats(FILE *f, const struct store_check_stats *st)
 		(unsigned long long)st->history);
 	fprintf(f, "runs        %llu records, sealed\n",
 		(unsigned long long)st->runs);
-	fprintf(f, "lmdb        %llu pages; entry counts agree with the walk\n",
+	fprintf(f, "lmdb        %llu pages in the databases; both meta pages, the page "
+		   "accounting and the entry counts agree\n",
 		(unsigned long long)st->pages);
 }
 

@@ -232,8 +232,11 @@ main(int argc, char **argv)
 	offs = malloc(psize * sizeof(*offs));
 	if (offs == NULL)
 		return 2;
+	/* All offsets in a strided order (an odd stride is a permutation
+	 * of a size that is a multiple of the page size), so that a run cut
+	 * short has still sampled the whole file evenly. */
 	for (size_t i = 0; i < psize; i++)
-		offs[i] = i;
+		offs[i] = (size_t)(((uint64_t)i * 40503u) % psize);
 	if (noff < psize) {
 		srand48((long)seed);
 		for (size_t i = 0; i < noff; i++) {
