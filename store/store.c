@@ -652,8 +652,8 @@ out:
  * none): a damaged meta is refused at open, by every command, since no
  * later check reads it.
  */
-static int
-check_meta_records(struct store *s, MDB_txn *t, struct rba_detail *d)
+int
+store_meta_known(const MDB_val *k, const MDB_val *v)
 {
 	static const struct {
 		const char *name;
@@ -667,6 +667,23 @@ check_meta_records(struct store *s, MDB_txn *t, struct rba_detail *d)
 		{"schema", TAG_META_SCHEMA, 4},
 		{"store_id", TAG_META_ID, STORE_ID_LEN},
 	};
+	const uint8_t *p = v->mv_data;
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		if (strlen(known[i].name) != k->mv_size ||
+		    memcmp(known[i].name, k->mv_data, k->mv_size) != 0)
+			continue;
+		if (v->mv_size != 2 + known[i].body || p[0] != known[i].tag ||
+		    p[1] != STORE_FORMAT)
+			return -1;
+		return known[i].tag;
+	}
+	return 0;
+}
+
+static int
+check_meta_records(struct store *s, MDB_txn *t, struct rba_detail *d)
+{
 	MDB_cursor *cur;
 	MDB_val k, v;
 	struct rba_digest want;
@@ -677,14 +694,8 @@ check_meta_records(struct store *s, MDB_txn *t, struct rba_detail *d)
 		return store_mdb_fail(d, rc, "reading meta");
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		size_t i, n = sizeof(known) / sizeof(known[0]);
-		const uint8_t *p = v.mv_data;
-		for (i = 0; i < n; i++)
-			if (strlen(known[i].name) == k.mv_size &&
-			    memcmp(known[i].name, k.mv_data, k.mv_size) == 0)
-				break;
-		if (i == n || v.mv_size != 2 + known[i].body ||
-		    p[0] != known[i].tag || p[1] != STORE_FORMAT) {
+		int tag = store_meta_known(&k, &v);
+		if (tag <= 0) {
 			char name[2 * 32 + 3];
 			size_t o = 0;
 			for (size_t j = 0; j < k.mv_size && o + 5 < sizeof(name); j++) {
@@ -701,11 +712,11 @@ check_meta_records(struct store *s, MDB_txn *t, struct rba_detail *d)
 			return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
 					"damaged: the meta database holds %s "
 					"record '%s'",
-					i == n ? "an unknown" : "a malformed", name);
+					tag == 0 ? "an unknown" : "a malformed", name);
 		}
-		if (known[i].tag == TAG_META_SEAL) {
+		if (tag == TAG_META_SEAL) {
 			has_seal = 1;
-			memcpy(want.b, p + 2, RBA_DIGEST_LEN);
+			memcpy(want.b, (const uint8_t *)v.mv_data + 2, RBA_DIGEST_LEN);
 		}
 	}
 	mdb_cursor_close(cur);

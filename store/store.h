@@ -731,14 +731,6 @@ void store_index_sum_add(struct store_index_sum *s, const char *id,
 int store_sample_index_sum(struct store_txn *txn, const char *version,
 			   struct store_index_sum *out, struct rba_detail *d);
 
-/*
- * Walks the case index of version's sample: every entry decodes and
- * names a chunk of the sample, and *entries (may be NULL) gets their
- * number, which must equal the record's case count.  0; RBA_E_TAMPERED;
- * RBA_E_NOTFOUND (no sample); RBA_E_CORRUPT; RBA_E_STORE.
- */
-int store_sample_index_walk(struct store_txn *txn, const char *version,
-			    uint64_t *entries, struct rba_detail *d);
 
 /*
  * The head of the history chain: the last record's id and digest, from

@@ -138,36 +138,17 @@ walk(struct check *k, enum store_db db,
 static int
 meta_one(struct check *k, const MDB_val *key, const MDB_val *val, void *arg)
 {
-	static const struct {
-		const char *name;
-		uint8_t tag;
-		size_t body;
-	} known[] = {
-		{"created", TAG_META_CREATED, 8},
-		{"history_head", TAG_META_HEAD, 8 + RBA_DIGEST_LEN},
-		{"mapsize", TAG_META_MAPSIZE, 8},
-		{"meta_seal", TAG_META_SEAL, RBA_DIGEST_LEN},
-		{"schema", TAG_META_SCHEMA, 4},
-		{"store_id", TAG_META_ID, STORE_ID_LEN},
-	};
 	char name[64];
-	const uint8_t *p = val->mv_data;
+	int tag = store_meta_known(key, val);
 
 	(void)arg;
 	k->st->meta++;
 	key_text(key->mv_data, key->mv_size, name, sizeof(name));
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		if (strlen(known[i].name) != key->mv_size ||
-		    memcmp(known[i].name, key->mv_data, key->mv_size) != 0)
-			continue;
-		if (val->mv_size != 2 + known[i].body || p[0] != known[i].tag ||
-		    p[1] != STORE_FORMAT)
-			return report(k, "meta", name, RBA_E_CORRUPT,
-				      "meta record '%s' is malformed", name);
+	if (tag > 0)
 		return 0;
-	}
 	return report(k, "meta", name, RBA_E_CORRUPT,
-		      "an unknown meta record '%s'", name);
+		      tag < 0 ? "meta record '%s' is malformed"
+			      : "an unknown meta record '%s'", name);
 }
 
 static int
@@ -452,7 +433,7 @@ sample_done(struct check *k, struct sample_walk *w)
 	struct store_sample_info info;
 	struct chunk_ctx x;
 	struct rba_detail d;
-	uint64_t entries;
+	struct store_index_sum sum;
 	int rc;
 
 	if (!w->active)
@@ -503,7 +484,7 @@ sample_done(struct check *k, struct sample_walk *w)
 	if (rc != 0)
 		return k->stop;
 	rba_detail_clear(&d);
-	rc = store_sample_index_walk(k->txn, w->version, &entries, &d);
+	rc = store_sample_index_sum(k->txn, w->version, &sum, &d);
 	return judge(k, "samples", w->version, rc, &d);
 }
 

@@ -234,6 +234,9 @@ char *store_cursor_cstr(struct rba_cursor *c, size_t max);
 int store_name_check(const char *name, size_t max, const char *what,
 		     struct rba_detail *d);
 int64_t store_now(void);
+/* A meta record's tag when k, v is a known meta record of its size, -1
+ * when known but malformed, 0 when unknown. */
+int store_meta_known(const MDB_val *k, const MDB_val *v);
 /* The digest the "meta_seal" record holds, computed from t: 0 or an
  * LMDB status. */
 int store_meta_seal(MDB_txn *t, MDB_dbi meta, struct rba_digest *out);
