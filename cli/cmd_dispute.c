@@ -12,6 +12,51 @@
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "policy/policy.h"
+#include "rebuild/explain.h"
+
+/* The reasons block of the text answer. */
+static void
+print_reasons(const struct dispute_explanation *e, int verbose)
+{
+	char n1[32], n2[32], n3[32], dg[RBA_DIGEST_TEXT_LEN + 1];
+	size_t w = 0;
+
+	if (!e->ok) {
+		printf("reasons     none: %s\n", e->error ? e->error : "not computed");
+		return;
+	}
+	printf("reasons     %s by %s, from %s (%s)\n", e->space,
+	       e->method == EXPLAIN_LINEAR ? "coefficient times distance from "
+					     "the training mean"
+	       : e->method == EXPLAIN_TREESHAP ? "exact path-dependent TreeSHAP"
+					       : "exact Shapley values",
+	       e->source, cli_digest_short(&e->artifact, verbose, dg));
+	for (uint32_t i = 0; i < e->ntop; i++) {
+		size_t l = strlen(e->cols[e->top[i]]) + strlen(e->values[e->top[i]]) + 3;
+		if (l > w)
+			w = l;
+	}
+	for (uint32_t i = 0; i < e->ntop; i++) {
+		uint32_t k = e->top[i];
+		char item[2 * ENCODE_MAX_TEXT + 4];
+		snprintf(item, sizeof(item), "%s = %s", e->cols[k], e->values[k]);
+		printf("  %u. %-*s  %+.6f\n", i + 1, (int)w, item, e->contrib[k]);
+	}
+	if (e->ntop == 0)
+		printf("  (no input moved the score toward the decision)\n");
+	printf("check       baseline %s + %u contributions = %s, the case's %s %s "
+	       "(%s, tolerance %g)\n",
+	       cli_fmt_g6(e->baseline, n1), e->ncols, cli_fmt_g6(e->sum, n2),
+	       e->space, cli_fmt_g6(e->margin, n3),
+	       e->sum_ok ? "agrees" : "DISAGREES", EXPLAIN_TOLERANCE);
+	if (e->has_score_check)
+		printf("check       the log-odds give the score %s; the %s score is %s "
+		       "(%s, tolerance %g)\n",
+		       cli_fmt_g6(e->score_prob, n1),
+		       e->from_decision_artifact ? "stored" : "rebuilt",
+		       cli_fmt_g6(e->score, n2), e->score_ok ? "agrees" : "DISAGREES",
+		       DISPUTE_SCORE_TOLERANCE);
+}
 
 int
 cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
@@ -19,8 +64,12 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "show-inputs", no_argument, NULL, 'i' },
+		{ "reasons", required_argument, NULL, 'n' },
+		{ "rebuild", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct dispute_options o = { DISPUTE_REASONS_DEFAULT, 0 };
+	uint64_t nr;
 	struct dispute_report r;
 	struct policy *pol = NULL;
 	struct rba_detail d;
@@ -34,6 +83,14 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 		switch (c) {
 		case 'p': policy_path = optarg; break;
 		case 'i': inputs = 1; break;
+		case 'n':
+			if (cli_parse_u64(optarg, DISPUTE_REASONS_MAX, &nr) != 0)
+				return cli_usage(ctx, "--reasons needs a count from 0 "
+						 "to %d, not '%s'", DISPUTE_REASONS_MAX,
+						 optarg);
+			o.nreasons = (uint32_t)nr;
+			break;
+		case 'r': o.rebuild = 1; break;
 		default:
 			return cli_usage(ctx, "unknown option or missing value '%s'",
 					 argv[optind - 1]);
@@ -48,7 +105,8 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 		return err;
 	}
 	rba_detail_clear(&d);
-	err = audit_dispute(ctx->store, argv[optind], argv[optind + 1], pol, &r, &d);
+	err = audit_dispute(ctx->store, argv[optind], argv[optind + 1], pol, &o,
+			    &r, &d);
 	policy_free(pol);
 	if (err) {
 		dispute_report_release(&r);
@@ -90,17 +148,28 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 			       "classes)\n", cli_fmt_g6(r.margin, n1));
 		printf("version     %s: %s\n", audit_verdict_name(r.verdict),
 		       r.verdict_basis ? r.verdict_basis : "");
-		printf("artifact    pinned %s, rebuilt %s\n",
-		       cli_digest_short(&r.artifact_pinned, ctx->verbose, a),
-		       cli_digest_short(&r.artifact_rebuilt, ctx->verbose, b));
+		if (r.rebuilt)
+			printf("artifact    pinned %s, rebuilt %s\n",
+			       cli_digest_short(&r.artifact_pinned, ctx->verbose, a),
+			       cli_digest_short(&r.artifact_rebuilt, ctx->verbose, b));
+		else
+			printf("artifact    pinned %s, not rebuilt: scored with the "
+			       "stored artifact, relying on audit record %llu\n",
+			       cli_digest_short(&r.artifact_pinned, ctx->verbose, a),
+			       (unsigned long long)r.proof_audit);
+		if (r.rebuilt && r.rebuild_why != NULL && ctx->verbose)
+			printf("retrained   %s\n", r.rebuild_why);
 		printf("decided by  %s%s\n",
 		       cli_digest_short(&r.artifact_decisions, ctx->verbose, a),
-		       rba_digest_equal(&r.artifact_decisions, &r.artifact_rebuilt)
-			       ? " (the rebuilt artifact)"
-			       : " (another artifact than the rebuilt one)");
+		       !rba_digest_equal(&r.artifact_decisions, &r.artifact_rebuilt)
+			       ? r.rebuilt ? " (another artifact than the rebuilt one)"
+					   : " (another artifact than the stored one)"
+			       : r.rebuilt ? " (the rebuilt artifact)"
+					   : " (the stored artifact)");
 		if (r.contradiction != NULL)
 			printf("warning: %s\n", r.contradiction);
 		printf("policy      %s\n", cli_digest_short(&r.policy_digest, ctx->verbose, a));
+		print_reasons(&r.why, ctx->verbose);
 		for (size_t i = 1; i < r.nreasons; i++)
 			printf("also        %s\n", r.reasons[i]);
 		printf("%s\n", r.answer_line);
