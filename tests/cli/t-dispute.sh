@@ -25,6 +25,27 @@ out_has "decision decline"
 out_has "threshold   stored score"
 out_has "version     bit-identical: the rebuilt artifact is bit-identical to the pinned one"
 ok "the last line is the answer" test "$(tail -n 1 out)" = "the disputed decline stands"
+# its principal reasons: exact Shapley values over the columns (an MLP)
+out_has "reasons     log-odds of class 2 by exact Shapley values, from the rebuilt artifact, bit-identical to the one that made the decision"
+out_has "  1. "
+out_has "  4. "
+out_lacks "  5. "
+out_has "(agrees, tolerance 1e-06)"
+out_has "the log-odds give the score"
+out_has "artifact    pinned sha256:"
+out_lacks "not rebuilt"
+run 0 $RBA -S st --json dispute $V $declined --reasons 2
+ok "reasons in JSON: two, toward decline, adding up" jq -e '.explanation.ok and
+	.explanation.method == "shapley" and .explanation.direction == "up" and
+	(.explanation.principal_reasons | length) <= 2 and
+	([.explanation.principal_reasons[].contribution] | all(. > 0)) and
+	(.explanation.contributions | length) == 20 and
+	((.explanation.baseline + ([.explanation.contributions[].contribution] | add)
+	  - .explanation.margin) | fabs) <= 1e-6 and .explanation.sum_ok and
+	.explanation.score_check.ok and .explanation.decision_artifact and
+	.scoring.artifact == "rebuilt" and .scoring.audit_record == null' out
+run 2 $RBA -S st dispute $V $declined --reasons many
+err_has "bad usage 'dispute': --reasons needs a count from 0 to 64, not 'many'"
 # -q: no report when the answer is yes, wherever -q stands
 run 0 $RBA -S st -q dispute $V $declined
 out_empty
@@ -34,7 +55,20 @@ run 0 $RBA -S st audit $V
 run 0 $RBA -S st dispute $V $declined --show-inputs
 out_has "version     bit-identical: audit record 1 of"
 out_has "  checking_status"
+# a bit-identical audit proves the stored artifact: no retrain
+out_has "not rebuilt: scored with the stored artifact, relying on audit record 1"
+out_has "decided by  sha256:"
+out_has "(the stored artifact)"
+out_has "reasons     log-odds of class 2 by exact Shapley values, from the stored artifact, which made the decision"
 out_has "the disputed decline stands"
+run 0 $RBA -S st --json dispute $V $declined
+ok "no retrain after a bit-identical audit" jq -e '.scoring.artifact == "stored" and
+	.scoring.audit_record == 1 and .timings.rebuild_s == 0 and
+	.standing.audit_record == 1 and .answer == "stands"' out
+run 0 $RBA -S st --json dispute $V $declined --rebuild
+ok "--rebuild retrains" jq -e '.scoring.artifact == "rebuilt" and
+	.scoring.audit_record == null and .timings.rebuild_s > 0 and
+	.answer == "stands"' out
 run 0 $RBA -S st --json dispute $V $approved --show-inputs
 ok "dispute --json" jq -e --arg id "$approved" '.case == $id and .answer == "stands" and
 	.answer_line == "the disputed approve stands" and .stored.decision == "approve" and
