@@ -785,6 +785,8 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 			      "decision is not in the store", pol, opt.nreasons);
 	}
 	r->t_explain = rba_time_mono() - t1;
+	if (err == 0)
+		err = store_history_head(txn, &r->head_id, &r->head, d);
 out:
 	store_txn_abort(txn);
 	r->t_total = rba_time_mono() - t0;

@@ -9,10 +9,47 @@
 
 #include "audit/audit.h"
 #include "audit/dispute.h"
+#include "audit/evidence.h"
+#include "audit/sign.h"
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "policy/policy.h"
 #include "rebuild/explain.h"
+
+/*
+ * The signed evidence of the answer: rendered, checked as verify will
+ * check it (never sign what verify rejects), signed, put in place.
+ */
+static int
+export_dispute(const struct dispute_report *r, const struct sign_seckey *key,
+	       const char *path, struct rba_detail *d)
+{
+	struct rba_buf doc, sig;
+	char tc[SIGN_TRUSTED_COMMENT_MAX + 1];
+	int err, is;
+
+	rba_buf_init(&doc);
+	rba_buf_init(&sig);
+	rba_detail_clear(d);
+	dispute_evidence_render(r, &doc);
+	if ((err = rba_buf_status(&doc)) != 0)
+		goto out;
+	if ((err = dispute_evidence_comment(r, tc, sizeof(tc))) != 0) {
+		rba_fail(d, err, NULL, 0, 0, "the version and case do not fit in a "
+			 "trusted comment");
+		goto out;
+	}
+	if ((err = dispute_evidence_check(doc.p, doc.len, tc, &is, NULL, NULL, NULL,
+					  d)) != 0)
+		goto out;
+	if ((err = sign_file_sign(key, doc.p, doc.len, NULL, tc, &sig, d)) != 0)
+		goto out;
+	err = evidence_write(path, doc.p, doc.len, sig.p, sig.len, 0, d);
+out:
+	rba_buf_release(&doc);
+	rba_buf_release(&sig);
+	return err;
+}
 
 /* The reasons block of the text answer. */
 static void
@@ -66,8 +103,13 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 		{ "show-inputs", no_argument, NULL, 'i' },
 		{ "reasons", required_argument, NULL, 'n' },
 		{ "rebuild", no_argument, NULL, 'r' },
+		{ "export", no_argument, NULL, 'e' },
+		{ "passphrase-file", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *keypath = NULL, *outpath = NULL, *passfile = NULL;
+	struct sign_seckey *key = NULL;
+	int do_export = 0;
 	struct dispute_options o = { DISPUTE_REASONS_DEFAULT, 0 };
 	uint64_t nr;
 	struct dispute_report r;
@@ -79,7 +121,7 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0; /* cli_usage says what was wrong, in one line */
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k:o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': policy_path = optarg; break;
 		case 'i': inputs = 1; break;
@@ -91,6 +133,10 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 			o.nreasons = (uint32_t)nr;
 			break;
 		case 'r': o.rebuild = 1; break;
+		case 'e': do_export = 1; break;
+		case 'k': keypath = optarg; break;
+		case 'o': outpath = optarg; break;
+		case 'P': passfile = optarg; break;
 		default:
 			return cli_usage(ctx, "unknown option or missing value '%s'",
 					 argv[optind - 1]);
@@ -98,16 +144,49 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_usage(ctx, "dispute needs a VERSION and a CASE");
-	if (cli_policy_load(policy_path, &pol) != 0)
+	if (do_export && (keypath == NULL || outpath == NULL || !outpath[0]))
+		return cli_usage(ctx, "--export needs -k KEY and -o FILE");
+	if (!do_export && (keypath != NULL || outpath != NULL || passfile != NULL))
+		return cli_usage(ctx, "-k, -o and --passphrase-file go with --export");
+	if (do_export) {
+		/* The key first: a wrong passphrase costs no rebuild. */
+		char *pass = NULL;
+		size_t passlen = 0;
+		rba_detail_clear(&d);
+		if (passfile != NULL &&
+		    (err = sign_passphrase_read(passfile, &pass, &passlen, &d)) != 0)
+			return cli_fail("cannot read passphrase", passfile, err, &d);
+		rba_detail_clear(&d);
+		err = sign_seckey_load(keypath, pass, passlen, &key, &d);
+		sign_passphrase_free(pass);
+		if (err != 0) {
+			if (err == RBA_E_USAGE && passfile == NULL)
+				snprintf(d.reason, sizeof(d.reason),
+					 "the key is passphrase-protected: give "
+					 "--passphrase-file");
+			return cli_fail("cannot read secret key", keypath, err, &d);
+		}
+	}
+	if (cli_policy_load(policy_path, &pol) != 0) {
+		sign_seckey_free(key);
 		return 2;
+	}
 	if ((err = cli_store_open(ctx, 1)) != 0) {
 		policy_free(pol);
+		sign_seckey_free(key);
 		return err;
 	}
 	rba_detail_clear(&d);
 	err = audit_dispute(ctx->store, argv[optind], argv[optind + 1], pol, &o,
 			    &r, &d);
 	policy_free(pol);
+	if (err == 0 && do_export &&
+	    (err = export_dispute(&r, key, outpath, &d)) != 0) {
+		sign_seckey_free(key);
+		dispute_report_release(&r);
+		return cli_fail("cannot export the dispute to", outpath, err, &d);
+	}
+	sign_seckey_free(key);
 	if (err) {
 		dispute_report_release(&r);
 		return cli_fail("cannot answer the dispute of",
@@ -172,6 +251,9 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 		print_reasons(&r.why, ctx->verbose);
 		for (size_t i = 1; i < r.nreasons; i++)
 			printf("also        %s\n", r.reasons[i]);
+		if (do_export)
+			printf("exported    %s, signed in %s" EVIDENCE_SIG_SUFFIX "\n",
+			       outpath, outpath);
 		printf("%s\n", r.answer_line);
 	}
 	err = r.answer == DISPUTE_STANDS ? 0 : 1;

@@ -65,6 +65,38 @@ run 0 $RBA -S st --json dispute $V $declined
 ok "no retrain after a bit-identical audit" jq -e '.scoring.artifact == "stored" and
 	.scoring.audit_record == 1 and .timings.rebuild_s == 0 and
 	.standing.audit_record == 1 and .answer == "stands"' out
+# the signed answer to this one dispute
+run 0 $RBA keygen -o k
+run 0 $RBA -S st dispute $V $declined --export -k k.key -o d.json
+out_has "exported    d.json, signed in d.json.minisig"
+ok "the answer stays last" test "$(tail -n 1 out)" = "the disputed decline stands"
+run 0 minisign -Vm d.json -p k.pub
+run 0 $RBA verify d.json -p k.pub
+out_has "dispute evidence consistent: version $V, case $declined: the disputed decline stands"
+ok "the evidence holds inputs, reasons and digests" jq -e '.predicateType ==
+	"https://rebuild-audit.dev/dispute-evidence/v1" and
+	(.predicate.dispute.inputs | length) == 22 and .predicate.dispute.explanation.ok and
+	.predicate.dispute.scoring.audit_record == 1 and .predicate.history.id >= 1 and
+	.subject[0].digest.sha256 == (.predicate.dispute.digests.artifact_decisions | ltrimstr("sha256:"))' d.json
+# one changed byte: both refuse it
+sed 's/"the disputed decline stands"/"the disputed decline standz"/' d.json > d2.json
+cp d.json.minisig d2.json.minisig
+ok "the byte changed" sh -c '! cmp -s d.json d2.json'
+run 1 minisign -Vm d2.json -p k.pub
+run 1 $RBA verify d2.json -p k.pub
+err_has "verification failed 'd2.json'"
+# re-signed after the change: the signature holds, the contents do not
+tc=$(sed -n 's/^trusted comment: //p' d.json.minisig)
+minisign -S -s k.key -m d2.json -t "$tc" > /dev/null 2>&1 < /dev/null
+run 0 minisign -Vm d2.json -p k.pub
+run 1 $RBA verify d2.json -p k.pub
+err_has "dispute evidence: the answer 'stands' disagrees with the decisions or the standing"
+jq -c '.predicate.dispute.explanation.contributions[0].contribution += 0.5' d.json > d3.json
+minisign -S -s k.key -m d3.json -t "$tc" > /dev/null 2>&1 < /dev/null
+run 1 $RBA verify d3.json -p k.pub
+err_has "dispute evidence: the contributions and the baseline do not add up to the case's margin"
+run 2 $RBA -S st dispute $V $declined --export -o x.json
+err_has "bad usage 'dispute': --export needs -k KEY and -o FILE"
 run 0 $RBA -S st --json dispute $V $declined --rebuild
 ok "--rebuild retrains" jq -e '.scoring.artifact == "rebuilt" and
 	.scoring.audit_record == null and .timings.rebuild_s > 0 and
