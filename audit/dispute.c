@@ -15,6 +15,28 @@
 #include "common/rbatime.h"
 #include "common/json.h"
 #include "audit/scorer.h"
+#include "rebuild/envrec.h"
+#include "rebuild/explain.h"
+
+static void
+dispute_explanation_release(struct dispute_explanation *e)
+{
+	free(e->error);
+	free(e->source);
+	free(e->class_name);
+	free(e->space);
+	for (uint32_t i = 0; i < e->ncols; i++) {
+		if (e->cols != NULL)
+			free(e->cols[i]);
+		if (e->values != NULL)
+			free(e->values[i]);
+	}
+	free(e->cols);
+	free(e->values);
+	free(e->contrib);
+	free(e->top);
+	memset(e, 0, sizeof(*e));
+}
 
 void
 dispute_report_release(struct dispute_report *r)
@@ -44,6 +66,8 @@ dispute_report_release(struct dispute_report *r)
 	free(r->stored_decision);
 	free(r->rebuilt_decision);
 	free(r->verdict_basis);
+	free(r->rebuild_why);
+	dispute_explanation_release(&r->why);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -180,11 +204,294 @@ take_case(struct dispute_report *r, const struct sample_layout *l,
 	return 0;
 }
 
+/* ---- the proof that makes a retrain unnecessary (DESIGN 8) ----------- */
+
+struct find_proof {
+	const struct audit_inputs *c;
+	const struct rba_digest *decisions;
+	const char *env_now; /* hex digest of the environment record now */
+	int seen, ok;
+	uint64_t id;
+	char why[256]; /* when not ok */
+};
+
+static int
+proof_one(void *ctx, const struct store_history_entry *e)
+{
+	struct find_proof *f = ctx;
+	struct rba_json_value root;
+	const struct rba_json_value *dg, *links, *abi, *env, *rev;
+	const char *schema, *verdict, *s;
+	struct rba_digest config;
+	uint32_t abi_pinned = f->c->pins->trainer_abi ? f->c->pins->trainer_abi
+						       : f->c->stored.abi;
+
+	if (rba_json_parse((const char *)e->record, e->len, &root, NULL) != 0)
+		return 0;
+	schema = rba_json_get_str(&root, "schema");
+	if (schema == NULL || strcmp(schema, AUDIT_RECORD_SCHEMA) != 0) {
+		rba_json_release(&root);
+		return 0;
+	}
+	/* The latest audit record alone decides. */
+	f->seen = 1;
+	f->id = e->id;
+	dg = rba_json_get(&root, "digests");
+	links = rba_json_get(&root, "links");
+	abi = rba_json_get(links, "trainer_abi");
+	env = rba_json_get(links, "environment");
+	rev = rba_json_get(links, "code_revision");
+	verdict = rba_json_get_str(&root, "verdict");
+	policy_pins_config_hash(f->c->pins, &config);
+#define WHY(...) snprintf(f->why, sizeof(f->why), __VA_ARGS__)
+	if (verdict == NULL || strcmp(verdict, "bit-identical") != 0)
+		WHY("its verdict is %s", verdict ? verdict : "missing");
+	else if (!digest_is(dg, "artifact_pinned", &f->c->v.artifact) ||
+		 !digest_is(dg, "artifact_rebuilt", &f->c->v.artifact))
+		WHY("it rebuilt another artifact than the pinned one");
+	else if (!rba_digest_equal(f->decisions, &f->c->v.artifact) ||
+		 !digest_is(dg, "artifact_decisions", f->decisions))
+		WHY("the stored decisions were not made by the pinned artifact");
+	else if (!digest_is(dg, "config", &config) ||
+		 !digest_is(dg, "snapshot", &f->c->v.snapshot))
+		WHY("the pins changed since");
+	else if ((s = rba_json_get_str(rev, "current")) == NULL ||
+		 strcmp(s, envrec_code_revision()) != 0)
+		WHY("the code revision changed since (%.64s, now %.64s)",
+		    s ? s : "unknown", envrec_code_revision());
+	else if (rba_json_get_num(abi, "rebuilt", -1) != (double)abi_pinned)
+		WHY("its rebuild used another trainer ABI");
+	else if ((s = rba_json_get_str(env, "current")) == NULL ||
+		 strcmp(s, f->env_now) != 0)
+		WHY("the environment record changed since");
+	else
+		f->ok = 1;
+#undef WHY
+	rba_json_release(&root);
+	return 1;
+}
+
+/* The hex digest of this process's environment record for the pins. */
+static int
+env_now(const struct pins *p, char out[RBA_DIGEST_TEXT_LEN + 1])
+{
+	struct rba_buf b;
+	struct rba_digest dg;
+	int err;
+
+	rba_buf_init(&b);
+	err = envrec_capture(p->determinism.mode, p->determinism.threads, &b);
+	if (err == 0)
+		err = rba_buf_status(&b);
+	if (err == 0) {
+		envrec_digest((const char *)b.p, b.len, &dg);
+		rba_digest_format(&dg, out);
+	}
+	rba_buf_release(&b);
+	return err;
+}
+
+/* ---- reasons ----------------------------------------------------------- */
+
+static char *
+dupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *
+dupf(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return strdup(buf);
+}
+
+/*
+ * Which way is toward the decision on the explained margin.  Argmax:
+ * up (the decided class's margin).  Bands (a higher score is toward the
+ * higher bands): the highest band up, the lowest down; a band between
+ * them up when the baseline's score lies below it, down when above it,
+ * and by magnitude (0) when the baseline lies in it too.
+ */
+static int
+direction(const struct policy *pol, double score, double baseline)
+{
+	size_t i = 0;
+	double pb, lo, hi;
+
+	if (pol->argmax)
+		return 1;
+	if (pol->nbands < 2 || isnan(score))
+		return 0;
+	while (i + 1 < pol->nbands && pol->bands[i].has_below &&
+	       !(score < pol->bands[i].below))
+		i++;
+	if (i + 1 == pol->nbands)
+		return 1;
+	if (i == 0)
+		return -1;
+	pb = 1.0 / (1.0 + exp(-baseline));
+	lo = pol->bands[i - 1].below;
+	hi = pol->bands[i].below;
+	return pb < lo ? 1 : pb >= hi ? -1 : 0;
+}
+
+/* Principal reasons first: the largest push toward the decision, ties
+ * to the earlier column. */
+static void
+sort_top(uint32_t *idx, uint32_t n, const double *v, int dir)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t t = idx[i], j = i;
+		double kt = dir ? dir * v[t] : fabs(v[t]);
+		while (j > 0) {
+			double kj = dir ? dir * v[idx[j - 1]] : fabs(v[idx[j - 1]]);
+			if (kj >= kt)
+				break;
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = t;
+	}
+}
+
+/*
+ * Explains the case with artifact a (source says which, in words) for
+ * the decision under dispute: fills r->why.  Failing to explain is not
+ * an error of the dispute: r->why.error says why; only RBA_E_NOMEM
+ * returns.
+ */
+static int
+explain(struct dispute_report *r, const struct audit_inputs *c,
+	const struct artifact *a, const struct rba_digest *adig, int is_maker,
+	const char *source, const struct policy *pol, uint32_t nreasons)
+{
+	struct dispute_explanation *e = &r->why;
+	const struct encode_spec *s = &a->spec;
+	struct explain_baseline b;
+	struct explain_result x;
+	struct rba_detail d;
+	const char **vals = NULL;
+	float *raw = NULL;
+	uint32_t cls = UINT32_MAX;
+	int err = 0;
+
+	memset(&b, 0, sizeof(b));
+	memset(&x, 0, sizeof(x));
+	rba_detail_clear(&d);
+	e->artifact = *adig;
+	e->from_decision_artifact = is_maker;
+	e->source = strdup(source);
+	e->method = explain_method_of(a);
+	if (e->source == NULL)
+		return RBA_E_NOMEM;
+	/* The class whose margin is explained. */
+	if (!pol->argmax) {
+		cls = s->positive;
+	} else {
+		for (uint32_t k = 0; k < s->nclasses; k++)
+			if (strcmp(s->classes[k], r->stored_decision) == 0)
+				cls = k;
+	}
+	if (cls == UINT32_MAX || cls >= s->nclasses) {
+		e->error = strdup(pol->argmax ? "the decision is not a class of the model"
+					      : "the model has no positive class");
+		goto out;
+	}
+	vals = calloc(s->ncolumns ? s->ncolumns : 1, sizeof(char *));
+	raw = calloc(s->nfeatures ? s->nfeatures : 1, sizeof(float));
+	if (vals == NULL || raw == NULL)
+		goto nomem;
+	for (uint32_t k = 0; k < s->ncolumns; k++) {
+		for (uint32_t j = 0; j < r->ncols; j++)
+			if (strcmp(r->names[j], s->columns[k].name) == 0)
+				vals[k] = r->values[j];
+		if (vals[k] == NULL) {
+			e->error = dupf("the case lacks input column '%s'",
+					s->columns[k].name);
+			goto out;
+		}
+	}
+	if (encode_values(s, vals, raw, &d) != 0) {
+		e->error = dupf("the case cannot be encoded: %s", d.reason);
+		goto out;
+	}
+	err = explain_baseline_fit(c->pins, a, c->snap, c->sn, "snapshot", &b, &d);
+	if (err == 0)
+		err = explain_case(a, &b, raw, cls, &x, &d);
+	if (err == RBA_E_NOMEM)
+		goto nomem;
+	if (err) {
+		e->error = dupf("%s", d.reason);
+		err = 0;
+		goto out;
+	}
+	e->class_name = strdup(s->classes[cls]);
+	e->space = s->nclasses == 2 ? dupf("log-odds of class %s", s->classes[cls])
+				    : dupf("margin of class %s", s->classes[cls]);
+	e->baseline = x.baseline;
+	e->margin = x.margin;
+	e->sum = x.sum;
+	e->sum_ok = fabs(x.sum - x.margin) <= EXPLAIN_TOLERANCE;
+	if (s->nclasses == 2 && !pol->argmax) {
+		/* The score this margin stands for: the stored one when the
+		 * reasons are the deciding artifact's, else the rescoring's. */
+		e->has_score_check = 1;
+		e->score_prob = 1.0 / (1.0 + exp(-x.margin));
+		e->score = is_maker ? r->stored_score : r->rebuilt_score;
+		e->score_ok = fabs(e->score_prob - e->score) <= DISPUTE_SCORE_TOLERANCE;
+	}
+	e->direction = direction(pol, r->stored_score, x.baseline);
+	e->ncols = s->ncolumns;
+	e->cols = calloc(e->ncols ? e->ncols : 1, sizeof(char *));
+	e->values = calloc(e->ncols ? e->ncols : 1, sizeof(char *));
+	e->contrib = calloc(e->ncols ? e->ncols : 1, sizeof(double));
+	e->top = calloc(e->ncols ? e->ncols : 1, sizeof(uint32_t));
+	if (!e->cols || !e->values || !e->contrib || !e->top || !e->class_name ||
+	    !e->space)
+		goto nomem;
+	for (uint32_t k = 0; k < e->ncols; k++) {
+		e->cols[k] = strdup(s->columns[k].name);
+		e->values[k] = strdup(vals[k]);
+		if (e->cols[k] == NULL || e->values[k] == NULL)
+			goto nomem;
+		e->contrib[k] = x.contrib[k];
+		/* a principal reason pushes toward the decision */
+		if (e->direction ? e->direction * x.contrib[k] > 0.0
+				 : x.contrib[k] != 0.0)
+			e->top[e->ntop++] = k;
+	}
+	sort_top(e->top, e->ntop, e->contrib, e->direction);
+	if (e->ntop > nreasons)
+		e->ntop = nreasons;
+	e->ok = 1;
+	goto out;
+nomem:
+	err = RBA_E_NOMEM;
+out:
+	if (err == 0 && !e->ok && e->error == NULL)
+		err = RBA_E_NOMEM;
+	free(vals);
+	free(raw);
+	explain_baseline_release(&b);
+	explain_result_release(&x);
+	return err;
+}
+
 int
 audit_dispute(struct store *s, const char *version, const char *case_id,
-	      const struct policy *override, struct dispute_report *r,
-	      struct rba_detail *d)
+	      const struct policy *override, const struct dispute_options *o,
+	      struct dispute_report *r, struct rba_detail *d)
 {
+	struct dispute_options opt = { DISPUTE_REASONS_DEFAULT, 0 };
+	const struct artifact *sa = NULL; /* the artifact that scores the case */
+	struct rba_digest sdig;
+	struct artifact kept; /* the deciding artifact, from the store */
+	uint8_t *kbytes = NULL;
+	size_t kn = 0;
+	int identical = 0;
 	struct audit_inputs c;
 	struct store_txn *txn = NULL;
 	struct store_sample_info info;
@@ -199,7 +506,11 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	const struct policy *pol;
 	int err, reproduces = 0;
 
+	if (o != NULL)
+		opt = *o;
 	memset(r, 0, sizeof(*r));
+	memset(&kept, 0, sizeof(kept));
+	memset(&sdig, 0, sizeof(sdig));
 	memset(&c, 0, sizeof(c));
 	memset(&info, 0, sizeof(info));
 	memset(&l, 0, sizeof(l));
@@ -238,19 +549,56 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		goto out;
 	r->t_lookup = rba_time_mono() - t1;
 
-	if ((err = audit_inputs_rebuild(&c, d)) != 0)
-		goto out;
-	r->t_rebuild = c.t_rebuild;
-	r->artifact_rebuilt = c.rb.digest;
+	/* No retrain when the latest audit record proves it (DESIGN 8). */
+	r->rebuilt = 1;
+	if (!opt.rebuild) {
+		char env[RBA_DIGEST_TEXT_LEN + 1];
+		struct find_proof fp;
+		memset(&fp, 0, sizeof(fp));
+		if ((err = env_now(c.pins, env)) != 0)
+			goto out;
+		fp.c = &c;
+		fp.decisions = &l.artifact;
+		fp.env_now = env;
+		err = store_history_list(txn, version, 1, proof_one, &fp, d);
+		if (err == 1)
+			err = 0;
+		if (err)
+			goto out;
+		if (fp.ok) {
+			r->rebuilt = 0;
+			r->proof_audit = fp.id;
+		} else if (fp.seen) {
+			r->rebuild_why = dupf("the latest audit record, %llu, does "
+					      "not prove the stored artifact: %s",
+					      (unsigned long long)fp.id, fp.why);
+		} else {
+			r->rebuild_why = strdup("no audit of the version is on record");
+		}
+	}
+	if (r->rebuilt) {
+		if ((err = audit_inputs_rebuild(&c, d)) != 0)
+			goto out;
+		r->t_rebuild = c.t_rebuild;
+		sa = &c.rebuilt;
+		sdig = c.rb.digest;
+		identical = c.identical;
+	} else {
+		/* store_blob_load checked the stored bytes against the pin. */
+		sa = &c.stored;
+		sdig = c.v.artifact;
+		identical = 1;
+	}
+	r->artifact_rebuilt = sdig;
 	t1 = rba_time_mono();
-	C = c.rebuilt.spec.nclasses;
+	C = sa->spec.nclasses;
 	/* The chunk holds the disputed case alone (sample_case_load). */
-	if ((err = audit_scorer_new(&c.rebuilt, &sc, d)) != 0)
+	if ((err = audit_scorer_new(sa, &sc, d)) != 0)
 		goto out;
 	err = audit_scorer_bind(sc, &l, d);
 	if (err == 0)
 		err = audit_scorer_run(sc, &chunk, probs, NULL, d);
-	if (err == RBA_E_SCHEMA && !c.identical) {
+	if (err == RBA_E_SCHEMA && !identical) {
 		/* The rebuilt model cannot take this case: that is an answer. */
 		reason(r, "the rebuilt model cannot score this case: %s", d->reason);
 		rba_detail_clear(d);
@@ -267,7 +615,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		goto out;
 	}
 	for (uint32_t k = 0; k < r->nclasses; k++)
-		r->classes[k] = strdup(C ? c.rebuilt.spec.classes[k] : l.classes[k]);
+		r->classes[k] = strdup(C ? sa->spec.classes[k] : l.classes[k]);
 	if (pol->argmax && l.scored_by == SAMPLE_SCORED_COLUMN) {
 		err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
 			       "an argmax policy needs stored probability vectors, "
@@ -308,8 +656,8 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 			r->contradiction = dupf_contra(r->stored_score, dec,
 						       r->stored_decision);
 		r->edge = policy_nearest_edge(pol, r->stored_score);
-		if (C > 0 && c.rebuilt.spec.positive != ENCODE_NO_POSITIVE) {
-			r->rebuilt_score = probs[c.rebuilt.spec.positive];
+		if (C > 0 && sa->spec.positive != ENCODE_NO_POSITIVE) {
+			r->rebuilt_score = probs[sa->spec.positive];
 			dec = policy_decide(pol, r->rebuilt_score, &rm);
 			r->rebuilt_decision = dec ? strdup(dec) : NULL;
 		} else {
@@ -326,7 +674,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 			      : SIZE_MAX;
 		r->stored_score = st < l.nscores ? r->stored_probs[st] : NAN;
 		r->rebuilt_score = rt < C ? r->rebuilt_probs[rt] : NAN;
-		r->rebuilt_decision = rt < C ? strdup(c.rebuilt.spec.classes[rt]) : NULL;
+		r->rebuilt_decision = rt < C ? strdup(sa->spec.classes[rt]) : NULL;
 	}
 	r->margin = sm;
 	r->rebuilt_margin = rm;
@@ -340,7 +688,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 
 	/* What the version's standing rests on. */
 	memset(&fa, 0, sizeof(fa));
-	fa.rebuilt = &c.rb.digest;
+	fa.rebuilt = &sdig;
 	fa.policy = &pol->digest;
 	fa.sample = &info.digest;
 	err = store_history_list(txn, version, 1, find_one, &fa, d);
@@ -362,15 +710,15 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		if (!reproduces)
 			reason(r, "the version does not reproduce (audit record %llu: %s)",
 			       (unsigned long long)fa.id, fa.first_reason);
-	} else if (c.identical &&
-		   rba_digest_equal(&r->artifact_decisions, &c.rb.digest)) {
+	} else if (identical &&
+		   rba_digest_equal(&r->artifact_decisions, &sdig)) {
 		r->verdict = AUDIT_BIT_IDENTICAL;
 		r->verdict_basis = strdup("the rebuilt artifact is bit-identical to "
 					  "the pinned one, which made the stored "
 					  "decisions (no audit of the sample on "
 					  "record)");
 		reproduces = 1;
-	} else if (c.identical) {
+	} else if (identical) {
 		/* The pin moved since the sample was added: the decision
 		 * under dispute is another artifact's. */
 		char maker[RBA_DIGEST_TEXT_LEN + 1];
@@ -406,19 +754,113 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		if (r->answer_line != NULL)
 			sprintf(r->answer_line, "escalate: %s", r->reasons[0]);
 	}
-	if (r->answer_line == NULL || r->verdict_basis == NULL)
+	if (r->answer_line == NULL || r->verdict_basis == NULL) {
 		err = RBA_E_NOMEM;
-	(void)t1;
+		goto out;
+	}
+
+	/* The reasons, from the artifact that made the decision. */
+	t1 = rba_time_mono();
+	if (rba_digest_equal(&sdig, &l.artifact)) {
+		err = explain(r, &c, sa, &sdig, 1,
+			      r->rebuilt ? "the rebuilt artifact, bit-identical to "
+					   "the one that made the decision"
+					 : "the stored artifact, which made the "
+					   "decision",
+			      pol, opt.nreasons);
+	} else if (rba_digest_equal(&c.v.artifact, &l.artifact)) {
+		err = explain(r, &c, &c.stored, &c.v.artifact, 1,
+			      "the stored artifact, which made the decision", pol,
+			      opt.nreasons);
+	} else if (store_blob_load(txn, &l.artifact, ARTIFACT_MAX_BYTES, &kbytes,
+				   &kn, d) == 0 &&
+		   artifact_decode(kbytes, kn, &kept, d) == 0) {
+		err = explain(r, &c, &kept, &l.artifact, 1,
+			      "the artifact that made the decision, kept in the "
+			      "store", pol, opt.nreasons);
+	} else {
+		rba_detail_clear(d);
+		err = explain(r, &c, sa, &sdig, 0,
+			      "the rescoring artifact: the one that made the "
+			      "decision is not in the store", pol, opt.nreasons);
+	}
+	r->t_explain = rba_time_mono() - t1;
+	if (err == 0)
+		err = store_history_head(txn, &r->head_id, &r->head, d);
 out:
 	store_txn_abort(txn);
 	r->t_total = rba_time_mono() - t0;
 	audit_scorer_free(sc);
+	artifact_release(&kept);
+	free(kbytes);
 	free(raw);
 	sample_chunk_release(&chunk);
 	sample_layout_release(&l);
 	store_sample_info_release(&info);
 	audit_inputs_release(&c);
 	return err;
+}
+
+static void
+put_item(struct rba_buf *b, const struct dispute_explanation *e, uint32_t k,
+	 uint32_t rank)
+{
+	rba_buf_put_u8(b, '{');
+	if (rank)
+		rba_json_kv_u64(b, "rank", rank, 1);
+	rba_json_kv_str(b, "column", e->cols[k], 1);
+	rba_json_kv_str(b, "value", e->values[k], 1);
+	rba_json_kv_num(b, "contribution", e->contrib[k], 0);
+	rba_buf_put_u8(b, '}');
+}
+
+void
+dispute_explanation_json(const struct dispute_explanation *e, struct rba_buf *b)
+{
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_bool(b, "ok", e->ok, 1);
+	rba_json_kv_str(b, "error", e->error, 1);
+	rba_json_kv_str(b, "method", e->ok ? explain_method_name(e->method) : NULL, 1);
+	rba_json_kv_str(b, "source", e->source, 1);
+	rba_json_kv_digest(b, "artifact", &e->artifact, e->source != NULL, 1);
+	rba_json_kv_bool(b, "decision_artifact", e->from_decision_artifact, 1);
+	rba_json_kv_str(b, "class", e->class_name, 1);
+	rba_json_kv_str(b, "space", e->space, 1);
+	rba_json_kv_str(b, "direction", !e->ok ? NULL
+				: e->direction > 0 ? "up"
+				: e->direction < 0 ? "down" : "magnitude", 1);
+	rba_json_kv_num(b, "baseline", e->ok ? e->baseline : NAN, 1);
+	rba_json_kv_num(b, "margin", e->ok ? e->margin : NAN, 1);
+	rba_json_kv_num(b, "sum", e->ok ? e->sum : NAN, 1);
+	rba_json_kv_num(b, "tolerance", EXPLAIN_TOLERANCE, 1);
+	rba_json_kv_bool(b, "sum_ok", e->sum_ok, 1);
+	rba_json_put_key(b, "score_check");
+	if (e->has_score_check) {
+		rba_buf_put_u8(b, '{');
+		rba_json_kv_num(b, "probability", e->score_prob, 1);
+		rba_json_kv_num(b, "score", e->score, 1);
+		rba_json_kv_num(b, "tolerance", DISPUTE_SCORE_TOLERANCE, 1);
+		rba_json_kv_bool(b, "ok", e->score_ok, 0);
+		rba_buf_put(b, "}, ", 3);
+	} else {
+		rba_buf_put(b, "null, ", 6);
+	}
+	rba_json_put_key(b, "principal_reasons");
+	rba_buf_put_u8(b, '[');
+	for (uint32_t i = 0; i < e->ntop; i++) {
+		if (i)
+			rba_buf_put(b, ", ", 2);
+		put_item(b, e, e->top[i], i + 1);
+	}
+	rba_buf_put(b, "], ", 3);
+	rba_json_put_key(b, "contributions");
+	rba_buf_put_u8(b, '[');
+	for (uint32_t k = 0; k < e->ncols; k++) {
+		if (k)
+			rba_buf_put(b, ", ", 2);
+		put_item(b, e, k, 0);
+	}
+	rba_buf_put(b, "]}", 2);
 }
 
 void
@@ -500,11 +942,25 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 		}
 		rba_buf_put(b, "}, ", 3);
 	}
+	rba_json_put_key(b, "scoring");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_str(b, "artifact", r->rebuilt ? "rebuilt" : "stored", 1);
+	rba_json_put_key(b, "audit_record");
+	if (!r->rebuilt)
+		rba_buf_printf(b, "%llu, ", (unsigned long long)r->proof_audit);
+	else
+		rba_buf_put(b, "null, ", 6);
+	rba_json_kv_str(b, "retrain_reason", r->rebuild_why, 0);
+	rba_buf_put(b, "}, ", 3);
+	rba_json_put_key(b, "explanation");
+	dispute_explanation_json(&r->why, b);
+	rba_buf_put(b, ", ", 2);
 	rba_json_put_key(b, "timings");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_num(b, "verify_s", r->t_verify, 1);
 	rba_json_kv_num(b, "lookup_s", r->t_lookup, 1);
 	rba_json_kv_num(b, "rebuild_s", r->t_rebuild, 1);
+	rba_json_kv_num(b, "explain_s", r->t_explain, 1);
 	rba_json_kv_num(b, "total_s", r->t_total, 0);
 	rba_buf_put(b, "}}", 2);
 }

@@ -16,6 +16,43 @@
 
 enum dispute_answer { DISPUTE_STANDS = 0, DISPUTE_ESCALATE = 1 };
 
+#define DISPUTE_REASONS_DEFAULT 4 /* principal reasons listed */
+#define DISPUTE_REASONS_MAX 64
+/* |probability from the explained margin - the score| that passes */
+#define DISPUTE_SCORE_TOLERANCE 1e-5
+
+struct dispute_options {
+	uint32_t nreasons; /* principal reasons to list (0: none) */
+	int rebuild;	   /* retrain even when an audit record proves it */
+};
+
+/*
+ * The reasons of a decision (DESIGN 7, rebuild/explain.h): every input
+ * column's contribution to the explained margin, and the principal
+ * reasons, the columns that moved it most toward the decision.
+ */
+struct dispute_explanation {
+	int ok;	     /* computed; else error says why not */
+	char *error;
+	int method;  /* enum explain_method */
+	char *source; /* which artifact, in words */
+	struct rba_digest artifact; /* the artifact explained */
+	int from_decision_artifact; /* it is the one that made the decision */
+	char *class_name;	    /* the class whose margin is explained */
+	char *space;		    /* "log-odds of class 2", ... */
+	int direction; /* +1: toward the decision is up; -1 down; 0 magnitude */
+	double baseline, margin, sum;
+	int sum_ok; /* |sum - margin| <= EXPLAIN_TOLERANCE */
+	int has_score_check;
+	double score_prob, score; /* sigmoid(margin) and the score it explains */
+	int score_ok;
+	uint32_t ncols;
+	char **cols, **values; /* the model's input columns and the case's text */
+	double *contrib;
+	uint32_t *top; /* ntop column indexes, the principal reasons first */
+	uint32_t ntop;
+};
+
 struct dispute_report {
 	char *version, *case_id;
 	int answer;	 /* enum dispute_answer (when measured) */
@@ -50,7 +87,15 @@ struct dispute_report {
 	char *contradiction;
 	int has_sample_policy;
 	struct rba_digest sample_policy;
-	double t_verify, t_rebuild, t_lookup, t_total;
+	/* How the case was scored: retrained, or with the stored artifact on
+	 * the proof of an audit record (DESIGN 8). */
+	int rebuilt; /* 1: retrained; 0: the stored artifact */
+	uint64_t proof_audit; /* the audit record relied on (rebuilt 0) */
+	char *rebuild_why; /* why it retrained (NULL: asked to, or no audit) */
+	struct dispute_explanation why;
+	uint64_t head_id; /* the history head when answered */
+	struct rba_digest head;
+	double t_verify, t_rebuild, t_lookup, t_explain, t_total;
 };
 
 void dispute_report_release(struct dispute_report *r);
@@ -59,7 +104,18 @@ void dispute_report_release(struct dispute_report *r);
  * Answers a disputed decision on case_id of version: reads the one
  * chunk holding the case, rebuilds the version (verifying artifact and
  * snapshot first), scores the case with the rebuilt model and decides
- * it under the policy in force.  The version's standing: bit-identical
+ * it under the policy in force.  Without o->rebuild, no retraining when
+ * the version's latest audit record proves it unnecessary: verdict
+ * bit-identical for the same config hash, snapshot, code revision,
+ * trainer ABI and environment record digest as now, its rebuilt
+ * artifact the pinned one, and the pinned artifact the one that made
+ * the stored decisions; the case is then scored with the stored
+ * (verified) artifact, r->rebuilt 0 and r->proof_audit the record.
+ * The reasons (r->why, o->nreasons of them) come from the artifact that
+ * made the decision: the scoring artifact when it is that one, else the
+ * stored one or a blob of the store with its digest, else the scoring
+ * artifact (said so).  When they cannot be computed r->why.error says
+ * why and the answer stands on its own.  The version's standing: bit-identical
  * when the rebuilt digest is the pinned one; otherwise the newest audit
  * record of this version for the same rebuilt artifact, policy and
  * sample, if any; without one, bit-identical only when the rebuilt
@@ -69,8 +125,8 @@ void dispute_report_release(struct dispute_report *r);
  * (RBA_E_NOTFOUND also for an unknown case, d->key the id).
  */
 int audit_dispute(struct store *s, const char *version, const char *case_id,
-		  const struct policy *override, struct dispute_report *r,
-		  struct rba_detail *d);
+		  const struct policy *override, const struct dispute_options *o,
+		  struct dispute_report *r, struct rba_detail *d);
 
 /*
  * The JSON of a dispute report (rebuild-audit-report(5), DISPUTES);
@@ -78,5 +134,52 @@ int audit_dispute(struct store *s, const char *version, const char *case_id,
  */
 void dispute_report_json(const struct dispute_report *r, int with_inputs,
 			 struct rba_buf *out);
+
+/*
+ * The JSON object of an explanation (rebuild-audit-report(5),
+ * DISPUTES: explanation): also what dispute evidence signs.
+ */
+void dispute_explanation_json(const struct dispute_explanation *e,
+			      struct rba_buf *out);
+
+/* ---- signed dispute evidence (dispute_evidence.c) -------------------- */
+
+#define DISPUTE_PREDICATE_TYPE "https://rebuild-audit.dev/dispute-evidence/v1"
+#define DISPUTE_PREDICATE_PREFIX "https://rebuild-audit.dev/dispute-evidence/"
+#define DISPUTE_COMMENT_PREFIX "rebuild-audit dispute evidence: "
+
+/*
+ * The in-toto Statement v1 of one answered dispute
+ * (rebuild-audit-evidence(5), DISPUTE EVIDENCE): subject the artifact
+ * that made the decision ("<version>.artifact"), predicateType
+ * DISPUTE_PREDICATE_TYPE, predicate the dispute report with the case's
+ * inputs (dispute_report_json) plus the history head when answered.
+ * Appends to out (allocation failure: rba_buf_status).
+ */
+void dispute_evidence_render(const struct dispute_report *r, struct rba_buf *out);
+
+/* The trusted comment: "rebuild-audit dispute evidence: version V case C
+ * answer stands|escalate" into out.  0 or RBA_E_LIMIT. */
+int dispute_evidence_comment(const struct dispute_report *r, char *out,
+			     size_t outlen);
+
+/*
+ * Checks a dispute evidence file whose signature holds: *is_dispute 0
+ * (and 0 returned) when its predicateType is not DISPUTE_PREDICATE_PREFIX
+ * and the trusted comment does not claim one.  Else, in order: the
+ * statement's shape, the subject is the decisions' artifact, the
+ * reasons add up (baseline + contributions = sum = margin within the
+ * stated tolerance, which must be EXPLAIN_TOLERANCE; the score check
+ * within DISPUTE_SCORE_TOLERANCE), the principal reasons are
+ * contributions, in order and pushing toward the decision, the answer
+ * line agrees with the decisions and the standing, and the trusted
+ * comment names the same version, case and answer.  0; RBA_E_SCHEMA
+ * (d->reason says what disagrees); RBA_E_NEWER (a later version of the
+ * predicate); RBA_E_NOMEM.  version, case_id and answer (each may be
+ * NULL, 256 bytes) get what it says.
+ */
+int dispute_evidence_check(const void *p, size_t n, const char *trusted_comment,
+			   int *is_dispute, char *version, char *case_id,
+			   char *answer, struct rba_detail *d);
 
 #endif

@@ -9,9 +9,91 @@
 
 #include "audit/audit.h"
 #include "audit/dispute.h"
+#include "audit/evidence.h"
+#include "audit/sign.h"
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "policy/policy.h"
+#include "rebuild/explain.h"
+
+/*
+ * The signed evidence of the answer: rendered, checked as verify will
+ * check it (never sign what verify rejects), signed, put in place.
+ */
+static int
+export_dispute(const struct dispute_report *r, const struct sign_seckey *key,
+	       const char *path, struct rba_detail *d)
+{
+	struct rba_buf doc, sig;
+	char tc[SIGN_TRUSTED_COMMENT_MAX + 1];
+	int err, is;
+
+	rba_buf_init(&doc);
+	rba_buf_init(&sig);
+	rba_detail_clear(d);
+	dispute_evidence_render(r, &doc);
+	if ((err = rba_buf_status(&doc)) != 0)
+		goto out;
+	if ((err = dispute_evidence_comment(r, tc, sizeof(tc))) != 0) {
+		rba_fail(d, err, NULL, 0, 0, "the version and case do not fit in a "
+			 "trusted comment");
+		goto out;
+	}
+	if ((err = dispute_evidence_check(doc.p, doc.len, tc, &is, NULL, NULL, NULL,
+					  d)) != 0)
+		goto out;
+	if ((err = sign_file_sign(key, doc.p, doc.len, NULL, tc, &sig, d)) != 0)
+		goto out;
+	err = evidence_write(path, doc.p, doc.len, sig.p, sig.len, 0, d);
+out:
+	rba_buf_release(&doc);
+	rba_buf_release(&sig);
+	return err;
+}
+
+/* The reasons block of the text answer. */
+static void
+print_reasons(const struct dispute_explanation *e, int verbose)
+{
+	char n1[32], n2[32], n3[32], dg[RBA_DIGEST_TEXT_LEN + 1];
+	size_t w = 0;
+
+	if (!e->ok) {
+		printf("reasons     none: %s\n", e->error ? e->error : "not computed");
+		return;
+	}
+	printf("reasons     %s by %s, from %s (%s)\n", e->space,
+	       e->method == EXPLAIN_LINEAR ? "coefficient times distance from "
+					     "the training mean"
+	       : e->method == EXPLAIN_TREESHAP ? "exact path-dependent TreeSHAP"
+					       : "exact Shapley values",
+	       e->source, cli_digest_short(&e->artifact, verbose, dg));
+	for (uint32_t i = 0; i < e->ntop; i++) {
+		size_t l = strlen(e->cols[e->top[i]]) + strlen(e->values[e->top[i]]) + 3;
+		if (l > w)
+			w = l;
+	}
+	for (uint32_t i = 0; i < e->ntop; i++) {
+		uint32_t k = e->top[i];
+		char item[2 * ENCODE_MAX_TEXT + 4];
+		snprintf(item, sizeof(item), "%s = %s", e->cols[k], e->values[k]);
+		printf("  %u. %-*s  %+.6f\n", i + 1, (int)w, item, e->contrib[k]);
+	}
+	if (e->ntop == 0)
+		printf("  (no input moved the score toward the decision)\n");
+	printf("check       baseline %s + %u contributions = %s, the case's %s %s "
+	       "(%s, tolerance %g)\n",
+	       cli_fmt_g6(e->baseline, n1), e->ncols, cli_fmt_g6(e->sum, n2),
+	       e->space, cli_fmt_g6(e->margin, n3),
+	       e->sum_ok ? "agrees" : "DISAGREES", EXPLAIN_TOLERANCE);
+	if (e->has_score_check)
+		printf("check       the log-odds give the score %s; the %s score is %s "
+		       "(%s, tolerance %g)\n",
+		       cli_fmt_g6(e->score_prob, n1),
+		       e->from_decision_artifact ? "stored" : "rebuilt",
+		       cli_fmt_g6(e->score, n2), e->score_ok ? "agrees" : "DISAGREES",
+		       DISPUTE_SCORE_TOLERANCE);
+}
 
 int
 cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
@@ -19,8 +101,17 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "show-inputs", no_argument, NULL, 'i' },
+		{ "reasons", required_argument, NULL, 'n' },
+		{ "rebuild", no_argument, NULL, 'r' },
+		{ "export", no_argument, NULL, 'e' },
+		{ "passphrase-file", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *keypath = NULL, *outpath = NULL, *passfile = NULL;
+	struct sign_seckey *key = NULL;
+	int do_export = 0;
+	struct dispute_options o = { DISPUTE_REASONS_DEFAULT, 0 };
+	uint64_t nr;
 	struct dispute_report r;
 	struct policy *pol = NULL;
 	struct rba_detail d;
@@ -30,10 +121,22 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0; /* cli_usage says what was wrong, in one line */
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k:o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': policy_path = optarg; break;
 		case 'i': inputs = 1; break;
+		case 'n':
+			if (cli_parse_u64(optarg, DISPUTE_REASONS_MAX, &nr) != 0)
+				return cli_usage(ctx, "--reasons needs a count from 0 "
+						 "to %d, not '%s'", DISPUTE_REASONS_MAX,
+						 optarg);
+			o.nreasons = (uint32_t)nr;
+			break;
+		case 'r': o.rebuild = 1; break;
+		case 'e': do_export = 1; break;
+		case 'k': keypath = optarg; break;
+		case 'o': outpath = optarg; break;
+		case 'P': passfile = optarg; break;
 		default:
 			return cli_usage(ctx, "unknown option or missing value '%s'",
 					 argv[optind - 1]);
@@ -41,15 +144,49 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_usage(ctx, "dispute needs a VERSION and a CASE");
-	if (cli_policy_load(policy_path, &pol) != 0)
+	if (do_export && (keypath == NULL || outpath == NULL || !outpath[0]))
+		return cli_usage(ctx, "--export needs -k KEY and -o FILE");
+	if (!do_export && (keypath != NULL || outpath != NULL || passfile != NULL))
+		return cli_usage(ctx, "-k, -o and --passphrase-file go with --export");
+	if (do_export) {
+		/* The key first: a wrong passphrase costs no rebuild. */
+		char *pass = NULL;
+		size_t passlen = 0;
+		rba_detail_clear(&d);
+		if (passfile != NULL &&
+		    (err = sign_passphrase_read(passfile, &pass, &passlen, &d)) != 0)
+			return cli_fail("cannot read passphrase", passfile, err, &d);
+		rba_detail_clear(&d);
+		err = sign_seckey_load(keypath, pass, passlen, &key, &d);
+		sign_passphrase_free(pass);
+		if (err != 0) {
+			if (err == RBA_E_USAGE && passfile == NULL)
+				snprintf(d.reason, sizeof(d.reason),
+					 "the key is passphrase-protected: give "
+					 "--passphrase-file");
+			return cli_fail("cannot read secret key", keypath, err, &d);
+		}
+	}
+	if (cli_policy_load(policy_path, &pol) != 0) {
+		sign_seckey_free(key);
 		return 2;
+	}
 	if ((err = cli_store_open(ctx, 1)) != 0) {
 		policy_free(pol);
+		sign_seckey_free(key);
 		return err;
 	}
 	rba_detail_clear(&d);
-	err = audit_dispute(ctx->store, argv[optind], argv[optind + 1], pol, &r, &d);
+	err = audit_dispute(ctx->store, argv[optind], argv[optind + 1], pol, &o,
+			    &r, &d);
 	policy_free(pol);
+	if (err == 0 && do_export &&
+	    (err = export_dispute(&r, key, outpath, &d)) != 0) {
+		sign_seckey_free(key);
+		dispute_report_release(&r);
+		return cli_fail("cannot export the dispute to", outpath, err, &d);
+	}
+	sign_seckey_free(key);
 	if (err) {
 		dispute_report_release(&r);
 		return cli_fail("cannot answer the dispute of",
@@ -90,19 +227,33 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 			       "classes)\n", cli_fmt_g6(r.margin, n1));
 		printf("version     %s: %s\n", audit_verdict_name(r.verdict),
 		       r.verdict_basis ? r.verdict_basis : "");
-		printf("artifact    pinned %s, rebuilt %s\n",
-		       cli_digest_short(&r.artifact_pinned, ctx->verbose, a),
-		       cli_digest_short(&r.artifact_rebuilt, ctx->verbose, b));
+		if (r.rebuilt)
+			printf("artifact    pinned %s, rebuilt %s\n",
+			       cli_digest_short(&r.artifact_pinned, ctx->verbose, a),
+			       cli_digest_short(&r.artifact_rebuilt, ctx->verbose, b));
+		else
+			printf("artifact    pinned %s, not rebuilt: scored with the "
+			       "stored artifact, relying on audit record %llu\n",
+			       cli_digest_short(&r.artifact_pinned, ctx->verbose, a),
+			       (unsigned long long)r.proof_audit);
+		if (r.rebuilt && r.rebuild_why != NULL && ctx->verbose)
+			printf("retrained   %s\n", r.rebuild_why);
 		printf("decided by  %s%s\n",
 		       cli_digest_short(&r.artifact_decisions, ctx->verbose, a),
-		       rba_digest_equal(&r.artifact_decisions, &r.artifact_rebuilt)
-			       ? " (the rebuilt artifact)"
-			       : " (another artifact than the rebuilt one)");
+		       !rba_digest_equal(&r.artifact_decisions, &r.artifact_rebuilt)
+			       ? r.rebuilt ? " (another artifact than the rebuilt one)"
+					   : " (another artifact than the stored one)"
+			       : r.rebuilt ? " (the rebuilt artifact)"
+					   : " (the stored artifact)");
 		if (r.contradiction != NULL)
 			printf("warning: %s\n", r.contradiction);
 		printf("policy      %s\n", cli_digest_short(&r.policy_digest, ctx->verbose, a));
+		print_reasons(&r.why, ctx->verbose);
 		for (size_t i = 1; i < r.nreasons; i++)
 			printf("also        %s\n", r.reasons[i]);
+		if (do_export)
+			printf("exported    %s, signed in %s" EVIDENCE_SIG_SUFFIX "\n",
+			       outpath, outpath);
 		printf("%s\n", r.answer_line);
 	}
 	err = r.answer == DISPUTE_STANDS ? 0 : 1;

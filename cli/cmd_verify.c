@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit/dispute.h"
 #include "audit/evidence.h"
 #include "audit/sign.h"
 #include "cli/commands.h"
 #include "common/fileio.h"
+#include "common/json.h"
 
 /*
  * The evidence file's own consistency, checked once its signature holds
@@ -182,6 +184,52 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	if (sum == NULL) {
 		status = cli_fail("cannot verify", file, RBA_E_NOMEM, NULL);
 		goto out;
+	}
+	/* Dispute evidence: one answered dispute (audit/dispute.h). */
+	rba_detail_clear(&d);
+	{
+		char dv[256], dc[256], da[256];
+		int is_dispute = 0;
+		err = dispute_evidence_check(msg, n, chk->trusted_comment, &is_dispute,
+					     dv, dc, da, &d);
+		if (is_dispute || err != 0) {
+			if (err == RBA_E_NOMEM || err == RBA_E_NEWER) {
+				status = cli_fail("cannot check evidence", file, err, &d);
+				goto out;
+			}
+			if (err != 0) {
+				status = verify_invalid(ctx, file, sigpath, "contents",
+							d.reason);
+				goto out;
+			}
+			sign_keyid_format(chk->keyid, id);
+			if (ctx->json) {
+				fputs("{\"file\": ", stdout);
+				rba_json_fput_str(stdout, file);
+				printf(", \"valid\": true, \"key_id\": \"%s\", "
+				       "\"dispute\": {\"version\": ", id);
+				rba_json_fput_str(stdout, dv);
+				fputs(", \"case\": ", stdout);
+				rba_json_fput_str(stdout, dc);
+				fputs(", \"answer\": ", stdout);
+				rba_json_fput_str(stdout, da);
+				fputs(", \"consistent\": true}}\n", stdout);
+			} else if (!ctx->quiet) {
+				printf("signature verified: '%s' signed by key %s\n", file, id);
+				fputs("trusted comment: ", stdout);
+				print_safe(stdout, chk->trusted_comment);
+				fputc('\n', stdout);
+				fputs("dispute evidence consistent: version ", stdout);
+				print_safe(stdout, dv);
+				fputs(", case ", stdout);
+				print_safe(stdout, dc);
+				fputs(": ", stdout);
+				print_safe(stdout, da);
+				fputs("\n", stdout);
+			}
+			status = 0;
+			goto out;
+		}
 	}
 	rba_detail_clear(&d);
 	err = verify_contents(file, msg, n, chk, sum, &d);

@@ -68,8 +68,9 @@ static const struct cli_command commands[] = {
 	{ "check", cmd_check, "check FILE",
 	  "validate a pins or policy file; print its canonical form and hash" },
 	{ "dispute", cmd_dispute,
-	  "dispute VERSION CASE [--policy P] [--show-inputs]",
-	  "answer a disputed decision: it stands, or escalate" },
+	  "dispute VERSION CASE [--policy P] [--show-inputs] [--reasons N] [--rebuild]\n"
+	  "dispute VERSION CASE --export -k KEY -o FILE [--passphrase-file F] [--policy P] [--reasons N] [--rebuild]",
+	  "answer a disputed decision with its reasons: it stands, or escalate" },
 	{ "env", cmd_env, "env [--mode strict|fast] [--threads N] [--pins PINS]",
 	  "print the current environment record and its digest" },
 	{ "export", cmd_export,

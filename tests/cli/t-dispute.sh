@@ -25,6 +25,27 @@ out_has "decision decline"
 out_has "threshold   stored score"
 out_has "version     bit-identical: the rebuilt artifact is bit-identical to the pinned one"
 ok "the last line is the answer" test "$(tail -n 1 out)" = "the disputed decline stands"
+# its principal reasons: exact Shapley values over the columns (an MLP)
+out_has "reasons     log-odds of class 2 by exact Shapley values, from the rebuilt artifact, bit-identical to the one that made the decision"
+out_has "  1. "
+out_has "  4. "
+out_lacks "  5. "
+out_has "(agrees, tolerance 1e-06)"
+out_has "the log-odds give the score"
+out_has "artifact    pinned sha256:"
+out_lacks "not rebuilt"
+run 0 $RBA -S st --json dispute $V $declined --reasons 2
+ok "reasons in JSON: two, toward decline, adding up" jq -e '.explanation.ok and
+	.explanation.method == "shapley" and .explanation.direction == "up" and
+	(.explanation.principal_reasons | length) <= 2 and
+	([.explanation.principal_reasons[].contribution] | all(. > 0)) and
+	(.explanation.contributions | length) == 20 and
+	((.explanation.baseline + ([.explanation.contributions[].contribution] | add)
+	  - .explanation.margin) | fabs) <= 1e-6 and .explanation.sum_ok and
+	.explanation.score_check.ok and .explanation.decision_artifact and
+	.scoring.artifact == "rebuilt" and .scoring.audit_record == null' out
+run 2 $RBA -S st dispute $V $declined --reasons many
+err_has "bad usage 'dispute': --reasons needs a count from 0 to 64, not 'many'"
 # -q: no report when the answer is yes, wherever -q stands
 run 0 $RBA -S st -q dispute $V $declined
 out_empty
@@ -34,7 +55,52 @@ run 0 $RBA -S st audit $V
 run 0 $RBA -S st dispute $V $declined --show-inputs
 out_has "version     bit-identical: audit record 1 of"
 out_has "  checking_status"
+# a bit-identical audit proves the stored artifact: no retrain
+out_has "not rebuilt: scored with the stored artifact, relying on audit record 1"
+out_has "decided by  sha256:"
+out_has "(the stored artifact)"
+out_has "reasons     log-odds of class 2 by exact Shapley values, from the stored artifact, which made the decision"
 out_has "the disputed decline stands"
+run 0 $RBA -S st --json dispute $V $declined
+ok "no retrain after a bit-identical audit" jq -e '.scoring.artifact == "stored" and
+	.scoring.audit_record == 1 and .timings.rebuild_s == 0 and
+	.standing.audit_record == 1 and .answer == "stands"' out
+# the signed answer to this one dispute
+run 0 $RBA keygen -o k
+run 0 $RBA -S st dispute $V $declined --export -k k.key -o d.json
+out_has "exported    d.json, signed in d.json.minisig"
+ok "the answer stays last" test "$(tail -n 1 out)" = "the disputed decline stands"
+run 0 minisign -Vm d.json -p k.pub
+run 0 $RBA verify d.json -p k.pub
+out_has "dispute evidence consistent: version $V, case $declined: the disputed decline stands"
+ok "the evidence holds inputs, reasons and digests" jq -e '.predicateType ==
+	"https://rebuild-audit.dev/dispute-evidence/v1" and
+	(.predicate.dispute.inputs | length) == 22 and .predicate.dispute.explanation.ok and
+	.predicate.dispute.scoring.audit_record == 1 and .predicate.history.id >= 1 and
+	.subject[0].digest.sha256 == (.predicate.dispute.digests.artifact_decisions | ltrimstr("sha256:"))' d.json
+# one changed byte: both refuse it
+sed 's/"the disputed decline stands"/"the disputed decline standz"/' d.json > d2.json
+cp d.json.minisig d2.json.minisig
+ok "the byte changed" sh -c '! cmp -s d.json d2.json'
+run 1 minisign -Vm d2.json -p k.pub
+run 1 $RBA verify d2.json -p k.pub
+err_has "verification failed 'd2.json'"
+# re-signed after the change: the signature holds, the contents do not
+tc=$(sed -n 's/^trusted comment: //p' d.json.minisig)
+minisign -S -s k.key -m d2.json -t "$tc" > /dev/null 2>&1 < /dev/null
+run 0 minisign -Vm d2.json -p k.pub
+run 1 $RBA verify d2.json -p k.pub
+err_has "dispute evidence: the answer 'stands' disagrees with the decisions or the standing"
+jq -c '.predicate.dispute.explanation.contributions[0].contribution += 0.5' d.json > d3.json
+minisign -S -s k.key -m d3.json -t "$tc" > /dev/null 2>&1 < /dev/null
+run 1 $RBA verify d3.json -p k.pub
+err_has "dispute evidence: the contributions and the baseline do not add up to the case's margin"
+run 2 $RBA -S st dispute $V $declined --export -o x.json
+err_has "bad usage 'dispute': --export needs -k KEY and -o FILE"
+run 0 $RBA -S st --json dispute $V $declined --rebuild
+ok "--rebuild retrains" jq -e '.scoring.artifact == "rebuilt" and
+	.scoring.audit_record == null and .timings.rebuild_s > 0 and
+	.answer == "stands"' out
 run 0 $RBA -S st --json dispute $V $approved --show-inputs
 ok "dispute --json" jq -e --arg id "$approved" '.case == $id and .answer == "stands" and
 	.answer_line == "the disputed approve stands" and .stored.decision == "approve" and

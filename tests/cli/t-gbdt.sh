@@ -36,6 +36,16 @@ ok "the sample has a declined case" test -n "$declined"
 run 0 $RBA -S st dispute $V $declined
 out_has "decision decline"
 ok "the last line is the answer" test "$(tail -n 1 out)" = "the disputed decline stands"
+out_has "reasons     log-odds of class 2 by exact path-dependent TreeSHAP, from the stored artifact, which made the decision"
+out_has "not rebuilt: scored with the stored artifact, relying on audit record "
+out_has "  1. "
+run 0 $RBA -S st --json dispute $V $declined --rebuild
+ok "TreeSHAP reasons add up to the log-odds" jq -e '.explanation.method == "treeshap" and
+	.explanation.sum_ok and .explanation.score_check.ok and
+	((.explanation.baseline + ([.explanation.contributions[].contribution] | add)
+	  - .explanation.margin) | fabs) <= 1e-6 and
+	([.explanation.principal_reasons[].contribution] | all(. > 0)) and
+	.scoring.artifact == "rebuilt"' out
 
 # score: the stored scores of the sample are the scores of the artifact
 run 0 $RBA score g.bin "$GC" --policy "$POL"

@@ -16,8 +16,16 @@
 #include "rebuild/artifact.h"
 #include "rebuild/csv.h"
 #include "rebuild/encode.h"
+#include "rebuild/explain.h"
 #include "rebuild/rebuild.h"
 #include "tests/unit/suites.h"
+
+/*
+ * MLP cases explained by exact Shapley values in the unit test (about
+ * half a second each on one core); RBA_EXPLAIN_MLP_CASES overrides it
+ * (1000: the whole German credit sample).
+ */
+#define EXPLAIN_MLP_CASES 50
 
 static const char snap[] =
 	"id,colour,size,weight,class\n"
@@ -717,6 +725,304 @@ START_TEST(test_forest_deep_sparse)
 }
 END_TEST
 
+/* ---- reasons (rebuild/explain.h) ------------------------------------- */
+
+/*
+ * A logistic model small enough to explain by hand: columns income
+ * (numeric, standardized by mean 50 and scale 10) and home (levels own,
+ * rent), classes no and yes (positive yes).  Logits: z_no = 0, z_yes =
+ * 0.5 + 2 x_income - 1 x_own + 3 x_rent.
+ */
+static void
+hand_logistic(struct artifact *a)
+{
+	static char *homes[] = { "own", "rent" };
+	static char *classes[] = { "no", "yes" };
+	static struct encode_column cols[2];
+	static float mean[3] = { 50.0f, 0.0f, 0.0f }, scale[3] = { 10.0f, 1.0f, 1.0f };
+	uint32_t sizes[2] = { 3, 2 };
+
+	memset(a, 0, sizeof(*a));
+	a->abi = 1;
+	cols[0] = (struct encode_column){ "income", ENCODE_NUMERIC, 0, NULL };
+	cols[1] = (struct encode_column){ "home", ENCODE_CATEGORICAL, 2, homes };
+	a->spec.label = "class";
+	a->spec.nclasses = 2;
+	a->spec.classes = classes;
+	a->spec.positive = 1;
+	a->spec.ncolumns = 2;
+	a->spec.columns = cols;
+	a->spec.nfeatures = 3;
+	a->spec.mean = mean;
+	a->spec.scale = scale;
+	ck_assert_int_eq(rebuild_model_alloc(&a->model, 1, sizes), 0);
+	/* W[in][out]: column yes */
+	a->model.w[0][0 * 2 + 1] = 2.0f;
+	a->model.w[0][1 * 2 + 1] = -1.0f;
+	a->model.w[0][2 * 2 + 1] = 3.0f;
+	a->model.b[0][1] = 0.5f;
+}
+
+START_TEST(test_explain_logistic_by_hand)
+{
+	struct artifact a;
+	struct explain_baseline b;
+	struct explain_result r;
+	struct rba_detail d;
+	/* training means of the model's inputs: income 0.2 standard
+	 * deviations above its standardization mean; 75% own, 25% rent */
+	double fm[3] = { 0.2, 0.75, 0.25 }, cm[2] = { 52.0, NAN };
+	uint32_t mode[2] = { 0, 0 };
+	float raw[3] = { 35.0f, 0.0f, 1.0f }; /* income 35, rents */
+
+	hand_logistic(&a);
+	b = (struct explain_baseline){ 3, 2, 100, fm, cm, mode };
+	ck_assert_int_eq(explain_method_of(&a), EXPLAIN_LINEAR);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(explain_case(&a, &b, raw, 1, &r, &d), 0);
+	/* income: 2 (-1.5 - 0.2) = -3.4; home: -1 (0 - 0.75) + 3 (1 - 0.25)
+	 * = 3.0; baseline 0.5 + 2 (0.2) - 0.75 + 3 (0.25) = 0.9; margin
+	 * 0.5 + 2 (-1.5) + 3 = 0.5 */
+	ck_assert_int_eq(r.method, EXPLAIN_LINEAR);
+	ck_assert(fabs(r.contrib[0] - -3.4) < 1e-12);
+	ck_assert(fabs(r.contrib[1] - 3.0) < 1e-12);
+	ck_assert(fabs(r.baseline - 0.9) < 1e-12);
+	ck_assert(fabs(r.margin - 0.5) < 1e-12);
+	ck_assert(fabs(r.sum - r.margin) <= EXPLAIN_TOLERANCE);
+	explain_result_release(&r);
+	/* class no: every sign turns */
+	ck_assert_int_eq(explain_case(&a, &b, raw, 0, &r, &d), 0);
+	ck_assert(fabs(r.contrib[0] - 3.4) < 1e-12);
+	ck_assert(fabs(r.contrib[1] - -3.0) < 1e-12);
+	ck_assert(fabs(r.margin - -0.5) < 1e-12);
+	explain_result_release(&r);
+	ck_assert_int_eq(explain_case(&a, &b, raw, 2, &r, &d), RBA_E_RANGE);
+	rebuild_model_release(&a.model);
+}
+END_TEST
+
+/*
+ * E[f(x) | x_S] of one tree by the cover-weighted traversal (Lundberg
+ * et al. 2018, Algorithm 1), the value function path-dependent TreeSHAP
+ * takes the Shapley values of; S is a bit set over feats.
+ */
+static double
+tree_expvalue(const struct rebuild_tree_node *n, uint32_t i, const float *x,
+	      const uint32_t *feats, uint32_t nfe, unsigned S)
+{
+	double cl, cr;
+
+	if (n[i].feature == REBUILD_TREE_LEAF)
+		return n[i].value;
+	for (uint32_t k = 0; k < nfe; k++)
+		if (feats[k] == n[i].feature && (S >> k & 1u))
+			return tree_expvalue(n, x[n[i].feature] < n[i].threshold
+						       ? n[i].left : n[i].right,
+					     x, feats, nfe, S);
+	cl = n[n[i].left].cover;
+	cr = n[n[i].right].cover;
+	return (cl * tree_expvalue(n, n[i].left, x, feats, nfe, S) +
+		cr * tree_expvalue(n, n[i].right, x, feats, nfe, S)) / (cl + cr);
+}
+
+/* The Shapley values of one tree by enumeration, added into phi. */
+static void
+tree_shapley_brute(const struct rebuild_forest *fo, uint32_t t, const float *x,
+		   double *phi)
+{
+	const struct rebuild_tree_node *n = fo->nodes;
+	uint32_t feats[32], nfe = 0;
+	double fact[33];
+
+	for (uint32_t i = fo->tree_start[t]; i < fo->tree_start[t + 1]; i++) {
+		uint32_t k;
+		if (n[i].feature == REBUILD_TREE_LEAF)
+			continue;
+		for (k = 0; k < nfe && feats[k] != n[i].feature; k++)
+			;
+		if (k == nfe)
+			feats[nfe++] = n[i].feature;
+	}
+	fact[0] = 1;
+	for (uint32_t k = 1; k <= nfe; k++)
+		fact[k] = fact[k - 1] * k;
+	for (uint32_t j = 0; j < nfe; j++)
+		for (unsigned S = 0; S < 1u << nfe; S++) {
+			unsigned s = (unsigned)__builtin_popcount(S);
+			if (S >> j & 1u)
+				continue;
+			phi[feats[j]] += fact[s] * fact[nfe - s - 1] / fact[nfe] *
+					 (tree_expvalue(n, fo->tree_start[t], x, feats,
+							nfe, S | 1u << j) -
+					  tree_expvalue(n, fo->tree_start[t], x, feats,
+							nfe, S));
+		}
+}
+
+/*
+ * The German credit fixture under pins NAME: every case of the first
+ * ncases explained; contributions plus baseline give the margin within
+ * EXPLAIN_TOLERANCE, and the margin gives the model's own float32
+ * probability within 1e-5.  Trees: the contributions are the
+ * enumerated Shapley values of the cover-weighted expectation.
+ */
+static void
+explain_german(const char *name, size_t ncases)
+{
+	char path[256];
+	struct pins *p;
+	struct rebuild_result res;
+	struct artifact a;
+	struct explain_baseline b;
+	struct csv_table *t;
+	struct rba_detail d;
+	uint8_t *sn;
+	size_t n, nf;
+	float *raw, *probs;
+	double worst = 0, worstp = 0;
+
+	snprintf(path, sizeof(path), FIXTURES "/pins/%s.yaml", name);
+	rba_detail_clear(&d);
+	ck_assert_msg(policy_pins_load(path, &p, &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(rba_file_read(FIXTURES "/german-credit.csv", 1u << 24, &sn,
+				       &n, &d), 0);
+	ck_assert_msg(rebuild_from_snapshot(p, 0, sn, n, "g.csv", NULL, &res, &d) == 0,
+		      "%s", d.reason);
+	ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
+	ck_assert_msg(explain_baseline_fit(p, &a, sn, n, "g.csv", &b, &d) == 0, "%s",
+		      d.reason);
+	ck_assert_int_eq(csv_table_load_mem(sn, n, "g.csv", &t, &d), 0);
+	nf = a.spec.nfeatures;
+	raw = malloc(t->nrows * nf * sizeof(float));
+	probs = malloc(t->nrows * a.spec.nclasses * sizeof(float));
+	ck_assert_int_eq(encode_table(&a.spec, t, raw, &d), 0);
+	ck_assert_int_eq(artifact_score(&a, raw, t->nrows, probs), 0);
+	if (ncases > t->nrows)
+		ncases = t->nrows;
+	for (size_t i = 0; i < ncases; i++) {
+		struct explain_result r;
+		uint32_t pos = a.spec.positive;
+		double e, pm;
+		ck_assert_msg(explain_case(&a, &b, raw + i * nf, pos, &r, &d) == 0, "%s",
+			      d.reason);
+		e = fabs(r.sum - r.margin);
+		if (e > worst)
+			worst = e;
+		ck_assert_msg(e <= EXPLAIN_TOLERANCE, "%s case %zu: %.17g vs %.17g",
+			      name, i, r.sum, r.margin);
+		pm = 1.0 / (1.0 + exp(-r.margin));
+		if (fabs(pm - probs[i * 2 + pos]) > worstp)
+			worstp = fabs(pm - probs[i * 2 + pos]);
+		ck_assert_msg(fabs(pm - probs[i * 2 + pos]) <= 1e-5,
+			      "%s case %zu: probability %.9g vs the model's %.9g", name,
+			      i, pm, probs[i * 2 + pos]);
+		if (r.method == EXPLAIN_TREESHAP && i < 25) {
+			/* against enumeration, per feature, then per column */
+			const struct rebuild_forest *fo = &a.model.forest;
+			double *phi = calloc(nf, sizeof(double));
+			float *x = malloc(nf * sizeof(float));
+			encode_standardize(&a.spec, raw + i * nf, 1, x);
+			for (uint32_t tr = 0; tr < fo->ntrees; tr++)
+				tree_shapley_brute(fo, tr, x, phi);
+			for (uint32_t c = 0, f = 0; c < a.spec.ncolumns; c++) {
+				uint32_t w = a.spec.columns[c].kind == ENCODE_NUMERIC
+						     ? 1 : a.spec.columns[c].nlevels;
+				double s = 0;
+				for (uint32_t k = 0; k < w; k++)
+					s += phi[f + k];
+				f += w;
+				if (pos == 0)
+					s = -s;
+				ck_assert_msg(fabs(s - r.contrib[c]) < 1e-9,
+					      "case %zu column %u: %.17g vs %.17g", i, c,
+					      r.contrib[c], s);
+			}
+			free(phi);
+			free(x);
+		}
+		explain_result_release(&r);
+	}
+	fprintf(stderr, "explain %s: %zu cases, largest |sum - margin| %.3g, "
+		"largest |p(margin) - p| %.3g\n", name, ncases, worst, worstp);
+	free(raw);
+	free(probs);
+	csv_table_free(t);
+	explain_baseline_release(&b);
+	artifact_release(&a);
+	rebuild_result_release(&res);
+	free(sn);
+	policy_pins_free(p);
+}
+
+START_TEST(test_explain_german_logistic)
+{
+	explain_german("german-categorical-logistic", 1000);
+}
+END_TEST
+
+START_TEST(test_explain_german_gbdt)
+{
+	explain_german("german-categorical-gbdt", 1000);
+}
+END_TEST
+
+START_TEST(test_explain_german_mlp)
+{
+	const char *env = getenv("RBA_EXPLAIN_MLP_CASES");
+
+	explain_german("german-categorical-mlp",
+		       env != NULL ? (size_t)strtoul(env, NULL, 10) : EXPLAIN_MLP_CASES);
+}
+END_TEST
+
+/* Multiclass forests and networks: the decided class's margin adds up. */
+START_TEST(test_explain_multiclass)
+{
+	struct rebuild_result res;
+	struct artifact a;
+	struct explain_baseline b;
+	struct pins p;
+	struct csv_table *t;
+	struct rba_detail d;
+	float raw[16 * 8];
+
+	for (int kind = 0; kind < 2; kind++) {
+		if (kind == 0) {
+			make_forest(1, &res);
+			test_pins(&p, 0);
+			p.data.positive = NULL;
+			p.data.standardize = 1;
+		} else {
+			test_pins(&p, 2);
+			rba_digest_bytes(snap3, strlen(snap3), &p.snapshot);
+			p.data.positive = NULL;
+			rba_detail_clear(&d);
+			ck_assert_int_eq(rebuild_from_snapshot(&p, 0, snap3, strlen(snap3),
+							       "s.csv", NULL, &res, &d), 0);
+		}
+		rba_detail_clear(&d);
+		ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
+		ck_assert_int_eq(explain_baseline_fit(&p, &a, snap3, strlen(snap3), "s.csv",
+						      &b, &d), 0);
+		ck_assert_int_eq(csv_table_load_mem(snap3, strlen(snap3), "s.csv", &t, &d), 0);
+		ck_assert_uint_le(t->nrows * a.spec.nfeatures, 16 * 8);
+		ck_assert_int_eq(encode_table(&a.spec, t, raw, &d), 0);
+		for (size_t i = 0; i < t->nrows; i++)
+			for (uint32_t c = 0; c < 3; c++) {
+				struct explain_result r;
+				ck_assert_int_eq(explain_case(&a, &b, raw + i * a.spec.nfeatures,
+							      c, &r, &d), 0);
+				ck_assert(fabs(r.sum - r.margin) <= EXPLAIN_TOLERANCE);
+				explain_result_release(&r);
+			}
+		csv_table_free(t);
+		explain_baseline_release(&b);
+		artifact_release(&a);
+		rebuild_result_release(&res);
+	}
+}
+END_TEST
+
 Suite *
 suite_artifact(void)
 {
@@ -736,6 +1042,11 @@ suite_artifact(void)
 	tcase_add_test(tc, test_forest_bit_flips);
 	tcase_add_test(tc, test_forest_specific_corruptions);
 	tcase_add_test(tc, test_forest_deep_sparse);
+	tcase_add_test(tc, test_explain_logistic_by_hand);
+	tcase_add_test(tc, test_explain_multiclass);
+	tcase_add_test(tc, test_explain_german_logistic);
+	tcase_add_test(tc, test_explain_german_gbdt);
+	tcase_add_test(tc, test_explain_german_mlp);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1121,7 +1121,7 @@ START_TEST(test_dispute)
 
 	/* Bit-identical, no audit yet: it stands on the digest. */
 	rba_detail_clear(&d);
-	ck_assert_int_eq(audit_dispute(s, "german-categorical-mlp", f.id, NULL, &r, &d), 0);
+	ck_assert_int_eq(audit_dispute(s, "german-categorical-mlp", f.id, NULL, NULL, &r, &d), 0);
 	ck_assert_int_eq(r.answer, DISPUTE_STANDS);
 	ck_assert_str_eq(r.answer_line, "the disputed decline stands");
 	ck_assert_int_eq(r.verdict, AUDIT_BIT_IDENTICAL);
@@ -1129,21 +1129,21 @@ START_TEST(test_dispute)
 	ck_assert(r.edge == 0.5 || r.edge == 0.3);
 	dispute_report_release(&r);
 
-	ck_assert_int_eq(audit_dispute(s, "german-categorical-mlp", "no-such-case", NULL,
+	ck_assert_int_eq(audit_dispute(s, "german-categorical-mlp", "no-such-case", NULL, NULL,
 				       &r, &d), RBA_E_NOTFOUND);
 	ck_assert_str_eq(d.key, "no-such-case");
 	dispute_report_release(&r);
 
 	/* Pins edited: a flipped case escalates, naming the decisions. */
 	edit_lr(s, "german-categorical-mlp", 0.03);
-	ck_assert_int_eq(audit_dispute(s, "german-categorical-mlp", f.id, NULL, &r, &d), 0);
+	ck_assert_int_eq(audit_dispute(s, "german-categorical-mlp", f.id, NULL, NULL, &r, &d), 0);
 	ck_assert_int_eq(r.answer, DISPUTE_ESCALATE);
 	ck_assert(has_text(r.answer_line, "escalate: "));
 	dispute_report_release(&r);
 	audit(s, "german-categorical-mlp", NULL, 1, &a, 0);
 	ck_assert(a.nlisted > 0);
 	snprintf(flipped, sizeof(flipped), "%s", a.listed[0].id);
-	ck_assert_int_eq(audit_dispute(s, "german-categorical-mlp", flipped, NULL, &r, &d), 0);
+	ck_assert_int_eq(audit_dispute(s, "german-categorical-mlp", flipped, NULL, NULL, &r, &d), 0);
 	ck_assert_int_eq(r.answer, DISPUTE_ESCALATE);
 	ck_assert_msg(has_text(r.answer_line, "escalate: the rebuilt model decides"),
 		      "%s", r.answer_line);

@@ -1,0 +1,267 @@
+/*
+ * dispute_evidence.c - one answered dispute as signed evidence: the
+ * statement, its trusted comment and the offline check `verify` makes.
+ */
+#include "audit/dispute.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/json.h"
+#include "rebuild/explain.h"
+
+void
+dispute_evidence_render(const struct dispute_report *r, struct rba_buf *b)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1], name[STORE_VERSION_NAME_MAX + 16];
+
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_str(b, "_type", "https://in-toto.io/Statement/v1", 1);
+	rba_json_put_key(b, "subject");
+	snprintf(name, sizeof(name), "%s.artifact", r->version);
+	rba_digest_format(&r->artifact_decisions, hex);
+	rba_buf_put(b, "[{", 2);
+	rba_json_kv_str(b, "name", name, 1);
+	rba_json_put_key(b, "digest");
+	rba_buf_put_u8(b, '{');
+	/* the hex after "sha256:" */
+	rba_json_kv_str(b, "sha256", strchr(hex, ':') ? strchr(hex, ':') + 1 : hex, 0);
+	rba_buf_put(b, "}}], ", 5);
+	rba_json_kv_str(b, "predicateType", DISPUTE_PREDICATE_TYPE, 1);
+	rba_json_put_key(b, "predicate");
+	rba_buf_put_u8(b, '{');
+	rba_json_put_key(b, "history");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_u64(b, "id", r->head_id, 1);
+	rba_json_kv_digest(b, "digest", &r->head, 1, 0);
+	rba_buf_put(b, "}, ", 3);
+	rba_json_put_key(b, "dispute");
+	dispute_report_json(r, 1, b);
+	rba_buf_put(b, "}}\n", 3);
+}
+
+int
+dispute_evidence_comment(const struct dispute_report *r, char *out,
+			 size_t outlen)
+{
+	int n = snprintf(out, outlen, DISPUTE_COMMENT_PREFIX "version %s case %s answer %s",
+			 r->version, r->case_id,
+			 r->answer == DISPUTE_STANDS ? "stands" : "escalate");
+
+	if (n < 0 || (size_t)n >= outlen)
+		return RBA_E_LIMIT;
+	for (char *p = out; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return 0;
+}
+
+static int
+bad(struct rba_detail *d, const char *what)
+{
+	return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "dispute evidence: %s", what);
+}
+
+static int
+is_num(const struct rba_json_value *v, const char *key)
+{
+	const struct rba_json_value *x = rba_json_get(v, key);
+	return x != NULL && x->type == RBA_JSON_NUMBER;
+}
+
+static const struct rba_json_value *
+item_match(const struct rba_json_value *contribs, const struct rba_json_value *it)
+{
+	const char *c = rba_json_get_str(it, "column"), *v = rba_json_get_str(it, "value");
+
+	for (size_t i = 0; c != NULL && v != NULL && i < contribs->n; i++) {
+		const struct rba_json_value *x = &contribs->items[i];
+		const char *xc = rba_json_get_str(x, "column");
+		const char *xv = rba_json_get_str(x, "value");
+		if (xc && xv && strcmp(xc, c) == 0 && strcmp(xv, v) == 0 &&
+		    rba_json_get_num(x, "contribution", NAN) ==
+			    rba_json_get_num(it, "contribution", NAN))
+			return x;
+	}
+	return NULL;
+}
+
+/* The reasons: they add up, and the principal ones are in order. */
+static int
+check_explanation(const struct rba_json_value *e, struct rba_detail *d)
+{
+	const struct rba_json_value *cs, *top, *sc, *ok;
+	const char *dir;
+	double base, margin, sum, tol, acc, prev = INFINITY;
+
+	ok = rba_json_get(e, "ok");
+	if (ok == NULL || (ok->type != RBA_JSON_TRUE && ok->type != RBA_JSON_FALSE))
+		return bad(d, "the explanation has no 'ok'");
+	if (ok->type == RBA_JSON_FALSE)
+		return rba_json_get_str(e, "error") != NULL
+			       ? 0 : bad(d, "reasons missing without an error");
+	cs = rba_json_get(e, "contributions");
+	top = rba_json_get(e, "principal_reasons");
+	dir = rba_json_get_str(e, "direction");
+	if (cs == NULL || cs->type != RBA_JSON_ARRAY || top == NULL ||
+	    top->type != RBA_JSON_ARRAY || dir == NULL || !is_num(e, "baseline") ||
+	    !is_num(e, "margin") || !is_num(e, "sum") || !is_num(e, "tolerance"))
+		return bad(d, "the explanation lacks a member");
+	base = rba_json_get_num(e, "baseline", NAN);
+	margin = rba_json_get_num(e, "margin", NAN);
+	sum = rba_json_get_num(e, "sum", NAN);
+	tol = rba_json_get_num(e, "tolerance", NAN);
+	if (tol != EXPLAIN_TOLERANCE)
+		return bad(d, "the reasons' tolerance is not the documented one");
+	acc = base;
+	for (size_t i = 0; i < cs->n; i++) {
+		if (!is_num(&cs->items[i], "contribution"))
+			return bad(d, "a contribution is not a number");
+		acc += rba_json_get_num(&cs->items[i], "contribution", NAN);
+	}
+	if (!(fabs(acc - margin) <= tol) || !(fabs(sum - margin) <= tol))
+		return bad(d, "the contributions and the baseline do not add up to "
+			      "the case's margin");
+	for (size_t i = 0; i < top->n; i++) {
+		double v, key;
+		if (item_match(cs, &top->items[i]) == NULL)
+			return bad(d, "a principal reason is not one of the contributions");
+		if (rba_json_get_num(&top->items[i], "rank", 0) != (double)(i + 1))
+			return bad(d, "the principal reasons are not ranked 1, 2, ...");
+		v = rba_json_get_num(&top->items[i], "contribution", NAN);
+		key = strcmp(dir, "up") == 0 ? v : strcmp(dir, "down") == 0 ? -v : fabs(v);
+		if (!(key > 0.0) || key > prev)
+			return bad(d, "the principal reasons do not push toward the "
+				      "decision in order");
+		prev = key;
+	}
+	sc = rba_json_get(e, "score_check");
+	if (sc != NULL && sc->type == RBA_JSON_OBJECT) {
+		double p = 1.0 / (1.0 + exp(-margin));
+		if (rba_json_get_num(sc, "tolerance", NAN) != DISPUTE_SCORE_TOLERANCE ||
+		    !(fabs(p - rba_json_get_num(sc, "score", NAN)) <=
+		      DISPUTE_SCORE_TOLERANCE))
+			return bad(d, "the margin does not give the score it explains");
+	}
+	return 0;
+}
+
+int
+dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
+		       char *version, char *case_id, char *answer,
+		       struct rba_detail *d)
+{
+	struct rba_json_value root;
+	const struct rba_json_value *pred, *dp, *st, *rb, *subj, *dg, *reasons;
+	const char *pt, *v, *c, *ans, *line, *sd, *rd, *verdict, *sha, *dec;
+	char want[1024], hex[RBA_DIGEST_TEXT_LEN + 1];
+	int claims = tc != NULL && strncmp(tc, DISPUTE_COMMENT_PREFIX,
+					   strlen(DISPUTE_COMMENT_PREFIX)) == 0;
+	int err;
+
+	*is_dispute = 0;
+	if (rba_json_parse(p, n, &root, NULL) != 0) {
+		if (claims)
+			return bad(d, "not JSON");
+		return 0;
+	}
+	pt = rba_json_get_str(&root, "predicateType");
+	if (pt == NULL || strncmp(pt, DISPUTE_PREDICATE_PREFIX,
+				  strlen(DISPUTE_PREDICATE_PREFIX)) != 0) {
+		rba_json_release(&root);
+		return claims ? bad(d, "the trusted comment claims dispute evidence, "
+				       "but the predicate is not one") : 0;
+	}
+	*is_dispute = 1;
+	err = RBA_E_SCHEMA;
+	if (strcmp(pt, DISPUTE_PREDICATE_TYPE) != 0) {
+		rba_fail(d, RBA_E_NEWER, NULL, 0, 0,
+			 "dispute evidence of a later format ('%s')", pt);
+		err = RBA_E_NEWER;
+		goto out;
+	}
+	pred = rba_json_get(&root, "predicate");
+	dp = rba_json_get(pred, "dispute");
+	st = rba_json_get(dp, "stored");
+	rb = rba_json_get(dp, "rebuilt");
+	dg = rba_json_get(dp, "digests");
+	subj = rba_json_get(&root, "subject");
+	v = rba_json_get_str(dp, "version");
+	c = rba_json_get_str(dp, "case");
+	ans = rba_json_get_str(dp, "answer");
+	line = rba_json_get_str(dp, "answer_line");
+	sd = rba_json_get_str(st, "decision");
+	rd = rba_json_get_str(rb, "decision");
+	verdict = rba_json_get_str(rba_json_get(dp, "standing"), "verdict");
+	dec = rba_json_get_str(dg, "artifact_decisions");
+	reasons = rba_json_get(dp, "reasons");
+	if (strcmp(rba_json_get_str(&root, "_type") ? rba_json_get_str(&root, "_type")
+						    : "", "https://in-toto.io/Statement/v1") != 0 ||
+	    v == NULL || c == NULL || ans == NULL || line == NULL || sd == NULL ||
+	    verdict == NULL || dec == NULL || reasons == NULL ||
+	    reasons->type != RBA_JSON_ARRAY || subj == NULL ||
+	    subj->type != RBA_JSON_ARRAY || subj->n != 1 ||
+	    rba_json_get(pred, "history") == NULL ||
+	    rba_json_get(dp, "inputs") == NULL) {
+		bad(d, "the statement lacks a member");
+		goto out;
+	}
+	sha = rba_json_get_str(rba_json_get(&subj->items[0], "digest"), "sha256");
+	snprintf(hex, sizeof(hex), "sha256:%s", sha ? sha : "");
+	snprintf(want, sizeof(want), "%s.artifact", v);
+	if (strcmp(hex, dec) != 0 ||
+	    strcmp(rba_json_get_str(&subj->items[0], "name")
+			   ? rba_json_get_str(&subj->items[0], "name") : "", want) != 0) {
+		bad(d, "the subject is not the artifact that made the decision");
+		goto out;
+	}
+	/* The answer agrees with the decisions and the standing. */
+	if (strcmp(ans, "stands") == 0) {
+		snprintf(want, sizeof(want), "the disputed %s stands", sd);
+		if (strcmp(line, want) != 0 || rd == NULL || strcmp(rd, sd) != 0 ||
+		    strcmp(verdict, "not-reproducible") == 0 ||
+		    strcmp(verdict, "not-measured") == 0 || reasons->n != 0) {
+			bad(d, "the answer 'stands' disagrees with the decisions or the "
+			       "standing");
+			goto out;
+		}
+	} else if (strcmp(ans, "escalate") == 0) {
+		if (reasons->n == 0 || reasons->items[0].type != RBA_JSON_STRING ||
+		    strncmp(line, "escalate: ", 10) != 0 ||
+		    strcmp(line + 10, reasons->items[0].str) != 0) {
+			bad(d, "the answer 'escalate' disagrees with its reasons");
+			goto out;
+		}
+	} else {
+		bad(d, "the answer is neither 'stands' nor 'escalate'");
+		goto out;
+	}
+	if ((err = check_explanation(rba_json_get(dp, "explanation"), d)) != 0)
+		goto out;
+	err = RBA_E_SCHEMA;
+	if (tc != NULL && claims) {
+		snprintf(want, sizeof(want), DISPUTE_COMMENT_PREFIX "version %s case %s "
+			 "answer %s", v, c, ans);
+		for (char *q = want; *q; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				*q = '?';
+		if (strcmp(tc, want) != 0) {
+			bad(d, "the trusted comment names another dispute");
+			goto out;
+		}
+	} else {
+		bad(d, "the trusted comment does not name the dispute");
+		goto out;
+	}
+	if (version != NULL)
+		snprintf(version, 256, "%s", v);
+	if (case_id != NULL)
+		snprintf(case_id, 256, "%s", c);
+	if (answer != NULL)
+		snprintf(answer, 256, "%s", line);
+	err = 0;
+out:
+	rba_json_release(&root);
+	return err;
+}
