@@ -41,7 +41,9 @@ cli_fx_snapshot(struct cli_ctx *ctx, const struct rba_digest *want,
 		free(*buf);
 		*buf = NULL;
 	}
-	if (cli_txn_begin(ctx, 0, 0, "cannot find snapshot", hex, &txn))
+	/* Writable: the runs trained from it are kept in the same store. */
+	if (cli_store_open(ctx, 0) ||
+	    cli_txn_begin(ctx, 0, 0, "cannot find snapshot", hex, &txn))
 		return 2;
 	rba_detail_clear(&d);
 	err = store_blob_load(txn, want, REBUILD_MAX_SNAPSHOT, buf, n, &d);

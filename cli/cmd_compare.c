@@ -312,7 +312,9 @@ cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 			fx_expr_free(ex);
 			return cli_usage(ctx, "stored sweeps keep their seeds");
 		}
-		if (cli_txn_begin(ctx, 0, 0, "cannot compare", args[0], &txn))
+		/* Writable: the comparison's record is kept afterwards. */
+		if (cli_store_open(ctx, 0) ||
+		    cli_txn_begin(ctx, 0, 0, "cannot compare", args[0], &txn))
 			goto done;
 		status = cli_sweep_load(ctx, txn, args[0], &a);
 		if (status == 0)
