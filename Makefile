@@ -11,7 +11,7 @@ EXTRA_LDFLAGS ?=
 
 PKG_LIBS  = libsodium lmdb libzstd yaml-0.1 openblas
 PKG_TEST  = check
-DEB_PKGS  = libsodium-dev liblmdb-dev libzstd-dev libyaml-dev libopenblas-dev \
+DEB_PKGS  = librsvg2-bin libsodium-dev liblmdb-dev libzstd-dev libyaml-dev libopenblas-dev \
             check pkg-config lmdb-utils minisign mandoc jq time clang python3-jsonschema \
             locales python3-xgboost
 # A decimal-comma locale: the unit tests parse numbers under it.

@@ -52,3 +52,32 @@ audit_run_summary_get(struct store_txn *txn, const char *id,
 		rba_detail_key(d, id);
 	return err;
 }
+
+int
+audit_run_id_new(struct store_txn *txn, const char *subject, int64_t t,
+		 char out[AUDIT_RUN_ID_SIZE], struct rba_detail *d)
+{
+	for (unsigned k = 0; k < 100000; k++) {
+		uint8_t *p = NULL;
+		size_t n = 0;
+		int n1, err;
+		if (k == 0)
+			n1 = snprintf(out, AUDIT_RUN_ID_SIZE, "%s@%" PRId64,
+				      subject, t);
+		else
+			n1 = snprintf(out, AUDIT_RUN_ID_SIZE, "%s@%" PRId64 ".%u",
+				      subject, t, k);
+		if (n1 < 0 || n1 >= AUDIT_RUN_ID_SIZE)
+			return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+					"run id for '%s' is too long", subject);
+		err = store_run_get(txn, out, &p, &n, d);
+		free(p);
+		if (err == RBA_E_NOTFOUND) {
+			rba_detail_clear(d);
+			return 0;
+		}
+		if (err != 0)
+			return err;
+	}
+	return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0, "no free run id");
+}

@@ -58,4 +58,16 @@ int audit_run_summary_get(struct store_txn *txn, const char *id,
 			  struct rebuild_runrec_summary *out,
 			  struct rba_detail *d);
 
+/*
+ * A fresh id "<subject>@<t>" for a run kept at unix time t; when that id
+ * is taken in txn, "<subject>@<t>.<k>" with the least k >= 1 that is
+ * free, so runs kept within one second never replace each other.
+ * Subjects of the forensic commands: "train/<version>/s<seed>",
+ * "sweep/<version>" and "sweep/<version>/s<seed>", "compare/<base>..<cand>".
+ * 0, RBA_E_LIMIT (the id would be over STORE_RUN_ID_MAX), store_run_get's
+ * errors.
+ */
+int audit_run_id_new(struct store_txn *txn, const char *subject, int64_t t,
+		     char out[AUDIT_RUN_ID_SIZE], struct rba_detail *d);
+
 #endif

@@ -300,6 +300,12 @@ snap_synth(struct cli_ctx *ctx, int argc, char **argv)
 			if (r < 0 || parse_double(v, &sp.noise) ||
 			    !(sp.noise >= 0.0 && sp.noise <= 1.0))
 				return cli_usage(ctx, "--noise is 0 to 1");
+		} else if ((r = cli_opt_value(argc, argv, &i, "--val-noise", &v)) != 0) {
+			if (r < 0 || parse_double(v, &sp.val_noise) ||
+			    !(sp.val_noise >= 0.0 && sp.val_noise <= 1.0))
+				return cli_usage(ctx, "--val-noise is 0 to 1");
+		} else if (strcmp(argv[i], "--misalign-train") == 0) {
+			sp.misalign_train = 1;
 		} else if ((r = cli_opt_value(argc, argv, &i, "--seed", &v)) != 0) {
 			if (r < 0 || cli_parse_u64(v, UINT64_MAX, &u))
 				return cli_usage(ctx, "--seed is an unsigned "

@@ -148,21 +148,76 @@ void cli_fmt_size_short(uint64_t n, char out[32]);
  */
 int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 
+/* ---- forensics (cli_forensics.c) ---- */
+struct rebuild_runrec;
+/*
+ * The snapshot of digest want: the first of files whose bytes hash to
+ * it, else the store's blob.  *buf malloc'd.  0, or 2 after a diagnostic.
+ */
+int cli_fx_snapshot(struct cli_ctx *ctx, const struct rba_digest *want,
+		    char **files, size_t nfiles, uint8_t **buf, size_t *n);
+/* A sweep: kept (cli_sweep_run) or read back (cli_sweep_load). */
+struct cli_sweep {
+	char id[161]; /* AUDIT_RUN_ID_SIZE */
+	struct pins *pins; /* with the seed of the file */
+	char *pins_text;   /* canonical */
+	size_t n;
+	uint64_t *seeds;
+	char *ids; /* n ids of AUDIT_RUN_ID_SIZE bytes */
+	struct rebuild_runrec *runs;
+	struct rba_digest config_hash; /* of pins with train.seed 0 */
+	struct rba_digest eval_fingerprint, snapshot;
+	char environment[RBA_DIGEST_TEXT_LEN + 1];
+	double wall_seconds;
+};
+/*
+ * Trains p at every seed with jobs threads (progress on stderr when
+ * ctx->progress, prefixed with label), keeps each run record and the
+ * sweep record in one write transaction.  0, or 2 after a diagnostic.
+ */
+int cli_sweep_run(struct cli_ctx *ctx, const struct pins *p,
+		  const uint64_t *seeds, size_t n, unsigned jobs, char **snaps,
+		  size_t nsnaps, const char *label, struct cli_sweep *out);
+/* Reads the sweep record id and its runs.  0, or 2 after a diagnostic. */
+int cli_sweep_load(struct cli_ctx *ctx, struct store_txn *txn, const char *id,
+		   struct cli_sweep *out);
+void cli_sweep_release(struct cli_sweep *s);
+/* Train and validation loss by epoch as a character chart. */
+void cli_curve_print(FILE *f, const struct rebuild_runrec *r);
+/*
+ * Writes an SVG to path (atomically): every seed's validation-loss
+ * curve of base (blue) and cand (red; NULL allowed), the band of base's
+ * min..max by epoch, and the paired deltas by seed when cand is given.
+ * 0, RBA_E_NOMEM or an errno.
+ */
+int cli_plot_svg(const char *path, const struct cli_sweep *base,
+		 const struct cli_sweep *cand);
+
+/* Reads and checks a gate file; 0, or 2 after a diagnostic. */
+struct fx_gate;
+int cli_gate_load(const char *path, struct fx_gate *g);
+
 /* Handlers (keep sorted). */
 int cmd_audit(struct cli_ctx *, int, char **);
+int cmd_bisect(struct cli_ctx *, int, char **);
 int cmd_check(struct cli_ctx *, int, char **);
+int cmd_compare(struct cli_ctx *, int, char **);
 int cmd_dispute(struct cli_ctx *, int, char **);
 int cmd_env(struct cli_ctx *, int, char **);
+int cmd_evaluate(struct cli_ctx *, int, char **);
 int cmd_export(struct cli_ctx *, int, char **);
+int cmd_gate(struct cli_ctx *, int, char **);
 int cmd_history(struct cli_ctx *, int, char **);
 int cmd_init(struct cli_ctx *, int, char **);
 int cmd_keygen(struct cli_ctx *, int, char **);
 int cmd_policy(struct cli_ctx *, int, char **);
 int cmd_register(struct cli_ctx *, int, char **);
 int cmd_sample(struct cli_ctx *, int, char **);
+int cmd_runs(struct cli_ctx *, int, char **);
 int cmd_score(struct cli_ctx *, int, char **);
 int cmd_snapshot(struct cli_ctx *, int, char **);
 int cmd_store(struct cli_ctx *, int, char **);
+int cmd_sweep(struct cli_ctx *, int, char **);
 int cmd_train(struct cli_ctx *, int, char **);
 int cmd_verify(struct cli_ctx *, int, char **);
 int cmd_version(struct cli_ctx *, int, char **);

@@ -65,17 +65,32 @@ static const struct cli_command commands[] = {
 	  "audit --all [--shard K/N] --records-out DIR -k KEY [--head DIGEST] [--passphrase-file F] [--threads N]\n"
 	  "audit --all --shard K/N --list",
 	  "rebuild, compare, score the sample: bit-identical, metric-equivalent or not" },
+	{ "bisect", cmd_bisect,
+	  "bisect BASE CAND --gate GATE.yaml [--seeds A-B] [-j N] [--snapshot FILE]",
+	  "find the edit between two pins files that fails a gate" },
 	{ "check", cmd_check, "check FILE",
 	  "validate a pins or policy file; print its canonical form and hash" },
+	{ "compare", cmd_compare,
+	  "compare BASE CAND --seeds A-B [--hypothesis TEXT] [--success EXPR] [--alpha A] [-j N] [--snapshot FILE] [--allow-contract-change] [--plot FILE.svg]\n"
+	  "compare RUN_ID RUN_ID [--hypothesis TEXT] [--success EXPR] [--alpha A] [--allow-contract-change] [--plot FILE.svg]",
+	  "paired comparison at shared seeds against the noise floor" },
 	{ "dispute", cmd_dispute,
 	  "dispute VERSION CASE [--policy P] [--show-inputs] [--reasons N] [--rebuild]\n"
 	  "dispute VERSION CASE --export -k KEY -o FILE [--passphrase-file F] [--policy P] [--reasons N] [--rebuild]",
 	  "answer a disputed decision with its reasons: it stands, or escalate" },
 	{ "env", cmd_env, "env [--mode strict|fast] [--threads N] [--pins PINS]",
 	  "print the current environment record and its digest" },
+	{ "evaluate", cmd_evaluate,
+	  "evaluate PINS|ARTIFACT [--pins PINS] [--snapshot FILE] [--subset N|all] [--reduction mean|sum] [--dropout on|off] [--input-scale F] [--json]",
+	  "metrics under an evaluation contract, and its fingerprint" },
 	{ "export", cmd_export,
 	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--force]",
 	  "write a signed, self-contained evidence file of an audit" },
+	{ "gate", cmd_gate,
+	  "gate calibrate SWEEP --k K -o GATE.yaml\n"
+	  "gate validate GATE.yaml PINS --seeds A-B [--max-false-alarms N] [-j N] [--snapshot FILE]\n"
+	  "gate check GATE.yaml PINS|RUN [--seeds A-B] [-j N] [--snapshot FILE] [--allow-contract-change]",
+	  "a calibrated regression threshold: make it, measure its false alarms, apply it" },
 	{ "history", cmd_history,
 	  "history [VERSION]\n"
 	  "history --verify [--head DIGEST]\n"
@@ -97,6 +112,10 @@ static const struct cli_command commands[] = {
 	  "sample show VERSION [CASE]\n"
 	  "sample export VERSION OUT.csv",
 	  "keep past cases with their stored scores and decisions" },
+	{ "runs", cmd_runs,
+	  "runs list [--version V]\n"
+	  "runs show ID [--json] [--curve] [--plot FILE.svg]",
+	  "run records kept by train, register, sweep and compare" },
 	{ "score", cmd_score,
 	  "score ARTIFACT CASES.csv [--policy P] [--id-column C]",
 	  "score cases with an artifact file" },
@@ -105,11 +124,14 @@ static const struct cli_command commands[] = {
 	  "snapshot list\n"
 	  "snapshot show DIGEST\n"
 	  "snapshot export DIGEST OUT\n"
-	  "snapshot synth [--rows N] [--features N] [--classes N] [--noise F] [--seed N] -o OUT",
+	  "snapshot synth [--rows N] [--features N] [--classes N] [--noise F] [--val-noise F] [--misalign-train] [--seed N] -o OUT",
 	  "keep training data by digest" },
 	{ "store", cmd_store, "store check\n"
 	  "store snapshot OUT",
 	  "check every record of the store; make a read-only snapshot for workers" },
+	{ "sweep", cmd_sweep,
+	  "sweep PINS --seeds A-B [-j N] [--snapshot FILE] [--json] [--plot FILE.svg]",
+	  "train at many seeds: the noise floor of every metric" },
 	{ "train", cmd_train,
 	  "train PINS [-o ARTIFACT] [--record RUN.json] [--snapshot FILE]",
 	  "train from pins and print the artifact digest; store nothing" },

@@ -597,7 +597,7 @@ pins_eval(struct yval *v, const struct ydoc_node *map, struct pins *p)
 					   "input_scale"};
 	static const char *const subsets[] = {"all", "validation"};
 	static const char *const reds[] = {"mean", "sum"};
-	static const char *const offs[] = {"off"};
+	static const char *const offs[] = {"off", "on"};
 	static const struct yrange positive = {0, INFINITY, 1, 0};
 	const struct ydoc_node *k;
 	uint32_t seen = 0;
@@ -617,17 +617,27 @@ pins_eval(struct yval *v, const struct ydoc_node *map, struct pins *p)
 		old = policy_yval_path_key(v, keys[i]);
 		switch (i) {
 		case 0:
+			if (k->next->type == YDOC_SCALAR && k->next->plain &&
+			    k->next->len > 0 && k->next->val[0] >= '0' &&
+			    k->next->val[0] <= '9') {
+				err = policy_yval_get_uint(v, k->next, 1,
+							   PINS_MAX_EVAL_ROWS,
+							   &p->eval.subset_rows);
+				p->eval.subset = PINS_SUBSET_ROWS;
+				break;
+			}
 			err = policy_yval_get_enum(v, k->next, subsets, 2, &e);
 			p->eval.subset = e == 0 ? PINS_SUBSET_ALL
 						: PINS_SUBSET_VALIDATION;
+			p->eval.subset_rows = 0;
 			break;
 		case 1:
 			err = policy_yval_get_enum(v, k->next, reds, 2, &e);
 			p->eval.reduction = e == 0 ? PINS_RED_MEAN : PINS_RED_SUM;
 			break;
 		case 2:
-			err = policy_yval_get_enum(v, k->next, offs, 1, &e);
-			p->eval.dropout = 0;
+			err = policy_yval_get_enum(v, k->next, offs, 2, &e);
+			p->eval.dropout = e == 1;
 			break;
 		default:
 			err = policy_yval_get_num(v, k->next, &positive,
@@ -1053,10 +1063,17 @@ emit_train(struct ysink *s, const struct pins *p)
 static void
 emit_eval(struct ysink *s, const struct pins *p)
 {
-	policy_ysink_printf(
-		s, "eval:\n  subset: %s\n  reduction: %s\n  dropout: off\n  input_scale: ",
-		p->eval.subset == PINS_SUBSET_VALIDATION ? "validation" : "all",
-		p->eval.reduction == PINS_RED_SUM ? "sum" : "mean");
+	if (p->eval.subset == PINS_SUBSET_ROWS)
+		policy_ysink_printf(s, "eval:\n  subset: %" PRIu64 "\n",
+				    p->eval.subset_rows);
+	else
+		policy_ysink_printf(s, "eval:\n  subset: %s\n",
+				    p->eval.subset == PINS_SUBSET_VALIDATION
+					    ? "validation"
+					    : "all");
+	policy_ysink_printf(s, "  reduction: %s\n  dropout: %s\n  input_scale: ",
+			    p->eval.reduction == PINS_RED_SUM ? "sum" : "mean",
+			    p->eval.dropout ? "on" : "off");
 	policy_ysink_num(s, p->eval.input_scale);
 	policy_ysink_text(s, "\n");
 }

@@ -59,6 +59,7 @@
 #define PINS_MAX_DEPTH 16	   /* gbdt tree depth */
 #define PINS_MAX_LEAVES 65536	   /* gbdt leaves in one tree */
 #define PINS_MAX_BINS 256	   /* gbdt histogram bins per feature */
+#define PINS_MAX_EVAL_ROWS 1000000000u /* eval.subset as a row count */
 
 #define PINS_SCHEMA "rebuild-audit/pins/v1"
 #define POLICY_SCHEMA "rebuild-audit/policy/v1"
@@ -70,7 +71,10 @@ enum pins_activation { PINS_ACT_RELU = 1 };
 enum pins_model_kind { PINS_MODEL_MLP = 0, PINS_MODEL_GBDT = 1 };
 enum pins_det_mode { PINS_DET_STRICT = 1, PINS_DET_FAST = 2 };
 enum pins_reduction { PINS_RED_MEAN = 1, PINS_RED_SUM = 2 };
-enum pins_subset { PINS_SUBSET_ALL = 1, PINS_SUBSET_VALIDATION = 2 };
+/* all and validation both name the whole validation part; rows its
+ * first subset_rows rows in split order. */
+enum pins_subset { PINS_SUBSET_ALL = 1, PINS_SUBSET_VALIDATION = 2,
+		   PINS_SUBSET_ROWS = 3 };
 
 /* Where a value sits in the text a record was parsed from. */
 struct pins_pos {
@@ -143,8 +147,10 @@ struct pins {
 	} train;
 	struct {
 		enum pins_subset subset;       /* default all */
+		uint64_t subset_rows; /* subset rows: 1..PINS_MAX_EVAL_ROWS */
 		enum pins_reduction reduction; /* default mean */
-		int dropout;	    /* 0: off (the only value allowed today) */
+		int dropout;	    /* 0: off (default), 1: on (the model's
+				     * rate, masks keyed by train.seed) */
 		double input_scale; /* > 0, default 1.0 */
 	} eval;
 	struct {

@@ -9,6 +9,16 @@
 #include "rebuild/csv.h"
 #include "rebuild/encode.h"
 
+struct rebuild_prepared {
+	char *name;
+	struct encode_spec spec; /* standardization from the training part */
+	struct encode_data data; /* raw encoded rows */
+	size_t *tr, *va, ntr, nva;
+	float *xtr, *xva;
+	uint32_t *ytr, *yva;
+	uint32_t positive;
+};
+
 void
 rebuild_result_release(struct rebuild_result *r)
 {
@@ -38,29 +48,34 @@ gather(const struct encode_spec *spec, const struct encode_data *data,
 	return 0;
 }
 
+void
+rebuild_prepared_free(struct rebuild_prepared *prep)
+{
+	if (prep == NULL)
+		return;
+	free(prep->name);
+	encode_spec_release(&prep->spec);
+	encode_data_release(&prep->data);
+	free(prep->tr);
+	free(prep->va);
+	free(prep->xtr);
+	free(prep->xva);
+	free(prep->ytr);
+	free(prep->yva);
+	free(prep);
+}
+
 int
-rebuild_from_snapshot(const struct pins *p, uint32_t abi, const void *snapshot,
-		      size_t n, const char *name,
-		      const struct rebuild_progress *progress,
-		      struct rebuild_result *out, struct rba_detail *d)
+rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
+		const char *name, struct rebuild_prepared **out,
+		struct rba_detail *d)
 {
 	struct rba_digest got;
 	struct csv_table *t = NULL;
-	struct artifact art;
-	struct encode_data data;
-	struct rba_buf buf;
-	size_t *tr = NULL, *va = NULL, ntr = 0, nva = 0;
-	float *xtr = NULL, *xva = NULL;
-	uint32_t *ytr = NULL, *yva = NULL;
-	struct rebuild_set strain, sval;
+	struct rebuild_prepared *prep;
 	int err;
 
-	memset(out, 0, sizeof(*out));
-	memset(&art, 0, sizeof(art));
-	memset(&data, 0, sizeof(data));
-	rba_buf_init(&buf);
-	if (abi == 0)
-		abi = p->trainer_abi ? p->trainer_abi : rebuild_abi_current();
+	*out = NULL;
 	rba_digest_bytes(snapshot, n, &got);
 	if (!rba_digest_equal(&got, &p->snapshot)) {
 		char want[RBA_DIGEST_TEXT_LEN + 1];
@@ -69,57 +84,147 @@ rebuild_from_snapshot(const struct pins *p, uint32_t abi, const void *snapshot,
 		return rba_fail(d, RBA_E_TAMPERED, name, 0, 0,
 				"does not match the pinned snapshot %s", want);
 	}
+	if ((prep = calloc(1, sizeof(*prep))) == NULL ||
+	    (prep->name = strdup(name)) == NULL) {
+		rebuild_prepared_free(prep);
+		return rba_fail(d, RBA_E_NOMEM, name, 0, 0, "out of memory");
+	}
 	if ((err = csv_table_load_mem(snapshot, n, name, &t, d)))
-		return err;
-	if ((err = encode_fit(p, t, &art.spec, &data, d)))
 		goto out;
-	if ((err = encode_split(p, data.n, &tr, &ntr, &va, &nva))) {
+	if ((err = encode_fit(p, t, &prep->spec, &prep->data, d)))
+		goto out;
+	if ((err = encode_split(p, prep->data.n, &prep->tr, &prep->ntr,
+				&prep->va, &prep->nva))) {
 		rba_fail(d, err, name, 0, 0, "%s",
 			 err == RBA_E_RANGE ? "need at least two rows to split"
 					    : "out of memory");
 		goto out;
 	}
-	encode_standardize_fit(&art.spec, &data, tr, ntr, p->data.standardize);
-	if ((err = gather(&art.spec, &data, tr, ntr, &xtr, &ytr)) ||
-	    (err = gather(&art.spec, &data, va, nva, &xva, &yva))) {
+	encode_standardize_fit(&prep->spec, &prep->data, prep->tr, prep->ntr,
+			       p->data.standardize);
+	if ((err = gather(&prep->spec, &prep->data, prep->tr, prep->ntr,
+			  &prep->xtr, &prep->ytr)) ||
+	    (err = gather(&prep->spec, &prep->data, prep->va, prep->nva,
+			  &prep->xva, &prep->yva))) {
 		rba_fail(d, err, name, 0, 0, "out of memory");
 		goto out;
 	}
-	strain = (struct rebuild_set){ ntr, xtr, ytr };
-	sval = (struct rebuild_set){ nva, xva, yva };
-	err = rebuild_train(p, abi, art.spec.nfeatures, art.spec.nclasses,
-			    art.spec.positive == ENCODE_NO_POSITIVE
-				    ? art.spec.nclasses - 1
-				    : art.spec.positive,
-			    &strain, &sval, &art.model, &out->report, progress,
-			    d);
+	prep->positive = prep->spec.positive == ENCODE_NO_POSITIVE
+				 ? prep->spec.nclasses - 1
+				 : prep->spec.positive;
+out:
+	csv_table_free(t);
+	if (err != 0)
+		rebuild_prepared_free(prep);
+	else
+		*out = prep;
+	return err;
+}
+
+int
+rebuild_from_prepared(const struct pins *p, uint32_t abi,
+		      const struct rebuild_prepared *prep,
+		      const struct rebuild_progress *progress,
+		      struct rebuild_result *out, struct rba_detail *d)
+{
+	struct rebuild_model model;
+	struct artifact art;
+	struct rba_buf buf;
+	struct rebuild_set strain, sval;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	memset(&model, 0, sizeof(model));
+	rba_buf_init(&buf);
+	if (abi == 0)
+		abi = p->trainer_abi ? p->trainer_abi : rebuild_abi_current();
+	strain = (struct rebuild_set){ prep->ntr, prep->xtr, prep->ytr };
+	sval = (struct rebuild_set){ prep->nva, prep->xva, prep->yva };
+	err = rebuild_train(p, abi, prep->spec.nfeatures, prep->spec.nclasses,
+			    prep->positive, &strain, &sval, &model,
+			    &out->report, progress, d);
 	if (err != 0)
 		goto out;
+	/* The artifact borrows prep's spec: it is encoded, never released. */
+	memset(&art, 0, sizeof(art));
 	art.abi = abi;
+	art.spec = prep->spec;
+	art.model = model;
 	if ((err = artifact_encode(&art, &buf))) {
-		rba_fail(d, err, name, 0, 0, "cannot encode the artifact");
+		rba_fail(d, err, prep->name, 0, 0, "cannot encode the artifact");
 		goto out;
 	}
+	rebuild_contract_from_pins(p, &out->contract);
+	if ((err = rebuild_evaluate(abi, &model, &sval, prep->va,
+				    prep->positive, &out->contract, &out->eval,
+				    d)))
+		goto out;
 	out->abi = abi;
 	out->artifact_len = buf.len;
 	out->artifact = rba_buf_steal(&buf, NULL);
 	rba_digest_bytes(out->artifact, out->artifact_len, &out->digest);
-	out->ntrain = ntr;
-	out->nval = nva;
-	out->nfeatures = art.spec.nfeatures;
-	out->nclasses = art.spec.nclasses;
+	out->ntrain = prep->ntr;
+	out->nval = prep->nva;
+	out->nfeatures = prep->spec.nfeatures;
+	out->nclasses = prep->spec.nclasses;
 out:
 	if (err != 0)
 		rebuild_report_release(&out->report);
 	rba_buf_release(&buf);
+	rebuild_model_release(&model);
+	return err;
+}
+
+int
+rebuild_from_snapshot(const struct pins *p, uint32_t abi, const void *snapshot,
+		      size_t n, const char *name,
+		      const struct rebuild_progress *progress,
+		      struct rebuild_result *out, struct rba_detail *d)
+{
+	struct rebuild_prepared *prep = NULL;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if ((err = rebuild_prepare(p, snapshot, n, name, &prep, d)))
+		return err;
+	err = rebuild_from_prepared(p, abi, prep, progress, out, d);
+	rebuild_prepared_free(prep);
+	return err;
+}
+
+int
+rebuild_evaluate_artifact(const struct rebuild_prepared *prep, const void *a,
+			  size_t n, const struct rebuild_contract *c,
+			  struct rebuild_evaluation *out, struct rba_detail *d)
+{
+	struct artifact art;
+	float *x = NULL;
+	uint32_t *y = NULL;
+	int err;
+
+	if ((err = artifact_decode(a, n, &art, d)))
+		return err;
+	if (art.spec.nfeatures != prep->spec.nfeatures ||
+	    art.spec.nclasses != prep->spec.nclasses) {
+		err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+			       "the artifact has %u features and %u classes, "
+			       "the pins' encoding of the snapshot %u and %u",
+			       art.spec.nfeatures, art.spec.nclasses,
+			       prep->spec.nfeatures, prep->spec.nclasses);
+		goto out;
+	}
+	if ((err = gather(&art.spec, &prep->data, prep->va, prep->nva, &x, &y))) {
+		rba_fail(d, err, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	{
+		struct rebuild_set s = { prep->nva, x, y };
+		err = rebuild_evaluate(art.abi, &art.model, &s, prep->va,
+				       prep->positive, c, out, d);
+	}
+out:
+	free(x);
+	free(y);
 	artifact_release(&art);
-	encode_data_release(&data);
-	csv_table_free(t);
-	free(tr);
-	free(va);
-	free(xtr);
-	free(xva);
-	free(ytr);
-	free(yva);
 	return err;
 }

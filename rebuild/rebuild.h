@@ -18,6 +18,7 @@
 #include "common/digest.h"
 #include "common/rba.h"
 #include "policy/policy.h"
+#include "rebuild/evaluate.h"
 #include "rebuild/trainer.h"
 
 #define REBUILD_MAX_SNAPSHOT (1u << 30) /* bytes of a training snapshot */
@@ -30,6 +31,10 @@ struct rebuild_result {
 	struct rebuild_report report;
 	size_t ntrain, nval;
 	uint32_t nfeatures, nclasses;
+	/* The pins' evaluation contract and the model's metrics under it
+	 * (evaluate.h), computed after training. */
+	struct rebuild_contract contract;
+	struct rebuild_evaluation eval;
 };
 
 void rebuild_result_release(struct rebuild_result *r);
@@ -46,5 +51,44 @@ int rebuild_from_snapshot(const struct pins *p, uint32_t abi,
 			  const void *snapshot, size_t n, const char *name,
 			  const struct rebuild_progress *progress,
 			  struct rebuild_result *out, struct rba_detail *d);
+
+/*
+ * The steps of rebuild_from_snapshot before training, done once for many
+ * trainings of one snapshot under one data: section (a sweep's seeds, a
+ * comparison's sides): check the digest, read, encode, split,
+ * standardize.  Depends on p->snapshot and p->data only.  Errors as
+ * rebuild_from_snapshot's before training.  *out is owned by the caller
+ * (rebuild_prepared_free); it holds no pointer into snapshot.
+ */
+struct rebuild_prepared;
+int rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
+		    const char *name, struct rebuild_prepared **out,
+		    struct rba_detail *d);
+/* NULL allowed. */
+void rebuild_prepared_free(struct rebuild_prepared *prep);
+
+/*
+ * Trains from prep as rebuild_from_snapshot does; p must have the data:
+ * section and snapshot prep was made with (its train: section and model
+ * may differ).  Reads prep only: several threads may train from one
+ * prep at once.  Errors as rebuild_from_snapshot's training errors, and
+ * rebuild_evaluate's (the contract of p->eval).
+ */
+int rebuild_from_prepared(const struct pins *p, uint32_t abi,
+			  const struct rebuild_prepared *prep,
+			  const struct rebuild_progress *progress,
+			  struct rebuild_result *out, struct rba_detail *d);
+
+/*
+ * Evaluates the artifact bytes (a, n) on prep's validation part under
+ * c: the artifact's own standardization over prep's encoded rows.
+ * RBA_E_SCHEMA when the artifact's features or classes are not those of
+ * prep's encoding; artifact_decode's and rebuild_evaluate's errors.
+ */
+int rebuild_evaluate_artifact(const struct rebuild_prepared *prep,
+			      const void *a, size_t n,
+			      const struct rebuild_contract *c,
+			      struct rebuild_evaluation *out,
+			      struct rba_detail *d);
 
 #endif

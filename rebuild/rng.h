@@ -25,6 +25,7 @@ enum rng_purpose {
 	RNG_SYNTH = 5,	 /* a: 0 inputs, 1 rule, 2 noise pick, 3 noise class */
 	RNG_GBDT_ROWS = 6, /* a: boosting round - row subsample */
 	RNG_GBDT_COLS = 7, /* a: tree - column subsample */
+	RNG_EVAL_DROPOUT = 8, /* a: layer - dropout at evaluation (eval.dropout on) */
 };
 
 /* SplitMix64's finalizer: a bijection of 64-bit words. */

@@ -5,6 +5,8 @@
 #include "rebuild/runrec.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/digest.h"
@@ -45,11 +47,13 @@ rebuild_runrec_render(const struct pins *p, const struct rebuild_result *res,
 	rba_digest_format(&res->digest, art_hex);
 
 	put_text(b, "{\n  ");
-	rba_json_kv_str(b, "schema", "rebuild-audit/run/v1", 0);
+	rba_json_kv_str(b, "schema", "rebuild-audit/run/v2", 0);
 	put_text(b, ",\n  ");
 	rba_json_kv_str(b, "version", p->version, 0);
 	put_text(b, ",\n  ");
 	rba_json_kv_str(b, "config_hash", cfg_hex, 0);
+	put_text(b, ",\n  ");
+	rba_json_kv_digest(b, "eval_fingerprint", &res->eval.fingerprint, 1, 0);
 	put_text(b, ",\n  ");
 	rba_json_kv_str(b, "snapshot", snap_hex, 0);
 	put_text(b, ",\n  ");
@@ -88,6 +92,20 @@ rebuild_runrec_render(const struct pins *p, const struct rebuild_result *res,
 	rba_json_put_key(b, "final");
 	rba_buf_put_u8(b, '{');
 	put_epoch(b, &r->final);
+	put_text(b, "},\n  ");
+	rba_json_put_key(b, "eval");
+	rba_buf_put_u8(b, '{');
+	if (res->contract.subset_rows)
+		rba_json_kv_u64(b, "subset", res->contract.subset_rows, 1);
+	else
+		rba_json_kv_str(b, "subset", "all", 1);
+	rba_json_kv_str(b, "reduction", res->contract.sum ? "sum" : "mean", 1);
+	rba_json_kv_str(b, "dropout", res->contract.dropout ? "on" : "off", 1);
+	rba_json_kv_num(b, "input_scale", res->contract.input_scale, 1);
+	rba_json_kv_u64(b, "rows", res->eval.rows, 1);
+	rba_json_kv_num(b, "loss", res->eval.loss, 1);
+	rba_json_kv_num(b, "acc", res->eval.acc, 1);
+	rba_json_kv_num(b, "auc", res->eval.auc, 0);
 	put_text(b, "},\n  ");
 	rba_json_kv_num(b, "examples_per_second", r->examples_per_second, 0);
 	put_text(b, ",\n  ");
@@ -169,7 +187,8 @@ rebuild_runrec_summary_parse(const void *text, size_t n,
 		return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
 				"not a run record (no schema %s1)", tag);
 	}
-	if (strcmp(schema + sizeof(tag) - 1, "1") != 0) {
+	if (strcmp(schema + sizeof(tag) - 1, "1") != 0 &&
+	    strcmp(schema + sizeof(tag) - 1, "2") != 0) {
 		rba_json_release(&root);
 		return rba_fail(d, RBA_E_NEWER, NULL, 0, 0,
 				"run record of a newer format ('%s')", schema);
@@ -208,5 +227,161 @@ rebuild_runrec_summary_parse(const void *text, size_t n,
 	if (bad != NULL)
 		return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
 				"run record: '%s' is missing or malformed", bad);
+	return 0;
+}
+
+void
+rebuild_runrec_release(struct rebuild_runrec *r)
+{
+	if (r == NULL)
+		return;
+	free(r->version);
+	free(r->environment);
+	free(r->code_revision);
+	free(r->contract);
+	free(r->curve);
+	memset(r, 0, sizeof(*r));
+}
+
+static int
+get_digest(const struct rba_json_value *o, const char *key,
+	   struct rba_digest *out)
+{
+	const char *s = rba_json_get_str(o, key);
+
+	return s != NULL && rba_digest_parse(s, out) == 0 ? 0 : -1;
+}
+
+static int
+dup_str(const struct rba_json_value *o, const char *key, char **out)
+{
+	const char *s = rba_json_get_str(o, key);
+
+	if (s == NULL)
+		return -1;
+	return (*out = strdup(s)) == NULL ? -2 : 0;
+}
+
+static int
+get_epoch(const struct rba_json_value *o, struct rebuild_epoch *ep)
+{
+	if (o == NULL || o->type != RBA_JSON_OBJECT)
+		return -1;
+	if (get_metric(o, "train_loss", &ep->train_loss) ||
+	    get_metric(o, "val_loss", &ep->val_loss) ||
+	    get_metric(o, "val_acc", &ep->val_acc) ||
+	    get_metric(o, "val_auc", &ep->val_auc))
+		return -1;
+	return 0;
+}
+
+int
+rebuild_runrec_parse(const void *text, size_t n, struct rebuild_runrec *out,
+		     struct rba_detail *d)
+{
+	struct rebuild_runrec_summary sm;
+	struct rba_json_value root;
+	const struct rba_json_value *curves, *ev, *ex;
+	const char *bad = NULL, *schema;
+	uint64_t u = 0;
+	int err, r;
+
+	memset(out, 0, sizeof(*out));
+	if ((err = rebuild_runrec_summary_parse(text, n, &sm, d)) != 0)
+		return err;
+	if ((err = rba_json_parse(text, n, &root, d)) != 0)
+		return err == RBA_E_NOMEM ? err
+					  : rba_fail(d, RBA_E_CORRUPT, NULL, 0,
+						     0, "run record: not JSON");
+	schema = rba_json_get_str(&root, "schema");
+	out->format = strcmp(schema, "rebuild-audit/run/v2") == 0 ? 2 : 1;
+	out->artifact = sm.artifact;
+	out->trainer_abi = sm.trainer_abi;
+	out->ntrain = sm.ntrain;
+	out->nval = sm.nval;
+	out->examples_per_second = sm.examples_per_second;
+	out->train_seconds = sm.train_seconds;
+	curves = rba_json_get(&root, "curves");
+	ex = rba_json_get(&root, "examples");
+	if ((r = dup_str(&root, "version", &out->version)) != 0)
+		bad = r == -2 ? "" : "version";
+	else if ((r = dup_str(&root, "environment", &out->environment)) != 0)
+		bad = r == -2 ? "" : "environment";
+	else if ((r = dup_str(&root, "code_revision", &out->code_revision)) != 0)
+		bad = r == -2 ? "" : "code_revision";
+	else if (get_digest(&root, "config_hash", &out->config_hash))
+		bad = "config_hash";
+	else if (get_digest(&root, "snapshot", &out->snapshot))
+		bad = "snapshot";
+	else if (get_count(&root, "seed", UINT64_MAX, &out->seed))
+		bad = "seed";
+	else if (get_count(&root, "threads", UINT32_MAX, &u))
+		bad = "threads";
+	else if (get_count(ex, "classes", UINT32_MAX, &out->eval_rows))
+		bad = "examples";
+	else if (get_epoch(rba_json_get(&root, "final"), &out->final))
+		bad = "final";
+	else if (get_metric(&root, "wall_seconds", &out->wall_seconds))
+		bad = "wall_seconds";
+	if (bad == NULL) {
+		const char *mode = rba_json_get_str(&root, "mode");
+		out->threads = (uint32_t)u;
+		out->nclasses = (uint32_t)out->eval_rows;
+		out->fast = mode != NULL && strcmp(mode, "fast") == 0;
+		out->epochs = sm.epochs;
+		out->curve = calloc(sm.epochs ? sm.epochs : 1,
+				    sizeof(*out->curve));
+		if (out->curve == NULL)
+			bad = "";
+		for (uint32_t e = 0; bad == NULL && e < sm.epochs; e++)
+			if (get_epoch(&curves->items[e], &out->curve[e]))
+				bad = "curves";
+	}
+	if (bad == NULL && out->format == 2) {
+		ev = rba_json_get(&root, "eval");
+		const struct rba_json_value *sub = rba_json_get(ev, "subset");
+		const char *red = rba_json_get_str(ev, "reduction");
+		const char *dro = rba_json_get_str(ev, "dropout");
+		double scale = NAN;
+		char sbuf[32], txt[160];
+		if (get_digest(&root, "eval_fingerprint", &out->eval_fingerprint) ||
+		    ev == NULL || ev->type != RBA_JSON_OBJECT || sub == NULL ||
+		    red == NULL || dro == NULL ||
+		    get_metric(ev, "input_scale", &scale) ||
+		    get_count(ev, "rows", UINT64_MAX, &out->eval_rows) ||
+		    get_metric(ev, "loss", &out->eval_loss) ||
+		    get_metric(ev, "acc", &out->eval_acc) ||
+		    get_metric(ev, "auc", &out->eval_auc)) {
+			bad = "eval";
+		} else {
+			char num[RBA_JSON_NUM_MAX];
+			if (sub->type == RBA_JSON_STRING)
+				snprintf(sbuf, sizeof(sbuf), "%s", sub->str);
+			else
+				snprintf(sbuf, sizeof(sbuf), "%.0f", sub->num);
+			rba_json_fmt_double(scale, num);
+			snprintf(txt, sizeof(txt),
+				 "subset %s, reduction %s, dropout %s, "
+				 "input_scale %s",
+				 sbuf, red, dro, num);
+			out->has_eval = 1;
+			if ((out->contract = strdup(txt)) == NULL)
+				bad = "";
+		}
+	} else if (bad == NULL) {
+		out->eval_rows = out->nval;
+		out->eval_loss = out->final.val_loss;
+		out->eval_acc = out->final.val_acc;
+		out->eval_auc = out->final.val_auc;
+	}
+	rba_json_release(&root);
+	if (bad != NULL) {
+		rebuild_runrec_release(out);
+		if (bad[0] == 0)
+			return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0,
+					"out of memory");
+		return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
+				"run record: '%s' is missing or malformed", bad);
+	}
 	return 0;
 }

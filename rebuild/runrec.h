@@ -8,9 +8,10 @@
  * text that reads back as the same double, null when not finite):
  *
  *   {
- *     "schema": "rebuild-audit/run/v1",
+ *     "schema": "rebuild-audit/run/v2",
  *     "version": <pins version>,
  *     "config_hash": <d>,
+ *     "eval_fingerprint": <d>,
  *     "snapshot": <d>,
  *     "environment": <environment record digest text, as given>,
  *     "code_revision": <envrec_code_revision()>,
@@ -25,6 +26,9 @@
  *       ...
  *     ],
  *     "final": {"train_loss": x, "val_loss": x, "val_acc": x, "val_auc": x},
+ *     "eval": {"subset": "all" | N, "reduction": "mean" | "sum",
+ *              "dropout": "off" | "on", "input_scale": x, "rows": N,
+ *              "loss": x, "acc": x, "auc": x},
  *     "examples_per_second": x,
  *     "train_seconds": x,
  *     "wall_seconds": x
@@ -34,6 +38,13 @@
  * next line after "[", as above with no entries.)  The record holds
  * timings, so two runs give different records: it is for people and
  * dashboards, not for digests.
+ *
+ * "final" is the trainer's last epoch (the canonical contract: every
+ * validation row, mean, dropout off, inputs as encoded); "eval" is the
+ * model under the pins' eval: contract (rebuild/evaluate.h), whose
+ * fingerprint is "eval_fingerprint".  Under the canonical contract the
+ * two agree exactly.  v1 records (before the evaluation contract) lack
+ * "eval_fingerprint" and "eval"; readers take both versions.
  */
 #ifndef RBA_RUNREC_H
 #define RBA_RUNREC_H
@@ -86,5 +97,34 @@ struct rebuild_runrec_summary {
 int rebuild_runrec_summary_parse(const void *text, size_t n,
 				 struct rebuild_runrec_summary *out,
 				 struct rba_detail *d);
+
+/*
+ * A whole run record, as read back (v1 or v2).  Strings malloc'd, owned
+ * (rebuild_runrec_release).  A v1 record has has_eval 0, and its eval
+ * metrics are the final ones.
+ */
+struct rebuild_runrec {
+	uint32_t format; /* 1 or 2 */
+	char *version, *environment, *code_revision, *contract;
+	struct rba_digest config_hash, snapshot, artifact, eval_fingerprint;
+	int has_eval;
+	uint64_t seed, ntrain, nval, eval_rows;
+	uint32_t trainer_abi, threads, nclasses;
+	int fast;
+	uint32_t epochs;
+	struct rebuild_epoch *curve; /* epochs entries */
+	struct rebuild_epoch final;
+	double eval_loss, eval_acc, eval_auc;
+	double examples_per_second, train_seconds, wall_seconds;
+};
+
+/*
+ * Parses a run record's text.  0; RBA_E_NEWER; RBA_E_CORRUPT (d->reason
+ * names the member); RBA_E_NOMEM.  On error *out is released.
+ */
+int rebuild_runrec_parse(const void *text, size_t n, struct rebuild_runrec *out,
+			 struct rba_detail *d);
+/* NULL allowed. */
+void rebuild_runrec_release(struct rebuild_runrec *r);
 
 #endif

@@ -2,6 +2,9 @@
 #include "rebuild/synth.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+#include "rebuild/encode.h"
 
 #include "rebuild/rng.h"
 
@@ -13,6 +16,8 @@ synth_params_default(struct synth_params *sp)
 	sp->classes = 4;
 	sp->noise = 0.3;
 	sp->seed = 0;
+	sp->val_noise = -1.0;
+	sp->misalign_train = 0;
 }
 
 int
@@ -39,7 +44,8 @@ synth_check(const struct synth_params *sp, struct rba_detail *d)
 				"rows x features must be at most %u",
 				SYNTH_MAX_CELLS);
 	}
-	if (!(sp->noise >= 0.0 && sp->noise <= 1.0)) {
+	if (!(sp->noise >= 0.0 && sp->noise <= 1.0) || sp->val_noise > 1.0 ||
+	    sp->val_noise != sp->val_noise) {
 		rba_detail_key(d, "noise");
 		return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
 				"noise must be between 0 and 1");
@@ -47,9 +53,28 @@ synth_check(const struct synth_params *sp, struct rba_detail *d)
 	return 0;
 }
 
-void
+int
 synth_generate(const struct synth_params *sp, float *x, uint32_t *y)
 {
+	size_t *tr = NULL, *va = NULL, ntr = 0, nva = 0;
+	unsigned char *isval = NULL;
+	struct pins q;
+	int variant = sp->val_noise >= 0.0 || sp->misalign_train;
+
+	if (variant && sp->rows >= 2) {
+		memset(&q, 0, sizeof(q));
+		q.data.split_validation = SYNTH_SPLIT_VALIDATION;
+		q.data.split_order = PINS_SPLIT_RANDOM;
+		q.data.split_seed = 0;
+		if (encode_split(&q, sp->rows, &tr, &ntr, &va, &nva) ||
+		    (isval = calloc(sp->rows, 1)) == NULL) {
+			free(tr);
+			free(va);
+			return RBA_E_NOMEM;
+		}
+		for (size_t i = 0; i < nva; i++)
+			isval[va[i]] = 1;
+	}
 	uint64_t kx = rng_key(sp->seed, RNG_SYNTH, 0, 0);
 	uint64_t kw = rng_key(sp->seed, RNG_SYNTH, 1, 0);
 	uint64_t kp = rng_key(sp->seed, RNG_SYNTH, 2, 0);
@@ -73,10 +98,22 @@ synth_generate(const struct synth_params *sp, float *x, uint32_t *y)
 				best = (uint32_t)c;
 			}
 		}
-		if (rng_uniform(kp, i) < sp->noise)
+		if (rng_uniform(kp, i) < (isval && isval[i] && sp->val_noise >= 0.0
+						  ? sp->val_noise
+						  : sp->noise))
 			best = (uint32_t)rng_below(kc, i, C);
 		y[i] = best;
 	}
+	if (sp->misalign_train && ntr > 1) {
+		uint32_t first = y[tr[0]];
+		for (size_t k = 0; k + 1 < ntr; k++)
+			y[tr[k]] = y[tr[k + 1]];
+		y[tr[ntr - 1]] = first;
+	}
+	free(tr);
+	free(va);
+	free(isval);
+	return 0;
 }
 
 int
@@ -96,7 +133,11 @@ synth_csv(const struct synth_params *sp, struct rba_buf *out,
 		free(y);
 		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "out of memory");
 	}
-	synth_generate(sp, x, y);
+	if (synth_generate(sp, x, y) != 0) {
+		free(x);
+		free(y);
+		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "out of memory");
+	}
 	for (uint32_t f = 0; f < sp->features; f++)
 		rba_buf_printf(out, "x%u,", f + 1);
 	rba_buf_printf(out, "class\n");

@@ -23,6 +23,7 @@
 #define SYNTH_MAX_FEATURES 4096u
 #define SYNTH_MAX_CLASSES 1024u
 #define SYNTH_MAX_CELLS 200000000u /* rows x features */
+#define SYNTH_SPLIT_VALIDATION 0.25 /* the split the variants assume */
 
 struct synth_params {
 	uint64_t rows;	   /* default 4000 */
@@ -30,6 +31,18 @@ struct synth_params {
 	uint32_t classes;  /* default 4 */
 	double noise;	   /* [0, 1], default 0.3 */
 	uint64_t seed;	   /* default 0 */
+	/*
+	 * Variants for experiments, both about the part of the rows that
+	 * the chapter's split (validation 0.25, order random, seed 0: the
+	 * pins defaults, encode_split) puts in validation:
+	 * val_noise (>= 0) replaces noise for the validation rows, with the
+	 * same draws (so 0.30 -> 0.29 relabels only the rows whose draw
+	 * falls in [0.29, 0.30)); negative: noise everywhere (default -1).
+	 * misalign_train: each training row takes the label of the next
+	 * training row (the last the first's): labels misaligned by one.
+	 */
+	double val_noise;
+	int misalign_train;
 };
 
 /* Fills the defaults above. */
@@ -45,9 +58,9 @@ int synth_check(const struct synth_params *sp, struct rba_detail *d);
 
 /*
  * Generates the task into x (rows x features, row-major) and y (rows).
- * The caller checked sp.
+ * The caller checked sp.  0 or RBA_E_NOMEM (the variants need the split).
  */
-void synth_generate(const struct synth_params *sp, float *x, uint32_t *y);
+int synth_generate(const struct synth_params *sp, float *x, uint32_t *y);
 
 /*
  * Appends the CSV text: header x1,...,xN,class; floats printed with

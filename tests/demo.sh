@@ -64,3 +64,10 @@ minisign -Vm evidence.json -p acme-audit.pub
 printf '\n$ jq -r .predicate.verdict evidence.json\n'
 jq -r .predicate.verdict evidence.json
 step verify evidence.json -p acme-audit.pub
+
+say "the metric moved: is it real? the synthetic task, six paired seeds a side"
+step snapshot synth -o synth.csv
+step snapshot add synth.csv
+sed 's/lr: 0.02,/lr: 0.2,/; s/^version: .*/version: synth-lr10/' "$top/fixtures/pins/synth-chapter.yaml" > synth-lr10.yaml
+step compare "$top/fixtures/pins/synth-chapter.yaml" synth-lr10.yaml --seeds 0-5 -j 2 \
+	--hypothesis "lr x10 is harmless" --success 'val_loss.median <= 0' || true

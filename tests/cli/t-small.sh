@@ -83,7 +83,7 @@ out_has "run           $id"
 out_has "validation    loss "
 out_has "after 30 epochs (750 train, 250 validation examples)"
 out_has " examples/second"
-ok "the store holds a run/v1 record under the id" sh -c "mdb_dump -s runs -p st | grep -F '$id' | grep -qF '\"schema\": \"rebuild-audit/run/v1\"'"
+ok "the store holds a run/v2 record under the id" sh -c "mdb_dump -s runs -p st | grep -F '$id' | grep -qF '\"schema\": \"rebuild-audit/run/v2\"'"
 # train --record writes the same record format
 run 0 $RBA -S st train "$P" --record rec.json
 ok "train --record: the same final metrics" test "$(jq -r .final.val_acc rec.json)" = "$val_acc"

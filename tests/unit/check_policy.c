@@ -699,7 +699,7 @@ static const struct err_case pins_errors[] = {
 	{HEAD "data: {label: c}\nmodel: {dropout: -0.1}\n", RBA_E_RANGE, 5, 18,
 	 "model.dropout", "'model.dropout' must be a number in [0, 1)"},
 	{HEAD "data: {label: c}\neval: {dropout: false}\n", RBA_E_SCHEMA, 5, 17,
-	 "eval.dropout", "'eval.dropout' must be off"},
+	 "eval.dropout", "'eval.dropout' must be off or on"},
 	{HEAD "data: {label: c}\neval: {subset: test}\n", RBA_E_SCHEMA, 5, 16,
 	 "eval.subset", "'eval.subset' must be all or validation"},
 	{HEAD "data: {label: c}\neval: {reduction: max}\n", RBA_E_SCHEMA, 5, 19,

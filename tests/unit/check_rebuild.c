@@ -1021,14 +1021,20 @@ START_TEST(test_runrec)
 	res.report.final = curve[1];
 	res.report.examples_per_second = 123456.5;
 	res.report.train_seconds = 0.30000000000000004;
+	res.contract.input_scale = 1.0;
+	res.eval.rows = 200;
+	res.eval.loss = 0.2;
+	res.eval.acc = 1.0 / 3.0;
+	res.eval.auc = 1e-5;
 	policy_pins_config_hash(p, &cfg);
 	rba_digest_format(&cfg, cfg_hex);
 	rba_digest_format(&res.digest, art_hex);
 	snprintf(want, sizeof(want),
 		 "{\n"
-		 "  \"schema\": \"rebuild-audit/run/v1\",\n"
+		 "  \"schema\": \"rebuild-audit/run/v2\",\n"
 		 "  \"version\": \"run-1.q\",\n"
 		 "  \"config_hash\": \"%s\",\n"
+		 "  \"eval_fingerprint\": \"sha256:0000000000000000000000000000000000000000000000000000000000000000\",\n"
 		 "  \"snapshot\": \"sha256:9a5fb32561e18f48dbbe9b109aa7e02b59539569fa95226708a4b5b3be86dee0\",\n"
 		 "  \"environment\": \"sha256:env\",\n"
 		 "  \"code_revision\": \"%s\",\n"
@@ -1043,6 +1049,7 @@ START_TEST(test_runrec)
 		 "    {\"epoch\": 2, \"train_loss\": 0.1, \"val_loss\": 0.2, \"val_acc\": 0.3333333333333333, \"val_auc\": 1e-05}\n"
 		 "  ],\n"
 		 "  \"final\": {\"train_loss\": 0.1, \"val_loss\": 0.2, \"val_acc\": 0.3333333333333333, \"val_auc\": 1e-05},\n"
+		 "  \"eval\": {\"subset\": \"all\", \"reduction\": \"mean\", \"dropout\": \"off\", \"input_scale\": 1, \"rows\": 200, \"loss\": 0.2, \"acc\": 0.3333333333333333, \"auc\": 1e-05},\n"
 		 "  \"examples_per_second\": 123456.5,\n"
 		 "  \"train_seconds\": 0.30000000000000004,\n"
 		 "  \"wall_seconds\": null\n"
@@ -1072,9 +1079,9 @@ START_TEST(test_runrec)
 		ck_assert(sm.val_acc == 1.0 / 3.0 && sm.val_loss == 0.2 && sm.val_auc == 1e-5);
 		ck_assert(sm.examples_per_second == 123456.5);
 		ck_assert(rba_digest_equal(&sm.artifact, &res.digest));
-		memcpy(strstr(t, "run/v1"), "run/v2", 6);
+		memcpy(strstr(t, "run/v2"), "run/v3", 6);
 		ck_assert_int_eq(rebuild_runrec_summary_parse(t, strlen(t), &sm, &d), RBA_E_NEWER);
-		memcpy(strstr(t, "run/v2"), "run/v1", 6);
+		memcpy(strstr(t, "run/v3"), "run/v1", 6);
 		memcpy(strstr(t, "\"final\""), "\"fina_\"", 7);
 		ck_assert_int_eq(rebuild_runrec_summary_parse(t, strlen(t), &sm, &d), RBA_E_CORRUPT);
 		ck_assert_str_eq(d.reason, "run record: 'final' is missing or malformed");

@@ -1,0 +1,37 @@
+#!/bin/sh
+# bench-sweep.sh BINARY [RUNS] - wall time of a 12-seed sweep of the
+# chapter workload (fixtures/pins/synth-chapter.yaml) with -j 2 (two
+# cores), run records kept in a scratch store, beside one seed's training
+# (train, end to end); the ratio is the parallel efficiency:
+# 12 x one seed / (2 x the sweep).  The target is 0.15 s for the sweep.
+set -u
+bin=${1:?usage: bench-sweep.sh BINARY [RUNS]}
+runs=${2:-5}
+top=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rba-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export REBUILD_AUDIT_STORE="$tmp/st"
+P="$top/fixtures/pins/synth-chapter.yaml"
+"$bin" init > /dev/null || exit 2
+"$bin" snapshot synth -o "$tmp/s.csv" > /dev/null || exit 2
+"$bin" snapshot add "$tmp/s.csv" > /dev/null || exit 2
+now_ns() { date +%s%N; }
+med() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+: > "$tmp/one"; : > "$tmp/sweep"
+i=0
+while [ $i -lt "$runs" ]; do
+	t0=$(now_ns); "$bin" train "$P" --snapshot "$tmp/s.csv" > /dev/null || exit 2
+	t1=$(now_ns); "$bin" sweep "$P" --seeds 0-11 -j 2 > /dev/null || exit 2
+	t2=$(now_ns)
+	echo $(( (t1 - t0) / 1000 )) >> "$tmp/one"
+	echo $(( (t2 - t1) / 1000 )) >> "$tmp/sweep"
+	i=$((i + 1))
+done
+one=$(med "$tmp/one"); sw=$(med "$tmp/sweep")
+kept=$("$bin" runs list | grep -c ' run ')
+awk -v o="$one" -v s="$sw" -v r="$runs" -v k="$kept" 'BEGIN {
+	printf "one seed (train, end to end)   %8.3f s (median of %d)\n", o / 1e6, r
+	printf "12-seed sweep, -j 2            %8.3f s (target 0.150 s)\n", s / 1e6
+	printf "sweep / one seed               %8.2f x (12 seeds on 2 cores: 6.00 x is perfect)\n", s / o
+	printf "parallel efficiency            %8.0f %%\n", 100 * 12 * o / (2 * s) / 1
+	printf "run records kept               %8d\n", k }'

@@ -1,0 +1,141 @@
+/*
+ * cmd_sweep.c - sweep: train one pins file at many seeds, keep every run
+ * and a sweep record, print each metric's median, stdev, min, max and
+ * spread: the noise floor every later comparison is read against.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/forensics.h"
+#include "cli/commands.h"
+#include "common/json.h"
+
+#define MAX_SNAPS 8
+
+static void
+print_stats(const struct cli_sweep *s, int json)
+{
+	if (json) {
+		printf("{\"sweep\": ");
+		rba_json_fput_str(stdout, s->id);
+		printf(", \"version\": ");
+		rba_json_fput_str(stdout, s->pins->version);
+		printf(", \"seeds\": %zu, \"wall_seconds\": ", s->n);
+		rba_json_fput_num(stdout, s->wall_seconds);
+		printf(", \"metrics\": {");
+	} else {
+		printf("sweep %s: %s at %zu seeds (%" PRIu64 "..%" PRIu64
+		       ") in %.3f s\n",
+		       s->id, s->pins->version, s->n, s->seeds[0],
+		       s->seeds[s->n - 1], s->wall_seconds);
+		printf("%-20s %10s %10s %10s %10s %10s\n", "metric", "median",
+		       "stdev", "min", "max", "spread");
+	}
+	for (int m = 0; m < FX_NMETRICS; m++) {
+		double *v = calloc(s->n, sizeof(double));
+		struct fx_stat st;
+		if (v == NULL)
+			continue;
+		for (size_t i = 0; i < s->n; i++)
+			v[i] = fx_metric_of(&s->runs[i], (enum fx_metric)m);
+		fx_stat_compute(v, s->n, &st);
+		free(v);
+		if (json) {
+			printf("%s\"%s\": {\"median\": ", m ? ", " : "",
+			       fx_metric_name((enum fx_metric)m));
+			rba_json_fput_num(stdout, st.median);
+			printf(", \"stdev\": ");
+			rba_json_fput_num(stdout, st.stdev);
+			printf(", \"min\": ");
+			rba_json_fput_num(stdout, st.min);
+			printf(", \"max\": ");
+			rba_json_fput_num(stdout, st.max);
+			printf(", \"spread\": ");
+			rba_json_fput_num(stdout, st.spread);
+			printf("}");
+		} else if (st.n > 0) {
+			printf("%-20s %10.6g %10.4g %10.6g %10.6g %10.4g\n",
+			       fx_metric_name((enum fx_metric)m), st.median,
+			       st.stdev, st.min, st.max, st.spread);
+		}
+	}
+	if (json) {
+		printf("}, \"runs\": [");
+		for (size_t i = 0; i < s->n; i++) {
+			printf("%s{\"seed\": %" PRIu64 ", \"id\": ", i ? ", " : "",
+			       s->seeds[i]);
+			rba_json_fput_str(stdout, s->ids + i * 161);
+			printf(", \"val_loss\": ");
+			rba_json_fput_num(stdout, s->runs[i].eval_loss);
+			printf("}");
+		}
+		printf("]}\n");
+	}
+}
+
+int
+cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
+{
+	const char *pins_path = NULL, *seeds_s = NULL, *plot = NULL, *v;
+	char *snaps[MAX_SNAPS];
+	size_t nsnaps = 0, nseeds = 0;
+	uint64_t *seeds = NULL, jobs = 1;
+	struct pins *p = NULL;
+	struct rba_detail d;
+	struct cli_sweep sw;
+	int r, status;
+
+	if (cli_wants_help(ctx, argc, argv))
+		return 0;
+	for (int i = 1; i < argc; i++) {
+		if ((r = cli_opt_value(argc, argv, &i, "--seeds", &v)) != 0) {
+			if (r < 0)
+				return cli_usage(ctx, "--seeds needs A-B");
+			seeds_s = v;
+		} else if ((r = cli_opt_value(argc, argv, &i, "-j", &v)) != 0) {
+			if (r < 0 || cli_parse_u64(v, FX_MAX_JOBS, &jobs) ||
+			    jobs == 0)
+				return cli_usage(ctx, "-j is 1 to %u",
+						 FX_MAX_JOBS);
+		} else if ((r = cli_opt_value(argc, argv, &i, "--snapshot", &v)) != 0) {
+			if (r < 0 || nsnaps == MAX_SNAPS)
+				return cli_usage(ctx, "--snapshot needs a file");
+			snaps[nsnaps++] = (char *)v;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--plot", &v)) != 0) {
+			if (r < 0)
+				return cli_usage(ctx, "--plot needs a file");
+			plot = v;
+		} else if (strcmp(argv[i], "--json") == 0) {
+			ctx->json = 1;
+		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
+			return cli_usage(ctx, "unknown option '%s'", argv[i]);
+		} else if (pins_path == NULL) {
+			pins_path = argv[i];
+		} else {
+			return cli_usage(ctx, "one pins file, please");
+		}
+	}
+	if (pins_path == NULL || seeds_s == NULL)
+		return cli_usage(ctx, "needs a pins file and --seeds");
+	rba_detail_clear(&d);
+	if (fx_seeds_parse(seeds_s, &seeds, &nseeds, &d))
+		return cli_usage(ctx, "--seeds: %s", d.reason);
+	if ((r = policy_pins_load(pins_path, &p, &d)) != 0) {
+		free(seeds);
+		return cli_fail("invalid pins", pins_path, r, &d);
+	}
+	status = cli_sweep_run(ctx, p, seeds, nseeds, (unsigned)jobs, snaps,
+			       nsnaps, "sweep", &sw);
+	if (status == 0) {
+		print_stats(&sw, ctx->json);
+		if (plot != NULL && (r = cli_plot_svg(plot, &sw, NULL)) != 0)
+			status = cli_fail("cannot write plot", plot, r, NULL);
+		cli_sweep_release(&sw);
+	}
+	free(seeds);
+	policy_pins_free(p);
+	return status;
+}
