@@ -58,7 +58,7 @@ UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BIN         = $(BUILD)/rebuild-audit
 
 .PHONY: all deps check unit cli-tests check-deps check-determinism check-flips check-man \
-        asan bench demo install clean help
+        asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay
 .DEFAULT_GOAL := all
 
 all: $(BIN) rebuild-audit
@@ -72,6 +72,8 @@ help:
 	@echo 'make check-determinism  strict training under four compilers/flags and thread counts'
 	@echo 'make check-flips  flip bits 0 and 7 of every byte of a small store: every live flip detected, no crash'
 	@echo 'make asan         AddressSanitizer + UBSan build, whole test suite under it'
+	@echo 'make fuzz         libFuzzer (clang, ASan+UBSan) on every input surface, FUZZ_SECONDS each (default $(FUZZ_SECONDS))'
+	@echo 'make fuzz-replay  replay fixtures/fuzz/ (seed corpora and every crash input) through the harnesses'
 	@echo 'make bench        benchmarks (prints figures; not part of check)'
 	@echo 'make deps         install missing Debian packages (as root) or print the command'
 	@echo 'make install      install binary and man pages under $$(PREFIX)'
@@ -176,6 +178,39 @@ asan:
 	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  RBA_BIN=$(CURDIR)/build/asan/rebuild-audit RBA_SLOW=1 RBA_SANITIZED=1 sh tests/cli/run.sh
 
+# ---- fuzzing (tests/fuzz/, fixtures/fuzz/) --------------------------------
+# One libFuzzer harness per input surface, linked with the library objects
+# built again by clang under ASan+UBSan in $(FUZZ_BUILD).  make fuzz
+# explores (new inputs go to $(FUZZ_BUILD)/corpus/, crashes to
+# $(FUZZ_BUILD)/crashes/); fuzz-replay runs every file kept in
+# fixtures/fuzz/<target>/ once (make check).
+FUZZ_TARGETS = artifact chunk csv evidence pins policy sign store
+FUZZ_SECONDS ?= 60
+FUZZ_CC   ?= clang
+FUZZ_BUILD = build/fuzz
+FUZZ_BINS  = $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
+
+$(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB_OBJ)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS_ALL)
+
+.PRECIOUS: $(BUILD)/tests/fuzz/%.o
+fuzz-bins: $(FUZZ_BINS)
+
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
+	  OPT='-O1 -g -fno-omit-frame-pointer' FPFLAGS='-ffp-contract=off -fno-fast-math' \
+	  EXTRA_CFLAGS='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' \
+	  EXTRA_LDFLAGS='-fsanitize=address,undefined' fuzz-bins
+
+fuzz: fuzz-build $(BIN)
+	$(Q)RBA_BIN=$(CURDIR)/$(BIN) FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	  sh tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+fuzz-replay: fuzz-build $(BIN)
+	$(Q)RBA_BIN=$(CURDIR)/$(BIN) FUZZ_BUILD=$(FUZZ_BUILD) \
+	  sh tests/fuzz/replay.sh $(FUZZ_TARGETS)
+
 bench: $(BIN)
 	$(Q)sh bench/run.sh $(CURDIR)/$(BIN)
 
@@ -191,4 +226,4 @@ install: $(BIN)
 clean:
 	rm -rf build rebuild-audit
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(wildcard $(BUILD)/tests/fuzz/*.d)
