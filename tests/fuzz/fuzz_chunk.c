@@ -9,8 +9,8 @@
  * not stop every input before the frame decoder and the chunk decoder;
  * bit 0 clear, the rest is the raw chunk.  Bits 1-6 give the id column
  * (0: none).  The column and score counts are the chunk's own, as a
- * layout that matches it would give them (bit 7 set: one more column,
- * which the decoder must refuse).
+ * layout that matches it would give them, even past the layout's caps
+ * (bit 7 set: one more column, which the decoder must refuse).
  *
  * Whatever decodes is read cell by cell, re-encoded, and must decode
  * again to a chunk that encodes to the same bytes.
