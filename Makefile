@@ -58,7 +58,8 @@ UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BIN         = $(BUILD)/rebuild-audit
 
 .PHONY: all deps check unit cli-tests check-deps check-determinism check-flips check-man \
-        asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay
+        asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay \
+        check-crash check-faults check-faults-quick
 .DEFAULT_GOAL := all
 
 all: $(BIN) rebuild-audit
@@ -74,6 +75,8 @@ help:
 	@echo 'make asan         AddressSanitizer + UBSan build, whole test suite under it'
 	@echo 'make fuzz         libFuzzer (clang, ASan+UBSan) on every input surface, FUZZ_SECONDS each (default $(FUZZ_SECONDS))'
 	@echo 'make fuzz-replay  replay fixtures/fuzz/ (seed corpora and every crash input) through the harnesses'
+	@echo 'make check-crash N=1000  kill -9 commands at random moments; the store stays whole (make check: 100)'
+	@echo 'make check-faults every allocation, write and sync failing in turn, plain and under ASan (make check: a slice)'
 	@echo 'make bench        benchmarks (prints figures; not part of check)'
 	@echo 'make deps         install missing Debian packages (as root) or print the command'
 	@echo 'make install      install binary and man pages under $$(PREFIX)'
@@ -153,6 +156,45 @@ check-flips: $(BIN) $(BUILD)/flips
 	$(Q)RBA_BIN=$(CURDIR)/$(BIN) FLIPS_BIN=$(CURDIR)/$(BUILD)/flips FLIPS_OFFSETS=all \
 	  sh tests/cli/run.sh t-flips
 
+# ---- kills and faults (tests/crash.sh, tests/faults.sh) ------------------
+N ?= 1000
+FAULTS_SLICE ?= 0
+FAULTS_ASAN_SLICE ?= 0
+HELPER_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) $(WERROR)
+
+$(BUILD)/killafter: tests/killafter.c | $(BUILD)/.deps-ok
+	@[ "$(V)" = 1 ] || echo "  CC      $<"
+	$(Q)$(CC) $(HELPER_CFLAGS) -o $@ $<
+
+check-crash: $(BIN) $(BUILD)/killafter
+	$(Q)RBA=$(CURDIR)/$(BIN) KILLAFTER=$(CURDIR)/$(BUILD)/killafter sh tests/crash.sh $(N)
+
+# The preload library (all three kinds), and for a binary under ASan the
+# I/O half as a preload and the allocation half linked in with --wrap.
+$(BUILD)/faults.so: tests/faults.c | $(BUILD)/.deps-ok
+	@[ "$(V)" = 1 ] || echo "  CC      $<"
+	$(Q)$(CC) $(HELPER_CFLAGS) -shared -fPIC -o $@ $< -ldl
+$(BUILD)/faults-io.so: tests/faults.c | $(BUILD)/.deps-ok
+	$(Q)$(CC) $(HELPER_CFLAGS) -DFAULTS_NO_ALLOC -shared -fPIC -o $@ $< -ldl
+$(BUILD)/tests/faultwrap.o: tests/faults.c | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(HELPER_CFLAGS) -DFAULTS_NO_ALLOC -DFAULTS_WRAP -c -o $@ $<
+$(BUILD)/rebuild-audit-faults: $(LIB_OBJ) $(BUILD)/cli/main.o $(BUILD)/tests/faultwrap.o
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc -o $@ $^ $(LDLIBS_ALL)
+
+check-faults-quick: $(BIN) $(BUILD)/faults.so
+	$(Q)RBA=$(CURDIR)/$(BIN) FAULTS_SO=$(CURDIR)/$(BUILD)/faults.so sh tests/faults.sh 4
+
+check-faults: $(BIN) $(BUILD)/faults.so
+	$(Q)RBA=$(CURDIR)/$(BIN) FAULTS_SO=$(CURDIR)/$(BUILD)/faults.so sh tests/faults.sh $(FAULTS_SLICE)
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' \
+	  EXTRA_CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all' \
+	  EXTRA_LDFLAGS='-fsanitize=address,undefined' \
+	  build/asan/rebuild-audit-faults build/asan/faults-io.so
+	$(Q)RBA=$(CURDIR)/build/asan/rebuild-audit-faults FAULTS_SO=$(CURDIR)/build/asan/faults-io.so \
+	  FAULTS_ASAN=1 sh tests/faults.sh $(FAULTS_ASAN_SLICE)
+
 # The include ladder: a folder may include only folders to its right.
 check-deps:
 	$(Q)sh tests/check-deps.sh
@@ -167,6 +209,7 @@ check:
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror all $(BUILD)/check_runner
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man unit cli-tests
 	$(Q)$(MAKE) --no-print-directory check-determinism
+	$(Q)$(MAKE) --no-print-directory WERROR=-Werror fuzz-replay check-crash N=100 check-faults-quick
 
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' \
@@ -198,7 +241,7 @@ $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB_OBJ)
 fuzz-bins: $(FUZZ_BINS)
 
 fuzz-build:
-	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) \
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) WERROR= \
 	  OPT='-O1 -g -fno-omit-frame-pointer' FPFLAGS='-ffp-contract=off -fno-fast-math' \
 	  EXTRA_CFLAGS='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' \
 	  EXTRA_LDFLAGS='-fsanitize=address,undefined' fuzz-bins
