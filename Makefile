@@ -59,7 +59,7 @@ BIN         = $(BUILD)/rebuild-audit
 
 .PHONY: all deps check unit cli-tests check-deps check-determinism check-flips check-man \
         asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay \
-        check-crash check-faults check-faults-quick
+        check-crash check-faults check-faults-quick check-concurrency
 .DEFAULT_GOAL := all
 
 all: $(BIN) rebuild-audit
@@ -77,6 +77,7 @@ help:
 	@echo 'make fuzz-replay  replay fixtures/fuzz/ (seed corpora and every crash input) through the harnesses'
 	@echo 'make check-crash N=1000  kill -9 commands at random moments; the store stays whole (make check: 100)'
 	@echo 'make check-faults every allocation, write and sync failing in turn, plain and under ASan (make check: a slice)'
+	@echo 'make check-concurrency ROUNDS=50  16 processes of mixed commands on one store (make check: 3 rounds)'
 	@echo 'make bench        benchmarks (prints figures; not part of check)'
 	@echo 'make deps         install missing Debian packages (as root) or print the command'
 	@echo 'make install      install binary and man pages under $$(PREFIX)'
@@ -195,6 +196,10 @@ check-faults: $(BIN) $(BUILD)/faults.so
 	$(Q)RBA=$(CURDIR)/build/asan/rebuild-audit-faults FAULTS_SO=$(CURDIR)/build/asan/faults-io.so \
 	  FAULTS_ASAN=1 sh tests/faults.sh $(FAULTS_ASAN_SLICE)
 
+ROUNDS ?= 50
+check-concurrency: $(BIN)
+	$(Q)RBA=$(CURDIR)/$(BIN) sh tests/concurrency.sh $(ROUNDS) 16
+
 # The include ladder: a folder may include only folders to its right.
 check-deps:
 	$(Q)sh tests/check-deps.sh
@@ -209,7 +214,8 @@ check:
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror all $(BUILD)/check_runner
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man unit cli-tests
 	$(Q)$(MAKE) --no-print-directory check-determinism
-	$(Q)$(MAKE) --no-print-directory WERROR=-Werror fuzz-replay check-crash N=100 check-faults-quick
+	$(Q)$(MAKE) --no-print-directory WERROR=-Werror fuzz-replay check-crash N=100 check-faults-quick \
+	  check-concurrency ROUNDS=3
 
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' \
