@@ -8,6 +8,10 @@ PREFIX   ?= /usr/local
 WERROR   ?=
 EXTRA_CFLAGS ?=
 EXTRA_LDFLAGS ?=
+# The release build is hardened (make check-hardening checks the binary):
+# fortified libc calls (with optimization only), stack protector, PIE,
+# full RELRO.  HARDEN=0 turns it off; the sanitizer builds do.
+HARDEN   ?= 1
 
 PKG_LIBS  = libsodium lmdb libzstd yaml-0.1 openblas
 PKG_TEST  = check
@@ -31,12 +35,16 @@ CHK_CFLAGS = $(shell pkg-config --cflags $(PKG_TEST) 2>/dev/null)
 CHK_LDLIBS = $(shell pkg-config --libs $(PKG_TEST) 2>/dev/null)
 GIT_REV   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(FPFLAGS) \
-             $(WARN) $(WERROR) -I. $(PKG_CFLAGS) \
+             $(WARN) $(WERROR) $(HARDEN_CFLAGS) -I. $(PKG_CFLAGS) \
              -DRBA_GIT_REV='"$(GIT_REV)"' -DRBA_CC_ID='"$(CC_ID)"' \
              -DRBA_BUILD_FLAGS='"$(strip $(OPT) $(FPFLAGS) $(EXTRA_CFLAGS))"' \
              $(EXTRA_CFLAGS) $(CFLAGS)
 CC_ID     = $(shell $(CC) --version 2>/dev/null | head -n 1)
-LDLIBS_ALL = $(PKG_LDLIBS) -lpthread -lm $(EXTRA_LDFLAGS) $(LDFLAGS)
+ifeq ($(HARDEN),1)
+HARDEN_CFLAGS  = $(if $(filter -O0,$(OPT)),,-D_FORTIFY_SOURCE=2) -fstack-protector-strong -fPIE
+HARDEN_LDFLAGS = -pie -Wl,-z,relro,-z,now
+endif
+LDLIBS_ALL = $(PKG_LDLIBS) -lpthread -lm $(HARDEN_LDFLAGS) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 ifeq ($(V),1)
 Q =
@@ -57,9 +65,9 @@ UNIT_SRC    = $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BIN         = $(BUILD)/rebuild-audit
 
-.PHONY: all deps check unit cli-tests check-deps check-determinism check-flips check-man \
+.PHONY: FORCE all deps check unit cli-tests check-deps check-determinism check-flips check-man \
         asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay \
-        check-crash check-faults check-faults-quick check-concurrency
+        check-crash check-faults check-faults-quick check-concurrency check-hardening valgrind
 .DEFAULT_GOAL := all
 
 all: $(BIN) rebuild-audit
@@ -78,6 +86,8 @@ help:
 	@echo 'make check-crash N=1000  kill -9 commands at random moments; the store stays whole (make check: 100)'
 	@echo 'make check-faults every allocation, write and sync failing in turn, plain and under ASan (make check: a slice)'
 	@echo 'make check-concurrency ROUNDS=50  16 processes of mixed commands on one store (make check: 3 rounds)'
+	@echo 'make check-hardening  the binary is PIE, full RELRO, stack-protected and fortified (readelf)'
+	@echo 'make valgrind     CLI tests under valgrind memcheck (VALGRIND_TESTS: a representative subset)'
 	@echo 'make bench        benchmarks (prints figures; not part of check)'
 	@echo 'make deps         install missing Debian packages (as root) or print the command'
 	@echo 'make install      install binary and man pages under $$(PREFIX)'
@@ -120,12 +130,19 @@ $(BUILD)/.deps-ok:
 	$(Q)$(MAKE) --no-print-directory deps
 	$(Q)mkdir -p $(BUILD) && touch $@
 
-$(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
+# The build settings of a tree, rewritten when they change, so that a
+# change of flags (hardening, say) rebuilds the objects built before it.
+BUILD_SETTINGS = $(CC) $(OPT) $(FPFLAGS) $(HARDEN_CFLAGS) $(HARDEN_LDFLAGS) $(EXTRA_CFLAGS) $(EXTRA_LDFLAGS)
+$(BUILD)/.settings: FORCE | $(BUILD)/.deps-ok
+	@echo '$(BUILD_SETTINGS)' | cmp -s - $@ || echo '$(BUILD_SETTINGS)' > $@
+FORCE:
+
+$(BUILD)/%.o: %.c $(BUILD)/.settings | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/tests/unit/%.o: tests/unit/%.c | $(BUILD)/.deps-ok
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/.settings | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHK_CFLAGS) -MMD -MP -c $< -o $@
@@ -189,12 +206,23 @@ check-faults-quick: $(BIN) $(BUILD)/faults.so
 
 check-faults: $(BIN) $(BUILD)/faults.so
 	$(Q)RBA=$(CURDIR)/$(BIN) FAULTS_SO=$(CURDIR)/$(BUILD)/faults.so sh tests/faults.sh $(FAULTS_SLICE)
-	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' \
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' HARDEN=0 \
 	  EXTRA_CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all' \
 	  EXTRA_LDFLAGS='-fsanitize=address,undefined' \
 	  build/asan/rebuild-audit-faults build/asan/faults-io.so
 	$(Q)RBA=$(CURDIR)/build/asan/rebuild-audit-faults FAULTS_SO=$(CURDIR)/build/asan/faults-io.so \
 	  FAULTS_ASAN=1 sh tests/faults.sh $(FAULTS_ASAN_SLICE)
+
+check-hardening: $(BIN)
+	$(Q)sh tests/hardening.sh $(BIN)
+
+# memcheck is 20-50 times slower: the CLI scripts that do not time kills
+# or generate megabytes of input (override VALGRIND_TESTS to choose).
+VALGRIND_TESTS ?= t-invalid t-keys t-history t-dispute t-score t-sample t-integrity
+valgrind: $(BIN)
+	$(Q)for t in $(VALGRIND_TESTS); do \
+	  RBA_BIN=$(CURDIR)/tests/valgrind-rba.sh RBA_REAL_BIN=$(CURDIR)/$(BIN) RBA_SLOW=1 \
+	    sh tests/cli/run.sh $$t || exit 1; done
 
 ROUNDS ?= 50
 check-concurrency: $(BIN)
@@ -215,10 +243,10 @@ check:
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man unit cli-tests
 	$(Q)$(MAKE) --no-print-directory check-determinism
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror fuzz-replay check-crash N=100 check-faults-quick \
-	  check-concurrency ROUNDS=3
+	  check-concurrency ROUNDS=3 check-hardening
 
 asan:
-	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' \
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' HARDEN=0 \
 	  EXTRA_CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all' \
 	  EXTRA_LDFLAGS='-fsanitize=address,undefined' WERROR=-Werror \
 	  build/asan/rebuild-audit build/asan/check_runner
@@ -247,7 +275,7 @@ $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB_OBJ)
 fuzz-bins: $(FUZZ_BINS)
 
 fuzz-build:
-	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) WERROR= \
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) WERROR= HARDEN=0 \
 	  OPT='-O1 -g -fno-omit-frame-pointer' FPFLAGS='-ffp-contract=off -fno-fast-math' \
 	  EXTRA_CFLAGS='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' \
 	  EXTRA_LDFLAGS='-fsanitize=address,undefined' fuzz-bins
