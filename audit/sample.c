@@ -465,7 +465,8 @@ sample_chunk_reserve(struct sample_chunk *c, uint32_t ncases, uint32_t ncols,
 		memset(m->cm + old, 0, (ncols - old) * sizeof(*cm));
 		m->cap_cols = ncols;
 	}
-	memset(m->cols, 0, ncols * sizeof(*m->cols));
+	if (ncols > 0) /* m->cols is NULL until a column is reserved */
+		memset(m->cols, 0, ncols * sizeof(*m->cols));
 	c->ncases = ncases;
 	c->ncols = ncols;
 	c->nscores = nscores;

@@ -80,10 +80,12 @@ run(const char *const *args)
 		if (errno != EINTR)
 			fuzz_fail("waitpid: %s", strerror(errno));
 	if (WIFSIGNALED(st))
-		fuzz_fail("'%s' ended by signal %d%s", args[-1], WTERMSIG(st),
+		fuzz_fail("'%s' ended by signal %d%s", argv[3], WTERMSIG(st),
 			  WTERMSIG(st) == SIGALRM ? " (a hang)" : "");
+	if (WEXITSTATUS(st) == 127)
+		fuzz_fail("cannot run %s", bin);
 	if (WEXITSTATUS(st) > 2)
-		fuzz_fail("'%s' exited %d", args[-1], WEXITSTATUS(st));
+		fuzz_fail("'%s' exited %d", argv[3], WEXITSTATUS(st));
 	if (WEXITSTATUS(st) == 2) {
 		if ((f = fopen(errpath, "r")) == NULL)
 			fuzz_fail("no stderr file");
@@ -92,7 +94,7 @@ run(const char *const *args)
 		fclose(f);
 		if (lines != 1)
 			fuzz_fail("'%s' exited 2 with %d lines on stderr",
-				  args[-1], lines);
+				  argv[3], lines);
 	}
 	return WEXITSTATUS(st);
 }
