@@ -16,8 +16,8 @@ HARDEN   ?= 1
 PKG_LIBS  = libsodium lmdb libzstd yaml-0.1 openblas
 PKG_TEST  = check
 DEB_PKGS  = libsodium-dev liblmdb-dev libzstd-dev libyaml-dev libopenblas-dev \
-            check pkg-config lmdb-utils minisign mandoc jq time clang python3-jsonschema \
-            locales
+            check pkg-config lmdb-utils minisign mandoc jq time clang libclang-rt-dev python3-jsonschema \
+            valgrind locales
 # A decimal-comma locale: the unit tests parse numbers under it.
 TEST_LOCALE = de_DE.UTF-8
 
