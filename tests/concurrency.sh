@@ -17,7 +17,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 FIX=$top/fixtures
 V=german-numeric-logistic
 w=$(mktemp -d "${TMPDIR:-/tmp}/rba-conc.XXXXXX")
-trap 'rm -rf "$w"' EXIT INT TERM
+trap 'rm -rf "$w"' EXIT; trap 'exit 2' INT TERM
 cd "$w" || exit 2
 S="$RBA -S st"
 $S init > /dev/null || exit 2

@@ -27,7 +27,7 @@ FIX=$top/fixtures
 V=german-numeric-logistic
 seed=${CRASH_SEED:-$(date +%s)}
 w=$(mktemp -d "${TMPDIR:-/tmp}/rba-crash.XXXXXX")
-[ -n "${CRASH_KEEP:-}" ] || trap 'rm -rf "$w"' EXIT INT TERM
+[ -n "${CRASH_KEEP:-}" ] || trap 'rm -rf "$w"' EXIT; trap 'exit 2' INT TERM
 cd "$w" || exit 2
 S="$RBA -S st"
 bad=

@@ -24,7 +24,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 FIX=$top/fixtures
 V=german-numeric-logistic
 w=$(mktemp -d "${TMPDIR:-/tmp}/rba-faults.XXXXXX")
-[ -n "${FAULTS_KEEP:-}" ] || trap 'rm -rf "$w"' EXIT INT TERM
+[ -n "${FAULTS_KEEP:-}" ] || trap 'rm -rf "$w"' EXIT; trap 'exit 2' INT TERM
 cd "$w" || exit 2
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:verify_asan_link_order=0}
 

@@ -9,7 +9,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 log=$(mktemp "${TMPDIR:-/tmp}/rba-replay.XXXXXX")
-trap 'rm -f "$log"' EXIT INT TERM
+trap 'rm -f "$log"' EXIT; trap 'exit 2' INT TERM
 fail=0
 total=0
 for t in "$@"; do
