@@ -8,12 +8,16 @@ PREFIX   ?= /usr/local
 WERROR   ?=
 EXTRA_CFLAGS ?=
 EXTRA_LDFLAGS ?=
+# The release build is hardened (make check-hardening checks the binary):
+# fortified libc calls (with optimization only), stack protector, PIE,
+# full RELRO.  HARDEN=0 turns it off; the sanitizer builds do.
+HARDEN   ?= 1
 
 PKG_LIBS  = libsodium lmdb libzstd yaml-0.1 openblas
 PKG_TEST  = check
 DEB_PKGS  = librsvg2-bin libsodium-dev liblmdb-dev libzstd-dev libyaml-dev libopenblas-dev \
-            check pkg-config lmdb-utils minisign mandoc jq time clang python3-jsonschema \
-            locales python3-xgboost
+            check pkg-config lmdb-utils minisign mandoc jq time clang libclang-rt-dev python3-jsonschema \
+            valgrind locales python3-xgboost
 # A decimal-comma locale: the unit tests parse numbers under it.
 TEST_LOCALE = de_DE.UTF-8
 
@@ -31,12 +35,16 @@ CHK_CFLAGS = $(shell pkg-config --cflags $(PKG_TEST) 2>/dev/null)
 CHK_LDLIBS = $(shell pkg-config --libs $(PKG_TEST) 2>/dev/null)
 GIT_REV   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(FPFLAGS) \
-             $(WARN) $(WERROR) -I. $(PKG_CFLAGS) \
+             $(WARN) $(WERROR) $(HARDEN_CFLAGS) -I. $(PKG_CFLAGS) \
              -DRBA_GIT_REV='"$(GIT_REV)"' -DRBA_CC_ID='"$(CC_ID)"' \
              -DRBA_BUILD_FLAGS='"$(strip $(OPT) $(FPFLAGS) $(EXTRA_CFLAGS))"' \
              $(EXTRA_CFLAGS) $(CFLAGS)
 CC_ID     = $(shell $(CC) --version 2>/dev/null | head -n 1)
-LDLIBS_ALL = $(PKG_LDLIBS) -lpthread -lm $(EXTRA_LDFLAGS) $(LDFLAGS)
+ifeq ($(HARDEN),1)
+HARDEN_CFLAGS  = $(if $(filter -O0,$(OPT)),,-D_FORTIFY_SOURCE=2) -fstack-protector-strong -fPIE
+HARDEN_LDFLAGS = -pie -Wl,-z,relro,-z,now
+endif
+LDLIBS_ALL = $(PKG_LDLIBS) -lpthread -lm $(HARDEN_LDFLAGS) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 ifeq ($(V),1)
 Q =
@@ -57,8 +65,9 @@ UNIT_SRC    = $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BIN         = $(BUILD)/rebuild-audit
 
-.PHONY: all deps check unit cli-tests check-deps check-determinism check-flips check-man \
-        check-fleet fleet-deps asan bench demo install clean help
+.PHONY: FORCE all deps check unit cli-tests check-deps check-determinism check-flips check-man \
+        check-fleet fleet-deps asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay \
+        check-crash check-faults check-faults-quick check-concurrency check-hardening valgrind
 .DEFAULT_GOAL := all
 
 all: $(BIN) rebuild-audit
@@ -74,6 +83,13 @@ help:
 	@echo 'make check-fleet  a single-node Slurm cluster runs contrib/slurm/: an 8-task array and the import (needs fleet-deps)'
 	@echo 'make fleet-deps   install slurm-wlm and munge (as root) or print the command; not part of deps'
 	@echo 'make asan         AddressSanitizer + UBSan build, whole test suite under it'
+	@echo 'make fuzz         libFuzzer (clang, ASan+UBSan) on every input surface, FUZZ_SECONDS each (default $(FUZZ_SECONDS))'
+	@echo 'make fuzz-replay  replay fixtures/fuzz/ (seed corpora and every crash input) through the harnesses'
+	@echo 'make check-crash N=1000  kill -9 commands at random moments; the store stays whole (make check: 100)'
+	@echo 'make check-faults every allocation, write and sync failing in turn, plain and under ASan (make check: a slice)'
+	@echo 'make check-concurrency ROUNDS=50  16 processes of mixed commands on one store (make check: 3 rounds)'
+	@echo 'make check-hardening  the binary is PIE, full RELRO, stack-protected and fortified (readelf)'
+	@echo 'make valgrind     CLI tests under valgrind memcheck (VALGRIND_TESTS: a representative subset)'
 	@echo 'make bench        benchmarks (prints figures; not part of check)'
 	@echo 'make deps         install missing Debian packages (as root) or print the command'
 	@echo 'make install      install binary and man pages under $$(PREFIX)'
@@ -134,12 +150,19 @@ $(BUILD)/.deps-ok:
 	$(Q)$(MAKE) --no-print-directory deps
 	$(Q)mkdir -p $(BUILD) && touch $@
 
-$(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
+# The build settings of a tree, rewritten when they change, so that a
+# change of flags (hardening, say) rebuilds the objects built before it.
+BUILD_SETTINGS = $(CC) $(OPT) $(FPFLAGS) $(HARDEN_CFLAGS) $(HARDEN_LDFLAGS) $(EXTRA_CFLAGS) $(EXTRA_LDFLAGS)
+$(BUILD)/.settings: FORCE | $(BUILD)/.deps-ok
+	@echo '$(BUILD_SETTINGS)' | cmp -s - $@ || echo '$(BUILD_SETTINGS)' > $@
+FORCE:
+
+$(BUILD)/%.o: %.c $(BUILD)/.settings | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/tests/unit/%.o: tests/unit/%.c | $(BUILD)/.deps-ok
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/.settings | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHK_CFLAGS) -MMD -MP -c $< -o $@
@@ -171,6 +194,62 @@ check-flips: $(BIN) $(BUILD)/flips
 	$(Q)RBA_BIN=$(CURDIR)/$(BIN) FLIPS_BIN=$(CURDIR)/$(BUILD)/flips FLIPS_OFFSETS=all \
 	  sh tests/cli/run.sh t-flips
 
+# ---- kills and faults (tests/crash.sh, tests/faults.sh) ------------------
+N ?= 1000
+FAULTS_SLICE ?= 0
+FAULTS_ASAN_SLICE ?= 0
+HELPER_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) $(WERROR)
+
+$(BUILD)/killafter: tests/killafter.c | $(BUILD)/.deps-ok
+	@[ "$(V)" = 1 ] || echo "  CC      $<"
+	$(Q)$(CC) $(HELPER_CFLAGS) -o $@ $<
+
+check-crash: $(BIN) $(BUILD)/killafter
+	$(Q)RBA=$(CURDIR)/$(BIN) KILLAFTER=$(CURDIR)/$(BUILD)/killafter sh tests/crash.sh $(N)
+
+# The preload library (all three kinds), and for a binary under ASan the
+# I/O half as a preload and the allocation half linked in with --wrap.
+$(BUILD)/faults.so: tests/faults.c | $(BUILD)/.deps-ok
+	@[ "$(V)" = 1 ] || echo "  CC      $<"
+	$(Q)$(CC) $(HELPER_CFLAGS) -shared -fPIC -o $@ $< -ldl
+$(BUILD)/faults-io.so: tests/faults.c | $(BUILD)/.deps-ok
+	$(Q)$(CC) $(HELPER_CFLAGS) -DFAULTS_NO_ALLOC -shared -fPIC -o $@ $< -ldl
+$(BUILD)/tests/faultwrap.o: tests/faults.c | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(HELPER_CFLAGS) -DFAULTS_NO_ALLOC -DFAULTS_WRAP -c -o $@ $<
+$(BUILD)/rebuild-audit-faults: $(LIB_OBJ) $(BUILD)/cli/main.o $(BUILD)/tests/faultwrap.o
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc -o $@ $^ $(LDLIBS_ALL)
+
+check-faults-quick: $(BIN) $(BUILD)/faults.so
+	$(Q)RBA=$(CURDIR)/$(BIN) FAULTS_SO=$(CURDIR)/$(BUILD)/faults.so sh tests/faults.sh 4
+
+check-faults: $(BIN) $(BUILD)/faults.so
+	$(Q)RBA=$(CURDIR)/$(BIN) FAULTS_SO=$(CURDIR)/$(BUILD)/faults.so sh tests/faults.sh $(FAULTS_SLICE)
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' HARDEN=0 \
+	  EXTRA_CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all' \
+	  EXTRA_LDFLAGS='-fsanitize=address,undefined' \
+	  build/asan/rebuild-audit-faults build/asan/faults-io.so
+	$(Q)RBA=$(CURDIR)/build/asan/rebuild-audit-faults FAULTS_SO=$(CURDIR)/build/asan/faults-io.so \
+	  FAULTS_ASAN=1 sh tests/faults.sh $(FAULTS_ASAN_SLICE)
+
+check-hardening: $(BIN)
+	$(Q)sh tests/hardening.sh $(BIN)
+
+# memcheck is 20-50 times slower, too slow for the whole CLI suite: a
+# representative subset (every invalid input, keys and signatures, the
+# history chain, disputes, scoring) that times no kill and generates no
+# megabytes of input.  VALGRIND_TESTS='t-...' chooses others.
+VALGRIND_TESTS ?= t-invalid t-history t-score t-dispute t-keys
+valgrind: $(BIN)
+	$(Q)for t in $(VALGRIND_TESTS); do \
+	  RBA_BIN=$(CURDIR)/tests/valgrind-rba.sh RBA_REAL_BIN=$(CURDIR)/$(BIN) RBA_SLOW=1 \
+	    sh tests/cli/run.sh $$t || exit 1; done
+
+ROUNDS ?= 50
+check-concurrency: $(BIN)
+	$(Q)RBA=$(CURDIR)/$(BIN) sh tests/concurrency.sh $(ROUNDS) 16
+
 # The include ladder: a folder may include only folders to its right.
 check-deps:
 	$(Q)sh tests/check-deps.sh
@@ -190,9 +269,11 @@ check:
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror all $(BUILD)/check_runner
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man unit cli-tests
 	$(Q)$(MAKE) --no-print-directory check-determinism
+	$(Q)$(MAKE) --no-print-directory WERROR=-Werror fuzz-replay check-crash N=100 check-faults-quick \
+	  check-concurrency ROUNDS=3 check-hardening
 
 asan:
-	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' \
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' HARDEN=0 \
 	  EXTRA_CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all' \
 	  EXTRA_LDFLAGS='-fsanitize=address,undefined' WERROR=-Werror \
 	  build/asan/rebuild-audit build/asan/check_runner
@@ -208,6 +289,40 @@ $(BUILD)/bench_score: $(BUILD)/bench/bench_score.o $(LIB_OBJ)
 bench: $(BIN) $(BUILD)/bench_score
 	$(Q)RBA_BENCH_SCORE=$(CURDIR)/$(BUILD)/bench_score sh bench/run.sh $(CURDIR)/$(BIN)
 
+# ---- fuzzing (tests/fuzz/, fixtures/fuzz/) --------------------------------
+# One libFuzzer harness per input surface, linked with the library objects
+# built again by clang under ASan+UBSan in $(FUZZ_BUILD).  make fuzz
+# explores (new inputs go to $(FUZZ_BUILD)/corpus/, crashes to
+# $(FUZZ_BUILD)/crashes/); fuzz-replay runs every file kept in
+# fixtures/fuzz/<target>/ once (make check).
+FUZZ_TARGETS = artifact chunk csv evidence pins policy sign store
+FUZZ_SECONDS ?= 60
+FUZZ_CC   ?= clang
+FUZZ_BUILD = build/fuzz
+FUZZ_BINS  = $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
+
+$(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB_OBJ)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS_ALL)
+
+.PRECIOUS: $(BUILD)/tests/fuzz/%.o
+fuzz-bins: $(FUZZ_BINS)
+
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) WERROR= HARDEN=0 \
+	  OPT='-O1 -g -fno-omit-frame-pointer' FPFLAGS='-ffp-contract=off -fno-fast-math' \
+	  EXTRA_CFLAGS='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' \
+	  EXTRA_LDFLAGS='-fsanitize=address,undefined' fuzz-bins
+
+fuzz: fuzz-build $(BIN)
+	$(Q)RBA_BIN=$(CURDIR)/$(BIN) FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	  sh tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+fuzz-replay: fuzz-build $(BIN)
+	$(Q)RBA_BIN=$(CURDIR)/$(BIN) FUZZ_BUILD=$(FUZZ_BUILD) \
+	  sh tests/fuzz/replay.sh $(FUZZ_TARGETS)
+
+
 demo: $(BIN)
 	$(Q)sh tests/demo.sh $(CURDIR)/$(BIN)
 
@@ -220,4 +335,4 @@ install: $(BIN)
 clean:
 	rm -rf build rebuild-audit
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(BUILD)/bench/bench_score.d
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(BUILD)/bench/bench_score.d $(wildcard $(BUILD)/tests/fuzz/*.d)

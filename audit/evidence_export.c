@@ -67,10 +67,12 @@ tmp_write(struct rba_atomic *a, const char *path, const void *p, size_t n,
 /*
  * Puts the synced temporary under its name: rename (force) or link,
  * which refuses an existing name.  A file system without hard links
- * gets a rename after a last look.
+ * gets a rename after a last look.  *named is set once the name is in
+ * place, even when the sync of the directory after it fails, so that
+ * the caller knows to take it away again.
  */
 static int
-tmp_place(struct rba_atomic *a, int force)
+tmp_place(struct rba_atomic *a, int force, int *named)
 {
 	int err = 0;
 
@@ -92,8 +94,10 @@ tmp_place(struct rba_atomic *a, int force)
 				err = 0, a->tmp[0] = 0;
 		}
 	}
-	if (err == 0)
+	if (err == 0) {
+		*named = 1;
 		err = rba_fsync_parent(a->path);
+	}
 	return err;
 }
 
@@ -206,7 +210,7 @@ write_locked(const char *path, const char *sigpath, const void *doc,
 	struct rba_atomic ea = RBA_ATOMIC_INIT, sa = RBA_ATOMIC_INIT;
 	struct stat st;
 	long ms = pause_ms();
-	int err, placed = 0;
+	int err, placed = 0, sig_placed = 0;
 
 	sweep(path);
 	sweep(sigpath);
@@ -247,7 +251,7 @@ write_locked(const char *path, const char *sigpath, const void *doc,
 		}
 		pause_step(ms);
 	}
-	if ((err = tmp_place(&ea, force)) != 0) {
+	if ((err = tmp_place(&ea, force, &placed)) != 0) {
 		rba_fail(d, err == EEXIST ? RBA_E_EXISTS : err, path, 0, 0, "%s",
 			 err == EEXIST ? "already exists (--force replaces the "
 					 "evidence and its signature)"
@@ -256,9 +260,8 @@ write_locked(const char *path, const char *sigpath, const void *doc,
 			err = RBA_E_EXISTS;
 		goto fail;
 	}
-	placed = 1;
 	pause_step(ms);
-	if ((err = tmp_place(&sa, force)) != 0) {
+	if ((err = tmp_place(&sa, force, &sig_placed)) != 0) {
 		rba_fail(d, err == EEXIST ? RBA_E_EXISTS : err, sigpath, 0, 0, "%s",
 			 err == EEXIST ? "already exists" : rba_strerror(err));
 		if (err == EEXIST)
@@ -270,11 +273,14 @@ write_locked(const char *path, const char *sigpath, const void *doc,
 	rba_atomic_abort(&sa);
 	return 0;
 fail:
-	if (placed) {
-		/* Unsigned evidence is not left behind. */
+	/* Neither unsigned evidence nor a signature without its evidence
+	 * is left behind (the signature goes first, as it came last). */
+	if (sig_placed)
+		unlink(sigpath);
+	if (placed)
 		unlink(path);
+	if (placed || sig_placed)
 		rba_fsync_parent(path);
-	}
 	rba_atomic_abort(&ea);
 	rba_atomic_abort(&sa);
 	return err;

@@ -500,7 +500,8 @@ sample_chunk_reserve(struct sample_chunk *c, uint32_t ncases, uint32_t ncols,
 		memset(m->cm + old, 0, (ncols - old) * sizeof(*cm));
 		m->cap_cols = ncols;
 	}
-	memset(m->cols, 0, ncols * sizeof(*m->cols));
+	if (ncols > 0) /* m->cols is NULL until a column is reserved */
+		memset(m->cols, 0, ncols * sizeof(*m->cols));
 	c->ncases = ncases;
 	c->ncols = ncols;
 	c->nscores = nscores;
@@ -688,6 +689,13 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 	if (k != ncols || ns != nscores)
 		return dec_fail(&x, "column or score count",
 				"disagrees with the layout");
+	/* Before anything is reserved: within the caps, and no more cases
+	 * and scores than the bytes left can hold (an id takes two bytes
+	 * at least, a score one). */
+	if (ncols > SAMPLE_MAX_COLUMNS || nscores > SAMPLE_MAX_SCORES ||
+	    (uint64_t)ncases * (2 + (uint64_t)nscores) > x.c.left)
+		return dec_fail(&x, "column or score count",
+				"is more than the chunk can hold");
 	keep = only_id ? 1 : ncases;
 	if ((err = sample_chunk_reserve(out, keep, ncols, nscores)) != 0)
 		return err;

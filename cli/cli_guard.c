@@ -4,11 +4,13 @@
  * LMDB trusts the pages of its file: a damaged page number, node size or
  * flag sends it (or a decoder handed one of its values) past the end of
  * the map, which is SIGBUS or SIGSEGV, or into one of its assertions,
- * which is abort().  Checking every page before each use would cost
- * every command a walk of the store; instead, once a command opens a
- * store, these three signals end the process with the cli's one-line
- * diagnostic and exit status 2, as any other unreadable store does, and
- * point at `store check`, which says where the damage is.
+ * which is abort(); a page size of zero read from a damaged meta page
+ * divides by zero as the store opens, which is SIGFPE.  Checking every
+ * page before each use would cost every command a walk of the store;
+ * instead, once a command opens a store, these four signals end the
+ * process with the cli's one-line diagnostic and exit status 2, as any
+ * other unreadable store does, and point at `store check`, which says
+ * where the damage is.
  *
  * Sanitizer builds keep their own handlers, so that a fault of the
  * tool's own code is reported by them as the bug it is.
@@ -36,8 +38,10 @@ static char guard_stack[1 << 16];
 static void
 on_fault(int sig)
 {
-	const char *name = sig == SIGBUS ? "SIGBUS"
-			   : sig == SIGSEGV ? "SIGSEGV" : "SIGABRT";
+	const char *name = sig == SIGBUS    ? "SIGBUS"
+			   : sig == SIGSEGV ? "SIGSEGV"
+			   : sig == SIGFPE  ? "SIGFPE"
+					    : "SIGABRT";
 
 	if (guard_armed) {
 		/* Only async-signal-safe calls from here on. */
@@ -81,6 +85,7 @@ cli_guard_store(const char *what, const char *path)
 		sigaction(SIGSEGV, &sa, NULL);
 		sigaction(SIGBUS, &sa, NULL);
 		sigaction(SIGABRT, &sa, NULL);
+		sigaction(SIGFPE, &sa, NULL);
 		installed = 1;
 	}
 	guard_armed = 1;

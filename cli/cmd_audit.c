@@ -416,7 +416,18 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 		nm.n = (size_t)(argc - optind);
 		nm.v = calloc(nm.n, sizeof(char *));
 		for (size_t i = 0; nm.v != NULL && i < nm.n; i++)
-			nm.v[i] = strdup(argv[optind + (int)i]);
+			if ((nm.v[i] = strdup(argv[optind + (int)i])) == NULL) {
+				while (i > 0)
+					free(nm.v[--i]);
+				free(nm.v);
+				nm.v = NULL;
+			}
+		/* Without its list, the loop below would audit nothing and
+		 * exit 0. */
+		if (nm.v == NULL) {
+			policy_free(pol);
+			return cli_fail("cannot audit", argv[optind], RBA_E_NOMEM, NULL);
+		}
 	}
 	rba_buf_init(&json);
 	rba_buf_printf(&json, "{\"schema\": \"rebuild-audit/audit-run/v1\", \"audits\": [");

@@ -92,7 +92,7 @@ int cli_opt_value(int argc, char **argv, int *i, const char *name,
 int cli_store_open(struct cli_ctx *ctx, int read_only);
 /*
  * From the moment a command opens a store, a fault reading it (SIGBUS,
- * SIGSEGV, or abort() in an LMDB assertion: damaged pages) ends the
+ * SIGSEGV, SIGFPE, or abort() in an LMDB assertion: damaged pages) ends the
  * process with "rebuild-audit: <what> '<path>': the store is damaged:
  * ..." and exit status 2 instead of a signal death (cli_guard.c).
  * cli_store_open arms it; a handler that opens a store by other means

@@ -394,6 +394,16 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 		locate(rec, bad, r->line, &l, &c);
 		return fail(r, d, RBA_E_ENCODING, l, c, "%s", "invalid UTF-8");
 	}
+	/* A NUL would cut the field short wherever it is kept as a C
+	 * string (the table's cells and header names, a sample's texts):
+	 * two names that differ only after it would become one. */
+	{
+		const uint8_t *z = memchr(rec, 0, reclen);
+		if (z != NULL) {
+			locate(rec, (size_t)(z - rec), r->line, &l, &c);
+			return fail(r, d, RBA_E_ENCODING, l, c, "%s", "NUL byte");
+		}
+	}
 	(void)open_quote; /* the splitter reports it, at the quote */
 	r->rec_line = r->line;
 	for (size_t i = 0; i < reclen; i++)

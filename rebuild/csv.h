@@ -2,9 +2,9 @@
  * csv.h - RFC 4180 reading of snapshots and case files (DESIGN 5.5).
  *
  * Comma separator, optional double quotes ("" inside quotes is one
- * quote), LF or CRLF line ends, UTF-8 (a leading BOM is skipped, invalid
- * UTF-8 is an error).  The first record is the header.  Numbers parse in
- * the C locale whatever the process locale is.
+ * quote), LF or CRLF line ends, UTF-8 (a leading BOM is skipped; invalid
+ * UTF-8 and a NUL byte are errors).  The first record is the header.
+ * Numbers parse in the C locale whatever the process locale is.
  *
  * Two ways in:
  *  - csv_reader: streaming, one record at a time, memory bounded by
@@ -57,7 +57,7 @@ void csv_reader_set_tap(struct csv_reader *r, csv_tap_fn fn, void *ctx);
  * The next record.  Returns 1 with *fields (borrowed until the next call)
  * and *n, 0 at end of input, or an error: RBA_E_SYNTAX (bad quoting,
  * stray quote), RBA_E_LIMIT (record or field count over the caps),
- * RBA_E_ENCODING (invalid UTF-8), errno; d gets FILE:LINE:COL.  A blank
+ * RBA_E_ENCODING (invalid UTF-8, a NUL byte), errno; d gets FILE:LINE:COL.  A blank
  * final line is not a record.  Errors are sticky.
  */
 int csv_reader_next(struct csv_reader *r, const struct csv_field **fields,

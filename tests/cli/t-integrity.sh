@@ -272,3 +272,10 @@ run 0 $RBA -S st --json dispute $V c2
 ok "--json warnings" jq -e '.warnings | length == 1' out
 $RBA -S st dispute $V c1 > out 2> err
 out_lacks "warning:"
+
+# A meta page whose page size reads as zero: LMDB divides by it as the
+# store opens (SIGFPE), caught like the other faults (found by fuzz_store).
+mkdir fpe
+cp "$FIX/fuzz/store/crash-sigfpe-zero-page-size.mdb" fpe/data.mdb
+run 2 $RBA -S fpe store check
+err_is "rebuild-audit: cannot read store 'fpe': the store is damaged: reading it faulted (SIGFPE); run 'rebuild-audit store check'"
