@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "audit/sign.h"
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "common/digest.h"
@@ -109,6 +110,33 @@ cli_wants_help(struct cli_ctx *ctx, int argc, char **argv)
 			cli_help(ctx);
 			return 1;
 		}
+	}
+	return 0;
+}
+
+int
+cli_seckey_load(const char *keypath, const char *passfile,
+		struct sign_seckey **key)
+{
+	struct rba_detail d;
+	char *pass = NULL;
+	size_t passlen = 0;
+	int err;
+
+	*key = NULL;
+	rba_detail_clear(&d);
+	if (passfile != NULL &&
+	    (err = sign_passphrase_read(passfile, &pass, &passlen, &d)) != 0)
+		return cli_fail("cannot read passphrase", passfile, err, &d);
+	rba_detail_clear(&d);
+	err = sign_seckey_load(keypath, pass, passlen, key, &d);
+	sign_passphrase_free(pass);
+	if (err != 0) {
+		if (err == RBA_E_USAGE && passfile == NULL)
+			snprintf(d.reason, sizeof(d.reason),
+				 "the key is passphrase-protected: give "
+				 "--passphrase-file");
+		return cli_fail("cannot read secret key", keypath, err, &d);
 	}
 	return 0;
 }

@@ -279,22 +279,8 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(ctx, "--head needs a digest 'sha256:<64 hex digits>' "
 				      "as 'store snapshot' prints it, not '%s'", head);
 	if (records != NULL) {
-		char *pass = NULL;
-		size_t passlen = 0;
-		rba_detail_clear(&d);
-		if (passfile != NULL &&
-		    (err = sign_passphrase_read(passfile, &pass, &passlen, &d)) != 0)
-			return cli_fail("cannot read passphrase", passfile, err, &d);
-		rba_detail_clear(&d);
-		err = sign_seckey_load(keypath, pass, passlen, &key, &d);
-		sign_passphrase_free(pass);
-		if (err != 0) {
-			if (err == RBA_E_USAGE && passfile == NULL)
-				snprintf(d.reason, sizeof(d.reason),
-					 "the key is passphrase-protected: give "
-					 "--passphrase-file");
-			return cli_fail("cannot read secret key", keypath, err, &d);
-		}
+		if ((err = cli_seckey_load(keypath, passfile, &key)) != 0)
+			return err;
 		fw.key = key;
 		fw.dir = records;
 		/* A worker reads a snapshot, read-only and without locks,

@@ -150,22 +150,8 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(ctx, "-k, -o and --passphrase-file go with --export");
 	if (do_export) {
 		/* The key first: a wrong passphrase costs no rebuild. */
-		char *pass = NULL;
-		size_t passlen = 0;
-		rba_detail_clear(&d);
-		if (passfile != NULL &&
-		    (err = sign_passphrase_read(passfile, &pass, &passlen, &d)) != 0)
-			return cli_fail("cannot read passphrase", passfile, err, &d);
-		rba_detail_clear(&d);
-		err = sign_seckey_load(keypath, pass, passlen, &key, &d);
-		sign_passphrase_free(pass);
-		if (err != 0) {
-			if (err == RBA_E_USAGE && passfile == NULL)
-				snprintf(d.reason, sizeof(d.reason),
-					 "the key is passphrase-protected: give "
-					 "--passphrase-file");
-			return cli_fail("cannot read secret key", keypath, err, &d);
-		}
+		if ((err = cli_seckey_load(keypath, passfile, &key)) != 0)
+			return err;
 	}
 	if (cli_policy_load(policy_path, &pol) != 0) {
 		sign_seckey_free(key);

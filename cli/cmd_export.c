@@ -45,8 +45,6 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 	struct sign_seckey *key = NULL;
 	struct rba_detail d;
 	char hex[RBA_DIGEST_TEXT_LEN + 1], head[RBA_DIGEST_TEXT_LEN + 1];
-	char *pass = NULL;
-	size_t passlen = 0;
 	int i, r, err, status = 2, opts = 1;
 
 	memset(&rq, 0, sizeof(rq));
@@ -93,20 +91,8 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 				 audit);
 
 	/* The key first: a wrong passphrase costs no store work. */
-	rba_detail_clear(&d);
-	if (passfile != NULL &&
-	    (err = sign_passphrase_read(passfile, &pass, &passlen, &d)) != 0)
-		return cli_fail("cannot read passphrase", passfile, err, &d);
-	rba_detail_clear(&d);
-	err = sign_seckey_load(keypath, pass, passlen, &key, &d);
-	sign_passphrase_free(pass);
-	if (err != 0) {
-		if (err == RBA_E_USAGE && passfile == NULL)
-			snprintf(d.reason, sizeof(d.reason),
-				 "the key is passphrase-protected: give "
-				 "--passphrase-file");
-		return cli_fail("cannot read secret key", keypath, err, &d);
-	}
+	if ((err = cli_seckey_load(keypath, passfile, &key)) != 0)
+		return err;
 	if ((err = cli_store_open(ctx, 1)) != 0)
 		goto out;
 

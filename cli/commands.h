@@ -91,6 +91,15 @@ int cli_opt_value(int argc, char **argv, int *i, const char *name,
  */
 int cli_store_open(struct cli_ctx *ctx, int read_only);
 /*
+ * Loads the secret key at keypath, decrypting it with the passphrase in
+ * passfile (NULL: none) when it is protected.  0 with *key set (the
+ * caller frees it with sign_seckey_free); otherwise prints the one-line
+ * diagnostic and returns 2.
+ */
+struct sign_seckey;
+int cli_seckey_load(const char *keypath, const char *passfile,
+		    struct sign_seckey **key);
+/*
  * From the moment a command opens a store, a fault reading it (SIGBUS,
  * SIGSEGV, SIGFPE, or abort() in an LMDB assertion: damaged pages) ends the
  * process with "rebuild-audit: <what> '<path>': the store is damaged:
