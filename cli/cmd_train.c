@@ -1,12 +1,16 @@
 /*
- * cmd_train.c - train: train from pins and print the artifact digest;
- * store nothing.
+ * cmd_train.c - train: train from pins, keep the run record in the
+ * store when there is one, and print the artifact digest.  No artifact
+ * or version is stored: that is register's work.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "audit/runs.h"
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "common/digest.h"
@@ -74,12 +78,53 @@ load_snapshot(struct cli_ctx *ctx, const struct pins *p, const char *file,
 	return 0;
 }
 
+/*
+ * Keeps the run record of res in the store as "train/<version>/s<seed>@<t>"
+ * (runs.h), writing its id into id.  A store path that holds no store
+ * keeps nothing and leaves id empty: training needs no store, and the
+ * caller says the record was not kept.  Any other failure to keep it is
+ * an error (2): a run the user was told is kept must be.
+ */
+static int
+keep_run(struct cli_ctx *ctx, const struct pins *p,
+	 const struct rebuild_result *res, const struct rba_digest *env,
+	 double wall, char id[AUDIT_RUN_ID_SIZE])
+{
+	struct rba_detail d;
+	struct store_txn *txn = NULL;
+	char subject[STORE_VERSION_NAME_MAX + 32];
+	int err;
+
+	id[0] = 0;
+	rba_detail_clear(&d);
+	cli_guard_store("cannot open store", ctx->store_path);
+	err = store_open(ctx->store_path, 0, &ctx->store, &d);
+	if (err == RBA_E_NOSTORE)
+		return 0;
+	if (err != 0)
+		return cli_fail("cannot open store", ctx->store_path, err, &d);
+	snprintf(subject, sizeof(subject), "train/%s/s%" PRIu64, p->version,
+		 p->train.seed);
+	if (cli_txn_begin(ctx, 1, 1u << 20, "cannot keep run", ctx->store_path,
+			  &txn))
+		return 2;
+	if ((err = audit_run_id_new(txn, subject, (int64_t)time(NULL), id, &d)) ||
+	    (err = audit_run_put(txn, id, p, res, env, wall, &d)) ||
+	    (err = store_txn_commit(txn, &d))) {
+		store_txn_abort(txn);
+		id[0] = 0;
+		return cli_fail("cannot keep run", ctx->store_path, err, &d);
+	}
+	return 0;
+}
+
 int
 cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *pins_path = NULL, *out = NULL, *record = NULL;
 	const char *snap_file = NULL, *v;
-	char snap_name[4096];
+	char snap_name[4096], run_id[AUDIT_RUN_ID_SIZE] = "";
+	int keep = 1;
 	struct pins *p = NULL;
 	struct rba_detail d;
 	struct rebuild_result res;
@@ -110,6 +155,8 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 			snap_file = v;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			ctx->json = 1;
+		} else if (strcmp(argv[i], "--no-keep") == 0) {
+			keep = 0;
 		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
 			return cli_usage(ctx, "unknown option '%s'", argv[i]);
 		} else if (pins_path == NULL) {
@@ -145,22 +192,36 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 		goto done;
 	}
 	rba_digest_format(&res.digest, hex);
-	if (out != NULL &&
-	    (err = rba_file_write_atomic(out, res.artifact, res.artifact_len,
-					 0644)) != 0) {
-		status = cli_fail("cannot write artifact", out, err, NULL);
-		goto done;
-	}
 	if (envrec_capture(p->determinism.mode, p->determinism.threads, &env)) {
 		status = cli_fail("cannot train", pins_path, RBA_E_NOMEM, NULL);
 		goto done;
 	}
 	envrec_digest((const char *)env.p, env.len, &env_digest);
 	rba_digest_format(&env_digest, env_hex);
+	/* The run is kept before anything says it succeeded. */
+	if (keep && (status = keep_run(ctx, p, &res, &env_digest,
+				       rba_time_mono() - t0, run_id)) != 0)
+		goto done;
+	status = 2;
+	if (out != NULL &&
+	    (err = rba_file_write_atomic(out, res.artifact, res.artifact_len,
+					 0644)) != 0) {
+		status = cli_fail("cannot write artifact", out, err, NULL);
+		goto done;
+	}
 	if (record != NULL &&
 	    (err = rebuild_runrec_write(record, p, &res, env_hex, rba_time_mono() - t0))) {
 		status = cli_fail("cannot write run record", record, err, NULL);
 		goto done;
+	}
+	if (!ctx->quiet && !ctx->json) {
+		if (run_id[0])
+			fprintf(stderr, "rebuild-audit: run kept as %s\n", run_id);
+		else if (keep)
+			fprintf(stderr,
+				"rebuild-audit: no store at '%s': the run record "
+				"is not kept\n",
+				ctx->store_path);
 	}
 	if (ctx->verbose)
 		fprintf(stderr,
@@ -171,8 +232,14 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 			res.report.train_seconds * 1000.0);
 	if (ctx->json) {
 		printf("{\"artifact\": \"%s\", \"bytes\": %zu, \"trainer_abi\": %u, "
-		       "\"environment\": \"%s\", \"val_loss\": ",
+		       "\"environment\": \"%s\", ",
 		       hex, res.artifact_len, res.abi, env_hex);
+		fputs("\"run\": ", stdout);
+		if (run_id[0])
+			rba_json_fput_str(stdout, run_id);
+		else
+			fputs("null", stdout);
+		fputs(", \"val_loss\": ", stdout);
 		rba_json_fput_num(stdout, res.report.final.val_loss);
 		fputs(", \"val_acc\": ", stdout);
 		rba_json_fput_num(stdout, res.report.final.val_acc);

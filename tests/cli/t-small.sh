@@ -84,9 +84,16 @@ out_has "validation    loss "
 out_has "after 30 epochs (750 train, 250 validation examples)"
 out_has " examples/second"
 ok "the store holds a run/v2 record under the id" sh -c "mdb_dump -s runs -p st | grep -F '$id' | grep -qF '\"schema\": \"rebuild-audit/run/v2\"'"
-# train --record writes the same record format
+# train --record writes the same record format; train keeps it in the
+# store too, under train/<version>/s<seed>@<time>
 run 0 $RBA -S st train "$P" --record rec.json
 ok "train --record: the same final metrics" test "$(jq -r .final.val_acc rec.json)" = "$val_acc"
+tid=$(sed -n 's/^rebuild-audit: run kept as //p' err)
+ok "train names the run it kept" sh -c "echo '$tid' | grep -q '^train/$V/s0@[0-9]*$'"
+run 0 $RBA -S st --json runs show "$tid"
+ok "the kept run is the --record file's run" test "$(jq -r .final.val_acc out)" = "$val_acc"
+run 0 $RBA -S st -q train "$P" --no-keep
+err_empty
 # an artifact given with --artifact: no training, no run
 run 0 $RBA -S st version export-artifact $V art.bin
 sed "s/^version: .*/version: given/" "$P" > given.yaml
@@ -95,7 +102,7 @@ run 0 $RBA -S st version show given
 out_has "run           none kept (registered with --artifact, or before runs were kept)"
 run 0 $RBA -S st --json version show given
 ok "--json: run null" jq -e '.run == null' out
-ok "one run record in the store" test "$(mdb_dump -s runs -p st | grep -c '^ [a-z].*@[0-9]*$')" -eq 1
+ok "two run records in the store: register's and train's" test "$(mdb_dump -s runs -p st | grep -c '^ [a-z].*@[0-9]*$')" -eq 2
 # a damaged run record is never shown as none: exit 2, one line
 mdb_dump -s runs st > runs.txt
 awk 'NR > 0 && length($0) > 400 && !done { c = substr($0, 301, 1); $0 = substr($0, 1, 300) (c == "0" ? "1" : "0") substr($0, 302); done = 1 } { print }' runs.txt > runs2.txt
@@ -113,7 +120,8 @@ ok "no run kept by a failed register" test "$(txnid st)" = "$before"
 # Progress: only when stderr is a terminal and -q is not given.  Here
 # stderr is a file: nothing but the diagnostics and notes of each command.
 run 0 $RBA -S st train "$P"
-err_empty
+ok "train: its one note on stderr, no progress" test "$(wc -l < err)" -eq 1
+err_has "rebuild-audit: run kept as train/"
 sed 's/^version: .*/version: again/' "$P" > again.yaml
 run 0 $RBA -S st register again.yaml --policy "$FIX/policy/credit.yaml"
 ok "register: its one note on stderr, no progress" test "$(wc -l < err)" -eq 1

@@ -6,7 +6,7 @@ GC=$FIX/german-credit.csv
 # The same digest twice, equal to the golden one and to sha256sum.
 run 0 $RBA train "$FIX/pins/german-numeric-logistic.yaml" --snapshot "$GN" -o a.bin
 out_is_digest=$(cat out)
-err_empty
+err_is "rebuild-audit: no store at './audit-store': the run record is not kept"
 ok "digest is the golden one" [ "$out_is_digest" = "$(golden german-numeric-logistic)" ]
 ok "sha256sum agrees" [ "sha256:$(sha256sum a.bin | cut -d' ' -f1)" = "$out_is_digest" ]
 run 0 $RBA train "$FIX/pins/german-numeric-logistic.yaml" --snapshot "$GN" -o b.bin
@@ -53,6 +53,16 @@ ok "from the store, same digest" [ "$(cat out)" = "$out_is_digest" ]
 run 2 $RBA train "$FIX/pins/german-numeric-logistic.yaml" --snapshot "$GC"
 err_is "rebuild-audit: cannot train '$GC': does not match the pinned snapshot sha256:8b10ea46325d3e933960aad0fcb919f16588f01d80a673356a9daf574a91c9a9"
 out_empty
+run 2 $RBA -S nostore train "$FIX/pins/german-numeric-logistic.yaml"
+# A store that cannot keep the run: exit 2 and no digest, the training
+# is not reported as done.
+mkdir bad && head -c 4096 st/data.mdb > bad/data.mdb
+run 2 $RBA -S bad train "$FIX/pins/german-numeric-logistic.yaml" --snapshot "$GN"
+out_empty
+err_has "rebuild-audit: cannot open store 'bad': "
+run 0 $RBA -S bad train "$FIX/pins/german-numeric-logistic.yaml" --snapshot "$GN" --no-keep
+ok "--no-keep never opens the store" [ "$(cat out)" = "$out_is_digest" ]
+err_empty
 run 2 $RBA -S nostore train "$FIX/pins/german-numeric-logistic.yaml"
 err_has "no store at 'nostore' holds it; give --snapshot FILE"
 run 2 $RBA -S st train "$FIX/pins/german-categorical-mlp.yaml"
