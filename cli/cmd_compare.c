@@ -17,6 +17,7 @@
 #include "audit/runs.h"
 #include "cli/commands.h"
 #include "common/json.h"
+#include "common/rbatime.h"
 #include "rebuild/envrec.h"
 #include "store/store.h"
 
@@ -31,13 +32,158 @@ is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Keeps the compare record (declared or decided) under id. */
+/*
+ * One comparison: what was declared before the first run, the two
+ * sweeps, and once decided the paired statistics and the verdict.  The
+ * same document is the record kept under id and what --json prints.
+ */
+struct cmp {
+	char id[AUDIT_RUN_ID_SIZE];
+	char subject[300];
+	const char *hyp, *success, *seeds, *base, *cand;
+	double alpha;
+	int allow;
+	int64_t declared_at, decided_at;
+	const char *status; /* declared, decided, refused, failed */
+	const struct cli_sweep *a, *b;
+	int computed;
+	int fp_same, v1;
+	struct fx_paired pr[FX_NMETRICS];
+	struct fx_edit *edits;
+	size_t nedits;
+	enum fx_verdict verdict;
+};
+
+static const char *
+same(int eq)
+{
+	return eq ? "SAME" : "CHANGED";
+}
+
+static const char *
+finding(const struct fx_paired *pr)
+{
+	return !pr->resolved ? "NOT RESOLVED"
+			     : pr->direction > 0 ? "better" : "worse";
+}
+
+static void
+json_stat(struct rba_json_pretty *w, const char *key, const struct fx_stat *s,
+	  int spread)
+{
+	rba_json_pretty_open(w, key, '{');
+	rba_json_pretty_num(w, "median", s->median);
+	rba_json_pretty_num(w, "mean", s->mean);
+	rba_json_pretty_num(w, "stdev", s->stdev);
+	rba_json_pretty_num(w, "min", s->min);
+	rba_json_pretty_num(w, "max", s->max);
+	if (spread)
+		rba_json_pretty_num(w, "spread", s->spread);
+	rba_json_pretty_close(w, '}');
+}
+
+/* The comparison as a rebuild-audit/compare/v2 document (no newline). */
+static void
+render(const struct cmp *c, struct rba_buf *b)
+{
+	struct rba_json_pretty w;
+	char h[RBA_DIGEST_TEXT_LEN + 1];
+
+	rba_json_pretty_init(&w, b);
+	rba_json_pretty_open(&w, NULL, '{');
+	rba_json_pretty_str(&w, "schema", "rebuild-audit/compare/v2");
+	rba_json_pretty_str(&w, "id", c->id);
+	rba_json_pretty_str(&w, "status", c->status);
+	rba_json_pretty_num(&w, "declared_at", (double)c->declared_at);
+	if (c->decided_at)
+		rba_json_pretty_num(&w, "decided_at", (double)c->decided_at);
+	else
+		rba_json_pretty_str(&w, "decided_at", NULL);
+	rba_json_pretty_str(&w, "hypothesis", c->hyp ? c->hyp : "");
+	rba_json_pretty_str(&w, "success", c->success);
+	rba_json_pretty_num(&w, "alpha", c->alpha);
+	rba_json_pretty_str(&w, "seeds", c->seeds);
+	rba_json_pretty_str(&w, "base", c->base);
+	rba_json_pretty_str(&w, "cand", c->cand);
+	rba_json_pretty_str(&w, "base_sweep", c->a ? c->a->id : NULL);
+	rba_json_pretty_str(&w, "cand_sweep", c->b ? c->b->id : NULL);
+	if (c->computed) {
+		const struct cli_sweep *a = c->a, *bb = c->b;
+		rba_json_pretty_open(&w, "identity", '{');
+		rba_json_pretty_str(&w, "config_hash",
+				    same(rba_digest_equal(&a->config_hash,
+							  &bb->config_hash)));
+		rba_json_pretty_str(&w, "eval_fingerprint",
+				    same(c->fp_same && !c->v1));
+		rba_digest_format(&a->eval_fingerprint, h);
+		rba_json_pretty_str(&w, "base_eval_fingerprint",
+				    a->runs[0].has_eval ? h : NULL);
+		rba_digest_format(&bb->eval_fingerprint, h);
+		rba_json_pretty_str(&w, "cand_eval_fingerprint",
+				    bb->runs[0].has_eval ? h : NULL);
+		rba_json_pretty_bool(&w, "contract_change_allowed", c->allow);
+		rba_json_pretty_str(&w, "environment",
+				    same(strcmp(a->environment,
+						bb->environment) == 0));
+		rba_json_pretty_str(&w, "snapshot",
+				    same(rba_digest_equal(&a->snapshot,
+							  &bb->snapshot)));
+		rba_json_pretty_str(&w, "code_revision",
+				    same(strcmp(a->runs[0].code_revision,
+						bb->runs[0].code_revision) == 0));
+		rba_json_pretty_open(&w, "edits", '[');
+		for (size_t i = 0; i < c->nedits; i++) {
+			rba_json_pretty_open(&w, NULL, '{');
+			rba_json_pretty_str(&w, "path", c->edits[i].path);
+			rba_json_pretty_str(&w, "base", c->edits[i].base);
+			rba_json_pretty_str(&w, "cand", c->edits[i].cand);
+			rba_json_pretty_close(&w, '}');
+		}
+		rba_json_pretty_close(&w, ']');
+		rba_json_pretty_close(&w, '}');
+		rba_json_pretty_open(&w, "correctness", '[');
+		for (int m = 0; m < FX_NMETRICS; m++) {
+			const struct fx_paired *pr = &c->pr[m];
+			if (m == FX_EPS || pr->delta.n == 0)
+				continue;
+			rba_json_pretty_open(&w, NULL, '{');
+			rba_json_pretty_str(&w, "metric", fx_metric_name(pr->metric));
+			json_stat(&w, "baseline", &pr->base, 1);
+			json_stat(&w, "candidate", &pr->cand, 1);
+			json_stat(&w, "delta", &pr->delta, 0);
+			rba_json_pretty_num(&w, "seeds", (double)a->n);
+			rba_json_pretty_num(&w, "worse", pr->worse);
+			rba_json_pretty_num(&w, "better", pr->better);
+			rba_json_pretty_num(&w, "ties", pr->ties);
+			rba_json_pretty_num(&w, "shift", pr->shift);
+			rba_json_pretty_num(&w, "p", pr->p);
+			rba_json_pretty_num(&w, "unpaired_diff", pr->unpaired_diff);
+			rba_json_pretty_num(&w, "unpaired_stdev",
+					    pr->unpaired_stdev);
+			rba_json_pretty_str(&w, "finding", finding(pr));
+			rba_json_pretty_close(&w, '}');
+		}
+		rba_json_pretty_close(&w, ']');
+		rba_json_pretty_open(&w, "cost", '{');
+		rba_json_pretty_num(&w, "base_examples_per_second",
+				    c->pr[FX_EPS].base.median);
+		rba_json_pretty_num(&w, "cand_examples_per_second",
+				    c->pr[FX_EPS].cand.median);
+		rba_json_pretty_close(&w, '}');
+		rba_json_pretty_str(&w, "verdict", fx_verdict_name(c->verdict));
+	} else {
+		rba_json_pretty_str(&w, "verdict", NULL);
+	}
+	rba_json_pretty_close(&w, '}');
+}
+
+/*
+ * Keeps the comparison's document under c->id (a fresh id the first
+ * time, taken then with the declaration time).  0, or 2 after a
+ * diagnostic.
+ */
 static int
-keep_record(struct cli_ctx *ctx, char id[AUDIT_RUN_ID_SIZE],
-	    const char *subject, const char *hyp, const char *success,
-	    double alpha, const char *seeds, const char *base,
-	    const char *cand, const char *status, const char *bsw,
-	    const char *csw, const char *verdict)
+keep_record(struct cli_ctx *ctx, struct cmp *c)
 {
 	struct store_txn *txn = NULL;
 	struct rba_detail d;
@@ -48,60 +194,83 @@ keep_record(struct cli_ctx *ctx, char id[AUDIT_RUN_ID_SIZE],
 	if (cli_txn_begin(ctx, 1, 1u << 16, "cannot keep comparison",
 			  ctx->store_path, &txn))
 		return 2;
-	if (id[0] == 0)
-		err = audit_run_id_new(txn, subject, (int64_t)time(NULL), id, &d);
+	if (c->id[0] == 0) {
+		c->declared_at = (int64_t)time(NULL);
+		err = audit_run_id_new(txn, c->subject, c->declared_at, c->id, &d);
+	}
 	rba_buf_init(&b);
-	rba_buf_printf(&b, "{\n  ");
-	rba_json_kv_str(&b, "schema", "rebuild-audit/compare/v1", 0);
-	rba_buf_printf(&b, ",\n  ");
-	rba_json_kv_str(&b, "status", status, 0);
-	rba_buf_printf(&b, ",\n  ");
-	rba_json_kv_u64(&b, "declared_at", (uint64_t)time(NULL), 0);
-	rba_buf_printf(&b, ",\n  ");
-	rba_json_kv_str(&b, "hypothesis", hyp ? hyp : "", 0);
-	rba_buf_printf(&b, ",\n  ");
-	rba_json_kv_str(&b, "success", success, 0);
-	rba_buf_printf(&b, ",\n  ");
-	rba_json_kv_num(&b, "alpha", alpha, 0);
-	rba_buf_printf(&b, ",\n  ");
-	rba_json_kv_str(&b, "seeds", seeds ? seeds : "", 0);
-	rba_buf_printf(&b, ",\n  ");
-	rba_json_kv_str(&b, "base", base, 0);
-	rba_buf_printf(&b, ",\n  ");
-	rba_json_kv_str(&b, "cand", cand, 0);
-	rba_buf_printf(&b, ",\n  ");
-	rba_json_kv_str(&b, "base_sweep", bsw ? bsw : "", 0);
-	rba_buf_printf(&b, ",\n  ");
-	rba_json_kv_str(&b, "cand_sweep", csw ? csw : "", 0);
-	rba_buf_printf(&b, ",\n  ");
-	rba_json_kv_str(&b, "verdict", verdict ? verdict : "", 0);
-	rba_buf_printf(&b, "\n}\n");
+	render(c, &b);
+	rba_buf_put_u8(&b, '\n');
 	if (err == 0)
 		err = rba_buf_status(&b);
 	if (err == 0)
-		err = store_run_put(txn, id, b.p, b.len, &d);
+		err = store_run_put(txn, c->id, b.p, b.len, &d);
 	if (err == 0)
 		err = store_txn_commit(txn, &d);
 	else
 		store_txn_abort(txn);
 	rba_buf_release(&b);
 	if (err != 0)
-		return cli_fail("cannot keep comparison", id, err, &d);
+		return cli_fail("cannot keep comparison",
+				c->id[0] ? c->id : c->subject, err, &d);
 	return 0;
 }
 
-static const char *
-same(int eq)
+/*
+ * Pairs the sweeps and decides.  0; 2 after a diagnostic when they
+ * cannot be paired or the evaluation contract changed unallowed.
+ */
+static int
+decide(struct cmp *c, const struct fx_expr *ex)
 {
-	return eq ? "SAME" : "CHANGED";
+	const struct cli_sweep *a = c->a, *b = c->b;
+	size_t n = a->n;
+	struct rba_detail d;
+
+	rba_detail_clear(&d);
+	for (size_t i = 0; i < n; i++)
+		if (a->seeds[i] != b->seeds[i]) {
+			rba_fail(&d, RBA_E_USAGE, NULL, 0, 0,
+				 "the two sweeps are not at the same seeds: "
+				 "nothing to pair");
+			return cli_fail("cannot compare", b->id, RBA_E_USAGE, &d);
+		}
+	c->fp_same = rba_digest_equal(&a->eval_fingerprint, &b->eval_fingerprint);
+	c->v1 = !a->runs[0].has_eval || !b->runs[0].has_eval;
+	if ((!c->fp_same || c->v1) && !c->allow) {
+		rba_fail(&d, RBA_E_USAGE, NULL, 0, 0,
+			 "the evaluation contract changed (eval fingerprint "
+			 "%s); give --allow-contract-change to compare anyway",
+			 c->v1 ? "unknown" : "differs");
+		return cli_fail("refusing to compare", b->id, RBA_E_USAGE, &d);
+	}
+	if (fx_edits(a->pins, b->pins, &c->edits, &c->nedits, &d) != 0)
+		c->nedits = 0;
+	for (int m = 0; m < FX_NMETRICS; m++) {
+		double *x = calloc(n, sizeof(double)), *y = calloc(n, sizeof(double));
+		if (x == NULL || y == NULL) {
+			free(x);
+			free(y);
+			return cli_fail("cannot compare", b->id, RBA_E_NOMEM, NULL);
+		}
+		for (size_t i = 0; i < n; i++) {
+			x[i] = fx_metric_of(&a->runs[i], (enum fx_metric)m);
+			y[i] = fx_metric_of(&b->runs[i], (enum fx_metric)m);
+		}
+		fx_paired_compute((enum fx_metric)m, x, y, n, c->alpha, &c->pr[m]);
+		free(x);
+		free(y);
+	}
+	c->verdict = fx_verdict_decide(ex, c->pr);
+	c->computed = 1;
+	c->status = "decided";
+	c->decided_at = (int64_t)time(NULL);
+	return 0;
 }
 
 static void
 metric_line(const struct fx_paired *pr, size_t n)
 {
-	const char *what = !pr->resolved
-				   ? "NOT RESOLVED"
-				   : pr->direction > 0 ? "better" : "worse";
 	printf("  %s\n", fx_metric_name(pr->metric));
 	printf("    baseline   median %.6g [%.6g..%.6g]  stdev %.4g  spread %.4g\n",
 	       pr->base.median, pr->base.min, pr->base.max, pr->base.stdev,
@@ -116,52 +285,27 @@ metric_line(const struct fx_paired *pr, size_t n)
 	       pr->shift, pr->p);
 	printf("    unpaired   median difference %+.4g, stdev %.4g\n",
 	       pr->unpaired_diff, pr->unpaired_stdev);
-	printf("    finding    %s\n", what);
+	printf("    finding    %s\n", finding(pr));
 }
 
-/* The report; returns the exit status. */
-static int
-report(struct cli_ctx *ctx, const struct cli_sweep *a, const struct cli_sweep *b,
-       int allow, const char *hyp, const char *success,
-       const struct fx_expr *ex, double alpha, const char *declared_id,
-       enum fx_verdict *verdict)
+/* The report of DESIGN 8, from a decided comparison. */
+static void
+report(const struct cmp *c)
 {
-	char h1[RBA_DIGEST_TEXT_LEN + 1], h2[RBA_DIGEST_TEXT_LEN + 1];
-	struct fx_paired pr[FX_NMETRICS];
-	struct fx_edit *edits = NULL;
-	size_t nedits = 0, n = a->n;
-	struct rba_detail d;
-	int fp_same = rba_digest_equal(&a->eval_fingerprint, &b->eval_fingerprint);
-	int v1 = !a->runs[0].has_eval || !b->runs[0].has_eval;
+	const struct cli_sweep *a = c->a, *b = c->b;
+	size_t n = a->n;
+	char when[32];
 
-	for (size_t i = 0; i < n; i++)
-		if (a->seeds[i] != b->seeds[i]) {
-			rba_detail_clear(&d);
-			rba_fail(&d, RBA_E_USAGE, NULL, 0, 0,
-				 "the two sweeps are not at the same seeds: "
-				 "nothing to pair");
-			return cli_fail("cannot compare", b->id, RBA_E_USAGE, &d);
-		}
-	if ((!fp_same || v1) && !allow) {
-		rba_detail_clear(&d);
-		rba_fail(&d, RBA_E_USAGE, NULL, 0, 0,
-			 "the evaluation contract changed (eval fingerprint "
-			 "%s); give --allow-contract-change to compare anyway",
-			 v1 ? "unknown" : "differs");
-		return cli_fail("refusing to compare", b->id, RBA_E_USAGE, &d);
-	}
 	printf("compare %s -> %s at %zu paired seeds (%" PRIu64 "..%" PRIu64 ")\n",
 	       a->pins->version, b->pins->version, n, a->seeds[0],
 	       a->seeds[n - 1]);
 	printf("sweeps %s, %s\n\nIDENTITY\n", a->id, b->id);
 	printf("  config hash       %s\n",
 	       same(rba_digest_equal(&a->config_hash, &b->config_hash)));
-	rba_digest_format(&a->eval_fingerprint, h1);
-	rba_digest_format(&b->eval_fingerprint, h2);
-	printf("  eval fingerprint  %s%s\n", same(fp_same && !v1),
-	       fp_same && !v1 ? ""
-			      : "  (metrics under two contracts: "
-				"--allow-contract-change)");
+	printf("  eval fingerprint  %s%s\n", same(c->fp_same && !c->v1),
+	       c->fp_same && !c->v1 ? ""
+				    : "  (metrics under two contracts: "
+				      "--allow-contract-change)");
 	printf("  environment       %s\n",
 	       same(strcmp(a->environment, b->environment) == 0));
 	printf("  snapshot          %s\n",
@@ -169,63 +313,45 @@ report(struct cli_ctx *ctx, const struct cli_sweep *a, const struct cli_sweep *b
 	printf("  code revision     %s\n",
 	       same(strcmp(a->runs[0].code_revision, b->runs[0].code_revision) ==
 		    0));
-	rba_detail_clear(&d);
-	if (fx_edits(a->pins, b->pins, &edits, &nedits, &d) == 0) {
-		for (size_t i = 0; i < nedits; i++)
-			printf("  pins %-14s %s -> %s\n", edits[i].path,
-			       edits[i].base, edits[i].cand);
-		free(edits);
-	}
+	for (size_t i = 0; i < c->nedits; i++)
+		printf("  pins %-14s %s -> %s\n", c->edits[i].path,
+		       c->edits[i].base, c->edits[i].cand);
 	printf("\nCORRECTNESS (candidate - baseline at each seed; a finding "
 	       "needs |median delta| > baseline spread and sign test p <= %g)\n",
-	       alpha);
-	for (int m = 0; m < FX_NMETRICS; m++) {
-		double *x = calloc(n, sizeof(double)), *y = calloc(n, sizeof(double));
-		if (x == NULL || y == NULL) {
-			free(x);
-			free(y);
-			return cli_fail("cannot compare", b->id, RBA_E_NOMEM, NULL);
-		}
-		for (size_t i = 0; i < n; i++) {
-			x[i] = fx_metric_of(&a->runs[i], (enum fx_metric)m);
-			y[i] = fx_metric_of(&b->runs[i], (enum fx_metric)m);
-		}
-		fx_paired_compute((enum fx_metric)m, x, y, n, alpha, &pr[m]);
-		free(x);
-		free(y);
-		if (m != FX_EPS && pr[m].delta.n > 0)
-			metric_line(&pr[m], n);
-	}
+	       c->alpha);
+	for (int m = 0; m < FX_NMETRICS; m++)
+		if (m != FX_EPS && c->pr[m].delta.n > 0)
+			metric_line(&c->pr[m], n);
 	printf("\nCOST\n  examples/s        baseline %.4g, candidate %.4g "
 	       "(medians)\n",
-	       pr[FX_EPS].base.median, pr[FX_EPS].cand.median);
-	*verdict = fx_verdict_decide(ex, pr);
-	printf("\nDECLARED BEFORE THE RUN (%s)\n", declared_id);
-	printf("  hypothesis        %s\n", hyp && hyp[0] ? hyp : "(none)");
-	printf("  success           %s\n", success);
-	printf("  result            %s\n", fx_verdict_name(*verdict));
-	(void)ctx;
-	return *verdict == FX_MET ? 0 : 1;
+	       c->pr[FX_EPS].base.median, c->pr[FX_EPS].cand.median);
+	rba_time_utc(c->declared_at, when);
+	printf("\nDECLARED BEFORE THE RUN (%s, %s)\n", c->id, when);
+	printf("  hypothesis        %s\n", c->hyp && c->hyp[0] ? c->hyp : "(none)");
+	printf("  success           %s\n", c->success);
+	printf("  result            %s\n", fx_verdict_name(c->verdict));
 }
 
 int
 cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 {
-	const char *args[2] = { NULL, NULL }, *seeds_s = NULL, *hyp = NULL;
-	const char *success = DEFAULT_SUCCESS, *plot = NULL, *v;
-	char *snaps[MAX_SNAPS], id[AUDIT_RUN_ID_SIZE] = "", subject[300];
+	const char *args[2] = { NULL, NULL }, *seeds_s = NULL, *plot = NULL, *v;
+	char *snaps[MAX_SNAPS];
 	size_t nsnaps = 0, nargs = 0, nseeds = 0;
 	uint64_t *seeds = NULL, jobs = 1;
-	double alpha = FX_ALPHA_DEFAULT;
-	int allow = 0, r, status = 2;
+	int r, status = 2, declared = 0;
 	struct fx_expr *ex = NULL;
 	struct rba_detail d;
 	struct cli_sweep a, b;
 	struct pins *pa = NULL, *pb = NULL;
-	enum fx_verdict verdict = FX_NOT_RESOLVED;
+	struct cmp c;
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
+	memset(&c, 0, sizeof(c));
+	c.success = DEFAULT_SUCCESS;
+	c.alpha = FX_ALPHA_DEFAULT;
+	c.status = "declared";
 	if (cli_wants_help(ctx, argc, argv))
 		return 0;
 	for (int i = 1; i < argc; i++) {
@@ -236,15 +362,15 @@ cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 		} else if ((r = cli_opt_value(argc, argv, &i, "--hypothesis", &v)) != 0) {
 			if (r < 0 || strlen(v) > FX_MAX_HYPOTHESIS)
 				return cli_usage(ctx, "--hypothesis needs a text");
-			hyp = v;
+			c.hyp = v;
 		} else if ((r = cli_opt_value(argc, argv, &i, "--success", &v)) != 0) {
 			if (r < 0)
 				return cli_usage(ctx, "--success needs an expression");
-			success = v;
+			c.success = v;
 		} else if ((r = cli_opt_value(argc, argv, &i, "--alpha", &v)) != 0) {
 			char *e;
-			alpha = r < 0 ? -1 : strtod(v, &e);
-			if (r < 0 || *e != 0 || !(alpha > 0 && alpha < 1))
+			c.alpha = r < 0 ? -1 : strtod(v, &e);
+			if (r < 0 || *e != 0 || !(c.alpha > 0 && c.alpha < 1))
 				return cli_usage(ctx, "--alpha is between 0 and 1");
 		} else if ((r = cli_opt_value(argc, argv, &i, "-j", &v)) != 0) {
 			if (r < 0 || cli_parse_u64(v, FX_MAX_JOBS, &jobs) || !jobs)
@@ -258,7 +384,9 @@ cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 				return cli_usage(ctx, "--plot needs a file");
 			plot = v;
 		} else if (strcmp(argv[i], "--allow-contract-change") == 0) {
-			allow = 1;
+			c.allow = 1;
+		} else if (strcmp(argv[i], "--json") == 0) {
+			ctx->json = 1;
 		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
 			return cli_usage(ctx, "unknown option '%s'", argv[i]);
 		} else if (nargs < 2) {
@@ -269,9 +397,12 @@ cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (nargs != 2)
 		return cli_usage(ctx, "needs BASE and CAND");
+	c.base = args[0];
+	c.cand = args[1];
+	c.seeds = seeds_s;
 	rba_detail_clear(&d);
-	if ((r = fx_expr_parse(success, &ex, &d)) != 0)
-		return cli_fail("invalid success expression", success, r, &d);
+	if ((r = fx_expr_parse(c.success, &ex, &d)) != 0)
+		return cli_fail("invalid success expression", c.success, r, &d);
 	if (is_file(args[0]) || is_file(args[1])) {
 		if (seeds_s == NULL) {
 			fx_expr_free(ex);
@@ -289,23 +420,25 @@ cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 			status = cli_fail("invalid pins", args[1], r, &d);
 			goto done;
 		}
-		snprintf(subject, sizeof(subject), "compare/%s..%s",
+		snprintf(c.subject, sizeof(c.subject), "compare/%s..%s",
 			 pa->version, pb->version);
 		/* The declaration is kept before the first run starts. */
-		if ((status = keep_record(ctx, id, subject, hyp, success, alpha,
-					  seeds_s, args[0], args[1],
-					  "declared", NULL, NULL, NULL)))
+		if ((status = keep_record(ctx, &c)))
 			goto done;
+		declared = 1;
 		if (!ctx->quiet)
 			fprintf(stderr, "rebuild-audit: declared '%s' before "
-					"the first run\n", id);
+					"the first run\n", c.id);
 		if ((status = cli_sweep_run(ctx, pa, seeds, nseeds,
 					    (unsigned)jobs, snaps, nsnaps,
-					    "baseline", &a)) ||
-		    (status = cli_sweep_run(ctx, pb, seeds, nseeds,
+					    "baseline", &a)))
+			goto done;
+		c.a = &a;
+		if ((status = cli_sweep_run(ctx, pb, seeds, nseeds,
 					    (unsigned)jobs, snaps, nsnaps,
 					    "candidate", &b)))
 			goto done;
+		c.b = &b;
 	} else {
 		struct store_txn *txn = NULL;
 		if (seeds_s != NULL) {
@@ -322,7 +455,9 @@ cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 		store_txn_abort(txn);
 		if (status)
 			goto done;
-		snprintf(subject, sizeof(subject), "compare/%s..%s",
+		c.a = &a;
+		c.b = &b;
+		snprintf(c.subject, sizeof(c.subject), "compare/%s..%s",
 			 a.pins->version, b.pins->version);
 		if (a.n != b.n) {
 			rba_fail(&d, RBA_E_USAGE, NULL, 0, 0,
@@ -330,24 +465,47 @@ cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 			status = cli_fail("cannot compare", args[1], RBA_E_USAGE, &d);
 			goto done;
 		}
-		if ((status = keep_record(ctx, id, subject, hyp, success, alpha,
-					  NULL, args[0], args[1], "declared",
-					  a.id, b.id, NULL)))
+		if ((status = keep_record(ctx, &c)))
 			goto done;
+		declared = 1;
 	}
-	status = report(ctx, &a, &b, allow, hyp, success, ex, alpha, id,
-			&verdict);
-	if (status == 2)
+	if ((status = decide(&c, ex)) != 0) {
+		c.status = "refused";
 		goto done;
+	}
 	if (plot != NULL && (r = cli_plot_svg(plot, &a, &b)) != 0) {
 		status = cli_fail("cannot write plot", plot, r, NULL);
 		goto done;
 	}
-	if ((r = keep_record(ctx, id, subject, hyp, success, alpha, seeds_s,
-			     args[0], args[1], "decided", a.id, b.id,
-			     fx_verdict_name(verdict))))
-		status = r;
+	/* Decided and kept before anything is reported. */
+	if ((status = keep_record(ctx, &c)) != 0) {
+		declared = 0;
+		goto done;
+	}
+	if (ctx->json) {
+		struct rba_buf jb;
+		rba_buf_init(&jb);
+		render(&c, &jb);
+		rba_buf_put_u8(&jb, '\n');
+		if (rba_buf_status(&jb) == 0)
+			fwrite(jb.p, 1, jb.len, stdout);
+		else
+			status = cli_fail("cannot compare", c.id, RBA_E_NOMEM, NULL);
+		rba_buf_release(&jb);
+		if (status)
+			goto done;
+	} else {
+		report(&c);
+	}
+	status = c.verdict == FX_MET ? 0 : 1;
 done:
+	/* A declaration that could not be decided says so, not "declared". */
+	if (status == 2 && declared && !c.computed) {
+		if (strcmp(c.status, "refused") != 0)
+			c.status = "failed";
+		(void)keep_record(ctx, &c);
+	}
+	free(c.edits);
 	cli_sweep_release(&a);
 	cli_sweep_release(&b);
 	policy_pins_free(pa);

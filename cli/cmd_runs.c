@@ -3,6 +3,7 @@
  * runs of train, register and sweeps; sweep and compare records).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "audit/forensics.h"
 #include "cli/commands.h"
 #include "common/json.h"
+#include "common/rbatime.h"
 #include "rebuild/runrec.h"
 #include "store/store.h"
 
@@ -49,12 +51,68 @@ list_one(void *c, const char *id, const uint8_t *p, size_t n)
 		const struct rba_json_value *s = rba_json_get(&root, "seeds");
 		printf("%-48s sweep  %s %zu seeds\n", id, ver ? ver : "?",
 		       s ? s->n : 0);
-	} else if (strcmp(schema, "rebuild-audit/compare/v1") == 0) {
+	} else if (strncmp(schema, "rebuild-audit/compare/", 22) == 0) {
 		const char *vd = rba_json_get_str(&root, "verdict");
-		printf("%-48s compare %s\n", id, vd && vd[0] ? vd : "(declared)");
+		const char *st = rba_json_get_str(&root, "status");
+		printf("%-48s compare %s\n", id,
+		       vd && vd[0] ? vd
+				   : st && strcmp(st, "declared") ? st : "(declared)");
 	} else {
 		printf("%-48s %s\n", id, schema);
 	}
+	rba_json_release(&root);
+	return 0;
+}
+
+static const char *
+or_none(const char *s)
+{
+	return s != NULL && s[0] ? s : "(none)";
+}
+
+/* A compare record in words: what was declared, when, and the result. */
+static int
+compare_show(const char *id, const uint8_t *p, size_t n)
+{
+	struct rba_json_value root;
+	struct rba_detail d;
+	const struct rba_json_value *cor;
+	char when[RBA_TIME_TEXT_MAX];
+	double t;
+
+	rba_detail_clear(&d);
+	if (rba_json_parse((const char *)p, n, &root, &d) != 0)
+		return cli_fail("cannot show run", id, RBA_E_CORRUPT, &d);
+	printf("compare %s\n", id);
+	printf("  status            %s\n", or_none(rba_json_get_str(&root, "status")));
+	t = rba_json_get_num(&root, "declared_at", -1);
+	if (t >= 0) {
+		rba_time_utc((int64_t)t, when);
+		printf("  declared at       %s\n", when);
+	}
+	t = rba_json_get_num(&root, "decided_at", -1);
+	if (t >= 0) {
+		rba_time_utc((int64_t)t, when);
+		printf("  decided at        %s\n", when);
+	}
+	printf("  base              %s\n  candidate         %s\n",
+	       or_none(rba_json_get_str(&root, "base")),
+	       or_none(rba_json_get_str(&root, "cand")));
+	printf("  hypothesis        %s\n  success           %s\n",
+	       or_none(rba_json_get_str(&root, "hypothesis")),
+	       or_none(rba_json_get_str(&root, "success")));
+	cor = rba_json_get(&root, "correctness");
+	for (size_t i = 0; cor != NULL && cor->type == RBA_JSON_ARRAY &&
+			   i < cor->n; i++) {
+		const struct rba_json_value *m = &cor->items[i];
+		printf("  %-17s %s (delta median %+.4g, p = %.4g)\n",
+		       or_none(rba_json_get_str(m, "metric")),
+		       or_none(rba_json_get_str(m, "finding")),
+		       rba_json_get_num(rba_json_get(m, "delta"), "median", NAN),
+		       rba_json_get_num(m, "p", NAN));
+	}
+	printf("  result            %s\n",
+	       or_none(rba_json_get_str(&root, "verdict")));
 	rba_json_release(&root);
 	return 0;
 }
@@ -125,6 +183,8 @@ runs_show(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (ctx->json) {
 		fwrite(p, 1, n, stdout);
+	} else if (strstr((const char *)p, "\"rebuild-audit/compare/") != NULL) {
+		status = compare_show(id, p, n);
 	} else if (strstr((const char *)p, "\"rebuild-audit/sweep/v1\"") != NULL) {
 		struct cli_sweep sw;
 		if ((status = cli_sweep_load(ctx, txn, id, &sw)) == 0) {

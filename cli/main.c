@@ -71,8 +71,8 @@ static const struct cli_command commands[] = {
 	{ "check", cmd_check, "check FILE",
 	  "validate a pins or policy file; print its canonical form and hash" },
 	{ "compare", cmd_compare,
-	  "compare BASE CAND --seeds A-B [--hypothesis TEXT] [--success EXPR] [--alpha A] [-j N] [--snapshot FILE] [--allow-contract-change] [--plot FILE.svg]\n"
-	  "compare RUN_ID RUN_ID [--hypothesis TEXT] [--success EXPR] [--alpha A] [--allow-contract-change] [--plot FILE.svg]",
+	  "compare BASE CAND --seeds A-B [--hypothesis TEXT] [--success EXPR] [--alpha A] [-j N] [--snapshot FILE] [--allow-contract-change] [--plot FILE.svg] [--json]\n"
+	  "compare RUN_ID RUN_ID [--hypothesis TEXT] [--success EXPR] [--alpha A] [--allow-contract-change] [--plot FILE.svg] [--json]",
 	  "paired comparison at shared seeds against the noise floor" },
 	{ "dispute", cmd_dispute,
 	  "dispute VERSION CASE [--policy P] [--show-inputs] [--reasons N] [--rebuild]\n"

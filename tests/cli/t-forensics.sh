@@ -132,4 +132,30 @@ err_has 'invalid success expression'
 sed 's/input_scale: 1.0}/input_scale: 1.15}/; s/^version: .*/version: synth-scale/' $P > scale.yaml
 run 2 $RBA compare $P scale.yaml --seeds 0-1
 err_has 'allow-contract-change'
+# the refused comparison's declaration is not left looking pending
+run 0 $RBA runs list
+ok "a refused comparison is kept as refused" sh -c "grep -F 'compare/synth-chapter..synth-scale@' out | grep -q ' refused$'"
+
+# compare --json: the report as one document, the one kept as the
+# record; the declaration keeps the time it was made, before the runs.
+run 1 $RBA --json compare "$SWEEP" "$SWEEP" --success 'val_loss.median == 0'
+ok "compare --json: one valid document" jq -e '.schema == "rebuild-audit/compare/v2" and .status == "decided"' out
+ok "compare --json: every metric NOT RESOLVED when compared with itself" \
+	jq -e '[.correctness[] | .finding] | length == 3 and all(. == "NOT RESOLVED")' out
+ok "compare --json: verdict beside exit status" jq -e '.verdict == "NOT RESOLVED"' out
+run 1 $RBA --json compare $P lr10.yaml --seeds 0-5 -j 2 --hypothesis "lr x10 is fine" --success 'val_loss.median < 0'
+cp out cj.json
+ok "compare --json (pins): val_loss worse at 6/6" jq -e '.correctness[] | select(.metric == "val_loss") | .finding == "worse" and .worse == 6 and .seeds == 6 and .p == 0.03125' cj.json
+ok "compare --json: the edit" jq -e '.identity.edits == [{"path": "train.lr", "base": "0.02", "cand": "0.2"}]' cj.json
+ok "compare --json: NOT MET" jq -e '.verdict == "NOT MET" and .hypothesis == "lr x10 is fine"' cj.json
+CID=$(jq -r .id cj.json)
+ok "the id carries the declaration time" test "${CID##*@}" = "$(jq -r .declared_at cj.json)"
+ok "declared before decided" jq -e '.declared_at <= .decided_at' cj.json
+run 0 $RBA --json runs show "$CID"
+ok "the kept record is the printed document" cmp -s out cj.json
+run 0 $RBA runs show "$CID"
+out_has 'status            decided'
+out_has 'hypothesis        lr x10 is fine'
+out_has 'val_loss          worse'
+out_has 'result            NOT MET'
 run 2 $RBA runs show nosuch
