@@ -204,14 +204,10 @@ cli_sweep_run(struct cli_ctx *ctx, const struct pins *p, const uint64_t *seeds,
 	now = (int64_t)time(NULL);
 	for (size_t i = 0; i < n; i++) {
 		char *id = out->ids + i * AUDIT_RUN_ID_SIZE;
-		b.len = 0;
-		rebuild_runrec_render(out->pins, &runs[i].res, env_hex,
-				      runs[i].wall_seconds, &b);
 		/* The record names the seed it trained. */
 		snprintf(subject, sizeof(subject), "sweep/%s/s%" PRIu64,
 			 p->version, seeds[i]);
-		if ((err = audit_run_id_new(txn, subject, now, id, &d)) ||
-		    (err = rba_buf_status(&b)))
+		if ((err = audit_run_id_new(txn, subject, now, id, &d)) != 0)
 			break;
 		{
 			/* rebuild_runrec_render writes the pins' seed; the
@@ -227,7 +223,8 @@ cli_sweep_run(struct cli_ctx *ctx, const struct pins *p, const uint64_t *seeds,
 					      runs[i].wall_seconds, &b);
 			policy_pins_free(q);
 		}
-		if ((err = store_run_put(txn, id, b.p, b.len, &d)) ||
+		if ((err = rba_buf_status(&b)) ||
+		    (err = store_run_put(txn, id, b.p, b.len, &d)) ||
 		    (err = rebuild_runrec_parse(b.p, b.len, &out->runs[i], &d)))
 			break;
 	}

@@ -1,6 +1,8 @@
 /* check_csv.c - the CSV reader, validator and table loader. */
 #include <check.h>
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +159,84 @@ START_TEST(test_numbers)
 	ck_assert_int_eq(csv_parse_number("+nan", 4, &v), RBA_E_RANGE);
 	ck_assert_int_eq(csv_parse_number("", 0, &v), RBA_E_SYNTAX);
 	ck_assert(!csv_is_nonfinite_word("info", 4));
+	/* zeros keep their sign; the fast path's edges */
+	ck_assert_int_eq(csv_parse_number("-0.000", 6, &v), 0);
+	ck_assert(v == 0.0 && signbit(v));
+	ck_assert_int_eq(csv_parse_number("0e999999999999", 14, &v), 0);
+	ck_assert(v == 0.0 && !signbit(v));
+	ck_assert_int_eq(csv_parse_number("9007199254740993", 16, &v), 0);
+	ck_assert(v == 9007199254740992.0);
+	ck_assert_int_eq(csv_parse_number("1e23", 4, &v), 0);
+	ck_assert(v == 1e23);
+	ck_assert_int_eq(csv_parse_number("1e400", 5, &v), RBA_E_RANGE);
+}
+END_TEST
+
+/*
+ * Every number is strtod's, bit for bit: the fast path (a significand
+ * below 2^53 scaled by up to 1e22) and the rest, over random texts of
+ * every shape the syntax allows, and the numbers printed with %.9g and
+ * %.17g that real files hold.
+ */
+static int
+same_as_strtod(const char *t)
+{
+	double a, b;
+	char *end;
+
+	if (csv_parse_number(t, strlen(t), &a) != 0)
+		return 0;
+	b = strtod(t, &end);
+	return *end == 0 && memcmp(&a, &b, sizeof(a)) == 0;
+}
+
+START_TEST(test_numbers_exact)
+{
+	uint64_t x = 0x9E3779B97F4A7C15u;
+	char t[96];
+
+	for (int k = 0; k < 300000; k++) {
+		size_t n = 0;
+		unsigned id, fd;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (x & 1)
+			t[n++] = (x & 2) ? '-' : '+';
+		id = (unsigned)(x >> 8) % 21;
+		fd = (unsigned)(x >> 16) % 21;
+		if (id + fd == 0)
+			id = 1;
+		for (unsigned i = 0; i < id; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			t[n++] = (char)('0' + (i == 0 && (x & 4) ? 0 : x % 10));
+		}
+		if (fd || (x & 8)) {
+			t[n++] = '.';
+			for (unsigned i = 0; i < fd; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				t[n++] = (char)('0' + x % 10);
+			}
+		}
+		if (x & 16) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			n += (size_t)snprintf(t + n, sizeof(t) - n, "e%s%d",
+					      (x & 1) ? "-" : (x & 2) ? "+" : "",
+					      (int)((x >> 4) % 40));
+		}
+		t[n] = 0;
+		ck_assert_msg(same_as_strtod(t), "'%s' differs from strtod", t);
+	}
+	for (int k = 0; k < 200000; k++) {
+		double v;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		memcpy(&v, &x, sizeof(v));
+		if (!isfinite(v))
+			continue;
+		snprintf(t, sizeof(t), "%.17g", v);
+		ck_assert_msg(same_as_strtod(t), "'%s' differs from strtod", t);
+		snprintf(t, sizeof(t), "%.9g", (double)(float)((double)(x >> 11) /
+								  9007199254740992.0 * 8 - 4));
+		ck_assert_msg(same_as_strtod(t), "'%s' differs from strtod", t);
+	}
 }
 END_TEST
 
@@ -312,6 +392,7 @@ suite_csv(void)
 	tcase_add_test(tc, test_errors_located);
 	tcase_add_test(tc, test_valid_utf8_kept);
 	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_numbers_exact);
 	tcase_add_test(tc, test_numbers);
 	tcase_add_test(tc, test_table_german);
 	tcase_add_test(tc, test_table_errors);
