@@ -27,12 +27,14 @@ FPFLAGS  = -ffp-contract=off -fno-fast-math -fexcess-precision=standard
 WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wpointer-arith -Wformat=2 -Wvla -Wno-unused-parameter
 # Lazily expanded: pkg-config runs only after `deps` has had its chance.
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKG_LIBS) 2>/dev/null)
+# PKG_CONFIG names another (check-arm64 points it at the arm64 libraries).
+PKG_CONFIG ?= pkg-config
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKG_LIBS) 2>/dev/null)
 # OpenBLAS is not linked: rebuild/kernel_fast.c loads it when fast mode
 # needs it (its threads start as it loads).
-PKG_LDLIBS = $(shell pkg-config --libs $(filter-out openblas,$(PKG_LIBS)) 2>/dev/null) -ldl
-CHK_CFLAGS = $(shell pkg-config --cflags $(PKG_TEST) 2>/dev/null)
-CHK_LDLIBS = $(shell pkg-config --libs $(PKG_TEST) 2>/dev/null)
+PKG_LDLIBS = $(shell $(PKG_CONFIG) --libs $(filter-out openblas,$(PKG_LIBS)) 2>/dev/null) -ldl
+CHK_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKG_TEST) 2>/dev/null)
+CHK_LDLIBS = $(shell $(PKG_CONFIG) --libs $(PKG_TEST) 2>/dev/null)
 GIT_REV   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(FPFLAGS) \
              $(WARN) $(WERROR) $(HARDEN_CFLAGS) -I. $(PKG_CFLAGS) \
@@ -65,7 +67,7 @@ UNIT_SRC    = $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BIN         = $(BUILD)/rebuild-audit
 
-.PHONY: FORCE all deps check unit cli-tests check-deps check-determinism check-flips check-man \
+.PHONY: FORCE all deps check unit cli-tests check-deps check-determinism check-arm64 arm64-deps check-flips check-man \
         check-fleet fleet-deps asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay \
         check-crash check-faults check-faults-quick check-concurrency check-hardening valgrind
 .DEFAULT_GOAL := all
@@ -79,6 +81,7 @@ help:
 	@echo 'make unit         Check unit tests only'
 	@echo 'make cli-tests    CLI tests only'
 	@echo 'make check-determinism  strict training under four compilers/flags and thread counts'
+	@echo 'make check-arm64  the golden digests on arm64: cross-built (gcc -O0/-O2/-O3), run under qemu-user'
 	@echo 'make check-flips  flip bits 0 and 7 of every byte of a small store: every live flip detected, no crash'
 	@echo 'make check-fleet  a single-node Slurm cluster runs contrib/slurm/: an 8-task array and the import (needs fleet-deps)'
 	@echo 'make fleet-deps   install slurm-wlm and munge (as root) or print the command; not part of deps'
@@ -264,6 +267,31 @@ check-fleet: $(BIN) fleet-deps
 
 check-determinism: $(BIN)
 	$(Q)sh tests/determinism.sh
+
+# arm64: cross-built (gcc -O0, -O2, -O3) against Debian's arm64 libraries
+# through multiarch, run under qemu-user; every golden digest, ABI 1 and
+# trees.  Not part of check (minutes under emulation).
+ARM64_PKGS = gcc-aarch64-linux-gnu qemu-user libc6-dev:arm64 libsodium-dev:arm64 \
+             liblmdb-dev:arm64 libzstd-dev:arm64 libyaml-dev:arm64 libopenblas-dev:arm64
+arm64-deps: | $(BUILD)/.deps-ok
+	@missing=''; \
+	for p in $(ARM64_PKGS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "arm64-deps: installing$$missing"; \
+	    { dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64; } && \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-remove $$missing) >&2 || \
+	      { echo "arm64-deps: apt-get install$$missing failed" >&2; exit 2; }; \
+	  else \
+	    echo "arm64-deps: missing Debian packages; run:" >&2; \
+	    echo "  sudo dpkg --add-architecture arm64 && sudo apt-get update && sudo apt-get install$$missing" >&2; exit 2; \
+	  fi; \
+	fi
+
+check-arm64: arm64-deps
+	$(Q)RBA_DET_BUILDS='arm64-O0 arm64-O2 arm64-O3' sh tests/determinism.sh
 
 check:
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror all $(BUILD)/check_runner

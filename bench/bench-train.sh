@@ -33,7 +33,7 @@ for mode in strict fast; do
 	i=0
 	while [ $i -lt "$runs" ]; do
 		t0=$(now_ns)
-		"$bin" --json train "$tmp/$mode.yaml" --snapshot "$tmp/synth.csv" > "$tmp/out" || exit 2
+		"$bin" --json train "$tmp/$mode.yaml" --snapshot "$tmp/synth.csv" --no-keep > "$tmp/out" || exit 2
 		t1=$(now_ns)
 		jq -r '.train_seconds * 1000' "$tmp/out" >> "$tmp/$mode.in"
 		echo "$t0 $t1" | awk '{ printf "%.3f\n", ($2 - $1) / 1e6 }' >> "$tmp/$mode.e2e"
