@@ -46,7 +46,11 @@ for spec in 'gcc-O0:gcc:-O0' 'gcc-O2:gcc:-O2' 'gcc-O3-native:gcc:-O3 -march=nati
 		# The native deps step does not apply to a cross build:
 		# make check-arm64 has checked the arm64 packages.
 		mkdir -p "build/det-$name" && touch "build/det-$name/.deps-ok"
-		printf '#!/bin/sh\nexec qemu-aarch64 -L /usr/aarch64-linux-gnu "$(dirname "$0")/rebuild-audit" "$@"\n' \
+		# The loader under -L is libc6-arm64-cross's; LD_LIBRARY_PATH
+		# (/lib under the prefix) gives it the C library of the same
+		# package, not the multiarch libc6:arm64 of another Debian
+		# revision, with which a second thread never starts.
+		printf '#!/bin/sh\nexec qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/lib "$(dirname "$0")/rebuild-audit" "$@"\n' \
 			> "build/det-$name/run" && chmod +x "build/det-$name/run" || exit 2
 		set -- PKG_CONFIG="$ARM64_PKG_CONFIG" ;;
 	*)
