@@ -153,8 +153,10 @@ void dispute_explanation_json(const struct dispute_explanation *e,
  * (rebuild-audit-evidence(5), DISPUTE EVIDENCE): subject the artifact
  * that made the decision ("<version>.artifact"), predicateType
  * DISPUTE_PREDICATE_TYPE, predicate the dispute report with the case's
- * inputs (dispute_report_json) plus the history head when answered.
- * Appends to out (allocation failure: rba_buf_status).
+ * inputs (dispute_report_json) plus the history head when answered;
+ * fixtures/evidence/dispute.schema.json is its JSON schema, so a member
+ * added here goes there too.  Appends to out (allocation failure:
+ * rba_buf_status).
  */
 void dispute_evidence_render(const struct dispute_report *r, struct rba_buf *out);
 

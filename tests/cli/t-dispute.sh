@@ -1,6 +1,8 @@
 # dispute: the one answer a reviewer needs, and its exit status.
 V=german-categorical-mlp
 POL=$FIX/policy/credit.yaml
+DSCHEMA=$FIX/evidence/dispute.schema.json
+JSONSCHEMA=/usr/bin/jsonschema
 run 0 $RBA -S st init
 run 0 $RBA -S st snapshot add "$FIX/german-credit.csv"
 run 0 $RBA -S st -q register "$FIX/pins/german-categorical-mlp.yaml" --policy "$POL"
@@ -78,6 +80,20 @@ ok "the evidence holds inputs, reasons and digests" jq -e '.predicateType ==
 	(.predicate.dispute.inputs | length) == 22 and .predicate.dispute.explanation.ok and
 	.predicate.dispute.scoring.audit_record == 1 and .predicate.history.id >= 1 and
 	.subject[0].digest.sha256 == (.predicate.dispute.digests.artifact_decisions | ltrimstr("sha256:"))' d.json
+# the JSON schema of dispute evidence accepts it, and refuses a document
+# without a required member and one with a value outside an enum
+ok "jsonschema installed (python3-jsonschema)" test -x "$JSONSCHEMA"
+run 0 "$JSONSCHEMA" -i d.json "$DSCHEMA"
+# (one run for the four, each refusal named on stderr)
+jq 'del(.predicate.dispute.explanation.baseline)' d.json > s1.json
+jq '.predicate.dispute.explanation.method = "lime"' d.json > s2.json
+jq '.predicate.dispute.scoring.artifact = "cached"' d.json > s3.json
+jq '.predicate.dispute.stands = true' d.json > s4.json
+run 1 "$JSONSCHEMA" -i s1.json -i s2.json -i s3.json -i s4.json "$DSCHEMA"
+err_has "'baseline' is a required property"
+err_has "'lime' is not one of ['linear', 'treeshap', 'shapley', None]"
+err_has "'cached' is not one of ['rebuilt', 'stored']"
+err_has "Additional properties are not allowed ('stands' was unexpected)"
 # one changed byte: both refuse it
 sed 's/"the disputed decline stands"/"the disputed decline standz"/' d.json > d2.json
 cp d.json.minisig d2.json.minisig
@@ -126,6 +142,15 @@ out_has "also        the version does not reproduce (audit record 3:"
 run 1 $RBA -S st --json dispute $V "$flipped"
 ok "escalate in JSON" jq -e '.answer == "escalate" and (.reasons | length) == 2 and
 	.rebuilt.decision != .stored.decision and .margin >= 0' out
+# the escalation signed: retrained, and the schema accepts it too
+run 1 $RBA -S st dispute $V "$flipped" --export -k k.key -o esc.json
+run 0 $RBA verify esc.json -p k.pub
+run 0 "$JSONSCHEMA" -i esc.json "$DSCHEMA"
+ok "escalate evidence: retrained, with its reasons" jq -e '.predicate.dispute.answer ==
+	"escalate" and (.predicate.dispute.reasons | length) == 2 and
+	.predicate.dispute.scoring.artifact == "rebuilt"' esc.json
+jq '.predicate.dispute.reasons = []' esc.json > s5.json
+run 1 "$JSONSCHEMA" -i s5.json "$DSCHEMA"
 
 # could not answer
 run 2 $RBA -S st dispute $V no-such-case

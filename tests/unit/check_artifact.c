@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/fileio.h"
+#include "common/rbatime.h"
 #include "rebuild/artifact.h"
 #include "rebuild/csv.h"
 #include "rebuild/encode.h"
@@ -23,9 +25,12 @@
 /*
  * MLP cases explained by exact Shapley values in the unit test (about
  * half a second each on one core); RBA_EXPLAIN_MLP_CASES overrides it
- * (1000: the whole German credit sample).
+ * with a count or "all" (every case of the German credit sample: `make
+ * check-reasons`).  The reasons test case then gets an hour, several
+ * times what the whole sample takes on one core.
  */
 #define EXPLAIN_MLP_CASES 50
+#define EXPLAIN_ALL_TIMEOUT 3600
 
 static const char snap[] =
 	"id,colour,size,weight,class\n"
@@ -879,7 +884,7 @@ explain_german(const char *name, size_t ncases)
 	uint8_t *sn;
 	size_t n, nf;
 	float *raw, *probs;
-	double worst = 0, worstp = 0;
+	double worst = 0, worstp = 0, t0 = rba_time_mono();
 
 	snprintf(path, sizeof(path), FIXTURES "/pins/%s.yaml", name);
 	rba_detail_clear(&d);
@@ -942,8 +947,9 @@ explain_german(const char *name, size_t ncases)
 		}
 		explain_result_release(&r);
 	}
-	fprintf(stderr, "explain %s: %zu cases, largest |sum - margin| %.3g, "
-		"largest |p(margin) - p| %.3g\n", name, ncases, worst, worstp);
+	fprintf(stderr, "explain %s: %zu of %zu cases, largest |sum - margin| %.3g, "
+		"largest |p(margin) - p| %.3g, %.1f s\n", name, ncases, t->nrows,
+		worst, worstp, rba_time_mono() - t0);
 	free(raw);
 	free(probs);
 	csv_table_free(t);
@@ -966,12 +972,34 @@ START_TEST(test_explain_german_gbdt)
 }
 END_TEST
 
-START_TEST(test_explain_german_mlp)
+/*
+ * The MLP cases to explain: EXPLAIN_MLP_CASES, or RBA_EXPLAIN_MLP_CASES
+ * ("all": SIZE_MAX, every case); 0 for a value that is neither.
+ */
+static size_t
+explain_mlp_cases(void)
 {
 	const char *env = getenv("RBA_EXPLAIN_MLP_CASES");
+	char *end;
+	unsigned long long n;
 
-	explain_german("german-categorical-mlp",
-		       env != NULL ? (size_t)strtoul(env, NULL, 10) : EXPLAIN_MLP_CASES);
+	if (env == NULL || *env == '\0')
+		return EXPLAIN_MLP_CASES;
+	if (strcmp(env, "all") == 0)
+		return SIZE_MAX;
+	if (*env < '0' || *env > '9')
+		return 0;
+	n = strtoull(env, &end, 10);
+	return *end == '\0' ? (size_t)n : 0; /* a huge count is every case */
+}
+
+START_TEST(test_explain_german_mlp)
+{
+	size_t n = explain_mlp_cases();
+
+	ck_assert_msg(n > 0, "RBA_EXPLAIN_MLP_CASES is '%s': a count of cases, or all",
+		      getenv("RBA_EXPLAIN_MLP_CASES"));
+	explain_german("german-categorical-mlp", n);
 }
 END_TEST
 
@@ -1042,6 +1070,12 @@ suite_artifact(void)
 	tcase_add_test(tc, test_forest_bit_flips);
 	tcase_add_test(tc, test_forest_specific_corruptions);
 	tcase_add_test(tc, test_forest_deep_sparse);
+	suite_add_tcase(s, tc);
+	/* The reasons of every model kind: `make check-reasons` runs this
+	 * test case alone, on every MLP case (CK_RUN_CASE=reasons). */
+	tc = tcase_create("reasons");
+	tcase_set_timeout(tc, explain_mlp_cases() > EXPLAIN_MLP_CASES
+				      ? EXPLAIN_ALL_TIMEOUT : 300);
 	tcase_add_test(tc, test_explain_logistic_by_hand);
 	tcase_add_test(tc, test_explain_multiclass);
 	tcase_add_test(tc, test_explain_german_logistic);
