@@ -366,7 +366,8 @@ sort_top(uint32_t *idx, uint32_t n, const double *v, int dir)
 static int
 explain(struct dispute_report *r, const struct audit_inputs *c,
 	const struct artifact *a, const struct rba_digest *adig, int is_maker,
-	const char *source, const struct policy *pol, uint32_t nreasons)
+	int rescored, const char *source, const struct policy *pol,
+	uint32_t nreasons)
 {
 	struct dispute_explanation *e = &r->why;
 	const struct encode_spec *s = &a->spec;
@@ -436,12 +437,25 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 	e->sum = x.sum;
 	e->sum_ok = fabs(x.sum - x.margin) <= EXPLAIN_TOLERANCE;
 	if (s->nclasses == 2 && !pol->argmax) {
-		/* The score this margin stands for: the stored one when the
-		 * reasons are the deciding artifact's, else the rescoring's. */
-		e->has_score_check = 1;
-		e->score_prob = 1.0 / (1.0 + exp(-x.margin));
-		e->score = is_maker ? r->stored_score : r->rebuilt_score;
-		e->score_ok = fabs(e->score_prob - e->score) <= DISPUTE_SCORE_TOLERANCE;
+		/* The score this margin stands for, as a model computed it:
+		 * the stored one when the sample's scores are the deciding
+		 * model's and these are its reasons; else the rescoring's,
+		 * when a is the artifact that rescored.  A score logged by
+		 * production (--score-column) is the policy's input, not a
+		 * model's output: nothing for the margin to give exactly. */
+		if (is_maker && r->scored_by == SAMPLE_SCORED_MODEL) {
+			e->score = r->stored_score;
+			e->score_of = "stored";
+		} else if (rescored) {
+			e->score = r->rebuilt_score;
+			e->score_of = is_maker ? "rescored" : "rebuilt";
+		}
+		if (e->score_of != NULL) {
+			e->has_score_check = 1;
+			e->score_prob = 1.0 / (1.0 + exp(-x.margin));
+			e->score_ok = fabs(e->score_prob - e->score) <=
+				      DISPUTE_SCORE_TOLERANCE;
+		}
 	}
 	e->direction = direction(pol, r->stored_score, x.baseline);
 	e->ncols = s->ncolumns;
@@ -762,25 +776,25 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	/* The reasons, from the artifact that made the decision. */
 	t1 = rba_time_mono();
 	if (rba_digest_equal(&sdig, &l.artifact)) {
-		err = explain(r, &c, sa, &sdig, 1,
+		err = explain(r, &c, sa, &sdig, 1, 1,
 			      r->rebuilt ? "the rebuilt artifact, bit-identical to "
 					   "the one that made the decision"
 					 : "the stored artifact, which made the "
 					   "decision",
 			      pol, opt.nreasons);
 	} else if (rba_digest_equal(&c.v.artifact, &l.artifact)) {
-		err = explain(r, &c, &c.stored, &c.v.artifact, 1,
+		err = explain(r, &c, &c.stored, &c.v.artifact, 1, 0,
 			      "the stored artifact, which made the decision", pol,
 			      opt.nreasons);
 	} else if (store_blob_load(txn, &l.artifact, ARTIFACT_MAX_BYTES, &kbytes,
 				   &kn, d) == 0 &&
 		   artifact_decode(kbytes, kn, &kept, d) == 0) {
-		err = explain(r, &c, &kept, &l.artifact, 1,
+		err = explain(r, &c, &kept, &l.artifact, 1, 0,
 			      "the artifact that made the decision, kept in the "
 			      "store", pol, opt.nreasons);
 	} else {
 		rba_detail_clear(d);
-		err = explain(r, &c, sa, &sdig, 0,
+		err = explain(r, &c, sa, &sdig, 0, 1,
 			      "the rescoring artifact: the one that made the "
 			      "decision is not in the store", pol, opt.nreasons);
 	}
@@ -839,6 +853,7 @@ dispute_explanation_json(const struct dispute_explanation *e, struct rba_buf *b)
 		rba_buf_put_u8(b, '{');
 		rba_json_kv_num(b, "probability", e->score_prob, 1);
 		rba_json_kv_num(b, "score", e->score, 1);
+		rba_json_kv_str(b, "score_of", e->score_of, 1);
 		rba_json_kv_num(b, "tolerance", DISPUTE_SCORE_TOLERANCE, 1);
 		rba_json_kv_bool(b, "ok", e->score_ok, 0);
 		rba_buf_put(b, "}, ", 3);

@@ -45,6 +45,9 @@ struct dispute_explanation {
 	int sum_ok; /* |sum - margin| <= EXPLAIN_TOLERANCE */
 	int has_score_check;
 	double score_prob, score; /* sigmoid(margin) and the score it explains */
+	const char *score_of; /* "stored", "rescored" (the deciding artifact,
+			       * rebuilt or stored, scoring the case now) or
+			       * "rebuilt" (another artifact): a static string */
 	int score_ok;
 	uint32_t ncols;
 	char **cols, **values; /* the model's input columns and the case's text */

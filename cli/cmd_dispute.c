@@ -90,7 +90,7 @@ print_reasons(const struct dispute_explanation *e, int verbose)
 		printf("check       the log-odds give the score %s; the %s score is %s "
 		       "(%s, tolerance %g)\n",
 		       cli_fmt_g6(e->score_prob, n1),
-		       e->from_decision_artifact ? "stored" : "rebuilt",
+		       e->score_of,
 		       cli_fmt_g6(e->score, n2), e->score_ok ? "agrees" : "DISAGREES",
 		       DISPUTE_SCORE_TOLERANCE);
 }

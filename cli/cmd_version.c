@@ -215,8 +215,11 @@ show_run_json(const char *id, int run_err, const struct rebuild_runrec_summary *
 }
 
 static void
-show_run_text(const char *id, int run_err, const struct rebuild_runrec_summary *r)
+show_run_text(const char *id, int run_err, const struct rebuild_runrec_summary *r,
+	      int trees)
 {
+	/* A curve has a point per epoch, or per boosting round of trees. */
+	const char *unit = trees ? "boosting round" : "epoch";
 	char l[32], a[32], u[32], x[32];
 
 	if (run_err == RBA_E_NOTFOUND) {
@@ -229,10 +232,10 @@ show_run_text(const char *id, int run_err, const struct rebuild_runrec_summary *
 		return;
 	}
 	printf("run           %s\n", id);
-	printf("validation    loss %s, accuracy %s, AUC %s after %u epoch%s "
+	printf("validation    loss %s, accuracy %s, AUC %s after %u %s%s "
 	       "(%llu train, %llu validation examples)\n",
 	       cli_fmt_g6(r->val_loss, l), cli_fmt_g6(r->val_acc, a),
-	       cli_fmt_g6(r->val_auc, u), r->epochs, r->epochs == 1 ? "" : "s",
+	       cli_fmt_g6(r->val_auc, u), r->epochs, unit, r->epochs == 1 ? "" : "s",
 	       (unsigned long long)r->ntrain, (unsigned long long)r->nval);
 	printf("speed         %s examples/second\n",
 	       cli_fmt_g6(r->examples_per_second, x));
@@ -314,7 +317,8 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 		} else {
 			printf("sample        none (add one with 'rebuild-audit sample add')\n");
 		}
-		show_run_text(run_id, run_err, &run);
+		show_run_text(run_id, run_err, &run,
+			      p->model.kind == PINS_MODEL_GBDT);
 		printf("\npins:\n%s", v.pins_text);
 		if (ctx->verbose)
 			printf("\nenvironment record:\n%s", v.env_text);

@@ -152,6 +152,28 @@ ok "escalate evidence: retrained, with its reasons" jq -e '.predicate.dispute.an
 jq '.predicate.dispute.reasons = []' esc.json > s5.json
 run 1 "$JSONSCHEMA" -i s5.json "$DSCHEMA"
 
+# A sample whose scores production logged (rounded to 3 decimals): the
+# reasons are checked against the score the deciding model computes, not
+# the logged number, and the answer exports and verifies.
+LV=german-numeric-logistic
+run 0 $RBA -S lg init
+run 0 $RBA -S lg snapshot add "$FIX/german-credit-numeric.csv"
+run 0 $RBA -S lg -q register "$FIX/pins/$LV.yaml" --policy "$POL"
+run 0 $RBA -S lg version export-artifact $LV lg.bin
+run 0 $RBA score lg.bin "$FIX/german-credit-numeric.csv" --policy "$POL"
+awk -F, 'NR > 1 { printf "%.3f,%s\n", $2, $3 }' out > lgscores.txt
+awk -F, 'NR == FNR { s[FNR] = $0; next } FNR == 1 { print $0 ",score,decision"; next }
+	{ print $0 "," s[FNR - 1] }' lgscores.txt "$FIX/german-credit-numeric.csv" > logged.csv
+run 0 $RBA -S lg -q sample add $LV logged.csv --score-column score --decision-column decision
+lcase=$(awk -F, 'NR > 1 && $NF == "decline" { print $1; exit }' logged.csv)
+run 0 $RBA -S lg dispute $LV "$lcase" --export -k k.key -o lg.json
+out_has "the rescored score is"
+out_lacks "DISAGREES"
+ok "logged scores: the check is of the model's own score" jq -e '.predicate.dispute.explanation.score_check |
+	.score_of == "rescored" and .ok' lg.json
+run 0 $RBA verify lg.json -p k.pub
+run 0 "$JSONSCHEMA" -i lg.json "$DSCHEMA"
+
 # could not answer
 run 2 $RBA -S st dispute $V no-such-case
 err_is "rebuild-audit: cannot answer the dispute of 'no-such-case': no case 'no-such-case' in the sample of version '$V'"
