@@ -43,6 +43,10 @@
  *   7. Scoring adds, per group, the leaf values of its trees in tree
  *      order to the base margin in float32, then the softmax: exps of
  *      logit - max with fm_expf, summed in class order, divided.
+ *
+ * (The progress hook after each round was added later, like abi1.c's
+ * after each epoch: it reads the round count and touches no value of
+ * the arithmetic, so it moved no bit.)
  */
 #include <math.h>
 #include <stdlib.h>
@@ -819,7 +823,8 @@ static int
 gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	 uint32_t positive, const struct rebuild_set *train,
 	 const struct rebuild_set *val, struct rebuild_model *out,
-	 struct rebuild_report *rep, struct rba_detail *d)
+	 struct rebuild_report *rep, const struct rebuild_progress *progress,
+	 struct rba_detail *d)
 {
 	struct gb_run r;
 	size_t n = train->n, nv = val->n;
@@ -949,6 +954,8 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 				       "training diverged in round %u", rd + 1);
 			goto out;
 		}
+		if (progress != NULL && progress->epoch != NULL)
+			progress->epoch(progress->ctx, rd + 1, rounds);
 	}
 	if ((err = rebuild_forest_alloc(out, (uint32_t)nfeat, C,
 					r.estart[nfeat], r.ntrees, r.nnodes)))
