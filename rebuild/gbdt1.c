@@ -61,6 +61,19 @@
 #define GB_QSCALE 1073741824.0 /* 2^30 */
 #define GB_QINV 0x1p-30
 #define GB_SCORE_BLOCK 16 /* cases walked side by side by the sparse scorer */
+/*
+ * A feature with at most GB_FEW_BINS bins gets its histogram summed in
+ * GB_COPIES copies, row i into copy i % GB_COPIES, then added up: two
+ * rows in a row often fall in the same bin of such a feature, and each
+ * add would wait for the one before it.  The copies are GB_COPY_STRIDE
+ * cells apart (not a multiple of 4 KiB, so their addresses do not
+ * alias).  Below GB_COPIES_MIN_ROWS rows zeroing them costs more than
+ * the wait.  Integer sums: the copies cannot change a bit.
+ */
+#define GB_FEW_BINS 64
+#define GB_COPIES 4
+#define GB_COPY_STRIDE (GB_FEW_BINS + 8)
+#define GB_COPIES_MIN_ROWS 256
 
 /* A histogram cell: exact sums of quantized g and h. */
 struct gb_cell {
@@ -106,13 +119,15 @@ struct gb_run {
 	uint32_t C, K;
 	const float *x;
 	const uint32_t *y;
-	uint8_t *bins;	   /* n x nfeat: row-major */
+	uint8_t *bins;	   /* nfeat x n: column-major, feature f at f * n */
 	uint32_t *nb;	   /* bins per feature */
 	size_t *hoff;	   /* first cell of each feature in a histogram */
 	size_t hcells;
 	float *edges;
 	uint32_t *estart;  /* nfeat + 1 */
-	int64_t *gq, *hq;  /* per row, this tree */
+	struct gb_cell *gh;	/* per row, this tree: quantized g and h */
+	struct gb_cell *ord;	/* the node's g and h in its row order */
+	struct gb_cell *copies; /* per thread: GB_COPIES x GB_COPY_STRIDE */
 	uint32_t *idx, *tmp;
 	uint32_t *feats, nsel; /* this tree's features, ascending */
 	size_t *soff;	       /* per selected feature: its first cell */
@@ -300,9 +315,78 @@ feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
 }
 
 /*
+ * One feature's cells over the node's rows: out[bin] gets the sums of
+ * ord[i] over the rows i whose bin is bin.  Four rows a step with four
+ * separate adds, so the loads of one do not wait for the stores of the
+ * others.
+ */
+static void
+hist_feature(const uint8_t *col, uint32_t nb, const uint32_t *rows,
+	     const struct gb_cell *ord, size_t count, struct gb_cell *out,
+	     struct gb_cell *copies)
+{
+	size_t i = 0;
+
+	if (nb <= GB_FEW_BINS && count >= GB_COPIES_MIN_ROWS) {
+		struct gb_cell *h0 = copies, *h1 = copies + GB_COPY_STRIDE;
+		struct gb_cell *h2 = copies + 2 * GB_COPY_STRIDE;
+		struct gb_cell *h3 = copies + 3 * GB_COPY_STRIDE;
+		for (int c = 0; c < GB_COPIES; c++)
+			memset(copies + c * GB_COPY_STRIDE, 0,
+			       nb * sizeof(struct gb_cell));
+		for (; i + 4 <= count; i += 4) {
+			struct gb_cell *e0 = h0 + col[rows[i]];
+			struct gb_cell *e1 = h1 + col[rows[i + 1]];
+			struct gb_cell *e2 = h2 + col[rows[i + 2]];
+			struct gb_cell *e3 = h3 + col[rows[i + 3]];
+			e0->g += ord[i].g;
+			e0->h += ord[i].h;
+			e1->g += ord[i + 1].g;
+			e1->h += ord[i + 1].h;
+			e2->g += ord[i + 2].g;
+			e2->h += ord[i + 2].h;
+			e3->g += ord[i + 3].g;
+			e3->h += ord[i + 3].h;
+		}
+		for (; i < count; i++) {
+			struct gb_cell *e = h0 + col[rows[i]];
+			e->g += ord[i].g;
+			e->h += ord[i].h;
+		}
+		for (uint32_t b = 0; b < nb; b++) {
+			out[b].g = h0[b].g + h1[b].g + h2[b].g + h3[b].g;
+			out[b].h = h0[b].h + h1[b].h + h2[b].h + h3[b].h;
+		}
+		return;
+	}
+	memset(out, 0, nb * sizeof(struct gb_cell));
+	for (; i + 4 <= count; i += 4) {
+		struct gb_cell *e0 = out + col[rows[i]];
+		struct gb_cell *e1 = out + col[rows[i + 1]];
+		struct gb_cell *e2 = out + col[rows[i + 2]];
+		struct gb_cell *e3 = out + col[rows[i + 3]];
+		e0->g += ord[i].g;
+		e0->h += ord[i].h;
+		e1->g += ord[i + 1].g;
+		e1->h += ord[i + 1].h;
+		e2->g += ord[i + 2].g;
+		e2->h += ord[i + 2].h;
+		e3->g += ord[i + 3].g;
+		e3->h += ord[i + 3].h;
+	}
+	for (; i < count; i++) {
+		struct gb_cell *e = out + col[rows[i]];
+		e->g += ord[i].g;
+		e->h += ord[i].h;
+	}
+}
+
+/*
  * The histogram job: thread tid takes selected features tid, tid +
  * nthreads, ...; each feature's cells are exact integer sums, so who
- * computes them does not matter.
+ * computes them does not matter.  A built histogram goes feature by
+ * feature down the node's rows (the bins column-major, the rows' g and
+ * h gathered into ord in the node's order by open_evaluate).
  */
 static void
 hist_job(void *ctx, unsigned tid, unsigned nthreads)
@@ -320,35 +404,13 @@ hist_job(void *ctx, unsigned tid, unsigned nthreads)
 			}
 		}
 	} else {
-		size_t nf = r->nfeat;
-		for (uint32_t s = tid; s < r->nsel; s += nthreads)
-			memset(j->hist + r->soff[s], 0,
-			       r->nb[r->feats[s]] * sizeof(struct gb_cell));
-		/* Row by row: g and h are read once, then every feature of
-		 * this thread's share gets them. */
-		if (nthreads == 1) {
-			const uint32_t *sf = r->feats;
-			const size_t *so = r->soff;
-			uint32_t ns = r->nsel;
-			for (size_t i = 0; i < j->count; i++) {
-				uint32_t row = j->rows[i];
-				const uint8_t *br = r->bins + (size_t)row * nf;
-				int64_t g = r->gq[row], h = r->hq[row];
-				for (uint32_t s = 0; s < ns; s++) {
-					struct gb_cell *e = j->hist + so[s] + br[sf[s]];
-					e->g += g;
-					e->h += h;
-				}
-			}
-		} else for (size_t i = 0; i < j->count; i++) {
-			uint32_t row = j->rows[i];
-			const uint8_t *br = r->bins + (size_t)row * nf;
-			int64_t g = r->gq[row], h = r->hq[row];
-			for (uint32_t s = tid; s < r->nsel; s += nthreads) {
-				struct gb_cell *e = j->hist + r->soff[s] + br[r->feats[s]];
-				e->g += g;
-				e->h += h;
-			}
+		struct gb_cell *copies =
+			r->copies + (size_t)tid * GB_COPIES * GB_COPY_STRIDE;
+		for (uint32_t s = tid; s < r->nsel; s += nthreads) {
+			uint32_t f = r->feats[s];
+			hist_feature(r->bins + (size_t)f * r->n, r->nb[f], j->rows,
+				     r->ord, j->count, j->hist + r->soff[s],
+				     copies);
 		}
 	}
 	for (uint32_t s = tid; s < r->nsel; s += nthreads) {
@@ -384,6 +446,9 @@ open_evaluate(struct gb_run *r, struct gb_open *o, const struct gb_cell *parent,
 	j->g = o->g;
 	j->h = o->h;
 	j->parent_term = parent_term(r, o->g, o->h);
+	if (!j->subtract)
+		for (size_t i = 0; i < o->count; i++)
+			r->ord[i] = r->gh[j->rows[i]];
 	/* Small nodes are not worth waking threads for (same bits anyway). */
 	if (o->count * r->nsel < 65536 && !j->subtract)
 		hist_job(r, 0, 1);
@@ -425,8 +490,8 @@ sums(const struct gb_run *r, size_t start, size_t count, int64_t *g, int64_t *h)
 	int64_t sg = 0, sh = 0;
 
 	for (size_t i = start; i < start + count; i++) {
-		sg += r->gq[r->idx[i]];
-		sh += r->hq[r->idx[i]];
+		sg += r->gh[r->idx[i]].g;
+		sh += r->gh[r->idx[i]].h;
 	}
 	*g = sg;
 	*h = sh;
@@ -464,8 +529,7 @@ static int
 open_split(struct gb_run *r, size_t k)
 {
 	struct gb_open par = r->open[k];
-	const uint8_t *col = r->bins + par.best.feature;
-	size_t nf = r->nfeat;
+	const uint8_t *col = r->bins + (size_t)par.best.feature * r->n;
 	uint32_t *rows = r->idx + par.start;
 	size_t nl = 0, nr = 0;
 	int64_t gl, hl, gr, hr;
@@ -477,7 +541,7 @@ open_split(struct gb_run *r, size_t k)
 	/* Stable partition: both sides keep ascending row order. */
 	for (size_t i = 0; i < par.count; i++) {
 		uint32_t row = rows[i];
-		if (col[(size_t)row * nf] <= par.best.bin)
+		if (col[row] <= par.best.bin)
 			rows[nl++] = row;
 		else
 			r->tmp[nr++] = row;
@@ -723,7 +787,7 @@ make_bins(struct gb_run *r)
 				else
 					hi = mid;
 			}
-			r->bins[i * nf + f] = (uint8_t)(lo - e0);
+			r->bins[f * n + i] = (uint8_t)(lo - e0);
 		}
 	}
 	r->hcells = r->hoff[nf];
@@ -741,8 +805,9 @@ run_free(struct gb_run *r)
 	free(r->hoff);
 	free(r->edges);
 	free(r->estart);
-	free(r->gq);
-	free(r->hq);
+	free(r->gh);
+	free(r->ord);
+	free(r->copies);
 	free(r->idx);
 	free(r->tmp);
 	free(r->feats);
@@ -853,8 +918,10 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 		return gb_fail(&r, d, err);
 	if ((err = make_bins(&r)) != 0)
 		return gb_fail(&r, d, err);
-	r.gq = malloc(n * sizeof(int64_t));
-	r.hq = malloc(n * sizeof(int64_t));
+	r.gh = malloc(n * sizeof(struct gb_cell));
+	r.ord = malloc(n * sizeof(struct gb_cell));
+	r.copies = malloc((size_t)pool_threads(r.pool) * GB_COPIES *
+			  GB_COPY_STRIDE * sizeof(struct gb_cell));
 	r.idx = malloc(n * sizeof(uint32_t));
 	r.tmp = malloc(n * sizeof(uint32_t));
 	r.feats = malloc(nfeat * sizeof(uint32_t));
@@ -871,7 +938,8 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	score = malloc((nv ? nv : 1) * sizeof(float));
 	pos = malloc(nv ? nv : 1);
 	insample = malloc(n);
-	if (insample == NULL || r.gq == NULL || r.hq == NULL || r.idx == NULL || r.tmp == NULL ||
+	if (insample == NULL || r.gh == NULL || r.ord == NULL ||
+	    r.copies == NULL || r.idx == NULL || r.tmp == NULL ||
 	    r.feats == NULL || r.soff == NULL || r.perm == NULL || r.on == NULL ||
 	    r.fbest == NULL || mg == NULL ||
 	    vmg == NULL || pr == NULL || vpr == NULL || ls == NULL ||
@@ -907,8 +975,8 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 				float pk = pr[i * C + cls];
 				float g = pk - (train->y[i] == cls ? 1.0f : 0.0f);
 				float h = pk * (1.0f - pk);
-				r.gq[i] = quantize(g);
-				r.hq[i] = quantize(h);
+				r.gh[i].g = quantize(g);
+				r.gh[i].h = quantize(h);
 			}
 			/* grow_tree reorders idx within nodes; restore it. */
 			if (k > 0) {
