@@ -55,6 +55,7 @@
 #include "common/rbatime.h"
 #include "rebuild/abi.h"
 #include "rebuild/fmath.h"
+#include "rebuild/kernel.h"
 #include "rebuild/pool.h"
 #include "rebuild/rng.h"
 
@@ -187,6 +188,72 @@ gb_softmax(const float *mg, uint32_t K, uint32_t C, uint32_t y, float *p)
 	if (y >= C)
 		return 0.0f;
 	return (fm_logf(s) + mx) - zy;
+}
+
+/*
+ * gb_softmax of n cases of two classes (K 1), bit for bit: p gets n x 2
+ * probabilities; t is n floats of scratch, and with y (not NULL) holds
+ * the n losses on return.  The one exp that is not e^0 (of 0 - z1 or of
+ * z1) and the log run through the strict kernels' expv and logv, a
+ * vector at a time with the bits of fm_expf and fm_logf; the selects and
+ * divisions run GB_VW cases a step in GCC vector types (selects as bit
+ * masks, the same IEEE operation on each lane), the tail case by case.
+ */
+#define GB_VW 4
+typedef float gb_vf __attribute__((vector_size(16), aligned(4), may_alias));
+typedef int32_t gb_vi __attribute__((vector_size(16), aligned(4), may_alias));
+#define GB_SEL(m, a, b) ((gb_vf)(((gb_vi)(a) & (m)) | ((gb_vi)(b) & ~(m))))
+#define GB_LD(T, p) (*(const T *)(const void *)(p))
+
+static void
+gb_softmax2(const struct kernel_ops *k, const float *mg, size_t n,
+	    const uint32_t *y, float *p, float *t)
+{
+	const gb_vf zf = { 0 }, one = zf + 1.0f;
+	const gb_vi zi = { 0 };
+	size_t i;
+
+	for (i = 0; i + GB_VW <= n; i += GB_VW) {
+		gb_vf z = GB_LD(gb_vf, mg + i);
+		*(gb_vf *)(void *)(t + i) = GB_SEL(z > zf, zf - z, z);
+	}
+	for (; i < n; i++) {
+		float z1 = mg[i], nz = 0.0f - z1;
+		t[i] = z1 > 0.0f ? nz : z1;
+	}
+	k->expv(t, t, n);
+	for (i = 0; i + GB_VW <= n; i += GB_VW) {
+		gb_vf z = GB_LD(gb_vf, mg + i), e = GB_LD(gb_vf, t + i);
+		gb_vi pos = z > zf;
+		gb_vf p0 = GB_SEL(pos, e, one), p1 = GB_SEL(pos, one, e);
+		gb_vf sum = (zf + p0) + p1, q0 = p0 / sum, q1 = p1 / sum;
+		for (int l = 0; l < GB_VW; l++) {
+			p[2 * (i + l)] = q0[l];
+			p[2 * (i + l) + 1] = q1[l];
+		}
+		*(gb_vf *)(void *)(t + i) = sum;
+	}
+	for (; i < n; i++) {
+		float z1 = mg[i], e = t[i];
+		float p0 = z1 > 0.0f ? e : 1.0f, p1 = z1 > 0.0f ? 1.0f : e;
+		float sum = (0.0f + p0) + p1;
+		p[2 * i] = p0 / sum;
+		p[2 * i + 1] = p1 / sum;
+		t[i] = sum;
+	}
+	if (y == NULL)
+		return;
+	k->logv(t, t, n);
+	for (i = 0; i + GB_VW <= n; i += GB_VW) {
+		gb_vf z = GB_LD(gb_vf, mg + i), l = GB_LD(gb_vf, t + i);
+		gb_vi yv = GB_LD(gb_vi, y + i);
+		gb_vf mx = GB_SEL(z > zf, z, zf), zy = GB_SEL(yv == zi + 1, z, zf);
+		*(gb_vf *)(void *)(t + i) = (l + mx) - zy;
+	}
+	for (; i < n; i++) {
+		float z1 = mg[i], mx = z1 > 0.0f ? z1 : 0.0f;
+		t[i] = (t[i] + mx) - (y[i] == 1 ? z1 : 0.0f);
+	}
 }
 
 /* The leaf of tree t (root at node root) that x reaches. */
@@ -896,6 +963,7 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	uint32_t K = nclasses == 2 ? 1 : nclasses, C = nclasses;
 	uint32_t rounds = p->model.gbdt.trees;
 	unsigned threads = p->determinism.threads ? p->determinism.threads : 1;
+	const struct kernel_ops *ks = kernel_strict();
 	float *mg = NULL, *vmg = NULL, *pr = NULL, *vpr = NULL, *ls = NULL;
 	float *vls = NULL, *score = NULL;
 	uint8_t *pos = NULL, *insample = NULL;
@@ -955,8 +1023,11 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 		}
 	}
 	/* Base margins 0: both margin arrays start there (calloc). */
-	for (size_t i = 0; i < n; i++)
-		gb_softmax(mg + i * K, K, C, C, pr + i * C);
+	if (K == 1)
+		gb_softmax2(ks, mg, n, NULL, pr, ls);
+	else
+		for (size_t i = 0; i < n; i++)
+			gb_softmax(mg + i * K, K, C, C, pr + i * C);
 	t0 = rba_time_mono();
 	for (uint32_t rd = 0; rd < rounds; rd++) {
 		double sub = p->model.gbdt.subsample, tl = 0.0;
@@ -999,14 +1070,24 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 		 * taken at the last round only: per round they would cost more
 		 * than the trees.  Validation loss and accuracy every round. */
 		last = rd + 1 == rounds;
-		for (size_t i = 0; i < n; i++) {
-			ls[i] = gb_softmax(mg + i * K, K, C, last ? train->y[i] : C,
-					   pr + i * C);
-			tl += ls[i];
+		if (K == 1) {
+			/* (a loss of 0 for each row before the last round) */
+			gb_softmax2(ks, mg, n, last ? train->y : NULL, pr, ls);
+			for (size_t i = 0; last && i < n; i++)
+				tl += ls[i];
+		} else {
+			for (size_t i = 0; i < n; i++) {
+				ls[i] = gb_softmax(mg + i * K, K, C,
+						   last ? train->y[i] : C,
+						   pr + i * C);
+				tl += ls[i];
+			}
 		}
 		if (rep != NULL) {
 			struct rebuild_epoch *ep = &rep->curve[rd];
-			for (size_t i = 0; i < nv; i++)
+			if (K == 1)
+				gb_softmax2(ks, vmg, nv, val->y, vpr, vls);
+			else for (size_t i = 0; i < nv; i++)
 				vls[i] = gb_softmax(vmg + i * K, K, C, val->y[i],
 						    vpr + i * C);
 			err = set_metrics(vpr, vls, val->y, nv, C,
