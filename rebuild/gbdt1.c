@@ -48,6 +48,7 @@
  * after each epoch: it reads the round count and touches no value of
  * the arithmetic, so it moved no bit.)
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -605,16 +606,26 @@ open_split(struct gb_run *r, size_t k)
 	int err;
 
 	r->open[k] = r->open[--r->nopen];
-	/* Stable partition: both sides keep ascending row order. */
+	/* Stable partition: both sides keep ascending row order.  Each row
+	 * is written to both sides and only one count moves: no branch to
+	 * mispredict (rows[nl] is at or before rows[i], already read). */
 	for (size_t i = 0; i < par.count; i++) {
 		uint32_t row = rows[i];
-		if (col[row] <= par.best.bin)
-			rows[nl++] = row;
-		else
-			r->tmp[nr++] = row;
+		size_t left = col[row] <= par.best.bin;
+		rows[nl] = row;
+		r->tmp[nr] = row;
+		nl += left;
+		nr += 1 - left;
 	}
 	memcpy(rows + nl, r->tmp, nr * sizeof(uint32_t));
-	sums(r, par.start, nl, &gl, &hl);
+	/* The left side's sums are the split feature's cells up to the
+	 * split bin in the parent's histogram: the same integers. */
+	assert(par.hist != NULL);
+	gl = hl = 0;
+	for (uint32_t b = 0; b <= par.best.bin; b++) {
+		gl += par.hist[r->hoff[par.best.feature] + b].g;
+		hl += par.hist[r->hoff[par.best.feature] + b].h;
+	}
 	gr = par.g - gl;
 	hr = par.h - hl;
 	ln = tnode_new(r, gl, hl);
