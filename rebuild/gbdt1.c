@@ -62,7 +62,7 @@
 
 #define GB_QSCALE 1073741824.0 /* 2^30 */
 #define GB_QINV 0x1p-30
-#define GB_SCORE_BLOCK 16 /* cases walked side by side by the sparse scorer */
+#define GB_SCORE_BLOCK 256 /* cases walked side by side by the sparse scorer */
 /*
  * A feature with at most GB_FEW_BINS bins gets its histogram summed in
  * GB_COPIES copies, row i into copy i % GB_COPIES, then added up: two
@@ -1170,33 +1170,68 @@ out:
  * keeps its nodes, a leaf pointing at itself, and walks its depth in
  * steps too.  Every real comparison is the one gb_walk makes on the
  * same floats, so the leaf, and every bit after it, is the same.
+ *
+ * The block's inputs are feature-major (feature f of case j at f *
+ * GB_SCORE_BLOCK + j) and held as order keys (gb_key): x < thr exactly
+ * when key(x) < key(thr), so a complete tree's node is one 8-byte word,
+ * its threshold's key above its feature's offset f * GB_SCORE_BLOCK,
+ * and a step is one load of the node, one of the input and an integer
+ * compare.  The cases of a block walk a tree GB_SCORE_LANES at a time,
+ * each lane's position in a register, so the lanes' loads overlap; the
+ * root, the same for every lane, is read once.  Each case still adds its
+ * trees' values in tree order.
  */
 #define GB_FULL_DEPTH 8
+#define GB_SCORE_LANES 8
+
+/* (key << 32) | feature * GB_SCORE_BLOCK */
+typedef uint64_t gb_fnode;
 
 struct gb_snode {
-	float thr;
-	uint32_t feature;
+	uint32_t key; /* of the threshold */
+	uint32_t off; /* feature * GB_SCORE_BLOCK */
 	uint32_t kid[2]; /* left, right */
 };
+
+/*
+ * The order key of a float: the unsigned order of keys is the order of
+ * the floats, -0 and +0 are one key (GB_KEY_ZERO), and NaN, which no
+ * comparison finds below a threshold, is UINT32_MAX as an input and 0 as
+ * a threshold (so an input is never below it): in every case key(x) <
+ * key(thr) exactly when x < thr.
+ */
+#define GB_KEY_ZERO 0x80000000u
+
+static uint32_t
+gb_key(float v, int threshold)
+{
+	uint32_t u = fm_float_bits(v + 0.0f); /* -0 is +0 */
+
+	if (v != v)
+		return threshold ? 0 : UINT32_MAX;
+	return u ^ ((0u - (u >> 31)) | 0x80000000u);
+}
 
 struct gb_stree {
 	uint32_t depth;
 	int full;
-	size_t at;   /* full: first position in ffeat/fthr; else root node */
+	size_t at;   /* full: first position in fnode; else root node */
 	size_t vat;  /* full: first leaf slot in fval */
 };
 
 struct gb_sparse {
 	struct rebuild_sparse head; /* first: rebuild_sparse_* cast */
 	uint32_t nfeat, C, K, ntrees;
+	const struct kernel_ops *ks;
 	float *base;
 	struct gb_stree *tree;
-	uint32_t *ffeat;
-	float *fthr, *fval;
+	gb_fnode *fnode;
+	float *fval;
 	struct gb_snode *nodes;
 	float *value;
-	float *x;  /* GB_SCORE_BLOCK x nfeat, zero between cases */
+	uint32_t *x; /* nfeat x GB_SCORE_BLOCK keys, GB_KEY_ZERO between cases */
 	float *mg; /* GB_SCORE_BLOCK x K */
+	float *t;  /* GB_SCORE_BLOCK: gb_softmax2's scratch */
 };
 
 static void
@@ -1208,23 +1243,76 @@ gb_sparse_free(struct rebuild_sparse *sp)
 		return;
 	free(s->base);
 	free(s->tree);
-	free(s->ffeat);
-	free(s->fthr);
+	free(s->fnode);
 	free(s->fval);
 	free(s->nodes);
 	free(s->value);
 	free(s->x);
 	free(s->mg);
+	free(s->t);
 	free(s);
 }
+
+/*
+ * One step of lane j at position c of a complete tree fn (input keys x
+ * of the lane group): right exactly when !(x < thr), as gb_walk goes.
+ */
+#define GB_FSTEP(c, j)                                                         \
+	do {                                                                   \
+		gb_fnode q_ = fn[c];                                           \
+		(c) = 2 * (c) + 2 -                                            \
+		      (x[(size_t)(uint32_t)q_ + (j)] < (uint32_t)(q_ >> 32));   \
+	} while (0)
+
+/*
+ * Lanes j0 .. j0 + GB_SCORE_LANES - 1 of the block through complete tree
+ * fn of depth d >= 1 with leaf values fv: lane l's value is added to its
+ * margin mg[l * K].
+ */
+static inline __attribute__((always_inline)) void
+gb_walk_lanes(const gb_fnode *fn, uint32_t d, const float *fv,
+	      const uint32_t *xs, size_t j0, float *mg, size_t K)
+{
+	const uint32_t *x = xs + j0, *xr = x + (uint32_t)fn[0];
+	uint32_t kr = (uint32_t)(fn[0] >> 32);
+	size_t c0 = 1 + (xr[0] >= kr), c1 = 1 + (xr[1] >= kr);
+	size_t c2 = 1 + (xr[2] >= kr), c3 = 1 + (xr[3] >= kr);
+	size_t c4 = 1 + (xr[4] >= kr), c5 = 1 + (xr[5] >= kr);
+	size_t c6 = 1 + (xr[6] >= kr), c7 = 1 + (xr[7] >= kr);
+
+	for (uint32_t step = 1; step < d; step++) {
+		GB_FSTEP(c0, 0);
+		GB_FSTEP(c1, 1);
+		GB_FSTEP(c2, 2);
+		GB_FSTEP(c3, 3);
+		GB_FSTEP(c4, 4);
+		GB_FSTEP(c5, 5);
+		GB_FSTEP(c6, 6);
+		GB_FSTEP(c7, 7);
+	}
+	fv -= ((size_t)1 << d) - 1; /* position c is leaf slot c - (2^d - 1) */
+	mg[0 * K] += fv[c0];
+	mg[1 * K] += fv[c1];
+	mg[2 * K] += fv[c2];
+	mg[3 * K] += fv[c3];
+	mg[4 * K] += fv[c4];
+	mg[5 * K] += fv[c5];
+	mg[6 * K] += fv[c6];
+	mg[7 * K] += fv[c7];
+}
+
+_Static_assert(GB_SCORE_LANES == 8, "gb_walk_lanes walks 8 lanes");
+_Static_assert(GB_SCORE_BLOCK % GB_SCORE_LANES == 0,
+	       "a block is whole lane groups");
 
 static void
 gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 		size_t nterms, size_t ncases, float *probs)
 {
 	struct gb_sparse *s = (struct gb_sparse *)sp;
-	uint32_t K = s->K, nf = s->nfeat;
-	float *xs = s->x;
+	uint32_t K = s->K;
+	uint32_t *xs = s->x;
+	float *mg = s->mg;
 
 	for (size_t c0 = 0; c0 < ncases; c0 += GB_SCORE_BLOCK) {
 		size_t nb = ncases - c0 < GB_SCORE_BLOCK ? ncases - c0
@@ -1234,30 +1322,28 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 			const float *t = tx + (c0 + j) * nterms;
 			const uint32_t *r = row + (c0 + j) * nterms;
 			for (size_t k = 0; k < nterms; k++)
-				xs[j * nf + r[k]] = t[k];
-			memcpy(s->mg + j * K, s->base, K * sizeof(float));
+				xs[(size_t)r[k] * GB_SCORE_BLOCK + j] =
+					gb_key(t[k], 0);
 		}
+		/* (a short block's spare lanes too: they walk, unused) */
+		for (size_t j = 0; j < GB_SCORE_BLOCK; j++)
+			memcpy(mg + j * K, s->base, K * sizeof(float));
 		for (uint32_t t = 0; t < s->ntrees; t++) {
 			const struct gb_stree *tr = &s->tree[t];
 			uint32_t d = tr->depth, g = t % K;
 			if (tr->full) {
-				const uint32_t *ff = s->ffeat + tr->at;
-				const float *ft = s->fthr + tr->at;
 				const float *fv = s->fval + tr->vat;
-				for (size_t j = 0; j < GB_SCORE_BLOCK; j++)
-					cur[j] = 0;
-				/* All GB_SCORE_BLOCK lanes walk (a short block's
-				 * spare lanes walk zero inputs): a fixed trip count
-				 * the compiler unrolls. */
-				for (uint32_t step = 0; step < d; step++)
-					for (size_t j = 0; j < GB_SCORE_BLOCK; j++) {
-						uint32_t i = cur[j];
-						cur[j] = 2 * i + 1 +
-							 !(xs[j * nf + ff[i]] < ft[i]);
-					}
-				for (size_t j = 0; j < nb; j++)
-					s->mg[j * K + g] +=
-						fv[cur[j] - ((1u << d) - 1)];
+				if (d == 0) {
+					for (size_t j = 0; j < nb; j++)
+						mg[j * K + g] += fv[0];
+					continue;
+				}
+				/* All lanes walk (a short block's spare lanes
+				 * walk zero inputs). */
+				for (size_t j = 0; j < GB_SCORE_BLOCK;
+				     j += GB_SCORE_LANES)
+					gb_walk_lanes(s->fnode + tr->at, d, fv, xs, j,
+						      mg + j * K + g, K);
 				continue;
 			}
 			for (size_t j = 0; j < nb; j++)
@@ -1265,17 +1351,21 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 			for (uint32_t step = 0; step < d; step++)
 				for (size_t j = 0; j < nb; j++) {
 					const struct gb_snode *q = s->nodes + cur[j];
-					cur[j] = q->kid[!(xs[j * nf + q->feature] < q->thr)];
+					cur[j] = q->kid[xs[q->off + j] >= q->key];
 				}
 			for (size_t j = 0; j < nb; j++)
-				s->mg[j * K + g] += s->value[cur[j]];
+				mg[j * K + g] += s->value[cur[j]];
 		}
+		if (K == 1)
+			gb_softmax2(s->ks, mg, nb, NULL, probs + c0 * 2, s->t);
+		else
+			for (size_t j = 0; j < nb; j++)
+				gb_softmax(mg + j * K, K, s->C, s->C,
+					   probs + (c0 + j) * s->C);
 		for (size_t j = 0; j < nb; j++) {
 			const uint32_t *r = row + (c0 + j) * nterms;
-			gb_softmax(s->mg + j * K, K, s->C, s->C,
-				   probs + (c0 + j) * s->C);
 			for (size_t k = 0; k < nterms; k++)
-				xs[j * nf + r[k]] = 0.0f;
+				xs[(size_t)r[k] * GB_SCORE_BLOCK + j] = GB_KEY_ZERO;
 		}
 	}
 }
@@ -1305,8 +1395,10 @@ fill_full(struct gb_sparse *s, const struct gb_stree *tr,
 		s->fval[tr->vat + p - (((size_t)1 << tr->depth) - 1)] = q->value;
 		return;
 	}
-	s->ffeat[tr->at + p] = leaf ? 0 : q->feature;
-	s->fthr[tr->at + p] = leaf ? 0.0f : q->threshold;
+	s->fnode[tr->at + p] =
+		leaf ? (uint64_t)GB_KEY_ZERO << 32
+		     : (uint64_t)gb_key(q->threshold, 1) << 32 |
+			       q->feature * GB_SCORE_BLOCK;
 	fill_full(s, tr, nodes, leaf ? i : q->left, 2 * p + 1, level + 1);
 	fill_full(s, tr, nodes, leaf ? i : q->right, 2 * p + 2, level + 1);
 }
@@ -1328,16 +1420,20 @@ gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	s->C = f->nclasses;
 	s->K = f->ngroups;
 	s->ntrees = f->ntrees;
+	s->ks = kernel_strict();
 	s->base = malloc(s->K * sizeof(float));
 	s->tree = calloc(s->ntrees, sizeof(*s->tree));
 	s->nodes = malloc(nn * sizeof(*s->nodes));
 	s->value = malloc(nn * sizeof(float));
-	s->x = calloc((size_t)GB_SCORE_BLOCK * s->nfeat, sizeof(float));
+	s->x = malloc((size_t)GB_SCORE_BLOCK * s->nfeat * sizeof(uint32_t));
 	s->mg = malloc((size_t)GB_SCORE_BLOCK * s->K * sizeof(float));
+	s->t = malloc(GB_SCORE_BLOCK * sizeof(float));
 	if (s->base == NULL || s->tree == NULL || s->nodes == NULL ||
-	    s->value == NULL || s->x == NULL || s->mg == NULL)
+	    s->value == NULL || s->x == NULL || s->mg == NULL || s->t == NULL)
 		goto nomem;
 	memcpy(s->base, f->base, s->K * sizeof(float));
+	for (size_t i = 0; i < (size_t)GB_SCORE_BLOCK * s->nfeat; i++)
+		s->x[i] = GB_KEY_ZERO;
 	for (uint32_t t = 0; t < f->ntrees; t++) {
 		struct gb_stree *tr = &s->tree[t];
 		tr->depth = tree_depth(f->nodes, f->tree_start[t]);
@@ -1351,10 +1447,9 @@ gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 			tr->at = f->tree_start[t];
 		}
 	}
-	s->ffeat = malloc((nfull ? nfull : 1) * sizeof(uint32_t));
-	s->fthr = malloc((nfull ? nfull : 1) * sizeof(float));
+	s->fnode = malloc((nfull ? nfull : 1) * sizeof(*s->fnode));
 	s->fval = malloc((nval ? nval : 1) * sizeof(float));
-	if (s->ffeat == NULL || s->fthr == NULL || s->fval == NULL)
+	if (s->fnode == NULL || s->fval == NULL)
 		goto nomem;
 	for (uint32_t t = 0; t < f->ntrees; t++)
 		if (s->tree[t].full)
@@ -1363,12 +1458,12 @@ gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 		const struct rebuild_tree_node *q = &f->nodes[i];
 		struct gb_snode *o = &s->nodes[i];
 		if (q->feature == REBUILD_TREE_LEAF) {
-			o->thr = 0.0f;
-			o->feature = 0;
+			o->key = GB_KEY_ZERO;
+			o->off = 0;
 			o->kid[0] = o->kid[1] = (uint32_t)i;
 		} else {
-			o->thr = q->threshold;
-			o->feature = q->feature;
+			o->key = gb_key(q->threshold, 1);
+			o->off = q->feature * GB_SCORE_BLOCK;
 			o->kid[0] = q->left;
 			o->kid[1] = q->right;
 		}
