@@ -62,7 +62,7 @@
 
 #define GB_QSCALE 1073741824.0 /* 2^30 */
 #define GB_QINV 0x1p-30
-#define GB_SCORE_BLOCK 256 /* cases walked side by side by the sparse scorer */
+#define GB_SCORE_BLOCK 64 /* cases walked side by side by the sparse scorer */
 /*
  * A feature with at most GB_FEW_BINS bins gets its histogram summed in
  * GB_COPIES copies, row i into copy i % GB_COPIES, then added up: two
@@ -1317,6 +1317,10 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 	for (size_t c0 = 0; c0 < ncases; c0 += GB_SCORE_BLOCK) {
 		size_t nb = ncases - c0 < GB_SCORE_BLOCK ? ncases - c0
 							  : GB_SCORE_BLOCK;
+		/* whole lane groups: the spare lanes of the last one walk
+		 * zero inputs, and their margins are not read */
+		size_t nl = (nb + GB_SCORE_LANES - 1) / GB_SCORE_LANES *
+			    GB_SCORE_LANES;
 		uint32_t cur[GB_SCORE_BLOCK];
 		for (size_t j = 0; j < nb; j++) {
 			const float *t = tx + (c0 + j) * nterms;
@@ -1325,8 +1329,7 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 				xs[(size_t)r[k] * GB_SCORE_BLOCK + j] =
 					gb_key(t[k], 0);
 		}
-		/* (a short block's spare lanes too: they walk, unused) */
-		for (size_t j = 0; j < GB_SCORE_BLOCK; j++)
+		for (size_t j = 0; j < nl; j++)
 			memcpy(mg + j * K, s->base, K * sizeof(float));
 		for (uint32_t t = 0; t < s->ntrees; t++) {
 			const struct gb_stree *tr = &s->tree[t];
@@ -1338,10 +1341,7 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 						mg[j * K + g] += fv[0];
 					continue;
 				}
-				/* All lanes walk (a short block's spare lanes
-				 * walk zero inputs). */
-				for (size_t j = 0; j < GB_SCORE_BLOCK;
-				     j += GB_SCORE_LANES)
+				for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
 					gb_walk_lanes(s->fnode + tr->at, d, fv, xs, j,
 						      mg + j * K + g, K);
 				continue;
