@@ -1168,8 +1168,8 @@ out:
  * comparisons are then made but cannot matter), so a walk is D steps of
  * index arithmetic ending on one of 2^D leaf slots.  A deeper tree
  * keeps its nodes, a leaf pointing at itself, and walks its depth in
- * steps too.  Every real comparison is the one gb_walk makes on the
- * same floats, so the leaf, and every bit after it, is the same.
+ * steps too.  Every real comparison decides as the one gb_walk makes
+ * on the same floats, so the leaf, and every bit after it, is the same.
  *
  * The block's inputs are feature-major (feature f of case j at f *
  * GB_SCORE_BLOCK + j) and held as order keys (gb_key): x < thr exactly
