@@ -1232,6 +1232,7 @@ struct gb_sparse {
 	uint32_t *x; /* nfeat x GB_SCORE_BLOCK keys, GB_KEY_ZERO between cases */
 	float *mg; /* GB_SCORE_BLOCK x K */
 	float *t;  /* GB_SCORE_BLOCK: gb_softmax2's scratch */
+	uint32_t *rows; /* GB_SCORE_BLOCK x nterms (nterms <= nfeat) */
 };
 
 static void
@@ -1250,6 +1251,7 @@ gb_sparse_free(struct rebuild_sparse *sp)
 	free(s->x);
 	free(s->mg);
 	free(s->t);
+	free(s->rows);
 	free(s);
 }
 
@@ -1322,9 +1324,13 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 		size_t nl = (nb + GB_SCORE_LANES - 1) / GB_SCORE_LANES *
 			    GB_SCORE_LANES;
 		uint32_t cur[GB_SCORE_BLOCK];
+		/* The block's input numbers are copied first: a store whose
+		 * address waits on a load from far away holds up the loads
+		 * behind it, and the fill would go at memory's pace. */
+		memcpy(s->rows, row + c0 * nterms, nb * nterms * sizeof(uint32_t));
 		for (size_t j = 0; j < nb; j++) {
 			const float *t = tx + (c0 + j) * nterms;
-			const uint32_t *r = row + (c0 + j) * nterms;
+			const uint32_t *r = s->rows + j * nterms;
 			for (size_t k = 0; k < nterms; k++)
 				xs[(size_t)r[k] * GB_SCORE_BLOCK + j] =
 					gb_key(t[k], 0);
@@ -1363,7 +1369,7 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 				gb_softmax(mg + j * K, K, s->C, s->C,
 					   probs + (c0 + j) * s->C);
 		for (size_t j = 0; j < nb; j++) {
-			const uint32_t *r = row + (c0 + j) * nterms;
+			const uint32_t *r = s->rows + j * nterms;
 			for (size_t k = 0; k < nterms; k++)
 				xs[(size_t)r[k] * GB_SCORE_BLOCK + j] = GB_KEY_ZERO;
 		}
@@ -1428,8 +1434,10 @@ gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	s->x = malloc((size_t)GB_SCORE_BLOCK * s->nfeat * sizeof(uint32_t));
 	s->mg = malloc((size_t)GB_SCORE_BLOCK * s->K * sizeof(float));
 	s->t = malloc(GB_SCORE_BLOCK * sizeof(float));
+	s->rows = malloc((size_t)GB_SCORE_BLOCK * s->nfeat * sizeof(uint32_t));
 	if (s->base == NULL || s->tree == NULL || s->nodes == NULL ||
-	    s->value == NULL || s->x == NULL || s->mg == NULL || s->t == NULL)
+	    s->value == NULL || s->x == NULL || s->mg == NULL || s->t == NULL ||
+	    s->rows == NULL)
 		goto nomem;
 	memcpy(s->base, f->base, s->K * sizeof(float));
 	for (size_t i = 0; i < (size_t)GB_SCORE_BLOCK * s->nfeat; i++)
