@@ -237,25 +237,41 @@ cli_buf_print(const struct rba_buf *b)
 static double progress_last;
 
 static void
-progress_epoch(void *ctx, uint32_t done, uint32_t total)
+progress_line(const char *unit, uint32_t done, uint32_t total)
 {
 	double now = rba_time_mono();
 
-	(void)ctx;
 	if (done < total && now - progress_last < 0.1)
 		return;
 	progress_last = now;
-	fprintf(stderr, "\rtraining: epoch %u/%u", done, total);
+	fprintf(stderr, "\rtraining: %s %u/%u", unit, done, total);
 	fflush(stderr);
 }
 
+static void
+progress_epoch(void *ctx, uint32_t done, uint32_t total)
+{
+	(void)ctx;
+	progress_line("epoch", done, total);
+}
+
+/* A boosting round: one tree per class group. */
+static void
+progress_round(void *ctx, uint32_t done, uint32_t total)
+{
+	(void)ctx;
+	progress_line("round", done, total);
+}
+
 const struct rebuild_progress *
-cli_progress_training(struct cli_ctx *ctx, struct rebuild_progress *out)
+cli_progress_training(struct cli_ctx *ctx, const struct pins *p,
+		      struct rebuild_progress *out)
 {
 	if (!ctx->progress)
 		return NULL;
 	progress_last = 0.0;
-	out->epoch = progress_epoch;
+	out->epoch = p->model.kind == PINS_MODEL_GBDT ? progress_round
+						       : progress_epoch;
 	out->ctx = NULL;
 	return out;
 }

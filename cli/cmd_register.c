@@ -59,7 +59,7 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 	if (ctx->progress)
 		fprintf(stderr, "rebuild-audit: %s '%s'...\n",
 			rq.artifact_path ? "registering" : "training", pins->version);
-	rq.progress = cli_progress_training(ctx, &prog);
+	rq.progress = cli_progress_training(ctx, pins, &prog);
 	rba_detail_clear(&d);
 	err = register_version(ctx->store, &rq, &res, &d);
 	cli_progress_clear(ctx);

@@ -184,7 +184,7 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 		goto done;
 	status = 2;
 	err = rebuild_from_snapshot(p, 0, snap, snap_n, snap_name,
-				    cli_progress_training(ctx, &prog), &res, &d);
+				    cli_progress_training(ctx, p, &prog), &res, &d);
 	cli_progress_clear(ctx);
 	if (err != 0) {
 		status = cli_fail("cannot train", d.file[0] ? d.file : pins_path,

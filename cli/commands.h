@@ -28,6 +28,7 @@
 #include "common/rba.h"
 #include "common/rbatime.h"
 
+struct pins;
 struct policy;
 struct rba_buf;
 struct rebuild_progress;
@@ -123,13 +124,15 @@ int cli_atomic_sink(void *ctx, const uint8_t *p, size_t n);
  */
 int cli_policy_load(const char *path, struct policy **out);
 /*
- * Training progress on stderr (train, register): when ctx->progress,
- * fills *out so that the trainer's epochs show as "\rtraining: epoch
- * N/M" (at most ten times a second, and always the last epoch) and
- * returns out; otherwise returns NULL, and nothing is ever printed.
- * cli_progress_clear() erases the line when ctx->progress.
+ * Training progress on stderr (train, register) of pins p: when
+ * ctx->progress, fills *out so that the trainer's epochs show as
+ * "\rtraining: epoch N/M", or for trees the boosting rounds as
+ * "\rtraining: round N/M" (at most ten times a second, and always the
+ * last one) and returns out; otherwise returns NULL, and nothing is ever
+ * printed.  cli_progress_clear() erases the line when ctx->progress.
  */
 const struct rebuild_progress *cli_progress_training(struct cli_ctx *ctx,
+						     const struct pins *p,
 						     struct rebuild_progress *out);
 void cli_progress_clear(struct cli_ctx *ctx);
 /* Writes b to stdout followed by a newline. */

@@ -72,7 +72,9 @@ struct abi_gbdt_impl {
 	int (*train)(const struct pins *p, size_t nfeat, uint32_t nclasses,
 		     uint32_t positive, const struct rebuild_set *train,
 		     const struct rebuild_set *val, struct rebuild_model *out,
-		     struct rebuild_report *rep, struct rba_detail *d);
+		     struct rebuild_report *rep,
+		     const struct rebuild_progress *progress,
+		     struct rba_detail *d);
 	int (*forward)(const struct rebuild_model *m, const float *x,
 		       size_t n, const uint32_t *y, float *probs,
 		       float *loss);

@@ -43,7 +43,12 @@
  *   7. Scoring adds, per group, the leaf values of its trees in tree
  *      order to the base margin in float32, then the softmax: exps of
  *      logit - max with fm_expf, summed in class order, divided.
+ *
+ * (The progress hook after each round was added later, like abi1.c's
+ * after each epoch: it reads the round count and touches no value of
+ * the arithmetic, so it moved no bit.)
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,12 +56,26 @@
 #include "common/rbatime.h"
 #include "rebuild/abi.h"
 #include "rebuild/fmath.h"
+#include "rebuild/kernel.h"
 #include "rebuild/pool.h"
 #include "rebuild/rng.h"
 
 #define GB_QSCALE 1073741824.0 /* 2^30 */
 #define GB_QINV 0x1p-30
-#define GB_SCORE_BLOCK 16 /* cases walked side by side by the sparse scorer */
+#define GB_SCORE_BLOCK 64 /* cases walked side by side by the sparse scorer */
+/*
+ * A feature with at most GB_FEW_BINS bins gets its histogram summed in
+ * GB_COPIES copies, row i into copy i % GB_COPIES, then added up: two
+ * rows in a row often fall in the same bin of such a feature, and each
+ * add would wait for the one before it.  The copies are GB_COPY_STRIDE
+ * cells apart (not a multiple of 4 KiB, so their addresses do not
+ * alias).  Below GB_COPIES_MIN_ROWS rows zeroing them costs more than
+ * the wait.  Integer sums: the copies cannot change a bit.
+ */
+#define GB_FEW_BINS 64
+#define GB_COPIES 4
+#define GB_COPY_STRIDE (GB_FEW_BINS + 8)
+#define GB_COPIES_MIN_ROWS 256
 
 /* A histogram cell: exact sums of quantized g and h. */
 struct gb_cell {
@@ -102,13 +121,15 @@ struct gb_run {
 	uint32_t C, K;
 	const float *x;
 	const uint32_t *y;
-	uint8_t *bins;	   /* n x nfeat: row-major */
+	uint8_t *bins;	   /* nfeat x n: column-major, feature f at f * n */
 	uint32_t *nb;	   /* bins per feature */
 	size_t *hoff;	   /* first cell of each feature in a histogram */
 	size_t hcells;
 	float *edges;
 	uint32_t *estart;  /* nfeat + 1 */
-	int64_t *gq, *hq;  /* per row, this tree */
+	struct gb_cell *gh;	/* per row, this tree: quantized g and h */
+	struct gb_cell *ord;	/* the node's g and h in its row order */
+	struct gb_cell *copies; /* per thread: GB_COPIES x GB_COPY_STRIDE */
 	uint32_t *idx, *tmp;
 	uint32_t *feats, nsel; /* this tree's features, ascending */
 	size_t *soff;	       /* per selected feature: its first cell */
@@ -168,6 +189,72 @@ gb_softmax(const float *mg, uint32_t K, uint32_t C, uint32_t y, float *p)
 	if (y >= C)
 		return 0.0f;
 	return (fm_logf(s) + mx) - zy;
+}
+
+/*
+ * gb_softmax of n cases of two classes (K 1), bit for bit: p gets n x 2
+ * probabilities; t is n floats of scratch, and with y (not NULL) holds
+ * the n losses on return.  The one exp that is not e^0 (of 0 - z1 or of
+ * z1) and the log run through the strict kernels' expv and logv, a
+ * vector at a time with the bits of fm_expf and fm_logf; the selects and
+ * divisions run GB_VW cases a step in GCC vector types (selects as bit
+ * masks, the same IEEE operation on each lane), the tail case by case.
+ */
+#define GB_VW 4
+typedef float gb_vf __attribute__((vector_size(16), aligned(4), may_alias));
+typedef int32_t gb_vi __attribute__((vector_size(16), aligned(4), may_alias));
+#define GB_SEL(m, a, b) ((gb_vf)(((gb_vi)(a) & (m)) | ((gb_vi)(b) & ~(m))))
+#define GB_LD(T, p) (*(const T *)(const void *)(p))
+
+static void
+gb_softmax2(const struct kernel_ops *k, const float *mg, size_t n,
+	    const uint32_t *y, float *p, float *t)
+{
+	const gb_vf zf = { 0 }, one = zf + 1.0f;
+	const gb_vi zi = { 0 };
+	size_t i;
+
+	for (i = 0; i + GB_VW <= n; i += GB_VW) {
+		gb_vf z = GB_LD(gb_vf, mg + i);
+		*(gb_vf *)(void *)(t + i) = GB_SEL(z > zf, zf - z, z);
+	}
+	for (; i < n; i++) {
+		float z1 = mg[i], nz = 0.0f - z1;
+		t[i] = z1 > 0.0f ? nz : z1;
+	}
+	k->expv(t, t, n);
+	for (i = 0; i + GB_VW <= n; i += GB_VW) {
+		gb_vf z = GB_LD(gb_vf, mg + i), e = GB_LD(gb_vf, t + i);
+		gb_vi pos = z > zf;
+		gb_vf p0 = GB_SEL(pos, e, one), p1 = GB_SEL(pos, one, e);
+		gb_vf sum = (zf + p0) + p1, q0 = p0 / sum, q1 = p1 / sum;
+		for (int l = 0; l < GB_VW; l++) {
+			p[2 * (i + l)] = q0[l];
+			p[2 * (i + l) + 1] = q1[l];
+		}
+		*(gb_vf *)(void *)(t + i) = sum;
+	}
+	for (; i < n; i++) {
+		float z1 = mg[i], e = t[i];
+		float p0 = z1 > 0.0f ? e : 1.0f, p1 = z1 > 0.0f ? 1.0f : e;
+		float sum = (0.0f + p0) + p1;
+		p[2 * i] = p0 / sum;
+		p[2 * i + 1] = p1 / sum;
+		t[i] = sum;
+	}
+	if (y == NULL)
+		return;
+	k->logv(t, t, n);
+	for (i = 0; i + GB_VW <= n; i += GB_VW) {
+		gb_vf z = GB_LD(gb_vf, mg + i), l = GB_LD(gb_vf, t + i);
+		gb_vi yv = GB_LD(gb_vi, y + i);
+		gb_vf mx = GB_SEL(z > zf, z, zf), zy = GB_SEL(yv == zi + 1, z, zf);
+		*(gb_vf *)(void *)(t + i) = (l + mx) - zy;
+	}
+	for (; i < n; i++) {
+		float z1 = mg[i], mx = z1 > 0.0f ? z1 : 0.0f;
+		t[i] = (t[i] + mx) - (y[i] == 1 ? z1 : 0.0f);
+	}
 }
 
 /* The leaf of tree t (root at node root) that x reaches. */
@@ -296,9 +383,78 @@ feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
 }
 
 /*
+ * One feature's cells over the node's rows: out[bin] gets the sums of
+ * ord[i] over the rows i whose bin is bin.  Four rows a step with four
+ * separate adds, so the loads of one do not wait for the stores of the
+ * others.
+ */
+static void
+hist_feature(const uint8_t *col, uint32_t nb, const uint32_t *rows,
+	     const struct gb_cell *ord, size_t count, struct gb_cell *out,
+	     struct gb_cell *copies)
+{
+	size_t i = 0;
+
+	if (nb <= GB_FEW_BINS && count >= GB_COPIES_MIN_ROWS) {
+		struct gb_cell *h0 = copies, *h1 = copies + GB_COPY_STRIDE;
+		struct gb_cell *h2 = copies + 2 * GB_COPY_STRIDE;
+		struct gb_cell *h3 = copies + 3 * GB_COPY_STRIDE;
+		for (int c = 0; c < GB_COPIES; c++)
+			memset(copies + c * GB_COPY_STRIDE, 0,
+			       nb * sizeof(struct gb_cell));
+		for (; i + 4 <= count; i += 4) {
+			struct gb_cell *e0 = h0 + col[rows[i]];
+			struct gb_cell *e1 = h1 + col[rows[i + 1]];
+			struct gb_cell *e2 = h2 + col[rows[i + 2]];
+			struct gb_cell *e3 = h3 + col[rows[i + 3]];
+			e0->g += ord[i].g;
+			e0->h += ord[i].h;
+			e1->g += ord[i + 1].g;
+			e1->h += ord[i + 1].h;
+			e2->g += ord[i + 2].g;
+			e2->h += ord[i + 2].h;
+			e3->g += ord[i + 3].g;
+			e3->h += ord[i + 3].h;
+		}
+		for (; i < count; i++) {
+			struct gb_cell *e = h0 + col[rows[i]];
+			e->g += ord[i].g;
+			e->h += ord[i].h;
+		}
+		for (uint32_t b = 0; b < nb; b++) {
+			out[b].g = h0[b].g + h1[b].g + h2[b].g + h3[b].g;
+			out[b].h = h0[b].h + h1[b].h + h2[b].h + h3[b].h;
+		}
+		return;
+	}
+	memset(out, 0, nb * sizeof(struct gb_cell));
+	for (; i + 4 <= count; i += 4) {
+		struct gb_cell *e0 = out + col[rows[i]];
+		struct gb_cell *e1 = out + col[rows[i + 1]];
+		struct gb_cell *e2 = out + col[rows[i + 2]];
+		struct gb_cell *e3 = out + col[rows[i + 3]];
+		e0->g += ord[i].g;
+		e0->h += ord[i].h;
+		e1->g += ord[i + 1].g;
+		e1->h += ord[i + 1].h;
+		e2->g += ord[i + 2].g;
+		e2->h += ord[i + 2].h;
+		e3->g += ord[i + 3].g;
+		e3->h += ord[i + 3].h;
+	}
+	for (; i < count; i++) {
+		struct gb_cell *e = out + col[rows[i]];
+		e->g += ord[i].g;
+		e->h += ord[i].h;
+	}
+}
+
+/*
  * The histogram job: thread tid takes selected features tid, tid +
  * nthreads, ...; each feature's cells are exact integer sums, so who
- * computes them does not matter.
+ * computes them does not matter.  A built histogram goes feature by
+ * feature down the node's rows (the bins column-major, the rows' g and
+ * h gathered into ord in the node's order by open_evaluate).
  */
 static void
 hist_job(void *ctx, unsigned tid, unsigned nthreads)
@@ -316,35 +472,13 @@ hist_job(void *ctx, unsigned tid, unsigned nthreads)
 			}
 		}
 	} else {
-		size_t nf = r->nfeat;
-		for (uint32_t s = tid; s < r->nsel; s += nthreads)
-			memset(j->hist + r->soff[s], 0,
-			       r->nb[r->feats[s]] * sizeof(struct gb_cell));
-		/* Row by row: g and h are read once, then every feature of
-		 * this thread's share gets them. */
-		if (nthreads == 1) {
-			const uint32_t *sf = r->feats;
-			const size_t *so = r->soff;
-			uint32_t ns = r->nsel;
-			for (size_t i = 0; i < j->count; i++) {
-				uint32_t row = j->rows[i];
-				const uint8_t *br = r->bins + (size_t)row * nf;
-				int64_t g = r->gq[row], h = r->hq[row];
-				for (uint32_t s = 0; s < ns; s++) {
-					struct gb_cell *e = j->hist + so[s] + br[sf[s]];
-					e->g += g;
-					e->h += h;
-				}
-			}
-		} else for (size_t i = 0; i < j->count; i++) {
-			uint32_t row = j->rows[i];
-			const uint8_t *br = r->bins + (size_t)row * nf;
-			int64_t g = r->gq[row], h = r->hq[row];
-			for (uint32_t s = tid; s < r->nsel; s += nthreads) {
-				struct gb_cell *e = j->hist + r->soff[s] + br[r->feats[s]];
-				e->g += g;
-				e->h += h;
-			}
+		struct gb_cell *copies =
+			r->copies + (size_t)tid * GB_COPIES * GB_COPY_STRIDE;
+		for (uint32_t s = tid; s < r->nsel; s += nthreads) {
+			uint32_t f = r->feats[s];
+			hist_feature(r->bins + (size_t)f * r->n, r->nb[f], j->rows,
+				     r->ord, j->count, j->hist + r->soff[s],
+				     copies);
 		}
 	}
 	for (uint32_t s = tid; s < r->nsel; s += nthreads) {
@@ -380,6 +514,9 @@ open_evaluate(struct gb_run *r, struct gb_open *o, const struct gb_cell *parent,
 	j->g = o->g;
 	j->h = o->h;
 	j->parent_term = parent_term(r, o->g, o->h);
+	if (!j->subtract)
+		for (size_t i = 0; i < o->count; i++)
+			r->ord[i] = r->gh[j->rows[i]];
 	/* Small nodes are not worth waking threads for (same bits anyway). */
 	if (o->count * r->nsel < 65536 && !j->subtract)
 		hist_job(r, 0, 1);
@@ -421,8 +558,8 @@ sums(const struct gb_run *r, size_t start, size_t count, int64_t *g, int64_t *h)
 	int64_t sg = 0, sh = 0;
 
 	for (size_t i = start; i < start + count; i++) {
-		sg += r->gq[r->idx[i]];
-		sh += r->hq[r->idx[i]];
+		sg += r->gh[r->idx[i]].g;
+		sh += r->gh[r->idx[i]].h;
 	}
 	*g = sg;
 	*h = sh;
@@ -460,8 +597,7 @@ static int
 open_split(struct gb_run *r, size_t k)
 {
 	struct gb_open par = r->open[k];
-	const uint8_t *col = r->bins + par.best.feature;
-	size_t nf = r->nfeat;
+	const uint8_t *col = r->bins + (size_t)par.best.feature * r->n;
 	uint32_t *rows = r->idx + par.start;
 	size_t nl = 0, nr = 0;
 	int64_t gl, hl, gr, hr;
@@ -470,16 +606,26 @@ open_split(struct gb_run *r, size_t k)
 	int err;
 
 	r->open[k] = r->open[--r->nopen];
-	/* Stable partition: both sides keep ascending row order. */
+	/* Stable partition: both sides keep ascending row order.  Each row
+	 * is written to both sides and only one count moves: no branch to
+	 * mispredict (rows[nl] is at or before rows[i], already read). */
 	for (size_t i = 0; i < par.count; i++) {
 		uint32_t row = rows[i];
-		if (col[(size_t)row * nf] <= par.best.bin)
-			rows[nl++] = row;
-		else
-			r->tmp[nr++] = row;
+		size_t left = col[row] <= par.best.bin;
+		rows[nl] = row;
+		r->tmp[nr] = row;
+		nl += left;
+		nr += 1 - left;
 	}
 	memcpy(rows + nl, r->tmp, nr * sizeof(uint32_t));
-	sums(r, par.start, nl, &gl, &hl);
+	/* The left side's sums are the split feature's cells up to the
+	 * split bin in the parent's histogram: the same integers. */
+	assert(par.hist != NULL);
+	gl = hl = 0;
+	for (uint32_t b = 0; b <= par.best.bin; b++) {
+		gl += par.hist[r->hoff[par.best.feature] + b].g;
+		hl += par.hist[r->hoff[par.best.feature] + b].h;
+	}
 	gr = par.g - gl;
 	hr = par.h - hl;
 	ln = tnode_new(r, gl, hl);
@@ -719,7 +865,7 @@ make_bins(struct gb_run *r)
 				else
 					hi = mid;
 			}
-			r->bins[i * nf + f] = (uint8_t)(lo - e0);
+			r->bins[f * n + i] = (uint8_t)(lo - e0);
 		}
 	}
 	r->hcells = r->hoff[nf];
@@ -737,8 +883,9 @@ run_free(struct gb_run *r)
 	free(r->hoff);
 	free(r->edges);
 	free(r->estart);
-	free(r->gq);
-	free(r->hq);
+	free(r->gh);
+	free(r->ord);
+	free(r->copies);
 	free(r->idx);
 	free(r->tmp);
 	free(r->feats);
@@ -819,13 +966,15 @@ static int
 gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	 uint32_t positive, const struct rebuild_set *train,
 	 const struct rebuild_set *val, struct rebuild_model *out,
-	 struct rebuild_report *rep, struct rba_detail *d)
+	 struct rebuild_report *rep, const struct rebuild_progress *progress,
+	 struct rba_detail *d)
 {
 	struct gb_run r;
 	size_t n = train->n, nv = val->n;
 	uint32_t K = nclasses == 2 ? 1 : nclasses, C = nclasses;
 	uint32_t rounds = p->model.gbdt.trees;
 	unsigned threads = p->determinism.threads ? p->determinism.threads : 1;
+	const struct kernel_ops *ks = kernel_strict();
 	float *mg = NULL, *vmg = NULL, *pr = NULL, *vpr = NULL, *ls = NULL;
 	float *vls = NULL, *score = NULL;
 	uint8_t *pos = NULL, *insample = NULL;
@@ -848,8 +997,10 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 		return gb_fail(&r, d, err);
 	if ((err = make_bins(&r)) != 0)
 		return gb_fail(&r, d, err);
-	r.gq = malloc(n * sizeof(int64_t));
-	r.hq = malloc(n * sizeof(int64_t));
+	r.gh = malloc(n * sizeof(struct gb_cell));
+	r.ord = malloc(n * sizeof(struct gb_cell));
+	r.copies = malloc((size_t)pool_threads(r.pool) * GB_COPIES *
+			  GB_COPY_STRIDE * sizeof(struct gb_cell));
 	r.idx = malloc(n * sizeof(uint32_t));
 	r.tmp = malloc(n * sizeof(uint32_t));
 	r.feats = malloc(nfeat * sizeof(uint32_t));
@@ -866,7 +1017,8 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	score = malloc((nv ? nv : 1) * sizeof(float));
 	pos = malloc(nv ? nv : 1);
 	insample = malloc(n);
-	if (insample == NULL || r.gq == NULL || r.hq == NULL || r.idx == NULL || r.tmp == NULL ||
+	if (insample == NULL || r.gh == NULL || r.ord == NULL ||
+	    r.copies == NULL || r.idx == NULL || r.tmp == NULL ||
 	    r.feats == NULL || r.soff == NULL || r.perm == NULL || r.on == NULL ||
 	    r.fbest == NULL || mg == NULL ||
 	    vmg == NULL || pr == NULL || vpr == NULL || ls == NULL ||
@@ -882,8 +1034,11 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 		}
 	}
 	/* Base margins 0: both margin arrays start there (calloc). */
-	for (size_t i = 0; i < n; i++)
-		gb_softmax(mg + i * K, K, C, C, pr + i * C);
+	if (K == 1)
+		gb_softmax2(ks, mg, n, NULL, pr, ls);
+	else
+		for (size_t i = 0; i < n; i++)
+			gb_softmax(mg + i * K, K, C, C, pr + i * C);
 	t0 = rba_time_mono();
 	for (uint32_t rd = 0; rd < rounds; rd++) {
 		double sub = p->model.gbdt.subsample, tl = 0.0;
@@ -902,8 +1057,8 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 				float pk = pr[i * C + cls];
 				float g = pk - (train->y[i] == cls ? 1.0f : 0.0f);
 				float h = pk * (1.0f - pk);
-				r.gq[i] = quantize(g);
-				r.hq[i] = quantize(h);
+				r.gh[i].g = quantize(g);
+				r.gh[i].h = quantize(h);
 			}
 			/* grow_tree reorders idx within nodes; restore it. */
 			if (k > 0) {
@@ -926,14 +1081,24 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 		 * taken at the last round only: per round they would cost more
 		 * than the trees.  Validation loss and accuracy every round. */
 		last = rd + 1 == rounds;
-		for (size_t i = 0; i < n; i++) {
-			ls[i] = gb_softmax(mg + i * K, K, C, last ? train->y[i] : C,
-					   pr + i * C);
-			tl += ls[i];
+		if (K == 1) {
+			/* (a loss of 0 for each row before the last round) */
+			gb_softmax2(ks, mg, n, last ? train->y : NULL, pr, ls);
+			for (size_t i = 0; last && i < n; i++)
+				tl += ls[i];
+		} else {
+			for (size_t i = 0; i < n; i++) {
+				ls[i] = gb_softmax(mg + i * K, K, C,
+						   last ? train->y[i] : C,
+						   pr + i * C);
+				tl += ls[i];
+			}
 		}
 		if (rep != NULL) {
 			struct rebuild_epoch *ep = &rep->curve[rd];
-			for (size_t i = 0; i < nv; i++)
+			if (K == 1)
+				gb_softmax2(ks, vmg, nv, val->y, vpr, vls);
+			else for (size_t i = 0; i < nv; i++)
 				vls[i] = gb_softmax(vmg + i * K, K, C, val->y[i],
 						    vpr + i * C);
 			err = set_metrics(vpr, vls, val->y, nv, C,
@@ -949,6 +1114,8 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 				       "training diverged in round %u", rd + 1);
 			goto out;
 		}
+		if (progress != NULL && progress->epoch != NULL)
+			progress->epoch(progress->ctx, rd + 1, rounds);
 	}
 	if ((err = rebuild_forest_alloc(out, (uint32_t)nfeat, C,
 					r.estart[nfeat], r.ntrees, r.nnodes)))
@@ -1001,35 +1168,71 @@ out:
  * comparisons are then made but cannot matter), so a walk is D steps of
  * index arithmetic ending on one of 2^D leaf slots.  A deeper tree
  * keeps its nodes, a leaf pointing at itself, and walks its depth in
- * steps too.  Every real comparison is the one gb_walk makes on the
- * same floats, so the leaf, and every bit after it, is the same.
+ * steps too.  Every real comparison decides as the one gb_walk makes
+ * on the same floats, so the leaf, and every bit after it, is the same.
+ *
+ * The block's inputs are feature-major (feature f of case j at f *
+ * GB_SCORE_BLOCK + j) and held as order keys (gb_key): x < thr exactly
+ * when key(x) < key(thr), so a complete tree's node is one 8-byte word,
+ * its threshold's key above its feature's offset f * GB_SCORE_BLOCK,
+ * and a step is one load of the node, one of the input and an integer
+ * compare.  The cases of a block walk a tree GB_SCORE_LANES at a time,
+ * each lane's position in a register, so the lanes' loads overlap; the
+ * root, the same for every lane, is read once.  Each case still adds its
+ * trees' values in tree order.
  */
 #define GB_FULL_DEPTH 8
+#define GB_SCORE_LANES 8
+
+/* (key << 32) | feature * GB_SCORE_BLOCK */
+typedef uint64_t gb_fnode;
 
 struct gb_snode {
-	float thr;
-	uint32_t feature;
+	uint32_t key; /* of the threshold */
+	uint32_t off; /* feature * GB_SCORE_BLOCK */
 	uint32_t kid[2]; /* left, right */
 };
+
+/*
+ * The order key of a float: the unsigned order of keys is the order of
+ * the floats, -0 and +0 are one key (GB_KEY_ZERO), and NaN, which no
+ * comparison finds below a threshold, is UINT32_MAX as an input and 0 as
+ * a threshold (so an input is never below it): in every case key(x) <
+ * key(thr) exactly when x < thr.
+ */
+#define GB_KEY_ZERO 0x80000000u
+
+static uint32_t
+gb_key(float v, int threshold)
+{
+	uint32_t u = fm_float_bits(v + 0.0f); /* -0 is +0 */
+
+	if (v != v)
+		return threshold ? 0 : UINT32_MAX;
+	return u ^ ((0u - (u >> 31)) | 0x80000000u);
+}
 
 struct gb_stree {
 	uint32_t depth;
 	int full;
-	size_t at;   /* full: first position in ffeat/fthr; else root node */
+	size_t at;   /* full: first position in fnode; else root node */
 	size_t vat;  /* full: first leaf slot in fval */
 };
 
 struct gb_sparse {
 	struct rebuild_sparse head; /* first: rebuild_sparse_* cast */
 	uint32_t nfeat, C, K, ntrees;
+	const struct kernel_ops *ks;
 	float *base;
 	struct gb_stree *tree;
-	uint32_t *ffeat;
-	float *fthr, *fval;
+	gb_fnode *fnode;
+	float *fval;
 	struct gb_snode *nodes;
 	float *value;
-	float *x;  /* GB_SCORE_BLOCK x nfeat, zero between cases */
+	uint32_t *x; /* nfeat x GB_SCORE_BLOCK keys, GB_KEY_ZERO between cases */
 	float *mg; /* GB_SCORE_BLOCK x K */
+	float *t;  /* GB_SCORE_BLOCK: gb_softmax2's scratch */
+	uint32_t *rows; /* GB_SCORE_BLOCK x nterms (nterms <= nfeat) */
 };
 
 static void
@@ -1041,56 +1244,112 @@ gb_sparse_free(struct rebuild_sparse *sp)
 		return;
 	free(s->base);
 	free(s->tree);
-	free(s->ffeat);
-	free(s->fthr);
+	free(s->fnode);
 	free(s->fval);
 	free(s->nodes);
 	free(s->value);
 	free(s->x);
 	free(s->mg);
+	free(s->t);
+	free(s->rows);
 	free(s);
 }
+
+/*
+ * One step of lane j at position c of a complete tree fn (input keys x
+ * of the lane group): right exactly when !(x < thr), as gb_walk goes.
+ */
+#define GB_FSTEP(c, j)                                                         \
+	do {                                                                   \
+		gb_fnode q_ = fn[c];                                           \
+		(c) = 2 * (c) + 2 -                                            \
+		      (x[(size_t)(uint32_t)q_ + (j)] < (uint32_t)(q_ >> 32));   \
+	} while (0)
+
+/*
+ * Lanes j0 .. j0 + GB_SCORE_LANES - 1 of the block through complete tree
+ * fn of depth d >= 1 with leaf values fv: lane l's value is added to its
+ * margin mg[l * K].
+ */
+static inline __attribute__((always_inline)) void
+gb_walk_lanes(const gb_fnode *fn, uint32_t d, const float *fv,
+	      const uint32_t *xs, size_t j0, float *mg, size_t K)
+{
+	const uint32_t *x = xs + j0, *xr = x + (uint32_t)fn[0];
+	uint32_t kr = (uint32_t)(fn[0] >> 32);
+	size_t c0 = 1 + (xr[0] >= kr), c1 = 1 + (xr[1] >= kr);
+	size_t c2 = 1 + (xr[2] >= kr), c3 = 1 + (xr[3] >= kr);
+	size_t c4 = 1 + (xr[4] >= kr), c5 = 1 + (xr[5] >= kr);
+	size_t c6 = 1 + (xr[6] >= kr), c7 = 1 + (xr[7] >= kr);
+
+	for (uint32_t step = 1; step < d; step++) {
+		GB_FSTEP(c0, 0);
+		GB_FSTEP(c1, 1);
+		GB_FSTEP(c2, 2);
+		GB_FSTEP(c3, 3);
+		GB_FSTEP(c4, 4);
+		GB_FSTEP(c5, 5);
+		GB_FSTEP(c6, 6);
+		GB_FSTEP(c7, 7);
+	}
+	fv -= ((size_t)1 << d) - 1; /* position c is leaf slot c - (2^d - 1) */
+	mg[0 * K] += fv[c0];
+	mg[1 * K] += fv[c1];
+	mg[2 * K] += fv[c2];
+	mg[3 * K] += fv[c3];
+	mg[4 * K] += fv[c4];
+	mg[5 * K] += fv[c5];
+	mg[6 * K] += fv[c6];
+	mg[7 * K] += fv[c7];
+}
+
+_Static_assert(GB_SCORE_LANES == 8, "gb_walk_lanes walks 8 lanes");
+_Static_assert(GB_SCORE_BLOCK % GB_SCORE_LANES == 0,
+	       "a block is whole lane groups");
 
 static void
 gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 		size_t nterms, size_t ncases, float *probs)
 {
 	struct gb_sparse *s = (struct gb_sparse *)sp;
-	uint32_t K = s->K, nf = s->nfeat;
-	float *xs = s->x;
+	uint32_t K = s->K;
+	uint32_t *xs = s->x;
+	float *mg = s->mg;
 
 	for (size_t c0 = 0; c0 < ncases; c0 += GB_SCORE_BLOCK) {
 		size_t nb = ncases - c0 < GB_SCORE_BLOCK ? ncases - c0
 							  : GB_SCORE_BLOCK;
+		/* whole lane groups: the spare lanes of the last one walk
+		 * zero inputs, and their margins are not read */
+		size_t nl = (nb + GB_SCORE_LANES - 1) / GB_SCORE_LANES *
+			    GB_SCORE_LANES;
 		uint32_t cur[GB_SCORE_BLOCK];
+		/* The block's input numbers are copied first: a store whose
+		 * address waits on a load from far away holds up the loads
+		 * behind it, and the fill would go at memory's pace. */
+		memcpy(s->rows, row + c0 * nterms, nb * nterms * sizeof(uint32_t));
 		for (size_t j = 0; j < nb; j++) {
 			const float *t = tx + (c0 + j) * nterms;
-			const uint32_t *r = row + (c0 + j) * nterms;
+			const uint32_t *r = s->rows + j * nterms;
 			for (size_t k = 0; k < nterms; k++)
-				xs[j * nf + r[k]] = t[k];
-			memcpy(s->mg + j * K, s->base, K * sizeof(float));
+				xs[(size_t)r[k] * GB_SCORE_BLOCK + j] =
+					gb_key(t[k], 0);
 		}
+		for (size_t j = 0; j < nl; j++)
+			memcpy(mg + j * K, s->base, K * sizeof(float));
 		for (uint32_t t = 0; t < s->ntrees; t++) {
 			const struct gb_stree *tr = &s->tree[t];
 			uint32_t d = tr->depth, g = t % K;
 			if (tr->full) {
-				const uint32_t *ff = s->ffeat + tr->at;
-				const float *ft = s->fthr + tr->at;
 				const float *fv = s->fval + tr->vat;
-				for (size_t j = 0; j < GB_SCORE_BLOCK; j++)
-					cur[j] = 0;
-				/* All GB_SCORE_BLOCK lanes walk (a short block's
-				 * spare lanes walk zero inputs): a fixed trip count
-				 * the compiler unrolls. */
-				for (uint32_t step = 0; step < d; step++)
-					for (size_t j = 0; j < GB_SCORE_BLOCK; j++) {
-						uint32_t i = cur[j];
-						cur[j] = 2 * i + 1 +
-							 !(xs[j * nf + ff[i]] < ft[i]);
-					}
-				for (size_t j = 0; j < nb; j++)
-					s->mg[j * K + g] +=
-						fv[cur[j] - ((1u << d) - 1)];
+				if (d == 0) {
+					for (size_t j = 0; j < nb; j++)
+						mg[j * K + g] += fv[0];
+					continue;
+				}
+				for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
+					gb_walk_lanes(s->fnode + tr->at, d, fv, xs, j,
+						      mg + j * K + g, K);
 				continue;
 			}
 			for (size_t j = 0; j < nb; j++)
@@ -1098,17 +1357,21 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 			for (uint32_t step = 0; step < d; step++)
 				for (size_t j = 0; j < nb; j++) {
 					const struct gb_snode *q = s->nodes + cur[j];
-					cur[j] = q->kid[!(xs[j * nf + q->feature] < q->thr)];
+					cur[j] = q->kid[xs[q->off + j] >= q->key];
 				}
 			for (size_t j = 0; j < nb; j++)
-				s->mg[j * K + g] += s->value[cur[j]];
+				mg[j * K + g] += s->value[cur[j]];
 		}
+		if (K == 1)
+			gb_softmax2(s->ks, mg, nb, NULL, probs + c0 * 2, s->t);
+		else
+			for (size_t j = 0; j < nb; j++)
+				gb_softmax(mg + j * K, K, s->C, s->C,
+					   probs + (c0 + j) * s->C);
 		for (size_t j = 0; j < nb; j++) {
-			const uint32_t *r = row + (c0 + j) * nterms;
-			gb_softmax(s->mg + j * K, K, s->C, s->C,
-				   probs + (c0 + j) * s->C);
+			const uint32_t *r = s->rows + j * nterms;
 			for (size_t k = 0; k < nterms; k++)
-				xs[j * nf + r[k]] = 0.0f;
+				xs[(size_t)r[k] * GB_SCORE_BLOCK + j] = GB_KEY_ZERO;
 		}
 	}
 }
@@ -1138,8 +1401,10 @@ fill_full(struct gb_sparse *s, const struct gb_stree *tr,
 		s->fval[tr->vat + p - (((size_t)1 << tr->depth) - 1)] = q->value;
 		return;
 	}
-	s->ffeat[tr->at + p] = leaf ? 0 : q->feature;
-	s->fthr[tr->at + p] = leaf ? 0.0f : q->threshold;
+	s->fnode[tr->at + p] =
+		leaf ? (uint64_t)GB_KEY_ZERO << 32
+		     : (uint64_t)gb_key(q->threshold, 1) << 32 |
+			       q->feature * GB_SCORE_BLOCK;
 	fill_full(s, tr, nodes, leaf ? i : q->left, 2 * p + 1, level + 1);
 	fill_full(s, tr, nodes, leaf ? i : q->right, 2 * p + 2, level + 1);
 }
@@ -1161,16 +1426,22 @@ gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	s->C = f->nclasses;
 	s->K = f->ngroups;
 	s->ntrees = f->ntrees;
+	s->ks = kernel_strict();
 	s->base = malloc(s->K * sizeof(float));
 	s->tree = calloc(s->ntrees, sizeof(*s->tree));
 	s->nodes = malloc(nn * sizeof(*s->nodes));
 	s->value = malloc(nn * sizeof(float));
-	s->x = calloc((size_t)GB_SCORE_BLOCK * s->nfeat, sizeof(float));
+	s->x = malloc((size_t)GB_SCORE_BLOCK * s->nfeat * sizeof(uint32_t));
 	s->mg = malloc((size_t)GB_SCORE_BLOCK * s->K * sizeof(float));
+	s->t = malloc(GB_SCORE_BLOCK * sizeof(float));
+	s->rows = malloc((size_t)GB_SCORE_BLOCK * s->nfeat * sizeof(uint32_t));
 	if (s->base == NULL || s->tree == NULL || s->nodes == NULL ||
-	    s->value == NULL || s->x == NULL || s->mg == NULL)
+	    s->value == NULL || s->x == NULL || s->mg == NULL || s->t == NULL ||
+	    s->rows == NULL)
 		goto nomem;
 	memcpy(s->base, f->base, s->K * sizeof(float));
+	for (size_t i = 0; i < (size_t)GB_SCORE_BLOCK * s->nfeat; i++)
+		s->x[i] = GB_KEY_ZERO;
 	for (uint32_t t = 0; t < f->ntrees; t++) {
 		struct gb_stree *tr = &s->tree[t];
 		tr->depth = tree_depth(f->nodes, f->tree_start[t]);
@@ -1184,10 +1455,9 @@ gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 			tr->at = f->tree_start[t];
 		}
 	}
-	s->ffeat = malloc((nfull ? nfull : 1) * sizeof(uint32_t));
-	s->fthr = malloc((nfull ? nfull : 1) * sizeof(float));
+	s->fnode = malloc((nfull ? nfull : 1) * sizeof(*s->fnode));
 	s->fval = malloc((nval ? nval : 1) * sizeof(float));
-	if (s->ffeat == NULL || s->fthr == NULL || s->fval == NULL)
+	if (s->fnode == NULL || s->fval == NULL)
 		goto nomem;
 	for (uint32_t t = 0; t < f->ntrees; t++)
 		if (s->tree[t].full)
@@ -1196,12 +1466,12 @@ gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 		const struct rebuild_tree_node *q = &f->nodes[i];
 		struct gb_snode *o = &s->nodes[i];
 		if (q->feature == REBUILD_TREE_LEAF) {
-			o->thr = 0.0f;
-			o->feature = 0;
+			o->key = GB_KEY_ZERO;
+			o->off = 0;
 			o->kid[0] = o->kid[1] = (uint32_t)i;
 		} else {
-			o->thr = q->threshold;
-			o->feature = q->feature;
+			o->key = gb_key(q->threshold, 1);
+			o->off = q->feature * GB_SCORE_BLOCK;
 			o->kid[0] = q->left;
 			o->kid[1] = q->right;
 		}

@@ -256,7 +256,8 @@ rebuild_train(const struct pins *p, uint32_t abi, size_t nfeat,
 				return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
 						"class index out of range");
 		return abi_gbdt_find(abi)->train(p, nfeat, nclasses, positive,
-						 train, val, out, rep, d);
+						 train, val, out, rep, progress,
+						 d);
 	}
 	if (p->model.nhidden > PINS_MAX_LAYERS || p->train.epochs < 1 ||
 	    p->train.batch_size < 1 || p->model.dropout < 0.0 ||

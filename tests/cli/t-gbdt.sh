@@ -13,6 +13,14 @@ ok "the artifact is format 2 (trees)" sh -c '[ "$(od -A n -t u4 -j 8 -N 4 g.bin 
 sed 's/threads: 1/threads: 4/' "$PINS" > t4.yaml
 run 0 $RBA train t4.yaml --snapshot "$GC"
 out_has "$golden"
+# On a terminal (script(1)) the boosting rounds show, as an MLP's epochs
+# do, and the digest is the same; with stderr a file nothing shows.
+run 0 $RBA train "$PINS" --snapshot "$GC"
+err_empty
+script -qec "$RBA train '$PINS' --snapshot '$GC'" /dev/null > tty.txt 2>&1
+ok "train on a terminal: round progress" grep -q "training: round 100/100" tty.txt
+ok "train on a terminal: the line is erased" grep -q "$(printf '\033')\[K" tty.txt
+ok "train on a terminal: the same artifact" grep -q "$golden" tty.txt
 
 run 0 $RBA -S st init
 run 0 $RBA -S st snapshot add "$GC"
@@ -69,3 +77,11 @@ err_has "cannot load artifact 'bad.bin': truncated"
 sed 's/train: {seed: 0}/train: {seed: 0, epochs: 3}/' "$PINS" > bad.yaml
 run 2 $RBA check bad.yaml
 err_has "'train.epochs' applies only to model kind mlp"
+
+# register on a terminal shows the rounds too (a store of its own)
+run 0 $RBA -S st2 init
+run 0 $RBA -S st2 -q snapshot add "$GC"
+script -qec "$RBA -S st2 register '$PINS' > /dev/null" /dev/null > tty.txt 2>&1
+ok "register on a terminal: round progress" grep -q "training: round 100/100" tty.txt
+run 0 $RBA -S st2 version show $V
+out_has "$golden"

@@ -687,31 +687,26 @@ START_TEST(test_forest_specific_corruptions)
 END_TEST
 
 /*
- * A tree deeper than the sparse scorer's complete layout (a chain of 12
- * splits on one input, 13 leaves) scores by its node walk: bit for bit
- * the dense scores too.
+ * deep gets a's spec (borrowed: clear it before releasing deep) and one
+ * tree deeper than the sparse scorer's complete layout: a chain of 12
+ * splits on input 3, 13 leaves.
  */
-START_TEST(test_forest_deep_sparse)
+static void
+make_deep(const struct artifact *a, struct artifact *deep)
 {
-	struct rebuild_result res;
-	struct artifact a, deep;
-	struct rba_detail d;
 	uint32_t D = 12, N = 2 * 12 + 1;
-	const struct rebuild_forest *f;
+	const struct rebuild_forest *f = &a->model.forest;
 
-	make_forest(0, &res);
-	ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
-	f = &a.model.forest;
-	memset(&deep, 0, sizeof(deep));
-	deep.abi = a.abi;
-	deep.spec = a.spec;
-	ck_assert_int_eq(rebuild_forest_alloc(&deep.model, 5, 2, f->edge_start[5],
+	memset(deep, 0, sizeof(*deep));
+	deep->abi = a->abi;
+	deep->spec = a->spec;
+	ck_assert_int_eq(rebuild_forest_alloc(&deep->model, 5, 2, f->edge_start[5],
 					      1, N), 0);
-	memcpy(deep.model.forest.edge_start, f->edge_start, 6 * 4);
-	memcpy(deep.model.forest.edges, f->edges, f->edge_start[5] * 4);
-	deep.model.forest.tree_start[1] = N;
+	memcpy(deep->model.forest.edge_start, f->edge_start, 6 * 4);
+	memcpy(deep->model.forest.edges, f->edges, f->edge_start[5] * 4);
+	deep->model.forest.tree_start[1] = N;
 	for (uint32_t i = 0; i < D; i++) {
-		struct rebuild_tree_node *q = &deep.model.forest.nodes[i];
+		struct rebuild_tree_node *q = &deep->model.forest.nodes[i];
 		q->feature = 3; /* size */
 		q->bin = i % (f->edge_start[4] - f->edge_start[3]);
 		q->threshold = f->edges[f->edge_start[3] + q->bin];
@@ -719,14 +714,179 @@ START_TEST(test_forest_deep_sparse)
 		q->right = D + 1 + (D - 1 - i);
 	}
 	for (uint32_t i = D; i < N; i++) {
-		deep.model.forest.nodes[i].feature = REBUILD_TREE_LEAF;
-		deep.model.forest.nodes[i].value = 0.125f * (float)i - 1.0f;
+		deep->model.forest.nodes[i].feature = REBUILD_TREE_LEAF;
+		deep->model.forest.nodes[i].value = 0.125f * (float)i - 1.0f;
 	}
+}
+
+/*
+ * A tree deeper than the sparse scorer's complete layout scores by its
+ * node walk: bit for bit the dense scores too.
+ */
+START_TEST(test_forest_deep_sparse)
+{
+	struct rebuild_result res;
+	struct artifact a, deep;
+	struct rba_detail d;
+
+	make_forest(0, &res);
+	ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
+	make_deep(&a, &deep);
 	scores_agree(&deep, snap, 12);
 	memset(&deep.spec, 0, sizeof(deep.spec));
 	artifact_release(&deep);
 	artifact_release(&a);
 	rebuild_result_release(&res);
+}
+END_TEST
+
+/*
+ * The sparse scorer compares order keys, not floats: on inputs at and
+ * next to every bin edge, NaN of either sign, both zeros, both
+ * infinities and subnormals, in any number of cases (whole lane groups
+ * and blocks or not), its probabilities are the dense walk's bit for
+ * bit, given every input as a term or only one.
+ */
+static void
+special_agree(const struct artifact *a)
+{
+	const struct rebuild_forest *f = &a->model.forest;
+	size_t nf = f->nfeatures, C = f->nclasses, nv = 0;
+	float v[64];
+	size_t counts[] = { 1, 7, 8, 9, 64, 65, 203 };
+
+	v[nv++] = NAN;
+	v[nv++] = -NAN;
+	v[nv++] = 0.0f;
+	v[nv++] = -0.0f;
+	v[nv++] = INFINITY;
+	v[nv++] = -INFINITY;
+	v[nv++] = 0x1p-149f;
+	v[nv++] = -0x1p-149f;
+	v[nv++] = 3.0e38f;
+	v[nv++] = -3.0e38f;
+	for (uint32_t e = 0; e < f->edge_start[nf] && nv + 3 <= 64; e++) {
+		v[nv++] = f->edges[e];
+		v[nv++] = nextafterf(f->edges[e], -INFINITY);
+		v[nv++] = nextafterf(f->edges[e], INFINITY);
+	}
+	for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+		size_t n = counts[ci];
+		float *x = calloc(n * nf, sizeof(float));
+		float *dense = calloc(n * C, sizeof(float));
+		float *sparse = calloc(n * C, sizeof(float));
+		float *tx = calloc(n * nf, sizeof(float));
+		uint32_t *row = calloc(n * nf, sizeof(uint32_t));
+		struct rebuild_sparse *sp;
+
+		ck_assert_int_eq(rebuild_sparse_new(a->abi, &a->model, &sp), 0);
+		/* every input a term */
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < nf; j++) {
+				x[i * nf + j] = v[(i * 5 + j * 7) % nv];
+				tx[i * nf + j] = x[i * nf + j];
+				row[i * nf + j] = (uint32_t)j;
+			}
+		ck_assert_int_eq(rebuild_predict(a->abi, &a->model, x, n, dense), 0);
+		rebuild_sparse_score(sp, tx, row, nf, n, sparse);
+		ck_assert(memcmp(dense, sparse, n * C * sizeof(float)) == 0);
+		/* one term a case, the other inputs zero */
+		memset(x, 0, n * nf * sizeof(float));
+		for (size_t i = 0; i < n; i++) {
+			row[i] = (uint32_t)(i % nf);
+			tx[i] = v[i % nv];
+			x[i * nf + row[i]] = tx[i];
+		}
+		ck_assert_int_eq(rebuild_predict(a->abi, &a->model, x, n, dense), 0);
+		rebuild_sparse_score(sp, tx, row, 1, n, sparse);
+		ck_assert(memcmp(dense, sparse, n * C * sizeof(float)) == 0);
+		rebuild_sparse_free(sp);
+		free(x);
+		free(dense);
+		free(sparse);
+		free(tx);
+		free(row);
+	}
+}
+
+/*
+ * A hand-made forest of one tree on 3 inputs whose thresholds are +0,
+ * -0, NaN and +inf (the keys' corner cases), after a chain of `chain`
+ * splits x2 < 3e38 (each leaving a NaN or +inf x2 on a leaf of its own):
+ * chain 0 is a tree the scorer lays out complete, chain 8 one it walks
+ * node by node.
+ */
+static void
+make_hand(struct artifact *h, uint32_t chain)
+{
+	static const struct {
+		uint32_t feature, left, right;
+		float threshold, value;
+	} t[] = {
+		{ 0, 1, 4, 0.0f, 0 },
+		{ 1, 2, 3, -0.0f, 0 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0.25f },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, -0.5f },
+		{ 2, 5, 6, NAN, 0 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 1.0f },
+		{ 1, 7, 8, INFINITY, 0 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0.75f },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, -1.25f },
+	};
+	uint32_t n = 9 + 2 * chain;
+	struct rebuild_tree_node *q;
+
+	memset(h, 0, sizeof(*h));
+	h->abi = 1;
+	ck_assert_int_eq(rebuild_forest_alloc(&h->model, 3, 2, 0, 1, n), 0);
+	h->model.forest.tree_start[1] = n;
+	q = h->model.forest.nodes;
+	/* preorder: split i, its left subtree (split i + 1 ...), its leaf */
+	for (uint32_t i = 0; i < chain; i++) {
+		q[i].feature = 2;
+		q[i].threshold = 3.0e38f;
+		q[i].left = i + 1;
+		q[i].right = n - 1 - i;
+		q[n - 1 - i].feature = REBUILD_TREE_LEAF;
+		q[n - 1 - i].value = 0.0625f * (float)i;
+	}
+	for (uint32_t i = 0; i < 9; i++) {
+		q[chain + i].feature = t[i].feature;
+		q[chain + i].threshold = t[i].threshold;
+		q[chain + i].value = t[i].value;
+		if (t[i].feature != REBUILD_TREE_LEAF) {
+			q[chain + i].left = chain + t[i].left;
+			q[chain + i].right = chain + t[i].right;
+		}
+	}
+}
+
+START_TEST(test_forest_sparse_special_inputs)
+{
+	struct rebuild_result res, res3;
+	struct artifact a, a3, deep;
+	struct rba_detail d;
+
+	make_forest(0, &res);
+	make_forest(1, &res3);
+	ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
+	ck_assert_int_eq(artifact_decode(res3.artifact, res3.artifact_len, &a3, &d), 0);
+	special_agree(&a);
+	special_agree(&a3);
+	make_deep(&a, &deep);
+	special_agree(&deep);
+	memset(&deep.spec, 0, sizeof(deep.spec));
+	artifact_release(&deep);
+	make_hand(&deep, 0);
+	special_agree(&deep);
+	artifact_release(&deep);
+	make_hand(&deep, 8);
+	special_agree(&deep);
+	artifact_release(&deep);
+	artifact_release(&a);
+	artifact_release(&a3);
+	rebuild_result_release(&res);
+	rebuild_result_release(&res3);
 }
 END_TEST
 
@@ -1070,6 +1230,7 @@ suite_artifact(void)
 	tcase_add_test(tc, test_forest_bit_flips);
 	tcase_add_test(tc, test_forest_specific_corruptions);
 	tcase_add_test(tc, test_forest_deep_sparse);
+	tcase_add_test(tc, test_forest_sparse_special_inputs);
 	suite_add_tcase(s, tc);
 	/* The reasons of every model kind: `make check-reasons` runs this
 	 * test case alone, on every MLP case (CK_RUN_CASE=reasons). */
