@@ -16,7 +16,7 @@ out_has "$golden"
 # On a terminal (script(1)) the boosting rounds show, as an MLP's epochs
 # do, and the digest is the same; with stderr a file nothing shows.
 run 0 $RBA train "$PINS" --snapshot "$GC"
-err_empty
+err_is "rebuild-audit: no store at './audit-store': the run record is not kept"
 script -qec "$RBA train '$PINS' --snapshot '$GC'" /dev/null > tty.txt 2>&1
 ok "train on a terminal: round progress" grep -q "training: round 100/100" tty.txt
 ok "train on a terminal: the line is erased" grep -q "$(printf '\033')\[K" tty.txt
