@@ -383,56 +383,22 @@ feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
 }
 
 /*
- * One feature's cells over the node's rows: out[bin] gets the sums of
- * ord[i] over the rows i whose bin is bin.  Four rows a step with four
- * separate adds, so the loads of one do not wait for the stores of the
- * others.
+ * Adds ord[i] into cells h[k] + col[rows[i]] for every row i, row i into
+ * copy i % 4, four rows a step with four separate adds (the four copies
+ * may be one histogram: each add reads the cell afresh).
  */
-static void
-hist_feature(const uint8_t *col, uint32_t nb, const uint32_t *rows,
-	     const struct gb_cell *ord, size_t count, struct gb_cell *out,
-	     struct gb_cell *copies)
+static inline void
+hist_add(const uint8_t *col, const uint32_t *rows, const struct gb_cell *ord,
+	 size_t count, struct gb_cell *h0, struct gb_cell *h1,
+	 struct gb_cell *h2, struct gb_cell *h3)
 {
 	size_t i = 0;
 
-	if (nb <= GB_FEW_BINS && count >= GB_COPIES_MIN_ROWS) {
-		struct gb_cell *h0 = copies, *h1 = copies + GB_COPY_STRIDE;
-		struct gb_cell *h2 = copies + 2 * GB_COPY_STRIDE;
-		struct gb_cell *h3 = copies + 3 * GB_COPY_STRIDE;
-		for (int c = 0; c < GB_COPIES; c++)
-			memset(copies + c * GB_COPY_STRIDE, 0,
-			       nb * sizeof(struct gb_cell));
-		for (; i + 4 <= count; i += 4) {
-			struct gb_cell *e0 = h0 + col[rows[i]];
-			struct gb_cell *e1 = h1 + col[rows[i + 1]];
-			struct gb_cell *e2 = h2 + col[rows[i + 2]];
-			struct gb_cell *e3 = h3 + col[rows[i + 3]];
-			e0->g += ord[i].g;
-			e0->h += ord[i].h;
-			e1->g += ord[i + 1].g;
-			e1->h += ord[i + 1].h;
-			e2->g += ord[i + 2].g;
-			e2->h += ord[i + 2].h;
-			e3->g += ord[i + 3].g;
-			e3->h += ord[i + 3].h;
-		}
-		for (; i < count; i++) {
-			struct gb_cell *e = h0 + col[rows[i]];
-			e->g += ord[i].g;
-			e->h += ord[i].h;
-		}
-		for (uint32_t b = 0; b < nb; b++) {
-			out[b].g = h0[b].g + h1[b].g + h2[b].g + h3[b].g;
-			out[b].h = h0[b].h + h1[b].h + h2[b].h + h3[b].h;
-		}
-		return;
-	}
-	memset(out, 0, nb * sizeof(struct gb_cell));
 	for (; i + 4 <= count; i += 4) {
-		struct gb_cell *e0 = out + col[rows[i]];
-		struct gb_cell *e1 = out + col[rows[i + 1]];
-		struct gb_cell *e2 = out + col[rows[i + 2]];
-		struct gb_cell *e3 = out + col[rows[i + 3]];
+		struct gb_cell *e0 = h0 + col[rows[i]];
+		struct gb_cell *e1 = h1 + col[rows[i + 1]];
+		struct gb_cell *e2 = h2 + col[rows[i + 2]];
+		struct gb_cell *e3 = h3 + col[rows[i + 3]];
 		e0->g += ord[i].g;
 		e0->h += ord[i].h;
 		e1->g += ord[i + 1].g;
@@ -443,10 +409,40 @@ hist_feature(const uint8_t *col, uint32_t nb, const uint32_t *rows,
 		e3->h += ord[i + 3].h;
 	}
 	for (; i < count; i++) {
-		struct gb_cell *e = out + col[rows[i]];
+		struct gb_cell *e = h0 + col[rows[i]];
 		e->g += ord[i].g;
 		e->h += ord[i].h;
 	}
+}
+
+/*
+ * One feature's cells over the node's rows: out[bin] gets the sums of
+ * ord[i] over the rows i whose bin is bin.  A feature of few bins is
+ * summed in four copies added up at the end, so back-to-back rows of
+ * one bin do not wait on each other's stores; exact integer sums, so
+ * the copies change no bit.
+ */
+static void
+hist_feature(const uint8_t *col, uint32_t nb, const uint32_t *rows,
+	     const struct gb_cell *ord, size_t count, struct gb_cell *out,
+	     struct gb_cell *copies)
+{
+	if (nb <= GB_FEW_BINS && count >= GB_COPIES_MIN_ROWS) {
+		struct gb_cell *h0 = copies, *h1 = copies + GB_COPY_STRIDE;
+		struct gb_cell *h2 = copies + 2 * GB_COPY_STRIDE;
+		struct gb_cell *h3 = copies + 3 * GB_COPY_STRIDE;
+		for (int c = 0; c < GB_COPIES; c++)
+			memset(copies + c * GB_COPY_STRIDE, 0,
+			       nb * sizeof(struct gb_cell));
+		hist_add(col, rows, ord, count, h0, h1, h2, h3);
+		for (uint32_t b = 0; b < nb; b++) {
+			out[b].g = h0[b].g + h1[b].g + h2[b].g + h3[b].g;
+			out[b].h = h0[b].h + h1[b].h + h2[b].h + h3[b].h;
+		}
+		return;
+	}
+	memset(out, 0, nb * sizeof(struct gb_cell));
+	hist_add(col, rows, ord, count, out, out, out, out);
 }
 
 /*
