@@ -82,7 +82,7 @@ help:
 	@echo 'make check-reasons  reasons of every model kind on every case of the German sample (MLP: ~10 min; not part of check)'
 	@echo 'make cli-tests    CLI tests only'
 	@echo 'make check-determinism  strict training under four compilers/flags and thread counts'
-	@echo 'make check-arm64  the golden digests on arm64: cross-built (gcc -O0/-O2/-O3), run under qemu-user'
+	@echo 'make check-arm64  the golden digests on arm64 (cross-built gcc -O0/-O2/-O3, qemu-user); a store made here audited there'
 	@echo 'make check-flips  flip bits 0 and 7 of every byte of a small store: every live flip detected, no crash'
 	@echo 'make check-fleet  a single-node Slurm cluster runs contrib/slurm/: an 8-task array and the import (needs fleet-deps)'
 	@echo 'make fleet-deps   install slurm-wlm and munge (as root) or print the command; not part of deps'
@@ -280,7 +280,9 @@ check-determinism: $(BIN)
 
 # arm64: cross-built (gcc -O0, -O2, -O3) against Debian's arm64 libraries
 # through multiarch, run under qemu-user; every golden digest, ABI 1 and
-# trees.  Not part of check (minutes under emulation).
+# trees; then a store made here is audited there (tests/cross-audit.sh):
+# bit-identical, every case's score the same.  Not part of check
+# (minutes under emulation).
 ARM64_PKGS = gcc-aarch64-linux-gnu qemu-user libc6-dev:arm64 libsodium-dev:arm64 \
              liblmdb-dev:arm64 libzstd-dev:arm64 libyaml-dev:arm64 libopenblas-dev:arm64
 arm64-deps: | $(BUILD)/.deps-ok
@@ -300,8 +302,9 @@ arm64-deps: | $(BUILD)/.deps-ok
 	  fi; \
 	fi
 
-check-arm64: arm64-deps
+check-arm64: arm64-deps $(BIN)
 	$(Q)RBA_DET_BUILDS='arm64-O0 arm64-O2 arm64-O3' sh tests/determinism.sh
+	$(Q)sh tests/cross-audit.sh $(CURDIR)/$(BIN) build/det-arm64-O2/run
 
 check:
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror all $(BUILD)/check_runner
