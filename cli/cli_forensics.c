@@ -21,7 +21,7 @@
 
 int
 cli_fx_snapshot(struct cli_ctx *ctx, const struct rba_digest *want,
-		char **files, size_t nfiles, uint8_t **buf, size_t *n)
+		char *const *files, size_t nfiles, uint8_t **buf, size_t *n)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 	struct rba_detail d;
@@ -121,9 +121,40 @@ render_sweep(const struct cli_sweep *s, unsigned jobs, struct rba_buf *b)
 	rba_buf_printf(b, "\n}\n");
 }
 
+void
+cli_fx_opts_init(struct cli_fx_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->jobs = 1;
+}
+
+int
+cli_fx_opt(struct cli_ctx *ctx, int argc, char **argv, int *i,
+	   struct cli_fx_opts *o)
+{
+	const char *v;
+	int r;
+
+	if ((r = cli_opt_value(argc, argv, i, "--seeds", &v)) != 0) {
+		if (r < 0)
+			return cli_usage(ctx, "--seeds needs A-B");
+		o->seeds = v;
+	} else if ((r = cli_opt_value(argc, argv, i, "-j", &v)) != 0) {
+		if (r < 0 || cli_parse_u64(v, FX_MAX_JOBS, &o->jobs) || !o->jobs)
+			return cli_usage(ctx, "-j is 1 to %u", FX_MAX_JOBS);
+	} else if ((r = cli_opt_value(argc, argv, i, "--snapshot", &v)) != 0) {
+		if (r < 0 || o->nsnaps == CLI_FX_MAX_SNAPS)
+			return cli_usage(ctx, "--snapshot needs a file");
+		o->snaps[o->nsnaps++] = (char *)v;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 int
 cli_sweep_run(struct cli_ctx *ctx, const struct pins *p, const uint64_t *seeds,
-	      size_t n, unsigned jobs, char **snaps, size_t nsnaps,
+	      size_t n, unsigned jobs, char *const *snaps, size_t nsnaps,
 	      const char *label, struct cli_sweep *out)
 {
 	struct rba_detail d;

@@ -15,7 +15,6 @@
 #include "audit/forensics.h"
 #include "cli/commands.h"
 
-#define MAX_SNAPS 8
 
 struct bctx {
 	struct cli_ctx *ctx;
@@ -25,9 +24,7 @@ struct bctx {
 	size_t n;
 	const uint64_t *seeds;
 	size_t nseeds;
-	unsigned jobs;
-	char **snaps;
-	size_t nsnaps;
+	const struct cli_fx_opts *o;
 	unsigned evals;
 };
 
@@ -48,8 +45,8 @@ evaluate(struct bctx *b, const unsigned char *pick, const char *label,
 		       label, d.reason);
 		return 0;
 	}
-	if (cli_sweep_run(b->ctx, p, b->seeds, b->nseeds, b->jobs, b->snaps,
-			  b->nsnaps, label, &sw)) {
+	if (cli_sweep_run(b->ctx, p, b->seeds, b->nseeds, (unsigned)b->o->jobs,
+			  b->o->snaps, b->o->nsnaps, label, &sw)) {
 		policy_pins_free(p);
 		return -1;
 	}
@@ -67,10 +64,10 @@ evaluate(struct bctx *b, const unsigned char *pick, const char *label,
 int
 cmd_bisect(struct cli_ctx *ctx, int argc, char **argv)
 {
-	const char *args[2] = { NULL, NULL }, *gate = NULL, *seeds_s = NULL, *v;
-	char *snaps[MAX_SNAPS];
-	size_t nsnaps = 0, nargs = 0, nseeds = 0, nedits = 0;
-	uint64_t *seeds = NULL, jobs = 1;
+	const char *args[2] = { NULL, NULL }, *gate = NULL, *v;
+	size_t nargs = 0, nseeds = 0, nedits = 0;
+	uint64_t *seeds = NULL;
+	struct cli_fx_opts o;
 	struct pins *pa = NULL, *pb = NULL;
 	struct fx_edit *edits = NULL;
 	struct fx_gate g;
@@ -80,22 +77,15 @@ cmd_bisect(struct cli_ctx *ctx, int argc, char **argv)
 
 	if (cli_wants_help(ctx, argc, argv))
 		return 0;
+	cli_fx_opts_init(&o);
 	for (int i = 1; i < argc; i++) {
 		if ((r = cli_opt_value(argc, argv, &i, "--gate", &v)) != 0) {
 			if (r < 0)
 				return cli_usage(ctx, "--gate needs a file");
 			gate = v;
-		} else if ((r = cli_opt_value(argc, argv, &i, "--seeds", &v)) != 0) {
-			if (r < 0)
-				return cli_usage(ctx, "--seeds needs A-B");
-			seeds_s = v;
-		} else if ((r = cli_opt_value(argc, argv, &i, "-j", &v)) != 0) {
-			if (r < 0 || cli_parse_u64(v, FX_MAX_JOBS, &jobs) || !jobs)
-				return cli_usage(ctx, "-j is 1 to %u", FX_MAX_JOBS);
-		} else if ((r = cli_opt_value(argc, argv, &i, "--snapshot", &v)) != 0) {
-			if (r < 0 || nsnaps == MAX_SNAPS)
-				return cli_usage(ctx, "--snapshot needs a file");
-			snaps[nsnaps++] = (char *)v;
+		} else if ((r = cli_fx_opt(ctx, argc, argv, &i, &o)) != 0) {
+			if (r != 1)
+				return r;
 		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
 			return cli_usage(ctx, "unknown option '%s'", argv[i]);
 		} else if (nargs < 2) {
@@ -115,12 +105,12 @@ cmd_bisect(struct cli_ctx *ctx, int argc, char **argv)
 		status = cli_fail("invalid pins", args[1], r, &d);
 		goto done;
 	}
-	if (seeds_s == NULL) {
+	if (o.seeds == NULL) {
 		if ((seeds = malloc(sizeof(uint64_t))) == NULL)
 			goto done;
 		seeds[0] = pa->train.seed;
 		nseeds = 1;
-	} else if (fx_seeds_parse(seeds_s, &seeds, &nseeds, &d)) {
+	} else if (fx_seeds_parse(o.seeds, &seeds, &nseeds, &d)) {
 		status = cli_usage(ctx, "--seeds: %s", d.reason);
 		goto done;
 	}
@@ -141,7 +131,7 @@ cmd_bisect(struct cli_ctx *ctx, int argc, char **argv)
 		goto done;
 	{
 		struct bctx b = { ctx, &g, pa, edits, nedits, seeds, nseeds,
-				  (unsigned)jobs, snaps, nsnaps, 0 };
+				  &o, 0 };
 		size_t lo = 0, hi = nedits; /* lo passes, hi fails */
 		double med;
 		char label[64];

@@ -21,7 +21,6 @@
 #include "rebuild/envrec.h"
 #include "store/store.h"
 
-#define MAX_SNAPS 8
 #define DEFAULT_SUCCESS "val_loss.median < 0"
 
 static int
@@ -335,10 +334,10 @@ report(const struct cmp *c)
 int
 cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 {
-	const char *args[2] = { NULL, NULL }, *seeds_s = NULL, *plot = NULL, *v;
-	char *snaps[MAX_SNAPS];
-	size_t nsnaps = 0, nargs = 0, nseeds = 0;
-	uint64_t *seeds = NULL, jobs = 1;
+	const char *args[2] = { NULL, NULL }, *plot = NULL, *v;
+	size_t nargs = 0, nseeds = 0;
+	uint64_t *seeds = NULL;
+	struct cli_fx_opts o;
 	int r, status = 2, declared = 0;
 	struct fx_expr *ex = NULL;
 	struct rba_detail d;
@@ -354,11 +353,11 @@ cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 	c.status = "declared";
 	if (cli_wants_help(ctx, argc, argv))
 		return 0;
+	cli_fx_opts_init(&o);
 	for (int i = 1; i < argc; i++) {
-		if ((r = cli_opt_value(argc, argv, &i, "--seeds", &v)) != 0) {
-			if (r < 0)
-				return cli_usage(ctx, "--seeds needs A-B");
-			seeds_s = v;
+		if ((r = cli_fx_opt(ctx, argc, argv, &i, &o)) != 0) {
+			if (r != 1)
+				return r;
 		} else if ((r = cli_opt_value(argc, argv, &i, "--hypothesis", &v)) != 0) {
 			if (r < 0 || strlen(v) > FX_MAX_HYPOTHESIS)
 				return cli_usage(ctx, "--hypothesis needs a text");
@@ -372,13 +371,6 @@ cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 			c.alpha = r < 0 ? -1 : strtod(v, &e);
 			if (r < 0 || *e != 0 || !(c.alpha > 0 && c.alpha < 1))
 				return cli_usage(ctx, "--alpha is between 0 and 1");
-		} else if ((r = cli_opt_value(argc, argv, &i, "-j", &v)) != 0) {
-			if (r < 0 || cli_parse_u64(v, FX_MAX_JOBS, &jobs) || !jobs)
-				return cli_usage(ctx, "-j is 1 to %u", FX_MAX_JOBS);
-		} else if ((r = cli_opt_value(argc, argv, &i, "--snapshot", &v)) != 0) {
-			if (r < 0 || nsnaps == MAX_SNAPS)
-				return cli_usage(ctx, "--snapshot needs a file");
-			snaps[nsnaps++] = (char *)v;
 		} else if ((r = cli_opt_value(argc, argv, &i, "--plot", &v)) != 0) {
 			if (r < 0)
 				return cli_usage(ctx, "--plot needs a file");
@@ -399,16 +391,16 @@ cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(ctx, "needs BASE and CAND");
 	c.base = args[0];
 	c.cand = args[1];
-	c.seeds = seeds_s;
+	c.seeds = o.seeds;
 	rba_detail_clear(&d);
 	if ((r = fx_expr_parse(c.success, &ex, &d)) != 0)
 		return cli_fail("invalid success expression", c.success, r, &d);
 	if (is_file(args[0]) || is_file(args[1])) {
-		if (seeds_s == NULL) {
+		if (o.seeds == NULL) {
 			fx_expr_free(ex);
 			return cli_usage(ctx, "comparing pins needs --seeds");
 		}
-		if (fx_seeds_parse(seeds_s, &seeds, &nseeds, &d)) {
+		if (fx_seeds_parse(o.seeds, &seeds, &nseeds, &d)) {
 			fx_expr_free(ex);
 			return cli_usage(ctx, "--seeds: %s", d.reason);
 		}
@@ -430,18 +422,18 @@ cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 			fprintf(stderr, "rebuild-audit: declared '%s' before "
 					"the first run\n", c.id);
 		if ((status = cli_sweep_run(ctx, pa, seeds, nseeds,
-					    (unsigned)jobs, snaps, nsnaps,
+					    (unsigned)o.jobs, o.snaps, o.nsnaps,
 					    "baseline", &a)))
 			goto done;
 		c.a = &a;
 		if ((status = cli_sweep_run(ctx, pb, seeds, nseeds,
-					    (unsigned)jobs, snaps, nsnaps,
+					    (unsigned)o.jobs, o.snaps, o.nsnaps,
 					    "candidate", &b)))
 			goto done;
 		c.b = &b;
 	} else {
 		struct store_txn *txn = NULL;
-		if (seeds_s != NULL) {
+		if (o.seeds != NULL) {
 			fx_expr_free(ex);
 			return cli_usage(ctx, "stored sweeps keep their seeds");
 		}

@@ -12,13 +12,12 @@
 #include "common/json.h"
 #include "rebuild/rebuild.h"
 
-#define MAX_SNAPS 8
 
 int
 cmd_evaluate(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *target = NULL, *pins_path = NULL, *v;
-	char *snaps[MAX_SNAPS];
+	char *snaps[CLI_FX_MAX_SNAPS];
 	size_t nsnaps = 0, snap_n = 0, art_n = 0;
 	struct pins *p = NULL;
 	struct rba_detail d;
@@ -39,7 +38,7 @@ cmd_evaluate(struct cli_ctx *ctx, int argc, char **argv)
 				return cli_usage(ctx, "--pins needs a file");
 			pins_path = v;
 		} else if ((r = cli_opt_value(argc, argv, &i, "--snapshot", &v)) != 0) {
-			if (r < 0 || nsnaps == MAX_SNAPS)
+			if (r < 0 || nsnaps == CLI_FX_MAX_SNAPS)
 				return cli_usage(ctx, "--snapshot needs a file");
 			snaps[nsnaps++] = (char *)v;
 		} else if ((r = cli_opt_value(argc, argv, &i, "--subset", &v)) != 0) {

@@ -15,7 +15,6 @@
 #include "common/fileio.h"
 #include "store/store.h"
 
-#define MAX_SNAPS 8
 
 int
 cli_gate_load(const char *path, struct fx_gate *g)
@@ -107,10 +106,9 @@ calibrate(struct cli_ctx *ctx, int argc, char **argv)
 
 /* Common options of validate and check. */
 struct gopts {
-	const char *gate, *target, *seeds_s;
-	char *snaps[MAX_SNAPS];
-	size_t nsnaps;
-	uint64_t jobs, max_alarms;
+	const char *gate, *target;
+	struct cli_fx_opts fx; /* --seeds, -j, --snapshot */
+	uint64_t max_alarms;
 	int has_max, allow;
 };
 
@@ -121,24 +119,15 @@ gate_opts(struct cli_ctx *ctx, int argc, char **argv, struct gopts *o)
 	int r;
 
 	memset(o, 0, sizeof(*o));
-	o->jobs = 1;
+	cli_fx_opts_init(&o->fx);
 	for (int i = 2; i < argc; i++) {
-		if ((r = cli_opt_value(argc, argv, &i, "--seeds", &v)) != 0) {
-			if (r < 0)
-				return cli_usage(ctx, "--seeds needs A-B");
-			o->seeds_s = v;
-		} else if ((r = cli_opt_value(argc, argv, &i, "-j", &v)) != 0) {
-			if (r < 0 || cli_parse_u64(v, FX_MAX_JOBS, &o->jobs) ||
-			    !o->jobs)
-				return cli_usage(ctx, "-j is 1 to %u", FX_MAX_JOBS);
+		if ((r = cli_fx_opt(ctx, argc, argv, &i, &o->fx)) != 0) {
+			if (r != 1)
+				return r;
 		} else if ((r = cli_opt_value(argc, argv, &i, "--max-false-alarms", &v)) != 0) {
 			if (r < 0 || cli_parse_u64(v, FX_MAX_SEEDS, &o->max_alarms))
 				return cli_usage(ctx, "--max-false-alarms needs a count");
 			o->has_max = 1;
-		} else if ((r = cli_opt_value(argc, argv, &i, "--snapshot", &v)) != 0) {
-			if (r < 0 || o->nsnaps == MAX_SNAPS)
-				return cli_usage(ctx, "--snapshot needs a file");
-			o->snaps[o->nsnaps++] = (char *)v;
 		} else if (strcmp(argv[i], "--allow-contract-change") == 0) {
 			o->allow = 1;
 		} else if (argv[i][0] == '-') {
@@ -243,17 +232,17 @@ validate_or_check(struct cli_ctx *ctx, int argc, char **argv, int validate)
 	}
 	if ((r = policy_pins_load(o.target, &p, &d)))
 		return cli_fail("invalid pins", o.target, r, &d);
-	if (o.seeds_s == NULL) {
+	if (o.fx.seeds == NULL) {
 		seeds = malloc(sizeof(uint64_t));
 		if (seeds)
 			seeds[0] = p->train.seed;
 		nseeds = 1;
-	} else if (fx_seeds_parse(o.seeds_s, &seeds, &nseeds, &d)) {
+	} else if (fx_seeds_parse(o.fx.seeds, &seeds, &nseeds, &d)) {
 		policy_pins_free(p);
 		return cli_usage(ctx, "--seeds: %s", d.reason);
 	}
-	if (seeds == NULL || cli_sweep_run(ctx, p, seeds, nseeds, (unsigned)o.jobs,
-					   o.snaps, o.nsnaps, "gate", &sw)) {
+	if (seeds == NULL || cli_sweep_run(ctx, p, seeds, nseeds, (unsigned)o.fx.jobs,
+					   o.fx.snaps, o.fx.nsnaps, "gate", &sw)) {
 		policy_pins_free(p);
 		free(seeds);
 		return 2;

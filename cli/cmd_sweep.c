@@ -13,7 +13,6 @@
 #include "cli/commands.h"
 #include "common/json.h"
 
-#define MAX_SNAPS 8
 
 static void
 print_stats(const struct cli_sweep *s, int json)
@@ -79,10 +78,10 @@ print_stats(const struct cli_sweep *s, int json)
 int
 cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
 {
-	const char *pins_path = NULL, *seeds_s = NULL, *plot = NULL, *v;
-	char *snaps[MAX_SNAPS];
-	size_t nsnaps = 0, nseeds = 0;
-	uint64_t *seeds = NULL, jobs = 1;
+	const char *pins_path = NULL, *plot = NULL, *v;
+	size_t nseeds = 0;
+	uint64_t *seeds = NULL;
+	struct cli_fx_opts o;
 	struct pins *p = NULL;
 	struct rba_detail d;
 	struct cli_sweep sw;
@@ -90,20 +89,11 @@ cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
 
 	if (cli_wants_help(ctx, argc, argv))
 		return 0;
+	cli_fx_opts_init(&o);
 	for (int i = 1; i < argc; i++) {
-		if ((r = cli_opt_value(argc, argv, &i, "--seeds", &v)) != 0) {
-			if (r < 0)
-				return cli_usage(ctx, "--seeds needs A-B");
-			seeds_s = v;
-		} else if ((r = cli_opt_value(argc, argv, &i, "-j", &v)) != 0) {
-			if (r < 0 || cli_parse_u64(v, FX_MAX_JOBS, &jobs) ||
-			    jobs == 0)
-				return cli_usage(ctx, "-j is 1 to %u",
-						 FX_MAX_JOBS);
-		} else if ((r = cli_opt_value(argc, argv, &i, "--snapshot", &v)) != 0) {
-			if (r < 0 || nsnaps == MAX_SNAPS)
-				return cli_usage(ctx, "--snapshot needs a file");
-			snaps[nsnaps++] = (char *)v;
+		if ((r = cli_fx_opt(ctx, argc, argv, &i, &o)) != 0) {
+			if (r != 1)
+				return r;
 		} else if ((r = cli_opt_value(argc, argv, &i, "--plot", &v)) != 0) {
 			if (r < 0)
 				return cli_usage(ctx, "--plot needs a file");
@@ -118,17 +108,17 @@ cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
 			return cli_usage(ctx, "one pins file, please");
 		}
 	}
-	if (pins_path == NULL || seeds_s == NULL)
+	if (pins_path == NULL || o.seeds == NULL)
 		return cli_usage(ctx, "needs a pins file and --seeds");
 	rba_detail_clear(&d);
-	if (fx_seeds_parse(seeds_s, &seeds, &nseeds, &d))
+	if (fx_seeds_parse(o.seeds, &seeds, &nseeds, &d))
 		return cli_usage(ctx, "--seeds: %s", d.reason);
 	if ((r = policy_pins_load(pins_path, &p, &d)) != 0) {
 		free(seeds);
 		return cli_fail("invalid pins", pins_path, r, &d);
 	}
-	status = cli_sweep_run(ctx, p, seeds, nseeds, (unsigned)jobs, snaps,
-			       nsnaps, "sweep", &sw);
+	status = cli_sweep_run(ctx, p, seeds, nseeds, (unsigned)o.jobs, o.snaps,
+			       o.nsnaps, "sweep", &sw);
 	if (status == 0) {
 		print_stats(&sw, ctx->json);
 		if (plot != NULL && (r = cli_plot_svg(plot, &sw, NULL)) != 0)

@@ -162,12 +162,29 @@ int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 
 /* ---- forensics (cli_forensics.c) ---- */
 struct rebuild_runrec;
+/* The options of the commands that train at seeds (sweep, compare,
+ * gate validate/check, bisect). */
+#define CLI_FX_MAX_SNAPS 8
+struct cli_fx_opts {
+	const char *seeds;		 /* --seeds A-B, as given; NULL */
+	uint64_t jobs;			 /* -j N, 1 to FX_MAX_JOBS; 1 */
+	char *snaps[CLI_FX_MAX_SNAPS];	 /* --snapshot FILE, repeatable */
+	size_t nsnaps;
+};
+/* Sets o to its defaults. */
+void cli_fx_opts_init(struct cli_fx_opts *o);
+/*
+ * Takes argv[*i] (and its value, advancing *i) into o when it is one of
+ * those options: 1; 0 when it is not; 2 after a usage diagnostic.
+ */
+int cli_fx_opt(struct cli_ctx *ctx, int argc, char **argv, int *i,
+	       struct cli_fx_opts *o);
 /*
  * The snapshot of digest want: the first of files whose bytes hash to
  * it, else the store's blob.  *buf malloc'd.  0, or 2 after a diagnostic.
  */
 int cli_fx_snapshot(struct cli_ctx *ctx, const struct rba_digest *want,
-		    char **files, size_t nfiles, uint8_t **buf, size_t *n);
+		    char *const *files, size_t nfiles, uint8_t **buf, size_t *n);
 /* A sweep: kept (cli_sweep_run) or read back (cli_sweep_load). */
 struct cli_sweep {
 	char id[161]; /* AUDIT_RUN_ID_SIZE */
@@ -188,7 +205,7 @@ struct cli_sweep {
  * sweep record in one write transaction.  0, or 2 after a diagnostic.
  */
 int cli_sweep_run(struct cli_ctx *ctx, const struct pins *p,
-		  const uint64_t *seeds, size_t n, unsigned jobs, char **snaps,
+		  const uint64_t *seeds, size_t n, unsigned jobs, char *const *snaps,
 		  size_t nsnaps, const char *label, struct cli_sweep *out);
 /* Reads the sweep record id and its runs.  0, or 2 after a diagnostic. */
 int cli_sweep_load(struct cli_ctx *ctx, struct store_txn *txn, const char *id,

@@ -50,7 +50,7 @@ out_has '(canonical)'
 CANON=$(sed -n 's/^eval fingerprint *//p' out)
 LOSS=$(sed -n 's/^val_loss *//p' out)
 REC=$($RBA runs show "$(echo "$ids" | head -1 | sed 's/s3@/s3@/')" --json | sed -n 's/.*"eval_fingerprint": "\([^"]*\)".*/\1/p')
-$RBA train $P --record r0.json > /dev/null
+$RBA -q train $P --record r0.json > /dev/null
 ok "E6: canonical evaluate = the run record's val_loss" \
 	awk -v l="$LOSS" '/"final"/ { sub(/.*"val_loss": /, ""); sub(/,.*/, ""); if ($0 + 0 != l + 0) exit 1 }' r0.json
 for opt in "--dropout on" "--subset 500" "--input-scale 1.15" "--reduction sum"; do
