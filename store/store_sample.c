@@ -486,11 +486,14 @@ extra_chunk(struct store_txn *txn, const char *version, uint32_t nchunks,
 	return rc == RBA_E_NOTFOUND ? 0 : rc;
 }
 
-/* The chunk-list record of version: its digests hash to list. */
+/*
+ * The chunk-list record of version: nchunks digests that hash to list.
+ * 0 with *digests pointing at them (valid for the transaction).
+ */
 static int
 list_record_check(struct store_txn *txn, const char *version,
 		  uint32_t nchunks, const struct rba_digest *list,
-		  struct rba_detail *d)
+		  const uint8_t **digests, struct rba_detail *d)
 {
 	uint8_t key[SAMPLE_KEY_MAX];
 	size_t klen = store_sample_key(version, SK_LIST, 0, NULL, key);
@@ -510,7 +513,8 @@ list_record_check(struct store_txn *txn, const char *version,
 	rba_digest_bytes(p + 2, v.mv_size - 2, &got);
 	if (!rba_digest_equal(&got, list))
 		return sample_tampered(d, version,
-				       "chunk list does not match its record");
+				       "chunk digests do not match its record");
+	*digests = p + 2;
 	return 0;
 }
 
@@ -523,6 +527,7 @@ store_sample_read(struct store_txn *txn, const char *version,
 	struct store_sample_info s;
 	struct store_chunk c;
 	struct rba_digest list, got;
+	const uint8_t *digests;
 	struct rba_hasher whole, lh;
 	struct store_hashjob hj;
 	ZSTD_DCtx *dctx = NULL;
@@ -582,7 +587,8 @@ store_sample_read(struct store_txn *txn, const char *version,
 	}
 	/* The list record (what a one-chunk read checks against) must be
 	 * the list of the chunks just read. */
-	if ((rc = list_record_check(txn, version, s.chunks, &list, d)) != 0)
+	if ((rc = list_record_check(txn, version, s.chunks, &list, &digests,
+				    d)) != 0)
 		goto out;
 	rba_hasher_final(&whole, &got);
 	if (!rba_digest_equal(&got, &s.digest))
@@ -650,27 +656,13 @@ check_in_list(struct store_txn *txn, const char *version, uint32_t nchunks,
 	      uint32_t chunk_no, const struct rba_digest *list,
 	      const struct store_chunk *c, struct rba_detail *d)
 {
-	uint8_t key[SAMPLE_KEY_MAX];
-	size_t klen = store_sample_key(version, SK_LIST, 0, NULL, key);
-	const uint8_t *p;
-	struct rba_digest got;
-	MDB_val v;
-	int rc = store_get(txn, DB_SAMPLES, key, klen, &v, d);
+	const uint8_t *digests;
+	int rc = list_record_check(txn, version, nchunks, list, &digests, d);
 
-	if (rc == RBA_E_NOTFOUND)
-		return sample_tampered(d, version, "has no chunk list");
 	if (rc != 0)
 		return rc;
-	p = v.mv_data;
-	if (v.mv_size != 2 + (size_t)nchunks * RBA_DIGEST_LEN ||
-	    p[0] != TAG_SAMPLE_LIST || p[1] != STORE_FORMAT)
-		return sample_tampered(d, version, "has a malformed chunk list");
-	rba_digest_bytes(p + 2, v.mv_size - 2, &got);
-	if (!rba_digest_equal(&got, list))
-		return sample_tampered(d, version,
-				       "chunk digests do not match its record");
-	memcpy(got.b, p + 2 + (size_t)chunk_no * RBA_DIGEST_LEN, RBA_DIGEST_LEN);
-	if (memcmp(got.b, c->digest, RBA_DIGEST_LEN) != 0)
+	if (memcmp(digests + (size_t)chunk_no * RBA_DIGEST_LEN, c->digest,
+		   RBA_DIGEST_LEN) != 0)
 		return sample_tampered(d, version,
 				       "chunk %u does not match its record",
 				       chunk_no);
