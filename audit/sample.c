@@ -659,6 +659,31 @@ dec_codes(struct dec *x, size_t n, uint32_t limit, int max_width,
 }
 
 /*
+ * Starts x on the n bytes at p and reads the chunk's header: tag, format,
+ * a case count of 1 to SAMPLE_CHUNK_CASES, and the column and score
+ * counts.  0, or dec_fail's error.
+ */
+static int
+dec_header(struct dec *x, const uint8_t *p, size_t n, struct rba_detail *d,
+	   uint32_t *ncases, uint32_t *ncols, uint32_t *nscores)
+{
+	x->base = p;
+	x->d = d;
+	rba_cursor_init(&x->c, p, n);
+	if (rba_cursor_u8(&x->c) != SAMPLE_CHUNK_TAG)
+		return dec_fail(x, "bad type tag", NULL);
+	if (rba_cursor_u8(&x->c) != SAMPLE_CHUNK_FORMAT)
+		return dec_fail(x, "unknown format version", NULL);
+	*ncases = rba_cursor_u32(&x->c);
+	*ncols = rba_cursor_u32(&x->c);
+	*nscores = rba_cursor_u32(&x->c);
+	if (!rba_cursor_ok(&x->c) || *ncases == 0 ||
+	    *ncases > SAMPLE_CHUNK_CASES)
+		return dec_fail(x, "bad case count", NULL);
+	return 0;
+}
+
+/*
  * The decoder of both entry points: every byte of the chunk is checked
  * either way; with only_id, just that case is kept (a one-case chunk:
  * ncases 1, each dictionary reduced to the case's entry).
@@ -674,18 +699,8 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 	uint32_t ncases, k, ns, ndec, keep, at = 0;
 	int err;
 
-	x.base = p;
-	x.d = d;
-	rba_cursor_init(&x.c, p, n);
-	if (rba_cursor_u8(&x.c) != SAMPLE_CHUNK_TAG)
-		return dec_fail(&x, "bad type tag", NULL);
-	if (rba_cursor_u8(&x.c) != SAMPLE_CHUNK_FORMAT)
-		return dec_fail(&x, "unknown format version", NULL);
-	ncases = rba_cursor_u32(&x.c);
-	k = rba_cursor_u32(&x.c);
-	ns = rba_cursor_u32(&x.c);
-	if (!rba_cursor_ok(&x.c) || ncases == 0 || ncases > SAMPLE_CHUNK_CASES)
-		return dec_fail(&x, "bad case count", NULL);
+	if ((err = dec_header(&x, p, n, d, &ncases, &k, &ns)) != 0)
+		return err;
 	if (k != ncols || ns != nscores)
 		return dec_fail(&x, "column or score count",
 				"disagrees with the layout");
@@ -844,21 +859,12 @@ sample_chunk_ids(const uint8_t *p, size_t n, const char **ids,
 		 uint32_t *ncases, struct rba_detail *d)
 {
 	struct dec x;
-	uint32_t count;
+	uint32_t count, k, ns;
+	int err;
 
 	*ncases = 0;
-	x.base = p;
-	x.d = d;
-	rba_cursor_init(&x.c, p, n);
-	if (rba_cursor_u8(&x.c) != SAMPLE_CHUNK_TAG)
-		return dec_fail(&x, "bad type tag", NULL);
-	if (rba_cursor_u8(&x.c) != SAMPLE_CHUNK_FORMAT)
-		return dec_fail(&x, "unknown format version", NULL);
-	count = rba_cursor_u32(&x.c);
-	(void)rba_cursor_u32(&x.c);
-	(void)rba_cursor_u32(&x.c);
-	if (!rba_cursor_ok(&x.c) || count == 0 || count > SAMPLE_CHUNK_CASES)
-		return dec_fail(&x, "bad case count", NULL);
+	if ((err = dec_header(&x, p, n, d, &count, &k, &ns)) != 0)
+		return err;
 	*ncases = count;
 	return dec_strings(&x, count, ids, 1, STORE_CASE_ID_MAX, "case ids", NULL);
 }
