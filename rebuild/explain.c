@@ -688,18 +688,6 @@ ts_expected(const struct rebuild_tree_node *nodes, uint32_t i)
 	       wr * ts_expected(nodes, nodes[i].right);
 }
 
-static uint32_t
-ts_depth(const struct rebuild_tree_node *nodes, uint32_t i)
-{
-	uint32_t l, r;
-
-	if (nodes[i].feature == REBUILD_TREE_LEAF)
-		return 0;
-	l = ts_depth(nodes, nodes[i].left);
-	r = ts_depth(nodes, nodes[i].right);
-	return 1 + (l > r ? l : r);
-}
-
 static int
 explain_trees(const struct artifact *a, const float *x, const uint32_t *f0,
 	      struct explain_result *r)
@@ -713,7 +701,7 @@ explain_trees(const struct artifact *a, const float *x, const uint32_t *f0,
 	size_t plen;
 
 	for (uint32_t tr = g; tr < fo->ntrees; tr += K) {
-		uint32_t dd = ts_depth(fo->nodes, fo->tree_start[tr]);
+		uint32_t dd = rebuild_tree_depth(fo->nodes, fo->tree_start[tr]);
 		if (dd > maxd)
 			maxd = dd;
 	}

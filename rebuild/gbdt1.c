@@ -1374,18 +1374,6 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 	}
 }
 
-static uint32_t
-tree_depth(const struct rebuild_tree_node *nodes, uint32_t i)
-{
-	uint32_t l, r;
-
-	if (nodes[i].feature == REBUILD_TREE_LEAF)
-		return 0;
-	l = tree_depth(nodes, nodes[i].left);
-	r = tree_depth(nodes, nodes[i].right);
-	return 1 + (l > r ? l : r);
-}
-
 /* Fills complete position p (at level, of depth d) from node i. */
 static void
 fill_full(struct gb_sparse *s, const struct gb_stree *tr,
@@ -1442,7 +1430,7 @@ gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 		s->x[i] = GB_KEY_ZERO;
 	for (uint32_t t = 0; t < f->ntrees; t++) {
 		struct gb_stree *tr = &s->tree[t];
-		tr->depth = tree_depth(f->nodes, f->tree_start[t]);
+		tr->depth = rebuild_tree_depth(f->nodes, f->tree_start[t]);
 		tr->full = tr->depth <= GB_FULL_DEPTH;
 		if (tr->full) {
 			tr->at = nfull;

@@ -459,3 +459,15 @@ out:
 	free(pos);
 	return err;
 }
+
+uint32_t
+rebuild_tree_depth(const struct rebuild_tree_node *nodes, uint32_t i)
+{
+	uint32_t l, r;
+
+	if (nodes[i].feature == REBUILD_TREE_LEAF)
+		return 0;
+	l = rebuild_tree_depth(nodes, nodes[i].left);
+	r = rebuild_tree_depth(nodes, nodes[i].right);
+	return 1 + (l > r ? l : r);
+}

@@ -101,6 +101,9 @@ struct rebuild_tree_node {
  * edges of feature f are edges[edge_start[f] .. edge_start[f + 1]),
  * strictly ascending: a feature with no edges is never split on.
  */
+/* The depth of the subtree at node i (a leaf: 0). */
+uint32_t rebuild_tree_depth(const struct rebuild_tree_node *nodes, uint32_t i);
+
 struct rebuild_forest {
 	uint32_t nfeatures, nclasses, ngroups;
 	float *base;	       /* ngroups */
