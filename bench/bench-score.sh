@@ -18,9 +18,7 @@ trap 'rm -rf "$dir"' EXIT INT TERM
 runs=5
 
 for n in 100000 1000000; do
-	awk -v n=$n -F, 'NR == 1 { print; next } { row[NR - 1] = substr($0, index($0, ",") + 1); m = NR - 1 }
-		END { for (i = 0; i < n; i++) print (i + 1) "," row[i % m + 1] }' \
-		"$top/fixtures/german-credit.csv" > "$dir/cases-$n.csv"
+	german_cases $n "$dir/cases-$n.csv"
 done
 for model in mlp logistic; do
 	"$bin" train "$top/fixtures/pins/german-categorical-$model.yaml" \

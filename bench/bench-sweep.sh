@@ -19,7 +19,8 @@ P="$top/fixtures/pins/synth-chapter.yaml"
 "$bin" snapshot synth -o "$tmp/s.csv" > /dev/null || exit 2
 "$bin" snapshot add "$tmp/s.csv" > /dev/null || exit 2
 now_ns() { date +%s%N; }
-med() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+. "$top/bench/lib.sh"
+med() { median < "$1"; }
 : > "$tmp/one"; : > "$tmp/sweep"; : > "$tmp/inproc"
 i=0
 while [ $i -lt "$runs" ]; do

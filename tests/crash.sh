@@ -39,14 +39,8 @@ problem() {
 }
 
 # The store and what it is known to hold.
-$S init > /dev/null || exit 2
-$S snapshot add "$FIX/german-credit-numeric.csv" > /dev/null || exit 2
-$S register "$FIX/pins/$V.yaml" --policy "$FIX/policy/credit.yaml" > /dev/null 2>&1 || exit 2
-head -n 201 "$FIX/german-credit-numeric.csv" > cases-a.csv
-head -n 301 "$FIX/german-credit-numeric.csv" > cases-b.csv
-$S sample add $V cases-a.csv > /dev/null || exit 2
-$S audit $V > /dev/null || exit 2
-$RBA keygen -o k > /dev/null || exit 2
+. "$top/tests/store-seed.sh"
+store_seed "$S"
 $S version export-artifact $V ref.bin || exit 2
 keysize=$(wc -c < k.key)
 pubsize=$(wc -c < k.pub)

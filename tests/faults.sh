@@ -29,14 +29,8 @@ cd "$w" || exit 2
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:verify_asan_link_order=0}
 
 S="$RBA -S base"
-$S init > /dev/null || exit 2
-$S snapshot add "$FIX/german-credit-numeric.csv" > /dev/null || exit 2
-$S register "$FIX/pins/$V.yaml" --policy "$FIX/policy/credit.yaml" > /dev/null 2>&1 || exit 2
-head -n 201 "$FIX/german-credit-numeric.csv" > cases-a.csv
-head -n 301 "$FIX/german-credit-numeric.csv" > cases-b.csv
-$S sample add $V cases-a.csv > /dev/null || exit 2
-$S audit $V > /dev/null || exit 2
-$RBA keygen -o k > /dev/null || exit 2
+. "$top/tests/store-seed.sh"
+store_seed "$S"
 sed "s/^version: .*/version: newv/" "$FIX/pins/$V.yaml" > newv.yaml
 awk 'BEGIN { print "id,x,label"; for (i = 0; i < 80000; i++) printf "%d,%d.5,c%d\n", i, i, i % 7 }' > big.csv
 bigd=$(sha256sum big.csv | cut -c 1-64)
