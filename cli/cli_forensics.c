@@ -122,6 +122,17 @@ render_sweep(const struct cli_sweep *s, unsigned jobs, struct rba_buf *b)
 }
 
 void
+cli_sweep_loss_stat(const struct cli_sweep *s, struct fx_stat *st)
+{
+	double *x = calloc(s->n ? s->n : 1, sizeof(double));
+
+	for (size_t i = 0; x != NULL && i < s->n; i++)
+		x[i] = s->runs[i].eval_loss;
+	fx_stat_compute(x, x != NULL ? s->n : 0, st);
+	free(x);
+}
+
+void
 cli_fx_opts_init(struct cli_fx_opts *o)
 {
 	memset(o, 0, sizeof(*o));

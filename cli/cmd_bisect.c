@@ -37,7 +37,6 @@ evaluate(struct bctx *b, const unsigned char *pick, const char *label,
 	struct rba_detail d;
 	struct cli_sweep sw;
 	struct fx_stat st;
-	double *x;
 
 	rba_detail_clear(&d);
 	if (fx_edits_apply(b->base, b->edits, b->n, pick, &p, &d)) {
@@ -51,11 +50,7 @@ evaluate(struct bctx *b, const unsigned char *pick, const char *label,
 		return -1;
 	}
 	policy_pins_free(p);
-	x = calloc(sw.n, sizeof(double));
-	for (size_t i = 0; x && i < sw.n; i++)
-		x[i] = sw.runs[i].eval_loss;
-	fx_stat_compute(x, x ? sw.n : 0, &st);
-	free(x);
+	cli_sweep_loss_stat(&sw, &st);
 	cli_sweep_release(&sw);
 	*median = st.median;
 	return fx_gate_pass(b->g, st.median);

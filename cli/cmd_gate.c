@@ -44,7 +44,6 @@ calibrate(struct cli_ctx *ctx, int argc, char **argv)
 	struct fx_gate g;
 	struct fx_stat st;
 	struct rba_buf b;
-	double *x;
 	int r, err;
 
 	for (int i = 2; i < argc; i++) {
@@ -75,11 +74,7 @@ calibrate(struct cli_ctx *ctx, int argc, char **argv)
 		return 2;
 	memset(&g, 0, sizeof(g));
 	g.metric = FX_VAL_LOSS;
-	x = calloc(sw.n, sizeof(double));
-	for (size_t i = 0; x && i < sw.n; i++)
-		x[i] = sw.runs[i].eval_loss;
-	fx_stat_compute(x, x ? sw.n : 0, &st);
-	free(x);
+	cli_sweep_loss_stat(&sw, &st);
 	g.k = k;
 	g.median = st.median;
 	g.spread = st.spread;
@@ -194,7 +189,6 @@ validate_or_check(struct cli_ctx *ctx, int argc, char **argv, int validate)
 			return cli_fail("cannot check", o.target, r, &d);
 		}
 		if (strstr((const char *)t, "\"rebuild-audit/sweep/v1\"")) {
-			double *x;
 			struct fx_stat s;
 			free(t);
 			r = cli_sweep_load(ctx, txn, o.target, &sw);
@@ -205,11 +199,7 @@ validate_or_check(struct cli_ctx *ctx, int argc, char **argv, int validate)
 				cli_sweep_release(&sw);
 				return 2;
 			}
-			x = calloc(sw.n, sizeof(double));
-			for (size_t i = 0; x && i < sw.n; i++)
-				x[i] = sw.runs[i].eval_loss;
-			fx_stat_compute(x, x ? sw.n : 0, &s);
-			free(x);
+			cli_sweep_loss_stat(&sw, &s);
 			cli_sweep_release(&sw);
 			val = s.median;
 		} else {

@@ -211,6 +211,9 @@ int cli_sweep_run(struct cli_ctx *ctx, const struct pins *p,
 int cli_sweep_load(struct cli_ctx *ctx, struct store_txn *txn, const char *id,
 		   struct cli_sweep *out);
 void cli_sweep_release(struct cli_sweep *s);
+/* The statistics of the sweep's validation losses (NaN without memory). */
+struct fx_stat;
+void cli_sweep_loss_stat(const struct cli_sweep *s, struct fx_stat *st);
 /* Train and validation loss by epoch as a character chart. */
 void cli_curve_print(FILE *f, const struct rebuild_runrec *r);
 /*
