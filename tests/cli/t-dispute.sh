@@ -173,6 +173,11 @@ ok "logged scores: the check is of the model's own score" jq -e '.predicate.disp
 	.score_of == "rescored" and .ok' lg.json
 run 0 $RBA verify lg.json -p k.pub
 run 0 "$JSONSCHEMA" -i lg.json "$DSCHEMA"
+# the score a margin explains, moved and re-signed: verify says no
+jq -c '.predicate.dispute.explanation.score_check.score += 0.001' lg.json > lg2.json
+minisign -S -s k.key -m lg2.json -t "$(sed -n 's/^trusted comment: //p' lg.json.minisig)" > /dev/null 2>&1 < /dev/null
+run 1 $RBA verify lg2.json -p k.pub
+err_has "dispute evidence: the margin does not give the score it explains"
 
 # could not answer
 run 2 $RBA -S st dispute $V no-such-case
