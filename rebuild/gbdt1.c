@@ -62,7 +62,7 @@
 
 #define GB_QSCALE 1073741824.0 /* 2^30 */
 #define GB_QINV 0x1p-30
-#define GB_SCORE_BLOCK 64 /* cases walked side by side by the sparse scorer */
+#define GB_SCORE_BLOCK 80 /* cases walked side by side by the sparse scorer */
 /*
  * A feature with at most GB_FEW_BINS bins gets its histogram summed in
  * GB_COPIES copies, row i into copy i % GB_COPIES, then added up: two
@@ -1161,10 +1161,11 @@ out:
 /*
  * The scorer's copies of the trees, walked GB_SCORE_BLOCK cases side by
  * side without a branch.  A tree of depth D <= GB_FULL_DEPTH is laid
- * out complete: position p has children 2p + 1 and 2p + 2, and a leaf
- * above depth D is repeated into both subtrees below it (its
- * comparisons are then made but cannot matter), so a walk is D steps of
- * index arithmetic ending on one of 2^D leaf slots.  A deeper tree
+ * out complete: the root is position 1, position p has children 2p and
+ * 2p + 1, and a leaf above depth D is repeated into both subtrees below
+ * it (its comparisons are then made but cannot matter), so a walk is D
+ * steps of p = 2p + right, ending on one of the leaf positions 2^D ..
+ * 2^(D+1) - 1.  A deeper tree
  * keeps its nodes, a leaf pointing at itself, and walks its depth in
  * steps too.  Every real comparison decides as the one gb_walk makes
  * on the same floats, so the leaf, and every bit after it, is the same.
@@ -1172,17 +1173,19 @@ out:
  * The block's inputs are feature-major (feature f of case j at f *
  * GB_SCORE_BLOCK + j) and held as order keys (gb_key): x < thr exactly
  * when key(x) < key(thr), so a complete tree's node is one 8-byte word,
- * its threshold's key above its feature's offset f * GB_SCORE_BLOCK,
- * and a step is one load of the node, one of the input and an integer
- * compare.  The cases of a block walk a tree GB_SCORE_LANES at a time,
- * each lane's position in a register, so the lanes' loads overlap; the
- * root, the same for every lane, is read once.  Each case still adds its
- * trees' values in tree order.
+ * the key just below its threshold's (gb_key_below: the input goes right
+ * exactly when its key is above that) over its feature's offset f *
+ * GB_SCORE_BLOCK, and a step is one load of the node, one of the input
+ * and an integer compare whose carry is the step's bit.  The cases of a
+ * block walk a tree GB_SCORE_LANES at a time, each lane's position in a
+ * register, so the lanes' loads overlap; the root, the same for every
+ * lane, is read once.  Each case still adds its trees' values in tree
+ * order.
  */
 #define GB_FULL_DEPTH 8
-#define GB_SCORE_LANES 8
+#define GB_SCORE_LANES 10
 
-/* (key << 32) | feature * GB_SCORE_BLOCK */
+/* (gb_key_below(threshold) << 32) | feature * GB_SCORE_BLOCK */
 typedef uint64_t gb_fnode;
 
 struct gb_snode {
@@ -1210,11 +1213,43 @@ gb_key(float v, int threshold)
 	return u ^ ((0u - (u >> 31)) | 0x80000000u);
 }
 
+/* gb_key(v[i], 0) for i < n into k, GB_VW at a time */
+static void
+gb_keys(const float *v, size_t n, uint32_t *k)
+{
+	const gb_vi sign = { INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN };
+	size_t i;
+
+	_Static_assert(GB_VW == 4, "gb_keys: a sign per lane");
+	for (i = 0; i + GB_VW <= n; i += GB_VW) {
+		gb_vf f = GB_LD(gb_vf, v + i);
+		gb_vi u = (gb_vi)(f + 0.0f); /* -0 is +0 */
+		/* a NaN, unordered with itself, is all ones */
+		*(gb_vi *)(void *)(k + i) = (u ^ ((u >> 31) | sign)) | (f != f);
+	}
+	for (; i < n; i++)
+		k[i] = gb_key(v[i], 0);
+}
+
+/*
+ * The key one below a threshold's: an input key is above it exactly when
+ * it is not below the threshold's.  Input keys are never below
+ * gb_key(-inf) = 0x007fffff, so a NaN threshold (key 0, nothing below
+ * it) stays 0 and every input is above it.
+ */
+static uint32_t
+gb_key_below(float thr)
+{
+	uint32_t k = gb_key(thr, 1);
+
+	return k == 0 ? 0 : k - 1;
+}
+
 struct gb_stree {
 	uint32_t depth;
 	int full;
 	size_t at;   /* full: first position in fnode; else root node */
-	size_t vat;  /* full: first leaf slot in fval */
+	size_t vat;  /* full: fval[vat + c] is the leaf at position c */
 };
 
 struct gb_sparse {
@@ -1231,6 +1266,7 @@ struct gb_sparse {
 	float *mg; /* GB_SCORE_BLOCK x K */
 	float *t;  /* GB_SCORE_BLOCK: gb_softmax2's scratch */
 	uint32_t *rows; /* GB_SCORE_BLOCK x nterms (nterms <= nfeat) */
+	uint32_t *keys; /* the same: the terms' keys */
 };
 
 static void
@@ -1250,35 +1286,73 @@ gb_sparse_free(struct rebuild_sparse *sp)
 	free(s->mg);
 	free(s->t);
 	free(s->rows);
+	free(s->keys);
 	free(s);
 }
 
 /*
  * One step of lane j at position c of a complete tree fn (input keys x
- * of the lane group): right exactly when !(x < thr), as gb_walk goes.
+ * of the lane group, all the block's inputs xall): c = 2c + (below < x),
+ * right exactly when !(x < thr), as gb_walk goes.  GB_RSTEP is the
+ * root's step, its key kr and its feature's inputs xr read once.  On
+ * x86-64 the compare's carry is added by adc, one instruction where a
+ * compiler makes three, and two registers a step leave room for
+ * GB_SCORE_LANES positions.
  */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GB_FSTEP(c, j)                                                         \
+	do {                                                                   \
+		uint64_t q_ = fn[c], o_;                                       \
+		__asm__("movl %k[q], %k[o]\n\t"                                 \
+			"shrq $32, %[q]\n\t"                                    \
+			"cmpl %c[jj]*4(%[xx],%[o],4), %k[q]\n\t"                 \
+			"adcq %[cc], %[cc]"                                    \
+			: [cc] "+r"(c), [q] "+r"(q_), [o] "=&r"(o_)            \
+			: [xx] "r"(x), [jj] "i"(j), "m"(*xall)                 \
+			: "cc");                                               \
+	} while (0)
+#define GB_RSTEP(c, j)                                                         \
+	__asm__("cmpl %1, %2\n\tadcq %0, %0"                                   \
+		: "+r"(c)                                                      \
+		: "m"(xr[j]), "r"(kr)                                          \
+		: "cc")
+#else
 #define GB_FSTEP(c, j)                                                         \
 	do {                                                                   \
 		gb_fnode q_ = fn[c];                                           \
-		(c) = 2 * (c) + 2 -                                            \
-		      (x[(size_t)(uint32_t)q_ + (j)] < (uint32_t)(q_ >> 32));   \
+		(void)xall;                                                    \
+		(c) = 2 * (c) +                                                \
+		      ((uint32_t)(q_ >> 32) < x[(size_t)(uint32_t)q_ + (j)]);   \
 	} while (0)
+#define GB_RSTEP(c, j) ((c) = 2 * (c) + (kr < xr[j]))
+#endif
 
 /*
  * Lanes j0 .. j0 + GB_SCORE_LANES - 1 of the block through complete tree
- * fn of depth d >= 1 with leaf values fv: lane l's value is added to its
- * margin mg[l * K].
+ * fn of depth d >= 1 whose leaf at position c is fv[c]: lane l's leaf
+ * value is added to its margin mg[l * K].
  */
 static inline __attribute__((always_inline)) void
 gb_walk_lanes(const gb_fnode *fn, uint32_t d, const float *fv,
 	      const uint32_t *xs, size_t j0, float *mg, size_t K)
 {
-	const uint32_t *x = xs + j0, *xr = x + (uint32_t)fn[0];
-	uint32_t kr = (uint32_t)(fn[0] >> 32);
-	size_t c0 = 1 + (xr[0] >= kr), c1 = 1 + (xr[1] >= kr);
-	size_t c2 = 1 + (xr[2] >= kr), c3 = 1 + (xr[3] >= kr);
-	size_t c4 = 1 + (xr[4] >= kr), c5 = 1 + (xr[5] >= kr);
-	size_t c6 = 1 + (xr[6] >= kr), c7 = 1 + (xr[7] >= kr);
+	const uint32_t *x = xs + j0, *xr = x + (uint32_t)fn[1];
+	const uint32_t(*xall)[REBUILD_MAX_WIDTH * GB_SCORE_BLOCK] =
+		(const void *)xs;
+	uint32_t kr = (uint32_t)(fn[1] >> 32);
+	size_t c0 = 1, c1 = 1, c2 = 1, c3 = 1, c4 = 1, c5 = 1, c6 = 1, c7 = 1;
+	size_t c8 = 1, c9 = 1;
+
+	GB_RSTEP(c0, 0);
+	GB_RSTEP(c1, 1);
+	GB_RSTEP(c2, 2);
+	GB_RSTEP(c3, 3);
+	GB_RSTEP(c4, 4);
+	GB_RSTEP(c5, 5);
+	GB_RSTEP(c6, 6);
+	GB_RSTEP(c7, 7);
+	GB_RSTEP(c8, 8);
+	GB_RSTEP(c9, 9);
 
 	for (uint32_t step = 1; step < d; step++) {
 		GB_FSTEP(c0, 0);
@@ -1289,8 +1363,9 @@ gb_walk_lanes(const gb_fnode *fn, uint32_t d, const float *fv,
 		GB_FSTEP(c5, 5);
 		GB_FSTEP(c6, 6);
 		GB_FSTEP(c7, 7);
+		GB_FSTEP(c8, 8);
+		GB_FSTEP(c9, 9);
 	}
-	fv -= ((size_t)1 << d) - 1; /* position c is leaf slot c - (2^d - 1) */
 	mg[0 * K] += fv[c0];
 	mg[1 * K] += fv[c1];
 	mg[2 * K] += fv[c2];
@@ -1299,9 +1374,11 @@ gb_walk_lanes(const gb_fnode *fn, uint32_t d, const float *fv,
 	mg[5 * K] += fv[c5];
 	mg[6 * K] += fv[c6];
 	mg[7 * K] += fv[c7];
+	mg[8 * K] += fv[c8];
+	mg[9 * K] += fv[c9];
 }
 
-_Static_assert(GB_SCORE_LANES == 8, "gb_walk_lanes walks 8 lanes");
+_Static_assert(GB_SCORE_LANES == 10, "gb_walk_lanes walks 10 lanes");
 _Static_assert(GB_SCORE_BLOCK % GB_SCORE_LANES == 0,
 	       "a block is whole lane groups");
 
@@ -1313,7 +1390,12 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 	uint32_t K = s->K;
 	uint32_t *xs = s->x;
 	float *mg = s->mg;
+	const size_t nall = (size_t)s->nfeat * GB_SCORE_BLOCK; /* keys in x */
+	const gb_vi zkey = { INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN };
 
+	_Static_assert(GB_VW == 4 && GB_SCORE_BLOCK % GB_VW == 0,
+		       "zkey is GB_VW zero keys; x is whole vectors");
+	_Static_assert(GB_KEY_ZERO == 0x80000000u, "zkey is GB_KEY_ZERO");
 	for (size_t c0 = 0; c0 < ncases; c0 += GB_SCORE_BLOCK) {
 		size_t nb = ncases - c0 < GB_SCORE_BLOCK ? ncases - c0
 							  : GB_SCORE_BLOCK;
@@ -1326,12 +1408,12 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 		 * address waits on a load from far away holds up the loads
 		 * behind it, and the fill would go at memory's pace. */
 		memcpy(s->rows, row + c0 * nterms, nb * nterms * sizeof(uint32_t));
+		gb_keys(tx + c0 * nterms, nb * nterms, s->keys);
 		for (size_t j = 0; j < nb; j++) {
-			const float *t = tx + (c0 + j) * nterms;
 			const uint32_t *r = s->rows + j * nterms;
+			const uint32_t *kj = s->keys + j * nterms;
 			for (size_t k = 0; k < nterms; k++)
-				xs[(size_t)r[k] * GB_SCORE_BLOCK + j] =
-					gb_key(t[k], 0);
+				xs[(size_t)r[k] * GB_SCORE_BLOCK + j] = kj[k];
 		}
 		for (size_t j = 0; j < nl; j++)
 			memcpy(mg + j * K, s->base, K * sizeof(float));
@@ -1342,12 +1424,18 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 				const float *fv = s->fval + tr->vat;
 				if (d == 0) {
 					for (size_t j = 0; j < nb; j++)
-						mg[j * K + g] += fv[0];
+						mg[j * K + g] += fv[1];
 					continue;
 				}
-				for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
-					gb_walk_lanes(s->fnode + tr->at, d, fv, xs, j,
-						      mg + j * K + g, K);
+				if (K == 1) { /* margins at constant offsets */
+					for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
+						gb_walk_lanes(s->fnode + tr->at, d, fv,
+							      xs, j, mg + j, 1);
+				} else {
+					for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
+						gb_walk_lanes(s->fnode + tr->at, d, fv,
+							      xs, j, mg + j * K + g, K);
+				}
 				continue;
 			}
 			for (size_t j = 0; j < nb; j++)
@@ -1366,11 +1454,18 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 			for (size_t j = 0; j < nb; j++)
 				gb_softmax(mg + j * K, K, s->C, s->C,
 					   probs + (c0 + j) * s->C);
-		for (size_t j = 0; j < nb; j++) {
-			const uint32_t *r = s->rows + j * nterms;
-			for (size_t k = 0; k < nterms; k++)
-				xs[(size_t)r[k] * GB_SCORE_BLOCK + j] = GB_KEY_ZERO;
-		}
+		/* back to zero keys: all of them, GB_VW a store, when that
+		 * is the fewer stores */
+		if (nall <= GB_VW * nb * nterms)
+			for (size_t i = 0; i < nall; i += GB_VW)
+				*(gb_vi *)(void *)(xs + i) = zkey;
+		else
+			for (size_t j = 0; j < nb; j++) {
+				const uint32_t *r = s->rows + j * nterms;
+				for (size_t k = 0; k < nterms; k++)
+					xs[(size_t)r[k] * GB_SCORE_BLOCK + j] =
+						GB_KEY_ZERO;
+			}
 	}
 }
 
@@ -1384,15 +1479,15 @@ fill_full(struct gb_sparse *s, const struct gb_stree *tr,
 	int leaf = q->feature == REBUILD_TREE_LEAF;
 
 	if (level == tr->depth) {
-		s->fval[tr->vat + p - (((size_t)1 << tr->depth) - 1)] = q->value;
+		s->fval[tr->vat + p] = q->value;
 		return;
 	}
 	s->fnode[tr->at + p] =
 		leaf ? (uint64_t)GB_KEY_ZERO << 32
-		     : (uint64_t)gb_key(q->threshold, 1) << 32 |
+		     : (uint64_t)gb_key_below(q->threshold) << 32 |
 			       q->feature * GB_SCORE_BLOCK;
-	fill_full(s, tr, nodes, leaf ? i : q->left, 2 * p + 1, level + 1);
-	fill_full(s, tr, nodes, leaf ? i : q->right, 2 * p + 2, level + 1);
+	fill_full(s, tr, nodes, leaf ? i : q->left, 2 * p, level + 1);
+	fill_full(s, tr, nodes, leaf ? i : q->right, 2 * p + 1, level + 1);
 }
 
 static int
@@ -1400,9 +1495,14 @@ gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 {
 	const struct rebuild_forest *f = &m->forest;
 	struct gb_sparse *s;
-	size_t nn = f->tree_start[f->ntrees], nfull = 0, nval = 0;
+	/* leaves sit at positions 2^d .. 2^(d+1) - 1: the unused lead of
+	 * fval keeps each tree's vat = (its first slot) - 2^d at or above 0 */
+	size_t nn = f->tree_start[f->ntrees], nfull = 0;
+	size_t nval = (size_t)1 << GB_FULL_DEPTH;
 
 	*out = NULL;
+	/* the steps' asm reads inputs within REBUILD_MAX_WIDTH features */
+	assert(f->nfeatures <= REBUILD_MAX_WIDTH);
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return RBA_E_NOMEM;
@@ -1421,9 +1521,10 @@ gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	s->mg = malloc((size_t)GB_SCORE_BLOCK * s->K * sizeof(float));
 	s->t = malloc(GB_SCORE_BLOCK * sizeof(float));
 	s->rows = malloc((size_t)GB_SCORE_BLOCK * s->nfeat * sizeof(uint32_t));
+	s->keys = malloc((size_t)GB_SCORE_BLOCK * s->nfeat * sizeof(uint32_t));
 	if (s->base == NULL || s->tree == NULL || s->nodes == NULL ||
 	    s->value == NULL || s->x == NULL || s->mg == NULL || s->t == NULL ||
-	    s->rows == NULL)
+	    s->rows == NULL || s->keys == NULL)
 		goto nomem;
 	memcpy(s->base, f->base, s->K * sizeof(float));
 	for (size_t i = 0; i < (size_t)GB_SCORE_BLOCK * s->nfeat; i++)
@@ -1434,20 +1535,20 @@ gb_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 		tr->full = tr->depth <= GB_FULL_DEPTH;
 		if (tr->full) {
 			tr->at = nfull;
-			tr->vat = nval;
-			nfull += ((size_t)1 << tr->depth) - 1;
+			tr->vat = nval - ((size_t)1 << tr->depth);
+			nfull += (size_t)1 << tr->depth; /* slot 0 unused */
 			nval += (size_t)1 << tr->depth;
 		} else {
 			tr->at = f->tree_start[t];
 		}
 	}
 	s->fnode = malloc((nfull ? nfull : 1) * sizeof(*s->fnode));
-	s->fval = malloc((nval ? nval : 1) * sizeof(float));
+	s->fval = malloc(nval * sizeof(float));
 	if (s->fnode == NULL || s->fval == NULL)
 		goto nomem;
 	for (uint32_t t = 0; t < f->ntrees; t++)
 		if (s->tree[t].full)
-			fill_full(s, &s->tree[t], f->nodes, f->tree_start[t], 0, 0);
+			fill_full(s, &s->tree[t], f->nodes, f->tree_start[t], 1, 0);
 	for (size_t i = 0; i < nn; i++) {
 		const struct rebuild_tree_node *q = &f->nodes[i];
 		struct gb_snode *o = &s->nodes[i];

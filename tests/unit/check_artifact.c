@@ -753,7 +753,7 @@ special_agree(const struct artifact *a)
 	const struct rebuild_forest *f = &a->model.forest;
 	size_t nf = f->nfeatures, C = f->nclasses, nv = 0;
 	float v[64];
-	size_t counts[] = { 1, 7, 8, 9, 64, 65, 203 };
+	size_t counts[] = { 1, 9, 10, 11, 19, 20, 79, 80, 81, 203 };
 
 	v[nv++] = NAN;
 	v[nv++] = -NAN;
@@ -811,7 +811,7 @@ special_agree(const struct artifact *a)
 
 /*
  * A hand-made forest of one tree on 3 inputs whose thresholds are +0,
- * -0, NaN and +inf (the keys' corner cases), after a chain of `chain`
+ * -0, NaN, +inf and -inf (the keys' corner cases), after a chain of `chain`
  * splits x2 < 3e38 (each leaving a NaN or +inf x2 on a leaf of its own):
  * chain 0 is a tree the scorer lays out complete, chain 8 one it walks
  * node by node.
@@ -829,11 +829,13 @@ make_hand(struct artifact *h, uint32_t chain)
 		{ REBUILD_TREE_LEAF, 0, 0, 0, -0.5f },
 		{ 2, 5, 6, NAN, 0 },
 		{ REBUILD_TREE_LEAF, 0, 0, 0, 1.0f },
-		{ 1, 7, 8, INFINITY, 0 },
+		{ 1, 7, 10, INFINITY, 0 },
+		{ 0, 8, 9, -INFINITY, 0 },
 		{ REBUILD_TREE_LEAF, 0, 0, 0, 0.75f },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 2.5f },
 		{ REBUILD_TREE_LEAF, 0, 0, 0, -1.25f },
 	};
-	uint32_t n = 9 + 2 * chain;
+	uint32_t nt = sizeof(t) / sizeof(t[0]), n = nt + 2 * chain;
 	struct rebuild_tree_node *q;
 
 	memset(h, 0, sizeof(*h));
@@ -850,7 +852,7 @@ make_hand(struct artifact *h, uint32_t chain)
 		q[n - 1 - i].feature = REBUILD_TREE_LEAF;
 		q[n - 1 - i].value = 0.0625f * (float)i;
 	}
-	for (uint32_t i = 0; i < 9; i++) {
+	for (uint32_t i = 0; i < nt; i++) {
 		q[chain + i].feature = t[i].feature;
 		q[chain + i].threshold = t[i].threshold;
 		q[chain + i].value = t[i].value;
