@@ -63,6 +63,139 @@ bad(struct rba_detail *d, const char *what)
 	return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "dispute evidence: %s", what);
 }
 
+/*
+ * Whether o is an object whose members are exactly the names of keys
+ * (NULL-ended), each once: nothing verify has not checked, and no name
+ * twice (a reader that takes the last of two reads another document than
+ * the one checked).  keys NULL: any names, each once (the inputs).
+ */
+static int
+members_are(const struct rba_json_value *o, const char *const *keys)
+{
+	size_t want = 0;
+
+	if (o == NULL || o->type != RBA_JSON_OBJECT)
+		return 0;
+	for (size_t i = 0; i < o->n; i++) {
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(o->keys[j], o->keys[i]) == 0)
+				return 0;
+		if (keys == NULL)
+			continue;
+		for (want = 0; keys[want] != NULL; want++)
+			if (strcmp(keys[want], o->keys[i]) == 0)
+				break;
+		if (keys[want] == NULL)
+			return 0;
+	}
+	if (keys == NULL)
+		return 1;
+	for (want = 0; keys[want] != NULL; want++)
+		;
+	return o->n == want;
+}
+
+/*
+ * Every object of the statement, as rebuild-audit-report(5) and
+ * fixtures/evidence/dispute.schema.json give it: 0, or RBA_E_SCHEMA
+ * naming the first object with a member missing, unknown or twice.
+ */
+static int
+check_members(const struct rba_json_value *root, struct rba_detail *d)
+{
+	static const char *const k_root[] = { "_type", "subject", "predicateType",
+					      "predicate", NULL };
+	static const char *const k_subject[] = { "name", "digest", NULL };
+	static const char *const k_sha[] = { "sha256", NULL };
+	static const char *const k_pred[] = { "history", "dispute", NULL };
+	static const char *const k_hist[] = { "id", "digest", NULL };
+	static const char *const k_dispute[] = {
+		"schema", "version", "case", "answer", "answer_line", "reasons",
+		"warnings", "stored", "rebuilt", "classes", "margin",
+		"rebuilt_margin", "edge", "standing", "digests", "inputs",
+		"scoring", "explanation", "timings", NULL
+	};
+	static const char *const k_stored[] = { "score", "probabilities",
+						"decision", "scored_by", NULL };
+	static const char *const k_rebuilt[] = { "score", "probabilities",
+						 "decision", NULL };
+	static const char *const k_standing[] = { "verdict", "basis",
+						  "audit_record", NULL };
+	static const char *const k_digests[] = {
+		"artifact_pinned", "artifact_rebuilt", "artifact_decisions",
+		"policy", "sample", "sample_policy", NULL
+	};
+	static const char *const k_scoring[] = { "artifact", "audit_record",
+						 "retrain_reason", NULL };
+	static const char *const k_timings[] = { "verify_s", "lookup_s", "rebuild_s",
+						 "explain_s", "total_s", NULL };
+	static const char *const k_expl[] = {
+		"ok", "error", "method", "source", "artifact", "decision_artifact",
+		"class", "space", "direction", "baseline", "margin", "sum",
+		"tolerance", "sum_ok", "score_check", "principal_reasons",
+		"contributions", NULL
+	};
+	static const char *const k_check[] = { "probability", "score", "score_of",
+					       "tolerance", "ok", NULL };
+	static const char *const k_reason[] = { "rank", "column", "value",
+						"contribution", NULL };
+	static const char *const k_contrib[] = { "column", "value", "contribution",
+						 NULL };
+	static const struct {
+		const char *path; /* from the predicate's dispute, "" the root */
+		const char *const *keys;
+	} obj[] = {
+		{ "stored", k_stored },     { "rebuilt", k_rebuilt },
+		{ "standing", k_standing }, { "digests", k_digests },
+		{ "scoring", k_scoring },   { "timings", k_timings },
+		{ "explanation", k_expl },  { "inputs", NULL },
+	};
+	const struct rba_json_value *subj = rba_json_get(root, "subject");
+	const struct rba_json_value *pred = rba_json_get(root, "predicate");
+	const struct rba_json_value *dp = rba_json_get(pred, "dispute");
+	const struct rba_json_value *ex = rba_json_get(dp, "explanation");
+	const struct rba_json_value *sc = rba_json_get(ex, "score_check");
+	const struct rba_json_value *list;
+	const char *what = NULL;
+
+	if (!members_are(root, k_root))
+		what = "the statement";
+	else if (subj == NULL || subj->type != RBA_JSON_ARRAY || subj->n != 1 ||
+		 !members_are(&subj->items[0], k_subject) ||
+		 !members_are(rba_json_get(&subj->items[0], "digest"), k_sha))
+		what = "'subject'";
+	else if (!members_are(pred, k_pred))
+		what = "'predicate'";
+	else if (!members_are(rba_json_get(pred, "history"), k_hist))
+		what = "'predicate.history'";
+	else if (!members_are(dp, k_dispute))
+		what = "'predicate.dispute'";
+	for (size_t i = 0; what == NULL && i < sizeof(obj) / sizeof(obj[0]); i++)
+		if (!members_are(rba_json_get(dp, obj[i].path), obj[i].keys))
+			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+					"dispute evidence: 'predicate.dispute.%s' "
+					"has a member missing, unknown or twice",
+					obj[i].path);
+	if (what == NULL && sc != NULL && sc->type != RBA_JSON_NULL &&
+	    !members_are(sc, k_check))
+		what = "'predicate.dispute.explanation.score_check'";
+	list = rba_json_get(ex, "principal_reasons");
+	for (size_t i = 0; what == NULL && list != NULL &&
+			   list->type == RBA_JSON_ARRAY && i < list->n; i++)
+		if (!members_are(&list->items[i], k_reason))
+			what = "a principal reason";
+	list = rba_json_get(ex, "contributions");
+	for (size_t i = 0; what == NULL && list != NULL &&
+			   list->type == RBA_JSON_ARRAY && i < list->n; i++)
+		if (!members_are(&list->items[i], k_contrib))
+			what = "a contribution";
+	if (what == NULL)
+		return 0;
+	return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+			"dispute evidence: %s has a member missing, unknown or "
+			"twice", what);
+}
+
 static int
 is_num(const struct rba_json_value *v, const char *key)
 {
@@ -181,6 +314,9 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		err = RBA_E_NEWER;
 		goto out;
 	}
+	if ((err = check_members(&root, d)) != 0)
+		goto out;
+	err = RBA_E_SCHEMA;
 	pred = rba_json_get(&root, "predicate");
 	dp = rba_json_get(pred, "dispute");
 	st = rba_json_get(dp, "stored");
