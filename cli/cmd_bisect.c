@@ -101,8 +101,10 @@ cmd_bisect(struct cli_ctx *ctx, int argc, char **argv)
 		goto done;
 	}
 	if (o.seeds == NULL) {
-		if ((seeds = malloc(sizeof(uint64_t))) == NULL)
+		if ((seeds = malloc(sizeof(uint64_t))) == NULL) {
+			status = cli_fail("cannot bisect", args[1], RBA_E_NOMEM, NULL);
 			goto done;
+		}
 		seeds[0] = pa->train.seed;
 		nseeds = 1;
 	} else if (fx_seeds_parse(o.seeds, &seeds, &nseeds, &d)) {
@@ -122,8 +124,10 @@ cmd_bisect(struct cli_ctx *ctx, int argc, char **argv)
 	for (size_t i = 0; i < nedits; i++)
 		printf("  %zu. %s: %s -> %s\n", i + 1, edits[i].path,
 		       edits[i].base, edits[i].cand);
-	if ((pick = calloc(nedits, 1)) == NULL)
+	if ((pick = calloc(nedits, 1)) == NULL) {
+		status = cli_fail("cannot bisect", args[1], RBA_E_NOMEM, NULL);
 		goto done;
+	}
 	{
 		struct bctx b = { ctx, &g, pa, edits, nedits, seeds, nseeds,
 				  &o, 0 };
