@@ -107,34 +107,29 @@ minisign -S -s k.key -m d2.json -t "$tc" > /dev/null 2>&1 < /dev/null
 run 0 minisign -Vm d2.json -p k.pub
 run 1 $RBA verify d2.json -p k.pub
 err_has "dispute evidence: the answer 'stands' disagrees with the decisions or the standing"
+# refused_resigned FILE MESSAGE: FILE signed with d.json's trusted comment
+# (the signature holds), and verify refuses its contents with MESSAGE
+refused_resigned() {
+	minisign -S -s k.key -m "$1" -t "$tc" > /dev/null 2>&1 < /dev/null
+	run 0 minisign -Vm "$1" -p k.pub
+	run 1 $RBA verify "$1" -p k.pub
+	err_has "dispute evidence: $2"
+}
 jq -c '.predicate.dispute.explanation.contributions[0].contribution += 0.5' d.json > d3.json
-minisign -S -s k.key -m d3.json -t "$tc" > /dev/null 2>&1 < /dev/null
-run 1 $RBA verify d3.json -p k.pub
-err_has "dispute evidence: the contributions and the baseline do not add up to the case's margin"
+refused_resigned d3.json "the contributions and the baseline do not add up to the case's margin"
 # a member verify does not check, or one named twice (a reader taking the
 # last would see another answer), re-signed: verify says no
 jq -c '.predicate.dispute.stored.override = "approve"' d.json > d4.json
-minisign -S -s k.key -m d4.json -t "$tc" > /dev/null 2>&1 < /dev/null
-run 0 minisign -Vm d4.json -p k.pub
-run 1 $RBA verify d4.json -p k.pub
-err_has "dispute evidence: 'predicate.dispute.stored' has a member missing, unknown or twice"
-jq -c '.extra = 1' d.json > d4.json
-minisign -S -s k.key -m d4.json -t "$tc" > /dev/null 2>&1 < /dev/null
-run 1 $RBA verify d4.json -p k.pub
-err_has "dispute evidence: the statement has a member missing, unknown or twice"
-jq -c 'del(.predicate.dispute.timings.total_s)' d.json > d4.json
-minisign -S -s k.key -m d4.json -t "$tc" > /dev/null 2>&1 < /dev/null
-run 1 $RBA verify d4.json -p k.pub
-err_has "dispute evidence: 'predicate.dispute.timings' has a member missing, unknown or twice"
-sed 's/"answer_line":/"answer":"escalate","answer_line":/' d.json > d4.json
-ok "a member named twice" sh -c '[ $(grep -o "\"answer\":" d4.json | wc -l) -eq 2 ]'
-minisign -S -s k.key -m d4.json -t "$tc" > /dev/null 2>&1 < /dev/null
-run 1 $RBA verify d4.json -p k.pub
-err_has "dispute evidence: 'predicate.dispute' has a member missing, unknown or twice"
-jq -c '.predicate.dispute.explanation.principal_reasons[0].note = "x"' d.json > d4.json
-minisign -S -s k.key -m d4.json -t "$tc" > /dev/null 2>&1 < /dev/null
-run 1 $RBA verify d4.json -p k.pub
-err_has "dispute evidence: a principal reason has a member missing, unknown or twice"
+refused_resigned d4.json "'predicate.dispute.stored' has a member missing, unknown or twice"
+jq -c '.extra = 1' d.json > d5.json
+refused_resigned d5.json "the statement has a member missing, unknown or twice"
+jq -c 'del(.predicate.dispute.timings.total_s)' d.json > d6.json
+refused_resigned d6.json "'predicate.dispute.timings' has a member missing, unknown or twice"
+sed 's/"answer_line":/"answer":"escalate","answer_line":/' d.json > d7.json
+ok "a member named twice" sh -c '[ $(grep -o "\"answer\":" d7.json | wc -l) -eq 2 ]'
+refused_resigned d7.json "'predicate.dispute' has a member missing, unknown or twice"
+jq -c '.predicate.dispute.explanation.principal_reasons[0].note = "x"' d.json > d8.json
+refused_resigned d8.json "a principal reason has a member missing, unknown or twice"
 run 2 $RBA -S st dispute $V $declined --export -o x.json
 err_has "bad usage 'dispute': --export needs -k KEY and -o FILE"
 run 0 $RBA -S st --json dispute $V $declined --rebuild
