@@ -1427,7 +1427,20 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 						mg[j * K + g] += fv[1];
 					continue;
 				}
-				if (K == 1) { /* margins at constant offsets */
+				if (K == 1 && t + 1 < s->ntrees && tr[1].full &&
+				    tr[1].depth > 0) {
+					/* two trees a visit of the lanes, their
+					 * margins at constant offsets */
+					const float *fv2 = s->fval + tr[1].vat;
+					for (size_t j = 0; j < nl; j += GB_SCORE_LANES) {
+						gb_walk_lanes(s->fnode + tr->at, d, fv,
+							      xs, j, mg + j, 1);
+						gb_walk_lanes(s->fnode + tr[1].at,
+							      tr[1].depth, fv2, xs, j,
+							      mg + j, 1);
+					}
+					t++;
+				} else if (K == 1) { /* margins at constant offsets */
 					for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
 						gb_walk_lanes(s->fnode + tr->at, d, fv,
 							      xs, j, mg + j, 1);
