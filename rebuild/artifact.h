@@ -82,8 +82,8 @@ int artifact_load(const char *path, struct artifact *out,
 /*
  * Scores n cases given as raw features (n x nfeatures, as encode_table
  * makes them): the artifact's own standardization, then its ABI's
- * forward pass.  probs gets n x nclasses.  0, RBA_E_UNSUPPORTED or
- * RBA_E_NOMEM.
+ * forward pass (trees: through the sparse scorer, bit for bit the same).
+ * probs gets n x nclasses.  0, RBA_E_UNSUPPORTED or RBA_E_NOMEM.
  */
 int artifact_score(const struct artifact *a, const float *raw, size_t n,
 		   float *probs);

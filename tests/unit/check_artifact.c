@@ -425,7 +425,10 @@ make_forest(int multiclass, struct rebuild_result *res)
 		      "%s", d.reason);
 }
 
-/* Dense (artifact_score) and sparse scores of the rows of sn agree. */
+/*
+ * artifact_score and the sparse scorer given the non-zero inputs score
+ * the rows of sn as the dense forward pass does, bit for bit.
+ */
 static void
 scores_agree(const struct artifact *a, const char *sn, size_t rows)
 {
@@ -443,8 +446,10 @@ scores_agree(const struct artifact *a, const char *sn, size_t rows)
 
 	ck_assert_int_eq(csv_table_load_mem(sn, strlen(sn), "s.csv", &t, &d), 0);
 	ck_assert_int_eq(encode_table(&a->spec, t, raw, &d), 0);
-	ck_assert_int_eq(artifact_score(a, raw, rows, dense), 0);
+	ck_assert_int_eq(artifact_score(a, raw, rows, sparse), 0);
 	encode_standardize(&a->spec, raw, rows, x);
+	ck_assert_int_eq(rebuild_predict(a->abi, &a->model, x, rows, dense), 0);
+	ck_assert(memcmp(dense, sparse, rows * C * sizeof(float)) == 0);
 	/* the terms: every non-zero input, padded per case to one count */
 	for (size_t i = 0; i < rows; i++) {
 		size_t k = 0;
