@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/json.h"
@@ -67,32 +68,54 @@ bad(struct rba_detail *d, const char *what)
  * Whether o is an object whose members are exactly the names of keys
  * (NULL-ended), each once: nothing verify has not checked, and no name
  * twice (a reader that takes the last of two reads another document than
- * the one checked).  keys NULL: any names, each once (the inputs).
+ * the one checked).  keys NULL: any names, each once (the inputs).  1,
+ * 0, or -1 out of memory.
  */
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static int
 members_are(const struct rba_json_value *o, const char *const *keys)
 {
 	size_t want = 0;
+	char **names;
+	int ok = 1;
 
 	if (o == NULL || o->type != RBA_JSON_OBJECT)
 		return 0;
-	for (size_t i = 0; i < o->n; i++) {
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(o->keys[j], o->keys[i]) == 0)
-				return 0;
-		if (keys == NULL)
-			continue;
+	if (keys != NULL) {
+		/* a short list: its length first, then each name in it once */
 		for (want = 0; keys[want] != NULL; want++)
-			if (strcmp(keys[want], o->keys[i]) == 0)
-				break;
-		if (keys[want] == NULL)
+			;
+		if (o->n != want)
 			return 0;
-	}
-	if (keys == NULL)
+		for (size_t i = 0; i < o->n; i++) {
+			size_t k;
+			for (k = 0; keys[k] != NULL; k++)
+				if (strcmp(keys[k], o->keys[i]) == 0)
+					break;
+			if (keys[k] == NULL)
+				return 0;
+			for (size_t j = 0; j < i; j++)
+				if (strcmp(o->keys[j], o->keys[i]) == 0)
+					return 0;
+		}
 		return 1;
-	for (want = 0; keys[want] != NULL; want++)
-		;
-	return o->n == want;
+	}
+	/* any names (as many as the file holds): sorted, no two alike */
+	if (o->n < 2)
+		return 1;
+	if ((names = malloc(o->n * sizeof(*names))) == NULL)
+		return -1;
+	memcpy(names, o->keys, o->n * sizeof(*names));
+	qsort(names, o->n, sizeof(*names), cmp_name);
+	for (size_t i = 1; i < o->n && ok; i++)
+		ok = strcmp(names[i - 1], names[i]) != 0;
+	free(names);
+	return ok;
 }
 
 /*
@@ -170,12 +193,17 @@ check_members(const struct rba_json_value *root, struct rba_detail *d)
 		what = "'predicate.history'";
 	else if (!members_are(dp, k_dispute))
 		what = "'predicate.dispute'";
-	for (size_t i = 0; what == NULL && i < sizeof(obj) / sizeof(obj[0]); i++)
-		if (!members_are(rba_json_get(dp, obj[i].path), obj[i].keys))
+	for (size_t i = 0; what == NULL && i < sizeof(obj) / sizeof(obj[0]); i++) {
+		int m = members_are(rba_json_get(dp, obj[i].path), obj[i].keys);
+		if (m < 0)
+			return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
+					rba_strerror(RBA_E_NOMEM));
+		if (m == 0)
 			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
 					"dispute evidence: 'predicate.dispute.%s' "
 					"has a member missing, unknown or twice",
 					obj[i].path);
+	}
 	if (what == NULL && sc != NULL && sc->type != RBA_JSON_NULL &&
 	    !members_are(sc, k_check))
 		what = "'predicate.dispute.explanation.score_check'";

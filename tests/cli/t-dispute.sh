@@ -130,6 +130,11 @@ ok "a member named twice" sh -c '[ $(grep -o "\"answer\":" d7.json | wc -l) -eq 
 refused_resigned d7.json "'predicate.dispute' has a member missing, unknown or twice"
 jq -c '.predicate.dispute.explanation.principal_reasons[0].note = "x"' d.json > d8.json
 refused_resigned d8.json "a principal reason has a member missing, unknown or twice"
+k=$(jq -r '.predicate.dispute.inputs | keys_unsorted[0]' d.json)
+sed "s/\"inputs\": {/\"inputs\": {\"$k\": \"x\", /" d.json > d9.json
+ok "an input named twice" test "$(grep -o "\"$k\":" d9.json | wc -l)" -eq \
+	"$(($(grep -o "\"$k\":" d.json | wc -l) + 1))"
+refused_resigned d9.json "'predicate.dispute.inputs' has a member missing, unknown or twice"
 run 2 $RBA -S st dispute $V $declined --export -o x.json
 err_has "bad usage 'dispute': --export needs -k KEY and -o FILE"
 run 0 $RBA -S st --json dispute $V $declined --rebuild
