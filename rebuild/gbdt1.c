@@ -1291,7 +1291,7 @@ gb_sparse_free(struct rebuild_sparse *sp)
 }
 
 /*
- * One step of lane j at position c of a complete tree fn (input keys x
+ * One step of lane j at position c of a complete tree fn_ (input keys x
  * of the lane group, all the block's inputs xall): c = 2c + (below < x),
  * right exactly when !(x < thr), as gb_walk goes.  GB_RSTEP is the
  * root's step, its key kr and its feature's inputs xr read once.  On
@@ -1302,7 +1302,7 @@ gb_sparse_free(struct rebuild_sparse *sp)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GB_FSTEP(c, j)                                                         \
 	do {                                                                   \
-		uint64_t q_ = fn[c], o_;                                       \
+		uint64_t q_ = fn_[c], o_;                                      \
 		__asm__("movl %k[q], %k[o]\n\t"                                 \
 			"shrq $32, %[q]\n\t"                                    \
 			"cmpl %c[jj]*4(%[xx],%[o],4), %k[q]\n\t"                 \
@@ -1319,7 +1319,7 @@ gb_sparse_free(struct rebuild_sparse *sp)
 #else
 #define GB_FSTEP(c, j)                                                         \
 	do {                                                                   \
-		gb_fnode q_ = fn[c];                                           \
+		gb_fnode q_ = fn_[c];                                          \
 		(void)xall;                                                    \
 		(c) = 2 * (c) +                                                \
 		      ((uint32_t)(q_ >> 32) < x[(size_t)(uint32_t)q_ + (j)]);   \
@@ -1328,54 +1328,90 @@ gb_sparse_free(struct rebuild_sparse *sp)
 #endif
 
 /*
+ * Lanes c0 .. c9 from the root of complete tree fn of depth d >= 1 to
+ * its leaf positions (inputs x of the lane group, all the block's xall).
+ */
+#define GB_WALK(fn, d)                                                         \
+	do {                                                                   \
+		const uint32_t *xr = x + (uint32_t)(fn)[1];                    \
+		uint32_t kr = (uint32_t)((fn)[1] >> 32);                       \
+		c0 = c1 = c2 = c3 = c4 = c5 = c6 = c7 = c8 = c9 = 1;           \
+		GB_RSTEP(c0, 0);                                               \
+		GB_RSTEP(c1, 1);                                               \
+		GB_RSTEP(c2, 2);                                               \
+		GB_RSTEP(c3, 3);                                               \
+		GB_RSTEP(c4, 4);                                               \
+		GB_RSTEP(c5, 5);                                               \
+		GB_RSTEP(c6, 6);                                               \
+		GB_RSTEP(c7, 7);                                               \
+		GB_RSTEP(c8, 8);                                               \
+		GB_RSTEP(c9, 9);                                               \
+		for (uint32_t step = 1; step < (d); step++) {                  \
+			const gb_fnode *fn_ = (fn);                            \
+			GB_FSTEP(c0, 0);                                       \
+			GB_FSTEP(c1, 1);                                       \
+			GB_FSTEP(c2, 2);                                       \
+			GB_FSTEP(c3, 3);                                       \
+			GB_FSTEP(c4, 4);                                       \
+			GB_FSTEP(c5, 5);                                       \
+			GB_FSTEP(c6, 6);                                       \
+			GB_FSTEP(c7, 7);                                       \
+			GB_FSTEP(c8, 8);                                       \
+			GB_FSTEP(c9, 9);                                       \
+		}                                                              \
+	} while (0)
+
+/* Each lane's margin m0 .. m9 gains its leaf of a tree whose leaf at
+ * position c is fv[c]. */
+#define GB_ADD(fv)                                                             \
+	do {                                                                   \
+		m0 += (fv)[c0];                                                \
+		m1 += (fv)[c1];                                                \
+		m2 += (fv)[c2];                                                \
+		m3 += (fv)[c3];                                                \
+		m4 += (fv)[c4];                                                \
+		m5 += (fv)[c5];                                                \
+		m6 += (fv)[c6];                                                \
+		m7 += (fv)[c7];                                                \
+		m8 += (fv)[c8];                                                \
+		m9 += (fv)[c9];                                                \
+	} while (0)
+
+/*
  * Lanes j0 .. j0 + GB_SCORE_LANES - 1 of the block through complete tree
- * fn of depth d >= 1 whose leaf at position c is fv[c]: lane l's leaf
- * value is added to its margin mg[l * K].
+ * fn of depth d >= 1 whose leaf at position c is fv[c], then, when fn2 is
+ * not NULL, through fn2 (depth d2 >= 1, leaves fv2): lane l's margin
+ * mg[l * K] gains its leaves in that order, held in a register between.
  */
 static inline __attribute__((always_inline)) void
 gb_walk_lanes(const gb_fnode *fn, uint32_t d, const float *fv,
+	      const gb_fnode *fn2, uint32_t d2, const float *fv2,
 	      const uint32_t *xs, size_t j0, float *mg, size_t K)
 {
-	const uint32_t *x = xs + j0, *xr = x + (uint32_t)fn[1];
+	const uint32_t *x = xs + j0;
 	const uint32_t(*xall)[REBUILD_MAX_WIDTH * GB_SCORE_BLOCK] =
 		(const void *)xs;
-	uint32_t kr = (uint32_t)(fn[1] >> 32);
-	size_t c0 = 1, c1 = 1, c2 = 1, c3 = 1, c4 = 1, c5 = 1, c6 = 1, c7 = 1;
-	size_t c8 = 1, c9 = 1;
+	size_t c0, c1, c2, c3, c4, c5, c6, c7, c8, c9;
+	float m0 = mg[0 * K], m1 = mg[1 * K], m2 = mg[2 * K], m3 = mg[3 * K];
+	float m4 = mg[4 * K], m5 = mg[5 * K], m6 = mg[6 * K], m7 = mg[7 * K];
+	float m8 = mg[8 * K], m9 = mg[9 * K];
 
-	GB_RSTEP(c0, 0);
-	GB_RSTEP(c1, 1);
-	GB_RSTEP(c2, 2);
-	GB_RSTEP(c3, 3);
-	GB_RSTEP(c4, 4);
-	GB_RSTEP(c5, 5);
-	GB_RSTEP(c6, 6);
-	GB_RSTEP(c7, 7);
-	GB_RSTEP(c8, 8);
-	GB_RSTEP(c9, 9);
-
-	for (uint32_t step = 1; step < d; step++) {
-		GB_FSTEP(c0, 0);
-		GB_FSTEP(c1, 1);
-		GB_FSTEP(c2, 2);
-		GB_FSTEP(c3, 3);
-		GB_FSTEP(c4, 4);
-		GB_FSTEP(c5, 5);
-		GB_FSTEP(c6, 6);
-		GB_FSTEP(c7, 7);
-		GB_FSTEP(c8, 8);
-		GB_FSTEP(c9, 9);
+	GB_WALK(fn, d);
+	GB_ADD(fv);
+	if (fn2 != NULL) {
+		GB_WALK(fn2, d2);
+		GB_ADD(fv2);
 	}
-	mg[0 * K] += fv[c0];
-	mg[1 * K] += fv[c1];
-	mg[2 * K] += fv[c2];
-	mg[3 * K] += fv[c3];
-	mg[4 * K] += fv[c4];
-	mg[5 * K] += fv[c5];
-	mg[6 * K] += fv[c6];
-	mg[7 * K] += fv[c7];
-	mg[8 * K] += fv[c8];
-	mg[9 * K] += fv[c9];
+	mg[0 * K] = m0;
+	mg[1 * K] = m1;
+	mg[2 * K] = m2;
+	mg[3 * K] = m3;
+	mg[4 * K] = m4;
+	mg[5 * K] = m5;
+	mg[6 * K] = m6;
+	mg[7 * K] = m7;
+	mg[8 * K] = m8;
+	mg[9 * K] = m9;
 }
 
 _Static_assert(GB_SCORE_LANES == 10, "gb_walk_lanes walks 10 lanes");
@@ -1432,22 +1468,22 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 					/* two trees a visit of the lanes, their
 					 * margins at constant offsets */
 					const float *fv2 = s->fval + tr[1].vat;
-					for (size_t j = 0; j < nl; j += GB_SCORE_LANES) {
+					for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
 						gb_walk_lanes(s->fnode + tr->at, d, fv,
-							      xs, j, mg + j, 1);
-						gb_walk_lanes(s->fnode + tr[1].at,
+							      s->fnode + tr[1].at,
 							      tr[1].depth, fv2, xs, j,
 							      mg + j, 1);
-					}
 					t++;
 				} else if (K == 1) { /* margins at constant offsets */
 					for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
 						gb_walk_lanes(s->fnode + tr->at, d, fv,
-							      xs, j, mg + j, 1);
+							      NULL, 0, NULL, xs, j,
+							      mg + j, 1);
 				} else {
 					for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
 						gb_walk_lanes(s->fnode + tr->at, d, fv,
-							      xs, j, mg + j * K + g, K);
+							      NULL, 0, NULL, xs, j,
+							      mg + j * K + g, K);
 				}
 				continue;
 			}
