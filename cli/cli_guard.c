@@ -30,6 +30,7 @@
 #endif
 #endif
 
+#ifndef GUARD_SANITIZED
 static char guard_msg[4096 + 256];
 static size_t guard_len;
 static volatile sig_atomic_t guard_armed;
@@ -55,6 +56,7 @@ on_fault(int sig)
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
+#endif
 
 void
 cli_guard_store(const char *what, const char *path)
