@@ -189,9 +189,11 @@ rebuild_runrec_summary_parse(const void *text, size_t n,
 	}
 	if (strcmp(schema + sizeof(tag) - 1, "1") != 0 &&
 	    strcmp(schema + sizeof(tag) - 1, "2") != 0) {
+		/* the message before the release: schema is root's */
+		err = rba_fail(d, RBA_E_NEWER, NULL, 0, 0,
+			       "run record of a newer format ('%s')", schema);
 		rba_json_release(&root);
-		return rba_fail(d, RBA_E_NEWER, NULL, 0, 0,
-				"run record of a newer format ('%s')", schema);
+		return err;
 	}
 	ex = rba_json_get(&root, "examples");
 	fin = rba_json_get(&root, "final");
