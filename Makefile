@@ -99,14 +99,17 @@ help:
 	@echo 'make install      install binary and man pages under $$(PREFIX)'
 	@echo 'settings: CC OPT BUILD PREFIX V=1 (verbose) WERROR=-Werror'
 
+# $(call pkg_missing,PACKAGES): shell that sets $missing to the packages
+# of the list dpkg does not have installed (" a b", or empty).
+pkg_missing = missing=''; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || \
+	  missing="$$missing $$p"; done
+
 # deps: find what is missing; install it as root, otherwise say how.
 # The same for the $(TEST_LOCALE) locale (uncommented in /etc/locale.gen,
 # so a later locale-gen keeps it).
 deps:
-	@missing=''; \
-	for p in $(DEB_PKGS); do \
-	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
+	@$(call pkg_missing,$(DEB_PKGS)); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "deps: installing$$missing"; \
@@ -286,10 +289,7 @@ check-determinism: $(BIN)
 ARM64_PKGS = gcc-aarch64-linux-gnu qemu-user libc6-dev:arm64 libsodium-dev:arm64 \
              liblmdb-dev:arm64 libzstd-dev:arm64 libyaml-dev:arm64 libopenblas-dev:arm64
 arm64-deps: | $(BUILD)/.deps-ok
-	@missing=''; \
-	for p in $(ARM64_PKGS); do \
-	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
+	@$(call pkg_missing,$(ARM64_PKGS)); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "arm64-deps: installing$$missing"; \
