@@ -54,14 +54,11 @@ else
 Q = @
 endif
 
-# Sorted source lists (one folder per module; see DESIGN.md section 3).
-COMMON_SRC  = $(sort $(wildcard common/*.c))
-STORE_SRC   = $(sort $(wildcard store/*.c))
-POLICY_SRC  = $(sort $(wildcard policy/*.c))
-REBUILD_SRC = $(sort $(wildcard rebuild/*.c))
-AUDIT_SRC   = $(sort $(wildcard audit/*.c))
+# Sorted source lists, one folder per concern, bottom of the ladder first
+# (doc/design.md, The ladder; HACKING has the map).
+MODULES     = common store policy rebuild sample forensics audit evidence fleet
 CLI_SRC     = $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
-LIB_SRC     = $(COMMON_SRC) $(STORE_SRC) $(POLICY_SRC) $(REBUILD_SRC) $(AUDIT_SRC) $(CLI_SRC)
+LIB_SRC     = $(foreach m,$(MODULES),$(sort $(wildcard $(m)/*.c))) $(CLI_SRC)
 LIB_OBJ     = $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC    = $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)

@@ -15,10 +15,10 @@
 
 #include "audit/audit_pass.h"
 #include "audit/inputs.h"
-#include "audit/runs.h"
+#include "rebuild/runs.h"
 #include "common/rbatime.h"
 #include "common/json.h"
-#include "audit/scorer.h"
+#include "sample/scorer.h"
 #include "rebuild/envrec.h"
 
 const char *
@@ -605,9 +605,9 @@ audit_version(struct store *s, const char *version,
 		 * kept one, is part of what the version stands on: a damaged
 		 * one is named, never passed over. */
 		struct rebuild_runrec_summary rs;
-		char run_id[AUDIT_RUN_ID_SIZE];
-		audit_run_id_register(version, c.v.registered_at, run_id);
-		err = audit_run_summary_get(txn, run_id, &rs, d);
+		char run_id[RUNS_ID_SIZE];
+		runs_id_register(version, c.v.registered_at, run_id);
+		err = runs_summary_get(txn, run_id, &rs, d);
 		if (err == RBA_E_NOTFOUND) {
 			/* A version registered with --artifact, or before run
 			 * records were kept.  (A damaged key that no longer reads

@@ -60,7 +60,7 @@
 #include <stdint.h>
 
 #include "audit/audit_pass.h"
-#include "audit/sample.h"
+#include "sample/sample.h"
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/rba.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "audit/inputs.h"
-#include "audit/scorer.h"
+#include "sample/scorer.h"
 
 #include "common/rbatime.h"
 

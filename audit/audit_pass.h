@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "audit/sample.h"
+#include "sample/sample.h"
 #include "common/rba.h"
 #include "policy/policy.h"
 #include "rebuild/artifact.h"

@@ -14,7 +14,7 @@
 #include "audit/inputs.h"
 #include "common/rbatime.h"
 #include "common/json.h"
-#include "audit/scorer.h"
+#include "sample/scorer.h"
 #include "rebuild/envrec.h"
 #include "rebuild/explain.h"
 

@@ -145,46 +145,4 @@ void dispute_report_json(const struct dispute_report *r, int with_inputs,
 void dispute_explanation_json(const struct dispute_explanation *e,
 			      struct rba_buf *out);
 
-/* ---- signed dispute evidence (dispute_evidence.c) -------------------- */
-
-#define DISPUTE_PREDICATE_TYPE "https://rebuild-audit.dev/dispute-evidence/v1"
-#define DISPUTE_PREDICATE_PREFIX "https://rebuild-audit.dev/dispute-evidence/"
-#define DISPUTE_COMMENT_PREFIX "rebuild-audit dispute evidence: "
-
-/*
- * The in-toto Statement v1 of one answered dispute
- * (rebuild-audit-evidence(5), DISPUTE EVIDENCE): subject the artifact
- * that made the decision ("<version>.artifact"), predicateType
- * DISPUTE_PREDICATE_TYPE, predicate the dispute report with the case's
- * inputs (dispute_report_json) plus the history head when answered;
- * fixtures/evidence/dispute.schema.json is its JSON schema, so a member
- * added here goes there too.  Appends to out (allocation failure:
- * rba_buf_status).
- */
-void dispute_evidence_render(const struct dispute_report *r, struct rba_buf *out);
-
-/* The trusted comment: "rebuild-audit dispute evidence: version V case C
- * answer stands|escalate" into out.  0 or RBA_E_LIMIT. */
-int dispute_evidence_comment(const struct dispute_report *r, char *out,
-			     size_t outlen);
-
-/*
- * Checks a dispute evidence file whose signature holds: *is_dispute 0
- * (and 0 returned) when its predicateType is not DISPUTE_PREDICATE_PREFIX
- * and the trusted comment does not claim one.  Else, in order: the
- * statement's shape, the subject is the decisions' artifact, the
- * reasons add up (baseline + contributions = sum = margin within the
- * stated tolerance, which must be EXPLAIN_TOLERANCE; the score check
- * within DISPUTE_SCORE_TOLERANCE), the principal reasons are
- * contributions, in order and pushing toward the decision, the answer
- * line agrees with the decisions and the standing, and the trusted
- * comment names the same version, case and answer.  0; RBA_E_SCHEMA
- * (d->reason says what disagrees); RBA_E_NEWER (a later version of the
- * predicate); RBA_E_NOMEM.  version, case_id and answer (each may be
- * NULL, 256 bytes) get what it says.
- */
-int dispute_evidence_check(const void *p, size_t n, const char *trusted_comment,
-			   int *is_dispute, char *version, char *case_id,
-			   char *answer, struct rba_detail *d);
-
 #endif

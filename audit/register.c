@@ -1,12 +1,12 @@
 /* register.c - train or take an artifact, fill the pins, store the version. */
-#include "register.h"
+#include "audit/register.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "audit/runs.h"
+#include "rebuild/runs.h"
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/json.h"
@@ -155,8 +155,8 @@ keep_run(struct store_txn *txn, struct register_result *out,
 	 const struct rba_digest *env, int64_t registered_at, double t0,
 	 struct rba_detail *d)
 {
-	audit_run_id_register(out->pins->version, registered_at, out->run_id);
-	return audit_run_put(txn, out->run_id, out->pins, &out->rebuild, env,
+	runs_id_register(out->pins->version, registered_at, out->run_id);
+	return runs_put(txn, out->run_id, out->pins, &out->rebuild, env,
 			     rba_time_mono() - t0, d);
 }
 

@@ -22,7 +22,7 @@
 
 #include "common/digest.h"
 #include "common/rba.h"
-#include "audit/runs.h"
+#include "rebuild/runs.h"
 #include "policy/policy.h"
 #include "rebuild/rebuild.h"
 #include "store/store.h"
@@ -49,7 +49,7 @@ struct register_result {
 	int had_sample;		/* it has a sample (kept, from before) */
 	int policy_kept;	/* its policy was kept (no --policy) */
 	char *kept_policy_text;	/* owned */
-	char run_id[AUDIT_RUN_ID_SIZE]; /* when trained: its run record */
+	char run_id[RUNS_ID_SIZE]; /* when trained: its run record */
 };
 
 void register_result_release(struct register_result *r);

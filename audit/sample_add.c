@@ -17,8 +17,8 @@
 
 #include "audit/inputs.h"
 #include "common/json.h"
-#include "audit/sample_mem.h"
-#include "audit/scorer.h"
+#include "sample/sample_mem.h"
+#include "sample/scorer.h"
 #include "rebuild/artifact.h"
 
 /* ---- a string dictionary for building chunks ---------------------------- */

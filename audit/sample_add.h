@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "audit/sample.h"
+#include "sample/sample.h"
 #include "common/digest.h"
 #include "common/rba.h"
 #include "policy/policy.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "audit/sign.h"
+#include "common/sign.h"
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "common/digest.h"

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "audit/forensics.h"
-#include "audit/runs.h"
+#include "forensics/forensics.h"
+#include "rebuild/runs.h"
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "common/fileio.h"
@@ -114,7 +114,7 @@ render_sweep(const struct cli_sweep *s, unsigned jobs, struct rba_buf *b)
 	rba_buf_printf(b, "],\n  \"runs\": [");
 	for (size_t i = 0; i < s->n; i++) {
 		rba_buf_printf(b, "%s", i ? ", " : "");
-		rba_json_put_str(b, s->ids + i * AUDIT_RUN_ID_SIZE);
+		rba_json_put_str(b, s->ids + i * RUNS_ID_SIZE);
 	}
 	rba_buf_printf(b, "],\n  ");
 	rba_json_kv_str(b, "pins", s->pins_text, 0);
@@ -188,7 +188,7 @@ cli_sweep_run(struct cli_ctx *ctx, const struct pins *p, const uint64_t *seeds,
 	rba_detail_clear(&d);
 	out->pins = policy_pins_dup(p);
 	out->seeds = malloc(n * sizeof(uint64_t));
-	out->ids = calloc(n, AUDIT_RUN_ID_SIZE);
+	out->ids = calloc(n, RUNS_ID_SIZE);
 	out->runs = calloc(n, sizeof(*out->runs));
 	runs = calloc(n, sizeof(*runs));
 	if (out->pins == NULL || out->seeds == NULL || out->ids == NULL ||
@@ -245,11 +245,11 @@ cli_sweep_run(struct cli_ctx *ctx, const struct pins *p, const uint64_t *seeds,
 	}
 	now = (int64_t)time(NULL);
 	for (size_t i = 0; i < n; i++) {
-		char *id = out->ids + i * AUDIT_RUN_ID_SIZE;
+		char *id = out->ids + i * RUNS_ID_SIZE;
 		/* The record names the seed it trained. */
 		snprintf(subject, sizeof(subject), "sweep/%s/s%" PRIu64,
 			 p->version, seeds[i]);
-		if ((err = audit_run_id_new(txn, subject, now, id, &d)) != 0)
+		if ((err = runs_id_new(txn, subject, now, id, &d)) != 0)
 			break;
 		{
 			/* rebuild_runrec_render writes the pins' seed; the
@@ -272,7 +272,7 @@ cli_sweep_run(struct cli_ctx *ctx, const struct pins *p, const uint64_t *seeds,
 	}
 	if (err == 0) {
 		snprintf(subject, sizeof(subject), "sweep/%s", p->version);
-		err = audit_run_id_new(txn, subject, now, out->id, &d);
+		err = runs_id_new(txn, subject, now, out->id, &d);
 	}
 	if (err == 0) {
 		b.len = 0;
@@ -345,7 +345,7 @@ cli_sweep_load(struct cli_ctx *ctx, struct store_txn *txn, const char *id,
 	snprintf(out->id, sizeof(out->id), "%s", id);
 	out->n = seeds->n;
 	out->seeds = calloc(out->n, sizeof(uint64_t));
-	out->ids = calloc(out->n, AUDIT_RUN_ID_SIZE);
+	out->ids = calloc(out->n, RUNS_ID_SIZE);
 	out->runs = calloc(out->n, sizeof(*out->runs));
 	out->pins_text = strdup(pt);
 	out->wall_seconds = rba_json_get_num(&root, "wall_seconds", NAN);
@@ -358,9 +358,9 @@ cli_sweep_load(struct cli_ctx *ctx, struct store_txn *txn, const char *id,
 	err = policy_pins_parse(out->pins_text, strlen(out->pins_text), id,
 				&out->pins, &d);
 	for (size_t i = 0; err == 0 && i < out->n; i++) {
-		char *rid = out->ids + i * AUDIT_RUN_ID_SIZE;
+		char *rid = out->ids + i * RUNS_ID_SIZE;
 		out->seeds[i] = (uint64_t)seeds->items[i].num;
-		snprintf(rid, AUDIT_RUN_ID_SIZE, "%s",
+		snprintf(rid, RUNS_ID_SIZE, "%s",
 			 runs->items[i].str ? runs->items[i].str : "");
 		err = store_run_get(txn, rid, &p, &n, &d);
 		if (err == 0)

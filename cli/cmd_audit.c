@@ -3,7 +3,7 @@
  * decide the same today?  With --shard and --records-out, a cluster
  * worker's share of `audit --all` read from a snapshot, each audit
  * written as a signed record file instead of into the store
- * (audit/fleet.h).
+ * (fleet/fleet.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "audit/audit.h"
-#include "audit/fleet.h"
-#include "audit/sign.h"
+#include "fleet/fleet.h"
+#include "common/sign.h"
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "policy/policy.h"
@@ -361,7 +361,7 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 		}
 		if (nm.bad)
 			status = 2;
-		/* This shard's share, by the stable rule of audit/fleet.h. */
+		/* This shard's share, by the stable rule of fleet/fleet.h. */
 		{
 			size_t j = 0;
 			for (size_t i = 0; i < nm.n; i++) {

@@ -1,7 +1,7 @@
 /*
  * cmd_bisect.c - bisect: which of the edits between two pins files makes
  * the gate fail.  The edits are the fields that differ, in canonical
- * order (audit/forensics.h, fx_edits); prefix k is BASE with the first k
+ * order (forensics/forensics.h, fx_edits); prefix k is BASE with the first k
  * edits applied.  Prefix 0 is assumed to pass and prefix n is evaluated
  * first; then a binary search finds the shortest failing prefix, whose
  * last edit is then applied alone to BASE to confirm it.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/forensics.h"
+#include "forensics/forensics.h"
 #include "cli/commands.h"
 
 

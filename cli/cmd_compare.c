@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "audit/forensics.h"
-#include "audit/runs.h"
+#include "forensics/forensics.h"
+#include "rebuild/runs.h"
 #include "cli/commands.h"
 #include "common/json.h"
 #include "common/rbatime.h"
@@ -37,7 +37,7 @@ is_file(const char *path)
  * same document is the record kept under id and what --json prints.
  */
 struct cmp {
-	char id[AUDIT_RUN_ID_SIZE];
+	char id[RUNS_ID_SIZE];
 	char subject[300];
 	const char *hyp, *success, *seeds, *base, *cand;
 	double alpha;
@@ -195,7 +195,7 @@ keep_record(struct cli_ctx *ctx, struct cmp *c)
 		return 2;
 	if (c->id[0] == 0) {
 		c->declared_at = (int64_t)time(NULL);
-		err = audit_run_id_new(txn, c->subject, c->declared_at, c->id, &d);
+		err = runs_id_new(txn, c->subject, c->declared_at, c->id, &d);
 	}
 	rba_buf_init(&b);
 	render(c, &b);

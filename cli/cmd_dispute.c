@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "audit/audit.h"
-#include "audit/dispute.h"
-#include "audit/evidence.h"
-#include "audit/sign.h"
+#include "evidence/dispute_evidence.h"
+#include "evidence/evidence.h"
+#include "common/sign.h"
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "policy/policy.h"

@@ -1,6 +1,6 @@
 /*
  * cmd_export.c - rebuild-audit export: a signed, self-contained evidence
- * file of one audit (audit/evidence.h, rebuild-audit-evidence(5)).
+ * file of one audit (evidence/evidence.h, rebuild-audit-evidence(5)).
  *
  *   export VERSION -k KEY -o FILE [--audit ID|latest]
  *          [--passphrase-file F] [--include-inputs] [--force]
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/evidence.h"
-#include "audit/sign.h"
+#include "evidence/evidence.h"
+#include "common/sign.h"
 #include "cli/commands.h"
 
 /* "latest" is 0; an id is 1..2^63. */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "audit/forensics.h"
+#include "forensics/forensics.h"
 #include "cli/commands.h"
 #include "common/fileio.h"
 #include "store/store.h"

@@ -1,7 +1,7 @@
 /*
  * cmd_history.c - history: past audits, newest first; --verify checks the
  * hash chain; import appends the signed records of cluster workers
- * (audit/fleet.h).
+ * (fleet/fleet.h).
  */
 #include <getopt.h>
 #include <math.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "audit/audit.h"
-#include "audit/fleet.h"
-#include "audit/sign.h"
+#include "fleet/fleet.h"
+#include "common/sign.h"
 #include "common/json.h"
 #include "cli/commands.h"
 #include "store/store.h"
@@ -206,7 +206,7 @@ import_json(struct cli_ctx *ctx, const struct fleet_import *im)
 
 /*
  * history import DIR... -p PUB...: the signed records of workers, checked
- * and appended in one transaction (audit/fleet.h); exits like audit --all.
+ * and appended in one transaction (fleet/fleet.h); exits like audit --all.
  */
 static int
 history_import(struct cli_ctx *ctx, int argc, char **argv)

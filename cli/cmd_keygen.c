@@ -1,12 +1,12 @@
 /*
  * cmd_keygen.c - keygen: a minisign-compatible signing key pair
- * (audit/sign.h).
+ * (common/sign.h).
  *
  *   keygen -o PREFIX [--passphrase-file FILE] [--comment TEXT]
  */
 #include <stdio.h>
 
-#include "audit/sign.h"
+#include "common/sign.h"
 #include "cli/commands.h"
 
 int

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/forensics.h"
+#include "forensics/forensics.h"
 #include "cli/commands.h"
 #include "common/json.h"
 #include "common/rbatime.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/json.h"
-#include "audit/sample.h"
+#include "sample/sample.h"
 #include "audit/sample_add.h"
 #include "cli/commands.h"
 #include "common/buf.h"

@@ -1,6 +1,6 @@
 /*
  * cmd_store.c - rebuild-audit store check: the store's fsck
- * (audit/integrity.h).  Every record of every database is read through
+ * (sample/integrity.h).  Every record of every database is read through
  * the verified readers the commands use; each piece of damage is
  * printed with its database and key.
  * store snapshot: the consistent, read-only copy cluster workers audit.
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "audit/integrity.h"
+#include "sample/integrity.h"
 #include "cli/commands.h"
 #include "store/store.h"
 

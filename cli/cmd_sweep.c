@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/forensics.h"
+#include "forensics/forensics.h"
 #include "cli/commands.h"
 #include "common/json.h"
 

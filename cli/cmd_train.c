@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "audit/runs.h"
+#include "rebuild/runs.h"
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "common/digest.h"
@@ -88,7 +88,7 @@ load_snapshot(struct cli_ctx *ctx, const struct pins *p, const char *file,
 static int
 keep_run(struct cli_ctx *ctx, const struct pins *p,
 	 const struct rebuild_result *res, const struct rba_digest *env,
-	 double wall, char id[AUDIT_RUN_ID_SIZE])
+	 double wall, char id[RUNS_ID_SIZE])
 {
 	struct rba_detail d;
 	struct store_txn *txn = NULL;
@@ -108,8 +108,8 @@ keep_run(struct cli_ctx *ctx, const struct pins *p,
 	if (cli_txn_begin(ctx, 1, 1u << 20, "cannot keep run", ctx->store_path,
 			  &txn))
 		return 2;
-	if ((err = audit_run_id_new(txn, subject, (int64_t)time(NULL), id, &d)) ||
-	    (err = audit_run_put(txn, id, p, res, env, wall, &d)) ||
+	if ((err = runs_id_new(txn, subject, (int64_t)time(NULL), id, &d)) ||
+	    (err = runs_put(txn, id, p, res, env, wall, &d)) ||
 	    (err = store_txn_commit(txn, &d))) {
 		store_txn_abort(txn);
 		id[0] = 0;
@@ -123,7 +123,7 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *pins_path = NULL, *out = NULL, *record = NULL;
 	const char *snap_file = NULL, *v;
-	char snap_name[4096], run_id[AUDIT_RUN_ID_SIZE] = "";
+	char snap_name[4096], run_id[RUNS_ID_SIZE] = "";
 	int keep = 1;
 	struct pins *p = NULL;
 	struct rba_detail d;

@@ -1,6 +1,6 @@
 /*
  * cmd_verify.c - verify: the offline check of a signed file, and of the
- * evidence inside it (audit/sign.h, audit/evidence.h).
+ * evidence inside it (common/sign.h, evidence/evidence.h).
  *
  *   verify FILE -p PUB [-x SIGFILE]
  */
@@ -9,16 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/dispute.h"
-#include "audit/evidence.h"
-#include "audit/sign.h"
+#include "evidence/dispute_evidence.h"
+#include "evidence/evidence.h"
+#include "common/sign.h"
 #include "cli/commands.h"
 #include "common/fileio.h"
 #include "common/json.h"
 
 /*
  * The evidence file's own consistency, checked once its signature holds
- * (audit/evidence.h, evidence_check): the digests of the embedded texts,
+ * (evidence/evidence.h, evidence_check): the digests of the embedded texts,
  * the pins against the subject, the verdict against the counts and the
  * tolerance and the artifact that made the decisions, the guarantee, the
  * record and its chain digest, the history head against the record, the

@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "common/digest.h"
 #include "common/fileio.h"
-#include "audit/runs.h"
+#include "rebuild/runs.h"
 #include "policy/policy.h"
 #include "store/store.h"
 
@@ -252,7 +252,7 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 	char a[RBA_DIGEST_TEXT_LEN + 1], s[RBA_DIGEST_TEXT_LEN + 1];
 	char c[RBA_DIGEST_TEXT_LEN + 1], e[RBA_DIGEST_TEXT_LEN + 1];
 	char pd[RBA_DIGEST_TEXT_LEN + 1], when[32];
-	char run_id[AUDIT_RUN_ID_SIZE];
+	char run_id[RUNS_ID_SIZE];
 	struct rebuild_runrec_summary run;
 	struct rba_detail rd;
 	int err, run_err;
@@ -261,9 +261,9 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(ctx, "version show needs one VERSION");
 	if ((err = get_version(ctx, "cannot show version", argv[1], &txn, &v)) != 0)
 		return err;
-	audit_run_id_register(v.name, v.registered_at, run_id);
+	runs_id_register(v.name, v.registered_at, run_id);
 	rba_detail_clear(&rd);
-	run_err = audit_run_summary_get(txn, run_id, &run, &rd);
+	run_err = runs_summary_get(txn, run_id, &run, &rd);
 	store_txn_abort(txn);
 	rba_detail_clear(&d);
 	err = policy_pins_parse(v.pins_text, strlen(v.pins_text), argv[1], &p, &d);

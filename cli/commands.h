@@ -187,12 +187,12 @@ int cli_fx_snapshot(struct cli_ctx *ctx, const struct rba_digest *want,
 		    char *const *files, size_t nfiles, uint8_t **buf, size_t *n);
 /* A sweep: kept (cli_sweep_run) or read back (cli_sweep_load). */
 struct cli_sweep {
-	char id[161]; /* AUDIT_RUN_ID_SIZE */
+	char id[161]; /* RUNS_ID_SIZE */
 	struct pins *pins; /* with the seed of the file */
 	char *pins_text;   /* canonical */
 	size_t n;
 	uint64_t *seeds;
-	char *ids; /* n ids of AUDIT_RUN_ID_SIZE bytes */
+	char *ids; /* n ids of RUNS_ID_SIZE bytes */
 	struct rebuild_runrec *runs;
 	struct rba_digest config_hash; /* of pins with train.seed 0 */
 	struct rba_digest eval_fingerprint, snapshot;

@@ -1,7 +1,7 @@
 /*
  * fuzz_chunk.c - a stored sample chunk: the store's chunk record (tag,
  * digest, size, one zstd frame, seal; store/store_priv.h) and the sample
- * chunk inside it (audit/sample.h, sample_chunk_decode).
+ * chunk inside it (sample/sample.h, sample_chunk_decode).
  *
  * The first byte chooses: bit 0 set, the rest is a zstd frame, which the
  * harness wraps in a chunk record as the store writes one (digest of what
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "audit/sample.h"
+#include "sample/sample.h"
 #include "common/buf.h"
 #include "common/digest.h"
 #include "store/store_priv.h"

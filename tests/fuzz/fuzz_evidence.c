@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "audit/evidence.h"
+#include "evidence/evidence.h"
 #include "tests/fuzz/fuzz.h"
 
 int

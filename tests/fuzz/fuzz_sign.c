@@ -1,5 +1,5 @@
 /*
- * fuzz_sign.c - the minisign parsers (audit/sign.h): a public key file,
+ * fuzz_sign.c - the minisign parsers (common/sign.h): a public key file,
  * an unencrypted secret key file (an encrypted one is refused before its
  * key derivation, as no passphrase is given), and a signature file
  * verified over a fixed message with the test-only key.  The first byte
@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "audit/sign.h"
+#include "common/sign.h"
 #include "tests/fuzz/fuzz.h"
 
 /* fixtures/keys/rba-test-only.pub */

@@ -1,5 +1,5 @@
 /*
- * check_evidence.c - evidence files (audit/evidence.h): rendering one
+ * check_evidence.c - evidence files (evidence/evidence.h): rendering one
  * audit record as an in-toto statement, determinism, the consistency
  * check and every way it must fail, signing and the pair written beside
  * each other.
@@ -19,11 +19,11 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
-#include "audit/evidence.h"
+#include "evidence/evidence.h"
 #include "audit/register.h"
-#include "audit/sample.h"
+#include "sample/sample.h"
 #include "audit/sample_add.h"
-#include "audit/sign.h"
+#include "common/sign.h"
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/fileio.h"

@@ -1,5 +1,5 @@
 /*
- * check_sign.c - minisign-compatible keys and signatures (audit/sign.h).
+ * check_sign.c - minisign-compatible keys and signatures (common/sign.h).
  *
  * Interoperability is checked against the real `minisign` binary both
  * ways, and against fixtures/keys/ (made by minisign; see its README).
@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "audit/sign.h"
+#include "common/sign.h"
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/fileio.h"

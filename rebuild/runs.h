@@ -16,8 +16,8 @@
  * The record is rebuild_runrec_render()'s text, "rebuild-audit/run/v1"
  * (rebuild/runrec.h), exactly what `train --record` writes.
  */
-#ifndef RBA_AUDIT_RUNS_H
-#define RBA_AUDIT_RUNS_H
+#ifndef RBA_RUNS_H
+#define RBA_RUNS_H
 
 #include <stdint.h>
 
@@ -29,13 +29,13 @@
 #include "store/store.h"
 
 /* Room for any run id and its NUL. */
-#define AUDIT_RUN_ID_SIZE (STORE_RUN_ID_MAX + 1)
+#define RUNS_ID_SIZE (STORE_RUN_ID_MAX + 1)
 _Static_assert(STORE_VERSION_NAME_MAX + 1 + 20 <= STORE_RUN_ID_MAX,
 	       "a version name, '@' and any int64 fit in a run id");
 
 /* The run id of the training registered for version at registered_at. */
-void audit_run_id_register(const char *version, int64_t registered_at,
-			   char out[AUDIT_RUN_ID_SIZE]);
+void runs_id_register(const char *version, int64_t registered_at,
+			   char out[RUNS_ID_SIZE]);
 
 /*
  * Renders the run record of res (trained from the completed pins p,
@@ -43,7 +43,7 @@ void audit_run_id_register(const char *version, int64_t registered_at,
  * id in the write transaction txn.  0, or store_run_put's errors and
  * RBA_E_NOMEM.
  */
-int audit_run_put(struct store_txn *txn, const char *id, const struct pins *p,
+int runs_put(struct store_txn *txn, const char *id, const struct pins *p,
 		  const struct rebuild_result *res,
 		  const struct rba_digest *env, double wall_seconds,
 		  struct rba_detail *d);
@@ -54,7 +54,7 @@ int audit_run_put(struct store_txn *txn, const char *id, const struct pins *p,
  * kept); store_run_get's RBA_E_TAMPERED and RBA_E_CORRUPT; the errors of
  * rebuild_runrec_summary_parse; RBA_E_NOMEM.  d->key is id on error.
  */
-int audit_run_summary_get(struct store_txn *txn, const char *id,
+int runs_summary_get(struct store_txn *txn, const char *id,
 			  struct rebuild_runrec_summary *out,
 			  struct rba_detail *d);
 
@@ -67,7 +67,7 @@ int audit_run_summary_get(struct store_txn *txn, const char *id,
  * 0, RBA_E_LIMIT (the id would be over STORE_RUN_ID_MAX), store_run_get's
  * errors.
  */
-int audit_run_id_new(struct store_txn *txn, const char *subject, int64_t t,
-		     char out[AUDIT_RUN_ID_SIZE], struct rba_detail *d);
+int runs_id_new(struct store_txn *txn, const char *subject, int64_t t,
+		     char out[RUNS_ID_SIZE], struct rba_detail *d);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * fleet.c - shard selection, worker records and their import
- * (audit/fleet.h).
+ * (fleet/fleet.h).
  */
-#include "audit/fleet.h"
+#include "fleet/fleet.h"
 
 #include <assert.h>
 #include <dirent.h>

@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "audit/evidence.h"
+#include "evidence/evidence.h"
 #include "common/buf.h"
 #include "common/json.h"
 #include "common/rba.h"

@@ -3,7 +3,7 @@
  * evidence statement, what export computes rather than copies, and the
  * statement of one history record of the store (evidence_render).
  */
-#include "audit/evidence_priv.h"
+#include "evidence/evidence_priv.h"
 
 #include <assert.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/sample.h"
+#include "sample/sample.h"
 #include "common/json.h"
 #include "common/rbatime.h"
 #include "policy/policy.h"

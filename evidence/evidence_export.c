@@ -2,7 +2,7 @@
  * evidence_export.c - the trusted comment, writing the evidence and its
  * signature into place, and export (render, check, sign, write).
  */
-#include "audit/evidence_priv.h"
+#include "evidence/evidence_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit/sign.h"
+#include "common/sign.h"
 #include "common/fileio.h"
 
 /* ---- the trusted comment ------------------------------------------------ */

@@ -2,7 +2,7 @@
  * evidence_check.c - the offline check of an evidence file
  * (evidence_check; the checks in evidence.h and rebuild-audit-evidence(5)).
  */
-#include "audit/evidence_priv.h"
+#include "evidence/evidence_priv.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* runs.c - run records in the store (runs.h). */
-#include "audit/runs.h"
+#include "rebuild/runs.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,14 +9,14 @@
 #include "common/buf.h"
 
 void
-audit_run_id_register(const char *version, int64_t registered_at,
-		      char out[AUDIT_RUN_ID_SIZE])
+runs_id_register(const char *version, int64_t registered_at,
+		      char out[RUNS_ID_SIZE])
 {
-	snprintf(out, AUDIT_RUN_ID_SIZE, "%s@%" PRId64, version, registered_at);
+	snprintf(out, RUNS_ID_SIZE, "%s@%" PRId64, version, registered_at);
 }
 
 int
-audit_run_put(struct store_txn *txn, const char *id, const struct pins *p,
+runs_put(struct store_txn *txn, const char *id, const struct pins *p,
 	      const struct rebuild_result *res, const struct rba_digest *env,
 	      double wall_seconds, struct rba_detail *d)
 {
@@ -36,7 +36,7 @@ audit_run_put(struct store_txn *txn, const char *id, const struct pins *p,
 }
 
 int
-audit_run_summary_get(struct store_txn *txn, const char *id,
+runs_summary_get(struct store_txn *txn, const char *id,
 		      struct rebuild_runrec_summary *out, struct rba_detail *d)
 {
 	uint8_t *p = NULL;
@@ -54,20 +54,20 @@ audit_run_summary_get(struct store_txn *txn, const char *id,
 }
 
 int
-audit_run_id_new(struct store_txn *txn, const char *subject, int64_t t,
-		 char out[AUDIT_RUN_ID_SIZE], struct rba_detail *d)
+runs_id_new(struct store_txn *txn, const char *subject, int64_t t,
+		 char out[RUNS_ID_SIZE], struct rba_detail *d)
 {
 	for (unsigned k = 0; k < 100000; k++) {
 		uint8_t *p = NULL;
 		size_t n = 0;
 		int n1, err;
 		if (k == 0)
-			n1 = snprintf(out, AUDIT_RUN_ID_SIZE, "%s@%" PRId64,
+			n1 = snprintf(out, RUNS_ID_SIZE, "%s@%" PRId64,
 				      subject, t);
 		else
-			n1 = snprintf(out, AUDIT_RUN_ID_SIZE, "%s@%" PRId64 ".%u",
+			n1 = snprintf(out, RUNS_ID_SIZE, "%s@%" PRId64 ".%u",
 				      subject, t, k);
-		if (n1 < 0 || n1 >= AUDIT_RUN_ID_SIZE)
+		if (n1 < 0 || n1 >= RUNS_ID_SIZE)
 			return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
 					"run id for '%s' is too long", subject);
 		err = store_run_get(txn, out, &p, &n, d);

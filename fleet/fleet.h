@@ -25,7 +25,7 @@
  * and no final newline: its bytes are exactly what the import appends
  * to the history, so `sha256sum` of the file is the digest of that
  * history record's text.  The .minisig is a minisign signature
- * (audit/sign.h) by the worker's key whose trusted comment is
+ * (common/sign.h) by the worker's key whose trusted comment is
  *     rebuild-audit worker record: version V verdict X shard K/N
  *     store <id> head sha256:...
  * Both are written atomically (common/fileio.h), the signature first, so
@@ -59,7 +59,7 @@
 #include <stdint.h>
 
 #include "audit/audit.h"
-#include "audit/sign.h"
+#include "common/sign.h"
 #include "common/digest.h"
 #include "common/rba.h"
 #include "store/store.h"

@@ -3,7 +3,7 @@
  * codec, looking one case up, walking and exporting.  Adding a CSV of
  * past cases is sample_add.c.
  */
-#include "audit/sample.h"
+#include "sample/sample.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "common/json.h"
-#include "audit/sample_mem.h"
+#include "sample/sample_mem.h"
 #include "common/fileio.h"
 
 /* ---- small helpers ---------------------------------------------------- */

@@ -23,8 +23,8 @@
  * worse.  With a zero spread (every baseline seed the same) (a) asks for
  * any non-zero median.
  */
-#ifndef RBA_AUDIT_FORENSICS_H
-#define RBA_AUDIT_FORENSICS_H
+#ifndef RBA_FORENSICS_H
+#define RBA_FORENSICS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* evidence_read.c - a parsed audit record or evidence statement, as the model. */
-#include "audit/evidence_priv.h"
+#include "evidence/evidence_priv.h"
 
 #include <math.h>
 #include <stdarg.h>

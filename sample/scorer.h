@@ -1,7 +1,7 @@
 /*
  * scorer.h - scoring stored cases with a model: the model's own
  * preprocessing (rebuild/encode.h) and forward pass, fed from decoded
- * sample chunks (audit/sample.h) a block of cases at a time.
+ * sample chunks (sample/sample.h) a block of cases at a time.
  *
  * The result is bit for bit what artifact_score() gives for the same
  * cases (the unit tests hold it to that).  This module only maps sample
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "audit/sample.h"
+#include "sample/sample.h"
 #include "common/rba.h"
 #include "rebuild/artifact.h"
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "audit/sample.h"
+#include "sample/sample.h"
 
 /* The arrays of one column: each cap_* counts the elements allocated. */
 struct sample_colmem {

@@ -2,7 +2,7 @@
  * dispute_evidence.c - one answered dispute as signed evidence: the
  * statement, its trusted comment and the offline check `verify` makes.
  */
-#include "audit/dispute.h"
+#include "evidence/dispute_evidence.h"
 
 #include <math.h>
 #include <stdio.h>

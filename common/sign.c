@@ -5,7 +5,7 @@
  * out rather than taken from a C struct so that nothing depends on struct
  * layout.
  */
-#include "audit/sign.h"
+#include "common/sign.h"
 
 #include <assert.h>
 #include <errno.h>

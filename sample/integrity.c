@@ -4,12 +4,12 @@
  * id is checked against the case index, and each version's pins and
  * policy, which must parse and hash to the digests the store keeps.
  */
-#include "audit/integrity.h"
+#include "sample/integrity.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/sample.h"
+#include "sample/sample.h"
 #include "policy/policy.h"
 
 struct layout_cache {

@@ -3,7 +3,7 @@
  * from sample columns to the model's inputs.  The arithmetic is the
  * model's ABI's (rebuild_sparse_score, artifact_score).
  */
-#include "audit/scorer.h"
+#include "sample/scorer.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * evidence.h - signed, self-contained compliance evidence (issue 5):
  * one audit record of the store's history rendered as an in-toto
- * Statement v1, signed with minisign's format (audit/sign.h), and the
+ * Statement v1, signed with minisign's format (common/sign.h), and the
  * offline check of such a file.  The format is documented for auditors
  * in rebuild-audit-evidence(5); fixtures/evidence/predicate.schema.json
  * is its JSON schema.
@@ -41,7 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "audit/sign.h"
+#include "common/sign.h"
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/rba.h"

@@ -1,6 +1,6 @@
 /* forensics.c - sweeps, paired statistics, success expressions, gates
  * and bisection edits (forensics.h). */
-#include "audit/forensics.h"
+#include "forensics/forensics.h"
 
 #include <ctype.h>
 #include <errno.h>
