@@ -17,6 +17,7 @@
 #include "audit/inputs.h"
 #include "rebuild/runs.h"
 #include "common/rbatime.h"
+#include "common/strv.h"
 #include "common/json.h"
 #include "sample/scorer.h"
 #include "rebuild/envrec.h"
@@ -51,22 +52,14 @@ link_release(struct audit_link *l)
 	free(l->note);
 }
 
-static void
-strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; v != NULL && i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void
 audit_report_release(struct audit_report *r)
 {
 	if (r == NULL)
 		return;
 	free(r->version);
-	strv_free(r->reasons, r->nreasons);
-	strv_free(r->warnings, r->nwarnings);
+	rba_strv_free(r->reasons, r->nreasons);
+	rba_strv_free(r->warnings, r->nwarnings);
 	free(r->error_what);
 	free(r->pins_text);
 	free(r->policy_text);
@@ -91,50 +84,15 @@ audit_report_release(struct audit_report *r)
 }
 
 static char *
-dupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *
-dupf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (s = malloc((size_t)n + 1)) == NULL)
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
-static char *
 dup0(const char *s)
 {
 	return s ? strdup(s) : NULL;
 }
 
-static void
-strv_add(char ***v, size_t *n, char *s)
-{
-	char **nv;
-
-	if (s == NULL)
-		return;
-	nv = realloc(*v, (*n + 1) * sizeof(char *));
-	if (nv == NULL) {
-		free(s);
-		return;
-	}
-	nv[(*n)++] = s;
-	*v = nv;
-}
-
-#define REASON(r, ...) strv_add(&(r)->reasons, &(r)->nreasons, dupf(__VA_ARGS__))
-#define WARN(r, ...) strv_add(&(r)->warnings, &(r)->nwarnings, dupf(__VA_ARGS__))
+#define REASON(r, ...) \
+	(void)rba_strv_add(&(r)->reasons, &(r)->nreasons, rba_strdupf(__VA_ARGS__))
+#define WARN(r, ...) \
+	(void)rba_strv_add(&(r)->warnings, &(r)->nwarnings, rba_strdupf(__VA_ARGS__))
 
 static char *
 hexdup(const struct rba_digest *dg)
@@ -301,9 +259,9 @@ abi_link(struct audit_inputs *c, struct audit_report *r)
 	set_link(&r->trainer_abi,
 		 r->abi_artifact != r->abi_rebuilt ? AUDIT_LINK_CHANGED
 						   : AUDIT_LINK_SAME,
-		 dupf("%u", r->abi_artifact), dupf("%u", r->abi_rebuilt),
+		 rba_strdupf("%u", r->abi_artifact), rba_strdupf("%u", r->abi_rebuilt),
 		 r->abi_current != r->abi_rebuilt
-			 ? dupf("this build trains new versions with ABI %u; the "
+			 ? rba_strdupf("this build trains new versions with ABI %u; the "
 				"rebuild used the pinned ABI %u",
 				r->abi_current, r->abi_rebuilt)
 			 : NULL);
@@ -313,7 +271,7 @@ abi_link(struct audit_inputs *c, struct audit_report *r)
 		if (what != NULL) {
 			free(r->config.note);
 			r->config.state = AUDIT_LINK_CHANGED;
-			r->config.note = dupf("the rebuilt model's %s differ from the "
+			r->config.note = rba_strdupf("the rebuilt model's %s differ from the "
 					      "stored artifact's", what);
 		}
 	}

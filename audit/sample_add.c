@@ -17,6 +17,7 @@
 
 #include "audit/inputs.h"
 #include "common/json.h"
+#include "common/strv.h"
 #include "sample/sample_mem.h"
 #include "sample/scorer.h"
 #include "rebuild/artifact.h"
@@ -797,7 +798,7 @@ sample_add_result_release(struct sample_add_result *r)
 {
 	if (r == NULL)
 		return;
-	sample_strv_free(r->decisions, r->ndecisions);
+	rba_strv_free(r->decisions, r->ndecisions);
 	free(r->decision_counts);
 	memset(r, 0, sizeof(*r));
 }
@@ -961,7 +962,7 @@ out:
 	audit_scorer_free(st.sc);
 	builder_release(&st.b);
 	sample_layout_release(&st.layout);
-	sample_strv_free(st.cnames, st.ncounts);
+	rba_strv_free(st.cnames, st.ncounts);
 	free(st.ccounts);
 	artifact_release(&art);
 	free(abytes);

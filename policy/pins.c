@@ -1,4 +1,4 @@
-/* pins.c - the pins file (DESIGN 5.1): schema, canonical form, config hash. */
+/* pins.c - the pins file (doc/design.md section 5.1): schema, canonical form, config hash. */
 #include "policy/policy.h"
 
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "policy/ydoc.h"
+#include "common/strv.h"
 
 #define BIT(i) (UINT32_C(1) << (i))
 
@@ -841,18 +842,6 @@ policy_pins_load(const char *path, struct pins **out, struct rba_detail *d)
 	return err;
 }
 
-static void
-free_list(char **v, size_t n)
-{
-	size_t i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void
 policy_pins_free(struct pins *p)
 {
@@ -863,8 +852,8 @@ policy_pins_free(struct pins *p)
 	free(p->data.label);
 	free(p->data.positive);
 	free(p->data.id);
-	free_list(p->data.exclude, p->data.nexclude);
-	free_list(p->data.categorical, p->data.ncategorical);
+	rba_strv_free(p->data.exclude, p->data.nexclude);
+	rba_strv_free(p->data.categorical, p->data.ncategorical);
 	free(p->src.file);
 	free(p);
 }

@@ -6,18 +6,9 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/strv.h"
 #include "rebuild/rng.h"
 #include "rebuild/trainer.h"
-
-static void
-free_strv(char **v, size_t n)
-{
-	if (v == NULL)
-		return;
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
 
 void
 encode_spec_release(struct encode_spec *s)
@@ -25,10 +16,10 @@ encode_spec_release(struct encode_spec *s)
 	if (s == NULL)
 		return;
 	free(s->label);
-	free_strv(s->classes, s->nclasses);
+	rba_strv_free(s->classes, s->nclasses);
 	for (uint32_t i = 0; s->columns != NULL && i < s->ncolumns; i++) {
 		free(s->columns[i].name);
-		free_strv(s->columns[i].levels, s->columns[i].nlevels);
+		rba_strv_free(s->columns[i].levels, s->columns[i].nlevels);
 	}
 	free(s->columns);
 	free(s->mean);
@@ -112,7 +103,7 @@ distinct_sorted(const struct csv_table *t, size_t c, char ***out, uint32_t *n,
 	for (size_t i = 0; i < k; i++) {
 		if (strlen(tmp[i]) > ENCODE_MAX_TEXT) {
 			free(tmp);
-			free_strv(res, k);
+			rba_strv_free(res, k);
 			rba_detail_key(d, t->names[c]);
 			return rba_fail(d, RBA_E_LIMIT, t->file, 0, 0,
 					"a value of column '%s' is longer than "
@@ -122,7 +113,7 @@ distinct_sorted(const struct csv_table *t, size_t c, char ***out, uint32_t *n,
 		res[i] = strdup(tmp[i]);
 		if (res[i] == NULL) {
 			free(tmp);
-			free_strv(res, k);
+			rba_strv_free(res, k);
 			return RBA_E_NOMEM;
 		}
 	}

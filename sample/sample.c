@@ -16,6 +16,7 @@
 #include "common/json.h"
 #include "sample/sample_mem.h"
 #include "common/fileio.h"
+#include "common/strv.h"
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -41,16 +42,6 @@ sample_mem_ensure(void *pp, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
-void
-sample_strv_free(char **v, size_t n)
-{
-	if (v == NULL)
-		return;
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* ---- the layout record ------------------------------------------------ */
 
 void
@@ -62,8 +53,8 @@ sample_layout_release(struct sample_layout *l)
 	free(l->score_column);
 	free(l->decision_column);
 	free(l->id_column);
-	sample_strv_free(l->classes, l->nclasses);
-	sample_strv_free(l->names, l->ncols);
+	rba_strv_free(l->classes, l->nclasses);
+	rba_strv_free(l->names, l->ncols);
 	memset(l, 0, sizeof(*l));
 	l->id_col = l->score_col = l->decision_col = -1;
 }

@@ -49,9 +49,6 @@ struct sample_chunk_mem {
  */
 int sample_mem_ensure(void *pp, size_t *cap, size_t n, size_t sz);
 
-/* Frees the n strings of v and v; v may be NULL. */
-void sample_strv_free(char **v, size_t n);
-
 /*
  * Makes room for ncases x ncols (and nscores per case) in c's storage,
  * allocating c->mem on first use, and points c's arrays at it: c->ncases,

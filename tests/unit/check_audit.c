@@ -3,9 +3,7 @@
  * format, scoring against artifact_score, sample add (lossless, errors),
  * the three verdicts, tampering, disputes and threads.
  */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include <check.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +28,7 @@
 #include "rebuild/snapshot.h"
 #include "store/store.h"
 #include "store/store_debug.h"
+#include "tests/unit/scratch.h"
 #include "tests/unit/suites.h"
 
 #define GC FIXTURES "/german-credit.csv"
@@ -42,24 +41,11 @@
 #define POL_TOLERANT FIXTURES "/policy/audit-tolerant.yaml"
 #define POL_ARGMAX FIXTURES "/policy/argmax.yaml"
 
-static char tmp_root[256];
-static char spath[300];
-
-static int
-rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
 
 static void
 setup(void)
 {
-	snprintf(tmp_root, sizeof(tmp_root), "/tmp/rba-audit-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmp_root));
-	snprintf(spath, sizeof(spath), "%s/store", tmp_root);
+	scratch_make("audit");
 	ck_assert_int_eq(rba_crypto_init(), 0);
 	unsetenv("RBA_STRICT_ISA");
 }
@@ -67,9 +53,7 @@ setup(void)
 static void
 teardown(void)
 {
-	if (tmp_root[0] != 0)
-		nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	tmp_root[0] = 0;
+	scratch_remove();
 	unsetenv("RBA_STRICT_ISA");
 }
 
@@ -86,7 +70,7 @@ tmp_file(const char *name)
 	static int k;
 
 	k ^= 1;
-	snprintf(path[k], sizeof(path[k]), "%s/%s", tmp_root, name);
+	snprintf(path[k], sizeof(path[k]), "%s/%s", scratch_dir, name);
 	return path[k];
 }
 
@@ -117,8 +101,8 @@ new_store(void)
 	struct rba_digest dg;
 
 	rba_detail_clear(&d);
-	ck_assert_msg(store_init(spath, &d) == 0, "init: %s", d.reason);
-	ck_assert_msg(store_open(spath, 0, &s, &d) == 0, "open: %s", d.reason);
+	ck_assert_msg(store_init(scratch_store, &d) == 0, "init: %s", d.reason);
+	ck_assert_msg(store_open(scratch_store, 0, &s, &d) == 0, "open: %s", d.reason);
 	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), 0);
 	ck_assert_msg(snapshot_add(t, GC, NULL, &dg, NULL, &d) == 0, "%s", d.reason);
 	ck_assert_msg(snapshot_add(t, GN, NULL, &dg, NULL, &d) == 0, "%s", d.reason);
@@ -222,86 +206,6 @@ history_count(struct store *s)
 	store_txn_abort(t);
 	return n;
 }
-
-/* ---- JSON ------------------------------------------------------------- */
-
-START_TEST(test_json_numbers)
-{
-	const double v[] = { 0.0, -0.0, 1.0, -1.0, 0.1, 0.3, 1.0 / 3.0, 1e300,
-			     -2.5e-300, 4.9e-324, 123456789.0, 9007199254740993.0,
-			     0.30000000000000004, 1.1920928955078125e-07 };
-	char t[32];
-
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		double back;
-		rba_json_fmt_double(v[i], t);
-		back = strtod(t, NULL);
-		ck_assert_msg(memcmp(&back, &v[i], sizeof(back)) == 0,
-			      "%s does not read back as %.17g", t, v[i]);
-	}
-	rba_json_fmt_double(1049.0, t);
-	ck_assert_str_eq(t, "1049");
-	rba_json_fmt_double(0.5, t);
-	ck_assert_str_eq(t, "0.5");
-	rba_json_fmt_double(-0.0, t);
-	ck_assert_str_eq(t, "-0");
-	rba_json_fmt_double(NAN, t);
-	ck_assert_str_eq(t, "nan");
-}
-END_TEST
-
-START_TEST(test_json_roundtrip)
-{
-	struct rba_buf b;
-	struct rba_json_value v;
-	struct rba_detail d;
-	const char nasty[] = "a\"b\\c\nd\te\x01 \xc3\xa9";
-
-	rba_buf_init(&b);
-	rba_buf_put_u8(&b, '{');
-	rba_json_put_key(&b, "s");
-	rba_json_put_str(&b, nasty);
-	rba_buf_put(&b, ", ", 2);
-	rba_json_put_key(&b, "n");
-	rba_json_put_num(&b, 0.1);
-	rba_buf_put(&b, ", ", 2);
-	rba_json_put_key(&b, "inf");
-	rba_json_put_num(&b, INFINITY);
-	rba_buf_printf(&b, "%s", ", \"a\": [1, true, null, {\"x\": \"\\ud83d\\ude00\"}]}");
-	ck_assert_int_eq(rba_buf_status(&b), 0);
-	rba_detail_clear(&d);
-	ck_assert_msg(rba_json_parse((const char *)b.p, b.len, &v, &d) == 0, "%s", d.reason);
-	ck_assert_str_eq(rba_json_get_str(&v, "s"), nasty);
-	ck_assert(rba_json_get_num(&v, "n", 0) == 0.1);
-	ck_assert_int_eq(rba_json_get(&v, "inf")->type, RBA_JSON_NULL);
-	ck_assert_int_eq(rba_json_get(&v, "a")->n, 4);
-	ck_assert_str_eq(rba_json_get_str(&rba_json_get(&v, "a")->items[3], "x"), "\xf0\x9f\x98\x80");
-	ck_assert_ptr_null(rba_json_get(&v, "missing"));
-	rba_json_release(&v);
-	rba_buf_release(&b);
-}
-END_TEST
-
-START_TEST(test_json_bad)
-{
-	const char *bad[] = { "", "{", "[1,]", "{\"a\" 1}", "\"\\ud800\"",
-			      "\"\\udc00\"", "\"a\nb\"", "01", "1.", "-", "[1] x",
-			      "tru", "\"\\q\"", "{1: 2}", "\"\\u12g4\"" };
-	struct rba_json_value v;
-	struct rba_detail d;
-	char deep[200];
-
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		rba_detail_clear(&d);
-		ck_assert_msg(rba_json_parse(bad[i], strlen(bad[i]), &v, &d) == RBA_E_SYNTAX,
-			      "'%s' accepted", bad[i]);
-		ck_assert(d.reason[0] != 0);
-	}
-	memset(deep, '[', 40);
-	memset(deep + 40, ']', 40);
-	ck_assert_int_eq(rba_json_parse(deep, 80, &v, &d), RBA_E_LIMIT);
-}
-END_TEST
 
 /* ---- layout ----------------------------------------------------------- */
 
@@ -1244,9 +1148,6 @@ suite_audit(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, test_json_numbers);
-	tcase_add_test(tc, test_json_roundtrip);
-	tcase_add_test(tc, test_json_bad);
 	tcase_add_test(tc, test_layout_roundtrip);
 	tcase_add_test(tc, test_layout_versions);
 	tcase_add_test(tc, test_layout_bad);

@@ -1,6 +1,6 @@
 /*
  * check_common.c - errors, buffers, cursors, digests, atomic files, JSON,
- * UTF-8, UTC text and the monotonic clock.
+ * string vectors, UTF-8, UTC text and the monotonic clock.
  */
 #include <check.h>
 #include <sodium.h>
@@ -20,6 +20,7 @@
 #include "common/json.h"
 #include "common/rba.h"
 #include "common/rbatime.h"
+#include "common/strv.h"
 #include "common/utf8.h"
 #include "tests/unit/suites.h"
 
@@ -330,8 +331,13 @@ START_TEST(test_json_numbers)
 		{ 1.0 / 3.0, "0.3333333333333333" }, { 1e-5, "1e-05" },
 		{ 9007199254740991.0, "9007199254740991" },
 		{ 9007199254740992.0, "9007199254740992" }, /* 2^53: %.16g */
-		{ 1e300, "1e+300" }, { -2.5, "-2.5" },
+		{ 1e300, "1e+300" }, { -2.5, "-2.5" }, { 0.5, "0.5" },
 		{ 5e-324, "4.94065645841247e-324" }, /* reads back as 5e-324 */
+	};
+	static const double back[] = {
+		0.0, -0.0, 1.0, -1.0, 0.1, 0.3, 1.0 / 3.0, 1e300, -2.5e-300,
+		4.9e-324, 123456789.0, 9007199254740993.0, 0.30000000000000004,
+		1.1920928955078125e-07,
 	};
 	struct rba_buf b;
 	char t[RBA_JSON_NUM_MAX];
@@ -351,6 +357,15 @@ START_TEST(test_json_numbers)
 		ck_assert_str_eq(mem, t);
 		free(mem);
 	}
+	/* Every double reads back bit for bit. */
+	for (size_t i = 0; i < sizeof(back) / sizeof(back[0]); i++) {
+		double r;
+
+		rba_json_fmt_double(back[i], t);
+		r = strtod(t, NULL);
+		ck_assert_msg(memcmp(&r, &back[i], sizeof(r)) == 0,
+			      "%s does not read back as %.17g", t, back[i]);
+	}
 	/* %.17g, the old run-record form, is longer where it need not be */
 	snprintf(t, sizeof(t), "%.17g", 0.1);
 	ck_assert_str_eq(t, "0.10000000000000001");
@@ -364,6 +379,59 @@ START_TEST(test_json_numbers)
 	rba_json_put_num(&b, INFINITY);
 	ck_assert_str_eq(rba_buf_cstr(&b), "null null");
 	rba_buf_release(&b);
+}
+END_TEST
+
+START_TEST(test_json_roundtrip)
+{
+	struct rba_buf b;
+	struct rba_json_value v;
+	struct rba_detail d;
+	const char nasty[] = "a\"b\\c\nd\te\x01 \xc3\xa9";
+
+	rba_buf_init(&b);
+	rba_buf_put_u8(&b, '{');
+	rba_json_put_key(&b, "s");
+	rba_json_put_str(&b, nasty);
+	rba_buf_put(&b, ", ", 2);
+	rba_json_put_key(&b, "n");
+	rba_json_put_num(&b, 0.1);
+	rba_buf_put(&b, ", ", 2);
+	rba_json_put_key(&b, "inf");
+	rba_json_put_num(&b, INFINITY);
+	rba_buf_printf(&b, "%s", ", \"a\": [1, true, null, {\"x\": \"\\ud83d\\ude00\"}]}");
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	rba_detail_clear(&d);
+	ck_assert_msg(rba_json_parse((const char *)b.p, b.len, &v, &d) == 0, "%s", d.reason);
+	ck_assert_str_eq(rba_json_get_str(&v, "s"), nasty);
+	ck_assert(rba_json_get_num(&v, "n", 0) == 0.1);
+	ck_assert_int_eq(rba_json_get(&v, "inf")->type, RBA_JSON_NULL);
+	ck_assert_int_eq(rba_json_get(&v, "a")->n, 4);
+	ck_assert_str_eq(rba_json_get_str(&rba_json_get(&v, "a")->items[3], "x"), "\xf0\x9f\x98\x80");
+	ck_assert_ptr_null(rba_json_get(&v, "missing"));
+	rba_json_release(&v);
+	rba_buf_release(&b);
+}
+END_TEST
+
+START_TEST(test_json_bad)
+{
+	const char *bad[] = { "", "{", "[1,]", "{\"a\" 1}", "\"\\ud800\"",
+			      "\"\\udc00\"", "\"a\nb\"", "01", "1.", "-", "[1] x",
+			      "tru", "\"\\q\"", "{1: 2}", "\"\\u12g4\"" };
+	struct rba_json_value v;
+	struct rba_detail d;
+	char deep[200];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rba_detail_clear(&d);
+		ck_assert_msg(rba_json_parse(bad[i], strlen(bad[i]), &v, &d) == RBA_E_SYNTAX,
+			      "'%s' accepted", bad[i]);
+		ck_assert(d.reason[0] != 0);
+	}
+	memset(deep, '[', 40);
+	memset(deep + 40, ']', 40);
+	ck_assert_int_eq(rba_json_parse(deep, 80, &v, &d), RBA_E_LIMIT);
 }
 END_TEST
 
@@ -510,6 +578,28 @@ valid(const char *s, size_t n, size_t *bad)
  * stray continuations and sequences cut short are refused at the first
  * byte of the bad sequence; the longest valid forms are accepted.
  */
+START_TEST(test_strv)
+{
+	char big[2000], **v = NULL, *s;
+	size_t n = 0;
+
+	/* No length cap: a formatted string longer than any stack buffer. */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	s = rba_strdupf("<%s>%d", big, 7);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(strlen(s), sizeof(big) - 1 + 3);
+	ck_assert_str_eq(s + sizeof(big), ">7");
+	ck_assert_int_eq(rba_strv_add(&v, &n, s), 0);
+	ck_assert_int_eq(rba_strv_add(&v, &n, rba_strdupf("%s", "b")), 0);
+	ck_assert_int_eq(rba_strv_add(&v, &n, NULL), RBA_E_NOMEM);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(v[1], "b");
+	rba_strv_free(v, n);
+	rba_strv_free(NULL, 3);
+}
+END_TEST
+
 START_TEST(test_utf8)
 {
 	static const struct {
@@ -677,6 +767,9 @@ suite_common(void)
 	tcase_add_test(tc, test_json_pretty);
 	tcase_add_test_raise_signal(tc, test_json_pretty_depth, SIGABRT);
 	tcase_add_test(tc, test_json_reader);
+	tcase_add_test(tc, test_json_roundtrip);
+	tcase_add_test(tc, test_json_bad);
+	tcase_add_test(tc, test_strv);
 	tcase_add_test(tc, test_utf8);
 	tcase_add_test(tc, test_time_utc);
 	tcase_add_test(tc, test_time_mono);

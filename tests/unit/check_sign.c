@@ -20,6 +20,7 @@
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/fileio.h"
+#include "tests/unit/scratch.h"
 #include "tests/unit/suites.h"
 
 #define KEYS FIXTURES "/keys"
@@ -27,37 +28,19 @@
 /* Cheap scrypt for tests that do not exercise minisign's default cost. */
 static const struct sign_kdf kdf_fast = { 524288, 16777216 };
 
-static char tmpdir[256];
-
 static void
 setup(void)
 {
 	ck_assert_int_eq(rba_crypto_init(), 0);
-	snprintf(tmpdir, sizeof(tmpdir), "%s/rba-sign.XXXXXX",
-		 getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	scratch_make("sign");
 }
 
 static void
 teardown(void)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
+	scratch_remove();
 }
 
-static const char *
-tpath(const char *name)
-{
-	static char buf[4][512];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmpdir, name);
-	return buf[i];
-}
 
 static uint8_t *
 slurp(const char *path, size_t *len)
@@ -215,35 +198,35 @@ START_TEST(keygen_round_trip)
 	static const char msg[] = "a file to sign\n";
 
 	rba_detail_clear(&d);
-	ck_assert_int_eq(sign_keygen_write(tpath("k"), NULL, 0, NULL, NULL,
+	ck_assert_int_eq(sign_keygen_write(scratch_path("k"), NULL, 0, NULL, NULL,
 					   &pub, &d),
 			 0);
-	ck_assert_int_eq(stat(tpath("k.key"), &st), 0);
+	ck_assert_int_eq(stat(scratch_path("k.key"), &st), 0);
 	ck_assert_int_eq(st.st_mode & 07777, 0600);
-	ck_assert_int_eq(stat(tpath("k.pub"), &st), 0);
-	ck_assert_uint_eq(count_entries(tmpdir), 2); /* no temporaries */
+	ck_assert_int_eq(stat(scratch_path("k.pub"), &st), 0);
+	ck_assert_uint_eq(count_entries(scratch_dir), 2); /* no temporaries */
 
 	/* Exactly 0600 whatever the umask (this test runs in its own fork). */
 	umask(0277);
-	ck_assert_int_eq(sign_keygen_write(tpath("u"), NULL, 0, NULL, NULL,
+	ck_assert_int_eq(sign_keygen_write(scratch_path("u"), NULL, 0, NULL, NULL,
 					   NULL, &d),
 			 0);
-	ck_assert_int_eq(stat(tpath("u.key"), &st), 0);
+	ck_assert_int_eq(stat(scratch_path("u.key"), &st), 0);
 	ck_assert_int_eq(st.st_mode & 07777, 0600);
 	umask(022);
-	ck_assert_int_eq(unlink(tpath("u.key")), 0);
-	ck_assert_int_eq(unlink(tpath("u.pub")), 0);
+	ck_assert_int_eq(unlink(scratch_path("u.key")), 0);
+	ck_assert_int_eq(unlink(scratch_path("u.pub")), 0);
 
-	pub2 = load_pk(tpath("k.pub"));
+	pub2 = load_pk(scratch_path("k.pub"));
 	ck_assert_mem_eq(&pub, &pub2, sizeof(pub));
-	text = slurp(tpath("k.pub"), &len);
+	text = slurp(scratch_path("k.pub"), &len);
 	sign_keyid_format(pub.keyid, id);
 	snprintf(want, sizeof(want), "untrusted comment: rebuild-audit public key %s\n", id);
 	ck_assert_int_eq(strncmp((char *)text, want, strlen(want)), 0);
 	ck_assert_uint_eq(len, strlen(want) + 56 + 1);
 	free(text);
 
-	k = load_sk(tpath("k.key"), NULL);
+	k = load_sk(scratch_path("k.key"), NULL);
 	sign_seckey_pubkey(k, &pub3);
 	ck_assert_mem_eq(&pub, &pub3, sizeof(pub));
 	sig = sign_text(k, msg, strlen(msg), "round trip", &slen);
@@ -264,39 +247,39 @@ START_TEST(keygen_refuses_existing)
 	size_t alen, blen;
 
 	rba_detail_clear(&d);
-	ck_assert_int_eq(sign_keygen_write(tpath("k"), NULL, 0, NULL, NULL, NULL, &d), 0);
-	a = slurp(tpath("k.key"), &alen);
-	b = slurp(tpath("k.pub"), &blen);
-	ck_assert_int_eq(sign_keygen_write(tpath("k"), NULL, 0, NULL, NULL, NULL, &d),
+	ck_assert_int_eq(sign_keygen_write(scratch_path("k"), NULL, 0, NULL, NULL, NULL, &d), 0);
+	a = slurp(scratch_path("k.key"), &alen);
+	b = slurp(scratch_path("k.pub"), &blen);
+	ck_assert_int_eq(sign_keygen_write(scratch_path("k"), NULL, 0, NULL, NULL, NULL, &d),
 			 RBA_E_EXISTS);
 	ck_assert_ptr_nonnull(strstr(d.file, "k.key"));
 	free(a);
-	a = slurp(tpath("k.key"), &blen);
+	a = slurp(scratch_path("k.key"), &blen);
 	ck_assert_uint_eq(alen, blen);
 	free(a);
 	free(b);
-	ck_assert_uint_eq(count_entries(tmpdir), 2);
+	ck_assert_uint_eq(count_entries(scratch_dir), 2);
 
 	/* Only the public file exists: nothing written, no .key left. */
-	spit(tpath("p.pub"), "x", 1);
-	ck_assert_int_eq(sign_keygen_write(tpath("p"), NULL, 0, NULL, NULL, NULL, &d),
+	spit(scratch_path("p.pub"), "x", 1);
+	ck_assert_int_eq(sign_keygen_write(scratch_path("p"), NULL, 0, NULL, NULL, NULL, &d),
 			 RBA_E_EXISTS);
 	ck_assert_ptr_nonnull(strstr(d.file, "p.pub"));
-	ck_assert_int_eq(access(tpath("p.key"), F_OK), -1);
+	ck_assert_int_eq(access(scratch_path("p.key"), F_OK), -1);
 
 	/* Only the secret file exists. */
-	spit(tpath("s.key"), "x", 1);
-	ck_assert_int_eq(sign_keygen_write(tpath("s"), NULL, 0, NULL, NULL, NULL, &d),
+	spit(scratch_path("s.key"), "x", 1);
+	ck_assert_int_eq(sign_keygen_write(scratch_path("s"), NULL, 0, NULL, NULL, NULL, &d),
 			 RBA_E_EXISTS);
-	ck_assert_int_eq(access(tpath("s.pub"), F_OK), -1);
+	ck_assert_int_eq(access(scratch_path("s.pub"), F_OK), -1);
 
 	/* A dangling symbolic link counts as existing (no write through it). */
-	ck_assert_int_eq(symlink(tpath("nowhere"), tpath("l.key")), 0);
-	ck_assert_int_eq(sign_keygen_write(tpath("l"), NULL, 0, NULL, NULL, NULL, &d),
+	ck_assert_int_eq(symlink(scratch_path("nowhere"), scratch_path("l.key")), 0);
+	ck_assert_int_eq(sign_keygen_write(scratch_path("l"), NULL, 0, NULL, NULL, NULL, &d),
 			 RBA_E_EXISTS);
-	ck_assert_int_eq(access(tpath("nowhere"), F_OK), -1);
-	ck_assert_int_eq(access(tpath("l.pub"), F_OK), -1);
-	ck_assert_uint_eq(count_entries(tmpdir), 5);
+	ck_assert_int_eq(access(scratch_path("nowhere"), F_OK), -1);
+	ck_assert_int_eq(access(scratch_path("l.pub"), F_OK), -1);
+	ck_assert_uint_eq(count_entries(scratch_dir), 5);
 }
 END_TEST
 
@@ -305,21 +288,21 @@ START_TEST(keygen_bad_arguments_write_nothing)
 	struct rba_detail d;
 
 	rba_detail_clear(&d);
-	ck_assert_int_eq(sign_keygen_write(tpath("k"), NULL, 0, "two\nlines",
+	ck_assert_int_eq(sign_keygen_write(scratch_path("k"), NULL, 0, "two\nlines",
 					   NULL, NULL, &d),
 			 RBA_E_RANGE);
-	ck_assert_int_eq(sign_keygen_write(tpath("k"), "", 0, NULL, NULL, NULL, &d),
+	ck_assert_int_eq(sign_keygen_write(scratch_path("k"), "", 0, NULL, NULL, NULL, &d),
 			 RBA_E_USAGE);
 	{
 		struct sign_kdf weak = { 1, 1 };
-		ck_assert_int_eq(sign_keygen_write(tpath("k"), "pw", 2, NULL,
+		ck_assert_int_eq(sign_keygen_write(scratch_path("k"), "pw", 2, NULL,
 						   &weak, NULL, &d),
 				 RBA_E_USAGE);
 	}
 	ck_assert_int_eq(sign_keygen_write("/nonexistent-dir/k", NULL, 0, NULL,
 					   NULL, NULL, &d),
 			 ENOENT);
-	ck_assert_uint_eq(count_entries(tmpdir), 0);
+	ck_assert_uint_eq(count_entries(scratch_dir), 0);
 }
 END_TEST
 
@@ -328,11 +311,11 @@ START_TEST(keygen_sweeps_stale_temporaries)
 	struct rba_detail d;
 
 	/* A temporary left by a killed keygen (no such pid can be alive). */
-	spit(tpath("k.key.tmp-999999999-0"), "secret", 6);
+	spit(scratch_path("k.key.tmp-999999999-0"), "secret", 6);
 	rba_detail_clear(&d);
-	ck_assert_int_eq(sign_keygen_write(tpath("k"), NULL, 0, NULL, NULL, NULL, &d), 0);
-	ck_assert_int_eq(access(tpath("k.key.tmp-999999999-0"), F_OK), -1);
-	ck_assert_uint_eq(count_entries(tmpdir), 2);
+	ck_assert_int_eq(sign_keygen_write(scratch_path("k"), NULL, 0, NULL, NULL, NULL, &d), 0);
+	ck_assert_int_eq(access(scratch_path("k.key.tmp-999999999-0"), F_OK), -1);
+	ck_assert_uint_eq(count_entries(scratch_dir), 2);
 }
 END_TEST
 
@@ -343,10 +326,10 @@ START_TEST(keygen_custom_comment)
 	size_t len;
 
 	rba_detail_clear(&d);
-	ck_assert_int_eq(sign_keygen_write(tpath("k"), NULL, 0, "acme model risk",
+	ck_assert_int_eq(sign_keygen_write(scratch_path("k"), NULL, 0, "acme model risk",
 					   NULL, NULL, &d),
 			 0);
-	text = slurp(tpath("k.pub"), &len);
+	text = slurp(scratch_path("k.pub"), &len);
 	ck_assert_int_eq(strncmp((char *)text, "untrusted comment: acme model risk\n", 35), 0);
 	free(text);
 }
@@ -706,7 +689,7 @@ START_TEST(malformed_public_keys)
 				      c[i].want,
 			      "case %zu: %s", i, d.reason);
 	}
-	ck_assert_int_eq(sign_pubkey_load(tpath("missing.pub"), &pk, &d), ENOENT);
+	ck_assert_int_eq(sign_pubkey_load(scratch_path("missing.pub"), &pk, &d), ENOENT);
 	ck_assert_ptr_nonnull(strstr(d.file, "missing.pub"));
 }
 END_TEST
@@ -721,8 +704,8 @@ START_TEST(damaged_secret_key)
 	int bad = 0;
 
 	rba_detail_clear(&d);
-	ck_assert_int_eq(sign_keygen_write(tpath("k"), NULL, 0, NULL, NULL, NULL, &d), 0);
-	text = slurp(tpath("k.key"), &len);
+	ck_assert_int_eq(sign_keygen_write(scratch_path("k"), NULL, 0, NULL, NULL, NULL, &d), 0);
+	text = slurp(scratch_path("k.key"), &len);
 	b64 = line_start((char *)text, 2);
 	/* base64 chars 72.. cover the key id, the key and the checksum. */
 	for (i = b64 + 72; i < len - 2; i++) {
@@ -753,7 +736,7 @@ START_TEST(damaged_secret_key)
 		ck_assert_ptr_null(strstr(d.reason, win));
 	}
 	free(text);
-	ck_assert_int_eq(sign_seckey_load(tpath("none.key"), NULL, 0, &k, &d), ENOENT);
+	ck_assert_int_eq(sign_seckey_load(scratch_path("none.key"), NULL, 0, &k, &d), ENOENT);
 }
 END_TEST
 
@@ -767,24 +750,24 @@ START_TEST(passphrase_protected_key)
 	size_t len;
 
 	rba_detail_clear(&d);
-	ck_assert_int_eq(sign_keygen_write(tpath("k"), pass, strlen(pass), NULL,
+	ck_assert_int_eq(sign_keygen_write(scratch_path("k"), pass, strlen(pass), NULL,
 					   &kdf_fast, &pub, &d),
 			 0);
-	text = slurp(tpath("k.key"), &len);
+	text = slurp(scratch_path("k.key"), &len);
 	/* base64 of "Ed" "Sc" "B2" */
 	ck_assert_ptr_nonnull(strstr((char *)text, "\nRWRTY0Iy"));
 	free(text);
 
-	ck_assert_int_eq(sign_seckey_load(tpath("k.key"), "wrong", 5, &k, &d), RBA_E_USAGE);
+	ck_assert_int_eq(sign_seckey_load(scratch_path("k.key"), "wrong", 5, &k, &d), RBA_E_USAGE);
 	ck_assert_ptr_nonnull(strstr(d.reason, "wrong passphrase"));
 	ck_assert_ptr_null(k);
-	ck_assert_int_eq(sign_seckey_load(tpath("k.key"), pass, strlen(pass) - 1, &k, &d),
+	ck_assert_int_eq(sign_seckey_load(scratch_path("k.key"), pass, strlen(pass) - 1, &k, &d),
 			 RBA_E_USAGE);
-	ck_assert_int_eq(sign_seckey_load(tpath("k.key"), NULL, 0, &k, &d), RBA_E_USAGE);
+	ck_assert_int_eq(sign_seckey_load(scratch_path("k.key"), NULL, 0, &k, &d), RBA_E_USAGE);
 	ck_assert_ptr_nonnull(strstr(d.reason, "passphrase-protected"));
 	ck_assert_ptr_null(strstr(d.reason, pass));
 
-	k = load_sk(tpath("k.key"), pass);
+	k = load_sk(scratch_path("k.key"), pass);
 	sign_seckey_pubkey(k, &pub2);
 	ck_assert_mem_eq(&pub, &pub2, sizeof(pub));
 	sign_seckey_free(k);
@@ -887,9 +870,9 @@ START_TEST(passphrase_files)
 	size_t i, n;
 
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		spit(tpath("pass"), c[i].text, c[i].n);
+		spit(scratch_path("pass"), c[i].text, c[i].n);
 		rba_detail_clear(&d);
-		ck_assert_msg(sign_passphrase_read(tpath("pass"), &p, &n, &d) == c[i].want,
+		ck_assert_msg(sign_passphrase_read(scratch_path("pass"), &p, &n, &d) == c[i].want,
 			      "case %zu: %s", i, d.reason);
 		if (c[i].want == 0) {
 			ck_assert_uint_eq(n, strlen(c[i].pass));
@@ -901,14 +884,14 @@ START_TEST(passphrase_files)
 	}
 	memset(big, 'x', sizeof(big));
 	big[SIGN_PASSPHRASE_MAX] = '\n';
-	spit(tpath("pass"), big, SIGN_PASSPHRASE_MAX + 1);
-	ck_assert_int_eq(sign_passphrase_read(tpath("pass"), &p, &n, &d), 0);
+	spit(scratch_path("pass"), big, SIGN_PASSPHRASE_MAX + 1);
+	ck_assert_int_eq(sign_passphrase_read(scratch_path("pass"), &p, &n, &d), 0);
 	ck_assert_uint_eq(n, SIGN_PASSPHRASE_MAX);
 	sign_passphrase_free(p);
 	big[SIGN_PASSPHRASE_MAX] = 'x';
-	spit(tpath("pass"), big, SIGN_PASSPHRASE_MAX + 2);
-	ck_assert_int_eq(sign_passphrase_read(tpath("pass"), &p, &n, &d), RBA_E_LIMIT);
-	ck_assert_int_eq(sign_passphrase_read(tpath("nope"), &p, &n, &d), ENOENT);
+	spit(scratch_path("pass"), big, SIGN_PASSPHRASE_MAX + 2);
+	ck_assert_int_eq(sign_passphrase_read(scratch_path("pass"), &p, &n, &d), RBA_E_LIMIT);
+	ck_assert_int_eq(sign_passphrase_read(scratch_path("nope"), &p, &n, &d), ENOENT);
 }
 END_TEST
 
@@ -948,9 +931,9 @@ START_TEST(minisign_accepts_ours)
 
 	need_minisign();
 	rba_detail_clear(&d);
-	ck_assert_int_eq(sign_keygen_write(tpath("k"), NULL, 0, NULL, NULL, NULL, &d), 0);
-	k = load_sk(tpath("k.key"), NULL);
-	spit(tpath("f"), msg, strlen(msg));
+	ck_assert_int_eq(sign_keygen_write(scratch_path("k"), NULL, 0, NULL, NULL, NULL, &d), 0);
+	k = load_sk(scratch_path("k.key"), NULL);
+	spit(scratch_path("f"), msg, strlen(msg));
 
 	/* Comments at their caps still fit minisign's buffers. */
 	tc = malloc(SIGN_TRUSTED_COMMENT_MAX + 1);
@@ -962,25 +945,25 @@ START_TEST(minisign_accepts_ours)
 	uc[SIGN_COMMENT_MAX] = 0;
 	rba_buf_init(&b);
 	ck_assert_int_eq(sign_file_sign(k, msg, strlen(msg), uc, tc, &b, &d), 0);
-	spit(tpath("f.minisig"), b.p, b.len);
-	ck_assert_int_eq(sh("minisign -Vm '%s' -p '%s'", tpath("f"), tpath("k.pub")), 0);
+	spit(scratch_path("f.minisig"), b.p, b.len);
+	ck_assert_int_eq(sh("minisign -Vm '%s' -p '%s'", scratch_path("f"), scratch_path("k.pub")), 0);
 
 	/* A tampered file is refused by minisign too. */
-	spit(tpath("f"), "evidencE\n", 9);
-	ck_assert_int_eq(sh("minisign -Vm '%s' -p '%s'", tpath("f"), tpath("k.pub")), 1);
+	spit(scratch_path("f"), "evidencE\n", 9);
+	ck_assert_int_eq(sh("minisign -Vm '%s' -p '%s'", scratch_path("f"), scratch_path("k.pub")), 1);
 
 	/* minisign signs with our secret key; we verify. */
-	spit(tpath("g"), msg, strlen(msg));
-	ck_assert_int_eq(sh("minisign -S -s '%s' -m '%s' -t 'by minisign'", tpath("k.key"),
-			    tpath("g")),
+	spit(scratch_path("g"), msg, strlen(msg));
+	ck_assert_int_eq(sh("minisign -S -s '%s' -m '%s' -t 'by minisign'", scratch_path("k.key"),
+			    scratch_path("g")),
 			 0);
 	{
-		struct sign_pubkey pub = load_pk(tpath("k.pub"));
+		struct sign_pubkey pub = load_pk(scratch_path("k.pub"));
 		struct sign_check chk;
 		uint8_t *s;
 		size_t sn;
 
-		s = slurp(tpath("g.minisig"), &sn);
+		s = slurp(scratch_path("g.minisig"), &sn);
 		ck_assert_int_eq(verify_text(&pub, msg, strlen(msg), s, sn, &chk), 0);
 		ck_assert_str_eq(chk.trusted_comment, "by minisign");
 		free(s);
@@ -1000,19 +983,19 @@ START_TEST(minisign_reads_our_encrypted_key)
 
 	need_minisign();
 	rba_detail_clear(&d);
-	ck_assert_int_eq(sign_keygen_write(tpath("k"), pass, strlen(pass), NULL,
+	ck_assert_int_eq(sign_keygen_write(scratch_path("k"), pass, strlen(pass), NULL,
 					   &kdf_fast, NULL, &d),
 			 0);
-	spit(tpath("f"), "x", 1);
-	spit(tpath("pass"), "test-only pass phrase\n", strlen(pass) + 1);
-	spit(tpath("bad"), "test-only pass phrasE\n", strlen(pass) + 1);
-	ck_assert_int_eq(sh("minisign -S -s '%s' -m '%s' < '%s'", tpath("k.key"), tpath("f"),
-			    tpath("bad")),
+	spit(scratch_path("f"), "x", 1);
+	spit(scratch_path("pass"), "test-only pass phrase\n", strlen(pass) + 1);
+	spit(scratch_path("bad"), "test-only pass phrasE\n", strlen(pass) + 1);
+	ck_assert_int_eq(sh("minisign -S -s '%s' -m '%s' < '%s'", scratch_path("k.key"), scratch_path("f"),
+			    scratch_path("bad")),
 			 2);
-	ck_assert_int_eq(sh("minisign -S -s '%s' -m '%s' < '%s'", tpath("k.key"), tpath("f"),
-			    tpath("pass")),
+	ck_assert_int_eq(sh("minisign -S -s '%s' -m '%s' < '%s'", scratch_path("k.key"), scratch_path("f"),
+			    scratch_path("pass")),
 			 0);
-	ck_assert_int_eq(sh("minisign -Vm '%s' -p '%s'", tpath("f"), tpath("k.pub")), 0);
+	ck_assert_int_eq(sh("minisign -Vm '%s' -p '%s'", scratch_path("f"), scratch_path("k.pub")), 0);
 }
 END_TEST
 

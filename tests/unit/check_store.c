@@ -1,9 +1,7 @@
 /* check_store.c - the store: environment, blobs, versions, samples,
  * history, runs, tampering, map growth, concurrent writers. */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include <check.h>
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,28 +16,16 @@
 #include "common/rba.h"
 #include "store/store.h"
 #include "store/store_debug.h"
+#include "tests/unit/scratch.h"
 #include "tests/unit/suites.h"
 
 #define MIB (1u << 20)
 
-static char tmp_root[256];
-static char spath[300];
-
-static int
-rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
 
 static void
 setup(void)
 {
-	snprintf(tmp_root, sizeof(tmp_root), "/tmp/rba-store-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmp_root));
-	snprintf(spath, sizeof(spath), "%s/store", tmp_root);
+	scratch_make("store");
 	ck_assert_int_eq(rba_crypto_init(), 0);
 	unsetenv(STORE_MAPSIZE_ENV);
 }
@@ -47,9 +33,7 @@ setup(void)
 static void
 teardown(void)
 {
-	if (tmp_root[0] != 0)
-		nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	tmp_root[0] = 0;
+	scratch_remove();
 	unsetenv(STORE_MAPSIZE_ENV);
 }
 
@@ -74,8 +58,8 @@ open_new(void)
 	struct rba_detail d;
 
 	rba_detail_clear(&d);
-	ck_assert_msg(store_init(spath, &d) == 0, "init: %s", d.reason);
-	ck_assert_msg(store_open(spath, 0, &s, &d) == 0, "open: %s", d.reason);
+	ck_assert_msg(store_init(scratch_store, &d) == 0, "init: %s", d.reason);
+	ck_assert_msg(store_open(scratch_store, 0, &s, &d) == 0, "open: %s", d.reason);
 	return s;
 }
 
@@ -162,13 +146,13 @@ START_TEST(test_init_open)
 	FILE *f;
 
 	rba_detail_clear(&d);
-	ck_assert_int_eq(store_open(spath, 0, &s, &d), RBA_E_NOSTORE);
+	ck_assert_int_eq(store_open(scratch_store, 0, &s, &d), RBA_E_NOSTORE);
 	ck_assert_ptr_null(s);
-	ck_assert_int_eq(store_init(spath, &d), 0);
-	ck_assert_int_eq(store_init(spath, &d), RBA_E_EXISTS);
+	ck_assert_int_eq(store_init(scratch_store, &d), 0);
+	ck_assert_int_eq(store_init(scratch_store, &d), RBA_E_EXISTS);
 	ck_assert(has_text(d.reason, "already exists"));
-	ck_assert_int_eq(store_open(spath, 0, &s, &d), 0);
-	ck_assert_str_eq(store_path(s), spath);
+	ck_assert_int_eq(store_open(scratch_store, 0, &s, &d), 0);
+	ck_assert_str_eq(store_path(s), scratch_store);
 	ck_assert_uint_eq(strlen(store_id_hex(s)), 32);
 	ck_assert_uint_gt(store_last_txnid(s), 0);
 	ck_assert(strncmp(store_lmdb_version(), "LMDB ", 5) == 0);
@@ -177,7 +161,7 @@ START_TEST(test_init_open)
 	store_close(NULL);
 
 	/* One write transaction per handle; reads beside it. */
-	ck_assert_int_eq(store_open(spath, 0, &s, &d), 0);
+	ck_assert_int_eq(store_open(scratch_store, 0, &s, &d), 0);
 	t = begin(s, 1);
 	{
 		struct store_txn *t2 = NULL, *r = begin(s, 0);
@@ -192,29 +176,29 @@ START_TEST(test_init_open)
 	store_close(s);
 
 	/* Read-only: reads work, a write transaction is refused. */
-	ck_assert_int_eq(store_open(spath, 1, &s, &d), 0);
+	ck_assert_int_eq(store_open(scratch_store, 1, &s, &d), 0);
 	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), RBA_E_USAGE);
 	t = begin(s, 0);
 	store_txn_abort(t);
 	store_close(s);
 
 	/* A non-empty directory that is no store is refused. */
-	snprintf(other, sizeof(other), "%s/other", tmp_root);
+	snprintf(other, sizeof(other), "%s/other", scratch_dir);
 	ck_assert_int_eq(mkdir(other, 0700), 0);
-	snprintf(other, sizeof(other), "%s/other/file", tmp_root);
+	snprintf(other, sizeof(other), "%s/other/file", scratch_dir);
 	f = fopen(other, "w");
 	ck_assert_ptr_nonnull(f);
 	fclose(f);
-	snprintf(other, sizeof(other), "%s/other", tmp_root);
+	snprintf(other, sizeof(other), "%s/other", scratch_dir);
 	ck_assert_int_eq(store_init(other, &d), ENOTEMPTY);
 	ck_assert_int_eq(store_open(other, 0, &s, &d), RBA_E_NOSTORE);
 	/* A file is no directory. */
-	snprintf(other, sizeof(other), "%s/other/file", tmp_root);
+	snprintf(other, sizeof(other), "%s/other/file", scratch_dir);
 	ck_assert_int_eq(store_init(other, &d), ENOTDIR);
 	/* Missing parents are made; an empty directory is used. */
-	snprintf(other, sizeof(other), "%s/a/b/c", tmp_root);
+	snprintf(other, sizeof(other), "%s/a/b/c", scratch_dir);
 	ck_assert_int_eq(store_init(other, &d), 0);
-	snprintf(other, sizeof(other), "%s/empty", tmp_root);
+	snprintf(other, sizeof(other), "%s/empty", scratch_dir);
 	ck_assert_int_eq(mkdir(other, 0700), 0);
 	ck_assert_int_eq(store_init(other, &d), 0);
 	ck_assert_int_eq(store_open(other, 0, &s, &d), 0);
@@ -246,17 +230,17 @@ START_TEST(test_meta_schema)
 	commit(t);
 	store_close(s);
 	rba_detail_clear(&d);
-	ck_assert_int_eq(store_open(spath, 0, &s, &d), RBA_E_NEWER);
+	ck_assert_int_eq(store_open(scratch_store, 0, &s, &d), RBA_E_NEWER);
 	ck_assert_ptr_null(s);
 	ck_assert(has_text(d.reason, "99"));
 
-	ck_assert_int_eq(store_open(spath, 1, &s, &d), RBA_E_NEWER);
+	ck_assert_int_eq(store_open(scratch_store, 1, &s, &d), RBA_E_NEWER);
 	/* Unreadable meta is corrupt, never a crash. */
 	{
 		/* Rewrite meta through a fresh store to damage it. */
 		struct store *s2;
 		char p2[400];
-		snprintf(p2, sizeof(p2), "%s/two", tmp_root);
+		snprintf(p2, sizeof(p2), "%s/two", scratch_dir);
 		ck_assert_int_eq(store_init(p2, &d), 0);
 		ck_assert_int_eq(store_open(p2, 0, &s2, &d), 0);
 		t = begin(s2, 1);
@@ -271,7 +255,7 @@ START_TEST(test_meta_schema)
 	{
 		struct store *s3;
 		char p3[400];
-		snprintf(p3, sizeof(p3), "%s/three", tmp_root);
+		snprintf(p3, sizeof(p3), "%s/three", scratch_dir);
 		ck_assert_int_eq(store_init(p3, &d), 0);
 		ck_assert_int_eq(store_open(p3, 0, &s3, &d), 0);
 		t = begin(s3, 1);
@@ -285,7 +269,7 @@ START_TEST(test_meta_schema)
 	{
 		struct store *s4;
 		char p4[400];
-		snprintf(p4, sizeof(p4), "%s/four", tmp_root);
+		snprintf(p4, sizeof(p4), "%s/four", scratch_dir);
 		ck_assert_int_eq(store_init(p4, &d), 0);
 		ck_assert_int_eq(store_open(p4, 0, &s4, &d), 0);
 		t = begin(s4, 1);
@@ -304,16 +288,16 @@ START_TEST(test_mapsize_env)
 	struct rba_detail d;
 
 	setenv(STORE_MAPSIZE_ENV, "12x", 1);
-	ck_assert_int_eq(store_init(spath, &d), RBA_E_USAGE);
+	ck_assert_int_eq(store_init(scratch_store, &d), RBA_E_USAGE);
 	setenv(STORE_MAPSIZE_ENV, "1k", 1); /* below 1 MiB */
-	ck_assert_int_eq(store_init(spath, &d), RBA_E_USAGE);
+	ck_assert_int_eq(store_init(scratch_store, &d), RBA_E_USAGE);
 	setenv(STORE_MAPSIZE_ENV, "2m", 1);
-	ck_assert_int_eq(store_init(spath, &d), 0);
-	ck_assert_int_eq(store_open(spath, 0, &s, &d), 0);
+	ck_assert_int_eq(store_init(scratch_store, &d), 0);
+	ck_assert_int_eq(store_open(scratch_store, 0, &s, &d), 0);
 	ck_assert_uint_eq(store_debug_map_size(s), 2 * MIB);
 	store_close(s);
 	setenv(STORE_MAPSIZE_ENV, "-5", 1);
-	ck_assert_int_eq(store_open(spath, 0, &s, &d), RBA_E_USAGE);
+	ck_assert_int_eq(store_open(scratch_store, 0, &s, &d), RBA_E_USAGE);
 }
 END_TEST
 
@@ -1919,7 +1903,7 @@ START_TEST(test_map_growth)
 	ck_assert_uint_gt(store_debug_map_size(s), size1);
 	store_close(s);
 	/* Reopened: everything reads back. */
-	ck_assert_int_eq(store_open(spath, 1, &s, &d), 0);
+	ck_assert_int_eq(store_open(scratch_store, 1, &s, &d), 0);
 	t = begin(s, 0);
 	for (int i = 0; i < 4; i++) {
 		struct collect c = { NULL, 0, 0 };
@@ -1951,7 +1935,7 @@ writer_child(int ready_fd, int wait_fd, int signal_fd, uint64_t seed,
 	char c = 0;
 	int rc;
 
-	rc = store_open(spath, 0, &s, &d);
+	rc = store_open(scratch_store, 0, &s, &d);
 	if (rc != 0)
 		_exit(10);
 	if (ready_fd >= 0 && write(ready_fd, "r", 1) != 1)
@@ -2024,7 +2008,7 @@ START_TEST(test_two_writers)
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		      "writer b: status %d", status);
 
-	ck_assert_int_eq(store_open(spath, 1, &s, &d), 0);
+	ck_assert_int_eq(store_open(scratch_store, 1, &s, &d), 0);
 	t = begin(s, 0);
 	src = malloc(na);
 	fill_random(src, na, 1);
