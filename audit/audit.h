@@ -1,5 +1,5 @@
 /*
- * audit.h - the three verdicts (DESIGN 8, issue 4 points 2-4): audit a
+ * audit.h - the three verdicts (doc/design.md section 8): audit a
  * version against its pins, answer a disputed decision (dispute.h), and
  * keep every audit in the store's hash-chained history.
  *

@@ -204,7 +204,7 @@ take_case(struct dispute_report *r, const struct sample_layout *l,
 	return 0;
 }
 
-/* ---- the proof that makes a retrain unnecessary (DESIGN 8) ----------- */
+/* ---- the proof that makes a retrain unnecessary (doc/design.md section 8) */
 
 struct find_proof {
 	const struct audit_inputs *c;
@@ -563,7 +563,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		goto out;
 	r->t_lookup = rba_time_mono() - t1;
 
-	/* No retrain when the latest audit record proves it (DESIGN 8). */
+	/* No retrain when the latest audit record proves it (doc/design.md section 8). */
 	r->rebuilt = 1;
 	if (!opt.rebuild) {
 		char env[RBA_DIGEST_TEXT_LEN + 1];

@@ -1,5 +1,5 @@
 /*
- * dispute.h - answering a disputed decision (DESIGN 8): one case of a
+ * dispute.h - answering a disputed decision (doc/design.md section 8): one case of a
  * version, rebuilt and scored again, with the version's standing.
  */
 #ifndef RBA_DISPUTE_H
@@ -27,7 +27,7 @@ struct dispute_options {
 };
 
 /*
- * The reasons of a decision (DESIGN 7, rebuild/explain.h): every input
+ * The reasons of a decision (doc/design.md section 7, rebuild/explain.h): every input
  * column's contribution to the explained margin, and the principal
  * reasons, the columns that moved it most toward the decision.
  */
@@ -91,7 +91,7 @@ struct dispute_report {
 	int has_sample_policy;
 	struct rba_digest sample_policy;
 	/* How the case was scored: retrained, or with the stored artifact on
-	 * the proof of an audit record (DESIGN 8). */
+	 * the proof of an audit record (doc/design.md section 8). */
 	int rebuilt; /* 1: retrained; 0: the stored artifact */
 	uint64_t proof_audit; /* the audit record relied on (rebuilt 0) */
 	char *rebuild_why; /* why it retrained (NULL: asked to, or no audit) */

@@ -1,5 +1,5 @@
 /*
- * sample_add.h - adding an audit sample to a version (DESIGN 6): the
+ * sample_add.h - adding an audit sample to a version (doc/design.md section 6): the
  * cases of a CSV file, scored and decided, stored in the format of
  * sample.h.
  */

@@ -1,6 +1,6 @@
 /*
  * cmd_compare.c - compare: two pins files at the same seeds (or two
- * stored sweeps), the report of DESIGN 8: IDENTITY, CORRECTNESS (paired
+ * stored sweeps), the report of doc/design.md section 8: IDENTITY, CORRECTNESS (paired
  * at shared seeds, against the baseline's noise floor), COST, and the
  * hypothesis and success criterion declared, and kept, before the first
  * run starts.
@@ -287,7 +287,7 @@ metric_line(const struct fx_paired *pr, size_t n)
 	printf("    finding    %s\n", finding(pr));
 }
 
-/* The report of DESIGN 8, from a decided comparison. */
+/* The report of doc/design.md section 8, from a decided comparison. */
 static void
 report(const struct cmp *c)
 {

@@ -1,5 +1,5 @@
 /*
- * evidence.h - signed, self-contained compliance evidence (issue 5):
+ * evidence.h - signed, self-contained compliance evidence:
  * one audit record of the store's history rendered as an in-toto
  * Statement v1, signed with minisign's format (common/sign.h), and the
  * offline check of such a file.  The format is documented for auditors

@@ -1,5 +1,5 @@
 /*
- * fleet.h - audits spread over a cluster (issue 12): the shard rule,
+ * fleet.h - audits spread over a cluster: the shard rule,
  * the signed record a worker writes instead of touching the store, and
  * the import that checks those records and appends them to the store's
  * hash-chained history.

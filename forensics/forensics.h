@@ -1,5 +1,5 @@
 /*
- * forensics.h - the instruments of DESIGN 8 below the command line:
+ * forensics.h - the instruments of doc/design.md section 8 below the command line:
  * sweeps over seeds, their statistics, paired comparison with an exact
  * sign test and the noise floor, the declared success expression, the
  * calibrated gate file and the order of a bisection's edits.

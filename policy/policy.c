@@ -1,5 +1,5 @@
 /*
- * policy.c - the policy file (DESIGN 5.2), the decision rule, and what
+ * policy.c - the policy file (doc/design.md section 5.2), the decision rule, and what
  * pins and policy files share: reading a file, telling them apart.
  */
 #include "policy/policy.h"

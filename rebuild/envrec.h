@@ -1,5 +1,5 @@
 /*
- * envrec.h - the environment record (DESIGN 5.4).
+ * envrec.h - the environment record (doc/design.md section 5.4).
  *
  * Canonical text: "key=value\n" lines sorted by key (bytewise), keys of
  * [a-z0-9._], values printable with no newline (other bytes become '?').

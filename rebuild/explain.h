@@ -1,5 +1,5 @@
 /*
- * explain.h - why a model scored a case as it did (DESIGN 7, Reasons):
+ * explain.h - why a model scored a case as it did (doc/design.md section 7, Reasons):
  * per-column contributions that add up, with a baseline, to the case's
  * margin.  Exact and deterministic: double precision from the
  * artifact's float32 parameters and the float32 inputs its forward pass

@@ -1,5 +1,5 @@
 /*
- * rng.h - keyed, counter-based random numbers (DESIGN 7).
+ * rng.h - keyed, counter-based random numbers (doc/design.md section 7).
  *
  * Every random number is a pure function of (seed, purpose, sub-keys,
  * index): there is no generator state anywhere.  A caller derives a key

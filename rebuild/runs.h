@@ -1,5 +1,5 @@
 /*
- * runs.h - run records kept in the store (DESIGN 6, `runs`): the id
+ * runs.h - run records kept in the store (doc/design.md section 6, `runs`): the id
  * scheme, and keeping and reading the record of a training.
  *
  * A run id is "<subject>@<unix seconds>": what the run made, an '@', and

@@ -1,5 +1,5 @@
 /*
- * snapshot.h - training data kept by digest (DESIGN 5.5, 6).
+ * snapshot.h - training data kept by digest (doc/design.md sections 5.5, 6).
  *
  * A snapshot is the exact bytes of a CSV file, stored as a content-
  * addressed blob.  It is parsed before it is stored (a malformed file is

@@ -1,5 +1,5 @@
 /*
- * synth.h - the controlled synthetic task (DESIGN 7).
+ * synth.h - the controlled synthetic task (doc/design.md section 7).
  *
  * Inputs are independent standard normals; the clean label of a row is
  * the argmax over classes of a random linear rule (a classes x features

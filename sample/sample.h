@@ -1,5 +1,5 @@
 /*
- * sample.h - audit samples (DESIGN 6, issue 4 point 1): past cases of a
+ * sample.h - audit samples (doc/design.md section 6): past cases of a
  * version, each with its id, its inputs exactly as submitted, its stored
  * score (the class probabilities, or one score taken from a column) and
  * its stored decision, kept in zstd chunks of the store with a case

@@ -1,5 +1,5 @@
 /*
- * store.h - the rebuild-audit store (DESIGN section 6): one LMDB
+ * store.h - the rebuild-audit store (doc/design.md section 6): one LMDB
  * environment in a directory holding content-addressed zstd blobs
  * (snapshots, artifacts), model versions, audit samples, the hash-chained
  * audit history and run records.  This module is the only one that sees

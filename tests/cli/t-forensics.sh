@@ -1,5 +1,5 @@
 # t-forensics.sh - the regression instruments on the synthetic task
-# (issue 10's E items): sweep, compare, evaluate, gate, bisect, runs.
+# sweep, compare, evaluate, gate, bisect, runs.
 . "$TOP/tests/cli/lib.sh"
 export REBUILD_AUDIT_STORE=$PWD/st
 P=$FIX/pins/synth-chapter.yaml

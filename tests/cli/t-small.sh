@@ -1,4 +1,4 @@
-# Smaller things found on a trial with an unseen data set (issue 9): each
+# Smaller things found on a trial with an unseen data set: each
 # diagnostic and report says exactly what happened.
 
 # check: an empty file says so, with the file name and no position.
