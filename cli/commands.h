@@ -229,7 +229,7 @@ int cli_plot_svg(const char *path, const struct cli_sweep *base,
 struct fx_gate;
 int cli_gate_load(const char *path, struct fx_gate *g);
 
-/* Handlers (keep sorted). */
+/* Handlers, in the order of the table in main.c (alphabetical). */
 int cmd_audit(struct cli_ctx *, int, char **);
 int cmd_bisect(struct cli_ctx *, int, char **);
 int cmd_check(struct cli_ctx *, int, char **);
@@ -244,8 +244,8 @@ int cmd_init(struct cli_ctx *, int, char **);
 int cmd_keygen(struct cli_ctx *, int, char **);
 int cmd_policy(struct cli_ctx *, int, char **);
 int cmd_register(struct cli_ctx *, int, char **);
-int cmd_sample(struct cli_ctx *, int, char **);
 int cmd_runs(struct cli_ctx *, int, char **);
+int cmd_sample(struct cli_ctx *, int, char **);
 int cmd_score(struct cli_ctx *, int, char **);
 int cmd_snapshot(struct cli_ctx *, int, char **);
 int cmd_store(struct cli_ctx *, int, char **);

@@ -57,7 +57,8 @@ version_print(FILE *f, int json)
 		fprintf(f, "%-14s %s\n", names[i], vals[i]);
 }
 
-/* Alphabetical; see the checklist in commands.h. */
+/* In alphabetical order (--help lists them so); see the checklist in
+ * commands.h. */
 static const struct cli_command commands[] = {
 	{ "audit", cmd_audit,
 	  "audit VERSION... [--policy P] [--threads N]\n"
@@ -107,15 +108,15 @@ static const struct cli_command commands[] = {
 	{ "register", cmd_register,
 	  "register PINS [--artifact FILE] [--policy P] [--replace]",
 	  "train (or take an artifact), fill the pins, store the version" },
+	{ "runs", cmd_runs,
+	  "runs list [--version V]\n"
+	  "runs show ID [--json] [--curve] [--plot FILE.svg]",
+	  "run records kept by train, register, sweep and compare" },
 	{ "sample", cmd_sample,
 	  "sample add VERSION CASES.csv [--id-column C] [--score-column S [--decision-column D]] [--policy P]\n"
 	  "sample show VERSION [CASE]\n"
 	  "sample export VERSION OUT.csv",
 	  "keep past cases with their stored scores and decisions" },
-	{ "runs", cmd_runs,
-	  "runs list [--version V]\n"
-	  "runs show ID [--json] [--curve] [--plot FILE.svg]",
-	  "run records kept by train, register, sweep and compare" },
 	{ "score", cmd_score,
 	  "score ARTIFACT CASES.csv [--policy P] [--id-column C]",
 	  "score cases with an artifact file" },

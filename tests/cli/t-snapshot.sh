@@ -63,6 +63,10 @@ err_has "rebuild-audit: cannot export snapshot '$GC':"
 # help for the tool and the command
 run 0 $RBA --help
 out_has "snapshot"
+# --help lists the commands in alphabetical order, as the table has them
+sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' out > cmds
+ok "--help lists more than 20 commands" test "$(wc -l < cmds)" -gt 20
+ok "--help lists the commands in alphabetical order" env LC_ALL=C sort -c cmds
 run 0 $RBA snapshot -h
 out_has "usage: rebuild-audit snapshot add FILE [--name N]"
 run 2 $RBA frobnicate
