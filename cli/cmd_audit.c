@@ -146,61 +146,35 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 		       (unsigned long long)r->history_id);
 }
 
-struct names {
-	size_t n, cap;
-	char **v;
-	size_t bad; /* keys that are no version name */
+/* What audit was asked (cmd_audit_parse). */
+struct audit_args {
+	int all, list;
+	const char *shard, *records, *keypath, *head, *passfile, *policy_path;
+	struct rba_digest want_head;
+	uint32_t k, n;		 /* --shard K/N; 0/1 without */
+	char *const *versions; /* the VERSIONs, without --all */
+	size_t nversions;
+	struct audit_options o;
 };
 
-/*
- * Every version, by name only: each is then audited on its own, so a
- * damaged record, a missing sample or policy is named as that version's
- * failure and never hides the others.
- */
+/* What a run holds; cmd_audit releases all of it on every path. */
+struct audit_run {
+	struct cli_ctx *ctx;
+	struct audit_args a;
+	struct sign_seckey *key;
+	struct policy *pol;
+	struct fleet_worker fw;
+	struct fleet_versions vs;
+	char *const *names; /* what is audited: a.versions or vs.names */
+	size_t n;
+	struct rba_buf json;
+	int status, any;
+};
+
+/* argv into *a; 0, or 2 after a usage diagnostic. */
 static int
-each_name(void *ctx, const char *name, int valid)
-{
-	struct names *nm = ctx;
-	char **nv;
-
-	if (!valid) {
-		fprintf(stderr, "rebuild-audit: cannot audit '%s': the versions "
-			"database holds a key that is no version name; run "
-			"'rebuild-audit store check'\n", name);
-		nm->bad++;
-		return 0;
-	}
-	if (nm->n == nm->cap) {
-		nm->cap = nm->cap ? nm->cap * 2 : 8;
-		nv = realloc(nm->v, nm->cap * sizeof(char *));
-		if (nv == NULL)
-			return RBA_E_NOMEM;
-		nm->v = nv;
-	}
-	if ((nm->v[nm->n] = strdup(name)) == NULL)
-		return RBA_E_NOMEM;
-	nm->n++;
-	return 0;
-}
-
-static int
-cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int
-run_ok(void *ctx, const char *id, const uint8_t *p, size_t n)
-{
-	(void)ctx;
-	(void)id;
-	(void)p;
-	(void)n;
-	return 0;
-}
-
-int
-cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
+cmd_audit_parse(struct cli_ctx *ctx, int argc, char **argv,
+		struct audit_args *a)
 {
 	static const struct option opts[] = {
 		{ "all", no_argument, NULL, 'a' },
@@ -213,40 +187,23 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 		{ "list", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fleet_worker fw;
-	struct sign_seckey *key = NULL;
-	struct rba_digest want_head;
-	char **done = NULL;
-	size_t ndone = 0;
-	const char *shard = NULL, *records = NULL, *keypath = NULL, *head = NULL,
-		   *passfile = NULL;
-	int list = 0;
-	struct audit_options o;
-	struct policy *pol = NULL;
-	struct names nm;
-	struct rba_detail d;
-	struct rba_buf json;
-	const char *policy_path = NULL;
-	int c, all = 0, status = 0, err, any = 0;
+	int c;
 
-	memset(&o, 0, sizeof(o));
-	memset(&nm, 0, sizeof(nm));
-	o.threads = 1;
+	a->o.threads = 1;
 	optind = 0;
 	opterr = 0; /* cli_usage says what was wrong, in one line */
-	memset(&fw, 0, sizeof(fw));
 	while ((c = getopt_long(argc, argv, "k:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'a': all = 1; break;
-		case 'p': policy_path = optarg; break;
-		case 's': shard = optarg; break;
-		case 'o': records = optarg; break;
-		case 'k': keypath = optarg; break;
-		case 'H': head = optarg; break;
-		case 'P': passfile = optarg; break;
-		case 'l': list = 1; break;
+		case 'a': a->all = 1; break;
+		case 'p': a->policy_path = optarg; break;
+		case 's': a->shard = optarg; break;
+		case 'o': a->records = optarg; break;
+		case 'k': a->keypath = optarg; break;
+		case 'H': a->head = optarg; break;
+		case 'P': a->passfile = optarg; break;
+		case 'l': a->list = 1; break;
 		case 't':
-			if (parse_threads(ctx, optarg, &o.threads) != 0)
+			if (parse_threads(ctx, optarg, &a->o.threads) != 0)
 				return 2;
 			break;
 		default:
@@ -254,233 +211,284 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 					 argv[optind - 1]);
 		}
 	}
-	if ((shard || records || keypath || head || passfile || list) && !all)
+	if ((a->shard || a->records || a->keypath || a->head || a->passfile ||
+	     a->list) && !a->all)
 		return cli_usage(ctx, "--shard, --records-out, -k, --head and --list "
 				      "go with --all");
-	if (all == (optind < argc))
-		return cli_usage(ctx, all ? "--all takes no VERSION"
-					  : "audit needs a VERSION or --all");
-	if (shard != NULL && fleet_shard_parse(shard, &fw.k, &fw.n) != 0)
+	if (a->all == (optind < argc))
+		return cli_usage(ctx, a->all ? "--all takes no VERSION"
+					     : "audit needs a VERSION or --all");
+	if (a->shard != NULL && fleet_shard_parse(a->shard, &a->k, &a->n) != 0)
 		return cli_usage(ctx, "--shard takes K/N with 0 <= K < N <= %u, not '%s'",
-				 FLEET_SHARDS_MAX, shard);
-	if (shard == NULL)
-		fw.n = 1;
-	if (list && (records || keypath || head || passfile))
+				 FLEET_SHARDS_MAX, a->shard);
+	if (a->shard == NULL)
+		a->n = 1;
+	if (a->list && (a->records || a->keypath || a->head || a->passfile))
 		return cli_usage(ctx, "--list only lists the versions of a shard");
-	if (!list && (shard || keypath || head || passfile) && !records)
+	if (!a->list && (a->shard || a->keypath || a->head || a->passfile) &&
+	    !a->records)
 		return cli_usage(ctx, "--shard, -k and --head go with --records-out DIR");
-	if (records != NULL && (keypath == NULL || records[0] == 0))
+	if (a->records != NULL && (a->keypath == NULL || a->records[0] == 0))
 		return cli_usage(ctx, "--records-out DIR needs -k KEY (the worker's "
 				      "secret key) to sign the records");
-	if (records != NULL && policy_path != NULL)
+	if (a->records != NULL && a->policy_path != NULL)
 		return cli_usage(ctx, "--records-out audits under each version's own "
 				      "policy: no --policy");
-	if (head != NULL && rba_digest_parse(head, &want_head) != 0)
+	if (a->head != NULL && rba_digest_parse(a->head, &a->want_head) != 0)
 		return cli_usage(ctx, "--head needs a digest 'sha256:<64 hex digits>' "
-				      "as 'store snapshot' prints it, not '%s'", head);
-	if (records != NULL) {
-		if ((err = cli_seckey_load(keypath, passfile, &key)) != 0)
-			return err;
-		fw.key = key;
-		fw.dir = records;
-		/* A worker reads a snapshot, read-only and without locks,
-		 * and never the store itself. */
-		rba_detail_clear(&d);
-		cli_guard_store("cannot read store", ctx->store_path);
-		err = store_snapshot_open(ctx->store_path, &ctx->store, &fw.snap, &d);
-		if (err != 0) {
-			sign_seckey_free(key);
-			return cli_fail("cannot open snapshot", ctx->store_path, err, &d);
-		}
-		if (head != NULL && !rba_digest_equal(&want_head, &fw.snap.head)) {
-			char hex[RBA_DIGEST_TEXT_LEN + 1];
-			rba_digest_format(&fw.snap.head, hex);
-			sign_seckey_free(key);
-			rba_detail_clear(&d);
-			snprintf(d.reason, sizeof(d.reason), "its history head is %s, "
-				 "not the %s this run was told to use", hex, head);
-			return cli_fail("cannot open snapshot", ctx->store_path,
-					RBA_E_USAGE, &d);
-		}
-		o.no_record = 1;
-	}
-	if (cli_policy_load(policy_path, &pol) != 0) {
-		sign_seckey_free(key);
-		return 2;
-	}
-	o.policy = pol;
-	if (ctx->progress) {
-		o.progress = audit_progress;
-		o.progress_ctx = NULL;
-	}
-	if ((err = cli_store_open(ctx, list)) != 0) {
-		policy_free(pol);
+				      "as 'store snapshot' prints it, not '%s'", a->head);
+	a->versions = argv + optind;
+	a->nversions = (size_t)(argc - optind);
+	return 0;
+}
+
+/*
+ * A worker's key and snapshot: read-only and without locks, and never
+ * the store itself.  0, or 2 after a diagnostic.
+ */
+static int
+cmd_audit_open_worker(struct audit_run *run)
+{
+	struct cli_ctx *ctx = run->ctx;
+	struct rba_detail d;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	int err;
+
+	if ((err = cli_seckey_load(run->a.keypath, run->a.passfile, &run->key)) != 0)
 		return err;
-	}
-	/* Every audit is appended to the history: a broken chain is named
-	 * before anything is added to it. */
-	{
-		struct store_txn *txn;
-		uint64_t bad = 0;
-		if ((err = cli_txn_begin(ctx, 0, 0, "cannot read history",
-					 ctx->store_path, &txn)) != 0) {
-			policy_free(pol);
-			return err;
-		}
+	run->fw.key = run->key;
+	run->fw.dir = run->a.records;
+	run->fw.k = run->a.k;
+	run->fw.n = run->a.n;
+	rba_detail_clear(&d);
+	cli_guard_store("cannot read store", ctx->store_path);
+	err = store_snapshot_open(ctx->store_path, &ctx->store, &run->fw.snap, &d);
+	if (err != 0)
+		return cli_fail("cannot open snapshot", ctx->store_path, err, &d);
+	if (run->a.head != NULL &&
+	    !rba_digest_equal(&run->a.want_head, &run->fw.snap.head)) {
+		rba_digest_format(&run->fw.snap.head, hex);
 		rba_detail_clear(&d);
-		err = store_history_verify(txn, &bad, NULL, &d);
-		/* The run records (a version's training) are sealed under
-		 * their ids: one that no longer reads under its id is named
-		 * here, where a lookup by id would only miss it. */
-		if (err == 0)
-			err = store_run_list(txn, run_ok, NULL, &d);
-		store_txn_abort(txn);
-		if (err) {
-			char why[sizeof(d.reason)];
-			snprintf(why, sizeof(why), "%s", d.reason);
-			snprintf(d.reason, sizeof(d.reason), "%s: %.300s; run "
-				 "'rebuild-audit store check'",
-				 bad ? "the history is broken" : "damaged records", why);
-			policy_free(pol);
-			return cli_fail("cannot audit", ctx->store_path, err, &d);
-		}
+		snprintf(d.reason, sizeof(d.reason), "its history head is %s, "
+			 "not the %s this run was told to use", hex, run->a.head);
+		return cli_fail("cannot open snapshot", ctx->store_path,
+				RBA_E_USAGE, &d);
+	}
+	return 0;
+}
+
+static int
+run_ok(void *ctx, const char *id, const uint8_t *p, size_t n)
+{
+	(void)ctx;
+	(void)id;
+	(void)p;
+	(void)n;
+	return 0;
+}
+
+/*
+ * Every audit is appended to the history: a broken chain is named
+ * before anything is added to it.  0, or 2 after a diagnostic.
+ */
+static int
+cmd_audit_check_history(struct cli_ctx *ctx)
+{
+	struct store_txn *txn;
+	struct rba_detail d;
+	char why[sizeof(d.reason)];
+	uint64_t bad = 0;
+	int err;
+
+	if ((err = cli_txn_begin(ctx, 0, 0, "cannot read history",
+				 ctx->store_path, &txn)) != 0)
+		return err;
+	rba_detail_clear(&d);
+	err = store_history_verify(txn, &bad, NULL, &d);
+	/* The run records (a version's training) are sealed under their
+	 * ids: one that no longer reads under its id is named here, where a
+	 * lookup by id would only miss it. */
+	if (err == 0)
+		err = store_run_list(txn, run_ok, NULL, &d);
+	store_txn_abort(txn);
+	if (err == 0)
+		return 0;
+	snprintf(why, sizeof(why), "%s", d.reason);
+	snprintf(d.reason, sizeof(d.reason), "%s: %.300s; run "
+		 "'rebuild-audit store check'",
+		 bad ? "the history is broken" : "damaged records", why);
+	return cli_fail("cannot audit", ctx->store_path, err, &d);
+}
+
+/* The key, snapshot, policy and store of the run; 0, or 2. */
+static int
+cmd_audit_open(struct audit_run *run)
+{
+	struct cli_ctx *ctx = run->ctx;
+	int err;
+
+	if (run->a.records != NULL) {
+		if ((err = cmd_audit_open_worker(run)) != 0)
+			return err;
+		run->a.o.no_record = 1;
+	}
+	if (cli_policy_load(run->a.policy_path, &run->pol) != 0)
+		return 2;
+	run->a.o.policy = run->pol;
+	if (ctx->progress) {
+		run->a.o.progress = audit_progress;
+		run->a.o.progress_ctx = NULL;
+	}
+	if ((err = cli_store_open(ctx, run->a.list)) != 0)
+		return err;
+	return cmd_audit_check_history(ctx);
+}
+
+/* What is audited: the VERSIONs, or this shard's share of every version
+ * by the stable rule of fleet/fleet.h.  0, or 2 after a diagnostic. */
+static int
+cmd_audit_names(struct audit_run *run)
+{
+	struct cli_ctx *ctx = run->ctx;
+	struct rba_detail d;
+	int err;
+
+	if (!run->a.all) {
+		run->names = run->a.versions;
+		run->n = run->a.nversions;
+		return 0;
 	}
 	rba_detail_clear(&d);
-	if (all) {
-		struct store_txn *txn;
-		if ((err = cli_txn_begin(ctx, 0, 0, "cannot list versions",
-					 ctx->store_path, &txn)) != 0) {
-			policy_free(pol);
-			return err;
-		}
-		err = store_version_names(txn, each_name, &nm, &d);
-		store_txn_abort(txn);
-		if (err) {
-			policy_free(pol);
-			return cli_fail("cannot list versions", ctx->store_path, err, &d);
-		}
-		if (nm.bad)
-			status = 2;
-		/* This shard's share, by the stable rule of fleet/fleet.h. */
-		{
-			size_t j = 0;
-			for (size_t i = 0; i < nm.n; i++) {
-				if (fleet_shard_of(nm.v[i], fw.n) == fw.k)
-					nm.v[j++] = nm.v[i];
-				else
-					free(nm.v[i]);
-			}
-			nm.n = j;
-		}
-		if (list) {
-			for (size_t i = 0; i < nm.n; i++)
-				printf("%s\n", nm.v[i]);
-			for (size_t i = 0; i < nm.n; i++)
-				free(nm.v[i]);
-			free(nm.v);
-			policy_free(pol);
-			return status;
-		}
-		/* A rerun skips what already has a record for this snapshot. */
-		if (records != NULL) {
-			rba_detail_clear(&d);
-			err = fleet_records_done(&fw, &done, &ndone, &d);
-			if (err) {
-				policy_free(pol);
-				sign_seckey_free(key);
-				return cli_fail("cannot read records", records, err, &d);
-			}
-		}
-		if (nm.n == 0 && nm.bad == 0 && shard == NULL) {
-			policy_free(pol);
-			sign_seckey_free(key);
-			fprintf(stderr, "rebuild-audit: nothing to audit '%s': the store "
-				"holds no version\n", ctx->store_path);
-			return 2;
-		}
-	} else {
-		nm.n = (size_t)(argc - optind);
-		nm.v = calloc(nm.n, sizeof(char *));
-		for (size_t i = 0; nm.v != NULL && i < nm.n; i++)
-			if ((nm.v[i] = strdup(argv[optind + (int)i])) == NULL) {
-				while (i > 0)
-					free(nm.v[--i]);
-				free(nm.v);
-				nm.v = NULL;
-			}
-		/* Without its list, the loop below would audit nothing and
-		 * exit 0. */
-		if (nm.v == NULL) {
-			policy_free(pol);
-			return cli_fail("cannot audit", argv[optind], RBA_E_NOMEM, NULL);
+	err = fleet_versions_list(ctx->store, run->a.k, run->a.n, &run->vs, &d);
+	/* Each version is audited on its own, so a key that is none is
+	 * named and never hides the others. */
+	for (size_t i = 0; i < run->vs.nbad; i++)
+		fprintf(stderr, "rebuild-audit: cannot audit '%s': the versions "
+			"database holds a key that is no version name; run "
+			"'rebuild-audit store check'\n", run->vs.bad[i]);
+	if (err)
+		return cli_fail("cannot list versions", ctx->store_path, err, &d);
+	if (run->vs.nbad)
+		run->status = 2;
+	run->names = run->vs.names;
+	run->n = run->vs.n;
+	return 0;
+}
+
+/* One version's turn (fleet_audit_run): its diagnostics and report. */
+static int
+cmd_audit_one(void *vrun, const struct fleet_turn *t)
+{
+	struct audit_run *run = vrun;
+	struct cli_ctx *ctx = run->ctx;
+	const struct audit_report *r = t->report;
+	int st;
+
+	if (t->skipped) {
+		if (ctx->verbose)
+			fprintf(stderr, "rebuild-audit: skipped '%s': %s holds "
+				"its record for this snapshot\n", t->name,
+				run->a.records);
+		return 0;
+	}
+	if (t->write_err) {
+		cli_fail("cannot write the record of", t->name, t->write_err,
+			 t->write_detail);
+		run->status = 2;
+	} else if (t->path != NULL && ctx->verbose) {
+		fprintf(stderr, "rebuild-audit: record '%s'\n", t->path);
+	}
+	if (ctx->progress)
+		fputs("\r\033[K", stderr);
+	st = t->err ? 2 : r->exit_status;
+	if (t->err)
+		cli_fail(r->recorded || r->verdict == AUDIT_NOT_MEASURED
+				 ? "cannot audit" : "cannot record the audit of",
+			 t->name, t->err, t->detail);
+	if (st > run->status)
+		run->status = st;
+	if (r->version != NULL && (r->pins_text != NULL ||
+				   r->verdict != AUDIT_NOT_MEASURED)) {
+		if (run->any)
+			rba_buf_put(&run->json, ", ", 2);
+		audit_report_json(r, &run->json);
+		run->any = 1;
+		if (!ctx->json && !(ctx->quiet && st == 0)) {
+			print_report(ctx, r);
+			if (t->index + 1 < run->n)
+				putchar('\n');
 		}
 	}
-	rba_buf_init(&json);
-	rba_buf_printf(&json, "{\"schema\": \"rebuild-audit/audit-run/v1\", \"audits\": [");
-	for (size_t i = 0; nm.v != NULL && i < nm.n; i++) {
-		struct audit_report r;
-		int st;
-		if (done != NULL && bsearch(&nm.v[i], done, ndone, sizeof(*done),
-					    cmp_name) != NULL) {
-			if (ctx->verbose)
-				fprintf(stderr, "rebuild-audit: skipped '%s': %s holds "
-					"its record for this snapshot\n", nm.v[i], records);
-			continue;
-		}
-		rba_detail_clear(&d);
-		err = audit_version(ctx->store, nm.v[i], &o, &r, &d);
-		if (records != NULL && r.version != NULL &&
-		    (err == 0 || err != RBA_E_NOTFOUND)) {
-			/* What audit_version would have appended, as a file. */
-			struct rba_detail wd;
-			char path[FLEET_PATH_MAX + 600];
-			int werr;
-			rba_detail_clear(&wd);
-			werr = fleet_record_write(&fw, &r, path, sizeof(path), &wd);
-			if (werr) {
-				cli_fail("cannot write the record of", nm.v[i], werr, &wd);
-				status = 2;
-			} else {
-				r.recorded = 0;
-				if (ctx->verbose)
-					fprintf(stderr, "rebuild-audit: record '%s'\n", path);
-			}
-		}
-		if (ctx->progress)
-			fputs("\r\033[K", stderr);
-		st = err ? 2 : r.exit_status;
-		if (err)
-			cli_fail(r.recorded || r.verdict == AUDIT_NOT_MEASURED
-					 ? "cannot audit" : "cannot record the audit of",
-				 nm.v[i], err, &d);
-		if (st > status)
-			status = st;
-		if (r.version != NULL && (r.pins_text != NULL || r.verdict != AUDIT_NOT_MEASURED)) {
-			if (any)
-				rba_buf_put(&json, ", ", 2);
-			audit_report_json(&r, &json);
-			any = 1;
-			if (!ctx->json && !(ctx->quiet && st == 0)) {
-				print_report(ctx, &r);
-				if (i + 1 < nm.n)
-					putchar('\n');
-			}
-		}
-		audit_report_release(&r);
-	}
-	rba_buf_printf(&json, "], \"exit_status\": %d}", status);
-	if (ctx->json && !(ctx->quiet && status == 0)) {
-		if (rba_buf_status(&json) != 0)
-			status = cli_fail("cannot report", "audit", RBA_E_NOMEM, NULL);
+	return 0;
+}
+
+/* Every version of the run in turn; 0, or 2 after a diagnostic. */
+static int
+cmd_audit_all(struct audit_run *run)
+{
+	struct rba_detail d;
+	int err;
+
+	rba_buf_printf(&run->json, "{\"schema\": \"rebuild-audit/audit-run/v1\", "
+		       "\"audits\": [");
+	rba_detail_clear(&d);
+	err = fleet_audit_run(run->ctx->store, run->a.records ? &run->fw : NULL,
+			      run->names, run->n, &run->a.o, cmd_audit_one, run, &d);
+	if (err)
+		return cli_fail("cannot read records", run->a.records, err, &d);
+	return 0;
+}
+
+/* The JSON report of the run; returns the run's exit status. */
+static int
+cmd_audit_report(struct audit_run *run)
+{
+	struct cli_ctx *ctx = run->ctx;
+
+	rba_buf_printf(&run->json, "], \"exit_status\": %d}", run->status);
+	if (ctx->json && !(ctx->quiet && run->status == 0)) {
+		if (rba_buf_status(&run->json) != 0)
+			run->status = cli_fail("cannot report", "audit", RBA_E_NOMEM,
+					       NULL);
 		else
-			cli_buf_print(&json);
+			cli_buf_print(&run->json);
 	}
-	rba_buf_release(&json);
-	for (size_t i = 0; nm.v != NULL && i < nm.n; i++)
-		free(nm.v[i]);
-	free(nm.v);
-	fleet_names_free(done, ndone);
-	sign_seckey_free(key);
-	policy_free(pol);
-	return status;
+	return run->status;
+}
+
+int
+cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct audit_run run;
+	int err;
+
+	memset(&run, 0, sizeof(run));
+	run.ctx = ctx;
+	rba_buf_init(&run.json);
+	if ((err = cmd_audit_parse(ctx, argc, argv, &run.a)) != 0 ||
+	    (err = cmd_audit_open(&run)) != 0 || (err = cmd_audit_names(&run)) != 0)
+		goto out;
+	if (run.a.list) {
+		for (size_t i = 0; i < run.n; i++)
+			printf("%s\n", run.names[i]);
+		err = run.status;
+		goto out;
+	}
+	if ((err = cmd_audit_all(&run)) != 0)
+		goto out;
+	/* Said after a run that audited nothing, so that a worker's
+	 * records directory that cannot be read is named first. */
+	if (run.a.all && run.n == 0 && run.vs.nbad == 0 && run.a.shard == NULL) {
+		fprintf(stderr, "rebuild-audit: nothing to audit '%s': the store "
+			"holds no version\n", ctx->store_path);
+		err = 2;
+		goto out;
+	}
+	err = cmd_audit_report(&run);
+out:
+	rba_buf_release(&run.json);
+	fleet_versions_release(&run.vs);
+	sign_seckey_free(run.key);
+	policy_free(run.pol);
+	return err;
 }

@@ -113,6 +113,72 @@ int fleet_record_write(const struct fleet_worker *w,
 		       const struct audit_report *r, char *path, size_t cap,
 		       struct rba_detail *d);
 
+/*
+ * The versions of shard k of n (n 1: every version) among those s holds,
+ * read by name only in one read transaction (store_version_names), so
+ * that a damaged record is that version's failure when it is audited and
+ * never hides the others.
+ */
+struct fleet_versions {
+	char **names; /* this shard's versions, sorted bytewise */
+	size_t n;
+	char **bad;   /* keys of the versions database that are no version
+		       * name, in store_version_names' printable form; every
+		       * shard gets them */
+	size_t nbad;
+};
+
+/*
+ * Fills *out; 0 < n asserted and k < n.  0; RBA_E_NOMEM; the store's
+ * errors (d).  After an error *out holds what was read before it.
+ * Either way the caller releases it with fleet_versions_release.
+ */
+int fleet_versions_list(struct store *s, uint32_t k, uint32_t n,
+			struct fleet_versions *out, struct rba_detail *d);
+/* Frees what fleet_versions_list filled and zeroes v (NULL ok). */
+void fleet_versions_release(struct fleet_versions *v);
+
+/*
+ * One version's turn in fleet_audit_run, lent to its callback for the
+ * call.
+ */
+struct fleet_turn {
+	const char *name;  /* the version */
+	size_t index;	   /* its index in the names of the run */
+	int skipped;	   /* a worker's record of it for this snapshot
+			    * exists: not audited, nothing below is set */
+	int err;	   /* audit_version's status */
+	const struct rba_detail *detail;   /* audit_version's detail */
+	const struct audit_report *report; /* audit_version's report */
+	/* A worker: fleet_record_write's status and detail (0 when the
+	 * record was written or none was to be), and the record's path
+	 * (NULL when none was written). */
+	int write_err;
+	const struct rba_detail *write_detail;
+	const char *path;
+};
+
+/*
+ * Audits names[0..n) in turn, each with audit_version under o (NULL:
+ * its defaults), and calls fn(ctx, turn) after each.
+ *
+ * With w NULL each audit is appended to s's history as audit_version
+ * does.  As worker w (s opened on w's snapshot, store_snapshot_open):
+ * nothing is appended to s (o->no_record is taken as 1); a version that
+ * already has its record in w->dir (fleet_records_done) is skipped, its
+ * turn saying so; every other report that names its version (all but
+ * an unknown version's, RBA_E_NOTFOUND) is written as w's signed record
+ * (fleet_record_write), and its recorded member is then 0.
+ *
+ * An audit's or a record's failure is its turn's, not the run's.
+ * Returns 0 after the last turn; fn's value when it is not 0 (the run
+ * stops there); the errors of fleet_records_done (d; nothing audited).
+ */
+int fleet_audit_run(struct store *s, const struct fleet_worker *w,
+		    char *const *names, size_t n, const struct audit_options *o,
+		    int (*fn)(void *ctx, const struct fleet_turn *t), void *ctx,
+		    struct rba_detail *d);
+
 /* One record file an import looked at. */
 struct fleet_item {
 	char *path;				  /* the .json file */
