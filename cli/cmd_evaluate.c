@@ -13,12 +13,131 @@
 #include "rebuild/rebuild.h"
 
 
+/* What the options ask for; NULL where the pins decide. */
+struct eval_opts {
+	const char *target, *pins_path;
+	char *snaps[CLI_FX_MAX_SNAPS];
+	size_t nsnaps;
+	const char *subset, *reduction, *dropout, *scale;
+};
+
+/* argv into o; 0, or the usage status. */
+static int
+eval_args(struct cli_ctx *ctx, int argc, char **argv, struct eval_opts *o)
+{
+	const char *v;
+	int r;
+
+	for (int i = 1; i < argc; i++) {
+		if ((r = cli_opt_value(argc, argv, &i, "--pins", &v)) != 0) {
+			if (r < 0)
+				return cli_usage(ctx, "--pins needs a file");
+			o->pins_path = v;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--snapshot", &v)) != 0) {
+			if (r < 0 || o->nsnaps == CLI_FX_MAX_SNAPS)
+				return cli_usage(ctx, "--snapshot needs a file");
+			o->snaps[o->nsnaps++] = (char *)v;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--subset", &v)) != 0) {
+			if (r < 0)
+				return cli_usage(ctx, "--subset needs N or all");
+			o->subset = v;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--reduction", &v)) != 0) {
+			if (r < 0 || (strcmp(v, "mean") && strcmp(v, "sum")))
+				return cli_usage(ctx, "--reduction is mean or sum");
+			o->reduction = v;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--dropout", &v)) != 0) {
+			if (r < 0 || (strcmp(v, "on") && strcmp(v, "off")))
+				return cli_usage(ctx, "--dropout is on or off");
+			o->dropout = v;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--input-scale", &v)) != 0) {
+			if (r < 0)
+				return cli_usage(ctx, "--input-scale needs a number");
+			o->scale = v;
+		} else if (strcmp(argv[i], "--json") == 0) {
+			ctx->json = 1;
+		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
+			return cli_usage(ctx, "unknown option '%s'", argv[i]);
+		} else if (o->target == NULL) {
+			o->target = argv[i];
+		} else {
+			return cli_usage(ctx, "one pins file or artifact, please");
+		}
+	}
+	if (o->target == NULL)
+		return cli_usage(ctx, "needs PINS or ARTIFACT");
+	return 0;
+}
+
+/* The options' contract terms over the pins' eval: section; 0 or usage. */
+static int
+eval_override(struct cli_ctx *ctx, const struct eval_opts *o, struct pins *p)
+{
+	if (o->subset != NULL) {
+		uint64_t rows;
+		if (strcmp(o->subset, "all") == 0) {
+			p->eval.subset = PINS_SUBSET_ALL;
+		} else if (cli_parse_u64(o->subset, PINS_MAX_EVAL_ROWS, &rows) ||
+			   rows == 0) {
+			return cli_usage(ctx, "--subset is all or 1 to %u",
+					 PINS_MAX_EVAL_ROWS);
+		} else {
+			p->eval.subset = PINS_SUBSET_ROWS;
+			p->eval.subset_rows = rows;
+		}
+	}
+	if (o->reduction != NULL)
+		p->eval.reduction = strcmp(o->reduction, "sum") ? PINS_RED_MEAN
+								: PINS_RED_SUM;
+	if (o->dropout != NULL)
+		p->eval.dropout = strcmp(o->dropout, "on") == 0;
+	if (o->scale != NULL) {
+		char *e;
+		double s = strtod(o->scale, &e);
+		if (*e != 0 || !(s > 0) || s != s || s > 1e30)
+			return cli_usage(ctx, "--input-scale is a number above 0");
+		p->eval.input_scale = s;
+	}
+	return 0;
+}
+
+static void
+eval_print(const struct cli_ctx *ctx, const struct rebuild_contract *c,
+	   const struct rebuild_evaluation *ev)
+{
+	char h[RBA_DIGEST_TEXT_LEN + 1], desc[200];
+
+	rba_digest_format(&ev->fingerprint, h);
+	rebuild_contract_describe(c, desc, sizeof(desc));
+	if (ctx->json) {
+		printf("{\"eval_fingerprint\": \"%s\", \"contract\": ", h);
+		rba_json_fput_str(stdout, desc);
+		printf(", \"canonical\": %s, \"rows\": %llu, \"val_loss\": ",
+		       rebuild_contract_canonical(c) ? "true" : "false",
+		       (unsigned long long)ev->rows);
+		rba_json_fput_num(stdout, ev->loss);
+		printf(", \"val_acc\": ");
+		rba_json_fput_num(stdout, ev->acc);
+		printf(", \"val_auc\": ");
+		rba_json_fput_num(stdout, ev->auc);
+		printf("}\n");
+		return;
+	}
+	printf("eval fingerprint  %s\n", h);
+	printf("contract          %s%s\n", desc,
+	       rebuild_contract_canonical(c) ? " (canonical)" : "");
+	printf("rows              %llu\n", (unsigned long long)ev->rows);
+	printf("val_loss          %.17g\n", ev->loss);
+	printf("val_acc           %.17g\n", ev->acc);
+	if (ev->auc == ev->auc)
+		printf("val_auc           %.17g\n", ev->auc);
+}
+
 int
 cmd_evaluate(struct cli_ctx *ctx, int argc, char **argv)
 {
-	const char *target = NULL, *pins_path = NULL, *v;
-	char *snaps[CLI_FX_MAX_SNAPS];
-	size_t nsnaps = 0, snap_n = 0, art_n = 0;
+	struct eval_opts o;
+	const char *pins_path;
+	size_t snap_n = 0, art_n = 0;
 	struct pins *p = NULL;
 	struct rba_detail d;
 	struct rebuild_contract c;
@@ -26,57 +145,23 @@ cmd_evaluate(struct cli_ctx *ctx, int argc, char **argv)
 	struct rebuild_prepared *prep = NULL;
 	struct rebuild_result res;
 	uint8_t *snap = NULL, *art = NULL;
-	int r, err, status = 2;
-	const char *o_subset = NULL, *o_red = NULL, *o_drop = NULL, *o_scale = NULL;
+	int err, status;
 
+	memset(&o, 0, sizeof(o));
 	memset(&res, 0, sizeof(res));
 	if (cli_wants_help(ctx, argc, argv))
 		return 0;
-	for (int i = 1; i < argc; i++) {
-		if ((r = cli_opt_value(argc, argv, &i, "--pins", &v)) != 0) {
-			if (r < 0)
-				return cli_usage(ctx, "--pins needs a file");
-			pins_path = v;
-		} else if ((r = cli_opt_value(argc, argv, &i, "--snapshot", &v)) != 0) {
-			if (r < 0 || nsnaps == CLI_FX_MAX_SNAPS)
-				return cli_usage(ctx, "--snapshot needs a file");
-			snaps[nsnaps++] = (char *)v;
-		} else if ((r = cli_opt_value(argc, argv, &i, "--subset", &v)) != 0) {
-			if (r < 0)
-				return cli_usage(ctx, "--subset needs N or all");
-			o_subset = v;
-		} else if ((r = cli_opt_value(argc, argv, &i, "--reduction", &v)) != 0) {
-			if (r < 0 || (strcmp(v, "mean") && strcmp(v, "sum")))
-				return cli_usage(ctx, "--reduction is mean or sum");
-			o_red = v;
-		} else if ((r = cli_opt_value(argc, argv, &i, "--dropout", &v)) != 0) {
-			if (r < 0 || (strcmp(v, "on") && strcmp(v, "off")))
-				return cli_usage(ctx, "--dropout is on or off");
-			o_drop = v;
-		} else if ((r = cli_opt_value(argc, argv, &i, "--input-scale", &v)) != 0) {
-			if (r < 0)
-				return cli_usage(ctx, "--input-scale needs a number");
-			o_scale = v;
-		} else if (strcmp(argv[i], "--json") == 0) {
-			ctx->json = 1;
-		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
-			return cli_usage(ctx, "unknown option '%s'", argv[i]);
-		} else if (target == NULL) {
-			target = argv[i];
-		} else {
-			return cli_usage(ctx, "one pins file or artifact, please");
-		}
-	}
-	if (target == NULL)
-		return cli_usage(ctx, "needs PINS or ARTIFACT");
+	if ((status = eval_args(ctx, argc, argv, &o)) != 0)
+		return status;
+	pins_path = o.pins_path;
 	rba_detail_clear(&d);
 	/* An artifact is binary: it is never a valid pins file. */
-	if ((err = rba_file_read(target, 1u << 30, &art, &art_n, &d)) != 0)
-		return cli_fail("cannot read", target, err, &d);
+	if ((err = rba_file_read(o.target, 1u << 30, &art, &art_n, &d)) != 0)
+		return cli_fail("cannot read", o.target, err, &d);
 	if (memchr(art, 0, art_n) == NULL) {
 		free(art);
 		art = NULL;
-		pins_path = target;
+		pins_path = o.target;
 	} else if (pins_path == NULL) {
 		free(art);
 		return cli_usage(ctx, "an artifact needs --pins PINS");
@@ -85,35 +170,9 @@ cmd_evaluate(struct cli_ctx *ctx, int argc, char **argv)
 		status = cli_fail("invalid pins", pins_path, err, &d);
 		goto done;
 	}
-	if (o_subset != NULL) {
-		uint64_t rows;
-		if (strcmp(o_subset, "all") == 0) {
-			p->eval.subset = PINS_SUBSET_ALL;
-		} else if (cli_parse_u64(o_subset, PINS_MAX_EVAL_ROWS, &rows) ||
-			   rows == 0) {
-			status = cli_usage(ctx, "--subset is all or 1 to %u",
-					   PINS_MAX_EVAL_ROWS);
-			goto done;
-		} else {
-			p->eval.subset = PINS_SUBSET_ROWS;
-			p->eval.subset_rows = rows;
-		}
-	}
-	if (o_red != NULL)
-		p->eval.reduction = strcmp(o_red, "sum") ? PINS_RED_MEAN : PINS_RED_SUM;
-	if (o_drop != NULL)
-		p->eval.dropout = strcmp(o_drop, "on") == 0;
-	if (o_scale != NULL) {
-		char *e;
-		double s = strtod(o_scale, &e);
-		if (*e != 0 || !(s > 0) || s != s || s > 1e30) {
-			status = cli_usage(ctx, "--input-scale is a number above 0");
-			goto done;
-		}
-		p->eval.input_scale = s;
-	}
-	if ((status = cli_fx_snapshot(ctx, &p->snapshot, snaps, nsnaps, &snap,
-				      &snap_n)) != 0)
+	if ((status = eval_override(ctx, &o, p)) != 0 ||
+	    (status = cli_fx_snapshot(ctx, &p->snapshot, o.snaps, o.nsnaps,
+				      &snap, &snap_n)) != 0)
 		goto done;
 	status = 2;
 	if ((err = rebuild_prepare(p, snap, snap_n, pins_path, &prep, &d))) {
@@ -131,38 +190,11 @@ cmd_evaluate(struct cli_ctx *ctx, int argc, char **argv)
 		rebuild_contract_from_pins(p, &c);
 		if ((err = rebuild_evaluate_artifact(prep, art, art_n, &c, &ev,
 						     &d))) {
-			status = cli_fail("cannot evaluate", target, err, &d);
+			status = cli_fail("cannot evaluate", o.target, err, &d);
 			goto done;
 		}
 	}
-	{
-		char h[RBA_DIGEST_TEXT_LEN + 1], desc[200];
-		rba_digest_format(&ev.fingerprint, h);
-		rebuild_contract_describe(&c, desc, sizeof(desc));
-		if (ctx->json) {
-			printf("{\"eval_fingerprint\": \"%s\", \"contract\": ", h);
-			rba_json_fput_str(stdout, desc);
-			printf(", \"canonical\": %s, \"rows\": %llu, \"val_loss\": ",
-			       rebuild_contract_canonical(&c) ? "true" : "false",
-			       (unsigned long long)ev.rows);
-			rba_json_fput_num(stdout, ev.loss);
-			printf(", \"val_acc\": ");
-			rba_json_fput_num(stdout, ev.acc);
-			printf(", \"val_auc\": ");
-			rba_json_fput_num(stdout, ev.auc);
-			printf("}\n");
-		} else {
-			printf("eval fingerprint  %s\n", h);
-			printf("contract          %s%s\n", desc,
-			       rebuild_contract_canonical(&c) ? " (canonical)" : "");
-			printf("rows              %llu\n",
-			       (unsigned long long)ev.rows);
-			printf("val_loss          %.17g\n", ev.loss);
-			printf("val_acc           %.17g\n", ev.acc);
-			if (ev.auc == ev.auc)
-				printf("val_auc           %.17g\n", ev.auc);
-		}
-	}
+	eval_print(ctx, &c, &ev);
 	status = 0;
 done:
 	rebuild_result_release(&res);

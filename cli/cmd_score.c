@@ -364,175 +364,229 @@ block_add(struct block *bk, const struct encode_spec *s, const size_t *src,
 	return 0;
 }
 
-int
-cmd_score(struct cli_ctx *ctx, int argc, char **argv)
-{
-	const char *art_path = NULL, *cases_path = NULL, *pol_path = NULL;
-	const char *id_col = NULL, *v;
-	const struct csv_field *f;
+/* ---- the command, in steps ---- */
+
+struct score_job {
+	const char *art_path, *cases_path, *pol_path, *id_col;
 	struct artifact a;
-	struct rba_digest dg;
-	struct rba_detail d;
-	struct csv_reader *rd = NULL;
-	struct csv_checker *ck = NULL;
-	struct policy *pol = NULL;
-	struct pending pd = { 0 };
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	struct policy *pol;
+	struct csv_reader *rd;
+	struct csv_checker *ck;
+	size_t *src; /* the cases' column of each input column */
+	long idc;    /* the id column, or -1 */
+	struct pending pd;
 	struct block bk;
 	struct spool sp;
 	struct rba_buf head;
-	size_t *src = NULL, nf, n;
-	uint64_t rowno = 0;
-	long idc = -1;
-	char hex[RBA_DIGEST_TEXT_LEN + 1];
-	int r, rc, err, status = 2;
+};
 
-	memset(&a, 0, sizeof(a));
-	memset(&bk, 0, sizeof(bk));
-	spool_init(&sp);
-	rba_buf_init(&head);
+/* argv into the job; 0, or the usage status. */
+static int
+score_args(struct cli_ctx *ctx, int argc, char **argv, struct score_job *j)
+{
+	const char *v;
+	int r;
+
 	for (int i = 1; i < argc; i++) {
 		if ((r = cli_opt_value(argc, argv, &i, "--policy", &v)) != 0) {
 			if (r < 0)
 				return cli_usage(ctx, "--policy needs a file");
-			pol_path = v;
+			j->pol_path = v;
 		} else if ((r = cli_opt_value(argc, argv, &i, "--id-column", &v)) != 0) {
 			if (r < 0)
 				return cli_usage(ctx, "--id-column needs a name");
-			id_col = v;
+			j->id_col = v;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			ctx->json = 1;
 		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
 			return cli_usage(ctx, "unknown option '%s'", argv[i]);
-		} else if (art_path == NULL) {
-			art_path = argv[i];
-		} else if (cases_path == NULL) {
-			cases_path = argv[i];
+		} else if (j->art_path == NULL) {
+			j->art_path = argv[i];
+		} else if (j->cases_path == NULL) {
+			j->cases_path = argv[i];
 		} else {
 			return cli_usage(ctx, "too many arguments");
 		}
 	}
-	if (art_path == NULL || cases_path == NULL)
+	if (j->art_path == NULL || j->cases_path == NULL)
 		return cli_usage(ctx, "needs an artifact and a cases file");
+	return 0;
+}
+
+/* The artifact and the policy; 0, or 2 after a diagnostic. */
+static int
+score_load(struct score_job *j)
+{
+	struct rba_digest dg;
+	struct rba_detail d;
+	int err;
+
 	rba_detail_clear(&d);
-	if ((err = artifact_load(art_path, &a, &dg, &d)) != 0)
-		return cli_fail("cannot load artifact", art_path, err, &d);
-	rba_digest_format(&dg, hex);
-	if (pol_path != NULL) {
-		rba_detail_clear(&d);
-		if ((err = policy_load(pol_path, &pol, &d)) != 0) {
-			status = cli_fail("invalid policy", pol_path, err, &d);
-			goto done;
-		}
-		if (!pol->argmax && a.spec.positive == ENCODE_NO_POSITIVE) {
-			rba_fail(&d, RBA_E_SCHEMA, NULL, 0, 0,
-				 "decision bands need a model with a positive "
-				 "class; this one has none (use decision: "
-				 "{rule: argmax})");
-			status = cli_fail("cannot score", pol_path, RBA_E_SCHEMA,
-					  &d);
-			goto done;
-		}
-	}
+	if ((err = artifact_load(j->art_path, &j->a, &dg, &d)) != 0)
+		return cli_fail("cannot load artifact", j->art_path, err, &d);
+	rba_digest_format(&dg, j->hex);
+	if (j->pol_path == NULL)
+		return 0;
 	rba_detail_clear(&d);
-	if ((err = csv_reader_open(cases_path, NULL, &rd, &d)) != 0 ||
-	    (err = csv_checker_start(rd, &ck, &d)) != 0) {
-		status = cli_fail("cannot read cases", cases_path, err, &d);
-		goto done;
+	if ((err = policy_load(j->pol_path, &j->pol, &d)) != 0)
+		return cli_fail("invalid policy", j->pol_path, err, &d);
+	if (!j->pol->argmax && j->a.spec.positive == ENCODE_NO_POSITIVE) {
+		rba_fail(&d, RBA_E_SCHEMA, NULL, 0, 0,
+			 "decision bands need a model with a positive "
+			 "class; this one has none (use decision: "
+			 "{rule: argmax})");
+		return cli_fail("cannot score", j->pol_path, RBA_E_SCHEMA, &d);
 	}
-	nf = csv_checker_ncols(ck);
-	if (block_init(&bk, &a.spec) != 0 ||
-	    (src = malloc((a.spec.ncolumns ? a.spec.ncolumns : 1) * sizeof(*src))) == NULL) {
-		status = cli_fail("cannot score", cases_path, RBA_E_NOMEM, NULL);
-		goto done;
-	}
-	/* Columns found by name, the first of a name as csv_table_col. */
+	return 0;
+}
+
+/*
+ * Opens the cases and finds each input column and the id column by name
+ * (the first of a name, as csv_table_col); a missing one is kept aside
+ * in j->pd.  0, or 2 after a diagnostic.
+ */
+static int
+score_columns(struct score_job *j)
+{
+	const struct artifact *a = &j->a;
+	struct rba_detail d;
+	size_t nf;
+	int err;
+
+	rba_detail_clear(&d);
+	if ((err = csv_reader_open(j->cases_path, NULL, &j->rd, &d)) != 0 ||
+	    (err = csv_checker_start(j->rd, &j->ck, &d)) != 0)
+		return cli_fail("cannot read cases", j->cases_path, err, &d);
+	nf = csv_checker_ncols(j->ck);
+	if (block_init(&j->bk, &a->spec) != 0 ||
+	    (j->src = malloc((a->spec.ncolumns ? a->spec.ncolumns : 1) *
+			     sizeof(*j->src))) == NULL)
+		return cli_fail("cannot score", j->cases_path, RBA_E_NOMEM, NULL);
 	for (size_t i = nf; i-- > 0;)
-		if (strcmp(csv_checker_name(ck, i), id_col ? id_col : "id") == 0)
-			idc = (long)i;
-	if (id_col != NULL && idc < 0) {
+		if (strcmp(csv_checker_name(j->ck, i), j->id_col ? j->id_col : "id") == 0)
+			j->idc = (long)i;
+	if (j->id_col != NULL && j->idc < 0) {
 		rba_detail_clear(&d);
 		rba_fail(&d, RBA_E_SCHEMA, NULL, 0, 0,
-			 "no column '%s' for --id-column", id_col);
-		pend(&pd, RBA_E_SCHEMA, &d);
+			 "no column '%s' for --id-column", j->id_col);
+		pend(&j->pd, RBA_E_SCHEMA, &d);
 	}
-	for (uint32_t c = 0; c < a.spec.ncolumns && pd.err == 0; c++) {
-		const char *name = a.spec.columns[c].name;
+	for (uint32_t c = 0; c < a->spec.ncolumns && j->pd.err == 0; c++) {
+		const char *name = a->spec.columns[c].name;
 		size_t i = 0;
-		while (i < nf && strcmp(csv_checker_name(ck, i), name) != 0)
+		while (i < nf && strcmp(csv_checker_name(j->ck, i), name) != 0)
 			i++;
 		if (i == nf) {
 			rba_detail_clear(&d);
 			rba_detail_key(&d, name);
-			rba_fail(&d, RBA_E_SCHEMA, csv_reader_name(rd), 1, 0,
+			rba_fail(&d, RBA_E_SCHEMA, csv_reader_name(j->rd), 1, 0,
 				 "the cases lack input column '%s'", name);
-			pend(&pd, RBA_E_SCHEMA, &d);
+			pend(&j->pd, RBA_E_SCHEMA, &d);
 		}
-		src[c] = i;
+		j->src[c] = i;
 	}
-	if (ctx->json) {
-		rba_buf_printf(&head, "{\"artifact\": \"%s\", \"cases\": [", hex);
-	} else {
-		put_text(&head, idc >= 0 ? csv_checker_name(ck, (size_t)idc) : "row");
-		if (a.spec.positive != ENCODE_NO_POSITIVE)
-			put_text(&head, ",score");
-		else
-			for (uint32_t c = 0; c < a.spec.nclasses; c++)
-				rba_buf_printf(&head, ",p_%s", a.spec.classes[c]);
-		if (pol != NULL)
-			put_text(&head, ",decision");
-		rba_buf_put_u8(&head, '\n');
+	return 0;
+}
+
+/* The report's head into j->head. */
+static void
+score_head(const struct score_job *j, int json, struct rba_buf *head)
+{
+	const struct artifact *a = &j->a;
+
+	if (json) {
+		rba_buf_printf(head, "{\"artifact\": \"%s\", \"cases\": [", j->hex);
+		return;
 	}
+	put_text(head, j->idc >= 0 ? csv_checker_name(j->ck, (size_t)j->idc) : "row");
+	if (a->spec.positive != ENCODE_NO_POSITIVE)
+		put_text(head, ",score");
+	else
+		for (uint32_t c = 0; c < a->spec.nclasses; c++)
+			rba_buf_printf(head, ",p_%s", a->spec.classes[c]);
+	if (j->pol != NULL)
+		put_text(head, ",decision");
+	rba_buf_put_u8(head, '\n');
+}
+
+/*
+ * Every case, SCORE_ROWS at a time, into the spool; once a case has
+ * failed the rest of the file is only checked.  0, or 2 after a
+ * diagnostic.
+ */
+static int
+score_rows(struct score_job *j, int json)
+{
+	const struct csv_field *f;
+	struct rba_detail d;
+	uint64_t rowno = 0;
+	size_t n;
+	int rc, err;
+
 	rba_detail_clear(&d);
-	if ((err = spool_add(&sp, &head, &d)) != 0) {
-		status = cli_fail("cannot score", cases_path, err, &d);
-		goto done;
-	}
-	/* Once a case has failed, the rest of the file is only checked. */
-	while ((rc = csv_checker_next(ck, &f, &n, &d)) == 1) {
-		if (pd.err != 0)
+	while ((rc = csv_checker_next(j->ck, &f, &n, &d)) == 1) {
+		if (j->pd.err != 0)
 			continue;
 		rowno++;
-		err = block_add(&bk, &a.spec, src, idc, f, rowno,
-				csv_reader_name(rd), csv_reader_line(rd), &d);
-		if (err == 0 && bk.n == SCORE_ROWS)
-			err = block_flush(&bk, ctx->json, &a, pol,
-					  rowno - SCORE_ROWS, &sp, &d);
+		err = block_add(&j->bk, &j->a.spec, j->src, j->idc, f, rowno,
+				csv_reader_name(j->rd), csv_reader_line(j->rd), &d);
+		if (err == 0 && j->bk.n == SCORE_ROWS)
+			err = block_flush(&j->bk, json, &j->a, j->pol,
+					  rowno - SCORE_ROWS, &j->sp, &d);
 		if (err == RBA_E_SCHEMA) {
-			pend(&pd, err, &d);
+			pend(&j->pd, err, &d);
 			rba_detail_clear(&d);
 		} else if (err != 0) {
-			status = cli_fail("cannot score", cases_path, err, &d);
-			goto done;
+			return cli_fail("cannot score", j->cases_path, err, &d);
 		}
 	}
-	if (rc < 0) {
-		status = cli_fail("cannot read cases", cases_path, rc, &d);
+	if (rc < 0)
+		return cli_fail("cannot read cases", j->cases_path, rc, &d);
+	if (j->pd.err != 0)
+		return cli_fail("cannot score", j->cases_path, j->pd.err, &j->pd.d);
+	err = block_flush(&j->bk, json, &j->a, j->pol, rowno - j->bk.n, &j->sp, &d);
+	if (err != 0)
+		return cli_fail("cannot score", j->cases_path, err, &d);
+	return 0;
+}
+
+int
+cmd_score(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct score_job j;
+	struct rba_detail d;
+	int err, status;
+
+	memset(&j, 0, sizeof(j));
+	j.idc = -1;
+	spool_init(&j.sp);
+	rba_buf_init(&j.head);
+	if ((status = score_args(ctx, argc, argv, &j)) != 0)
+		return status;
+	if ((status = score_load(&j)) != 0 || (status = score_columns(&j)) != 0)
+		goto done;
+	score_head(&j, ctx->json, &j.head);
+	rba_detail_clear(&d);
+	if ((err = spool_add(&j.sp, &j.head, &d)) != 0) {
+		status = cli_fail("cannot score", j.cases_path, err, &d);
 		goto done;
 	}
-	if (pd.err != 0) {
-		status = cli_fail("cannot score", cases_path, pd.err, &pd.d);
+	if ((status = score_rows(&j, ctx->json)) != 0)
 		goto done;
-	}
-	if ((err = block_flush(&bk, ctx->json, &a, pol, rowno - bk.n, &sp, &d)) != 0) {
-		status = cli_fail("cannot score", cases_path, err, &d);
-		goto done;
-	}
 	if (ctx->json)
-		put_text(&head, "\n  ]}\n");
-	if ((err = spool_add(&sp, &head, &d)) != 0 ||
-	    (err = spool_print(&sp, &d)) != 0) {
-		status = cli_fail("cannot score", cases_path, err, &d);
-		goto done;
-	}
-	status = 0;
+		put_text(&j.head, "\n  ]}\n");
+	if ((err = spool_add(&j.sp, &j.head, &d)) != 0 ||
+	    (err = spool_print(&j.sp, &d)) != 0)
+		status = cli_fail("cannot score", j.cases_path, err, &d);
 done:
-	free(src);
-	block_release(&bk);
-	spool_release(&sp);
-	rba_buf_release(&head);
-	csv_checker_free(ck);
-	csv_reader_free(rd);
-	policy_free(pol);
-	artifact_release(&a);
+	free(j.src);
+	block_release(&j.bk);
+	spool_release(&j.sp);
+	rba_buf_release(&j.head);
+	csv_checker_free(j.ck);
+	csv_reader_free(j.rd);
+	policy_free(j.pol);
+	artifact_release(&j.a);
 	return status;
 }

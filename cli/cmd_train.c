@@ -91,7 +91,6 @@ keep_run(struct cli_ctx *ctx, const struct pins *p,
 	 double wall, char id[RUNS_ID_SIZE])
 {
 	struct rba_detail d;
-	struct store_txn *txn = NULL;
 	char subject[STORE_VERSION_NAME_MAX + 32];
 	int err;
 
@@ -105,119 +104,71 @@ keep_run(struct cli_ctx *ctx, const struct pins *p,
 		return cli_fail("cannot open store", ctx->store_path, err, &d);
 	snprintf(subject, sizeof(subject), "train/%s/s%" PRIu64, p->version,
 		 p->train.seed);
-	if (cli_txn_begin(ctx, 1, 1u << 20, "cannot keep run", ctx->store_path,
-			  &txn))
-		return 2;
-	if ((err = runs_id_new(txn, subject, (int64_t)time(NULL), id, &d)) ||
-	    (err = runs_put(txn, id, p, res, env, wall, &d)) ||
-	    (err = store_txn_commit(txn, &d))) {
-		store_txn_abort(txn);
-		id[0] = 0;
+	err = runs_keep(ctx->store, subject, (int64_t)time(NULL), p, res, env,
+			wall, id, &d);
+	if (err != 0)
 		return cli_fail("cannot keep run", ctx->store_path, err, &d);
-	}
 	return 0;
 }
 
-int
-cmd_train(struct cli_ctx *ctx, int argc, char **argv)
-{
-	const char *pins_path = NULL, *out = NULL, *record = NULL;
-	const char *snap_file = NULL, *v;
-	char snap_name[4096], run_id[RUNS_ID_SIZE] = "";
-	int keep = 1;
-	struct pins *p = NULL;
-	struct rba_detail d;
-	struct rebuild_result res;
-	struct rebuild_progress prog;
-	struct rba_buf env;
-	struct rba_digest env_digest;
-	char hex[RBA_DIGEST_TEXT_LEN + 1], env_hex[RBA_DIGEST_TEXT_LEN + 1];
-	uint8_t *snap = NULL;
-	size_t snap_n = 0;
-	double t0 = rba_time_mono();
-	int err, status = 2, r;
+/* What the options ask for. */
+struct train_opts {
+	const char *pins_path, *out, *record, *snap_file;
+	int keep;
+};
 
-	memset(&res, 0, sizeof(res));
-	rba_buf_init(&env);
+/* argv into o; 0, or the usage status. */
+static int
+train_args(struct cli_ctx *ctx, int argc, char **argv, struct train_opts *o)
+{
+	const char *v;
+	int r;
+
+	o->keep = 1;
 	for (int i = 1; i < argc; i++) {
 		if ((r = cli_opt_value(argc, argv, &i, "-o", &v)) != 0 ||
 		    (r = cli_opt_value(argc, argv, &i, "--output", &v)) != 0) {
 			if (r < 0)
 				return cli_usage(ctx, "-o needs a file");
-			out = v;
+			o->out = v;
 		} else if ((r = cli_opt_value(argc, argv, &i, "--record", &v)) != 0) {
 			if (r < 0)
 				return cli_usage(ctx, "--record needs a file");
-			record = v;
+			o->record = v;
 		} else if ((r = cli_opt_value(argc, argv, &i, "--snapshot", &v)) != 0) {
 			if (r < 0)
 				return cli_usage(ctx, "--snapshot needs a file");
-			snap_file = v;
+			o->snap_file = v;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			ctx->json = 1;
 		} else if (strcmp(argv[i], "--no-keep") == 0) {
-			keep = 0;
+			o->keep = 0;
 		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
 			return cli_usage(ctx, "unknown option '%s'", argv[i]);
-		} else if (pins_path == NULL) {
-			pins_path = argv[i];
+		} else if (o->pins_path == NULL) {
+			o->pins_path = argv[i];
 		} else {
 			return cli_usage(ctx, "one pins file, please");
 		}
 	}
-	if (pins_path == NULL)
+	if (o->pins_path == NULL)
 		return cli_usage(ctx, "needs a pins file");
-	rba_detail_clear(&d);
-	if ((err = policy_pins_load(pins_path, &p, &d)) != 0)
-		return cli_fail("invalid pins", pins_path, err, &d);
-	if (p->trainer_abi != 0 && !rebuild_abi_supported(p->trainer_abi)) {
-		rba_fail(&d, RBA_E_UNSUPPORTED, NULL, 0, 0,
-			 "trainer ABI %u is not known to this build (it knows 1 "
-			 "to %u)",
-			 p->trainer_abi, rebuild_abi_current());
-		status = cli_fail("cannot train", pins_path, RBA_E_UNSUPPORTED,
-				  &d);
-		goto done;
-	}
-	if ((status = load_snapshot(ctx, p, snap_file, &snap, &snap_n,
-				    snap_name, sizeof(snap_name))) != 0)
-		goto done;
-	status = 2;
-	err = rebuild_from_snapshot(p, 0, snap, snap_n, snap_name,
-				    cli_progress_training(ctx, p, &prog), &res, &d);
-	cli_progress_clear(ctx);
-	if (err != 0) {
-		status = cli_fail("cannot train", d.file[0] ? d.file : pins_path,
-				  err, &d);
-		goto done;
-	}
-	rba_digest_format(&res.digest, hex);
-	if (envrec_capture(p->determinism.mode, p->determinism.threads, &env)) {
-		status = cli_fail("cannot train", pins_path, RBA_E_NOMEM, NULL);
-		goto done;
-	}
-	envrec_digest((const char *)env.p, env.len, &env_digest);
-	rba_digest_format(&env_digest, env_hex);
-	/* The run is kept before anything says it succeeded. */
-	if (keep && (status = keep_run(ctx, p, &res, &env_digest,
-				       rba_time_mono() - t0, run_id)) != 0)
-		goto done;
-	status = 2;
-	if (out != NULL &&
-	    (err = rba_file_write_atomic(out, res.artifact, res.artifact_len,
-					 0644)) != 0) {
-		status = cli_fail("cannot write artifact", out, err, NULL);
-		goto done;
-	}
-	if (record != NULL &&
-	    (err = rebuild_runrec_write(record, p, &res, env_hex, rba_time_mono() - t0))) {
-		status = cli_fail("cannot write run record", record, err, NULL);
-		goto done;
-	}
+	return 0;
+}
+
+/* The report of a finished training: stderr notes, then stdout. */
+static void
+train_print(const struct cli_ctx *ctx, const struct train_opts *o,
+	    const struct rebuild_result *res, const char *env_hex,
+	    const char *run_id)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+
+	rba_digest_format(&res->digest, hex);
 	if (!ctx->quiet && !ctx->json) {
 		if (run_id[0])
 			fprintf(stderr, "rebuild-audit: run kept as %s\n", run_id);
-		else if (keep)
+		else if (o->keep)
 			fprintf(stderr,
 				"rebuild-audit: no store at '%s': the run record "
 				"is not kept\n",
@@ -227,30 +178,103 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 		fprintf(stderr,
 			"rebuild-audit: trained '%s': val_loss %.6f val_acc %.4f "
 			"in %.1f ms\n",
-			pins_path, res.report.final.val_loss,
-			res.report.final.val_acc,
-			res.report.train_seconds * 1000.0);
-	if (ctx->json) {
-		printf("{\"artifact\": \"%s\", \"bytes\": %zu, \"trainer_abi\": %u, "
-		       "\"environment\": \"%s\", ",
-		       hex, res.artifact_len, res.abi, env_hex);
-		fputs("\"run\": ", stdout);
-		if (run_id[0])
-			rba_json_fput_str(stdout, run_id);
-		else
-			fputs("null", stdout);
-		fputs(", \"val_loss\": ", stdout);
-		rba_json_fput_num(stdout, res.report.final.val_loss);
-		fputs(", \"val_acc\": ", stdout);
-		rba_json_fput_num(stdout, res.report.final.val_acc);
-		fputs(", \"val_auc\": ", stdout);
-		rba_json_fput_num(stdout, res.report.final.val_auc);
-		fputs(", \"train_seconds\": ", stdout);
-		rba_json_fput_num(stdout, res.report.train_seconds);
-		fputs("}\n", stdout);
-	} else {
+			o->pins_path, res->report.final.val_loss,
+			res->report.final.val_acc,
+			res->report.train_seconds * 1000.0);
+	if (!ctx->json) {
 		printf("%s\n", hex);
+		return;
 	}
+	printf("{\"artifact\": \"%s\", \"bytes\": %zu, \"trainer_abi\": %u, "
+	       "\"environment\": \"%s\", ",
+	       hex, res->artifact_len, res->abi, env_hex);
+	fputs("\"run\": ", stdout);
+	if (run_id[0])
+		rba_json_fput_str(stdout, run_id);
+	else
+		fputs("null", stdout);
+	fputs(", \"val_loss\": ", stdout);
+	rba_json_fput_num(stdout, res->report.final.val_loss);
+	fputs(", \"val_acc\": ", stdout);
+	rba_json_fput_num(stdout, res->report.final.val_acc);
+	fputs(", \"val_auc\": ", stdout);
+	rba_json_fput_num(stdout, res->report.final.val_auc);
+	fputs(", \"train_seconds\": ", stdout);
+	rba_json_fput_num(stdout, res->report.train_seconds);
+	fputs("}\n", stdout);
+}
+
+int
+cmd_train(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct train_opts o;
+	char snap_name[4096], run_id[RUNS_ID_SIZE] = "";
+	struct pins *p = NULL;
+	struct rba_detail d;
+	struct rebuild_result res;
+	struct rebuild_progress prog;
+	struct rba_buf env;
+	struct rba_digest env_digest;
+	char env_hex[RBA_DIGEST_TEXT_LEN + 1];
+	uint8_t *snap = NULL;
+	size_t snap_n = 0;
+	double t0 = rba_time_mono();
+	int err, status;
+
+	memset(&o, 0, sizeof(o));
+	memset(&res, 0, sizeof(res));
+	rba_buf_init(&env);
+	if ((status = train_args(ctx, argc, argv, &o)) != 0)
+		return status;
+	rba_detail_clear(&d);
+	if ((err = policy_pins_load(o.pins_path, &p, &d)) != 0)
+		return cli_fail("invalid pins", o.pins_path, err, &d);
+	status = 2;
+	if (p->trainer_abi != 0 && !rebuild_abi_supported(p->trainer_abi)) {
+		rba_fail(&d, RBA_E_UNSUPPORTED, NULL, 0, 0,
+			 "trainer ABI %u is not known to this build (it knows 1 "
+			 "to %u)",
+			 p->trainer_abi, rebuild_abi_current());
+		status = cli_fail("cannot train", o.pins_path, RBA_E_UNSUPPORTED,
+				  &d);
+		goto done;
+	}
+	if ((status = load_snapshot(ctx, p, o.snap_file, &snap, &snap_n,
+				    snap_name, sizeof(snap_name))) != 0)
+		goto done;
+	status = 2;
+	err = rebuild_from_snapshot(p, 0, snap, snap_n, snap_name,
+				    cli_progress_training(ctx, p, &prog), &res, &d);
+	cli_progress_clear(ctx);
+	if (err != 0) {
+		status = cli_fail("cannot train", d.file[0] ? d.file : o.pins_path,
+				  err, &d);
+		goto done;
+	}
+	if (envrec_capture(p->determinism.mode, p->determinism.threads, &env)) {
+		status = cli_fail("cannot train", o.pins_path, RBA_E_NOMEM, NULL);
+		goto done;
+	}
+	envrec_digest((const char *)env.p, env.len, &env_digest);
+	rba_digest_format(&env_digest, env_hex);
+	/* The run is kept before anything says it succeeded. */
+	if (o.keep && (status = keep_run(ctx, p, &res, &env_digest,
+					 rba_time_mono() - t0, run_id)) != 0)
+		goto done;
+	status = 2;
+	if (o.out != NULL &&
+	    (err = rba_file_write_atomic(o.out, res.artifact, res.artifact_len,
+					 0644)) != 0) {
+		status = cli_fail("cannot write artifact", o.out, err, NULL);
+		goto done;
+	}
+	if (o.record != NULL &&
+	    (err = rebuild_runrec_write(o.record, p, &res, env_hex,
+					rba_time_mono() - t0))) {
+		status = cli_fail("cannot write run record", o.record, err, NULL);
+		goto done;
+	}
+	train_print(ctx, &o, &res, env_hex, run_id);
 	status = 0;
 done:
 	free(snap);

@@ -81,3 +81,27 @@ runs_id_new(struct store_txn *txn, const char *subject, int64_t t,
 	}
 	return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0, "no free run id");
 }
+
+int
+runs_keep(struct store *st, const char *subject, int64_t t,
+	  const struct pins *p, const struct rebuild_result *res,
+	  const struct rba_digest *env, double wall_seconds,
+	  char id[RUNS_ID_SIZE], struct rba_detail *d)
+{
+	struct store_txn *txn = NULL;
+	int err;
+
+	id[0] = 0;
+	if ((err = store_txn_begin(st, 1, 1u << 20, &txn, d)) != 0)
+		return err;
+	if ((err = runs_id_new(txn, subject, t, id, d)) != 0 ||
+	    (err = runs_put(txn, id, p, res, env, wall_seconds, d)) != 0) {
+		store_txn_abort(txn);
+		id[0] = 0;
+		return err;
+	}
+	/* The commit frees txn whatever it returns. */
+	if ((err = store_txn_commit(txn, d)) != 0)
+		id[0] = 0;
+	return err;
+}
