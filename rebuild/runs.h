@@ -70,4 +70,15 @@ int runs_summary_get(struct store_txn *txn, const char *id,
 int runs_id_new(struct store_txn *txn, const char *subject, int64_t t,
 		     char out[RUNS_ID_SIZE], struct rba_detail *d);
 
+/*
+ * Keeps the run record of res in store st in a transaction of its own,
+ * under a fresh id (runs_id_new) for subject at unix time t, written
+ * into id.  0, or the errors of store_txn_begin, runs_id_new, runs_put
+ * and store_txn_commit; nothing is kept on error and id is empty.
+ */
+int runs_keep(struct store *st, const char *subject, int64_t t,
+	      const struct pins *p, const struct rebuild_result *res,
+	      const struct rba_digest *env, double wall_seconds,
+	      char id[RUNS_ID_SIZE], struct rba_detail *d);
+
 #endif
