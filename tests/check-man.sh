@@ -5,6 +5,14 @@
 set -u
 bin=${1:?usage: check-man.sh BINARY}
 top=$(cd "$(dirname "$0")/.." && pwd)
+# Without one of these the comparison below would report a disagreement
+# that is not there: say which tool is missing instead, in one line.
+for t in mandoc:mandoc col:bsdextrautils; do
+	command -v "${t%%:*}" > /dev/null 2>&1 && continue
+	echo "check-man: '${t%%:*}' is missing (Debian package ${t#*:}): run 'make deps' as root" >&2
+	exit 2
+done
+[ -x "$bin" ] || { echo "check-man: no binary $bin (make it first)" >&2; exit 2; }
 fail=0
 for m in "$top"/man/*.[15]; do
 	out=$(mandoc -Tlint -W warning "$m" 2>&1)

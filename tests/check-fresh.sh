@@ -1,0 +1,199 @@
+#!/bin/sh
+# check-fresh.sh - `make check-fresh`: the README's set-up on a really
+# fresh Debian 12.  As root: mmdebstrap --variant=apt makes a new root
+# (nothing added; the mirror is the one apt here uses), a clone of HEAD
+# goes into it, and in a chroot (its own mount namespace: /proc, /dev and
+# /sys mounted, then unmounted) it runs what the README says to do:
+#
+#   apt-get update && apt-get install make     (the one step by hand)
+#   make demo
+#   make check
+#
+# timing each, then `make install`, `man rebuild-audit` and the installed
+# Slurm submit script through a symlink, with a stand-in sbatch.  Exit 0
+# when every step passed, 1 when one failed, 2 when the root could not
+# be made.  Everything lives in one temporary directory (under TMPDIR,
+# default /var/tmp), removed on exit; RBA_FRESH_KEEP=1 leaves it for a
+# look (a later run never reuses it).  RBA_FRESH_SUITE: another suite.
+#
+#   sh tests/check-fresh.sh            (or make check-fresh)
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+suite=${RBA_FRESH_SUITE:-bookworm}
+src=/root/rebuild-audit
+
+say() { echo "check-fresh: $*"; }
+die() {
+	echo "check-fresh: $*" >&2
+	exit 2
+}
+
+# ---- inside: a private mount namespace (unshare), the root as $1 -------
+if [ "${1:-}" = --inside ]; then
+	R=$2
+	mounted=
+	unmount() {
+		for m in $mounted; do umount -R "$m" 2> /dev/null || umount -l "$m"; done
+		mounted=
+	}
+	trap unmount EXIT
+	trap 'exit 2' INT TERM
+	mount -t proc proc "$R/proc" && mounted="$R/proc" || die "cannot mount /proc"
+	mount -t sysfs sysfs "$R/sys" && mounted="$R/sys $mounted" || die "cannot mount /sys"
+	mount --rbind /dev "$R/dev" && mounted="$R/dev $mounted" || die "cannot mount /dev"
+	# What a root login on a fresh machine has, and nothing of this one.
+	in_root() {
+		chroot "$R" env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/sh TERM=dumb \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			sh -c "$1"
+	}
+	results=
+	fails=0
+	step() {
+		name=$1
+		say "---- $name"
+		t0=$(date +%s)
+		if in_root "$2"; then rc=0; else rc=$?; fi
+		t=$(($(date +%s) - t0))
+		if [ $rc = 0 ]; then verdict=ok; else verdict="FAIL (exit $rc)"; fails=$((fails + 1)); fi
+		results="$results$(printf '  %-26s %-14s %5d s (%dm%02ds)' "$name" "$verdict" $t $((t / 60)) $((t % 60)))
+"
+		say "---- $name: $verdict in $t s"
+		return $rc
+	}
+	step 'apt-get install make' 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq make' ||
+		die "cannot install make in the new root"
+	step 'make demo' "cd $src && make demo"
+	step 'make check' "cd $src && make check"
+	# After make install: the manual through man (man-db), and the
+	# installed Slurm submit script called through a symlink from a PATH
+	# without /usr/local/bin (as cron has it): it must find the installed
+	# binary and .sbatch files.  The stand-in sbatch checks that the
+	# script it is given exists and prints a job id.
+	cat > "$R/tmp/check-fresh-man.sh" <<'EOF'
+set -e
+make install > /dev/null
+man rebuild-audit > /tmp/man.txt
+head -n 8 /tmp/man.txt
+grep -q '^SYNOPSIS' /tmp/man.txt
+man 5 rebuild-audit-pins | grep -q '^NAME'
+EOF
+	cat > "$R/tmp/check-fresh-fleet.sh" <<'EOF'
+set -e
+d=$(mktemp -d)
+mkdir "$d/bin"
+cat > "$d/bin/sbatch" <<'SBATCH'
+#!/bin/sh
+for a; do last=$a; done
+[ -f "$last" ] || { echo "sbatch: no script $last" >&2; exit 1; }
+echo "$last" >> "$SBATCH_LOG"
+echo 42
+SBATCH
+chmod +x "$d/bin/sbatch"
+ln -s /usr/local/bin/rebuild-audit-fleet-submit "$d/bin/nightly"
+/usr/local/bin/rebuild-audit -S "$d/store" init > /dev/null
+/usr/local/bin/rebuild-audit keygen -o "$d/worker" < /dev/null > /dev/null
+env -i PATH="$d/bin:/usr/bin:/bin" SBATCH_LOG="$d/log" \
+	nightly "$d/store" "$d/shared" 4 "$d/worker.key" "$d/worker.pub"
+cat "$d/log"
+grep -qx /usr/local/share/rebuild-audit/slurm/rebuild-audit-shard.sbatch "$d/log"
+grep -qx /usr/local/share/rebuild-audit/slurm/rebuild-audit-import.sbatch "$d/log"
+rm -rf "$d"
+EOF
+	step 'make install, man' "cd $src && sh /tmp/check-fresh-man.sh"
+	step 'fleet submit (installed)' 'sh /tmp/check-fresh-fleet.sh'
+	unmount
+	say "summary ($suite, a clone of $(cat "$R/.rba-fresh-rev")):"
+	printf '%s' "$results"
+	[ $fails = 0 ]
+	exit $?
+fi
+
+# ---- outside: make the root, copy the tree in, run the inside ------------
+[ "$(id -u)" = 0 ] || die "needs root (mmdebstrap, chroot, mount); as root (su -), run: make -C $top check-fresh"
+rev=$(git -C "$top" rev-parse --short=12 HEAD 2> /dev/null) || die "$top is not a git work tree (check-fresh tests a clone of HEAD)"
+for t in unshare chroot mount git; do
+	command -v "$t" > /dev/null 2>&1 || die "'$t' is missing"
+done
+if ! command -v mmdebstrap > /dev/null 2>&1; then
+	say "installing mmdebstrap"
+	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap; } >&2 ||
+		die "apt-get install mmdebstrap failed"
+fi
+
+T=$(mktemp -d "${TMPDIR:-/var/tmp}/rba-fresh.XXXXXX") || die "cannot make a temporary directory"
+cleanup() {
+	# Never remove through a mount: the inside mounts in its own
+	# namespace, but check all the same.
+	if grep -q " $T/" /proc/self/mounts; then
+		echo "check-fresh: $T still has mounts; left in place" >&2
+	elif [ "${RBA_FRESH_KEEP:-0}" = 1 ]; then
+		echo "check-fresh: kept $T (RBA_FRESH_KEEP=1); rm -rf it when done" >&2
+	else
+		rm -rf "$T"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 2' INT TERM
+
+# The mirror: the $suite entries (and $suite-updates, $suite-security)
+# of apt's sources here, one-line or deb822.
+{
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		sed 's/#.*//' "$f" | awk -v s="$suite" '$1 == "deb" {
+			i = 2
+			if ($i ~ /^\[/) { while (i < NF && $i !~ /\]$/) i++; i++ }
+			if (!($(i + 1) == s || index($(i + 1), s "-") == 1)) next
+			line = "deb " $i " " $(i + 1)
+			for (j = i + 2; j <= NF; j++) line = line " " $j
+			print line
+		}'
+	done
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk -v s="$suite" '
+		function flush(   n, m, a, b, U, S) {
+			if (v["types"] ~ /(^| )deb( |$)/ && tolower(v["enabled"]) != "no") {
+				n = split(v["uris"], U, " "); m = split(v["suites"], S, " ")
+				for (a = 1; a <= n; a++) for (b = 1; b <= m; b++)
+					if (S[b] == s || index(S[b], s "-") == 1)
+						print "deb " U[a] " " S[b] " " v["components"]
+			}
+			split("", v); key = ""
+		}
+		/^#/ { next }
+		/^[ \t]*$/ { flush(); next }
+		/^[ \t]/ { if (key != "") v[key] = v[key] " " $0; next }
+		{ key = tolower(substr($0, 1, index($0, ":") - 1)); v[key] = substr($0, index($0, ":") + 1) }
+		END { flush() }' "$f"
+	done
+} | sed 's/[ \t][ \t]*/ /g; s/ $//' | awk '!seen[$0]++' > "$T/sources.list"
+if [ -s "$T/sources.list" ]; then
+	say "mirror (from apt's sources here):"
+	sed 's/^/  /' "$T/sources.list"
+	set -- "$T/sources.list"
+else
+	say "no $suite entry in apt's sources here: mmdebstrap's default mirror"
+	set --
+fi
+
+R=$T/root
+say "mmdebstrap --variant=apt $suite $R"
+t0=$(date +%s)
+mmdebstrap --variant=apt "$suite" "$R" "$@" > "$T/mmdebstrap.log" 2>&1 || {
+	tail -n 30 "$T/mmdebstrap.log" >&2
+	die "mmdebstrap failed"
+}
+say "the new root in $(($(date +%s) - t0)) s: $(chroot "$R" dpkg-query -W -f='.\n' | wc -l) packages, no make: $(chroot "$R" sh -c 'command -v make || echo none')"
+
+# A clean clone of HEAD (what is committed, nothing of the work tree).
+git clone -q --no-hardlinks "$top" "$R$src" || die "git clone failed"
+git -C "$R$src" log -1 --format='%h %s' | sed 's/^/check-fresh: HEAD /'
+echo "$rev" > "$R/.rba-fresh-rev"
+
+unshare --mount --propagation private sh "$top/tests/check-fresh.sh" --inside "$R"
+rc=$?
+[ $rc = 0 ] && say "ok: the README's set-up works on a fresh $suite root" ||
+	say "FAILED (exit $rc)"
+exit $rc
