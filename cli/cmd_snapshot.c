@@ -5,7 +5,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "common/buf.h"
@@ -26,9 +25,6 @@ snap_add(struct cli_ctx *ctx, int argc, char **argv)
 	const char *name = NULL, *path;
 	struct rba_detail d;
 	struct rba_digest dg;
-	struct store_txn *txn = NULL;
-	struct stat st;
-	uint64_t hint = 0;
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 	int c, err, existed = 0;
 
@@ -44,32 +40,9 @@ snap_add(struct cli_ctx *ctx, int argc, char **argv)
 	if (argc - optind != 1)
 		return cli_usage(ctx, "snapshot add needs one FILE");
 	path = argv[optind];
-	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode))
-		hint = (uint64_t)st.st_size;
 	if ((err = cli_store_open(ctx, 0)) != 0)
 		return err;
-	/* The map is grown before a write begins; a file that outgrows the
-	 * hint (a growing file, or standard input) is retried once with more
-	 * room when it can be read again. */
-	for (int attempt = 0; attempt < 3; attempt++) {
-		rba_detail_clear(&d);
-		err = store_txn_begin(ctx->store, 1, hint, &txn, &d);
-		if (err)
-			return cli_fail("cannot add snapshot", path, err, &d);
-		err = snapshot_add(txn, path, name, &dg, &existed, &d);
-		if (err == 0)
-			err = store_txn_commit(txn, &d);
-		else
-			store_txn_abort(txn);
-		txn = NULL;
-		if (err != RBA_E_LIMIT || strcmp(path, "-") == 0 || d.line != 0)
-			break;
-		hint = hint * 2 + (256u << 20);
-	}
-	if (err == RBA_E_LIMIT && d.line == 0 && strcmp(path, "-") == 0)
-		snprintf(d.reason, sizeof(d.reason), "%s",
-			 "the store's map is full: give the file by name, so the "
-			 "map can grow to its size before the write");
+	err = snapshot_add_store(ctx->store, path, name, &dg, &existed, &d);
 	if (err) {
 		const char *what = d.line ? "invalid snapshot" : "cannot add snapshot";
 		return cli_fail(what, path, err, &d);

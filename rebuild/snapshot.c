@@ -1,5 +1,5 @@
 /* snapshot.c - parse, hash, compress and store CSV snapshots in one pass. */
-#include "snapshot.h"
+#include "rebuild/snapshot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -359,4 +360,37 @@ snapshot_load(struct store_txn *txn, const struct rba_digest *digest,
 	      uint8_t **p, size_t *n, struct rba_detail *d)
 {
 	return store_blob_load(txn, digest, SNAPSHOT_MAX_LOAD, p, n, d);
+}
+
+int
+snapshot_add_store(struct store *st, const char *path, const char *name,
+		   struct rba_digest *digest, int *existed,
+		   struct rba_detail *d)
+{
+	struct store_txn *txn = NULL;
+	struct stat sb;
+	uint64_t hint = 0;
+	int dash = strcmp(path, "-") == 0, err = 0;
+
+	if (!dash && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+		hint = (uint64_t)sb.st_size;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		rba_detail_clear(d);
+		if ((err = store_txn_begin(st, 1, hint, &txn, d)) != 0)
+			return err;
+		err = snapshot_add(txn, path, name, digest, existed, d);
+		if (err == 0)
+			err = store_txn_commit(txn, d);
+		else
+			store_txn_abort(txn);
+		txn = NULL;
+		if (err != RBA_E_LIMIT || dash || d->line != 0)
+			break;
+		hint = hint * 2 + (256u << 20);
+	}
+	if (err == RBA_E_LIMIT && d->line == 0 && dash)
+		snprintf(d->reason, sizeof(d->reason), "%s",
+			 "the store's map is full: give the file by name, so the "
+			 "map can grow to its size before the write");
+	return err;
 }

@@ -46,6 +46,19 @@ int snapshot_add(struct store_txn *txn, const char *path, const char *name,
 		 struct rba_detail *d);
 
 /*
+ * snapshot_add in a write transaction of its own on st, committed.  The
+ * map is grown to the file's size before the write begins; a named file
+ * that outgrows that (it grew while read) is tried again, twice at most,
+ * with more room.  Standard input ("-") cannot be read again: a full map
+ * is RBA_E_LIMIT with a reason that says to name the file.  Errors as
+ * snapshot_add, and store_txn_begin's and store_txn_commit's; nothing
+ * is stored on error.
+ */
+int snapshot_add_store(struct store *st, const char *path, const char *name,
+		       struct rba_digest *digest, int *existed,
+		       struct rba_detail *d);
+
+/*
  * The snapshot a digest or unique hex prefix names.  RBA_E_NOTFOUND when
  * none (or the blob is not a snapshot), RBA_E_EXISTS when ambiguous,
  * RBA_E_CORRUPT when its meta record is malformed, and the store's errors.
