@@ -2,10 +2,11 @@
  * runrec.h - the run record of a training run (`train --record FILE`):
  * what was trained from what, where, and how it went, as JSON.
  *
- * The text, schema "rebuild-audit/run/v1", with this layout exactly (the
- * keys always present and in this order; <d> a digest text
- * "sha256:<64 hex>", numbers as common/json.h writes them: the shortest
- * text that reads back as the same double, null when not finite):
+ * The text this tool writes, schema "rebuild-audit/run/v2", with this
+ * layout exactly (the keys always present and in this order; <d> a
+ * digest text "sha256:<64 hex>", numbers as common/json.h writes them:
+ * the shortest text that reads back as the same double, null when not
+ * finite):
  *
  *   {
  *     "schema": "rebuild-audit/run/v2",
@@ -43,8 +44,12 @@
  * validation row, mean, dropout off, inputs as encoded); "eval" is the
  * model under the pins' eval: contract (rebuild/evaluate.h), whose
  * fingerprint is "eval_fingerprint".  Under the canonical contract the
- * two agree exactly.  v1 records (before the evaluation contract) lack
- * "eval_fingerprint" and "eval"; readers take both versions.
+ * two agree exactly.
+ *
+ * Reading: records of schema "rebuild-audit/run/v1", written before the
+ * evaluation contract, have the same layout without "eval_fingerprint"
+ * and "eval"; both parsers below take v1 and v2 and refuse a later
+ * version as newer.  Only v2 is written.
  */
 #ifndef RBA_RUNREC_H
 #define RBA_RUNREC_H
@@ -90,7 +95,7 @@ struct rebuild_runrec_summary {
 
 /*
  * Reads the summary of a run record's text (n bytes, as rendered above).
- * 0; RBA_E_NEWER (a "rebuild-audit/run/vN" later than v1); RBA_E_CORRUPT
+ * 0; RBA_E_NEWER (a "rebuild-audit/run/vN" later than v2); RBA_E_CORRUPT
  * (not JSON, not a run record, a member missing or of the wrong type:
  * d->reason names it); RBA_E_NOMEM.
  */

@@ -1,6 +1,7 @@
 /*
- * runs.h - run records kept in the store (doc/design.md section 6, `runs`): the id
- * scheme, and keeping and reading the record of a training.
+ * runs.h - run records kept in the store (doc/design.md section 6,
+ * `runs`): the id scheme, and keeping and reading the record of a
+ * training.
  *
  * A run id is "<subject>@<unix seconds>": what the run made, an '@', and
  * the time it was kept, in decimal.  `register` keeps the run record of
@@ -11,10 +12,14 @@
  * reads back unambiguously; two registrations of one version within the
  * same second share an id and the later run replaces the earlier one
  * (the version then is the later one too).  Other commands that keep runs
- * use the same shape with their own subject.
+ * use the same shape with their own subject (runs_id_new below).
  *
- * The record is rebuild_runrec_render()'s text, "rebuild-audit/run/v1"
- * (rebuild/runrec.h), exactly what `train --record` writes.
+ * The record of a training is rebuild_runrec_render()'s text, schema
+ * "rebuild-audit/run/v2" (rebuild/runrec.h), exactly what `train
+ * --record` writes; runs_summary_get reads v1 records too (kept before
+ * the evaluation contract).  The runs database also holds the records of
+ * sweeps and comparisons (their own schemas), stored with store_run_put
+ * under ids of this shape.
  */
 #ifndef RBA_RUNS_H
 #define RBA_RUNS_H

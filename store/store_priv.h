@@ -36,16 +36,22 @@
  *                                    u8 has_policy policy[32] i64 added
  *                                    lstr columns seal
  *   prefix 01 u32be chunk         -> chunk record, tag 31, aux = cases
- *   prefix 02 case id             -> 32 01 u32 chunk
- * history:
+ *   prefix 02 case id             -> 32 01 u32 chunk  (the case index)
+ *   prefix 03                     -> 33 01 then digest[32] of each chunk,
+ *                                    in chunk order (the chunk list;
+ *                                    unsealed: its bytes after 33 01 hash
+ *                                    to chunk_list in the sealed record
+ *                                    at prefix 00)
+ * history (unsealed: digest is the record's chain digest, store.h):
  *   u64be id                      -> 40 01 i64 time prev[32] digest[32]
  *                                    lstr version lstr record
  * runs:
  *   id                            -> 50 01 lstr id lstr record seal
  *
- * A chunk record: tag 02 sha256(plaintext)[32] u32 plaintext size u32 aux
- * then one zstd frame (content size and checksum in its header), then
- * the seal: SHA-256 of every byte before it.  A decoder may accept bytes
+ * A chunk record: its tag (11 or 31), format 02, sha256(plaintext)[32],
+ * u32 plaintext size, u32 aux, then one zstd frame (content size and
+ * checksum in its header), then the seal: SHA-256 of every byte before
+ * it.  A decoder may accept bytes
  * that are not the ones written and still give the same plaintext; the
  * seal makes any change to the stored record visible.  Format 01 chunks
  * (written before the seal) end with the frame.
