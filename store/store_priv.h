@@ -51,12 +51,15 @@
  * A chunk record: its tag (11 or 31), format 02, sha256(plaintext)[32],
  * u32 plaintext size, u32 aux, then one zstd frame (content size and
  * checksum in its header), then the seal: SHA-256 of every byte before
- * it.  A decoder may accept bytes
- * that are not the ones written and still give the same plaintext; the
- * seal makes any change to the stored record visible.  Format 01 chunks
- * (written before the seal) end with the frame.
+ * it.  A decoder may accept bytes that are not the ones written and
+ * still give the same plaintext; the seal makes any change to the stored
+ * record visible.  Format 01 chunks (written before the seal) end with
+ * the frame.
+ *
  * chunk_list in a sample record is SHA-256 over the chunks' digests in
- * order, so one chunk can be checked without reading the others' frames.
+ * order, which the chunk list record (prefix 03) holds, so one chunk can
+ * be checked against the sealed record with one more read and without
+ * the others' frames.
  */
 #ifndef RBA_STORE_PRIV_H
 #define RBA_STORE_PRIV_H
