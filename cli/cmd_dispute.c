@@ -16,41 +16,6 @@
 #include "policy/policy.h"
 #include "rebuild/explain.h"
 
-/*
- * The signed evidence of the answer: rendered, checked as verify will
- * check it (never sign what verify rejects), signed, put in place.
- */
-static int
-export_dispute(const struct dispute_report *r, const struct sign_seckey *key,
-	       const char *path, struct rba_detail *d)
-{
-	struct rba_buf doc, sig;
-	char tc[SIGN_TRUSTED_COMMENT_MAX + 1];
-	int err, is;
-
-	rba_buf_init(&doc);
-	rba_buf_init(&sig);
-	rba_detail_clear(d);
-	dispute_evidence_render(r, &doc);
-	if ((err = rba_buf_status(&doc)) != 0)
-		goto out;
-	if ((err = dispute_evidence_comment(r, tc, sizeof(tc))) != 0) {
-		rba_fail(d, err, NULL, 0, 0, "the version and case do not fit in a "
-			 "trusted comment");
-		goto out;
-	}
-	if ((err = dispute_evidence_check(doc.p, doc.len, tc, &is, NULL, NULL, NULL,
-					  d)) != 0)
-		goto out;
-	if ((err = sign_file_sign(key, doc.p, doc.len, NULL, tc, &sig, d)) != 0)
-		goto out;
-	err = evidence_write(path, doc.p, doc.len, sig.p, sig.len, 0, d);
-out:
-	rba_buf_release(&doc);
-	rba_buf_release(&sig);
-	return err;
-}
-
 /* The reasons block of the text answer. */
 static void
 print_reasons(const struct dispute_explanation *e, int verbose)
@@ -95,8 +60,17 @@ print_reasons(const struct dispute_explanation *e, int verbose)
 		       DISPUTE_SCORE_TOLERANCE);
 }
 
-int
-cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
+/* What dispute was asked (dispute_parse). */
+struct dispute_args {
+	const char *version, *case_id;
+	const char *keypath, *outpath, *passfile, *policy_path;
+	int do_export, inputs;
+	struct dispute_options o;
+};
+
+/* argv into *a; 0, or 2 after a usage diagnostic. */
+static int
+dispute_parse(struct cli_ctx *ctx, int argc, char **argv, struct dispute_args *a)
 {
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'p' },
@@ -107,36 +81,28 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 		{ "passphrase-file", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *keypath = NULL, *outpath = NULL, *passfile = NULL;
-	struct sign_seckey *key = NULL;
-	int do_export = 0;
-	struct dispute_options o = { DISPUTE_REASONS_DEFAULT, 0 };
 	uint64_t nr;
-	struct dispute_report r;
-	struct policy *pol = NULL;
-	struct rba_detail d;
-	const char *policy_path = NULL;
-	char a[RBA_DIGEST_TEXT_LEN + 1], b[RBA_DIGEST_TEXT_LEN + 1], n1[32], n2[32];
-	int c, inputs = 0, err;
+	int c;
 
+	a->o.nreasons = DISPUTE_REASONS_DEFAULT;
 	optind = 0;
 	opterr = 0; /* cli_usage says what was wrong, in one line */
 	while ((c = getopt_long(argc, argv, "k:o:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': policy_path = optarg; break;
-		case 'i': inputs = 1; break;
+		case 'p': a->policy_path = optarg; break;
+		case 'i': a->inputs = 1; break;
 		case 'n':
 			if (cli_parse_u64(optarg, DISPUTE_REASONS_MAX, &nr) != 0)
 				return cli_usage(ctx, "--reasons needs a count from 0 "
 						 "to %d, not '%s'", DISPUTE_REASONS_MAX,
 						 optarg);
-			o.nreasons = (uint32_t)nr;
+			a->o.nreasons = (uint32_t)nr;
 			break;
-		case 'r': o.rebuild = 1; break;
-		case 'e': do_export = 1; break;
-		case 'k': keypath = optarg; break;
-		case 'o': outpath = optarg; break;
-		case 'P': passfile = optarg; break;
+		case 'r': a->o.rebuild = 1; break;
+		case 'e': a->do_export = 1; break;
+		case 'k': a->keypath = optarg; break;
+		case 'o': a->outpath = optarg; break;
+		case 'P': a->passfile = optarg; break;
 		default:
 			return cli_usage(ctx, "unknown option or missing value '%s'",
 					 argv[optind - 1]);
@@ -144,16 +110,97 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_usage(ctx, "dispute needs a VERSION and a CASE");
-	if (do_export && (keypath == NULL || outpath == NULL || !outpath[0]))
+	if (a->do_export && (a->keypath == NULL || a->outpath == NULL ||
+			     !a->outpath[0]))
 		return cli_usage(ctx, "--export needs -k KEY and -o FILE");
-	if (!do_export && (keypath != NULL || outpath != NULL || passfile != NULL))
+	if (!a->do_export && (a->keypath != NULL || a->outpath != NULL ||
+			      a->passfile != NULL))
 		return cli_usage(ctx, "-k, -o and --passphrase-file go with --export");
-	if (do_export) {
-		/* The key first: a wrong passphrase costs no rebuild. */
-		if ((err = cli_seckey_load(keypath, passfile, &key)) != 0)
-			return err;
+	a->version = argv[optind];
+	a->case_id = argv[optind + 1];
+	return 0;
+}
+
+/* The text answer. */
+static void
+print_answer(struct cli_ctx *ctx, const struct dispute_args *a,
+	     const struct dispute_report *r)
+{
+	char d1[RBA_DIGEST_TEXT_LEN + 1], d2[RBA_DIGEST_TEXT_LEN + 1];
+	char n1[32], n2[32], n3[32];
+
+	printf("dispute     case %s of version %s\n", r->case_id, r->version);
+	if (a->inputs) {
+		size_t w = 0;
+		for (uint32_t k = 0; k < r->ncols; k++)
+			if (strlen(r->names[k]) > w)
+				w = strlen(r->names[k]);
+		printf("inputs\n");
+		for (uint32_t k = 0; k < r->ncols; k++)
+			printf("  %-*s  %s\n", (int)w, r->names[k], r->values[k]);
 	}
-	if (cli_policy_load(policy_path, &pol) != 0) {
+	printf("stored      score %s, decision %s\n", cli_fmt_g6(r->stored_score, n1),
+	       r->stored_decision);
+	printf("rebuilt     score %s, decision %s\n", cli_fmt_g6(r->rebuilt_score, n1),
+	       r->rebuilt_decision ? r->rebuilt_decision : "(none)");
+	if (!isnan(r->edge))
+		printf("threshold   stored score %s %s the band edge %s (margin %s)\n",
+		       cli_fmt_g6(r->stored_score, n1),
+		       r->stored_score < r->edge ? "below" : "at or above",
+		       cli_fmt_g6(r->edge, n2), cli_fmt_g6(r->margin, n3));
+	else if (isfinite(r->margin))
+		printf("threshold   margin %s (half the gap between the top two "
+		       "classes)\n", cli_fmt_g6(r->margin, n1));
+	printf("version     %s: %s\n", audit_verdict_name(r->verdict),
+	       r->verdict_basis ? r->verdict_basis : "");
+	if (r->rebuilt)
+		printf("artifact    pinned %s, rebuilt %s\n",
+		       cli_digest_short(&r->artifact_pinned, ctx->verbose, d1),
+		       cli_digest_short(&r->artifact_rebuilt, ctx->verbose, d2));
+	else
+		printf("artifact    pinned %s, not rebuilt: scored with the "
+		       "stored artifact, relying on audit record %llu\n",
+		       cli_digest_short(&r->artifact_pinned, ctx->verbose, d1),
+		       (unsigned long long)r->proof_audit);
+	if (r->rebuilt && r->rebuild_why != NULL && ctx->verbose)
+		printf("retrained   %s\n", r->rebuild_why);
+	printf("decided by  %s%s\n",
+	       cli_digest_short(&r->artifact_decisions, ctx->verbose, d1),
+	       !rba_digest_equal(&r->artifact_decisions, &r->artifact_rebuilt)
+		       ? r->rebuilt ? " (another artifact than the rebuilt one)"
+				    : " (another artifact than the stored one)"
+		       : r->rebuilt ? " (the rebuilt artifact)"
+				    : " (the stored artifact)");
+	if (r->contradiction != NULL)
+		printf("warning: %s\n", r->contradiction);
+	printf("policy      %s\n", cli_digest_short(&r->policy_digest, ctx->verbose, d1));
+	print_reasons(&r->why, ctx->verbose);
+	for (size_t i = 1; i < r->nreasons; i++)
+		printf("also        %s\n", r->reasons[i]);
+	if (a->do_export)
+		printf("exported    %s, signed in %s" EVIDENCE_SIG_SUFFIX "\n",
+		       a->outpath, a->outpath);
+	printf("%s\n", r->answer_line);
+}
+
+int
+cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct dispute_args a;
+	struct sign_seckey *key = NULL;
+	struct dispute_report r;
+	struct policy *pol = NULL;
+	struct rba_detail d;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	if ((err = dispute_parse(ctx, argc, argv, &a)) != 0)
+		return err;
+	/* The key first: a wrong passphrase costs no rebuild. */
+	if (a.do_export &&
+	    (err = cli_seckey_load(a.keypath, a.passfile, &key)) != 0)
+		return err;
+	if (cli_policy_load(a.policy_path, &pol) != 0) {
 		sign_seckey_free(key);
 		return 2;
 	}
@@ -163,84 +210,31 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 		return err;
 	}
 	rba_detail_clear(&d);
-	err = audit_dispute(ctx->store, argv[optind], argv[optind + 1], pol, &o,
-			    &r, &d);
+	err = audit_dispute(ctx->store, a.version, a.case_id, pol, &a.o, &r, &d);
 	policy_free(pol);
-	if (err == 0 && do_export &&
-	    (err = export_dispute(&r, key, outpath, &d)) != 0) {
+	if (err == 0 && a.do_export &&
+	    (err = dispute_evidence_export(&r, key, a.outpath, &d)) != 0) {
 		sign_seckey_free(key);
 		dispute_report_release(&r);
-		return cli_fail("cannot export the dispute to", outpath, err, &d);
+		return cli_fail("cannot export the dispute to", a.outpath, err, &d);
 	}
 	sign_seckey_free(key);
 	if (err) {
 		dispute_report_release(&r);
 		return cli_fail("cannot answer the dispute of",
-				d.key[0] && err == RBA_E_NOTFOUND ? d.key : argv[optind],
+				d.key[0] && err == RBA_E_NOTFOUND ? d.key : a.version,
 				err, &d);
 	}
 	if (ctx->json) {
 		struct rba_buf j;
 		rba_buf_init(&j);
-		dispute_report_json(&r, inputs, &j);
+		dispute_report_json(&r, a.inputs, &j);
 		if (rba_buf_status(&j) == 0)
 			cli_buf_print(&j);
 		rba_buf_release(&j);
-	} else if (ctx->quiet && r.answer == DISPUTE_STANDS) {
+	} else if (!(ctx->quiet && r.answer == DISPUTE_STANDS)) {
 		/* -q: no report when the answer is yes; exit 0 says it */
-	} else {
-		printf("dispute     case %s of version %s\n", r.case_id, r.version);
-		if (inputs) {
-			size_t w = 0;
-			for (uint32_t k = 0; k < r.ncols; k++)
-				if (strlen(r.names[k]) > w)
-					w = strlen(r.names[k]);
-			printf("inputs\n");
-			for (uint32_t k = 0; k < r.ncols; k++)
-				printf("  %-*s  %s\n", (int)w, r.names[k], r.values[k]);
-		}
-		printf("stored      score %s, decision %s\n", cli_fmt_g6(r.stored_score, n1),
-		       r.stored_decision);
-		printf("rebuilt     score %s, decision %s\n", cli_fmt_g6(r.rebuilt_score, n1),
-		       r.rebuilt_decision ? r.rebuilt_decision : "(none)");
-		if (!isnan(r.edge))
-			printf("threshold   stored score %s %s the band edge %s (margin %s)\n",
-			       cli_fmt_g6(r.stored_score, n1),
-			       r.stored_score < r.edge ? "below" : "at or above",
-			       cli_fmt_g6(r.edge, n2), cli_fmt_g6(r.margin, a));
-		else if (isfinite(r.margin))
-			printf("threshold   margin %s (half the gap between the top two "
-			       "classes)\n", cli_fmt_g6(r.margin, n1));
-		printf("version     %s: %s\n", audit_verdict_name(r.verdict),
-		       r.verdict_basis ? r.verdict_basis : "");
-		if (r.rebuilt)
-			printf("artifact    pinned %s, rebuilt %s\n",
-			       cli_digest_short(&r.artifact_pinned, ctx->verbose, a),
-			       cli_digest_short(&r.artifact_rebuilt, ctx->verbose, b));
-		else
-			printf("artifact    pinned %s, not rebuilt: scored with the "
-			       "stored artifact, relying on audit record %llu\n",
-			       cli_digest_short(&r.artifact_pinned, ctx->verbose, a),
-			       (unsigned long long)r.proof_audit);
-		if (r.rebuilt && r.rebuild_why != NULL && ctx->verbose)
-			printf("retrained   %s\n", r.rebuild_why);
-		printf("decided by  %s%s\n",
-		       cli_digest_short(&r.artifact_decisions, ctx->verbose, a),
-		       !rba_digest_equal(&r.artifact_decisions, &r.artifact_rebuilt)
-			       ? r.rebuilt ? " (another artifact than the rebuilt one)"
-					   : " (another artifact than the stored one)"
-			       : r.rebuilt ? " (the rebuilt artifact)"
-					   : " (the stored artifact)");
-		if (r.contradiction != NULL)
-			printf("warning: %s\n", r.contradiction);
-		printf("policy      %s\n", cli_digest_short(&r.policy_digest, ctx->verbose, a));
-		print_reasons(&r.why, ctx->verbose);
-		for (size_t i = 1; i < r.nreasons; i++)
-			printf("also        %s\n", r.reasons[i]);
-		if (do_export)
-			printf("exported    %s, signed in %s" EVIDENCE_SIG_SUFFIX "\n",
-			       outpath, outpath);
-		printf("%s\n", r.answer_line);
+		print_answer(ctx, &a, &r);
 	}
 	err = r.answer == DISPUTE_STANDS ? 0 : 1;
 	dispute_report_release(&r);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "evidence/evidence.h"
 #include "rebuild/explain.h"
 
 void
@@ -427,5 +428,37 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 	err = 0;
 out:
 	rba_json_release(&root);
+	return err;
+}
+
+int
+dispute_evidence_export(const struct dispute_report *r,
+			const struct sign_seckey *key, const char *path,
+			struct rba_detail *d)
+{
+	struct rba_buf doc, sig;
+	char tc[SIGN_TRUSTED_COMMENT_MAX + 1];
+	int err, is;
+
+	rba_buf_init(&doc);
+	rba_buf_init(&sig);
+	rba_detail_clear(d);
+	dispute_evidence_render(r, &doc);
+	if ((err = rba_buf_status(&doc)) != 0)
+		goto out;
+	if ((err = dispute_evidence_comment(r, tc, sizeof(tc))) != 0) {
+		rba_fail(d, err, NULL, 0, 0, "the version and case do not fit in a "
+			 "trusted comment");
+		goto out;
+	}
+	if ((err = dispute_evidence_check(doc.p, doc.len, tc, &is, NULL, NULL, NULL,
+					  d)) != 0)
+		goto out;
+	if ((err = sign_file_sign(key, doc.p, doc.len, NULL, tc, &sig, d)) != 0)
+		goto out;
+	err = evidence_write(path, doc.p, doc.len, sig.p, sig.len, 0, d);
+out:
+	rba_buf_release(&doc);
+	rba_buf_release(&sig);
 	return err;
 }

@@ -13,6 +13,7 @@
 #include "audit/dispute.h"
 #include "common/buf.h"
 #include "common/rba.h"
+#include "common/sign.h"
 
 #define DISPUTE_PREDICATE_TYPE "https://rebuild-audit.dev/dispute-evidence/v1"
 #define DISPUTE_PREDICATE_PREFIX "https://rebuild-audit.dev/dispute-evidence/"
@@ -53,5 +54,21 @@ int dispute_evidence_comment(const struct dispute_report *r, char *out,
 int dispute_evidence_check(const void *p, size_t n, const char *trusted_comment,
 			   int *is_dispute, char *version, char *case_id,
 			   char *answer, struct rba_detail *d);
+
+/*
+ * The signed evidence of answered dispute r, put in place: rendered
+ * (dispute_evidence_render), checked as verify will check it
+ * (dispute_evidence_check: what verify would reject is never signed),
+ * signed with key under the trusted comment of dispute_evidence_comment
+ * (common/sign.h), and written with its signature to path and
+ * path.minisig (evidence_write without force: neither may exist, and
+ * on error nothing is left under either name).  key is borrowed.
+ * 0; RBA_E_LIMIT (the version and case do not fit in a trusted
+ * comment); RBA_E_NOMEM; the errors of dispute_evidence_check,
+ * sign_file_sign and evidence_write, d saying what failed.
+ */
+int dispute_evidence_export(const struct dispute_report *r,
+			    const struct sign_seckey *key, const char *path,
+			    struct rba_detail *d);
 
 #endif

@@ -8,30 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strv.h"
+
 /* ---- shard selection ---------------------------------------------------- */
 
 struct listing {
 	struct fleet_versions *out;
 	uint32_t k, n;
-	size_t cap, badcap;
 };
-
-static int
-push(char ***v, size_t *n, size_t *cap, const char *s)
-{
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		char **nv = realloc(*v, nc * sizeof(char *));
-		if (nv == NULL)
-			return RBA_E_NOMEM;
-		*v = nv;
-		*cap = nc;
-	}
-	if (((*v)[*n] = strdup(s)) == NULL)
-		return RBA_E_NOMEM;
-	(*n)++;
-	return 0;
-}
 
 static int
 listing_one(void *ctx, const char *name, int valid)
@@ -39,17 +23,17 @@ listing_one(void *ctx, const char *name, int valid)
 	struct listing *l = ctx;
 
 	if (!valid)
-		return push(&l->out->bad, &l->out->nbad, &l->badcap, name);
+		return rba_strv_add(&l->out->bad, &l->out->nbad, strdup(name));
 	if (fleet_shard_of(name, l->n) != l->k)
 		return 0;
-	return push(&l->out->names, &l->out->n, &l->cap, name);
+	return rba_strv_add(&l->out->names, &l->out->n, strdup(name));
 }
 
 int
 fleet_versions_list(struct store *s, uint32_t k, uint32_t n,
 		    struct fleet_versions *out, struct rba_detail *d)
 {
-	struct listing l = { out, k, n, 0, 0 };
+	struct listing l = { out, k, n };
 	struct store_txn *txn;
 	int err;
 
@@ -68,8 +52,8 @@ fleet_versions_release(struct fleet_versions *v)
 {
 	if (v == NULL)
 		return;
-	fleet_names_free(v->names, v->n);
-	fleet_names_free(v->bad, v->nbad);
+	rba_strv_free(v->names, v->n);
+	rba_strv_free(v->bad, v->nbad);
 	memset(v, 0, sizeof(*v));
 }
 
