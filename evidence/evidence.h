@@ -229,4 +229,53 @@ int evidence_export(struct store *s, const struct evidence_request *rq,
 int evidence_check(const void *p, size_t n, const char *trusted_comment,
 		   struct evidence_summary *sum, struct rba_detail *d);
 
+/* What a signed file is, as evidence_verify reads it. */
+enum evidence_kind {
+	EVIDENCE_KIND_UNKNOWN = 0, /* not read: the signature does not hold */
+	EVIDENCE_KIND_SIGNED,	   /* a signed file that is no evidence */
+	EVIDENCE_KIND_AUDIT,	   /* audit evidence (evidence_check) */
+	EVIDENCE_KIND_DISPUTE,	   /* dispute evidence (dispute_evidence.h) */
+};
+
+#define EVIDENCE_REASON_MAX 1024 /* bytes of a verification's reason */
+
+/* The answer of evidence_verify; caller-owned (about 11 KiB). */
+struct evidence_verification {
+	int valid;		  /* 1: the signature and the contents hold */
+	enum evidence_kind kind;  /* what the file is, or claims to be */
+	int signature_ok;	  /* the signature holds: sig is filled */
+	/* When not valid, the check that failed: "malformed signature",
+	 * "key id", "signature", "trusted comment" or "contents" (a static
+	 * string), and why, one line. */
+	const char *failed;
+	char reason[EVIDENCE_REASON_MAX];
+	struct sign_check sig;	      /* key id, trusted comment, prehashed */
+	struct evidence_summary audit; /* kind AUDIT and valid */
+	/* kind DISPUTE and valid: what the dispute evidence says */
+	char dispute_version[256], dispute_case[256], dispute_answer[256];
+};
+
+/*
+ * The offline check of a signed file: msg (n bytes) and its minisign
+ * signature file (siglen bytes at sig) against pub, then, once the
+ * signature holds, its contents: dispute evidence by
+ * dispute_evidence_check, else audit evidence by evidence_check, else
+ * a signed file that is no evidence (kind SIGNED: only its signature
+ * was checked).  signame names the signature file in reasons.
+ *
+ * Returns 0 when it answered, *out saying whether the file holds
+ * (valid) and if not which check failed and why: a signature file that
+ * does not parse ("malformed signature"; the reason names signame and
+ * its line), a signature by another key or one that does not verify
+ * (sign_file_verify's failure), contents that are not consistent
+ * ("contents"; the kind is what the file claims to be).  Otherwise it
+ * could not answer: with out->signature_ok 0, the other errors of
+ * sign_file_verify; with out->signature_ok 1, the contents could not be
+ * checked: RBA_E_NEWER (a later format), RBA_E_NOMEM, and for audit
+ * evidence RBA_E_LIMIT; d says why.
+ */
+int evidence_verify(const struct sign_pubkey *pub, const void *msg, size_t n,
+		    const void *sig, size_t siglen, const char *signame,
+		    struct evidence_verification *out, struct rba_detail *d);
+
 #endif
