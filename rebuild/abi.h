@@ -8,7 +8,9 @@
  * rng.c.  Frozen: a change to any of
  * those files that moves a bit belongs to a new abiN.c with its own
  * copies.  ABI 1's model kind gbdt is gbdt1.c (fm_expf/fm_logf, keyed
- * streams), frozen the same way.
+ * streams, the softmax of gbdt1.h), frozen the same way; its sparse
+ * scorer, gbdt1_sparse.c, may change how it finds the leaves, never a
+ * bit of what it returns.
  */
 #ifndef RBA_ABI_H
 #define RBA_ABI_H
@@ -83,7 +85,8 @@ struct abi_gbdt_impl {
 };
 
 extern const struct abi_impl abi1_impl;
-/* ABI 1's trees (gbdt1.c): frozen like abi1.c from the day they came. */
+/* ABI 1's trees (gbdt1.c, gbdt1_sparse.c): frozen like abi1.c from the day
+ * they came. */
 extern const struct abi_gbdt_impl gbdt1_impl;
 
 /*
