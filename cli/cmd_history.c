@@ -204,6 +204,55 @@ import_json(struct cli_ctx *ctx, const struct fleet_import *im)
 	(void)ctx;
 }
 
+/* What an import did: refusals and versions without a record on stderr,
+ * even with -q; then the report. */
+static void
+import_print(struct cli_ctx *ctx, const struct fleet_import *im)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+
+	for (size_t i = 0; i < im->nitems; i++)
+		if (!im->items[i].accepted)
+			fprintf(stderr, "rebuild-audit: refused record '%s': %s\n",
+				im->items[i].path, im->items[i].reason);
+	for (size_t i = 0; i < im->nmissing; i++) {
+		if (im->missing[i].n)
+			fprintf(stderr, "rebuild-audit: not audited '%s': no worker "
+				"record for this snapshot; rerun shard %u/%u\n",
+				im->missing[i].version, im->missing[i].k,
+				im->missing[i].n);
+		else
+			fprintf(stderr, "rebuild-audit: not audited '%s': no worker "
+				"record for this snapshot\n", im->missing[i].version);
+	}
+	for (size_t i = 0; i < im->nitems; i++)
+		if (im->items[i].accepted && im->items[i].move_err)
+			cli_warn("imported '%s' but could not move it into %s/: %s",
+				 im->items[i].path, FLEET_IMPORTED_DIR,
+				 strerror(im->items[i].move_err));
+	if (ctx->json) {
+		if (!(ctx->quiet && im->exit_status == 0))
+			import_json(ctx, im);
+	} else if (!(ctx->quiet && im->exit_status == 0)) {
+		for (size_t i = 0; i < im->nitems; i++) {
+			const struct fleet_item *it = &im->items[i];
+			if (it->accepted)
+				printf("imported  %-28s %-18s history record %llu\n",
+				       it->version, it->verdict,
+				       (unsigned long long)it->history_id);
+		}
+		printf("import: %zu imported, %zu refused, %zu version%s without a "
+		       "record; worst verdict: %s (exit %d)\n", im->imported,
+		       im->refused, im->nmissing, im->nmissing == 1 ? "" : "s",
+		       im->worst_verdict < 0 ? "none"
+					     : audit_verdict_name(im->worst_verdict),
+		       im->exit_status);
+		rba_digest_format(&im->head, hex);
+		printf("history head: record %llu, %s\n",
+		       (unsigned long long)im->head_id, hex);
+	}
+}
+
 /*
  * history import DIR... -p PUB...: the signed records of workers, checked
  * and appended in one transaction (fleet/fleet.h); exits like audit --all.
@@ -216,7 +265,6 @@ history_import(struct cli_ctx *ctx, int argc, char **argv)
 	struct fleet_import im;
 	struct rba_detail d;
 	size_t nkeys = 0, ndirs = 0;
-	char hex[RBA_DIGEST_TEXT_LEN + 1];
 	int err;
 
 	dirs = calloc((size_t)argc, sizeof(*dirs));
@@ -264,49 +312,120 @@ history_import(struct cli_ctx *ctx, int argc, char **argv)
 	if (err)
 		return cli_fail("cannot import", d.file[0] ? d.file : ctx->store_path,
 				err, &d);
-	/* Every refusal and every version without a record, even with -q. */
-	for (size_t i = 0; i < im.nitems; i++)
-		if (!im.items[i].accepted)
-			fprintf(stderr, "rebuild-audit: refused record '%s': %s\n",
-				im.items[i].path, im.items[i].reason);
-	for (size_t i = 0; i < im.nmissing; i++) {
-		if (im.missing[i].n)
-			fprintf(stderr, "rebuild-audit: not audited '%s': no worker "
-				"record for this snapshot; rerun shard %u/%u\n",
-				im.missing[i].version, im.missing[i].k, im.missing[i].n);
-		else
-			fprintf(stderr, "rebuild-audit: not audited '%s': no worker "
-				"record for this snapshot\n", im.missing[i].version);
-	}
-	for (size_t i = 0; i < im.nitems; i++)
-		if (im.items[i].accepted && im.items[i].move_err)
-			cli_warn("imported '%s' but could not move it into %s/: %s",
-				 im.items[i].path, FLEET_IMPORTED_DIR,
-				 strerror(im.items[i].move_err));
-	if (ctx->json) {
-		if (!(ctx->quiet && im.exit_status == 0))
-			import_json(ctx, &im);
-	} else if (!(ctx->quiet && im.exit_status == 0)) {
-		for (size_t i = 0; i < im.nitems; i++) {
-			const struct fleet_item *it = &im.items[i];
-			if (it->accepted)
-				printf("imported  %-28s %-18s history record %llu\n",
-				       it->version, it->verdict,
-				       (unsigned long long)it->history_id);
-		}
-		printf("import: %zu imported, %zu refused, %zu version%s without a "
-		       "record; worst verdict: %s (exit %d)\n", im.imported,
-		       im.refused, im.nmissing, im.nmissing == 1 ? "" : "s",
-		       im.worst_verdict < 0 ? "none"
-					    : audit_verdict_name(im.worst_verdict),
-		       im.exit_status);
-		rba_digest_format(&im.head, hex);
-		printf("history head: record %llu, %s\n",
-		       (unsigned long long)im.head_id, hex);
-	}
+	import_print(ctx, &im);
 	err = im.exit_status;
 	fleet_import_release(&im);
 	return err;
+}
+
+/*
+ * history --verify [--head DIGEST]: the hash chain, and that it holds
+ * the anchored head an.want (an->found preset for the zero digest).
+ * Aborts txn; returns the exit status.
+ */
+static int
+history_verify(struct cli_ctx *ctx, struct store_txn *txn, const char *head,
+	       struct anchor *an)
+{
+	struct rba_detail d;
+	uint64_t bad = 0, count = 0;
+	int err;
+
+	rba_detail_clear(&d);
+	err = store_history_verify(txn, &bad, &count, &d);
+	if (err == 0 && head != NULL) {
+		err = store_history_list(txn, NULL, 1, anchor_one, an, &d);
+		if (err == 1)
+			err = 0;
+	}
+	store_txn_abort(txn);
+	if (err == 0 && head != NULL && an->found == 0) {
+		/* Intact, but not the history that was anchored. */
+		if (ctx->json) {
+			printf("{\"intact\": false, \"records\": %llu, "
+			       "\"first_bad\": null, \"head_found\": false, "
+			       "\"reason\": ", (unsigned long long)count);
+			rba_json_fput_str(stdout, "the anchored head is not in "
+						  "the history");
+			fputs("}\n", stdout);
+		} else {
+			printf("history does not hold the anchored head %s: the "
+			       "store was rolled back or replaced since it was "
+			       "taken\n", head);
+		}
+		return 1;
+	}
+	if (err == RBA_E_TAMPERED) {
+		if (ctx->json) {
+			printf("{\"intact\": false, \"records\": %llu, "
+			       "\"first_bad\": %llu, \"reason\": ",
+			       (unsigned long long)count, (unsigned long long)bad);
+			rba_json_fput_str(stdout, d.reason);
+			fputs("}\n", stdout);
+		} else {
+			printf("history broken at record %llu: %s\n",
+			       (unsigned long long)bad, d.reason);
+		}
+		return 1;
+	}
+	if (err)
+		return cli_fail("cannot verify history", ctx->store_path, err, &d);
+	if (ctx->json)
+		printf("{\"intact\": true, \"records\": %llu, \"first_bad\": null%s}\n",
+		       (unsigned long long)count,
+		       head != NULL ? ", \"head_found\": true" : "");
+	else if (!ctx->quiet && head != NULL)
+		printf("history intact: %llu record%s, the anchored head is "
+		       "record %llu\n", (unsigned long long)count,
+		       count == 1 ? "" : "s",
+		       an->found == UINT64_MAX ? 0ULL : (unsigned long long)an->found);
+	else if (!ctx->quiet)
+		printf("history intact: %llu record%s\n", (unsigned long long)count,
+		       count == 1 ? "" : "s");
+	return 0;
+}
+
+/*
+ * history [VERSION]: past audits, newest first, of version (NULL: all).
+ * Aborts txn; returns the exit status.
+ */
+static int
+history_list(struct cli_ctx *ctx, struct store_txn *txn, const char *version)
+{
+	struct rba_detail d;
+	struct hist h = { ctx, 0, 0 };
+	int err;
+
+	rba_detail_clear(&d);
+	if (version != NULL) {
+		/* A name no version has is a mistake, not an empty history. */
+		struct store_version v;
+		err = store_version_get(txn, version, &v, &d);
+		if (err) {
+			store_txn_abort(txn);
+			if (err == RBA_E_NOTFOUND)
+				snprintf(d.reason, sizeof(d.reason),
+					 "no version '%s' in the store", version);
+			return cli_fail("cannot read history", version, err, &d);
+		}
+		store_version_release(&v);
+	}
+	if (ctx->json)
+		fputc('[', stdout);
+	err = store_history_list(txn, version, 1, hist_one, &h, &d);
+	store_txn_abort(txn);
+	if (ctx->json)
+		fputs("]\n", stdout);
+	if (err)
+		return cli_fail("cannot read history", version ? version : ctx->store_path,
+				err, &d);
+	if (h.n == 0 && !ctx->json && !ctx->quiet)
+		printf("no audits recorded%s%s\n", version ? " for " : "",
+		       version ? version : "");
+	if (h.other_maker && !ctx->json)
+		printf("* the sample's decisions were made by another artifact "
+		       "(see the record)\n");
+	return 0;
 }
 
 int
@@ -318,8 +437,6 @@ cmd_history(struct cli_ctx *ctx, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct store_txn *txn;
-	struct rba_detail d;
-	struct hist h = { ctx, 0, 0 };
 	struct anchor an;
 	const char *version = NULL, *head = NULL;
 	int c, verify = 0, err;
@@ -360,88 +477,6 @@ cmd_history(struct cli_ctx *ctx, int argc, char **argv)
 	if ((err = cli_txn_begin(ctx, 0, 0, "cannot read history", ctx->store_path,
 				 &txn)) != 0)
 		return err;
-	rba_detail_clear(&d);
-	if (verify) {
-		uint64_t bad = 0, count = 0;
-		err = store_history_verify(txn, &bad, &count, &d);
-		if (err == 0 && head != NULL) {
-			err = store_history_list(txn, NULL, 1, anchor_one, &an, &d);
-			if (err == 1)
-				err = 0;
-		}
-		store_txn_abort(txn);
-		if (err == 0 && head != NULL && an.found == 0) {
-			/* Intact, but not the history that was anchored. */
-			if (ctx->json) {
-				printf("{\"intact\": false, \"records\": %llu, "
-				       "\"first_bad\": null, \"head_found\": false, "
-				       "\"reason\": ", (unsigned long long)count);
-				rba_json_fput_str(stdout, "the anchored head is not in "
-							  "the history");
-				fputs("}\n", stdout);
-			} else {
-				printf("history does not hold the anchored head %s: the "
-				       "store was rolled back or replaced since it was "
-				       "taken\n", head);
-			}
-			return 1;
-		}
-		if (err == RBA_E_TAMPERED) {
-			if (ctx->json) {
-				printf("{\"intact\": false, \"records\": %llu, "
-				       "\"first_bad\": %llu, \"reason\": ",
-				       (unsigned long long)count, (unsigned long long)bad);
-				rba_json_fput_str(stdout, d.reason);
-				fputs("}\n", stdout);
-			} else {
-				printf("history broken at record %llu: %s\n",
-				       (unsigned long long)bad, d.reason);
-			}
-			return 1;
-		}
-		if (err)
-			return cli_fail("cannot verify history", ctx->store_path, err, &d);
-		if (ctx->json)
-			printf("{\"intact\": true, \"records\": %llu, \"first_bad\": null%s}\n",
-			       (unsigned long long)count,
-			       head != NULL ? ", \"head_found\": true" : "");
-		else if (!ctx->quiet && head != NULL)
-			printf("history intact: %llu record%s, the anchored head is "
-			       "record %llu\n", (unsigned long long)count,
-			       count == 1 ? "" : "s",
-			       an.found == UINT64_MAX ? 0ULL : (unsigned long long)an.found);
-		else if (!ctx->quiet)
-			printf("history intact: %llu record%s\n", (unsigned long long)count,
-			       count == 1 ? "" : "s");
-		return 0;
-	}
-	if (version != NULL) {
-		/* A name no version has is a mistake, not an empty history. */
-		struct store_version v;
-		err = store_version_get(txn, version, &v, &d);
-		if (err) {
-			store_txn_abort(txn);
-			if (err == RBA_E_NOTFOUND)
-				snprintf(d.reason, sizeof(d.reason),
-					 "no version '%s' in the store", version);
-			return cli_fail("cannot read history", version, err, &d);
-		}
-		store_version_release(&v);
-	}
-	if (ctx->json)
-		fputc('[', stdout);
-	err = store_history_list(txn, version, 1, hist_one, &h, &d);
-	store_txn_abort(txn);
-	if (ctx->json)
-		fputs("]\n", stdout);
-	if (err)
-		return cli_fail("cannot read history", version ? version : ctx->store_path,
-				err, &d);
-	if (h.n == 0 && !ctx->json && !ctx->quiet)
-		printf("no audits recorded%s%s\n", version ? " for " : "",
-		       version ? version : "");
-	if (h.other_maker && !ctx->json)
-		printf("* the sample's decisions were made by another artifact "
-		       "(see the record)\n");
-	return 0;
+	return verify ? history_verify(ctx, txn, head, &an)
+		      : history_list(ctx, txn, version);
 }
