@@ -170,6 +170,26 @@ env_links(struct audit_inputs *c, struct audit_report *r)
 	r->env_pinned_text = strdup(c->v.env_text ? c->v.env_text : "");
 	envrec_digest((const char *)cur.p, cur.len, &r->env_current);
 	r->env_pinned = c->pins->environment;
+	{
+		/* Pins that declared an environment digest keep it (register):
+		 * the record the store holds is then the registering
+		 * machine's, not the declared one, and cannot be compared
+		 * field by field. */
+		struct rba_digest held;
+		envrec_digest(r->env_pinned_text, strlen(r->env_pinned_text),
+			      &held);
+		if (!rba_digest_equal(&held, &r->env_pinned)) {
+			int same = rba_digest_equal(&r->env_pinned,
+						    &r->env_current);
+			set_link(&r->environment,
+				 same ? AUDIT_LINK_SAME : AUDIT_LINK_CHANGED,
+				 hexdup(&r->env_pinned), hexdup(&r->env_current),
+				 strdup("the pins declare this environment; the "
+					"store holds no record of it to compare "
+					"field by field"));
+			goto out;
+		}
+	}
 	if (envrec_parse(r->env_pinned_text, strlen(r->env_pinned_text), &pinned,
 			 NULL) != 0) {
 		set_link(&r->environment, AUDIT_LINK_UNKNOWN,
@@ -227,8 +247,9 @@ links(struct audit_inputs *c, struct audit_report *r)
 			 strcmp(rev_then, rev_now) ? AUDIT_LINK_CHANGED : AUDIT_LINK_SAME,
 			 strdup(rev_then), strdup(rev_now),
 			 c->has_prov ? NULL
-				     : strdup("the revision that registered the "
-					      "version; the artifact came from a file"));
+				     : strdup("the revision the pins give; the "
+					      "artifact came from a file, and no "
+					      "record says which code trained it"));
 	/* trainer ABI: filled in once the rebuild says which ABI ran */
 	if (c->has_prov) {
 		int same = rba_digest_equal(&c->prov.config, &r->config_current);

@@ -125,6 +125,44 @@ set_str(char **dst, const char *src)
 	return 0;
 }
 
+/*
+ * A declared provenance value is kept or refused, never replaced: pins
+ * that name a code revision or an environment digest other than this
+ * build's and this machine's cannot be trained here (the artifact would
+ * carry a claim that is not true).  0 or RBA_E_SCHEMA at the key.
+ */
+static int
+declared_check(const struct pins *in, const struct rba_digest *env,
+	       struct rba_detail *d)
+{
+	const char *rev = envrec_code_revision();
+	char want[RBA_DIGEST_TEXT_LEN + 1], have[RBA_DIGEST_TEXT_LEN + 1];
+
+	if (in->code_revision != NULL && strcmp(in->code_revision, rev) != 0) {
+		rba_detail_key(d, "code_revision");
+		return rba_fail(d, RBA_E_SCHEMA, in->src.file,
+				in->src.code_revision.line,
+				in->src.code_revision.col,
+				"the pins declare code revision '%s' but this "
+				"build is '%s': train with the declared code, or "
+				"register the artifact it made with --artifact",
+				in->code_revision, rev);
+	}
+	if (in->has_environment && !rba_digest_equal(&in->environment, env)) {
+		rba_digest_format(&in->environment, want);
+		rba_digest_format(env, have);
+		rba_detail_key(d, "environment");
+		return rba_fail(d, RBA_E_SCHEMA, in->src.file,
+				in->src.environment.line,
+				in->src.environment.col,
+				"the pins declare environment %s but this "
+				"machine's is %s: train in the declared "
+				"environment, or register the artifact it made "
+				"with --artifact", want, have);
+	}
+	return 0;
+}
+
 /* Reads the snapshot the pins name from the store, verified. */
 static int
 load_snapshot(struct store *s, const struct pins *p, uint8_t **bytes,
@@ -209,6 +247,8 @@ register_version(struct store *s, const struct register_request *rq,
 		artifact_release(&decoded);
 		rba_digest_bytes(art, art_len, &art_digest);
 	} else {
+		if ((err = declared_check(in, &env_digest, d)) != 0)
+			goto out;
 		err = load_snapshot(s, in, &snap, &snap_len, d);
 		if (err)
 			goto out;
@@ -236,9 +276,15 @@ register_version(struct store *s, const struct register_request *rq,
 	out->pins->trainer_abi = abi;
 	out->pins->has_artifact = 1;
 	out->pins->artifact = art_digest;
-	out->pins->has_environment = 1;
-	out->pins->environment = env_digest;
-	if ((err = set_str(&out->pins->code_revision, envrec_code_revision())) != 0)
+	/* Declared values stay (an artifact built elsewhere keeps what its
+	 * pins say, and an audit here names what differs); only a value the
+	 * pins leave out is this build's and this machine's. */
+	if (!out->pins->has_environment) {
+		out->pins->has_environment = 1;
+		out->pins->environment = env_digest;
+	}
+	if (out->pins->code_revision == NULL &&
+	    (err = set_str(&out->pins->code_revision, envrec_code_revision())) != 0)
 		goto out;
 	policy_pins_canonical(out->pins, &canon);
 	if ((err = rba_buf_status(&canon)) != 0 || (err = rba_buf_status(&env)) != 0)

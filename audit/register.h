@@ -61,8 +61,12 @@ void register_result_release(struct register_result *r);
  * already in the pins must equal the trained one (RBA_E_SCHEMA: the pins
  * say another artifact; register it with --artifact).  With an artifact
  * file, it must decode (artifact_decode's errors) and match an artifact
- * digest already in the pins.  Fills code_revision, trainer_abi,
- * environment and artifact, then stores artifact blob (with provenance
+ * digest already in the pins.  A code_revision or environment the pins
+ * declare is kept, never replaced: training with a declared one that is
+ * not this build's or this machine's is RBA_E_SCHEMA (d at the key),
+ * and an artifact file keeps what its pins declare, so that an audit
+ * here names what differs.  Fills trainer_abi, artifact, and the
+ * code_revision and environment the pins leave out, then stores artifact blob (with provenance
  * when trained), version and, when trained, the training's run record
  * (runs.h: id "<version>@<registered_at>", in out->run_id) in one write
  * transaction.  With replace, an existing version keeps its policy

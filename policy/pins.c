@@ -286,6 +286,7 @@ pins_data(struct yval *v, const struct ydoc_node *key,
 		case POSITIVE:
 			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
 						  &p->data.positive);
+			node_pos(k->next, &p->src.positive);
 			break;
 		case ID:
 			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
@@ -743,6 +744,7 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 		case CODE:
 			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
 						  &p->code_revision);
+			node_pos(k->next, &p->src.code_revision);
 			break;
 		case ABI:
 			err = policy_yval_get_uint(v, k->next, 1, UINT32_MAX, &x);
@@ -751,6 +753,7 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 		case ENV:
 			err = policy_yval_get_digest(v, k->next, &p->environment);
 			p->has_environment = err == 0;
+			node_pos(k->next, &p->src.environment);
 			break;
 		case ARTIFACT:
 			err = policy_yval_get_digest(v, k->next, &p->artifact);

@@ -158,17 +158,19 @@ struct pins {
 		uint32_t threads; /* 1..PINS_MAX_THREADS, default 1 */
 	} determinism;
 	/*
-	 * Where the parsed text named each column: the position of the
-	 * value (the scalar after "label:" or "id:", or the list entry), so
-	 * that a column the snapshot lacks is reported at FILE:LINE:COL of
-	 * the pins.  file is the name given to the parser (owned, freed with
+	 * Where the parsed text gave a value: the scalar after "label:",
+	 * "id:", "positive:", "code_revision:" or "environment:", or a list
+	 * entry, so that a column the snapshot lacks, or a declared value
+	 * this machine cannot honour, is reported at FILE:LINE:COL of the
+	 * pins.  file is the name given to the parser (owned, freed with
 	 * the record; policy_pins_dup copies it); NULL, and every position
 	 * 0, for a record that was not parsed (or a key not given).  Not
 	 * part of the canonical form or the config hash.
 	 */
 	struct {
 		char *file;
-		struct pins_pos label, id;
+		struct pins_pos label, id, positive;
+		struct pins_pos code_revision, environment;
 		struct pins_pos exclude[PINS_MAX_LIST];	    /* data.exclude[i] */
 		struct pins_pos categorical[PINS_MAX_LIST]; /* data.categorical[i] */
 	} src;
