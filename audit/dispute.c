@@ -357,6 +357,107 @@ sort_top(uint32_t *idx, uint32_t n, const double *v, int dir)
 	}
 }
 
+/* The class whose margin is explained: the positive one under bands,
+ * the decided one under argmax; UINT32_MAX when there is none. */
+static uint32_t
+explain_class(const struct dispute_report *r, const struct encode_spec *s,
+	      const struct policy *pol)
+{
+	uint32_t cls = UINT32_MAX;
+
+	if (!pol->argmax)
+		return s->positive;
+	for (uint32_t k = 0; k < s->nclasses; k++)
+		if (strcmp(s->classes[k], r->stored_decision) == 0)
+			cls = k;
+	return cls;
+}
+
+/* The case's text for each of the model's input columns (vals) and its
+ * encoding (raw); -1 with e->error set when the case cannot be. */
+static int
+explain_encode(const struct dispute_report *r, const struct encode_spec *s,
+	       const char **vals, float *raw, struct dispute_explanation *e)
+{
+	struct rba_detail d;
+
+	rba_detail_clear(&d);
+	for (uint32_t k = 0; k < s->ncolumns; k++) {
+		for (uint32_t j = 0; j < r->ncols; j++)
+			if (strcmp(r->names[j], s->columns[k].name) == 0)
+				vals[k] = r->values[j];
+		if (vals[k] == NULL) {
+			e->error = dupf("the case lacks input column '%s'",
+					s->columns[k].name);
+			return -1;
+		}
+	}
+	if (encode_values(s, vals, raw, &d) != 0) {
+		e->error = dupf("the case cannot be encoded: %s", d.reason);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The score this margin stands for, as a model computed it: the stored
+ * one when the sample's scores are the deciding model's and these are
+ * its reasons; else the rescoring's, when a is the artifact that
+ * rescored.  A score logged by production (--score-column) is the
+ * policy's input, not a model's output: nothing for the margin to give
+ * exactly.
+ */
+static void
+explain_score_check(struct dispute_explanation *e,
+		    const struct dispute_report *r, double margin, int is_maker,
+		    int rescored)
+{
+	if (is_maker && r->scored_by == SAMPLE_SCORED_MODEL) {
+		e->score = r->stored_score;
+		e->score_of = "stored";
+	} else if (rescored) {
+		e->score = r->rebuilt_score;
+		e->score_of = is_maker ? "rescored" : "rebuilt";
+	}
+	if (e->score_of != NULL) {
+		e->has_score_check = 1;
+		e->score_prob = 1.0 / (1.0 + exp(-margin));
+		e->score_ok = fabs(e->score_prob - e->score) <= DISPUTE_SCORE_TOLERANCE;
+	}
+}
+
+/* Every column's contribution, and the principal reasons: those that
+ * push toward the decision, the largest first, nreasons at most. */
+static int
+explain_contributions(struct dispute_explanation *e,
+		      const struct encode_spec *s, const char **vals,
+		      const struct explain_result *x, uint32_t nreasons)
+{
+	e->ncols = s->ncolumns;
+	e->cols = calloc(e->ncols ? e->ncols : 1, sizeof(char *));
+	e->values = calloc(e->ncols ? e->ncols : 1, sizeof(char *));
+	e->contrib = calloc(e->ncols ? e->ncols : 1, sizeof(double));
+	e->top = calloc(e->ncols ? e->ncols : 1, sizeof(uint32_t));
+	if (!e->cols || !e->values || !e->contrib || !e->top || !e->class_name ||
+	    !e->space)
+		return RBA_E_NOMEM;
+	for (uint32_t k = 0; k < e->ncols; k++) {
+		e->cols[k] = strdup(s->columns[k].name);
+		e->values[k] = strdup(vals[k]);
+		if (e->cols[k] == NULL || e->values[k] == NULL)
+			return RBA_E_NOMEM;
+		e->contrib[k] = x->contrib[k];
+		/* a principal reason pushes toward the decision */
+		if (e->direction ? e->direction * x->contrib[k] > 0.0
+				 : x->contrib[k] != 0.0)
+			e->top[e->ntop++] = k;
+	}
+	sort_top(e->top, e->ntop, e->contrib, e->direction);
+	if (e->ntop > nreasons)
+		e->ntop = nreasons;
+	return 0;
+}
+
 /*
  * Explains the case with artifact a (source says which, in words) for
  * the decision under dispute: fills r->why.  Failing to explain is not
@@ -376,7 +477,7 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 	struct rba_detail d;
 	const char **vals = NULL;
 	float *raw = NULL;
-	uint32_t cls = UINT32_MAX;
+	uint32_t cls;
 	int err = 0;
 
 	memset(&b, 0, sizeof(b));
@@ -388,14 +489,7 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 	e->method = explain_method_of(a);
 	if (e->source == NULL)
 		return RBA_E_NOMEM;
-	/* The class whose margin is explained. */
-	if (!pol->argmax) {
-		cls = s->positive;
-	} else {
-		for (uint32_t k = 0; k < s->nclasses; k++)
-			if (strcmp(s->classes[k], r->stored_decision) == 0)
-				cls = k;
-	}
+	cls = explain_class(r, s, pol);
 	if (cls == UINT32_MAX || cls >= s->nclasses) {
 		e->error = strdup(pol->argmax ? "the decision is not a class of the model"
 					      : "the model has no positive class");
@@ -403,32 +497,22 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 	}
 	vals = calloc(s->ncolumns ? s->ncolumns : 1, sizeof(char *));
 	raw = calloc(s->nfeatures ? s->nfeatures : 1, sizeof(float));
-	if (vals == NULL || raw == NULL)
-		goto nomem;
-	for (uint32_t k = 0; k < s->ncolumns; k++) {
-		for (uint32_t j = 0; j < r->ncols; j++)
-			if (strcmp(r->names[j], s->columns[k].name) == 0)
-				vals[k] = r->values[j];
-		if (vals[k] == NULL) {
-			e->error = dupf("the case lacks input column '%s'",
-					s->columns[k].name);
-			goto out;
-		}
-	}
-	if (encode_values(s, vals, raw, &d) != 0) {
-		e->error = dupf("the case cannot be encoded: %s", d.reason);
+	if (vals == NULL || raw == NULL) {
+		err = RBA_E_NOMEM;
 		goto out;
 	}
+	if (explain_encode(r, s, vals, raw, e) != 0)
+		goto out;
 	err = explain_baseline_fit(c->pins, a, c->snap, c->sn, "snapshot", &b, &d);
 	if (err == 0)
 		err = explain_case(a, &b, raw, cls, &x, &d);
-	if (err == RBA_E_NOMEM)
-		goto nomem;
-	if (err) {
+	if (err && err != RBA_E_NOMEM) {
 		e->error = dupf("%s", d.reason);
 		err = 0;
 		goto out;
 	}
+	if (err)
+		goto out;
 	e->class_name = strdup(s->classes[cls]);
 	e->space = s->nclasses == 2 ? dupf("log-odds of class %s", s->classes[cls])
 				    : dupf("margin of class %s", s->classes[cls]);
@@ -436,54 +520,11 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 	e->margin = x.margin;
 	e->sum = x.sum;
 	e->sum_ok = fabs(x.sum - x.margin) <= EXPLAIN_TOLERANCE;
-	if (s->nclasses == 2 && !pol->argmax) {
-		/* The score this margin stands for, as a model computed it:
-		 * the stored one when the sample's scores are the deciding
-		 * model's and these are its reasons; else the rescoring's,
-		 * when a is the artifact that rescored.  A score logged by
-		 * production (--score-column) is the policy's input, not a
-		 * model's output: nothing for the margin to give exactly. */
-		if (is_maker && r->scored_by == SAMPLE_SCORED_MODEL) {
-			e->score = r->stored_score;
-			e->score_of = "stored";
-		} else if (rescored) {
-			e->score = r->rebuilt_score;
-			e->score_of = is_maker ? "rescored" : "rebuilt";
-		}
-		if (e->score_of != NULL) {
-			e->has_score_check = 1;
-			e->score_prob = 1.0 / (1.0 + exp(-x.margin));
-			e->score_ok = fabs(e->score_prob - e->score) <=
-				      DISPUTE_SCORE_TOLERANCE;
-		}
-	}
+	if (s->nclasses == 2 && !pol->argmax)
+		explain_score_check(e, r, x.margin, is_maker, rescored);
 	e->direction = direction(pol, r->stored_score, x.baseline);
-	e->ncols = s->ncolumns;
-	e->cols = calloc(e->ncols ? e->ncols : 1, sizeof(char *));
-	e->values = calloc(e->ncols ? e->ncols : 1, sizeof(char *));
-	e->contrib = calloc(e->ncols ? e->ncols : 1, sizeof(double));
-	e->top = calloc(e->ncols ? e->ncols : 1, sizeof(uint32_t));
-	if (!e->cols || !e->values || !e->contrib || !e->top || !e->class_name ||
-	    !e->space)
-		goto nomem;
-	for (uint32_t k = 0; k < e->ncols; k++) {
-		e->cols[k] = strdup(s->columns[k].name);
-		e->values[k] = strdup(vals[k]);
-		if (e->cols[k] == NULL || e->values[k] == NULL)
-			goto nomem;
-		e->contrib[k] = x.contrib[k];
-		/* a principal reason pushes toward the decision */
-		if (e->direction ? e->direction * x.contrib[k] > 0.0
-				 : x.contrib[k] != 0.0)
-			e->top[e->ntop++] = k;
-	}
-	sort_top(e->top, e->ntop, e->contrib, e->direction);
-	if (e->ntop > nreasons)
-		e->ntop = nreasons;
-	e->ok = 1;
-	goto out;
-nomem:
-	err = RBA_E_NOMEM;
+	if ((err = explain_contributions(e, s, vals, &x, nreasons)) == 0)
+		e->ok = 1;
 out:
 	if (err == 0 && !e->ok && e->error == NULL)
 		err = RBA_E_NOMEM;
@@ -494,222 +535,272 @@ out:
 	return err;
 }
 
-int
-audit_dispute(struct store *s, const char *version, const char *case_id,
-	      const struct policy *override, const struct dispute_options *o,
-	      struct dispute_report *r, struct rba_detail *d)
-{
-	struct dispute_options opt = { DISPUTE_REASONS_DEFAULT, 0 };
-	const struct artifact *sa = NULL; /* the artifact that scores the case */
-	struct rba_digest sdig;
-	struct artifact kept; /* the deciding artifact, from the store */
-	uint8_t *kbytes = NULL;
-	size_t kn = 0;
-	int identical = 0;
+/* ---- answering ---------------------------------------------------------- */
+
+/* What one dispute holds while it is answered (audit_dispute). */
+struct dispute_run {
+	const char *version;
+	struct dispute_options opt;
+	struct store_txn *txn;
 	struct audit_inputs c;
-	struct store_txn *txn = NULL;
+	const struct policy *pol; /* the policy in force */
 	struct store_sample_info info;
 	struct sample_layout l;
-	struct sample_chunk chunk;
-	struct audit_scorer *sc = NULL;
-	struct find_audit fa;
-	uint8_t *raw = NULL;
-	uint32_t idx = 0, C;
+	struct sample_chunk chunk; /* the disputed case alone */
+	uint8_t *raw;
+	uint32_t idx;		   /* the case in chunk */
+	const struct artifact *sa; /* the artifact that scores the case */
+	struct rba_digest sdig;	   /* its digest */
+	int identical;		   /* sa is the pinned artifact */
+	uint32_t C;		   /* sa's classes; 0: it cannot score the case */
 	float probs[SAMPLE_MAX_SCORES];
-	double t0 = rba_time_mono(), t1, sm = INFINITY, rm = INFINITY;
-	const struct policy *pol;
-	int err, reproduces = 0;
+	struct audit_scorer *sc;
+	struct artifact kept; /* the deciding artifact, from the store */
+	uint8_t *kbytes;
+	size_t kn;
+	int reproduces;
+};
 
-	if (o != NULL)
-		opt = *o;
-	memset(r, 0, sizeof(*r));
-	memset(&kept, 0, sizeof(kept));
-	memset(&sdig, 0, sizeof(sdig));
-	memset(&c, 0, sizeof(c));
-	memset(&info, 0, sizeof(info));
-	memset(&l, 0, sizeof(l));
-	sample_chunk_init(&chunk);
+/* r and the run started, the version's inputs verified and loaded. */
+static int
+dispute_open(struct store *s, const char *version, const char *case_id,
+	     const struct policy *override, struct dispute_run *run,
+	     struct dispute_report *r, struct rba_detail *d)
+{
+	int err;
+
 	r->version = strdup(version);
 	r->case_id = strdup(case_id);
 	r->verdict = AUDIT_NOT_MEASURED;
 	r->edge = NAN;
 	if (r->version == NULL || r->case_id == NULL)
 		return RBA_E_NOMEM;
-	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0)
+	if ((err = store_txn_begin(s, 0, 0, &run->txn, d)) != 0)
 		return err;
-	if ((err = audit_inputs_load(txn, version, override, &c, d)) != 0)
-		goto out;
-	pol = c.pol;
-	r->t_verify = c.t_verify;
-	r->policy_digest = pol->digest;
-	r->artifact_pinned = c.v.artifact;
+	if ((err = audit_inputs_load(run->txn, version, override, &run->c, d)) != 0)
+		return err;
+	run->pol = run->c.pol;
+	r->t_verify = run->c.t_verify;
+	r->policy_digest = run->pol->digest;
+	r->artifact_pinned = run->c.v.artifact;
+	return 0;
+}
 
-	/* The case: the index names one chunk, and only it is read. */
-	t1 = rba_time_mono();
-	if ((err = sample_layout_load(txn, version, &info, &l, d)) != 0) {
+/* The case: the index names one chunk, and only it is read. */
+static int
+dispute_find_case(struct dispute_run *run, const char *case_id,
+		  struct dispute_report *r, struct rba_detail *d)
+{
+	double t1 = rba_time_mono();
+	int err;
+
+	if ((err = sample_layout_load(run->txn, run->version, &run->info, &run->l,
+				      d)) != 0) {
 		if (err == RBA_E_NOTFOUND)
 			rba_fail(d, err, NULL, 0, 0,
-				 "version '%s' has no audit sample", version);
-		goto out;
+				 "version '%s' has no audit sample", run->version);
+		return err;
 	}
-	r->sample_digest = info.digest;
-	r->artifact_decisions = l.artifact;
-	r->has_sample_policy = info.has_policy;
-	r->sample_policy = info.policy_digest;
-	if ((err = sample_case_load(txn, version, &l, case_id, &raw, &chunk, &idx,
-				    d)) != 0)
-		goto out;
-	if ((err = take_case(r, &l, &chunk, idx)) != 0)
-		goto out;
+	r->sample_digest = run->info.digest;
+	r->artifact_decisions = run->l.artifact;
+	r->has_sample_policy = run->info.has_policy;
+	r->sample_policy = run->info.policy_digest;
+	if ((err = sample_case_load(run->txn, run->version, &run->l, case_id,
+				    &run->raw, &run->chunk, &run->idx, d)) != 0)
+		return err;
+	if ((err = take_case(r, &run->l, &run->chunk, run->idx)) != 0)
+		return err;
 	r->t_lookup = rba_time_mono() - t1;
+	return 0;
+}
 
-	/* No retrain when the latest audit record proves it (doc/design.md section 8). */
-	r->rebuilt = 1;
-	if (!opt.rebuild) {
-		char env[RBA_DIGEST_TEXT_LEN + 1];
-		struct find_proof fp;
-		memset(&fp, 0, sizeof(fp));
-		if ((err = env_now(c.pins, env)) != 0)
-			goto out;
-		fp.c = &c;
-		fp.decisions = &l.artifact;
-		fp.env_now = env;
-		err = store_history_list(txn, version, 1, proof_one, &fp, d);
-		if (err == 1)
-			err = 0;
-		if (err)
-			goto out;
-		if (fp.ok) {
-			r->rebuilt = 0;
-			r->proof_audit = fp.id;
-		} else if (fp.seen) {
-			r->rebuild_why = dupf("the latest audit record, %llu, does "
-					      "not prove the stored artifact: %s",
-					      (unsigned long long)fp.id, fp.why);
-		} else {
-			r->rebuild_why = strdup("no audit of the version is on record");
-		}
+/* No retrain when the latest audit record proves it (doc/design.md
+ * section 8): r->rebuilt 0, or why it must retrain. */
+static int
+dispute_prove_from_history(struct dispute_run *run, struct dispute_report *r,
+			   struct rba_detail *d)
+{
+	char env[RBA_DIGEST_TEXT_LEN + 1];
+	struct find_proof fp;
+	int err;
+
+	memset(&fp, 0, sizeof(fp));
+	if ((err = env_now(run->c.pins, env)) != 0)
+		return err;
+	fp.c = &run->c;
+	fp.decisions = &run->l.artifact;
+	fp.env_now = env;
+	err = store_history_list(run->txn, run->version, 1, proof_one, &fp, d);
+	if (err == 1)
+		err = 0;
+	if (err)
+		return err;
+	if (fp.ok) {
+		r->rebuilt = 0;
+		r->proof_audit = fp.id;
+	} else if (fp.seen) {
+		r->rebuild_why = dupf("the latest audit record, %llu, does "
+				      "not prove the stored artifact: %s",
+				      (unsigned long long)fp.id, fp.why);
+	} else {
+		r->rebuild_why = strdup("no audit of the version is on record");
 	}
+	return 0;
+}
+
+/* The artifact that scores the case: the stored one on a proof, else
+ * the version rebuilt. */
+static int
+dispute_choose_artifact(struct dispute_run *run, struct dispute_report *r,
+			struct rba_detail *d)
+{
+	int err;
+
+	r->rebuilt = 1;
+	if (!run->opt.rebuild && (err = dispute_prove_from_history(run, r, d)) != 0)
+		return err;
 	if (r->rebuilt) {
-		if ((err = audit_inputs_rebuild(&c, d)) != 0)
-			goto out;
-		r->t_rebuild = c.t_rebuild;
-		sa = &c.rebuilt;
-		sdig = c.rb.digest;
-		identical = c.identical;
+		if ((err = audit_inputs_rebuild(&run->c, d)) != 0)
+			return err;
+		r->t_rebuild = run->c.t_rebuild;
+		run->sa = &run->c.rebuilt;
+		run->sdig = run->c.rb.digest;
+		run->identical = run->c.identical;
 	} else {
 		/* store_blob_load checked the stored bytes against the pin. */
-		sa = &c.stored;
-		sdig = c.v.artifact;
-		identical = 1;
+		run->sa = &run->c.stored;
+		run->sdig = run->c.v.artifact;
+		run->identical = 1;
 	}
-	r->artifact_rebuilt = sdig;
-	t1 = rba_time_mono();
-	C = sa->spec.nclasses;
-	/* The chunk holds the disputed case alone (sample_case_load). */
-	if ((err = audit_scorer_new(sa, &sc, d)) != 0)
-		goto out;
-	err = audit_scorer_bind(sc, &l, d);
+	r->artifact_rebuilt = run->sdig;
+	return 0;
+}
+
+/* The case scored by run->sa: r's classes and both probability vectors. */
+static int
+dispute_score_case(struct dispute_run *run, struct dispute_report *r,
+		   struct rba_detail *d)
+{
+	const struct sample_layout *l = &run->l;
+	int err;
+
+	run->C = run->sa->spec.nclasses;
+	if ((err = audit_scorer_new(run->sa, &run->sc, d)) != 0)
+		return err;
+	err = audit_scorer_bind(run->sc, l, d);
 	if (err == 0)
-		err = audit_scorer_run(sc, &chunk, probs, NULL, d);
-	if (err == RBA_E_SCHEMA && !identical) {
+		err = audit_scorer_run(run->sc, &run->chunk, run->probs, NULL, d);
+	if (err == RBA_E_SCHEMA && !run->identical) {
 		/* The rebuilt model cannot take this case: that is an answer. */
 		reason(r, "the rebuilt model cannot score this case: %s", d->reason);
 		rba_detail_clear(d);
 		err = 0;
-		C = 0;
+		run->C = 0;
 	}
 	if (err)
-		goto out;
-
-	r->nclasses = C ? C : l.nclasses;
+		return err;
+	r->nclasses = run->C ? run->C : l->nclasses;
 	r->classes = calloc(r->nclasses, sizeof(char *));
-	if (r->classes == NULL) {
-		err = RBA_E_NOMEM;
-		goto out;
-	}
+	if (r->classes == NULL)
+		return RBA_E_NOMEM;
 	for (uint32_t k = 0; k < r->nclasses; k++)
-		r->classes[k] = strdup(C ? sa->spec.classes[k] : l.classes[k]);
-	if (pol->argmax && l.scored_by == SAMPLE_SCORED_COLUMN) {
-		err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
-			       "an argmax policy needs stored probability vectors, "
-			       "but the sample's scores came from a column");
-		goto out;
+		r->classes[k] = strdup(run->C ? run->sa->spec.classes[k] : l->classes[k]);
+	if (run->pol->argmax && l->scored_by == SAMPLE_SCORED_COLUMN)
+		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+				"an argmax policy needs stored probability vectors, "
+				"but the sample's scores came from a column");
+	if (l->scored_by == SAMPLE_SCORED_MODEL) {
+		r->stored_probs = calloc(l->nscores, sizeof(double));
+		r->nstored = l->nscores;
+		if (r->stored_probs == NULL)
+			return RBA_E_NOMEM;
+		for (uint32_t k = 0; k < l->nscores; k++)
+			r->stored_probs[k] = run->chunk.scores[k];
 	}
-	if (l.scored_by == SAMPLE_SCORED_MODEL) {
-		r->stored_probs = calloc(l.nscores, sizeof(double));
-		r->nstored = l.nscores;
-		if (r->stored_probs == NULL) {
-			err = RBA_E_NOMEM;
-			goto out;
-		}
-		for (uint32_t k = 0; k < l.nscores; k++)
-			r->stored_probs[k] = chunk.scores[k];
+	if (run->C > 0) {
+		r->rebuilt_probs = calloc(run->C, sizeof(double));
+		if (r->rebuilt_probs == NULL)
+			return RBA_E_NOMEM;
+		for (uint32_t k = 0; k < run->C; k++)
+			r->rebuilt_probs[k] = run->probs[k];
 	}
-	if (C > 0) {
-		r->rebuilt_probs = calloc(C, sizeof(double));
-		if (r->rebuilt_probs == NULL) {
-			err = RBA_E_NOMEM;
-			goto out;
-		}
-		for (uint32_t k = 0; k < C; k++)
-			r->rebuilt_probs[k] = probs[k];
-	}
+	return 0;
+}
+
+/* Both decisions under the policy in force, their margins, and the
+ * case's own answer. */
+static int
+dispute_decide(struct dispute_run *run, struct dispute_report *r,
+	       struct rba_detail *d)
+{
+	const struct sample_layout *l = &run->l;
+	const struct policy *pol = run->pol;
+	uint32_t C = run->C;
+	double sm = INFINITY, rm = INFINITY;
+
 	if (!pol->argmax) {
 		const char *dec;
-		if (l.scored_by == SAMPLE_SCORED_MODEL && l.positive == UINT32_MAX) {
-			err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
-				       "the policy decides by score bands, but the "
-				       "model has no positive class");
-			goto out;
-		}
-		r->stored_score = l.scored_by == SAMPLE_SCORED_MODEL
-					  ? chunk.scores[l.positive] : chunk.scores[0];
+		if (l->scored_by == SAMPLE_SCORED_MODEL && l->positive == UINT32_MAX)
+			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+					"the policy decides by score bands, but the "
+					"model has no positive class");
+		r->stored_score = l->scored_by == SAMPLE_SCORED_MODEL
+					  ? run->chunk.scores[l->positive]
+					  : run->chunk.scores[0];
 		dec = policy_decide(pol, r->stored_score, &sm);
 		if (dec != NULL && strcmp(dec, r->stored_decision) != 0)
 			r->contradiction = dupf_contra(r->stored_score, dec,
 						       r->stored_decision);
 		r->edge = policy_nearest_edge(pol, r->stored_score);
-		if (C > 0 && sa->spec.positive != ENCODE_NO_POSITIVE) {
-			r->rebuilt_score = probs[sa->spec.positive];
+		if (C > 0 && run->sa->spec.positive != ENCODE_NO_POSITIVE) {
+			r->rebuilt_score = run->probs[run->sa->spec.positive];
 			dec = policy_decide(pol, r->rebuilt_score, &rm);
 			r->rebuilt_decision = dec ? strdup(dec) : NULL;
 		} else {
 			r->rebuilt_score = NAN;
 		}
 	} else {
-		size_t st = policy_decide_argmax(pol, r->stored_probs, l.nscores, &sm);
-		if (st < l.nscores && l.classes[st] != NULL &&
-		    strcmp(l.classes[st], r->stored_decision) != 0)
+		size_t st = policy_decide_argmax(pol, r->stored_probs, l->nscores, &sm);
+		if (st < l->nscores && l->classes[st] != NULL &&
+		    strcmp(l->classes[st], r->stored_decision) != 0)
 			r->contradiction = dupf_contra(r->stored_probs[st],
-						       l.classes[st],
+						       l->classes[st],
 						       r->stored_decision);
 		size_t rt = C ? policy_decide_argmax(pol, r->rebuilt_probs, C, &rm)
 			      : SIZE_MAX;
-		r->stored_score = st < l.nscores ? r->stored_probs[st] : NAN;
+		r->stored_score = st < l->nscores ? r->stored_probs[st] : NAN;
 		r->rebuilt_score = rt < C ? r->rebuilt_probs[rt] : NAN;
-		r->rebuilt_decision = rt < C ? strdup(sa->spec.classes[rt]) : NULL;
+		r->rebuilt_decision = rt < C ? strdup(run->sa->spec.classes[rt]) : NULL;
 	}
 	r->margin = sm;
 	r->rebuilt_margin = rm;
-
 	/* The case's own answer first, then the version's standing. */
 	if (r->rebuilt_decision == NULL && C > 0)
 		reason(r, "the rebuilt model gives this case no decision");
 	else if (C > 0 && strcmp(r->rebuilt_decision, r->stored_decision) != 0)
 		reason(r, "the rebuilt model decides '%s' where the stored decision "
 			  "was '%s'", r->rebuilt_decision, r->stored_decision);
+	return 0;
+}
 
-	/* What the version's standing rests on. */
+/* What the version's standing rests on: run->reproduces. */
+static int
+dispute_standing(struct dispute_run *run, struct dispute_report *r,
+		 struct rba_detail *d)
+{
+	const char *version = run->version;
+	struct find_audit fa;
+	int err;
+
 	memset(&fa, 0, sizeof(fa));
-	fa.rebuilt = &sdig;
-	fa.policy = &pol->digest;
-	fa.sample = &info.digest;
-	err = store_history_list(txn, version, 1, find_one, &fa, d);
+	fa.rebuilt = &run->sdig;
+	fa.policy = &run->pol->digest;
+	fa.sample = &run->info.digest;
+	err = store_history_list(run->txn, version, 1, find_one, &fa, d);
 	if (err == 1)
 		err = 0;
 	if (err)
-		goto out;
+		return err;
 	if (fa.found) {
 		char *when = utc(fa.time);
 		r->has_audit = 1;
@@ -720,19 +811,19 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 			snprintf(r->verdict_basis, 128, "audit record %llu of %s",
 				 (unsigned long long)fa.id, when ? when : "?");
 		free(when);
-		reproduces = fa.verdict != AUDIT_NOT_REPRODUCIBLE;
-		if (!reproduces)
+		run->reproduces = fa.verdict != AUDIT_NOT_REPRODUCIBLE;
+		if (!run->reproduces)
 			reason(r, "the version does not reproduce (audit record %llu: %s)",
 			       (unsigned long long)fa.id, fa.first_reason);
-	} else if (identical &&
-		   rba_digest_equal(&r->artifact_decisions, &sdig)) {
+	} else if (run->identical &&
+		   rba_digest_equal(&r->artifact_decisions, &run->sdig)) {
 		r->verdict = AUDIT_BIT_IDENTICAL;
 		r->verdict_basis = strdup("the rebuilt artifact is bit-identical to "
 					  "the pinned one, which made the stored "
 					  "decisions (no audit of the sample on "
 					  "record)");
-		reproduces = 1;
-	} else if (identical) {
+		run->reproduces = 1;
+	} else if (run->identical) {
 		/* The pin moved since the sample was added: the decision
 		 * under dispute is another artifact's. */
 		char maker[RBA_DIGEST_TEXT_LEN + 1];
@@ -754,7 +845,15 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 			  "rebuild under this policy is on record (run "
 			  "'rebuild-audit audit %s')", version);
 	}
-	if (r->nreasons == 0 && reproduces) {
+	return 0;
+}
+
+/* The answer: it stands when the version reproduces and nothing else
+ * speaks against it; otherwise escalate with the first reason. */
+static int
+dispute_answer(struct dispute_run *run, struct dispute_report *r)
+{
+	if (r->nreasons == 0 && run->reproduces) {
 		r->answer = DISPUTE_STANDS;
 		r->answer_line = malloc(strlen(r->stored_decision) + 32);
 		if (r->answer_line != NULL)
@@ -768,50 +867,83 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		if (r->answer_line != NULL)
 			sprintf(r->answer_line, "escalate: %s", r->reasons[0]);
 	}
-	if (r->answer_line == NULL || r->verdict_basis == NULL) {
-		err = RBA_E_NOMEM;
-		goto out;
-	}
+	if (r->answer_line == NULL || r->verdict_basis == NULL)
+		return RBA_E_NOMEM;
+	return 0;
+}
 
-	/* The reasons, from the artifact that made the decision. */
-	t1 = rba_time_mono();
-	if (rba_digest_equal(&sdig, &l.artifact)) {
-		err = explain(r, &c, sa, &sdig, 1, 1,
+/* The reasons, from the artifact that made the decision. */
+static int
+dispute_explain_decision(struct dispute_run *run, struct dispute_report *r,
+			 struct rba_detail *d)
+{
+	const struct rba_digest *maker = &run->l.artifact;
+	const struct policy *pol = run->pol;
+	uint32_t nr = run->opt.nreasons;
+	double t1 = rba_time_mono();
+	int err;
+
+	if (rba_digest_equal(&run->sdig, maker)) {
+		err = explain(r, &run->c, run->sa, &run->sdig, 1, 1,
 			      r->rebuilt ? "the rebuilt artifact, bit-identical to "
 					   "the one that made the decision"
 					 : "the stored artifact, which made the "
 					   "decision",
-			      pol, opt.nreasons);
-	} else if (rba_digest_equal(&c.v.artifact, &l.artifact)) {
-		err = explain(r, &c, &c.stored, &c.v.artifact, 1, 0,
-			      "the stored artifact, which made the decision", pol,
-			      opt.nreasons);
-	} else if (store_blob_load(txn, &l.artifact, ARTIFACT_MAX_BYTES, &kbytes,
-				   &kn, d) == 0 &&
-		   artifact_decode(kbytes, kn, &kept, d) == 0) {
-		err = explain(r, &c, &kept, &l.artifact, 1, 0,
+			      pol, nr);
+	} else if (rba_digest_equal(&run->c.v.artifact, maker)) {
+		err = explain(r, &run->c, &run->c.stored, &run->c.v.artifact, 1, 0,
+			      "the stored artifact, which made the decision", pol, nr);
+	} else if (store_blob_load(run->txn, maker, ARTIFACT_MAX_BYTES,
+				   &run->kbytes, &run->kn, d) == 0 &&
+		   artifact_decode(run->kbytes, run->kn, &run->kept, d) == 0) {
+		err = explain(r, &run->c, &run->kept, maker, 1, 0,
 			      "the artifact that made the decision, kept in the "
-			      "store", pol, opt.nreasons);
+			      "store", pol, nr);
 	} else {
 		rba_detail_clear(d);
-		err = explain(r, &c, sa, &sdig, 0, 1,
+		err = explain(r, &run->c, run->sa, &run->sdig, 0, 1,
 			      "the rescoring artifact: the one that made the "
-			      "decision is not in the store", pol, opt.nreasons);
+			      "decision is not in the store", pol, nr);
 	}
 	r->t_explain = rba_time_mono() - t1;
-	if (err == 0)
-		err = store_history_head(txn, &r->head_id, &r->head, d);
-out:
-	store_txn_abort(txn);
+	return err;
+}
+
+int
+audit_dispute(struct store *s, const char *version, const char *case_id,
+	      const struct policy *override, const struct dispute_options *o,
+	      struct dispute_report *r, struct rba_detail *d)
+{
+	struct dispute_run run;
+	double t0 = rba_time_mono();
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	memset(&run, 0, sizeof(run));
+	run.version = version;
+	run.opt.nreasons = DISPUTE_REASONS_DEFAULT;
+	if (o != NULL)
+		run.opt = *o;
+	sample_chunk_init(&run.chunk);
+	if ((err = dispute_open(s, version, case_id, override, &run, r, d)) == 0 &&
+	    (err = dispute_find_case(&run, case_id, r, d)) == 0 &&
+	    (err = dispute_choose_artifact(&run, r, d)) == 0 &&
+	    (err = dispute_score_case(&run, r, d)) == 0 &&
+	    (err = dispute_decide(&run, r, d)) == 0 &&
+	    (err = dispute_standing(&run, r, d)) == 0 &&
+	    (err = dispute_answer(&run, r)) == 0 &&
+	    (err = dispute_explain_decision(&run, r, d)) == 0)
+		err = store_history_head(run.txn, &r->head_id, &r->head, d);
+	store_txn_abort(run.txn);
 	r->t_total = rba_time_mono() - t0;
-	audit_scorer_free(sc);
-	artifact_release(&kept);
-	free(kbytes);
-	free(raw);
-	sample_chunk_release(&chunk);
-	sample_layout_release(&l);
-	store_sample_info_release(&info);
-	audit_inputs_release(&c);
+	audit_scorer_free(run.sc);
+	artifact_release(&run.kept);
+	free(run.kbytes);
+	free(run.raw);
+	sample_chunk_release(&run.chunk);
+	sample_layout_release(&run.l);
+	store_sample_info_release(&run.info);
+	audit_inputs_release(&run.c);
 	return err;
 }
 
