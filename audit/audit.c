@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "audit/audit_pass.h"
 #include "audit/inputs.h"
@@ -509,8 +510,31 @@ comparable(struct audit_inputs *c, const struct sample_layout *l, char *why,
 	return NULL;
 }
 
+/*
+ * A test hook, as git's GIT_TEST_* variables are: with
+ * REBUILD_AUDIT_TEST_HOLD_RECORD=PATH in the environment, an audit that
+ * has its verdict creates PATH.held and waits (at most two minutes) for
+ * PATH to appear before it records, so that a test can change the store
+ * between the two deterministically.  Unset, it costs one getenv.
+ */
 static void
-not_measured(struct audit_report *r, const char *what, int err,
+test_hold_record(void)
+{
+	const char *path = getenv("REBUILD_AUDIT_TEST_HOLD_RECORD");
+	char held[4096];
+	FILE *f;
+
+	if (path == NULL || *path == 0)
+		return;
+	snprintf(held, sizeof(held), "%s.held", path);
+	if ((f = fopen(held, "w")) != NULL)
+		fclose(f);
+	for (int i = 0; i < 2400 && access(path, F_OK) != 0; i++)
+		usleep(50000);
+}
+
+void
+audit_not_measured(struct audit_report *r, const char *what, int err,
 	     const struct rba_detail *d)
 {
 	r->verdict = AUDIT_NOT_MEASURED;
@@ -556,11 +580,14 @@ audit_version(struct store *s, const char *version,
 		return RBA_E_NOMEM;
 
 	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0) {
-		not_measured(r, "store", err, d);
+		audit_not_measured(r, "store", err, d);
 		return err;
 	}
+	r->judged = 1;
 	err = audit_inputs_load(txn, version, o->policy, &c, d);
 	if (c.pins != NULL) {
+		r->has_version = 1;
+		r->registered_at = c.v.registered_at;
 		r->pins_text = strdup(c.v.pins_text);
 		r->artifact_pinned = c.v.artifact;
 		r->snapshot = c.v.snapshot;
@@ -576,7 +603,7 @@ audit_version(struct store *s, const char *version,
 	if (err) {
 		/* An unknown version has nothing to record. */
 		record = !(err == RBA_E_NOTFOUND && c.pins == NULL);
-		not_measured(r, c.error_what ? c.error_what : "version", err, d);
+		audit_not_measured(r, c.error_what ? c.error_what : "version", err, d);
 		goto out;
 	}
 	{
@@ -598,10 +625,10 @@ audit_version(struct store *s, const char *version,
 				       "tampered: the run record '%s' of version "
 				       "'%s' names another artifact than the "
 				       "version's", run_id, version);
-			not_measured(r, "run record", err, d);
+			audit_not_measured(r, "run record", err, d);
 			goto out;
 		} else if (err) {
-			not_measured(r, "run record", err, d);
+			audit_not_measured(r, "run record", err, d);
 			goto out;
 		}
 	}
@@ -614,22 +641,23 @@ audit_version(struct store *s, const char *version,
 				 "'rebuild-audit sample add %s CASES.csv')",
 				 version, version);
 		}
-		not_measured(r, "sample", err, d);
+		audit_not_measured(r, "sample", err, d);
 		goto out;
 	}
 	r->has_sample = 1;
 	r->sample_digest = info.digest;
+	r->sample_added = info.added;
 	r->has_sample_policy = info.has_policy;
 	r->sample_policy = info.policy_digest;
 	r->sample_scored_by = layout.scored_by;
 	r->has_decisions = 1;
 	r->artifact_decisions = layout.artifact;
 	if ((err = links(&c, r)) != 0) {
-		not_measured(r, "environment", err, d);
+		audit_not_measured(r, "environment", err, d);
 		goto out;
 	}
 	if ((err = audit_inputs_rebuild(&c, d)) != 0) {
-		not_measured(r, "rebuild", err, d);
+		audit_not_measured(r, "rebuild", err, d);
 		goto out;
 	}
 	r->has_rebuilt = 1;
@@ -649,14 +677,14 @@ audit_version(struct store *s, const char *version,
 					 "from a column"
 				       : "the policy decides by score bands, but the "
 					 "model has no positive class");
-		not_measured(r, "policy", err, d);
+		audit_not_measured(r, "policy", err, d);
 		goto out;
 	}
 	ts = rba_time_mono();
 	cannot = comparable(&c, &layout, why, sizeof(why));
 	if ((err = cmp_setup(&k, &c, &layout,
 			     o->max_listed ? o->max_listed : AUDIT_MAX_LISTED)) != 0) {
-		not_measured(r, "sample", err, d);
+		audit_not_measured(r, "sample", err, d);
 		goto out;
 	}
 	if (cannot == NULL) {
@@ -690,7 +718,7 @@ audit_version(struct store *s, const char *version,
 				 version, was);
 		}
 		audit_tally_release(&total);
-		not_measured(r, "sample", err, d);
+		audit_not_measured(r, "sample", err, d);
 		goto out;
 	}
 	r->sample_verified = 1;
@@ -723,6 +751,7 @@ out:
 		struct rba_detail rd;
 		int rerr;
 		rba_detail_clear(&rd);
+		test_hold_record();
 		rerr = audit_record_append(s, r, &rd);
 		if (rerr && err == 0) {
 			err = rerr;

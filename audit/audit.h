@@ -143,6 +143,15 @@ struct audit_report {
 	size_t nenv_fields;
 	struct audit_env_field *env_fields;
 
+	/* The version record and sample judged, as the store held them
+	 * (has_version 0: no such version).  judged: audit_version made
+	 * this report, and its record is appended only while the store
+	 * still holds these (audit_record_append). */
+	int judged;
+	int has_version;
+	int64_t registered_at;
+	int64_t sample_added;
+
 	/* sample */
 	int has_sample;
 	struct rba_digest sample_digest;
@@ -175,6 +184,14 @@ struct audit_report {
 void audit_report_release(struct audit_report *r);
 
 /*
+ * Makes r not measured: verdict AUDIT_NOT_MEASURED, exit status 2,
+ * error_what what ("tampered" for RBA_E_TAMPERED), and d's reason (else
+ * err's text) added to the reasons.
+ */
+void audit_not_measured(struct audit_report *r, const char *what, int err,
+			const struct rba_detail *d);
+
+/*
  * Audits version (steps above) and fills *r.  Returns 0 when a verdict
  * was reached (r->verdict bit-identical, metric-equivalent or
  * not-reproducible) and recorded (unless o->no_record).  Otherwise an
@@ -194,7 +211,14 @@ int audit_version(struct store *s, const char *version,
 /*
  * Appends r's record (audit_report_json) to the history in its own
  * write transaction; sets r->history_id, r->history_digest, r->recorded.
- * Called by audit_version; public for tests.  The store's errors.
+ * For a report of audit_version (r->judged), the same transaction first
+ * reads the version record: when it is no longer the one the audit
+ * judged (another registration, artifact,
+ * snapshot or pins; another sample; another policy of the version's
+ * when the audit used it), nothing is appended, r becomes not measured
+ * ("changed") and RBA_E_BUSY is returned with a reason that says to
+ * rerun.  Called by audit_version; public for tests.  The store's
+ * errors.
  */
 int audit_record_append(struct store *s, struct audit_report *r,
 			struct rba_detail *d);

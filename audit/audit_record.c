@@ -233,6 +233,36 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	rba_buf_put(b, "}}", 2);
 }
 
+/*
+ * Whether the store, in txn, still holds the version record and sample
+ * r judged.  1 yes, 0 no, or the store's error (negative).
+ */
+static int
+still_judged(struct store_txn *txn, const struct audit_report *r)
+{
+	struct store_version v;
+	int err, same;
+
+	err = store_version_get(txn, r->version, &v, NULL);
+	if (err == RBA_E_NOTFOUND)
+		return !r->has_version;
+	if (err != 0)
+		return err;
+	same = r->has_version && v.registered_at == r->registered_at &&
+	       rba_digest_equal(&v.artifact, &r->artifact_pinned) &&
+	       rba_digest_equal(&v.snapshot, &r->snapshot) &&
+	       r->pins_text != NULL && strcmp(v.pins_text, r->pins_text) == 0;
+	if (same && r->has_sample)
+		same = v.has_sample &&
+		       rba_digest_equal(&v.sample.digest, &r->sample_digest) &&
+		       v.sample.added == r->sample_added;
+	if (same && r->policy_from_version)
+		same = v.has_policy &&
+		       rba_digest_equal(&v.policy_digest, &r->policy_digest);
+	store_version_release(&v);
+	return same;
+}
+
 int
 audit_record_append(struct store *s, struct audit_report *r,
 		    struct rba_detail *d)
@@ -247,6 +277,18 @@ audit_record_append(struct store *s, struct audit_report *r,
 		goto out;
 	if ((err = store_txn_begin(s, 1, b.len, &txn, d)) != 0)
 		goto out;
+	if (r->judged && (err = still_judged(txn, r)) != 1) {
+		store_txn_abort(txn);
+		if (err < 0)
+			goto out;
+		err = rba_fail(d, RBA_E_BUSY, NULL, 0, 0,
+			       "version '%s' changed while it was audited (it "
+			       "was registered, replaced, given another sample "
+			       "or policy): nothing was recorded; rerun the "
+			       "audit", r->version);
+		audit_not_measured(r, "changed", err, d);
+		goto out;
+	}
 	err = store_history_append(txn, r->version, r->time, b.p, b.len,
 				   &r->history_id, &r->history_digest, d);
 	if (err == 0)

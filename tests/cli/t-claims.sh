@@ -35,3 +35,33 @@ run 0 $RBA -S st register "$P"
 sed -n '/^code_revision:/p;/^environment:/p' out > own.txt
 { sed 's/^version: .*/version: own/' "$P"; cat own.txt; } > own.yaml
 run 0 $RBA -S st register own.yaml
+
+# ---- an audit racing a replace records nothing ------------------------
+run 0 $RBA -S st -q policy set own "$FIX/policy/credit.yaml"
+run 0 $RBA -S st -q sample add own "$FIX/german-credit-numeric.csv"
+# the audit holds between its verdict and its record until 'go' exists
+( REBUILD_AUDIT_TEST_HOLD_RECORD=$PWD/go $RBA -S st audit own > race.out 2> race.err
+  echo $? > race.rc ) &
+i=0; while [ ! -e go.held ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+ok "the audit reached its record" test -e go.held
+heads_before=$($RBA -S st history own | wc -l)
+sed 's/epochs: 30/epochs: 31/' own.yaml | grep -v '^artifact:' > own2.yaml
+run 0 $RBA -S st register --replace own2.yaml
+touch go
+wait
+ok "the racing audit exits 2" test "$(cat race.rc)" = 2
+ok "it says the version changed" grep -qF "version 'own' changed while it was audited" race.err
+ok "it does not say bit-identical" sh -c '! grep -q "bit-identical" race.out'
+run 0 $RBA -S st --json history own
+ok "no audit record after the replace" jq -e '[.[] | select(.record.schema == "rebuild-audit/audit/v1")] | length == 0' out
+run 0 $RBA -S st history --verify
+# the same hold with nothing changed records as usual
+rm -f go go.held
+( REBUILD_AUDIT_TEST_HOLD_RECORD=$PWD/go $RBA -S st -q audit own > race.out 2> race.err
+  echo $? > race.rc ) &
+i=0; while [ ! -e go.held ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+touch go
+wait
+ok "an audit of an unchanged version records (exit $(cat race.rc))" test "$(cat race.rc)" != 2
+run 0 $RBA -S st --json history own
+ok "its record is there" jq -e '[.[] | select(.record.schema == "rebuild-audit/audit/v1")] | length == 1' out
