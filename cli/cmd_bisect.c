@@ -1,84 +1,39 @@
 /*
  * cmd_bisect.c - bisect: which of the edits between two pins files makes
- * the gate fail.  The edits are the fields that differ, in canonical
- * order (forensics/forensics.h, fx_edits); prefix k is BASE with the first k
- * edits applied.  Prefix 0 is assumed to pass and prefix n is evaluated
- * first; then a binary search finds the shortest failing prefix, whose
- * last edit is then applied alone to BASE to confirm it.
+ * the gate fail.  The search is forensics/bisect.h's; this prints the
+ * edits, each evaluation as it is made, and the culprit.
  */
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "forensics/forensics.h"
 #include "cli/commands.h"
+#include "forensics/bisect.h"
+#include "forensics/forensics.h"
+#include "forensics/gate.h"
 
-
-struct bctx {
-	struct cli_ctx *ctx;
-	const struct fx_gate *g;
-	const struct pins *base;
-	const struct fx_edit *edits;
-	size_t n;
-	const uint64_t *seeds;
-	size_t nseeds;
-	const struct cli_fx_opts *o;
-	unsigned evals;
+/* The arguments of bisect. */
+struct bargs {
+	const char *base, *cand, *gate;
+	struct cli_fx_opts o;
 };
 
-/* 1 pass, 0 fail, -1 could not run (diagnosed). */
 static int
-evaluate(struct bctx *b, const unsigned char *pick, const char *label,
-	 double *median)
+parse_args(struct cli_ctx *ctx, int argc, char **argv, struct bargs *a)
 {
-	struct pins *p = NULL;
-	struct rba_detail d;
-	struct cli_sweep sw;
-	struct fx_stat st;
+	const char *args[2] = { NULL, NULL }, *v;
+	size_t nargs = 0;
+	int r;
 
-	rba_detail_clear(&d);
-	if (fx_edits_apply(b->base, b->edits, b->n, pick, &p, &d)) {
-		printf("  %s: the edits do not make a valid pins file: %s\n",
-		       label, d.reason);
-		return 0;
-	}
-	if (cli_sweep_run(b->ctx, p, b->seeds, b->nseeds, (unsigned)b->o->jobs,
-			  b->o->snaps, b->o->nsnaps, label, &sw)) {
-		policy_pins_free(p);
-		return -1;
-	}
-	policy_pins_free(p);
-	cli_sweep_loss_stat(&sw, &st);
-	cli_sweep_release(&sw);
-	*median = st.median;
-	return fx_gate_pass(b->g, st.median);
-}
-
-int
-cmd_bisect(struct cli_ctx *ctx, int argc, char **argv)
-{
-	const char *args[2] = { NULL, NULL }, *gate = NULL, *v;
-	size_t nargs = 0, nseeds = 0, nedits = 0;
-	uint64_t *seeds = NULL;
-	struct cli_fx_opts o;
-	struct pins *pa = NULL, *pb = NULL;
-	struct fx_edit *edits = NULL;
-	struct fx_gate g;
-	struct rba_detail d;
-	unsigned char *pick = NULL;
-	int r, status = 2;
-
-	if (cli_wants_help(ctx, argc, argv))
-		return 0;
-	cli_fx_opts_init(&o);
+	memset(a, 0, sizeof(*a));
+	cli_fx_opts_init(&a->o);
 	for (int i = 1; i < argc; i++) {
 		if ((r = cli_opt_value(argc, argv, &i, "--gate", &v)) != 0) {
 			if (r < 0)
 				return cli_usage(ctx, "--gate needs a file");
-			gate = v;
-		} else if ((r = cli_fx_opt(ctx, argc, argv, &i, &o)) != 0) {
+			a->gate = v;
+		} else if ((r = cli_fx_opt(ctx, argc, argv, &i, &a->o)) != 0) {
 			if (r != 1)
 				return r;
 		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
@@ -89,30 +44,142 @@ cmd_bisect(struct cli_ctx *ctx, int argc, char **argv)
 			return cli_usage(ctx, "BASE and CAND, please");
 		}
 	}
-	if (nargs != 2 || gate == NULL)
+	if (nargs != 2 || a->gate == NULL)
 		return cli_usage(ctx, "needs BASE, CAND and --gate GATE.yaml");
-	if (cli_gate_load(gate, &g))
+	a->base = args[0];
+	a->cand = args[1];
+	return -1;
+}
+
+/* The seeds of --seeds, or the base's own seed.  0, or 2 after a
+ * diagnostic. */
+static int
+bisect_seeds(struct cli_ctx *ctx, const struct bargs *a, const struct pins *pa,
+	     uint64_t **seeds, size_t *n)
+{
+	struct rba_detail d;
+
+	rba_detail_clear(&d);
+	if (a->o.seeds != NULL) {
+		if (fx_seeds_parse(a->o.seeds, seeds, n, &d))
+			return cli_usage(ctx, "--seeds: %s", d.reason);
+		return 0;
+	}
+	if ((*seeds = malloc(sizeof(uint64_t))) == NULL)
+		return cli_fail("cannot bisect", a->cand, RBA_E_NOMEM, NULL);
+	(*seeds)[0] = pa->train.seed;
+	*n = 1;
+	return 0;
+}
+
+/* The edits, for the lines of the search. */
+struct told {
+	const struct fx_edit *edits;
+	size_t n;
+};
+
+/* Each evaluation as the search makes it. */
+static void
+print_step(void *c, const struct fx_bisect_step *s)
+{
+	const struct told *t = c;
+	const char *res = s->valid && s->value.pass ? "pass" : "FAIL";
+	const char *metric = fx_metric_name(s->value.metric);
+
+	if (!s->valid)
+		printf("  %s: the edits do not make a valid pins file: %s\n",
+		       s->label, s->reason);
+	if (s->kind == FX_BISECT_ALL)
+		printf("step %u: prefix %zu/%zu (all edits): %s %.6g: %s\n",
+		       s->eval, s->k, s->k, metric, s->value.value, res);
+	else if (s->kind == FX_BISECT_PREFIX)
+		printf("step %u: prefix %zu/%zu (through %s): %s %.6g: %s\n",
+		       s->eval, s->k, t->n, t->edits[s->last].path, metric,
+		       s->value.value, res);
+	else
+		printf("confirm: %s alone on the baseline: %s %.6g: %s\n",
+		       t->edits[s->last].path, metric, s->value.value, res);
+}
+
+static void
+print_found(void *c, size_t shortest, unsigned prefix_evals)
+{
+	(void)c;
+	printf("shortest failing prefix: %zu edits, after %u prefix "
+	       "evaluations\n",
+	       shortest, prefix_evals);
+}
+
+/* The search, told as it goes; the exit status of bisect. */
+static int
+run_search(struct cli_ctx *ctx, const struct bargs *a, const struct pins *pa,
+	   const struct fx_gate *g, const struct fx_edit *edits, size_t n,
+	   const uint64_t *seeds, size_t nseeds)
+{
+	struct told t = { edits, n };
+	struct fx_bisect_plan plan;
+	struct fx_bisect_hooks hooks = { print_step, print_found, &t,
+					 cli_fx_progress(ctx) };
+	struct fx_bisect_result res;
+	struct fx_store st;
+	struct fx_fault f;
+	const struct fx_edit *c;
+	int err;
+
+	memset(&plan, 0, sizeof(plan));
+	plan.cand = a->cand;
+	plan.base = pa;
+	plan.edits = edits;
+	plan.n = n;
+	plan.gate = g;
+	cli_fx_plan(&a->o, seeds, nseeds, &plan.sweep);
+	cli_fx_store(ctx, &st);
+	if ((err = fx_bisect_run(&st, &plan, &hooks, &res, &f)) != 0)
+		return cli_fx_fail(ctx, &f, err);
+	if (res.passes) {
+		printf("the candidate passes the gate: nothing to bisect\n");
+		return 1;
+	}
+	c = &edits[res.culprit];
+	if (!res.confirmed)
+		printf("warning: the edit alone passes: the prefixes are "
+		       "not monotone (an interaction between edits)\n");
+	printf("culprit: %s (%s -> %s)%s; %u evaluations in all\n", c->path,
+	       c->base, c->cand, res.confirmed ? "" : ", not confirmed alone",
+	       res.prefix_evals + 1);
+	return res.confirmed ? 0 : 1;
+}
+
+int
+cmd_bisect(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct bargs a;
+	struct pins *pa = NULL, *pb = NULL;
+	struct fx_edit *edits = NULL;
+	size_t nseeds = 0, nedits = 0;
+	uint64_t *seeds = NULL;
+	struct fx_gate g;
+	struct rba_detail d;
+	int r, status = 2;
+
+	if (cli_wants_help(ctx, argc, argv))
+		return 0;
+	if ((r = parse_args(ctx, argc, argv, &a)) >= 0)
+		return r;
+	if (cli_gate_load(a.gate, &g))
 		return 2;
 	rba_detail_clear(&d);
-	if ((r = policy_pins_load(args[0], &pa, &d)))
-		return cli_fail("invalid pins", args[0], r, &d);
-	if ((r = policy_pins_load(args[1], &pb, &d))) {
-		status = cli_fail("invalid pins", args[1], r, &d);
+	if ((r = policy_pins_load(a.base, &pa, &d)))
+		return cli_fail("invalid pins", a.base, r, &d);
+	if ((r = policy_pins_load(a.cand, &pb, &d))) {
+		status = cli_fail("invalid pins", a.cand, r, &d);
 		goto done;
 	}
-	if (o.seeds == NULL) {
-		if ((seeds = malloc(sizeof(uint64_t))) == NULL) {
-			status = cli_fail("cannot bisect", args[1], RBA_E_NOMEM, NULL);
-			goto done;
-		}
-		seeds[0] = pa->train.seed;
-		nseeds = 1;
-	} else if (fx_seeds_parse(o.seeds, &seeds, &nseeds, &d)) {
-		status = cli_usage(ctx, "--seeds: %s", d.reason);
+	if ((status = bisect_seeds(ctx, &a, pa, &seeds, &nseeds)) != 0)
 		goto done;
-	}
+	status = 2;
 	if ((r = fx_edits(pa, pb, &edits, &nedits, &d))) {
-		status = cli_fail("cannot bisect", args[1], r, &d);
+		status = cli_fail("cannot bisect", a.cand, r, &d);
 		goto done;
 	}
 	if (nedits == 0) {
@@ -124,71 +191,8 @@ cmd_bisect(struct cli_ctx *ctx, int argc, char **argv)
 	for (size_t i = 0; i < nedits; i++)
 		printf("  %zu. %s: %s -> %s\n", i + 1, edits[i].path,
 		       edits[i].base, edits[i].cand);
-	if ((pick = calloc(nedits, 1)) == NULL) {
-		status = cli_fail("cannot bisect", args[1], RBA_E_NOMEM, NULL);
-		goto done;
-	}
-	{
-		struct bctx b = { ctx, &g, pa, edits, nedits, seeds, nseeds,
-				  &o, 0 };
-		size_t lo = 0, hi = nedits; /* lo passes, hi fails */
-		double med;
-		char label[64];
-		int res, alone, warn = 0;
-
-		memset(pick, 1, nedits);
-		res = evaluate(&b, pick, "prefix", &med);
-		b.evals++;
-		if (res < 0)
-			goto done;
-		printf("step %u: prefix %zu/%zu (all edits): val_loss %.6g: %s\n",
-		       b.evals, nedits, nedits, med, res ? "pass" : "FAIL");
-		if (res) {
-			printf("the candidate passes the gate: nothing to bisect\n");
-			status = 1;
-			goto done;
-		}
-		while (hi - lo > 1) {
-			size_t mid = lo + (hi - lo) / 2;
-			for (size_t i = 0; i < nedits; i++)
-				pick[i] = i < mid;
-			snprintf(label, sizeof(label), "prefix %zu", mid);
-			res = evaluate(&b, pick, label, &med);
-			b.evals++;
-			if (res < 0)
-				goto done;
-			printf("step %u: prefix %zu/%zu (through %s): val_loss "
-			       "%.6g: %s\n",
-			       b.evals, mid, nedits, edits[mid - 1].path, med,
-			       res ? "pass" : "FAIL");
-			if (res)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		printf("shortest failing prefix: %zu edits, after %u prefix "
-		       "evaluations\n",
-		       hi, b.evals);
-		memset(pick, 0, nedits);
-		pick[hi - 1] = 1;
-		alone = evaluate(&b, pick, "alone", &med);
-		if (alone < 0)
-			goto done;
-		printf("confirm: %s alone on the baseline: val_loss %.6g: %s\n",
-		       edits[hi - 1].path, med, alone ? "pass" : "FAIL");
-		if (alone) {
-			warn = 1;
-			printf("warning: the edit alone passes: the prefixes are "
-			       "not monotone (an interaction between edits)\n");
-		}
-		printf("culprit: %s (%s -> %s)%s; %u evaluations in all\n",
-		       edits[hi - 1].path, edits[hi - 1].base,
-		       edits[hi - 1].cand, warn ? ", not confirmed alone" : "",
-		       b.evals + 1);
-		status = warn ? 1 : 0;
-	}
+	status = run_search(ctx, &a, pa, &g, edits, nedits, seeds, nseeds);
 done:
-	free(pick);
 	free(edits);
 	free(seeds);
 	policy_pins_free(pa);

@@ -1,9 +1,10 @@
 /*
  * cmd_compare.c - compare: two pins files at the same seeds (or two
- * stored sweeps), the report of doc/design.md section 8: IDENTITY, CORRECTNESS (paired
- * at shared seeds, against the baseline's noise floor), COST, and the
- * hypothesis and success criterion declared, and kept, before the first
- * run starts.
+ * stored sweeps), the report of doc/design.md section 8: IDENTITY,
+ * CORRECTNESS (paired at shared seeds, against the baseline's noise
+ * floor), COST, and the hypothesis and success criterion declared, and
+ * kept, before the first run starts.  The record and the decision are
+ * forensics/compare.h's; this runs the steps in order and prints.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -11,17 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
-#include "forensics/forensics.h"
-#include "rebuild/runs.h"
 #include "cli/commands.h"
 #include "common/json.h"
 #include "common/rbatime.h"
-#include "rebuild/envrec.h"
+#include "forensics/compare.h"
+#include "forensics/forensics.h"
+#include "forensics/plot.h"
+#include "forensics/sweep.h"
 #include "store/store.h"
-
-#define DEFAULT_SUCCESS "val_loss.median < 0"
 
 static int
 is_file(const char *path)
@@ -31,239 +30,148 @@ is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/*
- * One comparison: what was declared before the first run, the two
- * sweeps, and once decided the paired statistics and the verdict.  The
- * same document is the record kept under id and what --json prints.
- */
-struct cmp {
-	char id[RUNS_ID_SIZE];
-	char subject[300];
-	const char *hyp, *success, *seeds, *base, *cand;
-	double alpha;
-	int allow;
-	int64_t declared_at, decided_at;
-	const char *status; /* declared, decided, refused, failed */
-	const struct cli_sweep *a, *b;
-	int computed;
-	int fp_same, v1;
-	struct fx_paired pr[FX_NMETRICS];
-	struct fx_edit *edits;
-	size_t nedits;
-	enum fx_verdict verdict;
+/* A comparison on the command line: its options, sweeps and record. */
+struct run {
+	struct fx_compare c;
+	struct cli_fx_opts o;
+	const char *plot;
+	struct fx_expr *ex;
+	struct fx_sweep a, b;
+	struct pins *pa, *pb;
+	uint64_t *seeds;
+	size_t nseeds;
+	int declared; /* its record is kept */
 };
 
-static const char *
-same(int eq)
-{
-	return eq ? "SAME" : "CHANGED";
-}
-
-static const char *
-finding(const struct fx_paired *pr)
-{
-	return !pr->resolved ? "NOT RESOLVED"
-			     : pr->direction > 0 ? "better" : "worse";
-}
-
-static void
-json_stat(struct rba_json_pretty *w, const char *key, const struct fx_stat *s,
-	  int spread)
-{
-	rba_json_pretty_open(w, key, '{');
-	rba_json_pretty_num(w, "median", s->median);
-	rba_json_pretty_num(w, "mean", s->mean);
-	rba_json_pretty_num(w, "stdev", s->stdev);
-	rba_json_pretty_num(w, "min", s->min);
-	rba_json_pretty_num(w, "max", s->max);
-	if (spread)
-		rba_json_pretty_num(w, "spread", s->spread);
-	rba_json_pretty_close(w, '}');
-}
-
-/* The comparison as a rebuild-audit/compare/v2 document (no newline). */
-static void
-render(const struct cmp *c, struct rba_buf *b)
-{
-	struct rba_json_pretty w;
-	char h[RBA_DIGEST_TEXT_LEN + 1];
-
-	rba_json_pretty_init(&w, b);
-	rba_json_pretty_open(&w, NULL, '{');
-	rba_json_pretty_str(&w, "schema", "rebuild-audit/compare/v2");
-	rba_json_pretty_str(&w, "id", c->id);
-	rba_json_pretty_str(&w, "status", c->status);
-	rba_json_pretty_num(&w, "declared_at", (double)c->declared_at);
-	if (c->decided_at)
-		rba_json_pretty_num(&w, "decided_at", (double)c->decided_at);
-	else
-		rba_json_pretty_str(&w, "decided_at", NULL);
-	rba_json_pretty_str(&w, "hypothesis", c->hyp ? c->hyp : "");
-	rba_json_pretty_str(&w, "success", c->success);
-	rba_json_pretty_num(&w, "alpha", c->alpha);
-	rba_json_pretty_str(&w, "seeds", c->seeds);
-	rba_json_pretty_str(&w, "base", c->base);
-	rba_json_pretty_str(&w, "cand", c->cand);
-	rba_json_pretty_str(&w, "base_sweep", c->a ? c->a->id : NULL);
-	rba_json_pretty_str(&w, "cand_sweep", c->b ? c->b->id : NULL);
-	if (c->computed) {
-		const struct cli_sweep *a = c->a, *bb = c->b;
-		rba_json_pretty_open(&w, "identity", '{');
-		rba_json_pretty_str(&w, "config_hash",
-				    same(rba_digest_equal(&a->config_hash,
-							  &bb->config_hash)));
-		rba_json_pretty_str(&w, "eval_fingerprint",
-				    same(c->fp_same && !c->v1));
-		rba_digest_format(&a->eval_fingerprint, h);
-		rba_json_pretty_str(&w, "base_eval_fingerprint",
-				    a->runs[0].has_eval ? h : NULL);
-		rba_digest_format(&bb->eval_fingerprint, h);
-		rba_json_pretty_str(&w, "cand_eval_fingerprint",
-				    bb->runs[0].has_eval ? h : NULL);
-		rba_json_pretty_bool(&w, "contract_change_allowed", c->allow);
-		rba_json_pretty_str(&w, "environment",
-				    same(strcmp(a->environment,
-						bb->environment) == 0));
-		rba_json_pretty_str(&w, "snapshot",
-				    same(rba_digest_equal(&a->snapshot,
-							  &bb->snapshot)));
-		rba_json_pretty_str(&w, "code_revision",
-				    same(strcmp(a->runs[0].code_revision,
-						bb->runs[0].code_revision) == 0));
-		rba_json_pretty_open(&w, "edits", '[');
-		for (size_t i = 0; i < c->nedits; i++) {
-			rba_json_pretty_open(&w, NULL, '{');
-			rba_json_pretty_str(&w, "path", c->edits[i].path);
-			rba_json_pretty_str(&w, "base", c->edits[i].base);
-			rba_json_pretty_str(&w, "cand", c->edits[i].cand);
-			rba_json_pretty_close(&w, '}');
-		}
-		rba_json_pretty_close(&w, ']');
-		rba_json_pretty_close(&w, '}');
-		rba_json_pretty_open(&w, "correctness", '[');
-		for (int m = 0; m < FX_NMETRICS; m++) {
-			const struct fx_paired *pr = &c->pr[m];
-			if (m == FX_EPS || pr->delta.n == 0)
-				continue;
-			rba_json_pretty_open(&w, NULL, '{');
-			rba_json_pretty_str(&w, "metric", fx_metric_name(pr->metric));
-			json_stat(&w, "baseline", &pr->base, 1);
-			json_stat(&w, "candidate", &pr->cand, 1);
-			json_stat(&w, "delta", &pr->delta, 0);
-			rba_json_pretty_num(&w, "seeds", (double)a->n);
-			rba_json_pretty_num(&w, "worse", pr->worse);
-			rba_json_pretty_num(&w, "better", pr->better);
-			rba_json_pretty_num(&w, "ties", pr->ties);
-			rba_json_pretty_num(&w, "shift", pr->shift);
-			rba_json_pretty_num(&w, "p", pr->p);
-			rba_json_pretty_num(&w, "unpaired_diff", pr->unpaired_diff);
-			rba_json_pretty_num(&w, "unpaired_stdev",
-					    pr->unpaired_stdev);
-			rba_json_pretty_str(&w, "finding", finding(pr));
-			rba_json_pretty_close(&w, '}');
-		}
-		rba_json_pretty_close(&w, ']');
-		rba_json_pretty_open(&w, "cost", '{');
-		rba_json_pretty_num(&w, "base_examples_per_second",
-				    c->pr[FX_EPS].base.median);
-		rba_json_pretty_num(&w, "cand_examples_per_second",
-				    c->pr[FX_EPS].cand.median);
-		rba_json_pretty_close(&w, '}');
-		rba_json_pretty_str(&w, "verdict", fx_verdict_name(c->verdict));
-	} else {
-		rba_json_pretty_str(&w, "verdict", NULL);
-	}
-	rba_json_pretty_close(&w, '}');
-}
-
-/*
- * Keeps the comparison's document under c->id (a fresh id the first
- * time, taken then with the declaration time).  0, or 2 after a
- * diagnostic.
- */
 static int
-keep_record(struct cli_ctx *ctx, struct cmp *c)
+parse_args(struct cli_ctx *ctx, int argc, char **argv, struct run *u)
 {
-	struct store_txn *txn = NULL;
-	struct rba_detail d;
-	struct rba_buf b;
-	int err = 0;
+	const char *args[2] = { NULL, NULL }, *v;
+	size_t nargs = 0;
+	int r;
 
-	rba_detail_clear(&d);
-	if (cli_txn_begin(ctx, 1, 1u << 16, "cannot keep comparison",
-			  ctx->store_path, &txn))
-		return 2;
-	if (c->id[0] == 0) {
-		c->declared_at = (int64_t)time(NULL);
-		err = runs_id_new(txn, c->subject, c->declared_at, c->id, &d);
+	cli_fx_opts_init(&u->o);
+	for (int i = 1; i < argc; i++) {
+		if ((r = cli_fx_opt(ctx, argc, argv, &i, &u->o)) != 0) {
+			if (r != 1)
+				return r;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--hypothesis", &v)) != 0) {
+			if (r < 0 || strlen(v) > FX_MAX_HYPOTHESIS)
+				return cli_usage(ctx, "--hypothesis needs a text");
+			u->c.hyp = v;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--success", &v)) != 0) {
+			if (r < 0)
+				return cli_usage(ctx, "--success needs an expression");
+			u->c.success = v;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--alpha", &v)) != 0) {
+			char *e;
+			u->c.alpha = r < 0 ? -1 : strtod(v, &e);
+			if (r < 0 || *e != 0 || !(u->c.alpha > 0 && u->c.alpha < 1))
+				return cli_usage(ctx, "--alpha is between 0 and 1");
+		} else if ((r = cli_opt_value(argc, argv, &i, "--plot", &v)) != 0) {
+			if (r < 0)
+				return cli_usage(ctx, "--plot needs a file");
+			u->plot = v;
+		} else if (strcmp(argv[i], "--allow-contract-change") == 0) {
+			u->c.allow = 1;
+		} else if (strcmp(argv[i], "--json") == 0) {
+			ctx->json = 1;
+		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
+			return cli_usage(ctx, "unknown option '%s'", argv[i]);
+		} else if (nargs < 2) {
+			args[nargs++] = argv[i];
+		} else {
+			return cli_usage(ctx, "two things to compare, please");
+		}
 	}
-	rba_buf_init(&b);
-	render(c, &b);
-	rba_buf_put_u8(&b, '\n');
-	if (err == 0)
-		err = rba_buf_status(&b);
-	if (err == 0)
-		err = store_run_put(txn, c->id, b.p, b.len, &d);
-	if (err == 0)
-		err = store_txn_commit(txn, &d);
-	else
-		store_txn_abort(txn);
-	rba_buf_release(&b);
-	if (err != 0)
-		return cli_fail("cannot keep comparison",
-				c->id[0] ? c->id : c->subject, err, &d);
+	if (nargs != 2)
+		return cli_usage(ctx, "needs BASE and CAND");
+	u->c.base = args[0];
+	u->c.cand = args[1];
+	u->c.seeds = u->o.seeds;
+	return -1;
+}
+
+/* Keeps the comparison's record.  0, or 2 after a diagnostic. */
+static int
+keep(struct cli_ctx *ctx, struct run *u)
+{
+	struct fx_fault f;
+	int err;
+
+	if (cli_store_open(ctx, 0) != 0)
+		return 2;
+	if ((err = fx_compare_keep(ctx->store, &u->c, &f)) != 0)
+		return cli_fx_fail(ctx, &f, err);
 	return 0;
 }
 
-/*
- * Pairs the sweeps and decides.  0; 2 after a diagnostic when they
- * cannot be paired or the evaluation contract changed unallowed.
- */
+/* Two pins files: declared and kept before the first run, then both
+ * trained at the seeds. */
 static int
-decide(struct cmp *c, const struct fx_expr *ex)
+sweep_pins(struct cli_ctx *ctx, struct run *u)
 {
-	const struct cli_sweep *a = c->a, *b = c->b;
-	size_t n = a->n;
 	struct rba_detail d;
+	int r;
 
 	rba_detail_clear(&d);
-	for (size_t i = 0; i < n; i++)
-		if (a->seeds[i] != b->seeds[i]) {
-			rba_fail(&d, RBA_E_USAGE, NULL, 0, 0,
-				 "the two sweeps are not at the same seeds: "
-				 "nothing to pair");
-			return cli_fail("cannot compare", b->id, RBA_E_USAGE, &d);
-		}
-	c->fp_same = rba_digest_equal(&a->eval_fingerprint, &b->eval_fingerprint);
-	c->v1 = !a->runs[0].has_eval || !b->runs[0].has_eval;
-	if ((!c->fp_same || c->v1) && !c->allow) {
-		rba_fail(&d, RBA_E_USAGE, NULL, 0, 0,
-			 "the evaluation contract changed (eval fingerprint "
-			 "%s); give --allow-contract-change to compare anyway",
-			 c->v1 ? "unknown" : "differs");
-		return cli_fail("refusing to compare", b->id, RBA_E_USAGE, &d);
-	}
-	if (fx_edits(a->pins, b->pins, &c->edits, &c->nedits, &d) != 0)
-		c->nedits = 0;
-	for (int m = 0; m < FX_NMETRICS; m++) {
-		double *x = calloc(n, sizeof(double)), *y = calloc(n, sizeof(double));
-		if (x == NULL || y == NULL) {
-			free(x);
-			free(y);
-			return cli_fail("cannot compare", b->id, RBA_E_NOMEM, NULL);
-		}
-		for (size_t i = 0; i < n; i++) {
-			x[i] = fx_metric_of(&a->runs[i], (enum fx_metric)m);
-			y[i] = fx_metric_of(&b->runs[i], (enum fx_metric)m);
-		}
-		fx_paired_compute((enum fx_metric)m, x, y, n, c->alpha, &c->pr[m]);
-		free(x);
-		free(y);
-	}
-	c->verdict = fx_verdict_decide(ex, c->pr);
-	c->computed = 1;
-	c->status = "decided";
-	c->decided_at = (int64_t)time(NULL);
+	if (u->o.seeds == NULL)
+		return cli_usage(ctx, "comparing pins needs --seeds");
+	if (fx_seeds_parse(u->o.seeds, &u->seeds, &u->nseeds, &d))
+		return cli_usage(ctx, "--seeds: %s", d.reason);
+	if ((r = policy_pins_load(u->c.base, &u->pa, &d)) != 0)
+		return cli_fail("invalid pins", u->c.base, r, &d);
+	if ((r = policy_pins_load(u->c.cand, &u->pb, &d)) != 0)
+		return cli_fail("invalid pins", u->c.cand, r, &d);
+	snprintf(u->c.subject, sizeof(u->c.subject), "compare/%s..%s",
+		 u->pa->version, u->pb->version);
+	if ((r = keep(ctx, u)) != 0)
+		return r;
+	u->declared = 1;
+	if (!ctx->quiet)
+		fprintf(stderr, "rebuild-audit: declared '%s' before the first "
+				"run\n",
+			u->c.id);
+	if ((r = cli_sweep_run(ctx, u->pa, u->seeds, u->nseeds, &u->o,
+			       "baseline", &u->a)) != 0)
+		return r;
+	u->c.a = &u->a;
+	if ((r = cli_sweep_run(ctx, u->pb, u->seeds, u->nseeds, &u->o,
+			       "candidate", &u->b)) != 0)
+		return r;
+	u->c.b = &u->b;
+	return 0;
+}
+
+/* Two stored sweeps: read, held to the same size, then declared. */
+static int
+load_sweeps(struct cli_ctx *ctx, struct run *u)
+{
+	struct store_txn *txn = NULL;
+	struct fx_fault f;
+	int r;
+
+	if (u->o.seeds != NULL)
+		return cli_usage(ctx, "stored sweeps keep their seeds");
+	/* Writable: the comparison's record is kept afterwards. */
+	if (cli_store_open(ctx, 0) ||
+	    cli_txn_begin(ctx, 0, 0, "cannot compare", u->c.base, &txn))
+		return 2;
+	r = cli_sweep_load(ctx, txn, u->c.base, &u->a);
+	if (r == 0)
+		r = cli_sweep_load(ctx, txn, u->c.cand, &u->b);
+	store_txn_abort(txn);
+	if (r != 0)
+		return r;
+	u->c.a = &u->a;
+	u->c.b = &u->b;
+	snprintf(u->c.subject, sizeof(u->c.subject), "compare/%s..%s",
+		 u->a.pins->version, u->b.pins->version);
+	if ((r = fx_compare_sizes(&u->c, &f)) != 0)
+		return cli_fx_fail(ctx, &f, r);
+	if ((r = keep(ctx, u)) != 0)
+		return r;
+	u->declared = 1;
 	return 0;
 }
 
@@ -284,14 +192,20 @@ metric_line(const struct fx_paired *pr, size_t n)
 	       pr->shift, pr->p);
 	printf("    unpaired   median difference %+.4g, stdev %.4g\n",
 	       pr->unpaired_diff, pr->unpaired_stdev);
-	printf("    finding    %s\n", finding(pr));
+	printf("    finding    %s\n", fx_paired_finding(pr));
+}
+
+static const char *
+same(int eq)
+{
+	return eq ? "SAME" : "CHANGED";
 }
 
 /* The report of doc/design.md section 8, from a decided comparison. */
 static void
-report(const struct cmp *c)
+report(const struct fx_compare *c)
 {
-	const struct cli_sweep *a = c->a, *b = c->b;
+	const struct fx_sweep *a = c->a, *b = c->b;
 	size_t n = a->n;
 	char when[32];
 
@@ -331,178 +245,76 @@ report(const struct cmp *c)
 	printf("  result            %s\n", fx_verdict_name(c->verdict));
 }
 
+/* Decided, plotted and kept, then told: the exit status of compare. */
+static int
+decide_and_report(struct cli_ctx *ctx, struct run *u)
+{
+	struct fx_fault f;
+	struct rba_buf jb;
+	int r, status = 0;
+
+	if ((r = fx_compare_decide(&u->c, u->ex, &f)) != 0) {
+		u->c.status = "refused";
+		return cli_fx_fail(ctx, &f, r);
+	}
+	if (u->plot != NULL && (r = fx_plot_write(u->plot, &u->a, &u->b)) != 0)
+		return cli_fail("cannot write plot", u->plot, r, NULL);
+	/* Decided and kept before anything is reported. */
+	if ((r = keep(ctx, u)) != 0) {
+		u->declared = 0;
+		return r;
+	}
+	if (!ctx->json) {
+		report(&u->c);
+		return u->c.verdict == FX_MET ? 0 : 1;
+	}
+	rba_buf_init(&jb);
+	fx_compare_render(&u->c, &jb);
+	rba_buf_put_u8(&jb, '\n');
+	if (rba_buf_status(&jb) == 0)
+		fwrite(jb.p, 1, jb.len, stdout);
+	else
+		status = cli_fail("cannot compare", u->c.id, RBA_E_NOMEM, NULL);
+	rba_buf_release(&jb);
+	if (status != 0)
+		return status;
+	return u->c.verdict == FX_MET ? 0 : 1;
+}
+
 int
 cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 {
-	const char *args[2] = { NULL, NULL }, *plot = NULL, *v;
-	size_t nargs = 0, nseeds = 0;
-	uint64_t *seeds = NULL;
-	struct cli_fx_opts o;
-	int r, status = 2, declared = 0;
-	struct fx_expr *ex = NULL;
 	struct rba_detail d;
-	struct cli_sweep a, b;
-	struct pins *pa = NULL, *pb = NULL;
-	struct cmp c;
+	struct run u;
+	int r, status;
 
-	memset(&a, 0, sizeof(a));
-	memset(&b, 0, sizeof(b));
-	memset(&c, 0, sizeof(c));
-	c.success = DEFAULT_SUCCESS;
-	c.alpha = FX_ALPHA_DEFAULT;
-	c.status = "declared";
+	memset(&u, 0, sizeof(u));
+	fx_compare_init(&u.c);
 	if (cli_wants_help(ctx, argc, argv))
 		return 0;
-	cli_fx_opts_init(&o);
-	for (int i = 1; i < argc; i++) {
-		if ((r = cli_fx_opt(ctx, argc, argv, &i, &o)) != 0) {
-			if (r != 1)
-				return r;
-		} else if ((r = cli_opt_value(argc, argv, &i, "--hypothesis", &v)) != 0) {
-			if (r < 0 || strlen(v) > FX_MAX_HYPOTHESIS)
-				return cli_usage(ctx, "--hypothesis needs a text");
-			c.hyp = v;
-		} else if ((r = cli_opt_value(argc, argv, &i, "--success", &v)) != 0) {
-			if (r < 0)
-				return cli_usage(ctx, "--success needs an expression");
-			c.success = v;
-		} else if ((r = cli_opt_value(argc, argv, &i, "--alpha", &v)) != 0) {
-			char *e;
-			c.alpha = r < 0 ? -1 : strtod(v, &e);
-			if (r < 0 || *e != 0 || !(c.alpha > 0 && c.alpha < 1))
-				return cli_usage(ctx, "--alpha is between 0 and 1");
-		} else if ((r = cli_opt_value(argc, argv, &i, "--plot", &v)) != 0) {
-			if (r < 0)
-				return cli_usage(ctx, "--plot needs a file");
-			plot = v;
-		} else if (strcmp(argv[i], "--allow-contract-change") == 0) {
-			c.allow = 1;
-		} else if (strcmp(argv[i], "--json") == 0) {
-			ctx->json = 1;
-		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
-			return cli_usage(ctx, "unknown option '%s'", argv[i]);
-		} else if (nargs < 2) {
-			args[nargs++] = argv[i];
-		} else {
-			return cli_usage(ctx, "two things to compare, please");
-		}
-	}
-	if (nargs != 2)
-		return cli_usage(ctx, "needs BASE and CAND");
-	c.base = args[0];
-	c.cand = args[1];
-	c.seeds = o.seeds;
+	if ((r = parse_args(ctx, argc, argv, &u)) >= 0)
+		return r;
 	rba_detail_clear(&d);
-	if ((r = fx_expr_parse(c.success, &ex, &d)) != 0)
-		return cli_fail("invalid success expression", c.success, r, &d);
-	if (is_file(args[0]) || is_file(args[1])) {
-		if (o.seeds == NULL) {
-			fx_expr_free(ex);
-			return cli_usage(ctx, "comparing pins needs --seeds");
-		}
-		if (fx_seeds_parse(o.seeds, &seeds, &nseeds, &d)) {
-			fx_expr_free(ex);
-			return cli_usage(ctx, "--seeds: %s", d.reason);
-		}
-		if ((r = policy_pins_load(args[0], &pa, &d)) != 0) {
-			status = cli_fail("invalid pins", args[0], r, &d);
-			goto done;
-		}
-		if ((r = policy_pins_load(args[1], &pb, &d)) != 0) {
-			status = cli_fail("invalid pins", args[1], r, &d);
-			goto done;
-		}
-		snprintf(c.subject, sizeof(c.subject), "compare/%s..%s",
-			 pa->version, pb->version);
-		/* The declaration is kept before the first run starts. */
-		if ((status = keep_record(ctx, &c)))
-			goto done;
-		declared = 1;
-		if (!ctx->quiet)
-			fprintf(stderr, "rebuild-audit: declared '%s' before "
-					"the first run\n", c.id);
-		if ((status = cli_sweep_run(ctx, pa, seeds, nseeds,
-					    (unsigned)o.jobs, o.snaps, o.nsnaps,
-					    "baseline", &a)))
-			goto done;
-		c.a = &a;
-		if ((status = cli_sweep_run(ctx, pb, seeds, nseeds,
-					    (unsigned)o.jobs, o.snaps, o.nsnaps,
-					    "candidate", &b)))
-			goto done;
-		c.b = &b;
-	} else {
-		struct store_txn *txn = NULL;
-		if (o.seeds != NULL) {
-			fx_expr_free(ex);
-			return cli_usage(ctx, "stored sweeps keep their seeds");
-		}
-		/* Writable: the comparison's record is kept afterwards. */
-		if (cli_store_open(ctx, 0) ||
-		    cli_txn_begin(ctx, 0, 0, "cannot compare", args[0], &txn))
-			goto done;
-		status = cli_sweep_load(ctx, txn, args[0], &a);
-		if (status == 0)
-			status = cli_sweep_load(ctx, txn, args[1], &b);
-		store_txn_abort(txn);
-		if (status)
-			goto done;
-		c.a = &a;
-		c.b = &b;
-		snprintf(c.subject, sizeof(c.subject), "compare/%s..%s",
-			 a.pins->version, b.pins->version);
-		if (a.n != b.n) {
-			rba_fail(&d, RBA_E_USAGE, NULL, 0, 0,
-				 "the sweeps have %zu and %zu seeds", a.n, b.n);
-			status = cli_fail("cannot compare", args[1], RBA_E_USAGE, &d);
-			goto done;
-		}
-		if ((status = keep_record(ctx, &c)))
-			goto done;
-		declared = 1;
-	}
-	if ((status = decide(&c, ex)) != 0) {
-		c.status = "refused";
-		goto done;
-	}
-	if (plot != NULL && (r = cli_plot_svg(plot, &a, &b)) != 0) {
-		status = cli_fail("cannot write plot", plot, r, NULL);
-		goto done;
-	}
-	/* Decided and kept before anything is reported. */
-	if ((status = keep_record(ctx, &c)) != 0) {
-		declared = 0;
-		goto done;
-	}
-	if (ctx->json) {
-		struct rba_buf jb;
-		rba_buf_init(&jb);
-		render(&c, &jb);
-		rba_buf_put_u8(&jb, '\n');
-		if (rba_buf_status(&jb) == 0)
-			fwrite(jb.p, 1, jb.len, stdout);
-		else
-			status = cli_fail("cannot compare", c.id, RBA_E_NOMEM, NULL);
-		rba_buf_release(&jb);
-		if (status)
-			goto done;
-	} else {
-		report(&c);
-	}
-	status = c.verdict == FX_MET ? 0 : 1;
-done:
+	if ((r = fx_expr_parse(u.c.success, &u.ex, &d)) != 0)
+		return cli_fail("invalid success expression", u.c.success, r, &d);
+	if (is_file(u.c.base) || is_file(u.c.cand))
+		status = sweep_pins(ctx, &u);
+	else
+		status = load_sweeps(ctx, &u);
+	if (status == 0)
+		status = decide_and_report(ctx, &u);
 	/* A declaration that could not be decided says so, not "declared". */
-	if (status == 2 && declared && !c.computed) {
-		if (strcmp(c.status, "refused") != 0)
-			c.status = "failed";
-		(void)keep_record(ctx, &c);
+	if (status == 2 && u.declared && !u.c.computed) {
+		if (strcmp(u.c.status, "refused") != 0)
+			u.c.status = "failed";
+		(void)keep(ctx, &u);
 	}
-	free(c.edits);
-	cli_sweep_release(&a);
-	cli_sweep_release(&b);
-	policy_pins_free(pa);
-	policy_pins_free(pb);
-	free(seeds);
-	fx_expr_free(ex);
+	fx_compare_release(&u.c);
+	fx_sweep_release(&u.a);
+	fx_sweep_release(&u.b);
+	policy_pins_free(u.pa);
+	policy_pins_free(u.pb);
+	free(u.seeds);
+	fx_expr_free(u.ex);
 	return status;
 }

@@ -10,11 +10,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "forensics/forensics.h"
 #include "cli/commands.h"
 #include "common/fileio.h"
+#include "forensics/forensics.h"
+#include "forensics/gate.h"
+#include "forensics/sweep.h"
 #include "store/store.h"
-
 
 int
 cli_gate_load(const char *path, struct fx_gate *g)
@@ -40,10 +41,9 @@ calibrate(struct cli_ctx *ctx, int argc, char **argv)
 	const char *sweep = NULL, *out = NULL, *v;
 	double k = NAN;
 	struct store_txn *txn = NULL;
-	struct cli_sweep sw;
+	struct fx_sweep sw;
 	struct fx_gate g;
-	struct fx_stat st;
-	struct rba_buf b;
+	struct fx_fault f;
 	int r, err;
 
 	for (int i = 2; i < argc; i++) {
@@ -72,26 +72,11 @@ calibrate(struct cli_ctx *ctx, int argc, char **argv)
 	store_txn_abort(txn);
 	if (err)
 		return 2;
-	memset(&g, 0, sizeof(g));
-	g.metric = FX_VAL_LOSS;
-	cli_sweep_loss_stat(&sw, &st);
-	g.k = k;
-	g.median = st.median;
-	g.spread = st.spread;
-	g.threshold = st.median + k * st.spread;
-	g.seeds = sw.n;
-	snprintf(g.sweep, sizeof(g.sweep), "%s", sw.id);
-	snprintf(g.version, sizeof(g.version), "%s", sw.pins->version);
-	g.config_hash = sw.config_hash;
-	g.eval_fingerprint = sw.eval_fingerprint;
-	cli_sweep_release(&sw);
-	rba_buf_init(&b);
-	fx_gate_render(&g, &b);
-	err = rba_buf_status(&b);
-	if (err == 0)
-		err = rba_file_write_atomic(out, b.p, b.len, 0644);
-	rba_buf_release(&b);
+	err = fx_gate_calibrate(&sw, FX_VAL_LOSS, k, &g, &f);
+	fx_sweep_release(&sw);
 	if (err)
+		return cli_fx_fail(ctx, &f, err);
+	if ((err = fx_gate_write(out, &g)) != 0)
 		return cli_fail("cannot write gate", out, err, NULL);
 	printf("gate %s: val_loss <= %.6g (median %.6g + %g x spread %.4g, "
 	       "%" PRIu64 " seeds)\n",
@@ -140,31 +125,98 @@ gate_opts(struct cli_ctx *ctx, int argc, char **argv, struct gopts *o)
 	return -1;
 }
 
+/* gate check of a stored run or sweep. */
 static int
-contract_ok(const struct fx_gate *g, const struct rba_digest *fp, int allow,
-	    const char *what)
+check_stored(struct cli_ctx *ctx, const struct gopts *o,
+	     const struct fx_gate *g)
+{
+	struct store_txn *txn = NULL;
+	struct fx_gate_value v;
+	struct fx_fault f;
+	int err;
+
+	if (cli_txn_begin(ctx, 0, 0, "cannot check", o->target, &txn))
+		return 2;
+	err = fx_gate_check_stored(txn, g, o->target, o->allow, &v, &f);
+	store_txn_abort(txn);
+	if (err)
+		return cli_fx_fail(ctx, &f, err);
+	printf("%s: val_loss %.6g %s threshold %.6g: %s\n", o->target, v.value,
+	       v.pass ? "<=" : ">", g->threshold, v.pass ? "PASS" : "FAIL");
+	return v.pass ? 0 : 1;
+}
+
+/* The pins of o->target trained at its seeds (default: the pins' own). */
+static int
+train_target(struct cli_ctx *ctx, const struct gopts *o, struct fx_sweep *sw)
 {
 	struct rba_detail d;
+	struct pins *p = NULL;
+	uint64_t *seeds = NULL;
+	size_t nseeds = 0;
+	int r;
 
-	if (rba_digest_equal(&g->eval_fingerprint, fp) || allow)
-		return 0;
 	rba_detail_clear(&d);
-	rba_fail(&d, RBA_E_USAGE, NULL, 0, 0,
-		 "its eval fingerprint is not the gate's; give "
-		 "--allow-contract-change to check anyway");
-	return cli_fail("refusing to gate", what, RBA_E_USAGE, &d);
+	if ((r = policy_pins_load(o->target, &p, &d)))
+		return cli_fail("invalid pins", o->target, r, &d);
+	if (o->fx.seeds == NULL) {
+		if ((seeds = malloc(sizeof(uint64_t))) != NULL)
+			seeds[0] = p->train.seed;
+		nseeds = 1;
+	} else if (fx_seeds_parse(o->fx.seeds, &seeds, &nseeds, &d)) {
+		policy_pins_free(p);
+		return cli_usage(ctx, "--seeds: %s", d.reason);
+	}
+	if (seeds == NULL)
+		r = cli_fail("cannot check", o->target, RBA_E_NOMEM, NULL);
+	else
+		r = cli_sweep_run(ctx, p, seeds, nseeds, &o->fx, "gate", sw);
+	policy_pins_free(p);
+	free(seeds);
+	return r;
+}
+
+/* gate validate or check of a trained sweep, seed by seed. */
+static int
+per_seed(struct cli_ctx *ctx, const struct gopts *o, const struct fx_gate *g,
+	 const struct fx_sweep *sw, int validating)
+{
+	unsigned char *pass = calloc(sw->n, 1);
+	struct fx_fault f;
+	size_t fails = 0;
+	uint64_t max;
+	int err;
+
+	if (pass == NULL)
+		return cli_fail("cannot check", o->target, RBA_E_NOMEM, NULL);
+	if ((err = fx_gate_validate(g, sw->runs, sw->n, o->target, pass,
+				    &fails, &f))) {
+		free(pass);
+		return cli_fx_fail(ctx, &f, err);
+	}
+	for (size_t i = 0; i < sw->n; i++)
+		printf("  seed %-6" PRIu64 " val_loss %.6g %s\n", sw->seeds[i],
+		       sw->runs[i].eval_loss, pass[i] ? "pass" : "FAIL");
+	free(pass);
+	if (validating) {
+		max = o->has_max ? o->max_alarms : fx_gate_alarms_allowed(sw->n);
+		printf("false alarms %zu/%zu on healthy seeds (allowed %" PRIu64
+		       "); gate val_loss <= %.6g\n",
+		       fails, sw->n, max, g->threshold);
+		return fails <= max ? 0 : 1;
+	}
+	printf("%s: %zu/%zu seeds over threshold %.6g: %s\n", o->target, fails,
+	       sw->n, g->threshold, fails ? "FAIL" : "PASS");
+	return fails ? 1 : 0;
 }
 
 static int
-validate_or_check(struct cli_ctx *ctx, int argc, char **argv, int validate)
+validate_or_check(struct cli_ctx *ctx, int argc, char **argv, int validating)
 {
 	struct gopts o;
 	struct fx_gate g;
-	struct rba_detail d;
-	struct pins *p = NULL;
-	struct cli_sweep sw;
-	uint64_t *seeds = NULL;
-	size_t nseeds = 0, fails = 0;
+	struct fx_sweep sw;
+	struct fx_fault f;
 	struct stat st;
 	int r;
 
@@ -172,95 +224,20 @@ validate_or_check(struct cli_ctx *ctx, int argc, char **argv, int validate)
 		return r;
 	if (cli_gate_load(o.gate, &g))
 		return 2;
-	rba_detail_clear(&d);
 	if (stat(o.target, &st) != 0 || !S_ISREG(st.st_mode)) {
-		/* A stored run or sweep. */
-		struct store_txn *txn = NULL;
-		struct rebuild_runrec rr;
-		uint8_t *t = NULL;
-		size_t n = 0;
-		double val;
-		if (validate)
+		if (validating)
 			return cli_usage(ctx, "validate trains pins: give PINS");
-		if (cli_txn_begin(ctx, 0, 0, "cannot check", o.target, &txn))
-			return 2;
-		if ((r = store_run_get(txn, o.target, &t, &n, &d))) {
-			store_txn_abort(txn);
-			return cli_fail("cannot check", o.target, r, &d);
-		}
-		if (strstr((const char *)t, "\"rebuild-audit/sweep/v1\"")) {
-			struct fx_stat s;
-			free(t);
-			r = cli_sweep_load(ctx, txn, o.target, &sw);
-			store_txn_abort(txn);
-			if (r)
-				return 2;
-			if (contract_ok(&g, &sw.eval_fingerprint, o.allow, o.target)) {
-				cli_sweep_release(&sw);
-				return 2;
-			}
-			cli_sweep_loss_stat(&sw, &s);
-			cli_sweep_release(&sw);
-			val = s.median;
-		} else {
-			r = rebuild_runrec_parse(t, n, &rr, &d);
-			free(t);
-			store_txn_abort(txn);
-			if (r)
-				return cli_fail("cannot check", o.target, r, &d);
-			if (contract_ok(&g, &rr.eval_fingerprint, o.allow, o.target)) {
-				rebuild_runrec_release(&rr);
-				return 2;
-			}
-			val = rr.eval_loss;
-			rebuild_runrec_release(&rr);
-		}
-		printf("%s: val_loss %.6g %s threshold %.6g: %s\n", o.target, val,
-		       fx_gate_pass(&g, val) ? "<=" : ">", g.threshold,
-		       fx_gate_pass(&g, val) ? "PASS" : "FAIL");
-		return fx_gate_pass(&g, val) ? 0 : 1;
+		return check_stored(ctx, &o, &g);
 	}
-	if ((r = policy_pins_load(o.target, &p, &d)))
-		return cli_fail("invalid pins", o.target, r, &d);
-	if (o.fx.seeds == NULL) {
-		seeds = malloc(sizeof(uint64_t));
-		if (seeds)
-			seeds[0] = p->train.seed;
-		nseeds = 1;
-	} else if (fx_seeds_parse(o.fx.seeds, &seeds, &nseeds, &d)) {
-		policy_pins_free(p);
-		return cli_usage(ctx, "--seeds: %s", d.reason);
-	}
-	if (seeds == NULL || cli_sweep_run(ctx, p, seeds, nseeds, (unsigned)o.fx.jobs,
-					   o.fx.snaps, o.fx.nsnaps, "gate", &sw)) {
-		policy_pins_free(p);
-		free(seeds);
-		return 2;
-	}
-	policy_pins_free(p);
-	free(seeds);
-	if (contract_ok(&g, &sw.eval_fingerprint, o.allow, o.target)) {
-		cli_sweep_release(&sw);
-		return 2;
-	}
-	for (size_t i = 0; i < sw.n; i++) {
-		int pass = fx_gate_pass(&g, sw.runs[i].eval_loss);
-		fails += !pass;
-		printf("  seed %-6" PRIu64 " val_loss %.6g %s\n", sw.seeds[i],
-		       sw.runs[i].eval_loss, pass ? "pass" : "FAIL");
-	}
-	if (validate) {
-		uint64_t max = o.has_max ? o.max_alarms : (uint64_t)(sw.n * 0.05);
-		printf("false alarms %zu/%zu on healthy seeds (allowed %" PRIu64
-		       "); gate val_loss <= %.6g\n",
-		       fails, sw.n, max, g.threshold);
-		cli_sweep_release(&sw);
-		return fails <= max ? 0 : 1;
-	}
-	printf("%s: %zu/%zu seeds over threshold %.6g: %s\n", o.target, fails,
-	       sw.n, g.threshold, fails ? "FAIL" : "PASS");
-	cli_sweep_release(&sw);
-	return fails ? 1 : 0;
+	if ((r = train_target(ctx, &o, &sw)) != 0)
+		return r;
+	if ((r = fx_gate_contract(&g, &sw.eval_fingerprint, o.allow, o.target,
+				  &f)) != 0)
+		r = cli_fx_fail(ctx, &f, r);
+	else
+		r = per_seed(ctx, &o, &g, &sw, validating);
+	fx_sweep_release(&sw);
+	return r;
 }
 
 int

@@ -8,59 +8,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forensics/forensics.h"
 #include "cli/commands.h"
-#include "common/json.h"
 #include "common/rbatime.h"
+#include "forensics/plot.h"
+#include "forensics/records.h"
+#include "forensics/sweep.h"
 #include "rebuild/runrec.h"
 #include "store/store.h"
 
-struct list_ctx {
-	const char *version;
-	size_t shown;
-};
-
 static int
-list_one(void *c, const char *id, const uint8_t *p, size_t n)
+list_one(void *c, const struct fx_record_entry *e)
 {
-	struct list_ctx *lc = c;
-	struct rba_json_value root;
-	const char *schema, *ver;
+	const char *ver = e->version ? e->version : "?";
 
-	if (rba_json_parse((const char *)p, n, &root, NULL) != 0) {
-		printf("%-48s ?\n", id);
-		return 0;
+	(void)c;
+	switch (e->kind) {
+	case FX_RECORD_UNREADABLE:
+		printf("%-48s ?\n", e->id);
+		break;
+	case FX_RECORD_RUN:
+		printf("%-48s run    %s seed %.0f val_loss %.6g\n", e->id, ver,
+		       e->seed, e->val_loss);
+		break;
+	case FX_RECORD_SWEEP:
+		printf("%-48s sweep  %s %zu seeds\n", e->id, ver, e->seeds);
+		break;
+	case FX_RECORD_COMPARE:
+		printf("%-48s compare %s\n", e->id, e->state);
+		break;
+	default:
+		printf("%-48s %s\n", e->id, e->schema);
+		break;
 	}
-	schema = rba_json_get_str(&root, "schema");
-	ver = rba_json_get_str(&root, "version");
-	if (schema == NULL)
-		schema = "?";
-	if (lc->version != NULL && (ver == NULL || strcmp(ver, lc->version))) {
-		rba_json_release(&root);
-		return 0;
-	}
-	lc->shown++;
-	if (strncmp(schema, "rebuild-audit/run/", 18) == 0) {
-		const struct rba_json_value *ev = rba_json_get(&root, "eval");
-		const struct rba_json_value *fin = rba_json_get(&root, "final");
-		double loss = ev ? rba_json_get_num(ev, "loss", 0)
-				 : rba_json_get_num(fin, "val_loss", 0);
-		printf("%-48s run    %s seed %.0f val_loss %.6g\n", id,
-		       ver ? ver : "?", rba_json_get_num(&root, "seed", 0), loss);
-	} else if (strcmp(schema, "rebuild-audit/sweep/v1") == 0) {
-		const struct rba_json_value *s = rba_json_get(&root, "seeds");
-		printf("%-48s sweep  %s %zu seeds\n", id, ver ? ver : "?",
-		       s ? s->n : 0);
-	} else if (strncmp(schema, "rebuild-audit/compare/", 22) == 0) {
-		const char *vd = rba_json_get_str(&root, "verdict");
-		const char *st = rba_json_get_str(&root, "status");
-		printf("%-48s compare %s\n", id,
-		       vd && vd[0] ? vd
-				   : st && strcmp(st, "declared") ? st : "(declared)");
-	} else {
-		printf("%-48s %s\n", id, schema);
-	}
-	rba_json_release(&root);
 	return 0;
 }
 
@@ -70,67 +49,60 @@ or_none(const char *s)
 	return s != NULL && s[0] ? s : "(none)";
 }
 
+static void
+print_time(const char *label, double t)
+{
+	char when[RBA_TIME_TEXT_MAX];
+
+	if (t < 0)
+		return;
+	rba_time_utc((int64_t)t, when);
+	printf("  %-17s %s\n", label, when);
+}
+
 /* A compare record in words: what was declared, when, and the result. */
 static int
 compare_show(const char *id, const uint8_t *p, size_t n)
 {
-	struct rba_json_value root;
+	struct fx_compare_summary s;
 	struct rba_detail d;
-	const struct rba_json_value *cor;
-	char when[RBA_TIME_TEXT_MAX];
-	double t;
 
 	rba_detail_clear(&d);
-	if (rba_json_parse((const char *)p, n, &root, &d) != 0)
+	if (fx_compare_summary_parse(p, n, &s, &d) != 0) {
+		fx_compare_summary_release(&s);
 		return cli_fail("cannot show run", id, RBA_E_CORRUPT, &d);
+	}
 	printf("compare %s\n", id);
-	printf("  status            %s\n", or_none(rba_json_get_str(&root, "status")));
-	t = rba_json_get_num(&root, "declared_at", -1);
-	if (t >= 0) {
-		rba_time_utc((int64_t)t, when);
-		printf("  declared at       %s\n", when);
-	}
-	t = rba_json_get_num(&root, "decided_at", -1);
-	if (t >= 0) {
-		rba_time_utc((int64_t)t, when);
-		printf("  decided at        %s\n", when);
-	}
+	printf("  status            %s\n", or_none(s.status));
+	print_time("declared at", s.declared_at);
+	print_time("decided at", s.decided_at);
 	printf("  base              %s\n  candidate         %s\n",
-	       or_none(rba_json_get_str(&root, "base")),
-	       or_none(rba_json_get_str(&root, "cand")));
+	       or_none(s.base), or_none(s.cand));
 	printf("  hypothesis        %s\n  success           %s\n",
-	       or_none(rba_json_get_str(&root, "hypothesis")),
-	       or_none(rba_json_get_str(&root, "success")));
-	cor = rba_json_get(&root, "correctness");
-	for (size_t i = 0; cor != NULL && cor->type == RBA_JSON_ARRAY &&
-			   i < cor->n; i++) {
-		const struct rba_json_value *m = &cor->items[i];
+	       or_none(s.hypothesis), or_none(s.success));
+	for (size_t i = 0; i < s.nmetrics; i++)
 		printf("  %-17s %s (delta median %+.4g, p = %.4g)\n",
-		       or_none(rba_json_get_str(m, "metric")),
-		       or_none(rba_json_get_str(m, "finding")),
-		       rba_json_get_num(rba_json_get(m, "delta"), "median", NAN),
-		       rba_json_get_num(m, "p", NAN));
-	}
-	printf("  result            %s\n",
-	       or_none(rba_json_get_str(&root, "verdict")));
-	rba_json_release(&root);
+		       or_none(s.metrics[i].metric),
+		       or_none(s.metrics[i].finding), s.metrics[i].delta_median,
+		       s.metrics[i].p);
+	printf("  result            %s\n", or_none(s.verdict));
+	fx_compare_summary_release(&s);
 	return 0;
 }
 
 static int
 runs_list(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct list_ctx lc = { NULL, 0 };
+	const char *version = NULL, *v;
 	struct store_txn *txn = NULL;
 	struct rba_detail d;
-	const char *v;
 	int r, err;
 
 	for (int i = 2; i < argc; i++) {
 		if ((r = cli_opt_value(argc, argv, &i, "--version", &v)) != 0) {
 			if (r < 0)
 				return cli_usage(ctx, "--version needs a name");
-			lc.version = v;
+			version = v;
 		} else {
 			return cli_usage(ctx, "unknown argument '%s'", argv[i]);
 		}
@@ -138,11 +110,64 @@ runs_list(struct cli_ctx *ctx, int argc, char **argv)
 	if (cli_txn_begin(ctx, 0, 0, "cannot list runs", ctx->store_path, &txn))
 		return 2;
 	rba_detail_clear(&d);
-	err = store_run_list(txn, list_one, &lc, &d);
+	err = fx_records_list(txn, version, list_one, NULL, &d);
 	store_txn_abort(txn);
 	if (err != 0)
 		return cli_fail("cannot list runs", ctx->store_path, err, &d);
 	return 0;
+}
+
+/* A sweep record: its runs, one line each, and the SVG when asked. */
+static int
+sweep_show(struct cli_ctx *ctx, struct store_txn *txn, const char *id,
+	   const char *plot)
+{
+	struct fx_sweep sw;
+	int err, status;
+
+	if ((status = cli_sweep_load(ctx, txn, id, &sw)) != 0)
+		return status;
+	printf("sweep %s: %s at %zu seeds\n", id, sw.pins->version, sw.n);
+	for (size_t i = 0; i < sw.n; i++)
+		printf("  seed %-6" PRIu64 " %s val_loss %.6g val_acc %.4g\n",
+		       sw.seeds[i], sw.ids + i * RUNS_ID_SIZE,
+		       sw.runs[i].eval_loss, sw.runs[i].eval_acc);
+	if (plot && (err = fx_plot_write(plot, &sw, NULL)))
+		status = cli_fail("cannot write plot", plot, err, NULL);
+	fx_sweep_release(&sw);
+	return status;
+}
+
+/* A training run's record, and its curves when asked. */
+static void
+run_show(const char *id, const struct rebuild_runrec *rr, int curve)
+{
+	char h[RBA_DIGEST_TEXT_LEN + 1];
+
+	printf("run %s\n", id);
+	printf("  version           %s\n  seed              %" PRIu64 "\n",
+	       rr->version, rr->seed);
+	rba_digest_format(&rr->config_hash, h);
+	printf("  config hash       %s\n", h);
+	rba_digest_format(&rr->eval_fingerprint, h);
+	printf("  eval fingerprint  %s\n",
+	       rr->has_eval ? h : "(none: a v1 record)");
+	printf("  eval contract     %s\n",
+	       rr->contract ? rr->contract : "(canonical)");
+	rba_digest_format(&rr->snapshot, h);
+	printf("  snapshot          %s\n  environment       %s\n"
+	       "  code revision     %s\n",
+	       h, rr->environment, rr->code_revision);
+	printf("  val_loss          %.6g\n  val_acc           %.6g\n",
+	       rr->eval_loss, rr->eval_acc);
+	if (rr->eval_auc == rr->eval_auc)
+		printf("  val_auc           %.6g\n", rr->eval_auc);
+	printf("  train_loss        %.6g\n  examples/s        %.4g\n"
+	       "  wall              %.3f s\n",
+	       rr->final.train_loss, rr->examples_per_second,
+	       rr->wall_seconds);
+	if (curve)
+		cli_curve_print(stdout, rr);
 }
 
 static int
@@ -183,49 +208,12 @@ runs_show(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (ctx->json) {
 		fwrite(p, 1, n, stdout);
-	} else if (strstr((const char *)p, "\"rebuild-audit/compare/") != NULL) {
+	} else if (fx_record_kind_of((const char *)p) == FX_RECORD_COMPARE) {
 		status = compare_show(id, p, n);
-	} else if (strstr((const char *)p, "\"rebuild-audit/sweep/v1\"") != NULL) {
-		struct cli_sweep sw;
-		if ((status = cli_sweep_load(ctx, txn, id, &sw)) == 0) {
-			printf("sweep %s: %s at %zu seeds\n", id, sw.pins->version,
-			       sw.n);
-			for (size_t i = 0; i < sw.n; i++)
-				printf("  seed %-6" PRIu64 " %s val_loss %.6g "
-				       "val_acc %.4g\n",
-				       sw.seeds[i], sw.ids + i * 161,
-				       sw.runs[i].eval_loss, sw.runs[i].eval_acc);
-			if (plot && (err = cli_plot_svg(plot, &sw, NULL)))
-				status = cli_fail("cannot write plot", plot, err,
-						  NULL);
-			cli_sweep_release(&sw);
-		}
+	} else if (fx_record_kind_of((const char *)p) == FX_RECORD_SWEEP) {
+		status = sweep_show(ctx, txn, id, plot);
 	} else if ((err = rebuild_runrec_parse(p, n, &rr, &d)) == 0) {
-		char h[RBA_DIGEST_TEXT_LEN + 1];
-		printf("run %s\n", id);
-		printf("  version           %s\n  seed              %" PRIu64 "\n",
-		       rr.version, rr.seed);
-		rba_digest_format(&rr.config_hash, h);
-		printf("  config hash       %s\n", h);
-		rba_digest_format(&rr.eval_fingerprint, h);
-		printf("  eval fingerprint  %s\n",
-		       rr.has_eval ? h : "(none: a v1 record)");
-		printf("  eval contract     %s\n",
-		       rr.contract ? rr.contract : "(canonical)");
-		rba_digest_format(&rr.snapshot, h);
-		printf("  snapshot          %s\n  environment       %s\n"
-		       "  code revision     %s\n",
-		       h, rr.environment, rr.code_revision);
-		printf("  val_loss          %.6g\n  val_acc           %.6g\n",
-		       rr.eval_loss, rr.eval_acc);
-		if (rr.eval_auc == rr.eval_auc)
-			printf("  val_auc           %.6g\n", rr.eval_auc);
-		printf("  train_loss        %.6g\n  examples/s        %.4g\n"
-		       "  wall              %.3f s\n",
-		       rr.final.train_loss, rr.examples_per_second,
-		       rr.wall_seconds);
-		if (curve)
-			cli_curve_print(stdout, &rr);
+		run_show(id, &rr, curve);
 		rebuild_runrec_release(&rr);
 	} else if (err == RBA_E_CORRUPT && !curve) {
 		fwrite(p, 1, n, stdout);

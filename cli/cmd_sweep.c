@@ -9,13 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forensics/forensics.h"
 #include "cli/commands.h"
 #include "common/json.h"
-
+#include "forensics/forensics.h"
+#include "forensics/plot.h"
+#include "forensics/sweep.h"
 
 static void
-print_stats(const struct cli_sweep *s, int json)
+print_stats(const struct fx_sweep *s, int json)
 {
 	if (json) {
 		printf("{\"sweep\": ");
@@ -34,14 +35,8 @@ print_stats(const struct cli_sweep *s, int json)
 		       "stdev", "min", "max", "spread");
 	}
 	for (int m = 0; m < FX_NMETRICS; m++) {
-		double *v = calloc(s->n, sizeof(double));
 		struct fx_stat st;
-		if (v == NULL)
-			continue;
-		for (size_t i = 0; i < s->n; i++)
-			v[i] = fx_metric_of(&s->runs[i], (enum fx_metric)m);
-		fx_stat_compute(v, s->n, &st);
-		free(v);
+		fx_sweep_stat(s, (enum fx_metric)m, &st);
 		if (json) {
 			printf("%s\"%s\": {\"median\": ", m ? ", " : "",
 			       fx_metric_name((enum fx_metric)m));
@@ -66,7 +61,7 @@ print_stats(const struct cli_sweep *s, int json)
 		for (size_t i = 0; i < s->n; i++) {
 			printf("%s{\"seed\": %" PRIu64 ", \"id\": ", i ? ", " : "",
 			       s->seeds[i]);
-			rba_json_fput_str(stdout, s->ids + i * 161);
+			rba_json_fput_str(stdout, s->ids + i * RUNS_ID_SIZE);
 			printf(", \"val_loss\": ");
 			rba_json_fput_num(stdout, s->runs[i].eval_loss);
 			printf("}");
@@ -84,7 +79,7 @@ cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
 	struct cli_fx_opts o;
 	struct pins *p = NULL;
 	struct rba_detail d;
-	struct cli_sweep sw;
+	struct fx_sweep sw;
 	int r, status;
 
 	if (cli_wants_help(ctx, argc, argv))
@@ -117,13 +112,12 @@ cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
 		free(seeds);
 		return cli_fail("invalid pins", pins_path, r, &d);
 	}
-	status = cli_sweep_run(ctx, p, seeds, nseeds, (unsigned)o.jobs, o.snaps,
-			       o.nsnaps, "sweep", &sw);
+	status = cli_sweep_run(ctx, p, seeds, nseeds, &o, "sweep", &sw);
 	if (status == 0) {
 		print_stats(&sw, ctx->json);
-		if (plot != NULL && (r = cli_plot_svg(plot, &sw, NULL)) != 0)
+		if (plot != NULL && (r = fx_plot_write(plot, &sw, NULL)) != 0)
 			status = cli_fail("cannot write plot", plot, r, NULL);
-		cli_sweep_release(&sw);
+		fx_sweep_release(&sw);
 	}
 	free(seeds);
 	policy_pins_free(p);

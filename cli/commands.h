@@ -162,6 +162,11 @@ int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 
 /* ---- forensics (cli_forensics.c) ---- */
 struct rebuild_runrec;
+struct fx_fault;
+struct fx_progress;
+struct fx_store;
+struct fx_sweep;
+struct fx_sweep_plan;
 /* The options of the commands that train at seeds (sweep, compare,
  * gate validate/check, bisect). */
 #define CLI_FX_MAX_SNAPS 8
@@ -179,51 +184,39 @@ void cli_fx_opts_init(struct cli_fx_opts *o);
  */
 int cli_fx_opt(struct cli_ctx *ctx, int argc, char **argv, int *i,
 	       struct cli_fx_opts *o);
+/* The sweep plan of o at the n seeds (borrowed by out). */
+void cli_fx_plan(const struct cli_fx_opts *o, const uint64_t *seeds, size_t n,
+		 struct fx_sweep_plan *out);
+/* The store of ctx as a use case gets it: opened writable when first
+ * needed, with cli_store_open's diagnostic when it cannot be. */
+void cli_fx_store(struct cli_ctx *ctx, struct fx_store *out);
+/* Training progress on stderr when ctx->progress (NULL otherwise). */
+const struct fx_progress *cli_fx_progress(struct cli_ctx *ctx);
+/*
+ * The one diagnostic of a failed forensics use case (err, f): the
+ * step's words and f's subject, the store's path when it has none.
+ * Returns 2.
+ */
+int cli_fx_fail(struct cli_ctx *ctx, const struct fx_fault *f, int err);
 /*
  * The snapshot of digest want: the first of files whose bytes hash to
  * it, else the store's blob.  *buf malloc'd.  0, or 2 after a diagnostic.
  */
 int cli_fx_snapshot(struct cli_ctx *ctx, const struct rba_digest *want,
 		    char *const *files, size_t nfiles, uint8_t **buf, size_t *n);
-/* A sweep: kept (cli_sweep_run) or read back (cli_sweep_load). */
-struct cli_sweep {
-	char id[161]; /* RUNS_ID_SIZE */
-	struct pins *pins; /* with the seed of the file */
-	char *pins_text;   /* canonical */
-	size_t n;
-	uint64_t *seeds;
-	char *ids; /* n ids of RUNS_ID_SIZE bytes */
-	struct rebuild_runrec *runs;
-	struct rba_digest config_hash; /* of pins with train.seed 0 */
-	struct rba_digest eval_fingerprint, snapshot;
-	char environment[RBA_DIGEST_TEXT_LEN + 1];
-	double wall_seconds;
-};
 /*
- * Trains p at every seed with jobs threads (progress on stderr when
- * ctx->progress, prefixed with label), keeps each run record and the
- * sweep record in one write transaction.  0, or 2 after a diagnostic.
+ * fx_sweep_run of p at the n seeds with o's jobs and snapshot files
+ * (progress on stderr when ctx->progress, prefixed with label).  0, or
+ * 2 after a diagnostic.
  */
 int cli_sweep_run(struct cli_ctx *ctx, const struct pins *p,
-		  const uint64_t *seeds, size_t n, unsigned jobs, char *const *snaps,
-		  size_t nsnaps, const char *label, struct cli_sweep *out);
-/* Reads the sweep record id and its runs.  0, or 2 after a diagnostic. */
+		  const uint64_t *seeds, size_t n, const struct cli_fx_opts *o,
+		  const char *label, struct fx_sweep *out);
+/* fx_sweep_load of id.  0, or 2 after a diagnostic. */
 int cli_sweep_load(struct cli_ctx *ctx, struct store_txn *txn, const char *id,
-		   struct cli_sweep *out);
-void cli_sweep_release(struct cli_sweep *s);
-/* The statistics of the sweep's validation losses (NaN without memory). */
-struct fx_stat;
-void cli_sweep_loss_stat(const struct cli_sweep *s, struct fx_stat *st);
+		   struct fx_sweep *out);
 /* Train and validation loss by epoch as a character chart. */
 void cli_curve_print(FILE *f, const struct rebuild_runrec *r);
-/*
- * Writes an SVG to path (atomically): every seed's validation-loss
- * curve of base (blue) and cand (red; NULL allowed), the band of base's
- * min..max by epoch, and the paired deltas by seed when cand is given.
- * 0, RBA_E_NOMEM or an errno.
- */
-int cli_plot_svg(const char *path, const struct cli_sweep *base,
-		 const struct cli_sweep *cand);
 
 /* Reads and checks a gate file; 0, or 2 after a diagnostic. */
 struct fx_gate;

@@ -1,8 +1,14 @@
 /*
- * forensics.h - the instruments of doc/design.md section 8 below the command line:
- * sweeps over seeds, their statistics, paired comparison with an exact
- * sign test and the noise floor, the declared success expression, the
- * calibrated gate file and the order of a bisection's edits.
+ * forensics.h - the instruments of doc/design.md section 8 below the
+ * command line: metrics, seeds and training at seeds, their statistics,
+ * paired comparison with an exact sign test and the noise floor, the
+ * declared success expression (expr.c), the edits between two pins files
+ * (edits.c), and what every use case shares: the store it is given and
+ * how it says where it failed.  The use cases, each with its header:
+ * sweep.h (a sweep and its records), compare.h (a comparison, its record
+ * and decision), gate.h (a gate file and its rule), bisect.h (the search
+ * for the edit that fails a gate), records.h (the run records as `runs`
+ * tells them), plot.h (the SVG of sweeps).  Nothing here prints.
  *
  * Metrics.  Every run contributes five numbers, each with a direction:
  *   val_loss   the eval-contract loss ("eval"."loss")      lower is better
@@ -53,22 +59,26 @@ enum fx_metric {
 };
 /* "val_loss", ...; static. */
 const char *fx_metric_name(enum fx_metric m);
+/* The metric named by the n bytes at name: 0, or -1 when none is. */
+int fx_metric_parse(const char *name, size_t n, enum fx_metric *out);
 /* 1 when a higher value is better. */
 int fx_metric_higher_better(enum fx_metric m);
-/* The metric of a run record. */
+/* The value of metric m in a run record (NaN when the record has none). */
 double fx_metric_of(const struct rebuild_runrec *r, enum fx_metric m);
 
 /* ---- seeds ---------------------------------------------------------- */
 
 /*
- * Parses "A-B" or "A" or "A,B,C" (each A <= B, at most FX_MAX_SEEDS in
- * all, no repeats) into a malloc'd ascending... in the order given.
- * 0 or RBA_E_USAGE (d->reason says why) or RBA_E_NOMEM.
+ * Parses "A-B" or "A" or a comma list of those (each A <= B, at most
+ * FX_MAX_SEEDS seeds in all, none twice) into *seeds, malloc'd, the
+ * caller's, in the order given (a range ascending).  0; RBA_E_USAGE
+ * (d->reason says why: not that shape, too many seeds, a seed twice);
+ * RBA_E_NOMEM.  *seeds is NULL and *n 0 on error.
  */
 int fx_seeds_parse(const char *s, uint64_t **seeds, size_t *n,
 		   struct rba_detail *d);
 
-/* ---- sweeps --------------------------------------------------------- */
+/* ---- training at seeds ---------------------------------------------- */
 
 struct fx_seed_run {
 	uint64_t seed;
@@ -78,9 +88,14 @@ struct fx_seed_run {
 	struct rba_detail d;
 };
 
-/* Progress: called with a lock held, from any worker thread. */
+/*
+ * Progress of a training at seeds: done is called after each seed
+ * (whether it trained or failed) with the label its caller gave, the
+ * seeds done and their total; the last call has done == total.  Called
+ * with a lock held, from any worker thread; ctx is the caller's.
+ */
 struct fx_progress {
-	void (*done)(void *ctx, size_t done, size_t total);
+	void (*done)(void *ctx, const char *label, size_t done, size_t total);
 	void *ctx;
 };
 
@@ -89,13 +104,73 @@ struct fx_progress {
  * threads (1..FX_MAX_JOBS; each training is the same whatever the
  * number of jobs: a seed's run depends on the pins and the seed only).
  * out has n entries, in seed order, filled here; release with
- * fx_runs_release.  0 when every seed trained; otherwise the first
- * failing seed's error (its entry has err and d).
+ * fx_seed_runs_release.  progress (NULL allowed) hears of each seed
+ * under label.  0 when every seed trained; otherwise the first failing
+ * seed's error (its entry has err and d).
  */
-int fx_sweep_train(const struct pins *p, const struct rebuild_prepared *prep,
+int fx_seeds_train(const struct pins *p, const struct rebuild_prepared *prep,
 		   const uint64_t *seeds, size_t n, unsigned jobs,
-		   const struct fx_progress *progress, struct fx_seed_run *out);
-void fx_runs_release(struct fx_seed_run *runs, size_t n);
+		   const struct fx_progress *progress, const char *label,
+		   struct fx_seed_run *out);
+/* Releases the n results of runs (NULL allowed), not the array. */
+void fx_seed_runs_release(struct fx_seed_run *runs, size_t n);
+
+/* ---- the store and failures of a use case --------------------------- */
+
+/*
+ * The store a use case keeps its records in, opened when first needed,
+ * so that one which finds everything in files never opens it.  get sets
+ * *st and returns 0, or returns nonzero when the store cannot be had;
+ * the use case then fails at FX_STEP_STORE and whoever provides get
+ * reports why.
+ */
+struct fx_store {
+	int (*get)(void *ctx, struct store **st);
+	void *ctx;
+};
+
+/*
+ * What a use case was doing when it failed, for its caller's one
+ * diagnostic: the step, its subject (a file, a digest text, a version,
+ * "<version> seed <n>", a run id; empty when the subject is the store
+ * itself) and the detail (reason, file, line, column, key).
+ */
+enum fx_step {
+	FX_STEP_STORE = 0,	/* the store could not be had (fx_store) */
+	FX_STEP_SWEEP,		/* out of memory before or after training */
+	FX_STEP_SNAPSHOT_READ,	/* a --snapshot file */
+	FX_STEP_SNAPSHOT_FIND,	/* the read transaction for the snapshot */
+	FX_STEP_SNAPSHOT_LOAD,	/* the snapshot blob */
+	FX_STEP_TRAIN,		/* preparing or training a seed */
+	FX_STEP_KEEP_RUNS,	/* the write transaction of a sweep */
+	FX_STEP_READ_RUN,	/* the record a sweep id names */
+	FX_STEP_READ_SWEEP,	/* a sweep record or one of its runs */
+	FX_STEP_COMPARE,	/* sweeps that cannot be paired */
+	FX_STEP_COMPARE_REFUSE, /* the evaluation contract changed */
+	FX_STEP_KEEP_COMPARISON, /* the comparison's record */
+	FX_STEP_GATE_REFUSE,	/* not the gate's evaluation contract */
+	FX_STEP_GATE_CHECK,	/* a stored run to check */
+	FX_STEP_GATE_MEASURE,	/* a gate metric the records cannot give */
+	FX_STEP_BISECT,		/* out of memory in a bisection */
+	FX_NSTEPS
+};
+#define FX_SUBJECT_MAX 300
+struct fx_fault {
+	enum fx_step step;
+	char subject[FX_SUBJECT_MAX];
+	struct rba_detail d;
+};
+/* Clears f (NULL allowed). */
+void fx_fault_clear(struct fx_fault *f);
+/*
+ * Records a failure at step on subject (NULL: the store) and returns
+ * err, so that `return fx_fail(f, ...)` reads as one step.  fmt NULL
+ * keeps f->d as the failing call filled it; otherwise f->d is cleared
+ * and its reason set from fmt.
+ */
+int fx_fail(struct fx_fault *f, int err, enum fx_step step,
+	    const char *subject, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* ---- statistics ----------------------------------------------------- */
 
@@ -123,11 +198,15 @@ struct fx_paired {
 };
 /*
  * Pairs base[i] with cand[i] (n seeds, same order) for metric m under
- * alpha.  Fills out.
+ * alpha: worse, better and ties count the finite deltas by m's
+ * direction, the rest is as the members say.  Fills out; without
+ * memory its delta statistics are NaN and it is not resolved.
  */
 void fx_paired_compute(enum fx_metric m, const double *base,
 		       const double *cand, size_t n, double alpha,
 		       struct fx_paired *out);
+/* "NOT RESOLVED", or when resolved "better" or "worse"; static. */
+const char *fx_paired_finding(const struct fx_paired *pr);
 
 /* ---- success expressions -------------------------------------------- */
 
@@ -147,13 +226,21 @@ void fx_paired_compute(enum fx_metric m, const double *base,
  *   val_loss.median < -0.005 and worse <= 2
  */
 struct fx_expr;
-/* 0 or RBA_E_SYNTAX (d->col the byte offset + 1, d->reason); NOMEM. */
+/*
+ * Parses text (NUL-terminated) into *out, a tree the caller frees with
+ * fx_expr_free.  0; RBA_E_LIMIT (text over FX_MAX_EXPR bytes);
+ * RBA_E_SYNTAX (d->col the byte offset + 1 where the grammar breaks,
+ * d->reason what it expected there); RBA_E_NOMEM.  *out is NULL on
+ * error.
+ */
 int fx_expr_parse(const char *text, struct fx_expr **out,
 		  struct rba_detail *d);
+/* NULL allowed. */
 void fx_expr_free(struct fx_expr *e);
 /* Metrics the expression reads (bit i for enum fx_metric i). */
 unsigned fx_expr_metrics(const struct fx_expr *e);
-/* The value of e over paired results (FX_NMETRICS entries). */
+/* The value of e (1 or 0) over paired results: pr has FX_NMETRICS
+ * entries, indexed by metric. */
 int fx_expr_eval(const struct fx_expr *e, const struct fx_paired *pr);
 
 enum fx_verdict { FX_MET = 0, FX_NOT_MET = 1, FX_NOT_RESOLVED = 2 };
@@ -165,41 +252,7 @@ enum fx_verdict fx_verdict_decide(const struct fx_expr *e,
 				  const struct fx_paired *pr);
 const char *fx_verdict_name(enum fx_verdict v); /* "MET", ... */
 
-/* ---- gate ----------------------------------------------------------- */
-
-/*
- * A gate file, a flat YAML mapping of scalars written by fx_gate_render:
- *   schema: rebuild-audit/gate/v1
- *   metric: val_loss
- *   direction: lower-is-better | higher-is-better
- *   k: K
- *   baseline_median: X
- *   baseline_spread: X
- *   threshold: X        # median + K x spread (minus for higher-is-better)
- *   seeds: N            # the calibration sweep's seeds
- *   sweep: RUN_ID
- *   version: V
- *   config_hash: sha256:...
- *   eval_fingerprint: sha256:...
- * Numbers in the shortest round-trip form.  The reader takes exactly
- * these keys, once each, in any order; '#' comments and blank lines.
- */
-struct fx_gate {
-	enum fx_metric metric;
-	double k, median, spread, threshold;
-	uint64_t seeds;
-	char sweep[STORE_RUN_ID_MAX + 1];
-	char version[PINS_MAX_NAME + 1];
-	struct rba_digest config_hash, eval_fingerprint;
-};
-void fx_gate_render(const struct fx_gate *g, struct rba_buf *out);
-/* 0; RBA_E_SCHEMA (d->line, d->reason); RBA_E_NEWER. */
-int fx_gate_parse(const char *text, size_t n, const char *name,
-		  struct fx_gate *out, struct rba_detail *d);
-/* 1 when value passes the gate. */
-int fx_gate_pass(const struct fx_gate *g, double value);
-
-/* ---- bisection ------------------------------------------------------ */
+/* ---- edits ---------------------------------------------------------- */
 
 /*
  * The edits from base to cand: the leaf lines of their canonical texts

@@ -1,0 +1,139 @@
+/*
+ * gate.h - a regression gate: a threshold on one metric calibrated on a
+ * stored baseline sweep, its file, and the one rule by which gate check,
+ * gate validate and bisect decide it (doc/design.md section 8).
+ *
+ * The file, a flat YAML mapping of scalars written by fx_gate_render:
+ *   schema: rebuild-audit/gate/v1
+ *   metric: val_loss | val_acc | val_auc | train_loss | examples_per_second
+ *   direction: lower-is-better | higher-is-better   (the metric's own)
+ *   k: K
+ *   baseline_median: X
+ *   baseline_spread: X
+ *   threshold: X        # median + K x spread (minus for higher-is-better)
+ *   seeds: N            # the calibration sweep's seeds
+ *   sweep: RUN_ID
+ *   version: V
+ *   config_hash: sha256:...
+ *   eval_fingerprint: sha256:...
+ * Numbers in the shortest round-trip form.  The reader takes exactly
+ * these keys, once each, in any order; '#' comments and blank lines.
+ *
+ * Deciding.  A gate is decided on the validation losses of a target's
+ * runs (fx_gate_decide: their median; fx_gate_validate: each alone),
+ * whatever its metric.
+ */
+#ifndef RBA_FX_GATE_H
+#define RBA_FX_GATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/digest.h"
+#include "common/rba.h"
+#include "forensics/forensics.h"
+#include "forensics/sweep.h"
+#include "rebuild/runrec.h"
+#include "store/store.h"
+
+#define FX_GATE_SCHEMA "rebuild-audit/gate/v1"
+#define FX_GATE_MAX_LINE 512 /* bytes of a line of a gate file, newline excluded */
+
+struct fx_gate {
+	enum fx_metric metric;
+	double k, median, spread, threshold;
+	uint64_t seeds;
+	char sweep[STORE_RUN_ID_MAX + 1];
+	char version[PINS_MAX_NAME + 1];
+	struct rba_digest config_hash, eval_fingerprint;
+	/* Where the metric was read (fx_gate_parse; empty and 0 otherwise),
+	 * for a diagnostic that names the key. */
+	char file[512];
+	unsigned long metric_line, metric_col;
+};
+
+/* Appends the gate file of g to out (errors stay in out). */
+void fx_gate_render(const struct fx_gate *g, struct rba_buf *out);
+/*
+ * Writes the gate file of g to path atomically, mode 0644 less the
+ * umask (common/fileio.h).  0, RBA_E_NOMEM or an errno (path untouched
+ * then).
+ */
+int fx_gate_write(const char *path, const struct fx_gate *g);
+
+/*
+ * Reads the n bytes at text, a gate file called name (for d->file and
+ * g->file), into g.  0; RBA_E_NEWER (a later rebuild-audit/gate/vN);
+ * RBA_E_SCHEMA for anything else: a line over FX_GATE_MAX_LINE bytes, a
+ * line that is not "key: value", an unknown key, a key given twice, not
+ * this schema, an unknown metric, a number that is not finite, a seeds
+ * value that is not a count, a value that is not a digest (each with d->line,
+ * d->col and d->reason), a key missing, a direction that is not the
+ * metric's (d->line 0).
+ */
+int fx_gate_parse(const char *text, size_t n, const char *name,
+		  struct fx_gate *g, struct rba_detail *d);
+
+/* 1 when value is finite and on the passing side of g's threshold. */
+int fx_gate_pass(const struct fx_gate *g, double value);
+/* "lower-is-better" or "higher-is-better", the direction of g's metric. */
+const char *fx_gate_direction(const struct fx_gate *g);
+
+/*
+ * The gate of metric m calibrated on the sweep s with K = k (>= 0):
+ * baseline median and spread of fx_sweep_stat, the threshold of the
+ * rule above, the sweep's seeds, id, version, config hash and eval
+ * fingerprint.  0.
+ */
+int fx_gate_calibrate(const struct fx_sweep *s, enum fx_metric m, double k,
+		      struct fx_gate *out, struct fx_fault *f);
+
+/*
+ * 0 when fp, the eval fingerprint of target's runs, is the gate's or
+ * allow is set; RBA_E_USAGE (f at FX_STEP_GATE_REFUSE, subject target)
+ * otherwise.
+ */
+int fx_gate_contract(const struct fx_gate *g, const struct rba_digest *fp,
+		     int allow, const char *target, struct fx_fault *f);
+
+/* A gate's decision on a target. */
+struct fx_gate_value {
+	enum fx_metric metric;
+	double value; /* the median of the metric over the seeds */
+	size_t n;     /* seeds */
+	int pass;
+};
+
+/*
+ * Decides g on the median of the finite val_loss values of the n >= 1
+ * run records runs (borrowed), the target called target.  0.
+ */
+int fx_gate_decide(const struct fx_gate *g, const struct rebuild_runrec *runs,
+		   size_t n, const char *target, struct fx_gate_value *out,
+		   struct fx_fault *f);
+
+/*
+ * Each of the n runs decided alone on its val_loss; pass[i] (n entries,
+ * the caller's) is 1 when run i passes, *alarms counts those that fail.
+ * 0.
+ */
+int fx_gate_validate(const struct fx_gate *g, const struct rebuild_runrec *runs,
+		     size_t n, const char *target, unsigned char *pass,
+		     size_t *alarms, struct fx_fault *f);
+/* The false alarms gate validate allows at n seeds by default: 5% of
+ * n, rounded down. */
+uint64_t fx_gate_alarms_allowed(size_t n);
+
+/*
+ * gate check of the stored run or sweep id in txn, its eval fingerprint
+ * held to the gate's unless allow.  0 with out filled; otherwise f says
+ * where: FX_STEP_GATE_CHECK (store_run_get's errors for id, or
+ * rebuild_runrec_parse's for a run), fx_sweep_load's steps,
+ * fx_gate_contract's.
+ */
+int fx_gate_check_stored(struct store_txn *txn, const struct fx_gate *g,
+			 const char *id, int allow, struct fx_gate_value *out,
+			 struct fx_fault *f);
+
+#endif
