@@ -15,7 +15,7 @@
 #include "policy/policy.h"
 #include "store/store.h"
 
-/* Exact (shortest round-trip) text: for JSON and sample values. */
+/* Exact (shortest round-trip) text: for the text report's scores. */
 static const char *
 num(double v, char out[32])
 {
@@ -301,8 +301,11 @@ show_case(struct cli_ctx *ctx, const char *version,
 		fputs(", \"case\": ", stdout);
 		rba_json_fput_str(stdout, c->ids[i]);
 		fputs(", \"scores\": [", stdout);
-		for (uint32_t k = 0; k < c->nscores; k++)
-			printf("%s%s", k ? ", " : "", num(sv[k], n1));
+		for (uint32_t k = 0; k < c->nscores; k++) {
+			if (k)
+				fputs(", ", stdout);
+			rba_json_fput_num(stdout, sv[k]); /* null unless finite */
+		}
 		fputs("], \"decision\": ", stdout);
 		rba_json_fput_str(stdout, c->decisions[c->decision_codes[i]]);
 		fputs(", \"inputs\": {", stdout);

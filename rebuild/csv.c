@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -512,9 +513,17 @@ csv_is_nonfinite_word(const char *p, size_t n)
 }
 
 /*
- * Checks number syntax without converting.  Returns 0 with *exact_finite
- * set when the value is certainly finite (no exponent, fewer than 300
- * integer digits), RBA_E_SYNTAX or RBA_E_RANGE.
+ * Below this magnitude a double rounds to a finite float32; from it on
+ * (FLT_MAX plus half its ulp, where round-to-nearest-even goes to 2^128)
+ * to infinity.  Models read their inputs as float32, so a number there is
+ * refused as NaN and Inf are.
+ */
+#define CSV_F32_OVERFLOW 0x1.ffffffp127
+
+/*
+ * Checks number syntax without converting.  Returns 0 with *surely_finite
+ * set when the value is certainly finite as a float32 (no exponent, at
+ * most 38 integer digits: below 1e38), RBA_E_SYNTAX or RBA_E_RANGE.
  */
 static int
 number_syntax(const char *p, size_t n, int *surely_finite)
@@ -535,7 +544,7 @@ number_syntax(const char *p, size_t n, int *surely_finite)
 	}
 	if (digits == 0)
 		return csv_is_nonfinite_word(p, n) ? RBA_E_RANGE : RBA_E_SYNTAX;
-	*surely_finite = intdigits < 300;
+	*surely_finite = intdigits <= 38;
 	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
 		size_t ed = 0;
 		*surely_finite = 0;
@@ -656,16 +665,17 @@ csv_parse_number(const char *p, size_t n, double *out)
 	}
 	if (i != n)
 		return RBA_E_SYNTAX;
-	if (fast_decimal(p, n, out))
-		return 0;
-	/* The syntax above has no locale-dependent part, and this process
-	 * never calls setlocale(LC_NUMERIC), so strtod reads '.' as the
-	 * decimal point. */
-	memcpy(tmp, p, n);
-	tmp[n] = 0;
-	errno = 0;
-	*out = strtod(tmp, &end);
-	if (*out > 1.7976931348623157e308 || *out < -1.7976931348623157e308)
+	if (!fast_decimal(p, n, out)) {
+		/* The syntax above has no locale-dependent part, and this
+		 * process never calls setlocale(LC_NUMERIC), so strtod reads
+		 * '.' as the decimal point. */
+		memcpy(tmp, p, n);
+		tmp[n] = 0;
+		errno = 0;
+		*out = strtod(tmp, &end);
+	}
+	/* Infinity from an overflowing double too. */
+	if (*out >= CSV_F32_OVERFLOW || *out <= -CSV_F32_OVERFLOW)
 		return RBA_E_RANGE;
 	return 0;
 }
@@ -680,7 +690,7 @@ static int
 col_see(struct colstate *cs, const struct csv_field *f, unsigned long line,
 	const char *file, const char *colname, struct rba_detail *d)
 {
-	double v;
+	double v = HUGE_VAL; /* stays so for a nan or inf word */
 	int err, finite = 0;
 
 	if (f->n == 0) {
@@ -702,8 +712,14 @@ col_see(struct colstate *cs, const struct csv_field *f, unsigned long line,
 		size_t k = f->n < 32 ? f->n : 32;
 		memcpy(shown, f->p, k);
 		shown[k] = 0;
-		rba_fail(d, RBA_E_RANGE, file, line, f->col,
-			 "non-finite number '%s' in column '%s'", shown, colname);
+		if (isfinite(v))
+			rba_fail(d, RBA_E_RANGE, file, line, f->col,
+				 "number '%s' in column '%s' overflows float32",
+				 shown, colname);
+		else
+			rba_fail(d, RBA_E_RANGE, file, line, f->col,
+				 "non-finite number '%s' in column '%s'", shown,
+				 colname);
 		return RBA_E_RANGE;
 	}
 	cs->texts++;

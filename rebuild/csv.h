@@ -71,9 +71,12 @@ void csv_reader_free(struct csv_reader *r);
 
 /*
  * Parses a numeric field: optional sign, digits with an optional point
- * and exponent (no hex, no spaces, no NaN or Inf).  0 with *out set;
- * RBA_E_SYNTAX when not a number; RBA_E_RANGE when non-finite after
- * parsing (overflow) or spelled as nan/inf.
+ * and exponent (no hex, no spaces, no NaN or Inf).  0 with *out set
+ * (strtod's value, bit for bit); RBA_E_SYNTAX when not a number;
+ * RBA_E_RANGE when spelled as nan/inf, or when it overflows float32 (a
+ * magnitude that rounds to infinity as a float: models read float32, so
+ * 1e39 is as non-finite to them as Inf), with *out the double it parsed
+ * to (HUGE_VAL beyond a double) unless it was a nan/inf word.
  */
 int csv_parse_number(const char *p, size_t n, double *out);
 /* 1 when the text spells nan/inf/infinity (any case, optional sign). */
@@ -84,7 +87,8 @@ enum csv_coltype { CSV_NUMERIC = 1, CSV_TEXT = 2 };
 /*
  * Whole-file table.  A column is numeric when every value parses as a
  * finite number; otherwise text.  Errors: a ragged row (RBA_E_SCHEMA at
- * the row), an empty header name or a duplicate one, nan/inf anywhere,
+ * the row), an empty header name or a duplicate one, nan/inf or a number
+ * that overflows float32 anywhere (RBA_E_RANGE, as csv_parse_number),
  * an empty field in a column whose other values are numbers, no data
  * rows.
  */
@@ -116,10 +120,11 @@ void csv_table_free(struct csv_table *t);
  * The rules of csv_table applied one record at a time, for callers that
  * stream a file they never hold whole (csv_validate, `score`): header
  * names (non-empty, at most CSV_MAX_NAME bytes, unique), no ragged row,
- * no nan/inf, at least one data row, no empty field in a column whose
- * other values are numbers.  Each error is the one csv_table_load gives
- * for the same input, at the same FILE:LINE:COL.  Memory: the header
- * names and a few counters per column, whatever the file's length.
+ * no nan/inf nor a float32 overflow, at least one data row, no empty
+ * field in a column whose other values are numbers.  Each error is the
+ * one csv_table_load gives for the same input, at the same
+ * FILE:LINE:COL.  Memory: the header names and a few counters per
+ * column, whatever the file's length.
  *
  * csv_checker_start reads the header record from r (which must outlive
  * the checker and is read only through it afterwards).  0; an error of
@@ -132,7 +137,8 @@ void csv_table_free(struct csv_table *t);
  * call); 0 at the end of input once the end rules hold, and then
  * csv_checker_types is valid; or an error: those of csv_reader_next,
  * RBA_E_SCHEMA (ragged row, no data rows, empty field in a numeric
- * column), RBA_E_RANGE (nan/inf).  After an error, stop.
+ * column), RBA_E_RANGE (nan/inf, a float32 overflow).  After an error,
+ * stop.
  */
 struct csv_checker;
 int csv_checker_start(struct csv_reader *r, struct csv_checker **out,

@@ -96,6 +96,14 @@ START_TEST(test_errors_located)
 	expect_error("a,b\n1,NaN\n", RBA_E_RANGE, 2, 3, "non-finite number 'NaN'");
 	expect_error("a,b\n1,-inf\n", RBA_E_RANGE, 2, 3, "non-finite");
 	expect_error("a,b\n1,1e999\n", RBA_E_RANGE, 2, 3, "non-finite");
+	/* Finite as a double, infinite as the float32 a model reads. */
+	expect_error("a,b\n1,1e39\n", RBA_E_RANGE, 2, 3,
+		     "number '1e39' in column 'b' overflows float32");
+	expect_error("a,b\n1,-1e39\n", RBA_E_RANGE, 2, 3, "overflows float32");
+	expect_error("a,b\n1,2\n3.5e38,4\n", RBA_E_RANGE, 3, 1,
+		     "number '3.5e38' in column 'a' overflows float32");
+	expect_error("a,b\n1,340282366920938463463374607431768211456000\n",
+		     RBA_E_RANGE, 2, 3, "overflows float32");
 	expect_error("a,b\n1,2\n,3\n", RBA_E_SCHEMA, 3, 1, "empty field in numeric column 'a'");
 	expect_error("a,b\n1,\"x\n", RBA_E_SYNTAX, 2, 3, "unterminated quoted field");
 	expect_error("a,b\n1,x\"y\n", RBA_E_SYNTAX, 2, 4, "stray double quote");
@@ -169,6 +177,16 @@ START_TEST(test_numbers)
 	ck_assert_int_eq(csv_parse_number("1e23", 4, &v), 0);
 	ck_assert(v == 1e23);
 	ck_assert_int_eq(csv_parse_number("1e400", 5, &v), RBA_E_RANGE);
+	/* The float32 edge: FLT_MAX and what rounds to it are numbers; from
+	 * halfway to 2^128 on, float32 rounds to infinity. */
+	ck_assert_int_eq(csv_parse_number("3.4028234663852886e38", 21, &v), 0);
+	ck_assert_int_eq(csv_parse_number("-3.4028235e38", 13, &v), 0);
+	ck_assert_int_eq(csv_parse_number("3.4028235677973366e38", 21, &v),
+			 RBA_E_RANGE);
+	ck_assert_int_eq(csv_parse_number("3.4028236e38", 12, &v), RBA_E_RANGE);
+	ck_assert_int_eq(csv_parse_number("1e39", 4, &v), RBA_E_RANGE);
+	ck_assert_int_eq(csv_parse_number("-1e39", 5, &v), RBA_E_RANGE);
+	ck_assert_int_eq(csv_parse_number("1e-50", 5, &v), 0);
 }
 END_TEST
 
@@ -183,11 +201,15 @@ same_as_strtod(const char *t)
 {
 	double a, b;
 	char *end;
+	int err = csv_parse_number(t, strlen(t), &a);
 
-	if (csv_parse_number(t, strlen(t), &a) != 0)
-		return 0;
 	b = strtod(t, &end);
-	return *end == 0 && memcmp(&a, &b, sizeof(a)) == 0;
+	if (*end != 0)
+		return 0;
+	/* Beyond float32 (half an ulp over FLT_MAX and on): refused. */
+	if (fabs(b) >= 0x1.ffffffp127)
+		return err == RBA_E_RANGE;
+	return err == 0 && memcmp(&a, &b, sizeof(a)) == 0;
 }
 
 START_TEST(test_numbers_exact)
@@ -337,6 +359,8 @@ START_TEST(test_checker_as_table)
 		"a,,c\n1,2,3\n",
 		"a,b\n1,2\n3,\"x\n",
 		"a,b\n1,\xff\n",
+		"a,b\n1,2\n3,1e39\n",
+		"a,b\n1,x\n99999999999999999999999999999999999999999,y\n",
 	};
 
 	for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
