@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "audit/dispute.h"
+#include "evidence/dispute_evidence.h"
 #include "evidence/evidence.h"
 #include "audit/register.h"
 #include "sample/sample.h"
@@ -1232,6 +1234,191 @@ START_TEST(test_trusted_comment)
 }
 END_TEST
 
+/* ---- evidence_verify: what a signed file is, and whether it holds ------- */
+
+/* buf signed by k under trusted comment tc; the signature file's bytes. */
+static char *
+sign_bytes(const struct sign_seckey *k, const void *buf, size_t n,
+	   const char *tc, size_t *sn)
+{
+	struct rba_buf sig;
+	struct rba_detail d;
+
+	rba_buf_init(&sig);
+	rba_detail_clear(&d);
+	ck_assert_msg(sign_file_sign(k, buf, n, NULL, tc, &sig, &d) == 0, "%s",
+		      d.reason);
+	return (char *)rba_buf_steal(&sig, sn);
+}
+
+/* evidence_verify of doc and sig with the test key, answered (0). */
+static void
+verify_ok(const void *doc, size_t n, const void *sig, size_t sn,
+	  struct evidence_verification *v)
+{
+	struct sign_pubkey pub;
+	struct rba_detail d;
+	int err;
+
+	ck_assert_int_eq(sign_pubkey_load(PUB, &pub, &d), 0);
+	rba_detail_clear(&d);
+	err = evidence_verify(&pub, doc, n, sig, sn, "the.minisig", v, &d);
+	ck_assert_msg(err == 0, "verify: %d %s", err, d.reason);
+}
+
+START_TEST(test_verify_audit_evidence)
+{
+	struct store *s = new_store();
+	struct sign_seckey *k = test_key(), *other = NULL;
+	struct evidence_request rq;
+	struct evidence_result res;
+	struct evidence_verification *v = malloc(sizeof(*v));
+	struct rba_detail d;
+	uint8_t *doc, *sig;
+	char *bad, *bsig;
+	size_t n, sn, bn, bsn;
+
+	ck_assert_ptr_nonnull(v);
+	memset(&rq, 0, sizeof(rq));
+	rq.version = VERSION;
+	rq.key = k;
+	rq.path = tpath("evidence.json");
+	rba_detail_clear(&d);
+	ck_assert_msg(evidence_export(s, &rq, &res, &d) == 0, "%s", d.reason);
+	doc = slurp(tpath("evidence.json"), &n);
+	sig = slurp(tpath("evidence.json.minisig"), &sn);
+
+	/* Audit evidence that holds. */
+	verify_ok(doc, n, sig, sn, v);
+	ck_assert_int_eq(v->valid, 1);
+	ck_assert_int_eq(v->signature_ok, 1);
+	ck_assert_int_eq(v->kind, EVIDENCE_KIND_AUDIT);
+	ck_assert_str_eq(v->audit.version, VERSION);
+	ck_assert_str_eq(v->audit.verdict, "bit-identical");
+	ck_assert_uint_eq(v->audit.audit_id, 1);
+	ck_assert_str_eq(v->sig.trusted_comment, res.trusted_comment);
+
+	/* One byte changed: the signature no longer holds. */
+	doc[n / 2] ^= 1;
+	verify_ok(doc, n, sig, sn, v);
+	ck_assert_int_eq(v->valid, 0);
+	ck_assert_int_eq(v->signature_ok, 0);
+	ck_assert_int_eq(v->kind, EVIDENCE_KIND_UNKNOWN);
+	ck_assert_str_eq(v->failed, "signature");
+	doc[n / 2] ^= 1;
+
+	/* A count changed and signed again: the contents do not hold. */
+	bad = edit((const char *)doc, "\"cases\": 59", "\"cases\": 58", &bn);
+	bsig = sign_bytes(k, bad, bn, res.trusted_comment, &bsn);
+	verify_ok(bad, bn, bsig, bsn, v);
+	ck_assert_int_eq(v->valid, 0);
+	ck_assert_int_eq(v->signature_ok, 1);
+	ck_assert_int_eq(v->kind, EVIDENCE_KIND_AUDIT);
+	ck_assert_str_eq(v->failed, "contents");
+	ck_assert(v->reason[0] != 0);
+	free(bad);
+	free(bsig);
+
+	/* Signed by another key. */
+	ck_assert_int_eq(sign_seckey_generate(&other), 0);
+	bsig = sign_bytes(other, doc, n, res.trusted_comment, &bsn);
+	verify_ok(doc, n, bsig, bsn, v);
+	ck_assert_int_eq(v->valid, 0);
+	ck_assert_str_eq(v->failed, "key id");
+	free(bsig);
+
+	/* A signature file that does not parse, named in the reason. */
+	verify_ok(doc, n, "not a signature\n", 16, v);
+	ck_assert_int_eq(v->valid, 0);
+	ck_assert_str_eq(v->failed, "malformed signature");
+	ck_assert(has(v->reason, "malformed signature 'the.minisig'"));
+
+	/* A signed file that is no evidence: only its signature counts. */
+	bsig = sign_bytes(k, "hello\n", 6, "a note", &bsn);
+	verify_ok("hello\n", 6, bsig, bsn, v);
+	ck_assert_int_eq(v->valid, 1);
+	ck_assert_int_eq(v->kind, EVIDENCE_KIND_SIGNED);
+	free(bsig);
+
+	/* ... unless its trusted comment claims evidence. */
+	bsig = sign_bytes(k, "hello\n", 6, EVIDENCE_COMMENT_PREFIX "version x", &bsn);
+	verify_ok("hello\n", 6, bsig, bsn, v);
+	ck_assert_int_eq(v->valid, 0);
+	ck_assert_int_eq(v->kind, EVIDENCE_KIND_AUDIT);
+	ck_assert_str_eq(v->failed, "contents");
+	free(bsig);
+
+	free(doc);
+	free(sig);
+	free(v);
+	sign_seckey_free(other);
+	sign_seckey_free(k);
+	store_close(s);
+}
+END_TEST
+
+START_TEST(test_verify_dispute_evidence)
+{
+	struct store *s = new_store();
+	struct sign_seckey *k = test_key();
+	struct dispute_report r;
+	struct evidence_verification *v = malloc(sizeof(*v));
+	struct rba_detail d;
+	const char *file = tpath("dispute.json");
+	char tc[SIGN_TRUSTED_COMMENT_MAX + 1];
+	uint8_t *doc, *sig;
+	char *bad, *bsig;
+	size_t n, sn, bn, bsn;
+
+	ck_assert_ptr_nonnull(v);
+	rba_detail_clear(&d);
+	ck_assert_msg(audit_dispute(s, VERSION, "1", NULL, NULL, &r, &d) == 0,
+		      "dispute: %s", d.reason);
+	ck_assert_msg(dispute_evidence_export(&r, k, file, &d) == 0, "export: %s",
+		      d.reason);
+	ck_assert_int_eq(count_tmp(), 0);
+	/* Never over an existing pair. */
+	ck_assert_int_eq(dispute_evidence_export(&r, k, file, &d), RBA_E_EXISTS);
+	doc = slurp(file, &n);
+	sig = slurp(tpath("dispute.json.minisig"), &sn);
+
+	/* Dispute evidence that holds, and what it says. */
+	verify_ok(doc, n, sig, sn, v);
+	ck_assert_int_eq(v->valid, 1);
+	ck_assert_int_eq(v->kind, EVIDENCE_KIND_DISPUTE);
+	ck_assert_str_eq(v->dispute_version, VERSION);
+	ck_assert_str_eq(v->dispute_case, "1");
+	ck_assert_str_eq(v->dispute_answer, r.answer_line);
+	ck_assert(has(v->sig.trusted_comment, DISPUTE_COMMENT_PREFIX));
+
+	/* Its answer line changed and signed again: not consistent. */
+	ck_assert_int_eq(dispute_evidence_comment(&r, tc, sizeof(tc)), 0);
+	bad = edit((const char *)doc, r.answer_line, "the disputed nothing stands",
+		   &bn);
+	bsig = sign_bytes(k, bad, bn, tc, &bsn);
+	verify_ok(bad, bn, bsig, bsn, v);
+	ck_assert_int_eq(v->valid, 0);
+	ck_assert_int_eq(v->kind, EVIDENCE_KIND_DISPUTE);
+	ck_assert_str_eq(v->failed, "contents");
+	free(bad);
+	free(bsig);
+
+	/* A file whose trusted comment claims dispute evidence it is not. */
+	bsig = sign_bytes(k, "{}\n", 3, tc, &bsn);
+	verify_ok("{}\n", 3, bsig, bsn, v);
+	ck_assert_int_eq(v->valid, 0);
+	ck_assert_int_eq(v->kind, EVIDENCE_KIND_DISPUTE);
+	free(bsig);
+
+	free(doc);
+	free(sig);
+	free(v);
+	dispute_report_release(&r);
+	sign_seckey_free(k);
+	store_close(s);
+}
+END_TEST
+
 Suite *
 suite_evidence(void)
 {
@@ -1254,6 +1441,8 @@ suite_evidence(void)
 	tcase_add_test(tc, test_signature_every_byte);
 	tcase_add_test(tc, test_write_pair);
 	tcase_add_test(tc, test_trusted_comment);
+	tcase_add_test(tc, test_verify_audit_evidence);
+	tcase_add_test(tc, test_verify_dispute_evidence);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,403 @@
+/*
+ * check_fleet.c - audits spread over a cluster (fleet/fleet.h): the shard
+ * rule over a store's versions, the run of a shard in the store and as a
+ * worker writing signed records from a snapshot, its rerun, and the
+ * import of what it wrote.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit/audit.h"
+#include "audit/register.h"
+#include "audit/sample_add.h"
+#include "common/fileio.h"
+#include "common/sign.h"
+#include "fleet/fleet.h"
+#include "policy/policy.h"
+#include "rebuild/snapshot.h"
+#include "store/store.h"
+#include "tests/unit/scratch.h"
+#include "tests/unit/suites.h"
+
+#define GN FIXTURES "/german-credit-numeric.csv"
+#define PINS_NUM_LOG FIXTURES "/pins/german-numeric-logistic.yaml"
+#define POL_CREDIT FIXTURES "/policy/credit.yaml"
+#define KEY FIXTURES "/keys/rba-test-only.key"
+#define PUB FIXTURES "/keys/rba-test-only.pub"
+#define NVERSIONS 5
+
+static const char *const names[NVERSIONS] = {
+	"credit-a", "credit-b", "credit-c", "credit-d", "credit-e",
+};
+
+static void
+setup(void)
+{
+	scratch_make("fleet");
+	ck_assert_int_eq(rba_crypto_init(), 0);
+}
+
+static void
+teardown(void)
+{
+	/* A snapshot is left read-only; make it removable again. */
+	chmod(scratch_path("snap/data.mdb"), 0644);
+	chmod(scratch_path("snap"), 0755);
+	scratch_remove();
+}
+
+/* The pins of the numeric logistic model under another version name,
+ * trained for two epochs: quick, and still deterministic. */
+static struct pins *
+pins_named(const char *name)
+{
+	static const char from[] = "version: german-numeric-logistic\n";
+	struct pins *p = NULL;
+	struct rba_detail d;
+	uint8_t *text = NULL;
+	size_t n, len;
+	char *out, *at, *ep;
+
+	ck_assert_int_eq(rba_file_read(PINS_NUM_LOG, 1 << 20, &text, &n, NULL), 0);
+	out = malloc(n + 256);
+	ck_assert_ptr_nonnull(out);
+	at = strstr((char *)text, from);
+	ck_assert_ptr_nonnull(at);
+	len = (size_t)snprintf(out, n + 256, "%.*sversion: %s\n%s",
+			       (int)(at - (char *)text), (char *)text, name,
+			       at + strlen(from));
+	free(text);
+	ep = strstr(out, "epochs: 30,");
+	ck_assert_ptr_nonnull(ep);
+	memcpy(ep, "epochs:  2,", strlen("epochs:  2,"));
+	rba_detail_clear(&d);
+	ck_assert_msg(policy_pins_parse(out, len, name, &p, &d) == 0,
+		      "pins: %s", d.reason);
+	free(out);
+	return p;
+}
+
+/* The first 40 cases of the numeric German credit file. */
+static const char *
+cases_file(void)
+{
+	const char *path = scratch_path("cases.csv");
+	FILE *in = fopen(GN, "r"), *out = fopen(path, "w");
+	char line[4096];
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(out);
+	for (int i = 0; i <= 40 && fgets(line, sizeof(line), in) != NULL; i++)
+		fputs(line, out);
+	fclose(in);
+	ck_assert_int_eq(fclose(out), 0);
+	return path;
+}
+
+/* A store of the NVERSIONS versions, each with a sample and no audit. */
+static struct store *
+new_store(void)
+{
+	struct store *s = NULL;
+	struct store_txn *t;
+	struct policy *pol = NULL;
+	struct rba_detail d;
+	struct rba_digest dg;
+	const char *csv = cases_file();
+
+	rba_detail_clear(&d);
+	ck_assert_msg(store_init(scratch_store, &d) == 0, "init: %s", d.reason);
+	ck_assert_msg(store_open(scratch_store, 0, &s, &d) == 0, "open: %s", d.reason);
+	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), 0);
+	ck_assert_msg(snapshot_add(t, GN, NULL, &dg, NULL, &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(store_txn_commit(t, &d), 0);
+	ck_assert_int_eq(policy_load(POL_CREDIT, &pol, &d), 0);
+	for (int i = 0; i < NVERSIONS; i++) {
+		struct register_request rq;
+		struct register_result res;
+		struct sample_add_request sq;
+		struct sample_add_result sres;
+		struct pins *p = pins_named(names[i]);
+
+		memset(&rq, 0, sizeof(rq));
+		rq.pins = p;
+		rq.policy = pol;
+		ck_assert_msg(register_version(s, &rq, &res, &d) == 0,
+			      "register %s: %s", names[i], d.reason);
+		register_result_release(&res);
+		policy_pins_free(p);
+		memset(&sq, 0, sizeof(sq));
+		sq.version = names[i];
+		sq.path = csv;
+		ck_assert_msg(sample_add(s, &sq, &sres, &d) == 0, "sample: %s",
+			      d.reason);
+		sample_add_result_release(&sres);
+	}
+	policy_free(pol);
+	return s;
+}
+
+static uint64_t
+history_len(struct store *s)
+{
+	struct store_txn *t;
+	struct rba_detail d;
+	uint64_t id = 0;
+	struct rba_digest dg;
+
+	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+	ck_assert_int_eq(store_history_head(t, &id, &dg, &d), 0);
+	store_txn_abort(t);
+	return id;
+}
+
+/* ---- the shard rule over a store -------------------------------------- */
+
+START_TEST(test_versions_partition)
+{
+	struct store *s = new_store();
+	struct fleet_versions all, v;
+	struct rba_detail d;
+	static const uint32_t shards[] = { 1, 2, 3, 7, 64 };
+
+	rba_detail_clear(&d);
+	ck_assert_int_eq(fleet_versions_list(s, 0, 1, &all, &d), 0);
+	ck_assert_uint_eq(all.n, NVERSIONS);
+	ck_assert_uint_eq(all.nbad, 0);
+	for (size_t i = 0; i < all.n; i++)
+		ck_assert_str_eq(all.names[i], names[i]); /* sorted */
+	for (size_t m = 0; m < sizeof(shards) / sizeof(shards[0]); m++) {
+		uint32_t n = shards[m];
+		int seen[NVERSIONS] = { 0 };
+		for (uint32_t k = 0; k < n; k++) {
+			ck_assert_int_eq(fleet_versions_list(s, k, n, &v, &d), 0);
+			for (size_t i = 0; i < v.n; i++) {
+				size_t j = 0;
+				while (j < NVERSIONS && strcmp(names[j], v.names[i]) != 0)
+					j++;
+				ck_assert_uint_lt(j, NVERSIONS);
+				ck_assert_uint_eq(fleet_shard_of(v.names[i], n), k);
+				if (i > 0)
+					ck_assert_int_lt(strcmp(v.names[i - 1],
+								v.names[i]), 0);
+				seen[j]++;
+			}
+			fleet_versions_release(&v);
+			ck_assert_ptr_null(v.names);
+		}
+		/* Every version in exactly one shard of n. */
+		for (int j = 0; j < NVERSIONS; j++)
+			ck_assert_msg(seen[j] == 1, "%s in %d shards of %u",
+				      names[j], seen[j], n);
+	}
+	fleet_versions_release(&all);
+	fleet_versions_release(NULL);
+	store_close(s);
+}
+END_TEST
+
+/* ---- the run of a shard ------------------------------------------------ */
+
+#define MAX_TURNS 16
+
+struct seen {
+	size_t n;
+	int stop_after; /* 0: never */
+	struct {
+		char name[64];
+		size_t index;
+		int skipped, err, write_err, verdict, recorded, has_path;
+		char path[1024];
+	} t[MAX_TURNS];
+};
+
+static int
+collect(void *ctx, const struct fleet_turn *t)
+{
+	struct seen *s = ctx;
+
+	ck_assert_uint_lt(s->n, MAX_TURNS);
+	snprintf(s->t[s->n].name, sizeof(s->t[s->n].name), "%s", t->name);
+	s->t[s->n].index = t->index;
+	s->t[s->n].skipped = t->skipped;
+	s->t[s->n].err = t->err;
+	s->t[s->n].write_err = t->write_err;
+	s->t[s->n].has_path = t->path != NULL;
+	if (t->path != NULL)
+		snprintf(s->t[s->n].path, sizeof(s->t[s->n].path), "%s", t->path);
+	if (!t->skipped) {
+		ck_assert_ptr_nonnull(t->report);
+		ck_assert_ptr_nonnull(t->detail);
+		s->t[s->n].verdict = t->report->verdict;
+		s->t[s->n].recorded = t->report->recorded;
+	} else {
+		ck_assert_ptr_null(t->report);
+	}
+	s->n++;
+	return s->stop_after && s->n == (size_t)s->stop_after ? 42 : 0;
+}
+
+START_TEST(test_run_in_store)
+{
+	struct store *s = new_store();
+	struct seen seen;
+	struct rba_detail d;
+	char *const unknown[] = { "no-such-version" };
+
+	memset(&seen, 0, sizeof(seen));
+	rba_detail_clear(&d);
+	ck_assert_int_eq(fleet_audit_run(s, NULL, (char *const *)names, NVERSIONS,
+					 NULL, collect, &seen, &d), 0);
+	ck_assert_uint_eq(seen.n, NVERSIONS);
+	for (size_t i = 0; i < NVERSIONS; i++) {
+		ck_assert_str_eq(seen.t[i].name, names[i]);
+		ck_assert_uint_eq(seen.t[i].index, i);
+		ck_assert_int_eq(seen.t[i].skipped, 0);
+		ck_assert_int_eq(seen.t[i].err, 0);
+		ck_assert_int_eq(seen.t[i].verdict, AUDIT_BIT_IDENTICAL);
+		ck_assert_int_eq(seen.t[i].recorded, 1);
+		ck_assert_int_eq(seen.t[i].has_path, 0);
+	}
+	ck_assert_uint_eq(history_len(s), NVERSIONS);
+
+	/* An unknown version is its turn's failure, not the run's. */
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(fleet_audit_run(s, NULL, unknown, 1, NULL, collect, &seen,
+					 &d), 0);
+	ck_assert_uint_eq(seen.n, 1);
+	ck_assert_int_eq(seen.t[0].err, RBA_E_NOTFOUND);
+	ck_assert_uint_eq(history_len(s), NVERSIONS);
+
+	/* The callback's value stops the run there. */
+	memset(&seen, 0, sizeof(seen));
+	seen.stop_after = 2;
+	ck_assert_int_eq(fleet_audit_run(s, NULL, (char *const *)names, NVERSIONS,
+					 NULL, collect, &seen, &d), 42);
+	ck_assert_uint_eq(seen.n, 2);
+	ck_assert_uint_eq(history_len(s), NVERSIONS + 2);
+	store_close(s);
+}
+END_TEST
+
+static size_t
+count_files(const char *dir, const char *suffix)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	size_t n = 0, sl = strlen(suffix);
+
+	if (dp == NULL)
+		return 0;
+	while ((e = readdir(dp)) != NULL) {
+		size_t l = strlen(e->d_name);
+		if (l > sl && strcmp(e->d_name + l - sl, suffix) == 0)
+			n++;
+	}
+	closedir(dp);
+	return n;
+}
+
+START_TEST(test_run_as_worker)
+{
+	struct store *s = new_store(), *snap = NULL;
+	struct sign_seckey *key = NULL;
+	struct sign_pubkey pub;
+	struct fleet_worker w;
+	struct fleet_versions v;
+	struct fleet_import im;
+	struct seen seen;
+	struct rba_detail d;
+	const char *dirs[1];
+	size_t total = 0;
+
+	rba_detail_clear(&d);
+	ck_assert_msg(store_snapshot_make(s, scratch_path("snap"), NULL, &d) == 0,
+		      "snapshot: %s", d.reason);
+	memset(&w, 0, sizeof(w));
+	ck_assert_msg(store_snapshot_open(scratch_path("snap"), &snap, &w.snap, &d) == 0,
+		      "open snapshot: %s", d.reason);
+	ck_assert_int_eq(sign_seckey_load(KEY, NULL, 0, &key, &d), 0);
+	ck_assert_int_eq(sign_pubkey_load(PUB, &pub, &d), 0);
+	w.key = key;
+	w.dir = scratch_path("rec");
+	w.n = 2;
+
+	/* Both shards of two: a record per version, the store untouched. */
+	for (w.k = 0; w.k < w.n; w.k++) {
+		ck_assert_int_eq(fleet_versions_list(snap, w.k, w.n, &v, &d), 0);
+		memset(&seen, 0, sizeof(seen));
+		ck_assert_msg(fleet_audit_run(snap, &w, v.names, v.n, NULL, collect,
+					      &seen, &d) == 0, "run: %s", d.reason);
+		ck_assert_uint_eq(seen.n, v.n);
+		for (size_t i = 0; i < seen.n; i++) {
+			ck_assert_int_eq(seen.t[i].skipped, 0);
+			ck_assert_int_eq(seen.t[i].err, 0);
+			ck_assert_int_eq(seen.t[i].write_err, 0);
+			ck_assert_int_eq(seen.t[i].recorded, 0);
+			ck_assert_int_eq(seen.t[i].has_path, 1);
+			ck_assert_int_eq(access(seen.t[i].path, R_OK), 0);
+		}
+		total += v.n;
+		fleet_versions_release(&v);
+	}
+	ck_assert_uint_eq(total, NVERSIONS);
+	ck_assert_uint_eq(count_files(w.dir, FLEET_RECORD_SUFFIX), NVERSIONS);
+	ck_assert_uint_eq(count_files(w.dir, FLEET_SIG_SUFFIX), NVERSIONS);
+	ck_assert_uint_eq(history_len(s), 0);
+
+	/* A rerun skips every version that has its record. */
+	w.k = 0;
+	w.n = 1;
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(fleet_audit_run(snap, &w, (char *const *)names, NVERSIONS,
+					 NULL, collect, &seen, &d), 0);
+	ck_assert_uint_eq(seen.n, NVERSIONS);
+	for (size_t i = 0; i < seen.n; i++)
+		ck_assert_msg(seen.t[i].skipped, "%s audited again", seen.t[i].name);
+	ck_assert_uint_eq(count_files(w.dir, FLEET_RECORD_SUFFIX), NVERSIONS);
+
+	/* What the workers wrote imports into the store, every version. */
+	dirs[0] = w.dir;
+	ck_assert_msg(fleet_import_run(s, dirs, 1, &pub, 1, &im, &d) == 0,
+		      "import: %s", d.reason);
+	ck_assert_uint_eq(im.imported, NVERSIONS);
+	ck_assert_uint_eq(im.refused, 0);
+	ck_assert_uint_eq(im.nmissing, 0);
+	ck_assert_int_eq(im.exit_status, 0);
+	fleet_import_release(&im);
+	ck_assert_uint_eq(history_len(s), NVERSIONS);
+
+	/* A records directory that cannot be read: nothing is audited. */
+	w.dir = scratch_path("cases.csv");
+	memset(&seen, 0, sizeof(seen));
+	rba_detail_clear(&d);
+	ck_assert_int_ne(fleet_audit_run(snap, &w, (char *const *)names, NVERSIONS,
+					 NULL, collect, &seen, &d), 0);
+	ck_assert_uint_eq(seen.n, 0);
+
+	sign_seckey_free(key);
+	store_close(snap);
+	store_close(s);
+}
+END_TEST
+
+Suite *
+suite_fleet(void)
+{
+	Suite *s = suite_create("fleet");
+	TCase *tc = tcase_create("fleet");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_versions_partition);
+	tcase_add_test(tc, test_run_in_store);
+	tcase_add_test(tc, test_run_as_worker);
+	suite_add_tcase(s, tc);
+	return s;
+}
