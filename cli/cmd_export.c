@@ -35,6 +35,45 @@ parse_audit_id(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* What export wrote, as text or JSON. */
+static void
+export_print(struct cli_ctx *ctx, const char *out,
+	     const struct evidence_result *res)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1], head[RBA_DIGEST_TEXT_LEN + 1];
+
+	rba_digest_format(&res->file_digest, hex);
+	rba_digest_format(&res->sum.head, head);
+	if (ctx->json) {
+		char sigpath[EVIDENCE_PATH_MAX + 16];
+
+		snprintf(sigpath, sizeof(sigpath), "%s%s", out, EVIDENCE_SIG_SUFFIX);
+		fputs("{\"file\": ", stdout);
+		rba_json_fput_str(stdout, out);
+		fputs(", \"signature\": ", stdout);
+		rba_json_fput_str(stdout, sigpath);
+		printf(", \"digest\": \"%s\", \"size\": %zu, \"version\": ", hex,
+		       res->size);
+		rba_json_fput_str(stdout, res->sum.version);
+		printf(", \"audit_id\": %llu, \"time\": \"%s\", \"verdict\": \"%s\", "
+		       "\"inputs_included\": %s, \"trusted_comment\": ",
+		       (unsigned long long)res->sum.audit_id, res->sum.time_text,
+		       res->sum.verdict, res->sum.inputs_included ? "true" : "false");
+		rba_json_fput_str(stdout, res->trusted_comment);
+		printf(", \"history_head\": {\"id\": %llu, \"digest\": \"%s\"}}\n",
+		       (unsigned long long)res->sum.head_id, head);
+	} else if (!ctx->quiet) {
+		printf("evidence: %s (%zu bytes, %s)\n", out, res->size, hex);
+		printf("signature: %s%s\n", out, EVIDENCE_SIG_SUFFIX);
+		printf("audit %llu of version %s at %s: %s\n",
+		       (unsigned long long)res->sum.audit_id, res->sum.version,
+		       res->sum.time_text, res->sum.verdict);
+		printf("guarantee: %s\n", res->sum.guarantee);
+		printf("history head: record %llu, %s\n",
+		       (unsigned long long)res->sum.head_id, head);
+	}
+}
+
 int
 cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -44,7 +83,6 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 	struct evidence_result *res = NULL;
 	struct sign_seckey *key = NULL;
 	struct rba_detail d;
-	char hex[RBA_DIGEST_TEXT_LEN + 1], head[RBA_DIGEST_TEXT_LEN + 1];
 	int i, r, err, status = 2, opts = 1;
 
 	memset(&rq, 0, sizeof(rq));
@@ -112,36 +150,7 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 
-	rba_digest_format(&res->file_digest, hex);
-	rba_digest_format(&res->sum.head, head);
-	if (ctx->json) {
-		char sigpath[EVIDENCE_PATH_MAX + 16];
-
-		snprintf(sigpath, sizeof(sigpath), "%s%s", out, EVIDENCE_SIG_SUFFIX);
-		fputs("{\"file\": ", stdout);
-		rba_json_fput_str(stdout, out);
-		fputs(", \"signature\": ", stdout);
-		rba_json_fput_str(stdout, sigpath);
-		printf(", \"digest\": \"%s\", \"size\": %zu, \"version\": ", hex,
-		       res->size);
-		rba_json_fput_str(stdout, res->sum.version);
-		printf(", \"audit_id\": %llu, \"time\": \"%s\", \"verdict\": \"%s\", "
-		       "\"inputs_included\": %s, \"trusted_comment\": ",
-		       (unsigned long long)res->sum.audit_id, res->sum.time_text,
-		       res->sum.verdict, res->sum.inputs_included ? "true" : "false");
-		rba_json_fput_str(stdout, res->trusted_comment);
-		printf(", \"history_head\": {\"id\": %llu, \"digest\": \"%s\"}}\n",
-		       (unsigned long long)res->sum.head_id, head);
-	} else if (!ctx->quiet) {
-		printf("evidence: %s (%zu bytes, %s)\n", out, res->size, hex);
-		printf("signature: %s%s\n", out, EVIDENCE_SIG_SUFFIX);
-		printf("audit %llu of version %s at %s: %s\n",
-		       (unsigned long long)res->sum.audit_id, res->sum.version,
-		       res->sum.time_text, res->sum.verdict);
-		printf("guarantee: %s\n", res->sum.guarantee);
-		printf("history head: record %llu, %s\n",
-		       (unsigned long long)res->sum.head_id, head);
-	}
+	export_print(ctx, out, res);
 	status = 0;
 out:
 	free(res);
