@@ -1,7 +1,8 @@
 /*
  * cmd_gate.c - gate calibrate/validate/check: a regression threshold
  * calibrated on a stored baseline sweep (median + K x spread), its false
- * alarms on held-out healthy seeds, and a check of pins or a stored run.
+ * alarms on held-out healthy seeds, and a check of pins or a stored run
+ * or sweep, each decided by the one rule of forensics/gate.h.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -33,6 +34,15 @@ cli_gate_load(const char *path, struct fx_gate *g)
 	if (err)
 		return cli_fail("invalid gate", path, err, &d);
 	return 0;
+}
+
+/* The comparison a value passing (or failing) g makes with its threshold. */
+static const char *
+gate_op(const struct fx_gate *g, int pass)
+{
+	int hb = fx_metric_higher_better(g->metric);
+
+	return pass ? (hb ? ">=" : "<=") : (hb ? "<" : ">");
 }
 
 static int
@@ -78,9 +88,11 @@ calibrate(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_fx_fail(ctx, &f, err);
 	if ((err = fx_gate_write(out, &g)) != 0)
 		return cli_fail("cannot write gate", out, err, NULL);
-	printf("gate %s: val_loss <= %.6g (median %.6g + %g x spread %.4g, "
+	printf("gate %s: %s %s %.6g (median %.6g %c %g x spread %.4g, "
 	       "%" PRIu64 " seeds)\n",
-	       out, g.threshold, g.median, g.k, g.spread, g.seeds);
+	       out, fx_metric_name(g.metric), gate_op(&g, 1), g.threshold,
+	       g.median, fx_metric_higher_better(g.metric) ? '-' : '+', g.k,
+	       g.spread, g.seeds);
 	return 0;
 }
 
@@ -125,6 +137,25 @@ gate_opts(struct cli_ctx *ctx, int argc, char **argv, struct gopts *o)
 	return -1;
 }
 
+/* The decision line of gate check: exit 0 pass, 1 fail. */
+static int
+print_decision(const char *target, const struct fx_gate *g,
+	       const struct fx_gate_value *v)
+{
+	if (v->n == 1)
+		printf("%s: %s %.6g %s threshold %.6g (%s): %s\n", target,
+		       fx_metric_name(v->metric), v->value, gate_op(g, v->pass),
+		       g->threshold, fx_gate_direction(g),
+		       v->pass ? "PASS" : "FAIL");
+	else
+		printf("%s: %s median %.6g at %zu seeds %s threshold %.6g "
+		       "(%s): %s\n",
+		       target, fx_metric_name(v->metric), v->value, v->n,
+		       gate_op(g, v->pass), g->threshold, fx_gate_direction(g),
+		       v->pass ? "PASS" : "FAIL");
+	return v->pass ? 0 : 1;
+}
+
 /* gate check of a stored run or sweep. */
 static int
 check_stored(struct cli_ctx *ctx, const struct gopts *o,
@@ -141,9 +172,7 @@ check_stored(struct cli_ctx *ctx, const struct gopts *o,
 	store_txn_abort(txn);
 	if (err)
 		return cli_fx_fail(ctx, &f, err);
-	printf("%s: val_loss %.6g %s threshold %.6g: %s\n", o->target, v.value,
-	       v.pass ? "<=" : ">", g->threshold, v.pass ? "PASS" : "FAIL");
-	return v.pass ? 0 : 1;
+	return print_decision(o->target, g, &v);
 }
 
 /* The pins of o->target trained at its seeds (default: the pins' own). */
@@ -176,38 +205,54 @@ train_target(struct cli_ctx *ctx, const struct gopts *o, struct fx_sweep *sw)
 	return r;
 }
 
-/* gate validate or check of a trained sweep, seed by seed. */
+/* gate validate of a trained sweep: its false alarms, seed by seed. */
 static int
-per_seed(struct cli_ctx *ctx, const struct gopts *o, const struct fx_gate *g,
-	 const struct fx_sweep *sw, int validating)
+validate(struct cli_ctx *ctx, const struct gopts *o, const struct fx_gate *g,
+	 const struct fx_sweep *sw)
 {
 	unsigned char *pass = calloc(sw->n, 1);
 	struct fx_fault f;
-	size_t fails = 0;
+	size_t alarms = 0;
 	uint64_t max;
 	int err;
 
 	if (pass == NULL)
 		return cli_fail("cannot check", o->target, RBA_E_NOMEM, NULL);
 	if ((err = fx_gate_validate(g, sw->runs, sw->n, o->target, pass,
-				    &fails, &f))) {
+				    &alarms, &f))) {
 		free(pass);
 		return cli_fx_fail(ctx, &f, err);
 	}
 	for (size_t i = 0; i < sw->n; i++)
-		printf("  seed %-6" PRIu64 " val_loss %.6g %s\n", sw->seeds[i],
-		       sw->runs[i].eval_loss, pass[i] ? "pass" : "FAIL");
+		printf("  seed %-6" PRIu64 " %s %.6g %s\n", sw->seeds[i],
+		       fx_metric_name(g->metric),
+		       fx_metric_of(&sw->runs[i], g->metric),
+		       pass[i] ? "pass" : "FAIL");
 	free(pass);
-	if (validating) {
-		max = o->has_max ? o->max_alarms : fx_gate_alarms_allowed(sw->n);
-		printf("false alarms %zu/%zu on healthy seeds (allowed %" PRIu64
-		       "); gate val_loss <= %.6g\n",
-		       fails, sw->n, max, g->threshold);
-		return fails <= max ? 0 : 1;
-	}
-	printf("%s: %zu/%zu seeds over threshold %.6g: %s\n", o->target, fails,
-	       sw->n, g->threshold, fails ? "FAIL" : "PASS");
-	return fails ? 1 : 0;
+	max = o->has_max ? o->max_alarms : fx_gate_alarms_allowed(sw->n);
+	printf("false alarms %zu/%zu on healthy seeds (allowed %" PRIu64
+	       "); gate %s %s %.6g\n",
+	       alarms, sw->n, max, fx_metric_name(g->metric), gate_op(g, 1),
+	       g->threshold);
+	return alarms <= max ? 0 : 1;
+}
+
+/* gate check of a trained sweep: each seed's value, then the decision. */
+static int
+check_trained(struct cli_ctx *ctx, const struct gopts *o,
+	      const struct fx_gate *g, const struct fx_sweep *sw)
+{
+	struct fx_gate_value v;
+	struct fx_fault f;
+	int err;
+
+	if ((err = fx_gate_decide(g, sw->runs, sw->n, o->target, &v, &f)))
+		return cli_fx_fail(ctx, &f, err);
+	for (size_t i = 0; i < sw->n; i++)
+		printf("  seed %-6" PRIu64 " %s %.6g\n", sw->seeds[i],
+		       fx_metric_name(g->metric),
+		       fx_metric_of(&sw->runs[i], g->metric));
+	return print_decision(o->target, g, &v);
 }
 
 static int
@@ -234,8 +279,10 @@ validate_or_check(struct cli_ctx *ctx, int argc, char **argv, int validating)
 	if ((r = fx_gate_contract(&g, &sw.eval_fingerprint, o.allow, o.target,
 				  &f)) != 0)
 		r = cli_fx_fail(ctx, &f, r);
+	else if (validating)
+		r = validate(ctx, &o, &g, &sw);
 	else
-		r = per_seed(ctx, &o, &g, &sw, validating);
+		r = check_trained(ctx, &o, &g, &sw);
 	fx_sweep_release(&sw);
 	return r;
 }

@@ -269,27 +269,68 @@ fx_gate_pass(const struct fx_gate *g, double v)
 						   : v <= g->threshold;
 }
 
-/* ---- deciding -------------------------------------------------------- */
+/* ---- the rule -------------------------------------------------------- */
+
+/* 1 when every run can give metric m. */
+static int
+measurable(enum fx_metric m, const struct rebuild_runrec *runs, size_t n,
+	   uint32_t *classes)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m == FX_VAL_AUC && runs[i].nclasses != 2) {
+			*classes = runs[i].nclasses;
+			return 0;
+		}
+	return 1;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 int
 fx_gate_decide(const struct fx_gate *g, const struct rebuild_runrec *runs,
 	       size_t n, const char *target, struct fx_gate_value *out,
 	       struct fx_fault *f)
 {
-	double *v = calloc(n ? n : 1, sizeof(double));
-	struct fx_stat st;
+	double worst = fx_metric_higher_better(g->metric) ? -INFINITY
+							  : INFINITY;
+	uint32_t classes = 0;
+	double *v;
 
-	(void)target;
-	(void)f;
 	memset(out, 0, sizeof(*out));
-	out->metric = FX_VAL_LOSS;
+	out->metric = g->metric;
 	out->n = n;
-	for (size_t i = 0; v != NULL && i < n; i++)
-		v[i] = runs[i].eval_loss;
-	fx_stat_compute(v, v != NULL ? n : 0, &st);
+	if (!measurable(g->metric, runs, n, &classes)) {
+		fx_fault_clear(f);
+		rba_fail(&f->d, RBA_E_UNSUPPORTED, g->file, g->metric_line,
+			 g->metric_col,
+			 "key 'metric': %s needs two classes and '%s' has %u",
+			 fx_metric_name(g->metric), target, classes);
+		rba_detail_key(&f->d, "metric");
+		return fx_fail(f, RBA_E_UNSUPPORTED, FX_STEP_GATE_MEASURE,
+			       g->file, NULL);
+	}
+	if ((v = malloc((n ? n : 1) * sizeof(double))) == NULL) {
+		fx_fault_clear(f);
+		return fx_fail(f, RBA_E_NOMEM, FX_STEP_GATE_MEASURE, g->file,
+			       NULL);
+	}
+	for (size_t i = 0; i < n; i++) {
+		v[i] = fx_metric_of(&runs[i], g->metric);
+		if (!isfinite(v[i]))
+			v[i] = worst;
+	}
+	qsort(v, n, sizeof(double), cmp_double);
+	out->value = n == 0       ? NAN
+		     : n % 2 == 1 ? v[n / 2]
+				  : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 	free(v);
-	out->value = st.median;
-	out->pass = fx_gate_pass(g, st.median);
+	out->pass = fx_gate_pass(g, out->value);
 	return 0;
 }
 
@@ -298,12 +339,15 @@ fx_gate_validate(const struct fx_gate *g, const struct rebuild_runrec *runs,
 		 size_t n, const char *target, unsigned char *pass,
 		 size_t *alarms, struct fx_fault *f)
 {
-	(void)target;
-	(void)f;
+	struct fx_gate_value one;
+	int err;
+
 	*alarms = 0;
 	for (size_t i = 0; i < n; i++) {
-		pass[i] = (unsigned char)fx_gate_pass(g, runs[i].eval_loss);
-		*alarms += !pass[i];
+		if ((err = fx_gate_decide(g, &runs[i], 1, target, &one, f)))
+			return err;
+		pass[i] = (unsigned char)one.pass;
+		*alarms += !one.pass;
 	}
 	return 0;
 }
@@ -319,9 +363,15 @@ fx_gate_calibrate(const struct fx_sweep *s, enum fx_metric m, double k,
 		  struct fx_gate *g, struct fx_fault *f)
 {
 	struct fx_stat st;
+	uint32_t classes = 0;
 
-	(void)f;
 	memset(g, 0, sizeof(*g));
+	if (!measurable(m, s->runs, s->n, &classes)) {
+		fx_fault_clear(f);
+		return fx_fail(f, RBA_E_UNSUPPORTED, FX_STEP_GATE_MEASURE,
+			       s->id, "%s needs two classes and the sweep has %u",
+			       fx_metric_name(m), classes);
+	}
 	fx_sweep_stat(s, m, &st);
 	g->metric = m;
 	g->k = k;

@@ -19,9 +19,26 @@
  * Numbers in the shortest round-trip form.  The reader takes exactly
  * these keys, once each, in any order; '#' comments and blank lines.
  *
- * Deciding.  A gate is decided on the validation losses of a target's
- * runs (fx_gate_decide: their median; fx_gate_validate: each alone),
- * whatever its metric.
+ * The rule.  A gate decides a target: the runs of a pins file at the
+ * seeds given (by default its own seed), a stored sweep, or a stored run
+ * (one seed).  Its value is the median over the target's seeds of the
+ * gate's metric (fx_metric_of), a seed whose metric is not a finite
+ * number counting as the worst value (+inf when lower is better, -inf
+ * when higher is better).  The target passes when the value is finite
+ * and value <= threshold (lower-is-better) or value >= threshold
+ * (higher-is-better).  gate check decides its target so; bisect decides
+ * each evaluation (a sweep of the edited pins at the seeds given) so;
+ * gate validate decides each held-out seed alone so, and counts those
+ * that fail as false alarms.  gate calibrate takes the same statistic of
+ * the baseline: threshold = its median + K x its spread (max - min over
+ * its seeds; minus for higher-is-better), so with K >= 1 every baseline
+ * seed alone, and every median of baseline seeds, passes.  The median,
+ * not each seed, because a gate checked at more seeds must not alarm
+ * more often on a healthy model: one unlucky seed of twenty is the noise
+ * floor, not a regression.
+ *
+ * Metrics a run record cannot give are refused, never measured as
+ * another: val_auc is defined for two classes only (rebuild/evaluate.h).
  */
 #ifndef RBA_FX_GATE_H
 #define RBA_FX_GATE_H
@@ -84,7 +101,8 @@ const char *fx_gate_direction(const struct fx_gate *g);
  * The gate of metric m calibrated on the sweep s with K = k (>= 0):
  * baseline median and spread of fx_sweep_stat, the threshold of the
  * rule above, the sweep's seeds, id, version, config hash and eval
- * fingerprint.  0.
+ * fingerprint.  0; RBA_E_UNSUPPORTED when s's runs cannot give m (f at
+ * FX_STEP_GATE_MEASURE, subject s's id).
  */
 int fx_gate_calibrate(const struct fx_sweep *s, enum fx_metric m, double k,
 		      struct fx_gate *out, struct fx_fault *f);
@@ -97,7 +115,7 @@ int fx_gate_calibrate(const struct fx_sweep *s, enum fx_metric m, double k,
 int fx_gate_contract(const struct fx_gate *g, const struct rba_digest *fp,
 		     int allow, const char *target, struct fx_fault *f);
 
-/* A gate's decision on a target. */
+/* A gate's decision on a target, by the rule above. */
 struct fx_gate_value {
 	enum fx_metric metric;
 	double value; /* the median of the metric over the seeds */
@@ -106,17 +124,20 @@ struct fx_gate_value {
 };
 
 /*
- * Decides g on the median of the finite val_loss values of the n >= 1
- * run records runs (borrowed), the target called target.  0.
+ * Decides g on the n >= 1 run records runs (borrowed), the target
+ * called target.  0; RBA_E_UNSUPPORTED when the runs cannot give g's
+ * metric (f at FX_STEP_GATE_MEASURE: d->file, d->line and d->col where
+ * the gate file names the metric, d->key "metric", subject g->file),
+ * RBA_E_NOMEM (the same step).
  */
 int fx_gate_decide(const struct fx_gate *g, const struct rebuild_runrec *runs,
 		   size_t n, const char *target, struct fx_gate_value *out,
 		   struct fx_fault *f);
 
 /*
- * Each of the n runs decided alone on its val_loss; pass[i] (n entries,
+ * gate validate: each of the n runs decided alone; pass[i] (n entries,
  * the caller's) is 1 when run i passes, *alarms counts those that fail.
- * 0.
+ * 0, or fx_gate_decide's errors.
  */
 int fx_gate_validate(const struct fx_gate *g, const struct rebuild_runrec *runs,
 		     size_t n, const char *target, unsigned char *pass,
@@ -130,7 +151,7 @@ uint64_t fx_gate_alarms_allowed(size_t n);
  * held to the gate's unless allow.  0 with out filled; otherwise f says
  * where: FX_STEP_GATE_CHECK (store_run_get's errors for id, or
  * rebuild_runrec_parse's for a run), fx_sweep_load's steps,
- * fx_gate_contract's.
+ * fx_gate_contract's and fx_gate_decide's.
  */
 int fx_gate_check_stored(struct store_txn *txn, const struct fx_gate *g,
 			 const char *id, int allow, struct fx_gate_value *out,
