@@ -1,7 +1,8 @@
 /*
- * fleet.h - audits spread over a cluster: the shard rule,
- * the signed record a worker writes instead of touching the store, and
- * the import that checks those records and appends them to the store's
+ * fleet.h - audits spread over a cluster: the shard rule, the run of a
+ * shard's audits (also the single run of `audit`, one shard of one), the
+ * signed record a worker writes instead of touching the store, and the
+ * import that checks those records and appends them to the store's
  * hash-chained history.
  *
  * Shard rule.  Version NAME belongs to shard
