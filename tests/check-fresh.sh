@@ -100,6 +100,10 @@ grep -qx /usr/local/share/rebuild-audit/slurm/rebuild-audit-shard.sbatch "$d/log
 grep -qx /usr/local/share/rebuild-audit/slurm/rebuild-audit-import.sbatch "$d/log"
 rm -rf "$d"
 EOF
+	# The build knew its revision (git came with deps, before it was
+	# worked out), and make demo and make check left the clone clean.
+	step 'revision recorded' "cd $src && ./rebuild-audit --version | head -n 1 |
+		grep -F '(revision $(cat "$R/.rba-fresh-rev"))'"
 	step 'make install, man' "cd $src && sh /tmp/check-fresh-man.sh"
 	step 'fleet submit (installed)' 'sh /tmp/check-fresh-fleet.sh'
 	unmount
@@ -111,7 +115,7 @@ fi
 
 # ---- outside: make the root, copy the tree in, run the inside ------------
 [ "$(id -u)" = 0 ] || die "needs root (mmdebstrap, chroot, mount); as root (su -), run: make -C $top check-fresh"
-rev=$(git -C "$top" rev-parse --short=12 HEAD 2> /dev/null) || die "$top is not a git work tree (check-fresh tests a clone of HEAD)"
+git -C "$top" rev-parse -q --verify HEAD > /dev/null 2>&1 || die "$top is not a git work tree (check-fresh tests a clone of HEAD)"
 for t in unshare chroot mount git; do
 	command -v "$t" > /dev/null 2>&1 || die "'$t' is missing"
 done
@@ -190,7 +194,7 @@ say "the new root in $(($(date +%s) - t0)) s: $(chroot "$R" dpkg-query -W -f='.\
 # A clean clone of HEAD (what is committed, nothing of the work tree).
 git clone -q --no-hardlinks "$top" "$R$src" || die "git clone failed"
 git -C "$R$src" log -1 --format='%h %s' | sed 's/^/check-fresh: HEAD /'
-echo "$rev" > "$R/.rba-fresh-rev"
+git -C "$R$src" rev-parse --short=12 HEAD > "$R/.rba-fresh-rev"
 
 unshare --mount --propagation private sh "$top/tests/check-fresh.sh" --inside "$R"
 rc=$?
