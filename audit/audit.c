@@ -78,6 +78,7 @@ audit_report_release(struct audit_report *r)
 	}
 	free(r->env_fields);
 	free(r->max_delta_case);
+	free(r->scores_off_case);
 	for (size_t i = 0; i < r->nlisted; i++)
 		audit_flip_release(&r->listed[i]);
 	free(r->listed);
@@ -311,6 +312,8 @@ fill_sample(struct audit_report *r, const struct audit_tally *t)
 	r->policy_disagreements = t->disagree;
 	r->max_delta = t->has_max ? t->max_delta : 0;
 	r->max_delta_case = t->has_max ? strdup(t->max_case) : NULL;
+	r->scores_off = t->off;
+	r->scores_off_case = t->off ? strdup(t->off_case) : NULL;
 	r->listed = t->listed;
 	r->nlisted = t->nlisted;
 }
@@ -359,6 +362,40 @@ decide(struct audit_inputs *c, struct audit_report *r, const char *cannot_score)
 				  "(case '%s')", dv, tv,
 			       r->max_delta_case ? r->max_delta_case : "");
 		}
+	}
+	if (c->identical && same_maker && r->nreasons == before &&
+	    r->scores_off > 0) {
+		/* Two claims, not one: the rebuild gives the pinned artifact,
+		 * but the stored scores are not the ones it computes, so the
+		 * sample does not show that production ran it bit for bit.
+		 * At best metric-equivalent, the near-threshold rule applied. */
+		char pv[32];
+		rba_json_fmt_double(r->has_score_precision ? r->score_precision : 0,
+				    pv);
+		WARN(r, "the rebuild is bit-identical, but %llu stored score%s of "
+			"the audit sample %s not the pinned artifact's (beyond the "
+			"declared logging precision %s%s; first: case '%s'): "
+			"production did not run this artifact bit for bit on "
+			"%s cases",
+		     (unsigned long long)r->scores_off,
+		     r->scores_off == 1 ? "" : "s",
+		     r->scores_off == 1 ? "is" : "are", pv,
+		     r->has_score_precision ? "" : ", none declared: binary32 bit "
+						  "for bit",
+		     r->scores_off_case ? r->scores_off_case : "",
+		     r->scores_off == 1 ? "that case" : "those");
+		if (pol->near_require_bits && r->near_cases > 0) {
+			rba_json_fmt_double(pol->near_margin, tv);
+			REASON(r, "near-threshold rule: %llu audit case%s within %s "
+				  "of a band edge, where the policy requires the "
+				  "stored scores to be the pinned artifact's bit "
+				  "for bit",
+			       (unsigned long long)r->near_cases,
+			       r->near_cases == 1 ? " lies" : "s lie", tv);
+		}
+		r->verdict = r->nreasons == before ? AUDIT_METRIC_EQUIVALENT
+						   : AUDIT_NOT_REPRODUCIBLE;
+		return;
 	}
 	if (c->identical && same_maker) {
 		if (r->nreasons == before) {
@@ -731,6 +768,8 @@ audit_version(struct store *s, const char *version,
 	if (cannot == NULL && total.bad)
 		cannot = total.bad_reason;
 	fill_sample(r, &total);
+	r->has_score_precision = layout.has_score_precision;
+	r->score_precision = layout.score_precision;
 	total.listed = NULL;
 	total.nlisted = 0;
 	decide(&c, r, cannot);

@@ -164,6 +164,13 @@ struct audit_report {
 					* scores */
 	double max_delta;
 	char *max_delta_case;
+	/* Stored scores that are not the rebuilt model's at its precision
+	 * (audit_pass.h, audit_tally.off), under the sample's declared
+	 * logging precision (has_score_precision 0: none, 0 applied). */
+	int has_score_precision;
+	double score_precision;
+	uint64_t scores_off;
+	char *scores_off_case;
 	size_t nlisted;
 	struct audit_flip *listed; /* the first nlisted flips, stored order */
 	int sparse_scoring;

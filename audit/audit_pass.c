@@ -97,6 +97,27 @@ list_flip(const struct audit_cmp *k, struct audit_tally *t, const char *id, doub
 }
 
 /* Scores one decoded chunk with the rebuilt model and compares. */
+/*
+ * Whether a case's stored score is off the rebuilt model's at the
+ * model's own precision: n scores from sv[s0] and rv[r0] on, the stored
+ * one rounded to binary32 first (so the tool's own 9-digit output reads
+ * back as the very float it printed), more than the layout's declared
+ * logging precision apart, or one of them NaN.
+ */
+static int
+off_precision(const struct sample_layout *l, const double *sv, const float *rv,
+	      uint32_t n, uint32_t s0, uint32_t r0)
+{
+	double prec = l->has_score_precision ? l->score_precision : 0.0;
+
+	for (uint32_t j = 0; j < n; j++) {
+		float s = (float)sv[s0 + j], r = rv[r0 + j];
+		if (!(fabs((double)s - (double)r) <= prec))
+			return 1;
+	}
+	return 0;
+}
+
 static int
 compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally *t)
 {
@@ -166,6 +187,14 @@ compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally
 			rdec = ridx >= 0 ? k->names[ridx] : NULL;
 		}
 		t->cases++;
+		if (off_precision(l, sv, rv, pol->argmax ? C : 1,
+				  pol->argmax ? 0 : (l->scored_by == SAMPLE_SCORED_MODEL
+							     ? l->positive : 0),
+				  pol->argmax ? 0 : k->rpos)) {
+			if (t->off++ == 0)
+				snprintf(t->off_case, sizeof(t->off_case), "%s",
+					 c->ids[i]);
+		}
 		if (!t->has_max || delta > t->max_delta) {
 			t->max_delta = delta;
 			t->has_max = 1;
@@ -203,6 +232,9 @@ tally_merge(const struct audit_cmp *k, struct audit_tally *tot, struct audit_tal
 	tot->near += t->near;
 	tot->weak += t->weak;
 	tot->disagree += t->disagree;
+	if (t->off > 0 && tot->off == 0)
+		memcpy(tot->off_case, t->off_case, sizeof(tot->off_case));
+	tot->off += t->off;
 	if (t->has_max && (!tot->has_max || t->max_delta > tot->max_delta)) {
 		tot->has_max = 1;
 		tot->max_delta = t->max_delta;

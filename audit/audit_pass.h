@@ -39,6 +39,13 @@ struct audit_tally {
 	double max_delta;
 	char max_case[STORE_CASE_ID_MAX + 1];
 	int has_max;
+	/* Cases whose stored score is not the rebuilt model's at its own
+	 * precision: float32(stored) and the rebuilt float32 score differ
+	 * by more than the sample's declared logging precision (0 when
+	 * none is declared: bit for bit).  off_case is the first of them
+	 * in stored order. */
+	uint64_t off;
+	char off_case[STORE_CASE_ID_MAX + 1];
 	size_t nlisted, cap;
 	struct audit_flip *listed;
 	/* A case the rebuilt model could not take: scoring stops there. */

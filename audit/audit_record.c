@@ -175,6 +175,11 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	rba_json_kv_u64(b, "flips", r->flips, 1);
 	rba_json_kv_num(b, "max_score_delta", r->max_delta, 1);
 	rba_json_kv_str(b, "max_delta_case", r->max_delta_case, 1);
+	/* absent in records written before the sample's own claim was kept */
+	rba_json_kv_num(b, "score_precision",
+			r->has_score_precision ? r->score_precision : 0, 1);
+	rba_json_kv_u64(b, "scores_off_precision", r->scores_off, 1);
+	rba_json_kv_str(b, "scores_off_case", r->scores_off_case, 1);
 	rba_json_kv_u64(b, "near_threshold_cases", r->near_cases, 1);
 	rba_json_kv_u64(b, "weak_band_cases", r->weak_band_cases, 1);
 	rba_json_kv_u64(b, "policy_disagreements", r->policy_disagreements, 1);

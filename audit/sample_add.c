@@ -614,6 +614,8 @@ layout_from_header(struct add_state *st, const struct csv_field *f, size_t n,
 		}
 		if ((l->score_column = strdup(rq->score_column)) == NULL)
 			return RBA_E_NOMEM;
+		l->has_score_precision = rq->has_score_precision;
+		l->score_precision = rq->score_precision;
 	}
 	if (rq->decision_column != NULL) {
 		l->decision_col = sample_names_find(l->names, l->ncols, rq->decision_column);
@@ -742,6 +744,17 @@ add_row(struct add_state *st, const struct csv_field *f, size_t n,
 						(int)(f[k].n > 64 ? 64 : f[k].n),
 						f[k].p);
 			}
+			if (err == 0 && (long)k == l->score_col &&
+			    !(v >= 0.0 && v <= 1.0)) {
+				rba_detail_key(d, l->names[k]);
+				return rba_fail(d, RBA_E_SCHEMA, b->file, line,
+						f[k].col,
+						"column '%s' holds logged probabilities, "
+						"and '%.*s' is not in [0, 1]",
+						l->names[k],
+						(int)(f[k].n > 64 ? 64 : f[k].n),
+						f[k].p);
+			}
 			if (err == 0) {
 				b->rnum[k] = v;
 				b->rflag[k] = 1;
@@ -810,6 +823,13 @@ check_request(const struct sample_add_request *rq, const struct policy *pol,
 	if (rq->decision_column != NULL && rq->score_column == NULL)
 		return rba_fail(d, RBA_E_USAGE, NULL, 0, 0,
 				"a decision column needs a score column");
+	if (rq->has_score_precision &&
+	    (rq->score_column == NULL ||
+	     !(rq->score_precision >= 0.0 &&
+	       rq->score_precision <= SAMPLE_MAX_SCORE_PRECISION)))
+		return rba_fail(d, RBA_E_USAGE, NULL, 0, 0,
+				"a score precision needs a score column and is a "
+				"number from 0 to 1");
 	if (!pol->argmax && art->spec.positive == ENCODE_NO_POSITIVE)
 		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
 				"the policy decides by score bands, but the model "

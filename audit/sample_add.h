@@ -21,6 +21,11 @@ struct sample_add_request {
 					* file has it, else row numbers */
 	const char *score_column;      /* NULL: score with the stored artifact */
 	const char *decision_column;   /* needs score_column */
+	/* With score_column: the logging precision of the scores, declared
+	 * with the sample (sample.h, score_precision); has_score_precision
+	 * 0: undeclared, bit for bit at binary32. */
+	int has_score_precision;
+	double score_precision;
 	const struct policy *policy;   /* NULL: the version's */
 	/*
 	 * Called after each chunk is stored (may be NULL): the cases so far,

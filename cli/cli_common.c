@@ -340,3 +340,19 @@ cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
 	*out = v;
 	return 0;
 }
+
+int
+cli_parse_double(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	if ((*s < '0' || *s > '9') && !(lo < 0 && *s == '-') && *s != '.')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || *end != 0 || !(v >= lo && v <= hi))
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -46,6 +46,7 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		{ "id-column", required_argument, NULL, 'i' },
 		{ "score-column", required_argument, NULL, 's' },
 		{ "decision-column", required_argument, NULL, 'd' },
+		{ "score-precision", required_argument, NULL, 'P' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -67,6 +68,13 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		case 'i': rq.id_column = optarg; break;
 		case 's': rq.score_column = optarg; break;
 		case 'd': rq.decision_column = optarg; break;
+		case 'P':
+			if (cli_parse_double(optarg, 0.0, SAMPLE_MAX_SCORE_PRECISION,
+					     &rq.score_precision) != 0)
+				return cli_usage(ctx, "--score-precision is a number "
+						 "from 0 to 1");
+			rq.has_score_precision = 1;
+			break;
 		case 'p': policy_path = optarg; break;
 		default:
 			return cli_usage(ctx, "unknown option or missing value '%s'",
@@ -77,6 +85,8 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(ctx, "sample add needs a VERSION and a CASES.csv file");
 	if (rq.decision_column && !rq.score_column)
 		return cli_usage(ctx, "--decision-column needs --score-column");
+	if (rq.has_score_precision && !rq.score_column)
+		return cli_usage(ctx, "--score-precision needs --score-column");
 	rq.version = argv[optind];
 	rq.path = argv[optind + 1];
 	if (cli_policy_load(policy_path, &pol) != 0)
@@ -217,6 +227,11 @@ show_summary(struct cli_ctx *ctx, const char *version,
 		} else {
 			fputs("null", stdout);
 		}
+		fputs(", \"score_precision\": ", stdout);
+		if (l->has_score_precision)
+			rba_json_fput_num(stdout, l->score_precision);
+		else
+			fputs("null", stdout);
 		fputs(", \"id_column\": ", stdout);
 		if (l->id_column)
 			rba_json_fput_str(stdout, l->id_column);
@@ -259,13 +274,19 @@ show_summary(struct cli_ctx *ctx, const char *version,
 		printf("source      digest not recorded (added by an older "
 		       "rebuild-audit)\n");
 	}
-	if (l->scored_by == SAMPLE_SCORED_COLUMN)
+	if (l->scored_by == SAMPLE_SCORED_COLUMN) {
+		char pv[RBA_JSON_NUM_MAX];
 		printf("scores      from column '%s', decisions %s%s%s\n",
 		       l->score_column,
 		       l->decision_column ? "from column '" : "by the policy",
 		       l->decision_column ? l->decision_column : "",
 		       l->decision_column ? "'" : "");
-	else
+		rba_json_fmt_double(l->score_precision, pv);
+		printf("precision   %s\n",
+		       l->has_score_precision ? pv
+		       : "none declared: audits hold each score to the model's "
+			 "bit for bit (binary32)");
+	} else
 		printf("scored by   the stored artifact %s\n",
 		       cli_digest_short(&l->artifact, ctx->verbose, hex));
 	if (info->has_policy)

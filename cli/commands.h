@@ -159,6 +159,12 @@ void cli_fmt_size_short(uint64_t n, char out[32]);
  * unchanged) when s is not such a number.
  */
 int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
+/*
+ * Parses s as a finite decimal number from lo to hi into *out (strtod in
+ * the C locale's form: "0.0005", "5e-4"; no sign for lo >= 0), nothing
+ * after it.  0, or -1 (and *out unchanged).
+ */
+int cli_parse_double(const char *s, double lo, double hi, double *out);
 
 /* ---- forensics (cli_forensics.c) ---- */
 struct rebuild_runrec;

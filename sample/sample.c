@@ -91,9 +91,9 @@ sample_layout_format(const struct sample_layout *l, struct rba_buf *out)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 
-	rba_buf_printf(out, "%s\n", l->has_source_digest
-					    ? SAMPLE_LAYOUT_SCHEMA
-					    : SAMPLE_LAYOUT_SCHEMA_V1);
+	rba_buf_printf(out, "%s\n", l->has_score_precision ? SAMPLE_LAYOUT_SCHEMA_V3
+				  : l->has_source_digest  ? SAMPLE_LAYOUT_SCHEMA
+							  : SAMPLE_LAYOUT_SCHEMA_V1);
 	put_line(out, "source", l->source ? l->source : "");
 	if (l->has_source_digest) {
 		rba_digest_format(&l->source_digest, hex);
@@ -107,6 +107,11 @@ sample_layout_format(const struct sample_layout *l, struct rba_buf *out)
 		put_line(out, "score_column", l->score_column);
 	if (l->decision_column)
 		put_line(out, "decision_column", l->decision_column);
+	if (l->has_score_precision) {
+		char t[RBA_JSON_NUM_MAX];
+		rba_json_fmt_double(l->score_precision, t);
+		put_line(out, "score_precision", t);
+	}
 	if (l->id_column)
 		put_line(out, "id_column", l->id_column);
 	if (l->positive == UINT32_MAX)
@@ -279,17 +284,21 @@ sample_layout_parse(const char *text, size_t n, struct sample_layout *out,
 	const char *nl = memchr(text, '\n', n);
 	size_t tl = strlen(SAMPLE_LAYOUT_SCHEMA);
 	char *v = NULL;
-	int err, v1 = 0;
+	int err, v1 = 0, v3 = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->id_col = out->score_col = out->decision_col = -1;
 	/* Both tags have the same length: "rebuild-audit/sample/v" and one
 	 * digit. */
-	_Static_assert(sizeof(SAMPLE_LAYOUT_SCHEMA) == sizeof(SAMPLE_LAYOUT_SCHEMA_V1),
+	_Static_assert(sizeof(SAMPLE_LAYOUT_SCHEMA) == sizeof(SAMPLE_LAYOUT_SCHEMA_V1) &&
+			       sizeof(SAMPLE_LAYOUT_SCHEMA) == sizeof(SAMPLE_LAYOUT_SCHEMA_V3),
 		       "layout tags differ only in their version digit");
 	if (nl != NULL && (size_t)(nl - text) == tl &&
 	    memcmp(text, SAMPLE_LAYOUT_SCHEMA_V1, tl) == 0) {
 		v1 = 1;
+	} else if (nl != NULL && (size_t)(nl - text) == tl &&
+		   memcmp(text, SAMPLE_LAYOUT_SCHEMA_V3, tl) == 0) {
+		v3 = 1;
 	} else if (nl == NULL || (size_t)(nl - text) != tl ||
 		   memcmp(text, SAMPLE_LAYOUT_SCHEMA, tl) != 0) {
 		if (nl != NULL && (size_t)(nl - text) > tl - 1 &&
@@ -344,8 +353,30 @@ sample_layout_parse(const char *text, size_t n, struct sample_layout *out,
 	free(v);
 	v = NULL;
 	if ((err = lp_want(&s, "score_column", 1, &out->score_column)) != 0 ||
-	    (err = lp_want(&s, "decision_column", 1, &out->decision_column)) != 0 ||
-	    (err = lp_want(&s, "id_column", 1, &out->id_column)) != 0 ||
+	    (err = lp_want(&s, "decision_column", 1, &out->decision_column)) != 0)
+		goto fail;
+	if ((err = lp_want(&s, "score_precision", 1, &v)) != 0)
+		goto fail;
+	if ((v != NULL) != v3) {
+		err = lp_fail(&s, v3 ? "missing score_precision"
+				     : "score_precision before layout v3");
+		goto fail;
+	}
+	if (v != NULL) {
+		char *end;
+		errno = 0;
+		out->score_precision = strtod(v, &end);
+		if (*v < '0' || *v > '9' || *end || errno ||
+		    !(out->score_precision <= SAMPLE_MAX_SCORE_PRECISION) ||
+		    out->score_column == NULL) {
+			err = lp_fail(&s, "bad score precision");
+			goto fail;
+		}
+		out->has_score_precision = 1;
+		free(v);
+		v = NULL;
+	}
+	if ((err = lp_want(&s, "id_column", 1, &out->id_column)) != 0 ||
 	    (err = lp_want(&s, "positive", 0, &v)) != 0)
 		goto fail;
 	if ((out->scored_by == SAMPLE_SCORED_COLUMN) != (out->score_column != NULL) ||
@@ -1215,7 +1246,7 @@ csv_put_field(struct rba_buf *b, const char *s)
 }
 
 struct exporter {
-	FILE *f;
+	struct rba_output *out;
 	int write;
 	uint64_t cases;
 	struct rba_buf line;
@@ -1226,6 +1257,7 @@ export_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 {
 	struct exporter *x = ctx;
 	char tmp[32];
+	int err;
 
 	(void)chunk_no;
 	x->cases += c->ncases;
@@ -1241,14 +1273,14 @@ export_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 		rba_buf_put_u8(&x->line, '\n');
 		if (rba_buf_status(&x->line) != 0)
 			return RBA_E_NOMEM;
-		if (fwrite(x->line.p, 1, x->line.len, x->f) != x->line.len)
-			return errno ? errno : EIO;
+		if ((err = rba_output_write(x->out, x->line.p, x->line.len)) != 0)
+			return err;
 	}
 	return 0;
 }
 
 static int
-export_header(FILE *f, const struct sample_layout *l)
+export_header(struct rba_output *out, const struct sample_layout *l)
 {
 	struct rba_buf b;
 	int err;
@@ -1261,9 +1293,50 @@ export_header(FILE *f, const struct sample_layout *l)
 	}
 	rba_buf_put_u8(&b, '\n');
 	err = rba_buf_status(&b);
-	if (err == 0 && fwrite(b.p, 1, b.len, f) != b.len)
-		err = errno ? errno : EIO;
+	if (err == 0)
+		err = rba_output_write(out, b.p, b.len);
 	rba_buf_release(&b);
+	return err;
+}
+
+int
+sample_export_output(struct store_txn *txn, const char *version,
+		     struct rba_output *out, uint64_t *cases,
+		     struct rba_detail *d)
+{
+	struct store_sample_info info;
+	struct sample_layout l;
+	struct exporter x;
+	int err = 0;
+
+	memset(&x, 0, sizeof(x));
+	x.out = out;
+	rba_buf_init(&x.line);
+	if ((err = sample_layout_load(txn, version, &info, &l, d)) != 0)
+		return err;
+	/* What goes straight out cannot be taken back: verify everything
+	 * before the first byte goes.  A temporary is put in place only by
+	 * the caller's commit. */
+	if (rba_output_direct(out))
+		err = sample_walk(txn, version, &l, export_chunk, &x, d);
+	/* Buffered: rba_output_write goes through the stream. */
+	if (err == 0 && rba_output_stdio(out) == NULL)
+		err = errno ? errno : RBA_E_NOMEM;
+	if (err == 0) {
+		x.write = 1;
+		x.cases = 0;
+		err = export_header(out, &l);
+	}
+	if (err == 0)
+		err = sample_walk(txn, version, &l, export_chunk, &x, d);
+	if (err != 0 && out->err != 0)
+		err = rba_fail(d, out->err, out->path, 0, 0, "%s",
+			       rba_strerror(out->err));
+	if (err == 0 && cases != NULL)
+		*cases = x.cases;
+	rba_buf_release(&x.line);
+	sample_layout_release(&l);
+	store_sample_info_release(&info);
 	return err;
 }
 
@@ -1271,51 +1344,14 @@ int
 sample_export(struct store_txn *txn, const char *version, const char *out_path,
 	      FILE *dash, uint64_t *cases, struct rba_detail *d)
 {
-	struct store_sample_info info;
-	struct sample_layout l;
-	struct exporter x;
-	struct rba_atomic a;
-	int err, to_stdout = strcmp(out_path, "-") == 0;
+	struct rba_output o = RBA_OUTPUT_INIT;
+	int err = rba_output_open(&o, out_path, 0644, RBA_OUTPUT_FORCE, dash, d);
 
-	memset(&x, 0, sizeof(x));
-	memset(&a, 0, sizeof(a));
-	a.fd = -1;
-	rba_buf_init(&x.line);
-	if ((err = sample_layout_load(txn, version, &info, &l, d)) != 0)
+	if (err)
 		return err;
-	if (to_stdout) {
-		/* Verify everything before the first byte goes out. */
-		err = sample_walk(txn, version, &l, export_chunk, &x, d);
-		x.f = dash;
-	} else {
-		err = rba_atomic_open(&a, out_path, 0644);
-		if (err == 0 && (x.f = rba_atomic_stdio(&a)) == NULL)
-			err = errno ? errno : EIO;
-		if (err)
-			err = rba_fail(d, err, out_path, 0, 0, "%s", strerror(err));
+	if ((err = sample_export_output(txn, version, &o, cases, d)) != 0) {
+		rba_output_abort(&o);
+		return err;
 	}
-	if (err == 0) {
-		x.write = 1;
-		x.cases = 0;
-		err = export_header(x.f, &l);
-	}
-	if (err == 0)
-		err = sample_walk(txn, version, &l, export_chunk, &x, d);
-	if (err == 0 && fflush(x.f) != 0)
-		err = errno ? errno : EIO;
-	if (!to_stdout) {
-		if (err == 0) {
-			err = rba_atomic_commit(&a);
-			if (err)
-				rba_fail(d, err, out_path, 0, 0, "%s", strerror(err));
-		} else {
-			rba_atomic_abort(&a);
-		}
-	}
-	if (err == 0 && cases != NULL)
-		*cases = x.cases;
-	rba_buf_release(&x.line);
-	sample_layout_release(&l);
-	store_sample_info_release(&info);
-	return err;
+	return rba_output_commit(&o, d);
 }

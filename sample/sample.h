@@ -19,15 +19,22 @@
  *   artifact=sha256:...              the stored artifact of the version
  *   score_column=<name>              only for scores=column
  *   decision_column=<name>           optional, only for scores=column
+ *   score_precision=<number>         v3 only (scores=column): the
+ *                                    logging precision declared with
+ *                                    the sample, a finite number >= 0
  *   id_column=<name>                 absent: ids are data row numbers
  *   positive=<class index>|none
  *   classes=<n>, then n lines class=<label>
  *   columns=<n>, then n lines column=<name>   the CSV header, in order
  * Version 1 is the same without the source_digest line (samples added
  * before the digest was recorded): it still loads, with no digest, and
- * formats back to the same v1 text.  sample_layout_format writes v2
- * whenever the digest is known.  A tool that reads only v1 refuses a v2
- * layout as newer (RBA_E_NEWER), never as damaged.
+ * formats back to the same v1 text.  Version 3 is version 2 with the
+ * score_precision line, written only for a sample whose logging
+ * precision was declared, so every other sample keeps the v2 text it
+ * had.  sample_layout_format writes v3 for a declared precision, else
+ * v2 whenever the digest is known.  A tool that reads only older
+ * versions refuses a newer layout as newer (RBA_E_NEWER), never as
+ * damaged.
  *
  * A chunk (the raw bytes given to store_sample_add_chunk, at most
  * STORE_CHUNK_MAX), little-endian, strings NUL-terminated, numbers as
@@ -69,6 +76,9 @@
 
 #define SAMPLE_LAYOUT_SCHEMA "rebuild-audit/sample/v2"
 #define SAMPLE_LAYOUT_SCHEMA_V1 "rebuild-audit/sample/v1"
+#define SAMPLE_LAYOUT_SCHEMA_V3 "rebuild-audit/sample/v3"
+/* The largest logging precision a sample may declare. */
+#define SAMPLE_MAX_SCORE_PRECISION 1.0
 #define SAMPLE_CHUNK_TAG 'K'
 #define SAMPLE_CHUNK_FORMAT 1
 #define SAMPLE_CHUNK_CASES 8192	 /* cases in one chunk */
@@ -87,6 +97,12 @@ struct sample_layout {
 	struct rba_digest artifact;
 	char *score_column;    /* scored_by column; else NULL */
 	char *decision_column; /* NULL: decisions from the policy */
+	/* v3: how far a logged score may be from the score the model
+	 * computes, rounded to binary32, and still be that score (audit:
+	 * bit-identical needs every stored score within it).  Undeclared:
+	 * 0, bit for bit at binary32. */
+	int has_score_precision;
+	double score_precision;
 	char *id_column;       /* NULL: data row numbers "1", "2", ... */
 	uint32_t positive;     /* class index, or UINT32_MAX for none */
 	uint32_t nclasses;
@@ -226,11 +242,23 @@ int sample_case_load(struct store_txn *txn, const char *version,
 /*
  * Writes the sample's cases as CSV (the layout's header, one row per
  * case in stored order, every field its exact text; quoted when it
- * holds a comma, quote, CR or LF) to out_path through a temporary file
- * renamed into place only when every chunk was verified ("-": the
- * caller's stream dash, typically its standard output, after a verifying
- * first pass).  *cases gets the count (NULL allowed).  0; RBA_E_NOTFOUND; RBA_E_TAMPERED; RBA_E_CORRUPT; an errno;
- * the store's errors.
+ * holds a comma, quote, CR or LF) to out, an output the caller opened
+ * (common/fileio.h) and commits or aborts after: to its temporary, put
+ * in place only by the commit once every chunk was verified, or, when
+ * out is direct (a device, a FIFO, "-"), after a verifying first pass.
+ * *cases gets the count (NULL allowed).  0; RBA_E_NOTFOUND;
+ * RBA_E_TAMPERED; RBA_E_CORRUPT; RBA_E_NOMEM; the store's errors; out's
+ * write error (out->err set, d naming out's path).
+ */
+struct rba_output;
+int sample_export_output(struct store_txn *txn, const char *version,
+			 struct rba_output *out, uint64_t *cases,
+			 struct rba_detail *d);
+/*
+ * sample_export_output to out_path opened with RBA_OUTPUT_FORCE ("-" is
+ * dash; NULL: refused), then committed: an existing regular file is
+ * replaced, never a symbolic link, a device or a FIFO (written as they
+ * are).  Its errors, and those of rba_output_open and rba_output_commit.
  */
 int sample_export(struct store_txn *txn, const char *version,
 		  const char *out_path, FILE *dash, uint64_t *cases,

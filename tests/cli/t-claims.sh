@@ -65,3 +65,45 @@ wait
 ok "an audit of an unchanged version records (exit $(cat race.rc))" test "$(cat race.rc)" != 2
 run 0 $RBA -S st --json history own
 ok "its record is there" jq -e '[.[] | select(.record.schema == "rebuild-audit/audit/v1")] | length == 1' out
+
+# ---- logged scores are held to the pinned artifact's ------------------
+# "own" scores the cases; the logs are those scores (the tool's own
+# 9-digit output), or the same plus 0.0003.
+run 0 $RBA -S st version export-artifact own own.bin
+run 0 $RBA score own.bin "$FIX/german-credit-numeric.csv" --policy "$FIX/policy/credit.yaml"
+cut -d, -f2 out | sed '1s/.*/logged/' > logged.txt
+ok "score printed a score per case" test "$(wc -l < logged.txt)" = 1001
+paste -d, "$FIX/german-credit-numeric.csv" logged.txt > logs-exact.csv
+awk -F, 'BEGIN { OFS = "," } NR > 1 { $NF = sprintf("%.9g", $NF + 0.0003) } { print }' logs-exact.csv > logs-off.csv
+for kind in exact off; do
+	sed 's/^version: .*/version: logs-'$kind'/' own2.yaml > logs-$kind.yaml
+	run 0 $RBA -S st register logs-$kind.yaml --artifact own.bin --policy "$FIX/policy/credit.yaml"
+	run 0 $RBA -S st -q sample add logs-$kind logs-$kind.csv --score-column logged
+done
+# the tool's own score output reads back as the very float it printed
+run 0 $RBA -S st audit logs-exact
+out_has "bit-identical"
+# scores 0.0003 off: within the 0.0005 tolerance, so no flip and no
+# score over it, but production did not run this artifact bit for bit;
+# the policy requires bits near a band edge, so not reproducible
+run 1 $RBA -S st --json audit logs-off
+ok "logs off the model are not bit-identical" jq -e '.audits[0].verdict == "not-reproducible"' out
+ok "the sample claim is named" jq -e '.audits[0].warnings | any(test("stored scores of the audit sample are not the pinned artifact"))' out
+ok "the near-threshold rule applies" jq -e '.audits[0].reasons | any(test("near-threshold rule"))' out
+ok "the record counts the scores off" jq -e '.audits[0].sample.scores_off_precision > 900' out
+# a declared logging precision that covers the difference: bit-identical
+sed 's/^version: .*/version: logs-declared/' own2.yaml > logs-declared.yaml
+run 0 $RBA -S st register logs-declared.yaml --artifact own.bin --policy "$FIX/policy/credit.yaml"
+run 0 $RBA -S st -q sample add logs-declared logs-off.csv --score-column logged --score-precision 0.00031
+run 0 $RBA -S st audit logs-declared
+out_has "bit-identical"
+run 0 $RBA -S st sample show logs-declared
+out_has "0.00031"
+# without a score column there is nothing to declare
+run 2 $RBA -S st sample add logs-declared logs-off.csv --score-precision 0.1
+err_has "--score-precision needs --score-column"
+# logged probabilities outside [0, 1] are refused where they stand
+awk -F, 'BEGIN { OFS = "," } NR == 3 { $NF = "1.5" } { print }' logs-exact.csv > logs-bad.csv
+run 2 $RBA -S st sample add logs-declared logs-bad.csv --score-column logged
+err_has "logs-bad.csv:3:"
+err_has "is not in [0, 1]"

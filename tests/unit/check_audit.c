@@ -312,14 +312,63 @@ START_TEST(test_layout_versions)
 	snprintf(bad, sizeof(bad), "rebuild-audit/sample/v2\nsource=x.csv\nsource_digest=sha256:12\n%s",
 		 tail);
 	ck_assert_int_eq(sample_layout_parse(bad, strlen(bad), &m, &d), RBA_E_CORRUPT);
-	snprintf(bad, sizeof(bad), "rebuild-audit/sample/v3\nsource=x.csv\n%s", tail);
+	snprintf(bad, sizeof(bad), "rebuild-audit/sample/v4\nsource=x.csv\n%s", tail);
 	ck_assert_int_eq(sample_layout_parse(bad, strlen(bad), &m, &d), RBA_E_NEWER);
+}
+END_TEST
+
+/*
+ * v3 is v2 with the logging precision declared with a sample of logged
+ * scores; only v3 has the line, and only for scores from a column.
+ */
+START_TEST(test_layout_v3)
+{
+	static const char dg[] =
+		"sha256:9a5fb32561e18f48dbbe9b109aa7e02b59539569fa95226708a4b5b3be86dee0";
+	static const char mid[] =
+		"scores=column\n"
+		"artifact=sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881\n"
+		"score_column=s\n";
+	static const char tail[] =
+		"positive=1\nclasses=2\nclass=a\nclass=b\ncolumns=2\ncolumn=x\ncolumn=s\n";
+	struct sample_layout m;
+	struct rba_detail d;
+	struct rba_buf b;
+	char v3[640], bad[640];
+
+	snprintf(v3, sizeof(v3), "rebuild-audit/sample/v3\nsource=x.csv\nsource_digest=%s\n"
+		 "%sscore_precision=0.0005\n%s", dg, mid, tail);
+	rba_buf_init(&b);
+	rba_detail_clear(&d);
+	ck_assert_msg(sample_layout_parse(v3, strlen(v3), &m, &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(m.has_score_precision, 1);
+	ck_assert(m.score_precision == 0.0005);
+	sample_layout_format(&m, &b);
+	ck_assert_str_eq(rba_buf_cstr(&b), v3);
+	sample_layout_release(&m);
+	rba_buf_release(&b);
+	/* v3 without the line, v2 with it, a bad or negative value */
+	snprintf(bad, sizeof(bad), "rebuild-audit/sample/v3\nsource=x.csv\nsource_digest=%s\n"
+		 "%s%s", dg, mid, tail);
+	ck_assert_int_eq(sample_layout_parse(bad, strlen(bad), &m, &d), RBA_E_CORRUPT);
+	ck_assert(has_text(d.reason, "missing score_precision"));
+	snprintf(bad, sizeof(bad), "rebuild-audit/sample/v2\nsource=x.csv\nsource_digest=%s\n"
+		 "%sscore_precision=0.0005\n%s", dg, mid, tail);
+	ck_assert_int_eq(sample_layout_parse(bad, strlen(bad), &m, &d), RBA_E_CORRUPT);
+	ck_assert(has_text(d.reason, "before layout v3"));
+	snprintf(bad, sizeof(bad), "rebuild-audit/sample/v3\nsource=x.csv\nsource_digest=%s\n"
+		 "%sscore_precision=-1\n%s", dg, mid, tail);
+	ck_assert_int_eq(sample_layout_parse(bad, strlen(bad), &m, &d), RBA_E_CORRUPT);
+	ck_assert(has_text(d.reason, "bad score precision"));
+	snprintf(bad, sizeof(bad), "rebuild-audit/sample/v3\nsource=x.csv\nsource_digest=%s\n"
+		 "%sscore_precision=nan\n%s", dg, mid, tail);
+	ck_assert_int_eq(sample_layout_parse(bad, strlen(bad), &m, &d), RBA_E_CORRUPT);
 }
 END_TEST
 
 START_TEST(test_layout_bad)
 {
-	const char *newer = "rebuild-audit/sample/v3\nsource=x\n";
+	const char *newer = "rebuild-audit/sample/v4\nsource=x\n";
 	const char *base = "rebuild-audit/sample/v1\nsource=x\nscores=model\n"
 			   "artifact=sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881\n"
 			   "id_column=nope\npositive=1\nclasses=2\nclass=a\nclass=b\n"
@@ -1150,6 +1199,7 @@ suite_audit(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_layout_roundtrip);
 	tcase_add_test(tc, test_layout_versions);
+	tcase_add_test(tc, test_layout_v3);
 	tcase_add_test(tc, test_layout_bad);
 	tcase_add_test(tc, test_chunk_roundtrip);
 	tcase_add_test(tc, test_scoring_cat_mlp);

@@ -16,6 +16,7 @@ main(int argc, char **argv)
 		suite_common, suite_csv, suite_snapshot, suite_store, suite_policy,
 		suite_rebuild, suite_artifact, suite_audit, suite_sign,
 		suite_evidence,
+		suite_forensics,
 		suite_fleet,
 		suite_cli,
 	};

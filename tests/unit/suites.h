@@ -19,6 +19,7 @@ RBA_SUITE(suite_artifact);
 RBA_SUITE(suite_audit);
 RBA_SUITE(suite_sign);
 RBA_SUITE(suite_evidence);
+RBA_SUITE(suite_forensics);
 RBA_SUITE(suite_fleet);
 RBA_SUITE(suite_cli);
 
