@@ -110,7 +110,7 @@ help:
 	@echo 'make deps         install missing Debian packages (as root) or print the command'
 	@echo 'make test-locale  generate the $(TEST_LOCALE) locale of the unit tests (as root) or print the command'
 	@echo 'make install      install the binary, man pages and the Slurm submit script under $$(PREFIX)'
-	@echo 'make check-fresh  a new Debian 12 root (mmdebstrap): the README'"'"'s make demo and make check in it, timed (root; ~30 min; not part of check)'
+	@echo 'make check-fresh  a new Debian 12 root (mmdebstrap): the README'"'"'s make demo and make check in it, timed (root; ~10 min; not part of check)'
 	@echo 'settings: CC OPT BUILD PREFIX V=1 (verbose) WERROR=-Werror'
 
 # $(call pkg_missing,PACKAGES): shell that sets $missing to the packages
@@ -370,7 +370,7 @@ demo: $(BIN)
 # The README's set-up on a new Debian 12 root (mmdebstrap --variant=apt,
 # chroot): apt-get install make, then make demo and make check in a clone
 # of HEAD, timed; then make install and man rebuild-audit.  As root; not
-# part of check (~30 min on 2 cores).
+# part of check (~10 min on 2 cores).
 check-fresh:
 	$(Q)sh tests/check-fresh.sh
 
