@@ -179,10 +179,84 @@ cli_txn_begin(struct cli_ctx *ctx, int write, uint64_t size_hint,
 	return 0;
 }
 
-int
-cli_atomic_sink(void *ctx, const uint8_t *p, size_t n)
+/* An output's failure, by cli_output_open's rule. */
+static int
+output_fail(const char *what, const char *subject, const char *path, int err,
+	    const struct rba_detail *d)
 {
-	return rba_atomic_write(ctx, p, n);
+	struct rba_detail n;
+	char low[sizeof(n.reason)];
+
+	if (strcmp(subject, path) == 0)
+		return cli_fail(what, path, err, d);
+	snprintf(low, sizeof(low), "%s",
+		 d != NULL && d->reason[0] ? d->reason : rba_strerror(err));
+	if (low[0] >= 'A' && low[0] <= 'Z' && low[1] >= 'a' && low[1] <= 'z')
+		low[0] = (char)(low[0] - 'A' + 'a');
+	rba_detail_clear(&n);
+	snprintf(n.reason, sizeof(n.reason), "cannot write '%.200s': %.160s",
+		 path, low);
+	return cli_fail(what, subject, err, &n);
+}
+
+int
+cli_output_open(const char *path, int force, FILE *dash, const char *what,
+		const char *subject, struct rba_output *o)
+{
+	struct rba_detail d;
+	int err;
+
+	rba_detail_clear(&d);
+	err = rba_output_open(o, path, 0644, force ? RBA_OUTPUT_FORCE : 0, dash, &d);
+	if (err)
+		return output_fail(what, subject, path, err, &d);
+	return 0;
+}
+
+int
+cli_output_finish(struct rba_output *o, int err, const char *what,
+		  const char *subject, const struct rba_detail *d)
+{
+	struct rba_detail cd;
+	char path[sizeof(o->path)];
+	int werr = o->err;
+
+	snprintf(path, sizeof(path), "%s", o->path);
+	if (err != 0) {
+		rba_output_abort(o);
+		if (werr != 0)
+			return output_fail(what, subject, path, werr, NULL);
+		return cli_fail(what, subject, err, d);
+	}
+	rba_detail_clear(&cd);
+	if ((err = rba_output_commit(o, &cd)) != 0)
+		return output_fail(what, subject, path, err, &cd);
+	return 0;
+}
+
+int
+cli_args_force(struct cli_ctx *ctx, int argc, char **argv, int want,
+	       const char **pos, int *force, const char *need)
+{
+	int n = 0, dashdash = 0;
+
+	*force = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!dashdash && strcmp(a, "--") == 0)
+			dashdash = 1;
+		else if (!dashdash && strcmp(a, "--force") == 0)
+			*force = 1;
+		else if (!dashdash && a[0] == '-' && a[1] != '\0')
+			return cli_usage(ctx, "unknown option '%s'", a);
+		else if (n < want)
+			pos[n++] = a;
+		else
+			return cli_usage(ctx, "%s", need);
+	}
+	if (n != want)
+		return cli_usage(ctx, "%s", need);
+	return 0;
 }
 
 int

@@ -12,6 +12,7 @@
 #include "audit/sample_add.h"
 #include "cli/commands.h"
 #include "common/buf.h"
+#include "common/fileio.h"
 #include "policy/policy.h"
 #include "store/store.h"
 
@@ -409,30 +410,38 @@ static int
 sample_export_cmd(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct store_txn *txn;
+	struct rba_output out = RBA_OUTPUT_INIT;
 	struct rba_detail d;
 	uint64_t cases = 0;
-	int err;
+	const char *pos[2];
+	int err, force;
 
-	if (argc != 3)
-		return cli_usage(ctx, "sample export needs a VERSION and an OUT file");
-	if ((err = cli_txn_begin(ctx, 0, 0, "cannot export sample", argv[1], &txn)))
+	if ((err = cli_args_force(ctx, argc, argv, 2, pos, &force,
+				  "sample export needs a VERSION and an OUT file")) != 0)
+		return err;
+	if ((err = cli_txn_begin(ctx, 0, 0, "cannot export sample", pos[0], &txn)))
 		return err;
 	rba_detail_clear(&d);
-	err = sample_export(txn, argv[1], argv[2], stdout, &cases, &d);
+	if ((err = cli_output_open(pos[1], force, stdout, "cannot export sample",
+				   pos[0], &out)) == 0)
+		err = cli_output_finish(&out,
+					sample_export_output(txn, pos[0], &out,
+							     &cases, &d),
+					"cannot export sample", pos[0], &d);
 	store_txn_abort(txn);
 	if (err)
-		return cli_fail("cannot export sample", argv[1], err, &d);
-	if (strcmp(argv[2], "-") == 0)
+		return err;
+	if (strcmp(pos[1], "-") == 0)
 		return 0;
 	if (ctx->json) {
 		fputs("{\"version\": ", stdout);
-		rba_json_fput_str(stdout, argv[1]);
+		rba_json_fput_str(stdout, pos[0]);
 		printf(", \"cases\": %llu, \"out\": ", (unsigned long long)cases);
-		rba_json_fput_str(stdout, argv[2]);
+		rba_json_fput_str(stdout, pos[1]);
 		fputs("}\n", stdout);
 	} else if (!ctx->quiet) {
 		fprintf(stderr, "rebuild-audit: exported %llu cases of '%s' to '%s'\n",
-			(unsigned long long)cases, argv[1], argv[2]);
+			(unsigned long long)cases, pos[0], pos[1]);
 	}
 	return 0;
 }

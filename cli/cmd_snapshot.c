@@ -207,22 +207,28 @@ snap_export(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct store_txn *txn;
 	struct snapshot_info s;
+	struct rba_output out = RBA_OUTPUT_INIT;
 	struct rba_detail d;
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
-	int err;
+	const char *pos[2];
+	int err, force;
 
-	if (argc != 3)
-		return cli_usage(ctx, "snapshot export needs DIGEST and OUT");
-	if ((err = resolve(ctx, "cannot export snapshot", argv[1], &txn, &s)) != 0)
+	if ((err = cli_args_force(ctx, argc, argv, 2, pos, &force,
+				  "snapshot export needs DIGEST and OUT")) != 0)
+		return err;
+	if ((err = resolve(ctx, "cannot export snapshot", pos[0], &txn, &s)) != 0)
 		return err;
 	rba_digest_format(&s.blob.digest, hex);
 	rba_detail_clear(&d);
-	err = snapshot_export(txn, &s.blob.digest, argv[2], stdout, &d);
+	if ((err = cli_output_open(pos[1], force, stdout, "cannot export snapshot",
+				   hex, &out)) == 0)
+		err = cli_output_finish(&out,
+					snapshot_export_output(txn, &s.blob.digest,
+							       &out, &d),
+					"cannot export snapshot", hex, &d);
 	store_txn_abort(txn);
 	snapshot_info_release(&s);
-	if (err)
-		return cli_fail("cannot export snapshot", hex, err, &d);
-	return 0;
+	return err;
 }
 
 static int
@@ -244,13 +250,14 @@ static int
 snap_synth(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct synth_params sp;
+	struct rba_output o = RBA_OUTPUT_INIT;
 	struct rba_detail d;
 	struct rba_buf b;
 	struct rba_digest dg;
 	const char *out = NULL, *v;
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 	uint64_t u;
-	int r, err;
+	int r, err, force = 0;
 
 	synth_params_default(&sp);
 	for (int i = 1; i < argc; i++) {
@@ -289,6 +296,8 @@ snap_synth(struct cli_ctx *ctx, int argc, char **argv)
 			if (r < 0)
 				return cli_usage(ctx, "-o needs a file");
 			out = v;
+		} else if (strcmp(argv[i], "--force") == 0) {
+			force = 1;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			ctx->json = 1;
 		} else {
@@ -305,15 +314,14 @@ snap_synth(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	rba_digest_bytes(b.p, b.len, &dg);
 	rba_digest_format(&dg, hex);
-	if (strcmp(out, "-") == 0) {
-		fwrite(b.p, 1, b.len, stdout);
-		rba_buf_release(&b);
-		return 0;
-	}
-	err = rba_file_write_atomic(out, b.p, b.len, 0644);
+	if ((err = cli_output_open(out, force, stdout, "cannot write", out, &o)) == 0)
+		err = cli_output_finish(&o, rba_output_write(&o, b.p, b.len),
+					"cannot write", out, NULL);
 	rba_buf_release(&b);
 	if (err != 0)
-		return cli_fail("cannot write", out, err, NULL);
+		return err;
+	if (strcmp(out, "-") == 0)
+		return 0;
 	if (ctx->json) {
 		fputs("{\"file\": ", stdout);
 		rba_json_fput_str(stdout, out);

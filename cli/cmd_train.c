@@ -114,7 +114,7 @@ keep_run(struct cli_ctx *ctx, const struct pins *p,
 /* What the options ask for. */
 struct train_opts {
 	const char *pins_path, *out, *record, *snap_file;
-	int keep;
+	int keep, force;
 };
 
 /* argv into o; 0, or the usage status. */
@@ -143,6 +143,8 @@ train_args(struct cli_ctx *ctx, int argc, char **argv, struct train_opts *o)
 			ctx->json = 1;
 		} else if (strcmp(argv[i], "--no-keep") == 0) {
 			o->keep = 0;
+		} else if (strcmp(argv[i], "--force") == 0) {
+			o->force = 1;
 		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
 			return cli_usage(ctx, "unknown option '%s'", argv[i]);
 		} else if (o->pins_path == NULL) {
@@ -213,7 +215,8 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 	struct rba_detail d;
 	struct rebuild_result res;
 	struct rebuild_progress prog;
-	struct rba_buf env;
+	struct rba_buf env, rb;
+	struct rba_output art = RBA_OUTPUT_INIT, rec = RBA_OUTPUT_INIT;
 	struct rba_digest env_digest;
 	char env_hex[RBA_DIGEST_TEXT_LEN + 1];
 	uint8_t *snap = NULL;
@@ -224,6 +227,7 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	memset(&res, 0, sizeof(res));
 	rba_buf_init(&env);
+	rba_buf_init(&rb);
 	if ((status = train_args(ctx, argc, argv, &o)) != 0)
 		return status;
 	rba_detail_clear(&d);
@@ -239,6 +243,16 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 				  &d);
 		goto done;
 	}
+	/* The outputs are claimed before the work: an existing file is
+	 * refused now, not after the training. */
+	if ((o.out != NULL &&
+	     (status = cli_output_open(o.out, o.force, NULL, "cannot write artifact",
+				       o.out, &art)) != 0) ||
+	    (o.record != NULL &&
+	     (status = cli_output_open(o.record, o.force, NULL,
+				       "cannot write run record", o.record,
+				       &rec)) != 0))
+		goto done;
 	if ((status = load_snapshot(ctx, p, o.snap_file, &snap, &snap_n,
 				    snap_name, sizeof(snap_name))) != 0)
 		goto done;
@@ -261,22 +275,26 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 	if (o.keep && (status = keep_run(ctx, p, &res, &env_digest,
 					 rba_time_mono() - t0, run_id)) != 0)
 		goto done;
-	status = 2;
 	if (o.out != NULL &&
-	    (err = rba_file_write_atomic(o.out, res.artifact, res.artifact_len,
-					 0644)) != 0) {
-		status = cli_fail("cannot write artifact", o.out, err, NULL);
+	    (status = cli_output_finish(&art, rba_output_write(&art, res.artifact,
+							       res.artifact_len),
+					"cannot write artifact", o.out, NULL)) != 0)
 		goto done;
-	}
-	if (o.record != NULL &&
-	    (err = rebuild_runrec_write(o.record, p, &res, env_hex,
-					rba_time_mono() - t0))) {
-		status = cli_fail("cannot write run record", o.record, err, NULL);
-		goto done;
+	if (o.record != NULL) {
+		rebuild_runrec_render(p, &res, env_hex, rba_time_mono() - t0, &rb);
+		err = rba_buf_status(&rb);
+		if (err == 0)
+			err = rba_output_write(&rec, rb.p, rb.len);
+		if ((status = cli_output_finish(&rec, err, "cannot write run record",
+						o.record, NULL)) != 0)
+			goto done;
 	}
 	train_print(ctx, &o, &res, env_hex, run_id);
 	status = 0;
 done:
+	rba_output_abort(&art);
+	rba_output_abort(&rec);
+	rba_buf_release(&rb);
 	free(snap);
 	rba_buf_release(&env);
 	rebuild_result_release(&res);

@@ -333,37 +333,50 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* A store read callback that keeps nothing: a verifying pass. */
+static int
+discard(void *ctx, const uint8_t *p, size_t n)
+{
+	(void)ctx;
+	(void)p;
+	(void)n;
+	return 0;
+}
+
 static int
 version_export_artifact(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct store_version v;
 	struct store_txn *txn;
-	struct rba_atomic a;
+	struct rba_output out = RBA_OUTPUT_INIT;
 	struct rba_detail d;
-	int err;
+	const char *pos[2];
+	int err, force;
 
-	if (argc != 3)
-		return cli_usage(ctx, "version export-artifact needs VERSION and OUT");
-	if ((err = get_version(ctx, "cannot export artifact", argv[1], &txn, &v)) != 0)
+	if ((err = cli_args_force(ctx, argc, argv, 2, pos, &force,
+				  "version export-artifact needs VERSION and OUT")) != 0)
+		return err;
+	if ((err = get_version(ctx, "cannot export artifact", pos[0], &txn, &v)) != 0)
 		return err;
 	rba_detail_clear(&d);
-	rba_atomic_sweep(argv[2]);
-	err = rba_atomic_open(&a, argv[2], 0644);
-	if (err == 0) {
-		/* Renamed into place only once every byte matched its digest. */
-		err = store_blob_read(txn, &v.artifact, cli_atomic_sink, &a, &d);
-		if (err)
-			rba_atomic_abort(&a);
-		else
-			err = rba_atomic_commit(&a);
-	} else {
-		snprintf(d.reason, sizeof(d.reason), "%s: %s", argv[2], rba_strerror(err));
+	if ((err = cli_output_open(pos[1], force, stdout, "cannot export artifact",
+				   pos[0], &out)) == 0) {
+		/* A file is put in place only once every byte matched its
+		 * digest; what goes straight out is verified before it goes. */
+		int rerr = 0;
+		if (rba_output_direct(&out))
+			rerr = store_blob_read(txn, &v.artifact, discard, NULL, &d);
+		if (rerr == 0 && rba_output_stdio(&out) == NULL)
+			rerr = RBA_E_NOMEM;
+		if (rerr == 0)
+			rerr = store_blob_read(txn, &v.artifact, rba_output_sink,
+					       &out, &d);
+		err = cli_output_finish(&out, rerr, "cannot export artifact",
+					pos[0], &d);
 	}
 	store_txn_abort(txn);
 	store_version_release(&v);
-	if (err)
-		return cli_fail("cannot export artifact", argv[1], err, &d);
-	return 0;
+	return err;
 }
 
 int

@@ -115,8 +115,35 @@ void cli_guard_store(const char *what, const char *path);
  */
 int cli_txn_begin(struct cli_ctx *ctx, int write, uint64_t size_hint,
 		  const char *what, const char *subject, struct store_txn **txn);
-/* A store read callback writing into a struct rba_atomic (ctx). */
-int cli_atomic_sink(void *ctx, const uint8_t *p, size_t n);
+/*
+ * A command's output file (OUT, -o FILE) under the rule of
+ * common/fileio.h: a new file, an existing regular file only with force
+ * (--force), a device or a FIFO written as it is, never a symbolic link;
+ * "-" is dash (stdout; NULL: "-" refused, the report being there).
+ * A failure of the output is printed as "<what> '<path>': <reason>" when
+ * subject is path ("cannot write artifact 'a.bin': exists (use --force
+ * to replace it)"), else as "<what> '<subject>': cannot write '<path>':
+ * <reason>" (what was being exported, and where to).
+ * cli_output_open: 0, or the diagnostic and 2 (o idle).
+ * cli_output_finish ends o after the work that wrote it returned err:
+ * 0 commits it; otherwise it aborts it and prints the output's failure
+ * when there was one, else "<what> '<subject>': ..." with d.  0 or 2; o
+ * idle after.
+ */
+struct rba_output;
+int cli_output_open(const char *path, int force, FILE *dash,
+		    const char *what, const char *subject,
+		    struct rba_output *o);
+int cli_output_finish(struct rba_output *o, int err, const char *what,
+		      const char *subject, const struct rba_detail *d);
+/*
+ * The arguments of a command whose only option is --force (snapshot
+ * export, sample export, version export-artifact): exactly want
+ * positional values into pos[], --force anywhere into *force.  0, or
+ * 2 after a usage diagnostic naming what is needed (need).
+ */
+int cli_args_force(struct cli_ctx *ctx, int argc, char **argv, int want,
+		   const char **pos, int *force, const char *need);
 /*
  * Loads the policy file path into *out (NULL and 0 when path is NULL);
  * on failure prints "invalid policy '<path>': ..." and returns 2.  The

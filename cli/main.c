@@ -115,7 +115,7 @@ static const struct cli_command commands[] = {
 	{ "sample", cmd_sample,
 	  "sample add VERSION CASES.csv [--id-column C] [--score-column S [--decision-column D]] [--policy P]\n"
 	  "sample show VERSION [CASE]\n"
-	  "sample export VERSION OUT.csv",
+	  "sample export VERSION OUT.csv [--force]",
 	  "keep past cases with their stored scores and decisions" },
 	{ "score", cmd_score,
 	  "score ARTIFACT CASES.csv [--policy P] [--id-column C]",
@@ -124,8 +124,8 @@ static const struct cli_command commands[] = {
 	  "snapshot add FILE [--name N]\n"
 	  "snapshot list\n"
 	  "snapshot show DIGEST\n"
-	  "snapshot export DIGEST OUT\n"
-	  "snapshot synth [--rows N] [--features N] [--classes N] [--noise F] [--val-noise F] [--misalign-train] [--seed N] -o OUT",
+	  "snapshot export DIGEST OUT [--force]\n"
+	  "snapshot synth [--rows N] [--features N] [--classes N] [--noise F] [--val-noise F] [--misalign-train] [--seed N] -o OUT [--force]",
 	  "keep training data by digest" },
 	{ "store", cmd_store, "store check\n"
 	  "store snapshot OUT",
@@ -134,14 +134,14 @@ static const struct cli_command commands[] = {
 	  "sweep PINS --seeds A-B [-j N] [--snapshot FILE] [--json] [--plot FILE.svg]",
 	  "train at many seeds: the noise floor of every metric" },
 	{ "train", cmd_train,
-	  "train PINS [-o ARTIFACT] [--record RUN.json] [--snapshot FILE] [--no-keep]",
+	  "train PINS [-o ARTIFACT] [--record RUN.json] [--snapshot FILE] [--no-keep] [--force]",
 	  "train from pins, keep the run record, print the artifact digest" },
 	{ "verify", cmd_verify, "verify FILE -p PUB [-x SIGFILE]",
 	  "check a signed evidence file" },
 	{ "version", cmd_version,
 	  "version list\n"
 	  "version show VERSION\n"
-	  "version export-artifact VERSION OUT",
+	  "version export-artifact VERSION OUT [--force]",
 	  "inspect the versions a store keeps" },
 };
 static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);

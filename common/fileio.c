@@ -1,5 +1,5 @@
-/* fileio.c - bounded reads and atomic writes. */
-#define _POSIX_C_SOURCE 200809L
+/* fileio.c - bounded reads, atomic writes and outputs. */
+#define _GNU_SOURCE /* renameat2 and RENAME_NOREPLACE, where glibc has them */
 #include "fileio.h"
 
 #include <assert.h>
@@ -161,13 +161,15 @@ rba_fsync_parent(const char *path)
 	return err;
 }
 
-int
-rba_atomic_commit(struct rba_atomic *a)
+/* Flushes, fsyncs and closes the temporary; 0 or errno.  Not renamed. */
+static int
+atomic_close(struct rba_atomic *a)
 {
 	int err = 0;
 
 	assert(a->fd >= 0 && a->tmp[0] != 0);
 	if (a->fp != NULL) {
+		errno = 0;
 		if (fflush(a->fp) != 0 || ferror(a->fp))
 			err = errno ? errno : EIO;
 	}
@@ -181,6 +183,14 @@ rba_atomic_commit(struct rba_atomic *a)
 		err = errno;
 	}
 	a->fd = -1;
+	return err;
+}
+
+int
+rba_atomic_commit(struct rba_atomic *a)
+{
+	int err = atomic_close(a);
+
 	if (!err && rename(a->tmp, a->path) != 0)
 		err = errno;
 	if (err) {
@@ -258,4 +268,328 @@ rba_file_write_atomic(const char *path, const void *p, size_t n, int mode)
 		return err;
 	}
 	return rba_atomic_commit(&a);
+}
+
+/* ---- outputs --------------------------------------------------------------- */
+
+enum { OUT_IDLE, OUT_TEMP, OUT_DIRECT, OUT_DASH };
+
+/*
+ * Records err for path in d with reason, or the text of err, lower case
+ * as every diagnostic is ("No space left on device" from strerror).
+ */
+static int
+out_fail(struct rba_detail *d, const char *path, int err, const char *reason)
+{
+	char r[sizeof(d->reason)];
+
+	if (d == NULL)
+		return err;
+	snprintf(r, sizeof(r), "%s", reason != NULL ? reason : rba_strerror(err));
+	if (r[0] >= 'A' && r[0] <= 'Z' && r[1] >= 'a' && r[1] <= 'z')
+		r[0] = (char)(r[0] - 'A' + 'a');
+	return rba_fail(d, err, path, 0, 0, "%s", r);
+}
+
+/*
+ * Why what lstat found at a path is no place for an output (a regular
+ * file: only without force).  0 when it may be used.
+ */
+static int
+out_refusal(const struct stat *st, int force, const char **reason)
+{
+	*reason = NULL;
+	if (S_ISREG(st->st_mode)) {
+		if (force)
+			return 0;
+		*reason = "exists (use --force to replace it)";
+		return RBA_E_EXISTS;
+	}
+	if (S_ISDIR(st->st_mode)) {
+		*reason = "is a directory";
+		return EISDIR;
+	}
+	if (S_ISLNK(st->st_mode))
+		*reason = "is a symbolic link (an output never replaces one "
+			  "or writes through it, --force or not)";
+	else if (S_ISBLK(st->st_mode))
+		*reason = "is a block device (not an output, --force or not)";
+	else if (S_ISSOCK(st->st_mode))
+		*reason = "is a socket (not an output, --force or not)";
+	else
+		*reason = "is not a regular file (not an output, --force or not)";
+	return RBA_E_EXISTS;
+}
+
+void
+rba_output_abort(struct rba_output *o)
+{
+	rba_atomic_abort(&o->a);
+	if (o->kind == OUT_DIRECT) {
+		if (o->fp != NULL)
+			fclose(o->fp);
+		else if (o->fd >= 0)
+			close(o->fd);
+	}
+	o->fp = NULL;
+	o->fd = -1;
+	o->kind = OUT_IDLE;
+	o->err = 0;
+}
+
+/* A device or a FIFO: opened as it is (never created, never truncated). */
+static int
+out_direct(struct rba_output *o, int follow, struct rba_detail *d)
+{
+	struct stat st;
+	const char *reason;
+
+	o->fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (o->fd < 0) {
+		int err = errno;
+		if (err != ELOOP)
+			return out_fail(d, o->path, err, NULL);
+		st.st_mode = S_IFLNK; /* it became one since lstat looked */
+		out_refusal(&st, 0, &reason);
+		return out_fail(d, o->path, RBA_E_EXISTS, reason);
+	}
+	o->kind = OUT_DIRECT;
+	/* It may have changed since lstat looked: what was opened counts. */
+	if (fstat(o->fd, &st) != 0) {
+		int err = errno;
+		rba_output_abort(o);
+		return out_fail(d, o->path, err, NULL);
+	}
+	if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		int err = out_refusal(&st, 0, &reason);
+		rba_output_abort(o);
+		return out_fail(d, o->path, err ? err : RBA_E_EXISTS, reason);
+	}
+	return 0;
+}
+
+int
+rba_output_open(struct rba_output *o, const char *path, int mode, int flags,
+		FILE *dash, struct rba_detail *d)
+{
+	struct stat st, target;
+	const char *reason;
+	int err;
+
+	rba_atomic_init(&o->a);
+	o->path[0] = 0;
+	o->fd = -1;
+	o->fp = NULL;
+	o->kind = OUT_IDLE;
+	o->flags = flags;
+	o->err = 0;
+	if (path[0] == '\0')
+		return out_fail(d, path, RBA_E_USAGE, "empty file name");
+	if (strlen(path) >= sizeof(o->path))
+		return out_fail(d, path, ENAMETOOLONG, NULL);
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	if (strcmp(path, "-") == 0) {
+		if (dash == NULL)
+			return out_fail(d, path, RBA_E_USAGE,
+					"standard output carries the report "
+					"here: name a file");
+		o->fp = dash;
+		o->kind = OUT_DASH;
+		return 0;
+	}
+	if (lstat(path, &st) != 0) {
+		if (errno != ENOENT)
+			return out_fail(d, path, errno, NULL);
+	} else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+		return out_direct(o, 0, d);
+	} else if (S_ISLNK(st.st_mode) && stat(path, &target) == 0 &&
+		   (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode))) {
+		return out_direct(o, 1, d); /* /dev/stdout, /dev/fd/N */
+	} else if ((err = out_refusal(&st, flags & RBA_OUTPUT_FORCE, &reason)) != 0) {
+		return out_fail(d, path, err, reason);
+	}
+	rba_atomic_sweep(path);
+	if ((err = rba_atomic_open(&o->a, path, mode)) != 0)
+		return out_fail(d, path, err, NULL);
+	o->kind = OUT_TEMP;
+	return 0;
+}
+
+int
+rba_output_direct(const struct rba_output *o)
+{
+	return o->kind == OUT_DIRECT || o->kind == OUT_DASH;
+}
+
+FILE *
+rba_output_stdio(struct rba_output *o)
+{
+	if (o->kind == OUT_TEMP)
+		return rba_atomic_stdio(&o->a);
+	if (o->kind == OUT_DIRECT && o->fp == NULL && o->fd >= 0)
+		o->fp = fdopen(o->fd, "w");
+	if (o->fp == NULL && o->kind == OUT_IDLE)
+		errno = EBADF;
+	return o->fp;
+}
+
+int
+rba_output_write(struct rba_output *o, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	int err = 0;
+
+	assert(o->kind != OUT_IDLE);
+	if (o->err)
+		return o->err;
+	if (o->kind == OUT_TEMP) {
+		err = rba_atomic_write(&o->a, p, n);
+	} else if (o->fp != NULL) {
+		errno = 0;
+		if (fwrite(p, 1, n, o->fp) != n)
+			err = errno ? errno : EIO;
+	} else {
+		while (n > 0) {
+			ssize_t w = write(o->fd, b, n);
+			if (w < 0) {
+				if (errno == EINTR)
+					continue;
+				err = errno;
+				break;
+			}
+			b += w;
+			n -= (size_t)w;
+		}
+	}
+	o->err = err;
+	return err;
+}
+
+int
+rba_output_sink(void *o, const uint8_t *p, size_t n)
+{
+	return rba_output_write(o, p, n);
+}
+
+/*
+ * Renames tmp to path unless path exists: renameat2's RENAME_NOREPLACE,
+ * else link(2), which refuses an existing name too (the temporary's name
+ * goes after), else, on a file system with neither, a last look and a
+ * rename.  0, EEXIST or an errno; tmp is gone on success.
+ */
+static int
+place_new(const char *tmp, const char *path)
+{
+	struct stat st;
+
+#ifdef RENAME_NOREPLACE
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP &&
+	    errno != EOPNOTSUPP)
+		return errno;
+#endif
+	if (link(tmp, path) == 0) {
+		unlink(tmp);
+		return 0;
+	}
+	if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP &&
+	    errno != ENOSYS)
+		return errno;
+	if (lstat(path, &st) == 0)
+		return EEXIST;
+	return rename(tmp, path) == 0 ? 0 : errno;
+}
+
+/* The temporary of o into place by the rule; 0, or err with d filled. */
+static int
+out_place(struct rba_output *o, struct rba_detail *d)
+{
+	struct stat st;
+	const char *reason;
+	int err;
+
+	if ((o->flags & RBA_OUTPUT_FORCE) && lstat(o->path, &st) == 0) {
+		/* Only a regular file is replaced, whatever came there since. */
+		if ((err = out_refusal(&st, 1, &reason)) != 0)
+			return out_fail(d, o->path, err, reason);
+		if (rename(o->a.tmp, o->path) != 0)
+			return out_fail(d, o->path, errno, NULL);
+		return 0;
+	}
+	err = place_new(o->a.tmp, o->path);
+	if (err == EEXIST) {
+		if (lstat(o->path, &st) != 0 || out_refusal(&st, 0, &reason) == 0)
+			reason = "exists (use --force to replace it)";
+		return out_fail(d, o->path, RBA_E_EXISTS, reason);
+	}
+	return err ? out_fail(d, o->path, err, NULL) : 0;
+}
+
+int
+rba_output_commit(struct rba_output *o, struct rba_detail *d)
+{
+	int err = o->err;
+
+	assert(o->kind != OUT_IDLE);
+	if (err) {
+		out_fail(d, o->path, err, NULL);
+		rba_output_abort(o);
+		return err;
+	}
+	switch (o->kind) {
+	case OUT_TEMP:
+		if ((err = atomic_close(&o->a)) != 0)
+			out_fail(d, o->path, err, NULL);
+		else
+			err = out_place(o, d);
+		if (err == 0) {
+			o->a.tmp[0] = 0; /* its name is the output's now */
+			if ((err = rba_fsync_parent(o->path)) != 0)
+				out_fail(d, o->path, err, NULL);
+		}
+		break;
+	case OUT_DIRECT:
+		/* Nothing to sync on a device or a FIFO; every write counts. */
+		if (o->fp != NULL) {
+			errno = 0;
+			if (fflush(o->fp) != 0 || ferror(o->fp))
+				err = errno ? errno : EIO;
+			if (fclose(o->fp) != 0 && !err)
+				err = errno ? errno : EIO;
+		} else if (close(o->fd) != 0) {
+			err = errno;
+		}
+		o->fp = NULL;
+		o->fd = -1;
+		if (err)
+			out_fail(d, o->path, err, NULL);
+		break;
+	case OUT_DASH:
+		errno = 0;
+		if (fflush(o->fp) != 0 || ferror(o->fp))
+			err = out_fail(d, o->path, errno ? errno : EIO, NULL);
+		o->fp = NULL;
+		break;
+	}
+	o->kind = OUT_IDLE;
+	rba_atomic_abort(&o->a); /* the temporary, when it is still there */
+	return err;
+}
+
+int
+rba_file_write_output(const char *path, const void *p, size_t n, int mode,
+		      int flags, FILE *dash, struct rba_detail *d)
+{
+	struct rba_output o = RBA_OUTPUT_INIT;
+	int err = rba_output_open(&o, path, mode, flags, dash, d);
+
+	if (err)
+		return err;
+	if ((err = rba_output_write(&o, p, n)) != 0) {
+		out_fail(d, path, err, NULL);
+		rba_output_abort(&o);
+		return err;
+	}
+	return rba_output_commit(&o, d);
 }

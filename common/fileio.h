@@ -101,4 +101,96 @@ int rba_file_write_atomic(const char *path, const void *p, size_t n, int mode);
 /* fsyncs the directory containing path.  0 or errno. */
 int rba_fsync_parent(const char *path);
 
+/*
+ * An output a user names (OUT, -o FILE, --record FILE): the one rule for
+ * every file written at a path the command line gave.  By what the path
+ * is (lstat) when rba_output_open looks:
+ *
+ *   nothing: written to a temporary beside it (struct rba_atomic) and put
+ *       in place at commit by a rename that refuses an existing name
+ *       (renameat2 RENAME_NOREPLACE; link and unlink where a file system
+ *       lacks it), so a file that appears meanwhile is never replaced:
+ *       commit fails with RBA_E_EXISTS and leaves it as it is.
+ *   a regular file: RBA_E_EXISTS ("exists (use --force to replace it)"),
+ *       unless flags has RBA_OUTPUT_FORCE: then replaced at commit by a
+ *       rename, provided the name still holds a regular file (or none).
+ *   a character device or a FIFO, or a symbolic link to one (/dev/stdout):
+ *       opened without O_CREAT or O_TRUNC and written directly, never
+ *       renamed over, --force or not; /dev/full gives ENOSPC.  Nothing
+ *       written can be taken back: write only what was verified
+ *       (rba_output_direct says which kind o is).
+ *   "-": the stream dash, written directly and flushed (not closed) at
+ *       commit; with dash NULL, "-" is refused with RBA_E_USAGE (the
+ *       caller's standard output carries its report).
+ *   anything else, --force or not: RBA_E_EXISTS for a symbolic link to
+ *       anything else (never replaced by a file, never written through),
+ *       a block device or a socket; EISDIR for a directory.
+ *
+ * Every failure of open, write and commit fills d (NULL allowed): d->file
+ * the path, d->reason the text a diagnostic prints after it ("exists
+ * (use --force to replace it)", "no space left on device", ...), line 0.
+ * Life of a struct rba_output (caller-owned, usually on the stack):
+ * RBA_OUTPUT_INIT (idle; abort does nothing), rba_output_open, writes,
+ * then exactly one of rba_output_commit and rba_output_abort, after
+ * which it is idle again.  A failed open leaves it idle.
+ */
+enum {
+	RBA_OUTPUT_FORCE = 1, /* --force: an existing regular file is replaced */
+};
+
+struct rba_output {
+	struct rba_atomic a; /* the temporary, when there is one */
+	char path[4096];
+	int fd;		     /* direct: the device or FIFO, or -1 */
+	FILE *fp;	     /* direct: dash, or a stream on fd; NULL */
+	int kind;	     /* 0 idle, 1 temporary, 2 device or FIFO, 3 dash */
+	int flags;	     /* RBA_OUTPUT_* */
+	int err;	     /* the first write error, sticky; 0 */
+};
+
+#define RBA_OUTPUT_INIT { .a = RBA_ATOMIC_INIT, .fd = -1 }
+
+/*
+ * Opens path as an output under the rule above (mode as rba_atomic_open
+ * takes it, for a new file; flags RBA_OUTPUT_*; dash the stream "-"
+ * means, or NULL).  0; RBA_E_EXISTS; RBA_E_USAGE ("-" without dash, an
+ * empty path); EISDIR; ENAMETOOLONG; an errno of open(2) (ENOENT: no such
+ * directory, EACCES, ...).  A FIFO blocks until a reader opens it, as a
+ * shell's redirection does.
+ */
+int rba_output_open(struct rba_output *o, const char *path, int mode,
+		    int flags, FILE *dash, struct rba_detail *d);
+/* 1 when o writes straight to its target (a device, a FIFO, dash). */
+int rba_output_direct(const struct rba_output *o);
+/*
+ * A stdio stream on the output (the same on every call), or NULL with
+ * errno set.  Owned by o: never fclose() it.
+ */
+FILE *rba_output_stdio(struct rba_output *o);
+/*
+ * Writes all n bytes (through the stream once rba_output_stdio made one).
+ * 0 or an errno, which also stays in o->err (commit returns it).
+ */
+int rba_output_write(struct rba_output *o, const void *p, size_t n);
+/* rba_output_write with the signature of a store read callback (ctx o). */
+int rba_output_sink(void *o, const uint8_t *p, size_t n);
+/*
+ * Finishes the output: the first write error, if any, fails it (and
+ * aborts); else flush, and for a temporary fsync, close, the rename of
+ * the rule and the directory's fsync.  0; RBA_E_EXISTS (a file appeared
+ * at the path meanwhile, or something not a regular file replaced it:
+ * left as it is); an errno (ENOSPC, EIO, EPIPE, ...).  On error the
+ * temporary is removed.  d as above.  o is idle after.
+ */
+int rba_output_commit(struct rba_output *o, struct rba_detail *d);
+/* Closes, removes the temporary; dash is left open.  Safe when idle. */
+void rba_output_abort(struct rba_output *o);
+/*
+ * The whole of p written to path under the rule (open, write, commit).
+ * 0 or an error of those three, with d filled.
+ */
+int rba_file_write_output(const char *path, const void *p, size_t n,
+			  int mode, int flags, FILE *dash,
+			  struct rba_detail *d);
+
 #endif

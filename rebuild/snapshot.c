@@ -307,12 +307,6 @@ snapshot_list(struct store_txn *txn,
 }
 
 static int
-write_chunk(void *ctx, const uint8_t *p, size_t n)
-{
-	return rba_atomic_write(ctx, p, n);
-}
-
-static int
 discard_chunk(void *ctx, const uint8_t *p, size_t n)
 {
 	(void)ctx;
@@ -321,38 +315,41 @@ discard_chunk(void *ctx, const uint8_t *p, size_t n)
 	return 0;
 }
 
-static int
-stream_chunk(void *ctx, const uint8_t *p, size_t n)
+int
+snapshot_export_output(struct store_txn *txn, const struct rba_digest *digest,
+		       struct rba_output *out, struct rba_detail *d)
 {
-	return fwrite(p, 1, n, ctx) == n ? 0 : (errno ? errno : EIO);
+	int err = 0;
+
+	/* What goes straight out cannot be taken back: verify it all
+	 * first.  A temporary is renamed into place only after the read,
+	 * which verifies each chunk before handing it over, succeeded. */
+	if (rba_output_direct(out))
+		err = store_blob_read(txn, digest, discard_chunk, NULL, d);
+	if (err == 0 && rba_output_stdio(out) == NULL)
+		err = errno ? errno : RBA_E_NOMEM;
+	if (err == 0)
+		err = store_blob_read(txn, digest, rba_output_sink, out, d);
+	if (err != 0 && out->err != 0)
+		err = rba_fail(d, out->err, out->path, 0, 0, "%s",
+			       rba_strerror(out->err));
+	return err;
 }
 
 int
 snapshot_export(struct store_txn *txn, const struct rba_digest *digest,
 		const char *out_path, FILE *dash, struct rba_detail *d)
 {
-	struct rba_atomic a;
-	int err;
+	struct rba_output o = RBA_OUTPUT_INIT;
+	int err = rba_output_open(&o, out_path, 0644, RBA_OUTPUT_FORCE, dash, d);
 
-	if (strcmp(out_path, "-") == 0) {
-		err = store_blob_read(txn, digest, discard_chunk, NULL, d);
-		if (err == 0)
-			err = store_blob_read(txn, digest, stream_chunk, dash, d);
+	if (err)
+		return err;
+	if ((err = snapshot_export_output(txn, digest, &o, d)) != 0) {
+		rba_output_abort(&o);
 		return err;
 	}
-	rba_atomic_sweep(out_path);
-	err = rba_atomic_open(&a, out_path, 0644);
-	if (err)
-		return rba_fail(d, err, out_path, 0, 0, "%s", strerror(err));
-	err = store_blob_read(txn, digest, write_chunk, &a, d);
-	if (err) {
-		rba_atomic_abort(&a);
-		return err;
-	}
-	err = rba_atomic_commit(&a);
-	if (err)
-		return rba_fail(d, err, out_path, 0, 0, "%s", strerror(err));
-	return 0;
+	return rba_output_commit(&o, d);
 }
 
 int

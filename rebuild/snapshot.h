@@ -74,11 +74,23 @@ int snapshot_list(struct store_txn *txn,
 		  void *ctx, struct rba_detail *d);
 
 /*
- * Writes the snapshot's exact bytes to out_path through a temporary file
- * renamed into place only when every byte was verified: on
- * RBA_E_TAMPERED no output file appears.  out_path "-" means the
- * caller's stream dash (typically its standard output), written only
- * after a first pass has verified the whole content.
+ * Writes the snapshot's exact bytes to out, an output the caller opened
+ * (common/fileio.h) and commits or aborts after: to its temporary, put in
+ * place only by the commit, so on RBA_E_TAMPERED no output file appears;
+ * or, when out is direct (a device, a FIFO, "-"), only after a first
+ * pass has verified the whole content.  0; RBA_E_NOTFOUND;
+ * RBA_E_TAMPERED; the store's errors; out's write error (out->err set,
+ * d naming out's path).
+ */
+struct rba_output;
+int snapshot_export_output(struct store_txn *txn,
+			   const struct rba_digest *digest,
+			   struct rba_output *out, struct rba_detail *d);
+/*
+ * snapshot_export_output to out_path opened with RBA_OUTPUT_FORCE ("-"
+ * is dash; NULL: refused), then committed: an existing regular file is
+ * replaced, never a symbolic link, a device or a FIFO (written as they
+ * are).  Its errors, and those of rba_output_open and rba_output_commit.
  */
 int snapshot_export(struct store_txn *txn, const struct rba_digest *digest,
 		    const char *out_path, FILE *dash, struct rba_detail *d);

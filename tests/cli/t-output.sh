@@ -44,3 +44,109 @@ err_has "has no sample"
 run 0 $RBA sample add german-categorical-mlp max.csv
 run 0 $RBA --json sample show german-categorical-mlp 1
 ok "json: sample scores are numbers" jq -e '.scores | length == 2 and all(type == "number")' out
+
+# Outputs.  Device nodes of our own where root may make them, never the
+# system's /dev/null and /dev/full (a root process could replace those);
+# a non-root process uses the system's, which it cannot replace.
+if mknod null c 1 3 2> /dev/null && mknod full c 1 7 2> /dev/null; then
+	NULLDEV=./null FULLDEV=./full
+elif [ "$(id -u)" != 0 ]; then
+	NULLDEV=/dev/null FULLDEV=/dev/full
+else
+	NULLDEV= FULLDEV=
+fi
+snap=$(sha256sum "$GC" | cut -d' ' -f1)
+PINS=$FIX/pins/german-categorical-logistic.yaml
+o_snapshot() { $RBA snapshot export "$snap" "$@"; }
+o_synth() { $RBA snapshot synth --rows 40 -o "$@"; }
+o_sample() { $RBA sample export german-categorical-mlp "$@"; }
+o_artifact() { $RBA version export-artifact german-categorical-mlp "$@"; }
+o_train() { $RBA train "$PINS" --snapshot "$GC" --no-keep -o "$@"; }
+o_record() { $RBA train "$PINS" --snapshot "$GC" --no-keep --record "$@"; }
+# same C A B: B holds what A holds (a run record but for its timings).
+same() {
+	if [ "$1" = o_record ]; then
+		grep -v -e seconds -e examples_per_second "$2" > .a
+		grep -v -e seconds -e examples_per_second "$3" > .b
+		cmp -s .a .b && grep -q '"artifact"' .b
+	else
+		cmp -s "$2" "$3"
+	fi
+}
+for c in o_snapshot o_synth o_sample o_artifact o_train o_record; do
+	# A new file; then the same name again: refused and untouched.
+	run 0 $c $c.new
+	ok "$c: a new file" [ -f $c.new ] && [ -s $c.new ]
+	cp $c.new $c.want
+	echo old > $c.old
+	run 2 $c $c.old
+	err_has "'$c.old': exists (use --force to replace it)"
+	ok "$c: one line" [ "$(wc -l < err)" = 1 ]
+	ok "$c: the old file stays" [ "$(cat $c.old)" = old ]
+	run 0 $c $c.old --force
+	ok "$c: --force replaces it" same $c $c.old $c.want
+	ok "$c: no temporary left" [ -z "$(ls | grep '\.tmp-')" ]
+	# A symbolic link: never replaced, never written through.
+	echo target > $c.target
+	ln -s $c.target $c.link
+	run 2 $c $c.link
+	err_has "'$c.link': is a symbolic link"
+	run 2 $c $c.link --force
+	err_has "'$c.link': is a symbolic link"
+	ok "$c: the link stays a link" [ -L $c.link ]
+	ok "$c: its target untouched" [ "$(cat $c.target)" = target ]
+	ln -s nowhere $c.dangling
+	run 2 $c $c.dangling --force
+	ok "$c: a dangling link stays" [ -L $c.dangling ] && [ ! -e nowhere ]
+	# A FIFO: written to as it is.
+	mkfifo $c.fifo
+	timeout 60 cat $c.fifo > $c.got &
+	reader=$!
+	run 0 $c $c.fifo
+	wait $reader
+	ok "$c: the FIFO stays a FIFO" [ -p $c.fifo ]
+	ok "$c: the reader got the bytes" same $c $c.got $c.want
+	# Devices: written to, never replaced; a full one is an error.
+	if [ -n "$NULLDEV" ]; then
+		run 0 $c $NULLDEV
+		ok "$c: the null device stays" [ -c $NULLDEV ]
+		run 2 $c $FULLDEV --force
+		err_has "'$FULLDEV': no space left on device"
+		ok "$c: one line for the full device" [ "$(wc -l < err)" = 1 ]
+		ok "$c: the full device stays" [ -c $FULLDEV ]
+	fi
+	run 2 $c .
+	err_has "'.': is a directory"
+	run 2 $c nodir/x
+	err_has "'nodir/x': no such file or directory"
+done
+run 2 o_snapshot o_snapshot.old
+err_is "rebuild-audit: cannot export snapshot 'sha256:$snap': cannot write 'o_snapshot.old': exists (use --force to replace it)"
+run 2 o_train o_train.old
+err_is "rebuild-audit: cannot write artifact 'o_train.old': exists (use --force to replace it)"
+run 2 o_synth o_synth.old
+err_is "rebuild-audit: cannot write 'o_synth.old': exists (use --force to replace it)"
+[ -n "$FULLDEV" ] && run 2 o_artifact $FULLDEV &&
+	err_is "rebuild-audit: cannot export artifact 'german-categorical-mlp': cannot write '$FULLDEV': no space left on device"
+
+# "-" is standard output for the exports; train's stdout holds its report.
+for c in o_snapshot o_synth o_sample o_artifact; do
+	run 0 $c -
+	ok "$c: '-' is stdout" cmp -s out $c.want
+done
+run 2 o_train -
+err_is "rebuild-audit: cannot write artifact '-': standard output carries the report here: name a file"
+ok "no file named '-'" [ ! -e ./- ]
+# train claims its outputs before it trains: a refusal costs no training.
+run 2 $RBA train "$PINS" --snapshot "$GC" --no-keep -o fresh.bin --record o_record.old
+err_is "rebuild-audit: cannot write run record 'o_record.old': exists (use --force to replace it)"
+ok "nothing written for a refused record" [ ! -e fresh.bin ]
+# Unknown options and counts are usage errors, as before.
+run 2 $RBA snapshot export "$snap" x.csv --forced
+err_has "unknown option '--forced'"
+run 2 $RBA sample export german-categorical-mlp
+err_has 'sample export needs a VERSION and an OUT file'
+for c in "snapshot export" "snapshot synth" "sample export" "version export-artifact" "train"; do
+	run 0 $RBA $c -h
+	out_has '[--force]'
+done

@@ -4,13 +4,16 @@
  */
 #include <check.h>
 #include <sodium.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -724,6 +727,182 @@ START_TEST(test_time_mono)
 }
 END_TEST
 
+/* The bytes of a small file as a string ("" when unreadable). */
+static const char *
+slurp(const char *path, char *out, size_t cap)
+{
+	uint8_t *p;
+	size_t n;
+
+	out[0] = 0;
+	if (rba_file_read(path, cap - 1, &p, &n, NULL) == 0) {
+		memcpy(out, p, n + 1);
+		free(p);
+	}
+	return out;
+}
+
+/* Entries of dir, . and .. aside: no temporary left behind. */
+static int
+dir_entries(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(dp);
+	while ((e = readdir(dp)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, ".."))
+			n++;
+	closedir(dp);
+	return n;
+}
+
+/*
+ * The output rule: a new name is created and never replaces a file that
+ * appeared meanwhile; a regular file only with RBA_OUTPUT_FORCE; never a
+ * symbolic link or a directory; a FIFO, a device and "-" written as they
+ * are, a full device failing with ENOSPC.
+ */
+START_TEST(test_output_rule)
+{
+	char dir[] = "/tmp/rba-output-XXXXXX";
+	char p[300], q[300], t[64];
+	struct rba_output o = RBA_OUTPUT_INIT;
+	struct rba_detail d;
+	struct stat st;
+	FILE *dash;
+	int rd;
+
+	rba_output_abort(&o); /* idle: nothing */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	/* a new name */
+	snprintf(p, sizeof(p), "%s/new", dir);
+	ck_assert_int_eq(rba_file_write_output(p, "one", 3, 0644, 0, NULL, &d), 0);
+	ck_assert_str_eq(slurp(p, t, sizeof(t)), "one");
+	/* an existing file: refused, untouched, unless forced */
+	rba_detail_clear(&d);
+	ck_assert_int_eq(rba_file_write_output(p, "two", 3, 0644, 0, NULL, &d),
+			 RBA_E_EXISTS);
+	ck_assert_str_eq(d.file, p);
+	ck_assert_str_eq(d.reason, "exists (use --force to replace it)");
+	ck_assert_str_eq(slurp(p, t, sizeof(t)), "one");
+	ck_assert_int_eq(rba_file_write_output(p, "two", 3, 0644, RBA_OUTPUT_FORCE,
+					       NULL, &d), 0);
+	ck_assert_str_eq(slurp(p, t, sizeof(t)), "two");
+	ck_assert_int_eq(dir_entries(dir), 1);
+	/* a file that appears between the look and the commit stays */
+	snprintf(q, sizeof(q), "%s/race", dir);
+	ck_assert_int_eq(rba_output_open(&o, q, 0644, 0, NULL, &d), 0);
+	ck_assert(!rba_output_direct(&o));
+	ck_assert_int_eq(rba_output_write(&o, "mine", 4), 0);
+	ck_assert_int_eq(rba_file_write_atomic(q, "theirs", 6, 0644), 0);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(rba_output_commit(&o, &d), RBA_E_EXISTS);
+	ck_assert_str_eq(d.reason, "exists (use --force to replace it)");
+	ck_assert_str_eq(slurp(q, t, sizeof(t)), "theirs");
+	ck_assert_int_eq(dir_entries(dir), 2);
+	rba_output_abort(&o); /* idle after commit */
+	/* a symbolic link, to a file or to nothing: never, even forced */
+	snprintf(q, sizeof(q), "%s/link", dir);
+	ck_assert_int_eq(symlink(p, q), 0);
+	for (int force = 0; force <= RBA_OUTPUT_FORCE; force += RBA_OUTPUT_FORCE) {
+		rba_detail_clear(&d);
+		ck_assert_int_eq(rba_file_write_output(q, "x", 1, 0644, force, NULL, &d),
+				 RBA_E_EXISTS);
+		ck_assert_msg(strstr(d.reason, "symbolic link") != NULL, "%s", d.reason);
+	}
+	ck_assert_int_eq(lstat(q, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_str_eq(slurp(p, t, sizeof(t)), "two");
+	unlink(q);
+	ck_assert_int_eq(symlink("/nonexistent-target", q), 0);
+	ck_assert_int_eq(rba_file_write_output(q, "x", 1, 0644, RBA_OUTPUT_FORCE,
+					       NULL, &d), RBA_E_EXISTS);
+	unlink(q);
+	/* a directory */
+	ck_assert_int_eq(rba_file_write_output(dir, "x", 1, 0644, RBA_OUTPUT_FORCE,
+					       NULL, &d), EISDIR);
+	ck_assert_str_eq(d.reason, "is a directory");
+	/* a FIFO, and a symbolic link to it: written as they are */
+	snprintf(q, sizeof(q), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(q, 0600), 0);
+	rd = open(q, O_RDONLY | O_NONBLOCK);
+	ck_assert_int_ge(rd, 0);
+	ck_assert_int_eq(rba_output_open(&o, q, 0644, 0, NULL, &d), 0);
+	ck_assert(rba_output_direct(&o));
+	ck_assert_int_eq(rba_output_write(&o, "fi", 2), 0);
+	ck_assert_int_eq(rba_output_commit(&o, &d), 0);
+	snprintf(p, sizeof(p), "%s/fifo-link", dir);
+	ck_assert_int_eq(symlink(q, p), 0);
+	ck_assert_int_eq(rba_file_write_output(p, "fo", 2, 0644, RBA_OUTPUT_FORCE,
+					       NULL, &d), 0);
+	ck_assert_int_eq(read(rd, t, sizeof(t)), 4);
+	ck_assert(memcmp(t, "fifo", 4) == 0);
+	close(rd);
+	ck_assert_int_eq(lstat(q, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	ck_assert_int_eq(lstat(p, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	/* devices: made here when root may (never /dev itself, which a root
+	 * process could replace), else the real ones, which it cannot */
+	{
+		char null_[300], full[300];
+		int made = 0;
+		snprintf(null_, sizeof(null_), "%s/null", dir);
+		snprintf(full, sizeof(full), "%s/full", dir);
+		if (mknod(null_, S_IFCHR | 0666, makedev(1, 3)) == 0 &&
+		    mknod(full, S_IFCHR | 0666, makedev(1, 7)) == 0)
+			made = 1;
+		else if (geteuid() != 0)
+			snprintf(null_, sizeof(null_), "/dev/null"),
+				snprintf(full, sizeof(full), "/dev/full");
+		if (made || geteuid() != 0) {
+			ck_assert_int_eq(rba_file_write_output(null_, "x", 1, 0644, 0,
+							       NULL, &d), 0);
+			rba_detail_clear(&d);
+			ck_assert_int_eq(rba_file_write_output(full, "x", 1, 0644,
+							       RBA_OUTPUT_FORCE, NULL, &d),
+					 ENOSPC);
+			ck_assert_str_eq(d.file, full);
+			ck_assert_str_eq(d.reason, "no space left on device");
+			/* through a stream the error shows at the commit */
+			ck_assert_int_eq(rba_output_open(&o, full, 0644, 0, NULL, &d), 0);
+			ck_assert_int_eq(fputs("x", rba_output_stdio(&o)) >= 0, 1);
+			ck_assert_int_eq(rba_output_commit(&o, &d), ENOSPC);
+			ck_assert_int_eq(stat(null_, &st), 0);
+			ck_assert(S_ISCHR(st.st_mode));
+			ck_assert_int_eq(stat(full, &st), 0);
+			ck_assert(S_ISCHR(st.st_mode));
+			if (made)
+				unlink(null_), unlink(full);
+		}
+	}
+	/* "-": the caller's stream, or refused without one */
+	ck_assert_int_eq(rba_file_write_output("-", "x", 1, 0644, 0, NULL, &d),
+			 RBA_E_USAGE);
+	dash = tmpfile();
+	ck_assert_ptr_nonnull(dash);
+	ck_assert_int_eq(rba_file_write_output("-", "dash", 4, 0644, 0, dash, &d), 0);
+	rewind(dash);
+	ck_assert_ptr_nonnull(fgets(t, sizeof(t), dash));
+	ck_assert_str_eq(t, "dash");
+	fclose(dash);
+	/* no such directory */
+	snprintf(q, sizeof(q), "%s/none/x", dir);
+	ck_assert_int_eq(rba_file_write_output(q, "x", 1, 0644, 0, NULL, &d), ENOENT);
+	snprintf(q, sizeof(q), "%s/race", dir);
+	unlink(q);
+	snprintf(q, sizeof(q), "%s/new", dir);
+	unlink(q);
+	unlink(p);
+	snprintf(q, sizeof(q), "%s/fifo", dir);
+	unlink(q);
+	ck_assert_int_eq(dir_entries(dir), 0);
+	rmdir(dir);
+}
+END_TEST
+
 /* RBA_ATOMIC_INIT is idle: abort does nothing, twice. */
 START_TEST(test_atomic_init)
 {
@@ -761,6 +940,7 @@ suite_common(void)
 	tcase_add_test(tc, test_file_read_limit);
 	tcase_add_test(tc, test_atomic_write);
 	tcase_add_test(tc, test_atomic_init);
+	tcase_add_test(tc, test_output_rule);
 	tcase_add_test(tc, test_json_escape);
 	tcase_add_test(tc, test_json_numbers);
 	tcase_add_test(tc, test_json_members);
