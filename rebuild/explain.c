@@ -1,12 +1,15 @@
 /*
  * explain.c - per-column contributions of a case's margin: linear
  * attributions for logistic regression, path-dependent TreeSHAP for
- * forests, exact Shapley values by coalition enumeration for networks.
- * The algorithms and the baseline are described in explain.h.
+ * forests, Shapley values for networks: exact by coalition enumeration
+ * in Gray code order, estimated by keyed permutation sampling with a
+ * stated bound above the cap.  The algorithms, the baseline and the
+ * error bounds are described in explain.h.
  *
  * Everything is double arithmetic on float32 parameters and inputs,
- * in fixed orders, with no library math: the same bits on every
- * machine the strict trainer gives the same bits on.
+ * in fixed orders, with no library math but the correctly rounded
+ * sqrt: the same bits on every machine the strict trainer gives the
+ * same bits on.
  */
 #include "rebuild/explain.h"
 
@@ -16,6 +19,13 @@
 
 #include "rebuild/csv.h"
 #include "rebuild/encode.h"
+#include "rebuild/rng.h"
+
+/*
+ * The purpose number of the permutations' stream: rebuild/rng.h keeps
+ * the list, and 9 is the first number it does not use.
+ */
+#define EXPLAIN_RNG_PURPOSE 9
 
 void
 explain_baseline_release(struct explain_baseline *b)
@@ -34,6 +44,7 @@ explain_result_release(struct explain_result *r)
 	if (r == NULL)
 		return;
 	free(r->contrib);
+	free(r->bound);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -44,6 +55,16 @@ explain_method_name(int method)
 	case EXPLAIN_LINEAR: return "linear";
 	case EXPLAIN_TREESHAP: return "treeshap";
 	case EXPLAIN_SHAPLEY: return "shapley";
+	default: return "";
+	}
+}
+
+const char *
+explain_accuracy_name(int accuracy)
+{
+	switch (accuracy) {
+	case EXPLAIN_EXACT: return "exact";
+	case EXPLAIN_APPROXIMATE: return "approximate";
 	default: return "";
 	}
 }
@@ -266,28 +287,6 @@ baseline_case(const struct artifact *a, const struct explain_baseline *b,
 	}
 }
 
-/*
- * The layers after the first, in double, for the coalition values: the
- * hidden layers' weights widened once, and the output layer folded into
- * one column giving the explained margin (beta as in explain_linear).
- */
-struct sh_tail {
-	uint32_t nl; /* hidden layers after the first (weight layers 1 .. nl) */
-	const struct rebuild_model *m;
-	double *w[REBUILD_MAX_LAYERS], *b[REBUILD_MAX_LAYERS];
-	double *mw, mb; /* the margin column over the last hidden layer */
-};
-
-static void
-sh_tail_release(struct sh_tail *t)
-{
-	for (uint32_t l = 0; l < REBUILD_MAX_LAYERS; l++) {
-		free(t->w[l]);
-		free(t->b[l]);
-	}
-	free(t->mw);
-}
-
 /* beta of row[0 .. C) for class cls: its coefficient in the margin. */
 static double
 margin_coef(const float *row, uint32_t C, uint32_t cls)
@@ -301,222 +300,955 @@ margin_coef(const float *row, uint32_t C, uint32_t cls)
 	return (double)row[cls] - mu / (double)C;
 }
 
-static int
-sh_tail_init(struct sh_tail *t, const struct rebuild_model *m, uint32_t cls)
-{
-	uint32_t L = m->nlayers, C = m->sizes[L], nin = m->sizes[L - 1];
-
-	memset(t, 0, sizeof(*t));
-	t->m = m;
-	t->nl = L - 1;
-	for (uint32_t l = 1; l + 1 < L; l++) {
-		size_t nw = (size_t)m->sizes[l] * m->sizes[l + 1];
-		t->w[l] = malloc(nw * sizeof(double));
-		t->b[l] = malloc(m->sizes[l + 1] * sizeof(double));
-		if (t->w[l] == NULL || t->b[l] == NULL)
-			return RBA_E_NOMEM;
-		for (size_t i = 0; i < nw; i++)
-			t->w[l][i] = (double)m->w[l][i];
-		for (uint32_t j = 0; j < m->sizes[l + 1]; j++)
-			t->b[l][j] = (double)m->b[l][j];
-	}
-	t->mw = malloc(nin * sizeof(double));
-	if (t->mw == NULL)
-		return RBA_E_NOMEM;
-	for (uint32_t i = 0; i < nin; i++)
-		t->mw[i] = margin_coef(m->w[L - 1] + (size_t)i * C, C, cls);
-	t->mb = margin_coef(m->b[L - 1], C, cls);
-	return 0;
-}
-
-/* Two doubles side by side (GCC and Clang vector extension): each lane
- * is its own IEEE double, so lanes cannot change a result. */
-typedef double sh_v2 __attribute__((vector_size(16)));
-
 /*
- * out = relu(b + in W), each output's sum over the inputs in ascending
- * order; eight outputs at a time are summed side by side in registers
- * (each still its own sum in that order).
+ * A network set up for coalition values.  The first layer is kept as
+ * the baseline case's pre-activations h0 and each player's block, what
+ * switching its column from the baseline to the case adds; the players
+ * are the columns whose block is not zero (col[] maps them back).  The
+ * hidden layers after the first are widened to double once, and the
+ * output layer is folded into one column giving the explained margin
+ * (beta as in explain_linear).
  */
+struct sh_net {
+	const struct rebuild_model *m;
+	uint32_t k, H;	/* players; units of the first layer */
+	uint32_t *col;	/* k: the column of each player */
+	double *h0;	/* H */
+	double *blk;	/* k x H */
+	double *w[REBUILD_MAX_LAYERS], *b[REBUILD_MAX_LAYERS]; /* layers 1 .. */
+	double *mw, mb; /* the margin column over the last hidden layer */
+	double *act[2]; /* scratch activations, as wide as the widest layer */
+	uint32_t *on[2]; /* their positive units */
+	uint64_t cost;	/* multiply-adds (or adds) of one coalition value */
+};
+
 static void
-sh_dense_relu(const double *restrict in, uint32_t ni, const double *restrict w,
-	      const double *restrict b, uint32_t no, double *restrict out)
+sh_net_release(struct sh_net *n)
 {
-	uint32_t j = 0;
-
-	for (; j + 8 <= no; j += 8) {
-		sh_v2 a0, a1, a2, a3;
-		memcpy(&a0, b + j, sizeof(a0));
-		memcpy(&a1, b + j + 2, sizeof(a1));
-		memcpy(&a2, b + j + 4, sizeof(a2));
-		memcpy(&a3, b + j + 6, sizeof(a3));
-		for (uint32_t i = 0; i < ni; i++) {
-			/* no test for a zero input: a mispredicted branch
-			 * costs more than the eight products, and +-0 terms
-			 * change no sum but a zero's sign, which the ReLU
-			 * drops */
-			const double *wr = w + (size_t)i * no + j;
-			sh_v2 v = { in[i], in[i] }, w0, w1, w2, w3;
-			memcpy(&w0, wr, sizeof(w0));
-			memcpy(&w1, wr + 2, sizeof(w1));
-			memcpy(&w2, wr + 4, sizeof(w2));
-			memcpy(&w3, wr + 6, sizeof(w3));
-			a0 += v * w0;
-			a1 += v * w1;
-			a2 += v * w2;
-			a3 += v * w3;
-		}
-		for (uint32_t k = 0; k < 2; k++) {
-			out[j + k] = a0[k] > 0.0 ? a0[k] : 0.0;
-			out[j + 2 + k] = a1[k] > 0.0 ? a1[k] : 0.0;
-			out[j + 4 + k] = a2[k] > 0.0 ? a2[k] : 0.0;
-			out[j + 6 + k] = a3[k] > 0.0 ? a3[k] : 0.0;
-		}
+	for (uint32_t l = 0; l < REBUILD_MAX_LAYERS; l++) {
+		free(n->w[l]);
+		free(n->b[l]);
 	}
-	for (; j < no; j++) {
-		double acc = b[j];
-		for (uint32_t i = 0; i < ni; i++)
-			acc += in[i] * w[(size_t)i * no + j];
-		out[j] = acc > 0.0 ? acc : 0.0;
+	free(n->col);
+	free(n->h0);
+	free(n->blk);
+	free(n->mw);
+	for (int i = 0; i < 2; i++) {
+		free(n->act[i]);
+		free(n->on[i]);
 	}
-}
-
-/* The margin from the first hidden layer's activations a1. */
-static double
-sh_tail_margin(const struct sh_tail *t, const double *a1, double *s1, double *s2)
-{
-	const struct rebuild_model *m = t->m;
-	const double *cur = a1;
-	double *nxt = s1, mg = t->mb;
-	uint32_t last = m->sizes[m->nlayers - 1];
-
-	for (uint32_t l = 1; l < t->nl; l++) {
-		sh_dense_relu(cur, m->sizes[l], t->w[l], t->b[l], m->sizes[l + 1], nxt);
-		cur = nxt;
-		nxt = nxt == s1 ? s2 : s1;
-	}
-	for (uint32_t i = 0; i < last; i++)
-		mg += cur[i] * t->mw[i];
-	return mg;
+	memset(n, 0, sizeof(*n));
 }
 
 static int
-explain_shapley(const struct artifact *a, const struct explain_baseline *b,
-		const float *x, const uint32_t *f0, struct explain_result *r,
-		struct rba_detail *d)
+sh_net_init(struct sh_net *n, const struct artifact *a,
+	    const struct explain_baseline *b, const float *x, const uint32_t *f0,
+	    uint32_t ncols, uint32_t cls)
 {
 	const struct rebuild_model *m = &a->model;
-	uint32_t k = r->ncolumns, nf = m->sizes[0], H = m->sizes[1];
-	uint32_t klo = k / 2, khi = k - k / 2;
-	size_t nlo = (size_t)1 << klo, nhi = (size_t)1 << khi, nS = (size_t)1 << k;
-	uint32_t W = widest(m);
-	float *xb = NULL;
-	double *blk = NULL, *h0 = NULL, *tl = NULL, *th = NULL, *v = NULL;
-	double *pre = NULL, *s1 = NULL, *s2 = NULL, *wt = NULL;
-	uint8_t *size = NULL; /* coalition sizes */
+	uint32_t L = m->nlayers, C = m->sizes[L], last = m->sizes[L - 1];
+	uint32_t nf = m->sizes[0], H = m->sizes[1], W = widest(m);
 	const float *w1 = m->w[0];
-	struct sh_tail tail;
-	int err = RBA_E_NOMEM;
+	float *xb = NULL;
 
-	if (k > EXPLAIN_MAX_SHAPLEY_COLUMNS)
-		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
-				"exact Shapley values over %u columns exceed the "
-				"cap of %u columns", k, EXPLAIN_MAX_SHAPLEY_COLUMNS);
-	if (sh_tail_init(&tail, m, r->cls) != 0)
-		goto out;
+	memset(n, 0, sizeof(*n));
+	n->m = m;
+	n->H = H;
+	n->cost = H + last;
+	for (uint32_t l = 1; l + 1 < L; l++) {
+		size_t nw = (size_t)m->sizes[l] * m->sizes[l + 1];
+		n->cost += nw;
+		n->w[l] = malloc(nw * sizeof(double));
+		n->b[l] = malloc(m->sizes[l + 1] * sizeof(double));
+		if (n->w[l] == NULL || n->b[l] == NULL)
+			goto nomem;
+		for (size_t i = 0; i < nw; i++)
+			n->w[l][i] = (double)m->w[l][i];
+		for (uint32_t j = 0; j < m->sizes[l + 1]; j++)
+			n->b[l][j] = (double)m->b[l][j];
+	}
+	n->mw = malloc(last * sizeof(double));
+	n->h0 = malloc(H * sizeof(double));
+	n->blk = calloc((size_t)(ncols ? ncols : 1) * H, sizeof(double));
+	n->col = malloc((ncols ? ncols : 1) * sizeof(uint32_t));
 	xb = malloc(nf * sizeof(float));
-	blk = calloc((size_t)(k ? k : 1) * H, sizeof(double));
-	h0 = malloc(H * sizeof(double));
-	tl = malloc(nlo * H * sizeof(double));
-	th = malloc(nhi * H * sizeof(double));
-	v = malloc(nS * sizeof(double));
-	pre = malloc(H * sizeof(double));
-	s1 = malloc(W * sizeof(double));
-	s2 = malloc(W * sizeof(double));
-	wt = malloc((k ? k : 1) * sizeof(double));
-	size = malloc(nS);
-	if (!xb || !blk || !h0 || !tl || !th || !v || !pre || !s1 || !s2 || !wt ||
-	    !size)
-		goto out;
-	size[0] = 0;
-	for (size_t S = 1; S < nS; S++)
-		size[S] = (uint8_t)(size[S & (S - 1)] + 1);
+	for (int i = 0; i < 2; i++) {
+		n->act[i] = malloc(W * sizeof(double));
+		n->on[i] = malloc(W * sizeof(uint32_t));
+		if (n->act[i] == NULL || n->on[i] == NULL)
+			goto nomem;
+	}
+	if (n->mw == NULL || n->h0 == NULL || n->blk == NULL || n->col == NULL ||
+	    xb == NULL)
+		goto nomem;
+	for (uint32_t i = 0; i < last; i++)
+		n->mw[i] = margin_coef(m->w[L - 1] + (size_t)i * C, C, cls);
+	n->mb = margin_coef(m->b[L - 1], C, cls);
 	baseline_case(a, b, f0, xb);
 	encode_standardize(&a->spec, xb, 1, xb);
-
-	/* The first layer at the baseline, and each column's block: what
-	 * switching the column from the baseline to the case adds. */
 	for (uint32_t h = 0; h < H; h++)
-		h0[h] = (double)m->b[0][h];
+		n->h0[h] = (double)m->b[0][h];
 	for (uint32_t f = 0; f < nf; f++)
 		for (uint32_t h = 0; h < H; h++)
-			h0[h] += (double)xb[f] * (double)w1[(size_t)f * H + h];
-	for (uint32_t c = 0; c < k; c++)
+			n->h0[h] += (double)xb[f] * (double)w1[(size_t)f * H + h];
+	for (uint32_t c = 0; c < ncols; c++) {
+		double *bk = n->blk + (size_t)n->k * H;
+		int moves = 0;
 		for (uint32_t f = f0[c]; f < f0[c + 1]; f++) {
 			double dx = (double)x[f] - (double)xb[f];
 			if (dx == 0.0)
 				continue;
 			for (uint32_t h = 0; h < H; h++)
-				blk[(size_t)c * H + h] += dx * (double)w1[(size_t)f * H + h];
+				bk[h] += dx * (double)w1[(size_t)f * H + h];
 		}
-	/* Subset sums over each half: a set is the set without its lowest
-	 * column plus that column's block. */
-	memset(tl, 0, H * sizeof(double));
-	for (size_t s = 1; s < nlo; s++) {
-		size_t rest = s & (s - 1);
-		uint32_t c = (uint32_t)__builtin_ctzll((unsigned long long)s);
 		for (uint32_t h = 0; h < H; h++)
-			tl[s * H + h] = tl[rest * H + h] + blk[(size_t)c * H + h];
+			moves |= bk[h] != 0.0;
+		/* A zero block moves no coalition's value: a null player,
+		 * whose row is reused by the next column. */
+		if (moves)
+			n->col[n->k++] = c;
+		else
+			memset(bk, 0, H * sizeof(double));
 	}
-	memset(th, 0, H * sizeof(double));
-	for (size_t s = 1; s < nhi; s++) {
-		size_t rest = s & (s - 1);
-		uint32_t c = klo + (uint32_t)__builtin_ctzll((unsigned long long)s);
-		for (uint32_t h = 0; h < H; h++)
-			th[s * H + h] = th[rest * H + h] + blk[(size_t)c * H + h];
-	}
-	/* Every coalition's value. */
-	for (size_t S = 0; S < nS; S++) {
-		const double *a1 = tl + (S & (nlo - 1)) * H, *a2 = th + (S >> klo) * H;
-		for (uint32_t h = 0; h < H; h++) {
-			double t = (h0[h] + a1[h]) + a2[h];
-			pre[h] = t > 0.0 ? t : 0.0;
+	free(xb);
+	return 0;
+nomem:
+	free(xb);
+	sh_net_release(n);
+	return RBA_E_NOMEM;
+}
+
+/*
+ * The coalition values, once per instruction set: the bodies below are
+ * always inlined into a plain function and into one compiled for AVX2,
+ * which the CPU picks (RBA_STRICT_ISA=base forces the plain one, as for
+ * the strict kernels).  Vectors (GCC and Clang's extension) only put
+ * several outputs side by side, each lane its own IEEE double, so both
+ * give the same bits.
+ */
+#define SH_INLINE static inline __attribute__((always_inline))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SH_X86 1
+#endif
+
+typedef double sh_v2 __attribute__((vector_size(16)));
+typedef double sh_v4 __attribute__((vector_size(32)));
+typedef __typeof__((sh_v2){ 0 } > (sh_v2){ 0 }) sh_m2; /* lane masks */
+typedef __typeof__((sh_v4){ 0 } > (sh_v4){ 0 }) sh_m4;
+
+/* A ReLU is max(a, 0) as a > 0 ? a : 0 (NaN and -0 to +0), by a mask and
+ * without a branch: the sign of a sum is a coin toss the predictor
+ * loses. */
+
+SH_INLINE double
+sh_relu1(double a)
+{
+	uint64_t u;
+
+	memcpy(&u, &a, sizeof(u));
+	u &= -(uint64_t)(a > 0.0);
+	memcpy(&a, &u, sizeof(a));
+	return a;
+}
+
+/* acc += v * w[0 .. N): one output per lane */
+#define SH_MAC(T, acc, v, wp)                                                 \
+	do {                                                                  \
+		T w_;                                                         \
+		memcpy(&w_, (wp), sizeof(w_));                                \
+		(acc) += (v) * w_;                                            \
+	} while (0)
+
+/*
+ * The ReLU of accumulator acc, outputs j .. j + N of a layer: stored in
+ * out, or, for the last hidden layer (mw not NULL), its margin terms
+ * added to the partial sum of each output's class mod 4 (macc, whose
+ * lanes are those classes, from lane `at` on).
+ */
+#define SH_EMIT(T, M, acc, j, macc)                                           \
+	do {                                                                  \
+		T r_ = (T)((M)(acc) & ((acc) > (T){ 0 })), m_;                \
+		if (mw == NULL) {                                             \
+			memcpy(out + (j), &r_, sizeof(r_));                   \
+		} else {                                                      \
+			memcpy(&m_, mw + (j), sizeof(m_));                    \
+			(macc) += r_ * m_;                                    \
+		}                                                             \
+	} while (0)
+
+/*
+ * Layer l + 1 of a coalition: relu(b + in W) over the positive inputs
+ * in[on[0 .. non)], each output's sum over them in ascending order;
+ * several outputs side by side in registers (32, 16 and 4 with AVX2's
+ * registers, wide; else 16 and 2), then one at a time.  Skipping the
+ * zero inputs leaves every sum as it is but for the sign of a zero,
+ * which the ReLU drops.  A hidden layer (mw NULL) lists its positive
+ * outputs in on_out and returns their number.  The last hidden layer
+ * returns its margin instead: mb + ((s0 + s1) + (s2 + s3)), where s_c
+ * sums mw[j] relu(z_j) over the outputs j = c mod 4 in ascending order
+ * (a zero term adds nothing to a sum that starts at +0).
+ */
+SH_INLINE uint32_t
+sh_dense(const double *restrict in, const uint32_t *restrict on,
+	 uint32_t non, const double *restrict w, const double *restrict b,
+	 uint32_t no, double *restrict out, uint32_t *restrict on_out,
+	 const double *restrict mw, double mb, double *restrict margin,
+	 int wide)
+{
+	uint32_t j = 0, n = 0;
+	sh_v4 m4 = { 0 };
+	sh_v2 m01 = { 0 }, m23 = { 0 };
+	double s[4];
+
+	for (; wide && j + 32 <= no; j += 32) {
+		sh_v4 a0, a1, a2, a3, a4, a5, a6, a7;
+		memcpy(&a0, b + j, sizeof(a0));
+		memcpy(&a1, b + j + 4, sizeof(a1));
+		memcpy(&a2, b + j + 8, sizeof(a2));
+		memcpy(&a3, b + j + 12, sizeof(a3));
+		memcpy(&a4, b + j + 16, sizeof(a4));
+		memcpy(&a5, b + j + 20, sizeof(a5));
+		memcpy(&a6, b + j + 24, sizeof(a6));
+		memcpy(&a7, b + j + 28, sizeof(a7));
+		for (uint32_t t = 0; t < non; t++) {
+			const double *wr = w + (size_t)on[t] * no + j;
+			double x = in[on[t]];
+			sh_v4 v = { x, x, x, x };
+			SH_MAC(sh_v4, a0, v, wr);
+			SH_MAC(sh_v4, a1, v, wr + 4);
+			SH_MAC(sh_v4, a2, v, wr + 8);
+			SH_MAC(sh_v4, a3, v, wr + 12);
+			SH_MAC(sh_v4, a4, v, wr + 16);
+			SH_MAC(sh_v4, a5, v, wr + 20);
+			SH_MAC(sh_v4, a6, v, wr + 24);
+			SH_MAC(sh_v4, a7, v, wr + 28);
 		}
-		v[S] = sh_tail_margin(&tail, pre, s1, s2);
+		SH_EMIT(sh_v4, sh_m4, a0, j, m4);
+		SH_EMIT(sh_v4, sh_m4, a1, j + 4, m4);
+		SH_EMIT(sh_v4, sh_m4, a2, j + 8, m4);
+		SH_EMIT(sh_v4, sh_m4, a3, j + 12, m4);
+		SH_EMIT(sh_v4, sh_m4, a4, j + 16, m4);
+		SH_EMIT(sh_v4, sh_m4, a5, j + 20, m4);
+		SH_EMIT(sh_v4, sh_m4, a6, j + 24, m4);
+		SH_EMIT(sh_v4, sh_m4, a7, j + 28, m4);
 	}
-	/* Shapley weights by coalition size: s! (k - s - 1)! / k! =
-	 * (1/k) prod_{i=1..s} i / (k - i), in that order. */
+	for (; wide && j + 16 <= no; j += 16) {
+		sh_v4 a0, a1, a2, a3;
+		memcpy(&a0, b + j, sizeof(a0));
+		memcpy(&a1, b + j + 4, sizeof(a1));
+		memcpy(&a2, b + j + 8, sizeof(a2));
+		memcpy(&a3, b + j + 12, sizeof(a3));
+		for (uint32_t t = 0; t < non; t++) {
+			const double *wr = w + (size_t)on[t] * no + j;
+			double x = in[on[t]];
+			sh_v4 v = { x, x, x, x };
+			SH_MAC(sh_v4, a0, v, wr);
+			SH_MAC(sh_v4, a1, v, wr + 4);
+			SH_MAC(sh_v4, a2, v, wr + 8);
+			SH_MAC(sh_v4, a3, v, wr + 12);
+		}
+		SH_EMIT(sh_v4, sh_m4, a0, j, m4);
+		SH_EMIT(sh_v4, sh_m4, a1, j + 4, m4);
+		SH_EMIT(sh_v4, sh_m4, a2, j + 8, m4);
+		SH_EMIT(sh_v4, sh_m4, a3, j + 12, m4);
+	}
+	for (; wide && j + 4 <= no; j += 4) {
+		sh_v4 a0;
+		memcpy(&a0, b + j, sizeof(a0));
+		for (uint32_t t = 0; t < non; t++) {
+			double x = in[on[t]];
+			sh_v4 v = { x, x, x, x };
+			SH_MAC(sh_v4, a0, v, w + (size_t)on[t] * no + j);
+		}
+		SH_EMIT(sh_v4, sh_m4, a0, j, m4);
+	}
+	for (; !wide && j + 16 <= no; j += 16) {
+		sh_v2 a0, a1, a2, a3, a4, a5, a6, a7;
+		memcpy(&a0, b + j, sizeof(a0));
+		memcpy(&a1, b + j + 2, sizeof(a1));
+		memcpy(&a2, b + j + 4, sizeof(a2));
+		memcpy(&a3, b + j + 6, sizeof(a3));
+		memcpy(&a4, b + j + 8, sizeof(a4));
+		memcpy(&a5, b + j + 10, sizeof(a5));
+		memcpy(&a6, b + j + 12, sizeof(a6));
+		memcpy(&a7, b + j + 14, sizeof(a7));
+		for (uint32_t t = 0; t < non; t++) {
+			const double *wr = w + (size_t)on[t] * no + j;
+			double x = in[on[t]];
+			sh_v2 v = { x, x };
+			SH_MAC(sh_v2, a0, v, wr);
+			SH_MAC(sh_v2, a1, v, wr + 2);
+			SH_MAC(sh_v2, a2, v, wr + 4);
+			SH_MAC(sh_v2, a3, v, wr + 6);
+			SH_MAC(sh_v2, a4, v, wr + 8);
+			SH_MAC(sh_v2, a5, v, wr + 10);
+			SH_MAC(sh_v2, a6, v, wr + 12);
+			SH_MAC(sh_v2, a7, v, wr + 14);
+		}
+		SH_EMIT(sh_v2, sh_m2, a0, j, m01);
+		SH_EMIT(sh_v2, sh_m2, a1, j + 2, m23);
+		SH_EMIT(sh_v2, sh_m2, a2, j + 4, m01);
+		SH_EMIT(sh_v2, sh_m2, a3, j + 6, m23);
+		SH_EMIT(sh_v2, sh_m2, a4, j + 8, m01);
+		SH_EMIT(sh_v2, sh_m2, a5, j + 10, m23);
+		SH_EMIT(sh_v2, sh_m2, a6, j + 12, m01);
+		SH_EMIT(sh_v2, sh_m2, a7, j + 14, m23);
+	}
+	for (; !wide && j + 2 <= no; j += 2) {
+		sh_v2 a0;
+		memcpy(&a0, b + j, sizeof(a0));
+		for (uint32_t t = 0; t < non; t++) {
+			double x = in[on[t]];
+			sh_v2 v = { x, x };
+			SH_MAC(sh_v2, a0, v, w + (size_t)on[t] * no + j);
+		}
+		if (j & 2)
+			SH_EMIT(sh_v2, sh_m2, a0, j, m23);
+		else
+			SH_EMIT(sh_v2, sh_m2, a0, j, m01);
+	}
+	if (wide) {
+		s[0] = m4[0], s[1] = m4[1], s[2] = m4[2], s[3] = m4[3];
+	} else {
+		s[0] = m01[0], s[1] = m01[1], s[2] = m23[0], s[3] = m23[1];
+	}
+	for (; j < no; j++) {
+		double acc = b[j];
+		for (uint32_t t = 0; t < non; t++)
+			acc += in[on[t]] * w[(size_t)on[t] * no + j];
+		acc = sh_relu1(acc);
+		if (mw == NULL)
+			out[j] = acc;
+		else
+			s[j & 3] += acc * mw[j];
+	}
+	if (mw != NULL) {
+		*margin = mb + ((s[0] + s[1]) + (s[2] + s[3]));
+		return 0;
+	}
+	/* the list without branches: a unit is written, then kept or not */
+	for (j = 0; j < no; j++) {
+		on_out[n] = j;
+		n += out[j] > 0.0;
+	}
+	return n;
+}
+
+/* The explained margin of the coalition whose first layer's
+ * pre-activations are pre (H values). */
+SH_INLINE double
+sh_value(struct sh_net *n, const double *pre, int wide)
+{
+	const struct rebuild_model *m = n->m;
+	uint32_t L = m->nlayers, H = n->H, *on = n->on[0], non = 0, p = 0, h = 0;
+	double *cur = n->act[0], mg = 0.0;
+
+	for (; wide && h + 4 <= H; h += 4) {
+		sh_v4 v;
+		memcpy(&v, pre + h, sizeof(v));
+		v = (sh_v4)((sh_m4)v & (v > (sh_v4){ 0 }));
+		memcpy(cur + h, &v, sizeof(v));
+	}
+	for (; !wide && h + 2 <= H; h += 2) {
+		sh_v2 v;
+		memcpy(&v, pre + h, sizeof(v));
+		v = (sh_v2)((sh_m2)v & (v > (sh_v2){ 0 }));
+		memcpy(cur + h, &v, sizeof(v));
+	}
+	for (; h < H; h++)
+		cur[h] = sh_relu1(pre[h]);
+	/* the list without branches: a unit is written, then kept or not */
+	for (h = 0; h < H; h++) {
+		on[non] = h;
+		non += cur[h] > 0.0;
+	}
+	if (L == 2) {
+		/* one hidden layer: its margin, summed as sh_dense sums
+		 * the last hidden layer's */
+		double s[4] = { 0.0, 0.0, 0.0, 0.0 };
+		for (h = 0; h < H; h++)
+			s[h & 3] += cur[h] * n->mw[h];
+		return n->mb + ((s[0] + s[1]) + (s[2] + s[3]));
+	}
+	for (uint32_t l = 1; l + 2 < L; l++) {
+		non = sh_dense(cur, on, non, n->w[l], n->b[l], m->sizes[l + 1],
+			       n->act[1 - p], n->on[1 - p], NULL, 0.0, NULL, wide);
+		p = 1 - p;
+		cur = n->act[p];
+		on = n->on[p];
+	}
+	sh_dense(cur, on, non, n->w[L - 2], n->b[L - 2], m->sizes[L - 1], NULL, NULL,
+		 n->mw, n->mb, &mg, wide);
+	return mg;
+}
+
+/*
+ * Double-double sums: hi + lo, lo gathering what hi's roundings lost
+ * (Knuth's TwoSum, exact in binary floating point without contraction).
+ */
+struct sh_dd {
+	double hi, lo;
+};
+
+SH_INLINE double
+sh_two_sum(double a, double b, double *err)
+{
+	double s = a + b, bb = s - a;
+
+	*err = (a - (s - bb)) + (b - bb);
+	return s;
+}
+
+/* a += x */
+SH_INLINE void
+sh_dd_add(struct sh_dd *a, double x)
+{
+	double e;
+
+	a->hi = sh_two_sum(a->hi, x, &e);
+	a->lo += e;
+}
+
+/* a += p - q */
+SH_INLINE void
+sh_dd_add_diff(struct sh_dd *a, const struct sh_dd *p, const struct sh_dd *q)
+{
+	double e1, e2, d = sh_two_sum(p->hi, -q->hi, &e1);
+
+	a->hi = sh_two_sum(a->hi, d, &e2);
+	a->lo += e2 + (e1 + (p->lo - q->lo));
+}
+
+/* p - q, rounded once more to a double */
+static double
+sh_dd_diff(const struct sh_dd *p, const struct sh_dd *q)
+{
+	double e, d = sh_two_sum(p->hi, -q->hi, &e);
+
+	return d + (e + (p->lo - q->lo));
+}
+
+/* pre = (h0 + lo) + hs, H values */
+SH_INLINE void
+sh_first_layer(double *restrict pre, const double *restrict h0,
+	       const double *restrict lo, const double *restrict hs, uint32_t H,
+	       int wide)
+{
+	uint32_t h = 0;
+
+	for (; wide && h + 4 <= H; h += 4) {
+		sh_v4 a, l, s;
+		memcpy(&a, h0 + h, sizeof(a));
+		memcpy(&l, lo + h, sizeof(l));
+		memcpy(&s, hs + h, sizeof(s));
+		a = (a + l) + s;
+		memcpy(pre + h, &a, sizeof(a));
+	}
+	for (; h < H; h++)
+		pre[h] = (h0[h] + lo[h]) + hs[h];
+}
+
+/* The state of the Gray code enumeration (sh_exact). */
+struct sh_gray {
+	struct sh_net *n;
+	uint32_t klo;	   /* low players, whose subset sums are tabled */
+	const double *tl;  /* 2^klo x H subset sums */
+	const double *cw, *wt; /* k + 1 weights by coalition size */
+	double *hs, *pre;  /* H: the high players' sum; pre-activations */
+	struct sh_dd *in, *at; /* k: the total when i joined; i's sum */
+	struct sh_dd T, B; /* sum of cw v, sum of wt v */
+	double v0;	   /* v(empty) */
+};
+
+SH_INLINE void
+sh_gray_body(struct sh_gray *g, int wide)
+{
+	struct sh_net *n = g->n;
+	uint32_t k = n->k, H = n->H, klo = g->klo, s = 0;
+	uint64_t nS = (uint64_t)1 << k, nlo = (uint64_t)1 << klo;
+	struct sh_dd T = { 0.0, 0.0 }, B = { 0.0, 0.0 };
+
+	for (uint64_t t = 0; t < nS; t++) {
+		uint64_t S = t ^ (t >> 1);
+		const double *lo;
+		double v;
+		if (t != 0) {
+			/* One player moves.  The coalitions holding player
+			 * i are runs of the order: their sum is the running
+			 * total where each run ends less where it began. */
+			uint32_t i = (uint32_t)__builtin_ctzll(t);
+			if (S >> i & 1) {
+				s++;
+				g->in[i] = T;
+			} else {
+				s--;
+				sh_dd_add_diff(&g->at[i], &T, &g->in[i]);
+			}
+		}
+		if ((t & (nlo - 1)) == 0) {
+			/* the high players changed: their sum, highest
+			 * first, as the subset sums add them */
+			for (uint32_t h = 0; h < H; h++)
+				g->hs[h] = 0.0;
+			for (uint32_t c = k; c-- > klo;)
+				if (S >> c & 1)
+					for (uint32_t h = 0; h < H; h++)
+						g->hs[h] += n->blk[(size_t)c * H + h];
+		}
+		lo = g->tl + (S & (nlo - 1)) * H;
+		sh_first_layer(g->pre, n->h0, lo, g->hs, H, wide);
+		v = sh_value(n, g->pre, wide);
+		if (t == 0)
+			g->v0 = v;
+		sh_dd_add(&T, g->cw[s] * v);
+		sh_dd_add(&B, g->wt[s] * v);
+	}
+	g->T = T;
+	g->B = B;
+}
+
+static void
+sh_gray_base(struct sh_gray *g)
+{
+	sh_gray_body(g, 0);
+}
+
+#ifdef SH_X86
+__attribute__((target("avx2"))) static void
+sh_gray_avx2(struct sh_gray *g)
+{
+	sh_gray_body(g, 1);
+}
+#endif
+
+/* 1 when the AVX2 bodies are to run. */
+static int
+sh_avx2(void)
+{
+#ifdef SH_X86
+	const char *want = getenv("RBA_STRICT_ISA");
+
+	if (want != NULL && strcmp(want, "base") == 0)
+		return 0;
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2") != 0;
+#else
+	return 0;
+#endif
+}
+
+/*
+ * Shapley weights by coalition size: w[s] = s! (k - s - 1)! / k! =
+ * (1/k) prod_{i=1..s} i / (k - i), in that order, for s < k; w[k] = 0.
+ */
+static void
+sh_weights(uint32_t k, double *w)
+{
 	for (uint32_t s = 0; s < k; s++) {
-		double w = 1.0 / (double)k;
+		double v = 1.0 / (double)k;
 		for (uint32_t i = 1; i <= s; i++)
-			w = w * (double)i / (double)(k - i);
-		wt[s] = w;
+			v = v * (double)i / (double)(k - i);
+		w[s] = v;
 	}
-	for (uint32_t j = 0; j < k; j++) {
-		size_t bit = (size_t)1 << j;
-		double phi = 0.0;
-		for (size_t S = 0; S < nS; S++) {
-			if (S & bit)
-				continue;
-			phi += wt[size[S]] * (v[S | bit] - v[S]);
-		}
-		r->contrib[j] = phi;
+	w[k] = 0.0;
+}
+
+/* Low players whose subset sums are tabled: half of them, fewer when
+ * the table would pass EXPLAIN_SHAPLEY_TABLE doubles. */
+static uint32_t
+sh_low_players(uint32_t k, uint32_t H)
+{
+	uint32_t lo = k / 2;
+
+	while (lo > 0 && ((uint64_t)H << lo) > EXPLAIN_SHAPLEY_TABLE)
+		lo--;
+	return lo;
+}
+
+/*
+ * Exact Shapley values, every coalition of the players visited once in
+ * reflected Gray code order (explain.h has the method and its error
+ * bound).
+ */
+static int
+sh_exact(struct sh_net *n, struct explain_result *r)
+{
+	uint32_t k = n->k, H = n->H, klo = sh_low_players(k, H);
+	uint64_t nlo = (uint64_t)1 << klo;
+	double *tl = malloc(nlo * H * sizeof(double)), *wt, *cw;
+	struct sh_gray g;
+	int err = RBA_E_NOMEM;
+
+	memset(&g, 0, sizeof(g));
+	g.n = n;
+	g.klo = klo;
+	g.tl = tl;
+	g.hs = malloc(H * sizeof(double));
+	g.pre = malloc(H * sizeof(double));
+	g.wt = wt = malloc((k + 1) * sizeof(double));
+	g.cw = cw = malloc((k + 1) * sizeof(double));
+	g.in = calloc(k ? k : 1, sizeof(*g.in));
+	g.at = calloc(k ? k : 1, sizeof(*g.at));
+	if (!tl || !g.hs || !g.pre || !wt || !cw || !g.in || !g.at)
+		goto out;
+	/* Subset sums over the low players: a set is the set without its
+	 * lowest player plus that player's block. */
+	memset(tl, 0, H * sizeof(double));
+	for (uint64_t t = 1; t < nlo; t++) {
+		uint64_t rest = t & (t - 1);
+		uint32_t c = (uint32_t)__builtin_ctzll(t);
+		for (uint32_t h = 0; h < H; h++)
+			tl[t * H + h] = tl[rest * H + h] + n->blk[(size_t)c * H + h];
 	}
-	r->baseline = v[0];
+	/* v(S) goes with weight w(|S| - 1) to each player of S and with
+	 * -w(|S|) to each player outside S: phi_i = sum over S holding i
+	 * of cw(|S|) v(S) - sum over all S of w(|S|) v(S). */
+	sh_weights(k, wt);
+	for (uint32_t c = 0; c <= k; c++)
+		cw[c] = (c > 0 ? wt[c - 1] : 0.0) + wt[c];
+#ifdef SH_X86
+	if (sh_avx2())
+		sh_gray_avx2(&g);
+	else
+#endif
+		sh_gray_base(&g);
+	r->baseline = g.v0;
+	for (uint32_t i = 0; i < k; i++) {
+		/* the last coalition holds the highest player alone */
+		if (i + 1 == k)
+			sh_dd_add_diff(&g.at[i], &g.T, &g.in[i]);
+		r->contrib[n->col[i]] = sh_dd_diff(&g.at[i], &g.B);
+	}
 	err = 0;
 out:
-	sh_tail_release(&tail);
-	free(xb);
-	free(blk);
-	free(h0);
 	free(tl);
-	free(th);
-	free(v);
-	free(pre);
-	free(s1);
-	free(s2);
+	free(g.hs);
+	free(g.pre);
 	free(wt);
-	free(size);
+	free(cw);
+	free(g.in);
+	free(g.at);
+	return err;
+}
+
+/*
+ * Bounds on the marginal contribution of each player: for every
+ * coalition S without player i, v(S + i) - v(S) lies in
+ * [lo[i], hi[i]], by interval arithmetic.  The first layer's
+ * pre-activation moves by exactly player i's block, from a point p of
+ * the box of the coalitions without i; a ReLU's output then moves by
+ * clamp(p + d, 0, d) (d >= 0) or -clamp(p, 0, -d) (d < 0), both
+ * monotone in p.  Through each later layer the move is an interval sum,
+ * and a unit's ReLU passes it (always active over the box of all
+ * coalitions), zeroes it (never active) or widens it to hold 0.
+ * Roundings of these sums are covered by widening the result by a
+ * relative 2^-20 and an absolute 2^-30.
+ */
+static int
+sh_marginal_ranges(const struct sh_net *n, double *lo, double *hi)
+{
+	const struct rebuild_model *m = n->m;
+	uint32_t k = n->k, H = n->H, L = m->nlayers, W = widest(m);
+	double *zlo[REBUILD_MAX_LAYERS] = { 0 }, *zhi[REBUILD_MAX_LAYERS] = { 0 };
+	double *dlo = malloc(W * sizeof(double)), *dhi = malloc(W * sizeof(double));
+	double *elo = malloc(W * sizeof(double)), *ehi = malloc(W * sizeof(double));
+	int err = RBA_E_NOMEM;
+
+	if (!dlo || !dhi || !elo || !ehi)
+		goto out;
+	/* The box of every layer's pre-activations over all coalitions. */
+	for (uint32_t l = 1; l < L; l++) {
+		zlo[l] = malloc(m->sizes[l] * sizeof(double));
+		zhi[l] = malloc(m->sizes[l] * sizeof(double));
+		if (zlo[l] == NULL || zhi[l] == NULL)
+			goto out;
+	}
+	for (uint32_t h = 0; h < H; h++) {
+		double a = n->h0[h], z = n->h0[h];
+		for (uint32_t c = 0; c < k; c++) {
+			double v = n->blk[(size_t)c * H + h];
+			if (v < 0.0)
+				a += v;
+			else
+				z += v;
+		}
+		zlo[1][h] = a;
+		zhi[1][h] = z;
+	}
+	for (uint32_t l = 1; l + 1 < L; l++) {
+		uint32_t ni = m->sizes[l], no = m->sizes[l + 1];
+		for (uint32_t j = 0; j < no; j++) {
+			double a = n->b[l][j], z = n->b[l][j];
+			for (uint32_t i = 0; i < ni; i++) {
+				double w = n->w[l][(size_t)i * no + j];
+				double al = zlo[l][i] > 0.0 ? zlo[l][i] : 0.0;
+				double ah = zhi[l][i] > 0.0 ? zhi[l][i] : 0.0;
+				a += w >= 0.0 ? w * al : w * ah;
+				z += w >= 0.0 ? w * ah : w * al;
+			}
+			zlo[l + 1][j] = a;
+			zhi[l + 1][j] = z;
+		}
+	}
+	for (uint32_t c = 0; c < k; c++) {
+		const double *bc = n->blk + (size_t)c * H;
+		double a = 0.0, z = 0.0;
+		for (uint32_t h = 0; h < H; h++) {
+			double d = bc[h];
+			/* the box of the coalitions without c */
+			double pl = zlo[1][h] - (d < 0.0 ? d : 0.0);
+			double ph = zhi[1][h] - (d < 0.0 ? 0.0 : d);
+			if (d >= 0.0) {
+				double ql = pl + d, qh = ph + d;
+				dlo[h] = ql < 0.0 ? 0.0 : ql > d ? d : ql;
+				dhi[h] = qh < 0.0 ? 0.0 : qh > d ? d : qh;
+			} else {
+				double ql = pl < 0.0 ? 0.0 : pl > -d ? -d : pl;
+				double qh = ph < 0.0 ? 0.0 : ph > -d ? -d : ph;
+				dlo[h] = -qh;
+				dhi[h] = -ql;
+			}
+		}
+		for (uint32_t l = 1; l + 1 < L; l++) {
+			uint32_t ni = m->sizes[l], no = m->sizes[l + 1];
+			for (uint32_t j = 0; j < no; j++) {
+				double ea = 0.0, ez = 0.0;
+				for (uint32_t i = 0; i < ni; i++) {
+					double w = n->w[l][(size_t)i * no + j];
+					ea += w >= 0.0 ? w * dlo[i] : w * dhi[i];
+					ez += w >= 0.0 ? w * dhi[i] : w * dlo[i];
+				}
+				if (!(zhi[l + 1][j] > 0.0)) {
+					ea = ez = 0.0;
+				} else if (!(zlo[l + 1][j] >= 0.0)) {
+					ea = ea < 0.0 ? ea : 0.0;
+					ez = ez > 0.0 ? ez : 0.0;
+				}
+				elo[j] = ea;
+				ehi[j] = ez;
+			}
+			memcpy(dlo, elo, no * sizeof(double));
+			memcpy(dhi, ehi, no * sizeof(double));
+		}
+		for (uint32_t i = 0; i < m->sizes[L - 1]; i++) {
+			double w = n->mw[i];
+			a += w >= 0.0 ? w * dlo[i] : w * dhi[i];
+			z += w >= 0.0 ? w * dhi[i] : w * dlo[i];
+		}
+		lo[c] = a - (fabs(a) * 0x1p-20 + 0x1p-30);
+		hi[c] = z + (fabs(z) * 0x1p-20 + 0x1p-30);
+	}
+	err = 0;
+out:
+	for (uint32_t l = 0; l < REBUILD_MAX_LAYERS; l++) {
+		free(zlo[l]);
+		free(zhi[l]);
+	}
+	free(dlo);
+	free(dhi);
+	free(elo);
+	free(ehi);
+	return err;
+}
+
+/*
+ * ln(4 k 2^EXPLAIN_SHAPLEY_DELTA_BITS) rounded up, without a logarithm:
+ * (2 + EXPLAIN_SHAPLEY_DELTA_BITS + ceil(log2 k)) ln 2, ln 2 rounded up.
+ */
+static double
+sh_log_term(uint32_t k)
+{
+	uint32_t lg = 0;
+
+	while (((uint64_t)1 << lg) < k)
+		lg++;
+	return (double)(2 + EXPLAIN_SHAPLEY_DELTA_BITS + lg) * 0.6931471805599454;
+}
+
+/* The state of the permutation sampling (sh_sample). */
+struct sh_pairs {
+	struct sh_net *n;
+	uint64_t key, npairs;
+	uint32_t *perm;	/* k */
+	double *pre;	/* H */
+	double *fwd;	/* k: each player's marginal in the first order */
+	double *mean, *m2; /* k: Welford's running mean and sum of squares */
+	struct sh_dd *sum; /* k: the sum of the pair means */
+	double v0;
+};
+
+SH_INLINE void
+sh_pairs_body(struct sh_pairs *q, int wide)
+{
+	struct sh_net *n = q->n;
+	uint32_t k = n->k, H = n->H, *perm = q->perm;
+
+	for (uint64_t p = 0; p < q->npairs; p++) {
+		double prev = q->v0;
+		/* a keyed Fisher-Yates shuffle of the players */
+		for (uint32_t j = 0; j < k; j++)
+			perm[j] = j;
+		for (uint32_t j = k - 1; j > 0; j--) {
+			uint32_t u = (uint32_t)rng_below(q->key, p * k + j,
+							 (uint64_t)j + 1);
+			uint32_t t = perm[j];
+			perm[j] = perm[u];
+			perm[u] = t;
+		}
+		/* the players joining in that order, then in reverse; the
+		 * pre-activations from h0 by each player's block */
+		memcpy(q->pre, n->h0, H * sizeof(double));
+		for (uint32_t j = 0; j < k; j++) {
+			const double *bc = n->blk + (size_t)perm[j] * H;
+			double v;
+			for (uint32_t h = 0; h < H; h++)
+				q->pre[h] += bc[h];
+			v = sh_value(n, q->pre, wide);
+			q->fwd[perm[j]] = v - prev;
+			prev = v;
+		}
+		memcpy(q->pre, n->h0, H * sizeof(double));
+		prev = q->v0;
+		for (uint32_t j = k; j-- > 0;) {
+			uint32_t c = perm[j];
+			const double *bc = n->blk + (size_t)c * H;
+			double v, y, dy;
+			for (uint32_t h = 0; h < H; h++)
+				q->pre[h] += bc[h];
+			v = sh_value(n, q->pre, wide);
+			y = 0.5 * (q->fwd[c] + (v - prev));
+			prev = v;
+			/* the mean as a double-double sum, the variance by
+			 * Welford's update */
+			sh_dd_add(&q->sum[c], y);
+			dy = y - q->mean[c];
+			q->mean[c] += dy / (double)(p + 1);
+			q->m2[c] += dy * (y - q->mean[c]);
+		}
+	}
+}
+
+static void
+sh_pairs_base(struct sh_pairs *q)
+{
+	sh_pairs_body(q, 0);
+}
+
+#ifdef SH_X86
+__attribute__((target("avx2"))) static void
+sh_pairs_avx2(struct sh_pairs *q)
+{
+	sh_pairs_body(q, 1);
+}
+#endif
+
+/*
+ * Estimated Shapley values by antithetic permutation sampling with
+ * npairs pairs (explain.h has the method and its bound).
+ */
+static int
+sh_sample(struct sh_net *n, uint64_t seed, uint64_t npairs,
+	  struct explain_result *r)
+{
+	uint32_t k = n->k, H = n->H;
+	double *rlo = malloc(k * sizeof(double)), *rhi = malloc(k * sizeof(double));
+	double lt = sh_log_term(k), m = (double)npairs;
+	struct sh_pairs q;
+	int err = RBA_E_NOMEM;
+
+	memset(&q, 0, sizeof(q));
+	q.n = n;
+	q.key = rng_key(seed, EXPLAIN_RNG_PURPOSE, r->cls, 0);
+	q.npairs = npairs;
+	q.perm = malloc(k * sizeof(uint32_t));
+	q.pre = malloc(H * sizeof(double));
+	q.fwd = malloc(k * sizeof(double));
+	q.mean = calloc(k, sizeof(double));
+	q.m2 = calloc(k, sizeof(double));
+	q.sum = calloc(k, sizeof(*q.sum));
+	if (!rlo || !rhi || !q.perm || !q.pre || !q.fwd || !q.mean || !q.m2 || !q.sum)
+		goto out;
+	if ((err = sh_marginal_ranges(n, rlo, rhi)) != 0)
+		goto out;
+	q.v0 = sh_value(n, n->h0, 0);
+	r->baseline = q.v0;
+#ifdef SH_X86
+	if (sh_avx2())
+		sh_pairs_avx2(&q);
+	else
+#endif
+		sh_pairs_base(&q);
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t c = n->col[i];
+		double e;
+		r->contrib[c] = (q.sum[i].hi + q.sum[i].lo) / m;
+		/* empirical Bernstein (Maurer and Pontil 2009, Theorem 4),
+		 * two-sided, a union over the k players */
+		e = sqrt(2.0 * (q.m2[i] / (m - 1.0)) * lt / m) +
+		    7.0 * (rhi[i] - rlo[i]) * lt / (3.0 * (m - 1.0));
+		r->bound[c] = e + (e * 0x1p-20 + 0x1p-30);
+		if (r->bound[c] > r->max_bound)
+			r->max_bound = r->bound[c];
+	}
+	r->samples = npairs;
+	err = 0;
+out:
+	free(rlo);
+	free(rhi);
+	free(q.perm);
+	free(q.pre);
+	free(q.fwd);
+	free(q.mean);
+	free(q.m2);
+	free(q.sum);
+	return err;
+}
+
+/* 1 when 2^k coalitions of cost multiply-adds fit in work. */
+static int
+sh_exact_fits(uint32_t k, uint64_t cost, uint64_t work)
+{
+	return k < 63 && cost <= (work >> k);
+}
+
+static int
+explain_shapley(const struct artifact *a, const struct explain_baseline *b,
+		const float *x, const uint32_t *f0,
+		const struct explain_options *o, struct explain_result *r,
+		struct rba_detail *d)
+{
+	uint32_t cap = o->max_exact_columns ? o->max_exact_columns
+					    : EXPLAIN_MAX_SHAPLEY_COLUMNS;
+	uint64_t work = o->work ? o->work : EXPLAIN_SHAPLEY_WORK, npairs;
+	uint64_t swork = o->sample_work ? o->sample_work : EXPLAIN_SHAPLEY_SAMPLE_WORK;
+	struct sh_net n;
+	int err;
+
+	if (cap > EXPLAIN_MAX_SHAPLEY_COLUMNS)
+		return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
+				"exact Shapley values over up to %u columns exceed "
+				"the cap of %u", cap, EXPLAIN_MAX_SHAPLEY_COLUMNS);
+	if ((err = sh_net_init(&n, a, b, x, f0, r->ncolumns, r->cls)) != 0)
+		return err;
+	r->players = n.k;
+	if (n.k <= cap && sh_exact_fits(n.k, n.cost, work)) {
+		r->accuracy = EXPLAIN_EXACT;
+		err = sh_exact(&n, r);
+		goto out;
+	}
+	/* 2 k coalition values a pair */
+	npairs = swork / n.cost / (2 * (uint64_t)n.k);
+	if (npairs < EXPLAIN_SHAPLEY_MIN_PAIRS) {
+		err = rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+			       "a Shapley estimate over %u columns of a network of "
+			       "%llu multiply-adds exceeds the work cap", n.k,
+			       (unsigned long long)n.cost);
+		goto out;
+	}
+	r->accuracy = EXPLAIN_APPROXIMATE;
+	err = sh_sample(&n, o->seed, npairs, r);
+out:
+	sh_net_release(&n);
 	return err;
 }
 
@@ -747,12 +1479,23 @@ explain_case(const struct artifact *a, const struct explain_baseline *b,
 	     const float *raw, uint32_t cls, struct explain_result *out,
 	     struct rba_detail *d)
 {
+	return explain_case_opt(a, b, raw, cls, NULL, out, d);
+}
+
+int
+explain_case_opt(const struct artifact *a, const struct explain_baseline *b,
+		 const float *raw, uint32_t cls, const struct explain_options *o,
+		 struct explain_result *out, struct rba_detail *d)
+{
+	static const struct explain_options defaults;
 	const struct encode_spec *s = &a->spec;
 	uint32_t *f0 = NULL;
 	float *x = NULL;
 	int err = RBA_E_NOMEM;
 
 	memset(out, 0, sizeof(*out));
+	if (o == NULL)
+		o = &defaults;
 	if (cls >= s->nclasses)
 		return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
 				"class %u is not a class of the model", cls);
@@ -760,12 +1503,15 @@ explain_case(const struct artifact *a, const struct explain_baseline *b,
 		return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
 				"the baseline is not the model's");
 	out->method = explain_method_of(a);
+	out->accuracy = EXPLAIN_EXACT;
 	out->cls = cls;
 	out->ncolumns = s->ncolumns;
+	out->players = s->ncolumns;
 	out->contrib = calloc(s->ncolumns ? s->ncolumns : 1, sizeof(double));
+	out->bound = calloc(s->ncolumns ? s->ncolumns : 1, sizeof(double));
 	f0 = column_starts(s);
 	x = malloc((s->nfeatures ? s->nfeatures : 1) * sizeof(float));
-	if (out->contrib == NULL || f0 == NULL || x == NULL)
+	if (out->contrib == NULL || out->bound == NULL || f0 == NULL || x == NULL)
 		goto out;
 	/* The inputs the model's forward pass sees (artifact_score). */
 	encode_standardize(s, raw, 1, x);
@@ -776,7 +1522,7 @@ explain_case(const struct artifact *a, const struct explain_baseline *b,
 			err = net_margin(&a->model, x, cls, &out->margin);
 		break;
 	case EXPLAIN_SHAPLEY:
-		err = explain_shapley(a, b, x, f0, out, d);
+		err = explain_shapley(a, b, x, f0, o, out, d);
 		if (err == 0)
 			err = net_margin(&a->model, x, cls, &out->margin);
 		break;
@@ -788,6 +1534,7 @@ explain_case(const struct artifact *a, const struct explain_baseline *b,
 		out->sum = out->baseline;
 		for (uint32_t c = 0; c < out->ncolumns; c++)
 			out->sum += out->contrib[c];
+		out->gap = fabs(out->sum - out->margin);
 	}
 out:
 	free(f0);

@@ -17,6 +17,7 @@ main(int argc, char **argv)
 		suite_rebuild, suite_artifact, suite_audit, suite_sign,
 		suite_evidence,
 		suite_forensics,
+		suite_explain,
 		suite_fleet,
 		suite_cli,
 	};

@@ -16,6 +16,7 @@ RBA_SUITE(suite_store);
 RBA_SUITE(suite_policy);
 RBA_SUITE(suite_rebuild);
 RBA_SUITE(suite_artifact);
+RBA_SUITE(suite_explain);
 RBA_SUITE(suite_audit);
 RBA_SUITE(suite_sign);
 RBA_SUITE(suite_evidence);
