@@ -188,6 +188,11 @@ gate_value(struct gate_line *L, enum gate_key k, struct fx_gate *g,
 		snprintf(g->sweep, sizeof(g->sweep), "%s", val);
 		return 0;
 	case K_VERSION:
+		/* A version name (as calibrate writes it, unquoted), so that
+		 * every gate read renders a file that reads back the same. */
+		if (!policy_name_valid(val))
+			return rba_fail(d, RBA_E_SCHEMA, L->name, L->line, vcol,
+					"'%s' is not a version name", L->key);
 		snprintf(g->version, sizeof(g->version), "%s", val);
 		return 0;
 	default:

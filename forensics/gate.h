@@ -85,7 +85,8 @@ int fx_gate_write(const char *path, const struct fx_gate *g);
  * RBA_E_SCHEMA for anything else: a line over FX_GATE_MAX_LINE bytes, a
  * line that is not "key: value", an unknown key, a key given twice, not
  * this schema, an unknown metric, a number that is not finite, a seeds
- * value that is not a count, a value that is not a digest (each with d->line,
+ * value that is not a count, a version that is not a version name
+ * (policy_name_valid), a value that is not a digest (each with d->line,
  * d->col and d->reason), a key missing, a direction that is not the
  * metric's (d->line 0).
  */

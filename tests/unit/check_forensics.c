@@ -516,6 +516,21 @@ START_TEST(test_gate_bad_values)
 	u = with_line(t, "seeds", "seeds: 1.5");
 	expect_gate_error(u, RBA_E_SCHEMA, 9, 8, "seeds is a count");
 	free(u);
+	/* A version is a version name, quoted or not. */
+	u = with_line(t, "version", "version: \"\"x\"\"");
+	expect_gate_error(u, RBA_E_SCHEMA, 11, 11, "'version' is not a version name");
+	free(u);
+	u = with_line(t, "version", "version: a b");
+	expect_gate_error(u, RBA_E_SCHEMA, 11, 10, "'version' is not a version name");
+	free(u);
+	u = with_line(t, "version", "version: \"synth-chapter\"");
+	{
+		struct rba_detail d;
+		struct fx_gate h;
+		ck_assert_int_eq(fx_gate_parse(u, strlen(u), "g.yaml", &h, &d), 0);
+		ck_assert_str_eq(h.version, "synth-chapter");
+	}
+	free(u);
 	u = with_line(t, "config_hash", "config_hash: sha256:00");
 	expect_gate_error(u, RBA_E_SCHEMA, 12, 14, "'config_hash' is not a digest");
 	free(u);
