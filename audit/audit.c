@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "audit/audit_pass.h"
+#include "audit/declared.h"
 #include "audit/inputs.h"
 #include "rebuild/runs.h"
 #include "common/rbatime.h"
@@ -548,6 +549,65 @@ comparable(struct audit_inputs *c, const struct sample_layout *l, char *why,
 }
 
 /*
+ * The tolerance declared before the sample judges it (declared.h): the
+ * version's policy, or the sample's own when the version's was loosened
+ * after the sample was added.  An ad hoc --policy judges as given, and
+ * says so.  c->pol becomes the policy that judges; r says which and
+ * since when.  0, or declared_judge's errors.
+ */
+static int
+judging_policy(struct store_txn *txn, struct audit_inputs *c,
+	       const struct store_sample_info *info, struct audit_report *r,
+	       struct rba_detail *d)
+{
+	struct declared_judgement j;
+	char was[RBA_DIGEST_TEXT_LEN + 1], own[RBA_DIGEST_TEXT_LEN + 1];
+	int err;
+
+	if (!c->pol_from_version) {
+		/* Ad hoc unless it is the policy the rule would have chosen. */
+		struct policy *vpol = NULL;
+		int from;
+		r->judged_by = AUDIT_JUDGED_OPTION;
+		r->ad_hoc = 1;
+		if (c->v.has_policy &&
+		    audit_inputs_policy_in_force(&c->v, NULL, &vpol, &from, NULL) == 0 &&
+		    declared_judge(txn, &c->v, vpol, info, &j, NULL) == 0) {
+			r->ad_hoc = !rba_digest_equal(&c->pol->digest, &j.pol->digest);
+			r->declared_at = j.declared_at;
+			r->has_declared_at = !r->ad_hoc;
+			declared_judgement_release(&j);
+		}
+		policy_free(vpol);
+		if (r->ad_hoc)
+			WARN(r, "ad hoc: judged by a policy given for this audit, "
+				"not the one declared for the version; this verdict "
+				"is not the version's audit");
+		return 0;
+	}
+	if ((err = declared_judge(txn, &c->v, c->pol, info, &j, d)) != 0)
+		return err;
+	r->declared_at = j.declared_at;
+	r->has_declared_at = 1;
+	r->judged_by = j.own ? AUDIT_JUDGED_SAMPLE : AUDIT_JUDGED_VERSION;
+	if (j.own) {
+		rba_digest_format(&c->pol->digest, was);
+		rba_digest_format(&j.pol->digest, own);
+		WARN(r, "the version's policy %s was set after the sample was added "
+			"and is looser in %s: it judges only samples added after "
+			"it; this sample is judged by %s, the policy it was added "
+			"under", was, j.looser_in, own);
+		free(r->policy_text);
+		r->policy_text = strndup(j.pol->text, j.pol->text_len);
+		r->policy_digest = j.pol->digest;
+	}
+	policy_free(c->pol);
+	c->pol = j.pol;
+	j.pol = NULL;
+	return 0;
+}
+
+/*
  * A test hook, as git's GIT_TEST_* variables are: with
  * REBUILD_AUDIT_TEST_HOLD_RECORD=PATH in the environment, an audit that
  * has its verdict creates PATH.held and waits (at most two minutes) for
@@ -622,9 +682,18 @@ audit_version(struct store *s, const char *version,
 	}
 	r->judged = 1;
 	err = audit_inputs_load(txn, version, o->policy, &c, d);
-	if (c.pins != NULL) {
+	if (c.v.name != NULL) {
+		/* What is judged, for the check before the record. */
 		r->has_version = 1;
 		r->registered_at = c.v.registered_at;
+		r->judged_artifact = c.v.artifact;
+		r->judged_snapshot = c.v.snapshot;
+		rba_digest_bytes(c.v.pins_text, strlen(c.v.pins_text),
+				 &r->judged_pins);
+		r->has_version_policy = c.v.has_policy;
+		r->version_policy = c.v.policy_digest;
+	}
+	if (c.pins != NULL) {
 		r->pins_text = strdup(c.v.pins_text);
 		r->artifact_pinned = c.v.artifact;
 		r->snapshot = c.v.snapshot;
@@ -689,6 +758,10 @@ audit_version(struct store *s, const char *version,
 	r->sample_scored_by = layout.scored_by;
 	r->has_decisions = 1;
 	r->artifact_decisions = layout.artifact;
+	if ((err = judging_policy(txn, &c, &info, r, d)) != 0) {
+		audit_not_measured(r, "policy", err, d);
+		goto out;
+	}
 	if ((err = links(&c, r)) != 0) {
 		audit_not_measured(r, "environment", err, d);
 		goto out;
@@ -775,6 +848,10 @@ audit_version(struct store *s, const char *version,
 	decide(&c, r, cannot);
 	warnings(&c, r, &layout);
 	r->exit_status = audit_verdict_exit(r->verdict);
+	/* A yes under an ad hoc policy answers another question than the
+	 * version's declared one: it never exits 0. */
+	if (r->ad_hoc && r->exit_status == 0)
+		r->exit_status = 2;
 	err = 0;
 out:
 	store_txn_abort(txn);

@@ -83,6 +83,14 @@ const char *audit_verdict_name(int verdict);
 /* 0 for the two reproducible verdicts, 1 not-reproducible, 2 otherwise. */
 int audit_verdict_exit(int verdict);
 
+/* Which policy judged the sample (declared.h). */
+enum audit_judged_by {
+	AUDIT_JUDGED_VERSION = 0, /* the version's, declared before it */
+	AUDIT_JUDGED_SAMPLE = 1,  /* the sample's own: the version's is
+				   * looser and was set after it */
+	AUDIT_JUDGED_OPTION = 2,  /* --policy, given for this audit */
+};
+
 enum audit_link_state { AUDIT_LINK_SAME = 0, AUDIT_LINK_CHANGED = 1,
 			AUDIT_LINK_UNKNOWN = 2 };
 
@@ -149,6 +157,16 @@ struct audit_report {
 	 * still holds these (audit_record_append). */
 	int judged;
 	int has_version;
+	struct rba_digest judged_artifact, judged_snapshot, judged_pins;
+	int has_version_policy;
+	struct rba_digest version_policy;
+	/* Which policy judged (enum audit_judged_by), since when it was
+	 * declared for the sample (has_declared_at), and whether it was an
+	 * ad hoc --policy other than the version's declared one. */
+	int judged_by;
+	int has_declared_at;
+	int64_t declared_at;
+	int ad_hoc;
 	int64_t registered_at;
 	int64_t sample_added;
 

@@ -114,7 +114,19 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	rba_json_kv_digest(b, "digest", &r->policy_digest, r->policy_text != NULL, 1);
 	rba_json_kv_str(b, "source", r->policy_text == NULL ? NULL
 				: r->policy_from_version ? "version" : "option", 1);
-	rba_json_kv_str(b, "text", r->policy_text, 0);
+	rba_json_kv_str(b, "text", r->policy_text, 1);
+	/* Since the declared-before rule: who judged, declared when. */
+	rba_json_kv_str(b, "judged_by", r->policy_text == NULL ? NULL
+				   : r->judged_by == AUDIT_JUDGED_SAMPLE ? "sample"
+				   : r->judged_by == AUDIT_JUDGED_OPTION ? "option"
+									 : "version", 1);
+	{
+		char dt[RBA_TIME_TEXT_MAX];
+		if (r->has_declared_at)
+			rba_time_utc(r->declared_at, dt);
+		rba_json_kv_str(b, "declared_at", r->has_declared_at ? dt : NULL, 1);
+	}
+	rba_json_kv_bool(b, "ad_hoc", r->ad_hoc, 0);
 	rba_buf_put(b, "}, ", 3);
 
 	rba_json_put_key(b, "pins");
@@ -246,6 +258,7 @@ static int
 still_judged(struct store_txn *txn, const struct audit_report *r)
 {
 	struct store_version v;
+	struct rba_digest pins;
 	int err, same;
 
 	err = store_version_get(txn, r->version, &v, NULL);
@@ -253,17 +266,19 @@ still_judged(struct store_txn *txn, const struct audit_report *r)
 		return !r->has_version;
 	if (err != 0)
 		return err;
+	rba_digest_bytes(v.pins_text, strlen(v.pins_text), &pins);
 	same = r->has_version && v.registered_at == r->registered_at &&
-	       rba_digest_equal(&v.artifact, &r->artifact_pinned) &&
-	       rba_digest_equal(&v.snapshot, &r->snapshot) &&
-	       r->pins_text != NULL && strcmp(v.pins_text, r->pins_text) == 0;
+	       rba_digest_equal(&v.artifact, &r->judged_artifact) &&
+	       rba_digest_equal(&v.snapshot, &r->judged_snapshot) &&
+	       rba_digest_equal(&pins, &r->judged_pins);
 	if (same && r->has_sample)
 		same = v.has_sample &&
 		       rba_digest_equal(&v.sample.digest, &r->sample_digest) &&
 		       v.sample.added == r->sample_added;
-	if (same && r->policy_from_version)
-		same = v.has_policy &&
-		       rba_digest_equal(&v.policy_digest, &r->policy_digest);
+	if (same && (r->policy_from_version || !r->has_version_policy))
+		same = v.has_policy == r->has_version_policy &&
+		       (!v.has_policy ||
+			rba_digest_equal(&v.policy_digest, &r->version_policy));
 	store_version_release(&v);
 	return same;
 }

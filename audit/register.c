@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "audit/declared.h"
 #include "rebuild/runs.h"
 #include "common/buf.h"
 #include "common/fileio.h"
@@ -323,6 +324,8 @@ register_version(struct store *s, const struct register_request *rq,
 	v.artifact = art_digest;
 	v.snapshot = in->snapshot;
 	if (rq->policy != NULL) {
+		if ((err = declared_policy_keep(txn, rq->policy, d)) != 0)
+			goto out;
 		v.has_policy = 1;
 		v.policy_text = rq->policy->text;
 		v.policy_digest = rq->policy->digest;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit/declared.h"
 #include "audit/inputs.h"
 #include "common/json.h"
 #include "common/strv.h"
@@ -882,6 +883,10 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	if ((err = store_version_get(txn, rq->version, &v, d)) != 0)
 		goto out;
 	if ((err = audit_inputs_policy_in_force(&v, rq->policy, &pol, &from_version, d)))
+		goto out;
+	/* The policy the sample is added under is kept, so that it can
+	 * judge the sample after the version moves to a looser one. */
+	if ((err = declared_policy_keep(txn, pol, d)) != 0)
 		goto out;
 	st.pol = pol;
 	if ((err = policy_pins_parse(v.pins_text, strlen(v.pins_text),

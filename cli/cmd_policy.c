@@ -1,9 +1,13 @@
 /*
- * cmd_policy.c - policy set: keep the policy a version is decided under.
+ * cmd_policy.c - policy set: keep the policy a version is decided under
+ * (audit/declared.h: the text kept, the history told, and the rule that
+ * a looser policy judges only samples added after it).
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "audit/declared.h"
 #include "cli/commands.h"
 #include "common/digest.h"
 #include "policy/policy.h"
@@ -13,10 +17,10 @@ int
 cmd_policy(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct policy *pol = NULL;
-	struct store_txn *txn;
+	struct declared_set_result res;
 	struct rba_detail d;
-	char pd[RBA_DIGEST_TEXT_LEN + 1], old[RBA_DIGEST_TEXT_LEN + 1] = "";
-	struct store_sample_info si;
+	char pd[RBA_DIGEST_TEXT_LEN + 1], old[RBA_DIGEST_TEXT_LEN + 1];
+	char sp[RBA_DIGEST_TEXT_LEN + 1];
 	int err;
 
 	if (argc != 4 || strcmp(argv[1], "set") != 0)
@@ -28,33 +32,31 @@ cmd_policy(struct cli_ctx *ctx, int argc, char **argv)
 		return err;
 	}
 	rba_detail_clear(&d);
-	err = store_txn_begin(ctx->store, 1, 0, &txn, &d);
-	if (err == 0) {
-		/* The sample's stored decisions were made under some policy:
-		 * say so when it is not this one. */
-		if (store_sample_info(txn, argv[2], &si, NULL) == 0) {
-			if (si.has_policy && !rba_digest_equal(&si.policy_digest,
-							       &pol->digest))
-				rba_digest_format(&si.policy_digest, old);
-			store_sample_info_release(&si);
-		}
-		err = store_version_set_policy(txn, argv[2], pol->text, &pol->digest, &d);
-		if (err == 0)
-			err = store_txn_commit(txn, &d);
-		else
-			store_txn_abort(txn);
-	}
+	err = declared_policy_set(ctx->store, argv[2], pol, (int64_t)time(NULL),
+				  &res, &d);
 	rba_digest_format(&pol->digest, pd);
 	policy_free(pol);
-	if (err) {
-		if (err == RBA_E_NOTFOUND)
-			snprintf(d.reason, sizeof(d.reason), "no such version");
+	if (err)
 		return cli_fail("cannot set policy", argv[2], err, &d);
-	}
-	if (old[0])
+	rba_digest_format(&res.previous, old);
+	rba_digest_format(&res.sample_policy, sp);
+	if (res.sample_keeps_own)
+		cli_warn("policy %s is looser than %s, the policy the sample of "
+			 "'%s' was added under, in %s: it judges only samples added "
+			 "from now on; audits still judge this sample by %s",
+			 pd, sp, argv[2], res.sample_looser_in, sp);
+	else if (res.sample_unknown)
+		cli_warn("the sample of '%s' was added under policy %s, whose text "
+			 "the store does not keep: audits cannot judge it by a "
+			 "policy set after it (add the sample again)", argv[2], sp);
+	else if (res.had_previous && !res.stricter)
+		cli_warn("policy %s is looser than %s, the one it replaces, in %s: "
+			 "it judges only samples of '%s' added from now on",
+			 pd, old, res.looser_in, argv[2]);
+	else if (res.sample_other_policy)
 		cli_warn("the sample of '%s' holds decisions made under policy %s; "
 			 "audits now decide under %s and count what it changes as "
-			 "flips", argv[2], old, pd);
+			 "flips", argv[2], sp, pd);
 	if (ctx->json)
 		printf("{\"version\": \"%s\", \"policy\": \"%s\"}\n", argv[2], pd);
 	else if (!ctx->quiet)

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -593,4 +594,39 @@ const char *
 policy_yaml_version(void)
 {
 	return yaml_get_version_string();
+}
+
+int
+policy_as_strict(const struct policy *a, const struct policy *b, char *why,
+		 size_t cap)
+{
+	const char *term = NULL;
+	char buf[160];
+
+	buf[0] = 0;
+	if (a->argmax != b->argmax || a->nbands != b->nbands) {
+		term = "the decision rule";
+	} else {
+		for (size_t i = 0; i < a->nbands && term == NULL; i++)
+			if (a->bands[i].below != b->bands[i].below ||
+			    strcmp(a->bands[i].decision, b->bands[i].decision) != 0) {
+				snprintf(buf, sizeof(buf), "decision band %zu", i + 1);
+				term = buf;
+			}
+	}
+	if (term == NULL && a->max_score_delta > b->max_score_delta)
+		term = "tolerance.max_score_delta";
+	else if (term == NULL && a->max_flips > b->max_flips)
+		term = "tolerance.max_flips";
+	else if (term == NULL && a->near_margin < b->near_margin)
+		term = "near_threshold.margin";
+	else if (term == NULL && b->near_require_bits && !a->near_require_bits)
+		term = "near_threshold.require_bits";
+	else if (term == NULL && a->min_near_cases < b->min_near_cases)
+		term = "evidence.min_near_cases";
+	if (term == NULL)
+		return 1;
+	if (why != NULL && cap > 0)
+		snprintf(why, cap, "%s", term);
+	return 0;
 }

@@ -292,6 +292,17 @@ double policy_nearest_edge(const struct policy *p, double score);
 size_t policy_decide_argmax(const struct policy *p, const double *probs,
 			    size_t n, double *edge_dist);
 
+/*
+ * Whether a is at least as strict as b in every term that decides a
+ * verdict: the same decision rule and bands (every edge and decision),
+ * a score tolerance and a flip tolerance no larger, a near-threshold
+ * margin no smaller, bits near the threshold required when b requires
+ * them, and min_near_cases no smaller.  1 yes; 0 no, and why (cap
+ * bytes, may be NULL) names the first term where a is looser or other.
+ */
+int policy_as_strict(const struct policy *a, const struct policy *b,
+		     char *why, size_t cap);
+
 enum policy_file_kind { POLICY_KIND_UNKNOWN = 0, POLICY_KIND_PINS, POLICY_KIND_POLICY };
 /*
  * Reads the top-level schema: key of a file to say what it is (without

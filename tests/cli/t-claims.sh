@@ -107,3 +107,38 @@ awk -F, 'BEGIN { OFS = "," } NR == 3 { $NF = "1.5" } { print }' logs-exact.csv >
 run 2 $RBA -S st sample add logs-declared logs-bad.csv --score-column logged
 err_has "logs-bad.csv:3:"
 err_has "is not in [0, 1]"
+
+# ---- the tolerance declared before the sample judges it ---------------
+# logs-off fails under its declared policy (bits near a band edge); a
+# looser policy set afterwards does not judge the sample it holds
+run 0 $RBA -S st policy set logs-off "$FIX/policy/audit-tolerant.yaml"
+err_has "is looser than"
+run 1 $RBA -S st --json audit logs-off
+ok "a loosened policy does not judge the older sample" jq -e '.audits[0].verdict == "not-reproducible" and .audits[0].policy.judged_by == "sample"' out
+ok "the record says when its tolerance was declared" jq -e '.audits[0].policy.declared_at | test("^20")' out
+run 2 $RBA -S st -q audit --all
+out_has "audit logs-off: NOT REPRODUCIBLE"
+# an ad hoc --policy is labelled and never exits 0
+run 2 $RBA -S st --json audit --policy "$FIX/policy/audit-tolerant.yaml" logs-off
+ok "ad hoc: the verdict under it, labelled" jq -e '.audits[0].verdict == "metric-equivalent" and .audits[0].policy.ad_hoc and .audits[0].policy.judged_by == "option"' out
+ok "ad hoc: said in words" jq -e '.audits[0].warnings | any(test("^ad hoc"))' out
+# the version's own declared policy given as --policy is not ad hoc
+run 2 $RBA -S st --json audit --policy "$FIX/policy/audit-tolerant.yaml" logs-exact
+ok "ad hoc even when bit-identical" jq -e '.audits[0].policy.ad_hoc and .audits[0].verdict == "bit-identical"' out
+run 0 $RBA -S st --json audit --policy "$FIX/policy/credit.yaml" logs-exact
+ok "the declared policy by name is not ad hoc" jq -e '(.audits[0].policy.ad_hoc | not) and .audits[0].verdict == "bit-identical"' out
+# a sample added after the looser policy is judged by it
+run 0 $RBA -S st -q sample add logs-off logs-off.csv --score-column logged
+run 0 $RBA -S st --json audit logs-off
+ok "a sample added after the policy is judged by it" jq -e '.audits[0].verdict == "metric-equivalent" and .audits[0].policy.judged_by == "version"' out
+# a policy at least as strict in every term judges an older sample
+sed 's/max_score_delta: 0.0005/max_score_delta: 0.0001/' "$FIX/policy/credit.yaml" > strict.yaml
+ok "a stricter policy file" sh -c '! cmp -s strict.yaml "$FIX/policy/credit.yaml"'
+run 0 $RBA -S st policy set logs-exact strict.yaml
+err_lacks_looser=$(grep -c "looser" err)
+ok "a stricter policy is not called looser" test "$err_lacks_looser" = 0
+run 0 $RBA -S st --json audit logs-exact
+ok "a stricter policy set later judges the older sample" jq -e '.audits[0].policy.judged_by == "version" and .audits[0].verdict == "bit-identical"' out
+run 0 $RBA -S st --json history logs-off
+ok "policy set is in the history" jq -e '[.[] | select(.record.schema == "rebuild-audit/policy-set/v1" and .record.stricter == false)] | length == 1' out
+run 0 $RBA -S st history --verify

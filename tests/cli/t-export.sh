@@ -491,10 +491,25 @@ resign x.json "$(tcomment lr7.json.minisig)"
 run 1 $RBA verify x.json -p k.pub
 err_has "verdict bit-identical"
 
-# Under a policy without the near-threshold rule: metric-equivalent,
-# the pinned artifact reproducing the old one's decisions within the
-# tolerance, not bit for bit.
-run 0 $RBA -q policy set $R "$FIX/policy/audit-tolerant.yaml"
+# A policy without the near-threshold rule set after the sample was
+# added is looser: it judges only samples added after it, so this one
+# is still judged by the policy it was added under.
+run 0 $RBA policy set $R "$FIX/policy/audit-tolerant.yaml"
+err_has "is looser than"
+err_has "audits still judge this sample by"
+run 1 $RBA audit $R
+out_has "this sample is judged by"
+# Declared before the sample: metric-equivalent, the pinned artifact
+# reproducing the old one's decisions within the tolerance, not bit for
+# bit.
+R=lr7t
+sed 's/^version: .*/version: lr7t/' lr7-a.yaml > lr7t-a.yaml
+sed 's/^version: .*/version: lr7t/' lr7-b.yaml > lr7t-b.yaml
+run 0 $RBA register lr7t-a.yaml --policy "$FIX/policy/audit-tolerant.yaml"
+run 0 $RBA sample add $R cases.csv
+old=$($RBA --json version show $R | jq -r .artifact)
+run 0 $RBA register lr7t-b.yaml --replace
+new=$($RBA --json version show $R | jq -r .artifact)
 run 0 $RBA audit $R
 out_has 'metric-equivalent'
 run 0 $RBA export $R -k k.key -o lr7m.json

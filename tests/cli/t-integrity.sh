@@ -179,7 +179,7 @@ run 0 $RBA -S st policy set $V "$POL"
 err_empty
 sed 's/below: 0.30/below: 0.31/' "$POL" > pol31.yaml
 run 0 $RBA -S st policy set $V pol31.yaml
-err_has "warning: the sample of '$V' holds decisions made under policy"
+err_has "the policy the sample of '$V' was added under, in decision band 1: it judges only samples added from now on"
 run 0 $RBA -S st -q policy set $V "$POL"
 run 1 $RBA -S st audit $V
 out_lacks ": bit-identical"
