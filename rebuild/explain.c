@@ -1231,7 +1231,7 @@ explain_shapley(const struct artifact *a, const struct explain_baseline *b,
 	if ((err = sh_net_init(&n, a, b, x, f0, r->ncolumns, r->cls)) != 0)
 		return err;
 	r->players = n.k;
-	if (n.k <= cap && sh_exact_fits(n.k, n.cost, work)) {
+	if (n.k == 0 || (n.k <= cap && sh_exact_fits(n.k, n.cost, work))) {
 		r->accuracy = EXPLAIN_EXACT;
 		err = sh_exact(&n, r);
 		goto out;

@@ -31,69 +31,85 @@
  *     (x < threshold in float32).  Baseline: the base margin plus each
  *     tree's cover-weighted mean leaf value.
  *   - EXPLAIN_SHAPLEY (a network with hidden layers): Shapley values
- *     over the original columns, the value of a coalition S being the
- *     margin of the case with the columns outside S set to the baseline
- *     case (numeric: the training mean; categorical: the training mode,
- *     ties to the first level bytewise).  The first layer's
- *     pre-activation of S is (h(empty) + L[S low]) + H[S high], where L
- *     holds the subset sums of the columns' input blocks over the low
- *     columns (half of them, fewer when the table would pass
- *     EXPLAIN_SHAPLEY_TABLE doubles; a set is the set without its lowest
- *     column plus that column's block) and H[S high] the sum over S's
- *     high columns, highest first; then the rest of the network, in
- *     double, summing only the positive inputs of each layer (a zero
- *     input changes no sum but a zero's sign, which the ReLU drops).
- *     Baseline: v(empty).  The players are the columns whose block is
- *     not zero: a column at its baseline value moves no coalition's
- *     value, contributes 0, and leaving it out changes no other
- *     column's Shapley value.  Two ways, chosen by the number k of
- *     players and the multiply-adds c of one coalition value (first
- *     layer H, each later layer in x out, the margin column):
+ *     over the original columns, the value v(S) of a coalition S being
+ *     the margin of the case with the columns outside S set to the
+ *     baseline case (numeric: the training mean; categorical: the
+ *     training mode, ties to the first level bytewise).  Baseline:
+ *     v(empty).  A column's block is what switching it from the
+ *     baseline case to the case adds to the first layer's
+ *     pre-activations; the players are the columns whose block is not
+ *     zero.  A column at its baseline value moves no coalition's value:
+ *     it contributes 0, and leaving it out changes no other column's
+ *     Shapley value.
+ *
+ *     A coalition's value: the first layer's pre-activations are
+ *     (h(empty) + L[S low]) + H[S high], L the subset sums of the
+ *     blocks of the low players (half of them, fewer when the table
+ *     would pass EXPLAIN_SHAPLEY_TABLE doubles; a set is the set
+ *     without its lowest player plus that player's block), H[S high]
+ *     the sum of the high players' blocks in S, highest first; then the
+ *     later layers in double, each output the bias plus its positive
+ *     inputs' terms in ascending order (a zero input changes no sum but
+ *     a zero's sign, which the ReLU drops); the margin is mb + ((s0 +
+ *     s1) + (s2 + s3)), s_c the sum in ascending order of the margin
+ *     column's terms of the last hidden layer's units j = c mod 4.  The
+ *     same bits with or without AVX2, which is used when the CPU has it
+ *     (RBA_STRICT_ISA=base forces the plain code).
+ *
+ *     Two ways, chosen by the number k of players and the multiply-adds
+ *     c of one coalition value (first layer H, each later layer in x
+ *     out, the margin column: 1088 for the 32-32 network the fixtures'
+ *     pins train):
  *
  *     Exact (accuracy EXPLAIN_EXACT), when k <= EXPLAIN_MAX_SHAPLEY_COLUMNS
- *     and 2^k c <= EXPLAIN_SHAPLEY_WORK: every coalition is visited once,
- *     in reflected Gray code order (S_t = t xor t/2: one column joins or
- *     leaves per step), and nothing of size 2^k is stored.  phi_i =
- *     sum over S holding i of (w(|S| - 1) + w(|S|)) v(S) - sum over all
- *     S of w(|S|) v(S), with w(s) = s! (k - s - 1)! / k! (w(-1) = w(k) =
- *     0), the Shapley sum sum over S without i of w(|S|) (v(S + i) -
- *     v(S)) regrouped by coalition.  The coalitions holding i form runs
- *     of the order, so the first sum is a running total of all
- *     coalitions' terms, taken when i joins and when it leaves: one
- *     update a step, whatever k.  The totals are double-double
- *     (TwoSum) sums.  Error bound: with u = 2^-53, each term w v(S) is
- *     within (2k + 3) u of its value for the computed v(S), and the
- *     sums add below k 2^k u^2 of the total weight more, so |phi_i -
- *     phi_i(computed v)| <= (2k + 4) u sum over S of 3 w |v(S)| <=
- *     3 (2k + 4) u H_k max|v| (H_k the harmonic number: the weights of
- *     each sum add to H_k), under 1e-12 for k = 26 and margins below 30;
- *     the coalition values carry their own forward pass's rounding, as
- *     the directly computed margin does.
+ *     and 2^k c <= EXPLAIN_SHAPLEY_WORK: every coalition is visited
+ *     once, in reflected Gray code order (S_t = t xor t/2: one player
+ *     joins or leaves a step), and nothing of size 2^k is stored.  The
+ *     Shapley sum phi_i = sum over S without i of w(|S|) (v(S + i) -
+ *     v(S)), w(s) = s! (k - s - 1)! / k!, regrouped by coalition, is
+ *     phi_i = sum over S holding i of cw(|S|) v(S) - sum over all S of
+ *     w(|S|) v(S), cw(s) = w(s - 1) + w(s) (w(-1) = w(k) = 0).  The
+ *     coalitions holding i are runs of the order, so the first sum is
+ *     a running total of every coalition's term taken when i joins and
+ *     when it leaves: one update a step, whatever k.  Weights: w(s) =
+ *     (1/k) prod_{j=1..s} j / (k - j) in that order.  The totals are
+ *     double-double sums (TwoSum).
+ *     Error bound, with u = 2^-53 and v the computed coalition values:
+ *     each weight times v is within (2k + 1) u of its exact product,
+ *     and the double-double sums lose less than 6 (2^k u)^2 (3 u for k
+ *     <= 26) of their largest partial sum, so |contrib[i] - phi_i(v)|
+ *     <= (2k + 4) u sum over S of (cw(|S|) + w(|S|)) |v(S)| + u |phi_i|
+ *     <= 3 (2k + 4) u H_k max|v| + u |phi_i| (the weights of each of
+ *     the three sums over S add to the harmonic number H_k): below
+ *     1e-13 max|v| for k <= 26.  The coalition values themselves carry
+ *     their forward pass's rounding, as the directly computed margin
+ *     does; the check below bounds the two together.
  *
- *     Approximate (accuracy EXPLAIN_APPROXIMATE), otherwise: antithetic
- *     permutation sampling.  Pair p draws a permutation of the columns
+ *     Approximate (accuracy EXPLAIN_APPROXIMATE) otherwise: antithetic
+ *     permutation sampling.  Pair p draws a permutation of the players
  *     by a Fisher-Yates shuffle keyed by (options seed, purpose 9,
- *     class), draw p k + j for position j; the columns join the empty
- *     coalition in that order and then in reverse, each marginal
- *     v(S + i) - v(S) going to its column (the first layer from
- *     h(empty) by each joining column's block); y_i is the mean of
- *     column i's two marginals, and contrib[i] the mean of y_i over the
- *     pairs.  Each permutation's marginals add up to v(all) - v(empty),
- *     so efficiency holds as for the exact values, to rounding.  Pairs:
- *     EXPLAIN_SHAPLEY_SAMPLE_WORK / (2 k c), at least
- *     EXPLAIN_SHAPLEY_MIN_PAIRS.
+ *     cls), draw p k + j choosing position j's player (j from k - 1
+ *     down to 1); the players join the empty coalition in that order
+ *     and then in reverse, each marginal v(S + i) - v(S) going to its
+ *     player (the pre-activations from h(empty) by each joining
+ *     player's block); y_i is the mean of player i's two marginals, and
+ *     contrib[i] the mean of y_i over the n pairs, a double-double sum
+ *     divided by n.  n = EXPLAIN_SHAPLEY_SAMPLE_WORK / c / (2 k), at
+ *     least EXPLAIN_SHAPLEY_MIN_PAIRS.  Each permutation's marginals
+ *     add up to v(all) - v(empty): efficiency holds as for the exact
+ *     values, to rounding (gap).
  *     Bound (bound[i]): interval arithmetic through the network gives
- *     R_i, the width of an interval holding v(S + i) - v(S) for every S
- *     without i (hence every y_i), and with n pairs and V_i the sample
- *     variance of y_i, the empirical Bernstein bound (Maurer and Pontil
- *     2009, Theorem 4), two-sided and a union over the k columns:
- *     |contrib[i] - phi_i| <= sqrt(2 V_i l / n) + 7 R_i l / (3 (n - 1)),
- *     l = ln(4 k 2^EXPLAIN_SHAPLEY_DELTA_BITS) rounded up, for every
- *     column at once, with probability at least 1 - 2^-30 over the
- *     keyed draws (as if they were independent and uniform); widened by
- *     a relative 2^-20 and an absolute 2^-30 for the rounding of its
- *     own computation.  The estimate and its bound are the same bits on
- *     every run: the draws are a function of the seed.
+ *     an interval of width R_i holding v(S + i) - v(S) for every S
+ *     without i, hence every y_i; with V_i the sample variance of y_i
+ *     (Welford), the empirical Bernstein bound (Maurer and Pontil 2009,
+ *     Theorem 4), two-sided and a union over the k players:
+ *     |contrib[i] - phi_i| <= sqrt(2 V_i l / n) + 7 R_i l / (3 (n - 1))
+ *     for every player at once, l = ln(4 k 2^EXPLAIN_SHAPLEY_DELTA_BITS)
+ *     rounded up, with probability at least 1 - 2^-30 over the draws
+ *     (taken as independent and uniform); widened by a relative 2^-20
+ *     and an absolute 2^-30 for the rounding of its own computation
+ *     and of the coalition values.  The draws are a function of the
+ *     seed: the estimate and its bound are the same bits on every run.
  *
  * The check: |baseline + sum of contributions - margin| <= EXPLAIN_TOLERANCE,
  * where margin is computed directly (a forward pass in double, or the
@@ -110,10 +126,10 @@
 #include "rebuild/artifact.h"
 
 #define EXPLAIN_TOLERANCE 1e-6		/* margin units (log-odds) */
-/* Exact Shapley values: at most this many columns (2^26 coalitions) */
+/* Exact Shapley values: at most this many players (2^26 coalitions) */
 #define EXPLAIN_MAX_SHAPLEY_COLUMNS 26
-/* ... and at most this many multiply-adds (2^k c): about 2^26
- * coalitions of the trainer's 32-32 network, seconds on one core */
+/* ... and at most this many multiply-adds (2^k c): 2^26 coalitions of
+ * the 32-32 network, about 7 s on one core with AVX2 */
 #define EXPLAIN_SHAPLEY_WORK ((uint64_t)1 << 37)
 /* Estimates: multiply-adds of the permutations, a quarter of that */
 #define EXPLAIN_SHAPLEY_SAMPLE_WORK ((uint64_t)1 << 35)
@@ -220,9 +236,10 @@ struct explain_options {
 };
 
 /*
- * explain_case with options o (NULL: the defaults).  Errors as
- * explain_case, and RBA_E_RANGE for max_exact_columns over
- * EXPLAIN_MAX_SHAPLEY_COLUMNS.
+ * explain_case with options o (NULL: the defaults), which only Shapley
+ * values use.  Errors as explain_case, and RBA_E_RANGE for
+ * max_exact_columns over EXPLAIN_MAX_SHAPLEY_COLUMNS (a network with
+ * hidden layers).
  */
 int explain_case_opt(const struct artifact *a, const struct explain_baseline *b,
 		     const float *raw, uint32_t cls, const struct explain_options *o,
