@@ -113,7 +113,7 @@ static const struct cli_command commands[] = {
 	  "runs show ID [--json] [--curve] [--plot FILE.svg]",
 	  "run records kept by train, register, sweep and compare" },
 	{ "sample", cmd_sample,
-	  "sample add VERSION CASES.csv [--id-column C] [--score-column S [--decision-column D]] [--policy P]\n"
+	  "sample add VERSION CASES.csv [--id-column C] [--score-column S [--decision-column D] [--score-precision E]] [--policy P]\n"
 	  "sample show VERSION [CASE]\n"
 	  "sample export VERSION OUT.csv [--force]",
 	  "keep past cases with their stored scores and decisions" },
@@ -167,15 +167,16 @@ static int
 finish(int status)
 {
 	/* A report cut short (full disk, closed pipe) must not exit 0. */
+	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		int e = errno ? errno : EIO;
 		fprintf(stderr, "rebuild-audit: write failed 'stdout': %s\n",
-			strerror(e));
+			rba_strerror(e));
 		return 2;
 	}
 	if (fclose(stdout) != 0) {
 		fprintf(stderr, "rebuild-audit: write failed 'stdout': %s\n",
-			strerror(errno));
+			rba_strerror(errno));
 		return 2;
 	}
 	return status;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -321,6 +322,18 @@ out_refusal(const struct stat *st, int force, const char **reason)
 	return RBA_E_EXISTS;
 }
 
+/*
+ * What a failed output left in the caller's stream is dropped and its
+ * error cleared: the failure is said once, by whoever reports it, not
+ * again when the caller's standard output is flushed at exit.
+ */
+static void
+dash_drop(FILE *f)
+{
+	__fpurge(f);
+	clearerr(f);
+}
+
 void
 rba_output_abort(struct rba_output *o)
 {
@@ -330,6 +343,8 @@ rba_output_abort(struct rba_output *o)
 			fclose(o->fp);
 		else if (o->fd >= 0)
 			close(o->fd);
+	} else if (o->kind == OUT_DASH && o->fp != NULL) {
+		dash_drop(o->fp);
 	}
 	o->fp = NULL;
 	o->fd = -1;
@@ -567,8 +582,10 @@ rba_output_commit(struct rba_output *o, struct rba_detail *d)
 		break;
 	case OUT_DASH:
 		errno = 0;
-		if (fflush(o->fp) != 0 || ferror(o->fp))
+		if (fflush(o->fp) != 0 || ferror(o->fp)) {
 			err = out_fail(d, o->path, errno ? errno : EIO, NULL);
+			dash_drop(o->fp);
+		}
 		o->fp = NULL;
 		break;
 	}

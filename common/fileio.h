@@ -121,7 +121,10 @@ int rba_fsync_parent(const char *path);
  *       (rba_output_direct says which kind o is).
  *   "-": the stream dash, written directly and flushed (not closed) at
  *       commit; with dash NULL, "-" is refused with RBA_E_USAGE (the
- *       caller's standard output carries its report).
+ *       caller's standard output carries its report).  A failed commit
+ *       or an abort drops what is still buffered in dash and clears its
+ *       error, so that the failure is reported once (by the caller, from
+ *       d), not again when the caller flushes its standard output.
  *   anything else, --force or not: RBA_E_EXISTS for a symbolic link to
  *       anything else (never replaced by a file, never written through),
  *       a block device or a socket; EISDIR for a directory.

@@ -1,15 +1,43 @@
 /* rba.c - status codes and error detail. */
 #include "rba.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+/*
+ * The errnos a disk or a file gives, in the lower case of every
+ * diagnostic, so that a reason reads the same inside a longer one
+ * ("writing the store 'st': no space left on device").
+ */
+static const char *
+errno_text(int err)
+{
+	switch (err) {
+	case ENOSPC: return "no space left on device";
+	case EDQUOT: return "disk quota exceeded";
+	case EIO: return "input/output error";
+	case EROFS: return "read-only file system";
+	case EFBIG: return "file too large";
+	case ENOENT: return "no such file or directory";
+	case EACCES: return "permission denied";
+	case EPERM: return "operation not permitted";
+	case EEXIST: return "file exists";
+	case EISDIR: return "is a directory";
+	case ENOTDIR: return "not a directory";
+	case ENAMETOOLONG: return "file name too long";
+	case EPIPE: return "broken pipe";
+	case ENOMEM: return "out of memory";
+	}
+	return strerror(err);
+}
 
 const char *
 rba_strerror(int err)
 {
 	if (err > 0)
-		return strerror(err);
+		return errno_text(err);
 	switch ((enum rba_err)err) {
 	case RBA_OK: return "success";
 	case RBA_E_NOMEM: return "out of memory";

@@ -53,7 +53,11 @@ struct rba_detail {
 	char reason[384]; /* lower case, no trailing period */
 };
 
-/* Text for any status code: RBA_E_*, errno or 0.  Never NULL. */
+/*
+ * Text for any status code: RBA_E_*, errno or 0.  Never NULL.  The
+ * errnos of disks and files read in lower case ("no space left on
+ * device"), the rest as strerror(3) gives them.
+ */
 const char *rba_strerror(int err);
 
 /* Clears d (NULL allowed). */

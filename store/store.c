@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +29,9 @@ const char *const store_db_names[DB_COUNT] = {
 /* Attempts at a write begin that keeps finding the map too small or
  * resized by another process. */
 #define BEGIN_TRIES 16
+/* A file system with less room than this after a short write is full
+ * (LMDB writes in pages and runs of pages: a short one used the rest). */
+#define STORE_FULL_ROOM ((uint64_t)1 << 20)
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -62,6 +66,45 @@ store_mdb_fail(struct rba_detail *d, int rc, const char *what)
 		break;
 	}
 	return rba_fail(d, err, NULL, 0, 0, "%s: %s", what, mdb_strerror(rc));
+}
+
+/* Free bytes at path, for this process (root may use the reserve). */
+static int
+room_left(const char *path, uint64_t *bytes)
+{
+	struct statvfs v;
+
+	if (statvfs(path, &v) != 0)
+		return -1;
+	*bytes = (uint64_t)(geteuid() == 0 ? v.f_bfree : v.f_bavail) * v.f_frsize;
+	return 0;
+}
+
+int
+store_write_fail(struct rba_detail *d, int rc, const char *what,
+		 const char *path, int store)
+{
+	uint64_t room;
+
+	if (rc <= 0)
+		return store_mdb_fail(d, rc, what);
+	/* LMDB says EIO when pwrite wrote less than asked, which is what a
+	 * file system does as it fills up. */
+	if (rc == EIO && room_left(path, &room) == 0 && room < STORE_FULL_ROOM)
+		rc = ENOSPC;
+	return rba_fail(d, rc, NULL, 0, 0, "writing %s'%s': %s",
+			store ? "the store " : "", path, rba_strerror(rc));
+}
+
+/* store_write_fail at the directory of env. */
+static int
+env_write_fail(MDB_env *env, struct rba_detail *d, int rc, const char *what)
+{
+	const char *path = NULL;
+
+	if (mdb_env_get_path(env, &path) != 0 || path == NULL)
+		return store_mdb_fail(d, rc, what);
+	return store_write_fail(d, rc, what, path, 1);
 }
 
 int
@@ -550,7 +593,7 @@ init_created(MDB_env *env, struct rba_detail *d)
 	}
 	rc = mdb_txn_commit(t);
 	if (rc != 0)
-		return store_mdb_fail(d, rc, "committing the new store");
+		return env_write_fail(env, d, rc, "committing the new store");
 	return 0;
 }
 
@@ -634,7 +677,7 @@ store_init(const char *path, struct rba_detail *d)
 	rc = mdb_txn_commit(t);
 	t = NULL;
 	if (rc != 0)
-		rc = store_mdb_fail(d, rc, "committing the new store");
+		rc = env_write_fail(env, d, rc, "committing the new store");
 	else
 		rc = init_created(env, d);
 	if (rc == 0)
@@ -1125,6 +1168,7 @@ txn_end(struct store_txn *txn)
 int
 store_txn_commit(struct store_txn *txn, struct rba_detail *d)
 {
+	struct store *s;
 	int rc;
 
 	if (txn == NULL)
@@ -1148,10 +1192,11 @@ store_txn_commit(struct store_txn *txn, struct rba_detail *d)
 		store_txn_abort(txn);
 		return store_mdb_fail(d, rc, "committing");
 	}
+	s = txn->s;
 	rc = mdb_txn_commit(txn->t);
 	txn_end(txn);
 	if (rc != 0)
-		return store_mdb_fail(d, rc, "committing");
+		return store_write_fail(d, rc, "committing", s->path, 1);
 	return 0;
 }
 

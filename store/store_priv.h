@@ -199,6 +199,16 @@ int store_open_env(const char *path, int read_only, int nolock,
  * the rest RBA_E_STORE.  what says what was being done.
  */
 int store_mdb_fail(struct rba_detail *d, int rc, const char *what);
+/*
+ * store_mdb_fail for what LMDB wrote to the disk at path (the store's
+ * directory, or a copy's): an errno rc is said with the place, "writing
+ * the store '<path>': <reason>" ("writing '<path>'" when store is 0),
+ * and LMDB's EIO for a short write is ENOSPC when the file system at path
+ * has no room left, as a disk that filled up.  Any other rc as
+ * store_mdb_fail(d, rc, what).  Returns the status.
+ */
+int store_write_fail(struct rba_detail *d, int rc, const char *what,
+		     const char *path, int store);
 /* Fails txn with err (keeps the first) and fills d. */
 int store_txn_fail(struct store_txn *txn, struct rba_detail *d, int err);
 /* The first error of a failed txn (copied into d), or 0. */

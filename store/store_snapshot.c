@@ -103,7 +103,7 @@ store_snapshot_make(struct store *s, const char *out,
 	/* A consistent copy from one read transaction, free pages left out. */
 	rc = mdb_env_copy2(s->env, tmp, MDB_CP_COMPACT);
 	if (rc != 0) {
-		err = store_mdb_fail(d, rc, "copying the store");
+		err = store_write_fail(d, rc, "copying the store", tmp, 0);
 		goto fail;
 	}
 	if ((err = fsync_path(data)) != 0) {

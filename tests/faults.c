@@ -20,10 +20,14 @@
  * the tool's reach, and under ASan the --wrap half cannot see them
  * either.
  *
- * RBA_FAULT=KIND:K[:persist] makes the K-th call of KIND (alloc, write
- * or sync) fail -- only that call, or with :persist every later call of
- * that kind too -- as a full disk or an I/O error would (ENOSPC for
- * writes, EIO for syncs) or as memory running out (NULL, ENOMEM).  Each
+ * RBA_FAULT=KIND:K[:persist][:full] makes the K-th call of KIND (alloc,
+ * write or sync) fail -- only that call, or with :persist every later
+ * call of that kind too -- as a full disk or an I/O error would (ENOSPC
+ * for writes, EIO for syncs) or as memory running out (NULL, ENOMEM).
+ * :full makes it a file system that has just filled up, as one does: the
+ * K-th write stores part of its bytes and returns the short count (the
+ * later ones, with :persist, ENOSPC), a sync fails with ENOSPC, and from
+ * the first injection on statvfs and fstatvfs report no free blocks.  Each
  * injection appends "injected KIND K" to RBA_FAULT_LOG; without
  * RBA_FAULT the counts of calls are appended at exit instead
  * ("calls alloc N write N sync N"), so a sweep knows its range.
@@ -35,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -47,6 +52,8 @@ static int parsed;	/* 1 once RBA_FAULT was read */
 static int fault_kind = -1;
 static unsigned long fault_at;
 static int persist;
+static int full;	/* :full */
+static int filled;	/* a :full injection happened: no room left */
 static unsigned long calls[K_N];
 static int in_log;
 static int in_dlopen;
@@ -82,7 +89,8 @@ parse(void)
 			char *end;
 			fault_kind = k;
 			fault_at = strtoul(s + n + 1, &end, 10);
-			persist = strcmp(end, ":persist") == 0;
+			persist = strstr(end, ":persist") != NULL;
+			full = strstr(end, ":full") != NULL;
 		}
 	}
 }
@@ -102,6 +110,8 @@ should_fail(int k)
 	if (k != fault_kind || in_log)
 		return 0;
 	if (n == fault_at || (persist && n > fault_at)) {
+		if (full)
+			__atomic_store_n(&filled, 1, __ATOMIC_RELAXED);
 		if (n == fault_at) {
 			in_log = 1;
 			snprintf(line, sizeof(line), "injected %s %lu\n", kind_name[k], n);
@@ -146,11 +156,28 @@ dlopen(const char *file, int mode)
 	return h;
 }
 
+/*
+ * How many of n bytes the failing write still stores: under :full the
+ * first failing write fills the disk (half of it goes), and none after.
+ */
+static size_t
+short_part(size_t n)
+{
+	static int shorted;
+
+	if (!full || n < 2 || __atomic_exchange_n(&shorted, 1, __ATOMIC_RELAXED))
+		return 0;
+	return n / 2;
+}
+
 ssize_t
 write(int fd, const void *p, size_t n)
 {
 	REAL(ssize_t, write, (int, const void *, size_t));
 	if (should_fail(K_WRITE)) {
+		size_t part = short_part(n);
+		if (part > 0)
+			return real_write(fd, p, part);
 		errno = ENOSPC;
 		return -1;
 	}
@@ -162,6 +189,9 @@ pwrite(int fd, const void *p, size_t n, off_t off)
 {
 	REAL(ssize_t, pwrite, (int, const void *, size_t, off_t));
 	if (should_fail(K_WRITE)) {
+		size_t part = short_part(n);
+		if (part > 0)
+			return real_pwrite(fd, p, part, off);
 		errno = ENOSPC;
 		return -1;
 	}
@@ -179,6 +209,9 @@ writev(int fd, const struct iovec *iov, int cnt)
 {
 	REAL(ssize_t, writev, (int, const struct iovec *, int));
 	if (should_fail(K_WRITE)) {
+		size_t part = cnt > 0 ? short_part(iov[0].iov_len) : 0;
+		if (part > 0)
+			return real_writev(fd, &(struct iovec){ iov[0].iov_base, part }, 1);
 		errno = ENOSPC;
 		return -1;
 	}
@@ -190,6 +223,10 @@ pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
 	REAL(ssize_t, pwritev, (int, const struct iovec *, int, off_t));
 	if (should_fail(K_WRITE)) {
+		size_t part = cnt > 0 ? short_part(iov[0].iov_len) : 0;
+		if (part > 0)
+			return real_pwritev(fd, &(struct iovec){ iov[0].iov_base, part },
+					    1, off);
 		errno = ENOSPC;
 		return -1;
 	}
@@ -201,7 +238,7 @@ fsync(int fd)
 {
 	REAL(int, fsync, (int));
 	if (should_fail(K_SYNC)) {
-		errno = EIO;
+		errno = full ? ENOSPC : EIO;
 		return -1;
 	}
 	return real_fsync(fd);
@@ -212,10 +249,40 @@ fdatasync(int fd)
 {
 	REAL(int, fdatasync, (int));
 	if (should_fail(K_SYNC)) {
-		errno = EIO;
+		errno = full ? ENOSPC : EIO;
 		return -1;
 	}
 	return real_fdatasync(fd);
+}
+
+/* A filled file system has no free blocks left. */
+static void
+no_room(struct statvfs *v)
+{
+	if (__atomic_load_n(&filled, __ATOMIC_RELAXED))
+		v->f_bfree = v->f_bavail = 0;
+}
+
+int
+statvfs(const char *path, struct statvfs *v)
+{
+	int r;
+
+	REAL(int, statvfs, (const char *, struct statvfs *));
+	if ((r = real_statvfs(path, v)) == 0)
+		no_room(v);
+	return r;
+}
+
+int
+fstatvfs(int fd, struct statvfs *v)
+{
+	int r;
+
+	REAL(int, fstatvfs, (int, struct statvfs *));
+	if ((r = real_fstatvfs(fd, v)) == 0)
+		no_room(v);
+	return r;
 }
 #endif
 

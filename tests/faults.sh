@@ -126,5 +126,56 @@ for c in register sample audit export snapshot; do
 	done
 	echo "faults: $c: $counts"
 done
+# A file system that fills up (RBA_FAULT=...:full: a short write, then
+# ENOSPC; a failing sync says ENOSPC; statvfs finds no room), at the
+# store's last writes (its pages, then its meta page) and its sync:
+# every command says "no space left on device" and where, the store or
+# the file, in its one line -- never "input/output error" for LMDB's
+# short write -- and the judgments above hold.
+writes_of() { # the writes of command $1, unfaulted
+	rm -rf st ev.json ev.json.minisig fl && cp -r base st
+	RBA_FAULT_LOG=fl LD_PRELOAD=$FAULTS_SO $(command_of $1) > /dev/null 2>&1
+	awk '{ for (i = 1; i < NF; i++) if ($i == "write") s += $(i + 1) } END { print s + 0 }' fl
+}
+for c in register sample audit snapshot; do
+	n=$(writes_of $c)
+	for fault in write:$((n - 1)):persist:full write:$n:persist:full sync:1:persist:full; do
+		rm -rf st ev.json ev.json.minisig fl && cp -r base st
+		RBA_FAULT=$fault RBA_FAULT_LOG=fl LD_PRELOAD=$FAULTS_SO \
+			$(command_of $c) > /dev/null 2> err
+		rc=$?
+		runs=$((runs + 1))
+		grep -q '^injected' fl 2>/dev/null && injected=$((injected + 1))
+		judge $c $rc
+		[ "$rc" = 2 ] || problem "a full disk: exit $rc, not 2"
+		grep -q "writing the store 'st': no space left on device" err ||
+			problem "a full disk not said as one, with the store"
+	done
+done
+c=train
+for fault in write:1:persist:full sync:1:persist:full; do
+	rm -f a.bin fl
+	RBA_FAULT=$fault RBA_FAULT_LOG=fl LD_PRELOAD=$FAULTS_SO \
+		$RBA -S base train "$FIX/pins/$V.yaml" --no-keep -o a.bin > /dev/null 2> err
+	rc=$?
+	runs=$((runs + 1))
+	grep -q '^injected' fl 2>/dev/null && injected=$((injected + 1))
+	[ "$rc" = 2 ] || problem "a full disk: exit $rc, not 2"
+	[ "$(wc -l < err)" = 1 ] || problem "a full disk: $(wc -l < err) lines"
+	grep -q "cannot write artifact 'a.bin': no space left on device" err ||
+		problem "a full disk not said as one, with the file"
+	[ ! -e a.bin ] || problem "a partial artifact"
+	[ -z "$(ls | grep '\.tmp-')" ] || problem "a temporary left behind"
+done
+# Standard output on a full device (stdio's own writes are out of the
+# preloaded library's reach): one line, in lower case.
+c=history fault=/dev/full
+$RBA -S base --json history > /dev/full 2> err
+[ "$(cat err)" = "rebuild-audit: write failed 'stdout': no space left on device" ] ||
+	problem "a full stdout not said as one"
+$RBA -S base snapshot export "$(sha256sum "$FIX/german-credit-numeric.csv" | cut -c 1-64)" - > /dev/full 2> err
+[ "$(wc -l < err)" = 1 ] && grep -q "cannot write '-': no space left on device" err ||
+	problem "a full stdout under an export not said once"
+
 echo "check-faults: $runs runs, $injected faults injected, $failn failures"
 [ $failn -eq 0 ]

@@ -34,7 +34,11 @@ START_TEST(test_strerror_all)
 		ck_assert_str_ne(rba_strerror(e), "unknown error");
 	}
 	ck_assert_str_eq(rba_strerror(-9999), "unknown error");
-	ck_assert_str_eq(rba_strerror(ENOENT), strerror(ENOENT));
+	/* a disk's errnos in a diagnostic's lower case, others as strerror */
+	ck_assert_str_eq(rba_strerror(ENOSPC), "no space left on device");
+	ck_assert_str_eq(rba_strerror(EIO), "input/output error");
+	ck_assert_str_eq(rba_strerror(ENOENT), "no such file or directory");
+	ck_assert_str_eq(rba_strerror(ETIMEDOUT), strerror(ETIMEDOUT));
 }
 END_TEST
 
