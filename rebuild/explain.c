@@ -451,6 +451,45 @@ sh_relu1(double a)
 	return a;
 }
 
+/*
+ * Lists the positive units of a[0 .. n) in on, ascending, and returns
+ * their number: four at a time by their sign mask and a table of the
+ * 16 masks' positions, then one at a time, without branches (a unit is
+ * written, then kept or not).
+ */
+SH_INLINE uint32_t
+sh_list(const double *restrict a, uint32_t n, uint32_t *restrict on, int wide)
+{
+	static const uint32_t pos[16][4] = {
+		{ 0, 0, 0, 0 }, { 0, 0, 0, 0 }, { 1, 0, 0, 0 }, { 0, 1, 0, 0 },
+		{ 2, 0, 0, 0 }, { 0, 2, 0, 0 }, { 1, 2, 0, 0 }, { 0, 1, 2, 0 },
+		{ 3, 0, 0, 0 }, { 0, 3, 0, 0 }, { 1, 3, 0, 0 }, { 0, 1, 3, 0 },
+		{ 2, 3, 0, 0 }, { 0, 2, 3, 0 }, { 1, 2, 3, 0 }, { 0, 1, 2, 3 },
+	};
+	typedef uint32_t sh_u4 __attribute__((vector_size(16)));
+	uint32_t h = 0, k = 0;
+
+	for (; wide && h + 4 <= n; h += 4) {
+		sh_v4 v;
+		sh_m4 m;
+		sh_u4 p;
+		uint32_t bits;
+		memcpy(&v, a + h, sizeof(v));
+		m = v > (sh_v4){ 0 };
+		bits = (uint32_t)(m[0] & 1) | (uint32_t)(m[1] & 2) |
+		       (uint32_t)(m[2] & 4) | (uint32_t)(m[3] & 8);
+		memcpy(&p, pos[bits], sizeof(p));
+		p += h;
+		memcpy(on + k, &p, sizeof(p));
+		k += (0x4332322132212110u >> (4 * bits)) & 15; /* bits set */
+	}
+	for (; h < n; h++) {
+		on[k] = h;
+		k += a[h] > 0.0;
+	}
+	return k;
+}
+
 /* acc += v * w[0 .. N): one output per lane */
 #define SH_MAC(T, acc, v, wp)                                                 \
 	do {                                                                  \
@@ -495,7 +534,7 @@ sh_dense(const double *restrict in, const uint32_t *restrict on,
 	 const double *restrict mw, double mb, double *restrict margin,
 	 int wide)
 {
-	uint32_t j = 0, n = 0;
+	uint32_t j = 0;
 	sh_v4 m4 = { 0 };
 	sh_v2 m01 = { 0 }, m23 = { 0 };
 	double s[4];
@@ -626,12 +665,7 @@ sh_dense(const double *restrict in, const uint32_t *restrict on,
 		*margin = mb + ((s[0] + s[1]) + (s[2] + s[3]));
 		return 0;
 	}
-	/* the list without branches: a unit is written, then kept or not */
-	for (j = 0; j < no; j++) {
-		on_out[n] = j;
-		n += out[j] > 0.0;
-	}
-	return n;
+	return sh_list(out, no, on_out, wide);
 }
 
 /* The explained margin of the coalition whose first layer's
@@ -657,11 +691,7 @@ sh_value(struct sh_net *n, const double *pre, int wide)
 	}
 	for (; h < H; h++)
 		cur[h] = sh_relu1(pre[h]);
-	/* the list without branches: a unit is written, then kept or not */
-	for (h = 0; h < H; h++) {
-		on[non] = h;
-		non += cur[h] > 0.0;
-	}
+	non = sh_list(cur, H, on, wide);
 	if (L == 2) {
 		/* one hidden layer: its margin, summed as sh_dense sums
 		 * the last hidden layer's */
