@@ -19,6 +19,7 @@
 #include "rebuild/envrec.h"
 #include "rebuild/rebuild.h"
 #include "rebuild/runrec.h"
+#include "rebuild/snapshot.h"
 #include "store/store.h"
 
 /* The snapshot bytes: from --snapshot FILE, else from the store. */
@@ -35,7 +36,7 @@ load_snapshot(struct cli_ctx *ctx, const struct pins *p, const char *file,
 	rba_digest_format(&p->snapshot, want);
 	if (file != NULL) {
 		snprintf(name, namesz, "%s", file);
-		err = rba_file_read(file, REBUILD_MAX_SNAPSHOT, buf, n, &d);
+		err = rba_file_read(file, SNAPSHOT_MAX_LOAD, buf, n, &d);
 		if (err != 0)
 			return cli_fail("cannot read snapshot", file, err, &d);
 		rba_digest_bytes(*buf, *n, &got);
@@ -69,7 +70,7 @@ load_snapshot(struct cli_ctx *ctx, const struct pins *p, const char *file,
 		err = store_txn_begin(st, 0, 0, &txn, &d);
 		if (err == 0)
 			err = store_blob_load(txn, &p->snapshot,
-					      REBUILD_MAX_SNAPSHOT, buf, n, &d);
+					      SNAPSHOT_MAX_LOAD, buf, n, &d);
 		store_txn_abort(txn);
 		store_close(st);
 		if (err != 0)

@@ -16,6 +16,7 @@
 #include "common/json.h"
 #include "common/rbatime.h"
 #include "rebuild/envrec.h"
+#include "rebuild/snapshot.h"
 
 void
 fx_sweep_release(struct fx_sweep *s)
@@ -48,7 +49,7 @@ fx_snapshot_load(const struct fx_store *st, const struct rba_digest *want,
 	for (size_t i = 0; i < nfiles; i++) {
 		struct rba_digest got;
 		rba_detail_clear(&f->d);
-		if ((err = rba_file_read(files[i], REBUILD_MAX_SNAPSHOT, buf, n,
+		if ((err = rba_file_read(files[i], SNAPSHOT_MAX_LOAD, buf, n,
 					 &f->d)))
 			return fx_fail(f, err, FX_STEP_SNAPSHOT_READ, files[i],
 				       NULL);
@@ -63,7 +64,7 @@ fx_snapshot_load(const struct fx_store *st, const struct rba_digest *want,
 	rba_detail_clear(&f->d);
 	if ((err = store_txn_begin(s, 0, 0, &txn, &f->d)))
 		return fx_fail(f, err, FX_STEP_SNAPSHOT_FIND, hex, NULL);
-	err = store_blob_load(txn, want, REBUILD_MAX_SNAPSHOT, buf, n, &f->d);
+	err = store_blob_load(txn, want, SNAPSHOT_MAX_LOAD, buf, n, &f->d);
 	store_txn_abort(txn);
 	if (err != 0)
 		return fx_fail(f, err, FX_STEP_SNAPSHOT_LOAD, hex, NULL);

@@ -21,7 +21,6 @@
 #include "rebuild/evaluate.h"
 #include "rebuild/trainer.h"
 
-#define REBUILD_MAX_SNAPSHOT (1u << 30) /* bytes of a training snapshot */
 
 struct rebuild_result {
 	uint32_t abi;		  /* the ABI that trained */

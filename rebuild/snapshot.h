@@ -20,7 +20,9 @@
 #include "rebuild/csv.h"
 #include "store/store.h"
 
-#define SNAPSHOT_MAX_LOAD (2ull << 30) /* bytes a trainer loads whole */
+/* Bytes of a snapshot a rebuild loads whole, from the store or a file:
+ * the one cap for register, audit, train, sweep, compare and gate. */
+#define SNAPSHOT_MAX_LOAD (2ull << 30)
 
 struct snapshot_info {
 	struct store_blob_info blob; /* digest, size, stored size, name, added */
