@@ -851,21 +851,19 @@ sh_gray_avx2(struct sh_gray *g)
 }
 #endif
 
+#ifdef SH_X86
 /* 1 when the AVX2 bodies are to run. */
 static int
 sh_avx2(void)
 {
-#ifdef SH_X86
 	const char *want = getenv("RBA_STRICT_ISA");
 
 	if (want != NULL && strcmp(want, "base") == 0)
 		return 0;
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx2") != 0;
-#else
-	return 0;
-#endif
 }
+#endif
 
 /*
  * Shapley weights by coalition size: w[s] = s! (k - s - 1)! / k! =
