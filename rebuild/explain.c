@@ -1266,11 +1266,24 @@ explain_shapley(const struct artifact *a, const struct explain_baseline *b,
 	}
 	/* 2 k coalition values a pair */
 	npairs = swork / n.cost / (2 * (uint64_t)n.k);
-	if (npairs < EXPLAIN_SHAPLEY_MIN_PAIRS) {
+	if (o->approximate && npairs < EXPLAIN_SHAPLEY_MIN_PAIRS) {
 		err = rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
 			       "a Shapley estimate over %u columns of a network of "
 			       "%llu multiply-adds exceeds the work cap", n.k,
 			       (unsigned long long)n.cost);
+		goto out;
+	}
+	if (!o->approximate) {
+		/* An estimate only for a caller that reports it as one. */
+		if (n.k > cap)
+			err = rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+				       "exact Shapley values over %u columns exceed "
+				       "the cap of %u", n.k, cap);
+		else
+			err = rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+				       "exact Shapley values over %u columns of a "
+				       "network of %llu multiply-adds exceed the work "
+				       "cap", n.k, (unsigned long long)n.cost);
 		goto out;
 	}
 	r->accuracy = EXPLAIN_APPROXIMATE;

@@ -85,8 +85,9 @@
  *     their forward pass's rounding, as the directly computed margin
  *     does; the check below bounds the two together.
  *
- *     Approximate (accuracy EXPLAIN_APPROXIMATE) otherwise: antithetic
- *     permutation sampling.  Pair p draws a permutation of the players
+ *     Approximate (accuracy EXPLAIN_APPROXIMATE) otherwise, for a
+ *     caller that asks for it (explain_case_opt; explain_case refuses):
+ *     antithetic permutation sampling.  Pair p draws a permutation of the players
  *     by a Fisher-Yates shuffle keyed by (options seed, purpose 9,
  *     cls), draw p k + j choosing position j's player (j from k - 1
  *     down to 1); the players join the empty coalition in that order
@@ -213,12 +214,11 @@ int explain_method_of(const struct artifact *a);
 /*
  * Explains class cls (< nclasses) of the case given as raw features
  * (nfeatures, as encode_values makes them) under model a with baseline
- * b (fitted for a).  out->accuracy says whether the contributions are
- * exact or estimates with their bounds: a caller reporting them must
- * say which, and the bound.  0; RBA_E_RANGE (cls out of range, b not
- * a's); RBA_E_LIMIT (a network with hidden layers so wide that not even
- * EXPLAIN_SHAPLEY_MIN_PAIRS permutation pairs fit in the work cap: d
- * says so); RBA_E_NOMEM.  On error *out is released.
+ * b (fitted for a), exactly: out->accuracy is EXPLAIN_EXACT.  0;
+ * RBA_E_RANGE (cls out of range, b not a's); RBA_E_LIMIT (a network
+ * with hidden layers over the exact method's caps:
+ * EXPLAIN_MAX_SHAPLEY_COLUMNS players or EXPLAIN_SHAPLEY_WORK; d says
+ * which); RBA_E_NOMEM.  On error *out is released.
  */
 int explain_case(const struct artifact *a, const struct explain_baseline *b,
 		 const float *raw, uint32_t cls, struct explain_result *out,
@@ -229,6 +229,8 @@ int explain_case(const struct artifact *a, const struct explain_baseline *b,
  * zeroed struct).  Tests and benchmarks narrow them.
  */
 struct explain_options {
+	int approximate; /* 1: over the caps, estimate (the caller reports
+			  * accuracy and bound); 0: RBA_E_LIMIT there */
 	uint32_t max_exact_columns; /* 0: EXPLAIN_MAX_SHAPLEY_COLUMNS, never more */
 	uint64_t work;	      /* exact: 0: EXPLAIN_SHAPLEY_WORK */
 	uint64_t sample_work; /* estimate: 0: EXPLAIN_SHAPLEY_SAMPLE_WORK */
@@ -236,10 +238,15 @@ struct explain_options {
 };
 
 /*
- * explain_case with options o (NULL: the defaults), which only Shapley
- * values use.  Errors as explain_case, and RBA_E_RANGE for
- * max_exact_columns over EXPLAIN_MAX_SHAPLEY_COLUMNS (a network with
- * hidden layers).
+ * explain_case with options o (NULL: the defaults, explain_case's),
+ * which only Shapley values use.  With o->approximate, a network over
+ * the exact method's caps is estimated (out->accuracy
+ * EXPLAIN_APPROXIMATE, out->bound): a caller reporting the
+ * contributions must then say they are estimates and give the bound.
+ * Errors as explain_case, but RBA_E_LIMIT with o->approximate only for
+ * a network so wide that not even EXPLAIN_SHAPLEY_MIN_PAIRS permutation
+ * pairs fit in the estimate's work; RBA_E_RANGE for max_exact_columns
+ * over EXPLAIN_MAX_SHAPLEY_COLUMNS (a network with hidden layers).
  */
 int explain_case_opt(const struct artifact *a, const struct explain_baseline *b,
 		     const float *raw, uint32_t cls, const struct explain_options *o,

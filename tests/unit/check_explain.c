@@ -289,7 +289,8 @@ START_TEST(test_estimate_within_bound)
 {
 	struct rnet t;
 	struct explain_result ex, ap, ap2;
-	struct explain_options o = { 19, 0, (uint64_t)1 << 32, 7 };
+	struct explain_options o = { .approximate = 1, .max_exact_columns = 19,
+				      .sample_work = (uint64_t)1 << 32, .seed = 7 };
 	struct rba_detail d;
 	double worst = 0.0, t0;
 
@@ -333,16 +334,22 @@ START_TEST(test_estimate_within_bound)
 }
 END_TEST
 
-/* Over the cap: estimated, never refused, unless no sample fits. */
+/*
+ * Over the cap: refused by explain_case, estimated for a caller that
+ * asks, unless no sample fits.
+ */
 START_TEST(test_over_cap)
 {
 	struct rnet t;
 	struct explain_result r;
-	struct explain_options o = { 0, 0, (uint64_t)1 << 28, 0 };
+	struct explain_options o = { .approximate = 1, .sample_work = (uint64_t)1 << 28 };
 	struct rba_detail d;
 
 	rnet_make(&t, EXPLAIN_MAX_SHAPLEY_COLUMNS + 1, trainer_hidden, 2, 2, 27);
 	rba_detail_clear(&d);
+	ck_assert_int_eq(explain_case(&t.a, &t.b, t.raw, 0, &r, &d), RBA_E_LIMIT);
+	ck_assert_str_eq(d.reason, "exact Shapley values over 27 columns exceed the cap of 26");
+	ck_assert_ptr_null(r.contrib);
 	ck_assert_int_eq(explain_case_opt(&t.a, &t.b, t.raw, 0, &o, &r, &d), 0);
 	ck_assert_int_eq(r.accuracy, EXPLAIN_APPROXIMATE);
 	ck_assert(r.gap <= EXPLAIN_TOLERANCE);
@@ -367,13 +374,19 @@ START_TEST(test_work_cap)
 	static const uint32_t wide[] = { 64, 64 };
 	struct rnet t;
 	struct explain_result r;
-	struct explain_options o = { 0, (uint64_t)1 << 24, (uint64_t)1 << 24, 0 };
+	struct explain_options o = { .approximate = 1, .work = (uint64_t)1 << 24,
+				      .sample_work = (uint64_t)1 << 24 };
 	struct rba_detail d;
 
 	/* 12 columns: 4096 coalitions of 64 + 4096 + 64 multiply-adds pass
 	 * 2^24 */
 	rnet_make(&t, 12, wide, 2, 2, 12);
 	rba_detail_clear(&d);
+	o.approximate = 0;
+	ck_assert_int_eq(explain_case_opt(&t.a, &t.b, t.raw, 1, &o, &r, &d), RBA_E_LIMIT);
+	ck_assert_str_eq(d.reason, "exact Shapley values over 12 columns of a network "
+			 "of 4224 multiply-adds exceed the work cap");
+	o.approximate = 1;
 	ck_assert_int_eq(explain_case_opt(&t.a, &t.b, t.raw, 1, &o, &r, &d), 0);
 	ck_assert_int_eq(r.accuracy, EXPLAIN_APPROXIMATE);
 	ck_assert_uint_eq(r.samples, ((uint64_t)1 << 24) / (64 + 4096 + 64) / 24);
@@ -431,7 +444,8 @@ START_TEST(test_isa_same_bits)
 {
 	struct rnet t;
 	struct explain_result r[2], s[2];
-	struct explain_options o = { 0, 0, (uint64_t)1 << 26, 3 };
+	struct explain_options o = { .approximate = 1, .sample_work = (uint64_t)1 << 26,
+				      .seed = 3 };
 	struct rba_detail d;
 	static const uint32_t h3[] = { 40, 37, 9 };
 
