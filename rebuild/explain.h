@@ -2,9 +2,10 @@
  * explain.h - why a model scored a case as it did (doc/design.md section 7, Reasons):
  * per-column contributions that add up, with a baseline, to the case's
  * margin.  Deterministic, and exact but for Shapley values over the
- * caps below, which are estimated with a stated error bound: double
- * precision from the artifact's float32 parameters and the float32
- * inputs its forward pass sees, every sum in a fixed order.
+ * caps below, which a caller may ask to have estimated with a stated
+ * error bound: double precision from the artifact's float32 parameters
+ * and the float32 inputs its forward pass sees, every sum in a fixed
+ * order.
  *
  * The margin explained, for class cls of the model:
  *   - two classes: the log-odds of cls, z_cls - z_other (networks) or
@@ -75,9 +76,10 @@
  *     (1/k) prod_{j=1..s} j / (k - j) in that order.  The totals are
  *     double-double sums (TwoSum).
  *     Error bound, with u = 2^-53 and v the computed coalition values:
- *     each weight times v is within (2k + 1) u of its exact product,
- *     and the double-double sums lose less than 6 (2^k u)^2 (3 u for k
- *     <= 26) of their largest partial sum, so |contrib[i] - phi_i(v)|
+ *     each weight times v is within a relative (2k + 1) u of its exact
+ *     product, and the double-double sums lose less than 6 (2^k u)^2
+ *     (3 u for k <= 26) of their largest partial sum, so
+ *     |contrib[i] - phi_i(v)|
  *     <= (2k + 4) u sum over S of (cw(|S|) + w(|S|)) |v(S)| + u |phi_i|
  *     <= 3 (2k + 4) u H_k max|v| + u |phi_i| (the weights of each of
  *     the three sums over S add to the harmonic number H_k): below
@@ -87,10 +89,10 @@
  *
  *     Approximate (accuracy EXPLAIN_APPROXIMATE) otherwise, for a
  *     caller that asks for it (explain_case_opt; explain_case refuses):
- *     antithetic permutation sampling.  Pair p draws a permutation of the players
- *     by a Fisher-Yates shuffle keyed by (options seed, purpose 9,
- *     cls), draw p k + j choosing position j's player (j from k - 1
- *     down to 1); the players join the empty coalition in that order
+ *     antithetic permutation sampling.  Pair p draws a permutation of
+ *     the players by a Fisher-Yates shuffle keyed by (options seed,
+ *     purpose 9, cls), draw p k + j choosing position j's player (j
+ *     from k - 1 down to 1); the players join the empty coalition in that order
  *     and then in reverse, each marginal v(S + i) - v(S) going to its
  *     player (the pre-activations from h(empty) by each joining
  *     player's block); y_i is the mean of player i's two marginals, and
@@ -226,7 +228,8 @@ int explain_case(const struct artifact *a, const struct explain_baseline *b,
 
 /*
  * The Shapley method's settings; explain_case uses the defaults (a
- * zeroed struct).  Tests and benchmarks narrow them.
+ * zeroed struct).  A caller that reports estimates as such sets
+ * approximate; tests narrow the caps.
  */
 struct explain_options {
 	int approximate; /* 1: over the caps, estimate (the caller reports

@@ -311,8 +311,9 @@ START_TEST(test_estimate_within_bound)
 	for (uint32_t c = 0; c < 20; c++) {
 		double e = fabs(ap.contrib[c] - ex.contrib[c]);
 		ck_assert(ap.bound[c] > 0.0 && ap.bound[c] <= ap.max_bound);
-		ck_assert_msg(e <= ap.bound[c], "column %u: %.17g vs exact %.17g, bound %.3g",
-			      c, ap.contrib[c], ex.contrib[c], ap.bound[c]);
+		ck_assert_msg(e <= ap.bound[c],
+			      "column %u: %.17g vs exact %.17g, bound %.3g", c,
+			      ap.contrib[c], ex.contrib[c], ap.bound[c]);
 		if (e / ap.bound[c] > worst)
 			worst = e / ap.bound[c];
 	}
@@ -348,7 +349,8 @@ START_TEST(test_over_cap)
 	rnet_make(&t, EXPLAIN_MAX_SHAPLEY_COLUMNS + 1, trainer_hidden, 2, 2, 27);
 	rba_detail_clear(&d);
 	ck_assert_int_eq(explain_case(&t.a, &t.b, t.raw, 0, &r, &d), RBA_E_LIMIT);
-	ck_assert_str_eq(d.reason, "exact Shapley values over 27 columns exceed the cap of 26");
+	ck_assert_str_eq(d.reason,
+			 "exact Shapley values over 27 columns exceed the cap of 26");
 	ck_assert_ptr_null(r.contrib);
 	ck_assert_int_eq(explain_case_opt(&t.a, &t.b, t.raw, 0, &o, &r, &d), 0);
 	ck_assert_int_eq(r.accuracy, EXPLAIN_APPROXIMATE);
@@ -448,6 +450,7 @@ START_TEST(test_isa_same_bits)
 				      .seed = 3 };
 	struct rba_detail d;
 	static const uint32_t h3[] = { 40, 37, 9 };
+	size_t nb;
 
 	rba_detail_clear(&d);
 	for (int shape = 0; shape < 2; shape++) {
@@ -461,16 +464,19 @@ START_TEST(test_isa_same_bits)
 			else
 				unsetenv("RBA_STRICT_ISA");
 			o.max_exact_columns = 0;
-			ck_assert_int_eq(explain_case_opt(&t.a, &t.b, t.raw, 1, &o, &r[i], &d), 0);
+			ck_assert_int_eq(explain_case_opt(&t.a, &t.b, t.raw, 1, &o,
+							  &r[i], &d), 0);
 			o.max_exact_columns = 12;
-			ck_assert_int_eq(explain_case_opt(&t.a, &t.b, t.raw, 1, &o, &s[i], &d), 0);
+			ck_assert_int_eq(explain_case_opt(&t.a, &t.b, t.raw, 1, &o,
+							  &s[i], &d), 0);
 		}
 		ck_assert_int_eq(r[0].accuracy, EXPLAIN_EXACT);
 		ck_assert_int_eq(s[0].accuracy, EXPLAIN_APPROXIMATE);
-		ck_assert(memcmp(r[0].contrib, r[1].contrib, r[0].ncolumns * sizeof(double)) == 0);
+		nb = r[0].ncolumns * sizeof(double);
+		ck_assert(memcmp(r[0].contrib, r[1].contrib, nb) == 0);
 		ck_assert(r[0].baseline == r[1].baseline);
-		ck_assert(memcmp(s[0].contrib, s[1].contrib, s[0].ncolumns * sizeof(double)) == 0);
-		ck_assert(memcmp(s[0].bound, s[1].bound, s[0].ncolumns * sizeof(double)) == 0);
+		ck_assert(memcmp(s[0].contrib, s[1].contrib, nb) == 0);
+		ck_assert(memcmp(s[0].bound, s[1].bound, nb) == 0);
 		for (int i = 0; i < 2; i++) {
 			explain_result_release(&r[i]);
 			explain_result_release(&s[i]);
