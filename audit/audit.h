@@ -234,6 +234,16 @@ int audit_version(struct store *s, const char *version,
 		  struct rba_detail *d);
 
 /*
+ * What an audit stands on before it appends to the history, in a read
+ * transaction of s: the whole chain (store_history_verify) and every
+ * run record's seal (a record that no longer reads under its id is
+ * named here, where a lookup by id would only miss it).  0; otherwise
+ * the error with d->reason saying "the history is broken: ..." or
+ * "damaged records: ...", then what to run.
+ */
+int audit_history_check(struct store *s, struct rba_detail *d);
+
+/*
  * Appends r's record (audit_report_json) to the history in its own
  * write transaction; sets r->history_id, r->history_digest, r->recorded.
  * For a report of audit_version (r->judged), the same transaction first

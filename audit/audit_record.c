@@ -321,3 +321,36 @@ out:
 	rba_buf_release(&b);
 	return err;
 }
+
+static int
+run_sealed(void *ctx, const char *id, const uint8_t *p, size_t n)
+{
+	(void)ctx;
+	(void)id;
+	(void)p;
+	(void)n;
+	return 0;
+}
+
+int
+audit_history_check(struct store *s, struct rba_detail *d)
+{
+	struct store_txn *txn;
+	char why[sizeof(d->reason)];
+	uint64_t bad = 0;
+	int err;
+
+	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0)
+		return err;
+	err = store_history_verify(txn, &bad, NULL, d);
+	if (err == 0)
+		err = store_run_list(txn, run_sealed, NULL, d);
+	store_txn_abort(txn);
+	if (err == 0)
+		return 0;
+	snprintf(why, sizeof(why), "%s", d->reason);
+	snprintf(d->reason, sizeof(d->reason), "%s: %.300s; run "
+		 "'rebuild-audit store check'",
+		 bad ? "the history is broken" : "damaged records", why);
+	return err;
+}

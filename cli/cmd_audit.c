@@ -277,16 +277,6 @@ cmd_audit_open_worker(struct audit_run *run)
 	return 0;
 }
 
-static int
-run_ok(void *ctx, const char *id, const uint8_t *p, size_t n)
-{
-	(void)ctx;
-	(void)id;
-	(void)p;
-	(void)n;
-	return 0;
-}
-
 /*
  * Every audit is appended to the history: a broken chain is named
  * before anything is added to it.  0, or 2 after a diagnostic.
@@ -294,30 +284,13 @@ run_ok(void *ctx, const char *id, const uint8_t *p, size_t n)
 static int
 cmd_audit_check_history(struct cli_ctx *ctx)
 {
-	struct store_txn *txn;
 	struct rba_detail d;
-	char why[sizeof(d.reason)];
-	uint64_t bad = 0;
 	int err;
 
-	if ((err = cli_txn_begin(ctx, 0, 0, "cannot read history",
-				 ctx->store_path, &txn)) != 0)
-		return err;
 	rba_detail_clear(&d);
-	err = store_history_verify(txn, &bad, NULL, &d);
-	/* The run records (a version's training) are sealed under their
-	 * ids: one that no longer reads under its id is named here, where a
-	 * lookup by id would only miss it. */
-	if (err == 0)
-		err = store_run_list(txn, run_ok, NULL, &d);
-	store_txn_abort(txn);
-	if (err == 0)
-		return 0;
-	snprintf(why, sizeof(why), "%s", d.reason);
-	snprintf(d.reason, sizeof(d.reason), "%s: %.300s; run "
-		 "'rebuild-audit store check'",
-		 bad ? "the history is broken" : "damaged records", why);
-	return cli_fail("cannot audit", ctx->store_path, err, &d);
+	if ((err = audit_history_check(ctx->store, &d)) != 0)
+		return cli_fail("cannot audit", ctx->store_path, err, &d);
+	return 0;
 }
 
 /* The key, snapshot, policy and store of the run; 0, or 2. */
