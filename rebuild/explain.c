@@ -21,11 +21,6 @@
 #include "rebuild/encode.h"
 #include "rebuild/rng.h"
 
-/*
- * The purpose number of the permutations' stream: rebuild/rng.h keeps
- * the list, and 9 is the first number it does not use.
- */
-#define EXPLAIN_RNG_PURPOSE 9
 
 void
 explain_baseline_release(struct explain_baseline *b)
@@ -1186,7 +1181,7 @@ sh_sample(struct sh_net *n, uint64_t seed, uint64_t npairs,
 
 	memset(&q, 0, sizeof(q));
 	q.n = n;
-	q.key = rng_key(seed, EXPLAIN_RNG_PURPOSE, r->cls, 0);
+	q.key = rng_key(seed, RNG_EXPLAIN, r->cls, 0);
 	q.npairs = npairs;
 	q.perm = malloc(k * sizeof(uint32_t));
 	q.pre = malloc(H * sizeof(double));

@@ -26,6 +26,7 @@ enum rng_purpose {
 	RNG_GBDT_ROWS = 6, /* a: boosting round - row subsample */
 	RNG_GBDT_COLS = 7, /* a: tree - column subsample */
 	RNG_EVAL_DROPOUT = 8, /* a: layer - dropout at evaluation (eval.dropout on) */
+	RNG_EXPLAIN = 9, /* a: class - permutations of estimated Shapley values */
 };
 
 /* SplitMix64's finalizer: a bijection of 64-bit words. */
