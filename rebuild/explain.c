@@ -21,7 +21,6 @@
 #include "rebuild/encode.h"
 #include "rebuild/rng.h"
 
-
 void
 explain_baseline_release(struct explain_baseline *b)
 {
