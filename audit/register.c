@@ -16,6 +16,7 @@
 #include "rebuild/envrec.h"
 #include "rebuild/snapshot.h"
 #include "rebuild/trainer.h"
+#include "sample/sample.h"
 
 #define PROV_TAG 'A'
 #define PROV_VERSION 1
@@ -355,6 +356,16 @@ register_version(struct store *s, const struct register_request *rq,
 			out->replaced = 1;
 			out->old_artifact = old.artifact;
 			out->had_sample = old.has_sample || old.sample_err != 0;
+			if (old.has_sample && old.sample.columns != NULL) {
+				struct sample_layout l;
+				if (sample_layout_parse(old.sample.columns,
+							strlen(old.sample.columns),
+							&l, NULL) == 0) {
+					out->has_sample_artifact = 1;
+					out->sample_artifact = l.artifact;
+					sample_layout_release(&l);
+				}
+			}
 			rba_buf_init(&rec);
 			replace_record(&rec, in->version, v.registered_at, &old,
 				       &v, out->policy_kept, out->had_sample);

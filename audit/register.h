@@ -47,6 +47,11 @@ struct register_result {
 	int replaced;
 	struct rba_digest old_artifact; /* the artifact it held */
 	int had_sample;		/* it has a sample (kept, from before) */
+	/* With had_sample: the artifact that made the sample's stored
+	 * decisions (its layout's), which after two replaces is not
+	 * old_artifact; has_sample_artifact 0 when the layout is unreadable. */
+	int has_sample_artifact;
+	struct rba_digest sample_artifact;
 	int policy_kept;	/* its policy was kept (no --policy) */
 	char *kept_policy_text;	/* owned */
 	char run_id[RUNS_ID_SIZE]; /* when trained: its run record */

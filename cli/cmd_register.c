@@ -71,9 +71,13 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 	rba_digest_format(&res.artifact, hex);
 	rba_digest_format(&res.config, cfg);
 	if (res.replaced && res.had_sample &&
-	    !rba_digest_equal(&res.old_artifact, &res.artifact)) {
+	    !rba_digest_equal(res.has_sample_artifact ? &res.sample_artifact
+						      : &res.old_artifact,
+			      &res.artifact)) {
 		char old[RBA_DIGEST_TEXT_LEN + 1];
-		rba_digest_format(&res.old_artifact, old);
+		rba_digest_format(res.has_sample_artifact ? &res.sample_artifact
+							  : &res.old_artifact,
+				  old);
 		cli_warn("the sample of '%s' holds decisions made by artifact %s; "
 			 "the version now pins %s: audits judge them on scores, at "
 			 "best metric-equivalent, until 'sample add' replaces them",

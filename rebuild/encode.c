@@ -273,10 +273,15 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 		long pi = find_level(spec->classes, spec->nclasses,
 				     p->data.positive);
 		if (pi < 0) {
+			/* Said where the pins name it; the snapshot is named
+			 * in the reason. */
 			rba_detail_key(d, "data.positive");
-			err = rba_fail(d, RBA_E_SCHEMA, t->file, 0, 0,
+			err = rba_fail(d, RBA_E_SCHEMA,
+				       p->src.file ? p->src.file : t->file,
+				       p->src.file ? p->src.positive.line : 0,
+				       p->src.file ? p->src.positive.col : 0,
 				       "positive class '%s' does not occur in "
-				       "column '%s'",
+				       "column '%s' of the snapshot",
 				       p->data.positive, p->data.label);
 			goto fail;
 		}

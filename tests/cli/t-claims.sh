@@ -142,3 +142,21 @@ ok "a stricter policy set later judges the older sample" jq -e '.audits[0].polic
 run 0 $RBA -S st --json history logs-off
 ok "policy set is in the history" jq -e '[.[] | select(.record.schema == "rebuild-audit/policy-set/v1" and .record.stricter == false)] | length == 1' out
 run 0 $RBA -S st history --verify
+
+# ---- messages that name what they speak of ----------------------------
+# a positive class the snapshot lacks is named at the pins key
+sed 's/^version: .*/version: p7/; s/positive: "2"/positive: "7"/' "$P" > p7.yaml
+run 2 $RBA -S st register p7.yaml
+err_is "rebuild-audit: cannot register 'p7.yaml:7:13': positive class '7' does not occur in column 'class' of the snapshot"
+# after two replaces the warning names the artifact that made the
+# sample's decisions, not the one replaced last
+sed 's/^version: .*/version: twice/' "$P" > twice-a.yaml
+sed 's/epochs: 30/epochs: 31/' twice-a.yaml > twice-b.yaml
+sed 's/epochs: 30/epochs: 32/' twice-a.yaml > twice-c.yaml
+run 0 $RBA -S st register twice-a.yaml --policy "$FIX/policy/credit.yaml"
+first=$($RBA -S st --json version show twice | jq -r .artifact)
+run 0 $RBA -S st -q sample add twice "$FIX/german-credit-numeric.csv"
+run 0 $RBA -S st register twice-b.yaml --replace
+err_has "holds decisions made by artifact $first"
+run 0 $RBA -S st register twice-c.yaml --replace
+err_has "holds decisions made by artifact $first"
