@@ -188,7 +188,7 @@ cmd_evaluate(struct cli_ctx *ctx, int argc, char **argv)
 		c = res.contract;
 	} else {
 		rebuild_contract_from_pins(p, &c);
-		if ((err = rebuild_evaluate_artifact(prep, art, art_n, &c, &ev,
+		if ((err = rebuild_evaluate_artifact(p, prep, art, art_n, &c, &ev,
 						     &d))) {
 			status = cli_fail("cannot evaluate", o.target, err, &d);
 			goto done;

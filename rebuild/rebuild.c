@@ -1,6 +1,7 @@
 /* rebuild.c - pins + snapshot bytes -> artifact bytes. */
 #include "rebuild/rebuild.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,8 +193,50 @@ rebuild_from_snapshot(const struct pins *p, uint32_t abi, const void *snapshot,
 	return err;
 }
 
+/* The model kind of artifact m is the one pins p describe: 0 or
+ * RBA_E_SCHEMA saying both. */
+static int
+same_kind(const struct pins *p, const struct rebuild_model *m,
+	  struct rba_detail *d)
+{
+	int gbdt = p->model.kind == PINS_MODEL_GBDT;
+	int same = gbdt == (m->kind == REBUILD_KIND_GBDT);
+	char want[96], have[96];
+
+	if (same && !gbdt) {
+		same = m->nlayers == p->model.nhidden + 1;
+		for (size_t i = 0; same && i < p->model.nhidden; i++)
+			same = m->sizes[i + 1] == p->model.hidden[i];
+	}
+	if (same)
+		return 0;
+	if (gbdt) {
+		snprintf(want, sizeof(want), "gradient-boosted trees");
+	} else {
+		int k = snprintf(want, sizeof(want), "a network with hidden layers [");
+		for (size_t i = 0; i < p->model.nhidden && k < 80; i++)
+			k += snprintf(want + k, sizeof(want) - (size_t)k, "%s%u",
+				      i ? ", " : "", p->model.hidden[i]);
+		snprintf(want + k, sizeof(want) - (size_t)k, "]");
+	}
+	if (m->kind == REBUILD_KIND_GBDT) {
+		snprintf(have, sizeof(have), "gradient-boosted trees");
+	} else {
+		int k = snprintf(have, sizeof(have), "a network with hidden layers [");
+		for (uint32_t i = 1; i < m->nlayers && k < 80; i++)
+			k += snprintf(have + k, sizeof(have) - (size_t)k, "%s%u",
+				      i > 1 ? ", " : "", m->sizes[i]);
+		snprintf(have + k, sizeof(have) - (size_t)k, "]");
+	}
+	rba_detail_key(d, "model");
+	return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+			"the artifact is %s, the pins describe %s: evaluate it "
+			"with the pins that made it", have, want);
+}
+
 int
-rebuild_evaluate_artifact(const struct rebuild_prepared *prep, const void *a,
+rebuild_evaluate_artifact(const struct pins *p,
+			  const struct rebuild_prepared *prep, const void *a,
 			  size_t n, const struct rebuild_contract *c,
 			  struct rebuild_evaluation *out, struct rba_detail *d)
 {
@@ -204,6 +247,8 @@ rebuild_evaluate_artifact(const struct rebuild_prepared *prep, const void *a,
 
 	if ((err = artifact_decode(a, n, &art, d)))
 		return err;
+	if ((err = same_kind(p, &art.model, d)) != 0)
+		goto out;
 	if (art.spec.nfeatures != prep->spec.nfeatures ||
 	    art.spec.nclasses != prep->spec.nclasses) {
 		err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,

@@ -81,10 +81,13 @@ int rebuild_from_prepared(const struct pins *p, uint32_t abi,
 /*
  * Evaluates the artifact bytes (a, n) on prep's validation part under
  * c: the artifact's own standardization over prep's encoded rows.
- * RBA_E_SCHEMA when the artifact's features or classes are not those of
- * prep's encoding; artifact_decode's and rebuild_evaluate's errors.
+ * RBA_E_SCHEMA when the artifact is another kind of model than the pins
+ * p describe (trees against a network, another layout of hidden
+ * layers) or its features or classes are not those of prep's encoding;
+ * artifact_decode's and rebuild_evaluate's errors.
  */
-int rebuild_evaluate_artifact(const struct rebuild_prepared *prep,
+int rebuild_evaluate_artifact(const struct pins *p,
+			      const struct rebuild_prepared *prep,
 			      const void *a, size_t n,
 			      const struct rebuild_contract *c,
 			      struct rebuild_evaluation *out,

@@ -160,3 +160,11 @@ run 0 $RBA -S st register twice-b.yaml --replace
 err_has "holds decisions made by artifact $first"
 run 0 $RBA -S st register twice-c.yaml --replace
 err_has "holds decisions made by artifact $first"
+# evaluate of an artifact with the pins of another kind of model
+run 0 $RBA -S st train "$FIX/pins/german-numeric-gbdt.yaml" -o trees.bin --no-keep
+run 2 $RBA -S st evaluate trees.bin --pins "$P"
+err_has "the artifact is gradient-boosted trees, the pins describe a network with hidden layers []"
+sed 's/hidden: \[\]/hidden: [8]/' "$P" > mlp8.yaml
+run 2 $RBA -S st evaluate built.bin --pins mlp8.yaml
+err_has "the artifact is a network with hidden layers [], the pins describe a network with hidden layers [8]"
+run 0 $RBA -S st evaluate built.bin --pins "$P"
