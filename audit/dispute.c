@@ -848,11 +848,41 @@ dispute_standing(struct dispute_run *run, struct dispute_report *r,
 	return 0;
 }
 
-/* The answer: it stands when the version reproduces and nothing else
- * speaks against it; otherwise escalate with the first reason. */
+/*
+ * What the reasons owe the answer (doc/design.md section 8.4): an answer
+ * is owed its reasons, and reasons that fail their own check are none;
+ * without them the answer is incomplete and escalates, saying why.
+ */
+static void
+dispute_reasons_owed(struct dispute_report *r)
+{
+	const struct dispute_explanation *e = &r->why;
+	char n1[RBA_JSON_NUM_MAX], n2[RBA_JSON_NUM_MAX];
+
+	if (!e->ok) {
+		reason(r, "the principal reasons could not be computed: %s",
+		       e->error ? e->error : "not computed");
+	} else if (!e->sum_ok) {
+		rba_json_fmt_double(e->sum, n1);
+		rba_json_fmt_double(e->margin, n2);
+		reason(r, "the principal reasons fail their check: the baseline and "
+			  "the contributions add up to %s, not to the case's margin %s",
+		       n1, n2);
+	} else if (e->has_score_check && !e->score_ok) {
+		rba_json_fmt_double(e->score_prob, n1);
+		rba_json_fmt_double(e->score, n2);
+		reason(r, "the principal reasons fail their check: the margin gives "
+			  "the score %s, not the %s score %s", n1, e->score_of, n2);
+	}
+}
+
+/* The answer: it stands when the version reproduces, the reasons are
+ * there and nothing else speaks against it; otherwise escalate with the
+ * first reason. */
 static int
 dispute_answer(struct dispute_run *run, struct dispute_report *r)
 {
+	dispute_reasons_owed(r);
 	if (r->nreasons == 0 && run->reproduces) {
 		r->answer = DISPUTE_STANDS;
 		r->answer_line = malloc(strlen(r->stored_decision) + 32);
@@ -931,8 +961,8 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 	    (err = dispute_score_case(&run, r, d)) == 0 &&
 	    (err = dispute_decide(&run, r, d)) == 0 &&
 	    (err = dispute_standing(&run, r, d)) == 0 &&
-	    (err = dispute_answer(&run, r)) == 0 &&
-	    (err = dispute_explain_decision(&run, r, d)) == 0)
+	    (err = dispute_explain_decision(&run, r, d)) == 0 &&
+	    (err = dispute_answer(&run, r)) == 0)
 		err = store_history_head(run.txn, &r->head_id, &r->head, d);
 	store_txn_abort(run.txn);
 	r->t_total = rba_time_mono() - t0;

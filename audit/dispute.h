@@ -117,14 +117,17 @@ void dispute_report_release(struct dispute_report *r);
  * The reasons (r->why, o->nreasons of them) come from the artifact that
  * made the decision: the scoring artifact when it is that one, else the
  * stored one or a blob of the store with its digest, else the scoring
- * artifact (said so).  When they cannot be computed r->why.error says
- * why and the answer stands on its own.  The version's standing: bit-identical
+ * artifact (said so).  The answer is owed them: when they cannot be
+ * computed (r->why.error says why) or fail their own check (the sum, the
+ * score), the answer is incomplete and escalates with that reason.  The
+ * version's standing: bit-identical
  * when the rebuilt digest is the pinned one; otherwise the newest audit
  * record of this version for the same rebuilt artifact, policy and
  * sample, if any; without one, bit-identical only when the rebuilt
- * artifact is also the one that made the sample's stored decisions.  The answer stands when the version reproduces and
- * the case's rebuilt decision is its stored one; otherwise it escalates
- * with every reason.  0 with r filled; errors as audit_version
+ * artifact is also the one that made the sample's stored decisions.
+ * The answer stands when the version reproduces, the case's rebuilt
+ * decision is its stored one and its reasons are there; otherwise it
+ * escalates with every reason.  0 with r filled; errors as audit_version
  * (RBA_E_NOTFOUND also for an unknown case, d->key the id).
  */
 int audit_dispute(struct store *s, const char *version, const char *case_id,

@@ -309,6 +309,32 @@ check_explanation(const struct rba_json_value *e, struct rba_detail *d)
 	return 0;
 }
 
+/*
+ * A standing answer has its reasons (doc/design.md section 8.4): they
+ * were computed, and they pass their own checks as stated.
+ */
+static int
+check_stands_reasons(const struct rba_json_value *e, struct rba_detail *d)
+{
+	const struct rba_json_value *ok = rba_json_get(e, "ok");
+	const struct rba_json_value *sum_ok = rba_json_get(e, "sum_ok");
+	const struct rba_json_value *sc = rba_json_get(e, "score_check");
+	const char *why = rba_json_get_str(e, "error");
+
+	if (ok == NULL || ok->type != RBA_JSON_TRUE)
+		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+				"dispute evidence: the answer 'stands' has no reasons: "
+				"the principal reasons could not be computed (%.200s)",
+				why ? why : "no error given");
+	if (sum_ok == NULL || sum_ok->type != RBA_JSON_TRUE ||
+	    (sc != NULL && sc->type == RBA_JSON_OBJECT &&
+	     (rba_json_get(sc, "ok") == NULL ||
+	      rba_json_get(sc, "ok")->type != RBA_JSON_TRUE)))
+		return bad(d, "the answer 'stands' rests on reasons that fail their "
+			      "own check");
+	return 0;
+}
+
 int
 dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		       char *version, char *case_id, char *answer,
@@ -391,6 +417,10 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 			       "standing");
 			goto out;
 		}
+		if ((err = check_stands_reasons(rba_json_get(dp, "explanation"),
+						d)) != 0)
+			goto out;
+		err = RBA_E_SCHEMA;
 	} else if (strcmp(ans, "escalate") == 0) {
 		if (reasons->n == 0 || reasons->items[0].type != RBA_JSON_STRING ||
 		    strncmp(line, "escalate: ", 10) != 0 ||

@@ -67,7 +67,7 @@ prepare() {
 	   cp big.csv s$n.csv && echo "$n,0.5,c0" >> s$n.csv
 	   set -- $S snapshot add s$n.csv ;;
 	5) cmd=keygen; set -- $RBA keygen -o g$n ;;
-	6) cmd="export-artifact"; set -- $S version export-artifact $V art.bin ;;
+	6) cmd="export-artifact"; set -- $S version export-artifact $V art.bin --force ;;
 	esac
 	argv="$*"
 }

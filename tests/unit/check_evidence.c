@@ -1419,6 +1419,68 @@ START_TEST(test_verify_dispute_evidence)
 }
 END_TEST
 
+/* ---- dispute evidence: what it claims is what was checked --------------- */
+
+#define DISPUTE_V1 FIXTURES "/evidence/dispute-v1.json"
+
+/* The dispute evidence file at path, its text edited (from -> to) and
+ * signed again by the test key under its own trusted comment (the
+ * signature holds); verify's answer in v. */
+static void
+dispute_resigned(const char *path, const char *from, const char *to,
+		 struct evidence_verification *v)
+{
+	struct sign_seckey *k = test_key();
+	char sigpath[600], tc[SIGN_TRUSTED_COMMENT_MAX + 1], *doc, *bad, *bsig;
+	const char *t;
+	uint8_t *sig;
+	size_t n, sn, bn, bsn;
+
+	snprintf(sigpath, sizeof(sigpath), "%s.minisig", path);
+	doc = (char *)slurp(path, &n);
+	sig = slurp(sigpath, &sn);
+	t = strstr((const char *)sig, "trusted comment: ");
+	ck_assert_ptr_nonnull(t);
+	t += strlen("trusted comment: ");
+	snprintf(tc, sizeof(tc), "%.*s", (int)strcspn(t, "\n"), t);
+	bad = edit(doc, from, to, &bn);
+	bsig = sign_bytes(k, bad, bn, tc, &bsn);
+	verify_ok(bad, bn, bsig, bsn, v);
+	free(bad);
+	free(bsig);
+	free(doc);
+	free(sig);
+	sign_seckey_free(k);
+}
+
+START_TEST(test_dispute_stands_without_reasons)
+{
+	struct evidence_verification *v = malloc(sizeof(*v));
+	uint8_t *doc, *sig;
+	size_t n, sn;
+
+	ck_assert_ptr_nonnull(v);
+	/* The first format's file verifies as it did. */
+	doc = slurp(DISPUTE_V1, &n);
+	sig = slurp(DISPUTE_V1 ".minisig", &sn);
+	verify_ok(doc, n, sig, sn, v);
+	ck_assert_msg(v->valid, "%s", v->reason);
+	ck_assert_int_eq(v->kind, EVIDENCE_KIND_DISPUTE);
+	ck_assert_str_eq(v->dispute_answer, "the disputed decline stands");
+	/* Its reasons said not computed, the answer left standing: no. */
+	dispute_resigned(DISPUTE_V1, "\"explanation\": {\"ok\": true, \"error\": null",
+			 "\"explanation\": {\"ok\": false, \"error\": \"not computed\"", v);
+	ck_assert_int_eq(v->valid, 0);
+	ck_assert_int_eq(v->kind, EVIDENCE_KIND_DISPUTE);
+	ck_assert_msg(has(v->reason, "the answer 'stands' has no reasons: the "
+			  "principal reasons could not be computed (not computed)"),
+		      "%s", v->reason);
+	free(doc);
+	free(sig);
+	free(v);
+}
+END_TEST
+
 Suite *
 suite_evidence(void)
 {
@@ -1443,6 +1505,7 @@ suite_evidence(void)
 	tcase_add_test(tc, test_trusted_comment);
 	tcase_add_test(tc, test_verify_audit_evidence);
 	tcase_add_test(tc, test_verify_dispute_evidence);
+	tcase_add_test(tc, test_dispute_stands_without_reasons);
 	suite_add_tcase(s, tc);
 	return s;
 }
