@@ -112,28 +112,6 @@ copy_policy(const struct policy *p, struct policy **out, struct rba_detail *d)
 	return policy_parse(p->text, p->text_len, "the policy in force", out, d);
 }
 
-/*
- * The kept text of digest, read and verified (store_blob_load): what
- * the judgement stands on is checked even when the version's own text
- * is used, so that damage to it is found here too.  0 when it is intact
- * or not kept (a store of an older tool); otherwise the store's error.
- */
-static int
-kept_intact(struct store_txn *txn, const struct rba_digest *digest,
-	    struct rba_detail *d)
-{
-	uint8_t *p = NULL;
-	size_t n = 0;
-	int err = store_blob_load(txn, digest, STORE_TEXT_MAX, &p, &n, d);
-
-	free(p);
-	if (err == RBA_E_NOTFOUND) {
-		rba_detail_clear(d);
-		return 0;
-	}
-	return err;
-}
-
 int
 declared_judge(struct store_txn *txn, const struct store_version *v,
 	       const struct policy *vpol, const struct store_sample_info *info,
@@ -145,20 +123,24 @@ declared_judge(struct store_txn *txn, const struct store_version *v,
 	int err;
 
 	memset(j, 0, sizeof(*j));
-	if ((err = kept_intact(txn, &vpol->digest, d)) != 0 ||
-	    (info->has_policy &&
-	     (err = kept_intact(txn, &info->policy_digest, d)) != 0))
-		return err;
 	if ((err = declared_policy_time(txn, v, &when, d)) != 0)
 		return err;
 	j->declared_at = when;
-	/* The sample's own policy; one declared before the sample was
-	 * added (times are whole seconds: the same second is not before);
-	 * or no record of one (a sample of an older tool). */
-	if (!info->has_policy || rba_digest_equal(&info->policy_digest, &vpol->digest) ||
-	    when < info->added)
+	/* The sample's own policy, or no record of one (a sample of an
+	 * older tool). */
+	if (!info->has_policy || rba_digest_equal(&info->policy_digest, &vpol->digest))
 		return copy_policy(vpol, &j->pol, d);
+	/* Read (and so verified) whenever it is another policy. */
 	err = declared_policy_load(txn, v, &info->policy_digest, &own, d);
+	if (err != 0 && err != RBA_E_NOTFOUND)
+		return err;
+	/* One declared before the sample was added judges it (times are
+	 * whole seconds: the same second is not before). */
+	if (when < info->added) {
+		policy_free(own);
+		rba_detail_clear(d);
+		return copy_policy(vpol, &j->pol, d);
+	}
 	if (err == RBA_E_NOTFOUND) {
 		rba_digest_format(&info->policy_digest, hex);
 		rba_detail_clear(d);
@@ -264,8 +246,7 @@ declared_policy_set(struct store *s, const char *version,
 		}
 		err = 0;
 	}
-	if ((err = declared_policy_keep(txn, pol, d)) != 0 ||
-	    (err = store_version_set_policy(txn, version, pol->text, &pol->digest,
+	if ((err = store_version_set_policy(txn, version, pol->text, &pol->digest,
 					    d)) != 0)
 		goto out;
 	set_record(&rec, version, t, pol, out);

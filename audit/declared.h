@@ -4,10 +4,11 @@
  *
  * A policy is declared for a version when it is registered with one,
  * when `policy set` keeps one, and with a sample added under --policy.
- * Every declared policy's exact text is kept in the store as a blob of
- * kind STORE_BLOB_OTHER named DECLARED_POLICY_BLOB (its digest is the
- * policy's), so that the policy a sample was added under can be read
- * back after the version has moved on to another.  `policy set`
+ * A policy a sample may need after the version holds another (the one
+ * `policy set` replaces, one given to `sample add` with --policy) has
+ * its exact text kept in the store as a blob of kind STORE_BLOB_OTHER
+ * named DECLARED_POLICY_BLOB (its digest is the policy's); the version's
+ * own policy is in its record.  `policy set`
  * appends a DECLARED_RECORD_SCHEMA record to the history:
  *
  *   {"schema": "rebuild-audit/policy-set/v1", "event": "set",

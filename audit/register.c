@@ -325,8 +325,6 @@ register_version(struct store *s, const struct register_request *rq,
 	v.artifact = art_digest;
 	v.snapshot = in->snapshot;
 	if (rq->policy != NULL) {
-		if ((err = declared_policy_keep(txn, rq->policy, d)) != 0)
-			goto out;
 		v.has_policy = 1;
 		v.policy_text = rq->policy->text;
 		v.policy_digest = rq->policy->digest;
@@ -340,6 +338,22 @@ register_version(struct store *s, const struct register_request *rq,
 		}
 		if (gerr == 0) {
 			struct rba_buf rec;
+			/* A policy given replaces the old one, which the kept
+			 * sample may still need (declared.h). */
+			if (rq->policy != NULL && old.has_policy &&
+			    !rba_digest_equal(&old.policy_digest, &rq->policy->digest)) {
+				struct policy *op = NULL;
+				err = policy_parse(old.policy_text,
+						   strlen(old.policy_text),
+						   "the version's policy", &op, d);
+				if (err == 0)
+					err = declared_policy_keep(txn, op, d);
+				policy_free(op);
+				if (err) {
+					store_version_release(&old);
+					goto out;
+				}
+			}
 			/* The policy stays unless another is given. */
 			if (rq->policy == NULL && old.has_policy) {
 				v.has_policy = 1;

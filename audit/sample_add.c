@@ -17,6 +17,7 @@
 
 #include "audit/declared.h"
 #include "audit/inputs.h"
+#include "common/fileio.h"
 #include "common/json.h"
 #include "common/strv.h"
 #include "sample/sample_mem.h"
@@ -859,8 +860,8 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	struct stat sb;
 	uint8_t *abytes = NULL;
 	size_t an, nf;
-	uint64_t hint = 0, rowno = 0;
-	int err, from_version = 0, rc;
+	uint64_t hint = 0, rowno = 0, spooled = 0;
+	int err, from_version = 0, rc, spool = -1;
 
 	memset(out, 0, sizeof(*out));
 	memset(&st, 0, sizeof(st));
@@ -870,8 +871,16 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	st.rq = rq;
 	st.res = out;
 	st.layout.id_col = st.layout.score_col = st.layout.decision_col = -1;
-	if (strcmp(rq->path, "-") != 0 ? stat(rq->path, &sb) == 0
-				       : fstat(STDIN_FILENO, &sb) == 0) {
+	/* Input that is not a file (standard input, a pipe, a FIFO) is read
+	 * whole first: whoever sends it slowly must not hold the store's
+	 * write lock, and every other writer, meanwhile. */
+	if ((err = rba_input_spool_path(rq->path, RBA_SPOOL_MAX, &spool, &spooled,
+					d)) != 0)
+		goto out;
+	if (spool >= 0) {
+		hint = st.source_total = spooled;
+	} else if (strcmp(rq->path, "-") != 0 ? stat(rq->path, &sb) == 0
+					      : fstat(STDIN_FILENO, &sb) == 0) {
 		hint = (uint64_t)sb.st_size;
 		/* A size means something for progress only for a file. */
 		if (S_ISREG(sb.st_mode))
@@ -884,9 +893,10 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 		goto out;
 	if ((err = audit_inputs_policy_in_force(&v, rq->policy, &pol, &from_version, d)))
 		goto out;
-	/* The policy the sample is added under is kept, so that it can
-	 * judge the sample after the version moves to a looser one. */
-	if ((err = declared_policy_keep(txn, pol, d)) != 0)
+	/* A policy given for the sample is kept, so that it can judge the
+	 * sample after the version moves to a looser one (the version's
+	 * own is in its record, and policy set keeps it when it goes). */
+	if (!from_version && (err = declared_policy_keep(txn, pol, d)) != 0)
 		goto out;
 	st.pol = pol;
 	if ((err = policy_pins_parse(v.pins_text, strlen(v.pins_text),
@@ -904,7 +914,8 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 		goto out;
 	if ((err = audit_scorer_new(&art, &st.sc, d)) != 0)
 		goto out;
-	if ((err = csv_reader_open(rq->path, NULL, &r, d)) != 0)
+	if ((err = spool >= 0 ? csv_reader_open_fd(spool, rq->path, &r)
+			      : csv_reader_open(rq->path, NULL, &r, d)) != 0)
 		goto out;
 	csv_reader_set_tap(r, source_tap, &st);
 	rc = csv_reader_next(r, &f, &nf, d);
@@ -984,6 +995,8 @@ out:
 	store_sample_writer_free(st.w);
 	store_txn_abort(txn);
 	csv_reader_free(r);
+	if (spool >= 0)
+		close(spool);
 	audit_scorer_free(st.sc);
 	builder_release(&st.b);
 	sample_layout_release(&st.layout);

@@ -42,11 +42,15 @@ struct cli_ctx {
 	int quiet;		/* -q */
 	int verbose;		/* -v */
 	int progress;		/* stderr is a terminal and not -q */
+	double wait;		/* --wait: seconds a writer waits (store_wait_set) */
 	struct store *store;	/* opened by cli_store_open(), closed by main */
 	const struct cli_command *cmd;
 };
 
 typedef int (*cli_handler)(struct cli_ctx *ctx, int argc, char **argv);
+
+/* The largest --wait: a day. */
+#define CLI_WAIT_MAX 86400
 
 struct cli_command {
 	const char *name;

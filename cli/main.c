@@ -2,7 +2,7 @@
  * main.c - global options, --version, the command table and exit
  * statuses.
  *
- *   rebuild-audit [-S STORE] [--json] [-q] [-v] COMMAND [ARGS]
+ *   rebuild-audit [-S STORE] [--json] [-q] [-v] [--wait SECONDS] COMMAND [ARGS]
  *
  * Exit statuses: 0 yes, 1 the answer is no, 2 could not answer.
  */
@@ -149,7 +149,7 @@ static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);
 static void
 usage_all(FILE *f)
 {
-	fprintf(f, "usage: rebuild-audit [-S STORE] [--json] [-q] [-v] COMMAND [ARGS]\n"
+	fprintf(f, "usage: rebuild-audit [-S STORE] [--json] [-q] [-v] [--wait SECONDS] COMMAND [ARGS]\n"
 		   "       rebuild-audit --version | --help\n\ncommands:\n");
 	for (size_t i = 0; i < ncommands; i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
@@ -158,9 +158,57 @@ usage_all(FILE *f)
 		   "  --json    print one JSON document instead of the text report\n"
 		   "  -q        quiet: no progress, and no report when the answer is yes\n"
 		   "  -v        verbose\n"
+		   "  --wait SECONDS  how long a writer waits for another's write lock\n"
+		   "            (default %d; 0: not at all), saying so within a second\n"
 		   "\n'rebuild-audit COMMAND -h' shows a command's usage; "
 		   "man rebuild-audit(1) has the rest.\n"
-		   "exit status: 0 yes, 1 the answer is no, 2 could not answer\n");
+		   "exit status: 0 yes, 1 the answer is no, 2 could not answer\n",
+		STORE_WAIT_DEFAULT);
+}
+
+/*
+ * The store waits for another writer: one line, within a second of the
+ * wait (over a progress line, which it erases first).
+ */
+static void
+wait_notice(void *ctx, const struct store_wait *w)
+{
+	const struct cli_ctx *c = ctx;
+
+	if (c->progress)
+		fputs("\r\033[K", stderr);
+	if (w->holder > 0)
+		fprintf(stderr, "rebuild-audit: waiting for the store's write lock "
+				"'%s' (held by pid %ld)\n", w->path, w->holder);
+	else
+		fprintf(stderr, "rebuild-audit: waiting for the store's write lock "
+				"'%s'\n", w->path);
+}
+
+/*
+ * --wait SECONDS (also --wait=SECONDS) at argv[*i]: 1 with ctx->wait set
+ * and *i past it, 0 when argv[*i] is not --wait, -1 after a usage
+ * diagnostic.
+ */
+static int
+wait_option(struct cli_ctx *ctx, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *v;
+	uint64_t u;
+
+	if (strcmp(a, "--wait") == 0)
+		v = *i + 1 < argc ? argv[++*i] : "";
+	else if (strncmp(a, "--wait=", 7) == 0)
+		v = a + 7;
+	else
+		return 0;
+	if (cli_parse_u64(v, CLI_WAIT_MAX, &u) != 0) {
+		fprintf(stderr, "rebuild-audit: bad usage '--wait': needs a number "
+				"of seconds from 0 to %d\n", CLI_WAIT_MAX);
+		return -1;
+	}
+	ctx->wait = (double)u;
+	return 1;
 }
 
 static int
@@ -188,10 +236,11 @@ main(int argc, char **argv)
 	struct cli_ctx ctx;
 	const struct cli_command *cmd = NULL;
 	const char *env;
-	int i, status;
+	int i, wr, status;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.prog = "rebuild-audit";
+	ctx.wait = STORE_WAIT_DEFAULT;
 	env = getenv("REBUILD_AUDIT_STORE");
 	ctx.store_path = env != NULL && *env ? env : "./audit-store";
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -208,6 +257,9 @@ main(int argc, char **argv)
 			ctx.store_path = a + 2;
 		} else if (strcmp(a, "--json") == 0) {
 			ctx.json = 1;
+		} else if ((wr = wait_option(&ctx, argc, argv, &i)) != 0) {
+			if (wr < 0)
+				return 2;
 		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
 			ctx.quiet = 1;
 		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
@@ -242,9 +294,9 @@ main(int argc, char **argv)
 		return 2;
 	}
 	ctx.cmd = cmd;
-	/* -q, -v and --json may also follow the command ("audit --all -q",
-	 * as a crontab line reads): take them out before the handler parses
-	 * its own options.  "--" ends the scan. */
+	/* -q, -v, --json and --wait may also follow the command ("audit
+	 * --all -q", as a crontab line reads): take them out before the
+	 * handler parses its own options.  "--" ends the scan. */
 	{
 		int w = i + 1;
 		for (int r = i + 1; r < argc; r++) {
@@ -260,12 +312,15 @@ main(int argc, char **argv)
 				ctx.verbose = 1;
 			else if (strcmp(a, "--json") == 0)
 				ctx.json = 1;
-			else
+			else if ((wr = wait_option(&ctx, argc, argv, &r)) < 0)
+				return 2;
+			else if (wr == 0)
 				argv[w++] = argv[r];
 		}
 		argc = w;
 	}
 	ctx.progress = !ctx.quiet && isatty(STDERR_FILENO);
+	store_wait_set(ctx.wait, wait_notice, &ctx);
 	if (rba_crypto_init() != 0)
 		return cli_fail("cannot start", "libsodium", RBA_E_CRYPTO, NULL);
 	if (cli_wants_help(&ctx, argc - i, argv + i))

@@ -610,3 +610,110 @@ rba_file_write_output(const char *path, const void *p, size_t n, int mode,
 	}
 	return rba_output_commit(&o, d);
 }
+
+/* ---- input spooled before a lock ------------------------------------------ */
+
+int
+rba_input_spool(int fd, const char *name, uint64_t max, int *out,
+		uint64_t *size, struct rba_detail *d)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	uint8_t *buf = NULL;
+	struct stat st;
+	uint64_t total = 0;
+	int tmp = -1, err = 0;
+
+	*out = -1;
+	*size = 0;
+	if (fstat(fd, &st) != 0)
+		return out_fail(d, name, errno, NULL);
+	if (S_ISREG(st.st_mode)) {
+		*size = (uint64_t)st.st_size;
+		return 0;
+	}
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+	if ((size_t)snprintf(path, sizeof(path), "%s/rebuild-audit-input.XXXXXX",
+			     dir) >= sizeof(path))
+		return rba_fail(d, ENAMETOOLONG, NULL, 0, 0,
+				"cannot create a temporary file in '%s': %s", dir,
+				rba_strerror(ENAMETOOLONG));
+	if ((tmp = mkstemp(path)) < 0) {
+		err = errno;
+		return rba_fail(d, err, NULL, 0, 0,
+				"cannot create a temporary file in '%s': %s", dir,
+				rba_strerror(err));
+	}
+	unlink(path);
+	(void)fcntl(tmp, F_SETFD, FD_CLOEXEC);
+	if ((buf = malloc(1u << 20)) == NULL) {
+		err = RBA_E_NOMEM;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, 1u << 20);
+		const uint8_t *p = buf;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = out_fail(d, name, errno, NULL);
+			goto out;
+		}
+		if (n == 0)
+			break;
+		total += (uint64_t)n;
+		if (total > max) {
+			err = rba_fail(d, RBA_E_LIMIT, name, 0, 0,
+				       "input over %llu bytes",
+				       (unsigned long long)max);
+			goto out;
+		}
+		while (n > 0) {
+			ssize_t w = write(tmp, p, (size_t)n);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				err = errno;
+				rba_fail(d, err, NULL, 0, 0,
+					 "writing a temporary file in '%s': %s", dir,
+					 rba_strerror(err));
+				goto out;
+			}
+			p += w;
+			n -= w;
+		}
+	}
+	if (lseek(tmp, 0, SEEK_SET) != 0) {
+		err = errno;
+		rba_fail(d, err, NULL, 0, 0, "a temporary file in '%s': %s", dir,
+			 rba_strerror(err));
+	}
+out:
+	free(buf);
+	if (err) {
+		close(tmp);
+		return err;
+	}
+	*out = tmp;
+	*size = total;
+	return 0;
+}
+
+int
+rba_input_spool_path(const char *path, uint64_t max, int *out, uint64_t *size,
+		     struct rba_detail *d)
+{
+	int in = strcmp(path, "-") == 0 ? STDIN_FILENO
+					: open(path, O_RDONLY | O_CLOEXEC);
+	int err;
+
+	*out = -1;
+	*size = 0;
+	if (in < 0)
+		return 0;
+	err = rba_input_spool(in, path, max, out, size, d);
+	if (in != STDIN_FILENO)
+		close(in);
+	return err;
+}

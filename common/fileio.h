@@ -102,6 +102,29 @@ int rba_file_write_atomic(const char *path, const void *p, size_t n, int mode);
 int rba_fsync_parent(const char *path);
 
 /*
+ * Input read whole before a command waits on anything: fd (standard
+ * input, or a file opened by name) when it is not a regular file (a
+ * pipe, a FIFO, a terminal, a socket) is copied to its end into an
+ * unlinked temporary file in $TMPDIR (/tmp when unset), so that whoever
+ * is slow to send it holds nobody else back (the store's write lock is
+ * taken only after).  *out is the temporary, at its start, the caller's
+ * to close; or -1 when fd is a regular file, to be read as it is (*size
+ * then its size).  *size: the bytes.  0; RBA_E_LIMIT over max bytes; an
+ * errno reading fd (d->file name) or writing the temporary (ENOSPC: d's
+ * reason names the directory).  fd is read, never closed.
+ */
+#define RBA_SPOOL_MAX ((uint64_t)64 << 30) /* 64 GiB */
+int rba_input_spool(int fd, const char *name, uint64_t max, int *out,
+		    uint64_t *size, struct rba_detail *d);
+/*
+ * rba_input_spool of path ("-": standard input).  A path that does not
+ * open is left to the reader that opens it later, which says why: 0 with
+ * *out -1.
+ */
+int rba_input_spool_path(const char *path, uint64_t max, int *out,
+			 uint64_t *size, struct rba_detail *d);
+
+/*
  * An output a user names (OUT, -o FILE, --record FILE): the one rule for
  * every file written at a path the command line gave.  By what the path
  * is (lstat) when rba_output_open looks:

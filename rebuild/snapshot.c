@@ -88,9 +88,12 @@ write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* Reads path through the blob writer and the pipe; 0 or an error in d. */
+/*
+ * Reads path (or in, when it is not -1: path's bytes already open)
+ * through the blob writer and the pipe; 0 or an error in d.
+ */
 static int
-feed(const char *path, struct store_blob_writer *w, int pipe_w,
+feed(const char *path, int in, struct store_blob_writer *w, int pipe_w,
      atomic_int *failed, struct rba_detail *d)
 {
 	uint8_t *buf = malloc(STORE_CHUNK_MAX);
@@ -99,7 +102,9 @@ feed(const char *path, struct store_blob_writer *w, int pipe_w,
 
 	if (buf == NULL)
 		return RBA_E_NOMEM;
-	fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	fd = in >= 0 ? in
+	     : strcmp(path, "-") == 0 ? STDIN_FILENO
+				      : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
 		free(buf);
@@ -122,15 +127,27 @@ feed(const char *path, struct store_blob_writer *w, int pipe_w,
 		if (err)
 			break;
 	}
-	if (fd != STDIN_FILENO)
+	if (fd != STDIN_FILENO && fd != in)
 		close(fd);
 	free(buf);
 	return err;
 }
 
+/* snapshot_add of path's bytes from in (-1: open path). */
+static int
+add_from(struct store_txn *txn, const char *path, int in, const char *name,
+	 struct rba_digest *digest, int *existed, struct rba_detail *d);
+
 int
 snapshot_add(struct store_txn *txn, const char *path, const char *name,
 	     struct rba_digest *digest, int *existed, struct rba_detail *d)
+{
+	return add_from(txn, path, -1, name, digest, existed, d);
+}
+
+static int
+add_from(struct store_txn *txn, const char *path, int in, const char *name,
+	 struct rba_digest *digest, int *existed, struct rba_detail *d)
 {
 	struct store_blob_writer *w = NULL;
 	struct parser ps;
@@ -140,7 +157,7 @@ snapshot_add(struct store_txn *txn, const char *path, const char *name,
 
 	memset(&ps, 0, sizeof(ps));
 	rba_buf_init(&meta);
-	if (access(path, R_OK) != 0 && strcmp(path, "-") != 0) {
+	if (in < 0 && access(path, R_OK) != 0 && strcmp(path, "-") != 0) {
 		err = errno;
 		return rba_fail(d, err, path, 0, 0, "%s", strerror(err));
 	}
@@ -162,7 +179,7 @@ snapshot_add(struct store_txn *txn, const char *path, const char *name,
 	if ((perr = pthread_create(&th, NULL, parse_main, &ps)) == 0)
 		started = 1;
 	if (started)
-		err = feed(path, w, pfd[1], &ps.failed, d);
+		err = feed(path, in, w, pfd[1], &ps.failed, d);
 	else
 		err = perr;
 	close(pfd[1]); /* EOF for the parser */
@@ -366,16 +383,31 @@ snapshot_add_store(struct store *st, const char *path, const char *name,
 {
 	struct store_txn *txn = NULL;
 	struct stat sb;
-	uint64_t hint = 0;
-	int dash = strcmp(path, "-") == 0, err = 0;
+	uint64_t hint = 0, spooled = 0;
+	int dash = strcmp(path, "-") == 0, err = 0, spool = -1;
 
-	if (!dash && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+	/* Input that is not a file (standard input, a pipe, a FIFO) is read
+	 * whole first: whoever sends it slowly must not hold the store's
+	 * write lock, and every other writer, meanwhile.  Spooled, it has a
+	 * size and can be read again. */
+	if ((err = rba_input_spool_path(path, RBA_SPOOL_MAX, &spool, &spooled,
+					d)) != 0)
+		return err;
+	if (spool >= 0) {
+		hint = spooled;
+		dash = 0;
+	} else if (!dash && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		hint = (uint64_t)sb.st_size;
+	}
 	for (int attempt = 0; attempt < 3; attempt++) {
 		rba_detail_clear(d);
+		if (spool >= 0 && lseek(spool, 0, SEEK_SET) != 0) {
+			err = rba_fail(d, errno, path, 0, 0, "%s", rba_strerror(errno));
+			break;
+		}
 		if ((err = store_txn_begin(st, 1, hint, &txn, d)) != 0)
-			return err;
-		err = snapshot_add(txn, path, name, digest, existed, d);
+			break;
+		err = add_from(txn, path, spool, name, digest, existed, d);
 		if (err == 0)
 			err = store_txn_commit(txn, d);
 		else
@@ -389,5 +421,7 @@ snapshot_add_store(struct store *st, const char *path, const char *name,
 		snprintf(d->reason, sizeof(d->reason), "%s",
 			 "the store's map is full: give the file by name, so the "
 			 "map can grow to its size before the write");
+	if (spool >= 0)
+		close(spool);
 	return err;
 }

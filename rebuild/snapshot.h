@@ -48,13 +48,16 @@ int snapshot_add(struct store_txn *txn, const char *path, const char *name,
 		 struct rba_detail *d);
 
 /*
- * snapshot_add in a write transaction of its own on st, committed.  The
- * map is grown to the file's size before the write begins; a named file
- * that outgrows that (it grew while read) is tried again, twice at most,
- * with more room.  Standard input ("-") cannot be read again: a full map
- * is RBA_E_LIMIT with a reason that says to name the file.  Errors as
- * snapshot_add, and store_txn_begin's and store_txn_commit's; nothing
- * is stored on error.
+ * snapshot_add in a write transaction of its own on st, committed.  An
+ * input that is not a regular file (standard input from a pipe, a FIFO)
+ * is first read whole into a temporary file (rba_input_spool), before
+ * the store's write lock is taken, so a slow sender holds back no other
+ * writer.  The map is grown to the file's size before the write begins;
+ * a file that outgrows that (it grew while read) is tried again, twice
+ * at most, with more room.  Standard input that is a regular file is
+ * read once, as it is: a full map is then RBA_E_LIMIT with a reason that
+ * says to name the file.  Errors as snapshot_add, rba_input_spool's, and
+ * store_txn_begin's and store_txn_commit's; nothing is stored on error.
  */
 int snapshot_add_store(struct store *st, const char *path, const char *name,
 		       struct rba_digest *digest, int *existed,

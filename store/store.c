@@ -5,16 +5,20 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "common/rbatime.h"
 
 const char *const store_db_names[DB_COUNT] = {
 	"meta", "blobs", "versions", "samples", "history", "runs",
@@ -468,7 +472,8 @@ dir_state(const char *path, int *has_data)
 			continue;
 		if (strcmp(e->d_name, "data.mdb") == 0)
 			*has_data = 1;
-		else if (strcmp(e->d_name, "lock.mdb") != 0)
+		else if (strcmp(e->d_name, "lock.mdb") != 0 &&
+			 strcmp(e->d_name, STORE_WRITE_LOCK) != 0)
 			other = 1;
 	}
 	closedir(dir);
@@ -959,7 +964,122 @@ store_close(struct store *s)
 		return;
 	assert(s->ntxn == 0);
 	mdb_env_close(s->env);
+	if (s->wlock_open)
+		close(s->wlock_fd);
 	free(s);
+}
+
+/* ---- the write lock ---------------------------------------------------- */
+
+static double wait_limit = STORE_WAIT_DEFAULT;
+static store_wait_hook wait_hook;
+static void *wait_ctx;
+
+void
+store_wait_set(double seconds, store_wait_hook hook, void *ctx)
+{
+	wait_limit = seconds > 0 ? seconds : 0;
+	wait_hook = hook;
+	wait_ctx = ctx;
+}
+
+/* The pid in the lock file when it is another live process; else 0. */
+static long
+lock_holder(int fd)
+{
+	char b[24];
+	ssize_t n = pread(fd, b, sizeof(b) - 1, 0);
+	char *end;
+	long pid;
+
+	if (n <= 0)
+		return 0;
+	b[n] = 0;
+	pid = strtol(b, &end, 10);
+	if (end == b || (*end != '\n' && *end != 0) || pid <= 0 ||
+	    pid == (long)getpid())
+		return 0;
+	if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
+		return 0; /* a pid left by an earlier holder */
+	return pid;
+}
+
+static void
+nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/*
+ * Takes the store's write lock, waiting as store_wait_set says.  0 (also
+ * when there is no lock file to take: LMDB's lock alone), or RBA_E_BUSY
+ * past the wait.
+ */
+static int
+write_lock_take(struct store *s, struct rba_detail *d)
+{
+	char path[sizeof(s->path) + sizeof(STORE_WRITE_LOCK) + 1], pid[24];
+	double t0 = 0, waited;
+	long step = 10;
+	int noticed = 0, n;
+
+	if (!s->wlock_open) {
+		snprintf(path, sizeof(path), "%s/%s", s->path, STORE_WRITE_LOCK);
+		s->wlock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+				   0600);
+		if (s->wlock_fd < 0)
+			return 0; /* a read-only directory: LMDB will say */
+		s->wlock_open = 1;
+	}
+	for (;;) {
+		if (flock(s->wlock_fd, LOCK_EX | LOCK_NB) == 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK)
+			return 0; /* no flock(2) here */
+		if (t0 == 0)
+			t0 = rba_time_mono();
+		waited = rba_time_mono() - t0;
+		if (waited >= wait_limit) {
+			long h = lock_holder(s->wlock_fd);
+			char held[40] = "";
+			if (h > 0)
+				snprintf(held, sizeof(held), " (held by pid %ld)", h);
+			return rba_fail(d, RBA_E_BUSY, NULL, 0, 0,
+					"gave up after %g s waiting for the "
+					"store's write lock%s",
+					wait_limit, held);
+		}
+		if (!noticed && waited * 1000 >= STORE_WAIT_NOTICE_MS) {
+			struct store_wait w = { s->path, lock_holder(s->wlock_fd),
+						waited, wait_limit };
+			noticed = 1;
+			if (wait_hook != NULL)
+				wait_hook(wait_ctx, &w);
+		}
+		nap_ms(step);
+		if (step < 100)
+			step *= 2;
+	}
+	s->wlocked = 1;
+	/* Who holds it, for whoever comes to wait (best effort). */
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(s->wlock_fd, 0) == 0 && pwrite(s->wlock_fd, pid, (size_t)n, 0) < 0)
+		errno = 0;
+	return 0;
+}
+
+static void
+write_lock_release(struct store *s)
+{
+	if (s->wlocked) {
+		flock(s->wlock_fd, LOCK_UN);
+		s->wlocked = 0;
+	}
 }
 
 const char *
@@ -1065,22 +1185,26 @@ begin_write(struct store *s, uint64_t hint, MDB_txn **out,
 	uint64_t grow;
 	int rc;
 
+	if ((rc = write_lock_take(s, d)) != 0)
+		return rc;
 	for (int tries = 0; tries < BEGIN_TRIES; tries++) {
 		rc = mdb_txn_begin(s->env, NULL, 0, &t);
 		if (rc == MDB_MAP_RESIZED) {
 			rc = adopt_mapsize(s, d);
 			if (rc != 0)
-				return rc;
+				break;
 			continue;
 		}
-		if (rc != 0)
-			return store_mdb_fail(d, rc, "beginning a write");
+		if (rc != 0) {
+			rc = store_mdb_fail(d, rc, "beginning a write");
+			break;
+		}
 		/* Measured under the write lock, so nobody adds pages
 		 * between the check and our writes. */
 		rc = room_check(s, hint, &grow, d);
 		if (rc != 0) {
 			mdb_txn_abort(t);
-			return rc;
+			break;
 		}
 		if (grow == 0 || s->ntxn != 0) {
 			*out = t;
@@ -1088,11 +1212,17 @@ begin_write(struct store *s, uint64_t hint, MDB_txn **out,
 		}
 		mdb_txn_abort(t);
 		rc = mdb_env_set_mapsize(s->env, (size_t)grow);
-		if (rc != 0)
-			return store_mdb_fail(d, rc, "growing the map");
+		if (rc != 0) {
+			rc = store_mdb_fail(d, rc, "growing the map");
+			break;
+		}
+		rc = RBA_E_BUSY;
 	}
-	return rba_fail(d, RBA_E_BUSY, NULL, 0, 0,
-			"could not make room in the store's map");
+	if (rc == 0 || rc == RBA_E_BUSY) /* out of tries */
+		rc = rba_fail(d, RBA_E_BUSY, NULL, 0, 0,
+			      "could not make room in the store's map");
+	write_lock_release(s);
+	return rc;
 }
 
 static int
@@ -1159,8 +1289,10 @@ txn_end(struct store_txn *txn)
 		l->txn = NULL;
 		l->next = NULL;
 	}
-	if (txn->write)
+	if (txn->write) {
 		txn->s->writing = 0;
+		write_lock_release(txn->s);
+	}
 	txn->s->ntxn--;
 	free(txn);
 }

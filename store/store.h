@@ -22,7 +22,8 @@
  *    SHA-256 before a byte reaches the caller.
  *  - A struct store and its transactions are used by one thread at a
  *    time.  Several processes may use one store at once: readers never
- *    wait, and a writer waits for the one before it (LMDB's write lock).
+ *    wait, and a writer waits for the one before it (the store's write
+ *    lock, then LMDB's: see store_wait_set).
  *  - Callbacks return 0 to go on; any other value stops the walk and is
  *    returned unchanged by the function that called them.
  *  - Sizes: every name and text has a cap below; exceeding it is
@@ -99,6 +100,40 @@ void store_close(struct store *s);
 /* The path given to store_open, borrowed until store_close. */
 const char *store_path(const struct store *s);
 
+/*
+ * One writer at a time, and none waits without a word.  A write
+ * transaction first takes the store's write lock, the file
+ * STORE_WRITE_LOCK in the store's directory (flock(2), exclusive, held
+ * until the commit or abort; the holder writes its pid in it as decimal
+ * text), and only then LMDB's own.  While another process holds it,
+ * store_txn_begin waits, trying again every 10 to 100 ms, at most the
+ * seconds set here; past them it fails with RBA_E_BUSY, its reason
+ * "gave up after N s waiting for the store's write lock (held by pid P)"
+ * (the part in parentheses when the holder is known and alive).  Once
+ * it has waited STORE_WAIT_NOTICE_MS it calls hook(ctx, w), once: the
+ * library never prints, the caller says what it likes.  A writer that
+ * does not take the file (an LMDB tool such as mdb_load on the same
+ * environment) is waited for by LMDB itself, silently; a file system
+ * without flock(2) leaves LMDB's lock alone in charge, as before.
+ *
+ * store_wait_set sets, for the whole process, how write transactions
+ * begun from then on wait: seconds (0: not at all, RBA_E_BUSY at once),
+ * hook (NULL: none) and its ctx (borrowed as long as it is set).  Call it
+ * from one thread, before transactions begin.  Default:
+ * STORE_WAIT_DEFAULT seconds, no hook.
+ */
+#define STORE_WRITE_LOCK "write.lock"
+#define STORE_WAIT_DEFAULT 600 /* seconds: a cron job outwaits another */
+#define STORE_WAIT_NOTICE_MS 500
+struct store_wait {
+	const char *path; /* the store, as given to store_open */
+	long holder;	  /* pid of the holder; 0 when not known */
+	double waited;	  /* seconds waited so far */
+	double limit;	  /* seconds it waits at most */
+};
+typedef void (*store_wait_hook)(void *ctx, const struct store_wait *w);
+void store_wait_set(double seconds, store_wait_hook hook, void *ctx);
+
 /* The store id as 32 lowercase hex digits, borrowed until store_close. */
 const char *store_id_hex(const struct store *s);
 
@@ -119,7 +154,9 @@ const char *store_zstd_version(void);
  * Begins a transaction; *out is set on success.  Every command does all
  * its writes in one write transaction, so a crash or kill leaves the
  * store as before or as after the command.  A write begin waits while
- * another process writes.  write on a store opened read-only, or while a
+ * another process writes, as store_wait_set says, and holds the store's
+ * write lock until the commit or abort.  write on a store opened
+ * read-only, or while a
  * write transaction of s is open, is RBA_E_USAGE (read transactions may
  * be open beside a write one).
  *
@@ -132,8 +169,9 @@ const char *store_zstd_version(void);
  * finds the map full returns RBA_E_LIMIT with a reason saying the map is
  * full: the caller aborts and may retry with a larger size_hint.
  *
- * Returns 0; RBA_E_USAGE; RBA_E_BUSY (reader slots); RBA_E_STORE; an
- * errno (ENOMEM when the map cannot grow).
+ * Returns 0; RBA_E_USAGE; RBA_E_BUSY (reader slots; or, for a write,
+ * another writer past the wait); RBA_E_STORE; an errno (ENOMEM when the
+ * map cannot grow).
  */
 int store_txn_begin(struct store *s, int write, uint64_t size_hint,
 		    struct store_txn **out, struct rba_detail *d);

@@ -132,6 +132,9 @@ struct store {
 	char path[4096];
 	char id_hex[2 * STORE_ID_LEN + 1];
 	uintptr_t map_lo, map_hi; /* where the data file is mapped, once known */
+	int wlock_fd;	/* STORE_WRITE_LOCK, once opened (wlock_open) */
+	int wlock_open;
+	int wlocked;	/* this handle holds it */
 };
 
 /* Writers hang off their transaction so abort can detach them. */

@@ -2,10 +2,12 @@
  * history, runs, tampering, map growth, concurrent writers. */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -14,6 +16,7 @@
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/rba.h"
+#include "common/rbatime.h"
 #include "store/store.h"
 #include "store/store_debug.h"
 #include "tests/unit/scratch.h"
@@ -2027,6 +2030,78 @@ START_TEST(test_two_writers)
 }
 END_TEST
 
+struct waits {
+	int calls;
+	struct store_wait w;
+};
+
+static void
+wait_count(void *ctx, const struct store_wait *w)
+{
+	struct waits *c = ctx;
+
+	c->calls++;
+	c->w = *w;
+}
+
+/*
+ * The write lock: while another open file holds STORE_WRITE_LOCK, a
+ * write begin waits its limit, calls the hook once naming the holder
+ * the file names, and fails with RBA_E_BUSY; readers never wait; once
+ * the lock is free a writer takes it and writes its pid for the next.
+ */
+START_TEST(test_write_lock_wait)
+{
+	struct store *s = open_new();
+	struct store_txn *t = NULL;
+	struct waits c = { 0 };
+	struct rba_detail d;
+	char want[400], pid[24];
+	double t0;
+	int fd;
+
+	snprintf(want, sizeof(want), "%s/%s", scratch_store, STORE_WRITE_LOCK);
+	fd = open(want, O_RDWR | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), 0);
+	snprintf(pid, sizeof(pid), "%ld\n", (long)getppid());
+	ck_assert_int_eq(pwrite(fd, pid, strlen(pid), 0), (ssize_t)strlen(pid));
+	store_wait_set(1.0, wait_count, &c);
+	t0 = rba_time_mono();
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), RBA_E_BUSY);
+	ck_assert(rba_time_mono() - t0 >= 1.0);
+	snprintf(want, sizeof(want), "gave up after 1 s waiting for the store's "
+		 "write lock (held by pid %ld)", (long)getppid());
+	ck_assert_str_eq(d.reason, want);
+	ck_assert_int_eq(c.calls, 1);
+	ck_assert_int_eq(c.w.holder, (long)getppid());
+	ck_assert_str_eq(c.w.path, scratch_store);
+	ck_assert(c.w.waited * 1000 >= STORE_WAIT_NOTICE_MS && c.w.limit == 1.0);
+	/* no wait at all, and no word */
+	store_wait_set(0, wait_count, &c);
+	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), RBA_E_BUSY);
+	ck_assert_int_eq(c.calls, 1);
+	/* readers never wait */
+	t = begin(s, 0);
+	store_txn_abort(t);
+	/* free: taken, with this process's pid in the file */
+	ck_assert_int_eq(flock(fd, LOCK_UN), 0);
+	t = begin(s, 1);
+	ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), -1);
+	ck_assert_int_eq(errno, EWOULDBLOCK);
+	snprintf(want, sizeof(want), "%ld\n", (long)getpid());
+	memset(pid, 0, sizeof(pid));
+	ck_assert_int_gt(pread(fd, pid, sizeof(pid) - 1, 0), 0);
+	ck_assert_str_eq(pid, want);
+	ck_assert_int_eq(store_txn_commit(t, &d), 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), 0); /* released */
+	close(fd);
+	store_wait_set(STORE_WAIT_DEFAULT, NULL, NULL);
+	store_close(s);
+}
+END_TEST
+
 Suite *
 suite_store(void)
 {
@@ -2054,6 +2129,7 @@ suite_store(void)
 	tcase_add_test(tc, test_runs);
 	tcase_add_test(tc, test_map_growth);
 	tcase_add_test(tc, test_two_writers);
+	tcase_add_test(tc, test_write_lock_wait);
 	suite_add_tcase(s, tc);
 	return s;
 }
