@@ -399,13 +399,10 @@ encode_split(const struct pins *p, size_t n, size_t **train, size_t *ntrain,
 
 	*train = *val = NULL;
 	*ntrain = *nval = 0;
-	if (n < 2)
-		return RBA_E_RANGE;
 	nv = (size_t)((double)n * p->data.split_validation + 0.5);
-	if (nv < 1)
-		nv = 1;
-	if (nv > n - 1)
-		nv = n - 1;
+	if (nv < ENCODE_MIN_SPLIT_ROWS || nv > n ||
+	    n - nv < ENCODE_MIN_SPLIT_ROWS)
+		return RBA_E_RANGE;
 	perm = malloc(n * sizeof(*perm));
 	tr = malloc((n - nv) * sizeof(*tr));
 	va = malloc(nv * sizeof(*va));

@@ -84,12 +84,16 @@ int encode_fit(const struct pins *p, const struct csv_table *t,
 	       struct encode_spec *spec, struct encode_data *data,
 	       struct rba_detail *d);
 
+/* The fewest rows either side of a validation split may hold. */
+#define ENCODE_MIN_SPLIT_ROWS 3
+
 /*
- * The split of n rows by p->data: validation count round(n v) clamped to
- * [1, n - 1]; order random: the first nval entries of a Fisher-Yates
- * permutation keyed by (split seed, RNG_SPLIT) validate; order tail: the
- * last nval rows validate.  Both index lists come back ascending (malloc'd).
- * 0, RBA_E_RANGE (n < 2) or RBA_E_NOMEM.
+ * The split of n rows by p->data: validation count round(n v); order
+ * random: the first nval entries of a Fisher-Yates permutation keyed by
+ * (split seed, RNG_SPLIT) validate; order tail: the last nval rows
+ * validate.  Both index lists come back ascending (malloc'd).  0,
+ * RBA_E_RANGE (either side would hold fewer than ENCODE_MIN_SPLIT_ROWS
+ * rows: a metric of a handful of rows decides nothing) or RBA_E_NOMEM.
  */
 int encode_split(const struct pins *p, size_t n, size_t **train,
 		 size_t *ntrain, size_t **val, size_t *nval);

@@ -96,9 +96,20 @@ rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 		goto out;
 	if ((err = encode_split(p, prep->data.n, &prep->tr, &prep->ntr,
 				&prep->va, &prep->nva))) {
-		rba_fail(d, err, name, 0, 0, "%s",
-			 err == RBA_E_RANGE ? "need at least two rows to split"
-					    : "out of memory");
+		size_t nv = (size_t)((double)prep->data.n *
+					     p->data.split_validation + 0.5);
+		if (err == RBA_E_RANGE) {
+			rba_detail_key(d, "data.split.validation");
+			rba_fail(d, err, name, 0, 0,
+				 "a validation split of %g leaves %zu of the %zu "
+				 "rows to validate and %zu to train: each side needs "
+				 "at least %d",
+				 p->data.split_validation, nv > prep->data.n ? prep->data.n : nv,
+				 prep->data.n, nv > prep->data.n ? 0 : prep->data.n - nv,
+				 ENCODE_MIN_SPLIT_ROWS);
+		} else {
+			rba_fail(d, err, name, 0, 0, "%s", "out of memory");
+		}
 		goto out;
 	}
 	encode_standardize_fit(&prep->spec, &prep->data, prep->tr, prep->ntr,

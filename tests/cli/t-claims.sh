@@ -168,3 +168,9 @@ sed 's/hidden: \[\]/hidden: [8]/' "$P" > mlp8.yaml
 run 2 $RBA -S st evaluate built.bin --pins mlp8.yaml
 err_has "the artifact is a network with hidden layers [], the pins describe a network with hidden layers [8]"
 run 0 $RBA -S st evaluate built.bin --pins "$P"
+# a split that leaves fewer than 3 rows on a side is refused
+head -n 9 "$FIX/german-credit-numeric.csv" > tiny.csv
+tiny=$($RBA -S st snapshot add tiny.csv)
+sed "s/^version: .*/version: tiny/; s/^snapshot: .*/snapshot: $tiny/" "$P" > tiny.yaml
+run 2 $RBA -S st register tiny.yaml
+err_has "a validation split of 0.25 leaves 2 of the 8 rows to validate and 6 to train: each side needs at least 3"

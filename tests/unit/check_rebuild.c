@@ -849,11 +849,25 @@ START_TEST(test_split)
 	ck_assert_uint_eq(tr[6], 6);
 	free(tr);
 	free(va);
+	/* Either side holds at least ENCODE_MIN_SPLIT_ROWS rows, or the
+	 * split is refused (it was clamped to one row). */
 	p.data.split_validation = 0.01;
-	ck_assert_int_eq(encode_split(&p, 2, &tr, &ntr, &va, &nva), 0);
-	ck_assert_uint_eq(nva, 1);
+	ck_assert_int_eq(encode_split(&p, 2, &tr, &ntr, &va, &nva), RBA_E_RANGE);
+	ck_assert_int_eq(encode_split(&p, 100, &tr, &ntr, &va, &nva), RBA_E_RANGE);
+	ck_assert_int_eq(encode_split(&p, 300, &tr, &ntr, &va, &nva), 0);
+	ck_assert_uint_eq(nva, ENCODE_MIN_SPLIT_ROWS);
 	free(tr);
 	free(va);
+	p.data.split_validation = 0.5;
+	ck_assert_int_eq(encode_split(&p, 2 * ENCODE_MIN_SPLIT_ROWS, &tr, &ntr, &va,
+				      &nva), 0);
+	ck_assert_uint_eq(ntr, ENCODE_MIN_SPLIT_ROWS);
+	free(tr);
+	free(va);
+	ck_assert_int_eq(encode_split(&p, 2 * ENCODE_MIN_SPLIT_ROWS - 1, &tr, &ntr,
+				      &va, &nva), RBA_E_RANGE);
+	p.data.split_validation = 0.99;
+	ck_assert_int_eq(encode_split(&p, 100, &tr, &ntr, &va, &nva), RBA_E_RANGE);
 	ck_assert_int_eq(encode_split(&p, 1, &tr, &ntr, &va, &nva), RBA_E_RANGE);
 }
 END_TEST
