@@ -431,6 +431,23 @@ rba_output_open(struct rba_output *o, const char *path, int mode, int flags,
 }
 
 int
+rba_output_check(const char *path, int flags, struct rba_detail *d)
+{
+	struct stat st;
+	const char *reason;
+	int err;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : out_fail(d, path, errno, NULL);
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+		return out_fail(d, path, RBA_E_EXISTS,
+				"is a device or a FIFO (this output is a file)");
+	if ((err = out_refusal(&st, flags & RBA_OUTPUT_FORCE, &reason)) != 0)
+		return out_fail(d, path, err, reason);
+	return 0;
+}
+
+int
 rba_output_direct(const struct rba_output *o)
 {
 	return o->kind == OUT_DIRECT || o->kind == OUT_DASH;

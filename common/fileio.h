@@ -186,6 +186,20 @@ struct rba_output {
  */
 int rba_output_open(struct rba_output *o, const char *path, int mode,
 		    int flags, FILE *dash, struct rba_detail *d);
+/*
+ * The rule for an output that can only be a file put in place by a
+ * rename (a pair such as evidence and its signature), without opening
+ * anything: 0 when nothing is at path, or a regular file and flags has
+ * RBA_OUTPUT_FORCE; otherwise what rba_output_open would refuse, with
+ * the same d (RBA_E_EXISTS "exists (use --force to replace it)", "is a
+ * symbolic link ...", EISDIR "is a directory"), and RBA_E_EXISTS for a
+ * character device or a FIFO too ("is a device or a FIFO (this output is
+ * a file)"), which such an output never writes to.  An errno of lstat
+ * other than ENOENT.  Check again just before the rename (the path may
+ * change meanwhile), and place a new file with link(2), which refuses
+ * an existing name.
+ */
+int rba_output_check(const char *path, int flags, struct rba_detail *d);
 /* 1 when o writes straight to its target (a device, a FIFO, dash). */
 int rba_output_direct(const struct rba_output *o);
 /*

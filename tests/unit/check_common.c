@@ -882,6 +882,22 @@ START_TEST(test_output_rule)
 				unlink(null_), unlink(full);
 		}
 	}
+	/* the check alone, for outputs that are only ever files */
+	snprintf(q, sizeof(q), "%s/check", dir);
+	ck_assert_int_eq(rba_output_check(q, 0, &d), 0);
+	ck_assert_int_eq(rba_file_write_atomic(q, "x", 1, 0644), 0);
+	ck_assert_int_eq(rba_output_check(q, 0, &d), RBA_E_EXISTS);
+	ck_assert_str_eq(d.reason, "exists (use --force to replace it)");
+	ck_assert_int_eq(rba_output_check(q, RBA_OUTPUT_FORCE, &d), 0);
+	unlink(q);
+	ck_assert_int_eq(symlink("x", q), 0);
+	ck_assert_int_eq(rba_output_check(q, RBA_OUTPUT_FORCE, &d), RBA_E_EXISTS);
+	ck_assert_msg(strstr(d.reason, "symbolic link") != NULL, "%s", d.reason);
+	unlink(q);
+	snprintf(q, sizeof(q), "%s/fifo", dir);
+	ck_assert_int_eq(rba_output_check(q, RBA_OUTPUT_FORCE, &d), RBA_E_EXISTS);
+	ck_assert_str_eq(d.reason, "is a device or a FIFO (this output is a file)");
+	ck_assert_int_eq(rba_output_check(dir, RBA_OUTPUT_FORCE, &d), EISDIR);
 	/* "-": the caller's stream, or refused without one */
 	ck_assert_int_eq(rba_file_write_output("-", "x", 1, 0644, 0, NULL, &d),
 			 RBA_E_USAGE);
