@@ -367,7 +367,9 @@ block_add(struct block *bk, const struct encode_spec *s, const size_t *src,
 /* ---- the command, in steps ---- */
 
 struct score_job {
-	const char *art_path, *cases_path, *pol_path, *id_col;
+	const char *art_path, *cases_path, *pol_path, *id_col, *pins_path;
+	struct pins *pins; /* --pins: the id column is its data.id */
+	int id_from_pins;
 	struct artifact a;
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 	struct policy *pol;
@@ -397,6 +399,10 @@ score_args(struct cli_ctx *ctx, int argc, char **argv, struct score_job *j)
 			if (r < 0)
 				return cli_usage(ctx, "--id-column needs a name");
 			j->id_col = v;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--pins", &v)) != 0) {
+			if (r < 0)
+				return cli_usage(ctx, "--pins needs a file");
+			j->pins_path = v;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			ctx->json = 1;
 		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
@@ -426,6 +432,24 @@ score_load(struct score_job *j)
 	if ((err = artifact_load(j->art_path, &j->a, &dg, &d)) != 0)
 		return cli_fail("cannot load artifact", j->art_path, err, &d);
 	rba_digest_format(&dg, j->hex);
+	if (j->pins_path != NULL) {
+		/* The case ids as sample add takes them: the pins' id column. */
+		rba_detail_clear(&d);
+		if ((err = policy_pins_load(j->pins_path, &j->pins, &d)) != 0)
+			return cli_fail("invalid pins", j->pins_path, err, &d);
+		if (j->id_col == NULL && j->pins->data.id == NULL) {
+			rba_detail_key(&d, "data.id");
+			rba_fail(&d, RBA_E_SCHEMA, j->pins_path, 0, 0,
+				 "the pins name no id column (data.id); give "
+				 "--id-column");
+			return cli_fail("cannot score", j->pins_path, RBA_E_SCHEMA,
+					&d);
+		}
+		if (j->id_col == NULL) {
+			j->id_col = j->pins->data.id;
+			j->id_from_pins = 1;
+		}
+	}
 	if (j->pol_path == NULL)
 		return 0;
 	rba_detail_clear(&d);
@@ -469,7 +493,8 @@ score_columns(struct score_job *j)
 	if (j->id_col != NULL && j->idc < 0) {
 		rba_detail_clear(&d);
 		rba_fail(&d, RBA_E_SCHEMA, NULL, 0, 0,
-			 "no column '%s' for --id-column", j->id_col);
+			 "no column '%s' for %s", j->id_col,
+			 j->id_from_pins ? "the pins' data.id" : "--id-column");
 		pend(&j->pd, RBA_E_SCHEMA, &d);
 	}
 	for (uint32_t c = 0; c < a->spec.ncolumns && j->pd.err == 0; c++) {
@@ -587,6 +612,7 @@ done:
 	csv_checker_free(j.ck);
 	csv_reader_free(j.rd);
 	policy_free(j.pol);
+	policy_pins_free(j.pins);
 	artifact_release(&j.a);
 	return status;
 }

@@ -118,7 +118,7 @@ static const struct cli_command commands[] = {
 	  "sample export VERSION OUT.csv [--force]",
 	  "keep past cases with their stored scores and decisions" },
 	{ "score", cmd_score,
-	  "score ARTIFACT CASES.csv [--policy P] [--id-column C]",
+	  "score ARTIFACT CASES.csv [--policy P] [--id-column C | --pins PINS]",
 	  "score cases with an artifact file" },
 	{ "snapshot", cmd_snapshot,
 	  "snapshot add FILE [--name N]\n"

@@ -174,3 +174,11 @@ tiny=$($RBA -S st snapshot add tiny.csv)
 sed "s/^version: .*/version: tiny/; s/^snapshot: .*/snapshot: $tiny/" "$P" > tiny.yaml
 run 2 $RBA -S st register tiny.yaml
 err_has "a validation split of 0.25 leaves 2 of the 8 rows to validate and 6 to train: each side needs at least 3"
+# score takes its case ids from the pins' id column, as sample add does
+sed 's/^id,/case,/' "$FIX/german-credit-numeric.csv" | head -n 4 > renamed.csv
+sed 's/^  id: id$/  id: case/' "$P" > case-id.yaml
+run 0 $RBA score own.bin renamed.csv --pins case-id.yaml
+ok "score names the pins' id column" sh -c 'head -n 1 out | grep -q "^case,score"'
+ok "and its ids" sh -c 'sed -n 2p out | grep -q "^1,"'
+run 2 $RBA score own.bin renamed.csv --pins "$P"
+err_has "no column 'id' for the pins' data.id"
