@@ -1,7 +1,7 @@
 /*
- * sample_add.h - adding an audit sample to a version (doc/design.md section 6): the
- * cases of a CSV file, scored and decided, stored in the format of
- * sample.h.
+ * sample_add.h - adding an audit sample to a version (doc/design.md
+ * section 6): the cases of a CSV file, scored and decided, stored in the
+ * format of sample.h.
  */
 #ifndef RBA_SAMPLE_ADD_H
 #define RBA_SAMPLE_ADD_H

@@ -1,4 +1,7 @@
-/* pins.c - the pins file (doc/design.md section 5.1): schema, canonical form, config hash. */
+/*
+ * pins.c - the pins file (doc/design.md section 5.1): schema, canonical
+ * form, config hash.
+ */
 #include "policy/policy.h"
 
 #include <errno.h>

@@ -1,6 +1,7 @@
 /*
- * policy.c - the policy file (doc/design.md section 5.2), the decision rule, and what
- * pins and policy files share: reading a file, telling them apart.
+ * policy.c - the policy file (doc/design.md section 5.2), the decision
+ * rule, and what pins and policy files share: reading a file, telling
+ * them apart.
  */
 #include "policy/policy.h"
 

@@ -1,6 +1,7 @@
 /*
- * policy.h - pins and policy files (doc/design.md sections 5.1, 5.2): loading with
- * libyaml, validation, canonical form, config hash, and the decision rule.
+ * policy.h - pins and policy files (doc/design.md sections 5.1, 5.2):
+ * loading with libyaml, validation, canonical form, config hash, and the
+ * decision rule.
  * The formats are documented key by key in rebuild-audit-pins(5) and
  * rebuild-audit-policy(5).
  *

@@ -1,6 +1,6 @@
 /*
- * artifact.h - the canonical artifact format (doc/design.md section 5.3), documented
- * byte by byte in rebuild-audit-artifact(5).
+ * artifact.h - the canonical artifact format (doc/design.md section
+ * 5.3), documented byte by byte in rebuild-audit-artifact(5).
  *
  * The bytes are a function of the model alone: little-endian integers
  * and IEEE-754 float32, length-prefixed strings, no padding, timestamps,

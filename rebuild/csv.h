@@ -1,5 +1,6 @@
 /*
- * csv.h - RFC 4180 reading of snapshots and case files (doc/design.md section 5.5).
+ * csv.h - RFC 4180 reading of snapshots and case files (doc/design.md
+ * section 5.5).
  *
  * Comma separator, optional double quotes ("" inside quotes is one
  * quote), LF or CRLF line ends, UTF-8 (a leading BOM is skipped; invalid

@@ -1,5 +1,6 @@
 /*
- * evaluate.h - the evaluation contract and its fingerprint (doc/design.md section 8).
+ * evaluate.h - the evaluation contract and its fingerprint
+ * (doc/design.md section 8).
  *
  * A metric means something only together with how it was measured: which
  * rows, which reduction, whether dropout was active, how the inputs were

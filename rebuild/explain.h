@@ -1,9 +1,9 @@
 /*
- * explain.h - why a model scored a case as it did (doc/design.md section 7, Reasons):
- * per-column contributions that add up, with a baseline, to the case's
- * margin.  Deterministic, and exact but for Shapley values over the
- * caps below, which a caller may ask to have estimated with a stated
- * error bound: double precision from the artifact's float32 parameters
+ * explain.h - why a model scored a case as it did (doc/design.md
+ * section 7, Reasons): per-column contributions that add up, with a
+ * baseline, to the case's margin.  Deterministic, and exact but for
+ * Shapley values over the caps below, which a caller may ask to have
+ * estimated with a stated error bound: double precision from the artifact's float32 parameters
  * and the float32 inputs its forward pass sees, every sum in a fixed
  * order.
  *

@@ -1,5 +1,6 @@
 /*
- * trainer.h - the MLP trainer and the trainer ABI registry (doc/design.md section 7).
+ * trainer.h - the MLP trainer and the trainer ABI registry
+ * (doc/design.md section 7).
  *
  * A trainer ABI is an integer naming one generation of the arithmetic:
  * the RNG streams, the initialization, the block size and reduction tree,
