@@ -223,11 +223,15 @@ void audit_not_measured(struct audit_report *r, const char *what, int err,
  * error: r->verdict is AUDIT_NOT_MEASURED with the reason in
  * r->reasons and d (RBA_E_NOTFOUND: no such version or no sample, and
  * then nothing is recorded; RBA_E_TAMPERED naming what was tampered
- * with; RBA_E_CORRUPT; RBA_E_SCHEMA: no policy, a case the model cannot
- * take; RBA_E_UNSUPPORTED: a pinned trainer ABI this build lacks; the
- * rebuild's errors; RBA_E_NOMEM; the store's errors).  A verdict that
- * could not be recorded returns the store's error with r->verdict kept
- * and r->recorded 0.
+ * with; RBA_E_CORRUPT; RBA_E_SCHEMA: no policy, or one that cannot
+ * judge the sample; RBA_E_NOTFOUND also when the sample's own policy
+ * would judge it and is not kept (declared.h); RBA_E_UNSUPPORTED: a
+ * pinned trainer ABI this build lacks; the rebuild's errors;
+ * RBA_E_NOMEM; the store's errors).  A sample case the rebuilt model
+ * cannot take is a reason of a not-reproducible verdict, not an error.
+ * A verdict that could not be recorded returns the store's error with
+ * r->verdict kept and r->recorded 0; one whose version changed while it
+ * was audited is not measured, with RBA_E_BUSY (audit_record_append).
  */
 int audit_version(struct store *s, const char *version,
 		  const struct audit_options *o, struct audit_report *r,
