@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence/dispute_evidence.h"
+#include "evidence/dispute_evidence.h"
 #include "evidence/evidence.h"
 #include "common/sign.h"
 #include "cli/commands.h"
@@ -57,11 +59,15 @@ print_signed(const char *file, const struct evidence_verification *v,
 	fputc('\n', stdout);
 }
 
-/* Dispute evidence that holds: one answered dispute (audit/dispute.h). */
+/* Dispute evidence that holds: one answered dispute (audit/dispute.h),
+ * and what its format left unchecked (msg, n: the file). */
 static void
 print_dispute(struct cli_ctx *ctx, const char *file,
-	      const struct evidence_verification *v, const char *id)
+	      const struct evidence_verification *v, const char *id,
+	      const void *msg, size_t n)
 {
+	const char *unchecked = dispute_evidence_unchecked(msg, n);
+
 	if (ctx->json) {
 		fputs("{\"file\": ", stdout);
 		rba_json_fput_str(stdout, file);
@@ -72,7 +78,12 @@ print_dispute(struct cli_ctx *ctx, const char *file,
 		rba_json_fput_str(stdout, v->dispute_case);
 		fputs(", \"answer\": ", stdout);
 		rba_json_fput_str(stdout, v->dispute_answer);
-		fputs(", \"consistent\": true}}\n", stdout);
+		fputs(", \"consistent\": true, \"not_checked\": ", stdout);
+		if (unchecked != NULL)
+			rba_json_fput_str(stdout, unchecked);
+		else
+			fputs("null", stdout);
+		fputs("}}\n", stdout);
 	} else if (!ctx->quiet) {
 		print_signed(file, v, id);
 		fputs("dispute evidence consistent: version ", stdout);
@@ -82,7 +93,55 @@ print_dispute(struct cli_ctx *ctx, const char *file,
 		fputs(": ", stdout);
 		print_safe(stdout, v->dispute_answer);
 		fputs("\n", stdout);
+		if (unchecked != NULL)
+			printf("not checked: %s\n", unchecked);
 	}
+}
+
+/*
+ * Who judged the exported audit and since when, and the version's
+ * earlier audits the evidence lists (rebuild-audit-evidence(5)), one
+ * line each; nothing for what the record does not say.
+ */
+static void
+print_declared(const struct evidence_summary *sum)
+{
+	if (sum->ad_hoc == 1)
+		printf("ad hoc: judged by a policy given for this audit, not the "
+		       "one declared for the version: not the version's audit\n");
+	if (strcmp(sum->judged_by, "version") == 0)
+		printf("policy: the version's, declared %s\n", sum->declared_at);
+	else if (strcmp(sum->judged_by, "sample") == 0)
+		printf("policy: the sample's own, declared %s (the version's is "
+		       "looser and was set after the sample)\n", sum->declared_at);
+	else if (strcmp(sum->judged_by, "option") == 0 && sum->ad_hoc == 0)
+		printf("policy: given for this audit, the one declared %s\n",
+		       sum->declared_at);
+	if (sum->format >= 2)
+		printf("earlier audits %s: %llu listed, %llu did not reproduce or "
+		       "did not measure\n",
+		       sum->declared_at[0] ? "since the policy was declared"
+					   : "of the version",
+		       (unsigned long long)sum->earlier,
+		       (unsigned long long)sum->earlier_failed);
+}
+
+/* The same as JSON members (a leading ", "). */
+static void
+json_declared(const struct evidence_summary *sum)
+{
+	fputs(", \"policy\": {\"judged_by\": ", stdout);
+	rba_json_fput_str(stdout, sum->judged_by[0] ? sum->judged_by : NULL);
+	fputs(", \"declared_at\": ", stdout);
+	rba_json_fput_str(stdout, sum->declared_at[0] ? sum->declared_at : NULL);
+	printf(", \"ad_hoc\": %s}, \"earlier_audits\": ",
+	       sum->ad_hoc < 0 ? "null" : sum->ad_hoc ? "true" : "false");
+	if (sum->format >= 2)
+		printf("{\"listed\": %llu, \"not_reproduced_or_not_measured\": "
+		       "%llu}", (unsigned long long)sum->earlier,
+		       (unsigned long long)sum->earlier_failed);
+	else
+		fputs("null", stdout);
 }
 
 /* Audit evidence that holds, or a signed file that is no evidence. */
@@ -112,8 +171,10 @@ print_audit(struct cli_ctx *ctx, const char *file, const char *sigpath,
 			       (unsigned long long)sum->audit_id, sum->time_text,
 			       sum->verdict);
 			rba_json_fput_str(stdout, sum->guarantee);
-			printf(", \"history_head\": {\"id\": %llu, \"digest\": \"%s\"}}",
+			printf(", \"history_head\": {\"id\": %llu, \"digest\": \"%s\"}",
 			       (unsigned long long)sum->head_id, head);
+			json_declared(sum);
+			fputs("}", stdout);
 		} else {
 			fputs("null", stdout);
 		}
@@ -126,6 +187,7 @@ print_audit(struct cli_ctx *ctx, const char *file, const char *sigpath,
 			       (unsigned long long)sum->audit_id, sum->time_text,
 			       sum->verdict);
 			printf("guarantee: %s\n", sum->guarantee);
+			print_declared(sum);
 			/* The anchor: only the store, later, can say whether
 			 * its history still holds this head. */
 			printf("history head at export: record %llu, %s\n"
@@ -236,7 +298,7 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	sign_keyid_format(v->sig.keyid, id);
 	if (v->kind == EVIDENCE_KIND_DISPUTE)
-		print_dispute(ctx, file, v, id);
+		print_dispute(ctx, file, v, id, msg, n);
 	else
 		print_audit(ctx, file, sigpath, v, id);
 	status = 0;

@@ -18,22 +18,30 @@
  *   predicate      version, verdict, guarantee, not_guaranteed, reasons,
  *                  warnings, audit (id, time, store id, chain digests,
  *                  the record's digest and exit status), history (the
- *                  head of the chain when exported: id and digest),
- *                  artifact (pinned, rebuilt, the one that made the
- *                  sample's stored decisions, and whether that is the
- *                  rebuilt one), pins, policy, snapshot, sample,
- *                  environment, links
- *                  (code_revision, trainer_abi, config, snapshot),
- *                  results (counts and every listed flipped case),
- *                  rebuild, tool, exported_by, inputs_included, record
- *                  (the history record's exact text)
+ *                  head of the chain when exported: id and digest; the
+ *                  version's earlier audit records since the judging
+ *                  policy was declared), artifact (pinned, rebuilt, the
+ *                  one that made the sample's stored decisions, and
+ *                  whether that is the rebuilt one), pins, policy (who
+ *                  judged, declared when, ad hoc or not), snapshot,
+ *                  sample (the declared logging precision), environment,
+ *                  links (code_revision, trainer_abi, config, snapshot),
+ *                  results (counts, the stored scores off the logging
+ *                  precision, every listed flipped case), rebuild, tool,
+ *                  exported_by, inputs_included, record (the history
+ *                  record's exact text)
  *
  * Everything in the predicate comes from one history record and its
- * chain entry, plus the store id, the head of the chain, the exporting
- * tool's version and, on request, the stored inputs of the flipped
- * cases: exporting the same record twice with the same binary, while
- * the history has not grown, gives the same bytes.  The only time in it
- * is the audit's own.
+ * chain entry, plus the store id, the head of the chain, the version's
+ * earlier audit records, the exporting tool's version and, on request,
+ * the stored inputs of the flipped cases: exporting the same record
+ * twice with the same binary, while the history has not grown, gives
+ * the same bytes.  The times in it are the history's: the audit's, the
+ * declaration's and the earlier audits'.
+ *
+ * EVIDENCE_PREDICATE_TYPE_V1 files (without the sample claim, who
+ * judged and the earlier audits) are read and checked as they always
+ * were; export writes EVIDENCE_PREDICATE_TYPE.
  */
 #ifndef RBA_EVIDENCE_H
 #define RBA_EVIDENCE_H
@@ -48,7 +56,8 @@
 #include "store/store.h"
 
 #define EVIDENCE_STATEMENT_TYPE "https://in-toto.io/Statement/v1"
-#define EVIDENCE_PREDICATE_TYPE "https://rebuild-audit.dev/audit-evidence/v1"
+#define EVIDENCE_PREDICATE_TYPE "https://rebuild-audit.dev/audit-evidence/v2"
+#define EVIDENCE_PREDICATE_TYPE_V1 "https://rebuild-audit.dev/audit-evidence/v1"
 /* Any predicateType starting with this is a version of this format. */
 #define EVIDENCE_PREDICATE_PREFIX "https://rebuild-audit.dev/audit-evidence/"
 /* Every trusted comment export writes starts with this. */
@@ -56,7 +65,7 @@
 #define EVIDENCE_SIG_SUFFIX ".minisig"
 #define EVIDENCE_MAX_BYTES (64u << 20) /* an evidence file (RBA_JSON_MAX_TEXT) */
 #define EVIDENCE_PATH_MAX 4000	       /* bytes in FILE */
-#define EVIDENCE_TEXT_MAX 1024	       /* a guarantee sentence */
+#define EVIDENCE_TEXT_MAX 2048	       /* a guarantee sentence */
 
 /*
  * Environment variable read by evidence_write, for tests: milliseconds
@@ -83,20 +92,34 @@ struct evidence_summary {
 	char guarantee[EVIDENCE_TEXT_MAX];
 	uint64_t head_id;	 /* the history head when exported */
 	struct rba_digest head;
+	int format;		 /* 1 or 2: the predicate's version */
+	/* The policy that judged: "version", "sample", "option" or "" (the
+	 * record does not say), since when ("" unknown), and whether it was
+	 * ad hoc (-1: the record does not say). */
+	char judged_by[16], declared_at[32];
+	int ad_hoc;
+	/* Format 2: the version's earlier audits listed, and how many of
+	 * them did not reproduce or did not measure (ad hoc ones aside). */
+	uint64_t earlier, earlier_failed;
 };
 
 /*
  * Renders the evidence of history record audit_id (0: the newest audit
- * record of version, whatever its verdict) of store s, in one read
- * transaction, appending the statement to out and filling *sum (may be
- * NULL).  The record must be an audit record (not one that register
- * --replace appends: those are passed over by 0 and refused by id), of
- * version, and a measured one: bit-identical, metric-equivalent or
- * not-reproducible; a not-measured record attests nothing and is
- * refused (the newest audit is not skipped for an older one, so a
- * recent failure is never hidden behind an older verdict).  The
- * statement carries the head of the history chain as it is in that
- * transaction.
+ * record of version that is not ad hoc, whatever its verdict) of store
+ * s, in one read transaction, appending the statement to out and
+ * filling *sum (may be NULL).  The record must be an audit record (not
+ * one that register --replace or policy set appends: those are passed
+ * over by 0 and refused by id), of version, and a measured one:
+ * bit-identical, metric-equivalent or not-reproducible; a not-measured
+ * record attests nothing and is refused (the newest audit is not
+ * skipped for an older one, so a recent failure is never hidden behind
+ * an older verdict).  0 passes over ad hoc records (policy.ad_hoc true,
+ * or, in a record written before it was said, policy.source "option"):
+ * they are not the version's audit; by id one is exported, saying so.
+ * The statement carries the head of the history chain as it is in that
+ * transaction, and every audit record of version before audit_id since
+ * the judging policy was declared (every one when the record does not
+ * say since when).
  * Nothing is checked for consistency here: evidence_export does.  With
  * include_inputs, each listed flipped case gets its stored inputs
  * ("inputs": column name to exact text, in the sample's column order),
@@ -207,19 +230,28 @@ int evidence_export(struct store *s, const struct evidence_request *rq,
  *   5. the verdict agrees with the digests, the counts, the tolerance
  *      and the near-threshold rule: bit-identical needs the rebuilt
  *      artifact to be the pinned one and, when the record names it, the
- *      one that made the sample's stored decisions; metric-equivalent
- *      needs another rebuilt artifact, or the pinned one with decisions
- *      made by another; flipped cases are flips, their rebuilt
- *      decisions are the policy's, their deltas within the maximum; the
- *      guarantee sentences are the verdict's;
+ *      one that made the sample's stored decisions, and, where the
+ *      count is known, no stored score off the declared logging
+ *      precision; metric-equivalent needs another rebuilt artifact, or
+ *      the pinned one with decisions made by another, or (format 2) the
+ *      pinned one that made them with stored scores off; flipped cases
+ *      are flips, their rebuilt decisions are the policy's, their
+ *      deltas within the maximum; the exit status is the verdict's;
+ *      the guarantee sentences are the verdict's; (format 2) the
+ *      earlier audits are in history order, before the record, since
+ *      the declaration, each with a verdict and the exit status it
+ *      gives;
  *   6. the chain digest is the one the record, its id, time, version
- *      and previous digest give, the predicate agrees with the
- *      embedded record (the decisions' artifact included), and the
- *      history head is not older than the record (and is the record's
- *      chain digest when it is the record);
+ *      and previous digest give, the embedded record is consistent by
+ *      itself (evidence_record_check), the predicate agrees with it
+ *      (the decisions' artifact included), and the history head is not
+ *      older than the record (and is the record's chain digest when it
+ *      is the record);
  *   7. the trusted comment, when it claims evidence, names the same
  *      version, verdict, audit id and time (not the file name: a
  *      received file may be renamed).
+ * Offline nothing can say whether the earlier audits listed are all the
+ * history holds: the signature vouches for that, as for the head.
  * Returns 0 (consistent, or not evidence); RBA_E_SCHEMA (malformed or
  * inconsistent); RBA_E_TAMPERED (a text or the record does not hash to
  * its digest); RBA_E_NEWER (a later version of this predicate: cannot
@@ -228,6 +260,30 @@ int evidence_export(struct store *s, const struct evidence_request *rq,
  */
 int evidence_check(const void *p, size_t n, const char *trusted_comment,
 		   struct evidence_summary *sum, struct rba_detail *d);
+
+/*
+ * Checks one audit record (rec, n bytes: the JSON of
+ * rebuild-audit-report(5), AUDIT RECORDS, as the history holds it, a
+ * worker's extra member allowed) for the consistency every signed
+ * evidence file needs, without a store: the rules export, verify,
+ * `history import` and `store check` apply alike.  A not-measured
+ * record needs a reason and exit status 2.  A measured one: the pins,
+ * policy and environment texts hash to their digests; the pins name
+ * the version and pin the artifact, snapshot, environment, trainer ABI
+ * and config hash stated; the environment diff is the records'; the
+ * verdict agrees with the digests, the counts, the tolerance, the
+ * near-threshold rule and the sample claim (evidence_check, check 5);
+ * the exit status is the verdict's (2 for a yes that was ad hoc); who
+ * judged agrees with the policy's source and ad hoc, and the policy was
+ * declared no later than the audit.  Members a record written before
+ * them lacks are not held against it.
+ * Returns 0; RBA_E_SCHEMA (not an audit record that can be read, or
+ * inconsistent: d->reason names the first rule that fails);
+ * RBA_E_TAMPERED (a text does not hash to its digest); RBA_E_NEWER (an
+ * audit record schema newer than this tool: cannot check);
+ * RBA_E_NOMEM.
+ */
+int evidence_record_check(const void *rec, size_t n, struct rba_detail *d);
 
 /* What a signed file is, as evidence_verify reads it. */
 enum evidence_kind {

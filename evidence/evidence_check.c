@@ -185,6 +185,164 @@ out:
 	return err;
 }
 
+/* 1 for the two verdicts that answer yes. */
+static int
+is_yes(const char *verdict)
+{
+	return strcmp(verdict, "bit-identical") == 0 ||
+	       strcmp(verdict, "metric-equivalent") == 0;
+}
+
+/*
+ * The exit status a verdict gives (doc/design.md section 3.3): a yes 0,
+ * or 2 when it was ad hoc (ad_hoc -1: the record does not say, either);
+ * not-reproducible 1; not-measured 2.  1 when exit is one of them.
+ */
+static int
+exit_fits(const char *verdict, double exit, int ad_hoc)
+{
+	if (is_yes(verdict))
+		return ad_hoc == 1 ? exit == 2 : ad_hoc == 0 ? exit == 0
+				   : exit == 0 || exit == 2;
+	if (strcmp(verdict, "not-reproducible") == 0)
+		return exit == 1;
+	return strcmp(verdict, "not-measured") == 0 && exit == 2;
+}
+
+/*
+ * Who judged, since when, and ad hoc, against each other and the
+ * policy's source (audit/declared.h), where the record says.
+ */
+static int
+check_declared(const struct ev *e, struct rba_detail *d)
+{
+	int64_t at = 0, t = 0;
+	int option = sv_is(e->pol_source, "option");
+
+	if (e->ad_hoc == 1 && !option)
+		return evidence_fail(d, RBA_E_SCHEMA, "the audit was ad hoc, but its "
+			   "policy's source is '%s', not 'option'",
+			   sv_show(e->pol_source));
+	if (e->ad_hoc == 1 && e->declared_at.s != NULL)
+		return evidence_fail(d, RBA_E_SCHEMA, "the audit was ad hoc, yet its "
+			   "policy is said to be declared at %s",
+			   sv_show(e->declared_at));
+	if (e->judged_by.s != NULL) {
+		if (sv_is(e->judged_by, "option") != option)
+			return evidence_fail(d, RBA_E_SCHEMA, "judged by '%s', but the "
+				   "policy's source is '%s'", sv_show(e->judged_by),
+				   sv_show(e->pol_source));
+		if (e->ad_hoc == 1 && !sv_is(e->judged_by, "option"))
+			return evidence_fail(d, RBA_E_SCHEMA, "the audit was ad hoc, but "
+				   "judged by '%s'", sv_show(e->judged_by));
+		if (e->ad_hoc != 1 && e->declared_at.s == NULL)
+			return evidence_fail(d, RBA_E_SCHEMA, "judged by the %s's policy, "
+				   "which is not ad hoc, without the time it was "
+				   "declared", sv_show(e->judged_by));
+	}
+	if (e->declared_at.s != NULL) {
+		if (rba_time_parse_utc(e->declared_at.s, e->declared_at.n, &at) != 0)
+			return evidence_fail(d, RBA_E_SCHEMA, "policy.declared_at '%s' is "
+				   "not a UTC time", sv_show(e->declared_at));
+		if (e->time.s != NULL &&
+		    rba_time_parse_utc(e->time.s, e->time.n, &t) == 0 && at > t)
+			return evidence_fail(d, RBA_E_SCHEMA, "the policy was declared at "
+				   "%s, after the audit at %s: it cannot have been "
+				   "declared before it", sv_show(e->declared_at),
+				   sv_show(e->time));
+	}
+	return 0;
+}
+
+/*
+ * The sample claim stated whole: a count no larger than the sample, the
+ * first case named exactly when one is off, a precision that is a
+ * number of at least 0 (format 2 states both or neither).
+ */
+static int
+check_sample_claim(const struct ev *e, struct rba_detail *d)
+{
+	int counted = !isnan(e->scores_off);
+
+	if (counted != !isnan(e->score_precision) && e->format >= EV_FORMAT_V2)
+		return evidence_fail(d, RBA_E_SCHEMA, "results.scores_off_precision "
+			   "and sample.score_precision are not both stated or both "
+			   "null");
+	if (!isnan(e->score_precision) && !(e->score_precision >= 0))
+		return evidence_fail(d, RBA_E_SCHEMA, "the declared logging precision "
+			   "is below 0");
+	if (!counted)
+		return 0;
+	if (e->scores_off > e->cases)
+		return evidence_fail(d, RBA_E_SCHEMA, "%.0f stored scores off the "
+			   "logging precision on a sample of %.0f cases",
+			   e->scores_off, e->cases);
+	if ((e->scores_off > 0) != (e->scores_off_case.s != NULL))
+		return evidence_fail(d, RBA_E_SCHEMA, "%.0f stored scores off the "
+			   "logging precision, %s", e->scores_off,
+			   e->scores_off_case.s != NULL ? "yet a first such case is "
+							  "named"
+						        : "but no first case is named");
+	return 0;
+}
+
+/*
+ * The earlier audits (format 2, check 5): since the judging policy was
+ * declared, in history order, before the record, each verdict with the
+ * exit status it gives.  Whether they are all the history holds only
+ * the store can say.
+ */
+static int
+check_earlier(const struct ev *e, struct rba_detail *d)
+{
+	int64_t since = 0, t = 0;
+	struct rba_digest dg;
+
+	if (!sv_eq(e->earlier_since, e->declared_at))
+		return evidence_fail(d, RBA_E_SCHEMA, "predicate.history.earlier_since "
+			   "is not the policy's declared_at %s",
+			   sv_show(e->declared_at));
+	if (e->earlier_since.s != NULL &&
+	    rba_time_parse_utc(e->earlier_since.s, e->earlier_since.n, &since) != 0)
+		return evidence_fail(d, RBA_E_SCHEMA, "predicate.history.earlier_since "
+			   "is not a UTC time");
+	for (size_t i = 0; i < e->nearlier; i++) {
+		const struct ev_earlier *x = &e->earlier[i];
+		if (x->id < 1 || (i > 0 && x->id <= e->earlier[i - 1].id))
+			return evidence_fail(d, RBA_E_SCHEMA, "predicate.history."
+				   "earlier_audits[%zu]: record %.0f is not in history "
+				   "order", i, x->id);
+		if (x->id >= e->id)
+			return evidence_fail(d, RBA_E_SCHEMA, "predicate.history."
+				   "earlier_audits[%zu]: record %.0f is not before the "
+				   "audit record %.0f", i, x->id, e->id);
+		if (rba_time_parse_utc(x->time, strlen(x->time), &t) != 0)
+			return evidence_fail(d, RBA_E_SCHEMA, "predicate.history."
+				   "earlier_audits[%zu]: time '%s' is not a UTC time",
+				   i, x->time);
+		if (e->earlier_since.s != NULL && t < since)
+			return evidence_fail(d, RBA_E_SCHEMA, "predicate.history."
+				   "earlier_audits[%zu]: record %.0f at %s is before "
+				   "earlier_since %s", i, x->id, x->time,
+				   sv_show(e->earlier_since));
+		if (!is_yes(x->verdict) && strcmp(x->verdict, "not-reproducible") != 0 &&
+		    strcmp(x->verdict, "not-measured") != 0)
+			return evidence_fail(d, RBA_E_SCHEMA, "predicate.history."
+				   "earlier_audits[%zu]: verdict '%s' is not one of "
+				   "the four", i, x->verdict);
+		if (!exit_fits(x->verdict, x->exit_status, x->ad_hoc))
+			return evidence_fail(d, RBA_E_SCHEMA, "predicate.history."
+				   "earlier_audits[%zu]: verdict %s with exit status "
+				   "%.0f", i, x->verdict, x->exit_status);
+		if (x->policy[0] != 0 ? rba_digest_parse(x->policy, &dg) != 0
+				      : strcmp(x->verdict, "not-measured") != 0)
+			return evidence_fail(d, RBA_E_SCHEMA, "predicate.history."
+				   "earlier_audits[%zu]: a verdict %s without the "
+				   "digest of its policy", i, x->verdict);
+	}
+	return 0;
+}
+
 /* The verdict against the digests, counts and tolerance (check 5). */
 static int
 check_verdict(const struct ev *e, const struct policy *pol,
@@ -201,6 +359,10 @@ check_verdict(const struct ev *e, const struct policy *pol,
 			 sv_eq(e->art_decisions, e->art_rebuilt);
 	int within = e->flips <= e->tol_flips && e->max_delta <= e->tol_delta;
 	int near_rule = e->near_bits && e->near_cases > 0;
+	/* The sample claim (doc/design.md section 8.2): stored scores off
+	 * the declared logging precision, where the record counts them. */
+	int off = !isnan(e->scores_off) && e->scores_off > 0;
+	int err;
 
 	rba_json_fmt_double(e->tol_delta, tv);
 	rba_json_fmt_double(e->max_delta, dv);
@@ -232,10 +394,27 @@ check_verdict(const struct ev *e, const struct policy *pol,
 				   "sample's stored decisions were made by artifact %s, "
 				   "not by the rebuilt %s", sv_show(e->art_decisions),
 				   sv_show(e->art_rebuilt));
+		/* Two claims, not one: the stored scores are the pinned
+		 * artifact's too. */
+		if (bits && off) {
+			char pv[32];
+			rba_json_fmt_double(e->score_precision > 0 ? e->score_precision
+								   : 0, pv);
+			return evidence_fail(d, RBA_E_SCHEMA, "verdict bit-identical, but "
+				   "%.0f stored score%s of the audit sample %s not the "
+				   "pinned artifact's (beyond the declared logging "
+				   "precision %s): production did not run it bit for bit",
+				   e->scores_off, e->scores_off == 1 ? "" : "s",
+				   e->scores_off == 1 ? "is" : "are", pv);
+		}
 		if (!bits && e->art_rebuilt.s == NULL)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict metric-equivalent without "
 				   "a rebuilt artifact");
-		if (!bits && identical && (!known || by_rebuilt))
+		/* The rebuild is the pinned artifact that made the decisions:
+		 * only stored scores that are not its bits (format 2 says so)
+		 * leave it short of bit-identical. */
+		if (!bits && identical && (!known || by_rebuilt) &&
+		    !(e->format >= EV_FORMAT_V2 && known && off))
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict metric-equivalent, but the "
 				   "rebuilt artifact is the pinned one (bit-identical)%s",
 				   known ? " and made the sample's stored decisions" : "");
@@ -264,6 +443,18 @@ check_verdict(const struct ev *e, const struct policy *pol,
 	if (!within && e->nreasons == 0)
 		return evidence_fail(d, RBA_E_SCHEMA, "the counts exceed the tolerance, yet no "
 			   "reason says so");
+	if (!exit_fits(v, e->exit_status, e->ad_hoc))
+		return evidence_fail(d, RBA_E_SCHEMA, "verdict %s with exit status %.0f, %s",
+			   v, e->exit_status,
+			   !is_yes(v) ? "not the one the verdict gives"
+			   : e->ad_hoc == 1 ? "but the audit was ad hoc: a yes under a "
+					      "policy given for this audit exits 2"
+			   : e->ad_hoc == 0 ? "but a yes that was not ad hoc exits 0"
+					    : "not 0 (or 2 for an ad hoc audit)");
+	if ((err = check_sample_claim(e, d)) != 0 ||
+	    (err = check_declared(e, d)) != 0 ||
+	    (e->format >= EV_FORMAT_V2 && (err = check_earlier(e, d)) != 0))
+		return err;
 
 	if (e->listed != (double)e->nflipped)
 		return evidence_fail(d, RBA_E_SCHEMA, "results.flipped_cases_listed is %.0f, "
@@ -427,6 +618,89 @@ out:
 }
 
 int
+evidence_ev_record_consistent(const struct ev *r, const struct policy *pol,
+			      struct rba_detail *d)
+{
+	int err;
+
+	if ((err = check_texts(r, d)) != 0 || (err = check_pins(r, pol, d)) != 0 ||
+	    (err = check_env(r, d)) != 0 || (err = check_verdict(r, pol, d)) != 0)
+		return err;
+	return 0;
+}
+
+/* A record that did not measure: a reason and exit status 2. */
+static int
+not_measured_consistent(const struct rba_json_value *rec, struct rba_detail *d)
+{
+	const struct rba_json_value *rs = rba_json_get(rec, "reasons");
+	const struct rba_json_value *es = rba_json_get(rec, "exit_status");
+	const char *schema = rba_json_get_str(rec, "schema");
+
+	if (schema == NULL || strcmp(schema, AUDIT_RECORD_SCHEMA) != 0)
+		return evidence_fail(d, schema != NULL &&
+				     strncmp(schema, EVIDENCE_AUDIT_SCHEMA_PREFIX,
+					     strlen(EVIDENCE_AUDIT_SCHEMA_PREFIX)) == 0
+				     ? RBA_E_NEWER : RBA_E_SCHEMA,
+				     "the audit record has schema '%s'; this tool "
+				     "reads %s", schema != NULL ? schema : "(none)",
+				     AUDIT_RECORD_SCHEMA);
+	if (es == NULL || es->type != RBA_JSON_NUMBER || es->num != 2)
+		return evidence_fail(d, RBA_E_SCHEMA, "verdict not-measured with an "
+			   "exit status other than 2");
+	if (rs == NULL || rs->type != RBA_JSON_ARRAY || rs->n == 0 ||
+	    rs->items[0].type != RBA_JSON_STRING)
+		return evidence_fail(d, RBA_E_SCHEMA, "verdict not-measured without a "
+			   "reason");
+	return 0;
+}
+
+int
+evidence_record_check(const void *p, size_t n, struct rba_detail *d)
+{
+	struct rba_detail local;
+	struct rba_json_value rec;
+	struct policy *pol = NULL;
+	struct ev r;
+	const char *verdict;
+	int err;
+
+	if (d == NULL)
+		d = &local;
+	memset(&rec, 0, sizeof(rec));
+	memset(&r, 0, sizeof(r));
+	err = rba_json_parse(p, n, &rec, d);
+	if (err == RBA_E_NOMEM)
+		return err;
+	if (err)
+		return evidence_fail(d, RBA_E_SCHEMA, "the audit record is not JSON: %s",
+				     d->reason);
+	verdict = rba_json_get_str(&rec, "verdict");
+	if (verdict != NULL && strcmp(verdict, "not-measured") == 0) {
+		err = not_measured_consistent(&rec, d);
+		goto out;
+	}
+	if ((err = evidence_ev_from_record(&rec, 0, &r, d)) != 0)
+		goto out;
+	r.format = EV_FORMAT_V2;
+	r.time = r.rec_time;
+	r.record.s = p;
+	r.record.n = n;
+	/* What the record does not hold, so that the checks of evidence
+	 * alone apply: no history around it. */
+	r.earlier_since = r.declared_at;
+	if ((err = evidence_ev_complete(&r, d)) != 0 ||
+	    (err = evidence_ev_policy(&r, &pol, d)) != 0)
+		goto out;
+	err = evidence_ev_record_consistent(&r, pol, d);
+out:
+	policy_free(pol);
+	evidence_ev_release(&r);
+	rba_json_release(&rec);
+	return err;
+}
+
+int
 evidence_check(const void *p, size_t n, const char *trusted_comment,
 	       struct evidence_summary *sum, struct rba_detail *d)
 {
@@ -487,9 +761,14 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 				  "predicateType %s", EVIDENCE_PREDICATE_TYPE);
 		goto out;
 	}
-	if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE) != 0) {
-		err = evidence_fail(d, RBA_E_NEWER, "predicateType %s is not %s, which this "
-			  "tool checks", ptype, EVIDENCE_PREDICATE_TYPE);
+	if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE) == 0) {
+		e.format = EV_FORMAT_V2;
+	} else if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE_V1) == 0) {
+		e.format = EV_FORMAT_V1;
+	} else {
+		err = evidence_fail(d, RBA_E_NEWER, "predicateType %s is not %s or %s, "
+			  "which this tool checks", ptype, EVIDENCE_PREDICATE_TYPE_V1,
+			  EVIDENCE_PREDICATE_TYPE);
 		goto out;
 	}
 	if (type == NULL || strcmp(type, EVIDENCE_STATEMENT_TYPE) != 0) {
@@ -565,6 +844,7 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 			  sv_show(e.time));
 		goto out;
 	}
+	r.format = e.format;
 	r.id = e.id;
 	r.time = e.time;
 	r.store_id = e.store_id;
@@ -579,8 +859,30 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 	r.inputs_included = e.inputs_included;
 	for (size_t i = 0; i < r.nflipped && i < e.nflipped; i++)
 		r.flipped[i].inputs = e.flipped[i].inputs;
+	/* From the history, not the record: the signature vouches. */
+	r.earlier_since = e.earlier_since;
+	if (e.nearlier > 0) {
+		r.earlier = malloc(e.nearlier * sizeof(*r.earlier));
+		if (r.earlier == NULL) {
+			err = RBA_E_NOMEM;
+			goto out;
+		}
+		memcpy(r.earlier, e.earlier, e.nearlier * sizeof(*r.earlier));
+		r.nearlier = e.nearlier;
+	}
 	if ((err = evidence_ev_complete(&r, d)) != 0)
 		goto out;
+	/* The embedded record is consistent by itself: what a first-format
+	 * predicate does not state (the sample claim, ad hoc) is held to
+	 * the record's. */
+	if ((err = evidence_ev_record_consistent(&r, pol, d)) != 0) {
+		char why[sizeof(d->reason)];
+		if (err == RBA_E_NOMEM)
+			goto out;
+		snprintf(why, sizeof(why), "%s", d->reason);
+		err = evidence_fail(d, err, "the embedded audit record: %s", why);
+		goto out;
+	}
 	if ((err = check_rendering(&r, u, n, "the predicate does not agree with "
 				   "its embedded audit record", d)) != 0)
 		goto out;
@@ -604,6 +906,9 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 			 sv_show(e.guarantee));
 		sum->head_id = (uint64_t)e.head_id;
 		rba_digest_parse(e.head_digest.s, &sum->head);
+		/* Who judged and ad hoc from the checked record, so that a
+		 * first-format file says them too. */
+		evidence_ev_summary_fill(&r, sum);
 	}
 out:
 	policy_free(pol);

@@ -61,8 +61,25 @@ struct ev_lib {
 	struct sv name, value;
 };
 
+/* One earlier audit record of the version (predicate.history.
+ * earlier_audits, format 2): texts copied, so that both shapes and the
+ * store fill it alike.  ad_hoc -1: the record does not say. */
+struct ev_earlier {
+	double id, exit_status;
+	char time[32], verdict[24];
+	char policy[RBA_DIGEST_TEXT_LEN + 1]; /* "" for null */
+	int ad_hoc;
+};
+
+/* The formats of the predicate (EVIDENCE_PREDICATE_TYPE_V1, _TYPE). */
+#define EV_FORMAT_V1 1
+#define EV_FORMAT_V2 2
+
 /* Numbers: NaN is JSON null. */
 struct ev {
+	/* EV_FORMAT_V1 or EV_FORMAT_V2: which members are rendered and
+	 * which sentences the guarantee has (rebuild-audit-evidence(5)). */
+	int format;
 	struct sv subject_name, subject_sha256;
 	struct sv version, verdict, guarantee, not_guaranteed;
 	struct sv *reasons, *warnings;
@@ -79,10 +96,19 @@ struct ev {
 	/* the history head when exported (statement side; export sets it) */
 	double head_id;
 	struct sv head_digest;
+	/* format 2, from the history when exported: the version's audit
+	 * records before this one since earlier_since (the judging policy's
+	 * declared_at; null: since the first), in history order (owned) */
+	struct sv earlier_since;
+	struct ev_earlier *earlier;
+	size_t nearlier;
 	/* pins */
 	struct sv pins_digest, config_hash, config_trained, pins_text;
-	/* policy */
+	/* policy; judged_by, declared_at null and ad_hoc -1 when the record
+	 * does not say (records written before the declared-before rule) */
 	struct sv pol_digest, pol_source, pol_rule, pol_text;
+	struct sv judged_by, declared_at;
+	int ad_hoc;
 	double tol_delta, tol_flips, near_margin, min_near;
 	int near_bits;
 	/* snapshot, sample */
@@ -91,6 +117,12 @@ struct ev {
 	struct sv sample_digest, scored_by, sample_policy;
 	int sample_verified;
 	double cases;
+	/* The sample claim: the logging precision declared with the sample
+	 * and the stored scores off the rebuilt model's beyond it (NaN and
+	 * null when the record does not say: written before they were
+	 * counted). */
+	double score_precision, scores_off;
+	struct sv scores_off_case;
 	/* environment */
 	struct sv env_state, env_note, env_pinned_digest, env_pinned_record,
 		env_current_digest, env_current_record;
@@ -124,6 +156,7 @@ struct ev {
 	char b_prev[RBA_DIGEST_TEXT_LEN + 1], b_chain[RBA_DIGEST_TEXT_LEN + 1];
 	char b_time[32], b_store_id[64];
 	char b_head[RBA_DIGEST_TEXT_LEN + 1];
+	char b_since[32];
 	/* Inputs built by export (owned). */
 	struct rba_json_value *inputs_owned;
 	size_t ninputs_owned;
@@ -187,10 +220,24 @@ int evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
  * Fills what export computes rather than copies: the subject, the pins
  * digest, bit_identical and decisions_by_rebuilt, the policy's stated
  * numbers, the guarantee, the record digest.  The record and meta fields
- * (id, time, store id, history head, ...) must be set.  0;
- * RBA_E_SCHEMA (the policy text does not parse); RBA_E_NOMEM.
+ * (id, time, store id, history head, the earlier audits, the format)
+ * must be set.  0; RBA_E_SCHEMA (the policy text does not parse);
+ * RBA_E_NOMEM.
  */
 int evidence_ev_complete(struct ev *e, struct rba_detail *d);
+
+/*
+ * The consistency of one audit record by itself, read into r (format
+ * and time set, evidence_ev_complete done) with its policy pol: the
+ * texts against their digests, the pins against what the record
+ * states, the environment diff, the verdict against the digests,
+ * counts, tolerance, near-threshold rule and sample claim, the exit
+ * status, and who judged since when.  What evidence_record_check and
+ * evidence_check's sixth check apply.  0 or RBA_E_SCHEMA /
+ * RBA_E_TAMPERED with d->reason; RBA_E_NOMEM.
+ */
+int evidence_ev_record_consistent(const struct ev *r, const struct policy *pol,
+				  struct rba_detail *d);
 
 /*
  * The policy text of e, parsed into *out, which the caller frees
@@ -206,6 +253,14 @@ int evidence_ev_policy(const struct ev *e, struct policy **out,
  */
 void evidence_guarantee_text(const struct ev *e, const struct policy *pol,
 			     char *g, char *ng, size_t cap);
+
+/* The earlier audits of e that did not reproduce or did not measure,
+ * ad hoc ones aside. */
+size_t evidence_ev_earlier_failed(const struct ev *e);
+
+/* What the summary says of e beyond the version, verdict and counts:
+ * its format, who judged since when, ad hoc, the earlier audits. */
+void evidence_ev_summary_fill(const struct ev *e, struct evidence_summary *sum);
 
 /*
  * Clears d (NULL allowed) and records err with a formatted reason and no

@@ -158,6 +158,100 @@ rd_bool(struct rd *r, const struct rba_json_value *v, const char *path, int *out
 	*out = m->type == RBA_JSON_TRUE;
 }
 
+/* true, false, or (T_NULLABLE, T_OPTIONAL as flags allow) -1. */
+static void
+rd_tristate(struct rd *r, const struct rba_json_value *v, const char *path,
+	    int flags, int *out)
+{
+	const struct rba_json_value *m = jpath(v, path);
+
+	*out = -1;
+	if (r->err)
+		return;
+	if ((m == NULL && (flags & T_OPTIONAL)) ||
+	    (m != NULL && m->type == RBA_JSON_NULL && (flags & T_NULLABLE)))
+		return;
+	rd_bool(r, v, path, out);
+}
+
+/* A count that may be null (or, T_OPTIONAL, missing): NaN then. */
+static void
+rd_optint(struct rd *r, const struct rba_json_value *v, const char *path,
+	  int flags, double *out)
+{
+	rd_num(r, v, path, flags | T_NULLABLE, out);
+	if (!r->err && !isnan(*out) &&
+	    !(*out >= 0 && *out <= MAX_INT_EXACT && *out == floor(*out)))
+		rd_fail(r, RBA_E_SCHEMA, "'%s%s' is not a whole number from 0 to "
+			"2^53", r->base, path);
+}
+
+/* One of the names who judged an audit (rebuild-audit-report(5)). */
+static void
+rd_judged_by(struct rd *r, const struct rba_json_value *v, const char *path,
+	     int flags, struct sv *out)
+{
+	rd_str(r, v, path, flags, out);
+	if (!r->err && out->s != NULL && !sv_is(*out, "version") &&
+	    !sv_is(*out, "sample") && !sv_is(*out, "option"))
+		rd_fail(r, RBA_E_SCHEMA, "'%s%s' is not version, sample or option",
+			r->base, path);
+}
+
+/* A text into a fixed buffer of cap bytes (NUL included). */
+static void
+rd_copy(struct rd *r, const struct rba_json_value *v, const char *path,
+	int flags, char *out, size_t cap)
+{
+	struct sv t;
+
+	out[0] = 0;
+	rd_str(r, v, path, flags, &t);
+	if (r->err || t.s == NULL)
+		return;
+	if (t.n >= cap) {
+		rd_fail(r, RBA_E_SCHEMA, "'%s%s' is longer than %zu bytes", r->base,
+			path, cap - 1);
+		return;
+	}
+	memcpy(out, t.s, t.n);
+	out[t.n] = 0;
+}
+
+/* predicate.history.earlier_audits: an array of audit summaries. */
+static void
+rd_earlier(struct rd *r, const struct rba_json_value *v, const char *path,
+	   struct ev *e)
+{
+	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_ARRAY, 0,
+						"an array");
+
+	if (a == NULL)
+		return;
+	e->earlier = calloc(a->n ? a->n : 1, sizeof(*e->earlier));
+	if (e->earlier == NULL) {
+		rd_fail(r, RBA_E_NOMEM, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < a->n && !r->err; i++) {
+		const struct rba_json_value *o = &a->items[i];
+		struct ev_earlier *x = &e->earlier[i];
+		if (o->type != RBA_JSON_OBJECT) {
+			rd_fail(r, RBA_E_SCHEMA, "'%s[%zu]' is not an object", path, i);
+			return;
+		}
+		snprintf(r->base, sizeof(r->base), "%s[%zu].", path, i);
+		rd_int(r, o, "id", &x->id);
+		rd_copy(r, o, "time", 0, x->time, sizeof(x->time));
+		rd_copy(r, o, "verdict", 0, x->verdict, sizeof(x->verdict));
+		rd_int(r, o, "exit_status", &x->exit_status);
+		rd_copy(r, o, "policy", T_NULLABLE, x->policy, sizeof(x->policy));
+		rd_tristate(r, o, "ad_hoc", T_NULLABLE, &x->ad_hoc);
+	}
+	r->base[0] = 0;
+	e->nearlier = a->n;
+}
+
 /* An array of strings into a malloc'd array of views. */
 static void
 rd_strv(struct rd *r, const struct rba_json_value *v, const char *path,
@@ -315,7 +409,14 @@ evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev
 {
 	char what[64];
 	struct rd r = { d, what, 0, "" };
-	snprintf(what, sizeof(what), "audit record %llu", (unsigned long long)id);
+	if (id > 0)
+		snprintf(what, sizeof(what), "audit record %llu",
+			 (unsigned long long)id);
+	else
+		snprintf(what, sizeof(what), "the audit record");
+	e->ad_hoc = -1;
+	e->score_precision = NAN;
+	e->scores_off = NAN;
 	if (rec->type != RBA_JSON_OBJECT)
 		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "%s is not a JSON object",
 				what);
@@ -350,6 +451,12 @@ evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev
 	rd_digest(&r, rec, "policy.digest", 0, &e->pol_digest);
 	rd_str(&r, rec, "policy.source", T_NULLABLE, &e->pol_source);
 	rd_str(&r, rec, "policy.text", 0, &e->pol_text);
+	/* Records written before the declared-before rule lack these. */
+	rd_judged_by(&r, rec, "policy.judged_by", T_NULLABLE | T_OPTIONAL,
+		     &e->judged_by);
+	rd_str(&r, rec, "policy.declared_at", T_NULLABLE | T_OPTIONAL,
+	       &e->declared_at);
+	rd_tristate(&r, rec, "policy.ad_hoc", T_OPTIONAL, &e->ad_hoc);
 	rd_digest(&r, rec, "pins.config_hash", 0, &e->config_hash);
 	rd_digest(&r, rec, "pins.config_hash_trained", T_NULLABLE, &e->config_trained);
 	rd_str(&r, rec, "pins.text", 0, &e->pins_text);
@@ -381,6 +488,11 @@ evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev
 	rd_int(&r, rec, "sample.flips", &e->flips);
 	rd_num(&r, rec, "sample.max_score_delta", 0, &e->max_delta);
 	rd_str(&r, rec, "sample.max_delta_case", T_NULLABLE, &e->max_delta_case);
+	/* Records written before the sample claim was counted lack these. */
+	rd_num(&r, rec, "sample.score_precision", T_OPTIONAL, &e->score_precision);
+	rd_optint(&r, rec, "sample.scores_off_precision", T_OPTIONAL, &e->scores_off);
+	rd_str(&r, rec, "sample.scores_off_case", T_NULLABLE | T_OPTIONAL,
+	       &e->scores_off_case);
 	rd_int(&r, rec, "sample.near_threshold_cases", &e->near_cases);
 	rd_int(&r, rec, "sample.weak_band_cases", &e->weak_cases);
 	rd_int(&r, rec, "sample.policy_disagreements", &e->disagreements);
@@ -397,13 +509,18 @@ evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev
 	return r.err;
 }
 
-/* The predicate of an evidence file (and its subject). */
+/* The predicate of an evidence file (and its subject), of e->format. */
 int
 evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 		  struct rba_detail *d)
 {
 	struct rd r = { d, "evidence", 0, "" };
 	const struct rba_json_value *p, *subj;
+
+	/* What the first format does not say. */
+	e->ad_hoc = -1;
+	e->score_precision = NAN;
+	e->scores_off = NAN;
 
 	subj = rd_get(&r, st, "subject", RBA_JSON_ARRAY, 0, "an array");
 	if (subj != NULL && subj->n != 1)
@@ -433,6 +550,10 @@ evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 	rd_int(&r, p, "audit.exit_status", &e->exit_status);
 	rd_int(&r, p, "history.head.id", &e->head_id);
 	rd_digest(&r, p, "history.head.digest", 0, &e->head_digest);
+	if (e->format >= EV_FORMAT_V2) {
+		rd_str(&r, p, "history.earlier_since", T_NULLABLE, &e->earlier_since);
+		rd_earlier(&r, p, "history.earlier_audits", e);
+	}
 
 	rd_digest(&r, p, "artifact.pinned", 0, &e->art_pinned);
 	rd_digest(&r, p, "artifact.rebuilt", T_NULLABLE, &e->art_rebuilt);
@@ -448,6 +569,11 @@ evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 
 	rd_digest(&r, p, "policy.digest", 0, &e->pol_digest);
 	rd_str(&r, p, "policy.source", T_NULLABLE, &e->pol_source);
+	if (e->format >= EV_FORMAT_V2) {
+		rd_judged_by(&r, p, "policy.judged_by", T_NULLABLE, &e->judged_by);
+		rd_str(&r, p, "policy.declared_at", T_NULLABLE, &e->declared_at);
+		rd_tristate(&r, p, "policy.ad_hoc", T_NULLABLE, &e->ad_hoc);
+	}
 	rd_str(&r, p, "policy.rule", 0, &e->pol_rule);
 	rd_num(&r, p, "policy.tolerance.max_score_delta", 0, &e->tol_delta);
 	rd_int(&r, p, "policy.tolerance.max_flips", &e->tol_flips);
@@ -463,6 +589,9 @@ evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 	rd_int(&r, p, "sample.cases", &e->cases);
 	rd_str(&r, p, "sample.scored_by", T_NULLABLE, &e->scored_by);
 	rd_digest(&r, p, "sample.policy", T_NULLABLE, &e->sample_policy);
+	if (e->format >= EV_FORMAT_V2)
+		rd_num(&r, p, "sample.score_precision", T_NULLABLE,
+		       &e->score_precision);
 
 	rd_str(&r, p, "environment.state", 0, &e->env_state);
 	rd_str(&r, p, "environment.note", T_NULLABLE, &e->env_note);
@@ -489,6 +618,11 @@ evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 	rd_int(&r, p, "results.flips", &e->flips);
 	rd_num(&r, p, "results.max_score_delta", 0, &e->max_delta);
 	rd_str(&r, p, "results.max_delta_case", T_NULLABLE, &e->max_delta_case);
+	if (e->format >= EV_FORMAT_V2) {
+		rd_optint(&r, p, "results.scores_off_precision", 0, &e->scores_off);
+		rd_str(&r, p, "results.scores_off_case", T_NULLABLE,
+		       &e->scores_off_case);
+	}
 	rd_int(&r, p, "results.near_threshold_cases", &e->near_cases);
 	rd_int(&r, p, "results.weak_band_cases", &e->weak_cases);
 	rd_int(&r, p, "results.policy_disagreements", &e->disagreements);

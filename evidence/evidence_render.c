@@ -6,6 +6,7 @@
 #include "evidence/evidence_priv.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ evidence_ev_release(struct ev *e)
 	free(e->diff);
 	free(e->flipped);
 	free(e->libs);
+	free(e->earlier);
 	for (size_t i = 0; i < e->ninputs_owned; i++)
 		rba_json_release(&e->inputs_owned[i]);
 	free(e->inputs_owned);
@@ -58,6 +60,16 @@ jw_link(struct rba_json_pretty *w, const char *key, const struct ev_link *l)
 	rba_json_pretty_close(w, '}');
 }
 
+/* true, false, or null for -1 (the record does not say). */
+static void
+jw_tristate(struct rba_json_pretty *w, const char *key, int v)
+{
+	if (v < 0)
+		rba_json_pretty_str(w, key, NULL);
+	else
+		rba_json_pretty_bool(w, key, v);
+}
+
 static void
 jw_strv(struct rba_json_pretty *w, const char *key, const struct sv *v, size_t n)
 {
@@ -84,7 +96,9 @@ evidence_ev_render(const struct ev *e, struct rba_buf *b)
 	rba_json_pretty_close(&w, '}');
 	rba_json_pretty_close(&w, '}');
 	rba_json_pretty_close(&w, ']');
-	rba_json_pretty_str(&w, "predicateType", EVIDENCE_PREDICATE_TYPE);
+	rba_json_pretty_str(&w, "predicateType", e->format >= EV_FORMAT_V2
+						     ? EVIDENCE_PREDICATE_TYPE
+						     : EVIDENCE_PREDICATE_TYPE_V1);
 	rba_json_pretty_open(&w, "predicate", '{');
 	jw_sv(&w, "version", e->version);
 	jw_sv(&w, "verdict", e->verdict);
@@ -109,6 +123,23 @@ evidence_ev_render(const struct ev *e, struct rba_buf *b)
 	rba_json_pretty_num(&w, "id", e->head_id);
 	jw_sv(&w, "digest", e->head_digest);
 	rba_json_pretty_close(&w, '}');
+	if (e->format >= EV_FORMAT_V2) {
+		jw_sv(&w, "earlier_since", e->earlier_since);
+		rba_json_pretty_open(&w, "earlier_audits", '[');
+		for (size_t i = 0; i < e->nearlier; i++) {
+			const struct ev_earlier *x = &e->earlier[i];
+			rba_json_pretty_open(&w, NULL, '{');
+			rba_json_pretty_num(&w, "id", x->id);
+			rba_json_pretty_str(&w, "time", x->time);
+			rba_json_pretty_str(&w, "verdict", x->verdict);
+			rba_json_pretty_num(&w, "exit_status", x->exit_status);
+			rba_json_pretty_str(&w, "policy", x->policy[0] ? x->policy
+								      : NULL);
+			jw_tristate(&w, "ad_hoc", x->ad_hoc);
+			rba_json_pretty_close(&w, '}');
+		}
+		rba_json_pretty_close(&w, ']');
+	}
 	rba_json_pretty_close(&w, '}');
 
 	rba_json_pretty_open(&w, "artifact", '{');
@@ -130,6 +161,11 @@ evidence_ev_render(const struct ev *e, struct rba_buf *b)
 	rba_json_pretty_open(&w, "policy", '{');
 	jw_sv(&w, "digest", e->pol_digest);
 	jw_sv(&w, "source", e->pol_source);
+	if (e->format >= EV_FORMAT_V2) {
+		jw_sv(&w, "judged_by", e->judged_by);
+		jw_sv(&w, "declared_at", e->declared_at);
+		jw_tristate(&w, "ad_hoc", e->ad_hoc);
+	}
 	jw_sv(&w, "rule", e->pol_rule);
 	rba_json_pretty_open(&w, "tolerance", '{');
 	rba_json_pretty_num(&w, "max_score_delta", e->tol_delta);
@@ -154,6 +190,8 @@ evidence_ev_render(const struct ev *e, struct rba_buf *b)
 	rba_json_pretty_num(&w, "cases", e->cases);
 	jw_sv(&w, "scored_by", e->scored_by);
 	jw_sv(&w, "policy", e->sample_policy);
+	if (e->format >= EV_FORMAT_V2)
+		rba_json_pretty_num(&w, "score_precision", e->score_precision);
 	rba_json_pretty_close(&w, '}');
 
 	rba_json_pretty_open(&w, "environment", '{');
@@ -196,6 +234,10 @@ evidence_ev_render(const struct ev *e, struct rba_buf *b)
 	rba_json_pretty_num(&w, "flips", e->flips);
 	rba_json_pretty_num(&w, "max_score_delta", e->max_delta);
 	jw_sv(&w, "max_delta_case", e->max_delta_case);
+	if (e->format >= EV_FORMAT_V2) {
+		rba_json_pretty_num(&w, "scores_off_precision", e->scores_off);
+		jw_sv(&w, "scores_off_case", e->scores_off_case);
+	}
 	rba_json_pretty_num(&w, "near_threshold_cases", e->near_cases);
 	rba_json_pretty_num(&w, "weak_band_cases", e->weak_cases);
 	rba_json_pretty_num(&w, "policy_disagreements", e->disagreements);
@@ -281,6 +323,76 @@ evidence_ev_policy(const struct ev *e, struct policy **out, struct rba_detail *d
 	return 0;
 }
 
+/* Appends the formatted text to s (cap bytes), truncating. */
+static void
+append(char *s, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+append(char *s, size_t cap, const char *fmt, ...)
+{
+	size_t n = strlen(s);
+	va_list ap;
+
+	if (n + 1 >= cap)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s + n, cap - n, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Format 2's sentences about the sample claim when the rebuild is the
+ * pinned artifact that made the stored decisions, but stored scores are
+ * not its beyond the declared logging precision (doc/design.md section
+ * 8.2, two claims): the artifact is reproduced, production did not run
+ * it bit for bit on those cases.
+ */
+static void
+sample_off_text(const struct ev *e, const char *rep, const char *tol, char *g,
+		char *ng, size_t cap)
+{
+	unsigned long long off = (unsigned long long)e->scores_off;
+	const char *v = sv_show(e->version), *pinned = sv_show(e->art_pinned);
+	char prec[160], scores[160], pv[32];
+
+	if (e->score_precision > 0) {
+		rba_json_fmt_double(e->score_precision, pv);
+		snprintf(prec, sizeof(prec), "beyond the logging precision %s "
+			 "declared with the sample", pv);
+	} else {
+		snprintf(prec, sizeof(prec), "at binary32, bit for bit: no logging "
+			 "precision was declared with the sample");
+	}
+	snprintf(scores, sizeof(scores), "%llu stored score%s of the audit sample "
+		 "%s not its", off, off == 1 ? "" : "s", off == 1 ? "is" : "are");
+	if (sv_is(e->verdict, "metric-equivalent")) {
+		snprintf(g, cap,
+			 "a rebuild of version %s from its pins gives the pinned "
+			 "artifact %s bit for bit, but %s (%s): production did not "
+			 "run it bit for bit on %s; it reproduces %s and every score "
+			 "within %s", v, pinned, scores, prec,
+			 off == 1 ? "that case" : "those cases", rep, tol);
+		snprintf(ng, cap,
+			 "that production ran the pinned artifact bit for bit on the "
+			 "%llu case%s whose stored score%s %s not its, and the same "
+			 "decisions or scores within %s for inputs outside the audit "
+			 "sample", off, off == 1 ? "" : "s", off == 1 ? "" : "s",
+			 off == 1 ? "is" : "are", tol);
+	} else {
+		snprintf(g, cap,
+			 "none: a rebuild of version %s from its pins is "
+			 "bit-identical to the pinned artifact %s, but %s (%s): "
+			 "production did not run it bit for bit on %s, and the policy "
+			 "does not accept the sample's scores and decisions (the "
+			 "reasons say why)", v, pinned, scores, prec,
+			 off == 1 ? "that case" : "those cases");
+		snprintf(ng, cap,
+			 "that the scores and decisions stored in the audit sample "
+			 "were made by the pinned artifact under this policy");
+	}
+}
+
 /*
  * The guarantee in words and what it does not cover, from the verdict,
  * the counts, the policy declared before the audit and the three
@@ -288,7 +400,10 @@ evidence_ev_policy(const struct ev *e, struct policy **out, struct rba_detail *d
  * decisions (unknown in records written before the audit named it).  A
  * sentence never speaks of more than the audit compared: when another
  * artifact made the decisions, it says so and what the pinned one was
- * checked against.
+ * checked against.  Format 2 adds the sample claim (whether the stored
+ * scores are the pinned artifact's), an ad hoc audit said first, and the
+ * earlier audits that did not answer yes; format 1's sentences are
+ * exactly what they always were.
  */
 void
 evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
@@ -304,7 +419,13 @@ evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
 	int known = e->art_decisions.s != NULL;
 	/* The decisions under audit are not the pinned artifact's. */
 	int other_maker = known && !sv_eq(e->art_decisions, e->art_pinned);
+	int v2 = e->format >= EV_FORMAT_V2;
+	int counted = !isnan(e->scores_off);
+	/* R = P = D, but stored scores off the declared precision. */
+	int sample_off = v2 && identical && known && !other_maker && counted &&
+			 e->scores_off > 0 && !sv_is(e->verdict, "bit-identical");
 
+	assert(cap <= EVIDENCE_TEXT_MAX);
 	rba_json_fmt_double(pol->max_score_delta, tol);
 	if (flips == 0)
 		snprintf(rep, sizeof(rep), "every decision on the audit sample of "
@@ -313,7 +434,9 @@ evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
 		snprintf(rep, sizeof(rep), "all but %llu of the decisions on the "
 			 "audit sample of %llu cases (the policy tolerates %llu)",
 			 flips, cases, (unsigned long long)pol->max_flips);
-	if (sv_is(e->verdict, "bit-identical")) {
+	if (sample_off) {
+		sample_off_text(e, rep, tol, g, ng, cap);
+	} else if (sv_is(e->verdict, "bit-identical")) {
 		if (known)
 			snprintf(g, cap,
 				 "the rebuilt artifact is bit-identical to the pinned "
@@ -396,6 +519,54 @@ evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
 			 "that the pinned artifact can be rebuilt from its pins, or "
 			 "that its scores and decisions can be reproduced");
 	}
+	if (!v2)
+		return;
+	/* The second claim of a bit-identical verdict, or that it could
+	 * not be checked. */
+	if (sv_is(e->verdict, "bit-identical")) {
+		char pv[32];
+		if (counted && e->scores_off == 0 && e->score_precision > 0) {
+			rba_json_fmt_double(e->score_precision, pv);
+			append(g, cap, "; and every stored score of the audit sample is "
+			       "the pinned artifact's within the logging precision %s "
+			       "declared with the sample", pv);
+		} else if (counted && e->scores_off == 0) {
+			append(g, cap, "; and every stored score of the audit sample is "
+			       "the pinned artifact's at binary32, bit for bit");
+		} else if (!counted) {
+			append(ng, cap, "; nor that the stored scores of the audit "
+			       "sample are the pinned artifact's bit for bit: the audit "
+			       "record does not count them");
+		}
+	}
+	/* Ad hoc first: the verdict answers another question than the
+	 * version's declared one. */
+	if (e->ad_hoc == 1) {
+		char t[EVIDENCE_TEXT_MAX];
+		snprintf(t, sizeof(t), "%s", g);
+		g[0] = 0;
+		append(g, cap, "ad hoc, not the version's audit: judged by policy "
+		       "%s, given for this audit instead of the one declared for "
+		       "the version; under it, %s", sv_show(e->pol_digest), t);
+		append(ng, cap, "; nor anything under the policy declared for the "
+		       "version: this audit was ad hoc");
+	} else if (e->ad_hoc < 0 && sv_is(e->pol_source, "option")) {
+		append(ng, cap, "; nor that the policy given for this audit is the "
+		       "one declared for the version: the audit record does not "
+		       "say");
+	}
+	/* An earlier failure is not hidden behind this record. */
+	{
+		size_t failed = evidence_ev_earlier_failed(e);
+		if (failed > 0)
+			append(ng, cap, "; nor that the version passed every audit: %zu "
+			       "of the %zu earlier audits of version %s %s did not "
+			       "reproduce or did not measure (history.earlier_audits)",
+			       failed, e->nearlier, v,
+			       e->earlier_since.s != NULL
+				       ? "since its policy was declared"
+				       : "in the history");
+	}
 }
 
 /*
@@ -444,6 +615,21 @@ evidence_ev_complete(struct ev *e, struct rba_detail *d)
 	return 0;
 }
 
+void
+evidence_ev_summary_fill(const struct ev *e, struct evidence_summary *sum)
+{
+	sum->format = e->format;
+	snprintf(sum->judged_by, sizeof(sum->judged_by), "%.*s",
+		 e->judged_by.s != NULL ? (int)e->judged_by.n : 0,
+		 e->judged_by.s != NULL ? e->judged_by.s : "");
+	snprintf(sum->declared_at, sizeof(sum->declared_at), "%.*s",
+		 e->declared_at.s != NULL ? (int)e->declared_at.n : 0,
+		 e->declared_at.s != NULL ? e->declared_at.s : "");
+	sum->ad_hoc = e->ad_hoc;
+	sum->earlier = e->nearlier;
+	sum->earlier_failed = evidence_ev_earlier_failed(e);
+}
+
 /* ---- rendering from the store --------------------------------------------- */
 
 /*
@@ -456,7 +642,8 @@ evidence_ev_complete(struct ev *e, struct rba_detail *d)
  * are "" for an audit.  0 or RBA_E_NOMEM.
  */
 static int
-record_kind(const uint8_t *p, size_t n, char kind[32], char event[32])
+record_kind(const uint8_t *p, size_t n, char kind[32], char event[32],
+	    int *ad_hoc)
 {
 	static const char tool[] = RBA_TOOL_NAME "/";
 	struct rba_json_value v;
@@ -464,6 +651,8 @@ record_kind(const uint8_t *p, size_t n, char kind[32], char event[32])
 	int err;
 
 	kind[0] = event[0] = 0;
+	if (ad_hoc != NULL)
+		*ad_hoc = 0;
 	memset(&v, 0, sizeof(v));
 	err = rba_json_parse((const char *)p, n, &v, NULL);
 	if (err == RBA_E_NOMEM)
@@ -472,6 +661,16 @@ record_kind(const uint8_t *p, size_t n, char kind[32], char event[32])
 		return 0;
 	schema = rba_json_get_str(&v, "schema");
 	ev = rba_json_get_str(&v, "event");
+	/* Ad hoc: said so, or, in a record written before it was said,
+	 * judged by a policy given with --policy (it may or may not have
+	 * been the declared one: not taken for the version's audit). */
+	if (ad_hoc != NULL) {
+		const struct rba_json_value *pol = rba_json_get(&v, "policy");
+		const struct rba_json_value *ah = rba_json_get(pol, "ad_hoc");
+		const char *src = rba_json_get_str(pol, "source");
+		*ad_hoc = ah != NULL ? ah->type == RBA_JSON_TRUE
+				     : src != NULL && strcmp(src, "option") == 0;
+	}
 	if (schema != NULL && strncmp(schema, tool, sizeof(tool) - 1) == 0 &&
 	    strncmp(schema, EVIDENCE_AUDIT_SCHEMA_PREFIX,
 		    strlen(EVIDENCE_AUDIT_SCHEMA_PREFIX)) != 0) {
@@ -498,19 +697,139 @@ struct newest {
 /* Not a status code: what newest_cb stops the walk with. */
 #define NEWEST_FOUND 0x4e455754
 
-/* The newest audit record of the version: other records are passed. */
+/* The newest audit record of the version that is not ad hoc: other
+ * records are passed. */
 static int
 newest_cb(void *ctx, const struct store_history_entry *e)
 {
 	char kind[32], event[32];
-	int err = record_kind(e->record, e->len, kind, event);
+	int ad_hoc = 0;
+	int err = record_kind(e->record, e->len, kind, event, &ad_hoc);
 
 	if (err)
 		return err;
-	if (kind[0] != 0)
+	if (kind[0] != 0 || ad_hoc)
 		return 0;
 	((struct newest *)ctx)->id = e->id;
 	return NEWEST_FOUND; /* newest first: stop at the first audit */
+}
+
+size_t
+evidence_ev_earlier_failed(const struct ev *e)
+{
+	size_t failed = 0;
+
+	for (size_t i = 0; i < e->nearlier; i++)
+		if (e->earlier[i].ad_hoc != 1 &&
+		    (strcmp(e->earlier[i].verdict, "not-reproducible") == 0 ||
+		     strcmp(e->earlier[i].verdict, "not-measured") == 0))
+			failed++;
+	return failed;
+}
+
+/* The walk that lists the version's earlier audit records. */
+struct earlier_walk {
+	struct ev *e;
+	uint64_t before;  /* the exported record's id */
+	int has_since;
+	int64_t since;
+	size_t cap;
+	struct rba_detail *d;
+};
+
+/* Not a status code: what earlier_cb stops the walk with. */
+#define EARLIER_DONE 0x4541524c
+
+static int
+earlier_cb(void *ctx, const struct store_history_entry *h)
+{
+	struct earlier_walk *w = ctx;
+	struct ev_earlier *x;
+	struct rba_json_value v;
+	const struct rba_json_value *es, *pol, *ah;
+	const char *verdict, *pd;
+	struct rba_digest dg;
+	char kind[32], event[32];
+	int err;
+
+	if (h->id >= w->before)
+		return EARLIER_DONE; /* oldest first: the rest is later */
+	if ((err = record_kind(h->record, h->len, kind, event, NULL)) != 0)
+		return err;
+	if (kind[0] != 0 || (w->has_since && h->time < w->since))
+		return 0;
+	memset(&v, 0, sizeof(v));
+	err = rba_json_parse((const char *)h->record, h->len, &v, NULL);
+	if (err == RBA_E_NOMEM)
+		return err;
+	verdict = err ? NULL : rba_json_get_str(&v, "verdict");
+	es = err ? NULL : rba_json_get(&v, "exit_status");
+	pol = err ? NULL : rba_json_get(&v, "policy");
+	pd = rba_json_get_str(rba_json_get(&v, "digests"), "policy");
+	ah = rba_json_get(pol, "ad_hoc");
+	if (verdict == NULL || es == NULL || es->type != RBA_JSON_NUMBER ||
+	    !(es->num == 0 || es->num == 1 || es->num == 2) ||
+	    strlen(verdict) >= sizeof(x->verdict) ||
+	    (pd != NULL && rba_digest_parse(pd, &dg) != 0)) {
+		rba_json_release(&v);
+		return evidence_fail(w->d, RBA_E_SCHEMA, "history record %llu of "
+				     "version '%s' cannot be read as an audit "
+				     "record: the earlier audits of the version "
+				     "cannot be listed",
+				     (unsigned long long)h->id, h->version);
+	}
+	if (w->e->nearlier == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 16;
+		struct ev_earlier *nv = realloc(w->e->earlier, cap * sizeof(*nv));
+		if (nv == NULL) {
+			rba_json_release(&v);
+			return RBA_E_NOMEM;
+		}
+		w->e->earlier = nv;
+		w->cap = cap;
+	}
+	x = &w->e->earlier[w->e->nearlier++];
+	memset(x, 0, sizeof(*x));
+	x->id = (double)h->id;
+	rba_time_utc(h->time, x->time);
+	snprintf(x->verdict, sizeof(x->verdict), "%s", verdict);
+	x->exit_status = es->num;
+	snprintf(x->policy, sizeof(x->policy), "%s", pd != NULL ? pd : "");
+	x->ad_hoc = ah == NULL ? -1 : ah->type == RBA_JSON_TRUE;
+	rba_json_release(&v);
+	return 0;
+}
+
+/*
+ * The audit records of e's version before record id, oldest first,
+ * since e's judging policy was declared (every one when the record does
+ * not say since when).  0, RBA_E_SCHEMA (a record that cannot be read
+ * as an audit, or a declared_at that is not a time), RBA_E_NOMEM, the
+ * store's errors.
+ */
+static int
+earlier_audits(struct store_txn *txn, struct ev *e, uint64_t id,
+	       struct rba_detail *d)
+{
+	struct earlier_walk w;
+	int err;
+
+	memset(&w, 0, sizeof(w));
+	w.e = e;
+	w.before = id;
+	w.d = d;
+	e->earlier_since = e->declared_at;
+	if (e->declared_at.s != NULL) {
+		if (rba_time_parse_utc(e->declared_at.s, e->declared_at.n,
+				       &w.since) != 0)
+			return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu: "
+					     "policy.declared_at '%s' is not a UTC "
+					     "time", (unsigned long long)id,
+					     sv_show(e->declared_at));
+		w.has_since = 1;
+	}
+	err = store_history_list(txn, sv_show(e->version), 0, earlier_cb, &w, d);
+	return err == EARLIER_DONE ? 0 : err;
 }
 
 /* Inputs of the listed flipped cases, from the sample audited. */
@@ -647,7 +966,7 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 	/* Only an audit record has a verdict to attest. */
 	{
 		char kind[32], event[32];
-		if ((err = record_kind(ent.record, ent.len, kind, event)) != 0)
+		if ((err = record_kind(ent.record, ent.len, kind, event, NULL)) != 0)
 			goto out;
 		if (kind[0] != 0) {
 			err = evidence_fail(d, RBA_E_SCHEMA, "history record %llu is a %s "
@@ -729,6 +1048,9 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 	e.exp_name = sv_c(EXPORTER_NAME);
 	e.exp_version = sv_c(RBA_TOOL_VERSION);
 	e.exp_rev = sv_c(envrec_code_revision());
+	e.format = EV_FORMAT_V2;
+	if ((err = earlier_audits(txn, &e, ent.id, d)) != 0)
+		goto out;
 	if (include_inputs && e.nflipped > 0 && (err = load_inputs(txn, &e, d)) != 0)
 		goto out;
 	e.inputs_included = include_inputs != 0;
@@ -759,6 +1081,7 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 		snprintf(sum->guarantee, sizeof(sum->guarantee), "%s", e.b_guarantee);
 		sum->head_id = (uint64_t)e.head_id;
 		rba_digest_parse(e.b_head, &sum->head);
+		evidence_ev_summary_fill(&e, sum);
 	}
 out:
 	evidence_ev_release(&e);

@@ -1,7 +1,7 @@
 # t-export.sh - export and verify: signed evidence files, checked by
 # minisign, jq and the JSON schema, and by verify's consistency check.
 V=german-numeric-logistic
-SCHEMA=$FIX/evidence/predicate.schema.json
+SCHEMA=$FIX/evidence/predicate-v2.schema.json
 JSONSCHEMA=/usr/bin/jsonschema
 jq_out() { jq -e "$1" out > /dev/null; }
 valid_schema() { "$JSONSCHEMA" -i "$1" "$SCHEMA" > /dev/null 2>&1; }
@@ -51,7 +51,7 @@ ok "verify --json names the evidence" jq_out ".valid == true and .evidence.versi
 # with standard tools.
 ok "jq parses the evidence" jq -e . ev.json
 ok "statement type" test "$(jq -r ._type ev.json)" = "https://in-toto.io/Statement/v1"
-ok "predicate type" test "$(jq -r .predicateType ev.json)" = "https://rebuild-audit.dev/audit-evidence/v1"
+ok "predicate type" test "$(jq -r .predicateType ev.json)" = "https://rebuild-audit.dev/audit-evidence/v2"
 ok "verdict" test "$(jq -r .predicate.verdict ev.json)" = bit-identical
 ok "subject is the artifact" test "$(jq -r '.subject[0].name' ev.json)" = "$V.artifact"
 ok "subject digest is the version's artifact" \
@@ -71,8 +71,13 @@ ok "the chain digest is the store's" \
 ok "the embedded record is the store's" \
 	test "$(jq -Sc '.[] | select(.id == 1) | .record' hist.json)" = "$(jq -Sc '.predicate.record | fromjson' ev.json)"
 ok "no applicant inputs by default" sh -c '! grep -q "\"inputs\":" ev.json'
-ok "no timestamp but the audit's" \
-	test "$(grep -cE '[0-9]{4}-[0-9]{2}-[0-9]{2}T' ev.json)" = 2
+# The times in it are the history's: the audit's (and in its record) and
+# when its policy was declared (the earlier audits since then: none).
+ok "no timestamp but the history's" \
+	test "$(grep -cE '[0-9]{4}-[0-9]{2}-[0-9]{2}T' ev.json)" = 4
+ok "the times: the audit's and its policy's declaration" \
+	test "$(grep -E '[0-9]{4}-[0-9]{2}-[0-9]{2}T' ev.json | grep -v '"record"' | sed 's/:.*//' | tr -d ' \n')" = '"time""earlier_since""declared_at"'
+ok "declared no later than the audit" jq -e '.predicate.policy.declared_at <= .predicate.audit.time and .predicate.history.earlier_audits == []' ev.json
 # The schema is not a rubber stamp.
 jq '.predicate.verdict = "maybe"' ev.json > bad.json
 ok "the schema refuses an unknown verdict" sh -c '! "$0" -i bad.json "$1" > /dev/null 2>&1' "$JSONSCHEMA" "$SCHEMA"
@@ -204,6 +209,10 @@ edit_check 's/for any input/for most inputs/' \
 edit_check 's/\\"exit_status\\": 0/\\"exit_status\\": 1/' \
 	"the embedded audit record does not hash to predicate.audit.record_digest"
 edit_check 's/"exit_status": 0/"exit_status": 1/' \
+	"verdict bit-identical with exit status 1, but a yes that was not ad hoc exits 0"
+edit_check 's/"ad_hoc": false/"ad_hoc": true/' \
+	"verdict bit-identical with exit status 0, but the audit was ad hoc"
+edit_check 's/"judged_by": "version"/"judged_by": "sample"/' \
 	"the predicate does not agree with its embedded audit record at line"
 edit_check 's/"id": 1,/"id": 7,/' \
 	"do not give predicate.audit.chain_digest"
@@ -215,10 +224,10 @@ resign x.json "$(printf '%s' "$TC" | sed 's/audit 1 at/audit 9 at/')"
 run 1 $RBA verify x.json -p k.pub
 err_has "the trusted comment does not name this evidence"
 # A later version of the format cannot be checked here.
-sed 's|audit-evidence/v1"|audit-evidence/v2"|' ev.json > x.json
+sed 's|audit-evidence/v2"|audit-evidence/v3"|' ev.json > x.json
 resign x.json "$TC"
 run 2 $RBA verify x.json -p k.pub
-err_is "rebuild-audit: cannot check evidence 'x.json': predicateType https://rebuild-audit.dev/audit-evidence/v2 is not https://rebuild-audit.dev/audit-evidence/v1, which this tool checks"
+err_is "rebuild-audit: cannot check evidence 'x.json': predicateType https://rebuild-audit.dev/audit-evidence/v3 is not https://rebuild-audit.dev/audit-evidence/v1 or https://rebuild-audit.dev/audit-evidence/v2, which this tool checks"
 
 # ---- any single byte changed: both minisign and verify refuse ---------------
 # In the evidence (spread over the whole file), then every byte of the

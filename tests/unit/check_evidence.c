@@ -879,6 +879,266 @@ START_TEST(test_flips_and_inputs)
 }
 END_TEST
 
+/*
+ * The sample claim (doc/design.md section 8.2): the rebuild is the
+ * pinned artifact and made the stored decisions, but stored scores are
+ * not its bits beyond the logging precision declared with the sample.
+ * That is metric-equivalent, said in words, and never bit-identical.
+ */
+START_TEST(test_sample_claim)
+{
+	struct store *s = new_store();
+	struct audit_report r;
+	struct evidence_summary sum;
+	struct rba_detail d;
+	char reason[384], pinned[RBA_DIGEST_TEXT_LEN + 1];
+	size_t n, n2;
+	char *doc, *bad;
+
+	run_audit(s, 0, &r);
+	ck_assert_int_eq(r.verdict, AUDIT_BIT_IDENTICAL);
+	rba_digest_format(&r.artifact_pinned, pinned);
+	r.verdict = AUDIT_METRIC_EQUIVALENT;
+	r.scores_off = 3;
+	r.scores_off_case = strdup("7");
+	r.has_score_precision = 1;
+	r.score_precision = 0.0001;
+	r.max_delta = 0.0003;
+	r.near_cases = 0;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_msg(check(doc, n, comment_of(&sum), NULL, reason) == 0, "%s",
+		      reason);
+	ck_assert(has(doc, "\"predicateType\": \"https://rebuild-audit.dev/"
+			   "audit-evidence/v2\""));
+	ck_assert(has(doc, "\n      \"score_precision\": 0.0001\n"));
+	ck_assert(has(doc, "\n      \"scores_off_precision\": 3,\n"));
+	ck_assert(has(doc, "\n      \"scores_off_case\": \"7\",\n"));
+	ck_assert_msg(has(sum.guarantee, "a rebuild of version " VERSION " from its "
+			  "pins gives the pinned artifact") &&
+			      has(sum.guarantee, pinned) &&
+			      has(sum.guarantee, "bit for bit, but 3 stored scores of "
+					  "the audit sample are not its") &&
+			      has(sum.guarantee, "0.0001") &&
+			      has(sum.guarantee, "production did not run it bit for "
+					  "bit on those cases") &&
+			      has(sum.guarantee, "every score within 0.0005"),
+		      "%s", sum.guarantee);
+	/* The count edited in the predicate: it is the record's, and with
+	 * none off the verdict would have to be bit-identical. */
+	bad = edit(doc, "\"scores_off_precision\": 3,", "\"scores_off_precision\": 0,",
+		   &n2);
+	ck_assert_int_eq(check(bad, n2, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "verdict metric-equivalent, but the rebuilt "
+			  "artifact is the pinned one"), "%s", reason);
+	free(bad);
+	bad = edit(doc, "\"scores_off_precision\": 3,", "\"scores_off_precision\": 4,",
+		   &n2);
+	ck_assert_int_eq(check(bad, n2, NULL, NULL, reason), RBA_E_SCHEMA);
+	free(bad);
+	free(doc);
+
+	/* Bit-identical with stored scores off: refused. */
+	r.verdict = AUDIT_BIT_IDENTICAL;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_int_eq(check(doc, n, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "verdict bit-identical, but 3 stored scores of the "
+			  "audit sample are not the pinned artifact's"), "%s", reason);
+	free(doc);
+
+	/* Bit-identical with none off: its guarantee says the stored scores
+	 * are the pinned artifact's within the declared precision. */
+	r.scores_off = 0;
+	free(r.scores_off_case);
+	r.scores_off_case = NULL;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_msg(check(doc, n, NULL, NULL, reason) == 0, "%s", reason);
+	ck_assert_msg(has(sum.guarantee, "every stored score of the audit sample is "
+			  "the pinned artifact's within the logging precision 0.0001 "
+			  "declared with the sample"), "%s", sum.guarantee);
+	free(doc);
+
+	/* Near-threshold cases under require_bits: not metric-equivalent. */
+	r.verdict = AUDIT_METRIC_EQUIVALENT;
+	r.scores_off = 3;
+	r.scores_off_case = strdup("7");
+	r.near_cases = 2;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_int_eq(check(doc, n, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "2 audit cases sit near a band edge"), "%s", reason);
+	free(doc);
+
+	/* Not-reproducible for that reason: consistent, and it says why. */
+	r.verdict = AUDIT_NOT_REPRODUCIBLE;
+	r.exit_status = 1;
+	free(r.reasons);
+	r.reasons = calloc(1, sizeof(char *));
+	r.reasons[0] = strdup("near-threshold rule: 2 audit cases lie within 0.001 "
+			      "of a band edge");
+	r.nreasons = 1;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	doc = render(s, r.history_id, 0, &n, &sum);
+	ck_assert_msg(check(doc, n, comment_of(&sum), NULL, reason) == 0, "%s",
+		      reason);
+	ck_assert_msg(has(sum.guarantee, "none: a rebuild of version " VERSION) &&
+			      has(sum.guarantee, "3 stored scores of the audit sample "
+					  "are not its"), "%s", sum.guarantee);
+	free(doc);
+	audit_report_release(&r);
+	store_close(s);
+}
+END_TEST
+
+/* The first occurrence of key's line in doc, as its text up to the
+ * newline (static). */
+static const char *
+line_of(const char *doc, const char *key)
+{
+	static char out[512];
+	const char *at = strstr(doc, key), *nl;
+
+	ck_assert_msg(at != NULL, "'%s' not in the evidence", key);
+	nl = strchr(at, '\n');
+	snprintf(out, sizeof(out), "%.*s", (int)(nl - at), at);
+	return out;
+}
+
+/*
+ * Declared before (doc/design.md sections 8.2 and 10): "latest" passes
+ * over an ad hoc record, which is exported by id saying so; the policy
+ * that judged is named with when it was declared; the version's earlier
+ * audits since then are listed, so that a failure one audit earlier
+ * does not vanish behind the latest.
+ */
+START_TEST(test_declared_and_earlier)
+{
+	struct store *s = new_store();
+	struct policy *tolerant = load_policy(FIXTURES "/policy/audit-tolerant.yaml");
+	struct audit_options o;
+	struct audit_report r;
+	struct evidence_summary sum, chk;
+	struct rba_detail d;
+	char reason[384];
+	size_t n, n2;
+	uint64_t adhoc, failed;
+	char *doc, *bad;
+
+	/* 2: ad hoc, a yes that exits 2. */
+	memset(&o, 0, sizeof(o));
+	o.policy = tolerant;
+	rba_detail_clear(&d);
+	ck_assert_int_eq(audit_version(s, VERSION, &o, &r, &d), 0);
+	ck_assert_int_eq(r.ad_hoc, 1);
+	ck_assert_int_eq(r.exit_status, 2);
+	adhoc = r.history_id;
+	ck_assert_uint_eq(adhoc, 2);
+	audit_report_release(&r);
+
+	/* "latest" is the version's audit, not the ad hoc one. */
+	doc = render(s, 0, 0, &n, &sum);
+	ck_assert_uint_eq(sum.audit_id, 1);
+	ck_assert_int_eq(sum.ad_hoc, 0);
+	ck_assert(has(doc, "\n      \"judged_by\": \"version\",\n"));
+	ck_assert(has(doc, "\n      \"ad_hoc\": false,\n"));
+	ck_assert(has(doc, "\n      \"earlier_audits\": []\n"));
+	free(doc);
+
+	/* By id it is exported, and says ad hoc where it counts. */
+	doc = render(s, adhoc, 0, &n, &sum);
+	ck_assert_msg(check(doc, n, comment_of(&sum), &chk, reason) == 0, "%s",
+		      reason);
+	ck_assert_int_eq(chk.ad_hoc, 1);
+	ck_assert(has(doc, "\n      \"judged_by\": \"option\",\n"));
+	ck_assert(has(doc, "\n      \"declared_at\": null,\n"));
+	ck_assert(has(doc, "\n      \"ad_hoc\": true,\n"));
+	ck_assert(has(doc, "\n      \"earlier_since\": null,\n"));
+	ck_assert_msg(has(sum.guarantee, "ad hoc, not the version's audit: judged "
+			  "by policy sha256:") &&
+			      has(sum.guarantee, "given for this audit instead of the "
+					  "one declared for the version"),
+		      "%s", sum.guarantee);
+	ck_assert(has(line_of(doc, "\"not_guaranteed\""), "this audit was ad hoc"));
+	/* ad hoc taken back in the predicate: the record says otherwise */
+	bad = edit(doc, "\"ad_hoc\": true,", "\"ad_hoc\": false,", &n2);
+	ck_assert_int_eq(check(bad, n2, NULL, NULL, reason), RBA_E_SCHEMA);
+	free(bad);
+	/* its exit status made 0: a yes under an ad hoc policy exits 2 */
+	bad = edit(doc, "\"exit_status\": 2", "\"exit_status\": 0", &n2);
+	ck_assert_int_eq(check(bad, n2, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "exit status 0, but the audit was ad hoc"), "%s",
+		      reason);
+	free(bad);
+	free(doc);
+
+	/* 3: a failure of the version's own audit, then 4: a yes. */
+	run_audit(s, 0, &r);
+	r.verdict = AUDIT_NOT_REPRODUCIBLE;
+	r.exit_status = 1;
+	free(r.reasons);
+	r.reasons = calloc(1, sizeof(char *));
+	r.reasons[0] = strdup("2 decision flips on the audit sample");
+	r.nreasons = 1;
+	r.flips = 2;
+	ck_assert_int_eq(audit_record_append(s, &r, &d), 0);
+	failed = r.history_id;
+	audit_report_release(&r);
+	run_audit(s, 1, &r);
+	ck_assert_int_eq(r.verdict, AUDIT_BIT_IDENTICAL);
+	audit_report_release(&r);
+
+	doc = render(s, 0, 0, &n, &sum);
+	ck_assert_uint_eq(sum.audit_id, failed + 1);
+	ck_assert_msg(check(doc, n, comment_of(&sum), &chk, reason) == 0, "%s",
+		      reason);
+	ck_assert_uint_eq(chk.earlier, 3);
+	ck_assert_uint_eq(chk.earlier_failed, 1);
+	ck_assert(has(doc, "\"verdict\": \"not-reproducible\",\n          "
+			   "\"exit_status\": 1,"));
+	ck_assert_msg(has(line_of(doc, "\"not_guaranteed\""), "1 of the 3 earlier "
+			  "audits of version " VERSION), "%s",
+		      line_of(doc, "\"not_guaranteed\""));
+	{
+		/* since the policy was declared: the record's declared_at */
+		char since[96];
+		snprintf(since, sizeof(since), "\"earlier_since\"%s",
+			 line_of(doc, "\"declared_at\"") + strlen("\"declared_at\""));
+		ck_assert_msg(has(doc, since), "%s", since);
+		ck_assert(!has(since, "null"));
+	}
+	/* The list in order, before the record, with the exit status each
+	 * verdict gives. */
+	bad = edit(doc, "\"exit_status\": 1,", "\"exit_status\": 0,", &n2);
+	ck_assert_int_eq(check(bad, n2, NULL, NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "predicate.history.earlier_audits[2]"), "%s", reason);
+	free(bad);
+	{
+		char from[32], to[32];
+		snprintf(from, sizeof(from), "\"id\": %llu,\n          \"time\"",
+			 (unsigned long long)failed);
+		snprintf(to, sizeof(to), "\"id\": %llu,\n          \"time\"",
+			 (unsigned long long)failed + 1);
+		bad = edit(doc, from, to, &n2);
+		ck_assert_int_eq(check(bad, n2, NULL, NULL, reason), RBA_E_SCHEMA);
+		ck_assert_msg(has(reason, "not before the audit record"), "%s", reason);
+		free(bad);
+		snprintf(to, sizeof(to), "\"id\": 1,\n          \"time\"");
+		bad = edit(doc, from, to, &n2);
+		ck_assert_int_eq(check(bad, n2, NULL, NULL, reason), RBA_E_SCHEMA);
+		ck_assert_msg(has(reason, "not in history order"), "%s", reason);
+		free(bad);
+	}
+	bad = edit(doc, "\"earlier_since\": \"", "\"earlier_since\": \"1", &n2);
+	ck_assert_int_eq(check(bad, n2, NULL, NULL, reason), RBA_E_SCHEMA);
+	free(bad);
+	free(doc);
+	policy_free(tolerant);
+	store_close(s);
+}
+END_TEST
+
 /* ---- the check ------------------------------------------------------------ */
 
 START_TEST(test_check_not_evidence)
@@ -916,11 +1176,11 @@ START_TEST(test_check_not_evidence)
 	}
 	/* A later version of this predicate cannot be checked here. */
 	{
-		const char *v2 = "{\"_type\": \"https://in-toto.io/Statement/v1\", "
+		const char *v3 = "{\"_type\": \"https://in-toto.io/Statement/v1\", "
 				 "\"predicateType\": "
-				 "\"https://rebuild-audit.dev/audit-evidence/v2\"}";
-		ck_assert_int_eq(check(v2, strlen(v2), NULL, NULL, reason), RBA_E_NEWER);
-		ck_assert(has(reason, "audit-evidence/v2"));
+				 "\"https://rebuild-audit.dev/audit-evidence/v3\"}";
+		ck_assert_int_eq(check(v3, strlen(v3), NULL, NULL, reason), RBA_E_NEWER);
+		ck_assert(has(reason, "audit-evidence/v3"));
 	}
 }
 END_TEST
@@ -1496,6 +1756,8 @@ suite_evidence(void)
 	tcase_add_test(tc, test_older_record);
 	tcase_add_test(tc, test_history_head);
 	tcase_add_test(tc, test_flips_and_inputs);
+	tcase_add_test(tc, test_sample_claim);
+	tcase_add_test(tc, test_declared_and_earlier);
 	tcase_add_test(tc, test_check_not_evidence);
 	tcase_add_test(tc, test_check_edits);
 	tcase_add_test(tc, test_check_every_byte);
