@@ -67,6 +67,7 @@ dispute_report_release(struct dispute_report *r)
 	free(r->rebuilt_decision);
 	free(r->verdict_basis);
 	free(r->rebuild_why);
+	free(r->policy_text);
 	dispute_explanation_release(&r->why);
 	memset(r, 0, sizeof(*r));
 }
@@ -112,9 +113,8 @@ digest_is(const struct rba_json_value *obj, const char *key,
 	       rba_digest_equal(&got, want);
 }
 
-/* The warning of a stored decision its own stored score contradicts. */
-static char *
-dupf_contra(double score, const char *policy_says, const char *stored)
+char *
+dispute_contradiction(double score, const char *policy_says, const char *stored)
 {
 	char buf[512], sv[32];
 
@@ -315,8 +315,8 @@ dupf(const char *fmt, ...)
  * them up when the baseline's score lies below it, down when above it,
  * and by magnitude (0) when the baseline lies in it too.
  */
-static int
-direction(const struct policy *pol, double score, double baseline)
+int
+dispute_direction(const struct policy *pol, double score, double baseline)
 {
 	size_t i = 0;
 	double pb, lo, hi;
@@ -355,6 +355,58 @@ sort_top(uint32_t *idx, uint32_t n, const double *v, int dir)
 		}
 		idx[j] = t;
 	}
+}
+
+void
+dispute_top_reasons(const double *contrib, uint32_t n, int dir,
+		    uint32_t nasked, uint32_t *top, uint32_t *ntop)
+{
+	*ntop = 0;
+	for (uint32_t k = 0; k < n; k++)
+		/* a principal reason pushes toward the decision */
+		if (dir ? dir * contrib[k] > 0.0 : contrib[k] != 0.0)
+			top[(*ntop)++] = k;
+	sort_top(top, *ntop, contrib, dir);
+	if (*ntop > nasked)
+		*ntop = nasked;
+}
+
+void
+dispute_bound_text(double bound, char out[32])
+{
+	char x[1024];
+	int m, e, rest = 0;
+
+	if (!isfinite(bound) || !(bound > 0.0)) {
+		snprintf(out, 32, "%g", bound);
+		return;
+	}
+	/* Every digit of the bound (glibc prints a double's exact decimal
+	 * expansion), then its first two digits rounded up: the ceiling. */
+	snprintf(x, sizeof(x), "%.800e", bound);
+	m = (x[0] - '0') * 10 + (x[2] - '0');
+	for (const char *p = x + 3; *p != 'e' && *p != '\0'; p++)
+		rest |= *p != '0';
+	e = atoi(strchr(x, 'e') + 1) - 1; /* the bound is m.rest x 10^e */
+	if (rest && ++m == 100) {
+		m = 10;
+		e++;
+	}
+	snprintf(x, sizeof(x), "%de%d", m, e);
+	/* %.2g of the double nearest a two-digit decimal prints that decimal */
+	snprintf(out, 32, "%.2g", strtod(x, NULL));
+}
+
+char *
+dispute_stands_line(const char *decision, int exact, double bound)
+{
+	char b[32];
+
+	if (exact)
+		return dupf("the disputed %s stands", decision);
+	dispute_bound_text(bound, b);
+	return dupf("the disputed %s stands (not exact: approximate Shapley values, "
+		    "error bound %s per contribution)", decision, b);
 }
 
 /* The class whose margin is explained: the positive one under bands,
@@ -433,6 +485,9 @@ explain_contributions(struct dispute_explanation *e,
 		      const struct encode_spec *s, const char **vals,
 		      const struct explain_result *x, uint32_t nreasons)
 {
+	e->accuracy = x->accuracy;
+	e->error_bound = x->accuracy == EXPLAIN_APPROXIMATE ? x->max_bound : 0.0;
+	e->samples = x->accuracy == EXPLAIN_APPROXIMATE ? x->samples : 0;
 	e->ncols = s->ncolumns;
 	e->cols = calloc(e->ncols ? e->ncols : 1, sizeof(char *));
 	e->values = calloc(e->ncols ? e->ncols : 1, sizeof(char *));
@@ -447,14 +502,9 @@ explain_contributions(struct dispute_explanation *e,
 		if (e->cols[k] == NULL || e->values[k] == NULL)
 			return RBA_E_NOMEM;
 		e->contrib[k] = x->contrib[k];
-		/* a principal reason pushes toward the decision */
-		if (e->direction ? e->direction * x->contrib[k] > 0.0
-				 : x->contrib[k] != 0.0)
-			e->top[e->ntop++] = k;
 	}
-	sort_top(e->top, e->ntop, e->contrib, e->direction);
-	if (e->ntop > nreasons)
-		e->ntop = nreasons;
+	dispute_top_reasons(e->contrib, e->ncols, e->direction, nreasons, e->top,
+			    &e->ntop);
 	return 0;
 }
 
@@ -468,8 +518,10 @@ static int
 explain(struct dispute_report *r, const struct audit_inputs *c,
 	const struct artifact *a, const struct rba_digest *adig, int is_maker,
 	int rescored, const char *source, const struct policy *pol,
-	uint32_t nreasons)
+	const struct dispute_options *o)
 {
+	uint32_t nreasons = o->nreasons;
+	struct explain_options xo;
 	struct dispute_explanation *e = &r->why;
 	const struct encode_spec *s = &a->spec;
 	struct explain_baseline b;
@@ -487,6 +539,11 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 	e->from_decision_artifact = is_maker;
 	e->source = strdup(source);
 	e->method = explain_method_of(a);
+	e->nasked = nreasons;
+	/* Over the exact method's caps an estimate, which the answer
+	 * reports as one with its bound (rebuild/explain.h). */
+	memset(&xo, 0, sizeof(xo));
+	xo.approximate = 1;
 	if (e->source == NULL)
 		return RBA_E_NOMEM;
 	cls = explain_class(r, s, pol);
@@ -505,7 +562,7 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 		goto out;
 	err = explain_baseline_fit(c->pins, a, c->snap, c->sn, "snapshot", &b, &d);
 	if (err == 0)
-		err = explain_case(a, &b, raw, cls, &x, &d);
+		err = explain_case_opt(a, &b, raw, cls, &xo, &x, &d);
 	if (err && err != RBA_E_NOMEM) {
 		e->error = dupf("%s", d.reason);
 		err = 0;
@@ -522,7 +579,7 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 	e->sum_ok = fabs(x.sum - x.margin) <= EXPLAIN_TOLERANCE;
 	if (s->nclasses == 2 && !pol->argmax)
 		explain_score_check(e, r, x.margin, is_maker, rescored);
-	e->direction = direction(pol, r->stored_score, x.baseline);
+	e->direction = dispute_direction(pol, r->stored_score, x.baseline);
 	if ((err = explain_contributions(e, s, vals, &x, nreasons)) == 0)
 		e->ok = 1;
 out:
@@ -582,6 +639,8 @@ dispute_open(struct store *s, const char *version, const char *case_id,
 	run->pol = run->c.pol;
 	r->t_verify = run->c.t_verify;
 	r->policy_digest = run->pol->digest;
+	if ((r->policy_text = strdup(run->pol->text ? run->pol->text : "")) == NULL)
+		return RBA_E_NOMEM;
 	r->artifact_pinned = run->c.v.artifact;
 	return 0;
 }
@@ -749,7 +808,7 @@ dispute_decide(struct dispute_run *run, struct dispute_report *r,
 					  : run->chunk.scores[0];
 		dec = policy_decide(pol, r->stored_score, &sm);
 		if (dec != NULL && strcmp(dec, r->stored_decision) != 0)
-			r->contradiction = dupf_contra(r->stored_score, dec,
+			r->contradiction = dispute_contradiction(r->stored_score, dec,
 						       r->stored_decision);
 		r->edge = policy_nearest_edge(pol, r->stored_score);
 		if (C > 0 && run->sa->spec.positive != ENCODE_NO_POSITIVE) {
@@ -763,7 +822,7 @@ dispute_decide(struct dispute_run *run, struct dispute_report *r,
 		size_t st = policy_decide_argmax(pol, r->stored_probs, l->nscores, &sm);
 		if (st < l->nscores && l->classes[st] != NULL &&
 		    strcmp(l->classes[st], r->stored_decision) != 0)
-			r->contradiction = dupf_contra(r->stored_probs[st],
+			r->contradiction = dispute_contradiction(r->stored_probs[st],
 						       l->classes[st],
 						       r->stored_decision);
 		size_t rt = C ? policy_decide_argmax(pol, r->rebuilt_probs, C, &rm)
@@ -883,12 +942,11 @@ static int
 dispute_answer(struct dispute_run *run, struct dispute_report *r)
 {
 	dispute_reasons_owed(r);
+	r->exact = r->why.ok && r->why.accuracy == EXPLAIN_EXACT;
 	if (r->nreasons == 0 && run->reproduces) {
 		r->answer = DISPUTE_STANDS;
-		r->answer_line = malloc(strlen(r->stored_decision) + 32);
-		if (r->answer_line != NULL)
-			sprintf(r->answer_line, "the disputed %s stands",
-				r->stored_decision);
+		r->answer_line = dispute_stands_line(r->stored_decision, r->exact,
+						     r->why.error_bound);
 	} else {
 		r->answer = DISPUTE_ESCALATE;
 		if (r->nreasons == 0)
@@ -909,7 +967,7 @@ dispute_explain_decision(struct dispute_run *run, struct dispute_report *r,
 {
 	const struct rba_digest *maker = &run->l.artifact;
 	const struct policy *pol = run->pol;
-	uint32_t nr = run->opt.nreasons;
+	const struct dispute_options *nr = &run->opt;
 	double t1 = rba_time_mono();
 	int err;
 
@@ -997,6 +1055,10 @@ dispute_explanation_json(const struct dispute_explanation *e, struct rba_buf *b)
 	rba_json_kv_bool(b, "ok", e->ok, 1);
 	rba_json_kv_str(b, "error", e->error, 1);
 	rba_json_kv_str(b, "method", e->ok ? explain_method_name(e->method) : NULL, 1);
+	rba_json_kv_str(b, "accuracy", e->ok ? explain_accuracy_name(e->accuracy) : NULL, 1);
+	rba_json_kv_num(b, "error_bound", e->ok ? e->error_bound : NAN, 1);
+	rba_json_kv_u64(b, "samples", e->samples, 1);
+	rba_json_kv_u64(b, "reasons_asked", e->nasked, 1);
 	rba_json_kv_str(b, "source", e->source, 1);
 	rba_json_kv_digest(b, "artifact", &e->artifact, e->source != NULL, 1);
 	rba_json_kv_bool(b, "decision_artifact", e->from_decision_artifact, 1);
@@ -1045,11 +1107,12 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 		    struct rba_buf *b)
 {
 	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "schema", "rebuild-audit/dispute/v1", 1);
+	rba_json_kv_str(b, "schema", DISPUTE_SCHEMA, 1);
 	rba_json_kv_str(b, "version", r->version, 1);
 	rba_json_kv_str(b, "case", r->case_id, 1);
 	rba_json_kv_str(b, "answer", r->answer == DISPUTE_STANDS ? "stands" : "escalate", 1);
 	rba_json_kv_str(b, "answer_line", r->answer_line, 1);
+	rba_json_kv_bool(b, "exact", r->exact, 1);
 	rba_json_put_key(b, "reasons");
 	rba_buf_put_u8(b, '[');
 	for (size_t i = 0; i < r->nreasons; i++) {
@@ -1108,6 +1171,7 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 	rba_json_kv_digest(b, "sample", &r->sample_digest, 1, 1);
 	rba_json_kv_digest(b, "sample_policy", &r->sample_policy, r->has_sample_policy, 0);
 	rba_buf_put(b, "}, ", 3);
+	rba_json_kv_str(b, "policy_text", r->policy_text, 1);
 	if (with_inputs) {
 		rba_json_put_key(b, "inputs");
 		rba_buf_put_u8(b, '{');

@@ -16,6 +16,13 @@
 
 enum dispute_answer { DISPUTE_STANDS = 0, DISPUTE_ESCALATE = 1 };
 
+/* The JSON of a dispute report (rebuild-audit-report(5), DISPUTES): v2
+ * adds the answer's exactness, the policy's text, and the reasons'
+ * accuracy, error bound, draws and count asked for; v1 is still read
+ * (dispute evidence, evidence/dispute_evidence.h). */
+#define DISPUTE_SCHEMA "rebuild-audit/dispute/v2"
+#define DISPUTE_SCHEMA_V1 "rebuild-audit/dispute/v1"
+
 #define DISPUTE_REASONS_DEFAULT 4 /* principal reasons listed */
 #define DISPUTE_REASONS_MAX 64
 /* |probability from the explained margin - the score| that passes */
@@ -35,6 +42,13 @@ struct dispute_explanation {
 	int ok;	     /* computed; else error says why not */
 	char *error;
 	int method;  /* enum explain_method */
+	int accuracy; /* enum explain_accuracy, when ok */
+	/* Approximate: every contribution is within error_bound of its
+	 * exact value, with probability at least 1 - 2^-30 over the keyed
+	 * draws (rebuild/explain.h); exact: 0. */
+	double error_bound;
+	uint64_t samples; /* approximate: antithetic permutation pairs; else 0 */
+	uint32_t nasked;  /* principal reasons asked for */
 	char *source; /* which artifact, in words */
 	struct rba_digest artifact; /* the artifact explained */
 	int from_decision_artifact; /* it is the one that made the decision */
@@ -60,6 +74,8 @@ struct dispute_report {
 	char *version, *case_id;
 	int answer;	 /* enum dispute_answer (when measured) */
 	char *answer_line; /* "the disputed decline stands", "escalate: ..." */
+	int exact;	 /* the reasons are exact values (an estimate, or
+			  * none: 0) */
 	char **reasons;	 /* the escalation reasons */
 	size_t nreasons;
 	/* the case */
@@ -82,6 +98,8 @@ struct dispute_report {
 	uint64_t audit_id;
 	struct rba_digest artifact_pinned, artifact_rebuilt, policy_digest,
 		sample_digest;
+	char *policy_text; /* the policy in force, its exact bytes (digest
+			    * policy_digest): what verify decides by */
 	/* The artifact that made the stored decisions (the version's when
 	 * the sample was added). */
 	struct rba_digest artifact_decisions;
@@ -117,7 +135,10 @@ void dispute_report_release(struct dispute_report *r);
  * The reasons (r->why, o->nreasons of them) come from the artifact that
  * made the decision: the scoring artifact when it is that one, else the
  * stored one or a blob of the store with its digest, else the scoring
- * artifact (said so).  The answer is owed them: when they cannot be
+ * artifact (said so); over the exact Shapley method's caps they are
+ * estimated (r->why.accuracy, r->why.error_bound) and the answer is not
+ * exact (r->exact 0, and a standing answer's line says so).  The
+ * answer is owed them: when they cannot be
  * computed (r->why.error says why) or fail their own check (the sum, the
  * score), the answer is incomplete and escalates with that reason.  The
  * version's standing: bit-identical
@@ -135,8 +156,8 @@ int audit_dispute(struct store *s, const char *version, const char *case_id,
 		  struct dispute_report *r, struct rba_detail *d);
 
 /*
- * The JSON of a dispute report (rebuild-audit-report(5), DISPUTES);
- * with_inputs adds the case's inputs.
+ * The JSON of a dispute report (rebuild-audit-report(5), DISPUTES,
+ * schema DISPUTE_SCHEMA); with_inputs adds the case's inputs.
  */
 void dispute_report_json(const struct dispute_report *r, int with_inputs,
 			 struct rba_buf *out);
@@ -147,5 +168,43 @@ void dispute_report_json(const struct dispute_report *r, int with_inputs,
  */
 void dispute_explanation_json(const struct dispute_explanation *e,
 			      struct rba_buf *out);
+
+/*
+ * The rules an answer is made by, for dispute evidence to check them
+ * again (evidence/dispute_evidence.h).
+ */
+
+/*
+ * Which way is toward the decision on the explained margin, for a case
+ * of this stored score and an explanation of this baseline margin:
+ * +1 up, -1 down, 0 by magnitude (doc/design.md section 8.4).
+ */
+int dispute_direction(const struct policy *pol, double score, double baseline);
+
+/*
+ * The principal reasons among n contributions: those pushing toward the
+ * decision (dir * contrib > 0; dir 0: any but 0), the largest push
+ * first, ties to the earlier column, at most nasked.  top has room for
+ * n; *ntop gets their count.
+ */
+void dispute_top_reasons(const double *contrib, uint32_t n, int dir,
+			 uint32_t nasked, uint32_t *top, uint32_t *ntop);
+
+/* The warning of a stored decision its own stored score does not give:
+ * malloc'd, or NULL out of memory. */
+char *dispute_contradiction(double score, const char *policy_says,
+			    const char *stored);
+
+/* An error bound in the answer's words: two significant digits, rounded
+ * up, so that the text is never less than the bound. */
+void dispute_bound_text(double bound, char out[32]);
+
+/*
+ * The line of an answer that stands on the disputed decision:
+ * "the disputed D stands", or with estimated reasons "the disputed D
+ * stands (not exact: approximate Shapley values, error bound E per
+ * contribution)", E as dispute_bound_text.  malloc'd, or NULL.
+ */
+char *dispute_stands_line(const char *decision, int exact, double bound);
 
 #endif

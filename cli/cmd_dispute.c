@@ -20,18 +20,27 @@
 static void
 print_reasons(const struct dispute_explanation *e, int verbose)
 {
-	char n1[32], n2[32], n3[32], dg[RBA_DIGEST_TEXT_LEN + 1];
+	char n1[32], n2[32], n3[32], dg[RBA_DIGEST_TEXT_LEN + 1], how[160];
 	size_t w = 0;
 
 	if (!e->ok) {
 		printf("reasons     none: %s\n", e->error ? e->error : "not computed");
 		return;
 	}
-	printf("reasons     %s by %s, from %s (%s)\n", e->space,
-	       e->method == EXPLAIN_LINEAR ? "coefficient times distance from "
-					     "the training mean"
-	       : e->method == EXPLAIN_TREESHAP ? "exact path-dependent TreeSHAP"
-					       : "exact Shapley values",
+	if (e->accuracy == EXPLAIN_APPROXIMATE) {
+		/* an estimate says so, with its bound (rebuild/explain.h) */
+		dispute_bound_text(e->error_bound, n1);
+		snprintf(how, sizeof(how), "approximate Shapley values, error bound "
+			 "%s per contribution (%llu permutation pairs)", n1,
+			 (unsigned long long)e->samples);
+	} else {
+		snprintf(how, sizeof(how), "%s",
+			 e->method == EXPLAIN_LINEAR ? "coefficient times distance "
+						       "from the training mean"
+			 : e->method == EXPLAIN_TREESHAP ? "exact path-dependent TreeSHAP"
+							 : "exact Shapley values");
+	}
+	printf("reasons     %s by %s, from %s (%s)\n", e->space, how,
 	       e->source, cli_digest_short(&e->artifact, verbose, dg));
 	for (uint32_t i = 0; i < e->ntop; i++) {
 		size_t l = strlen(e->cols[e->top[i]]) + strlen(e->values[e->top[i]]) + 3;
@@ -232,8 +241,9 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 		if (rba_buf_status(&j) == 0)
 			cli_buf_print(&j);
 		rba_buf_release(&j);
-	} else if (!(ctx->quiet && r.answer == DISPUTE_STANDS)) {
-		/* -q: no report when the answer is yes; exit 0 says it */
+	} else if (!(ctx->quiet && r.answer == DISPUTE_STANDS && r.exact)) {
+		/* -q: no report when the answer is yes and exact; exit 0
+		 * says it (an answer on estimated reasons is shown) */
 		print_answer(ctx, &a, &r);
 	}
 	err = r.answer == DISPUTE_STANDS ? 0 : 1;

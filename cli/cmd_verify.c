@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence/dispute_evidence.h"
 #include "evidence/evidence.h"
 #include "common/sign.h"
 #include "cli/commands.h"
@@ -57,11 +58,15 @@ print_signed(const char *file, const struct evidence_verification *v,
 	fputc('\n', stdout);
 }
 
-/* Dispute evidence that holds: one answered dispute (audit/dispute.h). */
+/* Dispute evidence that holds: one answered dispute (audit/dispute.h),
+ * and what its format left unchecked (msg, n: the file). */
 static void
 print_dispute(struct cli_ctx *ctx, const char *file,
-	      const struct evidence_verification *v, const char *id)
+	      const struct evidence_verification *v, const char *id,
+	      const void *msg, size_t n)
 {
+	const char *unchecked = dispute_evidence_unchecked(msg, n);
+
 	if (ctx->json) {
 		fputs("{\"file\": ", stdout);
 		rba_json_fput_str(stdout, file);
@@ -72,7 +77,12 @@ print_dispute(struct cli_ctx *ctx, const char *file,
 		rba_json_fput_str(stdout, v->dispute_case);
 		fputs(", \"answer\": ", stdout);
 		rba_json_fput_str(stdout, v->dispute_answer);
-		fputs(", \"consistent\": true}}\n", stdout);
+		fputs(", \"consistent\": true, \"not_checked\": ", stdout);
+		if (unchecked != NULL)
+			rba_json_fput_str(stdout, unchecked);
+		else
+			fputs("null", stdout);
+		fputs("}}\n", stdout);
 	} else if (!ctx->quiet) {
 		print_signed(file, v, id);
 		fputs("dispute evidence consistent: version ", stdout);
@@ -82,6 +92,8 @@ print_dispute(struct cli_ctx *ctx, const char *file,
 		fputs(": ", stdout);
 		print_safe(stdout, v->dispute_answer);
 		fputs("\n", stdout);
+		if (unchecked != NULL)
+			printf("not checked: %s\n", unchecked);
 	}
 }
 
@@ -285,7 +297,7 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	sign_keyid_format(v->sig.keyid, id);
 	if (v->kind == EVIDENCE_KIND_DISPUTE)
-		print_dispute(ctx, file, v, id);
+		print_dispute(ctx, file, v, id, msg, n);
 	else
 		print_audit(ctx, file, sigpath, v, id);
 	status = 0;

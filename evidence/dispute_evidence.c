@@ -5,12 +5,14 @@
 #include "evidence/dispute_evidence.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/json.h"
 #include "evidence/evidence.h"
+#include "policy/policy.h"
 #include "rebuild/explain.h"
 
 void
@@ -125,7 +127,7 @@ members_are(const struct rba_json_value *o, const char *const *keys)
  * naming the first object with a member missing, unknown or twice.
  */
 static int
-check_members(const struct rba_json_value *root, struct rba_detail *d)
+check_members(const struct rba_json_value *root, int v2, struct rba_detail *d)
 {
 	static const char *const k_root[] = { "_type", "subject", "predicateType",
 					      "predicate", NULL };
@@ -133,11 +135,17 @@ check_members(const struct rba_json_value *root, struct rba_detail *d)
 	static const char *const k_sha[] = { "sha256", NULL };
 	static const char *const k_pred[] = { "history", "dispute", NULL };
 	static const char *const k_hist[] = { "id", "digest", NULL };
-	static const char *const k_dispute[] = {
+	static const char *const k_dispute_v1[] = {
 		"schema", "version", "case", "answer", "answer_line", "reasons",
 		"warnings", "stored", "rebuilt", "classes", "margin",
 		"rebuilt_margin", "edge", "standing", "digests", "inputs",
 		"scoring", "explanation", "timings", NULL
+	};
+	static const char *const k_dispute_v2[] = {
+		"schema", "version", "case", "answer", "answer_line", "exact",
+		"reasons", "warnings", "stored", "rebuilt", "classes", "margin",
+		"rebuilt_margin", "edge", "standing", "digests", "policy_text",
+		"inputs", "scoring", "explanation", "timings", NULL
 	};
 	static const char *const k_stored[] = { "score", "probabilities",
 						"decision", "scored_by", NULL };
@@ -153,19 +161,28 @@ check_members(const struct rba_json_value *root, struct rba_detail *d)
 						 "retrain_reason", NULL };
 	static const char *const k_timings[] = { "verify_s", "lookup_s", "rebuild_s",
 						 "explain_s", "total_s", NULL };
-	static const char *const k_expl[] = {
+	static const char *const k_expl_v1[] = {
 		"ok", "error", "method", "source", "artifact", "decision_artifact",
 		"class", "space", "direction", "baseline", "margin", "sum",
 		"tolerance", "sum_ok", "score_check", "principal_reasons",
 		"contributions", NULL
 	};
+	static const char *const k_expl_v2[] = {
+		"ok", "error", "method", "accuracy", "error_bound", "samples",
+		"reasons_asked", "source", "artifact", "decision_artifact",
+		"class", "space", "direction", "baseline", "margin", "sum",
+		"tolerance", "sum_ok", "score_check", "principal_reasons",
+		"contributions", NULL
+	};
+	const char *const *k_dispute = v2 ? k_dispute_v2 : k_dispute_v1;
+	const char *const *k_expl = v2 ? k_expl_v2 : k_expl_v1;
 	static const char *const k_check[] = { "probability", "score", "score_of",
 					       "tolerance", "ok", NULL };
 	static const char *const k_reason[] = { "rank", "column", "value",
 						"contribution", NULL };
 	static const char *const k_contrib[] = { "column", "value", "contribution",
 						 NULL };
-	static const struct {
+	const struct {
 		const char *path; /* from the predicate's dispute, "" the root */
 		const char *const *keys;
 	} obj[] = {
@@ -249,10 +266,26 @@ item_match(const struct rba_json_value *contribs, const struct rba_json_value *i
 	return NULL;
 }
 
-/* The reasons: they add up, and the principal ones are in order. */
+/* A member that is true (1), false (0) or anything else (-1). */
 static int
-check_explanation(const struct rba_json_value *e, struct rba_detail *d)
+boolean(const struct rba_json_value *o, const char *key)
 {
+	const struct rba_json_value *v = rba_json_get(o, key);
+
+	return v == NULL ? -1 : v->type == RBA_JSON_TRUE ? 1
+		: v->type == RBA_JSON_FALSE ? 0 : -1;
+}
+
+/*
+ * The reasons: they add up, and the principal ones are in order.  v1:
+ * reasons that do not add up are refused; v2 states the checks' outcome
+ * (sum_ok, score_check.ok), which must be the outcome computed again: a
+ * failed check is stated, and then the answer escalates.
+ */
+static int
+check_explanation(const struct rba_json_value *e, int v2, struct rba_detail *d)
+{
+	int agree;
 	const struct rba_json_value *cs, *top, *sc, *ok;
 	const char *dir;
 	double base, margin, sum, tol, acc, prev = INFINITY;
@@ -282,9 +315,12 @@ check_explanation(const struct rba_json_value *e, struct rba_detail *d)
 			return bad(d, "a contribution is not a number");
 		acc += rba_json_get_num(&cs->items[i], "contribution", NAN);
 	}
-	if (!(fabs(acc - margin) <= tol) || !(fabs(sum - margin) <= tol))
-		return bad(d, "the contributions and the baseline do not add up to "
-			      "the case's margin");
+	agree = fabs(acc - margin) <= tol && fabs(sum - margin) <= tol;
+	if (v2 ? agree != boolean(e, "sum_ok") : !agree)
+		return bad(d, agree ? "the reasons' sum check is stated failed, but "
+				      "it holds"
+				    : "the contributions and the baseline do not add up "
+				      "to the case's margin");
 	for (size_t i = 0; i < top->n; i++) {
 		double v, key;
 		if (item_match(cs, &top->items[i]) == NULL)
@@ -301,10 +337,16 @@ check_explanation(const struct rba_json_value *e, struct rba_detail *d)
 	sc = rba_json_get(e, "score_check");
 	if (sc != NULL && sc->type == RBA_JSON_OBJECT) {
 		double p = 1.0 / (1.0 + exp(-margin));
-		if (rba_json_get_num(sc, "tolerance", NAN) != DISPUTE_SCORE_TOLERANCE ||
-		    !(fabs(p - rba_json_get_num(sc, "score", NAN)) <=
-		      DISPUTE_SCORE_TOLERANCE))
-			return bad(d, "the margin does not give the score it explains");
+		if (rba_json_get_num(sc, "tolerance", NAN) != DISPUTE_SCORE_TOLERANCE)
+			return bad(d, "the score check's tolerance is not the "
+				      "documented one");
+		agree = fabs(p - rba_json_get_num(sc, "score", NAN)) <=
+			DISPUTE_SCORE_TOLERANCE;
+		if (v2 ? agree != boolean(sc, "ok") : !agree)
+			return bad(d, agree ? "the score check is stated failed, but "
+					      "it holds"
+					    : "the margin does not give the score it "
+					      "explains");
 	}
 	return 0;
 }
@@ -335,18 +377,196 @@ check_stands_reasons(const struct rba_json_value *e, struct rba_detail *d)
 	return 0;
 }
 
+/* A member that is an integer in [0, max]: 1 and *out, else 0. */
+static int
+count_of(const struct rba_json_value *o, const char *key, double max,
+	 uint64_t *out)
+{
+	const struct rba_json_value *v = rba_json_get(o, key);
+
+	if (v == NULL || v->type != RBA_JSON_NUMBER || !(v->num >= 0) ||
+	    v->num > max || v->num != floor(v->num))
+		return 0;
+	*out = (uint64_t)v->num;
+	return 1;
+}
+
+/*
+ * Shapley values claimed exact (v1 claims nothing else): the exact
+ * method takes at most EXPLAIN_MAX_SHAPLEY_COLUMNS players (the columns
+ * whose contribution is not 0), so values over more are estimates that
+ * do not say so.
+ */
+static int
+check_exact_players(const struct rba_json_value *e, struct rba_detail *d)
+{
+	const struct rba_json_value *cs = rba_json_get(e, "contributions");
+	const char *m = rba_json_get_str(e, "method");
+	size_t players = 0;
+
+	if (m == NULL || strcmp(m, "shapley") != 0 || cs == NULL ||
+	    cs->type != RBA_JSON_ARRAY)
+		return 0;
+	for (size_t i = 0; i < cs->n; i++)
+		players += rba_json_get_num(&cs->items[i], "contribution", 0) != 0.0;
+	if (players > EXPLAIN_MAX_SHAPLEY_COLUMNS)
+		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+				"dispute evidence: exact Shapley values claimed over "
+				"%zu columns that move the margin, more than the exact "
+				"method takes (%d): estimates without a bound",
+				players, EXPLAIN_MAX_SHAPLEY_COLUMNS);
+	return 0;
+}
+
+/*
+ * v2: the reasons' accuracy, bound and draws agree with each other and
+ * with the answer's exactness; the principal reasons are exactly those
+ * the contributions, the direction and the count asked for give
+ * (dispute_top_reasons).
+ */
+static int
+check_v2_reasons(const struct rba_json_value *dp, struct rba_detail *d)
+{
+	const struct rba_json_value *e = rba_json_get(dp, "explanation");
+	const struct rba_json_value *cs = rba_json_get(e, "contributions");
+	const struct rba_json_value *top = rba_json_get(e, "principal_reasons");
+	const char *acc = rba_json_get_str(e, "accuracy");
+	const char *method = rba_json_get_str(e, "method");
+	const char *dir = rba_json_get_str(e, "direction");
+	double bound = rba_json_get_num(e, "error_bound", NAN);
+	int ok = boolean(e, "ok"), exact = boolean(dp, "exact");
+	uint64_t samples, asked;
+	uint32_t *idx, ntop;
+	double *v;
+
+	if (exact < 0 || !count_of(e, "samples", 9007199254740992.0, &samples) ||
+	    !count_of(e, "reasons_asked", DISPUTE_REASONS_MAX, &asked))
+		return bad(d, "the answer's exactness, the reasons' draws or the "
+			      "count asked for is not what it must be");
+	if (ok != 1) {
+		if (acc != NULL || !isnan(bound) || samples != 0 || exact != 0)
+			return bad(d, "reasons not computed, but stated exact or with a "
+				      "bound");
+		return 0;
+	}
+	if (acc != NULL && strcmp(acc, "exact") == 0) {
+		if (bound != 0.0 || samples != 0)
+			return bad(d, "exact reasons with an error bound or draws");
+	} else if (acc != NULL && strcmp(acc, "approximate") == 0) {
+		if (method == NULL || strcmp(method, "shapley") != 0 ||
+		    !(bound > 0.0) || !isfinite(bound) ||
+		    samples < EXPLAIN_SHAPLEY_MIN_PAIRS)
+			return bad(d, "approximate reasons that are not a Shapley "
+				      "estimate with its bound and draws");
+	} else {
+		return bad(d, "the reasons are neither exact nor approximate");
+	}
+	if (exact != (strcmp(acc, "exact") == 0))
+		return bad(d, "the answer's exactness is not its reasons' accuracy");
+	/* the principal reasons, chosen again */
+	if (cs == NULL || cs->type != RBA_JSON_ARRAY || top == NULL ||
+	    top->type != RBA_JSON_ARRAY || dir == NULL || cs->n > UINT32_MAX)
+		return bad(d, "the explanation lacks a member");
+	v = calloc(cs->n ? cs->n : 1, sizeof(double));
+	idx = calloc(cs->n ? cs->n : 1, sizeof(uint32_t));
+	if (v == NULL || idx == NULL) {
+		free(v);
+		free(idx);
+		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
+				rba_strerror(RBA_E_NOMEM));
+	}
+	for (size_t i = 0; i < cs->n; i++)
+		v[i] = rba_json_get_num(&cs->items[i], "contribution", NAN);
+	dispute_top_reasons(v, (uint32_t)cs->n,
+			    strcmp(dir, "up") == 0 ? 1 : strcmp(dir, "down") == 0 ? -1 : 0,
+			    (uint32_t)asked, idx, &ntop);
+	ok = top->n == ntop;
+	for (uint32_t i = 0; ok && i < ntop; i++) {
+		const char *want = rba_json_get_str(&cs->items[idx[i]], "column");
+		const char *got = rba_json_get_str(&top->items[i], "column");
+		ok = want != NULL && got != NULL && strcmp(want, got) == 0;
+	}
+	free(v);
+	free(idx);
+	if (!ok)
+		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+				"dispute evidence: the principal reasons are not the "
+				"%u largest pushes toward the decision among the "
+				"contributions (%llu asked for)", ntop,
+				(unsigned long long)asked);
+	return 0;
+}
+
+/*
+ * v2: the policy in force is in the file, its exact bytes those of the
+ * stated digest, and it parses: *out (policy_free).
+ */
+static int
+check_v2_policy(const struct rba_json_value *dp, struct policy **out,
+		struct rba_detail *d)
+{
+	const struct rba_json_value *t = rba_json_get(dp, "policy_text");
+	const char *want = rba_json_get_str(rba_json_get(dp, "digests"), "policy");
+	struct rba_digest got, dg;
+	struct rba_detail pd;
+	int err;
+
+	*out = NULL;
+	if (t == NULL || t->type != RBA_JSON_STRING || want == NULL ||
+	    rba_digest_parse(want, &dg) != 0)
+		return bad(d, "the statement lacks the policy's text or digest");
+	rba_digest_bytes(t->str, t->len, &got);
+	if (!rba_digest_equal(&got, &dg))
+		return bad(d, "the policy's text is not the one of the policy digest");
+	rba_detail_clear(&pd);
+	if ((err = policy_parse(t->str, t->len, "policy_text", out, &pd)) != 0) {
+		if (err == RBA_E_NOMEM)
+			return rba_fail(d, err, NULL, 0, 0, "%s", rba_strerror(err));
+		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+				"dispute evidence: the policy's text does not parse: "
+				"%.200s", pd.reason);
+	}
+	return 0;
+}
+
+/* The stated answer line of an answer that stands: 0, or RBA_E_SCHEMA
+ * with the line it must be. */
+static int
+check_stands_line(const struct rba_json_value *dp, int v2, const char *line,
+		  const char *sd, struct rba_detail *d)
+{
+	const struct rba_json_value *e = rba_json_get(dp, "explanation");
+	char *want;
+	int err = 0;
+
+	want = v2 ? dispute_stands_line(sd, boolean(dp, "exact") == 1,
+					rba_json_get_num(e, "error_bound", NAN))
+		  : dispute_stands_line(sd, 1, 0.0);
+	if (want == NULL)
+		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
+				rba_strerror(RBA_E_NOMEM));
+	if (strcmp(line, want) != 0)
+		err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+			       "dispute evidence: the answer 'stands' has the line "
+			       "'%.100s', not the one its stored decision and its "
+			       "reasons' accuracy give, '%.150s'", line, want);
+	free(want);
+	return err;
+}
+
 int
 dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		       char *version, char *case_id, char *answer,
 		       struct rba_detail *d)
 {
 	struct rba_json_value root;
-	const struct rba_json_value *pred, *dp, *st, *rb, *subj, *dg, *reasons;
-	const char *pt, *v, *c, *ans, *line, *sd, *rd, *verdict, *sha, *dec;
+	const struct rba_json_value *pred, *dp, *st, *rb, *subj, *dg, *reasons, *ex;
+	const char *pt, *v, *c, *ans, *line, *sd, *rd, *verdict, *sha, *dec, *schema;
 	char want[1024], hex[RBA_DIGEST_TEXT_LEN + 1];
 	int claims = tc != NULL && strncmp(tc, DISPUTE_COMMENT_PREFIX,
 					   strlen(DISPUTE_COMMENT_PREFIX)) == 0;
-	int err;
+	struct policy *pol = NULL;
+	int err, v2;
 
 	*is_dispute = 0;
 	if (rba_json_parse(p, n, &root, NULL) != 0) {
@@ -363,13 +583,14 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 	}
 	*is_dispute = 1;
 	err = RBA_E_SCHEMA;
-	if (strcmp(pt, DISPUTE_PREDICATE_TYPE) != 0) {
+	v2 = strcmp(pt, DISPUTE_PREDICATE_TYPE) == 0;
+	if (!v2 && strcmp(pt, DISPUTE_PREDICATE_TYPE_V1) != 0) {
 		rba_fail(d, RBA_E_NEWER, NULL, 0, 0,
 			 "dispute evidence of a later format ('%s')", pt);
 		err = RBA_E_NEWER;
 		goto out;
 	}
-	if ((err = check_members(&root, d)) != 0)
+	if ((err = check_members(&root, v2, d)) != 0)
 		goto out;
 	err = RBA_E_SCHEMA;
 	pred = rba_json_get(&root, "predicate");
@@ -377,7 +598,9 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 	st = rba_json_get(dp, "stored");
 	rb = rba_json_get(dp, "rebuilt");
 	dg = rba_json_get(dp, "digests");
+	ex = rba_json_get(dp, "explanation");
 	subj = rba_json_get(&root, "subject");
+	schema = rba_json_get_str(dp, "schema");
 	v = rba_json_get_str(dp, "version");
 	c = rba_json_get_str(dp, "case");
 	ans = rba_json_get_str(dp, "answer");
@@ -398,6 +621,11 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		bad(d, "the statement lacks a member");
 		goto out;
 	}
+	if (schema == NULL ||
+	    strcmp(schema, v2 ? DISPUTE_SCHEMA : DISPUTE_SCHEMA_V1) != 0) {
+		bad(d, "the dispute's schema is not the predicate type's");
+		goto out;
+	}
 	sha = rba_json_get_str(rba_json_get(&subj->items[0], "digest"), "sha256");
 	snprintf(hex, sizeof(hex), "sha256:%s", sha ? sha : "");
 	snprintf(want, sizeof(want), "%s.artifact", v);
@@ -409,18 +637,17 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 	}
 	/* The answer agrees with the decisions and the standing. */
 	if (strcmp(ans, "stands") == 0) {
-		snprintf(want, sizeof(want), "the disputed %s stands", sd);
-		if (strcmp(line, want) != 0 || rd == NULL || strcmp(rd, sd) != 0 ||
-		    strcmp(verdict, "not-reproducible") == 0 ||
+		if ((err = check_stands_reasons(ex, d)) != 0 ||
+		    (err = check_stands_line(dp, v2, line, sd, d)) != 0)
+			goto out;
+		err = RBA_E_SCHEMA;
+		if (rd == NULL ||
+		    strcmp(rd, sd) != 0 || strcmp(verdict, "not-reproducible") == 0 ||
 		    strcmp(verdict, "not-measured") == 0 || reasons->n != 0) {
 			bad(d, "the answer 'stands' disagrees with the decisions or the "
 			       "standing");
 			goto out;
 		}
-		if ((err = check_stands_reasons(rba_json_get(dp, "explanation"),
-						d)) != 0)
-			goto out;
-		err = RBA_E_SCHEMA;
 	} else if (strcmp(ans, "escalate") == 0) {
 		if (reasons->n == 0 || reasons->items[0].type != RBA_JSON_STRING ||
 		    strncmp(line, "escalate: ", 10) != 0 ||
@@ -432,7 +659,14 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		bad(d, "the answer is neither 'stands' nor 'escalate'");
 		goto out;
 	}
-	if ((err = check_explanation(rba_json_get(dp, "explanation"), d)) != 0)
+	if ((err = check_explanation(ex, v2, d)) != 0)
+		goto out;
+	if ((!v2 || strcmp(rba_json_get_str(ex, "accuracy") ? rba_json_get_str(ex, "accuracy")
+							      : "", "approximate") != 0) &&
+	    (err = check_exact_players(ex, d)) != 0)
+		goto out;
+	if (v2 && ((err = check_v2_reasons(dp, d)) != 0 ||
+		   (err = check_v2_policy(dp, &pol, d)) != 0))
 		goto out;
 	err = RBA_E_SCHEMA;
 	if (tc != NULL && claims) {
@@ -457,8 +691,38 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		snprintf(answer, 256, "%s", line);
 	err = 0;
 out:
+	policy_free(pol);
 	rba_json_release(&root);
 	return err;
+}
+
+const char *
+dispute_evidence_unchecked(const void *p, size_t n)
+{
+	struct rba_json_value root;
+	const char *pt, *m, *out = NULL;
+
+	if (rba_json_parse(p, n, &root, NULL) != 0)
+		return NULL;
+	pt = rba_json_get_str(&root, "predicateType");
+	m = rba_json_get_str(rba_json_get(rba_json_get(rba_json_get(&root, "predicate"),
+						       "dispute"), "explanation"),
+			     "method");
+	if (pt != NULL && strcmp(pt, DISPUTE_PREDICATE_TYPE_V1) == 0)
+		out = m != NULL && strcmp(m, "shapley") == 0
+			      ? "the decisions against their scores and the policy, "
+				"the principal reasons against the count asked for, and "
+				"whether the Shapley values are exact: dispute evidence "
+				"v1 holds neither the policy nor the reasons' accuracy"
+			      : "the decisions against their scores and the policy, "
+				"and the principal reasons against the count asked for: "
+				"dispute evidence v1 holds neither the policy nor that "
+				"count";
+	else if (pt != NULL && strcmp(pt, DISPUTE_PREDICATE_TYPE) == 0)
+		out = "the decisions against their scores and the policy, and the "
+		      "reasons' quoted values against the inputs";
+	rba_json_release(&root);
+	return out;
 }
 
 int

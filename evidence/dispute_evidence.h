@@ -15,7 +15,11 @@
 #include "common/rba.h"
 #include "common/sign.h"
 
-#define DISPUTE_PREDICATE_TYPE "https://rebuild-audit.dev/dispute-evidence/v1"
+/* v2 (the dispute report v2, audit/dispute.h): the policy's text, the
+ * answer's exactness, the reasons' accuracy, bound and count asked for;
+ * v1 is still read and checked as far as it can be. */
+#define DISPUTE_PREDICATE_TYPE "https://rebuild-audit.dev/dispute-evidence/v2"
+#define DISPUTE_PREDICATE_TYPE_V1 "https://rebuild-audit.dev/dispute-evidence/v1"
 #define DISPUTE_PREDICATE_PREFIX "https://rebuild-audit.dev/dispute-evidence/"
 #define DISPUTE_COMMENT_PREFIX "rebuild-audit dispute evidence: "
 
@@ -40,12 +44,19 @@ int dispute_evidence_comment(const struct dispute_report *r, char *out,
  * Checks a dispute evidence file whose signature holds: *is_dispute 0
  * (and 0 returned) when its predicateType is not DISPUTE_PREDICATE_PREFIX
  * and the trusted comment does not claim one.  Else, in order: the
- * statement's shape, the subject is the decisions' artifact, the
- * reasons add up (baseline + contributions = sum = margin within the
- * stated tolerance, which must be EXPLAIN_TOLERANCE; the score check
- * within DISPUTE_SCORE_TOLERANCE), the principal reasons are
- * contributions, in order and pushing toward the decision, the answer
- * line agrees with the decisions and the standing, and the trusted
+ * statement's shape (v1 or v2, each with its own closed member lists),
+ * the subject is the decisions' artifact, the answer line agrees with
+ * the decisions and the standing, an answer that stands has its reasons
+ * (computed, passing their checks), the reasons add up (baseline +
+ * contributions = sum = margin within the stated tolerance, which must
+ * be EXPLAIN_TOLERANCE; the score check within DISPUTE_SCORE_TOLERANCE),
+ * the principal reasons are contributions, in order and pushing toward
+ * the decision; v1: no Shapley values over more players than the exact
+ * method takes (such a file holds estimates without a bound); v2: the
+ * reasons' accuracy, bound and draws agree with each other, with the
+ * answer's exactness and its line, the principal reasons are exactly
+ * the ones the contributions and the count asked for give, and the
+ * policy's text is the one of its digest and parses; and the trusted
  * comment names the same version, case and answer.  0; RBA_E_SCHEMA
  * (d->reason says what disagrees); RBA_E_NEWER (a later version of the
  * predicate); RBA_E_NOMEM.  version, case_id and answer (each may be
@@ -54,6 +65,14 @@ int dispute_evidence_comment(const struct dispute_report *r, char *out,
 int dispute_evidence_check(const void *p, size_t n, const char *trusted_comment,
 			   int *is_dispute, char *version, char *case_id,
 			   char *answer, struct rba_detail *d);
+
+/*
+ * What verify could not check in a dispute evidence file that
+ * dispute_evidence_check accepted, in words ("the decisions against
+ * their scores: ..."), or NULL when it checked everything it describes.
+ * Static.
+ */
+const char *dispute_evidence_unchecked(const void *p, size_t n);
 
 /*
  * The signed evidence of answered dispute r, put in place: rendered

@@ -47,7 +47,7 @@ run 0 $RBA -S w snapshot add wide.csv
 run 0 $RBA -S w -q register wide.yaml --policy "$POL"
 run 0 $RBA -S w -q sample add wide-mlp wide.csv
 run 1 $RBA -S w dispute wide-mlp 1
-out_has "reasons     none: "
+out_has "reasons     none: a Shapley estimate over 640 columns"
 ok "without its reasons the answer is incomplete: it escalates" sh -c \
 	'tail -n 1 out | grep -q "^escalate: the principal reasons could not be computed: "'
 out_lacks " stands"
@@ -69,3 +69,65 @@ jq -c --arg l "the disputed $dec stands" '.predicate.dispute.answer = "stands" |
 	.predicate.dispute.answer_line = $l | .predicate.dispute.reasons = []' w.json > w2.json
 TC=$(echo "$TC" | sed 's/answer escalate$/answer stands/')
 refused w2.json "the answer 'stands' has no reasons: the principal reasons could not be computed"
+
+# ---- approximate reasons: an MLP over more columns than the exact cap --
+# 30 columns of the synthetic task, a 32-32 network: over the exact
+# method's 26 players, the reasons are a Shapley estimate with its bound
+run 0 $RBA snapshot synth --rows 400 --features 30 --classes 2 -o s30.csv
+s30=$(cat out)
+sed -e "s/^version: .*/version: s30-mlp/" -e "s/^snapshot: .*/snapshot: $s30/" \
+	-e 's/hidden: \[1024, 512\]/hidden: [32, 32]/' -e 's/epochs: 1,/epochs: 5,/' wide.yaml > s30.yaml
+run 0 $RBA -S w snapshot add s30.csv
+run 0 $RBA -S w -q register s30.yaml --policy "$POL"
+run 0 $RBA -S w -q sample add s30-mlp s30.csv
+run 0 $RBA -S w dispute s30-mlp 1 --export -k k.key -o a.json
+out_has "by approximate Shapley values, error bound "
+out_has " per contribution ("
+out_lacks "exact Shapley values"
+adec=$(jq -r .predicate.dispute.stored.decision a.json)
+abound=$(jq -r .predicate.dispute.explanation.error_bound a.json)
+ok "the answer says it is not exact, with the bound" sh -c \
+	"tail -n 1 out | grep -qE '^the disputed $adec stands \\(not exact: approximate Shapley values, error bound [0-9.e+-]+ per contribution\\)\$'"
+ok "the signed answer carries method, accuracy, bound and draws" jq -e '
+	.predicateType == "https://rebuild-audit.dev/dispute-evidence/v2" and
+	.predicate.dispute.exact == false and
+	.predicate.dispute.explanation.method == "shapley" and
+	.predicate.dispute.explanation.accuracy == "approximate" and
+	.predicate.dispute.explanation.error_bound > 0 and
+	.predicate.dispute.explanation.samples >= 64 and
+	.predicate.dispute.explanation.reasons_asked == 4 and
+	(.predicate.dispute.explanation.contributions | length) == 30' a.json
+ok "the line's bound is the bound, rounded up" awk -v b="$abound" -v l="$(tail -n 1 out)" \
+	'BEGIN { sub(/.*error bound /, "", l); sub(/ per.*/, "", l); exit !(l + 0 >= b + 0 && l + 0 < 1.1 * b + 1e-300) }'
+run 0 $RBA verify a.json -p k.pub
+out_has "(not exact: approximate Shapley values, error bound "
+run 0 "$JSONSCHEMA" -i a.json "$FIX/evidence/dispute-v2.schema.json"
+# -q: an answer on estimated reasons is still shown
+run 0 $RBA -S w -q dispute s30-mlp 1
+out_has "(not exact: approximate Shapley values"
+TC=$(tcomment a.json.minisig)
+# the estimate relabelled exact, its line shortened, and signed again
+jq -c --arg l "the disputed $adec stands" '.predicate.dispute.answer_line = $l |
+	.predicate.dispute.exact = true | .predicate.dispute.explanation.accuracy = "exact" |
+	.predicate.dispute.explanation.error_bound = 0 |
+	.predicate.dispute.explanation.samples = 0' a.json > a2.json
+refused a2.json "exact Shapley values claimed over 30 columns that move the margin, more than the exact method takes (26): estimates without a bound"
+# only the line's mark dropped
+jq -c --arg l "the disputed $adec stands" '.predicate.dispute.answer_line = $l' a.json > a3.json
+refused a3.json "the answer 'stands' has the line 'the disputed $adec stands', not the one its stored decision and its reasons' accuracy give, 'the disputed $adec stands (not exact: approximate Shapley values, error bound "
+# the bound halved in the line and the file
+jq -c '.predicate.dispute.explanation.error_bound /= 2' a.json > a4.json
+refused a4.json "the answer 'stands' has the line"
+# a principal reason dropped
+jq -c '.predicate.dispute.explanation.principal_reasons |= .[0:1]' a.json > a5.json
+refused a5.json "the principal reasons are not the 4 largest pushes toward the decision among the contributions (4 asked for)"
+
+# ---- the first format still verifies, and its schema takes it ----------
+run 0 $RBA verify "$FIX/evidence/dispute-v1.json" -p "$FIX/keys/rba-test-only.pub"
+out_has "dispute evidence consistent: version german-categorical-mlp, case 5: the disputed decline stands"
+out_has "not checked: the decisions against their scores and the policy"
+run 0 $RBA --json verify "$FIX/evidence/dispute-v1.json" -p "$FIX/keys/rba-test-only.pub"
+ok "not checked, in JSON" jq -e ".dispute.not_checked | startswith(\"the decisions against their scores\")" out
+run 0 $RBA --json verify a.json -p k.pub
+ok "v2: what is left unchecked is said" jq -e ".dispute.not_checked | startswith(\"the decisions against their scores\")" out
+run 0 "$JSONSCHEMA" -i "$FIX/evidence/dispute-v1.json" "$FIX/evidence/dispute.schema.json"

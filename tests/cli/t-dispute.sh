@@ -1,7 +1,7 @@
 # dispute: the one answer a reviewer needs, and its exit status.
 V=german-categorical-mlp
 POL=$FIX/policy/credit.yaml
-DSCHEMA=$FIX/evidence/dispute.schema.json
+DSCHEMA=$FIX/evidence/dispute-v2.schema.json
 JSONSCHEMA=/usr/bin/jsonschema
 run 0 $RBA -S st init
 run 0 $RBA -S st snapshot add "$FIX/german-credit.csv"
@@ -76,7 +76,7 @@ run 0 minisign -Vm d.json -p k.pub
 run 0 $RBA verify d.json -p k.pub
 out_has "dispute evidence consistent: version $V, case $declined: the disputed decline stands"
 ok "the evidence holds inputs, reasons and digests" jq -e '.predicateType ==
-	"https://rebuild-audit.dev/dispute-evidence/v1" and
+	"https://rebuild-audit.dev/dispute-evidence/v2" and
 	(.predicate.dispute.inputs | length) == 22 and .predicate.dispute.explanation.ok and
 	.predicate.dispute.scoring.audit_record == 1 and .predicate.history.id >= 1 and
 	.subject[0].digest.sha256 == (.predicate.dispute.digests.artifact_decisions | ltrimstr("sha256:"))' d.json
@@ -106,7 +106,7 @@ tc=$(sed -n 's/^trusted comment: //p' d.json.minisig)
 minisign -S -s k.key -m d2.json -t "$tc" > /dev/null 2>&1 < /dev/null
 run 0 minisign -Vm d2.json -p k.pub
 run 1 $RBA verify d2.json -p k.pub
-err_has "dispute evidence: the answer 'stands' disagrees with the decisions or the standing"
+err_has "dispute evidence: the answer 'stands' has the line 'the disputed decline standz', not the one its stored decision and its reasons' accuracy give, 'the disputed decline stands'"
 # refused_resigned FILE MESSAGE: FILE signed with d.json's trusted comment
 # (the signature holds), and verify refuses its contents with MESSAGE
 refused_resigned() {
