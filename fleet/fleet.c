@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "evidence/evidence.h"
 #include "common/buf.h"
 #include "common/fileio.h"
 #include "common/json.h"
@@ -520,6 +521,22 @@ item_load(struct fleet_item *it, const struct sign_pubkey *keys, size_t nkeys)
 			goto out;
 		}
 	}
+	/* The rules export and verify apply (evidence_record_check): a
+	 * record that contradicts itself never enters the history. */
+	{
+		struct rba_detail d;
+		rba_detail_clear(&d);
+		rc = evidence_record_check(it->bytes, it->len, &d);
+		if (rc == RBA_E_NOMEM) {
+			refuse(it, rc, "cannot check it: %s", rba_strerror(rc));
+			goto out;
+		}
+		if (rc != 0) {
+			refuse(it, rc, "%s: %s", rc == RBA_E_NEWER ? "cannot check it"
+							  : "inconsistent", d.reason);
+			goto out;
+		}
+	}
 	it->parsed = 1;
 out:
 	rba_json_release(&root);
@@ -543,6 +560,7 @@ cmp_item(const void *va, const void *vb)
 struct held {
 	uint64_t id;
 	struct rba_digest text; /* SHA-256 of the record's bytes */
+	int audit;		/* an audit record (local or a worker's) */
 	int worker;
 	char version[STORE_VERSION_NAME_MAX + 1];
 	struct rba_digest head;
@@ -564,6 +582,9 @@ contains(const uint8_t *p, size_t n, const char *needle)
 	return 0;
 }
 
+/* How every audit record of any version of this tool begins. */
+#define AUDIT_RECORD_START "{\"schema\": \"rebuild-audit/audit/"
+
 static int
 held_one(void *ctx, const struct store_history_entry *e)
 {
@@ -584,6 +605,10 @@ held_one(void *ctx, const struct store_history_entry *e)
 	h->id = e->id;
 	rba_digest_bytes(e->record, e->len, &h->text);
 	snprintf(h->version, sizeof(h->version), "%s", e->version);
+	/* Every audit record starts with its schema (audit_report_json). */
+	h->audit = e->len >= sizeof(AUDIT_RECORD_START) - 1 &&
+		   memcmp(e->record, AUDIT_RECORD_START,
+			  sizeof(AUDIT_RECORD_START) - 1) == 0;
 	/* Only records that say they came from a worker are parsed. */
 	if (contains(e->record, e->len, FLEET_WORKER_SCHEMA) &&
 	    rba_json_parse((const char *)e->record, e->len, &root, NULL) == 0) {
@@ -754,6 +779,22 @@ item_check(struct store_txn *txn, struct store *s, struct fleet_item *it,
 			       it->version, items[i].path);
 			goto release;
 		}
+	/* An audit of an older snapshot than an audit the history holds
+	 * would become the version's latest: what export signs and a
+	 * dispute stands on. */
+	for (size_t i = hl->n; i-- > 0;)
+		if (hl->v[i].audit && hl->v[i].id > it->head_id &&
+		    strcmp(hl->v[i].version, it->version) == 0) {
+			refuse(it, RBA_E_EXISTS, "an audit of version '%s' was "
+			       "committed after the snapshot it was made from "
+			       "(history record %llu, after snapshot head record "
+			       "%llu): imported, the older audit would become the "
+			       "version's latest", it->version,
+			       (unsigned long long)hl->v[i].id,
+			       (unsigned long long)it->head_id);
+			it->superseded = 1;
+			goto release;
+		}
 	ret = 0;
 release:
 	store_version_release(&v);
@@ -873,11 +914,33 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 			err = 0;
 			continue;
 		}
+		it->accepted = 1; /* so far: the next pass may refuse it */
+	}
+	/* Of one version's records against different snapshots, only the
+	 * latest snapshot's is taken: appended after it, an older one would
+	 * become the version's latest. */
+	for (size_t i = 0; i < im->nitems; i++) {
+		struct fleet_item *it = &im->items[i];
+		for (size_t j = 0; j < im->nitems && it->accepted; j++) {
+			const struct fleet_item *o = &im->items[j];
+			if (j != i && o->accepted && o->head_id > it->head_id &&
+			    strcmp(o->version, it->version) == 0)
+				refuse(it, RBA_E_EXISTS, "a record of version '%s' "
+				       "from a later snapshot (head record %llu) is "
+				       "imported now ('%s'): imported after it, this "
+				       "older audit would become the version's latest",
+				       it->version, (unsigned long long)o->head_id,
+				       o->path);
+		}
+	}
+	for (size_t i = 0; i < im->nitems; i++) {
+		struct fleet_item *it = &im->items[i];
+		if (!it->accepted)
+			continue;
 		err = store_history_append(txn, it->version, it->time, it->bytes,
 					   it->len, &it->history_id, NULL, d);
 		if (err != 0)
 			goto fail;
-		it->accepted = 1;
 	}
 	/* Every version of the store is expected. */
 	if ((err = store_version_names(txn, expect_one, &x, d)) != 0)
@@ -894,8 +957,9 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 	for (size_t i = 0; i < x.names.n; i++) {
 		const char *name = x.names.v[i];
 		int covered = 0;
+		/* A record, or a newer audit than this import's record. */
 		for (size_t j = 0; j < im->nitems && !covered; j++)
-			covered = im->items[j].accepted &&
+			covered = (im->items[j].accepted || im->items[j].superseded) &&
 				  strcmp(im->items[j].version, name) == 0;
 		for (size_t j = 0; j < hl.n && !covered; j++)
 			covered = hl.v[j].worker && strcmp(hl.v[j].version, name) == 0 &&

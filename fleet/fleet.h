@@ -47,6 +47,17 @@
  * of their directory, so that a worker rerun into the same directory
  * and a second import see only what is new.
  *
+ * Two rules keep the history what export and verify need: a record must
+ * be consistent by itself (evidence_record_check, the rules export and
+ * verify apply: verdict against digests, counts, tolerance,
+ * near-threshold rule and sample claim, exit status, who judged), and
+ * it must not become its version's latest while an audit of a later
+ * state is on record: a record is refused when the history already
+ * holds an audit of its version committed after the snapshot head it
+ * was made against (history id above the head's), and, of one version's
+ * records against different snapshots in one import, only the latest
+ * snapshot's is taken.  Such a version counts as covered.
+ *
  * Missing versions.  Every version the store holds is expected: a
  * version is covered when it gets a record now or the history already
  * holds an imported record of it against a snapshot head of this
@@ -200,6 +211,7 @@ struct fleet_item {
 	uint8_t *bytes;
 	size_t len;
 	int parsed;
+	int superseded; /* refused: the history holds a later audit of it */
 };
 
 struct fleet_missing {

@@ -9,7 +9,7 @@ ladder='cli fleet evidence audit forensics sample rebuild policy store common'
 allowed() { # folder -> folders it may include
 	case $1 in
 	cli) echo 'cli fleet evidence audit forensics sample rebuild policy store common' ;;
-	fleet) echo 'fleet audit sample rebuild policy store common' ;;
+	fleet) echo 'fleet evidence audit sample rebuild policy store common' ;;
 	evidence) echo 'evidence audit sample rebuild policy store common' ;;
 	audit) echo 'audit sample rebuild policy store common' ;;
 	forensics) echo 'forensics rebuild policy store common' ;;

@@ -148,6 +148,40 @@ ok "json: six refused as already imported" test "$(jq '[.refused[] | select(.rea
 ok "json: exit status" test "$(jq .exit_status out)" = 2
 $RBA -S st --json history | jq -r '.[].record | "\(.version) \(.worker.snapshot_head)"' | sort | uniq -d > dups.txt
 ok "no version audited twice against one snapshot" test ! -s dups.txt
+# a record that contradicts itself, signed with the worker key: verdict
+# bit-identical with 7 flips and a rebuilt artifact that is not the
+# pinned one; refused by the import with export's rules, nothing appended
+tcomment() { sed -n '3s/^trusted comment: //p' "$1"; }
+run 0 $RBA -S st store snapshot snap4
+run 0 $RBA -S snap4 audit --all --records-out rec4 -k w.key -q
+mkdir forged
+f=$(ls rec4/$v1.*.json)
+sed -E 's/"flips": 0,/"flips": 7,/; s/("artifact_rebuilt": "sha256:)[0-9a-f]{64}/\1eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee/' "$f" > forged/forged.json
+ok "the forged record differs in two places" test "$(cmp -l "$f" forged/forged.json | wc -l)" -gt 2
+minisign -S -s w.key -m forged/forged.json -t "$(tcomment "$f.minisig")" > /dev/null 2>&1
+run 0 minisign -Vm forged/forged.json -p w.pub
+before=$(txnid st)
+run 2 $RBA -S st history import forged -p w.pub
+err_has "rebuild-audit: refused record 'forged/forged.json': inconsistent: verdict bit-identical, but the rebuilt artifact sha256:eeeeeeee"
+ok "nothing appended for the forged record" test "$(txnid st)" = "$before"
+ok "the forged record stays where it is" test -e forged/forged.json
+run 0 $RBA -S st store check
+# an audit of an older snapshot imported after a newer audit of its
+# version: refused, so it never becomes the version's latest
+run 0 $RBA -S st -q audit "$v1"
+newer=$($RBA -S st --json history "$v1" | jq '.[0].id')
+cp "$f" "$f.minisig" forged/
+rm forged/forged.json forged/forged.json.minisig
+before=$(txnid st)
+run 2 $RBA -S st history import forged -p w.pub
+err_has "rebuild-audit: refused record 'forged/$(basename "$f")': an audit of version '$v1' was committed after the snapshot it was made from (history record $newer, after snapshot head record"
+ok "nothing appended for the older audit" test "$(txnid st)" = "$before"
+ok "the version's latest is still the newer audit" test "$($RBA -S st --json history "$v1" | jq '.[0].id')" = "$newer"
+# the rest of that snapshot's records import (the versions audited since
+# it are refused one line each)
+run 2 $RBA -S st history import rec4 -p w.pub
+out_has "5 imported, 1 refused"
+err_has "refused record 'rec4/$v1."
 # contrib/kubernetes: the manifests' shape (no cluster here)
 ok "kubernetes manifests have their shape" python3 "$TOP/tests/check-k8s.py" "$TOP/contrib/kubernetes"
 mkdir k8s

@@ -387,6 +387,157 @@ START_TEST(test_run_as_worker)
 }
 END_TEST
 
+/* A read-only snapshot of s at name, opened as worker w's store. */
+static struct store *
+snapshot_for(struct store *s, const char *name, struct fleet_worker *w)
+{
+	struct store *snap = NULL;
+	struct rba_detail d;
+
+	rba_detail_clear(&d);
+	ck_assert_msg(store_snapshot_make(s, scratch_path(name), NULL, &d) == 0,
+		      "snapshot: %s", d.reason);
+	ck_assert_msg(store_snapshot_open(scratch_path(name), &snap, &w->snap, &d) == 0,
+		      "open snapshot: %s", d.reason);
+	return snap;
+}
+
+/* Imports dir with the test key; the item whose version is name. */
+static const struct fleet_item *
+import_one(struct store *s, const char *dir, struct fleet_import *im,
+	   const char *name)
+{
+	struct sign_pubkey pub;
+	struct rba_detail d;
+	const char *dirs[1] = { dir };
+
+	ck_assert_int_eq(sign_pubkey_load(PUB, &pub, &d), 0);
+	rba_detail_clear(&d);
+	ck_assert_msg(fleet_import_run(s, dirs, 1, &pub, 1, im, &d) == 0,
+		      "import: %s", d.reason);
+	for (size_t i = 0; i < im->nitems; i++)
+		if (strcmp(im->items[i].version, name) == 0)
+			return &im->items[i];
+	ck_abort_msg("no record of %s imported or refused", name);
+	return NULL;
+}
+
+/*
+ * What the import refuses beyond the signature and the store: a record
+ * that contradicts itself (evidence_record_check, the rules export and
+ * verify apply), and an audit of an older snapshot than an audit the
+ * history already holds (it would become the version's latest).
+ */
+START_TEST(test_import_refusals)
+{
+	struct store *s = new_store(), *snap;
+	struct sign_seckey *key = NULL;
+	struct fleet_worker w;
+	struct fleet_import im;
+	struct audit_options o;
+	struct audit_report r;
+	struct rba_detail d;
+	const struct fleet_item *it;
+	char path[1024];
+	char *const one[] = { (char *)names[1] };
+	struct seen seen;
+
+	ck_assert_int_eq(sign_seckey_load(KEY, NULL, 0, &key, &d), 0);
+	memset(&w, 0, sizeof(w));
+	w.key = key;
+	w.n = 1;
+	snap = snapshot_for(s, "snap", &w);
+
+	/* A forged record, signed with the worker key: bit-identical with
+	 * 7 flips and a rebuilt artifact that is not the pinned one. */
+	memset(&o, 0, sizeof(o));
+	o.no_record = 1;
+	rba_detail_clear(&d);
+	ck_assert_int_eq(audit_version(snap, names[0], &o, &r, &d), 0);
+	ck_assert_int_eq(r.verdict, AUDIT_BIT_IDENTICAL);
+	r.flips = 7;
+	r.artifact_rebuilt.b[0] ^= 0x55;
+	w.dir = scratch_path("forged");
+	ck_assert_msg(fleet_record_write(&w, &r, path, sizeof(path), &d) == 0,
+		      "write: %s", d.reason);
+	audit_report_release(&r);
+	it = import_one(s, w.dir, &im, names[0]);
+	ck_assert_int_eq(it->accepted, 0);
+	ck_assert_msg(strstr(it->reason, "inconsistent: verdict bit-identical, but "
+			     "the rebuilt artifact") != NULL, "%s", it->reason);
+	ck_assert_uint_eq(im.imported, 0);
+	ck_assert_int_eq(im.exit_status, 2);
+	fleet_import_release(&im);
+	ck_assert_uint_eq(history_len(s), 0);
+	ck_assert_int_eq(access(path, R_OK), 0); /* left where it was */
+
+	/* names[1] audited in the store after the snapshot was taken: the
+	 * worker's audit of the snapshot is older and is refused. */
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(fleet_audit_run(s, NULL, one, 1, NULL, collect, &seen, &d), 0);
+	ck_assert_uint_eq(history_len(s), 1);
+	w.dir = scratch_path("older");
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(fleet_audit_run(snap, &w, one, 1, NULL, collect, &seen, &d), 0);
+	ck_assert_int_eq(seen.t[0].write_err, 0);
+	it = import_one(s, w.dir, &im, names[1]);
+	ck_assert_int_eq(it->accepted, 0);
+	ck_assert_msg(strstr(it->reason, "an audit of version 'credit-b' was "
+			     "committed after the snapshot") != NULL, "%s",
+		      it->reason);
+	fleet_import_release(&im);
+	ck_assert_uint_eq(history_len(s), 1);
+
+	/* Two snapshots in one import: only the later one's audit of a
+	 * version is taken. */
+	store_close(snap);
+	snap = snapshot_for(s, "snap2", &w);
+	w.dir = scratch_path("both");
+	{
+		char *const three[] = { (char *)names[2] };
+		struct store *old = NULL;
+		struct fleet_worker wo = w;
+		memset(&seen, 0, sizeof(seen));
+		ck_assert_int_eq(fleet_audit_run(snap, &w, three, 1, NULL, collect,
+						 &seen, &d), 0);
+		ck_assert_int_eq(store_snapshot_open(scratch_path("snap"), &old,
+						     &wo.snap, &d), 0);
+		wo.dir = scratch_path("both");
+		memset(&seen, 0, sizeof(seen));
+		ck_assert_int_eq(fleet_audit_run(old, &wo, three, 1, NULL, collect,
+						 &seen, &d), 0);
+		store_close(old);
+	}
+	{
+		struct sign_pubkey pub;
+		const char *dirs[1] = { scratch_path("both") };
+		size_t taken = 0, refused = 0;
+		ck_assert_int_eq(sign_pubkey_load(PUB, &pub, &d), 0);
+		ck_assert_int_eq(fleet_import_run(s, dirs, 1, &pub, 1, &im, &d), 0);
+		for (size_t i = 0; i < im.nitems; i++) {
+			if (im.items[i].accepted) {
+				taken++;
+				ck_assert_uint_eq(im.items[i].head_id, 1);
+			} else {
+				refused++;
+				ck_assert_msg(strstr(im.items[i].reason, "from a later "
+						     "snapshot") != NULL, "%s",
+					      im.items[i].reason);
+			}
+		}
+		ck_assert_uint_eq(taken, 1);
+		ck_assert_uint_eq(refused, 1);
+		fleet_import_release(&im);
+	}
+	ck_assert_uint_eq(history_len(s), 2);
+	chmod(scratch_path("snap2/data.mdb"), 0644);
+	chmod(scratch_path("snap2"), 0755);
+	sign_seckey_free(key);
+	store_close(snap);
+	store_close(s);
+}
+END_TEST
+
 Suite *
 suite_fleet(void)
 {
@@ -398,6 +549,7 @@ suite_fleet(void)
 	tcase_add_test(tc, test_versions_partition);
 	tcase_add_test(tc, test_run_in_store);
 	tcase_add_test(tc, test_run_as_worker);
+	tcase_add_test(tc, test_import_refusals);
 	suite_add_tcase(s, tc);
 	return s;
 }
