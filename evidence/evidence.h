@@ -285,6 +285,17 @@ int evidence_check(const void *p, size_t n, const char *trusted_comment,
  */
 int evidence_record_check(const void *rec, size_t n, struct rba_detail *d);
 
+/*
+ * One history record as `store check` reads it (sample/integrity.h's
+ * history_record hook): an audit record (any record not of another
+ * kind of this tool: register, policy-set) by evidence_record_check,
+ * d->reason then starting "audit record N of version 'V' is
+ * inconsistent: " (or "cannot be checked: " for RBA_E_NEWER); other
+ * kinds hold.  0 or evidence_record_check's errors.
+ */
+int evidence_history_record_check(const struct store_history_entry *e,
+				  struct rba_detail *d);
+
 /* What a signed file is, as evidence_verify reads it. */
 enum evidence_kind {
 	EVIDENCE_KIND_UNKNOWN = 0, /* not read: the signature does not hold */

@@ -690,6 +690,25 @@ record_kind(const uint8_t *p, size_t n, char kind[32], char event[32],
 	return 0;
 }
 
+int
+evidence_history_record_check(const struct store_history_entry *e,
+			      struct rba_detail *d)
+{
+	char kind[32], event[32], why[sizeof(d->reason)];
+	int err = record_kind(e->record, e->len, kind, event, NULL);
+
+	if (err != 0 || kind[0] != 0)
+		return err;
+	err = evidence_record_check(e->record, e->len, d);
+	if (err == 0 || err == RBA_E_NOMEM)
+		return err;
+	snprintf(why, sizeof(why), "%s", d->reason);
+	return evidence_fail(d, err, "audit record %llu of version '%s' %s: %s",
+			     (unsigned long long)e->id, e->version,
+			     err == RBA_E_NEWER ? "cannot be checked"
+						: "is inconsistent", why);
+}
+
 struct newest {
 	uint64_t id;
 };

@@ -6,6 +6,7 @@
  */
 #include "sample/integrity.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +126,32 @@ version_texts(void *ctx, const struct store_version *v)
 	return 0;
 }
 
+/* Each history record through the sink's history_record hook. */
+struct hist_walk {
+	const struct audit_check_sink *sink;
+	struct audit_check_stats *st;
+	int stop; /* the sink's value that stopped the walk */
+};
+
+static int
+history_record(void *ctx, const struct store_history_entry *e)
+{
+	struct hist_walk *w = ctx;
+	struct rba_detail d;
+	char key[32];
+	int rc;
+
+	rba_detail_clear(&d);
+	rc = w->sink->history_record(w->sink->ctx, e, &d);
+	if (rc == 0 || rc == RBA_E_NOMEM)
+		return rc;
+	snprintf(key, sizeof(key), "%llu", (unsigned long long)e->id);
+	w->st->findings++;
+	w->stop = w->sink->finding(w->sink->ctx, "history", key, rc,
+				   d.reason[0] ? d.reason : rba_strerror(rc));
+	return w->stop;
+}
+
 int
 audit_store_check(struct store_txn *txn, const struct audit_check_sink *sink,
 		  struct audit_check_stats *st, struct rba_detail *d)
@@ -156,5 +183,15 @@ audit_store_check(struct store_txn *txn, const struct audit_check_sink *sink,
 	rc = store_version_list(txn, version_texts, &vw, d);
 	if (rc == RBA_E_NOMEM)
 		return rc;
+	/* What the records say, read by the layer that can: a record the
+	 * walk found damaged stops the list, already a finding. */
+	if (sink->history_record != NULL) {
+		struct hist_walk hw = { sink, st, 0 };
+		rc = store_history_list(txn, NULL, 0, history_record, &hw, d);
+		if (hw.stop != 0)
+			return hw.stop;
+		if (rc == RBA_E_NOMEM)
+			return rc;
+	}
 	return 0;
 }

@@ -2,7 +2,9 @@
  * integrity.h - `store check`, the store's fsck seen from the audit
  * layer: store_check (store.h) with the sample chunk layout plugged in,
  * so every case id of every chunk is looked up in the case index, plus
- * the checks of each version's pins and policy texts.
+ * the checks of each version's pins and policy texts, and, through the
+ * sink, what a layer above this one reads in each history record (the
+ * consistency of an audit record: evidence_history_record_check).
  */
 #ifndef RBA_INTEGRITY_H
 #define RBA_INTEGRITY_H
@@ -14,6 +16,14 @@
 struct audit_check_sink {
 	int (*finding)(void *ctx, const char *db, const char *key, int err,
 		       const char *reason);
+	/*
+	 * May be NULL.  Called for each history record (e borrowed for the
+	 * call) once the history walked: 0 when the record holds, or an
+	 * RBA_E_* code with d->reason, reported as a finding of database
+	 * "history" under the record's id (RBA_E_NOMEM stops the check).
+	 */
+	int (*history_record)(void *ctx, const struct store_history_entry *e,
+			      struct rba_detail *d);
 	void *ctx;
 };
 

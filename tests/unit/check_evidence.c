@@ -23,6 +23,7 @@
 #include "evidence/dispute_evidence.h"
 #include "evidence/evidence.h"
 #include "audit/register.h"
+#include "sample/integrity.h"
 #include "sample/sample.h"
 #include "audit/sample_add.h"
 #include "common/sign.h"
@@ -1139,6 +1140,104 @@ START_TEST(test_declared_and_earlier)
 }
 END_TEST
 
+/* What store check reported: the findings of the history database. */
+struct findings {
+	int n;
+	char key[8][32], reason[8][400];
+};
+
+static int
+collect_finding(void *ctx, const char *db, const char *key, int err,
+		const char *reason)
+{
+	struct findings *f = ctx;
+
+	(void)err;
+	if (strcmp(db, "history") == 0 && f->n < 8) {
+		snprintf(f->key[f->n], sizeof(f->key[0]), "%s", key);
+		snprintf(f->reason[f->n], sizeof(f->reason[0]), "%s", reason);
+		f->n++;
+	}
+	return 0;
+}
+
+/* The hook `store check` plugs in (cli/cmd_store.c does the same). */
+static int
+history_hook(void *ctx, const struct store_history_entry *e,
+	     struct rba_detail *d)
+{
+	(void)ctx;
+	return evidence_history_record_check(e, d);
+}
+
+static struct findings
+store_findings(struct store *s, int with_hook)
+{
+	struct findings f;
+	struct audit_check_sink sink;
+	struct audit_check_stats st;
+	struct store_txn *txn;
+	struct rba_detail d;
+
+	memset(&f, 0, sizeof(f));
+	memset(&sink, 0, sizeof(sink));
+	sink.finding = collect_finding;
+	sink.history_record = with_hook ? history_hook : NULL;
+	sink.ctx = &f;
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_txn_begin(s, 0, 0, &txn, &d), 0);
+	ck_assert_msg(audit_store_check(txn, &sink, &st, &d) == 0, "%s", d.reason);
+	store_txn_abort(txn);
+	return f;
+}
+
+/*
+ * A history holding an audit record that contradicts itself (one an
+ * older tool took in) is not clean: store check applies the rules
+ * export applies to every audit record, and passes over other kinds.
+ */
+START_TEST(test_store_check_records)
+{
+	struct store *s = new_store();
+	struct audit_report r;
+	struct rba_detail d;
+	struct findings f;
+	struct rba_buf b;
+	static const char regrec[] =
+		"{\"schema\": \"rebuild-audit/register/v1\", \"event\": \"replace\", "
+		"\"version\": \"" VERSION "\"}";
+
+	append_raw(s, 1700000000, regrec, sizeof(regrec) - 1);
+	f = store_findings(s, 1);
+	ck_assert_msg(f.n == 0, "%s", f.reason[0]);
+
+	/* bit-identical with 7 flips and another rebuilt artifact */
+	run_audit(s, 0, &r);
+	r.flips = 7;
+	r.artifact_rebuilt.b[0] ^= 0x55;
+	rba_buf_init(&b);
+	audit_report_json(&r, &b);
+	ck_assert_uint_eq(append_raw(s, r.time, (const char *)b.p, b.len), 3);
+	ck_assert_int_eq(evidence_record_check(b.p, b.len, &d), RBA_E_SCHEMA);
+	ck_assert_msg(has(d.reason, "verdict bit-identical, but the rebuilt "
+			  "artifact"), "%s", d.reason);
+	rba_buf_release(&b);
+	audit_report_release(&r);
+
+	/* the store's own walk does not read what a record says ... */
+	f = store_findings(s, 0);
+	ck_assert_int_eq(f.n, 0);
+	/* ... the hook does */
+	f = store_findings(s, 1);
+	ck_assert_int_eq(f.n, 1);
+	ck_assert_str_eq(f.key[0], "3");
+	ck_assert_msg(has(f.reason[0], "audit record 3 of version '" VERSION "' is "
+			  "inconsistent: verdict bit-identical, but the rebuilt "
+			  "artifact"), "%s", f.reason[0]);
+	store_close(s);
+}
+END_TEST
+
 /* ---- the check ------------------------------------------------------------ */
 
 START_TEST(test_check_not_evidence)
@@ -1758,6 +1857,7 @@ suite_evidence(void)
 	tcase_add_test(tc, test_flips_and_inputs);
 	tcase_add_test(tc, test_sample_claim);
 	tcase_add_test(tc, test_declared_and_earlier);
+	tcase_add_test(tc, test_store_check_records);
 	tcase_add_test(tc, test_check_not_evidence);
 	tcase_add_test(tc, test_check_edits);
 	tcase_add_test(tc, test_check_every_byte);
