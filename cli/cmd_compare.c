@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "common/fileio.h"
 #include "common/json.h"
 #include "common/rbatime.h"
 #include "forensics/compare.h"
@@ -35,6 +36,7 @@ struct run {
 	struct fx_compare c;
 	struct cli_fx_opts o;
 	const char *plot;
+	int plot_flags; /* RBA_OUTPUT_FORCE with --force */
 	struct fx_expr *ex;
 	struct fx_sweep a, b;
 	struct pins *pa, *pb;
@@ -72,6 +74,8 @@ parse_args(struct cli_ctx *ctx, int argc, char **argv, struct run *u)
 			if (r < 0)
 				return cli_usage(ctx, "--plot needs a file");
 			u->plot = v;
+		} else if (strcmp(argv[i], "--force") == 0) {
+			u->plot_flags = RBA_OUTPUT_FORCE;
 		} else if (strcmp(argv[i], "--allow-contract-change") == 0) {
 			u->c.allow = 1;
 		} else if (strcmp(argv[i], "--json") == 0) {
@@ -250,6 +254,7 @@ static int
 decide_and_report(struct cli_ctx *ctx, struct run *u)
 {
 	struct fx_fault f;
+	struct rba_detail d;
 	struct rba_buf jb;
 	int r, status = 0;
 
@@ -257,8 +262,10 @@ decide_and_report(struct cli_ctx *ctx, struct run *u)
 		u->c.status = "refused";
 		return cli_fx_fail(ctx, &f, r);
 	}
-	if (u->plot != NULL && (r = fx_plot_write(u->plot, &u->a, &u->b)) != 0)
-		return cli_fail("cannot write plot", u->plot, r, NULL);
+	rba_detail_clear(&d);
+	if (u->plot != NULL &&
+	    (r = fx_plot_write(u->plot, &u->a, &u->b, u->plot_flags, &d)) != 0)
+		return cli_fail("cannot write plot", u->plot, r, &d);
 	/* Decided and kept before anything is reported. */
 	if ((r = keep(ctx, u)) != 0) {
 		u->declared = 0;
@@ -297,6 +304,12 @@ cmd_compare(struct cli_ctx *ctx, int argc, char **argv)
 	rba_detail_clear(&d);
 	if ((r = fx_expr_parse(u.c.success, &u.ex, &d)) != 0)
 		return cli_fail("invalid success expression", u.c.success, r, &d);
+	/* The plot's path is asked before anything is declared or trained. */
+	if (u.plot != NULL &&
+	    (r = fx_plot_check(u.plot, u.plot_flags, &d)) != 0) {
+		fx_expr_free(u.ex);
+		return cli_fail("cannot write plot", u.plot, r, &d);
+	}
 	if (is_file(u.c.base) || is_file(u.c.cand))
 		status = sweep_pins(ctx, &u);
 	else

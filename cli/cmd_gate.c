@@ -54,7 +54,8 @@ calibrate(struct cli_ctx *ctx, int argc, char **argv)
 	struct fx_sweep sw;
 	struct fx_gate g;
 	struct fx_fault f;
-	int r, err;
+	struct rba_detail d;
+	int r, err, force = 0;
 
 	for (int i = 2; i < argc; i++) {
 		if ((r = cli_opt_value(argc, argv, &i, "--k", &v)) != 0) {
@@ -66,6 +67,8 @@ calibrate(struct cli_ctx *ctx, int argc, char **argv)
 			if (r < 0)
 				return cli_usage(ctx, "-o needs a file");
 			out = v;
+		} else if (strcmp(argv[i], "--force") == 0) {
+			force = 1;
 		} else if (argv[i][0] == '-') {
 			return cli_usage(ctx, "unknown option '%s'", argv[i]);
 		} else if (sweep == NULL) {
@@ -86,8 +89,9 @@ calibrate(struct cli_ctx *ctx, int argc, char **argv)
 	fx_sweep_release(&sw);
 	if (err)
 		return cli_fx_fail(ctx, &f, err);
-	if ((err = fx_gate_write(out, &g)) != 0)
-		return cli_fail("cannot write gate", out, err, NULL);
+	rba_detail_clear(&d);
+	if ((err = fx_gate_write(out, &g, force ? RBA_OUTPUT_FORCE : 0, &d)) != 0)
+		return cli_fail("cannot write gate", out, err, &d);
 	printf("gate %s: %s %s %.6g (median %.6g %c %g x spread %.4g, "
 	       "%" PRIu64 " seeds)\n",
 	       out, fx_metric_name(g.metric), gate_op(&g, 1), g.threshold,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/fileio.h"
 #include "common/rbatime.h"
 #include "forensics/plot.h"
 #include "forensics/records.h"
@@ -120,9 +121,10 @@ runs_list(struct cli_ctx *ctx, int argc, char **argv)
 /* A sweep record: its runs, one line each, and the SVG when asked. */
 static int
 sweep_show(struct cli_ctx *ctx, struct store_txn *txn, const char *id,
-	   const char *plot)
+	   const char *plot, int force)
 {
 	struct fx_sweep sw;
+	struct rba_detail d;
 	int err, status;
 
 	if ((status = cli_sweep_load(ctx, txn, id, &sw)) != 0)
@@ -132,8 +134,10 @@ sweep_show(struct cli_ctx *ctx, struct store_txn *txn, const char *id,
 		printf("  seed %-6" PRIu64 " %s val_loss %.6g val_acc %.4g\n",
 		       sw.seeds[i], sw.ids + i * RUNS_ID_SIZE,
 		       sw.runs[i].eval_loss, sw.runs[i].eval_acc);
-	if (plot && (err = fx_plot_write(plot, &sw, NULL)))
-		status = cli_fail("cannot write plot", plot, err, NULL);
+	rba_detail_clear(&d);
+	if (plot && (err = fx_plot_write(plot, &sw, NULL,
+					 force ? RBA_OUTPUT_FORCE : 0, &d)))
+		status = cli_fail("cannot write plot", plot, err, &d);
 	fx_sweep_release(&sw);
 	return status;
 }
@@ -174,7 +178,7 @@ static int
 runs_show(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *id = NULL, *plot = NULL, *v;
-	int curve = 0, r, err, status = 0;
+	int curve = 0, force = 0, r, err, status = 0;
 	struct store_txn *txn = NULL;
 	struct rba_detail d;
 	struct rebuild_runrec rr;
@@ -190,7 +194,9 @@ runs_show(struct cli_ctx *ctx, int argc, char **argv)
 			if (r < 0)
 				return cli_usage(ctx, "--plot needs a file");
 			plot = v;
-		} else if (argv[i][0] == '-')
+		} else if (strcmp(argv[i], "--force") == 0)
+			force = 1;
+		else if (argv[i][0] == '-')
 			return cli_usage(ctx, "unknown option '%s'", argv[i]);
 		else if (id == NULL)
 			id = argv[i];
@@ -211,7 +217,7 @@ runs_show(struct cli_ctx *ctx, int argc, char **argv)
 	} else if (fx_record_kind_of((const char *)p) == FX_RECORD_COMPARE) {
 		status = compare_show(id, p, n);
 	} else if (fx_record_kind_of((const char *)p) == FX_RECORD_SWEEP) {
-		status = sweep_show(ctx, txn, id, plot);
+		status = sweep_show(ctx, txn, id, plot, force);
 	} else if ((err = rebuild_runrec_parse(p, n, &rr, &d)) == 0) {
 		run_show(id, &rr, curve);
 		rebuild_runrec_release(&rr);

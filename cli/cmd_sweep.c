@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/fileio.h"
 #include "common/json.h"
 #include "forensics/forensics.h"
 #include "forensics/plot.h"
@@ -80,7 +81,7 @@ cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
 	struct pins *p = NULL;
 	struct rba_detail d;
 	struct fx_sweep sw;
-	int r, status;
+	int r, status, force = 0;
 
 	if (cli_wants_help(ctx, argc, argv))
 		return 0;
@@ -93,6 +94,8 @@ cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
 			if (r < 0)
 				return cli_usage(ctx, "--plot needs a file");
 			plot = v;
+		} else if (strcmp(argv[i], "--force") == 0) {
+			force = 1;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			ctx->json = 1;
 		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
@@ -108,6 +111,12 @@ cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
 	rba_detail_clear(&d);
 	if (fx_seeds_parse(o.seeds, &seeds, &nseeds, &d))
 		return cli_usage(ctx, "--seeds: %s", d.reason);
+	/* The plot's path is asked before the training, not refused after. */
+	if (plot != NULL &&
+	    (r = fx_plot_check(plot, force ? RBA_OUTPUT_FORCE : 0, &d)) != 0) {
+		free(seeds);
+		return cli_fail("cannot write plot", plot, r, &d);
+	}
 	if ((r = policy_pins_load(pins_path, &p, &d)) != 0) {
 		free(seeds);
 		return cli_fail("invalid pins", pins_path, r, &d);
@@ -115,8 +124,11 @@ cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
 	status = cli_sweep_run(ctx, p, seeds, nseeds, &o, "sweep", &sw);
 	if (status == 0) {
 		print_stats(&sw, ctx->json);
-		if (plot != NULL && (r = fx_plot_write(plot, &sw, NULL)) != 0)
-			status = cli_fail("cannot write plot", plot, r, NULL);
+		rba_detail_clear(&d);
+		if (plot != NULL &&
+		    (r = fx_plot_write(plot, &sw, NULL,
+				       force ? RBA_OUTPUT_FORCE : 0, &d)) != 0)
+			status = cli_fail("cannot write plot", plot, r, &d);
 		fx_sweep_release(&sw);
 	}
 	free(seeds);

@@ -72,8 +72,8 @@ static const struct cli_command commands[] = {
 	{ "check", cmd_check, "check FILE",
 	  "validate a pins or policy file; print its canonical form and hash" },
 	{ "compare", cmd_compare,
-	  "compare BASE CAND --seeds A-B [--hypothesis TEXT] [--success EXPR] [--alpha A] [-j N] [--snapshot FILE] [--allow-contract-change] [--plot FILE.svg] [--json]\n"
-	  "compare RUN_ID RUN_ID [--hypothesis TEXT] [--success EXPR] [--alpha A] [--allow-contract-change] [--plot FILE.svg] [--json]",
+	  "compare BASE CAND --seeds A-B [--hypothesis TEXT] [--success EXPR] [--alpha A] [-j N] [--snapshot FILE] [--allow-contract-change] [--plot FILE.svg] [--force] [--json]\n"
+	  "compare RUN_ID RUN_ID [--hypothesis TEXT] [--success EXPR] [--alpha A] [--allow-contract-change] [--plot FILE.svg] [--force] [--json]",
 	  "paired comparison at shared seeds against the noise floor" },
 	{ "dispute", cmd_dispute,
 	  "dispute VERSION CASE [--policy P] [--show-inputs] [--reasons N] [--rebuild]\n"
@@ -88,7 +88,7 @@ static const struct cli_command commands[] = {
 	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--force]",
 	  "write a signed, self-contained evidence file of an audit" },
 	{ "gate", cmd_gate,
-	  "gate calibrate SWEEP --k K -o GATE.yaml\n"
+	  "gate calibrate SWEEP --k K -o GATE.yaml [--force]\n"
 	  "gate validate GATE.yaml PINS --seeds A-B [--max-false-alarms N] [-j N] [--snapshot FILE]\n"
 	  "gate check GATE.yaml PINS|RUN [--seeds A-B] [-j N] [--snapshot FILE] [--allow-contract-change]",
 	  "a calibrated regression threshold: make it, measure its false alarms, apply it" },
@@ -110,7 +110,7 @@ static const struct cli_command commands[] = {
 	  "train (or take an artifact), fill the pins, store the version" },
 	{ "runs", cmd_runs,
 	  "runs list [--version V]\n"
-	  "runs show ID [--json] [--curve] [--plot FILE.svg]",
+	  "runs show ID [--json] [--curve] [--plot FILE.svg] [--force]",
 	  "run records kept by train, register, sweep and compare" },
 	{ "sample", cmd_sample,
 	  "sample add VERSION CASES.csv [--id-column C] [--score-column S [--decision-column D] [--score-precision E]] [--policy P]\n"
@@ -131,7 +131,7 @@ static const struct cli_command commands[] = {
 	  "store snapshot OUT",
 	  "check every record of the store; make a read-only snapshot for workers" },
 	{ "sweep", cmd_sweep,
-	  "sweep PINS --seeds A-B [-j N] [--snapshot FILE] [--json] [--plot FILE.svg]",
+	  "sweep PINS --seeds A-B [-j N] [--snapshot FILE] [--json] [--plot FILE.svg] [--force]",
 	  "train at many seeds: the noise floor of every metric" },
 	{ "train", cmd_train,
 	  "train PINS [-o ARTIFACT] [--record RUN.json] [--snapshot FILE] [--no-keep] [--force]",

@@ -57,7 +57,8 @@ fx_gate_render(const struct fx_gate *g, struct rba_buf *b)
 }
 
 int
-fx_gate_write(const char *path, const struct fx_gate *g)
+fx_gate_write(const char *path, const struct fx_gate *g, int flags,
+	      struct rba_detail *d)
 {
 	struct rba_buf b;
 	int err;
@@ -66,7 +67,7 @@ fx_gate_write(const char *path, const struct fx_gate *g)
 	fx_gate_render(g, &b);
 	err = rba_buf_status(&b);
 	if (err == 0)
-		err = rba_file_write_atomic(path, b.p, b.len, 0644);
+		err = rba_file_write_output(path, b.p, b.len, 0644, flags, NULL, d);
 	rba_buf_release(&b);
 	return err;
 }

@@ -73,11 +73,17 @@ struct fx_gate {
 /* Appends the gate file of g to out (errors stay in out). */
 void fx_gate_render(const struct fx_gate *g, struct rba_buf *out);
 /*
- * Writes the gate file of g to path atomically, mode 0644 less the
- * umask (common/fileio.h).  0, RBA_E_NOMEM or an errno (path untouched
- * then).
+ * Writes the gate file of g to path under the output rule of
+ * common/fileio.h (rba_file_write_output, mode 0644 less the umask):
+ * a new file put in place atomically; an existing regular file only
+ * with RBA_OUTPUT_FORCE in flags; never a symbolic link; a character
+ * device or a FIFO written as it is; "-" refused (RBA_E_USAGE: the
+ * caller's standard output carries its report).  0, RBA_E_NOMEM,
+ * RBA_E_EXISTS, RBA_E_USAGE, EISDIR or another errno, with d (NULL
+ * allowed) naming path and the reason; path untouched on error.
  */
-int fx_gate_write(const char *path, const struct fx_gate *g);
+int fx_gate_write(const char *path, const struct fx_gate *g, int flags,
+		  struct rba_detail *d);
 
 /*
  * Reads the n bytes at text, a gate file called name (for d->file and

@@ -5,6 +5,8 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "common/buf.h"
 #include "common/fileio.h"
@@ -141,7 +143,7 @@ plot_deltas(struct rba_buf *b, const struct fx_sweep *base,
 
 int
 fx_plot_write(const char *path, const struct fx_sweep *base,
-	      const struct fx_sweep *cand)
+	      const struct fx_sweep *cand, int flags, struct rba_detail *d)
 {
 	uint32_t E = base->runs[0].epochs;
 	double lo, hi, *v, *bl, *bh;
@@ -176,7 +178,22 @@ fx_plot_write(const char *path, const struct fx_sweep *base,
 	free(bh);
 	err = rba_buf_status(&b);
 	if (err == 0)
-		err = rba_file_write_atomic(path, b.p, b.len, 0644);
+		err = rba_file_write_output(path, b.p, b.len, 0644, flags, NULL, d);
 	rba_buf_release(&b);
 	return err;
+}
+
+int
+fx_plot_check(const char *path, int flags, struct rba_detail *d)
+{
+	struct stat st;
+
+	if (strcmp(path, "-") == 0)
+		return rba_fail(d, RBA_E_USAGE, path, 0, 0, "standard output "
+				"carries the report here: name a file");
+	/* A device or a FIFO is opened by the write alone: opening a FIFO
+	 * now would wait for its reader before the work began. */
+	if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+		return 0;
+	return rba_output_check(path, flags, d);
 }

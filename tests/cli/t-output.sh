@@ -63,6 +63,20 @@ o_sample() { $RBA sample export german-categorical-mlp "$@"; }
 o_artifact() { $RBA version export-artifact german-categorical-mlp "$@"; }
 o_train() { $RBA train "$PINS" --snapshot "$GC" --no-keep -o "$@"; }
 o_record() { $RBA train "$PINS" --snapshot "$GC" --no-keep --record "$@"; }
+# The forensic outputs: a gate file and the SVG of a sweep or a comparison.
+SP=$FIX/pins/synth-chapter.yaml
+run 0 $RBA snapshot synth -o synth.csv
+run 0 $RBA snapshot add synth.csv
+sed 's/lr: 0.02,/lr: 0.2,/; s/^version: .*/version: synth-lr10/' $SP > lr10.yaml
+run 0 $RBA --json sweep $SP --seeds 0-5
+SWA=$(sed -n 's/^{"sweep": "\([^"]*\)".*/\1/p' out)
+run 0 $RBA --json sweep lr10.yaml --seeds 0-5
+SWB=$(sed -n 's/^{"sweep": "\([^"]*\)".*/\1/p' out)
+ok "two sweeps kept" [ -n "$SWA" ] && [ -n "$SWB" ]
+o_gate() { $RBA gate calibrate "$SWA" --k 1 -o "$@"; }
+o_runs() { $RBA runs show "$SWA" --plot "$@"; }
+o_sweep() { $RBA sweep $SP --seeds 0-1 --plot "$@"; }
+o_compare() { $RBA compare "$SWA" "$SWB" --success 'val_loss.median > 0 and worse >= 6' --plot "$@"; }
 # same C A B: B holds what A holds (a run record but for its timings).
 same() {
 	if [ "$1" = o_record ]; then
@@ -73,7 +87,7 @@ same() {
 		cmp -s "$2" "$3"
 	fi
 }
-for c in o_snapshot o_synth o_sample o_artifact o_train o_record; do
+for c in o_snapshot o_synth o_sample o_artifact o_train o_record o_gate o_runs o_sweep o_compare; do
 	# A new file; then the same name again: refused and untouched.
 	run 0 $c $c.new
 	ok "$c: a new file" [ -f $c.new ] && [ -s $c.new ]
@@ -141,12 +155,36 @@ ok "no file named '-'" [ ! -e ./- ]
 run 2 $RBA train "$PINS" --snapshot "$GC" --no-keep -o fresh.bin --record o_record.old
 err_is "rebuild-audit: cannot write run record 'o_record.old': exists (use --force to replace it)"
 ok "nothing written for a refused record" [ ! -e fresh.bin ]
+# The gate and the plots: their own words; standard output holds the report.
+run 2 o_gate o_gate.old
+err_is "rebuild-audit: cannot write gate 'o_gate.old': exists (use --force to replace it)"
+for c in o_runs o_sweep o_compare; do
+	run 2 $c $c.old
+	err_is "rebuild-audit: cannot write plot '$c.old': exists (use --force to replace it)"
+done
+run 2 o_gate -
+err_is "rebuild-audit: cannot write gate '-': standard output carries the report here: name a file"
+for c in o_runs o_sweep o_compare; do
+	run 2 $c -
+	err_is "rebuild-audit: cannot write plot '-': standard output carries the report here: name a file"
+done
+ok "no file named '-'" [ ! -e ./- ]
+# sweep and compare ask for the plot's path before the work: a refused
+# plot costs no training and keeps no record.
+before=$(txnid audit-store)
+run 2 $RBA sweep $SP --seeds 0-1 --plot o_sweep.old
+run 2 $RBA sweep $SP --seeds 0-1 --plot o_sweep.link --force
+run 2 $RBA compare $SP lr10.yaml --seeds 0-1 --plot o_compare.old
+err_is "rebuild-audit: cannot write plot 'o_compare.old': exists (use --force to replace it)"
+ok "a refused plot: nothing trained, nothing kept" [ "$(txnid audit-store)" = "$before" ]
+run 2 $RBA gate calibrate "$SWA" --k 1 -o g.yaml --forced
+err_has "unknown option '--forced'"
 # Unknown options and counts are usage errors, as before.
 run 2 $RBA snapshot export "$snap" x.csv --forced
 err_has "unknown option '--forced'"
 run 2 $RBA sample export german-categorical-mlp
 err_has 'sample export needs a VERSION and an OUT file'
-for c in "snapshot export" "snapshot synth" "sample export" "version export-artifact" "train"; do
+for c in "snapshot export" "snapshot synth" "sample export" "version export-artifact" "train" "gate" "runs" "sweep" "compare"; do
 	run 0 $RBA $c -h
 	out_has '[--force]'
 done
