@@ -529,6 +529,259 @@ check_v2_policy(const struct rba_json_value *dp, struct policy **out,
 	return 0;
 }
 
+/*
+ * Every value a reason quotes is the case's input of that column
+ * (doc/design.md section 8.4): the contributions (the principal reasons
+ * are among them, item_match) against the inputs.
+ */
+static int
+check_quoted_values(const struct rba_json_value *dp, struct rba_detail *d)
+{
+	const struct rba_json_value *in = rba_json_get(dp, "inputs");
+	const struct rba_json_value *cs =
+		rba_json_get(rba_json_get(dp, "explanation"), "contributions");
+
+	if (in == NULL || in->type != RBA_JSON_OBJECT)
+		return bad(d, "the statement lacks the case's inputs");
+	for (size_t i = 0; cs != NULL && cs->type == RBA_JSON_ARRAY && i < cs->n; i++) {
+		const char *col = rba_json_get_str(&cs->items[i], "column");
+		const char *val = rba_json_get_str(&cs->items[i], "value");
+		const char *has = rba_json_get_str(in, col ? col : "");
+		if (col == NULL || val == NULL)
+			return bad(d, "a contribution lacks its column or value");
+		if (has == NULL)
+			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+					"dispute evidence: the reason '%.100s = %.100s' "
+					"quotes a column the case's inputs lack", col, val);
+		if (strcmp(has, val) != 0)
+			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+					"dispute evidence: the reason '%.100s = %.60s' "
+					"quotes a value the case's input does not have "
+					"(%.100s is '%.60s')", col, val, col, has);
+	}
+	return 0;
+}
+
+/* A member that is a number, or NAN (null, absent: written for a value
+ * that is not finite). */
+static double
+num_or_nan(const struct rba_json_value *o, const char *key)
+{
+	const struct rba_json_value *v = rba_json_get(o, key);
+
+	return v != NULL && v->type == RBA_JSON_NUMBER ? v->num : NAN;
+}
+
+/* A stated number is the value computed again: the same double, or
+ * null for a value that is not finite. */
+static int
+stated_is(double stated, double want)
+{
+	return isfinite(want) ? stated == want : isnan(stated);
+}
+
+/* The probabilities of a member (an array of 1 to 65536 numbers),
+ * malloc'd into *out: their count; 0 when it is null; -1 when it is
+ * neither; -2 out of memory. */
+static long
+probs_of(const struct rba_json_value *o, const char *key, double **out)
+{
+	const struct rba_json_value *v = rba_json_get(o, key);
+
+	*out = NULL;
+	if (v != NULL && v->type == RBA_JSON_NULL)
+		return 0;
+	if (v == NULL || v->type != RBA_JSON_ARRAY || v->n == 0 || v->n > 65536)
+		return -1;
+	if ((*out = calloc(v->n, sizeof(double))) == NULL)
+		return -2;
+	for (size_t i = 0; i < v->n; i++) {
+		if (v->items[i].type != RBA_JSON_NUMBER) {
+			free(*out);
+			*out = NULL;
+			return -1;
+		}
+		(*out)[i] = v->items[i].num;
+	}
+	return (long)v->n;
+}
+
+static int
+is_among(double x, const double *v, long n)
+{
+	for (long i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+/* The class name at index k of the statement's classes, or NULL. */
+static const char *
+class_at(const struct rba_json_value *dp, size_t k)
+{
+	const struct rba_json_value *c = rba_json_get(dp, "classes");
+
+	if (c == NULL || c->type != RBA_JSON_ARRAY || k >= c->n ||
+	    c->items[k].type != RBA_JSON_STRING)
+		return NULL;
+	return c->items[k].str;
+}
+
+/*
+ * v2: every decision against its score under the statement's policy
+ * (audit/dispute.c decides so): the stored decision is the policy's for
+ * the stored score, or a warning saying it is not is there (and only
+ * then); the rebuilt decision is the policy's for the rebuilt score;
+ * each score is one of its side's probabilities; the margins and the
+ * band edge are the policy's; the explained score is the side's it
+ * names; the direction is the one the policy, the stored score and the
+ * baseline give; under argmax the explained class is the decision.
+ */
+static int
+check_v2_decisions(const struct rba_json_value *dp, const struct policy *pol,
+		   struct rba_detail *d)
+{
+	const struct rba_json_value *st = rba_json_get(dp, "stored");
+	const struct rba_json_value *rb = rba_json_get(dp, "rebuilt");
+	const struct rba_json_value *ex = rba_json_get(dp, "explanation");
+	const struct rba_json_value *sc = rba_json_get(ex, "score_check");
+	const struct rba_json_value *warn = rba_json_get(dp, "warnings");
+	const char *sd = rba_json_get_str(st, "decision");
+	const char *rd = rba_json_get_str(rb, "decision");
+	const char *by = rba_json_get_str(st, "scored_by");
+	double ss = num_or_nan(st, "score"), rs = num_or_nan(rb, "score");
+	double sm = INFINITY, rm = INFINITY, edge = NAN, *sp = NULL, *rp = NULL;
+	char n1[RBA_JSON_NUM_MAX], n2[RBA_JSON_NUM_MAX], *contra = NULL;
+	const char *says, *rsays = NULL;
+	long ns, nr;
+	int err = 0;
+
+	ns = probs_of(st, "probabilities", &sp);
+	nr = probs_of(rb, "probabilities", &rp);
+	if (ns == -2 || nr == -2) {
+		err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s", rba_strerror(RBA_E_NOMEM));
+		goto out;
+	}
+#define FAIL(...) do { err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, \
+				     "dispute evidence: " __VA_ARGS__); goto out; } while (0)
+	if (sd == NULL || by == NULL || ns < 0 || nr < 0 || warn == NULL ||
+	    warn->type != RBA_JSON_ARRAY)
+		FAIL("the stored or rebuilt side lacks a member");
+	if (strcmp(by, "model") == 0 ? ns == 0 : ns != 0)
+		FAIL("the stored probabilities are not what a score from a %s gives",
+		     by);
+	if (!pol->argmax) {
+		if (isnan(ss))
+			FAIL("the stored score is missing");
+		says = policy_decide(pol, ss, &sm);
+		edge = policy_nearest_edge(pol, ss);
+		rba_json_fmt_double(ss, n1);
+		if (strcmp(says, sd) != 0 &&
+		    (contra = dispute_contradiction(ss, says, sd)) == NULL) {
+			err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
+				       rba_strerror(RBA_E_NOMEM));
+			goto out;
+		}
+		if (contra != NULL && (warn->n != 1 || warn->items[0].type != RBA_JSON_STRING ||
+				       strcmp(warn->items[0].str, contra) != 0))
+			FAIL("the stored decision '%.60s' is not the policy's for the "
+			     "stored score %s ('%.60s'), and no warning says so", sd, n1,
+			     says);
+		if (ns > 0 && !is_among(ss, sp, ns))
+			FAIL("the stored score %s is not one of the stored "
+			     "probabilities", n1);
+		if (!isnan(rs)) {
+			rsays = policy_decide(pol, rs, &rm);
+			rba_json_fmt_double(rs, n2);
+			if (rd == NULL || strcmp(rsays, rd) != 0)
+				FAIL("the rebuilt decision '%.60s' is not the policy's "
+				     "for the rebuilt score %s ('%.60s')",
+				     rd ? rd : "(none)", n2, rsays);
+			if (nr > 0 && !is_among(rs, rp, nr))
+				FAIL("the rebuilt score %s is not one of the rebuilt "
+				     "probabilities", n2);
+		} else if (rd != NULL) {
+			FAIL("a rebuilt decision '%.60s' without a rebuilt score", rd);
+		}
+		if (!stated_is(num_or_nan(dp, "edge"), edge))
+			FAIL("the band edge is not the policy's nearest to the stored "
+			     "score %s", n1);
+	} else {
+		size_t k;
+		const char *cls;
+		if (ns <= 0)
+			FAIL("an argmax policy decides by the stored probabilities, "
+			     "which the statement lacks");
+		k = policy_decide_argmax(pol, sp, (size_t)ns, &sm);
+		if (k == SIZE_MAX || (cls = class_at(dp, k)) == NULL)
+			FAIL("the stored probabilities name no class");
+		if (strcmp(cls, sd) != 0 &&
+		    (contra = dispute_contradiction(sp[k], cls, sd)) == NULL) {
+			err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
+				       rba_strerror(RBA_E_NOMEM));
+			goto out;
+		}
+		rba_json_fmt_double(sp[k], n1);
+		if (contra != NULL && (warn->n != 1 || warn->items[0].type != RBA_JSON_STRING ||
+				       strcmp(warn->items[0].str, contra) != 0))
+			FAIL("the stored decision '%.60s' is not the policy's for the "
+			     "stored probabilities ('%.60s', %s), and no warning says "
+			     "so", sd, cls, n1);
+		if (ss != sp[k])
+			FAIL("the stored score is not the largest stored probability %s",
+			     n1);
+		if (nr > 0) {
+			k = policy_decide_argmax(pol, rp, (size_t)nr, &rm);
+			if (k == SIZE_MAX || (cls = class_at(dp, k)) == NULL)
+				FAIL("the rebuilt probabilities name no class");
+			rba_json_fmt_double(rp[k], n2);
+			if (rd == NULL || strcmp(cls, rd) != 0)
+				FAIL("the rebuilt decision '%.60s' is not the policy's "
+				     "for the rebuilt probabilities ('%.60s', %s)",
+				     rd ? rd : "(none)", cls, n2);
+			if (rs != rp[k])
+				FAIL("the rebuilt score is not the largest rebuilt "
+				     "probability %s", n2);
+		} else if (rd != NULL || !isnan(rs)) {
+			FAIL("a rebuilt decision or score without rebuilt probabilities");
+		}
+		if (!isnan(num_or_nan(dp, "edge")))
+			FAIL("a band edge under an argmax policy");
+	}
+	if (contra == NULL && warn->n != 0)
+		FAIL("a warning that the stored decision is not the policy's, but "
+		     "it is");
+	if (!stated_is(num_or_nan(dp, "margin"), sm))
+		FAIL("the margin is not the stored score's distance to the policy's "
+		     "nearest decision edge");
+	if (!stated_is(num_or_nan(dp, "rebuilt_margin"), rm))
+		FAIL("the rebuilt margin is not the rebuilt score's distance to the "
+		     "policy's nearest decision edge");
+	if (boolean(ex, "ok") == 1) {
+		const char *dir = rba_json_get_str(ex, "direction");
+		const char *of = rba_json_get_str(sc, "score_of");
+		const char *cls = rba_json_get_str(ex, "class");
+		int want = dispute_direction(pol, ss, num_or_nan(ex, "baseline"));
+		if (dir == NULL || strcmp(dir, want > 0 ? "up" : want < 0 ? "down"
+								 : "magnitude") != 0)
+			FAIL("the direction toward the decision is not the one the "
+			     "policy, the stored score and the baseline give");
+		if (pol->argmax && (cls == NULL || strcmp(cls, sd) != 0))
+			FAIL("under an argmax policy the explained class is not the "
+			     "decision");
+		if (of != NULL &&
+		    num_or_nan(sc, "score") != (strcmp(of, "stored") == 0 ? ss : rs))
+			FAIL("the score the reasons explain is not the %s score",
+			     strcmp(of, "stored") == 0 ? "stored" : "rebuilt");
+	}
+#undef FAIL
+out:
+	free(contra);
+	free(sp);
+	free(rp);
+	return err;
+}
+
 /* The stated answer line of an answer that stands: 0, or RBA_E_SCHEMA
  * with the line it must be. */
 static int
@@ -659,14 +912,16 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		bad(d, "the answer is neither 'stands' nor 'escalate'");
 		goto out;
 	}
-	if ((err = check_explanation(ex, v2, d)) != 0)
+	if ((err = check_quoted_values(dp, d)) != 0 ||
+	    (v2 && ((err = check_v2_policy(dp, &pol, d)) != 0 ||
+		    (err = check_v2_decisions(dp, pol, d)) != 0)) ||
+	    (err = check_explanation(ex, v2, d)) != 0)
 		goto out;
 	if ((!v2 || strcmp(rba_json_get_str(ex, "accuracy") ? rba_json_get_str(ex, "accuracy")
 							      : "", "approximate") != 0) &&
 	    (err = check_exact_players(ex, d)) != 0)
 		goto out;
-	if (v2 && ((err = check_v2_reasons(dp, d)) != 0 ||
-		   (err = check_v2_policy(dp, &pol, d)) != 0))
+	if (v2 && (err = check_v2_reasons(dp, d)) != 0)
 		goto out;
 	err = RBA_E_SCHEMA;
 	if (tc != NULL && claims) {
@@ -718,9 +973,6 @@ dispute_evidence_unchecked(const void *p, size_t n)
 				"and the principal reasons against the count asked for: "
 				"dispute evidence v1 holds neither the policy nor that "
 				"count";
-	else if (pt != NULL && strcmp(pt, DISPUTE_PREDICATE_TYPE) == 0)
-		out = "the decisions against their scores and the policy, and the "
-		      "reasons' quoted values against the inputs";
 	rba_json_release(&root);
 	return out;
 }

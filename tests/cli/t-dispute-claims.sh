@@ -129,5 +129,100 @@ out_has "not checked: the decisions against their scores and the policy"
 run 0 $RBA --json verify "$FIX/evidence/dispute-v1.json" -p "$FIX/keys/rba-test-only.pub"
 ok "not checked, in JSON" jq -e ".dispute.not_checked | startswith(\"the decisions against their scores\")" out
 run 0 $RBA --json verify a.json -p k.pub
-ok "v2: what is left unchecked is said" jq -e ".dispute.not_checked | startswith(\"the decisions against their scores\")" out
+ok "v2: nothing it describes left unchecked" jq -e ".dispute.not_checked == null" out
 run 0 "$JSONSCHEMA" -i "$FIX/evidence/dispute-v1.json" "$FIX/evidence/dispute.schema.json"
+
+# ---- internal contradictions, re-signed by the publisher's own key -----
+LV=german-numeric-logistic
+run 0 $RBA -S lg init
+run 0 $RBA -S lg snapshot add "$FIX/german-credit-numeric.csv"
+run 0 $RBA -S lg -q register "$FIX/pins/$LV.yaml" --policy "$POL"
+run 0 $RBA -S lg -q sample add $LV "$FIX/german-credit-numeric.csv"
+lcase=
+i=1
+while [ $i -le 60 ] && [ -z "$lcase" ]; do
+	[ "$($RBA -S lg --json sample show $LV $i | jq -r .decision)" = decline ] && lcase=$i
+	i=$((i + 1))
+done
+ok "a declined case" test -n "$lcase"
+run 0 $RBA -S lg dispute $LV "$lcase" --export -k k.key -o l.json
+run 0 $RBA verify l.json -p k.pub
+ok "the policy decided by is in the evidence, its digest the stated one" sh -c \
+	'[ "sha256:$(jq -j .predicate.dispute.policy_text l.json | sha256sum | cut -d" " -f1)" = \
+	   "$(jq -r .predicate.dispute.digests.policy l.json)" ]'
+ok "it is the policy in force" sh -c "jq -j .predicate.dispute.policy_text l.json | cmp -s - '$POL'"
+TC=$(tcomment l.json.minisig)
+lscore=$(jq -r .predicate.dispute.stored.score l.json)
+# both decisions made approve, the score left as it was, the line to match
+jq -c '.predicate.dispute.stored.decision = "approve" |
+	.predicate.dispute.rebuilt.decision = "approve" |
+	.predicate.dispute.answer_line = "the disputed approve stands"' l.json > c1.json
+refused c1.json "the stored decision 'approve' is not the policy's for the stored score $lscore ('decline'), and no warning says so"
+# the stored score changed
+jq -c '.predicate.dispute.stored.score = 0.2' l.json > c2.json
+refused c2.json "the stored decision 'decline' is not the policy's for the stored score 0.2 ('approve'), and no warning says so"
+# a stored score changed within its band: its probability and margin disagree
+jq -c '.predicate.dispute.stored.score = 0.97' l.json > c3.json
+refused c3.json "the stored score 0.97 is not one of the stored probabilities"
+# the rebuilt decision alone
+jq -c '.predicate.dispute.rebuilt.decision = "refer"' l.json > c4.json
+refused c4.json "the answer 'stands' disagrees with the decisions or the standing"
+jq -c '.predicate.dispute.rebuilt.decision = "refer" | .predicate.dispute.stored.decision = "refer" |
+	.predicate.dispute.answer_line = "the disputed refer stands"' l.json > c5.json
+refused c5.json "the stored decision 'refer' is not the policy's for the stored score $lscore ('decline'), and no warning says so"
+# an input changed while the reasons still quote the old value
+col=$(jq -r '.predicate.dispute.explanation.principal_reasons[0].column' l.json)
+old=$(jq -r --arg c "$col" '.predicate.dispute.inputs[$c]' l.json)
+jq -c --arg c "$col" '.predicate.dispute.inputs[$c] = "999"' l.json > c6.json
+refused c6.json "the reason '$col = $old' quotes a value the case's input does not have ($col is '999')"
+# the policy changed (a band edge moved) or its text edited
+jq -c '.predicate.dispute.policy_text |= sub("below: 0.50"; "below: 0.99")' l.json > c7.json
+refused c7.json "the policy's text is not the one of the policy digest"
+# the direction reversed
+jq -c '.predicate.dispute.explanation.direction = "down"' l.json > c8.json
+refused c8.json "the direction toward the decision is not the one the policy, the stored score and the baseline give"
+# the score the reasons explain moved with the stored one
+jq -c '.predicate.dispute.explanation.score_check.score = 0.9' l.json > c9.json
+refused c9.json "the score the reasons explain is not the stored score"
+
+# A stored decision its own score does not give (a decision logged by
+# production), with the warning: consistent; the warning dropped: no.
+run 0 $RBA -S lg version export-artifact $LV lg.bin
+run 0 $RBA score lg.bin "$FIX/german-credit-numeric.csv" --policy "$POL"
+awk -F, 'NR > 1 { print $2 "," $3 }' out > lgs.txt
+awk -F, -v c="$lcase" 'NR == FNR { s[FNR] = $0; next }
+	FNR == 1 { print $0 ",score,decision"; next }
+	{ split(s[FNR - 1], a, ","); if ($1 == c) a[2] = "approve"; print $0 "," a[1] "," a[2] }' \
+	lgs.txt "$FIX/german-credit-numeric.csv" > logged.csv
+run 0 $RBA -S lg2 init
+run 0 $RBA -S lg2 snapshot add "$FIX/german-credit-numeric.csv"
+run 0 $RBA -S lg2 -q register "$FIX/pins/$LV.yaml" --policy "$POL"
+run 0 $RBA -S lg2 -q sample add $LV logged.csv --score-column score --decision-column decision
+run 1 $RBA -S lg2 dispute $LV "$lcase" --export -k k.key -o g.json
+out_has "warning: the stored score "
+run 0 $RBA verify g.json -p k.pub
+TC=$(tcomment g.json.minisig)
+jq -c '.predicate.dispute.warnings = []' g.json > g1.json
+refused g1.json "the stored decision 'approve' is not the policy's for the stored score"
+jq -c '.predicate.dispute.warnings = ["the stored decision is fine"]' g.json > g2.json
+refused g2.json "the stored decision 'approve' is not the policy's for the stored score"
+
+# argmax: the decisions are the classes of the largest probabilities
+run 0 $RBA snapshot synth --rows 300 --features 6 --classes 3 -o m.csv
+m=$(cat out)
+sed -e "s/^version: .*/version: m-mlp/" -e "s/^snapshot: .*/snapshot: $m/" \
+	-e '/positive:/d' -e 's/hidden: \[1024, 512\]/hidden: [8]/' -e 's/epochs: 1,/epochs: 3,/' wide.yaml > m.yaml
+run 0 $RBA -S m init
+run 0 $RBA -S m snapshot add m.csv
+run 0 $RBA -S m -q register m.yaml --policy "$FIX/policy/argmax.yaml"
+run 0 $RBA -S m -q sample add m-mlp m.csv
+run 0 $RBA -S m dispute m-mlp 1 --export -k k.key -o m.json
+run 0 $RBA verify m.json -p k.pub
+TC=$(tcomment m.json.minisig)
+mdec=$(jq -r .predicate.dispute.stored.decision m.json)
+other=$(jq -r --arg d "$mdec" '[.predicate.dispute.classes[] | select(. != $d)][0]' m.json)
+jq -c --arg o "$other" '.predicate.dispute.stored.decision = $o | .predicate.dispute.rebuilt.decision = $o |
+	.predicate.dispute.answer_line = "the disputed \($o) stands"' m.json > m1.json
+refused m1.json "the stored decision '$other' is not the policy's for the stored probabilities ('$mdec', "
+jq -c '.predicate.dispute.rebuilt.score = 0.001' m.json > m2.json
+refused m2.json "the rebuilt score is not the largest rebuilt probability"

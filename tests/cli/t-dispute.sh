@@ -201,7 +201,7 @@ run 0 "$JSONSCHEMA" -i lg.json "$DSCHEMA"
 jq -c '.predicate.dispute.explanation.score_check.score += 0.001' lg.json > lg2.json
 minisign -S -s k.key -m lg2.json -t "$(sed -n 's/^trusted comment: //p' lg.json.minisig)" > /dev/null 2>&1 < /dev/null
 run 1 $RBA verify lg2.json -p k.pub
-err_has "dispute evidence: the margin does not give the score it explains"
+err_has "dispute evidence: the score the reasons explain is not the rebuilt score"
 
 # could not answer
 run 2 $RBA -S st dispute $V no-such-case

@@ -1782,33 +1782,38 @@ END_TEST
 
 #define DISPUTE_V1 FIXTURES "/evidence/dispute-v1.json"
 
-/* The dispute evidence file at path, its text edited (from -> to) and
- * signed again by the test key under its own trusted comment (the
- * signature holds); verify's answer in v. */
+/* The dispute evidence at path with n edits (from[i] -> to[i], each the
+ * first occurrence), signed again by the test key under its own trusted
+ * comment (the signature holds); verify's answer in v. */
 static void
-dispute_resigned(const char *path, const char *from, const char *to,
-		 struct evidence_verification *v)
+dispute_edited(const char *path, const char *const *from,
+	       const char *const *to, size_t n, struct evidence_verification *v)
 {
 	struct sign_seckey *k = test_key();
 	char sigpath[600], tc[SIGN_TRUSTED_COMMENT_MAX + 1], *doc, *bad, *bsig;
 	const char *t;
 	uint8_t *sig;
-	size_t n, sn, bn, bsn;
+	size_t dn, sn, bn, bsn;
 
+	doc = (char *)slurp(path, &dn);
+	for (size_t i = 0; i < n; i++) {
+		bad = edit(doc, from[i], to[i], &bn);
+		free(doc);
+		doc = bad;
+	}
+	bn = strlen(doc);
 	snprintf(sigpath, sizeof(sigpath), "%s.minisig", path);
-	doc = (char *)slurp(path, &n);
 	sig = slurp(sigpath, &sn);
 	t = strstr((const char *)sig, "trusted comment: ");
 	ck_assert_ptr_nonnull(t);
 	t += strlen("trusted comment: ");
 	snprintf(tc, sizeof(tc), "%.*s", (int)strcspn(t, "\n"), t);
-	bad = edit(doc, from, to, &bn);
-	bsig = sign_bytes(k, bad, bn, tc, &bsn);
-	verify_ok(bad, bn, bsig, bsn, v);
-	free(bad);
+	free(sig);
+	bsig = sign_bytes(k, doc, bn, tc, &bsn);
+	verify_ok(doc, bn, bsig, bsn, v);
+	ck_assert_int_eq(v->kind, EVIDENCE_KIND_DISPUTE);
 	free(bsig);
 	free(doc);
-	free(sig);
 	sign_seckey_free(k);
 }
 
@@ -1827,8 +1832,12 @@ START_TEST(test_dispute_stands_without_reasons)
 	ck_assert_int_eq(v->kind, EVIDENCE_KIND_DISPUTE);
 	ck_assert_str_eq(v->dispute_answer, "the disputed decline stands");
 	/* Its reasons said not computed, the answer left standing: no. */
-	dispute_resigned(DISPUTE_V1, "\"explanation\": {\"ok\": true, \"error\": null",
-			 "\"explanation\": {\"ok\": false, \"error\": \"not computed\"", v);
+	{
+		const char *from[] = { "\"explanation\": {\"ok\": true, \"error\": null" };
+		const char *to[] = { "\"explanation\": {\"ok\": false, \"error\": "
+				     "\"not computed\"" };
+		dispute_edited(DISPUTE_V1, from, to, 1, v);
+	}
 	ck_assert_int_eq(v->valid, 0);
 	ck_assert_int_eq(v->kind, EVIDENCE_KIND_DISPUTE);
 	ck_assert_msg(has(v->reason, "the answer 'stands' has no reasons: the "
@@ -1840,6 +1849,90 @@ START_TEST(test_dispute_stands_without_reasons)
 }
 END_TEST
 
+
+START_TEST(test_dispute_contradictions)
+{
+	struct store *s = new_store();
+	struct sign_seckey *k = test_key();
+	struct dispute_report r;
+	struct evidence_verification *v = malloc(sizeof(*v));
+	struct rba_detail d;
+	const char *file = tpath("dispute.json");
+	char sd[128], rd[128], od[128], ss[64], sl[256], ol[256], want[512];
+	const char *other, *moved;
+
+	ck_assert_ptr_nonnull(v);
+	rba_detail_clear(&d);
+	ck_assert_msg(audit_dispute(s, VERSION, "1", NULL, NULL, &r, &d) == 0,
+		      "dispute: %s", d.reason);
+	ck_assert_int_eq(r.answer, DISPUTE_STANDS);
+	ck_assert_msg(dispute_evidence_export(&r, k, file, &d) == 0, "export: %s",
+		      d.reason);
+	other = strcmp(r.stored_decision, "approve") != 0 ? "approve" : "decline";
+	moved = strcmp(r.stored_decision, "decline") != 0 ? "0.99" : "0.01";
+	rba_json_fmt_double(r.stored_score, ss);
+
+	/* Both decisions changed, the score left, the line to match. */
+	snprintf(sd, sizeof(sd), "\"decision\": \"%s\", \"scored_by\"", r.stored_decision);
+	snprintf(od, sizeof(od), "\"decision\": \"%s\", \"scored_by\"", other);
+	snprintf(rd, sizeof(rd), "\"decision\": \"%s\"}, \"classes\"", r.stored_decision);
+	snprintf(want, sizeof(want), "\"decision\": \"%s\"}, \"classes\"", other);
+	snprintf(sl, sizeof(sl), "\"%s\"", r.answer_line);
+	snprintf(ol, sizeof(ol), "\"the disputed %s stands\"", other);
+	{
+		const char *from[] = { sd, rd, sl }, *to[] = { od, want, ol };
+		dispute_edited(file, from, to, 3, v);
+	}
+	ck_assert_int_eq(v->valid, 0);
+	snprintf(want, sizeof(want), "the stored decision '%s' is not the policy's "
+		 "for the stored score %s ('%s'), and no warning says so", other, ss,
+		 r.stored_decision);
+	ck_assert_msg(has(v->reason, want), "%s", v->reason);
+
+	/* The stored score changed. */
+	snprintf(sd, sizeof(sd), "\"stored\": {\"score\": %s,", ss);
+	snprintf(od, sizeof(od), "\"stored\": {\"score\": %s,", moved);
+	{
+		const char *from[] = { sd }, *to[] = { od };
+		dispute_edited(file, from, to, 1, v);
+	}
+	ck_assert_int_eq(v->valid, 0);
+	snprintf(want, sizeof(want), "is not the policy's for the stored score %s",
+		 moved);
+	ck_assert_msg(has(v->reason, want), "%s", v->reason);
+
+	/* An input changed, the reasons quoting the old value. */
+	{
+		const char *from[] = { "\"inputs\": {\"id\": \"1\", \"a1\": \"" };
+		const char *to[] = { "\"inputs\": {\"id\": \"1\", \"a1\": \"9" };
+		dispute_edited(file, from, to, 1, v);
+	}
+	ck_assert_int_eq(v->valid, 0);
+	ck_assert_msg(has(v->reason, "quotes a value the case's input does not "
+			  "have (a1 is '9"), "%s", v->reason);
+
+	free(v);
+	dispute_report_release(&r);
+	sign_seckey_free(k);
+	store_close(s);
+}
+END_TEST
+
+START_TEST(test_dispute_bound_text)
+{
+	static const double b[] = { 0.25, 1.3e-5, 0.0031415, 0.00996, 0.1, 2e-7 };
+	static const char *const t[] = { "0.25", "1.3e-05", "0.0032", "0.01",
+					 "0.11", "2e-07" };
+	char out[32];
+
+	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+		dispute_bound_text(b[i], out);
+		ck_assert_str_eq(out, t[i]);
+		/* never less than the bound */
+		ck_assert(strtod(out, NULL) >= b[i]);
+	}
+}
+END_TEST
 Suite *
 suite_evidence(void)
 {
@@ -1868,6 +1961,8 @@ suite_evidence(void)
 	tcase_add_test(tc, test_verify_audit_evidence);
 	tcase_add_test(tc, test_verify_dispute_evidence);
 	tcase_add_test(tc, test_dispute_stands_without_reasons);
+	tcase_add_test(tc, test_dispute_contradictions);
+	tcase_add_test(tc, test_dispute_bound_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
