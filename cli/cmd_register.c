@@ -9,6 +9,7 @@
 #include "audit/register.h"
 #include "cli/commands.h"
 #include "common/digest.h"
+#include "common/json.h"
 #include "policy/policy.h"
 #include "store/store.h"
 
@@ -88,13 +89,18 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 		rba_json_fput_str(stdout, pins->version);
 		printf(", \"artifact\": \"%s\", \"config\": \"%s\", \"trained\": %s",
 		       hex, cfg, res.trained ? "true" : "false");
-		if (res.trained)
-			printf(", \"validation\": {\"loss\": %.9g, \"accuracy\": %.9g, "
-			       "\"auc\": %.9g}, \"train_rows\": %zu, \"validation_rows\": %zu",
-			       res.rebuild.report.final.val_loss,
-			       res.rebuild.report.final.val_acc,
-			       res.rebuild.report.final.val_auc, res.rebuild.ntrain,
-			       res.rebuild.nval);
+		if (res.trained) {
+			/* The one number writer: an AUC of a one-class
+			 * validation split is NaN, null in JSON. */
+			fputs(", \"validation\": {\"loss\": ", stdout);
+			rba_json_fput_num(stdout, res.rebuild.report.final.val_loss);
+			fputs(", \"accuracy\": ", stdout);
+			rba_json_fput_num(stdout, res.rebuild.report.final.val_acc);
+			fputs(", \"auc\": ", stdout);
+			rba_json_fput_num(stdout, res.rebuild.report.final.val_auc);
+			printf("}, \"train_rows\": %zu, \"validation_rows\": %zu",
+			       res.rebuild.ntrain, res.rebuild.nval);
+		}
 		fputs(", \"pins\": ", stdout);
 		rba_json_fput_str(stdout, res.pins_text);
 		fputs("}\n", stdout);

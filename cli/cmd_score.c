@@ -27,6 +27,7 @@
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "common/digest.h"
+#include "common/json.h"
 #include "policy/policy.h"
 #include "rebuild/artifact.h"
 #include "rebuild/csv.h"
@@ -200,6 +201,7 @@ put_text(struct rba_buf *b, const char *s)
 	rba_buf_put(b, s, strlen(s));
 }
 
+/* A score in the CSV text: 9 significant digits read back as the float. */
 static void
 put_num(struct rba_buf *b, const char *sep, double v)
 {
@@ -207,6 +209,14 @@ put_num(struct rba_buf *b, const char *sep, double v)
 	int n = snprintf(t, sizeof(t), "%s%.9g", sep, v);
 
 	rba_buf_put(b, t, (size_t)n);
+}
+
+/* A score in the JSON: the one number writer, null when not finite. */
+static void
+put_json_num(struct rba_buf *b, const char *sep, double v)
+{
+	put_text(b, sep);
+	rba_json_put_num(b, v);
 }
 
 static void
@@ -230,12 +240,12 @@ put_score_row(struct rba_buf *b, int json, const struct artifact *a,
 		put_text(b, first ? "\n    {\"id\": " : ",\n    {\"id\": ");
 		rba_json_put_str(b, id);
 		if (s->positive != ENCODE_NO_POSITIVE)
-			put_num(b, ", \"score\": ", (double)probs[s->positive]);
+			put_json_num(b, ", \"score\": ", (double)probs[s->positive]);
 		put_text(b, ", \"probabilities\": {");
 		for (uint32_t c = 0; c < s->nclasses; c++) {
 			put_text(b, c ? ", " : "");
 			rba_json_put_str(b, s->classes[c]);
-			put_num(b, ": ", (double)probs[c]);
+			put_json_num(b, ": ", (double)probs[c]);
 		}
 		rba_buf_put_u8(b, '}');
 		if (pol != NULL) {

@@ -44,6 +44,16 @@ err_has "has no sample"
 run 0 $RBA sample add german-categorical-mlp max.csv
 run 0 $RBA --json sample show german-categorical-mlp 1
 ok "json: sample scores are numbers" jq -e '.scores | length == 2 and all(type == "number")' out
+# A validation split of one class has no AUC: register --json says null,
+# never a bare nan (the rows sorted by class, the split's tail all "2").
+GN=$FIX/german-credit-numeric.csv
+{ head -n 1 "$GN"; tail -n +2 "$GN" | sort -t, -k26,26n -k1,1n; } > sorted.csv
+sed "s/^snapshot: .*/snapshot: sha256:$(sha256sum sorted.csv | cut -c1-64)/; s/order: random/order: tail/; s/^version: .*/version: one-class-val/" \
+	"$FIX/pins/german-numeric-logistic.yaml" > one-class.yaml
+run 0 $RBA -S oc init
+run 0 $RBA -S oc snapshot add sorted.csv
+run 0 $RBA -S oc --json register one-class.yaml
+ok "json: register's val_auc of one class is null" jq -e '.validation.auc == null and (.validation.loss | type) == "number" and .validation_rows == 250' out
 
 # Outputs.  Device nodes of our own where root may make them, never the
 # system's /dev/null and /dev/full (a root process could replace those);
