@@ -711,6 +711,7 @@ evidence_history_record_check(const struct store_history_entry *e,
 
 struct newest {
 	uint64_t id;
+	uint64_t ad_hoc, ad_hoc_id; /* passed over: how many, the newest */
 };
 
 /* Not a status code: what newest_cb stops the walk with. */
@@ -727,6 +728,8 @@ newest_cb(void *ctx, const struct store_history_entry *e)
 
 	if (err)
 		return err;
+	if (kind[0] == 0 && ad_hoc && ((struct newest *)ctx)->ad_hoc++ == 0)
+		((struct newest *)ctx)->ad_hoc_id = e->id;
 	if (kind[0] != 0 || ad_hoc)
 		return 0;
 	((struct newest *)ctx)->id = e->id;
@@ -945,7 +948,7 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 	struct store_history_entry ent;
 	struct rba_json_value rec;
 	struct ev e;
-	struct newest nw = { 0 };
+	struct newest nw = { 0, 0, 0 };
 	struct rba_detail local;
 	char tv[32];
 	uint64_t bad_id = 0;
@@ -966,6 +969,15 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 		err = store_history_list(txn, version, 1, newest_cb, &nw, d);
 		if (err != NEWEST_FOUND && err != 0)
 			goto out;
+		if (nw.id == 0 && nw.ad_hoc > 0) {
+			err = evidence_fail(d, RBA_E_NOTFOUND, "no audit of version '%s' "
+				  "in the history that is not ad hoc (%llu ad hoc, the "
+				  "newest record %llu: export one with --audit ID, or "
+				  "run 'rebuild-audit audit %s')", version,
+				  (unsigned long long)nw.ad_hoc,
+				  (unsigned long long)nw.ad_hoc_id, version);
+			goto out;
+		}
 		if (nw.id == 0) {
 			err = evidence_fail(d, RBA_E_NOTFOUND, "no audit of version '%s' in the "
 				  "history: run 'rebuild-audit audit %s' first",

@@ -152,3 +152,14 @@ edit_refused adhoc.json 's/"ad_hoc": true,/"ad_hoc": false,/' \
 	"verdict bit-identical with exit status 2"
 edit_refused adhoc.json 's/"guarantee": "ad hoc, not the version.s audit: /"guarantee": "/' \
 	"predicate.guarantee is not the guarantee of verdict bit-identical"
+# a version whose only audit is ad hoc has nothing for "latest" to sign
+sed 's/^version: .*/version: onlyadhoc/' "$FIX/pins/german-numeric-logistic.yaml" > onlyadhoc.yaml
+run 0 $RBA register onlyadhoc.yaml --policy "$FIX/policy/credit.yaml"
+run 0 $RBA -q sample add onlyadhoc cases.csv
+run 2 $RBA audit onlyadhoc --policy "$FIX/policy/audit-tolerant.yaml"
+only=$($RBA --json history onlyadhoc | jq '.[0].id')
+run 2 $RBA export onlyadhoc -k k.key -o only.json
+err_is "rebuild-audit: cannot export 'onlyadhoc': no audit of version 'onlyadhoc' in the history that is not ad hoc (1 ad hoc, the newest record $only: export one with --audit ID, or run 'rebuild-audit audit onlyadhoc')"
+ok "nothing written" test ! -e only.json
+run 0 $RBA export onlyadhoc --audit "$only" -k k.key -o only.json
+out_has "guarantee: ad hoc, not the version's audit"
