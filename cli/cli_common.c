@@ -15,6 +15,7 @@
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/fileio.h"
+#include "common/utf8.h"
 #include "policy/policy.h"
 #include "rebuild/trainer.h"
 #include "store/store.h"
@@ -305,6 +306,54 @@ cli_buf_print(const struct rba_buf *b)
 {
 	fwrite(b->p, 1, b->len, stdout);
 	fputc('\n', stdout);
+}
+
+/* Code points shown as their bytes: C1 controls and the controls that
+ * reorder or break a line as it is drawn. */
+static int
+data_hidden(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+size_t
+cli_fput_data(FILE *f, const char *s, size_t n)
+{
+	const uint8_t *p = (const uint8_t *)s;
+	size_t out = 0;
+
+	for (size_t i = 0; i < n;) {
+		uint32_t cp = 0;
+		size_t len = p[i] < 0x80 ? 1 : rba_utf8_next(p + i, n - i, &cp);
+		const char *esc = NULL;
+
+		if (p[i] < 0x80)
+			esc = p[i] == '\\' ? "\\\\" : p[i] == '\r' ? "\\r"
+			    : p[i] == '\n' ? "\\n" : p[i] == '\t' ? "\\t" : NULL;
+		if (esc != NULL) {
+			if (f != NULL)
+				fputs(esc, f);
+			out += 2;
+			i++;
+		} else if ((p[i] < 0x20 || p[i] == 0x7f) || len == 0 ||
+			   (p[i] >= 0x80 && data_hidden(cp))) {
+			/* one byte at a time: an invalid one, or each of a
+			 * hidden character's */
+			size_t k = len == 0 ? 1 : len;
+			for (size_t j = 0; j < k; j++)
+				if (f != NULL)
+					fprintf(f, "\\x%02x", p[i + j]);
+			out += 4 * k;
+			i += k;
+		} else {
+			if (f != NULL)
+				fwrite(p + i, 1, len, f);
+			out += len;
+			i += len;
+		}
+	}
+	return out;
 }
 
 /* When the progress line was last written (one command at a time). */

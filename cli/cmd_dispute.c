@@ -16,6 +16,40 @@
 #include "policy/policy.h"
 #include "rebuild/explain.h"
 
+/*
+ * Text that came from data (the case's inputs, stored decisions, the
+ * reasons that quote them) is written through cli_fput_data: a value
+ * holding CR, LF or an escape sequence cannot draw a line of its own.
+ */
+static size_t
+put(const char *s)
+{
+	return s == NULL ? 0 : cli_fput_data(stdout, s, strlen(s));
+}
+
+/* The width put would give s. */
+static size_t
+width(const char *s)
+{
+	return s == NULL ? 0 : cli_fput_data(NULL, s, strlen(s));
+}
+
+static void
+pad(size_t have, size_t want)
+{
+	for (; have < want; have++)
+		putchar(' ');
+}
+
+/* A line: head, then the data text s, then a newline. */
+static void
+put_line(const char *head, const char *s)
+{
+	fputs(head, stdout);
+	put(s);
+	putchar('\n');
+}
+
 /* The reasons block of the text answer. */
 static void
 print_reasons(const struct dispute_explanation *e, int verbose)
@@ -24,7 +58,7 @@ print_reasons(const struct dispute_explanation *e, int verbose)
 	size_t w = 0;
 
 	if (!e->ok) {
-		printf("reasons     none: %s\n", e->error ? e->error : "not computed");
+		put_line("reasons     none: ", e->error ? e->error : "not computed");
 		return;
 	}
 	if (e->accuracy == EXPLAIN_APPROXIMATE) {
@@ -40,25 +74,31 @@ print_reasons(const struct dispute_explanation *e, int verbose)
 			 : e->method == EXPLAIN_TREESHAP ? "exact path-dependent TreeSHAP"
 							 : "exact Shapley values");
 	}
-	printf("reasons     %s by %s, from %s (%s)\n", e->space, how,
-	       e->source, cli_digest_short(&e->artifact, verbose, dg));
+	fputs("reasons     ", stdout);
+	put(e->space);
+	printf(" by %s, from %s (%s)\n", how, e->source,
+	       cli_digest_short(&e->artifact, verbose, dg));
 	for (uint32_t i = 0; i < e->ntop; i++) {
-		size_t l = strlen(e->cols[e->top[i]]) + strlen(e->values[e->top[i]]) + 3;
+		size_t l = width(e->cols[e->top[i]]) + width(e->values[e->top[i]]) + 3;
 		if (l > w)
 			w = l;
 	}
 	for (uint32_t i = 0; i < e->ntop; i++) {
 		uint32_t k = e->top[i];
-		char item[2 * ENCODE_MAX_TEXT + 4];
-		snprintf(item, sizeof(item), "%s = %s", e->cols[k], e->values[k]);
-		printf("  %u. %-*s  %+.6f\n", i + 1, (int)w, item, e->contrib[k]);
+		size_t l;
+		printf("  %u. ", i + 1);
+		l = put(e->cols[k]);
+		fputs(" = ", stdout);
+		l += 3 + put(e->values[k]);
+		pad(l, w);
+		printf("  %+.6f\n", e->contrib[k]);
 	}
 	if (e->ntop == 0)
 		printf("  (no input moved the score toward the decision)\n");
-	printf("check       baseline %s + %u contributions = %s, the case's %s %s "
-	       "(%s, tolerance %g)\n",
-	       cli_fmt_g6(e->baseline, n1), e->ncols, cli_fmt_g6(e->sum, n2),
-	       e->space, cli_fmt_g6(e->margin, n3),
+	printf("check       baseline %s + %u contributions = %s, the case's ",
+	       cli_fmt_g6(e->baseline, n1), e->ncols, cli_fmt_g6(e->sum, n2));
+	put(e->space);
+	printf(" %s (%s, tolerance %g)\n", cli_fmt_g6(e->margin, n3),
 	       e->sum_ok ? "agrees" : "DISAGREES", EXPLAIN_TOLERANCE);
 	if (e->has_score_check)
 		printf("check       the log-odds give the score %s; the %s score is %s "
@@ -138,20 +178,25 @@ print_answer(struct cli_ctx *ctx, const struct dispute_args *a,
 	char d1[RBA_DIGEST_TEXT_LEN + 1], d2[RBA_DIGEST_TEXT_LEN + 1];
 	char n1[32], n2[32], n3[32];
 
-	printf("dispute     case %s of version %s\n", r->case_id, r->version);
+	fputs("dispute     case ", stdout);
+	put(r->case_id);
+	put_line(" of version ", r->version);
 	if (a->inputs) {
 		size_t w = 0;
 		for (uint32_t k = 0; k < r->ncols; k++)
-			if (strlen(r->names[k]) > w)
-				w = strlen(r->names[k]);
+			if (width(r->names[k]) > w)
+				w = width(r->names[k]);
 		printf("inputs\n");
-		for (uint32_t k = 0; k < r->ncols; k++)
-			printf("  %-*s  %s\n", (int)w, r->names[k], r->values[k]);
+		for (uint32_t k = 0; k < r->ncols; k++) {
+			fputs("  ", stdout);
+			pad(put(r->names[k]), w);
+			put_line("  ", r->values[k]);
+		}
 	}
-	printf("stored      score %s, decision %s\n", cli_fmt_g6(r->stored_score, n1),
-	       r->stored_decision);
-	printf("rebuilt     score %s, decision %s\n", cli_fmt_g6(r->rebuilt_score, n1),
-	       r->rebuilt_decision ? r->rebuilt_decision : "(none)");
+	printf("stored      score %s, decision ", cli_fmt_g6(r->stored_score, n1));
+	put_line("", r->stored_decision);
+	printf("rebuilt     score %s, decision ", cli_fmt_g6(r->rebuilt_score, n1));
+	put_line("", r->rebuilt_decision ? r->rebuilt_decision : "(none)");
 	if (!isnan(r->edge))
 		printf("threshold   stored score %s %s the band edge %s (margin %s)\n",
 		       cli_fmt_g6(r->stored_score, n1),
@@ -160,8 +205,8 @@ print_answer(struct cli_ctx *ctx, const struct dispute_args *a,
 	else if (isfinite(r->margin))
 		printf("threshold   margin %s (half the gap between the top two "
 		       "classes)\n", cli_fmt_g6(r->margin, n1));
-	printf("version     %s: %s\n", audit_verdict_name(r->verdict),
-	       r->verdict_basis ? r->verdict_basis : "");
+	printf("version     %s: ", audit_verdict_name(r->verdict));
+	put_line("", r->verdict_basis ? r->verdict_basis : "");
 	if (r->rebuilt)
 		printf("artifact    pinned %s, rebuilt %s\n",
 		       cli_digest_short(&r->artifact_pinned, ctx->verbose, d1),
@@ -172,7 +217,7 @@ print_answer(struct cli_ctx *ctx, const struct dispute_args *a,
 		       cli_digest_short(&r->artifact_pinned, ctx->verbose, d1),
 		       (unsigned long long)r->proof_audit);
 	if (r->rebuilt && r->rebuild_why != NULL && ctx->verbose)
-		printf("retrained   %s\n", r->rebuild_why);
+		put_line("retrained   ", r->rebuild_why);
 	printf("decided by  %s%s\n",
 	       cli_digest_short(&r->artifact_decisions, ctx->verbose, d1),
 	       !rba_digest_equal(&r->artifact_decisions, &r->artifact_rebuilt)
@@ -181,15 +226,19 @@ print_answer(struct cli_ctx *ctx, const struct dispute_args *a,
 		       : r->rebuilt ? " (the rebuilt artifact)"
 				    : " (the stored artifact)");
 	if (r->contradiction != NULL)
-		printf("warning: %s\n", r->contradiction);
+		put_line("warning: ", r->contradiction);
 	printf("policy      %s\n", cli_digest_short(&r->policy_digest, ctx->verbose, d1));
 	print_reasons(&r->why, ctx->verbose);
 	for (size_t i = 1; i < r->nreasons; i++)
-		printf("also        %s\n", r->reasons[i]);
-	if (a->do_export)
-		printf("exported    %s, signed in %s" EVIDENCE_SIG_SUFFIX "\n",
-		       a->outpath, a->outpath);
-	printf("%s\n", r->answer_line);
+		put_line("also        ", r->reasons[i]);
+	if (a->do_export) {
+		fputs("exported    ", stdout);
+		put(a->outpath);
+		fputs(", signed in ", stdout);
+		put(a->outpath);
+		put_line(EVIDENCE_SIG_SUFFIX, "");
+	}
+	put_line("", r->answer_line);
 }
 
 int

@@ -84,13 +84,17 @@ print_dispute(struct cli_ctx *ctx, const char *file,
 			fputs("null", stdout);
 		fputs("}}\n", stdout);
 	} else if (!ctx->quiet) {
-		print_signed(file, v, id);
-		fputs("dispute evidence consistent: version ", stdout);
-		print_safe(stdout, v->dispute_version);
+		/* what the signed file says, escaped (cli_fput_data) */
+		printf("signature verified: '%s' signed by key %s\n", file, id);
+		fputs("trusted comment: ", stdout);
+		cli_fput_data(stdout, v->sig.trusted_comment,
+			      strlen(v->sig.trusted_comment));
+		fputs("\ndispute evidence consistent: version ", stdout);
+		cli_fput_data(stdout, v->dispute_version, strlen(v->dispute_version));
 		fputs(", case ", stdout);
-		print_safe(stdout, v->dispute_case);
+		cli_fput_data(stdout, v->dispute_case, strlen(v->dispute_case));
 		fputs(": ", stdout);
-		print_safe(stdout, v->dispute_answer);
+		cli_fput_data(stdout, v->dispute_answer, strlen(v->dispute_answer));
 		fputs("\n", stdout);
 		if (unchecked != NULL)
 			printf("not checked: %s\n", unchecked);

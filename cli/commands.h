@@ -168,6 +168,18 @@ const struct rebuild_progress *cli_progress_training(struct cli_ctx *ctx,
 void cli_progress_clear(struct cli_ctx *ctx);
 /* Writes b to stdout followed by a newline. */
 void cli_buf_print(const struct rba_buf *b);
+/*
+ * Writes n bytes of text that came from data (a file, the store, a
+ * signed statement) to f so that no byte of it can move the cursor,
+ * start a line or drive the terminal: backslash as \\, CR, LF and TAB
+ * as \r, \n and \t, every other C0 byte and DEL as \xHH, and as \xHH
+ * each byte of a C1 control (U+0080..U+009F, CSI among them), of a
+ * bidirectional or line separator control (U+200E, U+200F,
+ * U+2028..U+202E, U+2066..U+2069) and of invalid UTF-8 (a lone 0x9B
+ * is CSI to an 8-bit terminal).  Other text is copied.  f NULL: writes
+ * nothing.  Returns the bytes it wrote (or would write), for padding.
+ */
+size_t cli_fput_data(FILE *f, const char *s, size_t n);
 /* v with six significant digits ("%.6g"), for text reports; returns out. */
 const char *cli_fmt_g6(double v, char out[32]);
 /*

@@ -226,3 +226,40 @@ jq -c --arg o "$other" '.predicate.dispute.stored.decision = $o | .predicate.dis
 refused m1.json "the stored decision '$other' is not the policy's for the stored probabilities ('$mdec', "
 jq -c '.predicate.dispute.rebuilt.score = 0.001' m.json > m2.json
 refused m2.json "the rebuilt score is not the largest rebuilt probability"
+
+# ---- data printed as data: no byte of a stored value drives the terminal
+# A case whose note holds "\r\napprove", an erase-line ESC sequence and a
+# C1 CSI (U+009B), a case id holding ESC, and a logged decision holding a
+# line of its own.
+ESC=$(printf '\033')
+CR=$(printf '\r')
+awk -F, -v OFS=, 'NR == FNR { s[FNR] = $0; next }
+	FNR == 1 { print $0, "note", "score", "decision"; next }
+	FNR <= 7 { n = "ok"; split(s[FNR - 1], a, ",")
+	  if ($1 == 2) n = "\"x\r\napprove\033[2K\302\23331m\""
+	  if ($1 == 3) $1 = "\"3\033[1m\""
+	  if ($1 == 4) a[2] = "\"decline\r\nthe disputed approve stands\""
+	  print $0, n, a[1], a[2] }' lgs.txt "$FIX/german-credit-numeric.csv" > esc.csv
+ok "the crafted bytes are in the file" grep -q "$ESC" esc.csv
+run 0 $RBA -S e init
+run 0 $RBA -S e snapshot add "$FIX/german-credit-numeric.csv"
+run 0 $RBA -S e -q register "$FIX/pins/$LV.yaml" --policy "$POL"
+run 0 $RBA -S e -q sample add $LV esc.csv --score-column score --decision-column decision
+run 0 $RBA -S e dispute $LV 2 --show-inputs
+out_has '  note      x\r\napprove\x1b[2K\xc2\x9b31m'
+ok "no ESC byte printed" sh -c "! grep -q '$ESC' out"
+ok "no CR printed" sh -c "! grep -q '$CR' out"
+ok "no line of the value's own" sh -c '! grep -q "^approve" out'
+run 0 $RBA -S e dispute $LV "$(printf '3\033[1m')" --show-inputs --export -k k.key -o e3.json
+out_has 'dispute     case 3\x1b[1m of version '
+out_has '  id        3\x1b[1m'
+ok "no ESC byte printed" sh -c "! grep -q '$ESC' out"
+run 0 $RBA verify e3.json -p k.pub
+out_has 'case 3\x1b[1m: the disputed '
+ok "verify prints no ESC byte" sh -c "! grep -q '$ESC' out"
+run 1 $RBA -S e dispute $LV 4
+out_has "stored      score "
+out_has "decision decline\\r\\nthe disputed approve stands"
+ok "the logged decision draws no answer line" sh -c '! grep -qx "the disputed approve stands" out'
+ok "the answer is the last line, and escalates" sh -c 'tail -n 1 out | grep -q "^escalate: "'
+ok "no CR printed" sh -c "! grep -q '$CR' out"
