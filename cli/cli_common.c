@@ -16,6 +16,7 @@
 #include "common/digest.h"
 #include "common/fileio.h"
 #include "common/utf8.h"
+#include "evidence/evidence.h"
 #include "policy/policy.h"
 #include "rebuild/trainer.h"
 #include "store/store.h"
@@ -478,4 +479,50 @@ cli_parse_double(const char *s, double lo, double hi, double *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/*
+ * Who judged the exported audit and since when, and the version's
+ * earlier audits the evidence lists (rebuild-audit-evidence(5)), one
+ * line each; nothing for what the record does not say.
+ */
+void
+cli_declared_print(const struct evidence_summary *sum)
+{
+	if (sum->ad_hoc == 1)
+		printf("ad hoc: judged by a policy given for this audit, not the "
+		       "one declared for the version: not the version's audit\n");
+	if (strcmp(sum->judged_by, "version") == 0)
+		printf("policy: the version's, declared %s\n", sum->declared_at);
+	else if (strcmp(sum->judged_by, "sample") == 0)
+		printf("policy: the sample's own, declared %s (the version's is "
+		       "looser and was set after the sample)\n", sum->declared_at);
+	else if (strcmp(sum->judged_by, "option") == 0 && sum->ad_hoc == 0)
+		printf("policy: given for this audit, the one declared %s\n",
+		       sum->declared_at);
+	if (sum->format >= 2)
+		printf("earlier audits %s: %llu listed, %llu did not reproduce or "
+		       "did not measure\n",
+		       sum->declared_at[0] ? "since the policy was declared"
+					   : "of the version",
+		       (unsigned long long)sum->earlier,
+		       (unsigned long long)sum->earlier_failed);
+}
+
+/* The same as JSON members (a leading ", "). */
+void
+cli_declared_json(const struct evidence_summary *sum)
+{
+	fputs(", \"policy\": {\"judged_by\": ", stdout);
+	rba_json_fput_str(stdout, sum->judged_by[0] ? sum->judged_by : NULL);
+	fputs(", \"declared_at\": ", stdout);
+	rba_json_fput_str(stdout, sum->declared_at[0] ? sum->declared_at : NULL);
+	printf(", \"ad_hoc\": %s}, \"earlier_audits\": ",
+	       sum->ad_hoc < 0 ? "null" : sum->ad_hoc ? "true" : "false");
+	if (sum->format >= 2)
+		printf("{\"listed\": %llu, \"not_reproduced_or_not_measured\": "
+		       "%llu}", (unsigned long long)sum->earlier,
+		       (unsigned long long)sum->earlier_failed);
+	else
+		fputs("null", stdout);
 }

@@ -35,52 +35,6 @@ parse_audit_id(const char *s, uint64_t *out)
 	return 0;
 }
 
-/*
- * Who judged the exported audit and since when, and the version's
- * earlier audits the evidence lists (rebuild-audit-evidence(5)), one
- * line each; nothing for what the record does not say.
- */
-static void
-print_declared(const struct evidence_summary *sum)
-{
-	if (sum->ad_hoc == 1)
-		printf("ad hoc: judged by a policy given for this audit, not the "
-		       "one declared for the version: not the version's audit\n");
-	if (strcmp(sum->judged_by, "version") == 0)
-		printf("policy: the version's, declared %s\n", sum->declared_at);
-	else if (strcmp(sum->judged_by, "sample") == 0)
-		printf("policy: the sample's own, declared %s (the version's is "
-		       "looser and was set after the sample)\n", sum->declared_at);
-	else if (strcmp(sum->judged_by, "option") == 0 && sum->ad_hoc == 0)
-		printf("policy: given for this audit, the one declared %s\n",
-		       sum->declared_at);
-	if (sum->format >= 2)
-		printf("earlier audits %s: %llu listed, %llu did not reproduce or "
-		       "did not measure\n",
-		       sum->declared_at[0] ? "since the policy was declared"
-					   : "of the version",
-		       (unsigned long long)sum->earlier,
-		       (unsigned long long)sum->earlier_failed);
-}
-
-/* The same as JSON members (a leading ", "). */
-static void
-json_declared(const struct evidence_summary *sum)
-{
-	fputs(", \"policy\": {\"judged_by\": ", stdout);
-	rba_json_fput_str(stdout, sum->judged_by[0] ? sum->judged_by : NULL);
-	fputs(", \"declared_at\": ", stdout);
-	rba_json_fput_str(stdout, sum->declared_at[0] ? sum->declared_at : NULL);
-	printf(", \"ad_hoc\": %s}, \"earlier_audits\": ",
-	       sum->ad_hoc < 0 ? "null" : sum->ad_hoc ? "true" : "false");
-	if (sum->format >= 2)
-		printf("{\"listed\": %llu, \"not_reproduced_or_not_measured\": "
-		       "%llu}", (unsigned long long)sum->earlier,
-		       (unsigned long long)sum->earlier_failed);
-	else
-		fputs("null", stdout);
-}
-
 /* What export wrote, as text or JSON. */
 static void
 export_print(struct cli_ctx *ctx, const char *out,
@@ -108,7 +62,7 @@ export_print(struct cli_ctx *ctx, const char *out,
 		rba_json_fput_str(stdout, res->trusted_comment);
 		printf(", \"history_head\": {\"id\": %llu, \"digest\": \"%s\"}",
 		       (unsigned long long)res->sum.head_id, head);
-		json_declared(&res->sum);
+		cli_declared_json(&res->sum);
 		fputs("}\n", stdout);
 	} else if (!ctx->quiet) {
 		printf("evidence: %s (%zu bytes, %s)\n", out, res->size, hex);
@@ -117,7 +71,7 @@ export_print(struct cli_ctx *ctx, const char *out,
 		       (unsigned long long)res->sum.audit_id, res->sum.version,
 		       res->sum.time_text, res->sum.verdict);
 		printf("guarantee: %s\n", res->sum.guarantee);
-		print_declared(&res->sum);
+		cli_declared_print(&res->sum);
 		printf("history head: record %llu, %s\n",
 		       (unsigned long long)res->sum.head_id, head);
 	}

@@ -101,52 +101,6 @@ print_dispute(struct cli_ctx *ctx, const char *file,
 	}
 }
 
-/*
- * Who judged the exported audit and since when, and the version's
- * earlier audits the evidence lists (rebuild-audit-evidence(5)), one
- * line each; nothing for what the record does not say.
- */
-static void
-print_declared(const struct evidence_summary *sum)
-{
-	if (sum->ad_hoc == 1)
-		printf("ad hoc: judged by a policy given for this audit, not the "
-		       "one declared for the version: not the version's audit\n");
-	if (strcmp(sum->judged_by, "version") == 0)
-		printf("policy: the version's, declared %s\n", sum->declared_at);
-	else if (strcmp(sum->judged_by, "sample") == 0)
-		printf("policy: the sample's own, declared %s (the version's is "
-		       "looser and was set after the sample)\n", sum->declared_at);
-	else if (strcmp(sum->judged_by, "option") == 0 && sum->ad_hoc == 0)
-		printf("policy: given for this audit, the one declared %s\n",
-		       sum->declared_at);
-	if (sum->format >= 2)
-		printf("earlier audits %s: %llu listed, %llu did not reproduce or "
-		       "did not measure\n",
-		       sum->declared_at[0] ? "since the policy was declared"
-					   : "of the version",
-		       (unsigned long long)sum->earlier,
-		       (unsigned long long)sum->earlier_failed);
-}
-
-/* The same as JSON members (a leading ", "). */
-static void
-json_declared(const struct evidence_summary *sum)
-{
-	fputs(", \"policy\": {\"judged_by\": ", stdout);
-	rba_json_fput_str(stdout, sum->judged_by[0] ? sum->judged_by : NULL);
-	fputs(", \"declared_at\": ", stdout);
-	rba_json_fput_str(stdout, sum->declared_at[0] ? sum->declared_at : NULL);
-	printf(", \"ad_hoc\": %s}, \"earlier_audits\": ",
-	       sum->ad_hoc < 0 ? "null" : sum->ad_hoc ? "true" : "false");
-	if (sum->format >= 2)
-		printf("{\"listed\": %llu, \"not_reproduced_or_not_measured\": "
-		       "%llu}", (unsigned long long)sum->earlier,
-		       (unsigned long long)sum->earlier_failed);
-	else
-		fputs("null", stdout);
-}
-
 /* Audit evidence that holds, or a signed file that is no evidence. */
 static void
 print_audit(struct cli_ctx *ctx, const char *file, const char *sigpath,
@@ -176,7 +130,7 @@ print_audit(struct cli_ctx *ctx, const char *file, const char *sigpath,
 			rba_json_fput_str(stdout, sum->guarantee);
 			printf(", \"history_head\": {\"id\": %llu, \"digest\": \"%s\"}",
 			       (unsigned long long)sum->head_id, head);
-			json_declared(sum);
+			cli_declared_json(sum);
 			fputs("}", stdout);
 		} else {
 			fputs("null", stdout);
@@ -190,7 +144,7 @@ print_audit(struct cli_ctx *ctx, const char *file, const char *sigpath,
 			       (unsigned long long)sum->audit_id, sum->time_text,
 			       sum->verdict);
 			printf("guarantee: %s\n", sum->guarantee);
-			print_declared(sum);
+			cli_declared_print(sum);
 			/* The anchor: only the store, later, can say whether
 			 * its history still holds this head. */
 			printf("history head at export: record %llu, %s\n"

@@ -271,6 +271,16 @@ void cli_curve_print(FILE *f, const struct rebuild_runrec *r);
 struct fx_gate;
 int cli_gate_load(const char *path, struct fx_gate *g);
 
+/*
+ * Who judged an exported or verified audit and since when, and the
+ * earlier audits its evidence lists (rebuild-audit-evidence(5)): one
+ * line each on stdout, nothing for what the record does not say; the
+ * JSON form as members with a leading ", ".
+ */
+struct evidence_summary;
+void cli_declared_print(const struct evidence_summary *sum);
+void cli_declared_json(const struct evidence_summary *sum);
+
 /* Handlers, in the order of the table in main.c (alphabetical). */
 int cmd_audit(struct cli_ctx *, int, char **);
 int cmd_bisect(struct cli_ctx *, int, char **);
