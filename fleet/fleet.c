@@ -19,6 +19,7 @@
 #include "common/fileio.h"
 #include "common/json.h"
 #include "common/rbatime.h"
+#include "common/strv.h"
 
 uint32_t
 fleet_shard_of(const char *name, uint32_t n)
@@ -53,14 +54,6 @@ fleet_shard_parse(const char *s, uint32_t *k, uint32_t *n)
 	*k = (uint32_t)a;
 	*n = (uint32_t)b;
 	return 0;
-}
-
-void
-fleet_names_free(char **names, size_t n)
-{
-	for (size_t i = 0; names != NULL && i < n; i++)
-		free(names[i]);
-	free(names);
 }
 
 static int
@@ -295,7 +288,7 @@ fleet_records_done(const struct fleet_worker *w, char ***names, size_t *n,
 	if (err == 0)
 		err = done_scan(w, sub, &pub, &l, d);
 	if (err != 0) {
-		fleet_names_free(l.v, l.n);
+		rba_strv_free(l.v, l.n);
 		return err;
 	}
 	if (l.n > 1)
@@ -1007,7 +1000,7 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 	}
 	if (im->nmissing)
 		im->exit_status = 2;
-	fleet_names_free(x.names.v, x.names.n);
+	rba_strv_free(x.names.v, x.names.n);
 	free(hl.v);
 	free(hs.v);
 	return 0;
@@ -1018,7 +1011,7 @@ fail:
 		free(f.v[i].bytes);
 	}
 	free(f.v);
-	fleet_names_free(x.names.v, x.names.n);
+	rba_strv_free(x.names.v, x.names.n);
 	free(hl.v);
 	free(hs.v);
 	fleet_import_release(im);

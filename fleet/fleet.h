@@ -107,12 +107,11 @@ struct fleet_worker {
  * FLEET_IMPORTED_DIR against w->snap (same store and head) whose
  * signature verifies with w->key's public half: a rerun skips them.
  * *names (sorted, each malloc'd, the array too; free with
- * fleet_names_free) and *n.  A directory that does not exist is empty.
+ * rba_strv_free, common/strv.h) and *n.  A directory that does not exist is empty.
  * 0; RBA_E_NOMEM; an errno reading the directory (d->file).
  */
 int fleet_records_done(const struct fleet_worker *w, char ***names,
 		       size_t *n, struct rba_detail *d);
-void fleet_names_free(char **names, size_t n);
 
 /*
  * Writes r's worker record and signature into w->dir (created 0755 if

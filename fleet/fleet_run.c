@@ -125,6 +125,6 @@ fleet_audit_run(struct store *s, const struct fleet_worker *w,
 		err = fn(ctx, &t);
 		audit_report_release(&r);
 	}
-	fleet_names_free(done, ndone);
+	rba_strv_free(done, ndone);
 	return err;
 }

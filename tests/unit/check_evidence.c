@@ -4,11 +4,9 @@
  * check and every way it must fail, signing and the pair written beside
  * each other.
  */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,6 +32,7 @@
 #include "rebuild/snapshot.h"
 #include "store/store.h"
 #include "store/store_debug.h"
+#include "tests/unit/scratch.h"
 #include "tests/unit/suites.h"
 
 #define GN FIXTURES "/german-credit-numeric.csv"
@@ -43,45 +42,17 @@
 #define PUB FIXTURES "/keys/rba-test-only.pub"
 #define VERSION "german-numeric-logistic"
 
-static char tmp_root[256];
-static char spath[300];
-
-static int
-rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static void
 setup(void)
 {
-	snprintf(tmp_root, sizeof(tmp_root), "%s/rba-evidence-XXXXXX",
-		 getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(tmp_root));
-	snprintf(spath, sizeof(spath), "%s/store", tmp_root);
+	scratch_make("evidence");
 	ck_assert_int_eq(rba_crypto_init(), 0);
 }
 
 static void
 teardown(void)
 {
-	if (tmp_root[0] != 0)
-		nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	tmp_root[0] = 0;
-}
-
-static const char *
-tpath(const char *name)
-{
-	static char buf[4][512];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmp_root, name);
-	return buf[i];
+	scratch_remove();
 }
 
 static int
@@ -106,7 +77,7 @@ static const char *
 cases_file(const char *name, int rows, const char *header_extra,
 	   const char *const *row_extra, int nextra)
 {
-	const char *path = tpath(name);
+	const char *path = scratch_path(name);
 	FILE *in = fopen(GN, "r"), *out = fopen(path, "w");
 	char line[4096];
 	int i = 0;
@@ -177,8 +148,8 @@ new_store(void)
 	struct audit_report r;
 
 	rba_detail_clear(&d);
-	ck_assert_msg(store_init(spath, &d) == 0, "init: %s", d.reason);
-	ck_assert_msg(store_open(spath, 0, &s, &d) == 0, "open: %s", d.reason);
+	ck_assert_msg(store_init(scratch_store, &d) == 0, "init: %s", d.reason);
+	ck_assert_msg(store_open(scratch_store, 0, &s, &d) == 0, "open: %s", d.reason);
 	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), 0);
 	ck_assert_msg(snapshot_add(t, GN, NULL, &dg, NULL, &d) == 0, "%s", d.reason);
 	ck_assert_int_eq(store_txn_commit(t, &d), 0);
@@ -272,7 +243,7 @@ test_key(void)
 static int
 count_tmp(void)
 {
-	DIR *dp = opendir(tmp_root);
+	DIR *dp = opendir(scratch_dir);
 	struct dirent *e;
 	int n = 0;
 
@@ -1432,7 +1403,7 @@ START_TEST(test_export_pair)
 	struct evidence_result res, res2;
 	struct rba_detail d;
 	struct stat st;
-	const char *file = tpath("evidence.json"), *sigf = tpath("evidence.json.minisig");
+	const char *file = scratch_path("evidence.json"), *sigf = scratch_path("evidence.json.minisig");
 	uint8_t *doc, *sig, *doc2, *sig2;
 	size_t n, sn, n2, sn2;
 	char stale[600];
@@ -1492,12 +1463,12 @@ START_TEST(test_export_pair)
 	free(sig2);
 
 	/* A missing directory or a directory in the way: nothing written. */
-	rq.path = tpath("no/such/dir/e.json");
+	rq.path = scratch_path("no/such/dir/e.json");
 	ck_assert_int_eq(evidence_export(s, &rq, &res2, &d), ENOENT);
-	ck_assert_int_eq(mkdir(tpath("adir"), 0755), 0);
-	rq.path = tpath("adir");
+	ck_assert_int_eq(mkdir(scratch_path("adir"), 0755), 0);
+	rq.path = scratch_path("adir");
 	ck_assert_int_eq(evidence_export(s, &rq, &res2, &d), EISDIR);
-	ck_assert(access(tpath("adir.minisig"), F_OK) != 0);
+	ck_assert(access(scratch_path("adir.minisig"), F_OK) != 0);
 
 	free(doc);
 	free(sig);
@@ -1539,7 +1510,7 @@ END_TEST
 
 START_TEST(test_write_pair)
 {
-	const char *file = tpath("e.json"), *sigf = tpath("e.json.minisig");
+	const char *file = scratch_path("e.json"), *sigf = scratch_path("e.json.minisig");
 	struct rba_detail d;
 	uint8_t *p;
 	size_t n;
@@ -1561,10 +1532,10 @@ START_TEST(test_write_pair)
 	ck_assert_int_eq(count_tmp(), 0);
 
 	/* A dangling link in the way is an existing name, not followed. */
-	ck_assert_int_eq(symlink(tpath("nowhere"), tpath("l.json")), 0);
-	ck_assert_int_eq(evidence_write(tpath("l.json"), "x", 1, "y", 1, 0, &d),
+	ck_assert_int_eq(symlink(scratch_path("nowhere"), scratch_path("l.json")), 0);
+	ck_assert_int_eq(evidence_write(scratch_path("l.json"), "x", 1, "y", 1, 0, &d),
 			 RBA_E_EXISTS);
-	ck_assert(access(tpath("nowhere"), F_OK) != 0);
+	ck_assert(access(scratch_path("nowhere"), F_OK) != 0);
 	ck_assert_int_eq(evidence_write("", "x", 1, "y", 1, 0, &d), ENOENT);
 	ck_assert_int_eq(count_tmp(), 0);
 }
@@ -1641,11 +1612,11 @@ START_TEST(test_verify_audit_evidence)
 	memset(&rq, 0, sizeof(rq));
 	rq.version = VERSION;
 	rq.key = k;
-	rq.path = tpath("evidence.json");
+	rq.path = scratch_path("evidence.json");
 	rba_detail_clear(&d);
 	ck_assert_msg(evidence_export(s, &rq, &res, &d) == 0, "%s", d.reason);
-	doc = slurp(tpath("evidence.json"), &n);
-	sig = slurp(tpath("evidence.json.minisig"), &sn);
+	doc = slurp(scratch_path("evidence.json"), &n);
+	sig = slurp(scratch_path("evidence.json.minisig"), &sn);
 
 	/* Audit evidence that holds. */
 	verify_ok(doc, n, sig, sn, v);
@@ -1723,7 +1694,7 @@ START_TEST(test_verify_dispute_evidence)
 	struct dispute_report r;
 	struct evidence_verification *v = malloc(sizeof(*v));
 	struct rba_detail d;
-	const char *file = tpath("dispute.json");
+	const char *file = scratch_path("dispute.json");
 	char tc[SIGN_TRUSTED_COMMENT_MAX + 1];
 	uint8_t *doc, *sig;
 	char *bad, *bsig;
@@ -1739,7 +1710,7 @@ START_TEST(test_verify_dispute_evidence)
 	/* Never over an existing pair. */
 	ck_assert_int_eq(dispute_evidence_export(&r, k, file, &d), RBA_E_EXISTS);
 	doc = slurp(file, &n);
-	sig = slurp(tpath("dispute.json.minisig"), &sn);
+	sig = slurp(scratch_path("dispute.json.minisig"), &sn);
 
 	/* Dispute evidence that holds, and what it says. */
 	verify_ok(doc, n, sig, sn, v);
@@ -1857,7 +1828,7 @@ START_TEST(test_dispute_contradictions)
 	struct dispute_report r;
 	struct evidence_verification *v = malloc(sizeof(*v));
 	struct rba_detail d;
-	const char *file = tpath("dispute.json");
+	const char *file = scratch_path("dispute.json");
 	char sd[128], rd[128], od[128], ss[64], sl[256], ol[256], want[512];
 	const char *other, *moved;
 
