@@ -13,6 +13,7 @@
 #include "audit/audit.h"
 #include "audit/inputs.h"
 #include "common/rbatime.h"
+#include "common/strv.h"
 #include "common/json.h"
 #include "sample/scorer.h"
 #include "rebuild/envrec.h"
@@ -293,21 +294,6 @@ env_now(const struct pins *p, char out[RBA_DIGEST_TEXT_LEN + 1])
 
 /* ---- reasons ----------------------------------------------------------- */
 
-static char *
-dupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *
-dupf(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return strdup(buf);
-}
-
 /*
  * Which way is toward the decision on the explained margin.  Argmax:
  * up (the decided class's margin).  Bands (a higher score is toward the
@@ -403,9 +389,9 @@ dispute_stands_line(const char *decision, int exact, double bound)
 	char b[32];
 
 	if (exact)
-		return dupf("the disputed %s stands", decision);
+		return rba_strdupf("the disputed %s stands", decision);
 	dispute_bound_text(bound, b);
-	return dupf("the disputed %s stands (not exact: approximate Shapley values, "
+	return rba_strdupf("the disputed %s stands (not exact: approximate Shapley values, "
 		    "error bound %s per contribution)", decision, b);
 }
 
@@ -439,13 +425,13 @@ explain_encode(const struct dispute_report *r, const struct encode_spec *s,
 			if (strcmp(r->names[j], s->columns[k].name) == 0)
 				vals[k] = r->values[j];
 		if (vals[k] == NULL) {
-			e->error = dupf("the case lacks input column '%s'",
+			e->error = rba_strdupf("the case lacks input column '%s'",
 					s->columns[k].name);
 			return -1;
 		}
 	}
 	if (encode_values(s, vals, raw, &d) != 0) {
-		e->error = dupf("the case cannot be encoded: %s", d.reason);
+		e->error = rba_strdupf("the case cannot be encoded: %s", d.reason);
 		return -1;
 	}
 	return 0;
@@ -564,15 +550,15 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 	if (err == 0)
 		err = explain_case_opt(a, &b, raw, cls, &xo, &x, &d);
 	if (err && err != RBA_E_NOMEM) {
-		e->error = dupf("%s", d.reason);
+		e->error = rba_strdupf("%s", d.reason);
 		err = 0;
 		goto out;
 	}
 	if (err)
 		goto out;
 	e->class_name = strdup(s->classes[cls]);
-	e->space = s->nclasses == 2 ? dupf("log-odds of class %s", s->classes[cls])
-				    : dupf("margin of class %s", s->classes[cls]);
+	e->space = s->nclasses == 2 ? rba_strdupf("log-odds of class %s", s->classes[cls])
+				    : rba_strdupf("margin of class %s", s->classes[cls]);
 	e->baseline = x.baseline;
 	e->margin = x.margin;
 	e->sum = x.sum;
@@ -698,7 +684,7 @@ dispute_prove_from_history(struct dispute_run *run, struct dispute_report *r,
 		r->rebuilt = 0;
 		r->proof_audit = fp.id;
 	} else if (fp.seen) {
-		r->rebuild_why = dupf("the latest audit record, %llu, does "
+		r->rebuild_why = rba_strdupf("the latest audit record, %llu, does "
 				      "not prove the stored artifact: %s",
 				      (unsigned long long)fp.id, fp.why);
 	} else {
