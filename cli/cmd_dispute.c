@@ -212,8 +212,8 @@ print_answer(struct cli_ctx *ctx, const struct dispute_args *a,
 		       cli_digest_short(&r->artifact_pinned, ctx->verbose, d1),
 		       cli_digest_short(&r->artifact_rebuilt, ctx->verbose, d2));
 	else
-		printf("artifact    pinned %s, not rebuilt: scored with the "
-		       "stored artifact, relying on audit record %llu\n",
+		printf("artifact    pinned %s, scored as stored: no retrain, "
+		       "audit record %llu proves it\n",
 		       cli_digest_short(&r->artifact_pinned, ctx->verbose, d1),
 		       (unsigned long long)r->proof_audit);
 	if (r->rebuilt && r->rebuild_why != NULL && ctx->verbose)

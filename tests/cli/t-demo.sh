@@ -26,7 +26,7 @@ ok "the first dispute of the trees retrained" grep -q "^artifact    pinned sha25
 ok "with its principal reasons by TreeSHAP" sh -c 'grep -A1 "^reasons     log-odds of class 2 by exact path-dependent TreeSHAP, from the rebuilt artifact, bit-identical to the one that made the decision" first | grep -q "^  1\. "'
 ok "the first trees decline stands" test "$(tail -n 1 first)" = "the disputed decline stands"
 ok "the second did not retrain, relying on the audit record" \
-	grep -q "not rebuilt: scored with the stored artifact, relying on audit record 2" second
+	grep -q "scored as stored: no retrain, audit record 2 proves it" second
 ok "with the reasons of the stored artifact" sh -c 'grep -A1 "^reasons     log-odds of class 2 by exact path-dependent TreeSHAP, from the stored artifact, which made the decision" second | grep -q "^  1\. "'
 ok "the second trees decline stands" test "$(tail -n 1 second)" = "the disputed decline stands"
 out_has "DECLARED BEFORE THE RUN"

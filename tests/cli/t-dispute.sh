@@ -35,7 +35,7 @@ out_lacks "  5. "
 out_has "(agrees, tolerance 1e-06)"
 out_has "the log-odds give the score"
 out_has "artifact    pinned sha256:"
-out_lacks "not rebuilt"
+out_lacks "scored as stored"
 run 0 $RBA -S st --json dispute $V $declined --reasons 2
 ok "reasons in JSON: two, toward decline, adding up" jq -e '.explanation.ok and
 	.explanation.method == "shapley" and .explanation.direction == "up" and
@@ -58,7 +58,7 @@ run 0 $RBA -S st dispute $V $declined --show-inputs
 out_has "version     bit-identical: audit record 1 of"
 out_has "  checking_status"
 # a bit-identical audit proves the stored artifact: no retrain
-out_has "not rebuilt: scored with the stored artifact, relying on audit record 1"
+out_has "scored as stored: no retrain, audit record 1 proves it"
 out_has "decided by  sha256:"
 out_has "(the stored artifact)"
 out_has "reasons     log-odds of class 2 by exact Shapley values, from the stored artifact, which made the decision"

@@ -45,7 +45,7 @@ run 0 $RBA -S st dispute $V $declined
 out_has "decision decline"
 ok "the last line is the answer" test "$(tail -n 1 out)" = "the disputed decline stands"
 out_has "reasons     log-odds of class 2 by exact path-dependent TreeSHAP, from the stored artifact, which made the decision"
-out_has "not rebuilt: scored with the stored artifact, relying on audit record "
+out_has "scored as stored: no retrain, audit record "
 out_has "  1. "
 run 0 $RBA -S st --json dispute $V $declined --rebuild
 ok "TreeSHAP reasons add up to the log-odds" jq -e '.explanation.method == "treeshap" and
