@@ -92,10 +92,14 @@ dup0(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+/* A reason or warning that could not be kept marks the report (r->oom),
+ * which is then not recorded. */
 #define REASON(r, ...) \
-	(void)rba_strv_add(&(r)->reasons, &(r)->nreasons, rba_strdupf(__VA_ARGS__))
+	((r)->oom |= rba_strv_add(&(r)->reasons, &(r)->nreasons, \
+				  rba_strdupf(__VA_ARGS__)) != 0)
 #define WARN(r, ...) \
-	(void)rba_strv_add(&(r)->warnings, &(r)->nwarnings, rba_strdupf(__VA_ARGS__))
+	((r)->oom |= rba_strv_add(&(r)->warnings, &(r)->nwarnings, \
+				  rba_strdupf(__VA_ARGS__)) != 0)
 
 static char *
 hexdup(const struct rba_digest *dg)
@@ -104,6 +108,27 @@ hexdup(const struct rba_digest *dg)
 
 	rba_digest_format(dg, hex);
 	return strdup(hex);
+}
+
+/*
+ * Whether every text the links of r should hold is there: a copy that
+ * failed for want of memory leaves a NULL where a digest or a note was
+ * written, and a record with holes would say less than was found.
+ */
+static int
+links_whole(const struct audit_report *r)
+{
+	const struct audit_link *l[] = { &r->code_revision, &r->trainer_abi,
+					 &r->environment, &r->config,
+					 &r->snapshot_link };
+
+	if (r->pins_text != NULL && (r->env_pinned_text == NULL ||
+				     r->env_current_text == NULL))
+		return 0;
+	for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++)
+		if (l[i] != &r->trainer_abi && l[i]->current == NULL)
+			return 0;
+	return 1;
 }
 
 /* ---- links ------------------------------------------------------------ */
@@ -171,6 +196,10 @@ env_links(struct audit_inputs *c, struct audit_report *r)
 		goto out;
 	r->env_current_text = strdup(rba_buf_cstr(&cur));
 	r->env_pinned_text = strdup(c->v.env_text ? c->v.env_text : "");
+	if (r->env_current_text == NULL || r->env_pinned_text == NULL) {
+		err = RBA_E_NOMEM;
+		goto out;
+	}
 	envrec_digest((const char *)cur.p, cur.len, &r->env_current);
 	r->env_pinned = c->pins->environment;
 	{
@@ -193,8 +222,12 @@ env_links(struct audit_inputs *c, struct audit_report *r)
 			goto out;
 		}
 	}
-	if (envrec_parse(r->env_pinned_text, strlen(r->env_pinned_text), &pinned,
-			 NULL) != 0) {
+	/* Out of memory is no answer about the record: the audit stops. */
+	if ((err = envrec_parse(r->env_pinned_text, strlen(r->env_pinned_text),
+				&pinned, NULL)) == RBA_E_NOMEM)
+		goto out;
+	if (err != 0) {
+		err = 0;
 		set_link(&r->environment, AUDIT_LINK_UNKNOWN,
 			 hexdup(&r->env_pinned), hexdup(&r->env_current),
 			 strdup("the pinned environment record cannot be read"));
@@ -208,12 +241,18 @@ env_links(struct audit_inputs *c, struct audit_report *r)
 		err = RBA_E_NOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < nd; i++) {
-		r->env_fields[i].key = strdup(delta[i].key);
-		r->env_fields[i].pinned = dup0(delta[i].old_value);
-		r->env_fields[i].current = dup0(delta[i].new_value);
-	}
 	r->nenv_fields = nd;
+	for (size_t i = 0; i < nd; i++) {
+		struct audit_env_field *f = &r->env_fields[i];
+		f->key = strdup(delta[i].key);
+		f->pinned = dup0(delta[i].old_value);
+		f->current = dup0(delta[i].new_value);
+		if (f->key == NULL || (delta[i].old_value && f->pinned == NULL) ||
+		    (delta[i].new_value && f->current == NULL)) {
+			err = RBA_E_NOMEM;
+			goto out;
+		}
+	}
 	set_link(&r->environment, nd ? AUDIT_LINK_CHANGED : AUDIT_LINK_SAME,
 		 hexdup(&r->env_pinned), hexdup(&r->env_current), NULL);
 out:
@@ -863,6 +902,13 @@ out:
 	sample_layout_release(&layout);
 	store_sample_info_release(&info);
 	audit_inputs_release(&c);
+	if (err == 0 && (r->oom || !links_whole(r))) {
+		/* Out of memory part-way: no record that says less than was
+		 * found. */
+		err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "out of memory");
+		audit_not_measured(r, "memory", err, d);
+		record = 0;
+	}
 	if (record && !o->no_record) {
 		struct rba_detail rd;
 		int rerr;

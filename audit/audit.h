@@ -155,6 +155,7 @@ struct audit_report {
 	 * (has_version 0: no such version).  judged: audit_version made
 	 * this report, and its record is appended only while the store
 	 * still holds these (audit_record_append). */
+	int oom; /* a reason or warning could not be kept: not recorded */
 	int judged;
 	int has_version;
 	struct rba_digest judged_artifact, judged_snapshot, judged_pins;
