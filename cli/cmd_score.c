@@ -176,6 +176,7 @@ struct block {
 	struct rba_buf ids;  /* NUL-terminated ids */
 	struct rba_buf vals; /* one case's input values, NUL-terminated */
 	const char **vp;     /* ncolumns pointers into vals */
+	unsigned long *vcol; /* ncolumns: the byte column of each value */
 	struct rba_buf text; /* the block's report lines */
 };
 
@@ -293,7 +294,10 @@ block_init(struct block *bk, const struct encode_spec *s)
 	bk->probs = malloc((size_t)SCORE_ROWS * s->nclasses * sizeof(float) + 1);
 	bk->id_off = malloc(SCORE_ROWS * sizeof(*bk->id_off));
 	bk->vp = malloc((s->ncolumns ? s->ncolumns : 1) * sizeof(*bk->vp));
-	return bk->x && bk->probs && bk->id_off && bk->vp ? 0 : RBA_E_NOMEM;
+	bk->vcol = malloc((s->ncolumns ? s->ncolumns : 1) * sizeof(*bk->vcol));
+	return bk->x && bk->probs && bk->id_off && bk->vp && bk->vcol
+		       ? 0
+		       : RBA_E_NOMEM;
 }
 
 static void
@@ -303,6 +307,7 @@ block_release(struct block *bk)
 	free(bk->probs);
 	free(bk->id_off);
 	free(bk->vp);
+	free(bk->vcol);
 	rba_buf_release(&bk->ids);
 	rba_buf_release(&bk->vals);
 	rba_buf_release(&bk->text);
@@ -343,6 +348,7 @@ block_add(struct block *bk, const struct encode_spec *s, const size_t *src,
 {
 	size_t off = 0;
 	char rowid[32];
+	int err;
 
 	bk->vals.len = 0;
 	for (uint32_t c = 0; c < s->ncolumns; c++) {
@@ -353,15 +359,14 @@ block_add(struct block *bk, const struct encode_spec *s, const size_t *src,
 		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s", "out of memory");
 	for (uint32_t c = 0; c < s->ncolumns; c++) {
 		bk->vp[c] = (const char *)bk->vals.p + off;
+		bk->vcol[c] = f[src[c]].col;
 		off += f[src[c]].n + 1;
 	}
-	if (encode_values(s, bk->vp, bk->x + bk->n * s->nfeatures, d) != 0) {
-		/* As the whole-file path located it: the line, no column. */
-		snprintf(d->file, sizeof(d->file), "%s", file);
-		d->line = line;
-		d->col = 0;
-		return RBA_E_SCHEMA;
-	}
+	/* As the whole-file path locates them: the line, no column; a value
+	 * the standardization cannot take at its column too. */
+	if ((err = encode_values_at(s, bk->vp, file, line, bk->vcol,
+				    bk->x + bk->n * s->nfeatures, d)) != 0)
+		return err; /* RBA_E_SCHEMA: the model cannot take the case */
 	bk->id_off[bk->n] = bk->ids.len;
 	if (idc >= 0) {
 		rba_buf_put(&bk->ids, f[idc].p, f[idc].n);

@@ -2,6 +2,7 @@
 #include "rebuild/encode.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -233,6 +234,89 @@ first_non_numeric(const struct csv_table *t, size_t c)
 	return 0;
 }
 
+/* The column of numeric feature f (NULL when f is one-hot). */
+static const struct encode_column *
+feature_column(const struct encode_spec *s, uint32_t f)
+{
+	for (uint32_t c = 0; c < s->ncolumns; c++) {
+		const struct encode_column *col = &s->columns[c];
+		uint32_t w = col->kind == ENCODE_NUMERIC ? 1 : col->nlevels;
+		if (f < w)
+			return col->kind == ENCODE_NUMERIC ? col : NULL;
+		f -= w;
+	}
+	return NULL;
+}
+
+int
+encode_standardize_check(const struct encode_spec *spec, uint32_t f, float v,
+			 const char *text, const char *file,
+			 unsigned long line, unsigned long col,
+			 struct rba_detail *d)
+{
+	const struct encode_column *c;
+	char num[32];
+
+	/* encode_standardize's expression, so the same float32 result. */
+	if (isfinite((v - spec->mean[f]) / spec->scale[f]))
+		return 0;
+	c = feature_column(spec, f);
+	if (text == NULL) {
+		snprintf(num, sizeof(num), "%.9g", (double)v);
+		text = num;
+	}
+	rba_detail_key(d, c != NULL ? c->name : "");
+	return rba_fail(d, RBA_E_SCHEMA, file, line, col,
+			"column '%s': value '%.64s' is beyond what the model's "
+			"standardization can take",
+			c != NULL ? c->name : "", text);
+}
+
+/*
+ * Training data the standardization would take beyond float32 (a huge
+ * value in a column of small spread: inf, then NaN weights or a NaN
+ * validation loss) is refused here, before any training, at the row's
+ * line.  The split and the statistics are those rebuild_prepare takes
+ * next (encode_split, encode_standardize_fit over the training rows), so
+ * this only asks; the spec is left as encode_fit leaves it (mean 0,
+ * scale 1).  A split encode_split refuses is the caller's to report.
+ */
+static int
+fit_range_check(const struct pins *p, const struct csv_table *t,
+		struct encode_spec *spec, const struct encode_data *data,
+		const size_t *src, struct rba_detail *d)
+{
+	size_t *tr = NULL, *va = NULL, ntr = 0, nva = 0, nf = spec->nfeatures;
+	int err = 0;
+
+	if (!p->data.standardize)
+		return 0; /* raw inputs: finite float32 as read */
+	if ((err = encode_split(p, data->n, &tr, &ntr, &va, &nva)) != 0)
+		return err == RBA_E_NOMEM ? err : 0;
+	encode_standardize_fit(spec, data, tr, ntr, 1);
+	for (size_t r = 0; r < data->n && err == 0; r++) {
+		const float *xr = data->x + r * nf;
+		uint32_t f = 0;
+		for (uint32_t c = 0; c < spec->ncolumns && err == 0; c++) {
+			if (spec->columns[c].kind != ENCODE_NUMERIC) {
+				f += spec->columns[c].nlevels;
+				continue;
+			}
+			err = encode_standardize_check(
+				spec, f, xr[f], csv_table_cell(t, r, src[c]),
+				t->file, t->lines[r], 0, d);
+			f++;
+		}
+	}
+	for (size_t f = 0; f < nf; f++) {
+		spec->mean[f] = 0.0f;
+		spec->scale[f] = 1.0f;
+	}
+	free(tr);
+	free(va);
+	return err;
+}
+
 int
 encode_fit(const struct pins *p, const struct csv_table *t,
 	   struct encode_spec *spec, struct encode_data *data,
@@ -372,6 +456,8 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 			f += col->nlevels;
 		}
 	}
+	if ((err = fit_range_check(p, t, spec, data, src, d)) != 0)
+		goto fail;
 	free(src);
 	return 0;
 fail:
@@ -489,8 +575,8 @@ encode_standardize(const struct encode_spec *spec, const float *raw, size_t n,
 
 static int
 encode_one(const struct encode_spec *spec, const char *const *values,
-	   float *x, const char *file, unsigned long line,
-	   struct rba_detail *d)
+	   const unsigned long *cols, float *x, const char *file,
+	   unsigned long line, struct rba_detail *d)
 {
 	size_t f = 0;
 
@@ -508,7 +594,12 @@ encode_one(const struct encode_spec *spec, const char *const *values,
 						"not '%.64s'",
 						col->name, v);
 			}
-			x[f++] = (float)num;
+			x[f] = (float)num;
+			if ((err = encode_standardize_check(
+				     spec, (uint32_t)f, x[f], v, file, line,
+				     cols != NULL ? cols[c] : 0, d)) != 0)
+				return err;
+			f++;
 			continue;
 		}
 		long lv = find_level(col->levels, col->nlevels, v);
@@ -529,7 +620,15 @@ int
 encode_values(const struct encode_spec *spec, const char *const *values,
 	      float *x, struct rba_detail *d)
 {
-	return encode_one(spec, values, x, NULL, 0, d);
+	return encode_one(spec, values, NULL, x, NULL, 0, d);
+}
+
+int
+encode_values_at(const struct encode_spec *spec, const char *const *values,
+		 const char *file, unsigned long line,
+		 const unsigned long *cols, float *x, struct rba_detail *d)
+{
+	return encode_one(spec, values, cols, x, file, line, d);
 }
 
 int
@@ -561,8 +660,8 @@ encode_table(const struct encode_spec *spec, const struct csv_table *t,
 	for (size_t r = 0; r < t->nrows; r++) {
 		for (uint32_t c = 0; c < spec->ncolumns; c++)
 			vals[c] = csv_table_cell(t, r, src[c]);
-		err = encode_one(spec, vals, x + r * spec->nfeatures, t->file,
-				 t->lines[r], d);
+		err = encode_one(spec, vals, NULL, x + r * spec->nfeatures,
+				 t->file, t->lines[r], d);
 		if (err != 0)
 			goto out;
 	}

@@ -14,7 +14,13 @@
  * standard deviation (population, divided by n) over the training split
  * only, summed in double in row order, stored as float32; a constant
  * column gets scale 1.  One-hot features keep mean 0 and scale 1.  The
- * model sees (float(x) - mean) / scale computed in float32.
+ * model sees (float(x) - mean) / scale computed in float32.  A finite
+ * float32 can still go beyond float32 there (3.4e38 in a column whose
+ * scale is below 1): such a value is refused where inputs are encoded,
+ * for training (encode_fit) and for scoring (encode_values,
+ * encode_values_at, encode_table), never turned into inf and then a NaN
+ * or a made-up score.  A scorer that standardizes by itself asks
+ * encode_standardize_check of each value.
  *
  * Unknown categorical level in a case being scored: an error naming the
  * column and the level (RBA_E_SCHEMA), never a silent all-zero encoding:
@@ -78,7 +84,10 @@ void encode_data_release(struct encode_data *d);
  * non-numeric input column that is not declared categorical, a positive
  * class that does not occur, fewer than two classes), RBA_E_LIMIT (over
  * REBUILD_MAX_WIDTH features, REBUILD_MAX_CLASSES classes,
- * ENCODE_MAX_TEXT bytes, REBUILD_MAX_EXAMPLES rows), RBA_E_NOMEM.
+ * ENCODE_MAX_TEXT bytes, REBUILD_MAX_EXAMPLES rows), RBA_E_NOMEM; and
+ * RBA_E_SCHEMA, as encode_standardize_check at the row's FILE:LINE, for a
+ * value that the standardization of p's split (the one rebuild_prepare
+ * fits next; data.standardize) takes beyond float32.
  */
 int encode_fit(const struct pins *p, const struct csv_table *t,
 	       struct encode_spec *spec, struct encode_data *data,
@@ -111,19 +120,46 @@ void encode_standardize(const struct encode_spec *spec, const float *raw,
 			size_t n, float *out);
 
 /*
+ * Whether raw value v of numeric feature f (< nfeatures) standardizes, as
+ * encode_standardize computes it, to a finite float32.  0; else
+ * RBA_E_SCHEMA (the model cannot take the case, as it cannot take an
+ * unknown level) with d (NULL allowed) at file:line:col (NULL or 0 where
+ * the caller has none), d->key the column and the reason "column 'X':
+ * value 'TEXT' is beyond what the model's standardization can take"
+ * (TEXT: the value as the input spells it, or v in %.9g when text is
+ * NULL).
+ */
+int encode_standardize_check(const struct encode_spec *spec, uint32_t f,
+			     float v, const char *text, const char *file,
+			     unsigned long line, unsigned long col,
+			     struct rba_detail *d);
+
+/*
  * Encodes the cases of table t (columns found by name; others ignored)
  * into raw features: x is t->nrows x nfeatures.  RBA_E_SCHEMA for a
- * missing column, a non-numeric value in a numeric column or an unknown
- * level (d gets FILE:LINE:COL and the column in d->key).
+ * missing column, a non-numeric value in a numeric column, an unknown
+ * level or a value the standardization takes beyond float32
+ * (encode_standardize_check).  d gets FILE:LINE and the column in
+ * d->key.
  */
 int encode_table(const struct encode_spec *spec, const struct csv_table *t,
 		 float *x, struct rba_detail *d);
 
 /*
  * Encodes one case given as text values, one per spec column in spec
- * order (values[i] for spec->columns[i]).  Errors as encode_table.
+ * order (values[i] for spec->columns[i]).  Errors as encode_table,
+ * without a place.
  */
 int encode_values(const struct encode_spec *spec, const char *const *values,
 		  float *x, struct rba_detail *d);
+/*
+ * encode_values for a case read at file:line, values[i] starting at
+ * byte column cols[i] (NULL: none): a value the standardization cannot
+ * take is refused at FILE:LINE:COL, the other errors at FILE:LINE.
+ */
+int encode_values_at(const struct encode_spec *spec,
+		     const char *const *values, const char *file,
+		     unsigned long line, const unsigned long *cols, float *x,
+		     struct rba_detail *d);
 
 #endif

@@ -805,6 +805,135 @@ START_TEST(test_encoder)
 }
 END_TEST
 
+/* Twelve rows of a column of small spread (sd 0.497 over the first
+ * nine, the training rows of a tail split of 0.25); the row at line
+ * big_line holds big (NULL: none). */
+static struct csv_table *
+spread_table(unsigned long big_line, const char *big)
+{
+	struct rba_buf b;
+	struct csv_table *t = NULL;
+	struct rba_detail d;
+
+	rba_buf_init(&b);
+	rba_buf_printf(&b, "id,size,class\n");
+	for (unsigned long r = 1; r <= 12; r++)
+		rba_buf_printf(&b, "%lu,%s,%s\n", r,
+			       r + 1 == big_line ? big : r % 2 ? "1" : "2",
+			       r % 2 ? "yes" : "no");
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	ck_assert_int_eq(csv_table_load_mem(b.p, b.len, "w.csv", &t, &d), 0);
+	rba_buf_release(&b);
+	return t;
+}
+
+/*
+ * A finite float32 the standardization takes beyond float32 (3.4e38 in
+ * a column of scale 0.497) is refused where a case is encoded for scoring,
+ * with the column and the place, and in training data where the split's
+ * standardization would take it there; what standardizes to a finite
+ * value is taken as before.
+ */
+START_TEST(test_encode_range)
+{
+	static const char why[] = "column 'size': value '3.4e38' is beyond what "
+				  "the model's standardization can take";
+	struct csv_table *t;
+	struct pins p;
+	struct encode_spec s;
+	struct encode_data data;
+	struct rba_detail d;
+	size_t *tr, *va, ntr, nva;
+	float x[1];
+	const char *big[] = { "3.4e38" }, *fine[] = { "3.4e30" };
+	const unsigned long cols[] = { 5 };
+
+	small_pins(&p);
+	p.data.label = "class";
+	p.data.id = "id";
+	p.data.standardize = 1;
+	p.data.split_validation = 0.25;
+	p.data.split_order = PINS_SPLIT_TAIL;
+	t = spread_table(0, NULL);
+	ck_assert_int_eq(encode_fit(&p, t, &s, &data, &d), 0);
+	ck_assert(s.mean[0] == 0.0f && s.scale[0] == 1.0f); /* as documented */
+	ck_assert_int_eq(encode_split(&p, data.n, &tr, &ntr, &va, &nva), 0);
+	encode_standardize_fit(&s, &data, tr, ntr, 1);
+	ck_assert(s.scale[0] > 0.4f && s.scale[0] < 0.5f);
+	/* scoring: refused, with the column, and where when told */
+	rba_detail_clear(&d);
+	ck_assert_int_eq(encode_values(&s, big, x, &d), RBA_E_SCHEMA);
+	ck_assert_str_eq(d.reason, why);
+	ck_assert_str_eq(d.key, "size");
+	ck_assert_uint_eq(d.line, 0);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(encode_values_at(&s, big, "c.csv", 7, cols, x, &d),
+			 RBA_E_SCHEMA);
+	ck_assert_str_eq(d.file, "c.csv");
+	ck_assert_uint_eq(d.line, 7);
+	ck_assert_uint_eq(d.col, 5);
+	ck_assert_str_eq(d.reason, why);
+	ck_assert_int_eq(encode_values_at(&s, fine, "c.csv", 7, cols, x, &d), 0);
+	ck_assert(x[0] == 3.4e30f);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(encode_standardize_check(&s, 0, 3.4e38f, NULL, NULL, 0,
+						  0, &d),
+			 RBA_E_SCHEMA);
+	ck_assert_str_eq(d.reason, "column 'size': value '3.39999995e+38' is "
+				   "beyond what the model's standardization "
+				   "can take");
+	ck_assert_int_eq(encode_standardize_check(&s, 0, -3.4e38f, NULL, NULL, 0,
+						  0, NULL),
+			 RBA_E_SCHEMA);
+	ck_assert_int_eq(encode_standardize_check(&s, 0, 1e38f, NULL, NULL, 0,
+						  0, NULL),
+			 0);
+	/* the whole-table path: the line */
+	static const char cases[] = "size\n1\n3.4e38\n";
+	struct csv_table *ct;
+	float cx[2];
+	ck_assert_int_eq(csv_table_load_mem(cases, strlen(cases), "c.csv", &ct, &d), 0);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(encode_table(&s, ct, cx, &d), RBA_E_SCHEMA);
+	ck_assert_uint_eq(d.line, 3);
+	ck_assert_str_eq(d.reason, why);
+	csv_table_free(ct);
+	/* unstandardized, every finite float32 is taken */
+	s.mean[0] = 0.0f;
+	s.scale[0] = 1.0f;
+	ck_assert_int_eq(encode_values(&s, big, x, &d), 0);
+	free(tr);
+	free(va);
+	encode_spec_release(&s);
+	encode_data_release(&data);
+	csv_table_free(t);
+
+	/* training: 3.4e38 in a validation row (line 12), scaled by the
+	 * training rows' 0.497: refused at its line, nothing kept */
+	t = spread_table(12, "3.4e38");
+	rba_detail_clear(&d);
+	ck_assert_int_eq(encode_fit(&p, t, &s, &data, &d), RBA_E_SCHEMA);
+	ck_assert_str_eq(d.file, "w.csv");
+	ck_assert_uint_eq(d.line, 12);
+	ck_assert_str_eq(d.reason, why);
+	ck_assert_str_eq(d.key, "size");
+	ck_assert_ptr_null(s.mean);
+	ck_assert_ptr_null(data.x);
+	p.data.standardize = 0; /* raw inputs: finite as read */
+	ck_assert_int_eq(encode_fit(&p, t, &s, &data, &d), 0);
+	encode_spec_release(&s);
+	encode_data_release(&data);
+	csv_table_free(t);
+	/* in a training row it widens its own scale: taken */
+	p.data.standardize = 1;
+	t = spread_table(3, "3.4e38");
+	ck_assert_int_eq(encode_fit(&p, t, &s, &data, &d), 0);
+	encode_spec_release(&s);
+	encode_data_release(&data);
+	csv_table_free(t);
+}
+END_TEST
+
 START_TEST(test_split)
 {
 	struct pins p;
@@ -1142,6 +1271,7 @@ suite_rebuild(void)
 	tcase_add_test(tc, test_train_errors);
 	tcase_add_test(tc, test_auc);
 	tcase_add_test(tc, test_encoder);
+	tcase_add_test(tc, test_encode_range);
 	tcase_add_test(tc, test_split);
 	tcase_add_test(tc, test_synth);
 	tcase_add_test(tc, test_envrec);
