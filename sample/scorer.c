@@ -5,6 +5,7 @@
  */
 #include "sample/scorer.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,6 +227,30 @@ bad_value(const struct sample_chunk *c, uint32_t col, uint32_t i,
 			"column '%s'", c->ids[i], v, ec->name);
 }
 
+/* A value of feature f the model's standardization takes beyond float32
+ * (encode_standardize_check): a case the model cannot take, as
+ * bad_value. */
+static int
+bad_range(const struct audit_scorer *sc, const struct sample_chunk *c,
+	  uint32_t col, uint32_t i, uint32_t f, uint32_t *bad_case,
+	  struct rba_detail *d)
+{
+	char tmp[32];
+	const char *v = sample_chunk_text(c, col, i, tmp);
+	struct rba_detail e;
+	double num = 0;
+
+	if (bad_case != NULL)
+		*bad_case = i;
+	(void)csv_parse_number(v, strlen(v), &num);
+	rba_detail_clear(&e);
+	(void)encode_standardize_check(&sc->a->spec, f, (float)num, v, NULL, 0,
+				       0, &e);
+	rba_detail_key(d, e.key);
+	return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "case '%.64s': %s",
+			c->ids[i], e.reason);
+}
+
 /*
  * Fills the chunk's first-layer terms, column by column: for case i and
  * model column k, tx0[i * ncols + k] multiplies weight row
@@ -253,6 +278,8 @@ prepare(struct audit_scorer *sc, const struct sample_chunk *c,
 			float mean = spec->mean[f], scale = spec->scale[f];
 			for (uint32_t i = 0; i < c->ncases; i++) {
 				tx[i * K] = ((float)col->num[i] - mean) / scale;
+				if (!isfinite(tx[i * K]))
+					return bad_range(sc, c, src, i, f, bad_case, d);
 				row[i * K] = f;
 			}
 			continue;
@@ -266,6 +293,8 @@ prepare(struct audit_scorer *sc, const struct sample_chunk *c,
 							       ? -1 : (int32_t)f;
 					sc->lvl_x[v] = ((float)num - spec->mean[f]) /
 						       spec->scale[f];
+					if (sc->lvl_f[v] >= 0 && !isfinite(sc->lvl_x[v]))
+						sc->lvl_f[v] = -2; /* beyond float32 */
 				} else {
 					long lv = find_level(ec, col->levels[v]);
 					sc->lvl_f[v] = lv < 0 ? -1 : (int32_t)(f + (uint32_t)lv);
@@ -274,6 +303,8 @@ prepare(struct audit_scorer *sc, const struct sample_chunk *c,
 			}
 			for (uint32_t i = 0; i < c->ncases; i++) {
 				uint32_t code = col->codes[i];
+				if (sc->lvl_f[code] == -2)
+					return bad_range(sc, c, src, i, f, bad_case, d);
 				if (sc->lvl_f[code] < 0)
 					return bad_value(c, src, i, ec, bad_case, d);
 				tx[i * K] = sc->lvl_x[code];
@@ -289,6 +320,8 @@ prepare(struct audit_scorer *sc, const struct sample_chunk *c,
 				if (csv_parse_number(t, strlen(t), &num))
 					return bad_value(c, src, i, ec, bad_case, d);
 				tx[i * K] = ((float)num - spec->mean[f]) / spec->scale[f];
+				if (!isfinite(tx[i * K]))
+					return bad_range(sc, c, src, i, f, bad_case, d);
 				row[i * K] = f;
 			} else {
 				long lv = find_level(ec, t);
@@ -336,6 +369,11 @@ run_dense(struct audit_scorer *sc, const struct sample_chunk *c,
 						return bad_value(c, src, r0 + i, ec,
 								 bad_case, d);
 					x[mc->f0] = (float)num;
+					if (encode_standardize_check(
+						    spec, mc->f0, x[mc->f0], t, NULL,
+						    0, 0, NULL) != 0)
+						return bad_range(sc, c, src, r0 + i,
+								 mc->f0, bad_case, d);
 				} else {
 					long lv = find_level(ec, t);
 					if (lv < 0)

@@ -54,3 +54,19 @@ run 2 $RBA version show wide
 awk -F, 'NR == 2 { $19 = "3.4e38" } { print }' OFS=, "$GC" > head.csv
 sed "s/^snapshot: .*/snapshot: sha256:$(sha256sum head.csv | cut -c1-64)/" wide.yaml > head.yaml
 run 0 $RBA train head.yaml --snapshot head.csv --no-keep -o h.bin
+
+# sample add scores through sample/scorer (the sparse path, and the
+# dense one): the same refusal at the case's line, nothing stored
+run 0 $RBA snapshot add "$GC"
+run 0 $RBA register "$FIX/pins/german-categorical-mlp.yaml" --policy "$FIX/policy/credit.yaml"
+before=$(txnid audit-store)
+run 2 $RBA sample add german-categorical-mlp big.csv
+err_is "rebuild-audit: cannot add sample 'big.csv:2': case '1': $WHY"
+run 2 $RBA sample add german-categorical-mlp late.csv
+err_is "rebuild-audit: cannot add sample 'late.csv:1001': case '1000': $WHY"
+ok "no sample kept" [ "$(txnid audit-store)" = "$before" ]
+run 2 $RBA sample show german-categorical-mlp
+err_has "has no sample"
+run 0 $RBA sample add german-categorical-mlp fine.csv
+run 0 $RBA --json sample show german-categorical-mlp 1
+ok "json: 3.4e37 stored with finite scores" jq -e '.scores | length == 2 and all(type == "number")' out
