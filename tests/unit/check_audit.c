@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
+#include "audit/declared.h"
 #include "audit/dispute.h"
 #include "fleet/fleet.h"
 #include "common/json.h"
@@ -321,6 +322,66 @@ END_TEST
  * v3 is v2 with the logging precision declared with a sample of logged
  * scores; only v3 has the line, and only for scores from a column.
  */
+/*
+ * The declared-before rule when the policy the sample was added under
+ * is not kept: the rule cannot be applied, and declared_judge says so
+ * instead of judging by the later policy; a later policy that is the
+ * sample's own, or one set before the sample, judges as usual.
+ */
+START_TEST(test_declared_unkept)
+{
+	static const char strict[] = "schema: rebuild-audit/policy/v1\n"
+		"decision: {bands: [{below: 0.5, decision: a}, {decision: b}]}\n"
+		"tolerance: {max_score_delta: 0.0001, max_flips: 0}\n";
+	static const char loose[] = "schema: rebuild-audit/policy/v1\n"
+		"decision: {bands: [{below: 0.5, decision: a}, {decision: b}]}\n"
+		"tolerance: {max_score_delta: 0.01, max_flips: 3}\n";
+	struct store *s = new_store();
+	struct store_txn *t;
+	struct policy *ps, *pl;
+	struct store_version v;
+	struct store_sample_info info;
+	struct declared_judgement j;
+	struct rba_detail d;
+	char why[160];
+
+	ck_assert_int_eq(policy_parse(strict, strlen(strict), "s", &ps, &d), 0);
+	ck_assert_int_eq(policy_parse(loose, strlen(loose), "l", &pl, &d), 0);
+	ck_assert_int_eq(policy_as_strict(ps, pl, why, sizeof(why)), 1);
+	ck_assert_int_eq(policy_as_strict(pl, ps, why, sizeof(why)), 0);
+	ck_assert_str_eq(why, "tolerance.max_score_delta");
+	memset(&v, 0, sizeof(v));
+	memset(&info, 0, sizeof(info));
+	v.name = "v";
+	v.has_policy = 1;
+	v.policy_text = pl->text;
+	v.policy_digest = pl->digest;
+	v.registered_at = 2000;	 /* the loose policy came after ... */
+	info.has_policy = 1;
+	info.policy_digest = ps->digest;
+	info.added = 1000;	 /* ... the sample, added under the strict one */
+	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(declared_judge(t, &v, pl, &info, &j, &d), RBA_E_NOTFOUND);
+	ck_assert(has_text(d.reason, "cannot check that the tolerance"));
+	/* declared before the sample: the version's judges */
+	v.registered_at = 500;
+	ck_assert_int_eq(declared_judge(t, &v, pl, &info, &j, &d), 0);
+	ck_assert_int_eq(j.own, 0);
+	ck_assert(rba_digest_equal(&j.pol->digest, &pl->digest));
+	declared_judgement_release(&j);
+	/* the sample's own policy: no text needed */
+	v.registered_at = 2000;
+	info.policy_digest = pl->digest;
+	ck_assert_int_eq(declared_judge(t, &v, pl, &info, &j, &d), 0);
+	declared_judgement_release(&j);
+	store_txn_abort(t);
+	policy_free(ps);
+	policy_free(pl);
+	store_close(s);
+}
+END_TEST
+
 START_TEST(test_layout_v3)
 {
 	static const char dg[] =
@@ -1200,6 +1261,7 @@ suite_audit(void)
 	tcase_add_test(tc, test_layout_roundtrip);
 	tcase_add_test(tc, test_layout_versions);
 	tcase_add_test(tc, test_layout_v3);
+	tcase_add_test(tc, test_declared_unkept);
 	tcase_add_test(tc, test_layout_bad);
 	tcase_add_test(tc, test_chunk_roundtrip);
 	tcase_add_test(tc, test_scoring_cat_mlp);
