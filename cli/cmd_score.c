@@ -33,6 +33,7 @@
 #include "rebuild/csv.h"
 #include "rebuild/encode.h"
 #include "rebuild/rebuild.h"
+#include "rebuild/xgboost.h"
 
 #define SCORE_ROWS 4096		/* cases encoded and scored at a time */
 #define SPOOL_MEM (8u << 20)	/* report bytes held in memory */
@@ -171,7 +172,7 @@ spool_print(struct spool *sp, struct rba_detail *d)
 struct block {
 	size_t n;
 	float *x;	     /* SCORE_ROWS x nfeatures raw inputs */
-	float *probs;	     /* SCORE_ROWS x nclasses */
+	float *probs;	     /* SCORE_ROWS x nclasses (--margin: groups) */
 	size_t *id_off;	     /* SCORE_ROWS offsets into ids */
 	struct rba_buf ids;  /* NUL-terminated ids */
 	struct rba_buf vals; /* one case's input values, NUL-terminated */
@@ -218,6 +219,46 @@ put_json_num(struct rba_buf *b, const char *sep, double v)
 {
 	put_text(b, sep);
 	rba_json_put_num(b, v);
+}
+
+/* --margin: the model's margins, one per group ("margin" when one). */
+static void
+put_margin_row(struct rba_buf *b, int json, const struct artifact *a,
+	       const char *id, const float *m, int first)
+{
+	uint32_t K = a->model.forest.ngroups;
+
+	if (json) {
+		put_text(b, first ? "\n    {\"id\": " : ",\n    {\"id\": ");
+		rba_json_put_str(b, id);
+		if (K == 1) {
+			put_json_num(b, ", \"margin\": ", (double)m[0]);
+		} else {
+			put_text(b, ", \"margins\": {");
+			for (uint32_t c = 0; c < K; c++) {
+				put_text(b, c ? ", " : "");
+				rba_json_put_str(b, a->spec.classes[c]);
+				put_json_num(b, ": ", (double)m[c]);
+			}
+			rba_buf_put_u8(b, '}');
+		}
+		rba_buf_put_u8(b, '}');
+		return;
+	}
+	if (strpbrk(id, ",\"\r\n") != NULL) {
+		rba_buf_put_u8(b, '"');
+		for (const char *q = id; *q; q++) {
+			if (*q == '"')
+				rba_buf_put_u8(b, '"');
+			rba_buf_put_u8(b, (uint8_t)*q);
+		}
+		rba_buf_put_u8(b, '"');
+	} else {
+		put_text(b, id);
+	}
+	for (uint32_t c = 0; c < K; c++)
+		put_num(b, ",", (double)m[c]);
+	rba_buf_put_u8(b, '\n');
 }
 
 static void
@@ -315,7 +356,7 @@ block_release(struct block *bk)
 
 /* Scores the block's cases and adds their lines to the report. */
 static int
-block_flush(struct block *bk, int json, const struct artifact *a,
+block_flush(struct block *bk, int json, int margin, const struct artifact *a,
 	    const struct policy *pol, uint64_t done, struct spool *sp,
 	    struct rba_detail *d)
 {
@@ -323,15 +364,23 @@ block_flush(struct block *bk, int json, const struct artifact *a,
 
 	if (bk->n == 0)
 		return 0;
-	if ((err = artifact_score(a, bk->x, bk->n, bk->probs)) != 0)
+	err = margin ? xgboost_margins(a, bk->x, bk->n, bk->probs)
+		     : artifact_score(a, bk->x, bk->n, bk->probs);
+	if (err != 0)
 		return rba_fail(d, err, NULL, 0, 0, "%s", rba_strerror(err));
 	if (rba_buf_status(&bk->ids) != 0)
 		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s", "out of memory");
-	for (size_t i = 0; i < bk->n; i++)
-		put_score_row(&bk->text, json, a, pol,
-			      (const char *)bk->ids.p + bk->id_off[i],
-			      bk->probs + i * a->spec.nclasses,
-			      done == 0 && i == 0);
+	for (size_t i = 0; i < bk->n; i++) {
+		const char *id = (const char *)bk->ids.p + bk->id_off[i];
+		if (margin)
+			put_margin_row(&bk->text, json, a, id,
+				       bk->probs + i * a->model.forest.ngroups,
+				       done == 0 && i == 0);
+		else
+			put_score_row(&bk->text, json, a, pol, id,
+				      bk->probs + i * a->spec.nclasses,
+				      done == 0 && i == 0);
+	}
 	bk->n = 0;
 	bk->ids.len = 0;
 	return spool_add(sp, &bk->text, d);
@@ -385,6 +434,7 @@ struct score_job {
 	const char *art_path, *cases_path, *pol_path, *id_col, *pins_path;
 	struct pins *pins; /* --pins: the id column is its data.id */
 	int id_from_pins;
+	int margin; /* --margin */
 	struct artifact a;
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 	struct policy *pol;
@@ -420,6 +470,8 @@ score_args(struct cli_ctx *ctx, int argc, char **argv, struct score_job *j)
 			j->pins_path = v;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			ctx->json = 1;
+		} else if (strcmp(argv[i], "--margin") == 0) {
+			j->margin = 1;
 		} else if (argv[i][0] == '-' && argv[i][1] != 0) {
 			return cli_usage(ctx, "unknown option '%s'", argv[i]);
 		} else if (j->art_path == NULL) {
@@ -432,6 +484,9 @@ score_args(struct cli_ctx *ctx, int argc, char **argv, struct score_job *j)
 	}
 	if (j->art_path == NULL || j->cases_path == NULL)
 		return cli_usage(ctx, "needs an artifact and a cases file");
+	if (j->margin && j->pol_path != NULL)
+		return cli_usage(ctx, "--margin prints margins, not decisions: "
+				      "no --policy with it");
 	return 0;
 }
 
@@ -444,9 +499,16 @@ score_load(struct score_job *j)
 	int err;
 
 	rba_detail_clear(&d);
-	if ((err = artifact_load(j->art_path, &j->a, &dg, &d)) != 0)
+	/* ours, or an XGBoost JSON model (rebuild/xgboost.h) */
+	if ((err = xgboost_artifact_load(j->art_path, &j->a, &dg, &d)) != 0)
 		return cli_fail("cannot load artifact", j->art_path, err, &d);
 	rba_digest_format(&dg, j->hex);
+	if (j->margin && !xgboost_artifact_is(&j->a)) {
+		rba_fail(&d, RBA_E_UNSUPPORTED, NULL, 0, 0, "%s",
+			 "--margin is for XGBoost models (this artifact is "
+			 "our own; score prints its probabilities)");
+		return cli_fail("cannot score", j->art_path, RBA_E_UNSUPPORTED, &d);
+	}
 	if (j->pins_path != NULL) {
 		/* The case ids as sample add takes them: the pins' id column. */
 		rba_detail_clear(&d);
@@ -497,6 +559,9 @@ score_columns(struct score_job *j)
 	if ((err = csv_reader_open(j->cases_path, NULL, &j->rd, &d)) != 0 ||
 	    (err = csv_checker_start(j->rd, &j->ck, &d)) != 0)
 		return cli_fail("cannot read cases", j->cases_path, err, &d);
+	/* a model that takes missing values: its texts are not numbers */
+	csv_checker_missing(j->ck, (const char *const *)a->spec.missing,
+			    a->spec.nmissing);
 	nf = csv_checker_ncols(j->ck);
 	if (block_init(&j->bk, &a->spec) != 0 ||
 	    (j->src = malloc((a->spec.ncolumns ? a->spec.ncolumns : 1) *
@@ -540,7 +605,12 @@ score_head(const struct score_job *j, int json, struct rba_buf *head)
 		return;
 	}
 	put_text(head, j->idc >= 0 ? csv_checker_name(j->ck, (size_t)j->idc) : "row");
-	if (a->spec.positive != ENCODE_NO_POSITIVE)
+	if (j->margin && a->model.forest.ngroups == 1)
+		put_text(head, ",margin");
+	else if (j->margin)
+		for (uint32_t c = 0; c < a->model.forest.ngroups; c++)
+			rba_buf_printf(head, ",m_%s", a->spec.classes[c]);
+	else if (a->spec.positive != ENCODE_NO_POSITIVE)
 		put_text(head, ",score");
 	else
 		for (uint32_t c = 0; c < a->spec.nclasses; c++)
@@ -572,7 +642,7 @@ score_rows(struct score_job *j, int json)
 		err = block_add(&j->bk, &j->a.spec, j->src, j->idc, f, rowno,
 				csv_reader_name(j->rd), csv_reader_line(j->rd), &d);
 		if (err == 0 && j->bk.n == SCORE_ROWS)
-			err = block_flush(&j->bk, json, &j->a, j->pol,
+			err = block_flush(&j->bk, json, j->margin, &j->a, j->pol,
 					  rowno - SCORE_ROWS, &j->sp, &d);
 		if (err == RBA_E_SCHEMA) {
 			pend(&j->pd, err, &d);
@@ -585,7 +655,8 @@ score_rows(struct score_job *j, int json)
 		return cli_fail("cannot read cases", j->cases_path, rc, &d);
 	if (j->pd.err != 0)
 		return cli_fail("cannot score", j->cases_path, j->pd.err, &j->pd.d);
-	err = block_flush(&j->bk, json, &j->a, j->pol, rowno - j->bk.n, &j->sp, &d);
+	err = block_flush(&j->bk, json, j->margin, &j->a, j->pol,
+			  rowno - j->bk.n, &j->sp, &d);
 	if (err != 0)
 		return cli_fail("cannot score", j->cases_path, err, &d);
 	return 0;

@@ -118,8 +118,8 @@ static const struct cli_command commands[] = {
 	  "sample export VERSION OUT.csv [--force]",
 	  "keep past cases with their stored scores and decisions" },
 	{ "score", cmd_score,
-	  "score ARTIFACT CASES.csv [--policy P] [--id-column C | --pins PINS]",
-	  "score cases with an artifact file" },
+	  "score ARTIFACT CASES.csv [--policy P | --margin] [--id-column C | --pins PINS] [--json]",
+	  "score cases with an artifact file (ours, or an XGBoost JSON model)" },
 	{ "snapshot", cmd_snapshot,
 	  "snapshot add FILE [--name N]\n"
 	  "snapshot list\n"

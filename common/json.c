@@ -397,6 +397,7 @@ jp_number(struct jp *j, struct rba_json_value *v)
 	tmp[j->i - s] = 0;
 	v->type = RBA_JSON_NUMBER;
 	v->num = strtod(tmp, NULL);
+	v->numf = strtof(tmp, NULL);
 	return 0;
 }
 

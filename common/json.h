@@ -116,7 +116,10 @@ enum rba_json_type {
 };
 
 /*
- * A parsed value, owned by its root (rba_json_release).  Strings are
+ * A parsed value, owned by its root (rba_json_release).  A number has
+ * num (strtod of its text) and numf (strtof of the same text: the
+ * float32 nearest the decimal, rounded once, as readers of float32
+ * model files need; 0 in a tree built by hand).  Strings are
  * NUL-terminated (len does not count the NUL; a string holding a NUL
  * keeps it inside len).  Arrays have n items; objects n items with
  * keys[i] (NUL-terminated) naming items[i].  keys is NULL for arrays.
@@ -126,6 +129,7 @@ enum rba_json_type {
 struct rba_json_value {
 	enum rba_json_type type;
 	double num;
+	float numf;
 	char *str;
 	size_t len;
 	size_t n;

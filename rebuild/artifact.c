@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/fileio.h"
+#include "rebuild/xgbtree.h"
 
 #define NO_POSITIVE 0xFFFFFFFFu
 
@@ -119,6 +120,12 @@ artifact_encode(const struct artifact *a, struct rba_buf *out)
 
 	if (!spec_features(s, &nf))
 		return RBA_E_RANGE;
+	/* a forest by XGBoost's rules has its own file (rebuild/xgboost.h):
+	 * our format has no field for its rules, nor missing values */
+	if (m->kind == REBUILD_KIND_GBDT && m->forest.rules != REBUILD_FOREST_OWN)
+		return RBA_E_UNSUPPORTED;
+	if (s->nmissing != 0)
+		return RBA_E_UNSUPPORTED;
 	if (m->kind == REBUILD_KIND_GBDT)
 		return encode_trees(a, nf, out);
 	if (m->nlayers < 1 ||
@@ -763,7 +770,10 @@ artifact_score(const struct artifact *a, const float *raw, size_t n,
 	if (x == NULL)
 		return RBA_E_NOMEM;
 	encode_standardize(&a->spec, raw, n, x);
-	if (a->model.kind == REBUILD_KIND_GBDT)
+	if (a->model.kind == REBUILD_KIND_GBDT &&
+	    a->model.forest.rules != REBUILD_FOREST_OWN)
+		err = xgbtree_probs(&a->model.forest, x, n, probs);
+	else if (a->model.kind == REBUILD_KIND_GBDT)
 		err = score_trees(a, x, n, probs);
 	else
 		err = rebuild_predict(a->abi, &a->model, x, n, probs);

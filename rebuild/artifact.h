@@ -55,8 +55,11 @@ struct artifact {
 void artifact_release(struct artifact *a);
 
 /*
- * Appends the canonical bytes of a.  0, RBA_E_NOMEM, or RBA_E_RANGE when
- * a is inconsistent (feature count, class count, sizes).
+ * Appends the canonical bytes of a.  0, RBA_E_NOMEM, RBA_E_RANGE when a
+ * is inconsistent (feature count, class count, sizes), or
+ * RBA_E_UNSUPPORTED for a model this format cannot hold (an XGBoost
+ * model, rebuild/xgboost.h: a forest whose rules are not
+ * REBUILD_FOREST_OWN, or a spec with missing-value texts).
  */
 int artifact_encode(const struct artifact *a, struct rba_buf *out);
 
@@ -82,7 +85,9 @@ int artifact_load(const char *path, struct artifact *out,
 /*
  * Scores n cases given as raw features (n x nfeatures, as encode_table
  * makes them): the artifact's own standardization, then its ABI's
- * forward pass (trees: through the sparse scorer, bit for bit the same).
+ * forward pass (trees: through the sparse scorer, bit for bit the same;
+ * an XGBoost model's forest by XGBoost's rules, rebuild/xgbtree.h, NaN
+ * inputs taking each split's default way).
  * probs gets n x nclasses.  0, RBA_E_UNSUPPORTED or RBA_E_NOMEM.
  */
 int artifact_score(const struct artifact *a, const float *raw, size_t n,

@@ -153,6 +153,15 @@ const char *csv_checker_name(const struct csv_checker *c, size_t i);
 uint64_t csv_checker_rows(const struct csv_checker *c);
 /* ncols column types, owned by c; only after csv_checker_next gave 0. */
 const enum csv_coltype *csv_checker_types(const struct csv_checker *c);
+/*
+ * Fields whose whole text is one of the n texts (borrowed until the
+ * checker is freed) are missing values: the rules about numbers (an
+ * empty field in a numeric column, nan/inf) do not see them.  For cases
+ * scored by a model that takes missing values (encode.h); call before
+ * the first csv_checker_next.
+ */
+void csv_checker_missing(struct csv_checker *c, const char *const *texts,
+			 uint32_t n);
 /* NULL allowed; does not free the reader. */
 void csv_checker_free(struct csv_checker *c);
 

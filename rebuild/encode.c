@@ -25,7 +25,17 @@ encode_spec_release(struct encode_spec *s)
 	free(s->columns);
 	free(s->mean);
 	free(s->scale);
+	rba_strv_free(s->missing, s->nmissing);
 	memset(s, 0, sizeof(*s));
+}
+
+int
+encode_is_missing(const struct encode_spec *s, const char *v, size_t n)
+{
+	for (uint32_t i = 0; i < s->nmissing; i++)
+		if (strlen(s->missing[i]) == n && memcmp(s->missing[i], v, n) == 0)
+			return 1;
+	return 0;
 }
 
 void
@@ -586,7 +596,12 @@ encode_one(const struct encode_spec *spec, const char *const *values,
 		const char *v = values[c];
 		if (col->kind == ENCODE_NUMERIC) {
 			double num;
-			int err = csv_parse_number(v, strlen(v), &num);
+			int err;
+			if (spec->nmissing > 0 && encode_is_missing(spec, v, strlen(v))) {
+				x[f++] = NAN; /* the trees' default way */
+				continue;
+			}
+			err = csv_parse_number(v, strlen(v), &num);
 			if (err != 0) {
 				rba_detail_key(d, col->name);
 				return rba_fail(d, RBA_E_SCHEMA, file, line, 0,

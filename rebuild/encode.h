@@ -22,6 +22,12 @@
  * or a made-up score.  A scorer that standardizes by itself asks
  * encode_standardize_check of each value.
  *
+ * Missing values (nmissing, missing): the field texts of a numeric
+ * column that mean "no value" (XGBoost models: "", "NA", "NaN", "nan").
+ * Such a field is encoded as NaN, which the model's trees send their
+ * default way; with no tokens (every model our trainer builds) a field
+ * that is not a number is refused, as it always was.
+ *
  * Unknown categorical level in a case being scored: an error naming the
  * column and the level (RBA_E_SCHEMA), never a silent all-zero encoding:
  * a level the model never saw means the case does not belong to the
@@ -60,9 +66,14 @@ struct encode_spec {
 	uint32_t nfeatures; /* numeric columns + categorical levels */
 	float *mean;	    /* nfeatures */
 	float *scale;	    /* nfeatures, finite and > 0 */
+	uint32_t nmissing;  /* texts in missing; 0: missing refused */
+	char **missing;	    /* the texts of a missing numeric value */
 };
 
 void encode_spec_release(struct encode_spec *s);
+
+/* 1 when the n bytes at v are one of s's missing texts, else 0. */
+int encode_is_missing(const struct encode_spec *s, const char *v, size_t n);
 
 /* Appends feature f's name: "column" or "column=level". */
 void encode_feature_name(const struct encode_spec *s, uint32_t f,

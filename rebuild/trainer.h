@@ -83,8 +83,12 @@ enum rebuild_kind { REBUILD_KIND_MLP = 0, REBUILD_KIND_GBDT = 1 };
  * preorder, so left is always the node after its parent.  cover is the
  * sum of the training hessians that reached the node (TreeSHAP weights
  * the two sides of a split by it); value is a leaf's contribution to its
- * group's margin, learning rate included (0 at splits).
+ * group's margin, learning rate included (0 at splits).  flags: a NaN
+ * input goes left at a split with REBUILD_TREE_DEFAULT_LEFT, right
+ * otherwise (our own trees: flags 0, and their inputs are never NaN).
  */
+#define REBUILD_TREE_DEFAULT_LEFT 1u
+
 struct rebuild_tree_node {
 	uint32_t feature; /* REBUILD_TREE_LEAF for a leaf */
 	uint32_t bin;	  /* edge index; 0 at a leaf */
@@ -92,6 +96,7 @@ struct rebuild_tree_node {
 	float threshold;
 	float value;
 	float cover;
+	uint32_t flags; /* REBUILD_TREE_DEFAULT_LEFT; 0 at a leaf */
 };
 
 /*
@@ -105,8 +110,22 @@ struct rebuild_tree_node {
 /* The depth of the subtree at node i (a leaf: 0). */
 uint32_t rebuild_tree_depth(const struct rebuild_tree_node *nodes, uint32_t i);
 
+/*
+ * Whose rules a forest follows (rules): REBUILD_FOREST_OWN, the trainer
+ * ABI's (margins through its softmax; 0, so every forest our trainer
+ * builds is one); or XGBoost 1.7's CPU predictor (rebuild/xgbtree.h):
+ * REBUILD_FOREST_XGB_SIGMOID (binary:logistic, reg:logistic: one group,
+ * probability of class 1 by XGBoost's sigmoid) or
+ * REBUILD_FOREST_XGB_SOFTMAX (multi:softprob: one group per class,
+ * XGBoost's softmax).  Such a forest is never written as an artifact.
+ */
+#define REBUILD_FOREST_OWN 0u
+#define REBUILD_FOREST_XGB_SIGMOID 1u
+#define REBUILD_FOREST_XGB_SOFTMAX 2u
+
 struct rebuild_forest {
 	uint32_t nfeatures, nclasses, ngroups;
+	uint32_t rules; /* REBUILD_FOREST_*; 0 for our own */
 	float *base;	       /* ngroups */
 	uint32_t *edge_start;  /* nfeatures + 1 */
 	float *edges;
