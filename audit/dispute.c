@@ -18,6 +18,7 @@
 #include "sample/scorer.h"
 #include "rebuild/envrec.h"
 #include "rebuild/explain.h"
+#include "rebuild/xgboost.h"
 
 static void
 dispute_explanation_release(struct dispute_explanation *e)
@@ -969,7 +970,7 @@ dispute_explain_decision(struct dispute_run *run, struct dispute_report *r,
 			      "the stored artifact, which made the decision", pol, nr);
 	} else if (store_blob_load(run->txn, maker, ARTIFACT_MAX_BYTES,
 				   &run->kbytes, &run->kn, d) == 0 &&
-		   artifact_decode(run->kbytes, run->kn, &run->kept, d) == 0) {
+		   xgboost_artifact_decode(run->kbytes, run->kn, "the kept artifact", &run->kept, d) == 0) {
 		err = explain(r, &run->c, &run->kept, maker, 1, 0,
 			      "the artifact that made the decision, kept in the "
 			      "store", pol, nr);

@@ -9,6 +9,7 @@
 
 #include "common/rbatime.h"
 #include "rebuild/snapshot.h"
+#include "rebuild/xgboost.h"
 
 void
 audit_inputs_release(struct audit_inputs *c)
@@ -130,7 +131,7 @@ audit_inputs_load(struct store_txn *txn, const char *version,
 	/* store_blob_load checked every byte against the digest. */
 	if (err)
 		return tampered(d, err, what);
-	if ((err = artifact_decode(c->abytes, c->an, &c->stored, d)) != 0)
+	if ((err = xgboost_artifact_decode(c->abytes, c->an, what, &c->stored, d)) != 0)
 		return err;
 
 	c->error_what = "snapshot";

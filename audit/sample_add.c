@@ -23,6 +23,7 @@
 #include "sample/sample_mem.h"
 #include "sample/scorer.h"
 #include "rebuild/artifact.h"
+#include "rebuild/xgboost.h"
 
 /* ---- a string dictionary for building chunks ---------------------------- */
 
@@ -652,9 +653,12 @@ builder_setup(struct add_state *st, const char *file)
 		return RBA_E_NOMEM;
 	for (uint32_t c = 0; c < spec->ncolumns; c++) {
 		long k = sample_names_find(l->names, l->ncols, spec->columns[c].name);
+		/* a model that takes missing values (an XGBoost model) gets
+		 * them as dictionary entries; the scorer reads them as NaN */
 		if (k >= 0)
-			b->mode[k] = spec->columns[c].kind == ENCODE_NUMERIC
-					     ? MODE_NUM : MODE_DICT;
+			b->mode[k] = spec->columns[c].kind != ENCODE_NUMERIC
+					     ? MODE_DICT
+					     : spec->nmissing > 0 ? MODE_AUTO : MODE_NUM;
 	}
 	if (l->score_col >= 0)
 		b->mode[l->score_col] = MODE_NUM;
@@ -907,7 +911,7 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	if ((err = store_blob_load(txn, &v.artifact, ARTIFACT_MAX_BYTES, &abytes,
 				   &an, d)) != 0)
 		goto out;
-	if ((err = artifact_decode(abytes, an, &art, d)) != 0)
+	if ((err = xgboost_artifact_decode(abytes, an, "the stored artifact", &art, d)) != 0)
 		goto out;
 	st.art = &art;
 	if ((err = check_request(rq, pol, &art, d)) != 0)

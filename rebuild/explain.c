@@ -1319,6 +1319,7 @@ struct ts_elem {
 
 struct ts_ctx {
 	const struct rebuild_tree_node *nodes;
+	int xgb; /* the forest follows XGBoost's rules */
 	const float *x;
 	double *phi; /* per feature */
 	double scale; /* +1, or -1 when the explained log-odds are class 0's */
@@ -1383,20 +1384,41 @@ ts_unwound_sum(const struct ts_elem *p, uint32_t depth, uint32_t at)
 	return total;
 }
 
-/* The two sides' weights at split node i: their covers' shares. */
+/*
+ * The two sides' weights at split node i: their covers' shares (of the
+ * two covers' sum; of the node's own cover in an XGBoost forest (xgb),
+ * as XGBoost's TreeShap and its node means weigh them).
+ */
 static void
-ts_shares(const struct rebuild_tree_node *nodes, uint32_t i, double *wl, double *wr)
+ts_shares(const struct rebuild_tree_node *nodes, int xgb, uint32_t i,
+	  double *wl, double *wr)
 {
 	double cl = (double)nodes[nodes[i].left].cover;
 	double cr = (double)nodes[nodes[i].right].cover;
+	double cp = (double)nodes[i].cover;
 
-	if (cl + cr > 0.0) {
+	if (xgb && cp > 0.0) {
+		*wl = cl / cp;
+		*wr = cr / cp;
+	} else if (cl + cr > 0.0) {
 		*wl = cl / (cl + cr);
 		*wr = cr / (cl + cr);
 	} else {
 		*wl = 0.5;
 		*wr = 0.5;
 	}
+}
+
+/*
+ * Whether input x goes left at split n: x < threshold, and a NaN (a
+ * missing value, XGBoost models only) the node's default way.
+ */
+static int
+ts_left(const struct rebuild_tree_node *n, float x)
+{
+	if (x != x)
+		return (n->flags & REBUILD_TREE_DEFAULT_LEFT) != 0;
+	return x < n->threshold;
 }
 
 /*
@@ -1423,8 +1445,8 @@ ts_recurse(const struct ts_ctx *t, uint32_t node, struct ts_elem *parent,
 		}
 		return;
 	}
-	ts_shares(t->nodes, node, &wl, &wr);
-	if (t->x[n->feature] < n->threshold) {
+	ts_shares(t->nodes, t->xgb, node, &wl, &wr);
+	if (ts_left(n, t->x[n->feature])) {
 		hot = n->left, cold = n->right, wh = wl, wc = wr;
 	} else {
 		hot = n->right, cold = n->left, wh = wr, wc = wl;
@@ -1444,15 +1466,15 @@ ts_recurse(const struct ts_ctx *t, uint32_t node, struct ts_elem *parent,
 
 /* A tree's cover-weighted mean leaf value below node i. */
 static double
-ts_expected(const struct rebuild_tree_node *nodes, uint32_t i)
+ts_expected(const struct rebuild_tree_node *nodes, int xgb, uint32_t i)
 {
 	double wl, wr;
 
 	if (nodes[i].feature == REBUILD_TREE_LEAF)
 		return (double)nodes[i].value;
-	ts_shares(nodes, i, &wl, &wr);
-	return wl * ts_expected(nodes, nodes[i].left) +
-	       wr * ts_expected(nodes, nodes[i].right);
+	ts_shares(nodes, xgb, i, &wl, &wr);
+	return wl * ts_expected(nodes, xgb, nodes[i].left) +
+	       wr * ts_expected(nodes, xgb, nodes[i].right);
 }
 
 static int
@@ -1483,6 +1505,7 @@ explain_trees(const struct artifact *a, const float *x, const uint32_t *f0,
 		return RBA_E_NOMEM;
 	}
 	t.nodes = fo->nodes;
+	t.xgb = fo->rules != REBUILD_FOREST_OWN;
 	t.x = x;
 	t.phi = phi;
 	t.scale = scale;
@@ -1490,10 +1513,10 @@ explain_trees(const struct artifact *a, const float *x, const uint32_t *f0,
 	margin = (double)fo->base[g];
 	for (uint32_t tr = g; tr < fo->ntrees; tr += K) {
 		uint32_t root = fo->tree_start[tr], i = root;
-		r->baseline += scale * ts_expected(fo->nodes, root);
+		r->baseline += scale * ts_expected(fo->nodes, t.xgb, root);
 		ts_recurse(&t, root, path, 0, 1.0, 1.0, -1);
 		while (fo->nodes[i].feature != REBUILD_TREE_LEAF)
-			i = x[fo->nodes[i].feature] < fo->nodes[i].threshold
+			i = ts_left(&fo->nodes[i], x[fo->nodes[i].feature])
 				    ? fo->nodes[i].left : fo->nodes[i].right;
 		margin += (double)fo->nodes[i].value;
 	}

@@ -816,6 +816,20 @@ xgboost_is_json(const void *p, size_t n)
 }
 
 int
+xgboost_artifact_decode(const void *p, size_t n, const char *name,
+			struct artifact *out, struct rba_detail *d)
+{
+	if (!xgboost_is_json(p, n))
+		return artifact_decode(p, n, out, d);
+	if (n > XGBOOST_MAX_BYTES) {
+		memset(out, 0, sizeof(*out));
+		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+				"an XGBoost model over %u bytes", XGBOOST_MAX_BYTES);
+	}
+	return xgboost_decode(p, n, name, out, d);
+}
+
+int
 xgboost_artifact_load(const char *path, struct artifact *out,
 		      struct rba_digest *digest, struct rba_detail *d)
 {
@@ -829,16 +843,7 @@ xgboost_artifact_load(const char *path, struct artifact *out,
 		return err;
 	if (digest != NULL)
 		rba_digest_bytes(buf, n, digest);
-	if (xgboost_is_json(buf, n)) {
-		if (n > XGBOOST_MAX_BYTES)
-			err = rba_fail(d, RBA_E_LIMIT, path, 0, 0,
-				       "an XGBoost model over %u bytes",
-				       XGBOOST_MAX_BYTES);
-		else
-			err = xgboost_decode(buf, n, path, out, d);
-	} else {
-		err = artifact_decode(buf, n, out, d);
-	}
+	err = xgboost_artifact_decode(buf, n, path, out, d);
 	if (err != 0 && d != NULL)
 		snprintf(d->file, sizeof(d->file), "%s", path);
 	free(buf);

@@ -70,6 +70,14 @@ int xgboost_decode(const void *p, size_t n, const char *name,
 		   struct artifact *out, struct rba_detail *d);
 
 /*
+ * Decodes the n bytes of a model of either kind, ours (artifact_decode)
+ * or an XGBoost JSON model (xgboost_decode, name in its errors), told
+ * apart by xgboost_is_json.  Errors as those two.
+ */
+int xgboost_artifact_decode(const void *p, size_t n, const char *name,
+			    struct artifact *out, struct rba_detail *d);
+
+/*
  * Reads a model file of either kind, ours (artifact_load) or an XGBoost
  * JSON model (xgboost_decode), told apart by xgboost_is_json.  *digest
  * (may be NULL) gets the SHA-256 of the file's bytes.  Errors as those

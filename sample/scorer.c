@@ -11,6 +11,7 @@
 
 #include "common/json.h"
 #include "rebuild/trainer.h"
+#include "rebuild/xgbtree.h"
 
 /* A model input column and where its values come from in the layout. */
 struct sc_col {
@@ -81,7 +82,13 @@ sparse_setup(struct audit_scorer *sc)
 	const struct encode_spec *s = &sc->a->spec;
 	int err;
 
-	if ((err = rebuild_sparse_new(sc->a->abi, &sc->a->model, &sc->sp)) != 0)
+	/* an XGBoost model's forest follows XGBoost's rules, not an ABI's */
+	if (sc->a->model.kind == REBUILD_KIND_GBDT &&
+	    sc->a->model.forest.rules != REBUILD_FOREST_OWN)
+		err = xgbtree_sparse_new(&sc->a->model, &sc->sp);
+	else
+		err = rebuild_sparse_new(sc->a->abi, &sc->a->model, &sc->sp);
+	if (err != 0)
 		return err;
 	sc->xon = malloc((s->nfeatures ? s->nfeatures : 1) * sizeof(float));
 	if (sc->xon == NULL)
@@ -99,7 +106,9 @@ audit_scorer_new(const struct artifact *a, struct audit_scorer **out,
 	int err;
 
 	*out = NULL;
-	if (!rebuild_abi_supported(a->abi))
+	if (!(a->model.kind == REBUILD_KIND_GBDT &&
+	      a->model.forest.rules != REBUILD_FOREST_OWN) &&
+	    !rebuild_abi_supported(a->abi))
 		return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
 				"this build cannot score trainer ABI %u", a->abi);
 	sc = calloc(1, sizeof(*sc));
@@ -286,7 +295,12 @@ prepare(struct audit_scorer *sc, const struct sample_chunk *c,
 		}
 		if (col->kind == SAMPLE_COL_DICT) {
 			for (uint32_t v = 0; v < col->nlevels; v++) {
-				if (ec->kind == ENCODE_NUMERIC) {
+				if (ec->kind == ENCODE_NUMERIC &&
+				    encode_is_missing(spec, col->levels[v],
+						      strlen(col->levels[v]))) {
+					sc->lvl_f[v] = (int32_t)f; /* NaN: missing */
+					sc->lvl_x[v] = NAN;
+				} else if (ec->kind == ENCODE_NUMERIC) {
 					double num;
 					const char *t = col->levels[v];
 					sc->lvl_f[v] = csv_parse_number(t, strlen(t), &num)
@@ -315,7 +329,11 @@ prepare(struct audit_scorer *sc, const struct sample_chunk *c,
 		/* Rare: per-case text (a numeric-looking categorical, or ids). */
 		for (uint32_t i = 0; i < c->ncases; i++) {
 			const char *t = sample_chunk_text(c, src, i, tmp);
-			if (ec->kind == ENCODE_NUMERIC) {
+			if (ec->kind == ENCODE_NUMERIC &&
+			    encode_is_missing(spec, t, strlen(t))) {
+				tx[i * K] = NAN;
+				row[i * K] = f;
+			} else if (ec->kind == ENCODE_NUMERIC) {
 				double num;
 				if (csv_parse_number(t, strlen(t), &num))
 					return bad_value(c, src, i, ec, bad_case, d);
@@ -363,7 +381,10 @@ run_dense(struct audit_scorer *sc, const struct sample_chunk *c,
 				const struct encode_column *ec = mc->ec;
 				uint32_t src = (uint32_t)mc->src;
 				const char *t = sample_chunk_text(c, src, r0 + i, tmp);
-				if (ec->kind == ENCODE_NUMERIC) {
+				if (ec->kind == ENCODE_NUMERIC &&
+				    encode_is_missing(spec, t, strlen(t))) {
+					x[mc->f0] = NAN;
+				} else if (ec->kind == ENCODE_NUMERIC) {
 					double num;
 					if (csv_parse_number(t, strlen(t), &num))
 						return bad_value(c, src, r0 + i, ec,

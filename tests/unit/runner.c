@@ -20,6 +20,7 @@ main(int argc, char **argv)
 		suite_explain,
 		suite_fleet,
 		suite_cli,
+		suite_xgboost,
 	};
 	SRunner *sr;
 	int failed;

@@ -23,6 +23,7 @@ RBA_SUITE(suite_evidence);
 RBA_SUITE(suite_forensics);
 RBA_SUITE(suite_fleet);
 RBA_SUITE(suite_cli);
+RBA_SUITE(suite_xgboost);
 
 /* Directory of the fixtures, relative to tests/unit (the runner's cwd). */
 #define FIXTURES "../../fixtures"
