@@ -11,6 +11,7 @@
 #include "common/fileio.h"
 #include "common/json.h"
 #include "rebuild/rebuild.h"
+#include "rebuild/xgboost.h"
 
 
 /* What the options ask for; NULL where the pins decide. */
@@ -158,6 +159,22 @@ cmd_evaluate(struct cli_ctx *ctx, int argc, char **argv)
 	/* An artifact is binary: it is never a valid pins file. */
 	if ((err = rba_file_read(o.target, 1u << 30, &art, &art_n, &d)) != 0)
 		return cli_fail("cannot read", o.target, err, &d);
+	if (xgboost_is_json(art, art_n)) {
+		/* An XGBoost model is text, but no pins: say what it is. */
+		struct artifact xa;
+		struct rba_detail xd;
+		rba_detail_clear(&xd);
+		if (xgboost_decode(art, art_n, o.target, &xa, &xd) == 0) {
+			artifact_release(&xa);
+			free(art);
+			rba_fail(&d, RBA_E_UNSUPPORTED, NULL, 0, 0, "%s",
+				 "an XGBoost model has no evaluation contract "
+				 "here (score scores it; evaluate takes pins or "
+				 "our artifacts)");
+			return cli_fail("cannot evaluate", o.target,
+					RBA_E_UNSUPPORTED, &d);
+		}
+	}
 	if (memchr(art, 0, art_n) == NULL) {
 		free(art);
 		art = NULL;

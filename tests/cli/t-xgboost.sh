@@ -153,3 +153,7 @@ out_empty
 sed '2s/^1,1,6,/1,1,,/' "$FIX/german-credit-numeric.csv" > gap.csv
 run 2 $RBA score ours.bin gap.csv
 out_empty
+# evaluate takes pins or our artifacts: an XGBoost model is named as one
+run 2 $RBA evaluate m.json
+out_empty
+err_is "rebuild-audit: cannot evaluate 'm.json': an XGBoost model has no evaluation contract here (score scores it; evaluate takes pins or our artifacts)"
