@@ -1250,6 +1250,85 @@ START_TEST(test_fleet_shard)
 }
 END_TEST
 
+/* fixtures/xgboost/binary.probs: XGBoost's probability of class 1 of
+ * each case, as a float32 hex word. */
+struct xgb_walk {
+	uint32_t want[1000];
+	uint32_t seen;
+};
+
+static int
+xgb_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
+{
+	struct xgb_walk *w = ctx;
+
+	(void)chunk_no;
+	ck_assert_uint_eq(c->nscores, 2);
+	for (uint32_t i = 0; i < c->ncases; i++) {
+		long id = strtol(c->ids[i], NULL, 10);
+		float p1 = (float)c->scores[(size_t)i * 2 + 1];
+		uint32_t u;
+		memcpy(&u, &p1, sizeof(u));
+		ck_assert(id >= 1 && id <= 1000);
+		ck_assert_msg(u == w->want[id - 1], "case %ld: %08x, XGBoost %08x", id,
+			      u, w->want[id - 1]);
+		w->seen++;
+	}
+	return 0;
+}
+
+/*
+ * An XGBoost version's sample: the stored artifact swapped for an
+ * XGBoost JSON model, cases with empty, NA and NaN fields added, every
+ * stored score XGBoost's own probability.
+ */
+START_TEST(test_sample_add_xgboost)
+{
+	struct store *s = new_store();
+	struct store_txn *t;
+	struct store_version v;
+	struct rba_detail d;
+	struct xgb_walk w;
+	struct sample_layout l;
+	struct store_sample_info info;
+	uint8_t *buf;
+	size_t n;
+	FILE *f;
+
+	reg(s, PINS_NUM_LOG, NULL, NULL, POL_CREDIT);
+	ck_assert_int_eq(rba_file_read(FIXTURES "/xgboost/binary.json", 1u << 24,
+				       &buf, &n, NULL), 0);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), 0);
+	ck_assert_int_eq(store_version_get(t, "german-numeric-logistic", &v, &d), 0);
+	ck_assert_int_eq(store_blob_put(t, STORE_BLOB_ARTIFACT, buf, n, "binary.json",
+					NULL, 0, &v.artifact, NULL, &d), 0);
+	ck_assert_int_eq(store_version_put(t, &v, 1, &d), 0);
+	ck_assert_int_eq(store_txn_commit(t, &d), 0);
+	store_version_release(&v);
+	free(buf);
+	ck_assert_msg(add_sample(s, "german-numeric-logistic",
+				 FIXTURES "/xgboost/cases.csv", NULL, &d) == 0,
+		      "%s", d.reason);
+	f = fopen(FIXTURES "/xgboost/binary.probs", "r");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < 1000; i++)
+		ck_assert_int_eq(fscanf(f, "%x", &w.want[i]), 1);
+	fclose(f);
+	w.seen = 0;
+	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+	ck_assert_msg(sample_layout_load(t, "german-numeric-logistic", &info, &l, &d) == 0,
+		      "%s", d.reason);
+	ck_assert_msg(sample_walk(t, "german-numeric-logistic", &l, xgb_chunk, &w, &d) == 0,
+		      "%s", d.reason);
+	ck_assert_uint_eq(w.seen, 1000);
+	sample_layout_release(&l);
+	store_sample_info_release(&info);
+	store_txn_abort(t);
+	store_close(s);
+}
+END_TEST
+
 Suite *
 suite_audit(void)
 {
@@ -1276,6 +1355,7 @@ suite_audit(void)
 	tcase_add_test(tc, test_dispute);
 	tcase_add_test(tc, test_score_column);
 	tcase_add_test(tc, test_fleet_shard);
+	tcase_add_test(tc, test_sample_add_xgboost);
 	suite_add_tcase(s, tc);
 	return s;
 }
