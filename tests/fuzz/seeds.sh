@@ -10,7 +10,7 @@ FIX=$top/fixtures
 out=$FIX/fuzz
 w=$(mktemp -d "${TMPDIR:-/tmp}/rba-seeds.XXXXXX")
 trap 'rm -rf "$w"' EXIT INT TERM
-for t in artifact chunk csv evidence pins policy sign store; do
+for t in artifact chunk csv evidence pins policy sign store xgboost; do
 	mkdir -p "$out/$t"
 	rm -f "$out/$t"/seed-*
 done
@@ -21,6 +21,9 @@ head -n 6 "$FIX/german-credit-numeric.csv" > "$out/csv/seed-numeric-head.csv"
 for f in "$FIX"/invalid/snap-*.csv; do cp "$f" "$out/csv/seed-$(basename "$f")"; done
 printf '\357\273\277id,"a ""q""",b\r\n1,"x,y",2.5\r\n2,,-1e3\r\n' > "$out/csv/seed-bom-crlf-quotes.csv"
 printf 'a,b\n"multi\nline",1\n' > "$out/csv/seed-multiline.csv"
+
+# xgboost: the fixture models XGBoost wrote (fixtures/xgboost/make.py).
+for f in "$FIX"/xgboost/*.json; do cp "$f" "$out/xgboost/seed-$(basename "$f")"; done
 
 # pins and policy: the valid fixtures and every invalid one.
 for f in "$FIX"/pins/*.yaml "$FIX"/invalid/pins-*.yaml; do cp "$f" "$out/pins/seed-$(basename "$f")"; done
