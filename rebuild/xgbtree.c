@@ -24,6 +24,7 @@
 #define XT_BLOCK 64	   /* cases walked side by side */
 #define XT_FULL_DEPTH 10 /* deeper trees walk their nodes */
 #define XT_KEY_NAN UINT32_MAX
+#define XT_LANES 8	   /* cases a walk holds in registers */
 
 struct xt_tree {
 	uint32_t depth, group;
@@ -202,18 +203,35 @@ xt_block(struct xgbtree *s, size_t nb)
 		if (tr->full) {
 			const uint64_t *fn = s->fnode + tr->at;
 			const float *fv = s->fval + tr->vat;
-			for (size_t j = 0; j < nb; j++)
-				cur[j] = 1;
-			for (uint32_t step = 0; step < d; step++)
-				for (size_t j = 0; j < nb; j++) {
-					uint64_t q = fn[cur[j]];
+			size_t j = 0;
+			/* XT_LANES cases at a time, each one's position in a
+			 * register, so that their loads overlap */
+			for (; j + XT_LANES <= nb; j += XT_LANES) {
+				size_t c[XT_LANES];
+				for (int l = 0; l < XT_LANES; l++)
+					c[l] = 1;
+				for (uint32_t step = 0; step < d; step++)
+					for (int l = 0; l < XT_LANES; l++) {
+						uint64_t q = fn[c[l]];
+						uint32_t below = (uint32_t)(q >> 32);
+						uint32_t nl = 0u - (uint32_t)((q >> 31) & 1);
+						uint32_t k = xs[((uint32_t)q & 0x7fffffffu) + j + (size_t)l];
+						c[l] = 2 * c[l] + ((below < k) & (k != nl));
+					}
+				for (int l = 0; l < XT_LANES; l++)
+					mg[(j + (size_t)l) * K + g] += fv[c[l]];
+			}
+			for (; j < nb; j++) {
+				size_t c = 1;
+				for (uint32_t step = 0; step < d; step++) {
+					uint64_t q = fn[c];
 					uint32_t below = (uint32_t)(q >> 32);
 					uint32_t nl = 0u - (uint32_t)((q >> 31) & 1);
 					uint32_t k = xs[((uint32_t)q & 0x7fffffffu) + j];
-					cur[j] = 2 * cur[j] + ((below < k) & (k != nl));
+					c = 2 * c + ((below < k) & (k != nl));
 				}
-			for (size_t j = 0; j < nb; j++)
-				mg[j * K + g] += fv[cur[j]];
+				mg[j * K + g] += fv[c];
+			}
 			continue;
 		}
 		for (size_t j = 0; j < nb; j++)
