@@ -24,7 +24,8 @@
  * (tree_info gives each tree's group; within a group the order is
  * XGBoost's, so every sum is the same).  base[g] is XGBoost's base
  * margin: -logf(1 / base_score - 1) in float for the logistic
- * objectives, base_score itself for multi:softprob.  Inputs: one
+ * objectives (the C library's logf, as XGBoost calls it), base_score
+ * itself for multi:softprob.  Inputs: one
  * numeric column per learner.feature_names entry, by name; a file
  * without feature names has XGBoost's own default names f0 .. fN-1.
  * A case's field that is empty, NA, NaN or nan is a missing value

@@ -20,8 +20,10 @@
  *  - REBUILD_FOREST_XGB_SOFTMAX: common::Softmax: the largest margin by
  *    fmaxf, e_k = expf(m_k - max) in float, their sum in double in class
  *    order, p_k = e_k / (float)sum.
- * The margins are XGBoost's (output_margin=True) bit for bit on every
- * machine: only float +, < and the keys below are used.  The
+ * The margins are XGBoost's (output_margin=True) bit for bit: from the
+ * base margin on, only float + and order keys are used, the same on
+ * every machine (the base margin's logf is the C library's, as
+ * XGBoost's is, and exact for the default base_score 0.5).  The
  * probabilities call the C library's expf as XGBoost does, so they
  * equal XGBoost's where the C library is the same and stay within an
  * ulp or so elsewhere (glibc's expf is correctly rounded in practice).
