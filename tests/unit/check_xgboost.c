@@ -2,7 +2,8 @@
  * check_xgboost.c - XGBoost JSON models (rebuild/xgboost.h,
  * rebuild/xgbtree.h): the fixtures' margins and probabilities against
  * what XGBoost 1.7 itself gave (fixtures/xgboost/make.py wrote them),
- * TreeSHAP against its pred_contribs, the sample's scorer and the
+ * TreeSHAP against its pred_contribs (binary and each class of a
+ * softprob model), the sample's scorer and the
  * sparse interface against artifact_score, missing values in the
  * encoder, and the loader's refusals, each at its JSON path.
  */
@@ -299,6 +300,49 @@ START_TEST(test_xgb_treeshap)
 		ck_assert_msg(r.gap < 1e-5, "case %zu: gap %g", i, r.gap);
 		explain_result_release(&r);
 	}
+	fclose(f);
+	free(x);
+	cases_free(&c);
+	artifact_release(&a);
+}
+END_TEST
+
+/* multi:softprob: each class's margin explained, as pred_contribs. */
+START_TEST(test_xgb_treeshap_multi)
+{
+	struct artifact a;
+	struct cases c;
+	struct explain_baseline b;
+	FILE *f;
+	float *x;
+
+	load("multi", &a);
+	cases_load(XDIR "cases.csv", &c);
+	x = cases_encode(&a, &c);
+	memset(&b, 0, sizeof(b));
+	b.nfeatures = a.spec.nfeatures;
+	b.ncolumns = a.spec.ncolumns;
+	f = fopen(XDIR "multi.contribs", "r");
+	ck_assert_ptr_nonnull(f);
+	for (size_t i = 0; i < 20; i++)
+		for (uint32_t cls = 0; cls < 3; cls++) {
+			struct explain_result r;
+			struct rba_detail d;
+			double want, worst = 0;
+			rba_detail_clear(&d);
+			ck_assert_msg(explain_case(&a, &b, x + i * a.spec.nfeatures, cls,
+						   &r, &d) == 0, "%s", d.reason);
+			for (uint32_t k = 0; k < a.spec.ncolumns; k++) {
+				ck_assert_int_eq(fscanf(f, "%lf", &want), 1);
+				worst = fmax(worst, fabs(r.contrib[k] - want));
+			}
+			ck_assert_int_eq(fscanf(f, "%lf", &want), 1);
+			worst = fmax(worst, fabs(r.baseline - want));
+			ck_assert_msg(worst < 1e-5, "case %zu class %u: %g from pred_contribs",
+				      i, cls, worst);
+			ck_assert(r.gap < 1e-5);
+			explain_result_release(&r);
+		}
 	fclose(f);
 	free(x);
 	cases_free(&c);
@@ -629,6 +673,7 @@ suite_xgboost(void)
 	tcase_add_test(tc, test_xgb_reglog);
 	tcase_add_test(tc, test_xgb_shape);
 	tcase_add_test(tc, test_xgb_treeshap);
+	tcase_add_test(tc, test_xgb_treeshap_multi);
 	tcase_add_test(tc, test_xgb_sample_scorer);
 	tcase_add_test(tc, test_xgb_encode_missing);
 	tcase_add_test(tc, test_xgb_no_encode);
