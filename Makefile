@@ -267,7 +267,7 @@ check-hardening: $(BIN)
 # representative subset (every invalid input, keys and signatures, the
 # history chain, disputes, scoring) that times no kill and generates no
 # megabytes of input.  VALGRIND_TESTS='t-...' chooses others.
-VALGRIND_TESTS ?= t-invalid t-history t-score t-dispute t-keys
+VALGRIND_TESTS ?= t-invalid t-history t-score t-dispute t-keys t-xgboost
 valgrind: $(BIN)
 	$(Q)for t in $(VALGRIND_TESTS); do \
 	  RBA_BIN=$(CURDIR)/tests/valgrind-rba.sh RBA_REAL_BIN=$(CURDIR)/$(BIN) RBA_SLOW=1 \
