@@ -265,6 +265,7 @@ history_import(struct cli_ctx *ctx, int argc, char **argv)
 	struct fleet_import im;
 	struct rba_detail d;
 	size_t nkeys = 0, ndirs = 0;
+	enum fleet_split split = FLEET_SPLIT_BALANCED;
 	int err;
 
 	dirs = calloc((size_t)argc, sizeof(*dirs));
@@ -272,7 +273,24 @@ history_import(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_fail("cannot import", "history", RBA_E_NOMEM, NULL);
 	for (int i = 2; i < argc; i++) {
 		const char *val;
-		int r = cli_opt_value(argc, argv, &i, "-p", &val);
+		int r = cli_opt_value(argc, argv, &i, "--split", &val);
+		if (r < 0) {
+			free(dirs);
+			return cli_usage(ctx, "option '--split' needs a value");
+		}
+		if (r > 0) {
+			if (strcmp(val, "balanced") == 0)
+				split = FLEET_SPLIT_BALANCED;
+			else if (strcmp(val, "hash") == 0)
+				split = FLEET_SPLIT_HASH;
+			else {
+				free(dirs);
+				return cli_usage(ctx, "--split takes balanced or hash, "
+						 "not '%s'", val);
+			}
+			continue;
+		}
+		r = cli_opt_value(argc, argv, &i, "-p", &val);
 		if (r < 0) {
 			free(dirs);
 			return cli_usage(ctx, "option '-p' needs a value");
@@ -307,12 +325,20 @@ history_import(struct cli_ctx *ctx, int argc, char **argv)
 		return err;
 	}
 	rba_detail_clear(&d);
-	err = fleet_import_run(ctx->store, dirs, ndirs, keys, nkeys, &im, &d);
-	free(dirs);
-	if (err)
+	err = fleet_import_run(ctx->store, dirs, ndirs, keys, nkeys, split, &im, &d);
+	if (err) {
+		free(dirs);
 		return cli_fail("cannot import", d.file[0] ? d.file : ctx->store_path,
 				err, &d);
-	import_print(ctx, &im);
+	}
+	if (im.nitems == 0 && im.earlier > 0 && im.nmissing == 0 && !ctx->quiet &&
+	    !ctx->json)
+		printf("nothing to import '%s': its %zu record%s were imported "
+		       "before and every version is covered\n", dirs[0],
+		       im.earlier, im.earlier == 1 ? "" : "s");
+	else
+		import_print(ctx, &im);
+	free(dirs);
 	err = im.exit_status;
 	fleet_import_release(&im);
 	return err;

@@ -5,13 +5,32 @@
  * import that checks those records and appends them to the store's
  * hash-chained history.
  *
- * Shard rule.  Version NAME belongs to shard
+ * Shard rules (fleet_plan_make).  Two, chosen by the caller; every
+ * worker of one run must use the same one (`audit --all --split`).
+ *
+ * Balanced (the default): each version's expected audit cost, then the
+ * versions longest first (ties by name, bytewise) each onto the shard
+ * with the least load so far (ties: the lowest shard number).  The cost
+ * is the total_s timing of the version's latest audit record in the
+ * history whose verdict is not not-measured (measured), else an
+ * estimate from its pins (fleet_cost_units) times the seconds per unit
+ * of the measured versions (the sum of their seconds over the sum of
+ * their units; FLEET_COST_SCALE_DEFAULT when none is measured).  It
+ * reads nothing but the store, in one read transaction, so on a
+ * snapshot it is a pure function of the snapshot: every worker computes
+ * the same split without talking to the others.  A new audit changes
+ * the costs, so the split of the next snapshot may differ.
+ *
+ * Hash: version NAME belongs to shard
  *     u64be(first 8 bytes of SHA-256(NAME)) mod N
  * (the first 16 hex digits of `printf %s NAME | sha256sum`, as an
- * unsigned number, modulo N; `rebuild-audit audit --all --shard K/N
- * --list` prints the versions of a shard).  It depends
- * on the name only: registering versions in another order, or adding
- * one, never moves the others between shards of the same N.
+ * unsigned number, modulo N).  It depends on the name only:
+ * registering versions in another order, or adding one, never moves the
+ * others between shards of the same N.
+ *
+ * `rebuild-audit audit --all --shard K/N --list` prints the versions of
+ * a shard; `audit --all --shards N --list` the whole split with the
+ * expected load of every shard.
  *
  * Worker record.  One file per audited version in the records directory:
  *     <name>.<first 16 hex digits of the file's SHA-256>.json
@@ -61,8 +80,13 @@
  * Missing versions.  Every version the store holds is expected: a
  * version is covered when it gets a record now or the history already
  * holds an imported record of it against a snapshot head of this
- * import's records.  The others are listed, with the shard that owns
- * them when the records agree on N.
+ * import's records (those of DIR and, imported before, DIR/imported).
+ * A version whose record was refused is not listed again (its refusal
+ * says why).  The others are listed, with the shard that owns them when
+ * the records agree on N and on one snapshot head: the split of the
+ * caller's rule over the store's versions, reading the history up to
+ * that head (what the workers' snapshot held; a version registered or
+ * removed since may move others).
  */
 #ifndef RBA_FLEET_H
 #define RBA_FLEET_H
@@ -85,8 +109,63 @@
 #define FLEET_FILES_MAX 1000000 /* record files one import reads */
 #define FLEET_PATH_MAX 4000	 /* bytes in a records directory path */
 
-/* The shard (0..n-1) of version name; n >= 1 (asserted). */
+/* The hash rule's shard (0..n-1) of version name; n >= 1 (asserted). */
 uint32_t fleet_shard_of(const char *name, uint32_t n);
+
+enum fleet_split {
+	FLEET_SPLIT_BALANCED = 0, /* by expected cost (the default) */
+	FLEET_SPLIT_HASH = 1,	  /* by the name's SHA-256 */
+};
+
+/* Seconds per cost unit when no version of the store has a measured
+ * audit (about this tool on one core of a 2020s x86-64). */
+#define FLEET_COST_SCALE_DEFAULT 4e-12
+
+/*
+ * The training cost estimate of pins text p (n bytes) whose training
+ * snapshot holds data_bytes bytes, in units: data_bytes x epochs x P for
+ * a network, where P is 1 for logistic regression and otherwise
+ * h1 + h1*h2 + ... + h(L-1)*hL + hL (the weights per input column and
+ * between the hidden layers of widths h1..hL); data_bytes x trees x
+ * max_depth for gradient-boosted trees.  0 when the pins do not parse.
+ */
+double fleet_cost_units(const char *p, size_t n, uint64_t data_bytes);
+
+/*
+ * The balanced rule over n versions: cost[i] is the expected cost of
+ * the i-th name of names (sorted bytewise, distinct); shard[i] gets its
+ * shard (0..nshards-1) and load[0..nshards) (may be NULL) the sum of
+ * each shard's costs.  Pure: the same input gives the same split.
+ * 0 or RBA_E_NOMEM.
+ */
+int fleet_assign(char *const *names, const double *cost, size_t n,
+		 uint32_t nshards, uint32_t *shard, double *load);
+
+/* A split of every version of a store. */
+struct fleet_plan {
+	uint32_t nshards;
+	enum fleet_split split;
+	size_t n;
+	char **names;	/* every version, sorted bytewise */
+	double *cost;	/* expected seconds (0 each with one shard) */
+	unsigned char *measured; /* 1: cost from the history */
+	uint32_t *shard;
+	double *load;	/* [nshards] */
+	double scale;	/* seconds per estimated unit used */
+	char **bad;	/* keys that are no version name (store_version_names) */
+	size_t nbad;
+};
+
+/*
+ * The split of s's versions into nshards (1..FLEET_SHARDS_MAX) by rule
+ * split.  With upto non-zero only history records with an id up to
+ * upto are read (the import, on the store, sees what the workers' snapshot
+ * of head upto saw).  0; RBA_E_NOMEM; the store's errors (d).  Release *p
+ * with fleet_plan_release either way.
+ */
+int fleet_plan_make(struct store *s, uint32_t nshards, enum fleet_split split,
+		    uint64_t upto, struct fleet_plan *p, struct rba_detail *d);
+void fleet_plan_release(struct fleet_plan *p);
 
 /*
  * Parses "K/N" (decimal, 0 <= K < N <= FLEET_SHARDS_MAX).  0, or -1
@@ -140,12 +219,14 @@ struct fleet_versions {
 };
 
 /*
- * Fills *out; 0 < n asserted and k < n.  0; RBA_E_NOMEM; the store's
- * errors (d).  After an error *out holds what was read before it.
- * Either way the caller releases it with fleet_versions_release.
+ * Fills *out by rule split (fleet_plan_make); 0 < n asserted and k < n.
+ * 0; RBA_E_NOMEM; the store's errors (d).  After an error *out holds
+ * what was read before it.  Either way the caller releases it with
+ * fleet_versions_release.
  */
 int fleet_versions_list(struct store *s, uint32_t k, uint32_t n,
-			struct fleet_versions *out, struct rba_detail *d);
+			enum fleet_split split, struct fleet_versions *out,
+			struct rba_detail *d);
 /* Frees what fleet_versions_list filled and zeroes v (NULL ok). */
 void fleet_versions_release(struct fleet_versions *v);
 
@@ -211,6 +292,9 @@ struct fleet_item {
 	size_t len;
 	int parsed;
 	int superseded; /* refused: the history holds a later audit of it */
+	/* refused: the version the file names, read without trusting it,
+	 * so that its version is not also called one without a record */
+	char claimed[STORE_VERSION_NAME_MAX + 1];
 };
 
 struct fleet_missing {
@@ -230,6 +314,11 @@ struct fleet_import {
 	size_t nheads;	      /* snapshot heads of the records */
 	uint64_t head_id;     /* the history head after the import */
 	struct rba_digest head;
+	/* Records in DIR/imported/ that the history holds byte for byte:
+	 * imported before.  Their snapshot heads count as this import's for
+	 * the missing versions, so an import of a finished directory
+	 * (nitems 0, earlier > 0, nmissing 0) has nothing to do and exits 0. */
+	size_t earlier;
 };
 
 /*
@@ -244,7 +333,8 @@ struct fleet_import {
  */
 int fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 		     const struct sign_pubkey *keys, size_t nkeys,
-		     struct fleet_import *im, struct rba_detail *d);
+		     enum fleet_split split, struct fleet_import *im,
+		     struct rba_detail *d);
 void fleet_import_release(struct fleet_import *im);
 
 #endif

@@ -167,7 +167,7 @@ START_TEST(test_versions_partition)
 	static const uint32_t shards[] = { 1, 2, 3, 7, 64 };
 
 	rba_detail_clear(&d);
-	ck_assert_int_eq(fleet_versions_list(s, 0, 1, &all, &d), 0);
+	ck_assert_int_eq(fleet_versions_list(s, 0, 1, FLEET_SPLIT_HASH, &all, &d), 0);
 	ck_assert_uint_eq(all.n, NVERSIONS);
 	ck_assert_uint_eq(all.nbad, 0);
 	for (size_t i = 0; i < all.n; i++)
@@ -176,7 +176,7 @@ START_TEST(test_versions_partition)
 		uint32_t n = shards[m];
 		int seen[NVERSIONS] = { 0 };
 		for (uint32_t k = 0; k < n; k++) {
-			ck_assert_int_eq(fleet_versions_list(s, k, n, &v, &d), 0);
+			ck_assert_int_eq(fleet_versions_list(s, k, n, FLEET_SPLIT_HASH, &v, &d), 0);
 			for (size_t i = 0; i < v.n; i++) {
 				size_t j = 0;
 				while (j < NVERSIONS && strcmp(names[j], v.names[i]) != 0)
@@ -330,7 +330,7 @@ START_TEST(test_run_as_worker)
 
 	/* Both shards of two: a record per version, the store untouched. */
 	for (w.k = 0; w.k < w.n; w.k++) {
-		ck_assert_int_eq(fleet_versions_list(snap, w.k, w.n, &v, &d), 0);
+		ck_assert_int_eq(fleet_versions_list(snap, w.k, w.n, FLEET_SPLIT_HASH, &v, &d), 0);
 		memset(&seen, 0, sizeof(seen));
 		ck_assert_msg(fleet_audit_run(snap, &w, v.names, v.n, NULL, collect,
 					      &seen, &d) == 0, "run: %s", d.reason);
@@ -364,7 +364,7 @@ START_TEST(test_run_as_worker)
 
 	/* What the workers wrote imports into the store, every version. */
 	dirs[0] = w.dir;
-	ck_assert_msg(fleet_import_run(s, dirs, 1, &pub, 1, &im, &d) == 0,
+	ck_assert_msg(fleet_import_run(s, dirs, 1, &pub, 1, FLEET_SPLIT_HASH, &im, &d) == 0,
 		      "import: %s", d.reason);
 	ck_assert_uint_eq(im.imported, NVERSIONS);
 	ck_assert_uint_eq(im.refused, 0);
@@ -413,7 +413,7 @@ import_one(struct store *s, const char *dir, struct fleet_import *im,
 
 	ck_assert_int_eq(sign_pubkey_load(PUB, &pub, &d), 0);
 	rba_detail_clear(&d);
-	ck_assert_msg(fleet_import_run(s, dirs, 1, &pub, 1, im, &d) == 0,
+	ck_assert_msg(fleet_import_run(s, dirs, 1, &pub, 1, FLEET_SPLIT_HASH, im, &d) == 0,
 		      "import: %s", d.reason);
 	for (size_t i = 0; i < im->nitems; i++)
 		if (strcmp(im->items[i].version, name) == 0)
@@ -513,7 +513,7 @@ START_TEST(test_import_refusals)
 		const char *dirs[1] = { scratch_path("both") };
 		size_t taken = 0, refused = 0;
 		ck_assert_int_eq(sign_pubkey_load(PUB, &pub, &d), 0);
-		ck_assert_int_eq(fleet_import_run(s, dirs, 1, &pub, 1, &im, &d), 0);
+		ck_assert_int_eq(fleet_import_run(s, dirs, 1, &pub, 1, FLEET_SPLIT_HASH, &im, &d), 0);
 		for (size_t i = 0; i < im.nitems; i++) {
 			if (im.items[i].accepted) {
 				taken++;
