@@ -475,7 +475,8 @@ cmd_audit_plan(struct audit_run *run)
 	int err;
 
 	rba_detail_clear(&d);
-	err = fleet_plan_make(ctx->store, run->a.n, run->a.split, 0, &p, &d);
+	err = fleet_plan_make(ctx->store, run->a.n, run->a.split,
+			      FLEET_HISTORY_ALL, &p, &d);
 	for (size_t i = 0; err == 0 && i < p.nbad; i++)
 		fprintf(stderr, "rebuild-audit: cannot audit '%s': the versions "
 			"database holds a key that is no version name; run "

@@ -130,7 +130,8 @@ static const struct cli_command commands[] = {
 	  "snapshot synth [--rows N] [--features N] [--classes N] [--noise F] [--val-noise F] [--misalign-train] [--seed N] -o OUT [--force]",
 	  "keep training data by digest" },
 	{ "store", cmd_store, "store check\n"
-	  "store snapshot OUT",
+	  "store snapshot OUT\n"
+	  "store snapshot --prune KEEP DIR [--dry-run]",
 	  "check every record of the store; make a read-only snapshot for workers" },
 	{ "sweep", cmd_sweep,
 	  "sweep PINS --seeds A-B [-j N] [--snapshot FILE] [--json] [--plot FILE.svg] [--force]",

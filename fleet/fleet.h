@@ -156,11 +156,14 @@ struct fleet_plan {
 	size_t nbad;
 };
 
+/* Every history record, for fleet_plan_make's upto. */
+#define FLEET_HISTORY_ALL UINT64_MAX
+
 /*
  * The split of s's versions into nshards (1..FLEET_SHARDS_MAX) by rule
- * split.  With upto non-zero only history records with an id up to
- * upto are read (the import, on the store, sees what the workers' snapshot
- * of head upto saw).  0; RBA_E_NOMEM; the store's errors (d).  Release *p
+ * split, reading the history records with an id up to upto only
+ * (FLEET_HISTORY_ALL: all; the import, on the store, sees what the
+ * workers' snapshot of head record upto saw).  0; RBA_E_NOMEM; the store's errors (d).  Release *p
  * with fleet_plan_release either way.
  */
 int fleet_plan_make(struct store *s, uint32_t nshards, enum fleet_split split,
@@ -336,5 +339,60 @@ int fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 		     enum fleet_split split, struct fleet_import *im,
 		     struct rba_detail *d);
 void fleet_import_release(struct fleet_import *im);
+
+/*
+ * Pruning the runs of a shared directory (`store snapshot --prune`).
+ * A run is an entry of dir, a directory and not a symbolic link, that
+ * is a snapshot (it holds STORE_SNAPSHOT_MARKER) or holds one as
+ * FLEET_RUN_SNAPSHOT (a run directory of rebuild-audit-fleet-submit,
+ * with its records in FLEET_RUN_RECORDS).  The records of a bare
+ * snapshot "snapshot-X" are its sibling "records-X", when there is one.
+ * Runs are ordered by the time their marker was written (then by name);
+ * the keep newest stay.  Never removed: the run the lock
+ * FLEET_LOCK_DIR/FLEET_LOCK_OWNER in dir names (line "run=PATH"), and a
+ * run whose records directory still holds a record not imported (a
+ * .json file at its top).  Removal never follows a symbolic link and
+ * gives the owner write permission on each directory before emptying it
+ * (a snapshot is read-only), so the runs' non-root owner can remove
+ * them.
+ */
+#define FLEET_RUN_SNAPSHOT "snapshot"
+#define FLEET_RUN_RECORDS "records"
+#define FLEET_LOCK_DIR "rebuild-audit.lock"
+#define FLEET_LOCK_OWNER "owner"
+
+enum fleet_prune_fate {
+	FLEET_PRUNE_REMOVED = 0,
+	FLEET_PRUNE_NEWEST,	/* among the keep newest */
+	FLEET_PRUNE_LOCKED,	/* the lock names it: a run in progress */
+	FLEET_PRUNE_UNIMPORTED, /* records not imported */
+	FLEET_PRUNE_FAILED,	/* removal failed: err, fail_path */
+};
+
+struct fleet_prune_run {
+	char *path;	/* dir/NAME */
+	char *records;	/* its records directory, NULL if none */
+	int64_t made;	/* its marker's mtime (seconds) */
+	enum fleet_prune_fate fate;
+	size_t unimported; /* with FLEET_PRUNE_UNIMPORTED */
+	int err;
+	char fail_path[FLEET_PATH_MAX + 600];
+};
+
+struct fleet_prune {
+	struct fleet_prune_run *runs; /* oldest first */
+	size_t n;
+	size_t removed;
+};
+
+/*
+ * Removes the runs of dir beyond the keep newest (keep >= 1), as said
+ * above; with dry_run 1 only says which.  0 (a run that could not be
+ * removed is FLEET_PRUNE_FAILED, the others still go); RBA_E_NOMEM; an
+ * errno reading dir (d).  Release *out with fleet_prune_release.
+ */
+int fleet_prune_runs(const char *dir, unsigned keep, int dry_run,
+		     struct fleet_prune *out, struct rba_detail *d);
+void fleet_prune_release(struct fleet_prune *p);
 
 #endif

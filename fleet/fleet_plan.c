@@ -139,7 +139,7 @@ latest_one(void *ctx, const struct store_history_entry *e)
 		lt->stopped = 1; /* every version has its cost */
 		return 1;
 	}
-	if (lt->upto != 0 && e->id > lt->upto)
+	if (e->id > lt->upto)
 		return 0;
 	if (e->len < sizeof(start) - 1 || memcmp(e->record, start, sizeof(start) - 1) != 0)
 		return 0;

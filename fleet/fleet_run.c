@@ -23,7 +23,8 @@ fleet_versions_list(struct store *s, uint32_t k, uint32_t n,
 	assert(n >= 1 && k < n);
 	memset(out, 0, sizeof(*out));
 	/* One shard: every version, no costs to read. */
-	err = fleet_plan_make(s, n, n == 1 ? FLEET_SPLIT_HASH : split, 0, &p, d);
+	err = fleet_plan_make(s, n, n == 1 ? FLEET_SPLIT_HASH : split,
+			      FLEET_HISTORY_ALL, &p, d);
 	/* The bad keys are every shard's. */
 	out->bad = p.bad;
 	out->nbad = p.nbad;
