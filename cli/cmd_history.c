@@ -199,7 +199,8 @@ import_json(struct cli_ctx *ctx, const struct fleet_import *im)
 		fputs("null", stdout);
 	else
 		printf("\"%s\"", audit_verdict_name(im->worst_verdict));
-	printf(", \"head_id\": %llu, \"head\": \"%s\", \"exit_status\": %d}\n",
+	printf(", \"imported_before\": %zu, \"head_id\": %llu, \"head\": \"%s\", "
+	       "\"exit_status\": %d}\n", im->earlier,
 	       (unsigned long long)im->head_id, hex, im->exit_status);
 	(void)ctx;
 }
@@ -242,11 +243,15 @@ import_print(struct cli_ctx *ctx, const struct fleet_import *im)
 				       (unsigned long long)it->history_id);
 		}
 		printf("import: %zu imported, %zu refused, %zu version%s without a "
-		       "record; worst verdict: %s (exit %d)\n", im->imported,
+		       "record; worst verdict: %s (exit %d)", im->imported,
 		       im->refused, im->nmissing, im->nmissing == 1 ? "" : "s",
 		       im->worst_verdict < 0 ? "none"
 					     : audit_verdict_name(im->worst_verdict),
 		       im->exit_status);
+		if (im->earlier > 0)
+			printf(", with the %zu record%s imported before", im->earlier,
+			       im->earlier == 1 ? "" : "s");
+		putchar('\n');
 		rba_digest_format(&im->head, hex);
 		printf("history head: record %llu, %s\n",
 		       (unsigned long long)im->head_id, hex);

@@ -884,9 +884,12 @@ verdict_of(const char *name)
  * A file that cannot be read or is not held is ignored: it proves
  * nothing.  0 or RBA_E_NOMEM.
  */
+static int verdict_of(const char *name);
+static int worst_rank(int verdict);
+
 static int
 earlier_scan(const char *dir, const struct heldlist *hl, struct heads *eh,
-	     size_t *earlier, size_t *first)
+	     struct fleet_import *im, size_t *first)
 {
 	char sub[FLEET_PATH_MAX + 64];
 	struct files f = { NULL, 0, 0 };
@@ -906,16 +909,30 @@ earlier_scan(const char *dir, const struct heldlist *hl, struct heads *eh,
 		if (slurp(f.v[i].path, STORE_RECORD_MAX, &b, &n) != 0)
 			continue;
 		rba_digest_bytes(b, n, &dg);
-		free(b);
 		for (size_t j = 0; j < hl->n; j++)
 			if (hl->v[j].worker && rba_digest_equal(&hl->v[j].text, &dg)) {
+				struct rba_json_value root;
 				if ((err = heads_add(eh, &hl->v[j].head)) != 0)
 					break;
 				if (*first == (size_t)-1)
 					*first = j;
-				(*earlier)++;
+				im->earlier++;
+				/* The history holds these bytes: they were
+				 * checked when they were imported. */
+				if (rba_json_parse((const char *)b, n, &root, NULL) == 0) {
+					const char *v = rba_json_get_str(&root, "verdict");
+					int x = (int)rba_json_get_num(&root, "exit_status", 2);
+					int vv = verdict_of(v ? v : "");
+					if (x > im->earlier_exit)
+						im->earlier_exit = x;
+					if (im->earlier_worst < 0 ||
+					    worst_rank(vv) > worst_rank(im->earlier_worst))
+						im->earlier_worst = vv;
+					rba_json_release(&root);
+				}
 				break;
 			}
+		free(b);
 	}
 out:
 	for (size_t i = 0; i < f.n; i++)
@@ -972,6 +989,7 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 
 	memset(im, 0, sizeof(*im));
 	im->worst_verdict = -1;
+	im->earlier_worst = -1;
 	for (size_t i = 0; i < ndirs && err == 0; i++)
 		err = files_scan(dirs[i], &f, d);
 	if (err != 0)
@@ -1002,7 +1020,7 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 	if ((err = store_history_list(txn, NULL, 0, held_one, &hl, d)) != 0)
 		goto fail;
 	for (size_t i = 0; i < ndirs && err == 0; i++)
-		err = earlier_scan(dirs[i], &hl, &eh, &im->earlier, &first);
+		err = earlier_scan(dirs[i], &hl, &eh, im, &first);
 	if (err != 0)
 		goto fail;
 	for (size_t i = 0; i < im->nitems; i++) {
@@ -1124,6 +1142,16 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 	}
 	if (im->nmissing)
 		im->exit_status = 2;
+	/* A rerun's import: the outcome is the run's, records imported
+	 * before included. */
+	if (im->nitems > 0 && im->earlier > 0) {
+		if (im->earlier_exit > im->exit_status)
+			im->exit_status = im->earlier_exit;
+		if (im->worst_verdict < 0 ||
+		    (im->earlier_worst >= 0 &&
+		     worst_rank(im->earlier_worst) > worst_rank(im->worst_verdict)))
+			im->worst_verdict = im->earlier_worst;
+	}
 	if (nagree && heads_agree && have_head)
 		missing_shards(s, im, shard_n, head_id, split);
 	rba_strv_free(x.names.v, x.names.n);

@@ -320,8 +320,13 @@ struct fleet_import {
 	/* Records in DIR/imported/ that the history holds byte for byte:
 	 * imported before.  Their snapshot heads count as this import's for
 	 * the missing versions, so an import of a finished directory
-	 * (nitems 0, earlier > 0, nmissing 0) has nothing to do and exits 0. */
+	 * (nitems 0, earlier > 0, nmissing 0) has nothing to do and exits 0.
+	 * When there are new records too (a rerun's import), the worst
+	 * verdict and exit status include the earlier ones': the outcome of
+	 * the whole run. */
 	size_t earlier;
+	int earlier_worst; /* enum audit_verdict, -1 none */
+	int earlier_exit;
 };
 
 /*
