@@ -168,7 +168,7 @@ rc=$?
 first_line "$T/notool.err"
 check "no tool on the node: exit 2" test $rc = 2
 check "no tool on the node: the message names the node and the path" \
-	grep -q "the compute nodes cannot run this audit (on node .*: no executable $T/hidden/inst/usr/local/bin/rebuild-audit)" "$T/notool.err"
+	grep -q "the compute nodes cannot run this audit (on node .*: no executable $T/hidden/inst/usr/local/bin/rebuild-audit; srun: .*): install the tool at '$T/hidden/inst/usr/local/bin/rebuild-audit' on every node" "$T/notool.err"
 check "no tool on the node: one line" test "$(wc -l < "$T/notool.err")" = 1
 check "no tool on the node: no array, no run directory, no lock" sh -c "test $(njobs) = 0 && test $(nruns) = 0 && test ! -e '$shared/rebuild-audit.lock'"
 
@@ -248,9 +248,12 @@ cat "$T/rerun.out"
 check "the rerun exits like a serial audit --all ($serial_rc)" test $rc2 = "$serial_rc"
 check "the rerun: every version covered" grep -q "0 refused, 0 versions without a record" "$T/rerun.out"
 check "the rerun logs beside the first" sh -c "ls '$run/logs' | grep -q '^shard-5.rerun-[0-9]*.out\$'"
-awk '/^reports of the versions/ { on = 1; getline; next } on' "$T/rerun.out" > "$T/fleet-report.txt"
-check "the report holds the not-reproducible version's report as a serial run prints it" cmp -s "$T/fleet-report.txt" "$T/serial-report.txt"
-diff "$T/serial-report.txt" "$T/fleet-report.txt" | head -n 10
+# Reports hold no blank line; a serial run puts one between two.
+awk '/^reports of the versions/ { on = 1; next } on && $0 != ""' "$T/rerun.out" > "$T/fleet-report.txt"
+grep -v '^$' "$T/serial-report.txt" > "$T/serial-report.nb"
+check "the report holds the not-reproducible version's report as a serial run prints it" cmp -s "$T/fleet-report.txt" "$T/serial-report.nb"
+check "that report is not empty" grep -q "^audit .*: NOT REPRODUCIBLE (exit 1)\$" "$T/fleet-report.txt"
+diff "$T/serial-report.nb" "$T/fleet-report.txt" | head -n 10
 
 echo "check-fleet: a finished directory imported again"
 cron sh "$share/slurm/rebuild-audit-import.sbatch" "$run" > "$T/again.out" 2>&1
