@@ -96,7 +96,7 @@ help:
 	@echo 'make check-determinism  strict training under four compilers/flags and thread counts'
 	@echo 'make check-arm64  the golden digests on arm64 (cross-built gcc -O0/-O2/-O3, qemu-user); a store made here audited there'
 	@echo 'make check-flips  flip bits 0 and 7 of every byte of a small store: every live flip detected, no crash'
-	@echo 'make check-fleet  a single-node Slurm cluster runs contrib/slurm/: an 8-task array and the import (needs fleet-deps)'
+	@echo 'make check-fleet  a single-node Slurm cluster runs the installed fleet glue, its failure cases too (needs fleet-deps)'
 	@echo 'make fleet-deps   install slurm-wlm and munge (as root) or print the command; not part of deps'
 	@echo 'make asan         AddressSanitizer + UBSan build, whole test suite under it'
 	@echo 'make fuzz         libFuzzer (clang, ASan+UBSan) on every input surface, FUZZ_SECONDS each (default $(FUZZ_SECONDS))'

@@ -191,7 +191,27 @@ badrun=$(ls -d "$shared"/run-*)
 check "import not submitted: its manifest says so" grep -q '^state=cancelled' "$badrun/manifest"
 chmod -R u+w "$badrun" && rm -rf "$badrun"
 
-echo "check-fleet: a run (held), an overlapping submit, a cancelled task"
+echo "check-fleet: two submits at once"
+cron "$T/cronbin/nightly" --array-opt=--hold "$store" "$shared" $shards "$T/worker.key" "$T/worker.pub" > "$T/c1.out" 2> "$T/c1.err" &
+p1=$!
+cron "$T/cronbin/nightly" --array-opt=--hold "$store" "$shared" $shards "$T/worker.key" "$T/worker.pub" > "$T/c2.out" 2> "$T/c2.err" &
+p2=$!
+wait $p1; r1=$?
+wait $p2; r2=$?
+cat "$T/c1.err" "$T/c2.err"
+check "two submits at once: one submitted, one refused" test "$r1$r2" = 02 -o "$r1$r2" = 20
+check "two submits at once: the refused one names the lock" sh -c "cat '$T/c1.err' '$T/c2.err' | grep -q \"another \(run holds\|submit is taking\) the lock '$shared/rebuild-audit.lock'\""
+check "two submits at once: no rename failure, one run directory" sh -c "! grep -qi 'rename\|exists' '$T/c1.err' '$T/c2.err' && test $(nruns) = 1"
+crun=$(ls -d "$shared"/run-*)
+scancel "$(sed -n 's/^array_job=//p' "$crun/manifest")" "$(sed -n 's/^import_job=//p' "$crun/manifest")"
+i=0
+while squeue -h -j "$(sed -n 's/^array_job=//p' "$crun/manifest"),$(sed -n 's/^import_job=//p' "$crun/manifest")" 2> /dev/null | grep -q .; do
+	i=$((i + 1)); [ $i -gt 60 ] && break; sleep 0.5
+done
+check "its jobs cancelled, the lock is left behind (stale)" test -f "$shared/rebuild-audit.lock/owner"
+chmod -R u+w "$crun" && rm -rf "$crun"
+
+echo "check-fleet: a run (held) over the stale lock, an overlapping submit, a cancelled task"
 t1=$(date +%s)
 cron "$T/cronbin/nightly" --wait --mail-type=END,FAIL --array-opt=--hold "$store" "$shared" $shards \
 	"$T/worker.key" "$T/worker.pub" > "$T/run1.out" 2> "$T/run1.err" &
@@ -212,6 +232,8 @@ check "manifest: snapshot, head, records, shards, job ids, tool" sh -c "grep -q 
 check "the lock names the run and its jobs" sh -c "grep -q '^run=$run\$' '$shared/rebuild-audit.lock/owner' &&
 	grep -q '^array_job=$array\$' '$shared/rebuild-audit.lock/owner' && grep -q '^import_job=$import\$' '$shared/rebuild-audit.lock/owner'"
 check "the import job has --mail-type END,FAIL" sh -c "scontrol show job $import | grep -q 'MailType=END,FAIL'"
+check "the stale lock was taken over, saying so" grep -q "taking over the stale lock of run '$crun' (its jobs or its submit process are gone)" "$T/run1.err"
+check "the array asks for the memory it needs (--mem=512M)" sh -c "scontrol show job $array | grep -q 'MinMemoryNode=512M'"
 check "the import depends on the array (afterany)" sh -c "scontrol show job $import | grep -q 'Dependency=afterany:${array}_\*'"
 jobs_before=$(njobs)
 cron "$T/cronbin/nightly" --wait "$store" "$shared" $shards "$T/worker.key" "$T/worker.pub" > "$T/overlap.out" 2> "$T/overlap.err"

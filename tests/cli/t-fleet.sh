@@ -69,6 +69,13 @@ run 2 $RBA keygen --check w.key missing.pub
 err_has "cannot read public key 'missing.pub'"
 run 2 $RBA keygen --check w.key
 err_has "--check needs KEY and PUB"
+run 0 $RBA -q keygen --check "$FIX/keys/minisign-test-only-enc.key" "$FIX/keys/minisign-test-only-enc.pub" \
+	--passphrase-file "$FIX/keys/minisign-test-only-enc.passphrase"
+out_empty
+run 2 $RBA keygen --check "$FIX/keys/minisign-test-only-enc.key" "$FIX/keys/minisign-test-only-enc.pub"
+err_has "the key is passphrase-protected: give --passphrase-file"
+run 2 $RBA keygen --check w.key w.pub -o x
+err_has "--check takes no -o or --comment"
 
 # store snapshot: a read-only copy with its head; workers refuse the rest
 run 0 $RBA -S st store snapshot snap
