@@ -32,6 +32,7 @@ STUB
 cat > bin/srun <<'STUB'
 #!/bin/sh
 echo "srun $*" >> "$STUB_LOG"
+[ -z "${STUB_SRUN_FAIL:-}" ] || { echo "srun: error: Unable to allocate resources: $STUB_SRUN_FAIL" >&2; exit 1; }
 while [ $# -gt 0 ]; do case $1 in -*) shift ;; *) break ;; esac; done
 [ -n "${STUB_NODE_PATH:-}" ] && PATH=$STUB_NODE_PATH
 exec "$@"
@@ -39,7 +40,8 @@ STUB
 chmod +x bin/*
 ln -s "$TOP/contrib/slurm/rebuild-audit-fleet-submit" bin/nightly
 export STUB_LOG="$PWD/stub.log"
-sub() { env -i PATH="$PWD/bin:/usr/bin:/bin" STUB_LOG="$STUB_LOG" RBA="$RBA" ${STUB_ALIVE:+STUB_ALIVE=$STUB_ALIVE} nightly "$@"; }
+sub() { env -i PATH="$PWD/bin:/usr/bin:/bin" STUB_LOG="$STUB_LOG" RBA="$RBA" ${STUB_ALIVE:+STUB_ALIVE=$STUB_ALIVE} \
+	${STUB_SRUN_FAIL:+STUB_SRUN_FAIL="$STUB_SRUN_FAIL"} nightly "$@"; }
 
 run 2 sub
 err_has "usage: rebuild-audit-fleet-submit"
@@ -55,6 +57,13 @@ run 2 env -i PATH="$PWD/bin:/usr/bin:/bin" STUB_LOG="$STUB_LOG" RBA=./missing ni
 err_is "rebuild-audit-fleet-submit: the tool '$PWD/missing' is not executable here"
 run 2 env -i PATH="$PWD/bin:/usr/bin:/bin" STUB_LOG="$STUB_LOG" RBA="$RBA" RBA_CONTRIB=/nonexistent nightly st "$shared" 4 w.key w.pub
 err_has "no rebuild-audit-shard.sbatch in '/nonexistent'"
+# the probe cannot get a node: said, nothing submitted or left
+STUB_SRUN_FAIL="Requested node configuration is not available"
+run 2 sub st "$shared" 4 w.key w.pub
+err_is "rebuild-audit-fleet-submit: the node probe did not run (srun: error: Unable to allocate resources: Requested node configuration is not available): is the partition up? RBA_PROBE_WAIT=SECONDS waits longer for a node, --no-probe skips the probe; nothing was submitted"
+ok "no probe: no job, no run directory, no lock" sh -c "! grep -q '^sbatch' '$STUB_LOG' && test -z \"\$(ls '$shared')\""
+STUB_SRUN_FAIL=
+
 # a run: the manifest, the jobs' options, the lock
 rm -f "$STUB_LOG" "$STUB_LOG.id"
 run 0 sub --mail-type=END --array-opt=--partition=p1 --import-opt=--nodelist=storehost st "$shared" 4 w.key w.pub
