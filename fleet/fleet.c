@@ -879,13 +879,11 @@ verdict_of(const char *name)
 
 /*
  * The records of dir/imported/ that the history holds byte for byte
- * (imported before): their snapshot heads into eh, their count into
- * *earlier, their first held entry's index into *first (or left).
- * A file that cannot be read or is not held is ignored: it proves
- * nothing.  0 or RBA_E_NOMEM.
+ * (imported before): their snapshot heads into eh, their count, worst
+ * verdict and exit status into im->earlier*, their first held entry's
+ * index into *first (or left).  A file that cannot be read or is not
+ * held is ignored: it proves nothing.  0 or RBA_E_NOMEM.
  */
-static int verdict_of(const char *name);
-static int worst_rank(int verdict);
 
 static int
 earlier_scan(const char *dir, const struct heldlist *hl, struct heads *eh,
