@@ -33,6 +33,7 @@ cat > bin/srun <<'STUB'
 #!/bin/sh
 echo "srun $*" >> "$STUB_LOG"
 [ -z "${STUB_SRUN_FAIL:-}" ] || { echo "srun: error: Unable to allocate resources: $STUB_SRUN_FAIL" >&2; exit 1; }
+export STUB_ON_NODE=1
 while [ $# -gt 0 ]; do case $1 in -*) shift ;; *) break ;; esac; done
 [ -n "${STUB_NODE_PATH:-}" ] && PATH=$STUB_NODE_PATH
 exec "$@"
@@ -63,6 +64,13 @@ run 2 sub st "$shared" 4 w.key w.pub
 err_is "rebuild-audit-fleet-submit: the node probe did not run (srun: error: Unable to allocate resources: Requested node configuration is not available): is the partition up? RBA_PROBE_WAIT=SECONDS waits longer for a node, --no-probe skips the probe; nothing was submitted"
 ok "no probe: no job, no run directory, no lock" sh -c "! grep -q '^sbatch' '$STUB_LOG' && test -z \"\$(ls '$shared')\""
 STUB_SRUN_FAIL=
+
+# a node with another version of the tool (a wrapper that says so there)
+printf '#!/bin/sh\nif [ -n "${STUB_ON_NODE:-}" ] && [ "$1" = --version ]; then echo "rebuild-audit 0.0.1 (revision old)"; exit 0; fi\nexec "%s" "$@"\n' "$RBA" > oldnode
+chmod +x oldnode
+run 2 env -i PATH="$PWD/bin:/usr/bin:/bin" STUB_LOG="$STUB_LOG" RBA="$PWD/oldnode" nightly st "$shared" 4 w.key w.pub
+err_has "rebuild-audit-fleet-submit: the compute nodes cannot run this audit (on node $(hostname): $PWD/oldnode is rebuild-audit 0.0.1 (revision old), not $($RBA --version | head -n 1) as here"
+ok "another version: no run directory left" test -z "$(ls "$shared")"
 
 # a run: the manifest, the jobs' options, the lock
 rm -f "$STUB_LOG" "$STUB_LOG.id"
