@@ -11,8 +11,9 @@
  * Balanced (the default): each version's expected audit cost, then the
  * versions longest first (ties by name, bytewise) each onto the shard
  * with the least load so far (ties: the lowest shard number).  The cost
- * is the total_s timing of the version's latest audit record in the
- * history whose verdict is not not-measured (measured), else an
+ * is the median of the total_s timings of the version's latest three
+ * audit records in the history whose verdict is not not-measured (one
+ * or two when it has fewer; measured), else an
  * estimate from its pins (fleet_cost_units) times the seconds per unit
  * of the measured versions (the sum of their seconds over the sum of
  * their units; FLEET_COST_SCALE_DEFAULT when none is measured).  It

@@ -110,11 +110,17 @@ plan_name(void *ctx, const char *name, int valid)
 	return rba_strv_add(&p->names, &p->n, strdup(name));
 }
 
+/* A version's cost is the median of its latest FLEET_COST_AUDITS
+ * measured audits: one slow night does not move it alone. */
+#define FLEET_COST_AUDITS 3
+
 struct latest {
 	struct fleet_plan *p;
 	uint64_t upto;
-	size_t left; /* versions still without a measured cost */
+	size_t left; /* versions with fewer than FLEET_COST_AUDITS */
 	int stopped;
+	double (*t)[FLEET_COST_AUDITS]; /* [p->n]: newest first */
+	unsigned char *nt;
 };
 
 static int
@@ -123,8 +129,8 @@ cmp_key(const void *key, const void *elem)
 	return strcmp(key, *(char *const *)elem);
 }
 
-/* Newest first: the first audit record of a version with a verdict
- * other than not-measured gives its cost. */
+/* Newest first: the first FLEET_COST_AUDITS audit records of a version
+ * with a verdict other than not-measured give its cost. */
 static int
 latest_one(void *ctx, const struct store_history_entry *e)
 {
@@ -147,7 +153,7 @@ latest_one(void *ctx, const struct store_history_entry *e)
 	if (hit == NULL)
 		return 0;
 	i = (size_t)(hit - p->names);
-	if (p->measured[i])
+	if (lt->nt[i] == FLEET_COST_AUDITS)
 		return 0;
 	if (rba_json_parse((const char *)e->record, e->len, &root, NULL) != 0)
 		return 0;
@@ -155,9 +161,10 @@ latest_one(void *ctx, const struct store_history_entry *e)
 		const char *v = rba_json_get_str(&root, "verdict");
 		double t = rba_json_get_num(rba_json_get(&root, "timings"), "total_s", -1);
 		if (v != NULL && strcmp(v, "not-measured") != 0 && t >= 0) {
-			p->cost[i] = t;
+			lt->t[i][lt->nt[i]++] = t;
 			p->measured[i] = 1;
-			lt->left--;
+			if (lt->nt[i] == FLEET_COST_AUDITS)
+				lt->left--;
 		}
 	}
 	rba_json_release(&root);
@@ -183,15 +190,46 @@ plan_units(struct store_txn *txn, const char *name)
 	return u;
 }
 
+/* The median of n (1..3) values. */
+static double
+median3(const double *t, unsigned n)
+{
+	double a = t[0], b = n > 1 ? t[1] : t[0], c = n > 2 ? t[2] : 0;
+
+	if (n == 1)
+		return a;
+	if (n == 2)
+		return (a + b) / 2;
+	if (a > b) {
+		double x = a;
+		a = b;
+		b = x;
+	}
+	return c < a ? a : c > b ? b : c;
+}
+
 static int
 plan_costs(struct store_txn *txn, struct fleet_plan *p, uint64_t upto,
 	   struct rba_detail *d)
 {
-	struct latest lt = { p, upto, p->n, 0 };
+	struct latest lt = { p, upto, p->n, 0, NULL, NULL };
 	double *units, msum = 0, usum = 0;
 	int err;
 
+	_Static_assert(FLEET_COST_AUDITS == 3, "median3 takes three");
+	lt.t = calloc(p->n ? p->n : 1, sizeof(*lt.t));
+	lt.nt = calloc(p->n ? p->n : 1, 1);
+	if (lt.t == NULL || lt.nt == NULL) {
+		free(lt.t);
+		free(lt.nt);
+		return RBA_E_NOMEM;
+	}
 	err = store_history_list(txn, NULL, 1, latest_one, &lt, d);
+	for (size_t i = 0; i < p->n; i++)
+		if (lt.nt[i] > 0)
+			p->cost[i] = median3(lt.t[i], lt.nt[i]);
+	free(lt.t);
+	free(lt.nt);
 	if (err != 0 && !(err == 1 && lt.stopped))
 		return err;
 	if ((units = calloc(p->n ? p->n : 1, sizeof(*units))) == NULL)

@@ -20,6 +20,7 @@
 #include "audit/register.h"
 #include "audit/sample_add.h"
 #include "common/fileio.h"
+#include "common/json.h"
 #include "common/sign.h"
 #include "fleet/fleet.h"
 #include "policy/policy.h"
@@ -645,6 +646,27 @@ START_TEST(test_cost_units)
 }
 END_TEST
 
+/* The total_s of a version's audit records, newest first. */
+struct totals {
+	int n;
+	double v[8];
+};
+
+static int
+totals_one(void *ctx, const struct store_history_entry *e)
+{
+	struct totals *tt = ctx;
+	struct rba_json_value root;
+
+	if (tt->n < 8 && rba_json_parse((const char *)e->record, e->len, &root, NULL) == 0) {
+		double x = rba_json_get_num(rba_json_get(&root, "timings"), "total_s", -1);
+		if (x >= 0)
+			tt->v[tt->n++] = x;
+		rba_json_release(&root);
+	}
+	return 0;
+}
+
 /* The split of a store: a partition, the same on its snapshot, and
  * measured costs once the versions were audited. */
 START_TEST(test_plan_store)
@@ -676,6 +698,35 @@ START_TEST(test_plan_store)
 					 FLEET_HISTORY_ALL, &p, &d), 0);
 	for (size_t i = 0; i < p.n; i++)
 		ck_assert_int_eq(p.measured[i], 1);
+	/* One audit: its total; three more of the first: the median of the
+	 * latest three. */
+	{
+		struct totals tt = { 0, { 0 } };
+		struct store_txn *t;
+		double a, b, c, med;
+		ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+		ck_assert_int_eq(store_history_list(t, names[0], 1, totals_one, &tt, &d), 0);
+		store_txn_abort(t);
+		ck_assert_int_eq(tt.n, 1);
+		ck_assert(p.cost[0] == tt.v[0]);
+		fleet_plan_release(&p);
+		for (int k = 0; k < 3; k++) {
+			struct audit_report r;
+			ck_assert_int_eq(audit_version(s, names[0], NULL, &r, &d), 0);
+			audit_report_release(&r);
+		}
+		tt.n = 0;
+		ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+		ck_assert_int_eq(store_history_list(t, names[0], 1, totals_one, &tt, &d), 0);
+		store_txn_abort(t);
+		ck_assert_int_eq(tt.n, 4);
+		a = tt.v[0], b = tt.v[1], c = tt.v[2]; /* newest first */
+		med = a > b ? (b > c ? b : a > c ? c : a) : (a > c ? a : b > c ? c : b);
+		ck_assert_int_eq(fleet_plan_make(s, 2, FLEET_SPLIT_BALANCED,
+						 FLEET_HISTORY_ALL, &p, &d), 0);
+		ck_assert_msg(p.cost[0] == med, "cost %g, median %g of %g %g %g",
+			      p.cost[0], med, a, b, c);
+	}
 	/* Up to the empty head: what a snapshot made before the audits saw. */
 	ck_assert_int_eq(fleet_plan_make(s, 2, FLEET_SPLIT_BALANCED, 0, &q, &d), 0);
 	for (size_t i = 0; i < q.n; i++)
