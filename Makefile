@@ -96,7 +96,7 @@ help:
 	@echo 'make check-determinism  strict training under four compilers/flags and thread counts'
 	@echo 'make check-arm64  the golden digests on arm64 (cross-built gcc -O0/-O2/-O3, qemu-user); a store made here audited there'
 	@echo 'make check-flips  flip bits 0 and 7 of every byte of a small store: every live flip detected, no crash'
-	@echo 'make check-fleet  a single-node Slurm cluster runs contrib/slurm/: an 8-task array and the import (needs fleet-deps)'
+	@echo 'make check-fleet  a single-node Slurm cluster runs the installed fleet glue, its failure cases too (needs fleet-deps)'
 	@echo 'make fleet-deps   install slurm-wlm and munge (as root) or print the command; not part of deps'
 	@echo 'make asan         AddressSanitizer + UBSan build, whole test suite under it'
 	@echo 'make fuzz         libFuzzer (clang, ASan+UBSan) on every input surface, FUZZ_SECONDS each (default $(FUZZ_SECONDS))'
@@ -109,7 +109,7 @@ help:
 	@echo 'make bench        benchmarks (prints figures; not part of check)'
 	@echo 'make deps         install missing Debian packages (as root) or print the command'
 	@echo 'make test-locale  generate the $(TEST_LOCALE) locale of the unit tests (as root) or print the command'
-	@echo 'make install      install the binary, man pages and the Slurm submit script under $$(PREFIX)'
+	@echo 'make install      install the binary, man pages and the fleet glue (Slurm, Kubernetes) under $$(DESTDIR)$$(PREFIX)'
 	@echo 'make check-fresh  a new Debian 12 root (mmdebstrap): the README'"'"'s make demo and make check in it, timed (root; ~10 min; not part of check)'
 	@echo 'settings: CC OPT BUILD PREFIX V=1 (verbose) WERROR=-Werror'
 
@@ -379,23 +379,22 @@ demo: $(BIN)
 check-fresh:
 	$(Q)sh tests/check-fresh.sh
 
-# The Slurm submit script goes to bin/ with the paths of the installed
-# binary and .sbatch files written in, so that cron (whose PATH has no
-# /usr/local/bin) or a symlink to it finds them.
-SLURM_DIR = $(PREFIX)/share/rebuild-audit/slurm
-SUBMIT    = $(DESTDIR)$(PREFIX)/bin/rebuild-audit-fleet-submit
+# The fleet glue: the Slurm submit script in bin/, its .sbatch files in
+# share/rebuild-audit/slurm/ and the Kubernetes manifests in
+# share/rebuild-audit/kubernetes/.  The submit script finds them, and
+# the rebuild-audit beside it, from its own resolved location (readlink
+# -f: a symlink to it works), so the tree may be installed under DESTDIR
+# and moved.
+SHARE_DIR = $(DESTDIR)$(PREFIX)/share/rebuild-audit
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
-	  $(DESTDIR)$(SLURM_DIR)
+	  $(SHARE_DIR)/slurm $(SHARE_DIR)/kubernetes
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rebuild-audit
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5
-	install -m 755 contrib/slurm/*.sbatch $(DESTDIR)$(SLURM_DIR)
-	sed -e 's|^installed_rba=$$|installed_rba=$(PREFIX)/bin/rebuild-audit|' \
-	    -e 's|^installed_sbatch=$$|installed_sbatch=$(SLURM_DIR)|' \
-	    contrib/slurm/rebuild-audit-fleet-submit > $(SUBMIT).tmp
-	grep -q '^installed_sbatch=/' $(SUBMIT).tmp || { rm -f $(SUBMIT).tmp; exit 2; }
-	chmod 755 $(SUBMIT).tmp && mv $(SUBMIT).tmp $(SUBMIT)
+	install -m 755 contrib/slurm/rebuild-audit-fleet-submit $(DESTDIR)$(PREFIX)/bin/rebuild-audit-fleet-submit
+	install -m 644 contrib/slurm/*.sbatch $(SHARE_DIR)/slurm
+	install -m 644 contrib/kubernetes/*.yaml contrib/kubernetes/README $(SHARE_DIR)/kubernetes
 
 clean:
 	rm -rf build rebuild-audit

@@ -14,6 +14,7 @@
 
 #include "audit/audit.h"
 #include "fleet/fleet.h"
+#include "common/json.h"
 #include "common/sign.h"
 #include "cli/commands.h"
 #include "common/buf.h"
@@ -150,6 +151,8 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 struct audit_args {
 	int all, list;
 	const char *shard, *records, *keypath, *head, *passfile, *policy_path;
+	const char *shards, *split_name;
+	enum fleet_split split;
 	struct rba_digest want_head;
 	uint32_t k, n;		 /* --shard K/N; 0/1 without */
 	char *const *versions; /* the VERSIONs, without --all */
@@ -185,6 +188,8 @@ cmd_audit_parse(struct cli_ctx *ctx, int argc, char **argv,
 		{ "head", required_argument, NULL, 'H' },
 		{ "passphrase-file", required_argument, NULL, 'P' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "shards", required_argument, NULL, 'N' },
+		{ "split", required_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -202,6 +207,8 @@ cmd_audit_parse(struct cli_ctx *ctx, int argc, char **argv,
 		case 'H': a->head = optarg; break;
 		case 'P': a->passfile = optarg; break;
 		case 'l': a->list = 1; break;
+		case 'N': a->shards = optarg; break;
+		case 'X': a->split_name = optarg; break;
 		case 't':
 			if (parse_threads(ctx, optarg, &a->o.threads) != 0)
 				return 2;
@@ -212,19 +219,43 @@ cmd_audit_parse(struct cli_ctx *ctx, int argc, char **argv,
 		}
 	}
 	if ((a->shard || a->records || a->keypath || a->head || a->passfile ||
-	     a->list) && !a->all)
-		return cli_usage(ctx, "--shard, --records-out, -k, --head and --list "
-				      "go with --all");
+	     a->list || a->shards || a->split_name) && !a->all)
+		return cli_usage(ctx, "--shard, --shards, --split, --records-out, -k, "
+				      "--head and --list go with --all");
+	if (a->split_name != NULL) {
+		if (strcmp(a->split_name, "balanced") == 0)
+			a->split = FLEET_SPLIT_BALANCED;
+		else if (strcmp(a->split_name, "hash") == 0)
+			a->split = FLEET_SPLIT_HASH;
+		else
+			return cli_usage(ctx, "--split takes balanced or hash, not '%s'",
+					 a->split_name);
+	}
+	if (a->shards != NULL) {
+		char spec[64];
+		uint32_t k0;
+		snprintf(spec, sizeof(spec), "0/%s", a->shards);
+		if (!a->list || a->shard != NULL)
+			return cli_usage(ctx, "--shards N goes with --list, without "
+					      "--shard: it prints the whole split");
+		if (strlen(a->shards) > 20 ||
+		    fleet_shard_parse(spec, &k0, &a->n) != 0)
+			return cli_usage(ctx, "--shards takes N with 1 <= N <= %u, "
+					 "not '%s'", FLEET_SHARDS_MAX, a->shards);
+	}
 	if (a->all == (optind < argc))
 		return cli_usage(ctx, a->all ? "--all takes no VERSION"
 					     : "audit needs a VERSION or --all");
 	if (a->shard != NULL && fleet_shard_parse(a->shard, &a->k, &a->n) != 0)
 		return cli_usage(ctx, "--shard takes K/N with 0 <= K < N <= %u, not '%s'",
 				 FLEET_SHARDS_MAX, a->shard);
-	if (a->shard == NULL)
+	if (a->shard == NULL && a->shards == NULL)
 		a->n = 1;
 	if (a->list && (a->records || a->keypath || a->head || a->passfile))
 		return cli_usage(ctx, "--list only lists the versions of a shard");
+	if (a->list && a->shard == NULL && a->shards == NULL)
+		return cli_usage(ctx, "--list needs --shard K/N (its versions) or "
+				      "--shards N (the whole split)");
 	if (!a->list && (a->shard || a->keypath || a->head || a->passfile) &&
 	    !a->records)
 		return cli_usage(ctx, "--shard, -k and --head go with --records-out DIR");
@@ -332,7 +363,8 @@ cmd_audit_names(struct audit_run *run)
 		return 0;
 	}
 	rba_detail_clear(&d);
-	err = fleet_versions_list(ctx->store, run->a.k, run->a.n, &run->vs, &d);
+	err = fleet_versions_list(ctx->store, run->a.k, run->a.n, run->a.split,
+				  &run->vs, &d);
 	/* Each version is audited on its own, so a key that is none is
 	 * named and never hides the others. */
 	for (size_t i = 0; i < run->vs.nbad; i++)
@@ -429,6 +461,71 @@ cmd_audit_report(struct audit_run *run)
 	return run->status;
 }
 
+/*
+ * --shards N --list: the whole split, each shard's expected load and
+ * versions, and the largest shard over the mean.  Returns 0, or 2.
+ */
+static int
+cmd_audit_plan(struct audit_run *run)
+{
+	struct cli_ctx *ctx = run->ctx;
+	struct fleet_plan p;
+	struct rba_detail d;
+	double sum = 0, max = 0, mean;
+	int err;
+
+	rba_detail_clear(&d);
+	err = fleet_plan_make(ctx->store, run->a.n, run->a.split,
+			      FLEET_HISTORY_ALL, &p, &d);
+	for (size_t i = 0; err == 0 && i < p.nbad; i++)
+		fprintf(stderr, "rebuild-audit: cannot audit '%s': the versions "
+			"database holds a key that is no version name; run "
+			"'rebuild-audit store check'\n", p.bad[i]);
+	if (err != 0) {
+		fleet_plan_release(&p);
+		return cli_fail("cannot list versions", ctx->store_path, err, &d);
+	}
+	for (uint32_t k = 0; k < p.nshards; k++) {
+		sum += p.load[k];
+		if (p.load[k] > max)
+			max = p.load[k];
+	}
+	mean = sum / p.nshards;
+	if (ctx->json) {
+		printf("{\"split\": \"%s\", \"shards\": %u, \"versions\": [",
+		       p.split == FLEET_SPLIT_HASH ? "hash" : "balanced", p.nshards);
+		for (size_t i = 0; i < p.n; i++) {
+			printf("%s{\"version\": ", i ? ", " : "");
+			rba_json_fput_str(stdout, p.names[i]);
+			printf(", \"shard\": %u, \"cost\": %.17g, \"measured\": %s}",
+			       p.shard[i], p.cost[i], p.measured[i] ? "true" : "false");
+		}
+		printf("], \"load\": [");
+		for (uint32_t k = 0; k < p.nshards; k++)
+			printf("%s%.17g", k ? ", " : "", p.load[k]);
+		printf("], \"max_over_mean\": %.17g}\n", mean > 0 ? max / mean : 0);
+	} else {
+		const char *rule = p.split == FLEET_SPLIT_HASH ? "hash" : "balanced";
+		for (uint32_t k = 0; k < p.nshards; k++) {
+			size_t m = 0;
+			for (size_t i = 0; i < p.n; i++)
+				m += p.shard[i] == k;
+			printf("shard %u/%u: %zu version%s, expected %.2f s\n", k,
+			       p.nshards, m, m == 1 ? "" : "s", p.load[k]);
+			for (size_t i = 0; i < p.n; i++)
+				if (p.shard[i] == k)
+					printf("  %-32s %9.2f s  %s\n", p.names[i],
+					       p.cost[i], p.measured[i]
+					       ? "measured" : "estimated from the pins");
+		}
+		printf("split %s: largest shard %.2f s, mean %.2f s: %.2fx\n", rule,
+		       max, mean, mean > 0 ? max / mean : 0.0);
+	}
+	err = p.nbad ? 2 : 0;
+	fleet_plan_release(&p);
+	return err;
+}
+
 int
 cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -439,7 +536,13 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 	run.ctx = ctx;
 	rba_buf_init(&run.json);
 	if ((err = cmd_audit_parse(ctx, argc, argv, &run.a)) != 0 ||
-	    (err = cmd_audit_open(&run)) != 0 || (err = cmd_audit_names(&run)) != 0)
+	    (err = cmd_audit_open(&run)) != 0)
+		goto out;
+	if (run.a.list && run.a.shards != NULL) {
+		err = cmd_audit_plan(&run);
+		goto out;
+	}
+	if ((err = cmd_audit_names(&run)) != 0)
 		goto out;
 	if (run.a.list) {
 		for (size_t i = 0; i < run.n; i++)

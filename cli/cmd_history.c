@@ -199,7 +199,8 @@ import_json(struct cli_ctx *ctx, const struct fleet_import *im)
 		fputs("null", stdout);
 	else
 		printf("\"%s\"", audit_verdict_name(im->worst_verdict));
-	printf(", \"head_id\": %llu, \"head\": \"%s\", \"exit_status\": %d}\n",
+	printf(", \"imported_before\": %zu, \"head_id\": %llu, \"head\": \"%s\", "
+	       "\"exit_status\": %d}\n", im->earlier,
 	       (unsigned long long)im->head_id, hex, im->exit_status);
 	(void)ctx;
 }
@@ -242,11 +243,15 @@ import_print(struct cli_ctx *ctx, const struct fleet_import *im)
 				       (unsigned long long)it->history_id);
 		}
 		printf("import: %zu imported, %zu refused, %zu version%s without a "
-		       "record; worst verdict: %s (exit %d)\n", im->imported,
+		       "record; worst verdict: %s (exit %d)", im->imported,
 		       im->refused, im->nmissing, im->nmissing == 1 ? "" : "s",
 		       im->worst_verdict < 0 ? "none"
 					     : audit_verdict_name(im->worst_verdict),
 		       im->exit_status);
+		if (im->earlier > 0)
+			printf(", with the %zu record%s imported before", im->earlier,
+			       im->earlier == 1 ? "" : "s");
+		putchar('\n');
 		rba_digest_format(&im->head, hex);
 		printf("history head: record %llu, %s\n",
 		       (unsigned long long)im->head_id, hex);
@@ -265,6 +270,7 @@ history_import(struct cli_ctx *ctx, int argc, char **argv)
 	struct fleet_import im;
 	struct rba_detail d;
 	size_t nkeys = 0, ndirs = 0;
+	enum fleet_split split = FLEET_SPLIT_BALANCED;
 	int err;
 
 	dirs = calloc((size_t)argc, sizeof(*dirs));
@@ -272,7 +278,24 @@ history_import(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_fail("cannot import", "history", RBA_E_NOMEM, NULL);
 	for (int i = 2; i < argc; i++) {
 		const char *val;
-		int r = cli_opt_value(argc, argv, &i, "-p", &val);
+		int r = cli_opt_value(argc, argv, &i, "--split", &val);
+		if (r < 0) {
+			free(dirs);
+			return cli_usage(ctx, "option '--split' needs a value");
+		}
+		if (r > 0) {
+			if (strcmp(val, "balanced") == 0)
+				split = FLEET_SPLIT_BALANCED;
+			else if (strcmp(val, "hash") == 0)
+				split = FLEET_SPLIT_HASH;
+			else {
+				free(dirs);
+				return cli_usage(ctx, "--split takes balanced or hash, "
+						 "not '%s'", val);
+			}
+			continue;
+		}
+		r = cli_opt_value(argc, argv, &i, "-p", &val);
 		if (r < 0) {
 			free(dirs);
 			return cli_usage(ctx, "option '-p' needs a value");
@@ -307,12 +330,20 @@ history_import(struct cli_ctx *ctx, int argc, char **argv)
 		return err;
 	}
 	rba_detail_clear(&d);
-	err = fleet_import_run(ctx->store, dirs, ndirs, keys, nkeys, &im, &d);
-	free(dirs);
-	if (err)
+	err = fleet_import_run(ctx->store, dirs, ndirs, keys, nkeys, split, &im, &d);
+	if (err) {
+		free(dirs);
 		return cli_fail("cannot import", d.file[0] ? d.file : ctx->store_path,
 				err, &d);
-	import_print(ctx, &im);
+	}
+	if (im.nitems == 0 && im.earlier > 0 && im.nmissing == 0 && !ctx->quiet &&
+	    !ctx->json)
+		printf("nothing to import '%s': its %zu record%s were imported "
+		       "before and every version is covered\n", dirs[0],
+		       im.earlier, im.earlier == 1 ? "" : "s");
+	else
+		import_print(ctx, &im);
+	free(dirs);
 	err = im.exit_status;
 	fleet_import_release(&im);
 	return err;

@@ -3,16 +3,74 @@
  * (common/sign.h).
  *
  *   keygen -o PREFIX [--passphrase-file FILE] [--comment TEXT]
+ *   keygen --check KEY PUB [--passphrase-file FILE]
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "common/sign.h"
 #include "cli/commands.h"
+#include "common/buf.h"
+
+/*
+ * keygen --check KEY PUB: signs a probe with the secret key and verifies
+ * it with the public one, as a worker's record is signed and imported.
+ * 0 the pair matches, 1 it does not, 2 a key cannot be read.
+ */
+static int
+keygen_check(struct cli_ctx *ctx, const char *keypath, const char *pubpath,
+	     const char *passfile)
+{
+	static const char probe[] = "rebuild-audit keygen --check probe\n";
+	struct sign_seckey *key = NULL;
+	struct sign_pubkey pub, mine;
+	struct sign_check chk;
+	struct rba_detail d;
+	struct rba_buf sig;
+	char id[SIGN_KEYID_TEXT_LEN + 1], pid[SIGN_KEYID_TEXT_LEN + 1];
+	int err;
+
+	rba_detail_clear(&d);
+	if ((err = sign_pubkey_load(pubpath, &pub, &d)) != 0)
+		return cli_fail("cannot read public key", pubpath, err, &d);
+	if ((err = cli_seckey_load(keypath, passfile, &key)) != 0)
+		return err;
+	rba_buf_init(&sig);
+	rba_detail_clear(&d);
+	err = sign_file_sign(key, probe, sizeof(probe) - 1, NULL,
+			     "rebuild-audit key check", &sig, &d);
+	sign_seckey_pubkey(key, &mine);
+	sign_seckey_free(key);
+	if (err != 0) {
+		rba_buf_release(&sig);
+		return cli_fail("cannot sign with", keypath, err, &d);
+	}
+	memset(&chk, 0, sizeof(chk));
+	rba_detail_clear(&d);
+	err = sign_file_verify(&pub, probe, sizeof(probe) - 1, sig.p, sig.len,
+			       &chk, &d);
+	rba_buf_release(&sig);
+	sign_keyid_format(mine.keyid, id);
+	sign_keyid_format(pub.keyid, pid);
+	if (err == RBA_E_BADSIG) {
+		fprintf(stderr, "rebuild-audit: keys do not match '%s': its key id "
+			"is %s, the public key '%s' is %s: records it signs would "
+			"be refused\n", keypath, id, pubpath, pid);
+		return 1;
+	}
+	if (err != 0)
+		return cli_fail("cannot verify with", pubpath, err, &d);
+	if (!ctx->quiet)
+		printf("key pair matches: key id %s signs what '%s' verifies\n", id,
+		       pubpath);
+	return 0;
+}
 
 int
 cmd_keygen(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *prefix = NULL, *passfile = NULL, *comment = NULL;
+	const char *check = NULL, *checkpub = NULL;
 	char id[SIGN_KEYID_TEXT_LEN + 1];
 	struct sign_pubkey pub;
 	struct rba_detail d;
@@ -32,9 +90,21 @@ cmd_keygen(struct cli_ctx *ctx, int argc, char **argv)
 				return cli_usage(ctx, "option '%s' needs a value", a);
 			continue;
 		}
+		if (strcmp(a, "--check") == 0) {
+			if (i + 2 >= argc)
+				return cli_usage(ctx, "--check needs KEY and PUB");
+			check = argv[++i];
+			checkpub = argv[++i];
+			continue;
+		}
 		if (a[0] == '-')
 			return cli_usage(ctx, "unknown option '%s'", a);
 		return cli_usage(ctx, "unexpected argument '%s'", a);
+	}
+	if (check != NULL) {
+		if (prefix != NULL || comment != NULL)
+			return cli_usage(ctx, "--check takes no -o or --comment");
+		return keygen_check(ctx, check, checkpub, passfile);
 	}
 	if (prefix == NULL || prefix[0] == '\0')
 		return cli_usage(ctx, "-o PREFIX is required");

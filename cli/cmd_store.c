@@ -7,11 +7,15 @@
  *
  *   store check
  *   store snapshot OUT
+ *   store snapshot --prune KEEP DIR [--dry-run]
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "evidence/evidence.h"
+#include "fleet/fleet.h"
 #include "sample/integrity.h"
 #include "cli/commands.h"
 #include "store/store.h"
@@ -189,6 +193,81 @@ store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
 }
 
 /*
+ * store snapshot --prune KEEP DIR [--dry-run]: the runs of a shared
+ * directory beyond the KEEP newest removed (fleet/fleet.h); no store is
+ * opened.  0, or 2 when one could not be removed.
+ */
+static int
+store_prune_cmd(struct cli_ctx *ctx, int argc, char **argv)
+{
+	static const char *const why[] = {
+		[FLEET_PRUNE_NEWEST] = "one of the newest",
+		[FLEET_PRUNE_LOCKED] = "the lock names it: a run in progress",
+	};
+	const char *keep_s = NULL, *dir = NULL;
+	struct fleet_prune p;
+	struct rba_detail d;
+	unsigned long keep;
+	int dry = 0, status = 0, err;
+	char *end;
+
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--prune") == 0 && i + 1 < argc && keep_s == NULL)
+			keep_s = argv[++i];
+		else if (strcmp(argv[i], "--dry-run") == 0)
+			dry = 1;
+		else if (argv[i][0] == '-' || dir != NULL)
+			return cli_usage(ctx, "store snapshot --prune KEEP DIR "
+					      "[--dry-run]: unexpected '%s'", argv[i]);
+		else
+			dir = argv[i];
+	}
+	errno = 0;
+	keep = keep_s ? strtoul(keep_s, &end, 10) : 0;
+	if (keep_s == NULL || *keep_s < '0' || *keep_s > '9' || *end || errno ||
+	    keep < 1 || keep > 1000000)
+		return cli_usage(ctx, "--prune takes KEEP, the number of newest runs "
+				      "kept (1 or more)");
+	if (dir == NULL)
+		return cli_usage(ctx, "store snapshot --prune KEEP needs the shared DIR");
+	rba_detail_clear(&d);
+	if ((err = fleet_prune_runs(dir, (unsigned)keep, dry, &p, &d)) != 0)
+		return cli_fail("cannot prune", dir, err, &d);
+	for (size_t i = 0; i < p.n; i++) {
+		const struct fleet_prune_run *r = &p.runs[i];
+		switch (r->fate) {
+		case FLEET_PRUNE_REMOVED:
+			if (!ctx->quiet)
+				printf("%s '%s'%s%s%s\n", dry ? "would remove" : "removed",
+				       r->path, r->records ? " with its records '" : "",
+				       r->records ? r->records : "", r->records ? "'" : "");
+			break;
+		case FLEET_PRUNE_UNIMPORTED:
+			fprintf(stderr, "rebuild-audit: kept '%s': its records "
+				"directory '%s' holds %zu record%s not imported; import "
+				"them (history import) or remove it by hand\n", r->path,
+				r->records, r->unimported, r->unimported == 1 ? "" : "s");
+			break;
+		case FLEET_PRUNE_FAILED:
+			fprintf(stderr, "rebuild-audit: cannot remove '%s': %s\n",
+				r->fail_path, strerror(r->err));
+			status = 2;
+			break;
+		default:
+			if (ctx->verbose)
+				printf("kept '%s': %s\n", r->path, why[r->fate]);
+			break;
+		}
+	}
+	if (!ctx->quiet)
+		printf("prune '%s': %zu run%s, %zu %s, keeping the %lu newest\n", dir,
+		       p.n, p.n == 1 ? "" : "s", dry ? (size_t)0 : p.removed,
+		       dry ? "removed (--dry-run)" : "removed", keep);
+	fleet_prune_release(&p);
+	return status;
+}
+
+/*
  * store snapshot OUT: the copy workers read, with the head it holds
  * (-q prints the head digest alone, for a script to hand to workers).
  */
@@ -200,6 +279,9 @@ store_snapshot_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 	int err;
 
+	for (int i = 2; i < argc; i++)
+		if (strcmp(argv[i], "--prune") == 0)
+			return store_prune_cmd(ctx, argc, argv);
 	if (argc != 3 || argv[2][0] == '-')
 		return cli_usage(ctx, "store snapshot takes one OUT directory");
 	if ((err = cli_store_open(ctx, 1)) != 0)

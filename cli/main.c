@@ -63,8 +63,9 @@ static const struct cli_command commands[] = {
 	{ "audit", cmd_audit,
 	  "audit VERSION... [--policy P] [--threads N]\n"
 	  "audit --all [--policy P] [--threads N]\n"
-	  "audit --all [--shard K/N] --records-out DIR -k KEY [--head DIGEST] [--passphrase-file F] [--threads N]\n"
-	  "audit --all --shard K/N --list",
+	  "audit --all [--shard K/N] [--split balanced|hash] --records-out DIR -k KEY [--head DIGEST] [--passphrase-file F] [--threads N]\n"
+	  "audit --all --shard K/N [--split balanced|hash] --list\n"
+	  "audit --all --shards N [--split balanced|hash] --list",
 	  "rebuild, compare, score the sample: bit-identical, metric-equivalent or not" },
 	{ "bisect", cmd_bisect,
 	  "bisect BASE CAND --gate GATE.yaml [--seeds A-B] [-j N] [--snapshot FILE]",
@@ -96,13 +97,14 @@ static const struct cli_command commands[] = {
 	  "history [VERSION]\n"
 	  "history --verify [--head DIGEST]\n"
 	  "history head\n"
-	  "history import DIR... -p PUB...",
+	  "history import DIR... -p PUB... [--split balanced|hash]",
 	  "past audits; --verify checks the chain; head prints its head; import takes workers' records" },
 	{ "init", cmd_init, "init",
 	  "create a store" },
 	{ "keygen", cmd_keygen,
-	  "keygen -o PREFIX [--passphrase-file FILE] [--comment TEXT]",
-	  "make a signing key pair (minisign format)" },
+	  "keygen -o PREFIX [--passphrase-file FILE] [--comment TEXT]\n"
+	  "keygen --check KEY PUB [--passphrase-file FILE]",
+	  "make a signing key pair (minisign format); check that two keys match" },
 	{ "policy", cmd_policy, "policy set VERSION POLICY",
 	  "keep the policy a version is decided under" },
 	{ "register", cmd_register,
@@ -128,7 +130,8 @@ static const struct cli_command commands[] = {
 	  "snapshot synth [--rows N] [--features N] [--classes N] [--noise F] [--val-noise F] [--misalign-train] [--seed N] -o OUT [--force]",
 	  "keep training data by digest" },
 	{ "store", cmd_store, "store check\n"
-	  "store snapshot OUT",
+	  "store snapshot OUT\n"
+	  "store snapshot --prune KEEP DIR [--dry-run]",
 	  "check every record of the store; make a read-only snapshot for workers" },
 	{ "sweep", cmd_sweep,
 	  "sweep PINS --seeds A-B [-j N] [--snapshot FILE] [--json] [--plot FILE.svg] [--force]",

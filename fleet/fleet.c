@@ -453,6 +453,21 @@ refuse(struct fleet_item *it, int err, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The version a file names, read without trusting it (it->claimed). */
+static void
+item_claim(struct fleet_item *it)
+{
+	struct rba_json_value root;
+	const char *v;
+
+	if (rba_json_parse((const char *)it->bytes, it->len, &root, NULL) != 0)
+		return;
+	v = rba_json_get_str(&root, "version");
+	if (v != NULL && strlen(v) <= STORE_VERSION_NAME_MAX)
+		snprintf(it->claimed, sizeof(it->claimed), "%s", v);
+	rba_json_release(&root);
+}
+
 /* Everything that needs no store: the file, its signature, its shape. */
 static void
 item_load(struct fleet_item *it, const struct sign_pubkey *keys, size_t nkeys)
@@ -470,6 +485,7 @@ item_load(struct fleet_item *it, const struct sign_pubkey *keys, size_t nkeys)
 		return;
 	}
 	rba_digest_bytes(it->bytes, it->len, &it->digest);
+	item_claim(it);
 	if (sig_check(it->path, it->bytes, it->len, keys, nkeys, &which, &chk,
 		      &rc, why, sizeof(why)) != 0) {
 		refuse(it, rc, "%s", why);
@@ -557,6 +573,8 @@ struct held {
 	int worker;
 	char version[STORE_VERSION_NAME_MAX + 1];
 	struct rba_digest head;
+	uint64_t head_id; /* a worker record's snapshot head record */
+	uint32_t shard_n; /* its N, 0 unknown */
 };
 
 struct heldlist {
@@ -607,8 +625,15 @@ held_one(void *ctx, const struct store_history_entry *e)
 	    rba_json_parse((const char *)e->record, e->len, &root, NULL) == 0) {
 		const struct rba_json_value *w = rba_json_get(&root, "worker");
 		const char *hd = rba_json_get_str(w, "snapshot_head");
+		const char *sh = rba_json_get_str(w, "shard");
+		double hid = rba_json_get_num(w, "snapshot_head_id", -1);
+		uint32_t k;
 		if (hd != NULL && rba_digest_parse(hd, &h->head) == 0)
 			h->worker = 1;
+		if (hid >= 0)
+			h->head_id = (uint64_t)hid;
+		if (sh != NULL && fleet_shard_parse(sh, &k, &h->shard_n) != 0)
+			h->shard_n = 0;
 		rba_json_release(&root);
 	}
 	return 0;
@@ -852,11 +877,106 @@ verdict_of(const char *name)
 	return AUDIT_NOT_MEASURED;
 }
 
+/*
+ * The records of dir/imported/ that the history holds byte for byte
+ * (imported before): their snapshot heads into eh, their count, worst
+ * verdict and exit status into im->earlier*, their first held entry's
+ * index into *first (or left).  A file that cannot be read or is not
+ * held is ignored: it proves nothing.  0 or RBA_E_NOMEM.
+ */
+
+static int
+earlier_scan(const char *dir, const struct heldlist *hl, struct heads *eh,
+	     struct fleet_import *im, size_t *first)
+{
+	char sub[FLEET_PATH_MAX + 64];
+	struct files f = { NULL, 0, 0 };
+	struct rba_detail d;
+	int err = 0;
+
+	snprintf(sub, sizeof(sub), "%s/%s", dir, FLEET_IMPORTED_DIR);
+	rba_detail_clear(&d);
+	if (files_scan(sub, &f, &d) != 0) {
+		err = 0; /* none: nothing imported before */
+		goto out;
+	}
+	for (size_t i = 0; err == 0 && i < f.n; i++) {
+		struct rba_digest dg;
+		uint8_t *b = NULL;
+		size_t n;
+		if (slurp(f.v[i].path, STORE_RECORD_MAX, &b, &n) != 0)
+			continue;
+		rba_digest_bytes(b, n, &dg);
+		for (size_t j = 0; j < hl->n; j++)
+			if (hl->v[j].worker && rba_digest_equal(&hl->v[j].text, &dg)) {
+				struct rba_json_value root;
+				if ((err = heads_add(eh, &hl->v[j].head)) != 0)
+					break;
+				if (*first == (size_t)-1)
+					*first = j;
+				im->earlier++;
+				/* The history holds these bytes: they were
+				 * checked when they were imported. */
+				if (rba_json_parse((const char *)b, n, &root, NULL) == 0) {
+					const char *v = rba_json_get_str(&root, "verdict");
+					int x = (int)rba_json_get_num(&root, "exit_status", 2);
+					int vv = verdict_of(v ? v : "");
+					if (x > im->earlier_exit)
+						im->earlier_exit = x;
+					if (im->earlier_worst < 0 ||
+					    worst_rank(vv) > worst_rank(im->earlier_worst))
+						im->earlier_worst = vv;
+					rba_json_release(&root);
+				}
+				break;
+			}
+		free(b);
+	}
+out:
+	for (size_t i = 0; i < f.n; i++)
+		free(f.v[i].path);
+	free(f.v);
+	return err;
+}
+
+static int
+cmp_key_name(const void *key, const void *elem)
+{
+	return strcmp(key, *(char *const *)elem);
+}
+
+/* The shards of the missing versions by the workers' rule, after the
+ * import committed (fleet_plan_make reads in a transaction of its own). */
+static void
+missing_shards(struct store *s, struct fleet_import *im, uint32_t n,
+	       uint64_t head_id, enum fleet_split split)
+{
+	struct fleet_plan p;
+
+	if (n == 0 || im->nmissing == 0)
+		return;
+	if (fleet_plan_make(s, n, split, head_id, &p, NULL) == 0)
+		for (size_t i = 0; i < im->nmissing; i++) {
+			char **hit = bsearch(im->missing[i].version, p.names, p.n,
+					     sizeof(*p.names), cmp_key_name);
+			if (hit != NULL) {
+				im->missing[i].n = n;
+				im->missing[i].k = p.shard[hit - p.names];
+			}
+		}
+	fleet_plan_release(&p);
+}
+
 int
 fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 		 const struct sign_pubkey *keys, size_t nkeys,
-		 struct fleet_import *im, struct rba_detail *d)
+		 enum fleet_split split, struct fleet_import *im,
+		 struct rba_detail *d)
 {
+	struct heads eh = { NULL, 0, 0 };
+	size_t first = (size_t)-1;
+	uint64_t head_id = 0;
+	int heads_agree = 1, have_head = 0;
 	struct files f = { NULL, 0, 0 };
 	struct heldlist hl = { NULL, 0, 0 };
 	struct heads hs = { NULL, 0, 0 };
@@ -867,6 +987,7 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 
 	memset(im, 0, sizeof(*im));
 	im->worst_verdict = -1;
+	im->earlier_worst = -1;
 	for (size_t i = 0; i < ndirs && err == 0; i++)
 		err = files_scan(dirs[i], &f, d);
 	if (err != 0)
@@ -895,6 +1016,10 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 		}
 	}
 	if ((err = store_history_list(txn, NULL, 0, held_one, &hl, d)) != 0)
+		goto fail;
+	for (size_t i = 0; i < ndirs && err == 0; i++)
+		err = earlier_scan(dirs[i], &hl, &eh, im, &first);
+	if (err != 0)
 		goto fail;
 	for (size_t i = 0; i < im->nitems; i++) {
 		struct fleet_item *it = &im->items[i];
@@ -946,6 +1071,16 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 			shard_n = it->shard_n;
 		else if (shard_n != it->shard_n)
 			nagree = 0;
+		if (have_head && head_id != it->head_id)
+			heads_agree = 0;
+		head_id = it->head_id;
+		have_head = 1;
+	}
+	/* Nothing new: what the records imported before say. */
+	if (!have_head && first != (size_t)-1 && hl.v[first].shard_n) {
+		shard_n = hl.v[first].shard_n;
+		head_id = hl.v[first].head_id;
+		have_head = eh.n == 1;
 	}
 	for (size_t i = 0; i < x.names.n; i++) {
 		const char *name = x.names.v[i];
@@ -956,7 +1091,13 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 				  strcmp(im->items[j].version, name) == 0;
 		for (size_t j = 0; j < hl.n && !covered; j++)
 			covered = hl.v[j].worker && strcmp(hl.v[j].version, name) == 0 &&
-				  heads_has(&hs, &hl.v[j].head);
+				  (heads_has(&hs, &hl.v[j].head) ||
+				   heads_has(&eh, &hl.v[j].head));
+		/* Its record was refused: the refusal says so, once. */
+		for (size_t j = 0; j < im->nitems && !covered; j++)
+			covered = !im->items[j].accepted &&
+				  (strcmp(im->items[j].version, name) == 0 ||
+				   strcmp(im->items[j].claimed, name) == 0);
 		if (covered)
 			continue;
 		if (im->nmissing % 16 == 0) {
@@ -970,9 +1111,8 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 		}
 		im->missing[im->nmissing].version = x.names.v[i];
 		x.names.v[i] = NULL;
-		im->missing[im->nmissing].n = nagree ? shard_n : 0;
-		im->missing[im->nmissing].k = nagree && shard_n
-						      ? fleet_shard_of(name, shard_n) : 0;
+		im->missing[im->nmissing].n = 0;
+		im->missing[im->nmissing].k = 0;
 		im->nmissing++;
 	}
 	if ((err = store_history_head(txn, &im->head_id, &im->head, d)) != 0)
@@ -1000,9 +1140,22 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 	}
 	if (im->nmissing)
 		im->exit_status = 2;
+	/* A rerun's import: the outcome is the run's, records imported
+	 * before included. */
+	if (im->nitems > 0 && im->earlier > 0) {
+		if (im->earlier_exit > im->exit_status)
+			im->exit_status = im->earlier_exit;
+		if (im->worst_verdict < 0 ||
+		    (im->earlier_worst >= 0 &&
+		     worst_rank(im->earlier_worst) > worst_rank(im->worst_verdict)))
+			im->worst_verdict = im->earlier_worst;
+	}
+	if (nagree && heads_agree && have_head)
+		missing_shards(s, im, shard_n, head_id, split);
 	rba_strv_free(x.names.v, x.names.n);
 	free(hl.v);
 	free(hs.v);
+	free(eh.v);
 	return 0;
 fail:
 	store_txn_abort(txn);
@@ -1014,6 +1167,7 @@ fail:
 	rba_strv_free(x.names.v, x.names.n);
 	free(hl.v);
 	free(hs.v);
+	free(eh.v);
 	fleet_import_release(im);
 	return err;
 }

@@ -5,13 +5,33 @@
  * import that checks those records and appends them to the store's
  * hash-chained history.
  *
- * Shard rule.  Version NAME belongs to shard
+ * Shard rules (fleet_plan_make).  Two, chosen by the caller; every
+ * worker of one run must use the same one (`audit --all --split`).
+ *
+ * Balanced (the default): each version's expected audit cost, then the
+ * versions longest first (ties by name, bytewise) each onto the shard
+ * with the least load so far (ties: the lowest shard number).  The cost
+ * is the median of the total_s timings of the version's latest three
+ * audit records in the history whose verdict is not not-measured (one
+ * or two when it has fewer; measured), else an
+ * estimate from its pins (fleet_cost_units) times the seconds per unit
+ * of the measured versions (the sum of their seconds over the sum of
+ * their units; FLEET_COST_SCALE_DEFAULT when none is measured).  It
+ * reads nothing but the store, in one read transaction, so on a
+ * snapshot it is a pure function of the snapshot: every worker computes
+ * the same split without talking to the others.  A new audit changes
+ * the costs, so the split of the next snapshot may differ.
+ *
+ * Hash: version NAME belongs to shard
  *     u64be(first 8 bytes of SHA-256(NAME)) mod N
  * (the first 16 hex digits of `printf %s NAME | sha256sum`, as an
- * unsigned number, modulo N; `rebuild-audit audit --all --shard K/N
- * --list` prints the versions of a shard).  It depends
- * on the name only: registering versions in another order, or adding
- * one, never moves the others between shards of the same N.
+ * unsigned number, modulo N).  It depends on the name only:
+ * registering versions in another order, or adding one, never moves the
+ * others between shards of the same N.
+ *
+ * `rebuild-audit audit --all --shard K/N --list` prints the versions of
+ * a shard; `audit --all --shards N --list` the whole split with the
+ * expected load of every shard.
  *
  * Worker record.  One file per audited version in the records directory:
  *     <name>.<first 16 hex digits of the file's SHA-256>.json
@@ -61,8 +81,13 @@
  * Missing versions.  Every version the store holds is expected: a
  * version is covered when it gets a record now or the history already
  * holds an imported record of it against a snapshot head of this
- * import's records.  The others are listed, with the shard that owns
- * them when the records agree on N.
+ * import's records (those of DIR and, imported before, DIR/imported).
+ * A version whose record was refused is not listed again (its refusal
+ * says why).  The others are listed, with the shard that owns them when
+ * the records agree on N and on one snapshot head: the split of the
+ * caller's rule over the store's versions, reading the history up to
+ * that head (what the workers' snapshot held; a version registered or
+ * removed since may move others).
  */
 #ifndef RBA_FLEET_H
 #define RBA_FLEET_H
@@ -85,8 +110,66 @@
 #define FLEET_FILES_MAX 1000000 /* record files one import reads */
 #define FLEET_PATH_MAX 4000	 /* bytes in a records directory path */
 
-/* The shard (0..n-1) of version name; n >= 1 (asserted). */
+/* The hash rule's shard (0..n-1) of version name; n >= 1 (asserted). */
 uint32_t fleet_shard_of(const char *name, uint32_t n);
+
+enum fleet_split {
+	FLEET_SPLIT_BALANCED = 0, /* by expected cost (the default) */
+	FLEET_SPLIT_HASH = 1,	  /* by the name's SHA-256 */
+};
+
+/* Seconds per cost unit when no version of the store has a measured
+ * audit (about this tool on one core of a 2020s x86-64). */
+#define FLEET_COST_SCALE_DEFAULT 4e-12
+
+/*
+ * The training cost estimate of pins text p (n bytes) whose training
+ * snapshot holds data_bytes bytes, in units: data_bytes x epochs x P for
+ * a network, where P is 1 for logistic regression and otherwise
+ * h1 + h1*h2 + ... + h(L-1)*hL + hL (the weights per input column and
+ * between the hidden layers of widths h1..hL); data_bytes x trees x
+ * max_depth for gradient-boosted trees.  0 when the pins do not parse.
+ */
+double fleet_cost_units(const char *p, size_t n, uint64_t data_bytes);
+
+/*
+ * The balanced rule over n versions: cost[i] is the expected cost of
+ * the i-th name of names (sorted bytewise, distinct); shard[i] gets its
+ * shard (0..nshards-1) and load[0..nshards) (may be NULL) the sum of
+ * each shard's costs.  Pure: the same input gives the same split.
+ * 0 or RBA_E_NOMEM.
+ */
+int fleet_assign(char *const *names, const double *cost, size_t n,
+		 uint32_t nshards, uint32_t *shard, double *load);
+
+/* A split of every version of a store. */
+struct fleet_plan {
+	uint32_t nshards;
+	enum fleet_split split;
+	size_t n;
+	char **names;	/* every version, sorted bytewise */
+	double *cost;	/* expected seconds (0 each with one shard) */
+	unsigned char *measured; /* 1: cost from the history */
+	uint32_t *shard;
+	double *load;	/* [nshards] */
+	double scale;	/* seconds per estimated unit used */
+	char **bad;	/* keys that are no version name (store_version_names) */
+	size_t nbad;
+};
+
+/* Every history record, for fleet_plan_make's upto. */
+#define FLEET_HISTORY_ALL UINT64_MAX
+
+/*
+ * The split of s's versions into nshards (1..FLEET_SHARDS_MAX) by rule
+ * split, reading the history records with an id up to upto only
+ * (FLEET_HISTORY_ALL: all; the import, on the store, sees what the
+ * workers' snapshot of head record upto saw).  0; RBA_E_NOMEM; the store's errors (d).  Release *p
+ * with fleet_plan_release either way.
+ */
+int fleet_plan_make(struct store *s, uint32_t nshards, enum fleet_split split,
+		    uint64_t upto, struct fleet_plan *p, struct rba_detail *d);
+void fleet_plan_release(struct fleet_plan *p);
 
 /*
  * Parses "K/N" (decimal, 0 <= K < N <= FLEET_SHARDS_MAX).  0, or -1
@@ -140,12 +223,14 @@ struct fleet_versions {
 };
 
 /*
- * Fills *out; 0 < n asserted and k < n.  0; RBA_E_NOMEM; the store's
- * errors (d).  After an error *out holds what was read before it.
- * Either way the caller releases it with fleet_versions_release.
+ * Fills *out by rule split (fleet_plan_make); 0 < n asserted and k < n.
+ * 0; RBA_E_NOMEM; the store's errors (d).  After an error *out holds
+ * what was read before it.  Either way the caller releases it with
+ * fleet_versions_release.
  */
 int fleet_versions_list(struct store *s, uint32_t k, uint32_t n,
-			struct fleet_versions *out, struct rba_detail *d);
+			enum fleet_split split, struct fleet_versions *out,
+			struct rba_detail *d);
 /* Frees what fleet_versions_list filled and zeroes v (NULL ok). */
 void fleet_versions_release(struct fleet_versions *v);
 
@@ -211,6 +296,9 @@ struct fleet_item {
 	size_t len;
 	int parsed;
 	int superseded; /* refused: the history holds a later audit of it */
+	/* refused: the version the file names, read without trusting it,
+	 * so that its version is not also called one without a record */
+	char claimed[STORE_VERSION_NAME_MAX + 1];
 };
 
 struct fleet_missing {
@@ -230,6 +318,16 @@ struct fleet_import {
 	size_t nheads;	      /* snapshot heads of the records */
 	uint64_t head_id;     /* the history head after the import */
 	struct rba_digest head;
+	/* Records in DIR/imported/ that the history holds byte for byte:
+	 * imported before.  Their snapshot heads count as this import's for
+	 * the missing versions, so an import of a finished directory
+	 * (nitems 0, earlier > 0, nmissing 0) has nothing to do and exits 0.
+	 * When there are new records too (a rerun's import), the worst
+	 * verdict and exit status include the earlier ones': the outcome of
+	 * the whole run. */
+	size_t earlier;
+	int earlier_worst; /* enum audit_verdict, -1 none */
+	int earlier_exit;
 };
 
 /*
@@ -244,7 +342,63 @@ struct fleet_import {
  */
 int fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 		     const struct sign_pubkey *keys, size_t nkeys,
-		     struct fleet_import *im, struct rba_detail *d);
+		     enum fleet_split split, struct fleet_import *im,
+		     struct rba_detail *d);
 void fleet_import_release(struct fleet_import *im);
+
+/*
+ * Pruning the runs of a shared directory (`store snapshot --prune`).
+ * A run is an entry of dir, a directory and not a symbolic link, that
+ * is a snapshot (it holds STORE_SNAPSHOT_MARKER) or holds one as
+ * FLEET_RUN_SNAPSHOT (a run directory of rebuild-audit-fleet-submit,
+ * with its records in FLEET_RUN_RECORDS).  The records of a bare
+ * snapshot "snapshot-X" are its sibling "records-X", when there is one.
+ * Runs are ordered by the time their marker was written (then by name);
+ * the keep newest stay.  Never removed: the run the lock
+ * FLEET_LOCK_DIR/FLEET_LOCK_OWNER in dir names (line "run=PATH"), and a
+ * run whose records directory still holds a record not imported (a
+ * .json file at its top).  Removal never follows a symbolic link and
+ * gives the owner write permission on each directory before emptying it
+ * (a snapshot is read-only), so the runs' non-root owner can remove
+ * them.
+ */
+#define FLEET_RUN_SNAPSHOT "snapshot"
+#define FLEET_RUN_RECORDS "records"
+#define FLEET_LOCK_DIR "rebuild-audit.lock"
+#define FLEET_LOCK_OWNER "owner"
+
+enum fleet_prune_fate {
+	FLEET_PRUNE_REMOVED = 0,
+	FLEET_PRUNE_NEWEST,	/* among the keep newest */
+	FLEET_PRUNE_LOCKED,	/* the lock names it: a run in progress */
+	FLEET_PRUNE_UNIMPORTED, /* records not imported */
+	FLEET_PRUNE_FAILED,	/* removal failed: err, fail_path */
+};
+
+struct fleet_prune_run {
+	char *path;	/* dir/NAME */
+	char *records;	/* its records directory, NULL if none */
+	int64_t made;	/* its marker's mtime (seconds) */
+	enum fleet_prune_fate fate;
+	size_t unimported; /* with FLEET_PRUNE_UNIMPORTED */
+	int err;
+	char fail_path[FLEET_PATH_MAX + 600];
+};
+
+struct fleet_prune {
+	struct fleet_prune_run *runs; /* oldest first */
+	size_t n;
+	size_t removed;
+};
+
+/*
+ * Removes the runs of dir beyond the keep newest (keep >= 1), as said
+ * above; with dry_run 1 only says which.  0 (a run that could not be
+ * removed is FLEET_PRUNE_FAILED, the others still go); RBA_E_NOMEM; an
+ * errno reading dir (d).  Release *out with fleet_prune_release.
+ */
+int fleet_prune_runs(const char *dir, unsigned keep, int dry_run,
+		     struct fleet_prune *out, struct rba_detail *d);
+void fleet_prune_release(struct fleet_prune *p);
 
 #endif

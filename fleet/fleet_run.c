@@ -12,38 +12,33 @@
 
 /* ---- shard selection ---------------------------------------------------- */
 
-struct listing {
-	struct fleet_versions *out;
-	uint32_t k, n;
-};
-
-static int
-listing_one(void *ctx, const char *name, int valid)
-{
-	struct listing *l = ctx;
-
-	if (!valid)
-		return rba_strv_add(&l->out->bad, &l->out->nbad, strdup(name));
-	if (fleet_shard_of(name, l->n) != l->k)
-		return 0;
-	return rba_strv_add(&l->out->names, &l->out->n, strdup(name));
-}
-
 int
 fleet_versions_list(struct store *s, uint32_t k, uint32_t n,
-		    struct fleet_versions *out, struct rba_detail *d)
+		    enum fleet_split split, struct fleet_versions *out,
+		    struct rba_detail *d)
 {
-	struct listing l = { out, k, n };
-	struct store_txn *txn;
+	struct fleet_plan p;
 	int err;
 
 	assert(n >= 1 && k < n);
 	memset(out, 0, sizeof(*out));
-	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0)
-		return err;
-	/* In the store's order, which is the names' bytewise order. */
-	err = store_version_names(txn, listing_one, &l, d);
-	store_txn_abort(txn);
+	/* One shard: every version, no costs to read. */
+	err = fleet_plan_make(s, n, n == 1 ? FLEET_SPLIT_HASH : split,
+			      FLEET_HISTORY_ALL, &p, d);
+	/* The bad keys are every shard's. */
+	out->bad = p.bad;
+	out->nbad = p.nbad;
+	p.bad = NULL;
+	p.nbad = 0;
+	for (size_t i = 0; err == 0 && i < p.n; i++)
+		if (p.shard[i] == k) {
+			err = rba_strv_add(&out->names, &out->n, p.names[i]);
+			p.names[i] = NULL;
+			if (err != 0)
+				break;
+		}
+	/* Taken names are NULL; rba_strv_free skips them. */
+	fleet_plan_release(&p);
 	return err;
 }
 

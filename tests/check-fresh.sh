@@ -82,19 +82,26 @@ EOF
 set -e
 d=$(mktemp -d)
 mkdir "$d/bin"
+# A stand-in Slurm: sbatch logs the script it is given (the argument
+# before the run directory), squeue and scancel say nothing.
 cat > "$d/bin/sbatch" <<'SBATCH'
 #!/bin/sh
-for a; do last=$a; done
-[ -f "$last" ] || { echo "sbatch: no script $last" >&2; exit 1; }
-echo "$last" >> "$SBATCH_LOG"
+for a; do prev=${last:-}; last=$a; done
+[ -f "$prev" ] || { echo "sbatch: no script $prev" >&2; exit 1; }
+[ -f "$last/manifest" ] || { echo "sbatch: no manifest in $last" >&2; exit 1; }
+echo "$prev" >> "$SBATCH_LOG"
 echo 42
 SBATCH
-chmod +x "$d/bin/sbatch"
+printf '#!/bin/sh\nexit 0\n' > "$d/bin/squeue"
+cp "$d/bin/squeue" "$d/bin/scancel"
+chmod +x "$d/bin/sbatch" "$d/bin/squeue" "$d/bin/scancel"
 ln -s /usr/local/bin/rebuild-audit-fleet-submit "$d/bin/nightly"
 /usr/local/bin/rebuild-audit -S "$d/store" init > /dev/null
 /usr/local/bin/rebuild-audit keygen -o "$d/worker" < /dev/null > /dev/null
+mkdir "$d/shared"
 env -i PATH="$d/bin:/usr/bin:/bin" SBATCH_LOG="$d/log" \
-	nightly "$d/store" "$d/shared" 4 "$d/worker.key" "$d/worker.pub"
+	nightly --no-probe "$d/store" "$d/shared" 4 "$d/worker.key" "$d/worker.pub"
+grep -qx "tool=/usr/local/bin/rebuild-audit" "$d"/shared/run-*/manifest
 cat "$d/log"
 grep -qx /usr/local/share/rebuild-audit/slurm/rebuild-audit-shard.sbatch "$d/log"
 grep -qx /usr/local/share/rebuild-audit/slurm/rebuild-audit-import.sbatch "$d/log"

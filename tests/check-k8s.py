@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """check-k8s.py DIR - the shape of contrib/kubernetes/: every document
 has apiVersion, kind and a name; the Indexed Job maps JOB_COMPLETION_INDEX
-to --shard, mounts the snapshot read-only and never the store; the
-CronJob's driver snapshots, creates the job, waits and imports, in that
-order.  No cluster needed (python3-yaml).  Prints one line per problem and
-exits 1 when there is one."""
+to --shard, reads what it audits from the run's manifest (never from
+values pasted in), has a probe mode, asks for the memory the key
+derivation needs, mounts the snapshot read-only and never the store; the
+CronJob's driver checks the key pair, takes the lock, runs the probe,
+snapshots, writes the manifest, creates the job, waits, imports, writes
+its status, in that order, and prints the workers' reports.  No cluster
+needed (python3-yaml).  Prints one line per problem and exits 1 when
+there is one."""
 import re
 import sys
 
@@ -78,6 +82,15 @@ def main(d):
                  "Job: RBA_SHARDS equals completions")
             for w in ("audit --all", "--shard", "--records-out", "-k ", "--head"):
                 need(w in t, "Job: the worker command lacks " + w)
+            need("/manifest" in t and '--head "$(mf head)"' in t,
+                 "Job: the worker reads the head from the run's manifest")
+            need("HEAD" not in env.values(), "Job: no head pasted into the manifest")
+            need("RBA_PROBE" in env and "keygen --check" in t,
+                 "Job: a probe mode that checks the key pair")
+            mem = str(get(c, "resources", "requests", "memory") or "")
+            need(mem.endswith("Mi") and mem[:-2].isdigit() and int(mem[:-2]) >= 1536 or
+                 mem.endswith("Gi") and mem[:-2].isdigit() and int(mem[:-2]) >= 2,
+                 "Job: a memory request of 1536Mi or more (the key derivation)")
             mounts = {m["mountPath"]: m for m in c.get("volumeMounts") or []}
             need(get(mounts, "/shared", "readOnly") is True, "Job: the snapshot is mounted read-only")
             need("-S \"/shared/" in t, "Job: the worker reads the read-only mount")
@@ -99,14 +112,19 @@ def main(d):
                         for _, doc in docs), "CronJob: its ServiceAccount is defined")
         for c in cs:
             t = script(c)
-            order = [t.find(w) for w in ("store snapshot", "kubectl create", "kubectl wait",
-                                         "history import")]
+            steps = ("keygen --check", 'mkdir "$lock"', "RBA_PROBE", "store snapshot",
+                     '"$d/manifest"', "job_yaml | kubectl create", "kubectl wait --for=condition=complete --timeout=60s",
+                     "history import", 'kubectl logs -l "job-name=$job"', '"$d/status"')
+            order = [t.find(w) for w in steps]
             need(all(i >= 0 for i in order) and order == sorted(order),
-                 "CronJob: snapshot, create the job, wait, import, in that order")
+                 "CronJob: key check, lock, probe, snapshot, manifest, create the job, wait, "
+                 "import, the workers' reports, status, in that order")
             need("-p " in t, "CronJob: import with the worker public key")
     role = kinds.get("Role")
     need(role is not None and any("jobs" in r.get("resources", []) and "create" in r.get("verbs", [])
                                   for r in role.get("rules", [])), "Role: may create jobs")
+    need(role is not None and any("pods/log" in r.get("resources", []) and "get" in r.get("verbs", [])
+                                  for r in role.get("rules", [])), "Role: may read the workers' logs")
     for p in problems:
         print("check-k8s: " + p)
     return 1 if problems else 0

@@ -1,7 +1,18 @@
 #!/bin/sh
-# check-man.sh BINARY - man pages lint clean, and --help agrees with the
-# SYNOPSIS of rebuild-audit(1): every command in --help has its usage
-# lines, word for word, in the manual's SYNOPSIS, and the reverse.
+# check-man.sh BINARY - man pages lint clean, render without a stray
+# macro, and --help agrees with the SYNOPSIS of rebuild-audit(1): every
+# command in --help has its usage lines, word for word, in the manual's
+# SYNOPSIS, and the reverse.
+#
+# Lint: `mandoc -Tlint -Wall`, every message an error, but two kinds of
+# style message: "referenced manual not found" (it depends on the
+# machine's mandoc.db, not on the page) and "trailing delimiter" on the
+# SYNOPSIS's .Nm lines (they are the usage text of --help, word for word,
+# brackets included).  Rendering: no line of `mandoc -Tascii` may hold a
+# full stop followed by a macro name (".It ", ".Ev ", ...), which is what
+# a macro joined to the line before it looks like once rendered
+# ("...strict-mode ones..It Ev TMPDIR"): mandoc takes it for text and
+# says nothing.
 set -u
 bin=${1:?usage: check-man.sh BINARY}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,10 +25,20 @@ for t in mandoc:mandoc col:bsdextrautils; do
 done
 [ -x "$bin" ] || { echo "check-man: no binary $bin (make it first)" >&2; exit 2; }
 fail=0
+# Every macro name the pages use, for the rendering check.
+macros=$(sed -n 's/^\.\([A-Z][a-z][a-z]*\).*/\1/p' "$top"/man/*.[15] | sort -u | tr '\n' '|')
+macros=${macros%|}
 for m in "$top"/man/*.[15]; do
-	out=$(mandoc -Tlint -W warning "$m" 2>&1)
+	out=$(mandoc -Tlint -Wall "$m" 2>&1 | grep -v -e 'STYLE: referenced manual not found' \
+		-e 'outdated mandoc.db' -e 'STYLE: trailing delimiter: Nm ')
 	if [ -n "$out" ]; then
 		echo "check-man: $out"
+		fail=1
+	fi
+	out=$(MANWIDTH=80 mandoc -Tascii "$m" | col -b | grep -n -E "(^|[^[:alnum:]_/])\.($macros)( |\$)")
+	if [ -n "$out" ]; then
+		echo "check-man: $(basename "$m") renders a macro as text (joined to the line before it?):"
+		echo "$out" | sed 's/^/  line /'
 		fail=1
 	fi
 done
@@ -40,5 +61,5 @@ if ! cmp -s "$tmp/help" "$tmp/man"; then
 	diff "$tmp/help" "$tmp/man" | grep '^[<>]'
 	fail=1
 fi
-[ $fail = 0 ] && echo "check-man: $(wc -l < "$tmp/help") usage lines agree; man pages lint clean"
+[ $fail = 0 ] && echo "check-man: $(wc -l < "$tmp/help") usage lines agree; man pages lint clean (-Wall) and render no macro as text"
 exit $fail

@@ -25,14 +25,57 @@ err_has "needs the workers' public key"
 run 2 $RBA -S st history import -p w.pub
 err_has "needs a records DIR"
 
-# the shard rule: a partition by name, the same whatever the order
-for k in 0 1 2; do $RBA -S st audit --all --shard $k/3 --list > list$k.txt; done
+# the hash rule: a partition by name, the same whatever the order
+for k in 0 1 2; do $RBA -S st audit --all --shard $k/3 --split hash --list > list$k.txt; done
 cat list0.txt list1.txt list2.txt | sort > union.txt
 ok "three shards cover every version once" cmp -s union.txt all.txt
 for v in $(cat list1.txt); do
 	h=$(printf %s "$v" | sha256sum | cut -c1-16)
 	ok "shard of $v is its digest mod 3" test "$(python3 -c "print(int('$h', 16) % 3)")" = 1
 done
+
+# the balanced rule (the default): a partition too, shown whole by
+# --shards N --list with each shard's expected load
+for k in 0 1 2; do $RBA -S st audit --all --shard $k/3 --list > blist$k.txt; done
+cat blist0.txt blist1.txt blist2.txt | sort > bunion.txt
+ok "three balanced shards cover every version once" cmp -s bunion.txt all.txt
+run 0 $RBA -S st audit --all --shards 3 --list
+out_has "shard 0/3: "
+out_has "estimated from the pins"
+out_has "split balanced: largest shard"
+run 0 $RBA -S st --json audit --all --shards 3 --list
+for k in 0 1 2; do
+	jq -r ".versions[] | select(.shard == $k) | .version" out > jl$k.txt
+	ok "the whole split's shard $k is --shard $k/3's" cmp -s jl$k.txt blist$k.txt
+done
+ok "json: a load per shard" test "$(jq '.load | length' out)" = 3
+run 2 $RBA -S st audit --all --list
+err_has "--list needs --shard K/N (its versions) or --shards N (the whole split)"
+run 2 $RBA -S st audit --all --shards 3 --shard 0/3 --list
+err_has "--shards N goes with --list, without --shard"
+run 2 $RBA -S st audit --all --shards 0 --list
+err_has "--shards takes N with 1 <= N <= 65536, not '0'"
+run 2 $RBA -S st audit --all --shard 0/3 --split random --list
+err_has "--split takes balanced or hash, not 'random'"
+run 2 $RBA -S st history import r -p w.pub --split random
+err_has "--split takes balanced or hash, not 'random'"
+
+# keygen --check: a probe signed with the secret key, verified with the public
+run 0 $RBA keygen --check w.key w.pub
+out_has "key pair matches: key id"
+run 1 $RBA keygen --check w.key other.pub
+err_has "rebuild-audit: keys do not match 'w.key': its key id is"
+run 2 $RBA keygen --check w.key missing.pub
+err_has "cannot read public key 'missing.pub'"
+run 2 $RBA keygen --check w.key
+err_has "--check needs KEY and PUB"
+run 0 $RBA -q keygen --check "$FIX/keys/minisign-test-only-enc.key" "$FIX/keys/minisign-test-only-enc.pub" \
+	--passphrase-file "$FIX/keys/minisign-test-only-enc.passphrase"
+out_empty
+run 2 $RBA keygen --check "$FIX/keys/minisign-test-only-enc.key" "$FIX/keys/minisign-test-only-enc.pub"
+err_has "the key is passphrase-protected: give --passphrase-file"
+run 2 $RBA keygen --check w.key w.pub -o x
+err_has "--check takes no -o or --comment"
 
 # store snapshot: a read-only copy with its head; workers refuse the rest
 run 0 $RBA -S st store snapshot snap
@@ -68,6 +111,7 @@ run 0 $RBA -S snap audit --all --shard 0/2 --records-out rec -k w.key --head "$h
 out_empty
 run 0 $RBA -S snap audit --all --shard 1/2 --records-out killed -k w.key -q
 $RBA -S snap audit --all --shard 1/2 --list > list1of2.txt
+ok "shard 1/2 of the snapshot holds two versions or more" test "$(wc -l < list1of2.txt)" -ge 2
 keep=$(head -n 1 list1of2.txt)
 for f in killed/*.json; do
 	case $f in killed/$keep.*) mv "$f" "$f.minisig" rec/ ;; *) : ;; esac
@@ -76,13 +120,25 @@ echo partial > "rec/$(sed -n 2p list1of2.txt).0000000000000000.json.tmp-999999-0
 lost=$(sed -n '2,$p' list1of2.txt | sort)
 run 2 $RBA -S st history import rec -p w.pub
 for v in $lost; do err_has "rebuild-audit: not audited '$v': no worker record for this snapshot; rerun shard 1/2"; done
-out_has "0 refused, $(echo "$lost" | wc -w) versions without a record"
+nlost=$(echo "$lost" | wc -w)
+if [ "$nlost" = 1 ]; then out_has "0 refused, 1 version without a record"; else out_has "0 refused, $nlost versions without a record"; fi
+# imported again before the rerun: the same versions are still missing
+run 2 $RBA -S st history import rec -p w.pub
+for v in $lost; do err_has "rebuild-audit: not audited '$v': no worker record for this snapshot; rerun shard 1/2"; done
 ok "imported records moved into imported/" test "$(ls rec/imported/*.json | wc -l)" = $((6 - $(echo "$lost" | wc -w)))
 # the rerun of shard 1/2 into the same directory skips what is done
 run 0 $RBA -v -S snap audit --all --shard 1/2 --records-out rec -k w.key --head "$head0" -q
 err_has "rebuild-audit: skipped '$keep': rec holds its record for this snapshot"
 run 0 $RBA -S st history import rec -p w.pub
 out_has "$(echo "$lost" | wc -w) imported, 0 refused, 0 versions without a record; worst verdict: bit-identical (exit 0)"
+# a finished directory imported again: nothing to do, and no false
+# "no worker record" line
+before=$(txnid st)
+run 0 $RBA -S st history import rec -p w.pub
+out_is_line() { printf '%s\n' "$1" > .want_out; if cmp -s out .want_out; then pass; else fail "stdout is not '$1'"; fi; }
+out_is_line "nothing to import 'rec': its 6 records were imported before and every version is covered"
+err_empty
+ok "nothing written by an import with nothing to do" test "$(txnid st)" = "$before"
 $RBA -S st --json history | jq -r '.[].record.version' | sort > audited.txt
 ok "every version audited exactly once" cmp -s audited.txt all.txt
 $RBA -S st --json history | jq -r '.[].record | "\(.version) \(.verdict)"' | sort > merged.txt
@@ -130,6 +186,13 @@ cp "$(ls rec/imported/$v1.*.json.minisig)" bad/again.json.minisig
 before=$(txnid st)
 run 2 $RBA -S st history import bad -p w.pub
 ok "nothing written when every record is refused" test "$(txnid st)" = "$before"
+# a whole run signed with a key the import was not given: one refusal per
+# record, and no "no worker record" line for the versions they name
+run 2 $RBA -S st history import other-rec -p w.pub
+ok "wrong key: one line per record, nothing else" test "$(wc -l < err)" = 6
+ok "wrong key: every line a refusal" test "$(grep -c "which is not a worker key given with -p" err)" = 6
+ok "wrong key: no misleading 'no worker record' line" sh -c '! grep -q "no worker record" err'
+out_has "0 imported, 6 refused, 0 versions without a record"
 run 2 $RBA -S st history import rec1 bad -p w.pub
 err_has "rebuild-audit: refused record 'bad/changed-byte.json': the signature does not verify: the record or its signature was changed"
 err_has "rebuild-audit: refused record 'bad/unknown-key.json': signed by key $(sed -n 2p other.pub | base64 -d | od -A n -t x1 -j 2 -N 8 | tr -d ' \n' | sed 's/\(..\)/\1 /g' | awk '{for (i = NF; i > 0; i--) printf "%s", toupper($i)}'), which is not a worker key given with -p"

@@ -7,6 +7,9 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,7 @@
 #include "audit/register.h"
 #include "audit/sample_add.h"
 #include "common/fileio.h"
+#include "common/json.h"
 #include "common/sign.h"
 #include "fleet/fleet.h"
 #include "policy/policy.h"
@@ -167,7 +171,7 @@ START_TEST(test_versions_partition)
 	static const uint32_t shards[] = { 1, 2, 3, 7, 64 };
 
 	rba_detail_clear(&d);
-	ck_assert_int_eq(fleet_versions_list(s, 0, 1, &all, &d), 0);
+	ck_assert_int_eq(fleet_versions_list(s, 0, 1, FLEET_SPLIT_HASH, &all, &d), 0);
 	ck_assert_uint_eq(all.n, NVERSIONS);
 	ck_assert_uint_eq(all.nbad, 0);
 	for (size_t i = 0; i < all.n; i++)
@@ -176,7 +180,7 @@ START_TEST(test_versions_partition)
 		uint32_t n = shards[m];
 		int seen[NVERSIONS] = { 0 };
 		for (uint32_t k = 0; k < n; k++) {
-			ck_assert_int_eq(fleet_versions_list(s, k, n, &v, &d), 0);
+			ck_assert_int_eq(fleet_versions_list(s, k, n, FLEET_SPLIT_HASH, &v, &d), 0);
 			for (size_t i = 0; i < v.n; i++) {
 				size_t j = 0;
 				while (j < NVERSIONS && strcmp(names[j], v.names[i]) != 0)
@@ -330,7 +334,7 @@ START_TEST(test_run_as_worker)
 
 	/* Both shards of two: a record per version, the store untouched. */
 	for (w.k = 0; w.k < w.n; w.k++) {
-		ck_assert_int_eq(fleet_versions_list(snap, w.k, w.n, &v, &d), 0);
+		ck_assert_int_eq(fleet_versions_list(snap, w.k, w.n, FLEET_SPLIT_HASH, &v, &d), 0);
 		memset(&seen, 0, sizeof(seen));
 		ck_assert_msg(fleet_audit_run(snap, &w, v.names, v.n, NULL, collect,
 					      &seen, &d) == 0, "run: %s", d.reason);
@@ -364,7 +368,7 @@ START_TEST(test_run_as_worker)
 
 	/* What the workers wrote imports into the store, every version. */
 	dirs[0] = w.dir;
-	ck_assert_msg(fleet_import_run(s, dirs, 1, &pub, 1, &im, &d) == 0,
+	ck_assert_msg(fleet_import_run(s, dirs, 1, &pub, 1, FLEET_SPLIT_HASH, &im, &d) == 0,
 		      "import: %s", d.reason);
 	ck_assert_uint_eq(im.imported, NVERSIONS);
 	ck_assert_uint_eq(im.refused, 0);
@@ -413,7 +417,7 @@ import_one(struct store *s, const char *dir, struct fleet_import *im,
 
 	ck_assert_int_eq(sign_pubkey_load(PUB, &pub, &d), 0);
 	rba_detail_clear(&d);
-	ck_assert_msg(fleet_import_run(s, dirs, 1, &pub, 1, im, &d) == 0,
+	ck_assert_msg(fleet_import_run(s, dirs, 1, &pub, 1, FLEET_SPLIT_HASH, im, &d) == 0,
 		      "import: %s", d.reason);
 	for (size_t i = 0; i < im->nitems; i++)
 		if (strcmp(im->items[i].version, name) == 0)
@@ -513,7 +517,7 @@ START_TEST(test_import_refusals)
 		const char *dirs[1] = { scratch_path("both") };
 		size_t taken = 0, refused = 0;
 		ck_assert_int_eq(sign_pubkey_load(PUB, &pub, &d), 0);
-		ck_assert_int_eq(fleet_import_run(s, dirs, 1, &pub, 1, &im, &d), 0);
+		ck_assert_int_eq(fleet_import_run(s, dirs, 1, &pub, 1, FLEET_SPLIT_HASH, &im, &d), 0);
 		for (size_t i = 0; i < im.nitems; i++) {
 			if (im.items[i].accepted) {
 				taken++;
@@ -538,6 +542,300 @@ START_TEST(test_import_refusals)
 }
 END_TEST
 
+/* ---- the balanced rule ------------------------------------------------ */
+
+static double
+max_over_mean(const double *load, uint32_t n)
+{
+	double sum = 0, max = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		sum += load[k];
+		if (load[k] > max)
+			max = load[k];
+	}
+	return max / (sum / n);
+}
+
+START_TEST(test_assign_balanced)
+{
+	/* Twelve versions: six MLPs of 300 epochs beside six logistic
+	 * models, as the fleet bench has them. */
+	char *nm[12];
+	double cost[12], load[4], load2[4];
+	uint32_t shard[12], shard2[12], hashload_n[4] = { 0 };
+	double hashload[4] = { 0 };
+
+	for (int i = 0; i < 12; i++) {
+		char b[32];
+		snprintf(b, sizeof(b), "v%02d", i);
+		nm[i] = strdup(b);
+		cost[i] = i % 2 ? 20.0 + i : 0.5;
+	}
+	ck_assert_int_eq(fleet_assign(nm, cost, 12, 4, shard, load), 0);
+	/* Every version placed, loads are the sums. */
+	{
+		double l[4] = { 0 };
+		for (int i = 0; i < 12; i++) {
+			ck_assert_uint_lt(shard[i], 4);
+			l[shard[i]] += cost[i];
+		}
+		for (int k = 0; k < 4; k++)
+			ck_assert(l[k] == load[k]);
+	}
+	/* Longest first onto the least loaded: the four largest on four
+	 * shards, the fifth largest with the smallest of them. */
+	ck_assert_uint_ne(shard[11], shard[9]);
+	ck_assert_uint_ne(shard[9], shard[7]);
+	ck_assert_uint_ne(shard[7], shard[5]);
+	ck_assert_uint_ne(shard[11], shard[5]);
+	ck_assert_uint_eq(shard[3], shard[5]);
+	ck_assert(max_over_mean(load, 4) < 1.3);
+	/* The hash rule on the same costs is what it is; the balanced one
+	 * is never worse than it here. */
+	for (int i = 0; i < 12; i++) {
+		uint32_t k = fleet_shard_of(nm[i], 4);
+		hashload[k] += cost[i];
+		hashload_n[k]++;
+	}
+	ck_assert(max_over_mean(load, 4) <= max_over_mean(hashload, 4));
+	/* Pure: the same input, the same split. */
+	ck_assert_int_eq(fleet_assign(nm, cost, 12, 4, shard2, load2), 0);
+	ck_assert_mem_eq(shard, shard2, sizeof(shard));
+	/* Ties by name: equal costs go round the shards in name order. */
+	for (int i = 0; i < 12; i++)
+		cost[i] = 1;
+	ck_assert_int_eq(fleet_assign(nm, cost, 12, 4, shard, load), 0);
+	for (int i = 0; i < 12; i++)
+		ck_assert_uint_eq(shard[i], (uint32_t)(i % 4));
+	/* More shards than versions: one each, the rest empty. */
+	ck_assert_int_eq(fleet_assign(nm, cost, 3, 8, shard, NULL), 0);
+	ck_assert_uint_eq(shard[0], 0);
+	ck_assert_uint_eq(shard[1], 1);
+	ck_assert_uint_eq(shard[2], 2);
+	/* A negative cost counts as 0; no version at all is fine. */
+	cost[0] = -5;
+	ck_assert_int_eq(fleet_assign(nm, cost, 2, 2, shard, load), 0);
+	ck_assert(load[0] == 0 || load[1] == 0);
+	ck_assert_int_eq(fleet_assign(nm, cost, 0, 2, shard, load), 0);
+	ck_assert(load[0] == 0 && load[1] == 0);
+	for (int i = 0; i < 12; i++)
+		free(nm[i]);
+}
+END_TEST
+
+START_TEST(test_cost_units)
+{
+	uint8_t *text = NULL;
+	size_t n;
+	double lg, ml;
+
+	ck_assert_int_eq(rba_file_read(PINS_NUM_LOG, 1 << 20, &text, &n, NULL), 0);
+	lg = fleet_cost_units((const char *)text, n, 1000);
+	/* logistic: bytes x epochs (30) x 1 */
+	ck_assert(lg == 1000.0 * 30);
+	free(text);
+	ck_assert_int_eq(rba_file_read(FIXTURES "/pins/german-numeric-mlp.yaml",
+				       1 << 20, &text, &n, NULL), 0);
+	ml = fleet_cost_units((const char *)text, n, 1000);
+	/* hidden [32, 32], 20 epochs: 32 + 32*32 + 32 weights per column */
+	ck_assert(ml == 1000.0 * 20 * (32 + 32 * 32 + 32));
+	free(text);
+	ck_assert(fleet_cost_units("not: [pins", 10, 1000) == 0);
+	ck_assert(fleet_cost_units(NULL, 0, 1000) == 0);
+}
+END_TEST
+
+/* The total_s of a version's audit records, newest first. */
+struct totals {
+	int n;
+	double v[8];
+};
+
+static int
+totals_one(void *ctx, const struct store_history_entry *e)
+{
+	struct totals *tt = ctx;
+	struct rba_json_value root;
+
+	if (tt->n < 8 && rba_json_parse((const char *)e->record, e->len, &root, NULL) == 0) {
+		double x = rba_json_get_num(rba_json_get(&root, "timings"), "total_s", -1);
+		if (x >= 0)
+			tt->v[tt->n++] = x;
+		rba_json_release(&root);
+	}
+	return 0;
+}
+
+/* The split of a store: a partition, the same on its snapshot, and
+ * measured costs once the versions were audited. */
+START_TEST(test_plan_store)
+{
+	struct store *s = new_store(), *snap = NULL;
+	struct fleet_plan p, q;
+	struct rba_detail d;
+	struct store_snapshot_info si;
+
+	rba_detail_clear(&d);
+	ck_assert_int_eq(fleet_plan_make(s, 3, FLEET_SPLIT_BALANCED,
+					 FLEET_HISTORY_ALL, &p, &d), 0);
+	ck_assert_uint_eq(p.n, NVERSIONS);
+	for (size_t i = 0; i < p.n; i++) {
+		ck_assert_int_eq(p.measured[i], 0);
+		ck_assert(p.cost[i] > 0);
+		ck_assert_uint_lt(p.shard[i], 3);
+	}
+	ck_assert(p.scale == FLEET_COST_SCALE_DEFAULT);
+	fleet_plan_release(&p);
+	/* Audited: every cost measured. */
+	for (int i = 0; i < NVERSIONS; i++) {
+		struct audit_report r;
+		rba_detail_clear(&d);
+		ck_assert_int_eq(audit_version(s, names[i], NULL, &r, &d), 0);
+		audit_report_release(&r);
+	}
+	ck_assert_int_eq(fleet_plan_make(s, 2, FLEET_SPLIT_BALANCED,
+					 FLEET_HISTORY_ALL, &p, &d), 0);
+	for (size_t i = 0; i < p.n; i++)
+		ck_assert_int_eq(p.measured[i], 1);
+	/* One audit: its total; three more of the first: the median of the
+	 * latest three. */
+	{
+		struct totals tt = { 0, { 0 } };
+		struct store_txn *t;
+		double a, b, c, med;
+		ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+		ck_assert_int_eq(store_history_list(t, names[0], 1, totals_one, &tt, &d), 0);
+		store_txn_abort(t);
+		ck_assert_int_eq(tt.n, 1);
+		ck_assert(p.cost[0] == tt.v[0]);
+		fleet_plan_release(&p);
+		for (int k = 0; k < 3; k++) {
+			struct audit_report r;
+			ck_assert_int_eq(audit_version(s, names[0], NULL, &r, &d), 0);
+			audit_report_release(&r);
+		}
+		tt.n = 0;
+		ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+		ck_assert_int_eq(store_history_list(t, names[0], 1, totals_one, &tt, &d), 0);
+		store_txn_abort(t);
+		ck_assert_int_eq(tt.n, 4);
+		a = tt.v[0], b = tt.v[1], c = tt.v[2]; /* newest first */
+		med = a > b ? (b > c ? b : a > c ? c : a) : (a > c ? a : b > c ? c : b);
+		ck_assert_int_eq(fleet_plan_make(s, 2, FLEET_SPLIT_BALANCED,
+						 FLEET_HISTORY_ALL, &p, &d), 0);
+		ck_assert_msg(p.cost[0] == med, "cost %g, median %g of %g %g %g",
+			      p.cost[0], med, a, b, c);
+	}
+	/* Up to the empty head: what a snapshot made before the audits saw. */
+	ck_assert_int_eq(fleet_plan_make(s, 2, FLEET_SPLIT_BALANCED, 0, &q, &d), 0);
+	for (size_t i = 0; i < q.n; i++)
+		ck_assert_int_eq(q.measured[i], 0);
+	fleet_plan_release(&q);
+	/* A snapshot splits as its store does. */
+	ck_assert_int_eq(store_snapshot_make(s, scratch_path("snap"), &si, &d), 0);
+	ck_assert_int_eq(store_snapshot_open(scratch_path("snap"), &snap, &si, &d), 0);
+	ck_assert_int_eq(fleet_plan_make(snap, 2, FLEET_SPLIT_BALANCED,
+					 FLEET_HISTORY_ALL, &q, &d), 0);
+	ck_assert_uint_eq(q.n, p.n);
+	ck_assert_mem_eq(q.shard, p.shard, p.n * sizeof(*p.shard));
+	for (size_t i = 0; i < p.n; i++)
+		ck_assert(q.cost[i] == p.cost[i]);
+	fleet_plan_release(&q);
+	/* The hash rule keeps its name-only split, with the same costs. */
+	ck_assert_int_eq(fleet_plan_make(s, 2, FLEET_SPLIT_HASH,
+					 FLEET_HISTORY_ALL, &q, &d), 0);
+	for (size_t i = 0; i < q.n; i++) {
+		ck_assert_uint_eq(q.shard[i], fleet_shard_of(q.names[i], 2));
+		ck_assert(q.cost[i] == p.cost[i]);
+	}
+	fleet_plan_release(&q);
+	fleet_plan_release(&p);
+	store_close(snap);
+	store_close(s);
+}
+END_TEST
+
+/* ---- pruning --------------------------------------------------------- */
+
+static void
+touch_at(const char *path, time_t t)
+{
+	struct timespec ts[2] = { { t, 0 }, { t, 0 } };
+
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+START_TEST(test_prune)
+{
+	struct store *s = new_store();
+	struct fleet_prune p;
+	struct rba_detail d;
+	char path[4096];
+	FILE *f;
+
+	ck_assert_int_eq(mkdir(scratch_path("sh"), 0755), 0);
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/run-%d", scratch_path("sh"), i);
+		ck_assert_int_eq(mkdir(path, 0755), 0);
+		snprintf(path, sizeof(path), "%s/run-%d/records", scratch_path("sh"), i);
+		ck_assert_int_eq(mkdir(path, 0755), 0);
+		snprintf(path, sizeof(path), "%s/run-%d/snapshot", scratch_path("sh"), i);
+		rba_detail_clear(&d);
+		ck_assert_msg(store_snapshot_make(s, path, NULL, &d) == 0, "%s", d.reason);
+		snprintf(path, sizeof(path), "%s/run-%d/snapshot/" STORE_SNAPSHOT_MARKER,
+			 scratch_path("sh"), i);
+		/* The newest written first: order is by the marker's time. */
+		touch_at(path, 1800000000 - 1000 * i);
+	}
+	/* run-2 is the oldest, run-0 the newest; a record not imported in
+	 * run-1 keeps it. */
+	snprintf(path, sizeof(path), "%s/run-1/records/x.0.json", scratch_path("sh"));
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fclose(f);
+	ck_assert_int_eq(fleet_prune_runs(scratch_path("sh"), 1, 1, &p, &d), 0);
+	ck_assert_uint_eq(p.n, 3);
+	ck_assert_uint_eq(p.removed, 0);
+	ck_assert_ptr_nonnull(strstr(p.runs[0].path, "run-2"));
+	ck_assert_int_eq(p.runs[0].fate, FLEET_PRUNE_REMOVED);
+	ck_assert_int_eq(p.runs[1].fate, FLEET_PRUNE_UNIMPORTED);
+	ck_assert_uint_eq(p.runs[1].unimported, 1);
+	ck_assert_int_eq(p.runs[2].fate, FLEET_PRUNE_NEWEST);
+	fleet_prune_release(&p);
+	snprintf(path, sizeof(path), "%s/run-2/snapshot", scratch_path("sh"));
+	ck_assert_int_eq(access(path, F_OK), 0); /* a dry run */
+	ck_assert_int_eq(fleet_prune_runs(scratch_path("sh"), 1, 0, &p, &d), 0);
+	ck_assert_uint_eq(p.removed, 1);
+	fleet_prune_release(&p);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	/* The lock names run-1: kept even without its record. */
+	snprintf(path, sizeof(path), "%s/run-1/records/x.0.json", scratch_path("sh"));
+	ck_assert_int_eq(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/" FLEET_LOCK_DIR, scratch_path("sh"));
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/" FLEET_LOCK_DIR "/" FLEET_LOCK_OWNER,
+		 scratch_path("sh"));
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fprintf(f, "host=x\nrun=/elsewhere/sh/run-1/\n");
+	fclose(f);
+	ck_assert_int_eq(fleet_prune_runs(scratch_path("sh"), 1, 0, &p, &d), 0);
+	ck_assert_uint_eq(p.n, 2);
+	ck_assert_int_eq(p.runs[0].fate, FLEET_PRUNE_LOCKED);
+	ck_assert_uint_eq(p.removed, 0);
+	fleet_prune_release(&p);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(fleet_prune_runs(scratch_path("sh"), 1, 0, &p, &d), 0);
+	ck_assert_uint_eq(p.removed, 1);
+	fleet_prune_release(&p);
+	ck_assert_int_eq(fleet_prune_runs(scratch_path("nowhere"), 1, 0, &p, &d), ENOENT);
+	fleet_prune_release(&p);
+	/* The newest stays; make it removable for the scratch cleanup. */
+	snprintf(path, sizeof(path), "%s/run-0/snapshot", scratch_path("sh"));
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	store_close(s);
+}
+END_TEST
+
 Suite *
 suite_fleet(void)
 {
@@ -550,6 +848,10 @@ suite_fleet(void)
 	tcase_add_test(tc, test_run_in_store);
 	tcase_add_test(tc, test_run_as_worker);
 	tcase_add_test(tc, test_import_refusals);
+	tcase_add_test(tc, test_assign_balanced);
+	tcase_add_test(tc, test_cost_units);
+	tcase_add_test(tc, test_plan_store);
+	tcase_add_test(tc, test_prune);
 	suite_add_tcase(s, tc);
 	return s;
 }
