@@ -108,6 +108,9 @@ static const struct cli_command commands[] = {
 	{ "register", cmd_register,
 	  "register PINS [--artifact FILE] [--policy P] [--replace]",
 	  "train (or take an artifact), fill the pins, store the version" },
+	{ "report", cmd_report,
+	  "report FILE -o OUT -p PUB [-x SIGFILE] [--unverified] [--force]",
+	  "an HTML page of signed evidence, verified first: pictures, tables, print-ready" },
 	{ "runs", cmd_runs,
 	  "runs list [--version V]\n"
 	  "runs show ID [--json] [--curve] [--plot FILE.svg] [--force]",
