@@ -22,9 +22,23 @@
 
 #define MAX_EDGES 64
 
+/* One case of format 3 as drawn. */
+struct pt {
+	const struct rba_json_value *id, *sdec;
+	double s, r;
+	double sm, edge; /* the stored score's distance to the nearest edge */
+	const char *rdec;
+	int flip, near;
+};
+
 /* What the page needs of the evidence, read once. */
 struct audit_view {
 	const struct rba_json_value *version, *verdict, *time, *flipped;
+	/* format 3: every case, and what the page computes of each under
+	 * the policy (the flip and near-threshold marks) */
+	const struct rba_json_value *case_arr;
+	struct pt *pts;
+	size_t npts, nflip_pts, nnear_pts;
 	double id, cases, flips, max_delta, tol, tol_flips, margin, near, weak;
 	double listed;
 	double edges[MAX_EDGES];
@@ -328,6 +342,9 @@ scatter(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 		if (isfinite(dl))
 			ymax = fmax(ymax, fabs(dl));
 	}
+	for (size_t i = 0; i < a->npts; i++)
+		if (isfinite(a->pts[i].r - a->pts[i].s))
+			ymax = fmax(ymax, fabs(a->pts[i].r - a->pts[i].s));
 	if (!(ymax > 0) || !isfinite(ymax))
 		ymax = 1e-3;
 	ymax *= 1.15;
@@ -406,13 +423,47 @@ scatter(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 			  "text-anchor=\"middle\" transform=\"rotate(-90 14 %.0f)\">"
 			  "rebuilt - stored</text>\n",
 		       (SC_T + SC_B) / 2, (SC_T + SC_B) / 2);
-	if (a->max_delta == 0 && nf == 0) {
+	if (a->max_delta == 0 && nf == 0 && a->case_arr == NULL) {
 		rba_json_fmt_double(a->cases, n1);
 		snprintf(t, sizeof(t), "all %s cases: rebuilt - stored = 0", n1);
 		svg_text(b, (SC_L + SC_R) / 2, sc_y(0, ymax) - 6, "middle", "10", t);
 	}
-	/* the flipped cases */
-	for (size_t i = 0; i < nf; i++) {
+	/* every case (format 3): an open circle, a filled diamond near an
+	 * edge, the ringed cross of a flip over it */
+	for (size_t i = 0; i < a->npts; i++) {
+		const struct pt *q = &a->pts[i];
+		double x = sc_x(q->s), y = sc_y(q->r - q->s, ymax);
+
+		rba_buf_printf(b, "<g class=\"%s\" data-case=\"",
+			       q->flip ? "flip-mark" : q->near ? "near-mark" : "case-mark");
+		html_sv(b, q->id);
+		rba_buf_printf(b, "\"><title>case ");
+		html_sv(b, q->id);
+		rba_buf_printf(b, ": stored ");
+		html_num(b, q->s);
+		rba_buf_printf(b, ", rebuilt ");
+		html_num(b, q->r);
+		rba_buf_printf(b, "</title>");
+		if (q->flip) {
+			mark_flip(b, x, y);
+		} else if (q->near) {
+			rba_buf_printf(b, "<path d=\"M");
+			svg_n(b, x);
+			rba_buf_put_u8(b, ' ');
+			svg_n(b, y - 4.5);
+			rba_buf_printf(b, " l4.5 4.5 l-4.5 4.5 l-4.5 -4.5 z\" fill=\"#000\"/>");
+		} else {
+			rba_buf_printf(b, "<circle cx=\"");
+			svg_n(b, x);
+			rba_buf_printf(b, "\" cy=\"");
+			svg_n(b, y);
+			rba_buf_printf(b, "\" r=\"2.2\" fill=\"none\" stroke=\"#000\" "
+					  "stroke-width=\"0.7\"/>");
+		}
+		rba_buf_printf(b, "</g>\n");
+	}
+	/* the flipped cases listed (formats 1 and 2) */
+	for (size_t i = 0; i < nf && a->case_arr == NULL; i++) {
 		const struct rba_json_value *f = &a->flipped->items[i];
 		const struct rba_json_value *id = rd_str(r, f, "id");
 		double s = rd_num(r, f, "stored_score");
@@ -444,6 +495,14 @@ scatter(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 	svg_line(b, SC_L + 350, SC_H - 10, SC_L + 372, SC_H - 10,
 		 "stroke=\"#000\" stroke-dasharray=\"6 3\"");
 	svg_text(b, SC_L + 376, SC_H - 8, "start", "9", "tolerance");
+	if (a->case_arr != NULL) {
+		rba_buf_printf(b, "<circle cx=\"%.0f\" cy=\"%.0f\" r=\"2.2\" fill=\"none\" "
+				  "stroke=\"#000\" stroke-width=\"0.7\"/>", SC_L + 440, SC_H - 11);
+		svg_text(b, SC_L + 446, SC_H - 8, "start", "9", "case");
+		rba_buf_printf(b, "<path d=\"M%.0f %.0f l4.5 4.5 l-4.5 4.5 l-4.5 -4.5 z\" "
+				  "fill=\"#000\"/>", SC_L + 480, SC_H - 15.5);
+		svg_text(b, SC_L + 488, SC_H - 8, "start", "9", "near an edge");
+	}
 	rba_buf_printf(b, "</svg>\n");
 }
 
@@ -465,6 +524,16 @@ scatter_caption(const struct audit_view *a, struct rba_buf *b)
 	}
 	rba_buf_printf(b, "Dashed lines are the tolerance &#177;");
 	html_num(b, a->tol);
+	if (a->case_arr != NULL) {
+		rba_buf_printf(b, ". Every one of the evidence's ");
+		html_count(b, a->cases);
+		rba_buf_printf(b, " cases is drawn: an open circle, a filled diamond "
+				  "when its stored score lies within the margin of an "
+				  "edge (%zu), a ringed cross when the policy decides "
+				  "its rebuilt score otherwise than its stored decision "
+				  "(%zu flipped).</p>\n", a->nnear_pts, a->nflip_pts);
+		return;
+	}
 	rba_buf_printf(b, ". The evidence lists ");
 	html_count(b, a->listed);
 	rba_buf_printf(b, " of its ");
@@ -481,6 +550,87 @@ scatter_caption(const struct audit_view *a, struct rba_buf *b)
 
 /* ---- |delta| --------------------------------------------------------- */
 
+#define HIST_BINS 20
+
+/* Format 3: the histogram of every case's |delta|, HIST_BINS bins from 0
+ * to a little over the largest of |delta| and the tolerance. */
+static void
+histogram(const struct audit_view *a, struct rba_buf *b)
+{
+	const double L = 70, R = 620, T = 24, B = 134;
+	double xmax = fmax(a->tol, fabs(a->max_delta)), w;
+	size_t bins[HIST_BINS] = { 0 }, top = 1, zero = 0;
+	char t[120], n1[RBA_JSON_NUM_MAX];
+
+	for (size_t i = 0; i < a->npts; i++)
+		if (isfinite(a->pts[i].r - a->pts[i].s))
+			xmax = fmax(xmax, fabs(a->pts[i].r - a->pts[i].s));
+	if (!(xmax > 0) || !isfinite(xmax))
+		xmax = 1e-3;
+	xmax *= 1.05;
+	w = xmax / HIST_BINS;
+	for (size_t i = 0; i < a->npts; i++) {
+		double dl = fabs(a->pts[i].r - a->pts[i].s);
+		size_t k = (size_t)(dl / w);
+		if (!isfinite(dl))
+			continue;
+		if (dl == 0)
+			zero++;
+		if (k >= HIST_BINS)
+			k = HIST_BINS - 1;
+		bins[k]++;
+	}
+	for (int k = 0; k < HIST_BINS; k++)
+		if (bins[k] > top)
+			top = bins[k];
+	rba_buf_printf(b, "<div class=\"fig\"><svg id=\"delta\" "
+			  "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 640 170\" "
+			  "width=\"640\" height=\"170\" role=\"img\" "
+			  "aria-label=\"the distribution of |delta| against the "
+			  "tolerance\">\n");
+	for (int k = 0; k < HIST_BINS; k++) {
+		double h = (double)bins[k] / (double)top * (B - T);
+		double x = L + (double)k / HIST_BINS * (R - L);
+
+		rba_buf_printf(b, "<rect class=\"bin\" data-count=\"%zu\" x=\"", bins[k]);
+		svg_n(b, x + 1);
+		rba_buf_printf(b, "\" y=\"");
+		svg_n(b, B - h);
+		rba_buf_printf(b, "\" width=\"");
+		svg_n(b, (R - L) / HIST_BINS - 2);
+		rba_buf_printf(b, "\" height=\"");
+		svg_n(b, h);
+		rba_buf_printf(b, "\" fill=\"#777\" stroke=\"#000\" stroke-width=\"0.6\"/>");
+		if (bins[k] > 0) {
+			snprintf(t, sizeof(t), "%zu", bins[k]);
+			svg_text(b, x + (R - L) / HIST_BINS / 2, B - h - 3, "middle", "8", t);
+		}
+	}
+	svg_line(b, L, B, R, B, "stroke=\"#000\"");
+	svg_text(b, L, B + 13, "middle", "9", "0");
+	snprintf(t, sizeof(t), "%.3g", xmax);
+	svg_text(b, R, B + 13, "middle", "9", t);
+	svg_text(b, (L + R) / 2, B + 30, "middle", "10",
+		 "|rebuilt - stored| (score), cases per bin");
+	rba_buf_printf(b, "<g class=\"tolerance-line\">");
+	svg_line(b, L + a->tol / xmax * (R - L), T - 6, L + a->tol / xmax * (R - L), B + 4,
+		 "stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"");
+	rba_json_fmt_double(a->tol, n1);
+	snprintf(t, sizeof(t), "tolerance %s", n1);
+	svg_text(b, L + a->tol / xmax * (R - L) + 4, T - 12, "start", "9", t);
+	rba_buf_printf(b, "</g>\n</svg>\n");
+	rba_buf_printf(b, "<p class=\"caption\">|delta| of every one of the ");
+	html_count(b, a->cases);
+	rba_buf_printf(b, " cases in %d bins of width ", HIST_BINS);
+	html_num(b, w);
+	rba_buf_printf(b, " (%zu of them exactly 0); the dashed line is the "
+			  "declared tolerance ", zero);
+	html_num(b, a->tol);
+	rba_buf_printf(b, "; the largest |delta| is ");
+	html_num(b, a->max_delta);
+	rba_buf_printf(b, ".</p>\n</div>\n");
+}
+
 static void
 distribution(struct rd *r, const struct audit_view *a, const struct rba_json_value *mcase,
 	     struct rba_buf *b)
@@ -495,6 +645,10 @@ distribution(struct rd *r, const struct audit_view *a, const struct rba_json_val
 		double dl = fabs(rd_num(r, f, "rebuilt_score") - rd_num(r, f, "stored_score"));
 		if (isfinite(dl))
 			xmax = fmax(xmax, dl);
+	}
+	if (a->case_arr != NULL) {
+		histogram(a, b);
+		return;
 	}
 	if (!(xmax > 0) || !isfinite(xmax))
 		xmax = 1e-3;
@@ -597,6 +751,40 @@ section_cases(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 		rba_buf_printf(b, "</table>\n");
 	}
 	rba_buf_printf(b, "<h2>Near-threshold cases</h2>\n<p id=\"near\">");
+	if (a->case_arr != NULL) {
+		html_count(b, a->near);
+		rba_buf_printf(b, " case%s within the margin ", a->near == 1 ? "" : "s");
+		html_num(b, a->margin);
+		rba_buf_printf(b, " of a band edge (");
+		html_count(b, a->weak);
+		rba_buf_printf(b, " within ten margins); the policy asks for at least ");
+		html_count(b, rd_num(r, p, "policy.min_near_cases"));
+		rba_buf_printf(b, ". The margin is the distance of the stored score "
+				  "to the nearest edge.</p>\n");
+		if (a->nnear_pts == 0)
+			return;
+		rba_buf_printf(b, "<table id=\"near-cases\"><tr><th>case</th><th>stored "
+				  "score</th><th>rebuilt score</th><th>edge</th>"
+				  "<th>margin</th><th>stored decision</th><th>rebuilt "
+				  "decision</th></tr>\n");
+		for (size_t i = 0; i < a->npts; i++) {
+			const struct pt *q = &a->pts[i];
+			if (!q->near)
+				continue;
+			rba_buf_printf(b, "<tr class=\"near-case\">");
+			td_sv(b, q->id, 1);
+			td_num(b, q->s);
+			td_num(b, q->r);
+			td_num(b, q->edge);
+			td_num(b, q->sm);
+			td_sv(b, q->sdec, 0);
+			rba_buf_printf(b, "<td>");
+			html_c(b, q->rdec != NULL ? q->rdec : "(none)");
+			rba_buf_printf(b, "</td></tr>\n");
+		}
+		rba_buf_printf(b, "</table>\n");
+		return;
+	}
 	html_count(b, a->near);
 	rba_buf_printf(b, " case%s within the margin ", a->near == 1 ? "" : "s");
 	html_num(b, a->margin);
@@ -762,6 +950,51 @@ section_tool(struct rd *r, struct rba_buf *b)
 	}
 }
 
+/* Format 3: every case as the page draws it, decided by the policy of
+ * the evidence (the flips and near-threshold cases verify counted). */
+static int
+build_points(struct rd *r, struct audit_view *a, struct rba_detail *d)
+{
+	size_t n = a->case_arr->n;
+
+	if (n > REPORT_MAX_CASES) {
+		snprintf(d->reason, sizeof(d->reason), "more than %d cases",
+			 REPORT_MAX_CASES);
+		return RBA_E_LIMIT;
+	}
+	if (a->argmax) {
+		snprintf(d->key, sizeof(d->key), "predicate.results.cases");
+		snprintf(d->reason, sizeof(d->reason),
+			 "every case's scores under an argmax policy");
+		return RBA_E_SCHEMA;
+	}
+	a->pts = calloc(n ? n : 1, sizeof(*a->pts));
+	if (a->pts == NULL)
+		return RBA_E_NOMEM;
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		const struct rba_json_value *c = &a->case_arr->items[i];
+		struct pt *q = &a->pts[i];
+		double rm;
+
+		q->id = rd_str(r, c, "id");
+		q->sdec = rd_str(r, c, "stored_decision");
+		q->s = rd_num(r, c, "stored_score");
+		q->r = rd_num(r, c, "rebuilt_score");
+		if (r->bad)
+			break;
+		q->rdec = policy_decide(a->pol, q->r, &rm);
+		policy_decide(a->pol, q->s, &q->sm);
+		q->edge = policy_nearest_edge(a->pol, q->s);
+		q->flip = q->rdec == NULL || strlen(q->rdec) != q->sdec->len ||
+			  memcmp(q->rdec, q->sdec->str, q->sdec->len) != 0;
+		q->near = q->sm <= a->margin;
+		a->nflip_pts += q->flip != 0;
+		a->nnear_pts += q->near != 0;
+	}
+	a->npts = r->bad ? 0 : n;
+	return 0;
+}
+
 int
 report_audit_page(struct rd *r, const struct report_source *src,
 		  struct rba_buf *b, struct rba_detail *d)
@@ -769,7 +1002,7 @@ report_audit_page(struct rd *r, const struct report_source *src,
 	struct audit_view a;
 	struct rba_buf title;
 	const struct rba_json_value *p, *ptext, *mcase;
-	int k;
+	int k, err;
 
 	memset(&a, 0, sizeof(a));
 	p = rd_at(r, NULL, "predicate", RD_OBJ, 1);
@@ -805,6 +1038,11 @@ report_audit_page(struct rd *r, const struct report_source *src,
 		return RBA_E_SCHEMA;
 	}
 	a.nedges = k;
+	a.case_arr = rd_at(r, p, "results.cases", RD_ARR, 0);
+	if (a.case_arr != NULL && (err = build_points(r, &a, d)) != 0) {
+		policy_free(a.pol);
+		return err;
+	}
 	rba_buf_init(&title);
 	title_text(&a, &title);
 	html_page_open(b, src, "audit evidence", rba_buf_cstr(&title));
@@ -825,6 +1063,7 @@ report_audit_page(struct rd *r, const struct report_source *src,
 	section_history(r, b);
 	section_tool(r, b);
 	html_page_close(b, src);
+	free(a.pts);
 	policy_free(a.pol);
 	return 0;
 }

@@ -253,7 +253,7 @@ static const char css[] =
 	"vertical-align:top}"
 	"th{background:#e8e8e8}"
 	"tr{break-inside:avoid}"
-	"td.n{text-align:right;font-variant-numeric:tabular-nums}"
+	"td.n{text-align:right;font-variant-numeric:tabular-nums;overflow-wrap:anywhere;word-break:break-all}"
 	".mono,code{font-family:'DejaVu Sans Mono',monospace;font-size:8.5pt;"
 	"overflow-wrap:anywhere}"
 	".same{font-weight:normal}"
@@ -374,11 +374,6 @@ report_evidence_html(const void *msg, size_t n, const struct report_source *src,
 		return RBA_E_LIMIT;
 	}
 	if ((err = rba_json_parse(msg, n, &root, d)) != 0) {
-		if (err == RBA_E_SYNTAX && d->col > 0) {
-			d->line = 1; /* the reader counts bytes; say where */
-			snprintf(d->key, sizeof(d->key), "byte %lu", d->col);
-			d->line = 0;
-		}
 		if (err == RBA_E_SYNTAX)
 			snprintf(d->reason, sizeof(d->reason),
 				 "not evidence: not JSON (at byte %lu)", d->col);
@@ -398,6 +393,7 @@ report_evidence_html(const void *msg, size_t n, const struct report_source *src,
 		return RBA_E_SCHEMA;
 	}
 	if (strcmp(type, EVIDENCE_PREDICATE_TYPE) == 0 ||
+	    strcmp(type, EVIDENCE_PREDICATE_TYPE_V3) == 0 ||
 	    strcmp(type, EVIDENCE_PREDICATE_TYPE_V1) == 0) {
 		if (kind != NULL)
 			*kind = REPORT_KIND_AUDIT;

@@ -1246,11 +1246,11 @@ START_TEST(test_check_not_evidence)
 	}
 	/* A later version of this predicate cannot be checked here. */
 	{
-		const char *v3 = "{\"_type\": \"https://in-toto.io/Statement/v1\", "
+		const char *v4 = "{\"_type\": \"https://in-toto.io/Statement/v1\", "
 				 "\"predicateType\": "
-				 "\"https://rebuild-audit.dev/audit-evidence/v3\"}";
-		ck_assert_int_eq(check(v3, strlen(v3), NULL, NULL, reason), RBA_E_NEWER);
-		ck_assert(has(reason, "audit-evidence/v3"));
+				 "\"https://rebuild-audit.dev/audit-evidence/v4\"}";
+		ck_assert_int_eq(check(v4, strlen(v4), NULL, NULL, reason), RBA_E_NEWER);
+		ck_assert(has(reason, "audit-evidence/v4"));
 	}
 }
 END_TEST
