@@ -51,15 +51,42 @@ rd_want_name(enum rd_want want)
 	return names[want];
 }
 
+/* The JSON path of node want below v ("predicate.results.flipped_cases[3]"),
+ * found by walking the tree: only for a diagnostic.  1 when found. */
+static int
+path_of(const struct rba_json_value *v, const struct rba_json_value *want,
+	char *out, size_t cap, int depth)
+{
+	size_t len = strlen(out);
+
+	if (v == want)
+		return 1;
+	if (depth > RBA_JSON_MAX_DEPTH ||
+	    (v->type != RBA_JSON_OBJECT && v->type != RBA_JSON_ARRAY))
+		return 0;
+	for (size_t i = 0; i < v->n; i++) {
+		if (v->type == RBA_JSON_OBJECT)
+			snprintf(out + len, cap - len, "%s%s", len ? "." : "", v->keys[i]);
+		else
+			snprintf(out + len, cap - len, "[%zu]", i);
+		if (path_of(&v->items[i], want, out, cap, depth + 1))
+			return 1;
+		out[len] = '\0';
+	}
+	return 0;
+}
+
 const struct rba_json_value *
 rd_at(struct rd *r, const struct rba_json_value *v, const char *path,
       enum rd_want want, int required)
 {
 	char key[128];
 	const char *p = path;
+	const struct rba_json_value *start;
 
 	if (v == NULL)
 		v = r->root;
+	start = v;
 	if (r->bad && required)
 		return NULL;
 	while (v != NULL && *p) {
@@ -78,8 +105,11 @@ rd_at(struct rd *r, const struct rba_json_value *v, const char *path,
 	if (v != NULL && rd_type_ok(v, want))
 		return v;
 	if (required && !r->bad) {
+		char at[96] = "";
 		r->bad = 1;
-		snprintf(r->path, sizeof(r->path), "%s", path);
+		if (start != r->root)
+			path_of(r->root, start, at, sizeof(at), 0);
+		snprintf(r->path, sizeof(r->path), "%s%s%s", at, at[0] ? "." : "", path);
 		r->want = rd_want_name(want);
 	}
 	return NULL;
@@ -374,9 +404,12 @@ report_evidence_html(const void *msg, size_t n, const struct report_source *src,
 		return RBA_E_LIMIT;
 	}
 	if ((err = rba_json_parse(msg, n, &root, d)) != 0) {
-		if (err == RBA_E_SYNTAX)
+		if (err == RBA_E_SYNTAX) {
+			char why[200];
+			snprintf(why, sizeof(why), "%.199s", d->reason);
 			snprintf(d->reason, sizeof(d->reason),
-				 "not evidence: not JSON (at byte %lu)", d->col);
+				 "not evidence: not JSON: %s", why);
+		}
 		return err;
 	}
 	memset(&r, 0, sizeof(r));
