@@ -18,7 +18,7 @@ PKG_TEST  = check
 DEB_PKGS  = librsvg2-bin libsodium-dev liblmdb-dev libzstd-dev libyaml-dev libopenblas-dev \
             check pkg-config lmdb-utils minisign mandoc jq time clang libclang-rt-dev python3-jsonschema \
             valgrind locales python3-xgboost gcc libc6-dev git bsdextrautils man-db \
-            chromium poppler-utils
+            chromium poppler-utils faketime
 # A decimal-comma locale: the unit tests parse numbers under it (make
 # test-locale, run by unit; nothing else needs it).
 TEST_LOCALE = de_DE.UTF-8

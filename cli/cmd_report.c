@@ -3,6 +3,7 @@
  * after the file is verified (evidence/evidence.h, report/report.h).
  *
  *   report FILE -o OUT -p PUB [-x SIGFILE] [--unverified] [--force]
+ *   report --store --history -o OUT [--force]
  *
  * Exit 0: the page is written; 1: the file does not verify (nothing
  * written) unless --unverified, which writes it with a banner on every
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "report/report.h"
 #include "evidence/evidence.h"
@@ -24,7 +26,7 @@
 
 struct report_args {
 	const char *file, *out, *pub, *sig;
-	int unverified, force;
+	int unverified, force, store, history;
 };
 
 static int
@@ -54,11 +56,29 @@ report_parse(struct cli_ctx *ctx, int argc, char **argv, struct report_args *a)
 			a->force = 1;
 			continue;
 		}
+		if (opts && strcmp(s, "--store") == 0) {
+			a->store = 1;
+			continue;
+		}
+		if (opts && strcmp(s, "--history") == 0) {
+			a->history = 1;
+			continue;
+		}
 		if (opts && s[0] == '-' && s[1] != '\0')
 			return cli_usage(ctx, "unknown option '%s'", s);
 		if (a->file != NULL)
 			return cli_usage(ctx, "unexpected argument '%s'", s);
 		a->file = s;
+	}
+	if (a->store || a->history) {
+		if (!a->store || !a->history)
+			return cli_usage(ctx, "--store and --history go together");
+		if (a->file != NULL || a->pub != NULL || a->sig != NULL || a->unverified)
+			return cli_usage(ctx, "--store --history takes no FILE, -p, -x "
+					 "or --unverified");
+		if (a->out == NULL)
+			return cli_usage(ctx, "-o OUT is required");
+		return 0;
 	}
 	if (a->file == NULL)
 		return cli_usage(ctx, "FILE is required");
@@ -150,6 +170,36 @@ out:
 	return status;
 }
 
+/* report --store --history: the page of the store's history. */
+static int
+report_history(struct cli_ctx *ctx, const struct report_args *a)
+{
+	struct rba_buf page;
+	struct rba_detail d;
+	int err;
+
+	if ((err = cli_store_open(ctx, 1)) != 0)
+		return err;
+	rba_buf_init(&page);
+	rba_detail_clear(&d);
+	if ((err = report_history_html(ctx->store, (int64_t)time(NULL), &page, &d)) != 0) {
+		rba_buf_release(&page);
+		return cli_fail("cannot report the history of", ctx->store_path, err, &d);
+	}
+	rba_detail_clear(&d);
+	err = rba_file_write_output(a->out, page.p, page.len, 0644,
+				    a->force ? RBA_OUTPUT_FORCE : 0, stdout, &d);
+	if (err != 0) {
+		rba_buf_release(&page);
+		return cli_fail("cannot write", a->out, err, &d);
+	}
+	if (!ctx->quiet && strcmp(a->out, "-") != 0)
+		printf("report: %s (%zu bytes) from the history of store '%s'\n",
+		       a->out, page.len, ctx->store_path);
+	rba_buf_release(&page);
+	return 0;
+}
+
 int
 cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -173,6 +223,8 @@ cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 	if (strcmp(a.out, "-") != 0 &&
 	    (err = rba_output_check(a.out, a.force ? RBA_OUTPUT_FORCE : 0, &d)) != 0)
 		return cli_fail("cannot write", a.out, err, &d);
+	if (a.store)
+		return report_history(ctx, &a);
 	rba_detail_clear(&d);
 	if ((err = rba_file_read(a.file, EVIDENCE_MAX_BYTES, &msg, &n, &d)) != 0)
 		return cli_fail("cannot read", a.file, err, NULL);

@@ -109,7 +109,8 @@ static const struct cli_command commands[] = {
 	  "register PINS [--artifact FILE] [--policy P] [--replace]",
 	  "train (or take an artifact), fill the pins, store the version" },
 	{ "report", cmd_report,
-	  "report FILE -o OUT -p PUB [-x SIGFILE] [--unverified] [--force]",
+	  "report FILE -o OUT -p PUB [-x SIGFILE] [--unverified] [--force]\n"
+	  "report --store --history -o OUT [--force]",
 	  "an HTML page of signed evidence, verified first: pictures, tables, print-ready" },
 	{ "runs", cmd_runs,
 	  "runs list [--version V]\n"

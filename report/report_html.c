@@ -318,10 +318,13 @@ html_page_open(struct rba_buf *b, const struct report_source *src,
 	 * key on every page, and the banner on every page when the file
 	 * was not verified. */
 	rba_buf_printf(b, "@page{size:A4;margin:18mm 14mm 20mm 14mm;"
-			  "@bottom-left{content:\"evidence ");
+			  "@bottom-left{content:\"%s ", src->from_store ? "history head"
+								   : "evidence");
 	css_safe(b, src->digest);
-	rba_buf_printf(b, " key ");
-	css_safe(b, src->key_id[0] ? src->key_id : "unknown");
+	if (!src->from_store) {
+		rba_buf_printf(b, " key ");
+		css_safe(b, src->key_id[0] ? src->key_id : "unknown");
+	}
 	rba_buf_printf(b, "\";font-size:7pt;font-family:monospace}"
 			  "@bottom-right{content:\"page \" counter(page) \" of \" "
 			  "counter(pages);font-size:8pt}");
@@ -344,6 +347,14 @@ html_page_open(struct rba_buf *b, const struct report_source *src,
 void
 html_page_close(struct rba_buf *b, const struct report_source *src)
 {
+	if (src->from_store) {
+		rba_buf_printf(b, "<div class=\"screen-footer\">history head <span "
+				  "class=\"mono\">");
+		html_c(b, src->digest);
+		rba_buf_printf(b, "</span>; made from the store by rebuild-audit report, "
+				  "not signed</div>\n</body>\n</html>\n");
+		return;
+	}
 	rba_buf_printf(b, "<div class=\"screen-footer\">evidence <span "
 			  "class=\"mono\">");
 	html_c(b, src->digest);
