@@ -103,8 +103,9 @@ static const struct cli_command commands[] = {
 	{ "keygen", cmd_keygen,
 	  "keygen -o PREFIX [--passphrase-file FILE] [--comment TEXT]",
 	  "make a signing key pair (minisign format)" },
-	{ "policy", cmd_policy, "policy set VERSION POLICY",
-	  "keep the policy a version is decided under" },
+	{ "policy", cmd_policy, "policy set VERSION POLICY\n"
+	  "policy check VERSION [POLICY]",
+	  "keep the policy a version is decided under; list input columns without a reason statement" },
 	{ "register", cmd_register,
 	  "register PINS [--artifact FILE] [--policy P] [--replace]",
 	  "train (or take an artifact), fill the pins, store the version" },

@@ -342,7 +342,24 @@ section_reasons(struct rd *r, const struct rba_json_value *x, struct rba_buf *b,
 			       ? "the same within that tolerance"
 			       : "NOT the sum the evidence states");
 	/* the principal reasons */
-	rba_buf_printf(b, "<h2>Principal reasons</h2>\n<table id=\"principal\"><tr>"
+	rba_buf_printf(b, "<h2>Principal reasons</h2>\n");
+	{
+		const struct rba_json_value *miss =
+			rd_at(r, x, "statements_missing", RD_NUM, 0);
+		if (miss == NULL)
+			rba_buf_printf(b, "<p>The policy of this evidence has no reason "
+					  "statements: each reason is named by its "
+					  "column.</p>\n");
+		else if (miss->num > 0) {
+			rba_buf_printf(b, "<p class=\"warning\" id=\"statements-missing\">"
+					  "<b>Warning:</b> ");
+			html_num(b, miss->num);
+			rba_buf_printf(b, " principal reason%s without a statement in the "
+					  "policy: the column's name stands in for it.</p>\n",
+				       miss->num == 1 ? "" : "s");
+		}
+	}
+	rba_buf_printf(b, "<table id=\"principal\"><tr>"
 			  "<th>rank</th><th>column</th><th>value</th>"
 			  "<th>statement</th><th>contribution</th></tr>\n");
 	for (size_t j = 0; j < pr->n; j++) {

@@ -91,7 +91,9 @@ run 0 $RBA audit $V
 run 0 $RBA keygen -o k
 KEYID=$(sed -n 1p k.pub | sed 's/.*public key //')
 run 0 $RBA export $V -k k.key -o ev.json
-run 0 $RBA dispute $V 5 --export -k k.key -o dv.json
+# under a policy without statements the answer keeps the v2 bytes
+run 0 $RBA dispute $V 5 --export -k k.key -o dn.json
+ok "no statements, dispute evidence v2" jq -e '.predicateType == "https://rebuild-audit.dev/dispute-evidence/v2"' dn.json
 
 # ---- audit evidence ------------------------------------------------------------
 run 0 $RBA report ev.json -o ev.html -p k.pub
@@ -194,21 +196,55 @@ ok "the net log shows a request when a page makes one" sh -c "page_requests() { 
 chrome png probe-csp.html probe-csp.png
 ok "the CSP blocks it, and the log says so" test "$(csp_violations probe-csp.png)" -gt 0
 
-# ---- dispute evidence ----------------------------------------------------------------
+# ---- dispute evidence, under a policy with reason statements ---------------------
+C=german-categorical-logistic
+run 0 $RBA -S cat init
+run 0 $RBA -S cat snapshot add "$FIX/german-credit.csv"
+run 0 $RBA -S cat register "$FIX/pins/german-categorical-logistic.yaml" --policy "$FIX/policy/credit-statements.yaml"
+head -n 41 "$FIX/german-credit.csv" > cat.csv
+run 0 $RBA -S cat sample add $C cat.csv
+run 0 $RBA -S cat audit $C
+run 1 $RBA -S cat policy check $C "$POL"
+out_has "statements  0, covering 0 of the 20 input columns"
+run 1 $RBA -S cat policy check $C
+out_has "statements  25, covering 16 of the 20 input columns"
+out_has "without     personal_status_sex"
+out_has "without     foreign_worker"
+run 0 $RBA -S cat dispute $C 2
+out_has "1. duration_months = 48       +0.764397  Length of the requested loan term"
+out_has "(no statement: personal_status_sex)"
+err_is "rebuild-audit: warning: 1 principal reason without a statement in the policy, printed by column name: personal_status_sex"
+run 0 $RBA -S cat dispute $C 2 --export -k k.key -o dv.json
+run 0 minisign -Vm dv.json -p k.pub
+run 0 $RBA verify dv.json -p k.pub
+ok "dispute evidence v3 with statements" jq -e '.predicateType == "https://rebuild-audit.dev/dispute-evidence/v3" and .predicate.dispute.explanation.statements_missing == 1 and .predicate.dispute.explanation.principal_reasons[0].statement == "Length of the requested loan term" and .predicate.dispute.explanation.principal_reasons[3].statement == null' dv.json
+ok "the v3 dispute schema accepts it" /usr/bin/jsonschema -i dv.json "$FIX/evidence/dispute-v3.schema.json"
+# a statement changed and re-signed: verify says which
+sed 's/"statement": "Length of the requested loan term"/"statement": "Length of the loan"/' dv.json > ds.json
+minisign -S -s k.key -m ds.json -t "$(sed -n '3s/^trusted comment: //p' dv.json.minisig)" > /dev/null 2>&1
+run 1 $RBA verify ds.json -p k.pub
+err_has "principal reason 1: the statement is not the one the policy gives column 'duration_months'"
+run 0 $RBA report dn.json -o dn.html -p k.pub
+ok "without statements the page says so" grep -qF 'The policy of this evidence has no reason statements' dn.html
 run 0 $RBA report dv.json -o dv.html -p k.pub
 out_has "from dispute evidence 'dv.json'"
-ok "the title is the answer" grep -qF '<h1 id="title">Case 5 of version german-numeric-logistic: the disputed decline stands</h1>' dv.html
+ok "the title is the answer" grep -qF '<h1 id="title">Case 2 of version german-categorical-logistic: the disputed decline stands</h1>' dv.html
 ok "a waterfall bar per contribution" test "$(grep -o 'class="wf-bar' dv.html | wc -l)" = "$(jq '.predicate.dispute.explanation.contributions | length' dv.json)"
 ok "band edges on the band scale" \
 	test "$(grep -o 'class="band-edge" data-edge="[^"]*"' dv.html | sed 's/.*="//; s/"//' | tr '\n' ' ')" = "0.3 0.5 "
 ok "the add-up check" grep -qF 'agrees within the tolerance 1e-06' dv.html
+ok "the missing statement counted" grep -qF '1 principal reason without a statement in the policy' dv.html
 chrome pdf dv.html dv.pdf
 pdftext dv.pdf > dv.txt
-ok "pdftotext finds the case and its answer" grep -qF "Case 5 of version german-numeric-logistic: the disputed decline stands" dv.txt
-ok "pdftotext finds each principal reason" sh -c "for c in \$(jq -r '.predicate.dispute.explanation.principal_reasons[].column' dv.json); do grep -qF \"(no statement: the column name) \$c\" dv.txt || exit 1; done"
+ok "pdftotext finds the case and its answer" grep -qF "Case 2 of version german-categorical-logistic: the disputed decline stands" dv.txt
+ok "pdftotext finds each reason statement" sh -c "jq -r '.predicate.dispute.explanation.principal_reasons[] | .statement // empty' dv.json > st.txt; test \$(wc -l < st.txt) = 3 && while IFS= read -r l; do grep -qF \"\$l\" dv.txt || exit 1; done < st.txt"
+ok "pdftotext finds the column standing in" grep -qF "(no statement: the column name) personal_status_sex" dv.txt
 ok "the dispute digest on every page" test "$(grep -cF "evidence sha256:$(sha256sum dv.json | cut -c 1-64)" dv.txt)" = "$(wc -l < dv.txt)"
 ok "no CSP violation (dispute pdf)" test "$(csp_violations dv.pdf)" = 0
 ok "no request from the page (dispute pdf)" test -z "$(page_requests dv.pdf)"
+chrome png dv.html dv.png
+set -- $(pngstat dv.png)
+ok "the dispute PNG is not blank ($3 pixels not white)" test "$3" -gt 20000 -a "$4" -gt 8
 
 # ---- one changed byte: refused; --unverified: a banner on every page ------------
 sed 's/"verdict": "not-reproducible"/"verdict": "not-reproducibl3"/' f3.json > x.json
