@@ -75,6 +75,10 @@ static const struct cli_command commands[] = {
 	  "compare BASE CAND --seeds A-B [--hypothesis TEXT] [--success EXPR] [--alpha A] [-j N] [--snapshot FILE] [--allow-contract-change] [--plot FILE.svg] [--force] [--json]\n"
 	  "compare RUN_ID RUN_ID [--hypothesis TEXT] [--success EXPR] [--alpha A] [--allow-contract-change] [--plot FILE.svg] [--force] [--json]",
 	  "paired comparison at shared seeds against the noise floor" },
+	{ "diff", cmd_diff,
+	  "diff A B [--json]\n"
+	  "diff --store VERSION [--audit ID] [--json]",
+	  "where two artifacts differ: per tensor, or the first tree that differs" },
 	{ "dispute", cmd_dispute,
 	  "dispute VERSION CASE [--policy P] [--show-inputs] [--reasons N] [--rebuild]\n"
 	  "dispute VERSION CASE --export -k KEY -o FILE [--passphrase-file F] [--policy P] [--reasons N] [--rebuild]",
