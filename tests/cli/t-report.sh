@@ -18,7 +18,7 @@ ok "minisign installed" command -v minisign
 chrome() {
 	case $1 in
 	pdf) what="--print-to-pdf=$3 --no-pdf-header-footer" ;;
-	png) what="--screenshot=$3 --window-size=800,1200" ;;
+	png) what="--screenshot=$3 --window-size=800,1800" ;;
 	esac
 	# shellcheck disable=SC2086
 	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
@@ -178,6 +178,8 @@ ok "page N of M on every page" test "$(grep -cE "page [0-9]+ of $pages" f3.txt)"
 ok "no CSP violation (audit pdf)" test "$(csp_violations f3.pdf)" = 0
 ok "no request from the page (audit pdf)" test -z "$(page_requests f3.pdf)"
 chrome png f3.html f3.png
+# RBA_REPORT_PNG=FILE keeps this picture (the README's doc/report-audit.png)
+if [ -n "${RBA_REPORT_PNG:-}" ]; then cp f3.png "$RBA_REPORT_PNG"; fi
 set -- $(pngstat f3.png)
 ok "the audit PNG is 800 wide" test "$1" = 800
 ok "the audit PNG is not blank ($3 pixels not white, $4 colours)" test "$3" -gt 20000 -a "$4" -gt 8
