@@ -229,7 +229,24 @@ section_links(struct rd *r, struct rba_buf *b)
 	rba_buf_printf(b, "<td>pinned against rebuilt; the stored decisions were "
 			  "made by <span class=\"mono\">");
 	html_sv(b, rd_at(r, p, "artifact.decisions", RD_STRN, 0));
-	rba_buf_printf(b, "</span></td></tr>\n</table>\n");
+	rba_buf_printf(b, "</span>");
+	{
+		const struct rba_json_value *pin = rd_at(r, p, "artifact.pinned", RD_STR, 0);
+		const struct rba_json_value *reb = rd_at(r, p, "artifact.rebuilt", RD_STR, 0);
+		const struct rba_json_value *dec = rd_at(r, p, "artifact.decisions", RD_STR, 0);
+		int other = pin != NULL && reb != NULL &&
+			    (strcmp(pin->str, reb->str) != 0 ||
+			     (dec != NULL && strcmp(dec->str, reb->str) != 0));
+		if (other) {
+			rba_buf_printf(b, "; where they differ: <code id=\"diff-hint\">"
+					  "rebuild-audit diff --store ");
+			html_sv(b, rd_str(r, p, "version"));
+			rba_buf_printf(b, " --audit ");
+			html_num(b, rd_num(r, p, "audit.id"));
+			rba_buf_printf(b, "</code>");
+		}
+	}
+	rba_buf_printf(b, "</td></tr>\n</table>\n");
 	if (diff != NULL && diff->n > 0) {
 		rba_buf_printf(b, "<p>Changed environment fields:</p>\n"
 				  "<table id=\"env-diff\"><tr><th>field</th>"

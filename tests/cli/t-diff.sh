@@ -47,6 +47,11 @@ out_has "audit 1 of version $V: the pinned artifact against the rebuilt artifact
 out_has "layer 1 weights        24x2      42 of 48 differ, largest 45 ulps"
 run 0 $RBA -S s2 version export-artifact $V pinned.bin
 ok "the pinned artifact is the one given" cmp -s pinned.bin new.bin
+# the audit page names the command that shows where
+run 0 $RBA keygen -o k
+run 0 $RBA -S s2 export $V -k k.key -o nr.json
+run 0 $RBA report nr.json -o nr.html -p k.pub
+ok "the report points at diff" grep -qF '<code id="diff-hint">rebuild-audit diff --store german-numeric-logistic --audit 1</code>' nr.html
 run 0 $RBA -S s2 store check
 out_has "clean: no damage found"
 # forests: the first tree that differs, and what
