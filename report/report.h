@@ -4,7 +4,7 @@
  * no request to any host) drawn from a signed evidence file, audit or
  * dispute evidence (evidence/evidence.h, evidence/dispute_evidence.h).
  * The page layout and what each picture shows are described for readers
- * in rebuild-audit(1), report; doc/design.md section 5.11 says why.
+ * in rebuild-audit(1), report; doc/design.md section 5.12 says why.
  *
  * (report_history_html draws a store's history instead, for the cron
  * user's morning page: that page is not evidence and says so.)
