@@ -328,7 +328,7 @@ audit_record_append(struct store *s, struct audit_report *r,
 	audit_report_json(r, &b);
 	if ((err = rba_buf_status(&b)) != 0)
 		goto out;
-	if ((err = store_txn_begin(s, 1, b.len, &txn, d)) != 0)
+	if ((err = store_txn_begin(s, 1, b.len + r->rebuilt_len, &txn, d)) != 0)
 		goto out;
 	if (r->judged && (err = still_judged(txn, r)) != 1) {
 		store_txn_abort(txn);
