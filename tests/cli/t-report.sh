@@ -288,3 +288,14 @@ run 2 $RBA report ev.json -o y.html
 err_has "-p PUB is required"
 run 2 $RBA report missing.json -o y.html -p k.pub
 err_is "rebuild-audit: cannot read 'missing.json': no such file or directory"
+
+# ---- the first formats still draw -------------------------------------------------
+for f in "$FIX"/evidence/v1/*.json "$FIX"/evidence/dispute-v1.json; do
+	b=$(basename "$f" .json)
+	run 0 $RBA report "$f" -x "$f.minisig" -o "$b.html" -p "$FIX/keys/rba-test-only.pub"
+	out_has "verified with key"
+done
+ok "v1 not-reproducible: a mark per listed flipped case" \
+	test "$(grep -c 'class="flip-mark"' v1-not-reproducible.html)" = "$(jq .predicate.results.flipped_cases_listed "$FIX/evidence/v1/v1-not-reproducible.json")"
+ok "v1: the earlier audits are said not to be stated" grep -qF 'Earlier audits: not stated (evidence v1).' v1-bit-identical.html
+ok "dispute v1: only the nearest edge" grep -qF 'states only the nearest edge' dispute-v1.html

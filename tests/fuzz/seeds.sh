@@ -60,8 +60,11 @@ tc=$(sed -n '3s/^trusted comment: //p' ev.json.minisig)
 cp ev.json "$out/evidence/seed-evidence.json"
 { printf '%s\000' "$tc"; cat ev.json; } > "$out/evidence/seed-evidence-comment.json"
 
-# report: verified evidence the harness mutates: audit v2 and v3 (every
-# case), dispute v2 and, under a policy with statements, v3.
+# report: verified evidence the harness mutates: the first formats, audit
+# v2 and v3 (every case), dispute v2 and, under a policy with
+# statements, v3.
+cp "$FIX/evidence/v1/v1-not-reproducible.json" "$out/report/seed-audit-v1.json"
+cp "$FIX/evidence/dispute-v1.json" "$out/report/seed-dispute-v1.json"
 cp ev.json "$out/report/seed-audit-v2.json"
 $S export $V -k k.key -o ev3.json --cases > /dev/null
 cp ev3.json "$out/report/seed-audit-v3.json"
