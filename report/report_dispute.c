@@ -461,18 +461,35 @@ report_dispute_page(struct rd *r, const struct report_source *src,
 	rba_buf_printf(b, "</span>.</div>\n");
 
 	/* the standing in one sentence */
-	rba_buf_printf(b, "<p class=\"verdict\" id=\"standing\">Standing: the "
-			  "decision of case <b>");
-	html_sv(b, cs);
-	rba_buf_printf(b, "</b> rests on version ");
-	html_sv(b, ver);
-	rba_buf_printf(b, " being <b>");
-	html_sv(b, rd_str(r, std, "verdict"));
-	rba_buf_printf(b, "</b>, as ");
-	html_sv(b, rd_str(r, std, "basis"));
-	rba_buf_printf(b, " says; the answer: <b>");
-	html_sv(b, line);
-	rba_buf_printf(b, "</b>.</p>\n");
+	{
+		const struct rba_json_value *ans = rd_str(r, q, "answer");
+		int stands = ans != NULL && strcmp(ans->str, "stands") == 0;
+
+		rba_buf_printf(b, "<p class=\"verdict\" id=\"standing\">Standing: ");
+		if (stands) {
+			rba_buf_printf(b, "the decision of case <b>");
+			html_sv(b, cs);
+			rba_buf_printf(b, "</b> stands on version ");
+			html_sv(b, ver);
+			rba_buf_printf(b, " being <b>");
+			html_sv(b, rd_str(r, std, "verdict"));
+			rba_buf_printf(b, "</b>, as ");
+			html_sv(b, rd_str(r, std, "basis"));
+			rba_buf_printf(b, " says.</p>\n");
+		} else {
+			rba_buf_printf(b, "the decision of case <b>");
+			html_sv(b, cs);
+			rba_buf_printf(b, "</b> does not stand on this evidence: <b>");
+			html_sv(b, line);
+			rba_buf_printf(b, "</b> (version ");
+			html_sv(b, ver);
+			rba_buf_printf(b, ": ");
+			html_sv(b, rd_str(r, std, "verdict"));
+			rba_buf_printf(b, ", ");
+			html_sv(b, rd_str(r, std, "basis"));
+			rba_buf_printf(b, ").</p>\n");
+		}
+	}
 	list_strings(b, "Reasons", rd_at(r, q, "reasons", RD_ARR, 1));
 	list_strings(b, "Warnings", rd_at(r, q, "warnings", RD_ARR, 1));
 
