@@ -17,7 +17,8 @@ PKG_LIBS  = libsodium lmdb libzstd yaml-0.1 openblas
 PKG_TEST  = check
 DEB_PKGS  = librsvg2-bin libsodium-dev liblmdb-dev libzstd-dev libyaml-dev libopenblas-dev \
             check pkg-config lmdb-utils minisign mandoc jq time clang libclang-rt-dev python3-jsonschema \
-            valgrind locales python3-xgboost gcc libc6-dev git bsdextrautils man-db
+            valgrind locales python3-xgboost gcc libc6-dev git bsdextrautils man-db \
+            chromium poppler-utils faketime
 # A decimal-comma locale: the unit tests parse numbers under it (make
 # test-locale, run by unit; nothing else needs it).
 TEST_LOCALE = de_DE.UTF-8
@@ -71,7 +72,7 @@ endif
 
 # Sorted source lists, one folder per concern, bottom of the ladder first
 # (doc/design.md, The ladder; HACKING has the map).
-MODULES     = common store policy rebuild sample forensics audit evidence fleet
+MODULES     = common store policy rebuild sample forensics audit evidence fleet report
 CLI_SRC     = $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
 LIB_SRC     = $(foreach m,$(MODULES),$(sort $(wildcard $(m)/*.c))) $(CLI_SRC)
 LIB_OBJ     = $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -341,7 +342,7 @@ bench: $(BIN) $(BUILD)/bench_score $(BUILD)/bench_xgb
 # explores (new inputs go to $(FUZZ_BUILD)/corpus/, crashes to
 # $(FUZZ_BUILD)/crashes/); fuzz-replay runs every file kept in
 # fixtures/fuzz/<target>/ once (make check).
-FUZZ_TARGETS = artifact chunk csv evidence expr gate pins policy sign store xgboost
+FUZZ_TARGETS = artifact chunk csv evidence expr gate pins policy report sign store xgboost
 FUZZ_SECONDS ?= 60
 FUZZ_CC   ?= clang
 FUZZ_BUILD = build/fuzz

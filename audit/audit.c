@@ -60,6 +60,7 @@ audit_report_release(struct audit_report *r)
 	if (r == NULL)
 		return;
 	free(r->version);
+	free(r->rebuilt_bytes);
 	rba_strv_free(r->reasons, r->nreasons);
 	rba_strv_free(r->warnings, r->nwarnings);
 	free(r->error_what);
@@ -811,6 +812,14 @@ audit_version(struct store *s, const char *version,
 	}
 	r->has_rebuilt = 1;
 	r->artifact_rebuilt = c.rb.digest;
+	/* Not bit-identical: keep the rebuilt bytes for the record (a copy:
+	 * without memory it is not kept, which diff --store then says). */
+	if (!rba_digest_equal(&r->artifact_rebuilt, &r->artifact_pinned) &&
+	    c.rb.artifact != NULL &&
+	    (r->rebuilt_bytes = malloc(c.rb.artifact_len ? c.rb.artifact_len : 1)) != NULL) {
+		memcpy(r->rebuilt_bytes, c.rb.artifact, c.rb.artifact_len);
+		r->rebuilt_len = c.rb.artifact_len;
+	}
 	r->val_accuracy = c.rb.report.final.val_acc;
 	r->val_loss = c.rb.report.final.val_loss;
 	abi_link(&c, r);

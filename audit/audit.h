@@ -156,6 +156,14 @@ struct audit_report {
 	 * this report, and its record is appended only while the store
 	 * still holds these (audit_record_append). */
 	int oom; /* a reason or warning could not be kept: not recorded */
+	/* A rebuilt artifact that is not the pinned one: its bytes, kept
+	 * as an artifact blob of the store (its digest, artifact_rebuilt,
+	 * names it in the record) by audit_record_append in the record's
+	 * transaction, so that `diff --store` can show where it differs;
+	 * kept: it is in the store (put now, or already there). */
+	uint8_t *rebuilt_bytes;
+	size_t rebuilt_len;
+	int rebuilt_kept;
 	int judged;
 	int has_version;
 	struct rba_digest judged_artifact, judged_snapshot, judged_pins;
@@ -260,6 +268,20 @@ int audit_history_check(struct store *s, struct rba_detail *d);
  * rerun.  Called by audit_version; public for tests.  The store's
  * errors.
  */
+/*
+ * The two artifacts `diff --store` compares for an audit of version
+ * (audit_id 0: the newest audit record of the version that names a
+ * rebuilt artifact): *a the pinned artifact, or, when the rebuild is the
+ * pinned one but the sample's stored decisions were made by another,
+ * that other (*a_is_decisions 1); *b the rebuilt artifact.  *id gets the
+ * record.  0; RBA_E_NOTFOUND (no such record, none naming a rebuilt
+ * artifact); RBA_E_SCHEMA (the record is not an audit of version);
+ * the store's errors.
+ */
+int audit_diff_pair(struct store *s, const char *version, uint64_t audit_id,
+		    struct rba_digest *a, struct rba_digest *b, int *a_is_decisions,
+		    uint64_t *id, struct rba_detail *d);
+
 int audit_record_append(struct store *s, struct audit_report *r,
 			struct rba_detail *d);
 

@@ -283,6 +283,39 @@ still_judged(struct store_txn *txn, const struct audit_report *r)
 	return same;
 }
 
+/* The rebuilt artifact of a not bit-identical audit, as an artifact blob
+ * named by its digest in the record (digests.artifact_rebuilt); bytes the
+ * store already holds (an earlier pinned artifact) are left as they are,
+ * name and all.  The history keeps every record, so the blob stays as
+ * long as the record does. */
+static int
+keep_rebuilt(struct store_txn *txn, struct audit_report *r, struct rba_detail *d)
+{
+	struct store_blob_info info;
+	struct rba_digest dg;
+	char name[STORE_VERSION_NAME_MAX + 48];
+	int err;
+
+	memset(&info, 0, sizeof(info));
+	err = store_blob_info(txn, &r->artifact_rebuilt, &info, d);
+	if (err == 0) {
+		store_blob_info_release(&info);
+		r->rebuilt_kept = 1;
+		return 0;
+	}
+	if (err != RBA_E_NOTFOUND)
+		return err;
+	snprintf(name, sizeof(name), "rebuilt by an audit of %s", r->version);
+	if ((err = store_blob_put(txn, STORE_BLOB_ARTIFACT, r->rebuilt_bytes,
+				  r->rebuilt_len, name, NULL, 0, &dg, NULL, d)) != 0)
+		return err;
+	if (!rba_digest_equal(&dg, &r->artifact_rebuilt))
+		return rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0, "the rebuilt artifact's "
+				"bytes do not hash to the digest the audit found");
+	r->rebuilt_kept = 1;
+	return 0;
+}
+
 int
 audit_record_append(struct store *s, struct audit_report *r,
 		    struct rba_detail *d)
@@ -295,7 +328,7 @@ audit_record_append(struct store *s, struct audit_report *r,
 	audit_report_json(r, &b);
 	if ((err = rba_buf_status(&b)) != 0)
 		goto out;
-	if ((err = store_txn_begin(s, 1, b.len, &txn, d)) != 0)
+	if ((err = store_txn_begin(s, 1, b.len + r->rebuilt_len, &txn, d)) != 0)
 		goto out;
 	if (r->judged && (err = still_judged(txn, r)) != 1) {
 		store_txn_abort(txn);
@@ -307,6 +340,10 @@ audit_record_append(struct store *s, struct audit_report *r,
 			       "or policy): nothing was recorded; rerun the "
 			       "audit", r->version);
 		audit_not_measured(r, "changed", err, d);
+		goto out;
+	}
+	if (r->rebuilt_bytes != NULL && (err = keep_rebuilt(txn, r, d)) != 0) {
+		store_txn_abort(txn);
 		goto out;
 	}
 	err = store_history_append(txn, r->version, r->time, b.p, b.len,
@@ -353,4 +390,88 @@ audit_history_check(struct store *s, struct rba_detail *d)
 		 "'rebuild-audit store check'",
 		 bad ? "the history is broken" : "damaged records", why);
 	return err;
+}
+
+/* ---- the artifacts an audit compared ---------------------------------- */
+
+struct pair_find {
+	uint64_t want; /* 0: the newest naming a rebuilt artifact */
+	uint64_t id;
+	struct rba_digest a, b, dec;
+	int has_dec, found, wrong;
+};
+
+static int
+pair_cb(void *ctx, const struct store_history_entry *e)
+{
+	struct pair_find *f = ctx;
+	struct rba_json_value v;
+	const struct rba_json_value *dg;
+	const char *schema, *pin, *reb, *dec;
+	int ok = 0;
+
+	if (f->want != 0 && e->id != f->want)
+		return 0;
+	memset(&v, 0, sizeof(v));
+	if (rba_json_parse((const char *)e->record, e->len, &v, NULL) != 0) {
+		f->wrong = f->want != 0;
+		return f->want != 0 ? 1 : 0;
+	}
+	schema = rba_json_get_str(&v, "schema");
+	dg = rba_json_get(&v, "digests");
+	pin = rba_json_get_str(dg, "artifact_pinned");
+	reb = rba_json_get_str(dg, "artifact_rebuilt");
+	dec = rba_json_get_str(dg, "artifact_decisions");
+	if (schema != NULL && strncmp(schema, "rebuild-audit/audit/", 20) == 0 &&
+	    pin != NULL && reb != NULL && rba_digest_parse(pin, &f->a) == 0 &&
+	    rba_digest_parse(reb, &f->b) == 0) {
+		ok = 1;
+		f->has_dec = dec != NULL && rba_digest_parse(dec, &f->dec) == 0;
+	}
+	rba_json_release(&v);
+	if (!ok) {
+		f->wrong = f->want != 0;
+		return f->want != 0 ? 1 : 0;
+	}
+	f->found = 1;
+	f->id = e->id;
+	return 1; /* stop */
+}
+
+int
+audit_diff_pair(struct store *s, const char *version, uint64_t audit_id,
+		struct rba_digest *a, struct rba_digest *b, int *a_is_decisions,
+		uint64_t *id, struct rba_detail *d)
+{
+	struct store_txn *txn = NULL;
+	struct pair_find f;
+	int err;
+
+	memset(&f, 0, sizeof(f));
+	f.want = audit_id;
+	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0)
+		return err;
+	err = store_history_list(txn, version, 1, pair_cb, &f, d);
+	store_txn_abort(txn);
+	if (err < 0 || (err > 1))
+		return err;
+	if (f.wrong)
+		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "history record %llu is not "
+				"an audit of '%s' that rebuilt an artifact",
+				(unsigned long long)audit_id, version);
+	if (!f.found && audit_id != 0)
+		return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0, "no audit record %llu of "
+				"version '%s'", (unsigned long long)audit_id, version);
+	if (!f.found)
+		return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0, "no audit of version '%s' "
+				"that rebuilt an artifact", version);
+	*a_is_decisions = 0;
+	*a = f.a;
+	if (rba_digest_equal(&f.a, &f.b) && f.has_dec && !rba_digest_equal(&f.dec, &f.b)) {
+		*a = f.dec;
+		*a_is_decisions = 1;
+	}
+	*b = f.b;
+	*id = f.id;
+	return 0;
 }

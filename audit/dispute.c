@@ -37,6 +37,9 @@ dispute_explanation_release(struct dispute_explanation *e)
 	free(e->values);
 	free(e->contrib);
 	free(e->top);
+	for (uint32_t i = 0; e->statements != NULL && i < e->ncols; i++)
+		free(e->statements[i]);
+	free(e->statements);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -495,6 +498,26 @@ explain_contributions(struct dispute_explanation *e,
 	return 0;
 }
 
+/* The policy's statement of each column and value, when it has any. */
+static int
+explain_statements(struct dispute_explanation *e, const struct policy *pol)
+{
+	if (pol->nstatements == 0)
+		return 0;
+	e->has_statements = 1;
+	e->statements = calloc(e->ncols ? e->ncols : 1, sizeof(char *));
+	if (e->statements == NULL)
+		return RBA_E_NOMEM;
+	for (uint32_t k = 0; k < e->ncols; k++) {
+		const char *st = policy_statement(pol, e->cols[k], e->values[k]);
+		if (st != NULL && (e->statements[k] = strdup(st)) == NULL)
+			return RBA_E_NOMEM;
+	}
+	for (uint32_t i = 0; i < e->ntop; i++)
+		e->nmissing += e->statements[e->top[i]] == NULL;
+	return 0;
+}
+
 /*
  * Explains the case with artifact a (source says which, in words) for
  * the decision under dispute: fills r->why.  Failing to explain is not
@@ -567,7 +590,8 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 	if (s->nclasses == 2 && !pol->argmax)
 		explain_score_check(e, r, x.margin, is_maker, rescored);
 	e->direction = dispute_direction(pol, r->stored_score, x.baseline);
-	if ((err = explain_contributions(e, s, vals, &x, nreasons)) == 0)
+	if ((err = explain_contributions(e, s, vals, &x, nreasons)) == 0 &&
+	    (err = explain_statements(e, pol)) == 0)
 		e->ok = 1;
 out:
 	if (err == 0 && !e->ok && e->error == NULL)
@@ -1031,6 +1055,8 @@ put_item(struct rba_buf *b, const struct dispute_explanation *e, uint32_t k,
 		rba_json_kv_u64(b, "rank", rank, 1);
 	rba_json_kv_str(b, "column", e->cols[k], 1);
 	rba_json_kv_str(b, "value", e->values[k], 1);
+	if (rank && e->has_statements)
+		rba_json_kv_str(b, "statement", e->statements[k], 1);
 	rba_json_kv_num(b, "contribution", e->contrib[k], 0);
 	rba_buf_put_u8(b, '}');
 }
@@ -1079,6 +1105,8 @@ dispute_explanation_json(const struct dispute_explanation *e, struct rba_buf *b)
 		put_item(b, e, e->top[i], i + 1);
 	}
 	rba_buf_put(b, "], ", 3);
+	if (e->has_statements)
+		rba_buf_printf(b, "\"statements_missing\": %u, ", e->nmissing);
 	rba_json_put_key(b, "contributions");
 	rba_buf_put_u8(b, '[');
 	for (uint32_t k = 0; k < e->ncols; k++) {
@@ -1094,7 +1122,8 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 		    struct rba_buf *b)
 {
 	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "schema", DISPUTE_SCHEMA, 1);
+	rba_json_kv_str(b, "schema", r->why.has_statements ? DISPUTE_SCHEMA_V3
+							   : DISPUTE_SCHEMA, 1);
 	rba_json_kv_str(b, "version", r->version, 1);
 	rba_json_kv_str(b, "case", r->case_id, 1);
 	rba_json_kv_str(b, "answer", r->answer == DISPUTE_STANDS ? "stands" : "escalate", 1);
@@ -1191,4 +1220,95 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 	rba_json_kv_num(b, "explain_s", r->t_explain, 1);
 	rba_json_kv_num(b, "total_s", r->t_total, 0);
 	rba_buf_put(b, "}}", 2);
+}
+
+/* ---- reason statements ------------------------------------------------ */
+
+void
+dispute_coverage_release(struct dispute_coverage *c)
+{
+	for (size_t i = 0; i < c->nmissing; i++)
+		free(c->missing[i]);
+	free(c->missing);
+	memset(c, 0, sizeof(*c));
+}
+
+static int
+coverage_add(struct dispute_coverage *c, char *s)
+{
+	char **p;
+
+	if (s == NULL)
+		return RBA_E_NOMEM;
+	p = realloc(c->missing, (c->nmissing + 1) * sizeof(*p));
+	if (p == NULL) {
+		free(s);
+		return RBA_E_NOMEM;
+	}
+	c->missing = p;
+	c->missing[c->nmissing++] = s;
+	return 0;
+}
+
+int
+dispute_statement_coverage(struct store *s, const char *version,
+			   const struct policy *override,
+			   struct dispute_coverage *out, struct rba_detail *d)
+{
+	struct store_txn *txn = NULL;
+	struct store_version v;
+	struct policy *pol = NULL;
+	struct artifact art;
+	uint8_t *bytes = NULL;
+	size_t n = 0;
+	int err, decoded = 0;
+
+	memset(out, 0, sizeof(*out));
+	memset(&v, 0, sizeof(v));
+	memset(&art, 0, sizeof(art));
+	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0)
+		return err;
+	if ((err = store_version_get(txn, version, &v, d)) != 0 ||
+	    (err = audit_inputs_policy_in_force(&v, override, &pol, &out->from_version,
+						d)) != 0 ||
+	    (err = store_blob_load(txn, &v.artifact, ARTIFACT_MAX_BYTES, &bytes, &n,
+				   d)) != 0 ||
+	    (err = artifact_decode(bytes, n, &art, d)) != 0)
+		goto out;
+	decoded = 1;
+	out->policy = pol->digest;
+	out->nstatements = pol->nstatements;
+	out->ncolumns = art.spec.ncolumns;
+	for (uint32_t k = 0; k < art.spec.ncolumns && err == 0; k++) {
+		const struct encode_column *c = &art.spec.columns[k];
+		size_t before = out->nmissing;
+
+		if (c->kind != ENCODE_CATEGORICAL) {
+			if (policy_statement(pol, c->name, NULL) == NULL)
+				err = coverage_add(out, strdup(c->name));
+		} else if (policy_statement(pol, c->name, NULL) == NULL) {
+			uint32_t without = 0;
+			for (uint32_t l = 0; l < c->nlevels; l++)
+				without += policy_statement(pol, c->name, c->levels[l]) == NULL;
+			if (without == c->nlevels)
+				err = coverage_add(out, strdup(c->name));
+			for (uint32_t l = 0; without < c->nlevels && l < c->nlevels &&
+					     err == 0; l++)
+				if (policy_statement(pol, c->name, c->levels[l]) == NULL)
+					err = coverage_add(out, rba_strdupf("%s=%s", c->name,
+									    c->levels[l]));
+		}
+		if (err == 0 && out->nmissing == before)
+			out->covered++;
+	}
+out:
+	if (decoded)
+		artifact_release(&art);
+	free(bytes);
+	policy_free(pol);
+	store_version_release(&v);
+	store_txn_abort(txn);
+	if (err)
+		dispute_coverage_release(out);
+	return err;
 }

@@ -22,6 +22,11 @@ enum dispute_answer { DISPUTE_STANDS = 0, DISPUTE_ESCALATE = 1 };
  * (dispute evidence, evidence/dispute_evidence.h). */
 #define DISPUTE_SCHEMA "rebuild-audit/dispute/v2"
 #define DISPUTE_SCHEMA_V1 "rebuild-audit/dispute/v1"
+/* v2 and the reason statements of a policy that has them: each
+ * principal reason's "statement" (null when the policy has none for its
+ * column and value) and the explanation's "statements_missing"; written
+ * only under such a policy, so that other answers keep their bytes. */
+#define DISPUTE_SCHEMA_V3 "rebuild-audit/dispute/v3"
 
 #define DISPUTE_REASONS_DEFAULT 4 /* principal reasons listed */
 #define DISPUTE_REASONS_MAX 64
@@ -68,6 +73,12 @@ struct dispute_explanation {
 	double *contrib;
 	uint32_t *top; /* ntop column indexes, the principal reasons first */
 	uint32_t ntop;
+	/* The policy's reason statements (policy_statement), when it has
+	 * any: statements[k] for column k and its value, NULL where it has
+	 * none; nmissing of the principal reasons have none. */
+	int has_statements;
+	char **statements;
+	uint32_t nmissing;
 };
 
 struct dispute_report {
@@ -206,5 +217,34 @@ void dispute_bound_text(double bound, char out[32]);
  * contribution)", E as dispute_bound_text.  malloc'd, or NULL.
  */
 char *dispute_stands_line(const char *decision, int exact, double bound);
+
+/* ---- reason statements ------------------------------------------------ */
+
+/* What a policy's reason statements cover of a version's input columns. */
+struct dispute_coverage {
+	struct rba_digest policy; /* the policy looked at */
+	int from_version;	  /* the version's policy in force */
+	size_t nstatements;	  /* statements in the policy */
+	uint32_t ncolumns, covered; /* input columns, with a statement for
+				     * every value */
+	/* The columns without one ("name"), or, for a categorical column
+	 * that has statements for some levels only, "name=level" for each
+	 * level without (malloc'd; dispute_coverage_release). */
+	char **missing;
+	size_t nmissing;
+};
+void dispute_coverage_release(struct dispute_coverage *c);
+
+/*
+ * The statements of the policy in force for version (override, or the
+ * version's own) against the input columns of its stored artifact: a
+ * numeric column is covered by a statement for the column, a
+ * categorical one when every level has its own or the column's.  0;
+ * RBA_E_NOTFOUND (no such version); the errors of reading the version,
+ * its artifact and its policy; RBA_E_NOMEM.
+ */
+int dispute_statement_coverage(struct store *s, const char *version,
+			       const struct policy *override,
+			       struct dispute_coverage *out, struct rba_detail *d);
 
 #endif

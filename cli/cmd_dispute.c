@@ -91,7 +91,20 @@ print_reasons(const struct dispute_explanation *e, int verbose)
 		fputs(" = ", stdout);
 		l += 3 + put(e->values[k]);
 		pad(l, w);
-		printf("  %+.6f\n", e->contrib[k]);
+		printf("  %+.6f", e->contrib[k]);
+		/* the policy's statement beside the column, or the column's
+		 * name standing in for it */
+		if (e->has_statements) {
+			fputs("  ", stdout);
+			if (e->statements[k] != NULL)
+				put(e->statements[k]);
+			else {
+				fputs("(no statement: ", stdout);
+				put(e->cols[k]);
+				fputs(")", stdout);
+			}
+		}
+		putchar('\n');
 	}
 	if (e->ntop == 0)
 		printf("  (no input moved the score toward the decision)\n");
@@ -294,6 +307,21 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 		/* -q: no report when the answer is yes and exact; exit 0
 		 * says it (an answer on estimated reasons is shown) */
 		print_answer(ctx, &a, &r);
+	}
+	/* A principal reason the policy has no statement for is printed by
+	 * its column's name; say how many, whatever the output. */
+	if (r.why.ok && r.why.has_statements && r.why.nmissing > 0) {
+		char cols[512] = "";
+		for (uint32_t i = 0; i < r.why.ntop; i++) {
+			uint32_t k = r.why.top[i];
+			size_t n = strlen(cols);
+			if (r.why.statements[k] == NULL && n + 2 < sizeof(cols))
+				snprintf(cols + n, sizeof(cols) - n, "%s%s", n ? ", " : "",
+					 r.why.cols[k]);
+		}
+		cli_warn("%u principal reason%s without a statement in the policy, "
+			 "printed by column name: %s", r.why.nmissing,
+			 r.why.nmissing == 1 ? "" : "s", cols);
 	}
 	err = r.answer == DISPUTE_STANDS ? 0 : 1;
 	dispute_report_release(&r);

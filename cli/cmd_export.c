@@ -3,7 +3,7 @@
  * file of one audit (evidence/evidence.h, rebuild-audit-evidence(5)).
  *
  *   export VERSION -k KEY -o FILE [--audit ID|latest]
- *          [--passphrase-file F] [--include-inputs] [--force]
+ *          [--passphrase-file F] [--include-inputs] [--cases] [--force]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -105,6 +105,10 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 					     &passfile)) != 0)) {
 			if (r < 0)
 				return cli_usage(ctx, "option '%s' needs a value", a);
+			continue;
+		}
+		if (opts && strcmp(a, "--cases") == 0) {
+			rq.include_cases = 1;
 			continue;
 		}
 		if (opts && strcmp(a, "--include-inputs") == 0) {

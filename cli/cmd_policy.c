@@ -1,17 +1,73 @@
 /*
  * cmd_policy.c - policy set: keep the policy a version is decided under
  * (audit/declared.h: the text kept, the history told, and the rule that
- * a looser policy judges only samples added after it).
+ * a looser policy judges only samples added after it); policy check: the
+ * input columns of a version its policy has no reason statement for
+ * (audit/dispute.h).
  */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "audit/declared.h"
+#include "audit/dispute.h"
 #include "cli/commands.h"
 #include "common/digest.h"
 #include "policy/policy.h"
 #include "store/store.h"
+
+/* policy check VERSION [POLICY]: 0 every input column has a statement,
+ * 1 some have none (listed), 2 could not answer. */
+static int
+policy_check(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct dispute_coverage c;
+	struct policy *pol = NULL;
+	struct rba_detail d;
+	char pd[RBA_DIGEST_TEXT_LEN + 1];
+	int err;
+
+	if (argc != 3 && argc != 4)
+		return cli_usage(ctx, "policy check needs VERSION and at most a POLICY");
+	if (argc == 4 && cli_policy_load(argv[3], &pol) != 0)
+		return 2;
+	if ((err = cli_store_open(ctx, 1)) != 0) {
+		policy_free(pol);
+		return err;
+	}
+	rba_detail_clear(&d);
+	err = dispute_statement_coverage(ctx->store, argv[2], pol, &c, &d);
+	policy_free(pol);
+	if (err)
+		return cli_fail("cannot check the statements of", argv[2], err, &d);
+	rba_digest_format(&c.policy, pd);
+	if (ctx->json) {
+		printf("{\"version\": ");
+		rba_json_fput_str(stdout, argv[2]);
+		printf(", \"policy\": \"%s\", \"statements\": %zu, \"columns\": %u, "
+		       "\"covered\": %u, \"without\": [", pd, c.nstatements, c.ncolumns,
+		       c.covered);
+		for (size_t i = 0; i < c.nmissing; i++) {
+			if (i)
+				fputs(", ", stdout);
+			rba_json_fput_str(stdout, c.missing[i]);
+		}
+		printf("]}\n");
+	} else if (!(ctx->quiet && c.nmissing == 0)) {
+		printf("policy      %s (%s)\n", pd, c.from_version ? "the version's"
+							  : "given");
+		printf("statements  %zu, covering %u of the %u input columns\n",
+		       c.nstatements, c.covered, c.ncolumns);
+		for (size_t i = 0; i < c.nmissing; i++) {
+			fputs("without     ", stdout);
+			cli_fput_data(stdout, c.missing[i], strlen(c.missing[i]));
+			fputc('\n', stdout);
+		}
+	}
+	err = c.nmissing == 0 ? 0 : 1;
+	dispute_coverage_release(&c);
+	return err;
+}
 
 int
 cmd_policy(struct cli_ctx *ctx, int argc, char **argv)
@@ -23,6 +79,8 @@ cmd_policy(struct cli_ctx *ctx, int argc, char **argv)
 	char sp[RBA_DIGEST_TEXT_LEN + 1];
 	int err;
 
+	if (argc >= 2 && strcmp(argv[1], "check") == 0)
+		return policy_check(ctx, argc, argv);
 	if (argc != 4 || strcmp(argv[1], "set") != 0)
 		return cli_usage(ctx, "policy set needs VERSION and POLICY");
 	if (cli_policy_load(argv[3], &pol) != 0)

@@ -286,6 +286,7 @@ int cmd_audit(struct cli_ctx *, int, char **);
 int cmd_bisect(struct cli_ctx *, int, char **);
 int cmd_check(struct cli_ctx *, int, char **);
 int cmd_compare(struct cli_ctx *, int, char **);
+int cmd_diff(struct cli_ctx *, int, char **);
 int cmd_dispute(struct cli_ctx *, int, char **);
 int cmd_env(struct cli_ctx *, int, char **);
 int cmd_evaluate(struct cli_ctx *, int, char **);
@@ -303,6 +304,7 @@ int cmd_snapshot(struct cli_ctx *, int, char **);
 int cmd_store(struct cli_ctx *, int, char **);
 int cmd_sweep(struct cli_ctx *, int, char **);
 int cmd_train(struct cli_ctx *, int, char **);
+int cmd_report(struct cli_ctx *, int, char **);
 int cmd_verify(struct cli_ctx *, int, char **);
 int cmd_version(struct cli_ctx *, int, char **);
 

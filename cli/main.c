@@ -76,6 +76,10 @@ static const struct cli_command commands[] = {
 	  "compare BASE CAND --seeds A-B [--hypothesis TEXT] [--success EXPR] [--alpha A] [-j N] [--snapshot FILE] [--allow-contract-change] [--plot FILE.svg] [--force] [--json]\n"
 	  "compare RUN_ID RUN_ID [--hypothesis TEXT] [--success EXPR] [--alpha A] [--allow-contract-change] [--plot FILE.svg] [--force] [--json]",
 	  "paired comparison at shared seeds against the noise floor" },
+	{ "diff", cmd_diff,
+	  "diff A B [--json]\n"
+	  "diff --store VERSION [--audit ID] [--json]",
+	  "where two artifacts differ: per tensor, or the first tree that differs" },
 	{ "dispute", cmd_dispute,
 	  "dispute VERSION CASE [--policy P] [--show-inputs] [--reasons N] [--rebuild]\n"
 	  "dispute VERSION CASE --export -k KEY -o FILE [--passphrase-file F] [--policy P] [--reasons N] [--rebuild]",
@@ -86,7 +90,7 @@ static const struct cli_command commands[] = {
 	  "evaluate PINS|ARTIFACT [--pins PINS] [--snapshot FILE] [--subset N|all] [--reduction mean|sum] [--dropout on|off] [--input-scale F] [--json]",
 	  "metrics under an evaluation contract, and its fingerprint" },
 	{ "export", cmd_export,
-	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--force]",
+	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--cases] [--force]",
 	  "write a signed, self-contained evidence file of an audit" },
 	{ "gate", cmd_gate,
 	  "gate calibrate SWEEP --k K -o GATE.yaml [--force]\n"
@@ -105,11 +109,16 @@ static const struct cli_command commands[] = {
 	  "keygen -o PREFIX [--passphrase-file FILE] [--comment TEXT]\n"
 	  "keygen --check KEY PUB [--passphrase-file FILE]",
 	  "make a signing key pair (minisign format); check that two keys match" },
-	{ "policy", cmd_policy, "policy set VERSION POLICY",
-	  "keep the policy a version is decided under" },
+	{ "policy", cmd_policy, "policy set VERSION POLICY\n"
+	  "policy check VERSION [POLICY]",
+	  "keep the policy a version is decided under; list input columns without a reason statement" },
 	{ "register", cmd_register,
 	  "register PINS [--artifact FILE] [--policy P] [--replace]",
 	  "train (or take an artifact), fill the pins, store the version" },
+	{ "report", cmd_report,
+	  "report FILE -o OUT -p PUB [-x SIGFILE] [--unverified] [--force]\n"
+	  "report --store --history -o OUT [--force]",
+	  "an HTML page of signed evidence, verified first: pictures, tables, print-ready" },
 	{ "runs", cmd_runs,
 	  "runs list [--version V]\n"
 	  "runs show ID [--json] [--curve] [--plot FILE.svg] [--force]",

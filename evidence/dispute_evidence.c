@@ -32,7 +32,9 @@ dispute_evidence_render(const struct dispute_report *r, struct rba_buf *b)
 	/* the hex after "sha256:" */
 	rba_json_kv_str(b, "sha256", strchr(hex, ':') ? strchr(hex, ':') + 1 : hex, 0);
 	rba_buf_put(b, "}}], ", 5);
-	rba_json_kv_str(b, "predicateType", DISPUTE_PREDICATE_TYPE, 1);
+	rba_json_kv_str(b, "predicateType", r->why.has_statements
+						    ? DISPUTE_PREDICATE_TYPE_V3
+						    : DISPUTE_PREDICATE_TYPE, 1);
 	rba_json_put_key(b, "predicate");
 	rba_buf_put_u8(b, '{');
 	rba_json_put_key(b, "history");
@@ -127,8 +129,9 @@ members_are(const struct rba_json_value *o, const char *const *keys)
  * naming the first object with a member missing, unknown or twice.
  */
 static int
-check_members(const struct rba_json_value *root, int v2, struct rba_detail *d)
+check_members(const struct rba_json_value *root, int ver, struct rba_detail *d)
 {
+	int v2 = ver >= 2;
 	static const char *const k_root[] = { "_type", "subject", "predicateType",
 					      "predicate", NULL };
 	static const char *const k_subject[] = { "name", "digest", NULL };
@@ -175,11 +178,21 @@ check_members(const struct rba_json_value *root, int v2, struct rba_detail *d)
 		"contributions", NULL
 	};
 	const char *const *k_dispute = v2 ? k_dispute_v2 : k_dispute_v1;
-	const char *const *k_expl = v2 ? k_expl_v2 : k_expl_v1;
+	static const char *const k_expl_v3[] = {
+		"ok", "error", "method", "accuracy", "error_bound", "samples",
+		"reasons_asked", "source", "artifact", "decision_artifact",
+		"class", "space", "direction", "baseline", "margin", "sum",
+		"tolerance", "sum_ok", "score_check", "principal_reasons",
+		"statements_missing", "contributions", NULL
+	};
+	const char *const *k_expl = ver >= 3 ? k_expl_v3 : v2 ? k_expl_v2 : k_expl_v1;
 	static const char *const k_check[] = { "probability", "score", "score_of",
 					       "tolerance", "ok", NULL };
-	static const char *const k_reason[] = { "rank", "column", "value",
-						"contribution", NULL };
+	static const char *const k_reason_v2[] = { "rank", "column", "value",
+						   "contribution", NULL };
+	static const char *const k_reason_v3[] = { "rank", "column", "value",
+						   "statement", "contribution", NULL };
+	const char *const *k_reason = ver >= 3 ? k_reason_v3 : k_reason_v2;
 	static const char *const k_contrib[] = { "column", "value", "contribution",
 						 NULL };
 	const struct {
@@ -807,6 +820,47 @@ check_stands_line(const struct rba_json_value *dp, int v2, const char *line,
 	return err;
 }
 
+/*
+ * v3: the policy has statements, each principal reason's is the one the
+ * policy gives its column and value (null when none), and
+ * statements_missing counts the nulls.
+ */
+static int
+check_v3_statements(const struct rba_json_value *ex, const struct policy *pol,
+		    struct rba_detail *d)
+{
+	const struct rba_json_value *top = rba_json_get(ex, "principal_reasons");
+	const struct rba_json_value *miss = rba_json_get(ex, "statements_missing");
+	double nmiss = 0;
+
+	if (rba_json_get(ex, "ok") == NULL || rba_json_get(ex, "ok")->type != RBA_JSON_TRUE)
+		return bad(d, "reason statements without reasons");
+	if (pol == NULL || pol->nstatements == 0)
+		return bad(d, "reason statements, but the policy in the file has none");
+	for (size_t i = 0; top != NULL && top->type == RBA_JSON_ARRAY && i < top->n; i++) {
+		const struct rba_json_value *it = &top->items[i];
+		const struct rba_json_value *st = rba_json_get(it, "statement");
+		const char *col = rba_json_get_str(it, "column");
+		const char *val = rba_json_get_str(it, "value");
+		const char *want = col != NULL ? policy_statement(pol, col, val) : NULL;
+
+		if (st == NULL || (st->type != RBA_JSON_STRING && st->type != RBA_JSON_NULL))
+			return bad(d, "a principal reason's statement is not a string or null");
+		if (want == NULL ? st->type != RBA_JSON_NULL
+				 : st->type != RBA_JSON_STRING || strcmp(st->str, want) != 0 ||
+					   strlen(want) != st->len)
+			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "dispute evidence: "
+					"principal reason %zu: the statement is not the "
+					"one the policy gives column '%s'", i + 1,
+					col != NULL ? col : "?");
+		nmiss += want == NULL;
+	}
+	if (miss == NULL || miss->type != RBA_JSON_NUMBER || miss->num != nmiss)
+		return bad(d, "statements_missing is not the count of principal reasons "
+			      "without a statement");
+	return 0;
+}
+
 int
 dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		       char *version, char *case_id, char *answer,
@@ -819,7 +873,7 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 	int claims = tc != NULL && strncmp(tc, DISPUTE_COMMENT_PREFIX,
 					   strlen(DISPUTE_COMMENT_PREFIX)) == 0;
 	struct policy *pol = NULL;
-	int err, v2;
+	int err, v2, ver;
 
 	*is_dispute = 0;
 	if (rba_json_parse(p, n, &root, NULL) != 0) {
@@ -836,14 +890,17 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 	}
 	*is_dispute = 1;
 	err = RBA_E_SCHEMA;
-	v2 = strcmp(pt, DISPUTE_PREDICATE_TYPE) == 0;
-	if (!v2 && strcmp(pt, DISPUTE_PREDICATE_TYPE_V1) != 0) {
+	ver = strcmp(pt, DISPUTE_PREDICATE_TYPE_V3) == 0 ? 3
+	      : strcmp(pt, DISPUTE_PREDICATE_TYPE) == 0  ? 2
+	      : strcmp(pt, DISPUTE_PREDICATE_TYPE_V1) == 0 ? 1 : 0;
+	v2 = ver >= 2;
+	if (ver == 0) {
 		rba_fail(d, RBA_E_NEWER, NULL, 0, 0,
 			 "dispute evidence of a later format ('%s')", pt);
 		err = RBA_E_NEWER;
 		goto out;
 	}
-	if ((err = check_members(&root, v2, d)) != 0)
+	if ((err = check_members(&root, ver, d)) != 0)
 		goto out;
 	err = RBA_E_SCHEMA;
 	pred = rba_json_get(&root, "predicate");
@@ -875,7 +932,9 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		goto out;
 	}
 	if (schema == NULL ||
-	    strcmp(schema, v2 ? DISPUTE_SCHEMA : DISPUTE_SCHEMA_V1) != 0) {
+	    strcmp(schema, ver >= 3 ? DISPUTE_SCHEMA_V3
+			   : v2	    ? DISPUTE_SCHEMA
+				    : DISPUTE_SCHEMA_V1) != 0) {
 		bad(d, "the dispute's schema is not the predicate type's");
 		goto out;
 	}
@@ -922,6 +981,8 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 	    (err = check_exact_players(ex, d)) != 0)
 		goto out;
 	if (v2 && (err = check_v2_reasons(dp, d)) != 0)
+		goto out;
+	if (ver >= 3 && (err = check_v3_statements(ex, pol, d)) != 0)
 		goto out;
 	err = RBA_E_SCHEMA;
 	if (tc != NULL && claims) {

@@ -20,6 +20,9 @@
  * v1 is still read and checked as far as it can be. */
 #define DISPUTE_PREDICATE_TYPE "https://rebuild-audit.dev/dispute-evidence/v2"
 #define DISPUTE_PREDICATE_TYPE_V1 "https://rebuild-audit.dev/dispute-evidence/v1"
+/* v2 and the policy's reason statements (DISPUTE_SCHEMA_V3): written for
+ * an answer under a policy with statements, v2 otherwise. */
+#define DISPUTE_PREDICATE_TYPE_V3 "https://rebuild-audit.dev/dispute-evidence/v3"
 #define DISPUTE_PREDICATE_PREFIX "https://rebuild-audit.dev/dispute-evidence/"
 #define DISPUTE_COMMENT_PREFIX "rebuild-audit dispute evidence: "
 

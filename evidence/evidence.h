@@ -41,7 +41,13 @@
  *
  * EVIDENCE_PREDICATE_TYPE_V1 files (without the sample claim, who
  * judged and the earlier audits) are read and checked as they always
- * were; export writes EVIDENCE_PREDICATE_TYPE.
+ * were; export writes EVIDENCE_PREDICATE_TYPE, or with
+ * EVIDENCE_RENDER_CASES EVIDENCE_PREDICATE_TYPE_V3: the same predicate
+ * and results.cases, every case of the sample in stored order with its
+ * id, stored score, rebuilt score and stored decision (the rebuilt
+ * scores computed at export by the artifact the record names as
+ * rebuilt, which must be in the store), which verify holds to the
+ * counts, the largest delta and the listed flipped cases.
  */
 #ifndef RBA_EVIDENCE_H
 #define RBA_EVIDENCE_H
@@ -58,6 +64,9 @@
 #define EVIDENCE_STATEMENT_TYPE "https://in-toto.io/Statement/v1"
 #define EVIDENCE_PREDICATE_TYPE "https://rebuild-audit.dev/audit-evidence/v2"
 #define EVIDENCE_PREDICATE_TYPE_V1 "https://rebuild-audit.dev/audit-evidence/v1"
+/* v2 and every case of the sample with its stored and rebuilt score and
+ * stored decision (results.cases), written by export --cases only. */
+#define EVIDENCE_PREDICATE_TYPE_V3 "https://rebuild-audit.dev/audit-evidence/v3"
 /* Any predicateType starting with this is a version of this format. */
 #define EVIDENCE_PREDICATE_PREFIX "https://rebuild-audit.dev/audit-evidence/"
 /* Every trusted comment export writes starts with this. */
@@ -92,7 +101,7 @@ struct evidence_summary {
 	char guarantee[EVIDENCE_TEXT_MAX];
 	uint64_t head_id;	 /* the history head when exported */
 	struct rba_digest head;
-	int format;		 /* 1 or 2: the predicate's version */
+	int format;		 /* 1, 2 or 3: the predicate's version */
 	/* The policy that judged: "version", "sample", "option" or "" (the
 	 * record does not say), since when ("" unknown), and whether it was
 	 * ad hoc (-1: the record does not say). */
@@ -125,6 +134,11 @@ struct evidence_summary {
  * ("inputs": column name to exact text, in the sample's column order),
  * read from the version's sample, which must still be the one audited.
  * Before anything is rendered the whole history chain is verified.
+ * flags: EVIDENCE_RENDER_INPUTS (include_inputs above; 1, as callers
+ * have always passed it) and EVIDENCE_RENDER_CASES (format 3 with every
+ * case: the sample still the one audited, the policy one of decision
+ * bands, and the rebuilt artifact in the store, or RBA_E_NOTFOUND /
+ * RBA_E_SCHEMA saying which is not so).
  *
  * Returns 0; RBA_E_NOTFOUND (no such record, no audit record of
  * version, the sample or a case gone; d->reason says which);
@@ -135,8 +149,10 @@ struct evidence_summary {
  * read of the sample); RBA_E_LIMIT (the statement would be over
  * EVIDENCE_MAX_BYTES); RBA_E_NOMEM; the store's errors.
  */
+#define EVIDENCE_RENDER_INPUTS 1
+#define EVIDENCE_RENDER_CASES 2
 int evidence_render(struct store *s, const char *version, uint64_t audit_id,
-		    int include_inputs, struct rba_buf *out,
+		    int flags, struct rba_buf *out,
 		    struct evidence_summary *sum, struct rba_detail *d);
 
 /*
@@ -186,6 +202,7 @@ struct evidence_request {
 	const char *path;	/* FILE; the signature is FILE.minisig */
 	int force;		/* replace an existing FILE and signature */
 	int include_inputs;
+	int include_cases;	/* format 3: every case's scores */
 };
 
 struct evidence_result {

@@ -761,14 +761,16 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 				  "predicateType %s", EVIDENCE_PREDICATE_TYPE);
 		goto out;
 	}
-	if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE) == 0) {
+	if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE_V3) == 0) {
+		e.format = EV_FORMAT_V3;
+	} else if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE) == 0) {
 		e.format = EV_FORMAT_V2;
 	} else if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE_V1) == 0) {
 		e.format = EV_FORMAT_V1;
 	} else {
-		err = evidence_fail(d, RBA_E_NEWER, "predicateType %s is not %s or %s, "
+		err = evidence_fail(d, RBA_E_NEWER, "predicateType %s is not %s, %s or %s, "
 			  "which this tool checks", ptype, EVIDENCE_PREDICATE_TYPE_V1,
-			  EVIDENCE_PREDICATE_TYPE);
+			  EVIDENCE_PREDICATE_TYPE, EVIDENCE_PREDICATE_TYPE_V3);
 		goto out;
 	}
 	if (type == NULL || strcmp(type, EVIDENCE_STATEMENT_TYPE) != 0) {
@@ -797,7 +799,8 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 	if ((err = evidence_ev_policy(&e, &pol, d)) != 0 ||
 	    (err = check_pins(&e, pol, d)) != 0 ||
 	    (err = check_env(&e, d)) != 0 ||
-	    (err = check_verdict(&e, pol, d)) != 0)
+	    (err = check_verdict(&e, pol, d)) != 0 ||
+	    (e.format >= EV_FORMAT_V3 && (err = evidence_cases_check(&e, pol, d)) != 0))
 		goto out;
 
 	/* 6. the record and its place in the chain */
@@ -859,6 +862,10 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 	r.inputs_included = e.inputs_included;
 	for (size_t i = 0; i < r.nflipped && i < e.nflipped; i++)
 		r.flipped[i].inputs = e.flipped[i].inputs;
+	/* The cases are export's, not the record's: checked above. */
+	r.cases_list = e.cases_list;
+	r.ncases_list = e.ncases_list;
+	r.cases_view = 1;
 	/* From the history, not the record: the signature vouches. */
 	r.earlier_since = e.earlier_since;
 	if (e.nearlier > 0) {

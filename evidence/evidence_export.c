@@ -308,7 +308,9 @@ evidence_export(struct store *s, const struct evidence_request *rq,
 		return rba_fail(d, ENAMETOOLONG, rq->path, 0, 0, "file name too long");
 	rba_buf_init(&doc);
 	rba_buf_init(&sig);
-	if ((err = evidence_render(s, rq->version, rq->audit_id, rq->include_inputs,
+	if ((err = evidence_render(s, rq->version, rq->audit_id,
+				   (rq->include_inputs ? EVIDENCE_RENDER_INPUTS : 0) |
+					   (rq->include_cases ? EVIDENCE_RENDER_CASES : 0),
 				   &doc, &res->sum, d)) != 0)
 		goto out;
 	if (evidence_trusted_comment(&res->sum, rq->path, res->trusted_comment,

@@ -57,6 +57,14 @@ struct ev_flip {
 	const struct rba_json_value *inputs; /* object of strings, or NULL */
 };
 
+/* One case of the sample (format 3, results.cases); own: the texts'
+ * storage when export made them (NULL when they view a parsed tree). */
+struct ev_case {
+	struct sv id, stored_decision;
+	double stored_score, rebuilt_score;
+	char *own;
+};
+
 struct ev_lib {
 	struct sv name, value;
 };
@@ -74,6 +82,7 @@ struct ev_earlier {
 /* The formats of the predicate (EVIDENCE_PREDICATE_TYPE_V1, _TYPE). */
 #define EV_FORMAT_V1 1
 #define EV_FORMAT_V2 2
+#define EV_FORMAT_V3 3 /* v2 and results.cases */
 
 /* Numbers: NaN is JSON null. */
 struct ev {
@@ -137,6 +146,10 @@ struct ev {
 	struct sv max_delta_case;
 	struct ev_flip *flipped;
 	size_t nflipped;
+	/* format 3: every case; cases_view: the array is another ev's */
+	struct ev_case *cases_list;
+	size_t ncases_list;
+	int cases_view;
 	/* rebuild, tool, exporter */
 	double val_acc, val_loss;
 	struct sv tool_name, tool_version, tool_rev;
@@ -261,6 +274,29 @@ size_t evidence_ev_earlier_failed(const struct ev *e);
 /* What the summary says of e beyond the version, verdict and counts:
  * its format, who judged since when, ad hoc, the earlier audits. */
 void evidence_ev_summary_fill(const struct ev *e, struct evidence_summary *sum);
+
+/*
+ * Format 3: every case of the sample of e's audit with its stored score
+ * and decision and the score of the artifact e names as rebuilt, read
+ * from the store and scored into e->cases_list (owned).  0;
+ * RBA_E_NOTFOUND (no sample, the rebuilt artifact not in the store);
+ * RBA_E_SCHEMA (the sample changed since the audit, an argmax policy, a
+ * case the artifact cannot take); RBA_E_TAMPERED; RBA_E_NOMEM; the
+ * store's errors.  d->reason says which.
+ */
+struct store_txn;
+int evidence_cases_load(struct store_txn *txn, struct ev *e,
+			struct rba_detail *d);
+/*
+ * Format 3: the cases against the rest of the predicate under pol: one
+ * per case of the sample, ids unique, and the flips, policy
+ * disagreements, near-threshold and weak-band counts and the largest
+ * delta they give are the ones stated, and every listed flipped case is
+ * among them with its scores and decisions.  0 or RBA_E_SCHEMA with
+ * d->reason; RBA_E_NOMEM.
+ */
+int evidence_cases_check(const struct ev *e, const struct policy *pol,
+			 struct rba_detail *d);
 
 /*
  * Clears d (NULL allowed) and records err with a formatted reason and no

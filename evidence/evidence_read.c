@@ -374,6 +374,37 @@ rd_flips(struct rd *r, const struct rba_json_value *v, const char *path,
 	e->nflipped = a->n;
 }
 
+/* Format 3: every case of the sample. */
+static void
+rd_cases(struct rd *r, const struct rba_json_value *v, const char *path,
+	 struct ev *e)
+{
+	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_ARRAY, 0, "an array");
+
+	if (a == NULL)
+		return;
+	e->cases_list = calloc(a->n ? a->n : 1, sizeof(*e->cases_list));
+	if (e->cases_list == NULL) {
+		rd_fail(r, RBA_E_NOMEM, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < a->n && !r->err; i++) {
+		const struct rba_json_value *o = &a->items[i];
+		struct ev_case *c = &e->cases_list[i];
+		if (o->type != RBA_JSON_OBJECT) {
+			rd_fail(r, RBA_E_SCHEMA, "'%s[%zu]' is not an object", path, i);
+			return;
+		}
+		snprintf(r->base, sizeof(r->base), "%s[%zu].", path, i);
+		rd_str(r, o, "id", 0, &c->id);
+		rd_num(r, o, "stored_score", 0, &c->stored_score);
+		rd_num(r, o, "rebuilt_score", 0, &c->rebuilt_score);
+		rd_str(r, o, "stored_decision", 0, &c->stored_decision);
+	}
+	r->base[0] = 0;
+	e->ncases_list = a->n;
+}
+
 static void
 rd_libs(struct rd *r, const struct rba_json_value *v, const char *path,
 	struct ev *e)
@@ -628,6 +659,8 @@ evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 	rd_int(&r, p, "results.policy_disagreements", &e->disagreements);
 	rd_int(&r, p, "results.flipped_cases_listed", &e->listed);
 	rd_flips(&r, p, "results.flipped_cases", 1, e);
+	if (e->format >= EV_FORMAT_V3)
+		rd_cases(&r, p, "results.cases", e);
 
 	rd_num(&r, p, "rebuild.validation_accuracy", T_NULLABLE, &e->val_acc);
 	rd_num(&r, p, "rebuild.validation_loss", T_NULLABLE, &e->val_loss);

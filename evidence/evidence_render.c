@@ -31,6 +31,11 @@ evidence_ev_release(struct ev *e)
 	free(e->flipped);
 	free(e->libs);
 	free(e->earlier);
+	if (!e->cases_view) {
+		for (size_t i = 0; i < e->ncases_list; i++)
+			free(e->cases_list[i].own);
+		free(e->cases_list);
+	}
 	for (size_t i = 0; i < e->ninputs_owned; i++)
 		rba_json_release(&e->inputs_owned[i]);
 	free(e->inputs_owned);
@@ -96,9 +101,10 @@ evidence_ev_render(const struct ev *e, struct rba_buf *b)
 	rba_json_pretty_close(&w, '}');
 	rba_json_pretty_close(&w, '}');
 	rba_json_pretty_close(&w, ']');
-	rba_json_pretty_str(&w, "predicateType", e->format >= EV_FORMAT_V2
-						     ? EVIDENCE_PREDICATE_TYPE
-						     : EVIDENCE_PREDICATE_TYPE_V1);
+	rba_json_pretty_str(&w, "predicateType",
+			    e->format >= EV_FORMAT_V3   ? EVIDENCE_PREDICATE_TYPE_V3
+			    : e->format >= EV_FORMAT_V2 ? EVIDENCE_PREDICATE_TYPE
+							: EVIDENCE_PREDICATE_TYPE_V1);
 	rba_json_pretty_open(&w, "predicate", '{');
 	jw_sv(&w, "version", e->version);
 	jw_sv(&w, "verdict", e->verdict);
@@ -259,6 +265,19 @@ evidence_ev_render(const struct ev *e, struct rba_buf *b)
 		rba_json_pretty_close(&w, '}');
 	}
 	rba_json_pretty_close(&w, ']');
+	if (e->format >= EV_FORMAT_V3) {
+		rba_json_pretty_open(&w, "cases", '[');
+		for (size_t i = 0; i < e->ncases_list; i++) {
+			const struct ev_case *c = &e->cases_list[i];
+			rba_json_pretty_open(&w, NULL, '{');
+			jw_sv(&w, "id", c->id);
+			rba_json_pretty_num(&w, "stored_score", c->stored_score);
+			rba_json_pretty_num(&w, "rebuilt_score", c->rebuilt_score);
+			jw_sv(&w, "stored_decision", c->stored_decision);
+			rba_json_pretty_close(&w, '}');
+		}
+		rba_json_pretty_close(&w, ']');
+	}
 	rba_json_pretty_close(&w, '}');
 
 	rba_json_pretty_open(&w, "rebuild", '{');
@@ -941,7 +960,7 @@ out:
 
 int
 evidence_render(struct store *s, const char *version, uint64_t audit_id,
-		int include_inputs, struct rba_buf *out,
+		int flags, struct rba_buf *out,
 		struct evidence_summary *sum, struct rba_detail *d)
 {
 	struct store_txn *txn = NULL;
@@ -1079,12 +1098,16 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 	e.exp_name = sv_c(EXPORTER_NAME);
 	e.exp_version = sv_c(RBA_TOOL_VERSION);
 	e.exp_rev = sv_c(envrec_code_revision());
-	e.format = EV_FORMAT_V2;
+	e.format = (flags & EVIDENCE_RENDER_CASES) ? EV_FORMAT_V3 : EV_FORMAT_V2;
 	if ((err = earlier_audits(txn, &e, ent.id, d)) != 0)
 		goto out;
-	if (include_inputs && e.nflipped > 0 && (err = load_inputs(txn, &e, d)) != 0)
+	if ((flags & EVIDENCE_RENDER_CASES) &&
+	    (err = evidence_cases_load(txn, &e, d)) != 0)
 		goto out;
-	e.inputs_included = include_inputs != 0;
+	if ((flags & EVIDENCE_RENDER_INPUTS) && e.nflipped > 0 &&
+	    (err = load_inputs(txn, &e, d)) != 0)
+		goto out;
+	e.inputs_included = (flags & EVIDENCE_RENDER_INPUTS) != 0;
 	if ((err = evidence_ev_complete(&e, d)) != 0)
 		goto out;
 

@@ -249,12 +249,134 @@ policy_fields(struct yval *v, const struct ydoc_node *map,
 	return 0;
 }
 
+/* One statement's text at the current path: a string of one line. */
+static int
+statement_text(struct yval *v, const struct ydoc_node *n, char **out)
+{
+	int err;
+
+	*out = NULL; /* policy_yval_get_str frees what *out held */
+	if (n->type != YDOC_SCALAR || policy_ydoc_node_is_null(n))
+		return policy_yval_fail(v, RBA_E_SCHEMA, n, "'%s' must be a "
+					"statement: one line of text", v->path);
+	if ((err = policy_yval_get_str(v, n, POLICY_STATEMENT_MAX, out)) != 0)
+		return err;
+	if ((*out)[0] == '\0' || strlen(*out) != n->len ||
+	    strpbrk(*out, "\n\r\t") != NULL) {
+		free(*out);
+		*out = NULL;
+		return policy_yval_fail(v, RBA_E_SCHEMA, n, "'%s' must be a "
+					"statement: one line of text", v->path);
+	}
+	return 0;
+}
+
+static int
+statement_add(struct yval *v, const struct ydoc_node *at, struct policy *p,
+	      const char *column, const char *level, char *text)
+{
+	struct policy_statement *q;
+
+	for (size_t i = 0; i < p->nstatements; i++)
+		if (strcmp(p->statements[i].column, column) == 0 &&
+		    ((level == NULL && p->statements[i].level == NULL) ||
+		     (level != NULL && p->statements[i].level != NULL &&
+		      strcmp(p->statements[i].level, level) == 0))) {
+			free(text);
+			return policy_yval_fail(v, RBA_E_SCHEMA, at, "'%s' is given "
+						"twice", v->path);
+		}
+	if (p->nstatements == POLICY_MAX_STATEMENTS) {
+		free(text);
+		return policy_yval_fail(v, RBA_E_LIMIT, at, "more than %d statements",
+					POLICY_MAX_STATEMENTS);
+	}
+	q = realloc(p->statements, (p->nstatements + 1) * sizeof(*q));
+	if (q == NULL) {
+		free(text);
+		return policy_yval_fail(v, RBA_E_NOMEM, at, "out of memory");
+	}
+	p->statements = q;
+	q = &p->statements[p->nstatements];
+	q->column = strdup(column);
+	q->level = level != NULL ? strdup(level) : NULL;
+	q->text = text;
+	if (q->column == NULL || (level != NULL && q->level == NULL)) {
+		free(q->column);
+		free(q->level);
+		free(text);
+		return policy_yval_fail(v, RBA_E_NOMEM, at, "out of memory");
+	}
+	p->nstatements++;
+	return 0;
+}
+
+/*
+ * statements: a mapping of input column to its statement, or to a
+ * mapping of level to statement ("*": any other level).
+ */
+static int
+policy_statements(struct yval *v, const struct ydoc_node *map, struct policy *p)
+{
+	const struct ydoc_node *k, *l;
+	int err;
+
+	if (policy_ydoc_node_is_null(map))
+		return 0;
+	if ((err = policy_yval_map(v, map)) != 0)
+		return err;
+	YDOC_EACH_KEY(k, map)
+	{
+		size_t old;
+		char *text = NULL;
+
+		if (k->len == 0 || k->len > POLICY_MAX_STRING || strlen(k->val) != k->len)
+			return policy_yval_fail(v, RBA_E_SCHEMA, k, "'%s' has a column "
+						"name that is empty, has a NUL or is over "
+						"%d bytes", v->path, POLICY_MAX_STRING);
+		old = policy_yval_path_key(v, k->val);
+		if (k->next->type == YDOC_MAP) {
+			YDOC_EACH_KEY(l, k->next)
+			{
+				size_t o2;
+				int any = policy_ydoc_node_is(l, "*");
+
+				if (l->len == 0 || l->len > POLICY_MAX_STRING ||
+				    strlen(l->val) != l->len)
+					return policy_yval_fail(v, RBA_E_SCHEMA, l, "'%s' has "
+								"a level that is empty, has "
+								"a NUL or is over %d bytes",
+								v->path, POLICY_MAX_STRING);
+				o2 = policy_yval_path_key(v, l->val);
+				err = statement_text(v, l->next, &text);
+				if (err == 0)
+					err = statement_add(v, l, p, k->val,
+							    any ? NULL : l->val, text);
+				policy_yval_path_restore(v, o2);
+				if (err)
+					return err;
+			}
+			if (k->next->nkids == 0)
+				return policy_yval_fail(v, RBA_E_SCHEMA, k->next, "'%s' "
+							"has no statement", v->path);
+		} else {
+			err = statement_text(v, k->next, &text);
+			if (err == 0)
+				err = statement_add(v, k, p, k->val, NULL, text);
+			if (err)
+				return err;
+		}
+		policy_yval_path_restore(v, old);
+	}
+	return 0;
+}
+
 static int
 policy_root(struct yval *v, const struct ydoc_node *root, struct policy *p)
 {
 	static const char *const keys[] = {"schema", "decision", "tolerance",
-					   "near_threshold", "evidence"};
-	enum { SCHEMA, DECISION, TOLERANCE, NEAR, EVIDENCE, N };
+					   "near_threshold", "evidence", "statements"};
+	enum { SCHEMA, DECISION, TOLERANCE, NEAR, EVIDENCE, STATEMENTS, N };
 	const struct field tolerance[] = {
 		{"max_score_delta", F_NUM, &p->max_score_delta},
 		{"max_flips", F_UINT, &p->max_flips},
@@ -294,6 +416,9 @@ policy_root(struct yval *v, const struct ydoc_node *root, struct policy *p)
 			break;
 		case NEAR:
 			err = policy_fields(v, k->next, near, 2);
+			break;
+		case STATEMENTS:
+			err = policy_statements(v, k->next, p);
 			break;
 		default:
 			err = policy_fields(v, k->next, evidence, 1);
@@ -373,6 +498,12 @@ policy_free(struct policy *p)
 		return;
 	for (i = 0; i < p->nbands; i++)
 		free(p->bands[i].decision);
+	for (i = 0; i < p->nstatements; i++) {
+		free(p->statements[i].column);
+		free(p->statements[i].level);
+		free(p->statements[i].text);
+	}
+	free(p->statements);
 	free(p->text);
 	free(p);
 }
@@ -410,6 +541,60 @@ policy_canonical(const struct policy *p, struct rba_buf *out)
 			    "\n",
 			    p->near_require_bits ? "true" : "false",
 			    p->min_near_cases);
+	/* Only when the file has some, so that a policy without statements
+	 * keeps the canonical text it always had. */
+	if (p->nstatements > 0)
+		policy_ysink_text(&s, "statements:\n");
+	for (i = 0; i < p->nstatements; i++) {
+		const struct policy_statement *q = &p->statements[i];
+		int first = 1, grouped = 0;
+
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(p->statements[j].column, q->column) == 0)
+				first = 0;
+		if (!first)
+			continue;
+		for (size_t j = 0; j < p->nstatements; j++)
+			if (strcmp(p->statements[j].column, q->column) == 0 &&
+			    p->statements[j].level != NULL)
+				grouped = 1;
+		policy_ysink_text(&s, "  ");
+		policy_ysink_str(&s, q->column);
+		if (!grouped) {
+			policy_ysink_text(&s, ": ");
+			policy_ysink_str(&s, q->text);
+			policy_ysink_text(&s, "\n");
+			continue;
+		}
+		policy_ysink_text(&s, ":\n");
+		for (size_t j = i; j < p->nstatements; j++) {
+			const struct policy_statement *r = &p->statements[j];
+			if (strcmp(r->column, q->column) != 0)
+				continue;
+			policy_ysink_text(&s, "    ");
+			policy_ysink_str(&s, r->level != NULL ? r->level : "*");
+			policy_ysink_text(&s, ": ");
+			policy_ysink_str(&s, r->text);
+			policy_ysink_text(&s, "\n");
+		}
+	}
+}
+
+const char *
+policy_statement(const struct policy *p, const char *column, const char *value)
+{
+	const char *any = NULL;
+
+	for (size_t i = 0; p != NULL && i < p->nstatements; i++) {
+		const struct policy_statement *q = &p->statements[i];
+		if (strcmp(q->column, column) != 0)
+			continue;
+		if (q->level == NULL)
+			any = q->text;
+		else if (value != NULL && strcmp(q->level, value) == 0)
+			return q->text;
+	}
+	return any;
 }
 
 /* ---- the decision rule ----------------------------------------------- */

@@ -231,6 +231,19 @@ struct policy_band {
 	double below;	/* band applies while score < below; (0, 1] */
 	char *decision; /* non-empty */
 };
+/*
+ * Reason statements (statements: in the file, rebuild-audit-policy(5)):
+ * the sentence an adverse-action notice uses for an input column, or
+ * for one level of a categorical column.  level NULL: the column's
+ * statement for any value ("*" in a mapping, or a plain string).
+ */
+#define POLICY_STATEMENT_MAX 512  /* bytes in one statement */
+#define POLICY_MAX_STATEMENTS 2048 /* statements in a policy */
+struct policy_statement {
+	char *column; /* non-empty, at most POLICY_MAX_STRING bytes */
+	char *level;  /* NULL for the column's own */
+	char *text;   /* one line, non-empty */
+};
 struct policy {
 	int argmax; /* decision: {rule: argmax} (multiclass); nbands is 0 */
 	struct policy_band bands[POLICY_MAX_BANDS];
@@ -243,7 +256,18 @@ struct policy {
 	struct rba_digest digest; /* SHA-256 of the file's exact bytes */
 	char *text;		  /* the file's exact bytes, NUL-terminated */
 	size_t text_len;
+	/* statements in file order; none (0) when the file has none */
+	struct policy_statement *statements;
+	size_t nstatements;
 };
+
+/*
+ * The statement for column with value (the level of a categorical
+ * column, or a number's text): the level's own, else the column's;
+ * NULL when the policy has none for it.  Borrowed from p.
+ */
+const char *policy_statement(const struct policy *p, const char *column,
+			     const char *value);
 
 /*
  * Loads (policy_file_read) and validates a policy file; parse validates n

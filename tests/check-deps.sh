@@ -5,10 +5,11 @@
 # lives in one place.
 set -u
 fail=0
-ladder='cli fleet evidence audit forensics sample rebuild policy store common'
+ladder='cli report fleet evidence audit forensics sample rebuild policy store common'
 allowed() { # folder -> folders it may include
 	case $1 in
-	cli) echo 'cli fleet evidence audit forensics sample rebuild policy store common' ;;
+	cli) echo 'cli report fleet evidence audit forensics sample rebuild policy store common' ;;
+	report) echo 'report evidence audit sample rebuild policy store common' ;;
 	fleet) echo 'fleet evidence audit sample rebuild policy store common' ;;
 	evidence) echo 'evidence audit sample rebuild policy store common' ;;
 	audit) echo 'audit sample rebuild policy store common' ;;

@@ -5,13 +5,17 @@
 # audit the version, answer a disputed decline, sign the evidence and
 # check it as an auditor would; then a gradient-boosted trees version,
 # a disputed decline with its principal reasons, and a second dispute
-# answered without a retrain on the proof of its audit.  Each step prints
-# its command, then what the command prints.  `make demo` runs it.
+# answered without a retrain on the proof of its audit; then the pages a
+# person reads (report: the audit with every case, the dispute, the
+# store's history), kept in $DEMO_OUT (default build/demo/ of the tree).
+# Each step prints its command, then what the command prints.  `make
+# demo` runs it.
 set -eu
 bin=${1:?usage: tests/demo.sh BINARY}
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d "${TMPDIR:-/tmp}/rba-demo.XXXXXX")
 trap 'rm -rf "$dir"' EXIT INT TERM
+out=${DEMO_OUT:-$top/build/demo}
 cd "$dir"
 export REBUILD_AUDIT_STORE="$dir/audit-store"
 V=credit-2026-11
@@ -22,7 +26,8 @@ cp "$top/fixtures/german-credit.csv" training-data.csv
 cp "$top/fixtures/german-credit.csv" past-decisions.csv
 sed "s/^version: .*/version: $V/" "$top/fixtures/pins/german-categorical-mlp.yaml" > $V.yaml
 sed "s/^version: .*/version: $G/" "$top/fixtures/pins/german-categorical-gbdt.yaml" > $G.yaml
-cp "$top/fixtures/policy/credit.yaml" credit-policy.yaml
+# the policy, with the reason statements an adverse-action notice uses
+cp "$top/fixtures/policy/credit-statements.yaml" credit-policy.yaml
 
 rebuild_audit() { "$bin" "$@"; }
 step() {
@@ -99,3 +104,14 @@ step snapshot add synth.csv
 sed 's/lr: 0.02,/lr: 0.2,/; s/^version: .*/version: synth-lr10/' "$top/fixtures/pins/synth-chapter.yaml" > synth-lr10.yaml
 step compare "$top/fixtures/pins/synth-chapter.yaml" synth-lr10.yaml --seeds 0-5 -j 2 \
 	--hypothesis "lr x10 is harmless" --success 'val_loss.median <= 0' || true
+
+say "pages a person reads: the audit with every case and the dispute, each verified first, and the store's history"
+step export $V -k acme-audit.key -o evidence-cases.json --cases
+step report evidence-cases.json -o audit-report.html -p acme-audit.pub
+step_quiet dispute $V "$case_id" --export -k acme-audit.key -o dispute.json
+step report dispute.json -o dispute-report.html -p acme-audit.pub
+step report --store --history -o history.html
+mkdir -p "$out"
+cp audit-report.html dispute-report.html history.html evidence-cases.json \
+	evidence-cases.json.minisig dispute.json dispute.json.minisig acme-audit.pub "$out/"
+say "the reports are in $out: audit-report.html, dispute-report.html, history.html (open them in a browser; print them to A4 PDF, each page traced to its signed file)"

@@ -6,7 +6,7 @@ dispute_block() {
 	awk -v n="$1" -v c="\$ rebuild-audit dispute $G " \
 		'index($0, c) == 1 { k++; on = k == n; next } on && /^$/ { exit } on' out
 }
-run 0 sh "$TOP/tests/demo.sh" "$RBA"
+run 0 env DEMO_OUT="$PWD/demo-out" sh "$TOP/tests/demo.sh" "$RBA"
 out_has '$ rebuild-audit register credit-2026-11.yaml --policy credit-policy.yaml'
 out_has "audit credit-2026-11: bit-identical (exit 0)"
 out_has "the disputed decline stands"
@@ -31,3 +31,10 @@ ok "with the reasons of the stored artifact" sh -c 'grep -A1 "^reasons     log-o
 ok "the second trees decline stands" test "$(tail -n 1 second)" = "the disputed decline stands"
 out_has "DECLARED BEFORE THE RUN"
 out_has "result            NOT MET"
+# the pages: written, kept, and said where
+out_has "report: audit-report.html ("
+out_has "verified with key"
+out_has "# the reports are in $PWD/demo-out: audit-report.html, dispute-report.html, history.html"
+ok "the audit page kept" grep -q 'rebuilds bit-identical to its pinned artifact</h1>' demo-out/audit-report.html
+ok "the dispute page kept, with the policy's statements" grep -q 'class="statement">[A-Z]' demo-out/dispute-report.html
+ok "the history page kept" grep -q 'Over these 2 scheduled rebuilds of 2 versions' demo-out/history.html

@@ -224,10 +224,10 @@ resign x.json "$(printf '%s' "$TC" | sed 's/audit 1 at/audit 9 at/')"
 run 1 $RBA verify x.json -p k.pub
 err_has "the trusted comment does not name this evidence"
 # A later version of the format cannot be checked here.
-sed 's|audit-evidence/v2"|audit-evidence/v3"|' ev.json > x.json
+sed 's|audit-evidence/v2"|audit-evidence/v4"|' ev.json > x.json
 resign x.json "$TC"
 run 2 $RBA verify x.json -p k.pub
-err_is "rebuild-audit: cannot check evidence 'x.json': predicateType https://rebuild-audit.dev/audit-evidence/v3 is not https://rebuild-audit.dev/audit-evidence/v1 or https://rebuild-audit.dev/audit-evidence/v2, which this tool checks"
+err_is "rebuild-audit: cannot check evidence 'x.json': predicateType https://rebuild-audit.dev/audit-evidence/v4 is not https://rebuild-audit.dev/audit-evidence/v1, https://rebuild-audit.dev/audit-evidence/v2 or https://rebuild-audit.dev/audit-evidence/v3, which this tool checks"
 
 # ---- any single byte changed: both minisign and verify refuse ---------------
 # In the evidence (spread over the whole file), then every byte of the

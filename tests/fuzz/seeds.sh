@@ -1,7 +1,8 @@
 #!/bin/sh
 # seeds.sh RBA - (re)makes the seed corpora fixtures/fuzz/<target>/seed-*
 # from fixtures/ and from a scratch store built with the binary RBA.
-# Crash inputs (crash-*) and dictionaries are kept as they are.  Run by
+# Crash inputs (crash-*), hand-made mutations (mut-*) and dictionaries
+# are kept as they are.  Run by
 # hand when a format changes; make check only replays what is kept.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -10,7 +11,7 @@ FIX=$top/fixtures
 out=$FIX/fuzz
 w=$(mktemp -d "${TMPDIR:-/tmp}/rba-seeds.XXXXXX")
 trap 'rm -rf "$w"' EXIT INT TERM
-for t in artifact chunk csv evidence pins policy sign store xgboost; do
+for t in artifact chunk csv evidence pins policy report sign store xgboost; do
 	mkdir -p "$out/$t"
 	rm -f "$out/$t"/seed-*
 done
@@ -62,6 +63,17 @@ tc=$(sed -n '3s/^trusted comment: //p' ev.json.minisig)
 cp ev.json "$out/evidence/seed-evidence.json"
 { printf '%s\000' "$tc"; cat ev.json; } > "$out/evidence/seed-evidence-comment.json"
 
+# report: verified evidence the harness mutates: the first formats, audit
+# v2 and v3 (every case), dispute v2 and, under a policy with
+# statements, v3.
+cp "$FIX/evidence/v1/v1-not-reproducible.json" "$out/report/seed-audit-v1.json"
+cp "$FIX/evidence/dispute-v1.json" "$out/report/seed-dispute-v1.json"
+cp ev.json "$out/report/seed-audit-v2.json"
+$S export $V -k k.key -o ev3.json --cases > /dev/null
+cp ev3.json "$out/report/seed-audit-v3.json"
+$S dispute $V 3 --export -k k.key -o dv2.json > /dev/null || true
+cp dv2.json "$out/report/seed-dispute-v2.json"
+
 # More chunk shapes: text columns (dictionaries), an id column, stored
 # scores and decisions from columns.
 $S snapshot add "$FIX/german-credit.csv" > /dev/null
@@ -71,6 +83,16 @@ head -n 7 "$FIX/german-credit.csv" | awk -F, 'BEGIN { OFS = "," }
 	{ print "c-" NR, $0, (NR % 2 ? "0.25" : "0.75"), (NR % 2 ? "approve" : "review") }' > cat.csv
 $S sample add german-categorical-logistic cat.csv --id-column case \
 	--score-column score --decision-column decision > /dev/null
+# report: dispute evidence v3, under a policy with reason statements.
+R3="$RBA -S st3"
+$R3 init > /dev/null
+$R3 snapshot add "$FIX/german-credit.csv" > /dev/null
+$R3 register "$FIX/pins/german-categorical-logistic.yaml" --policy "$FIX/policy/credit-statements.yaml" > /dev/null
+head -n 21 "$FIX/german-credit.csv" > c3.csv
+$R3 sample add german-categorical-logistic c3.csv > /dev/null
+$R3 audit german-categorical-logistic > /dev/null
+$R3 dispute german-categorical-logistic 2 --export -k k.key -o dv3.json > /dev/null 2>&1
+cp dv3.json "$out/report/seed-dispute-v3.json"
 # chunk: the sample chunks of the store (tests/fuzz/chunks.py).
 mdb_dump -s samples st | python3 "$top/tests/fuzz/chunks.py" "$out/chunk"
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "rebuild/artdiff.h"
 #include "common/digest.h"
 #include "common/fileio.h"
 #include "common/rbatime.h"
@@ -1219,6 +1220,21 @@ START_TEST(test_explain_multiclass)
 }
 END_TEST
 
+/* The ulp distance diff reports: adjacent floats 1 apart, across zero
+ * counted through it, equal bits 0. */
+START_TEST(test_diff_ulps)
+{
+	float one = 1.0f, next = nextafterf(1.0f, 2.0f);
+
+	ck_assert_uint_eq(artdiff_ulps(one, one), 0);
+	ck_assert_uint_eq(artdiff_ulps(one, next), 1);
+	ck_assert_uint_eq(artdiff_ulps(next, one), 1);
+	ck_assert_uint_eq(artdiff_ulps(0.0f, -0.0f), 1);
+	ck_assert_uint_eq(artdiff_ulps(nextafterf(0.0f, 1.0f), nextafterf(0.0f, -1.0f)), 3);
+	ck_assert_uint_eq(artdiff_ulps(1.0f, 2.0f), 1u << 23);
+}
+END_TEST
+
 Suite *
 suite_artifact(void)
 {
@@ -1227,6 +1243,7 @@ suite_artifact(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_diff_ulps);
 	tcase_add_test(tc, test_score_matches_training);
 	tcase_add_test(tc, test_truncations);
 	tcase_add_test(tc, test_bit_flips);

@@ -1246,11 +1246,11 @@ START_TEST(test_check_not_evidence)
 	}
 	/* A later version of this predicate cannot be checked here. */
 	{
-		const char *v3 = "{\"_type\": \"https://in-toto.io/Statement/v1\", "
+		const char *v4 = "{\"_type\": \"https://in-toto.io/Statement/v1\", "
 				 "\"predicateType\": "
-				 "\"https://rebuild-audit.dev/audit-evidence/v3\"}";
-		ck_assert_int_eq(check(v3, strlen(v3), NULL, NULL, reason), RBA_E_NEWER);
-		ck_assert(has(reason, "audit-evidence/v3"));
+				 "\"https://rebuild-audit.dev/audit-evidence/v4\"}";
+		ck_assert_int_eq(check(v4, strlen(v4), NULL, NULL, reason), RBA_E_NEWER);
+		ck_assert(has(reason, "audit-evidence/v4"));
 	}
 }
 END_TEST
@@ -1904,6 +1904,53 @@ START_TEST(test_dispute_bound_text)
 	}
 }
 END_TEST
+/* Format 3: every case, checked against the counts it gives. */
+START_TEST(test_render_cases)
+{
+	struct store *s = new_store();
+	struct evidence_summary sum;
+	char reason[384];
+	size_t n, n2;
+	char *doc = render(s, 1, EVIDENCE_RENDER_CASES, &n, &sum), *bad;
+	struct rba_json_value v;
+	const struct rba_json_value *cs;
+
+	ck_assert_int_eq(sum.format, 3);
+	ck_assert(has(doc, "\"predicateType\": \"" EVIDENCE_PREDICATE_TYPE_V3 "\""));
+	ck_assert_int_eq(rba_json_parse(doc, n, &v, NULL), 0);
+	cs = rba_json_get(rba_json_get(rba_json_get(&v, "predicate"), "results"), "cases");
+	ck_assert_ptr_nonnull(cs);
+	ck_assert_uint_eq(cs->n, 59);
+	/* bit-identical: every rebuilt score is its stored score */
+	for (size_t i = 0; i < cs->n; i++)
+		ck_assert(rba_json_get_num(&cs->items[i], "stored_score", -1) ==
+			  rba_json_get_num(&cs->items[i], "rebuilt_score", -2));
+	rba_json_release(&v);
+	ck_assert_int_eq(check(doc, n, comment_of(&sum), NULL, reason), 0);
+	/* a case's rebuilt score moved: the largest delta is not stated */
+	{
+		/* the first case's rebuilt score, whatever its digits, as 0.999 */
+		const char *at = strstr(strstr(doc, "\"cases\": ["), "\"rebuilt_score\": ");
+		const char *end = strchr(at, ',');
+		char from[128];
+		ck_assert(end != NULL && (size_t)(end - at) < sizeof(from));
+		memcpy(from, at, (size_t)(end - at));
+		from[end - at] = '\0';
+		bad = edit(doc, from, "\"rebuilt_score\": 0.999", &n2);
+	}
+	ck_assert_int_eq(check(bad, n2, comment_of(&sum), NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "results.cases give"), "%s", reason);
+	free(bad);
+	/* a case's stored decision changed: a flip the counts do not have */
+	bad = edit(doc, "\"stored_decision\": \"approve\"\n", "\"stored_decision\": \"decline\"\n", &n2);
+	ck_assert_int_eq(check(bad, n2, comment_of(&sum), NULL, reason), RBA_E_SCHEMA);
+	ck_assert_msg(has(reason, "flipped decisions"), "%s", reason);
+	free(bad);
+	free(doc);
+	store_close(s);
+}
+END_TEST
+
 Suite *
 suite_evidence(void)
 {
@@ -1913,6 +1960,7 @@ suite_evidence(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_render_statement);
+	tcase_add_test(tc, test_render_cases);
 	tcase_add_test(tc, test_render_refusals);
 	tcase_add_test(tc, test_metric_equivalent);
 	tcase_add_test(tc, test_decisions_artifact);

@@ -1585,6 +1585,62 @@ START_TEST(test_check_generated)
 }
 END_TEST
 
+/* Reason statements: the level's own, else the column's; in the
+ * canonical form only when present, which parses back to them; a policy
+ * without any keeps its canonical text. */
+START_TEST(test_policy_statements)
+{
+	static const char base[] =
+		"schema: rebuild-audit/policy/v1\n"
+		"decision: {bands: [{below: 0.5, decision: approve}, {decision: decline}]}\n";
+	static const char with[] =
+		"schema: rebuild-audit/policy/v1\n"
+		"decision: {bands: [{below: 0.5, decision: approve}, {decision: decline}]}\n"
+		"statements:\n"
+		"  age: Age of the applicant\n"
+		"  savings:\n"
+		"    A61: \"Savings below 100 DM: few\"\n"
+		"    \"*\": Savings account\n"
+		"  job:\n"
+		"    A171: Unskilled\n";
+	struct policy *p = NULL, *q = NULL, *plain = NULL;
+	struct rba_detail d;
+	struct rba_buf b, c;
+
+	ck_assert_int_eq(policy_parse(with, strlen(with), "p", &p, &d), 0);
+	ck_assert_uint_eq(p->nstatements, 4);
+	ck_assert_str_eq(policy_statement(p, "age", "41"), "Age of the applicant");
+	ck_assert_str_eq(policy_statement(p, "savings", "A61"), "Savings below 100 DM: few");
+	ck_assert_str_eq(policy_statement(p, "savings", "A65"), "Savings account");
+	ck_assert_str_eq(policy_statement(p, "job", "A171"), "Unskilled");
+	ck_assert_ptr_null(policy_statement(p, "job", "A172"));
+	ck_assert_ptr_null(policy_statement(p, "telephone", "A191"));
+	rba_buf_init(&b);
+	policy_canonical(p, &b);
+	ck_assert(strstr(rba_buf_cstr(&b), "statements:\n  age: ") != NULL);
+	ck_assert_int_eq(policy_parse(b.p, b.len, "canonical", &q, &d), 0);
+	ck_assert_uint_eq(q->nstatements, 4);
+	ck_assert_str_eq(policy_statement(q, "savings", "A61"), "Savings below 100 DM: few");
+	ck_assert_str_eq(policy_statement(q, "savings", "A62"), "Savings account");
+	rba_buf_init(&c);
+	policy_canonical(q, &c);
+	ck_assert_uint_eq(b.len, c.len);
+	ck_assert(memcmp(b.p, c.p, b.len) == 0);
+	rba_buf_release(&c);
+	/* without statements: no statements section */
+	ck_assert_int_eq(policy_parse(base, strlen(base), "p", &plain, &d), 0);
+	ck_assert_uint_eq(plain->nstatements, 0);
+	rba_buf_init(&c);
+	policy_canonical(plain, &c);
+	ck_assert(strstr(rba_buf_cstr(&c), "statements") == NULL);
+	rba_buf_release(&c);
+	rba_buf_release(&b);
+	policy_free(p);
+	policy_free(q);
+	policy_free(plain);
+}
+END_TEST
+
 Suite *
 suite_policy(void)
 {
@@ -1593,6 +1649,7 @@ suite_policy(void)
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_pins_fixture_fields);
+	tcase_add_test(tc, test_policy_statements);
 	tcase_add_test(tc, test_pins_defaults_canonical);
 	tcase_add_test(tc, test_pins_canonical_strings);
 	tcase_add_test(tc, test_pins_round_trip);

@@ -19,6 +19,7 @@ main(int argc, char **argv)
 		suite_forensics,
 		suite_explain,
 		suite_fleet,
+		suite_report,
 		suite_cli,
 		suite_xgboost,
 	};

@@ -22,6 +22,7 @@ RBA_SUITE(suite_sign);
 RBA_SUITE(suite_evidence);
 RBA_SUITE(suite_forensics);
 RBA_SUITE(suite_fleet);
+RBA_SUITE(suite_report);
 RBA_SUITE(suite_cli);
 RBA_SUITE(suite_xgboost);
 

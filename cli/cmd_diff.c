@@ -1,0 +1,295 @@
+/*
+ * cmd_diff.c - diff: where two artifacts of one kind differ
+ * (rebuild/artdiff.h).
+ *
+ *   diff A B [--json]
+ *   diff --store VERSION [--audit ID] [--json]
+ *
+ * Exit 0: bit-identical (one line); 1: they differ (per tensor, or the
+ * first tree that differs); 2: could not answer (usage, an artifact that
+ * cannot be read or is damaged, artifacts of two kinds, an audit whose
+ * rebuilt artifact is not kept).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/audit.h"
+#include "cli/commands.h"
+#include "common/digest.h"
+#include "common/fileio.h"
+#include "common/json.h"
+#include "rebuild/artdiff.h"
+#include "rebuild/artifact.h"
+#include "store/store.h"
+
+struct side {
+	const char *label; /* the file, or what the store's blob is */
+	uint8_t *bytes;
+	size_t n;
+	struct rba_digest dg;
+	struct artifact art;
+	int decoded;
+};
+
+static void
+side_release(struct side *s)
+{
+	if (s->decoded)
+		artifact_release(&s->art);
+	free(s->bytes);
+}
+
+static int
+side_decode(struct side *s)
+{
+	struct rba_detail d;
+	int err;
+
+	rba_detail_clear(&d);
+	if ((err = artifact_decode(s->bytes, s->n, &s->art, &d)) != 0)
+		return cli_fail("cannot load artifact", s->label, err, &d);
+	s->decoded = 1;
+	return 0;
+}
+
+static int
+side_file(struct side *s, const char *path)
+{
+	struct rba_detail d;
+	int err;
+
+	s->label = path;
+	rba_detail_clear(&d);
+	if ((err = rba_file_read(path, ARTIFACT_MAX_BYTES, &s->bytes, &s->n, &d)) != 0)
+		return cli_fail("cannot load artifact", path, err, NULL);
+	rba_digest_bytes(s->bytes, s->n, &s->dg);
+	return side_decode(s);
+}
+
+static int
+side_blob(struct cli_ctx *ctx, struct side *s, const struct rba_digest *dg,
+	  const char *label, uint64_t id)
+{
+	struct store_txn *txn = NULL;
+	struct rba_detail d;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	int err;
+
+	s->label = label;
+	s->dg = *dg;
+	rba_digest_format(dg, hex);
+	if ((err = cli_txn_begin(ctx, 0, 0, "cannot read", ctx->store_path, &txn)) != 0)
+		return err;
+	rba_detail_clear(&d);
+	err = store_blob_load(txn, dg, ARTIFACT_MAX_BYTES, &s->bytes, &s->n, &d);
+	store_txn_abort(txn);
+	if (err == RBA_E_NOTFOUND) {
+		fprintf(stderr, "rebuild-audit: cannot diff audit %llu: the %s %s is not "
+				"kept in the store (audits before this tool kept no "
+				"rebuilt artifact: audit again)\n",
+			(unsigned long long)id, label, hex);
+		return 2;
+	}
+	if (err)
+		return cli_fail("cannot load artifact", hex, err, &d);
+	return side_decode(s);
+}
+
+static const char *
+kind_name(enum rebuild_kind k)
+{
+	return k == REBUILD_KIND_GBDT ? "forest" : "network";
+}
+
+static void
+print_json(const struct side *a, const struct side *b, const struct artdiff *x,
+	   int identical)
+{
+	char ha[RBA_DIGEST_TEXT_LEN + 1], hb[RBA_DIGEST_TEXT_LEN + 1];
+
+	rba_digest_format(&a->dg, ha);
+	rba_digest_format(&b->dg, hb);
+	printf("{\"identical\": %s, \"kind\": \"%s\", \"a\": {\"name\": ",
+	       identical ? "true" : "false", kind_name(x->kind));
+	rba_json_fput_str(stdout, a->label);
+	printf(", \"digest\": \"%s\"}, \"b\": {\"name\": ", ha);
+	rba_json_fput_str(stdout, b->label);
+	printf(", \"digest\": \"%s\"}, \"inputs\": ", hb);
+	if (x->spec[0])
+		rba_json_fput_str(stdout, x->spec);
+	else
+		fputs("null", stdout);
+	fputs(", \"tensors\": [", stdout);
+	for (size_t i = 0; i < x->ntensors; i++) {
+		const struct artdiff_tensor *t = &x->t[i];
+		printf("%s{\"name\": \"%s\", \"rows\": %u, \"cols\": %u, \"count\": %zu, "
+		       "\"differ\": %zu, \"first\": ", i ? ", " : "", t->name, t->rows,
+		       t->cols, t->count, t->differ);
+		if (t->differ)
+			printf("%zu", t->first);
+		else
+			fputs("null", stdout);
+		printf(", \"max_ulps\": %llu, \"max_abs\": ", (unsigned long long)t->max_ulps);
+		rba_json_fput_num(stdout, t->max_abs);
+		fputs("}", stdout);
+	}
+	fputs("]", stdout);
+	if (x->kind == REBUILD_KIND_GBDT) {
+		printf(", \"trees\": {\"a\": %u, \"b\": %u, \"identical\": %u, "
+		       "\"first_differing\": ", x->ntrees_a, x->ntrees_b, x->trees_same);
+		if (x->first_tree >= 0) {
+			printf("{\"tree\": %lld, \"node\": %u, \"what\": ",
+			       (long long)x->first_tree + 1, x->first_node + 1);
+			rba_json_fput_str(stdout, x->tree_what);
+			fputs("}", stdout);
+		} else {
+			fputs("null", stdout);
+		}
+		fputs("}", stdout);
+	}
+	fputs("}\n", stdout);
+}
+
+static void
+print_text(const struct side *a, const struct side *b, const struct artdiff *x)
+{
+	printf("artifacts differ: %s '%s' against '%s'\n", kind_name(x->kind),
+	       a->label, b->label);
+	if (x->spec[0])
+		printf("inputs      %s\n", x->spec);
+	for (size_t i = 0; i < x->ntensors; i++) {
+		const struct artdiff_tensor *t = &x->t[i];
+		char shape[32];
+		if (t->rows > 1)
+			snprintf(shape, sizeof(shape), "%ux%u", t->rows, t->cols);
+		else
+			snprintf(shape, sizeof(shape), "%u", t->cols);
+		if (t->differ == 0) {
+			printf("%-22s %-9s same (%zu values)\n", t->name, shape, t->count);
+			continue;
+		}
+		printf("%-22s %-9s %zu of %zu differ, largest %llu ulps (absolute %.3g, "
+		       "at index %zu), first at index %zu\n", t->name, shape, t->differ,
+		       t->count, (unsigned long long)t->max_ulps, t->max_abs, t->max_at,
+		       t->first);
+	}
+	if (x->kind == REBUILD_KIND_GBDT) {
+		printf("trees       %u and %u, %u identical", x->ntrees_a, x->ntrees_b,
+		       x->trees_same);
+		if (x->first_tree >= 0)
+			printf("; first that differs: tree %lld, node %u: %s",
+			       (long long)x->first_tree + 1, x->first_node + 1, x->tree_what);
+		putchar('\n');
+	}
+}
+
+int
+cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
+{
+	const char *files[2] = { NULL, NULL }, *version = NULL, *audit = NULL;
+	struct side a, b;
+	struct artdiff x;
+	struct rba_detail d;
+	int opts = 1, store = 0, nfiles = 0, r, err, status = 2;
+	uint64_t id = 0;
+
+	if (cli_wants_help(ctx, argc, argv))
+		return 0;
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		if (opts && strcmp(s, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && (r = cli_opt_value(argc, argv, &i, "--audit", &audit)) != 0) {
+			if (r < 0)
+				return cli_usage(ctx, "option '%s' needs a value", s);
+			continue;
+		}
+		if (opts && strcmp(s, "--store") == 0) {
+			store = 1;
+			continue;
+		}
+		if (opts && strcmp(s, "--json") == 0) {
+			ctx->json = 1;
+			continue;
+		}
+		if (opts && s[0] == '-' && s[1] != '\0')
+			return cli_usage(ctx, "unknown option '%s'", s);
+		if (nfiles == 2)
+			return cli_usage(ctx, "unexpected argument '%s'", s);
+		files[nfiles++] = s;
+	}
+	if (store) {
+		if (nfiles != 1)
+			return cli_usage(ctx, "--store takes one VERSION");
+		version = files[0];
+		if (audit != NULL) {
+			char *end;
+			errno = 0;
+			id = strtoull(audit, &end, 10);
+			if (errno || *end || id == 0 || audit[0] == '-')
+				return cli_usage(ctx, "--audit needs a record id");
+		}
+	} else if (nfiles != 2 || audit != NULL) {
+		return cli_usage(ctx, "diff needs two artifact files A B (or --store "
+				 "VERSION)");
+	}
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (store) {
+		struct rba_digest da, db;
+		int dec = 0;
+		if ((err = cli_store_open(ctx, 1)) != 0)
+			return err;
+		rba_detail_clear(&d);
+		if ((err = audit_diff_pair(ctx->store, version, id, &da, &db, &dec, &id,
+					   &d)) != 0)
+			return cli_fail("cannot diff", version, err, &d);
+		if ((status = side_blob(ctx, &a, &da, dec ? "artifact that made the "
+							    "stored decisions"
+							  : "pinned artifact", id)) != 0 ||
+		    (status = side_blob(ctx, &b, &db, "rebuilt artifact", id)) != 0)
+			goto out;
+		status = 2;
+	} else if ((status = side_file(&a, files[0])) != 0 ||
+		   (status = side_file(&b, files[1])) != 0) {
+		goto out;
+	}
+	status = 2;
+	rba_detail_clear(&d);
+	if ((err = artdiff_compare(&a.art, &b.art, &x, &d)) != 0) {
+		fprintf(stderr, "rebuild-audit: cannot diff '%s' and '%s': %s\n", a.label,
+			b.label, d.reason);
+		goto out;
+	}
+	if (a.n == b.n && memcmp(a.bytes, b.bytes, a.n) == 0) {
+		char h[RBA_DIGEST_TEXT_LEN + 1];
+		rba_digest_format(&a.dg, h);
+		if (ctx->json)
+			print_json(&a, &b, &x, 1);
+		else if (!ctx->quiet)
+			printf("identical: %s (%zu bytes)%s\n", h, a.n,
+			       store ? ", rebuilt bit for bit" : "");
+		status = 0;
+		goto out;
+	}
+	if (ctx->json)
+		print_json(&a, &b, &x, 0);
+	else {
+		if (store)
+			printf("audit %llu of version %s: the %s against the rebuilt "
+			       "artifact\n", (unsigned long long)id, version, a.label);
+		print_text(&a, &b, &x);
+		if (x.same)
+			printf("no compared value differs: the bytes differ elsewhere "
+			       "(the artifacts' encodings)\n");
+	}
+	status = 1;
+out:
+	side_release(&a);
+	side_release(&b);
+	return status;
+}

@@ -1,0 +1,235 @@
+/*
+ * artdiff.c - where two artifacts differ (artdiff.h).
+ */
+#include "rebuild/artdiff.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+uint64_t
+artdiff_ulps(float a, float b)
+{
+	uint32_t ua, ub;
+	int64_t ia, ib;
+
+	memcpy(&ua, &a, 4);
+	memcpy(&ub, &b, 4);
+	if (ua == ub)
+		return 0;
+	/* sign-magnitude to a line of integers: -0 just below +0 */
+	ia = (ua & 0x80000000u) ? -(int64_t)(ua & 0x7fffffffu) - 1 : (int64_t)ua;
+	ib = (ub & 0x80000000u) ? -(int64_t)(ub & 0x7fffffffu) - 1 : (int64_t)ub;
+	return (uint64_t)(ia > ib ? ia - ib : ib - ia);
+}
+
+static void
+tensor(struct artdiff *o, const char *name, uint32_t rows, uint32_t cols,
+       const float *a, const float *b)
+{
+	struct artdiff_tensor *t;
+	size_t n = (size_t)rows * cols;
+
+	if (o->ntensors == ARTDIFF_MAX_TENSORS)
+		return;
+	t = &o->t[o->ntensors++];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->rows = rows;
+	t->cols = cols;
+	t->count = n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t u = artdiff_ulps(a[i], b[i]);
+		double ab = fabs((double)a[i] - (double)b[i]);
+
+		if (u == 0)
+			continue;
+		if (t->differ++ == 0)
+			t->first = i;
+		if (u > t->max_ulps) {
+			t->max_ulps = u;
+			t->max_at = i;
+		}
+		if (ab > t->max_abs)
+			t->max_abs = ab;
+	}
+	if (t->differ > 0)
+		o->ntensors_differ++;
+}
+
+/* The inputs and classes: the first difference in words, or "". */
+static void
+spec_diff(const struct encode_spec *a, const struct encode_spec *b, char *out,
+	  size_t cap)
+{
+	out[0] = '\0';
+	if (strcmp(a->label, b->label) != 0) {
+		snprintf(out, cap, "label '%s' against '%s'", a->label, b->label);
+		return;
+	}
+	if (a->nclasses != b->nclasses) {
+		snprintf(out, cap, "%u classes against %u", a->nclasses, b->nclasses);
+		return;
+	}
+	for (uint32_t k = 0; k < a->nclasses; k++)
+		if (strcmp(a->classes[k], b->classes[k]) != 0) {
+			snprintf(out, cap, "class %u '%s' against '%s'", k + 1,
+				 a->classes[k], b->classes[k]);
+			return;
+		}
+	if (a->positive != b->positive) {
+		snprintf(out, cap, "another positive class");
+		return;
+	}
+	if (a->ncolumns != b->ncolumns) {
+		snprintf(out, cap, "%u input columns against %u", a->ncolumns,
+			 b->ncolumns);
+		return;
+	}
+	for (uint32_t k = 0; k < a->ncolumns; k++) {
+		const struct encode_column *x = &a->columns[k], *y = &b->columns[k];
+		if (strcmp(x->name, y->name) != 0 || x->kind != y->kind ||
+		    x->nlevels != y->nlevels) {
+			snprintf(out, cap, "input column %u: '%s' against '%s'%s", k + 1,
+				 x->name, y->name,
+				 strcmp(x->name, y->name) == 0 ? " (kind or levels)" : "");
+			return;
+		}
+		for (uint32_t l = 0; l < x->nlevels; l++)
+			if (strcmp(x->levels[l], y->levels[l]) != 0) {
+				snprintf(out, cap, "column '%s' level %u: '%s' against '%s'",
+					 x->name, l + 1, x->levels[l], y->levels[l]);
+				return;
+			}
+	}
+	if (a->nfeatures != b->nfeatures)
+		snprintf(out, cap, "%u features against %u", a->nfeatures, b->nfeatures);
+}
+
+static void
+forest_diff(const struct rebuild_forest *a, const struct rebuild_forest *b,
+	    struct artdiff *o)
+{
+	uint32_t nt = a->ntrees < b->ntrees ? a->ntrees : b->ntrees;
+
+	o->ntrees_a = a->ntrees;
+	o->ntrees_b = b->ntrees;
+	o->first_tree = -1;
+	if (a->ngroups == b->ngroups)
+		tensor(o, "base margins", 1, a->ngroups, a->base, b->base);
+	else if (o->spec[0] == '\0')
+		snprintf(o->spec, sizeof(o->spec), "%u margin groups against %u",
+			 a->ngroups, b->ngroups);
+	if (a->nfeatures == b->nfeatures &&
+	    memcmp(a->edge_start, b->edge_start,
+		   (a->nfeatures + 1) * sizeof(*a->edge_start)) == 0)
+		tensor(o, "bin edges", 1, a->edge_start[a->nfeatures], a->edges, b->edges);
+	else if (o->spec[0] == '\0')
+		snprintf(o->spec, sizeof(o->spec), "the bin edges have other counts");
+	for (uint32_t t = 0; t < nt; t++) {
+		uint32_t na = a->tree_start[t + 1] - a->tree_start[t];
+		uint32_t nb = b->tree_start[t + 1] - b->tree_start[t];
+		const struct rebuild_tree_node *x = a->nodes + a->tree_start[t];
+		const struct rebuild_tree_node *y = b->nodes + b->tree_start[t];
+		uint32_t n = na < nb ? na : nb;
+		int same = na == nb;
+		uint32_t at = n;
+		char what[200] = "";
+
+		for (uint32_t i = 0; i < n && what[0] == '\0'; i++) {
+			int la = x[i].feature == REBUILD_TREE_LEAF;
+			int lb = y[i].feature == REBUILD_TREE_LEAF;
+			if (la != lb)
+				snprintf(what, sizeof(what), "a %s against a %s",
+					 la ? "leaf" : "split", lb ? "leaf" : "split");
+			else if (!la && x[i].feature != y[i].feature)
+				snprintf(what, sizeof(what), "split on feature %u against "
+					 "feature %u", x[i].feature + 1, y[i].feature + 1);
+			else if (!la && artdiff_ulps(x[i].threshold, y[i].threshold) != 0)
+				snprintf(what, sizeof(what), "threshold %.9g against %.9g",
+					 (double)x[i].threshold, (double)y[i].threshold);
+			else if (la && artdiff_ulps(x[i].value, y[i].value) != 0)
+				snprintf(what, sizeof(what), "leaf value %.9g against %.9g "
+					 "(%llu ulps)", (double)x[i].value,
+					 (double)y[i].value,
+					 (unsigned long long)artdiff_ulps(x[i].value,
+									  y[i].value));
+			else if (artdiff_ulps(x[i].cover, y[i].cover) != 0)
+				snprintf(what, sizeof(what), "cover %.9g against %.9g",
+					 (double)x[i].cover, (double)y[i].cover);
+			if (what[0] != '\0')
+				at = i;
+		}
+		if (what[0] == '\0' && na != nb)
+			snprintf(what, sizeof(what), "%u nodes against %u", na, nb);
+		same = same && what[0] == '\0';
+		if (same) {
+			o->trees_same++;
+		} else if (o->first_tree < 0) {
+			o->first_tree = t;
+			o->first_node = at;
+			snprintf(o->tree_what, sizeof(o->tree_what), "%s", what);
+		}
+	}
+	if (o->first_tree < 0 && a->ntrees != b->ntrees) {
+		o->first_tree = nt;
+		o->first_node = 0;
+		snprintf(o->tree_what, sizeof(o->tree_what), "%u trees against %u",
+			 a->ntrees, b->ntrees);
+	}
+}
+
+int
+artdiff_compare(const struct artifact *a, const struct artifact *b,
+		struct artdiff *o, struct rba_detail *d)
+{
+	const struct rebuild_model *ma = &a->model, *mb = &b->model;
+
+	memset(o, 0, sizeof(*o));
+	o->first_tree = -1;
+	if (ma->kind != mb->kind)
+		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "artifacts of two kinds: "
+				"a %s and a %s", ma->kind == REBUILD_KIND_GBDT ? "forest"
+									: "network",
+				mb->kind == REBUILD_KIND_GBDT ? "forest" : "network");
+	o->kind = ma->kind;
+	spec_diff(&a->spec, &b->spec, o->spec, sizeof(o->spec));
+	if (a->abi != b->abi && o->spec[0] == '\0')
+		snprintf(o->spec, sizeof(o->spec), "trainer ABI %u against %u", a->abi,
+			 b->abi);
+	if (a->spec.nfeatures == b->spec.nfeatures) {
+		tensor(o, "standardization mean", 1, a->spec.nfeatures, a->spec.mean,
+		       b->spec.mean);
+		tensor(o, "standardization scale", 1, a->spec.nfeatures, a->spec.scale,
+		       b->spec.scale);
+	}
+	if (ma->kind == REBUILD_KIND_GBDT) {
+		forest_diff(&ma->forest, &mb->forest, o);
+		o->same = o->spec[0] == '\0' && o->ntensors_differ == 0 &&
+			  o->first_tree < 0;
+		return 0;
+	}
+	if (ma->nlayers != mb->nlayers ||
+	    memcmp(ma->sizes, mb->sizes, (ma->nlayers + 1) * sizeof(ma->sizes[0])) != 0) {
+		if (o->spec[0] == '\0') {
+			char sa[128] = "", sb[128] = "";
+			for (uint32_t l = 0; l <= ma->nlayers; l++)
+				snprintf(sa + strlen(sa), sizeof(sa) - strlen(sa), "%s%u",
+					 l ? "-" : "", ma->sizes[l]);
+			for (uint32_t l = 0; l <= mb->nlayers; l++)
+				snprintf(sb + strlen(sb), sizeof(sb) - strlen(sb), "%s%u",
+					 l ? "-" : "", mb->sizes[l]);
+			snprintf(o->spec, sizeof(o->spec), "layer sizes %s against %s", sa, sb);
+		}
+	} else {
+		for (uint32_t l = 0; l < ma->nlayers; l++) {
+			char nm[48];
+			snprintf(nm, sizeof(nm), "layer %u weights", l + 1);
+			tensor(o, nm, ma->sizes[l], ma->sizes[l + 1], ma->w[l], mb->w[l]);
+			snprintf(nm, sizeof(nm), "layer %u bias", l + 1);
+			tensor(o, nm, 1, ma->sizes[l + 1], ma->b[l], mb->b[l]);
+		}
+	}
+	o->same = o->spec[0] == '\0' && o->ntensors_differ == 0;
+	return 0;
+}
