@@ -23,6 +23,7 @@
 #include "common/json.h"
 #include "sample/scorer.h"
 #include "rebuild/envrec.h"
+#include "rebuild/exec.h"
 
 const char *
 audit_verdict_name(int verdict)
@@ -188,8 +189,11 @@ env_links(struct audit_inputs *c, struct audit_report *r)
 	memset(&pinned, 0, sizeof(pinned));
 	memset(&now, 0, sizeof(now));
 	rba_buf_init(&cur);
-	err = envrec_capture(c->pins->determinism.mode, c->pins->determinism.threads,
-			     &cur);
+	/* An exec version's record is of its sandbox, packages, variables
+	 * and probe (rebuild/exec.h); a change is a changed link. */
+	err = c->is_exec ? exec_envrec(c->pins, &cur, NULL)
+			 : envrec_capture(c->pins->determinism.mode,
+					  c->pins->determinism.threads, &cur);
 	if (err == 0)
 		err = rba_buf_status(&cur);
 	if (err)
@@ -268,7 +272,8 @@ links(struct audit_inputs *c, struct audit_report *r)
 {
 	const char *rev_then = c->has_prov ? c->prov.code_revision
 					   : c->pins->code_revision;
-	const char *rev_now = envrec_code_revision();
+	const char *rev_now = c->is_exec ? c->pins->trainer.revision
+					 : envrec_code_revision();
 	int err;
 
 	r->abi_pinned = c->pins->trainer_abi;
@@ -319,6 +324,14 @@ static void
 abi_link(struct audit_inputs *c, struct audit_report *r)
 {
 	r->abi_rebuilt = c->rb.abi;
+	if (c->is_exec) {
+		set_link(&r->trainer_abi, AUDIT_LINK_SAME, strdup("exec"),
+			 strdup("exec"),
+			 rba_strdupf("an exec trainer: the code at commit %s "
+				     "(tree %s), not a trainer ABI of this tool",
+				     c->xrun.commit, c->xrun.tree));
+		return;
+	}
 	set_link(&r->trainer_abi,
 		 r->abi_artifact != r->abi_rebuilt ? AUDIT_LINK_CHANGED
 						   : AUDIT_LINK_SAME,
