@@ -532,6 +532,19 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 	xo.approximate = 1;
 	if (e->source == NULL)
 		return RBA_E_NOMEM;
+	if (a->exec_pins != NULL) {
+		/* Scored by the user's own score command: scores, nothing
+		 * that could say why.  Nothing is invented. */
+		e->error = rba_strdupf(
+			"no reasons are available for format %s: it is scored by "
+			"the pins' score command, which gives scores only",
+			a->exec_pins->trainer.format == PINS_FORMAT_XGBOOST_JSON
+				? "xgboost-json (this build has no native scorer for it)"
+				: "opaque");
+		if (e->error == NULL)
+			return RBA_E_NOMEM;
+		return 0;
+	}
 	cls = explain_class(r, s, pol);
 	if (cls == UINT32_MAX || cls >= s->nclasses) {
 		e->error = strdup(pol->argmax ? "the decision is not a class of the model"
