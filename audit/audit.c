@@ -73,6 +73,8 @@ audit_report_release(struct audit_report *r)
 	link_release(&r->snapshot_link);
 	free(r->env_pinned_text);
 	free(r->env_current_text);
+	free(r->exec_repository);
+	free(r->exec_command);
 	for (size_t i = 0; i < r->nenv_fields; i++) {
 		free(r->env_fields[i].key);
 		free(r->env_fields[i].pinned);
@@ -824,6 +826,18 @@ audit_version(struct store *s, const char *version,
 	}
 	r->has_rebuilt = 1;
 	r->artifact_rebuilt = c.rb.digest;
+	if (c.is_exec) {
+		r->is_exec = 1;
+		r->exec_repository = strdup(c.pins->trainer.repository);
+		r->exec_command = strdup(c.xrun.argv_text);
+		memcpy(r->exec_commit, c.xrun.commit, 41);
+		memcpy(r->exec_tree, c.xrun.tree, 41);
+		r->exec_exit = c.xrun.sb.status;
+		r->exec_seconds = c.xrun.sb.seconds;
+		r->exec_stdout = c.xrun.sb.out_digest;
+		r->exec_stderr = c.xrun.sb.err_digest;
+		r->oom |= r->exec_repository == NULL || r->exec_command == NULL;
+	}
 	r->val_accuracy = c.rb.report.final.val_acc;
 	r->val_loss = c.rb.report.final.val_loss;
 	abi_link(&c, r);
