@@ -17,7 +17,7 @@ PKG_LIBS  = libsodium lmdb libzstd yaml-0.1 openblas
 PKG_TEST  = check
 DEB_PKGS  = librsvg2-bin libsodium-dev liblmdb-dev libzstd-dev libyaml-dev libopenblas-dev \
             check pkg-config lmdb-utils minisign mandoc jq time clang libclang-rt-dev python3-jsonschema \
-            valgrind locales python3-xgboost gcc libc6-dev git bsdextrautils man-db
+            valgrind locales python3-xgboost python3-sklearn bubblewrap gcc libc6-dev git bsdextrautils man-db
 # A decimal-comma locale: the unit tests parse numbers under it (make
 # test-locale, run by unit; nothing else needs it).
 TEST_LOCALE = de_DE.UTF-8
