@@ -60,6 +60,15 @@ ok "the pinned digest is sha256sum of the model file" \
 ok "the artifact is XGBoost's own JSON" sh -c "head -c 1 model.json | grep -q '{'"
 run 0 $RBA -S st version show xgb-credit
 out_has "code_revision: $C1"
+out_has "trainer       exec: $PWD/repo at commit $C1 (xgboost-json)"
+RUN=$(sed -n 's/^run  *//p' out)
+run 0 $RBA -S st runs show "$RUN"
+out_has "at commit $C1 (tree $T1)"
+out_has 'exit status   0'
+out_has 'metric        train_accuracy'
+run 0 $RBA -S st --json runs show "$RUN"
+ok "the run record keeps the command as run and both streams' digests" sh -c \
+	"jq -e '.schema == \"rebuild-audit/run-exec/v1\" and .trainer.command[2] == \"/in/snapshot.csv\" and (.stderr.sha256 | startswith(\"sha256:\"))' out"
 no_leftovers register
 
 # ---- sample, audit, export, verify --------------------------------------
@@ -76,6 +85,7 @@ ok "the environment record names the declared packages" sh -c \
 ok "and the probe's output" sh -c "jq -r .environment_records.current out | grep -q '^probe.001=1\\.7'"
 run 0 $RBA -S st audit xgb-credit-t2
 out_has 'bit-identical'
+out_has "rebuilt by    commit $(echo $C1 | cut -c1-12)"
 no_leftovers audit
 
 run 0 $RBA keygen -o key
