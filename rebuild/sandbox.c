@@ -33,6 +33,7 @@ strv_end(char ***v, size_t n)
 }
 
 #define BWRAP "/usr/bin/bwrap"
+#define PRLIMIT "/usr/bin/prlimit" /* util-linux, essential in Debian */
 
 /* Closes every descriptor from lo up (in a child about to exec). */
 static void
@@ -115,7 +116,12 @@ sandbox_available(struct rba_detail *d)
 	char out[128];
 
 	if (avail_state == 0) {
-		if (access(BWRAP, X_OK) != 0) {
+		if (access(PRLIMIT, X_OK) != 0) {
+			snprintf(avail_why, sizeof(avail_why),
+				 "%s is not installed (Debian package util-linux)",
+				 PRLIMIT);
+			avail_state = -1;
+		} else if (access(BWRAP, X_OK) != 0) {
 			snprintf(avail_why, sizeof(avail_why),
 				 "%s is not installed (Debian package bubblewrap)",
 				 BWRAP);
@@ -242,12 +248,23 @@ bwrap_argv(const struct sandbox_spec *s, char ***out, size_t *n)
 	static const char *const links[] = {"/bin", "/sbin", "/lib", "/lib32",
 					    "/lib64", "/libx32"};
 	struct stat st;
-	char target[256];
+	char target[256], as[48], fsize[48];
 	size_t i;
 	int err = 0;
 
 	*out = NULL;
 	*n = 0;
+	snprintf(as, sizeof(as), "--as=%llu", (unsigned long long)s->memory);
+	snprintf(fsize, sizeof(fsize), "--fsize=%llu", (unsigned long long)s->output);
+	err = add(out, n, PRLIMIT);
+	if (err == 0)
+		err = add(out, n, as);
+	if (err == 0)
+		err = add(out, n, fsize);
+	if (err == 0)
+		err = add(out, n, "--core=0");
+	if (err == 0)
+		err = add(out, n, "--");
 	for (i = 0; err == 0 && i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		err = add(out, n, fixed[i]);
 	for (i = 0; err == 0 && i < sizeof(links) / sizeof(links[0]); i++) {
@@ -308,7 +325,6 @@ sandbox_run(const struct sandbox_spec *s, struct sandbox_result *r,
 {
 	struct tail to, te;
 	struct rba_hasher ho, he;
-	struct rlimit rl;
 	char **argv = NULL, buf[65536];
 	size_t argc = 0;
 	int po[2] = {-1, -1}, pe[2] = {-1, -1}, st = 0, err, open_fds = 2;
@@ -337,23 +353,23 @@ sandbox_run(const struct sandbox_spec *s, struct sandbox_result *r,
 		goto fail;
 	}
 	if (pid == 0) {
-		/* Only async-signal-safe calls between fork and exec. */
+		/* Only async-signal-safe calls between fork and exec; the
+		 * limits are set by prlimit(1) in a fresh process image, so
+		 * that no page of this copy of the tool faults under them. */
 		int nul = open("/dev/null", O_RDONLY);
+		static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE,
+					   SIGILL, SIGPIPE, SIGINT, SIGTERM,
+					   SIGHUP};
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(126);
-		rl.rlim_cur = rl.rlim_max = (rlim_t)s->memory;
-		setrlimit(RLIMIT_AS, &rl);
-		rl.rlim_cur = rl.rlim_max = (rlim_t)s->output;
-		setrlimit(RLIMIT_FSIZE, &rl);
-		rl.rlim_cur = rl.rlim_max = 0;
-		setrlimit(RLIMIT_CORE, &rl);
 		dup2(nul, 0);
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
 		close_from(3);
-		signal(SIGPIPE, SIG_DFL);
 		execv(argv[0], argv);
 		_exit(127);
 	}
