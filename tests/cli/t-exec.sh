@@ -95,8 +95,23 @@ run 0 $RBA -S st export xgb-credit -k key.key -o ev.json
 run 0 minisign -V -p key.pub -m ev.json
 run 0 $RBA verify ev.json -p key.pub
 out_has 'bit-identical'
+ok "the evidence holds to the predicate's JSON schema" \
+	/usr/bin/jsonschema -i ev.json "$FIX/evidence/predicate-v2.schema.json"
 ok "the evidence names the exec trainer" sh -c \
 	"jq -e '.predicate.trainer.kind == \"exec\" and .predicate.trainer.commit == \"$C1\"' ev.json"
+
+# the trainer member edited and re-signed: refused
+TC=$(sed -n '3s/^trusted comment: //p' ev.json.minisig)
+resign_check() { # sed-expression, expected reason
+	sed "$1" ev.json > x.json
+	ok "the edit '$1' changes the evidence" sh -c '! cmp -s x.json ev.json'
+	minisign -S -s key.key -m x.json -t "$TC" > /dev/null 2>&1
+	run 0 minisign -Vm x.json -p key.pub
+	run 1 $RBA verify x.json -p key.pub
+	err_has "$2"
+}
+resign_check "s/\"tree\": \"$T1\"/\"tree\": \"$C1\"/" 'does not agree with its embedded audit record'
+resign_check 's/"sandbox": "bubblewrap [^"]*"/"sandbox": "none"/' "does not name the sandbox 'none'"
 
 # dispute: the standing, and plainly no reasons for this format
 run 1 $RBA -S st dispute xgb-credit 5
