@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "policy/ydoc.h"
 #include "common/json.h"
@@ -999,6 +1000,20 @@ pins_trainer_env(struct yval *v, const struct ydoc_node *map, struct pins *p)
 		if (err)
 			return err;
 	}
+	/* Each variable is one field of the environment record, named in
+	 * lower case: no two names may meet there (in either order of the
+	 * keys). */
+	for (i = 0; i < t->nvars + t->npass; i++)
+		for (j = i + 1; j < t->nvars + t->npass; j++) {
+			const char *a = i < t->nvars ? t->var_names[i] : t->pass[i - t->nvars];
+			const char *b = j < t->nvars ? t->var_names[j] : t->pass[j - t->nvars];
+			if (strcasecmp(a, b) == 0)
+				return policy_yval_fail(v, RBA_E_SCHEMA, map,
+							"'%s' names variable '%s' "
+							"twice ('%s', ignoring case, "
+							"in variables or pass)",
+							v->path, a, b);
+		}
 	return 0;
 }
 

@@ -62,7 +62,8 @@ sandbox_description(void)
 {
 	return "bwrap --unshare-all --die-with-parent --new-session "
 	       "--cap-drop ALL --clearenv; /usr ro, /etc: alternatives and "
-	       "ld.so only; fresh /proc /dev /tmp; code and inputs ro, one "
+	       "ld.so only; fresh /proc /dev /tmp (tmpfs of the output limit); "
+	       "code and inputs ro, one "
 	       "output directory rw; limits: wall time (SIGKILL of the "
 	       "group), RLIMIT_AS, RLIMIT_FSIZE, output bytes";
 }
@@ -241,7 +242,7 @@ bwrap_argv(const struct sandbox_spec *s, char ***out, size_t *n)
 		"/etc/ld.so.cache", "/etc/ld.so.cache", "--ro-bind-try",
 		"/etc/ld.so.conf", "/etc/ld.so.conf", "--ro-bind-try",
 		"/etc/ld.so.conf.d", "/etc/ld.so.conf.d", "--proc", "/proc",
-		"--dev", "/dev", "--tmpfs", "/tmp",
+		"--dev", "/dev",
 		"--setenv", "LANG", "C.UTF-8", "--setenv", "TZ", "UTC",
 		"--setenv", "PYTHONHASHSEED", "0", "--setenv", "HOME", "/tmp",
 		"--setenv", "PATH", "/usr/bin:/bin"};
@@ -267,6 +268,15 @@ bwrap_argv(const struct sandbox_spec *s, char ***out, size_t *n)
 		err = add(out, n, "--");
 	for (i = 0; err == 0 && i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		err = add(out, n, fixed[i]);
+	/* /tmp is memory: it holds at most the output limit. */
+	if (err == 0)
+		err = add(out, n, "--size");
+	if (err == 0)
+		err = add(out, n, fsize + 8);
+	if (err == 0)
+		err = add(out, n, "--tmpfs");
+	if (err == 0)
+		err = add(out, n, "/tmp");
 	for (i = 0; err == 0 && i < sizeof(links) / sizeof(links[0]); i++) {
 		ssize_t k;
 		if (lstat(links[i], &st) != 0)

@@ -658,6 +658,12 @@ static const struct err_case pins_errors[] = {
 	 RBA_E_SCHEMA, 5, 159, "trainer.environment.variables",
 	 "'trainer.environment.variables' sets 'HOME', which the sandbox sets itself"},
 	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: " COMMIT ", "
+		   "command: [x], artifact: m, format: opaque, environment: "
+		   "{pass: [Foo], variables: {FOO: x}}}\n",
+	 RBA_E_SCHEMA, 5, 146, "trainer.environment",
+	 "'trainer.environment' names variable 'FOO' twice ('Foo', ignoring case, "
+	 "in variables or pass)"},
+	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: " COMMIT ", "
 		   "command: [x], artifact: m, format: opaque, environment: {packages: [Bad_Name]}}\n",
 	 RBA_E_SCHEMA, 5, 158, "trainer.environment.packages[0]",
 	 "'trainer.environment.packages[0]' is not a Debian package name"},
