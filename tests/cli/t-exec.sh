@@ -116,6 +116,8 @@ resign_check 's/"sandbox": "bubblewrap [^"]*"/"sandbox": "none"/' "does not name
 # dispute: the standing, and plainly no reasons for this format
 run 1 $RBA -S st dispute xgb-credit 5
 out_has 'decision'
+out_has 'scored as stored: no retrain, audit record'
+out_has 'escalate: the principal reasons could not be computed'
 out_has 'no reasons are available for format xgboost-json'
 
 # ---- a second commit changes eta: not reproducible, links named ----------
