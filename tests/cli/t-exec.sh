@@ -55,6 +55,10 @@ A1=$(jq -r .artifact out)
 ok "register names the commit and its tree" sh -c "jq -r .trainer.tree out | grep -qx $T1"
 run 0 $RBA -S st --json register p2.yaml --policy "$POL"
 ok "nthread 2 trains the same artifact as nthread 1" test "$(jq -r .artifact out)" = "$A1"
+# the repository as a URL git clones (file://): the same bytes
+pins xgb-url "$C1" 1 "s|repository: .*|repository: file://$PWD/repo|" > pu.yaml
+run 0 $RBA -S st --json register pu.yaml --policy "$POL"
+ok "a file:// URL of the repository trains the same artifact" test "$(jq -r .artifact out)" = "$A1"
 run 0 $RBA -S st version export-artifact xgb-credit model.json
 ok "the pinned digest is sha256sum of the model file" \
 	test "sha256:$(sha256sum model.json | cut -d' ' -f1)" = "$A1"
