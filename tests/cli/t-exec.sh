@@ -200,6 +200,23 @@ ok "lacks: one line" test "$(wc -l < err)" -eq 1
 dump after.txt
 ok "lacks: the store is unchanged" cmp -s before.txt after.txt
 
+# a score command that breaks the protocol (rebuild-audit-pins(5), Score
+# protocol): one score too few, or no number
+for m in short nan; do
+	pins "xgb-score-$m" "$C1" 1 \
+		"s|command: \[/usr/bin/python3, score.py,.*|command: [/usr/bin/python3, bad.py, $m, \"{artifact}\", \"{cases}\", \"{scores}\"]|" > sc.yaml
+	run 0 $RBA -S st -q register sc.yaml --policy "$POL"
+	dump before.txt
+	run 2 $RBA -S st sample add "xgb-score-$m" cases.csv
+	case $m in
+	short) err_has "the scorer of version 'xgb-score-short' wrote 199 scores for 200 cases" ;;
+	nan) err_has "the scorer's line 1 is not a probability in [0, 1]" ;;
+	esac
+	ok "score $m: one line" test "$(wc -l < err)" -eq 1
+	dump after.txt
+	ok "score $m: the store is unchanged" cmp -s before.txt after.txt
+done
+
 # ---- kill -9 of an audit while the trainer runs ----------------------------
 pins xgb-slow "$C1" 1 \
 	"s|command: \[/usr/bin/python3, train.py,|command: [/usr/bin/python3, bad.py, slow,|; s|probe: .*|pass: [RBA_TEST_SLEEP]|" > slow.yaml

@@ -9,6 +9,11 @@ sleep   sleeps far past any time limit
 net     opens a TCP connection to 1.1.1.1:80
 escape  writes into the code directory, outside /out
 slow    sleeps $RBA_TEST_SLEEP seconds, then trains as train.py does
+
+and as a score command (bad.py MODE ARTIFACT CASES SCORES):
+
+short   writes one score fewer than there are cases
+nan     writes "nan" for every case
 """
 import os
 import socket
@@ -34,6 +39,13 @@ def main(argv):
     if mode == "escape":
         with open("/code/escaped.txt", "w") as f:
             f.write("out of the box\n")
+        return
+    if mode in ("short", "nan"):
+        with open(argv[3]) as f:
+            n = sum(1 for _ in f) - 1
+        with open(argv[4], "w") as f:
+            for _ in range(n - 1 if mode == "short" else n):
+                f.write("0.25\n" if mode == "short" else "nan\n")
         return
     if mode == "slow":
         time.sleep(float(os.environ.get("RBA_TEST_SLEEP", "0") or 0))
