@@ -42,6 +42,7 @@ run 0 $RBA -S st --json audit torch-credit
 jq '.audits[0]' out > rec.json && mv rec.json out
 ok "avx2 against default, tolerance 0.0005: metric-equivalent" \
 	test "$(jq -r .verdict out)" = metric-equivalent
+printf "torch: max score delta %s, flips %s\n" "$(jq -r .sample.max_score_delta out)" "$(jq -r .sample.flips out)" >&2
 ok "another artifact, no flips, a score moved" sh -c \
 	"jq -e '.digests.artifact_rebuilt != .digests.artifact_pinned and .sample.flips == 0 and .sample.max_score_delta > 0.00001 and .sample.max_score_delta <= 0.0005' out"
 ok "the environment link names ATEN_CPU_CAPABILITY, default to avx2" sh -c \
