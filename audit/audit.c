@@ -23,6 +23,7 @@
 #include "common/json.h"
 #include "sample/scorer.h"
 #include "rebuild/envrec.h"
+#include "rebuild/exec.h"
 
 const char *
 audit_verdict_name(int verdict)
@@ -73,6 +74,8 @@ audit_report_release(struct audit_report *r)
 	link_release(&r->snapshot_link);
 	free(r->env_pinned_text);
 	free(r->env_current_text);
+	free(r->exec_repository);
+	free(r->exec_command);
 	for (size_t i = 0; i < r->nenv_fields; i++) {
 		free(r->env_fields[i].key);
 		free(r->env_fields[i].pinned);
@@ -189,8 +192,11 @@ env_links(struct audit_inputs *c, struct audit_report *r)
 	memset(&pinned, 0, sizeof(pinned));
 	memset(&now, 0, sizeof(now));
 	rba_buf_init(&cur);
-	err = envrec_capture(c->pins->determinism.mode, c->pins->determinism.threads,
-			     &cur);
+	/* An exec version's record is of its sandbox, packages, variables
+	 * and probe (rebuild/exec.h); a change is a changed link. */
+	err = c->is_exec ? exec_envrec(c->pins, &cur, NULL)
+			 : envrec_capture(c->pins->determinism.mode,
+					  c->pins->determinism.threads, &cur);
 	if (err == 0)
 		err = rba_buf_status(&cur);
 	if (err)
@@ -269,7 +275,8 @@ links(struct audit_inputs *c, struct audit_report *r)
 {
 	const char *rev_then = c->has_prov ? c->prov.code_revision
 					   : c->pins->code_revision;
-	const char *rev_now = envrec_code_revision();
+	const char *rev_now = c->is_exec ? c->pins->trainer.revision
+					 : envrec_code_revision();
 	int err;
 
 	r->abi_pinned = c->pins->trainer_abi;
@@ -320,6 +327,14 @@ static void
 abi_link(struct audit_inputs *c, struct audit_report *r)
 {
 	r->abi_rebuilt = c->rb.abi;
+	if (c->is_exec) {
+		set_link(&r->trainer_abi, AUDIT_LINK_SAME, strdup("exec"),
+			 strdup("exec"),
+			 rba_strdupf("an exec trainer: the code at commit %s "
+				     "(tree %s), not a trainer ABI of this tool",
+				     c->xrun.commit, c->xrun.tree));
+		return;
+	}
 	set_link(&r->trainer_abi,
 		 r->abi_artifact != r->abi_rebuilt ? AUDIT_LINK_CHANGED
 						   : AUDIT_LINK_SAME,
@@ -819,6 +834,18 @@ audit_version(struct store *s, const char *version,
 	    (r->rebuilt_bytes = malloc(c.rb.artifact_len ? c.rb.artifact_len : 1)) != NULL) {
 		memcpy(r->rebuilt_bytes, c.rb.artifact, c.rb.artifact_len);
 		r->rebuilt_len = c.rb.artifact_len;
+	}
+	if (c.is_exec) {
+		r->is_exec = 1;
+		r->exec_repository = strdup(c.pins->trainer.repository);
+		r->exec_command = strdup(c.xrun.argv_text);
+		memcpy(r->exec_commit, c.xrun.commit, 41);
+		memcpy(r->exec_tree, c.xrun.tree, 41);
+		r->exec_exit = c.xrun.sb.status;
+		r->exec_seconds = c.xrun.sb.seconds;
+		r->exec_stdout = c.xrun.sb.out_digest;
+		r->exec_stderr = c.xrun.sb.err_digest;
+		r->oom |= r->exec_repository == NULL || r->exec_command == NULL;
 	}
 	r->val_accuracy = c.rb.report.final.val_acc;
 	r->val_loss = c.rb.report.final.val_loss;

@@ -206,6 +206,14 @@ struct audit_report {
 	/* rebuild */
 	double val_accuracy, val_loss;
 
+	/* An exec version (rebuild/exec.h): what the rebuild ran, where. */
+	int is_exec;
+	char *exec_repository, *exec_command; /* command: JSON array text */
+	char exec_commit[41], exec_tree[41];
+	int exec_exit;
+	double exec_seconds;
+	struct rba_digest exec_stdout, exec_stderr;
+
 	/* timings, seconds: t_score is the wall time of the pass over the
 	 * sample (read, verify, decompress, score, compare); t_scoring the
 	 * time spent decoding, scoring and comparing (summed over threads) */

@@ -14,6 +14,7 @@
 #include "common/rbatime.h"
 #include "common/json.h"
 #include "rebuild/envrec.h"
+#include "rebuild/sandbox.h"
 
 static void
 put_strv(struct rba_buf *b, char *const *v, size_t n)
@@ -223,6 +224,27 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 					      : NULL, 1);
 	rba_json_kv_u64(b, "threads", r->threads, 0);
 	rba_buf_put(b, "}, ", 3);
+
+	if (r->is_exec && r->exec_command != NULL) {
+		/* An exec version's rebuild: what ran, in which sandbox, how
+		 * it ended (only such records have this member). */
+		rba_json_put_key(b, "trainer");
+		rba_buf_put_u8(b, '{');
+		rba_json_kv_str(b, "kind", "exec", 1);
+		rba_json_kv_str(b, "repository", r->exec_repository, 1);
+		rba_json_kv_str(b, "commit", r->exec_commit, 1);
+		rba_json_kv_str(b, "tree", r->exec_tree, 1);
+		rba_json_put_key(b, "command");
+		rba_buf_put(b, r->exec_command, strlen(r->exec_command));
+		rba_buf_put(b, ", ", 2);
+		rba_json_kv_str(b, "sandbox", sandbox_name(), 1);
+		rba_json_kv_str(b, "sandbox_profile", sandbox_description(), 1);
+		rba_json_kv_u64(b, "exit_status", (uint64_t)r->exec_exit, 1);
+		rba_json_kv_num(b, "seconds", r->exec_seconds, 1);
+		rba_json_kv_digest(b, "stdout_sha256", &r->exec_stdout, 1, 1);
+		rba_json_kv_digest(b, "stderr_sha256", &r->exec_stderr, 1, 0);
+		rba_buf_put(b, "}, ", 3);
+	}
 
 	rba_json_put_key(b, "tool");
 	rba_buf_put_u8(b, '{');

@@ -226,7 +226,7 @@ proof_one(void *ctx, const struct store_history_entry *e)
 	struct find_proof *f = ctx;
 	struct rba_json_value root;
 	const struct rba_json_value *dg, *links, *abi, *env, *rev;
-	const char *schema, *verdict, *s;
+	const char *schema, *verdict, *s, *rev_now;
 	struct rba_digest config;
 	uint32_t abi_pinned = f->c->pins->trainer_abi ? f->c->pins->trainer_abi
 						       : f->c->stored.abi;
@@ -248,6 +248,9 @@ proof_one(void *ctx, const struct store_history_entry *e)
 	rev = rba_json_get(links, "code_revision");
 	verdict = rba_json_get_str(&root, "verdict");
 	policy_pins_config_hash(f->c->pins, &config);
+	/* An exec version's code is its pinned commit, not this tool. */
+	rev_now = policy_pins_is_exec(f->c->pins) ? f->c->pins->trainer.revision
+						  : envrec_code_revision();
 #define WHY(...) snprintf(f->why, sizeof(f->why), __VA_ARGS__)
 	if (verdict == NULL || strcmp(verdict, "bit-identical") != 0)
 		WHY("its verdict is %s", verdict ? verdict : "missing");
@@ -261,9 +264,9 @@ proof_one(void *ctx, const struct store_history_entry *e)
 		 !digest_is(dg, "snapshot", &f->c->v.snapshot))
 		WHY("the pins changed since");
 	else if ((s = rba_json_get_str(rev, "current")) == NULL ||
-		 strcmp(s, envrec_code_revision()) != 0)
+		 strcmp(s, rev_now) != 0)
 		WHY("the code revision changed since (%.64s, now %.64s)",
-		    s ? s : "unknown", envrec_code_revision());
+		    s ? s : "unknown", rev_now);
 	else if (rba_json_get_num(abi, "rebuilt", -1) != (double)abi_pinned)
 		WHY("its rebuild used another trainer ABI");
 	else if ((s = rba_json_get_str(env, "current")) == NULL ||
@@ -285,7 +288,9 @@ env_now(const struct pins *p, char out[RBA_DIGEST_TEXT_LEN + 1])
 	int err;
 
 	rba_buf_init(&b);
-	err = envrec_capture(p->determinism.mode, p->determinism.threads, &b);
+	err = policy_pins_is_exec(p)
+		      ? exec_envrec(p, &b, NULL)
+		      : envrec_capture(p->determinism.mode, p->determinism.threads, &b);
 	if (err == 0)
 		err = rba_buf_status(&b);
 	if (err == 0) {
@@ -556,6 +561,19 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 	xo.approximate = 1;
 	if (e->source == NULL)
 		return RBA_E_NOMEM;
+	if (a->exec_pins != NULL) {
+		/* Scored by the user's own score command: scores, nothing
+		 * that could say why.  Nothing is invented. */
+		e->error = rba_strdupf(
+			"no reasons are available for format %s: it is scored by "
+			"the pins' score command, which gives scores only",
+			a->exec_pins->trainer.format == PINS_FORMAT_XGBOOST_JSON
+				? "xgboost-json (this build has no native scorer for it)"
+				: "opaque");
+		if (e->error == NULL)
+			return RBA_E_NOMEM;
+		return 0;
+	}
 	cls = explain_class(r, s, pol);
 	if (cls == UINT32_MAX || cls >= s->nclasses) {
 		e->error = strdup(pol->argmax ? "the decision is not a class of the model"

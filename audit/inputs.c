@@ -24,6 +24,7 @@ audit_inputs_release(struct audit_inputs *c)
 	free(c->snap);
 	rebuild_result_release(&c->rb);
 	artifact_release(&c->rebuilt);
+	exec_run_release(&c->xrun);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -131,7 +132,10 @@ audit_inputs_load(struct store_txn *txn, const char *version,
 	/* store_blob_load checked every byte against the digest. */
 	if (err)
 		return tampered(d, err, what);
-	if ((err = xgboost_artifact_decode(c->abytes, c->an, what, &c->stored, d)) != 0)
+	c->is_exec = policy_pins_is_exec(c->pins);
+	/* An exec version's artifact is opened once the snapshot, which
+	 * gives its columns and classes, is verified. */
+	if (!c->is_exec && (err = xgboost_artifact_decode(c->abytes, c->an, what, &c->stored, d)) != 0)
 		return err;
 
 	c->error_what = "snapshot";
@@ -142,6 +146,11 @@ audit_inputs_load(struct store_txn *txn, const char *version,
 		return rba_fail(d, err, NULL, 0, 0, "%s is missing", what);
 	if (err)
 		return tampered(d, err, what);
+	c->error_what = "artifact";
+	if (c->is_exec &&
+	    (err = exec_artifact_open(c->pins, c->snap, c->sn, c->abytes, c->an,
+				      &c->stored, d)) != 0)
+		return err;
 
 	c->error_what = "provenance";
 	err = register_provenance_get(txn, &c->v.artifact, &c->prov, d);
@@ -166,6 +175,28 @@ audit_inputs_rebuild(struct audit_inputs *c, struct rba_detail *d)
 	int err;
 
 	c->error_what = "rebuild";
+	if (c->is_exec) {
+		/* The user's code at the pinned commit, in the sandbox. */
+		err = exec_train(c->pins, c->snap, c->sn, c->pins->train.seed,
+				 c->pins->determinism.threads, &c->xrun, d);
+		c->t_rebuild = rba_time_mono() - t0;
+		if (err)
+			return err;
+		c->rb.artifact = c->xrun.artifact;
+		c->rb.artifact_len = c->xrun.artifact_len;
+		c->rb.digest = c->xrun.digest;
+		c->xrun.artifact = NULL;
+		c->rb.abi = 0;
+		c->rb.report.final.val_acc = c->rb.report.final.val_loss = NAN;
+		c->identical = rba_digest_equal(&c->rb.digest, &c->v.artifact);
+		err = exec_artifact_open(c->pins, c->snap, c->sn, c->rb.artifact,
+					 c->rb.artifact_len, &c->rebuilt, d);
+		if (err)
+			return err;
+		c->rebuilt_ok = 1;
+		c->error_what = NULL;
+		return 0;
+	}
 	if (!rebuild_abi_supported(abi))
 		return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
 				"version '%s' is pinned to trainer ABI %u, which "

@@ -58,6 +58,7 @@ register_result_release(struct register_result *r)
 	free(r->kept_policy_text);
 	free(r->pins_text);
 	rebuild_result_release(&r->rebuild);
+	exec_run_release(&r->exec);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -137,7 +138,8 @@ static int
 declared_check(const struct pins *in, const struct rba_digest *env,
 	       struct rba_detail *d)
 {
-	const char *rev = envrec_code_revision();
+	const char *rev = policy_pins_is_exec(in) ? in->trainer.revision
+						  : envrec_code_revision();
 	char want[RBA_DIGEST_TEXT_LEN + 1], have[RBA_DIGEST_TEXT_LEN + 1];
 
 	if (in->code_revision != NULL && strcmp(in->code_revision, rev) != 0) {
@@ -196,6 +198,8 @@ keep_run(struct store_txn *txn, struct register_result *out,
 	 struct rba_detail *d)
 {
 	runs_id_register(out->pins->version, registered_at, out->run_id);
+	if (out->is_exec)
+		return runs_put_exec(txn, out->run_id, out->pins, &out->exec, env, d);
 	return runs_put(txn, out->run_id, out->pins, &out->rebuild, env,
 			     rba_time_mono() - t0, d);
 }
@@ -228,7 +232,12 @@ register_version(struct store *s, const struct register_request *rq,
 	if (out->pins == NULL)
 		return RBA_E_NOMEM;
 	policy_pins_config_hash(in, &out->config);
-	err = envrec_capture(in->determinism.mode, in->determinism.threads, &env);
+	out->is_exec = policy_pins_is_exec(in);
+	/* An exec trainer's environment is the record of its sandbox and
+	 * its declared packages and variables (rebuild/exec.h). */
+	err = out->is_exec ? exec_envrec(in, &env, d)
+			   : envrec_capture(in->determinism.mode,
+					    in->determinism.threads, &env);
 	if (err)
 		goto out;
 	envrec_digest((const char *)env.p, env.len, &env_digest);
@@ -239,7 +248,9 @@ register_version(struct store *s, const struct register_request *rq,
 				    &art_len, d);
 		if (err)
 			goto out;
-		err = artifact_decode(art, art_len, &decoded, d);
+		/* An exec trainer's artifact is its own format, taken as
+		 * bytes: its audit rebuilds it and compares the digests. */
+		err = out->is_exec ? 0 : artifact_decode(art, art_len, &decoded, d);
 		if (err) {
 			if (d != NULL)
 				snprintf(d->file, sizeof(d->file), "%s", rq->artifact_path);
@@ -255,8 +266,20 @@ register_version(struct store *s, const struct register_request *rq,
 		if (err)
 			goto out;
 		rba_digest_format(&in->snapshot, hex);
-		err = rebuild_from_snapshot(in, in->trainer_abi, snap, snap_len,
-					    hex, rq->progress, &out->rebuild, d);
+		if (out->is_exec) {
+			err = exec_train(in, snap, snap_len, in->train.seed,
+					 in->determinism.threads, &out->exec, d);
+			if (err)
+				goto out;
+			out->rebuild.artifact = out->exec.artifact;
+			out->rebuild.artifact_len = out->exec.artifact_len;
+			out->rebuild.digest = out->exec.digest;
+			out->exec.artifact = NULL;
+		} else {
+			err = rebuild_from_snapshot(in, in->trainer_abi, snap,
+						    snap_len, hex, rq->progress,
+						    &out->rebuild, d);
+		}
 		if (err)
 			goto out;
 		abi = out->rebuild.abi;
@@ -286,7 +309,9 @@ register_version(struct store *s, const struct register_request *rq,
 		out->pins->environment = env_digest;
 	}
 	if (out->pins->code_revision == NULL &&
-	    (err = set_str(&out->pins->code_revision, envrec_code_revision())) != 0)
+	    (err = set_str(&out->pins->code_revision,
+			   out->is_exec ? in->trainer.revision
+					: envrec_code_revision())) != 0)
 		goto out;
 	policy_pins_canonical(out->pins, &canon);
 	if ((err = rba_buf_status(&canon)) != 0 || (err = rba_buf_status(&env)) != 0)
@@ -302,7 +327,8 @@ register_version(struct store *s, const struct register_request *rq,
 		pv.trainer_abi = abi;
 		pv.environment = env_digest;
 		snprintf(pv.code_revision, sizeof(pv.code_revision), "%s",
-			 envrec_code_revision());
+			 out->is_exec ? in->trainer.revision
+				      : envrec_code_revision());
 		prov_encode(&prov, &pv);
 		if ((err = rba_buf_status(&prov)) != 0)
 			goto out;

@@ -24,6 +24,8 @@
 #include "sample/scorer.h"
 #include "rebuild/artifact.h"
 #include "rebuild/xgboost.h"
+#include "rebuild/exec.h"
+#include "rebuild/snapshot.h"
 
 /* ---- a string dictionary for building chunks ---------------------------- */
 
@@ -862,7 +864,8 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	const struct csv_field *f;
 	struct rba_buf lt;
 	struct stat sb;
-	uint8_t *abytes = NULL;
+	uint8_t *abytes = NULL, *snap = NULL;
+	size_t sn = 0;
 	size_t an, nf;
 	uint64_t hint = 0, rowno = 0, spooled = 0;
 	int err, from_version = 0, rc, spool = -1;
@@ -911,8 +914,16 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	if ((err = store_blob_load(txn, &v.artifact, ARTIFACT_MAX_BYTES, &abytes,
 				   &an, d)) != 0)
 		goto out;
-	if ((err = xgboost_artifact_decode(abytes, an, "the stored artifact", &art, d)) != 0)
+	if (policy_pins_is_exec(pins)) {
+		/* The user's format: its columns and classes from the pins'
+		 * encoding of the snapshot, its scores from its score
+		 * command (rebuild/exec.h). */
+		if ((err = snapshot_load(txn, &pins->snapshot, &snap, &sn, d)) != 0 ||
+		    (err = exec_artifact_open(pins, snap, sn, abytes, an, &art, d)) != 0)
+			goto out;
+	} else if ((err = xgboost_artifact_decode(abytes, an, "the stored artifact", &art, d)) != 0) {
 		goto out;
+	}
 	st.art = &art;
 	if ((err = check_request(rq, pol, &art, d)) != 0)
 		goto out;
@@ -1008,6 +1019,7 @@ out:
 	free(st.ccounts);
 	artifact_release(&art);
 	free(abytes);
+	free(snap);
 	policy_pins_free(pins);
 	policy_free(pol);
 	store_version_release(&v);

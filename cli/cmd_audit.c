@@ -17,6 +17,7 @@
 #include "common/json.h"
 #include "common/sign.h"
 #include "cli/commands.h"
+#include "rebuild/sandbox.h"
 #include "common/buf.h"
 #include "policy/policy.h"
 #include "store/store.h"
@@ -92,6 +93,13 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 		       cli_digest_short(&r->artifact_decisions, ctx->verbose, b),
 		       rba_digest_equal(&r->artifact_decisions, &r->artifact_rebuilt)
 			       ? "  (the rebuilt one)" : "  (another artifact)");
+	if (r->has_rebuilt && r->is_exec) {
+		char t[32];
+		printf("rebuilt by    commit %.*s (tree %.*s) in %s, %s s\n",
+		       ctx->verbose ? 40 : 12, r->exec_commit,
+		       ctx->verbose ? 40 : 12, r->exec_tree, sandbox_name(),
+		       cli_fmt_g6(r->exec_seconds, t));
+	}
 	if (r->sample_verified) {
 		printf("sample        %llu cases, %llu flip%s, max score delta %s",
 		       (unsigned long long)r->cases, (unsigned long long)r->flips,

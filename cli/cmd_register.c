@@ -89,7 +89,13 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 		rba_json_fput_str(stdout, pins->version);
 		printf(", \"artifact\": \"%s\", \"config\": \"%s\", \"trained\": %s",
 		       hex, cfg, res.trained ? "true" : "false");
-		if (res.trained) {
+		if (res.is_exec && res.trained) {
+			printf(", \"trainer\": {\"kind\": \"exec\", \"commit\": \"%s\", "
+			       "\"tree\": \"%s\", \"command\": %s, \"seconds\": ",
+			       res.exec.commit, res.exec.tree, res.exec.argv_text);
+			rba_json_fput_num(stdout, res.exec.sb.seconds);
+			fputs("}", stdout);
+		} else if (res.trained) {
 			/* The one number writer: an AUC of a one-class
 			 * validation split is NaN, null in JSON. */
 			fputs(", \"validation\": {\"loss\": ", stdout);
@@ -106,7 +112,12 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 		fputs("}\n", stdout);
 	} else {
 		fputs(res.pins_text, stdout);
-		if (!ctx->quiet && res.trained)
+		if (!ctx->quiet && res.trained && res.is_exec)
+			fprintf(stderr, "rebuild-audit: registered '%s': artifact %s; "
+				"trained by commit %s (tree %s) in the sandbox, %.1f s\n",
+				pins->version, hex, res.exec.commit, res.exec.tree,
+				res.exec.sb.seconds);
+		else if (!ctx->quiet && res.trained)
 			fprintf(stderr, "rebuild-audit: registered '%s': artifact %s; "
 				"validation accuracy %.4f, loss %.4f\n",
 				pins->version, hex, res.rebuild.report.final.val_acc,

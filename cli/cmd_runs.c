@@ -174,6 +174,69 @@ run_show(const char *id, const struct rebuild_runrec *rr, int curve)
 		cli_curve_print(stdout, rr);
 }
 
+static void
+put_data(const char *s)
+{
+	if (s == NULL)
+		s = "-";
+	cli_fput_data(stdout, s, strlen(s));
+}
+
+/*
+ * The record of an exec training (rebuild/runrec.h, run-exec/v1) as
+ * text: 0 when it was one and was printed, -1 otherwise.
+ */
+static int
+exec_run_show(const char *id, const uint8_t *p, size_t n)
+{
+	struct rba_json_value v;
+	const struct rba_json_value *t, *cmd, *m;
+	const char *schema;
+	char x[32];
+
+	if (rba_json_parse((const char *)p, n, &v, NULL) != 0)
+		return -1;
+	schema = rba_json_get_str(&v, "schema");
+	t = rba_json_get(&v, "trainer");
+	cmd = t != NULL ? rba_json_get(t, "command") : NULL;
+	if (schema == NULL || strcmp(schema, RUNREC_EXEC_SCHEMA) != 0 || t == NULL ||
+	    cmd == NULL || cmd->type != RBA_JSON_ARRAY) {
+		rba_json_release(&v);
+		return -1;
+	}
+	printf("run           %s\n", id);
+	printf("version       ");
+	put_data(rba_json_get_str(&v, "version"));
+	printf("\ntrainer       exec, ");
+	put_data(rba_json_get_str(t, "repository"));
+	printf(" at commit ");
+	put_data(rba_json_get_str(t, "commit"));
+	printf(" (tree ");
+	put_data(rba_json_get_str(t, "tree"));
+	printf(")\ncommand      ");
+	for (size_t i = 0; i < cmd->n; i++)
+		if (cmd->items[i].type == RBA_JSON_STRING) {
+			fputc(' ', stdout);
+			put_data(cmd->items[i].str);
+		}
+	printf("\nsandbox       ");
+	put_data(rba_json_get_str(t, "sandbox"));
+	printf("\nartifact      ");
+	put_data(rba_json_get_str(&v, "artifact"));
+	printf("\nexit status   %.0f after %s s\n", rba_json_get_num(&v, "exit_status", NAN),
+	       cli_fmt_g6(rba_json_get_num(&v, "seconds", NAN), x));
+	m = rba_json_get(&v, "metrics");
+	if (m != NULL && m->type == RBA_JSON_OBJECT)
+		for (size_t i = 0; i < m->n; i++)
+			if (m->items[i].type == RBA_JSON_NUMBER) {
+				printf("metric        ");
+				put_data(m->keys[i]);
+				printf(" %s\n", cli_fmt_g6(m->items[i].num, x));
+			}
+	rba_json_release(&v);
+	return 0;
+}
+
 static int
 runs_show(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -218,6 +281,8 @@ runs_show(struct cli_ctx *ctx, int argc, char **argv)
 		status = compare_show(id, p, n);
 	} else if (fx_record_kind_of((const char *)p) == FX_RECORD_SWEEP) {
 		status = sweep_show(ctx, txn, id, plot, force);
+	} else if (exec_run_show(id, p, n) == 0) {
+		/* an exec training's record, printed */
 	} else if ((err = rebuild_runrec_parse(p, n, &rr, &d)) == 0) {
 		run_show(id, &rr, curve);
 		rebuild_runrec_release(&rr);

@@ -2,6 +2,7 @@
  * cmd_version.c - version list/show/export-artifact: the model versions
  * a store keeps.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -232,6 +233,13 @@ show_run_text(const char *id, int run_err, const struct rebuild_runrec_summary *
 		return;
 	}
 	printf("run           %s\n", id);
+	if (r->epochs == 0 && r->ntrain == 0 && isnan(r->val_loss)) {
+		/* an exec training (runrec.h, run-exec/v1): no curves */
+		printf("training      %s s in the sandbox ('rebuild-audit runs show "
+		       "%s' has the command, exit status and output digests)\n",
+		       cli_fmt_g6(r->train_seconds, x), id);
+		return;
+	}
 	printf("validation    loss %s, accuracy %s, AUC %s after %u %s%s "
 	       "(%llu train, %llu validation examples)\n",
 	       cli_fmt_g6(r->val_loss, l), cli_fmt_g6(r->val_acc, a),
@@ -297,10 +305,16 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 	} else {
 		printf("version       %s\nregistered    %s\nartifact      %s\n"
 		       "snapshot      %s\nconfig        %s\nenvironment   %s\n"
-		       "code          %s\ntrainer ABI   %u\n",
+		       "code          %s\n",
 		       v.name, when, a, s, c, e,
-		       p->code_revision ? p->code_revision : "-",
-		       (unsigned)p->trainer_abi);
+		       p->code_revision ? p->code_revision : "-");
+		if (policy_pins_is_exec(p))
+			printf("trainer       exec: %s at commit %s (%s)\n",
+			       p->trainer.repository, p->trainer.revision,
+			       p->trainer.format == PINS_FORMAT_XGBOOST_JSON
+				       ? "xgboost-json" : "opaque");
+		else
+			printf("trainer ABI   %u\n", (unsigned)p->trainer_abi);
 		if (v.has_policy) {
 			rba_digest_format(&v.policy_digest, pd);
 			printf("policy        %s\n", pd);

@@ -68,6 +68,90 @@ check_texts(const struct ev *e, struct rba_detail *d)
 }
 
 /* The pins and the policy against what the predicate states (check 3). */
+/* 1 when text (an environment record) has the line key=value. */
+static int
+env_has(struct sv text, const char *key, struct sv value)
+{
+	size_t kl = strlen(key);
+
+	for (size_t i = 0; text.s != NULL && i < text.n;) {
+		const char *l = text.s + i;
+		const char *nl = memchr(l, '\n', text.n - i);
+		size_t len = nl != NULL ? (size_t)(nl - l) : text.n - i;
+		if (len == kl + 1 + value.n && strncmp(l, key, kl) == 0 &&
+		    l[kl] == '=' && memcmp(l + kl + 1, value.s, value.n) == 0)
+			return 1;
+		i += len + 1;
+	}
+	return 0;
+}
+
+static int
+hex40(struct sv s)
+{
+	if (s.n != 40)
+		return 0;
+	for (size_t i = 0; i < 40; i++)
+		if (!((s.s[i] >= '0' && s.s[i] <= '9') || (s.s[i] >= 'a' && s.s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/*
+ * An exec version's trainer member against its pins, its code link and
+ * its environment records; a builtin version has none.
+ */
+static int
+check_trainer(const struct ev *e, const struct pins *pins, struct rba_detail *d)
+{
+	if (!policy_pins_is_exec(pins)) {
+		if (e->has_trainer)
+			return evidence_fail(d, RBA_E_SCHEMA, "a trainer member for "
+					     "pins of this tool's own trainer");
+		return 0;
+	}
+	if (!e->has_trainer)
+		return evidence_fail(d, RBA_E_SCHEMA, "the pins name an exec trainer "
+				     "and the evidence does not say what ran");
+	if (!sv_is(e->tr_kind, "exec"))
+		return evidence_fail(d, RBA_E_SCHEMA, "trainer.kind '%s' is not exec",
+				     sv_show(e->tr_kind));
+	if (!sv_is(e->tr_repo, pins->trainer.repository))
+		return evidence_fail(d, RBA_E_SCHEMA, "trainer.repository '%s' is not "
+				     "the pins' '%s'", sv_show(e->tr_repo),
+				     pins->trainer.repository);
+	if (!sv_is(e->tr_commit, pins->trainer.revision))
+		return evidence_fail(d, RBA_E_SCHEMA, "trainer.commit %s is not the "
+				     "pinned revision %s", sv_show(e->tr_commit),
+				     pins->trainer.revision);
+	if (!hex40(e->tr_tree))
+		return evidence_fail(d, RBA_E_SCHEMA, "trainer.tree '%s' is not a tree id",
+				     sv_show(e->tr_tree));
+	if (e->ntr_cmd != pins->trainer.ncommand || e->ntr_cmd == 0)
+		return evidence_fail(d, RBA_E_SCHEMA, "trainer.command has %zu "
+				     "arguments; the pins' command has %zu",
+				     e->ntr_cmd, pins->trainer.ncommand);
+	for (size_t i = 0; i < e->ntr_cmd; i++)
+		if (strchr(pins->trainer.command[i], '{') == NULL &&
+		    !sv_is(e->tr_cmd[i], pins->trainer.command[i]))
+			return evidence_fail(d, RBA_E_SCHEMA, "trainer.command[%zu] '%s' "
+					     "is not the pins' '%s'", i,
+					     sv_show(e->tr_cmd[i]),
+					     pins->trainer.command[i]);
+	if (e->tr_exit != 0)
+		return evidence_fail(d, RBA_E_SCHEMA, "a verdict on a trainer run that "
+				     "exited %.0f", e->tr_exit);
+	if (!sv_eq(e->code.current, e->tr_commit))
+		return evidence_fail(d, RBA_E_SCHEMA, "links.code_revision.current '%s' is "
+				     "not the commit that ran", sv_show(e->code.current));
+	if (!env_has(e->env_current_record, "sandbox.bwrap", e->tr_sandbox) ||
+	    !env_has(e->env_current_record, "trainer.kind", sv_c("exec")))
+		return evidence_fail(d, RBA_E_SCHEMA, "the current environment record "
+				     "does not name the sandbox '%s' and an exec "
+				     "trainer", sv_show(e->tr_sandbox));
+	return 0;
+}
+
 static int
 check_pins(const struct ev *e, const struct policy *pol, struct rba_detail *d)
 {
@@ -109,6 +193,8 @@ check_pins(const struct ev *e, const struct policy *pol, struct rba_detail *d)
 	else if ((double)pins->trainer_abi != e->abi_pinned)
 		err = evidence_fail(d, RBA_E_SCHEMA, "the pins pin trainer ABI %u, not %.0f",
 			  (unsigned)pins->trainer_abi, e->abi_pinned);
+	if (err == 0)
+		err = check_trainer(e, pins, d);
 	if (err == 0) {
 		policy_pins_config_hash(pins, &cfg);
 		if (!digest_is(e->config_hash, &cfg))

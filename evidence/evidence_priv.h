@@ -157,6 +157,14 @@ struct ev {
 	struct ev_lib *libs;
 	size_t nlibs;
 	struct sv exp_name, exp_version, exp_rev;
+	/* An exec version's trainer (rebuild/exec.h): what ran, where;
+	 * has_trainer 0 for this tool's own trainer (no such member). */
+	int has_trainer;
+	struct sv tr_kind, tr_repo, tr_commit, tr_tree, tr_sandbox, tr_profile,
+		tr_stdout, tr_stderr;
+	struct sv *tr_cmd;
+	size_t ntr_cmd;
+	double tr_exit, tr_seconds;
 	int inputs_included;
 	struct sv record;
 

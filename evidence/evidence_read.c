@@ -433,6 +433,26 @@ rd_libs(struct rd *r, const struct rba_json_value *v, const char *path,
 	e->nlibs = o->n;
 }
 
+/* The trainer member of an exec version's record or statement. */
+static void
+rd_trainer(struct rd *r, const struct rba_json_value *v, struct ev *e)
+{
+	if (rba_json_get(v, "trainer") == NULL)
+		return;
+	e->has_trainer = 1;
+	rd_str(r, v, "trainer.kind", 0, &e->tr_kind);
+	rd_str(r, v, "trainer.repository", 0, &e->tr_repo);
+	rd_str(r, v, "trainer.commit", 0, &e->tr_commit);
+	rd_str(r, v, "trainer.tree", 0, &e->tr_tree);
+	rd_strv(r, v, "trainer.command", &e->tr_cmd, &e->ntr_cmd);
+	rd_str(r, v, "trainer.sandbox", 0, &e->tr_sandbox);
+	rd_str(r, v, "trainer.sandbox_profile", 0, &e->tr_profile);
+	rd_int(r, v, "trainer.exit_status", &e->tr_exit);
+	rd_num(r, v, "trainer.seconds", 0, &e->tr_seconds);
+	rd_digest(r, v, "trainer.stdout_sha256", 0, &e->tr_stdout);
+	rd_digest(r, v, "trainer.stderr_sha256", 0, &e->tr_stderr);
+}
+
 /* The fields an audit record gives (rebuild-audit-report(5)). */
 int
 evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev *e,
@@ -537,6 +557,7 @@ evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev
 	rd_str(&r, rec, "tool.code_revision", T_NULLABLE, &e->tool_rev);
 	rd_int(&r, rec, "tool.trainer_abi", &e->tool_abi);
 	rd_libs(&r, rec, "tool.libraries", e);
+	rd_trainer(&r, rec, e);
 	return r.err;
 }
 
@@ -669,6 +690,7 @@ evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 	rd_str(&r, p, "tool.code_revision", T_NULLABLE, &e->tool_rev);
 	rd_int(&r, p, "tool.trainer_abi", &e->tool_abi);
 	rd_libs(&r, p, "tool.libraries", e);
+	rd_trainer(&r, p, e);
 	rd_str(&r, p, "exported_by.name", 0, &e->exp_name);
 	rd_str(&r, p, "exported_by.version", 0, &e->exp_version);
 	rd_str(&r, p, "exported_by.code_revision", 0, &e->exp_rev);

@@ -36,6 +36,7 @@ evidence_ev_release(struct ev *e)
 			free(e->cases_list[i].own);
 		free(e->cases_list);
 	}
+	free(e->tr_cmd);
 	for (size_t i = 0; i < e->ninputs_owned; i++)
 		rba_json_release(&e->inputs_owned[i]);
 	free(e->inputs_owned);
@@ -299,6 +300,24 @@ evidence_ev_render(const struct ev *e, struct rba_buf *b)
 	}
 	rba_json_pretty_close(&w, '}');
 	rba_json_pretty_close(&w, '}');
+
+	if (e->has_trainer) {
+		/* Only an exec version's evidence has it: every other
+		 * evidence file keeps its bytes. */
+		rba_json_pretty_open(&w, "trainer", '{');
+		jw_sv(&w, "kind", e->tr_kind);
+		jw_sv(&w, "repository", e->tr_repo);
+		jw_sv(&w, "commit", e->tr_commit);
+		jw_sv(&w, "tree", e->tr_tree);
+		jw_strv(&w, "command", e->tr_cmd, e->ntr_cmd);
+		jw_sv(&w, "sandbox", e->tr_sandbox);
+		jw_sv(&w, "sandbox_profile", e->tr_profile);
+		rba_json_pretty_num(&w, "exit_status", e->tr_exit);
+		rba_json_pretty_num(&w, "seconds", e->tr_seconds);
+		jw_sv(&w, "stdout_sha256", e->tr_stdout);
+		jw_sv(&w, "stderr_sha256", e->tr_stderr);
+		rba_json_pretty_close(&w, '}');
+	}
 
 	rba_json_pretty_open(&w, "exported_by", '{');
 	jw_sv(&w, "name", e->exp_name);

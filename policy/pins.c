@@ -9,8 +9,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "policy/ydoc.h"
+#include "common/json.h"
 #include "common/strv.h"
 
 #define BIT(i) (UINT32_C(1) << (i))
@@ -53,6 +55,10 @@ pins_defaults(struct pins *p)
 	p->eval.input_scale = 1.0;
 	p->determinism.mode = PINS_DET_STRICT;
 	p->determinism.threads = 1;
+	p->trainer.kind = PINS_TRAINER_BUILTIN;
+	p->trainer.seconds = PINS_DEFAULT_SECONDS;
+	p->trainer.memory = PINS_DEFAULT_MEMORY;
+	p->trainer.output = PINS_DEFAULT_OUTPUT;
 }
 
 int
@@ -693,6 +699,509 @@ pins_determinism(struct yval *v, const struct ydoc_node *map, struct pins *p)
 	return 0;
 }
 
+
+/* ---- trainer ---------------------------------------------------------- */
+
+/* A command: a non-empty list of non-empty strings. */
+static int
+get_argv(struct yval *v, const struct ydoc_node *n, char ***out, size_t *count)
+{
+	const struct ydoc_node *kid;
+	size_t i = 0, old;
+	char **a;
+	int err;
+
+	if ((err = policy_yval_seq(v, n)) != 0)
+		return err;
+	if (n->nkids == 0)
+		return policy_yval_fail(v, RBA_E_SCHEMA, n,
+					"'%s' must name a program", v->path);
+	if (n->nkids > PINS_MAX_ARGV)
+		return policy_yval_fail(v, RBA_E_LIMIT, n,
+					"'%s' has more than %d entries", v->path,
+					PINS_MAX_ARGV);
+	a = calloc(n->nkids + 1, sizeof(*a));
+	if (a == NULL)
+		return policy_yval_fail(v, RBA_E_NOMEM, n, "out of memory");
+	rba_strv_free(*out, *count);
+	*out = a;
+	*count = n->nkids;
+	for (kid = n->kids; kid != NULL; kid = kid->next, i++) {
+		old = policy_yval_path_index(v, i);
+		err = policy_yval_get_str(v, kid, PINS_MAX_ARG, &a[i]);
+		policy_yval_path_restore(v, old);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int
+cmp_param(const void *a, const void *b)
+{
+	return strcmp(((const struct pins_param *)a)->key,
+		      ((const struct pins_param *)b)->key);
+}
+
+/* A plain scalar of [-]digits without a leading zero. */
+static int
+is_int_text(const struct ydoc_node *n)
+{
+	size_t i = n->val[0] == '-' ? 1 : 0;
+
+	if (!n->plain || n->len <= i || n->len - i > 18)
+		return 0;
+	if (n->val[i] == '0' && n->len - i > 1)
+		return 0;
+	for (; i < n->len; i++)
+		if (n->val[i] < '0' || n->val[i] > '9')
+			return 0;
+	return !(n->val[0] == '-' && n->len == 2 && n->val[1] == '0');
+}
+
+/*
+ * trainer.params: a mapping of names to scalars.  A plain integer stays
+ * an integer, another plain number a number, plain true or false a
+ * boolean; anything else (and any quoted scalar) is a string.
+ */
+static int
+pins_params(struct yval *v, const struct ydoc_node *map, struct pins *p)
+{
+	const struct ydoc_node *k;
+	struct pins_trainer *t = &p->trainer;
+	const struct ydoc_node *at[PINS_MAX_PARAMS];
+	size_t i = 0, j, old;
+	int err;
+
+	if ((err = policy_yval_map(v, map)) != 0)
+		return err;
+	if (map->nkids / 2 > PINS_MAX_PARAMS)
+		return policy_yval_fail(v, RBA_E_LIMIT, map,
+					"'%s' has more than %d entries", v->path,
+					PINS_MAX_PARAMS);
+	t->params = calloc(map->nkids / 2 + 1, sizeof(*t->params));
+	if (t->params == NULL)
+		return policy_yval_fail(v, RBA_E_NOMEM, map, "out of memory");
+	YDOC_EACH_KEY(k, map)
+	{
+		struct pins_param *q = &t->params[i];
+		const struct ydoc_node *val = k->next;
+		if (k->len == 0 || k->len > POLICY_MAX_STRING ||
+		    memchr(k->val, 0, k->len) != NULL)
+			return policy_yval_fail(v, RBA_E_SCHEMA, k,
+						"'%s' has a key that is empty or "
+						"longer than %d bytes",
+						v->path, POLICY_MAX_STRING);
+		for (j = 0; j < i; j++)
+			if (strcmp(t->params[j].key, k->val) == 0)
+				return policy_yval_fail(v, RBA_E_SCHEMA, k,
+							"'%s' repeats key '%s'",
+							v->path, k->val);
+		if ((q->key = strdup(k->val)) == NULL)
+			return policy_yval_fail(v, RBA_E_NOMEM, k, "out of memory");
+		t->nparams = ++i;
+		at[i - 1] = k;
+		old = policy_yval_path_key(v, q->key);
+		if (val->type != YDOC_SCALAR || policy_ydoc_node_is_null(val)) {
+			err = policy_yval_fail(v, RBA_E_SCHEMA, val,
+					       "'%s' must be a number, a boolean "
+					       "or a string", v->path);
+		} else if (is_int_text(val)) {
+			q->type = PINS_PARAM_INT;
+			err = policy_yval_get_str(v, val, 32, &q->text);
+		} else if (val->plain &&
+			   (policy_ydoc_node_is(val, "true") ||
+			    policy_ydoc_node_is(val, "false"))) {
+			q->type = PINS_PARAM_BOOL;
+			q->b = policy_ydoc_node_is(val, "true");
+		} else if (val->plain &&
+			   policy_scalar_num_parse(val->val, val->len, &q->num) == 0) {
+			q->type = PINS_PARAM_NUM;
+		} else {
+			q->type = PINS_PARAM_STR;
+			err = policy_yval_get_str(v, val, PINS_MAX_ARG, &q->text);
+		}
+		policy_yval_path_restore(v, old);
+		if (err)
+			return err;
+	}
+	qsort(t->params, t->nparams, sizeof(*t->params), cmp_param);
+	for (i = 0; i < t->nparams; i++)
+		for (j = 0; j < t->nparams; j++)
+			if (policy_ydoc_node_is(at[j], t->params[i].key))
+				node_pos(at[j]->next, &p->src.params[i]);
+	return 0;
+}
+
+/* 1 for a Debian package name: [a-z0-9][a-z0-9+.-]+. */
+static int
+deb_name_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n < 2 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
+		return 0;
+	for (i = 1; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '+' || s[i] == '.' || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/* 1 for an environment variable name: [A-Za-z_][A-Za-z0-9_]*. */
+static int
+var_name_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+/* The variables the sandbox sets itself (rebuild/sandbox.h). */
+static int
+var_reserved(const char *s)
+{
+	static const char *const fixed[] = {"LANG", "TZ", "PYTHONHASHSEED",
+					    "HOME", "PATH"};
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (strcmp(s, fixed[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+pins_variables(struct yval *v, const struct ydoc_node *map, struct pins *p)
+{
+	struct pins_trainer *t = &p->trainer;
+	const struct ydoc_node *k;
+	size_t i = 0, j, old;
+	int err;
+
+	if ((err = policy_yval_map(v, map)) != 0)
+		return err;
+	if (map->nkids / 2 > PINS_MAX_VARS)
+		return policy_yval_fail(v, RBA_E_LIMIT, map,
+					"'%s' has more than %d entries", v->path,
+					PINS_MAX_VARS);
+	t->var_names = calloc(map->nkids / 2 + 1, sizeof(char *));
+	t->var_values = calloc(map->nkids / 2 + 1, sizeof(char *));
+	if (t->var_names == NULL || t->var_values == NULL)
+		return policy_yval_fail(v, RBA_E_NOMEM, map, "out of memory");
+	YDOC_EACH_KEY(k, map)
+	{
+		if (!var_name_ok(k->val) || k->len > POLICY_MAX_STRING)
+			return policy_yval_fail(v, RBA_E_SCHEMA, k,
+						"'%s' has '%s', which is not a "
+						"variable name ([A-Za-z_][A-Za-z0-9_]*)",
+						v->path, k->val);
+		if (var_reserved(k->val))
+			return policy_yval_fail(v, RBA_E_SCHEMA, k,
+						"'%s' sets '%s', which the sandbox "
+						"sets itself", v->path, k->val);
+		for (j = 0; j < i; j++)
+			if (strcmp(t->var_names[j], k->val) == 0)
+				return policy_yval_fail(v, RBA_E_SCHEMA, k,
+							"'%s' repeats '%s'", v->path,
+							k->val);
+		if ((t->var_names[i] = strdup(k->val)) == NULL)
+			return policy_yval_fail(v, RBA_E_NOMEM, k, "out of memory");
+		t->nvars = ++i;
+		old = policy_yval_path_key(v, k->val);
+		if (k->next->type == YDOC_SCALAR && k->next->len == 0 &&
+		    !k->next->plain)
+			err = (t->var_values[i - 1] = strdup("")) == NULL
+				      ? RBA_E_NOMEM : 0;
+		else
+			err = policy_yval_get_str(v, k->next, PINS_MAX_ARG,
+						  &t->var_values[i - 1]);
+		policy_yval_path_restore(v, old);
+		if (err)
+			return err;
+	}
+	/* Sorted by name, the values with them. */
+	for (i = 1; i < t->nvars; i++)
+		for (j = i; j > 0 && strcmp(t->var_names[j - 1], t->var_names[j]) > 0; j--) {
+			char *x = t->var_names[j];
+			t->var_names[j] = t->var_names[j - 1];
+			t->var_names[j - 1] = x;
+			x = t->var_values[j];
+			t->var_values[j] = t->var_values[j - 1];
+			t->var_values[j - 1] = x;
+		}
+	return 0;
+}
+
+static int
+pins_trainer_env(struct yval *v, const struct ydoc_node *map, struct pins *p)
+{
+	static const char *const keys[] = {"packages", "variables", "probe",
+					   "pass"};
+	const struct ydoc_node *k, *nodes[PINS_MAX_LIST];
+	struct pins_trainer *t = &p->trainer;
+	uint32_t seen = 0;
+	size_t i, j, old;
+	int err;
+
+	if (policy_ydoc_node_is_null(map))
+		return 0;
+	if ((err = policy_yval_map(v, map)) != 0)
+		return err;
+	YDOC_EACH_KEY(k, map)
+	{
+		if ((err = policy_yval_key(v, k, keys, 4, &seen, &i)) != 0)
+			return err;
+		if (policy_ydoc_node_is_null(k->next))
+			continue;
+		old = policy_yval_path_key(v, keys[i]);
+		if (i == 3) {
+			err = get_names(v, k->next, &t->pass, &t->npass, nodes);
+			for (j = 0; err == 0 && j < t->npass; j++) {
+				size_t m;
+				int bad = !var_name_ok(t->pass[j]) ||
+					  var_reserved(t->pass[j]);
+				for (m = 0; !bad && m < t->nvars; m++)
+					bad = strcmp(t->var_names[m], t->pass[j]) == 0;
+				if (bad) {
+					policy_yval_path_index(v, j);
+					err = policy_yval_fail(
+						v, RBA_E_SCHEMA, nodes[j],
+						"'%s' must name a variable that is "
+						"neither set by 'variables' nor by "
+						"the sandbox itself", v->path);
+				}
+			}
+			if (err == 0 && t->npass > 1)
+				qsort(t->pass, t->npass, sizeof(char *), cmp_str);
+		} else if (i == 0) {
+			err = get_names(v, k->next, &t->packages, &t->npackages, nodes);
+			for (j = 0; err == 0 && j < t->npackages; j++)
+				if (!deb_name_ok(t->packages[j])) {
+					policy_yval_path_index(v, j);
+					err = policy_yval_fail(
+						v, RBA_E_SCHEMA, nodes[j],
+						"'%s' is not a Debian package name",
+						v->path);
+				}
+			if (err == 0 && t->npackages > 1)
+				qsort(t->packages, t->npackages, sizeof(char *),
+				      cmp_str);
+		} else if (i == 1) {
+			err = pins_variables(v, k->next, p);
+		} else {
+			err = get_argv(v, k->next, &t->probe, &t->nprobe);
+		}
+		policy_yval_path_restore(v, old);
+		if (err)
+			return err;
+	}
+	/* Each variable is one field of the environment record, named in
+	 * lower case: no two names may meet there (in either order of the
+	 * keys). */
+	for (i = 0; i < t->nvars + t->npass; i++)
+		for (j = i + 1; j < t->nvars + t->npass; j++) {
+			const char *a = i < t->nvars ? t->var_names[i] : t->pass[i - t->nvars];
+			const char *b = j < t->nvars ? t->var_names[j] : t->pass[j - t->nvars];
+			if (strcasecmp(a, b) == 0)
+				return policy_yval_fail(v, RBA_E_SCHEMA, map,
+							"'%s' names variable '%s' "
+							"twice ('%s', ignoring case, "
+							"in variables or pass)",
+							v->path, a, b);
+		}
+	return 0;
+}
+
+static int
+pins_trainer_limits(struct yval *v, const struct ydoc_node *map, struct pins *p)
+{
+	static const char *const keys[] = {"seconds", "memory", "output"};
+	static const uint64_t lo[] = {1, UINT64_C(1) << 24, 1024};
+	static const uint64_t hi[] = {7 * 86400, UINT64_C(1) << 40,
+				      UINT64_C(1) << 36};
+	uint64_t *dst[3];
+	const struct ydoc_node *k;
+	uint32_t seen = 0;
+	size_t i, old;
+	int err;
+
+	dst[0] = &p->trainer.seconds;
+	dst[1] = &p->trainer.memory;
+	dst[2] = &p->trainer.output;
+	if (policy_ydoc_node_is_null(map))
+		return 0;
+	if ((err = policy_yval_map(v, map)) != 0)
+		return err;
+	YDOC_EACH_KEY(k, map)
+	{
+		if ((err = policy_yval_key(v, k, keys, 3, &seen, &i)) != 0)
+			return err;
+		if (policy_ydoc_node_is_null(k->next))
+			continue;
+		old = policy_yval_path_key(v, keys[i]);
+		err = policy_yval_get_uint(v, k->next, lo[i], hi[i], dst[i]);
+		policy_yval_path_restore(v, old);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int
+pins_trainer_score(struct yval *v, const struct ydoc_node *map, struct pins *p)
+{
+	static const char *const keys[] = {"command"};
+	const struct ydoc_node *k;
+	uint32_t seen = 0;
+	size_t i, old;
+	int err;
+
+	if ((err = policy_yval_map(v, map)) != 0)
+		return err;
+	YDOC_EACH_KEY(k, map)
+	{
+		if ((err = policy_yval_key(v, k, keys, 1, &seen, &i)) != 0)
+			return err;
+		old = policy_yval_path_key(v, keys[i]);
+		err = get_argv(v, k->next, &p->trainer.score, &p->trainer.nscore);
+		policy_yval_path_restore(v, old);
+		if (err)
+			return err;
+	}
+	return policy_yval_required(v, map, keys, 1, seen, 1);
+}
+
+/* 1 for exactly 40 lowercase hex digits. */
+static int
+full_commit(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] != 0; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return i == 40;
+}
+
+/* The artifact file name: one path component, no dot files. */
+static int
+file_name_ok(const char *s)
+{
+	return s[0] != '.' && strchr(s, '/') == NULL && strlen(s) <= PINS_MAX_ARTIFACT_NAME;
+}
+
+static int
+pins_trainer(struct yval *v, const struct ydoc_node *key,
+	     const struct ydoc_node *map, struct pins *p)
+{
+	static const char *const keys[] = {
+		"kind", "repository", "revision", "command", "artifact",
+		"format", "params", "environment", "limits", "score"};
+	enum { KIND, REPO, REV, CMD, ART, FMT, PARAMS, ENVB, LIMITS, SCORE, N };
+	static const char *const kinds[] = {"builtin", "exec"};
+	static const char *const formats[] = {"xgboost-json", "opaque"};
+	struct pins_trainer *t = &p->trainer;
+	const struct ydoc_node *k, *at[N] = {0};
+	uint32_t seen = 0;
+	size_t i, old;
+	int err, e;
+
+	if (policy_ydoc_node_is_null(map))
+		return 0;
+	if ((err = policy_yval_map(v, map)) != 0)
+		return err;
+	YDOC_EACH_KEY(k, map)
+	{
+		if ((err = policy_yval_key(v, k, keys, N, &seen, &i)) != 0)
+			return err;
+		if (policy_ydoc_node_is_null(k->next)) {
+			seen &= ~BIT(i);
+			continue;
+		}
+		at[i] = k;
+		old = policy_yval_path_key(v, keys[i]);
+		switch (i) {
+		case KIND:
+			err = policy_yval_get_enum(v, k->next, kinds, 2, &e);
+			t->kind = e == 1 ? PINS_TRAINER_EXEC : PINS_TRAINER_BUILTIN;
+			break;
+		case REPO:
+			err = policy_yval_get_str(v, k->next, PINS_MAX_ARG,
+						  &t->repository);
+			node_pos(k->next, &p->src.repository);
+			break;
+		case REV:
+			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
+						  &t->revision);
+			node_pos(k->next, &p->src.revision);
+			if (err == 0 && !full_commit(t->revision))
+				err = policy_yval_fail(
+					v, RBA_E_SCHEMA, k->next,
+					"'%s' must be a full commit id of 40 "
+					"lowercase hex digits, not '%s' (a branch "
+					"name or a short hash can move: pin what "
+					"'git rev-parse %s' prints)",
+					v->path, t->revision, t->revision);
+			break;
+		case CMD:
+			err = get_argv(v, k->next, &t->command, &t->ncommand);
+			node_pos(k->next, &p->src.command);
+			break;
+		case ART:
+			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
+						  &t->artifact);
+			if (err == 0 && !file_name_ok(t->artifact))
+				err = policy_yval_fail(
+					v, RBA_E_SCHEMA, k->next,
+					"'%s' must be a file name (no '/', not "
+					"starting with '.', at most %d bytes)",
+					v->path, PINS_MAX_ARTIFACT_NAME);
+			break;
+		case FMT:
+			err = policy_yval_get_enum(v, k->next, formats, 2, &e);
+			t->format = e == 0 ? PINS_FORMAT_XGBOOST_JSON
+					   : PINS_FORMAT_OPAQUE;
+			break;
+		case PARAMS:
+			err = pins_params(v, k->next, p);
+			break;
+		case ENVB:
+			err = pins_trainer_env(v, k->next, p);
+			break;
+		case LIMITS:
+			err = pins_trainer_limits(v, k->next, p);
+			break;
+		default:
+			err = pins_trainer_score(v, k->next, p);
+			break;
+		}
+		policy_yval_path_restore(v, old);
+		if (err)
+			return err;
+	}
+	if (t->kind == PINS_TRAINER_BUILTIN) {
+		for (i = REPO; i < N; i++)
+			if (at[i] != NULL)
+				return fail_at_key(v, RBA_E_SCHEMA, at[i], keys[i],
+						   "applies only to trainer kind exec");
+		return 0;
+	}
+	return policy_yval_required(v, key, keys, N, seen,
+				    BIT(KIND) | BIT(REPO) | BIT(REV) | BIT(CMD) |
+					    BIT(ART) | BIT(FMT));
+}
+
+int
+policy_pins_is_exec(const struct pins *p)
+{
+	return p->trainer.kind == PINS_TRAINER_EXEC;
+}
+
 /* ---- the whole record ------------------------------------------------ */
 
 static int
@@ -701,9 +1210,10 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 	static const char *const keys[] = {
 		"schema", "version", "snapshot", "code_revision",
 		"trainer_abi", "environment", "artifact", "data",
-		"model", "train", "eval", "determinism"};
+		"model", "train", "eval", "determinism", "trainer"};
 	enum { SCHEMA, VERSION, SNAPSHOT, CODE, ABI, ENV, ARTIFACT, DATA,
-	       MODEL, TRAIN, EVAL, DET, N };
+	       MODEL, TRAIN, EVAL, DET, TRAINER, N };
+	const struct ydoc_node *model_key = NULL, *abi_key = NULL;
 	const uint32_t required =
 		BIT(SCHEMA) | BIT(VERSION) | BIT(SNAPSHOT) | BIT(DATA);
 	const struct ydoc_node *map = NULL, *k, *mlp_only = NULL;
@@ -752,6 +1262,7 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 		case ABI:
 			err = policy_yval_get_uint(v, k->next, 1, UINT32_MAX, &x);
 			p->trainer_abi = (uint32_t)x;
+			abi_key = k;
 			break;
 		case ENV:
 			err = policy_yval_get_digest(v, k->next, &p->environment);
@@ -767,6 +1278,10 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 			break;
 		case MODEL:
 			err = pins_model(v, k->next, p);
+			model_key = k;
+			break;
+		case TRAINER:
+			err = pins_trainer(v, k, k->next, p);
 			break;
 		case TRAIN:
 			err = pins_train(v, k->next, p, &mlp_only, &mlp_name);
@@ -781,6 +1296,35 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
+	}
+	/* The user's code has its own model and hyperparameters
+	 * (trainer.params); this tool's would change the config hash
+	 * without changing the model. */
+	if (policy_pins_is_exec(p)) {
+		if (model_key != NULL)
+			return fail_at_key(v, RBA_E_SCHEMA, model_key, "model",
+					   "applies only to trainer kind builtin "
+					   "(an exec trainer takes trainer.params)");
+		if (abi_key != NULL)
+			return fail_at_key(v, RBA_E_SCHEMA, abi_key, "trainer_abi",
+					   "applies only to trainer kind builtin");
+		if (mlp_only != NULL) {
+			old = policy_yval_path_key(v, "train");
+			err = fail_at_key(v, RBA_E_SCHEMA, mlp_only, mlp_name,
+					  "applies only to trainer kind builtin "
+					  "(an exec trainer takes trainer.params)");
+			policy_yval_path_restore(v, old);
+			return err;
+		}
+		if (p->code_revision != NULL &&
+		    strcmp(p->code_revision, p->trainer.revision) != 0)
+			return rba_detail_key(v->d, "code_revision"),
+			       rba_fail(v->d, RBA_E_SCHEMA, v->name,
+					p->src.code_revision.line,
+					p->src.code_revision.col,
+					"'code_revision' must be the commit "
+					"'trainer.revision' pins (%s)",
+					p->trainer.revision);
 	}
 	/* Trees are trained by boosting rounds, not epochs of an optimizer. */
 	if (p->model.kind == PINS_MODEL_GBDT && mlp_only != NULL) {
@@ -848,6 +1392,28 @@ policy_pins_load(const char *path, struct pins **out, struct rba_detail *d)
 	return err;
 }
 
+static void
+trainer_free(struct pins_trainer *t)
+{
+	size_t i;
+
+	free(t->repository);
+	free(t->revision);
+	free(t->artifact);
+	rba_strv_free(t->command, t->ncommand);
+	rba_strv_free(t->packages, t->npackages);
+	rba_strv_free(t->var_names, t->nvars);
+	rba_strv_free(t->var_values, t->nvars);
+	rba_strv_free(t->probe, t->nprobe);
+	rba_strv_free(t->pass, t->npass);
+	rba_strv_free(t->score, t->nscore);
+	for (i = 0; t->params != NULL && i < t->nparams; i++) {
+		free(t->params[i].key);
+		free(t->params[i].text);
+	}
+	free(t->params);
+}
+
 void
 policy_pins_free(struct pins *p)
 {
@@ -861,6 +1427,7 @@ policy_pins_free(struct pins *p)
 	rba_strv_free(p->data.exclude, p->data.nexclude);
 	rba_strv_free(p->data.categorical, p->data.ncategorical);
 	free(p->src.file);
+	trainer_free(&p->trainer);
 	free(p);
 }
 
@@ -892,6 +1459,41 @@ dup_list(char ***dst, char *const *src, size_t n)
 	return 0;
 }
 
+static int
+trainer_dup(struct pins_trainer *c, const struct pins_trainer *t)
+{
+	int err = 0;
+	size_t i;
+
+	*c = *t;
+	c->repository = c->revision = c->artifact = NULL;
+	c->command = c->packages = c->var_names = c->var_values = NULL;
+	c->probe = c->score = c->pass = NULL;
+	err |= dup_list(&c->pass, t->pass, t->npass);
+	c->params = NULL;
+	err |= dup_str(&c->repository, t->repository);
+	err |= dup_str(&c->revision, t->revision);
+	err |= dup_str(&c->artifact, t->artifact);
+	err |= dup_list(&c->command, t->command, t->ncommand);
+	err |= dup_list(&c->packages, t->packages, t->npackages);
+	err |= dup_list(&c->var_names, t->var_names, t->nvars);
+	err |= dup_list(&c->var_values, t->var_values, t->nvars);
+	err |= dup_list(&c->probe, t->probe, t->nprobe);
+	err |= dup_list(&c->score, t->score, t->nscore);
+	if (t->params != NULL) {
+		c->params = calloc(t->nparams + 1, sizeof(*c->params));
+		if (c->params == NULL)
+			return RBA_E_NOMEM;
+		for (i = 0; i < t->nparams; i++) {
+			c->params[i] = t->params[i];
+			c->params[i].key = c->params[i].text = NULL;
+			err |= dup_str(&c->params[i].key, t->params[i].key);
+			err |= dup_str(&c->params[i].text, t->params[i].text);
+		}
+	}
+	return err ? RBA_E_NOMEM : 0;
+}
+
 struct pins *
 policy_pins_dup(const struct pins *p)
 {
@@ -905,6 +1507,7 @@ policy_pins_dup(const struct pins *p)
 	c->data.positive = c->data.id = NULL;
 	c->data.exclude = c->data.categorical = NULL;
 	c->src.file = NULL;
+	memset(&c->trainer, 0, sizeof(c->trainer));
 	err |= dup_str(&c->version, p->version);
 	err |= dup_str(&c->src.file, p->src.file);
 	err |= dup_str(&c->code_revision, p->code_revision);
@@ -914,6 +1517,7 @@ policy_pins_dup(const struct pins *p)
 	err |= dup_list(&c->data.exclude, p->data.exclude, p->data.nexclude);
 	err |= dup_list(&c->data.categorical, p->data.categorical,
 			p->data.ncategorical);
+	err |= trainer_dup(&c->trainer, &p->trainer);
 	if (err) {
 		policy_pins_free(c);
 		return NULL;
@@ -1010,6 +1614,8 @@ emit_model(struct ysink *s, const struct pins *p)
 {
 	size_t i;
 
+	if (p->trainer.kind == PINS_TRAINER_EXEC)
+		return; /* the user's code has its own (trainer.params) */
 	if (p->model.kind == PINS_MODEL_GBDT) {
 		emit_gbdt(s, p);
 		return;
@@ -1028,7 +1634,8 @@ emit_train(struct ysink *s, const struct pins *p)
 {
 	int adamw = p->train.optimizer != PINS_OPT_SGD;
 
-	if (p->model.kind == PINS_MODEL_GBDT) {
+	if (p->model.kind == PINS_MODEL_GBDT ||
+	    p->trainer.kind == PINS_TRAINER_EXEC) {
 		policy_ysink_printf(s, "train:\n  seed: %" PRIu64 "\n",
 				    p->train.seed);
 		return;
@@ -1082,6 +1689,93 @@ emit_determinism(struct ysink *s, const struct pins *p)
 			    p->determinism.threads);
 }
 
+static void
+emit_argv(struct ysink *s, const char *key, const char *indent,
+	  char *const *v, size_t n)
+{
+	size_t i;
+
+	policy_ysink_printf(s, "%s%s: [", indent, key);
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			policy_ysink_text(s, ", ");
+		policy_ysink_str(s, v[i]);
+	}
+	policy_ysink_text(s, "]\n");
+}
+
+/*
+ * The trainer block, written only for an exec trainer, so that every
+ * builtin record keeps its text and its hashes.
+ */
+static void
+emit_trainer(struct ysink *s, const struct pins *p)
+{
+	const struct pins_trainer *t = &p->trainer;
+	size_t i;
+
+	if (t->kind != PINS_TRAINER_EXEC)
+		return;
+	policy_ysink_text(s, "trainer:\n  kind: exec\n  repository: ");
+	policy_ysink_str(s, t->repository);
+	policy_ysink_text(s, "\n  revision: ");
+	policy_ysink_text(s, t->revision);
+	policy_ysink_text(s, "\n");
+	emit_argv(s, "command", "  ", t->command, t->ncommand);
+	policy_ysink_text(s, "  artifact: ");
+	policy_ysink_str(s, t->artifact);
+	policy_ysink_printf(s, "\n  format: %s\n  params:",
+			    t->format == PINS_FORMAT_XGBOOST_JSON ? "xgboost-json"
+								  : "opaque");
+	policy_ysink_text(s, t->nparams == 0 ? " {}\n" : "\n");
+	for (i = 0; i < t->nparams; i++) {
+		const struct pins_param *q = &t->params[i];
+		policy_ysink_text(s, "    ");
+		policy_ysink_str(s, q->key);
+		policy_ysink_text(s, ": ");
+		switch (q->type) {
+		case PINS_PARAM_INT:
+			policy_ysink_text(s, q->text);
+			break;
+		case PINS_PARAM_NUM:
+			policy_ysink_num(s, q->num);
+			break;
+		case PINS_PARAM_BOOL:
+			policy_ysink_text(s, q->b ? "true" : "false");
+			break;
+		default:
+			policy_ysink_str(s, q->text);
+			break;
+		}
+		policy_ysink_text(s, "\n");
+	}
+	policy_ysink_text(s, "  environment:\n    packages:");
+	policy_ysink_str_list(s, "      ", t->packages, t->npackages);
+	policy_ysink_text(s, t->nvars == 0 ? "    variables: {}\n"
+					   : "    variables:\n");
+	for (i = 0; i < t->nvars; i++) {
+		policy_ysink_printf(s, "      %s: ", t->var_names[i]);
+		policy_ysink_str(s, t->var_values[i]);
+		policy_ysink_text(s, "\n");
+	}
+	policy_ysink_text(s, "    pass:");
+	policy_ysink_str_list(s, "      ", t->pass, t->npass);
+	if (t->probe != NULL)
+		emit_argv(s, "probe", "    ", t->probe, t->nprobe);
+	else
+		policy_ysink_text(s, "    probe: null\n");
+	policy_ysink_printf(s,
+			    "  limits:\n    seconds: %" PRIu64 "\n    memory: %" PRIu64
+			    "\n    output: %" PRIu64 "\n",
+			    t->seconds, t->memory, t->output);
+	if (t->score != NULL) {
+		policy_ysink_text(s, "  score:\n");
+		emit_argv(s, "command", "    ", t->score, t->nscore);
+	} else {
+		policy_ysink_text(s, "  score: null\n");
+	}
+}
+
 void
 policy_pins_canonical(const struct pins *p, struct rba_buf *out)
 {
@@ -1093,6 +1787,38 @@ policy_pins_canonical(const struct pins *p, struct rba_buf *out)
 	emit_train(&s, p);
 	emit_eval(&s, p);
 	emit_determinism(&s, p);
+	emit_trainer(&s, p);
+}
+
+void
+policy_pins_params_json(const struct pins *p, struct rba_buf *out)
+{
+	const struct pins_trainer *t = &p->trainer;
+	size_t i;
+
+	rba_buf_put_u8(out, '{');
+	for (i = 0; i < t->nparams; i++) {
+		const struct pins_param *q = &t->params[i];
+		if (i > 0)
+			rba_buf_put_u8(out, ',');
+		rba_json_put_str(out, q->key);
+		rba_buf_put_u8(out, ':');
+		switch (q->type) {
+		case PINS_PARAM_INT:
+			rba_buf_put(out, q->text, strlen(q->text));
+			break;
+		case PINS_PARAM_NUM:
+			rba_json_put_num(out, q->num);
+			break;
+		case PINS_PARAM_BOOL:
+			rba_buf_put(out, q->b ? "true" : "false", q->b ? 4 : 5);
+			break;
+		default:
+			rba_json_put_str(out, q->text);
+			break;
+		}
+	}
+	rba_buf_put(out, "}\n", 2);
 }
 
 void
@@ -1106,5 +1832,6 @@ policy_pins_config_hash(const struct pins *p, struct rba_digest *out)
 	emit_model(&s, p);
 	emit_train(&s, p);
 	emit_determinism(&s, p);
+	emit_trainer(&s, p);
 	rba_hasher_final(&h, out);
 }

@@ -77,6 +77,61 @@ enum pins_reduction { PINS_RED_MEAN = 1, PINS_RED_SUM = 2 };
 enum pins_subset { PINS_SUBSET_ALL = 1, PINS_SUBSET_VALIDATION = 2,
 		   PINS_SUBSET_ROWS = 3 };
 
+/*
+ * The trainer (rebuild-audit-pins(5), TRAINER): builtin, this tool's own
+ * (every pins file without a trainer: block), or exec, the user's own
+ * code at a pinned git commit run in a sandbox (rebuild/exec.h).
+ */
+enum pins_trainer_kind { PINS_TRAINER_BUILTIN = 0, PINS_TRAINER_EXEC = 1 };
+/* The artifact an exec trainer writes: an XGBoost JSON model (scored
+ * natively once a loader for it is in; until then by trainer.score), or
+ * any other bytes, scored only by trainer.score. */
+enum pins_format { PINS_FORMAT_XGBOOST_JSON = 1, PINS_FORMAT_OPAQUE = 2 };
+enum pins_param_type { PINS_PARAM_INT = 1, PINS_PARAM_NUM = 2,
+		       PINS_PARAM_BOOL = 3, PINS_PARAM_STR = 4 };
+
+#define PINS_MAX_ARGV 64	   /* entries in a command */
+#define PINS_MAX_ARG 1024	   /* bytes in one argument, repository */
+#define PINS_MAX_PARAMS 64	   /* trainer.params entries */
+#define PINS_MAX_VARS 32	   /* trainer.environment.variables */
+#define PINS_MAX_ARTIFACT_NAME 128 /* trainer.artifact */
+#define PINS_DEFAULT_SECONDS 600
+#define PINS_DEFAULT_MEMORY (UINT64_C(4) << 30)
+#define PINS_DEFAULT_OUTPUT (UINT64_C(256) << 20)
+
+struct pins_param {
+	char *key;
+	enum pins_param_type type;
+	char *text;	/* INT: decimal digits; STR: the string */
+	double num;	/* NUM */
+	int b;		/* BOOL */
+};
+
+struct pins_trainer {
+	enum pins_trainer_kind kind; /* default builtin */
+	/* exec only (a builtin trainer has none of these) */
+	char *repository;	/* a path or URL git reads */
+	char *revision;		/* 40 lowercase hex digits */
+	char **command;		/* argv, with placeholders */
+	size_t ncommand;
+	char *artifact;		/* file name the command writes */
+	enum pins_format format;
+	struct pins_param *params; /* sorted by key bytewise, distinct */
+	size_t nparams;
+	char **packages;	/* sorted, distinct Debian package names */
+	size_t npackages;
+	char **var_names, **var_values; /* sorted by name, distinct */
+	size_t nvars;
+	char **pass;		/* sorted names passed through from the
+				 * tool's environment (recorded) */
+	size_t npass;
+	char **probe;		/* NULL: none */
+	size_t nprobe;
+	char **score;		/* the score command; NULL: none */
+	size_t nscore;
+	uint64_t seconds, memory, output; /* limits */
+};
+
 /* Where a value sits in the text a record was parsed from. */
 struct pins_pos {
 	unsigned long line, col; /* 1-based; 0 when unknown */
@@ -158,6 +213,7 @@ struct pins {
 		enum pins_det_mode mode; /* default strict */
 		uint32_t threads; /* 1..PINS_MAX_THREADS, default 1 */
 	} determinism;
+	struct pins_trainer trainer;
 	/*
 	 * Where the parsed text gave a value: the scalar after "label:",
 	 * "id:", "positive:", "code_revision:" or "environment:", or a list
@@ -172,6 +228,8 @@ struct pins {
 		char *file;
 		struct pins_pos label, id, positive;
 		struct pins_pos code_revision, environment;
+		struct pins_pos revision, repository, command;
+		struct pins_pos params[PINS_MAX_PARAMS]; /* trainer.params[i] */
 		struct pins_pos exclude[PINS_MAX_LIST];	    /* data.exclude[i] */
 		struct pins_pos categorical[PINS_MAX_LIST]; /* data.categorical[i] */
 	} src;
@@ -217,6 +275,17 @@ void policy_pins_canonical(const struct pins *p, struct rba_buf *out);
  * no allocation.
  */
 void policy_pins_config_hash(const struct pins *p, struct rba_digest *out);
+
+/*
+ * The canonical JSON of trainer.params (keys sorted bytewise, no
+ * whitespace, integers as written, other numbers as common/json.h
+ * writes them), followed by one newline: the file {params} names.
+ * Allocation failure: rba_buf_status(out).
+ */
+void policy_pins_params_json(const struct pins *p, struct rba_buf *out);
+
+/* 1 when the pins name an exec trainer. */
+int policy_pins_is_exec(const struct pins *p);
 
 /*
  * 1 when name is a valid version name: 1-PINS_MAX_NAME bytes of

@@ -45,10 +45,21 @@
 /* nodes in one tree: a full tree of REBUILD_GBDT_MAX_DEPTH levels */
 #define ARTIFACT_MAX_TREE_NODES ((2u << REBUILD_GBDT_MAX_DEPTH) - 1)
 
+struct pins;
 struct artifact {
 	uint32_t abi; /* trainer ABI that produced the weights */
 	struct encode_spec spec;
 	struct rebuild_model model;
+	/*
+	 * An exec version's artifact (rebuild/exec.h, exec_artifact_open):
+	 * bytes this tool does not decode, scored by its pins' score
+	 * command; spec is the pins' encoding of the snapshot (columns and
+	 * classes), model is empty and abi 0.  Borrowed: the pins and the
+	 * bytes outlive the artifact.  NULL for every artifact of ours.
+	 */
+	const struct pins *exec_pins;
+	const uint8_t *exec_bytes;
+	size_t exec_len;
 };
 
 /* Frees everything a decode or a training left in a. */

@@ -66,6 +66,22 @@ rebuild_prepared_free(struct rebuild_prepared *prep)
 	free(prep);
 }
 
+/*
+ * This trainer trains builtin pins only: an exec trainer's pins never
+ * reach it (rebuild/exec.h runs those), so that no command trains this
+ * tool's model in place of the user's code.
+ */
+static int
+exec_refused(const struct pins *p, struct rba_detail *d)
+{
+	rba_detail_key(d, "trainer.kind");
+	return rba_fail(d, RBA_E_UNSUPPORTED, p->src.file, 0, 0,
+			"version '%s' has an exec trainer: train, evaluate, "
+			"sweep, compare, gate and bisect run only this tool's "
+			"own trainer (exec versions: register, sample add, "
+			"audit, dispute)", p->version);
+}
+
 int
 rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 		const char *name, struct rebuild_prepared **out,
@@ -77,6 +93,8 @@ rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 	int err;
 
 	*out = NULL;
+	if (policy_pins_is_exec(p))
+		return exec_refused(p, d);
 	rba_digest_bytes(snapshot, n, &got);
 	if (!rba_digest_equal(&got, &p->snapshot)) {
 		char want[RBA_DIGEST_TEXT_LEN + 1];
@@ -147,6 +165,9 @@ rebuild_from_prepared(const struct pins *p, uint32_t abi,
 
 	memset(out, 0, sizeof(*out));
 	memset(&model, 0, sizeof(model));
+	if (policy_pins_is_exec(p))
+		return exec_refused(p, d);
+
 	rba_buf_init(&buf);
 	if (abi == 0)
 		abi = p->trainer_abi ? p->trainer_abi : rebuild_abi_current();

@@ -36,6 +36,26 @@ runs_put(struct store_txn *txn, const char *id, const struct pins *p,
 }
 
 int
+runs_put_exec(struct store_txn *txn, const char *id, const struct pins *p,
+	      const struct exec_run *run, const struct rba_digest *env,
+	      struct rba_detail *d)
+{
+	char env_hex[RBA_DIGEST_TEXT_LEN + 1];
+	struct rba_buf b;
+	int err;
+
+	rba_digest_format(env, env_hex);
+	rba_buf_init(&b);
+	rebuild_runrec_exec_render(p, run, env_hex, &b);
+	if ((err = rba_buf_status(&b)) != 0)
+		err = rba_fail(d, err, NULL, 0, 0, "out of memory");
+	else
+		err = store_run_put(txn, id, b.p, b.len, d);
+	rba_buf_release(&b);
+	return err;
+}
+
+int
 runs_summary_get(struct store_txn *txn, const char *id,
 		      struct rebuild_runrec_summary *out, struct rba_detail *d)
 {

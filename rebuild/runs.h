@@ -53,6 +53,11 @@ int runs_put(struct store_txn *txn, const char *id, const struct pins *p,
 		  const struct rba_digest *env, double wall_seconds,
 		  struct rba_detail *d);
 
+/* The run record of an exec training (runrec.h, run-exec/v1) under id. */
+int runs_put_exec(struct store_txn *txn, const char *id, const struct pins *p,
+		  const struct exec_run *run, const struct rba_digest *env,
+		  struct rba_detail *d);
+
 /*
  * Reads the run record id and its summary.  0; RBA_E_NOTFOUND (no such
  * run: a version registered with --artifact, or before run records were

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "rebuild/exec.h"
 #include "rebuild/trainer.h"
 #include "rebuild/xgbtree.h"
 
@@ -106,7 +107,8 @@ audit_scorer_new(const struct artifact *a, struct audit_scorer **out,
 	int err;
 
 	*out = NULL;
-	if (!(a->model.kind == REBUILD_KIND_GBDT &&
+	if (a->exec_pins == NULL &&
+	    !(a->model.kind == REBUILD_KIND_GBDT &&
 	      a->model.forest.rules != REBUILD_FOREST_OWN) &&
 	    !rebuild_abi_supported(a->abi))
 		return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
@@ -130,7 +132,7 @@ audit_scorer_new(const struct artifact *a, struct audit_scorer **out,
 		sc->cols[c].f0 = f;
 		f += ec->kind == ENCODE_NUMERIC ? 1 : ec->nlevels;
 	}
-	sc->sparse = sparse_ok(a);
+	sc->sparse = a->exec_pins == NULL && sparse_ok(a);
 	if (sc->sparse && (err = sparse_setup(sc)) != 0) {
 		audit_scorer_free(sc);
 		return err;
@@ -412,6 +414,63 @@ run_dense(struct audit_scorer *sc, const struct sample_chunk *c,
 	return 0;
 }
 
+/* One CSV field, quoted when it needs to be. */
+static void
+csv_put(struct rba_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > 0 && strpbrk(s, ",\"\r\n") == NULL && s[0] != ' ' && s[n - 1] != ' ') {
+		rba_buf_put(b, s, n);
+		return;
+	}
+	rba_buf_put_u8(b, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			rba_buf_put_u8(b, '"');
+		rba_buf_put_u8(b, (uint8_t)*s);
+	}
+	rba_buf_put_u8(b, '"');
+}
+
+/*
+ * An exec artifact: the chunk's cases as CSV (the model's input columns
+ * in its order, each cell the exact text the sample holds), scored by
+ * the pins' score command (rebuild/exec.h).
+ */
+static int
+run_exec(struct audit_scorer *sc, const struct sample_chunk *c, float *probs,
+	 struct rba_detail *d)
+{
+	const struct artifact *a = sc->a;
+	struct rba_buf b;
+	char tmp[32];
+	int err;
+
+	rba_buf_init(&b);
+	for (uint32_t k = 0; k < sc->ncols; k++) {
+		if (k > 0)
+			rba_buf_put_u8(&b, ',');
+		csv_put(&b, sc->cols[k].ec->name);
+	}
+	rba_buf_put_u8(&b, '\n');
+	for (uint32_t i = 0; i < c->ncases; i++) {
+		for (uint32_t k = 0; k < sc->ncols; k++) {
+			if (k > 0)
+				rba_buf_put_u8(&b, ',');
+			csv_put(&b, sample_chunk_text(c, (uint32_t)sc->cols[k].src, i,
+						      tmp));
+		}
+		rba_buf_put_u8(&b, '\n');
+	}
+	if ((err = rba_buf_status(&b)) == 0)
+		err = exec_score(a->exec_pins, a->exec_bytes, a->exec_len, b.p,
+				 b.len, c->ncases, sc->nclasses, a->spec.positive,
+				 probs, d);
+	rba_buf_release(&b);
+	return err;
+}
+
 int
 audit_scorer_run(struct audit_scorer *sc, const struct sample_chunk *c,
 		 float *probs, uint32_t *bad_case, struct rba_detail *d)
@@ -421,6 +480,8 @@ audit_scorer_run(struct audit_scorer *sc, const struct sample_chunk *c,
 
 	if (c->ncases == 0)
 		return 0;
+	if (sc->a->exec_pins != NULL)
+		return run_exec(sc, c, probs, d);
 	if (!sc->sparse)
 		return run_dense(sc, c, probs, bad_case, d);
 	if ((err = grow(sc, c)) != 0)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh - runs every tests/cli/t-*.sh in its own scratch directory and
-# prints "N passed, N failed".  RBA_BIN names the binary under test.
+# prints "N passed, N failed".  RBA_BIN names the binary under test;
+# RBA_TESTS another folder of t-*.sh (make check-external's).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 : "${RBA_BIN:=$top/build/rebuild-audit}"
@@ -12,7 +13,7 @@ FAIL_FILE=$scratch/fail
 : > "$FAIL_FILE"
 export PASS_FILE FAIL_FILE
 only=${1:-}
-for t in "$top"/tests/cli/t-*.sh; do
+for t in "${RBA_TESTS:-$top/tests/cli}"/t-*.sh; do
 	name=$(basename "$t" .sh)
 	[ -n "$only" ] && [ "$only" != "$name" ] && continue
 	dir=$scratch/$name

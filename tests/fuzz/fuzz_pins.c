@@ -1,7 +1,8 @@
 /*
  * fuzz_pins.c - the pins loader (policy_pins_parse).  A record that
  * parses has a canonical text that parses back to the same canonical
- * text, and survives a deep copy.
+ * text, and survives a deep copy (an exec trainer's block and params
+ * file included).
  */
 #include <string.h>
 
@@ -39,6 +40,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!rba_digest_equal(&h1, &h2))
 		fuzz_fail("the config hash changed through the canonical form");
 	dup = policy_pins_dup(p);
+	if (dup != NULL) {
+		/* an exec trainer's params file, from the copy */
+		struct rba_buf j;
+		rba_buf_init(&j);
+		policy_pins_params_json(dup, &j);
+		rba_buf_release(&j);
+	}
 	policy_pins_free(dup);
 out:
 	policy_pins_free(p);

@@ -27,6 +27,30 @@
 #define HEAD "schema: rebuild-audit/pins/v1\nversion: v1\nsnapshot: " SNAP "\n"
 #define PHEAD "schema: rebuild-audit/policy/v1\n"
 
+
+/* An exec trainer with every key (rebuild-audit-pins(5), TRAINER). */
+#define COMMIT "0123456789abcdef0123456789abcdef01234567"
+#define EXEC_HEAD HEAD "data: {label: c}\n"
+static const char exec_pins[] =
+	EXEC_HEAD
+	"train: {seed: 3}\n"
+	"determinism: {threads: 2}\n"
+	"trainer:\n"
+	"  kind: exec\n"
+	"  repository: /srv/git/credit.git\n"
+	"  revision: " COMMIT "\n"
+	"  command: [/usr/bin/python3, train.py, \"{snapshot}\", \"{params}\", \"{artifact}\"]\n"
+	"  artifact: model.json\n"
+	"  format: xgboost-json\n"
+	"  params: {max_depth: 4, eta: 0.3, objective: \"binary:logistic\", hist: true, n: \"7\"}\n"
+	"  environment:\n"
+	"    packages: [python3-xgboost, python3-numpy]\n"
+	"    variables: {OMP_NUM_THREADS: \"1\", A_B: x}\n"
+	"    pass: [ATEN_CPU_CAPABILITY]\n"
+	"    probe: [/usr/bin/python3, -c, \"print(1)\"]\n"
+	"  limits: {seconds: 60, memory: 1073741824, output: 1048576}\n"
+	"  score: {command: [/usr/bin/python3, score.py, \"{artifact}\", \"{cases}\", \"{scores}\"]}\n";
+
 /* Every key given, block style: the base of the config-hash edits. */
 static const char full_pins[] =
 	HEAD
@@ -581,6 +605,75 @@ struct err_case {
 };
 
 static const struct err_case pins_errors[] = {
+	/* exec trainers */
+	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: abc1234, "
+		   "command: [x], artifact: m, format: opaque}\n",
+	 RBA_E_SCHEMA, 5, 48, "trainer.revision",
+	 "'trainer.revision' must be a full commit id of 40 lowercase hex digits, "
+	 "not 'abc1234' (a branch name or a short hash can move: pin what 'git "
+	 "rev-parse abc1234' prints)"},
+	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: main, "
+		   "command: [x], artifact: m, format: opaque}\n",
+	 RBA_E_SCHEMA, 5, 48, "trainer.revision",
+	 "'trainer.revision' must be a full commit id of 40 lowercase hex digits, "
+	 "not 'main' (a branch name or a short hash can move: pin what 'git "
+	 "rev-parse main' prints)"},
+	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: " COMMIT ", "
+		   "artifact: m, format: opaque}\n",
+	 RBA_E_SCHEMA, 5, 1, "trainer.command", "missing required key 'trainer.command'"},
+	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: " COMMIT ", "
+		   "command: [], artifact: m, format: opaque}\n",
+	 RBA_E_SCHEMA, 5, 99, "trainer.command", "'trainer.command' must name a program"},
+	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: " COMMIT ", "
+		   "command: [x], artifact: ../m, format: opaque}\n",
+	 RBA_E_SCHEMA, 5, 114, "trainer.artifact",
+	 "'trainer.artifact' must be a file name (no '/', not starting with '.', "
+	 "at most 128 bytes)"},
+	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: " COMMIT ", "
+		   "command: [x], artifact: m, format: onnx}\n",
+	 RBA_E_SCHEMA, 5, 125, "trainer.format",
+	 "'trainer.format' must be xgboost-json or opaque"},
+	{EXEC_HEAD "trainer: {kind: builtin, repository: r}\n", RBA_E_SCHEMA, 5, 26,
+	 "trainer.repository", "'trainer.repository' applies only to trainer kind exec"},
+	{EXEC_HEAD "model: {kind: gbdt}\ntrainer: {kind: exec, repository: r, revision: "
+		   COMMIT ", command: [x], artifact: m, format: opaque}\n",
+	 RBA_E_SCHEMA, 5, 1, "model",
+	 "'model' applies only to trainer kind builtin (an exec trainer takes "
+	 "trainer.params)"},
+	{EXEC_HEAD "train: {lr: 0.1}\ntrainer: {kind: exec, repository: r, revision: "
+		   COMMIT ", command: [x], artifact: m, format: opaque}\n",
+	 RBA_E_SCHEMA, 5, 9, "train.lr",
+	 "'train.lr' applies only to trainer kind builtin (an exec trainer takes "
+	 "trainer.params)"},
+	{EXEC_HEAD "code_revision: abc\ntrainer: {kind: exec, repository: r, revision: "
+		   COMMIT ", command: [x], artifact: m, format: opaque}\n",
+	 RBA_E_SCHEMA, 5, 16, "code_revision",
+	 "'code_revision' must be the commit 'trainer.revision' pins (" COMMIT ")"},
+	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: " COMMIT ", "
+		   "command: [x], artifact: m, format: opaque, params: {a: [1]}}\n",
+	 RBA_E_SCHEMA, 5, 145, "trainer.params.a",
+	 "'trainer.params.a' must be a number, a boolean or a string"},
+	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: " COMMIT ", "
+		   "command: [x], artifact: m, format: opaque, environment: {variables: {HOME: x}}}\n",
+	 RBA_E_SCHEMA, 5, 159, "trainer.environment.variables",
+	 "'trainer.environment.variables' sets 'HOME', which the sandbox sets itself"},
+	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: " COMMIT ", "
+		   "command: [x], artifact: m, format: opaque, environment: "
+		   "{pass: [Foo], variables: {FOO: x}}}\n",
+	 RBA_E_SCHEMA, 5, 146, "trainer.environment",
+	 "'trainer.environment' names variable 'FOO' twice ('Foo', ignoring case, "
+	 "in variables or pass)"},
+	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: " COMMIT ", "
+		   "command: [x], artifact: m, format: opaque, environment: {packages: [Bad_Name]}}\n",
+	 RBA_E_SCHEMA, 5, 158, "trainer.environment.packages[0]",
+	 "'trainer.environment.packages[0]' is not a Debian package name"},
+	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: " COMMIT ", "
+		   "command: [x], artifact: m, format: opaque, limits: {seconds: 0}}\n",
+	 RBA_E_RANGE, 5, 151, "trainer.limits.seconds",
+	 "'trainer.limits.seconds' must be an integer from 1 to 604800"},
+	{EXEC_HEAD "trainer: {kind: exec, repository: r, revision: " COMMIT ", "
+		   "command: [x], artifact: m, format: opaque, score: {}}\n",
+	 RBA_E_SCHEMA, 5, 140, "trainer.score.command", "missing required key 'trainer.score.command'"},
 	/* unknown, duplicate, missing keys */
 	{HEAD "data: {label: c}\ntrain:\n  lrr: 1\n", RBA_E_SCHEMA, 6, 3, "train.lrr",
 	 "unknown key 'train.lrr'"},
@@ -800,6 +893,74 @@ static const struct err_case pins_errors[] = {
 	{HEAD "data: {label: c\xc2\x9b}\n", RBA_E_SYNTAX, 4, 16, "",
 	 "control characters are not allowed"},
 };
+
+
+/*
+ * An exec trainer: every key read, canonical text that parses back to
+ * itself, the params file, and a config hash that covers the trainer
+ * while a builtin record's text and hash stay what they were.
+ */
+START_TEST(test_pins_exec)
+{
+	struct pins *p = pins_ok(exec_pins), *q, *c, *b0, *b1;
+	struct rba_digest h0, h1, hb0, hb1;
+	struct rba_buf j;
+	char *text, *text2, *t0, *t1;
+
+	ck_assert(policy_pins_is_exec(p));
+	ck_assert_str_eq(p->trainer.revision, COMMIT);
+	ck_assert_uint_eq(p->trainer.ncommand, 5);
+	ck_assert_uint_eq(p->trainer.nparams, 5);
+	ck_assert_str_eq(p->trainer.params[0].key, "eta"); /* sorted */
+	ck_assert_str_eq(p->trainer.packages[0], "python3-numpy");
+	ck_assert_str_eq(p->trainer.var_names[0], "A_B");
+	ck_assert_str_eq(p->trainer.var_values[1], "1");
+	ck_assert_uint_eq(p->trainer.seconds, 60);
+	ck_assert_uint_eq(p->trainer.nscore, 5);
+	ck_assert_uint_eq(p->src.revision.line, 10);
+	rba_buf_init(&j);
+	policy_pins_params_json(p, &j);
+	ck_assert_str_eq(rba_buf_cstr(&j), "{\"eta\":0.3,\"hist\":true,\"max_depth\":4,"
+					    "\"n\":\"7\",\"objective\":\"binary:logistic\"}\n");
+	rba_buf_release(&j);
+	text = pins_text(p);
+	ck_assert_ptr_nonnull(strstr(text, "  revision: " COMMIT "\n"));
+	ck_assert_ptr_null(strstr(text, "model:"));
+	q = pins_ok(text);
+	text2 = pins_text(q);
+	ck_assert_str_eq(text, text2);
+	c = policy_pins_dup(p);
+	ck_assert_ptr_nonnull(c);
+	free(text2);
+	text2 = pins_text(c);
+	ck_assert_str_eq(text, text2);
+	/* the config hash covers the trainer: another eta, another hash */
+	policy_pins_config_hash(p, &h0);
+	c->trainer.params[0].num = 0.1;
+	policy_pins_config_hash(c, &h1);
+	ck_assert(!rba_digest_equal(&h0, &h1));
+	/* a builtin record: trainer: {kind: builtin} changes nothing */
+	b0 = pins_ok(HEAD "data: {label: c}\n");
+	b1 = pins_ok(HEAD "data: {label: c}\ntrainer: {kind: builtin}\n");
+	t0 = pins_text(b0);
+	t1 = pins_text(b1);
+	ck_assert_str_eq(t0, t1);
+	ck_assert_ptr_null(strstr(t0, "trainer:"));
+	policy_pins_config_hash(b0, &hb0);
+	policy_pins_config_hash(b1, &hb1);
+	ck_assert(rba_digest_equal(&hb0, &hb1));
+	ck_assert(!policy_pins_is_exec(b1));
+	free(t0);
+	free(t1);
+	free(text);
+	free(text2);
+	policy_pins_free(b0);
+	policy_pins_free(b1);
+	policy_pins_free(c);
+	policy_pins_free(q);
+	policy_pins_free(p);
+}
+END_TEST
 
 START_TEST(test_pins_errors)
 {
@@ -1654,6 +1815,7 @@ suite_policy(void)
 	tcase_add_test(tc, test_pins_canonical_strings);
 	tcase_add_test(tc, test_pins_round_trip);
 	tcase_add_test(tc, test_pins_dup);
+	tcase_add_test(tc, test_pins_exec);
 	tcase_add_test(tc, test_pins_column_positions);
 	tcase_add_test(tc, test_hash_is_of_canonical_blocks);
 	tcase_add_test(tc, test_hash_reformatting);

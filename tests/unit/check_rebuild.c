@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -22,6 +25,7 @@
 #include "rebuild/kernel.h"
 #include "rebuild/rng.h"
 #include "rebuild/runrec.h"
+#include "rebuild/sandbox.h"
 #include "rebuild/synth.h"
 #include "rebuild/trainer.h"
 #include "tests/unit/suites.h"
@@ -1251,6 +1255,135 @@ START_TEST(test_runrec)
 }
 END_TEST
 
+
+/* ---- the sandbox (rebuild/sandbox.h) ------------------------------------ */
+
+static int
+sb_run(char **argv, size_t argc, uint64_t seconds, uint64_t output,
+       struct sandbox_result *r, struct rba_buf *cap)
+{
+	static char *names[] = {"FOO"}, *values[] = {"bar"};
+	struct sandbox_spec s;
+	struct rba_detail d;
+
+	memset(&s, 0, sizeof(s));
+	s.argv = argv;
+	s.argc = argc;
+	s.var_names = names;
+	s.var_values = values;
+	s.nvars = 1;
+	s.cwd = "/tmp";
+	s.seconds = seconds;
+	s.memory = UINT64_C(1) << 30;
+	s.output = output;
+	return sandbox_run(&s, r, cap, &d);
+}
+
+START_TEST(test_sandbox_run)
+{
+	char *a1[] = {"/usr/bin/sh", "-c", "echo hi; echo err >&2; exit 3"};
+	char *a2[] = {"/usr/bin/sh", "-c",
+		      "echo $LANG $TZ $PYTHONHASHSEED $FOO $HOME $PATH; "
+		      "cat /proc/net/dev | tail -n +3 | cut -d: -f1; "
+		      "touch /usr/x 2>/dev/null || echo ro"};
+	char *a3[] = {"/usr/bin/sleep", "30"};
+	char *a4[] = {"/usr/bin/yes"};
+	char *a5[] = {"/usr/bin/no-such-program"};
+	struct sandbox_result r;
+	struct rba_buf cap;
+	struct rba_detail d;
+	char why[300];
+
+	ck_assert_msg(sandbox_available(&d) == 0, "%s", d.reason);
+	ck_assert_int_eq(sb_run(a1, 3, 10, 1024, &r, NULL), 0);
+	ck_assert(r.exited && r.status == 3 && !r.timed_out);
+	ck_assert_str_eq(r.out_tail, "hi\n");
+	ck_assert_str_eq(r.err_tail, "err\n");
+	ck_assert_uint_eq(r.out_bytes, 3);
+
+	/* only the declared and the fixed variables; no network but lo;
+	 * the system read-only */
+	rba_buf_init(&cap);
+	ck_assert_int_eq(sb_run(a2, 3, 10, 4096, &r, &cap), 0);
+	ck_assert(r.exited && r.status == 0);
+	ck_assert_str_eq(rba_buf_cstr(&cap),
+			 "C.UTF-8 UTC 0 bar /tmp /usr/bin:/bin\n    lo\nro\n");
+	rba_buf_release(&cap);
+
+	/* killed at the time limit, the whole group */
+	ck_assert_int_eq(sb_run(a3, 2, 1, 1024, &r, NULL), 0);
+	ck_assert(r.timed_out && r.seconds < 5);
+	ck_assert(!(r.exited && r.status == 0));
+
+	/* killed past the output limit */
+	ck_assert_int_eq(sb_run(a4, 1, 10, 4096, &r, NULL), 0);
+	ck_assert(r.output_exceeded);
+	ck_assert_uint_le(r.out_bytes, 4096 + 65536);
+
+	ck_assert_int_eq(sb_run(a5, 1, 10, 1024, &r, NULL), RBA_E_NOTFOUND);
+
+	{
+		struct sandbox_spec s;
+		memset(&s, 0, sizeof(s));
+		s.seconds = 7;
+		memset(&r, 0, sizeof(r));
+		r.timed_out = 1;
+		sandbox_failure(&s, &r, why, sizeof(why));
+		ck_assert_str_eq(why, "killed at the time limit of 7 s (limits.seconds)");
+		memset(&r, 0, sizeof(r));
+		r.exited = 1;
+		r.status = 2;
+		snprintf(r.err_tail, sizeof(r.err_tail), "a\nlast line\n\n");
+		sandbox_failure(&s, &r, why, sizeof(why));
+		ck_assert_str_eq(why, "exited with status 2: last line");
+	}
+}
+END_TEST
+
+/* The work directory goes with its maker, however the maker ends. */
+START_TEST(test_sandbox_dir)
+{
+	struct sandbox_dir w;
+	struct rba_detail d;
+	struct stat st;
+	char path[sizeof(w.path) + 8];
+	int p[2], status;
+	pid_t pid;
+
+	ck_assert_int_eq(sandbox_dir_make(&w, &d), 0);
+	ck_assert_int_eq(stat(w.path, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	snprintf(path, sizeof(path), "%s/sub", w.path);
+	ck_assert_int_eq(mkdir(path, 0555), 0);
+	snprintf(path, sizeof(path), "%s", w.path);
+	sandbox_dir_remove(&w);
+	ck_assert_int_ne(stat(path, &st), 0);
+
+	/* a child that makes one and is killed with SIGKILL */
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (sandbox_dir_make(&w, NULL) != 0)
+			_exit(1);
+		if (write(p[1], w.path, strlen(w.path) + 1) < 0)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	memset(path, 0, sizeof(path));
+	ck_assert_int_gt(read(p[0], path, sizeof(path) - 1), 0);
+	close(p[0]);
+	ck_assert_int_eq(stat(path, &st), 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	for (int i = 0; i < 100 && stat(path, &st) == 0; i++)
+		usleep(20000);
+	ck_assert_msg(stat(path, &st) != 0, "%s outlived its maker", path);
+}
+END_TEST
+
 Suite *
 suite_rebuild(void)
 {
@@ -1276,6 +1409,11 @@ suite_rebuild(void)
 	tcase_add_test(tc, test_synth);
 	tcase_add_test(tc, test_envrec);
 	tcase_add_test(tc, test_runrec);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("sandbox");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_sandbox_run);
+	tcase_add_test(tc, test_sandbox_dir);
 	suite_add_tcase(s, tc);
 	return s;
 }

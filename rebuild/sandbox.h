@@ -1,0 +1,113 @@
+/*
+ * sandbox.h - running a command the pins name, under bubblewrap
+ * (bwrap(1), Debian package bubblewrap), and the private directory it
+ * works in (rebuild-audit-pins(5), SANDBOX).
+ *
+ * The sandbox: the system read-only (/usr, the /lib*, /bin and /sbin
+ * links of a merged /usr or read-only binds of them, and of /etc only
+ * what the dynamic loader and Debian's alternatives need), every
+ * namespace bwrap can unshare (network: only a loopback; PID, IPC, UTS,
+ * mount, user where possible), a fresh /proc, /dev and /tmp, all
+ * capabilities dropped, a new session, the binds the caller gives (the
+ * code and the inputs read-only, one output directory writable), the
+ * environment cleared but for the declared variables and LANG=C.UTF-8,
+ * TZ=UTC, PYTHONHASHSEED=0, HOME=/tmp, PATH=/usr/bin:/bin.
+ *
+ * Limits: the wall time (on expiry the whole process group, and with
+ * it the sandbox's PID namespace, is killed with SIGKILL), the address
+ * space (RLIMIT_AS), the size of any file written (RLIMIT_FSIZE) and of
+ * what stdout and stderr print together (reading stops and the sandbox
+ * is killed past it).  bwrap gets PR_SET_PDEATHSIG SIGKILL and runs
+ * with --die-with-parent, so a kill of this tool, even kill -9, kills
+ * the sandbox and everything in it.
+ *
+ * The work directory (sandbox_dir_make) is made with mkdtemp under
+ * $TMPDIR (else /tmp) as rba-exec-XXXXXX, and a watcher process (a
+ * /bin/sh that ignores SIGINT, SIGTERM and SIGHUP) holds the read end
+ * of a pipe whose write end only this process holds: when this process
+ * ends by any path (sandbox_dir_remove, exit, a signal, kill -9) the
+ * watcher reads end of file and removes the directory, retrying while
+ * a dying sandbox still holds it.
+ */
+#ifndef RBA_SANDBOX_H
+#define RBA_SANDBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/buf.h"
+#include "common/digest.h"
+#include "common/rba.h"
+
+#define SANDBOX_TAIL 2048 /* bytes kept of the end of stdout, stderr */
+
+struct sandbox_bind {
+	const char *src, *dst;
+	int writable;
+};
+
+struct sandbox_spec {
+	char *const *argv; /* argv[0]: an absolute path, a name found in
+			    * /usr/bin or /bin, or a path under a bind */
+	size_t argc;
+	const struct sandbox_bind *binds;
+	size_t nbinds;
+	char *const *var_names, *const *var_values;
+	size_t nvars;
+	const char *cwd; /* inside the sandbox */
+	uint64_t seconds, memory, output;
+};
+
+struct sandbox_result {
+	int exited, status; /* exited normally with status */
+	int signaled, sig;  /* killed by sig */
+	int timed_out;	    /* killed at the time limit */
+	int output_exceeded; /* killed at the output limit */
+	double seconds;
+	uint64_t out_bytes, err_bytes;
+	struct rba_digest out_digest, err_digest;
+	char out_tail[SANDBOX_TAIL + 1], err_tail[SANDBOX_TAIL + 1];
+};
+
+/*
+ * Whether bwrap runs here (one run of `bwrap --unshare-all ... true`,
+ * remembered).  0; RBA_E_UNSUPPORTED with d saying why ("sandbox
+ * unavailable: ...").
+ */
+int sandbox_available(struct rba_detail *d);
+/* "bubblewrap X.Y.Z" (static; "bubblewrap" when unknown). */
+const char *sandbox_name(void);
+/* The text that says what the sandbox is, for evidence (static). */
+const char *sandbox_description(void);
+
+/*
+ * Runs s; *r says how it went.  capture (NULL allowed) gets all of
+ * stdout, up to s->output bytes.  0 when the command ran (whatever its
+ * status; r says it); RBA_E_UNSUPPORTED (no sandbox), RBA_E_NOTFOUND
+ * (argv[0] is not there: "command not found: X"), an errno.
+ */
+int sandbox_run(const struct sandbox_spec *s, struct sandbox_result *r,
+		struct rba_buf *capture, struct rba_detail *d);
+
+/*
+ * One line saying why a run that did not exit 0 failed: "killed at the
+ * time limit of N s", "exited with status N: <last stderr line>", ...
+ * into buf (n bytes).
+ */
+void sandbox_failure(const struct sandbox_spec *s,
+		     const struct sandbox_result *r, char *buf, size_t n);
+
+/* A private work directory and its watcher (above). */
+struct sandbox_dir {
+	char path[4096];
+	int fd;	    /* the pipe's write end, close-on-exec */
+	pid_t pid;  /* the watcher */
+};
+
+/* 0 or an errno (d says what). */
+int sandbox_dir_make(struct sandbox_dir *w, struct rba_detail *d);
+/* Removes the directory (through the watcher) and waits for it. */
+void sandbox_dir_remove(struct sandbox_dir *w);
+
+#endif
