@@ -680,19 +680,35 @@ csv_parse_number(const char *p, size_t n, double *out)
 	return 0;
 }
 
+int
+csv_is_missing(const struct csv_missing *m, const char *p, size_t n)
+{
+	if (m == NULL)
+		return 0;
+	for (size_t i = 0; i < m->n; i++)
+		if (strlen(m->tok[i]) == n && memcmp(m->tok[i], p, n) == 0)
+			return 1;
+	return 0;
+}
+
 /* What has been seen of one column, for type inference. */
 struct colstate {
-	uint64_t numbers, texts;
+	uint64_t numbers, texts, missing;
 	unsigned long empty_line, empty_col; /* first empty field */
 };
 
 static int
 col_see(struct colstate *cs, const struct csv_field *f, unsigned long line,
-	const char *file, const char *colname, struct rba_detail *d)
+	const char *file, const char *colname, const struct csv_missing *m,
+	struct rba_detail *d)
 {
 	double v = HUGE_VAL; /* stays so for a nan or inf word */
 	int err, finite = 0;
 
+	if (m != NULL && m->n > 0 && csv_is_missing(m, f->p, f->n)) {
+		cs->missing++;
+		return 0;
+	}
 	if (f->n == 0) {
 		if (cs->empty_line == 0) {
 			cs->empty_line = line;
@@ -825,7 +841,14 @@ struct csv_checker {
 	enum csv_coltype *types;
 	uint64_t nrows;
 	int done;
+	const struct csv_missing *missing; /* borrowed; NULL: none */
 };
+
+void
+csv_checker_set_missing(struct csv_checker *c, const struct csv_missing *m)
+{
+	c->missing = m;
+}
 
 void
 csv_checker_free(struct csv_checker *c)
@@ -894,7 +917,7 @@ csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
 			return ragged(c->file, line, *fields, *n, c->ncols, d);
 		for (size_t i = 0; i < *n; i++) {
 			err = col_see(&c->cs[i], &(*fields)[i], line, c->file,
-				      c->names[i], d);
+				      c->names[i], c->missing, d);
 			if (err)
 				return err;
 		}
@@ -955,6 +978,13 @@ int
 csv_validate(struct csv_reader *r, struct csv_summary *out,
 	     struct rba_detail *d)
 {
+	return csv_validate_missing(r, NULL, out, d);
+}
+
+int
+csv_validate_missing(struct csv_reader *r, const struct csv_missing *m,
+		     struct csv_summary *out, struct rba_detail *d)
+{
 	const struct csv_field *f;
 	struct csv_checker *c;
 	size_t n;
@@ -963,6 +993,7 @@ csv_validate(struct csv_reader *r, struct csv_summary *out,
 	memset(out, 0, sizeof(*out));
 	if ((err = csv_checker_start(r, &c, d)) != 0)
 		return err;
+	csv_checker_set_missing(c, m);
 	while ((rc = csv_checker_next(c, &f, &n, d)) == 1)
 		;
 	if (rc < 0) {
@@ -983,7 +1014,8 @@ csv_validate(struct csv_reader *r, struct csv_summary *out,
 
 static int
 table_from_reader(struct csv_reader *r, size_t size_hint,
-		  struct csv_table **out, struct rba_detail *d)
+		  const struct csv_missing *m, struct csv_table **out,
+		  struct rba_detail *d)
 {
 	const struct csv_field *f;
 	struct csv_table *t;
@@ -1010,6 +1042,7 @@ table_from_reader(struct csv_reader *r, size_t size_hint,
 	t->file = strdup(file);
 	if ((err = csv_checker_start(r, &c, d)) != 0)
 		goto out;
+	csv_checker_set_missing(c, m);
 	t->ncols = c->ncols;
 	t->names = names_dup_cstr(c->names, c->ncols);
 	t->types = calloc(t->ncols ? t->ncols : 1, sizeof(*t->types));
@@ -1053,8 +1086,14 @@ table_from_reader(struct csv_reader *r, size_t size_hint,
 		uint64_t off;
 		memcpy(&off, offs.p + k * sizeof(off), sizeof(off));
 		t->cells[k] = t->arena + off;
-		if (t->types[k % t->ncols] == CSV_NUMERIC)
-			csv_parse_number(t->cells[k], strlen(t->cells[k]), &t->num[k]);
+		if (t->types[k % t->ncols] != CSV_NUMERIC)
+			continue;
+		if (m != NULL && m->n > 0 &&
+		    csv_is_missing(m, t->cells[k], strlen(t->cells[k])))
+			t->num[k] = NAN;
+		else
+			csv_parse_number(t->cells[k], strlen(t->cells[k]),
+					 &t->num[k]);
 	}
 	for (size_t k = 0; k < t->nrows; k++) {
 		uint64_t l64;
@@ -1080,7 +1119,7 @@ csv_table_load(const char *path, struct csv_table **out, struct rba_detail *d)
 
 	if (err)
 		return err;
-	err = table_from_reader(r, 0, out, d);
+	err = table_from_reader(r, 0, NULL, out, d);
 	csv_reader_free(r);
 	return err;
 }
@@ -1089,12 +1128,20 @@ int
 csv_table_load_mem(const void *p, size_t n, const char *name,
 		   struct csv_table **out, struct rba_detail *d)
 {
+	return csv_table_load_mem_missing(p, n, name, NULL, out, d);
+}
+
+int
+csv_table_load_mem_missing(const void *p, size_t n, const char *name,
+			   const struct csv_missing *m, struct csv_table **out,
+			   struct rba_detail *d)
+{
 	struct csv_reader *r;
 	int err = csv_reader_open_mem(p, n, name, &r);
 
 	if (err)
 		return rba_fail(d, err, name, 0, 0, "%s", rba_strerror(err));
-	err = table_from_reader(r, n, out, d);
+	err = table_from_reader(r, n, m, out, d);
 	csv_reader_free(r);
 	return err;
 }

@@ -86,6 +86,21 @@ int csv_is_nonfinite_word(const char *p, size_t n);
 enum csv_coltype { CSV_NUMERIC = 1, CSV_TEXT = 2 };
 
 /*
+ * Missing-value tokens (pins data.missing, an artifact's list): field
+ * texts that mean "no value" in a column whose other values are
+ * numbers.  Such a column is numeric; its missing cells read as NaN in
+ * csv_table's num.  Borrowed; NULL (or n 0) where a reader takes none:
+ * an empty field in a numeric column is then an error as before.
+ */
+struct csv_missing {
+	size_t n;
+	const char *const *tok;
+};
+
+/* 1 when the n bytes at p are one of m's tokens (m may be NULL). */
+int csv_is_missing(const struct csv_missing *m, const char *p, size_t n);
+
+/*
  * Whole-file table.  A column is numeric when every value parses as a
  * finite number; otherwise text.  Errors: a ragged row (RBA_E_SCHEMA at
  * the row), an empty header name or a duplicate one, nan/inf or a number
@@ -106,6 +121,14 @@ struct csv_table {
 	size_t arena_len;
 };
 
+/*
+ * csv_table_load_mem with missing-value tokens m (NULL: none): a cell
+ * holding one of them in a column whose other values are numbers is a
+ * missing value, NaN in num.
+ */
+int csv_table_load_mem_missing(const void *p, size_t n, const char *name,
+			       const struct csv_missing *m,
+			       struct csv_table **out, struct rba_detail *d);
 /* Loads path.  0 or an error as above; d gets FILE:LINE:COL. */
 int csv_table_load(const char *path, struct csv_table **out,
 		   struct rba_detail *d);
@@ -146,6 +169,9 @@ int csv_checker_start(struct csv_reader *r, struct csv_checker **out,
 		      struct rba_detail *d);
 int csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
 		     size_t *n, struct rba_detail *d);
+/* Takes m's tokens as missing values (before the first _next). */
+void csv_checker_set_missing(struct csv_checker *c,
+			     const struct csv_missing *m);
 size_t csv_checker_ncols(const struct csv_checker *c);
 /* Header name of column i (< ncols), NUL-terminated, owned by c. */
 const char *csv_checker_name(const struct csv_checker *c, size_t i);
@@ -169,6 +195,9 @@ struct csv_summary {
 };
 int csv_validate(struct csv_reader *r, struct csv_summary *out,
 		 struct rba_detail *d);
+/* csv_validate taking m's tokens as missing values. */
+int csv_validate_missing(struct csv_reader *r, const struct csv_missing *m,
+			 struct csv_summary *out, struct rba_detail *d);
 void csv_summary_release(struct csv_summary *s);
 
 #endif

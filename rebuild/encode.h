@@ -22,6 +22,14 @@
  * or a made-up score.  A scorer that standardizes by itself asks
  * encode_standardize_check of each value.
  *
+ * Missing values (rebuild-audit-pins(5), data.missing): nmissing field
+ * texts of a numeric column mean a missing value, read as NaN; 0 tokens
+ * (a network without an imputation): a missing value is refused, as
+ * before the tokens existed.  Trees take NaN as it is (each split sends
+ * it the way it learned); a network with an imputation gets impute[f]
+ * (the raw value, before standardization) in its place.  A text in a
+ * categorical column is a level, whatever it says.
+ *
  * Unknown categorical level in a case being scored: an error naming the
  * column and the level (RBA_E_SCHEMA), never a silent all-zero encoding:
  * a level the model never saw means the case does not belong to the
@@ -60,7 +68,15 @@ struct encode_spec {
 	uint32_t nfeatures; /* numeric columns + categorical levels */
 	float *mean;	    /* nfeatures */
 	float *scale;	    /* nfeatures, finite and > 0 */
+	uint32_t nmissing;  /* missing-value tokens, sorted bytewise, distinct */
+	char **missing;
+	float *impute;	    /* nfeatures raw values for NaN, or NULL */
 };
+
+/* The spec's tokens as a csv_missing (borrowing s). */
+struct csv_missing encode_missing(const struct encode_spec *s);
+/* Whether the text v of a numeric column is one of s's tokens. */
+int encode_is_missing(const struct encode_spec *s, const char *v);
 
 void encode_spec_release(struct encode_spec *s);
 
@@ -114,6 +130,16 @@ int encode_split(const struct pins *p, size_t n, size_t **train,
 void encode_standardize_fit(struct encode_spec *spec,
 			    const struct encode_data *data, const size_t *idx,
 			    size_t nidx, int enabled);
+/*
+ * data.impute: fills spec->impute (mean: the mean over the rows
+ * idx[0..nidx) that have a value, summed in double in row order, stored
+ * as float32, 0 for a column with none; or the constant) and puts it in
+ * place of every NaN of data.  Nothing when p declares no imputation.
+ * 0 or RBA_E_NOMEM.
+ */
+int encode_impute_fit(const struct pins *p, struct encode_spec *spec,
+		      struct encode_data *data, const size_t *idx,
+		      size_t nidx);
 
 /* out[i] = (raw[i] - mean) / scale for n rows (out may equal raw). */
 void encode_standardize(const struct encode_spec *spec, const float *raw,

@@ -47,6 +47,26 @@
  * (The progress hook after each round was added later, like abi1.c's
  * after each epoch: it reads the round count and touches no value of
  * the arithmetic, so it moved no bit.)
+ *
+ * Missing values (added later, for training data with a NaN, which
+ * every older build refused: a table without one takes none of the
+ * steps below, so no artifact an older build could make moves a bit):
+ *   1m. A feature with a NaN among its training rows has its edges from
+ *      the rows that have a value (n of step 1 counts those), at most
+ *      min(max_bins, 255) bins of values, and one more bin, numbered
+ *      after them, for its missing values (the histogram has a cell for
+ *      it).  A feature without a NaN is binned as in step 1.
+ *   4m. For such a feature each candidate bin is scored twice, XGBoost's
+ *      sparsity-aware rule: first with the missing cell on the right
+ *      (the gain of step 4), then on the left (GL and HL gain the
+ *      missing cell's sums); the left one is taken only when strictly
+ *      greater, so a tie, and a node with no missing row, send missing
+ *      values right.  The total order is (gain, lower feature, lower
+ *      bin, right before left).  A split of all values on one side and
+ *      the missing ones on the other is not a candidate.
+ *   6m. The split's node records the side (REBUILD_TREE_DEFAULT_LEFT);
+ *      rows with a missing value go that way in the partition, and a
+ *      NaN goes that way when scored.
  */
 #include <assert.h>
 #include <math.h>
@@ -86,6 +106,7 @@ struct gb_split {
 	int valid;
 	double gain;
 	uint32_t feature, bin;
+	int dleft; /* missing values go left (step 4m) */
 };
 
 /* A node of the tree being grown (creation order). */
@@ -93,6 +114,7 @@ struct gb_tnode {
 	int leaf;
 	uint32_t feature, bin, left, right;
 	float value, cover;
+	int dleft;
 };
 
 /* A leaf that may still be split. */
@@ -122,7 +144,8 @@ struct gb_run {
 	const float *x;
 	const uint32_t *y;
 	uint8_t *bins;	   /* nfeat x n: column-major, feature f at f * n */
-	uint32_t *nb;	   /* bins per feature */
+	uint32_t *nb;	   /* bins of values per feature */
+	uint8_t *hasmiss;  /* per feature: a missing cell after the nb (1m) */
 	size_t *hoff;	   /* first cell of each feature in a histogram */
 	size_t hcells;
 	float *edges;
@@ -252,15 +275,18 @@ gbdt1_softmax2(const struct kernel_ops *k, const float *mg, size_t n,
 	}
 }
 
-/* The leaf of tree t (root at node root) that x reaches. */
+/* The leaf of tree t (root at node root) that x reaches.  (x < threshold
+ * as ever; a NaN, never below it, goes the split's missing side, right
+ * in every forest an older build made.) */
 static uint32_t
 gb_walk(const struct rebuild_tree_node *nodes, uint32_t root, const float *x)
 {
 	uint32_t i = root;
 
 	while (nodes[i].feature != REBUILD_TREE_LEAF)
-		i = x[nodes[i].feature] < nodes[i].threshold ? nodes[i].left
-							     : nodes[i].right;
+		i = rebuild_tree_goes_left(&nodes[i], x[nodes[i].feature])
+			    ? nodes[i].left
+			    : nodes[i].right;
 	return i;
 }
 
@@ -347,11 +373,17 @@ feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
 	     const struct gb_job *j, struct gb_split *out)
 {
 	int64_t gl = 0, hl = 0;
+	int64_t mg = 0, mh = 0;
 
 	out->valid = 0;
 	out->gain = 0.0;
 	out->feature = f;
 	out->bin = 0;
+	out->dleft = 0;
+	if (r->hasmiss[f]) {
+		mg = c[r->nb[f]].g;
+		mh = c[r->nb[f]].h;
+	}
 	for (uint32_t t = 0; t + 1 < r->nb[f]; t++) {
 		double HL, HR, GL, GR, dl, dr, gain;
 		/* An empty side scores exactly 0 (or is skipped when lambda
@@ -373,6 +405,37 @@ feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
 			out->valid = 1;
 			out->gain = gain;
 			out->bin = t;
+			out->dleft = 0;
+		}
+	}
+	if (mg == 0 && mh == 0)
+		return;
+	/* Step 4m: the missing cell on the left, after every right. */
+	gl = hl = 0;
+	for (uint32_t t = 0; t + 1 < r->nb[f]; t++) {
+		double HL, HR, GL, GR, dl, dr, gain;
+		int64_t lg, lh;
+		gl += c[t].g;
+		hl += c[t].h;
+		lg = gl + mg;
+		lh = hl + mh;
+		HL = (double)lh * GB_QINV;
+		HR = (double)(j->h - lh) * GB_QINV;
+		if (HL < r->mcw || HR < r->mcw)
+			continue;
+		dl = HL + r->lambda;
+		dr = HR + r->lambda;
+		if (!(dl > 0.0) || !(dr > 0.0))
+			continue;
+		GL = (double)lg * GB_QINV;
+		GR = (double)(j->g - lg) * GB_QINV;
+		gain = (GL * GL / dl + GR * GR / dr) - j->parent_term;
+		/* strictly greater than the best so far, of either side */
+		if (!out->valid || gain > out->gain) {
+			out->valid = 1;
+			out->gain = gain;
+			out->bin = t;
+			out->dleft = 1;
 		}
 	}
 }
@@ -456,7 +519,7 @@ hist_job(void *ctx, unsigned tid, unsigned nthreads)
 	if (j->subtract) {
 		for (uint32_t s = tid; s < r->nsel; s += nthreads) {
 			size_t o = r->soff[s];
-			uint32_t nb = r->nb[r->feats[s]];
+			uint32_t nb = r->nb[r->feats[s]] + r->hasmiss[r->feats[s]];
 			for (uint32_t b = 0; b < nb; b++) {
 				j->hist[o + b].g = j->parent[o + b].g - j->small[o + b].g;
 				j->hist[o + b].h = j->parent[o + b].h - j->small[o + b].h;
@@ -467,7 +530,8 @@ hist_job(void *ctx, unsigned tid, unsigned nthreads)
 			r->copies + (size_t)tid * GB_COPIES * GB_COPY_STRIDE;
 		for (uint32_t s = tid; s < r->nsel; s += nthreads) {
 			uint32_t f = r->feats[s];
-			hist_feature(r->bins + (size_t)f * r->n, r->nb[f], j->rows,
+			hist_feature(r->bins + (size_t)f * r->n,
+				     r->nb[f] + r->hasmiss[f], j->rows,
 				     r->ord, j->count, j->hist + r->soff[s],
 				     copies);
 		}
@@ -600,13 +664,26 @@ open_split(struct gb_run *r, size_t k)
 	/* Stable partition: both sides keep ascending row order.  Each row
 	 * is written to both sides and only one count moves: no branch to
 	 * mispredict (rows[nl] is at or before rows[i], already read). */
-	for (size_t i = 0; i < par.count; i++) {
-		uint32_t row = rows[i];
-		size_t left = col[row] <= par.best.bin;
-		rows[nl] = row;
-		r->tmp[nr] = row;
-		nl += left;
-		nr += 1 - left;
+	if (!par.best.dleft) {
+		for (size_t i = 0; i < par.count; i++) {
+			uint32_t row = rows[i];
+			size_t left = col[row] <= par.best.bin;
+			rows[nl] = row;
+			r->tmp[nr] = row;
+			nl += left;
+			nr += 1 - left;
+		}
+	} else {
+		/* step 6m: the missing bin (nb) goes left too */
+		uint32_t mb = r->nb[par.best.feature];
+		for (size_t i = 0; i < par.count; i++) {
+			uint32_t row = rows[i];
+			size_t left = col[row] <= par.best.bin || col[row] == mb;
+			rows[nl] = row;
+			r->tmp[nr] = row;
+			nl += left;
+			nr += 1 - left;
+		}
 	}
 	memcpy(rows + nl, r->tmp, nr * sizeof(uint32_t));
 	/* The left side's sums are the split feature's cells up to the
@@ -616,6 +693,11 @@ open_split(struct gb_run *r, size_t k)
 	for (uint32_t b = 0; b <= par.best.bin; b++) {
 		gl += par.hist[r->hoff[par.best.feature] + b].g;
 		hl += par.hist[r->hoff[par.best.feature] + b].h;
+	}
+	if (par.best.dleft) {
+		uint32_t mb = r->nb[par.best.feature];
+		gl += par.hist[r->hoff[par.best.feature] + mb].g;
+		hl += par.hist[r->hoff[par.best.feature] + mb].h;
 	}
 	gr = par.g - gl;
 	hr = par.h - hl;
@@ -628,6 +710,7 @@ open_split(struct gb_run *r, size_t k)
 	r->tn[par.node].leaf = 0;
 	r->tn[par.node].feature = par.best.feature;
 	r->tn[par.node].bin = par.best.bin;
+	r->tn[par.node].dleft = par.best.dleft;
 	r->tn[par.node].left = ln;
 	r->tn[par.node].right = rn;
 	r->tn[par.node].value = 0.0f;
@@ -678,6 +761,7 @@ emit_preorder(struct gb_run *r, uint32_t i)
 	}
 	o->feature = t->feature;
 	o->bin = t->bin;
+	o->flags = t->dleft ? REBUILD_TREE_DEFAULT_LEFT : 0;
 	o->threshold = r->edges[r->estart[t->feature] + t->bin];
 	/* (the calls may move r->nodes: assign after each returns) */
 	child = emit_preorder(r, t->left);
@@ -810,24 +894,36 @@ cmp_float(const void *a, const void *b)
 static int
 make_bins(struct gb_run *r)
 {
-	size_t n = r->n, nf = r->nfeat, ne = 0;
-	uint32_t B = r->p->model.gbdt.max_bins;
-	float *v = malloc(n * sizeof(float));
+	size_t nf = r->nfeat, ne = 0;
+	uint32_t B0 = r->p->model.gbdt.max_bins;
+	float *v = malloc(r->n * sizeof(float));
 
 	r->estart = calloc(nf + 1, sizeof(uint32_t));
-	r->edges = malloc(nf * (B - 1) * sizeof(float) + sizeof(float));
+	r->edges = malloc(nf * (B0 - 1) * sizeof(float) + sizeof(float));
 	r->nb = calloc(nf, sizeof(uint32_t));
+	r->hasmiss = calloc(nf ? nf : 1, 1);
 	r->hoff = calloc(nf + 1, sizeof(size_t));
-	r->bins = malloc(nf * n);
+	r->bins = malloc(nf * r->n);
 	if (v == NULL || r->estart == NULL || r->edges == NULL ||
-	    r->nb == NULL || r->hoff == NULL || r->bins == NULL) {
+	    r->nb == NULL || r->hasmiss == NULL || r->hoff == NULL ||
+	    r->bins == NULL) {
 		free(v);
 		return RBA_E_NOMEM;
 	}
 	for (size_t f = 0; f < nf; f++) {
-		size_t d = 0, e0 = ne;
-		for (size_t i = 0; i < n; i++)
-			v[i] = r->x[i * nf + f] + 0.0f; /* -0 is +0 */
+		size_t d = 0, e0 = ne, n = 0; /* n: the rows with a value */
+		uint32_t B = B0;
+		for (size_t i = 0; i < r->n; i++) {
+			float xv = r->x[i * nf + f];
+			if (xv != xv)
+				continue; /* step 1m */
+			v[n++] = xv + 0.0f; /* -0 is +0 */
+		}
+		if (n < r->n) {
+			r->hasmiss[f] = 1;
+			if (B > 255)
+				B = 255;
+		}
 		qsort(v, n, sizeof(float), cmp_float);
 		for (size_t i = 0; i < n; i++)
 			if (i == 0 || v[i] > v[i - 1])
@@ -845,10 +941,14 @@ make_bins(struct gb_run *r)
 		}
 		r->estart[f + 1] = (uint32_t)ne;
 		r->nb[f] = (uint32_t)(ne - e0) + 1;
-		r->hoff[f + 1] = r->hoff[f] + r->nb[f];
-		for (size_t i = 0; i < n; i++) {
+		r->hoff[f + 1] = r->hoff[f] + r->nb[f] + r->hasmiss[f];
+		for (size_t i = 0; i < r->n; i++) {
 			float x = r->x[i * nf + f];
 			size_t lo = e0, hi = ne; /* first edge above x */
+			if (x != x) {
+				r->bins[f * r->n + i] = (uint8_t)r->nb[f];
+				continue;
+			}
 			while (lo < hi) {
 				size_t mid = lo + (hi - lo) / 2;
 				if (r->edges[mid] <= x)
@@ -856,7 +956,7 @@ make_bins(struct gb_run *r)
 				else
 					hi = mid;
 			}
-			r->bins[f * n + i] = (uint8_t)(lo - e0);
+			r->bins[f * r->n + i] = (uint8_t)(lo - e0);
 		}
 	}
 	r->hcells = r->hoff[nf];
@@ -871,6 +971,7 @@ run_free(struct gb_run *r)
 {
 	free(r->bins);
 	free(r->nb);
+	free(r->hasmiss);
 	free(r->hoff);
 	free(r->edges);
 	free(r->estart);

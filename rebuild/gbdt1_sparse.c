@@ -402,6 +402,96 @@ fill_full(struct gb_sparse *s, const struct gb_stree *tr,
 	fill_full(s, tr, nodes, leaf ? i : q->right, 2 * p + 1, level + 1);
 }
 
+/*
+ * A forest whose splits send missing values left (or, later, test level
+ * sets) is walked case by case, node by node, as gb_walk does: the same
+ * leaves, added in tree order to the same base, then gbdt1_softmax, the
+ * forward pass's own arithmetic.  Every other forest keeps the block
+ * scorer above.
+ */
+struct gb_plain {
+	struct rebuild_sparse head; /* first */
+	uint32_t nfeat, C, K, ntrees;
+	float *base;
+	uint32_t *tstart;
+	struct rebuild_tree_node *nodes;
+	float *x;  /* nfeat */
+	float *mg; /* K */
+};
+
+static void
+gb_plain_free(struct rebuild_sparse *sp)
+{
+	struct gb_plain *s = (struct gb_plain *)sp;
+
+	if (s == NULL)
+		return;
+	free(s->base);
+	free(s->tstart);
+	free(s->nodes);
+	free(s->x);
+	free(s->mg);
+	free(s);
+}
+
+static void
+gb_plain_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
+	       size_t nterms, size_t ncases, float *probs)
+{
+	struct gb_plain *s = (struct gb_plain *)sp;
+
+	for (size_t c = 0; c < ncases; c++) {
+		const float *tv = tx + c * nterms;
+		const uint32_t *tr = row + c * nterms;
+		memset(s->x, 0, s->nfeat * sizeof(float));
+		for (size_t k = 0; k < nterms; k++)
+			s->x[tr[k]] = tv[k];
+		memcpy(s->mg, s->base, s->K * sizeof(float));
+		for (uint32_t t = 0; t < s->ntrees; t++) {
+			uint32_t i = s->tstart[t];
+			while (s->nodes[i].feature != REBUILD_TREE_LEAF)
+				i = rebuild_tree_goes_left(&s->nodes[i],
+							   s->x[s->nodes[i].feature])
+					    ? s->nodes[i].left
+					    : s->nodes[i].right;
+			s->mg[t % s->K] += s->nodes[i].value;
+		}
+		gbdt1_softmax(s->mg, s->K, s->C, s->C, probs + c * s->C);
+	}
+}
+
+static int
+gb_plain_new(const struct rebuild_forest *f, struct rebuild_sparse **out)
+{
+	struct gb_plain *s = calloc(1, sizeof(*s));
+	size_t nn = f->tree_start[f->ntrees];
+
+	if (s == NULL)
+		return RBA_E_NOMEM;
+	s->head.score = gb_plain_score;
+	s->head.free = gb_plain_free;
+	s->nfeat = f->nfeatures;
+	s->C = f->nclasses;
+	s->K = f->ngroups;
+	s->ntrees = f->ntrees;
+	s->base = malloc(s->K * sizeof(float));
+	s->tstart = malloc(((size_t)s->ntrees + 1) * sizeof(uint32_t));
+	s->nodes = malloc((nn ? nn : 1) * sizeof(*s->nodes));
+	s->x = malloc((s->nfeat ? s->nfeat : 1) * sizeof(float));
+	s->mg = malloc(s->K * sizeof(float));
+	if (s->base == NULL || s->tstart == NULL || s->nodes == NULL ||
+	    s->x == NULL || s->mg == NULL) {
+		gb_plain_free(&s->head);
+		return RBA_E_NOMEM;
+	}
+	memcpy(s->base, f->base, s->K * sizeof(float));
+	memcpy(s->tstart, f->tree_start,
+	       ((size_t)s->ntrees + 1) * sizeof(uint32_t));
+	memcpy(s->nodes, f->nodes, nn * sizeof(*s->nodes));
+	*out = &s->head;
+	return 0;
+}
+
 int
 gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 {
@@ -413,6 +503,10 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	size_t nval = (size_t)1 << GB_FULL_DEPTH;
 
 	*out = NULL;
+	for (size_t i = 0; i < nn; i++)
+		if (f->nodes[i].feature != REBUILD_TREE_LEAF &&
+		    f->nodes[i].flags != 0)
+			return gb_plain_new(f, out);
 	/* the steps' asm reads inputs within REBUILD_MAX_WIDTH features */
 	assert(f->nfeatures <= REBUILD_MAX_WIDTH);
 	s = calloc(1, sizeof(*s));

@@ -90,8 +90,13 @@ rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 		rebuild_prepared_free(prep);
 		return rba_fail(d, RBA_E_NOMEM, name, 0, 0, "out of memory");
 	}
-	if ((err = csv_table_load_mem(snapshot, n, name, &t, d)))
-		goto out;
+	{
+		struct csv_missing m;
+		m.tok = pins_missing_tokens(p, &m.n);
+		if ((err = csv_table_load_mem_missing(snapshot, n, name, &m, &t,
+						      d)))
+			goto out;
+	}
 	if ((err = encode_fit(p, t, &prep->spec, &prep->data, d)))
 		goto out;
 	if ((err = encode_split(p, prep->data.n, &prep->tr, &prep->ntr,
@@ -110,6 +115,11 @@ rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 		} else {
 			rba_fail(d, err, name, 0, 0, "%s", "out of memory");
 		}
+		goto out;
+	}
+	if ((err = encode_impute_fit(p, &prep->spec, &prep->data, prep->tr,
+				     prep->ntr))) {
+		rba_fail(d, err, name, 0, 0, "%s", "out of memory");
 		goto out;
 	}
 	encode_standardize_fit(&prep->spec, &prep->data, prep->tr, prep->ntr,

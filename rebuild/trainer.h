@@ -84,7 +84,13 @@ enum rebuild_kind { REBUILD_KIND_MLP = 0, REBUILD_KIND_GBDT = 1 };
  * sum of the training hessians that reached the node (TreeSHAP weights
  * the two sides of a split by it); value is a leaf's contribution to its
  * group's margin, learning rate included (0 at splits).
+ *
+ * A missing input (NaN) is never below a threshold: it goes left when
+ * flags holds REBUILD_TREE_DEFAULT_LEFT, right otherwise (flags 0, the
+ * rule of every forest made before missing values were taken).
  */
+#define REBUILD_TREE_DEFAULT_LEFT 1u
+
 struct rebuild_tree_node {
 	uint32_t feature; /* REBUILD_TREE_LEAF for a leaf */
 	uint32_t bin;	  /* edge index; 0 at a leaf */
@@ -92,7 +98,17 @@ struct rebuild_tree_node {
 	float threshold;
 	float value;
 	float cover;
+	uint32_t flags; /* REBUILD_TREE_DEFAULT_LEFT; 0 at a leaf */
 };
+
+/* Whether input value v goes to split n's left child. */
+static inline int
+rebuild_tree_goes_left(const struct rebuild_tree_node *n, float v)
+{
+	if (v != v)
+		return (n->flags & REBUILD_TREE_DEFAULT_LEFT) != 0;
+	return v < n->threshold;
+}
 
 /*
  * A forest: ngroups margins (1 for two classes: the logit of class 1

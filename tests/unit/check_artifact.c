@@ -270,7 +270,7 @@ START_TEST(test_specific_corruptions)
 	cp[0] = 'X';
 	expect(cp, n, RBA_E_CORRUPT, "bad magic");
 	RESET();
-	rba_put_u32le(cp + 8, 3);
+	rba_put_u32le(cp + 8, 4);
 	expect(cp, n, RBA_E_UNSUPPORTED, "newer");
 	/* a network in the forests' format */
 	RESET();
