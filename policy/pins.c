@@ -297,7 +297,9 @@ get_impute(struct yval *v, const struct ydoc_node *n, struct pins *p)
 		p->data.impute = PINS_IMPUTE_MEAN;
 		return 0;
 	}
-	if (n->type != YDOC_SCALAR || policy_ydoc_node_is_null(n))
+	if (n->type != YDOC_SCALAR || policy_ydoc_node_is_null(n) ||
+	    !(n->val[0] == '-' || n->val[0] == '+' || n->val[0] == '.' ||
+	      (n->val[0] >= '0' && n->val[0] <= '9')))
 		return policy_yval_fail(v, RBA_E_SCHEMA, n,
 					"'%s' must be mean or a number", v->path);
 	p->data.impute = PINS_IMPUTE_CONST;

@@ -108,3 +108,10 @@ ok "the network scores every case" [ "$(wc -l < out)" = 1001 ]
 run 0 $RBA train "$FIX/pins/german-numeric-logistic.yaml" --snapshot "$FIX/german-credit-numeric.csv" -o l.bin
 run 2 $RBA score l.bin "$NM"
 err_has "empty field in numeric column 'a1'"
+
+# a snapshot with an empty field in a numeric column is stored (the empty
+# field is the default missing value); the column stays numeric
+printf 'a,b\n1,2\n,3\n4,5\n' > e2.csv
+run 0 $RBA -S st snapshot add e2.csv
+run 0 $RBA -S st --json snapshot show "$(cat out)"
+ok "the column with an empty field is numeric" jq -e '.header[0].type == "numeric"' out

@@ -89,6 +89,34 @@ START_TEST(test_types_inferred)
 }
 END_TEST
 
+/* Missing-value tokens: a numeric column with them reads NaN there. */
+START_TEST(test_missing_tokens)
+{
+	static const char *const tok[] = {"", "NA"};
+	const struct csv_missing m = {2, tok};
+	const char *in = "a,b,c\n1,x,NA\n,y,2\n3,,4\n";
+	struct csv_table *t;
+	struct rba_detail d;
+
+	ck_assert_int_eq(csv_table_load_mem_missing(in, strlen(in), "m.csv", &m, &t,
+						    &d), 0);
+	ck_assert_int_eq(t->types[0], CSV_NUMERIC);
+	ck_assert_int_eq(t->types[1], CSV_TEXT); /* text keeps "" as a level */
+	ck_assert_int_eq(t->types[2], CSV_NUMERIC);
+	ck_assert(isnan(t->num[1 * 3 + 0]));
+	ck_assert(isnan(t->num[0 * 3 + 2]));
+	ck_assert(t->num[2 * 3 + 2] == 4.0);
+	ck_assert_str_eq(csv_table_cell(t, 0, 2), "NA");
+	csv_table_free(t);
+	/* without tokens: as before */
+	ck_assert_int_eq(csv_table_load_mem(in, strlen(in), "m.csv", &t, &d),
+			 RBA_E_SCHEMA);
+	ck_assert_int_eq(csv_is_missing(&m, "NA", 2), 1);
+	ck_assert_int_eq(csv_is_missing(&m, "N", 1), 0);
+	ck_assert_int_eq(csv_is_missing(NULL, "", 0), 0);
+}
+END_TEST
+
 START_TEST(test_errors_located)
 {
 	expect_error("a,b\n1,2\n3\n", RBA_E_SCHEMA, 3, 2, "ragged row");
@@ -414,6 +442,7 @@ suite_csv(void)
 	tcase_add_test(tc, test_quotes_crlf_bom);
 	tcase_add_test(tc, test_types_inferred);
 	tcase_add_test(tc, test_errors_located);
+	tcase_add_test(tc, test_missing_tokens);
 	tcase_add_test(tc, test_valid_utf8_kept);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_numbers_exact);
