@@ -327,8 +327,13 @@ $(BUILD)/bench_score: $(BUILD)/bench/bench_score.o $(LIB_OBJ)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-bench: $(BIN) $(BUILD)/bench_score
-	$(Q)RBA_BENCH_SCORE=$(CURDIR)/$(BUILD)/bench_score sh bench/run.sh $(CURDIR)/$(BIN)
+$(BUILD)/bench_csv: $(BUILD)/bench/bench_csv.o $(LIB_OBJ)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+bench: $(BIN) $(BUILD)/bench_score $(BUILD)/bench_csv
+	$(Q)RBA_BENCH_SCORE=$(CURDIR)/$(BUILD)/bench_score RBA_BENCH_CSV=$(CURDIR)/$(BUILD)/bench_csv \
+	  sh bench/run.sh $(CURDIR)/$(BIN)
 
 # ---- fuzzing (tests/fuzz/, fixtures/fuzz/) --------------------------------
 # One libFuzzer harness per input surface, linked with the library objects
@@ -395,4 +400,4 @@ install: $(BIN)
 clean:
 	rm -rf build rebuild-audit
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(BUILD)/bench/bench_score.d $(wildcard $(BUILD)/tests/fuzz/*.d)
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(BUILD)/bench/bench_score.d $(BUILD)/bench/bench_csv.d $(wildcard $(BUILD)/tests/fuzz/*.d)

@@ -12,7 +12,7 @@
  *    CSV_MAX_LINE; a tap sees every raw byte read, so a caller can hash
  *    and store the file in the same pass.
  *  - csv_table: a whole file in memory, cells kept as text and, for
- *    numeric columns, as doubles.
+ *    numeric columns, as float32.
  */
 #ifndef RBA_CSV_H
 #define RBA_CSV_H
@@ -112,13 +112,19 @@ struct csv_table {
 	size_t ncols, nrows;
 	char **names;		 /* ncols header names, NUL-terminated */
 	enum csv_coltype *types; /* ncols */
-	char **cells;		 /* nrows * ncols, row-major, NUL-terminated */
-	double *num;		 /* nrows * ncols; valid in numeric columns */
+	uint32_t *cells;	 /* nrows * ncols, row-major: offsets in the
+				  * arena of NUL-terminated texts (use
+				  * csv_table_cell) */
+	float *num;		 /* nrows * ncols, each number as the float32
+				  * a model reads (NaN: missing); valid in
+				  * numeric columns */
 	unsigned long *lines;	 /* nrows: line each row started on */
 	char *file;		 /* name used in errors */
 	/* private */
 	char *arena;
 	size_t arena_len;
+	size_t cap[4];	   /* bytes held: cells, num, lines, arena */
+	uint8_t mapped[4]; /* held as a mapping (large), not malloc's */
 };
 
 /*

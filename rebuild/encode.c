@@ -487,7 +487,7 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 		for (uint32_t c = 0; c < spec->ncolumns; c++) {
 			const struct encode_column *col = &spec->columns[c];
 			if (col->kind == ENCODE_NUMERIC) {
-				double v = t->num[r * t->ncols + src[c]];
+				float v = t->num[r * t->ncols + src[c]];
 				if (v != v && p->model.kind == PINS_MODEL_MLP &&
 				    p->data.impute == PINS_IMPUTE_NONE) {
 					rba_detail_key(d, col->name);
@@ -501,7 +501,7 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 						csv_table_cell(t, r, src[c]));
 					goto fail;
 				}
-				xr[f++] = (float)v;
+				xr[f++] = v;
 				continue;
 			}
 			long lv = find_level(col->levels, col->nlevels,
