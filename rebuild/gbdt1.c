@@ -882,12 +882,48 @@ grow_tree(struct gb_run *r, size_t nrows, uint32_t tree, float *mg,
 
 /* ---- bins ------------------------------------------------------------ */
 
-static int
-cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
 
-	return (x > y) - (x < y);
+/*
+ * Sorts n floats (no NaN, no -0) ascending by their order keys, four
+ * passes of a byte each through tmp: the one ascending order of the
+ * values, as qsort with cmp_float gives it (the sort came later than
+ * step 1 and moved no bit: a sorted array is the same whatever sorted
+ * it).
+ */
+static void
+sort_floats(float *v, size_t n, uint32_t *tmp)
+{
+	uint32_t *a = tmp, *b = tmp + n;
+	size_t cnt[256];
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+		memcpy(&u, &v[i], 4);
+		a[i] = u ^ ((u >> 31) ? 0xffffffffu : 0x80000000u);
+	}
+	for (int pass = 0; pass < 4; pass++) {
+		unsigned sh = 8u * (unsigned)pass;
+		size_t sum = 0;
+		uint32_t *t;
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(a[i] >> sh) & 255]++;
+		for (int c = 0; c < 256; c++) {
+			size_t m = cnt[c];
+			cnt[c] = sum;
+			sum += m;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[cnt[(a[i] >> sh) & 255]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	/* four passes: the sorted keys are back in tmp */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u = a[i] ^ ((a[i] >> 31) ? 0x80000000u : 0xffffffffu);
+		memcpy(&v[i], &u, 4);
+	}
 }
 
 /* Step 1 of the recipe: edges and the column-major bin matrix. */
@@ -897,6 +933,7 @@ make_bins(struct gb_run *r)
 	size_t nf = r->nfeat, ne = 0;
 	uint32_t B0 = r->p->model.gbdt.max_bins;
 	float *v = malloc(r->n * sizeof(float));
+	uint32_t *vt = malloc(2 * r->n * sizeof(uint32_t) + sizeof(uint32_t));
 
 	r->estart = calloc(nf + 1, sizeof(uint32_t));
 	r->edges = malloc(nf * (B0 - 1) * sizeof(float) + sizeof(float));
@@ -904,10 +941,11 @@ make_bins(struct gb_run *r)
 	r->hasmiss = calloc(nf ? nf : 1, 1);
 	r->hoff = calloc(nf + 1, sizeof(size_t));
 	r->bins = malloc(nf * r->n);
-	if (v == NULL || r->estart == NULL || r->edges == NULL ||
+	if (v == NULL || vt == NULL || r->estart == NULL || r->edges == NULL ||
 	    r->nb == NULL || r->hasmiss == NULL || r->hoff == NULL ||
 	    r->bins == NULL) {
 		free(v);
+		free(vt);
 		return RBA_E_NOMEM;
 	}
 	for (size_t f = 0; f < nf; f++) {
@@ -924,7 +962,7 @@ make_bins(struct gb_run *r)
 			if (B > 255)
 				B = 255;
 		}
-		qsort(v, n, sizeof(float), cmp_float);
+		sort_floats(v, n, vt);
 		for (size_t i = 0; i < n; i++)
 			if (i == 0 || v[i] > v[i - 1])
 				d++;
@@ -961,6 +999,7 @@ make_bins(struct gb_run *r)
 	}
 	r->hcells = r->hoff[nf];
 	free(v);
+	free(vt);
 	return 0;
 }
 

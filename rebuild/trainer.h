@@ -105,9 +105,9 @@ struct rebuild_tree_node {
 static inline int
 rebuild_tree_goes_left(const struct rebuild_tree_node *n, float v)
 {
-	if (v != v)
-		return (n->flags & REBUILD_TREE_DEFAULT_LEFT) != 0;
-	return v < n->threshold;
+	/* (a NaN is never below: it is looked at only when not) */
+	return v < n->threshold ||
+	       (v != v && (n->flags & REBUILD_TREE_DEFAULT_LEFT) != 0);
 }
 
 /*
