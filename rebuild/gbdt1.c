@@ -96,6 +96,7 @@
 #define GB_COPIES 4
 #define GB_COPY_STRIDE (GB_FEW_BINS + 8)
 #define GB_COPIES_MIN_ROWS 256
+#define GB_BIN_GROUP 8 /* columns binned per pass over the rows */
 
 /* A histogram cell: exact sums of quantized g and h. */
 struct gb_cell {
@@ -934,6 +935,8 @@ make_bins(struct gb_run *r)
 	uint32_t B0 = r->p->model.gbdt.max_bins;
 	float *v = malloc(r->n * sizeof(float));
 	uint32_t *vt = malloc(2 * r->n * sizeof(uint32_t) + sizeof(uint32_t));
+	/* GB_BIN_GROUP columns copied out of the row-major rows in one pass */
+	float *cols = malloc(GB_BIN_GROUP * r->n * sizeof(float) + sizeof(float));
 
 	r->estart = calloc(nf + 1, sizeof(uint32_t));
 	r->edges = malloc(nf * (B0 - 1) * sizeof(float) + sizeof(float));
@@ -941,18 +944,26 @@ make_bins(struct gb_run *r)
 	r->hasmiss = calloc(nf ? nf : 1, 1);
 	r->hoff = calloc(nf + 1, sizeof(size_t));
 	r->bins = malloc(nf * r->n);
-	if (v == NULL || vt == NULL || r->estart == NULL || r->edges == NULL ||
-	    r->nb == NULL || r->hasmiss == NULL || r->hoff == NULL ||
-	    r->bins == NULL) {
+	if (v == NULL || vt == NULL || cols == NULL || r->estart == NULL ||
+	    r->edges == NULL || r->nb == NULL || r->hasmiss == NULL ||
+	    r->hoff == NULL || r->bins == NULL) {
 		free(v);
 		free(vt);
+		free(cols);
 		return RBA_E_NOMEM;
 	}
 	for (size_t f = 0; f < nf; f++) {
 		size_t d = 0, e0 = ne, n = 0; /* n: the rows with a value */
 		uint32_t B = B0;
+		const float *col = cols + (f % GB_BIN_GROUP) * r->n;
+		if (f % GB_BIN_GROUP == 0) {
+			size_t g = nf - f < GB_BIN_GROUP ? nf - f : GB_BIN_GROUP;
+			for (size_t i = 0; i < r->n; i++)
+				for (size_t k = 0; k < g; k++)
+					cols[k * r->n + i] = r->x[i * nf + f + k];
+		}
 		for (size_t i = 0; i < r->n; i++) {
-			float xv = r->x[i * nf + f];
+			float xv = col[i];
 			if (xv != xv)
 				continue; /* step 1m */
 			v[n++] = xv + 0.0f; /* -0 is +0 */
@@ -981,25 +992,31 @@ make_bins(struct gb_run *r)
 		r->nb[f] = (uint32_t)(ne - e0) + 1;
 		r->hoff[f + 1] = r->hoff[f] + r->nb[f] + r->hasmiss[f];
 		for (size_t i = 0; i < r->n; i++) {
-			float x = r->x[i * nf + f];
-			size_t lo = e0, hi = ne; /* first edge above x */
+			float x = col[i];
+			/* the number of edges at or below x, without a branch
+			 * (the search came later: the same count, no bit moved) */
+			const float *e = r->edges + e0, *base = e;
+			size_t len = ne - e0;
 			if (x != x) {
 				r->bins[f * r->n + i] = (uint8_t)r->nb[f];
 				continue;
 			}
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (r->edges[mid] <= x)
-					lo = mid + 1;
-				else
-					hi = mid;
+			if (len == 0) {
+				r->bins[f * r->n + i] = 0;
+				continue;
 			}
-			r->bins[f * r->n + i] = (uint8_t)(lo - e0);
+			while (len > 1) {
+				size_t half = len / 2;
+				base = base[half] <= x ? base + half : base;
+				len -= half;
+			}
+			r->bins[f * r->n + i] = (uint8_t)((size_t)(base - e) + (*base <= x));
 		}
 	}
 	r->hcells = r->hoff[nf];
 	free(v);
 	free(vt);
+	free(cols);
 	return 0;
 }
 
@@ -1046,6 +1063,86 @@ add_tree(const struct rebuild_tree_node *nodes, uint32_t root, const float *x,
 	for (size_t i = 0; i < n; i++)
 		if (skip == NULL || !skip[i])
 			mg[i * K + k] += nodes[gb_walk(nodes, root, x + i * nf)].value;
+}
+
+/*
+ * The validation rows binned as the training rows are (step 1's edges):
+ * vb[f * nv + i].  A value's bin is the number of edges at or below it,
+ * so it is below edge t exactly when its bin is at most t, and a tree
+ * walked on the bins reaches the leaf gb_walk reaches on the values.  A
+ * missing value takes its feature's missing bin (1m), or 255 for a
+ * feature without one: above every split's bin (at most nb - 2 <= 254),
+ * so it goes right, as a NaN does at a split of flags 0.
+ */
+static int
+bin_rows(const struct gb_run *r, const float *x, size_t nv, uint8_t **out)
+{
+	size_t nf = r->nfeat;
+	uint8_t *vb = malloc(nf * nv > 0 ? nf * nv : 1);
+
+	*out = vb;
+	if (vb == NULL)
+		return RBA_E_NOMEM;
+	for (size_t f = 0; f < nf; f++) {
+		size_t e0 = r->estart[f], ne = r->estart[f + 1];
+		uint8_t miss = r->hasmiss[f] ? (uint8_t)r->nb[f] : 255;
+		for (size_t i = 0; i < nv; i++) {
+			float v = x[i * nf + f];
+			size_t lo = e0, hi = ne;
+			if (v != v) {
+				vb[f * nv + i] = miss;
+				continue;
+			}
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (r->edges[mid] <= v)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			vb[f * nv + i] = (uint8_t)(lo - e0);
+		}
+	}
+	return 0;
+}
+
+/*
+ * add_tree for binned rows: the rows idx[0..count) of node i (forest
+ * nodes) partitioned down the tree on their bins (vb, nv rows a
+ * column), each leaf's value added to its rows' margins (group k of K).
+ * Each row gets its one leaf, as a walk gives it: the same sums.
+ */
+static void
+add_tree_binned(const struct gb_run *r, const struct rebuild_tree_node *nodes,
+		uint32_t i, const uint8_t *vb, size_t nv, uint32_t *idx,
+		uint32_t *tmp, size_t count, float *mg, uint32_t K, uint32_t k)
+{
+	const struct rebuild_tree_node *q = &nodes[i];
+	size_t nl = 0, nr = 0;
+	const uint8_t *col;
+	uint32_t bin, mb;
+	int dleft;
+
+	if (q->feature == REBUILD_TREE_LEAF) {
+		for (size_t j = 0; j < count; j++)
+			mg[(size_t)idx[j] * K + k] += q->value;
+		return;
+	}
+	col = vb + (size_t)q->feature * nv;
+	bin = q->bin;
+	dleft = (q->flags & REBUILD_TREE_DEFAULT_LEFT) != 0;
+	mb = dleft ? r->nb[q->feature] : 256; /* no bin is 256 */
+	for (size_t j = 0; j < count; j++) {
+		uint32_t row = idx[j], b = col[row];
+		size_t left = b <= bin || b == mb;
+		idx[nl] = row;
+		tmp[nr] = row;
+		nl += left;
+		nr += 1 - left;
+	}
+	memcpy(idx + nl, tmp, nr * sizeof(uint32_t));
+	add_tree_binned(r, nodes, q->left, vb, nv, idx, tmp, nl, mg, K, k);
+	add_tree_binned(r, nodes, q->right, vb, nv, idx + nl, tmp, nr, mg, K, k);
 }
 
 /* Loss, accuracy and AUC of a set from its probabilities (rebuild_eval). */
@@ -1108,7 +1205,8 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	const struct kernel_ops *ks = kernel_strict();
 	float *mg = NULL, *vmg = NULL, *pr = NULL, *vpr = NULL, *ls = NULL;
 	float *vls = NULL, *score = NULL;
-	uint8_t *pos = NULL, *insample = NULL;
+	uint8_t *pos = NULL, *insample = NULL, *vb = NULL;
+	uint32_t *vidx = NULL, *vtmp = NULL;
 	double t0;
 	int err;
 
@@ -1131,6 +1229,10 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	t0 = rba_time_mono();
 	if ((err = make_bins(&r)) != 0)
 		return gb_fail(&r, d, err);
+	if ((err = bin_rows(&r, val->x, nv, &vb)) != 0)
+		goto fail;
+	vidx = malloc((nv ? nv : 1) * sizeof(uint32_t));
+	vtmp = malloc((nv ? nv : 1) * sizeof(uint32_t));
 	r.gh = malloc(n * sizeof(struct gb_cell));
 	r.ord = malloc(n * sizeof(struct gb_cell));
 	r.copies = malloc((size_t)pool_threads(r.pool) * GB_COPIES *
@@ -1151,7 +1253,7 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	score = malloc((nv ? nv : 1) * sizeof(float));
 	pos = malloc(nv ? nv : 1);
 	insample = malloc(n);
-	if (insample == NULL || r.gh == NULL || r.ord == NULL ||
+	if (insample == NULL || vidx == NULL || vtmp == NULL || r.gh == NULL || r.ord == NULL ||
 	    r.copies == NULL || r.idx == NULL || r.tmp == NULL ||
 	    r.feats == NULL || r.soff == NULL || r.perm == NULL || r.on == NULL ||
 	    r.fbest == NULL || mg == NULL ||
@@ -1207,8 +1309,10 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 			if (nrows < n)
 				add_tree(r.nodes, r.tstart[first + k], train->x, n,
 					 nfeat, mg, K, k, insample);
-			add_tree(r.nodes, r.tstart[first + k], val->x, nv, nfeat,
-				 vmg, K, k, NULL);
+			for (size_t i = 0; i < nv; i++)
+				vidx[i] = (uint32_t)i;
+			add_tree_binned(&r, r.nodes, r.tstart[first + k], vb, nv, vidx,
+					vtmp, nv, vmg, K, k);
 		}
 		/* The training loss (a log per row) and the AUC (a sort) are
 		 * taken at the last round only: per round they would cost more
@@ -1288,6 +1392,9 @@ out:
 	free(score);
 	free(pos);
 	free(insample);
+	free(vb);
+	free(vidx);
+	free(vtmp);
 	return err;
 }
 
