@@ -115,3 +115,11 @@ printf 'a,b\n1,2\n,3\n4,5\n' > e2.csv
 run 0 $RBA -S st snapshot add e2.csv
 run 0 $RBA -S st --json snapshot show "$(cat out)"
 ok "the column with an empty field is numeric" jq -e '.header[0].type == "numeric"' out
+
+# sample add to a network without an imputation: one line, nothing stored
+run 0 $RBA -S st snapshot add "$FIX/german-credit-numeric.csv"
+run 0 $RBA -S st -q register "$FIX/pins/german-numeric-logistic.yaml" --policy "$POL"
+before=$(txnid st)
+run 2 $RBA -S st sample add german-numeric-logistic "$NM"
+err_is "rebuild-audit: cannot add sample '$NM:2:3': column 'a1' has a missing value ('') and the model takes none (a network needs data.impute)"
+ok "nothing stored" [ "$(txnid st)" = "$before" ]
