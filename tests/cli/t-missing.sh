@@ -40,6 +40,11 @@ run 0 $RBA -S st -q sample add german-categorical-missing-gbdt "$CM"
 run 0 $RBA -S st audit german-categorical-missing-gbdt
 out_has "bit-identical"
 out_has "1000 cases, 0 flips"
+# the sample keeps every missing value's text: exported byte for byte
+run 0 $RBA -S st sample export german-categorical-missing-gbdt ex.csv
+ok "the exported sample is the submitted file" cmp -s ex.csv "$CM"
+run 0 $RBA -S st store check
+out_has "clean: no damage found"
 # case 1 lacks duration_months; a case whose age is NA
 na=$(awk -F, '$14 == "NA" { print $1; exit }' "$CM")
 run 0 $RBA -S st dispute german-categorical-missing-gbdt 1 --show-inputs
