@@ -743,6 +743,22 @@ START_TEST(test_forest_deep_sparse)
 	ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
 	make_deep(&a, &deep);
 	scores_agree(&deep, snap, 12);
+	/* splits that send missing values left, every other one, deep and
+	 * in a complete layout, on cases missing the split input */
+	{
+		static const char snapm[] =
+			"id,colour,size,weight,class\n"
+			"1,red,,10,yes\n2,blue,2.5,11,no\n3,green,,12,yes\n"
+			"4,red,4.5,,no\n5,blue,,14,yes\n6,red,6.5,15,no\n";
+		for (uint32_t i = 0; i < 12; i += 2)
+			deep.model.forest.nodes[i].flags = REBUILD_TREE_DEFAULT_LEFT;
+		scores_agree(&deep, snapm, 6);
+		for (size_t i = 0; i < a.model.forest.tree_start[a.model.forest.ntrees];
+		     i++)
+			if (a.model.forest.nodes[i].feature != REBUILD_TREE_LEAF && i % 3)
+				a.model.forest.nodes[i].flags = REBUILD_TREE_DEFAULT_LEFT;
+		scores_agree(&a, snapm, 6);
+	}
 	memset(&deep.spec, 0, sizeof(deep.spec));
 	artifact_release(&deep);
 	artifact_release(&a);
