@@ -11,7 +11,9 @@
 # 4, learning rate 0.1, lambda 1, min_child_weight 1, 256 bins, tail
 # split of 25 %): the median training time of each over RUNS runs, their
 # validation AUCs and the difference.  Then our artifact's digest at
-# threads 1, 2 and 4 (one digest: threads move no bit).
+# threads 1, 2 and 4 (one digest: threads move no bit), and the sparse
+# scoring path's cases per second on a depth-6 forest of the credit table
+# (bench_score, RBA_BENCH_SCORE).
 set -u
 bin=${1:?usage: bench-missing.sh BINARY [RUNS]}
 runs=${2:-3}
@@ -82,3 +84,16 @@ echo "training with missing values, median of $runs runs, one thread"
 one german-numeric-10%-missing "$top/fixtures/pins/german-numeric-missing-gbdt.yaml" \
 	"$top/fixtures/german-credit-numeric-missing.csv" class 2 || exit 2
 one credit-30000x23-10%-missing "$tmp/credit.yaml" "$tmp/credit.csv" default 1 || exit 2
+
+# scoring with missing values: the sparse path on a forest whose splits
+# send missing values both ways (100 trees of depth 6)
+if [ -n "${RBA_BENCH_SCORE:-}" ] && [ -x "$RBA_BENCH_SCORE" ]; then
+	sed 's/max_depth: 4/max_depth: 6/' "$tmp/credit.yaml" > "$tmp/credit6.yaml"
+	"$bin" train "$tmp/credit6.yaml" --snapshot "$tmp/credit.csv" --no-keep -o "$tmp/m6.bin" > /dev/null || exit 2
+	: > "$tmp/rate"
+	for i in 1 2 3; do
+		"$RBA_BENCH_SCORE" "$tmp/m6.bin" "$tmp/credit.csv" 1000000 5 > "$tmp/bs" || exit 2
+		sed 's/.*cases_per_second=\([0-9]*\).*/\1/' "$tmp/bs" >> "$tmp/rate"
+	done
+	echo "  sparse scoring path, 10 % missing: $(median < "$tmp/rate") cases/s (3 processes x 5 runs, median)"
+fi
