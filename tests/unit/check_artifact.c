@@ -1207,6 +1207,67 @@ train_fixture(const char *name, const char *csv, struct rebuild_result *res,
 }
 
 /*
+ * The root of a one-split tree on x (class yes when x >= 5) with three
+ * training rows missing x: they go the side whose rows they are like,
+ * left with class no (below the edge), right with class yes (flags 0);
+ * with no missing row the split sends a missing value right.
+ */
+static uint32_t
+root_flags(const char *sn)
+{
+	struct pins p;
+	struct rba_detail d;
+	struct rebuild_result res;
+	struct artifact a;
+	uint32_t fl;
+
+	test_pins(&p, 0);
+	rba_digest_bytes(sn, strlen(sn), &p.snapshot);
+	p.data.ncategorical = 0;
+	p.data.standardize = 0;
+	p.data.split_order = PINS_SPLIT_TAIL;
+	p.model.kind = PINS_MODEL_GBDT;
+	p.model.gbdt.trees = 1;
+	p.model.gbdt.max_depth = 1;
+	p.model.gbdt.learning_rate = 0.3;
+	p.model.gbdt.min_child_weight = 0;
+	p.model.gbdt.lambda = 1;
+	p.model.gbdt.max_bins = 16;
+	p.model.gbdt.subsample = 1;
+	p.model.gbdt.colsample = 1;
+	rba_detail_clear(&d);
+	ck_assert_msg(rebuild_from_snapshot(&p, 0, sn, strlen(sn), "m.csv", NULL, &res,
+					    &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
+	ck_assert_uint_eq(a.model.forest.nodes[0].feature, 0);
+	ck_assert(a.model.forest.nodes[0].threshold == 5.0f);
+	fl = a.model.forest.nodes[0].flags;
+	artifact_release(&a);
+	rebuild_result_release(&res);
+	return fl;
+}
+
+START_TEST(test_missing_direction)
+{
+	static const char like_no[] =
+		"id,x,class\n1,1,no\n2,,no\n3,2,no\n4,,no\n5,3,no\n6,4,no\n"
+		"7,,no\n8,5,yes\n9,6,yes\n10,7,yes\n11,8,yes\n12,9,yes\n"
+		"13,1,no\n14,8,yes\n15,2,no\n16,7,yes\n";
+	static const char like_yes[] =
+		"id,x,class\n1,1,no\n2,,yes\n3,2,no\n4,,yes\n5,3,no\n6,4,no\n"
+		"7,,yes\n8,5,yes\n9,6,yes\n10,7,yes\n11,8,yes\n12,9,yes\n"
+		"13,1,no\n14,8,yes\n15,2,no\n16,7,yes\n";
+	static const char none[] =
+		"id,x,class\n1,1,no\n2,2,no\n3,3,no\n4,4,no\n5,5,yes\n6,6,yes\n"
+		"7,7,yes\n8,8,yes\n9,1,no\n10,8,yes\n11,2,no\n12,7,yes\n";
+
+	ck_assert_uint_eq(root_flags(like_no), REBUILD_TREE_DEFAULT_LEFT);
+	ck_assert_uint_eq(root_flags(like_yes), 0);
+	ck_assert_uint_eq(root_flags(none), 0);
+}
+END_TEST
+
+/*
  * A forest trained with missing values: format 3, splits that send them
  * left, canonical bytes back, the sparse scorer bit for bit the forward
  * pass; a split of type 2 in format 2, tokens out of order and an
@@ -1369,6 +1430,7 @@ suite_artifact(void)
 	tcase_add_test(tc, test_forest_bit_flips);
 	tcase_add_test(tc, test_forest_specific_corruptions);
 	tcase_add_test(tc, test_forest_missing);
+	tcase_add_test(tc, test_missing_direction);
 	tcase_add_test(tc, test_forest_deep_sparse);
 	tcase_add_test(tc, test_forest_sparse_special_inputs);
 	suite_add_tcase(s, tc);
