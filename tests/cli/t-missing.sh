@@ -128,3 +128,15 @@ before=$(txnid st)
 run 2 $RBA -S st sample add german-numeric-logistic "$NM"
 err_is "rebuild-audit: cannot add sample '$NM:2:3': column 'a1' has a missing value ('') and the model takes none (a network needs data.impute)"
 ok "nothing stored" [ "$(txnid st)" = "$before" ]
+
+# a network with an imputation: registered, its sample added, audited
+# bit-identical, a case with a missing input disputed and explained
+sed 's/^version: nm-logistic$/version: nm-impute/' netm.yaml > netm2.yaml
+run 0 $RBA -S st -q register netm2.yaml --policy "$POL"
+run 0 $RBA -S st -q sample add nm-impute "$NM"
+run 0 $RBA -S st audit nm-impute
+out_has "bit-identical"
+out_has "1000 cases, 0 flips"
+run 0 $RBA -S st dispute nm-impute 1 --show-inputs
+out_has "  a1     missing"
+out_has "agrees"
