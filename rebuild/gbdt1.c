@@ -52,18 +52,22 @@
  * every older build refused: a table without one takes none of the
  * steps below, so no artifact an older build could make moves a bit):
  *   1m. A feature with a NaN among its training rows has its edges from
- *      the rows that have a value (n of step 1 counts those), at most
- *      min(max_bins, 255) bins of values, and one more bin, numbered
- *      after them, for its missing values (the histogram has a cell for
- *      it).  A feature without a NaN is binned as in step 1.
+ *      the rows that have a value (n of step 1 counts those) by step 1
+ *      with max(1, min(max_bins, 255) - 1) in place of max_bins, then its
+ *      smallest value as one more edge, first (no value is below it, so
+ *      a split there parts the missing rows from all the others), and
+ *      one more bin, numbered after the bins of values, for its missing
+ *      values (the histogram has a cell for it).  A feature without a
+ *      NaN is binned as in step 1.
  *   4m. For such a feature each candidate bin is scored twice, XGBoost's
  *      sparsity-aware rule: first with the missing cell on the right
  *      (the gain of step 4), then on the left (GL and HL gain the
  *      missing cell's sums); the left one is taken only when strictly
  *      greater, so a tie, and a node with no missing row, send missing
  *      values right.  The total order is (gain, lower feature, lower
- *      bin, right before left).  A split of all values on one side and
- *      the missing ones on the other is not a candidate.
+ *      bin, right before left).  The split at the smallest value's edge
+ *      with the missing cell on the left is the one that parts the
+ *      missing rows from all the others.
  *   6m. The split's node records the side (REBUILD_TREE_DEFAULT_LEFT);
  *      rows with a missing value go that way in the partition, and a
  *      NaN goes that way when scored.
@@ -969,9 +973,12 @@ make_bins(struct gb_run *r)
 			v[n++] = xv + 0.0f; /* -0 is +0 */
 		}
 		if (n < r->n) {
+			/* step 1m: one bin fewer for the values, the smallest
+			 * one's edge, and the missing bin after them */
 			r->hasmiss[f] = 1;
-			if (B > 255)
-				B = 255;
+			B = (B > 255 ? 255 : B) - 1;
+			if (B < 1)
+				B = 1;
 		}
 		sort_floats(v, n, vt);
 		for (size_t i = 0; i < n; i++)
@@ -987,6 +994,14 @@ make_bins(struct gb_run *r)
 				if (c > v[0] && (ne == e0 || c > r->edges[ne - 1]))
 					r->edges[ne++] = c;
 			}
+		}
+		if (r->hasmiss[f] && n > 0) {
+			/* the smallest value is an edge too: splitting there
+			 * parts the missing rows from every other */
+			memmove(r->edges + e0 + 1, r->edges + e0,
+				(ne - e0) * sizeof(float));
+			r->edges[e0] = v[0];
+			ne++;
 		}
 		r->estart[f + 1] = (uint32_t)ne;
 		r->nb[f] = (uint32_t)(ne - e0) + 1;
