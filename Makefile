@@ -342,8 +342,12 @@ $(BUILD)/bench_xgb: $(BUILD)/bench/bench_xgb.o $(LIB_OBJ)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-bench: $(BIN) $(BUILD)/bench_score $(BUILD)/bench_xgb
-	$(Q)RBA_BENCH_SCORE=$(CURDIR)/$(BUILD)/bench_score RBA_BENCH_XGB=$(CURDIR)/$(BUILD)/bench_xgb \
+$(BUILD)/bench_csv: $(BUILD)/bench/bench_csv.o $(LIB_OBJ)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+bench: $(BIN) $(BUILD)/bench_score $(BUILD)/bench_xgb $(BUILD)/bench_csv
+	$(Q)RBA_BENCH_SCORE=$(CURDIR)/$(BUILD)/bench_score RBA_BENCH_XGB=$(CURDIR)/$(BUILD)/bench_xgb RBA_BENCH_CSV=$(CURDIR)/$(BUILD)/bench_csv \
 	  sh bench/run.sh $(CURDIR)/$(BIN)
 
 # ---- fuzzing (tests/fuzz/, fixtures/fuzz/) --------------------------------
@@ -410,4 +414,4 @@ install: $(BIN)
 clean:
 	rm -rf build rebuild-audit
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(BUILD)/bench/bench_score.d $(BUILD)/bench/bench_xgb.d $(wildcard $(BUILD)/tests/fuzz/*.d)
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(BUILD)/bench/bench_score.d $(BUILD)/bench/bench_xgb.d $(BUILD)/bench/bench_csv.d $(wildcard $(BUILD)/tests/fuzz/*.d)

@@ -35,6 +35,7 @@ dispute_explanation_release(struct dispute_explanation *e)
 	}
 	free(e->cols);
 	free(e->values);
+	free(e->missing);
 	free(e->contrib);
 	free(e->top);
 	for (uint32_t i = 0; e->statements != NULL && i < e->ncols; i++)
@@ -488,7 +489,9 @@ explain_contributions(struct dispute_explanation *e,
 	e->values = calloc(e->ncols ? e->ncols : 1, sizeof(char *));
 	e->contrib = calloc(e->ncols ? e->ncols : 1, sizeof(double));
 	e->top = calloc(e->ncols ? e->ncols : 1, sizeof(uint32_t));
-	if (!e->cols || !e->values || !e->contrib || !e->top || !e->class_name ||
+	e->missing = calloc(e->ncols ? e->ncols : 1, 1);
+	if (!e->cols || !e->values || !e->contrib || !e->top || !e->missing ||
+	    !e->class_name ||
 	    !e->space)
 		return RBA_E_NOMEM;
 	for (uint32_t k = 0; k < e->ncols; k++) {
@@ -496,6 +499,8 @@ explain_contributions(struct dispute_explanation *e,
 		e->values[k] = strdup(vals[k]);
 		if (e->cols[k] == NULL || e->values[k] == NULL)
 			return RBA_E_NOMEM;
+		e->missing[k] = s->columns[k].kind == ENCODE_NUMERIC &&
+				s->nmissing > 0 && encode_is_missing(s, vals[k]);
 		e->contrib[k] = x->contrib[k];
 	}
 	dispute_top_reasons(e->contrib, e->ncols, e->direction, nreasons, e->top,

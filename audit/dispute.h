@@ -70,6 +70,8 @@ struct dispute_explanation {
 	int score_ok;
 	uint32_t ncols;
 	char **cols, **values; /* the model's input columns and the case's text */
+	uint8_t *missing; /* per column: the text is a missing value of the
+			   * model (one of its tokens in a numeric column) */
 	double *contrib;
 	uint32_t *top; /* ntop column indexes, the principal reasons first */
 	uint32_t ntop;

@@ -186,6 +186,7 @@ enum col_mode { MODE_AUTO = 0, MODE_NUM, MODE_DICT, MODE_IDS };
 
 struct builder {
 	const struct sample_layout *l;
+	const struct encode_spec *spec; /* the model's: its missing tokens */
 	const char *file;
 	uint8_t *mode; /* enum col_mode per column */
 	uint32_t ncols;
@@ -645,6 +646,7 @@ builder_setup(struct add_state *st, const char *file)
 	const struct encode_spec *spec = &st->art->spec;
 
 	b->l = l;
+	b->spec = spec;
 	b->file = file;
 	b->ncols = l->ncols;
 	b->mode = calloc(l->ncols, 1);
@@ -655,12 +657,9 @@ builder_setup(struct add_state *st, const char *file)
 		return RBA_E_NOMEM;
 	for (uint32_t c = 0; c < spec->ncolumns; c++) {
 		long k = sample_names_find(l->names, l->ncols, spec->columns[c].name);
-		/* a model that takes missing values (an XGBoost model) gets
-		 * them as dictionary entries; the scorer reads them as NaN */
 		if (k >= 0)
-			b->mode[k] = spec->columns[c].kind != ENCODE_NUMERIC
-					     ? MODE_DICT
-					     : spec->nmissing > 0 ? MODE_AUTO : MODE_NUM;
+			b->mode[k] = spec->columns[c].kind == ENCODE_NUMERIC
+					     ? MODE_NUM : MODE_DICT;
 	}
 	if (l->score_col >= 0)
 		b->mode[l->score_col] = MODE_NUM;
@@ -741,8 +740,34 @@ add_row(struct add_state *st, const struct csv_field *f, size_t n,
 		}
 		if (mode == MODE_IDS)
 			continue;
+		if (mode == MODE_NUM && (long)k != l->score_col &&
+		    b->spec->nmissing > 0) {
+			struct csv_missing mv = encode_missing(b->spec);
+			if (csv_is_missing(&mv, f[k].p, f[k].n)) {
+				/* a missing value: NaN, its text kept */
+				b->rnum[k] = NAN;
+				b->rflag[k] = 1 | 2;
+				num = 8 + 4 + f[k].n + 1;
+				cost += num;
+				fresh += num;
+				continue;
+			}
+		}
 		if (mode != MODE_DICT) {
 			err = csv_parse_number(f[k].p, f[k].n, &v);
+			if (err != 0 && mode == MODE_NUM && (long)k != l->score_col &&
+			    b->spec->nmissing == 0 &&
+			    f[k].n == 0) {
+				rba_detail_key(d, l->names[k]);
+				return rba_fail(d, RBA_E_SCHEMA, b->file, line,
+						f[k].col,
+						"column '%s' has a missing value "
+						"('%.*s') and the model takes none "
+						"(a network needs data.impute)",
+						l->names[k],
+						(int)(f[k].n > 64 ? 64 : f[k].n),
+						f[k].p);
+			}
 			if (err != 0 && mode == MODE_NUM) {
 				rba_detail_key(d, l->names[k]);
 				return rba_fail(d, RBA_E_SCHEMA, b->file, line,

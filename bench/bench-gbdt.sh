@@ -50,7 +50,7 @@ one() {
 	: > "$tmp/ours" ; : > "$tmp/theirs"
 	i=0
 	while [ $i -lt "$runs" ]; do
-		"$bin" train "$pins" --snapshot "$csv" --no-keep --record "$tmp/run.json" > /dev/null || return 1
+		"$bin" train "$pins" --snapshot "$csv" --no-keep --record "$tmp/run.json" --force > /dev/null || return 1
 		jq -r .train_seconds "$tmp/run.json" >> "$tmp/ours"
 		if [ $xgb = 1 ]; then
 			$py "$top/bench/xgb-train.py" "$csv" "$label" "$positive" id "$cats" 100 4 0.1 \

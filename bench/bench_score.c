@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fileio.h"
 #include "common/rbatime.h"
 #include "rebuild/artifact.h"
 #include "rebuild/csv.h"
@@ -45,10 +46,21 @@ main(int argc, char **argv)
 		return 2;
 	}
 	rba_detail_clear(&d);
-	if (artifact_load(argv[1], &a, NULL, &d) != 0 ||
-	    csv_table_load(argv[2], &t, &d) != 0) {
+	if (artifact_load(argv[1], &a, NULL, &d) != 0) {
 		fprintf(stderr, "bench_score: %s\n", d.reason);
 		return 2;
+	}
+	{
+		/* the cases read with the artifact's missing tokens */
+		struct csv_missing m = encode_missing(&a.spec);
+		uint8_t *text;
+		size_t tn;
+		if (rba_file_read(argv[2], (size_t)2 << 30, &text, &tn, &d) != 0 ||
+		    csv_table_load_mem_missing(text, tn, argv[2], &m, &t, &d) != 0) {
+			fprintf(stderr, "bench_score: %s\n", d.reason);
+			return 2;
+		}
+		free(text);
 	}
 	nf = a.spec.nfeatures;
 	C = a.spec.nclasses;

@@ -3,7 +3,7 @@
 
 Reads a snapshot CSV as rebuild-audit does (label column, optional id
 column dropped, listed columns one-hot with levels sorted bytewise,
-every other column numeric), splits it like `split: {order: tail}` (the
+every other column numeric, an empty field NaN: a missing value), splits it like `split: {order: tail}` (the
 last round(n * validation) rows validate), trains XGBoost with
 tree_method=hist on one thread with the given parameters, and prints
 one line: "auc=<validation AUC> seconds=<training wall time>".
@@ -55,7 +55,9 @@ def main():
                 feats.append(np.array([1.0 if r[k] == lv else 0.0 for r in body],
                                       dtype=np.float32))
         else:
-            feats.append(np.array([float(r[k]) for r in body], dtype=np.float32))
+            # an empty field is a missing value, NaN to XGBoost
+            feats.append(np.array([float(r[k]) if r[k] != "" else np.nan
+                                   for r in body], dtype=np.float32))
     x = np.stack(feats, axis=1)
     y = np.array([1 if r[head.index(label)] == positive else 0 for r in body])
     n = len(body)

@@ -50,6 +50,34 @@ put_line(const char *head, const char *s)
 	putchar('\n');
 }
 
+/*
+ * A reason's value: the case's text, or "missing" for a missing value
+ * of the model ("missing (NA)" when the token is not the empty field).
+ */
+static size_t
+put_value(const struct dispute_explanation *e, uint32_t k)
+{
+	size_t l;
+
+	if (e->missing == NULL || !e->missing[k])
+		return put(e->values[k]);
+	fputs("missing", stdout);
+	if (e->values[k][0] == 0)
+		return 7;
+	fputs(" (", stdout);
+	l = put(e->values[k]);
+	fputs(")", stdout);
+	return 10 + l;
+}
+
+static size_t
+value_width(const struct dispute_explanation *e, uint32_t k)
+{
+	if (e->missing == NULL || !e->missing[k])
+		return width(e->values[k]);
+	return e->values[k][0] == 0 ? 7 : 10 + width(e->values[k]);
+}
+
 /* The reasons block of the text answer. */
 static void
 print_reasons(const struct dispute_explanation *e, int verbose)
@@ -79,7 +107,7 @@ print_reasons(const struct dispute_explanation *e, int verbose)
 	printf(" by %s, from %s (%s)\n", how, e->source,
 	       cli_digest_short(&e->artifact, verbose, dg));
 	for (uint32_t i = 0; i < e->ntop; i++) {
-		size_t l = width(e->cols[e->top[i]]) + width(e->values[e->top[i]]) + 3;
+		size_t l = width(e->cols[e->top[i]]) + value_width(e, e->top[i]) + 3;
 		if (l > w)
 			w = l;
 	}
@@ -89,7 +117,7 @@ print_reasons(const struct dispute_explanation *e, int verbose)
 		printf("  %u. ", i + 1);
 		l = put(e->cols[k]);
 		fputs(" = ", stdout);
-		l += 3 + put(e->values[k]);
+		l += 3 + put_value(e, k);
 		pad(l, w);
 		printf("  %+.6f", e->contrib[k]);
 		/* the policy's statement beside the column, or the column's
@@ -201,9 +229,21 @@ print_answer(struct cli_ctx *ctx, const struct dispute_args *a,
 				w = width(r->names[k]);
 		printf("inputs\n");
 		for (uint32_t k = 0; k < r->ncols; k++) {
+			int miss = 0;
 			fputs("  ", stdout);
 			pad(put(r->names[k]), w);
-			put_line("  ", r->values[k]);
+			for (uint32_t j = 0; r->why.ok && r->why.missing != NULL &&
+					     j < r->why.ncols; j++)
+				if (strcmp(r->why.cols[j], r->names[k]) == 0)
+					miss = r->why.missing[j];
+			if (miss && r->values[k][0] == 0)
+				put_line("  ", "missing");
+			else if (miss) {
+				fputs("  missing (", stdout);
+				put(r->values[k]);
+				puts(")");
+			} else
+				put_line("  ", r->values[k]);
 		}
 	}
 	printf("stored      score %s, decision ", cli_fmt_g6(r->stored_score, n1));

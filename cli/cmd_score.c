@@ -440,6 +440,7 @@ struct score_job {
 	struct policy *pol;
 	struct csv_reader *rd;
 	struct csv_checker *ck;
+	struct csv_missing miss; /* the model's missing tokens (borrowed) */
 	size_t *src; /* the cases' column of each input column */
 	long idc;    /* the id column, or -1 */
 	struct pending pd;
@@ -559,9 +560,8 @@ score_columns(struct score_job *j)
 	if ((err = csv_reader_open(j->cases_path, NULL, &j->rd, &d)) != 0 ||
 	    (err = csv_checker_start(j->rd, &j->ck, &d)) != 0)
 		return cli_fail("cannot read cases", j->cases_path, err, &d);
-	/* a model that takes missing values: its texts are not numbers */
-	csv_checker_missing(j->ck, (const char *const *)a->spec.missing,
-			    a->spec.nmissing);
+	j->miss = encode_missing(&a->spec);
+	csv_checker_set_missing(j->ck, &j->miss);
 	nf = csv_checker_ncols(j->ck);
 	if (block_init(&j->bk, &a->spec) != 0 ||
 	    (j->src = malloc((a->spec.ncolumns ? a->spec.ncolumns : 1) *

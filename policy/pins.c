@@ -216,6 +216,102 @@ data_cross_check(struct yval *v, struct pins *p, const struct data_nodes *dn)
 	return err;
 }
 
+/*
+ * data.missing: a list of field texts (the empty one written ""), each
+ * at most PINS_MAX_TOKEN bytes, none twice (refused at the repeat).
+ */
+static int
+get_tokens(struct yval *v, const struct ydoc_node *n, struct pins *p)
+{
+	const struct ydoc_node *kid;
+	size_t i = 0, old;
+	char **a;
+	int err = 0;
+
+	if ((err = policy_yval_seq(v, n)) != 0)
+		return err;
+	if (n->nkids > PINS_MAX_MISSING)
+		return policy_yval_fail(v, RBA_E_LIMIT, n,
+					"'%s' has more than %d entries", v->path,
+					PINS_MAX_MISSING);
+	a = calloc(n->nkids + 1, sizeof(*a));
+	if (a == NULL)
+		return policy_yval_fail(v, RBA_E_NOMEM, n, "out of memory");
+	rba_strv_free(p->data.missing, p->data.nmissing);
+	p->data.missing = a;
+	p->data.nmissing = n->nkids;
+	p->data.missing_declared = 1;
+	for (kid = n->kids; kid != NULL && err == 0; kid = kid->next, i++) {
+		old = policy_yval_path_index(v, i);
+		if (kid->type != YDOC_SCALAR || policy_ydoc_node_is_null(kid))
+			err = policy_yval_fail(v, RBA_E_SCHEMA, kid,
+					       "'%s' must be a string (the empty "
+					       "field is written \"\")",
+					       v->path);
+		else if (memchr(kid->val, 0, kid->len) != NULL ||
+			 memchr(kid->val, '\n', kid->len) != NULL ||
+			 memchr(kid->val, ',', kid->len) != NULL ||
+			 memchr(kid->val, '"', kid->len) != NULL)
+			err = policy_yval_fail(v, RBA_E_SCHEMA, kid,
+					       "'%s' must not hold a NUL, a newline, "
+					       "a comma or a quote",
+					       v->path);
+		else if (kid->len > PINS_MAX_TOKEN)
+			err = policy_yval_fail(v, RBA_E_LIMIT, kid,
+					       "'%s' is longer than %d bytes",
+					       v->path, PINS_MAX_TOKEN);
+		else if ((a[i] = strdup(kid->val)) == NULL)
+			err = policy_yval_fail(v, RBA_E_NOMEM, kid,
+					       "out of memory");
+		for (size_t j = 0; err == 0 && j < i; j++)
+			if (strcmp(a[i], a[j]) == 0)
+				err = policy_yval_fail(v, RBA_E_SCHEMA, kid,
+						       "'%s' declares the missing "
+						       "token \"%s\" twice",
+						       v->path, a[j]);
+		policy_yval_path_restore(v, old);
+	}
+	for (; i < p->data.nmissing; i++)
+		if (a[i] == NULL && (a[i] = strdup("")) == NULL)
+			err = err ? err : RBA_E_NOMEM;
+	if (err == 0 && p->data.nmissing > 1)
+		qsort(a, p->data.nmissing, sizeof(char *), cmp_str);
+	return err;
+}
+
+const char *const *
+pins_missing_tokens(const struct pins *p, size_t *n)
+{
+	static const char *const dflt[] = {""};
+
+	if (!p->data.missing_declared) {
+		*n = 1;
+		return dflt;
+	}
+	*n = p->data.nmissing;
+	return (const char *const *)p->data.missing;
+}
+
+/* data.impute: mean, or a finite number. */
+static int
+get_impute(struct yval *v, const struct ydoc_node *n, struct pins *p)
+{
+	static const struct yrange any = {-3.4e38, 3.4e38, 0, 0};
+
+	node_pos(n, &p->src.impute);
+	if (policy_ydoc_node_is(n, "mean")) {
+		p->data.impute = PINS_IMPUTE_MEAN;
+		return 0;
+	}
+	if (n->type != YDOC_SCALAR || policy_ydoc_node_is_null(n) ||
+	    !(n->val[0] == '-' || n->val[0] == '+' || n->val[0] == '.' ||
+	      (n->val[0] >= '0' && n->val[0] <= '9')))
+		return policy_yval_fail(v, RBA_E_SCHEMA, n,
+					"'%s' must be mean or a number", v->path);
+	p->data.impute = PINS_IMPUTE_CONST;
+	return policy_yval_get_num(v, n, &any, &p->data.impute_value);
+}
+
 static int
 pins_split(struct yval *v, const struct ydoc_node *map, struct pins *p)
 {
@@ -262,12 +358,15 @@ pins_split(struct yval *v, const struct ydoc_node *map, struct pins *p)
 
 static int
 pins_data(struct yval *v, const struct ydoc_node *key,
-	  const struct ydoc_node *map, struct pins *p)
+	  const struct ydoc_node *map, struct pins *p,
+	  const struct ydoc_node **impute_at)
 {
 	static const char *const keys[] = {"label", "positive", "id",
 					   "exclude", "categorical",
-					   "standardize", "split"};
-	enum { LABEL, POSITIVE, ID, EXCLUDE, CATEGORICAL, STANDARDIZE, SPLIT, N };
+					   "standardize", "split", "missing",
+					   "impute"};
+	enum { LABEL, POSITIVE, ID, EXCLUDE, CATEGORICAL, STANDARDIZE, SPLIT,
+	       MISSING, IMPUTE, N };
 	struct data_nodes dn;
 	const struct ydoc_node *k;
 	uint32_t seen = 0;
@@ -312,6 +411,13 @@ pins_data(struct yval *v, const struct ydoc_node *key,
 			break;
 		case STANDARDIZE:
 			err = policy_yval_get_bool(v, k->next, &p->data.standardize);
+			break;
+		case MISSING:
+			err = get_tokens(v, k->next, p);
+			break;
+		case IMPUTE:
+			err = get_impute(v, k->next, p);
+			*impute_at = k;
 			break;
 		default:
 			err = pins_split(v, k->next, p);
@@ -1217,6 +1323,7 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 	const uint32_t required =
 		BIT(SCHEMA) | BIT(VERSION) | BIT(SNAPSHOT) | BIT(DATA);
 	const struct ydoc_node *map = NULL, *k, *mlp_only = NULL;
+	const struct ydoc_node *impute_at = NULL;
 	const char *mlp_name = NULL;
 	uint32_t seen = 0;
 	uint64_t x;
@@ -1274,7 +1381,7 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 			p->has_artifact = err == 0;
 			break;
 		case DATA:
-			err = pins_data(v, k, k->next, p);
+			err = pins_data(v, k, k->next, p, &impute_at);
 			break;
 		case MODEL:
 			err = pins_model(v, k->next, p);
@@ -1331,6 +1438,23 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 		old = policy_yval_path_key(v, "train");
 		err = fail_at_key(v, RBA_E_SCHEMA, mlp_only, mlp_name,
 				  "applies only to model kind mlp");
+		policy_yval_path_restore(v, old);
+		return err;
+	}
+	if (impute_at != NULL && p->data.missing_declared &&
+	    p->data.nmissing == 0) {
+		old = policy_yval_path_key(v, "data");
+		err = fail_at_key(v, RBA_E_SCHEMA, impute_at, "impute",
+				  "has nothing to fill: 'data.missing' is []");
+		policy_yval_path_restore(v, old);
+		return err;
+	}
+	/* Trees take a missing value down the side each split learned. */
+	if (p->model.kind == PINS_MODEL_GBDT && impute_at != NULL) {
+		old = policy_yval_path_key(v, "data");
+		err = fail_at_key(v, RBA_E_SCHEMA, impute_at, "impute",
+				  "applies only to model kind mlp (trees learn "
+				  "where a missing value goes)");
 		policy_yval_path_restore(v, old);
 		return err;
 	}
@@ -1426,6 +1550,7 @@ policy_pins_free(struct pins *p)
 	free(p->data.id);
 	rba_strv_free(p->data.exclude, p->data.nexclude);
 	rba_strv_free(p->data.categorical, p->data.ncategorical);
+	rba_strv_free(p->data.missing, p->data.nmissing);
 	free(p->src.file);
 	trainer_free(&p->trainer);
 	free(p);
@@ -1505,7 +1630,7 @@ policy_pins_dup(const struct pins *p)
 	*c = *p;
 	c->version = c->code_revision = c->data.label = NULL;
 	c->data.positive = c->data.id = NULL;
-	c->data.exclude = c->data.categorical = NULL;
+	c->data.exclude = c->data.categorical = c->data.missing = NULL;
 	c->src.file = NULL;
 	memset(&c->trainer, 0, sizeof(c->trainer));
 	err |= dup_str(&c->version, p->version);
@@ -1518,6 +1643,7 @@ policy_pins_dup(const struct pins *p)
 	err |= dup_list(&c->data.categorical, p->data.categorical,
 			p->data.ncategorical);
 	err |= trainer_dup(&c->trainer, &p->trainer);
+	err |= dup_list(&c->data.missing, p->data.missing, p->data.nmissing);
 	if (err) {
 		policy_pins_free(c);
 		return NULL;
@@ -1576,6 +1702,32 @@ emit_data(struct ysink *s, const struct pins *p)
 	policy_ysink_text(s, "  categorical:");
 	policy_ysink_str_list(s, "    ", p->data.categorical,
 			      p->data.ncategorical);
+	/* Written only when not the default, so that every pins record
+	 * made before the keys existed keeps its text and config hash. */
+	if (p->data.missing_declared &&
+	    !(p->data.nmissing == 1 && p->data.missing[0][0] == 0)) {
+		policy_ysink_text(s, "  missing:");
+		if (p->data.nmissing == 0) {
+			policy_ysink_text(s, " []\n");
+		} else {
+			policy_ysink_text(s, "\n");
+			for (size_t i = 0; i < p->data.nmissing; i++) {
+				policy_ysink_text(s, "    - ");
+				if (p->data.missing[i][0] == 0)
+					policy_ysink_text(s, "\"\"");
+				else
+					policy_ysink_str(s, p->data.missing[i]);
+				policy_ysink_text(s, "\n");
+			}
+		}
+	}
+	if (p->data.impute == PINS_IMPUTE_MEAN) {
+		policy_ysink_text(s, "  impute: mean\n");
+	} else if (p->data.impute == PINS_IMPUTE_CONST) {
+		policy_ysink_text(s, "  impute: ");
+		policy_ysink_num(s, p->data.impute_value);
+		policy_ysink_text(s, "\n");
+	}
 	policy_ysink_printf(s, "  standardize: %s\n  split:\n    validation: ",
 			    p->data.standardize ? "true" : "false");
 	policy_ysink_num(s, p->data.split_validation);

@@ -66,6 +66,10 @@
 #define POLICY_SCHEMA "rebuild-audit/policy/v1"
 
 enum pins_split_order { PINS_SPLIT_RANDOM = 1, PINS_SPLIT_TAIL = 2 };
+enum pins_impute { PINS_IMPUTE_NONE = 0, PINS_IMPUTE_MEAN = 1,
+		   PINS_IMPUTE_CONST = 2 };
+#define PINS_MAX_MISSING 64 /* tokens in data.missing */
+#define PINS_MAX_TOKEN 64   /* bytes in one missing token */
 enum pins_optimizer { PINS_OPT_ADAMW = 1, PINS_OPT_SGD = 2 };
 enum pins_activation { PINS_ACT_RELU = 1 };
 /* mlp is 0 so that a zeroed record is the model every older file meant. */
@@ -163,6 +167,19 @@ struct pins {
 		char **categorical; /* sorted bytewise, no repeats, none */
 		size_t ncategorical; /* excluded, label or id; default [] */
 		int standardize; /* default 1 */
+		/*
+		 * data.missing: the field texts of a numeric column that
+		 * mean a missing value, sorted bytewise, distinct (the
+		 * empty field is ""); missing_declared 0: the default, the
+		 * empty field alone (pins_missing_tokens gives it).
+		 */
+		int missing_declared;
+		char **missing;
+		size_t nmissing;
+		/* data.impute (model kind mlp only): none (default), the
+		 * training mean of the column, or impute_value. */
+		enum pins_impute impute;
+		double impute_value;
 		double split_validation; /* (0, 1), default 0.25 */
 		enum pins_split_order split_order; /* default random */
 		uint64_t split_seed;	/* default 0 */
@@ -232,8 +249,15 @@ struct pins {
 		struct pins_pos params[PINS_MAX_PARAMS]; /* trainer.params[i] */
 		struct pins_pos exclude[PINS_MAX_LIST];	    /* data.exclude[i] */
 		struct pins_pos categorical[PINS_MAX_LIST]; /* data.categorical[i] */
+		struct pins_pos impute; /* data.impute */
 	} src;
 };
+
+/*
+ * The missing-value tokens p declares (data.missing), or the default
+ * when it declares none: the empty field alone.  *n gets the count.
+ */
+const char *const *pins_missing_tokens(const struct pins *p, size_t *n);
 
 /*
  * Reads at most POLICY_MAX_FILE + 1 bytes of path ("-": standard input)

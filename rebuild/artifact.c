@@ -60,25 +60,57 @@ put_spec(const struct encode_spec *s, size_t nf, struct rba_buf *out)
 		rba_buf_put_f32(out, s->scale[f]);
 }
 
-/* Format 2: a forest (rebuild-audit-artifact(5), TREES). */
+/* Whether spec s holds exactly the default tokens of a forest: "". */
+static int
+tokens_default(const struct encode_spec *s)
+{
+	return s->nmissing == 1 && s->missing[0][0] == 0;
+}
+
+/* Format 3's missing-value section (rebuild-audit-artifact(5)). */
+static void
+put_missing(const struct encode_spec *s, size_t nf, struct rba_buf *out)
+{
+	rba_buf_put_u32(out, s->nmissing);
+	for (uint32_t i = 0; i < s->nmissing; i++)
+		rba_buf_put_str(out, s->missing[i]);
+	rba_buf_put_u8(out, s->impute != NULL ? ARTIFACT_IMPUTE_VALUES
+					      : ARTIFACT_IMPUTE_NONE);
+	for (size_t f = 0; s->impute != NULL && f < nf; f++)
+		rba_buf_put_f32(out, s->impute[f]);
+}
+
+/* Format 2: a forest (rebuild-audit-artifact(5), TREES); 3 with the
+ * missing-value section when the forest uses it. */
 static int
 encode_trees(const struct artifact *a, size_t nf, struct rba_buf *out)
 {
 	const struct encode_spec *s = &a->spec;
 	const struct rebuild_forest *f = &a->model.forest;
+	int fmt3 = s->nmissing > 0 && !tokens_default(s);
 
 	if (f->nfeatures != nf || f->nclasses != s->nclasses ||
 	    f->ngroups != (f->nclasses == 2 ? 1 : f->nclasses) ||
-	    f->ntrees < 1 || f->ntrees % f->ngroups != 0)
+	    f->ntrees < 1 || f->ntrees % f->ngroups != 0 || s->impute != NULL)
 		return RBA_E_RANGE;
+	for (size_t i = 0; i < f->tree_start[f->ntrees] && !fmt3; i++)
+		fmt3 = f->nodes[i].feature != REBUILD_TREE_LEAF &&
+		       (f->nodes[i].flags & REBUILD_TREE_DEFAULT_LEFT);
+	/* A forest of format 2 takes the empty field as missing (its
+	 * decoder gives the default); none at all needs format 3. */
+	if (s->nmissing == 0)
+		fmt3 = 1;
 	rba_buf_put(out, ARTIFACT_MAGIC, 8);
-	rba_buf_put_u32(out, ARTIFACT_FORMAT_TREES);
+	rba_buf_put_u32(out, fmt3 ? ARTIFACT_FORMAT_MISSING
+				  : ARTIFACT_FORMAT_TREES);
 	rba_buf_put_u32(out, a->abi);
 	rba_buf_put_u8(out, ARTIFACT_KIND_TREES);
 	rba_buf_put_u8(out, ARTIFACT_OBJ_LOGLOSS);
 	rba_buf_put_u32(out, f->nfeatures);
 	rba_buf_put_u32(out, f->nclasses);
 	put_spec(s, nf, out);
+	if (fmt3)
+		put_missing(s, nf, out);
 	for (uint32_t g = 0; g < f->ngroups; g++)
 		rba_buf_put_f32(out, f->base[g]);
 	for (uint32_t j = 0; j < f->nfeatures; j++) {
@@ -101,7 +133,9 @@ encode_trees(const struct artifact *a, size_t nf, struct rba_buf *out)
 			}
 			if (q->left != i + 1 || q->right <= i + 1 || q->right >= n1)
 				return RBA_E_RANGE;
-			rba_buf_put_u8(out, ARTIFACT_TREE_SPLIT);
+			rba_buf_put_u8(out, q->flags & REBUILD_TREE_DEFAULT_LEFT
+						    ? ARTIFACT_TREE_SPLIT_LEFT
+						    : ARTIFACT_TREE_SPLIT);
 			rba_buf_put_u32(out, q->feature);
 			rba_buf_put_u32(out, q->bin);
 			rba_buf_put_u32(out, q->right - n0);
@@ -121,10 +155,8 @@ artifact_encode(const struct artifact *a, struct rba_buf *out)
 	if (!spec_features(s, &nf))
 		return RBA_E_RANGE;
 	/* a forest by XGBoost's rules has its own file (rebuild/xgboost.h):
-	 * our format has no field for its rules, nor missing values */
+	 * our format has no field for its rules */
 	if (m->kind == REBUILD_KIND_GBDT && m->forest.rules != REBUILD_FOREST_OWN)
-		return RBA_E_UNSUPPORTED;
-	if (s->nmissing != 0)
 		return RBA_E_UNSUPPORTED;
 	if (m->kind == REBUILD_KIND_GBDT)
 		return encode_trees(a, nf, out);
@@ -132,8 +164,12 @@ artifact_encode(const struct artifact *a, struct rba_buf *out)
 	    m->nlayers > REBUILD_MAX_LAYERS || m->sizes[0] != nf ||
 	    m->sizes[m->nlayers] != s->nclasses)
 		return RBA_E_RANGE;
+	/* A network takes missing values only with an imputation. */
+	if ((s->impute != NULL) != (s->nmissing > 0))
+		return RBA_E_RANGE;
 	rba_buf_put(out, ARTIFACT_MAGIC, 8);
-	rba_buf_put_u32(out, ARTIFACT_FORMAT_MLP);
+	rba_buf_put_u32(out, s->impute != NULL ? ARTIFACT_FORMAT_MISSING
+					       : ARTIFACT_FORMAT_MLP);
 	rba_buf_put_u32(out, a->abi);
 	rba_buf_put_u8(out, ARTIFACT_KIND_MLP);
 	rba_buf_put_u8(out, ARTIFACT_ACT_RELU);
@@ -141,6 +177,8 @@ artifact_encode(const struct artifact *a, struct rba_buf *out)
 	for (uint32_t l = 0; l <= m->nlayers; l++)
 		rba_buf_put_u32(out, m->sizes[l]);
 	put_spec(s, nf, out);
+	if (s->impute != NULL)
+		put_missing(s, nf, out);
 	for (uint32_t l = 0; l < m->nlayers; l++) {
 		size_t in = m->sizes[l], o = m->sizes[l + 1];
 		/* Stored [out][in]: row j holds output unit j's weights. */
@@ -350,8 +388,65 @@ decode_spec(struct dec *x, struct encode_spec *s, uint32_t nfeat,
 	return 0;
 }
 
+/*
+ * Format 3's missing-value section into s; a network's must hold an
+ * imputation and tokens, a forest's no imputation.  For formats 1 and 2
+ * the defaults: a network no token, a forest the empty field.
+ */
 static int
-decode_mlp(struct dec *x, struct artifact *a)
+decode_missing(struct dec *x, struct encode_spec *s, int fmt, int trees)
+{
+	uint8_t imp;
+	int err;
+
+	if (fmt != ARTIFACT_FORMAT_MISSING) {
+		s->missing = calloc(2, sizeof(char *));
+		if (s->missing == NULL)
+			return RBA_E_NOMEM;
+		if (trees) {
+			if ((s->missing[0] = strdup("")) == NULL)
+				return RBA_E_NOMEM;
+			s->nmissing = 1;
+		}
+		return 0;
+	}
+	if ((err = dec_count(x, 0, 64, 4, "missing token count", &s->nmissing)))
+		return err;
+	if ((err = dec_strv(x, s->nmissing, &s->missing, "missing token")))
+		return err;
+	if (x->c.left < 1)
+		return bad(x, "truncated");
+	imp = rba_cursor_u8(&x->c);
+	if (imp != ARTIFACT_IMPUTE_NONE && imp != ARTIFACT_IMPUTE_VALUES) {
+		x->c.p -= 1;
+		x->c.left += 1;
+		return bad(x, "unknown imputation kind");
+	}
+	if (trees && imp != ARTIFACT_IMPUTE_NONE) {
+		x->c.p -= 1;
+		x->c.left += 1;
+		return bad(x, "a forest holds an imputation");
+	}
+	if (!trees && (imp != ARTIFACT_IMPUTE_VALUES || s->nmissing == 0)) {
+		x->c.p -= 1;
+		x->c.left += 1;
+		return bad(x, "a network of format 3 lacks its imputation or "
+			      "its tokens");
+	}
+	if (imp == ARTIFACT_IMPUTE_VALUES) {
+		if (x->c.left < (size_t)s->nfeatures * 4)
+			return bad(x, "truncated imputation");
+		if ((s->impute = malloc((size_t)s->nfeatures * sizeof(float))) ==
+		    NULL)
+			return RBA_E_NOMEM;
+		if ((err = dec_floats(x, s->impute, s->nfeatures, 0)))
+			return err;
+	}
+	return 0;
+}
+
+static int
+decode_mlp(struct dec *x, struct artifact *a, int fmt)
 {
 	struct encode_spec *s = &a->spec;
 	struct rebuild_model *m = &a->model;
@@ -382,7 +477,8 @@ decode_mlp(struct dec *x, struct artifact *a)
 	if (need > REBUILD_MAX_PARAMS || need * 4 > x->c.left)
 		return bad(x, "truncated: the layer sizes need more bytes than remain");
 	if ((err = decode_spec(x, s, sizes[0], sizes[nl], "the output layer",
-			       "the first layer")))
+			       "the first layer")) ||
+	    (err = decode_missing(x, s, (int)fmt, 0)))
 		return err;
 	need -= 2 * (size_t)sizes[0];
 	if (x->c.left < need * 4)
@@ -446,7 +542,7 @@ tree_check(const struct rebuild_tree_node *t, uint32_t i, uint32_t n,
 /* One tree of at most n nodes into t (local child indexes). */
 static int
 decode_tree(struct dec *x, const struct rebuild_forest *f,
-	    struct rebuild_tree_node *t, uint32_t n)
+	    struct rebuild_tree_node *t, uint32_t n, int fmt)
 {
 	const char *why = NULL;
 	const uint8_t *at = x->c.p;
@@ -467,8 +563,12 @@ decode_tree(struct dec *x, const struct rebuild_forest *f,
 				x->c.left += 8;
 				return bad(x, "a leaf value is not finite");
 			}
-		} else if (type == ARTIFACT_TREE_SPLIT) {
+		} else if (type == ARTIFACT_TREE_SPLIT ||
+			   (type == ARTIFACT_TREE_SPLIT_LEFT &&
+			    fmt == ARTIFACT_FORMAT_MISSING)) {
 			uint32_t e;
+			if (type == ARTIFACT_TREE_SPLIT_LEFT)
+				q->flags = REBUILD_TREE_DEFAULT_LEFT;
 			if (x->c.left < 16)
 				return bad(x, "truncated tree");
 			q->feature = rba_cursor_u32(&x->c);
@@ -510,7 +610,7 @@ decode_tree(struct dec *x, const struct rebuild_forest *f,
 }
 
 static int
-decode_trees(struct dec *x, struct artifact *a)
+decode_trees(struct dec *x, struct artifact *a, int fmt)
 {
 	struct encode_spec *s = &a->spec;
 	struct rebuild_model *m = &a->model;
@@ -531,7 +631,8 @@ decode_trees(struct dec *x, struct artifact *a)
 	if (((size_t)nfeat * 12 + (size_t)K * 4 + 4) > x->c.left)
 		return bad(x, "truncated: the feature count needs more bytes "
 			      "than remain");
-	if ((err = decode_spec(x, s, nfeat, C, "the header", "the header")))
+	if ((err = decode_spec(x, s, nfeat, C, "the header", "the header")) ||
+	    (err = decode_missing(x, s, fmt, 1)))
 		return err;
 	if (x->c.left < (size_t)K * 4)
 		return bad(x, "truncated");
@@ -610,7 +711,8 @@ decode_trees(struct dec *x, struct artifact *a)
 					nodes = tmp;
 					cap = nc;
 				}
-				if ((err = decode_tree(x, &view, nodes + nnodes, n)))
+				if ((err = decode_tree(x, &view, nodes + nnodes, n,
+						       fmt)))
 					goto out_base;
 				for (uint32_t i = 0; i < n; i++)
 					if (nodes[nnodes + i].feature !=
@@ -678,12 +780,12 @@ decode_body(struct dec *x, struct artifact *a)
 	kind = rba_cursor_u8(&x->c);
 	act = rba_cursor_u8(&x->c);
 	/* Each format holds one model kind: networks 1, forests 2. */
-	if (fmt == ARTIFACT_FORMAT_MLP && kind == ARTIFACT_KIND_MLP &&
-	    act == ARTIFACT_ACT_RELU)
-		return decode_mlp(x, a);
-	if (fmt == ARTIFACT_FORMAT_TREES && kind == ARTIFACT_KIND_TREES &&
-	    act == ARTIFACT_OBJ_LOGLOSS)
-		return decode_trees(x, a);
+	if ((fmt == ARTIFACT_FORMAT_MLP || fmt == ARTIFACT_FORMAT_MISSING) &&
+	    kind == ARTIFACT_KIND_MLP && act == ARTIFACT_ACT_RELU)
+		return decode_mlp(x, a, (int)fmt);
+	if ((fmt == ARTIFACT_FORMAT_TREES || fmt == ARTIFACT_FORMAT_MISSING) &&
+	    kind == ARTIFACT_KIND_TREES && act == ARTIFACT_OBJ_LOGLOSS)
+		return decode_trees(x, a, (int)fmt);
 	x->c.p -= 2;
 	x->c.left += 2;
 	return bad(x, "unknown model kind or activation for the format");

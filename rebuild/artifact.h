@@ -32,9 +32,19 @@
 #include "rebuild/trainer.h"
 
 #define ARTIFACT_MAGIC "RBAMODEL" /* 8 bytes, no terminator */
-#define ARTIFACT_FORMAT 2	/* the newest format this build reads */
+#define ARTIFACT_FORMAT 3	/* the newest format this build reads */
 #define ARTIFACT_FORMAT_MLP 1	/* networks: format 1, unchanged */
 #define ARTIFACT_FORMAT_TREES 2 /* forests: format 2 */
+/*
+ * Format 3: format 1 (a network) or 2 (a forest), told apart by the
+ * kind byte, with a missing-value section after the scales (the tokens,
+ * and a network's imputation) and, in a forest, split nodes of type
+ * ARTIFACT_TREE_SPLIT_LEFT.  Written only for a model that uses them:
+ * a forest with a split whose missing values go left or tokens other
+ * than the default (the empty field), a network with an imputation.
+ * Every other model keeps format 1 or 2, byte for byte.
+ */
+#define ARTIFACT_FORMAT_MISSING 3
 #define ARTIFACT_MAX_BYTES (512u << 20) /* bytes in an artifact file */
 #define ARTIFACT_KIND_MLP 1
 #define ARTIFACT_KIND_TREES 2
@@ -42,6 +52,9 @@
 #define ARTIFACT_OBJ_LOGLOSS 1 /* trees: margins through the softmax */
 #define ARTIFACT_TREE_LEAF 0
 #define ARTIFACT_TREE_SPLIT 1
+#define ARTIFACT_TREE_SPLIT_LEFT 2 /* format 3: missing values go left */
+#define ARTIFACT_IMPUTE_NONE 0
+#define ARTIFACT_IMPUTE_VALUES 1
 /* nodes in one tree: a full tree of REBUILD_GBDT_MAX_DEPTH levels */
 #define ARTIFACT_MAX_TREE_NODES ((2u << REBUILD_GBDT_MAX_DEPTH) - 1)
 

@@ -20,11 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "common/buf.h"
 #include "common/utf8.h"
 
 #define CSV_BLOCK (256u << 10)
+#define PINS_TOKEN_LENS 66 /* token lengths told apart: 0..64, longer */
 
 struct csv_reader {
 	int fd;		/* -1 for memory input */
@@ -45,7 +49,35 @@ struct csv_reader {
 	void *tap_ctx;
 	struct csv_field *fields;
 	size_t fields_cap;
+	int clean; /* memory input all ASCII without a NUL (ascii_clean) */
 };
+
+/*
+ * Whether n bytes are all ASCII and none is NUL (eight at a time): then
+ * no record of them needs its UTF-8 or its NUL bytes checked.
+ */
+static int
+ascii_clean(const uint8_t *p, size_t n)
+{
+	const uint64_t lo = 0x0101010101010101ull, hi = 0x8080808080808080ull;
+	uint64_t acc = 0;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		/* a high bit, or a zero byte (w - lo borrows into its high bit) */
+		acc |= w | ((w - lo) & ~w);
+		if ((i & 4095) == 0 && (acc & hi) != 0)
+			return 0;
+	}
+	if ((acc & hi) != 0)
+		return 0;
+	for (; i < n; i++)
+		if (p[i] == 0 || p[i] >= 0x80)
+			return 0;
+	return 1;
+}
 
 static int
 reader_new(const char *name, struct csv_reader **out)
@@ -141,6 +173,7 @@ csv_reader_open_mem(const void *p, size_t n, const char *name,
 	r->cap = n;
 	r->end = n;
 	r->eof = 1;
+	r->clean = ascii_clean(p, n);
 	*out = r;
 	return 0;
 }
@@ -393,7 +426,7 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 		r->fd = -2; /* owned buffer, no descriptor */
 	}
 	rec = r->buf + r->start;
-	if (!rba_utf8_valid(rec, reclen, &bad)) {
+	if (!r->clean && !rba_utf8_valid(rec, reclen, &bad)) {
 		locate(rec, bad, r->line, &l, &c);
 		return fail(r, d, RBA_E_ENCODING, l, c, "%s", "invalid UTF-8");
 	}
@@ -401,7 +434,7 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 	 * string (the table's cells and header names, a sample's texts):
 	 * two names that differ only after it would become one. */
 	{
-		const uint8_t *z = memchr(rec, 0, reclen);
+		const uint8_t *z = r->clean ? NULL : memchr(rec, 0, reclen);
 		if (z != NULL) {
 			locate(rec, (size_t)(z - rec), r->line, &l, &c);
 			return fail(r, d, RBA_E_ENCODING, l, c, "%s", "NUL byte");
@@ -409,12 +442,61 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 	}
 	(void)open_quote; /* the splitter reports it, at the quote */
 	r->rec_line = r->line;
-	for (size_t i = 0; i < reclen; i++)
+	/* (a record without a quote ends at its first newline) */
+	for (size_t i = 0; quoted && i < reclen; i++)
 		if (rec[i] == '\n')
 			r->line++;
 	r->line++;
-	/* Split into fields.  A trailing CR before the newline is dropped. */
-	{
+	/* Split into fields.  A trailing CR before the newline is dropped.
+	 * Without a quote a field is the bytes up to the next comma and its
+	 * column is its offset + 1: the commas are found eight bytes at a
+	 * time. */
+	if (!quoted) {
+		size_t stop = reclen, s = 0, i = 0;
+
+		if (stop > 0 && rec[stop - 1] == '\r')
+			stop--;
+		for (;;) {
+			size_t e = stop;
+			for (; i + 8 <= stop; i += 8) {
+				uint64_t w, z;
+				memcpy(&w, rec + i, 8);
+				w ^= 0x2c2c2c2c2c2c2c2cull; /* ',' bytes become 0 */
+				z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+				if (z != 0) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+					e = i + (size_t)(__builtin_ctzll(z) >> 3);
+#else
+					e = i + (size_t)(__builtin_clzll(z) >> 3);
+#endif
+					break;
+				}
+			}
+			if (e == stop)
+				for (; i < stop; i++)
+					if (rec[i] == ',') {
+						e = i;
+						break;
+					}
+			if (nf < r->fields_cap) {
+				r->fields[nf].p = (const char *)rec + s;
+				r->fields[nf].n = e - s;
+				r->fields[nf].col = (unsigned long)s + 1;
+				nf++;
+			} else if (push_field(r, &nf, (const char *)rec + s, e - s,
+					      (unsigned long)s + 1) != 0) {
+				return fail(r, d, RBA_E_NOMEM, r->rec_line, 0, "%s",
+					    "out of memory");
+			}
+			if (nf > CSV_MAX_FIELDS)
+				return fail(r, d, RBA_E_LIMIT, r->rec_line,
+					    (unsigned long)s + 1,
+					    "more than %u fields in a record", CSV_MAX_FIELDS);
+			if (e >= stop)
+				break;
+			s = i = e + 1;
+		}
+	} else {
 		size_t i = 0, stop = reclen;
 		unsigned long line = r->rec_line, col = 1;
 
@@ -680,19 +762,35 @@ csv_parse_number(const char *p, size_t n, double *out)
 	return 0;
 }
 
+int
+csv_is_missing(const struct csv_missing *m, const char *p, size_t n)
+{
+	if (m == NULL)
+		return 0;
+	for (size_t i = 0; i < m->n; i++)
+		if (strlen(m->tok[i]) == n && memcmp(m->tok[i], p, n) == 0)
+			return 1;
+	return 0;
+}
+
 /* What has been seen of one column, for type inference. */
 struct colstate {
-	uint64_t numbers, texts;
+	uint64_t numbers, texts, missing;
 	unsigned long empty_line, empty_col; /* first empty field */
 };
 
 static int
 col_see(struct colstate *cs, const struct csv_field *f, unsigned long line,
-	const char *file, const char *colname, struct rba_detail *d)
+	const char *file, const char *colname, const struct csv_missing *m,
+	struct rba_detail *d)
 {
 	double v = HUGE_VAL; /* stays so for a nan or inf word */
 	int err, finite = 0;
 
+	if (m != NULL && m->n > 0 && csv_is_missing(m, f->p, f->n)) {
+		cs->missing++;
+		return 0;
+	}
 	if (f->n == 0) {
 		if (cs->empty_line == 0) {
 			cs->empty_line = line;
@@ -825,26 +923,13 @@ struct csv_checker {
 	enum csv_coltype *types;
 	uint64_t nrows;
 	int done;
-	uint32_t nmissing;	     /* csv_checker_missing */
-	const char *const *missing; /* borrowed */
+	const struct csv_missing *missing; /* borrowed; NULL: none */
 };
 
 void
-csv_checker_missing(struct csv_checker *c, const char *const *texts,
-		    uint32_t n)
+csv_checker_set_missing(struct csv_checker *c, const struct csv_missing *m)
 {
-	c->missing = texts;
-	c->nmissing = n;
-}
-
-static int
-checker_is_missing(const struct csv_checker *c, const struct csv_field *f)
-{
-	for (uint32_t i = 0; i < c->nmissing; i++)
-		if (strlen(c->missing[i]) == f->n &&
-		    memcmp(c->missing[i], f->p, f->n) == 0)
-			return 1;
-	return 0;
+	c->missing = m;
 }
 
 void
@@ -913,10 +998,8 @@ csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
 		if (*n != c->ncols)
 			return ragged(c->file, line, *fields, *n, c->ncols, d);
 		for (size_t i = 0; i < *n; i++) {
-			if (c->nmissing > 0 && checker_is_missing(c, &(*fields)[i]))
-				continue;
 			err = col_see(&c->cs[i], &(*fields)[i], line, c->file,
-				      c->names[i], d);
+				      c->names[i], c->missing, d);
 			if (err)
 				return err;
 		}
@@ -977,6 +1060,13 @@ int
 csv_validate(struct csv_reader *r, struct csv_summary *out,
 	     struct rba_detail *d)
 {
+	return csv_validate_missing(r, NULL, out, d);
+}
+
+int
+csv_validate_missing(struct csv_reader *r, const struct csv_missing *m,
+		     struct csv_summary *out, struct rba_detail *d)
+{
 	const struct csv_field *f;
 	struct csv_checker *c;
 	size_t n;
@@ -985,6 +1075,7 @@ csv_validate(struct csv_reader *r, struct csv_summary *out,
 	memset(out, 0, sizeof(*out));
 	if ((err = csv_checker_start(r, &c, d)) != 0)
 		return err;
+	csv_checker_set_missing(c, m);
 	while ((rc = csv_checker_next(c, &f, &n, d)) == 1)
 		;
 	if (rc < 0) {
@@ -1003,93 +1094,292 @@ csv_validate(struct csv_reader *r, struct csv_summary *out,
 
 /* ---- whole tables ---- */
 
+/*
+ * The common number of a table cell in one pass, syntax and value at
+ * once: an optional sign, digits with an optional point, at most 19
+ * significant digits, m <= 2^53 and at most 22 decimals: fast_decimal's
+ * exact case (the value is csv_parse_number's, bit for bit).  1 with
+ * *out set; 0 for anything else, which takes the general path.
+ */
+static int
+fast_field(const char *p, size_t n, double *out)
+{
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+	static const double pow10[23] = {
+		1e0,  1e1,  1e2,  1e3,	1e4,  1e5,  1e6,  1e7,	1e8,  1e9,  1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	uint64_t m = 0;
+	unsigned digits = 0, any = 0;
+	long e10 = 0;
+	size_t i = 0;
+	int neg = 0;
+	double v;
+
+	if (n == 0 || n > 40)
+		return 0;
+	if (p[0] == '-' || p[0] == '+')
+		neg = p[i++] == '-';
+	if (n - i <= 16) {
+		/* at most 15 digits: m < 10^15 < 2^53, no count needed */
+		size_t dot = 0;
+		for (; i < n; i++) {
+			unsigned dg = (unsigned)(p[i] - '0');
+			if (dg <= 9) {
+				m = m * 10 + dg;
+				any++;
+			} else if (p[i] == '.' && dot == 0) {
+				dot = i + 1;
+			} else {
+				return 0;
+			}
+		}
+		if (any == 0 || any > 15)
+			return 0;
+		if (m == 0) {
+			*out = neg ? -0.0 : 0.0;
+			return 1;
+		}
+		v = (double)m;
+		if (dot != 0 && n > dot)
+			v = v / pow10[n - dot];
+		*out = neg ? -v : v;
+		return 1;
+	}
+	for (; i < n && (unsigned)(p[i] - '0') <= 9; i++) {
+		any++;
+		if (m == 0 && p[i] == '0')
+			continue;
+		if (++digits > 19)
+			return 0;
+		m = m * 10 + (uint64_t)(p[i] - '0');
+	}
+	if (i < n && p[i] == '.')
+		for (i++; i < n && (unsigned)(p[i] - '0') <= 9; i++) {
+			any++;
+			e10--;
+			if (m == 0 && p[i] == '0')
+				continue;
+			if (++digits > 19)
+				return 0;
+			m = m * 10 + (uint64_t)(p[i] - '0');
+		}
+	if (i != n || any == 0)
+		return 0;
+	if (m == 0) {
+		*out = neg ? -0.0 : 0.0;
+		return 1;
+	}
+	if (m > ((uint64_t)1 << 53) || e10 < -22)
+		return 0;
+	v = (double)m;
+	if (e10 < 0)
+		v = v / pow10[-e10];
+	*out = neg ? -v : v;
+	return 1;
+#else
+	(void)p;
+	(void)n;
+	(void)out;
+	return 0;
+#endif
+}
+
+/*
+ * Grows *p (of *cap bytes, *mapped saying how it is held) to hold need
+ * bytes.  A large array (CSV_BIG bytes and more) is a private mapping
+ * asking for transparent huge pages on Linux: a table of a million rows
+ * is hundreds of megabytes, and faulting them in 4 KiB at a time costs
+ * more than reading the numbers.
+ */
+#define CSV_BIG (4u << 20)
+
+static int
+grow_bytes(void **p, size_t *cap, uint8_t *mapped, size_t need)
+{
+	size_t c = *cap ? *cap : 4096;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+#ifdef __linux__
+	if (c >= CSV_BIG) {
+		np = mmap(NULL, c, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (np == MAP_FAILED)
+			return RBA_E_NOMEM;
+		(void)madvise(np, c, MADV_HUGEPAGE);
+		if (*cap > 0)
+			memcpy(np, *p, *cap);
+		if (*mapped)
+			munmap(*p, *cap);
+		else
+			free(*p);
+		*p = np;
+		*cap = c;
+		*mapped = 1;
+		return 0;
+	}
+#endif
+	if ((np = realloc(*p, c)) == NULL)
+		return RBA_E_NOMEM;
+	*p = np;
+	*cap = c;
+	return 0;
+}
+
+static void
+free_bytes(void *p, size_t cap, uint8_t mapped)
+{
+#ifdef __linux__
+	if (mapped) {
+		munmap(p, cap);
+		return;
+	}
+#endif
+	(void)cap;
+	(void)mapped;
+	free(p);
+}
+
+/* grow_bytes for table array k (0 cells, 1 num, 2 lines, 3 arena). */
+#define TGROW(t, k, ptr, n, size)                                              \
+	grow_bytes((void **)&(ptr), &(t)->cap[k], &(t)->mapped[k], (n) * (size))
+
+/*
+ * The whole table in one pass: each record read, checked by the rules
+ * of csv_checker (the same errors at the same places), its fields copied
+ * into the arena with a NUL each and their numbers parsed once.  Memory:
+ * the arena (about the input's bytes), a 4-byte offset and an 8-byte
+ * number per cell, and a line per row.
+ */
 static int
 table_from_reader(struct csv_reader *r, size_t size_hint,
-		  struct csv_table **out, struct rba_detail *d)
+		  const struct csv_missing *m, struct csv_table **out,
+		  struct rba_detail *d)
 {
 	const struct csv_field *f;
 	struct csv_table *t;
 	struct csv_checker *c = NULL;
-	struct rba_buf arena, offs, lines;
-	size_t n, ncells;
+	size_t n, ncells = 0, alen = 0;
 	int rc, err = 0;
+	uint8_t toklen[PINS_TOKEN_LENS] = {0};
 	const char *file = csv_reader_name(r);
 
 	*out = NULL;
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		return rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
-	rba_buf_init(&arena);
-	rba_buf_init(&offs);
-	rba_buf_init(&lines);
-	/* Cells take about the input's bytes (a NUL for each separator),
-	 * and there are fewer than one per two bytes: sized once, the
-	 * buffers are not copied over and over as they grow. */
-	if (size_hint > 0) {
-		rba_buf_reserve(&arena, size_hint + 64);
-		rba_buf_reserve(&offs, size_hint / 2 * sizeof(uint64_t));
+	for (size_t i = 0; m != NULL && i < m->n; i++) {
+		size_t l = strlen(m->tok[i]);
+		toklen[l < PINS_TOKEN_LENS ? l : PINS_TOKEN_LENS - 1] = 1;
 	}
 	t->file = strdup(file);
 	if ((err = csv_checker_start(r, &c, d)) != 0)
 		goto out;
+	csv_checker_set_missing(c, m);
 	t->ncols = c->ncols;
 	t->names = names_dup_cstr(c->names, c->ncols);
 	t->types = calloc(t->ncols ? t->ncols : 1, sizeof(*t->types));
-	if (t->file == NULL || t->names == NULL || t->types == NULL) {
-		err = rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
-		goto out;
-	}
-	while ((rc = csv_checker_next(c, &f, &n, d)) == 1) {
-		uint64_t l64 = csv_reader_line(r);
-		for (size_t i = 0; i < n; i++) {
-			uint64_t off = arena.len;
-			rba_buf_put(&offs, &off, sizeof(off));
-			rba_buf_put(&arena, f[i].p, f[i].n);
-			rba_buf_put_u8(&arena, 0);
-		}
-		rba_buf_put(&lines, &l64, sizeof(l64));
-		t->nrows++;
-		if (rba_buf_status(&arena) || rba_buf_status(&offs) ||
-		    rba_buf_status(&lines)) {
-			err = rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
+	if (t->file == NULL || t->names == NULL || t->types == NULL)
+		goto nomem;
+	/* Cells take about the input's bytes (a NUL for each separator):
+	 * sized once, the arena is not copied over and over as it grows. */
+	if (size_hint > 0 && TGROW(t, 3, t->arena, size_hint + 64, 1))
+		goto nomem;
+	while ((rc = csv_reader_next(r, &f, &n, d)) == 1) {
+		unsigned long line = csv_reader_line(r);
+		size_t rec = 0;
+		if (n != t->ncols) {
+			err = ragged(file, line, f, n, t->ncols, d);
 			goto out;
 		}
+		for (size_t i = 0; i < n; i++)
+			rec += f[i].n + 1;
+		if (t->nrows == 0 && size_hint > 0) {
+			/* rows to come, from the first one's length: reserved
+			 * once (pages never touched cost no memory) */
+			size_t est = size_hint / (rec + 1) * 5 / 4 + 16;
+			if (TGROW(t, 0, t->cells, est * n, sizeof(uint32_t)) ||
+			    TGROW(t, 1, t->num, est * n, sizeof(float)) ||
+			    TGROW(t, 2, t->lines, est, sizeof(unsigned long)))
+				goto nomem;
+		}
+		if (TGROW(t, 0, t->cells, ncells + n, sizeof(uint32_t)) ||
+		    TGROW(t, 1, t->num, ncells + n, sizeof(float)) ||
+		    TGROW(t, 2, t->lines, t->nrows + 1, sizeof(unsigned long)) ||
+		    TGROW(t, 3, t->arena, alen + rec, 1))
+			goto nomem;
+		if (alen + rec > UINT32_MAX) {
+			err = rba_fail(d, RBA_E_LIMIT, file, line, 1,
+				       "a table of more than %u bytes of cells",
+				       UINT32_MAX);
+			goto out;
+		}
+		/* Fields side by side in the record (no quote moved them):
+		 * one copy, each comma becoming its field's NUL. */
+		if (n > 0 && f[n - 1].p + f[n - 1].n - f[0].p == (ptrdiff_t)rec - 1) {
+			memcpy(t->arena + alen, f[0].p, rec - 1);
+			t->arena[alen + rec - 1] = 0;
+			for (size_t i = 0; i < n; i++) {
+				size_t at = alen + (size_t)(f[i].p - f[0].p);
+				t->arena[at + f[i].n] = 0;
+				t->cells[ncells + i] = (uint32_t)at;
+			}
+		} else {
+			size_t at = alen;
+			for (size_t i = 0; i < n; i++) {
+				memcpy(t->arena + at, f[i].p, f[i].n);
+				t->arena[at + f[i].n] = 0;
+				t->cells[ncells + i] = (uint32_t)at;
+				at += f[i].n + 1;
+			}
+		}
+		alen += rec;
+		for (size_t i = 0; i < n; i++) {
+			const struct csv_field *fi = &f[i];
+			double v = 0.0;
+			int tok = toklen[fi->n < PINS_TOKEN_LENS ? fi->n
+								 : PINS_TOKEN_LENS - 1] &&
+				  csv_is_missing(m, fi->p, fi->n);
+			if (!tok && fast_field(fi->p, fi->n, &v)) {
+				c->cs[i].numbers++;
+			} else {
+				err = col_see(&c->cs[i], fi, line, file, c->names[i], m, d);
+				if (err)
+					goto out;
+				if (tok)
+					v = NAN;
+				else if (csv_parse_number(fi->p, fi->n, &v) != 0)
+					v = 0.0;
+			}
+			t->num[ncells++] = (float)v;
+		}
+		t->lines[t->nrows++] = line;
 	}
 	if (rc < 0) {
 		err = rc;
 		goto out;
 	}
-	memcpy(t->types, csv_checker_types(c), t->ncols * sizeof(*t->types));
-	ncells = t->nrows * t->ncols;
-	t->arena_len = arena.len;
-	t->arena = (char *)rba_buf_steal(&arena, NULL);
-	t->cells = malloc(ncells * sizeof(*t->cells));
-	t->num = calloc(ncells, sizeof(*t->num));
-	t->lines = malloc(t->nrows * sizeof(*t->lines));
-	if (t->arena == NULL || t->cells == NULL || t->num == NULL ||
-	    t->lines == NULL) {
-		err = rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
+	if (t->nrows == 0) {
+		err = rba_fail(d, RBA_E_SCHEMA, file, 2, 1, "%s",
+			       "no data rows after the header");
 		goto out;
 	}
-	for (size_t k = 0; k < ncells; k++) {
-		uint64_t off;
-		memcpy(&off, offs.p + k * sizeof(off), sizeof(off));
-		t->cells[k] = t->arena + off;
-		if (t->types[k % t->ncols] == CSV_NUMERIC)
-			csv_parse_number(t->cells[k], strlen(t->cells[k]), &t->num[k]);
-	}
-	for (size_t k = 0; k < t->nrows; k++) {
-		uint64_t l64;
-		memcpy(&l64, lines.p + k * sizeof(l64), sizeof(l64));
-		t->lines[k] = (unsigned long)l64;
-	}
+	for (size_t i = 0; i < t->ncols; i++)
+		if ((err = col_finish(&c->cs[i], file, c->names[i], &t->types[i], d)))
+			goto out;
+	/* a number parsed in a column that turned out text means nothing */
+	t->arena_len = alen;
 	*out = t;
 	t = NULL;
+	goto out;
+nomem:
+	err = rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
 out:
 	csv_checker_free(c);
-	rba_buf_release(&arena);
-	rba_buf_release(&offs);
-	rba_buf_release(&lines);
 	csv_table_free(t);
 	return err;
 }
@@ -1102,7 +1392,7 @@ csv_table_load(const char *path, struct csv_table **out, struct rba_detail *d)
 
 	if (err)
 		return err;
-	err = table_from_reader(r, 0, out, d);
+	err = table_from_reader(r, 0, NULL, out, d);
 	csv_reader_free(r);
 	return err;
 }
@@ -1111,12 +1401,20 @@ int
 csv_table_load_mem(const void *p, size_t n, const char *name,
 		   struct csv_table **out, struct rba_detail *d)
 {
+	return csv_table_load_mem_missing(p, n, name, NULL, out, d);
+}
+
+int
+csv_table_load_mem_missing(const void *p, size_t n, const char *name,
+			   const struct csv_missing *m, struct csv_table **out,
+			   struct rba_detail *d)
+{
 	struct csv_reader *r;
 	int err = csv_reader_open_mem(p, n, name, &r);
 
 	if (err)
 		return rba_fail(d, err, name, 0, 0, "%s", rba_strerror(err));
-	err = table_from_reader(r, n, out, d);
+	err = table_from_reader(r, n, m, out, d);
 	csv_reader_free(r);
 	return err;
 }
@@ -1133,7 +1431,7 @@ csv_table_col(const struct csv_table *t, const char *name)
 const char *
 csv_table_cell(const struct csv_table *t, size_t row, size_t col)
 {
-	return t->cells[row * t->ncols + col];
+	return t->arena + t->cells[row * t->ncols + col];
 }
 
 void
@@ -1145,10 +1443,10 @@ csv_table_free(struct csv_table *t)
 		free(t->names[i]);
 	free(t->names);
 	free(t->types);
-	free(t->cells);
-	free(t->num);
-	free(t->lines);
+	free_bytes(t->cells, t->cap[0], t->mapped[0]);
+	free_bytes(t->num, t->cap[1], t->mapped[1]);
+	free_bytes(t->lines, t->cap[2], t->mapped[2]);
 	free(t->file);
-	free(t->arena);
+	free_bytes(t->arena, t->cap[3], t->mapped[3]);
 	free(t);
 }

@@ -12,7 +12,7 @@
  *    CSV_MAX_LINE; a tap sees every raw byte read, so a caller can hash
  *    and store the file in the same pass.
  *  - csv_table: a whole file in memory, cells kept as text and, for
- *    numeric columns, as doubles.
+ *    numeric columns, as float32.
  */
 #ifndef RBA_CSV_H
 #define RBA_CSV_H
@@ -86,6 +86,21 @@ int csv_is_nonfinite_word(const char *p, size_t n);
 enum csv_coltype { CSV_NUMERIC = 1, CSV_TEXT = 2 };
 
 /*
+ * Missing-value tokens (pins data.missing, an artifact's list): field
+ * texts that mean "no value" in a column whose other values are
+ * numbers.  Such a column is numeric; its missing cells read as NaN in
+ * csv_table's num.  Borrowed; NULL (or n 0) where a reader takes none:
+ * an empty field in a numeric column is then an error as before.
+ */
+struct csv_missing {
+	size_t n;
+	const char *const *tok;
+};
+
+/* 1 when the n bytes at p are one of m's tokens (m may be NULL). */
+int csv_is_missing(const struct csv_missing *m, const char *p, size_t n);
+
+/*
  * Whole-file table.  A column is numeric when every value parses as a
  * finite number; otherwise text.  Errors: a ragged row (RBA_E_SCHEMA at
  * the row), an empty header name or a duplicate one, nan/inf or a number
@@ -97,15 +112,29 @@ struct csv_table {
 	size_t ncols, nrows;
 	char **names;		 /* ncols header names, NUL-terminated */
 	enum csv_coltype *types; /* ncols */
-	char **cells;		 /* nrows * ncols, row-major, NUL-terminated */
-	double *num;		 /* nrows * ncols; valid in numeric columns */
+	uint32_t *cells;	 /* nrows * ncols, row-major: offsets in the
+				  * arena of NUL-terminated texts (use
+				  * csv_table_cell) */
+	float *num;		 /* nrows * ncols, each number as the float32
+				  * a model reads (NaN: missing); valid in
+				  * numeric columns */
 	unsigned long *lines;	 /* nrows: line each row started on */
 	char *file;		 /* name used in errors */
 	/* private */
 	char *arena;
 	size_t arena_len;
+	size_t cap[4];	   /* bytes held: cells, num, lines, arena */
+	uint8_t mapped[4]; /* held as a mapping (large), not malloc's */
 };
 
+/*
+ * csv_table_load_mem with missing-value tokens m (NULL: none): a cell
+ * holding one of them in a column whose other values are numbers is a
+ * missing value, NaN in num.
+ */
+int csv_table_load_mem_missing(const void *p, size_t n, const char *name,
+			       const struct csv_missing *m,
+			       struct csv_table **out, struct rba_detail *d);
 /* Loads path.  0 or an error as above; d gets FILE:LINE:COL. */
 int csv_table_load(const char *path, struct csv_table **out,
 		   struct rba_detail *d);
@@ -146,6 +175,9 @@ int csv_checker_start(struct csv_reader *r, struct csv_checker **out,
 		      struct rba_detail *d);
 int csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
 		     size_t *n, struct rba_detail *d);
+/* Takes m's tokens as missing values (before the first _next). */
+void csv_checker_set_missing(struct csv_checker *c,
+			     const struct csv_missing *m);
 size_t csv_checker_ncols(const struct csv_checker *c);
 /* Header name of column i (< ncols), NUL-terminated, owned by c. */
 const char *csv_checker_name(const struct csv_checker *c, size_t i);
@@ -153,15 +185,6 @@ const char *csv_checker_name(const struct csv_checker *c, size_t i);
 uint64_t csv_checker_rows(const struct csv_checker *c);
 /* ncols column types, owned by c; only after csv_checker_next gave 0. */
 const enum csv_coltype *csv_checker_types(const struct csv_checker *c);
-/*
- * Fields whose whole text is one of the n texts (borrowed until the
- * checker is freed) are missing values: the rules about numbers (an
- * empty field in a numeric column, nan/inf) do not see them.  For cases
- * scored by a model that takes missing values (encode.h); call before
- * the first csv_checker_next.
- */
-void csv_checker_missing(struct csv_checker *c, const char *const *texts,
-			 uint32_t n);
 /* NULL allowed; does not free the reader. */
 void csv_checker_free(struct csv_checker *c);
 
@@ -178,6 +201,9 @@ struct csv_summary {
 };
 int csv_validate(struct csv_reader *r, struct csv_summary *out,
 		 struct rba_detail *d);
+/* csv_validate taking m's tokens as missing values. */
+int csv_validate_missing(struct csv_reader *r, const struct csv_missing *m,
+			 struct csv_summary *out, struct rba_detail *d);
 void csv_summary_release(struct csv_summary *s);
 
 #endif

@@ -26,16 +26,24 @@ encode_spec_release(struct encode_spec *s)
 	free(s->mean);
 	free(s->scale);
 	rba_strv_free(s->missing, s->nmissing);
+	free(s->impute);
 	memset(s, 0, sizeof(*s));
 }
 
-int
-encode_is_missing(const struct encode_spec *s, const char *v, size_t n)
+struct csv_missing
+encode_missing(const struct encode_spec *s)
 {
-	for (uint32_t i = 0; i < s->nmissing; i++)
-		if (strlen(s->missing[i]) == n && memcmp(s->missing[i], v, n) == 0)
-			return 1;
-	return 0;
+	struct csv_missing m = {s->nmissing, (const char *const *)s->missing};
+
+	return m;
+}
+
+int
+encode_is_missing(const struct encode_spec *s, const char *v)
+{
+	struct csv_missing m = encode_missing(s);
+
+	return csv_is_missing(&m, v, strlen(v));
 }
 
 void
@@ -267,8 +275,9 @@ encode_standardize_check(const struct encode_spec *spec, uint32_t f, float v,
 	const struct encode_column *c;
 	char num[32];
 
-	/* encode_standardize's expression, so the same float32 result. */
-	if (isfinite((v - spec->mean[f]) / spec->scale[f]))
+	/* encode_standardize's expression, so the same float32 result.  A
+	 * missing value (NaN) stays missing. */
+	if (v != v || isfinite((v - spec->mean[f]) / spec->scale[f]))
 		return 0;
 	c = feature_column(spec, f);
 	if (text == NULL) {
@@ -345,6 +354,27 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 		return rba_fail(d, RBA_E_LIMIT, t->file, 0, 0,
 				"%zu rows, over the limit of %u", t->nrows,
 				REBUILD_MAX_EXAMPLES);
+	{
+		size_t nt;
+		const char *const *tk = pins_missing_tokens(p, &nt);
+		/* A network without an imputation takes no missing value:
+		 * its spec keeps no token, so scoring refuses one too. */
+		if (p->model.kind == PINS_MODEL_MLP &&
+		    p->data.impute == PINS_IMPUTE_NONE)
+			nt = 0;
+		spec->missing = calloc(nt + 1, sizeof(char *));
+		if (spec->missing == NULL) {
+			err = RBA_E_NOMEM;
+			goto fail;
+		}
+		for (size_t i = 0; i < nt; i++) {
+			if ((spec->missing[i] = strdup(tk[i])) == NULL) {
+				err = RBA_E_NOMEM;
+				goto fail;
+			}
+			spec->nmissing++;
+		}
+	}
 	spec->label = strdup(p->data.label);
 	spec->columns = calloc(t->ncols, sizeof(*spec->columns));
 	src = calloc(t->ncols, sizeof(*src));
@@ -457,7 +487,21 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 		for (uint32_t c = 0; c < spec->ncolumns; c++) {
 			const struct encode_column *col = &spec->columns[c];
 			if (col->kind == ENCODE_NUMERIC) {
-				xr[f++] = (float)t->num[r * t->ncols + src[c]];
+				float v = t->num[r * t->ncols + src[c]];
+				if (v != v && p->model.kind == PINS_MODEL_MLP &&
+				    p->data.impute == PINS_IMPUTE_NONE) {
+					rba_detail_key(d, col->name);
+					err = rba_fail(
+						d, RBA_E_SCHEMA, t->file, t->lines[r], 0,
+						"column '%s' has a missing value "
+						"('%s') and a network takes none "
+						"unless data.impute is declared "
+						"(mean or a number)",
+						col->name,
+						csv_table_cell(t, r, src[c]));
+					goto fail;
+				}
+				xr[f++] = v;
 				continue;
 			}
 			long lv = find_level(col->levels, col->nlevels,
@@ -554,21 +598,77 @@ encode_standardize_fit(struct encode_spec *spec, const struct encode_data *data,
 			continue;
 		}
 		/* Double sums in row order: fixed, and exact enough that the
-		 * float32 results do not depend on rounding luck. */
-		for (size_t i = 0; i < nidx; i++)
-			sum += (double)data->x[idx[i] * nf + f];
-		mean = sum / (double)nidx;
+		 * float32 results do not depend on rounding luck.  Missing
+		 * values (NaN: trees) are left out of both sums and counts. */
+		size_t cnt = 0;
 		for (size_t i = 0; i < nidx; i++) {
-			double dv = (double)data->x[idx[i] * nf + f] - mean;
+			float xv = data->x[idx[i] * nf + f];
+			if (xv != xv)
+				continue;
+			sum += (double)xv;
+			cnt++;
+		}
+		if (cnt == 0) {
+			f++;
+			continue;
+		}
+		mean = sum / (double)cnt;
+		for (size_t i = 0; i < nidx; i++) {
+			float xv = data->x[idx[i] * nf + f];
+			double dv;
+			if (xv != xv)
+				continue;
+			dv = (double)xv - mean;
 			ss += dv * dv;
 		}
-		sd = sqrt(ss / (double)nidx);
+		sd = sqrt(ss / (double)cnt);
 		spec->mean[f] = (float)mean;
 		spec->scale[f] = (float)sd > 0.0f && isfinite((float)sd)
 					 ? (float)sd
 					 : 1.0f;
 		f++;
 	}
+}
+
+int
+encode_impute_fit(const struct pins *p, struct encode_spec *spec,
+		  struct encode_data *data, const size_t *idx, size_t nidx)
+{
+	size_t nf = spec->nfeatures, f = 0;
+
+	if (p->data.impute == PINS_IMPUTE_NONE)
+		return 0;
+	free(spec->impute);
+	if ((spec->impute = calloc(nf, sizeof(float))) == NULL)
+		return RBA_E_NOMEM;
+	for (uint32_t c = 0; c < spec->ncolumns; c++) {
+		const struct encode_column *col = &spec->columns[c];
+		double sum = 0.0;
+		size_t cnt = 0;
+		float v;
+		if (col->kind == ENCODE_CATEGORICAL) {
+			f += col->nlevels;
+			continue;
+		}
+		if (p->data.impute == PINS_IMPUTE_CONST) {
+			v = (float)p->data.impute_value;
+		} else {
+			for (size_t i = 0; i < nidx; i++) {
+				float xv = data->x[idx[i] * nf + f];
+				if (xv != xv)
+					continue;
+				sum += (double)xv;
+				cnt++;
+			}
+			v = cnt ? (float)(sum / (double)cnt) : 0.0f;
+		}
+		spec->impute[f] = v;
+		for (size_t r = 0; r < data->n; r++)
+			if (data->x[r * nf + f] != data->x[r * nf + f])
+				data->x[r * nf + f] = v;
+		f++;
+	}
+	return 0;
 }
 
 void
@@ -597,8 +697,9 @@ encode_one(const struct encode_spec *spec, const char *const *values,
 		if (col->kind == ENCODE_NUMERIC) {
 			double num;
 			int err;
-			if (spec->nmissing > 0 && encode_is_missing(spec, v, strlen(v))) {
-				x[f++] = NAN; /* the trees' default way */
+			if (spec->nmissing > 0 && encode_is_missing(spec, v)) {
+				x[f] = spec->impute != NULL ? spec->impute[f] : NAN;
+				f++;
 				continue;
 			}
 			err = csv_parse_number(v, strlen(v), &num);

@@ -22,11 +22,15 @@
  * or a made-up score.  A scorer that standardizes by itself asks
  * encode_standardize_check of each value.
  *
- * Missing values (nmissing, missing): the field texts of a numeric
- * column that mean "no value" (XGBoost models: "", "NA", "NaN", "nan").
- * Such a field is encoded as NaN, which the model's trees send their
- * default way; with no tokens (every model our trainer builds) a field
- * that is not a number is refused, as it always was.
+ * Missing values (rebuild-audit-pins(5), data.missing): nmissing field
+ * texts of a numeric column mean a missing value, read as NaN; 0 tokens
+ * (a network without an imputation): a missing value is refused, as
+ * before the tokens existed.  Trees take NaN as it is (each split sends
+ * it the way it learned); a network with an imputation gets impute[f]
+ * (the raw value, before standardization) in its place.  A text in a
+ * categorical column is a level, whatever it says.
+ * An XGBoost model (rebuild/xgboost.h) has the tokens "", "NA", "NaN"
+ * and "nan" of its own.
  *
  * Unknown categorical level in a case being scored: an error naming the
  * column and the level (RBA_E_SCHEMA), never a silent all-zero encoding:
@@ -66,14 +70,17 @@ struct encode_spec {
 	uint32_t nfeatures; /* numeric columns + categorical levels */
 	float *mean;	    /* nfeatures */
 	float *scale;	    /* nfeatures, finite and > 0 */
-	uint32_t nmissing;  /* texts in missing; 0: missing refused */
-	char **missing;	    /* the texts of a missing numeric value */
+	uint32_t nmissing;  /* missing-value tokens, sorted bytewise, distinct */
+	char **missing;
+	float *impute;	    /* nfeatures raw values for NaN, or NULL */
 };
 
-void encode_spec_release(struct encode_spec *s);
+/* The spec's tokens as a csv_missing (borrowing s). */
+struct csv_missing encode_missing(const struct encode_spec *s);
+/* Whether the text v of a numeric column is one of s's tokens. */
+int encode_is_missing(const struct encode_spec *s, const char *v);
 
-/* 1 when the n bytes at v are one of s's missing texts, else 0. */
-int encode_is_missing(const struct encode_spec *s, const char *v, size_t n);
+void encode_spec_release(struct encode_spec *s);
 
 /* Appends feature f's name: "column" or "column=level". */
 void encode_feature_name(const struct encode_spec *s, uint32_t f,
@@ -125,6 +132,16 @@ int encode_split(const struct pins *p, size_t n, size_t **train,
 void encode_standardize_fit(struct encode_spec *spec,
 			    const struct encode_data *data, const size_t *idx,
 			    size_t nidx, int enabled);
+/*
+ * data.impute: fills spec->impute (mean: the mean over the rows
+ * idx[0..nidx) that have a value, summed in double in row order, stored
+ * as float32, 0 for a column with none; or the constant) and puts it in
+ * place of every NaN of data.  Nothing when p declares no imputation.
+ * 0 or RBA_E_NOMEM.
+ */
+int encode_impute_fit(const struct pins *p, struct encode_spec *spec,
+		      struct encode_data *data, const size_t *idx,
+		      size_t nidx);
 
 /* out[i] = (raw[i] - mean) / scale for n rows (out may equal raw). */
 void encode_standardize(const struct encode_spec *spec, const float *raw,

@@ -98,11 +98,17 @@ explain_baseline_fit(const struct pins *p, const struct artifact *a,
 	float *x = NULL, *z = NULL;
 	double *sum = NULL;
 	uint32_t *f0 = NULL;
+	size_t *cnt = NULL;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if ((err = csv_table_load_mem(snapshot, n, name, &t, d)) != 0)
-		return err;
+	{
+		struct csv_missing m = encode_missing(s);
+		if ((err = csv_table_load_mem_missing(snapshot, n, name, &m, &t,
+						      d)) != 0)
+			return err;
+	}
+	cnt = calloc(nf ? nf : 1, sizeof(size_t));
 	x = malloc((t->nrows ? t->nrows : 1) * (nf ? nf : 1) * sizeof(float));
 	z = malloc((nf ? nf : 1) * sizeof(float));
 	sum = calloc(nf ? nf : 1, sizeof(double));
@@ -110,7 +116,7 @@ explain_baseline_fit(const struct pins *p, const struct artifact *a,
 	out->feat_mean = calloc(nf ? nf : 1, sizeof(double));
 	out->col_mean = calloc(s->ncolumns ? s->ncolumns : 1, sizeof(double));
 	out->col_mode = calloc(s->ncolumns ? s->ncolumns : 1, sizeof(uint32_t));
-	if (x == NULL || z == NULL || sum == NULL || f0 == NULL ||
+	if (x == NULL || z == NULL || sum == NULL || f0 == NULL || cnt == NULL ||
 	    out->feat_mean == NULL || out->col_mean == NULL || out->col_mode == NULL) {
 		err = RBA_E_NOMEM;
 		goto out;
@@ -130,16 +136,22 @@ explain_baseline_fit(const struct pins *p, const struct artifact *a,
 	for (size_t i = 0; i < ntr; i++) {
 		const float *row = x + tr[i] * nf;
 		encode_standardize(s, row, 1, z);
+		/* (a missing value, NaN for trees, is in no mean) */
 		for (size_t f = 0; f < nf; f++)
-			out->feat_mean[f] += (double)z[f];
+			if (z[f] == z[f])
+				out->feat_mean[f] += (double)z[f];
 		for (size_t f = 0; f < nf; f++)
-			sum[f] += (double)row[f];
+			if (row[f] == row[f]) {
+				sum[f] += (double)row[f];
+				cnt[f]++;
+			}
 	}
 	for (size_t f = 0; f < nf; f++)
-		out->feat_mean[f] /= (double)ntr;
+		out->feat_mean[f] /= (double)(cnt[f] ? cnt[f] : 1);
 	for (uint32_t c = 0; c < s->ncolumns; c++) {
 		if (s->columns[c].kind == ENCODE_NUMERIC) {
-			out->col_mean[c] = sum[f0[c]] / (double)ntr;
+			out->col_mean[c] = sum[f0[c]] /
+					   (double)(cnt[f0[c]] ? cnt[f0[c]] : 1);
 			continue;
 		}
 		/* Level counts are exact in double: the first largest wins. */
@@ -160,6 +172,7 @@ out:
 	free(z);
 	free(sum);
 	free(f0);
+	free(cnt);
 	return err;
 }
 
@@ -1410,18 +1423,6 @@ ts_shares(const struct rebuild_tree_node *nodes, int xgb, uint32_t i,
 }
 
 /*
- * Whether input x goes left at split n: x < threshold, and a NaN (a
- * missing value, XGBoost models only) the node's default way.
- */
-static int
-ts_left(const struct rebuild_tree_node *n, float x)
-{
-	if (x != x)
-		return (n->flags & REBUILD_TREE_DEFAULT_LEFT) != 0;
-	return x < n->threshold;
-}
-
-/*
  * Algorithm 2's RECURSE: parent is the parent's path (depth entries
  * used), the new path is written right after it.
  */
@@ -1446,7 +1447,9 @@ ts_recurse(const struct ts_ctx *t, uint32_t node, struct ts_elem *parent,
 		return;
 	}
 	ts_shares(t->nodes, t->xgb, node, &wl, &wr);
-	if (ts_left(n, t->x[n->feature])) {
+	/* a missing input's hot side is the one its split learned; the
+	 * cold side is weighted by its cover, missing rows included */
+	if (rebuild_tree_goes_left(n, t->x[n->feature])) {
 		hot = n->left, cold = n->right, wh = wl, wc = wr;
 	} else {
 		hot = n->right, cold = n->left, wh = wr, wc = wl;
@@ -1516,7 +1519,8 @@ explain_trees(const struct artifact *a, const float *x, const uint32_t *f0,
 		r->baseline += scale * ts_expected(fo->nodes, t.xgb, root);
 		ts_recurse(&t, root, path, 0, 1.0, 1.0, -1);
 		while (fo->nodes[i].feature != REBUILD_TREE_LEAF)
-			i = ts_left(&fo->nodes[i], x[fo->nodes[i].feature])
+			i = rebuild_tree_goes_left(&fo->nodes[i],
+						   x[fo->nodes[i].feature])
 				    ? fo->nodes[i].left : fo->nodes[i].right;
 		margin += (double)fo->nodes[i].value;
 	}

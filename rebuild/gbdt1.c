@@ -47,6 +47,30 @@
  * (The progress hook after each round was added later, like abi1.c's
  * after each epoch: it reads the round count and touches no value of
  * the arithmetic, so it moved no bit.)
+ *
+ * Missing values (added later, for training data with a NaN, which
+ * every older build refused: a table without one takes none of the
+ * steps below, so no artifact an older build could make moves a bit):
+ *   1m. A feature with a NaN among its training rows has its edges from
+ *      the rows that have a value (n of step 1 counts those) by step 1
+ *      with max(1, min(max_bins, 255) - 1) in place of max_bins, then its
+ *      smallest value as one more edge, first (no value is below it, so
+ *      a split there parts the missing rows from all the others), and
+ *      one more bin, numbered after the bins of values, for its missing
+ *      values (the histogram has a cell for it).  A feature without a
+ *      NaN is binned as in step 1.
+ *   4m. For such a feature each candidate bin is scored twice, XGBoost's
+ *      sparsity-aware rule: first with the missing cell on the right
+ *      (the gain of step 4), then on the left (GL and HL gain the
+ *      missing cell's sums); the left one is taken only when strictly
+ *      greater, so a tie, and a node with no missing row, send missing
+ *      values right.  The total order is (gain, lower feature, lower
+ *      bin, right before left).  The split at the smallest value's edge
+ *      with the missing cell on the left is the one that parts the
+ *      missing rows from all the others.
+ *   6m. The split's node records the side (REBUILD_TREE_DEFAULT_LEFT);
+ *      rows with a missing value go that way in the partition, and a
+ *      NaN goes that way when scored.
  */
 #include <assert.h>
 #include <math.h>
@@ -76,6 +100,7 @@
 #define GB_COPIES 4
 #define GB_COPY_STRIDE (GB_FEW_BINS + 8)
 #define GB_COPIES_MIN_ROWS 256
+#define GB_BIN_GROUP 8 /* columns binned per pass over the rows */
 
 /* A histogram cell: exact sums of quantized g and h. */
 struct gb_cell {
@@ -86,6 +111,7 @@ struct gb_split {
 	int valid;
 	double gain;
 	uint32_t feature, bin;
+	int dleft; /* missing values go left (step 4m) */
 };
 
 /* A node of the tree being grown (creation order). */
@@ -93,6 +119,7 @@ struct gb_tnode {
 	int leaf;
 	uint32_t feature, bin, left, right;
 	float value, cover;
+	int dleft;
 };
 
 /* A leaf that may still be split. */
@@ -122,7 +149,8 @@ struct gb_run {
 	const float *x;
 	const uint32_t *y;
 	uint8_t *bins;	   /* nfeat x n: column-major, feature f at f * n */
-	uint32_t *nb;	   /* bins per feature */
+	uint32_t *nb;	   /* bins of values per feature */
+	uint8_t *hasmiss;  /* per feature: a missing cell after the nb (1m) */
 	size_t *hoff;	   /* first cell of each feature in a histogram */
 	size_t hcells;
 	float *edges;
@@ -252,15 +280,18 @@ gbdt1_softmax2(const struct kernel_ops *k, const float *mg, size_t n,
 	}
 }
 
-/* The leaf of tree t (root at node root) that x reaches. */
+/* The leaf of tree t (root at node root) that x reaches.  (x < threshold
+ * as ever; a NaN, never below it, goes the split's missing side, right
+ * in every forest an older build made.) */
 static uint32_t
 gb_walk(const struct rebuild_tree_node *nodes, uint32_t root, const float *x)
 {
 	uint32_t i = root;
 
 	while (nodes[i].feature != REBUILD_TREE_LEAF)
-		i = x[nodes[i].feature] < nodes[i].threshold ? nodes[i].left
-							     : nodes[i].right;
+		i = rebuild_tree_goes_left(&nodes[i], x[nodes[i].feature])
+			    ? nodes[i].left
+			    : nodes[i].right;
 	return i;
 }
 
@@ -347,11 +378,17 @@ feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
 	     const struct gb_job *j, struct gb_split *out)
 {
 	int64_t gl = 0, hl = 0;
+	int64_t mg = 0, mh = 0;
 
 	out->valid = 0;
 	out->gain = 0.0;
 	out->feature = f;
 	out->bin = 0;
+	out->dleft = 0;
+	if (r->hasmiss[f]) {
+		mg = c[r->nb[f]].g;
+		mh = c[r->nb[f]].h;
+	}
 	for (uint32_t t = 0; t + 1 < r->nb[f]; t++) {
 		double HL, HR, GL, GR, dl, dr, gain;
 		/* An empty side scores exactly 0 (or is skipped when lambda
@@ -373,6 +410,37 @@ feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
 			out->valid = 1;
 			out->gain = gain;
 			out->bin = t;
+			out->dleft = 0;
+		}
+	}
+	if (mg == 0 && mh == 0)
+		return;
+	/* Step 4m: the missing cell on the left, after every right. */
+	gl = hl = 0;
+	for (uint32_t t = 0; t + 1 < r->nb[f]; t++) {
+		double HL, HR, GL, GR, dl, dr, gain;
+		int64_t lg, lh;
+		gl += c[t].g;
+		hl += c[t].h;
+		lg = gl + mg;
+		lh = hl + mh;
+		HL = (double)lh * GB_QINV;
+		HR = (double)(j->h - lh) * GB_QINV;
+		if (HL < r->mcw || HR < r->mcw)
+			continue;
+		dl = HL + r->lambda;
+		dr = HR + r->lambda;
+		if (!(dl > 0.0) || !(dr > 0.0))
+			continue;
+		GL = (double)lg * GB_QINV;
+		GR = (double)(j->g - lg) * GB_QINV;
+		gain = (GL * GL / dl + GR * GR / dr) - j->parent_term;
+		/* strictly greater than the best so far, of either side */
+		if (!out->valid || gain > out->gain) {
+			out->valid = 1;
+			out->gain = gain;
+			out->bin = t;
+			out->dleft = 1;
 		}
 	}
 }
@@ -456,7 +524,7 @@ hist_job(void *ctx, unsigned tid, unsigned nthreads)
 	if (j->subtract) {
 		for (uint32_t s = tid; s < r->nsel; s += nthreads) {
 			size_t o = r->soff[s];
-			uint32_t nb = r->nb[r->feats[s]];
+			uint32_t nb = r->nb[r->feats[s]] + r->hasmiss[r->feats[s]];
 			for (uint32_t b = 0; b < nb; b++) {
 				j->hist[o + b].g = j->parent[o + b].g - j->small[o + b].g;
 				j->hist[o + b].h = j->parent[o + b].h - j->small[o + b].h;
@@ -467,7 +535,8 @@ hist_job(void *ctx, unsigned tid, unsigned nthreads)
 			r->copies + (size_t)tid * GB_COPIES * GB_COPY_STRIDE;
 		for (uint32_t s = tid; s < r->nsel; s += nthreads) {
 			uint32_t f = r->feats[s];
-			hist_feature(r->bins + (size_t)f * r->n, r->nb[f], j->rows,
+			hist_feature(r->bins + (size_t)f * r->n,
+				     r->nb[f] + r->hasmiss[f], j->rows,
 				     r->ord, j->count, j->hist + r->soff[s],
 				     copies);
 		}
@@ -600,13 +669,26 @@ open_split(struct gb_run *r, size_t k)
 	/* Stable partition: both sides keep ascending row order.  Each row
 	 * is written to both sides and only one count moves: no branch to
 	 * mispredict (rows[nl] is at or before rows[i], already read). */
-	for (size_t i = 0; i < par.count; i++) {
-		uint32_t row = rows[i];
-		size_t left = col[row] <= par.best.bin;
-		rows[nl] = row;
-		r->tmp[nr] = row;
-		nl += left;
-		nr += 1 - left;
+	if (!par.best.dleft) {
+		for (size_t i = 0; i < par.count; i++) {
+			uint32_t row = rows[i];
+			size_t left = col[row] <= par.best.bin;
+			rows[nl] = row;
+			r->tmp[nr] = row;
+			nl += left;
+			nr += 1 - left;
+		}
+	} else {
+		/* step 6m: the missing bin (nb) goes left too */
+		uint32_t mb = r->nb[par.best.feature];
+		for (size_t i = 0; i < par.count; i++) {
+			uint32_t row = rows[i];
+			size_t left = col[row] <= par.best.bin || col[row] == mb;
+			rows[nl] = row;
+			r->tmp[nr] = row;
+			nl += left;
+			nr += 1 - left;
+		}
 	}
 	memcpy(rows + nl, r->tmp, nr * sizeof(uint32_t));
 	/* The left side's sums are the split feature's cells up to the
@@ -616,6 +698,11 @@ open_split(struct gb_run *r, size_t k)
 	for (uint32_t b = 0; b <= par.best.bin; b++) {
 		gl += par.hist[r->hoff[par.best.feature] + b].g;
 		hl += par.hist[r->hoff[par.best.feature] + b].h;
+	}
+	if (par.best.dleft) {
+		uint32_t mb = r->nb[par.best.feature];
+		gl += par.hist[r->hoff[par.best.feature] + mb].g;
+		hl += par.hist[r->hoff[par.best.feature] + mb].h;
 	}
 	gr = par.g - gl;
 	hr = par.h - hl;
@@ -628,6 +715,7 @@ open_split(struct gb_run *r, size_t k)
 	r->tn[par.node].leaf = 0;
 	r->tn[par.node].feature = par.best.feature;
 	r->tn[par.node].bin = par.best.bin;
+	r->tn[par.node].dleft = par.best.dleft;
 	r->tn[par.node].left = ln;
 	r->tn[par.node].right = rn;
 	r->tn[par.node].value = 0.0f;
@@ -678,6 +766,7 @@ emit_preorder(struct gb_run *r, uint32_t i)
 	}
 	o->feature = t->feature;
 	o->bin = t->bin;
+	o->flags = t->dleft ? REBUILD_TREE_DEFAULT_LEFT : 0;
 	o->threshold = r->edges[r->estart[t->feature] + t->bin];
 	/* (the calls may move r->nodes: assign after each returns) */
 	child = emit_preorder(r, t->left);
@@ -798,37 +887,100 @@ grow_tree(struct gb_run *r, size_t nrows, uint32_t tree, float *mg,
 
 /* ---- bins ------------------------------------------------------------ */
 
-static int
-cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
 
-	return (x > y) - (x < y);
+/*
+ * Sorts n floats (no NaN, no -0) ascending by their order keys, four
+ * passes of a byte each through tmp: the one ascending order of the
+ * values, as qsort with cmp_float gives it (the sort came later than
+ * step 1 and moved no bit: a sorted array is the same whatever sorted
+ * it).
+ */
+static void
+sort_floats(float *v, size_t n, uint32_t *tmp)
+{
+	uint32_t *a = tmp, *b = tmp + n;
+	size_t cnt[256];
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+		memcpy(&u, &v[i], 4);
+		a[i] = u ^ ((u >> 31) ? 0xffffffffu : 0x80000000u);
+	}
+	for (int pass = 0; pass < 4; pass++) {
+		unsigned sh = 8u * (unsigned)pass;
+		size_t sum = 0;
+		uint32_t *t;
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(a[i] >> sh) & 255]++;
+		for (int c = 0; c < 256; c++) {
+			size_t m = cnt[c];
+			cnt[c] = sum;
+			sum += m;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[cnt[(a[i] >> sh) & 255]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	/* four passes: the sorted keys are back in tmp */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u = a[i] ^ ((a[i] >> 31) ? 0x80000000u : 0xffffffffu);
+		memcpy(&v[i], &u, 4);
+	}
 }
 
 /* Step 1 of the recipe: edges and the column-major bin matrix. */
 static int
 make_bins(struct gb_run *r)
 {
-	size_t n = r->n, nf = r->nfeat, ne = 0;
-	uint32_t B = r->p->model.gbdt.max_bins;
-	float *v = malloc(n * sizeof(float));
+	size_t nf = r->nfeat, ne = 0;
+	uint32_t B0 = r->p->model.gbdt.max_bins;
+	float *v = malloc(r->n * sizeof(float));
+	uint32_t *vt = malloc(2 * r->n * sizeof(uint32_t) + sizeof(uint32_t));
+	/* GB_BIN_GROUP columns copied out of the row-major rows in one pass */
+	float *cols = malloc(GB_BIN_GROUP * r->n * sizeof(float) + sizeof(float));
 
 	r->estart = calloc(nf + 1, sizeof(uint32_t));
-	r->edges = malloc(nf * (B - 1) * sizeof(float) + sizeof(float));
+	r->edges = malloc(nf * (B0 - 1) * sizeof(float) + sizeof(float));
 	r->nb = calloc(nf, sizeof(uint32_t));
+	r->hasmiss = calloc(nf ? nf : 1, 1);
 	r->hoff = calloc(nf + 1, sizeof(size_t));
-	r->bins = malloc(nf * n);
-	if (v == NULL || r->estart == NULL || r->edges == NULL ||
-	    r->nb == NULL || r->hoff == NULL || r->bins == NULL) {
+	r->bins = malloc(nf * r->n);
+	if (v == NULL || vt == NULL || cols == NULL || r->estart == NULL ||
+	    r->edges == NULL || r->nb == NULL || r->hasmiss == NULL ||
+	    r->hoff == NULL || r->bins == NULL) {
 		free(v);
+		free(vt);
+		free(cols);
 		return RBA_E_NOMEM;
 	}
 	for (size_t f = 0; f < nf; f++) {
-		size_t d = 0, e0 = ne;
-		for (size_t i = 0; i < n; i++)
-			v[i] = r->x[i * nf + f] + 0.0f; /* -0 is +0 */
-		qsort(v, n, sizeof(float), cmp_float);
+		size_t d = 0, e0 = ne, n = 0; /* n: the rows with a value */
+		uint32_t B = B0;
+		const float *col = cols + (f % GB_BIN_GROUP) * r->n;
+		if (f % GB_BIN_GROUP == 0) {
+			size_t g = nf - f < GB_BIN_GROUP ? nf - f : GB_BIN_GROUP;
+			for (size_t i = 0; i < r->n; i++)
+				for (size_t k = 0; k < g; k++)
+					cols[k * r->n + i] = r->x[i * nf + f + k];
+		}
+		for (size_t i = 0; i < r->n; i++) {
+			float xv = col[i];
+			if (xv != xv)
+				continue; /* step 1m */
+			v[n++] = xv + 0.0f; /* -0 is +0 */
+		}
+		if (n < r->n) {
+			/* step 1m: one bin fewer for the values, the smallest
+			 * one's edge, and the missing bin after them */
+			r->hasmiss[f] = 1;
+			B = (B > 255 ? 255 : B) - 1;
+			if (B < 1)
+				B = 1;
+		}
+		sort_floats(v, n, vt);
 		for (size_t i = 0; i < n; i++)
 			if (i == 0 || v[i] > v[i - 1])
 				d++;
@@ -843,24 +995,43 @@ make_bins(struct gb_run *r)
 					r->edges[ne++] = c;
 			}
 		}
+		if (r->hasmiss[f] && n > 0) {
+			/* the smallest value is an edge too: splitting there
+			 * parts the missing rows from every other */
+			memmove(r->edges + e0 + 1, r->edges + e0,
+				(ne - e0) * sizeof(float));
+			r->edges[e0] = v[0];
+			ne++;
+		}
 		r->estart[f + 1] = (uint32_t)ne;
 		r->nb[f] = (uint32_t)(ne - e0) + 1;
-		r->hoff[f + 1] = r->hoff[f] + r->nb[f];
-		for (size_t i = 0; i < n; i++) {
-			float x = r->x[i * nf + f];
-			size_t lo = e0, hi = ne; /* first edge above x */
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (r->edges[mid] <= x)
-					lo = mid + 1;
-				else
-					hi = mid;
+		r->hoff[f + 1] = r->hoff[f] + r->nb[f] + r->hasmiss[f];
+		for (size_t i = 0; i < r->n; i++) {
+			float x = col[i];
+			/* the number of edges at or below x, without a branch
+			 * (the search came later: the same count, no bit moved) */
+			const float *e = r->edges + e0, *base = e;
+			size_t len = ne - e0;
+			if (x != x) {
+				r->bins[f * r->n + i] = (uint8_t)r->nb[f];
+				continue;
 			}
-			r->bins[f * n + i] = (uint8_t)(lo - e0);
+			if (len == 0) {
+				r->bins[f * r->n + i] = 0;
+				continue;
+			}
+			while (len > 1) {
+				size_t half = len / 2;
+				base = base[half] <= x ? base + half : base;
+				len -= half;
+			}
+			r->bins[f * r->n + i] = (uint8_t)((size_t)(base - e) + (*base <= x));
 		}
 	}
 	r->hcells = r->hoff[nf];
 	free(v);
+	free(vt);
+	free(cols);
 	return 0;
 }
 
@@ -871,6 +1042,7 @@ run_free(struct gb_run *r)
 {
 	free(r->bins);
 	free(r->nb);
+	free(r->hasmiss);
 	free(r->hoff);
 	free(r->edges);
 	free(r->estart);
@@ -906,6 +1078,86 @@ add_tree(const struct rebuild_tree_node *nodes, uint32_t root, const float *x,
 	for (size_t i = 0; i < n; i++)
 		if (skip == NULL || !skip[i])
 			mg[i * K + k] += nodes[gb_walk(nodes, root, x + i * nf)].value;
+}
+
+/*
+ * The validation rows binned as the training rows are (step 1's edges):
+ * vb[f * nv + i].  A value's bin is the number of edges at or below it,
+ * so it is below edge t exactly when its bin is at most t, and a tree
+ * walked on the bins reaches the leaf gb_walk reaches on the values.  A
+ * missing value takes its feature's missing bin (1m), or 255 for a
+ * feature without one: above every split's bin (at most nb - 2 <= 254),
+ * so it goes right, as a NaN does at a split of flags 0.
+ */
+static int
+bin_rows(const struct gb_run *r, const float *x, size_t nv, uint8_t **out)
+{
+	size_t nf = r->nfeat;
+	uint8_t *vb = malloc(nf * nv > 0 ? nf * nv : 1);
+
+	*out = vb;
+	if (vb == NULL)
+		return RBA_E_NOMEM;
+	for (size_t f = 0; f < nf; f++) {
+		size_t e0 = r->estart[f], ne = r->estart[f + 1];
+		uint8_t miss = r->hasmiss[f] ? (uint8_t)r->nb[f] : 255;
+		for (size_t i = 0; i < nv; i++) {
+			float v = x[i * nf + f];
+			size_t lo = e0, hi = ne;
+			if (v != v) {
+				vb[f * nv + i] = miss;
+				continue;
+			}
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (r->edges[mid] <= v)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			vb[f * nv + i] = (uint8_t)(lo - e0);
+		}
+	}
+	return 0;
+}
+
+/*
+ * add_tree for binned rows: the rows idx[0..count) of node i (forest
+ * nodes) partitioned down the tree on their bins (vb, nv rows a
+ * column), each leaf's value added to its rows' margins (group k of K).
+ * Each row gets its one leaf, as a walk gives it: the same sums.
+ */
+static void
+add_tree_binned(const struct gb_run *r, const struct rebuild_tree_node *nodes,
+		uint32_t i, const uint8_t *vb, size_t nv, uint32_t *idx,
+		uint32_t *tmp, size_t count, float *mg, uint32_t K, uint32_t k)
+{
+	const struct rebuild_tree_node *q = &nodes[i];
+	size_t nl = 0, nr = 0;
+	const uint8_t *col;
+	uint32_t bin, mb;
+	int dleft;
+
+	if (q->feature == REBUILD_TREE_LEAF) {
+		for (size_t j = 0; j < count; j++)
+			mg[(size_t)idx[j] * K + k] += q->value;
+		return;
+	}
+	col = vb + (size_t)q->feature * nv;
+	bin = q->bin;
+	dleft = (q->flags & REBUILD_TREE_DEFAULT_LEFT) != 0;
+	mb = dleft ? r->nb[q->feature] : 256; /* no bin is 256 */
+	for (size_t j = 0; j < count; j++) {
+		uint32_t row = idx[j], b = col[row];
+		size_t left = b <= bin || b == mb;
+		idx[nl] = row;
+		tmp[nr] = row;
+		nl += left;
+		nr += 1 - left;
+	}
+	memcpy(idx + nl, tmp, nr * sizeof(uint32_t));
+	add_tree_binned(r, nodes, q->left, vb, nv, idx, tmp, nl, mg, K, k);
+	add_tree_binned(r, nodes, q->right, vb, nv, idx + nl, tmp, nr, mg, K, k);
 }
 
 /* Loss, accuracy and AUC of a set from its probabilities (rebuild_eval). */
@@ -968,7 +1220,8 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	const struct kernel_ops *ks = kernel_strict();
 	float *mg = NULL, *vmg = NULL, *pr = NULL, *vpr = NULL, *ls = NULL;
 	float *vls = NULL, *score = NULL;
-	uint8_t *pos = NULL, *insample = NULL;
+	uint8_t *pos = NULL, *insample = NULL, *vb = NULL;
+	uint32_t *vidx = NULL, *vtmp = NULL;
 	double t0;
 	int err;
 
@@ -991,6 +1244,10 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	t0 = rba_time_mono();
 	if ((err = make_bins(&r)) != 0)
 		return gb_fail(&r, d, err);
+	if ((err = bin_rows(&r, val->x, nv, &vb)) != 0)
+		goto fail;
+	vidx = malloc((nv ? nv : 1) * sizeof(uint32_t));
+	vtmp = malloc((nv ? nv : 1) * sizeof(uint32_t));
 	r.gh = malloc(n * sizeof(struct gb_cell));
 	r.ord = malloc(n * sizeof(struct gb_cell));
 	r.copies = malloc((size_t)pool_threads(r.pool) * GB_COPIES *
@@ -1011,7 +1268,7 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	score = malloc((nv ? nv : 1) * sizeof(float));
 	pos = malloc(nv ? nv : 1);
 	insample = malloc(n);
-	if (insample == NULL || r.gh == NULL || r.ord == NULL ||
+	if (insample == NULL || vidx == NULL || vtmp == NULL || r.gh == NULL || r.ord == NULL ||
 	    r.copies == NULL || r.idx == NULL || r.tmp == NULL ||
 	    r.feats == NULL || r.soff == NULL || r.perm == NULL || r.on == NULL ||
 	    r.fbest == NULL || mg == NULL ||
@@ -1067,8 +1324,10 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 			if (nrows < n)
 				add_tree(r.nodes, r.tstart[first + k], train->x, n,
 					 nfeat, mg, K, k, insample);
-			add_tree(r.nodes, r.tstart[first + k], val->x, nv, nfeat,
-				 vmg, K, k, NULL);
+			for (size_t i = 0; i < nv; i++)
+				vidx[i] = (uint32_t)i;
+			add_tree_binned(&r, r.nodes, r.tstart[first + k], vb, nv, vidx,
+					vtmp, nv, vmg, K, k);
 		}
 		/* The training loss (a log per row) and the AUC (a sort) are
 		 * taken at the last round only: per round they would cost more
@@ -1148,6 +1407,9 @@ out:
 	free(score);
 	free(pos);
 	free(insample);
+	free(vb);
+	free(vidx);
+	free(vtmp);
 	return err;
 }
 

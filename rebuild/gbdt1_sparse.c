@@ -44,6 +44,11 @@
  * register, so the lanes' loads overlap; the root, the same for every
  * lane, is read once.  Each case still adds its trees' values in tree
  * order.
+ *
+ * A split that sends missing values left reads a copy of its feature's
+ * inputs, a row of the block after the features, in which a missing
+ * input's key (UINT32_MAX, never below a threshold) is 0 (always
+ * below one) and every other key is the same: the step is unchanged.
  */
 #define GB_FULL_DEPTH 8
 #define GB_SCORE_LANES 10
@@ -118,6 +123,8 @@ struct gb_stree {
 struct gb_sparse {
 	struct rebuild_sparse head; /* first: rebuild_sparse_* cast */
 	uint32_t nfeat, C, K, ntrees;
+	uint32_t nx;	/* input rows of x: nfeat, then the left copies */
+	uint32_t *lrow; /* per feature: its left copy's row, or UINT32_MAX */
 	const struct kernel_ops *ks;
 	float *base;
 	struct gb_stree *tree;
@@ -125,7 +132,7 @@ struct gb_sparse {
 	float *fval;
 	struct gb_snode *nodes;
 	float *value;
-	uint32_t *x; /* nfeat x GB_SCORE_BLOCK keys, GB_KEY_ZERO between cases */
+	uint32_t *x; /* nx x GB_SCORE_BLOCK keys, GB_KEY_ZERO between cases */
 	float *mg; /* GB_SCORE_BLOCK x K */
 	float *t;  /* GB_SCORE_BLOCK: gbdt1_softmax2's scratch */
 	uint32_t *rows; /* GB_SCORE_BLOCK x nterms (nterms <= nfeat) */
@@ -140,6 +147,7 @@ gb_sparse_free(struct rebuild_sparse *sp)
 	if (s == NULL)
 		return;
 	free(s->base);
+	free(s->lrow);
 	free(s->tree);
 	free(s->fnode);
 	free(s->fval);
@@ -252,7 +260,7 @@ gb_walk_lanes(const gb_fnode *fn, uint32_t d, const float *fv,
 	      const uint32_t *xs, size_t j0, float *mg, size_t K)
 {
 	const uint32_t *x = xs + j0;
-	const uint32_t(*xall)[REBUILD_MAX_WIDTH * GB_SCORE_BLOCK] =
+	const uint32_t(*xall)[2 * REBUILD_MAX_WIDTH * GB_SCORE_BLOCK] =
 		(const void *)xs;
 	size_t c0, c1, c2, c3, c4, c5, c6, c7, c8, c9;
 	float m0 = mg[0 * K], m1 = mg[1 * K], m2 = mg[2 * K], m3 = mg[3 * K];
@@ -289,7 +297,7 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 	uint32_t K = s->K;
 	uint32_t *xs = s->x;
 	float *mg = s->mg;
-	const size_t nall = (size_t)s->nfeat * GB_SCORE_BLOCK; /* keys in x */
+	const size_t nall = (size_t)s->nx * GB_SCORE_BLOCK; /* keys in x */
 	const gb_vi zkey = { INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN };
 
 	_Static_assert(GB_VW == 4 && GB_SCORE_BLOCK % GB_VW == 0,
@@ -314,6 +322,19 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 			for (size_t k = 0; k < nterms; k++)
 				xs[(size_t)r[k] * GB_SCORE_BLOCK + j] = kj[k];
 		}
+		/* the left copies: a missing input (key UINT32_MAX, above
+		 * every threshold) is 0 there, below every one */
+		if (s->nx > s->nfeat)
+			for (size_t j = 0; j < nb; j++) {
+				const uint32_t *r = s->rows + j * nterms;
+				const uint32_t *kj = s->keys + j * nterms;
+				for (size_t k = 0; k < nterms; k++) {
+					uint32_t lr = s->lrow[r[k]];
+					if (lr != UINT32_MAX)
+						xs[(size_t)lr * GB_SCORE_BLOCK + j] =
+							kj[k] == UINT32_MAX ? 0 : kj[k];
+				}
+			}
 		for (size_t j = 0; j < nl; j++)
 			memcpy(mg + j * K, s->base, K * sizeof(float));
 		for (uint32_t t = 0; t < s->ntrees; t++) {
@@ -374,11 +395,30 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 		else
 			for (size_t j = 0; j < nb; j++) {
 				const uint32_t *r = s->rows + j * nterms;
-				for (size_t k = 0; k < nterms; k++)
+				for (size_t k = 0; k < nterms; k++) {
+					uint32_t lr = s->lrow[r[k]];
 					xs[(size_t)r[k] * GB_SCORE_BLOCK + j] =
 						GB_KEY_ZERO;
+					if (lr != UINT32_MAX)
+						xs[(size_t)lr * GB_SCORE_BLOCK + j] =
+							GB_KEY_ZERO;
+				}
 			}
 	}
+}
+
+/*
+ * The input row a split reads: its feature's, or, for a split that sends
+ * missing values left, its feature's left copy, where a missing input is
+ * below every threshold (the key comparison then decides as
+ * rebuild_tree_goes_left: every other input has the same key there).
+ */
+static uint32_t
+gb_row(const struct gb_sparse *s, const struct rebuild_tree_node *q)
+{
+	if (q->flags & REBUILD_TREE_DEFAULT_LEFT)
+		return s->lrow[q->feature];
+	return q->feature;
 }
 
 /* Fills complete position p (at level, of depth d) from node i. */
@@ -397,7 +437,7 @@ fill_full(struct gb_sparse *s, const struct gb_stree *tr,
 	s->fnode[tr->at + p] =
 		leaf ? (uint64_t)GB_KEY_ZERO << 32
 		     : (uint64_t)gb_key_below(q->threshold) << 32 |
-			       q->feature * GB_SCORE_BLOCK;
+			       gb_row(s, q) * GB_SCORE_BLOCK;
 	fill_full(s, tr, nodes, leaf ? i : q->left, 2 * p, level + 1);
 	fill_full(s, tr, nodes, leaf ? i : q->right, 2 * p + 1, level + 1);
 }
@@ -429,7 +469,20 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	s->tree = calloc(s->ntrees, sizeof(*s->tree));
 	s->nodes = malloc(nn * sizeof(*s->nodes));
 	s->value = malloc(nn * sizeof(float));
-	s->x = malloc((size_t)GB_SCORE_BLOCK * s->nfeat * sizeof(uint32_t));
+	s->lrow = malloc((s->nfeat ? s->nfeat : 1) * sizeof(uint32_t));
+	if (s->lrow == NULL)
+		goto nomem;
+	s->nx = s->nfeat;
+	for (uint32_t j = 0; j < s->nfeat; j++)
+		s->lrow[j] = UINT32_MAX;
+	for (size_t i = 0; i < nn; i++) {
+		const struct rebuild_tree_node *q = &f->nodes[i];
+		if (q->feature != REBUILD_TREE_LEAF &&
+		    (q->flags & REBUILD_TREE_DEFAULT_LEFT) &&
+		    s->lrow[q->feature] == UINT32_MAX)
+			s->lrow[q->feature] = s->nx++;
+	}
+	s->x = malloc((size_t)GB_SCORE_BLOCK * s->nx * sizeof(uint32_t));
 	s->mg = malloc((size_t)GB_SCORE_BLOCK * s->K * sizeof(float));
 	s->t = malloc(GB_SCORE_BLOCK * sizeof(float));
 	s->rows = malloc((size_t)GB_SCORE_BLOCK * s->nfeat * sizeof(uint32_t));
@@ -439,7 +492,7 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	    s->rows == NULL || s->keys == NULL)
 		goto nomem;
 	memcpy(s->base, f->base, s->K * sizeof(float));
-	for (size_t i = 0; i < (size_t)GB_SCORE_BLOCK * s->nfeat; i++)
+	for (size_t i = 0; i < (size_t)GB_SCORE_BLOCK * s->nx; i++)
 		s->x[i] = GB_KEY_ZERO;
 	for (uint32_t t = 0; t < f->ntrees; t++) {
 		struct gb_stree *tr = &s->tree[t];
@@ -470,7 +523,7 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 			o->kid[0] = o->kid[1] = (uint32_t)i;
 		} else {
 			o->key = gb_key(q->threshold, 1);
-			o->off = q->feature * GB_SCORE_BLOCK;
+			o->off = gb_row(s, q) * GB_SCORE_BLOCK;
 			o->kid[0] = q->left;
 			o->kid[1] = q->right;
 		}

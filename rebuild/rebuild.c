@@ -1,6 +1,7 @@
 /* rebuild.c - pins + snapshot bytes -> artifact bytes. */
 #include "rebuild/rebuild.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ struct rebuild_prepared {
 	float *xtr, *xva;
 	uint32_t *ytr, *yva;
 	uint32_t positive;
+	int xtr_borrowed, xva_borrowed; /* rows of data.x, not copies */
 };
 
 void
@@ -30,21 +32,45 @@ rebuild_result_release(struct rebuild_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/*
+ * Whether rows idx[0..n) are consecutive and the standardization is the
+ * identity (mean +0, scale 1: (x - +0) / 1 is x, bit for bit, -0 and NaN
+ * too; a mean of -0 would turn -0 into +0):
+ * then the standardized matrix is data's rows as they are.
+ */
+static int
+gather_is_view(const struct encode_spec *spec, const size_t *idx, size_t n)
+{
+	for (uint32_t f = 0; f < spec->nfeatures; f++)
+		if (spec->mean[f] != 0.0f || signbit(spec->mean[f]) ||
+		    spec->scale[f] != 1.0f)
+			return 0;
+	for (size_t i = 1; i < n; i++)
+		if (idx[i] != idx[0] + i)
+			return 0;
+	return n > 0;
+}
+
 /* Gathers rows idx into a standardized matrix and their labels. */
 static int
 gather(const struct encode_spec *spec, const struct encode_data *data,
-       const size_t *idx, size_t n, float **x, uint32_t **y)
+       const size_t *idx, size_t n, float **x, uint32_t **y, int *borrowed)
 {
 	size_t nf = spec->nfeatures;
+	int view = borrowed != NULL && gather_is_view(spec, idx, n);
 
-	*x = malloc((n ? n : 1) * nf * sizeof(float));
+	if (borrowed != NULL)
+		*borrowed = view;
+	*x = view ? data->x + idx[0] * nf : malloc((n ? n : 1) * nf * sizeof(float));
 	*y = malloc((n ? n : 1) * sizeof(uint32_t));
 	if (*x == NULL || *y == NULL)
 		return RBA_E_NOMEM;
-	for (size_t i = 0; i < n; i++) {
-		memcpy(*x + i * nf, data->x + idx[i] * nf, nf * sizeof(float));
+	for (size_t i = 0; i < n; i++)
 		(*y)[i] = data->y[idx[i]];
-	}
+	if (view)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		memcpy(*x + i * nf, data->x + idx[i] * nf, nf * sizeof(float));
 	encode_standardize(spec, *x, n, *x);
 	return 0;
 }
@@ -59,8 +85,10 @@ rebuild_prepared_free(struct rebuild_prepared *prep)
 	encode_data_release(&prep->data);
 	free(prep->tr);
 	free(prep->va);
-	free(prep->xtr);
-	free(prep->xva);
+	if (!prep->xtr_borrowed)
+		free(prep->xtr);
+	if (!prep->xva_borrowed)
+		free(prep->xva);
 	free(prep->ytr);
 	free(prep->yva);
 	free(prep);
@@ -108,10 +136,18 @@ rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 		rebuild_prepared_free(prep);
 		return rba_fail(d, RBA_E_NOMEM, name, 0, 0, "out of memory");
 	}
-	if ((err = csv_table_load_mem(snapshot, n, name, &t, d)))
-		goto out;
+	{
+		struct csv_missing m;
+		m.tok = pins_missing_tokens(p, &m.n);
+		if ((err = csv_table_load_mem_missing(snapshot, n, name, &m, &t,
+						      d)))
+			goto out;
+	}
 	if ((err = encode_fit(p, t, &prep->spec, &prep->data, d)))
 		goto out;
+	/* the text is done with: its memory goes before the copies come */
+	csv_table_free(t);
+	t = NULL;
 	if ((err = encode_split(p, prep->data.n, &prep->tr, &prep->ntr,
 				&prep->va, &prep->nva))) {
 		size_t nv = (size_t)((double)prep->data.n *
@@ -130,12 +166,17 @@ rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 		}
 		goto out;
 	}
+	if ((err = encode_impute_fit(p, &prep->spec, &prep->data, prep->tr,
+				     prep->ntr))) {
+		rba_fail(d, err, name, 0, 0, "%s", "out of memory");
+		goto out;
+	}
 	encode_standardize_fit(&prep->spec, &prep->data, prep->tr, prep->ntr,
 			       p->data.standardize);
 	if ((err = gather(&prep->spec, &prep->data, prep->tr, prep->ntr,
-			  &prep->xtr, &prep->ytr)) ||
+			  &prep->xtr, &prep->ytr, &prep->xtr_borrowed)) ||
 	    (err = gather(&prep->spec, &prep->data, prep->va, prep->nva,
-			  &prep->xva, &prep->yva))) {
+			  &prep->xva, &prep->yva, &prep->xva_borrowed))) {
 		rba_fail(d, err, name, 0, 0, "out of memory");
 		goto out;
 	}
@@ -290,7 +331,8 @@ rebuild_evaluate_artifact(const struct pins *p,
 			       prep->spec.nfeatures, prep->spec.nclasses);
 		goto out;
 	}
-	if ((err = gather(&art.spec, &prep->data, prep->va, prep->nva, &x, &y))) {
+	if ((err = gather(&art.spec, &prep->data, prep->va, prep->nva, &x, &y,
+			  NULL))) {
 		rba_fail(d, err, NULL, 0, 0, "out of memory");
 		goto out;
 	}

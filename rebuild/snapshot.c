@@ -60,8 +60,14 @@ parse_main(void *arg)
 	char sink[65536];
 
 	ps->err = csv_reader_open_fd(ps->fd, ps->name, &r);
-	if (ps->err == 0)
-		ps->err = csv_validate(r, &ps->sum, &ps->d);
+	/* The empty field is the default missing value (pins data.missing):
+	 * a snapshot with one in a numeric column is stored; which fields
+	 * are missing is the pins' to say when it is trained on. */
+	if (ps->err == 0) {
+		static const char *const empty[] = {""};
+		static const struct csv_missing dflt = {1, empty};
+		ps->err = csv_validate_missing(r, &dflt, &ps->sum, &ps->d);
+	}
 	csv_reader_free(r);
 	if (ps->err) {
 		atomic_store(&ps->failed, 1);

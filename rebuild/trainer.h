@@ -83,9 +83,11 @@ enum rebuild_kind { REBUILD_KIND_MLP = 0, REBUILD_KIND_GBDT = 1 };
  * preorder, so left is always the node after its parent.  cover is the
  * sum of the training hessians that reached the node (TreeSHAP weights
  * the two sides of a split by it); value is a leaf's contribution to its
- * group's margin, learning rate included (0 at splits).  flags: a NaN
- * input goes left at a split with REBUILD_TREE_DEFAULT_LEFT, right
- * otherwise (our own trees: flags 0, and their inputs are never NaN).
+ * group's margin, learning rate included (0 at splits).
+ *
+ * A missing input (NaN) is never below a threshold: it goes left when
+ * flags holds REBUILD_TREE_DEFAULT_LEFT, right otherwise (flags 0, the
+ * rule of every forest made before missing values were taken).
  */
 #define REBUILD_TREE_DEFAULT_LEFT 1u
 
@@ -98,6 +100,15 @@ struct rebuild_tree_node {
 	float cover;
 	uint32_t flags; /* REBUILD_TREE_DEFAULT_LEFT; 0 at a leaf */
 };
+
+/* Whether input value v goes to split n's left child. */
+static inline int
+rebuild_tree_goes_left(const struct rebuild_tree_node *n, float v)
+{
+	/* (a NaN is never below: it is looked at only when not) */
+	return v < n->threshold ||
+	       (v != v && (n->flags & REBUILD_TREE_DEFAULT_LEFT) != 0);
+}
 
 /*
  * A forest: ngroups margins (1 for two classes: the logit of class 1

@@ -538,6 +538,7 @@ struct dec {
 	struct rba_cursor c;
 	const uint8_t *base;
 	struct rba_detail *d;
+	int fmt; /* the chunk's format */
 };
 
 /* "sample chunk: <what>[ <how>]" at the current byte offset. */
@@ -631,8 +632,8 @@ num_at(const uint8_t *p, uint8_t r, size_t i)
  * values are all checked finite (integers always are).
  */
 static int
-dec_numbers(struct dec *x, size_t n, double *out, size_t from, size_t cnt,
-	    const char *what)
+dec_numbers_nan(struct dec *x, size_t n, double *out, size_t from, size_t cnt,
+		const char *what, int nan_ok)
 {
 	uint8_t r = rba_cursor_u8(&x->c);
 	const uint8_t *p;
@@ -643,12 +644,21 @@ dec_numbers(struct dec *x, size_t n, double *out, size_t from, size_t cnt,
 	if (p == NULL)
 		return dec_fail(x, what, "past the end");
 	if (r >= REPR_F32)
-		for (size_t i = 0; i < n; i++)
-			if (!isfinite(num_at(p, r, i)))
+		for (size_t i = 0; i < n; i++) {
+			double v = num_at(p, r, i);
+			if (!isfinite(v) && !(nan_ok && v != v))
 				return dec_fail(x, what, "hold a number that is not finite");
+		}
 	for (size_t i = 0; i < cnt; i++)
 		out[i] = num_at(p, r, from + i);
 	return 0;
+}
+
+static int
+dec_numbers(struct dec *x, size_t n, double *out, size_t from, size_t cnt,
+	    const char *what)
+{
+	return dec_numbers_nan(x, n, out, from, cnt, what, 0);
 }
 
 /*
@@ -694,7 +704,8 @@ dec_header(struct dec *x, const uint8_t *p, size_t n, struct rba_detail *d,
 	rba_cursor_init(&x->c, p, n);
 	if (rba_cursor_u8(&x->c) != SAMPLE_CHUNK_TAG)
 		return dec_fail(x, "bad type tag", NULL);
-	if (rba_cursor_u8(&x->c) != SAMPLE_CHUNK_FORMAT)
+	x->fmt = rba_cursor_u8(&x->c);
+	if (x->fmt != SAMPLE_CHUNK_FORMAT && x->fmt != SAMPLE_CHUNK_FORMAT_MISSING)
 		return dec_fail(x, "unknown format version", NULL);
 	*ncases = rba_cursor_u32(&x->c);
 	*ncols = rba_cursor_u32(&x->c);
@@ -801,7 +812,9 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 			uint32_t nexc, prev = 0, kept = 0;
 			if (sample_mem_ensure(&cm->num, &cm->cap_num, keep, sizeof(double)))
 				return RBA_E_NOMEM;
-			if ((err = dec_numbers(&x, ncases, cm->num, at, keep, "numbers")))
+			if ((err = dec_numbers_nan(&x, ncases, cm->num, at, keep,
+						   "numbers",
+						   x.fmt == SAMPLE_CHUNK_FORMAT_MISSING)))
 				return err;
 			col->num = cm->num;
 			nexc = rba_cursor_u32(&x.c);
@@ -833,6 +846,16 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 			col->nexc = kept;
 			col->exc_case = cm->exc_case;
 			col->exc_text = cm->exc_text;
+			/* a missing value keeps its text: each NaN has one */
+			for (uint32_t i = 0, e = 0; i < keep; i++) {
+				if (col->num[i] == col->num[i])
+					continue;
+				while (e < kept && col->exc_case[e] < i)
+					e++;
+				if (e == kept || col->exc_case[e] != i)
+					return dec_fail(&x, "a missing number",
+							"has no text");
+			}
 			continue;
 		}
 		if (kind == SAMPLE_COL_DICT) {
@@ -920,6 +943,10 @@ num_repr(const double *v, size_t n)
 	int integral = 1, f32 = 1;
 
 	for (size_t i = 0; i < n; i++) {
+		if (v[i] != v[i]) { /* a missing value: a float, any width */
+			integral = 0;
+			continue;
+		}
 		if (integral && (v[i] != floor(v[i]) || (v[i] == 0 && signbit(v[i])) ||
 				 fabs(v[i]) > 2147483647.0))
 			integral = 0;
@@ -980,8 +1007,14 @@ put_numbers(struct rba_buf *b, const double *v, size_t n)
 void
 sample_chunk_encode(const struct sample_chunk *c, struct rba_buf *out)
 {
+	int nan = 0;
+
+	for (uint32_t k = 0; k < c->ncols && !nan; k++)
+		if (c->cols[k].kind == SAMPLE_COL_NUMBER)
+			for (uint32_t i = 0; i < c->ncases && !nan; i++)
+				nan = c->cols[k].num[i] != c->cols[k].num[i];
 	rba_buf_put_u8(out, SAMPLE_CHUNK_TAG);
-	rba_buf_put_u8(out, SAMPLE_CHUNK_FORMAT);
+	rba_buf_put_u8(out, nan ? SAMPLE_CHUNK_FORMAT_MISSING : SAMPLE_CHUNK_FORMAT);
 	rba_buf_put_u32(out, c->ncases);
 	rba_buf_put_u32(out, c->ncols);
 	rba_buf_put_u32(out, c->nscores);

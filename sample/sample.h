@@ -55,6 +55,10 @@
  *       strings in order of first use, u8 width (1, 2 or 4), ncases
  *       codes of that width;
  *     3 the case ids (only the layout's id column): no more bytes.
+ * Format 2 is format 1 in which a number column may hold NaN, a missing
+ * value (a field that was one of the model's missing tokens, pins
+ * data.missing): every NaN has an exception, the exact text.  Written
+ * only for a chunk that holds one, so every other chunk keeps format 1.
  * Nothing may follow the last column.  So every text is kept exactly,
  * numbers are ready to score without parsing, and a categorical column
  * is matched to the model's levels once per dictionary entry, not once
@@ -81,6 +85,7 @@
 #define SAMPLE_MAX_SCORE_PRECISION 1.0
 #define SAMPLE_CHUNK_TAG 'K'
 #define SAMPLE_CHUNK_FORMAT 1
+#define SAMPLE_CHUNK_FORMAT_MISSING 2 /* number columns may hold NaN */
 #define SAMPLE_CHUNK_CASES 8192	 /* cases in one chunk */
 #define SAMPLE_MAX_COLUMNS CSV_MAX_FIELDS
 #define SAMPLE_MAX_SCORES 1024	 /* numbers stored per case */

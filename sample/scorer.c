@@ -263,6 +263,21 @@ bad_range(const struct audit_scorer *sc, const struct sample_chunk *c,
 }
 
 /*
+ * Whether text t of numeric feature f is a missing value of the model
+ * (one of its tokens): then *raw gets what the model takes in its
+ * place, the imputation or NaN (trees).
+ */
+static int
+missing_raw(const struct encode_spec *spec, uint32_t f, const char *t,
+	    float *raw)
+{
+	if (spec->nmissing == 0 || !encode_is_missing(spec, t))
+		return 0;
+	*raw = spec->impute != NULL ? spec->impute[f] : NAN;
+	return 1;
+}
+
+/*
  * Fills the chunk's first-layer terms, column by column: for case i and
  * model column k, tx0[i * ncols + k] multiplies weight row
  * row0[i * ncols + k].  Numeric: the standardized value and the
@@ -288,8 +303,15 @@ prepare(struct audit_scorer *sc, const struct sample_chunk *c,
 		if (ec->kind == ENCODE_NUMERIC && col->kind == SAMPLE_COL_NUMBER) {
 			float mean = spec->mean[f], scale = spec->scale[f];
 			for (uint32_t i = 0; i < c->ncases; i++) {
-				tx[i * K] = ((float)col->num[i] - mean) / scale;
-				if (!isfinite(tx[i * K]))
+				float rv = (float)col->num[i];
+				if (rv != rv) {
+					/* a missing value: its text is a token */
+					const char *t = sample_chunk_text(c, src, i, tmp);
+					if (!missing_raw(spec, f, t, &rv))
+						return bad_value(c, src, i, ec, bad_case, d);
+				}
+				tx[i * K] = (rv - mean) / scale;
+				if (!isfinite(tx[i * K]) && rv == rv)
 					return bad_range(sc, c, src, i, f, bad_case, d);
 				row[i * K] = f;
 			}
@@ -297,14 +319,16 @@ prepare(struct audit_scorer *sc, const struct sample_chunk *c,
 		}
 		if (col->kind == SAMPLE_COL_DICT) {
 			for (uint32_t v = 0; v < col->nlevels; v++) {
-				if (ec->kind == ENCODE_NUMERIC &&
-				    encode_is_missing(spec, col->levels[v],
-						      strlen(col->levels[v]))) {
-					sc->lvl_f[v] = (int32_t)f; /* NaN: missing */
-					sc->lvl_x[v] = NAN;
-				} else if (ec->kind == ENCODE_NUMERIC) {
+				if (ec->kind == ENCODE_NUMERIC) {
 					double num;
+					float rv;
 					const char *t = col->levels[v];
+					if (missing_raw(spec, f, t, &rv)) {
+						sc->lvl_f[v] = (int32_t)f;
+						sc->lvl_x[v] = (rv - spec->mean[f]) /
+							       spec->scale[f];
+						continue;
+					}
 					sc->lvl_f[v] = csv_parse_number(t, strlen(t), &num)
 							       ? -1 : (int32_t)f;
 					sc->lvl_x[v] = ((float)num - spec->mean[f]) /
@@ -331,12 +355,14 @@ prepare(struct audit_scorer *sc, const struct sample_chunk *c,
 		/* Rare: per-case text (a numeric-looking categorical, or ids). */
 		for (uint32_t i = 0; i < c->ncases; i++) {
 			const char *t = sample_chunk_text(c, src, i, tmp);
-			if (ec->kind == ENCODE_NUMERIC &&
-			    encode_is_missing(spec, t, strlen(t))) {
-				tx[i * K] = NAN;
-				row[i * K] = f;
-			} else if (ec->kind == ENCODE_NUMERIC) {
+			if (ec->kind == ENCODE_NUMERIC) {
 				double num;
+				float rv;
+				if (missing_raw(spec, f, t, &rv)) {
+					tx[i * K] = (rv - spec->mean[f]) / spec->scale[f];
+					row[i * K] = f;
+					continue;
+				}
 				if (csv_parse_number(t, strlen(t), &num))
 					return bad_value(c, src, i, ec, bad_case, d);
 				tx[i * K] = ((float)num - spec->mean[f]) / spec->scale[f];
@@ -383,11 +409,10 @@ run_dense(struct audit_scorer *sc, const struct sample_chunk *c,
 				const struct encode_column *ec = mc->ec;
 				uint32_t src = (uint32_t)mc->src;
 				const char *t = sample_chunk_text(c, src, r0 + i, tmp);
-				if (ec->kind == ENCODE_NUMERIC &&
-				    encode_is_missing(spec, t, strlen(t))) {
-					x[mc->f0] = NAN;
-				} else if (ec->kind == ENCODE_NUMERIC) {
+				if (ec->kind == ENCODE_NUMERIC) {
 					double num;
+					if (missing_raw(spec, mc->f0, t, &x[mc->f0]))
+						continue;
 					if (csv_parse_number(t, strlen(t), &num))
 						return bad_value(c, src, r0 + i, ec,
 								 bad_case, d);

@@ -89,6 +89,8 @@ cp "$scratch/synth-$first.csv" "$scratch/synth.csv"
 
 snapshot_for() {
 	case $1 in
+	german-numeric-missing-*) echo "$top/fixtures/german-credit-numeric-missing.csv" ;;
+	german-categorical-missing-*) echo "$top/fixtures/german-credit-missing.csv" ;;
 	german-numeric-*) echo "$top/fixtures/german-credit-numeric.csv" ;;
 	german-categorical-*) echo "$top/fixtures/german-credit.csv" ;;
 	synth-*) echo "$scratch/synth.csv" ;;

@@ -271,7 +271,7 @@ START_TEST(test_specific_corruptions)
 	cp[0] = 'X';
 	expect(cp, n, RBA_E_CORRUPT, "bad magic");
 	RESET();
-	rba_put_u32le(cp + 8, 3);
+	rba_put_u32le(cp + 8, 4);
 	expect(cp, n, RBA_E_UNSUPPORTED, "newer");
 	/* a network in the forests' format */
 	RESET();
@@ -446,7 +446,11 @@ scores_agree(const struct artifact *a, const char *sn, size_t rows)
 	uint32_t *row = calloc(rows * nf, sizeof(uint32_t));
 	size_t nt = 0;
 
-	ck_assert_int_eq(csv_table_load_mem(sn, strlen(sn), "s.csv", &t, &d), 0);
+	{
+		struct csv_missing m = encode_missing(&a->spec);
+		ck_assert_int_eq(csv_table_load_mem_missing(sn, strlen(sn), "s.csv",
+							    &m, &t, &d), 0);
+	}
 	ck_assert_int_eq(encode_table(&a->spec, t, raw, &d), 0);
 	ck_assert_int_eq(artifact_score(a, raw, rows, sparse), 0);
 	encode_standardize(&a->spec, raw, rows, x);
@@ -740,6 +744,22 @@ START_TEST(test_forest_deep_sparse)
 	ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
 	make_deep(&a, &deep);
 	scores_agree(&deep, snap, 12);
+	/* splits that send missing values left, every other one, deep and
+	 * in a complete layout, on cases missing the split input */
+	{
+		static const char snapm[] =
+			"id,colour,size,weight,class\n"
+			"1,red,,10,yes\n2,blue,2.5,11,no\n3,green,,12,yes\n"
+			"4,red,4.5,,no\n5,blue,,14,yes\n6,red,6.5,15,no\n";
+		for (uint32_t i = 0; i < 12; i += 2)
+			deep.model.forest.nodes[i].flags = REBUILD_TREE_DEFAULT_LEFT;
+		scores_agree(&deep, snapm, 6);
+		for (size_t i = 0; i < a.model.forest.tree_start[a.model.forest.ntrees];
+		     i++)
+			if (a.model.forest.nodes[i].feature != REBUILD_TREE_LEAF && i % 3)
+				a.model.forest.nodes[i].flags = REBUILD_TREE_DEFAULT_LEFT;
+		scores_agree(&a, snapm, 6);
+	}
 	memset(&deep.spec, 0, sizeof(deep.spec));
 	artifact_release(&deep);
 	artifact_release(&a);
@@ -990,7 +1010,8 @@ tree_expvalue(const struct rebuild_tree_node *n, uint32_t i, const float *x,
 		return n[i].value;
 	for (uint32_t k = 0; k < nfe; k++)
 		if (feats[k] == n[i].feature && (S >> k & 1u))
-			return tree_expvalue(n, x[n[i].feature] < n[i].threshold
+			return tree_expvalue(n, rebuild_tree_goes_left(&n[i],
+									 x[n[i].feature])
 						       ? n[i].left : n[i].right,
 					     x, feats, nfe, S);
 	cl = n[n[i].left].cover;
@@ -1041,7 +1062,8 @@ tree_shapley_brute(const struct rebuild_forest *fo, uint32_t t, const float *x,
  * enumerated Shapley values of the cover-weighted expectation.
  */
 static void
-explain_german(const char *name, size_t ncases)
+explain_german_on(const char *name, const char *csv, size_t ncases,
+		  double tol)
 {
 	char path[256];
 	struct pins *p;
@@ -1058,14 +1080,17 @@ explain_german(const char *name, size_t ncases)
 	snprintf(path, sizeof(path), FIXTURES "/pins/%s.yaml", name);
 	rba_detail_clear(&d);
 	ck_assert_msg(policy_pins_load(path, &p, &d) == 0, "%s", d.reason);
-	ck_assert_int_eq(rba_file_read(FIXTURES "/german-credit.csv", 1u << 24, &sn,
-				       &n, &d), 0);
+	ck_assert_int_eq(rba_file_read(csv, 1u << 24, &sn, &n, &d), 0);
 	ck_assert_msg(rebuild_from_snapshot(p, 0, sn, n, "g.csv", NULL, &res, &d) == 0,
 		      "%s", d.reason);
 	ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
 	ck_assert_msg(explain_baseline_fit(p, &a, sn, n, "g.csv", &b, &d) == 0, "%s",
 		      d.reason);
-	ck_assert_int_eq(csv_table_load_mem(sn, n, "g.csv", &t, &d), 0);
+	{
+		struct csv_missing m = encode_missing(&a.spec);
+		ck_assert_int_eq(csv_table_load_mem_missing(sn, n, "g.csv", &m, &t,
+							    &d), 0);
+	}
 	nf = a.spec.nfeatures;
 	raw = malloc(t->nrows * nf * sizeof(float));
 	probs = malloc(t->nrows * a.spec.nclasses * sizeof(float));
@@ -1082,7 +1107,7 @@ explain_german(const char *name, size_t ncases)
 		e = fabs(r.sum - r.margin);
 		if (e > worst)
 			worst = e;
-		ck_assert_msg(e <= EXPLAIN_TOLERANCE, "%s case %zu: %.17g vs %.17g",
+		ck_assert_msg(e <= tol, "%s case %zu: %.17g vs %.17g",
 			      name, i, r.sum, r.margin);
 		pm = 1.0 / (1.0 + exp(-r.margin));
 		if (fabs(pm - probs[i * 2 + pos]) > worstp)
@@ -1129,6 +1154,13 @@ explain_german(const char *name, size_t ncases)
 	policy_pins_free(p);
 }
 
+static void
+explain_german(const char *name, size_t ncases)
+{
+	explain_german_on(name, FIXTURES "/german-credit.csv", ncases,
+			  EXPLAIN_TOLERANCE);
+}
+
 START_TEST(test_explain_german_logistic)
 {
 	explain_german("german-categorical-logistic", 1000);
@@ -1138,6 +1170,166 @@ END_TEST
 START_TEST(test_explain_german_gbdt)
 {
 	explain_german("german-categorical-gbdt", 1000);
+}
+END_TEST
+
+/*
+ * Trees with missing values: TreeSHAP adds up to the margin on every
+ * case to 1e-9, and matches enumeration (a missing input goes the side
+ * its split learned; the other side is weighted by its cover).
+ */
+START_TEST(test_explain_german_missing)
+{
+	explain_german_on("german-categorical-missing-gbdt",
+			  FIXTURES "/german-credit-missing.csv", 1000, 1e-9);
+	explain_german_on("german-numeric-missing-gbdt",
+			  FIXTURES "/german-credit-numeric-missing.csv", 1000, 1e-9);
+}
+END_TEST
+
+/* A pins file of fixtures/pins trained on a fixture, decoded. */
+static void
+train_fixture(const char *name, const char *csv, struct rebuild_result *res,
+	      struct artifact *a, uint8_t **snapshot, size_t *nsnap)
+{
+	char path[256];
+	struct pins *p;
+	struct rba_detail d;
+
+	snprintf(path, sizeof(path), FIXTURES "/pins/%s.yaml", name);
+	rba_detail_clear(&d);
+	ck_assert_msg(policy_pins_load(path, &p, &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(rba_file_read(csv, 1u << 24, snapshot, nsnap, &d), 0);
+	ck_assert_msg(rebuild_from_snapshot(p, 0, *snapshot, *nsnap, "g.csv", NULL, res,
+					    &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(artifact_decode(res->artifact, res->artifact_len, a, &d),
+			 0);
+	policy_pins_free(p);
+}
+
+/*
+ * The root of a one-split tree on x (class yes when x >= 5) with three
+ * training rows missing x: they go the side whose rows they are like,
+ * left with class no (below the edge), right with class yes (flags 0);
+ * with no missing row the split sends a missing value right.
+ */
+static uint32_t
+root_flags(const char *sn)
+{
+	struct pins p;
+	struct rba_detail d;
+	struct rebuild_result res;
+	struct artifact a;
+	uint32_t fl;
+
+	test_pins(&p, 0);
+	rba_digest_bytes(sn, strlen(sn), &p.snapshot);
+	p.data.ncategorical = 0;
+	p.data.standardize = 0;
+	p.data.split_order = PINS_SPLIT_TAIL;
+	p.model.kind = PINS_MODEL_GBDT;
+	p.model.gbdt.trees = 1;
+	p.model.gbdt.max_depth = 1;
+	p.model.gbdt.learning_rate = 0.3;
+	p.model.gbdt.min_child_weight = 0;
+	p.model.gbdt.lambda = 1;
+	p.model.gbdt.max_bins = 16;
+	p.model.gbdt.subsample = 1;
+	p.model.gbdt.colsample = 1;
+	rba_detail_clear(&d);
+	ck_assert_msg(rebuild_from_snapshot(&p, 0, sn, strlen(sn), "m.csv", NULL, &res,
+					    &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
+	ck_assert_uint_eq(a.model.forest.nodes[0].feature, 0);
+	ck_assert(a.model.forest.nodes[0].threshold == 5.0f);
+	fl = a.model.forest.nodes[0].flags;
+	artifact_release(&a);
+	rebuild_result_release(&res);
+	return fl;
+}
+
+START_TEST(test_missing_direction)
+{
+	static const char like_no[] =
+		"id,x,class\n1,1,no\n2,,no\n3,2,no\n4,,no\n5,3,no\n6,4,no\n"
+		"7,,no\n8,5,yes\n9,6,yes\n10,7,yes\n11,8,yes\n12,9,yes\n"
+		"13,1,no\n14,8,yes\n15,2,no\n16,7,yes\n";
+	static const char like_yes[] =
+		"id,x,class\n1,1,no\n2,,yes\n3,2,no\n4,,yes\n5,3,no\n6,4,no\n"
+		"7,,yes\n8,5,yes\n9,6,yes\n10,7,yes\n11,8,yes\n12,9,yes\n"
+		"13,1,no\n14,8,yes\n15,2,no\n16,7,yes\n";
+	static const char none[] =
+		"id,x,class\n1,1,no\n2,2,no\n3,3,no\n4,4,no\n5,5,yes\n6,6,yes\n"
+		"7,7,yes\n8,8,yes\n9,1,no\n10,8,yes\n11,2,no\n12,7,yes\n";
+
+	ck_assert_uint_eq(root_flags(like_no), REBUILD_TREE_DEFAULT_LEFT);
+	ck_assert_uint_eq(root_flags(like_yes), 0);
+	ck_assert_uint_eq(root_flags(none), 0);
+}
+END_TEST
+
+/*
+ * A forest trained with missing values: format 3, splits that send them
+ * left, canonical bytes back, the sparse scorer bit for bit the forward
+ * pass; a split of type 2 in format 2, tokens out of order and an
+ * imputation in a forest are refused.
+ */
+START_TEST(test_forest_missing)
+{
+	struct rebuild_result res;
+	struct artifact a;
+	struct rba_buf b;
+	struct rba_detail d;
+	uint8_t *sn, *cp;
+	size_t n, left = 0, nan = 0;
+	char *text;
+
+	train_fixture("german-categorical-missing-gbdt",
+		      FIXTURES "/german-credit-missing.csv", &res, &a, &sn, &n);
+	ck_assert_uint_eq(rba_get_u32le(res.artifact + 8), ARTIFACT_FORMAT_MISSING);
+	ck_assert_uint_eq(a.spec.nmissing, 2);
+	ck_assert_str_eq(a.spec.missing[0], "");
+	ck_assert_str_eq(a.spec.missing[1], "NA");
+	for (size_t i = 0; i < a.model.forest.tree_start[a.model.forest.ntrees]; i++)
+		left += (a.model.forest.nodes[i].flags & REBUILD_TREE_DEFAULT_LEFT) != 0;
+	ck_assert_uint_gt(left, 0);
+	rba_buf_init(&b);
+	ck_assert_int_eq(artifact_encode(&a, &b), 0);
+	ck_assert_uint_eq(b.len, res.artifact_len);
+	ck_assert(memcmp(b.p, res.artifact, b.len) == 0);
+	text = malloc(n + 1);
+	memcpy(text, sn, n);
+	text[n] = 0;
+	for (size_t i = 0; i + 1 < n; i++)
+		nan += text[i] == ',' && text[i + 1] == ',';
+	ck_assert_uint_gt(nan, 0);
+	scores_agree(&a, text, 1000);
+	/* a split that sends missing values left has no place in format 2 */
+	cp = malloc(res.artifact_len);
+	memcpy(cp, res.artifact, res.artifact_len);
+	rba_put_u32le(cp + 8, ARTIFACT_FORMAT_TREES);
+	rba_detail_clear(&d);
+	expect(cp, res.artifact_len, RBA_E_CORRUPT, "");
+	free(cp);
+	/* tokens out of canonical order; an imputation in a forest */
+	{
+		char *t0 = a.spec.missing[0];
+		a.spec.missing[0] = a.spec.missing[1];
+		a.spec.missing[1] = t0;
+		b.len = 0;
+		ck_assert_int_eq(artifact_encode(&a, &b), 0);
+		expect(b.p, b.len, RBA_E_CORRUPT, "canonical order");
+		a.spec.missing[1] = a.spec.missing[0];
+		a.spec.missing[0] = t0;
+		a.spec.impute = calloc(a.spec.nfeatures, sizeof(float));
+		b.len = 0;
+		ck_assert_int_eq(artifact_encode(&a, &b), RBA_E_RANGE);
+	}
+	rba_buf_release(&b);
+	free(text);
+	free(sn);
+	artifact_release(&a);
+	rebuild_result_release(&res);
 }
 END_TEST
 
@@ -1254,6 +1446,8 @@ suite_artifact(void)
 	tcase_add_test(tc, test_forest_truncations);
 	tcase_add_test(tc, test_forest_bit_flips);
 	tcase_add_test(tc, test_forest_specific_corruptions);
+	tcase_add_test(tc, test_forest_missing);
+	tcase_add_test(tc, test_missing_direction);
 	tcase_add_test(tc, test_forest_deep_sparse);
 	tcase_add_test(tc, test_forest_sparse_special_inputs);
 	suite_add_tcase(s, tc);
@@ -1266,6 +1460,7 @@ suite_artifact(void)
 	tcase_add_test(tc, test_explain_multiclass);
 	tcase_add_test(tc, test_explain_german_logistic);
 	tcase_add_test(tc, test_explain_german_gbdt);
+	tcase_add_test(tc, test_explain_german_missing);
 	tcase_add_test(tc, test_explain_german_mlp);
 	suite_add_tcase(s, tc);
 	return s;

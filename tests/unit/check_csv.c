@@ -89,6 +89,134 @@ START_TEST(test_types_inferred)
 }
 END_TEST
 
+/*
+ * The table loader (one pass, its own number path) against the streaming
+ * checker and csv_parse_number on random small tables: the same error at
+ * the same place, or the same column types, cell texts and numbers (the
+ * float32 of csv_parse_number's double, NaN for a token).
+ */
+START_TEST(test_table_matches_checker)
+{
+	static const char *const pool[] = {
+		"1", "-0", "0", "0.5", "1e3", "12345678901234567890", ".5", "5.",
+		"+3", "abc", "", "NA", "\"q,x\"", "\"7\"", "1e39", "nan", "\xc3\xa9",
+		"0.000000000000000000001", "3.4028235e38", "99999999999999999",
+		"123456789012345", "1234567890123456", "-7.25", "00012", "1.2.3",
+		"-", ".", "4\r", "\"a\"\"b\"", "2E-5", "9007199254740993",
+		"0.1234567890123456789", "x\"y"};
+	static const char *const tok[] = {"", "NA"};
+	const struct csv_missing m = {2, tok};
+	const size_t npool = sizeof(pool) / sizeof(pool[0]);
+	uint64_t st = 0x9e3779b97f4a7c15ull;
+	char buf[4096];
+
+	for (int iter = 0; iter < 20000; iter++) {
+		size_t len = 0, ncols, nrows;
+		struct csv_table *t = NULL;
+		struct csv_summary sum;
+		struct rba_detail d1, d2;
+		struct csv_reader *r;
+		int e1, e2, withm;
+#define NEXT() (st ^= st << 13, st ^= st >> 7, st ^= st << 17, st)
+		ncols = 1 + NEXT() % 4;
+		nrows = NEXT() % 6;
+		withm = (int)(NEXT() % 2);
+		for (size_t c = 0; c < ncols; c++)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%sc%zu",
+						c ? "," : "", c);
+		buf[len++] = '\n';
+		for (size_t rr = 0; rr < nrows; rr++) {
+			size_t nc = NEXT() % 16 == 0 ? ncols + 1 : ncols;
+			for (size_t c = 0; c < nc; c++)
+				len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+							c ? "," : "",
+							pool[NEXT() % npool]);
+			buf[len++] = '\n';
+		}
+		buf[len] = 0;
+		rba_detail_clear(&d1);
+		rba_detail_clear(&d2);
+		ck_assert_int_eq(csv_reader_open_mem(buf, len, "t.csv", &r), 0);
+		e1 = csv_validate_missing(r, withm ? &m : NULL, &sum, &d1);
+		csv_reader_free(r);
+		e2 = csv_table_load_mem_missing(buf, len, "t.csv", withm ? &m : NULL, &t,
+						&d2);
+		ck_assert_msg(e1 == e2, "iter %d: %d vs %d (%s | %s)\n%s", iter, e1, e2,
+			      d1.reason, d2.reason, buf);
+		if (e1 != 0) {
+			ck_assert_str_eq(d1.reason, d2.reason);
+			ck_assert_uint_eq(d1.line, d2.line);
+			ck_assert_uint_eq(d1.col, d2.col);
+			continue;
+		}
+		ck_assert_uint_eq(sum.ncols, t->ncols);
+		ck_assert_uint_eq(sum.nrows, t->nrows);
+		/* the fields as the reader gives them */
+		ck_assert_int_eq(csv_reader_open_mem(buf, len, "t.csv", &r), 0);
+		{
+			const struct csv_field *f;
+			size_t n, row = 0;
+			ck_assert_int_eq(csv_reader_next(r, &f, &n, &d1), 1);
+			while (csv_reader_next(r, &f, &n, &d1) == 1) {
+				for (size_t c = 0; c < n; c++) {
+					const char *cell = csv_table_cell(t, row, c);
+					double v;
+					ck_assert_uint_eq(strlen(cell), f[c].n);
+					ck_assert(memcmp(cell, f[c].p, f[c].n) == 0);
+					if (sum.types[c] != CSV_NUMERIC)
+						continue;
+					ck_assert_int_eq(t->types[c], CSV_NUMERIC);
+					if (withm && csv_is_missing(&m, f[c].p, f[c].n)) {
+						ck_assert(isnan(t->num[row * n + c]));
+						continue;
+					}
+					ck_assert_int_eq(csv_parse_number(f[c].p, f[c].n, &v), 0);
+					ck_assert_msg(memcmp(&(float){(float)v},
+							     &t->num[row * n + c], 4) == 0,
+						      "'%s': %.9g vs %.9g", cell, (float)v,
+						      t->num[row * n + c]);
+				}
+				row++;
+			}
+		}
+		csv_reader_free(r);
+		for (size_t c = 0; c < t->ncols; c++)
+			ck_assert_int_eq(sum.types[c], t->types[c]);
+		csv_summary_release(&sum);
+		csv_table_free(t);
+#undef NEXT
+	}
+}
+END_TEST
+
+/* Missing-value tokens: a numeric column with them reads NaN there. */
+START_TEST(test_missing_tokens)
+{
+	static const char *const tok[] = {"", "NA"};
+	const struct csv_missing m = {2, tok};
+	const char *in = "a,b,c\n1,x,NA\n,y,2\n3,,4\n";
+	struct csv_table *t;
+	struct rba_detail d;
+
+	ck_assert_int_eq(csv_table_load_mem_missing(in, strlen(in), "m.csv", &m, &t,
+						    &d), 0);
+	ck_assert_int_eq(t->types[0], CSV_NUMERIC);
+	ck_assert_int_eq(t->types[1], CSV_TEXT); /* text keeps "" as a level */
+	ck_assert_int_eq(t->types[2], CSV_NUMERIC);
+	ck_assert(isnan(t->num[1 * 3 + 0]));
+	ck_assert(isnan(t->num[0 * 3 + 2]));
+	ck_assert(t->num[2 * 3 + 2] == 4.0);
+	ck_assert_str_eq(csv_table_cell(t, 0, 2), "NA");
+	csv_table_free(t);
+	/* without tokens: as before */
+	ck_assert_int_eq(csv_table_load_mem(in, strlen(in), "m.csv", &t, &d),
+			 RBA_E_SCHEMA);
+	ck_assert_int_eq(csv_is_missing(&m, "NA", 2), 1);
+	ck_assert_int_eq(csv_is_missing(&m, "N", 1), 0);
+	ck_assert_int_eq(csv_is_missing(NULL, "", 0), 0);
+}
+END_TEST
+
 START_TEST(test_errors_located)
 {
 	expect_error("a,b\n1,2\n3\n", RBA_E_SCHEMA, 3, 2, "ragged row");
@@ -414,6 +542,8 @@ suite_csv(void)
 	tcase_add_test(tc, test_quotes_crlf_bom);
 	tcase_add_test(tc, test_types_inferred);
 	tcase_add_test(tc, test_errors_located);
+	tcase_add_test(tc, test_missing_tokens);
+	tcase_add_test(tc, test_table_matches_checker);
 	tcase_add_test(tc, test_valid_utf8_kept);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_numbers_exact);

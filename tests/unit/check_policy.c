@@ -294,6 +294,37 @@ START_TEST(test_pins_defaults_canonical)
 	free(text);
 	policy_pins_free(p);
 
+	/* missing tokens: the default is not written, others are, sorted */
+	p = pins_ok(HEAD "data: {label: class, missing: [\"\"]}\n");
+	text = pins_text(p);
+	ck_assert_str_eq(text, minimal_canonical);
+	free(text);
+	policy_pins_free(p);
+	p = pins_ok(HEAD "data: {label: class, missing: [NA, \"?\", \"\"]}\n");
+	text = pins_text(p);
+	ck_assert_ptr_nonnull(strstr(text, "  missing:\n    - \"\"\n    - \"?\"\n"
+					   "    - NA\n  standardize:"));
+	{
+		struct pins *q = pins_ok(text);
+		char *t2 = pins_text(q);
+		ck_assert_str_eq(t2, text);
+		free(t2);
+		policy_pins_free(q);
+	}
+	free(text);
+	policy_pins_free(p);
+	p = pins_ok(HEAD "data: {label: class, missing: []}\n");
+	text = pins_text(p);
+	ck_assert_ptr_nonnull(strstr(text, "  missing: []\n"));
+	free(text);
+	policy_pins_free(p);
+	p = pins_ok(HEAD "data: {label: class, impute: -1.5}\n");
+	ck_assert_int_eq(p->data.impute, PINS_IMPUTE_CONST);
+	text = pins_text(p);
+	ck_assert_ptr_nonnull(strstr(text, "  impute: -1.5\n"));
+	free(text);
+	policy_pins_free(p);
+
 	/* explicit nulls are the defaults */
 	p = pins_ok(HEAD "data:\n  label: class\n  positive: ~\n  id: null\n  exclude:\n"
 			 "  split:\nmodel:\ntrain: null\neval: ~\ndeterminism:\n");
@@ -892,6 +923,22 @@ static const struct err_case pins_errors[] = {
 	 "control characters are not allowed"},
 	{HEAD "data: {label: c\xc2\x9b}\n", RBA_E_SYNTAX, 4, 16, "",
 	 "control characters are not allowed"},
+	/* missing-value tokens and the imputation */
+	{HEAD "data:\n  label: c\n  missing: [NA, \"\", NA]\n", RBA_E_SCHEMA, 6, 21,
+	 "data.missing[2]", "'data.missing[2]' declares the missing token \"NA\" twice"},
+	{HEAD "data:\n  label: c\n  missing: NA\n", RBA_E_SCHEMA, 6, 12,
+	 "data.missing", "'data.missing' must be a list"},
+	{HEAD "data:\n  label: c\n  missing: [~]\n", RBA_E_SCHEMA, 6, 13,
+	 "data.missing[0]",
+	 "'data.missing[0]' must be a string (the empty field is written \"\")"},
+	{HEAD "data:\n  label: c\n  impute: median\n", RBA_E_SCHEMA, 6, 11,
+	 "data.impute", "'data.impute' must be mean or a number"},
+	{HEAD "data:\n  label: c\n  impute: mean\nmodel: {kind: gbdt}\n", RBA_E_SCHEMA,
+	 6, 3, "data.impute",
+	 "'data.impute' applies only to model kind mlp (trees learn where a missing "
+	 "value goes)"},
+	{HEAD "data:\n  label: c\n  missing: []\n  impute: 0\n", RBA_E_SCHEMA,
+	 7, 3, "data.impute", "'data.impute' has nothing to fill: 'data.missing' is []"},
 };
 
 
