@@ -175,6 +175,17 @@ ok "the code revision link is changed: commit 1 to commit 2" sh -c \
 	"jq -e '.links.code_revision.state == \"changed\" and .links.code_revision.pinned == \"$C1\" and .links.code_revision.current == \"$C2\"' out"
 ok "the config link is changed" sh -c "jq -e '.links.config.state == \"changed\"' out"
 ok "decisions flipped" sh -c "jq -e '.sample.flips > 0' out"
+cp out claim-rec.json
+# the audit kept the rebuilt XGBoost file: diff --store shows where it
+# differs from the pinned one
+run 1 $RBA -S st diff --store xgb-claim
+out_has "audit "
+out_has "of version xgb-claim: the pinned artifact against the rebuilt artifact"
+out_has "artifacts differ: xgboost 'pinned artifact' against 'rebuilt artifact'"
+out_has "trees       40 and 40, 0 identical; first that differs: tree 1, node"
+run 1 $RBA -S st --json diff --store xgb-claim
+ok "diff --store: the pinned and rebuilt digests are the audit record's" sh -c \
+	"test \"\$(jq -r .a.digest out) \$(jq -r .b.digest out)\" = \"\$(jq -r '.digests.artifact_pinned + \" \" + .digests.artifact_rebuilt' claim-rec.json)\""
 
 # ---- scikit-learn: another library, another format, bit-identical --------
 SK=$TOP/contrib/examples/sklearn
