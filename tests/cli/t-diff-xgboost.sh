@@ -85,3 +85,5 @@ out_empty
 head -c 200 e3.json > cut.json
 run 2 $RBA diff cut.json e3.json
 ok "a truncated file: one line naming it" sh -c "test \$(wc -l < err) -eq 1 && grep -q \"cannot load artifact 'cut.json\" err"
+run 0 $RBA diff --help
+out_has "where two artifacts (ours, or XGBoost JSON models) differ"

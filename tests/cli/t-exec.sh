@@ -160,6 +160,45 @@ out_has 'scored as stored: no retrain, audit record'
 out_has 'escalate: the principal reasons could not be computed'
 out_has 'no reasons are available for format opaque'
 
+# ---- the report of exec versions (rebuild-audit(1), report) --------------
+# the audit page names what ran and where; a variable passed into the
+# sandbox that changed since registration is a changed field beside it
+pins xgb-env "$C1" 1 "s|probe: .*|pass: [RBA_T_VAR]|" > pe.yaml
+run 0 env RBA_T_VAR=one $RBA -S st -q register pe.yaml --policy "$POL"
+run 0 env RBA_T_VAR=one $RBA -S st -q sample add xgb-env cases.csv
+run 0 env RBA_T_VAR=two $RBA -S st -q audit xgb-env
+run 0 $RBA -S st export xgb-env -k key.key -o ev-env.json
+ok "the evidence names the changed exec environment field" sh -c \
+	"jq -e '.predicate.environment.state == \"changed\" and .predicate.environment.diff == [{\"key\": \"var.rba_t_var\", \"pinned\": \"one\", \"current\": \"two\"}]' ev-env.json"
+run 0 $RBA report ev-env.json -p key.pub -o ev-env.html
+H=ev-env.html
+ok "report: the trainer kind" grep -qF '<tr><th>kind</th><td>exec</td></tr>' $H
+ok "report: the repository" grep -qF "<tr><th>repository</th><td class=\"mono\">$PWD/repo</td></tr>" $H
+ok "report: the commit" grep -qF "<tr><th>commit</th><td class=\"mono\">$C1</td></tr>" $H
+ok "report: the tree" grep -qF "<tr><th>tree</th><td class=\"mono\">$T1</td></tr>" $H
+ok "report: the command as run, argument by argument" grep -qF '<code>/usr/bin/python3</code> <code>train.py</code> <code>/in/snapshot.csv</code> <code>/in/params.json</code> <code>/out/model.json</code> <code>7</code> <code>1</code> <code>/out/metrics.json</code>' $H
+ok "report: the format" grep -qF "<tr><th>format</th><td>xgboost-json (the pins' trainer.format)</td></tr>" $H
+ok "report: the sandbox" grep -q '<tr><th>sandbox</th><td>bubblewrap [0-9.]*</td></tr>' $H
+ok "report: the sandbox profile" grep -qF '<tr><th>sandbox profile</th><td class="mono">bwrap --unshare-all' $H
+ok "report: the changed field, pinned and current" grep -qF '<tr><td class="mono">var.rba_t_var</td><td class="mono">one</td><td class="mono">two</td></tr>' $H
+ok "report: the environment link is CHANGED" grep -q '<tr><th>environment</th><td><span class="changed">CHANGED</span>' $H
+ok "report: the record's fields (a declared package)" grep -q '<tr><td class="mono">pkg.python3_xgboost</td><td class="mono">[^<]' $H
+ok "report: every field of the current record, no other" sh -c \
+	"test \"\$(jq -r .predicate.environment.current.record ev-env.json | grep -c .)\" = \"\$(sed -n '/id=\"env-record\"/,/<\/table>/p' $H | grep -c '^<tr><td')\""
+# dispute pages: an XGBoost version's reasons as a waterfall that adds
+# up; an opaque version's plainly none
+run 0 $RBA -S st dispute xgb-credit 5 --export -k key.key -o dx.json
+run 0 $RBA report dx.json -p key.pub -o dx.html
+ok "dispute report (XGBoost): the waterfall" grep -q '<svg id="waterfall"' dx.html
+ok "dispute report (XGBoost): TreeSHAP reasons" grep -qF 'treeshap reasons (exact)' dx.html
+ok "dispute report (XGBoost): the add-up check agrees" grep -q '<p class="caption" id="addup">.*agrees within the tolerance' dx.html
+ok "dispute report (XGBoost): the first principal reason" sh -c \
+	"grep -qF \"\$(jq -r '.predicate.dispute.explanation.principal_reasons[0].column' dx.json) = \" dx.html"
+run 1 $RBA -S st dispute xgb-opaque 5 --export -k key.key -o do.json
+run 0 $RBA report do.json -p key.pub -o do.html
+ok "dispute report (opaque): no reasons, plainly" grep -qF '<p id="no-reasons">No reasons are available for this decision, and none are drawn: no reasons are available for format opaque' do.html
+ok "dispute report (opaque): no waterfall" sh -c '! grep -q "<svg id=\"waterfall\"" do.html'
+
 # ---- a second commit changes eta: not reproducible, links named ----------
 sed -i 's/^    rounds = int(params.pop("rounds", 50))$/&\n    params["eta"] = 0.1/' repo/train.py
 ok "the second commit changes eta" grep -q 'params\["eta"\] = 0.1' repo/train.py
