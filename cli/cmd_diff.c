@@ -10,7 +10,8 @@
  * line); 1: they differ (per tensor, or the
  * first tree that differs); 2: could not answer (usage, an artifact that
  * cannot be read or is damaged, artifacts of two kinds, an audit whose
- * rebuilt artifact is not kept).
+ * rebuilt artifact is not kept, an exec version's file of a format this
+ * tool does not read).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -99,7 +100,22 @@ side_blob(struct cli_ctx *ctx, struct side *s, const struct rba_digest *dg,
 	}
 	if (err)
 		return cli_fail("cannot load artifact", hex, err, &d);
-	return side_decode(s);
+	if (s->n >= 8 && memcmp(s->bytes, ARTIFACT_MAGIC, 8) == 0)
+		return side_decode(s);
+	/* An exec version's file: XGBoost JSON, or a format only its
+	 * score command reads (rebuild-audit-pins(5), format). */
+	rba_detail_clear(&d);
+	if ((err = xgboost_decode(s->bytes, s->n, label, &s->art, &d)) != 0) {
+		if (err == RBA_E_NOMEM)
+			return cli_fail("cannot load artifact", hex, err, &d);
+		fprintf(stderr, "rebuild-audit: cannot diff audit %llu: the %s %s is "
+				"of a format this tool does not read, neither its "
+				"own nor XGBoost JSON (%s)\n",
+			(unsigned long long)id, label, hex, d.reason);
+		return 2;
+	}
+	s->decoded = 1;
+	return 0;
 }
 
 static const char *

@@ -295,6 +295,30 @@ pins_trainer_format(const struct rba_json_value *pins, const char **v, size_t *n
 	return 0;
 }
 
+/* The "trainer:" section of the canonical pins text, its heading line
+ * and every indented line after it, at *v (n bytes), or 0. */
+static int
+pins_trainer_block(const struct rba_json_value *pins, const char **v, size_t *n)
+{
+	const char *s, *e, *t, *q;
+
+	if (pins == NULL || pins->type != RBA_JSON_STRING)
+		return 0;
+	s = pins->str;
+	e = s + pins->len;
+	if ((t = strstr(s, "\ntrainer:\n")) == NULL)
+		return 0;
+	t++;
+	q = t + strlen("trainer:\n");
+	while (q < e && q[0] == ' ') {
+		const char *nl = memchr(q, '\n', (size_t)(e - q));
+		q = nl != NULL ? nl + 1 : e;
+	}
+	*v = t;
+	*n = (size_t)(q - t);
+	return 1;
+}
+
 static void
 row_sv(struct rba_buf *b, const char *name, const struct rba_json_value *v,
        int mono)
@@ -356,6 +380,26 @@ section_trainer(struct rd *r, struct rba_buf *b)
 	row_sv(b, "stdout SHA-256", rd_str(r, t, "stdout_sha256"), 1);
 	row_sv(b, "stderr SHA-256", rd_str(r, t, "stderr_sha256"), 1);
 	rba_buf_printf(b, "</table>\n");
+	if (pins_trainer_block(rd_at(r, p, "pins.text", RD_STR, 0), &fv, &fn)) {
+		/* what the pins declare: the command with its placeholders,
+		 * the parameters, the declared environment, the limits */
+		rba_buf_printf(b, "<p>The trainer section of the pins, as the "
+				  "evidence holds them (the command with its "
+				  "placeholders, the parameters, the declared "
+				  "environment and the limits):</p>\n"
+				  "<div class=\"mono\" id=\"pins-trainer\" "
+				  "style=\"white-space:pre-wrap;margin:1mm 0\">");
+		/* line by line: html_text shows a control byte, a line
+		 * break too, as visible text */
+		for (const char *q = fv, *e = fv + fn; q < e;) {
+			const char *nl = memchr(q, '\n', (size_t)(e - q));
+			const char *end = nl != NULL ? nl : e;
+			html_text(b, q, (size_t)(end - q));
+			rba_buf_put_u8(b, '\n');
+			q = end + 1;
+		}
+		rba_buf_printf(b, "</div>\n");
+	}
 
 	rec = rd_at(r, p, "environment.current.record", RD_STRN, 0);
 	if (rec == NULL || rec->type != RBA_JSON_STRING)

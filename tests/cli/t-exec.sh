@@ -180,6 +180,10 @@ ok "report: the command as run, argument by argument" grep -qF '<code>/usr/bin/p
 ok "report: the format" grep -qF "<tr><th>format</th><td>xgboost-json (the pins' trainer.format)</td></tr>" $H
 ok "report: the sandbox" grep -q '<tr><th>sandbox</th><td>bubblewrap [0-9.]*</td></tr>' $H
 ok "report: the sandbox profile" grep -qF '<tr><th>sandbox profile</th><td class="mono">bwrap --unshare-all' $H
+ok "report: the pins' trainer section, line by line (the limits)" sh -c \
+	"sed -n '/id=\"pins-trainer\"/,/<\/div>/p' $H | grep -qx '    seconds: 300'"
+ok "report: the pins' trainer section, its params" sh -c \
+	"sed -n '/id=\"pins-trainer\"/,/<\/div>/p' $H | grep -qx '    eta: 0.3'"
 ok "report: the changed field, pinned and current" grep -qF '<tr><td class="mono">var.rba_t_var</td><td class="mono">one</td><td class="mono">two</td></tr>' $H
 ok "report: the environment link is CHANGED" grep -q '<tr><th>environment</th><td><span class="changed">CHANGED</span>' $H
 ok "report: the record's fields (a declared package)" grep -q '<tr><td class="mono">pkg.python3_xgboost</td><td class="mono">[^<]' $H
@@ -240,6 +244,22 @@ run 0 $RBA -S st sample add sklearn-credit cases.csv
 run 0 $RBA -S st audit sklearn-credit
 out_has 'bit-identical'
 out_has 'decisions made by'
+# a scikit-learn file this tool does not read: a pinned one with its
+# intercept moved does not rebuild, and diff --store says it cannot
+# compare the kept rebuild, in one line
+run 0 $RBA -S st version export-artifact sklearn-credit sk-model.json
+/usr/bin/python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); m["intercept"] += 0.5; json.dump(m, open(sys.argv[2], "w"))' sk-model.json sk-moved.json
+sed 's|^version: .*|version: sklearn-moved|' sk.yaml > skm.yaml
+run 0 $RBA -S st -q register skm.yaml --artifact sk-moved.json --policy "$SK/policy.yaml"
+run 0 $RBA -S st -q sample add sklearn-moved cases.csv
+run 1 $RBA -S st -q audit sklearn-moved
+dump before.txt
+run 2 $RBA -S st diff --store sklearn-moved
+err_has "is of a format this tool does not read, neither its own nor XGBoost JSON"
+ok "diff --store of an opaque format: one line" test "$(wc -l < err)" -eq 1
+out_empty
+dump after.txt
+ok "diff --store of an opaque format: the store is unchanged" cmp -s before.txt after.txt
 
 # ---- this tool's trainer refuses exec pins ---------------------------------
 run 2 $RBA -S st train p1.yaml
