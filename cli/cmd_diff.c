@@ -5,10 +5,13 @@
  *   diff A B [--json]
  *   diff --store VERSION [--audit ID] [--json]
  *
- * Exit 0: bit-identical (one line); 1: they differ (per tensor, or the
+ * A and B are our artifacts or XGBoost JSON models (rebuild/xgboost.h).
+ * Exit 0: bit-identical, or two XGBoost files of the same model (one
+ * line); 1: they differ (per tensor, or the
  * first tree that differs); 2: could not answer (usage, an artifact that
  * cannot be read or is damaged, artifacts of two kinds, an audit whose
- * rebuilt artifact is not kept).
+ * rebuilt artifact is not kept, an exec version's file of a format this
+ * tool does not read).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 #include "common/json.h"
 #include "rebuild/artdiff.h"
 #include "rebuild/artifact.h"
+#include "rebuild/xgboost.h"
 #include "store/store.h"
 
 struct side {
@@ -48,7 +52,9 @@ side_decode(struct side *s)
 	int err;
 
 	rba_detail_clear(&d);
-	if ((err = artifact_decode(s->bytes, s->n, &s->art, &d)) != 0)
+	/* ours, or an XGBoost JSON model (an exec version's artifact) */
+	if ((err = xgboost_artifact_decode(s->bytes, s->n, s->label, &s->art,
+					   &d)) != 0)
 		return cli_fail("cannot load artifact", s->label, err, &d);
 	s->decoded = 1;
 	return 0;
@@ -94,13 +100,30 @@ side_blob(struct cli_ctx *ctx, struct side *s, const struct rba_digest *dg,
 	}
 	if (err)
 		return cli_fail("cannot load artifact", hex, err, &d);
-	return side_decode(s);
+	if (s->n >= 8 && memcmp(s->bytes, ARTIFACT_MAGIC, 8) == 0)
+		return side_decode(s);
+	/* An exec version's file: XGBoost JSON, or a format only its
+	 * score command reads (rebuild-audit-pins(5), format). */
+	rba_detail_clear(&d);
+	if ((err = xgboost_decode(s->bytes, s->n, label, &s->art, &d)) != 0) {
+		if (err == RBA_E_NOMEM)
+			return cli_fail("cannot load artifact", hex, err, &d);
+		fprintf(stderr, "rebuild-audit: cannot diff audit %llu: the %s %s is "
+				"of a format this tool does not read, neither its "
+				"own nor XGBoost JSON (%s)\n",
+			(unsigned long long)id, label, hex, d.reason);
+		return 2;
+	}
+	s->decoded = 1;
+	return 0;
 }
 
 static const char *
-kind_name(enum rebuild_kind k)
+kind_name(const struct artdiff *x)
 {
-	return k == REBUILD_KIND_GBDT ? "forest" : "network";
+	if (x->xgboost)
+		return "xgboost";
+	return x->kind == REBUILD_KIND_GBDT ? "forest" : "network";
 }
 
 static void
@@ -111,8 +134,9 @@ print_json(const struct side *a, const struct side *b, const struct artdiff *x,
 
 	rba_digest_format(&a->dg, ha);
 	rba_digest_format(&b->dg, hb);
-	printf("{\"identical\": %s, \"kind\": \"%s\", \"a\": {\"name\": ",
-	       identical ? "true" : "false", kind_name(x->kind));
+	printf("{\"identical\": %s, \"same_model\": %s, \"kind\": \"%s\", "
+	       "\"a\": {\"name\": ", identical ? "true" : "false",
+	       x->same ? "true" : "false", kind_name(x));
 	rba_json_fput_str(stdout, a->label);
 	printf(", \"digest\": \"%s\"}, \"b\": {\"name\": ", ha);
 	rba_json_fput_str(stdout, b->label);
@@ -155,7 +179,7 @@ print_json(const struct side *a, const struct side *b, const struct artdiff *x,
 static void
 print_text(const struct side *a, const struct side *b, const struct artdiff *x)
 {
-	printf("artifacts differ: %s '%s' against '%s'\n", kind_name(x->kind),
+	printf("artifacts differ: %s '%s' against '%s'\n", kind_name(x),
 	       a->label, b->label);
 	if (x->spec[0])
 		printf("inputs      %s\n", x->spec);
@@ -273,6 +297,22 @@ cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
 		else if (!ctx->quiet)
 			printf("identical: %s (%zu bytes)%s\n", h, a.n,
 			       store ? ", rebuilt bit for bit" : "");
+		status = 0;
+		goto out;
+	}
+	if (x.same && x.xgboost) {
+		/* Two XGBoost files whose bytes differ (white space, member
+		 * order, what XGBoost keeps beside the model) but whose every
+		 * value that scores is the same: the same model. */
+		char ha[RBA_DIGEST_TEXT_LEN + 1], hb[RBA_DIGEST_TEXT_LEN + 1];
+		rba_digest_format(&a.dg, ha);
+		rba_digest_format(&b.dg, hb);
+		if (ctx->json)
+			print_json(&a, &b, &x, 0);
+		else if (!ctx->quiet)
+			printf("same model: every value that scores is equal (objective, "
+			       "features, base margin, %u trees node for node); the "
+			       "files' bytes differ: %s and %s\n", x.ntrees_a, ha, hb);
 		status = 0;
 		goto out;
 	}

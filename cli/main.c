@@ -79,7 +79,7 @@ static const struct cli_command commands[] = {
 	{ "diff", cmd_diff,
 	  "diff A B [--json]\n"
 	  "diff --store VERSION [--audit ID] [--json]",
-	  "where two artifacts differ: per tensor, or the first tree that differs" },
+	  "where two artifacts (ours, or XGBoost JSON models) differ: per tensor, or the first tree that differs" },
 	{ "dispute", cmd_dispute,
 	  "dispute VERSION CASE [--policy P] [--show-inputs] [--reasons N] [--rebuild]\n"
 	  "dispute VERSION CASE --export -k KEY -o FILE [--passphrase-file F] [--policy P] [--reasons N] [--rebuild]",

@@ -23,6 +23,29 @@ artdiff_ulps(float a, float b)
 	return (uint64_t)(ia > ib ? ia - ib : ib - ia);
 }
 
+enum artdiff_kind
+artdiff_kind(const struct artifact *a)
+{
+	if (a->model.kind != REBUILD_KIND_GBDT)
+		return ARTDIFF_NETWORK;
+	return a->model.forest.rules == REBUILD_FOREST_OWN ? ARTDIFF_FOREST
+							   : ARTDIFF_XGBOOST;
+}
+
+const char *
+artdiff_kind_words(enum artdiff_kind k)
+{
+	switch (k) {
+	case ARTDIFF_NETWORK:
+		return "a network";
+	case ARTDIFF_FOREST:
+		return "a forest";
+	case ARTDIFF_XGBOOST:
+		break;
+	}
+	return "an XGBoost model";
+}
+
 static void
 tensor(struct artdiff *o, const char *name, uint32_t rows, uint32_t cols,
        const float *a, const float *b)
@@ -108,6 +131,7 @@ spec_diff(const struct encode_spec *a, const struct encode_spec *b, char *out,
 
 static void
 forest_diff(const struct rebuild_forest *a, const struct rebuild_forest *b,
+	    const struct encode_spec *sa, const struct encode_spec *sb,
 	    struct artdiff *o)
 {
 	uint32_t nt = a->ntrees < b->ntrees ? a->ntrees : b->ntrees;
@@ -120,7 +144,11 @@ forest_diff(const struct rebuild_forest *a, const struct rebuild_forest *b,
 	else if (o->spec[0] == '\0')
 		snprintf(o->spec, sizeof(o->spec), "%u margin groups against %u",
 			 a->ngroups, b->ngroups);
-	if (a->nfeatures == b->nfeatures &&
+	/* An XGBoost model's bin edges are derived from its thresholds
+	 * (rebuild/xgboost.h), not part of the file: the trees say it. */
+	if (a->rules != REBUILD_FOREST_OWN)
+		;
+	else if (a->nfeatures == b->nfeatures &&
 	    memcmp(a->edge_start, b->edge_start,
 		   (a->nfeatures + 1) * sizeof(*a->edge_start)) == 0)
 		tensor(o, "bin edges", 1, a->edge_start[a->nfeatures], a->edges, b->edges);
@@ -142,12 +170,25 @@ forest_diff(const struct rebuild_forest *a, const struct rebuild_forest *b,
 			if (la != lb)
 				snprintf(what, sizeof(what), "a %s against a %s",
 					 la ? "leaf" : "split", lb ? "leaf" : "split");
+			else if (!la && x[i].feature != y[i].feature && o->xgboost)
+				/* an XGBoost feature is its column, named */
+				snprintf(what, sizeof(what), "split on feature '%s' against "
+					 "'%s'", sa->columns[x[i].feature].name,
+					 sb->columns[y[i].feature].name);
 			else if (!la && x[i].feature != y[i].feature)
 				snprintf(what, sizeof(what), "split on feature %u against "
 					 "feature %u", x[i].feature + 1, y[i].feature + 1);
 			else if (!la && artdiff_ulps(x[i].threshold, y[i].threshold) != 0)
 				snprintf(what, sizeof(what), "threshold %.9g against %.9g",
 					 (double)x[i].threshold, (double)y[i].threshold);
+			else if (!la && (x[i].flags & REBUILD_TREE_DEFAULT_LEFT) !=
+					    (y[i].flags & REBUILD_TREE_DEFAULT_LEFT))
+				snprintf(what, sizeof(what), "missing values go %s "
+					 "against %s",
+					 (x[i].flags & REBUILD_TREE_DEFAULT_LEFT) ? "left"
+										   : "right",
+					 (y[i].flags & REBUILD_TREE_DEFAULT_LEFT) ? "left"
+										   : "right");
 			else if (la && artdiff_ulps(x[i].value, y[i].value) != 0)
 				snprintf(what, sizeof(what), "leaf value %.9g against %.9g "
 					 "(%llu ulps)", (double)x[i].value,
@@ -187,24 +228,31 @@ artdiff_compare(const struct artifact *a, const struct artifact *b,
 
 	memset(o, 0, sizeof(*o));
 	o->first_tree = -1;
-	if (ma->kind != mb->kind)
+	if (artdiff_kind(a) != artdiff_kind(b))
 		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "artifacts of two kinds: "
-				"a %s and a %s", ma->kind == REBUILD_KIND_GBDT ? "forest"
-									: "network",
-				mb->kind == REBUILD_KIND_GBDT ? "forest" : "network");
+				"%s and %s", artdiff_kind_words(artdiff_kind(a)),
+				artdiff_kind_words(artdiff_kind(b)));
 	o->kind = ma->kind;
+	o->xgboost = artdiff_kind(a) == ARTDIFF_XGBOOST;
 	spec_diff(&a->spec, &b->spec, o->spec, sizeof(o->spec));
 	if (a->abi != b->abi && o->spec[0] == '\0')
 		snprintf(o->spec, sizeof(o->spec), "trainer ABI %u against %u", a->abi,
 			 b->abi);
-	if (a->spec.nfeatures == b->spec.nfeatures) {
+	if (o->xgboost && ma->forest.rules != mb->forest.rules && o->spec[0] == '\0')
+		snprintf(o->spec, sizeof(o->spec), "objective %s against %s",
+			 ma->forest.rules == REBUILD_FOREST_XGB_SOFTMAX ? "softmax"
+									 : "sigmoid",
+			 mb->forest.rules == REBUILD_FOREST_XGB_SOFTMAX ? "softmax"
+									 : "sigmoid");
+	/* (an XGBoost model has no standardization: 0 and 1, not in the file) */
+	if (!o->xgboost && a->spec.nfeatures == b->spec.nfeatures) {
 		tensor(o, "standardization mean", 1, a->spec.nfeatures, a->spec.mean,
 		       b->spec.mean);
 		tensor(o, "standardization scale", 1, a->spec.nfeatures, a->spec.scale,
 		       b->spec.scale);
 	}
 	if (ma->kind == REBUILD_KIND_GBDT) {
-		forest_diff(&ma->forest, &mb->forest, o);
+		forest_diff(&ma->forest, &mb->forest, &a->spec, &b->spec, o);
 		o->same = o->spec[0] == '\0' && o->ntensors_differ == 0 &&
 			  o->first_tree < 0;
 		return 0;

@@ -11,7 +11,12 @@
  * margins and the bin edges, then tree by tree: how many trees are the
  * same node for node, and the first tree that is not with its first
  * node that differs and what differs there (a leaf against a split, the
- * feature, the threshold, the leaf value).
+ * feature, the threshold, the leaf value).  XGBoost models
+ * (rebuild/xgboost.h) are a third kind, compared as forests: their
+ * objective (sigmoid or softmax rules), feature names and base margins,
+ * then tree by tree, a split's default direction for missing values
+ * included; their bin edges, derived from the thresholds, are not
+ * compared apart.
  */
 #ifndef RBA_ARTDIFF_H
 #define RBA_ARTDIFF_H
@@ -21,6 +26,14 @@
 
 #include "common/rba.h"
 #include "rebuild/artifact.h"
+
+/* The kinds that can be compared: ours (a network, a forest) and an
+ * XGBoost model's forest, whose rules are XGBoost's. */
+enum artdiff_kind { ARTDIFF_NETWORK, ARTDIFF_FOREST, ARTDIFF_XGBOOST };
+
+enum artdiff_kind artdiff_kind(const struct artifact *a);
+/* "a network", "a forest", "an XGBoost model". */
+const char *artdiff_kind_words(enum artdiff_kind k);
 
 /* One tensor compared (layer 0 for the standardization). */
 struct artdiff_tensor {
@@ -36,6 +49,7 @@ struct artdiff_tensor {
 
 struct artdiff {
 	enum rebuild_kind kind;
+	int xgboost;	   /* both are XGBoost models (artdiff_kind) */
 	int same;	   /* every compared value bit for bit (the bytes
 			    * may still differ only if the format does) */
 	/* The model's inputs, classes and shapes: "" when the same, else
@@ -53,7 +67,7 @@ struct artdiff {
 
 /*
  * Compares a with b into *out.  0; RBA_E_SCHEMA when they are of two
- * kinds (a network and a forest: d->reason says which is which).
+ * kinds (artdiff_kind: d->reason says which is which).
  */
 int artdiff_compare(const struct artifact *a, const struct artifact *b,
 		    struct artdiff *out, struct rba_detail *d);

@@ -263,6 +263,167 @@ section_links(struct rd *r, struct rba_buf *b)
 	}
 }
 
+/* ---- an exec version's trainer ----------------------------------------- */
+
+/* The value of the canonical pins text's "  format: " line under
+ * "trainer:" (the pins are written in canonical form, rebuild-audit-pins(5)),
+ * at *v (n bytes), or 0 when the text has none. */
+static int
+pins_trainer_format(const struct rba_json_value *pins, const char **v, size_t *n)
+{
+	const char *s, *e, *t;
+
+	if (pins == NULL || pins->type != RBA_JSON_STRING)
+		return 0;
+	s = pins->str;
+	e = s + pins->len;
+	if ((t = strstr(s, "\ntrainer:\n")) == NULL)
+		return 0;
+	t += strlen("\ntrainer:\n");
+	while (t < e && t[0] == ' ') {
+		const char *nl = memchr(t, '\n', (size_t)(e - t));
+		const char *end = nl != NULL ? nl : e;
+		if ((size_t)(end - t) > 10 && memcmp(t, "  format: ", 10) == 0) {
+			*v = t + 10;
+			*n = (size_t)(end - t - 10);
+			return 1;
+		}
+		if (nl == NULL)
+			break;
+		t = nl + 1;
+	}
+	return 0;
+}
+
+/* The "trainer:" section of the canonical pins text, its heading line
+ * and every indented line after it, at *v (n bytes), or 0. */
+static int
+pins_trainer_block(const struct rba_json_value *pins, const char **v, size_t *n)
+{
+	const char *s, *e, *t, *q;
+
+	if (pins == NULL || pins->type != RBA_JSON_STRING)
+		return 0;
+	s = pins->str;
+	e = s + pins->len;
+	if ((t = strstr(s, "\ntrainer:\n")) == NULL)
+		return 0;
+	t++;
+	q = t + strlen("trainer:\n");
+	while (q < e && q[0] == ' ') {
+		const char *nl = memchr(q, '\n', (size_t)(e - q));
+		q = nl != NULL ? nl + 1 : e;
+	}
+	*v = t;
+	*n = (size_t)(q - t);
+	return 1;
+}
+
+static void
+row_sv(struct rba_buf *b, const char *name, const struct rba_json_value *v,
+       int mono)
+{
+	rba_buf_printf(b, "<tr><th>%s</th>", name);
+	td_sv(b, v, mono);
+	rba_buf_printf(b, "</tr>\n");
+}
+
+/*
+ * The trainer member of an exec version's evidence (only such evidence
+ * has one): what ran, from which commit and tree, in which sandbox, how
+ * it ended; the format its pins declare; and the exec environment
+ * record the audit computed, field by field (the changed ones are in
+ * the table above).
+ */
+static void
+section_trainer(struct rd *r, struct rba_buf *b)
+{
+	const struct rba_json_value *p = rd_at(r, NULL, "predicate", RD_OBJ, 1);
+	const struct rba_json_value *t = rd_at(r, p, "trainer", RD_OBJ, 0);
+	const struct rba_json_value *cmd, *rec;
+	const char *fv;
+	size_t fn;
+
+	if (t == NULL)
+		return;
+	rba_buf_printf(b, "<h2>The trainer that ran</h2>\n<p>This version was "
+			  "trained by its own code, not by this tool's trainer: "
+			  "the rebuild ran the command below, from the commit "
+			  "and tree below, in the sandbox named.</p>\n"
+			  "<table id=\"trainer\">\n");
+	row_sv(b, "kind", rd_str(r, t, "kind"), 0);
+	row_sv(b, "repository", rd_str(r, t, "repository"), 1);
+	row_sv(b, "commit", rd_str(r, t, "commit"), 1);
+	row_sv(b, "tree", rd_str(r, t, "tree"), 1);
+	cmd = rd_at(r, t, "command", RD_ARR, 1);
+	rba_buf_printf(b, "<tr><th>command</th><td class=\"mono\" id=\"trainer-command\">");
+	for (size_t i = 0; cmd != NULL && i < cmd->n; i++) {
+		rba_buf_printf(b, "%s<code>", i ? " " : "");
+		html_sv(b, &cmd->items[i]);
+		rba_buf_printf(b, "</code>");
+	}
+	rba_buf_printf(b, "</td></tr>\n<tr><th>format</th><td>");
+	if (pins_trainer_format(rd_at(r, p, "pins.text", RD_STR, 0), &fv, &fn)) {
+		html_text(b, fv, fn);
+		rba_buf_printf(b, " (the pins' trainer.format)");
+	} else {
+		rba_buf_printf(b, "not stated");
+	}
+	rba_buf_printf(b, "</td></tr>\n");
+	row_sv(b, "sandbox", rd_str(r, t, "sandbox"), 0);
+	row_sv(b, "sandbox profile", rd_str(r, t, "sandbox_profile"), 1);
+	rba_buf_printf(b, "<tr><th>exit status</th>");
+	td_num(b, rd_num(r, t, "exit_status"));
+	rba_buf_printf(b, "</tr>\n<tr><th>seconds</th>");
+	td_num(b, rd_num(r, t, "seconds"));
+	rba_buf_printf(b, "</tr>\n");
+	row_sv(b, "stdout SHA-256", rd_str(r, t, "stdout_sha256"), 1);
+	row_sv(b, "stderr SHA-256", rd_str(r, t, "stderr_sha256"), 1);
+	rba_buf_printf(b, "</table>\n");
+	if (pins_trainer_block(rd_at(r, p, "pins.text", RD_STR, 0), &fv, &fn)) {
+		/* what the pins declare: the command with its placeholders,
+		 * the parameters, the declared environment, the limits */
+		rba_buf_printf(b, "<p>The trainer section of the pins, as the "
+				  "evidence holds them (the command with its "
+				  "placeholders, the parameters, the declared "
+				  "environment and the limits):</p>\n"
+				  "<div class=\"mono\" id=\"pins-trainer\" "
+				  "style=\"white-space:pre-wrap;margin:1mm 0\">");
+		/* line by line: html_text shows a control byte, a line
+		 * break too, as visible text */
+		for (const char *q = fv, *e = fv + fn; q < e;) {
+			const char *nl = memchr(q, '\n', (size_t)(e - q));
+			const char *end = nl != NULL ? nl : e;
+			html_text(b, q, (size_t)(end - q));
+			rba_buf_put_u8(b, '\n');
+			q = end + 1;
+		}
+		rba_buf_printf(b, "</div>\n");
+	}
+
+	rec = rd_at(r, p, "environment.current.record", RD_STRN, 0);
+	if (rec == NULL || rec->type != RBA_JSON_STRING)
+		return;
+	rba_buf_printf(b, "<p>The exec environment record this audit computed "
+			  "(its SHA-256 is the current environment digest above):</p>\n"
+			  "<table id=\"env-record\"><tr><th>field</th><th>value</th></tr>\n");
+	for (const char *s = rec->str, *e = rec->str + rec->len; s < e;) {
+		const char *nl = memchr(s, '\n', (size_t)(e - s));
+		const char *end = nl != NULL ? nl : e;
+		const char *eq = memchr(s, '=', (size_t)(end - s));
+		if (end > s) {
+			rba_buf_printf(b, "<tr><td class=\"mono\">");
+			html_text(b, s, (size_t)((eq != NULL ? eq : end) - s));
+			rba_buf_printf(b, "</td><td class=\"mono\">");
+			if (eq != NULL)
+				html_text(b, eq + 1, (size_t)(end - eq - 1));
+			rba_buf_printf(b, "</td></tr>\n");
+		}
+		s = end + 1;
+	}
+	rba_buf_printf(b, "</table>\n");
+}
+
 /* ---- the scatter ----------------------------------------------------- */
 
 #define SC_W 640.0
@@ -1070,6 +1231,7 @@ report_audit_page(struct rd *r, const struct report_source *src,
 	section_meta(r, src, b);
 	section_verdict(r, &a, b);
 	section_links(r, b);
+	section_trainer(r, b);
 	rba_buf_printf(b, "<h2>Scores</h2>\n");
 	scatter(r, &a, b);
 	scatter_caption(&a, b);

@@ -521,7 +521,12 @@ report_dispute_page(struct rd *r, const struct report_source *src,
 	if (x != NULL && x->type == RBA_JSON_OBJECT && rd_bool(r, x, "ok"))
 		err = section_reasons(r, x, b, d);
 	else {
-		rba_buf_printf(b, "<h2>Reasons</h2>\n<p>No reasons: ");
+		/* (an exec version scored by its score command: the
+		 * evidence's error says that no reasons exist for its
+		 * format; nothing is drawn in their place) */
+		rba_buf_printf(b, "<h2>Reasons</h2>\n<p id=\"no-reasons\">No reasons "
+				  "are available for this decision, and none are "
+				  "drawn: ");
 		html_sv(b, rd_at(r, x, "error", RD_STRN, 0));
 		rba_buf_printf(b, ".</p>\n");
 	}

@@ -160,6 +160,49 @@ out_has 'scored as stored: no retrain, audit record'
 out_has 'escalate: the principal reasons could not be computed'
 out_has 'no reasons are available for format opaque'
 
+# ---- the report of exec versions (rebuild-audit(1), report) --------------
+# the audit page names what ran and where; a variable passed into the
+# sandbox that changed since registration is a changed field beside it
+pins xgb-env "$C1" 1 "s|probe: .*|pass: [RBA_T_VAR]|" > pe.yaml
+run 0 env RBA_T_VAR=one $RBA -S st -q register pe.yaml --policy "$POL"
+run 0 env RBA_T_VAR=one $RBA -S st -q sample add xgb-env cases.csv
+run 0 env RBA_T_VAR=two $RBA -S st -q audit xgb-env
+run 0 $RBA -S st export xgb-env -k key.key -o ev-env.json
+ok "the evidence names the changed exec environment field" sh -c \
+	"jq -e '.predicate.environment.state == \"changed\" and .predicate.environment.diff == [{\"key\": \"var.rba_t_var\", \"pinned\": \"one\", \"current\": \"two\"}]' ev-env.json"
+run 0 $RBA report ev-env.json -p key.pub -o ev-env.html
+H=ev-env.html
+ok "report: the trainer kind" grep -qF '<tr><th>kind</th><td>exec</td></tr>' $H
+ok "report: the repository" grep -qF "<tr><th>repository</th><td class=\"mono\">$PWD/repo</td></tr>" $H
+ok "report: the commit" grep -qF "<tr><th>commit</th><td class=\"mono\">$C1</td></tr>" $H
+ok "report: the tree" grep -qF "<tr><th>tree</th><td class=\"mono\">$T1</td></tr>" $H
+ok "report: the command as run, argument by argument" grep -qF '<code>/usr/bin/python3</code> <code>train.py</code> <code>/in/snapshot.csv</code> <code>/in/params.json</code> <code>/out/model.json</code> <code>7</code> <code>1</code> <code>/out/metrics.json</code>' $H
+ok "report: the format" grep -qF "<tr><th>format</th><td>xgboost-json (the pins' trainer.format)</td></tr>" $H
+ok "report: the sandbox" grep -q '<tr><th>sandbox</th><td>bubblewrap [0-9.]*</td></tr>' $H
+ok "report: the sandbox profile" grep -qF '<tr><th>sandbox profile</th><td class="mono">bwrap --unshare-all' $H
+ok "report: the pins' trainer section, line by line (the limits)" sh -c \
+	"sed -n '/id=\"pins-trainer\"/,/<\/div>/p' $H | grep -qx '    seconds: 300'"
+ok "report: the pins' trainer section, its params" sh -c \
+	"sed -n '/id=\"pins-trainer\"/,/<\/div>/p' $H | grep -qx '    eta: 0.3'"
+ok "report: the changed field, pinned and current" grep -qF '<tr><td class="mono">var.rba_t_var</td><td class="mono">one</td><td class="mono">two</td></tr>' $H
+ok "report: the environment link is CHANGED" grep -q '<tr><th>environment</th><td><span class="changed">CHANGED</span>' $H
+ok "report: the record's fields (a declared package)" grep -q '<tr><td class="mono">pkg.python3_xgboost</td><td class="mono">[^<]' $H
+ok "report: every field of the current record, no other" sh -c \
+	"test \"\$(jq -r .predicate.environment.current.record ev-env.json | grep -c .)\" = \"\$(sed -n '/id=\"env-record\"/,/<\/table>/p' $H | grep -c '^<tr><td')\""
+# dispute pages: an XGBoost version's reasons as a waterfall that adds
+# up; an opaque version's plainly none
+run 0 $RBA -S st dispute xgb-credit 5 --export -k key.key -o dx.json
+run 0 $RBA report dx.json -p key.pub -o dx.html
+ok "dispute report (XGBoost): the waterfall" grep -q '<svg id="waterfall"' dx.html
+ok "dispute report (XGBoost): TreeSHAP reasons" grep -qF 'treeshap reasons (exact)' dx.html
+ok "dispute report (XGBoost): the add-up check agrees" grep -q '<p class="caption" id="addup">.*agrees within the tolerance' dx.html
+ok "dispute report (XGBoost): the first principal reason" sh -c \
+	"grep -qF \"\$(jq -r '.predicate.dispute.explanation.principal_reasons[0].column' dx.json) = \" dx.html"
+run 1 $RBA -S st dispute xgb-opaque 5 --export -k key.key -o do.json
+run 0 $RBA report do.json -p key.pub -o do.html
+ok "dispute report (opaque): no reasons, plainly" grep -qF '<p id="no-reasons">No reasons are available for this decision, and none are drawn: no reasons are available for format opaque' do.html
+ok "dispute report (opaque): no waterfall" sh -c '! grep -q "<svg id=\"waterfall\"" do.html'
+
 # ---- a second commit changes eta: not reproducible, links named ----------
 sed -i 's/^    rounds = int(params.pop("rounds", 50))$/&\n    params["eta"] = 0.1/' repo/train.py
 ok "the second commit changes eta" grep -q 'params\["eta"\] = 0.1' repo/train.py
@@ -175,6 +218,17 @@ ok "the code revision link is changed: commit 1 to commit 2" sh -c \
 	"jq -e '.links.code_revision.state == \"changed\" and .links.code_revision.pinned == \"$C1\" and .links.code_revision.current == \"$C2\"' out"
 ok "the config link is changed" sh -c "jq -e '.links.config.state == \"changed\"' out"
 ok "decisions flipped" sh -c "jq -e '.sample.flips > 0' out"
+cp out claim-rec.json
+# the audit kept the rebuilt XGBoost file: diff --store shows where it
+# differs from the pinned one
+run 1 $RBA -S st diff --store xgb-claim
+out_has "audit "
+out_has "of version xgb-claim: the pinned artifact against the rebuilt artifact"
+out_has "artifacts differ: xgboost 'pinned artifact' against 'rebuilt artifact'"
+out_has "trees       40 and 40, 0 identical; first that differs: tree 1, node"
+run 1 $RBA -S st --json diff --store xgb-claim
+ok "diff --store: the pinned and rebuilt digests are the audit record's" sh -c \
+	"test \"\$(jq -r .a.digest out) \$(jq -r .b.digest out)\" = \"\$(jq -r '.digests.artifact_pinned + \" \" + .digests.artifact_rebuilt' claim-rec.json)\""
 
 # ---- scikit-learn: another library, another format, bit-identical --------
 SK=$TOP/contrib/examples/sklearn
@@ -190,6 +244,22 @@ run 0 $RBA -S st sample add sklearn-credit cases.csv
 run 0 $RBA -S st audit sklearn-credit
 out_has 'bit-identical'
 out_has 'decisions made by'
+# a scikit-learn file this tool does not read: a pinned one with its
+# intercept moved does not rebuild, and diff --store says it cannot
+# compare the kept rebuild, in one line
+run 0 $RBA -S st version export-artifact sklearn-credit sk-model.json
+/usr/bin/python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); m["intercept"] += 0.5; json.dump(m, open(sys.argv[2], "w"))' sk-model.json sk-moved.json
+sed 's|^version: .*|version: sklearn-moved|' sk.yaml > skm.yaml
+run 0 $RBA -S st -q register skm.yaml --artifact sk-moved.json --policy "$SK/policy.yaml"
+run 0 $RBA -S st -q sample add sklearn-moved cases.csv
+run 1 $RBA -S st -q audit sklearn-moved
+dump before.txt
+run 2 $RBA -S st diff --store sklearn-moved
+err_has "is of a format this tool does not read, neither its own nor XGBoost JSON"
+ok "diff --store of an opaque format: one line" test "$(wc -l < err)" -eq 1
+out_empty
+dump after.txt
+ok "diff --store of an opaque format: the store is unchanged" cmp -s before.txt after.txt
 
 # ---- this tool's trainer refuses exec pins ---------------------------------
 run 2 $RBA -S st train p1.yaml

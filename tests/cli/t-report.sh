@@ -115,6 +115,7 @@ ok "the links, each SAME" test "$(grep -o '<span class="same">SAME</span>' ev.ht
 ok "band edges at the policy's thresholds" \
 	test "$(grep -o 'class="band-edge" data-edge="[^"]*"' ev.html | sed 's/.*="//; s/"//' | tr '\n' ' ')" = "0.3 0.5 "
 ok "no flipped mark when nothing flipped" sh -c "! grep -q 'class=\"flip-mark\"' ev.html"
+ok "this tool's own trainer: no exec trainer section (t-exec draws one)" sh -c "! grep -q 'id=\"trainer\"\\|The trainer that ran' ev.html"
 # An existing output only with --force; nothing replaced without it.
 cp ev.html before.html
 run 2 $RBA report ev.json -o ev.html -p k.pub

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/fileio.h"
+#include "rebuild/artdiff.h"
 #include "rebuild/artifact.h"
 #include "rebuild/explain.h"
 #include "rebuild/xgboost.h"
@@ -661,6 +662,67 @@ START_TEST(test_xgb_refused_values)
 }
 END_TEST
 
+/* diff (rebuild/artdiff.h): a model against itself is the same; one
+ * split's default direction, one leaf changed, each found at its tree
+ * and node; an XGBoost model against one of our forests is two kinds. */
+START_TEST(test_xgb_artdiff)
+{
+	struct artifact a, b, m;
+	struct artdiff x;
+	struct rba_detail d;
+	struct rebuild_forest *f;
+	uint32_t t = 3, i;
+
+	load("binary", &a);
+	load("binary", &b);
+	ck_assert_int_eq(artdiff_kind(&a), ARTDIFF_XGBOOST);
+	ck_assert_int_eq(artdiff_compare(&a, &b, &x, &d), 0);
+	ck_assert(x.same);
+	ck_assert(x.xgboost);
+	ck_assert_uint_eq(x.trees_same, 20);
+	ck_assert_int_eq(x.first_tree, -1);
+	for (size_t k = 0; k < x.ntensors; k++)
+		ck_assert_msg(strstr(x.t[k].name, "standardization") == NULL &&
+			      strstr(x.t[k].name, "bin edges") == NULL, "%s", x.t[k].name);
+
+	/* tree 4's root: missing values the other way */
+	f = &b.model.forest;
+	i = f->tree_start[t];
+	ck_assert_uint_ne(f->nodes[i].feature, REBUILD_TREE_LEAF);
+	f->nodes[i].flags ^= REBUILD_TREE_DEFAULT_LEFT;
+	ck_assert_int_eq(artdiff_compare(&a, &b, &x, &d), 0);
+	ck_assert(!x.same);
+	ck_assert_uint_eq(x.trees_same, 19);
+	ck_assert_int_eq(x.first_tree, 3);
+	ck_assert_uint_eq(x.first_node, 0);
+	ck_assert_msg(strstr(x.tree_what, "missing values go ") == x.tree_what, "%s",
+		      x.tree_what);
+	f->nodes[i].flags ^= REBUILD_TREE_DEFAULT_LEFT;
+
+	/* a leaf of the last tree, one ulp up */
+	t = f->ntrees - 1;
+	for (i = f->tree_start[t]; f->nodes[i].feature != REBUILD_TREE_LEAF; i++)
+		;
+	f->nodes[i].value = nextafterf(f->nodes[i].value, INFINITY);
+	ck_assert_int_eq(artdiff_compare(&a, &b, &x, &d), 0);
+	ck_assert(!x.same);
+	ck_assert_int_eq(x.first_tree, (int64_t)t);
+	ck_assert_uint_eq(x.first_node, i - f->tree_start[t]);
+	ck_assert_msg(strstr(x.tree_what, "(1 ulps)") != NULL, "%s", x.tree_what);
+
+	/* the same forest as one of ours: another kind */
+	load("binary", &m);
+	m.model.forest.rules = REBUILD_FOREST_OWN;
+	ck_assert_int_eq(artdiff_kind(&m), ARTDIFF_FOREST);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(artdiff_compare(&a, &m, &x, &d), RBA_E_SCHEMA);
+	ck_assert_str_eq(d.reason, "artifacts of two kinds: an XGBoost model and a forest");
+	artifact_release(&a);
+	artifact_release(&b);
+	artifact_release(&m);
+}
+END_TEST
+
 Suite *
 suite_xgboost(void)
 {
@@ -679,6 +741,7 @@ suite_xgboost(void)
 	tcase_add_test(tc, test_xgb_no_encode);
 	tcase_add_test(tc, test_xgb_refused);
 	tcase_add_test(tc, test_xgb_refused_values);
+	tcase_add_test(tc, test_xgb_artdiff);
 	suite_add_tcase(s, tc);
 	return s;
 }
