@@ -38,7 +38,14 @@ pins() {
 dump() { mdb_dump -a st > "$1" 2>&1; }
 # no_leftovers WHAT: no sandboxed process of this test, no work directory
 no_leftovers() {
-	sleep 1
+	# a killed sandbox's processes may take a moment to be reaped: wait
+	# up to 5 s for them to go, then judge
+	i=0
+	while [ $i -lt 50 ] && { ps -eo args | grep -v grep | grep -qF "$PWD/repo" ||
+	    ps -eo args | grep -v grep | grep -q 'bad.py'; }; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	ok "$1: no process of the sandbox is left" \
 		sh -c "! ps -eo args | grep -v grep | grep -qF '$PWD/repo'  && ! ps -eo args | grep -v grep | grep -q 'bad.py'"
 	ok "$1: no work directory is left" sh -c "[ -z \"\$(ls tmp)\" ]"
