@@ -219,17 +219,17 @@ exec_metrics_parse(const struct pins *p, const struct exec_run *run,
 	if (rba_json_parse(run->metrics, run->metrics_len, &root, &jd) != 0) {
 		rba_detail_key(d, "metrics");
 		return rba_fail(d, RBA_E_SCHEMA, EXEC_METRICS_FILE, 0, jd.col,
-				"version '%s' seed %llu: the metrics the trainer "
-				"wrote are not JSON: %s",
+				"version '%s' seed %llu: %s is not JSON: %s",
 				p->version, (unsigned long long)p->train.seed,
-				jd.reason);
+				EXEC_METRICS_FILE, jd.reason);
 	}
 	if (root.type != RBA_JSON_OBJECT) {
 		rba_detail_key(d, "metrics");
 		err = rba_fail(d, RBA_E_SCHEMA, EXEC_METRICS_FILE, 0, 0,
-			       "version '%s': the metrics the trainer wrote are "
-			       "not a JSON object of metric names to numbers",
-			       p->version);
+			       "version '%s' seed %llu: %s is not a JSON object "
+			       "of metric names to numbers",
+			       p->version, (unsigned long long)p->train.seed,
+			       EXEC_METRICS_FILE);
 		goto out;
 	}
 	for (size_t k = 0; k < root.n; k++) {
@@ -246,23 +246,31 @@ exec_metrics_parse(const struct pins *p, const struct exec_run *run,
 		}
 		if (key[0] == 0) {
 			err = rba_fail(d, RBA_E_SCHEMA, EXEC_METRICS_FILE, 0, 0,
-				       "version '%s': a metric with an empty name",
-				       p->version);
+				       "version '%s' seed %llu: %s: a metric with "
+				       "an empty name",
+				       p->version,
+				       (unsigned long long)p->train.seed,
+				       EXEC_METRICS_FILE);
 			goto out;
 		}
 		if (it->type != RBA_JSON_NUMBER || !isfinite(it->num)) {
 			err = rba_fail(d, RBA_E_SCHEMA, EXEC_METRICS_FILE, 0, 0,
-				       "version '%s': metric \"%s\" is not a "
-				       "finite number",
-				       p->version, key);
+				       "version '%s' seed %llu: %s: key '%s' is "
+				       "not a finite number",
+				       p->version,
+				       (unsigned long long)p->train.seed,
+				       EXEC_METRICS_FILE, key);
 			goto out;
 		}
 		if (m < 0)
 			continue; /* the trainer's own: kept in its record */
 		if (!isnan(v[m])) {
 			err = rba_fail(d, RBA_E_SCHEMA, EXEC_METRICS_FILE, 0, 0,
-				       "version '%s': metric \"%s\" given twice",
-				       p->version, key);
+				       "version '%s' seed %llu: %s: key '%s' "
+				       "given twice",
+				       p->version,
+				       (unsigned long long)p->train.seed,
+				       EXEC_METRICS_FILE, key);
 			goto out;
 		}
 		v[m] = it->num;
@@ -366,13 +374,14 @@ exec_from_prepared(const struct pins *p, const struct rebuild_prepared *prep,
 		if (run.metrics == NULL || isnan(mv[0])) {
 			rba_detail_key(d, "metrics.val_loss");
 			err = rba_fail(d, RBA_E_SCHEMA, EXEC_METRICS_FILE, 0, 0,
-				       "version '%s' (format opaque) seed %llu: "
-				       "the trainer wrote %s: its {metrics} "
-				       "file must give val_loss",
+				       "version '%s' seed %llu: %s: key "
+				       "'val_loss' missing (%s; format opaque "
+				       "is measured by its {metrics} file)",
 				       p->version,
 				       (unsigned long long)p->train.seed,
+				       EXEC_METRICS_FILE,
 				       run.metrics == NULL ? "no metrics file"
-							   : "no val_loss");
+							   : "not in the file");
 			goto out;
 		}
 		rba_digest_bytes(fp, sizeof(fp) - 1, &out->eval.fingerprint);

@@ -72,7 +72,6 @@ run 0 $RBA runs show "$SB"
 out_has "xgb-base at 6 seeds"
 LOSSES=$(sed -n 's/.* val_loss \([0-9.e-]*\) .*/\1/p' out | sort -u | wc -l)
 ok "six seeds, six different losses: a noise floor above zero" test "$LOSSES" -eq 6
-cat out >&2
 # the tool's own evaluation is XGBoost's: the script's own validation
 # loss (its metrics file, what an opaque version is measured by) agrees
 # at seed 2 within float32 rounding
@@ -102,4 +101,71 @@ out_lacks 'finding    worse'
 # the command's own metrics are another measure than the tool's: refused
 run 2 $RBA compare "$S2" "$SO"
 err_has 'evaluation contract'
-cat out >&2
+
+# ---- gate: calibrated on the sweep, passes the pins, fails bad params ------
+run 0 $RBA gate calibrate "$SB" --k 1 -o loss.yaml
+out_has 'val_loss <= '
+run 0 $RBA gate check loss.yaml "$SB"
+out_has '(lower-is-better): PASS'
+run 0 $RBA gate check loss.yaml base.yaml --seeds 1
+out_has "base.yaml: val_loss 0.503022 <= threshold"
+out_has '(lower-is-better): PASS'
+run 1 $RBA gate check loss.yaml "$SE"
+out_has '(lower-is-better): FAIL'
+pins xgb-bad 1.0 xgboost-json ", max_bin: 4" > bad.yaml
+run 1 $RBA gate check loss.yaml bad.yaml --seeds 1
+out_has '(lower-is-better): FAIL'
+run 0 $RBA gate validate loss.yaml base.yaml --seeds 7
+out_has 'false alarms 0/1 on healthy seeds'
+
+# ---- bisect over params edits: the culprit is eta ---------------------------
+sed "s/max_depth: 3,/max_depth: 4,/" eta.yaml > two.yaml
+run 0 $RBA bisect base.yaml two.yaml --gate loss.yaml --seeds 1
+out_has '1. trainer.params.eta: 0.3 -> 1.0'
+out_has '2. trainer.params.max_depth: 3 -> 4'
+out_has 'culprit: trainer.params.eta (0.3 -> 1.0)'
+
+# ---- bisect over a revision edit: a commit that coarsens the bins ----------
+sed -i 's/    params.update({"objective"/    params.setdefault("max_bin", 2)\n    params.update({"objective"/' repo/fx_train.py
+git -C repo -c user.name=test -c user.email=test@example.org commit -qam "coarser bins"
+C2=$(git -C repo rev-parse HEAD)
+sed -e "s/$C1/$C2/; s/max_depth: 3,/max_depth: 4,/; s/^version: .*/version: xgb-c2/" base.yaml > rev.yaml
+run 0 $RBA bisect base.yaml rev.yaml --gate loss.yaml --seeds 1
+out_has "1. trainer.revision: $C1 -> $C2"
+out_has "culprit: trainer.revision ($C1 -> $C2)"
+
+# ---- train -o and evaluate: the artifact, measured natively ----------------
+run 0 $RBA train base.yaml -o m.json
+ok "train -o writes XGBoost's JSON" sh -c "head -c 1 m.json | grep -q '{'"
+run 2 $RBA train base.yaml -o m.json
+out_empty
+run 0 $RBA evaluate m.json --pins base.yaml
+EVAL=$(sed -n 's/^val_loss  *//p' out)
+ok "evaluate m.json: a loss" test -n "$EVAL"
+# the pins alone: trained at their seed and evaluated, the same loss
+run 0 $RBA evaluate base.yaml
+out_has "val_loss          $EVAL"
+out_has 'rows              250'
+run 2 $RBA evaluate m.json --pins opaque.yaml
+err_has 'format opaque cannot be evaluated by this tool'
+
+# ---- bad metrics files: exit 2, one line, the store unchanged --------------
+dump before
+for mode in garbage string; do
+	pins xgb-$mode 0.3 xgboost-json ", metrics_mode: $mode" > $mode.yaml
+	run 2 $RBA sweep $mode.yaml --seeds 1
+	out_empty
+	ok "$mode: one line" test "$(wc -l < err)" -eq 1
+done
+err_is "rebuild-audit: cannot train 'xgb-string seed 1': version 'xgb-string' seed 1: /out/metrics.json: key 'val_loss' is not a finite number"
+pins xgb-noloss 0.3 opaque ", metrics_mode: noloss" > noloss.yaml
+run 2 $RBA sweep noloss.yaml --seeds 1
+err_is "rebuild-audit: cannot train 'xgb-noloss seed 1': version 'xgb-noloss' seed 1: /out/metrics.json: key 'val_loss' missing (not in the file; format opaque is measured by its {metrics} file)"
+run 2 $RBA gate check loss.yaml noloss.yaml --seeds 1
+err_has "key 'val_loss' missing"
+dump after
+ok "the store is unchanged by every refusal" cmp before after
+# (a comparison is declared before it trains: kept, as refused)
+pins xgb-none 0.3 opaque ", metrics_mode: none" > none.yaml
+run 2 $RBA compare none.yaml opaque.yaml --seeds 1
+err_has "key 'val_loss' missing (no metrics file"
