@@ -300,6 +300,11 @@ exec_evaluate_native(const struct pins *p, const struct rebuild_prepared *prep,
 	size_t nf;
 	int err;
 
+	if (prep->snap == NULL)
+		return rba_fail(d, RBA_E_SCHEMA, prep->name, 0, 0,
+				"version '%s' is an exec version, the snapshot "
+				"was prepared for another",
+				p->version);
 	if ((err = exec_artifact_open(p, prep->snap, prep->snap_n, a, an, &art,
 				      d)) != 0)
 		return err;
@@ -356,6 +361,11 @@ exec_from_prepared(const struct pins *p, const struct rebuild_prepared *prep,
 
 	for (int i = 0; i < EXEC_NMETRICS; i++)
 		mv[i] = NAN;
+	if (prep->snap == NULL)
+		return rba_fail(d, RBA_E_SCHEMA, prep->name, 0, 0,
+				"version '%s' is an exec version, the snapshot "
+				"was prepared for another",
+				p->version);
 	if ((err = exec_train(p, prep->snap, prep->snap_n, p->train.seed,
 			      p->determinism.threads, &run, d)) != 0)
 		return err;
