@@ -169,3 +169,11 @@ ok "the store is unchanged by every refusal" cmp before after
 pins xgb-none 0.3 opaque ", metrics_mode: none" > none.yaml
 run 2 $RBA compare none.yaml opaque.yaml --seeds 1
 err_has "key 'val_loss' missing (no metrics file"
+
+# ---- the records name the pinned commit, and compare sees it change --------
+run 1 $RBA compare base.yaml rev.yaml --seeds 1
+out_has 'code revision     CHANGED'
+out_has "pins trainer.revision $C1 -> $C2"
+run 0 $RBA --json runs show "$SB"
+ok "a sweep's runs name the pinned commit as their code revision" sh -c \
+	"$RBA --json runs show \$(jq -r '.runs[0]' out) | jq -e '.code_revision == \"$C1\" and .trainer_abi == 0'"
