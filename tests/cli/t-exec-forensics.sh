@@ -177,3 +177,9 @@ out_has "pins trainer.revision $C1 -> $C2"
 run 0 $RBA --json runs show "$SB"
 ok "a sweep's runs name the pinned commit as their code revision" sh -c \
 	"$RBA --json runs show \$(jq -r '.runs[0]' out) | jq -e '.code_revision == \"$C1\" and .trainer_abi == 0'"
+# pins that write code_revision out: it follows the revision edit
+sed "s/^snapshot:/code_revision: \"$C1\"\nsnapshot:/" base.yaml > cb.yaml
+sed "s/^snapshot:/code_revision: \"$C2\"\nsnapshot:/" rev.yaml > cr.yaml
+run 0 $RBA bisect cb.yaml cr.yaml --gate loss.yaml --seeds 1
+out_lacks 'not make a valid pins file'
+out_has "culprit: trainer.revision ($C1 -> $C2)"
