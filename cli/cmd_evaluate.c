@@ -146,7 +146,7 @@ cmd_evaluate(struct cli_ctx *ctx, int argc, char **argv)
 	struct rebuild_prepared *prep = NULL;
 	struct rebuild_result res;
 	uint8_t *snap = NULL, *art = NULL;
-	int err, status;
+	int err, status, xgb = 0;
 
 	memset(&o, 0, sizeof(o));
 	memset(&res, 0, sizeof(res));
@@ -160,22 +160,28 @@ cmd_evaluate(struct cli_ctx *ctx, int argc, char **argv)
 	if ((err = rba_file_read(o.target, 1u << 30, &art, &art_n, &d)) != 0)
 		return cli_fail("cannot read", o.target, err, &d);
 	if (xgboost_is_json(art, art_n)) {
-		/* An XGBoost model is text, but no pins: say what it is. */
+		/* An XGBoost model is text, but no pins: with the pins of its
+		 * exec version it is evaluated natively; alone, say what it
+		 * is. */
 		struct artifact xa;
 		struct rba_detail xd;
 		rba_detail_clear(&xd);
 		if (xgboost_decode(art, art_n, o.target, &xa, &xd) == 0) {
 			artifact_release(&xa);
-			free(art);
-			rba_fail(&d, RBA_E_UNSUPPORTED, NULL, 0, 0, "%s",
-				 "an XGBoost model has no evaluation contract "
-				 "here (score scores it; evaluate takes pins or "
-				 "our artifacts)");
-			return cli_fail("cannot evaluate", o.target,
-					RBA_E_UNSUPPORTED, &d);
+			xgb = 1;
+			if (pins_path == NULL) {
+				free(art);
+				rba_fail(&d, RBA_E_UNSUPPORTED, NULL, 0, 0,
+					 "%s",
+					 "an XGBoost model has no evaluation "
+					 "contract here (score scores it; "
+					 "evaluate takes pins or our artifacts)");
+				return cli_fail("cannot evaluate", o.target,
+						RBA_E_UNSUPPORTED, &d);
+			}
 		}
 	}
-	if (memchr(art, 0, art_n) == NULL) {
+	if (!xgb && memchr(art, 0, art_n) == NULL) {
 		free(art);
 		art = NULL;
 		pins_path = o.target;

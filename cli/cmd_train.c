@@ -17,6 +17,7 @@
 #include "common/fileio.h"
 #include "policy/policy.h"
 #include "rebuild/envrec.h"
+#include "rebuild/exec.h"
 #include "rebuild/rebuild.h"
 #include "rebuild/runrec.h"
 #include "rebuild/snapshot.h"
@@ -266,7 +267,14 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 				  err, &d);
 		goto done;
 	}
-	if (envrec_capture(p->determinism.mode, p->determinism.threads, &env)) {
+	if (policy_pins_is_exec(p)) {
+		/* an exec version's environment is its own record (exec.h) */
+		if ((err = exec_envrec(p, &env, &d)) != 0) {
+			status = cli_fail("cannot train", o.pins_path, err, &d);
+			goto done;
+		}
+	} else if (envrec_capture(p->determinism.mode, p->determinism.threads,
+				  &env)) {
 		status = cli_fail("cannot train", o.pins_path, RBA_E_NOMEM, NULL);
 		goto done;
 	}

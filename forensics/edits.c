@@ -154,9 +154,16 @@ fx_edits_apply(const struct pins *base, const struct fx_edit *edits,
 	struct rba_buf b, t;
 	const char *s, *end;
 	size_t li = 0;
+	const char *rev = NULL;
 	int err;
 
 	*out = NULL;
+	/* An exec trainer's code_revision is its trainer.revision (not an
+	 * edit of its own): it follows a picked revision edit, so that the
+	 * prefix is the pins of that commit. */
+	for (size_t i = 0; i < n; i++)
+		if (pick[i] && strcmp(edits[i].path, "trainer.revision") == 0)
+			rev = edits[i].cand;
 	if ((err = leaves(base, &a, &na)))
 		return rba_fail(d, err, NULL, 0, 0, "out of memory");
 	rba_buf_init(&b);
@@ -175,6 +182,10 @@ fx_edits_apply(const struct pins *base, const struct fx_edit *edits,
 			for (size_t i = 0; li < na && i < n; i++)
 				if (pick[i] && strcmp(edits[i].path, a[li].path) == 0)
 					repl = edits[i].cand;
+			if (rev != NULL && li < na &&
+			    strcmp(a[li].path, "code_revision") == 0 &&
+			    strcmp(a[li].value, "null") != 0)
+				repl = rev;
 			li++;
 		}
 		if (repl != NULL)

@@ -201,7 +201,9 @@ fx_seeds_train(const struct pins *p, const struct rebuild_prepared *prep,
 	unsigned started = 0;
 
 	memset(out, 0, n * sizeof(*out));
-	if (jobs < 1)
+	/* An exec trainer runs one sandboxed command at a time: its own
+	 * threads are determinism.threads. */
+	if (jobs < 1 || policy_pins_is_exec(p))
 		jobs = 1;
 	if (jobs > FX_MAX_JOBS)
 		jobs = FX_MAX_JOBS;

@@ -16,6 +16,7 @@
 #include "common/json.h"
 #include "common/rbatime.h"
 #include "rebuild/envrec.h"
+#include "rebuild/exec.h"
 #include "rebuild/snapshot.h"
 
 void
@@ -160,7 +161,16 @@ sweep_describe(const struct pins *p, struct fx_sweep *out, struct trained *t,
 	struct rba_buf env, text;
 
 	rba_buf_init(&env);
-	if (envrec_capture(p->determinism.mode, p->determinism.threads, &env)) {
+	/* An exec version's environment is its own record (exec.h). */
+	if (policy_pins_is_exec(p)) {
+		int err;
+		rba_detail_clear(&f->d);
+		if ((err = exec_envrec(p, &env, &f->d)) != 0) {
+			rba_buf_release(&env);
+			return fx_fail(f, err, FX_STEP_TRAIN, p->version, NULL);
+		}
+	} else if (envrec_capture(p->determinism.mode, p->determinism.threads,
+				  &env)) {
 		rba_buf_release(&env);
 		return fx_fail(f, RBA_E_NOMEM, FX_STEP_SWEEP, p->version, NULL);
 	}

@@ -217,3 +217,68 @@ rebuild_evaluate(uint32_t abi, const struct rebuild_model *m,
 		out->loss *= (double)s.n;
 	return 0;
 }
+
+int
+rebuild_evaluate_probs(const float *probs, uint32_t nclasses,
+		       const uint32_t *y, size_t nval, const size_t *idx,
+		       uint32_t positive, const struct rebuild_contract *c,
+		       struct rebuild_evaluation *out, struct rba_detail *d)
+{
+	size_t n = nval;
+	double sum = 0, hits = 0;
+	float *score = NULL;
+	uint8_t *pos = NULL;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->loss = out->acc = out->auc = NAN;
+	if (c->subset_rows > nval) {
+		rba_detail_key(d, "eval.subset");
+		return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
+				"eval.subset is %llu rows, the validation part "
+				"has %zu",
+				(unsigned long long)c->subset_rows, nval);
+	}
+	if (c->dropout || c->input_scale != 1.0) {
+		rba_detail_key(d, c->dropout ? "eval.dropout" : "eval.input_scale");
+		return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
+				"an exec version's model is evaluated as it "
+				"is: eval.dropout off and eval.input_scale 1");
+	}
+	if (c->subset_rows)
+		n = (size_t)c->subset_rows;
+	fingerprint(c, idx, n, &out->fingerprint);
+	out->rows = n;
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const float *p = probs + i * nclasses;
+		uint32_t best = 0;
+		double pt = p[y[i]];
+		for (uint32_t k = 1; k < nclasses; k++)
+			if (p[k] > p[best])
+				best = k;
+		sum -= log(pt > 1e-30 ? pt : 1e-30);
+		hits += best == y[i];
+	}
+	out->loss = c->sum ? sum : sum / (double)n;
+	out->acc = hits / (double)n;
+	if (nclasses == 2 && positive < 2) {
+		score = malloc(n * sizeof(float));
+		pos = malloc(n);
+		if (score == NULL || pos == NULL) {
+			err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++) {
+			score[i] = probs[i * nclasses + positive];
+			pos[i] = y[i] == positive;
+		}
+		if (rebuild_auc(score, pos, n, &out->auc) != 0)
+			err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "out of memory");
+	}
+out:
+	free(score);
+	free(pos);
+	return err;
+}

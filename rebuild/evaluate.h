@@ -83,4 +83,20 @@ int rebuild_evaluate(uint32_t abi, const struct rebuild_model *m,
 		     uint32_t positive, const struct rebuild_contract *c,
 		     struct rebuild_evaluation *out, struct rba_detail *d);
 
+/*
+ * The metrics of an exec version's native model (rebuild/exec.h) from
+ * its class probabilities: probs is nval x nclasses for the validation
+ * rows (labels y, row numbers idx, in split order), evaluated under c
+ * as rebuild_evaluate does (same fingerprint, the same subset and
+ * reduction); a row's loss is -log of its true class's probability
+ * (floored at 1e-30), its prediction the most probable class (the
+ * first on a tie).  RBA_E_UNSUPPORTED for a contract with dropout on or
+ * an input_scale other than 1 (the model is not ours to rescale),
+ * RBA_E_RANGE, RBA_E_NOMEM.
+ */
+int rebuild_evaluate_probs(const float *probs, uint32_t nclasses,
+			   const uint32_t *y, size_t nval, const size_t *idx,
+			   uint32_t positive, const struct rebuild_contract *c,
+			   struct rebuild_evaluation *out, struct rba_detail *d);
+
 #endif

@@ -10,6 +10,8 @@
 #include "rebuild/artifact.h"
 #include "rebuild/csv.h"
 #include "rebuild/encode.h"
+#include "rebuild/exec.h"
+#include "common/json.h"
 
 struct rebuild_prepared {
 	char *name;
@@ -20,6 +22,10 @@ struct rebuild_prepared {
 	uint32_t *ytr, *yva;
 	uint32_t positive;
 	int xtr_borrowed, xva_borrowed; /* rows of data.x, not copies */
+	/* An exec trainer's pins: a copy of the verified snapshot bytes,
+	 * which its command is given at every training. */
+	uint8_t *snap;
+	size_t snap_n;
 };
 
 void
@@ -91,23 +97,8 @@ rebuild_prepared_free(struct rebuild_prepared *prep)
 		free(prep->xva);
 	free(prep->ytr);
 	free(prep->yva);
+	free(prep->snap);
 	free(prep);
-}
-
-/*
- * This trainer trains builtin pins only: an exec trainer's pins never
- * reach it (rebuild/exec.h runs those), so that no command trains this
- * tool's model in place of the user's code.
- */
-static int
-exec_refused(const struct pins *p, struct rba_detail *d)
-{
-	rba_detail_key(d, "trainer.kind");
-	return rba_fail(d, RBA_E_UNSUPPORTED, p->src.file, 0, 0,
-			"version '%s' has an exec trainer: train, evaluate, "
-			"sweep, compare, gate and bisect run only this tool's "
-			"own trainer (exec versions: register, sample add, "
-			"audit, dispute)", p->version);
 }
 
 int
@@ -121,8 +112,6 @@ rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 	int err;
 
 	*out = NULL;
-	if (policy_pins_is_exec(p))
-		return exec_refused(p, d);
 	rba_digest_bytes(snapshot, n, &got);
 	if (!rba_digest_equal(&got, &p->snapshot)) {
 		char want[RBA_DIGEST_TEXT_LEN + 1];
@@ -183,12 +172,257 @@ rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 	prep->positive = prep->spec.positive == ENCODE_NO_POSITIVE
 				 ? prep->spec.nclasses - 1
 				 : prep->spec.positive;
+	if (policy_pins_is_exec(p)) {
+		if ((prep->snap = malloc(n ? n : 1)) == NULL) {
+			err = rba_fail(d, RBA_E_NOMEM, name, 0, 0, "out of memory");
+			goto out;
+		}
+		memcpy(prep->snap, snapshot, n);
+		prep->snap_n = n;
+	}
 out:
 	csv_table_free(t);
 	if (err != 0)
 		rebuild_prepared_free(prep);
 	else
 		*out = prep;
+	return err;
+}
+
+/* ---- exec trainers (rebuild/exec.h) ----------------------------------- */
+
+#define EXEC_METRICS_FILE "/out/metrics.json"
+
+/* The metric names a {metrics} file may hold (rebuild-audit-pins(5)). */
+static const char *const exec_metric_names[] = { "val_loss", "val_acc",
+						 "val_auc", "train_loss" };
+#define EXEC_NMETRICS 4
+
+/*
+ * Reads the {metrics} file of run: a flat JSON object of metric names
+ * (not empty) to finite numbers, none of exec_metric_names twice; the
+ * other names are the trainer's own (kept in its record, read by no
+ * instrument).  v[i] gets exec_metric_names[i] or NaN when absent.  0, or RBA_E_SCHEMA naming the file and
+ * the member (d->key "metrics.<name>").
+ */
+static int
+exec_metrics_parse(const struct pins *p, const struct exec_run *run,
+		   double v[EXEC_NMETRICS], struct rba_detail *d)
+{
+	struct rba_json_value root;
+	struct rba_detail jd;
+	int err = 0;
+
+	for (int i = 0; i < EXEC_NMETRICS; i++)
+		v[i] = NAN;
+	rba_detail_clear(&jd);
+	if (rba_json_parse(run->metrics, run->metrics_len, &root, &jd) != 0) {
+		rba_detail_key(d, "metrics");
+		return rba_fail(d, RBA_E_SCHEMA, EXEC_METRICS_FILE, 0, jd.col,
+				"version '%s' seed %llu: %s is not JSON: %s",
+				p->version, (unsigned long long)p->train.seed,
+				EXEC_METRICS_FILE, jd.reason);
+	}
+	if (root.type != RBA_JSON_OBJECT) {
+		rba_detail_key(d, "metrics");
+		err = rba_fail(d, RBA_E_SCHEMA, EXEC_METRICS_FILE, 0, 0,
+			       "version '%s' seed %llu: %s is not a JSON object "
+			       "of metric names to numbers",
+			       p->version, (unsigned long long)p->train.seed,
+			       EXEC_METRICS_FILE);
+		goto out;
+	}
+	for (size_t k = 0; k < root.n; k++) {
+		const char *key = root.keys[k];
+		const struct rba_json_value *it = &root.items[k];
+		int m = -1;
+		for (int i = 0; i < EXEC_NMETRICS; i++)
+			if (strcmp(key, exec_metric_names[i]) == 0)
+				m = i;
+		{
+			char kk[128];
+			snprintf(kk, sizeof(kk), "metrics.%.100s", key);
+			rba_detail_key(d, kk);
+		}
+		if (key[0] == 0) {
+			err = rba_fail(d, RBA_E_SCHEMA, EXEC_METRICS_FILE, 0, 0,
+				       "version '%s' seed %llu: %s: a metric with "
+				       "an empty name",
+				       p->version,
+				       (unsigned long long)p->train.seed,
+				       EXEC_METRICS_FILE);
+			goto out;
+		}
+		if (it->type != RBA_JSON_NUMBER || !isfinite(it->num)) {
+			err = rba_fail(d, RBA_E_SCHEMA, EXEC_METRICS_FILE, 0, 0,
+				       "version '%s' seed %llu: %s: key '%s' is "
+				       "not a finite number",
+				       p->version,
+				       (unsigned long long)p->train.seed,
+				       EXEC_METRICS_FILE, key);
+			goto out;
+		}
+		if (m < 0)
+			continue; /* the trainer's own: kept in its record */
+		if (!isnan(v[m])) {
+			err = rba_fail(d, RBA_E_SCHEMA, EXEC_METRICS_FILE, 0, 0,
+				       "version '%s' seed %llu: %s: key '%s' "
+				       "given twice",
+				       p->version,
+				       (unsigned long long)p->train.seed,
+				       EXEC_METRICS_FILE, key);
+			goto out;
+		}
+		v[m] = it->num;
+	}
+	rba_detail_clear(d);
+out:
+	rba_json_release(&root);
+	return err;
+}
+
+/*
+ * The tool's own evaluation of an XGBoost JSON artifact on prep's
+ * validation rows: the model's inputs by name from the snapshot (the
+ * pins' missing-value tokens), scored natively (artifact_score), the
+ * metrics under contract c (rebuild_evaluate_probs).
+ */
+static int
+exec_evaluate_native(const struct pins *p, const struct rebuild_prepared *prep,
+		     const uint8_t *a, size_t an,
+		     const struct rebuild_contract *c,
+		     struct rebuild_evaluation *out, struct rba_detail *d)
+{
+	struct artifact art;
+	struct csv_table *t = NULL;
+	struct csv_missing m;
+	float *x = NULL, *xv = NULL, *probs = NULL;
+	size_t nf;
+	int err;
+
+	if (prep->snap == NULL)
+		return rba_fail(d, RBA_E_SCHEMA, prep->name, 0, 0,
+				"version '%s' is an exec version, the snapshot "
+				"was prepared for another",
+				p->version);
+	if ((err = exec_artifact_open(p, prep->snap, prep->snap_n, a, an, &art,
+				      d)) != 0)
+		return err;
+	m.tok = pins_missing_tokens(p, &m.n);
+	if ((err = csv_table_load_mem_missing(prep->snap, prep->snap_n,
+					      prep->name, &m, &t, d)) != 0)
+		goto out;
+	nf = art.spec.nfeatures;
+	x = malloc((t->nrows ? t->nrows : 1) * (nf ? nf : 1) * sizeof(float));
+	xv = malloc((prep->nva ? prep->nva : 1) * (nf ? nf : 1) * sizeof(float));
+	probs = malloc((prep->nva ? prep->nva : 1) * art.spec.nclasses *
+		       sizeof(float));
+	if (x == NULL || xv == NULL || probs == NULL) {
+		err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	if ((err = encode_table(&art.spec, t, x, d)) != 0)
+		goto out;
+	for (size_t i = 0; i < prep->nva; i++)
+		memcpy(xv + i * nf, x + prep->va[i] * nf, nf * sizeof(float));
+	if ((err = artifact_score(&art, xv, prep->nva, probs)) != 0) {
+		rba_fail(d, err, NULL, 0, 0, "cannot score the validation rows");
+		goto out;
+	}
+	err = rebuild_evaluate_probs(probs, art.spec.nclasses, prep->yva,
+				     prep->nva, prep->va, prep->positive, c,
+				     out, d);
+out:
+	free(x);
+	free(xv);
+	free(probs);
+	csv_table_free(t);
+	artifact_release(&art);
+	return err;
+}
+
+/*
+ * An exec version trained at p's train.seed with its determinism.threads
+ * (exec_train), and measured: a native artifact (xgboost-json) by the
+ * tool's own evaluation on the validation split, train_loss from the
+ * {metrics} file when it wrote one; any other format by the {metrics}
+ * file alone, which must then give val_loss, its evaluation fingerprint
+ * the fixed text "rebuild-audit/eval/exec-metrics/v1\n" (the command's
+ * own measure: comparable with another such run, never with ours).
+ */
+static int
+exec_from_prepared(const struct pins *p, const struct rebuild_prepared *prep,
+		   struct rebuild_result *out, struct rba_detail *d)
+{
+	struct exec_run run;
+	double mv[EXEC_NMETRICS];
+	int native = p->trainer.format == PINS_FORMAT_XGBOOST_JSON;
+	int err;
+
+	for (int i = 0; i < EXEC_NMETRICS; i++)
+		mv[i] = NAN;
+	if (prep->snap == NULL)
+		return rba_fail(d, RBA_E_SCHEMA, prep->name, 0, 0,
+				"version '%s' is an exec version, the snapshot "
+				"was prepared for another",
+				p->version);
+	if ((err = exec_train(p, prep->snap, prep->snap_n, p->train.seed,
+			      p->determinism.threads, &run, d)) != 0)
+		return err;
+	if (run.metrics != NULL &&
+	    (err = exec_metrics_parse(p, &run, mv, d)) != 0)
+		goto out;
+	rebuild_contract_from_pins(p, &out->contract);
+	if (native) {
+		if ((err = exec_evaluate_native(p, prep, run.artifact,
+						run.artifact_len,
+						&out->contract, &out->eval,
+						d)) != 0)
+			goto out;
+	} else {
+		static const char fp[] = "rebuild-audit/eval/exec-metrics/v1\n";
+		if (run.metrics == NULL || isnan(mv[0])) {
+			rba_detail_key(d, "metrics.val_loss");
+			err = rba_fail(d, RBA_E_SCHEMA, EXEC_METRICS_FILE, 0, 0,
+				       "version '%s' seed %llu: %s: key "
+				       "'val_loss' missing (%s; format opaque "
+				       "is measured by its {metrics} file)",
+				       p->version,
+				       (unsigned long long)p->train.seed,
+				       EXEC_METRICS_FILE,
+				       run.metrics == NULL ? "no metrics file"
+							   : "not in the file");
+			goto out;
+		}
+		rba_digest_bytes(fp, sizeof(fp) - 1, &out->eval.fingerprint);
+		out->eval.rows = 0;
+		out->eval.loss = mv[0];
+		out->eval.acc = mv[1];
+		out->eval.auc = mv[2];
+	}
+	out->report.epochs = 0;
+	out->report.final.train_loss = mv[3];
+	out->report.final.val_loss = out->eval.loss;
+	out->report.final.val_acc = out->eval.acc;
+	out->report.final.val_auc = out->eval.auc;
+	out->report.examples = prep->ntr;
+	out->report.train_seconds = run.wall_seconds;
+	out->report.examples_per_second =
+		run.wall_seconds > 0 ? (double)prep->ntr / run.wall_seconds : NAN;
+	out->report.kernels = "strict";
+	out->abi = 0;
+	out->artifact = run.artifact;
+	out->artifact_len = run.artifact_len;
+	run.artifact = NULL;
+	out->digest = run.digest;
+	out->ntrain = prep->ntr;
+	out->nval = prep->nva;
+	out->nfeatures = prep->spec.nfeatures;
+	out->nclasses = prep->spec.nclasses;
+out:
+	exec_run_release(&run);
+	if (err != 0)
+		memset(out, 0, sizeof(*out));
 	return err;
 }
 
@@ -207,7 +441,7 @@ rebuild_from_prepared(const struct pins *p, uint32_t abi,
 	memset(out, 0, sizeof(*out));
 	memset(&model, 0, sizeof(model));
 	if (policy_pins_is_exec(p))
-		return exec_refused(p, d);
+		return exec_from_prepared(p, prep, out, d);
 
 	rba_buf_init(&buf);
 	if (abi == 0)
@@ -318,6 +552,16 @@ rebuild_evaluate_artifact(const struct pins *p,
 	uint32_t *y = NULL;
 	int err;
 
+	if (policy_pins_is_exec(p)) {
+		if (p->trainer.format == PINS_FORMAT_XGBOOST_JSON)
+			return exec_evaluate_native(p, prep, a, n, c, out, d);
+		rba_detail_key(d, "trainer.format");
+		return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
+				"version '%s': an artifact of format opaque "
+				"cannot be evaluated by this tool (its metrics "
+				"are the trainer's own {metrics} file)",
+				p->version);
+	}
 	if ((err = artifact_decode(a, n, &art, d)))
 		return err;
 	if ((err = same_kind(p, &art.model, d)) != 0)

@@ -67,6 +67,14 @@ int rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 void rebuild_prepared_free(struct rebuild_prepared *prep);
 
 /*
+ * An exec trainer's pins (rebuild/exec.h) train by their command at
+ * p->train.seed with p->determinism.threads: an xgboost-json artifact
+ * measured by this tool on prep's validation rows (eval from
+ * rebuild_evaluate_probs), an opaque one by the {metrics} file the
+ * command wrote (val_loss required); res has no curves, abi 0 and the
+ * command's artifact bytes.  A {metrics} file that is not a flat JSON
+ * object of names to finite numbers is RBA_E_SCHEMA naming the key.
+ *
  * Trains from prep as rebuild_from_snapshot does; p must have the data:
  * section and snapshot prep was made with (its train: section and model
  * may differ).  Reads prep only: several threads may train from one
@@ -80,7 +88,9 @@ int rebuild_from_prepared(const struct pins *p, uint32_t abi,
 
 /*
  * Evaluates the artifact bytes (a, n) on prep's validation part under
- * c: the artifact's own standardization over prep's encoded rows.
+ * c: the artifact's own standardization over prep's encoded rows.  With
+ * exec pins the bytes are XGBoost JSON scored natively, or refused
+ * (RBA_E_UNSUPPORTED) for format opaque.
  * RBA_E_SCHEMA when the artifact is another kind of model than the pins
  * p describe (trees against a network, another layout of hidden
  * layers) or its features or classes are not those of prep's encoding;

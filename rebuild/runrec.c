@@ -61,7 +61,11 @@ rebuild_runrec_render(const struct pins *p, const struct rebuild_result *res,
 	put_text(b, ",\n  ");
 	rba_json_kv_str(b, "environment", env_hex, 0);
 	put_text(b, ",\n  ");
-	rba_json_kv_str(b, "code_revision", envrec_code_revision(), 0);
+	/* an exec version's code is its pinned commit, not this tool */
+	rba_json_kv_str(b, "code_revision",
+			policy_pins_is_exec(p) ? p->trainer.revision
+					       : envrec_code_revision(),
+			0);
 	put_text(b, ",\n  ");
 	rba_json_kv_u64(b, "trainer_abi", res->abi, 0);
 	put_text(b, ",\n  ");

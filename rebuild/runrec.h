@@ -15,7 +15,8 @@
  *     "eval_fingerprint": <d>,
  *     "snapshot": <d>,
  *     "environment": <environment record digest text, as given>,
- *     "code_revision": <envrec_code_revision()>,
+ *     "code_revision": <envrec_code_revision(); an exec version's
+ *                       trainer.revision>,
  *     "trainer_abi": <ABI that trained>,
  *     "seed": <pins train.seed>,
  *     "mode": "strict" | "fast",

@@ -268,11 +268,11 @@ out_empty
 dump after.txt
 ok "diff --store of an opaque format: the store is unchanged" cmp -s before.txt after.txt
 
-# ---- this tool's trainer refuses exec pins ---------------------------------
-run 2 $RBA -S st train p1.yaml
-err_has 'has an exec trainer'
-run 2 $RBA -S st sweep p1.yaml --seeds 1-2
-err_has 'has an exec trainer'
+# ---- train runs the pinned command: the registered bytes ------------------
+# (forensics of exec versions: t-exec-forensics)
+run 0 $RBA -S st train p1.yaml -o trained.json
+ok "train -o writes the artifact register trained" \
+	test "sha256:$(sha256sum trained.json | cut -d' ' -f1)" = "$A1"
 
 # ---- bad inputs: exit 2, one line, the store unchanged --------------------
 # bad NAME SED WANT: registering pins edited by SED fails with WANT

@@ -21,6 +21,7 @@
 #include "rebuild/csv.h"
 #include "rebuild/encode.h"
 #include "rebuild/envrec.h"
+#include "rebuild/evaluate.h"
 #include "rebuild/fmath.h"
 #include "rebuild/kernel.h"
 #include "rebuild/rng.h"
@@ -1384,6 +1385,66 @@ START_TEST(test_sandbox_dir)
 }
 END_TEST
 
+/* The metrics of an exec version's native model from its probabilities
+ * (rebuild_evaluate_probs): loss, accuracy, AUC by hand; the subset,
+ * the sum and the refusals of the contract. */
+START_TEST(test_evaluate_probs)
+{
+	const float probs[] = { 0.2f, 0.8f, 0.6f, 0.4f, 0.7f, 0.3f, 0.9f, 0.1f };
+	const uint32_t y[] = { 1, 0, 1, 0 };
+	const size_t idx[] = { 10, 11, 12, 13 };
+	struct rebuild_contract c = { 0, 0, 0, 1.0, 0.0, 7 };
+	struct rebuild_evaluation e, e2;
+	struct rba_detail d;
+	double want = -(log((double)0.8f) + log((double)0.6f) +
+			log((double)0.3f) + log((double)0.9f)) / 4;
+
+	rba_detail_clear(&d);
+	ck_assert_int_eq(rebuild_evaluate_probs(probs, 2, y, 4, idx, 1, &c, &e, &d), 0);
+	ck_assert_uint_eq(e.rows, 4);
+	ck_assert(fabs(e.loss - want) < 1e-12);
+	ck_assert(e.acc == 0.75);
+	ck_assert(e.auc == 0.75);
+	/* the sum: the mean times the rows */
+	c.sum = 1;
+	ck_assert_int_eq(rebuild_evaluate_probs(probs, 2, y, 4, idx, 1, &c, &e2, &d), 0);
+	ck_assert(fabs(e2.loss - 4 * want) < 1e-12);
+	ck_assert(!rba_digest_equal(&e.fingerprint, &e2.fingerprint));
+	/* a subset: its first rows, another fingerprint */
+	c.sum = 0;
+	c.subset_rows = 2;
+	ck_assert_int_eq(rebuild_evaluate_probs(probs, 2, y, 4, idx, 1, &c, &e2, &d), 0);
+	ck_assert_uint_eq(e2.rows, 2);
+	ck_assert(e2.acc == 1.0);
+	ck_assert(!rba_digest_equal(&e.fingerprint, &e2.fingerprint));
+	c.subset_rows = 5;
+	ck_assert_int_eq(rebuild_evaluate_probs(probs, 2, y, 4, idx, 1, &c, &e2, &d),
+			 RBA_E_RANGE);
+	ck_assert_str_eq(d.key, "eval.subset");
+	/* the model is not ours to rescale or drop out */
+	c.subset_rows = 0;
+	c.input_scale = 2.0;
+	rba_detail_clear(&d);
+	ck_assert_int_eq(rebuild_evaluate_probs(probs, 2, y, 4, idx, 1, &c, &e2, &d),
+			 RBA_E_UNSUPPORTED);
+	ck_assert_str_eq(d.key, "eval.input_scale");
+	c.input_scale = 1.0;
+	c.dropout = 1;
+	ck_assert_int_eq(rebuild_evaluate_probs(probs, 2, y, 4, idx, 1, &c, &e2, &d),
+			 RBA_E_UNSUPPORTED);
+	ck_assert_str_eq(d.key, "eval.dropout");
+	/* three classes: no AUC */
+	{
+		const float p3[] = { 0.1f, 0.2f, 0.7f, 0.5f, 0.3f, 0.2f };
+		const uint32_t y3[] = { 2, 1 };
+		c.dropout = 0;
+		ck_assert_int_eq(rebuild_evaluate_probs(p3, 3, y3, 2, idx, 2, &c, &e2, &d), 0);
+		ck_assert(e2.acc == 0.5);
+		ck_assert(isnan(e2.auc));
+	}
+}
+END_TEST
+
 Suite *
 suite_rebuild(void)
 {
@@ -1403,6 +1464,7 @@ suite_rebuild(void)
 	tcase_add_test(tc, test_threads_invariant);
 	tcase_add_test(tc, test_train_errors);
 	tcase_add_test(tc, test_auc);
+	tcase_add_test(tc, test_evaluate_probs);
 	tcase_add_test(tc, test_encoder);
 	tcase_add_test(tc, test_encode_range);
 	tcase_add_test(tc, test_split);
