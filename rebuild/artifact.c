@@ -158,6 +158,9 @@ artifact_encode(const struct artifact *a, struct rba_buf *out)
 	 * our format has no field for its rules */
 	if (m->kind == REBUILD_KIND_GBDT && m->forest.rules != REBUILD_FOREST_OWN)
 		return RBA_E_UNSUPPORTED;
+	/* no format holds a categorical split's level set yet */
+	if (m->kind == REBUILD_KIND_GBDT && rebuild_forest_has_cats(&m->forest))
+		return RBA_E_UNSUPPORTED;
 	if (m->kind == REBUILD_KIND_GBDT)
 		return encode_trees(a, nf, out);
 	if (m->nlayers < 1 ||

@@ -83,7 +83,9 @@ void artifact_release(struct artifact *a);
  * is inconsistent (feature count, class count, sizes), or
  * RBA_E_UNSUPPORTED for a model this format cannot hold (an XGBoost
  * model, rebuild/xgboost.h: a forest whose rules are not
- * REBUILD_FOREST_OWN, or a spec with missing-value texts).
+ * REBUILD_FOREST_OWN, or a spec with missing-value texts; a forest with
+ * a categorical split, REBUILD_TREE_CATEGORICAL, which no format holds
+ * yet).
  */
 int artifact_encode(const struct artifact *a, struct rba_buf *out);
 

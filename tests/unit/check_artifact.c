@@ -1412,6 +1412,241 @@ START_TEST(test_explain_multiclass)
 }
 END_TEST
 
+
+/* ---- categorical splits (REBUILD_TREE_CATEGORICAL) ------------------- */
+
+/*
+ * Two trees on three inputs: 0 and 2 level indexes of native columns
+ * (6 and 4 levels), 1 a number.  Tree 0: f0 in {1, 3, 4} ? (f1 < 0.5 ?
+ * 0.5 : -0.25) : (f2 in {0} ? 1.0 : -1.0); tree 1: f2 in {1, 2, 3} ?
+ * (f0 in {0, 5} ? 0.125 : 0.75) : -0.5.  Covers make the weights uneven.
+ */
+static void
+make_cat(struct artifact *h)
+{
+	static const uint32_t sets[] = { 1, 3, 4, 0, 1, 2, 3, 0, 5 };
+	static const struct {
+		uint32_t feature, left, right, set, nset;
+		float threshold, value, cover;
+	} t[] = {
+		{ 0, 1, 4, 0, 3, 0, 0, 20 },
+		{ 1, 2, 3, 0, 0, 0.5f, 0, 12 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 0.5f, 5 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, -0.25f, 7 },
+		{ 2, 5, 6, 3, 1, 0, 0, 8 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 1.0f, 3 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, -1.0f, 5 },
+		/* tree 1 */
+		{ 2, 1, 4, 4, 3, 0, 0, 20 },
+		{ 0, 2, 3, 7, 2, 0, 0, 11 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 0.125f, 4 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 0.75f, 7 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, -0.5f, 9 },
+	};
+	uint32_t n = sizeof(t) / sizeof(t[0]);
+	struct rebuild_forest *f;
+	static char *names[] = { "employer", "income", "region" };
+
+	memset(h, 0, sizeof(*h));
+	h->abi = 1;
+	ck_assert_int_eq(rebuild_forest_alloc(&h->model, 3, 2, 1, 2, n), 0);
+	f = &h->model.forest;
+	f->edge_start[1] = 0;
+	f->edge_start[2] = 1;
+	f->edge_start[3] = 1;
+	f->edges[0] = 0.5f;
+	f->tree_start[1] = 7;
+	f->tree_start[2] = n;
+	f->base[0] = 0.1f;
+	f->cats = malloc(sizeof(sets));
+	ck_assert_ptr_nonnull(f->cats);
+	memcpy(f->cats, sets, sizeof(sets));
+	f->ncats = sizeof(sets) / sizeof(sets[0]);
+	for (uint32_t i = 0; i < n; i++) {
+		struct rebuild_tree_node *q = &f->nodes[i];
+		uint32_t root = i < 7 ? 0 : 7;
+		q->feature = t[i].feature;
+		q->value = t[i].value;
+		q->cover = t[i].cover;
+		if (t[i].feature == REBUILD_TREE_LEAF)
+			continue;
+		q->left = root + t[i].left;
+		q->right = root + t[i].right;
+		if (t[i].nset > 0) {
+			q->flags = REBUILD_TREE_CATEGORICAL;
+			q->cats = f->cats + t[i].set;
+			q->ncats = t[i].nset;
+		} else {
+			q->threshold = t[i].threshold;
+		}
+	}
+	/* a spec of three numeric inputs, mean 0 and scale 1, for the
+	 * scorers and the explainer (each column one feature) */
+	h->spec.nclasses = 2;
+	h->spec.ncolumns = 3;
+	h->spec.nfeatures = 3;
+	h->spec.positive = 1;
+	h->spec.columns = calloc(3, sizeof(*h->spec.columns));
+	h->spec.mean = calloc(3, sizeof(float));
+	h->spec.scale = malloc(3 * sizeof(float));
+	ck_assert_ptr_nonnull(h->spec.columns);
+	ck_assert_ptr_nonnull(h->spec.scale);
+	for (int c = 0; c < 3; c++) {
+		h->spec.columns[c].name = names[c];
+		h->spec.columns[c].kind = ENCODE_NUMERIC;
+		h->spec.scale[c] = 1.0f;
+	}
+}
+
+static void
+cat_release(struct artifact *h)
+{
+	free(h->spec.columns);
+	free(h->spec.mean);
+	free(h->spec.scale);
+	memset(&h->spec, 0, sizeof(h->spec));
+	artifact_release(h);
+}
+
+/* The inputs of case i: levels in and out of range, whole and not,
+ * NaN, numbers on both sides of the threshold. */
+static void
+cat_case(size_t i, float *x)
+{
+	static const float lv[] = { 0, 1, 2, 3, 4, 5, 6, 99, -1, 2.5f, NAN,
+				    -0.0f, 16777216.0f, 1e30f, -INFINITY };
+	size_t nl = sizeof(lv) / sizeof(lv[0]);
+
+	x[0] = lv[i % nl];
+	x[1] = (i / nl) % 3 == 0 ? 0.25f : (i / nl) % 3 == 1 ? 0.5f : NAN;
+	x[2] = lv[(i * 7 + 3) % nl];
+}
+
+START_TEST(test_cat_goes_left)
+{
+	struct artifact a;
+	const struct rebuild_tree_node *q;
+
+	make_cat(&a);
+	q = &a.model.forest.nodes[0]; /* {1, 3, 4} */
+	ck_assert(rebuild_tree_goes_left(q, 1.0f));
+	ck_assert(rebuild_tree_goes_left(q, 3.0f));
+	ck_assert(rebuild_tree_goes_left(q, 4.0f));
+	ck_assert(!rebuild_tree_goes_left(q, 0.0f));
+	ck_assert(!rebuild_tree_goes_left(q, -0.0f));
+	ck_assert(!rebuild_tree_goes_left(q, 2.0f));
+	ck_assert(!rebuild_tree_goes_left(q, 5.0f));
+	/* an unseen level, no level at all, a missing value: right */
+	ck_assert(!rebuild_tree_goes_left(q, 99.0f));
+	ck_assert(!rebuild_tree_goes_left(q, 3.5f));
+	ck_assert(!rebuild_tree_goes_left(q, -1.0f));
+	ck_assert(!rebuild_tree_goes_left(q, NAN));
+	ck_assert(!rebuild_tree_goes_left(q, INFINITY));
+	ck_assert(!rebuild_tree_goes_left(q, 16777216.0f + 4.0f));
+	/* the encoder refuses what no format holds */
+	{
+		struct rba_buf b;
+		rba_buf_init(&b);
+		ck_assert_int_eq(artifact_encode(&a, &b), RBA_E_UNSUPPORTED);
+		rba_buf_release(&b);
+	}
+	cat_release(&a);
+}
+END_TEST
+
+/* Dense, sparse and artifact_score give the same bits; the margins are
+ * the hand walk's. */
+START_TEST(test_cat_scorers_agree)
+{
+	struct artifact a;
+	struct rebuild_sparse *sp;
+	enum { N = 203 };
+	float x[N * 3], dense[N * 2], sparse[N * 2], viaa[N * 2];
+	float tx[N * 3];
+	uint32_t row[N * 3];
+
+	make_cat(&a);
+	for (size_t i = 0; i < N; i++) {
+		cat_case(i, x + i * 3);
+		for (int j = 0; j < 3; j++) {
+			tx[i * 3 + j] = x[i * 3 + j];
+			row[i * 3 + j] = (uint32_t)j;
+		}
+	}
+	ck_assert_int_eq(rebuild_predict(a.abi, &a.model, x, N, dense), 0);
+	ck_assert_int_eq(artifact_score(&a, x, N, viaa), 0);
+	ck_assert(memcmp(dense, viaa, sizeof(dense)) == 0);
+	ck_assert_int_eq(rebuild_sparse_new(a.abi, &a.model, &sp), 0);
+	rebuild_sparse_score(sp, tx, row, 3, N, sparse);
+	ck_assert(memcmp(dense, sparse, sizeof(dense)) == 0);
+	/* terms of zero left out: an omitted input is level 0 */
+	{
+		size_t nt = 0;
+		float tz[N * 3];
+		uint32_t rz[N * 3];
+		for (size_t i = 0; i < N; i++) {
+			/* one term per case: input 1 (others 0) */
+			tz[nt] = x[i * 3 + 1];
+			rz[nt++] = 1;
+			x[i * 3] = 0.0f;
+			x[i * 3 + 2] = 0.0f;
+		}
+		ck_assert_int_eq(rebuild_predict(a.abi, &a.model, x, N, dense), 0);
+		rebuild_sparse_score(sp, tz, rz, 1, N, sparse);
+		ck_assert(memcmp(dense, sparse, sizeof(dense)) == 0);
+	}
+	rebuild_sparse_free(sp);
+	/* by hand: case (3, 0.25, 0): tree 0 left-left 0.5, tree 1 f2 = 0
+	 * not in {1, 2, 3}: -0.5; margin 0.1 + 0.5 - 0.5 = 0.1 */
+	{
+		float c[3] = { 3.0f, 0.25f, 0.0f }, p[2];
+		ck_assert_int_eq(rebuild_predict(a.abi, &a.model, c, 1, p), 0);
+		ck_assert(fabs(log((double)p[1] / (double)p[0]) - 0.1) < 1e-6);
+		/* (99 unseen, 0.25, 2): tree 0 right, f2 = 2 not {0}: -1.0;
+		 * tree 1 f2 in set, f0 = 99 not {0, 5}: 0.75 */
+		c[0] = 99.0f;
+		c[2] = 2.0f;
+		ck_assert_int_eq(rebuild_predict(a.abi, &a.model, c, 1, p), 0);
+		ck_assert(fabs(log((double)p[1] / (double)p[0]) - -0.15) < 1e-6);
+	}
+	cat_release(&a);
+}
+END_TEST
+
+/* TreeSHAP on categorical splits: the contributions add up to the
+ * margin (1e-9) and are the enumerated Shapley values. */
+START_TEST(test_cat_treeshap)
+{
+	struct artifact a;
+	struct explain_baseline b;
+	double fm[3] = { 0, 0, 0 }, cm[3] = { 0, 0, 0 };
+	uint32_t mode[3] = { 0, 0, 0 };
+
+	make_cat(&a);
+	b = (struct explain_baseline){ 3, 3, 100, fm, cm, mode };
+	ck_assert_int_eq(explain_method_of(&a), EXPLAIN_TREESHAP);
+	for (size_t i = 0; i < 90; i++) {
+		struct explain_result r;
+		struct rba_detail d;
+		float x[3];
+		double phi[3] = { 0, 0, 0 };
+		cat_case(i, x);
+		rba_detail_clear(&d);
+		ck_assert_int_eq(explain_case(&a, &b, x, 1, &r, &d), 0);
+		ck_assert_msg(fabs(r.sum - r.margin) <= 1e-9, "case %zu: %.17g vs %.17g",
+			      i, r.sum, r.margin);
+		for (uint32_t t = 0; t < a.model.forest.ntrees; t++)
+			tree_shapley_brute(&a.model.forest, t, x, phi);
+		for (int c = 0; c < 3; c++)
+			ck_assert_msg(fabs(r.contrib[c] - phi[c]) <= 1e-9,
+				      "case %zu column %d: %.17g vs %.17g", i, c,
+				      r.contrib[c], phi[c]);
+		explain_result_release(&r);
+	}
+	cat_release(&a);
+}
+END_TEST
+
 /* The ulp distance diff reports: adjacent floats 1 apart, across zero
  * counted through it, equal bits 0. */
 START_TEST(test_diff_ulps)
@@ -1450,6 +1685,9 @@ suite_artifact(void)
 	tcase_add_test(tc, test_missing_direction);
 	tcase_add_test(tc, test_forest_deep_sparse);
 	tcase_add_test(tc, test_forest_sparse_special_inputs);
+	tcase_add_test(tc, test_cat_goes_left);
+	tcase_add_test(tc, test_cat_scorers_agree);
+	tcase_add_test(tc, test_cat_treeshap);
 	suite_add_tcase(s, tc);
 	/* The reasons of every model kind: `make check-reasons` runs this
 	 * test case alone, on every MLP case (CK_RUN_CASE=reasons). */
