@@ -20,6 +20,7 @@
 #include "rebuild/csv.h"
 #include "rebuild/encode.h"
 #include "rebuild/explain.h"
+#include "rebuild/gbdt1.h"
 #include "rebuild/rebuild.h"
 #include "tests/unit/suites.h"
 
@@ -1647,6 +1648,123 @@ START_TEST(test_cat_treeshap)
 }
 END_TEST
 
+
+/* gain of sending the levels of mask left (the partition's formula) */
+static double
+cat_gain(const struct gb_cat_cell *c, uint32_t L, unsigned mask,
+	 double lambda, double pt)
+{
+	int64_t gl = 0, hl = 0, g = 0, h = 0;
+	double GL, GR, HL, HR;
+
+	for (uint32_t k = 0; k < L; k++) {
+		g += c[k].g;
+		h += c[k].h;
+		if (mask >> k & 1u) {
+			gl += c[k].g;
+			hl += c[k].h;
+		}
+	}
+	GL = (double)gl * 0x1p-30;
+	GR = (double)(g - gl) * 0x1p-30;
+	HL = (double)hl * 0x1p-30;
+	HR = (double)(h - hl) * 0x1p-30;
+	return GL * GL / (HL + lambda) + GR * GR / (HR + lambda) - pt;
+}
+
+/*
+ * The partition: with no smoothing, no lambda and every level
+ * considered, the best prefix of the sorted order is the best of all
+ * 2^L - 2 subsets (Fisher 1958: for this gain the optimum is contiguous
+ * in the order of g / h); the chosen set comes back ascending; levels
+ * under min_data stay right; max_left caps the set; ties go to the
+ * lower level index, the same on every call.
+ */
+START_TEST(test_cat_partition)
+{
+	enum { L = 7 };
+	struct gb_cat_cell c[L];
+	uint32_t order[2 * L], left[L];
+	double stat[L];
+	struct gb_cat_params p = { 0.0, 0.0, 0.0, L, 1 };
+	struct gb_cat_split s;
+	uint64_t seed = 12345;
+
+	for (int round = 0; round < 200; round++) {
+		int64_t g = 0, h = 0;
+		double best = -1e300, pt;
+		unsigned mask = 0;
+		for (uint32_t k = 0; k < L; k++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			c[k].g = (int64_t)((seed >> 20) % 4000) - 2000;
+			c[k].h = (int64_t)((seed >> 40) % 3000) + 1;
+			c[k].n = 1 + (seed >> 8) % 5;
+			g += c[k].g;
+			h += c[k].h;
+		}
+		pt = ((double)g * 0x1p-30) * ((double)g * 0x1p-30) /
+		     ((double)h * 0x1p-30);
+		for (unsigned m = 1; m + 1 < 1u << L; m++) {
+			double v = cat_gain(c, L, m, 0.0, pt);
+			if (v > best)
+				best = v;
+		}
+		gbdt1_cat_best(c, L, g, h, pt, &p, order, stat, left, &s);
+		ck_assert(s.valid);
+		for (uint32_t i = 0; i < s.nleft; i++) {
+			ck_assert_uint_lt(left[i], L);
+			if (i > 0)
+				ck_assert_uint_lt(left[i - 1], left[i]);
+			mask |= 1u << left[i];
+		}
+		ck_assert_msg(fabs(s.gain - best) <= 1e-9 * fabs(best) + 1e-12,
+			      "round %d: %.17g vs the best subset %.17g", round,
+			      s.gain, best);
+		ck_assert(fabs(cat_gain(c, L, mask, 0.0, pt) - s.gain) <= 1e-9);
+	}
+	/* min_data: level 3 (1 row, the strongest) stays right */
+	memset(c, 0, sizeof(c));
+	for (uint32_t k = 0; k < L; k++) {
+		c[k].g = k == 3 ? -900000000 : (k % 2 ? 300000000 : -300000000);
+		c[k].h = 500000000;
+		c[k].n = k == 3 ? 1 : 50;
+	}
+	p.min_data = 10;
+	gbdt1_cat_best(c, L, -900000000 + 3 * 300000000 - 3 * 300000000,
+		       (int64_t)L * 500000000, 0.0, &p, order, stat, left, &s);
+	ck_assert(s.valid);
+	for (uint32_t i = 0; i < s.nleft; i++)
+		ck_assert_uint_ne(left[i], 3);
+	/* max_left 1: one level */
+	p.min_data = 1;
+	p.max_left = 1;
+	gbdt1_cat_best(c, L, -900000000, (int64_t)L * 500000000, 0.0, &p, order,
+		       stat, left, &s);
+	ck_assert(s.valid);
+	ck_assert_uint_eq(s.nleft, 1);
+	ck_assert_uint_eq(left[0], 3);
+	/* ties: every level alike but two equal strong ones: the lower */
+	for (uint32_t k = 0; k < L; k++) {
+		c[k].g = k == 2 || k == 5 ? -400000000 : 100000000;
+		c[k].h = 500000000;
+		c[k].n = 10;
+	}
+	gbdt1_cat_best(c, L, -800000000 + 5 * 100000000, (int64_t)L * 500000000,
+		       0.0, &p, order, stat, left, &s);
+	ck_assert(s.valid);
+	ck_assert_uint_eq(s.nleft, 1);
+	ck_assert_uint_eq(left[0], 2);
+	/* one level with rows: nothing to part */
+	memset(c, 0, sizeof(c));
+	c[4].g = 5;
+	c[4].h = 7;
+	c[4].n = 3;
+	p.max_left = L;
+	gbdt1_cat_best(c, L, 5, 7, 0.0, &p, order, stat, left, &s);
+	ck_assert(!s.valid);
+}
+END_TEST
+
 /* The ulp distance diff reports: adjacent floats 1 apart, across zero
  * counted through it, equal bits 0. */
 START_TEST(test_diff_ulps)
@@ -1688,6 +1806,7 @@ suite_artifact(void)
 	tcase_add_test(tc, test_cat_goes_left);
 	tcase_add_test(tc, test_cat_scorers_agree);
 	tcase_add_test(tc, test_cat_treeshap);
+	tcase_add_test(tc, test_cat_partition);
 	suite_add_tcase(s, tc);
 	/* The reasons of every model kind: `make check-reasons` runs this
 	 * test case alone, on every MLP case (CK_RUN_CASE=reasons). */
