@@ -1306,7 +1306,7 @@ dispute_statement_coverage(struct store *s, const char *version,
 		const struct encode_column *c = &art.spec.columns[k];
 		size_t before = out->nmissing;
 
-		if (c->kind != ENCODE_CATEGORICAL) {
+		if (c->kind == ENCODE_NUMERIC) {
 			if (policy_statement(pol, c->name, NULL) == NULL)
 				err = coverage_add(out, strdup(c->name));
 		} else if (policy_statement(pol, c->name, NULL) == NULL) {

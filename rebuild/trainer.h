@@ -240,6 +240,13 @@ struct rebuild_set {
 	size_t n;
 	const float *x;
 	const uint32_t *y;
+	/*
+	 * Per feature: the level count of a native categorical column's
+	 * feature (its values level indexes; trees split it by level sets,
+	 * REBUILD_TREE_CATEGORICAL), 0 for any other; NULL when there is
+	 * none (every set made before native columns existed).
+	 */
+	const uint32_t *native;
 };
 
 struct rebuild_epoch {

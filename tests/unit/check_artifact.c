@@ -272,8 +272,12 @@ START_TEST(test_specific_corruptions)
 	cp[0] = 'X';
 	expect(cp, n, RBA_E_CORRUPT, "bad magic");
 	RESET();
-	rba_put_u32le(cp + 8, 4);
+	rba_put_u32le(cp + 8, ARTIFACT_FORMAT + 1);
 	expect(cp, n, RBA_E_UNSUPPORTED, "newer");
+	/* a network in the native columns' format (forests only) */
+	RESET();
+	rba_put_u32le(cp + 8, ARTIFACT_FORMAT_NATIVE);
+	expect(cp, n, RBA_E_CORRUPT, "model kind");
 	/* a network in the forests' format */
 	RESET();
 	rba_put_u32le(cp + 8, 2);
@@ -1544,11 +1548,12 @@ START_TEST(test_cat_goes_left)
 	ck_assert(!rebuild_tree_goes_left(q, NAN));
 	ck_assert(!rebuild_tree_goes_left(q, INFINITY));
 	ck_assert(!rebuild_tree_goes_left(q, 16777216.0f + 4.0f));
-	/* the encoder refuses what no format holds */
+	/* the encoder refuses a categorical split on a feature that is
+	 * not a native column's */
 	{
 		struct rba_buf b;
 		rba_buf_init(&b);
-		ck_assert_int_eq(artifact_encode(&a, &b), RBA_E_UNSUPPORTED);
+		ck_assert_int_eq(artifact_encode(&a, &b), RBA_E_RANGE);
 		rba_buf_release(&b);
 	}
 	cat_release(&a);
@@ -1648,6 +1653,172 @@ START_TEST(test_cat_treeshap)
 }
 END_TEST
 
+
+
+/* make_cat with a spec of its own: employer (6 levels) and region (4)
+ * native, income numeric; label "y", classes "0" and "1". */
+static void
+make_cat_native(struct artifact *h)
+{
+	static const char *emp[] = { "ACME", "Bolt", "Crane", "Dyna", "Echo",
+				     "Fjord" };
+	static const char *reg[] = { "east", "north", "south", "west" };
+	struct encode_spec *sp;
+
+	make_cat(h);
+	free(h->spec.columns);
+	free(h->spec.mean);
+	free(h->spec.scale);
+	memset(&h->spec, 0, sizeof(h->spec));
+	sp = &h->spec;
+	sp->label = strdup("y");
+	sp->nclasses = 2;
+	sp->classes = calloc(2, sizeof(char *));
+	sp->classes[0] = strdup("0");
+	sp->classes[1] = strdup("1");
+	sp->positive = 1;
+	sp->ncolumns = 3;
+	sp->nfeatures = 3;
+	sp->columns = calloc(3, sizeof(*sp->columns));
+	sp->columns[0].name = strdup("employer");
+	sp->columns[0].kind = ENCODE_NATIVE;
+	sp->columns[0].nlevels = 6;
+	sp->columns[0].levels = calloc(6, sizeof(char *));
+	for (int i = 0; i < 6; i++)
+		sp->columns[0].levels[i] = strdup(emp[i]);
+	sp->columns[1].name = strdup("income");
+	sp->columns[1].kind = ENCODE_NUMERIC;
+	sp->columns[2].name = strdup("region");
+	sp->columns[2].kind = ENCODE_NATIVE;
+	sp->columns[2].nlevels = 4;
+	sp->columns[2].levels = calloc(4, sizeof(char *));
+	for (int i = 0; i < 4; i++)
+		sp->columns[2].levels[i] = strdup(reg[i]);
+	sp->mean = calloc(3, sizeof(float));
+	sp->scale = malloc(3 * sizeof(float));
+	for (int i = 0; i < 3; i++)
+		sp->scale[i] = 1.0f;
+	sp->nmissing = 1;
+	sp->missing = calloc(2, sizeof(char *));
+	sp->missing[0] = strdup("");
+}
+
+/* The offset of the first categorical split node's level count. */
+static size_t
+first_cat_count(const struct rba_buf *b)
+{
+	/* the first tree's root: type 3, feature 0 (u32), count 3 (u32),
+	 * levels 1, 3, 4 */
+	static const uint8_t pat[] = { 3, 0, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0,
+				       3, 0, 0, 0, 4, 0, 0, 0 };
+	for (size_t i = 0; i + sizeof(pat) <= b->len; i++)
+		if (memcmp(b->p + i, pat, sizeof(pat)) == 0)
+			return i + 5;
+	ck_abort_msg("no categorical split in the bytes");
+	return 0;
+}
+
+/* Format 4: a round trip gives the same bytes, levels and scores; the
+ * loader refuses a level index out of range, a set longer than its
+ * column's levels or than the bytes left, levels out of order, a
+ * categorical split on a feature that is not native, and format 3
+ * bytes with a native column. */
+START_TEST(test_cat_format)
+{
+	struct artifact a, b;
+	struct rba_buf e1, e2;
+	struct rba_detail d;
+	float x[3 * 40], p1[2 * 40], p2[2 * 40];
+	size_t at;
+
+	make_cat_native(&a);
+	rba_buf_init(&e1);
+	rba_buf_init(&e2);
+	ck_assert_int_eq(artifact_encode(&a, &e1), 0);
+	ck_assert_uint_eq((uint32_t)e1.p[8], ARTIFACT_FORMAT_NATIVE);
+	rba_detail_clear(&d);
+	ck_assert_msg(artifact_decode(e1.p, e1.len, &b, &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(b.spec.columns[0].kind, ENCODE_NATIVE);
+	ck_assert_uint_eq(b.spec.columns[0].nlevels, 6);
+	ck_assert_uint_eq(b.model.forest.ncats, 9);
+	ck_assert_uint_eq(b.model.forest.nodes[0].ncats, 3);
+	ck_assert_uint_eq(b.model.forest.nodes[0].cats[2], 4);
+	ck_assert_int_eq(artifact_encode(&b, &e2), 0);
+	ck_assert_uint_eq(e1.len, e2.len);
+	ck_assert(memcmp(e1.p, e2.p, e1.len) == 0);
+	for (size_t i = 0; i < 40; i++)
+		cat_case(i, x + i * 3);
+	ck_assert_int_eq(artifact_score(&a, x, 40, p1), 0);
+	ck_assert_int_eq(artifact_score(&b, x, 40, p2), 0);
+	ck_assert(memcmp(p1, p2, sizeof(p1)) == 0);
+	/* a case as text: an unseen employer scores as the index 6 */
+	{
+		const char *v[3] = { "Zeta", "0.25", "south" };
+		float r[3];
+		ck_assert_int_eq(encode_values(&b.spec, v, r, &d), 0);
+		ck_assert(r[0] == 6.0f && r[2] == 2.0f);
+		v[0] = "Dyna";
+		ck_assert_int_eq(encode_values(&b.spec, v, r, &d), 0);
+		ck_assert(r[0] == 3.0f);
+	}
+	artifact_release(&b);
+	at = first_cat_count(&e1);
+	{
+		struct {
+			size_t off;
+			uint32_t v;
+			const char *why;
+		} bad[] = {
+			{ 4, 6, "level index is out of range" },
+			{ 4, 1000000, "level index is out of range" },
+			{ 0, 7, "level count" },
+			{ 0, 0, "level count" },
+			{ 0, 0x40000000u, "level count" },
+			{ 8, 1, "not strictly ascending" },
+			{ 8, 0, "not strictly ascending" },
+			{ -4, 1, "not a native categorical column" },
+		};
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			uint8_t *c = malloc(e1.len);
+			uint32_t v = bad[k].v;
+			memcpy(c, e1.p, e1.len);
+			memcpy(c + at + bad[k].off, &v, 4); /* little-endian host */
+			rba_detail_clear(&d);
+			ck_assert_int_eq(artifact_decode(c, e1.len, &b, &d),
+					 RBA_E_CORRUPT);
+			ck_assert_msg(strstr(d.reason, bad[k].why) != NULL,
+				      "case %zu: %s", k, d.reason);
+			free(c);
+		}
+	}
+	/* the same bytes as format 3: no native column there */
+	{
+		uint8_t *c = malloc(e1.len);
+		memcpy(c, e1.p, e1.len);
+		c[8] = 3;
+		rba_detail_clear(&d);
+		ck_assert_int_eq(artifact_decode(c, e1.len, &b, &d), RBA_E_CORRUPT);
+		ck_assert_msg(strstr(d.reason, "unknown column kind") != NULL, "%s",
+			      d.reason);
+		free(c);
+	}
+	/* every truncation refused */
+	for (size_t n = 0; n < e1.len; n++) {
+		ck_assert_int_ne(artifact_decode(e1.p, n, &b, &d), 0);
+	}
+	/* the encoder: a set with a level past the column's */
+	a.model.forest.cats[2] = 6;
+	ck_assert_int_eq(artifact_encode(&a, &e2), RBA_E_RANGE);
+	a.model.forest.cats[2] = 4;
+	/* a categorical split on the numeric feature */
+	a.model.forest.nodes[0].feature = 1;
+	ck_assert_int_eq(artifact_encode(&a, &e2), RBA_E_RANGE);
+	a.model.forest.nodes[0].feature = 0;
+	rba_buf_release(&e1);
+	rba_buf_release(&e2);
+	artifact_release(&a);
+}
+END_TEST
 
 /* gain of sending the levels of mask left (the partition's formula) */
 static double
@@ -1807,6 +1978,7 @@ suite_artifact(void)
 	tcase_add_test(tc, test_cat_scorers_agree);
 	tcase_add_test(tc, test_cat_treeshap);
 	tcase_add_test(tc, test_cat_partition);
+	tcase_add_test(tc, test_cat_format);
 	suite_add_tcase(s, tc);
 	/* The reasons of every model kind: `make check-reasons` runs this
 	 * test case alone, on every MLP case (CK_RUN_CASE=reasons). */
