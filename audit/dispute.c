@@ -36,6 +36,7 @@ dispute_explanation_release(struct dispute_explanation *e)
 	free(e->cols);
 	free(e->values);
 	free(e->missing);
+	free(e->unseen);
 	free(e->contrib);
 	free(e->top);
 	for (uint32_t i = 0; e->statements != NULL && i < e->ncols; i++)
@@ -490,7 +491,9 @@ explain_contributions(struct dispute_explanation *e,
 	e->contrib = calloc(e->ncols ? e->ncols : 1, sizeof(double));
 	e->top = calloc(e->ncols ? e->ncols : 1, sizeof(uint32_t));
 	e->missing = calloc(e->ncols ? e->ncols : 1, 1);
+	e->unseen = calloc(e->ncols ? e->ncols : 1, 1);
 	if (!e->cols || !e->values || !e->contrib || !e->top || !e->missing ||
+	    !e->unseen ||
 	    !e->class_name ||
 	    !e->space)
 		return RBA_E_NOMEM;
@@ -501,6 +504,8 @@ explain_contributions(struct dispute_explanation *e,
 			return RBA_E_NOMEM;
 		e->missing[k] = s->columns[k].kind == ENCODE_NUMERIC &&
 				s->nmissing > 0 && encode_is_missing(s, vals[k]);
+		e->unseen[k] = s->columns[k].kind == ENCODE_NATIVE &&
+			       encode_level_index(&s->columns[k], vals[k]) < 0;
 		e->contrib[k] = x->contrib[k];
 	}
 	dispute_top_reasons(e->contrib, e->ncols, e->direction, nreasons, e->top,
@@ -1306,7 +1311,7 @@ dispute_statement_coverage(struct store *s, const char *version,
 		const struct encode_column *c = &art.spec.columns[k];
 		size_t before = out->nmissing;
 
-		if (c->kind != ENCODE_CATEGORICAL) {
+		if (c->kind == ENCODE_NUMERIC) {
 			if (policy_statement(pol, c->name, NULL) == NULL)
 				err = coverage_add(out, strdup(c->name));
 		} else if (policy_statement(pol, c->name, NULL) == NULL) {

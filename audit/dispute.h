@@ -72,6 +72,9 @@ struct dispute_explanation {
 	char **cols, **values; /* the model's input columns and the case's text */
 	uint8_t *missing; /* per column: the text is a missing value of the
 			   * model (one of its tokens in a numeric column) */
+	uint8_t *unseen;  /* per column: a native categorical column's text
+			   * is no level the model knows (it goes right at
+			   * every split on the column: ENCODE_NATIVE) */
 	double *contrib;
 	uint32_t *top; /* ntop column indexes, the principal reasons first */
 	uint32_t ntop;

@@ -136,6 +136,19 @@ print_reasons(const struct dispute_explanation *e, int verbose)
 	}
 	if (e->ntop == 0)
 		printf("  (no input moved the score toward the decision)\n");
+	/* a level the model never saw: where it went */
+	for (uint32_t k = 0; e->unseen != NULL && k < e->ncols; k++) {
+		if (!e->unseen[k])
+			continue;
+		fputs("unseen      ", stdout);
+		put(e->cols[k]);
+		fputs(" = ", stdout);
+		put(e->values[k]);
+		fputs(": a level not seen in training; it went right at every "
+		      "split on ", stdout);
+		put(e->cols[k]);
+		printf(" (contribution %+.6f)\n", e->contrib[k]);
+	}
 	printf("check       baseline %s + %u contributions = %s, the case's ",
 	       cli_fmt_g6(e->baseline, n1), e->ncols, cli_fmt_g6(e->sum, n2));
 	put(e->space);

@@ -96,6 +96,8 @@ struct data_nodes {
 	const struct ydoc_node *id;
 	const struct ydoc_node *exclude[PINS_MAX_LIST];
 	const struct ydoc_node *categorical[PINS_MAX_LIST];
+	const struct ydoc_node *native[PINS_MAX_LIST];
+	const struct ydoc_node *native_key;
 };
 
 /* A list of column names: non-empty strings, none repeated. */
@@ -211,6 +213,19 @@ data_cross_check(struct yval *v, struct pins *p, const struct data_nodes *dn)
 					v, RBA_E_SCHEMA, dn->categorical[i],
 					"'%s' names a column in 'data.exclude'",
 					v->path);
+		policy_yval_path_restore(v, old);
+	}
+	for (i = 0; i < p->data.nnative && err == 0; i++) {
+		int found = 0;
+		for (j = 0; j < p->data.ncategorical; j++)
+			found |= strcmp(p->data.native[i], p->data.categorical[j]) == 0;
+		if (found)
+			continue;
+		old = policy_yval_path_key(v, "native");
+		policy_yval_path_index(v, i);
+		err = policy_yval_fail(v, RBA_E_SCHEMA, dn->native[i],
+				       "'%s' names a column not in "
+				       "'data.categorical'", v->path);
 		policy_yval_path_restore(v, old);
 	}
 	return err;
@@ -359,14 +374,15 @@ pins_split(struct yval *v, const struct ydoc_node *map, struct pins *p)
 static int
 pins_data(struct yval *v, const struct ydoc_node *key,
 	  const struct ydoc_node *map, struct pins *p,
-	  const struct ydoc_node **impute_at)
+	  const struct ydoc_node **impute_at,
+	  const struct ydoc_node **native_at)
 {
 	static const char *const keys[] = {"label", "positive", "id",
 					   "exclude", "categorical",
 					   "standardize", "split", "missing",
-					   "impute"};
+					   "impute", "native"};
 	enum { LABEL, POSITIVE, ID, EXCLUDE, CATEGORICAL, STANDARDIZE, SPLIT,
-	       MISSING, IMPUTE, N };
+	       MISSING, IMPUTE, NATIVE, N };
 	struct data_nodes dn;
 	const struct ydoc_node *k;
 	uint32_t seen = 0;
@@ -419,6 +435,12 @@ pins_data(struct yval *v, const struct ydoc_node *key,
 			err = get_impute(v, k->next, p);
 			*impute_at = k;
 			break;
+		case NATIVE:
+			err = get_names(v, k->next, &p->data.native,
+					&p->data.nnative, dn.native);
+			dn.native_key = k;
+			*native_at = k;
+			break;
 		default:
 			err = pins_split(v, k->next, p);
 			break;
@@ -444,6 +466,19 @@ pins_data(struct yval *v, const struct ydoc_node *key,
 		  p->src.exclude);
 	names_pos(p->data.categorical, p->data.ncategorical, dn.categorical,
 		  p->src.categorical);
+	if (p->data.nnative > 1)
+		qsort(p->data.native, p->data.nnative, sizeof(char *), cmp_str);
+	names_pos(p->data.native, p->data.nnative, dn.native, p->src.native);
+	node_pos(dn.native_key, &p->src.native_key);
+	return 0;
+}
+
+int
+pins_is_native(const struct pins *p, const char *name)
+{
+	for (size_t i = 0; i < p->data.nnative; i++)
+		if (strcmp(p->data.native[i], name) == 0)
+			return 1;
 	return 0;
 }
 
@@ -1323,7 +1358,7 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 	const uint32_t required =
 		BIT(SCHEMA) | BIT(VERSION) | BIT(SNAPSHOT) | BIT(DATA);
 	const struct ydoc_node *map = NULL, *k, *mlp_only = NULL;
-	const struct ydoc_node *impute_at = NULL;
+	const struct ydoc_node *impute_at = NULL, *native_at = NULL;
 	const char *mlp_name = NULL;
 	uint32_t seen = 0;
 	uint64_t x;
@@ -1381,7 +1416,8 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 			p->has_artifact = err == 0;
 			break;
 		case DATA:
-			err = pins_data(v, k, k->next, p, &impute_at);
+			err = pins_data(v, k, k->next, p, &impute_at,
+					       &native_at);
 			break;
 		case MODEL:
 			err = pins_model(v, k->next, p);
@@ -1446,6 +1482,21 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 		old = policy_yval_path_key(v, "data");
 		err = fail_at_key(v, RBA_E_SCHEMA, impute_at, "impute",
 				  "has nothing to fill: 'data.missing' is []");
+		policy_yval_path_restore(v, old);
+		return err;
+	}
+	/* Level sets are splits of trees. */
+	if (native_at != NULL && p->data.nnative > 0 &&
+	    (p->model.kind != PINS_MODEL_GBDT ||
+	     p->trainer.kind == PINS_TRAINER_EXEC)) {
+		old = policy_yval_path_key(v, "data");
+		err = fail_at_key(v, RBA_E_SCHEMA, native_at, "native",
+				  p->model.kind != PINS_MODEL_GBDT
+					  ? "applies only to model kind gbdt (a "
+					    "network takes a categorical column "
+					    "one-hot)"
+					  : "applies only to this tool's own "
+					    "trees, not to trainer kind exec");
 		policy_yval_path_restore(v, old);
 		return err;
 	}
@@ -1550,6 +1601,7 @@ policy_pins_free(struct pins *p)
 	free(p->data.id);
 	rba_strv_free(p->data.exclude, p->data.nexclude);
 	rba_strv_free(p->data.categorical, p->data.ncategorical);
+	rba_strv_free(p->data.native, p->data.nnative);
 	rba_strv_free(p->data.missing, p->data.nmissing);
 	free(p->src.file);
 	trainer_free(&p->trainer);
@@ -1631,6 +1683,7 @@ policy_pins_dup(const struct pins *p)
 	c->version = c->code_revision = c->data.label = NULL;
 	c->data.positive = c->data.id = NULL;
 	c->data.exclude = c->data.categorical = c->data.missing = NULL;
+	c->data.native = NULL;
 	c->src.file = NULL;
 	memset(&c->trainer, 0, sizeof(c->trainer));
 	err |= dup_str(&c->version, p->version);
@@ -1642,6 +1695,7 @@ policy_pins_dup(const struct pins *p)
 	err |= dup_list(&c->data.exclude, p->data.exclude, p->data.nexclude);
 	err |= dup_list(&c->data.categorical, p->data.categorical,
 			p->data.ncategorical);
+	err |= dup_list(&c->data.native, p->data.native, p->data.nnative);
 	err |= trainer_dup(&c->trainer, &p->trainer);
 	err |= dup_list(&c->data.missing, p->data.missing, p->data.nmissing);
 	if (err) {
@@ -1702,6 +1756,12 @@ emit_data(struct ysink *s, const struct pins *p)
 	policy_ysink_text(s, "  categorical:");
 	policy_ysink_str_list(s, "    ", p->data.categorical,
 			      p->data.ncategorical);
+	/* Written only when given: every record made before the key existed
+	 * keeps its text and config hash. */
+	if (p->data.nnative > 0) {
+		policy_ysink_text(s, "  native:");
+		policy_ysink_str_list(s, "    ", p->data.native, p->data.nnative);
+	}
 	/* Written only when not the default, so that every pins record
 	 * made before the keys existed keeps its text and config hash. */
 	if (p->data.missing_declared &&

@@ -166,6 +166,14 @@ struct pins {
 		size_t nexclude; /* the label or id; default [] */
 		char **categorical; /* sorted bytewise, no repeats, none */
 		size_t ncategorical; /* excluded, label or id; default [] */
+		/*
+		 * data.native: the categorical columns trees split on by
+		 * level sets (one feature holding the level index) instead
+		 * of one-hot; sorted bytewise, no repeats, each in
+		 * categorical; default [] (model kind gbdt only).
+		 */
+		char **native;
+		size_t nnative;
 		int standardize; /* default 1 */
 		/*
 		 * data.missing: the field texts of a numeric column that
@@ -249,6 +257,8 @@ struct pins {
 		struct pins_pos params[PINS_MAX_PARAMS]; /* trainer.params[i] */
 		struct pins_pos exclude[PINS_MAX_LIST];	    /* data.exclude[i] */
 		struct pins_pos categorical[PINS_MAX_LIST]; /* data.categorical[i] */
+		struct pins_pos native_key; /* data.native */
+		struct pins_pos native[PINS_MAX_LIST];	    /* data.native[i] */
 		struct pins_pos impute; /* data.impute */
 	} src;
 };
@@ -258,6 +268,9 @@ struct pins {
  * when it declares none: the empty field alone.  *n gets the count.
  */
 const char *const *pins_missing_tokens(const struct pins *p, size_t *n);
+
+/* Whether p declares column name native (data.native). */
+int pins_is_native(const struct pins *p, const char *name);
 
 /*
  * Reads at most POLICY_MAX_FILE + 1 bytes of path ("-": standard input)

@@ -178,6 +178,19 @@ forest_diff(const struct rebuild_forest *a, const struct rebuild_forest *b,
 			else if (!la && x[i].feature != y[i].feature)
 				snprintf(what, sizeof(what), "split on feature %u against "
 					 "feature %u", x[i].feature + 1, y[i].feature + 1);
+			else if (!la && ((x[i].flags ^ y[i].flags) &
+					 REBUILD_TREE_CATEGORICAL) != 0)
+				snprintf(what, sizeof(what), "a %s split against a %s split",
+					 x[i].flags & REBUILD_TREE_CATEGORICAL
+						 ? "categorical" : "threshold",
+					 y[i].flags & REBUILD_TREE_CATEGORICAL
+						 ? "categorical" : "threshold");
+			else if (!la && (x[i].ncats != y[i].ncats ||
+					 (x[i].ncats > 0 &&
+					  memcmp(x[i].cats, y[i].cats,
+						 x[i].ncats * sizeof(uint32_t)) != 0)))
+				snprintf(what, sizeof(what), "a level set of %u levels "
+					 "against another of %u", x[i].ncats, y[i].ncats);
 			else if (!la && artdiff_ulps(x[i].threshold, y[i].threshold) != 0)
 				snprintf(what, sizeof(what), "threshold %.9g against %.9g",
 					 (double)x[i].threshold, (double)y[i].threshold);

@@ -27,8 +27,7 @@ spec_features(const struct encode_spec *s, size_t *nf)
 	size_t n = 0;
 
 	for (uint32_t c = 0; c < s->ncolumns; c++)
-		n += s->columns[c].kind == ENCODE_NUMERIC ? 1
-							  : s->columns[c].nlevels;
+		n += encode_column_width(&s->columns[c]);
 	*nf = n;
 	return n == s->nfeatures;
 }
@@ -48,7 +47,7 @@ put_spec(const struct encode_spec *s, size_t nf, struct rba_buf *out)
 		const struct encode_column *col = &s->columns[c];
 		rba_buf_put_str(out, col->name);
 		rba_buf_put_u8(out, (uint8_t)col->kind);
-		if (col->kind != ENCODE_CATEGORICAL)
+		if (col->kind == ENCODE_NUMERIC)
 			continue;
 		rba_buf_put_u32(out, col->nlevels);
 		for (uint32_t i = 0; i < col->nlevels; i++)
@@ -87,7 +86,8 @@ encode_trees(const struct artifact *a, size_t nf, struct rba_buf *out)
 {
 	const struct encode_spec *s = &a->spec;
 	const struct rebuild_forest *f = &a->model.forest;
-	int fmt3 = s->nmissing > 0 && !tokens_default(s);
+	int fmt3 = s->nmissing > 0 && !tokens_default(s), fmt4 = 0;
+	uint32_t *nat = NULL; /* per feature: a native column's levels, or 0 */
 
 	if (f->nfeatures != nf || f->nclasses != s->nclasses ||
 	    f->ngroups != (f->nclasses == 2 ? 1 : f->nclasses) ||
@@ -100,16 +100,46 @@ encode_trees(const struct artifact *a, size_t nf, struct rba_buf *out)
 	 * decoder gives the default); none at all needs format 3. */
 	if (s->nmissing == 0)
 		fmt3 = 1;
+	for (uint32_t c = 0; c < s->ncolumns; c++)
+		fmt4 |= s->columns[c].kind == ENCODE_NATIVE;
+	if ((nat = calloc(nf ? nf : 1, sizeof(uint32_t))) == NULL)
+		return RBA_E_NOMEM;
+	for (uint32_t c = 0, j = 0; c < s->ncolumns; c++) {
+		if (s->columns[c].kind == ENCODE_NATIVE)
+			nat[j] = s->columns[c].nlevels;
+		j += encode_column_width(&s->columns[c]);
+	}
+	/* every categorical split on a native feature, its set canonical */
+	for (size_t i = 0; i < f->tree_start[f->ntrees]; i++) {
+		const struct rebuild_tree_node *q = &f->nodes[i];
+		if (q->feature == REBUILD_TREE_LEAF ||
+		    !(q->flags & REBUILD_TREE_CATEGORICAL))
+			continue;
+		if (q->feature >= nf || nat[q->feature] == 0 || q->ncats == 0 ||
+		    q->ncats > nat[q->feature] ||
+		    (q->flags & REBUILD_TREE_DEFAULT_LEFT)) {
+			free(nat);
+			return RBA_E_RANGE;
+		}
+		for (uint32_t k = 0; k < q->ncats; k++)
+			if (q->cats[k] >= nat[q->feature] ||
+			    (k > 0 && q->cats[k] <= q->cats[k - 1])) {
+				free(nat);
+				return RBA_E_RANGE;
+			}
+	}
+	free(nat);
 	rba_buf_put(out, ARTIFACT_MAGIC, 8);
-	rba_buf_put_u32(out, fmt3 ? ARTIFACT_FORMAT_MISSING
-				  : ARTIFACT_FORMAT_TREES);
+	rba_buf_put_u32(out, fmt4   ? ARTIFACT_FORMAT_NATIVE
+			     : fmt3 ? ARTIFACT_FORMAT_MISSING
+				    : ARTIFACT_FORMAT_TREES);
 	rba_buf_put_u32(out, a->abi);
 	rba_buf_put_u8(out, ARTIFACT_KIND_TREES);
 	rba_buf_put_u8(out, ARTIFACT_OBJ_LOGLOSS);
 	rba_buf_put_u32(out, f->nfeatures);
 	rba_buf_put_u32(out, f->nclasses);
 	put_spec(s, nf, out);
-	if (fmt3)
+	if (fmt3 || fmt4)
 		put_missing(s, nf, out);
 	for (uint32_t g = 0; g < f->ngroups; g++)
 		rba_buf_put_f32(out, f->base[g]);
@@ -133,6 +163,16 @@ encode_trees(const struct artifact *a, size_t nf, struct rba_buf *out)
 			}
 			if (q->left != i + 1 || q->right <= i + 1 || q->right >= n1)
 				return RBA_E_RANGE;
+			if (q->flags & REBUILD_TREE_CATEGORICAL) {
+				rba_buf_put_u8(out, ARTIFACT_TREE_SPLIT_CAT);
+				rba_buf_put_u32(out, q->feature);
+				rba_buf_put_u32(out, q->ncats);
+				for (uint32_t k = 0; k < q->ncats; k++)
+					rba_buf_put_u32(out, q->cats[k]);
+				rba_buf_put_u32(out, q->right - n0);
+				rba_buf_put_f32(out, q->cover);
+				continue;
+			}
 			rba_buf_put_u8(out, q->flags & REBUILD_TREE_DEFAULT_LEFT
 						    ? ARTIFACT_TREE_SPLIT_LEFT
 						    : ARTIFACT_TREE_SPLIT);
@@ -303,7 +343,8 @@ dec_floats(struct dec *x, float *dst, size_t n, int positive)
  */
 static int
 decode_spec(struct dec *x, struct encode_spec *s, uint32_t nfeat,
-	    uint32_t nclasses, const char *out_where, const char *in_where)
+	    uint32_t nclasses, const char *out_where, const char *in_where,
+	    int fmt)
 {
 	char why[96];
 	uint32_t pos, nf = 0;
@@ -359,6 +400,15 @@ decode_spec(struct dec *x, struct encode_spec *s, uint32_t nfeat,
 					    "level")))
 				return err;
 			nf += col->nlevels;
+		} else if (kind == ENCODE_NATIVE && fmt == ARTIFACT_FORMAT_NATIVE) {
+			col->kind = ENCODE_NATIVE;
+			if ((err = dec_count(x, 1, ENCODE_MAX_NATIVE_LEVELS, 4,
+					     "level count", &col->nlevels)))
+				return err;
+			if ((err = dec_strv(x, col->nlevels, &col->levels,
+					    "level")))
+				return err;
+			nf++;
 		} else {
 			x->c.p -= 1;
 			x->c.left += 1;
@@ -399,7 +449,7 @@ decode_missing(struct dec *x, struct encode_spec *s, int fmt, int trees)
 	uint8_t imp;
 	int err;
 
-	if (fmt != ARTIFACT_FORMAT_MISSING) {
+	if (fmt != ARTIFACT_FORMAT_MISSING && fmt != ARTIFACT_FORMAT_NATIVE) {
 		s->missing = calloc(2, sizeof(char *));
 		if (s->missing == NULL)
 			return RBA_E_NOMEM;
@@ -477,7 +527,7 @@ decode_mlp(struct dec *x, struct artifact *a, int fmt)
 	if (need > REBUILD_MAX_PARAMS || need * 4 > x->c.left)
 		return bad(x, "truncated: the layer sizes need more bytes than remain");
 	if ((err = decode_spec(x, s, sizes[0], sizes[nl], "the output layer",
-			       "the first layer")) ||
+			       "the first layer", (int)fmt)) ||
 	    (err = decode_missing(x, s, (int)fmt, 0)))
 		return err;
 	need -= 2 * (size_t)sizes[0];
@@ -539,10 +589,79 @@ tree_check(const struct rebuild_tree_node *t, uint32_t i, uint32_t n,
 	return tree_check(t, end, n, depth + 1, why);
 }
 
+/* The level sets read so far (format 4): u32 level indexes. */
+struct dec_cats {
+	const uint32_t *nat; /* per feature: a native column's levels, or 0 */
+	uint32_t *v;
+	size_t n, cap;
+};
+
+/*
+ * A categorical split's feature and level set (format 4) into q: the
+ * set's offset in c->v is kept in q->bin until the forest holds them.
+ */
+static int
+decode_cat_split(struct dec *x, struct rebuild_tree_node *q,
+		 const struct rebuild_forest *f, struct dec_cats *c)
+{
+	uint32_t L, k;
+
+	if (x->c.left < 8)
+		return bad(x, "truncated tree");
+	q->feature = rba_cursor_u32(&x->c);
+	if (q->feature >= f->nfeatures || c->nat[q->feature] == 0) {
+		x->c.p -= 4;
+		x->c.left += 4;
+		return bad(x, "a categorical split names a feature that is "
+			      "not a native categorical column");
+	}
+	L = c->nat[q->feature];
+	k = rba_cursor_u32(&x->c);
+	/* at least one level, at most the column's, within the bytes left
+	 * (the levels, the right child and the cover) */
+	if (k == 0 || k > L || (size_t)k > (x->c.left - 8) / 4 ||
+	    x->c.left < 8) {
+		x->c.p -= 4;
+		x->c.left += 4;
+		return bad(x, "a categorical split's level count is 0, over "
+			      "its column's level count or past the end");
+	}
+	if (c->n + k > c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 1024;
+		uint32_t *tmp;
+		while (nc < c->n + k)
+			nc *= 2;
+		if ((tmp = realloc(c->v, nc * sizeof(uint32_t))) == NULL)
+			return RBA_E_NOMEM;
+		c->v = tmp;
+		c->cap = nc;
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t lv = rba_cursor_u32(&x->c);
+		if (lv >= L || (i > 0 && lv <= c->v[c->n + i - 1])) {
+			x->c.p -= 4;
+			x->c.left += 4;
+			return bad(x, lv >= L ? "a categorical split's level "
+						"index is out of range"
+					      : "a categorical split's levels "
+						"are not strictly ascending");
+		}
+		c->v[c->n + i] = lv;
+	}
+	q->flags = REBUILD_TREE_CATEGORICAL;
+	q->ncats = k;
+	q->bin = (uint32_t)c->n;
+	c->n += k;
+	q->right = rba_cursor_u32(&x->c);
+	q->cover = rba_cursor_f32(&x->c);
+	return 0;
+}
+
 /* One tree of at most n nodes into t (local child indexes). */
 static int
 decode_tree(struct dec *x, const struct rebuild_forest *f,
-	    struct rebuild_tree_node *t, uint32_t n, int fmt)
+	    struct rebuild_tree_node *t, uint32_t n, int fmt,
+	    struct dec_cats *cats)
 {
 	const char *why = NULL;
 	const uint8_t *at = x->c.p;
@@ -565,7 +684,8 @@ decode_tree(struct dec *x, const struct rebuild_forest *f,
 			}
 		} else if (type == ARTIFACT_TREE_SPLIT ||
 			   (type == ARTIFACT_TREE_SPLIT_LEFT &&
-			    fmt == ARTIFACT_FORMAT_MISSING)) {
+			    (fmt == ARTIFACT_FORMAT_MISSING ||
+			     fmt == ARTIFACT_FORMAT_NATIVE))) {
 			uint32_t e;
 			if (type == ARTIFACT_TREE_SPLIT_LEFT)
 				q->flags = REBUILD_TREE_DEFAULT_LEFT;
@@ -588,6 +708,12 @@ decode_tree(struct dec *x, const struct rebuild_forest *f,
 				return bad(x, "a split names a bin edge out of range");
 			}
 			q->threshold = f->edges[f->edge_start[q->feature] + q->bin];
+		} else if (type == ARTIFACT_TREE_SPLIT_CAT &&
+			   fmt == ARTIFACT_FORMAT_NATIVE) {
+			int err = decode_cat_split(x, q, f, cats);
+			if (err != 0)
+				return err;
+			q->left = i + 1;
 		} else {
 			x->c.p -= 1;
 			x->c.left += 1;
@@ -619,7 +745,11 @@ decode_trees(struct dec *x, struct artifact *a, int fmt)
 	uint32_t nfeat, C, K, T, *estart = NULL, *tstart = NULL;
 	float *edges = NULL;
 	size_t nedges = 0, nnodes = 0, cap = 0;
+	struct dec_cats cats;
+	uint32_t *nat = NULL;
 	int err = 0;
+
+	memset(&cats, 0, sizeof(cats));
 
 	if ((err = dec_count(x, 1, REBUILD_MAX_WIDTH, 0, "feature count",
 			     &nfeat)) ||
@@ -631,17 +761,31 @@ decode_trees(struct dec *x, struct artifact *a, int fmt)
 	if (((size_t)nfeat * 12 + (size_t)K * 4 + 4) > x->c.left)
 		return bad(x, "truncated: the feature count needs more bytes "
 			      "than remain");
-	if ((err = decode_spec(x, s, nfeat, C, "the header", "the header")) ||
+	if ((err = decode_spec(x, s, nfeat, C, "the header", "the header",
+			       fmt)) ||
 	    (err = decode_missing(x, s, fmt, 1)))
 		return err;
-	if (x->c.left < (size_t)K * 4)
+	if ((nat = calloc(nfeat, sizeof(uint32_t))) == NULL)
+		return RBA_E_NOMEM;
+	for (uint32_t c = 0, j = 0; c < s->ncolumns; c++) {
+		if (s->columns[c].kind == ENCODE_NATIVE)
+			nat[j] = s->columns[c].nlevels;
+		j += encode_column_width(&s->columns[c]);
+	}
+	cats.nat = nat;
+	if (x->c.left < (size_t)K * 4) {
+		free(nat);
 		return bad(x, "truncated");
+	}
 	{
 		float *bv = malloc((size_t)K * sizeof(float));
-		if (bv == NULL)
+		if (bv == NULL) {
+			free(nat);
 			return RBA_E_NOMEM;
+		}
 		if ((err = dec_floats(x, bv, K, 0))) {
 			free(bv);
+			free(nat);
 			return err;
 		}
 		estart = calloc((size_t)nfeat + 1, sizeof(uint32_t));
@@ -712,7 +856,7 @@ decode_trees(struct dec *x, struct artifact *a, int fmt)
 					cap = nc;
 				}
 				if ((err = decode_tree(x, &view, nodes + nnodes, n,
-						       fmt)))
+						       fmt, &cats)))
 					goto out_base;
 				for (uint32_t i = 0; i < n; i++)
 					if (nodes[nnodes + i].feature !=
@@ -743,6 +887,18 @@ decode_trees(struct dec *x, struct artifact *a, int fmt)
 		memcpy(f->edges, edges, nedges * sizeof(float));
 		memcpy(f->tree_start, tstart, ((size_t)T + 1) * sizeof(uint32_t));
 		memcpy(f->nodes, nodes, nnodes * sizeof(*nodes));
+		if (cats.n > 0) {
+			/* the level sets move into the forest; each split's
+			 * offset (kept in bin) becomes its pointer */
+			f->cats = cats.v;
+			f->ncats = cats.n;
+			cats.v = NULL;
+			for (size_t i = 0; i < nnodes; i++)
+				if (f->nodes[i].flags & REBUILD_TREE_CATEGORICAL) {
+					f->nodes[i].cats = f->cats + f->nodes[i].bin;
+					f->nodes[i].bin = 0;
+				}
+		}
 out_base:
 		free(bv);
 	}
@@ -750,6 +906,8 @@ out_base:
 	free(edges);
 	free(tstart);
 	free(nodes);
+	free(nat);
+	free(cats.v);
 	return err;
 }
 
@@ -783,7 +941,8 @@ decode_body(struct dec *x, struct artifact *a)
 	if ((fmt == ARTIFACT_FORMAT_MLP || fmt == ARTIFACT_FORMAT_MISSING) &&
 	    kind == ARTIFACT_KIND_MLP && act == ARTIFACT_ACT_RELU)
 		return decode_mlp(x, a, (int)fmt);
-	if ((fmt == ARTIFACT_FORMAT_TREES || fmt == ARTIFACT_FORMAT_MISSING) &&
+	if ((fmt == ARTIFACT_FORMAT_TREES || fmt == ARTIFACT_FORMAT_MISSING ||
+	     fmt == ARTIFACT_FORMAT_NATIVE) &&
 	    kind == ARTIFACT_KIND_TREES && act == ARTIFACT_OBJ_LOGLOSS)
 		return decode_trees(x, a, (int)fmt);
 	x->c.p -= 2;

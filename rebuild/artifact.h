@@ -32,7 +32,7 @@
 #include "rebuild/trainer.h"
 
 #define ARTIFACT_MAGIC "RBAMODEL" /* 8 bytes, no terminator */
-#define ARTIFACT_FORMAT 3	/* the newest format this build reads */
+#define ARTIFACT_FORMAT 4	/* the newest format this build reads */
 #define ARTIFACT_FORMAT_MLP 1	/* networks: format 1, unchanged */
 #define ARTIFACT_FORMAT_TREES 2 /* forests: format 2 */
 /*
@@ -45,6 +45,17 @@
  * Every other model keeps format 1 or 2, byte for byte.
  */
 #define ARTIFACT_FORMAT_MISSING 3
+/*
+ * Format 4: a forest of format 3 whose spec may hold native categorical
+ * columns (column kind ENCODE_NATIVE, 3: its levels as a one-hot
+ * column's, one feature) and whose trees may hold categorical splits
+ * (node type ARTIFACT_TREE_SPLIT_CAT: the feature, the count of levels
+ * sent left, those level indexes as u32 strictly ascending, each below
+ * the column's level count, the right child, the cover).  Written only
+ * for a forest with a native column; every other model keeps its
+ * format, byte for byte.
+ */
+#define ARTIFACT_FORMAT_NATIVE 4
 #define ARTIFACT_MAX_BYTES (512u << 20) /* bytes in an artifact file */
 #define ARTIFACT_KIND_MLP 1
 #define ARTIFACT_KIND_TREES 2
@@ -53,6 +64,7 @@
 #define ARTIFACT_TREE_LEAF 0
 #define ARTIFACT_TREE_SPLIT 1
 #define ARTIFACT_TREE_SPLIT_LEFT 2 /* format 3: missing values go left */
+#define ARTIFACT_TREE_SPLIT_CAT 3  /* format 4: a level set goes left */
 #define ARTIFACT_IMPUTE_NONE 0
 #define ARTIFACT_IMPUTE_VALUES 1
 /* nodes in one tree: a full tree of REBUILD_GBDT_MAX_DEPTH levels */
@@ -83,7 +95,10 @@ void artifact_release(struct artifact *a);
  * is inconsistent (feature count, class count, sizes), or
  * RBA_E_UNSUPPORTED for a model this format cannot hold (an XGBoost
  * model, rebuild/xgboost.h: a forest whose rules are not
- * REBUILD_FOREST_OWN, or a spec with missing-value texts).
+ * REBUILD_FOREST_OWN, or a spec with missing-value texts).  A forest's
+ * categorical split must be on a native column's feature, its levels
+ * strictly ascending and below the column's level count (else
+ * RBA_E_RANGE).
  */
 int artifact_encode(const struct artifact *a, struct rba_buf *out);
 

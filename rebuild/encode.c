@@ -62,7 +62,7 @@ encode_feature_name(const struct encode_spec *s, uint32_t f,
 {
 	for (uint32_t c = 0; c < s->ncolumns; c++) {
 		const struct encode_column *col = &s->columns[c];
-		if (col->kind == ENCODE_NUMERIC) {
+		if (col->kind != ENCODE_CATEGORICAL) {
 			if (f == 0) {
 				rba_buf_printf(out, "%s", col->name);
 				return;
@@ -258,7 +258,7 @@ feature_column(const struct encode_spec *s, uint32_t f)
 {
 	for (uint32_t c = 0; c < s->ncolumns; c++) {
 		const struct encode_column *col = &s->columns[c];
-		uint32_t w = col->kind == ENCODE_NUMERIC ? 1 : col->nlevels;
+		uint32_t w = encode_column_width(col);
 		if (f < w)
 			return col->kind == ENCODE_NUMERIC ? col : NULL;
 		f -= w;
@@ -318,7 +318,7 @@ fit_range_check(const struct pins *p, const struct csv_table *t,
 		uint32_t f = 0;
 		for (uint32_t c = 0; c < spec->ncolumns && err == 0; c++) {
 			if (spec->columns[c].kind != ENCODE_NUMERIC) {
-				f += spec->columns[c].nlevels;
+				f += encode_column_width(&spec->columns[c]);
 				continue;
 			}
 			err = encode_standardize_check(
@@ -430,7 +430,16 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 			goto fail;
 		}
 		src[spec->ncolumns++] = c;
-		if (in_list(p->data.categorical, p->data.ncategorical, name)) {
+		if (in_list(p->data.categorical, p->data.ncategorical, name) &&
+		    pins_is_native(p, name)) {
+			col->kind = ENCODE_NATIVE;
+			err = distinct_sorted(t, c, &col->levels, &col->nlevels,
+					      ENCODE_MAX_NATIVE_LEVELS, d);
+			if (err != 0)
+				goto fail;
+			nf++;
+		} else if (in_list(p->data.categorical, p->data.ncategorical,
+				   name)) {
 			col->kind = ENCODE_CATEGORICAL;
 			err = distinct_sorted(t, c, &col->levels, &col->nlevels,
 					      REBUILD_MAX_WIDTH, d);
@@ -506,6 +515,10 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 			}
 			long lv = find_level(col->levels, col->nlevels,
 					     csv_table_cell(t, r, src[c]));
+			if (col->kind == ENCODE_NATIVE) {
+				xr[f++] = (float)lv;
+				continue;
+			}
 			xr[f + (size_t)lv] = 1.0f;
 			f += col->nlevels;
 		}
@@ -593,8 +606,8 @@ encode_standardize_fit(struct encode_spec *spec, const struct encode_data *data,
 	for (uint32_t c = 0; c < spec->ncolumns; c++) {
 		const struct encode_column *col = &spec->columns[c];
 		double sum = 0.0, ss = 0.0, mean, sd;
-		if (col->kind == ENCODE_CATEGORICAL) {
-			f += col->nlevels;
+		if (col->kind != ENCODE_NUMERIC) {
+			f += encode_column_width(col);
 			continue;
 		}
 		/* Double sums in row order: fixed, and exact enough that the
@@ -646,8 +659,8 @@ encode_impute_fit(const struct pins *p, struct encode_spec *spec,
 		double sum = 0.0;
 		size_t cnt = 0;
 		float v;
-		if (col->kind == ENCODE_CATEGORICAL) {
-			f += col->nlevels;
+		if (col->kind != ENCODE_NUMERIC) {
+			f += encode_column_width(col);
 			continue;
 		}
 		if (p->data.impute == PINS_IMPUTE_CONST) {
@@ -719,6 +732,11 @@ encode_one(const struct encode_spec *spec, const char *const *values,
 			continue;
 		}
 		long lv = find_level(col->levels, col->nlevels, v);
+		if (col->kind == ENCODE_NATIVE) {
+			/* an unseen level: nlevels, in no level set */
+			x[f++] = lv < 0 ? (float)col->nlevels : (float)lv;
+			continue;
+		}
 		if (lv < 0) {
 			rba_detail_key(d, col->name);
 			return rba_fail(d, RBA_E_SCHEMA, file, line, 0,
@@ -730,6 +748,12 @@ encode_one(const struct encode_spec *spec, const char *const *values,
 		f += col->nlevels;
 	}
 	return 0;
+}
+
+long
+encode_level_index(const struct encode_column *col, const char *v)
+{
+	return find_level(col->levels, col->nlevels, v);
 }
 
 int

@@ -50,7 +50,19 @@
 #define ENCODE_NO_POSITIVE UINT32_MAX
 #define ENCODE_MAX_TEXT 1024 /* bytes in a column name, level or class */
 
-enum encode_kind { ENCODE_NUMERIC = 1, ENCODE_CATEGORICAL = 2 };
+/*
+ * ENCODE_NATIVE (data.native, trees only): a categorical column kept as
+ * one feature holding its level's index (0 .. nlevels - 1, in the
+ * levels' bytewise order, as a float: exact below 2^24); a level the
+ * spec does not hold (unseen in the snapshot) is the index nlevels,
+ * which no split's level set holds, so it goes right at every
+ * categorical split (REBUILD_TREE_CATEGORICAL) and scores without an
+ * error.  Mean 0 and scale 1, like a one-hot feature.  At most
+ * ENCODE_MAX_NATIVE_LEVELS levels.
+ */
+enum encode_kind { ENCODE_NUMERIC = 1, ENCODE_CATEGORICAL = 2,
+		   ENCODE_NATIVE = 3 };
+#define ENCODE_MAX_NATIVE_LEVELS (1u << 20)
 
 struct encode_column {
 	char *name;
@@ -75,6 +87,19 @@ struct encode_spec {
 	float *impute;	    /* nfeatures raw values for NaN, or NULL */
 };
 
+/* The features column col takes: 1, or its levels when one-hot. */
+static inline uint32_t
+encode_column_width(const struct encode_column *col)
+{
+	return col->kind == ENCODE_CATEGORICAL ? col->nlevels : 1;
+}
+
+/*
+ * The index of level text v of column col (ENCODE_CATEGORICAL or
+ * ENCODE_NATIVE): its place among the levels, or -1 when it is none.
+ */
+long encode_level_index(const struct encode_column *col, const char *v);
+
 /* The spec's tokens as a csv_missing (borrowing s). */
 struct csv_missing encode_missing(const struct encode_spec *s);
 /* Whether the text v of a numeric column is one of s's tokens. */
@@ -82,7 +107,8 @@ int encode_is_missing(const struct encode_spec *s, const char *v);
 
 void encode_spec_release(struct encode_spec *s);
 
-/* Appends feature f's name: "column" or "column=level". */
+/* Appends feature f's name: "column" (numeric or native) or
+ * "column=level" (one-hot). */
 void encode_feature_name(const struct encode_spec *s, uint32_t f,
 			 struct rba_buf *out);
 

@@ -81,7 +81,7 @@ column_starts(const struct encode_spec *s)
 		return NULL;
 	for (uint32_t c = 0; c < s->ncolumns; c++) {
 		f0[c] = f;
-		f += s->columns[c].kind == ENCODE_NUMERIC ? 1 : s->columns[c].nlevels;
+		f += encode_column_width(&s->columns[c]);
 	}
 	f0[s->ncolumns] = f;
 	return f0;
@@ -152,6 +152,12 @@ explain_baseline_fit(const struct pins *p, const struct artifact *a,
 		if (s->columns[c].kind == ENCODE_NUMERIC) {
 			out->col_mean[c] = sum[f0[c]] /
 					   (double)(cnt[f0[c]] ? cnt[f0[c]] : 1);
+			continue;
+		}
+		if (s->columns[c].kind == ENCODE_NATIVE) {
+			/* trees only: TreeSHAP takes no baseline case */
+			out->col_mode[c] = 0;
+			out->col_mean[c] = NAN;
 			continue;
 		}
 		/* Level counts are exact in double: the first largest wins. */

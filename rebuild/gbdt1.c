@@ -101,6 +101,14 @@
 #define GB_COPY_STRIDE (GB_FEW_BINS + 8)
 #define GB_COPIES_MIN_ROWS 256
 #define GB_BIN_GROUP 8 /* columns binned per pass over the rows */
+/*
+ * Native categorical features (step 4c): at most GB_CAT_MAX_LEFT levels
+ * sent left by one split, candidates with at least GB_CAT_MIN_DATA rows
+ * at the node, the statistic g / (h + GB_CAT_SMOOTH).
+ */
+#define GB_CAT_MAX_LEFT 64
+#define GB_CAT_MIN_DATA 5
+#define GB_CAT_SMOOTH 10.0
 
 /* A histogram cell: exact sums of quantized g and h. */
 struct gb_cell {
@@ -112,6 +120,12 @@ struct gb_split {
 	double gain;
 	uint32_t feature, bin;
 	int dleft; /* missing values go left (step 4m) */
+	/* a native feature's split (step 4c): the levels sent left,
+	 * ascending, and their exact sums */
+	int cat;
+	uint32_t ncats;
+	int64_t gl, hl;
+	uint32_t cats[GB_CAT_MAX_LEFT];
 };
 
 /* A node of the tree being grown (creation order). */
@@ -120,6 +134,8 @@ struct gb_tnode {
 	uint32_t feature, bin, left, right;
 	float value, cover;
 	int dleft;
+	int cat;		 /* a level set: fcats[cat_at .. + ncats) */
+	uint32_t cat_at, ncats;
 };
 
 /* A leaf that may still be split. */
@@ -181,7 +197,29 @@ struct gb_run {
 	uint32_t *tstart;
 	uint32_t ntrees;
 	int oom;
+	/* native categorical features (step 1c); nat NULL: none */
+	const uint32_t *nat;	/* per feature: its level count, or 0 */
+	uint32_t *cbins;	/* per native feature: n level indexes */
+	size_t *cboff;		/* per feature: its first in cbins */
+	uint32_t maxlev;	/* the most levels of a native feature */
+	struct gb_cat_cell *ccell; /* per thread: maxlev cells */
+	uint32_t *corder;	/* per thread: 2 maxlev */
+	double *cstat;		/* per thread: maxlev */
+	uint8_t *cmask;		/* maxlev + 1: the levels sent left */
+	uint32_t *fcats;	/* the forest's level sets so far */
+	size_t nfcats, capfcats;
+	const float *vx;	/* the validation rows (nv x nfeat) */
 };
+
+/* Histogram cells of feature f: bins (and the missing one), or a native
+ * feature's levels' sums then their row counts. */
+static inline uint32_t
+gb_cells(const struct gb_run *r, uint32_t f)
+{
+	if (r->nat != NULL && r->nat[f] > 0)
+		return 2 * (r->nat[f] + 1); /* the levels, and L for none */
+	return r->nb[f] + r->hasmiss[f];
+}
 
 /*
  * The softmax of a case's K margins (K 1: logits 0 and mg[0]): p gets C
@@ -385,6 +423,8 @@ feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
 	out->feature = f;
 	out->bin = 0;
 	out->dleft = 0;
+	out->cat = 0;
+	out->ncats = 0;
 	if (r->hasmiss[f]) {
 		mg = c[r->nb[f]].g;
 		mh = c[r->nb[f]].h;
@@ -509,6 +549,60 @@ hist_feature(const uint8_t *col, uint32_t nb, const uint32_t *rows,
 }
 
 /*
+ * Step 1c/4c: a native feature's cells over the node's rows: out[lv]
+ * the sums of the rows of level lv, out[L + lv].g their count (exact
+ * integers, so the parent-minus-sibling shortcut holds for both); L is
+ * the feature's level count plus one, the last one for a value that is
+ * no level (none in training data: encode_fit gives each row its level).
+ */
+static void
+hist_native(const uint32_t *col, uint32_t L, const uint32_t *rows,
+	    const struct gb_cell *ord, size_t count, struct gb_cell *out)
+{
+	memset(out, 0, 2 * (size_t)L * sizeof(struct gb_cell));
+	for (size_t i = 0; i < count; i++) {
+		uint32_t lv = col[rows[i]];
+		out[lv].g += ord[i].g;
+		out[lv].h += ord[i].h;
+		out[L + lv].g++;
+	}
+}
+
+/* Step 4c: the best level set of native feature f (gbdt1_cat_best). */
+static void
+native_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
+	    const struct gb_job *j, unsigned tid, struct gb_split *out)
+{
+	uint32_t L = r->nat[f];
+	struct gb_cat_cell *cc = r->ccell + (size_t)tid * r->maxlev;
+	struct gb_cat_params cp;
+	struct gb_cat_split cs;
+
+	cp.lambda = r->lambda;
+	cp.mcw = r->mcw;
+	cp.smooth = GB_CAT_SMOOTH;
+	cp.max_left = GB_CAT_MAX_LEFT;
+	cp.min_data = GB_CAT_MIN_DATA;
+	for (uint32_t k = 0; k < L; k++) {
+		cc[k].g = c[k].g;
+		cc[k].h = c[k].h;
+		cc[k].n = (uint64_t)c[L + 1 + k].g;
+	}
+	gbdt1_cat_best(cc, L, j->g, j->h, j->parent_term, &cp,
+		       r->corder + (size_t)tid * 2 * r->maxlev,
+		       r->cstat + (size_t)tid * r->maxlev, out->cats, &cs);
+	out->valid = cs.valid;
+	out->gain = cs.gain;
+	out->feature = f;
+	out->bin = 0;
+	out->dleft = 0;
+	out->cat = 1;
+	out->ncats = cs.nleft;
+	out->gl = cs.gl;
+	out->hl = cs.hl;
+}
+
+/*
  * The histogram job: thread tid takes selected features tid, tid +
  * nthreads, ...; each feature's cells are exact integer sums, so who
  * computes them does not matter.  A built histogram goes feature by
@@ -524,7 +618,7 @@ hist_job(void *ctx, unsigned tid, unsigned nthreads)
 	if (j->subtract) {
 		for (uint32_t s = tid; s < r->nsel; s += nthreads) {
 			size_t o = r->soff[s];
-			uint32_t nb = r->nb[r->feats[s]] + r->hasmiss[r->feats[s]];
+			uint32_t nb = gb_cells(r, r->feats[s]);
 			for (uint32_t b = 0; b < nb; b++) {
 				j->hist[o + b].g = j->parent[o + b].g - j->small[o + b].g;
 				j->hist[o + b].h = j->parent[o + b].h - j->small[o + b].h;
@@ -535,6 +629,12 @@ hist_job(void *ctx, unsigned tid, unsigned nthreads)
 			r->copies + (size_t)tid * GB_COPIES * GB_COPY_STRIDE;
 		for (uint32_t s = tid; s < r->nsel; s += nthreads) {
 			uint32_t f = r->feats[s];
+			if (r->nat != NULL && r->nat[f] > 0) {
+				hist_native(r->cbins + r->cboff[f], r->nat[f] + 1,
+					    j->rows, r->ord, j->count,
+					    j->hist + r->soff[s]);
+				continue;
+			}
 			hist_feature(r->bins + (size_t)f * r->n,
 				     r->nb[f] + r->hasmiss[f], j->rows,
 				     r->ord, j->count, j->hist + r->soff[s],
@@ -543,7 +643,10 @@ hist_job(void *ctx, unsigned tid, unsigned nthreads)
 	}
 	for (uint32_t s = tid; s < r->nsel; s += nthreads) {
 		uint32_t f = r->feats[s];
-		if (r->nb[f] > 1)
+		if (r->nat != NULL && r->nat[f] > 0)
+			native_best(r, f, j->hist + r->soff[s], j, tid,
+				    &r->fbest[s]);
+		else if (r->nb[f] > 1)
 			feature_best(r, f, j->hist + r->soff[s], j, &r->fbest[s]);
 		else
 			r->fbest[s].valid = 0;
@@ -669,7 +772,22 @@ open_split(struct gb_run *r, size_t k)
 	/* Stable partition: both sides keep ascending row order.  Each row
 	 * is written to both sides and only one count moves: no branch to
 	 * mispredict (rows[nl] is at or before rows[i], already read). */
-	if (!par.best.dleft) {
+	if (par.best.cat) {
+		/* step 4c: the rows whose level is in the set go left */
+		const uint32_t *cb = r->cbins + r->cboff[par.best.feature];
+		for (uint32_t i = 0; i < par.best.ncats; i++)
+			r->cmask[par.best.cats[i]] = 1;
+		for (size_t i = 0; i < par.count; i++) {
+			uint32_t row = rows[i];
+			size_t left = r->cmask[cb[row]];
+			rows[nl] = row;
+			r->tmp[nr] = row;
+			nl += left;
+			nr += 1 - left;
+		}
+		for (uint32_t i = 0; i < par.best.ncats; i++)
+			r->cmask[par.best.cats[i]] = 0;
+	} else if (!par.best.dleft) {
 		for (size_t i = 0; i < par.count; i++) {
 			uint32_t row = rows[i];
 			size_t left = col[row] <= par.best.bin;
@@ -695,9 +813,13 @@ open_split(struct gb_run *r, size_t k)
 	 * split bin in the parent's histogram: the same integers. */
 	assert(par.hist != NULL);
 	gl = hl = 0;
-	for (uint32_t b = 0; b <= par.best.bin; b++) {
+	for (uint32_t b = 0; !par.best.cat && b <= par.best.bin; b++) {
 		gl += par.hist[r->hoff[par.best.feature] + b].g;
 		hl += par.hist[r->hoff[par.best.feature] + b].h;
+	}
+	if (par.best.cat) {
+		gl = par.best.gl;
+		hl = par.best.hl;
 	}
 	if (par.best.dleft) {
 		uint32_t mb = r->nb[par.best.feature];
@@ -711,6 +833,21 @@ open_split(struct gb_run *r, size_t k)
 	if (r->oom) {
 		hist_put(r, par.hist);
 		return RBA_E_NOMEM;
+	}
+	if (par.best.cat) {
+		r->fcats = gb_grow(r->fcats, &r->capfcats,
+				   r->nfcats + par.best.ncats, sizeof(uint32_t),
+				   &r->oom);
+		if (r->oom) {
+			hist_put(r, par.hist);
+			return RBA_E_NOMEM;
+		}
+		memcpy(r->fcats + r->nfcats, par.best.cats,
+		       par.best.ncats * sizeof(uint32_t));
+		r->tn[par.node].cat = 1;
+		r->tn[par.node].cat_at = (uint32_t)r->nfcats;
+		r->tn[par.node].ncats = par.best.ncats;
+		r->nfcats += par.best.ncats;
 	}
 	r->tn[par.node].leaf = 0;
 	r->tn[par.node].feature = par.best.feature;
@@ -767,7 +904,16 @@ emit_preorder(struct gb_run *r, uint32_t i)
 	o->feature = t->feature;
 	o->bin = t->bin;
 	o->flags = t->dleft ? REBUILD_TREE_DEFAULT_LEFT : 0;
-	o->threshold = r->edges[r->estart[t->feature] + t->bin];
+	if (t->cat) {
+		/* step 4c: bin holds the set's place in fcats until the
+		 * forest is done (gb_cat_pointers) */
+		o->flags = REBUILD_TREE_CATEGORICAL;
+		o->bin = t->cat_at;
+		o->ncats = t->ncats;
+		o->threshold = 0.0f;
+	} else {
+		o->threshold = r->edges[r->estart[t->feature] + t->bin];
+	}
 	/* (the calls may move r->nodes: assign after each returns) */
 	child = emit_preorder(r, t->left);
 	r->nodes[at].left = child;
@@ -966,6 +1112,22 @@ make_bins(struct gb_run *r)
 				for (size_t k = 0; k < g; k++)
 					cols[k * r->n + i] = r->x[i * nf + f + k];
 		}
+		if (r->nat != NULL && r->nat[f] > 0) {
+			/* step 1c: no edges, one bin; the rows' level indexes
+			 * (a value that is no index: L, which no set holds) */
+			uint32_t L = r->nat[f], *cb = r->cbins + r->cboff[f];
+			for (size_t i = 0; i < r->n; i++) {
+				float xv = col[i];
+				cb[i] = xv >= 0.0f && xv < (float)L &&
+						(float)(uint32_t)xv == xv
+					? (uint32_t)xv : L;
+				r->bins[f * r->n + i] = 0;
+			}
+			r->estart[f + 1] = (uint32_t)ne;
+			r->nb[f] = 1;
+			r->hoff[f + 1] = r->hoff[f] + gb_cells(r, (uint32_t)f);
+			continue;
+		}
 		for (size_t i = 0; i < r->n; i++) {
 			float xv = col[i];
 			if (xv != xv)
@@ -1063,7 +1225,61 @@ run_free(struct gb_run *r)
 	free(r->open);
 	free(r->nodes);
 	free(r->tstart);
+	free(r->cbins);
+	free(r->cboff);
+	free(r->ccell);
+	free(r->corder);
+	free(r->cstat);
+	free(r->cmask);
+	free(r->fcats);
 	pool_free(r->pool);
+}
+
+/* Step 4c: each categorical split's set pointer into fcats (its place
+ * kept in bin), after fcats may have moved. */
+static void
+gb_cat_pointers(struct gb_run *r)
+{
+	for (size_t i = 0; i < r->nnodes; i++)
+		if (r->nodes[i].feature != REBUILD_TREE_LEAF &&
+		    (r->nodes[i].flags & REBUILD_TREE_CATEGORICAL))
+			r->nodes[i].cats = r->fcats + r->nodes[i].bin;
+}
+
+/* Step 1c's buffers, for a set with a native feature. */
+static int
+gb_cat_setup(struct gb_run *r, const uint32_t *nat)
+{
+	size_t nf = r->nfeat, nnat = 0;
+	unsigned th = pool_threads(r->pool);
+
+	r->nat = nat;
+	if (nat == NULL)
+		return 0;
+	r->cboff = calloc(nf, sizeof(size_t));
+	if (r->cboff == NULL)
+		return RBA_E_NOMEM;
+	for (size_t f = 0; f < nf; f++)
+		if (nat[f] > 0) {
+			r->cboff[f] = nnat * r->n;
+			nnat++;
+			if (nat[f] > r->maxlev)
+				r->maxlev = nat[f];
+		}
+	if (nnat == 0) {
+		r->nat = NULL;
+		return 0;
+	}
+	r->maxlev++; /* the level for none */
+	r->cbins = malloc(nnat * r->n * sizeof(uint32_t));
+	r->ccell = malloc((size_t)th * r->maxlev * sizeof(*r->ccell));
+	r->corder = malloc((size_t)th * 2 * r->maxlev * sizeof(uint32_t));
+	r->cstat = malloc((size_t)th * r->maxlev * sizeof(double));
+	r->cmask = calloc((size_t)r->maxlev + 1, 1);
+	if (r->cbins == NULL || r->ccell == NULL || r->corder == NULL ||
+	    r->cstat == NULL || r->cmask == NULL)
+		return RBA_E_NOMEM;
+	return 0;
 }
 
 /*
@@ -1141,6 +1357,23 @@ add_tree_binned(const struct gb_run *r, const struct rebuild_tree_node *nodes,
 	if (q->feature == REBUILD_TREE_LEAF) {
 		for (size_t j = 0; j < count; j++)
 			mg[(size_t)idx[j] * K + k] += q->value;
+		return;
+	}
+	if (q->flags & REBUILD_TREE_CATEGORICAL) {
+		/* step 4c: the level sets read the rows' values */
+		for (size_t j = 0; j < count; j++) {
+			uint32_t row = idx[j];
+			size_t left = (size_t)rebuild_tree_cat_left(
+				q, r->vx[(size_t)row * r->nfeat + q->feature]);
+			idx[nl] = row;
+			tmp[nr] = row;
+			nl += left;
+			nr += 1 - left;
+		}
+		memcpy(idx + nl, tmp, nr * sizeof(uint32_t));
+		add_tree_binned(r, nodes, q->left, vb, nv, idx, tmp, nl, mg, K, k);
+		add_tree_binned(r, nodes, q->right, vb, nv, idx + nl, tmp, nr, mg,
+				K, k);
 		return;
 	}
 	col = vb + (size_t)q->feature * nv;
@@ -1242,7 +1475,9 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	/* The training time counts the bin edges too, as a library's
 	 * timing of its training counts its own sketch. */
 	t0 = rba_time_mono();
-	if ((err = make_bins(&r)) != 0)
+	r.vx = val->x;
+	if ((err = gb_cat_setup(&r, train->native)) != 0 ||
+	    (err = make_bins(&r)) != 0)
 		return gb_fail(&r, d, err);
 	if ((err = bin_rows(&r, val->x, nv, &vb)) != 0)
 		goto fail;
@@ -1321,6 +1556,8 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 			 * tree order, as scoring adds them. */
 			if ((err = grow_tree(&r, nrows, rd * K + k, mg, k)) != 0)
 				goto fail;
+			if (r.nat != NULL)
+				gb_cat_pointers(&r);
 			if (nrows < n)
 				add_tree(r.nodes, r.tstart[first + k], train->x, n,
 					 nfeat, mg, K, k, insample);
@@ -1377,6 +1614,20 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	memcpy(out->forest.tree_start, r.tstart,
 	       ((size_t)r.ntrees + 1) * sizeof(uint32_t));
 	memcpy(out->forest.nodes, r.nodes, r.nnodes * sizeof(*r.nodes));
+	if (r.nfcats > 0) {
+		/* step 4c: the level sets move into the forest */
+		out->forest.cats = r.fcats;
+		out->forest.ncats = r.nfcats;
+		r.fcats = NULL;
+		for (size_t i = 0; i < r.nnodes; i++) {
+			struct rebuild_tree_node *q = &out->forest.nodes[i];
+			if (q->feature != REBUILD_TREE_LEAF &&
+			    (q->flags & REBUILD_TREE_CATEGORICAL)) {
+				q->cats = out->forest.cats + q->bin;
+				q->bin = 0;
+			}
+		}
+	}
 	if (rep != NULL) {
 		rep->epochs = rounds;
 		rep->final = rep->curve[rounds - 1];

@@ -41,4 +41,51 @@ void gbdt1_softmax2(const struct kernel_ops *k, const float *mg, size_t n,
 int gbdt1_sparse_new(const struct rebuild_model *m,
 		     struct rebuild_sparse **out);
 
+/*
+ * The partition of a native categorical feature's levels at one node
+ * (gbdt1_cat.c; the LightGBM/XGBoost partition method, documented in
+ * rebuild-audit-pins(5), data.native):
+ *   1. The candidates are the levels with at least min_data rows at the
+ *      node (and at least one).  The others, and every level with no
+ *      row (a level unseen in training among them), stay on the right.
+ *   2. The candidates are sorted by the statistic g / (h + smooth)
+ *      (double, from the exact integer sums in units of 2^-30), ties by
+ *      ascending level index: a total order, the same on every machine.
+ *   3. Prefixes of that order (from its low end, then from its high
+ *      end), of 1 .. min(max_left, candidates - 1 + (others exist))
+ *      levels, go left; the rest go right.  The gain is gbdt1.c's step
+ *      4 with the same lambda, min_child_weight and parent term; a later
+ *      candidate wins only when strictly greater (the order: gain, low
+ *      end before high end, shorter prefix first).
+ * Cells: the exact sums of quantized g and h and the row count of each
+ * level.
+ */
+struct gb_cat_cell {
+	int64_t g, h;
+	uint64_t n;
+};
+
+struct gb_cat_params {
+	double lambda, mcw, smooth;
+	uint32_t max_left; /* >= 1 */
+	uint64_t min_data; /* >= 1 */
+};
+
+struct gb_cat_split {
+	int valid;
+	double gain;
+	uint32_t nleft; /* levels sent left, ascending in left[] */
+	int64_t gl, hl; /* their sums */
+};
+
+/*
+ * The best partition of L levels with cells c at a node of sums (g, h)
+ * and parent term pt.  order is 2 L entries of scratch, stat L doubles;
+ * left gets the chosen levels (room for max_left), ascending.
+ */
+void gbdt1_cat_best(const struct gb_cat_cell *c, uint32_t L, int64_t g,
+		    int64_t h, double pt, const struct gb_cat_params *p,
+		    uint32_t *order, double *stat, uint32_t *left,
+		    struct gb_cat_split *out);
+
 #endif

@@ -442,6 +442,106 @@ fill_full(struct gb_sparse *s, const struct gb_stree *tr,
 	fill_full(s, tr, nodes, leaf ? i : q->right, 2 * p + 1, level + 1);
 }
 
+/*
+ * A forest with a categorical split (REBUILD_TREE_CATEGORICAL) is not
+ * laid out by keys: a level set is no comparison of order keys.  Its
+ * scorer puts each case's terms into a dense row of zeros and walks the
+ * scorer's copy of the trees with rebuild_tree_goes_left, adding the
+ * leaves per group in tree order, then gbdt1_softmax: gbdt1.c's forward
+ * pass, step by step, so the same bits.
+ */
+struct gb_cat_sparse {
+	struct rebuild_sparse head; /* first: rebuild_sparse_* cast */
+	uint32_t nfeat, C, K, ntrees;
+	float *base;
+	uint32_t *tstart;
+	struct rebuild_tree_node *nodes;
+	uint32_t *cats;
+	float *row; /* nfeat */
+	float *mg;  /* K */
+};
+
+static void
+gb_cat_free(struct rebuild_sparse *sp)
+{
+	struct gb_cat_sparse *s = (struct gb_cat_sparse *)sp;
+
+	if (s == NULL)
+		return;
+	free(s->base);
+	free(s->tstart);
+	free(s->nodes);
+	free(s->cats);
+	free(s->row);
+	free(s->mg);
+	free(s);
+}
+
+static void
+gb_cat_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
+	     size_t nterms, size_t ncases, float *probs)
+{
+	struct gb_cat_sparse *s = (struct gb_cat_sparse *)sp;
+
+	for (size_t c = 0; c < ncases; c++) {
+		const float *v = tx + c * nterms;
+		const uint32_t *r = row + c * nterms;
+		for (size_t k = 0; k < nterms; k++)
+			s->row[r[k]] = v[k];
+		memcpy(s->mg, s->base, s->K * sizeof(float));
+		for (uint32_t t = 0; t < s->ntrees; t++) {
+			uint32_t i = s->tstart[t];
+			while (s->nodes[i].feature != REBUILD_TREE_LEAF)
+				i = rebuild_tree_goes_left(&s->nodes[i],
+							   s->row[s->nodes[i].feature])
+					    ? s->nodes[i].left
+					    : s->nodes[i].right;
+			s->mg[t % s->K] += s->nodes[i].value;
+		}
+		gbdt1_softmax(s->mg, s->K, s->C, s->C, probs + c * s->C);
+		for (size_t k = 0; k < nterms; k++)
+			s->row[r[k]] = 0.0f;
+	}
+}
+
+static int
+gb_cat_new(const struct rebuild_forest *f, struct rebuild_sparse **out)
+{
+	size_t nn = f->tree_start[f->ntrees];
+	struct gb_cat_sparse *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return RBA_E_NOMEM;
+	s->head.score = gb_cat_score;
+	s->head.free = gb_cat_free;
+	s->nfeat = f->nfeatures;
+	s->C = f->nclasses;
+	s->K = f->ngroups;
+	s->ntrees = f->ntrees;
+	s->base = malloc(s->K * sizeof(float));
+	s->tstart = malloc(((size_t)s->ntrees + 1) * sizeof(uint32_t));
+	s->nodes = malloc(nn * sizeof(*s->nodes));
+	s->cats = malloc((f->ncats ? f->ncats : 1) * sizeof(uint32_t));
+	s->row = calloc(s->nfeat ? s->nfeat : 1, sizeof(float));
+	s->mg = malloc(s->K * sizeof(float));
+	if (s->base == NULL || s->tstart == NULL || s->nodes == NULL ||
+	    s->cats == NULL || s->row == NULL || s->mg == NULL) {
+		gb_cat_free(&s->head);
+		return RBA_E_NOMEM;
+	}
+	memcpy(s->base, f->base, s->K * sizeof(float));
+	memcpy(s->tstart, f->tree_start, ((size_t)s->ntrees + 1) * sizeof(uint32_t));
+	memcpy(s->nodes, f->nodes, nn * sizeof(*s->nodes));
+	if (f->ncats > 0)
+		memcpy(s->cats, f->cats, f->ncats * sizeof(uint32_t));
+	/* the copy's level sets point into the copy's cats */
+	for (size_t i = 0; i < nn; i++)
+		if (s->nodes[i].ncats > 0)
+			s->nodes[i].cats = s->cats + (f->nodes[i].cats - f->cats);
+	*out = &s->head;
+	return 0;
+}
+
 int
 gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 {
@@ -455,6 +555,8 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	*out = NULL;
 	/* the steps' asm reads inputs within REBUILD_MAX_WIDTH features */
 	assert(f->nfeatures <= REBUILD_MAX_WIDTH);
+	if (rebuild_forest_has_cats(f))
+		return gb_cat_new(f, out);
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return RBA_E_NOMEM;

@@ -426,6 +426,27 @@ out:
 	return err;
 }
 
+/* Per feature of s: a native column's level count, else 0 (*out NULL
+ * when s has no native column). */
+static int
+native_levels(const struct encode_spec *s, uint32_t **out)
+{
+	uint32_t *v = NULL;
+
+	*out = NULL;
+	for (uint32_t c = 0, f = 0; c < s->ncolumns; c++) {
+		if (s->columns[c].kind == ENCODE_NATIVE) {
+			if (v == NULL &&
+			    (v = calloc(s->nfeatures, sizeof(uint32_t))) == NULL)
+				return RBA_E_NOMEM;
+			v[f] = s->columns[c].nlevels;
+		}
+		f += encode_column_width(&s->columns[c]);
+	}
+	*out = v;
+	return 0;
+}
+
 int
 rebuild_from_prepared(const struct pins *p, uint32_t abi,
 		      const struct rebuild_prepared *prep,
@@ -436,6 +457,7 @@ rebuild_from_prepared(const struct pins *p, uint32_t abi,
 	struct artifact art;
 	struct rba_buf buf;
 	struct rebuild_set strain, sval;
+	uint32_t *native = NULL;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -446,8 +468,11 @@ rebuild_from_prepared(const struct pins *p, uint32_t abi,
 	rba_buf_init(&buf);
 	if (abi == 0)
 		abi = p->trainer_abi ? p->trainer_abi : rebuild_abi_current();
-	strain = (struct rebuild_set){ prep->ntr, prep->xtr, prep->ytr };
-	sval = (struct rebuild_set){ prep->nva, prep->xva, prep->yva };
+	strain = (struct rebuild_set){ prep->ntr, prep->xtr, prep->ytr, NULL };
+	sval = (struct rebuild_set){ prep->nva, prep->xva, prep->yva, NULL };
+	if ((err = native_levels(&prep->spec, &native)) != 0)
+		goto out;
+	strain.native = sval.native = native;
 	err = rebuild_train(p, abi, prep->spec.nfeatures, prep->spec.nclasses,
 			    prep->positive, &strain, &sval, &model,
 			    &out->report, progress, d);
@@ -480,6 +505,7 @@ out:
 		rebuild_report_release(&out->report);
 	rba_buf_release(&buf);
 	rebuild_model_release(&model);
+	free(native);
 	return err;
 }
 
@@ -581,7 +607,7 @@ rebuild_evaluate_artifact(const struct pins *p,
 		goto out;
 	}
 	{
-		struct rebuild_set s = { prep->nva, x, y };
+		struct rebuild_set s = { prep->nva, x, y, NULL };
 		err = rebuild_evaluate(art.abi, &art.model, &s, prep->va,
 				       prep->positive, c, out, d);
 	}

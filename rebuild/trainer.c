@@ -166,7 +166,20 @@ rebuild_model_release(struct rebuild_model *m)
 	free(m->forest.edges);
 	free(m->forest.tree_start);
 	free(m->forest.nodes);
+	free(m->forest.cats);
 	memset(m, 0, sizeof(*m));
+}
+
+int
+rebuild_forest_has_cats(const struct rebuild_forest *f)
+{
+	size_t nn = f->ntrees ? f->tree_start[f->ntrees] : 0;
+
+	for (size_t i = 0; i < nn; i++)
+		if (f->nodes[i].feature != REBUILD_TREE_LEAF &&
+		    (f->nodes[i].flags & REBUILD_TREE_CATEGORICAL))
+			return 1;
+	return 0;
 }
 
 size_t

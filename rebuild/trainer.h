@@ -90,6 +90,18 @@ enum rebuild_kind { REBUILD_KIND_MLP = 0, REBUILD_KIND_GBDT = 1 };
  * rule of every forest made before missing values were taken).
  */
 #define REBUILD_TREE_DEFAULT_LEFT 1u
+/*
+ * A categorical split (flags REBUILD_TREE_CATEGORICAL, issue 21 item 2):
+ * the input is a level index (0, 1, 2, ... of a native categorical
+ * column, stored as a float, exact below 2^24); the split sends left the
+ * ncats levels cats[0 .. ncats), strictly ascending, and every other
+ * value right: a level outside the set, a level unseen in training, a
+ * value that is no level index at all (negative, not a whole number,
+ * NaN).  threshold and bin are 0 and REBUILD_TREE_DEFAULT_LEFT is never
+ * set.  cats points into the forest's cats array (rebuild_forest).
+ */
+#define REBUILD_TREE_CATEGORICAL 2u
+#define REBUILD_TREE_MAX_LEVEL (1u << 24) /* level indexes below: exact */
 
 struct rebuild_tree_node {
 	uint32_t feature; /* REBUILD_TREE_LEAF for a leaf */
@@ -98,13 +110,39 @@ struct rebuild_tree_node {
 	float threshold;
 	float value;
 	float cover;
-	uint32_t flags; /* REBUILD_TREE_DEFAULT_LEFT; 0 at a leaf */
+	uint32_t flags; /* REBUILD_TREE_DEFAULT_LEFT, _CATEGORICAL; 0 at a leaf */
+	uint32_t ncats;	     /* categorical: levels sent left; else 0 */
+	const uint32_t *cats; /* categorical: ascending; else NULL */
 };
+
+/* Whether level index v is one of categorical split n's left levels. */
+static inline int
+rebuild_tree_cat_left(const struct rebuild_tree_node *n, float v)
+{
+	uint32_t k, lo = 0, hi = n->ncats;
+
+	/* (a NaN fails the first test) */
+	if (!(v >= 0.0f && v < (float)REBUILD_TREE_MAX_LEVEL))
+		return 0;
+	k = (uint32_t)v;
+	if ((float)k != v)
+		return 0;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (n->cats[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n->ncats && n->cats[lo] == k;
+}
 
 /* Whether input value v goes to split n's left child. */
 static inline int
 rebuild_tree_goes_left(const struct rebuild_tree_node *n, float v)
 {
+	if (n->flags & REBUILD_TREE_CATEGORICAL)
+		return rebuild_tree_cat_left(n, v);
 	/* (a NaN is never below: it is looked at only when not) */
 	return v < n->threshold ||
 	       (v != v && (n->flags & REBUILD_TREE_DEFAULT_LEFT) != 0);
@@ -143,7 +181,14 @@ struct rebuild_forest {
 	uint32_t ntrees;
 	uint32_t *tree_start;  /* ntrees + 1 */
 	struct rebuild_tree_node *nodes;
+	/* the level sets of the categorical splits, one after the other
+	 * (NULL and 0 in a forest without one); freed with the forest */
+	uint32_t *cats;
+	size_t ncats;
 };
+
+/* Whether forest f has a categorical split. */
+int rebuild_forest_has_cats(const struct rebuild_forest *f);
 
 /*
  * A trained model.  kind REBUILD_KIND_MLP, a network: layer l maps
@@ -195,6 +240,13 @@ struct rebuild_set {
 	size_t n;
 	const float *x;
 	const uint32_t *y;
+	/*
+	 * Per feature: the level count of a native categorical column's
+	 * feature (its values level indexes; trees split it by level sets,
+	 * REBUILD_TREE_CATEGORICAL), 0 for any other; NULL when there is
+	 * none (every set made before native columns existed).
+	 */
+	const uint32_t *native;
 };
 
 struct rebuild_epoch {

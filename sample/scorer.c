@@ -70,6 +70,10 @@ sparse_ok(const struct artifact *a)
 			f++;
 			continue;
 		}
+		/* a native column's feature is a level index, not a term
+		 * the sparse terms can hold: the reference path scores it */
+		if (col->kind == ENCODE_NATIVE)
+			return 0;
 		for (uint32_t k = 0; k < col->nlevels; k++, f++)
 			if ((0.0f - s->mean[f]) / s->scale[f] != 0.0f)
 				return 0;
@@ -130,7 +134,7 @@ audit_scorer_new(const struct artifact *a, struct audit_scorer **out,
 		sc->cols[c].ec = ec;
 		sc->cols[c].src = -1;
 		sc->cols[c].f0 = f;
-		f += ec->kind == ENCODE_NUMERIC ? 1 : ec->nlevels;
+		f += encode_column_width(ec);
 	}
 	sc->sparse = a->exec_pins == NULL && sparse_ok(a);
 	if (sc->sparse && (err = sparse_setup(sc)) != 0) {
@@ -422,6 +426,12 @@ run_dense(struct audit_scorer *sc, const struct sample_chunk *c,
 						    0, 0, NULL) != 0)
 						return bad_range(sc, c, src, r0 + i,
 								 mc->f0, bad_case, d);
+				} else if (ec->kind == ENCODE_NATIVE) {
+					/* encode_values' rule: an unseen level
+					 * is the index nlevels */
+					long lv = find_level(ec, t);
+					x[mc->f0] = lv < 0 ? (float)ec->nlevels
+							   : (float)lv;
 				} else {
 					long lv = find_level(ec, t);
 					if (lv < 0)

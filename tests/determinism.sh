@@ -93,6 +93,7 @@ snapshot_for() {
 	german-categorical-missing-*) echo "$top/fixtures/german-credit-missing.csv" ;;
 	german-numeric-*) echo "$top/fixtures/german-credit-numeric.csv" ;;
 	german-categorical-*) echo "$top/fixtures/german-credit.csv" ;;
+	german-native-*) echo "$top/fixtures/german-credit.csv" ;;
 	synth-*) echo "$scratch/synth.csv" ;;
 	esac
 }

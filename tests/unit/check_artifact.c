@@ -20,6 +20,7 @@
 #include "rebuild/csv.h"
 #include "rebuild/encode.h"
 #include "rebuild/explain.h"
+#include "rebuild/gbdt1.h"
 #include "rebuild/rebuild.h"
 #include "tests/unit/suites.h"
 
@@ -271,8 +272,12 @@ START_TEST(test_specific_corruptions)
 	cp[0] = 'X';
 	expect(cp, n, RBA_E_CORRUPT, "bad magic");
 	RESET();
-	rba_put_u32le(cp + 8, 4);
+	rba_put_u32le(cp + 8, ARTIFACT_FORMAT + 1);
 	expect(cp, n, RBA_E_UNSUPPORTED, "newer");
+	/* a network in the native columns' format (forests only) */
+	RESET();
+	rba_put_u32le(cp + 8, ARTIFACT_FORMAT_NATIVE);
+	expect(cp, n, RBA_E_CORRUPT, "model kind");
 	/* a network in the forests' format */
 	RESET();
 	rba_put_u32le(cp + 8, 2);
@@ -1124,8 +1129,7 @@ explain_german_on(const char *name, const char *csv, size_t ncases,
 			for (uint32_t tr = 0; tr < fo->ntrees; tr++)
 				tree_shapley_brute(fo, tr, x, phi);
 			for (uint32_t c = 0, f = 0; c < a.spec.ncolumns; c++) {
-				uint32_t w = a.spec.columns[c].kind == ENCODE_NUMERIC
-						     ? 1 : a.spec.columns[c].nlevels;
+				uint32_t w = encode_column_width(&a.spec.columns[c]);
 				double s = 0;
 				for (uint32_t k = 0; k < w; k++)
 					s += phi[f + k];
@@ -1170,6 +1174,59 @@ END_TEST
 START_TEST(test_explain_german_gbdt)
 {
 	explain_german("german-categorical-gbdt", 1000);
+}
+END_TEST
+
+
+/*
+ * Native categorical splits trained on German credit: format 4, level
+ * sets on the native columns only; the training's validation curve
+ * (level sets on the rows' values) ends on the loss and AUC of the
+ * artifact's own forward pass; TreeSHAP adds up on every case (1e-9)
+ * and matches enumeration.
+ */
+START_TEST(test_explain_german_native)
+{
+	struct pins *p;
+	struct rebuild_result res;
+	struct artifact a;
+	struct rba_detail d;
+	uint8_t *sn;
+	size_t n, ncat = 0;
+
+	rba_detail_clear(&d);
+	ck_assert_int_eq(policy_pins_load(FIXTURES "/pins/german-native-gbdt.yaml",
+					  &p, &d), 0);
+	ck_assert_int_eq(rba_file_read(FIXTURES "/german-credit.csv", 1u << 24,
+				       &sn, &n, &d), 0);
+	ck_assert_msg(rebuild_from_snapshot(p, 0, sn, n, "g.csv", NULL, &res, &d) == 0,
+		      "%s", d.reason);
+	ck_assert_uint_eq(res.artifact[8], ARTIFACT_FORMAT_NATIVE);
+	ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
+	for (size_t i = 0; i < a.model.forest.tree_start[a.model.forest.ntrees]; i++) {
+		const struct rebuild_tree_node *q = &a.model.forest.nodes[i];
+		uint32_t c, f = 0;
+		if (q->feature == REBUILD_TREE_LEAF ||
+		    !(q->flags & REBUILD_TREE_CATEGORICAL))
+			continue;
+		ncat++;
+		for (c = 0; c < a.spec.ncolumns; c++) {
+			if (f == q->feature)
+				break;
+			f += encode_column_width(&a.spec.columns[c]);
+		}
+		ck_assert_int_eq(a.spec.columns[c].kind, ENCODE_NATIVE);
+		ck_assert_uint_le(q->ncats, 64);
+		ck_assert_uint_lt(q->cats[q->ncats - 1], a.spec.columns[c].nlevels);
+	}
+	ck_assert_uint_gt(ncat, 20);
+	ck_assert(res.report.final.val_loss == res.eval.loss);
+	ck_assert(res.report.final.val_auc == res.eval.auc);
+	artifact_release(&a);
+	rebuild_result_release(&res);
+	free(sn);
+	policy_pins_free(p);
+	explain_german("german-native-gbdt", 1000);
 }
 END_TEST
 
@@ -1412,6 +1469,525 @@ START_TEST(test_explain_multiclass)
 }
 END_TEST
 
+
+/* ---- categorical splits (REBUILD_TREE_CATEGORICAL) ------------------- */
+
+/*
+ * Two trees on three inputs: 0 and 2 level indexes of native columns
+ * (6 and 4 levels), 1 a number.  Tree 0: f0 in {1, 3, 4} ? (f1 < 0.5 ?
+ * 0.5 : -0.25) : (f2 in {0} ? 1.0 : -1.0); tree 1: f2 in {1, 2, 3} ?
+ * (f0 in {0, 5} ? 0.125 : 0.75) : -0.5.  Covers make the weights uneven.
+ */
+static void
+make_cat(struct artifact *h)
+{
+	static const uint32_t sets[] = { 1, 3, 4, 0, 1, 2, 3, 0, 5 };
+	static const struct {
+		uint32_t feature, left, right, set, nset;
+		float threshold, value, cover;
+	} t[] = {
+		{ 0, 1, 4, 0, 3, 0, 0, 20 },
+		{ 1, 2, 3, 0, 0, 0.5f, 0, 12 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 0.5f, 5 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, -0.25f, 7 },
+		{ 2, 5, 6, 3, 1, 0, 0, 8 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 1.0f, 3 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, -1.0f, 5 },
+		/* tree 1 */
+		{ 2, 1, 4, 4, 3, 0, 0, 20 },
+		{ 0, 2, 3, 7, 2, 0, 0, 11 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 0.125f, 4 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 0.75f, 7 },
+		{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, -0.5f, 9 },
+	};
+	uint32_t n = sizeof(t) / sizeof(t[0]);
+	struct rebuild_forest *f;
+	static char *names[] = { "employer", "income", "region" };
+
+	memset(h, 0, sizeof(*h));
+	h->abi = 1;
+	ck_assert_int_eq(rebuild_forest_alloc(&h->model, 3, 2, 1, 2, n), 0);
+	f = &h->model.forest;
+	f->edge_start[1] = 0;
+	f->edge_start[2] = 1;
+	f->edge_start[3] = 1;
+	f->edges[0] = 0.5f;
+	f->tree_start[1] = 7;
+	f->tree_start[2] = n;
+	f->base[0] = 0.1f;
+	f->cats = malloc(sizeof(sets));
+	ck_assert_ptr_nonnull(f->cats);
+	memcpy(f->cats, sets, sizeof(sets));
+	f->ncats = sizeof(sets) / sizeof(sets[0]);
+	for (uint32_t i = 0; i < n; i++) {
+		struct rebuild_tree_node *q = &f->nodes[i];
+		uint32_t root = i < 7 ? 0 : 7;
+		q->feature = t[i].feature;
+		q->value = t[i].value;
+		q->cover = t[i].cover;
+		if (t[i].feature == REBUILD_TREE_LEAF)
+			continue;
+		q->left = root + t[i].left;
+		q->right = root + t[i].right;
+		if (t[i].nset > 0) {
+			q->flags = REBUILD_TREE_CATEGORICAL;
+			q->cats = f->cats + t[i].set;
+			q->ncats = t[i].nset;
+		} else {
+			q->threshold = t[i].threshold;
+		}
+	}
+	/* a spec of three numeric inputs, mean 0 and scale 1, for the
+	 * scorers and the explainer (each column one feature) */
+	h->spec.nclasses = 2;
+	h->spec.ncolumns = 3;
+	h->spec.nfeatures = 3;
+	h->spec.positive = 1;
+	h->spec.columns = calloc(3, sizeof(*h->spec.columns));
+	h->spec.mean = calloc(3, sizeof(float));
+	h->spec.scale = malloc(3 * sizeof(float));
+	ck_assert_ptr_nonnull(h->spec.columns);
+	ck_assert_ptr_nonnull(h->spec.scale);
+	for (int c = 0; c < 3; c++) {
+		h->spec.columns[c].name = names[c];
+		h->spec.columns[c].kind = ENCODE_NUMERIC;
+		h->spec.scale[c] = 1.0f;
+	}
+}
+
+static void
+cat_release(struct artifact *h)
+{
+	free(h->spec.columns);
+	free(h->spec.mean);
+	free(h->spec.scale);
+	memset(&h->spec, 0, sizeof(h->spec));
+	artifact_release(h);
+}
+
+/* The inputs of case i: levels in and out of range, whole and not,
+ * NaN, numbers on both sides of the threshold. */
+static void
+cat_case(size_t i, float *x)
+{
+	static const float lv[] = { 0, 1, 2, 3, 4, 5, 6, 99, -1, 2.5f, NAN,
+				    -0.0f, 16777216.0f, 1e30f, -INFINITY };
+	size_t nl = sizeof(lv) / sizeof(lv[0]);
+
+	x[0] = lv[i % nl];
+	x[1] = (i / nl) % 3 == 0 ? 0.25f : (i / nl) % 3 == 1 ? 0.5f : NAN;
+	x[2] = lv[(i * 7 + 3) % nl];
+}
+
+START_TEST(test_cat_goes_left)
+{
+	struct artifact a;
+	const struct rebuild_tree_node *q;
+
+	make_cat(&a);
+	q = &a.model.forest.nodes[0]; /* {1, 3, 4} */
+	ck_assert(rebuild_tree_goes_left(q, 1.0f));
+	ck_assert(rebuild_tree_goes_left(q, 3.0f));
+	ck_assert(rebuild_tree_goes_left(q, 4.0f));
+	ck_assert(!rebuild_tree_goes_left(q, 0.0f));
+	ck_assert(!rebuild_tree_goes_left(q, -0.0f));
+	ck_assert(!rebuild_tree_goes_left(q, 2.0f));
+	ck_assert(!rebuild_tree_goes_left(q, 5.0f));
+	/* an unseen level, no level at all, a missing value: right */
+	ck_assert(!rebuild_tree_goes_left(q, 99.0f));
+	ck_assert(!rebuild_tree_goes_left(q, 3.5f));
+	ck_assert(!rebuild_tree_goes_left(q, -1.0f));
+	ck_assert(!rebuild_tree_goes_left(q, NAN));
+	ck_assert(!rebuild_tree_goes_left(q, INFINITY));
+	ck_assert(!rebuild_tree_goes_left(q, 16777216.0f + 4.0f));
+	/* the encoder refuses a categorical split on a feature that is
+	 * not a native column's */
+	{
+		struct rba_buf b;
+		rba_buf_init(&b);
+		ck_assert_int_eq(artifact_encode(&a, &b), RBA_E_RANGE);
+		rba_buf_release(&b);
+	}
+	cat_release(&a);
+}
+END_TEST
+
+/* Dense, sparse and artifact_score give the same bits; the margins are
+ * the hand walk's. */
+START_TEST(test_cat_scorers_agree)
+{
+	struct artifact a;
+	struct rebuild_sparse *sp;
+	enum { N = 203 };
+	float x[N * 3], dense[N * 2], sparse[N * 2], viaa[N * 2];
+	float tx[N * 3];
+	uint32_t row[N * 3];
+
+	make_cat(&a);
+	for (size_t i = 0; i < N; i++) {
+		cat_case(i, x + i * 3);
+		for (int j = 0; j < 3; j++) {
+			tx[i * 3 + j] = x[i * 3 + j];
+			row[i * 3 + j] = (uint32_t)j;
+		}
+	}
+	ck_assert_int_eq(rebuild_predict(a.abi, &a.model, x, N, dense), 0);
+	ck_assert_int_eq(artifact_score(&a, x, N, viaa), 0);
+	ck_assert(memcmp(dense, viaa, sizeof(dense)) == 0);
+	ck_assert_int_eq(rebuild_sparse_new(a.abi, &a.model, &sp), 0);
+	rebuild_sparse_score(sp, tx, row, 3, N, sparse);
+	ck_assert(memcmp(dense, sparse, sizeof(dense)) == 0);
+	/* terms of zero left out: an omitted input is level 0 */
+	{
+		size_t nt = 0;
+		float tz[N * 3];
+		uint32_t rz[N * 3];
+		for (size_t i = 0; i < N; i++) {
+			/* one term per case: input 1 (others 0) */
+			tz[nt] = x[i * 3 + 1];
+			rz[nt++] = 1;
+			x[i * 3] = 0.0f;
+			x[i * 3 + 2] = 0.0f;
+		}
+		ck_assert_int_eq(rebuild_predict(a.abi, &a.model, x, N, dense), 0);
+		rebuild_sparse_score(sp, tz, rz, 1, N, sparse);
+		ck_assert(memcmp(dense, sparse, sizeof(dense)) == 0);
+	}
+	rebuild_sparse_free(sp);
+	/* by hand: case (3, 0.25, 0): tree 0 left-left 0.5, tree 1 f2 = 0
+	 * not in {1, 2, 3}: -0.5; margin 0.1 + 0.5 - 0.5 = 0.1 */
+	{
+		float c[3] = { 3.0f, 0.25f, 0.0f }, p[2];
+		ck_assert_int_eq(rebuild_predict(a.abi, &a.model, c, 1, p), 0);
+		ck_assert(fabs(log((double)p[1] / (double)p[0]) - 0.1) < 1e-6);
+		/* (99 unseen, 0.25, 2): tree 0 right, f2 = 2 not {0}: -1.0;
+		 * tree 1 f2 in set, f0 = 99 not {0, 5}: 0.75 */
+		c[0] = 99.0f;
+		c[2] = 2.0f;
+		ck_assert_int_eq(rebuild_predict(a.abi, &a.model, c, 1, p), 0);
+		ck_assert(fabs(log((double)p[1] / (double)p[0]) - -0.15) < 1e-6);
+	}
+	cat_release(&a);
+}
+END_TEST
+
+/* TreeSHAP on categorical splits: the contributions add up to the
+ * margin (1e-9) and are the enumerated Shapley values. */
+START_TEST(test_cat_treeshap)
+{
+	struct artifact a;
+	struct explain_baseline b;
+	double fm[3] = { 0, 0, 0 }, cm[3] = { 0, 0, 0 };
+	uint32_t mode[3] = { 0, 0, 0 };
+
+	make_cat(&a);
+	b = (struct explain_baseline){ 3, 3, 100, fm, cm, mode };
+	ck_assert_int_eq(explain_method_of(&a), EXPLAIN_TREESHAP);
+	for (size_t i = 0; i < 90; i++) {
+		struct explain_result r;
+		struct rba_detail d;
+		float x[3];
+		double phi[3] = { 0, 0, 0 };
+		cat_case(i, x);
+		rba_detail_clear(&d);
+		ck_assert_int_eq(explain_case(&a, &b, x, 1, &r, &d), 0);
+		ck_assert_msg(fabs(r.sum - r.margin) <= 1e-9, "case %zu: %.17g vs %.17g",
+			      i, r.sum, r.margin);
+		for (uint32_t t = 0; t < a.model.forest.ntrees; t++)
+			tree_shapley_brute(&a.model.forest, t, x, phi);
+		for (int c = 0; c < 3; c++)
+			ck_assert_msg(fabs(r.contrib[c] - phi[c]) <= 1e-9,
+				      "case %zu column %d: %.17g vs %.17g", i, c,
+				      r.contrib[c], phi[c]);
+		explain_result_release(&r);
+	}
+	cat_release(&a);
+}
+END_TEST
+
+
+
+/* make_cat with a spec of its own: employer (6 levels) and region (4)
+ * native, income numeric; label "y", classes "0" and "1". */
+static void
+make_cat_native(struct artifact *h)
+{
+	static const char *emp[] = { "ACME", "Bolt", "Crane", "Dyna", "Echo",
+				     "Fjord" };
+	static const char *reg[] = { "east", "north", "south", "west" };
+	struct encode_spec *sp;
+
+	make_cat(h);
+	free(h->spec.columns);
+	free(h->spec.mean);
+	free(h->spec.scale);
+	memset(&h->spec, 0, sizeof(h->spec));
+	sp = &h->spec;
+	sp->label = strdup("y");
+	sp->nclasses = 2;
+	sp->classes = calloc(2, sizeof(char *));
+	sp->classes[0] = strdup("0");
+	sp->classes[1] = strdup("1");
+	sp->positive = 1;
+	sp->ncolumns = 3;
+	sp->nfeatures = 3;
+	sp->columns = calloc(3, sizeof(*sp->columns));
+	sp->columns[0].name = strdup("employer");
+	sp->columns[0].kind = ENCODE_NATIVE;
+	sp->columns[0].nlevels = 6;
+	sp->columns[0].levels = calloc(6, sizeof(char *));
+	for (int i = 0; i < 6; i++)
+		sp->columns[0].levels[i] = strdup(emp[i]);
+	sp->columns[1].name = strdup("income");
+	sp->columns[1].kind = ENCODE_NUMERIC;
+	sp->columns[2].name = strdup("region");
+	sp->columns[2].kind = ENCODE_NATIVE;
+	sp->columns[2].nlevels = 4;
+	sp->columns[2].levels = calloc(4, sizeof(char *));
+	for (int i = 0; i < 4; i++)
+		sp->columns[2].levels[i] = strdup(reg[i]);
+	sp->mean = calloc(3, sizeof(float));
+	sp->scale = malloc(3 * sizeof(float));
+	for (int i = 0; i < 3; i++)
+		sp->scale[i] = 1.0f;
+	sp->nmissing = 1;
+	sp->missing = calloc(2, sizeof(char *));
+	sp->missing[0] = strdup("");
+}
+
+/* The offset of the first categorical split node's level count. */
+static size_t
+first_cat_count(const struct rba_buf *b)
+{
+	/* the first tree's root: type 3, feature 0 (u32), count 3 (u32),
+	 * levels 1, 3, 4 */
+	static const uint8_t pat[] = { 3, 0, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0,
+				       3, 0, 0, 0, 4, 0, 0, 0 };
+	for (size_t i = 0; i + sizeof(pat) <= b->len; i++)
+		if (memcmp(b->p + i, pat, sizeof(pat)) == 0)
+			return i + 5;
+	ck_abort_msg("no categorical split in the bytes");
+	return 0;
+}
+
+/* Format 4: a round trip gives the same bytes, levels and scores; the
+ * loader refuses a level index out of range, a set longer than its
+ * column's levels or than the bytes left, levels out of order, a
+ * categorical split on a feature that is not native, and format 3
+ * bytes with a native column. */
+START_TEST(test_cat_format)
+{
+	struct artifact a, b;
+	struct rba_buf e1, e2;
+	struct rba_detail d;
+	float x[3 * 40], p1[2 * 40], p2[2 * 40];
+	size_t at;
+
+	make_cat_native(&a);
+	rba_buf_init(&e1);
+	rba_buf_init(&e2);
+	ck_assert_int_eq(artifact_encode(&a, &e1), 0);
+	ck_assert_uint_eq((uint32_t)e1.p[8], ARTIFACT_FORMAT_NATIVE);
+	rba_detail_clear(&d);
+	ck_assert_msg(artifact_decode(e1.p, e1.len, &b, &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(b.spec.columns[0].kind, ENCODE_NATIVE);
+	ck_assert_uint_eq(b.spec.columns[0].nlevels, 6);
+	ck_assert_uint_eq(b.model.forest.ncats, 9);
+	ck_assert_uint_eq(b.model.forest.nodes[0].ncats, 3);
+	ck_assert_uint_eq(b.model.forest.nodes[0].cats[2], 4);
+	ck_assert_int_eq(artifact_encode(&b, &e2), 0);
+	ck_assert_uint_eq(e1.len, e2.len);
+	ck_assert(memcmp(e1.p, e2.p, e1.len) == 0);
+	for (size_t i = 0; i < 40; i++)
+		cat_case(i, x + i * 3);
+	ck_assert_int_eq(artifact_score(&a, x, 40, p1), 0);
+	ck_assert_int_eq(artifact_score(&b, x, 40, p2), 0);
+	ck_assert(memcmp(p1, p2, sizeof(p1)) == 0);
+	/* a case as text: an unseen employer scores as the index 6 */
+	{
+		const char *v[3] = { "Zeta", "0.25", "south" };
+		float r[3];
+		ck_assert_int_eq(encode_values(&b.spec, v, r, &d), 0);
+		ck_assert(r[0] == 6.0f && r[2] == 2.0f);
+		v[0] = "Dyna";
+		ck_assert_int_eq(encode_values(&b.spec, v, r, &d), 0);
+		ck_assert(r[0] == 3.0f);
+	}
+	artifact_release(&b);
+	at = first_cat_count(&e1);
+	{
+		struct {
+			size_t off;
+			uint32_t v;
+			const char *why;
+		} bad[] = {
+			{ 4, 6, "level index is out of range" },
+			{ 4, 1000000, "level index is out of range" },
+			{ 0, 7, "level count" },
+			{ 0, 0, "level count" },
+			{ 0, 0x40000000u, "level count" },
+			{ 8, 1, "not strictly ascending" },
+			{ 8, 0, "not strictly ascending" },
+			{ -4, 1, "not a native categorical column" },
+		};
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			uint8_t *c = malloc(e1.len);
+			uint32_t v = bad[k].v;
+			memcpy(c, e1.p, e1.len);
+			memcpy(c + at + bad[k].off, &v, 4); /* little-endian host */
+			rba_detail_clear(&d);
+			ck_assert_int_eq(artifact_decode(c, e1.len, &b, &d),
+					 RBA_E_CORRUPT);
+			ck_assert_msg(strstr(d.reason, bad[k].why) != NULL,
+				      "case %zu: %s", k, d.reason);
+			free(c);
+		}
+	}
+	/* the same bytes as format 3: no native column there */
+	{
+		uint8_t *c = malloc(e1.len);
+		memcpy(c, e1.p, e1.len);
+		c[8] = 3;
+		rba_detail_clear(&d);
+		ck_assert_int_eq(artifact_decode(c, e1.len, &b, &d), RBA_E_CORRUPT);
+		ck_assert_msg(strstr(d.reason, "unknown column kind") != NULL, "%s",
+			      d.reason);
+		free(c);
+	}
+	/* every truncation refused */
+	for (size_t n = 0; n < e1.len; n++) {
+		ck_assert_int_ne(artifact_decode(e1.p, n, &b, &d), 0);
+	}
+	/* the encoder: a set with a level past the column's */
+	a.model.forest.cats[2] = 6;
+	ck_assert_int_eq(artifact_encode(&a, &e2), RBA_E_RANGE);
+	a.model.forest.cats[2] = 4;
+	/* a categorical split on the numeric feature */
+	a.model.forest.nodes[0].feature = 1;
+	ck_assert_int_eq(artifact_encode(&a, &e2), RBA_E_RANGE);
+	a.model.forest.nodes[0].feature = 0;
+	rba_buf_release(&e1);
+	rba_buf_release(&e2);
+	artifact_release(&a);
+}
+END_TEST
+
+/* gain of sending the levels of mask left (the partition's formula) */
+static double
+cat_gain(const struct gb_cat_cell *c, uint32_t L, unsigned mask,
+	 double lambda, double pt)
+{
+	int64_t gl = 0, hl = 0, g = 0, h = 0;
+	double GL, GR, HL, HR;
+
+	for (uint32_t k = 0; k < L; k++) {
+		g += c[k].g;
+		h += c[k].h;
+		if (mask >> k & 1u) {
+			gl += c[k].g;
+			hl += c[k].h;
+		}
+	}
+	GL = (double)gl * 0x1p-30;
+	GR = (double)(g - gl) * 0x1p-30;
+	HL = (double)hl * 0x1p-30;
+	HR = (double)(h - hl) * 0x1p-30;
+	return GL * GL / (HL + lambda) + GR * GR / (HR + lambda) - pt;
+}
+
+/*
+ * The partition: with no smoothing, no lambda and every level
+ * considered, the best prefix of the sorted order is the best of all
+ * 2^L - 2 subsets (Fisher 1958: for this gain the optimum is contiguous
+ * in the order of g / h); the chosen set comes back ascending; levels
+ * under min_data stay right; max_left caps the set; ties go to the
+ * lower level index, the same on every call.
+ */
+START_TEST(test_cat_partition)
+{
+	enum { L = 7 };
+	struct gb_cat_cell c[L];
+	uint32_t order[2 * L], left[L];
+	double stat[L];
+	struct gb_cat_params p = { 0.0, 0.0, 0.0, L, 1 };
+	struct gb_cat_split s;
+	uint64_t seed = 12345;
+
+	for (int round = 0; round < 200; round++) {
+		int64_t g = 0, h = 0;
+		double best = -1e300, pt;
+		unsigned mask = 0;
+		for (uint32_t k = 0; k < L; k++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			c[k].g = (int64_t)((seed >> 20) % 4000) - 2000;
+			c[k].h = (int64_t)((seed >> 40) % 3000) + 1;
+			c[k].n = 1 + (seed >> 8) % 5;
+			g += c[k].g;
+			h += c[k].h;
+		}
+		pt = ((double)g * 0x1p-30) * ((double)g * 0x1p-30) /
+		     ((double)h * 0x1p-30);
+		for (unsigned m = 1; m + 1 < 1u << L; m++) {
+			double v = cat_gain(c, L, m, 0.0, pt);
+			if (v > best)
+				best = v;
+		}
+		gbdt1_cat_best(c, L, g, h, pt, &p, order, stat, left, &s);
+		ck_assert(s.valid);
+		for (uint32_t i = 0; i < s.nleft; i++) {
+			ck_assert_uint_lt(left[i], L);
+			if (i > 0)
+				ck_assert_uint_lt(left[i - 1], left[i]);
+			mask |= 1u << left[i];
+		}
+		ck_assert_msg(fabs(s.gain - best) <= 1e-9 * fabs(best) + 1e-12,
+			      "round %d: %.17g vs the best subset %.17g", round,
+			      s.gain, best);
+		ck_assert(fabs(cat_gain(c, L, mask, 0.0, pt) - s.gain) <= 1e-9);
+	}
+	/* min_data: level 3 (1 row, the strongest) stays right */
+	memset(c, 0, sizeof(c));
+	for (uint32_t k = 0; k < L; k++) {
+		c[k].g = k == 3 ? -900000000 : (k % 2 ? 300000000 : -300000000);
+		c[k].h = 500000000;
+		c[k].n = k == 3 ? 1 : 50;
+	}
+	p.min_data = 10;
+	gbdt1_cat_best(c, L, -900000000 + 3 * 300000000 - 3 * 300000000,
+		       (int64_t)L * 500000000, 0.0, &p, order, stat, left, &s);
+	ck_assert(s.valid);
+	for (uint32_t i = 0; i < s.nleft; i++)
+		ck_assert_uint_ne(left[i], 3);
+	/* max_left 1: one level */
+	p.min_data = 1;
+	p.max_left = 1;
+	gbdt1_cat_best(c, L, -900000000, (int64_t)L * 500000000, 0.0, &p, order,
+		       stat, left, &s);
+	ck_assert(s.valid);
+	ck_assert_uint_eq(s.nleft, 1);
+	ck_assert_uint_eq(left[0], 3);
+	/* ties: every level alike but two equal strong ones: the lower */
+	for (uint32_t k = 0; k < L; k++) {
+		c[k].g = k == 2 || k == 5 ? -400000000 : 100000000;
+		c[k].h = 500000000;
+		c[k].n = 10;
+	}
+	gbdt1_cat_best(c, L, -800000000 + 5 * 100000000, (int64_t)L * 500000000,
+		       0.0, &p, order, stat, left, &s);
+	ck_assert(s.valid);
+	ck_assert_uint_eq(s.nleft, 1);
+	ck_assert_uint_eq(left[0], 2);
+	/* one level with rows: nothing to part */
+	memset(c, 0, sizeof(c));
+	c[4].g = 5;
+	c[4].h = 7;
+	c[4].n = 3;
+	p.max_left = L;
+	gbdt1_cat_best(c, L, 5, 7, 0.0, &p, order, stat, left, &s);
+	ck_assert(!s.valid);
+}
+END_TEST
+
 /* The ulp distance diff reports: adjacent floats 1 apart, across zero
  * counted through it, equal bits 0. */
 START_TEST(test_diff_ulps)
@@ -1450,6 +2026,11 @@ suite_artifact(void)
 	tcase_add_test(tc, test_missing_direction);
 	tcase_add_test(tc, test_forest_deep_sparse);
 	tcase_add_test(tc, test_forest_sparse_special_inputs);
+	tcase_add_test(tc, test_cat_goes_left);
+	tcase_add_test(tc, test_cat_scorers_agree);
+	tcase_add_test(tc, test_cat_treeshap);
+	tcase_add_test(tc, test_cat_partition);
+	tcase_add_test(tc, test_cat_format);
 	suite_add_tcase(s, tc);
 	/* The reasons of every model kind: `make check-reasons` runs this
 	 * test case alone, on every MLP case (CK_RUN_CASE=reasons). */
@@ -1461,6 +2042,7 @@ suite_artifact(void)
 	tcase_add_test(tc, test_explain_german_logistic);
 	tcase_add_test(tc, test_explain_german_gbdt);
 	tcase_add_test(tc, test_explain_german_missing);
+	tcase_add_test(tc, test_explain_german_native);
 	tcase_add_test(tc, test_explain_german_mlp);
 	suite_add_tcase(s, tc);
 	return s;

@@ -487,7 +487,7 @@ START_TEST(test_gradient_check)
 	fill(x, sizeof(x) / 4, 3);
 	for (int i = 0; i < 45; i++)
 		y[i] = (uint32_t)(i * 7 % 3);
-	set = (struct rebuild_set){ 45, x, y };
+	set = (struct rebuild_set){ 45, x, y, NULL };
 	ck_assert_int_eq(rebuild_gradient(0, &m, &set, &g, &loss),
 			 RBA_E_UNSUPPORTED);
 	ck_assert_int_eq(rebuild_gradient(1, &m, &set, &g, &loss), 0);
@@ -592,8 +592,8 @@ START_TEST(test_threads_invariant)
 	uint32_t *y;
 
 	synth_set(400, 10, &x, &y);
-	tr = (struct rebuild_set){ 333, x, y };
-	va = (struct rebuild_set){ 67, x + 333 * 10, y + 333 };
+	tr = (struct rebuild_set){ 333, x, y, NULL };
+	va = (struct rebuild_set){ 67, x + 333 * 10, y + 333, NULL };
 	small_pins(&p);
 	for (unsigned t = 1; t <= 3; t++) {
 		struct epochs_seen seen = { 0, 0, 0 };
@@ -649,8 +649,8 @@ START_TEST(test_train_errors)
 	uint32_t y[10] = { 0, 1, 0, 1, 0, 1, 0, 1, 0, 5 };
 
 	small_pins(&p);
-	tr = (struct rebuild_set){ 9, x, y };
-	va = (struct rebuild_set){ 0, x, y };
+	tr = (struct rebuild_set){ 9, x, y, NULL };
+	va = (struct rebuild_set){ 0, x, y, NULL };
 	rba_detail_clear(&d);
 	ck_assert_int_eq(rebuild_train(&p, 2, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_UNSUPPORTED);
@@ -674,7 +674,7 @@ START_TEST(test_train_errors)
 		big[2 * i + 1] = 1.0f;
 		yy[i] = (uint32_t)(i % 2);
 	}
-	tr = (struct rebuild_set){ 20, big, yy };
+	tr = (struct rebuild_set){ 20, big, yy, NULL };
 	p.train.lr = 1e30;
 	ck_assert_int_eq(rebuild_train(&p, 1, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_NUMERIC);

@@ -1,0 +1,113 @@
+/*
+ * gbdt1_cat.c - the partition of a native categorical feature's levels
+ * at one node (gbdt1.h, gbdt1_cat_best): the levels sorted by their
+ * gradient statistic, prefixes of that order scanned for the best gain.
+ *
+ * Frozen with gbdt1.c (see abi.h): every step decides artifact bits.
+ */
+#include <stdlib.h>
+
+#include "rebuild/gbdt1.h"
+
+#define GB_QINV 0x1p-30
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Ascending by statistic, then by level index: a total order. */
+static void
+sort_levels(uint32_t *o, uint32_t n, const double *stat, uint32_t *tmp)
+{
+	/* a merge sort on the indexes: stable, no comparator callbacks */
+	if (n < 2)
+		return;
+	for (uint32_t w = 1; w < n; w *= 2) {
+		for (uint32_t lo = 0; lo < n; lo += 2 * w) {
+			uint32_t mid = lo + w < n ? lo + w : n;
+			uint32_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			uint32_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi) {
+				uint32_t a = o[i], b = o[j];
+				int b_first = stat[b] < stat[a] ||
+					      (stat[b] == stat[a] && b < a);
+				tmp[k++] = b_first ? o[j++] : o[i++];
+			}
+			while (i < mid)
+				tmp[k++] = o[i++];
+			while (j < hi)
+				tmp[k++] = o[j++];
+		}
+		for (uint32_t k = 0; k < n; k++)
+			o[k] = tmp[k];
+	}
+}
+
+void
+gbdt1_cat_best(const struct gb_cat_cell *c, uint32_t L, int64_t g,
+	       int64_t h, double pt, const struct gb_cat_params *p,
+	       uint32_t *order, double *stat, uint32_t *left,
+	       struct gb_cat_split *out)
+{
+	uint32_t nc = 0, others = 0, best_dir = 0, best_len = 0, maxlen;
+
+	out->valid = 0;
+	out->gain = 0.0;
+	out->nleft = 0;
+	out->gl = out->hl = 0;
+	for (uint32_t k = 0; k < L; k++) {
+		if (c[k].n >= p->min_data && c[k].n > 0) {
+			order[nc++] = k;
+			stat[k] = ((double)c[k].g * GB_QINV) /
+				  ((double)c[k].h * GB_QINV + p->smooth);
+		} else if (c[k].n > 0) {
+			others = 1;
+		}
+	}
+	if (nc == 0)
+		return;
+	sort_levels(order, nc, stat, order + L);
+	/* every candidate left leaves nothing right unless others exist */
+	maxlen = nc - 1 + others;
+	if (maxlen > p->max_left)
+		maxlen = p->max_left;
+	for (uint32_t dir = 0; dir < 2; dir++) {
+		int64_t gl = 0, hl = 0;
+		for (uint32_t len = 1; len <= maxlen; len++) {
+			uint32_t k = dir == 0 ? order[len - 1] : order[nc - len];
+			double HL, HR, GL, GR, dl, dr, gain;
+			gl += c[k].g;
+			hl += c[k].h;
+			HL = (double)hl * GB_QINV;
+			HR = (double)(h - hl) * GB_QINV;
+			if (HL < p->mcw || HR < p->mcw)
+				continue;
+			dl = HL + p->lambda;
+			dr = HR + p->lambda;
+			if (!(dl > 0.0) || !(dr > 0.0))
+				continue;
+			GL = (double)gl * GB_QINV;
+			GR = (double)(g - gl) * GB_QINV;
+			gain = (GL * GL / dl + GR * GR / dr) - pt;
+			if (!out->valid || gain > out->gain) {
+				out->valid = 1;
+				out->gain = gain;
+				out->gl = gl;
+				out->hl = hl;
+				best_dir = dir;
+				best_len = len;
+			}
+		}
+	}
+	if (!out->valid)
+		return;
+	out->nleft = best_len;
+	for (uint32_t i = 0; i < best_len; i++)
+		left[i] = best_dir == 0 ? order[i] : order[nc - 1 - i];
+	/* ascending level indexes (distinct: any sort gives one order) */
+	qsort(left, best_len, sizeof(uint32_t), cmp_u32);
+}
