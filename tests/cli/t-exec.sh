@@ -304,6 +304,17 @@ bad notfound 's|/usr/bin/python3, train.py|/usr/bin/no-such-python, train.py|' \
 bad memory "s|memory: 4294967296|memory: 16777216|" 'exited with status 1: MemoryError'
 no_leftovers "bad inputs"
 
+# a binary XGBoost model scores its class 1: pins that call the other
+# label positive are refused at data.positive, never scored inverted
+pins xgb-pos1 "$C1" 1 's|positive: "2"|positive: "1"|' > pos1.yaml
+run 0 $RBA -S st -q register pos1.yaml --policy "$POL"
+dump before.txt
+run 2 $RBA -S st sample add xgb-pos1 cases.csv
+err_has "a binary XGBoost model scores its class 1, which is the pins' second label in bytewise order ('2'); data.positive names '1'"
+ok "positive: one line" test "$(wc -l < err)" -eq 1
+dump after.txt
+ok "positive: the store is unchanged" cmp -s before.txt after.txt
+
 # a sample that lacks a feature the model takes
 cut -d, -f1-5,7- cases.csv > lacks.csv
 dump before.txt
