@@ -91,7 +91,7 @@ enum rebuild_kind { REBUILD_KIND_MLP = 0, REBUILD_KIND_GBDT = 1 };
  */
 #define REBUILD_TREE_DEFAULT_LEFT 1u
 /*
- * A categorical split (flags REBUILD_TREE_CATEGORICAL, issue 21 item 2):
+ * A categorical split (flags REBUILD_TREE_CATEGORICAL, data.native):
  * the input is a level index (0, 1, 2, ... of a native categorical
  * column, stored as a float, exact below 2^24); the split sends left the
  * ncats levels cats[0 .. ncats), strictly ascending, and every other
