@@ -410,29 +410,24 @@ quantize(float v)
 	return (int64_t)(q + (q < 0.0 ? -0.5 : 0.5));
 }
 
-/* The best split of one feature from its cells (total order: bin). */
+/*
+ * One scan of feature f's edges with (mg, mh), the missing cell's sums,
+ * added to the left side (0, 0: the missing rows on the right, or none),
+ * keeping a split only when its gain is strictly greater than the best
+ * so far, of either side (dleft says which).  The sums are integers, so
+ * adding a zero missing cell changes no bit.  An empty side scores
+ * exactly 0 (or is skipped when lambda is 0), never above gamma: no row
+ * count is needed.
+ */
 static void
-feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
-	     const struct gb_job *j, struct gb_split *out)
+feature_scan(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
+	     const struct gb_job *j, int64_t mg, int64_t mh, int dleft,
+	     struct gb_split *out)
 {
-	int64_t gl = 0, hl = 0;
-	int64_t mg = 0, mh = 0;
+	int64_t gl = mg, hl = mh;
 
-	out->valid = 0;
-	out->gain = 0.0;
-	out->feature = f;
-	out->bin = 0;
-	out->dleft = 0;
-	out->cat = 0;
-	out->ncats = 0;
-	if (r->hasmiss[f]) {
-		mg = c[r->nb[f]].g;
-		mh = c[r->nb[f]].h;
-	}
 	for (uint32_t t = 0; t + 1 < r->nb[f]; t++) {
 		double HL, HR, GL, GR, dl, dr, gain;
-		/* An empty side scores exactly 0 (or is skipped when lambda
-		 * is 0), never above gamma: no row count is needed. */
 		gl += c[t].g;
 		hl += c[t].h;
 		HL = (double)hl * GB_QINV;
@@ -450,39 +445,28 @@ feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
 			out->valid = 1;
 			out->gain = gain;
 			out->bin = t;
-			out->dleft = 0;
+			out->dleft = dleft;
 		}
 	}
-	if (mg == 0 && mh == 0)
-		return;
+}
+
+/* The best split of one feature from its cells (total order: bin, then
+ * missing right before missing left). */
+static void
+feature_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
+	     const struct gb_job *j, struct gb_split *out)
+{
+	out->valid = 0;
+	out->gain = 0.0;
+	out->feature = f;
+	out->bin = 0;
+	out->dleft = 0;
+	out->cat = 0;
+	out->ncats = 0;
+	feature_scan(r, f, c, j, 0, 0, 0, out);
 	/* Step 4m: the missing cell on the left, after every right. */
-	gl = hl = 0;
-	for (uint32_t t = 0; t + 1 < r->nb[f]; t++) {
-		double HL, HR, GL, GR, dl, dr, gain;
-		int64_t lg, lh;
-		gl += c[t].g;
-		hl += c[t].h;
-		lg = gl + mg;
-		lh = hl + mh;
-		HL = (double)lh * GB_QINV;
-		HR = (double)(j->h - lh) * GB_QINV;
-		if (HL < r->mcw || HR < r->mcw)
-			continue;
-		dl = HL + r->lambda;
-		dr = HR + r->lambda;
-		if (!(dl > 0.0) || !(dr > 0.0))
-			continue;
-		GL = (double)lg * GB_QINV;
-		GR = (double)(j->g - lg) * GB_QINV;
-		gain = (GL * GL / dl + GR * GR / dr) - j->parent_term;
-		/* strictly greater than the best so far, of either side */
-		if (!out->valid || gain > out->gain) {
-			out->valid = 1;
-			out->gain = gain;
-			out->bin = t;
-			out->dleft = 1;
-		}
-	}
+	if (r->hasmiss[f] && (c[r->nb[f]].g != 0 || c[r->nb[f]].h != 0))
+		feature_scan(r, f, c, j, c[r->nb[f]].g, c[r->nb[f]].h, 1, out);
 }
 
 /*
