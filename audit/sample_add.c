@@ -892,8 +892,8 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	uint8_t *abytes = NULL, *snap = NULL;
 	size_t sn = 0;
 	size_t an, nf;
-	uint64_t hint = 0, rowno = 0, spooled = 0;
-	int err, from_version = 0, rc, spool = -1;
+	uint64_t hint = 0, rowno = 0, spooled = 0, cleared = 0;
+	int err, from_version = 0, rc, spool = -1, begun = 0;
 
 	memset(out, 0, sizeof(*out));
 	memset(&st, 0, sizeof(st));
@@ -919,16 +919,15 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 			st.source_total = hint;
 	}
 	rba_hasher_init(&st.source);
+	/* What an unfinished or replaced sample left goes first, so that
+	 * the generation this one is written to is free. */
+	if ((err = store_sample_clear(s, NULL, &cleared, d)) != 0)
+		goto out;
 	if ((err = store_txn_begin(s, 1, hint, &txn, d)) != 0)
 		goto out;
 	if ((err = store_version_get(txn, rq->version, &v, d)) != 0)
 		goto out;
 	if ((err = audit_inputs_policy_in_force(&v, rq->policy, &pol, &from_version, d)))
-		goto out;
-	/* A policy given for the sample is kept, so that it can judge the
-	 * sample after the version moves to a looser one (the version's
-	 * own is in its record, and policy set keeps it when it goes). */
-	if (!from_version && (err = declared_policy_keep(txn, pol, d)) != 0)
 		goto out;
 	st.pol = pol;
 	if ((err = policy_pins_parse(v.pins_text, strlen(v.pins_text),
@@ -983,6 +982,7 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	if ((err = store_sample_begin(txn, rq->version, rba_buf_cstr(&lt),
 				      &pol->digest, &st.w, d)) != 0)
 		goto out;
+	begun = 1;
 	while ((rc = csv_reader_next(r, &f, &nf, d)) == 1) {
 		if ((err = add_row(&st, f, nf, csv_reader_line(r), ++rowno, d)) != 0)
 			goto out;
@@ -998,6 +998,12 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 			       "no cases after the header");
 		goto out;
 	}
+	/* A policy given for the sample is kept, so that it can judge the
+	 * sample after the version moves to a looser one (the version's
+	 * own is in its record, and policy set keeps it when it goes); in
+	 * the last step, with the sample record. */
+	if (!from_version && (err = declared_policy_keep(txn, pol, d)) != 0)
+		goto out;
 	if ((err = layout_seal_source(&st, &lt, d)) != 0 ||
 	    (err = store_sample_finish(st.w, &out->digest, d)) != 0)
 		goto out;
@@ -1007,6 +1013,10 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	txn = NULL;
 	if (err)
 		goto out;
+	/* The sample it replaced, when too big to go in the last step; a
+	 * failure leaves it marked dead, for store check to count and the
+	 * next sample add to clear. */
+	(void)store_sample_clear(s, rq->version, &cleared, NULL);
 	out->cases = st.cases;
 	out->source_digest = st.layout.source_digest;
 	out->source_bytes = st.source_bytes;
@@ -1034,6 +1044,10 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 out:
 	store_sample_writer_free(st.w);
 	store_txn_abort(txn);
+	/* The steps already committed of this sample (marked dead): the
+	 * store is left as it was. */
+	if (err != 0 && begun)
+		(void)store_sample_clear(s, rq->version, &cleared, NULL);
 	csv_reader_free(r);
 	if (spool >= 0)
 		close(spool);

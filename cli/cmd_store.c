@@ -88,6 +88,13 @@ print_stats(FILE *f, const struct store_check_stats *st)
 		(unsigned long long)st->sample_chunks,
 		(unsigned long long)st->cases,
 		(unsigned long long)st->index_entries);
+	if (st->dead_marks != 0)
+		fprintf(f, "dead        %llu records of %llu sample generation%s "
+			   "left by unfinished or replaced samples, not part of "
+			   "any sample; the next sample add clears them\n",
+			(unsigned long long)st->dead_records,
+			(unsigned long long)st->dead_marks,
+			st->dead_marks == 1 ? "" : "s");
 	fprintf(f, "history     %llu records, chain and head; each audit record "
 		   "consistent by itself, by the rules export applies\n",
 		(unsigned long long)st->history);
@@ -151,6 +158,7 @@ store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		       "\"blob_chunks\": %llu, \"versions\": %llu, "
 		       "\"samples\": %llu, \"sample_chunks\": %llu, "
 		       "\"cases\": %llu, \"index_entries\": %llu, "
+		       "\"dead_marks\": %llu, \"dead_records\": %llu, "
 		       "\"history\": %llu, \"runs\": %llu, \"pages\": %llu},\n"
 		       "  \"clean\": %s}\n",
 		       sc.n ? "\n  " : "", (unsigned long long)s->meta,
@@ -161,6 +169,8 @@ store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		       (unsigned long long)s->sample_chunks,
 		       (unsigned long long)s->cases,
 		       (unsigned long long)s->index_entries,
+		       (unsigned long long)s->dead_marks,
+		       (unsigned long long)s->dead_records,
 		       (unsigned long long)s->history,
 		       (unsigned long long)s->runs,
 		       (unsigned long long)s->pages,

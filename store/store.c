@@ -1332,6 +1332,57 @@ store_txn_commit(struct store_txn *txn, struct rba_detail *d)
 	return 0;
 }
 
+static int map_bounds(struct store *s, uintptr_t p, uintptr_t *lo,
+		      uintptr_t *hi);
+
+/*
+ * Drops this process's view of the data file's pages (t a write
+ * transaction that has dirtied nothing yet, so every value it reads is
+ * in the map): what a long write read of the b-trees would otherwise
+ * stay resident, as file pages, for the rest of the write.
+ */
+static void
+map_drop(struct store *s, MDB_txn *t)
+{
+	MDB_val k = { 6, (void *)"schema" }, v;
+	uintptr_t lo, hi;
+
+	if (mdb_get(t, s->dbi[DB_META], &k, &v) != 0 ||
+	    map_bounds(s, (uintptr_t)v.mv_data, &lo, &hi) != 0)
+		return;
+	(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+int
+store_txn_checkpoint(struct store_txn *txn, struct rba_detail *d)
+{
+	int rc = store_txn_writable(txn, d);
+
+	if (rc != 0)
+		return rc;
+	rc = store_mapsize_record(txn->t, txn->s->dbi[DB_META], txn->s->env);
+	if (rc != 0)
+		return store_txn_fail(txn, d,
+				      store_mdb_fail(d, rc, "committing a step"));
+	/* mdb_txn_commit frees the transaction whatever it returns. */
+	rc = mdb_txn_commit(txn->t);
+	txn->t = NULL;
+	if (rc != 0) {
+		rc = store_write_fail(d, rc, "committing a step", txn->s->path, 1);
+		return store_txn_fail(txn, d, rc);
+	}
+	/* The write lock is still ours: nobody wrote in between, so the
+	 * map is as this handle left it. */
+	rc = mdb_txn_begin(txn->s->env, NULL, 0, &txn->t);
+	if (rc != 0) {
+		txn->t = NULL;
+		return store_txn_fail(txn, d,
+				      store_mdb_fail(d, rc, "beginning a step"));
+	}
+	map_drop(txn->s, txn->t);
+	return 0;
+}
+
 void
 store_txn_abort(struct store_txn *txn)
 {

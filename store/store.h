@@ -344,6 +344,7 @@ struct store_sample_info {
 	struct rba_digest policy_digest; /* the policy its decisions used */
 	int64_t added;		   /* unix seconds */
 	char *columns;		   /* owned: store_sample_info_release */
+	uint32_t generation;	   /* which generation of records holds it */
 };
 
 /* Frees what info owns and zeroes it; NULL allowed. */
@@ -436,12 +437,26 @@ int store_version_set_policy(struct store_txn *txn, const char *name,
 
 /*
  * Starts the audit sample of an existing version in write transaction
- * txn, replacing (deleting, in txn) any sample it had.  columns is the
- * caller's description of the chunk rows (<= STORE_TEXT_MAX bytes);
- * policy_digest (NULL for none) names the policy the stored decisions
- * were made under.  The raw chunk format is the caller's.
+ * txn, to replace any sample it had when store_sample_finish is called.
+ * columns is the caller's description of the chunk rows (<=
+ * STORE_TEXT_MAX bytes); policy_digest (NULL for none) names the policy
+ * the stored decisions were made under.  The raw chunk format is the
+ * caller's.
+ *
+ * A sample is written beside the one it replaces, as the other of two
+ * generations of records, and marked dead until finish: every 65,536
+ * cases store_sample_add_chunk commits what txn holds so far and goes on
+ * in a new LMDB transaction under the same write lock, so LMDB's dirty
+ * pages stay a few MiB whatever the sample's size.  Readers see the old
+ * sample (or none) until the commit after finish, which names the new
+ * generation and deletes the old one (when it is over 65,536 cases,
+ * marks it dead instead).  Whatever a failure, abort or crash leaves of
+ * an unfinished sample is marked dead: store check counts it apart, and
+ * store_sample_clear deletes it.  So the caller must write nothing else
+ * into txn that it would not keep if the sample failed.
  * Returns 0; RBA_E_NOTFOUND (no such version); RBA_E_USAGE; RBA_E_LIMIT;
- * RBA_E_NOMEM; RBA_E_STORE.  Finish or free the writer before commit.
+ * RBA_E_NOMEM; RBA_E_STORE; RBA_E_CORRUPT (records of an earlier sample
+ * not cleared).  Finish or free the writer before commit.
  */
 int store_sample_begin(struct store_txn *txn, const char *version,
 		       const char *columns,
@@ -485,10 +500,23 @@ int store_sample_finish(struct store_sample_writer *w,
 
 /*
  * Frees w; NULL allowed.  Freeing an unfinished writer whose
- * transaction is live fails the transaction (the old sample is gone and
- * the new one is partial): it can then only be aborted.
+ * transaction is live fails the transaction (the new sample is partial):
+ * it can then only be aborted.  Steps already committed stay marked
+ * dead until store_sample_clear.
  */
 void store_sample_writer_free(struct store_sample_writer *w);
+
+/*
+ * Deletes the records of dead sample generations (unfinished writes,
+ * replaced samples) of version, or of every version when version is
+ * NULL, in write transactions of its own committed every 65,536
+ * records; *cleared gets how many records went.  A crash leaves the rest
+ * marked for the next call.  Call with no transaction of s open.
+ * 0; RBA_E_TAMPERED (a mark names the generation a sample record
+ * holds); RBA_E_BUSY; RBA_E_STORE; an errno.
+ */
+int store_sample_clear(struct store *s, const char *version,
+		       uint64_t *cleared, struct rba_detail *d);
 
 /*
  * The sample record of version (release with store_sample_info_release).
@@ -675,6 +703,8 @@ struct store_check_stats {
 	uint64_t sample_chunks;
 	uint64_t cases;		/* case ids checked against the index */
 	uint64_t index_entries;
+	uint64_t dead_marks;	/* sample generations marked dead, */
+	uint64_t dead_records;	/* and their records, not yet cleared */
 	uint64_t history;	/* chained history records */
 	uint64_t runs;
 	uint64_t pages;		/* LMDB pages of the databases (mdb_stat) */

@@ -327,17 +327,50 @@ version_exists(struct check *k, const char *version)
 
 /* ---- samples --------------------------------------------------------- */
 
+/* The records of one generation of a version's sample. */
+struct gen_tally {
+	uint32_t gen;
+	int dead;	 /* its dead mark is stored */
+	uint64_t chunks; /* SK_CHUNK keys */
+	uint64_t cases;	 /* SK_CASE keys */
+	uint64_t lists;	 /* SK_LIST keys */
+	uint64_t other;	 /* keys of no shape */
+};
+
+/* Generations tallied per version: two take turns, and a third is
+ * already damage. */
+#define GEN_TALLIES 4
+
 /* The entries of one version's part of the samples database. */
 struct sample_walk {
 	char version[STORE_VERSION_NAME_MAX + 1];
 	int active;	 /* version holds the prefix being walked */
 	int bad_prefix;	 /* its prefix is no version name */
 	uint64_t info;	 /* SK_INFO keys */
-	uint64_t chunks; /* SK_CHUNK keys */
-	uint64_t cases;	 /* SK_CASE keys */
-	uint64_t lists;	 /* SK_LIST keys */
+	struct gen_tally g[GEN_TALLIES];
+	int ng;
 	uint64_t other;
 };
+
+/* The tally of generation gen, or NULL past GEN_TALLIES. */
+static struct gen_tally *
+tally(struct sample_walk *w, uint32_t gen)
+{
+	for (int i = 0; i < w->ng; i++)
+		if (w->g[i].gen == gen)
+			return &w->g[i];
+	if (w->ng == GEN_TALLIES)
+		return NULL;
+	memset(&w->g[w->ng], 0, sizeof(w->g[0]));
+	w->g[w->ng].gen = gen;
+	return &w->g[w->ng++];
+}
+
+static uint64_t
+tally_records(const struct gen_tally *t)
+{
+	return t->chunks + t->cases + t->lists + t->other;
+}
 
 struct case_check {
 	struct check *k;
@@ -434,8 +467,11 @@ sample_done(struct check *k, struct sample_walk *w)
 	struct chunk_ctx x;
 	struct rba_detail d;
 	struct store_index_sum sum;
+	struct gen_tally none, *live;
 	int rc;
 
+	memset(&none, 0, sizeof(none));
+	memset(&info, 0, sizeof(info));
 	if (!w->active)
 		return 0;
 	w->active = 0;
@@ -445,22 +481,58 @@ sample_done(struct check *k, struct sample_walk *w)
 		return report(k, "samples", w->version, RBA_E_NOTFOUND,
 			      "a sample of version '%s', which is not stored",
 			      w->version);
+	rba_detail_clear(&d);
+	rc = w->info == 0 ? RBA_E_NOTFOUND
+			  : store_sample_info(k->txn, w->version, &info, &d);
+	if (rc != 0 && rc != RBA_E_NOTFOUND)
+		return judge(k, "samples", w->version, rc, &d);
+	/* Every generation but the sample's must be marked dead: what an
+	 * unfinished write or a replaced sample left, not yet cleared. */
+	live = NULL;
+	for (int i = 0; i < w->ng; i++) {
+		struct gen_tally *t = &w->g[i];
+		if (rc == 0 && t->gen == info.generation) {
+			live = t;
+		} else if (t->dead) {
+			k->st->dead_records += tally_records(t);
+			k->st->dead_marks++;
+		} else if (w->info != 0 && tally_records(t) != 0) {
+			rc = report(k, "samples", w->version, RBA_E_TAMPERED,
+				    "tampered: %llu records of generation %u "
+				    "of the sample of version '%s', which "
+				    "neither its record nor a dead mark names",
+				    (unsigned long long)tally_records(t),
+				    t->gen, w->version);
+			store_sample_info_release(&info);
+			return rc;
+		} else if (tally_records(t) != 0) {
+			w->other++;
+		}
+	}
+	if (w->info == 0 && w->other == 0)
+		return 0;
 	if (w->info == 0)
 		return report(k, "samples", w->version, RBA_E_TAMPERED,
 			      "tampered: chunks or index entries of version "
 			      "'%s' without a sample record", w->version);
+	if (live != NULL && live->dead) {
+		rc = report(k, "samples", w->version, RBA_E_TAMPERED,
+			    "tampered: the sample of version '%s' is marked "
+			    "dead (generation %u)", w->version, live->gen);
+		store_sample_info_release(&info);
+		return rc;
+	}
+	if (live == NULL)
+		live = &none;
 	k->st->samples++;
-	k->st->index_entries += w->cases;
-	rba_detail_clear(&d);
-	rc = store_sample_info(k->txn, w->version, &info, &d);
-	if (rc != 0)
-		return judge(k, "samples", w->version, rc, &d);
-	if (w->chunks != info.chunks || w->lists != 1 || w->other != 0) {
+	k->st->index_entries += live->cases;
+	if (live->chunks != info.chunks || live->lists != 1 ||
+	    live->other != 0 || w->other != 0) {
 		rc = report(k, "samples", w->version, RBA_E_TAMPERED,
 			    "tampered: %llu chunk keys and %llu chunk lists "
 			    "for a sample of %u chunks",
-			    (unsigned long long)w->chunks,
-			    (unsigned long long)w->lists, info.chunks);
+			    (unsigned long long)live->chunks,
+			    (unsigned long long)live->lists, info.chunks);
 		store_sample_info_release(&info);
 		return rc;
 	}
@@ -494,11 +566,12 @@ sample_one(struct check *k, const MDB_val *key, const MDB_val *val,
 {
 	struct sample_walk *w = arg;
 	const uint8_t *p = key->mv_data;
-	size_t vn = key->mv_size > 0 ? p[0] : 0;
+	size_t vn = key->mv_size > 0 ? p[0] : 0, at;
 	char text[2 * SAMPLE_KEY_MAX + 4];
-	int rc;
+	struct gen_tally *t = NULL;
+	uint32_t gen;
+	int rc, kind;
 
-	(void)val;
 	if (key->mv_size < 2 + vn || vn == 0) {
 		key_text(key->mv_data, key->mv_size, text, sizeof(text));
 		return report(k, "samples", text, RBA_E_CORRUPT,
@@ -520,27 +593,64 @@ sample_one(struct check *k, const MDB_val *key, const MDB_val *val,
 				      "a key whose version is no name");
 		}
 	}
-	switch (p[1 + vn]) {
+	kind = p[1 + vn];
+	at = 2 + vn; /* past the kind */
+	if (kind == SK_GEN || kind == SK_DEAD) {
+		if (key->mv_size < at + 4 + (kind == SK_GEN)) {
+			w->other++;
+			return 0;
+		}
+		gen = store_get_be32(p + at);
+		if ((t = tally(w, gen)) == NULL) {
+			w->other++;
+			return 0;
+		}
+		if (kind == SK_DEAD) {
+			if (key->mv_size != at + 4 ||
+			    store_sample_dead_mark_check(val) < 0)
+				t->other++;
+			else
+				t->dead = 1;
+			return 0;
+		}
+		kind = p[at + 4];
+		at += 5;
+		/* Generation 0 has no SK_GEN keys. */
+		if (gen == 0 || (kind != SK_CHUNK && kind != SK_CASE &&
+				 kind != SK_LIST)) {
+			w->other++;
+			return 0;
+		}
+	} else if (kind == SK_CHUNK || kind == SK_CASE || kind == SK_LIST) {
+		if ((t = tally(w, 0)) == NULL) {
+			w->other++;
+			return 0;
+		}
+	} else if (kind != SK_INFO) {
+		w->other++;
+		return 0;
+	}
+	switch (kind) {
 	case SK_INFO:
 		w->info++;
-		if (key->mv_size != 2 + vn)
+		if (key->mv_size != at)
 			w->other++;
 		break;
 	case SK_CHUNK:
-		w->chunks++;
-		if (key->mv_size != 2 + vn + 4)
-			w->other++;
+		t->chunks++;
+		if (key->mv_size != at + 4)
+			t->other++;
 		break;
 	case SK_CASE:
-		w->cases++;
+		t->cases++;
 		break;
 	case SK_LIST:
-		w->lists++;
-		if (key->mv_size != 2 + vn)
-			w->other++;
+		t->lists++;
+		if (key->mv_size != at)
+			t->other++;
 		break;
 	default:
-		w->other++;
+		t->other++;
 	}
 	return 0;
 }

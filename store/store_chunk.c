@@ -203,7 +203,7 @@ store_blob_chunk_key(const struct rba_digest *digest, uint32_t chunk,
 }
 
 size_t
-store_sample_key(const char *version, enum sample_key_kind kind,
+store_sample_key(const char *version, uint32_t gen, enum sample_key_kind kind,
 		 uint32_t chunk, const char *case_id,
 		 uint8_t key[SAMPLE_KEY_MAX])
 {
@@ -212,6 +212,13 @@ store_sample_key(const char *version, enum sample_key_kind kind,
 	key[n++] = (uint8_t)vn;
 	memcpy(key + n, version, vn);
 	n += vn;
+	if (kind == SK_DEAD || (gen != 0 && kind != SK_INFO)) {
+		key[n++] = kind == SK_DEAD ? SK_DEAD : SK_GEN;
+		store_be32(key + n, gen);
+		n += 4;
+		if (kind == SK_DEAD)
+			return n;
+	}
 	key[n++] = (uint8_t)kind;
 	if (kind == SK_CHUNK) {
 		store_be32(key + n, chunk);
@@ -222,6 +229,26 @@ store_sample_key(const char *version, enum sample_key_kind kind,
 		n += cn;
 	}
 	return n;
+}
+
+int
+store_sample_gen_prefixes(const char *version, uint32_t gen,
+			  uint8_t key[3][SAMPLE_KEY_MAX], size_t len[3])
+{
+	static const enum sample_key_kind kinds[3] = { SK_CHUNK, SK_CASE,
+						       SK_LIST };
+
+	if (gen != 0) {
+		/* The generation's records share SK_GEN + g. */
+		len[0] = store_sample_key(version, gen, SK_LIST, 0, NULL,
+					  key[0]) - 1;
+		return 1;
+	}
+	for (int i = 0; i < 3; i++)
+		len[i] = store_sample_key(version, 0, kinds[i], 0, "", key[i]);
+	/* SK_CHUNK's key carries a chunk number: the prefix stops before. */
+	len[0] -= 4;
+	return 3;
 }
 
 /* ---- the hash helper ------------------------------------------------- */

@@ -91,31 +91,32 @@ store_debug_blob_chunk_key(const struct rba_digest *digest, uint32_t chunk,
 }
 
 void
-store_debug_sample_chunk_key(const char *version, uint32_t chunk,
+store_debug_sample_chunk_key(const char *version, uint32_t gen, uint32_t chunk,
 			     uint8_t key[STORE_DEBUG_KEY_MAX], size_t *klen)
 {
-	*klen = store_sample_key(version, SK_CHUNK, chunk, NULL, key);
+	*klen = store_sample_key(version, gen, SK_CHUNK, chunk, NULL, key);
 }
 
 void
 store_debug_sample_info_key(const char *version,
 			    uint8_t key[STORE_DEBUG_KEY_MAX], size_t *klen)
 {
-	*klen = store_sample_key(version, SK_INFO, 0, NULL, key);
+	*klen = store_sample_key(version, 0, SK_INFO, 0, NULL, key);
 }
 
 size_t
-store_debug_sample_case_key(const char *version, const char *case_id,
+store_debug_sample_case_key(const char *version, uint32_t gen,
+			    const char *case_id,
 			    uint8_t key[STORE_DEBUG_KEY_MAX])
 {
-	return store_sample_key(version, SK_CASE, 0, case_id, key);
+	return store_sample_key(version, gen, SK_CASE, 0, case_id, key);
 }
 
 void
-store_debug_sample_list_key(const char *version,
+store_debug_sample_list_key(const char *version, uint32_t gen,
 			    uint8_t key[STORE_DEBUG_KEY_MAX], size_t *klen)
 {
-	*klen = store_sample_key(version, SK_LIST, 0, NULL, key);
+	*klen = store_sample_key(version, gen, SK_LIST, 0, NULL, key);
 }
 
 void

@@ -59,8 +59,13 @@ void store_debug_blob_chunk_key(const struct rba_digest *digest,
 				uint32_t chunk, uint8_t key[STORE_DEBUG_KEY_MAX],
 				size_t *klen);
 
+/* The keys below name records of generation gen of a sample (0 for a
+ * version's first sample; a replacement is written at 1, then at 0
+ * again: store_sample_info's generation). */
+
 /* The key of chunk number chunk of version's sample (in "samples"). */
-void store_debug_sample_chunk_key(const char *version, uint32_t chunk,
+void store_debug_sample_chunk_key(const char *version, uint32_t gen,
+				  uint32_t chunk,
 				  uint8_t key[STORE_DEBUG_KEY_MAX],
 				  size_t *klen);
 
@@ -70,10 +75,11 @@ void store_debug_sample_info_key(const char *version,
 				 size_t *klen);
 /* The key of case_id's case-index entry in version's sample; returns its
  * length. */
-size_t store_debug_sample_case_key(const char *version, const char *case_id,
+size_t store_debug_sample_case_key(const char *version, uint32_t gen,
+				   const char *case_id,
 				   uint8_t key[STORE_DEBUG_KEY_MAX]);
 /* The key of a sample's chunk-digest list record. */
-void store_debug_sample_list_key(const char *version,
+void store_debug_sample_list_key(const char *version, uint32_t gen,
 				 uint8_t key[STORE_DEBUG_KEY_MAX], size_t *klen);
 
 /* The key of history record id (in "history"). */

@@ -94,6 +94,7 @@ enum store_tag {
 	TAG_SAMPLE_CHUNK = 0x31,
 	TAG_SAMPLE_CASE = 0x32,
 	TAG_SAMPLE_LIST = 0x33,
+	TAG_SAMPLE_DEAD = 0x34,
 	TAG_HISTORY = 0x40,
 	TAG_RUN = 0x50,
 };
@@ -116,11 +117,27 @@ extern const char *const store_db_names[DB_COUNT];
 #define BLOB_KEY_LEN RBA_DIGEST_LEN
 #define BLOB_CHUNK_KEY_LEN (RBA_DIGEST_LEN + 4)
 #define BLOB_TMP_KEY_LEN (4 + 8 + 4)
-#define SAMPLE_KEY_MAX (1 + STORE_VERSION_NAME_MAX + 1 + STORE_CASE_ID_MAX)
+#define SAMPLE_KEY_MAX (1 + STORE_VERSION_NAME_MAX + 1 + 4 + 1 + STORE_CASE_ID_MAX)
 
-/* SK_LIST: every chunk's digest in order, so one chunk is checked
- * against the sealed sample record with one read. */
-enum sample_key_kind { SK_INFO = 0, SK_CHUNK = 1, SK_CASE = 2, SK_LIST = 3 };
+/*
+ * Keys of the samples database, after the version's length byte and
+ * name: SK_INFO, the sample record; then the records of a generation of
+ * the sample: generation 0 as SK_CHUNK + chunk, SK_CASE + id and
+ * SK_LIST, any other g as SK_GEN + g + the same (g big-endian).  The
+ * sample record names its generation; SK_DEAD + g marks the records of
+ * g as no sample's (a write that did not finish, a sample replaced), to
+ * be deleted (store_sample_clear).  SK_LIST: every chunk's digest in
+ * order, so one chunk is checked against the sealed sample record with
+ * one read.
+ */
+enum sample_key_kind {
+	SK_INFO = 0,
+	SK_CHUNK = 1,
+	SK_CASE = 2,
+	SK_LIST = 3,
+	SK_GEN = 0x10,
+	SK_DEAD = 0x20
+};
 
 struct store {
 	MDB_env *env;
@@ -318,14 +335,38 @@ void store_hashjob_wait(struct store_hashjob *j);
 /* Stops the thread; j may be reused after store_hashjob_init. */
 void store_hashjob_release(struct store_hashjob *j);
 
+/*
+ * Commits what write transaction txn holds so far and goes on in a new
+ * LMDB transaction, still holding the store's write lock: a long write
+ * in steps, so LMDB's dirty pages stay bounded.  What a crash between
+ * two steps leaves must make sense on its own (the sample writer marks
+ * its records dead until the last step names them).  0; any error
+ * fails txn (it can then only be aborted).
+ */
+int store_txn_checkpoint(struct store_txn *txn, struct rba_detail *d);
+
+/* The reason of a valid dead mark's value (1 unfinished, 2 replaced),
+ * or -1. */
+int store_sample_dead_mark_check(const MDB_val *v);
+
 /* ---- keys ---- */
 
 void store_blob_chunk_key(const struct rba_digest *digest, uint32_t chunk,
 			  uint8_t key[BLOB_CHUNK_KEY_LEN]);
-/* Sample key of a checked version name (and case id); returns its length. */
-size_t store_sample_key(const char *version, enum sample_key_kind kind,
-			uint32_t chunk, const char *case_id,
-			uint8_t key[SAMPLE_KEY_MAX]);
+/*
+ * Sample key of a checked version name (and case id) in generation gen
+ * (ignored for SK_INFO; for SK_DEAD the mark of gen); returns its length.
+ */
+size_t store_sample_key(const char *version, uint32_t gen,
+			enum sample_key_kind kind, uint32_t chunk,
+			const char *case_id, uint8_t key[SAMPLE_KEY_MAX]);
+/*
+ * The key prefixes that hold every record of generation gen of version's
+ * sample (generation 0: three, one per kind; others one); returns how
+ * many.  key[i] holds prefix i, len[i] its length.
+ */
+int store_sample_gen_prefixes(const char *version, uint32_t gen,
+			      uint8_t key[3][SAMPLE_KEY_MAX], size_t len[3]);
 void store_be32(uint8_t *p, uint32_t v);
 void store_be64(uint8_t *p, uint64_t v);
 uint32_t store_get_be32(const uint8_t *p);

@@ -23,7 +23,15 @@ struct store_sample_writer {
 	uint64_t size;
 	uint64_t stored;
 	uint32_t chunks;
+	uint32_t gen;	    /* the generation written */
+	uint64_t step;	    /* cases since the last step */
+	int has_old;	    /* the sample it replaces, */
+	uint32_t old_gen;   /* its generation */
+	uint64_t old_cases; /* and size */
 };
+
+/* Cases (or records, when clearing) in one step of a long write. */
+#define SAMPLE_STEP 65536u
 
 static int
 sample_tampered(struct rba_detail *d, const char *version, const char *fmt,
@@ -65,6 +73,10 @@ info_encode(struct rba_buf *b, const char *version,
 		    RBA_DIGEST_LEN);
 	rba_buf_put_u64(b, (uint64_t)s->added);
 	rba_buf_put_str(b, s->columns != NULL ? s->columns : "");
+	/* Generation 0 writes what every earlier version of the tool
+	 * wrote. */
+	if (s->generation != 0)
+		rba_buf_put_u32(b, s->generation);
 	store_rec_seal(b);
 }
 
@@ -80,7 +92,7 @@ info_load(struct store_txn *txn, const char *version,
 	const char *ver;
 	size_t klen, vlen;
 	MDB_val v;
-	int rc;
+	int rc, gen_zero = 0;
 
 	memset(s, 0, sizeof(*s));
 	rc = store_txn_check(txn, d);
@@ -89,7 +101,7 @@ info_load(struct store_txn *txn, const char *version,
 				      "version name", d);
 	if (rc != 0)
 		return rc;
-	klen = store_sample_key(version, SK_INFO, 0, NULL, key);
+	klen = store_sample_key(version, 0, SK_INFO, 0, NULL, key);
 	rc = store_get(txn, DB_SAMPLES, key, klen, &v, d);
 	if (rc == RBA_E_NOTFOUND)
 		rc = rba_fail(d, rc, NULL, 0, 0, "version '%s' has no sample",
@@ -110,7 +122,10 @@ info_load(struct store_txn *txn, const char *version,
 	pd = rba_cursor_bytes(&c, RBA_DIGEST_LEN);
 	s->added = (int64_t)rba_cursor_u64(&c);
 	s->columns = store_cursor_cstr(&c, STORE_TEXT_MAX);
-	if (!rba_cursor_ok(&c) || c.left != 0 || s->has_policy > 1 ||
+	/* Generation 0 is written without the field. */
+	if (rba_cursor_ok(&c) && c.left == 4)
+		gen_zero = (s->generation = rba_cursor_u32(&c)) == 0;
+	if (!rba_cursor_ok(&c) || c.left != 0 || gen_zero || s->has_policy > 1 ||
 	    vlen != strlen(version) || memcmp(ver, version, vlen) != 0) {
 		rc = rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
 			      "sample record: malformed");
@@ -145,13 +160,14 @@ store_sample_info_release(struct store_sample_info *info)
 
 /* ---- deleting -------------------------------------------------------- */
 
-/* Deletes every record of version's sample; *n gets how many. */
+/*
+ * Deletes at most limit records whose keys start with prefix[0..plen);
+ * *n gets how many.  Stops early when none is left.
+ */
 static int
-delete_all(struct store_txn *txn, const char *version, uint64_t *n,
-	   struct rba_detail *d)
+prefix_delete(struct store_txn *txn, const uint8_t *prefix, size_t plen,
+	      uint64_t limit, uint64_t *n, struct rba_detail *d)
 {
-	uint8_t prefix[SAMPLE_KEY_MAX];
-	size_t plen = store_sample_key(version, SK_INFO, 0, NULL, prefix) - 1;
 	MDB_cursor *cur;
 	MDB_val k, v;
 	int mrc;
@@ -161,10 +177,10 @@ delete_all(struct store_txn *txn, const char *version, uint64_t *n,
 	if (mrc != 0)
 		return store_txn_fail(txn, d,
 				      store_mdb_fail(d, mrc, "deleting a sample"));
-	k.mv_data = prefix;
+	k.mv_data = (void *)prefix;
 	k.mv_size = plen;
 	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-	while (mrc == 0 && k.mv_size > plen &&
+	while (mrc == 0 && *n < limit && k.mv_size >= plen &&
 	       memcmp(k.mv_data, prefix, plen) == 0) {
 		mrc = mdb_cursor_del(cur, 0);
 		if (mrc != 0)
@@ -172,7 +188,7 @@ delete_all(struct store_txn *txn, const char *version, uint64_t *n,
 		(*n)++;
 		/* Seek again rather than rely on where a delete leaves the
 		 * cursor. */
-		k.mv_data = prefix;
+		k.mv_data = (void *)prefix;
 		k.mv_size = plen;
 		mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
 	}
@@ -181,6 +197,45 @@ delete_all(struct store_txn *txn, const char *version, uint64_t *n,
 		return store_txn_fail(txn, d,
 				      store_mdb_fail(d, mrc, "deleting a sample"));
 	return 0;
+}
+
+/* Deletes every record of version's sample, marks included; *n gets
+ * how many. */
+static int
+delete_all(struct store_txn *txn, const char *version, uint64_t *n,
+	   struct rba_detail *d)
+{
+	uint8_t prefix[SAMPLE_KEY_MAX];
+	size_t plen = store_sample_key(version, 0, SK_INFO, 0, NULL, prefix) - 1;
+
+	return prefix_delete(txn, prefix, plen, UINT64_MAX, n, d);
+}
+
+/*
+ * Deletes the records of generation gen of version's sample, in steps
+ * of at most SAMPLE_STEP records when step is set (each committed with
+ * store_txn_checkpoint), else in txn; *n gets how many.
+ */
+static int
+gen_delete(struct store_txn *txn, const char *version, uint32_t gen,
+	   int step, uint64_t *n, struct rba_detail *d)
+{
+	uint8_t key[3][SAMPLE_KEY_MAX];
+	size_t len[3];
+	int np = store_sample_gen_prefixes(version, gen, key, len), rc = 0;
+
+	*n = 0;
+	for (int i = 0; rc == 0 && i < np; i++) {
+		uint64_t got;
+		do {
+			rc = prefix_delete(txn, key[i], len[i],
+					   step ? SAMPLE_STEP : UINT64_MAX, &got, d);
+			*n += got;
+			if (rc == 0 && step && got > 0)
+				rc = store_txn_checkpoint(txn, d);
+		} while (rc == 0 && step && got == SAMPLE_STEP);
+	}
+	return rc;
 }
 
 int
@@ -203,6 +258,221 @@ store_sample_delete(struct store_txn *txn, const char *version,
 	return rc;
 }
 
+/* ---- marks of dead generations ---------------------------------------- */
+
+enum { DEAD_UNFINISHED = 1, DEAD_REPLACED = 2 };
+
+static int
+dead_mark_put(struct store_txn *txn, const char *version, uint32_t gen,
+	      int why, struct rba_detail *d)
+{
+	uint8_t key[SAMPLE_KEY_MAX];
+	size_t klen = store_sample_key(version, gen, SK_DEAD, 0, NULL, key);
+	struct rba_buf b;
+	int rc;
+
+	rba_buf_init(&b);
+	store_rec_start(&b, TAG_SAMPLE_DEAD);
+	rba_buf_put_u8(&b, (uint8_t)why);
+	rba_buf_put_u64(&b, (uint64_t)store_now());
+	store_rec_seal(&b);
+	rc = rba_buf_status(&b);
+	if (rc == 0)
+		rc = store_put(txn, DB_SAMPLES, key, klen, b.p, b.len, 0,
+			       "marking a sample generation dead", d);
+	rba_buf_release(&b);
+	return rc;
+}
+
+int
+store_sample_dead_mark_check(const MDB_val *v)
+{
+	struct rba_cursor c;
+	struct rba_detail d;
+	uint8_t why;
+
+	if (store_rec_open_sealed(v, TAG_SAMPLE_DEAD, &c, "dead mark", &d) != 0)
+		return -1;
+	why = rba_cursor_u8(&c);
+	(void)rba_cursor_u64(&c);
+	if (!rba_cursor_ok(&c) || c.left != 0 ||
+	    (why != DEAD_UNFINISHED && why != DEAD_REPLACED))
+		return -1;
+	return why;
+}
+
+/* Is any record of generation gen of version's sample, or its mark,
+ * stored?  0 when none; RBA_E_CORRUPT naming what is. */
+static int
+gen_free(struct store_txn *txn, const char *version, uint32_t gen,
+	 struct rba_detail *d)
+{
+	uint8_t key[3][SAMPLE_KEY_MAX], mk[SAMPLE_KEY_MAX];
+	size_t len[3], mlen = store_sample_key(version, gen, SK_DEAD, 0, NULL, mk);
+	int np = store_sample_gen_prefixes(version, gen, key, len), mrc = 0;
+	int found = 0;
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+
+	mrc = mdb_cursor_open(txn->t, store_dbi(txn, DB_SAMPLES), &cur);
+	if (mrc != 0)
+		cur = NULL;
+	for (int i = 0; mrc == 0 && i < np && !found; i++) {
+		k.mv_data = key[i];
+		k.mv_size = len[i];
+		mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+		found = mrc == 0 && k.mv_size >= len[i] &&
+			memcmp(k.mv_data, key[i], len[i]) == 0;
+		if (mrc == MDB_NOTFOUND)
+			mrc = 0;
+	}
+	if (mrc == 0) {
+		k.mv_data = mk;
+		k.mv_size = mlen;
+		mrc = mdb_get(txn->t, store_dbi(txn, DB_SAMPLES), &k, &v);
+		found |= mrc == 0;
+		if (mrc == MDB_NOTFOUND)
+			mrc = 0;
+	}
+	if (cur != NULL)
+		mdb_cursor_close(cur);
+	if (mrc != 0)
+		return store_mdb_fail(d, mrc, "reading a sample");
+	if (!found)
+		return 0;
+	rba_detail_key(d, version);
+	return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
+			"records of an earlier sample of version '%s' are still "
+			"stored (generation %u): `store check` names them",
+			version, gen);
+}
+
+/* The names of every stored version (free with free_names). */
+static int
+version_names(struct store_txn *txn, char ***out, size_t *n,
+	      struct rba_detail *d)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	char **names = NULL;
+	size_t cap = 0;
+	int mrc;
+
+	*out = NULL;
+	*n = 0;
+	mrc = mdb_cursor_open(txn->t, store_dbi(txn, DB_VERSIONS), &cur);
+	if (mrc != 0)
+		return store_mdb_fail(d, mrc, "listing versions");
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size == 0 || k.mv_size > STORE_VERSION_NAME_MAX ||
+		    memchr(k.mv_data, 0, k.mv_size) != NULL)
+			continue; /* store check's to report */
+		if (*n == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			char **nn = realloc(names, nc * sizeof(*nn));
+			if (nn == NULL)
+				break;
+			names = nn;
+			cap = nc;
+		}
+		if ((names[*n] = strndup(k.mv_data, k.mv_size)) == NULL)
+			break;
+		(*n)++;
+	}
+	mdb_cursor_close(cur);
+	*out = names;
+	if (mrc != MDB_NOTFOUND && mrc != 0)
+		return store_mdb_fail(d, mrc, "listing versions");
+	return mrc == 0 ? RBA_E_NOMEM : 0;
+}
+
+/*
+ * Clears the dead generations of one version's sample in txn, in steps.
+ * A mark naming the generation its sample record holds is damage, not
+ * something to clear.
+ */
+static int
+clear_version(struct store_txn *txn, const char *version, uint64_t *cleared,
+	      struct rba_detail *d)
+{
+	uint8_t mk[SAMPLE_KEY_MAX];
+	size_t plen = store_sample_key(version, 0, SK_DEAD, 0, NULL, mk) - 4;
+	struct store_sample_info info;
+	struct rba_detail scratch;
+	int rc, live;
+
+	for (;;) {
+		MDB_cursor *cur;
+		MDB_val k, v;
+		uint32_t gen;
+		uint64_t n;
+		int mrc = mdb_cursor_open(txn->t, store_dbi(txn, DB_SAMPLES), &cur);
+
+		if (mrc != 0)
+			return store_mdb_fail(d, mrc, "reading a sample");
+		k.mv_data = mk;
+		k.mv_size = plen;
+		mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+		if (mrc == 0 && (k.mv_size != plen + 4 ||
+				 memcmp(k.mv_data, mk, plen) != 0))
+			mrc = MDB_NOTFOUND;
+		if (mrc == 0)
+			gen = store_get_be32((const uint8_t *)k.mv_data + plen);
+		mdb_cursor_close(cur);
+		if (mrc == MDB_NOTFOUND)
+			return 0;
+		if (mrc != 0)
+			return store_mdb_fail(d, mrc, "reading a sample");
+		live = info_load(txn, version, &info, NULL, &scratch) == 0 &&
+		       info.generation == gen;
+		store_sample_info_release(&info);
+		if (live)
+			return sample_tampered(d, version, "is marked dead "
+					       "(generation %u)", gen);
+		if ((rc = gen_delete(txn, version, gen, 1, &n, d)) != 0)
+			return rc;
+		*cleared += n;
+		/* The records first, then the mark: a crash in between
+		 * leaves the mark for the next clear. */
+		store_be32(mk + plen, gen);
+		rc = store_del(txn, DB_SAMPLES, mk, plen + 4, "clearing a sample", d);
+		if (rc != 0 && rc != RBA_E_NOTFOUND)
+			return rc;
+	}
+}
+
+int
+store_sample_clear(struct store *s, const char *version, uint64_t *cleared,
+		   struct rba_detail *d)
+{
+	struct store_txn *txn;
+	char **names = NULL;
+	size_t n = 0;
+	int rc;
+
+	*cleared = 0;
+	if (version != NULL &&
+	    (rc = store_name_check(version, STORE_VERSION_NAME_MAX,
+				   "version name", d)) != 0)
+		return rc;
+	if ((rc = store_txn_begin(s, 1, 0, &txn, d)) != 0)
+		return rc;
+	if (version == NULL)
+		rc = version_names(txn, &names, &n, d);
+	for (size_t i = 0; rc == 0 && i < (version != NULL ? 1 : n); i++)
+		rc = clear_version(txn, version != NULL ? version : names[i],
+				   cleared, d);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (rc != 0) {
+		store_txn_abort(txn);
+		return rc;
+	}
+	return store_txn_commit(txn, d);
+}
+
 /* ---- the writer ------------------------------------------------------ */
 
 int
@@ -211,10 +481,14 @@ store_sample_begin(struct store_txn *txn, const char *version,
 		   struct store_sample_writer **out, struct rba_detail *d)
 {
 	struct store_sample_writer *w;
+	struct store_sample_info old;
+	struct rba_detail scratch;
 	MDB_val v;
 	uint64_t n;
 	size_t cn;
-	int rc = store_txn_writable(txn, d);
+	int rc = store_txn_writable(txn, d), has_old = 0;
+	uint32_t old_gen = 0;
+	uint64_t old_cases = 0;
 
 	*out = NULL;
 	if (rc == 0)
@@ -236,19 +510,42 @@ store_sample_begin(struct store_txn *txn, const char *version,
 	}
 	if (rc != 0)
 		return rc;
-	/* The old sample goes in this transaction: abort brings it back. */
-	rc = delete_all(txn, version, &n, d);
+	rc = info_load(txn, version, &old, NULL, &scratch);
+	if (rc == 0) {
+		/* The old sample stays until finish names the new one. */
+		has_old = 1;
+		old_gen = old.generation;
+		old_cases = old.cases;
+		store_sample_info_release(&old);
+	} else if (rc == RBA_E_CORRUPT || rc == RBA_E_TAMPERED) {
+		/* A damaged sample goes whole, in this transaction (abort
+		 * brings it back). */
+		rc = delete_all(txn, version, &n, d);
+	} else if (rc == RBA_E_NOTFOUND) {
+		rc = 0;
+	}
 	if (rc != 0)
 		return rc;
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
-		return store_txn_fail(txn, d, RBA_E_NOMEM);
-	w->columns = strdup(columns);
-	rc = w->columns == NULL ? RBA_E_NOMEM : store_zc_init(&w->zc, d);
+		return RBA_E_NOMEM;
+	/* Generations 0 and 1 take turns: the new sample is written beside
+	 * the old one. */
+	w->gen = has_old && old_gen == 0 ? 1 : 0;
+	w->has_old = has_old;
+	w->old_gen = old_gen;
+	w->old_cases = old_cases;
+	rc = gen_free(txn, version, w->gen, d);
+	/* Until finish, the new records are no sample's: a crash after a
+	 * step leaves them marked. */
+	if (rc == 0)
+		rc = dead_mark_put(txn, version, w->gen, DEAD_UNFINISHED, d);
+	if (rc == 0)
+		rc = (w->columns = strdup(columns)) == NULL ? RBA_E_NOMEM
+							    : store_zc_init(&w->zc, d);
 	if (rc != 0) {
 		free(w->columns);
 		free(w);
-		/* The old sample is already gone from txn. */
 		return store_txn_fail(txn, d, rc);
 	}
 	snprintf(w->version, sizeof(w->version), "%s", version);
@@ -349,7 +646,8 @@ store_sample_add_chunk(struct store_sample_writer *w, const void *p,
 	store_hashjob_wait(&w->hj);
 	if (rc != 0)
 		return writer_fail(w, d, rc);
-	klen = store_sample_key(w->version, SK_CHUNK, w->chunks, NULL, key);
+	klen = store_sample_key(w->version, w->gen, SK_CHUNK, w->chunks, NULL,
+				key);
 	rc = store_put(w->link.txn, DB_SAMPLES, key, klen, w->zc.out, len, 0,
 		       "storing a sample chunk", d);
 	if (rc != 0)
@@ -358,8 +656,8 @@ store_sample_add_chunk(struct store_sample_writer *w, const void *p,
 	val[1] = STORE_FORMAT;
 	rba_put_u32le(val + 2, w->chunks);
 	for (size_t i = 0; i < ncases; i++) {
-		klen = store_sample_key(w->version, SK_CASE, 0, case_ids[i],
-					key);
+		klen = store_sample_key(w->version, w->gen, SK_CASE, 0,
+					case_ids[i], key);
 		rc = store_put(w->link.txn, DB_SAMPLES, key, klen, val,
 			       sizeof(val), MDB_NOOVERWRITE,
 			       "indexing a case", d);
@@ -381,6 +679,15 @@ store_sample_add_chunk(struct store_sample_writer *w, const void *p,
 	w->cases += ncases;
 	w->size += n;
 	w->stored += len;
+	/* LMDB holds every page a transaction dirties until it commits:
+	 * past a step's worth of cases, commit what is written (still
+	 * marked dead) and go on. */
+	w->step += ncases;
+	if (w->step >= SAMPLE_STEP) {
+		w->step = 0;
+		if ((rc = store_txn_checkpoint(w->link.txn, d)) != 0)
+			return writer_fail(w, d, rc);
+	}
 	return 0;
 }
 
@@ -392,6 +699,7 @@ store_sample_finish(struct store_sample_writer *w, struct rba_digest *digest,
 	struct rba_digest list;
 	struct rba_buf b;
 	uint8_t key[SAMPLE_KEY_MAX];
+	uint64_t n;
 	size_t klen;
 	int rc = sample_writer_live(w, d);
 
@@ -408,18 +716,33 @@ store_sample_finish(struct store_sample_writer *w, struct rba_digest *digest,
 	s.policy_digest = w->policy;
 	s.added = store_now();
 	s.columns = w->columns;
+	s.generation = w->gen;
 	rba_buf_init(&b);
 	info_encode(&b, w->version, &s, &list);
 	rc = rba_buf_status(&b);
-	klen = store_sample_key(w->version, SK_INFO, 0, NULL, key);
+	klen = store_sample_key(w->version, 0, SK_INFO, 0, NULL, key);
 	if (rc == 0)
 		rc = store_put(w->link.txn, DB_SAMPLES, key, klen, b.p, b.len,
 			       0, "storing the sample record", d);
 	rba_buf_release(&b);
-	klen = store_sample_key(w->version, SK_LIST, 0, NULL, key);
+	klen = store_sample_key(w->version, w->gen, SK_LIST, 0, NULL, key);
 	if (rc == 0)
 		rc = store_put(w->link.txn, DB_SAMPLES, key, klen, w->digests.p,
 			       w->digests.len, 0, "storing the sample's chunk list", d);
+	/* The new generation is the sample's now; the old one is deleted
+	 * here when small, else marked dead for store_sample_clear. */
+	klen = store_sample_key(w->version, w->gen, SK_DEAD, 0, NULL, key);
+	if (rc == 0)
+		rc = store_del(w->link.txn, DB_SAMPLES, key, klen,
+			       "storing the sample record", d);
+	if (rc == RBA_E_NOTFOUND)
+		rc = sample_tampered(d, w->version, "lost the mark of its "
+				     "unfinished write");
+	if (rc == 0 && w->has_old && w->old_cases <= SAMPLE_STEP)
+		rc = gen_delete(w->link.txn, w->version, w->old_gen, 0, &n, d);
+	else if (rc == 0 && w->has_old)
+		rc = dead_mark_put(w->link.txn, w->version, w->old_gen,
+				   DEAD_REPLACED, d);
 	if (rc != 0)
 		return writer_fail(w, d, rc);
 	w->finished = 1;
@@ -452,11 +775,12 @@ store_sample_writer_free(struct store_sample_writer *w)
 
 /* Gets and splits chunk i of version's sample. */
 static int
-chunk_get(struct store_txn *txn, const char *version, uint32_t i,
-	  uint32_t nchunks, struct store_chunk *c, struct rba_detail *d)
+chunk_get(struct store_txn *txn, const char *version, uint32_t gen,
+	  uint32_t i, uint32_t nchunks, struct store_chunk *c,
+	  struct rba_detail *d)
 {
 	uint8_t key[SAMPLE_KEY_MAX];
-	size_t klen = store_sample_key(version, SK_CHUNK, i, NULL, key);
+	size_t klen = store_sample_key(version, gen, SK_CHUNK, i, NULL, key);
 	MDB_val v;
 	int rc = store_get(txn, DB_SAMPLES, key, klen, &v, d);
 
@@ -472,11 +796,12 @@ chunk_get(struct store_txn *txn, const char *version, uint32_t i,
 
 /* Is there a chunk numbered past the recorded count? */
 static int
-extra_chunk(struct store_txn *txn, const char *version, uint32_t nchunks,
-	    struct rba_detail *d)
+extra_chunk(struct store_txn *txn, const char *version, uint32_t gen,
+	    uint32_t nchunks, struct rba_detail *d)
 {
 	uint8_t key[SAMPLE_KEY_MAX];
-	size_t klen = store_sample_key(version, SK_CHUNK, nchunks, NULL, key);
+	size_t klen = store_sample_key(version, gen, SK_CHUNK, nchunks, NULL,
+				       key);
 	MDB_val v;
 	int rc = store_get(txn, DB_SAMPLES, key, klen, &v, d);
 
@@ -491,12 +816,12 @@ extra_chunk(struct store_txn *txn, const char *version, uint32_t nchunks,
  * 0 with *digests pointing at them (valid for the transaction).
  */
 static int
-list_record_check(struct store_txn *txn, const char *version,
+list_record_check(struct store_txn *txn, const char *version, uint32_t gen,
 		  uint32_t nchunks, const struct rba_digest *list,
 		  const uint8_t **digests, struct rba_detail *d)
 {
 	uint8_t key[SAMPLE_KEY_MAX];
-	size_t klen = store_sample_key(version, SK_LIST, 0, NULL, key);
+	size_t klen = store_sample_key(version, gen, SK_LIST, 0, NULL, key);
 	const uint8_t *p;
 	struct rba_digest got;
 	MDB_val v;
@@ -549,7 +874,7 @@ store_sample_read(struct store_txn *txn, const char *version,
 	rba_hasher_init(&whole);
 	rba_hasher_init(&lh);
 	for (uint32_t i = 0; i < s.chunks; i++) {
-		rc = chunk_get(txn, version, i, s.chunks, &c, d);
+		rc = chunk_get(txn, version, s.generation, i, s.chunks, &c, d);
 		if (rc != 0)
 			goto out;
 		rc = store_chunk_inflate(dctx, &c, out, &hj, &whole, why,
@@ -566,7 +891,7 @@ store_sample_read(struct store_txn *txn, const char *version,
 		if (rc != 0)
 			goto out;
 	}
-	rc = extra_chunk(txn, version, s.chunks, d);
+	rc = extra_chunk(txn, version, s.generation, s.chunks, d);
 	if (rc != 0)
 		goto out;
 	if (cases != s.cases || size != s.size) {
@@ -587,8 +912,8 @@ store_sample_read(struct store_txn *txn, const char *version,
 	}
 	/* The list record (what a one-chunk read checks against) must be
 	 * the list of the chunks just read. */
-	if ((rc = list_record_check(txn, version, s.chunks, &list, &digests,
-				    d)) != 0)
+	if ((rc = list_record_check(txn, version, s.generation, s.chunks, &list,
+				    &digests, d)) != 0)
 		goto out;
 	rba_hasher_final(&whole, &got);
 	if (!rba_digest_equal(&got, &s.digest))
@@ -610,7 +935,7 @@ store_sample_case_chunk(struct store_txn *txn, const char *version,
 	struct store_sample_info s;
 	uint8_t key[SAMPLE_KEY_MAX];
 	struct rba_cursor c;
-	uint32_t nchunks;
+	uint32_t nchunks, gen;
 	size_t klen;
 	MDB_val v;
 	int rc;
@@ -619,11 +944,12 @@ store_sample_case_chunk(struct store_txn *txn, const char *version,
 	if (rc != 0)
 		return rc;
 	nchunks = s.chunks;
+	gen = s.generation;
 	store_sample_info_release(&s);
 	rc = store_name_check(case_id, STORE_CASE_ID_MAX, "case id", d);
 	if (rc != 0)
 		return rc;
-	klen = store_sample_key(version, SK_CASE, 0, case_id, key);
+	klen = store_sample_key(version, gen, SK_CASE, 0, case_id, key);
 	rc = store_get(txn, DB_SAMPLES, key, klen, &v, d);
 	if (rc == RBA_E_NOTFOUND) {
 		rba_detail_key(d, case_id);
@@ -652,12 +978,14 @@ store_sample_case_chunk(struct store_txn *txn, const char *version,
  * number of chunks.
  */
 static int
-check_in_list(struct store_txn *txn, const char *version, uint32_t nchunks,
-	      uint32_t chunk_no, const struct rba_digest *list,
-	      const struct store_chunk *c, struct rba_detail *d)
+check_in_list(struct store_txn *txn, const char *version, uint32_t gen,
+	      uint32_t nchunks, uint32_t chunk_no,
+	      const struct rba_digest *list, const struct store_chunk *c,
+	      struct rba_detail *d)
 {
 	const uint8_t *digests;
-	int rc = list_record_check(txn, version, nchunks, list, &digests, d);
+	int rc = list_record_check(txn, version, gen, nchunks, list, &digests,
+				   d);
 
 	if (rc != 0)
 		return rc;
@@ -694,9 +1022,10 @@ store_sample_chunk_load(struct store_txn *txn, const char *version,
 			      version, chunk_no);
 		goto out;
 	}
-	rc = chunk_get(txn, version, chunk_no, s.chunks, &c, d);
+	rc = chunk_get(txn, version, s.generation, chunk_no, s.chunks, &c, d);
 	if (rc == 0)
-		rc = check_in_list(txn, version, s.chunks, chunk_no, &list, &c, d);
+		rc = check_in_list(txn, version, s.generation, s.chunks, chunk_no,
+				   &list, &c, d);
 	if (rc != 0)
 		goto out;
 	dctx = store_dctx_new();
@@ -761,21 +1090,27 @@ store_sample_index_check(struct store_txn *txn, const char *version,
 			 uint32_t chunk_no, const char *const *ids, size_t n,
 			 struct rba_detail *d)
 {
+	struct store_sample_info s;
 	uint8_t key[SAMPLE_KEY_MAX];
 	size_t klen;
 	int64_t got;
 	MDB_val v;
+	uint32_t gen = 0;
 	int rc = store_txn_check(txn, d);
 
 	if (rc == 0)
 		rc = store_name_check(version, STORE_VERSION_NAME_MAX, "version",
 				      d);
+	if (rc == 0 && (rc = info_load(txn, version, &s, NULL, d)) == 0) {
+		gen = s.generation;
+		store_sample_info_release(&s);
+	}
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		if (ids[i] == NULL || ids[i][0] == 0 ||
 		    strlen(ids[i]) > STORE_CASE_ID_MAX)
 			return index_damaged(d, version, "", "chunk %u holds "
 					     "an invalid case id", chunk_no);
-		klen = store_sample_key(version, SK_CASE, 0, ids[i], key);
+		klen = store_sample_key(version, gen, SK_CASE, 0, ids[i], key);
 		/* mdb_get descends from the root for every id, so damaged
 		 * branch pages are seen as well as damaged entries. */
 		rc = store_get(txn, DB_SAMPLES, key, klen, &v, d);
@@ -882,7 +1217,7 @@ store_sample_index_sum(struct store_txn *txn, const char *version,
 	rc = info_load(txn, version, &s, NULL, d);
 	if (rc != 0)
 		return rc;
-	plen = store_sample_key(version, SK_CASE, 0, "", key);
+	plen = store_sample_key(version, s.generation, SK_CASE, 0, "", key);
 	mrc = mdb_stat(txn->t, store_dbi(txn, DB_SAMPLES), &ms);
 	if (mrc == 0)
 		mrc = mdb_cursor_open(txn->t, store_dbi(txn, DB_SAMPLES), &cur);

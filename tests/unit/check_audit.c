@@ -1064,7 +1064,7 @@ START_TEST(test_audit_tampered)
 	store_txn_abort(t);
 
 	/* A byte of a sample chunk: named as the sample. */
-	store_debug_sample_chunk_key("german-categorical-mlp", 0, key, &klen);
+	store_debug_sample_chunk_key("german-categorical-mlp", 0, 0, key, &klen);
 	flip_raw(s, "samples", key, klen, STORE_DEBUG_CHUNK_FRAME_OFF + 100);
 	check_tampered(s, "sample");
 	flip_raw(s, "samples", key, klen, STORE_DEBUG_CHUNK_FRAME_OFF + 100);

@@ -1326,6 +1326,184 @@ run_check(struct store *s, struct findings *fs, struct store_check_stats *st)
 	store_txn_abort(t);
 }
 
+/* Writes cases id prefix "c" + number, 8192 to a chunk, as nchunks
+ * chunks, into version's sample; finishes and commits when finish. */
+static void
+write_big(struct store *s, const char *version, const char *tag,
+	  unsigned nchunks, int finish)
+{
+	static char ids[8192][16];
+	const char *idp[8192];
+	struct store_sample_writer *w;
+	struct store_txn *t = begin(s, 1);
+	struct rba_detail d;
+	char body[64];
+
+	ck_assert_msg(store_sample_begin(t, version, "big", NULL, &w, &d) == 0,
+		      "%s", d.reason);
+	for (unsigned c = 0; c < nchunks; c++) {
+		for (unsigned i = 0; i < 8192; i++) {
+			snprintf(ids[i], sizeof(ids[i]), "c%06u", c * 8192 + i);
+			idp[i] = ids[i];
+		}
+		snprintf(body, sizeof(body), "%s chunk %u", tag, c);
+		ck_assert_msg(store_sample_add_chunk(w, body, strlen(body), idp,
+						     8192, &d) == 0, "%s",
+			      d.reason);
+	}
+	if (!finish) {
+		/* What a failure or a kill after the first step leaves. */
+		store_sample_writer_free(w);
+		store_txn_abort(t);
+		return;
+	}
+	ck_assert_int_eq(store_sample_finish(w, NULL, &d), 0);
+	store_sample_writer_free(w);
+	commit(t);
+}
+
+static void
+check_clean(struct store *s, struct store_check_stats *st)
+{
+	struct store_check_hooks h = { NULL, on_finding, NULL };
+	struct findings fs;
+	struct store_txn *t = begin(s, 0);
+	struct rba_detail d;
+
+	memset(&fs, 0, sizeof(fs));
+	h.ctx = &fs;
+	ck_assert_int_eq(store_check(t, &h, st, &d), 0);
+	store_txn_abort(t);
+	ck_assert_msg(fs.n == 0, "%s %s: %s", fs.db, fs.key, fs.reason);
+}
+
+static uint32_t
+sample_gen(struct store *s, const char *version, uint64_t *cases)
+{
+	struct store_sample_info info;
+	struct store_txn *t = begin(s, 0);
+	struct rba_detail d;
+	uint32_t g;
+
+	ck_assert_int_eq(store_sample_info(t, version, &info, &d), 0);
+	g = info.generation;
+	*cases = info.cases;
+	store_sample_info_release(&info);
+	store_txn_abort(t);
+	return g;
+}
+
+/* A sample over one step long: written in steps, beside the one it
+ * replaces; whatever a failure leaves is marked dead and cleared. */
+START_TEST(test_sample_steps)
+{
+	static const char *const small[] = { "c1,0.5,0.12,approve\n" };
+	uint8_t mk[8] = { 2, 'v', '1', 0x20, 0, 0, 0, 0 }, *mark, *v;
+	uint8_t gk[14] = { 2, 'v', '1', 0x10, 0, 0, 0, 7, 1, 0, 0, 0, 0 };
+	struct store *s = open_new();
+	struct rba_digest art, snap, dg;
+	struct store_check_stats st;
+	struct store_txn *t;
+	struct rba_detail d;
+	struct findings fs;
+	uint64_t cleared, cases;
+	uint32_t chunk_no;
+	size_t markn, vn;
+
+	add_version(s, "v1", &art, &snap);
+	/* Nine chunks of 8192: a step is committed after the eighth, then
+	 * the write fails.  The first eight are marked dead, no sample. */
+	write_big(s, "v1", "a", 9, 0);
+	check_clean(s, &st);
+	ck_assert_uint_eq(st.samples, 0);
+	ck_assert_uint_eq(st.dead_marks, 1);
+	ck_assert_uint_eq(st.dead_records, 8 * 8192 + 8);
+	/* Keep the mark's bytes for the forgery below. */
+	t = begin(s, 0);
+	ck_assert_int_eq(store_debug_get_raw(t, "samples", mk, sizeof(mk), &mark,
+					     &markn, &d), 0);
+	store_txn_abort(t);
+	ck_assert_int_eq(store_sample_clear(s, NULL, &cleared, &d), 0);
+	ck_assert_uint_eq(cleared, 8 * 8192 + 8);
+	check_clean(s, &st);
+	ck_assert_uint_eq(st.dead_marks, 0);
+	t = begin(s, 0);
+	ck_assert_uint_eq(store_debug_entries(t, "samples"), 0);
+	store_txn_abort(t);
+
+	/* The whole sample, then a small one replacing it: generation 1
+	 * beside 0, the old one too big for the last step, so marked. */
+	write_big(s, "v1", "a", 9, 1);
+	ck_assert_uint_eq(sample_gen(s, "v1", &cases), 0);
+	ck_assert_uint_eq(cases, 9 * 8192);
+	check_clean(s, &st);
+	ck_assert_uint_eq(st.index_entries, 9 * 8192);
+	write_sample(s, "v1", small, 1, &dg);
+	ck_assert_uint_eq(sample_gen(s, "v1", &cases), 1);
+	ck_assert_uint_eq(cases, 1);
+	check_clean(s, &st);
+	ck_assert_uint_eq(st.samples, 1);
+	ck_assert_uint_eq(st.index_entries, 1);
+	ck_assert_uint_eq(st.dead_marks, 1);
+	ck_assert_uint_eq(st.dead_records, 9 * 8192 + 9 + 1);
+	t = begin(s, 0);
+	ck_assert_int_eq(store_sample_case_chunk(t, "v1", "c000007", &chunk_no,
+						 &d), RBA_E_NOTFOUND);
+	ck_assert_int_eq(store_sample_case_chunk(t, "v1", "c1", &chunk_no, &d), 0);
+	store_txn_abort(t);
+	ck_assert_int_eq(store_sample_clear(s, "v1", &cleared, &d), 0);
+	ck_assert_uint_eq(cleared, 9 * 8192 + 9 + 1);
+	check_clean(s, &st);
+	ck_assert_uint_eq(st.dead_marks, 0);
+	/* A small one replacing a small one: back to generation 0, the old
+	 * deleted in the last step. */
+	write_sample(s, "v1", small, 1, &dg);
+	ck_assert_uint_eq(sample_gen(s, "v1", &cases), 0);
+	check_clean(s, &st);
+	ck_assert_uint_eq(st.dead_marks, 0);
+	t = begin(s, 0);
+	ck_assert_uint_eq(store_debug_entries(t, "samples"), 4);
+	store_txn_abort(t);
+
+	/* A mark naming the sample's own generation is damage: check says
+	 * so and clear refuses to delete the sample. */
+	t = begin(s, 1);
+	ck_assert_int_eq(store_debug_put_raw(t, "samples", mk, sizeof(mk), mark,
+					     markn, &d), 0);
+	commit(t);
+	run_check(s, &fs, &st);
+	ck_assert_uint_eq(fs.n, 1);
+	ck_assert_msg(strstr(fs.reason, "marked dead") != NULL, "%s", fs.reason);
+	ck_assert_int_eq(store_sample_clear(s, NULL, &cleared, &d), RBA_E_TAMPERED);
+	t = begin(s, 1);
+	ck_assert_int_eq(store_debug_del_raw(t, "samples", mk, sizeof(mk), &d), 0);
+	commit(t);
+	/* Records of a generation neither the record nor a mark names. */
+	t = begin(s, 1);
+	ck_assert_int_eq(store_debug_put_raw(t, "samples", gk, 13, "x", 1, &d), 0);
+	commit(t);
+	run_check(s, &fs, &st);
+	ck_assert_uint_eq(fs.n, 1);
+	ck_assert_msg(strstr(fs.reason, "generation 7") != NULL, "%s", fs.reason);
+	/* A forged mark for it makes it debris, cleared like any. */
+	mk[7] = 7;
+	t = begin(s, 1);
+	ck_assert_int_eq(store_debug_put_raw(t, "samples", mk, sizeof(mk), mark,
+					     markn, &d), 0);
+	commit(t);
+	check_clean(s, &st);
+	ck_assert_uint_eq(st.dead_marks, 1);
+	ck_assert_int_eq(store_sample_clear(s, "v1", &cleared, &d), 0);
+	ck_assert_uint_eq(cleared, 1);
+	t = begin(s, 0);
+	ck_assert_int_eq(store_debug_get_raw(t, "samples", gk, 13, &v, &vn, &d),
+			 RBA_E_NOTFOUND);
+	store_txn_abort(t);
+	free(mark);
+	store_close(s);
+}
+END_TEST
+
 START_TEST(test_store_check)
 {
 	static const char *const chunks[] = {
@@ -1360,7 +1538,7 @@ START_TEST(test_store_check)
 
 	/* An index entry pointing at the wrong chunk. */
 	t = begin(s, 1);
-	klen = store_debug_sample_case_key("v1", "c3", key);
+	klen = store_debug_sample_case_key("v1", 0, "c3", key);
 	ck_assert_int_eq(store_debug_get_raw(t, "samples", key, klen, &v, &vn,
 					     &d), 0);
 	v[2] ^= 1;
@@ -1378,7 +1556,7 @@ START_TEST(test_store_check)
 			 0);
 	free(v);
 	/* An extra index entry: the count no longer agrees. */
-	klen = store_debug_sample_case_key("v1", "c9", key);
+	klen = store_debug_sample_case_key("v1", 0, "c9", key);
 	ck_assert_int_eq(store_debug_put_raw(t, "samples", key, klen,
 					     "\x32\x01\0\0\0\0", 6, &d), 0);
 	commit(t);
@@ -1525,6 +1703,7 @@ START_TEST(test_samples)
 	ck_assert_uint_eq(chunk, 0);
 	ck_assert_int_eq(store_sample_info(t, "v1", &info, &d), 0);
 	ck_assert_uint_eq(info.cases, 1);
+	ck_assert_uint_eq(info.generation, 1);
 	store_sample_info_release(&info);
 	/* info, one chunk, one case, the chunk list */
 	ck_assert_uint_eq(store_debug_entries(t, "samples"), 4);
@@ -1534,7 +1713,8 @@ START_TEST(test_samples)
 		uint8_t lk[STORE_DEBUG_KEY_MAX], *lv, *cp;
 		size_t lklen, lvlen, cn;
 
-		store_debug_sample_list_key("v1", lk, &lklen);
+		/* The replacement is generation 1. */
+		store_debug_sample_list_key("v1", 1, lk, &lklen);
 		t = begin(s, 1);
 		ck_assert_int_eq(store_debug_get_raw(t, "samples", lk, lklen, &lv,
 						     &lvlen, &d), 0);
@@ -1551,11 +1731,11 @@ START_TEST(test_samples)
 		store_txn_abort(t);
 		free(lv);
 	}
-	/* And an aborted replacement keeps the old one. */
+	/* And an aborted replacement keeps the old one, which stays the
+	 * sample while the new one is written beside it. */
 	t = begin(s, 1);
 	ck_assert_int_eq(store_sample_begin(t, "v1", "", NULL, &w, &d), 0);
-	ck_assert_int_eq(store_sample_case_chunk(t, "v1", "z1", &chunk, &d),
-			 RBA_E_NOTFOUND);
+	ck_assert_int_eq(store_sample_case_chunk(t, "v1", "z1", &chunk, &d), 0);
 	store_sample_writer_free(w);
 	store_txn_abort(t);
 	t = begin(s, 1);
@@ -1567,7 +1747,7 @@ START_TEST(test_samples)
 
 	/* Tampering with a chunk frame, then with a recorded digest. */
 	write_sample(s, "v2", chunks, 3, &dg);
-	store_debug_sample_chunk_key("v2", 1, key, &klen);
+	store_debug_sample_chunk_key("v2", 0, 1, key, &klen);
 	flip_byte(s, "samples", key, klen, STORE_DEBUG_CHUNK_FRAME_OFF + 3);
 	t = begin(s, 0);
 	memset(&r, 0, sizeof(r));
@@ -2126,6 +2306,7 @@ suite_store(void)
 	tcase_add_test(tc, test_versions);
 	tcase_add_test(tc, test_samples);
 	tcase_add_test(tc, test_history);
+	tcase_add_test(tc, test_sample_steps);
 	tcase_add_test(tc, test_runs);
 	tcase_add_test(tc, test_map_growth);
 	tcase_add_test(tc, test_two_writers);
