@@ -90,8 +90,9 @@ print_stats(FILE *f, const struct store_check_stats *st)
 		(unsigned long long)st->index_entries);
 	if (st->dead_marks != 0)
 		fprintf(f, "dead        %llu records of %llu sample generation%s "
-			   "left by unfinished or replaced samples, not part of "
-			   "any sample; the next sample add clears them\n",
+			   "marked dead, part of no sample (a sample add still "
+			   "writing, one that did not finish, or a replaced "
+			   "sample); the next sample add clears them\n",
 			(unsigned long long)st->dead_records,
 			(unsigned long long)st->dead_marks,
 			st->dead_marks == 1 ? "" : "s");

@@ -1353,6 +1353,12 @@ map_drop(struct store *s, MDB_txn *t)
 	(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+void
+store_txn_map_drop(struct store_txn *txn)
+{
+	map_drop(txn->s, txn->t);
+}
+
 int
 store_txn_checkpoint(struct store_txn *txn, struct rba_detail *d)
 {

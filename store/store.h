@@ -153,7 +153,8 @@ const char *store_zstd_version(void);
 /*
  * Begins a transaction; *out is set on success.  Every command does all
  * its writes in one write transaction, so a crash or kill leaves the
- * store as before or as after the command.  A write begin waits while
+ * store as before or as after the command (a long sample is written in
+ * steps that each leave that so: store_sample_begin).  A write begin waits while
  * another process writes, as store_wait_set says, and holds the store's
  * write lock until the commit or abort.  write on a store opened
  * read-only, or while a

@@ -344,6 +344,11 @@ void store_hashjob_release(struct store_hashjob *j);
  * fails txn (it can then only be aborted).
  */
 int store_txn_checkpoint(struct store_txn *txn, struct rba_detail *d);
+/*
+ * Drops this process's view of the data file's pages (what earlier reads
+ * faulted in), for write transaction txn before it has written anything.
+ */
+void store_txn_map_drop(struct store_txn *txn);
 
 /* The reason of a valid dead mark's value (1 unfinished, 2 replaced),
  * or -1. */

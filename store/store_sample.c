@@ -30,8 +30,12 @@ struct store_sample_writer {
 	uint64_t old_cases; /* and size */
 };
 
-/* Cases (or records, when clearing) in one step of a long write. */
+/* Cases in one step of a long write. */
 #define SAMPLE_STEP 65536u
+/* Records deleted in one step of a clear: a deletion reads and copies
+ * the page it deletes from, so a step of these costs about as much
+ * memory as a step of writing. */
+#define CLEAR_STEP 16384u
 
 static int
 sample_tampered(struct rba_detail *d, const char *version, const char *fmt,
@@ -213,7 +217,7 @@ delete_all(struct store_txn *txn, const char *version, uint64_t *n,
 
 /*
  * Deletes the records of generation gen of version's sample, in steps
- * of at most SAMPLE_STEP records when step is set (each committed with
+ * of at most CLEAR_STEP records when step is set (each committed with
  * store_txn_checkpoint), else in txn; *n gets how many.
  */
 static int
@@ -229,11 +233,11 @@ gen_delete(struct store_txn *txn, const char *version, uint32_t gen,
 		uint64_t got;
 		do {
 			rc = prefix_delete(txn, key[i], len[i],
-					   step ? SAMPLE_STEP : UINT64_MAX, &got, d);
+					   step ? CLEAR_STEP : UINT64_MAX, &got, d);
 			*n += got;
 			if (rc == 0 && step && got > 0)
 				rc = store_txn_checkpoint(txn, d);
-		} while (rc == 0 && step && got == SAMPLE_STEP);
+		} while (rc == 0 && step && got == CLEAR_STEP);
 	}
 	return rc;
 }
@@ -394,7 +398,7 @@ version_names(struct store_txn *txn, char ***out, size_t *n,
  */
 static int
 clear_version(struct store_txn *txn, const char *version, uint64_t *cleared,
-	      struct rba_detail *d)
+	      uint64_t *marks, struct rba_detail *d)
 {
 	uint8_t mk[SAMPLE_KEY_MAX];
 	size_t plen = store_sample_key(version, 0, SK_DEAD, 0, NULL, mk) - 4;
@@ -437,8 +441,9 @@ clear_version(struct store_txn *txn, const char *version, uint64_t *cleared,
 		 * leaves the mark for the next clear. */
 		store_be32(mk + plen, gen);
 		rc = store_del(txn, DB_SAMPLES, mk, plen + 4, "clearing a sample", d);
-		if (rc != 0 && rc != RBA_E_NOTFOUND)
+		if (rc != 0)
 			return rc;
+		(*marks)++;
 	}
 }
 
@@ -448,6 +453,7 @@ store_sample_clear(struct store *s, const char *version, uint64_t *cleared,
 {
 	struct store_txn *txn;
 	char **names = NULL;
+	uint64_t marks = 0;
 	size_t n = 0;
 	int rc;
 
@@ -458,15 +464,19 @@ store_sample_clear(struct store *s, const char *version, uint64_t *cleared,
 		return rc;
 	if ((rc = store_txn_begin(s, 1, 0, &txn, d)) != 0)
 		return rc;
+	/* What this process read of the map before stays out of the
+	 * steps' memory. */
+	store_txn_map_drop(txn);
 	if (version == NULL)
 		rc = version_names(txn, &names, &n, d);
 	for (size_t i = 0; rc == 0 && i < (version != NULL ? 1 : n); i++)
 		rc = clear_version(txn, version != NULL ? version : names[i],
-				   cleared, d);
+				   cleared, &marks, d);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	if (rc != 0) {
+	/* Nothing to clear writes nothing (not even a transaction id). */
+	if (rc != 0 || marks == 0) {
 		store_txn_abort(txn);
 		return rc;
 	}

@@ -137,8 +137,12 @@ run 0 $RBA -S st -q register "$FIX/pins/german-categorical-mlp.yaml" --policy "$
 run 0 $RBA -S st -q sample add $V "$FIX/german-credit.csv"
 run 0 $RBA -S st -q audit $V
 art=$($RBA -S st --json version show $V | jq -r .artifact | cut -c8-15)
-# a sample chunk's key: the name's length and bytes, then 01
-vkey=$(printf '%02x' ${#V})$(printf %s "$V" | od -A n -t x1 | tr -d ' \n')01
+# a sample chunk's key: the name's length and bytes, then 01; the
+# sample added again above is the second generation: 10, 00000001, 01
+vkey=$(printf '%02x' ${#V})$(printf %s "$V" | od -A n -t x1 | tr -d ' \n')
+mdb_dump -s samples st > gen.txt
+ok "the replacing sample is generation 1" grep -q "^ ${vkey}100000000101" gen.txt
+vkey=${vkey}100000000101
 for what in artifact snapshot sample; do
 	rm -rf t-$what
 	cp -r st t-$what
