@@ -1336,10 +1336,11 @@ static int map_bounds(struct store *s, uintptr_t p, uintptr_t *lo,
 		      uintptr_t *hi);
 
 /*
- * Drops this process's view of the data file's pages (t a write
- * transaction that has dirtied nothing yet, so every value it reads is
- * in the map): what a long write read of the b-trees would otherwise
- * stay resident, as file pages, for the rest of the write.
+ * Drops this process's view of the data file's pages: what a long write
+ * read of the b-trees (and the kernel mapped around each fault) would
+ * otherwise stay resident, as file pages, for the rest of the write.
+ * The map is found by a value of meta; when that page is one t dirtied
+ * (its own copy, not in the map) nothing is dropped.
  */
 static void
 map_drop(struct store *s, MDB_txn *t)

@@ -345,8 +345,10 @@ void store_hashjob_release(struct store_hashjob *j);
  */
 int store_txn_checkpoint(struct store_txn *txn, struct rba_detail *d);
 /*
- * Drops this process's view of the data file's pages (what earlier reads
- * faulted in), for write transaction txn before it has written anything.
+ * Drops this process's view of the data file's pages (what reads
+ * faulted in, and the kernel mapped around each fault) in a write
+ * transaction: safe at any time, the pages come back from the page
+ * cache as they are; its dirty pages are its own memory, not the map.
  */
 void store_txn_map_drop(struct store_txn *txn);
 

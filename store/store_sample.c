@@ -32,10 +32,11 @@ struct store_sample_writer {
 
 /* Cases in one step of a long write. */
 #define SAMPLE_STEP 65536u
-/* Records deleted in one step of a clear: a deletion reads and copies
- * the page it deletes from, so a step of these costs about as much
- * memory as a step of writing. */
-#define CLEAR_STEP 16384u
+/* Records deleted in one step of a clear. */
+#define CLEAR_STEP 65536u
+/* Records deleted, or cases written, between two drops of the map's
+ * resident pages (a power of two). */
+#define MAP_DROP_EVERY 4096u
 
 static int
 sample_tampered(struct rba_detail *d, const char *version, const char *fmt,
@@ -174,6 +175,7 @@ prefix_delete(struct store_txn *txn, const uint8_t *prefix, size_t plen,
 {
 	MDB_cursor *cur;
 	MDB_val k, v;
+	uint32_t weight = 0;
 	int mrc;
 
 	*n = 0;
@@ -186,10 +188,18 @@ prefix_delete(struct store_txn *txn, const uint8_t *prefix, size_t plen,
 	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
 	while (mrc == 0 && *n < limit && k.mv_size >= plen &&
 	       memcmp(k.mv_data, prefix, plen) == 0) {
+		/* Each deletion reads its leaf (a chunk's first overflow
+		 * page too), and the kernel maps the pages around each
+		 * fault: let them go as the walk moves on. */
+		weight += v.mv_size > 2048 ? MAP_DROP_EVERY / 8 : 1;
 		mrc = mdb_cursor_del(cur, 0);
 		if (mrc != 0)
 			break;
 		(*n)++;
+		if (weight >= MAP_DROP_EVERY) {
+			store_txn_map_drop(txn);
+			weight = 0;
+		}
 		/* Seek again rather than rely on where a delete leaves the
 		 * cursor. */
 		k.mv_data = (void *)prefix;
@@ -391,6 +401,29 @@ version_names(struct store_txn *txn, char ***out, size_t *n,
 	return mrc == 0 ? RBA_E_NOMEM : 0;
 }
 
+/* Does version's sample have a dead mark?  1, 0, or an error (< 0). */
+static int
+has_mark(struct store_txn *txn, const char *version, struct rba_detail *d)
+{
+	uint8_t mk[SAMPLE_KEY_MAX];
+	size_t plen = store_sample_key(version, 0, SK_DEAD, 0, NULL, mk) - 4;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int mrc = mdb_cursor_open(txn->t, store_dbi(txn, DB_SAMPLES), &cur);
+
+	if (mrc != 0)
+		return store_mdb_fail(d, mrc, "reading a sample");
+	k.mv_data = mk;
+	k.mv_size = plen;
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	mdb_cursor_close(cur);
+	if (mrc == MDB_NOTFOUND)
+		return 0;
+	if (mrc != 0)
+		return store_mdb_fail(d, mrc, "reading a sample");
+	return k.mv_size == plen + 4 && memcmp(k.mv_data, mk, plen) == 0;
+}
+
 /*
  * Clears the dead generations of one version's sample in txn, in steps.
  * A mark naming the generation its sample record holds is damage, not
@@ -454,7 +487,7 @@ store_sample_clear(struct store *s, const char *version, uint64_t *cleared,
 	struct store_txn *txn;
 	char **names = NULL;
 	uint64_t marks = 0;
-	size_t n = 0;
+	size_t n = 0, keep = 0;
 	int rc;
 
 	*cleared = 0;
@@ -462,16 +495,38 @@ store_sample_clear(struct store *s, const char *version, uint64_t *cleared,
 	    (rc = store_name_check(version, STORE_VERSION_NAME_MAX,
 				   "version name", d)) != 0)
 		return rc;
-	if ((rc = store_txn_begin(s, 1, 0, &txn, d)) != 0)
+	/* Which versions have marks, read first: with none, nothing is
+	 * written and the write lock is not taken. */
+	if ((rc = store_txn_begin(s, 0, 0, &txn, d)) != 0)
 		return rc;
-	/* What this process read of the map before stays out of the
-	 * steps' memory. */
-	store_txn_map_drop(txn);
-	if (version == NULL)
+	if (version == NULL) {
 		rc = version_names(txn, &names, &n, d);
-	for (size_t i = 0; rc == 0 && i < (version != NULL ? 1 : n); i++)
-		rc = clear_version(txn, version != NULL ? version : names[i],
-				   cleared, &marks, d);
+	} else if ((names = calloc(1, sizeof(*names))) == NULL ||
+		   (names[0] = strdup(version)) == NULL) {
+		rc = RBA_E_NOMEM;
+	} else {
+		n = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int m = rc == 0 ? has_mark(txn, names[i], d) : 0;
+		if (m < 0)
+			rc = m;
+		if (m > 0)
+			names[keep++] = names[i];
+		else
+			free(names[i]);
+	}
+	n = keep;
+	store_txn_abort(txn);
+	if (rc == 0 && n > 0 && (rc = store_txn_begin(s, 1, 0, &txn, d)) == 0) {
+		/* What this process read of the map before stays out of
+		 * the steps' memory. */
+		store_txn_map_drop(txn);
+		for (size_t i = 0; rc == 0 && i < n; i++)
+			rc = clear_version(txn, names[i], cleared, &marks, d);
+	} else {
+		txn = NULL;
+	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -697,6 +752,8 @@ store_sample_add_chunk(struct store_sample_writer *w, const void *p,
 		w->step = 0;
 		if ((rc = store_txn_checkpoint(w->link.txn, d)) != 0)
 			return writer_fail(w, d, rc);
+	} else if (ncases >= MAP_DROP_EVERY) {
+		store_txn_map_drop(w->link.txn);
 	}
 	return 0;
 }
