@@ -513,8 +513,9 @@ void store_sample_writer_free(struct store_sample_writer *w);
  * NULL, in write transactions of its own committed every 65,536
  * records; *cleared gets how many records went.  A crash leaves the rest
  * marked for the next call.  Call with no transaction of s open.
- * 0; RBA_E_TAMPERED (a mark names the generation a sample record
- * holds); RBA_E_BUSY; RBA_E_STORE; an errno.
+ * 0; RBA_E_TAMPERED (a mark names the generation version's sample
+ * record holds; with version NULL such a version is skipped);
+ * RBA_E_BUSY; RBA_E_STORE; an errno.
  */
 int store_sample_clear(struct store *s, const char *version,
 		       uint64_t *cleared, struct rba_detail *d);

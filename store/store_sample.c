@@ -361,7 +361,7 @@ gen_free(struct store_txn *txn, const char *version, uint32_t gen,
 			version, gen);
 }
 
-/* The names of every stored version (free with free_names). */
+/* The names of every stored version (*out and each name malloc'd). */
 static int
 version_names(struct store_txn *txn, char ***out, size_t *n,
 	      struct rba_detail *d)
@@ -522,8 +522,13 @@ store_sample_clear(struct store *s, const char *version, uint64_t *cleared,
 		/* What this process read of the map before stays out of
 		 * the steps' memory. */
 		store_txn_map_drop(txn);
-		for (size_t i = 0; rc == 0 && i < n; i++)
+		for (size_t i = 0; rc == 0 && i < n; i++) {
 			rc = clear_version(txn, names[i], cleared, &marks, d);
+			/* Clearing for every version skips a damaged one
+			 * (store check names it). */
+			if (rc == RBA_E_TAMPERED && version == NULL)
+				rc = 0;
+		}
 	} else {
 		txn = NULL;
 	}

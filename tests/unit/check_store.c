@@ -1474,7 +1474,11 @@ START_TEST(test_sample_steps)
 	run_check(s, &fs, &st);
 	ck_assert_uint_eq(fs.n, 1);
 	ck_assert_msg(strstr(fs.reason, "marked dead") != NULL, "%s", fs.reason);
-	ck_assert_int_eq(store_sample_clear(s, NULL, &cleared, &d), RBA_E_TAMPERED);
+	ck_assert_int_eq(store_sample_clear(s, "v1", &cleared, &d), RBA_E_TAMPERED);
+	/* Clearing for every version skips it, and deletes nothing. */
+	ck_assert_int_eq(store_sample_clear(s, NULL, &cleared, &d), 0);
+	ck_assert_uint_eq(cleared, 0);
+	ck_assert_uint_eq(sample_gen(s, "v1", &cases), 0);
 	t = begin(s, 1);
 	ck_assert_int_eq(store_debug_del_raw(t, "samples", mk, sizeof(mk), &d), 0);
 	commit(t);
