@@ -401,9 +401,13 @@ version_names(struct store_txn *txn, char ***out, size_t *n,
 	return mrc == 0 ? RBA_E_NOMEM : 0;
 }
 
-/* Does version's sample have a dead mark?  1, 0, or an error (< 0). */
+/*
+ * The first dead mark of version's sample: 1 with *gen its generation,
+ * 0 when it has none, or an error (< 0).
+ */
 static int
-has_mark(struct store_txn *txn, const char *version, struct rba_detail *d)
+first_mark(struct store_txn *txn, const char *version, uint32_t *gen,
+	   struct rba_detail *d)
 {
 	uint8_t mk[SAMPLE_KEY_MAX];
 	size_t plen = store_sample_key(version, 0, SK_DEAD, 0, NULL, mk) - 4;
@@ -416,12 +420,16 @@ has_mark(struct store_txn *txn, const char *version, struct rba_detail *d)
 	k.mv_data = mk;
 	k.mv_size = plen;
 	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	if (mrc == 0 && k.mv_size == plen + 4 && memcmp(k.mv_data, mk, plen) == 0)
+		*gen = store_get_be32((const uint8_t *)k.mv_data + plen);
+	else if (mrc == 0)
+		mrc = MDB_NOTFOUND;
 	mdb_cursor_close(cur);
 	if (mrc == MDB_NOTFOUND)
 		return 0;
 	if (mrc != 0)
 		return store_mdb_fail(d, mrc, "reading a sample");
-	return k.mv_size == plen + 4 && memcmp(k.mv_data, mk, plen) == 0;
+	return 1;
 }
 
 /*
@@ -440,27 +448,11 @@ clear_version(struct store_txn *txn, const char *version, uint64_t *cleared,
 	int rc, live;
 
 	for (;;) {
-		MDB_cursor *cur;
-		MDB_val k, v;
 		uint32_t gen;
 		uint64_t n;
-		int mrc = mdb_cursor_open(txn->t, store_dbi(txn, DB_SAMPLES), &cur);
 
-		if (mrc != 0)
-			return store_mdb_fail(d, mrc, "reading a sample");
-		k.mv_data = mk;
-		k.mv_size = plen;
-		mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-		if (mrc == 0 && (k.mv_size != plen + 4 ||
-				 memcmp(k.mv_data, mk, plen) != 0))
-			mrc = MDB_NOTFOUND;
-		if (mrc == 0)
-			gen = store_get_be32((const uint8_t *)k.mv_data + plen);
-		mdb_cursor_close(cur);
-		if (mrc == MDB_NOTFOUND)
-			return 0;
-		if (mrc != 0)
-			return store_mdb_fail(d, mrc, "reading a sample");
+		if ((rc = first_mark(txn, version, &gen, d)) <= 0)
+			return rc;
 		live = info_load(txn, version, &info, NULL, &scratch) == 0 &&
 		       info.generation == gen;
 		store_sample_info_release(&info);
@@ -508,7 +500,8 @@ store_sample_clear(struct store *s, const char *version, uint64_t *cleared,
 		n = 1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		int m = rc == 0 ? has_mark(txn, names[i], d) : 0;
+		uint32_t gen;
+		int m = rc == 0 ? first_mark(txn, names[i], &gen, d) : 0;
 		if (m < 0)
 			rc = m;
 		if (m > 0)
