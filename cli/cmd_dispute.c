@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "audit/audit.h"
@@ -138,15 +139,19 @@ print_reasons(const struct dispute_explanation *e, int verbose)
 		printf("  (no input moved the score toward the decision)\n");
 	/* a level the model never saw: where it went */
 	for (uint32_t k = 0; e->unseen != NULL && k < e->ncols; k++) {
+		char *where;
+
 		if (!e->unseen[k])
 			continue;
 		fputs("unseen      ", stdout);
 		put(e->cols[k]);
 		fputs(" = ", stdout);
 		put(e->values[k]);
-		fputs(": a level not seen in training; it went right at every "
-		      "split on ", stdout);
-		put(e->cols[k]);
+		fputs(": a level not seen in training; ", stdout);
+		where = dispute_unseen_where(e->cols[k], e->unseen_splits[k],
+					     e->unseen_trees[k], e->forest_trees);
+		put(where != NULL ? where : "(out of memory)");
+		free(where);
 		printf(" (contribution %+.6f)\n", e->contrib[k]);
 	}
 	printf("check       baseline %s + %u contributions = %s, the case's ",
