@@ -266,6 +266,13 @@ list_strings(struct rba_buf *b, const char *name, const struct rba_json_value *l
 	rba_buf_printf(b, "</ul>\n");
 }
 
+/* Whether v is a whole number from 0 to 2^53 (what JSON states a count as). */
+static int
+is_count(double v)
+{
+	return v >= 0 && v <= 9007199254740992.0 && v == floor(v);
+}
+
 /*
  * The levels unseen in training (v4): each one's column, value and where
  * it went on the case's path, in the words of the text answer
@@ -296,19 +303,29 @@ section_unseen(struct rd *r, const struct rba_json_value *x, struct rba_buf *b)
 		rd_at(r, u, "went", RD_STRN, 1);
 		if (r->bad)
 			return 0;
-		/* (verify held the counts to integers of one forest) */
-		where = dispute_unseen_where(col->str, (uint64_t)splits,
-					     (uint64_t)trees, (uint64_t)ft);
-		if (where == NULL)
-			return RBA_E_NOMEM;
 		rba_buf_printf(b, "<tr class=\"unseen-level\"><td class=\"mono\">");
 		html_sv(b, col);
 		rba_buf_printf(b, "</td><td class=\"mono\">");
 		html_sv(b, val);
 		rba_buf_printf(b, "</td><td>a level not seen in training; ");
-		html_c(b, where);
+		if (is_count(splits) && is_count(trees) && is_count(ft)) {
+			/* (verify holds them to one forest's paths) */
+			where = dispute_unseen_where(col->str, (uint64_t)splits,
+						     (uint64_t)trees, (uint64_t)ft);
+			if (where == NULL)
+				return RBA_E_NOMEM;
+			html_c(b, where);
+			free(where);
+		} else {
+			/* an unverified page: the numbers as they stand */
+			rba_buf_printf(b, "counts that are not counts: splits ");
+			html_num(b, splits);
+			rba_buf_printf(b, ", trees ");
+			html_num(b, trees);
+			rba_buf_printf(b, " of ");
+			html_num(b, ft);
+		}
 		rba_buf_printf(b, "</td></tr>\n");
-		free(where);
 	}
 	rba_buf_printf(b, "</table>\n");
 	return 0;
