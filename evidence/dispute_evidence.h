@@ -33,10 +33,11 @@
  * The in-toto Statement v1 of one answered dispute
  * (rebuild-audit-evidence(5), DISPUTE EVIDENCE): subject the artifact
  * that made the decision ("<version>.artifact"), predicateType
- * DISPUTE_PREDICATE_TYPE, predicate the dispute report with the case's
- * inputs (dispute_report_json) plus the history head when answered;
- * fixtures/evidence/dispute.schema.json is its JSON schema, so a member
- * added here goes there too.  Appends to out (allocation failure:
+ * DISPUTE_PREDICATE_TYPE (_V3, _V4 as dispute_report_format says),
+ * predicate the dispute report with the case's inputs
+ * (dispute_report_json) plus the history head when answered;
+ * fixtures/evidence/dispute-v2.schema.json (-v3, -v4) is its JSON
+ * schema, so a member added here goes there too.  Appends to out (allocation failure:
  * rba_buf_status).
  */
 void dispute_evidence_render(const struct dispute_report *r, struct rba_buf *out);
@@ -62,8 +63,12 @@ int dispute_evidence_comment(const struct dispute_report *r, char *out,
  * reasons' accuracy, bound and draws agree with each other, with the
  * answer's exactness and its line, the principal reasons are exactly
  * the ones the contributions and the count asked for give, and the
- * policy's text is the one of its digest and parses; and the trusted
- * comment names the same version, case and answer.  0; RBA_E_SCHEMA
+ * policy's text is the one of its digest and parses; v3: each
+ * statement is the policy's; v4: as v2 or v3 (statements exactly when
+ * the policy has some) and the unseen levels are contributions' columns
+ * and values, in order, once, with counts a forest's paths can give
+ * (rebuild-audit-evidence(5)); and the trusted comment names the same
+ * version, case and answer.  0; RBA_E_SCHEMA
  * (d->reason says what disagrees); RBA_E_NEWER (a later version of the
  * predicate); RBA_E_NOMEM.  version, case_id and answer (each may be
  * NULL, 256 bytes) get what it says.
