@@ -247,14 +247,20 @@ print_answer(struct cli_ctx *ctx, const struct dispute_args *a,
 				w = width(r->names[k]);
 		printf("inputs\n");
 		for (uint32_t k = 0; k < r->ncols; k++) {
-			int miss = 0;
+			int miss = 0, unseen = 0;
 			fputs("  ", stdout);
 			pad(put(r->names[k]), w);
 			for (uint32_t j = 0; r->why.ok && r->why.missing != NULL &&
 					     j < r->why.ncols; j++)
-				if (strcmp(r->why.cols[j], r->names[k]) == 0)
+				if (strcmp(r->why.cols[j], r->names[k]) == 0) {
 					miss = r->why.missing[j];
-			if (miss && r->values[k][0] == 0)
+					unseen = r->why.unseen[j];
+				}
+			if (unseen) {
+				fputs("  ", stdout);
+				put(r->values[k]);
+				puts(" (a level not seen in training)");
+			} else if (miss && r->values[k][0] == 0)
 				put_line("  ", "missing");
 			else if (miss) {
 				fputs("  missing (", stdout);

@@ -625,11 +625,23 @@ report_dispute_page(struct rd *r, const struct report_source *src,
 		if (in != NULL && in->n > 0) {
 			rba_buf_printf(b, "<h2>The case's inputs</h2>\n<table id=\"inputs\">"
 					  "<tr><th>column</th><th>value</th></tr>\n");
+			const struct rba_json_value *un =
+				x != NULL && x->type == RBA_JSON_OBJECT
+					? rd_at(r, x, "unseen", RD_ARR, 0) : NULL;
 			for (size_t i = 0; i < in->n; i++) {
+				int unseen = 0;
+				for (size_t j = 0; un != NULL && j < un->n; j++) {
+					const struct rba_json_value *c =
+						rba_json_get(&un->items[j], "column");
+					unseen |= c != NULL && c->type == RBA_JSON_STRING &&
+						  strcmp(c->str, in->keys[i]) == 0;
+				}
 				rba_buf_printf(b, "<tr><td class=\"mono\">");
 				html_c(b, in->keys[i]);
 				rba_buf_printf(b, "</td><td class=\"mono\">");
 				html_sv(b, &in->items[i]);
+				if (unseen)
+					rba_buf_printf(b, " (a level not seen in training)");
 				rba_buf_printf(b, "</td></tr>\n");
 			}
 			rba_buf_printf(b, "</table>\n");

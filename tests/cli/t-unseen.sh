@@ -31,6 +31,10 @@ cp out want2.json
 ok "the walk finds one unseen level on case 2" jq -e 'length == 1 and .[0].column == "purpose" and .[0].splits > 0' want2.json
 sp=$(jq '.[0].splits' want2.json)
 tr=$(jq '.[0].trees' want2.json)
+run 0 $RBA -S st dispute $V 2 --show-inputs
+out_has "  purpose                  A499 (a level not seen in training)"
+out_has "  savings                  A61
+"
 run 0 $RBA -S st dispute $V 2
 out_has "unseen      purpose = A499: a level not seen in training; it went right at each of the $sp splits on purpose on its path (in $tr of the 100 trees) (contribution "
 out_has "the disputed decline stands"
@@ -167,6 +171,7 @@ where=$(sed -n 's/^unseen      purpose = A499: a level not seen in training; \(.
 ok "the text answer's words" test -n "$where"
 run 0 $RBA report ev.json -o ev.html -p k.pub
 ok "the page lists the unseen level in the text answer's words" grep -qF "<tr class=\"unseen-level\"><td class=\"mono\">purpose</td><td class=\"mono\">A499</td><td>a level not seen in training; $where</td></tr>" ev.html
+ok "the case's inputs mark it" grep -qF '<td class="mono">A499 (a level not seen in training)</td>' ev.html
 run 0 $RBA report ev5.json -o ev5.html -p k.pub
 ok "a page without one has no such section" sh -c '! grep -q "unseen" ev5.html'
 run 0 $RBA -S st dispute small-native 2 --export -k k.key -o evn.json
