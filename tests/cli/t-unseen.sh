@@ -129,6 +129,8 @@ sed 's/A499/A43/g' ev.json > e2.json
 resign k.key e2.json
 run 1 $RBA verify e2.json -p k.pub --artifact n.bin
 err_is "rebuild-audit: verification failed 'e2.json': dispute evidence: the evidence says the level 'A43' of column 'purpose' is unseen in training, but the artifact's level list has it"
+run 1 $RBA --json verify e2.json -p k.pub --artifact n.bin
+ok "verify --json names the artifact as what failed" jq -e '.valid == false and .failed == "artifact" and (.reason | contains("level list has it"))' out
 # the note dropped, the file made v2: only the artifact can tell
 sed 's/dispute-evidence\/v4/dispute-evidence\/v2/; s/rebuild-audit\/dispute\/v4/rebuild-audit\/dispute\/v2/; s/"unseen": \[[^]]*\], //' ev.json > e3.json
 resign k.key e3.json
