@@ -104,6 +104,9 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "purpose") pc = i }
 $R4 sample add german-native-gbdt c4.csv > /dev/null
 $R4 dispute german-native-gbdt 2 --export -k k.key -o dv4.json > /dev/null 2>&1
 cp dv4.json "$out/report/seed-dispute-v4.json"
+# evidence: the same, with its trusted comment (dispute_evidence_check)
+{ printf '%s\000' "$(sed -n '3s/^trusted comment: //p' dv4.json.minisig)"; cat dv4.json; } \
+	> "$out/evidence/seed-dispute-v4-comment.json"
 # chunk: the sample chunks of the store (tests/fuzz/chunks.py).
 mdb_dump -s samples st | python3 "$top/tests/fuzz/chunks.py" "$out/chunk"
 
