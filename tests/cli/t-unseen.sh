@@ -100,6 +100,9 @@ out_has "not checked: that each level named unseen in training is none of the ar
 run 0 $RBA verify ev.json -p k.pub --artifact n.bin
 out_has "checked against artifact n.bin: the levels unseen in training and where they went"
 out_lacks "not checked"
+run 0 $RBA -S st version export-artifact $V stored.bin
+run 0 $RBA verify ev.json -p k.pub --artifact stored.bin
+out_has "checked against artifact stored.bin"
 run 0 $RBA --json verify ev.json -p k.pub --artifact n.bin
 ok "verify --json says the artifact was checked" jq -e '.valid and .dispute.artifact_checked == "n.bin" and .dispute.not_checked == null' out
 run 0 $RBA verify ev5.json -p k.pub --artifact n.bin
