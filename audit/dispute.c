@@ -3,6 +3,7 @@
  */
 #include "audit/dispute.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +38,8 @@ dispute_explanation_release(struct dispute_explanation *e)
 	free(e->values);
 	free(e->missing);
 	free(e->unseen);
+	free(e->unseen_splits);
+	free(e->unseen_trees);
 	free(e->contrib);
 	free(e->top);
 	for (uint32_t i = 0; e->statements != NULL && i < e->ncols; i++)
@@ -513,6 +516,96 @@ explain_contributions(struct dispute_explanation *e,
 	return 0;
 }
 
+int
+dispute_unseen_paths(const struct artifact *a, const char *const *vals,
+		     const float *raw, uint32_t *splits, uint32_t *trees,
+		     uint32_t *nunseen, char **error)
+{
+	const struct encode_spec *s = &a->spec;
+	const struct rebuild_forest *fo = &a->model.forest;
+	uint32_t f = 0;
+	float *x = NULL;
+
+	*nunseen = 0;
+	*error = NULL;
+	for (uint32_t k = 0; k < s->ncolumns; f += encode_column_width(&s->columns[k]),
+					       k++) {
+		splits[k] = trees[k] = 0;
+		if (s->columns[k].kind != ENCODE_NATIVE ||
+		    encode_level_index(&s->columns[k], vals[k]) >= 0)
+			continue;
+		/* (only a forest has native columns: encode_fit and the
+		 * artifact's decoder refuse them else) */
+		assert(a->model.kind == REBUILD_KIND_GBDT);
+		if (x == NULL) {
+			if ((x = malloc(s->nfeatures * sizeof(float))) == NULL)
+				return RBA_E_NOMEM;
+			encode_standardize(s, raw, 1, x);
+		}
+		(*nunseen)++;
+		for (uint32_t t = 0; t < fo->ntrees; t++) {
+			uint32_t i = fo->tree_start[t], met = 0;
+			while (fo->nodes[i].feature != REBUILD_TREE_LEAF) {
+				const struct rebuild_tree_node *q = &fo->nodes[i];
+				int left = rebuild_tree_goes_left(q, x[q->feature]);
+				if (q->feature == f && left) {
+					*error = rba_strdupf(
+						"the level '%s' of column '%s', unseen in "
+						"training, went left at a split of tree %u, "
+						"against the artifact's rule that such a "
+						"level goes right", vals[k],
+						s->columns[k].name, t);
+					free(x);
+					return *error == NULL ? RBA_E_NOMEM : 0;
+				}
+				met += q->feature == f;
+				i = left ? q->left : q->right;
+			}
+			splits[k] += met;
+			trees[k] += met > 0;
+		}
+	}
+	free(x);
+	return 0;
+}
+
+char *
+dispute_unseen_where(const char *col, uint64_t splits, uint64_t trees,
+		     uint64_t forest_trees)
+{
+	if (splits == 0)
+		return rba_strdupf("no split on this column was on its path (in any "
+				   "of the %llu trees)",
+				   (unsigned long long)forest_trees);
+	if (splits == 1)
+		return rba_strdupf("it went right at the one split on %s on its path "
+				   "(in %llu of the %llu trees)", col,
+				   (unsigned long long)trees,
+				   (unsigned long long)forest_trees);
+	return rba_strdupf("it went right at each of the %llu splits on %s on its "
+			   "path (in %llu of the %llu trees)",
+			   (unsigned long long)splits, col, (unsigned long long)trees,
+			   (unsigned long long)forest_trees);
+}
+
+/* Where each unseen level went (dispute_unseen_paths) into e, or
+ * e->error.  0 or RBA_E_NOMEM. */
+static int
+explain_unseen_paths(struct dispute_explanation *e, const struct artifact *a,
+		     const char **vals, const float *raw)
+{
+	uint32_t n = a->spec.ncolumns ? a->spec.ncolumns : 1;
+
+	e->unseen_splits = calloc(n, sizeof(uint32_t));
+	e->unseen_trees = calloc(n, sizeof(uint32_t));
+	if (e->unseen_splits == NULL || e->unseen_trees == NULL)
+		return RBA_E_NOMEM;
+	if (a->model.kind == REBUILD_KIND_GBDT)
+		e->forest_trees = a->model.forest.ntrees;
+	return dispute_unseen_paths(a, vals, raw, e->unseen_splits, e->unseen_trees,
+				    &e->nunseen, &e->error);
+}
+
 /* The policy's statement of each column and value, when it has any. */
 static int
 explain_statements(struct dispute_explanation *e, const struct policy *pol)
@@ -597,6 +690,8 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 		goto out;
 	}
 	if (explain_encode(r, s, vals, raw, e) != 0)
+		goto out;
+	if ((err = explain_unseen_paths(e, a, vals, raw)) != 0 || e->error != NULL)
 		goto out;
 	err = explain_baseline_fit(c->pins, a, c->snap, c->sn, "snapshot", &b, &d);
 	if (err == 0)
@@ -1135,6 +1230,27 @@ dispute_explanation_json(const struct dispute_explanation *e, struct rba_buf *b)
 	rba_buf_put(b, "], ", 3);
 	if (e->has_statements)
 		rba_buf_printf(b, "\"statements_missing\": %u, ", e->nmissing);
+	if (e->ok && e->nunseen > 0) {
+		/* where each level unseen in training went (v4) */
+		uint32_t n = 0;
+		rba_json_put_key(b, "unseen");
+		rba_buf_put_u8(b, '[');
+		for (uint32_t k = 0; k < e->ncols; k++) {
+			if (!e->unseen[k])
+				continue;
+			if (n++)
+				rba_buf_put(b, ", ", 2);
+			rba_buf_put_u8(b, '{');
+			rba_json_kv_str(b, "column", e->cols[k], 1);
+			rba_json_kv_str(b, "value", e->values[k], 1);
+			rba_json_kv_str(b, "went", e->unseen_splits[k] ? "right" : NULL, 1);
+			rba_json_kv_u64(b, "splits", e->unseen_splits[k], 1);
+			rba_json_kv_u64(b, "trees", e->unseen_trees[k], 1);
+			rba_json_kv_u64(b, "forest_trees", e->forest_trees, 0);
+			rba_buf_put_u8(b, '}');
+		}
+		rba_buf_put(b, "], ", 3);
+	}
 	rba_json_put_key(b, "contributions");
 	rba_buf_put_u8(b, '[');
 	for (uint32_t k = 0; k < e->ncols; k++) {
@@ -1145,13 +1261,23 @@ dispute_explanation_json(const struct dispute_explanation *e, struct rba_buf *b)
 	rba_buf_put(b, "]}", 2);
 }
 
+int
+dispute_report_format(const struct dispute_report *r)
+{
+	if (r->why.ok && r->why.nunseen > 0)
+		return 4;
+	return r->why.has_statements ? 3 : 2;
+}
+
 void
 dispute_report_json(const struct dispute_report *r, int with_inputs,
 		    struct rba_buf *b)
 {
+	int f = dispute_report_format(r);
+
 	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "schema", r->why.has_statements ? DISPUTE_SCHEMA_V3
-							   : DISPUTE_SCHEMA, 1);
+	rba_json_kv_str(b, "schema", f == 4 ? DISPUTE_SCHEMA_V4
+				     : f == 3 ? DISPUTE_SCHEMA_V3 : DISPUTE_SCHEMA, 1);
 	rba_json_kv_str(b, "version", r->version, 1);
 	rba_json_kv_str(b, "case", r->case_id, 1);
 	rba_json_kv_str(b, "answer", r->answer == DISPUTE_STANDS ? "stands" : "escalate", 1);

@@ -27,6 +27,13 @@ enum dispute_answer { DISPUTE_STANDS = 0, DISPUTE_ESCALATE = 1 };
  * column and value) and the explanation's "statements_missing"; written
  * only under such a policy, so that other answers keep their bytes. */
 #define DISPUTE_SCHEMA_V3 "rebuild-audit/dispute/v3"
+/* v2 or v3 and the levels unseen in training: the explanation's
+ * "unseen", one entry per native categorical column whose value the
+ * model has no level for, saying where it went on the case's paths;
+ * written only for an answer with such a level (the statements' members
+ * as v3 has them when the policy has statements, as v2 when not), so
+ * that other answers keep their bytes. */
+#define DISPUTE_SCHEMA_V4 "rebuild-audit/dispute/v4"
 
 #define DISPUTE_REASONS_DEFAULT 4 /* principal reasons listed */
 #define DISPUTE_REASONS_MAX 64
@@ -75,6 +82,15 @@ struct dispute_explanation {
 	uint8_t *unseen;  /* per column: a native categorical column's text
 			   * is no level the model knows (it goes right at
 			   * every split on the column: ENCODE_NATIVE) */
+	/* Where an unseen level went (doc/design.md section 8.4), per
+	 * column (0 where not unseen): the splits on the column that the
+	 * case's paths through the explained forest met, each of which sent
+	 * it right, and the trees whose path met one; forest_trees the
+	 * forest's trees.  A path that sent it left is no explanation
+	 * (e->error says so). */
+	uint32_t *unseen_splits, *unseen_trees;
+	uint32_t forest_trees;
+	uint32_t nunseen; /* columns with unseen set */
 	double *contrib;
 	uint32_t *top; /* ntop column indexes, the principal reasons first */
 	uint32_t ntop;
@@ -172,8 +188,15 @@ int audit_dispute(struct store *s, const char *version, const char *case_id,
 		  struct dispute_report *r, struct rba_detail *d);
 
 /*
+ * Which schema the JSON of r is: 4 (DISPUTE_SCHEMA_V4) when its reasons
+ * name a level unseen in training, else 3 (DISPUTE_SCHEMA_V3) under a
+ * policy with reason statements, else 2 (DISPUTE_SCHEMA).
+ */
+int dispute_report_format(const struct dispute_report *r);
+
+/*
  * The JSON of a dispute report (rebuild-audit-report(5), DISPUTES,
- * schema DISPUTE_SCHEMA); with_inputs adds the case's inputs.
+ * schema dispute_report_format); with_inputs adds the case's inputs.
  */
 void dispute_report_json(const struct dispute_report *r, int with_inputs,
 			 struct rba_buf *out);
@@ -189,6 +212,34 @@ void dispute_explanation_json(const struct dispute_explanation *e,
  * The rules an answer is made by, for dispute evidence to check them
  * again (evidence/dispute_evidence.h).
  */
+
+/*
+ * Where the levels unseen in training of one case went (doc/design.md
+ * section 8.4): for each native categorical column k of a (vals[k] its
+ * text, no level of a->spec.columns[k]), the case's path through every
+ * tree of a's forest, walked by the scoring rule on raw (the case's
+ * features, encode_values) standardized as artifact_score does it:
+ * splits[k] the splits on the column's feature that the paths met,
+ * trees[k] the trees whose path met one (both 0 for the other columns;
+ * splits and trees have room for a->spec.ncolumns); *nunseen the
+ * columns with an unseen level.  Every such split sends the level right
+ * (ENCODE_NATIVE); one that did not is an artifact breaking its rule:
+ * *error (malloc'd) says where, else NULL.  0 or RBA_E_NOMEM.
+ */
+struct artifact;
+int dispute_unseen_paths(const struct artifact *a, const char *const *vals,
+			 const float *raw, uint32_t *splits, uint32_t *trees,
+			 uint32_t *nunseen, char **error);
+
+/*
+ * Where an unseen level of column col went, in words, as the text answer
+ * and the dispute page say it: "it went right at each of the N splits
+ * on COL on its path (in T of the F trees)" ("the one split" for one),
+ * or "no split on this column was on its path (in any of the F trees)"
+ * when splits is 0.  malloc'd, or NULL.
+ */
+char *dispute_unseen_where(const char *col, uint64_t splits, uint64_t trees,
+			   uint64_t forest_trees);
 
 /*
  * Which way is toward the decision on the explained margin, for a case

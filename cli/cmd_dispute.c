@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "audit/audit.h"
@@ -138,15 +139,19 @@ print_reasons(const struct dispute_explanation *e, int verbose)
 		printf("  (no input moved the score toward the decision)\n");
 	/* a level the model never saw: where it went */
 	for (uint32_t k = 0; e->unseen != NULL && k < e->ncols; k++) {
+		char *where;
+
 		if (!e->unseen[k])
 			continue;
 		fputs("unseen      ", stdout);
 		put(e->cols[k]);
 		fputs(" = ", stdout);
 		put(e->values[k]);
-		fputs(": a level not seen in training; it went right at every "
-		      "split on ", stdout);
-		put(e->cols[k]);
+		fputs(": a level not seen in training; ", stdout);
+		where = dispute_unseen_where(e->cols[k], e->unseen_splits[k],
+					     e->unseen_trees[k], e->forest_trees);
+		put(where != NULL ? where : "(out of memory)");
+		free(where);
 		printf(" (contribution %+.6f)\n", e->contrib[k]);
 	}
 	printf("check       baseline %s + %u contributions = %s, the case's ",
@@ -242,14 +247,20 @@ print_answer(struct cli_ctx *ctx, const struct dispute_args *a,
 				w = width(r->names[k]);
 		printf("inputs\n");
 		for (uint32_t k = 0; k < r->ncols; k++) {
-			int miss = 0;
+			int miss = 0, unseen = 0;
 			fputs("  ", stdout);
 			pad(put(r->names[k]), w);
 			for (uint32_t j = 0; r->why.ok && r->why.missing != NULL &&
 					     j < r->why.ncols; j++)
-				if (strcmp(r->why.cols[j], r->names[k]) == 0)
+				if (strcmp(r->why.cols[j], r->names[k]) == 0) {
 					miss = r->why.missing[j];
-			if (miss && r->values[k][0] == 0)
+					unseen = r->why.unseen[j];
+				}
+			if (unseen) {
+				fputs("  ", stdout);
+				put(r->values[k]);
+				puts(" (a level not seen in training)");
+			} else if (miss && r->values[k][0] == 0)
 				put_line("  ", "missing");
 			else if (miss) {
 				fputs("  missing (", stdout);

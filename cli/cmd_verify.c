@@ -2,7 +2,7 @@
  * cmd_verify.c - verify: the offline check of a signed file, and of the
  * evidence inside it (common/sign.h, evidence/evidence.h).
  *
- *   verify FILE -p PUB [-x SIGFILE]
+ *   verify FILE -p PUB [-x SIGFILE] [--artifact ART]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "common/fileio.h"
 #include "common/json.h"
+#include "rebuild/artifact.h"
 
 /* Prints s with control characters other than tab shown as \xNN. */
 static void
@@ -63,9 +64,9 @@ print_signed(const char *file, const struct evidence_verification *v,
 static void
 print_dispute(struct cli_ctx *ctx, const char *file,
 	      const struct evidence_verification *v, const char *id,
-	      const void *msg, size_t n)
+	      const void *msg, size_t n, const char *artifact)
 {
-	const char *unchecked = dispute_evidence_unchecked(msg, n);
+	const char *unchecked = dispute_evidence_unchecked(msg, n, artifact != NULL);
 
 	if (ctx->json) {
 		fputs("{\"file\": ", stdout);
@@ -77,6 +78,12 @@ print_dispute(struct cli_ctx *ctx, const char *file,
 		rba_json_fput_str(stdout, v->dispute_case);
 		fputs(", \"answer\": ", stdout);
 		rba_json_fput_str(stdout, v->dispute_answer);
+		if (artifact != NULL) {
+			/* (only when asked, so that other answers keep their
+			 * bytes) */
+			fputs(", \"artifact_checked\": ", stdout);
+			rba_json_fput_str(stdout, artifact);
+		}
 		fputs(", \"consistent\": true, \"not_checked\": ", stdout);
 		if (unchecked != NULL)
 			rba_json_fput_str(stdout, unchecked);
@@ -96,6 +103,12 @@ print_dispute(struct cli_ctx *ctx, const char *file,
 		fputs(": ", stdout);
 		cli_fput_data(stdout, v->dispute_answer, strlen(v->dispute_answer));
 		fputs("\n", stdout);
+		if (artifact != NULL) {
+			fputs("checked against artifact ", stdout);
+			cli_fput_data(stdout, artifact, strlen(artifact));
+			fputs(": the levels unseen in training and where they went\n",
+			      stdout);
+		}
 		if (unchecked != NULL)
 			printf("not checked: %s\n", unchecked);
 	}
@@ -161,13 +174,47 @@ print_audit(struct cli_ctx *ctx, const char *file, const char *sigpath,
 }
 
 /*
- * FILE, -p PUB and -x SIGFILE from argv (the signature FILE.minisig
- * unless given, in defsig).  0, or 2 after a diagnostic.
+ * Dispute evidence that holds, against the artifact its reasons came
+ * from (--artifact ART): 0 when it agrees, 1 (the answer is no) when
+ * not, 2 when it cannot be checked (not dispute evidence, an artifact
+ * that cannot be read or is another).
+ */
+static int
+verify_artifact(struct cli_ctx *ctx, const char *file, const char *sigpath,
+		const struct evidence_verification *v, const void *msg, size_t n,
+		const char *artpath)
+{
+	struct rba_detail d;
+	uint8_t *art = NULL;
+	size_t an = 0;
+	int err;
+
+	if (v->kind != EVIDENCE_KIND_DISPUTE) {
+		fprintf(stderr, "rebuild-audit: cannot check against an artifact "
+			"'%s': --artifact checks dispute evidence, and this is none\n",
+			file);
+		return 2;
+	}
+	rba_detail_clear(&d);
+	if ((err = rba_file_read(artpath, ARTIFACT_MAX_BYTES, &art, &an, &d)) != 0)
+		return cli_fail("cannot read artifact", artpath, err, NULL);
+	err = dispute_evidence_check_artifact(msg, n, art, an, &d);
+	free(art);
+	if (err == RBA_E_SCHEMA)
+		return verify_invalid(ctx, file, sigpath, "artifact", d.reason);
+	if (err != 0)
+		return cli_fail("cannot check against artifact", artpath, err, &d);
+	return 0;
+}
+
+/*
+ * FILE, -p PUB, -x SIGFILE and --artifact ART from argv (the signature
+ * FILE.minisig unless given, in defsig).  0, or 2 after a diagnostic.
  */
 static int
 verify_parse(struct cli_ctx *ctx, int argc, char **argv, const char **file,
-	     const char **pubpath, const char **sigpath, char *defsig,
-	     size_t defcap)
+	     const char **pubpath, const char **sigpath, const char **artpath,
+	     char *defsig, size_t defcap)
 {
 	int r, opts = 1;
 
@@ -179,7 +226,8 @@ verify_parse(struct cli_ctx *ctx, int argc, char **argv, const char **file,
 			continue;
 		}
 		if (opts && ((r = cli_opt_value(argc, argv, &i, "-p", pubpath)) != 0 ||
-			     (r = cli_opt_value(argc, argv, &i, "-x", sigpath)) != 0)) {
+			     (r = cli_opt_value(argc, argv, &i, "-x", sigpath)) != 0 ||
+			     (r = cli_opt_value(argc, argv, &i, "--artifact", artpath)) != 0)) {
 			if (r < 0)
 				return cli_usage(ctx, "option '%s' needs a value", a);
 			continue;
@@ -205,7 +253,7 @@ verify_parse(struct cli_ctx *ctx, int argc, char **argv, const char **file,
 int
 cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 {
-	const char *file = NULL, *pubpath = NULL, *sigpath = NULL;
+	const char *file = NULL, *pubpath = NULL, *sigpath = NULL, *artpath = NULL;
 	char defsig[4200], id[SIGN_KEYID_TEXT_LEN + 1], reason[1024];
 	struct evidence_verification *v = NULL;
 	struct sign_pubkey pub;
@@ -216,8 +264,8 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 
 	if (cli_wants_help(ctx, argc, argv))
 		return 0;
-	if ((err = verify_parse(ctx, argc, argv, &file, &pubpath, &sigpath, defsig,
-				sizeof(defsig))) != 0)
+	if ((err = verify_parse(ctx, argc, argv, &file, &pubpath, &sigpath, &artpath,
+				defsig, sizeof(defsig))) != 0)
 		return err;
 	rba_detail_clear(&d);
 	if ((err = sign_pubkey_load(pubpath, &pub, &d)) != 0)
@@ -254,8 +302,11 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	sign_keyid_format(v->sig.keyid, id);
+	if (artpath != NULL && (status = verify_artifact(ctx, file, sigpath, v, msg,
+							  n, artpath)) != 0)
+		goto out;
 	if (v->kind == EVIDENCE_KIND_DISPUTE)
-		print_dispute(ctx, file, v, id, msg, n);
+		print_dispute(ctx, file, v, id, msg, n, artpath);
 	else
 		print_audit(ctx, file, sigpath, v, id);
 	status = 0;

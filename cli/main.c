@@ -148,7 +148,7 @@ static const struct cli_command commands[] = {
 	{ "train", cmd_train,
 	  "train PINS [-o ARTIFACT] [--record RUN.json] [--snapshot FILE] [--no-keep] [--force]",
 	  "train from pins, keep the run record, print the artifact digest" },
-	{ "verify", cmd_verify, "verify FILE -p PUB [-x SIGFILE]",
+	{ "verify", cmd_verify, "verify FILE -p PUB [-x SIGFILE] [--artifact ART]",
 	  "check a signed evidence file" },
 	{ "version", cmd_version,
 	  "version list\n"

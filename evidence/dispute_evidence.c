@@ -13,7 +13,10 @@
 #include "common/json.h"
 #include "evidence/evidence.h"
 #include "policy/policy.h"
+#include "rebuild/artifact.h"
+#include "rebuild/encode.h"
 #include "rebuild/explain.h"
+#include "rebuild/trainer.h"
 
 void
 dispute_evidence_render(const struct dispute_report *r, struct rba_buf *b)
@@ -32,9 +35,10 @@ dispute_evidence_render(const struct dispute_report *r, struct rba_buf *b)
 	/* the hex after "sha256:" */
 	rba_json_kv_str(b, "sha256", strchr(hex, ':') ? strchr(hex, ':') + 1 : hex, 0);
 	rba_buf_put(b, "}}], ", 5);
-	rba_json_kv_str(b, "predicateType", r->why.has_statements
-						    ? DISPUTE_PREDICATE_TYPE_V3
-						    : DISPUTE_PREDICATE_TYPE, 1);
+	rba_json_kv_str(b, "predicateType",
+			dispute_report_format(r) == 4	? DISPUTE_PREDICATE_TYPE_V4
+			: dispute_report_format(r) == 3 ? DISPUTE_PREDICATE_TYPE_V3
+							: DISPUTE_PREDICATE_TYPE, 1);
 	rba_json_put_key(b, "predicate");
 	rba_buf_put_u8(b, '{');
 	rba_json_put_key(b, "history");
@@ -185,14 +189,37 @@ check_members(const struct rba_json_value *root, int ver, struct rba_detail *d)
 		"tolerance", "sum_ok", "score_check", "principal_reasons",
 		"statements_missing", "contributions", NULL
 	};
-	const char *const *k_expl = ver >= 3 ? k_expl_v3 : v2 ? k_expl_v2 : k_expl_v1;
+	/* v4: v2's or v3's (as the policy has statements or not, which
+	 * check_v4_unseen holds it to) and "unseen" before "contributions" */
+	static const char *const k_expl_v4[] = {
+		"ok", "error", "method", "accuracy", "error_bound", "samples",
+		"reasons_asked", "source", "artifact", "decision_artifact",
+		"class", "space", "direction", "baseline", "margin", "sum",
+		"tolerance", "sum_ok", "score_check", "principal_reasons",
+		"unseen", "contributions", NULL
+	};
+	static const char *const k_expl_v4s[] = {
+		"ok", "error", "method", "accuracy", "error_bound", "samples",
+		"reasons_asked", "source", "artifact", "decision_artifact",
+		"class", "space", "direction", "baseline", "margin", "sum",
+		"tolerance", "sum_ok", "score_check", "principal_reasons",
+		"statements_missing", "unseen", "contributions", NULL
+	};
+	static const char *const k_unseen[] = { "column", "value", "went", "splits",
+						"trees", "forest_trees", NULL };
+	const struct rba_json_value *ex0 =
+		rba_json_get(rba_json_get(rba_json_get(root, "predicate"), "dispute"),
+			     "explanation");
+	int stmts = ver == 3 || (ver == 4 && rba_json_get(ex0, "statements_missing") != NULL);
+	const char *const *k_expl = ver == 4 ? stmts ? k_expl_v4s : k_expl_v4
+				    : ver == 3 ? k_expl_v3 : v2 ? k_expl_v2 : k_expl_v1;
 	static const char *const k_check[] = { "probability", "score", "score_of",
 					       "tolerance", "ok", NULL };
 	static const char *const k_reason_v2[] = { "rank", "column", "value",
 						   "contribution", NULL };
 	static const char *const k_reason_v3[] = { "rank", "column", "value",
 						   "statement", "contribution", NULL };
-	const char *const *k_reason = ver >= 3 ? k_reason_v3 : k_reason_v2;
+	const char *const *k_reason = stmts ? k_reason_v3 : k_reason_v2;
 	static const char *const k_contrib[] = { "column", "value", "contribution",
 						 NULL };
 	const struct {
@@ -248,6 +275,11 @@ check_members(const struct rba_json_value *root, int ver, struct rba_detail *d)
 			   list->type == RBA_JSON_ARRAY && i < list->n; i++)
 		if (!members_are(&list->items[i], k_contrib))
 			what = "a contribution";
+	list = rba_json_get(ex, "unseen");
+	for (size_t i = 0; what == NULL && list != NULL &&
+			   list->type == RBA_JSON_ARRAY && i < list->n; i++)
+		if (!members_are(&list->items[i], k_unseen))
+			what = "an unseen level's entry";
 	if (what == NULL)
 		return 0;
 	return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
@@ -861,6 +893,111 @@ check_v3_statements(const struct rba_json_value *ex, const struct policy *pol,
 	return 0;
 }
 
+/* Whether member key of o is the string s. */
+static int
+str_is(const struct rba_json_value *o, const char *key, const char *s)
+{
+	const struct rba_json_value *v = rba_json_get(o, key);
+
+	return v != NULL && v->type == RBA_JSON_STRING && strlen(s) == v->len &&
+	       memcmp(v->str, s, v->len) == 0;
+}
+
+/* A member that is an integer in [0, max]: its value, or -1. */
+static double
+int_of(const struct rba_json_value *o, const char *key, double max)
+{
+	uint64_t v;
+
+	return count_of(o, key, max, &v) ? (double)v : -1.0;
+}
+
+/*
+ * v4: the levels unseen in training (doc/design.md section 8.4).  The
+ * policy's statements are there exactly when the policy has some; the
+ * reasons were computed, by TreeSHAP (only a forest of ours has native
+ * columns); "unseen" names at least one column, each a contribution's
+ * column and value (so the case's input, check_quoted_values), in the
+ * contributions' order, once; and where it went adds up: it went right
+ * when its path met a split on the column and nowhere (null) when not,
+ * the trees whose path met one are at most the splits, the forest's
+ * trees and the splits' count over the depth a path can have, and every
+ * entry names the same forest size.  What the file cannot show (that
+ * the artifact has no such level, and the paths themselves) is
+ * dispute_evidence_unchecked's.
+ */
+static int
+check_v4_unseen(const struct rba_json_value *ex, const struct policy *pol,
+		struct rba_detail *d)
+{
+	const struct rba_json_value *un = rba_json_get(ex, "unseen");
+	const struct rba_json_value *cs = rba_json_get(ex, "contributions");
+	const char *m = rba_json_get_str(ex, "method");
+	double forest = -1.0;
+	size_t at = 0, j;
+
+	if ((rba_json_get(ex, "statements_missing") != NULL) !=
+	    (pol != NULL && pol->nstatements > 0))
+		return bad(d, "the reason statements are not there exactly when the "
+			      "policy in the file has some");
+	if (boolean(ex, "ok") != 1)
+		return bad(d, "levels unseen in training without reasons");
+	if (m == NULL || strcmp(m, "treeshap") != 0)
+		return bad(d, "levels unseen in training in reasons that are not "
+			      "TreeSHAP's (only a forest has native categorical "
+			      "columns)");
+	if (un == NULL || un->type != RBA_JSON_ARRAY || un->n == 0 || cs == NULL ||
+	    cs->type != RBA_JSON_ARRAY)
+		return bad(d, "'unseen' is not a list of at least one level");
+	for (size_t i = 0; i < un->n; i++) {
+		const struct rba_json_value *u = &un->items[i];
+		const struct rba_json_value *went = rba_json_get(u, "went");
+		const char *col = rba_json_get_str(u, "column");
+		const char *val = rba_json_get_str(u, "value");
+		double splits = int_of(u, "splits", 9007199254740992.0);
+		double trees = int_of(u, "trees", REBUILD_GBDT_MAX_TREES);
+		double ft = int_of(u, "forest_trees", REBUILD_GBDT_MAX_TREES);
+
+		if (col == NULL || val == NULL)
+			return bad(d, "an unseen level lacks its column or value");
+		/* the contributions' order: after the previous entry's */
+		j = at;
+		while (j < cs->n && !str_is(&cs->items[j], "column", col))
+			j++;
+		if (j == cs->n)
+			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "dispute evidence: "
+					"the unseen level of '%.100s' is not a "
+					"contribution's column after the previous "
+					"one's", col);
+		at = j + 1;
+		if (!str_is(&cs->items[j], "value", val))
+			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "dispute evidence: "
+					"the unseen level '%.60s' of '%.100s' is not the "
+					"case's value of that column", val, col);
+		if (splits < 0 || trees < 0 || ft < 1 || (forest >= 0 && ft != forest))
+			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "dispute evidence: "
+					"where the unseen level of '%.100s' went is not "
+					"counts of splits and trees of one forest", col);
+		forest = ft;
+		if (trees > ft || trees > splits || (splits > 0) != (trees > 0) ||
+		    splits > trees * REBUILD_GBDT_MAX_DEPTH)
+			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "dispute evidence: "
+					"the unseen level of '%.100s' met %.0f splits "
+					"in %.0f of %.0f trees, which no forest's paths "
+					"give", col, splits, trees, ft);
+		if (splits > 0 ? went == NULL || went->type != RBA_JSON_STRING ||
+					 strcmp(went->str, "right") != 0
+			       : went == NULL || went->type != RBA_JSON_NULL)
+			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "dispute evidence: "
+					"the unseen level of '%.100s' %s", col,
+					splits > 0 ? "met splits on its path but did not go "
+						     "right, as such a level does"
+						   : "met no split on its path but is "
+						     "said to have gone somewhere");
+	}
+	return 0;
+}
+
 int
 dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		       char *version, char *case_id, char *answer,
@@ -890,7 +1027,8 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 	}
 	*is_dispute = 1;
 	err = RBA_E_SCHEMA;
-	ver = strcmp(pt, DISPUTE_PREDICATE_TYPE_V3) == 0 ? 3
+	ver = strcmp(pt, DISPUTE_PREDICATE_TYPE_V4) == 0   ? 4
+	      : strcmp(pt, DISPUTE_PREDICATE_TYPE_V3) == 0 ? 3
 	      : strcmp(pt, DISPUTE_PREDICATE_TYPE) == 0  ? 2
 	      : strcmp(pt, DISPUTE_PREDICATE_TYPE_V1) == 0 ? 1 : 0;
 	v2 = ver >= 2;
@@ -932,7 +1070,8 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		goto out;
 	}
 	if (schema == NULL ||
-	    strcmp(schema, ver >= 3 ? DISPUTE_SCHEMA_V3
+	    strcmp(schema, ver == 4   ? DISPUTE_SCHEMA_V4
+			   : ver == 3 ? DISPUTE_SCHEMA_V3
 			   : v2	    ? DISPUTE_SCHEMA
 				    : DISPUTE_SCHEMA_V1) != 0) {
 		bad(d, "the dispute's schema is not the predicate type's");
@@ -982,7 +1121,10 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		goto out;
 	if (v2 && (err = check_v2_reasons(dp, d)) != 0)
 		goto out;
-	if (ver >= 3 && (err = check_v3_statements(ex, pol, d)) != 0)
+	if ((ver == 3 || (ver == 4 && rba_json_get(ex, "statements_missing") != NULL)) &&
+	    (err = check_v3_statements(ex, pol, d)) != 0)
+		goto out;
+	if (ver == 4 && (err = check_v4_unseen(ex, pol, d)) != 0)
 		goto out;
 	err = RBA_E_SCHEMA;
 	if (tc != NULL && claims) {
@@ -1013,7 +1155,7 @@ out:
 }
 
 const char *
-dispute_evidence_unchecked(const void *p, size_t n)
+dispute_evidence_unchecked(const void *p, size_t n, int artifact_checked)
 {
 	struct rba_json_value root;
 	const char *pt, *m, *out = NULL;
@@ -1024,6 +1166,12 @@ dispute_evidence_unchecked(const void *p, size_t n)
 	m = rba_json_get_str(rba_json_get(rba_json_get(rba_json_get(&root, "predicate"),
 						       "dispute"), "explanation"),
 			     "method");
+	if (pt != NULL && strcmp(pt, DISPUTE_PREDICATE_TYPE_V4) == 0 &&
+	    !artifact_checked)
+		out = "that each level named unseen in training is none of the "
+		      "artifact's levels, and where it went on the case's path: the "
+		      "file holds neither the artifact's level lists nor its trees "
+		      "(verify --artifact checks both)";
 	if (pt != NULL && strcmp(pt, DISPUTE_PREDICATE_TYPE_V1) == 0)
 		out = m != NULL && strcmp(m, "shapley") == 0
 			      ? "the decisions against their scores and the policy, "
@@ -1036,6 +1184,141 @@ dispute_evidence_unchecked(const void *p, size_t n)
 				"count";
 	rba_json_release(&root);
 	return out;
+}
+
+/* The unseen level's entry of column col in list un, or NULL. */
+static const struct rba_json_value *
+unseen_entry(const struct rba_json_value *un, const char *col)
+{
+	for (size_t i = 0; un != NULL && un->type == RBA_JSON_ARRAY && i < un->n; i++)
+		if (str_is(&un->items[i], "column", col))
+			return &un->items[i];
+	return NULL;
+}
+
+/* The check of the unseen levels against the decoded artifact a (its
+ * bytes' digest already the explanation's). */
+static int
+check_unseen_against(const struct rba_json_value *dp, const struct artifact *a,
+		     struct rba_detail *d)
+{
+	const struct encode_spec *s = &a->spec;
+	const struct rba_json_value *ex = rba_json_get(dp, "explanation");
+	const struct rba_json_value *in = rba_json_get(dp, "inputs");
+	const struct rba_json_value *un = rba_json_get(ex, "unseen");
+	uint32_t n = s->ncolumns ? s->ncolumns : 1, nunseen = 0, listed = 0;
+	const char **vals = calloc(n, sizeof(char *));
+	uint32_t *splits = calloc(n, sizeof(uint32_t));
+	uint32_t *trees = calloc(n, sizeof(uint32_t));
+	float *raw = calloc(s->nfeatures ? s->nfeatures : 1, sizeof(float));
+	struct rba_detail ed;
+	char *why = NULL;
+	int err = 0;
+
+#define FAIL(...) do { err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, \
+				     "dispute evidence: " __VA_ARGS__); goto out; } while (0)
+	if (vals == NULL || splits == NULL || trees == NULL || raw == NULL) {
+		err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s", rba_strerror(RBA_E_NOMEM));
+		goto out;
+	}
+	for (uint32_t k = 0; k < s->ncolumns; k++)
+		if ((vals[k] = rba_json_get_str(in, s->columns[k].name)) == NULL)
+			FAIL("the case's inputs lack the artifact's input column '%.100s'",
+			     s->columns[k].name);
+	rba_detail_clear(&ed);
+	if ((err = encode_values(s, vals, raw, &ed)) != 0) {
+		if (err == RBA_E_NOMEM)
+			goto out;
+		FAIL("the case's inputs do not encode with the artifact: %.300s",
+		     ed.reason);
+	}
+	if ((err = dispute_unseen_paths(a, vals, raw, splits, trees, &nunseen,
+					&why)) != 0)
+		goto out;
+	if (why != NULL)
+		FAIL("%.400s", why);
+	for (uint32_t k = 0; k < s->ncolumns; k++) {
+		const struct encode_column *c = &s->columns[k];
+		const struct rba_json_value *u = unseen_entry(un, c->name);
+		int is_unseen = c->kind == ENCODE_NATIVE &&
+				encode_level_index(c, vals[k]) < 0;
+
+		if (u == NULL && is_unseen)
+			FAIL("the level '%.60s' of column '%.100s' is none of the "
+			     "artifact's levels, but the evidence does not say where "
+			     "it went", vals[k], c->name);
+		if (u == NULL)
+			continue;
+		listed++;
+		if (c->kind != ENCODE_NATIVE)
+			FAIL("the evidence says a level of column '%.100s' is unseen "
+			     "in training, but the artifact takes that column %s",
+			     c->name, c->kind == ENCODE_NUMERIC ? "as a number"
+								 : "one-hot");
+		if (!is_unseen)
+			FAIL("the evidence says the level '%.60s' of column '%.100s' "
+			     "is unseen in training, but the artifact's level list has "
+			     "it", vals[k], c->name);
+		if (rba_json_get_num(u, "splits", -1) != (double)splits[k] ||
+		    rba_json_get_num(u, "trees", -1) != (double)trees[k] ||
+		    rba_json_get_num(u, "forest_trees", -1) !=
+			    (double)a->model.forest.ntrees)
+			FAIL("the unseen level of column '%.100s' met %u splits on its "
+			     "path in %u of the artifact's %u trees, not what the "
+			     "evidence says", c->name, splits[k], trees[k],
+			     a->model.forest.ntrees);
+	}
+	if (un != NULL && un->type == RBA_JSON_ARRAY && listed != un->n)
+		FAIL("the evidence names an unseen level of a column the artifact "
+		     "does not take");
+#undef FAIL
+out:
+	free(why);
+	free(vals);
+	free(splits);
+	free(trees);
+	free(raw);
+	return err;
+}
+
+int
+dispute_evidence_check_artifact(const void *p, size_t n, const void *art,
+				size_t an, struct rba_detail *d)
+{
+	struct rba_json_value root;
+	const struct rba_json_value *dp, *ex;
+	struct rba_digest got, want;
+	struct artifact a;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	const char *ws;
+	int err;
+
+	rba_detail_clear(d);
+	if (rba_json_parse(p, n, &root, NULL) != 0)
+		return bad(d, "not JSON");
+	dp = rba_json_get(rba_json_get(&root, "predicate"), "dispute");
+	ex = rba_json_get(dp, "explanation");
+	ws = rba_json_get_str(ex, "artifact");
+	rba_digest_bytes(art, an, &got);
+	rba_digest_format(&got, hex);
+	if (boolean(ex, "ok") != 1 || ws == NULL || rba_digest_parse(ws, &want) != 0) {
+		err = rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0, "the evidence has no "
+			       "reasons, so no artifact they came from to check");
+		goto out;
+	}
+	if (!rba_digest_equal(&got, &want)) {
+		err = rba_fail(d, RBA_E_USAGE, NULL, 0, 0, "the artifact is %s, not %s, "
+			       "the one the reasons came from", hex, ws);
+		goto out;
+	}
+	memset(&a, 0, sizeof(a));
+	if ((err = artifact_decode(art, an, &a, d)) != 0)
+		goto out;
+	err = check_unseen_against(dp, &a, d);
+	artifact_release(&a);
+out:
+	rba_json_release(&root);
+	return err;
 }
 
 int

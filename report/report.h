@@ -54,7 +54,7 @@ struct report_source {
 enum report_kind {
 	REPORT_KIND_NONE = 0,
 	REPORT_KIND_AUDIT,   /* audit-evidence/v1, v2 */
-	REPORT_KIND_DISPUTE, /* dispute-evidence/v1, v2 */
+	REPORT_KIND_DISPUTE, /* dispute-evidence/v1 to v4 */
 };
 
 /* Caps of the renderer, each refused with RBA_E_LIMIT beyond. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "report/report_priv.h"
+#include "audit/dispute.h"
 #include "policy/policy.h"
 
 #define MAX_EDGES 64
@@ -265,6 +266,71 @@ list_strings(struct rba_buf *b, const char *name, const struct rba_json_value *l
 	rba_buf_printf(b, "</ul>\n");
 }
 
+/* Whether v is a whole number from 0 to 2^53 (what JSON states a count as). */
+static int
+is_count(double v)
+{
+	return v >= 0 && v <= 9007199254740992.0 && v == floor(v);
+}
+
+/*
+ * The levels unseen in training (v4): each one's column, value and where
+ * it went on the case's path, in the words of the text answer
+ * (dispute_unseen_where).
+ */
+static int
+section_unseen(struct rd *r, const struct rba_json_value *x, struct rba_buf *b)
+{
+	const struct rba_json_value *un = rd_at(r, x, "unseen", RD_ARR, 0);
+
+	if (un == NULL || r->bad)
+		return 0;
+	rba_buf_printf(b, "<h2>Levels unseen in training</h2>\n<p>The case has "
+			  "a value that the model has no level for in a native "
+			  "categorical column: it scores without error, and a "
+			  "split on that column sends it right, the side the "
+			  "artifact's format gives such a level.</p>\n"
+			  "<table id=\"unseen\"><tr><th>column</th><th>value</th>"
+			  "<th>where it went</th></tr>\n");
+	for (size_t i = 0; i < un->n; i++) {
+		const struct rba_json_value *u = &un->items[i];
+		const struct rba_json_value *col = rd_str(r, u, "column");
+		const struct rba_json_value *val = rd_at(r, u, "value", RD_STR, 1);
+		double splits = rd_num(r, u, "splits"), trees = rd_num(r, u, "trees");
+		double ft = rd_num(r, u, "forest_trees");
+		char *where;
+
+		rd_at(r, u, "went", RD_STRN, 1);
+		if (r->bad)
+			return 0;
+		rba_buf_printf(b, "<tr class=\"unseen-level\"><td class=\"mono\">");
+		html_sv(b, col);
+		rba_buf_printf(b, "</td><td class=\"mono\">");
+		html_sv(b, val);
+		rba_buf_printf(b, "</td><td>a level not seen in training; ");
+		if (is_count(splits) && is_count(trees) && is_count(ft)) {
+			/* (verify holds them to one forest's paths) */
+			where = dispute_unseen_where(col->str, (uint64_t)splits,
+						     (uint64_t)trees, (uint64_t)ft);
+			if (where == NULL)
+				return RBA_E_NOMEM;
+			html_c(b, where);
+			free(where);
+		} else {
+			/* an unverified page: the numbers as they stand */
+			rba_buf_printf(b, "counts that are not counts: splits ");
+			html_num(b, splits);
+			rba_buf_printf(b, ", trees ");
+			html_num(b, trees);
+			rba_buf_printf(b, " of ");
+			html_num(b, ft);
+		}
+		rba_buf_printf(b, "</td></tr>\n");
+	}
+	rba_buf_printf(b, "</table>\n");
+	return 0;
+}
+
 static int
 section_reasons(struct rd *r, const struct rba_json_value *x, struct rba_buf *b,
 		struct rba_detail *d)
@@ -386,7 +452,7 @@ section_reasons(struct rd *r, const struct rba_json_value *x, struct rba_buf *b,
 	}
 	rba_buf_printf(b, "</table>\n");
 	free(rows);
-	return 0;
+	return section_unseen(r, x, b);
 }
 
 static void
@@ -559,11 +625,23 @@ report_dispute_page(struct rd *r, const struct report_source *src,
 		if (in != NULL && in->n > 0) {
 			rba_buf_printf(b, "<h2>The case's inputs</h2>\n<table id=\"inputs\">"
 					  "<tr><th>column</th><th>value</th></tr>\n");
+			const struct rba_json_value *un =
+				x != NULL && x->type == RBA_JSON_OBJECT
+					? rd_at(r, x, "unseen", RD_ARR, 0) : NULL;
 			for (size_t i = 0; i < in->n; i++) {
+				int unseen = 0;
+				for (size_t j = 0; un != NULL && j < un->n; j++) {
+					const struct rba_json_value *c =
+						rba_json_get(&un->items[j], "column");
+					unseen |= c != NULL && c->type == RBA_JSON_STRING &&
+						  strcmp(c->str, in->keys[i]) == 0;
+				}
 				rba_buf_printf(b, "<tr><td class=\"mono\">");
 				html_c(b, in->keys[i]);
 				rba_buf_printf(b, "</td><td class=\"mono\">");
 				html_sv(b, &in->items[i]);
+				if (unseen)
+					rba_buf_printf(b, " (a level not seen in training)");
 				rba_buf_printf(b, "</td></tr>\n");
 			}
 			rba_buf_printf(b, "</table>\n");

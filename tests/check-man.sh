@@ -25,11 +25,17 @@ for t in mandoc:mandoc col:bsdextrautils; do
 done
 [ -x "$bin" ] || { echo "check-man: no binary $bin (make it first)" >&2; exit 2; }
 fail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rba-man.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
 # Every macro name the pages use, for the rendering check.
 macros=$(sed -n 's/^\.\([A-Z][a-z][a-z]*\).*/\1/p' "$top"/man/*.[15] | sort -u | tr '\n' '|')
 macros=${macros%|}
 for m in "$top"/man/*.[15]; do
-	out=$(mandoc -Tlint -Wall "$m" 2>&1 | grep -v -e 'STYLE: referenced manual not found' \
+	# (mandoc writes its lint messages to stdout, buffered, and the
+	# mandoc.db notes to stderr, unbuffered: 2>&1 can cut a message in
+	# two, so the two streams are read one after the other)
+	out=$( (mandoc -Tlint -Wall "$m" 2> "$tmp/lint-err"; cat "$tmp/lint-err") |
+		grep -v -e 'STYLE: referenced manual not found' \
 		-e 'outdated mandoc.db' -e 'STYLE: trailing delimiter: Nm ')
 	if [ -n "$out" ]; then
 		echo "check-man: $out"
@@ -42,8 +48,6 @@ for m in "$top"/man/*.[15]; do
 		fail=1
 	fi
 done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rba-man.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 # The SYNOPSIS as plain text, one command per line, spaces squeezed.
 MANWIDTH=200 mandoc -Tascii -Owidth=200 "$top/man/rebuild-audit.1" | col -b |
 	awk '/^SYNOPSIS/ { on = 1; next } /^[A-Z]/ { on = 0 } on' |

@@ -1,8 +1,9 @@
 # t-native.sh - native categorical splits (data.native) end to end on
 # German credit: register, sample add with a level unseen in training,
 # audit bit-identical, dispute the case (the reasons name levels; the
-# unseen level's line says where it went), score; threads do not move a
-# bit; bad inputs are one line, exit 2, nothing stored.
+# unseen level's line says where it went, t-unseen.sh checks how), score;
+# threads do not move a bit; bad inputs are one line, exit 2, nothing
+# stored.
 V=german-native-gbdt
 GC=$FIX/german-credit.csv
 POL=$FIX/policy/credit.yaml
@@ -37,7 +38,7 @@ run 0 $RBA -S st -q sample add $V cases.csv
 run 0 $RBA -S st audit $V
 out_has "bit-identical"
 run 0 $RBA -S st dispute $V 2
-out_has "unseen      purpose = A499: a level not seen in training; it went right at every split on purpose"
+out_has "unseen      purpose = A499: a level not seen in training; it went right at each of the 47 splits on purpose on its path (in 45 of the 100 trees)"
 out_has "reasons     log-odds of class 2 by exact path-dependent TreeSHAP"
 out_has "checking_status = A12"
 out_has "(agrees, tolerance 1e-06)"

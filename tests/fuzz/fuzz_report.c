@@ -1,7 +1,7 @@
 /*
  * fuzz_report.c - the report renderer (report_evidence_html) on evidence
  * that did not verify, as `report --unverified` takes it: the seeds are
- * verified evidence files (audit v2 and v3, dispute v2 and v3), the
+ * verified evidence files (audit v2 and v3, dispute v2 to v4), the
  * mutations whatever libFuzzer makes of them.  Whatever the input, a
  * page it writes keeps its Content-Security-Policy, carries the banner,
  * and every '<' in it opens or closes one of the renderer's own elements:

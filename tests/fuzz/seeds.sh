@@ -64,8 +64,8 @@ cp ev.json "$out/evidence/seed-evidence.json"
 { printf '%s\000' "$tc"; cat ev.json; } > "$out/evidence/seed-evidence-comment.json"
 
 # report: verified evidence the harness mutates: the first formats, audit
-# v2 and v3 (every case), dispute v2 and, under a policy with
-# statements, v3.
+# v2 and v3 (every case), dispute v2, under a policy with statements v3,
+# and with a level unseen in training v4.
 cp "$FIX/evidence/v1/v1-not-reproducible.json" "$out/report/seed-audit-v1.json"
 cp "$FIX/evidence/dispute-v1.json" "$out/report/seed-dispute-v1.json"
 cp ev.json "$out/report/seed-audit-v2.json"
@@ -93,6 +93,20 @@ $R3 sample add german-categorical-logistic c3.csv > /dev/null
 $R3 audit german-categorical-logistic > /dev/null
 $R3 dispute german-categorical-logistic 2 --export -k k.key -o dv3.json > /dev/null 2>&1
 cp dv3.json "$out/report/seed-dispute-v3.json"
+# report: dispute evidence v4, a level unseen in training in a native
+# categorical column (purpose A499).
+R4="$RBA -S st4"
+$R4 init > /dev/null
+$R4 snapshot add "$FIX/german-credit.csv" > /dev/null
+$R4 register "$FIX/pins/german-native-gbdt.yaml" --policy "$FIX/policy/credit.yaml" > /dev/null
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "purpose") pc = i }
+	NR == 3 { $pc = "A499" } NR <= 21 { print }' OFS=, "$FIX/german-credit.csv" > c4.csv
+$R4 sample add german-native-gbdt c4.csv > /dev/null
+$R4 dispute german-native-gbdt 2 --export -k k.key -o dv4.json > /dev/null 2>&1
+cp dv4.json "$out/report/seed-dispute-v4.json"
+# evidence: the same, with its trusted comment (dispute_evidence_check)
+{ printf '%s\000' "$(sed -n '3s/^trusted comment: //p' dv4.json.minisig)"; cat dv4.json; } \
+	> "$out/evidence/seed-dispute-v4-comment.json"
 # chunk: the sample chunks of the store (tests/fuzz/chunks.py).
 mdb_dump -s samples st | python3 "$top/tests/fuzz/chunks.py" "$out/chunk"
 

@@ -1169,6 +1169,165 @@ START_TEST(test_dispute)
 }
 END_TEST
 
+/*
+ * Where a level unseen in training went (dispute_unseen_paths): a
+ * forest of three trees on a native column "purpose" (levels a, b, c;
+ * feature 0) and a number "x" (feature 1).  Tree 0: purpose in {a, b} ?
+ * 1 : (x < 0.5 ? 2 : 3); tree 1: x < 0.5 ? (purpose in {c} ? 4 : 5) : 6;
+ * tree 2 a leaf.  An unseen purpose meets tree 0's root, and tree 1's
+ * split on purpose only when x < 0.5.
+ */
+static const struct {
+	uint32_t feature, left, right, set, nset;
+	float threshold, value;
+} unseen_nodes[] = {
+	{ 0, 1, 2, 0, 2, 0, 0 },
+	{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 1 },
+	{ 1, 3, 4, 0, 0, 0.5f, 0 },
+	{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 2 },
+	{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 3 },
+	/* tree 1 */
+	{ 1, 1, 4, 0, 0, 0.5f, 0 },
+	{ 0, 2, 3, 2, 1, 0, 0 },
+	{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 4 },
+	{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 5 },
+	{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 6 },
+	/* tree 2 */
+	{ REBUILD_TREE_LEAF, 0, 0, 0, 0, 0, 7 },
+};
+
+static void
+unseen_forest(struct artifact *h, struct encode_column *cols, float *mean,
+	      float *scale)
+{
+	static const uint32_t sets[] = { 0, 1, 2 };
+	static char *levels[] = { "a", "b", "c" };
+	static const uint32_t starts[] = { 0, 5, 10 };
+	uint32_t n = sizeof(unseen_nodes) / sizeof(unseen_nodes[0]);
+	struct rebuild_forest *f;
+
+	memset(h, 0, sizeof(*h));
+	h->abi = 1;
+	ck_assert_int_eq(rebuild_forest_alloc(&h->model, 2, 2, 1, 3, n), 0);
+	f = &h->model.forest;
+	f->edge_start[1] = 0;
+	f->edge_start[2] = 1;
+	f->edges[0] = 0.5f;
+	f->tree_start[1] = 5;
+	f->tree_start[2] = 10;
+	f->tree_start[3] = n;
+	f->cats = malloc(sizeof(sets));
+	ck_assert_ptr_nonnull(f->cats);
+	memcpy(f->cats, sets, sizeof(sets));
+	f->ncats = 3;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rebuild_tree_node *q = &f->nodes[i];
+		uint32_t root = starts[i < 5 ? 0 : i < 10 ? 1 : 2];
+		q->feature = unseen_nodes[i].feature;
+		q->value = unseen_nodes[i].value;
+		q->cover = 1;
+		if (q->feature == REBUILD_TREE_LEAF)
+			continue;
+		q->left = root + unseen_nodes[i].left;
+		q->right = root + unseen_nodes[i].right;
+		if (unseen_nodes[i].nset > 0) {
+			q->flags = REBUILD_TREE_CATEGORICAL;
+			q->cats = f->cats + unseen_nodes[i].set;
+			q->ncats = unseen_nodes[i].nset;
+		} else {
+			q->threshold = unseen_nodes[i].threshold;
+		}
+	}
+	memset(cols, 0, 2 * sizeof(*cols));
+	cols[0].name = "purpose";
+	cols[0].kind = ENCODE_NATIVE;
+	cols[0].nlevels = 3;
+	cols[0].levels = levels;
+	cols[1].name = "x";
+	cols[1].kind = ENCODE_NUMERIC;
+	mean[0] = mean[1] = 0.0f;
+	scale[0] = scale[1] = 1.0f;
+	h->spec.nclasses = 2;
+	h->spec.positive = 1;
+	h->spec.ncolumns = 2;
+	h->spec.nfeatures = 2;
+	h->spec.columns = cols;
+	h->spec.mean = mean;
+	h->spec.scale = scale;
+}
+
+/* dispute_unseen_paths on purpose p and x: 0, the counts and the error. */
+static void
+unseen_walk(const struct artifact *a, const char *p, float x, uint32_t *splits,
+	    uint32_t *trees, uint32_t *nunseen, char **error)
+{
+	const char *vals[2] = { p, "?" };
+	long li = encode_level_index(&a->spec.columns[0], p);
+	float raw[2] = { li < 0 ? 3.0f : (float)li, x };
+
+	ck_assert_int_eq(dispute_unseen_paths(a, vals, raw, splits, trees, nunseen,
+					      error), 0);
+}
+
+START_TEST(test_dispute_unseen_paths)
+{
+	struct encode_column cols[2];
+	float mean[2], scale[2];
+	struct artifact a;
+	uint32_t splits[2], trees[2], nun;
+	char *err, *w;
+
+	unseen_forest(&a, cols, mean, scale);
+	/* x below 0.5: both splits on purpose, in trees 0 and 1 */
+	unseen_walk(&a, "zz", 0.25f, splits, trees, &nun, &err);
+	ck_assert_ptr_null(err);
+	ck_assert_uint_eq(nun, 1);
+	ck_assert_uint_eq(splits[0], 2);
+	ck_assert_uint_eq(trees[0], 2);
+	ck_assert_uint_eq(splits[1], 0);
+	ck_assert_uint_eq(trees[1], 0);
+	/* x above: tree 1's path does not meet its split on purpose */
+	unseen_walk(&a, "zz", 0.75f, splits, trees, &nun, &err);
+	ck_assert_ptr_null(err);
+	ck_assert_uint_eq(splits[0], 1);
+	ck_assert_uint_eq(trees[0], 1);
+	/* a level the model has: nothing unseen */
+	unseen_walk(&a, "c", 0.25f, splits, trees, &nun, &err);
+	ck_assert_ptr_null(err);
+	ck_assert_uint_eq(nun, 0);
+	ck_assert_uint_eq(splits[0], 0);
+	/* a split on purpose that sends the index past the levels left (a
+	 * threshold above it) breaks the rule: said, not counted */
+	a.model.forest.nodes[6].flags = 0;
+	a.model.forest.nodes[6].threshold = 10.0f;
+	unseen_walk(&a, "zz", 0.25f, splits, trees, &nun, &err);
+	ck_assert_ptr_nonnull(err);
+	ck_assert_msg(has_text(err, "the level 'zz' of column 'purpose', unseen in "
+			       "training, went left at a split of tree 1"), "%s", err);
+	free(err);
+	/* ... but not when the path does not meet it */
+	unseen_walk(&a, "zz", 0.75f, splits, trees, &nun, &err);
+	ck_assert_ptr_null(err);
+	ck_assert_uint_eq(splits[0], 1);
+	memset(&a.spec, 0, sizeof(a.spec));
+	rebuild_model_release(&a.model);
+
+	/* the words of the text answer and the page */
+	w = dispute_unseen_where("purpose", 47, 45, 100);
+	ck_assert_str_eq(w, "it went right at each of the 47 splits on purpose on its "
+			    "path (in 45 of the 100 trees)");
+	free(w);
+	w = dispute_unseen_where("purpose", 1, 1, 2);
+	ck_assert_str_eq(w, "it went right at the one split on purpose on its path "
+			    "(in 1 of the 2 trees)");
+	free(w);
+	w = dispute_unseen_where("purpose", 0, 0, 2);
+	ck_assert_str_eq(w, "no split on this column was on its path (in any of the "
+			    "2 trees)");
+	free(w);
+}
+END_TEST
+
 START_TEST(test_score_column)
 {
 	struct store *s = new_store();
@@ -1405,6 +1564,7 @@ suite_audit(void)
 	tcase_add_test(tc, test_audit_config_changed);
 	tcase_add_test(tc, test_audit_tampered);
 	tcase_add_test(tc, test_dispute);
+	tcase_add_test(tc, test_dispute_unseen_paths);
 	tcase_add_test(tc, test_score_column);
 	tcase_add_test(tc, test_fleet_shard);
 	tcase_add_test(tc, test_sample_add_xgboost);

@@ -1821,6 +1821,80 @@ START_TEST(test_dispute_stands_without_reasons)
 END_TEST
 
 
+/* ---- dispute evidence v4: a level unseen in training ------------------ */
+
+#define DISPUTE_V4 FIXTURES "/evidence/dispute-v4.json"
+
+/* DISPUTE_V4 with one edit, signed again: verify's reason, or "" when
+ * it holds. */
+static void
+v4_edited(const char *from, const char *to, const char *want)
+{
+	struct evidence_verification *v = malloc(sizeof(*v));
+
+	ck_assert_ptr_nonnull(v);
+	dispute_edited(DISPUTE_V4, &from, &to, 1, v);
+	if (want == NULL)
+		ck_assert_msg(v->valid, "%s -> %s: %s", from, to, v->reason);
+	else
+		ck_assert_msg(!v->valid && has(v->reason, want), "%s -> %s: %s", from,
+			      to, v->valid ? "valid" : v->reason);
+	free(v);
+}
+
+START_TEST(test_dispute_v4_unseen)
+{
+	struct evidence_verification *v = malloc(sizeof(*v));
+	uint8_t *doc, *sig;
+	size_t n, sn;
+
+	ck_assert_ptr_nonnull(v);
+	doc = slurp(DISPUTE_V4, &n);
+	sig = slurp(DISPUTE_V4 ".minisig", &sn);
+	verify_ok(doc, n, sig, sn, v);
+	ck_assert_msg(v->valid, "%s", v->reason);
+	ck_assert_int_eq(v->kind, EVIDENCE_KIND_DISPUTE);
+	ck_assert_str_eq(v->dispute_answer, "the disputed decline stands");
+	/* offline, the artifact's levels and trees are not in the file */
+	ck_assert(has(dispute_evidence_unchecked(doc, n, 0),
+		      "none of the artifact's levels"));
+	ck_assert_ptr_null(dispute_evidence_unchecked(doc, n, 1));
+	ck_assert(has((const char *)doc, "\"unseen\": [{\"column\": \"purpose\", "
+		      "\"value\": \"A499\", \"went\": \"right\", \"splits\": "));
+
+	/* what the file shows is held to itself */
+	v4_edited("\"went\": \"right\"", "\"went\": null",
+		  "met splits on its path but did not go right");
+	v4_edited("\"went\": \"right\"", "\"went\": \"left\"",
+		  "met splits on its path but did not go right");
+	v4_edited("\"forest_trees\": 100", "\"forest_trees\": 0",
+		  "is not counts of splits and trees of one forest");
+	v4_edited("\"forest_trees\": 100", "\"forest_trees\": 1",
+		  "which no forest's paths give");
+	v4_edited("\"value\": \"A499\", \"went\"", "\"value\": \"A49\", \"went\"",
+		  "the unseen level 'A49' of 'purpose' is not the case's value");
+	v4_edited("{\"column\": \"purpose\", \"value\": \"A499\", \"went\"",
+		  "{\"column\": \"nope\", \"value\": \"A499\", \"went\"",
+		  "the unseen level of 'nope' is not a contribution's column");
+	v4_edited("\"unseen\": [{", "\"unseen\": [], \"x\": [{",
+		  "'predicate.dispute.explanation' has a member missing");
+	v4_edited("\"principal_reasons\": [", "\"statements_missing\": 0, "
+		  "\"principal_reasons\": [",
+		  "a principal reason has a member missing");
+	v4_edited("\"splits\": ", "\"splits\": 1.5, \"s\": ",
+		  "an unseen level's entry has a member missing");
+	v4_edited("dispute-evidence/v4", "dispute-evidence/v3",
+		  "'predicate.dispute.explanation' has a member missing");
+	v4_edited("rebuild-audit/dispute/v4", "rebuild-audit/dispute/v2",
+		  "the dispute's schema is not the predicate type's");
+	v4_edited("\"method\": \"treeshap\"", "\"method\": \"linear\"",
+		  "not TreeSHAP's");
+	free(doc);
+	free(sig);
+	free(v);
+}
+END_TEST
+
 START_TEST(test_dispute_contradictions)
 {
 	struct store *s = new_store();
@@ -1980,6 +2054,7 @@ suite_evidence(void)
 	tcase_add_test(tc, test_verify_audit_evidence);
 	tcase_add_test(tc, test_verify_dispute_evidence);
 	tcase_add_test(tc, test_dispute_stands_without_reasons);
+	tcase_add_test(tc, test_dispute_v4_unseen);
 	tcase_add_test(tc, test_dispute_contradictions);
 	tcase_add_test(tc, test_dispute_bound_text);
 	suite_add_tcase(s, tc);
