@@ -280,7 +280,8 @@ artdiff_compare(const struct artifact *a, const struct artifact *b,
 			for (uint32_t l = 0; l <= mb->nlayers; l++)
 				snprintf(sb + strlen(sb), sizeof(sb) - strlen(sb), "%s%u",
 					 l ? "-" : "", mb->sizes[l]);
-			snprintf(o->spec, sizeof(o->spec), "layer sizes %s against %s", sa, sb);
+			/* 12 + 2 x 115 + 9 bytes: the sizes cut, never the words. */
+			snprintf(o->spec, sizeof(o->spec), "layer sizes %.115s against %.115s", sa, sb);
 		}
 	} else {
 		for (uint32_t l = 0; l < ma->nlayers; l++) {
