@@ -47,6 +47,56 @@ sort_levels(uint32_t *o, uint32_t n, const double *stat, uint32_t *tmp)
 	}
 }
 
+/* Whether level a comes before level b in sort_levels' order. */
+static inline int
+level_before(uint32_t a, uint32_t b, const double *stat)
+{
+	return stat[a] < stat[b] || (stat[a] == stat[b] && a < b);
+}
+
+/*
+ * The m first and the m last levels of sort_levels' order of the n
+ * levels o (2 m < n, no NaN among their statistics: the order is then
+ * total, so its m first and m last are one list each whatever finds
+ * them; m >= 1): o[0 .. m) gets the first m in order, o[n - m .. n) the last m
+ * in order, the rest of o is left undefined.  Each of the two lists is
+ * kept sorted as the levels pass, a level entering only when it beats
+ * the list's end: one comparison for most levels where a sort makes
+ * log2 n of them (the selection came later than the sort, and the
+ * prefixes scanned are the same levels in the same order: no bit
+ * moved).  tmp: 2 m entries.
+ */
+static void
+select_ends(uint32_t *o, uint32_t n, uint32_t m, const double *stat,
+	    uint32_t *tmp)
+{
+	uint32_t *lo = tmp, *hi = tmp + m; /* both ascending */
+	uint32_t nlo = 0, nhi = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = o[i], j;
+		if (nlo < m || level_before(k, lo[m - 1], stat)) {
+			j = nlo < m ? nlo++ : m - 1;
+			for (; j > 0 && level_before(k, lo[j - 1], stat); j--)
+				lo[j] = lo[j - 1];
+			lo[j] = k;
+		}
+		if (nhi < m) {
+			for (j = nhi++; j > 0 && level_before(k, hi[j - 1], stat); j--)
+				hi[j] = hi[j - 1];
+			hi[j] = k;
+		} else if (level_before(hi[0], k, stat)) {
+			for (j = 0; j + 1 < m && level_before(hi[j + 1], k, stat); j++)
+				hi[j] = hi[j + 1];
+			hi[j] = k;
+		}
+	}
+	for (uint32_t j = 0; j < m; j++) {
+		o[j] = lo[j];
+		o[n - m + j] = hi[j];
+	}
+}
+
 void
 gbdt1_cat_best(const struct gb_cat_cell *c, uint32_t L, int64_t g,
 	       int64_t h, double pt, const struct gb_cat_params *p,
@@ -54,6 +104,7 @@ gbdt1_cat_best(const struct gb_cat_cell *c, uint32_t L, int64_t g,
 	       struct gb_cat_split *out)
 {
 	uint32_t nc = 0, others = 0, best_dir = 0, best_len = 0, maxlen;
+	int nan = 0;
 
 	out->valid = 0;
 	out->gain = 0.0;
@@ -64,17 +115,23 @@ gbdt1_cat_best(const struct gb_cat_cell *c, uint32_t L, int64_t g,
 			order[nc++] = k;
 			stat[k] = ((double)c[k].g * GB_QINV) /
 				  ((double)c[k].h * GB_QINV + p->smooth);
+			nan |= stat[k] != stat[k];
 		} else if (c[k].n > 0) {
 			others = 1;
 		}
 	}
 	if (nc == 0)
 		return;
-	sort_levels(order, nc, stat, order + L);
 	/* every candidate left leaves nothing right unless others exist */
 	maxlen = nc - 1 + others;
 	if (maxlen > p->max_left)
 		maxlen = p->max_left;
+	/* the scans below read the first and the last maxlen levels of the
+	 * order only: when they are fewer than all, those are selected */
+	if (nan || 2 * (uint64_t)maxlen >= nc)
+		sort_levels(order, nc, stat, order + L);
+	else if (maxlen > 0)
+		select_ends(order, nc, maxlen, stat, order + L);
 	for (uint32_t dir = 0; dir < 2; dir++) {
 		int64_t gl = 0, hl = 0;
 		for (uint32_t len = 1; len <= maxlen; len++) {
