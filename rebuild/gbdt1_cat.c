@@ -6,6 +6,7 @@
  * Frozen with gbdt1.c (see abi.h): every step decides artifact bits.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "rebuild/gbdt1.h"
 
@@ -54,46 +55,80 @@ level_before(uint32_t a, uint32_t b, const double *stat)
 	return stat[a] < stat[b] || (stat[a] == stat[b] && a < b);
 }
 
+/* level_before, or (rev) its reverse: the order a heap of select_ends
+ * keeps its greatest level at the top of. */
+static inline int
+heap_less(uint32_t a, uint32_t b, const double *stat, int rev)
+{
+	return rev ? level_before(b, a, stat) : level_before(a, b, stat);
+}
+
+static void
+heap_down(uint32_t *h, uint32_t n, uint32_t i, const double *stat, int rev)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, top = i, t;
+		if (l < n && heap_less(h[top], h[l], stat, rev))
+			top = l;
+		if (l + 1 < n && heap_less(h[top], h[l + 1], stat, rev))
+			top = l + 1;
+		if (top == i)
+			return;
+		t = h[i];
+		h[i] = h[top];
+		h[top] = t;
+		i = top;
+	}
+}
+
+/*
+ * The m levels of o[0 .. n) that come first in heap_less's order, in
+ * that order, into h (m entries): a heap of the m first so far, its
+ * last one at the top, which a later level replaces when it comes
+ * before it; then the heap sorted.
+ */
+static void
+heap_select(const uint32_t *o, uint32_t n, uint32_t m, const double *stat,
+	    int rev, uint32_t *h)
+{
+	memcpy(h, o, m * sizeof(uint32_t));
+	for (uint32_t i = m / 2; i > 0; i--)
+		heap_down(h, m, i - 1, stat, rev);
+	for (uint32_t i = m; i < n; i++)
+		if (heap_less(o[i], h[0], stat, rev)) {
+			h[0] = o[i];
+			heap_down(h, m, 0, stat, rev);
+		}
+	for (uint32_t e = m; e > 1; e--) {
+		uint32_t t = h[0];
+		h[0] = h[e - 1];
+		h[e - 1] = t;
+		heap_down(h, e - 1, 0, stat, rev);
+	}
+}
+
 /*
  * The m first and the m last levels of sort_levels' order of the n
- * levels o (2 m < n, no NaN among their statistics: the order is then
- * total, so its m first and m last are one list each whatever finds
- * them; m >= 1): o[0 .. m) gets the first m in order, o[n - m .. n) the last m
- * in order, the rest of o is left undefined.  Each of the two lists is
- * kept sorted as the levels pass, a level entering only when it beats
- * the list's end: one comparison for most levels where a sort makes
- * log2 n of them (the selection came later than the sort, and the
- * prefixes scanned are the same levels in the same order: no bit
+ * levels o (m >= 1, 2 m < n, no NaN among their statistics: the order
+ * is then total, so its m first and m last are one list each whatever
+ * finds them): o[0 .. m) gets the first m in order, o[n - m .. n) the
+ * last m in order, the rest of o is left undefined.  A heap of each
+ * end sees every level, most of them with one comparison, where a sort
+ * makes log2 n of them (the selection came later than the sort, and
+ * the prefixes scanned are the same levels in the same order: no bit
  * moved).  tmp: 2 m entries.
  */
 static void
 select_ends(uint32_t *o, uint32_t n, uint32_t m, const double *stat,
 	    uint32_t *tmp)
 {
-	uint32_t *lo = tmp, *hi = tmp + m; /* both ascending */
-	uint32_t nlo = 0, nhi = 0;
+	uint32_t *lo = tmp, *hi = tmp + m;
 
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = o[i], j;
-		if (nlo < m || level_before(k, lo[m - 1], stat)) {
-			j = nlo < m ? nlo++ : m - 1;
-			for (; j > 0 && level_before(k, lo[j - 1], stat); j--)
-				lo[j] = lo[j - 1];
-			lo[j] = k;
-		}
-		if (nhi < m) {
-			for (j = nhi++; j > 0 && level_before(k, hi[j - 1], stat); j--)
-				hi[j] = hi[j - 1];
-			hi[j] = k;
-		} else if (level_before(hi[0], k, stat)) {
-			for (j = 0; j + 1 < m && level_before(hi[j + 1], k, stat); j++)
-				hi[j] = hi[j + 1];
-			hi[j] = k;
-		}
-	}
+	heap_select(o, n, m, stat, 0, lo); /* ascending */
+	heap_select(o, n, m, stat, 1, hi); /* the last m, descending */
 	for (uint32_t j = 0; j < m; j++) {
 		o[j] = lo[j];
-		o[n - m + j] = hi[j];
+		o[n - 1 - j] = hi[j];
 	}
 }
 
@@ -110,18 +145,22 @@ gbdt1_cat_best(const struct gb_cat_cell *c, uint32_t L, int64_t g,
 	out->gain = 0.0;
 	out->nleft = 0;
 	out->gl = out->hl = 0;
+	/* the candidates without a branch on each level's count (most
+	 * levels of a deep node have none), then their statistics */
 	for (uint32_t k = 0; k < L; k++) {
-		if (c[k].n >= p->min_data && c[k].n > 0) {
-			order[nc++] = k;
-			stat[k] = ((double)c[k].g * GB_QINV) /
-				  ((double)c[k].h * GB_QINV + p->smooth);
-			nan |= stat[k] != stat[k];
-		} else if (c[k].n > 0) {
-			others = 1;
-		}
+		uint32_t cand = c[k].n >= p->min_data && c[k].n > 0;
+		order[nc] = k;
+		nc += cand;
+		others |= !cand && c[k].n > 0;
 	}
 	if (nc == 0)
 		return;
+	for (uint32_t i = 0; i < nc; i++) {
+		uint32_t k = order[i];
+		stat[k] = ((double)c[k].g * GB_QINV) /
+			  ((double)c[k].h * GB_QINV + p->smooth);
+		nan |= stat[k] != stat[k];
+	}
 	/* every candidate left leaves nothing right unless others exist */
 	maxlen = nc - 1 + others;
 	if (maxlen > p->max_left)
