@@ -55,56 +55,21 @@ level_before(uint32_t a, uint32_t b, const double *stat)
 	return stat[a] < stat[b] || (stat[a] == stat[b] && a < b);
 }
 
-/* level_before, or (rev) its reverse: the order a heap of select_ends
- * keeps its greatest level at the top of. */
-static inline int
-heap_less(uint32_t a, uint32_t b, const double *stat, int rev)
+/* The first place of the n levels a (in order) that level k comes
+ * before, or n. */
+static inline uint32_t
+place_of(const uint32_t *a, uint32_t n, uint32_t k, const double *stat)
 {
-	return rev ? level_before(b, a, stat) : level_before(a, b, stat);
-}
+	uint32_t lo = 0, hi = n;
 
-static void
-heap_down(uint32_t *h, uint32_t n, uint32_t i, const double *stat, int rev)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, top = i, t;
-		if (l < n && heap_less(h[top], h[l], stat, rev))
-			top = l;
-		if (l + 1 < n && heap_less(h[top], h[l + 1], stat, rev))
-			top = l + 1;
-		if (top == i)
-			return;
-		t = h[i];
-		h[i] = h[top];
-		h[top] = t;
-		i = top;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (level_before(k, a[mid], stat))
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
-}
-
-/*
- * The m levels of o[0 .. n) that come first in heap_less's order, in
- * that order, into h (m entries): a heap of the m first so far, its
- * last one at the top, which a later level replaces when it comes
- * before it; then the heap sorted.
- */
-static void
-heap_select(const uint32_t *o, uint32_t n, uint32_t m, const double *stat,
-	    int rev, uint32_t *h)
-{
-	memcpy(h, o, m * sizeof(uint32_t));
-	for (uint32_t i = m / 2; i > 0; i--)
-		heap_down(h, m, i - 1, stat, rev);
-	for (uint32_t i = m; i < n; i++)
-		if (heap_less(o[i], h[0], stat, rev)) {
-			h[0] = o[i];
-			heap_down(h, m, 0, stat, rev);
-		}
-	for (uint32_t e = m; e > 1; e--) {
-		uint32_t t = h[0];
-		h[0] = h[e - 1];
-		h[e - 1] = t;
-		heap_down(h, e - 1, 0, stat, rev);
-	}
+	return lo;
 }
 
 /*
@@ -112,23 +77,44 @@ heap_select(const uint32_t *o, uint32_t n, uint32_t m, const double *stat,
  * levels o (m >= 1, 2 m < n, no NaN among their statistics: the order
  * is then total, so its m first and m last are one list each whatever
  * finds them): o[0 .. m) gets the first m in order, o[n - m .. n) the
- * last m in order, the rest of o is left undefined.  A heap of each
- * end sees every level, most of them with one comparison, where a sort
- * makes log2 n of them (the selection came later than the sort, and
- * the prefixes scanned are the same levels in the same order: no bit
- * moved).  tmp: 2 m entries.
+ * last m in order, the rest of o is left undefined.  Each end is a
+ * sorted list the levels pass by, a level entering (at the place a
+ * binary search finds) only when it beats the list's end: one
+ * comparison for most levels, where a sort makes log2 n of them (the
+ * selection came later than the sort, and the prefixes scanned are the
+ * same levels in the same order: no bit moved).  tmp: 2 m entries.
  */
 static void
 select_ends(uint32_t *o, uint32_t n, uint32_t m, const double *stat,
 	    uint32_t *tmp)
 {
-	uint32_t *lo = tmp, *hi = tmp + m;
+	uint32_t *lo = tmp, *hi = tmp + m; /* both ascending */
+	uint32_t nlo = 0, nhi = 0;
 
-	heap_select(o, n, m, stat, 0, lo); /* ascending */
-	heap_select(o, n, m, stat, 1, hi); /* the last m, descending */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = o[i], j;
+		if (nlo < m || level_before(k, lo[m - 1], stat)) {
+			j = place_of(lo, nlo, k, stat);
+			if (nlo < m)
+				nlo++;
+			memmove(lo + j + 1, lo + j, (nlo - 1 - j) * sizeof(uint32_t));
+			lo[j] = k;
+		}
+		if (nhi < m) {
+			j = place_of(hi, nhi, k, stat);
+			memmove(hi + j + 1, hi + j, (nhi - j) * sizeof(uint32_t));
+			hi[j] = k;
+			nhi++;
+		} else if (level_before(hi[0], k, stat)) {
+			/* hi[0] leaves; k goes before the first it beats */
+			j = 1 + place_of(hi + 1, m - 1, k, stat);
+			memmove(hi, hi + 1, (j - 1) * sizeof(uint32_t));
+			hi[j - 1] = k;
+		}
+	}
 	for (uint32_t j = 0; j < m; j++) {
 		o[j] = lo[j];
-		o[n - 1 - j] = hi[j];
+		o[n - m + j] = hi[j];
 	}
 }
 
