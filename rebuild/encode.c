@@ -79,49 +79,148 @@ encode_feature_name(const struct encode_spec *s, uint32_t f,
 	}
 }
 
+/* A distinct text and its place in the first-seen order. */
+struct dist_item {
+	const char *s;
+	uint32_t id;
+};
+
 static int
-cmp_str(const void *a, const void *b)
+cmp_item(const void *a, const void *b)
 {
 	/* strcmp compares as unsigned char: a bytewise order. */
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct dist_item *)a)->s,
+		      ((const struct dist_item *)b)->s);
 }
 
-/* Distinct values of column c, sorted bytewise (malloc'd copies). */
+static uint32_t
+text_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/*
+ * The distinct texts of column c in first-seen order (by a hash table
+ * that doubles as they come): it[0 .. *k) with it[j].id = j, and each
+ * row's text's place among them in id[r].  0 or RBA_E_NOMEM.
+ */
+static int
+distinct_ids(const struct csv_table *t, size_t c, struct dist_item **itp,
+	     size_t *k, uint32_t *id)
+{
+	size_t cap = 1024, nd = 0, capit = 256;
+	uint32_t *slot = malloc(cap * sizeof(uint32_t)), *hv = NULL;
+	struct dist_item *it = malloc(capit * sizeof(*it));
+
+	hv = malloc(capit * sizeof(uint32_t));
+	*itp = NULL;
+	if (slot == NULL || it == NULL || hv == NULL)
+		goto nomem;
+	memset(slot, 0xff, cap * sizeof(uint32_t));
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *v = csv_table_cell(t, r, c);
+		uint32_t h = text_hash(v);
+		size_t i = h & (cap - 1);
+		while (slot[i] != UINT32_MAX &&
+		       (hv[slot[i]] != h || strcmp(it[slot[i]].s, v) != 0))
+			i = (i + 1) & (cap - 1);
+		if (slot[i] == UINT32_MAX) {
+			if (nd == capit) {
+				struct dist_item *ni;
+				uint32_t *nh;
+				capit *= 2;
+				ni = realloc(it, capit * sizeof(*it));
+				if (ni != NULL)
+					it = ni;
+				nh = realloc(hv, capit * sizeof(uint32_t));
+				if (nh != NULL)
+					hv = nh;
+				if (ni == NULL || nh == NULL)
+					goto nomem;
+			}
+			it[nd].s = v;
+			it[nd].id = (uint32_t)nd;
+			hv[nd] = h;
+			slot[i] = (uint32_t)nd++;
+			if (2 * nd > cap) {
+				/* at most half full: rehash into twice */
+				uint32_t *ns = malloc(2 * cap * sizeof(uint32_t));
+				if (ns == NULL)
+					goto nomem;
+				cap *= 2;
+				memset(ns, 0xff, cap * sizeof(uint32_t));
+				for (size_t j = 0; j < nd; j++) {
+					size_t q = hv[j] & (cap - 1);
+					while (ns[q] != UINT32_MAX)
+						q = (q + 1) & (cap - 1);
+					ns[q] = (uint32_t)j;
+				}
+				free(slot);
+				slot = ns;
+				id[r] = (uint32_t)(nd - 1);
+				continue;
+			}
+		}
+		id[r] = slot[i];
+	}
+	free(slot);
+	free(hv);
+	*itp = it;
+	*k = nd;
+	return 0;
+nomem:
+	free(slot);
+	free(hv);
+	free(it);
+	return RBA_E_NOMEM;
+}
+
+/*
+ * Distinct values of column c, sorted bytewise (malloc'd copies), and
+ * rows[r] each row's value's place among them (find_level of its text).
+ * Only the distinct texts are sorted (once every row's text was, then
+ * the repeats dropped, then each row looked up: the same levels in the
+ * same order, the same places).
+ */
 static int
 distinct_sorted(const struct csv_table *t, size_t c, char ***out, uint32_t *n,
-		uint32_t cap, struct rba_detail *d)
+		uint32_t cap, uint32_t *rows, struct rba_detail *d)
 {
-	const char **tmp;
+	struct dist_item *it;
+	uint32_t *rank;
 	char **res;
 	size_t k = 0;
+	int err;
 
 	*out = NULL;
 	*n = 0;
-	tmp = malloc(t->nrows * sizeof(*tmp));
-	if (tmp == NULL)
-		return RBA_E_NOMEM;
-	for (size_t r = 0; r < t->nrows; r++)
-		tmp[r] = csv_table_cell(t, r, c);
-	qsort(tmp, t->nrows, sizeof(*tmp), cmp_str);
-	for (size_t r = 0; r < t->nrows; r++)
-		if (k == 0 || strcmp(tmp[k - 1], tmp[r]) != 0)
-			tmp[k++] = tmp[r];
+	if ((err = distinct_ids(t, c, &it, &k, rows)) != 0)
+		return err;
 	if (k > cap) {
-		free(tmp);
+		free(it);
 		rba_detail_key(d, t->names[c]);
 		return rba_fail(d, RBA_E_LIMIT, t->file, 0, 0,
 				"column '%s' has %zu distinct values, over the "
 				"limit of %u",
 				t->names[c], k, cap);
 	}
+	qsort(it, k, sizeof(*it), cmp_item);
 	res = calloc(k ? k : 1, sizeof(*res));
-	if (res == NULL) {
-		free(tmp);
+	rank = malloc((k ? k : 1) * sizeof(uint32_t));
+	if (res == NULL || rank == NULL) {
+		free(it);
+		free(res);
+		free(rank);
 		return RBA_E_NOMEM;
 	}
 	for (size_t i = 0; i < k; i++) {
-		if (strlen(tmp[i]) > ENCODE_MAX_TEXT) {
-			free(tmp);
+		if (strlen(it[i].s) > ENCODE_MAX_TEXT) {
+			free(it);
+			free(rank);
 			rba_strv_free(res, k);
 			rba_detail_key(d, t->names[c]);
 			return rba_fail(d, RBA_E_LIMIT, t->file, 0, 0,
@@ -129,14 +228,19 @@ distinct_sorted(const struct csv_table *t, size_t c, char ***out, uint32_t *n,
 					"%u bytes",
 					t->names[c], ENCODE_MAX_TEXT);
 		}
-		res[i] = strdup(tmp[i]);
+		res[i] = strdup(it[i].s);
 		if (res[i] == NULL) {
-			free(tmp);
+			free(it);
+			free(rank);
 			rba_strv_free(res, k);
 			return RBA_E_NOMEM;
 		}
+		rank[it[i].id] = (uint32_t)i;
 	}
-	free(tmp);
+	for (size_t r = 0; r < t->nrows; r++)
+		rows[r] = rank[rows[r]];
+	free(it);
+	free(rank);
 	*out = res;
 	*n = (uint32_t)k;
 	return 0;
@@ -336,6 +440,16 @@ fit_range_check(const struct pins *p, const struct csv_table *t,
 	return err;
 }
 
+static void
+lvrow_free(uint32_t **lvrow, size_t n)
+{
+	if (lvrow == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(lvrow[i]);
+	free(lvrow);
+}
+
 int
 encode_fit(const struct pins *p, const struct csv_table *t,
 	   struct encode_spec *spec, struct encode_data *data,
@@ -343,6 +457,7 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 {
 	long label_col;
 	size_t *src = NULL, nf = 0, f;
+	uint32_t **lvrow = NULL; /* per categorical column: its rows' levels */
 	int err;
 
 	memset(spec, 0, sizeof(*spec));
@@ -378,12 +493,15 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 	spec->label = strdup(p->data.label);
 	spec->columns = calloc(t->ncols, sizeof(*spec->columns));
 	src = calloc(t->ncols, sizeof(*src));
-	if (spec->label == NULL || spec->columns == NULL || src == NULL) {
+	lvrow = calloc(t->ncols, sizeof(*lvrow));
+	data->y = malloc((t->nrows ? t->nrows : 1) * sizeof(uint32_t));
+	if (spec->label == NULL || spec->columns == NULL || src == NULL ||
+	    lvrow == NULL || data->y == NULL) {
 		err = RBA_E_NOMEM;
 		goto fail;
 	}
 	err = distinct_sorted(t, (size_t)label_col, &spec->classes,
-			      &spec->nclasses, REBUILD_MAX_CLASSES, d);
+			      &spec->nclasses, REBUILD_MAX_CLASSES, data->y, d);
 	if (err != 0)
 		goto fail;
 	if (spec->nclasses < 2) {
@@ -430,11 +548,20 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 			goto fail;
 		}
 		src[spec->ncolumns++] = c;
+		if (in_list(p->data.categorical, p->data.ncategorical, name)) {
+			lvrow[spec->ncolumns - 1] =
+				malloc((t->nrows ? t->nrows : 1) * sizeof(uint32_t));
+			if (lvrow[spec->ncolumns - 1] == NULL) {
+				err = RBA_E_NOMEM;
+				goto fail;
+			}
+		}
 		if (in_list(p->data.categorical, p->data.ncategorical, name) &&
 		    pins_is_native(p, name)) {
 			col->kind = ENCODE_NATIVE;
 			err = distinct_sorted(t, c, &col->levels, &col->nlevels,
-					      ENCODE_MAX_NATIVE_LEVELS, d);
+					      ENCODE_MAX_NATIVE_LEVELS,
+					      lvrow[spec->ncolumns - 1], d);
 			if (err != 0)
 				goto fail;
 			nf++;
@@ -442,7 +569,8 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 				   name)) {
 			col->kind = ENCODE_CATEGORICAL;
 			err = distinct_sorted(t, c, &col->levels, &col->nlevels,
-					      REBUILD_MAX_WIDTH, d);
+					      REBUILD_MAX_WIDTH,
+					      lvrow[spec->ncolumns - 1], d);
 			if (err != 0)
 				goto fail;
 			nf += col->nlevels;
@@ -479,9 +607,7 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 	spec->scale = malloc(nf * sizeof(float));
 	data->n = t->nrows;
 	data->x = calloc(t->nrows * nf, sizeof(float));
-	data->y = malloc(t->nrows * sizeof(uint32_t));
-	if (spec->mean == NULL || spec->scale == NULL || data->x == NULL ||
-	    data->y == NULL) {
+	if (spec->mean == NULL || spec->scale == NULL || data->x == NULL) {
 		err = RBA_E_NOMEM;
 		goto fail;
 	}
@@ -489,9 +615,7 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 		spec->scale[f] = 1.0f;
 	for (size_t r = 0; r < t->nrows; r++) {
 		float *xr = data->x + r * nf;
-		data->y[r] = (uint32_t)find_level(
-			spec->classes, spec->nclasses,
-			csv_table_cell(t, r, (size_t)label_col));
+		/* (data->y[r]: the label's level, from distinct_sorted) */
 		f = 0;
 		for (uint32_t c = 0; c < spec->ncolumns; c++) {
 			const struct encode_column *col = &spec->columns[c];
@@ -513,8 +637,7 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 				xr[f++] = v;
 				continue;
 			}
-			long lv = find_level(col->levels, col->nlevels,
-					     csv_table_cell(t, r, src[c]));
+			long lv = (long)lvrow[c][r]; /* find_level of its text */
 			if (col->kind == ENCODE_NATIVE) {
 				xr[f++] = (float)lv;
 				continue;
@@ -526,9 +649,11 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 	if ((err = fit_range_check(p, t, spec, data, src, d)) != 0)
 		goto fail;
 	free(src);
+	lvrow_free(lvrow, t->ncols);
 	return 0;
 fail:
 	free(src);
+	lvrow_free(lvrow, t->ncols);
 	encode_spec_release(spec);
 	encode_data_release(data);
 	return err == RBA_E_NOMEM && d != NULL && d->reason[0] == 0

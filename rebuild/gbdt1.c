@@ -209,6 +209,8 @@ struct gb_run {
 	uint32_t *fcats;	/* the forest's level sets so far */
 	size_t nfcats, capfcats;
 	const float *vx;	/* the validation rows (nv x nfeat) */
+	uint32_t *vcb;		/* per native feature: nv level indexes */
+	size_t *vcboff;		/* per feature: its first in vcb */
 };
 
 /* Histogram cells of feature f: bins (and the missing one), or a native
@@ -320,16 +322,22 @@ gbdt1_softmax2(const struct kernel_ops *k, const float *mg, size_t n,
 
 /* The leaf of tree t (root at node root) that x reaches.  (x < threshold
  * as ever; a NaN, never below it, goes the split's missing side, right
- * in every forest an older build made.) */
+ * in every forest an older build made.)  A level set's side comes from
+ * the bit tables cb of the forest when given (gbdt1_catbits_left, the
+ * side rebuild_tree_cat_left gives: they came later and moved no bit). */
 static uint32_t
-gb_walk(const struct rebuild_tree_node *nodes, uint32_t root, const float *x)
+gb_walk(const struct rebuild_tree_node *nodes, uint32_t root, const float *x,
+	const struct gb_catbits *cb)
 {
 	uint32_t i = root;
 
-	while (nodes[i].feature != REBUILD_TREE_LEAF)
-		i = rebuild_tree_goes_left(&nodes[i], x[nodes[i].feature])
-			    ? nodes[i].left
-			    : nodes[i].right;
+	while (nodes[i].feature != REBUILD_TREE_LEAF) {
+		const struct rebuild_tree_node *q = &nodes[i];
+		int left = cb != NULL && (q->flags & REBUILD_TREE_CATEGORICAL)
+				   ? gbdt1_catbits_left(cb, i, x[q->feature])
+				   : rebuild_tree_goes_left(q, x[q->feature]);
+		i = left ? q->left : q->right;
+	}
 	return i;
 }
 
@@ -340,20 +348,25 @@ gb_forward(const struct rebuild_model *m, const float *x, size_t n,
 	const struct rebuild_forest *f = &m->forest;
 	uint32_t K = f->ngroups, C = f->nclasses;
 	float *mg = malloc(K * sizeof(float));
+	struct gb_catbits *cb = NULL;
 
-	if (mg == NULL)
+	if (mg == NULL || gbdt1_catbits_new(f, &cb) != 0) {
+		free(mg);
 		return RBA_E_NOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const float *xi = x + i * f->nfeatures;
 		float l;
 		memcpy(mg, f->base, K * sizeof(float));
 		for (uint32_t t = 0; t < f->ntrees; t++)
-			mg[t % K] += f->nodes[gb_walk(f->nodes, f->tree_start[t], xi)]
+			mg[t % K] += f->nodes[gb_walk(f->nodes, f->tree_start[t], xi,
+						      cb)]
 					     .value;
 		l = gbdt1_softmax(mg, K, C, y != NULL ? y[i] : C, probs + i * C);
 		if (loss != NULL && y != NULL)
 			loss[i] = l;
 	}
+	gbdt1_catbits_free(cb);
 	free(mg);
 	return 0;
 }
@@ -1216,6 +1229,8 @@ run_free(struct gb_run *r)
 	free(r->cstat);
 	free(r->cmask);
 	free(r->fcats);
+	free(r->vcb);
+	free(r->vcboff);
 	pool_free(r->pool);
 }
 
@@ -1277,7 +1292,8 @@ add_tree(const struct rebuild_tree_node *nodes, uint32_t root, const float *x,
 {
 	for (size_t i = 0; i < n; i++)
 		if (skip == NULL || !skip[i])
-			mg[i * K + k] += nodes[gb_walk(nodes, root, x + i * nf)].value;
+			mg[i * K + k] += nodes[gb_walk(nodes, root, x + i * nf, NULL)]
+						 .value;
 }
 
 /*
@@ -1322,6 +1338,43 @@ bin_rows(const struct gb_run *r, const float *x, size_t nv, uint8_t **out)
 }
 
 /*
+ * Step 4c on the validation rows: per native feature (L levels), each
+ * row's level index, or L for a value that is no index below L (an
+ * unseen level, a number that is no level): the index of step 1c's
+ * rule, which no set holds (the trainer's sets hold levels below L), so
+ * a row goes left exactly when rebuild_tree_cat_left says so.
+ */
+static int
+val_levels(struct gb_run *r, const float *x, size_t nv)
+{
+	size_t nf = r->nfeat, nnat = 0;
+
+	if (r->nat == NULL)
+		return 0;
+	r->vcboff = calloc(nf, sizeof(size_t));
+	if (r->vcboff == NULL)
+		return RBA_E_NOMEM;
+	for (size_t f = 0; f < nf; f++)
+		if (r->nat[f] > 0)
+			r->vcboff[f] = nv * nnat++;
+	r->vcb = malloc((nv * nnat > 0 ? nv * nnat : 1) * sizeof(uint32_t));
+	if (r->vcb == NULL)
+		return RBA_E_NOMEM;
+	for (size_t f = 0; f < nf; f++) {
+		uint32_t L = r->nat[f], *cb = r->vcb + r->vcboff[f];
+		if (L == 0)
+			continue;
+		for (size_t i = 0; i < nv; i++) {
+			float xv = x[i * nf + f];
+			cb[i] = xv >= 0.0f && xv < (float)L &&
+					(float)(uint32_t)xv == xv
+				? (uint32_t)xv : L;
+		}
+	}
+	return 0;
+}
+
+/*
  * add_tree for binned rows: the rows idx[0..count) of node i (forest
  * nodes) partitioned down the tree on their bins (vb, nv rows a
  * column), each leaf's value added to its rows' margins (group k of K).
@@ -1344,16 +1397,25 @@ add_tree_binned(const struct gb_run *r, const struct rebuild_tree_node *nodes,
 		return;
 	}
 	if (q->flags & REBUILD_TREE_CATEGORICAL) {
-		/* step 4c: the level sets read the rows' values */
+		/* step 4c: the level sets read the rows' values, as level
+		 * indexes (val_levels) against the set's mask: the side
+		 * rebuild_tree_cat_left gives (the mask came later and moved
+		 * no bit) */
+		const uint32_t *cb = r->vcb + r->vcboff[q->feature];
+		for (uint32_t c = 0; c < q->ncats; c++) {
+			assert(q->cats[c] < r->nat[q->feature]);
+			r->cmask[q->cats[c]] = 1;
+		}
 		for (size_t j = 0; j < count; j++) {
 			uint32_t row = idx[j];
-			size_t left = (size_t)rebuild_tree_cat_left(
-				q, r->vx[(size_t)row * r->nfeat + q->feature]);
+			size_t left = r->cmask[cb[row]];
 			idx[nl] = row;
 			tmp[nr] = row;
 			nl += left;
 			nr += 1 - left;
 		}
+		for (uint32_t c = 0; c < q->ncats; c++)
+			r->cmask[q->cats[c]] = 0;
 		memcpy(idx + nl, tmp, nr * sizeof(uint32_t));
 		add_tree_binned(r, nodes, q->left, vb, nv, idx, tmp, nl, mg, K, k);
 		add_tree_binned(r, nodes, q->right, vb, nv, idx + nl, tmp, nr, mg,
@@ -1463,7 +1525,8 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	if ((err = gb_cat_setup(&r, train->native)) != 0 ||
 	    (err = make_bins(&r)) != 0)
 		return gb_fail(&r, d, err);
-	if ((err = bin_rows(&r, val->x, nv, &vb)) != 0)
+	if ((err = bin_rows(&r, val->x, nv, &vb)) != 0 ||
+	    (err = val_levels(&r, val->x, nv)) != 0)
 		goto fail;
 	vidx = malloc((nv ? nv : 1) * sizeof(uint32_t));
 	vtmp = malloc((nv ? nv : 1) * sizeof(uint32_t));

@@ -37,6 +37,53 @@ float gbdt1_softmax(const float *mg, uint32_t K, uint32_t C, uint32_t y,
 void gbdt1_softmax2(const struct kernel_ops *k, const float *mg, size_t n,
 		    const uint32_t *y, float *p, float *t);
 
+/*
+ * The level sets of a forest's categorical splits as bit tables, for
+ * walks that look levels up case after case (gbdt1_sparse.c; not
+ * frozen: it finds the side, the side is rebuild_tree_cat_left's).  Per
+ * native feature, one row of bits per level up to its splits' largest
+ * left level, one bit per split on the feature; a level past the table
+ * is in no set.  One case's walk reads the one row of its level.
+ */
+struct gb_catref {
+	const uint64_t *w; /* the split's word in level 0's row */
+	uint64_t bit;
+	uint32_t stride;   /* words a level row */
+	uint32_t lim;      /* the levels with a row */
+};
+
+struct gb_catbits {
+	struct gb_catref *ref; /* per node of the forest (splits on sets) */
+	uint64_t *words;
+};
+
+/*
+ * The tables of forest f: 0 with *out set, or with *out NULL when f has
+ * no categorical split, a set that is not strictly ascending, or tables
+ * over GB_CATBITS_MAX_WORDS (the walk then asks rebuild_tree_cat_left);
+ * RBA_E_NOMEM.  The tables hold no pointer into f.
+ */
+#define GB_CATBITS_MAX_WORDS ((size_t)1 << 21) /* 16 MiB */
+int gbdt1_catbits_new(const struct rebuild_forest *f, struct gb_catbits **out);
+/* NULL allowed. */
+void gbdt1_catbits_free(struct gb_catbits *cb);
+
+/* rebuild_tree_cat_left(&nodes[i], v) for split i of cb's forest. */
+static inline int
+gbdt1_catbits_left(const struct gb_catbits *cb, uint32_t i, float v)
+{
+	const struct gb_catref *r = &cb->ref[i];
+	uint32_t k;
+
+	/* (a NaN fails the first test) */
+	if (!(v >= 0.0f && v < (float)REBUILD_TREE_MAX_LEVEL))
+		return 0;
+	k = (uint32_t)v;
+	if ((float)k != v || k >= r->lim)
+		return 0;
+	return (r->w[(size_t)k * r->stride] & r->bit) != 0;
+}
+
 /* The sparse scorer of a forest (gbdt1_sparse.c), abi_gbdt_impl's. */
 int gbdt1_sparse_new(const struct rebuild_model *m,
 		     struct rebuild_sparse **out);

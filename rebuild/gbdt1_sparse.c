@@ -442,13 +442,107 @@ fill_full(struct gb_sparse *s, const struct gb_stree *tr,
 	fill_full(s, tr, nodes, leaf ? i : q->right, 2 * p + 1, level + 1);
 }
 
+/* ---- level sets as bit tables ----------------------------------------- */
+
+void
+gbdt1_catbits_free(struct gb_catbits *cb)
+{
+	if (cb == NULL)
+		return;
+	free(cb->ref);
+	free(cb->words);
+	free(cb);
+}
+
+int
+gbdt1_catbits_new(const struct rebuild_forest *f, struct gb_catbits **out)
+{
+	size_t nn = f->ntrees ? f->tree_start[f->ntrees] : 0, total = 0;
+	uint32_t nf = f->nfeatures;
+	/* per feature: its splits, the levels of its rows, its first word */
+	uint32_t *cnt = calloc(nf ? nf : 1, sizeof(uint32_t));
+	uint32_t *lim = calloc(nf ? nf : 1, sizeof(uint32_t));
+	size_t *off = calloc(nf ? nf : 1, sizeof(size_t));
+	uint32_t *col = malloc((nn ? nn : 1) * sizeof(uint32_t));
+	struct gb_catbits *cb = NULL;
+	int err = RBA_E_NOMEM, any = 0;
+
+	*out = NULL;
+	if (cnt == NULL || lim == NULL || off == NULL || col == NULL)
+		goto done;
+	for (size_t i = 0; i < nn; i++) {
+		const struct rebuild_tree_node *q = &f->nodes[i];
+		if (q->feature == REBUILD_TREE_LEAF ||
+		    !(q->flags & REBUILD_TREE_CATEGORICAL))
+			continue;
+		/* a set the binary search of rebuild_tree_cat_left would
+		 * read otherwise than as a set: no tables */
+		for (uint32_t k = 1; k < q->ncats; k++)
+			if (q->cats[k] <= q->cats[k - 1]) {
+				err = 0;
+				goto done;
+			}
+		any = 1;
+		col[i] = cnt[q->feature]++;
+		for (uint32_t k = q->ncats; k > 0; k--)
+			/* levels from 2^24 on are never matched */
+			if (q->cats[k - 1] < REBUILD_TREE_MAX_LEVEL) {
+				if (q->cats[k - 1] + 1 > lim[q->feature])
+					lim[q->feature] = q->cats[k - 1] + 1;
+				break;
+			}
+	}
+	if (!any) {
+		err = 0;
+		goto done;
+	}
+	for (uint32_t j = 0; j < nf; j++) {
+		off[j] = total;
+		total += (size_t)lim[j] * ((cnt[j] + 63) / 64);
+		if (total > GB_CATBITS_MAX_WORDS) {
+			err = 0;
+			goto done;
+		}
+	}
+	if ((cb = calloc(1, sizeof(*cb))) == NULL ||
+	    (cb->ref = calloc(nn, sizeof(*cb->ref))) == NULL ||
+	    (cb->words = calloc(total ? total : 1, sizeof(uint64_t))) == NULL)
+		goto done;
+	for (size_t i = 0; i < nn; i++) {
+		const struct rebuild_tree_node *q = &f->nodes[i];
+		struct gb_catref *r = &cb->ref[i];
+		uint32_t j = q->feature;
+		if (j == REBUILD_TREE_LEAF || !(q->flags & REBUILD_TREE_CATEGORICAL))
+			continue;
+		r->stride = (cnt[j] + 63) / 64;
+		r->lim = lim[j];
+		r->bit = (uint64_t)1 << (col[i] % 64);
+		r->w = cb->words + off[j] + col[i] / 64;
+		for (uint32_t k = 0; k < q->ncats; k++)
+			if (q->cats[k] < lim[j])
+				cb->words[off[j] + (size_t)q->cats[k] * r->stride +
+					  col[i] / 64] |= r->bit;
+	}
+	*out = cb;
+	cb = NULL;
+	err = 0;
+done:
+	gbdt1_catbits_free(cb);
+	free(cnt);
+	free(lim);
+	free(off);
+	free(col);
+	return err;
+}
+
 /*
  * A forest with a categorical split (REBUILD_TREE_CATEGORICAL) is not
  * laid out by keys: a level set is no comparison of order keys.  Its
  * scorer puts each case's terms into a dense row of zeros and walks the
- * scorer's copy of the trees with rebuild_tree_goes_left, adding the
- * leaves per group in tree order, then gbdt1_softmax: gbdt1.c's forward
- * pass, step by step, so the same bits.
+ * scorer's copy of the trees, a level set's side from the bit tables
+ * (gbdt1_catbits_left, or rebuild_tree_cat_left without them), adding
+ * the leaves per group in tree order, then gbdt1_softmax: gbdt1.c's
+ * forward pass, step by step, so the same bits.
  */
 struct gb_cat_sparse {
 	struct rebuild_sparse head; /* first: rebuild_sparse_* cast */
@@ -457,6 +551,7 @@ struct gb_cat_sparse {
 	uint32_t *tstart;
 	struct rebuild_tree_node *nodes;
 	uint32_t *cats;
+	struct gb_catbits *cb; /* NULL: rebuild_tree_cat_left */
 	float *row; /* nfeat */
 	float *mg;  /* K */
 };
@@ -472,6 +567,7 @@ gb_cat_free(struct rebuild_sparse *sp)
 	free(s->tstart);
 	free(s->nodes);
 	free(s->cats);
+	gbdt1_catbits_free(s->cb);
 	free(s->row);
 	free(s->mg);
 	free(s);
@@ -482,6 +578,8 @@ gb_cat_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 	     size_t nterms, size_t ncases, float *probs)
 {
 	struct gb_cat_sparse *s = (struct gb_cat_sparse *)sp;
+	const struct rebuild_tree_node *nodes = s->nodes;
+	const struct gb_catbits *cb = s->cb;
 
 	for (size_t c = 0; c < ncases; c++) {
 		const float *v = tx + c * nterms;
@@ -491,12 +589,16 @@ gb_cat_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 		memcpy(s->mg, s->base, s->K * sizeof(float));
 		for (uint32_t t = 0; t < s->ntrees; t++) {
 			uint32_t i = s->tstart[t];
-			while (s->nodes[i].feature != REBUILD_TREE_LEAF)
-				i = rebuild_tree_goes_left(&s->nodes[i],
-							   s->row[s->nodes[i].feature])
-					    ? s->nodes[i].left
-					    : s->nodes[i].right;
-			s->mg[t % s->K] += s->nodes[i].value;
+			while (nodes[i].feature != REBUILD_TREE_LEAF) {
+				const struct rebuild_tree_node *q = &nodes[i];
+				float x = s->row[q->feature];
+				int left = cb != NULL &&
+						   (q->flags & REBUILD_TREE_CATEGORICAL)
+					? gbdt1_catbits_left(cb, i, x)
+					: rebuild_tree_goes_left(q, x);
+				i = left ? q->left : q->right;
+			}
+			s->mg[t % s->K] += nodes[i].value;
 		}
 		gbdt1_softmax(s->mg, s->K, s->C, s->C, probs + c * s->C);
 		for (size_t k = 0; k < nterms; k++)
@@ -525,7 +627,8 @@ gb_cat_new(const struct rebuild_forest *f, struct rebuild_sparse **out)
 	s->row = calloc(s->nfeat ? s->nfeat : 1, sizeof(float));
 	s->mg = malloc(s->K * sizeof(float));
 	if (s->base == NULL || s->tstart == NULL || s->nodes == NULL ||
-	    s->cats == NULL || s->row == NULL || s->mg == NULL) {
+	    s->cats == NULL || s->row == NULL || s->mg == NULL ||
+	    gbdt1_catbits_new(f, &s->cb) != 0) {
 		gb_cat_free(&s->head);
 		return RBA_E_NOMEM;
 	}

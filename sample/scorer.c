@@ -56,7 +56,10 @@ audit_scorer_free(struct audit_scorer *sc)
 /*
  * The sparse path needs every one-hot feature to standardize to zero
  * when off ((0 - mean) / scale == 0, i.e. mean 0), which is what
- * encode_standardize_fit leaves; anything else is scored densely.
+ * encode_standardize_fit leaves; anything else is scored densely.  A
+ * native column is one term, always given: its level index (nlevels
+ * for a level unseen in training) standardized as encode_standardize
+ * does, so the forest sees the dense path's input bit for bit.
  */
 static int
 sparse_ok(const struct artifact *a)
@@ -70,10 +73,10 @@ sparse_ok(const struct artifact *a)
 			f++;
 			continue;
 		}
-		/* a native column's feature is a level index, not a term
-		 * the sparse terms can hold: the reference path scores it */
-		if (col->kind == ENCODE_NATIVE)
-			return 0;
+		if (col->kind == ENCODE_NATIVE) {
+			f++;
+			continue;
+		}
 		for (uint32_t k = 0; k < col->nlevels; k++, f++)
 			if ((0.0f - s->mean[f]) / s->scale[f] != 0.0f)
 				return 0;
@@ -282,11 +285,27 @@ missing_raw(const struct encode_spec *spec, uint32_t f, const char *t,
 }
 
 /*
+ * The term of native column ec (feature f) for text t: its level index,
+ * nlevels for a level unseen in training (encode_values' rule, as the
+ * dense path reads it), standardized as encode_standardize does.
+ */
+static float
+native_x(const struct encode_spec *spec, const struct encode_column *ec,
+	 uint32_t f, const char *t)
+{
+	long lv = find_level(ec, t);
+	float raw = lv < 0 ? (float)ec->nlevels : (float)lv;
+
+	return (raw - spec->mean[f]) / spec->scale[f];
+}
+
+/*
  * Fills the chunk's first-layer terms, column by column: for case i and
  * model column k, tx0[i * ncols + k] multiplies weight row
  * row0[i * ncols + k].  Numeric: the standardized value and the
  * column's feature; categorical: the one-hot multiplier and the level's
- * feature.  Dictionary entries are resolved once each.
+ * feature; native: the level index and the column's feature.  Dictionary
+ * entries are resolved once each.
  */
 static int
 prepare(struct audit_scorer *sc, const struct sample_chunk *c,
@@ -339,6 +358,10 @@ prepare(struct audit_scorer *sc, const struct sample_chunk *c,
 						       spec->scale[f];
 					if (sc->lvl_f[v] >= 0 && !isfinite(sc->lvl_x[v]))
 						sc->lvl_f[v] = -2; /* beyond float32 */
+				} else if (ec->kind == ENCODE_NATIVE) {
+					sc->lvl_f[v] = (int32_t)f;
+					sc->lvl_x[v] = native_x(spec, ec, f,
+								col->levels[v]);
 				} else {
 					long lv = find_level(ec, col->levels[v]);
 					sc->lvl_f[v] = lv < 0 ? -1 : (int32_t)(f + (uint32_t)lv);
@@ -372,6 +395,9 @@ prepare(struct audit_scorer *sc, const struct sample_chunk *c,
 				tx[i * K] = ((float)num - spec->mean[f]) / spec->scale[f];
 				if (!isfinite(tx[i * K]))
 					return bad_range(sc, c, src, i, f, bad_case, d);
+				row[i * K] = f;
+			} else if (ec->kind == ENCODE_NATIVE) {
+				tx[i * K] = native_x(spec, ec, f, t);
 				row[i * K] = f;
 			} else {
 				long lv = find_level(ec, t);

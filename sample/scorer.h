@@ -7,9 +7,10 @@
  * cases (the unit tests hold it to that).  This module only maps sample
  * columns to model inputs; the arithmetic is the ABI's.  When every
  * one-hot feature of the model standardizes to zero when off, a chunk's
- * dictionary entries are matched to the model's one-hot features once
- * per chunk and each case goes to the ABI's sparse scorer
- * (rebuild_sparse_score, rebuild/trainer.h) as its non-zero inputs.
+ * dictionary entries are matched to the model's one-hot features (or a
+ * native column's level indexes) once per chunk and each case goes to
+ * the ABI's sparse scorer (rebuild_sparse_score, rebuild/trainer.h) as
+ * its non-zero inputs, a native column's always among them.
  * Any other model is scored through artifact_score() a block at a time.
  */
 #ifndef RBA_SCORER_H

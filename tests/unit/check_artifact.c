@@ -1988,6 +1988,474 @@ START_TEST(test_cat_partition)
 }
 END_TEST
 
+/* ---- native forests: the bit tables, every scorer against the walk ---- */
+
+/*
+ * The reference: each tree walked with rebuild_tree_goes_left (a level
+ * set by the binary search of rebuild_tree_cat_left), the leaves added
+ * per group in tree order, then gbdt1_softmax: the forward pass as
+ * gbdt1.c first had it, before the bit tables.
+ */
+static void
+walk_probs(const struct rebuild_forest *f, const float *x, size_t n,
+	   float *probs)
+{
+	uint32_t K = f->ngroups, C = f->nclasses;
+	float mg[REBUILD_MAX_CLASSES];
+
+	for (size_t r = 0; r < n; r++) {
+		const float *xr = x + r * f->nfeatures;
+		memcpy(mg, f->base, K * sizeof(float));
+		for (uint32_t t = 0; t < f->ntrees; t++) {
+			uint32_t i = f->tree_start[t];
+			while (f->nodes[i].feature != REBUILD_TREE_LEAF)
+				i = rebuild_tree_goes_left(&f->nodes[i],
+							   xr[f->nodes[i].feature])
+					    ? f->nodes[i].left
+					    : f->nodes[i].right;
+			mg[t % K] += f->nodes[i].value;
+		}
+		gbdt1_softmax(mg, K, C, C, probs + r * C);
+	}
+}
+
+/*
+ * A credit-shaped table of n rows: income (every ninth field empty: a
+ * missing value), age, employer of nlev levels (E0000 ..., each with its
+ * own effect) and the class from the three with noise.  unseen: every
+ * fifth row's employer is U..., a level no training row has, and every
+ * seventh row's age is empty too.  Caller frees.
+ */
+static char *
+native_table(size_t n, uint32_t nlev, int unseen, uint64_t seed)
+{
+	size_t cap = 64 + n * 64, len = 0;
+	char *t = malloc(cap);
+
+	ck_assert_ptr_nonnull(t);
+	len += (size_t)snprintf(t + len, cap - len,
+				"id,income,age,employer,class\n");
+	for (size_t r = 0; r < n; r++) {
+		uint32_t e, inc, age;
+		double z;
+		char incs[16] = "", ages[16] = "";
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		e = (uint32_t)((seed >> 33) % nlev);
+		e = e * e % nlev; /* uneven level counts, some levels rare */
+		inc = 1000 + (uint32_t)((seed >> 13) % 9000);
+		age = 18 + (uint32_t)((seed >> 45) % 60);
+		/* the employer's effect, from its index */
+		z = (double)((e * 2654435761u) % 1000) / 250.0 - 2.0 +
+		    (double)inc / 3000.0 - (double)age / 40.0 +
+		    (double)((seed >> 5) % 1000) / 400.0 - 1.25;
+		if (r % 9 != 4)
+			snprintf(incs, sizeof(incs), "%u", inc);
+		if (!(unseen && r % 7 == 3))
+			snprintf(ages, sizeof(ages), "%u", age);
+		len += (size_t)snprintf(t + len, cap - len, "%zu,%s,%s,%c%04u,%s\n",
+					r + 1, incs, ages,
+					unseen && r % 5 == 2 ? 'U' : 'E', e,
+					z > 0 ? "yes" : "no");
+		ck_assert_uint_lt(len, cap);
+	}
+	return t;
+}
+
+/* gbdt1_catbits_left against rebuild_tree_cat_left at every split of f
+ * with a level set, on every level up to past the largest and on values
+ * that are no level. */
+static void
+catbits_agree(const struct rebuild_forest *f, uint32_t maxlev)
+{
+	static const float odd[] = { -1.0f, -0.0f, 0.5f, 2.5f, NAN, INFINITY,
+				     -INFINITY, 16777215.0f, 16777216.0f,
+				     1e30f, -1e-30f };
+	struct gb_catbits *cb;
+	size_t nn = f->tree_start[f->ntrees], nsets = 0;
+
+	ck_assert_int_eq(gbdt1_catbits_new(f, &cb), 0);
+	ck_assert_ptr_nonnull(cb);
+	for (size_t i = 0; i < nn; i++) {
+		const struct rebuild_tree_node *q = &f->nodes[i];
+		if (q->feature == REBUILD_TREE_LEAF ||
+		    !(q->flags & REBUILD_TREE_CATEGORICAL))
+			continue;
+		nsets++;
+		for (uint32_t k = 0; k <= maxlev + 2; k++)
+			ck_assert_int_eq(gbdt1_catbits_left(cb, (uint32_t)i, (float)k),
+					 rebuild_tree_cat_left(q, (float)k));
+		for (size_t j = 0; j < sizeof(odd) / sizeof(odd[0]); j++)
+			ck_assert_int_eq(gbdt1_catbits_left(cb, (uint32_t)i, odd[j]),
+					 rebuild_tree_cat_left(q, odd[j]));
+	}
+	ck_assert_uint_gt(nsets, 0);
+	gbdt1_catbits_free(cb);
+}
+
+/*
+ * Every scorer of a native forest gives the reference walk's bits on
+ * every case of rows x (x standardized, raw not): the forward pass
+ * (rebuild_predict), artifact_score, and the sparse scorer given every
+ * input or only the non-zero ones.
+ */
+static void
+native_scorers_agree(const struct artifact *a, const float *raw,
+		     const float *x, size_t rows)
+{
+	size_t nf = a->spec.nfeatures, C = a->spec.nclasses, nt = 0;
+	size_t bytes = rows * C * sizeof(float);
+	float *want = malloc(bytes), *got = malloc(bytes);
+	float *tx = calloc(rows * nf, sizeof(float));
+	uint32_t *row = calloc(rows * nf, sizeof(uint32_t));
+	struct rebuild_sparse *sp;
+
+	walk_probs(&a->model.forest, x, rows, want);
+	ck_assert_int_eq(rebuild_predict(a->abi, &a->model, x, rows, got), 0);
+	ck_assert(memcmp(want, got, bytes) == 0);
+	ck_assert_int_eq(artifact_score(a, raw, rows, got), 0);
+	ck_assert(memcmp(want, got, bytes) == 0);
+	ck_assert_int_eq(rebuild_sparse_new(a->abi, &a->model, &sp), 0);
+	for (size_t i = 0; i < rows * nf; i++) {
+		tx[i] = x[i];
+		row[i] = (uint32_t)(i % nf);
+	}
+	memset(got, 0, bytes);
+	rebuild_sparse_score(sp, tx, row, nf, rows, got);
+	ck_assert(memcmp(want, got, bytes) == 0);
+	/* the non-zero inputs only, padded per case to one count */
+	for (size_t i = 0; i < rows; i++) {
+		size_t k = 0;
+		for (size_t f = 0; f < nf; f++)
+			k += x[i * nf + f] != 0.0f;
+		if (k > nt)
+			nt = k;
+	}
+	for (size_t i = 0; i < rows; i++) {
+		size_t k = 0;
+		for (size_t f = 0; f < nf && k < nt; f++)
+			if (x[i * nf + f] != 0.0f || nf - f <= nt - k) {
+				tx[i * nt + k] = x[i * nf + f];
+				row[i * nt + k] = (uint32_t)f;
+				k++;
+			}
+	}
+	memset(got, 0, bytes);
+	rebuild_sparse_score(sp, tx, row, nt, rows, got);
+	ck_assert(memcmp(want, got, bytes) == 0);
+	rebuild_sparse_free(sp);
+	free(want);
+	free(got);
+	free(tx);
+	free(row);
+}
+
+/*
+ * A native forest trained on 3,000 rows with a 400-level employer and
+ * missing incomes: the bit tables decide every split as the binary
+ * search; on 2,000 other cases (a fifth of them with an unseen
+ * employer, some with a missing income or age) and on the training
+ * rows, every scorer gives the reference walk's bits.
+ */
+START_TEST(test_native_scorers_walk)
+{
+	static char *natcols[] = { "employer" };
+	enum { NTRAIN = 3000, NCASES = 2000, NLEV = 400 };
+	char *train = native_table(NTRAIN, NLEV, 0, 7);
+	char *cases = native_table(NCASES, NLEV, 1, 99);
+	const char *texts[2] = { train, cases };
+	size_t rows[2] = { NTRAIN, NCASES }, nsets = 0, nmulti = 0;
+	struct pins p;
+	struct rebuild_result res;
+	struct artifact a;
+	struct rba_detail d;
+
+	test_pins(&p, 0);
+	rba_digest_bytes(train, strlen(train), &p.snapshot);
+	p.data.categorical = natcols;
+	p.data.ncategorical = 1;
+	p.data.native = natcols;
+	p.data.nnative = 1;
+	p.data.standardize = 0;
+	p.model.kind = PINS_MODEL_GBDT;
+	p.model.gbdt.trees = 40;
+	p.model.gbdt.max_depth = 4;
+	p.model.gbdt.learning_rate = 0.3;
+	p.model.gbdt.min_child_weight = 1;
+	p.model.gbdt.lambda = 1;
+	p.model.gbdt.max_bins = 32;
+	p.model.gbdt.subsample = 1;
+	p.model.gbdt.colsample = 1;
+	rba_detail_clear(&d);
+	ck_assert_msg(rebuild_from_snapshot(&p, 0, train, strlen(train), "t.csv",
+					    NULL, &res, &d) == 0,
+		      "%s", d.reason);
+	ck_assert_uint_eq(rba_get_u32le(res.artifact + 8), ARTIFACT_FORMAT_NATIVE);
+	ck_assert_int_eq(artifact_decode(res.artifact, res.artifact_len, &a, &d), 0);
+	for (size_t i = 0; i < a.model.forest.tree_start[a.model.forest.ntrees]; i++) {
+		const struct rebuild_tree_node *q = &a.model.forest.nodes[i];
+		if (q->feature != REBUILD_TREE_LEAF &&
+		    (q->flags & REBUILD_TREE_CATEGORICAL)) {
+			nsets++;
+			nmulti += q->ncats > 1;
+		}
+	}
+	ck_assert_uint_gt(nsets, 20);
+	ck_assert_uint_gt(nmulti, 10);
+	catbits_agree(&a.model.forest, NLEV);
+	for (int k = 0; k < 2; k++) {
+		size_t nf = a.spec.nfeatures, unseen = 0, miss = 0;
+		float *raw = calloc(rows[k] * nf, sizeof(float));
+		float *x = calloc(rows[k] * nf, sizeof(float));
+		struct csv_missing m = encode_missing(&a.spec);
+		struct csv_table *t;
+		ck_assert_int_eq(csv_table_load_mem_missing(texts[k], strlen(texts[k]),
+							    "c.csv", &m, &t, &d), 0);
+		ck_assert_msg(encode_table(&a.spec, t, raw, &d) == 0, "%s", d.reason);
+		for (size_t i = 0; i < rows[k] * nf; i++) {
+			unseen += raw[i] == (float)NLEV || raw[i] > (float)NLEV;
+			miss += raw[i] != raw[i];
+		}
+		ck_assert(k == 0 || unseen > NCASES / 6);
+		ck_assert_uint_gt(miss, rows[k] / 10);
+		encode_standardize(&a.spec, raw, rows[k], x);
+		native_scorers_agree(&a, raw, x, rows[k]);
+		csv_table_free(t);
+		free(raw);
+		free(x);
+	}
+	artifact_release(&a);
+	rebuild_result_release(&res);
+	free(train);
+	free(cases);
+}
+END_TEST
+
+/*
+ * The walks without bit tables: a forest whose tables would pass
+ * GB_CATBITS_MAX_WORDS (splits on level 2^24 - 1) and one whose set is
+ * not ascending get none, and score as the reference walk.
+ */
+START_TEST(test_native_scorers_no_tables)
+{
+	enum { T = 130, N = 64 };
+	static const uint32_t far[1] = { 16777215 };
+	struct artifact a;
+	struct rebuild_forest *f;
+	struct gb_catbits *cb = NULL;
+	float x[N * 3], want[N * 2], got[N * 2];
+	uint32_t row[N * 3];
+	struct rebuild_sparse *sp;
+
+	memset(&a, 0, sizeof(a));
+	a.abi = 1;
+	ck_assert_int_eq(rebuild_forest_alloc(&a.model, 3, 2, 0, T, 3 * T), 0);
+	f = &a.model.forest;
+	f->cats = malloc(sizeof(far));
+	ck_assert_ptr_nonnull(f->cats);
+	memcpy(f->cats, far, sizeof(far));
+	f->ncats = 1;
+	for (uint32_t t = 0; t < T; t++) {
+		struct rebuild_tree_node *q = &f->nodes[3 * t];
+		f->tree_start[t + 1] = 3 * (t + 1);
+		q->feature = 0;
+		q->flags = REBUILD_TREE_CATEGORICAL;
+		q->cats = f->cats;
+		q->ncats = 1;
+		q->left = 3 * t + 1;
+		q->right = 3 * t + 2;
+		q[1].feature = q[2].feature = REBUILD_TREE_LEAF;
+		q[1].value = 0.01f * (float)(t % 7);
+		q[2].value = -0.02f * (float)(t % 5);
+	}
+	ck_assert_int_eq(gbdt1_catbits_new(f, &cb), 0);
+	ck_assert_ptr_null(cb);
+	for (size_t i = 0; i < N; i++) {
+		x[3 * i] = i % 2 ? 16777215.0f : (float)i;
+		x[3 * i + 1] = (float)i;
+		x[3 * i + 2] = 0.0f;
+		for (int j = 0; j < 3; j++)
+			row[3 * i + j] = (uint32_t)j;
+	}
+	walk_probs(f, x, N, want);
+	ck_assert(want[2] != want[0]);
+	ck_assert_int_eq(rebuild_predict(a.abi, &a.model, x, N, got), 0);
+	ck_assert(memcmp(want, got, sizeof(want)) == 0);
+	ck_assert_int_eq(rebuild_sparse_new(a.abi, &a.model, &sp), 0);
+	rebuild_sparse_score(sp, x, row, 3, N, got);
+	ck_assert(memcmp(want, got, sizeof(want)) == 0);
+	rebuild_sparse_free(sp);
+	artifact_release(&a);
+	/* a set out of order: no tables, the walk as before */
+	make_cat(&a);
+	{
+		uint32_t t0 = a.model.forest.cats[0];
+		a.model.forest.cats[0] = a.model.forest.cats[1];
+		a.model.forest.cats[1] = t0;
+	}
+	ck_assert_int_eq(gbdt1_catbits_new(&a.model.forest, &cb), 0);
+	ck_assert_ptr_null(cb);
+	for (size_t i = 0; i < N; i++)
+		cat_case(i, x + 3 * i);
+	walk_probs(&a.model.forest, x, N, want);
+	ck_assert_int_eq(rebuild_predict(a.abi, &a.model, x, N, got), 0);
+	ck_assert(memcmp(want, got, sizeof(want)) == 0);
+	cat_release(&a);
+	/* and the hand-made forest of make_cat has tables that agree */
+	make_cat(&a);
+	catbits_agree(&a.model.forest, 6);
+	for (size_t i = 0; i < N; i++)
+		cat_case(i, x + 3 * i);
+	walk_probs(&a.model.forest, x, N, want);
+	ck_assert_int_eq(rebuild_predict(a.abi, &a.model, x, N, got), 0);
+	ck_assert(memcmp(want, got, sizeof(want)) == 0);
+	cat_release(&a);
+}
+END_TEST
+
+/*
+ * The partition as first written: every candidate sorted by
+ * (statistic, level index), then both ends scanned.  gbdt1_cat_best
+ * selects the ends instead when the scans read fewer than all: the
+ * same split, bit for bit, on random cells with many ties, few and many
+ * candidates, and every max_left.
+ */
+static const double *ref_stat;
+
+static int
+ref_cmp_u32(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+static int
+ref_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	if (ref_stat[a] < ref_stat[b])
+		return -1;
+	if (ref_stat[b] < ref_stat[a])
+		return 1;
+	return (a > b) - (a < b);
+}
+
+static void
+ref_cat_best(const struct gb_cat_cell *c, uint32_t L, int64_t g, int64_t h,
+	     double pt, const struct gb_cat_params *p, uint32_t *left,
+	     struct gb_cat_split *out)
+{
+	uint32_t *order = malloc((L ? L : 1) * sizeof(uint32_t));
+	double *stat = malloc((L ? L : 1) * sizeof(double));
+	uint32_t nc = 0, others = 0, best_dir = 0, best_len = 0, maxlen;
+
+	memset(out, 0, sizeof(*out));
+	for (uint32_t k = 0; k < L; k++) {
+		if (c[k].n >= p->min_data && c[k].n > 0) {
+			order[nc++] = k;
+			stat[k] = ((double)c[k].g * 0x1p-30) /
+				  ((double)c[k].h * 0x1p-30 + p->smooth);
+		} else if (c[k].n > 0) {
+			others = 1;
+		}
+	}
+	ref_stat = stat;
+	qsort(order, nc, sizeof(uint32_t), ref_cmp);
+	maxlen = nc == 0 ? 0 : nc - 1 + others;
+	if (maxlen > p->max_left)
+		maxlen = p->max_left;
+	for (uint32_t dir = 0; dir < 2; dir++) {
+		int64_t gl = 0, hl = 0;
+		for (uint32_t len = 1; len <= maxlen; len++) {
+			uint32_t k = dir == 0 ? order[len - 1] : order[nc - len];
+			double HL, HR, GL, GR, dl, dr, gain;
+			gl += c[k].g;
+			hl += c[k].h;
+			HL = (double)hl * 0x1p-30;
+			HR = (double)(h - hl) * 0x1p-30;
+			if (HL < p->mcw || HR < p->mcw)
+				continue;
+			dl = HL + p->lambda;
+			dr = HR + p->lambda;
+			if (!(dl > 0.0) || !(dr > 0.0))
+				continue;
+			GL = (double)gl * 0x1p-30;
+			GR = (double)(g - gl) * 0x1p-30;
+			gain = (GL * GL / dl + GR * GR / dr) - pt;
+			if (!out->valid || gain > out->gain) {
+				out->valid = 1;
+				out->gain = gain;
+				out->gl = gl;
+				out->hl = hl;
+				best_dir = dir;
+				best_len = len;
+			}
+		}
+	}
+	if (out->valid) {
+		out->nleft = best_len;
+		for (uint32_t i = 0; i < best_len; i++)
+			left[i] = best_dir == 0 ? order[i] : order[nc - 1 - i];
+		qsort(left, best_len, sizeof(uint32_t), ref_cmp_u32);
+	}
+	free(order);
+	free(stat);
+}
+
+START_TEST(test_cat_partition_ends)
+{
+	enum { LMAX = 700 };
+	static struct gb_cat_cell c[LMAX];
+	static uint32_t order[2 * LMAX], left[LMAX], rleft[LMAX];
+	static double stat[LMAX];
+	static const uint32_t Ls[] = { 1, 2, 5, 9, 40, 130, 700 };
+	static const uint32_t lefts[] = { 1, 2, 3, 8, 64, 500 };
+	uint64_t seed = 4242;
+	size_t selected = 0;
+
+	for (int round = 0; round < 120; round++) {
+		uint32_t L = Ls[round % 7];
+		int64_t g = 0, h = 0;
+		double pt;
+		/* few distinct g and h: many ties of the statistic */
+		uint32_t spread = round % 3 == 0 ? 3 : round % 3 == 1 ? 40 : 100000;
+		/* a level's hessian 2^-3 .. 5 (min_child_weight 0.5) */
+		int64_t unit = spread == 3 ? 1ll << 27 : spread == 40 ? 1ll << 25
+								    : 1ll << 13;
+		for (uint32_t k = 0; k < L; k++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			c[k].g = ((int64_t)((seed >> 20) % spread) - (int64_t)spread / 2) *
+				 unit;
+			c[k].h = ((int64_t)((seed >> 40) % spread) + 1) * unit;
+			c[k].n = (seed >> 8) % 9; /* 0 .. 8 rows: others too */
+			g += c[k].g;
+			h += c[k].h;
+		}
+		pt = ((double)g * 0x1p-30) * ((double)g * 0x1p-30) /
+		     ((double)h * 0x1p-30 + 1.0);
+		for (size_t m = 0; m < sizeof(lefts) / sizeof(lefts[0]); m++) {
+			struct gb_cat_params p = { 1.0, 0.5, 10.0, lefts[m], 5 };
+			struct gb_cat_split s, r;
+			uint32_t nc = 0;
+			for (uint32_t k = 0; k < L; k++)
+				nc += c[k].n >= 5;
+			gbdt1_cat_best(c, L, g, h, pt, &p, order, stat, left, &s);
+			ref_cat_best(c, L, g, h, pt, &p, rleft, &r);
+			ck_assert_int_eq(s.valid, r.valid);
+			if (!s.valid)
+				continue;
+			selected += 2 * (uint64_t)lefts[m] < nc;
+			ck_assert(memcmp(&s.gain, &r.gain, sizeof(double)) == 0);
+			ck_assert_uint_eq(s.nleft, r.nleft);
+			ck_assert(s.gl == r.gl && s.hl == r.hl);
+			ck_assert(memcmp(left, rleft, s.nleft * sizeof(uint32_t)) == 0);
+		}
+	}
+	ck_assert_uint_gt(selected, 50);
+}
+END_TEST
+
 /* The ulp distance diff reports: adjacent floats 1 apart, across zero
  * counted through it, equal bits 0. */
 START_TEST(test_diff_ulps)
@@ -2030,6 +2498,9 @@ suite_artifact(void)
 	tcase_add_test(tc, test_cat_scorers_agree);
 	tcase_add_test(tc, test_cat_treeshap);
 	tcase_add_test(tc, test_cat_partition);
+	tcase_add_test(tc, test_cat_partition_ends);
+	tcase_add_test(tc, test_native_scorers_walk);
+	tcase_add_test(tc, test_native_scorers_no_tables);
 	tcase_add_test(tc, test_cat_format);
 	suite_add_tcase(s, tc);
 	/* The reasons of every model kind: `make check-reasons` runs this

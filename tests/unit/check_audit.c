@@ -26,6 +26,7 @@
 #include "rebuild/artifact.h"
 #include "rebuild/encode.h"
 #include "rebuild/explain.h"
+#include "rebuild/gbdt1.h"
 #include "rebuild/rebuild.h"
 #include "rebuild/snapshot.h"
 #include "store/store.h"
@@ -39,6 +40,7 @@
 #define PINS_CAT_LOG FIXTURES "/pins/german-categorical-logistic.yaml"
 #define PINS_NUM_MLP FIXTURES "/pins/german-numeric-mlp.yaml"
 #define PINS_NUM_LOG FIXTURES "/pins/german-numeric-logistic.yaml"
+#define PINS_NATIVE FIXTURES "/pins/german-native-gbdt.yaml"
 #define POL_CREDIT FIXTURES "/policy/credit.yaml"
 #define POL_TOLERANT FIXTURES "/policy/audit-tolerant.yaml"
 #define POL_ARGMAX FIXTURES "/policy/argmax.yaml"
@@ -584,7 +586,34 @@ struct ref {
 	uint64_t cases;
 	int mismatch;	/* the scorer against artifact_score */
 	int stored_off; /* the stored scores against artifact_score */
+	int walk_off;	/* a forest: artifact_score against ref_walk */
 };
+
+/*
+ * A forest of ours scored as gbdt1.c's forward pass first did it, a
+ * level set by rebuild_tree_cat_left's binary search: each tree walked
+ * with rebuild_tree_goes_left, the leaves added per group in tree order,
+ * then gbdt1_softmax.  raw: one case's encode_values row.
+ */
+static void
+ref_walk(const struct artifact *a, const float *raw, float *probs)
+{
+	const struct rebuild_forest *f = &a->model.forest;
+	uint32_t K = f->ngroups;
+	float mg[REBUILD_MAX_CLASSES], x[REBUILD_MAX_WIDTH];
+
+	encode_standardize(&a->spec, raw, 1, x);
+	memcpy(mg, f->base, K * sizeof(float));
+	for (uint32_t t = 0; t < f->ntrees; t++) {
+		uint32_t i = f->tree_start[t];
+		while (f->nodes[i].feature != REBUILD_TREE_LEAF)
+			i = rebuild_tree_goes_left(&f->nodes[i], x[f->nodes[i].feature])
+				    ? f->nodes[i].left
+				    : f->nodes[i].right;
+		mg[t % K] += f->nodes[i].value;
+	}
+	gbdt1_softmax(mg, K, f->nclasses, f->nclasses, probs);
+}
 
 static int
 ref_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
@@ -610,6 +639,12 @@ ref_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 		}
 		ck_assert_int_eq(encode_values(spec, vals, raw, &d), 0);
 		ck_assert_int_eq(artifact_score(r->a, raw, 1, want), 0);
+		if (r->a->model.kind == REBUILD_KIND_GBDT &&
+		    r->a->model.forest.rules == REBUILD_FOREST_OWN) {
+			float walk[REBUILD_MAX_CLASSES];
+			ref_walk(r->a, raw, walk);
+			r->walk_off += memcmp(walk, want, C * sizeof(float)) != 0;
+		}
 		for (size_t k = 0; k < C; k++) {
 			float s = (float)c->scores[(size_t)i * C + k];
 			if (memcmp(&want[k], &got[(size_t)i * C + k], 4) != 0)
@@ -627,8 +662,16 @@ ref_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 	return 0;
 }
 
+/*
+ * The scorer on the sample csv of version (registered from pins_path)
+ * against artifact_score of encode_values, case by case, bit for bit
+ * (a forest also against ref_walk), and against the stored scores; with
+ * the narrowest vector path; and, made dense by a one-hot mean that
+ * does not standardize to zero, the dense path against the same.
+ */
 static void
-check_scoring(const char *pins_path, const char *version, int want_sparse)
+check_scoring_on(const char *pins_path, const char *version, const char *csv,
+		 uint64_t ncases, int want_sparse)
 {
 	struct store *s = new_store();
 	struct store_txn *t;
@@ -641,8 +684,7 @@ check_scoring(const char *pins_path, const char *version, int want_sparse)
 	size_t n;
 
 	reg(s, pins_path, NULL, NULL, POL_CREDIT);
-	ck_assert_int_eq(add_sample(s, version, strstr(version, "numeric") ? GN : GC,
-				    NULL, &d), 0);
+	ck_assert_msg(add_sample(s, version, csv, NULL, &d) == 0, "%s", d.reason);
 	bytes = stored_artifact(s, version, &n);
 	ck_assert_int_eq(artifact_decode(bytes, n, &a, &d), 0);
 	memset(&r, 0, sizeof(r));
@@ -654,9 +696,10 @@ check_scoring(const char *pins_path, const char *version, int want_sparse)
 	ck_assert_int_eq(audit_scorer_is_sparse(r.sc), want_sparse);
 	ck_assert_int_eq(audit_scorer_bind(r.sc, &l, &d), 0);
 	ck_assert_int_eq(sample_walk(t, version, &l, ref_chunk, &r, &d), 0);
-	ck_assert_uint_eq(r.cases, 1000);
+	ck_assert_uint_eq(r.cases, ncases);
 	ck_assert_msg(r.mismatch == 0, "%d scores differ from artifact_score", r.mismatch);
 	ck_assert_int_eq(r.stored_off, 0);
+	ck_assert_int_eq(r.walk_off, 0);
 	/* The narrowest vector path gives the same bits. */
 	audit_scorer_free(r.sc);
 	setenv("RBA_STRICT_ISA", "base", 1);
@@ -668,11 +711,20 @@ check_scoring(const char *pins_path, const char *version, int want_sparse)
 	audit_scorer_free(r.sc);
 	/* A one-hot feature that does not standardize to zero: dense path. */
 	if (a.spec.nfeatures > a.spec.ncolumns) {
-		for (uint32_t f = 0; f < a.spec.nfeatures; f++)
-			if (a.spec.mean[f] == 0.0f && a.spec.scale[f] == 1.0f) {
-				a.spec.mean[f] = 0.25f;
-				break;
-			}
+		int moved = 0;
+		for (uint32_t c = 0, f = 0; c < a.spec.ncolumns && !moved; c++) {
+			const struct encode_column *ec = &a.spec.columns[c];
+			uint32_t w = encode_column_width(ec);
+			for (uint32_t k = 0; ec->kind == ENCODE_CATEGORICAL && k < w; k++)
+				if (a.spec.mean[f + k] == 0.0f &&
+				    a.spec.scale[f + k] == 1.0f) {
+					a.spec.mean[f + k] = 0.25f;
+					moved = 1;
+					break;
+				}
+			f += w;
+		}
+		ck_assert(moved);
 		ck_assert_int_eq(audit_scorer_new(&a, &r.sc, &d), 0);
 		ck_assert_int_eq(audit_scorer_is_sparse(r.sc), 0);
 		ck_assert_int_eq(audit_scorer_bind(r.sc, &l, &d), 0);
@@ -681,6 +733,7 @@ check_scoring(const char *pins_path, const char *version, int want_sparse)
 		/* The dense path agrees with artifact_score, and the scores
 		 * moved away from the stored ones (made with the real mean). */
 		ck_assert_int_eq(r.mismatch, 0);
+		ck_assert_int_eq(r.walk_off, 0);
 		ck_assert(r.stored_off > 0);
 		audit_scorer_free(r.sc);
 	}
@@ -691,6 +744,78 @@ check_scoring(const char *pins_path, const char *version, int want_sparse)
 	free(bytes);
 	store_close(s);
 }
+
+static void
+check_scoring(const char *pins_path, const char *version, int want_sparse)
+{
+	check_scoring_on(pins_path, version, strstr(version, "numeric") ? GN : GC,
+			 1000, want_sparse);
+}
+
+/*
+ * German credit with texts a native forest must take: every fifth case
+ * asks for purpose A499 and every eleventh for checking_status A19
+ * (levels no training row has), every seventh has no duration_months (a
+ * missing value).
+ */
+static const char *
+german_odd_levels(void)
+{
+	char *out = tmp_file("odd-levels.csv");
+	struct rba_buf b;
+	struct rba_detail d;
+	uint8_t *in;
+	size_t n, line = 0, at = 0;
+
+	ck_assert_int_eq(rba_file_read(GC, 1u << 24, &in, &n, &d), 0);
+	rba_buf_init(&b);
+	while (at < n) {
+		size_t end = at, field = 0;
+		while (end < n && in[end] != '\n')
+			end++;
+		for (size_t i = at; i < end; i++) {
+			size_t j = i;
+			while (j < end && in[j] != ',')
+				j++;
+			if (field > 0)
+				rba_buf_put_u8(&b, ',');
+			if (line > 0 && field == 4 && line % 5 == 0)
+				rba_buf_put(&b, "A499", 4);
+			else if (line > 0 && field == 1 && line % 11 == 0)
+				rba_buf_put(&b, "A19", 3);
+			else if (!(line > 0 && field == 2 && line % 7 == 0))
+				rba_buf_put(&b, in + i, j - i);
+			field++;
+			i = j;
+		}
+		rba_buf_put_u8(&b, '\n');
+		line++;
+		at = end + 1;
+	}
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	ck_assert(memcmp(in, "id,checking_status,duration_months,credit_history,purpose,",
+			 58) == 0);
+	write_file(out, b.p, b.len);
+	rba_buf_release(&b);
+	free(in);
+	return out;
+}
+
+/*
+ * A forest with native columns takes the sparse path (a level index a
+ * term); on German credit, and on cases with levels unseen in training
+ * and missing values, its scores are artifact_score's, the stored
+ * ones and the reference walk's, bit for bit; so are the dense path's.
+ */
+START_TEST(test_scoring_native)
+{
+	check_scoring(PINS_NATIVE, "german-native-gbdt", 1);
+	teardown();
+	setup();
+	check_scoring_on(PINS_NATIVE, "german-native-gbdt", german_odd_levels(),
+			 1000, 1);
+}
+END_TEST
 
 START_TEST(test_scoring_cat_mlp)
 {
@@ -1557,6 +1682,7 @@ suite_audit(void)
 	tcase_add_test(tc, test_scoring_cat_mlp);
 	tcase_add_test(tc, test_scoring_cat_logistic);
 	tcase_add_test(tc, test_scoring_numeric);
+	tcase_add_test(tc, test_scoring_native);
 	tcase_add_test(tc, test_sample_lossless);
 	tcase_add_test(tc, test_sample_errors);
 	tcase_add_test(tc, test_audit_bit_identical);
