@@ -78,6 +78,24 @@ echo "  readers saw the old sample $olds times during the write, the new one $ne
 ok "the new sample is there" [ "$(digest)" = "$da" ]
 ok "and nothing is left marked" [ "$(checked dead_marks)" = 0 ]
 
+# An audit racing the steps reads the old sample whole; its record is
+# then refused as changed (or, begun after the last step, it audits the
+# new sample): never a verdict on a sample that is no longer the one.
+$RBA -S st -q sample add $V b.csv > /dev/null 2>&1 &
+bg=$!
+sleep 0.3
+$RBA -S st --json audit $V > race.json 2> race.err
+rc=$?
+wait $bg
+if [ $rc = 2 ]; then
+	ok "the racing audit was refused as changed" grep -q "changed while it was audited" race.err
+elif [ $rc = 0 ]; then
+	ok "the racing audit judged the new sample" jq -e '.audits[0].sample.cases == 150000' race.json
+else
+	fail "the racing audit: exit $rc"
+fi
+ok "the sample after the race is the new one" [ "$(digest)" = "$db" ]
+
 # kill -9 part-way, seeded delays over the write's span.
 seed=${RBA_STEPS_SEED:-$(date +%s)}
 kills=0 debris=0 i=0
