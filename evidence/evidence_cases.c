@@ -121,36 +121,16 @@ evidence_cases_load(struct store_txn *txn, struct ev *e, struct rba_detail *d)
 				    "for a policy of decision bands only", e->id);
 		goto out;
 	}
-	if (e->sample_digest.s == NULL ||
-	    rba_digest_parse(e->sample_digest.s, &want) != 0) {
-		err = evidence_fail(d, RBA_E_NOTFOUND, "audit %.0f of version '%s' scored "
-				    "no sample: there are no cases to write", e->id,
-				    sv_show(e->version));
+	if ((err = evidence_sample_wanted(e, "cases", "write", &want, d)) != 0)
 		goto out;
-	}
 	if (e->art_rebuilt.s == NULL || rba_digest_parse(e->art_rebuilt.s, &rebuilt) != 0) {
 		err = evidence_fail(d, RBA_E_NOTFOUND, "audit %.0f names no rebuilt "
 				    "artifact: there are no rebuilt scores to write", e->id);
 		goto out;
 	}
-	err = sample_layout_load(txn, e->version.s, &info, &l, d);
-	if (err == RBA_E_NOTFOUND) {
-		err = evidence_fail(d, RBA_E_NOTFOUND, "version '%s' no longer has the "
-				    "sample audit %.0f scored: its cases cannot be written",
-				    sv_show(e->version), e->id);
-		goto out;
-	}
+	err = evidence_sample_load(txn, e, &want, "cases", "written", &info, &l, d);
 	if (err)
 		goto out;
-	if (!rba_digest_equal(&info.digest, &want)) {
-		char now[RBA_DIGEST_TEXT_LEN + 1];
-		rba_digest_format(&info.digest, now);
-		err = evidence_fail(d, RBA_E_SCHEMA, "the sample of version '%s' changed "
-				    "since audit %.0f (%s then, %s now): its cases cannot "
-				    "be written", sv_show(e->version), e->id,
-				    sv_show(e->sample_digest), now);
-		goto out;
-	}
 	err = store_blob_load(txn, &rebuilt, ARTIFACT_MAX_BYTES, &bytes, &n, d);
 	if (err == RBA_E_NOTFOUND) {
 		err = evidence_fail(d, RBA_E_NOTFOUND, "the rebuilt artifact %s of audit "

@@ -306,6 +306,27 @@ int evidence_cases_load(struct store_txn *txn, struct ev *e,
 int evidence_cases_check(const struct ev *e, const struct policy *pol,
 			 struct rba_detail *d);
 
+struct store_txn;
+struct store_sample_info;
+struct sample_layout;
+
+/*
+ * The sample audit e scored, as the store holds it now, for writing
+ * what of it (what: "cases" or "inputs"; to_do: "write" or "include";
+ * done: "written" or "included", the words of the refusals).
+ * evidence_sample_wanted gets the sample digest the audit recorded
+ * (RBA_E_NOTFOUND when it scored none); evidence_sample_load loads the
+ * version's sample layout and refuses one that is gone (RBA_E_NOTFOUND)
+ * or is not that sample any more (RBA_E_SCHEMA).
+ */
+int evidence_sample_wanted(const struct ev *e, const char *what,
+			   const char *to_do, struct rba_digest *want,
+			   struct rba_detail *d);
+int evidence_sample_load(struct store_txn *txn, const struct ev *e,
+			 const struct rba_digest *want, const char *what,
+			 const char *done, struct store_sample_info *info,
+			 struct sample_layout *l, struct rba_detail *d);
+
 /*
  * Clears d (NULL allowed) and records err with a formatted reason and no
  * file, line or key.  Returns err.

@@ -892,6 +892,43 @@ earlier_audits(struct store_txn *txn, struct ev *e, uint64_t id,
 	return err == EARLIER_DONE ? 0 : err;
 }
 
+int
+evidence_sample_wanted(const struct ev *e, const char *what,
+		       const char *to_do, struct rba_digest *want,
+		       struct rba_detail *d)
+{
+	if (e->sample_digest.s == NULL ||
+	    rba_digest_parse(e->sample_digest.s, want) != 0)
+		return evidence_fail(d, RBA_E_NOTFOUND, "audit %.0f of version '%s' "
+				     "scored no sample: there are no %s to %s",
+				     e->id, sv_show(e->version), what, to_do);
+	return 0;
+}
+
+int
+evidence_sample_load(struct store_txn *txn, const struct ev *e,
+		     const struct rba_digest *want, const char *what,
+		     const char *done, struct store_sample_info *info,
+		     struct sample_layout *l, struct rba_detail *d)
+{
+	char now[RBA_DIGEST_TEXT_LEN + 1];
+	int err = sample_layout_load(txn, e->version.s, info, l, d);
+
+	if (err == RBA_E_NOTFOUND)
+		return evidence_fail(d, RBA_E_NOTFOUND, "version '%s' no longer has "
+				     "the sample audit %.0f scored: its %s cannot "
+				     "be %s", sv_show(e->version), e->id, what, done);
+	if (err)
+		return err;
+	if (rba_digest_equal(&info->digest, want))
+		return 0;
+	rba_digest_format(&info->digest, now);
+	return evidence_fail(d, RBA_E_SCHEMA, "the sample of version '%s' changed "
+			     "since audit %.0f (%s then, %s now): its %s cannot be "
+			     "%s", sv_show(e->version), e->id,
+			     sv_show(e->sample_digest), now, what, done);
+}
+
 /* Inputs of the listed flipped cases, from the sample audited. */
 static int
 load_inputs(struct store_txn *txn, struct ev *e, struct rba_detail *d)
@@ -905,29 +942,11 @@ load_inputs(struct store_txn *txn, struct ev *e, struct rba_detail *d)
 	memset(&info, 0, sizeof(info));
 	memset(&l, 0, sizeof(l));
 	sample_chunk_init(&c);
-	if (e->sample_digest.s == NULL ||
-	    rba_digest_parse(e->sample_digest.s, &want) != 0)
-		return evidence_fail(d, RBA_E_NOTFOUND, "audit %.0f of version '%s' scored no "
-			   "sample: there are no inputs to include", e->id,
-			   sv_show(e->version));
-	err = sample_layout_load(txn, e->version.s, &info, &l, d);
-	if (err == RBA_E_NOTFOUND) {
-		err = evidence_fail(d, RBA_E_NOTFOUND, "version '%s' no longer has the sample "
-			  "audit %.0f scored: its inputs cannot be included",
-			  sv_show(e->version), e->id);
-		goto out;
-	}
+	if ((err = evidence_sample_wanted(e, "inputs", "include", &want, d)) != 0)
+		return err;
+	err = evidence_sample_load(txn, e, &want, "inputs", "included", &info, &l, d);
 	if (err)
 		goto out;
-	if (!rba_digest_equal(&info.digest, &want)) {
-		char now[RBA_DIGEST_TEXT_LEN + 1];
-		rba_digest_format(&info.digest, now);
-		err = evidence_fail(d, RBA_E_SCHEMA, "the sample of version '%s' changed since "
-			  "audit %.0f (%s then, %s now): its inputs cannot be "
-			  "included", sv_show(e->version), e->id,
-			  sv_show(e->sample_digest), now);
-		goto out;
-	}
 	e->inputs_owned = calloc(e->nflipped ? e->nflipped : 1,
 				 sizeof(*e->inputs_owned));
 	if (e->inputs_owned == NULL) {

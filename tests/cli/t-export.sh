@@ -305,6 +305,10 @@ ok "inputs are the stored text" \
 run 0 $RBA sample add $V cases.csv
 run 2 $RBA export $V --audit 3 -k k.key -o in2.json --include-inputs
 err_has "changed since audit 3"
+err_has "its inputs cannot be included"
+run 2 $RBA export $V --audit 3 -k k.key -o in2.json --cases
+err_has "changed since audit 3"
+err_has "its cases cannot be written"
 run 0 $RBA export $V --audit 3 -k k.key -o in2.json
 
 # Metric-equivalent: the version's artifact is its rebuild with one low
