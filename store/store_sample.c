@@ -323,7 +323,7 @@ gen_free(struct store_txn *txn, const char *version, uint32_t gen,
 {
 	uint8_t key[3][SAMPLE_KEY_MAX], mk[SAMPLE_KEY_MAX];
 	size_t len[3], mlen = store_sample_key(version, gen, SK_DEAD, 0, NULL, mk);
-	int np = store_sample_gen_prefixes(version, gen, key, len), mrc = 0;
+	int np = store_sample_gen_prefixes(version, gen, key, len), mrc;
 	int found = 0;
 	MDB_cursor *cur = NULL;
 	MDB_val k, v;
@@ -550,7 +550,7 @@ store_sample_begin(struct store_txn *txn, const char *version,
 	uint64_t n;
 	size_t cn;
 	int rc = store_txn_writable(txn, d), has_old = 0;
-	uint32_t old_gen = 0;
+	uint32_t old_gen = 0, gen;
 	uint64_t old_cases = 0;
 
 	*out = NULL;
@@ -587,22 +587,22 @@ store_sample_begin(struct store_txn *txn, const char *version,
 	} else if (rc == RBA_E_NOTFOUND) {
 		rc = 0;
 	}
-	if (rc != 0)
+	/* Generations 0 and 1 take turns: the new sample is written beside
+	 * the old one, where nothing may be yet.  Checked before the
+	 * writer's first put, so the refusal leaves txn usable. */
+	gen = has_old && old_gen == 0 ? 1 : 0;
+	if (rc != 0 || (rc = gen_free(txn, version, gen, d)) != 0)
 		return rc;
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return RBA_E_NOMEM;
-	/* Generations 0 and 1 take turns: the new sample is written beside
-	 * the old one. */
-	w->gen = has_old && old_gen == 0 ? 1 : 0;
+	w->gen = gen;
 	w->has_old = has_old;
 	w->old_gen = old_gen;
 	w->old_cases = old_cases;
-	rc = gen_free(txn, version, w->gen, d);
 	/* Until finish, the new records are no sample's: a crash after a
 	 * step leaves them marked. */
-	if (rc == 0)
-		rc = dead_mark_put(txn, version, w->gen, DEAD_UNFINISHED, d);
+	rc = dead_mark_put(txn, version, w->gen, DEAD_UNFINISHED, d);
 	if (rc == 0)
 		rc = (w->columns = strdup(columns)) == NULL ? RBA_E_NOMEM
 							    : store_zc_init(&w->zc, d);
@@ -799,7 +799,7 @@ store_sample_finish(struct store_sample_writer *w, struct rba_digest *digest,
 	klen = store_sample_key(w->version, w->gen, SK_DEAD, 0, NULL, key);
 	if (rc == 0)
 		rc = store_del(w->link.txn, DB_SAMPLES, key, klen,
-			       "storing the sample record", d);
+			       "removing the mark of the unfinished sample", d);
 	if (rc == RBA_E_NOTFOUND)
 		rc = sample_tampered(d, w->version, "lost the mark of its "
 				     "unfinished write");

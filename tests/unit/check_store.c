@@ -1408,7 +1408,9 @@ START_TEST(test_sample_steps)
 	struct findings fs;
 	uint64_t cleared, cases;
 	uint32_t chunk_no;
-	size_t markn, vn;
+	size_t markn, vn, klen;
+	uint8_t key[STORE_DEBUG_KEY_MAX];
+	struct store_sample_writer *w;
 
 	add_version(s, "v1", &art, &snap);
 	/* Nine chunks of 8192: a step is committed after the eighth, then
@@ -1503,6 +1505,37 @@ START_TEST(test_sample_steps)
 	ck_assert_int_eq(store_debug_get_raw(t, "samples", gk, 13, &v, &vn, &d),
 			 RBA_E_NOTFOUND);
 	store_txn_abort(t);
+
+	/* Unmarked records where the replacement would go (generation 1):
+	 * the writer refuses to begin rather than mix them in. */
+	gk[7] = 1;
+	t = begin(s, 1);
+	ck_assert_int_eq(store_debug_put_raw(t, "samples", gk, 13, "x", 1, &d), 0);
+	commit(t);
+	t = begin(s, 1);
+	ck_assert_int_eq(store_sample_begin(t, "v1", "", NULL, &w, &d),
+			 RBA_E_CORRUPT);
+	ck_assert_msg(strstr(d.reason, "still stored (generation 1)") != NULL,
+		      "%s", d.reason);
+	ck_assert_int_eq(store_debug_del_raw(t, "samples", gk, 13, &d), 0);
+	commit(t);
+	/* A damaged sample record: its replacement deletes it whole, in
+	 * the writer's transaction, and is written at generation 0. */
+	t = begin(s, 1);
+	store_debug_sample_info_key("v1", key, &klen);
+	ck_assert_int_eq(store_debug_get_raw(t, "samples", key, klen, &v, &vn,
+					     &d), 0);
+	v[vn - 1] ^= 1;
+	ck_assert_int_eq(store_debug_put_raw(t, "samples", key, klen, v, vn, &d),
+			 0);
+	free(v);
+	commit(t);
+	run_check(s, &fs, &st);
+	ck_assert_uint_eq(fs.n, 1);
+	write_sample(s, "v1", small, 1, &dg);
+	ck_assert_uint_eq(sample_gen(s, "v1", &cases), 0);
+	check_clean(s, &st);
+	ck_assert_uint_eq(st.samples, 1);
 	free(mark);
 	store_close(s);
 }
