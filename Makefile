@@ -74,8 +74,12 @@ endif
 # (doc/design.md, The ladder; HACKING has the map).
 MODULES     = common store policy rebuild sample forensics audit evidence fleet report
 CLI_SRC     = $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
-LIB_SRC     = $(foreach m,$(MODULES),$(sort $(wildcard $(m)/*.c))) $(CLI_SRC)
-LIB_OBJ     = $(LIB_SRC:%.c=$(BUILD)/%.o)
+# rebuild/sandbox_init.c is a program of its own, run inside the sandbox:
+# built apart (SANDBOX_INIT) and carried in the library as bytes
+# (rebuild/sandbox_blob.S).
+SANDBOX_INIT = $(BUILD)/sandbox-init
+LIB_SRC     = $(filter-out rebuild/sandbox_init.c,$(foreach m,$(MODULES),$(sort $(wildcard $(m)/*.c)))) $(CLI_SRC)
+LIB_OBJ     = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/rebuild/sandbox_blob.o
 UNIT_SRC    = $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BIN         = $(BUILD)/rebuild-audit
@@ -195,6 +199,18 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/.settings | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHK_CFLAGS) -MMD -MP -c $< -o $@
+
+# The sandbox's first program: plain C and libc, none of the tool's
+# libraries and no sanitizer (it runs under the sandbox's limits).
+$(SANDBOX_INIT): rebuild/sandbox_init.c rebuild/sandbox_init.h $(BUILD)/.settings | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  CC      $<"
+	$(Q)$(CC) -std=c11 $(OPT) $(WARN) $(WERROR) $(HARDEN_CFLAGS) -I. -o $@ $< $(HARDEN_LDFLAGS)
+
+$(BUILD)/rebuild/sandbox_blob.o: rebuild/sandbox_blob.S $(SANDBOX_INIT)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 1 ] || echo "  AS      $<"
+	$(Q)$(CC) -c -DSANDBOX_INIT_BIN='"$(SANDBOX_INIT)"' -o $@ $<
 
 $(BIN): $(LIB_OBJ) $(BUILD)/cli/main.o
 	@[ "$(V)" = 1 ] || echo "  LD      $@"

@@ -59,6 +59,7 @@ pins_defaults(struct pins *p)
 	p->trainer.seconds = PINS_DEFAULT_SECONDS;
 	p->trainer.memory = PINS_DEFAULT_MEMORY;
 	p->trainer.output = PINS_DEFAULT_OUTPUT;
+	p->trainer.processes = PINS_DEFAULT_PROCESSES;
 }
 
 int
@@ -344,7 +345,7 @@ pins_split(struct yval *v, const struct ydoc_node *map, struct pins *p)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_yval_key(v, k, keys, 3, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, 4, &seen, &i)) != 0)
 			return err;
 		if (policy_ydoc_node_is_null(k->next))
 			continue;
@@ -1161,11 +1162,12 @@ pins_trainer_env(struct yval *v, const struct ydoc_node *map, struct pins *p)
 static int
 pins_trainer_limits(struct yval *v, const struct ydoc_node *map, struct pins *p)
 {
-	static const char *const keys[] = {"seconds", "memory", "output"};
-	static const uint64_t lo[] = {1, UINT64_C(1) << 24, 1024};
+	static const char *const keys[] = {"seconds", "memory", "output",
+					   "processes"};
+	static const uint64_t lo[] = {1, UINT64_C(1) << 24, 1024, 1};
 	static const uint64_t hi[] = {7 * 86400, UINT64_C(1) << 40,
-				      UINT64_C(1) << 36};
-	uint64_t *dst[3];
+				      UINT64_C(1) << 36, 65536};
+	uint64_t *dst[4];
 	const struct ydoc_node *k;
 	uint32_t seen = 0;
 	size_t i, old;
@@ -1174,13 +1176,14 @@ pins_trainer_limits(struct yval *v, const struct ydoc_node *map, struct pins *p)
 	dst[0] = &p->trainer.seconds;
 	dst[1] = &p->trainer.memory;
 	dst[2] = &p->trainer.output;
+	dst[3] = &p->trainer.processes;
 	if (policy_ydoc_node_is_null(map))
 		return 0;
 	if ((err = policy_yval_map(v, map)) != 0)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_yval_key(v, k, keys, 3, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, 4, &seen, &i)) != 0)
 			return err;
 		if (policy_ydoc_node_is_null(k->next))
 			continue;
@@ -1980,6 +1983,10 @@ emit_trainer(struct ysink *s, const struct pins *p)
 			    "  limits:\n    seconds: %" PRIu64 "\n    memory: %" PRIu64
 			    "\n    output: %" PRIu64 "\n",
 			    t->seconds, t->memory, t->output);
+	/* written only when not the default: the texts and config hashes
+	 * of pins from before the key are unchanged */
+	if (t->processes != PINS_DEFAULT_PROCESSES)
+		policy_ysink_printf(s, "    processes: %" PRIu64 "\n", t->processes);
 	if (t->score != NULL) {
 		policy_ysink_text(s, "  score:\n");
 		emit_argv(s, "command", "    ", t->score, t->nscore);

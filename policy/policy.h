@@ -102,6 +102,7 @@ enum pins_param_type { PINS_PARAM_INT = 1, PINS_PARAM_NUM = 2,
 #define PINS_DEFAULT_SECONDS 600
 #define PINS_DEFAULT_MEMORY (UINT64_C(4) << 30)
 #define PINS_DEFAULT_OUTPUT (UINT64_C(256) << 20)
+#define PINS_DEFAULT_PROCESSES 512
 
 struct pins_param {
 	char *key;
@@ -134,6 +135,7 @@ struct pins_trainer {
 	char **score;		/* the score command; NULL: none */
 	size_t nscore;
 	uint64_t seconds, memory, output; /* limits */
+	uint64_t processes; /* limits: processes and threads at once */
 };
 
 /* Where a value sits in the text a record was parsed from. */

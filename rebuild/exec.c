@@ -18,6 +18,7 @@
 #include "rebuild/csv.h"
 #include "rebuild/encode.h"
 #include "rebuild/envrec.h"
+#include "rebuild/gitexport.h"
 #include "rebuild/xgboost.h"
 
 /* Ends vector v of n strings with a NULL (not counted in n). */
@@ -234,81 +235,101 @@ trimmed(struct rba_buf *b)
 }
 
 /*
- * The pinned commit into dir/code: its tree id into tree.  A URL is
- * cloned (bare) into dir/repo.git first.
+ * A URL cloned (bare) into dir/repo.git, path into repo: git with the
+ * operator's environment (credentials, ssh agent) but no replace
+ * objects, no prompt, no protocol only a user may ask for, no template
+ * (so no hook), bounded by the deadline.
+ */
+static int
+clone_url(const struct pins *p, const char *dir, char *repo, size_t n,
+	  double deadline, struct rba_detail *d)
+{
+	extern char **environ;
+	const struct pins_trainer *t = &p->trainer;
+	char *clone[] = {"/usr/bin/git", "clone", "--bare", "--quiet", "--template=",
+			 "--no-local", "--", (char *)t->repository, repo, NULL};
+	/* no ext:: or fd:: transport: only those that fetch */
+	static const char *const add[] = {"GIT_NO_REPLACE_OBJECTS=1",
+					  "GIT_TERMINAL_PROMPT=0",
+					  "GIT_ALLOW_PROTOCOL=file:git:http:https:ssh"};
+	char **env, err[300];
+	size_t ne = 0, k = 0;
+	int st;
+
+	snprintf(repo, n, "%s/repo.git", dir);
+	while (environ[ne] != NULL)
+		ne++;
+	if ((env = calloc(ne + 4, sizeof(char *))) == NULL)
+		return RBA_E_NOMEM;
+	for (size_t i = 0; i < ne; i++)
+		if (strncmp(environ[i], "GIT_", 4) != 0)
+			env[k++] = environ[i];
+	for (size_t i = 0; i < 3; i++)
+		env[k++] = (char *)add[i];
+	env[k] = NULL;
+	st = git_tool_run(clone, env, NULL, 0, err, sizeof(err), deadline);
+	free(env);
+	if (st == 0)
+		return 0;
+	rba_detail_key(d, "trainer.repository");
+	if (st == -2)
+		return rba_fail(d, RBA_E_LIMIT, p->src.file, p->src.repository.line,
+				p->src.repository.col,
+				"cannot clone repository %s within the time limit "
+				"(limits.seconds)", t->repository);
+	return rba_fail(d, RBA_E_NOTFOUND, p->src.file, p->src.repository.line,
+			p->src.repository.col, "cannot clone repository %s: %s",
+			t->repository, err[0] ? err : "git failed");
+}
+
+/*
+ * The pinned commit into dir/code (rebuild/gitexport.h: its objects
+ * only), its tree id into tree.  A URL is cloned (bare) into
+ * dir/repo.git first.  Bounded by the pins' time limit.
  */
 static int
 checkout(const struct pins *p, const char *dir, char tree[41],
 	 struct rba_detail *d)
 {
 	const struct pins_trainer *t = &p->trainer;
-	char repo[4200], code[4200], tar[4200], spec[64], err[300];
-	char *cat[] = {"git", "-C", repo, "cat-file", "-t", (char *)t->revision, NULL};
-	char *rev[] = {"git", "-C", repo, "rev-parse", "--verify", "--quiet", spec, NULL};
-	char *arch[] = {"git", "-C", repo, "archive", "--format=tar", "-o", tar,
-			(char *)t->revision, NULL};
-	char *untar[] = {"tar", "-x", "--no-same-owner", "-f", tar, "-C", code, NULL};
-	struct rba_buf b;
-	int st;
+	struct git_export_request rq;
+	struct git_export_result res;
+	char repo[4200], code[4200], scratch[4200];
+	double deadline = rba_time_mono() + (double)t->seconds;
+	int err;
 
 	if (is_url(t->repository)) {
-		char *clone[] = {"git", "clone", "--bare", "--quiet",
-				 (char *)t->repository, repo, NULL};
-		snprintf(repo, sizeof(repo), "%s/repo.git", dir);
-		if (run_tool(clone, NULL, 0, err, sizeof(err)) != 0)
-			return rba_detail_key(d, "trainer.repository"),
-			       rba_fail(d, RBA_E_NOTFOUND, p->src.file,
-					p->src.repository.line, p->src.repository.col,
-					"cannot clone repository %s: %s",
-					t->repository, err[0] ? err : "git failed");
+		if ((err = clone_url(p, dir, repo, sizeof(repo), deadline, d)) != 0)
+			return err;
 	} else {
-		struct stat sb;
 		snprintf(repo, sizeof(repo), "%s", t->repository);
-		if (stat(repo, &sb) != 0 || !S_ISDIR(sb.st_mode))
-			return rba_detail_key(d, "trainer.repository"),
-			       rba_fail(d, RBA_E_NOTFOUND, p->src.file,
-					p->src.repository.line, p->src.repository.col,
-					"repository %s is not a directory git can read",
-					t->repository);
 	}
-	rba_buf_init(&b);
-	st = run_tool(cat, &b, 64, err, sizeof(err));
-	if (st != 0 || strcmp(trimmed(&b), "commit") != 0) {
-		rba_buf_release(&b);
-		if (st < 0)
-			return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
-					"cannot run git (Debian package git)");
-		rba_detail_key(d, "trainer.revision");
-		return rba_fail(d, RBA_E_NOTFOUND, p->src.file, p->src.revision.line,
-				p->src.revision.col,
-				"commit %s is not in repository %s", t->revision,
-				t->repository);
-	}
-	rba_buf_release(&b);
-	snprintf(spec, sizeof(spec), "%s^{tree}", t->revision);
-	rba_buf_init(&b);
-	st = run_tool(rev, &b, 64, err, sizeof(err));
-	if (st != 0 || strlen(trimmed(&b)) != 40) {
-		rba_buf_release(&b);
-		return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
-				"commit %s of repository %s has no readable tree",
-				t->revision, t->repository);
-	}
-	memcpy(tree, rba_buf_cstr(&b), 41);
-	rba_buf_release(&b);
 	snprintf(code, sizeof(code), "%s/code", dir);
-	snprintf(tar, sizeof(tar), "%s/code.tar", dir);
-	if (mkdir(code, 0755) != 0)
-		return rba_fail(d, errno, NULL, 0, 0, "mkdir %s: %s", code,
+	snprintf(scratch, sizeof(scratch), "%s/git", dir);
+	if (mkdir(code, 0700) != 0 || chmod(code, 0755) != 0 || mkdir(scratch, 0700) != 0)
+		return rba_fail(d, errno, NULL, 0, 0, "mkdir under %s: %s", dir,
 				strerror(errno));
-	if (run_tool(arch, NULL, 0, err, sizeof(err)) != 0)
-		return rba_fail(d, RBA_E_IO, NULL, 0, 0,
-				"git archive of commit %s failed: %s", t->revision,
-				err);
-	if (run_tool(untar, NULL, 0, err, sizeof(err)) != 0)
-		return rba_fail(d, RBA_E_IO, NULL, 0, 0,
-				"unpacking commit %s failed: %s", t->revision, err);
-	unlink(tar);
+	memset(&rq, 0, sizeof(rq));
+	rq.repository = repo;
+	rq.commit = t->revision;
+	rq.dst = code;
+	rq.scratch = scratch;
+	rq.deadline = deadline;
+	err = git_export(&rq, &res, d);
+	if (err == RBA_E_NOTFOUND && d != NULL) {
+		/* at the key that names what is missing */
+		char was[sizeof(d->reason)];
+		int rev = strstr(d->reason, "is not in repository") != NULL ||
+			  strstr(d->reason, ", not a commit") != NULL;
+		snprintf(was, sizeof(was), "%s", d->reason);
+		rba_detail_key(d, rev ? "trainer.revision" : "trainer.repository");
+		rba_fail(d, err, p->src.file,
+			 rev ? p->src.revision.line : p->src.repository.line,
+			 rev ? p->src.revision.col : p->src.repository.col, "%s", was);
+	}
+	if (err)
+		return err;
+	memcpy(tree, res.tree, 41);
 	return 0;
 }
 
@@ -321,8 +342,9 @@ write_input(const char *dir, const char *name, const void *p, size_t n,
 	size_t done = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
-	if (fd < 0)
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
+	/* readable by the sandbox's user whatever the umask */
+	if (fd < 0 || fchmod(fd, 0444) != 0)
 		return rba_fail(d, errno, NULL, 0, 0, "%s: %s", path, strerror(errno));
 	while (done < n) {
 		ssize_t k = write(fd, (const char *)p + done, n - done);
@@ -456,23 +478,27 @@ vars_of(const struct pins *p, char ***vn, char ***vv, size_t *n)
 	return err;
 }
 
-/* Runs argv in the sandbox with the three binds of dir; r filled. */
+/*
+ * Runs argv in the sandbox with dir's code (with_code) and inputs bound
+ * read-only, bringing back the files collect names from /out; r filled
+ * (the caller releases it).
+ */
 static int
 run_in(const struct pins *p, const char *dir, char **argv, int with_code,
-       struct sandbox_result *r, struct rba_buf *capture, const char *what,
-       struct rba_detail *d)
+       const char *const *collect, size_t ncollect, struct sandbox_result *r,
+       struct rba_buf *capture, const char *what, struct rba_detail *d)
 {
 	const struct pins_trainer *t = &p->trainer;
-	char code[4200], in[4200], out[4200], why[400];
-	struct sandbox_bind binds[3];
+	char code[4200], in[4200], why[400];
+	struct sandbox_bind binds[2];
 	struct sandbox_spec s;
 	char **vn = NULL, **vv = NULL;
 	size_t nv = 0, nb = 0, argc = 0;
 	int err;
 
+	memset(r, 0, sizeof(*r));
 	snprintf(code, sizeof(code), "%s/code", dir);
 	snprintf(in, sizeof(in), "%s/in", dir);
-	snprintf(out, sizeof(out), "%s/out", dir);
 	if (with_code) {
 		binds[nb].src = code;
 		binds[nb].dst = "/code";
@@ -481,9 +507,6 @@ run_in(const struct pins *p, const char *dir, char **argv, int with_code,
 	binds[nb].src = in;
 	binds[nb].dst = "/in";
 	binds[nb++].writable = 0;
-	binds[nb].src = out;
-	binds[nb].dst = "/out";
-	binds[nb++].writable = 1;
 	if ((err = vars_of(p, &vn, &vv, &nv)) != 0)
 		return err;
 	while (argv[argc] != NULL)
@@ -500,6 +523,9 @@ run_in(const struct pins *p, const char *dir, char **argv, int with_code,
 	s.seconds = t->seconds;
 	s.memory = t->memory;
 	s.output = t->output;
+	s.processes = t->processes;
+	s.collect = collect;
+	s.ncollect = ncollect;
 	err = sandbox_run(&s, r, capture, d);
 	if (err == 0 && !(r->exited && r->status == 0)) {
 		sandbox_failure(&s, r, why, sizeof(why));
@@ -522,14 +548,59 @@ run_in(const struct pins *p, const char *dir, char **argv, int with_code,
 	return err;
 }
 
+/*
+ * File i of a run's collected files, taken (its bytes moved to *out):
+ * 0; RBA_E_NOTFOUND when absent and optional (*out NULL); otherwise
+ * RBA_E_IO naming the file and what it was (absent, a link, a FIFO,
+ * ...), RBA_E_LIMIT when over max bytes.
+ */
+static int
+take_output(const struct pins *p, struct sandbox_result *r, size_t i,
+	    const char *path, size_t max, const char *limit, int optional,
+	    const char *what, uint8_t **out, size_t *len, struct rba_detail *d)
+{
+	struct sandbox_file *f = &r->files[i];
+
+	*out = NULL;
+	*len = 0;
+	if (f->kind == SANDBOX_FILE_ABSENT && optional)
+		return RBA_E_NOTFOUND;
+	if (f->kind == SANDBOX_FILE_ABSENT)
+		return rba_fail(d, RBA_E_IO, NULL, 0, 0,
+				"%s of version '%s' at commit %.12s exited 0 but "
+				"wrote no %s%s",
+				what, p->version, p->trainer.revision,
+				i == 0 && strcmp(what, "the trainer") == 0 ? "artifact " : "",
+				path);
+	if (f->kind != SANDBOX_FILE_REGULAR)
+		return rba_fail(d, f->kind == SANDBOX_FILE_TOO_LARGE ? RBA_E_LIMIT
+								      : RBA_E_IO,
+				NULL, 0, 0,
+				"%s of version '%s' at commit %.12s left %s as %s, "
+				"not a regular file: nothing read",
+				what, p->version, p->trainer.revision, path,
+				sandbox_file_kind_name(f->kind));
+	if (f->len > max)
+		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+				"%s of version '%s' at commit %.12s wrote %s of %zu "
+				"bytes, over the limit of %zu bytes (%s)",
+				what, p->version, p->trainer.revision, path, f->len,
+				max, limit);
+	*out = f->bytes;
+	*len = f->len;
+	f->bytes = NULL;
+	f->len = 0;
+	return 0;
+}
+
 static int
 mkdirs(const char *dir, struct rba_detail *d)
 {
-	char a[4200], b[4200];
+	char a[4200];
 
 	snprintf(a, sizeof(a), "%s/in", dir);
-	snprintf(b, sizeof(b), "%s/out", dir);
-	if (mkdir(a, 0755) != 0 || mkdir(b, 0755) != 0)
+	/* readable by the sandbox's user whatever the umask */
+	if (mkdir(a, 0700) != 0 || chmod(a, 0755) != 0)
 		return rba_fail(d, errno, NULL, 0, 0, "mkdir under %s: %s", dir,
 				strerror(errno));
 	return 0;
@@ -542,7 +613,7 @@ exec_train(const struct pins *p, const void *snap, size_t sn, uint64_t seed,
 	const struct pins_trainer *t = &p->trainer;
 	struct sandbox_dir w;
 	struct rba_buf params;
-	char seedtext[32], thr[16], art[300], in[4200], path[4400];
+	char seedtext[32], thr[16], art[300], in[4200];
 	char **argv = NULL;
 	double t0 = rba_time_mono();
 	int err;
@@ -581,27 +652,31 @@ exec_train(const struct pins *p, const void *snap, size_t sn, uint64_t seed,
 		err = RBA_E_NOMEM;
 		goto done;
 	}
-	if ((err = run_in(p, w.path, argv, 1, &out->sb, NULL, "the trainer", d)) != 0)
-		goto done;
-	snprintf(path, sizeof(path), "%s/out/%s", w.path, t->artifact);
-	err = rba_file_read(path, ARTIFACT_MAX_BYTES, &out->artifact,
-			    &out->artifact_len, d);
-	if (err == ENOENT) {
-		err = rba_fail(d, RBA_E_IO, NULL, 0, 0,
-			       "the trainer of version '%s' at commit %.12s exited "
-			       "0 but wrote no artifact %s",
-			       p->version, t->revision, art);
-		goto done;
+	{
+		const char *collect[] = {t->artifact, "metrics.json"};
+		uint8_t *m = NULL;
+		size_t mn = 0;
+		char mp[] = "/out/metrics.json";
+		err = run_in(p, w.path, argv, 1, collect, 2, &out->sb, NULL,
+			     "the trainer", d);
+		if (err == 0)
+			err = take_output(p, &out->sb, 0, art, ARTIFACT_MAX_BYTES,
+					  "the largest artifact", 0, "the trainer",
+					  &out->artifact, &out->artifact_len, d);
+		if (err == 0) {
+			err = take_output(p, &out->sb, 1, mp, EXEC_MAX_METRICS,
+					  "the largest metrics file", 1, "the trainer",
+					  &m, &mn, d);
+			if (err == RBA_E_NOTFOUND)
+				err = 0;
+			out->metrics = (char *)m;
+			out->metrics_len = mn;
+		}
+		sandbox_result_release(&out->sb);
+		if (err)
+			goto done;
 	}
-	if (err)
-		goto done;
 	rba_digest_bytes(out->artifact, out->artifact_len, &out->digest);
-	snprintf(path, sizeof(path), "%s/out/metrics.json", w.path);
-	if (rba_file_read(path, EXEC_MAX_METRICS, (uint8_t **)&out->metrics,
-			  &out->metrics_len, NULL) != 0) {
-		out->metrics = NULL;
-		out->metrics_len = 0;
-	}
 	rba_detail_clear(d);
 done:
 	out->wall_seconds = rba_time_mono() - t0;
@@ -654,7 +729,7 @@ exec_score(const struct pins *p, const void *artifact, size_t an,
 	const struct pins_trainer *t = &p->trainer;
 	struct sandbox_dir w;
 	struct sandbox_result r;
-	char thr[16], art[300], in[4200], path[4400], tree[41];
+	char thr[16], art[300], in[4200], tree[41];
 	char **argv = NULL;
 	uint8_t *text = NULL;
 	size_t len = 0, line = 0, i;
@@ -686,18 +761,17 @@ exec_score(const struct pins *p, const void *artifact, size_t an,
 		if ((err = fill_argv(t->score, t->nscore, s, 4, &argv)) != 0)
 			goto done;
 	}
-	if ((err = run_in(p, w.path, argv, 1, &r, NULL, "the scorer", d)) != 0)
-		goto done;
-	snprintf(path, sizeof(path), "%s/out/scores.txt", w.path);
-	err = rba_file_read(path, t->output, &text, &len, d);
-	if (err == ENOENT) {
-		err = rba_fail(d, RBA_E_IO, NULL, 0, 0,
-			       "the scorer of version '%s' exited 0 but wrote no "
-			       "/out/scores.txt", p->version);
-		goto done;
+	{
+		const char *collect[] = {"scores.txt"};
+		err = run_in(p, w.path, argv, 1, collect, 1, &r, NULL, "the scorer", d);
+		if (err == 0)
+			err = take_output(p, &r, 0, "/out/scores.txt", (size_t)t->output,
+					  "limits.output", 0, "the scorer", &text,
+					  &len, d);
+		sandbox_result_release(&r);
+		if (err)
+			goto done;
 	}
-	if (err)
-		goto done;
 	{
 		const char *s = (const char *)text, *end = s + len;
 		while (s < end) {
@@ -901,7 +975,9 @@ exec_envrec(const struct pins *p, struct rba_buf *out, struct rba_detail *d)
 		if (err == 0)
 			err = fill_argv(t->probe, t->nprobe, NULL, 0, &argv);
 		if (err == 0)
-			err = run_in(p, w.path, argv, 0, &r, &probe, "the probe", d);
+			err = run_in(p, w.path, argv, 0, NULL, 0, &r, &probe,
+				     "the probe", d);
+		sandbox_result_release(&r);
 		rba_strv_free(argv, t->nprobe + 1);
 		sandbox_dir_remove(&w);
 		if (err)

@@ -1277,8 +1277,105 @@ sb_run(char **argv, size_t argc, uint64_t seconds, uint64_t output,
 	s.seconds = seconds;
 	s.memory = UINT64_C(1) << 30;
 	s.output = output;
+	s.processes = 64;
 	return sandbox_run(&s, r, cap, &d);
 }
+
+/* sb_run with the files of /out named in collect brought back. */
+static int
+sb_collect(const char *script, const char *const *collect, size_t n,
+	   uint64_t output, struct sandbox_result *r, struct rba_buf *cap)
+{
+	char *argv[] = {"/usr/bin/sh", "-c", (char *)script};
+	struct sandbox_spec s;
+	struct rba_detail d;
+
+	memset(&s, 0, sizeof(s));
+	s.argv = argv;
+	s.argc = 3;
+	s.cwd = "/tmp";
+	s.seconds = 20;
+	s.memory = UINT64_C(1) << 30;
+	s.output = output;
+	s.processes = 32;
+	s.collect = collect;
+	s.ncollect = n;
+	return sandbox_run(&s, r, cap, &d);
+}
+
+/* What the sandbox hands back: regular files only, read after every
+ * process ended; nothing of this process's environment inside; every
+ * writable place bounded; the processes capped. */
+START_TEST(test_sandbox_outputs)
+{
+	static const char *const names[] = {"reg", "link", "fifo", "dir",
+					    "none", "late"};
+	struct sandbox_result r;
+	struct rba_buf cap;
+
+	ck_assert_int_eq(sb_collect("printf abc > /out/reg; "
+				    "ln -s /etc/passwd /out/link; "
+				    "mkfifo /out/fifo; mkdir /out/dir; "
+				    "(sleep 1; echo late > /out/late) & exit 0",
+				    names, 6, 1 << 20, &r, NULL),
+			 0);
+	ck_assert(r.exited && r.status == 0);
+	ck_assert_int_eq(r.files[0].kind, SANDBOX_FILE_REGULAR);
+	ck_assert_uint_eq(r.files[0].len, 3);
+	ck_assert(memcmp(r.files[0].bytes, "abc", 3) == 0);
+	ck_assert_int_eq(r.files[1].kind, SANDBOX_FILE_SYMLINK);
+	ck_assert_int_eq(r.files[2].kind, SANDBOX_FILE_FIFO);
+	ck_assert_int_eq(r.files[3].kind, SANDBOX_FILE_DIRECTORY);
+	ck_assert_int_eq(r.files[4].kind, SANDBOX_FILE_ABSENT);
+	/* the child left behind was killed before /out was read */
+	ck_assert_int_eq(r.files[5].kind, SANDBOX_FILE_ABSENT);
+	ck_assert(r.files[1].bytes == NULL && r.files[2].bytes == NULL);
+	ck_assert(r.seconds < 1.0);
+	sandbox_result_release(&r);
+
+	/* no variable of the tool in any process of the sandbox */
+	setenv("RBA_UNIT_SECRET", "s3cret", 1);
+	rba_buf_init(&cap);
+	ck_assert_int_eq(sb_collect("wc -c < /proc/1/environ; "
+				    "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | "
+				    "grep -c RBA_UNIT_SECRET; exit 0",
+				    NULL, 0, 1 << 20, &r, &cap),
+			 0);
+	ck_assert_str_eq(rba_buf_cstr(&cap), "0\n0\n");
+	rba_buf_release(&cap);
+	unsetenv("RBA_UNIT_SECRET");
+
+	/* / and /dev read-only; /tmp, /dev/shm and /out hold the output
+	 * limit at most */
+	rba_buf_init(&cap);
+	ck_assert_int_eq(sb_collect("touch /x 2>/dev/null || echo ro-root; "
+				    "touch /dev/x 2>/dev/null || echo ro-dev; "
+				    "for d in /tmp /dev/shm /out; do "
+				    "head -c 300000 /dev/zero > $d/f 2>/dev/null || echo full; done",
+				    NULL, 0, 131072, &r, &cap),
+			 0);
+	ck_assert_str_eq(rba_buf_cstr(&cap), "ro-root\nro-dev\nfull\nfull\nfull\n");
+	rba_buf_release(&cap);
+
+	/* a fork bomb meets the process limit: the shell gives up when a
+	 * fork fails, having written how many it started */
+	{
+		static const char *const c[] = {"count"};
+		long started;
+		ck_assert_int_eq(sb_collect("n=0; while [ $n -lt 500 ]; do sleep 5 & "
+					    "n=$((n+1)); echo $n > /out/count; done",
+					    c, 1, 1 << 20, &r, NULL),
+				 0);
+		ck_assert(r.exited && r.status != 0);
+		ck_assert_int_eq(r.files[0].kind, SANDBOX_FILE_REGULAR);
+		started = strtol((const char *)r.files[0].bytes, NULL, 10);
+		ck_assert_int_ge(started, 20);
+		ck_assert_int_le(started, 32);
+		ck_assert(r.seconds < 5);
+		sandbox_result_release(&r);
+	}
+}
+END_TEST
 
 START_TEST(test_sandbox_run)
 {
@@ -1475,6 +1572,7 @@ suite_rebuild(void)
 	tc = tcase_create("sandbox");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_sandbox_run);
+	tcase_add_test(tc, test_sandbox_outputs);
 	tcase_add_test(tc, test_sandbox_dir);
 	suite_add_tcase(s, tc);
 	return s;
