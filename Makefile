@@ -85,7 +85,7 @@ UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BIN         = $(BUILD)/rebuild-audit
 
 .PHONY: FORCE all deps check unit check-reasons cli-tests check-deps check-determinism check-arm64 arm64-deps check-flips check-man \
-        check-fleet fleet-deps check-fresh test-locale asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay \
+        check-fleet fleet-deps check-fresh check-exec-attacks test-locale asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay \
         check-crash check-faults check-faults-quick check-concurrency check-hardening valgrind check-external
 .DEFAULT_GOAL := all
 
@@ -98,6 +98,7 @@ help:
 	@echo 'make unit         Check unit tests only'
 	@echo 'make check-reasons  reasons of every model kind on every case of the German sample (MLP: ~10 min; not part of check)'
 	@echo 'make cli-tests    CLI tests only'
+	@echo 'make check-exec-attacks  hostile trainers and repositories: each refused in one line or contained'
 	@echo 'make check-determinism  strict training under four compilers/flags and thread counts'
 	@echo 'make check-arm64  the golden digests on arm64 (cross-built gcc -O0/-O2/-O3, qemu-user); a store made here audited there'
 	@echo 'make check-flips  flip bits 0 and 7 of every byte of a small store: every live flip detected, no crash'
@@ -316,6 +317,10 @@ check-man: $(BIN)
 check-fleet: $(BIN) fleet-deps
 	$(Q)sh tests/check-fleet.sh $(CURDIR)/$(BIN)
 
+# The hostile trainers and repositories of tests/attacks/ (make check).
+check-exec-attacks: $(BIN)
+	$(Q)RBA_BIN=$(CURDIR)/$(BIN) RBA_TESTS=$(CURDIR)/tests/attacks sh tests/cli/run.sh
+
 check-determinism: $(BIN)
 	$(Q)sh tests/determinism.sh
 
@@ -335,7 +340,7 @@ check-arm64: arm64-deps $(BIN)
 
 check:
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror all $(BUILD)/check_runner
-	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man unit cli-tests
+	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man unit cli-tests check-exec-attacks
 	$(Q)$(MAKE) --no-print-directory check-determinism
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror fuzz-replay check-crash N=100 check-faults-quick \
 	  check-concurrency ROUNDS=3 check-hardening

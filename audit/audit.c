@@ -333,6 +333,19 @@ abi_link(struct audit_inputs *c, struct audit_report *r)
 			 rba_strdupf("an exec trainer: the code at commit %s "
 				     "(tree %s), not a trainer ABI of this tool",
 				     c->xrun.commit, c->xrun.tree));
+		/* The commit is pinned by id; the tree it names is what ran.
+		 * Another tree than at registration is a changed code link. */
+		if (c->reg_tree[0] && strcmp(c->reg_tree, c->xrun.tree) != 0) {
+			struct audit_link *l = &r->code_revision;
+			char *note = rba_strdupf(
+				"commit %s named tree %s at registration and names "
+				"tree %s now: the repository's objects were replaced "
+				"or rewritten", c->xrun.commit, c->reg_tree, c->xrun.tree);
+			free(l->note);
+			l->note = note;
+			l->state = AUDIT_LINK_CHANGED;
+			r->oom |= note == NULL;
+		}
 		return;
 	}
 	set_link(&r->trainer_abi,

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/json.h"
 #include "common/rbatime.h"
+#include "rebuild/runs.h"
 #include "rebuild/snapshot.h"
 #include "rebuild/xgboost.h"
 
@@ -90,6 +92,33 @@ audit_inputs_policy_in_force(const struct store_version *v,
 	return err;
 }
 
+/*
+ * The tree id the registration's training exported (its run record,
+ * run-exec/v1's trainer.tree), into c->reg_tree; empty when there is no
+ * such record (registered with --artifact) or it does not say.
+ */
+static void
+registered_tree(struct store_txn *txn, struct audit_inputs *c)
+{
+	char id[RUNS_ID_SIZE];
+	struct rba_json_value v;
+	const char *tree;
+	uint8_t *p = NULL;
+	size_t n = 0;
+
+	c->reg_tree[0] = 0;
+	runs_id_register(c->name, c->v.registered_at, id);
+	if (store_run_get(txn, id, &p, &n, NULL) != 0)
+		return;
+	if (rba_json_parse((const char *)p, n, &v, NULL) == 0) {
+		tree = rba_json_get_str(rba_json_get(&v, "trainer"), "tree");
+		if (tree != NULL && strlen(tree) == 40)
+			memcpy(c->reg_tree, tree, 41);
+		rba_json_release(&v);
+	}
+	free(p);
+}
+
 int
 audit_inputs_load(struct store_txn *txn, const char *version,
 		  const struct policy *override, struct audit_inputs *c,
@@ -160,6 +189,8 @@ audit_inputs_load(struct store_txn *txn, const char *version,
 	} else if (err == 0) {
 		c->has_prov = 1;
 	}
+	if (err == 0 && c->is_exec)
+		registered_tree(txn, c);
 	c->t_verify = rba_time_mono() - t0;
 	if (err == 0)
 		c->error_what = NULL;

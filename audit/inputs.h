@@ -38,6 +38,7 @@ struct audit_inputs {
 	 * external form (exec_artifact_open), xrun what the rebuild ran. */
 	int is_exec;
 	struct exec_run xrun;
+	char reg_tree[41]; /* the tree the registration's run exported ("" unknown) */
 };
 
 void audit_inputs_release(struct audit_inputs *c);

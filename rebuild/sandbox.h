@@ -34,15 +34,18 @@
  * (REBUILD_AUDIT_SANDBOX_USER, default nobody; never uid 0): the code
  * runs as that user, not as root mapped into a namespace, and the
  * process limit holds (the kernel does not count root's processes).
+ * That user reaches the binds through a mount namespace of the child's
+ * own where each is also on a fresh tmpfs at /tmp/rba-bind-N, so no
+ * directory above them ($TMPDIR may be 0700) needs a right for it; what
+ * it reads must be readable by others (the tool writes it so).
  *
  * The work directory (sandbox_dir_make) is made with mkdtemp under
- * $TMPDIR (else /tmp) as rba-exec-XXXXXX (group the sandbox user's, mode
- * 0750, when run as root), and a watcher process (a /bin/sh that
- * ignores SIGINT, SIGTERM and SIGHUP) holds the read end of a pipe
- * whose write end only this process holds: when this process ends by
- * any path (sandbox_dir_remove, exit, a signal, kill -9) the watcher
- * reads end of file and removes the directory, retrying while a dying
- * sandbox still holds it.
+ * $TMPDIR (else /tmp) as rba-exec-XXXXXX, mode 0700, and a watcher
+ * process (a /bin/sh that ignores SIGINT, SIGTERM and SIGHUP) holds the
+ * read end of a pipe whose write end only this process holds: when this
+ * process ends by any path (sandbox_dir_remove, exit, a signal, kill
+ * -9) the watcher reads end of file and removes the directory, retrying
+ * while a dying sandbox still holds it.
  */
 #ifndef RBA_SANDBOX_H
 #define RBA_SANDBOX_H
