@@ -733,81 +733,174 @@ export_tree(struct exporter *x, const char *id, int dirfd, unsigned depth,
 	return err;
 }
 
-/* The parent directory of path, for GIT_CEILING_DIRECTORIES. */
-static void
-parent_of(const char *path, char *out, size_t n)
+/*
+ * A small regular file of the repository (.git, commondir) into out (n
+ * bytes), its last newline cut: 0, or -1 when it is not there, not a
+ * regular file or larger.  Never blocks (a FIFO is not read).
+ */
+static int
+small_file(const char *path, char *out, size_t n)
 {
-	size_t len;
+	struct stat st;
+	ssize_t k;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
-	snprintf(out, n, "%s", path);
-	len = strlen(out);
-	while (len > 1 && out[len - 1] == '/')
-		out[--len] = 0;
-	while (len > 0 && out[len - 1] != '/')
-		len--;
-	while (len > 1 && out[len - 1] == '/')
-		len--;
-	out[len] = 0;
-	if (len == 0)
-		snprintf(out, n, "/");
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= n) {
+		close(fd);
+		return -1;
+	}
+	k = read(fd, out, n - 1);
+	close(fd);
+	if (k < 0)
+		return -1;
+	out[k] = 0;
+	while (k > 0 && (out[k - 1] == '\n' || out[k - 1] == '\r'))
+		out[--k] = 0;
+	return 0;
 }
 
-/* Where the repository keeps its objects (objects, n bytes). */
+static int
+is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* base/rel, or rel when it is absolute, into out (n bytes). */
+static int
+join(char *out, size_t n, const char *base, const char *rel)
+{
+	int k = rel[0] == '/' ? snprintf(out, n, "%s", rel)
+			      : snprintf(out, n, "%s/%s", base, rel);
+
+	return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
+/*
+ * git's rule of ownership (setup.c, ensure_valid_ownership): the
+ * repository is safe when its work tree, its .git file and its git
+ * directory belong to the user running git (SUDO_UID's when that is
+ * root), or when the system's or the operator's global configuration
+ * lists it under safe.directory ('*' for any; an empty value forgets
+ * the ones before).  Those two files are read by `git config` outside
+ * any repository; the repository's own configuration is never read.
+ */
+static int
+owner_ok(const char *path)
+{
+	struct stat st;
+	uid_t me = geteuid();
+	const char *sudo = getenv("SUDO_UID");
+
+	if (me == 0 && sudo != NULL && sudo[0] >= '0' && sudo[0] <= '9')
+		me = (uid_t)strtoul(sudo, NULL, 10);
+	return lstat(path, &st) == 0 && st.st_uid == me;
+}
+
+static int
+safe_directory_listed(const char *path, double deadline)
+{
+	char out[65536], home[PATH_MAX + 8], why[200];
+	const char *h = getenv("HOME");
+	char *argv[] = {GIT_PATH, "-C", "/", "config", "--get-all", "safe.directory", NULL};
+	int safe = 0;
+
+	snprintf(home, sizeof(home), "HOME=%s", h != NULL && h[0] == '/' ? h : "/nonexistent");
+	{
+		char *env[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", home,
+			       "GIT_CEILING_DIRECTORIES=/", NULL};
+		if (git_tool_run(argv, env, out, sizeof(out), why, sizeof(why),
+				 deadline) < 0)
+			return 0;
+	}
+	for (char *line = strtok(out, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+		char v[PATH_MAX + 8];
+		if (line[0] == 0) {
+			safe = 0;
+			continue;
+		}
+		if (strcmp(line, "*") == 0) {
+			safe = 1;
+			continue;
+		}
+		if (strncmp(line, "~/", 2) == 0 && h != NULL)
+			snprintf(v, sizeof(v), "%s/%s", h, line + 2);
+		else
+			snprintf(v, sizeof(v), "%s", line);
+		if (strcmp(v, path) == 0)
+			safe = 1;
+	}
+	return safe;
+}
+
+/*
+ * Where the repository keeps its objects (objects, n bytes), found as
+ * git finds them (a .git directory, a .git file naming one, a bare
+ * repository; a commondir file), without running git in it.
+ */
 static int
 objects_dir(const struct git_export_request *rq, char *objects, size_t n,
 	    struct rba_detail *d)
 {
-	char abs[PATH_MAX], ceiling[PATH_MAX + 32], home[PATH_MAX + 8];
-	char out[PATH_MAX + 2], why[300];
-	const char *h = getenv("HOME");
+	char abs[PATH_MAX], dotgit[PATH_MAX + 8], gitdir[PATH_MAX + 8];
+	char common[PATH_MAX + 8], text[PATH_MAX + 16], probe[PATH_MAX + 32];
+	const char *worktree = abs, *gitfile = NULL;
 	struct stat st;
-	int r;
 
-	if (realpath(rq->repository, abs) == NULL || stat(abs, &st) != 0 ||
-	    !S_ISDIR(st.st_mode))
+	if (access(GIT_PATH, X_OK) != 0)
+		return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
+				"cannot run git (Debian package git)");
+	if (realpath(rq->repository, abs) == NULL || !is_dir(abs))
 		return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
 				"repository %s is not a directory git can read",
 				rq->repository);
-	parent_of(abs, ceiling + 24, sizeof(ceiling) - 24);
-	memcpy(ceiling, "GIT_CEILING_DIRECTORIES=", 24);
-	/* The user's HOME and the system's configuration stay, for what
-	 * the operator says of ownership (safe.directory); this git reads
-	 * no object and runs nothing. */
-	snprintf(home, sizeof(home), "HOME=%s", h != NULL && h[0] == '/' ? h : "/nonexistent");
-	{
-		char *env[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", home, ceiling,
-			       "GIT_NO_REPLACE_OBJECTS=1", "GIT_TERMINAL_PROMPT=0",
-			       "GIT_OPTIONAL_LOCKS=0", NULL};
-		char *argv[] = {GIT_PATH, "-C", abs, "rev-parse",
-				"--path-format=absolute", "--git-common-dir", NULL};
-		if (access(GIT_PATH, X_OK) != 0)
-			return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
-					"cannot run git (Debian package git)");
-		r = git_tool_run(argv, env, out, sizeof(out), why, sizeof(why),
-				 rq->deadline);
-	}
-	if (r == -2)
-		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
-				"git did not answer about repository %s within the "
-				"time limit (limits.seconds)", rq->repository);
-	if (r != 0) {
-		const char *w = strncmp(why, "fatal: ", 7) == 0 ? why + 7 : why;
-		if (strstr(w, "dubious ownership") != NULL)
+	snprintf(dotgit, sizeof(dotgit), "%s/.git", abs);
+	if (lstat(dotgit, &st) == 0 && is_dir(dotgit)) {
+		snprintf(gitdir, sizeof(gitdir), "%s", dotgit);
+	} else if (lstat(dotgit, &st) == 0) {
+		if (small_file(dotgit, text, sizeof(text)) != 0 ||
+		    strncmp(text, "gitdir: ", 8) != 0 ||
+		    join(gitdir, sizeof(gitdir), abs, text + 8) != 0 || !is_dir(gitdir))
 			return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
-					"git refuses repository %s: %s (it is not "
-					"owned by the user running rebuild-audit; "
-					"see git config safe.directory)",
-					rq->repository, w);
-		return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
-				"repository %s is not a git repository%s%s",
-				rq->repository, w[0] ? ": " : "", w);
+					"repository %s: its .git is neither a "
+					"directory nor a file naming one",
+					rq->repository);
+		gitfile = dotgit;
+	} else {
+		snprintf(probe, sizeof(probe), "%s/objects", abs);
+		snprintf(text, sizeof(text), "%s/HEAD", abs);
+		if (!is_dir(probe) || lstat(text, &st) != 0)
+			return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
+					"repository %s is not a git repository "
+					"(no .git, and not a bare repository)",
+					rq->repository);
+		snprintf(gitdir, sizeof(gitdir), "%s", abs);
+		worktree = NULL;
 	}
-	out[strcspn(out, "\n")] = 0;
-	if (out[0] != '/' || (size_t)snprintf(objects, n, "%s/objects", out) >= n ||
-	    stat(objects, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (!((gitfile == NULL || owner_ok(gitfile)) &&
+	      (worktree == NULL || owner_ok(worktree)) && owner_ok(gitdir)) &&
+	    !safe_directory_listed(worktree != NULL ? worktree : gitdir, rq->deadline))
 		return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
-				"repository %s has no object directory git names",
-				rq->repository);
+				"git refuses repository %s: detected dubious "
+				"ownership in repository at '%s' (it is not owned by "
+				"the user running rebuild-audit; see git config "
+				"safe.directory)",
+				rq->repository, worktree != NULL ? worktree : gitdir);
+	snprintf(probe, sizeof(probe), "%s/commondir", gitdir);
+	if (small_file(probe, text, sizeof(text)) == 0) {
+		if (join(common, sizeof(common), gitdir, text) != 0)
+			return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
+					"repository %s: its commondir is too long",
+					rq->repository);
+	} else {
+		snprintf(common, sizeof(common), "%s", gitdir);
+	}
+	if ((size_t)snprintf(objects, n, "%s/objects", common) >= n || !is_dir(objects))
+		return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
+				"repository %s has no object directory", rq->repository);
 	return 0;
 }
 

@@ -2,11 +2,12 @@
  * gitexport.h - one commit of a git repository written out exactly as
  * its objects say (rebuild-audit-pins(5), Sandbox; doc/design.md 7.10).
  *
- * Nothing of the repository decides what is written or runs: git is
- * asked once, with the repository's own configuration, where the
- * repository keeps its objects (`git rev-parse --git-common-dir`, which
- * runs no filter, hook or helper, and refuses a repository of
- * "dubious ownership" as git does); every object is then read through
+ * Nothing of the repository decides what is written or runs, and no
+ * git command runs with its configuration: the tool finds where the
+ * repository keeps its objects as git does (a .git directory, a .git
+ * file naming one, a bare repository, a commondir file), applying git's
+ * rule of ownership ("dubious ownership" unless the system's or the
+ * operator's safe.directory lists it); every object is then read through
  * an empty repository of the tool's own that borrows those objects
  * (GIT_ALTERNATE_OBJECT_DIRECTORIES) with no system, global or
  * repository configuration, no attributes, no refs and no replace

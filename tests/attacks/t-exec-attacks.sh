@@ -100,6 +100,8 @@ LIM='{seconds: 20, memory: 268435456, output: 4194304}'
 
 # the scorer's /out/scores.txt: a link or a FIFO is refused as well
 contained honest
+run 0 $RBA -S st --json version show att-honest
+jq '{artifact: .artifact}' out > reg-honest.json
 run 0 $RBA -S st sample add att-honest cases.csv
 out_has '20 cases'
 for m in link fifo; do
@@ -305,7 +307,28 @@ if [ "$(id -u)" = 0 ]; then
 	err_has "dubious ownership"
 	one_line git-owner
 	same_store git-owner
+	# the operator's safe.directory, as git reads it ($HOME is the test's)
+	git config --global --add safe.directory "$PWD/orepo"
+	run 0 $RBA -S st register po.yaml
+	git config --global --unset-all safe.directory
 fi
+
+# a linked work tree (.git a file naming the git directory), and a bare
+# repository: the same objects, the same artifact
+gc repo worktree add -q "$PWD/wt" "$C1" 2> /dev/null
+pins git-worktree honest "$C1" "$PWD/wt" > pw.yaml
+run 0 $RBA -S st --json register pw.yaml
+ok "worktree: the artifact of the commit" test "$(jq -r .artifact out)" = "$(jq -r .artifact reg-honest.json)"
+git clone -q --bare repo bare.git
+pins git-bare honest "$C1" "$PWD/bare.git" > pb.yaml
+run 0 $RBA -S st --json register pb.yaml
+ok "bare: the artifact of the commit" test "$(jq -r .artifact out)" = "$(jq -r .artifact reg-honest.json)"
+mkdir notrepo
+pins git-none honest "$C1" "$PWD/notrepo" > pn.yaml
+dump before.dump
+run 2 $RBA -S st register pn.yaml
+err_has "is not a git repository"
+same_store git-none
 
 # a commit the repository lacks, at the pins' line and column
 pins git-absent honest 0123456789abcdef0123456789abcdef01234567 > pa.yaml
