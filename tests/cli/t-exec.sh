@@ -39,9 +39,9 @@ dump() { mdb_dump -a st > "$1" 2>&1; }
 # no_leftovers WHAT: no sandboxed process of this test, no work directory
 no_leftovers() {
 	# a killed sandbox's processes may take a moment to be reaped: wait
-	# up to 5 s for them to go, then judge
+	# up to 15 s for them to go (a loaded machine), then judge
 	i=0
-	while [ $i -lt 50 ] && { ps -eo args | grep -v grep | grep -qF "$PWD/repo" ||
+	while [ $i -lt 150 ] && { ps -eo args | grep -v grep | grep -qF "$PWD/repo" ||
 	    ps -eo args | grep -v grep | grep -q 'bad.py'; }; do
 		sleep 0.1
 		i=$((i + 1))
