@@ -399,9 +399,8 @@ cmd_audit_one(void *vrun, const struct fleet_turn *t)
 
 	if (t->skipped) {
 		if (ctx->verbose)
-			fprintf(stderr, "rebuild-audit: skipped '%s': %s holds "
-				"its record for this snapshot\n", t->name,
-				run->a.records);
+			cli_diag("skipped '%s': %s holds its record for this "
+				 "snapshot", t->name, run->a.records);
 		return 0;
 	}
 	if (t->write_err) {
@@ -409,7 +408,7 @@ cmd_audit_one(void *vrun, const struct fleet_turn *t)
 			 t->write_detail);
 		run->status = 2;
 	} else if (t->path != NULL && ctx->verbose) {
-		fprintf(stderr, "rebuild-audit: record '%s'\n", t->path);
+		cli_diag("record '%s'", t->path);
 	}
 	if (ctx->progress)
 		fputs("\r\033[K", stderr);
