@@ -101,7 +101,7 @@ static const struct cli_command commands[] = {
 	  "history [VERSION]\n"
 	  "history --verify [--head DIGEST]\n"
 	  "history head\n"
-	  "history import DIR... -p PUB... [--split balanced|hash]",
+	  "history import DIR... -p PUB... [--split balanced|hash] [--set-aside]",
 	  "past audits; --verify checks the chain; head prints its head; import takes workers' records" },
 	{ "init", cmd_init, "init",
 	  "create a store" },
