@@ -72,14 +72,18 @@ echo "check-fleet: a store of $versions versions"
 t0=$(date +%s)
 sh "$top/tests/fleet-store.sh" "$rba" "$T/store" "$versions" 3 1 || die "cannot build the store"
 cp -r "$T/store" "$T/serial"
-"$rba" -S "$T/serial" --json audit --all > "$T/serial.json"
+# The serial audits run in the jobs' environment (cron's, env -i): a
+# variable of the caller's such as OPENBLAS_CORETYPE would otherwise
+# give them another environment record than the workers'.
+plain() { env -i PATH=/usr/bin:/bin HOME="$T" "$@"; }
+plain "$rba" -S "$T/serial" --json audit --all > "$T/serial.json"
 serial_rc=$?
 jq -r '.audits[] | "\(.version) \(.verdict)"' "$T/serial.json" | sort > "$T/serial.txt"
 "$rba" keygen -o "$T/worker" > /dev/null || die "keygen failed"
 "$rba" keygen -o "$T/other" > /dev/null || die "keygen failed"
 # What a serial run prints of the version that does not reproduce.
 cp -r "$T/store" "$T/serial-text"
-"$rba" -S "$T/serial-text" -q audit --all | grep -v '^recorded ' > "$T/serial-report.txt"
+plain "$rba" -S "$T/serial-text" -q audit --all | grep -v '^recorded ' > "$T/serial-report.txt"
 
 echo "check-fleet: munged, slurmctld, slurmd"
 mkdir -p "$T/munge" "$T/state" "$T/spool" "$T/shared" "$T/out"
