@@ -130,6 +130,19 @@ raw_free "dispute" out
 raw_free "dispute warning" err
 err_has "rebuild-audit: warning: 4 principal reasons without a statement in the policy, printed by column name: "
 ok "dispute warning: the names escaped" grep -q 'printed by column name: \\\(x1b\[31m\|xe2\\x80\\xae\)a' err
+# an audit that does not reproduce quotes case ids (the flipped cases,
+# the largest delta's): every id of this sample starts with an escape
+sed -e 's/^version: .*/version: hostile-nr/' -e 's/{seed: 0, epochs/{seed: 1, epochs/' hostile.yaml > seed1.yaml
+run 0 $RBA -S st -q train seed1.yaml -o seed1.bin --no-keep
+sed 's/^version: .*/version: hostile-nr/' hostile.yaml > nr.yaml
+run 0 $RBA -S st -q register nr.yaml --artifact seed1.bin --policy "$FIX/policy/credit.yaml"
+awk -v esc="$ESC" 'BEGIN { FS = OFS = "," } NR > 1 { $1 = esc "[2K" $1 } { print }' hostile.csv > ids.csv
+run 0 $RBA -S st -q sample add hostile-nr ids.csv
+run 1 $RBA -S st audit hostile-nr
+raw_free "audit report" out
+out_has "audit hostile-nr: NOT REPRODUCIBLE (exit 1)"
+out_has "(case \\x1b[2K"
+ok "audit report: the flipped cases' ids escaped" grep -q '^  \\x1b\[2K[0-9]* *[0-9.]* [a-z]' out
 # diff of artifacts trained on other column names
 run 0 $RBA -S st -q register "$FIX/pins/german-numeric-logistic.yaml"
 run 0 $RBA -S st version export-artifact german-numeric-logistic g.bin
