@@ -240,10 +240,13 @@ import_print(struct cli_ctx *ctx, const struct fleet_import *im)
 		if (it->accepted && it->move_err)
 			cli_warn("imported '%s' but could not move it into %s/: %s",
 				 it->path, FLEET_IMPORTED_DIR, strerror(it->move_err));
-		if (!it->accepted && it->aside_err)
-			cli_warn("refused '%s' but could not set it aside%s%s in %s/: %s",
-				 it->path, it->aside ? " whole: it is " : "",
-				 it->aside ? it->aside : "", FLEET_REFUSED_DIR,
+		if (!it->accepted && it->aside_err && it->aside != NULL)
+			cli_warn("set aside '%s' as '%s', but not its signature or "
+				 "note: %s", it->path, it->aside,
+				 rba_strerror(it->aside_err));
+		else if (!it->accepted && it->aside_err)
+			cli_warn("refused '%s' but could not set it aside in %s/: %s",
+				 it->path, FLEET_REFUSED_DIR,
 				 rba_strerror(it->aside_err));
 	}
 	if (ctx->json) {

@@ -290,6 +290,14 @@ out_has "set aside rec5/refused/${b5%.json}.3.json"
 ok "the first set-aside record is unchanged" cmp -s rec5/refused/$b5 forged5.copy
 ok "a note already there is unchanged" cmp -s rec5/refused/${b5%.json}.2.json.why keep.note
 ok "the second one has its own name" cmp -s rec5/refused/${b5%.json}.3.json forged5.copy
+# when it cannot be set aside (refused/ is a file here), it stays, said
+mkdir rec6
+cp forged5.copy rec6/$b5
+cp rec5/refused/$b5.minisig rec6/$b5.minisig
+: > rec6/refused
+run 2 $RBA -S st history import rec6 -p w.pub --set-aside
+err_has "rebuild-audit: warning: refused 'rec6/$b5' but could not set it aside in refused/: "
+ok "a record that could not be set aside stays where it was" cmp -s rec6/$b5 forged5.copy
 run 0 $RBA -S st history --verify
 # contrib/kubernetes: the manifests' shape (no cluster here)
 ok "kubernetes manifests have their shape" python3 "$TOP/tests/check-k8s.py" "$TOP/contrib/kubernetes"
