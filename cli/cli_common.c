@@ -46,12 +46,38 @@ cli_fail(const char *what, const char *subject, int err,
 			snprintf(subj, sizeof(subj), "%s:%lu", file, d->line);
 		subject = subj;
 	}
+	fputs("rebuild-audit: ", stderr);
+	cli_put_data(stderr, what);
+	fputs(" '", stderr);
+	cli_put_data(stderr, subject);
+	fputs("': ", stderr);
 	if (err == RBA_E_TAMPERED && strstr(reason, "tamper") == NULL)
-		fprintf(stderr, "rebuild-audit: %s '%s': tampered: %s\n", what,
-			subject, reason);
-	else
-		fprintf(stderr, "rebuild-audit: %s '%s': %s\n", what, subject, reason);
+		fputs("tampered: ", stderr);
+	cli_put_data(stderr, reason);
+	fputc('\n', stderr);
 	return 2;
+}
+
+/* The formatted text of fmt and ap through the escaping rule. */
+static void
+put_formatted(FILE *f, const char *fmt, va_list ap)
+{
+	char small[1024], *text = small;
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(small, sizeof(small), fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(small) && (text = malloc((size_t)n + 1)) != NULL)
+		vsnprintf(text, (size_t)n + 1, fmt, ap);
+	else if (text == NULL)
+		text = small; /* cut short rather than not said */
+	cli_put_data(f, text);
+	if (text != small)
+		free(text);
 }
 
 void
@@ -61,7 +87,19 @@ cli_warn(const char *fmt, ...)
 
 	fputs("rebuild-audit: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_formatted(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void
+cli_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rebuild-audit: ", stderr);
+	va_start(ap, fmt);
+	put_formatted(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -87,7 +125,7 @@ cli_usage(struct cli_ctx *ctx, const char *fmt, ...)
 
 	fprintf(stderr, "rebuild-audit: bad usage '%s': ", ctx->cmd->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_formatted(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	print_usage(stderr, ctx->cmd);
@@ -309,52 +347,39 @@ cli_buf_print(const struct rba_buf *b)
 	fputc('\n', stdout);
 }
 
-/* Code points shown as their bytes: C1 controls and the controls that
- * reorder or break a line as it is drawn. */
-static int
-data_hidden(uint32_t cp)
-{
-	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
-	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
 size_t
 cli_fput_data(FILE *f, const char *s, size_t n)
 {
 	const uint8_t *p = (const uint8_t *)s;
-	size_t out = 0;
+	char out[4 * 256 + 1];
+	size_t total = 0;
 
-	for (size_t i = 0; i < n;) {
-		uint32_t cp = 0;
-		size_t len = p[i] < 0x80 ? 1 : rba_utf8_next(p + i, n - i, &cp);
-		const char *esc = NULL;
-
-		if (p[i] < 0x80)
-			esc = p[i] == '\\' ? "\\\\" : p[i] == '\r' ? "\\r"
-			    : p[i] == '\n' ? "\\n" : p[i] == '\t' ? "\\t" : NULL;
-		if (esc != NULL) {
-			if (f != NULL)
-				fputs(esc, f);
-			out += 2;
-			i++;
-		} else if ((p[i] < 0x20 || p[i] == 0x7f) || len == 0 ||
-			   (p[i] >= 0x80 && data_hidden(cp))) {
-			/* one byte at a time: an invalid one, or each of a
-			 * hidden character's */
-			size_t k = len == 0 ? 1 : len;
-			for (size_t j = 0; j < k; j++)
-				if (f != NULL)
-					fprintf(f, "\\x%02x", p[i + j]);
-			out += 4 * k;
-			i += k;
-		} else {
-			if (f != NULL)
-				fwrite(p + i, 1, len, f);
-			out += len;
-			i += len;
-		}
+	while (n > 0) {
+		size_t k = n < 256 ? n : 256;
+		/* pieces end before a character, never inside one */
+		for (int back = 0; k < n && back < 3 && (p[k] & 0xC0) == 0x80; back++)
+			k--;
+		total += rba_utf8_escape(p, k, f != NULL ? out : NULL,
+					 f != NULL ? sizeof(out) : 0);
+		if (f != NULL)
+			fputs(out, f);
+		p += k;
+		n -= k;
 	}
-	return out;
+	return total;
+}
+
+size_t
+cli_put_data(FILE *f, const char *s)
+{
+	return s == NULL ? 0 : cli_fput_data(f, s, strlen(s));
+}
+
+void
+cli_put_data_pad(FILE *f, const char *s, size_t w)
+{
+	for (size_t have = cli_put_data(f, s); have < w; have++)
+		fputc(' ', f);
 }
 
 /* When the progress line was last written (one command at a time). */

@@ -54,17 +54,36 @@ link_word(int state)
 	       : state == AUDIT_LINK_CHANGED ? "CHANGED" : "unknown";
 }
 
+/*
+ * What the report quotes from data (case ids, reasons and warnings that
+ * quote them, an exec trainer's environment fields, link values) is
+ * shown by the escaping rule (cli_fput_data).
+ */
+static void
+shown(const char *s)
+{
+	cli_put_data(stdout, s);
+}
+
 static void
 print_link(const char *name, const struct audit_link *l)
 {
 	printf("  %-14s %-8s", name, link_word(l->state));
-	if (l->state == AUDIT_LINK_CHANGED && l->pinned && l->current)
-		printf(" %s -> %s", l->pinned, l->current);
-	else if (l->current)
-		printf(" %s", l->current);
+	if (l->state == AUDIT_LINK_CHANGED && l->pinned && l->current) {
+		putchar(' ');
+		shown(l->pinned);
+		fputs(" -> ", stdout);
+		shown(l->current);
+	} else if (l->current) {
+		putchar(' ');
+		shown(l->current);
+	}
 	putchar('\n');
-	if (l->note)
-		printf("  %-14s          (%s)\n", "", l->note);
+	if (l->note) {
+		printf("  %-14s          (", "");
+		shown(l->note);
+		fputs(")\n", stdout);
+	}
 }
 
 static void
@@ -79,8 +98,11 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 	       r->exit_status);
 	if (r->nreasons) {
 		printf("reasons:\n");
-		for (size_t i = 0; i < r->nreasons; i++)
-			printf("  - %s\n", r->reasons[i]);
+		for (size_t i = 0; i < r->nreasons; i++) {
+			fputs("  - ", stdout);
+			shown(r->reasons[i]);
+			putchar('\n');
+		}
 	}
 	if (r->has_rebuilt) {
 		printf("artifact      pinned  %s\n", cli_digest_short(&r->artifact_pinned, ctx->verbose, a));
@@ -104,8 +126,11 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 		printf("sample        %llu cases, %llu flip%s, max score delta %s",
 		       (unsigned long long)r->cases, (unsigned long long)r->flips,
 		       r->flips == 1 ? "" : "s", cli_fmt_g6(r->max_delta, n1));
-		if (r->max_delta > 0 && r->max_delta_case)
-			printf(" (case %s)", r->max_delta_case);
+		if (r->max_delta > 0 && r->max_delta_case) {
+			fputs(" (case ", stdout);
+			shown(r->max_delta_case);
+			putchar(')');
+		}
 		putchar('\n');
 		printf("near edges    %llu within the margin, %llu within ten margins\n",
 		       (unsigned long long)r->near_cases,
@@ -119,10 +144,15 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 		print_link("code revision", &r->code_revision);
 		print_link("trainer ABI", &r->trainer_abi);
 		print_link("environment", &r->environment);
-		for (size_t i = 0; i < r->nenv_fields && i < 8; i++)
-			printf("  %-14s   %s: %s -> %s\n", "", r->env_fields[i].key,
-			       r->env_fields[i].pinned ? r->env_fields[i].pinned : "(absent)",
-			       r->env_fields[i].current ? r->env_fields[i].current : "(absent)");
+		for (size_t i = 0; i < r->nenv_fields && i < 8; i++) {
+			printf("  %-14s   ", "");
+			shown(r->env_fields[i].key);
+			fputs(": ", stdout);
+			shown(r->env_fields[i].pinned ? r->env_fields[i].pinned : "(absent)");
+			fputs(" -> ", stdout);
+			shown(r->env_fields[i].current ? r->env_fields[i].current : "(absent)");
+			putchar('\n');
+		}
 		if (r->nenv_fields > 8)
 			printf("  %-14s   ... %zu more fields (--json lists them)\n", "",
 			       r->nenv_fields - 8);
@@ -139,7 +169,13 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 			char s1[64], s2[64];
 			snprintf(s1, sizeof(s1), "%.6f %s", f->stored_score, f->stored_decision);
 			snprintf(s2, sizeof(s2), "%.6f %s", f->rebuilt_score, f->rebuilt_decision);
-			printf("  %-12s %-22s %-22s %s", f->id, s1, s2, cli_fmt_g6(f->margin, n1));
+			fputs("  ", stdout);
+			cli_put_data_pad(stdout, f->id, 12);
+			putchar(' ');
+			cli_put_data_pad(stdout, s1, 22);
+			putchar(' ');
+			cli_put_data_pad(stdout, s2, 22);
+			printf(" %s", cli_fmt_g6(f->margin, n1));
 			if (!isnan(f->edge))
 				printf(" (edge %s)", cli_fmt_g6(f->edge, n2));
 			putchar('\n');
@@ -148,8 +184,11 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 			printf("  ... %llu more (--json lists up to %d)\n",
 			       (unsigned long long)(r->flips - show), AUDIT_MAX_LISTED);
 	}
-	for (size_t i = 0; i < r->nwarnings; i++)
-		printf("warning: %s\n", r->warnings[i]);
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		fputs("warning: ", stdout);
+		shown(r->warnings[i]);
+		putchar('\n');
+	}
 	if (r->recorded)
 		printf("recorded      history record %llu\n",
 		       (unsigned long long)r->history_id);
@@ -399,9 +438,8 @@ cmd_audit_one(void *vrun, const struct fleet_turn *t)
 
 	if (t->skipped) {
 		if (ctx->verbose)
-			fprintf(stderr, "rebuild-audit: skipped '%s': %s holds "
-				"its record for this snapshot\n", t->name,
-				run->a.records);
+			cli_diag("skipped '%s': %s holds its record for this "
+				 "snapshot", t->name, run->a.records);
 		return 0;
 	}
 	if (t->write_err) {
@@ -409,7 +447,7 @@ cmd_audit_one(void *vrun, const struct fleet_turn *t)
 			 t->write_detail);
 		run->status = 2;
 	} else if (t->path != NULL && ctx->verbose) {
-		fprintf(stderr, "rebuild-audit: record '%s'\n", t->path);
+		cli_diag("record '%s'", t->path);
 	}
 	if (ctx->progress)
 		fputs("\r\033[K", stderr);

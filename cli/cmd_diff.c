@@ -108,10 +108,9 @@ side_blob(struct cli_ctx *ctx, struct side *s, const struct rba_digest *dg,
 	if ((err = xgboost_decode(s->bytes, s->n, label, &s->art, &d)) != 0) {
 		if (err == RBA_E_NOMEM)
 			return cli_fail("cannot load artifact", hex, err, &d);
-		fprintf(stderr, "rebuild-audit: cannot diff audit %llu: the %s %s is "
-				"of a format this tool does not read, neither its "
-				"own nor XGBoost JSON (%s)\n",
-			(unsigned long long)id, label, hex, d.reason);
+		cli_diag("cannot diff audit %llu: the %s %s is of a format this "
+			 "tool does not read, neither its own nor XGBoost JSON (%s)",
+			 (unsigned long long)id, label, hex, d.reason);
 		return 2;
 	}
 	s->decoded = 1;
@@ -179,10 +178,18 @@ print_json(const struct side *a, const struct side *b, const struct artdiff *x,
 static void
 print_text(const struct side *a, const struct side *b, const struct artdiff *x)
 {
-	printf("artifacts differ: %s '%s' against '%s'\n", kind_name(x),
-	       a->label, b->label);
-	if (x->spec[0])
-		printf("inputs      %s\n", x->spec);
+	/* labels are file names, the inputs line quotes column names and
+	 * class labels of the artifacts: shown by the escaping rule */
+	printf("artifacts differ: %s '", kind_name(x));
+	cli_put_data(stdout, a->label);
+	fputs("' against '", stdout);
+	cli_put_data(stdout, b->label);
+	fputs("'\n", stdout);
+	if (x->spec[0]) {
+		fputs("inputs      ", stdout);
+		cli_put_data(stdout, x->spec);
+		putchar('\n');
+	}
 	for (size_t i = 0; i < x->ntensors; i++) {
 		const struct artdiff_tensor *t = &x->t[i];
 		char shape[32];
@@ -202,9 +209,11 @@ print_text(const struct side *a, const struct side *b, const struct artdiff *x)
 	if (x->kind == REBUILD_KIND_GBDT) {
 		printf("trees       %u and %u, %u identical", x->ntrees_a, x->ntrees_b,
 		       x->trees_same);
-		if (x->first_tree >= 0)
-			printf("; first that differs: tree %lld, node %u: %s",
-			       (long long)x->first_tree + 1, x->first_node + 1, x->tree_what);
+		if (x->first_tree >= 0) {
+			printf("; first that differs: tree %lld, node %u: ",
+			       (long long)x->first_tree + 1, x->first_node + 1);
+			cli_put_data(stdout, x->tree_what);
+		}
 		putchar('\n');
 	}
 }
@@ -285,8 +294,7 @@ cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
 	status = 2;
 	rba_detail_clear(&d);
 	if ((err = artdiff_compare(&a.art, &b.art, &x, &d)) != 0) {
-		fprintf(stderr, "rebuild-audit: cannot diff '%s' and '%s': %s\n", a.label,
-			b.label, d.reason);
+		cli_diag("cannot diff '%s' and '%s': %s", a.label, b.label, d.reason);
 		goto out;
 	}
 	if (a.n == b.n && memcmp(a.bytes, b.bytes, a.n) == 0) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "audit/audit.h"
 #include "fleet/fleet.h"
@@ -181,6 +182,11 @@ import_json(struct cli_ctx *ctx, const struct fleet_import *im)
 			fputs("null", stdout);
 		printf(", \"reason\": ");
 		rba_json_fput_str(stdout, it->reason);
+		printf(", \"set_aside\": ");
+		if (it->aside != NULL)
+			rba_json_fput_str(stdout, it->aside);
+		else
+			fputs("null", stdout);
 		putchar('}');
 	}
 	printf("], \"missing\": [");
@@ -188,10 +194,12 @@ import_json(struct cli_ctx *ctx, const struct fleet_import *im)
 		printf("%s{\"version\": ", i ? ", " : "");
 		rba_json_fput_str(stdout, im->missing[i].version);
 		if (im->missing[i].n)
-			printf(", \"shard\": \"%u/%u\"}", im->missing[i].k,
+			printf(", \"shard\": \"%u/%u\"", im->missing[i].k,
 			       im->missing[i].n);
 		else
-			printf(", \"shard\": null}");
+			printf(", \"shard\": null");
+		printf(", \"record_refused\": %s}",
+		       im->missing[i].refused ? "true" : "false");
 	}
 	rba_digest_format(&im->head, hex);
 	printf("], \"worst_verdict\": ");
@@ -212,25 +220,35 @@ import_print(struct cli_ctx *ctx, const struct fleet_import *im)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 
+	/* file names and reasons are shown by the escaping rule (cli_diag) */
 	for (size_t i = 0; i < im->nitems; i++)
 		if (!im->items[i].accepted)
-			fprintf(stderr, "rebuild-audit: refused record '%s': %s\n",
-				im->items[i].path, im->items[i].reason);
+			cli_diag("refused record '%s': %s", im->items[i].path,
+				 im->items[i].reason);
 	for (size_t i = 0; i < im->nmissing; i++) {
-		if (im->missing[i].n)
-			fprintf(stderr, "rebuild-audit: not audited '%s': no worker "
-				"record for this snapshot; rerun shard %u/%u\n",
-				im->missing[i].version, im->missing[i].k,
-				im->missing[i].n);
+		const struct fleet_missing *m = &im->missing[i];
+		const char *why = m->refused ? "its record was refused"
+					     : "no worker record for this snapshot";
+		if (m->n)
+			cli_diag("not audited '%s': %s; rerun shard %u/%u", m->version,
+				 why, m->k, m->n);
 		else
-			fprintf(stderr, "rebuild-audit: not audited '%s': no worker "
-				"record for this snapshot\n", im->missing[i].version);
+			cli_diag("not audited '%s': %s", m->version, why);
 	}
-	for (size_t i = 0; i < im->nitems; i++)
-		if (im->items[i].accepted && im->items[i].move_err)
+	for (size_t i = 0; i < im->nitems; i++) {
+		const struct fleet_item *it = &im->items[i];
+		if (it->accepted && it->move_err)
 			cli_warn("imported '%s' but could not move it into %s/: %s",
-				 im->items[i].path, FLEET_IMPORTED_DIR,
-				 strerror(im->items[i].move_err));
+				 it->path, FLEET_IMPORTED_DIR, strerror(it->move_err));
+		if (!it->accepted && it->aside_err && it->aside != NULL)
+			cli_warn("set aside '%s' as '%s', but not its signature or "
+				 "note: %s", it->path, it->aside,
+				 rba_strerror(it->aside_err));
+		else if (!it->accepted && it->aside_err)
+			cli_warn("refused '%s' but could not set it aside in %s/: %s",
+				 it->path, FLEET_REFUSED_DIR,
+				 rba_strerror(it->aside_err));
+	}
 	if (ctx->json) {
 		if (!(ctx->quiet && im->exit_status == 0))
 			import_json(ctx, im);
@@ -241,6 +259,14 @@ import_print(struct cli_ctx *ctx, const struct fleet_import *im)
 				printf("imported  %-28s %-18s history record %llu\n",
 				       it->version, it->verdict,
 				       (unsigned long long)it->history_id);
+		}
+		for (size_t i = 0; i < im->nitems; i++) {
+			const struct fleet_item *it = &im->items[i];
+			if (!it->accepted && it->aside != NULL) {
+				fputs("set aside ", stdout);
+				cli_put_data(stdout, it->aside);
+				putchar('\n');
+			}
 		}
 		printf("import: %zu imported, %zu refused, %zu version%s without a "
 		       "record; worst verdict: %s (exit %d)", im->imported,
@@ -271,7 +297,7 @@ history_import(struct cli_ctx *ctx, int argc, char **argv)
 	struct rba_detail d;
 	size_t nkeys = 0, ndirs = 0;
 	enum fleet_split split = FLEET_SPLIT_BALANCED;
-	int err;
+	int err, aside = 0;
 
 	dirs = calloc((size_t)argc, sizeof(*dirs));
 	if (dirs == NULL)
@@ -313,6 +339,10 @@ history_import(struct cli_ctx *ctx, int argc, char **argv)
 			nkeys++;
 			continue;
 		}
+		if (strcmp(argv[i], "--set-aside") == 0) {
+			aside = 1;
+			continue;
+		}
 		if (argv[i][0] == '-' && argv[i][1] != 0) {
 			free(dirs);
 			return cli_usage(ctx, "unknown option '%s'", argv[i]);
@@ -336,13 +366,31 @@ history_import(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_fail("cannot import", d.file[0] ? d.file : ctx->store_path,
 				err, &d);
 	}
-	if (im.nitems == 0 && im.earlier > 0 && im.nmissing == 0 && !ctx->quiet &&
-	    !ctx->json)
-		printf("nothing to import '%s': its %zu record%s were imported "
-		       "before and every version is covered\n", dirs[0],
-		       im.earlier, im.earlier == 1 ? "" : "s");
-	else
+	/* After the commit: what was refused goes into DIR/refused/. */
+	if (aside && fleet_import_set_aside(&im, (int64_t)time(NULL)) != 0) {
+		cli_fail("cannot set aside the refused records of", dirs[0],
+			 RBA_E_NOMEM, NULL);
+		free(dirs);
+		fleet_import_release(&im);
+		return 2;
+	}
+	if (im.nitems == 0 && im.earlier > 0 && im.nmissing == 0) {
+		/* the run's outcome again, nothing else */
+		if (!(ctx->quiet && im.exit_status == 0) && !ctx->json) {
+			fputs("nothing to import '", stdout);
+			cli_put_data(stdout, dirs[0]);
+			printf("': its %zu record%s were imported before and every "
+			       "version is covered; worst verdict: %s (exit %d)\n",
+			       im.earlier, im.earlier == 1 ? "" : "s",
+			       im.worst_verdict < 0 ? "none"
+						    : audit_verdict_name(im.worst_verdict),
+			       im.exit_status);
+		} else if (ctx->json) {
+			import_print(ctx, &im);
+		}
+	} else {
 		import_print(ctx, &im);
+	}
 	free(dirs);
 	err = im.exit_status;
 	fleet_import_release(&im);

@@ -145,8 +145,8 @@ report_verify(const struct report_args *a, const uint8_t *msg, size_t n,
 		goto not_verified;
 	}
 	if (v->kind != EVIDENCE_KIND_AUDIT && v->kind != EVIDENCE_KIND_DISPUTE) {
-		fprintf(stderr, "rebuild-audit: cannot report '%s': not rebuild-audit "
-				"evidence (a signed file of another kind)\n", a->file);
+		cli_diag("cannot report '%s': not rebuild-audit evidence (a "
+			 "signed file of another kind)", a->file);
 		goto out;
 	}
 	src->verified = 1;
@@ -160,8 +160,7 @@ not_verified:
 	if (a->unverified) {
 		status = 0;
 	} else {
-		fprintf(stderr, "rebuild-audit: verification failed '%s': %s\n",
-			a->file, why);
+		cli_diag("verification failed '%s': %s", a->file, why);
 		status = 1;
 	}
 out:

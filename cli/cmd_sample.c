@@ -16,6 +16,14 @@
 #include "policy/policy.h"
 #include "store/store.h"
 
+/* Text from the file or the store (names, ids, levels, values), shown by
+ * the escaping rule (cli_fput_data). */
+static void
+shown(const char *s)
+{
+	cli_put_data(stdout, s);
+}
+
 /* Exact (shortest round-trip) text: for the text report's scores. */
 static const char *
 num(double v, char out[32])
@@ -136,25 +144,34 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	} else if (!ctx->quiet) {
 		cli_fmt_size(res.size, sz);
 		cli_fmt_size(res.stored_size, st);
-		printf("sample of '%s': %llu cases in %u chunk%s (%s, %s stored)\n",
-		       rq.version, (unsigned long long)res.cases, res.chunks,
+		fputs("sample of '", stdout);
+		shown(rq.version);
+		printf("': %llu cases in %u chunk%s (%s, %s stored)\n",
+		       (unsigned long long)res.cases, res.chunks,
 		       res.chunks == 1 ? "" : "s", sz, st);
 		printf("digest     %s\n", hex);
 		printf("source     %s (%llu bytes as submitted)\n", src,
 		       (unsigned long long)res.source_bytes);
-		if (rq.score_column)
-			printf("scores     from column '%s'%s%s%s\n", rq.score_column,
-			       rq.decision_column ? ", decisions from column '" : "",
-			       rq.decision_column ? rq.decision_column : "",
-			       rq.decision_column ? "'" : "");
-		else
+		if (rq.score_column) {
+			fputs("scores     from column '", stdout);
+			shown(rq.score_column);
+			fputs("'", stdout);
+			if (rq.decision_column) {
+				fputs(", decisions from column '", stdout);
+				shown(rq.decision_column);
+				fputs("'", stdout);
+			}
+			putchar('\n');
+		} else
 			printf("scored by  the stored artifact %s\n", a);
 		printf("policy     %s (%s)\n", p,
 		       res.policy_from_version ? "the version's" : "--policy");
 		printf("decisions ");
-		for (uint32_t i = 0; i < res.ndecisions; i++)
-			printf("%s %s %llu", i ? "," : "", res.decisions[i],
-			       (unsigned long long)res.decision_counts[i]);
+		for (uint32_t i = 0; i < res.ndecisions; i++) {
+			fputs(i ? ", " : " ", stdout);
+			shown(res.decisions[i]);
+			printf(" %llu", (unsigned long long)res.decision_counts[i]);
+		}
 		putchar('\n');
 	}
 	sample_add_result_release(&res);
@@ -262,12 +279,16 @@ show_summary(struct cli_ctx *ctx, const char *version,
 	}
 	cli_fmt_size(info->size, sz);
 	cli_fmt_size(info->stored_size, st);
-	printf("version     %s\n", version);
+	fputs("version     ", stdout);
+	shown(version);
+	putchar('\n');
 	printf("cases       %llu in %u chunk%s (%s, %s stored)\n",
 	       (unsigned long long)info->cases, info->chunks,
 	       info->chunks == 1 ? "" : "s", sz, st);
 	printf("digest      %s\n", hex);
-	printf("added       %s from %s\n", when, l->source);
+	printf("added       %s from ", when);
+	shown(l->source);
+	putchar('\n');
 	if (l->has_source_digest) {
 		rba_digest_format(&l->source_digest, hex);
 		printf("source      %s (the file as submitted)\n", hex);
@@ -277,11 +298,16 @@ show_summary(struct cli_ctx *ctx, const char *version,
 	}
 	if (l->scored_by == SAMPLE_SCORED_COLUMN) {
 		char pv[RBA_JSON_NUM_MAX];
-		printf("scores      from column '%s', decisions %s%s%s\n",
-		       l->score_column,
-		       l->decision_column ? "from column '" : "by the policy",
-		       l->decision_column ? l->decision_column : "",
-		       l->decision_column ? "'" : "");
+		fputs("scores      from column '", stdout);
+		shown(l->score_column);
+		fputs("', decisions ", stdout);
+		if (l->decision_column) {
+			fputs("from column '", stdout);
+			shown(l->decision_column);
+			fputs("'\n", stdout);
+		} else {
+			fputs("by the policy\n", stdout);
+		}
 		rba_json_fmt_double(l->score_precision, pv);
 		printf("precision   %s\n",
 		       l->has_score_precision ? pv
@@ -292,19 +318,34 @@ show_summary(struct cli_ctx *ctx, const char *version,
 		       cli_digest_short(&l->artifact, ctx->verbose, hex));
 	if (info->has_policy)
 		printf("policy      %s\n", cli_digest_short(&info->policy_digest, ctx->verbose, hex));
-	printf("case ids    %s%s%s\n", l->id_column ? "column '" : "data row numbers",
-	       l->id_column ? l->id_column : "", l->id_column ? "'" : "");
+	if (l->id_column) {
+		fputs("case ids    column '", stdout);
+		shown(l->id_column);
+		fputs("'\n", stdout);
+	} else {
+		fputs("case ids    data row numbers\n", stdout);
+	}
 	printf("columns     %u:", l->ncols);
-	for (uint32_t i = 0; i < l->ncols; i++)
-		printf("%s %s", i ? "," : "", l->names[i]);
+	for (uint32_t i = 0; i < l->ncols; i++) {
+		fputs(i ? ", " : " ", stdout);
+		shown(l->names[i]);
+	}
 	printf("\nclasses    ");
-	for (uint32_t i = 0; i < l->nclasses; i++)
-		printf("%s %s", i ? "," : "", l->classes[i]);
-	if (l->positive != UINT32_MAX)
-		printf(" (score: probability of %s)", l->classes[l->positive]);
+	for (uint32_t i = 0; i < l->nclasses; i++) {
+		fputs(i ? ", " : " ", stdout);
+		shown(l->classes[i]);
+	}
+	if (l->positive != UINT32_MAX) {
+		fputs(" (score: probability of ", stdout);
+		shown(l->classes[l->positive]);
+		putchar(')');
+	}
 	printf("\ndecisions  ");
-	for (size_t i = 0; i < k->n; i++)
-		printf("%s %s %llu", i ? "," : "", k->names[i], (unsigned long long)k->v[i]);
+	for (size_t i = 0; i < k->n; i++) {
+		fputs(i ? ", " : " ", stdout);
+		shown(k->names[i]);
+		printf(" %llu", (unsigned long long)k->v[i]);
+	}
 	putchar('\n');
 }
 
@@ -341,22 +382,39 @@ show_case(struct cli_ctx *ctx, const char *version,
 		fputs("}}\n", stdout);
 		return;
 	}
-	printf("case        %s (version %s)\n", c->ids[i], version);
-	if (l->scored_by == SAMPLE_SCORED_COLUMN)
-		printf("score       %s (from column '%s')\n", num(sv[0], n1),
-		       l->score_column);
-	else if (l->positive != UINT32_MAX)
-		printf("score       %s (probability of %s)\n",
-		       num(sv[l->positive], n1), l->classes[l->positive]);
-	else
-		for (uint32_t k = 0; k < c->nscores; k++)
-			printf("p(%s)%*s %s\n", l->classes[k], 0, "", num(sv[k], n1));
-	printf("decision    %s\ninputs\n", c->decisions[c->decision_codes[i]]);
+	fputs("case        ", stdout);
+	shown(c->ids[i]);
+	fputs(" (version ", stdout);
+	shown(version);
+	fputs(")\n", stdout);
+	if (l->scored_by == SAMPLE_SCORED_COLUMN) {
+		printf("score       %s (from column '", num(sv[0], n1));
+		shown(l->score_column);
+		fputs("')\n", stdout);
+	} else if (l->positive != UINT32_MAX) {
+		printf("score       %s (probability of ", num(sv[l->positive], n1));
+		shown(l->classes[l->positive]);
+		fputs(")\n", stdout);
+	} else {
+		for (uint32_t k = 0; k < c->nscores; k++) {
+			fputs("p(", stdout);
+			shown(l->classes[k]);
+			printf(") %s\n", num(sv[k], n1));
+		}
+	}
+	fputs("decision    ", stdout);
+	shown(c->decisions[c->decision_codes[i]]);
+	fputs("\ninputs\n", stdout);
 	for (uint32_t k = 0; k < l->ncols; k++)
-		if (strlen(l->names[k]) > w)
-			w = strlen(l->names[k]);
-	for (uint32_t k = 0; k < l->ncols; k++)
-		printf("  %-*s  %s\n", (int)w, l->names[k], sample_chunk_text(c, k, i, tmp));
+		if (cli_put_data(NULL, l->names[k]) > w)
+			w = cli_put_data(NULL, l->names[k]);
+	for (uint32_t k = 0; k < l->ncols; k++) {
+		fputs("  ", stdout);
+		cli_put_data_pad(stdout, l->names[k], w);
+		fputs("  ", stdout);
+		shown(sample_chunk_text(c, k, i, tmp));
+		putchar('\n');
+	}
 }
 
 static int
@@ -440,8 +498,8 @@ sample_export_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		rba_json_fput_str(stdout, pos[1]);
 		fputs("}\n", stdout);
 	} else if (!ctx->quiet) {
-		fprintf(stderr, "rebuild-audit: exported %llu cases of '%s' to '%s'\n",
-			(unsigned long long)cases, pos[0], pos[1]);
+		cli_diag("exported %llu cases of '%s' to '%s'",
+			 (unsigned long long)cases, pos[0], pos[1]);
 	}
 	return 0;
 }

@@ -106,9 +106,11 @@ list_one(void *vctx, const struct snapshot_info *s)
 		cli_fmt_size_short(s->blob.stored_size, stored);
 		if (!ls->ctx->verbose)
 			hex[7 + 16] = 0;
-		printf("%s  %-24s %9llu %5zu %8s %8s  %s\n", hex,
-		       s->blob.name[0] ? s->blob.name : "-",
-		       (unsigned long long)s->rows, s->ncols, size, stored, when);
+		/* the name a user gave, shown by the escaping rule */
+		printf("%s  ", hex);
+		cli_put_data_pad(stdout, s->blob.name[0] ? s->blob.name : "-", 24);
+		printf(" %9llu %5zu %8s %8s  %s\n", (unsigned long long)s->rows,
+		       s->ncols, size, stored, when);
 	}
 	ls->n++;
 	return 0;
@@ -186,17 +188,22 @@ snap_show(struct cli_ctx *ctx, int argc, char **argv)
 	} else {
 		rba_digest_format(&s.blob.digest, hex);
 		rba_time_utc(s.blob.added, when);
-		printf("snapshot %s\nname     %s\nrows     %llu\ncolumns  %zu\n"
+		/* the name and the header's column names come from the
+		 * user's file: shown by the escaping rule */
+		printf("snapshot %s\nname     ", hex);
+		cli_put_data(stdout, s.blob.name[0] ? s.blob.name : "-");
+		printf("\nrows     %llu\ncolumns  %zu\n"
 		       "size     %llu bytes\nstored   %llu bytes (zstd, %u chunk%s)\n"
 		       "added    %s\n\nheader:\n",
-		       hex, s.blob.name[0] ? s.blob.name : "-",
 		       (unsigned long long)s.rows, s.ncols,
 		       (unsigned long long)s.blob.size,
 		       (unsigned long long)s.blob.stored_size, s.blob.chunks,
 		       s.blob.chunks == 1 ? "" : "s", when);
-		for (size_t i = 0; i < s.ncols; i++)
-			printf("  %3zu  %-32s %s\n", i + 1, s.names[i],
-			       s.types[i] == CSV_NUMERIC ? "numeric" : "text");
+		for (size_t i = 0; i < s.ncols; i++) {
+			printf("  %3zu  ", i + 1);
+			cli_put_data_pad(stdout, s.names[i], 32);
+			printf(" %s\n", s.types[i] == CSV_NUMERIC ? "numeric" : "text");
+		}
 	}
 	snapshot_info_release(&s);
 	return 0;

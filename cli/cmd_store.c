@@ -248,25 +248,35 @@ store_prune_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		const struct fleet_prune_run *r = &p.runs[i];
 		switch (r->fate) {
 		case FLEET_PRUNE_REMOVED:
-			if (!ctx->quiet)
-				printf("%s '%s'%s%s%s\n", dry ? "would remove" : "removed",
-				       r->path, r->records ? " with its records '" : "",
-				       r->records ? r->records : "", r->records ? "'" : "");
+			if (!ctx->quiet) {
+				/* names found in the shared directory: shown by
+				 * the escaping rule */
+				printf("%s '", dry ? "would remove" : "removed");
+				cli_put_data(stdout, r->path);
+				if (r->records) {
+					fputs("' with its records '", stdout);
+					cli_put_data(stdout, r->records);
+				}
+				fputs("'\n", stdout);
+			}
 			break;
 		case FLEET_PRUNE_UNIMPORTED:
-			fprintf(stderr, "rebuild-audit: kept '%s': its records "
-				"directory '%s' holds %zu record%s not imported; import "
-				"them (history import) or remove it by hand\n", r->path,
-				r->records, r->unimported, r->unimported == 1 ? "" : "s");
+			cli_diag("kept '%s': its records directory '%s' holds %zu "
+				 "record%s not imported; import them (history import) "
+				 "or remove it by hand", r->path, r->records,
+				 r->unimported, r->unimported == 1 ? "" : "s");
 			break;
 		case FLEET_PRUNE_FAILED:
-			fprintf(stderr, "rebuild-audit: cannot remove '%s': %s\n",
-				r->fail_path, strerror(r->err));
+			cli_diag("cannot remove '%s': %s", r->fail_path,
+				 strerror(r->err));
 			status = 2;
 			break;
 		default:
-			if (ctx->verbose)
-				printf("kept '%s': %s\n", r->path, why[r->fate]);
+			if (ctx->verbose) {
+				fputs("kept '", stdout);
+				cli_put_data(stdout, r->path);
+				printf("': %s\n", why[r->fate]);
+			}
 			break;
 		}
 	}

@@ -34,8 +34,7 @@ static int
 verify_invalid(struct cli_ctx *ctx, const char *file, const char *sigfile,
 	       const char *what, const char *reason)
 {
-	fprintf(stderr, "rebuild-audit: verification failed '%s': %s\n", file,
-		reason);
+	cli_diag("verification failed '%s': %s", file, reason);
 	if (ctx->json) {
 		fputs("{\"file\": ", stdout);
 		rba_json_fput_str(stdout, file);

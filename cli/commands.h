@@ -66,6 +66,12 @@ struct cli_command {
  * and no line, "<subject>' (key '<key>')..." is not used: the key is put
  * in the reason by the callee.  Returns 2 so handlers can
  * `return cli_fail(...)`.
+ *
+ * Every diagnostic (cli_fail, cli_usage, cli_warn, cli_diag) is written
+ * through the escaping rule of cli_fput_data: a subject or a reason that
+ * quotes a file's column name, a case id, a file name or a value shows
+ * its CR, LF, escape sequences and bidirectional controls as \r, \n,
+ * \xHH, and stays one line that cannot drive the terminal.
  */
 int cli_fail(const char *what, const char *subject, int err,
 	     const struct rba_detail *d);
@@ -74,6 +80,8 @@ int cli_usage(struct cli_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Warnings (still one line, prefixed "rebuild-audit: warning: "). */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Any other diagnostic line: "rebuild-audit: " and the formatted text. */
+void cli_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the command's usage (for -h); returns 0. */
 int cli_help(struct cli_ctx *ctx);
 /*
@@ -170,16 +178,18 @@ void cli_progress_clear(struct cli_ctx *ctx);
 void cli_buf_print(const struct rba_buf *b);
 /*
  * Writes n bytes of text that came from data (a file, the store, a
- * signed statement) to f so that no byte of it can move the cursor,
- * start a line or drive the terminal: backslash as \\, CR, LF and TAB
- * as \r, \n and \t, every other C0 byte and DEL as \xHH, and as \xHH
- * each byte of a C1 control (U+0080..U+009F, CSI among them), of a
- * bidirectional or line separator control (U+200E, U+200F,
- * U+2028..U+202E, U+2066..U+2069) and of invalid UTF-8 (a lone 0x9B
- * is CSI to an 8-bit terminal).  Other text is copied.  f NULL: writes
- * nothing.  Returns the bytes it wrote (or would write), for padding.
+ * signed statement, a file name) to f so that no byte of it can move
+ * the cursor, start a line or drive the terminal: the rule of
+ * rba_utf8_escape (common/utf8.h; backslash as \\, CR, LF and TAB as
+ * \r, \n and \t, other controls, bidirectional controls and invalid
+ * UTF-8 as \xHH).  f NULL: writes nothing.  Returns the bytes it wrote
+ * (or would write), for padding.  cli_put_data(f, s) is the same for a
+ * C string (NULL: nothing).
  */
 size_t cli_fput_data(FILE *f, const char *s, size_t n);
+size_t cli_put_data(FILE *f, const char *s);
+/* Writes s padded with spaces to width w, as %-*s would, by its shown width. */
+void cli_put_data_pad(FILE *f, const char *s, size_t w);
 /* v with six significant digits ("%.6g"), for text reports; returns out. */
 const char *cli_fmt_g6(double v, char out[32]);
 /*

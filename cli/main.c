@@ -101,7 +101,7 @@ static const struct cli_command commands[] = {
 	  "history [VERSION]\n"
 	  "history --verify [--head DIGEST]\n"
 	  "history head\n"
-	  "history import DIR... -p PUB... [--split balanced|hash]",
+	  "history import DIR... -p PUB... [--split balanced|hash] [--set-aside]",
 	  "past audits; --verify checks the chain; head prints its head; import takes workers' records" },
 	{ "init", cmd_init, "init",
 	  "create a store" },
@@ -288,7 +288,7 @@ main(int argc, char **argv)
 			i++;
 			break;
 		} else {
-			fprintf(stderr, "rebuild-audit: bad usage '%s': unknown option\n", a);
+			cli_diag("bad usage '%s': unknown option", a);
 			usage_all(stderr);
 			return 2;
 		}
@@ -301,8 +301,7 @@ main(int argc, char **argv)
 		if (strcmp(argv[i], commands[k].name) == 0)
 			cmd = &commands[k];
 	if (cmd == NULL) {
-		fprintf(stderr, "rebuild-audit: unknown command '%s': see 'rebuild-audit --help'\n",
-			argv[i]);
+		cli_diag("unknown command '%s': see 'rebuild-audit --help'", argv[i]);
 		return 2;
 	}
 	ctx.cmd = cmd;

@@ -509,8 +509,8 @@ rba_output_sink(void *o, const uint8_t *p, size_t n)
  * goes after), else, on a file system with neither, a last look and a
  * rename.  0, EEXIST or an errno; tmp is gone on success.
  */
-static int
-place_new(const char *tmp, const char *path)
+int
+rba_rename_new(const char *tmp, const char *path)
 {
 	struct stat st;
 
@@ -549,7 +549,7 @@ out_place(struct rba_output *o, struct rba_detail *d)
 			return out_fail(d, o->path, errno, NULL);
 		return 0;
 	}
-	err = place_new(o->a.tmp, o->path);
+	err = rba_rename_new(o->a.tmp, o->path);
 	if (err == EEXIST) {
 		if (lstat(o->path, &st) != 0 || out_refusal(&st, 0, &reason) == 0)
 			reason = "exists (use --force to replace it)";

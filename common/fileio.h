@@ -102,6 +102,14 @@ int rba_file_write_atomic(const char *path, const void *p, size_t n, int mode);
 int rba_fsync_parent(const char *path);
 
 /*
+ * Renames from to to unless to exists, never replacing a file:
+ * renameat2's RENAME_NOREPLACE, else link(2) and unlink(2) of from,
+ * else, on a file system with neither, a last look and a rename.  0,
+ * EEXIST or an errno; from is gone on success.
+ */
+int rba_rename_new(const char *from, const char *to);
+
+/*
  * Input read whole before a command waits on anything: fd (standard
  * input, or a file opened by name) when it is not a regular file (a
  * pipe, a FIFO, a terminal, a socket) is copied to its end into an

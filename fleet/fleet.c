@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "common/json.h"
 #include "common/rbatime.h"
 #include "common/strv.h"
+#include "common/utf8.h"
 
 uint32_t
 fleet_shard_of(const char *name, uint32_t n)
@@ -1084,7 +1086,7 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 	}
 	for (size_t i = 0; i < x.names.n; i++) {
 		const char *name = x.names.v[i];
-		int covered = 0;
+		int covered = 0, refused = 0;
 		/* A record, or a newer audit than this import's record. */
 		for (size_t j = 0; j < im->nitems && !covered; j++)
 			covered = (im->items[j].accepted || im->items[j].superseded) &&
@@ -1093,13 +1095,14 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 			covered = hl.v[j].worker && strcmp(hl.v[j].version, name) == 0 &&
 				  (heads_has(&hs, &hl.v[j].head) ||
 				   heads_has(&eh, &hl.v[j].head));
-		/* Its record was refused: the refusal says so, once. */
-		for (size_t j = 0; j < im->nitems && !covered; j++)
-			covered = !im->items[j].accepted &&
-				  (strcmp(im->items[j].version, name) == 0 ||
-				   strcmp(im->items[j].claimed, name) == 0);
 		if (covered)
 			continue;
+		/* Its record was refused: the history holds no audit of it
+		 * for this snapshot all the same, and it is named as such. */
+		for (size_t j = 0; j < im->nitems && !refused; j++)
+			refused = !im->items[j].accepted &&
+				  (strcmp(im->items[j].version, name) == 0 ||
+				   strcmp(im->items[j].claimed, name) == 0);
 		if (im->nmissing % 16 == 0) {
 			struct fleet_missing *nv = realloc(im->missing,
 				(im->nmissing + 16) * sizeof(*nv));
@@ -1113,6 +1116,7 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 		x.names.v[i] = NULL;
 		im->missing[im->nmissing].n = 0;
 		im->missing[im->nmissing].k = 0;
+		im->missing[im->nmissing].refused = refused;
 		im->nmissing++;
 	}
 	if ((err = store_history_head(txn, &im->head_id, &im->head, d)) != 0)
@@ -1140,9 +1144,9 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 	}
 	if (im->nmissing)
 		im->exit_status = 2;
-	/* A rerun's import: the outcome is the run's, records imported
-	 * before included. */
-	if (im->nitems > 0 && im->earlier > 0) {
+	/* The outcome is the run's, records imported before included: a
+	 * rerun's import, and a finished directory imported again. */
+	if (im->earlier > 0) {
 		if (im->earlier_exit > im->exit_status)
 			im->exit_status = im->earlier_exit;
 		if (im->worst_verdict < 0 ||
@@ -1180,6 +1184,7 @@ fleet_import_release(struct fleet_import *im)
 	for (size_t i = 0; i < im->nitems; i++) {
 		free(im->items[i].path);
 		free(im->items[i].bytes);
+		free(im->items[i].aside);
 	}
 	free(im->items);
 	for (size_t i = 0; i < im->nmissing; i++)
@@ -1187,4 +1192,115 @@ fleet_import_release(struct fleet_import *im)
 	free(im->missing);
 	memset(im, 0, sizeof(*im));
 	im->worst_verdict = -1;
+}
+
+/* ---- setting refused records aside ---------------------------------------- */
+
+/* 1 when path names anything, a dangling symbolic link included. */
+static int
+taken(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 || errno != ENOENT;
+}
+
+/* The note beside a record set aside: one line, created, never replacing. */
+static int
+note_write(const char *path, const struct fleet_item *it, int64_t now)
+{
+	char when[RBA_TIME_TEXT_MAX], *why;
+	size_t n = rba_utf8_escape(it->reason, strlen(it->reason), NULL, 0);
+	struct rba_buf b;
+	FILE *f;
+	int fd, err = 0;
+
+	if ((why = malloc(n + 1)) == NULL)
+		return RBA_E_NOMEM;
+	rba_utf8_escape(it->reason, strlen(it->reason), why, n + 1);
+	rba_time_utc(now, when);
+	rba_buf_init(&b);
+	rba_buf_printf(&b, "%s refused by history import: %s\n", when, why);
+	free(why);
+	if ((err = rba_buf_status(&b)) != 0)
+		goto out;
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		       0644)) < 0) {
+		err = errno;
+		goto out;
+	}
+	if ((f = fdopen(fd, "w")) == NULL) {
+		err = errno;
+		close(fd);
+		goto out;
+	}
+	errno = 0;
+	if (fwrite(b.p, 1, b.len, f) != b.len || fflush(f) != 0 ||
+	    fsync(fileno(f)) != 0)
+		err = errno ? errno : EIO;
+	if (fclose(f) != 0 && err == 0)
+		err = errno;
+out:
+	rba_buf_release(&b);
+	return err;
+}
+
+/* One refused item into DIR/refused/ (fleet_import_set_aside). */
+static int
+item_set_aside(struct fleet_item *it, int64_t now)
+{
+	char dir[FLEET_PATH_MAX + 600], sub[FLEET_PATH_MAX + 700];
+	char to[FLEET_PATH_MAX + 1400], to_sig[FLEET_PATH_MAX + 1500];
+	char to_note[FLEET_PATH_MAX + 1500], from_sig[FLEET_PATH_MAX + 700];
+	const char *base, *slash = strrchr(it->path, '/');
+	size_t stem;
+	int err = EEXIST;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - it->path) : 1,
+		 slash ? it->path : ".");
+	base = slash ? slash + 1 : it->path;
+	stem = strlen(base) - strlen(FLEET_RECORD_SUFFIX); /* files_scan: it ends so */
+	snprintf(sub, sizeof(sub), "%s/%s", dir, FLEET_REFUSED_DIR);
+	if (mkdir(sub, 0755) != 0 && errno != EEXIST)
+		return errno;
+	snprintf(from_sig, sizeof(from_sig), "%s%s", it->path, FLEET_SIG_SUFFIX);
+	/* The first name whose record, signature and note are all free;
+	 * rba_rename_new settles a race with another import. */
+	for (unsigned k = 1; err == EEXIST && k <= FLEET_ASIDE_TRIES; k++) {
+		if (k == 1)
+			snprintf(to, sizeof(to), "%s/%s", sub, base);
+		else
+			snprintf(to, sizeof(to), "%s/%.*s.%u%s", sub, (int)stem, base,
+				 k, FLEET_RECORD_SUFFIX);
+		snprintf(to_sig, sizeof(to_sig), "%s%s", to, FLEET_SIG_SUFFIX);
+		snprintf(to_note, sizeof(to_note), "%s%s", to, FLEET_NOTE_SUFFIX);
+		if (taken(to) || taken(to_sig) || taken(to_note))
+			continue;
+		err = rba_rename_new(it->path, to);
+	}
+	if (err != 0)
+		return err;
+	if ((it->aside = strdup(to)) == NULL)
+		return RBA_E_NOMEM;
+	/* The record first: a signature left alone is ignored. */
+	if (access(from_sig, F_OK) == 0 &&
+	    (err = rba_rename_new(from_sig, to_sig)) != 0)
+		return err;
+	if ((err = note_write(to_note, it, now)) != 0)
+		return err;
+	return rba_fsync_parent(to);
+}
+
+int
+fleet_import_set_aside(struct fleet_import *im, int64_t now)
+{
+	for (size_t i = 0; i < im->nitems; i++) {
+		struct fleet_item *it = &im->items[i];
+		if (it->accepted)
+			continue;
+		it->aside_err = item_set_aside(it, now);
+		if (it->aside_err == RBA_E_NOMEM)
+			return RBA_E_NOMEM;
+	}
+	return 0;
 }

@@ -82,12 +82,22 @@
  * version is covered when it gets a record now or the history already
  * holds an imported record of it against a snapshot head of this
  * import's records (those of DIR and, imported before, DIR/imported).
- * A version whose record was refused is not listed again (its refusal
- * says why).  The others are listed, with the shard that owns them when
+ * Every other version is listed, with the shard that owns them when
  * the records agree on N and on one snapshot head: the split of the
  * caller's rule over the store's versions, reading the history up to
  * that head (what the workers' snapshot held; a version registered or
- * removed since may move others).
+ * removed since may move others).  A version whose record was refused
+ * is listed too, marked so (fleet_missing.refused; the file named it,
+ * read without trusting it): the history holds no audit of it for this
+ * snapshot, and a rerun of its shard gives it one once the refused file
+ * is set aside (fleet_import_set_aside).
+ *
+ * Outcome.  worst_verdict and exit_status are those of the run the
+ * directories hold: the records imported now and those imported before
+ * (DIR/imported/, held by the history byte for byte), 2 for a refusal
+ * or a missing version.  An import of a finished directory (no record
+ * at its top, every version covered) writes nothing and gives the run's
+ * outcome again: importing twice never turns a "no" into a "yes".
  */
 #ifndef RBA_FLEET_H
 #define RBA_FLEET_H
@@ -291,6 +301,8 @@ struct fleet_item {
 	int64_t time;
 	uint64_t history_id; /* when accepted */
 	int move_err;	     /* an errno moving it to imported/, or 0 */
+	char *aside;	     /* refused and set aside: its path in refused/ */
+	int aside_err;	     /* an errno setting it aside, or 0 */
 	/* private */
 	uint8_t *bytes;
 	size_t len;
@@ -304,6 +316,7 @@ struct fleet_item {
 struct fleet_missing {
 	char *version;
 	uint32_t k, n; /* its shard; n 0 when unknown */
+	int refused;   /* a record of it was refused by this import */
 };
 
 struct fleet_import {
@@ -321,10 +334,10 @@ struct fleet_import {
 	/* Records in DIR/imported/ that the history holds byte for byte:
 	 * imported before.  Their snapshot heads count as this import's for
 	 * the missing versions, so an import of a finished directory
-	 * (nitems 0, earlier > 0, nmissing 0) has nothing to do and exits 0.
-	 * When there are new records too (a rerun's import), the worst
-	 * verdict and exit status include the earlier ones': the outcome of
-	 * the whole run. */
+	 * (nitems 0, earlier > 0, nmissing 0) has nothing to do.  The worst
+	 * verdict and exit status include the earlier ones' (a rerun's
+	 * import, a finished directory imported again): the outcome of the
+	 * whole run. */
 	size_t earlier;
 	int earlier_worst; /* enum audit_verdict, -1 none */
 	int earlier_exit;
@@ -345,6 +358,28 @@ int fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 		     enum fleet_split split, struct fleet_import *im,
 		     struct rba_detail *d);
 void fleet_import_release(struct fleet_import *im);
+
+/*
+ * Setting refused records aside (`history import --set-aside`), after
+ * fleet_import_run: each refused record file is moved into the
+ * subdirectory FLEET_REFUSED_DIR of its directory (made 0755 when
+ * missing), its signature beside it when it has one, and a note is
+ * written there, NAME.json.why: one line, "<UTC time> refused by history
+ * import: <reason>\n", the reason by rba_utf8_escape's rule.  Nothing
+ * is deleted and nothing is replaced: when NAME.json, its signature or
+ * its note is taken there, the record becomes NAME.2.json, NAME.3.json
+ * and so on (FLEET_ASIDE_TRIES names at most).  Neither the import nor
+ * a worker's rerun reads FLEET_REFUSED_DIR, so the next import of the
+ * directory no longer refuses the file again and a rerun audits its
+ * version anew.  Each refused item gets aside (its new path) or
+ * aside_err (an errno; the file stays where it was, or, when the record
+ * moved but its signature or note failed, aside is set too); now is the
+ * note's time.  0, or RBA_E_NOMEM.
+ */
+#define FLEET_REFUSED_DIR "refused"
+#define FLEET_NOTE_SUFFIX ".why"
+#define FLEET_ASIDE_TRIES 1000
+int fleet_import_set_aside(struct fleet_import *im, int64_t now);
 
 /*
  * Pruning the runs of a shared directory (`store snapshot --prune`).

@@ -1104,18 +1104,23 @@ pins_trainer_env(struct yval *v, const struct ydoc_node *map, struct pins *p)
 		if (i == 3) {
 			err = get_names(v, k->next, &t->pass, &t->npass, nodes);
 			for (j = 0; err == 0 && j < t->npass; j++) {
+				/* each refusal says what is wrong with the name */
+				const char *why = NULL;
 				size_t m;
-				int bad = !var_name_ok(t->pass[j]) ||
-					  var_reserved(t->pass[j]);
-				for (m = 0; !bad && m < t->nvars; m++)
-					bad = strcmp(t->var_names[m], t->pass[j]) == 0;
-				if (bad) {
+				if (!var_name_ok(t->pass[j]))
+					why = "which is not a variable name "
+					      "([A-Za-z_][A-Za-z0-9_]*)";
+				else if (var_reserved(t->pass[j]))
+					why = "which the sandbox sets itself";
+				for (m = 0; why == NULL && m < t->nvars; m++)
+					if (strcmp(t->var_names[m], t->pass[j]) == 0)
+						why = "which 'variables' sets: a variable "
+						      "is set or passed, not both";
+				if (why != NULL) {
 					policy_yval_path_index(v, j);
-					err = policy_yval_fail(
-						v, RBA_E_SCHEMA, nodes[j],
-						"'%s' must name a variable that is "
-						"neither set by 'variables' nor by "
-						"the sandbox itself", v->path);
+					err = policy_yval_fail(v, RBA_E_SCHEMA, nodes[j],
+							       "'%s' is '%.64s', %s",
+							       v->path, t->pass[j], why);
 				}
 			}
 			if (err == 0 && t->npass > 1)

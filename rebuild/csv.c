@@ -45,12 +45,18 @@ struct csv_reader {
 	unsigned long rec_line; /* line of the last record returned */
 	uint64_t consumed;
 	int first;	/* BOM check pending */
+	uint64_t records; /* records returned so far */
 	csv_tap_fn tap;
 	void *tap_ctx;
 	struct csv_field *fields;
 	size_t fields_cap;
 	int clean; /* memory input all ASCII without a NUL (ascii_clean) */
 };
+
+/* A carriage return not followed by a line feed, outside quotes, in the
+ * header record: what a file with CR-only line ends gives (csv.h). */
+#define CSV_BARE_CR "a carriage return not followed by a line feed: CR-only " \
+		    "line ends are not read (convert them to LF or CRLF)"
 
 /*
  * Whether n bytes are all ASCII and none is NUL (eight at a time): then
@@ -352,7 +358,7 @@ record_end(const uint8_t *p, size_t n, int eof, int *quoted, int *open_quote)
 
 static int
 push_field(struct csv_reader *r, size_t *nf, const char *p, size_t n,
-	   unsigned long col)
+	   unsigned long line, unsigned long col)
 {
 	if (*nf == r->fields_cap) {
 		size_t cap = r->fields_cap * 2;
@@ -365,6 +371,7 @@ push_field(struct csv_reader *r, size_t *nf, const char *p, size_t n,
 	r->fields[*nf].p = p;
 	r->fields[*nf].n = n;
 	r->fields[*nf].col = col;
+	r->fields[*nf].line = line;
 	(*nf)++;
 	return 0;
 }
@@ -456,6 +463,12 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 
 		if (stop > 0 && rec[stop - 1] == '\r')
 			stop--;
+		if (r->records == 0) {
+			const uint8_t *cr = memchr(rec, '\r', stop);
+			if (cr != NULL)
+				return fail(r, d, RBA_E_SYNTAX, r->rec_line,
+					    (unsigned long)(cr - rec) + 1, "%s", CSV_BARE_CR);
+		}
 		for (;;) {
 			size_t e = stop;
 			for (; i + 8 <= stop; i += 8) {
@@ -482,9 +495,10 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 				r->fields[nf].p = (const char *)rec + s;
 				r->fields[nf].n = e - s;
 				r->fields[nf].col = (unsigned long)s + 1;
+				r->fields[nf].line = r->rec_line;
 				nf++;
 			} else if (push_field(r, &nf, (const char *)rec + s, e - s,
-					      (unsigned long)s + 1) != 0) {
+					      r->rec_line, (unsigned long)s + 1) != 0) {
 				return fail(r, d, RBA_E_NOMEM, r->rec_line, 0, "%s",
 					    "out of memory");
 			}
@@ -503,7 +517,7 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 		if (stop > 0 && rec[stop - 1] == '\r')
 			stop--;
 		for (;;) {
-			unsigned long fcol = col;
+			unsigned long fcol = col, fline = line;
 			if (i < stop && rec[i] == '"') {
 				/* Unescape in place, from the opening quote on. */
 				size_t q = i, w = i;
@@ -537,7 +551,8 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 				if (i < stop && rec[i] != ',')
 					return fail(r, d, RBA_E_SYNTAX, line, col, "%s",
 						    "unexpected character after closing quote");
-				err = push_field(r, &nf, (const char *)rec + q, w - q, fcol);
+				err = push_field(r, &nf, (const char *)rec + q, w - q,
+						 fline, fcol);
 			} else {
 				size_t s = i, e = i;
 				/* Fields are short: a plain loop beats memchr. */
@@ -550,7 +565,15 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 							    col + (unsigned long)(qp - (rec + s)),
 							    "%s", "stray double quote in unquoted field");
 				}
-				err = push_field(r, &nf, (const char *)rec + s, e - s, fcol);
+				if (r->records == 0) {
+					const uint8_t *cr = memchr(rec + s, '\r', e - s);
+					if (cr != NULL)
+						return fail(r, d, RBA_E_SYNTAX, line,
+							    col + (unsigned long)(cr - (rec + s)),
+							    "%s", CSV_BARE_CR);
+				}
+				err = push_field(r, &nf, (const char *)rec + s, e - s,
+						 fline, fcol);
 				col += (unsigned long)(e - s);
 				i = e;
 			}
@@ -567,6 +590,7 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 	}
 	r->start += reclen < len ? reclen + 1 : reclen;
 	r->consumed += reclen < len ? reclen + 1 : reclen;
+	r->records++;
 	*fields = r->fields;
 	*nout = nf;
 	return 1;
@@ -779,6 +803,14 @@ struct colstate {
 	unsigned long empty_line, empty_col; /* first empty field */
 };
 
+/* The line field f starts on (a record's line for fields the reader did
+ * not place). */
+static unsigned long
+at(const struct csv_field *f, unsigned long line)
+{
+	return f->line ? f->line : line;
+}
+
 static int
 col_see(struct colstate *cs, const struct csv_field *f, unsigned long line,
 	const char *file, const char *colname, const struct csv_missing *m,
@@ -786,6 +818,8 @@ col_see(struct colstate *cs, const struct csv_field *f, unsigned long line,
 {
 	double v = HUGE_VAL; /* stays so for a nan or inf word */
 	int err, finite = 0;
+
+	line = at(f, line);
 
 	if (m != NULL && m->n > 0 && csv_is_missing(m, f->p, f->n)) {
 		cs->missing++;
@@ -847,15 +881,16 @@ header_check(const struct csv_field *f, size_t n, const char *file,
 {
 	for (size_t i = 0; i < n; i++) {
 		if (f[i].n == 0)
-			return rba_fail(d, RBA_E_SCHEMA, file, line, f[i].col,
+			return rba_fail(d, RBA_E_SCHEMA, file, at(&f[i], line), f[i].col,
 					"empty column name (column %zu)", i + 1);
 		if (f[i].n > CSV_MAX_NAME)
-			return rba_fail(d, RBA_E_LIMIT, file, line, f[i].col,
+			return rba_fail(d, RBA_E_LIMIT, file, at(&f[i], line), f[i].col,
 					"column name longer than %u bytes",
 					CSV_MAX_NAME);
 		for (size_t j = 0; j < i; j++)
 			if (f[j].n == f[i].n && memcmp(f[j].p, f[i].p, f[i].n) == 0)
-				return rba_fail(d, RBA_E_SCHEMA, file, line, f[i].col,
+				return rba_fail(d, RBA_E_SCHEMA, file, at(&f[i], line),
+						f[i].col,
 						"duplicate column name '%.*s'",
 						(int)f[i].n, f[i].p);
 	}
@@ -867,6 +902,7 @@ ragged(const char *file, unsigned long line, const struct csv_field *f,
        size_t n, size_t want, struct rba_detail *d)
 {
 	unsigned long col = n > want ? f[want].col : f[n - 1].col + (unsigned long)f[n - 1].n;
+	line = at(n > want ? &f[want] : &f[n - 1], line);
 	return rba_fail(d, RBA_E_SCHEMA, file, line, col,
 			"ragged row: %zu field%s, header has %zu", n,
 			n == 1 ? "" : "s", want);

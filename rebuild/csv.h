@@ -5,6 +5,11 @@
  * Comma separator, optional double quotes ("" inside quotes is one
  * quote), LF or CRLF line ends, UTF-8 (a leading BOM is skipped; invalid
  * UTF-8 and a NUL byte are errors).  The first record is the header.
+ * CR-only line ends (old Mac software) are not read: the whole file
+ * would be one record, so a carriage return not followed by a line feed
+ * outside quotes in the header record is an error that says so
+ * (RBA_E_SYNTAX at the CR).  Elsewhere such a CR stays part of its
+ * field, as it always was, so that stored snapshots read as before.
  * Numbers parse in the C locale whatever the process locale is.
  *
  * Two ways in:
@@ -31,7 +36,9 @@ struct csv_reader;
 struct csv_field {
 	const char *p; /* not NUL-terminated; quotes already removed */
 	size_t n;
-	unsigned long col; /* 1-based byte column where the field starts */
+	unsigned long col;  /* 1-based byte column where the field starts */
+	unsigned long line; /* 1-based line where it starts (a record's
+			     * quoted line breaks move it past the record's) */
 };
 
 /* Called with every byte read from the underlying file, in order. */
@@ -57,7 +64,7 @@ void csv_reader_set_tap(struct csv_reader *r, csv_tap_fn fn, void *ctx);
 /*
  * The next record.  Returns 1 with *fields (borrowed until the next call)
  * and *n, 0 at end of input, or an error: RBA_E_SYNTAX (bad quoting,
- * stray quote), RBA_E_LIMIT (record or field count over the caps),
+ * stray quote, a bare CR in the header record), RBA_E_LIMIT (record or field count over the caps),
  * RBA_E_ENCODING (invalid UTF-8, a NUL byte), errno; d gets FILE:LINE:COL.  A blank
  * final line is not a record.  Errors are sticky.
  */

@@ -14,7 +14,8 @@
 # (the array cancelled), a run held, an overlapping submit (refused, no
 # job, no directory), a cancelled task (the import exits 2 and prints the
 # rerun command, which is run as printed), --wait's report and status,
-# and a finished directory imported again (exit 0).  Then: every version
+# a finished directory imported again and rerun (its outcome stands:
+# status and report unchanged).  Then: every version
 # audited exactly once, each record by the task of its shard under the
 # balanced rule, the chain verifies, store check is clean, the merged
 # verdicts are a serial `audit --all`'s, and the report holds the report
@@ -71,14 +72,18 @@ echo "check-fleet: a store of $versions versions"
 t0=$(date +%s)
 sh "$top/tests/fleet-store.sh" "$rba" "$T/store" "$versions" 3 1 || die "cannot build the store"
 cp -r "$T/store" "$T/serial"
-"$rba" -S "$T/serial" --json audit --all > "$T/serial.json"
+# The serial audits run in the jobs' environment (cron's, env -i): a
+# variable of the caller's such as OPENBLAS_CORETYPE would otherwise
+# give them another environment record than the workers'.
+plain() { env -i PATH=/usr/bin:/bin HOME="$T" "$@"; }
+plain "$rba" -S "$T/serial" --json audit --all > "$T/serial.json"
 serial_rc=$?
 jq -r '.audits[] | "\(.version) \(.verdict)"' "$T/serial.json" | sort > "$T/serial.txt"
 "$rba" keygen -o "$T/worker" > /dev/null || die "keygen failed"
 "$rba" keygen -o "$T/other" > /dev/null || die "keygen failed"
 # What a serial run prints of the version that does not reproduce.
 cp -r "$T/store" "$T/serial-text"
-"$rba" -S "$T/serial-text" -q audit --all | grep -v '^recorded ' > "$T/serial-report.txt"
+plain "$rba" -S "$T/serial-text" -q audit --all | grep -v '^recorded ' > "$T/serial-report.txt"
 
 echo "check-fleet: munged, slurmctld, slurmd"
 mkdir -p "$T/munge" "$T/state" "$T/spool" "$T/shared" "$T/out"
@@ -278,12 +283,25 @@ check "that report is not empty" grep -q "^audit .*: NOT REPRODUCIBLE (exit 1)\$
 diff "$T/serial-report.nb" "$T/fleet-report.txt" | head -n 10
 
 echo "check-fleet: a finished directory imported again"
+cp "$run/report.txt" "$T/report.final"
 cron sh "$share/slurm/rebuild-audit-import.sbatch" "$run" > "$T/again.out" 2>&1
 rc3=$?
 cat "$T/again.out"
-check "import of a finished directory: exit 0" test $rc3 = 0
+check "import of a finished directory: the run's outcome again ($rc2)" test $rc3 = "$rc2"
 check "import of a finished directory: nothing to import" grep -q "^nothing to import '$run/records'" "$T/again.out"
 check "import of a finished directory: no 'no worker record' line" sh -c "! grep -q 'no worker record' '$T/again.out'"
+check "import of a finished directory: its outcome stands" grep -q "^the run's outcome stands: status $rc2" "$T/again.out"
+check "import of a finished directory: status and report unchanged" sh -c "test \"\$(cat '$run/status')\" = $rc2 && cmp -s '$run/report.txt' '$T/report.final'"
+
+echo "check-fleet: --rerun of the finished run, from cron, with --wait"
+cron "$T/cronbin/nightly" --no-probe --rerun "$run" --wait > "$T/rerun2.out" 2> "$T/rerun2.err"
+rc4=$?
+cat "$T/rerun2.err"
+tail -n 5 "$T/rerun2.out"
+check "--rerun of a finished run: exits with its outcome ($rc2)" test $rc4 = "$rc2"
+check "--rerun of a finished run: says the outcome stands" grep -q "^the run's outcome stands: status $rc2" "$T/rerun2.out"
+check "--rerun of a finished run: status and report unchanged" sh -c "test \"\$(cat '$run/status')\" = $rc2 && cmp -s '$run/report.txt' '$T/report.final'"
+check "--rerun of a finished run: the lock is released" test ! -e "$shared/rebuild-audit.lock"
 
 echo "check-fleet: checks"
 rec=$run/records

@@ -41,7 +41,7 @@ STUB
 chmod +x bin/*
 ln -s "$TOP/contrib/slurm/rebuild-audit-fleet-submit" bin/nightly
 export STUB_LOG="$PWD/stub.log"
-sub() { env -i PATH="$PWD/bin:/usr/bin:/bin" STUB_LOG="$STUB_LOG" RBA="$RBA" ${STUB_ALIVE:+STUB_ALIVE=$STUB_ALIVE} \
+sub() { env -i PATH="$PWD/bin:/usr/bin:/bin" STUB_LOG="$STUB_LOG" RBA="$RBA" ${STUB_ALIVE:+STUB_ALIVE=$STUB_ALIVE} RBA_WAIT_POLL=1 \
 	${STUB_SRUN_FAIL:+STUB_SRUN_FAIL="$STUB_SRUN_FAIL"} nightly "$@"; }
 
 run 2 sub
@@ -108,8 +108,71 @@ out_has "reports of the versions that did not reproduce or could not be audited:
 out_has "audit german-numeric-logistic-s3: NOT REPRODUCIBLE (exit 1)"
 ok "status 1 and the report in the run directory" sh -c "test \$(cat '$r/status') = 1 && cmp -s out '$r/report.txt'"
 ok "the import released the lock" test ! -e "$shared/rebuild-audit.lock"
-run 0 sh "$TOP/contrib/slurm/rebuild-audit-import.sbatch" "$r"
+cp "$r/report.txt" report1.txt
+# the finished run imported again: its outcome stands (status, report)
+run 1 sh "$TOP/contrib/slurm/rebuild-audit-import.sbatch" "$r"
 out_has "nothing to import '$r/records'"
+out_has "worst verdict: not-reproducible (exit 1)"
+out_has "the run's outcome stands: status 1, its report '$r/report.txt'"
+ok "imported again: status still 1, report unchanged" sh -c "test \$(cat '$r/status') = 1 && cmp -s report1.txt '$r/report.txt'"
+run 1 $RBA -S st history import "$r/records" -p w.pub
+out_has "nothing to import '$r/records': its 4 records were imported before and every version is covered; worst verdict: not-reproducible (exit 1)"
+# --rerun --wait of the finished run: the jobs run by hand while the
+# submit waits (squeue says they are queued); it exits with the run's
+# outcome, and RUN/status and RUN/report.txt are as they were
+rm -f "$STUB_LOG"
+( STUB_ALIVE=1; sub --no-probe --rerun "$r" --wait > rerun.out 2> rerun.err; echo $? > rerun.rc ) &
+i=0
+until grep -q '^rerun_import_job=' "$r/manifest" 2> /dev/null; do
+	i=$((i + 1)); [ $i -gt 300 ] && break; sleep 0.1
+done
+ij=$(sed -n 's/^rerun_import_job=//p' "$r/manifest" | tail -n 1)
+ok "the rerun was submitted" test -n "$ij"
+ok "submitting the rerun left the status alone" test "$(cat "$r/status")" = 1
+for k in 0 1 2 3; do
+	SLURM_ARRAY_TASK_ID=$k sh "$TOP/contrib/slurm/rebuild-audit-shard.sbatch" "$r" > "$r/logs/shard-$k.rerun-x.out" 2> "$r/logs/shard-$k.rerun-x.err"
+done
+SLURM_JOB_ID=$ij sh "$TOP/contrib/slurm/rebuild-audit-import.sbatch" "$r" > "$r/logs/import.rerun-$ij.out" 2>&1
+wait
+ok "--rerun --wait of a finished run exits with its outcome" test "$(cat rerun.rc)" = 1
+ok "its status stays 1" test "$(cat "$r/status")" = 1
+ok "its report is unchanged" cmp -s report1.txt "$r/report.txt"
+ok "--wait prints that the outcome stands" grep -q "the run's outcome stands: status 1" rerun.out
+ok "--wait prints the run's report" grep -q "audit german-numeric-logistic-s3: NOT REPRODUCIBLE (exit 1)" rerun.out
+ok "the rerun's import released the lock" test ! -e "$shared/rebuild-audit.lock"
+
+# a record the import refuses is set aside (RUN/records/refused/), its
+# version named with its shard and the exact rerun command; that rerun
+# audits it again and the run's outcome is then the whole run's
+rm -f "$STUB_LOG"
+run 0 sub --no-probe st "$shared" 4 w.key w.pub
+r2=$(sed -n "s/^submitted run '\(.*\)': array job .*/\1/p" out)
+for k in 0 1 2 3; do
+	SLURM_ARRAY_TASK_ID=$k sh "$TOP/contrib/slurm/rebuild-audit-shard.sbatch" "$r2" > "$r2/logs/shard-$k.out" 2> "$r2/logs/shard-$k.err"
+done
+f=$(ls "$r2"/records/german-numeric-mlp-s1.*.json)
+sed -E 's/"flips": 0,/"flips": 7,/; s/("artifact_rebuilt": "sha256:)[0-9a-f]{64}/\1eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee/' "$f" > forged.json
+minisign -S -s w.key -m forged.json -t "$(sed -n '3s/^trusted comment: //p' "$f.minisig")" > /dev/null 2>&1
+mv forged.json "$f"
+mv forged.json.minisig "$f.minisig"
+run 2 sh "$TOP/contrib/slurm/rebuild-audit-import.sbatch" "$r2"
+out_has "rebuild-audit: refused record '$f': inconsistent:"
+k1=
+for k in 0 1 2 3; do $RBA -S "$r2/snapshot" audit --all --shard $k/4 --list | grep -qx german-numeric-mlp-s1 && k1=$k; done
+out_has "rebuild-audit: not audited 'german-numeric-mlp-s1': its record was refused; rerun shard $k1/4"
+out_has "  '$TOP/contrib/slurm/rebuild-audit-fleet-submit' --rerun '$r2' --tasks $k1 --wait"
+out_has "set aside $r2/records/refused/$(basename "$f")"
+ok "the refused record is set aside with a note" test -f "$r2/records/refused/$(basename "$f").why"
+ok "status 2" test "$(cat "$r2/status")" = 2
+rm -f "$STUB_LOG"
+run 0 sub --no-probe --rerun "$r2" --tasks $k1
+SLURM_ARRAY_TASK_ID=$k1 sh "$TOP/contrib/slurm/rebuild-audit-shard.sbatch" "$r2" > "$r2/logs/shard-$k1.rerun.out" 2> "$r2/logs/shard-$k1.rerun.err"
+run 1 sh "$TOP/contrib/slurm/rebuild-audit-import.sbatch" "$r2"
+out_has "import: 1 imported, 0 refused, 0 versions without a record; worst verdict: not-reproducible (exit 1), with the 3 records imported before"
+out_has "records set aside by an import of this run"
+out_has "refused by history import: inconsistent:"
+ok "the whole run's status" test "$(cat "$r2/status")" = 1
+chmod -R u+w "$r2" && rm -rf "$r2"
 run 2 env SLURM_ARRAY_TASK_ID=4 sh "$TOP/contrib/slurm/rebuild-audit-shard.sbatch" "$r"
 err_is "rebuild-audit-shard: task 4 is no shard of 4"
 run 2 sh "$TOP/contrib/slurm/rebuild-audit-shard.sbatch" "$PWD/nothing"

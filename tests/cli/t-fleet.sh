@@ -136,7 +136,7 @@ out_has "$(echo "$lost" | wc -w) imported, 0 refused, 0 versions without a recor
 before=$(txnid st)
 run 0 $RBA -S st history import rec -p w.pub
 out_is_line() { printf '%s\n' "$1" > .want_out; if cmp -s out .want_out; then pass; else fail "stdout is not '$1'"; fi; }
-out_is_line "nothing to import 'rec': its 6 records were imported before and every version is covered"
+out_is_line "nothing to import 'rec': its 6 records were imported before and every version is covered; worst verdict: bit-identical (exit 0)"
 err_empty
 ok "nothing written by an import with nothing to do" test "$(txnid st)" = "$before"
 $RBA -S st --json history | jq -r '.[].record.version' | sort > audited.txt
@@ -187,12 +187,14 @@ before=$(txnid st)
 run 2 $RBA -S st history import bad -p w.pub
 ok "nothing written when every record is refused" test "$(txnid st)" = "$before"
 # a whole run signed with a key the import was not given: one refusal per
-# record, and no "no worker record" line for the versions they name
+# record, and each version it held named as not audited (its record was
+# refused: not "no worker record")
 run 2 $RBA -S st history import other-rec -p w.pub
-ok "wrong key: one line per record, nothing else" test "$(wc -l < err)" = 6
-ok "wrong key: every line a refusal" test "$(grep -c "which is not a worker key given with -p" err)" = 6
+ok "wrong key: a refusal and a 'not audited' line per record, nothing else" test "$(wc -l < err)" = 12
+ok "wrong key: six refusals" test "$(grep -c "which is not a worker key given with -p" err)" = 6
+for v in $(cat all.txt); do err_has "rebuild-audit: not audited '$v': its record was refused"; done
 ok "wrong key: no misleading 'no worker record' line" sh -c '! grep -q "no worker record" err'
-out_has "0 imported, 6 refused, 0 versions without a record"
+out_has "0 imported, 6 refused, 6 versions without a record"
 run 2 $RBA -S st history import rec1 bad -p w.pub
 err_has "rebuild-audit: refused record 'bad/changed-byte.json': the signature does not verify: the record or its signature was changed"
 err_has "rebuild-audit: refused record 'bad/unknown-key.json': signed by key $(sed -n 2p other.pub | base64 -d | od -A n -t x1 -j 2 -N 8 | tr -d ' \n' | sed 's/\(..\)/\1 /g' | awk '{for (i = NF; i > 0; i--) printf "%s", toupper($i)}'), which is not a worker key given with -p"
@@ -245,6 +247,58 @@ ok "the version's latest is still the newer audit" test "$($RBA -S st --json his
 run 2 $RBA -S st history import rec4 -p w.pub
 out_has "5 imported, 1 refused"
 err_has "refused record 'rec4/$v1."
+# --set-aside: a refused record (here one forged with the worker key) is
+# moved with its signature into DIR/refused/ beside a note of why, never
+# deleted; its version is named with its shard, so the rerun of that
+# shard audits it again (a record set aside is not the worker's), and
+# the next import of the directory no longer trips on it
+run 0 $RBA -S st store snapshot snap5
+run 0 $RBA -S snap5 audit --all --shard 0/2 --records-out rec5 -k w.key -q
+run 0 $RBA -S snap5 audit --all --shard 1/2 --records-out rec5 -k w.key -q
+v5=$($RBA -S snap5 audit --all --shard 1/2 --list | head -n 1)
+f5=$(ls rec5/$v5.*.json)
+b5=$(basename "$f5")
+sed -E 's/"flips": 0,/"flips": 7,/; s/("artifact_rebuilt": "sha256:)[0-9a-f]{64}/\1eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee/' "$f5" > forged5.json
+minisign -S -s w.key -m forged5.json -t "$(tcomment "$f5.minisig")" > /dev/null 2>&1
+mv forged5.json "$f5"
+mv forged5.json.minisig "$f5.minisig"
+cp "$f5" forged5.copy
+run 2 $RBA -S st history import rec5 -p w.pub --set-aside
+err_has "rebuild-audit: refused record 'rec5/$b5': inconsistent: verdict bit-identical"
+err_has "rebuild-audit: not audited '$v5': its record was refused; rerun shard 1/2"
+ok "one refusal, one version named, nothing else" test "$(wc -l < err)" = 2
+out_has "set aside rec5/refused/$b5"
+out_has "5 imported, 1 refused, 1 version without a record; worst verdict: bit-identical (exit 2)"
+ok "the refused record is in refused/, byte for byte" cmp -s rec5/refused/$b5 forged5.copy
+ok "its signature beside it" test -f rec5/refused/$b5.minisig
+ok "no record left at the top of the directory" test -z "$(ls rec5/*.json 2> /dev/null)"
+ok "a note says when and why" grep -q "^20[0-9-]*T[0-9:]*Z refused by history import: inconsistent: verdict bit-identical" rec5/refused/$b5.why
+run 2 $RBA -S st history import rec5 -p w.pub --set-aside
+err_is "rebuild-audit: not audited '$v5': no worker record for this snapshot; rerun shard 1/2"
+run 0 $RBA -v -S snap5 audit --all --shard 1/2 --records-out rec5 -k w.key -q
+err_lacks() { if grep -qF -- "$1" err; then fail "stderr has '$1'"; else pass; fi; }
+err_lacks "skipped '$v5'"
+run 0 $RBA -S st history import rec5 -p w.pub --set-aside
+out_has "1 imported, 0 refused, 0 versions without a record; worst verdict: bit-identical (exit 0), with the 5 records imported before"
+# a name already taken in refused/ is never replaced
+cp forged5.copy rec5/$b5
+cp rec5/refused/$b5.minisig rec5/$b5.minisig
+echo keep > keep.note
+cp keep.note rec5/refused/${b5%.json}.2.json.why
+run 2 $RBA -S st history import rec5 -p w.pub --set-aside
+out_has "set aside rec5/refused/${b5%.json}.3.json"
+ok "the first set-aside record is unchanged" cmp -s rec5/refused/$b5 forged5.copy
+ok "a note already there is unchanged" cmp -s rec5/refused/${b5%.json}.2.json.why keep.note
+ok "the second one has its own name" cmp -s rec5/refused/${b5%.json}.3.json forged5.copy
+# when it cannot be set aside (refused/ is a file here), it stays, said
+mkdir rec6
+cp forged5.copy rec6/$b5
+cp rec5/refused/$b5.minisig rec6/$b5.minisig
+: > rec6/refused
+run 2 $RBA -S st history import rec6 -p w.pub --set-aside
+err_has "rebuild-audit: warning: refused 'rec6/$b5' but could not set it aside in refused/: "
+ok "a record that could not be set aside stays where it was" cmp -s rec6/$b5 forged5.copy
+run 0 $RBA -S st history --verify
 # contrib/kubernetes: the manifests' shape (no cluster here)
 ok "kubernetes manifests have their shape" python3 "$TOP/tests/check-k8s.py" "$TOP/contrib/kubernetes"
 mkdir k8s

@@ -666,6 +666,43 @@ START_TEST(test_utf8)
 }
 END_TEST
 
+/* The escaping rule: what reaches a terminal from data. */
+static void
+expect_escape(const char *in, size_t n, const char *want)
+{
+	char out[256];
+	size_t len = rba_utf8_escape(in, n, out, sizeof(out));
+
+	ck_assert_str_eq(out, want);
+	ck_assert_uint_eq(len, strlen(want));
+	ck_assert_uint_eq(rba_utf8_escape(in, n, NULL, 0), len);
+	ck_assert_uint_le(len, 4 * n);
+}
+
+START_TEST(test_utf8_escape)
+{
+	char out[8];
+
+	expect_escape("plain name", 10, "plain name");
+	expect_escape("Stra\xc3\x9f" "e \xe2\x82\xac", 11, "Stra\xc3\x9f" "e \xe2\x82\xac");
+	expect_escape("\033[31mred", 8, "\\x1b[31mred");
+	expect_escape("\xe2\x80\xae" "evil", 7, "\\xe2\\x80\\xaeevil");
+	expect_escape("a\rb\nc\td\\e", 9, "a\\rb\\nc\\td\\\\e");
+	expect_escape("x\0y", 3, "x\\x00y");
+	expect_escape("\x7f", 1, "\\x7f");
+	expect_escape("\xc2\x9b", 2, "\\xc2\\x9b");	   /* C1 CSI */
+	expect_escape("\x9b", 1, "\\x9b");		   /* a lone CSI byte */
+	expect_escape("\xe2\x81\xa6", 3, "\\xe2\\x81\\xa6"); /* U+2066 */
+	expect_escape("\xe2\x80\xa8", 3, "\\xe2\\x80\\xa8"); /* U+2028 */
+	expect_escape("\xe2\x82", 2, "\\xe2\\x82");	   /* cut short */
+	/* cut before an escape that does not fit, and NUL-terminated */
+	ck_assert_uint_eq(rba_utf8_escape("ab\033c", 4, out, 5), 7);
+	ck_assert_str_eq(out, "ab");
+	ck_assert_uint_eq(rba_utf8_escape("abcdefghij", 10, out, sizeof(out)), 10);
+	ck_assert_str_eq(out, "abcdefg");
+}
+END_TEST
+
 /* UTC text: the epoch, before it, leap days, the year 2038 and after. */
 START_TEST(test_time_utc)
 {
@@ -971,6 +1008,7 @@ suite_common(void)
 	tcase_add_test(tc, test_json_bad);
 	tcase_add_test(tc, test_strv);
 	tcase_add_test(tc, test_utf8);
+	tcase_add_test(tc, test_utf8_escape);
 	tcase_add_test(tc, test_time_utc);
 	tcase_add_test(tc, test_time_mono);
 	suite_add_tcase(s, tc);

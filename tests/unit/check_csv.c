@@ -243,6 +243,34 @@ START_TEST(test_errors_located)
 	expect_error("a,b\n1,\xed\xa0\x80\n", RBA_E_ENCODING, 2, 3, "invalid UTF-8");
 	expect_error("a,b\n", RBA_E_SCHEMA, 2, 1, "no data rows");
 	expect_error("", RBA_E_SCHEMA, 1, 1, "empty file");
+	/* CR-only line ends: the whole file one record, refused at the
+	 * first bare CR of the header by what it is */
+	expect_error("a,b,c\r1,2,3\r4,2,6\r", RBA_E_SYNTAX, 1, 6,
+		     "a carriage return not followed by a line feed");
+	expect_error("\"a\",b\r1,2\r", RBA_E_SYNTAX, 1, 6, "CR-only line ends");
+	expect_error("a,b\rc\n1,2\n", RBA_E_SYNTAX, 1, 4, "CR-only line ends");
+	/* a field after a quoted line break: its own line and column */
+	expect_error("a,\"b\nc\",\"b\nc\"\n1,2,3\n", RBA_E_SCHEMA, 2, 4,
+		     "duplicate column name 'b\nc'");
+	expect_error("a,b\n\"x\ny\",1e39\n", RBA_E_RANGE, 3, 4, "overflows float32");
+}
+END_TEST
+
+/* A CR inside quotes is text; CRLF ends lines; a bare CR in a data field
+ * stays in it, as stored snapshots always read. */
+START_TEST(test_cr_kept)
+{
+	struct csv_summary s;
+	struct rba_detail d;
+
+	ck_assert_int_eq(validate("\"a\rb\",c\r\n1,2\r\n", &s, &d), 0);
+	ck_assert_str_eq(s.names[0], "a\rb");
+	ck_assert_str_eq(s.names[1], "c");
+	ck_assert_uint_eq(s.nrows, 1);
+	csv_summary_release(&s);
+	ck_assert_int_eq(validate("a,b\nx\ry,2\n", &s, &d), 0);
+	ck_assert_uint_eq(s.nrows, 1);
+	csv_summary_release(&s);
 }
 END_TEST
 
@@ -542,6 +570,7 @@ suite_csv(void)
 	tcase_add_test(tc, test_quotes_crlf_bom);
 	tcase_add_test(tc, test_types_inferred);
 	tcase_add_test(tc, test_errors_located);
+	tcase_add_test(tc, test_cr_kept);
 	tcase_add_test(tc, test_missing_tokens);
 	tcase_add_test(tc, test_table_matches_checker);
 	tcase_add_test(tc, test_valid_utf8_kept);
