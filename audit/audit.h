@@ -37,17 +37,20 @@
  *
  * Links (what lies between the pins and the artifact), each reported as
  * changed, unchanged or unknown, with both sides:
- *   code_revision  the code that trained the artifact (its provenance,
- *                  else the pins' code_revision) vs this binary;
+ *   code_revision  the code that trained the artifact (the version's
+ *                  provenance, else the pins' code_revision) vs this
+ *                  binary (an exec version: its pinned commit);
  *   trainer_abi    the ABI in the stored artifact vs the ABI that rebuilt
  *                  it (the pinned one); the current default is shown;
  *   environment    the pinned environment record vs the current one,
  *                  with the fields that differ;
  *   config         the config hash of the pins that trained the artifact
- *                  (its provenance record, written by register when it
- *                  trained) vs the config hash of the pins the version
- *                  holds now.  Without provenance (an artifact registered
- *                  from a file) it is unknown, unless the rebuilt model's
+ *                  (the version's provenance record, written by register
+ *                  when it trained it for the version: register.h) vs
+ *                  the config hash of the pins the version holds now.
+ *                  Without provenance (an artifact registered from a file,
+ *                  or an earlier store's record of another registration)
+ *                  it is unknown, unless the rebuilt model's
  *                  shape (features, layers, classes) differs from the
  *                  stored one's, which only a config change can do;
  *   snapshot       the snapshot the artifact was trained on (provenance)

@@ -1,0 +1,133 @@
+# t-records.sh - what the records say is this version's: provenance
+# kept per version (two versions that train the same bytes, exec
+# versions at two commits, an old store's provenance kept with the
+# artifact).
+P=$FIX/pins/german-numeric-logistic.yaml
+POL=$FIX/policy/credit.yaml
+CSV=$FIX/german-credit-numeric.csv
+KEY=$FIX/keys/rba-test-only.key
+PUB=$FIX/keys/rba-test-only.pub
+run 0 $RBA -S st init
+run 0 $RBA -S st snapshot add "$CSV"
+
+# ---- provenance belongs to the version --------------------------------
+# a and b differ only in determinism.threads: the same bytes, two configs
+sed 's/^version: .*/version: a/' "$P" > a.yaml
+sed 's/^version: .*/version: b/; s/threads: 1/threads: 2/' "$P" > b.yaml
+run 0 $RBA -S st --json register a.yaml --policy "$POL"
+A=$(jq -r .artifact out)
+run 0 $RBA -S st --json register b.yaml --policy "$POL"
+ok "threads 1 and 2 train the same artifact" test "$(jq -r .artifact out)" = "$A"
+run 0 $RBA -S st -q sample add a "$CSV"
+run 0 $RBA -S st -q sample add b "$CSV"
+run 0 $RBA -S st -v audit a
+out_has "audit a: bit-identical (exit 0)"
+out_has "  config         same "
+out_lacks "the pins were edited after the artifact was trained"
+run 0 $RBA -S st --json audit b
+ok "b's own provenance: config same" jq -e '.audits[0].links.config.state == "same"' out
+run 0 $RBA -S st --json history a
+ok "a's record in the history: config same, never edited" jq -e '
+	[.[] | select(.record.schema == "rebuild-audit/audit/v1")] | length == 1 and
+	(.[0].record.links.config.state == "same") and
+	(.[0].record.pins.config_hash_trained == .[0].record.pins.config_hash)' out
+run 0 $RBA -S st export a -k "$KEY" -o a.json
+run 0 $RBA verify a.json -p "$PUB"
+ok "the signed evidence: config same" jq -e '.predicate.links.config.state == "same"' a.json
+ok "the signed evidence: no edit claimed" sh -c '! grep -q "edited after" a.json'
+run 0 $RBA report a.json -p "$PUB" -o a.html
+ok "the report page: no edit claimed" sh -c '! grep -q "edited after" a.html'
+# a version registered from a file of the same bytes has no provenance of
+# its own: the other versions' trainings are not its
+run 0 $RBA -S st version export-artifact a a.bin
+sed 's/^version: .*/version: c/; s/threads: 1/threads: 2/' "$P" > c.yaml
+run 0 $RBA -S st register c.yaml --artifact a.bin --policy "$POL"
+run 0 $RBA -S st -q sample add c "$CSV"
+run 0 $RBA -S st --json audit c
+ok "another version's training is not c's: config unknown" jq -e '
+	.audits[0].links.config.state == "unknown" and .audits[0].links.snapshot.state == "unknown" and
+	.audits[0].pins.config_hash_trained == null' out
+# its own training stays with the version through a replace from the file
+sed 's/lr: 0.01/lr: 0.03/' a.yaml > a2.yaml
+run 0 $RBA -S st -q register a2.yaml --artifact a.bin --policy "$POL" --replace
+run 1 $RBA -S st --json audit a
+ok "the version's own pins edited after its training: config changed" jq -e '
+	.audits[0].links.config.state == "changed" and
+	(.audits[0].links.config.note | test("edited after"))' out
+run 0 $RBA -S st --json audit b
+ok "b is untouched by a's replace" jq -e '.audits[0].links.config.state == "same"' out
+run 0 $RBA -S st store check
+out_has "clean: no damage found"
+
+# exec versions at two commits that train the same bytes: each audit
+# names its own commit in the code link (bubblewrap and git)
+mkdir -p tmp repo
+TMPDIR=$PWD/tmp
+export TMPDIR
+git_commit() { git -C repo -c user.name=test -c user.email=test@example.org commit -q "$@"; }
+cp "$FIX/xgboost/binary.json" repo/model-src.json
+git -C repo init -q
+git -C repo add .
+git_commit -m "a model"
+C1=$(git -C repo rev-parse HEAD)
+echo "the same model" > repo/README
+git -C repo add README
+git_commit -m "a note"
+C2=$(git -C repo rev-parse HEAD)
+SNAP=$(sed -n 's/^snapshot: //p' "$P")
+xpins() {
+	printf '%s\n' "schema: rebuild-audit/pins/v1" "version: $1" "snapshot: $SNAP" \
+		"data: {label: class, positive: \"2\", id: id, split: {validation: 0.25, order: tail}}" \
+		"train: {seed: 7}" "determinism: {threads: 1}" "trainer:" "  kind: exec" \
+		"  repository: $PWD/repo" "  revision: $2" \
+		"  command: [/bin/cp, model-src.json, \"{artifact}\"]" \
+		"  artifact: model.json" "  format: xgboost-json"
+}
+xpins x1 "$C1" > x1.yaml
+xpins x2 "$C2" > x2.yaml
+run 0 $RBA -S st --json register x1.yaml --policy "$POL"
+XA=$(jq -r .artifact out)
+run 0 $RBA -S st --json register x2.yaml --policy "$POL"
+ok "two commits, the same bytes" test "$(jq -r .artifact out)" = "$XA"
+run 0 $RBA -S st -q sample add x1 "$CSV"
+run 0 $RBA -S st --json audit x1
+ok "the exec version's own commit in its code link" jq -e --arg c "$C1" '
+	.audits[0].verdict == "bit-identical" and
+	.audits[0].links.code_revision.state == "same" and
+	.audits[0].links.code_revision.pinned == $c' out
+run 0 $RBA -S st -q sample add x2 "$CSV"
+run 0 $RBA -S st --json audit x2
+ok "and the other's its own" jq -e --arg c "$C2" '
+	.audits[0].links.code_revision.state == "same" and
+	.audits[0].links.code_revision.pinned == $c' out
+
+# ---- an old store: provenance kept with the artifact ------------------
+# seed-audited.mdb was written by an earlier tool (version records of
+# the first format, provenance as the artifact blob's meta)
+mkdir old
+cp "$FIX/fuzz/store/seed-audited.mdb" old/data.mdb
+chmod 600 old/data.mdb
+OV=german-numeric-logistic
+run 0 $RBA -S old store check
+out_has "clean: no damage found"
+run 0 $RBA -S old --json audit $OV
+ok "an old store's provenance serves the version that registered it" jq -e '
+	.audits[0].links.config.state == "same" and .audits[0].links.snapshot.state == "same" and
+	.audits[0].pins.config_hash_trained != null and
+	(.audits[0].links.code_revision.pinned | test("e77b9082e487"))' out
+run 0 $RBA -S old version export-artifact $OV old.bin
+run 0 $RBA -S old version show $OV
+sed -n '/^schema:/,$p' out | sed 's/^version: .*/version: other/; s/threads: 1/threads: 2/' |
+	grep -Ev '^(artifact|environment|code_revision):' > other.yaml
+ok "other's pins" grep -q 'threads: 2' other.yaml
+run 0 $RBA -S old register other.yaml --artifact old.bin --policy "$POL"
+run 0 $RBA -S old -q sample add other "$CSV"
+run 0 $RBA -S old --json audit other
+ok "an old store's provenance is not taken for another version's" jq -e '
+	.audits[0].links.config.state == "unknown"' out
+run 0 $RBA -S old --json audit $OV
+ok "the old version still has its own" jq -e '.audits[0].links.config.state == "same"' out
+run 0 $RBA -S old store check
+out_has "clean: no damage found"
+
+run 0 $RBA -S st history --verify
