@@ -77,6 +77,17 @@ td_state(struct rba_buf *b, const struct rba_json_value *state)
 		       same ? "SAME" : changed ? "CHANGED" : "UNKNOWN");
 }
 
+/*
+ * The score change of a case as the audit measures it: the rebuilt score
+ * minus the stored one at binary32, the model's precision (a logged
+ * number rounded to its nearest float first: doc/design.md 8.2).
+ */
+static double
+delta_of(double rebuilt, double stored)
+{
+	return rebuilt - (double)(float)stored;
+}
+
 /* The verdict in one sentence. */
 static void
 title_text(const struct audit_view *a, struct rba_buf *t)
@@ -516,13 +527,13 @@ scatter(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 
 	for (size_t i = 0; i < nf; i++) {
 		const struct rba_json_value *f = &a->flipped->items[i];
-		double dl = rd_num(r, f, "rebuilt_score") - rd_num(r, f, "stored_score");
+		double dl = delta_of(rd_num(r, f, "rebuilt_score"), rd_num(r, f, "stored_score"));
 		if (isfinite(dl))
 			ymax = fmax(ymax, fabs(dl));
 	}
 	for (size_t i = 0; i < a->npts; i++)
-		if (isfinite(a->pts[i].r - a->pts[i].s))
-			ymax = fmax(ymax, fabs(a->pts[i].r - a->pts[i].s));
+		if (isfinite(delta_of(a->pts[i].r, a->pts[i].s)))
+			ymax = fmax(ymax, fabs(delta_of(a->pts[i].r, a->pts[i].s)));
 	if (!(ymax > 0) || !isfinite(ymax))
 		ymax = 1e-3;
 	ymax *= 1.15;
@@ -610,7 +621,7 @@ scatter(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 	 * edge, the ringed cross of a flip over it */
 	for (size_t i = 0; i < a->npts; i++) {
 		const struct pt *q = &a->pts[i];
-		double x = sc_x(q->s), y = sc_y(q->r - q->s, ymax);
+		double x = sc_x(q->s), y = sc_y(delta_of(q->r, q->s), ymax);
 
 		rba_buf_printf(b, "<g class=\"%s\" data-case=\"",
 			       q->flip ? "flip-mark" : q->near ? "near-mark" : "case-mark");
@@ -645,7 +656,7 @@ scatter(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 		const struct rba_json_value *f = &a->flipped->items[i];
 		const struct rba_json_value *id = rd_str(r, f, "id");
 		double s = rd_num(r, f, "stored_score");
-		double dl = rd_num(r, f, "rebuilt_score") - s;
+		double dl = delta_of(rd_num(r, f, "rebuilt_score"), s);
 
 		rba_buf_printf(b, "<g class=\"flip-mark\" data-case=\"");
 		html_sv(b, id);
@@ -741,14 +752,14 @@ histogram(const struct audit_view *a, struct rba_buf *b)
 	char t[120], n1[RBA_JSON_NUM_MAX];
 
 	for (size_t i = 0; i < a->npts; i++)
-		if (isfinite(a->pts[i].r - a->pts[i].s))
-			xmax = fmax(xmax, fabs(a->pts[i].r - a->pts[i].s));
+		if (isfinite(delta_of(a->pts[i].r, a->pts[i].s)))
+			xmax = fmax(xmax, fabs(delta_of(a->pts[i].r, a->pts[i].s)));
 	if (!(xmax > 0) || !isfinite(xmax))
 		xmax = 1e-3;
 	xmax *= 1.05;
 	w = xmax / HIST_BINS;
 	for (size_t i = 0; i < a->npts; i++) {
-		double dl = fabs(a->pts[i].r - a->pts[i].s);
+		double dl = fabs(delta_of(a->pts[i].r, a->pts[i].s));
 		size_t k = (size_t)(dl / w);
 		if (!isfinite(dl))
 			continue;
@@ -820,7 +831,7 @@ distribution(struct rd *r, const struct audit_view *a, const struct rba_json_val
 
 	for (size_t i = 0; i < nf; i++) {
 		const struct rba_json_value *f = &a->flipped->items[i];
-		double dl = fabs(rd_num(r, f, "rebuilt_score") - rd_num(r, f, "stored_score"));
+		double dl = fabs(delta_of(rd_num(r, f, "rebuilt_score"), rd_num(r, f, "stored_score")));
 		if (isfinite(dl))
 			xmax = fmax(xmax, dl);
 	}
@@ -862,7 +873,7 @@ distribution(struct rd *r, const struct audit_view *a, const struct rba_json_val
 	svg_text(b, DX(a->max_delta), Y + 64, "middle", "9", t);
 	for (size_t i = 0; i < nf; i++) {
 		const struct rba_json_value *f = &a->flipped->items[i];
-		double dl = rd_num(r, f, "rebuilt_score") - rd_num(r, f, "stored_score");
+		double dl = delta_of(rd_num(r, f, "rebuilt_score"), rd_num(r, f, "stored_score"));
 		rba_buf_printf(b, "<g class=\"flip-delta\">");
 		mark_flip(b, DX(dl), Y - 14);
 		rba_buf_printf(b, "</g>");
@@ -918,7 +929,7 @@ section_cases(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 			td_sv(b, rd_str(r, f, "id"), 1);
 			td_num(b, s);
 			td_num(b, rs);
-			td_num(b, rs - s);
+			td_num(b, delta_of(rs, s));
 			td_sv(b, rd_str(r, f, "stored_decision"), 0);
 			td_sv(b, rd_str(r, f, "rebuilt_decision"), 0);
 			td_num(b, rd_num(r, f, "margin"));

@@ -1,7 +1,8 @@
 # t-records.sh - what the records say is this version's: provenance
 # kept per version (two versions that train the same bytes, exec
 # versions at two commits, an old store's provenance kept with the
-# artifact).
+# artifact), and the tool's own score output read back as the model's
+# scores.
 P=$FIX/pins/german-numeric-logistic.yaml
 POL=$FIX/policy/credit.yaml
 CSV=$FIX/german-credit-numeric.csv
@@ -130,4 +131,64 @@ ok "the old version still has its own" jq -e '.audits[0].links.config.state == "
 run 0 $RBA -S old store check
 out_has "clean: no damage found"
 
+# ---- the tool's own score output as the logs --------------------------
+# the logs of production are `score`'s output of the deployed artifact
+run 0 $RBA -S st version export-artifact b b.bin
+run 0 $RBA score b.bin "$CSV" --policy "$POL"
+cut -d, -f2 out | sed '1s/.*/logged/' > logged.txt
+ok "score printed a score per case" test "$(wc -l < logged.txt)" = 1001
+paste -d, "$CSV" logged.txt > logs-exact.csv
+# exact logs under a policy that tolerates no score change: bit-identical
+sed 's/max_score_delta: 0.0005/max_score_delta: 0/' "$POL" > exact.yaml
+ok "a policy with max_score_delta 0" grep -q 'max_score_delta: 0,' exact.yaml
+sed 's/^version: .*/version: logs/' "$P" > logs.yaml
+run 0 $RBA -S st register logs.yaml --artifact b.bin --policy exact.yaml
+run 0 $RBA -S st -q sample add logs logs-exact.csv --score-column logged
+run 0 $RBA -S st --json audit logs
+ok "its own nine digits read back as its own scores" jq -e '.audits[0].verdict == "bit-identical" and
+	.audits[0].sample.max_score_delta == 0 and .audits[0].sample.scores_off_precision == 0' out
+run 0 $RBA -S st export logs --cases -k "$KEY" -o logs.json
+run 0 $RBA verify logs.json -p "$PUB"
+ok "every case's delta is 0 at binary32" jq -e '.predicate.results.max_score_delta == 0 and
+	(.predicate.results.cases | length) == 1000' logs.json
+# logs one binary32 step off the model's scores still count
+python3 - logs-exact.csv > logs-ulp.csv <<'PY'
+import struct, sys
+rows = open(sys.argv[1]).read().splitlines()
+print(rows[0])
+for i, r in enumerate(rows[1:]):
+    head, _, v = r.rpartition(",")
+    if i == 7:
+        b = struct.unpack("<I", struct.pack("<f", float(v)))[0] + 1
+        v = "%.9g" % struct.unpack("<f", struct.pack("<I", b))[0]
+    print(head + "," + v)
+PY
+ok "one score moved by one ulp" test "$(diff logs-exact.csv logs-ulp.csv | grep -c '^>')" = 1
+sed 's/^version: .*/version: logs-ulp/' "$P" > logs-ulp.yaml
+run 0 $RBA -S st register logs-ulp.yaml --artifact b.bin --policy exact.yaml
+run 0 $RBA -S st -q sample add logs-ulp logs-ulp.csv --score-column logged
+run 1 $RBA -S st --json audit logs-ulp
+ok "a log one float ulp off counts" jq -e '.audits[0].verdict == "not-reproducible" and
+	.audits[0].sample.max_score_delta > 0 and .audits[0].sample.max_score_delta < 1e-7 and
+	.audits[0].sample.max_delta_case == "8" and .audits[0].sample.scores_off_precision == 1' out
+run 0 $RBA -S st export logs-ulp --cases -k "$KEY" -o logs-ulp.json
+run 0 $RBA verify logs-ulp.json -p "$PUB"
+# a flipped case, the largest delta, whose log rounds toward the model's
+# score at binary32: its delta is the binary32 one, in the record and
+# in the evidence checked against it
+awk -F, 'BEGIN { OFS = "," } $1 == "980" { $NF = "0.50000008" } { print }' logs-exact.csv > logs-edge.csv
+ok "case 980 logged across the edge" grep -q '^980,.*,0.50000008$' logs-edge.csv
+sed 's/max_flips: 0/max_flips: 1/; s/max_score_delta: 0.0005/max_score_delta: 0.001/; s/require_bits: true/require_bits: false/' "$POL" > edge.yaml
+sed 's/^version: .*/version: logs-edge/' "$P" > logs-edge.yaml
+run 0 $RBA -S st register logs-edge.yaml --artifact b.bin --policy edge.yaml
+run 0 $RBA -S st -q sample add logs-edge logs-edge.csv --score-column logged
+run 0 $RBA -S st --json audit logs-edge
+ok "one flip, the largest delta, at binary32" jq -e '.audits[0].verdict == "metric-equivalent" and
+	.audits[0].sample.flips == 1 and .audits[0].sample.max_delta_case == "980" and
+	(.audits[0].sample.flipped_cases[0].stored_score - .audits[0].sample.flipped_cases[0].rebuilt_score) >
+	.audits[0].sample.max_score_delta' out
+run 0 $RBA -S st export logs-edge -k "$KEY" -o logs-edge.json
+run 0 $RBA verify logs-edge.json -p "$PUB"
+run 0 $RBA -S st store check
+out_has "clean: no damage found"
 run 0 $RBA -S st history --verify
