@@ -66,6 +66,7 @@
 #include "sample/sample.h"
 #include "common/buf.h"
 #include "common/digest.h"
+#include "common/json.h"
 #include "common/rba.h"
 #include "policy/policy.h"
 #include "store/store.h"
@@ -302,5 +303,14 @@ int audit_record_append(struct store *s, struct audit_report *r,
  * rba_buf_status(out).
  */
 void audit_report_json(const struct audit_report *r, struct rba_buf *out);
+
+/*
+ * Whether rec, a parsed audit record, is of an ad hoc audit: its
+ * policy.ad_hoc is true, or, in a record written before it was said,
+ * its policy came from --policy (policy.source "option": perhaps the
+ * declared one, never taken for the version's audit, as export passes
+ * it over).  1 or 0 (0 for any record that is not an audit's).
+ */
+int audit_record_is_ad_hoc(const struct rba_json_value *rec);
 
 #endif

@@ -1,8 +1,8 @@
 # t-records.sh - what the records say is this version's: provenance
 # kept per version (two versions that train the same bytes, exec
 # versions at two commits, an old store's provenance kept with the
-# artifact), and the tool's own score output read back as the model's
-# scores.
+# artifact), the tool's own score output read back as the model's
+# scores, and ad hoc verdicts labelled wherever they appear.
 P=$FIX/pins/german-numeric-logistic.yaml
 POL=$FIX/policy/credit.yaml
 CSV=$FIX/german-credit-numeric.csv
@@ -191,4 +191,43 @@ run 0 $RBA -S st export logs-edge -k "$KEY" -o logs-edge.json
 run 0 $RBA verify logs-edge.json -p "$PUB"
 run 0 $RBA -S st store check
 out_has "clean: no damage found"
+# ---- an ad hoc verdict is labelled ad hoc -----------------------------
+# logs 0.0003 off the model's scores fail the declared policy (a flip
+# at an edge); a lax policy given for one audit accepts them
+awk -F, 'BEGIN { OFS = "," } NR > 1 { $NF = sprintf("%.9g", $NF + 0.0003) } { print }' logs-exact.csv > logs-off.csv
+sed 's/^version: .*/version: off/' "$P" > off.yaml
+run 0 $RBA -S st register off.yaml --artifact b.bin --policy "$POL"
+run 0 $RBA -S st -q sample add off logs-off.csv --score-column logged
+run 1 $RBA -S st audit off
+sed 's/max_flips: 0/max_flips: 5/; s/require_bits: true/require_bits: false/' "$POL" > lax.yaml
+run 2 $RBA -S st audit --policy lax.yaml off
+out_has "audit off: metric-equivalent, ad hoc (exit 2)"
+ID=$(sed -n 's/^recorded      history record //p' out)
+ok "the ad hoc audit was recorded" test -n "$ID"
+run 0 $RBA -S st history off
+ok "history labels the ad hoc record" grep -Eq "^$ID +.* off +metric-equivalent, ad hoc +[0-9a-f]" out
+ok "history does not label the declared audit" grep -Eq "^$((ID - 1)) +.* off +not-reproducible +[0-9a-f]" out
+run 0 $RBA -S st --json history off
+ok "history --json labels the ad hoc record" jq -e --argjson id "$ID" '
+	(.[] | select(.id == $id) | .ad_hoc == true and .record.verdict == "metric-equivalent") and
+	(.[] | select(.id == $id - 1) | .ad_hoc == false)' out
+run 0 $RBA -S st export off --audit "$ID" -k "$KEY" -o adhoc.json
+out_has "audit $ID of version off at "
+out_has ": metric-equivalent, ad hoc"
+ok "the statement says ad hoc" jq -e '.predicate.policy.ad_hoc == true and
+	(.predicate.guarantee | test("^ad hoc"))' adhoc.json
+run 0 $RBA verify adhoc.json -p "$PUB"
+out_has ", verdict metric-equivalent, ad hoc"
+run 0 $RBA report adhoc.json -p "$PUB" -o adhoc.html
+ok "the page title says ad hoc" grep -q '<title>Version off: an ad hoc audit' adhoc.html
+ok "the page claims no declared tolerance" sh -c '! grep -q "within the declared tolerance" adhoc.html'
+ok "the tolerance section names the policy given" grep -q '<h2>Tolerance of the policy given for this audit' adhoc.html
+# the first format's ad hoc file: its record says ad hoc
+run 0 $RBA report "$FIX/evidence/v1/v1-ad-hoc.json" -p "$PUB" -o v1.html
+ok "a first-format ad hoc page says so in its title" grep -q '<title>Version german-numeric-logistic: an ad hoc audit' v1.html
+run 0 $RBA verify "$FIX/evidence/v1/v1-ad-hoc.json" -p "$PUB"
+out_has ", verdict bit-identical, ad hoc"
+# a version's own audit is not labelled
+ok "a declared audit's title is as before" grep -q '<title>Version a rebuilds bit-identical to its pinned artifact</title>' a.html
+
 run 0 $RBA -S st history --verify
