@@ -297,9 +297,14 @@ links(struct audit_inputs *c, struct audit_report *r)
 			 strcmp(rev_then, rev_now) ? AUDIT_LINK_CHANGED : AUDIT_LINK_SAME,
 			 strdup(rev_then), strdup(rev_now),
 			 c->has_prov ? NULL
-				     : strdup("the revision the pins give; the "
-					      "artifact came from a file, and no "
-					      "record says which code trained it"));
+			 : c->prov_foreign
+				 ? strdup("the revision the pins give; the store's "
+					  "record of the artifact's training is "
+					  "another registration's, and none says "
+					  "which code trained it for this version")
+				 : strdup("the revision the pins give; the "
+					  "artifact came from a file, and no "
+					  "record says which code trained it"));
 	/* trainer ABI: filled in once the rebuild says which ABI ran */
 	if (c->has_prov) {
 		int same = rba_digest_equal(&c->prov.config, &r->config_current);
@@ -311,6 +316,19 @@ links(struct audit_inputs *c, struct audit_report *r)
 		same = rba_digest_equal(&c->prov.snapshot, &c->v.snapshot);
 		set_link(&r->snapshot_link, same ? AUDIT_LINK_SAME : AUDIT_LINK_CHANGED,
 			 hexdup(&c->prov.snapshot), hexdup(&c->v.snapshot), NULL);
+	} else if (c->prov_foreign) {
+		/* An earlier store kept provenance with the artifact's bytes,
+		 * and another registration of them wrote it last. */
+		set_link(&r->config, AUDIT_LINK_UNKNOWN, NULL,
+			 hexdup(&r->config_current),
+			 strdup("the store's record of the artifact's training "
+				"(kept with the artifact by an earlier tool) is "
+				"another registration's: none says which pins "
+				"trained it for this version"));
+		set_link(&r->snapshot_link, AUDIT_LINK_UNKNOWN, NULL,
+			 hexdup(&c->v.snapshot),
+			 strdup("no record of the snapshot that trained the "
+				"artifact for this version"));
 	} else {
 		set_link(&r->config, AUDIT_LINK_UNKNOWN, NULL,
 			 hexdup(&r->config_current),

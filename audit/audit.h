@@ -37,17 +37,20 @@
  *
  * Links (what lies between the pins and the artifact), each reported as
  * changed, unchanged or unknown, with both sides:
- *   code_revision  the code that trained the artifact (its provenance,
- *                  else the pins' code_revision) vs this binary;
+ *   code_revision  the code that trained the artifact (the version's
+ *                  provenance, else the pins' code_revision) vs this
+ *                  binary (an exec version: its pinned commit);
  *   trainer_abi    the ABI in the stored artifact vs the ABI that rebuilt
  *                  it (the pinned one); the current default is shown;
  *   environment    the pinned environment record vs the current one,
  *                  with the fields that differ;
  *   config         the config hash of the pins that trained the artifact
- *                  (its provenance record, written by register when it
- *                  trained) vs the config hash of the pins the version
- *                  holds now.  Without provenance (an artifact registered
- *                  from a file) it is unknown, unless the rebuilt model's
+ *                  (the version's provenance record, written by register
+ *                  when it trained it for the version: register.h) vs
+ *                  the config hash of the pins the version holds now.
+ *                  Without provenance (an artifact registered from a file,
+ *                  or an earlier store's record of another registration)
+ *                  it is unknown, unless the rebuilt model's
  *                  shape (features, layers, classes) differs from the
  *                  stored one's, which only a config change can do;
  *   snapshot       the snapshot the artifact was trained on (provenance)
@@ -63,6 +66,7 @@
 #include "sample/sample.h"
 #include "common/buf.h"
 #include "common/digest.h"
+#include "common/json.h"
 #include "common/rba.h"
 #include "policy/policy.h"
 #include "store/store.h"
@@ -299,5 +303,14 @@ int audit_record_append(struct store *s, struct audit_report *r,
  * rba_buf_status(out).
  */
 void audit_report_json(const struct audit_report *r, struct rba_buf *out);
+
+/*
+ * Whether rec, a parsed audit record, is of an ad hoc audit: its
+ * policy.ad_hoc is true, or, in a record written before it was said,
+ * its policy came from --policy (policy.source "option": perhaps the
+ * declared one, never taken for the version's audit, as export passes
+ * it over).  1 or 0 (0 for any record that is not an audit's).
+ */
+int audit_record_is_ad_hoc(const struct rba_json_value *rec);
 
 #endif

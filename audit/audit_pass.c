@@ -96,7 +96,19 @@ list_flip(const struct audit_cmp *k, struct audit_tally *t, const char *id, doub
 	return 0;
 }
 
-/* Scores one decoded chunk with the rebuilt model and compares. */
+/*
+ * A stored score at the precision the model scores in: the nearest
+ * binary32 (doc/design.md 8.2), so that the tool's own 9-digit output
+ * logged by production reads back as the very float the model gave, and
+ * a log one binary32 step away or more differs by that step in full.
+ * Scores stored from the model are binary32 values already.
+ */
+static double
+at_model_precision(double s)
+{
+	return (double)(float)s;
+}
+
 /*
  * Whether a case's stored score is off the rebuilt model's at the
  * model's own precision: n scores from sv[s0] and rv[r0] on, the stored
@@ -118,6 +130,7 @@ off_precision(const struct sample_layout *l, const double *sv, const float *rv,
 	return 0;
 }
 
+/* Scores one decoded chunk with the rebuilt model and compares. */
 static int
 compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally *t)
 {
@@ -164,7 +177,7 @@ compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally
 		if (!pol->argmax) {
 			s = l->scored_by == SAMPLE_SCORED_MODEL ? sv[l->positive] : sv[0];
 			r = rv[k->rpos];
-			delta = fabs(r - s);
+			delta = fabs(r - at_model_precision(s));
 			rdec = policy_decide(pol, r, &rm);
 			ridx = band_index(k, rdec);
 			pidx = band_index(k, policy_decide(pol, s, &sm));
@@ -172,11 +185,12 @@ compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally
 			size_t st, rt;
 			delta = 0;
 			for (uint32_t j = 0; j < C; j++) {
+				double dj;
 				w->sv[j] = sv[j];
 				w->rv[j] = rv[j];
-				if (fabs(w->rv[j] - w->sv[j]) > delta ||
-				    isnan(w->rv[j] - w->sv[j]))
-					delta = fabs(w->rv[j] - w->sv[j]);
+				dj = w->rv[j] - at_model_precision(w->sv[j]);
+				if (fabs(dj) > delta || isnan(dj))
+					delta = fabs(dj);
 			}
 			st = policy_decide_argmax(pol, w->sv, C, &sm);
 			rt = policy_decide_argmax(pol, w->rv, C, &rm);

@@ -272,6 +272,22 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	rba_buf_put(b, "}}", 2);
 }
 
+int
+audit_record_is_ad_hoc(const struct rba_json_value *rec)
+{
+	const struct rba_json_value *pol, *ah;
+	const char *src;
+
+	if (rba_json_get_str(rec, "verdict") == NULL)
+		return 0;
+	pol = rba_json_get(rec, "policy");
+	ah = rba_json_get(pol, "ad_hoc");
+	if (ah != NULL)
+		return ah->type == RBA_JSON_TRUE;
+	src = rba_json_get_str(pol, "source");
+	return src != NULL && strcmp(src, "option") == 0;
+}
+
 /*
  * Whether the store, in txn, still holds the version record and sample
  * r judged.  1 yes, 0 no, or the store's error (negative).

@@ -182,7 +182,8 @@ audit_inputs_load(struct store_txn *txn, const char *version,
 		return err;
 
 	c->error_what = "provenance";
-	err = register_provenance_get(txn, &c->v.artifact, &c->prov, d);
+	err = register_provenance_get(txn, &c->v, c->pins, &c->prov,
+				      &c->prov_foreign, d);
 	if (err == RBA_E_NOTFOUND) {
 		rba_detail_clear(d);
 		err = 0;

@@ -26,7 +26,10 @@ struct audit_inputs {
 	struct artifact stored;
 	uint8_t *snap; /* the snapshot, verified */
 	size_t sn;
-	int has_prov;
+	/* The version's provenance (register_provenance_get); without it,
+	 * prov_foreign 1 when the store holds a record of the artifact's
+	 * training that is another registration's, not this version's. */
+	int has_prov, prov_foreign;
 	struct register_provenance prov;
 	struct rebuild_result rb;
 	struct artifact rebuilt;

@@ -74,28 +74,19 @@ prov_encode(struct rba_buf *b, const struct register_provenance *pv)
 	rba_buf_put_str(b, pv->code_revision);
 }
 
-int
-register_provenance_get(struct store_txn *txn, const struct rba_digest *artifact,
-			struct register_provenance *out, struct rba_detail *d)
+/* Decodes a provenance record; 0 or -1 when it is malformed. */
+static int
+prov_decode(const uint8_t *meta, size_t len, struct register_provenance *out)
 {
-	struct store_blob_info info;
 	struct rba_cursor c;
 	const uint8_t *p;
 	const char *rev;
 	size_t n;
-	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = store_blob_info(txn, artifact, &info, d);
-	if (err)
-		return err;
-	if (info.kind != STORE_BLOB_ARTIFACT || info.meta_len == 0) {
-		store_blob_info_release(&info);
-		return RBA_E_NOTFOUND;
-	}
-	rba_cursor_init(&c, info.meta, info.meta_len);
+	rba_cursor_init(&c, meta, len);
 	if (rba_cursor_u8(&c) != PROV_TAG || rba_cursor_u8(&c) != PROV_VERSION)
-		goto corrupt;
+		return -1;
 	if ((p = rba_cursor_bytes(&c, RBA_DIGEST_LEN)) != NULL)
 		memcpy(out->config.b, p, RBA_DIGEST_LEN);
 	if ((p = rba_cursor_bytes(&c, RBA_DIGEST_LEN)) != NULL)
@@ -105,15 +96,108 @@ register_provenance_get(struct store_txn *txn, const struct rba_digest *artifact
 		memcpy(out->environment.b, p, RBA_DIGEST_LEN);
 	rev = rba_cursor_lstr(&c, sizeof(out->code_revision) - 1, &n);
 	if (!rba_cursor_ok(&c) || c.left != 0)
-		goto corrupt;
+		return -1;
 	memcpy(out->code_revision, rev, n);
 	out->code_revision[n] = 0;
-	store_blob_info_release(&info);
 	return 0;
-corrupt:
+}
+
+/*
+ * Whether pv, kept with the artifact by an earlier tool, is the training
+ * version v's pins p record: every value register took from that
+ * training into the pins is pv's.
+ */
+static int
+prov_is_versions(const struct register_provenance *pv,
+		 const struct store_version *v, const struct pins *p)
+{
+	struct rba_digest config;
+
+	policy_pins_config_hash(p, &config);
+	return rba_digest_equal(&pv->config, &config) &&
+	       rba_digest_equal(&pv->snapshot, &v->snapshot) &&
+	       pv->trainer_abi == p->trainer_abi && p->has_environment &&
+	       rba_digest_equal(&pv->environment, &p->environment) &&
+	       p->code_revision != NULL &&
+	       strcmp(pv->code_revision, p->code_revision) == 0;
+}
+
+int
+register_provenance_get(struct store_txn *txn, const struct store_version *v,
+			const struct pins *p, struct register_provenance *out,
+			int *foreign, struct rba_detail *d)
+{
+	struct store_blob_info info;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (foreign != NULL)
+		*foreign = 0;
+	if (v->has_meta) {
+		if (v->meta_len == 0)
+			return RBA_E_NOTFOUND;
+		if (prov_decode(v->meta, v->meta_len, out) != 0)
+			return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
+					"malformed provenance record of version "
+					"'%s'", v->name);
+		return 0;
+	}
+	/* A record of the first format: the artifact's meta, maybe. */
+	err = store_blob_info(txn, &v->artifact, &info, d);
+	if (err)
+		return err;
+	if (info.kind != STORE_BLOB_ARTIFACT || info.meta_len == 0) {
+		store_blob_info_release(&info);
+		return RBA_E_NOTFOUND;
+	}
+	err = prov_decode(info.meta, info.meta_len, out);
 	store_blob_info_release(&info);
-	return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0, "%s",
-			"malformed provenance record of an artifact");
+	if (err != 0)
+		return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0, "%s",
+				"malformed provenance record of an artifact");
+	if (!prov_is_versions(out, v, p)) {
+		memset(out, 0, sizeof(*out));
+		if (foreign != NULL)
+			*foreign = 1;
+		return RBA_E_NOTFOUND;
+	}
+	return 0;
+}
+
+/*
+ * The provenance old, the version's record before a replace, keeps of
+ * art: the version registered again from a file of the artifact it had
+ * trained keeps that training's record (its pins may have been edited
+ * since, which an audit then names).  Appended to prov when there is
+ * one; a record that cannot be read (old pins or provenance malformed)
+ * keeps none.  0, RBA_E_NOMEM or the store's errors.
+ */
+static int
+prov_kept(struct store_txn *txn, const struct store_version *old,
+	  const struct rba_digest *art, struct rba_buf *prov,
+	  struct rba_detail *d)
+{
+	struct register_provenance pv;
+	struct pins *op = NULL;
+	int err;
+
+	if (!rba_digest_equal(&old->artifact, art))
+		return 0;
+	err = policy_pins_parse(old->pins_text, strlen(old->pins_text),
+				"stored pins", &op, d);
+	if (err != 0 && err != RBA_E_NOMEM)
+		err = RBA_E_NOTFOUND;
+	if (err == 0)
+		err = register_provenance_get(txn, old, op, &pv, NULL, d);
+	policy_pins_free(op);
+	if (err == 0) {
+		prov_encode(prov, &pv);
+		return rba_buf_status(prov);
+	}
+	if (err != RBA_E_NOTFOUND && err != RBA_E_CORRUPT)
+		return err;
+	rba_detail_clear(d);
+	return 0;
 }
 
 static int
@@ -338,10 +422,13 @@ register_version(struct store *s, const struct register_request *rq,
 			      &txn, d);
 	if (err)
 		goto out;
+	/* The provenance goes with the version, never the blob: the bytes
+	 * may be another version's too, and a blob's meta of an earlier
+	 * store stays for the version it serves (register.h). */
 	err = store_blob_put(txn, STORE_BLOB_ARTIFACT,
 			     out->trained ? out->rebuild.artifact : art,
 			     out->trained ? out->rebuild.artifact_len : art_len,
-			     in->version, prov.p, prov.len, &art_digest, NULL, d);
+			     in->version, NULL, 0, &art_digest, NULL, d);
 	if (err)
 		goto out;
 	v.name = in->version;
@@ -393,6 +480,11 @@ register_version(struct store *s, const struct register_request *rq,
 					goto out;
 				}
 			}
+			if (!out->trained &&
+			    (err = prov_kept(txn, &old, &art_digest, &prov, d)) != 0) {
+				store_version_release(&old);
+				goto out;
+			}
 			out->replaced = 1;
 			out->old_artifact = old.artifact;
 			out->had_sample = old.has_sample || old.sample_err != 0;
@@ -421,6 +513,9 @@ register_version(struct store *s, const struct register_request *rq,
 				goto out;
 		}
 	}
+	v.has_meta = 1;
+	v.meta = prov.len > 0 ? prov.p : NULL;
+	v.meta_len = prov.len;
 	err = store_version_put(txn, &v, rq->replace, d);
 	if (err == RBA_E_EXISTS) {
 		rba_detail_key(d, in->version);

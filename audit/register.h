@@ -3,13 +3,22 @@
  * an artifact built elsewhere), fill the pins and store the version, its
  * artifact, its environment record and its policy in one transaction.
  *
- * Provenance: an artifact this tool trained is stored with a record of
- * what made it, as the artifact blob's meta:
+ * Provenance: a version whose artifact this tool trained for it keeps a
+ * record of what made it, as the version record's meta (store.h,
+ * store_version.meta):
  *   u8 'A', u8 1, config hash[32], snapshot digest[32], u32 trainer ABI,
  *   environment digest[32], u32 len + code revision
  * An audit compares it with the version's pins to say which link changed
- * (config, ABI, environment, code).  An artifact registered with
- * --artifact that the store never saw trained has none.
+ * (config, ABI, environment, code).  It belongs to the version, not to
+ * the artifact's bytes: two versions that train the same bytes (pins
+ * that differ in determinism.threads, exec commits that build the same
+ * file) keep one each, and a version registered with --artifact has
+ * none (empty meta), whoever trained those bytes, unless it replaces
+ * itself with the artifact it had trained (register --replace of the
+ * same bytes keeps its record).  Stores written before versions kept
+ * meta (version records of the first format) have the same record as
+ * the artifact blob's meta, which each training of those bytes replaced:
+ * register_provenance_get says when it is the version's.
  */
 #ifndef RBA_REGISTER_H
 #define RBA_REGISTER_H
@@ -76,12 +85,14 @@ void register_result_release(struct register_result *r);
  * not this build's or this machine's is RBA_E_SCHEMA (d at the key),
  * and an artifact file keeps what its pins declare, so that an audit
  * here names what differs.  Fills trainer_abi, artifact, and the
- * code_revision and environment the pins leave out, then stores artifact blob (with provenance
- * when trained), version and, when trained, the training's run record
- * (runs.h: id "<version>@<registered_at>", in out->run_id) in one write
- * transaction.  With replace, an existing version keeps its policy
- * unless rq->policy is given, keeps its sample (whose decisions were
- * made by the old artifact), and the same transaction appends a
+ * code_revision and environment the pins leave out, then stores artifact
+ * blob, version (with its provenance when trained) and, when trained, the
+ * training's run record (runs.h: id "<version>@<registered_at>", in
+ * out->run_id) in one write transaction.  With replace, an existing
+ * version keeps its policy unless rq->policy is given, keeps its sample
+ * (whose decisions were made by the old artifact), keeps its provenance
+ * when an artifact file is the artifact it had trained, and the same
+ * transaction appends a
  * REGISTER_RECORD_SCHEMA record to the history naming the old and the
  * new artifact (out->replaced and the fields after it say what was
  * replaced).  Errors: the
@@ -101,13 +112,23 @@ struct register_provenance {
 };
 
 /*
- * The provenance of a stored artifact: 0; RBA_E_NOTFOUND when the blob
- * has none (registered from a file) or is not stored; RBA_E_CORRUPT when
- * its meta is malformed; the store's errors.
+ * The provenance of version v (as store_version_get gave it, in txn),
+ * whose pins p parses: a record of the second format gives its own
+ * meta.  A record of the first format gives the artifact blob's meta
+ * only when that is this version's training as its record tells it:
+ * config hash (of p), snapshot, trainer ABI, environment and code
+ * revision all the ones its pins hold (register filled them from the
+ * training that wrote the meta); any other is a record of another
+ * registration of those bytes (another version's, or this one's before
+ * a replace) and is not taken, *foreign 1.  *foreign (may be NULL) is 0
+ * otherwise.  0; RBA_E_NOTFOUND when the version has none (registered
+ * from a file, or *foreign); RBA_E_CORRUPT when the record is
+ * malformed; the store's errors.
  */
 int register_provenance_get(struct store_txn *txn,
-			    const struct rba_digest *artifact,
-			    struct register_provenance *out,
+			    const struct store_version *v,
+			    const struct pins *p,
+			    struct register_provenance *out, int *foreign,
 			    struct rba_detail *d);
 
 #endif

@@ -92,10 +92,12 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 	char a[RBA_DIGEST_TEXT_LEN + 1], b[RBA_DIGEST_TEXT_LEN + 1], n1[32], n2[32];
 	const char *v = audit_verdict_name(r->verdict);
 
-	printf("audit %s: %s (exit %d)\n", r->version,
+	/* An ad hoc verdict answers another question than the version's
+	 * audit: labelled on the line that gives it. */
+	printf("audit %s: %s%s (exit %d)\n", r->version,
 	       r->verdict == AUDIT_NOT_REPRODUCIBLE ? "NOT REPRODUCIBLE"
 	       : r->verdict == AUDIT_NOT_MEASURED  ? "NOT MEASURED" : v,
-	       r->exit_status);
+	       r->ad_hoc ? ", ad hoc" : "", r->exit_status);
 	if (r->nreasons) {
 		printf("reasons:\n");
 		for (size_t i = 0; i < r->nreasons; i++) {

@@ -67,9 +67,10 @@ export_print(struct cli_ctx *ctx, const char *out,
 	} else if (!ctx->quiet) {
 		printf("evidence: %s (%zu bytes, %s)\n", out, res->size, hex);
 		printf("signature: %s%s\n", out, EVIDENCE_SIG_SUFFIX);
-		printf("audit %llu of version %s at %s: %s\n",
+		printf("audit %llu of version %s at %s: %s%s\n",
 		       (unsigned long long)res->sum.audit_id, res->sum.version,
-		       res->sum.time_text, res->sum.verdict);
+		       res->sum.time_text, res->sum.verdict,
+		       res->sum.ad_hoc == 1 ? ", ad hoc" : "");
 		printf("guarantee: %s\n", res->sum.guarantee);
 		cli_declared_print(&res->sum);
 		printf("history head: record %llu, %s\n",

@@ -38,7 +38,11 @@ hist_one(void *vctx, const struct store_history_entry *e)
 		printf("%s{\"id\": %llu, \"time\": \"%s\", \"version\": ",
 		       h->n ? ",\n " : "", (unsigned long long)e->id, when);
 		rba_json_fput_str(stdout, e->version);
-		printf(", \"prev\": \"%s\", \"digest\": \"%s\", \"record\": ", prev, dg);
+		/* An audit's record: whether it was ad hoc (null for others). */
+		printf(", \"prev\": \"%s\", \"digest\": \"%s\", \"ad_hoc\": %s, "
+		       "\"record\": ", prev, dg,
+		       !parsed || rba_json_get_str(&root, "verdict") == NULL ? "null"
+		       : audit_record_is_ad_hoc(&root) ? "true" : "false");
 		if (parsed) {
 			fwrite(e->record, 1, e->len, stdout);
 		} else {
@@ -53,16 +57,16 @@ hist_one(void *vctx, const struct store_history_entry *e)
 		const struct rba_json_value *dgs = parsed ? rba_json_get(&root, "digests") : NULL;
 		const char *v = parsed ? rba_json_get_str(&root, "verdict") : NULL;
 		const char *event = parsed ? rba_json_get_str(&root, "event") : NULL;
-		char n1[32], art[32] = "-";
+		char n1[32], art[32] = "-", vl[48];
 		if (h->n == 0)
-			printf("%-6s %-20s  %-24s %-18s %-14s %8s %8s  %s\n", "ID", "TIME",
+			printf("%-6s %-20s  %-24s %-25s %-14s %8s %8s  %s\n", "ID", "TIME",
 			       "VERSION", "VERDICT", "ARTIFACT", "CASES", "FLIPS",
 			       "MAX DELTA");
 		if (v == NULL && event != NULL && strcmp(event, "replace") == 0) {
 			/* register --replace: old -> new artifact. */
 			const char *o = rba_json_get_str(&root, "artifact_old");
 			const char *nw = rba_json_get_str(&root, "artifact_new");
-			printf("%-6llu %-20s  %-24s %-18s %.12s -> %.12s\n",
+			printf("%-6llu %-20s  %-24s %-25s %.12s -> %.12s\n",
 			       (unsigned long long)e->id, when, e->version, "replaced",
 			       o && strlen(o) > 7 ? o + 7 : "?",
 			       nw && strlen(nw) > 7 ? nw + 7 : "?");
@@ -82,8 +86,11 @@ hist_one(void *vctx, const struct store_history_entry *e)
 			snprintf(c1, sizeof(c1), "%.0f", cases);
 		if (measured && isfinite(flips))
 			snprintf(c2, sizeof(c2), "%.0f", flips);
-		printf("%-6llu %-20s  %-24s %-18s %-14s %8s %8s  %s\n",
-		       (unsigned long long)e->id, when, e->version, v ? v : "?", art,
+		/* An ad hoc audit is not the version's: said in the row. */
+		snprintf(vl, sizeof(vl), "%.24s%s", v ? v : "?",
+			 parsed && audit_record_is_ad_hoc(&root) ? ", ad hoc" : "");
+		printf("%-6llu %-20s  %-24s %-25s %-14s %8s %8s  %s\n",
+		       (unsigned long long)e->id, when, e->version, vl, art,
 		       c1, c2, measured && isfinite(delta) ? cli_fmt_g6(delta, n1) : "-");
 		if (da != NULL && ra != NULL && strcmp(da, ra) != 0)
 			h->other_maker = 1;

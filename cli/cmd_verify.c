@@ -152,9 +152,9 @@ print_audit(struct cli_ctx *ctx, const char *file, const char *sigpath,
 		print_signed(file, v, id);
 		if (v->kind == EVIDENCE_KIND_AUDIT) {
 			printf("evidence consistent: version %s, audit %llu at %s, "
-			       "verdict %s\n", sum->version,
+			       "verdict %s%s\n", sum->version,
 			       (unsigned long long)sum->audit_id, sum->time_text,
-			       sum->verdict);
+			       sum->verdict, sum->ad_hoc == 1 ? ", ad hoc" : "");
 			printf("guarantee: %s\n", sum->guarantee);
 			cli_declared_print(sum);
 			/* The anchor: only the store, later, can say whether

@@ -566,9 +566,14 @@ check_verdict(const struct ev *e, const struct policy *pol,
 					   id, dec ? dec : "nothing",
 					   sv_show(f->rebuilt_decision));
 		}
+		/* The delta is taken at binary32, the stored score rounded
+		 * first (doc/design.md 8.2); records written before took it
+		 * as the stored number was: either holds. */
 		if (!pol->argmax && !isnan(f->stored_score) &&
 		    !isnan(f->rebuilt_score) &&
-		    fabs(f->stored_score - f->rebuilt_score) > e->max_delta)
+		    fabs(f->stored_score - f->rebuilt_score) > e->max_delta &&
+		    fabs((double)(float)f->stored_score - f->rebuilt_score) >
+			    e->max_delta)
 			return evidence_fail(d, RBA_E_SCHEMA, "flipped case '%s' moved by more "
 				   "than the maximum score delta %s", id, dv);
 		if ((f->inputs != NULL) != (e->inputs_included != 0))

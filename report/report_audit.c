@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "report/report_priv.h"
+#include "audit/audit.h"
 #include "policy/policy.h"
 
 #define MAX_EDGES 64
@@ -44,6 +45,9 @@ struct audit_view {
 	double edges[MAX_EDGES];
 	const char *band_names[MAX_EDGES + 1];
 	int nedges, argmax;
+	/* An ad hoc audit (judged by a policy given for it, not the one
+	 * declared for the version): every sentence of the page says so. */
+	int ad_hoc;
 	struct policy *pol;
 };
 
@@ -77,32 +81,79 @@ td_state(struct rba_buf *b, const struct rba_json_value *state)
 		       same ? "SAME" : changed ? "CHANGED" : "UNKNOWN");
 }
 
-/* The verdict in one sentence. */
+/*
+ * The score change of a case as the audit measures it: the rebuilt score
+ * minus the stored one at binary32, the model's precision (a logged
+ * number rounded to its nearest float first: doc/design.md 8.2).
+ */
+static double
+delta_of(double rebuilt, double stored)
+{
+	return rebuilt - (double)(float)stored;
+}
+
+/*
+ * Whether the evidence is of an ad hoc audit: its predicate says so, or,
+ * in a first-format file whose predicate does not, its embedded record
+ * (audit_record_is_ad_hoc: ad_hoc true, or a --policy before it was
+ * said), which verify held the predicate to.
+ */
+static int
+evidence_ad_hoc(struct rd *r)
+{
+	const struct rba_json_value *p = rd_at(r, NULL, "predicate", RD_OBJ, 0);
+	const struct rba_json_value *ah = rd_at(r, p, "policy.ad_hoc", RD_BOOL, 0);
+	const struct rba_json_value *rec = rd_at(r, p, "record", RD_STR, 0);
+	struct rba_json_value root;
+	int yes = 0;
+
+	if (ah != NULL)
+		return ah->type == RBA_JSON_TRUE;
+	if (rec == NULL)
+		return 0;
+	memset(&root, 0, sizeof(root));
+	if (rba_json_parse(rec->str, rec->len, &root, NULL) == 0)
+		yes = audit_record_is_ad_hoc(&root);
+	rba_json_release(&root);
+	return yes;
+}
+
+/* The verdict in one sentence; an ad hoc audit's says first that it is
+ * not the version's audit, and whose tolerance it was judged by. */
 static void
 title_text(const struct audit_view *a, struct rba_buf *t)
 {
 	char n1[RBA_JSON_NUM_MAX], n2[RBA_JSON_NUM_MAX], n3[RBA_JSON_NUM_MAX];
 	const char *v = a->verdict != NULL ? a->verdict->str : "";
+	const char *tol = a->ad_hoc ? "the tolerance of a policy given for this "
+				      "audit, not the one declared for the version,"
+				    : "the declared tolerance";
 
 	rba_json_fmt_double(a->flips, n1);
 	rba_json_fmt_double(a->cases, n2);
 	rba_json_fmt_double(a->max_delta, n3);
 	rba_buf_printf(t, "Version ");
 	rba_buf_put(t, a->version->str, a->version->len);
+	if (a->ad_hoc)
+		rba_buf_printf(t, ": an ad hoc audit, not the version's:");
 	if (strcmp(v, "bit-identical") == 0)
-		rba_buf_printf(t, " rebuilds bit-identical to its pinned artifact");
+		rba_buf_printf(t, " rebuilds bit-identical to its pinned artifact%s",
+			       a->ad_hoc ? ", under a policy given for this audit"
+					 : "");
 	else if (strcmp(v, "metric-equivalent") == 0)
 		rba_buf_printf(t, " rebuilds metric-equivalent: not bit for bit, "
-				  "but within the declared tolerance on its audit "
-				  "sample of %s cases", n2);
+				  "but within %s on its audit sample of %s cases",
+			       tol, n2);
 	else if (strcmp(v, "not-reproducible") == 0 && a->flips > 0)
-		rba_buf_printf(t, " does not reproduce: %s of the %s decisions on its "
-				  "audit sample flipped", n1, n2);
+		rba_buf_printf(t, " does not reproduce%s: %s of the %s decisions on "
+				  "its audit sample flipped",
+			       a->ad_hoc ? " under a policy given for this audit" : "",
+			       n1, n2);
 	else if (strcmp(v, "not-reproducible") == 0)
-		rba_buf_printf(t, " does not reproduce within the declared "
-				  "tolerance (largest score change %s)", n3);
+		rba_buf_printf(t, " does not reproduce within %s (largest score "
+				  "change %s)", tol, n3);
 	else {
-		rba_buf_printf(t, ": verdict ");
+		rba_buf_printf(t, "%sverdict ", a->ad_hoc ? " " : ": ");
 		rba_buf_put(t, v, strlen(v));
 	}
 }
@@ -120,7 +171,10 @@ section_verdict(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 
 	rba_buf_printf(b, "<p class=\"verdict\">Verdict <b id=\"verdict\">");
 	html_sv(b, a->verdict);
-	rba_buf_printf(b, "</b>, exit status ");
+	rba_buf_printf(b, "</b>%s, exit status ",
+		       a->ad_hoc ? ", <b id=\"ad-hoc\">ad hoc</b> (judged by a policy "
+				   "given for this audit, not the one declared for "
+				   "the version: not the version's audit)" : "");
 	html_num(b, rd_num(r, p, "audit.exit_status"));
 	rba_buf_printf(b, ", audit record ");
 	html_num(b, a->id);
@@ -516,13 +570,13 @@ scatter(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 
 	for (size_t i = 0; i < nf; i++) {
 		const struct rba_json_value *f = &a->flipped->items[i];
-		double dl = rd_num(r, f, "rebuilt_score") - rd_num(r, f, "stored_score");
+		double dl = delta_of(rd_num(r, f, "rebuilt_score"), rd_num(r, f, "stored_score"));
 		if (isfinite(dl))
 			ymax = fmax(ymax, fabs(dl));
 	}
 	for (size_t i = 0; i < a->npts; i++)
-		if (isfinite(a->pts[i].r - a->pts[i].s))
-			ymax = fmax(ymax, fabs(a->pts[i].r - a->pts[i].s));
+		if (isfinite(delta_of(a->pts[i].r, a->pts[i].s)))
+			ymax = fmax(ymax, fabs(delta_of(a->pts[i].r, a->pts[i].s)));
 	if (!(ymax > 0) || !isfinite(ymax))
 		ymax = 1e-3;
 	ymax *= 1.15;
@@ -610,7 +664,7 @@ scatter(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 	 * edge, the ringed cross of a flip over it */
 	for (size_t i = 0; i < a->npts; i++) {
 		const struct pt *q = &a->pts[i];
-		double x = sc_x(q->s), y = sc_y(q->r - q->s, ymax);
+		double x = sc_x(q->s), y = sc_y(delta_of(q->r, q->s), ymax);
 
 		rba_buf_printf(b, "<g class=\"%s\" data-case=\"",
 			       q->flip ? "flip-mark" : q->near ? "near-mark" : "case-mark");
@@ -645,7 +699,7 @@ scatter(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 		const struct rba_json_value *f = &a->flipped->items[i];
 		const struct rba_json_value *id = rd_str(r, f, "id");
 		double s = rd_num(r, f, "stored_score");
-		double dl = rd_num(r, f, "rebuilt_score") - s;
+		double dl = delta_of(rd_num(r, f, "rebuilt_score"), s);
 
 		rba_buf_printf(b, "<g class=\"flip-mark\" data-case=\"");
 		html_sv(b, id);
@@ -741,14 +795,14 @@ histogram(const struct audit_view *a, struct rba_buf *b)
 	char t[120], n1[RBA_JSON_NUM_MAX];
 
 	for (size_t i = 0; i < a->npts; i++)
-		if (isfinite(a->pts[i].r - a->pts[i].s))
-			xmax = fmax(xmax, fabs(a->pts[i].r - a->pts[i].s));
+		if (isfinite(delta_of(a->pts[i].r, a->pts[i].s)))
+			xmax = fmax(xmax, fabs(delta_of(a->pts[i].r, a->pts[i].s)));
 	if (!(xmax > 0) || !isfinite(xmax))
 		xmax = 1e-3;
 	xmax *= 1.05;
 	w = xmax / HIST_BINS;
 	for (size_t i = 0; i < a->npts; i++) {
-		double dl = fabs(a->pts[i].r - a->pts[i].s);
+		double dl = fabs(delta_of(a->pts[i].r, a->pts[i].s));
 		size_t k = (size_t)(dl / w);
 		if (!isfinite(dl))
 			continue;
@@ -802,7 +856,7 @@ histogram(const struct audit_view *a, struct rba_buf *b)
 	rba_buf_printf(b, " cases in %d bins of width ", HIST_BINS);
 	html_num(b, w);
 	rba_buf_printf(b, " (%zu of them exactly 0); the dashed line is the "
-			  "declared tolerance ", zero);
+			  "%s tolerance ", zero, a->ad_hoc ? "ad hoc" : "declared");
 	html_num(b, a->tol);
 	rba_buf_printf(b, "; the largest |delta| is ");
 	html_num(b, a->max_delta);
@@ -820,7 +874,7 @@ distribution(struct rd *r, const struct audit_view *a, const struct rba_json_val
 
 	for (size_t i = 0; i < nf; i++) {
 		const struct rba_json_value *f = &a->flipped->items[i];
-		double dl = fabs(rd_num(r, f, "rebuilt_score") - rd_num(r, f, "stored_score"));
+		double dl = fabs(delta_of(rd_num(r, f, "rebuilt_score"), rd_num(r, f, "stored_score")));
 		if (isfinite(dl))
 			xmax = fmax(xmax, dl);
 	}
@@ -862,7 +916,7 @@ distribution(struct rd *r, const struct audit_view *a, const struct rba_json_val
 	svg_text(b, DX(a->max_delta), Y + 64, "middle", "9", t);
 	for (size_t i = 0; i < nf; i++) {
 		const struct rba_json_value *f = &a->flipped->items[i];
-		double dl = rd_num(r, f, "rebuilt_score") - rd_num(r, f, "stored_score");
+		double dl = delta_of(rd_num(r, f, "rebuilt_score"), rd_num(r, f, "stored_score"));
 		rba_buf_printf(b, "<g class=\"flip-delta\">");
 		mark_flip(b, DX(dl), Y - 14);
 		rba_buf_printf(b, "</g>");
@@ -877,8 +931,8 @@ distribution(struct rd *r, const struct audit_view *a, const struct rba_json_val
 	html_num(b, a->max_delta);
 	rba_buf_printf(b, " (case ");
 	html_sv(b, mcase);
-	rba_buf_printf(b, ", the diamond); the dashed line is the declared "
-			  "tolerance ");
+	rba_buf_printf(b, ", the diamond); the dashed line is the %s "
+			  "tolerance ", a->ad_hoc ? "ad hoc" : "declared");
 	html_num(b, a->tol);
 	rba_buf_printf(b, "; ringed crosses are the listed flipped cases.</p>\n"
 			  "</div>\n");
@@ -918,7 +972,7 @@ section_cases(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 			td_sv(b, rd_str(r, f, "id"), 1);
 			td_num(b, s);
 			td_num(b, rs);
-			td_num(b, rs - s);
+			td_num(b, delta_of(rs, s));
 			td_sv(b, rd_str(r, f, "stored_decision"), 0);
 			td_sv(b, rd_str(r, f, "rebuilt_decision"), 0);
 			td_num(b, rd_num(r, f, "margin"));
@@ -987,10 +1041,12 @@ section_tolerance(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 	const struct rba_json_value *decl = rd_at(r, p, "policy.declared_at",
 						  RD_STRN, 0);
 	const struct rba_json_value *by = rd_at(r, p, "policy.judged_by", RD_STRN, 0);
-	const struct rba_json_value *adhoc = rd_at(r, p, "policy.ad_hoc", RD_BOOL, 0);
 
-	rba_buf_printf(b, "<h2>Declared tolerance</h2>\n<table id=\"tolerance\">"
-			  "<tr><th>largest score change</th><td class=\"n\">");
+	rba_buf_printf(b, "<h2>%s</h2>\n<table id=\"tolerance\">"
+			  "<tr><th>largest score change</th><td class=\"n\">",
+		       a->ad_hoc ? "Tolerance of the policy given for this audit "
+				   "(ad hoc, not the one declared for the version)"
+				 : "Declared tolerance");
 	html_num(b, a->tol);
 	rba_buf_printf(b, "</td></tr><tr><th>flips tolerated</th><td class=\"n\">");
 	html_count(b, a->tol_flips);
@@ -1006,9 +1062,8 @@ section_tolerance(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 		html_sv(b, by);
 	else
 		rba_buf_printf(b, "not stated (evidence v1)");
-	if (adhoc != NULL)
-		rba_buf_printf(b, "%s", adhoc->type == RBA_JSON_TRUE
-						? " (ad hoc: not the version's audit)" : "");
+	if (a->ad_hoc)
+		rba_buf_printf(b, " (ad hoc: not the version's audit)");
 	rba_buf_printf(b, "</td></tr><tr><th>declared</th><td id=\"declared\">");
 	if (decl != NULL && decl->type == RBA_JSON_STRING)
 		html_sv(b, decl);
@@ -1199,6 +1254,7 @@ report_audit_page(struct rd *r, const struct report_source *src,
 	a.tol_flips = rd_num(r, p, "policy.tolerance.max_flips");
 	a.margin = rd_num(r, p, "policy.near_threshold.margin");
 	mcase = rd_at(r, p, "results.max_delta_case", RD_STRN, 1);
+	a.ad_hoc = evidence_ad_hoc(r);
 	ptext = rd_str(r, p, "policy.text");
 	if (r->bad)
 		return 0; /* the caller names the member */

@@ -241,8 +241,8 @@ store_rec_seal(struct rba_buf *b)
 }
 
 static int
-rec_head(const MDB_val *v, uint8_t tag, size_t extra, const char *what,
-	 struct rba_detail *d)
+rec_head_format(const MDB_val *v, uint8_t tag, size_t extra,
+		uint8_t max_format, const char *what, struct rba_detail *d)
 {
 	const uint8_t *p = v->mv_data;
 
@@ -253,21 +253,32 @@ rec_head(const MDB_val *v, uint8_t tag, size_t extra, const char *what,
 	if (p[0] != tag)
 		return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
 				"%s: unknown record type 0x%02x", what, p[0]);
-	if (p[1] != STORE_FORMAT)
+	if (p[1] < STORE_FORMAT || p[1] > max_format)
 		return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
 				"%s: unknown record format %u", what, p[1]);
 	return 0;
 }
 
+static int
+rec_head(const MDB_val *v, uint8_t tag, size_t extra, const char *what,
+	 struct rba_detail *d)
+{
+	return rec_head_format(v, tag, extra, STORE_FORMAT, what, d);
+}
+
 int
-store_rec_open_sealed(const MDB_val *v, uint8_t tag, struct rba_cursor *c,
-		      const char *what, struct rba_detail *d)
+store_rec_open_sealed_format(const MDB_val *v, uint8_t tag,
+			     uint8_t max_format, uint8_t *format,
+			     struct rba_cursor *c, const char *what,
+			     struct rba_detail *d)
 {
 	struct rba_digest want, got;
-	int rc = rec_head(v, tag, SEAL_LEN, what, d);
+	int rc = rec_head_format(v, tag, SEAL_LEN, max_format, what, d);
 
 	if (rc != 0)
 		return rc;
+	if (format != NULL)
+		*format = ((const uint8_t *)v->mv_data)[1];
 	rba_digest_bytes(v->mv_data, v->mv_size - SEAL_LEN, &got);
 	memcpy(want.b, (const uint8_t *)v->mv_data + v->mv_size - SEAL_LEN,
 	       SEAL_LEN);
@@ -277,6 +288,14 @@ store_rec_open_sealed(const MDB_val *v, uint8_t tag, struct rba_cursor *c,
 	rba_cursor_init(c, (const uint8_t *)v->mv_data + 2,
 			v->mv_size - 2 - SEAL_LEN);
 	return 0;
+}
+
+int
+store_rec_open_sealed(const MDB_val *v, uint8_t tag, struct rba_cursor *c,
+		      const char *what, struct rba_detail *d)
+{
+	return store_rec_open_sealed_format(v, tag, STORE_FORMAT, NULL, c,
+					    what, d);
 }
 
 int

@@ -47,6 +47,7 @@
 #define STORE_TEXT_MAX (1u << 20)      /* pins, environment, policy, columns */
 #define STORE_RECORD_MAX (16u << 20)   /* a history record or run record */
 #define STORE_RUN_ID_MAX 160	       /* bytes in a run id: a version name, "@", a time */
+#define STORE_VERSION_META_MAX (1u << 16) /* bytes of a version's caller meta */
 
 /*
  * Environment variable read by store_init and store_open, for tests: the
@@ -369,6 +370,20 @@ struct store_version {
 	char *policy_text;	/* NULL unless has_policy */
 	struct rba_digest policy_digest;
 	/*
+	 * The caller's bytes kept with the version (its provenance:
+	 * audit/register.h), at most STORE_VERSION_META_MAX.  has_meta 1:
+	 * the record keeps meta, meta_len bytes at meta (meta_len 0, meta
+	 * NULL: kept, and empty); put writes such a record in the second
+	 * format.  has_meta 0: a record of the first format, written before
+	 * versions kept meta, which says nothing either way; put writes one
+	 * (byte for byte what earlier tools wrote) and ignores meta, so a
+	 * get, an edit and a put keep what the record was.  Owned by get and
+	 * list (store_version_release), borrowed by put.
+	 */
+	int has_meta;
+	uint8_t *meta;
+	size_t meta_len;
+	/*
 	 * Filled by get/list from the samples database; ignored by put.  A
 	 * sample record that cannot be read does not fail get or list:
 	 * has_sample is 0 and sample_err its error (RBA_E_TAMPERED or
@@ -386,10 +401,11 @@ void store_version_release(struct store_version *v);
  * Stores v under v->name.  The artifact and the snapshot must be stored
  * blobs (RBA_E_NOTFOUND names the missing one, d->key its digest).  An
  * existing version is RBA_E_EXISTS unless replace is set; replacing
- * keeps the version's sample (store_sample_delete removes it).  Returns
- * 0; RBA_E_USAGE (read transaction, NULL field); RBA_E_LIMIT (a name or
- * text over its cap, or map full); RBA_E_NOTFOUND; RBA_E_EXISTS;
- * RBA_E_CORRUPT; RBA_E_STORE; an errno.
+ * keeps the version's sample (store_sample_delete removes it) and
+ * replaces its meta with v's.  Returns 0; RBA_E_USAGE (read
+ * transaction, NULL field, meta_len > 0 with meta NULL); RBA_E_LIMIT (a
+ * name, text or meta over its cap, or map full); RBA_E_NOTFOUND;
+ * RBA_E_EXISTS; RBA_E_CORRUPT; RBA_E_STORE; an errno.
  */
 int store_version_put(struct store_txn *txn, const struct store_version *v,
 		      int replace, struct rba_detail *d);
@@ -425,7 +441,8 @@ int store_version_names(struct store_txn *txn,
 
 /*
  * Keeps the policy version name is decided under: its text and its
- * digest (computed by the caller).  policy_text NULL removes it.
+ * digest (computed by the caller).  policy_text NULL removes it.  The
+ * rest of the record (its meta, and its format) stays as it was.
  * 0; RBA_E_NOTFOUND; RBA_E_USAGE; RBA_E_LIMIT; RBA_E_CORRUPT;
  * RBA_E_TAMPERED; RBA_E_STORE; an errno.
  */

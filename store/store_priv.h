@@ -25,10 +25,16 @@
  *   ff "tmp" u64be serial u32be n -> chunk record of a blob being written
  *                                    (never committed)
  * versions:
- *   name                          -> 20 01 lstr name i64 registered
+ *   name                          -> 20 02 lstr name i64 registered
  *                                    lstr pins lstr env artifact[32]
  *                                    snapshot[32] u8 has_policy
- *                                    lstr policy policy_digest[32] seal
+ *                                    lstr policy policy_digest[32]
+ *                                    lstr meta seal
+ *                                    (format 02: the caller's meta kept
+ *                                    with the version, possibly empty;
+ *                                    format 01, as written before, ends
+ *                                    at policy_digest and is still read
+ *                                    and written: store_version.has_meta)
  * samples (all keys of a version share the prefix u8 len, version):
  *   prefix 00                     -> 30 01 lstr version u64 cases
  *                                    u32 chunks u64 size u64 stored
@@ -79,6 +85,9 @@
  * whole record (the frame's bytes too, not only what they decode to);
  * format 1 chunks (no seal) are still read. */
 #define STORE_CHUNK_FORMAT 2
+/* ... and version records, which since format 2 keep the caller's meta
+ * (format 1 records, without it, are still read and written). */
+#define STORE_VERSION_FORMAT 2
 
 enum store_tag {
 	TAG_META_SCHEMA = 0x01,
@@ -264,6 +273,14 @@ void store_rec_seal(struct rba_buf *b);
 int store_rec_open_sealed(const MDB_val *v, uint8_t tag,
 			  struct rba_cursor *c, const char *what,
 			  struct rba_detail *d);
+/*
+ * store_rec_open_sealed for a record whose format byte may be any of
+ * 1..max_format: *format gets it.
+ */
+int store_rec_open_sealed_format(const MDB_val *v, uint8_t tag,
+				 uint8_t max_format, uint8_t *format,
+				 struct rba_cursor *c, const char *what,
+				 struct rba_detail *d);
 /* Same for an unsealed record. */
 int store_rec_open(const MDB_val *v, uint8_t tag, struct rba_cursor *c,
 		   const char *what, struct rba_detail *d);

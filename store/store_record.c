@@ -23,12 +23,17 @@ text_check(const char *s, const char *what, struct rba_detail *d)
 	return 0;
 }
 
+/*
+ * The version record: the first format when v keeps no meta (as every
+ * earlier tool wrote it), else the second, which ends with the meta.
+ */
 static void
 version_encode(struct rba_buf *b, const struct store_version *v)
 {
 	static const struct rba_digest zero;
 
-	store_rec_start(b, TAG_VERSION);
+	rba_buf_put_u8(b, TAG_VERSION);
+	rba_buf_put_u8(b, v->has_meta ? STORE_VERSION_FORMAT : STORE_FORMAT);
 	rba_buf_put_str(b, v->name);
 	rba_buf_put_u64(b, (uint64_t)v->registered_at);
 	rba_buf_put_str(b, v->pins_text);
@@ -39,6 +44,11 @@ version_encode(struct rba_buf *b, const struct store_version *v)
 	rba_buf_put_str(b, v->has_policy ? v->policy_text : "");
 	rba_buf_put(b, (v->has_policy ? &v->policy_digest : &zero)->b,
 		    RBA_DIGEST_LEN);
+	if (v->has_meta) {
+		rba_buf_put_u32(b, (uint32_t)v->meta_len);
+		if (v->meta_len > 0)
+			rba_buf_put(b, v->meta, v->meta_len);
+	}
 	store_rec_seal(b);
 }
 
@@ -47,11 +57,14 @@ version_decode(const MDB_val *k, const MDB_val *val, struct store_version *v,
 	       struct rba_detail *d)
 {
 	struct rba_cursor c;
-	const uint8_t *a, *s, *pd;
+	const uint8_t *a, *s, *pd, *m = NULL;
+	uint8_t format = 0;
+	size_t mn = 0;
 	int rc;
 
 	memset(v, 0, sizeof(*v));
-	rc = store_rec_open_sealed(val, TAG_VERSION, &c, "version record", d);
+	rc = store_rec_open_sealed_format(val, TAG_VERSION, STORE_VERSION_FORMAT,
+					  &format, &c, "version record", d);
 	if (rc != 0)
 		return rc;
 	v->name = store_cursor_cstr(&c, STORE_VERSION_NAME_MAX);
@@ -63,6 +76,19 @@ version_decode(const MDB_val *k, const MDB_val *val, struct store_version *v,
 	v->has_policy = rba_cursor_u8(&c);
 	v->policy_text = store_cursor_cstr(&c, STORE_TEXT_MAX);
 	pd = rba_cursor_bytes(&c, RBA_DIGEST_LEN);
+	if (format >= 2) {
+		v->has_meta = 1;
+		m = (const uint8_t *)rba_cursor_lstr(&c, STORE_VERSION_META_MAX, &mn);
+		if (m != NULL && mn > 0) {
+			if ((v->meta = malloc(mn)) == NULL) {
+				store_version_release(v);
+				return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0,
+						"out of memory");
+			}
+			memcpy(v->meta, m, mn);
+			v->meta_len = mn;
+		}
+	}
 	if (!rba_cursor_ok(&c) || c.left != 0 || v->has_policy > 1 ||
 	    strlen(v->name) != k->mv_size ||
 	    memcmp(v->name, k->mv_data, k->mv_size) != 0) {
@@ -112,6 +138,7 @@ store_version_release(struct store_version *v)
 	free(v->pins_text);
 	free(v->env_text);
 	free(v->policy_text);
+	free(v->meta);
 	store_sample_info_release(&v->sample);
 	memset(v, 0, sizeof(*v));
 }
@@ -164,6 +191,12 @@ store_version_put(struct store_txn *txn, const struct store_version *v,
 		rc = text_check(v->env_text, "environment record", d);
 	if (rc == 0 && v->has_policy)
 		rc = text_check(v->policy_text, "policy text", d);
+	if (rc == 0 && v->has_meta && v->meta_len > 0 && v->meta == NULL)
+		rc = rba_fail(d, RBA_E_USAGE, NULL, 0, 0, "no version meta");
+	if (rc == 0 && v->has_meta && v->meta_len > STORE_VERSION_META_MAX)
+		rc = rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+			      "version meta is %zu bytes, more than %u",
+			      v->meta_len, STORE_VERSION_META_MAX);
 	if (rc == 0)
 		rc = blob_exists(txn, &v->artifact, "artifact", d);
 	if (rc == 0)

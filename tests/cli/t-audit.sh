@@ -86,7 +86,7 @@ ok "a non-zero delta within the tolerance" jq -e '.audits[0] | .verdict == "metr
 
 # 3. the near-threshold rule turns it into not-reproducible
 run 1 $RBA -S st audit --policy "$POL" flipped
-out_has "audit flipped: NOT REPRODUCIBLE (exit 1)"
+out_has "audit flipped: NOT REPRODUCIBLE, ad hoc (exit 1)"
 out_has "near-threshold rule: 3 audit cases lie within 0.001 of a band edge"
 out_has "warning: the sample's decisions were made under policy"
 

@@ -221,9 +221,13 @@ run 0 $RBA -S st sample add xgb-claim cases.csv
 run 1 $RBA -S st --json audit xgb-claim
 jq '.audits[0]' out > rec.json && mv rec.json out
 ok "eta changed: not-reproducible" test "$(jq -r .verdict out)" = not-reproducible
-ok "the code revision link is changed: commit 1 to commit 2" sh -c \
-	"jq -e '.links.code_revision.state == \"changed\" and .links.code_revision.pinned == \"$C1\" and .links.code_revision.current == \"$C2\"' out"
-ok "the config link is changed" sh -c "jq -e '.links.config.state == \"changed\"' out"
+# registered from a file: xgb-credit's training of those bytes is
+# xgb-credit's provenance, not this version's, so the links say what the
+# pins declare and that no record of the file's training is this one's
+ok "the code revision link is the pins' commit, from a file" sh -c \
+	"jq -e '.links.code_revision.pinned == \"$C2\" and .links.code_revision.current == \"$C2\" and (.links.code_revision.note | test(\"came from a file\"))' out"
+ok "the config link is unknown: no record of the pins that trained it" sh -c \
+	"jq -e '.links.config.state == \"unknown\" and .pins.config_hash_trained == null' out"
 ok "decisions flipped" sh -c "jq -e '.sample.flips > 0' out"
 cp out claim-rec.json
 # the audit kept the rebuilt XGBoost file: diff --store shows where it
@@ -236,6 +240,16 @@ out_has "trees       40 and 40, 0 identical; first that differs: tree 1, node"
 run 1 $RBA -S st --json diff --store xgb-claim
 ok "diff --store: the pinned and rebuilt digests are the audit record's" sh -c \
 	"test \"\$(jq -r .a.digest out) \$(jq -r .b.digest out)\" = \"\$(jq -r '.digests.artifact_pinned + \" \" + .digests.artifact_rebuilt' claim-rec.json)\""
+
+# a version that trained those bytes itself, replaced with pins at the
+# second commit and its own file: its provenance says commit 1 trained
+# them, so the links name the change
+pins xgb-credit-t2 "$C2" 2 > p4.yaml
+run 0 $RBA -S st -q register --replace p4.yaml --artifact model.json --policy "$POL"
+run 1 $RBA -S st --json audit xgb-credit-t2
+ok "its own training: the code revision link is changed, commit 1 to commit 2" sh -c \
+	"jq -e '.audits[0].links.code_revision.state == \"changed\" and .audits[0].links.code_revision.pinned == \"$C1\" and .audits[0].links.code_revision.current == \"$C2\"' out"
+ok "its own training: the config link is changed" sh -c "jq -e '.audits[0].links.config.state == \"changed\"' out"
 
 # ---- scikit-learn: another library, another format, bit-identical --------
 SK=$TOP/contrib/examples/sklearn

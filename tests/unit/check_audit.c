@@ -1128,6 +1128,109 @@ START_TEST(test_audit_config_changed)
 }
 END_TEST
 
+/* Rewrites version's record in the first format, without its meta, as
+ * a store written before versions kept provenance holds it; with
+ * blob_meta, its artifact blob's meta becomes the provenance version
+ * blob_meta kept (as the last training of those bytes left it). */
+static void
+as_old_record(struct store *s, const char *version, const char *blob_meta)
+{
+	struct store_txn *t;
+	struct store_version v, m;
+	struct rba_detail d;
+	struct rba_digest dg;
+	uint8_t *bytes;
+	size_t n;
+
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), 0);
+	ck_assert_int_eq(store_version_get(t, version, &v, &d), 0);
+	if (blob_meta != NULL) {
+		ck_assert_int_eq(store_version_get(t, blob_meta, &m, &d), 0);
+		ck_assert(m.has_meta && m.meta_len > 0);
+		ck_assert_int_eq(store_blob_load(t, &v.artifact, ARTIFACT_MAX_BYTES,
+						 &bytes, &n, &d), 0);
+		ck_assert_int_eq(store_blob_put(t, STORE_BLOB_ARTIFACT, bytes, n,
+						NULL, m.meta, m.meta_len, &dg,
+						NULL, &d), 0);
+		free(bytes);
+		store_version_release(&m);
+	}
+	v.has_meta = 0;
+	ck_assert_int_eq(store_version_put(t, &v, 1, &d), 0);
+	ck_assert_int_eq(store_txn_commit(t, &d), 0);
+	store_version_release(&v);
+}
+
+/* Registers PINS_NUM_LOG as version at threads: the same bytes whatever
+ * the threads, under another config hash. */
+static void
+reg_threads(struct store *s, const char *version, uint32_t threads)
+{
+	struct register_request rq;
+	struct register_result res;
+	struct pins *p = NULL;
+	struct policy *pol = load_policy(POL_CREDIT);
+	struct rba_detail d;
+
+	rba_detail_clear(&d);
+	ck_assert_int_eq(policy_pins_load(PINS_NUM_LOG, &p, &d), 0);
+	free(p->version);
+	p->version = strdup(version);
+	p->determinism.threads = threads;
+	memset(&rq, 0, sizeof(rq));
+	rq.pins = p;
+	rq.policy = pol;
+	ck_assert_msg(register_version(s, &rq, &res, &d) == 0, "%s", d.reason);
+	register_result_release(&res);
+	policy_pins_free(p);
+	policy_free(pol);
+}
+
+/* Provenance is the version's: two versions training the same bytes,
+ * and the first format's records whose provenance is the artifact's. */
+START_TEST(test_audit_provenance_per_version)
+{
+	struct store *s = new_store();
+	struct audit_report r;
+	struct rba_detail d;
+
+	reg_threads(s, "a", 1);
+	reg_threads(s, "b", 2);
+	ck_assert_int_eq(add_sample(s, "a", GN, NULL, &d), 0);
+	ck_assert_int_eq(add_sample(s, "b", GN, NULL, &d), 0);
+	audit(s, "a", NULL, 1, &r, 0);
+	ck_assert_int_eq(r.verdict, AUDIT_BIT_IDENTICAL);
+	ck_assert_int_eq(r.config.state, AUDIT_LINK_SAME);
+	ck_assert(rba_digest_equal(&r.config_registered, &r.config_current));
+	audit_report_release(&r);
+	/* the first format, the artifact's meta a's own: served */
+	as_old_record(s, "a", "a");
+	audit(s, "a", NULL, 1, &r, 0);
+	ck_assert_int_eq(r.config.state, AUDIT_LINK_SAME);
+	ck_assert_int_eq(r.snapshot_link.state, AUDIT_LINK_SAME);
+	ck_assert_int_eq(r.has_config_registered, 1);
+	audit_report_release(&r);
+	/* b's training of the same bytes written last: b's alone */
+	as_old_record(s, "b", "b");
+	audit(s, "a", NULL, 1, &r, 0);
+	ck_assert_int_eq(r.verdict, AUDIT_BIT_IDENTICAL);
+	ck_assert_int_eq(r.config.state, AUDIT_LINK_UNKNOWN);
+	ck_assert(has_text(r.config.note, "another registration's"));
+	ck_assert(has_text(r.code_revision.note, "another registration's"));
+	ck_assert_int_eq(r.snapshot_link.state, AUDIT_LINK_UNKNOWN);
+	ck_assert_int_eq(r.has_config_registered, 0);
+	audit_report_release(&r);
+	audit(s, "b", NULL, 1, &r, 0);
+	ck_assert_int_eq(r.config.state, AUDIT_LINK_SAME);
+	ck_assert_int_eq(r.has_config_registered, 1);
+	ck_assert_int_eq(r.code_revision.state, AUDIT_LINK_SAME);
+	ck_assert_ptr_null(r.code_revision.note);
+	audit_report_release(&r);
+	store_close(s);
+}
+END_TEST
+
 static void
 flip_raw(struct store *s, const char *db, const uint8_t *key, size_t klen,
 	 size_t off)
@@ -1688,6 +1791,7 @@ suite_audit(void)
 	tcase_add_test(tc, test_audit_bit_identical);
 	tcase_add_test(tc, test_audit_metric_equivalent);
 	tcase_add_test(tc, test_audit_config_changed);
+	tcase_add_test(tc, test_audit_provenance_per_version);
 	tcase_add_test(tc, test_audit_tampered);
 	tcase_add_test(tc, test_dispute);
 	tcase_add_test(tc, test_dispute_unseen_paths);

@@ -1214,6 +1214,104 @@ START_TEST(test_versions)
 }
 END_TEST
 
+/* A version's meta: kept in a record of the second format; a record of
+ * the first (as earlier tools wrote it) read, edited and written back as
+ * it was. */
+START_TEST(test_version_meta)
+{
+	struct store *s = open_new();
+	struct rba_digest art, snap, pol;
+	struct store_version got;
+	struct store_txn *t;
+	struct rba_detail d;
+	uint8_t *raw, *raw2;
+	size_t rn, rn2;
+	static const uint8_t meta[] = { 'A', 1, 0, 0xff, 7 };
+
+	add_version(s, "old", &art, &snap);
+	t = begin(s, 1);
+	ck_assert_int_eq(store_debug_get_raw(t, "versions", "old", 3, &raw, &rn,
+					     &d), 0);
+	ck_assert_uint_eq(raw[0], 0x20);
+	ck_assert_uint_eq(raw[1], 1); /* no meta: the first format */
+	ck_assert_int_eq(store_version_get(t, "old", &got, &d), 0);
+	ck_assert_int_eq(got.has_meta, 0);
+	ck_assert_ptr_null(got.meta);
+	/* put of what get gave: the same bytes */
+	ck_assert_int_eq(store_version_put(t, &got, 1, &d), 0);
+	ck_assert_int_eq(store_debug_get_raw(t, "versions", "old", 3, &raw2,
+					     &rn2, &d), 0);
+	ck_assert(rn2 == rn && memcmp(raw, raw2, rn) == 0);
+	free(raw2);
+	/* policy set keeps the first format */
+	rba_digest_bytes("policy", 6, &pol);
+	ck_assert_int_eq(store_version_set_policy(t, "old", "bands: []\n", &pol,
+						  &d), 0);
+	ck_assert_int_eq(store_debug_get_raw(t, "versions", "old", 3, &raw2,
+					     &rn2, &d), 0);
+	ck_assert_uint_eq(raw2[1], 1);
+	free(raw2);
+	/* the second format: meta kept, empty or not */
+	got.name = "new";
+	got.has_meta = 1;
+	got.meta = (uint8_t *)meta;
+	got.meta_len = sizeof(meta);
+	ck_assert_int_eq(store_version_put(t, &got, 0, &d), 0);
+	got.name = "empty";
+	got.meta = NULL;
+	got.meta_len = 0;
+	ck_assert_int_eq(store_version_put(t, &got, 0, &d), 0);
+	got.name = "bad";
+	got.meta_len = 3;
+	ck_assert_int_eq(store_version_put(t, &got, 0, &d), RBA_E_USAGE);
+	got.meta = (uint8_t *)meta;
+	got.meta_len = STORE_VERSION_META_MAX + 1;
+	ck_assert_int_eq(store_version_put(t, &got, 0, &d), RBA_E_LIMIT);
+	got.name = NULL;
+	got.meta = NULL;
+	store_version_release(&got);
+	commit(t);
+
+	t = begin(s, 1);
+	ck_assert_int_eq(store_version_get(t, "new", &got, &d), 0);
+	ck_assert_int_eq(got.has_meta, 1);
+	ck_assert_uint_eq(got.meta_len, sizeof(meta));
+	ck_assert(memcmp(got.meta, meta, sizeof(meta)) == 0);
+	store_version_release(&got);
+	ck_assert_int_eq(store_version_set_policy(t, "new", "bands: []\n", &pol,
+						  &d), 0);
+	ck_assert_int_eq(store_version_get(t, "new", &got, &d), 0);
+	ck_assert(got.has_policy && got.has_meta && got.meta_len == sizeof(meta) &&
+		  memcmp(got.meta, meta, sizeof(meta)) == 0);
+	store_version_release(&got);
+	ck_assert_int_eq(store_version_get(t, "empty", &got, &d), 0);
+	ck_assert(got.has_meta == 1 && got.meta_len == 0 && got.meta == NULL);
+	store_version_release(&got);
+	ck_assert_int_eq(store_version_get(t, "bad", &got, &d), RBA_E_NOTFOUND);
+	/* the second format's record: format byte 2, sealed like the first */
+	ck_assert_int_eq(store_debug_get_raw(t, "versions", "new", 3, &raw2, &rn2,
+					     &d), 0);
+	ck_assert_uint_eq(raw2[1], 2);
+	raw2[rn2 - 33] ^= 1; /* the last meta byte */
+	ck_assert_int_eq(store_debug_put_raw(t, "versions", "new", 3, raw2, rn2,
+					     &d), 0);
+	ck_assert_int_eq(store_version_get(t, "new", &got, &d), RBA_E_TAMPERED);
+	raw2[rn2 - 33] ^= 1;
+	raw2[1] = 3; /* a later format */
+	ck_assert_int_eq(store_debug_put_raw(t, "versions", "new", 3, raw2, rn2,
+					     &d), 0);
+	ck_assert_int_eq(store_version_get(t, "new", &got, &d), RBA_E_CORRUPT);
+	raw2[1] = 1; /* the first format's byte on the second's layout */
+	ck_assert_int_eq(store_debug_put_raw(t, "versions", "new", 3, raw2, rn2,
+					     &d), 0);
+	ck_assert_int_eq(store_version_get(t, "new", &got, &d), RBA_E_TAMPERED);
+	free(raw2);
+	free(raw);
+	store_txn_abort(t);
+	store_close(s);
+}
+END_TEST
+
 /* ---- samples --------------------------------------------------------- */
 
 struct sread {
@@ -2341,6 +2439,7 @@ suite_store(void)
 	tcase_add_test(tc, test_blob_forged_frame);
 	tcase_add_test(tc, test_txn_abort);
 	tcase_add_test(tc, test_versions);
+	tcase_add_test(tc, test_version_meta);
 	tcase_add_test(tc, test_samples);
 	tcase_add_test(tc, test_history);
 	tcase_add_test(tc, test_sample_steps);
