@@ -770,7 +770,15 @@ xgboost_decode(const void *p, size_t n, const char *name,
 	memset(&l, 0, sizeof(l));
 	l.name = name;
 	l.d = d;
-	if ((err = rba_json_parse(p, n, &root, d)) != 0) {
+	if (n > XGBOOST_MAX_BYTES)
+		return rba_fail(d, RBA_E_LIMIT, name, 0, 0,
+				"'%s' has %zu bytes, over the limit of %u bytes "
+				"(%u MiB) for an XGBoost model",
+				name, n, XGBOOST_MAX_BYTES, XGBOOST_MAX_BYTES >> 20);
+	/* XGBoost writes NaN and infinities as words: read, so that the
+	 * value is refused by its path (a categorical split's NaN
+	 * condition after its feature's type "c") */
+	if ((err = rba_json_parse_flags(p, n, RBA_JSON_NONFINITE, &root, d)) != 0) {
 		xl_place(p, n, name, d);
 		return err;
 	}
@@ -821,11 +829,6 @@ xgboost_artifact_decode(const void *p, size_t n, const char *name,
 {
 	if (!xgboost_is_json(p, n))
 		return artifact_decode(p, n, out, d);
-	if (n > XGBOOST_MAX_BYTES) {
-		memset(out, 0, sizeof(*out));
-		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
-				"an XGBoost model over %u bytes", XGBOOST_MAX_BYTES);
-	}
 	return xgboost_decode(p, n, name, out, d);
 }
 

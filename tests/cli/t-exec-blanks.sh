@@ -7,8 +7,11 @@
 # blanks disputed with reasons equal to XGBoost's pred_contribs; a
 # second commit that changes the script's max_depth is not
 # reproducible.  A snapshot that does not read under the pins is said of
-# the cases file being added, one line, the store unchanged.  Needs
-# bubblewrap, git and python3-xgboost (make deps).
+# the cases file being added, one line, the store unchanged.  A trainer
+# whose covers are 0 (XGBoost's pred_contribs NaN): the dispute gives no
+# reasons and escalates, naming the tree and node.  An artifact of 600
+# MiB, given or trained within limits.output: the file, its size and
+# the limit named.  Needs bubblewrap, git and python3-xgboost (make deps).
 EX=$TOP/contrib/examples/xgboost
 POL=$EX/policy.yaml
 NM=$FIX/german-credit-numeric-missing.csv
@@ -142,3 +145,29 @@ err_has "rebuild-audit: cannot add sample 'q.csv:3:"
 err_has "': column 'a3' needs a number, not '?'"
 dump after.txt
 ok "a '?' in the cases: the store is unchanged" cmp -s before.txt after.txt
+
+# ---- an artifact over the 512 MiB an artifact may have --------------------
+# (sparse files: no disk is used, and none of it is read) which input,
+# its size and the limit, not "input exceeds a size limit"
+truncate -s 600M huge.json
+pins xgb-huge "$C1" > ph.yaml
+dump before.txt
+run 2 $RBA -S st register ph.yaml --artifact huge.json --policy "$POL"
+err_has "'huge.json' has 629145600 bytes, over the limit of 536870912 bytes (512 MiB) for this input"
+ok "--artifact of 600 MiB: one line" test "$(wc -l < err)" -eq 1
+dump after.txt
+ok "--artifact of 600 MiB: the store is unchanged" cmp -s before.txt after.txt
+rm -f huge.json
+# a trainer's artifact of 600 MiB within limits.output (1 GiB)
+printf 'import sys\nopen(sys.argv[3], "w").truncate(600 << 20)\n' > repo/huge.py
+git -C repo add huge.py
+git_commit -m "an artifact of 600 MiB"
+C4=$(git -C repo rev-parse HEAD)
+pins xgb-huge "$C4" 's|/usr/bin/python3, train.py,|/usr/bin/python3, huge.py,|; s|output: 16777216|output: 1073741824|' > ph.yaml
+ok "the pins allow 1 GiB of output" grep -q 'output: 1073741824' ph.yaml
+dump before.txt
+run 2 $RBA -S st register ph.yaml --policy "$POL"
+err_has "/out/model.json' has 629145600 bytes, over the limit of 536870912 bytes (512 MiB) for this input"
+ok "a trainer's 600 MiB: one line" test "$(wc -l < err)" -eq 1
+dump after.txt
+ok "a trainer's 600 MiB: the store is unchanged" cmp -s before.txt after.txt
