@@ -146,6 +146,49 @@ err_has "': column 'a3' needs a number, not '?'"
 dump after.txt
 ok "a '?' in the cases: the store is unchanged" cmp -s before.txt after.txt
 
+# ---- covers of 0: reasons that cannot be computed exactly are none -------
+# a trainer that writes every cover (sum_hessian) as 0: XGBoost's
+# pred_contribs are NaN, so the dispute gives no reasons and escalates,
+# naming the tree and the node
+cat > repo/zero.py <<'EOF'
+import json, runpy, sys
+runpy.run_path("train.py", run_name="__main__")
+m = json.load(open(sys.argv[3]))
+for t in m["learner"]["gradient_booster"]["model"]["trees"]:
+    t["sum_hessian"] = [0.0] * len(t["sum_hessian"])
+json.dump(m, open(sys.argv[3], "w"), separators=(",", ":"))
+EOF
+git -C repo add zero.py
+git_commit -m "covers of 0"
+C3=$(git -C repo rev-parse HEAD)
+pins xgb-zero "$C3" 's|/usr/bin/python3, train.py,|/usr/bin/python3, zero.py,|' > pz.yaml
+run 0 $RBA -S st -q register pz.yaml --policy "$POL"
+run 0 $RBA -S st -q sample add xgb-zero cases.csv
+run 0 $RBA -S st audit xgb-zero
+out_has 'bit-identical'
+run 0 $RBA -S st version export-artifact xgb-zero zero.json
+run 0 $py -c '
+import sys, numpy as np, xgboost as xgb
+b = xgb.Booster(); b.load_model(sys.argv[1])
+x = np.ones((1, len(b.feature_names)), dtype=np.float32)
+c = b.predict(xgb.DMatrix(x, feature_names=b.feature_names), pred_contribs=True)
+print("nan" if np.isnan(c).all() else "finite")' zero.json
+ok "XGBoost's pred_contribs of the model are NaN" grep -qx nan out
+dump before.txt
+run 1 $RBA -S st dispute xgb-zero "$id"
+out_has 'escalate: the principal reasons could not be computed: exact TreeSHAP is not defined for this model: tree 0 node 0 is a split whose cover (sum_hessian) is 0'
+out_lacks 'stands'
+out_lacks 'reasons     log-odds'
+run 1 $RBA -S st --json dispute xgb-zero "$id"
+ok "covers of 0: no contributions, the answer escalates" jq -e '
+	.answer == "escalate" and (.explanation.ok | not) and
+	((.explanation.contributions // []) | length) == 0' out
+dump after.txt
+ok "covers of 0: the store is unchanged" cmp -s before.txt after.txt
+run 1 $RBA -S st dispute xgb-zero "$id" --export -k key.key -o dz.json
+run 0 $RBA verify dz.json -p key.pub
+out_has 'escalate'
+
 # ---- an artifact over the 512 MiB an artifact may have --------------------
 # (sparse files: no disk is used, and none of it is read) which input,
 # its size and the limit, not "input exceeds a size limit"
