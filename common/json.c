@@ -550,13 +550,15 @@ jp_nonfinite(struct jp *j, struct rba_json_value *v)
 {
 	static const struct {
 		const char *w;
+		size_t n;
 		int sign; /* 0: NaN */
-	} words[] = { { "NaN", 0 }, { "Infinity", 1 }, { "-Infinity", -1 } };
+	} words[] = { { "NaN", 3, 0 }, { "Infinity", 8, 1 }, { "-Infinity", 9, -1 } };
+	char c = j->p[j->i];
 
-	if (!(j->flags & RBA_JSON_NONFINITE))
+	if (!(j->flags & RBA_JSON_NONFINITE) || (c != 'N' && c != 'I' && c != '-'))
 		return 0;
 	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
-		size_t n = strlen(words[k].w);
+		size_t n = words[k].n;
 		if (j->n - j->i < n || memcmp(j->p + j->i, words[k].w, n) != 0)
 			continue;
 		j->i += n;
