@@ -875,6 +875,43 @@ check_request(const struct sample_add_request *rq, const struct policy *pol,
 	return 0;
 }
 
+/*
+ * An exec version's artifact opened for a sample: the pins' encoding
+ * of the version's snapshot gives its columns and classes, and an
+ * xgboost-json artifact is read natively.  A fault of either (neither
+ * is read at register) is said of the cases file being added (d->file),
+ * the snapshot or the artifact named in the reason, with its own line
+ * and column: the cases file's are not where it lies.
+ */
+static int
+open_exec_artifact(const struct sample_add_request *rq,
+		   const struct pins *pins, const uint8_t *snap, size_t sn,
+		   const uint8_t *abytes, size_t an, struct artifact *art,
+		   struct rba_detail *d)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1], at[64], what[160];
+	char why[sizeof(d->reason)];
+	int err = exec_artifact_open(pins, snap, sn, abytes, an, art, d);
+
+	if (err == 0 || err == RBA_E_NOMEM || d == NULL || d->file[0] == 0)
+		return err;
+	rba_digest_format(&pins->snapshot, hex);
+	if (strcmp(d->file, hex) == 0)
+		snprintf(what, sizeof(what), "its snapshot %s, read under its pins",
+			 hex);
+	else
+		snprintf(what, sizeof(what), "its artifact %.128s", d->file);
+	at[0] = 0;
+	if (d->line > 0 && d->col > 0)
+		snprintf(at, sizeof(at), " (line %lu, column %lu)", d->line,
+			 d->col);
+	else if (d->line > 0)
+		snprintf(at, sizeof(at), " (line %lu)", d->line);
+	snprintf(why, sizeof(why), "%s", d->reason);
+	return rba_fail(d, err, rq->path, 0, 0, "version '%s': %s%s: %s",
+			pins->version, what, at, why);
+}
+
 int
 sample_add(struct store *s, const struct sample_add_request *rq,
 	   struct sample_add_result *out, struct rba_detail *d)
@@ -943,7 +980,8 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 		 * encoding of the snapshot, its scores from its score
 		 * command (rebuild/exec.h). */
 		if ((err = snapshot_load(txn, &pins->snapshot, &snap, &sn, d)) != 0 ||
-		    (err = exec_artifact_open(pins, snap, sn, abytes, an, &art, d)) != 0)
+		    (err = open_exec_artifact(rq, pins, snap, sn, abytes, an,
+					      &art, d)) != 0)
 			goto out;
 	} else if ((err = xgboost_artifact_decode(abytes, an, "the stored artifact", &art, d)) != 0) {
 		goto out;

@@ -22,6 +22,46 @@ set_file(struct rba_detail *d, const char *path)
 	snprintf(d->file, sizeof(d->file), "%s", path);
 }
 
+/* n bytes as the largest binary unit that divides them ("512 MiB"),
+ * or as bytes. */
+static void
+fmt_size(uint64_t n, char *out, size_t cap)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	int u = -1;
+
+	while (u < 3 && n >= 1024 && n % 1024 == 0) {
+		n /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(out, cap, "%llu bytes", (unsigned long long)n);
+	else
+		snprintf(out, cap, "%llu %s", (unsigned long long)n, unit[u]);
+}
+
+/*
+ * The refusal of a file over its reader's limit: which file, how big
+ * when it is a regular file (size; else at least seen), and the limit.
+ */
+static int
+over_limit(struct rba_detail *d, const char *path, uint64_t size, int known,
+	   size_t max)
+{
+	char lim[64];
+
+	fmt_size(max, lim, sizeof(lim));
+	if (known)
+		return rba_fail(d, RBA_E_LIMIT, path, 0, 0,
+				"'%s' has %llu bytes, over the limit of %zu bytes "
+				"(%s) for this input",
+				path, (unsigned long long)size, max, lim);
+	return rba_fail(d, RBA_E_LIMIT, path, 0, 0,
+			"'%s' has more than %zu bytes, over the limit (%s) for "
+			"this input",
+			path, max, lim);
+}
+
 int
 rba_file_read(const char *path, size_t max, uint8_t **out, size_t *len,
 	      struct rba_detail *d)
@@ -41,9 +81,15 @@ rba_file_read(const char *path, size_t max, uint8_t **out, size_t *len,
 		/* A regular file is read into one buffer of its size (plus
 		 * one byte, to see it did not grow), not by doubling. */
 		struct stat st;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-		    (uint64_t)st.st_size <= max)
-			cap = (size_t)st.st_size + 2;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+			/* over the limit already: said before anything is read */
+			if ((uint64_t)st.st_size > max) {
+				err = over_limit(d, path, (uint64_t)st.st_size, 1, max);
+				goto out;
+			}
+			if (st.st_size > 0)
+				cap = (size_t)st.st_size + 2;
+		}
 	}
 	p = malloc(cap);
 	if (p == NULL) {
@@ -53,7 +99,7 @@ rba_file_read(const char *path, size_t max, uint8_t **out, size_t *len,
 	for (;;) {
 		if (n + 1 >= cap) {
 			if (cap > max + 1) {
-				err = RBA_E_LIMIT;
+				err = over_limit(d, path, 0, 0, max);
 				goto out;
 			}
 			cap *= 2;
@@ -75,7 +121,7 @@ rba_file_read(const char *path, size_t max, uint8_t **out, size_t *len,
 			break;
 		n += (size_t)r;
 		if (n > max) {
-			err = RBA_E_LIMIT;
+			err = over_limit(d, path, 0, 0, max);
 			goto out;
 		}
 	}

@@ -13,7 +13,10 @@
 /*
  * Reads all of path (or standard input for "-") into a malloc'd buffer,
  * NUL-terminated (the NUL is not counted in *len).  A file larger than max
- * bytes fails with RBA_E_LIMIT.  Returns 0, RBA_E_LIMIT, RBA_E_NOMEM or an
+ * bytes fails with RBA_E_LIMIT, a regular file before anything is read,
+ * and d->reason names the file, its size when known and the limit
+ * ("'m.json' has 629145600 bytes, over the limit of 536870912 bytes
+ * (512 MiB) for this input").  Returns 0, RBA_E_LIMIT, RBA_E_NOMEM or an
  * errno; d gets the file name.
  */
 int rba_file_read(const char *path, size_t max, uint8_t **out, size_t *len,

@@ -136,12 +136,124 @@ struct jp {
 	const char *p;
 	size_t n, i;
 	struct rba_detail *d;
+	unsigned flags; /* RBA_JSON_* of rba_json_parse_flags */
 };
 
 static int
 jp_fail(struct jp *j, int err, const char *why)
 {
 	return rba_fail(j->d, err, NULL, 1, j->i + 1, "%s", why);
+}
+
+/*
+ * Object keys seen so far, for refusing one given twice.  An object of
+ * at most JP_LINEAR_KEYS members (every object of an XGBoost model, of
+ * a record this tool writes) is searched member by member; past that
+ * an open-addressing table of member indexes + 1 takes over, so that
+ * an object of a million keys costs a million probes, not their square.
+ */
+#define JP_LINEAR_KEYS 16
+
+struct jp_keys {
+	uint32_t *slot; /* member index + 1; 0 empty */
+	size_t nslot;	/* power of two, at least twice the members */
+};
+
+static uint64_t
+jp_key_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* Puts member i of v (its key not yet in the table) in t's slots. */
+static void
+jp_keys_put(struct jp_keys *t, const struct rba_json_value *v, size_t i)
+{
+	size_t m = t->nslot - 1, at = (size_t)jp_key_hash(v->keys[i]) & m;
+
+	while (t->slot[at] != 0)
+		at = (at + 1) & m;
+	t->slot[at] = (uint32_t)(i + 1);
+}
+
+/* Doubles t's slots (or makes the first) for v's n members. */
+static int
+jp_keys_grow(struct jp_keys *t, const struct rba_json_value *v)
+{
+	size_t want = t->nslot ? t->nslot * 2 : 4 * JP_LINEAR_KEYS;
+	uint32_t *s;
+
+	while (want < 2 * v->n)
+		want *= 2;
+	if (v->n >= UINT32_MAX || (s = calloc(want, sizeof(*s))) == NULL)
+		return RBA_E_NOMEM;
+	free(t->slot);
+	t->slot = s;
+	t->nslot = want;
+	for (size_t i = 0; i + 1 < v->n; i++)
+		jp_keys_put(t, v, i);
+	return 0;
+}
+
+/*
+ * Whether the last member's key of object v (n members) is the key of
+ * an earlier one; keys are compared as the getters compare them, up to
+ * their first NUL.  0 (new: recorded), 1 (given twice), RBA_E_NOMEM.
+ */
+static int
+jp_keys_seen(struct jp_keys *t, const struct rba_json_value *v)
+{
+	const char *key = v->keys[v->n - 1];
+	size_t m, at;
+	int err;
+
+	if (v->n <= JP_LINEAR_KEYS) {
+		for (size_t i = 0; i + 1 < v->n; i++)
+			if (strcmp(v->keys[i], key) == 0)
+				return 1;
+		return 0;
+	}
+	if (2 * v->n > t->nslot && (err = jp_keys_grow(t, v)) != 0)
+		return err;
+	m = t->nslot - 1;
+	for (at = (size_t)jp_key_hash(key) & m; t->slot[at] != 0; at = (at + 1) & m)
+		if (strcmp(v->keys[t->slot[at] - 1], key) == 0)
+			return 1;
+	t->slot[at] = (uint32_t)v->n;
+	return 0;
+}
+
+/*
+ * The refusal of a key given twice, at the byte offset `at` of its
+ * opening quote: the key as text, a byte below 0x20, DEL, a quote or a
+ * backslash as \xHH, cut at 64 bytes; d->key the same text.
+ */
+static int
+jp_fail_twice(struct jp *j, const char *key, size_t at)
+{
+	char shown[64 * 4 + 4];
+	size_t o = 0, k;
+
+	for (k = 0; key[k] != 0 && k < 64; k++) {
+		unsigned char c = (unsigned char)key[k];
+		if (c < 0x20 || c == 0x7f || c == '\'' || c == '\\')
+			o += (size_t)snprintf(shown + o, sizeof(shown) - o,
+					      "\\x%02x", c);
+		else
+			shown[o++] = (char)c;
+	}
+	if (key[k] != 0)
+		o += (size_t)snprintf(shown + o, sizeof(shown) - o, "...");
+	shown[o] = 0;
+	rba_detail_key(j->d, shown);
+	return rba_fail(j->d, RBA_E_SYNTAX, NULL, 1, at + 1,
+			"duplicate key '%s'", shown);
 }
 
 static void
@@ -306,6 +418,7 @@ jp_push(struct rba_json_value *v, size_t *cap, int with_key)
 static int
 jp_container(struct jp *j, struct rba_json_value *v, int depth, int object)
 {
+	struct jp_keys seen = { NULL, 0 };
 	size_t cap = 0;
 	int err;
 
@@ -317,31 +430,42 @@ jp_container(struct jp *j, struct rba_json_value *v, int depth, int object)
 	}
 	for (;;) {
 		char *key = NULL;
-		size_t klen;
+		size_t klen, kat = 0;
 		jp_ws(j);
 		if (object) {
-			if (j->i >= j->n || j->p[j->i] != '"')
-				return jp_fail(j, RBA_E_SYNTAX, "expected a key");
-			j->i++;
+			if (j->i >= j->n || j->p[j->i] != '"') {
+				err = jp_fail(j, RBA_E_SYNTAX, "expected a key");
+				break;
+			}
+			kat = j->i++;
 			if ((err = jp_string(j, &key, &klen)) != 0)
-				return err;
+				break;
 			jp_ws(j);
 			if (j->i >= j->n || j->p[j->i] != ':') {
 				free(key);
-				return jp_fail(j, RBA_E_SYNTAX, "expected ':'");
+				err = jp_fail(j, RBA_E_SYNTAX, "expected ':'");
+				break;
 			}
 			j->i++;
 		}
 		if ((err = jp_push(v, &cap, object)) != 0) {
 			free(key);
-			return err;
+			break;
 		}
 		memset(&v->items[v->n], 0, sizeof(v->items[0]));
 		if (object)
 			v->keys[v->n] = key;
 		v->n++;
+		/* RFC 8259 leaves a repeated name to the reader: XGBoost
+		 * takes the last, a getter here the first, so a file with
+		 * one means two things, and is refused. */
+		if (object && (err = jp_keys_seen(&seen, v)) != 0) {
+			if (err == 1)
+				err = jp_fail_twice(j, key, kat);
+			break;
+		}
 		if ((err = jp_value(j, &v->items[v->n - 1], depth + 1)) != 0)
-			return err;
+			break;
 		jp_ws(j);
 		if (j->i < j->n && j->p[j->i] == ',') {
 			j->i++;
@@ -349,11 +473,15 @@ jp_container(struct jp *j, struct rba_json_value *v, int depth, int object)
 		}
 		if (j->i < j->n && j->p[j->i] == (object ? '}' : ']')) {
 			j->i++;
-			return 0;
+			err = 0;
+			break;
 		}
-		return jp_fail(j, RBA_E_SYNTAX,
-			       object ? "expected ',' or '}'" : "expected ',' or ']'");
+		err = jp_fail(j, RBA_E_SYNTAX,
+			      object ? "expected ',' or '}'" : "expected ',' or ']'");
+		break;
 	}
+	free(seen.slot);
+	return err;
 }
 
 static int
@@ -412,6 +540,37 @@ jp_word(struct jp *j, const char *w)
 	return 0;
 }
 
+/*
+ * XGBoost's words for the numbers JSON has not (RBA_JSON_NONFINITE):
+ * NaN, Infinity, -Infinity.  1 when one is at j's place (consumed, v
+ * that number), else 0.
+ */
+static int
+jp_nonfinite(struct jp *j, struct rba_json_value *v)
+{
+	static const struct {
+		const char *w;
+		size_t n;
+		int sign; /* 0: NaN */
+	} words[] = { { "NaN", 3, 0 }, { "Infinity", 8, 1 }, { "-Infinity", 9, -1 } };
+	char c = j->p[j->i];
+
+	if (!(j->flags & RBA_JSON_NONFINITE) || (c != 'N' && c != 'I' && c != '-'))
+		return 0;
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+		size_t n = words[k].n;
+		if (j->n - j->i < n || memcmp(j->p + j->i, words[k].w, n) != 0)
+			continue;
+		j->i += n;
+		v->type = RBA_JSON_NUMBER;
+		v->num = words[k].sign == 0 ? (double)NAN
+					    : words[k].sign * (double)INFINITY;
+		v->numf = (float)v->num;
+		return 1;
+	}
+	return 0;
+}
+
 static int
 jp_value(struct jp *j, struct rba_json_value *v, int depth)
 {
@@ -420,6 +579,8 @@ jp_value(struct jp *j, struct rba_json_value *v, int depth)
 	jp_ws(j);
 	if (j->i >= j->n)
 		return jp_fail(j, RBA_E_SYNTAX, "unexpected end");
+	if (jp_nonfinite(j, v))
+		return 0;
 	switch (j->p[j->i]) {
 	case '{':
 		j->i++;
@@ -449,7 +610,14 @@ int
 rba_json_parse(const char *text, size_t n, struct rba_json_value *out,
 	   struct rba_detail *d)
 {
-	struct jp j = { text, n, 0, d };
+	return rba_json_parse_flags(text, n, 0, out, d);
+}
+
+int
+rba_json_parse_flags(const char *text, size_t n, unsigned flags,
+		     struct rba_json_value *out, struct rba_detail *d)
+{
+	struct jp j = { text, n, 0, d, flags };
 	int err;
 
 	memset(out, 0, sizeof(*out));

@@ -29,8 +29,11 @@
  *   text up to RBA_JSON_MAX_TEXT bytes; \u escapes (with surrogate pairs)
  *   become UTF-8, a lone surrogate is an error.  The reader does not
  *   validate the UTF-8 of the text itself: callers that need it call
- *   rba_utf8_valid() first.  Duplicate object keys are kept in order;
- *   rba_json_get returns the first.
+ *   rba_utf8_valid() first.  A key given twice in one object (compared
+ *   as rba_json_get compares them, up to a NUL) is an error at its
+ *   opening quote: RFC 8259 leaves its value to the reader, XGBoost
+ *   takes the last, and no reader here may see one value where another
+ *   sees another.
  *
  * Lifetimes
  *   Every pointer the reader hands out (a value's str, keys, items, and
@@ -140,13 +143,26 @@ struct rba_json_value {
 /*
  * Parses the n bytes at text (one value with optional white space around
  * it; text need not be NUL-terminated and is not kept) into *out.
- * Returns 0; RBA_E_SYNTAX (d->col the byte offset + 1 and a reason);
+ * Returns 0; RBA_E_SYNTAX (d->col the byte offset + 1 and a reason; a
+ * duplicate key: "duplicate key 'K'", d->key K with a byte below 0x20,
+ * DEL, a quote or a backslash as \xHH, cut at 64 bytes);
  * RBA_E_LIMIT (text over RBA_JSON_MAX_TEXT, nesting over
  * RBA_JSON_MAX_DEPTH, a number over 63 characters); RBA_E_NOMEM.  On
  * error *out is released (all zero).  d may be NULL.
  */
 int rba_json_parse(const char *text, size_t n, struct rba_json_value *out,
 		   struct rba_detail *d);
+/*
+ * rba_json_parse with flags: RBA_JSON_NONFINITE takes XGBoost's words
+ * for the numbers JSON has not, NaN, Infinity and -Infinity, where a
+ * value may stand (num and numf that number), so that its model files
+ * parse and their reader can refuse such a value by its path.  Other
+ * bits are ignored.  Errors as rba_json_parse.
+ */
+#define RBA_JSON_NONFINITE 1u
+int rba_json_parse_flags(const char *text, size_t n, unsigned flags,
+			 struct rba_json_value *out, struct rba_detail *d);
+
 /* Frees everything v owns and zeroes *v; NULL allowed, twice allowed. */
 void rba_json_release(struct rba_json_value *v);
 

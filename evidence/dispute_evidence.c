@@ -1010,12 +1010,18 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 	int claims = tc != NULL && strncmp(tc, DISPUTE_COMMENT_PREFIX,
 					   strlen(DISPUTE_COMMENT_PREFIX)) == 0;
 	struct policy *pol = NULL;
+	struct rba_detail jd;
 	int err, v2, ver;
 
 	*is_dispute = 0;
-	if (rba_json_parse(p, n, &root, NULL) != 0) {
+	rba_detail_clear(&jd);
+	if (rba_json_parse(p, n, &root, &jd) != 0) {
+		/* (the parser's reason: a key given twice among them) */
+		char why[sizeof(jd.reason) + 32];
+		snprintf(why, sizeof(why), "not JSON (byte %lu: %s)", jd.col,
+			 jd.reason);
 		if (claims)
-			return bad(d, "not JSON");
+			return bad(d, why);
 		return 0;
 	}
 	pt = rba_json_get_str(&root, "predicateType");

@@ -18,6 +18,8 @@ artifact_release(struct artifact *a)
 		return;
 	encode_spec_release(&a->spec);
 	rebuild_model_release(&a->model);
+	free(a->xgb_tree);
+	free(a->xgb_node);
 	memset(a, 0, sizeof(*a));
 }
 

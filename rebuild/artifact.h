@@ -85,6 +85,15 @@ struct artifact {
 	const struct pins *exec_pins;
 	const uint8_t *exec_bytes;
 	size_t exec_len;
+	/*
+	 * An XGBoost model's places in its file (rebuild/xgboost.h), so a
+	 * message names the file's tree and node: xgb_tree[t] the index in
+	 * trees[] of the forest's tree t, xgb_node[i] the index in its
+	 * tree's arrays of forest node i.  Owned (artifact_release); NULL
+	 * for every artifact of ours.
+	 */
+	uint32_t *xgb_tree;
+	uint32_t *xgb_node;
 };
 
 /* Frees everything a decode or a training left in a. */

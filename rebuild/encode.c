@@ -450,6 +450,19 @@ lvrow_free(uint32_t **lvrow, size_t n)
 	free(lvrow);
 }
 
+/*
+ * Whether pins p's model takes no missing value: this tool's network
+ * without data.impute.  An exec trainer's model is the user's (its
+ * model: section unused), and takes the pins' tokens as its trainer
+ * reads them.
+ */
+static int
+takes_no_missing(const struct pins *p)
+{
+	return p->model.kind == PINS_MODEL_MLP && !policy_pins_is_exec(p) &&
+	       p->data.impute == PINS_IMPUTE_NONE;
+}
+
 int
 encode_fit(const struct pins *p, const struct csv_table *t,
 	   struct encode_spec *spec, struct encode_data *data,
@@ -474,8 +487,7 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 		const char *const *tk = pins_missing_tokens(p, &nt);
 		/* A network without an imputation takes no missing value:
 		 * its spec keeps no token, so scoring refuses one too. */
-		if (p->model.kind == PINS_MODEL_MLP &&
-		    p->data.impute == PINS_IMPUTE_NONE)
+		if (takes_no_missing(p))
 			nt = 0;
 		spec->missing = calloc(nt + 1, sizeof(char *));
 		if (spec->missing == NULL) {
@@ -621,8 +633,7 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 			const struct encode_column *col = &spec->columns[c];
 			if (col->kind == ENCODE_NUMERIC) {
 				float v = t->num[r * t->ncols + src[c]];
-				if (v != v && p->model.kind == PINS_MODEL_MLP &&
-				    p->data.impute == PINS_IMPUTE_NONE) {
+				if (v != v && takes_no_missing(p)) {
 					rba_detail_key(d, col->name);
 					err = rba_fail(
 						d, RBA_E_SCHEMA, t->file, t->lines[r], 0,

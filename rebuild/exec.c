@@ -125,8 +125,18 @@ exec_artifact_open(const struct pins *p, const void *snap, size_t sn,
 				"opaque itself and the pins give no trainer.score "
 				"command",
 				p->version);
-	if ((err = csv_table_load_mem(snap, sn, "snapshot", &t, d)) != 0)
-		return err;
+	/* The snapshot as the trainer and the rebuild read it: with the
+	 * pins' missing-value tokens (data.missing; the empty field by
+	 * default), named by its digest as the rebuild names it. */
+	{
+		struct csv_missing m;
+		char name[RBA_DIGEST_TEXT_LEN + 1];
+		rba_digest_format(&p->snapshot, name);
+		m.tok = pins_missing_tokens(p, &m.n);
+		if ((err = csv_table_load_mem_missing(snap, sn, name, &m, &t,
+						      d)) != 0)
+			return err;
+	}
 	err = encode_fit(p, t, &out->spec, &data, d);
 	csv_table_free(t);
 	encode_data_release(&data);

@@ -1486,6 +1486,43 @@ ts_expected(const struct rebuild_tree_node *nodes, int xgb, uint32_t i)
 	       wr * ts_expected(nodes, xgb, nodes[i].right);
 }
 
+/*
+ * Whether an XGBoost forest's TreeSHAP for group g is defined: XGBoost
+ * weighs a split's sides by their covers over the split's own (and its
+ * node means likewise), so a split whose cover (sum_hessian) is 0 makes
+ * its pred_contribs NaN or infinite for every case; no value here is
+ * then that TreeSHAP, and none is given.  Our own forests weigh by the
+ * two sides' sum, one half each when both are 0 (explain.h).  0, or
+ * RBA_E_RANGE naming the file's tree and node.
+ */
+static int
+ts_covers_defined(const struct artifact *a, uint32_t g, struct rba_detail *d)
+{
+	const struct rebuild_forest *fo = &a->model.forest;
+	uint32_t K = fo->ngroups;
+
+	if (fo->rules == REBUILD_FOREST_OWN)
+		return 0;
+	for (uint32_t tr = g; tr < fo->ntrees; tr += K) {
+		for (uint32_t i = fo->tree_start[tr]; i < fo->tree_start[tr + 1]; i++) {
+			const struct rebuild_tree_node *n = &fo->nodes[i];
+			uint32_t t = a->xgb_tree != NULL ? a->xgb_tree[tr] : tr;
+			uint32_t k = a->xgb_node != NULL ? a->xgb_node[i]
+							 : i - fo->tree_start[tr];
+			if (n->feature == REBUILD_TREE_LEAF || n->cover > 0.0f)
+				continue;
+			return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
+					"exact TreeSHAP is not defined for this "
+					"model: tree %u node %u is a split whose "
+					"cover (sum_hessian) is 0, and XGBoost's "
+					"TreeSHAP divides by it (its pred_contribs "
+					"are not numbers)",
+					t, k);
+		}
+	}
+	return 0;
+}
+
 static int
 explain_trees(const struct artifact *a, const float *x, const uint32_t *f0,
 	      struct explain_result *r)
@@ -1595,7 +1632,9 @@ explain_case_opt(const struct artifact *a, const struct explain_baseline *b,
 			err = net_margin(&a->model, x, cls, &out->margin);
 		break;
 	default:
-		err = explain_trees(a, x, f0, out);
+		err = ts_covers_defined(a, a->model.forest.ngroups == 1 ? 0 : cls, d);
+		if (err == 0)
+			err = explain_trees(a, x, f0, out);
 		break;
 	}
 	if (err == 0) {

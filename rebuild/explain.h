@@ -30,7 +30,11 @@
  *     are 0), so the weights sum to one although covers are stored as
  *     float32.  A case goes left exactly when the scorer sends it left
  *     (x < threshold in float32).  Baseline: the base margin plus each
- *     tree's cover-weighted mean leaf value.
+ *     tree's cover-weighted mean leaf value.  An XGBoost forest's sides
+ *     are weighted by their covers over the split's own cover, as
+ *     XGBoost's TreeSHAP weighs them; a split of the explained group
+ *     whose cover is 0 leaves that TreeSHAP undefined (XGBoost's
+ *     pred_contribs are NaN), and no value is given for it.
  *   - EXPLAIN_SHAPLEY (a network with hidden layers): Shapley values
  *     over the original columns, the value v(S) of a coalition S being
  *     the margin of the case with the columns outside S set to the
@@ -217,7 +221,9 @@ int explain_method_of(const struct artifact *a);
  * Explains class cls (< nclasses) of the case given as raw features
  * (nfeatures, as encode_values makes them) under model a with baseline
  * b (fitted for a), exactly: out->accuracy is EXPLAIN_EXACT.  0;
- * RBA_E_RANGE (cls out of range, b not a's); RBA_E_LIMIT (a network
+ * RBA_E_RANGE (cls out of range, b not a's, an XGBoost forest with a
+ * split of cover 0 in the explained group: d names the file's tree and
+ * node, artifact.h xgb_tree and xgb_node); RBA_E_LIMIT (a network
  * with hidden layers over the exact method's caps:
  * EXPLAIN_MAX_SHAPLEY_COLUMNS players or EXPLAIN_SHAPLEY_WORK; d says
  * which); RBA_E_NOMEM.  On error *out is released.

@@ -36,6 +36,9 @@ struct xl {
 	const struct rba_json_value *lc, *rc, *si, *sc, *dl, *sh;
 	uint8_t *seen;
 	uint32_t tree; /* its index in the file */
+	/* the file's places of the forest's trees and nodes (artifact.h:
+	 * xgb_tree, xgb_node), handed to the artifact at the end */
+	uint32_t *tree_id, *node_id;
 };
 
 static int
@@ -510,6 +513,7 @@ xl_walk(struct xl *l, uint32_t nn, long i, const char *via, long vi,
 	l->seen[i] = 1;
 	me = (*pos)++;
 	q = &nodes[me];
+	l->node_id[me] = (uint32_t)i;
 	xl_path(p, tp, "left_children", 0);
 	if ((err = xl_int(l, l->lc, p, (size_t)i, -1, (long)nn - 1,
 			  "child index", &lc)) != 0)
@@ -676,14 +680,17 @@ xl_forest(struct xl *l, struct rebuild_model *m)
 	fo->tree_start = calloc((size_t)T + 1, sizeof(uint32_t));
 	fo->nodes = calloc(total, sizeof(*fo->nodes));
 	l->seen = malloc(maxnn);
+	l->tree_id = malloc(T * sizeof(uint32_t));
+	l->node_id = malloc(total * sizeof(uint32_t));
 	if (fo->base == NULL || fo->edge_start == NULL || fo->tree_start == NULL ||
-	    fo->nodes == NULL || l->seen == NULL)
+	    fo->nodes == NULL || l->seen == NULL || l->tree_id == NULL ||
+	    l->node_id == NULL)
 		goto out;
 	for (uint32_t g = 0; g < K; g++)
 		fo->base[g] = l->base;
 	for (uint32_t t = 0; t < T; t++) {
 		uint32_t nn;
-		l->tree = order[t];
+		l->tree = l->tree_id[t] = order[t];
 		(void)xl_tree_arrays(l, l->tree, &nn); /* checked above */
 		memset(l->seen, 0, nn);
 		fo->tree_start[t] = pos;
@@ -770,7 +777,15 @@ xgboost_decode(const void *p, size_t n, const char *name,
 	memset(&l, 0, sizeof(l));
 	l.name = name;
 	l.d = d;
-	if ((err = rba_json_parse(p, n, &root, d)) != 0) {
+	if (n > XGBOOST_MAX_BYTES)
+		return rba_fail(d, RBA_E_LIMIT, name, 0, 0,
+				"'%s' has %zu bytes, over the limit of %u bytes "
+				"(%u MiB) for an XGBoost model",
+				name, n, XGBOOST_MAX_BYTES, XGBOOST_MAX_BYTES >> 20);
+	/* XGBoost writes NaN and infinities as words: read, so that the
+	 * value is refused by its path (a categorical split's NaN
+	 * condition after its feature's type "c") */
+	if ((err = rba_json_parse_flags(p, n, RBA_JSON_NONFINITE, &root, d)) != 0) {
 		xl_place(p, n, name, d);
 		return err;
 	}
@@ -789,10 +804,15 @@ xgboost_decode(const void *p, size_t n, const char *name,
 	    (err = xl_spec(&l, &out->spec)) != 0)
 		goto out;
 	out->abi = 0; /* not our trainer's: the forest's rules are XGBoost's */
+	out->xgb_tree = l.tree_id;
+	out->xgb_node = l.node_id;
+	l.tree_id = l.node_id = NULL;
 out:
 	if (l.feat != NULL)
 		rba_strv_free(l.feat, l.nfeat);
 	free(l.seen);
+	free(l.tree_id);
+	free(l.node_id);
 	rba_json_release(&root);
 	if (err != 0) {
 		if (err == RBA_E_NOMEM)
@@ -821,11 +841,6 @@ xgboost_artifact_decode(const void *p, size_t n, const char *name,
 {
 	if (!xgboost_is_json(p, n))
 		return artifact_decode(p, n, out, d);
-	if (n > XGBOOST_MAX_BYTES) {
-		memset(out, 0, sizeof(*out));
-		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
-				"an XGBoost model over %u bytes", XGBOOST_MAX_BYTES);
-	}
 	return xgboost_decode(p, n, name, out, d);
 }
 

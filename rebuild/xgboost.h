@@ -30,7 +30,9 @@
  * without feature names has XGBoost's own default names f0 .. fN-1.
  * A case's field that is empty, NA, NaN or nan is a missing value
  * (encode.h, nmissing): NaN, sent each split's default way.  A threshold
- * -0 is kept as +0 (the same comparisons).
+ * -0 is kept as +0 (the same comparisons).  The file's index of each
+ * tree and of each node is kept beside the forest (artifact.h,
+ * xgb_tree and xgb_node) for messages.
  *
  * Hardening: every count is checked against the caps below and against
  * the arrays that hold it before anything is allocated; every index is

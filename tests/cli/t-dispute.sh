@@ -118,7 +118,8 @@ refused_resigned() {
 jq -c '.predicate.dispute.explanation.contributions[0].contribution += 0.5' d.json > d3.json
 refused_resigned d3.json "the contributions and the baseline do not add up to the case's margin"
 # a member verify does not check, or one named twice (a reader taking the
-# last would see another answer), re-signed: verify says no
+# last would see another answer; the JSON reader refuses a key given
+# twice), re-signed: verify says no
 jq -c '.predicate.dispute.stored.override = "approve"' d.json > d4.json
 refused_resigned d4.json "'predicate.dispute.stored' has a member missing, unknown or twice"
 jq -c '.extra = 1' d.json > d5.json
@@ -127,14 +128,16 @@ jq -c 'del(.predicate.dispute.timings.total_s)' d.json > d6.json
 refused_resigned d6.json "'predicate.dispute.timings' has a member missing, unknown or twice"
 sed 's/"answer_line":/"answer":"escalate","answer_line":/' d.json > d7.json
 ok "a member named twice" sh -c '[ $(grep -o "\"answer\":" d7.json | wc -l) -eq 2 ]'
-refused_resigned d7.json "'predicate.dispute' has a member missing, unknown or twice"
+refused_resigned d7.json "not JSON (byte "
+err_has ": duplicate key 'answer')"
 jq -c '.predicate.dispute.explanation.principal_reasons[0].note = "x"' d.json > d8.json
 refused_resigned d8.json "a principal reason has a member missing, unknown or twice"
 k=$(jq -r '.predicate.dispute.inputs | keys_unsorted[0]' d.json)
 sed "s/\"inputs\": {/\"inputs\": {\"$k\": \"x\", /" d.json > d9.json
 ok "an input named twice" test "$(grep -o "\"$k\":" d9.json | wc -l)" -eq \
 	"$(($(grep -o "\"$k\":" d.json | wc -l) + 1))"
-refused_resigned d9.json "'predicate.dispute.inputs' has a member missing, unknown or twice"
+refused_resigned d9.json "not JSON (byte "
+err_has ": duplicate key '$k')"
 run 2 $RBA -S st dispute $V $declined --export -o x.json
 err_has "bad usage 'dispute': --export needs -k KEY and -o FILE"
 run 0 $RBA -S st --json dispute $V $declined --rebuild

@@ -126,6 +126,73 @@ run 2 $RBA score trunc.json "$C"
 out_empty
 err_has "rebuild-audit: cannot load artifact 'trunc.json:1:"
 ok "truncated: one line" [ "$(wc -l < err)" = 1 ]
+# a key given twice: XGBoost takes the last, so the value read first is
+# not the one it scores with; refused at the second key, by name
+cat > dup.py <<'EOF'
+import sys
+t = open(sys.argv[1]).read()
+key, value = sys.argv[2], sys.argv[3]
+i = t.index('"%s":' % key)
+t = t[:i] + '"%s":%s,' % (key, value) + t[i:]
+j = t.index('"%s":' % key, i + 1)
+open(sys.argv[4], "w").write(t)
+print(j + 1)
+EOF
+run 0 $py dup.py m.json base_score '"9E-1"' dup-base.json
+col=$(cat out)
+run 0 $py -c 'import sys, xgboost as x; b = x.Booster(); b.load_model(sys.argv[1]); print(b.save_config())' dup-base.json
+ok "XGBoost takes the last base_score" grep -q '"base_score":"5E-1"' out
+run 2 $RBA score dup-base.json "$C" --margin
+out_empty
+err_is "rebuild-audit: cannot load artifact 'dup-base.json:1:$col': duplicate key 'base_score'"
+run 0 $py dup.py m.json split_conditions '[9E9]' dup-split.json
+col=$(cat out)
+run 2 $RBA score dup-split.json "$C"
+out_empty
+err_is "rebuild-audit: cannot load artifact 'dup-split.json:1:$col': duplicate key 'split_conditions'"
+# a categorical model as XGBoost 1.7 writes it (enable_categorical: a
+# NaN split condition, which is not JSON): refused by name at its path
+cat > cat.py <<'EOF'
+import sys
+import numpy as np
+import xgboost as xgb
+r = np.random.RandomState(1)
+a = r.rand(200)
+c = r.randint(0, 3, 200).astype(np.float32)
+x = np.stack([a, c], axis=1).astype(np.float32)
+y = ((a > 0.5) ^ (c == 1)).astype(int)
+d = xgb.DMatrix(x, label=y, feature_names=["a1", "a2"], feature_types=["q", "c"],
+                enable_categorical=True)
+p = {"objective": "binary:logistic", "tree_method": "hist", "max_depth": 3,
+     "nthread": 1, "seed": 1, "max_cat_to_onehot": 1}
+xgb.train(p, d, num_boost_round=3).save_model(sys.argv[1])
+EOF
+run 0 $py cat.py cat.json
+ok "the categorical model holds XGBoost's NaN" grep -q ',NaN,' cat.json
+run 2 $RBA score cat.json "$C"
+out_empty
+err_is "rebuild-audit: cannot load artifact 'cat.json': \$.learner.feature_types[1]: categorical features are not supported"
+# XGBoost's Infinity where a finite number must be: refused at its path
+cat > inf.py <<'EOF'
+import re, sys
+import xgboost as xgb
+t = open(sys.argv[1]).read()
+t = re.sub(r'"split_conditions":\[[^,]*,', '"split_conditions":[1E39,', t, count=1)
+open(sys.argv[2] + ".tmp", "w").write(t)
+b = xgb.Booster()
+b.load_model(sys.argv[2] + ".tmp")
+b.save_model(sys.argv[2])
+EOF
+run 0 $py inf.py m.json inf.json
+ok "XGBoost writes the overflow as Infinity" grep -q '"split_conditions":\[Infinity,' inf.json
+run 2 $RBA score inf.json "$C"
+err_is "rebuild-audit: cannot load artifact 'inf.json': $T0.split_conditions[0]: must be a finite float32"
+# over the reader's 64 MiB: which file, its size, the limit
+cp m.json pad.json
+head -c 67108864 /dev/zero | tr '\0' ' ' >> pad.json
+run 2 $RBA score pad.json "$C"
+err_is "rebuild-audit: cannot load artifact 'pad.json': 'pad.json' has $(wc -c < pad.json) bytes, over the limit of 67108864 bytes (64 MiB) for an XGBoost model"
+rm -f pad.json
 sed 's/"binary:logistic"/"reg:squarederror"/' m.json > obj.json
 run 2 $RBA score obj.json "$C"
 err_is "rebuild-audit: cannot load artifact 'obj.json': \$.learner.objective.name: objective 'reg:squarederror' is not supported (binary:logistic, reg:logistic, multi:softprob)"

@@ -173,8 +173,23 @@ START_TEST(test_file_read_limit)
 	ck_assert_uint_eq(n, 10);
 	ck_assert_str_eq((char *)p, "0123456789");
 	free(p);
+	rba_detail_clear(&d);
 	ck_assert_int_eq(rba_file_read(path, 9, &p, &n, &d), RBA_E_LIMIT);
 	ck_assert_ptr_null(p);
+	/* which file, its size and the limit */
+	{
+		char want[400];
+		snprintf(want, sizeof(want),
+			 "'%s' has 10 bytes, over the limit of 9 bytes (9 bytes) "
+			 "for this input", path);
+		ck_assert_str_eq(d.reason, want);
+		ck_assert_str_eq(d.file, path);
+	}
+	/* a limit in binary units: a sparse file of 2 MiB + 1 over 2 MiB */
+	ck_assert_int_eq(truncate(path, (2 << 20) + 1), 0);
+	ck_assert_int_eq(rba_file_read(path, 2 << 20, &p, &n, &d), RBA_E_LIMIT);
+	ck_assert(strstr(d.reason, "has 2097153 bytes, over the limit of 2097152 "
+				   "bytes (2 MiB) for this input") != NULL);
 	unlink(path);
 	ck_assert_int_eq(rba_file_read(path, 9, &p, &n, &d), ENOENT);
 	ck_assert_str_eq(d.file, path);
@@ -442,6 +457,98 @@ START_TEST(test_json_bad)
 }
 END_TEST
 
+/* A key given twice in one object is refused at its opening quote, in a
+ * small object and in one past the linear search; the same key in two
+ * objects is not a duplicate. */
+START_TEST(test_json_duplicate)
+{
+	static const struct {
+		const char *text;
+		unsigned long col;
+		const char *key;
+	} bad[] = {
+		{ "{\"a\": 1, \"a\": 2}", 10, "a" },
+		{ "{\"a\": {\"b\": 1, \"c\": 2, \"b\": 3}}", 24, "b" },
+		{ "[{\"x\": 1}, {\"y\": [], \"y\": null}]", 22, "y" },
+		{ "{\"\\u0041\": 1, \"A\": 2}", 15, "A" },
+		{ "{\"a\\u0000b\": 1, \"a\\u0000c\": 2}", 17, "a" },
+		{ "{\"\\u001b[2J\": 1, \"\\u001b[2J\": 2}", 18, "\\x1b[2J" },
+	};
+	struct rba_json_value v;
+	struct rba_detail d;
+	struct rba_buf b;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rba_detail_clear(&d);
+		ck_assert_msg(rba_json_parse(bad[i].text, strlen(bad[i].text), &v,
+					     &d) == RBA_E_SYNTAX,
+			      "'%s' accepted", bad[i].text);
+		ck_assert_uint_eq(d.col, bad[i].col);
+		ck_assert_str_eq(d.key, bad[i].key);
+		ck_assert(strncmp(d.reason, "duplicate key '", 15) == 0);
+		ck_assert_ptr_null(v.items);
+	}
+	{
+		static const char two[] = "[{\"a\": 1}, {\"a\": 2}]";
+		ck_assert_int_eq(rba_json_parse(two, strlen(two), &v, &d), 0);
+	}
+	rba_json_release(&v);
+	/* past the linear search: 5000 distinct keys, then one again */
+	for (int twice = 0; twice < 2; twice++) {
+		rba_buf_init(&b);
+		rba_buf_put_u8(&b, '{');
+		for (int k = 0; k < 5000; k++)
+			rba_buf_printf(&b, "%s\"k%d\": %d", k ? ", " : "", k, k);
+		if (twice)
+			rba_buf_printf(&b, ", \"k4321\": 0");
+		rba_buf_put_u8(&b, '}');
+		ck_assert_int_eq(rba_buf_status(&b), 0);
+		rba_detail_clear(&d);
+		ck_assert_int_eq(rba_json_parse((const char *)b.p, b.len, &v, &d),
+				 twice ? RBA_E_SYNTAX : 0);
+		if (twice) {
+			ck_assert_str_eq(d.reason, "duplicate key 'k4321'");
+			ck_assert_uint_eq(d.col, b.len - 10); /* its quote */
+		} else {
+			ck_assert_uint_eq(v.n, 5000);
+			ck_assert(rba_json_get_num(&v, "k4999", -1) == 4999);
+			rba_json_release(&v);
+		}
+		rba_buf_release(&b);
+	}
+}
+END_TEST
+
+/* XGBoost's NaN, Infinity and -Infinity: numbers with RBA_JSON_NONFINITE,
+ * refused without it; no other spelling. */
+START_TEST(test_json_nonfinite)
+{
+	static const char text[] = "[NaN, Infinity, -Infinity, -1]";
+	static const char *const bad[] = { "nan", "-NaN", "Inf", "-Inf", "+Infinity",
+					   "NaNa", "Infinit" };
+	struct rba_json_value v;
+	struct rba_detail d;
+
+	ck_assert_int_eq(rba_json_parse(text, strlen(text), &v, &d), RBA_E_SYNTAX);
+	ck_assert_str_eq(d.reason, "unexpected character");
+	ck_assert_uint_eq(d.col, 2);
+	ck_assert_int_eq(rba_json_parse_flags(text, strlen(text), RBA_JSON_NONFINITE,
+					      &v, &d), 0);
+	ck_assert_uint_eq(v.n, 4);
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_int_eq(v.items[i].type, RBA_JSON_NUMBER);
+	ck_assert(isnan(v.items[0].num) && isnan(v.items[0].numf));
+	ck_assert(v.items[1].num == INFINITY && v.items[1].numf == INFINITY);
+	ck_assert(v.items[2].num == -INFINITY && v.items[2].numf == -INFINITY);
+	ck_assert(v.items[3].num == -1);
+	rba_json_release(&v);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(rba_json_parse_flags(bad[i], strlen(bad[i]),
+						   RBA_JSON_NONFINITE, &v, &d) != 0,
+			      "'%s' accepted", bad[i]);
+}
+END_TEST
+
 /* The comma argument, and every compact member shape. */
 START_TEST(test_json_members)
 {
@@ -550,7 +657,7 @@ END_TEST
 /* Reader lifetimes: everything borrowed lives until the root's release. */
 START_TEST(test_json_reader)
 {
-	char text[] = "{\"k\": \"v\\u00e9\", \"k\": 2, \"n\": -1.5e3, "
+	char text[] = "{\"k\": \"v\\u00e9\", \"m\": 2, \"n\": -1.5e3, "
 		      "\"a\": [\"\\ud83d\\ude00\"]}";
 	struct rba_json_value v;
 	struct rba_detail d;
@@ -562,7 +669,8 @@ START_TEST(test_json_reader)
 	memset(text, 'x', sizeof(text) - 1);
 	ck_assert_str_eq(k, "v\xc3\xa9");
 	ck_assert(rba_json_get_num(&v, "n", 0) == -1500);
-	ck_assert(rba_json_get_num(&v, "k", 7) == 7); /* the first "k" */
+	ck_assert(rba_json_get_num(&v, "k", 7) == 7); /* "k" is a string */
+	ck_assert(rba_json_get_num(&v, "m", 7) == 2);
 	ck_assert_str_eq(rba_json_get(&v, "a")->items[0].str,
 			 "\xf0\x9f\x98\x80");
 	ck_assert_ptr_null(rba_json_get(NULL, "k"));
@@ -1006,6 +1114,8 @@ suite_common(void)
 	tcase_add_test(tc, test_json_reader);
 	tcase_add_test(tc, test_json_roundtrip);
 	tcase_add_test(tc, test_json_bad);
+	tcase_add_test(tc, test_json_duplicate);
+	tcase_add_test(tc, test_json_nonfinite);
 	tcase_add_test(tc, test_strv);
 	tcase_add_test(tc, test_utf8);
 	tcase_add_test(tc, test_utf8_escape);

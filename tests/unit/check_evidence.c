@@ -1303,7 +1303,7 @@ START_TEST(test_check_edits)
 		{ "\"warnings\": [],", "\"warnings\": [],\n    \"extra\": 1,", RBA_E_SCHEMA,
 		  "not in the canonical form" },
 		{ "    \"verdict\": ", "    \"verdict\": \"x\",\n    \"verdict\": ",
-		  RBA_E_SCHEMA, "an object has a key twice" },
+		  RBA_E_SCHEMA, "duplicate key 'verdict'" },
 		{ "\"reasons\": [],", "\"reasons\": 0,", RBA_E_SCHEMA,
 		  "predicate: 'reasons' is of another type, not an array" },
 	};

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/fileio.h"
+#include "common/json.h"
 #include "rebuild/artdiff.h"
 #include "rebuild/artifact.h"
 #include "rebuild/explain.h"
@@ -302,6 +303,82 @@ START_TEST(test_xgb_treeshap)
 		explain_result_release(&r);
 	}
 	fclose(f);
+	free(x);
+	cases_free(&c);
+	artifact_release(&a);
+}
+END_TEST
+
+/*
+ * A split whose cover is 0 leaves XGBoost's TreeSHAP undefined (its
+ * pred_contribs are NaN): refused for the class whose trees hold it,
+ * naming the file's tree and node (the node's index in the file's
+ * arrays, not its place in the forest's preorder); the other classes
+ * and a leaf of cover 0 are explained.
+ */
+START_TEST(test_xgb_treeshap_zero_cover)
+{
+	struct artifact a;
+	struct cases c;
+	struct explain_baseline b;
+	struct explain_result r;
+	struct rba_detail d;
+	struct rba_json_value root;
+	const struct rebuild_forest *fo;
+	const struct rba_json_value *trees, *t;
+	uint8_t *buf;
+	size_t len;
+	uint32_t tr = 4, i, k = 0, id;
+	char want[128];
+	float *x;
+
+	load("multi", &a);
+	fo = &a.model.forest;
+	ck_assert_ptr_nonnull(a.xgb_tree);
+	ck_assert_ptr_nonnull(a.xgb_node);
+	/* tree 4 (class 1): a split whose file index is not its preorder place */
+	for (i = fo->tree_start[tr]; i < fo->tree_start[tr + 1]; i++)
+		if (fo->nodes[i].feature != REBUILD_TREE_LEAF &&
+		    a.xgb_node[i] != i - fo->tree_start[tr])
+			break;
+	ck_assert_uint_lt(i, fo->tree_start[tr + 1]);
+	id = a.xgb_node[i];
+	/* the file's node at that index is this split */
+	ck_assert_int_eq(rba_file_read(XDIR "multi.json", 1u << 24, &buf, &len, NULL), 0);
+	ck_assert_int_eq(rba_json_parse((const char *)buf, len, &root, NULL), 0);
+	trees = rba_json_get(rba_json_get(rba_json_get(rba_json_get(&root, "learner"),
+						       "gradient_booster"), "model"), "trees");
+	ck_assert_ptr_nonnull(trees);
+	t = &trees->items[a.xgb_tree[tr]];
+	ck_assert(rba_json_get(t, "split_conditions")->items[id].numf ==
+		  fo->nodes[i].threshold);
+	ck_assert(rba_json_get(t, "split_indices")->items[id].num ==
+		  (double)fo->nodes[i].feature);
+	ck_assert(rba_json_get(t, "sum_hessian")->items[id].numf == fo->nodes[i].cover);
+	rba_json_release(&root);
+	free(buf);
+
+	cases_load(XDIR "cases.csv", &c);
+	x = cases_encode(&a, &c);
+	memset(&b, 0, sizeof(b));
+	b.nfeatures = a.spec.nfeatures;
+	b.ncolumns = a.spec.ncolumns;
+	fo->nodes[i].cover = 0.0f;
+	/* a leaf of cover 0 in class 0's first tree divides nothing */
+	while (fo->nodes[k].feature != REBUILD_TREE_LEAF)
+		k++;
+	fo->nodes[k].cover = 0.0f;
+	rba_detail_clear(&d);
+	ck_assert_int_eq(explain_case(&a, &b, x, 1, &r, &d), RBA_E_RANGE);
+	snprintf(want, sizeof(want), "tree %u node %u is a split whose cover "
+		 "(sum_hessian) is 0", a.xgb_tree[tr], id);
+	ck_assert_msg(strstr(d.reason, want) != NULL, "%s", d.reason);
+	ck_assert_ptr_null(r.contrib);
+	for (uint32_t cls = 0; cls < 3; cls += 2) {
+		ck_assert_msg(explain_case(&a, &b, x, cls, &r, &d) == 0, "%s", d.reason);
+		ck_assert(isfinite(r.baseline) && r.gap < 1e-5);
+		explain_result_release(&r);
+	}
 	free(x);
 	cases_free(&c);
 	artifact_release(&a);
@@ -736,6 +813,7 @@ suite_xgboost(void)
 	tcase_add_test(tc, test_xgb_shape);
 	tcase_add_test(tc, test_xgb_treeshap);
 	tcase_add_test(tc, test_xgb_treeshap_multi);
+	tcase_add_test(tc, test_xgb_treeshap_zero_cover);
 	tcase_add_test(tc, test_xgb_sample_scorer);
 	tcase_add_test(tc, test_xgb_encode_missing);
 	tcase_add_test(tc, test_xgb_no_encode);
