@@ -593,9 +593,9 @@ take_output(const struct pins *p, struct sandbox_result *r, size_t i,
 	if (f->len > max)
 		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
 				"%s of version '%s' at commit %.12s wrote %s of %zu "
-				"bytes, over the limit of %zu bytes (%s)",
+				"bytes, over the limit of %zu bytes (%zu MiB) for %s",
 				what, p->version, p->trainer.revision, path, f->len,
-				max, limit);
+				max, max >> 20, limit);
 	*out = f->bytes;
 	*len = f->len;
 	f->bytes = NULL;
@@ -671,11 +671,11 @@ exec_train(const struct pins *p, const void *snap, size_t sn, uint64_t seed,
 			     "the trainer", d);
 		if (err == 0)
 			err = take_output(p, &out->sb, 0, art, ARTIFACT_MAX_BYTES,
-					  "the largest artifact", 0, "the trainer",
+					  "an artifact", 0, "the trainer",
 					  &out->artifact, &out->artifact_len, d);
 		if (err == 0) {
 			err = take_output(p, &out->sb, 1, mp, EXEC_MAX_METRICS,
-					  "the largest metrics file", 1, "the trainer",
+					  "a metrics file", 1, "the trainer",
 					  &m, &mn, d);
 			if (err == RBA_E_NOTFOUND)
 				err = 0;
@@ -776,7 +776,7 @@ exec_score(const struct pins *p, const void *artifact, size_t an,
 		err = run_in(p, w.path, argv, 1, collect, 1, &r, NULL, "the scorer", d);
 		if (err == 0)
 			err = take_output(p, &r, 0, "/out/scores.txt", (size_t)t->output,
-					  "limits.output", 0, "the scorer", &text,
+					  "the scores (limits.output)", 0, "the scorer", &text,
 					  &len, d);
 		sandbox_result_release(&r);
 		if (err)

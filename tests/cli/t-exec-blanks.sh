@@ -210,7 +210,7 @@ pins xgb-huge "$C4" 's|/usr/bin/python3, train.py,|/usr/bin/python3, huge.py,|; 
 ok "the pins allow 1 GiB of output" grep -q 'output: 1073741824' ph.yaml
 dump before.txt
 run 2 $RBA -S st register ph.yaml --policy "$POL"
-err_has "/out/model.json' has 629145600 bytes, over the limit of 536870912 bytes (512 MiB) for this input"
+err_has "wrote /out/model.json of 629145600 bytes, over the limit of 536870912 bytes (512 MiB) for an artifact"
 ok "a trainer's 600 MiB: one line" test "$(wc -l < err)" -eq 1
 dump after.txt
 ok "a trainer's 600 MiB: the store is unchanged" cmp -s before.txt after.txt
