@@ -213,6 +213,9 @@ $(BUILD)/rebuild/sandbox_blob.o: rebuild/sandbox_blob.S $(SANDBOX_INIT)
 	@[ "$(V)" = 1 ] || echo "  AS      $<"
 	$(Q)$(CC) -c -DSANDBOX_INIT_BIN='"$(SANDBOX_INIT)"' -o $@ $<
 
+# vary's compiler factor builds the tool again from this tree.
+$(BUILD)/audit/vary.o: CFLAGS += -DRBA_SOURCE_DIR='"$(CURDIR)"'
+
 $(BIN): $(LIB_OBJ) $(BUILD)/cli/main.o
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)

@@ -315,6 +315,7 @@ int cmd_store(struct cli_ctx *, int, char **);
 int cmd_sweep(struct cli_ctx *, int, char **);
 int cmd_train(struct cli_ctx *, int, char **);
 int cmd_report(struct cli_ctx *, int, char **);
+int cmd_vary(struct cli_ctx *, int, char **);
 int cmd_verify(struct cli_ctx *, int, char **);
 int cmd_version(struct cli_ctx *, int, char **);
 

@@ -441,9 +441,50 @@ argv_json(char *const *argv)
 	return s;
 }
 
-/* The declared and passed variables, for the sandbox (vn/vv owned). */
+/* Variables that set a thread count (the threads factor sets them). */
 static int
-vars_of(const struct pins *p, char ***vn, char ***vv, size_t *n)
+is_thread_var(const char *name)
+{
+	static const char *const names[] = {
+		"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+		"NUMEXPR_NUM_THREADS", "NUMEXPR_MAX_THREADS", "VECLIB_MAXIMUM_THREADS",
+		"BLIS_NUM_THREADS", "NUMBA_NUM_THREADS", "RAYON_NUM_THREADS",
+		"TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "GOTO_NUM_THREADS"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Adds name=value to the pair of vectors. */
+static int
+var_add(char ***vn, char ***vv, size_t *a, size_t *b, const char *name,
+	const char *value)
+{
+	char *x = strdup(name), *y = strdup(value);
+
+	if (x == NULL || y == NULL || rba_strv_add(vn, a, x) != 0) {
+		free(x);
+		free(y);
+		return RBA_E_NOMEM;
+	}
+	if (rba_strv_add(vv, b, y) != 0) {
+		free(y);
+		return RBA_E_NOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The declared and passed variables, for the sandbox (vn/vv owned), as
+ * the variation v (NULL: none) changes them: the thread variables, one
+ * passed variable, and the sandbox's own TZ, LANG, LC_ALL and the
+ * clock's LD_PRELOAD and FAKETIME.
+ */
+static int
+vars_of(const struct pins *p, const struct exec_vary *v, char ***vn,
+	char ***vv, size_t *n)
 {
 	const struct pins_trainer *t = &p->trainer;
 	size_t i, a = 0, b = 0;
@@ -452,31 +493,35 @@ vars_of(const struct pins *p, char ***vn, char ***vv, size_t *n)
 	*vn = *vv = NULL;
 	*n = 0;
 	for (i = 0; i < t->nvars && err == 0; i++) {
-		char *x = strdup(t->var_names[i]), *y = strdup(t->var_values[i]);
-		if (x == NULL || y == NULL || rba_strv_add(vn, &a, x) != 0) {
-			free(x);
-			free(y);
-			err = RBA_E_NOMEM;
-		} else if (rba_strv_add(vv, &b, y) != 0) {
-			free(y);
-			err = RBA_E_NOMEM;
+		const char *val = t->var_values[i];
+		char thr[16];
+		if (v != NULL && v->threads != 0 && is_thread_var(t->var_names[i])) {
+			snprintf(thr, sizeof(thr), "%u", v->threads);
+			val = thr;
 		}
+		err = var_add(vn, vv, &a, &b, t->var_names[i], val);
 	}
 	for (i = 0; i < t->npass && err == 0; i++) {
 		const char *val = getenv(t->pass[i]);
-		char *x, *y;
+		if (v != NULL && v->var_name != NULL && strcmp(v->var_name, t->pass[i]) == 0)
+			val = v->var_value;
 		if (val == NULL)
 			continue;
-		x = strdup(t->pass[i]);
-		y = strdup(val);
-		if (x == NULL || y == NULL || rba_strv_add(vn, &a, x) != 0) {
-			free(x);
-			free(y);
-			err = RBA_E_NOMEM;
-		} else if (rba_strv_add(vv, &b, y) != 0) {
-			free(y);
-			err = RBA_E_NOMEM;
-		}
+		err = var_add(vn, vv, &a, &b, t->pass[i], val);
+	}
+	if (v != NULL && err == 0 && v->tz != NULL)
+		err = var_add(vn, vv, &a, &b, "TZ", v->tz);
+	if (v != NULL && err == 0 && v->lang != NULL) {
+		err = var_add(vn, vv, &a, &b, "LANG", v->lang);
+		if (err == 0)
+			err = var_add(vn, vv, &a, &b, "LC_ALL", v->lang);
+	}
+	if (v != NULL && err == 0 && v->faketime != NULL) {
+		err = var_add(vn, vv, &a, &b, "LD_PRELOAD", v->faketime);
+		if (err == 0)
+			err = var_add(vn, vv, &a, &b, "FAKETIME", v->faketime_offset);
+		if (err == 0)
+			err = var_add(vn, vv, &a, &b, "FAKETIME_DONT_RESET", "1");
 	}
 	*n = a < b ? a : b;
 	if (err) {
@@ -495,11 +540,12 @@ vars_of(const struct pins *p, char ***vn, char ***vv, size_t *n)
  */
 static int
 run_in(const struct pins *p, const char *dir, char **argv, int with_code,
-       const char *const *collect, size_t ncollect, struct sandbox_result *r,
-       struct rba_buf *capture, const char *what, struct rba_detail *d)
+       const char *const *collect, size_t ncollect, const struct exec_vary *v,
+       struct sandbox_result *r, struct rba_buf *capture, const char *what,
+       struct rba_detail *d)
 {
 	const struct pins_trainer *t = &p->trainer;
-	char code[4200], in[4200], why[400];
+	char code[4200], in[4200], why[400], codedst[300], indst[300], outdst[300];
 	struct sandbox_bind binds[2];
 	struct sandbox_spec s;
 	char **vn = NULL, **vv = NULL;
@@ -509,15 +555,16 @@ run_in(const struct pins *p, const char *dir, char **argv, int with_code,
 	memset(r, 0, sizeof(*r));
 	snprintf(code, sizeof(code), "%s/code", dir);
 	snprintf(in, sizeof(in), "%s/in", dir);
+	exec_vary_paths(v, codedst, indst, outdst, sizeof(codedst));
 	if (with_code) {
 		binds[nb].src = code;
-		binds[nb].dst = "/code";
+		binds[nb].dst = codedst;
 		binds[nb++].writable = 0;
 	}
 	binds[nb].src = in;
-	binds[nb].dst = "/in";
+	binds[nb].dst = indst;
 	binds[nb++].writable = 0;
-	if ((err = vars_of(p, &vn, &vv, &nv)) != 0)
+	if ((err = vars_of(p, v, &vn, &vv, &nv)) != 0)
 		return err;
 	while (argv[argc] != NULL)
 		argc++;
@@ -529,7 +576,15 @@ run_in(const struct pins *p, const char *dir, char **argv, int with_code,
 	s.var_names = vn;
 	s.var_values = vv;
 	s.nvars = nv;
-	s.cwd = with_code ? "/code" : "/tmp";
+	s.cwd = with_code ? codedst : "/tmp";
+	if (v != NULL) {
+		s.hostname = v->hostname;
+		s.umask_group_write = v->umask_group_write;
+		s.no_aslr = v->no_aslr;
+		s.reverse_env = v->reverse_env;
+		s.reorder_files = v->reorder_files;
+		s.out_dir = v->root != NULL ? outdst : NULL;
+	}
 	s.seconds = t->seconds;
 	s.memory = t->memory;
 	s.output = t->output;
@@ -620,10 +675,30 @@ int
 exec_train(const struct pins *p, const void *snap, size_t sn, uint64_t seed,
 	   uint32_t threads, struct exec_run *out, struct rba_detail *d)
 {
+	return exec_train_varied(p, snap, sn, seed, threads, NULL, out, d);
+}
+
+void
+exec_vary_paths(const struct exec_vary *v, char *code, char *in, char *out,
+		size_t n)
+{
+	const char *root = v != NULL && v->root != NULL ? v->root : "";
+
+	snprintf(code, n, "%s/code", root);
+	snprintf(in, n, "%s/in", root);
+	snprintf(out, n, "%s/out", root);
+}
+
+int
+exec_train_varied(const struct pins *p, const void *snap, size_t sn,
+		  uint64_t seed, uint32_t threads, const struct exec_vary *v,
+		  struct exec_run *out, struct rba_detail *d)
+{
 	const struct pins_trainer *t = &p->trainer;
 	struct sandbox_dir w;
 	struct rba_buf params;
-	char seedtext[32], thr[16], art[300], in[4200];
+	char seedtext[32], thr[16], art[600], in[4200], mp[600], insnap[600];
+	char inparams[600], codedst[300], indst[300], outdst[300];
 	char **argv = NULL;
 	double t0 = rba_time_mono();
 	int err;
@@ -648,13 +723,17 @@ exec_train(const struct pins *p, const void *snap, size_t sn, uint64_t seed,
 	    (err = write_input(in, "params.json", params.p, params.len, d)) != 0)
 		goto done;
 	snprintf(seedtext, sizeof(seedtext), "%llu", (unsigned long long)seed);
-	snprintf(thr, sizeof(thr), "%u", threads);
-	snprintf(art, sizeof(art), "/out/%s", t->artifact);
+	snprintf(thr, sizeof(thr), "%u", v != NULL && v->threads ? v->threads : threads);
+	exec_vary_paths(v, codedst, indst, outdst, sizeof(codedst));
+	snprintf(art, sizeof(art), "%s/%s", outdst, t->artifact);
+	snprintf(mp, sizeof(mp), "%s/metrics.json", outdst);
+	snprintf(insnap, sizeof(insnap), "%s/snapshot.csv", indst);
+	snprintf(inparams, sizeof(inparams), "%s/params.json", indst);
 	{
 		const struct subst s[] = {
-			{"snapshot", "/in/snapshot.csv"}, {"params", "/in/params.json"},
+			{"snapshot", insnap}, {"params", inparams},
 			{"artifact", art}, {"seed", seedtext}, {"threads", thr},
-			{"metrics", "/out/metrics.json"}};
+			{"metrics", mp}};
 		if ((err = fill_argv(t->command, t->ncommand, s, 6, &argv)) != 0)
 			goto done;
 	}
@@ -666,8 +745,7 @@ exec_train(const struct pins *p, const void *snap, size_t sn, uint64_t seed,
 		const char *collect[] = {t->artifact, "metrics.json"};
 		uint8_t *m = NULL;
 		size_t mn = 0;
-		char mp[] = "/out/metrics.json";
-		err = run_in(p, w.path, argv, 1, collect, 2, &out->sb, NULL,
+		err = run_in(p, w.path, argv, 1, collect, 2, v, &out->sb, NULL,
 			     "the trainer", d);
 		if (err == 0)
 			err = take_output(p, &out->sb, 0, art, ARTIFACT_MAX_BYTES,
@@ -773,7 +851,8 @@ exec_score(const struct pins *p, const void *artifact, size_t an,
 	}
 	{
 		const char *collect[] = {"scores.txt"};
-		err = run_in(p, w.path, argv, 1, collect, 1, &r, NULL, "the scorer", d);
+		err = run_in(p, w.path, argv, 1, collect, 1, NULL, &r, NULL,
+			     "the scorer", d);
 		if (err == 0)
 			err = take_output(p, &r, 0, "/out/scores.txt", (size_t)t->output,
 					  "the scores (limits.output)", 0, "the scorer", &text,
@@ -985,7 +1064,7 @@ exec_envrec(const struct pins *p, struct rba_buf *out, struct rba_detail *d)
 		if (err == 0)
 			err = fill_argv(t->probe, t->nprobe, NULL, 0, &argv);
 		if (err == 0)
-			err = run_in(p, w.path, argv, 0, NULL, 0, &r, &probe,
+			err = run_in(p, w.path, argv, 0, NULL, 0, NULL, &r, &probe,
 				     "the probe", d);
 		sandbox_result_release(&r);
 		rba_strv_free(argv, t->nprobe + 1);

@@ -58,6 +58,31 @@ struct exec_run {
 void exec_run_release(struct exec_run *r);
 
 /*
+ * One controlled change of a training run (audit/vary.h); zero fields
+ * change nothing.  threads: {threads} and every declared thread
+ * variable (OMP_NUM_THREADS, ...); tz, lang: TZ, and LANG with LC_ALL;
+ * hostname; umask 0002; address space randomization off; the
+ * environment in reverse order; /code and /in copied with every
+ * directory's entries created in the reverse of their listed order;
+ * faketime: a libfaketime to preload, with FAKETIME faketime_offset;
+ * root: the code, inputs and outputs at ROOT/code, ROOT/in, ROOT/out
+ * (the placeholders and the working directory with them); var_name:
+ * a variable of environment.pass set to var_value.
+ */
+struct exec_vary {
+	uint32_t threads;
+	const char *tz, *lang, *hostname;
+	int umask_group_write, no_aslr, reverse_env, reorder_files;
+	const char *faketime, *faketime_offset;
+	const char *root;
+	const char *var_name, *var_value;
+};
+
+/* The code, input and output directories in the sandbox under v. */
+void exec_vary_paths(const struct exec_vary *v, char *code, char *in,
+		     char *out, size_t n);
+
+/*
  * Trains pins p (an exec trainer) from the snapshot bytes sn at seed
  * with threads (0: the pins' train.seed and determinism.threads is the
  * caller's to pass).  Errors above; d names the version's commit.
@@ -65,6 +90,10 @@ void exec_run_release(struct exec_run *r);
 int exec_train(const struct pins *p, const void *snap, size_t sn,
 	       uint64_t seed, uint32_t threads, struct exec_run *out,
 	       struct rba_detail *d);
+/* exec_train under the variation v (NULL: none). */
+int exec_train_varied(const struct pins *p, const void *snap, size_t sn,
+		      uint64_t seed, uint32_t threads, const struct exec_vary *v,
+		      struct exec_run *out, struct rba_detail *d);
 
 /*
  * Scores ncases cases (csv: their header and rows, n bytes) with the

@@ -83,6 +83,9 @@ struct kernel_ops {
 const struct kernel_ops *kernel_strict(void);
 /* Name of the path kernel_strict() picks: "base", "avx2" or "avx512". */
 const char *kernel_strict_isa(void);
+/* The paths this CPU has, narrowest first, into names (at most 3): their
+ * count.  Each is a value RBA_STRICT_ISA takes. */
+size_t kernel_strict_isas(const char *names[3]);
 
 /*
  * The fast kernels; sets OpenBLAS's thread count to threads (>= 1).

@@ -195,6 +195,22 @@ kernel_strict(void)
 	return pick(&name);
 }
 
+size_t
+kernel_strict_isas(const char *names[3])
+{
+	size_t n = 0;
+
+	names[n++] = "base";
+#ifdef KERNEL_X86
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2"))
+		names[n++] = "avx2";
+	if (__builtin_cpu_supports("avx512f"))
+		names[n++] = "avx512";
+#endif
+	return n;
+}
+
 const char *
 kernel_strict_isa(void)
 {

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* memfd_create, setgroups */
 #include "rebuild/sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -340,6 +341,46 @@ add(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
+#define REORDER_SRC "/run/sandbox-src" /* reorder_files: the binds' place */
+
+/* Bytes of the tree at dir (its files, and a page for each entry). */
+static uint64_t
+tree_bytes(int dir, unsigned depth)
+{
+	DIR *d = depth < 256 ? fdopendir(dir) : NULL;
+	struct dirent *e;
+	uint64_t n = 0;
+
+	if (d == NULL) {
+		close(dir);
+		return 0;
+	}
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		n += 4096 + (S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0);
+		if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
+							       O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				n += tree_bytes(sub, depth + 1);
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* The size of the tmpfs a reordered copy of path goes to. */
+static uint64_t
+reorder_size(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	return (fd >= 0 ? tree_bytes(fd, 0) : 0) * 2 + (UINT64_C(1) << 20);
+}
+
 /* Adds "--opt" and its value (a number) to v. */
 static int
 add_num(char ***v, size_t *n, const char *opt, uint64_t x)
@@ -381,14 +422,14 @@ bwrap_argv(const struct sandbox_spec *s, int mapped, char ***out, size_t *n)
 	static const char *const fixed[] = {
 		BWRAP, "--unshare-all", "--unshare-user", "--disable-userns",
 		"--die-with-parent", "--new-session", "--cap-drop", "ALL",
-		"--hostname", "sandbox", "--clearenv",
+		"--clearenv",
 		"--ro-bind", "/usr", "/usr", "--ro-bind-try",
 		"/etc/alternatives", "/etc/alternatives", "--ro-bind-try",
 		"/etc/ld.so.cache", "/etc/ld.so.cache", "--ro-bind-try",
 		"/etc/ld.so.conf", "/etc/ld.so.conf", "--ro-bind-try",
 		"/etc/ld.so.conf.d", "/etc/ld.so.conf.d", "--proc", "/proc",
 		"--dev", "/dev"};
-	static const char *const scratch[] = {"/dev/shm", "/tmp", "/out"};
+	const char *scratch[] = {"/dev/shm", "/tmp", s->out_dir ? s->out_dir : "/out"};
 	static const char *const base_env[][2] = {
 		{"LANG", "C.UTF-8"}, {"TZ", "UTC"}, {"PYTHONHASHSEED", "0"},
 		{"HOME", "/tmp"}, {"PATH", "/usr/bin:/bin"}};
@@ -403,6 +444,10 @@ bwrap_argv(const struct sandbox_spec *s, int mapped, char ***out, size_t *n)
 	*n = 0;
 	for (i = 0; err == 0 && i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		err = add(out, n, fixed[i]);
+	if (err == 0)
+		err = add(out, n, "--hostname");
+	if (err == 0)
+		err = add(out, n, s->hostname != NULL ? s->hostname : "sandbox");
 	/* Nothing the code writes outlives the sandbox or exceeds the
 	 * output limit: each scratch place is a tmpfs of that size. */
 	for (i = 0; err == 0 && i < sizeof(scratch) / sizeof(scratch[0]); i++) {
@@ -435,13 +480,24 @@ bwrap_argv(const struct sandbox_spec *s, int mapped, char ***out, size_t *n)
 	for (i = 0; err == 0 && i < s->nbinds; i++) {
 		/* Nothing of the host is writable (a writable bind is
 		 * refused by run_spec).  mapped: the bind is at BIND_AT. */
-		char at[64];
+		char at[64], *src_at = NULL;
 		snprintf(at, sizeof(at), BIND_AT, i);
 		err = add(out, n, "--ro-bind");
 		if (err == 0)
 			err = add(out, n, mapped ? at : s->binds[i].src);
+		/* reorder_files: the bind is the first program's source, and
+		 * a tmpfs at its place receives the copy */
+		if (err == 0 && s->reorder_files) {
+			src_at = rba_strdupf(REORDER_SRC "%s", s->binds[i].dst);
+			err = src_at == NULL ? RBA_E_NOMEM : add(out, n, src_at);
+			if (err == 0)
+				err = add_num(out, n, "--size", reorder_size(s->binds[i].src));
+			if (err == 0)
+				err = add(out, n, "--tmpfs");
+		}
 		if (err == 0)
 			err = add(out, n, s->binds[i].dst);
+		free(src_at);
 	}
 	if (err == 0)
 		err = add(out, n, "--perms");
@@ -476,10 +532,42 @@ bwrap_argv(const struct sandbox_spec *s, int mapped, char ***out, size_t *n)
 		err = add_num(out, n, "-m", s->memory);
 	if (err == 0)
 		err = add_num(out, n, "-f", s->output);
-	for (i = 0; err == 0 && i < sizeof(base_env) / sizeof(base_env[0]); i++)
-		err = add_var(out, n, base_env[i][0], base_env[i][1]);
-	for (i = 0; err == 0 && i < s->nvars; i++)
-		err = add_var(out, n, s->var_names[i], s->var_values[i]);
+	if (err == 0)
+		err = add_num(out, n, "-u", s->umask_group_write ? 002 : 022);
+	if (err == 0 && s->no_aslr)
+		err = add_num(out, n, "-a", 1);
+	if (err == 0 && s->reverse_env)
+		err = add_num(out, n, "-E", 1);
+	if (err == 0 && s->out_dir != NULL) {
+		err = add(out, n, "-d");
+		if (err == 0)
+			err = add(out, n, s->out_dir);
+	}
+	for (i = 0; err == 0 && s->reorder_files && i < s->nbinds; i++) {
+		char *src_at = rba_strdupf(REORDER_SRC "%s", s->binds[i].dst);
+		err = src_at == NULL ? RBA_E_NOMEM : add(out, n, "-c");
+		if (err == 0)
+			err = add(out, n, src_at);
+		if (err == 0)
+			err = add(out, n, "-t");
+		if (err == 0)
+			err = add(out, n, s->binds[i].dst);
+		free(src_at);
+	}
+	for (i = 0; err == 0 && i < sizeof(base_env) / sizeof(base_env[0]); i++) {
+		const char *v = base_env[i][1];
+		for (size_t j = 0; j < s->nvars; j++)
+			if (strcmp(s->var_names[j], base_env[i][0]) == 0)
+				v = s->var_values[j];
+		err = add_var(out, n, base_env[i][0], v);
+	}
+	for (i = 0; err == 0 && i < s->nvars; i++) {
+		int base = 0;
+		for (size_t j = 0; j < sizeof(base_env) / sizeof(base_env[0]); j++)
+			base |= strcmp(s->var_names[i], base_env[j][0]) == 0;
+		if (!base)
+			err = add_var(out, n, s->var_names[i], s->var_values[i]);
+	}
 	for (i = 0; err == 0 && i < s->ncollect; i++) {
 		err = add(out, n, "-o");
 		if (err == 0)

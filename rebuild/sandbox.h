@@ -80,6 +80,16 @@ struct sandbox_spec {
 	 * each, at most SANDBOX_MAX_COLLECT). */
 	const char *const *collect;
 	size_t ncollect;
+	/* Controlled changes, each off when zero (audit/vary.h): the host
+	 * name (NULL: "sandbox"); the umask 0002 instead of 0022; address
+	 * space randomization off; the environment in reverse order; the
+	 * binds copied onto tmpfs with every directory's entries created in
+	 * the reverse of their listed order; the output directory at
+	 * another path (NULL: /out).  A variable of var_names with the name
+	 * of one the sandbox sets (LANG, TZ, ...) replaces it. */
+	const char *hostname;
+	int umask_group_write, no_aslr, reverse_env, reorder_files;
+	const char *out_dir;
 };
 
 /* What a name under /out was when the command had ended. */

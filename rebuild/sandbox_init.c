@@ -6,14 +6,21 @@
  *
  * bwrap runs it with an empty environment as
  *
- *     init -r FD -p NPROC -m AS -f FSIZE [-e NAME=VALUE]... [-o NAME]...
+ *     init -r FD -p NPROC -m AS -f FSIZE -u UMASK [-d DIR] [-a 0|1]
+ *          [-E 0|1] [-c SRC -t DST]... [-e NAME=VALUE]... [-o NAME]...
  *          -- COMMAND [ARG]...
  *
- * It forks COMMAND with the limits set (RLIMIT_AS, RLIMIT_FSIZE,
- * RLIMIT_NPROC, no core) and the environment of the -e options only,
+ * It copies each -c directory tree into its -t directory (a tmpfs of
+ * the sandbox's), creating every directory's entries in the reverse of
+ * the order readdir gives them (vary's file-order: on a tmpfs readdir
+ * then lists them the other way round), then forks COMMAND with the
+ * limits set (RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NPROC, no core), the
+ * umask UMASK, address space randomization off with -a 1, and the
+ * environment of the -e options only (in reverse order with -E 1),
  * waits for it, kills every process left in the sandbox's PID namespace
- * and reaps them (it is their subreaper), and only then looks at /out:
- * each -o NAME opened without following a link and without blocking,
+ * and reaps them (it is their subreaper), and only then looks at DIR
+ * (default /out): each -o NAME opened without following a link and
+ * without blocking,
  * its kind told by fstat, a regular file's bytes read.  What it found
  * goes to descriptor FD, which nothing else in the sandbox holds (the
  * command is started without it and this process is not dumpable, so
@@ -40,6 +47,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -51,6 +60,7 @@
 
 #define MAX_NAMES 8
 #define MAX_VARS 64
+#define MAX_COPIES 4
 
 static void
 die(const char *what)
@@ -125,7 +135,7 @@ limit(int what, uint64_t v)
 /* In the child: the limits, then the command (never returns). */
 static void
 start(char **argv, char **envp, uint64_t nproc, uint64_t as, uint64_t fsize,
-      int report[2])
+      unsigned mask, int no_aslr, int report[2])
 {
 	static const char *const dirs[] = {"/usr/bin/", "/bin/"};
 	sigset_t none;
@@ -141,6 +151,9 @@ start(char **argv, char **envp, uint64_t nproc, uint64_t as, uint64_t fsize,
 	limit(RLIMIT_AS, as);
 	limit(RLIMIT_FSIZE, fsize);
 	limit(RLIMIT_NPROC, nproc);
+	umask((mode_t)mask);
+	if (no_aslr && personality(ADDR_NO_RANDOMIZE) < 0)
+		die("personality");
 	if (strchr(argv[0], '/') != NULL) {
 		execve(argv[0], argv, envp);
 		e = errno;
@@ -267,13 +280,120 @@ collect(int dir, const char *name, uint64_t *budget)
 	close(fd);
 }
 
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)b, *(char *const *)a);
+}
+
+/*
+ * Copies the tree at src (a directory fd) into dst (one), each
+ * directory's entries created in the reverse of the order readdir gave
+ * them (sorted names when readdir's order is already sorted, so the
+ * order is another one either way).
+ */
+static void
+copy_tree(int src, int dst, unsigned depth)
+{
+	DIR *d;
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, cap = 0, sorted = 1;
+
+	if (depth > 256 || (d = fdopendir(dup(src))) == NULL) {
+		errno = ELOOP;
+		die("copying a tree");
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof(char *));
+			if (nn == NULL)
+				die("copying a tree");
+			names = nn;
+		}
+		if ((names[n] = strdup(e->d_name)) == NULL)
+			die("copying a tree");
+		if (n > 0 && strcmp(names[n - 1], names[n]) > 0)
+			sorted = 0;
+		n++;
+	}
+	closedir(d);
+	if (sorted) /* ascending as read: create them descending */
+		qsort(names, n, sizeof(char *), cmp_name);
+	for (size_t k = n; k-- > 0;) {
+		const char *nm = sorted ? names[n - 1 - k] : names[k];
+		struct stat st;
+		if (fstatat(src, nm, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			die("copying a tree");
+		if (S_ISDIR(st.st_mode)) {
+			int a, b;
+			if (mkdirat(dst, nm, 0700) != 0 ||
+			    (a = openat(src, nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+			    (b = openat(dst, nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+				die("copying a tree");
+			copy_tree(a, b, depth + 1);
+			fchmod(b, st.st_mode & 07777);
+			close(a);
+			close(b);
+		} else if (S_ISLNK(st.st_mode)) {
+			char t[4096];
+			ssize_t k2 = readlinkat(src, nm, t, sizeof(t) - 1);
+			if (k2 < 0)
+				die("copying a tree");
+			t[k2] = 0;
+			if (symlinkat(t, dst, nm) != 0)
+				die("copying a tree");
+		} else if (S_ISREG(st.st_mode)) {
+			char buf[65536];
+			ssize_t k2;
+			int a = openat(src, nm, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			int b = openat(dst, nm, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+			if (a < 0 || b < 0)
+				die("copying a tree");
+			while ((k2 = read(a, buf, sizeof(buf))) > 0) {
+				const char *q = buf;
+				while (k2 > 0) {
+					ssize_t w = write(b, q, (size_t)k2);
+					if (w <= 0)
+						die("copying a tree");
+					q += w;
+					k2 -= w;
+				}
+			}
+			fchmod(b, st.st_mode & 07777);
+			futimens(b, (struct timespec[2]){st.st_atim, st.st_mtim});
+			close(a);
+			close(b);
+		}
+		free(names[sorted ? n - 1 - k : k]);
+	}
+	free(names);
+}
+
+static void
+copy_into(const char *from, const char *to)
+{
+	int a = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int b = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (a < 0 || b < 0)
+		die("copying a tree");
+	copy_tree(a, b, 0);
+	close(a);
+	close(b);
+}
+
 int
 main(int argc, char **argv)
 {
 	char *envp[MAX_VARS + 1];
-	const char *names[MAX_NAMES];
-	size_t nvars = 0, nnames = 0;
-	uint64_t nproc = 0, as = 0, fsize = 0, budget;
+	const char *names[MAX_NAMES], *outdir = "/out";
+	const char *from[MAX_COPIES], *to[MAX_COPIES];
+	size_t nvars = 0, nnames = 0, nfrom = 0, nto = 0;
+	uint64_t nproc = 0, as = 0, fsize = 0, budget, mask = 022;
+	int no_aslr = 0, reverse = 0;
 	int i, st, report[2], e = 0;
 	ssize_t k;
 	pid_t pid, w;
@@ -296,6 +416,21 @@ main(int argc, char **argv)
 			}
 			envp[nvars++] = (char *)v;
 			break;
+		case 'u': mask = num(v) & 0777; break;
+		case 'a': no_aslr = num(v) != 0; break;
+		case 'E': reverse = num(v) != 0; break;
+		case 'd': outdir = v; break;
+		case 'c':
+		case 't':
+			if ((o[1] == 'c' ? nfrom : nto) == MAX_COPIES) {
+				errno = E2BIG;
+				die("too many copies");
+			}
+			if (o[1] == 'c')
+				from[nfrom++] = v;
+			else
+				to[nto++] = v;
+			break;
 		case 'o':
 			if (nnames == MAX_NAMES || strchr(v, '/') != NULL) {
 				errno = E2BIG;
@@ -309,6 +444,16 @@ main(int argc, char **argv)
 		}
 	}
 	envp[nvars] = NULL;
+	if (reverse)
+		for (size_t a = 0, b = nvars; a + 1 < b; a++, b--) {
+			char *t = envp[a];
+			envp[a] = envp[b - 1];
+			envp[b - 1] = t;
+		}
+	if (nfrom != nto) {
+		errno = EINVAL;
+		die("a copy without its target");
+	}
 	if (i + 1 >= argc || out_fd < 3) {
 		errno = EINVAL;
 		die("no command");
@@ -331,13 +476,16 @@ main(int argc, char **argv)
 		syscall(SYS_close_range, 3u, (unsigned)out_fd - 1, 0);
 	syscall(SYS_close_range, (unsigned)out_fd + 1, ~0u, 0);
 #endif
+	for (size_t c = 0; c < nfrom; c++)
+		copy_into(from[c], to[c]);
 	if (pipe2(report, O_CLOEXEC) != 0)
 		die("pipe");
 	pid = fork();
 	if (pid < 0)
 		die("fork");
 	if (pid == 0)
-		start(argv + i + 1, envp, nproc, as, fsize, report);
+		start(argv + i + 1, envp, nproc, as, fsize, (unsigned)mask, no_aslr,
+		      report);
 	close(report[1]);
 	while ((k = read(report[0], &e, sizeof(e))) < 0 && errno == EINTR)
 		;
@@ -361,7 +509,7 @@ main(int argc, char **argv)
 	put_u32((uint32_t)nnames);
 	budget = fsize;
 	{
-		int dir = nnames ? open("/out", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		int dir = nnames ? open(outdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 		for (size_t n = 0; n < nnames; n++) {
 			if (dir < 0) {
 				put_u32(SANDBOX_INIT_UNREADABLE);
