@@ -101,8 +101,15 @@ static const struct cli_command commands[] = {
 	  "history [VERSION]\n"
 	  "history --verify [--head DIGEST]\n"
 	  "history head\n"
-	  "history import DIR... -p PUB... [--split balanced|hash]",
-	  "past audits; --verify checks the chain; head prints its head; import takes workers' records" },
+	  "history import DIR... -p PUB... [--split balanced|hash]\n"
+	  "history vkey -p PUB [--origin O]\n"
+	  "history checkpoint -k KEY -o CK [--origin O] [--passphrase-file F] [--force]\n"
+	  "history cosign CK -k KEY --vkey VKEY --state FILE -o CK2 [--origin O] [--passphrase-file F] [--force]\n"
+	  "history prove N --checkpoint CK [--vkey VKEY]... [--proof FILE] [--json]\n"
+	  "history consistency OLD NEW [--vkey VKEY]... [--proof FILE] [--json]\n"
+	  "history watch OLD [--vkey VKEY]...",
+	  "past audits; --verify checks the chain; head prints its head; import takes workers' records; "
+	  "checkpoints, proofs and witnesses of the history as a transparency log" },
 	{ "init", cmd_init, "init",
 	  "create a store" },
 	{ "keygen", cmd_keygen,
