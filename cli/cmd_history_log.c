@@ -450,9 +450,7 @@ log_consistency(struct cli_ctx *ctx, const struct log_args *a)
 		goto out;
 	}
 	/* Two trees of one size, or a smaller new one, need no store. */
-	if (o.ck.size < n.ck.size && o.ck.size > 0 &&
-	    strcmp(o.ck.origin, n.ck.origin) == 0 &&
-	    (err = cli_store_open(ctx, 1)) != 0)
+	if (checkpoint_needs_store(&o, &n) && (err = cli_store_open(ctx, 1)) != 0)
 		goto out;
 	rba_detail_clear(&d);
 	err = checkpoint_consistency(ctx->store, &o, &n, &cc, &d);

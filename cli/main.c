@@ -90,7 +90,7 @@ static const struct cli_command commands[] = {
 	  "evaluate PINS|ARTIFACT [--pins PINS] [--snapshot FILE] [--subset N|all] [--reduction mean|sum] [--dropout on|off] [--input-scale F] [--json]",
 	  "metrics under an evaluation contract, and its fingerprint" },
 	{ "export", cmd_export,
-	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--cases] [--force]",
+	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--cases] [--origin O | --checkpoint CK] [--force]",
 	  "write a signed, self-contained evidence file of an audit" },
 	{ "gate", cmd_gate,
 	  "gate calibrate SWEEP --k K -o GATE.yaml [--force]\n"
@@ -155,7 +155,9 @@ static const struct cli_command commands[] = {
 	{ "train", cmd_train,
 	  "train PINS [-o ARTIFACT] [--record RUN.json] [--snapshot FILE] [--no-keep] [--force]",
 	  "train from pins, keep the run record, print the artifact digest" },
-	{ "verify", cmd_verify, "verify FILE -p PUB [-x SIGFILE] [--artifact ART]",
+	{ "verify", cmd_verify,
+	  "verify FILE -p PUB [-x SIGFILE] [--artifact ART] [--vkey VKEY]... [--checkpoint CK [--proof FILE]]\n"
+	  "verify FILE --vkey VKEY... [-x SIGFILE] [--checkpoint CK [--proof FILE]]",
 	  "check a signed evidence file" },
 	{ "version", cmd_version,
 	  "version list\n"

@@ -283,6 +283,13 @@ say_no(struct checkpoint_consistency *out, const char *fmt, ...)
 }
 
 int
+checkpoint_needs_store(const struct checkpoint *old, const struct checkpoint *new_ck)
+{
+	return old->ck.size > 0 && old->ck.size < new_ck->ck.size &&
+	       strcmp(old->ck.origin, new_ck->ck.origin) == 0;
+}
+
+int
 checkpoint_consistency(struct store *s, const struct checkpoint *old,
 		       const struct checkpoint *new_ck,
 		       struct checkpoint_consistency *out, struct rba_detail *d)

@@ -159,6 +159,11 @@ int checkpoint_proof_read(const struct rba_json_value *arr, const char *what,
 			  struct rba_digest *proof, size_t *np,
 			  struct rba_detail *d);
 
+/* 1 when checkpoint_consistency of old and new needs the log's store
+ * (old's tree is smaller but not empty, and of the same origin). */
+int checkpoint_needs_store(const struct checkpoint *old,
+			   const struct checkpoint *new_ck);
+
 /* What a witness is: its name, key, the log's key and its state file. */
 struct checkpoint_witness {
 	const char *name;		/* the witness's key name */
