@@ -178,7 +178,7 @@ log_text(const struct evidence_summary *sum, const struct verify_log *lg)
 		printf("+%08x (%s)", (unsigned)ls->signers[i].hash,
 		       ls->signers[i].by_signer ? "this file's key, verified"
 		       : lg->by_vkey[i]	  ? "--vkey, verified"
-					  : "not checked");
+					  : "not checked: give its --vkey");
 	}
 	printf("\nlog: audit record %llu is leaf %llu of that tree: its inclusion "
 	       "proof (%zu hash%s) checks against the checkpoint's root\n",

@@ -112,15 +112,22 @@ verify_log(const struct sign_pubkey *pub, const void *msg, size_t n,
 		checkpoint_release(&c);
 		return invalid(out, "log", d->reason);
 	}
-	err = checkpoint_signed_by(&c, &v, why);
+	/* A file signed by another key than the log's (one a reader signed
+	 * again) has no line by its key: its checkpoint is then the log's
+	 * to check, with --vkey.  A line that claims the file's key and
+	 * does not verify is refused. */
+	err = note_verify(&c.note, &v);
+	if (err == RBA_E_BADSIG)
+		checkpoint_signed_by(&c, &v, why);
 	for (size_t i = 0; i < ls->nsigners && i < EVIDENCE_LOG_SIGNERS_MAX; i++)
 		ls->signers[i].by_signer = err == 0 && ls->signers[i].hash == v.hash &&
 					   strcmp(ls->signers[i].name, v.name) == 0;
 	checkpoint_release(&c);
-	if (err != 0) {
+	if (err == RBA_E_CRYPTO)
+		return err;
+	if (err == RBA_E_BADSIG) {
 		char reason[EVIDENCE_REASON_MAX];
-		snprintf(reason, sizeof(reason), "the file's checkpoint is not signed by "
-			 "its own key: %s", why);
+		snprintf(reason, sizeof(reason), "the file's checkpoint: %s", why);
 		return invalid(out, "log", reason);
 	}
 	out->valid = 1;
