@@ -373,7 +373,7 @@ bench: $(BIN) $(BUILD)/bench_score $(BUILD)/bench_xgb $(BUILD)/bench_csv $(BUILD
 # explores (new inputs go to $(FUZZ_BUILD)/corpus/, crashes to
 # $(FUZZ_BUILD)/crashes/); fuzz-replay runs every file kept in
 # fixtures/fuzz/<target>/ once (make check).
-FUZZ_TARGETS = artifact chunk csv evidence expr gate pins policy report sign store xgboost
+FUZZ_TARGETS = artifact chunk csv evidence expr gate note pins policy report sign store xgboost
 FUZZ_SECONDS ?= 60
 FUZZ_CC   ?= clang
 FUZZ_BUILD = build/fuzz
