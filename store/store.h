@@ -722,9 +722,12 @@ int store_tlog_prove_tree(struct store_tlog *tl, uint64_t t, uint64_t n,
  * Recomputes the log from the history's records, every one read: the
  * hashes the store keeps must be the records', so that a record
  * rewritten in place (its chain digest and head recomputed, or not) is
- * found.  *bad (may be NULL) gets the id of the first record whose
- * hashes differ (0 when none).  0 when they agree; RBA_E_TAMPERED (d
- * names the record); the errors of store_history_get; RBA_E_STORE.
+ * found, and the log holding exactly those hashes and its size.  *bad
+ * (may be NULL) gets the id of the first record whose hashes differ (0
+ * when none).  0 when they agree; RBA_E_TAMPERED (d names the record, or
+ * says the log covers more records than the history holds);
+ * RBA_E_CORRUPT (a stored hash missing or malformed, an entry too many
+ * or too few); the errors of store_history_get; RBA_E_STORE.
  */
 int store_tlog_verify(struct store_txn *txn, uint64_t *bad,
 		      struct rba_detail *d);

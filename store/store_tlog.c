@@ -453,6 +453,23 @@ store_tlog_verify(struct store_txn *txn, uint64_t *bad, struct rba_detail *d)
 				(unsigned long long)kept,
 				(unsigned long long)size);
 	}
+	{
+		/* Every stored hash of the size and the size record, and
+		 * nothing else (store check names what is wrong). */
+		MDB_dbi dbi;
+		MDB_stat ms;
+		if (tlog_dbi(txn, &dbi)) {
+			if ((rc = mdb_stat(txn->t, dbi, &ms)) != 0)
+				return store_mdb_fail(d, rc, "reading the log");
+			if (ms.ms_entries != tlog_stored_count(kept) + (ms.ms_entries > 0))
+				return rba_fail(d, RBA_E_CORRUPT, NULL, 0, 0,
+						"the log holds %llu entries, not the %llu "
+						"hashes of its %llu records and its size",
+						(unsigned long long)ms.ms_entries,
+						(unsigned long long)tlog_stored_count(kept),
+						(unsigned long long)kept);
+		}
+	}
 	rc = recompute(txn, kept, &b, NULL, d);
 	if (bad != NULL)
 		*bad = b;

@@ -181,6 +181,24 @@ err_has "tampered: history record 3 does not match its digest"
 run 1 $RBA -S rw store check
 out_has "history"
 
+# ---- a stored hash of the log changed: found, and no audit extends it ----------
+cp -a st dl
+mdb_dump -s tlog dl > t.txt
+awk 'BEGIN { n = 0 } /^ 6001/ { n++; if (n == 4) { c = substr($0, 10, 1);
+	$0 = substr($0, 1, 9) (c == "0" ? "1" : "0") substr($0, 11) } } { print }' t.txt > t2.txt
+ok "a stored hash was altered" test "$(cmp -s t.txt t2.txt; echo $?)" = 1
+run 0 mdb_load -s tlog -f t2.txt dl
+run 1 $RBA -S dl store check
+out_has "tlog"
+out_has "is not what the log holds"
+T=$(txnid dl)
+run 2 $RBA -S dl audit $V
+err_has "the history is broken: tampered: history record "
+err_has "is not what the log holds"
+ok "nothing appended" test "$(txnid dl)" = "$T"
+run 1 $RBA -S dl history watch ck5
+out_has "is not what the log holds"
+
 # ---- store check, and a store made before the log ------------------------------
 run 0 $RBA -S st store check
 out_has "log         10 of the 10 records as leaves of the Merkle tree, its 18 stored hashes each recomputed from the records"
