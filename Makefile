@@ -86,7 +86,8 @@ BIN         = $(BUILD)/rebuild-audit
 
 .PHONY: FORCE all deps check unit check-reasons cli-tests check-deps check-determinism check-arm64 arm64-deps check-flips check-man \
         check-fleet fleet-deps check-fresh check-exec-attacks test-locale asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay \
-        check-crash check-faults check-faults-quick check-concurrency check-hardening valgrind check-external
+        check-crash check-faults check-faults-quick check-concurrency check-hardening valgrind check-external \
+        check-interop
 .DEFAULT_GOAL := all
 
 all: $(BIN) rebuild-audit
@@ -99,6 +100,7 @@ help:
 	@echo 'make check-reasons  reasons of every model kind on every case of the German sample (MLP: ~10 min; not part of check)'
 	@echo 'make cli-tests    CLI tests only'
 	@echo 'make check-exec-attacks  hostile trainers and repositories: each refused in one line or contained'
+	@echo 'make check-interop  the transparency log against Go'"'"'s sumdb/note and sumdb/tlog (installs golang-go, golang-golang-x-mod-dev)'
 	@echo 'make check-determinism  strict training under four compilers/flags and thread counts'
 	@echo 'make check-arm64  the golden digests on arm64 (cross-built gcc -O0/-O2/-O3, qemu-user); a store made here audited there'
 	@echo 'make check-flips  flip bits 0 and 7 of every byte of a small store: every live flip detected, no crash'
@@ -178,6 +180,15 @@ EXTERNAL_PKGS = python3-torch
 check-external: $(BIN)
 	@$(call pkg_install,check-external,$(EXTERNAL_PKGS),--no-install-recommends)
 	$(Q)RBA_BIN=$(CURDIR)/$(BIN) RBA_TESTS=$(CURDIR)/tests/external sh tests/cli/run.sh
+
+# check-interop: the transparency log against Go's golang.org/x/mod
+# sumdb/note and sumdb/tlog (tests/interop/), built offline from
+# Debian's sources (no module proxy, no network).  Installs INTEROP_PKGS
+# first, as its own list: make demo and deps do not need Go.
+INTEROP_PKGS = golang-go golang-golang-x-mod-dev
+check-interop: $(BIN)
+	@$(call pkg_install,check-interop,$(INTEROP_PKGS),--no-install-recommends)
+	$(Q)sh tests/interop/run.sh $(CURDIR)/$(BIN)
 
 # Checked again when the Makefile changes (its package lists may have).
 $(BUILD)/.deps-ok: $(firstword $(MAKEFILE_LIST))
@@ -344,6 +355,7 @@ check-arm64: arm64-deps $(BIN)
 check:
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror all $(BUILD)/check_runner
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man unit cli-tests check-exec-attacks
+	$(Q)$(MAKE) --no-print-directory check-interop
 	$(Q)$(MAKE) --no-print-directory check-determinism
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror fuzz-replay check-crash N=100 check-faults-quick \
 	  check-concurrency ROUNDS=3 check-hardening
@@ -370,8 +382,13 @@ $(BUILD)/bench_csv: $(BUILD)/bench/bench_csv.o $(LIB_OBJ)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-bench: $(BIN) $(BUILD)/bench_score $(BUILD)/bench_xgb $(BUILD)/bench_csv
+$(BUILD)/bench_tlog: $(BUILD)/bench/bench_tlog.o $(LIB_OBJ)
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+bench: $(BIN) $(BUILD)/bench_score $(BUILD)/bench_xgb $(BUILD)/bench_csv $(BUILD)/bench_tlog
 	$(Q)RBA_BENCH_SCORE=$(CURDIR)/$(BUILD)/bench_score RBA_BENCH_XGB=$(CURDIR)/$(BUILD)/bench_xgb RBA_BENCH_CSV=$(CURDIR)/$(BUILD)/bench_csv \
+	  RBA_BENCH_TLOG=$(CURDIR)/$(BUILD)/bench_tlog \
 	  sh bench/run.sh $(CURDIR)/$(BIN)
 
 # ---- fuzzing (tests/fuzz/, fixtures/fuzz/) --------------------------------
@@ -380,7 +397,7 @@ bench: $(BIN) $(BUILD)/bench_score $(BUILD)/bench_xgb $(BUILD)/bench_csv
 # explores (new inputs go to $(FUZZ_BUILD)/corpus/, crashes to
 # $(FUZZ_BUILD)/crashes/); fuzz-replay runs every file kept in
 # fixtures/fuzz/<target>/ once (make check).
-FUZZ_TARGETS = artifact chunk csv evidence expr gate pins policy report sign store xgboost
+FUZZ_TARGETS = artifact chunk csv evidence expr gate note pins policy report sign store xgboost
 FUZZ_SECONDS ?= 60
 FUZZ_CC   ?= clang
 FUZZ_BUILD = build/fuzz
@@ -438,4 +455,4 @@ install: $(BIN)
 clean:
 	rm -rf build rebuild-audit
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(BUILD)/bench/bench_score.d $(BUILD)/bench/bench_xgb.d $(BUILD)/bench/bench_csv.d $(wildcard $(BUILD)/tests/fuzz/*.d)
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(BUILD)/bench/bench_score.d $(BUILD)/bench/bench_xgb.d $(BUILD)/bench/bench_csv.d $(BUILD)/bench/bench_tlog.d $(wildcard $(BUILD)/tests/fuzz/*.d)

@@ -260,7 +260,8 @@ int audit_version(struct store *s, const char *version,
 
 /*
  * What an audit stands on before it appends to the history, in a read
- * transaction of s: the whole chain (store_history_verify) and every
+ * transaction of s: the whole chain (store_history_verify), its log
+ * recomputed from the records (store_tlog_verify) and every
  * run record's seal (a record that no longer reads under its id is
  * named here, where a lookup by id would only miss it).  0; otherwise
  * the error with d->reason saying "the history is broken: ..." or

@@ -418,6 +418,9 @@ audit_history_check(struct store *s, struct rba_detail *d)
 	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0)
 		return err;
 	err = store_history_verify(txn, &bad, NULL, d);
+	/* The history's log too: an audit does not extend a damaged tree. */
+	if (err == 0)
+		err = store_tlog_verify(txn, &bad, d);
 	if (err == 0)
 		err = store_run_list(txn, run_sealed, NULL, d);
 	store_txn_abort(txn);

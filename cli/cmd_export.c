@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence/checkpoint.h"
 #include "evidence/evidence.h"
 #include "common/sign.h"
 #include "cli/commands.h"
@@ -63,6 +64,13 @@ export_print(struct cli_ctx *ctx, const char *out,
 		printf(", \"history_head\": {\"id\": %llu, \"digest\": \"%s\"}",
 		       (unsigned long long)res->sum.head_id, head);
 		cli_declared_json(&res->sum);
+		if (res->sum.log.present) {
+			fputs(", \"log\": {\"origin\": ", stdout);
+			rba_json_fput_str(stdout, res->sum.log.origin);
+			printf(", \"tree_size\": %llu, \"index\": %llu}",
+			       (unsigned long long)res->sum.log.tree_size,
+			       (unsigned long long)res->sum.log.index);
+		}
 		fputs("}\n", stdout);
 	} else if (!ctx->quiet) {
 		printf("evidence: %s (%zu bytes, %s)\n", out, res->size, hex);
@@ -75,6 +83,12 @@ export_print(struct cli_ctx *ctx, const char *out,
 		cli_declared_print(&res->sum);
 		printf("history head: record %llu, %s\n",
 		       (unsigned long long)res->sum.head_id, head);
+		if (res->sum.log.present)
+			printf("log: the checkpoint of %llu records of %s, and the "
+			       "inclusion proof of record %llu in it\n",
+			       (unsigned long long)res->sum.log.tree_size,
+			       res->sum.log.origin,
+			       (unsigned long long)res->sum.log.index + 1);
 	}
 }
 
@@ -82,7 +96,8 @@ int
 cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *version = NULL, *keypath = NULL, *out = NULL;
-	const char *audit = "latest", *passfile = NULL;
+	const char *audit = "latest", *passfile = NULL, *ckpath = NULL;
+	struct checkpoint ck;
 	struct evidence_request rq;
 	struct evidence_result *res = NULL;
 	struct sign_seckey *key = NULL;
@@ -90,6 +105,7 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 	int i, r, err, status = 2, opts = 1;
 
 	memset(&rq, 0, sizeof(rq));
+	memset(&ck, 0, sizeof(ck));
 	if (cli_wants_help(ctx, argc, argv))
 		return 0;
 	for (i = 1; i < argc; i++) {
@@ -103,7 +119,10 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 			     (r = cli_opt_value(argc, argv, &i, "-o", &out)) != 0 ||
 			     (r = cli_opt_value(argc, argv, &i, "--audit", &audit)) != 0 ||
 			     (r = cli_opt_value(argc, argv, &i, "--passphrase-file",
-					     &passfile)) != 0)) {
+					     &passfile)) != 0 ||
+			     (r = cli_opt_value(argc, argv, &i, "--origin", &rq.origin)) != 0 ||
+			     (r = cli_opt_value(argc, argv, &i, "--checkpoint",
+					     &ckpath)) != 0)) {
 			if (r < 0)
 				return cli_usage(ctx, "option '%s' needs a value", a);
 			continue;
@@ -136,9 +155,23 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(ctx, "--audit takes a record id or 'latest', not '%s'",
 				 audit);
 
+	if (rq.origin != NULL && ckpath != NULL)
+		return cli_usage(ctx, "--origin names the checkpoint export makes; "
+				 "--checkpoint CK has its own");
+	if (rq.origin != NULL && !note_name_valid(rq.origin, strlen(rq.origin)))
+		return cli_usage(ctx, "--origin '%s' is not a key name (non-empty, no "
+				 "spaces or '+')", rq.origin);
+	if (ckpath != NULL) {
+		rba_detail_clear(&d);
+		if ((err = checkpoint_read(ckpath, &ck, &d)) != 0)
+			return cli_fail("cannot read checkpoint", ckpath, err, &d);
+		rq.checkpoint = &ck;
+	}
 	/* The key first: a wrong passphrase costs no store work. */
-	if ((err = cli_seckey_load(keypath, passfile, &key)) != 0)
+	if ((err = cli_seckey_load(keypath, passfile, &key)) != 0) {
+		checkpoint_release(&ck);
 		return err;
+	}
 	if ((err = cli_store_open(ctx, 1)) != 0)
 		goto out;
 
@@ -163,5 +196,6 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 out:
 	free(res);
 	sign_seckey_free(key);
+	checkpoint_release(&ck);
 	return status;
 }

@@ -531,6 +531,13 @@ cmd_history(struct cli_ctx *ctx, int argc, char **argv)
 		return history_head(ctx, argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "import") == 0)
 		return history_import(ctx, argc, argv);
+	if (argc >= 2 && (strcmp(argv[1], "vkey") == 0 ||
+			  strcmp(argv[1], "checkpoint") == 0 ||
+			  strcmp(argv[1], "cosign") == 0 ||
+			  strcmp(argv[1], "prove") == 0 ||
+			  strcmp(argv[1], "consistency") == 0 ||
+			  strcmp(argv[1], "watch") == 0))
+		return cmd_history_log(ctx, argc, argv);
 	memset(&an, 0, sizeof(an));
 	optind = 0;
 	opterr = 0; /* cli_usage says what was wrong, in one line */

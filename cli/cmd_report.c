@@ -96,7 +96,8 @@ report_parse(struct cli_ctx *ctx, int argc, char **argv, struct report_args *a)
  */
 static int
 report_verify(const struct report_args *a, const uint8_t *msg, size_t n,
-	      struct report_source *src, char *why, size_t whycap)
+	      struct report_source *src, struct evidence_log_summary *log,
+	      char *why, size_t whycap)
 {
 	char defsig[4200];
 	const char *sigpath = a->sig;
@@ -151,6 +152,10 @@ report_verify(const struct report_args *a, const uint8_t *msg, size_t n,
 	}
 	src->verified = 1;
 	sign_keyid_format(v->sig.keyid, src->key_id);
+	if (v->kind == EVIDENCE_KIND_AUDIT && v->audit.log.present) {
+		*log = v->audit.log;
+		src->log = log;
+	}
 	status = 0;
 	goto out;
 not_verified:
@@ -204,6 +209,7 @@ cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct report_args a = { 0 };
 	struct report_source src;
+	struct evidence_log_summary log;
 	struct rba_detail d;
 	struct rba_digest dg;
 	struct rba_buf page;
@@ -231,7 +237,7 @@ cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 	src.file = a.file;
 	rba_digest_bytes(msg, n, &dg);
 	rba_digest_format(&dg, src.digest);
-	if ((status = report_verify(&a, msg, n, &src, why, sizeof(why))) != 0)
+	if ((status = report_verify(&a, msg, n, &src, &log, why, sizeof(why))) != 0)
 		goto out;
 	rba_buf_init(&page);
 	rba_detail_clear(&d);

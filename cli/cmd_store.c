@@ -99,6 +99,11 @@ print_stats(FILE *f, const struct store_check_stats *st)
 	fprintf(f, "history     %llu records, chain and head; each audit record "
 		   "consistent by itself, by the rules export applies\n",
 		(unsigned long long)st->history);
+	fprintf(f, "log         %llu of the %llu records as leaves of the Merkle "
+		   "tree, its %llu stored hashes each recomputed from the records%s\n",
+		(unsigned long long)st->tlog_kept, (unsigned long long)st->history,
+		(unsigned long long)st->tlog_hashes,
+		st->tlog_kept < st->history ? " (the next append adds the rest)" : "");
 	fprintf(f, "runs        %llu records, sealed\n",
 		(unsigned long long)st->runs);
 	fprintf(f, "lmdb        %llu pages in the databases; both meta pages, the page "
@@ -160,7 +165,8 @@ store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		       "\"samples\": %llu, \"sample_chunks\": %llu, "
 		       "\"cases\": %llu, \"index_entries\": %llu, "
 		       "\"dead_marks\": %llu, \"dead_records\": %llu, "
-		       "\"history\": %llu, \"runs\": %llu, \"pages\": %llu},\n"
+		       "\"history\": %llu, \"tlog_kept\": %llu, \"tlog_hashes\": %llu, "
+		       "\"runs\": %llu, \"pages\": %llu},\n"
 		       "  \"clean\": %s}\n",
 		       sc.n ? "\n  " : "", (unsigned long long)s->meta,
 		       (unsigned long long)s->blobs,
@@ -173,6 +179,8 @@ store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		       (unsigned long long)s->dead_marks,
 		       (unsigned long long)s->dead_records,
 		       (unsigned long long)s->history,
+		       (unsigned long long)s->tlog_kept,
+		       (unsigned long long)s->tlog_hashes,
 		       (unsigned long long)s->runs,
 		       (unsigned long long)s->pages,
 		       st.findings ? "false" : "true");

@@ -3,19 +3,38 @@
  * evidence inside it (common/sign.h, evidence/evidence.h).
  *
  *   verify FILE -p PUB [-x SIGFILE] [--artifact ART]
+ *   verify FILE [-p PUB] --vkey VKEY... [--checkpoint CK [--proof FILE]]
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence/checkpoint.h"
 #include "evidence/dispute_evidence.h"
 #include "evidence/evidence.h"
 #include "common/sign.h"
 #include "cli/commands.h"
 #include "common/fileio.h"
 #include "common/json.h"
+#include "common/note.h"
 #include "rebuild/artifact.h"
+
+#define VERIFY_VKEYS_MAX 16
+
+/* What verify checks of a format 4 file's log beyond the file itself. */
+struct verify_log {
+	const char *vkeys[VERIFY_VKEYS_MAX];
+	struct note_verifier v[VERIFY_VKEYS_MAX];
+	int nv;
+	const char *checkpoint; /* --checkpoint CK: a newer checkpoint */
+	const char *proof;	/* --proof FILE: the consistency proof */
+	/* what was found, for the report */
+	int by_vkey[EVIDENCE_LOG_SIGNERS_MAX];
+	int grew;		/* CK checked: consistent with the file's */
+	uint64_t ck_size;
+	size_t ck_proof;
+};
 
 /* Prints s with control characters other than tab shown as \xNN. */
 static void
@@ -115,8 +134,66 @@ print_dispute(struct cli_ctx *ctx, const char *file,
 
 /* Audit evidence that holds, or a signed file that is no evidence. */
 static void
+log_json(const struct evidence_summary *sum, const struct verify_log *lg)
+{
+	const struct evidence_log_summary *ls = &sum->log;
+
+	if (!ls->present)
+		return;
+	fputs(", \"log\": {\"origin\": ", stdout);
+	rba_json_fput_str(stdout, ls->origin);
+	printf(", \"tree_size\": %llu, \"index\": %llu, \"proof_checks\": true, "
+	       "\"signers\": [", (unsigned long long)ls->tree_size,
+	       (unsigned long long)ls->index);
+	for (size_t i = 0; i < ls->nsigners && i < EVIDENCE_LOG_SIGNERS_MAX; i++) {
+		printf("%s{\"name\": ", i ? ", " : "");
+		rba_json_fput_str(stdout, ls->signers[i].name);
+		printf(", \"key_hash\": \"%08x\", \"verified\": %s}",
+		       (unsigned)ls->signers[i].hash,
+		       ls->signers[i].by_signer || lg->by_vkey[i] ? "true" : "false");
+	}
+	fputs("], \"consistent_with\": ", stdout);
+	if (lg->grew)
+		printf("{\"checkpoint\": \"%s\", \"tree_size\": %llu}",
+		       lg->checkpoint, (unsigned long long)lg->ck_size);
+	else
+		fputs("null", stdout);
+	fputs("}", stdout);
+}
+
+static void
+log_text(const struct evidence_summary *sum, const struct verify_log *lg)
+{
+	const struct evidence_log_summary *ls = &sum->log;
+
+	if (!ls->present)
+		return;
+	printf("log: the checkpoint of %llu records of ", (unsigned long long)ls->tree_size);
+	cli_fput_data(stdout, ls->origin, strlen(ls->origin));
+	fputs(" is signed by", stdout);
+	for (size_t i = 0; i < ls->nsigners && i < EVIDENCE_LOG_SIGNERS_MAX; i++) {
+		printf("%s ", i ? "," : "");
+		cli_fput_data(stdout, ls->signers[i].name, strlen(ls->signers[i].name));
+		printf("+%08x (%s)", (unsigned)ls->signers[i].hash,
+		       ls->signers[i].by_signer ? "this file's key, verified"
+		       : lg->by_vkey[i]	  ? "--vkey, verified"
+					  : "not checked: give its --vkey");
+	}
+	printf("\nlog: audit record %llu is leaf %llu of that tree: its inclusion "
+	       "proof (%zu hash%s) checks against the checkpoint's root\n",
+	       (unsigned long long)ls->index + 1, (unsigned long long)ls->index,
+	       ls->proof_len, ls->proof_len == 1 ? "" : "es");
+	if (lg->grew)
+		printf("log: checkpoint '%s' of %llu records extends it: the "
+		       "consistency proof (%zu hash%s) checks against both roots\n",
+		       lg->checkpoint, (unsigned long long)lg->ck_size, lg->ck_proof,
+		       lg->ck_proof == 1 ? "" : "es");
+}
+
+static void
 print_audit(struct cli_ctx *ctx, const char *file, const char *sigpath,
-	    const struct evidence_verification *v, const char *id)
+	    const struct evidence_verification *v, const char *id,
+	    const struct verify_log *lg)
 {
 	const struct evidence_summary *sum = &v->audit;
 	char head[RBA_DIGEST_TEXT_LEN + 1];
@@ -143,6 +220,7 @@ print_audit(struct cli_ctx *ctx, const char *file, const char *sigpath,
 			printf(", \"history_head\": {\"id\": %llu, \"digest\": \"%s\"}",
 			       (unsigned long long)sum->head_id, head);
 			cli_declared_json(sum);
+			log_json(sum, lg);
 			fputs("}", stdout);
 		} else {
 			fputs("null", stdout);
@@ -159,6 +237,7 @@ print_audit(struct cli_ctx *ctx, const char *file, const char *sigpath,
 			cli_declared_print(sum);
 			/* The anchor: only the store, later, can say whether
 			 * its history still holds this head. */
+			log_text(sum, lg);
 			printf("history head at export: record %llu, %s\n"
 			       "keep this head, and check it later on the store with "
 			       "'rebuild-audit history --verify --head %s': it fails "
@@ -213,9 +292,10 @@ verify_artifact(struct cli_ctx *ctx, const char *file, const char *sigpath,
 static int
 verify_parse(struct cli_ctx *ctx, int argc, char **argv, const char **file,
 	     const char **pubpath, const char **sigpath, const char **artpath,
-	     char *defsig, size_t defcap)
+	     struct verify_log *lg, char *defsig, size_t defcap)
 {
 	int r, opts = 1;
+	const char *vk;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -226,9 +306,20 @@ verify_parse(struct cli_ctx *ctx, int argc, char **argv, const char **file,
 		}
 		if (opts && ((r = cli_opt_value(argc, argv, &i, "-p", pubpath)) != 0 ||
 			     (r = cli_opt_value(argc, argv, &i, "-x", sigpath)) != 0 ||
-			     (r = cli_opt_value(argc, argv, &i, "--artifact", artpath)) != 0)) {
+			     (r = cli_opt_value(argc, argv, &i, "--artifact", artpath)) != 0 ||
+			     (r = cli_opt_value(argc, argv, &i, "--checkpoint",
+						&lg->checkpoint)) != 0 ||
+			     (r = cli_opt_value(argc, argv, &i, "--proof", &lg->proof)) != 0)) {
 			if (r < 0)
 				return cli_usage(ctx, "option '%s' needs a value", a);
+			continue;
+		}
+		if (opts && (r = cli_opt_value(argc, argv, &i, "--vkey", &vk)) != 0) {
+			if (r < 0)
+				return cli_usage(ctx, "option '--vkey' needs a value");
+			if (lg->nv == VERIFY_VKEYS_MAX)
+				return cli_usage(ctx, "at most %d --vkey", VERIFY_VKEYS_MAX);
+			lg->vkeys[lg->nv++] = vk;
 			continue;
 		}
 		if (opts && a[0] == '-' && a[1] != '\0')
@@ -239,8 +330,10 @@ verify_parse(struct cli_ctx *ctx, int argc, char **argv, const char **file,
 	}
 	if (*file == NULL)
 		return cli_usage(ctx, "FILE is required");
-	if (*pubpath == NULL)
-		return cli_usage(ctx, "-p PUB is required");
+	if (*pubpath == NULL && lg->nv == 0)
+		return cli_usage(ctx, "-p PUB (or the log's --vkey VKEY) is required");
+	if (lg->proof != NULL && lg->checkpoint == NULL)
+		return cli_usage(ctx, "--proof goes with --checkpoint");
 	if (*sigpath == NULL) {
 		if ((size_t)snprintf(defsig, defcap, "%s.minisig", *file) >= defcap)
 			return cli_fail("cannot verify", *file, ENAMETOOLONG, NULL);
@@ -249,26 +342,152 @@ verify_parse(struct cli_ctx *ctx, int argc, char **argv, const char **file,
 	return 0;
 }
 
+/*
+ * The public key of the first --vkey, with the key id the signature
+ * file names (a verifier key has none; the Ed25519 key is what verifies).
+ */
+static void
+vkey_pubkey(const struct note_verifier *v, const uint8_t *sig, size_t sn,
+	    struct sign_pubkey *pub)
+{
+	struct sign_check chk;
+
+	memset(pub, 0, sizeof(*pub));
+	memcpy(pub->pk, v->pk, SIGN_PUBLICKEY_LEN);
+	if (sign_file_verify(pub, "", 0, sig, sn, &chk, NULL) == RBA_E_BADSIG &&
+	    chk.failed == SIGN_FAILED_KEYID)
+		memcpy(pub->keyid, chk.keyid, SIGN_KEYID_LEN);
+}
+
+/*
+ * The log beyond the file: the file's checkpoint signed by every --vkey,
+ * and a newer --checkpoint CK (signed by every --vkey, or by the file's
+ * key under its origin) that the log grew into consistently, by --proof
+ * FILE or the store's proof.  0 yes, 1 no (one line), 2 could not check.
+ */
+static int
+verify_log_more(struct cli_ctx *ctx, const char *file, const char *sigpath,
+		const struct evidence_verification *v, const struct sign_pubkey *pub,
+		const void *msg, size_t n, struct verify_log *lg)
+{
+	struct checkpoint c, ck;
+	struct checkpoint_consistency cc;
+	struct note_verifier own;
+	struct rba_detail d;
+	char why[CHECKPOINT_REASON_MAX];
+	int err, status = 0, holds;
+
+	memset(&c, 0, sizeof(c));
+	memset(&ck, 0, sizeof(ck));
+	if (lg->nv == 0 && lg->checkpoint == NULL)
+		return 0;
+	if (v->kind != EVIDENCE_KIND_AUDIT || !v->audit.log.present)
+		return verify_invalid(ctx, file, sigpath, "log", "the file carries no "
+				      "checkpoint of the history's log (only "
+				      "audit-evidence/v4 does)");
+	rba_detail_clear(&d);
+	if ((err = evidence_log_checkpoint(msg, n, &c, &d)) != 0)
+		return cli_fail("cannot check the log", file, err, &d);
+	for (int i = 0; i < lg->nv; i++) {
+		if (checkpoint_signed_by(&c, &lg->v[i], why) != 0) {
+			status = verify_invalid(ctx, file, sigpath, "log", why);
+			goto out;
+		}
+		for (size_t j = 0; j < c.note.nsigs && j < EVIDENCE_LOG_SIGNERS_MAX; j++)
+			if (c.note.sigs[j].hash == lg->v[i].hash &&
+			    c.note.sigs[j].name_len == strlen(lg->v[i].name) &&
+			    memcmp(c.note.sigs[j].name, lg->v[i].name,
+				   c.note.sigs[j].name_len) == 0)
+				lg->by_vkey[j] = 1;
+	}
+	if (lg->checkpoint == NULL)
+		goto out;
+	rba_detail_clear(&d);
+	if ((err = checkpoint_read(lg->checkpoint, &ck, &d)) != 0) {
+		status = cli_fail("cannot read checkpoint", lg->checkpoint, err, &d);
+		goto out;
+	}
+	if (lg->nv == 0) {
+		if (note_verifier_make(ck.ck.origin, pub->pk, &own, NULL) != 0 ||
+		    checkpoint_signed_by(&ck, &own, why) != 0) {
+			snprintf(why, sizeof(why), "checkpoint '%s' is not signed by the "
+				 "file's key under its origin", lg->checkpoint);
+			status = verify_invalid(ctx, file, sigpath, "log", why);
+			goto out;
+		}
+	}
+	for (int i = 0; i < lg->nv; i++)
+		if (checkpoint_signed_by(&ck, &lg->v[i], why) != 0) {
+			status = verify_invalid(ctx, file, sigpath, "log", why);
+			goto out;
+		}
+	rba_detail_clear(&d);
+	if (lg->proof != NULL) {
+		uint8_t *p = NULL;
+		size_t pn = 0;
+		if ((err = rba_file_read(lg->proof, 1u << 20, &p, &pn, &d)) != 0) {
+			status = cli_fail("cannot read proof", lg->proof, err, &d);
+			goto out;
+		}
+		err = checkpoint_consistency_check(&c, &ck, p, pn, &holds, why, &d);
+		free(p);
+		cc.np = 0;
+	} else {
+		if (checkpoint_needs_store(&c, &ck) &&
+		    (err = cli_store_open(ctx, 1)) != 0) {
+			status = err;
+			goto out;
+		}
+		err = checkpoint_consistency(ctx->store, &c, &ck, &cc, &d);
+		holds = cc.holds;
+		snprintf(why, sizeof(why), "%s", cc.reason);
+	}
+	if (err != 0) {
+		status = cli_fail("cannot check the log's consistency", lg->checkpoint,
+				  err, &d);
+		goto out;
+	}
+	if (!holds) {
+		status = verify_invalid(ctx, file, sigpath, "log", why);
+		goto out;
+	}
+	lg->grew = 1;
+	lg->ck_size = ck.ck.size;
+	lg->ck_proof = lg->proof != NULL ? 0 : cc.np;
+out:
+	checkpoint_release(&c);
+	checkpoint_release(&ck);
+	return status;
+}
+
 int
 cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *file = NULL, *pubpath = NULL, *sigpath = NULL, *artpath = NULL;
 	char defsig[4200], id[SIGN_KEYID_TEXT_LEN + 1], reason[1024];
 	struct evidence_verification *v = NULL;
+	struct verify_log lg;
 	struct sign_pubkey pub;
 	struct rba_detail d;
 	uint8_t *msg = NULL, *sig = NULL;
 	size_t n = 0, sn = 0;
 	int err, status = 2;
 
+	memset(&lg, 0, sizeof(lg));
 	if (cli_wants_help(ctx, argc, argv))
 		return 0;
 	if ((err = verify_parse(ctx, argc, argv, &file, &pubpath, &sigpath, &artpath,
-				defsig, sizeof(defsig))) != 0)
+				&lg, defsig, sizeof(defsig))) != 0)
 		return err;
 	rba_detail_clear(&d);
-	if ((err = sign_pubkey_load(pubpath, &pub, &d)) != 0)
+	if (pubpath != NULL && (err = sign_pubkey_load(pubpath, &pub, &d)) != 0)
 		return cli_fail("cannot read public key", pubpath, err, &d);
+	for (int i = 0; i < lg.nv; i++) {
+		rba_detail_clear(&d);
+		if ((err = checkpoint_vkey_load(lg.vkeys[i], &lg.v[i], &d)) != 0)
+			return cli_fail("cannot read verifier key",
+					d.file[0] ? d.file : lg.vkeys[i], err, &d);
+	}
 	rba_detail_clear(&d);
 	if ((err = rba_file_read(file, SIGN_MESSAGE_MAX, &msg, &n, &d)) != 0)
 		return cli_fail("cannot read", file, err, NULL);
@@ -290,6 +509,8 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 		status = cli_fail("cannot verify", file, RBA_E_NOMEM, NULL);
 		goto out;
 	}
+	if (pubpath == NULL)
+		vkey_pubkey(&lg.v[0], sig, sn, &pub);
 	err = evidence_verify(&pub, msg, n, sig, sn, sigpath, v, &d);
 	if (err != 0) {
 		status = cli_fail(v->signature_ok ? "cannot check evidence"
@@ -304,10 +525,12 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	if (artpath != NULL && (status = verify_artifact(ctx, file, sigpath, v, msg,
 							  n, artpath)) != 0)
 		goto out;
+	if ((status = verify_log_more(ctx, file, sigpath, v, &pub, msg, n, &lg)) != 0)
+		goto out;
 	if (v->kind == EVIDENCE_KIND_DISPUTE)
 		print_dispute(ctx, file, v, id, msg, n, artpath);
 	else
-		print_audit(ctx, file, sigpath, v, id);
+		print_audit(ctx, file, sigpath, v, id, &lg);
 	status = 0;
 out:
 	free(v);

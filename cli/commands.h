@@ -303,6 +303,9 @@ int cmd_evaluate(struct cli_ctx *, int, char **);
 int cmd_export(struct cli_ctx *, int, char **);
 int cmd_gate(struct cli_ctx *, int, char **);
 int cmd_history(struct cli_ctx *, int, char **);
+/* history's log subcommands (vkey, checkpoint, cosign, prove,
+ * consistency, watch): cmd_history_log.c. */
+int cmd_history_log(struct cli_ctx *ctx, int argc, char **argv);
 int cmd_init(struct cli_ctx *, int, char **);
 int cmd_keygen(struct cli_ctx *, int, char **);
 int cmd_policy(struct cli_ctx *, int, char **);

@@ -90,7 +90,7 @@ static const struct cli_command commands[] = {
 	  "evaluate PINS|ARTIFACT [--pins PINS] [--snapshot FILE] [--subset N|all] [--reduction mean|sum] [--dropout on|off] [--input-scale F] [--json]",
 	  "metrics under an evaluation contract, and its fingerprint" },
 	{ "export", cmd_export,
-	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--cases] [--force]",
+	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--cases] [--origin O | --checkpoint CK] [--force]",
 	  "write a signed, self-contained evidence file of an audit" },
 	{ "gate", cmd_gate,
 	  "gate calibrate SWEEP --k K -o GATE.yaml [--force]\n"
@@ -101,8 +101,15 @@ static const struct cli_command commands[] = {
 	  "history [VERSION]\n"
 	  "history --verify [--head DIGEST]\n"
 	  "history head\n"
-	  "history import DIR... -p PUB... [--split balanced|hash] [--set-aside]",
-	  "past audits; --verify checks the chain; head prints its head; import takes workers' records" },
+	  "history import DIR... -p PUB... [--split balanced|hash] [--set-aside]\n"
+	  "history vkey -p PUB [--origin O]\n"
+	  "history checkpoint -k KEY -o CK [--origin O] [--passphrase-file F] [--force]\n"
+	  "history cosign CK -k KEY --vkey VKEY --state FILE -o CK2 [--origin O] [--passphrase-file F] [--force]\n"
+	  "history prove N --checkpoint CK [--vkey VKEY]... [--proof FILE] [--json]\n"
+	  "history consistency OLD NEW [--vkey VKEY]... [--proof FILE] [--json]\n"
+	  "history watch OLD [--vkey VKEY]...",
+	  "past audits; --verify checks the chain; head prints its head; import takes workers' records; "
+	  "checkpoints, proofs and witnesses of the history as a transparency log" },
 	{ "init", cmd_init, "init",
 	  "create a store" },
 	{ "keygen", cmd_keygen,
@@ -151,7 +158,9 @@ static const struct cli_command commands[] = {
 	{ "vary", cmd_vary,
 	  "vary VERSION [--factors LIST] [-j N] [--json]",
 	  "rebuild under one controlled change at a time: which factor changes the artifact" },
-	{ "verify", cmd_verify, "verify FILE -p PUB [-x SIGFILE] [--artifact ART]",
+	{ "verify", cmd_verify,
+	  "verify FILE -p PUB [-x SIGFILE] [--artifact ART] [--vkey VKEY]... [--checkpoint CK [--proof FILE]]\n"
+	  "verify FILE --vkey VKEY... [-x SIGFILE] [--checkpoint CK [--proof FILE]]",
 	  "check a signed evidence file" },
 	{ "version", cmd_version,
 	  "version list\n"

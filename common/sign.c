@@ -953,6 +953,32 @@ sign_file_sign(const struct sign_seckey *k, const void *msg, size_t n,
 }
 
 int
+sign_raw_sign(const struct sign_seckey *k, const void *msg, size_t n,
+	      uint8_t sig[SIGN_SIG_LEN])
+{
+	static const uint8_t empty[1];
+
+	assert(k != NULL);
+	if (crypto_ready() != 0 ||
+	    crypto_sign_detached(sig, NULL, n > 0 ? msg : empty, n, k->sk) != 0)
+		return RBA_E_CRYPTO;
+	return 0;
+}
+
+int
+sign_raw_verify(const uint8_t pk[SIGN_PUBLICKEY_LEN], const void *msg,
+		size_t n, const uint8_t sig[SIGN_SIG_LEN])
+{
+	static const uint8_t empty[1];
+
+	if (crypto_ready() != 0)
+		return RBA_E_CRYPTO;
+	return crypto_sign_verify_detached(sig, n > 0 ? msg : empty, n, pk) == 0
+		       ? 0
+		       : RBA_E_BADSIG;
+}
+
+int
 sign_file_verify(const struct sign_pubkey *pub, const void *msg, size_t n,
 		 const void *sig, size_t siglen, struct sign_check *out,
 		 struct rba_detail *d)

@@ -217,6 +217,18 @@ int sign_file_sign(const struct sign_seckey *k, const void *msg, size_t n,
 		   const char *comment, const char *trusted_comment,
 		   struct rba_buf *out, struct rba_detail *d);
 
+/*
+ * Ed25519 over msg[0..n) itself, no prehash and no comment: the
+ * signature of a signed note's text (common/note.h), which the same key
+ * pair makes as minisign's.  sign_raw_sign: 0, RBA_E_CRYPTO.
+ * sign_raw_verify: 0 when sig is pk's signature of msg, RBA_E_BADSIG
+ * when not, RBA_E_CRYPTO.
+ */
+int sign_raw_sign(const struct sign_seckey *k, const void *msg, size_t n,
+		  uint8_t sig[SIGN_SIG_LEN]);
+int sign_raw_verify(const uint8_t pk[SIGN_PUBLICKEY_LEN], const void *msg,
+		    size_t n, const uint8_t sig[SIGN_SIG_LEN]);
+
 /* Which check failed when sign_file_verify() returns RBA_E_BADSIG. */
 enum sign_failure {
 	SIGN_FAILED_NONE = 0,

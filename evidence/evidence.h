@@ -57,6 +57,7 @@
 
 #include "common/sign.h"
 #include "common/buf.h"
+#include "common/note.h"
 #include "common/digest.h"
 #include "common/rba.h"
 #include "store/store.h"
@@ -67,6 +68,10 @@
 /* v2 and every case of the sample with its stored and rebuilt score and
  * stored decision (results.cases), written by export --cases only. */
 #define EVIDENCE_PREDICATE_TYPE_V3 "https://rebuild-audit.dev/audit-evidence/v3"
+/* v2's members, or v3's under --cases, and log: the checkpoint of the
+ * history's transparency log and the audit record's inclusion proof
+ * (evidence_tlog.c); what export writes. */
+#define EVIDENCE_PREDICATE_TYPE_V4 "https://rebuild-audit.dev/audit-evidence/v4"
 /* Any predicateType starting with this is a version of this format. */
 #define EVIDENCE_PREDICATE_PREFIX "https://rebuild-audit.dev/audit-evidence/"
 /* Every trusted comment export writes starts with this. */
@@ -83,6 +88,26 @@
  * between two steps.  Unset, empty or out of range: no pause.
  */
 #define EVIDENCE_PAUSE_ENV "REBUILD_AUDIT_EVIDENCE_PAUSE_MS"
+
+/*
+ * What a format 4 file's log member says (predicate.log): the
+ * checkpoint's origin, size and signature lines, the audit record's
+ * leaf and proof, and what was checked of them.
+ */
+#define EVIDENCE_LOG_SIGNERS_MAX 8
+struct evidence_log_summary {
+	int present;		/* the file has a log member */
+	char origin[NOTE_NAME_MAX + 1];
+	uint64_t tree_size, index;
+	size_t proof_len;	/* hashes in the inclusion proof */
+	int proof_holds;	/* it checks against the checkpoint's root */
+	size_t nsigners;	/* signature lines (the first ..._MAX kept) */
+	struct {
+		char name[NOTE_NAME_MAX + 1];
+		uint32_t hash;
+		int by_signer;	/* a valid signature by the file's key */
+	} signers[EVIDENCE_LOG_SIGNERS_MAX];
+};
 
 /*
  * What an evidence file says, in brief: filled by evidence_render and
@@ -110,6 +135,8 @@ struct evidence_summary {
 	/* Format 2: the version's earlier audits listed, and how many of
 	 * them did not reproduce or did not measure (ad hoc ones aside). */
 	uint64_t earlier, earlier_failed;
+	/* Format 4 (audit-evidence/v4): the log member. */
+	struct evidence_log_summary log;
 };
 
 /*
@@ -154,6 +181,33 @@ struct evidence_summary {
 int evidence_render(struct store *s, const char *version, uint64_t audit_id,
 		    int flags, struct rba_buf *out,
 		    struct evidence_summary *sum, struct rba_detail *d);
+
+/*
+ * The log member of format 4 (audit-evidence/v4, what export writes):
+ * the checkpoint of the history's transparency log (evidence/
+ * checkpoint.h) and the audit record's inclusion proof in it.  The
+ * checkpoint is made of the whole history in the render's transaction
+ * (its size the head's id), signed by key under origin (NULL: the
+ * store's default), or, given as checkpoint, one signed by key under its
+ * origin whose tree holds the record and is this store's.
+ */
+struct checkpoint;
+struct evidence_log_request {
+	const struct sign_seckey *key;
+	const char *origin;
+	const struct checkpoint *checkpoint;
+};
+
+/*
+ * evidence_render with the log member when log is not NULL: the same,
+ * and RBA_E_SCHEMA when a given checkpoint is not signed by the key,
+ * does not hold the record or is not of this store's log; the errors
+ * of store_tlog_open; RBA_E_CRYPTO.
+ */
+int evidence_render_log(struct store *s, const char *version, uint64_t audit_id,
+			int flags, const struct evidence_log_request *log,
+			struct rba_buf *out, struct evidence_summary *sum,
+			struct rba_detail *d);
 
 /*
  * The trusted comment for an evidence file named file (only its last
@@ -203,6 +257,11 @@ struct evidence_request {
 	int force;		/* replace an existing FILE and signature */
 	int include_inputs;
 	int include_cases;	/* format 3: every case's scores */
+	/* The log member (format 4): the checkpoint's origin (NULL: the
+	 * store's default), or a checkpoint to put in (NULL: one is made
+	 * of the whole history, signed by key). */
+	const char *origin;
+	const struct checkpoint *checkpoint;
 };
 
 struct evidence_result {
@@ -313,6 +372,15 @@ int evidence_record_check(const void *rec, size_t n, struct rba_detail *d);
 int evidence_history_record_check(const struct store_history_entry *e,
 				  struct rba_detail *d);
 
+/*
+ * The checkpoint a format 4 file carries (predicate.log.checkpoint),
+ * read into *out (checkpoint_release it).  0; RBA_E_NOTFOUND (the file
+ * has no log member); RBA_E_SCHEMA (no evidence, or the member is not a
+ * checkpoint); RBA_E_NOMEM.
+ */
+int evidence_log_checkpoint(const void *msg, size_t n, struct checkpoint *out,
+			    struct rba_detail *d);
+
 /* What a signed file is, as evidence_verify reads it. */
 enum evidence_kind {
 	EVIDENCE_KIND_UNKNOWN = 0, /* not read: the signature does not hold */
@@ -329,7 +397,8 @@ struct evidence_verification {
 	enum evidence_kind kind;  /* what the file is, or claims to be */
 	int signature_ok;	  /* the signature holds: sig is filled */
 	/* When not valid, the check that failed: "malformed signature",
-	 * "key id", "signature", "trusted comment" or "contents" (a static
+	 * "key id", "signature", "trusted comment", "contents" or "log" (a
+	 * format 4 file whose checkpoint its own key did not sign) (a static
 	 * string), and why, one line. */
 	const char *failed;
 	char reason[EVIDENCE_REASON_MAX];

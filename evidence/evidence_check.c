@@ -852,16 +852,24 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 				  "predicateType %s", EVIDENCE_PREDICATE_TYPE);
 		goto out;
 	}
-	if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE_V3) == 0) {
+	if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE_V4) == 0) {
+		/* v2's members, or v3's with every case, and the log. */
+		const struct rba_json_value *res =
+			rba_json_get(rba_json_get(&root, "predicate"), "results");
+		e.format = rba_json_get(res, "cases") != NULL ? EV_FORMAT_V3
+							      : EV_FORMAT_V2;
+		e.log = 1;
+	} else if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE_V3) == 0) {
 		e.format = EV_FORMAT_V3;
 	} else if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE) == 0) {
 		e.format = EV_FORMAT_V2;
 	} else if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE_V1) == 0) {
 		e.format = EV_FORMAT_V1;
 	} else {
-		err = evidence_fail(d, RBA_E_NEWER, "predicateType %s is not %s, %s or %s, "
-			  "which this tool checks", ptype, EVIDENCE_PREDICATE_TYPE_V1,
-			  EVIDENCE_PREDICATE_TYPE, EVIDENCE_PREDICATE_TYPE_V3);
+		err = evidence_fail(d, RBA_E_NEWER, "predicateType %s is not %s, %s, %s or "
+			  "%s, which this tool checks", ptype, EVIDENCE_PREDICATE_TYPE_V1,
+			  EVIDENCE_PREDICATE_TYPE, EVIDENCE_PREDICATE_TYPE_V3,
+			  EVIDENCE_PREDICATE_TYPE_V4);
 		goto out;
 	}
 	if (type == NULL || strcmp(type, EVIDENCE_STATEMENT_TYPE) != 0) {
@@ -957,6 +965,14 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 	r.cases_list = e.cases_list;
 	r.ncases_list = e.ncases_list;
 	r.cases_view = 1;
+	/* The log is export's too: checked below (8). */
+	r.log = e.log;
+	r.log_view = 1;
+	r.log_checkpoint = e.log_checkpoint;
+	r.log_index = e.log_index;
+	r.log_size = e.log_size;
+	r.log_proof = e.log_proof;
+	r.nlog_proof = e.nlog_proof;
 	/* From the history, not the record: the signature vouches. */
 	r.earlier_since = e.earlier_since;
 	if (e.nearlier > 0) {
@@ -987,6 +1003,10 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 
 	/* 7. */
 	if ((err = check_comment(&e, trusted_comment, d)) != 0)
+		goto out;
+	/* 8. the log: the record's inclusion proof in the checkpoint */
+	if (e.log && (err = evidence_tlog_check(&e, sum != NULL ? &sum->log : NULL,
+						d)) != 0)
 		goto out;
 
 	if (sum != NULL) {

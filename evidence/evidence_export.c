@@ -293,6 +293,7 @@ evidence_export(struct store *s, const struct evidence_request *rq,
 		struct evidence_result *res, struct rba_detail *d)
 {
 	struct rba_buf doc, sig;
+	struct evidence_log_request lr;
 	struct evidence_summary chk;
 	struct rba_detail local;
 	int err;
@@ -308,10 +309,13 @@ evidence_export(struct store *s, const struct evidence_request *rq,
 		return rba_fail(d, ENAMETOOLONG, rq->path, 0, 0, "file name too long");
 	rba_buf_init(&doc);
 	rba_buf_init(&sig);
-	if ((err = evidence_render(s, rq->version, rq->audit_id,
-				   (rq->include_inputs ? EVIDENCE_RENDER_INPUTS : 0) |
-					   (rq->include_cases ? EVIDENCE_RENDER_CASES : 0),
-				   &doc, &res->sum, d)) != 0)
+	lr.key = rq->key;
+	lr.origin = rq->origin;
+	lr.checkpoint = rq->checkpoint;
+	if ((err = evidence_render_log(s, rq->version, rq->audit_id,
+				       (rq->include_inputs ? EVIDENCE_RENDER_INPUTS : 0) |
+					       (rq->include_cases ? EVIDENCE_RENDER_CASES : 0),
+				       &lr, &doc, &res->sum, d)) != 0)
 		goto out;
 	if (evidence_trusted_comment(&res->sum, rq->path, res->trusted_comment,
 				     sizeof(res->trusted_comment)) != 0) {

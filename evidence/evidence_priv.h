@@ -83,6 +83,7 @@ struct ev_earlier {
 #define EV_FORMAT_V1 1
 #define EV_FORMAT_V2 2
 #define EV_FORMAT_V3 3 /* v2 and results.cases */
+/* Format 4 is v2 or v3 (format 2 or 3 below) with log set. */
 
 /* Numbers: NaN is JSON null. */
 struct ev {
@@ -167,6 +168,16 @@ struct ev {
 	double tr_exit, tr_seconds;
 	int inputs_included;
 	struct sv record;
+	/* Format 4 (audit-evidence/v4): the log member: the checkpoint's
+	 * signed note, the record's leaf index, the tree's size and the
+	 * inclusion proof's hashes in base64 (evidence_tlog.c).  log_view:
+	 * the proof array is another ev's. */
+	int log, log_view;
+	struct sv log_checkpoint;
+	double log_index, log_size;
+	struct sv *log_proof;
+	size_t nlog_proof;
+	char *log_own; /* export's storage of the texts */
 
 	/* Storage for texts computed rather than read. */
 	char b_subject_name[STORE_VERSION_NAME_MAX + 16];
@@ -326,6 +337,34 @@ int evidence_sample_load(struct store_txn *txn, const struct ev *e,
 			 const struct rba_digest *want, const char *what,
 			 const char *done, struct store_sample_info *info,
 			 struct sample_layout *l, struct rba_detail *d);
+
+/* ---- format 4: the log member (evidence_tlog.c) ------------------------- */
+
+/*
+ * Export: the checkpoint (made or given, lr) and the inclusion proof of
+ * e's record (id set) in it, from the log of txn, into e's log members.
+ * 0; RBA_E_SCHEMA (a given checkpoint refused: d says why); the errors
+ * of store_tlog_open and note_sign.
+ */
+int evidence_tlog_load(struct store_txn *txn, struct ev *e,
+		       const struct evidence_log_request *lr, struct rba_detail *d);
+/* Writes predicate.log (after predicate.record). */
+struct rba_json_pretty;
+void evidence_tlog_render(const struct ev *e, struct rba_json_pretty *w);
+/* Reads predicate.log of predicate p into e: 0 or RBA_E_SCHEMA. */
+int evidence_tlog_read(const struct rba_json_value *p, struct ev *e,
+		       struct rba_detail *d);
+/*
+ * Check 8: the checkpoint is a signed checkpoint, of log.tree_size
+ * records, at least the record's id and at most the head's, the leaf
+ * is the record's (index id - 1), and the proof checks the leaf hash of
+ * the record against the checkpoint's root.  0 or RBA_E_SCHEMA;
+ * RBA_E_NOMEM.  sum (may be NULL) gets the log summary.
+ */
+int evidence_tlog_check(const struct ev *e, struct evidence_log_summary *sum,
+			struct rba_detail *d);
+/* Frees what e's log members own. */
+void evidence_tlog_release(struct ev *e);
 
 /*
  * Clears d (NULL allowed) and records err with a formatted reason and no

@@ -696,6 +696,8 @@ evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 	rd_str(&r, p, "exported_by.code_revision", 0, &e->exp_rev);
 	rd_bool(&r, p, "inputs_included", &e->inputs_included);
 	rd_str(&r, p, "record", 0, &e->record);
+	if (r.err == 0 && e->log)
+		return evidence_tlog_read(p, e, d);
 	return r.err;
 }
 

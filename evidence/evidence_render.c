@@ -40,6 +40,7 @@ evidence_ev_release(struct ev *e)
 	for (size_t i = 0; i < e->ninputs_owned; i++)
 		rba_json_release(&e->inputs_owned[i]);
 	free(e->inputs_owned);
+	evidence_tlog_release(e);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -103,7 +104,8 @@ evidence_ev_render(const struct ev *e, struct rba_buf *b)
 	rba_json_pretty_close(&w, '}');
 	rba_json_pretty_close(&w, ']');
 	rba_json_pretty_str(&w, "predicateType",
-			    e->format >= EV_FORMAT_V3   ? EVIDENCE_PREDICATE_TYPE_V3
+			    e->log			? EVIDENCE_PREDICATE_TYPE_V4
+			    : e->format >= EV_FORMAT_V3 ? EVIDENCE_PREDICATE_TYPE_V3
 			    : e->format >= EV_FORMAT_V2 ? EVIDENCE_PREDICATE_TYPE
 							: EVIDENCE_PREDICATE_TYPE_V1);
 	rba_json_pretty_open(&w, "predicate", '{');
@@ -326,6 +328,8 @@ evidence_ev_render(const struct ev *e, struct rba_buf *b)
 	rba_json_pretty_close(&w, '}');
 	rba_json_pretty_bool(&w, "inputs_included", e->inputs_included);
 	jw_sv(&w, "record", e->record);
+	if (e->log)
+		evidence_tlog_render(e, &w);
 	rba_json_pretty_close(&w, '}');
 	rba_json_pretty_close(&w, '}');
 	rba_buf_put_u8(b, '\n');
@@ -1001,6 +1005,15 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 		int flags, struct rba_buf *out,
 		struct evidence_summary *sum, struct rba_detail *d)
 {
+	return evidence_render_log(s, version, audit_id, flags, NULL, out, sum, d);
+}
+
+int
+evidence_render_log(struct store *s, const char *version, uint64_t audit_id,
+		    int flags, const struct evidence_log_request *log,
+		    struct rba_buf *out, struct evidence_summary *sum,
+		    struct rba_detail *d)
+{
 	struct store_txn *txn = NULL;
 	struct store_history_entry ent;
 	struct rba_json_value rec;
@@ -1146,6 +1159,9 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 	    (err = load_inputs(txn, &e, d)) != 0)
 		goto out;
 	e.inputs_included = (flags & EVIDENCE_RENDER_INPUTS) != 0;
+	/* Format 4: the log of this transaction's history. */
+	if (log != NULL && (err = evidence_tlog_load(txn, &e, log, d)) != 0)
+		goto out;
 	if ((err = evidence_ev_complete(&e, d)) != 0)
 		goto out;
 
@@ -1174,6 +1190,8 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 		sum->head_id = (uint64_t)e.head_id;
 		rba_digest_parse(e.b_head, &sum->head);
 		evidence_ev_summary_fill(&e, sum);
+		if (e.log && (err = evidence_tlog_check(&e, &sum->log, d)) != 0)
+			goto out;
 	}
 out:
 	evidence_ev_release(&e);

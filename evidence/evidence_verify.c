@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "evidence/checkpoint.h"
 #include "evidence/dispute_evidence.h"
 
 static int
@@ -88,6 +89,51 @@ verify_dispute(const void *msg, size_t n, struct evidence_verification *out,
 	return 1;
 }
 
+/*
+ * Format 4: the checkpoint the file carries is signed by the file's own
+ * key under the checkpoint's origin (export signs both with one key).
+ */
+static int
+verify_log(const struct sign_pubkey *pub, const void *msg, size_t n,
+	   struct evidence_verification *out, struct rba_detail *d)
+{
+	struct evidence_log_summary *ls = &out->audit.log;
+	struct checkpoint c;
+	struct note_verifier v;
+	char why[CHECKPOINT_REASON_MAX];
+	int err;
+
+	out->kind = EVIDENCE_KIND_AUDIT;
+	rba_detail_clear(d);
+	if ((err = evidence_log_checkpoint(msg, n, &c, d)) != 0)
+		return err == RBA_E_NOMEM ? err
+					  : invalid(out, "log", d->reason);
+	if ((err = note_verifier_make(c.ck.origin, pub->pk, &v, d)) != 0) {
+		checkpoint_release(&c);
+		return invalid(out, "log", d->reason);
+	}
+	/* A file signed by another key than the log's (one a reader signed
+	 * again) has no line by its key: its checkpoint is then the log's
+	 * to check, with --vkey.  A line that claims the file's key and
+	 * does not verify is refused. */
+	err = note_verify(&c.note, &v);
+	if (err == RBA_E_BADSIG)
+		checkpoint_signed_by(&c, &v, why);
+	for (size_t i = 0; i < ls->nsigners && i < EVIDENCE_LOG_SIGNERS_MAX; i++)
+		ls->signers[i].by_signer = err == 0 && ls->signers[i].hash == v.hash &&
+					   strcmp(ls->signers[i].name, v.name) == 0;
+	checkpoint_release(&c);
+	if (err == RBA_E_CRYPTO)
+		return err;
+	if (err == RBA_E_BADSIG) {
+		char reason[EVIDENCE_REASON_MAX];
+		snprintf(reason, sizeof(reason), "the file's checkpoint: %s", why);
+		return invalid(out, "log", reason);
+	}
+	out->valid = 1;
+	return 0;
+}
+
 int
 evidence_verify(const struct sign_pubkey *pub, const void *msg, size_t n,
 		const void *sig, size_t siglen, const char *signame,
@@ -103,6 +149,8 @@ evidence_verify(const struct sign_pubkey *pub, const void *msg, size_t n,
 		return err;
 	rba_detail_clear(d);
 	err = evidence_check(msg, n, out->sig.trusted_comment, &out->audit, d);
+	if (err == 0 && out->audit.log.present)
+		return verify_log(pub, msg, n, out, d);
 	if (err == 0) {
 		out->kind = out->audit.is_evidence ? EVIDENCE_KIND_AUDIT
 						   : EVIDENCE_KIND_SIGNED;

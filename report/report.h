@@ -34,6 +34,8 @@
 #include "common/sign.h"
 #include "store/store.h"
 
+struct evidence_log_summary;
+
 /* What the caller established about the file before rendering it. */
 struct report_source {
 	int verified; /* 1: evidence_verify said the file holds */
@@ -48,12 +50,15 @@ struct report_source {
 	/* 1: a page made from a store (report_history_html), not from a
 	 * file: the footer names the history head (digest) instead. */
 	int from_store;
+	/* A verified format 4 file: what verify found of its log (which
+	 * signers it verified, the proof); NULL otherwise. */
+	const struct evidence_log_summary *log;
 };
 
 /* The kinds of evidence report_evidence_html draws. */
 enum report_kind {
 	REPORT_KIND_NONE = 0,
-	REPORT_KIND_AUDIT,   /* audit-evidence/v1, v2 */
+	REPORT_KIND_AUDIT,   /* audit-evidence/v1 to v4 */
 	REPORT_KIND_DISPUTE, /* dispute-evidence/v1 to v4 */
 };
 

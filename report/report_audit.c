@@ -1296,6 +1296,7 @@ report_audit_page(struct rd *r, const struct report_source *src,
 	section_cases(r, &a, b);
 	section_tolerance(r, &a, b);
 	section_history(r, b);
+	report_log_section(r, src, b);
 	section_tool(r, b);
 	html_page_close(b, src);
 	free(a.pts);

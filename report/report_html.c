@@ -438,6 +438,7 @@ report_evidence_html(const void *msg, size_t n, const struct report_source *src,
 	}
 	if (strcmp(type, EVIDENCE_PREDICATE_TYPE) == 0 ||
 	    strcmp(type, EVIDENCE_PREDICATE_TYPE_V3) == 0 ||
+	    strcmp(type, EVIDENCE_PREDICATE_TYPE_V4) == 0 ||
 	    strcmp(type, EVIDENCE_PREDICATE_TYPE_V1) == 0) {
 		if (kind != NULL)
 			*kind = REPORT_KIND_AUDIT;

@@ -89,6 +89,10 @@ int report_audit_page(struct rd *r, const struct report_source *src,
 		      struct rba_buf *b, struct rba_detail *d);
 int report_dispute_page(struct rd *r, const struct report_source *src,
 			struct rba_buf *b, struct rba_detail *d);
+/* The transparency log section of a format 4 audit page (report_log.c):
+ * nothing for a file without predicate.log. */
+void report_log_section(struct rd *r, const struct report_source *src,
+			struct rba_buf *b);
 
 /* The band edges of a policy text (sorted ascending, at most cap), or
  * -1 when the text does not parse, with *argmax set for an argmax

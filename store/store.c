@@ -892,6 +892,15 @@ open_dbs(struct store *s, struct rba_detail *d)
 			goto fail;
 		}
 	}
+	/* The log's database is optional: stores made before it have none
+	 * until their first append (store_tlog.c). */
+	rc = mdb_dbi_open(t, STORE_TLOG_DB, 0, &s->tlog_dbi);
+	if (rc == 0) {
+		s->has_tlog = 1;
+	} else if (rc != MDB_NOTFOUND) {
+		rc = store_mdb_fail(d, rc, "opening a database");
+		goto fail;
+	}
 	/* A read transaction must commit for its database handles to stay
 	 * open. */
 	rc = mdb_txn_commit(t);
@@ -1345,6 +1354,12 @@ store_txn_commit(struct store_txn *txn, struct rba_detail *d)
 	}
 	s = txn->s;
 	rc = mdb_txn_commit(txn->t);
+	if (rc == 0 && txn->tlog_new) {
+		/* The handle of a database this write created is the
+		 * store's from its commit on. */
+		s->tlog_dbi = txn->tlog_dbi;
+		s->has_tlog = 1;
+	}
 	txn_end(txn);
 	if (rc != 0)
 		return store_write_fail(d, rc, "committing", s->path, 1);
@@ -1396,6 +1411,11 @@ store_txn_checkpoint(struct store_txn *txn, struct rba_detail *d)
 	if (rc != 0) {
 		rc = store_write_fail(d, rc, "committing a step", txn->s->path, 1);
 		return store_txn_fail(txn, d, rc);
+	}
+	if (txn->tlog_new) {
+		txn->s->tlog_dbi = txn->tlog_dbi;
+		txn->s->has_tlog = 1;
+		txn->tlog_new = 0;
 	}
 	/* The write lock is still ours: nobody wrote in between, so the
 	 * map is as this handle left it. */

@@ -37,6 +37,7 @@
 
 #include "common/digest.h"
 #include "common/rba.h"
+#include "common/tlog.h"
 
 #define STORE_SCHEMA 1		       /* schema version this tool writes */
 #define STORE_CHUNK_MAX (1u << 20)     /* plaintext bytes per zstd frame */
@@ -667,6 +668,87 @@ void store_history_entry_release(struct store_history_entry *e);
 int store_history_verify(struct store_txn *txn, uint64_t *first_bad_id,
 			 uint64_t *count, struct rba_detail *d);
 
+/* ---- the log: a Merkle tree over the history -------------------------- */
+
+/*
+ * The history is also a transparency log (doc/design.md section 6.7,
+ * rebuild-audit-evidence(5)): history record id is leaf id - 1 of an
+ * RFC 6962 Merkle tree (common/tlog.h) whose leaf hash is
+ * SHA-256(0x00 || record), the record's bytes exactly as stored (the
+ * caller's bytes of store_history_append, what e->record holds).  Every
+ * append adds its leaf, and the hashes of the subtrees it completes, in
+ * its own transaction, so a root or a proof costs O(log N) reads.  A
+ * store made before the log gets it from its history: its first append
+ * adds the records before it too (STORE_TLOG_CATCHUP at a time), and
+ * until then a view computes what is not kept from the records.
+ *
+ * A view (struct store_tlog) is the log of the history as txn sees it:
+ * its size is the history's record count.  It borrows txn: close it
+ * before the transaction ends.
+ */
+struct store_tlog;
+
+/*
+ * Opens the view of txn's history.  0; RBA_E_TAMPERED (the log covers
+ * more records than the history holds: the history was cut short, or
+ * the head rewritten; d says so); RBA_E_CORRUPT; the errors of
+ * store_history_get for a record the log does not cover yet;
+ * RBA_E_NOMEM; RBA_E_STORE.
+ */
+int store_tlog_open(struct store_txn *txn, struct store_tlog **out,
+		    struct rba_detail *d);
+
+/* Closes a view; NULL allowed. */
+void store_tlog_close(struct store_tlog *tl);
+
+/* The log's size: the history's records. */
+uint64_t store_tlog_size(const struct store_tlog *tl);
+
+/* How many of them the store keeps hashes for (the rest are computed). */
+uint64_t store_tlog_kept(const struct store_tlog *tl);
+
+/*
+ * The root of the tree of the first n records (n <= size; the zero
+ * digest for 0).  0; RBA_E_RANGE; RBA_E_CORRUPT (a stored hash cannot
+ * be read); RBA_E_STORE.
+ */
+int store_tlog_root(struct store_tlog *tl, uint64_t n, struct rba_digest *out,
+		    struct rba_detail *d);
+
+/*
+ * The inclusion proof of history record id (leaf id - 1) in the tree of
+ * the first t records (id <= t <= size), into proof[0..*np) (room for
+ * TLOG_PROOF_MAX).  The record is read and its leaf hash checked against
+ * the one the log keeps.  0; RBA_E_RANGE; RBA_E_TAMPERED (the record is
+ * not the log's leaf: rewritten); RBA_E_CORRUPT; RBA_E_STORE.
+ */
+int store_tlog_prove_record(struct store_tlog *tl, uint64_t t, uint64_t id,
+			    struct rba_digest *proof, size_t *np,
+			    struct rba_detail *d);
+
+/*
+ * The consistency proof from the tree of the first n records to that of
+ * the first t (1 <= n <= t <= size).  0; RBA_E_RANGE; RBA_E_CORRUPT;
+ * RBA_E_STORE.
+ */
+int store_tlog_prove_tree(struct store_tlog *tl, uint64_t t, uint64_t n,
+			  struct rba_digest *proof, size_t *np,
+			  struct rba_detail *d);
+
+/*
+ * Recomputes the log from the history's records, every one read: the
+ * hashes the store keeps must be the records', so that a record
+ * rewritten in place (its chain digest and head recomputed, or not) is
+ * found, and the log holding exactly those hashes and its size.  *bad
+ * (may be NULL) gets the id of the first record whose hashes differ (0
+ * when none).  0 when they agree; RBA_E_TAMPERED (d names the record, or
+ * says the log covers more records than the history holds);
+ * RBA_E_CORRUPT (a stored hash missing or malformed, an entry too many
+ * or too few); the errors of store_history_get; RBA_E_STORE.
+ */
+int store_tlog_verify(struct store_txn *txn, uint64_t *bad,
+		      struct rba_detail *d);
+
 /* ---- runs ----------------------------------------------------------- */
 
 /*
@@ -726,6 +808,8 @@ struct store_check_stats {
 	uint64_t dead_records;	/* and their records, not yet cleared */
 	uint64_t history;	/* chained history records */
 	uint64_t runs;
+	uint64_t tlog_kept;	/* history records the log keeps hashes for */
+	uint64_t tlog_hashes;	/* and the stored hashes, each recomputed */
 	uint64_t pages;		/* LMDB pages of the databases (mdb_stat) */
 	uint64_t findings;
 };

@@ -716,6 +716,37 @@ run_one(struct check *k, const MDB_val *key, const MDB_val *val, void *arg)
 	return judge(k, "runs", id, rc, &d);
 }
 
+/* ---- the log ---------------------------------------------------------- */
+
+static int
+tlog_finding(void *ctx, const char *key, int err, const char *reason)
+{
+	struct check *k = ctx;
+
+	return report(k, "tlog", key, err, "%s", reason);
+}
+
+/* The log, once the chain holds: a broken chain is reported already. */
+static int
+check_tlog(struct check *k)
+{
+	struct rba_detail d;
+	int rc;
+
+	if (k->chain_bad != 0)
+		return 0;
+	rba_detail_clear(&d);
+	rc = store_tlog_check(k->txn, tlog_finding, k, &k->st->tlog_kept,
+			      &k->st->tlog_hashes, &d);
+	if (rc == RBA_E_NOMEM) {
+		k->fatal = rc;
+		return rc;
+	}
+	if (rc != 0 && k->stop == 0)
+		return judge(k, "tlog", "", rc, &d);
+	return rc;
+}
+
 /* ---- the whole store ------------------------------------------------- */
 
 int
@@ -767,6 +798,8 @@ store_check(struct store_txn *txn, const struct store_check_hooks *h,
 	}
 	if (rc == 0 && k.stop == 0 && k.fatal == 0)
 		rc = walk(&k, DB_HISTORY, history_one, NULL);
+	if (rc == 0 && k.stop == 0 && k.fatal == 0)
+		rc = check_tlog(&k);
 	if (rc == 0 && k.stop == 0 && k.fatal == 0)
 		rc = walk(&k, DB_RUNS, run_one, NULL);
 	if (k.fatal != 0)

@@ -145,3 +145,25 @@ store_debug_entries(struct store_txn *txn, const char *dbname)
 		return 0;
 	return st.ms_entries;
 }
+
+int
+store_debug_tlog_drop(struct store_txn *txn, struct rba_detail *d)
+{
+	MDB_dbi dbi;
+	int rc = store_txn_writable(txn, d);
+
+	if (rc != 0)
+		return rc;
+	if (txn->tlog_new)
+		dbi = txn->tlog_dbi;
+	else if (txn->s->has_tlog)
+		dbi = txn->s->tlog_dbi;
+	else
+		return RBA_E_NOTFOUND;
+	rc = mdb_drop(txn->t, dbi, 1);
+	if (rc != 0)
+		return store_txn_fail(txn, d, store_mdb_fail(d, rc, "dropping the log"));
+	txn->tlog_new = 0;
+	txn->s->has_tlog = 0;
+	return 0;
+}

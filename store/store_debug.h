@@ -85,6 +85,13 @@ void store_debug_sample_list_key(const char *version, uint32_t gen,
 /* The key of history record id (in "history"). */
 void store_debug_history_key(uint64_t id, uint8_t key[8]);
 
+/*
+ * Deletes the log's database ("tlog") in write transaction txn, as in a
+ * store made before the log: commit it and open the store again.  0;
+ * RBA_E_NOTFOUND (none); RBA_E_USAGE; RBA_E_STORE.
+ */
+int store_debug_tlog_drop(struct store_txn *txn, struct rba_detail *d);
+
 /* The current size of s's memory map in bytes. */
 uint64_t store_debug_map_size(struct store *s);
 

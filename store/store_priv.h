@@ -53,6 +53,17 @@
  *                                    lstr version lstr record
  * runs:
  *   id                            -> 50 01 lstr id lstr record seal
+ * tlog (the log: an RFC 6962 Merkle tree over the history's records,
+ * store_tlog.c; a database stores made before it lack until their
+ * first history append, which the named databases above do not count):
+ *   u64be stored index            -> 60 01 hash[32]  (common/tlog.h:
+ *                                    the leaf hash or the hash of a
+ *                                    complete subtree, at
+ *                                    tlog_stored_index(level, k))
+ *   "size"                        -> 61 01 u64 records the stored
+ *                                    hashes cover (a prefix of the
+ *                                    history; the rest are added by the
+ *                                    next append)
  *
  * A chunk record: its tag (11 or 31), format 02, sha256(plaintext)[32],
  * u32 plaintext size, u32 aux, then one zstd frame (content size and
@@ -106,6 +117,8 @@ enum store_tag {
 	TAG_SAMPLE_DEAD = 0x34,
 	TAG_HISTORY = 0x40,
 	TAG_RUN = 0x50,
+	TAG_TLOG_HASH = 0x60,
+	TAG_TLOG_SIZE = 0x61,
 };
 
 enum store_db {
@@ -161,6 +174,10 @@ struct store {
 	int wlock_fd;	/* STORE_WRITE_LOCK, once opened (wlock_open) */
 	int wlock_open;
 	int wlocked;	/* this handle holds it */
+	/* The log's database (store_tlog.c), once it exists: stores made
+	 * before it have none until their first history append. */
+	MDB_dbi tlog_dbi;
+	int has_tlog;
 };
 
 /* Writers hang off their transaction so abort can detach them. */
@@ -177,6 +194,8 @@ struct store_txn {
 	char why[384];	  /* its reason */
 	uint64_t serial;  /* for temporary blob keys */
 	struct store_wlink *writers;
+	MDB_dbi tlog_dbi; /* the log's database, created by this write */
+	int tlog_new;	  /* ... and not yet the store's (until commit) */
 };
 
 /* A view of a decoded chunk record (pointers into the LMDB value). */
@@ -368,6 +387,41 @@ int store_txn_checkpoint(struct store_txn *txn, struct rba_detail *d);
  * cache as they are; its dirty pages are its own memory, not the map.
  */
 void store_txn_map_drop(struct store_txn *txn);
+
+/* ---- the log (store_tlog.c) ---- */
+
+/* The name of the log's database. */
+#define STORE_TLOG_DB "tlog"
+
+/*
+ * Adds history record id (rec, n bytes), just put in write transaction
+ * txn, to the log: first the records before it the log does not cover
+ * yet (a store made before the log, or appended to by an older tool), at
+ * most STORE_TLOG_CATCHUP of them per call, then its own hashes when the
+ * log then reaches it.  Creates the database when the store has none.
+ * 0; RBA_E_TAMPERED (the log covers more records than the history holds
+ * before id: the history was cut short); RBA_E_CORRUPT; the errors of a
+ * put (they fail txn).
+ */
+#define STORE_TLOG_CATCHUP 100000
+int store_tlog_append(struct store_txn *txn, uint64_t id, const void *rec,
+		      size_t n, struct rba_detail *d);
+
+/*
+ * The check of the log for store_check: every key and value of the
+ * database well formed, the size no more than the history's records,
+ * every stored hash recomputed from the history's records (in order,
+ * stopping at the first that differs) and the entry count exactly the
+ * hashes of that size.  Each problem goes to finding(ctx, key, err,
+ * reason), whose nonzero return stops the check and is returned.
+ * *kept gets the size, *hashes the hashes checked.  0; the callback's
+ * value; RBA_E_NOMEM; RBA_E_STORE.
+ */
+int store_tlog_check(struct store_txn *txn,
+		     int (*finding)(void *ctx, const char *key, int err,
+				    const char *reason),
+		     void *ctx, uint64_t *kept, uint64_t *hashes,
+		     struct rba_detail *d);
 
 /* The reason of a valid dead mark's value (1 unfinished, 2 replaced),
  * or -1. */

@@ -671,6 +671,9 @@ store_history_append(struct store_txn *txn, const char *version,
 		rc = store_put(txn, DB_META, "history_head", 12, b.p, b.len, 0,
 			       "recording the history head", d);
 	rba_buf_release(&b);
+	/* The record is a leaf of the log in the same transaction. */
+	if (rc == 0)
+		rc = store_tlog_append(txn, next, rec, n, d);
 	if (rc != 0)
 		return rc;
 	if (id != NULL)

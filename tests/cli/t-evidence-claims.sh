@@ -2,7 +2,7 @@
 # the sample claim (the stored scores are the pinned artifact's, or
 # production did not run it bit for bit), and the first format's files
 # read and verified as before.
-SCHEMA=$FIX/evidence/predicate-v2.schema.json
+SCHEMA=$FIX/evidence/predicate-v4.schema.json
 JSONSCHEMA=/usr/bin/jsonschema
 valid_schema() { "$JSONSCHEMA" -i "$1" "$SCHEMA" > /dev/null 2>&1; }
 resign() { minisign -S -s k.key -m "$1" -t "$2" > /dev/null 2>&1; }
@@ -69,8 +69,8 @@ run 0 minisign -Vm claim.json -p k.pub
 run 0 $RBA verify claim.json -p k.pub
 out_has "evidence consistent: version logs"
 out_has "verdict metric-equivalent"
-ok "the second format" test "$(jq -r .predicateType claim.json)" = https://rebuild-audit.dev/audit-evidence/v2
-ok "the schema of the second format accepts it" valid_schema claim.json
+ok "the fourth format (the second's members and the log)" test "$(jq -r .predicateType claim.json)" = https://rebuild-audit.dev/audit-evidence/v4
+ok "the schema of the fourth format accepts it" valid_schema claim.json
 ok "the predicate carries the sample claim" jq -e \
 	'.predicate.sample.score_precision == 0.0001 and .predicate.results.scores_off_precision == 60 and (.predicate.results.scores_off_case | type) == "string"' claim.json
 ok "what it does not guarantee" jq -e \

@@ -107,7 +107,7 @@ run 0 minisign -V -p key.pub -m ev.json
 run 0 $RBA verify ev.json -p key.pub
 out_has 'bit-identical'
 ok "the evidence holds to the predicate's JSON schema" \
-	/usr/bin/jsonschema -i ev.json "$FIX/evidence/predicate-v2.schema.json"
+	/usr/bin/jsonschema -i ev.json "$FIX/evidence/predicate-v4.schema.json"
 ok "the evidence names the exec trainer" sh -c \
 	"jq -e '.predicate.trainer.kind == \"exec\" and .predicate.trainer.commit == \"$C1\"' ev.json"
 

@@ -1,7 +1,7 @@
 # t-export.sh - export and verify: signed evidence files, checked by
 # minisign, jq and the JSON schema, and by verify's consistency check.
 V=german-numeric-logistic
-SCHEMA=$FIX/evidence/predicate-v2.schema.json
+SCHEMA=$FIX/evidence/predicate-v4.schema.json
 JSONSCHEMA=/usr/bin/jsonschema
 jq_out() { jq -e "$1" out > /dev/null; }
 valid_schema() { "$JSONSCHEMA" -i "$1" "$SCHEMA" > /dev/null 2>&1; }
@@ -51,7 +51,7 @@ ok "verify --json names the evidence" jq_out ".valid == true and .evidence.versi
 # with standard tools.
 ok "jq parses the evidence" jq -e . ev.json
 ok "statement type" test "$(jq -r ._type ev.json)" = "https://in-toto.io/Statement/v1"
-ok "predicate type" test "$(jq -r .predicateType ev.json)" = "https://rebuild-audit.dev/audit-evidence/v2"
+ok "predicate type" test "$(jq -r .predicateType ev.json)" = "https://rebuild-audit.dev/audit-evidence/v4"
 ok "verdict" test "$(jq -r .predicate.verdict ev.json)" = bit-identical
 ok "subject is the artifact" test "$(jq -r '.subject[0].name' ev.json)" = "$V.artifact"
 ok "subject digest is the version's artifact" \
@@ -224,10 +224,10 @@ resign x.json "$(printf '%s' "$TC" | sed 's/audit 1 at/audit 9 at/')"
 run 1 $RBA verify x.json -p k.pub
 err_has "the trusted comment does not name this evidence"
 # A later version of the format cannot be checked here.
-sed 's|audit-evidence/v2"|audit-evidence/v4"|' ev.json > x.json
+sed 's|audit-evidence/v4"|audit-evidence/v5"|' ev.json > x.json
 resign x.json "$TC"
 run 2 $RBA verify x.json -p k.pub
-err_is "rebuild-audit: cannot check evidence 'x.json': predicateType https://rebuild-audit.dev/audit-evidence/v4 is not https://rebuild-audit.dev/audit-evidence/v1, https://rebuild-audit.dev/audit-evidence/v2 or https://rebuild-audit.dev/audit-evidence/v3, which this tool checks"
+err_is "rebuild-audit: cannot check evidence 'x.json': predicateType https://rebuild-audit.dev/audit-evidence/v5 is not https://rebuild-audit.dev/audit-evidence/v1, https://rebuild-audit.dev/audit-evidence/v2, https://rebuild-audit.dev/audit-evidence/v3 or https://rebuild-audit.dev/audit-evidence/v4, which this tool checks"
 
 # ---- any single byte changed: both minisign and verify refuse ---------------
 # In the evidence (spread over the whole file), then every byte of the

@@ -138,8 +138,8 @@ run 0 $RBA sample add $V scored.csv --score-column score
 run 1 $RBA audit $V
 run 0 $RBA export $V -k k.key -o f3.json --cases
 run 0 $RBA verify f3.json -p k.pub
-ok "the v3 schema accepts it" /usr/bin/jsonschema -i f3.json "$FIX/evidence/predicate-v3.schema.json"
-ok "v3 with every case" jq -e '.predicateType == "https://rebuild-audit.dev/audit-evidence/v3" and (.predicate.results.cases | length) == .predicate.sample.cases and .predicate.results.flips > 0' f3.json
+ok "the v4 schema accepts it" /usr/bin/jsonschema -i f3.json "$FIX/evidence/predicate-v4.schema.json"
+ok "v4 with every case" jq -e '.predicateType == "https://rebuild-audit.dev/audit-evidence/v4" and (.predicate.results.cases | length) == .predicate.sample.cases and .predicate.results.flips > 0' f3.json
 FLIPS=$(jq .predicate.results.flips f3.json)
 # a rebuilt score changed and re-signed: verify says what disagrees
 jq -r '.predicate.results.cases[0].rebuilt_score' f3.json > s0

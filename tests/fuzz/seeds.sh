@@ -11,7 +11,7 @@ FIX=$top/fixtures
 out=$FIX/fuzz
 w=$(mktemp -d "${TMPDIR:-/tmp}/rba-seeds.XXXXXX")
 trap 'rm -rf "$w"' EXIT INT TERM
-for t in artifact chunk csv evidence pins policy report sign store xgboost; do
+for t in artifact chunk csv evidence note pins policy report sign store xgboost; do
 	mkdir -p "$out/$t"
 	rm -f "$out/$t"/seed-*
 done
@@ -125,5 +125,16 @@ $R dispute $V 3 > /dev/null || true
 cp st2/data.mdb "$out/store/seed-audited.mdb"
 $R snapshot add cases.csv > /dev/null
 cp st2/data.mdb "$out/store/seed-two-snapshots.mdb"
+# note: selector byte (0 a checkpoint, 1 a verifier key, 2 an inclusion
+# proof, 3 a consistency proof) + the file, from the audited store st2.
+$R -q history checkpoint -k k.key -o ck
+$R -q policy set $V "$FIX/policy/credit.yaml"
+$R -q history checkpoint -k k.key -o ck2
+{ printf '\000'; cat ck; } > "$out/note/seed-checkpoint"
+$R history cosign ck2 -k k.key --vkey "$($R history vkey -p k.pub)" --state w.state -o ckw --origin w.example/w > /dev/null
+{ printf '\000'; cat ckw; } > "$out/note/seed-cosigned"
+{ printf '\001'; $R history vkey -p k.pub; } > "$out/note/seed-vkey"
+{ printf '\002'; $R --json history prove 1 --checkpoint ck2; } > "$out/note/seed-inclusion.json"
+{ printf '\003'; $R --json history consistency ck ck2; } > "$out/note/seed-consistency.json"
 chmod 644 "$out"/store/*
 ls -l "$out"/*/ | awk '$5 > 0 { n++; b += $5 } END { printf "seeds: %d files, %d bytes\n", n, b }'

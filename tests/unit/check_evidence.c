@@ -1246,11 +1246,11 @@ START_TEST(test_check_not_evidence)
 	}
 	/* A later version of this predicate cannot be checked here. */
 	{
-		const char *v4 = "{\"_type\": \"https://in-toto.io/Statement/v1\", "
+		const char *v5 = "{\"_type\": \"https://in-toto.io/Statement/v1\", "
 				 "\"predicateType\": "
-				 "\"https://rebuild-audit.dev/audit-evidence/v4\"}";
-		ck_assert_int_eq(check(v4, strlen(v4), NULL, NULL, reason), RBA_E_NEWER);
-		ck_assert(has(reason, "audit-evidence/v4"));
+				 "\"https://rebuild-audit.dev/audit-evidence/v5\"}";
+		ck_assert_int_eq(check(v5, strlen(v5), NULL, NULL, reason), RBA_E_NEWER);
+		ck_assert(has(reason, "audit-evidence/v5"));
 	}
 }
 END_TEST

@@ -22,6 +22,7 @@ main(int argc, char **argv)
 		suite_report,
 		suite_cli,
 		suite_xgboost,
+		suite_tlog,
 	};
 	SRunner *sr;
 	int failed;

@@ -25,6 +25,7 @@ RBA_SUITE(suite_fleet);
 RBA_SUITE(suite_report);
 RBA_SUITE(suite_cli);
 RBA_SUITE(suite_xgboost);
+RBA_SUITE(suite_tlog);
 
 /* Directory of the fixtures, relative to tests/unit (the runner's cwd). */
 #define FIXTURES "../../fixtures"
