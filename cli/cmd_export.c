@@ -14,6 +14,7 @@
 #include "evidence/evidence.h"
 #include "common/sign.h"
 #include "cli/commands.h"
+#include "evidence/vary_evidence.h"
 
 /* "latest" is 0; an id is 1..2^63. */
 static int
@@ -92,11 +93,62 @@ export_print(struct cli_ctx *ctx, const char *out,
 	}
 }
 
+/* export --vary: the newest variation report of version, or --run. */
+static int
+export_vary(struct cli_ctx *ctx, const char *version, const char *run,
+	    const char *keypath, const char *passfile, const char *out,
+	    int force, int audit_options)
+{
+	struct vary_evidence_summary s;
+	struct sign_seckey *key = NULL;
+	struct rba_detail d;
+	int err;
+
+	if (audit_options)
+		return cli_usage(ctx, "--vary exports a variation report: --audit, "
+				 "--cases, --include-inputs, --origin and --checkpoint "
+				 "are for audit evidence");
+	if ((err = cli_seckey_load(keypath, passfile, &key)) != 0)
+		return err;
+	if ((err = cli_store_open(ctx, 1)) != 0) {
+		sign_seckey_free(key);
+		return err;
+	}
+	rba_detail_clear(&d);
+	err = vary_evidence_export(ctx->store, version, run, key, out, force, &s, &d);
+	sign_seckey_free(key);
+	if (err)
+		return cli_fail("cannot export", d.file[0] ? d.file : version, err, &d);
+	if (ctx->json) {
+		printf("{\"evidence\": ");
+		rba_json_fput_str(stdout, out);
+		printf(", \"kind\": \"vary\", \"version\": ");
+		rba_json_fput_str(stdout, s.version);
+		printf(", \"run\": ");
+		rba_json_fput_str(stdout, s.run);
+		printf(", \"factors\": %llu, \"changed\": %llu}\n",
+		       (unsigned long long)s.factors, (unsigned long long)s.changed);
+	} else if (!ctx->quiet) {
+		fputs("exported variation evidence of ", stdout);
+		cli_fput_data(stdout, s.version, strlen(s.version));
+		printf(" (run %s): %llu of %llu factors change the artifact\n", s.run,
+		       (unsigned long long)s.changed, (unsigned long long)s.factors);
+		fputs("evidence      ", stdout);
+		cli_fput_data(stdout, out, strlen(out));
+		fputs("\nsignature     ", stdout);
+		cli_fput_data(stdout, out, strlen(out));
+		fputs(".minisig\n", stdout);
+	}
+	return 0;
+}
+
 int
 cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *version = NULL, *keypath = NULL, *out = NULL;
 	const char *audit = "latest", *passfile = NULL, *ckpath = NULL;
+	const char *vary_run = NULL;
+	int vary = 0;
 	struct checkpoint ck;
 	struct evidence_request rq;
 	struct evidence_result *res = NULL;
@@ -127,6 +179,16 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 				return cli_usage(ctx, "option '%s' needs a value", a);
 			continue;
 		}
+		if (opts && strcmp(a, "--vary") == 0) {
+			vary = 1;
+			continue;
+		}
+		if (opts && (r = cli_opt_value(argc, argv, &i, "--run", &vary_run)) != 0) {
+			if (r < 0)
+				return cli_usage(ctx, "option '%s' needs a value", a);
+			vary = 1;
+			continue;
+		}
 		if (opts && strcmp(a, "--cases") == 0) {
 			rq.include_cases = 1;
 			continue;
@@ -151,6 +213,11 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(ctx, "-k KEY is required");
 	if (out == NULL || out[0] == '\0')
 		return cli_usage(ctx, "-o FILE is required");
+	if (vary)
+		return export_vary(ctx, version, vary_run, keypath, passfile, out,
+				   rq.force, rq.include_cases || rq.include_inputs ||
+						     strcmp(audit, "latest") != 0 ||
+						     rq.origin != NULL || ckpath != NULL);
 	if (parse_audit_id(audit, &rq.audit_id) != 0)
 		return cli_usage(ctx, "--audit takes a record id or 'latest', not '%s'",
 				 audit);

@@ -77,6 +77,46 @@ print_signed(const char *file, const struct evidence_verification *v,
 	fputc('\n', stdout);
 }
 
+/* A variation report that holds (evidence/vary_evidence.h). */
+static void
+print_vary(struct cli_ctx *ctx, const char *file,
+	   const struct evidence_verification *v, const char *id)
+{
+	const struct vary_evidence_summary *s = &v->vary;
+
+	if (ctx->json) {
+		printf("{\"file\": ");
+		rba_json_fput_str(stdout, file);
+		printf(", \"valid\": true, \"key_id\": \"%s\", \"kind\": \"vary\", "
+		       "\"vary\": {\"version\": ", id);
+		rba_json_fput_str(stdout, s->version);
+		printf(", \"run\": ");
+		rba_json_fput_str(stdout, s->run);
+		printf(", \"factors\": %llu, \"changed\": %llu, \"control_pinned\": %s, "
+		       "\"changed_factors\": ",
+		       (unsigned long long)s->factors, (unsigned long long)s->changed,
+		       s->control_pinned ? "true" : "false");
+		rba_json_fput_str(stdout, s->changed_list);
+		printf("}}\n");
+		return;
+	}
+	if (ctx->quiet)
+		return;
+	printf("signature good: key %s\ntrusted comment: ", id);
+	cli_fput_data(stdout, v->sig.trusted_comment, strlen(v->sig.trusted_comment));
+	fputs("\nvariation evidence consistent: version ", stdout);
+	cli_fput_data(stdout, s->version, strlen(s->version));
+	printf(", run %s of %s: %llu of %llu factors change the artifact%s",
+	       s->run, s->time, (unsigned long long)s->changed,
+	       (unsigned long long)s->factors, s->changed ? " (" : "");
+	if (s->changed) {
+		cli_fput_data(stdout, s->changed_list, strlen(s->changed_list));
+		fputc(')', stdout);
+	}
+	printf("; the control %s the pinned artifact\n",
+	       s->control_pinned ? "is" : "is not");
+}
+
 /* Dispute evidence that holds: one answered dispute (audit/dispute.h),
  * and what its format left unchecked (msg, n: the file). */
 static void
@@ -529,6 +569,8 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 		goto out;
 	if (v->kind == EVIDENCE_KIND_DISPUTE)
 		print_dispute(ctx, file, v, id, msg, n, artpath);
+	else if (v->kind == EVIDENCE_KIND_VARY)
+		print_vary(ctx, file, v, id);
 	else
 		print_audit(ctx, file, sigpath, v, id, &lg);
 	status = 0;

@@ -56,6 +56,7 @@
 #include <stdint.h>
 
 #include "common/sign.h"
+#include "evidence/vary_evidence.h"
 #include "common/buf.h"
 #include "common/note.h"
 #include "common/digest.h"
@@ -387,6 +388,7 @@ enum evidence_kind {
 	EVIDENCE_KIND_SIGNED,	   /* a signed file that is no evidence */
 	EVIDENCE_KIND_AUDIT,	   /* audit evidence (evidence_check) */
 	EVIDENCE_KIND_DISPUTE,	   /* dispute evidence (dispute_evidence.h) */
+	EVIDENCE_KIND_VARY,	   /* a variation report (vary_evidence.h) */
 };
 
 #define EVIDENCE_REASON_MAX 1024 /* bytes of a verification's reason */
@@ -406,13 +408,15 @@ struct evidence_verification {
 	struct evidence_summary audit; /* kind AUDIT and valid */
 	/* kind DISPUTE and valid: what the dispute evidence says */
 	char dispute_version[256], dispute_case[256], dispute_answer[256];
+	struct vary_evidence_summary vary; /* kind VARY and valid */
 };
 
 /*
  * The offline check of a signed file: msg (n bytes) and its minisign
  * signature file (siglen bytes at sig) against pub, then, once the
  * signature holds, its contents: dispute evidence by
- * dispute_evidence_check, else audit evidence by evidence_check, else
+ * dispute_evidence_check, a variation report by vary_evidence_check,
+ * else audit evidence by evidence_check, else
  * a signed file that is no evidence (kind SIGNED: only its signature
  * was checked).  signame names the signature file in reasons.
  *

@@ -9,6 +9,7 @@
 
 #include "evidence/checkpoint.h"
 #include "evidence/dispute_evidence.h"
+#include "evidence/vary_evidence.h"
 
 static int
 invalid(struct evidence_verification *out, const char *failed,
@@ -89,6 +90,28 @@ verify_dispute(const void *msg, size_t n, struct evidence_verification *out,
 	return 1;
 }
 
+/* A variation report, or a file that claims to be: 1 when it is. */
+static int
+verify_vary(const void *msg, size_t n, struct evidence_verification *out,
+	    int *err, struct rba_detail *d)
+{
+	int is_vary = 0, e;
+
+	rba_detail_clear(d);
+	e = vary_evidence_check(msg, n, out->sig.trusted_comment, &is_vary,
+				&out->vary, d);
+	if (!is_vary && e == 0)
+		return 0;
+	out->kind = EVIDENCE_KIND_VARY;
+	if (e == RBA_E_NOMEM || e == RBA_E_NEWER)
+		*err = e;
+	else if (e != 0)
+		*err = invalid(out, "contents", d->reason);
+	else
+		out->valid = 1;
+	return 1;
+}
+
 /*
  * Format 4: the checkpoint the file carries is signed by the file's own
  * key under the checkpoint's origin (export signs both with one key).
@@ -146,6 +169,8 @@ evidence_verify(const struct sign_pubkey *pub, const void *msg, size_t n,
 	    !out->signature_ok)
 		return err;
 	if (verify_dispute(msg, n, out, &err, d))
+		return err;
+	if (verify_vary(msg, n, out, &err, d))
 		return err;
 	rba_detail_clear(d);
 	err = evidence_check(msg, n, out->sig.trusted_comment, &out->audit, d);

@@ -149,3 +149,42 @@ err_has "cannot vary 'v-tz': the control rebuild of version 'v-tz' failed: repos
 dump after.dump
 ok "control: the store is unchanged" cmp -s before.dump after.dump
 mv repo.away repo
+
+# the signed variation report: export, verify, and every edit refused
+run 0 $RBA keygen -o key
+run 0 $RBA -S st export v-tz --vary -k key.key -o vt.json
+out_has 'exported variation evidence of v-tz (run vary/v-tz@'
+run 0 minisign -Vm vt.json -p key.pub
+run 0 $RBA verify vt.json -p key.pub
+out_has 'variation evidence consistent: version v-tz'
+out_has 'factors change the artifact (timezone)'
+run 0 $RBA --json verify vt.json -p key.pub
+ok "verify --json: the kind and the changed factors" jq -e \
+	'.kind == "vary" and .vary.version == "v-tz" and .vary.changed_factors == "timezone"' out
+ok "the evidence holds the kept report" jq -e \
+	'.predicateType == "https://rebuild-audit.dev/vary-evidence/v1" and .predicate.report.schema == "rebuild-audit/vary/v1"' vt.json
+TC=$(sed -n '3s/^trusted comment: //p' vt.json.minisig)
+vresign() { # sed-expression, expected reason
+	sed "$1" vt.json > vx.json
+	ok "the edit '$1' changes the evidence" sh -c '! cmp -s vx.json vt.json'
+	minisign -S -s key.key -m vx.json -t "$TC" > /dev/null 2>&1
+	run 1 $RBA verify vx.json -p key.pub
+	err_has "$2"
+}
+vresign 's/"state": "changes", "changes_artifact": true/"state": "same", "changes_artifact": false/' "its artifact and the control's disagree with its state"
+vresign 's/"changes_artifact": true/"changes_artifact": false/' "changes_artifact disagrees with its state"
+vresign 's/"pinned": true/"pinned": false/' "control.pinned disagrees with the digests"
+vresign 's/"name": "v-tz.artifact"/"name": "v-host.artifact"/' "the subject is not named v-tz.artifact"
+vresign 's/"flips": [0-9]*/"flips": 4000/' "flips is not a count of the sample's cases"
+vresign 's/"state": "same"/"state": "fine"/' "is not one a run has"
+run 2 $RBA -S st export v-honest-none --vary -k key.key -o none.json
+err_has "no version 'v-honest-none'"
+run 0 $RBA -S st -q register "$FIX/pins/german-numeric-logistic.yaml" --policy "$FIX/policy/credit.yaml"
+V2=$(sed -n 's/^version: //p' "$FIX/pins/german-numeric-logistic.yaml")
+run 2 $RBA -S st export "$V2" --vary -k key.key -o nb.json
+err_has "has no variation report (run 'rebuild-audit vary"
+run 0 $RBA -S st vary "$V2" --factors threads
+run 0 $RBA -S st export "$V2" --vary -k key.key -o nb.json
+run 2 $RBA -S st export "$V2" --vary -k key.key -o nb.json
+err_has 'exists'
+run 2 $RBA -S st export v-tz --vary --cases -k key.key -o x.json
