@@ -191,6 +191,14 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 		shown(r->warnings[i]);
 		putchar('\n');
 	}
+	/* A rebuild that is not the pinned artifact: which input of the
+	 * rebuild changes it is vary's to say. */
+	if ((r->verdict == AUDIT_METRIC_EQUIVALENT || r->verdict == AUDIT_NOT_REPRODUCIBLE) &&
+	    r->has_rebuilt && !rba_digest_equal(&r->artifact_rebuilt, &r->artifact_pinned)) {
+		fputs("next step     rebuild-audit vary ", stdout);
+		shown(r->version);
+		fputs(" (which factor of the rebuild changes the artifact)\n", stdout);
+	}
 	if (r->recorded)
 		printf("recorded      history record %llu\n",
 		       (unsigned long long)r->history_id);

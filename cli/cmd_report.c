@@ -145,7 +145,8 @@ report_verify(const struct report_args *a, const uint8_t *msg, size_t n,
 		snprintf(why, whycap, "%s: %s", v->failed, v->reason);
 		goto not_verified;
 	}
-	if (v->kind != EVIDENCE_KIND_AUDIT && v->kind != EVIDENCE_KIND_DISPUTE) {
+	if (v->kind != EVIDENCE_KIND_AUDIT && v->kind != EVIDENCE_KIND_DISPUTE &&
+	    v->kind != EVIDENCE_KIND_VARY) {
 		cli_diag("cannot report '%s': not rebuild-audit evidence (a "
 			 "signed file of another kind)", a->file);
 		goto out;
@@ -257,7 +258,8 @@ cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (!ctx->quiet && strcmp(a.out, "-") != 0)
 		printf("report: %s (%zu bytes) from %s evidence '%s' (%s), %s%s\n",
-		       a.out, page.len, kind == REPORT_KIND_AUDIT ? "audit" : "dispute",
+		       a.out, page.len,
+		       kind == REPORT_KIND_AUDIT ? "audit" : kind == REPORT_KIND_VARY ? "variation" : "dispute",
 		       a.file, src.digest,
 		       src.verified ? "verified with key " : "NOT VERIFIED: ",
 		       src.verified ? src.key_id : why);

@@ -60,6 +60,7 @@ enum report_kind {
 	REPORT_KIND_NONE = 0,
 	REPORT_KIND_AUDIT,   /* audit-evidence/v1 to v4 */
 	REPORT_KIND_DISPUTE, /* dispute-evidence/v1 to v4 */
+	REPORT_KIND_VARY,    /* vary-evidence/v1 */
 };
 
 /* Caps of the renderer, each refused with RBA_E_LIMIT beyond. */

@@ -11,6 +11,7 @@
 
 #include "report/report_priv.h"
 #include "evidence/dispute_evidence.h"
+#include "evidence/vary_evidence.h"
 #include "evidence/evidence.h"
 #include "policy/policy.h"
 #include "common/utf8.h"
@@ -450,11 +451,17 @@ report_evidence_html(const void *msg, size_t n, const struct report_source *src,
 		if (kind != NULL)
 			*kind = REPORT_KIND_DISPUTE;
 		err = report_dispute_page(&r, src, out, d);
+	} else if (strcmp(type, VARY_PREDICATE_TYPE) == 0) {
+		if (kind != NULL)
+			*kind = REPORT_KIND_VARY;
+		err = report_vary_page(&r, src, out, d);
 	} else {
 		int newer = strncmp(type, EVIDENCE_PREDICATE_PREFIX,
 				    strlen(EVIDENCE_PREDICATE_PREFIX)) == 0 ||
 			    strncmp(type, DISPUTE_PREDICATE_PREFIX,
-				    strlen(DISPUTE_PREDICATE_PREFIX)) == 0;
+				    strlen(DISPUTE_PREDICATE_PREFIX)) == 0 ||
+			    strncmp(type, VARY_PREDICATE_PREFIX,
+				    strlen(VARY_PREDICATE_PREFIX)) == 0;
 		snprintf(d->key, sizeof(d->key), "predicateType");
 		snprintf(d->reason, sizeof(d->reason), "%s",
 			 newer ? "a version of evidence this tool does not know "

@@ -6,6 +6,7 @@
  *                     helpers, report_evidence_html
  *   report_audit.c    the page of audit evidence
  *   report_dispute.c  the page of dispute evidence
+ *   report_vary.c     the page of a variation report
  */
 #ifndef RBA_REPORT_PRIV_H
 #define RBA_REPORT_PRIV_H
@@ -102,5 +103,9 @@ void report_log_section(struct rd *r, const struct report_source *src,
 struct policy;
 int report_policy_edges(const char *text, size_t n, double *edges, size_t cap,
 			const char **names, int *argmax, struct policy **pol_out);
+
+/* The page of a variation report (report_vary.c). */
+int report_vary_page(struct rd *r, const struct report_source *src,
+		     struct rba_buf *b, struct rba_detail *d);
 
 #endif

@@ -167,6 +167,7 @@ contained random
 run 0 $RBA -S st sample add att-random cases.csv
 run 1 $RBA -S st audit att-random
 out_has 'NOT REPRODUCIBLE'
+out_has 'next step     rebuild-audit vary att-random (which factor of the rebuild changes the artifact)'
 no_leftovers random
 
 # ---- git: exactly the pinned commit ------------------------------------

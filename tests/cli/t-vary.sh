@@ -188,3 +188,12 @@ run 0 $RBA -S st export "$V2" --vary -k key.key -o nb.json
 run 2 $RBA -S st export "$V2" --vary -k key.key -o nb.json
 err_has 'exists'
 run 2 $RBA -S st export v-tz --vary --cases -k key.key -o x.json
+
+# the page of a variation report: verified first, every factor's row
+run 0 $RBA report vt.json -p key.pub -o vt.html
+out_has 'from variation evidence'
+ok "page: the changed factor" grep -q 'CHANGES THE ARTIFACT' vt.html
+ok "page: a factor that did not" grep -q 'same artifact' vt.html
+ok "page: what was changed, escaped" grep -q 'TZ=UTC -&gt; GMT-14' vt.html
+run 1 $RBA report vx.json -p key.pub -o vx.html
+ok "page: an inconsistent file is not drawn" test ! -e vx.html
