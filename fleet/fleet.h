@@ -128,19 +128,46 @@ enum fleet_split {
 	FLEET_SPLIT_HASH = 1,	  /* by the name's SHA-256 */
 };
 
-/* Seconds per cost unit when no version of the store has a measured
- * audit (about this tool on one core of a 2020s x86-64). */
+/*
+ * Seconds per cost unit of each kind when no version of the store of
+ * that kind has a measured audit, as measured on one core of a 2020s
+ * x86-64 (bench/bench-fleet-balance.sh prints the estimates beside the
+ * measured audits): networks, gradient-boosted trees (about 45 times a
+ * network's unit: a histogram pass per split), and exec trainers (one
+ * unit a version: the sandbox, the export and the user's code), plus
+ * the seconds of any audit (verification, the environment record).
+ */
 #define FLEET_COST_SCALE_DEFAULT 4e-12
+#define FLEET_COST_SCALE_TREES 1.8e-10
+#define FLEET_COST_SCALE_EXEC 5.0
+#define FLEET_COST_BASE 0.05
+
+enum fleet_cost_kind {
+	FLEET_COST_NETWORK,	/* logistic regression and MLPs */
+	FLEET_COST_TREES,	/* gradient-boosted trees */
+	FLEET_COST_EXEC,	/* the user's own trainer */
+	FLEET_COST_KINDS
+};
 
 /*
- * The training cost estimate of pins text p (n bytes) whose training
+ * The audit cost estimate of pins text p (n bytes) whose training
  * snapshot holds data_bytes bytes, in units: data_bytes x epochs x P for
  * a network, where P is 1 for logistic regression and otherwise
  * h1 + h1*h2 + ... + h(L-1)*hL + hL (the weights per input column and
- * between the hidden layers of widths h1..hL); data_bytes x trees x
- * max_depth for gradient-boosted trees.  0 when the pins do not parse.
+ * between the hidden layers of widths h1..hL); for gradient-boosted
+ * trees data_bytes x trees x max_depth + 3000 x trees x 2^max_depth.
+ * 0 when the pins do not parse.
  */
 double fleet_cost_units(const char *p, size_t n, uint64_t data_bytes);
+
+/*
+ * fleet_cost_units with the sample's cases and the kind: trees also
+ * count 3000 x trees x 2^max_depth (each node's own work) and 6 x cases
+ * x trees x max_depth (scoring the sample), an exec trainer is 1 unit.
+ * *kind (may be NULL) gets the kind.
+ */
+double fleet_cost_units_kind(const char *p, size_t n, uint64_t data_bytes,
+			     uint64_t cases, enum fleet_cost_kind *kind);
 
 /*
  * The balanced rule over n versions: cost[i] is the expected cost of
@@ -162,7 +189,8 @@ struct fleet_plan {
 	unsigned char *measured; /* 1: cost from the history */
 	uint32_t *shard;
 	double *load;	/* [nshards] */
-	double scale;	/* seconds per estimated unit used */
+	double scale;	/* seconds per estimated unit used (networks) */
+	double scales[FLEET_COST_KINDS]; /* each kind's */
 	char **bad;	/* keys that are no version name (store_version_names) */
 	size_t nbad;
 };

@@ -14,16 +14,31 @@
 #include "policy/policy.h"
 
 double
-fleet_cost_units(const char *p, size_t n, uint64_t data_bytes)
+fleet_cost_units_kind(const char *p, size_t n, uint64_t data_bytes,
+		      uint64_t cases, enum fleet_cost_kind *kind)
 {
 	struct pins *pins = NULL;
 	double units, w = 1;
 
+	if (kind != NULL)
+		*kind = FLEET_COST_NETWORK;
 	if (p == NULL || policy_pins_parse(p, n, "pins", &pins, NULL) != 0)
 		return 0;
-	if (pins->model.kind == PINS_MODEL_GBDT) {
-		units = (double)data_bytes * pins->model.gbdt.trees *
-			pins->model.gbdt.max_depth;
+	if (policy_pins_is_exec(pins)) {
+		if (kind != NULL)
+			*kind = FLEET_COST_EXEC;
+		units = 1;
+	} else if (pins->model.kind == PINS_MODEL_GBDT) {
+		double trees = (double)pins->model.gbdt.trees;
+		double tl = trees * pins->model.gbdt.max_depth;
+		unsigned dp = pins->model.gbdt.max_depth < 16 ? pins->model.gbdt.max_depth : 16;
+		if (kind != NULL)
+			*kind = FLEET_COST_TREES;
+		/* the histogram passes, each node's own work (about 3,000
+		 * units: it matters for many trees on a small table), and
+		 * scoring the sample */
+		units = (double)data_bytes * tl + 3000.0 * trees * (double)(1u << dp) +
+			6.0 * (double)cases * tl;
 	} else {
 		if (pins->model.nhidden > 0) {
 			size_t L = pins->model.nhidden;
@@ -36,6 +51,12 @@ fleet_cost_units(const char *p, size_t n, uint64_t data_bytes)
 	}
 	policy_pins_free(pins);
 	return units;
+}
+
+double
+fleet_cost_units(const char *p, size_t n, uint64_t data_bytes)
+{
+	return fleet_cost_units_kind(p, n, data_bytes, 0, NULL);
 }
 
 struct order {
@@ -171,19 +192,22 @@ latest_one(void *ctx, const struct store_history_entry *e)
 	return 0;
 }
 
-/* The pins estimate of version i, in units (0 when unreadable). */
+/* The pins estimate of version name, in units (0 when unreadable), and
+ * its kind. */
 static double
-plan_units(struct store_txn *txn, const char *name)
+plan_units(struct store_txn *txn, const char *name, enum fleet_cost_kind *kind)
 {
 	struct store_version v;
 	struct store_blob_info bi;
 	double u = 0;
 
+	*kind = FLEET_COST_NETWORK;
 	if (store_version_get(txn, name, &v, NULL) != 0)
 		return 0;
 	memset(&bi, 0, sizeof(bi));
 	if (store_blob_info(txn, &v.snapshot, &bi, NULL) == 0) {
-		u = fleet_cost_units(v.pins_text, strlen(v.pins_text), bi.size);
+		u = fleet_cost_units_kind(v.pins_text, strlen(v.pins_text), bi.size,
+					  v.has_sample ? v.sample.cases : 0, kind);
 		store_blob_info_release(&bi);
 	}
 	store_version_release(&v);
@@ -212,8 +236,12 @@ static int
 plan_costs(struct store_txn *txn, struct fleet_plan *p, uint64_t upto,
 	   struct rba_detail *d)
 {
+	static const double defaults[FLEET_COST_KINDS] = {
+		FLEET_COST_SCALE_DEFAULT, FLEET_COST_SCALE_TREES, FLEET_COST_SCALE_EXEC};
 	struct latest lt = { p, upto, p->n, 0, NULL, NULL };
-	double *units, msum = 0, usum = 0;
+	double *units, msum[FLEET_COST_KINDS] = {0}, usum[FLEET_COST_KINDS] = {0};
+	double all_m = 0, all_e = 0, machine;
+	enum fleet_cost_kind *kinds = NULL;
 	int err;
 
 	_Static_assert(FLEET_COST_AUDITS == 3, "median3 takes three");
@@ -232,20 +260,36 @@ plan_costs(struct store_txn *txn, struct fleet_plan *p, uint64_t upto,
 	free(lt.nt);
 	if (err != 0 && !(err == 1 && lt.stopped))
 		return err;
-	if ((units = calloc(p->n ? p->n : 1, sizeof(*units))) == NULL)
+	if ((units = calloc(p->n ? p->n : 1, sizeof(*units))) == NULL ||
+	    (kinds = calloc(p->n ? p->n : 1, sizeof(*kinds))) == NULL) {
+		free(units);
 		return RBA_E_NOMEM;
+	}
+	/* Each kind's seconds per unit from its own measured versions;
+	 * a kind with none measured takes its default, times how much
+	 * slower or faster than the defaults this store's measured audits
+	 * ran (1 when none ran). */
 	for (size_t i = 0; i < p->n; i++) {
-		units[i] = plan_units(txn, p->names[i]);
+		units[i] = plan_units(txn, p->names[i], &kinds[i]);
 		if (p->measured[i] && units[i] > 0) {
-			msum += p->cost[i];
-			usum += units[i];
+			msum[kinds[i]] += p->cost[i] > FLEET_COST_BASE
+						  ? p->cost[i] - FLEET_COST_BASE : 0;
+			usum[kinds[i]] += units[i];
+			all_m += p->cost[i];
+			all_e += units[i] * defaults[kinds[i]] + FLEET_COST_BASE;
 		}
 	}
-	p->scale = usum > 0 && msum > 0 ? msum / usum : FLEET_COST_SCALE_DEFAULT;
+	machine = all_m > 0 && all_e > 0 ? all_m / all_e : 1;
+	for (int k = 0; k < FLEET_COST_KINDS; k++)
+		p->scales[k] = usum[k] > 0 && msum[k] > 0 ? msum[k] / usum[k]
+							  : defaults[k] * machine;
+	p->scale = p->scales[FLEET_COST_NETWORK];
 	for (size_t i = 0; i < p->n; i++)
 		if (!p->measured[i])
-			p->cost[i] = units[i] * p->scale;
+			p->cost[i] = units[i] * p->scales[kinds[i]] +
+				     FLEET_COST_BASE * machine;
 	free(units);
+	free(kinds);
 	return 0;
 }
 
