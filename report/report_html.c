@@ -820,8 +820,8 @@ html_page_open(struct rba_buf *b, const struct report_source *src,
 	if (!src->verified)
 		rba_buf_printf(b, "@top-right{content:\"NOT VERIFIED: the "
 				  "signature of this evidence was not verified\";"
-				  "color:#c00000;font-weight:bold;font-size:10pt;"
-				  MARGIN_FONT "width:120mm;text-align:right}");
+				  "color:#c00000;font-weight:bold;font-size:9pt;"
+				  MARGIN_FONT "width:150mm;text-align:right}");
 	rba_buf_printf(b, "}\n</style>\n</head>\n<body>\n");
 	if (!src->verified) {
 		rba_buf_printf(b, "<div class=\"banner\" id=\"unverified\">NOT "

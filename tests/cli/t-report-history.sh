@@ -48,6 +48,15 @@ ok "no guarantee over a period with a failure" grep -qF 'between 2026-11-01T08:0
 ok "the guarantee since the failure" grep -qF 'since the last failure, at the one scheduled rebuild of version german-numeric-logistic on 2026-11-13T08:00:00Z, every rebuild was bit-identical' h.html
 ok "ad hoc counted apart" grep -qF '10 scheduled audits, 1 failed, 1 ad hoc' h.html
 ok "never a bit-identical claim for the whole period" sh -c "! grep -qF 'Over these 10 scheduled rebuilds of version german-numeric-logistic between 2026-11-01T08:00:00Z and 2026-11-13T08:00:00Z, every' h.html"
+# an audit recorded after the others but run before them (faked here;
+# a fleet's import appends records so): the period runs from the
+# earliest audit to the latest, and the failure stays the last one
+run 0 at '2026-10-30 08:00:00' $RBA audit $V
+run 0 $RBA report --store --history -o late.html
+ok "the period from the earliest audit to the latest, not the chain's first and last" \
+	grep -qF 'Over these 11 scheduled rebuilds of version german-numeric-logistic between 2026-10-30T08:00:00Z and 2026-11-13T08:00:00Z the history supports no guarantee' late.html
+ok "since the failure: only what came after it in time" \
+	grep -qF 'since the last failure, at the one scheduled rebuild of version german-numeric-logistic on 2026-11-13T08:00:00Z, every rebuild was bit-identical' late.html
 # bad usage and a missing store: exit 2, one line
 run 2 $RBA report --store -o x.html
 err_has "--store and --history go together"
