@@ -523,7 +523,7 @@ html_prose(struct report_notes *n, struct rba_buf *b, const char *s, size_t len,
 				num_fig(v, t);
 				html_text(b, s + from, i - from);
 				rba_buf_printf(b, "%s", t);
-				snprintf(what, sizeof(what), "in %s", where);
+				snprintf(what, sizeof(what), "in %s: %s", where, t);
 				notes_exact(n, what, v, NULL);
 				from = i + k;
 			}

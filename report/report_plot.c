@@ -464,12 +464,12 @@ scatter_caption(struct rd *r, const struct audit_view *a, const struct sc_count 
 	if (a->case_arr != NULL) {
 		rba_buf_printf(b, ". Every one of the evidence's ");
 		html_count(b, a->cases);
-		rba_buf_printf(b, " cases is drawn: a ringed cross when the policy "
+		rba_buf_printf(b, " case%s is drawn: a ringed cross when the policy "
 				  "decides its rebuilt score otherwise than its stored "
 				  "decision (%zu flipped), a filled diamond when its "
 				  "stored score lies within the margin of an edge (%zu), "
 				  "each with a mark of its own",
-			       a->nflip_pts, a->nnear_pts);
+			       a->cases == 1 ? "" : "s", a->nflip_pts, a->nnear_pts);
 		if (c->flip_binned + c->near_binned > 0)
 			rba_buf_printf(b, " up to %d of each (the other %zu flipped and "
 					  "%zu near-threshold cases are in the grey "
@@ -603,6 +603,8 @@ histogram(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 	if (!(xmax > 0) || !isfinite(xmax))
 		xmax = 1e-3;
 	w = nice_step(0, xmax, 20, &first);
+	if (!(w > 0) || !(xmax / w < HIST_MAX_BINS * 4))
+		w = xmax; /* (a span too small for a step: one bin) */
 	nb = (size_t)floor(xmax / w) + 1;
 	while (nb > HIST_MAX_BINS) {
 		w *= 2;
@@ -703,7 +705,8 @@ histogram(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 #undef HY
 	rba_buf_printf(b, "<p class=\"caption\">|delta| of every one of the ");
 	html_count(b, a->cases);
-	rba_buf_printf(b, " cases in %zu bin%s of width ", nb, nb == 1 ? "" : "s");
+	rba_buf_printf(b, " case%s in %zu bin%s of width ", a->cases == 1 ? "" : "s",
+		       nb, nb == 1 ? "" : "s");
 	html_fig(b, w);
 	rba_buf_printf(b, ", the first from 0 (%zu case%s exactly 0); the dashed line "
 			  "is the %s tolerance ", zero, zero == 1 ? "" : "s",
@@ -806,8 +809,8 @@ view_delta_picture(struct rd *r, const struct audit_view *a,
 	rba_buf_printf(b, "<p class=\"caption\">The distribution of |delta| as "
 			  "far as the evidence states it: every one of the ");
 	html_count(b, a->cases);
-	rba_buf_printf(b, " cases lies in the dark bar, from 0 to the largest "
-			  "|delta| ");
+	rba_buf_printf(b, " case%s lies in the dark bar, from 0 to the largest "
+			  "|delta| ", a->cases == 1 ? "" : "s");
 	html_val_side(&r->notes, b, "predicate.results.max_score_delta", a->max_delta,
 		      a->tol);
 	rba_buf_printf(b, " (case ");

@@ -260,7 +260,7 @@ START_TEST(test_prose)
 					"<sup class=\"fn\">D1</sup></span>; glibc 2.36, "
 					"x1.23456789012, id 123456789012 &lt;b&gt;"));
 	ck_assert_uint_eq(n.nex, 1);
-	ck_assert_str_eq(n.ex[0].what, "in predicate.reasons[1]");
+	ck_assert_str_eq(n.ex[0].what, "in predicate.reasons[1]: 0.0200005");
 	ck_assert(n.ex[0].v == 0.020000487565994263);
 	ck_assert_uint_eq(n.ndg, 1);
 	ck_assert_str_eq(n.dg[0], dg);
