@@ -169,7 +169,7 @@ waterfall(struct rd *r, struct rba_buf *b, const struct wf_row *rows, size_t nro
 	const double W = 640, LBL = 196, L = 206, R = 540, TOP = 12, RH = 15;
 	size_t shown = nrows > WF_ROWS ? WF_ROWS : nrows;
 	double rest = 0, lo = fmin(0, baseline), hi = fmax(0, baseline), cum;
-	double H, axis, first, step;
+	double H, axis, first, step, last;
 	char n1[REPORT_FIG_MAX], t[160], what[200];
 
 	for (size_t i = shown; i < nrows; i++)
@@ -199,10 +199,12 @@ waterfall(struct rd *r, struct rba_buf *b, const struct wf_row *rows, size_t nro
 	svg_n(b, H);
 	rba_buf_printf(b, "\" role=\"img\" aria-label=\"the reasons from the "
 			  "baseline to the case's log-odds\">\n");
-	/* the log-odds axis: ticks, a light line at each, zero dashed */
+	/* the log-odds axis: ticks, a light line at each, zero dashed; a
+	 * tick's value only where it does not touch the one before */
 	step = nice_step(lo, hi, 6, &first);
+	last = -1e9;
 	for (int k = 0; step > 0 && k < 40; k++) {
-		double v = first + k * step;
+		double v = first + k * step, right;
 		if (v > hi)
 			break;
 		if (fabs(v) < step * 1e-9)
@@ -212,7 +214,10 @@ waterfall(struct rd *r, struct rba_buf *b, const struct wf_row *rows, size_t nro
 				: "stroke=\"#e2e2e2\" stroke-width=\"0.6\"");
 		svg_line(b, WX(v), axis, WX(v), axis + 4, "stroke=\"#000\"");
 		num_fig(v, n1);
-		label(b, WX(v), axis + 14, "middle", 9, n1, L - 20, R + 20, NULL);
+		if (WX(v) - svg_text_width(n1, strlen(n1), 9) / 2 > last + 4) {
+			label(b, WX(v), axis + 14, "middle", 9, n1, L - 20, R + 20, &right);
+			last = right;
+		}
 	}
 	svg_line(b, L, axis, R, axis, "stroke=\"#000\"");
 	/* the baseline */

@@ -647,7 +647,7 @@ svg_text_width(const char *s, size_t n, double size)
 
 	for (size_t i = 0; i < n; i++)
 		chars += ((unsigned char)s[i] & 0xc0) != 0x80;
-	return (double)chars * 0.62 * size;
+	return (double)chars * 0.64 * size;
 }
 
 double
@@ -665,7 +665,7 @@ svg_label(struct rba_buf *b, double x, double y, const char *anchor, double size
 		do
 			keep--;
 		while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80);
-		w = svg_text_width(s, keep, size) + 0.62 * size;
+		w = svg_text_width(s, keep, size) + 0.64 * size;
 		cut = 1;
 	}
 	left = strcmp(anchor, "start") == 0 ? x

@@ -5,8 +5,10 @@
  *                     print footer and banner), the member reader, SVG
  *                     helpers, the notes (exact values, digests),
  *                     report_evidence_html
- *   report_audit.c    the page of audit evidence
+ *   report_audit.c    the page of audit evidence (report_view.h: what it
+ *                     shares with report_plot.c, its pictures)
  *   report_dispute.c  the page of dispute evidence
+ *   report_history.c  the page of a store's history
  */
 #ifndef RBA_REPORT_PRIV_H
 #define RBA_REPORT_PRIV_H
@@ -142,8 +144,8 @@ void html_sv_dg(struct report_notes *n, struct rba_buf *b,
 /* A sentence from the evidence (a guarantee, a reason): escaped as
  * html_text, each digest in it shortened as html_dg, and each number
  * written with more than REPORT_FIG_DIGITS_MAX significant digits
- * shown as num_fig gives it, its text kept in the exact-values table
- * under "in <where>". */
+ * shown as num_fig gives it, its value kept in the exact-values table
+ * under "in <where>: <the figure shown>". */
 void html_prose(struct report_notes *n, struct rba_buf *b, const char *s,
 		size_t len, const char *where);
 void html_sv_prose(struct report_notes *n, struct rba_buf *b,
@@ -166,7 +168,8 @@ void html_page_close(struct rba_buf *b, const struct report_source *src);
 /* A coordinate or length in SVG user units, two decimals. */
 void svg_n(struct rba_buf *b, double v);
 /* The width of text s (n bytes of UTF-8) at font size size, a little
- * over what DejaVu Sans needs (0.62 em a character). */
+ * over what DejaVu Sans needs (0.64 em a character, its digits'
+ * width). */
 double svg_text_width(const char *s, size_t n, double size);
 /*
  * A label: text s (n bytes, escaped) at font size size, anchored at x
@@ -185,8 +188,8 @@ double nice_step(double lo, double hi, int want, double *first);
 /* ---- tables ------------------------------------------------------------ */
 
 /* Opens a table with a header row that repeats on every printed page
- * (thead) of the n headers, |-separated in cols ("case|stored score");
- * id: the table's id or NULL. */
+ * (thead), its headers |-separated in cols ("case|stored score"), and
+ * its body; id: the table's id or NULL.  table_close closes both. */
 void table_open(struct rba_buf *b, const char *id, const char *cols);
 void table_close(struct rba_buf *b);
 

@@ -1,12 +1,14 @@
 # t-report-history.sh - report --store --history: every version's audits
 # over time and the guarantee the history supports, never stronger than
 # the weakest scheduled audit, with its failures and gaps.  Audits are
-# run at chosen times with faketime(1).
+# run at chosen times with faketime(1), the clock stopped there (-f):
+# a clock left to run from them gives a loaded machine's audit a second
+# more, and the sentences another time.
 V=german-numeric-logistic
 PINS=$FIX/pins/german-numeric-logistic.yaml
 POL=$FIX/policy/credit.yaml
 ok "faketime installed" command -v faketime
-at() { when=$1; shift; faketime "$when" "$@"; }
+at() { when=$1; shift; faketime -f "$when" "$@"; }
 
 run 0 at '2026-11-01 06:00:00' $RBA init
 run 0 at '2026-11-01 06:00:00' $RBA snapshot add "$FIX/german-credit-numeric.csv"
