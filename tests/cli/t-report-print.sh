@@ -3,9 +3,10 @@
 # cases to A4 PDF, each within 60 s and in at most 40 pages; pdftotext
 # finds no number of more than 8 significant digits outside the table
 # of exact values, a table's header row on every page its rows run
-# over, no word outside the page's margins (the PDF's text positions,
-# pdftotext -bbox), and neither the browser's date nor the file's URL
-# in a print made without --no-pdf-header-footer.
+# over, no word outside the page's margins and none printed over
+# another (the PDF's text positions, pdftotext -bbox), and neither the
+# browser's date nor the file's URL in a print made without
+# --no-pdf-header-footer.
 #
 # Skipped, with nothing counted, when chromium or poppler-utils is not
 # installed (make deps installs both, so CI runs it).
@@ -127,10 +128,12 @@ class Words(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
         self.bad, self.page, self.words, self.word = [], None, 0, None
+        self.on_page = []
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "page":
             self.page = (float(a["width"]), float(a["height"]), self.page[2] + 1 if self.page else 1)
+            self.on_page.append([])
         elif tag == "word":
             self.word = [float(a[k]) for k in ("xmin", "ymin", "xmax", "ymax")]
     def handle_data(self, data):
@@ -143,6 +146,7 @@ class Words(html.parser.HTMLParser):
         if x0 < 39.2 or x1 > w - 39.2 or y0 < 0 or y1 > h:
             self.bad.append("page %d: '%s' at x %.1f-%.1f y %.1f-%.1f of %.1f x %.1f" %
                             (n, data, x0, x1, y0, y1, w, h))
+        self.on_page[-1].append((y0, y1, x0, x1, data))
         self.words += 1
         self.word = None
 
@@ -152,11 +156,29 @@ def bbox(path):
     print("words %d" % p.words)
     return p.bad
 
+def overlap(path):
+    """Two words whose boxes overlap by more than a point each way: one
+    label printed over another."""
+    p = Words()
+    p.feed(open(path, encoding="utf-8").read())
+    bad = []
+    for n, words in enumerate(p.on_page):
+        words.sort()
+        for i, (a0, a1, b0, b1, t) in enumerate(words):
+            for c0, c1, d0, d1, u in words[i + 1:]:
+                if c0 >= a1 - 1:
+                    break
+                if min(a1, c1) - max(a0, c0) > 1 and min(b1, d1) - max(b0, d0) > 1:
+                    bad.append("page %d: '%s' over '%s'" % (n + 1, t, u))
+    return bad
+
 what = sys.argv[1]
 if what == "numbers":
     bad = numbers(sys.argv[2], len(sys.argv) > 3)
 elif what == "headers":
     bad = headers(sys.argv[2], sys.argv[3])
+elif what == "overlap":
+    bad = overlap(sys.argv[2])
 else:
     bad = bbox(sys.argv[2])
 for b in bad[:20]:
@@ -178,6 +200,7 @@ check_pdf() {
 	ok "$1: every table's header on every page it runs over" \
 		"$PY" check.py headers "$1.html" "$1.txt"
 	ok "$1: no word outside the page's margins" "$PY" check.py bbox "$1.bbox.html"
+	ok "$1: no label printed over another" "$PY" check.py overlap "$1.bbox.html"
 	ok "$1: the digest on every page" \
 		test "$(grep -cF "evidence sha256:$(sha256sum "$1.json" | cut -c 1-64) key" "$1.txt")" = "$n"
 }
@@ -278,8 +301,9 @@ ok "the number check finds the exact values when told to read them" \
 	sh -c "! '$PY' check.py numbers p1000000.txt whole"
 wide=$(printf 'wide-%.0s' $(seq 80))
 rows=$(seq 150 | sed 's|.*|<tr><td>control &</td><td>&</td></tr>|' | tr -d '\n')
+two='<svg width="300" height="40"><text x="10" y="20">+0.0005</text><text x="12" y="23">-0.0005</text></svg>'
 sed "s/thead{display:table-header-group}/thead{display:table-row-group}/;
-	s|</h1>|</h1><p style=\"white-space:nowrap\">$wide</p><table><thead><tr><th>control row</th><th>n</th></tr></thead><tbody>$rows</tbody></table>|" \
+	s|</h1>|</h1><p style=\"white-space:nowrap\">$wide</p>$two<table><thead><tr><th>control row</th><th>n</th></tr></thead><tbody>$rows</tbody></table>|" \
 	p10.html > bad.html
 print_pdf bad.html bad.pdf
 pdftotext -raw bad.pdf bad.txt
@@ -287,6 +311,7 @@ pdftotext -bbox bad.pdf bad.bbox.html
 ok "the header check finds a table whose header does not repeat" \
 	sh -c "! '$PY' check.py headers bad.html bad.txt"
 ok "the position check finds a line wider than the page" sh -c "! '$PY' check.py bbox bad.bbox.html"
+ok "the overlap check finds one label over another" sh -c "! '$PY' check.py overlap bad.bbox.html"
 
 # ---- the browser's own header and footer ---------------------------------------------
 # The page sets every margin box, so a print without
