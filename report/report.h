@@ -9,10 +9,12 @@
  * (report_history_html draws a store's history instead, for the cron
  * user's morning page: that page is not evidence and says so.)
  *
- * Every number on the page is one the evidence states (written in
- * rba_json_fmt_double's shortest form, as the evidence writes it) or a
- * sum, difference or count of such numbers named as one; nothing comes
- * from a store.  Every string from the evidence is escaped for HTML: the
+ * Every number on the page is one the evidence states or a sum,
+ * difference or count of such numbers named as one; nothing comes from
+ * a store.  The page shows about six significant digits (report_priv.h,
+ * REPORT_FIG_DIGITS), and each number it rounds, in the shortest form
+ * that gives it back, in a table of exact values at its end; digests
+ * are shortened, each in full in a table of digests.  Every string from the evidence is escaped for HTML: the
  * five markup characters as entities, and control characters, invalid
  * UTF-8 and bidirectional controls shown as visible \xHH or \u{HHHH}
  * text, so that no byte of the evidence can add markup, a request or a
@@ -63,9 +65,16 @@ enum report_kind {
 	REPORT_KIND_VARY,    /* vary-evidence/v1 */
 };
 
-/* Caps of the renderer, each refused with RBA_E_LIMIT beyond. */
-#define REPORT_MAX_CASES 100000   /* flipped cases drawn */
+/* Caps of the renderer, refused with RBA_E_LIMIT beyond. */
 #define REPORT_MAX_REASONS 4096   /* contributions of a dispute drawn */
+/* What a page shows of a sample, whatever its size (evidence of any
+ * number of cases is drawn: EVIDENCE_MAX_BYTES bounds it): the flipped
+ * and the near-threshold cases with a mark of their own in the scatter,
+ * up to REPORT_MARKS_MAX of each (the others as density); the rows of
+ * each table of cases, up to REPORT_ROWS_MAX (the others counted, and
+ * in the signed file). */
+#define REPORT_MARKS_MAX 2000
+#define REPORT_ROWS_MAX 200
 
 /*
  * Appends to out the HTML page of the evidence statement at msg (n
@@ -108,7 +117,7 @@ struct report_audit {
 /* What a run of audits supports. */
 struct report_summary {
 	size_t scheduled, ad_hoc, failures, ngaps;
-	int64_t first, last;	/* of the scheduled audits */
+	int64_t first, last;	/* the earliest and latest scheduled audit */
 	int has_median;
 	double median;		/* seconds between scheduled audits */
 	int64_t gap_from[REPORT_MAX_GAPS], gap_to[REPORT_MAX_GAPS];
@@ -117,9 +126,12 @@ struct report_summary {
 };
 
 /*
- * The guarantee audits a[0..n) (history order) support, in words, with
- * their failures and gaps: the scheduled ones (ad hoc ones counted
- * apart) between the first and the last; every one bit-identical, or
+ * The guarantee audits a[0..n) (in any order: they are taken in the
+ * order of their times, the chain's within one second, so that records
+ * appended out of time order, as a fleet's import can, neither shorten
+ * the period nor move a failure) support, in words, with their failures
+ * and gaps: the scheduled ones (ad hoc ones counted apart) between the
+ * earliest and the latest; every one bit-identical, or
  * every decision reproduced and every score within the tolerance
  * declared on DATE (the weakest verdict of the period decides); with a
  * failure (not-reproducible, not-measured, or any other verdict), no

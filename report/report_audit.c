@@ -1,70 +1,55 @@
 /*
  * report_audit.c - the page of audit evidence: the verdict as its
- * title, the links, the scatter of rebuilt minus stored score against
- * the stored score, the |delta| picture, the flipped and near-threshold
- * cases, the tolerance, the history.
+ * title; a summary box (the verdict, the scope of the guarantee, who
+ * signed, when, and any statement of the file that contradicts
+ * another); the links; the pictures (report_plot.c); every case in
+ * brief; the flipped and near-threshold cases; the tolerance, the
+ * history, the tool; the digests and exact values the page shortened.
  *
- * The pictures draw what the evidence states and nothing else: audit
- * evidence lists each flipped case with both its scores, and of the
- * other cases only counts and the largest |delta|, so the scatter marks
- * the listed cases and says in its caption what it cannot place.
- * Shapes carry the meaning (a ringed cross for a flipped case, a solid
- * line for a band edge, grey for the near-threshold margin, dashes for
- * the tolerance) so that a black and white print reads the same.
+ * Its size does not grow with the sample: the pictures draw density
+ * where marks would overlap, and each table of cases lists at most
+ * REPORT_ROWS_MAX of them, saying how many more the signed file holds.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report_priv.h"
+#include "report/report_view.h"
 #include "audit/audit.h"
 #include "policy/policy.h"
 
-#define MAX_EDGES 64
-
-/* One case of format 3 as drawn. */
-struct pt {
-	const struct rba_json_value *id, *sdec;
-	double s, r;
-	double sm, edge; /* the stored score's distance to the nearest edge */
-	const char *rdec;
-	int flip, near;
-};
-
-/* What the page needs of the evidence, read once. */
-struct audit_view {
-	const struct rba_json_value *version, *verdict, *time, *flipped;
-	/* format 3: every case, and what the page computes of each under
-	 * the policy (the flip and near-threshold marks) */
-	const struct rba_json_value *case_arr;
-	struct pt *pts;
-	size_t npts, nflip_pts, nnear_pts;
-	double id, cases, flips, max_delta, tol, tol_flips, margin, near, weak;
-	double listed;
-	double edges[MAX_EDGES];
-	const char *band_names[MAX_EDGES + 1];
-	int nedges, argmax;
-	/* An ad hoc audit (judged by a policy given for it, not the one
-	 * declared for the version): every sentence of the page says so. */
-	int ad_hoc;
-	struct policy *pol;
-};
-
 static void
-td_sv(struct rba_buf *b, const struct rba_json_value *v, int mono)
+td_sv(struct rd *r, struct rba_buf *b, const struct rba_json_value *v, int mono)
 {
 	rba_buf_printf(b, mono ? "<td class=\"mono\">" : "<td>");
-	html_sv(b, v);
+	html_sv_dg(&r->notes, b, v);
 	rba_buf_printf(b, "</td>");
 }
 
+/* A case id: on one line when it is short. */
 static void
-td_num(struct rba_buf *b, double v)
+td_id(struct rba_buf *b, const struct rba_json_value *id)
 {
-	rba_buf_printf(b, "<td class=\"n\">");
-	html_num(b, v);
+	int short_id = id != NULL && id->type == RBA_JSON_STRING && id->len <= 24;
+
+	rba_buf_printf(b, short_id ? "<td class=\"mono id\">" : "<td class=\"mono\">");
+	html_sv(b, id);
 	rba_buf_printf(b, "</td>");
+}
+
+/* A number in a table: its figures, on ref's side of it (NaN: none). */
+static void
+td_fig(struct rba_buf *b, double v, double ref)
+{
+	char t[REPORT_FIG_MAX];
+
+	if (isnan(ref))
+		num_fig(v, t);
+	else
+		num_fig_side(v, ref, t);
+	rba_buf_printf(b, "<td class=\"n\">%s</td>", t);
 }
 
 /* SAME or CHANGED (or the state's own word, upper case) for state. */
@@ -79,17 +64,6 @@ td_state(struct rba_buf *b, const struct rba_json_value *state)
 	rba_buf_printf(b, "<td><span class=\"%s\">%s</span></td>",
 		       same ? "same" : "changed",
 		       same ? "SAME" : changed ? "CHANGED" : "UNKNOWN");
-}
-
-/*
- * The score change of a case as the audit measures it: the rebuilt score
- * minus the stored one at binary32, the model's precision (a logged
- * number rounded to its nearest float first: doc/design.md 8.2).
- */
-static double
-delta_of(double rebuilt, double stored)
-{
-	return rebuilt - (double)(float)stored;
 }
 
 /*
@@ -121,17 +95,17 @@ evidence_ad_hoc(struct rd *r)
 /* The verdict in one sentence; an ad hoc audit's says first that it is
  * not the version's audit, and whose tolerance it was judged by. */
 static void
-title_text(const struct audit_view *a, struct rba_buf *t)
+title_text(struct rd *r, const struct audit_view *a, struct rba_buf *t)
 {
-	char n1[RBA_JSON_NUM_MAX], n2[RBA_JSON_NUM_MAX], n3[RBA_JSON_NUM_MAX];
+	char n1[REPORT_FIG_MAX], n2[REPORT_FIG_MAX], n3[REPORT_FIG_MAX];
 	const char *v = a->verdict != NULL ? a->verdict->str : "";
 	const char *tol = a->ad_hoc ? "the tolerance of a policy given for this "
 				      "audit, not the one declared for the version,"
 				    : "the declared tolerance";
 
-	rba_json_fmt_double(a->flips, n1);
-	rba_json_fmt_double(a->cases, n2);
-	rba_json_fmt_double(a->max_delta, n3);
+	num_fig(a->flips, n1);
+	num_fig(a->cases, n2);
+	num_fig_side(a->max_delta, a->tol, n3);
 	rba_buf_printf(t, "Version ");
 	rba_buf_put(t, a->version->str, a->version->len);
 	if (a->ad_hoc)
@@ -142,49 +116,232 @@ title_text(const struct audit_view *a, struct rba_buf *t)
 					 : "");
 	else if (strcmp(v, "metric-equivalent") == 0)
 		rba_buf_printf(t, " rebuilds metric-equivalent: not bit for bit, "
-				  "but within %s on its audit sample of %s cases",
-			       tol, n2);
+				  "but within %s on its audit sample of %s case%s",
+			       tol, n2, a->cases == 1 ? "" : "s");
 	else if (strcmp(v, "not-reproducible") == 0 && a->flips > 0)
-		rba_buf_printf(t, " does not reproduce%s: %s of the %s decisions on "
+		rba_buf_printf(t, " does not reproduce%s: %s of the %s decision%s on "
 				  "its audit sample flipped",
 			       a->ad_hoc ? " under a policy given for this audit" : "",
-			       n1, n2);
-	else if (strcmp(v, "not-reproducible") == 0)
+			       n1, n2, a->cases == 1 ? "" : "s");
+	else if (strcmp(v, "not-reproducible") == 0) {
 		rba_buf_printf(t, " does not reproduce within %s (largest score "
 				  "change %s)", tol, n3);
-	else {
+		notes_exact(&r->notes, "predicate.results.max_score_delta", a->max_delta, n3);
+	} else {
 		rba_buf_printf(t, "%sverdict ", a->ad_hoc ? " " : ": ");
 		rba_buf_put(t, v, strlen(v));
 	}
 }
 
+/* ---- the summary box ---------------------------------------------------- */
+
+#define MAX_DISAGREE 8
+
+struct disagree {
+	char line[MAX_DISAGREE][320];
+	int n;
+};
+
 static void
-section_verdict(struct rd *r, const struct audit_view *a, struct rba_buf *b)
+disagree_add(struct disagree *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+disagree_add(struct disagree *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (g->n >= MAX_DISAGREE)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(g->line[g->n++], sizeof(g->line[0]), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The statements of the file that contradict one another: its verdict
+ * and its counts, its exit status, and in format 3 the counts and the
+ * cases.  verify refuses such a file, so only an --unverified page can
+ * show one; the page says so rather than letting a verdict stand beside
+ * a count that denies it.
+ */
+static void
+audit_disagreements(struct rd *r, const struct audit_view *a, struct disagree *g)
 {
 	const struct rba_json_value *p = rd_at(r, NULL, "predicate", RD_OBJ, 1);
-	const struct rba_json_value *g = rd_str(r, p, "guarantee");
-	const struct rba_json_value *ng = rd_str(r, p, "not_guaranteed");
+	const char *v = a->verdict != NULL ? a->verdict->str : "";
+	double exit_status = rd_num(r, p, "audit.exit_status");
+	int bit = rd_bool(r, p, "artifact.bit_identical");
+	int yes = strcmp(v, "bit-identical") == 0 || strcmp(v, "metric-equivalent") == 0;
+	char n1[REPORT_FIG_MAX], n2[REPORT_FIG_MAX];
+
+	if (yes && a->flips > a->tol_flips) {
+		num_fig(a->flips, n1);
+		num_fig(a->tol_flips, n2);
+		disagree_add(g, "the verdict is %s, but results.flips is %s where the "
+			     "policy tolerates %s", v, n1, n2);
+	}
+	if (yes && a->max_delta > a->tol) {
+		num_fig_side(a->max_delta, a->tol, n1);
+		num_fig(a->tol, n2);
+		disagree_add(g, "the verdict is %s, but results.max_score_delta is %s, "
+			     "over the tolerance %s", v, n1, n2);
+		notes_exact(&r->notes, "predicate.results.max_score_delta", a->max_delta, n1);
+	}
+	if (strcmp(v, "bit-identical") == 0 && !bit)
+		disagree_add(g, "the verdict is bit-identical, but artifact.bit_identical "
+			     "is false");
+	if ((yes && exit_status != 0) ||
+	    (strcmp(v, "not-reproducible") == 0 && exit_status != 1)) {
+		num_fig(exit_status, n1);
+		disagree_add(g, "the verdict is %s, but audit.exit_status is %s", v, n1);
+	}
+	if (!yes && strcmp(v, "not-reproducible") != 0)
+		disagree_add(g, "the verdict '%.64s' is none that an audit gives", v);
+	if (a->flipped != NULL && (double)a->flipped->n != a->listed) {
+		num_fig(a->listed, n1);
+		disagree_add(g, "results.flipped_cases_listed is %s, but %zu flipped "
+			     "cases are listed", n1, a->flipped->n);
+	}
+	if (a->flipped != NULL && (double)a->flipped->n > a->flips) {
+		num_fig(a->flips, n1);
+		disagree_add(g, "%zu flipped cases are listed, but results.flips is %s",
+			     a->flipped->n, n1);
+	}
+	if (a->case_arr != NULL) {
+		if ((double)a->nflip_pts != a->flips) {
+			num_fig(a->flips, n1);
+			disagree_add(g, "results.cases give %zu flipped cases under the "
+				     "policy, but results.flips is %s", a->nflip_pts, n1);
+		}
+		if ((double)a->nnear_pts != a->near) {
+			num_fig(a->near, n1);
+			disagree_add(g, "results.cases give %zu cases within the margin of "
+				     "an edge, but results.near_threshold_cases is %s",
+				     a->nnear_pts, n1);
+		}
+		if ((double)a->npts != a->cases) {
+			num_fig(a->cases, n1);
+			disagree_add(g, "results.cases hold %zu cases, but sample.cases is %s",
+				     a->npts, n1);
+		}
+	}
+}
+
+/* The verdict's word, marked so that a yes and a no differ in black and
+ * white: a framed tick, or a cross white on black. */
+static void
+verdict_badge(struct rba_buf *b, const struct rba_json_value *verdict)
+{
+	const char *v = verdict != NULL && verdict->type == RBA_JSON_STRING ? verdict->str : "";
+	int yes = strcmp(v, "bit-identical") == 0 || strcmp(v, "metric-equivalent") == 0;
+
+	rba_buf_printf(b, "<span class=\"%s\">%s <b id=\"verdict\">", yes ? "ok" : "no",
+		       yes ? "&#10003;" : "&#10007;");
+	html_sv(b, verdict);
+	rba_buf_printf(b, "</b></span>");
+}
+
+static void
+section_summary(struct rd *r, const struct report_source *src,
+		const struct audit_view *a, const struct disagree *g, struct rba_buf *b)
+{
+	const struct rba_json_value *p = rd_at(r, NULL, "predicate", RD_OBJ, 1);
+	const struct rba_json_value *subj = rd_at(r, NULL, "subject", RD_ARR, 1);
+	const struct rba_json_value *mcase = rd_at(r, p, "results.max_delta_case",
+						   RD_STRN, 0);
+
+	rba_buf_printf(b, "<div class=\"summary\" id=\"summary\"><table class=\"kv\">"
+			  "<tbody>\n<tr><th>Verdict</th><td>");
+	verdict_badge(b, a->verdict);
+	rba_buf_printf(b, "%s, exit status ",
+		       a->ad_hoc ? ", <b id=\"ad-hoc\">ad hoc</b> (judged by a policy "
+				   "given for this audit, not the one declared for "
+				   "the version: not the version's audit)" : "");
+	html_fig(b, rd_num(r, p, "audit.exit_status"));
+	rba_buf_printf(b, "</td></tr>\n<tr><th>Guarantee</th><td>");
+	html_sv_prose(&r->notes, b, rd_str(r, p, "guarantee"), "predicate.guarantee");
+	rba_buf_printf(b, ".</td></tr>\n<tr><th>Not guaranteed</th><td>");
+	html_sv_prose(&r->notes, b, rd_str(r, p, "not_guaranteed"),
+		      "predicate.not_guaranteed");
+	rba_buf_printf(b, ".</td></tr>\n<tr><th>Sample</th><td>");
+	html_count(b, a->cases);
+	rba_buf_printf(b, " case%s, ", a->cases == 1 ? "" : "s");
+	html_count(b, a->flips);
+	rba_buf_printf(b, " flipped (the policy tolerates ");
+	html_count(b, a->tol_flips);
+	rba_buf_printf(b, "); the largest score change ");
+	html_val_side(&r->notes, b, "predicate.results.max_score_delta", a->max_delta,
+		      a->tol);
+	if (mcase != NULL && mcase->type == RBA_JSON_STRING) {
+		rba_buf_printf(b, " (case <span class=\"mono\">");
+		html_sv(b, mcase);
+		rba_buf_printf(b, "</span>)");
+	}
+	rba_buf_printf(b, " against the %s tolerance ", a->ad_hoc ? "ad hoc" : "declared");
+	html_val(&r->notes, b, "predicate.policy.tolerance.max_score_delta", a->tol);
+	rba_buf_printf(b, "</td></tr>\n<tr><th>Signed by</th><td>key <span "
+			  "class=\"mono\" id=\"keyid\">");
+	html_c(b, src->key_id[0] ? src->key_id : "unknown");
+	rba_buf_printf(b, "</span>, %s</td></tr>\n<tr><th>When</th><td>audit record ",
+		       src->verified ? "signature verified"
+				     : "<b>NOT VERIFIED</b>: nothing on this page "
+				       "is vouched for by a key");
+	html_fig(b, a->id);
+	rba_buf_printf(b, " ran at ");
+	html_sv(b, a->time);
+	rba_buf_printf(b, "; the file was made at history head record ");
+	html_fig(b, rd_num(r, p, "history.head.id"));
+	rba_buf_printf(b, " (it states no time of its own)</td></tr>\n"
+			  "<tr><th>Evidence</th><td><span class=\"mono\">");
+	html_c(b, src->file);
+	rba_buf_printf(b, "</span>, <span id=\"digest\">");
+	html_dg(&r->notes, b, src->digest, strlen(src->digest));
+	rba_buf_printf(b, "</span>, <span class=\"mono\">");
+	html_sv(b, rd_str(r, NULL, "predicateType"));
+	rba_buf_printf(b, "</span>; subject ");
+	{
+		const struct rba_json_value *hex =
+			subj != NULL && subj->n > 0
+				? rd_at(r, &subj->items[0], "digest.sha256", RD_STR, 1)
+				: NULL;
+		char dg[RBA_DIGEST_TEXT_LEN + 1];
+
+		if (hex != NULL && hex->len == 64) {
+			snprintf(dg, sizeof(dg), "sha256:%s", hex->str);
+			html_dg(&r->notes, b, dg, strlen(dg));
+		} else
+			html_sv(b, hex);
+	}
+	rba_buf_printf(b, " (the pinned artifact)</td></tr>\n</tbody></table>\n");
+	if (g->n > 0) {
+		rba_buf_printf(b, "<div class=\"disagree\" id=\"disagree\">The file "
+				  "contradicts itself, so its verdict cannot be "
+				  "taken as stated:<ul>\n");
+		for (int i = 0; i < g->n; i++) {
+			rba_buf_printf(b, "<li>");
+			html_c(b, g->line[i]);
+			rba_buf_printf(b, ": the two disagree</li>\n");
+		}
+		rba_buf_printf(b, "</ul></div>\n");
+	}
+	rba_buf_printf(b, "<p class=\"caption\">Numbers are shown to about %d "
+			  "significant digits and digests by their first hex digits "
+			  "with a mark (D1, D2, ...); each is in full at the end of "
+			  "the page.</p>\n</div>\n",
+		       REPORT_FIG_DIGITS);
+}
+
+/* The reasons and warnings of the verdict, as the file states them. */
+static void
+section_reasons(struct rd *r, struct rba_buf *b)
+{
+	const struct rba_json_value *p = rd_at(r, NULL, "predicate", RD_OBJ, 1);
 	const struct rba_json_value *lists[2] = {
 		rd_at(r, p, "reasons", RD_ARR, 1), rd_at(r, p, "warnings", RD_ARR, 1)
 	};
 	static const char *const names[2] = { "Reasons", "Warnings" };
+	static const char *const paths[2] = { "predicate.reasons", "predicate.warnings" };
 
-	rba_buf_printf(b, "<p class=\"verdict\">Verdict <b id=\"verdict\">");
-	html_sv(b, a->verdict);
-	rba_buf_printf(b, "</b>%s, exit status ",
-		       a->ad_hoc ? ", <b id=\"ad-hoc\">ad hoc</b> (judged by a policy "
-				   "given for this audit, not the one declared for "
-				   "the version: not the version's audit)" : "");
-	html_num(b, rd_num(r, p, "audit.exit_status"));
-	rba_buf_printf(b, ", audit record ");
-	html_num(b, a->id);
-	rba_buf_printf(b, " of ");
-	html_sv(b, a->time);
-	rba_buf_printf(b, ".</p>\n<p><b>Guarantee:</b> ");
-	html_sv(b, g);
-	rba_buf_printf(b, ".</p>\n<p><b>Not guaranteed:</b> ");
-	html_sv(b, ng);
-	rba_buf_printf(b, ".</p>\n");
 	for (int k = 0; k < 2; k++) {
 		const struct rba_json_value *l = lists[k];
 
@@ -192,13 +349,17 @@ section_verdict(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 			continue;
 		rba_buf_printf(b, "<p><b>%s:</b></p>\n<ul>\n", names[k]);
 		for (size_t i = 0; i < l->n; i++) {
+			char where[64];
+			snprintf(where, sizeof(where), "%s[%zu]", paths[k], i);
 			rba_buf_printf(b, "<li>");
-			html_sv(b, &l->items[i]);
+			html_sv_prose(&r->notes, b, &l->items[i], where);
 			rba_buf_printf(b, "</li>\n");
 		}
 		rba_buf_printf(b, "</ul>\n");
 	}
 }
+
+/* ---- the links ---------------------------------------------------------- */
 
 /* One row of the links table: name, state, pinned, current, note. */
 static void
@@ -209,25 +370,83 @@ link_row(struct rd *r, struct rba_buf *b, const char *name,
 	td_state(b, rd_at(r, l, "state", RD_STR, 1));
 	if (strcmp(name, "trainer ABI") == 0) {
 		rba_buf_printf(b, "<td>pinned ");
-		html_num(b, rd_num(r, l, "pinned"));
+		html_fig(b, rd_num(r, l, "pinned"));
 		rba_buf_printf(b, ", artifact ");
-		html_num(b, rd_num(r, l, "artifact"));
+		html_fig(b, rd_num(r, l, "artifact"));
 		rba_buf_printf(b, ", rebuilt ");
-		html_num(b, rd_num(r, l, "rebuilt"));
+		html_fig(b, rd_num(r, l, "rebuilt"));
 		rba_buf_printf(b, "</td><td>");
-		html_num(b, rd_num(r, l, "current"));
+		html_fig(b, rd_num(r, l, "current"));
 		rba_buf_printf(b, "</td>");
 	} else {
-		td_sv(b, rd_at(r, l, "pinned", RD_STRN, 1), 1);
-		td_sv(b, rd_at(r, l, "current", RD_STRN, 1), 1);
+		td_sv(r, b, rd_at(r, l, "pinned", RD_STRN, 1), 1);
+		td_sv(r, b, rd_at(r, l, "current", RD_STRN, 1), 1);
 	}
 	{
 		const struct rba_json_value *note = rd_at(r, l, "note", RD_STRN, 1);
 		rba_buf_printf(b, "<td>");
 		if (note != NULL && note->type == RBA_JSON_STRING)
-			html_sv(b, note);
+			html_sv_prose(&r->notes, b, note, name);
 		rba_buf_printf(b, "</td></tr>\n");
 	}
+}
+
+/*
+ * What the artifact row says of the stored decisions.  A sample scored
+ * by the model was scored by the artifact named; one whose scores came
+ * from a column (production's log) only names the artifact the version
+ * had when it was added, and when stored scores are off the logging
+ * precision production did not run that artifact bit for bit: the page
+ * then says so rather than that the decisions were made by it.
+ */
+static void
+artifact_note(struct rd *r, const struct rba_json_value *p, struct rba_buf *b)
+{
+	const struct rba_json_value *pin = rd_at(r, p, "artifact.pinned", RD_STR, 0);
+	const struct rba_json_value *reb = rd_at(r, p, "artifact.rebuilt", RD_STR, 0);
+	const struct rba_json_value *dec = rd_at(r, p, "artifact.decisions", RD_STR, 0);
+	const struct rba_json_value *by = rd_at(r, p, "sample.scored_by", RD_STR, 0);
+	const struct rba_json_value *off = rd_at(r, p, "results.scores_off_precision",
+						 RD_NUM, 0);
+	int column = by != NULL && strcmp(by->str, "column") == 0;
+	int other = pin != NULL && reb != NULL &&
+		    (strcmp(pin->str, reb->str) != 0 ||
+		     (dec != NULL && strcmp(dec->str, reb->str) != 0));
+
+	rba_buf_printf(b, "<td id=\"artifact-note\">pinned against rebuilt; ");
+	if (dec == NULL)
+		rba_buf_printf(b, "the artifact behind the sample's stored decisions is "
+				  "not stated");
+	else if (column) {
+		rba_buf_printf(b, "the sample's scores and decisions came from a column "
+				  "of its cases file (production's log), added while "
+				  "the version's artifact was ");
+		html_sv_dg(&r->notes, b, dec);
+		if (off != NULL && off->num > 0) {
+			rba_buf_printf(b, "; ");
+			html_count(b, off->num);
+			rba_buf_printf(b, " of its stored scores are not that artifact's "
+					  "(beyond the logging precision declared with "
+					  "the sample): production did not run it bit for "
+					  "bit on %s", off->num == 1 ? "that case" : "those cases");
+		}
+	} else {
+		rba_buf_printf(b, "the sample's stored decisions were made by ");
+		html_sv_dg(&r->notes, b, dec);
+		if (reb != NULL)
+			rba_buf_printf(b, " (%s)", strcmp(dec->str, reb->str) == 0
+							   ? "the rebuilt artifact"
+							   : "not the rebuilt artifact");
+	}
+	if (other) {
+		rba_buf_printf(b, "; where they differ: <code id=\"diff-hint\">"
+				  "rebuild-audit diff --store ");
+		html_sv(b, rd_str(r, p, "version"));
+		rba_buf_printf(b, " --audit ");
+		html_fig(b, rd_num(r, p, "audit.id"));
+		rba_buf_printf(b, "</code>");
+	}
+	rba_buf_printf(b, "</td></tr>\n");
 }
 
 static void
@@ -242,9 +461,8 @@ section_links(struct rd *r, struct rba_buf *b)
 	int bit = rd_bool(r, p, "artifact.bit_identical");
 	int same_pol;
 
-	rba_buf_printf(b, "<h2>What was compared</h2>\n<table id=\"links\">\n"
-			  "<tr><th>link</th><th>state</th><th>pinned</th>"
-			  "<th>current</th><th>note</th></tr>\n");
+	rba_buf_printf(b, "<h2>What was compared</h2>\n");
+	table_open(b, "links", "link|state|pinned|current|note");
 	link_row(r, b, "code revision", rd_at(r, links, "code_revision", RD_OBJ, 1));
 	link_row(r, b, "trainer ABI", rd_at(r, links, "trainer_abi", RD_OBJ, 1));
 	link_row(r, b, "snapshot", rd_at(r, links, "snapshot", RD_OBJ, 1));
@@ -252,13 +470,13 @@ section_links(struct rd *r, struct rba_buf *b)
 	/* the environment: its state and the two records' digests */
 	rba_buf_printf(b, "<tr><th>environment</th>");
 	td_state(b, rd_at(r, env, "state", RD_STR, 1));
-	td_sv(b, rd_at(r, env, "pinned.digest", RD_STR, 1), 1);
-	td_sv(b, rd_at(r, env, "current.digest", RD_STR, 1), 1);
+	td_sv(r, b, rd_at(r, env, "pinned.digest", RD_STR, 1), 1);
+	td_sv(r, b, rd_at(r, env, "current.digest", RD_STR, 1), 1);
 	{
 		const struct rba_json_value *note = rd_at(r, env, "note", RD_STRN, 1);
 		rba_buf_printf(b, "<td>");
 		if (note != NULL && note->type == RBA_JSON_STRING)
-			html_sv(b, note);
+			html_sv_prose(&r->notes, b, note, "predicate.environment.note");
 		if (diff != NULL && diff->n > 0)
 			rba_buf_printf(b, "%s%zu field%s changed (below)",
 				       note != NULL && note->type == RBA_JSON_STRING
@@ -272,48 +490,28 @@ section_links(struct rd *r, struct rba_buf *b)
 		   strcmp(pol->str, spol->str) == 0;
 	rba_buf_printf(b, "<tr><th>policy</th><td><span class=\"%s\">%s</span></td>",
 		       same_pol ? "same" : "changed", same_pol ? "SAME" : "CHANGED");
-	td_sv(b, spol, 1);
-	td_sv(b, pol, 1);
+	td_sv(r, b, spol, 1);
+	td_sv(r, b, pol, 1);
 	rba_buf_printf(b, "<td>pinned: the policy the sample's stored decisions "
 			  "were made under; current: the policy that judged</td></tr>\n");
 	rba_buf_printf(b, "<tr><th>artifact</th><td><span class=\"%s\">%s</span></td>",
 		       bit ? "same" : "changed", bit ? "SAME" : "CHANGED");
-	td_sv(b, rd_at(r, p, "artifact.pinned", RD_STR, 1), 1);
-	td_sv(b, rd_at(r, p, "artifact.rebuilt", RD_STRN, 1), 1);
-	rba_buf_printf(b, "<td>pinned against rebuilt; the stored decisions were "
-			  "made by <span class=\"mono\">");
-	html_sv(b, rd_at(r, p, "artifact.decisions", RD_STRN, 0));
-	rba_buf_printf(b, "</span>");
-	{
-		const struct rba_json_value *pin = rd_at(r, p, "artifact.pinned", RD_STR, 0);
-		const struct rba_json_value *reb = rd_at(r, p, "artifact.rebuilt", RD_STR, 0);
-		const struct rba_json_value *dec = rd_at(r, p, "artifact.decisions", RD_STR, 0);
-		int other = pin != NULL && reb != NULL &&
-			    (strcmp(pin->str, reb->str) != 0 ||
-			     (dec != NULL && strcmp(dec->str, reb->str) != 0));
-		if (other) {
-			rba_buf_printf(b, "; where they differ: <code id=\"diff-hint\">"
-					  "rebuild-audit diff --store ");
-			html_sv(b, rd_str(r, p, "version"));
-			rba_buf_printf(b, " --audit ");
-			html_num(b, rd_num(r, p, "audit.id"));
-			rba_buf_printf(b, "</code>");
-		}
-	}
-	rba_buf_printf(b, "</td></tr>\n</table>\n");
+	td_sv(r, b, rd_at(r, p, "artifact.pinned", RD_STR, 1), 1);
+	td_sv(r, b, rd_at(r, p, "artifact.rebuilt", RD_STRN, 1), 1);
+	artifact_note(r, p, b);
+	table_close(b);
 	if (diff != NULL && diff->n > 0) {
-		rba_buf_printf(b, "<p>Changed environment fields:</p>\n"
-				  "<table id=\"env-diff\"><tr><th>field</th>"
-				  "<th>pinned</th><th>current</th></tr>\n");
+		rba_buf_printf(b, "<p>Changed environment fields:</p>\n");
+		table_open(b, "env-diff", "field|pinned|current");
 		for (size_t i = 0; i < diff->n; i++) {
 			const struct rba_json_value *f = &diff->items[i];
 			rba_buf_printf(b, "<tr>");
-			td_sv(b, rd_at(r, f, "key", RD_STR, 1), 1);
-			td_sv(b, rd_at(r, f, "pinned", RD_STRN, 1), 1);
-			td_sv(b, rd_at(r, f, "current", RD_STRN, 1), 1);
+			td_sv(r, b, rd_at(r, f, "key", RD_STR, 1), 1);
+			td_sv(r, b, rd_at(r, f, "pinned", RD_STRN, 1), 1);
+			td_sv(r, b, rd_at(r, f, "current", RD_STRN, 1), 1);
 			rba_buf_printf(b, "</tr>\n");
 		}
-		rba_buf_printf(b, "</table>\n");
+		table_close(b);
 	}
 }
 
@@ -374,11 +572,11 @@ pins_trainer_block(const struct rba_json_value *pins, const char **v, size_t *n)
 }
 
 static void
-row_sv(struct rba_buf *b, const char *name, const struct rba_json_value *v,
-       int mono)
+row_sv(struct rd *r, struct rba_buf *b, const char *name,
+       const struct rba_json_value *v, int mono)
 {
 	rba_buf_printf(b, "<tr><th>%s</th>", name);
-	td_sv(b, v, mono);
+	td_sv(r, b, v, mono);
 	rba_buf_printf(b, "</tr>\n");
 }
 
@@ -404,11 +602,11 @@ section_trainer(struct rd *r, struct rba_buf *b)
 			  "trained by its own code, not by this tool's trainer: "
 			  "the rebuild ran the command below, from the commit "
 			  "and tree below, in the sandbox named.</p>\n"
-			  "<table id=\"trainer\">\n");
-	row_sv(b, "kind", rd_str(r, t, "kind"), 0);
-	row_sv(b, "repository", rd_str(r, t, "repository"), 1);
-	row_sv(b, "commit", rd_str(r, t, "commit"), 1);
-	row_sv(b, "tree", rd_str(r, t, "tree"), 1);
+			  "<table id=\"trainer\" class=\"kv\"><tbody>\n");
+	row_sv(r, b, "kind", rd_str(r, t, "kind"), 0);
+	row_sv(r, b, "repository", rd_str(r, t, "repository"), 1);
+	row_sv(r, b, "commit", rd_str(r, t, "commit"), 1);
+	row_sv(r, b, "tree", rd_str(r, t, "tree"), 1);
 	cmd = rd_at(r, t, "command", RD_ARR, 1);
 	rba_buf_printf(b, "<tr><th>command</th><td class=\"mono\" id=\"trainer-command\">");
 	for (size_t i = 0; cmd != NULL && i < cmd->n; i++) {
@@ -424,16 +622,16 @@ section_trainer(struct rd *r, struct rba_buf *b)
 		rba_buf_printf(b, "not stated");
 	}
 	rba_buf_printf(b, "</td></tr>\n");
-	row_sv(b, "sandbox", rd_str(r, t, "sandbox"), 0);
-	row_sv(b, "sandbox profile", rd_str(r, t, "sandbox_profile"), 1);
+	row_sv(r, b, "sandbox", rd_str(r, t, "sandbox"), 0);
+	row_sv(r, b, "sandbox profile", rd_str(r, t, "sandbox_profile"), 1);
 	rba_buf_printf(b, "<tr><th>exit status</th>");
-	td_num(b, rd_num(r, t, "exit_status"));
-	rba_buf_printf(b, "</tr>\n<tr><th>seconds</th>");
-	td_num(b, rd_num(r, t, "seconds"));
-	rba_buf_printf(b, "</tr>\n");
-	row_sv(b, "stdout SHA-256", rd_str(r, t, "stdout_sha256"), 1);
-	row_sv(b, "stderr SHA-256", rd_str(r, t, "stderr_sha256"), 1);
-	rba_buf_printf(b, "</table>\n");
+	td_fig(b, rd_num(r, t, "exit_status"), NAN);
+	rba_buf_printf(b, "</tr>\n<tr><th>seconds</th><td class=\"n\">");
+	html_val(&r->notes, b, "predicate.trainer.seconds", rd_num(r, t, "seconds"));
+	rba_buf_printf(b, "</td></tr>\n");
+	row_sv(r, b, "stdout SHA-256", rd_str(r, t, "stdout_sha256"), 1);
+	row_sv(r, b, "stderr SHA-256", rd_str(r, t, "stderr_sha256"), 1);
+	rba_buf_printf(b, "</tbody></table>\n");
 	if (pins_trainer_block(rd_at(r, p, "pins.text", RD_STR, 0), &fv, &fn)) {
 		/* what the pins declare: the command with its placeholders,
 		 * the parameters, the declared environment, the limits */
@@ -459,8 +657,8 @@ section_trainer(struct rd *r, struct rba_buf *b)
 	if (rec == NULL || rec->type != RBA_JSON_STRING)
 		return;
 	rba_buf_printf(b, "<p>The exec environment record this audit computed "
-			  "(its SHA-256 is the current environment digest above):</p>\n"
-			  "<table id=\"env-record\"><tr><th>field</th><th>value</th></tr>\n");
+			  "(its SHA-256 is the current environment digest above):</p>\n");
+	table_open(b, "env-record", "field|value");
 	for (const char *s = rec->str, *e = rec->str + rec->len; s < e;) {
 		const char *nl = memchr(s, '\n', (size_t)(e - s));
 		const char *end = nl != NULL ? nl : e;
@@ -475,564 +673,286 @@ section_trainer(struct rd *r, struct rba_buf *b)
 		}
 		s = end + 1;
 	}
-	rba_buf_printf(b, "</table>\n");
+	table_close(b);
 }
 
-/* ---- the scatter ----------------------------------------------------- */
 
-#define SC_W 640.0
-#define SC_H 300.0
-#define SC_L 70.0  /* plot area */
-#define SC_R 620.0
-#define SC_T 28.0
-#define SC_B 250.0
+/* ---- every case in brief ------------------------------------------------- */
 
-static double
-sc_x(double s)
+/* The distinct decisions of the policy's bands, in band order, into
+ * names (cap entries); their count. */
+static int
+band_decisions(const struct audit_view *a, const char **names, int cap)
 {
-	if (s < 0)
-		s = 0;
-	if (s > 1)
-		s = 1;
-	return SC_L + s * (SC_R - SC_L);
+	int n = 0;
+
+	for (int i = 0; i <= a->nedges && n < cap; i++) {
+		int seen = 0;
+		if (a->band_names[i] == NULL)
+			continue;
+		for (int j = 0; j < n; j++)
+			seen |= strcmp(names[j], a->band_names[i]) == 0;
+		if (!seen)
+			names[n++] = a->band_names[i];
+	}
+	return n;
 }
 
-static double
-sc_y(double dl, double ymax)
-{
-	double y = (SC_T + SC_B) / 2 - dl / ymax * (SC_B - SC_T) / 2;
-
-	return y < SC_T ? SC_T : y > SC_B ? SC_B : y;
-}
-
-/* A flipped case: a cross in a ring (readable without colour). */
+/*
+ * Format 3: every case counted, so that what the tables below do not
+ * list is still stated: stored against rebuilt decision (the flips off
+ * the diagonal), and |delta| against zero and the tolerance, the
+ * distance to the nearest edge against the margin.
+ */
 static void
-mark_flip(struct rba_buf *b, double x, double y)
+brief_cases(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 {
-	rba_buf_printf(b, "<circle cx=\"");
-	svg_n(b, x);
-	rba_buf_printf(b, "\" cy=\"");
-	svg_n(b, y);
-	rba_buf_printf(b, "\" r=\"6\" fill=\"#fff\" stroke=\"#b00000\" "
-			  "stroke-width=\"1.5\"/><path d=\"M");
-	svg_n(b, x - 4);
-	rba_buf_put_u8(b, ' ');
-	svg_n(b, y - 4);
-	rba_buf_printf(b, " L");
-	svg_n(b, x + 4);
-	rba_buf_put_u8(b, ' ');
-	svg_n(b, y + 4);
-	rba_buf_printf(b, " M");
-	svg_n(b, x - 4);
-	rba_buf_put_u8(b, ' ');
-	svg_n(b, y + 4);
-	rba_buf_printf(b, " L");
-	svg_n(b, x + 4);
-	rba_buf_put_u8(b, ' ');
-	svg_n(b, y - 4);
-	rba_buf_printf(b, "\" stroke=\"#000\" stroke-width=\"2\"/>");
-}
+	const char *names[VIEW_MAX_EDGES + 1];
+	int nd = band_decisions(a, names, VIEW_MAX_EDGES + 1);
+	size_t (*m)[VIEW_MAX_EDGES + 2] = calloc((size_t)nd + 1, sizeof(*m));
+	size_t zero = 0, within = 0, beyond = 0, other_rows = 0;
 
-static void
-svg_text(struct rba_buf *b, double x, double y, const char *anchor,
-	 const char *size, const char *s)
-{
-	rba_buf_printf(b, "<text x=\"");
-	svg_n(b, x);
-	rba_buf_printf(b, "\" y=\"");
-	svg_n(b, y);
-	rba_buf_printf(b, "\" text-anchor=\"%s\" font-size=\"%s\">", anchor, size);
-	html_c(b, s);
-	rba_buf_printf(b, "</text>");
-}
-
-static void
-svg_line(struct rba_buf *b, double x1, double y1, double x2, double y2,
-	 const char *attrs)
-{
-	rba_buf_printf(b, "<line x1=\"");
-	svg_n(b, x1);
-	rba_buf_printf(b, "\" y1=\"");
-	svg_n(b, y1);
-	rba_buf_printf(b, "\" x2=\"");
-	svg_n(b, x2);
-	rba_buf_printf(b, "\" y2=\"");
-	svg_n(b, y2);
-	rba_buf_printf(b, "\" %s/>", attrs);
-}
-
-static void
-scatter(struct rd *r, const struct audit_view *a, struct rba_buf *b)
-{
-	char t[160], n1[RBA_JSON_NUM_MAX];
-	double ymax = fmax(a->tol, fabs(a->max_delta));
-	size_t nf = a->flipped != NULL ? a->flipped->n : 0;
-
-	for (size_t i = 0; i < nf; i++) {
-		const struct rba_json_value *f = &a->flipped->items[i];
-		double dl = delta_of(rd_num(r, f, "rebuilt_score"), rd_num(r, f, "stored_score"));
-		if (isfinite(dl))
-			ymax = fmax(ymax, fabs(dl));
+	if (m == NULL) {
+		r->notes.nomem = 1;
+		return;
 	}
-	for (size_t i = 0; i < a->npts; i++)
-		if (isfinite(delta_of(a->pts[i].r, a->pts[i].s)))
-			ymax = fmax(ymax, fabs(delta_of(a->pts[i].r, a->pts[i].s)));
-	if (!(ymax > 0) || !isfinite(ymax))
-		ymax = 1e-3;
-	ymax *= 1.15;
-	rba_buf_printf(b, "<div class=\"fig\"><svg id=\"scatter\" "
-			  "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
-			  "width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"rebuilt "
-			  "minus stored score against stored score\">\n",
-		       SC_W, SC_H, SC_W, SC_H);
-	rba_buf_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
-			  "fill=\"#fff\" stroke=\"#000\"/>\n",
-		       SC_L, SC_T, SC_R - SC_L, SC_B - SC_T);
-	/* the near-threshold margin around each edge, at least 2 units wide
-	 * so that it shows */
-	for (int i = 0; i < a->nedges; i++) {
-		double x0 = sc_x(a->edges[i] - a->margin);
-		double x1 = sc_x(a->edges[i] + a->margin);
-		double w = x1 - x0;
-
-		if (w < 2) {
-			x0 -= (2 - w) / 2;
-			w = 2;
-		}
-		rba_buf_printf(b, "<rect class=\"near-margin\" x=\"");
-		svg_n(b, x0);
-		rba_buf_printf(b, "\" y=\"%.0f\" width=\"", SC_T);
-		svg_n(b, w);
-		rba_buf_printf(b, "\" height=\"%.0f\" fill=\"#c8c8c8\"/>\n", SC_B - SC_T);
-	}
-	/* zero and the tolerance */
-	svg_line(b, SC_L, sc_y(0, ymax), SC_R, sc_y(0, ymax),
-		 "stroke=\"#555\" stroke-width=\"0.8\"");
-	if (a->tol > 0 && a->tol < ymax) {
-		svg_line(b, SC_L, sc_y(a->tol, ymax), SC_R, sc_y(a->tol, ymax),
-			 "class=\"tolerance\" stroke=\"#000\" stroke-dasharray=\"6 3\"");
-		svg_line(b, SC_L, sc_y(-a->tol, ymax), SC_R, sc_y(-a->tol, ymax),
-			 "class=\"tolerance\" stroke=\"#000\" stroke-dasharray=\"6 3\"");
-		rba_json_fmt_double(a->tol, n1);
-		snprintf(t, sizeof(t), "+%s", n1);
-		svg_text(b, SC_R - 2, sc_y(a->tol, ymax) - 3, "end", "9", t);
-		snprintf(t, sizeof(t), "-%s", n1);
-		svg_text(b, SC_R - 2, sc_y(-a->tol, ymax) + 10, "end", "9", t);
-	}
-	/* the band edges and the bands' names */
-	for (int i = 0; i < a->nedges; i++) {
-		double x = sc_x(a->edges[i]);
-
-		rba_buf_printf(b, "<line class=\"band-edge\" data-edge=\"");
-		html_num(b, a->edges[i]);
-		rba_buf_printf(b, "\" x1=\"");
-		svg_n(b, x);
-		rba_buf_printf(b, "\" y1=\"%.0f\" x2=\"", SC_T);
-		svg_n(b, x);
-		rba_buf_printf(b, "\" y2=\"%.0f\" stroke=\"#000\" stroke-width=\"1.6\"/>",
-			       SC_B);
-		rba_json_fmt_double(a->edges[i], n1);
-		svg_text(b, x, SC_T - 4, "middle", "9", n1);
-		rba_buf_put_u8(b, '\n');
-	}
-	for (int i = 0; i <= a->nedges && a->nedges > 0; i++) {
-		double lo = i == 0 ? 0 : a->edges[i - 1];
-		double hi = i == a->nedges ? 1 : a->edges[i];
-		if (a->band_names[i] != NULL)
-			svg_text(b, (sc_x(lo) + sc_x(hi)) / 2, SC_B - 6, "middle", "9",
-				 a->band_names[i]);
-	}
-	/* axes */
-	svg_text(b, SC_L, SC_B + 14, "middle", "9", "0");
-	svg_text(b, SC_R, SC_B + 14, "middle", "9", "1");
-	svg_text(b, (SC_L + SC_R) / 2, SC_B + 30, "middle", "10", "stored score");
-	snprintf(t, sizeof(t), "+%.3g", ymax);
-	svg_text(b, SC_L - 4, SC_T + 8, "end", "9", t);
-	snprintf(t, sizeof(t), "-%.3g", ymax);
-	svg_text(b, SC_L - 4, SC_B, "end", "9", t);
-	svg_text(b, SC_L - 4, sc_y(0, ymax) + 3, "end", "9", "0");
-	rba_buf_printf(b, "<text x=\"14\" y=\"%.0f\" font-size=\"10\" "
-			  "text-anchor=\"middle\" transform=\"rotate(-90 14 %.0f)\">"
-			  "rebuilt - stored</text>\n",
-		       (SC_T + SC_B) / 2, (SC_T + SC_B) / 2);
-	if (a->max_delta == 0 && nf == 0 && a->case_arr == NULL) {
-		rba_json_fmt_double(a->cases, n1);
-		snprintf(t, sizeof(t), "all %s cases: rebuilt - stored = 0", n1);
-		svg_text(b, (SC_L + SC_R) / 2, sc_y(0, ymax) - 6, "middle", "10", t);
-	}
-	/* every case (format 3): an open circle, a filled diamond near an
-	 * edge, the ringed cross of a flip over it */
 	for (size_t i = 0; i < a->npts; i++) {
 		const struct pt *q = &a->pts[i];
-		double x = sc_x(q->s), y = sc_y(delta_of(q->r, q->s), ymax);
+		int sr = nd, rc = nd;
+		double dl = fabs(view_delta(q->r, q->s));
 
-		rba_buf_printf(b, "<g class=\"%s\" data-case=\"",
-			       q->flip ? "flip-mark" : q->near ? "near-mark" : "case-mark");
-		html_sv(b, q->id);
-		rba_buf_printf(b, "\"><title>case ");
-		html_sv(b, q->id);
-		rba_buf_printf(b, ": stored ");
-		html_num(b, q->s);
-		rba_buf_printf(b, ", rebuilt ");
-		html_num(b, q->r);
-		rba_buf_printf(b, "</title>");
-		if (q->flip) {
-			mark_flip(b, x, y);
-		} else if (q->near) {
-			rba_buf_printf(b, "<path d=\"M");
-			svg_n(b, x);
-			rba_buf_put_u8(b, ' ');
-			svg_n(b, y - 4.5);
-			rba_buf_printf(b, " l4.5 4.5 l-4.5 4.5 l-4.5 -4.5 z\" fill=\"#000\"/>");
-		} else {
-			rba_buf_printf(b, "<circle cx=\"");
-			svg_n(b, x);
-			rba_buf_printf(b, "\" cy=\"");
-			svg_n(b, y);
-			rba_buf_printf(b, "\" r=\"2.2\" fill=\"none\" stroke=\"#000\" "
-					  "stroke-width=\"0.7\"/>");
+		for (int k = 0; k < nd; k++) {
+			if (q->sdec->len == strlen(names[k]) &&
+			    memcmp(q->sdec->str, names[k], q->sdec->len) == 0)
+				sr = k;
+			if (q->rdec != NULL && strcmp(q->rdec, names[k]) == 0)
+				rc = k;
 		}
-		rba_buf_printf(b, "</g>\n");
+		m[sr][rc]++;
+		other_rows += sr == nd;
+		if (dl == 0)
+			zero++;
+		else if (dl <= a->tol)
+			within++;
+		else
+			beyond++;
 	}
-	/* the flipped cases listed (formats 1 and 2) */
-	for (size_t i = 0; i < nf && a->case_arr == NULL; i++) {
+	rba_buf_printf(b, "<p>The stored decision of each case against the decision "
+			  "the policy gives its rebuilt score (flipped cases lie off "
+			  "the diagonal):</p>\n<table id=\"decisions\"><thead><tr>"
+			  "<th>stored \\ rebuilt</th>");
+	for (int k = 0; k < nd; k++) {
+		rba_buf_printf(b, "<th>");
+		html_c(b, names[k]);
+		rba_buf_printf(b, "</th>");
+	}
+	rba_buf_printf(b, "<th>other</th><th>all</th></tr></thead><tbody>\n");
+	for (int s = 0; s <= nd; s++) {
+		size_t all = 0;
+		if (s == nd && other_rows == 0)
+			break;
+		rba_buf_printf(b, "<tr><th>");
+		html_c(b, s < nd ? names[s] : "other");
+		rba_buf_printf(b, "</th>");
+		for (int c = 0; c <= nd; c++) {
+			all += m[s][c];
+			rba_buf_printf(b, "<td class=\"n\">%s%zu%s</td>",
+				       c != s && m[s][c] ? "<b>" : "", m[s][c],
+				       c != s && m[s][c] ? "</b>" : "");
+		}
+		rba_buf_printf(b, "<td class=\"n\">%zu</td></tr>\n", all);
+	}
+	table_close(b);
+	rba_buf_printf(b, "<table id=\"delta-classes\" class=\"kv\"><tbody>\n"
+			  "<tr><th>|delta| exactly 0</th><td class=\"n\">%zu</td></tr>\n"
+			  "<tr><th>|delta| above 0, within the tolerance ",
+		       zero);
+	html_val(&r->notes, b, "predicate.policy.tolerance.max_score_delta", a->tol);
+	rba_buf_printf(b, "</th><td class=\"n\">%zu</td></tr>\n<tr><th>|delta| beyond "
+			  "the tolerance</th><td class=\"n\">%zu</td></tr>\n"
+			  "<tr><th>stored score within the margin ",
+		       within, beyond);
+	html_val(&r->notes, b, "predicate.policy.near_threshold.margin", a->margin);
+	rba_buf_printf(b, " of an edge</th><td class=\"n\">%zu</td></tr>\n<tr><th>"
+			  "within ten margins</th><td class=\"n\">%zu</td></tr>\n"
+			  "</tbody></table>\n", a->nnear_pts, a->nweak_pts);
+	free(m);
+}
+
+/* Formats 1 and 2: the counts the evidence states. */
+static void
+brief_counts(struct rd *r, const struct audit_view *a, struct rba_buf *b)
+{
+	const struct rba_json_value *p = rd_at(r, NULL, "predicate", RD_OBJ, 1);
+	const struct rba_json_value *off = rd_at(r, p, "results.scores_off_precision",
+						 RD_NUM, 0);
+	const struct rba_json_value *dis = rd_at(r, p, "results.policy_disagreements",
+						 RD_NUM, 0);
+
+	rba_buf_printf(b, "<p>The evidence states counts of the cases, not the cases "
+			  "(<code>export --cases</code> writes every one):</p>\n"
+			  "<table id=\"counts\" class=\"kv\"><tbody>\n<tr><th>cases"
+			  "</th><td class=\"n\">");
+	html_count(b, a->cases);
+	rba_buf_printf(b, "</td></tr>\n<tr><th>flipped</th><td class=\"n\">");
+	html_count(b, a->flips);
+	rba_buf_printf(b, "</td></tr>\n<tr><th>flipped cases listed</th><td class=\"n\">");
+	html_count(b, a->listed);
+	rba_buf_printf(b, "</td></tr>\n<tr><th>within the margin ");
+	html_val(&r->notes, b, "predicate.policy.near_threshold.margin", a->margin);
+	rba_buf_printf(b, " of an edge</th><td class=\"n\">");
+	html_count(b, a->near);
+	rba_buf_printf(b, "</td></tr>\n<tr><th>within ten margins</th><td class=\"n\">");
+	html_count(b, a->weak);
+	rba_buf_printf(b, "</td></tr>\n");
+	if (off != NULL) {
+		rba_buf_printf(b, "<tr><th>stored scores off the logging precision</th>"
+				  "<td class=\"n\">");
+		html_count(b, off->num);
+		rba_buf_printf(b, "</td></tr>\n");
+	}
+	if (dis != NULL) {
+		rba_buf_printf(b, "<tr><th>stored decisions the policy does not give "
+				  "their stored scores</th><td class=\"n\">");
+		html_count(b, dis->num);
+		rba_buf_printf(b, "</td></tr>\n");
+	}
+	rba_buf_printf(b, "</tbody></table>\n");
+}
+
+/* ---- the cases listed ---------------------------------------------------- */
+
+static void
+section_flipped(struct rd *r, const struct audit_view *a, struct rba_buf *b)
+{
+	size_t nf = a->flipped != NULL ? a->flipped->n : 0;
+	size_t shown = nf > REPORT_ROWS_MAX ? REPORT_ROWS_MAX : nf;
+
+	rba_buf_printf(b, "<h2>Flipped cases</h2>\n<p>");
+	html_count(b, a->flips);
+	if (nf == 0) {
+		rba_buf_printf(b, " flipped; none listed.</p>\n");
+		return;
+	}
+	rba_buf_printf(b, " flipped, ");
+	html_count(b, a->listed);
+	rba_buf_printf(b, " listed by the evidence");
+	if (shown < nf)
+		rba_buf_printf(b, "; the first %zu are shown here, and every listed "
+				  "one is in the signed file "
+				  "(<code>predicate.results.flipped_cases</code>)", shown);
+	rba_buf_printf(b, ". Delta is the rebuilt score minus the stored one; margins "
+			  "are the distance to the nearest band edge.</p>\n");
+	table_open(b, "flipped", "case|stored score|rebuilt score|delta|stored "
+				 "decision|rebuilt decision|margin|rebuilt margin|edge");
+	for (size_t i = 0; i < shown; i++) {
 		const struct rba_json_value *f = &a->flipped->items[i];
 		const struct rba_json_value *id = rd_str(r, f, "id");
 		double s = rd_num(r, f, "stored_score");
-		double dl = delta_of(rd_num(r, f, "rebuilt_score"), s);
+		double rs = rd_num(r, f, "rebuilt_score");
+		double edge = rd_num(r, f, "edge"), dl = view_delta(rs, s);
 
-		rba_buf_printf(b, "<g class=\"flip-mark\" data-case=\"");
-		html_sv(b, id);
-		rba_buf_printf(b, "\"><title>case ");
-		html_sv(b, id);
-		rba_buf_printf(b, ": stored ");
-		html_num(b, s);
-		rba_buf_printf(b, ", rebuilt ");
-		html_num(b, rd_num(r, f, "rebuilt_score"));
-		rba_buf_printf(b, "</title>");
-		mark_flip(b, sc_x(s), sc_y(dl, ymax));
-		rba_buf_printf(b, "</g>\n");
+		rba_buf_printf(b, "<tr class=\"flipped-case\">");
+		td_id(b, id);
+		td_fig(b, s, edge);
+		td_fig(b, rs, edge);
+		td_fig(b, dl, dl < 0 ? -a->tol : a->tol);
+		td_sv(r, b, rd_str(r, f, "stored_decision"), 0);
+		td_sv(r, b, rd_str(r, f, "rebuilt_decision"), 0);
+		td_fig(b, rd_num(r, f, "margin"), a->margin);
+		td_fig(b, rd_num(r, f, "rebuilt_margin"), a->margin);
+		td_fig(b, edge, NAN);
+		rba_buf_printf(b, "</tr>\n");
+		notes_case(&r->notes, id, s, rs);
 	}
-	/* legend */
-	mark_flip(b, SC_L + 10, SC_H - 12);
-	svg_text(b, SC_L + 22, SC_H - 8, "start", "9", "flipped case");
-	svg_line(b, SC_L + 110, SC_H - 16, SC_L + 110, SC_H - 4,
-		 "stroke=\"#000\" stroke-width=\"1.6\"");
-	svg_text(b, SC_L + 116, SC_H - 8, "start", "9", "band edge");
-	rba_buf_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" "
-			  "fill=\"#c8c8c8\"/>", SC_L + 190, SC_H - 16);
-	rba_json_fmt_double(a->margin, n1);
-	snprintf(t, sizeof(t), "near-threshold margin (%s)", n1);
-	svg_text(b, SC_L + 204, SC_H - 8, "start", "9", t);
-	svg_line(b, SC_L + 350, SC_H - 10, SC_L + 372, SC_H - 10,
-		 "stroke=\"#000\" stroke-dasharray=\"6 3\"");
-	svg_text(b, SC_L + 376, SC_H - 8, "start", "9", "tolerance");
-	if (a->case_arr != NULL) {
-		rba_buf_printf(b, "<circle cx=\"%.0f\" cy=\"%.0f\" r=\"2.2\" fill=\"none\" "
-				  "stroke=\"#000\" stroke-width=\"0.7\"/>", SC_L + 440, SC_H - 11);
-		svg_text(b, SC_L + 446, SC_H - 8, "start", "9", "case");
-		rba_buf_printf(b, "<path d=\"M%.0f %.0f l4.5 4.5 l-4.5 4.5 l-4.5 -4.5 z\" "
-				  "fill=\"#000\"/>", SC_L + 480, SC_H - 15.5);
-		svg_text(b, SC_L + 488, SC_H - 8, "start", "9", "near an edge");
-	}
-	rba_buf_printf(b, "</svg>\n");
+	table_close(b);
 }
 
-static void
-scatter_caption(const struct audit_view *a, struct rba_buf *b)
+static int
+near_cmp(const void *pa, const void *pb)
 {
-	rba_buf_printf(b, "<p class=\"caption\">Rebuilt minus stored score against "
-			  "the stored score. ");
-	if (a->argmax)
-		rba_buf_printf(b, "The policy decides by argmax: it has no band "
-				  "edges. ");
-	else
-		rba_buf_printf(b, "Solid lines are the policy's %d band edge%s, the "
-				  "grey strips the near-threshold margin of ",
-			       a->nedges, a->nedges == 1 ? "" : "s");
-	if (!a->argmax) {
-		html_num(b, a->margin);
-		rba_buf_printf(b, " on each side (drawn at least 2 units wide). ");
-	}
-	rba_buf_printf(b, "Dashed lines are the tolerance &#177;");
-	html_num(b, a->tol);
-	if (a->case_arr != NULL) {
-		rba_buf_printf(b, ". Every one of the evidence's ");
-		html_count(b, a->cases);
-		rba_buf_printf(b, " cases is drawn: an open circle, a filled diamond "
-				  "when its stored score lies within the margin of an "
-				  "edge (%zu), a ringed cross when the policy decides "
-				  "its rebuilt score otherwise than its stored decision "
-				  "(%zu flipped).</p>\n", a->nnear_pts, a->nflip_pts);
-		return;
-	}
-	rba_buf_printf(b, ". The evidence lists ");
-	html_count(b, a->listed);
-	rba_buf_printf(b, " of its ");
-	html_count(b, a->flips);
-	rba_buf_printf(b, " flipped case%s, each marked with a ringed cross at its "
-			  "two scores; of the other cases it states only counts and "
-			  "the largest |delta|, ",
-		       a->flips == 1 ? "" : "s");
-	html_num(b, a->max_delta);
-	rba_buf_printf(b, ", so they are not drawn one by one%s.</p>\n",
-		       a->max_delta == 0 ? " (that largest |delta| is 0: every "
-					   "case lies on the zero line)" : "");
-}
+	const struct pt *x = *(const struct pt *const *)pa;
+	const struct pt *y = *(const struct pt *const *)pb;
 
-/* ---- |delta| --------------------------------------------------------- */
-
-#define HIST_BINS 20
-
-/* Format 3: the histogram of every case's |delta|, HIST_BINS bins from 0
- * to a little over the largest of |delta| and the tolerance. */
-static void
-histogram(const struct audit_view *a, struct rba_buf *b)
-{
-	const double L = 70, R = 620, T = 24, B = 134;
-	double xmax = fmax(a->tol, fabs(a->max_delta)), w;
-	size_t bins[HIST_BINS] = { 0 }, top = 1, zero = 0;
-	char t[120], n1[RBA_JSON_NUM_MAX];
-
-	for (size_t i = 0; i < a->npts; i++)
-		if (isfinite(delta_of(a->pts[i].r, a->pts[i].s)))
-			xmax = fmax(xmax, fabs(delta_of(a->pts[i].r, a->pts[i].s)));
-	if (!(xmax > 0) || !isfinite(xmax))
-		xmax = 1e-3;
-	xmax *= 1.05;
-	w = xmax / HIST_BINS;
-	for (size_t i = 0; i < a->npts; i++) {
-		double dl = fabs(delta_of(a->pts[i].r, a->pts[i].s));
-		size_t k = (size_t)(dl / w);
-		if (!isfinite(dl))
-			continue;
-		if (dl == 0)
-			zero++;
-		if (k >= HIST_BINS)
-			k = HIST_BINS - 1;
-		bins[k]++;
-	}
-	for (int k = 0; k < HIST_BINS; k++)
-		if (bins[k] > top)
-			top = bins[k];
-	rba_buf_printf(b, "<div class=\"fig\"><svg id=\"delta\" "
-			  "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 640 170\" "
-			  "width=\"640\" height=\"170\" role=\"img\" "
-			  "aria-label=\"the distribution of |delta| against the "
-			  "tolerance\">\n");
-	for (int k = 0; k < HIST_BINS; k++) {
-		double h = (double)bins[k] / (double)top * (B - T);
-		double x = L + (double)k / HIST_BINS * (R - L);
-
-		rba_buf_printf(b, "<rect class=\"bin\" data-count=\"%zu\" x=\"", bins[k]);
-		svg_n(b, x + 1);
-		rba_buf_printf(b, "\" y=\"");
-		svg_n(b, B - h);
-		rba_buf_printf(b, "\" width=\"");
-		svg_n(b, (R - L) / HIST_BINS - 2);
-		rba_buf_printf(b, "\" height=\"");
-		svg_n(b, h);
-		rba_buf_printf(b, "\" fill=\"#777\" stroke=\"#000\" stroke-width=\"0.6\"/>");
-		if (bins[k] > 0) {
-			snprintf(t, sizeof(t), "%zu", bins[k]);
-			svg_text(b, x + (R - L) / HIST_BINS / 2, B - h - 3, "middle", "8", t);
-		}
-	}
-	svg_line(b, L, B, R, B, "stroke=\"#000\"");
-	svg_text(b, L, B + 13, "middle", "9", "0");
-	snprintf(t, sizeof(t), "%.3g", xmax);
-	svg_text(b, R, B + 13, "middle", "9", t);
-	svg_text(b, (L + R) / 2, B + 30, "middle", "10",
-		 "|rebuilt - stored| (score), cases per bin");
-	rba_buf_printf(b, "<g class=\"tolerance-line\">");
-	svg_line(b, L + a->tol / xmax * (R - L), T - 6, L + a->tol / xmax * (R - L), B + 4,
-		 "stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"");
-	rba_json_fmt_double(a->tol, n1);
-	snprintf(t, sizeof(t), "tolerance %s", n1);
-	svg_text(b, L + a->tol / xmax * (R - L) + 4, T - 12, "start", "9", t);
-	rba_buf_printf(b, "</g>\n</svg>\n");
-	rba_buf_printf(b, "<p class=\"caption\">|delta| of every one of the ");
-	html_count(b, a->cases);
-	rba_buf_printf(b, " cases in %d bins of width ", HIST_BINS);
-	html_num(b, w);
-	rba_buf_printf(b, " (%zu of them exactly 0); the dashed line is the "
-			  "%s tolerance ", zero, a->ad_hoc ? "ad hoc" : "declared");
-	html_num(b, a->tol);
-	rba_buf_printf(b, "; the largest |delta| is ");
-	html_num(b, a->max_delta);
-	rba_buf_printf(b, ".</p>\n</div>\n");
+	if (x->sm != y->sm)
+		return x->sm < y->sm ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
 static void
-distribution(struct rd *r, const struct audit_view *a, const struct rba_json_value *mcase,
-	     struct rba_buf *b)
-{
-	const double L = 70, R = 620, Y = 50;
-	double xmax = fmax(a->tol, fabs(a->max_delta));
-	size_t nf = a->flipped != NULL ? a->flipped->n : 0;
-	char t[200], n1[RBA_JSON_NUM_MAX];
-
-	for (size_t i = 0; i < nf; i++) {
-		const struct rba_json_value *f = &a->flipped->items[i];
-		double dl = fabs(delta_of(rd_num(r, f, "rebuilt_score"), rd_num(r, f, "stored_score")));
-		if (isfinite(dl))
-			xmax = fmax(xmax, dl);
-	}
-	if (a->case_arr != NULL) {
-		histogram(a, b);
-		return;
-	}
-	if (!(xmax > 0) || !isfinite(xmax))
-		xmax = 1e-3;
-	xmax *= 1.15;
-#define DX(v) (L + fmin(fabs(v), xmax) / xmax * (R - L))
-	rba_buf_printf(b, "<div class=\"fig\"><svg id=\"delta\" "
-			  "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 640 110\" "
-			  "width=\"640\" height=\"110\" role=\"img\" "
-			  "aria-label=\"|delta| against the tolerance\">\n");
-	svg_line(b, L, Y, R, Y, "stroke=\"#000\"");
-	svg_text(b, L, Y + 14, "middle", "9", "0");
-	snprintf(t, sizeof(t), "%.3g", xmax);
-	svg_text(b, R, Y + 14, "middle", "9", t);
-	svg_text(b, (L + R) / 2, Y + 30, "middle", "10",
-		 "|rebuilt - stored| (score)");
-	/* the tolerance */
-	rba_buf_printf(b, "<g class=\"tolerance-line\">");
-	svg_line(b, DX(a->tol), 12, DX(a->tol), Y + 4,
-		 "stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"");
-	rba_json_fmt_double(a->tol, n1);
-	snprintf(t, sizeof(t), "tolerance %s", n1);
-	svg_text(b, DX(a->tol), 10, "middle", "9", t);
-	rba_buf_printf(b, "</g>\n");
-	/* every case lies at or left of the largest |delta| */
-	rba_buf_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"", L, Y - 6);
-	svg_n(b, fmax(DX(a->max_delta) - L, 1.5));
-	rba_buf_printf(b, "\" height=\"6\" fill=\"#555\"/>");
-	rba_buf_printf(b, "<path class=\"max-delta\" d=\"M");
-	svg_n(b, DX(a->max_delta));
-	rba_buf_printf(b, " %.0f l5 8 l-5 8 l-5 -8 z\" fill=\"#000\"/>", Y + 38);
-	rba_json_fmt_double(a->max_delta, n1);
-	snprintf(t, sizeof(t), "largest %s", n1);
-	svg_text(b, DX(a->max_delta), Y + 64, "middle", "9", t);
-	for (size_t i = 0; i < nf; i++) {
-		const struct rba_json_value *f = &a->flipped->items[i];
-		double dl = delta_of(rd_num(r, f, "rebuilt_score"), rd_num(r, f, "stored_score"));
-		rba_buf_printf(b, "<g class=\"flip-delta\">");
-		mark_flip(b, DX(dl), Y - 14);
-		rba_buf_printf(b, "</g>");
-	}
-	rba_buf_printf(b, "</svg>\n");
-#undef DX
-	rba_buf_printf(b, "<p class=\"caption\">The distribution of |delta| as "
-			  "far as the evidence states it: every one of the ");
-	html_count(b, a->cases);
-	rba_buf_printf(b, " cases lies in the dark bar, from 0 to the largest "
-			  "|delta| ");
-	html_num(b, a->max_delta);
-	rba_buf_printf(b, " (case ");
-	html_sv(b, mcase);
-	rba_buf_printf(b, ", the diamond); the dashed line is the %s "
-			  "tolerance ", a->ad_hoc ? "ad hoc" : "declared");
-	html_num(b, a->tol);
-	rba_buf_printf(b, "; ringed crosses are the listed flipped cases.</p>\n"
-			  "</div>\n");
-}
-
-/* ---- cases ----------------------------------------------------------- */
-
-static void
-section_cases(struct rd *r, const struct audit_view *a, struct rba_buf *b)
+section_near(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 {
 	const struct rba_json_value *p = rd_at(r, NULL, "predicate", RD_OBJ, 1);
-	size_t nf = a->flipped != NULL ? a->flipped->n : 0;
+	double need = rd_num(r, p, "policy.min_near_cases");
+	const struct pt **near;
+	size_t n = 0, shown;
 
-	rba_buf_printf(b, "<h2>Flipped cases</h2>\n");
-	if (nf == 0) {
-		rba_buf_printf(b, "<p>");
-		html_count(b, a->flips);
-		rba_buf_printf(b, " flipped; none listed.</p>\n");
-	} else {
-		rba_buf_printf(b, "<p>");
-		html_count(b, a->flips);
-		rba_buf_printf(b, " flipped, ");
-		html_count(b, a->listed);
-		rba_buf_printf(b, " listed. Delta is the rebuilt score minus the "
-				  "stored one; margins are the distance to the "
-				  "nearest band edge.</p>\n<table id=\"flipped\"><tr>"
-				  "<th>case</th><th>stored score</th><th>rebuilt "
-				  "score</th><th>delta</th><th>stored decision</th>"
-				  "<th>rebuilt decision</th><th>margin</th><th>rebuilt "
-				  "margin</th><th>edge</th></tr>\n");
-		for (size_t i = 0; i < nf; i++) {
-			const struct rba_json_value *f = &a->flipped->items[i];
-			double s = rd_num(r, f, "stored_score");
-			double rs = rd_num(r, f, "rebuilt_score");
-
-			rba_buf_printf(b, "<tr class=\"flipped-case\">");
-			td_sv(b, rd_str(r, f, "id"), 1);
-			td_num(b, s);
-			td_num(b, rs);
-			td_num(b, delta_of(rs, s));
-			td_sv(b, rd_str(r, f, "stored_decision"), 0);
-			td_sv(b, rd_str(r, f, "rebuilt_decision"), 0);
-			td_num(b, rd_num(r, f, "margin"));
-			td_num(b, rd_num(r, f, "rebuilt_margin"));
-			td_num(b, rd_num(r, f, "edge"));
-			rba_buf_printf(b, "</tr>\n");
-		}
-		rba_buf_printf(b, "</table>\n");
-	}
 	rba_buf_printf(b, "<h2>Near-threshold cases</h2>\n<p id=\"near\">");
-	if (a->case_arr != NULL) {
+	if (a->case_arr == NULL) {
 		html_count(b, a->near);
 		rba_buf_printf(b, " case%s within the margin ", a->near == 1 ? "" : "s");
-		html_num(b, a->margin);
-		rba_buf_printf(b, " of a band edge (");
+		html_val(&r->notes, b, "predicate.policy.near_threshold.margin", a->margin);
+		rba_buf_printf(b, " of a band edge, ");
 		html_count(b, a->weak);
-		rba_buf_printf(b, " within ten margins); the policy asks for at least ");
-		html_count(b, rd_num(r, p, "policy.min_near_cases"));
-		rba_buf_printf(b, ". The margin is the distance of the stored score "
-				  "to the nearest edge.</p>\n");
-		if (a->nnear_pts == 0)
-			return;
-		rba_buf_printf(b, "<table id=\"near-cases\"><tr><th>case</th><th>stored "
-				  "score</th><th>rebuilt score</th><th>edge</th>"
-				  "<th>margin</th><th>stored decision</th><th>rebuilt "
-				  "decision</th></tr>\n");
-		for (size_t i = 0; i < a->npts; i++) {
-			const struct pt *q = &a->pts[i];
-			if (!q->near)
-				continue;
-			rba_buf_printf(b, "<tr class=\"near-case\">");
-			td_sv(b, q->id, 1);
-			td_num(b, q->s);
-			td_num(b, q->r);
-			td_num(b, q->edge);
-			td_num(b, q->sm);
-			td_sv(b, q->sdec, 0);
-			rba_buf_printf(b, "<td>");
-			html_c(b, q->rdec != NULL ? q->rdec : "(none)");
-			rba_buf_printf(b, "</td></tr>\n");
-		}
-		rba_buf_printf(b, "</table>\n");
+		rba_buf_printf(b, " within ten margins; the policy asks for at least ");
+		html_count(b, need);
+		rba_buf_printf(b, " near-threshold case%s in the sample%s. The evidence "
+				  "states these counts, not the cases: a table of them "
+				  "would say more than it does.</p>\n",
+			       need == 1 ? "" : "s",
+			       rd_bool(r, p, "policy.near_threshold.require_bits")
+				       ? ", and that they reproduce bit for bit" : "");
 		return;
 	}
 	html_count(b, a->near);
 	rba_buf_printf(b, " case%s within the margin ", a->near == 1 ? "" : "s");
-	html_num(b, a->margin);
-	rba_buf_printf(b, " of a band edge, ");
+	html_val(&r->notes, b, "predicate.policy.near_threshold.margin", a->margin);
+	rba_buf_printf(b, " of a band edge (");
 	html_count(b, a->weak);
-	rba_buf_printf(b, " within ten margins; the policy asks for at least ");
-	html_count(b, rd_num(r, p, "policy.min_near_cases"));
-	rba_buf_printf(b, " near-threshold case%s in the sample%s. The evidence "
-			  "states these counts, not the cases: a table of them "
-			  "would say more than it does.</p>\n",
-		       rd_num(r, p, "policy.min_near_cases") == 1 ? "" : "s",
-		       rd_bool(r, p, "policy.near_threshold.require_bits")
-			       ? ", and that they reproduce bit for bit" : "");
+	rba_buf_printf(b, " within ten margins); the policy asks for at least ");
+	html_count(b, need);
+	rba_buf_printf(b, ". The margin is the distance of the stored score to the "
+			  "nearest edge");
+	if (a->nnear_pts > REPORT_ROWS_MAX)
+		rba_buf_printf(b, "; the %d nearest are shown here, nearest first, "
+				  "and every case is in the signed file "
+				  "(<code>predicate.results.cases</code>)", REPORT_ROWS_MAX);
+	else if (a->nnear_pts > 1)
+		rba_buf_printf(b, "; nearest first");
+	rba_buf_printf(b, ".</p>\n");
+	if (a->nnear_pts == 0)
+		return;
+	near = malloc(a->nnear_pts * sizeof(*near));
+	if (near == NULL) {
+		r->notes.nomem = 1;
+		return;
+	}
+	for (size_t i = 0; i < a->npts; i++)
+		if (a->pts[i].near && n < a->nnear_pts)
+			near[n++] = &a->pts[i];
+	qsort(near, n, sizeof(*near), near_cmp);
+	shown = n > REPORT_ROWS_MAX ? REPORT_ROWS_MAX : n;
+	table_open(b, "near-cases", "case|stored score|rebuilt score|edge|margin|"
+				    "stored decision|rebuilt decision");
+	for (size_t i = 0; i < shown; i++) {
+		const struct pt *q = near[i];
+		rba_buf_printf(b, "<tr class=\"near-case\">");
+		td_id(b, q->id);
+		td_fig(b, q->s, q->edge);
+		td_fig(b, q->r, q->edge);
+		td_fig(b, q->edge, NAN);
+		td_fig(b, q->sm, a->margin);
+		td_sv(r, b, q->sdec, 0);
+		rba_buf_printf(b, "<td>");
+		html_c(b, q->rdec != NULL ? q->rdec : "(none)");
+		rba_buf_printf(b, "</td></tr>\n");
+		notes_case(&r->notes, q->id, q->s, q->r);
+	}
+	table_close(b);
+	free(near);
 }
 
-/* ---- tolerance and history ------------------------------------------- */
+/* ---- tolerance, history, tool --------------------------------------------- */
 
 static void
 section_tolerance(struct rd *r, const struct audit_view *a, struct rba_buf *b)
@@ -1042,19 +962,19 @@ section_tolerance(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 						  RD_STRN, 0);
 	const struct rba_json_value *by = rd_at(r, p, "policy.judged_by", RD_STRN, 0);
 
-	rba_buf_printf(b, "<h2>%s</h2>\n<table id=\"tolerance\">"
+	rba_buf_printf(b, "<h2>%s</h2>\n<table id=\"tolerance\" class=\"kv\"><tbody>"
 			  "<tr><th>largest score change</th><td class=\"n\">",
 		       a->ad_hoc ? "Tolerance of the policy given for this audit "
 				   "(ad hoc, not the one declared for the version)"
 				 : "Declared tolerance");
-	html_num(b, a->tol);
+	html_val(&r->notes, b, "predicate.policy.tolerance.max_score_delta", a->tol);
 	rba_buf_printf(b, "</td></tr><tr><th>flips tolerated</th><td class=\"n\">");
 	html_count(b, a->tol_flips);
 	rba_buf_printf(b, "</td></tr><tr><th>near-threshold margin</th>"
 			  "<td class=\"n\">");
-	html_num(b, a->margin);
-	rba_buf_printf(b, "</td></tr><tr><th>policy</th><td class=\"mono\">");
-	html_sv(b, rd_str(r, p, "policy.digest"));
+	html_val(&r->notes, b, "predicate.policy.near_threshold.margin", a->margin);
+	rba_buf_printf(b, "</td></tr><tr><th>policy</th><td>");
+	html_sv_dg(&r->notes, b, rd_str(r, p, "policy.digest"));
 	rba_buf_printf(b, " (rule ");
 	html_sv(b, rd_str(r, p, "policy.rule"));
 	rba_buf_printf(b, ")</td></tr><tr><th>judged by</th><td>");
@@ -1069,7 +989,7 @@ section_tolerance(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 		html_sv(b, decl);
 	else
 		rba_buf_printf(b, "not stated");
-	rba_buf_printf(b, "</td></tr></table>\n");
+	rba_buf_printf(b, "</td></tr></tbody></table>\n");
 }
 
 static void
@@ -1081,12 +1001,12 @@ section_history(struct rd *r, struct rba_buf *b)
 	const struct rba_json_value *since = rd_at(r, h, "earlier_since", RD_STRN, 0);
 
 	rba_buf_printf(b, "<h2>History</h2>\n<p>Signed at history head: record ");
-	html_num(b, rd_num(r, h, "head.id"));
-	rba_buf_printf(b, ", <span class=\"mono\" id=\"head\">");
-	html_sv(b, rd_str(r, h, "head.digest"));
-	rba_buf_printf(b, "</span>. This audit's chain digest <span class=\"mono\">");
-	html_sv(b, rd_str(r, p, "audit.chain_digest"));
-	rba_buf_printf(b, "</span> in store <span class=\"mono\">");
+	html_fig(b, rd_num(r, h, "head.id"));
+	rba_buf_printf(b, ", <span id=\"head\">");
+	html_sv_dg(&r->notes, b, rd_str(r, h, "head.digest"));
+	rba_buf_printf(b, "</span>. This audit's chain digest ");
+	html_sv_dg(&r->notes, b, rd_str(r, p, "audit.chain_digest"));
+	rba_buf_printf(b, " in store <span class=\"mono\">");
 	html_sv(b, rd_str(r, p, "audit.store_id"));
 	rba_buf_printf(b, "</span>.</p>\n");
 	if (ea == NULL) {
@@ -1101,47 +1021,21 @@ section_history(struct rd *r, struct rba_buf *b)
 	rba_buf_printf(b, ": %zu.</p>\n", ea->n);
 	if (ea->n == 0)
 		return;
-	rba_buf_printf(b, "<table id=\"earlier\"><tr><th>record</th><th>time</th>"
-			  "<th>verdict</th><th>exit status</th><th>ad hoc</th></tr>\n");
+	table_open(b, "earlier", "record|time|verdict|exit status|ad hoc");
 	for (size_t i = 0; i < ea->n; i++) {
 		const struct rba_json_value *x = &ea->items[i];
 		const struct rba_json_value *ah = rd_at(r, x, "ad_hoc", RD_BOOL, 0);
 
 		rba_buf_printf(b, "<tr>");
-		td_num(b, rd_num(r, x, "id"));
-		td_sv(b, rd_str(r, x, "time"), 0);
-		td_sv(b, rd_str(r, x, "verdict"), 0);
-		td_num(b, rd_num(r, x, "exit_status"));
+		td_fig(b, rd_num(r, x, "id"), NAN);
+		td_sv(r, b, rd_str(r, x, "time"), 0);
+		td_sv(r, b, rd_str(r, x, "verdict"), 0);
+		td_fig(b, rd_num(r, x, "exit_status"), NAN);
 		rba_buf_printf(b, "<td>%s</td></tr>\n",
 			       ah == NULL ? "not stated"
 			       : ah->type == RBA_JSON_TRUE ? "yes" : "no");
 	}
-	rba_buf_printf(b, "</table>\n");
-}
-
-static void
-section_meta(struct rd *r, const struct report_source *src, struct rba_buf *b)
-{
-	const struct rba_json_value *p = rd_at(r, NULL, "predicate", RD_OBJ, 1);
-
-	rba_buf_printf(b, "<div class=\"meta\">Audit evidence <span class=\"mono\">");
-	html_c(b, src->file);
-	rba_buf_printf(b, "</span>, <span class=\"mono\" id=\"digest\">");
-	html_c(b, src->digest);
-	rba_buf_printf(b, "</span>, %s key <span class=\"mono\" id=\"keyid\">",
-		       src->verified ? "signature verified with" : "NOT VERIFIED;");
-	html_c(b, src->key_id[0] ? src->key_id : "unknown");
-	rba_buf_printf(b, "</span>. Predicate <span class=\"mono\">");
-	html_sv(b, rd_str(r, NULL, "predicateType"));
-	rba_buf_printf(b, "</span>; subject <span class=\"mono\">");
-	html_sv(b, rd_at(r, NULL, "subject", RD_ARR, 1) != NULL &&
-				   rd_at(r, NULL, "subject", RD_ARR, 1)->n > 0
-			   ? rd_at(r, &rd_at(r, NULL, "subject", RD_ARR, 1)->items[0],
-				   "digest.sha256", RD_STR, 1)
-			   : NULL);
-	rba_buf_printf(b, "</span>; pinned artifact <span class=\"mono\">");
-	html_sv(b, rd_str(r, p, "artifact.pinned"));
-	rba_buf_printf(b, "</span>.</div>\n");
+	table_close(b);
 }
 
 static void
@@ -1151,9 +1045,11 @@ section_tool(struct rd *r, struct rba_buf *b)
 	const struct rba_json_value *libs = rd_at(r, p, "tool.libraries", RD_OBJ, 1);
 
 	rba_buf_printf(b, "<h2>Rebuild and tool</h2>\n<p>Validation accuracy ");
-	html_num(b, rd_num(r, p, "rebuild.validation_accuracy"));
+	html_val(&r->notes, b, "predicate.rebuild.validation_accuracy",
+		 rd_num(r, p, "rebuild.validation_accuracy"));
 	rba_buf_printf(b, ", loss ");
-	html_num(b, rd_num(r, p, "rebuild.validation_loss"));
+	html_val(&r->notes, b, "predicate.rebuild.validation_loss",
+		 rd_num(r, p, "rebuild.validation_loss"));
 	rba_buf_printf(b, ". Audited by ");
 	html_sv(b, rd_str(r, p, "tool.name"));
 	rba_buf_put_u8(b, ' ');
@@ -1166,11 +1062,11 @@ section_tool(struct rd *r, struct rba_buf *b)
 	html_sv(b, rd_str(r, p, "exported_by.code_revision"));
 	rba_buf_printf(b, "</span>). Sample of ");
 	html_count(b, rd_num(r, p, "sample.cases"));
-	rba_buf_printf(b, " cases, <span class=\"mono\">");
-	html_sv(b, rd_str(r, p, "sample.digest"));
-	rba_buf_printf(b, "</span>; snapshot <span class=\"mono\">");
-	html_sv(b, rd_str(r, p, "snapshot.digest"));
-	rba_buf_printf(b, "</span>.</p>\n");
+	rba_buf_printf(b, " case%s, ", rd_num(r, p, "sample.cases") == 1 ? "" : "s");
+	html_sv_dg(&r->notes, b, rd_str(r, p, "sample.digest"));
+	rba_buf_printf(b, "; snapshot ");
+	html_sv_dg(&r->notes, b, rd_str(r, p, "snapshot.digest"));
+	rba_buf_printf(b, ".</p>\n");
 	if (libs != NULL && libs->n > 0) {
 		rba_buf_printf(b, "<p>Libraries: ");
 		for (size_t i = 0; i < libs->n; i++) {
@@ -1190,11 +1086,6 @@ build_points(struct rd *r, struct audit_view *a, struct rba_detail *d)
 {
 	size_t n = a->case_arr->n;
 
-	if (n > REPORT_MAX_CASES) {
-		snprintf(d->reason, sizeof(d->reason), "more than %d cases",
-			 REPORT_MAX_CASES);
-		return RBA_E_LIMIT;
-	}
 	if (a->argmax) {
 		snprintf(d->key, sizeof(d->key), "predicate.results.cases");
 		snprintf(d->reason, sizeof(d->reason),
@@ -1221,8 +1112,10 @@ build_points(struct rd *r, struct audit_view *a, struct rba_detail *d)
 		q->flip = q->rdec == NULL || strlen(q->rdec) != q->sdec->len ||
 			  memcmp(q->rdec, q->sdec->str, q->sdec->len) != 0;
 		q->near = q->sm <= a->margin;
+		q->weak = q->sm <= 10 * a->margin;
 		a->nflip_pts += q->flip != 0;
 		a->nnear_pts += q->near != 0;
+		a->nweak_pts += q->weak != 0;
 	}
 	a->npts = r->bad ? 0 : n;
 	return 0;
@@ -1233,11 +1126,13 @@ report_audit_page(struct rd *r, const struct report_source *src,
 		  struct rba_buf *b, struct rba_detail *d)
 {
 	struct audit_view a;
+	struct disagree g;
 	struct rba_buf title;
 	const struct rba_json_value *p, *ptext, *mcase;
 	int k, err;
 
 	memset(&a, 0, sizeof(a));
+	memset(&g, 0, sizeof(g));
 	p = rd_at(r, NULL, "predicate", RD_OBJ, 1);
 	a.version = rd_str(r, p, "version");
 	a.verdict = rd_str(r, p, "verdict");
@@ -1258,12 +1153,7 @@ report_audit_page(struct rd *r, const struct report_source *src,
 	ptext = rd_str(r, p, "policy.text");
 	if (r->bad)
 		return 0; /* the caller names the member */
-	if (a.flipped->n > REPORT_MAX_CASES) {
-		snprintf(d->reason, sizeof(d->reason),
-			 "more than %d flipped cases listed", REPORT_MAX_CASES);
-		return RBA_E_LIMIT;
-	}
-	k = report_policy_edges(ptext->str, ptext->len, a.edges, MAX_EDGES,
+	k = report_policy_edges(ptext->str, ptext->len, a.edges, VIEW_MAX_EDGES,
 				a.band_names, &a.argmax, &a.pol);
 	if (k < 0) {
 		snprintf(d->key, sizeof(d->key), "predicate.policy.text");
@@ -1277,29 +1167,36 @@ report_audit_page(struct rd *r, const struct report_source *src,
 		policy_free(a.pol);
 		return err;
 	}
+	audit_disagreements(r, &a, &g);
 	rba_buf_init(&title);
-	title_text(&a, &title);
+	title_text(r, &a, &title);
 	html_page_open(b, src, "audit evidence", rba_buf_cstr(&title));
 	rba_buf_printf(b, "<h1 id=\"title\">");
 	html_text(b, (const char *)title.p, title.len);
 	rba_buf_printf(b, "</h1>\n");
 	rba_buf_release(&title);
-	section_meta(r, src, b);
-	section_verdict(r, &a, b);
+	section_summary(r, src, &a, &g, b);
+	section_reasons(r, b);
 	section_links(r, b);
 	section_trainer(r, b);
 	rba_buf_printf(b, "<h2>Scores</h2>\n");
-	scatter(r, &a, b);
-	scatter_caption(&a, b);
+	view_scatter(r, &a, b);
+	view_delta_picture(r, &a, mcase, b);
+	rba_buf_printf(b, "<div class=\"keep\"><h2>Every case in brief</h2>\n");
+	if (a.case_arr != NULL)
+		brief_cases(r, &a, b);
+	else
+		brief_counts(r, &a, b);
 	rba_buf_printf(b, "</div>\n");
-	distribution(r, &a, mcase, b);
-	section_cases(r, &a, b);
+	section_flipped(r, &a, b);
+	section_near(r, &a, b);
 	section_tolerance(r, &a, b);
 	section_history(r, b);
 	report_log_section(r, src, b);
 	section_tool(r, b);
+	html_notes_sections(&r->notes, b);
 	html_page_close(b, src);
 	free(a.pts);
 	policy_free(a.pol);
-	return 0;
+	return r->notes.nomem ? RBA_E_NOMEM : 0;
 }

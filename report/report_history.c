@@ -42,6 +42,17 @@ dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* By time, then by record id (the chain's order within one second). */
+static int
+audit_time_cmp(const void *pa, const void *pb)
+{
+	const struct report_audit *x = pa, *y = pb;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
 static void
 say(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void
@@ -140,9 +151,9 @@ run_sentence(const struct report_audit *a, size_t n, const char *what,
 		say(out, cap, "every decision on the audit sample was reproduced and "
 		    "every score was within ");
 	else
-		say(out, cap, "all but %.0f decisions on the audit samples were "
-		    "reproduced (flips the policy tolerates) and every score was "
-		    "within ", flips);
+		say(out, cap, "every decision on the audit sample%s was reproduced "
+		    "but for %.0f flip%s the policy tolerates, and every score was "
+		    "within ", n == 1 ? "" : "s", flips, flips == 1 ? "" : "s");
 	tolerance_words(a, n, out, cap);
 }
 
@@ -179,6 +190,9 @@ report_history_summarize(const struct report_audit *all, size_t nall,
 		}
 		a[n++] = all[i];
 	}
+	/* in the order of their times, not the chain's: records imported
+	 * from a fleet's workers may be appended after later ones */
+	qsort(a, n, sizeof(*a), audit_time_cmp);
 	s->scheduled = n;
 	if (n == 0) {
 		snprintf(s->guarantee, sizeof(s->guarantee),
@@ -201,9 +215,14 @@ report_history_summarize(const struct report_audit *all, size_t nall,
 
 		day(a[0].time, t0);
 		day(a[n - 1].time, t1);
-		say(s->guarantee, sizeof(s->guarantee), "over these %zu scheduled "
-		    "rebuilds%s between %s and %s the history supports no guarantee: "
-		    "%zu failed (", n, what, t0, t1, s->failures);
+		if (n == 1)
+			say(s->guarantee, sizeof(s->guarantee), "at the one scheduled "
+			    "rebuild%s on %s the history supports no guarantee: it "
+			    "failed (", what, t0);
+		else
+			say(s->guarantee, sizeof(s->guarantee), "over these %zu scheduled "
+			    "rebuilds%s between %s and %s the history supports no "
+			    "guarantee: %zu failed (", n, what, t0, t1, s->failures);
 		for (size_t i = 0; i < n; i++) {
 			char t[RBA_TIME_TEXT_MAX];
 			if (verdict_rank(a[i].verdict) < 2)
@@ -574,6 +593,7 @@ report_history_html(struct store *s, int64_t now, struct rba_buf *out,
 	char (*names)[STORE_VERSION_NAME_MAX + 1] = NULL;
 	struct report_summary *vs = NULL, all;
 	struct report_source src;
+	struct report_notes notes;
 	uint64_t bad = 0, head_id = 0;
 	struct rba_digest head;
 	char nowt[RBA_TIME_TEXT_MAX], title[160];
@@ -581,6 +601,7 @@ report_history_html(struct store *s, int64_t now, struct rba_buf *out,
 	int err;
 
 	memset(&h, 0, sizeof(h));
+	memset(&notes, 0, sizeof(notes));
 	h.d = d;
 	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0)
 		return err;
@@ -640,7 +661,7 @@ report_history_html(struct store *s, int64_t now, struct rba_buf *out,
 			  "class=\"mono\">%s</span>, whose history chain was verified "
 			  "up to its head, record %llu, <span class=\"mono\">",
 		       nowt, store_id_hex(s), (unsigned long long)head_id);
-	html_c(out, src.digest);
+	html_dg(&notes, out, src.digest, strlen(src.digest));
 	rba_buf_printf(out, "</span> (the footer's digest on every printed page). "
 			  "Not signed evidence: export an audit to sign it. %llu "
 			  "record%s of other kinds (register, policy set) not shown."
@@ -659,9 +680,7 @@ report_history_html(struct store *s, int64_t now, struct rba_buf *out,
 		html_c(out, names[v]);
 		rba_buf_printf(out, "\">\n");
 		summary_rows(out, &vs[v]);
-		rba_buf_printf(out, "<table><tr><th>record</th><th>time</th><th>verdict</th>"
-				  "<th>flips</th><th>tolerance</th><th>declared</th>"
-				  "<th>ad hoc</th></tr>\n");
+		table_open(out, NULL, "record|time|verdict|flips|tolerance|declared|ad hoc");
 		for (size_t i = 0; i < h.n; i++) {
 			char t[RBA_TIME_TEXT_MAX];
 			if (strcmp(h.a[i].version, names[v]) != 0)
@@ -672,16 +691,19 @@ report_history_html(struct store *s, int64_t now, struct rba_buf *out,
 			html_c(out, h.a[i].verdict);
 			rba_buf_printf(out, "</td><td class=\"n\">%.0f</td><td class=\"n\">",
 				       h.a[i].flips);
-			html_num(out, h.a[i].tolerance);
+			html_fig(out, h.a[i].tolerance);
 			rba_buf_printf(out, "</td><td>");
 			html_c(out, h.a[i].declared_at[0] ? h.a[i].declared_at : "not recorded");
 			rba_buf_printf(out, "</td><td>%s</td></tr>\n", h.a[i].ad_hoc ? "yes" : "no");
 		}
-		rba_buf_printf(out, "</table>\n</div>\n");
+		table_close(out);
+		rba_buf_printf(out, "</div>\n");
 	}
+	html_notes_sections(&notes, out);
 	html_page_close(out, &src);
-	err = rba_buf_status(out);
+	err = notes.nomem ? RBA_E_NOMEM : rba_buf_status(out);
 out:
+	report_notes_release(&notes);
 	free(names);
 	free(vs);
 	free(h.a);

@@ -1,12 +1,14 @@
 # t-report-history.sh - report --store --history: every version's audits
 # over time and the guarantee the history supports, never stronger than
 # the weakest scheduled audit, with its failures and gaps.  Audits are
-# run at chosen times with faketime(1).
+# run at chosen times with faketime(1), the clock stopped there (-f):
+# a clock left to run from them gives a loaded machine's audit a second
+# more, and the sentences another time.
 V=german-numeric-logistic
 PINS=$FIX/pins/german-numeric-logistic.yaml
 POL=$FIX/policy/credit.yaml
 ok "faketime installed" command -v faketime
-at() { when=$1; shift; faketime "$when" "$@"; }
+at() { when=$1; shift; faketime -f "$when" "$@"; }
 
 run 0 at '2026-11-01 06:00:00' $RBA init
 run 0 at '2026-11-01 06:00:00' $RBA snapshot add "$FIX/german-credit-numeric.csv"
@@ -48,6 +50,15 @@ ok "no guarantee over a period with a failure" grep -qF 'between 2026-11-01T08:0
 ok "the guarantee since the failure" grep -qF 'since the last failure, at the one scheduled rebuild of version german-numeric-logistic on 2026-11-13T08:00:00Z, every rebuild was bit-identical' h.html
 ok "ad hoc counted apart" grep -qF '10 scheduled audits, 1 failed, 1 ad hoc' h.html
 ok "never a bit-identical claim for the whole period" sh -c "! grep -qF 'Over these 10 scheduled rebuilds of version german-numeric-logistic between 2026-11-01T08:00:00Z and 2026-11-13T08:00:00Z, every' h.html"
+# an audit recorded after the others but run before them (faked here;
+# a fleet's import appends records so): the period runs from the
+# earliest audit to the latest, and the failure stays the last one
+run 0 at '2026-10-30 08:00:00' $RBA audit $V
+run 0 $RBA report --store --history -o late.html
+ok "the period from the earliest audit to the latest, not the chain's first and last" \
+	grep -qF 'Over these 11 scheduled rebuilds of version german-numeric-logistic between 2026-10-30T08:00:00Z and 2026-11-13T08:00:00Z the history supports no guarantee' late.html
+ok "since the failure: only what came after it in time" \
+	grep -qF 'since the last failure, at the one scheduled rebuild of version german-numeric-logistic on 2026-11-13T08:00:00Z, every rebuild was bit-identical' late.html
 # bad usage and a missing store: exit 2, one line
 run 2 $RBA report --store -o x.html
 err_has "--store and --history go together"

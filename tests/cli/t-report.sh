@@ -157,7 +157,9 @@ ok "a flipped mark per flipped case" test "$(grep -o 'class="flip-mark"' f3.html
 ok "the marks are the flipped cases" test \
 	"$(grep -o 'class="flip-mark" data-case="[^"]*"' f3.html | sed 's/.*="//; s/"//' | sort | tr '\n' ' ')" = \
 	"$(jq -r '.predicate.results.flipped_cases[].id' f3.json | sort | tr '\n' ' ')"
-ok "every case drawn" test "$(grep -Eo 'class="(flip|near|case)-mark"' f3.html | wc -l)" = 120
+# every case drawn: a mark of its own, or counted in a grey cell
+ok "every case drawn" test "$(( $(grep -Eo 'class="(flip|near|case)-mark"' f3.html | wc -l) + \
+	$(grep -o 'class="case-bin" data-count="[0-9]*"' f3.html | sed 's/.*="//; s/"//' | awk '{ n += $1 } END { print n + 0 }') ))" = 120
 ok "a near-threshold table row per near-threshold case the evidence counts" \
 	test "$(grep -c 'class="near-case"' f3.html)" = "$(jq .predicate.results.near_threshold_cases f3.json)"
 ok "band edges at the policy's thresholds" \
@@ -199,6 +201,42 @@ ok "the net log shows a request when a page makes one" sh -c "page_requests() { 
 chrome png probe-csp.html probe-csp.png
 ok "the CSP blocks it, and the log says so" test "$(csp_violations probe-csp.png)" -gt 0
 
+# a dispute of a flipped case escalates: marked white on black
+FID=$(jq -r '.predicate.results.flipped_cases[0].id' f3.json)
+run 1 $RBA dispute $V "$FID" --export -k k.key -o de.json
+run 0 $RBA report de.json -o de.html -p k.pub
+ok "escalate is marked otherwise than stands" grep -qF '<span class="no" id="answer">&#9888; ESCALATE</span>' de.html
+
+# ---- metric-equivalent: production did not run the artifact bit for bit -----------
+# Logged scores 1e-4 off the model's (away from the edges, so that no
+# decision flips): within the tolerance, not the artifact's own.
+awk -F, 'NR == FNR { if (FNR > 1) s[$1] = $2; next }
+	FNR == 1 { print $0 ",score"; next }
+	{ v = s[$1]; if ((v < 0.298 || v > 0.302) && (v < 0.498 || v > 0.502)) v += 0.0001; print $0 "," v }' \
+	scores.csv cases.csv > off.csv
+run 0 $RBA -S me init
+run 0 $RBA -S me snapshot add "$FIX/german-credit-numeric.csv"
+run 0 $RBA -S me register "$PINS" --policy "$FIX/policy/audit-tolerant.yaml"
+run 0 $RBA -S me sample add $V off.csv --score-column score
+run 0 $RBA -S me audit $V
+out_has "metric-equivalent"
+run 0 $RBA -S me export $V -k k.key -o me.json
+run 0 $RBA report me.json -o me.html -p k.pub
+ok "metric-equivalent: the warning that production did not run it bit for bit" \
+	grep -q 'production did not run it bit for bit' me.html
+ok "metric-equivalent: the artifact row says the same, not that it made the decisions" \
+	sh -c "grep -o '<td id=\"artifact-note\">.*</td>' me.html | grep -q 'production did not run it bit for bit' &&
+		! grep -q 'stored decisions were made by' me.html"
+ok "metric-equivalent: no contradiction found in verified evidence" sh -c "! grep -q 'id=\"disagree\"' me.html"
+# a flip written into it: --unverified draws it, saying the verdict and
+# the count disagree
+sed 's/"flips": 0,/"flips": 1,/' me.json > me1.json
+ok "one count changed" test "$(cmp -l me.json me1.json | wc -l)" = 1
+run 0 $RBA report me1.json -o me1.html --unverified
+ok "a tampered count beside the verdict: the page says the two disagree" \
+	grep -qF 'the verdict is metric-equivalent, but results.flips is 1 where the policy tolerates 0: the two disagree' me1.html
+ok "and that the verdict cannot be taken as stated" grep -qF 'The file contradicts itself, so its verdict cannot be taken as stated' me1.html
+
 # ---- dispute evidence, under a policy with reason statements ---------------------
 C=german-categorical-logistic
 run 0 $RBA -S cat init
@@ -237,6 +275,17 @@ ok "band edges on the band scale" \
 	test "$(grep -o 'class="band-edge" data-edge="[^"]*"' dv.html | sed 's/.*="//; s/"//' | tr '\n' ' ')" = "0.3 0.5 "
 ok "the add-up check" grep -qF 'agrees within the tolerance 1e-06' dv.html
 ok "the missing statement counted" grep -qF '1 principal reason without a statement in the policy' dv.html
+ok "the answer marked, not only worded" grep -qF '<span class="ok" id="answer">&#10003; STANDS</span>' dv.html
+ok "the inputs table: the model's inputs, one row per column the reasons name" \
+	test "$(sed -n '/<table id="inputs">/,/<\/table>/p' dv.html | grep -c '^<tr><td')" = \
+	"$(jq '.predicate.dispute.explanation.contributions | length' dv.json)"
+ok "the outcome label is not listed as an input" \
+	sh -c "! sed -n '/<table id=\"inputs\">/,/<\/table>/p' dv.html | grep -q '<td class=\"mono\">class</td>'"
+ok "it is listed with the case's other columns" \
+	sh -c "sed -n '/<table id=\"other-columns\">/,/<\/table>/p' dv.html | grep -q '<td class=\"mono\">class</td>'"
+ok "no 'null' where the answer was not retrained" sh -c "! grep -q 'retrain reason</th><td>null' dv.html && grep -q 'id=\"retrain\">no: the stored artifact' dv.html"
+ok "the waterfall has a log-odds axis with ticks" \
+	test "$(sed -n '/<svg id="waterfall"/,/<\/svg>/p' dv.html | grep -Eo '<line [^>]*stroke="#000"/><text [^>]*>-?[0-9.]+</text>' | wc -l)" -ge 3
 chrome pdf dv.html dv.pdf
 pdftext dv.pdf > dv.txt
 ok "pdftotext finds the case and its answer" grep -qF "Case 2 of version german-categorical-logistic: the disputed decline stands" dv.txt

@@ -32,8 +32,9 @@ foreign_markup(const struct rba_buf *b)
 {
 	static const char *const own[] = {
 		"!DOCTYPE", "html", "head", "meta", "title", "style", "body", "div",
-		"h1", "h2", "p", "b", "ul", "li", "span", "table", "tr", "th", "td",
-		"svg", "rect", "line", "text", "circle", "path", "g", "code",
+		"h1", "h2", "p", "b", "ul", "li", "span", "table", "thead", "tbody",
+		"tr", "th", "td", "sup", "svg", "rect", "line", "text", "circle",
+		"path", "g", "code",
 	};
 	for (size_t i = 0; i < b->len; i++) {
 		size_t j = i + 1, k = 0;

@@ -5,6 +5,7 @@
  * refuses.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,131 @@ START_TEST(test_summary_gaps)
 }
 END_TEST
 
+/* Audits appended out of time order (a fleet's import): the period runs
+ * from the earliest to the latest, and "since the last failure" means
+ * since the latest one in time. */
+START_TEST(test_summary_time_order)
+{
+	struct report_audit a[4];
+	struct report_summary s;
+
+	/* chain order 1..4, times day 3, 1, 2, 0 */
+	a[0] = aud(1, 1000000000 + 3 * DAY, "bit-identical", 0, 0.0005, "2001-09-08T00:00:00Z");
+	a[1] = aud(2, 1000000000 + 1 * DAY, "not-reproducible", 0, 0.0005,
+		   "2001-09-08T00:00:00Z");
+	a[2] = aud(3, 1000000000 + 2 * DAY, "bit-identical", 0, 0.0005, "2001-09-08T00:00:00Z");
+	a[3] = aud(4, 1000000000, "bit-identical", 0, 0.0005, "2001-09-08T00:00:00Z");
+	report_history_summarize(a, 4, "", 0, &s);
+	ck_assert_int_eq(s.first, 1000000000);
+	ck_assert_int_eq(s.last, 1000000000 + 3 * DAY);
+	ck_assert(has(s.guarantee, "Over these 4 scheduled rebuilds between "
+				   "2001-09-09T01:46:40Z and 2001-09-12T01:46:40Z the "
+				   "history supports no guarantee: 1 failed"));
+	ck_assert(has(s.guarantee, "since the last failure, over these 2 scheduled "
+				   "rebuilds between 2001-09-11T01:46:40Z and "
+				   "2001-09-12T01:46:40Z, every rebuild was bit-identical"));
+	/* a gap is judged between audits next to each other in time */
+	ck_assert_uint_eq(s.ngaps, 0);
+}
+END_TEST
+
+/* One scheduled audit that failed: said in the singular. */
+START_TEST(test_summary_one_failed)
+{
+	struct report_audit a[1];
+	struct report_summary s;
+
+	a[0] = aud(7, 1000000000, "not-reproducible", 0, 0.0005, "2001-09-08T00:00:00Z");
+	report_history_summarize(a, 1, " of version v", 0, &s);
+	ck_assert(has(s.guarantee, "At the one scheduled rebuild of version v on "
+				   "2001-09-09T01:46:40Z the history supports no "
+				   "guarantee: it failed (not-reproducible on "
+				   "2001-09-09T01:46:40Z, record 7, v)"));
+	ck_assert(!has(s.guarantee, "these 1 "));
+}
+END_TEST
+
+/* About six significant digits, and never on the wrong side of the
+ * edge or tolerance a number is shown beside. */
+START_TEST(test_figures)
+{
+	char t[REPORT_FIG_MAX];
+
+	num_fig(0.4993883967399597, t);
+	ck_assert_str_eq(t, "0.499388");
+	num_fig(5.378127098082386e-05, t);
+	ck_assert_str_eq(t, "5.37813e-05");
+	num_fig(2.6250000000000004e-05, t);
+	ck_assert_str_eq(t, "2.625e-05");
+	num_fig(1000000, t);
+	ck_assert_str_eq(t, "1000000");
+	num_fig(0.0005, t);
+	ck_assert_str_eq(t, "0.0005");
+	num_fig(NAN, t);
+	ck_assert_str_eq(t, "null");
+	/* the floats either side of the edge 0.3 */
+	num_fig_side(0.2999999821186066, 0.3, t);
+	ck_assert_str_eq(t, "0.29999998");
+	num_fig_side(0.30000001192092896, 0.3, t);
+	ck_assert_str_eq(t, "0.30000001");
+	num_fig_side(0.3, 0.3, t);
+	ck_assert_str_eq(t, "0.3");
+	num_fig_side(0.29999, 0.3, t);
+	ck_assert_str_eq(t, "0.29999");
+	/* closer than eight digits tell: the side is marked */
+	num_fig_side(0.3 - 1e-12, 0.3, t);
+	ck_assert_str_eq(t, "0.3\xe2\x88\x92");
+	num_fig_side(0.0005000001, 0.0005, t);
+	ck_assert_str_eq(t, "0.0005000001");
+}
+END_TEST
+
+/* A sentence of the evidence: its long numbers rounded and kept in the
+ * exact values, its digests shortened and kept in full, the rest as
+ * it is, escaped. */
+START_TEST(test_prose)
+{
+	static const char dg[] =
+		"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	struct report_notes n;
+	struct rba_buf b;
+	char text[512];
+
+	memset(&n, 0, sizeof(n));
+	rba_buf_init(&b);
+	snprintf(text, sizeof(text), "maximum score delta 0.020000487565994263 exceeds "
+		 "the tolerance 0.0005 (case '58198'), %s; glibc 2.36, x1.23456789012, "
+		 "id 123456789012 <b>", dg);
+	html_prose(&n, &b, text, strlen(text), "predicate.reasons[1]");
+	ck_assert(has(rba_buf_cstr(&b), "maximum score delta 0.0200005 exceeds the "
+					"tolerance 0.0005 (case &#39;58198&#39;), "
+					"<span class=\"dg\">sha256:0123456789ab&#8230;"
+					"<sup class=\"fn\">D1</sup></span>; glibc 2.36, "
+					"x1.23456789012, id 123456789012 &lt;b&gt;"));
+	ck_assert_uint_eq(n.nex, 1);
+	ck_assert_str_eq(n.ex[0].what, "in predicate.reasons[1]: 0.0200005");
+	ck_assert(n.ex[0].v == 0.020000487565994263);
+	ck_assert_uint_eq(n.ndg, 1);
+	ck_assert_str_eq(n.dg[0], dg);
+	/* the same digest again: the same mark; a shown exact number: no row */
+	html_dg(&n, &b, dg, strlen(dg));
+	html_val(&n, &b, "tolerance", 0.0005);
+	ck_assert_uint_eq(n.ndg, 1);
+	ck_assert_uint_eq(n.nex, 1);
+	html_val(&n, &b, "score", 0.4993883967399597);
+	ck_assert_uint_eq(n.nex, 2);
+	/* the last sections hold them in full */
+	rba_buf_release(&b);
+	rba_buf_init(&b);
+	html_notes_sections(&n, &b);
+	ck_assert(has(rba_buf_cstr(&b), dg));
+	ck_assert(has(rba_buf_cstr(&b), "<td class=\"mono\">0.4993883967399597</td>"));
+	ck_assert(has(rba_buf_cstr(&b), "<thead>"));
+	rba_buf_release(&b);
+	report_notes_release(&n);
+}
+END_TEST
+
 /* Evidence text never becomes markup. */
 START_TEST(test_escaping)
 {
@@ -210,6 +336,10 @@ suite_report(void)
 	tcase_add_test(tc, test_summary_weakest_decides);
 	tcase_add_test(tc, test_summary_failure_and_since);
 	tcase_add_test(tc, test_summary_gaps);
+	tcase_add_test(tc, test_summary_time_order);
+	tcase_add_test(tc, test_summary_one_failed);
+	tcase_add_test(tc, test_figures);
+	tcase_add_test(tc, test_prose);
 	tcase_add_test(tc, test_escaping);
 	suite_add_tcase(s, tc);
 	return s;
