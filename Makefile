@@ -38,7 +38,7 @@ WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # PKG_CONFIG names another (check-arm64 points it at the arm64 libraries).
 PKG_CONFIG ?= pkg-config
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKG_LIBS) 2>/dev/null)
-# OpenBLAS is not linked: rebuild/kernel_fast.c loads it when fast mode
+# OpenBLAS is not linked: train/kernel_fast.c loads it when fast mode
 # needs it (its threads start as it loads).
 PKG_LDLIBS = $(shell $(PKG_CONFIG) --libs $(filter-out openblas,$(PKG_LIBS)) 2>/dev/null) -ldl
 CHK_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKG_TEST) 2>/dev/null)
@@ -72,14 +72,14 @@ endif
 
 # Sorted source lists, one folder per concern, bottom of the ladder first
 # (doc/design.md, The ladder; HACKING has the map).
-MODULES     = common store policy rebuild sample forensics audit evidence fleet report
+MODULES     = common store policy train data model exec rebuild sample forensics audit evidence fleet report
 CLI_SRC     = $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
-# rebuild/sandbox_init.c is a program of its own, run inside the sandbox:
+# exec/sandbox_init.c is a program of its own, run inside the sandbox:
 # built apart (SANDBOX_INIT) and carried in the library as bytes
-# (rebuild/sandbox_blob.S).
+# (exec/sandbox_blob.S).
 SANDBOX_INIT = $(BUILD)/sandbox-init
-LIB_SRC     = $(filter-out rebuild/sandbox_init.c,$(foreach m,$(MODULES),$(sort $(wildcard $(m)/*.c)))) $(CLI_SRC)
-LIB_OBJ     = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/rebuild/sandbox_blob.o
+LIB_SRC     = $(filter-out exec/sandbox_init.c,$(foreach m,$(MODULES),$(sort $(wildcard $(m)/*.c)))) $(CLI_SRC)
+LIB_OBJ     = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/exec/sandbox_blob.o
 UNIT_SRC    = $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BIN         = $(BUILD)/rebuild-audit
@@ -214,12 +214,12 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/.settings | $(BUILD)/.deps-ok
 
 # The sandbox's first program: plain C and libc, none of the tool's
 # libraries and no sanitizer (it runs under the sandbox's limits).
-$(SANDBOX_INIT): rebuild/sandbox_init.c rebuild/sandbox_init.h $(BUILD)/.settings | $(BUILD)/.deps-ok
+$(SANDBOX_INIT): exec/sandbox_init.c exec/sandbox_init.h $(BUILD)/.settings | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  CC      $<"
 	$(Q)$(CC) -std=c11 $(OPT) $(WARN) $(WERROR) $(HARDEN_CFLAGS) -I. -o $@ $< $(HARDEN_LDFLAGS)
 
-$(BUILD)/rebuild/sandbox_blob.o: rebuild/sandbox_blob.S $(SANDBOX_INIT)
+$(BUILD)/exec/sandbox_blob.o: exec/sandbox_blob.S $(SANDBOX_INIT)
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  AS      $<"
 	$(Q)$(CC) -c -DSANDBOX_INIT_BIN='"$(SANDBOX_INIT)"' -o $@ $<

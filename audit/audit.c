@@ -22,8 +22,8 @@
 #include "common/strv.h"
 #include "common/json.h"
 #include "sample/scorer.h"
-#include "rebuild/envrec.h"
-#include "rebuild/exec.h"
+#include "train/envrec.h"
+#include "exec/exec.h"
 
 const char *
 audit_verdict_name(int verdict)
@@ -193,7 +193,7 @@ env_links(struct audit_inputs *c, struct audit_report *r)
 	memset(&now, 0, sizeof(now));
 	rba_buf_init(&cur);
 	/* An exec version's record is of its sandbox, packages, variables
-	 * and probe (rebuild/exec.h); a change is a changed link. */
+	 * and probe (exec/exec.h); a change is a changed link. */
 	err = c->is_exec ? exec_envrec(c->pins, &cur, NULL)
 			 : envrec_capture(c->pins->determinism.mode,
 					  c->pins->determinism.threads, &cur);

@@ -210,7 +210,7 @@ struct audit_report {
 	/* rebuild */
 	double val_accuracy, val_loss;
 
-	/* An exec version (rebuild/exec.h): what the rebuild ran, where. */
+	/* An exec version (exec/exec.h): what the rebuild ran, where. */
 	int is_exec;
 	char *exec_repository, *exec_command; /* command: JSON array text */
 	char exec_commit[41], exec_tree[41];

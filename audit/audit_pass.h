@@ -15,7 +15,7 @@
 #include "sample/sample.h"
 #include "common/rba.h"
 #include "policy/policy.h"
-#include "rebuild/artifact.h"
+#include "model/artifact.h"
 #include "store/store.h"
 
 #define AUDIT_WEAK_MARGINS 10 /* the weak-evidence band, in margins */

@@ -13,8 +13,8 @@
 
 #include "common/rbatime.h"
 #include "common/json.h"
-#include "rebuild/envrec.h"
-#include "rebuild/sandbox.h"
+#include "train/envrec.h"
+#include "exec/sandbox.h"
 
 static void
 put_strv(struct rba_buf *b, char *const *v, size_t n)

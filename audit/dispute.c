@@ -17,9 +17,9 @@
 #include "common/strv.h"
 #include "common/json.h"
 #include "sample/scorer.h"
-#include "rebuild/envrec.h"
-#include "rebuild/explain.h"
-#include "rebuild/xgboost.h"
+#include "train/envrec.h"
+#include "model/explain.h"
+#include "model/xgboost.h"
 
 static void
 dispute_explanation_release(struct dispute_explanation *e)
@@ -659,7 +659,7 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 	e->method = explain_method_of(a);
 	e->nasked = nreasons;
 	/* Over the exact method's caps an estimate, which the answer
-	 * reports as one with its bound (rebuild/explain.h). */
+	 * reports as one with its bound (model/explain.h). */
 	memset(&xo, 0, sizeof(xo));
 	xo.approximate = 1;
 	if (e->source == NULL)

@@ -46,7 +46,7 @@ struct dispute_options {
 };
 
 /*
- * The reasons of a decision (doc/design.md section 7, rebuild/explain.h): every input
+ * The reasons of a decision (doc/design.md section 7, model/explain.h): every input
  * column's contribution to the explained margin, and the principal
  * reasons, the columns that moved it most toward the decision.
  */
@@ -57,7 +57,7 @@ struct dispute_explanation {
 	int accuracy; /* enum explain_accuracy, when ok */
 	/* Approximate: every contribution is within error_bound of its
 	 * exact value, with probability at least 1 - 2^-30 over the keyed
-	 * draws (rebuild/explain.h); exact: 0. */
+	 * draws (model/explain.h); exact: 0. */
 	double error_bound;
 	uint64_t samples; /* approximate: antithetic permutation pairs; else 0 */
 	uint32_t nasked;  /* principal reasons asked for */

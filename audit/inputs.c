@@ -10,8 +10,8 @@
 #include "common/json.h"
 #include "common/rbatime.h"
 #include "rebuild/runs.h"
-#include "rebuild/snapshot.h"
-#include "rebuild/xgboost.h"
+#include "data/snapshot.h"
+#include "model/xgboost.h"
 
 void
 audit_inputs_release(struct audit_inputs *c)

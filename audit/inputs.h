@@ -10,8 +10,8 @@
 #include "audit/register.h"
 #include "common/rba.h"
 #include "policy/policy.h"
-#include "rebuild/artifact.h"
-#include "rebuild/exec.h"
+#include "model/artifact.h"
+#include "exec/exec.h"
 #include "rebuild/rebuild.h"
 #include "store/store.h"
 
@@ -37,7 +37,7 @@ struct audit_inputs {
 	int identical; /* rebuilt digest == pinned digest */
 	double t_verify, t_rebuild;
 	const char *error_what; /* static: what failed, for not-measured */
-	/* An exec version (rebuild/exec.h): stored and rebuilt are its
+	/* An exec version (exec/exec.h): stored and rebuilt are its
 	 * external form (exec_artifact_open), xrun what the rebuild ran. */
 	int is_exec;
 	struct exec_run xrun;

@@ -12,10 +12,10 @@
 #include "common/fileio.h"
 #include "common/json.h"
 #include "common/rbatime.h"
-#include "rebuild/artifact.h"
-#include "rebuild/envrec.h"
-#include "rebuild/snapshot.h"
-#include "rebuild/trainer.h"
+#include "model/artifact.h"
+#include "train/envrec.h"
+#include "data/snapshot.h"
+#include "train/trainer.h"
 #include "sample/sample.h"
 
 #define PROV_TAG 'A'
@@ -318,7 +318,7 @@ register_version(struct store *s, const struct register_request *rq,
 	policy_pins_config_hash(in, &out->config);
 	out->is_exec = policy_pins_is_exec(in);
 	/* An exec trainer's environment is the record of its sandbox and
-	 * its declared packages and variables (rebuild/exec.h). */
+	 * its declared packages and variables (exec/exec.h). */
 	err = out->is_exec ? exec_envrec(in, &env, d)
 			   : envrec_capture(in->determinism.mode,
 					    in->determinism.threads, &env);

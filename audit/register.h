@@ -31,7 +31,7 @@
 
 #include "common/digest.h"
 #include "common/rba.h"
-#include "rebuild/exec.h"
+#include "exec/exec.h"
 #include "rebuild/runs.h"
 #include "policy/policy.h"
 #include "rebuild/rebuild.h"
@@ -65,7 +65,7 @@ struct register_result {
 	int policy_kept;	/* its policy was kept (no --policy) */
 	char *kept_policy_text;	/* owned */
 	char run_id[RUNS_ID_SIZE]; /* when trained: its run record */
-	/* An exec trainer's run (rebuild/exec.h): commit, tree, command,
+	/* An exec trainer's run (exec/exec.h): commit, tree, command,
 	 * sandbox result; its artifact bytes moved to rebuild.artifact. */
 	int is_exec;
 	struct exec_run exec;

@@ -22,10 +22,10 @@
 #include "common/strv.h"
 #include "sample/sample_mem.h"
 #include "sample/scorer.h"
-#include "rebuild/artifact.h"
-#include "rebuild/xgboost.h"
-#include "rebuild/exec.h"
-#include "rebuild/snapshot.h"
+#include "model/artifact.h"
+#include "model/xgboost.h"
+#include "exec/exec.h"
+#include "data/snapshot.h"
 
 /* ---- a string dictionary for building chunks ---------------------------- */
 
@@ -978,7 +978,7 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	if (policy_pins_is_exec(pins)) {
 		/* The user's format: its columns and classes from the pins'
 		 * encoding of the snapshot, its scores from its score
-		 * command (rebuild/exec.h). */
+		 * command (exec/exec.h). */
 		if ((err = snapshot_load(txn, &pins->snapshot, &snap, &sn, d)) != 0 ||
 		    (err = open_exec_artifact(rq, pins, snap, sn, abytes, an,
 					      &art, d)) != 0)

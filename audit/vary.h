@@ -5,7 +5,7 @@
  * (rebuild-audit(1), vary; doc/design.md 8.11).
  *
  * Factors of an exec trainer, each applied inside the sandbox of
- * rebuild/sandbox.h with the pins' own limits (rebuild/exec.h, struct
+ * exec/sandbox.h with the pins' own limits (exec/exec.h, struct
  * exec_vary):
  *   threads           {threads} and every declared thread variable
  *                     (OMP_NUM_THREADS, ...): 1 -> 2, else -> 1

@@ -18,7 +18,7 @@
 
 #include "common/fileio.h"
 #include "common/rbatime.h"
-#include "rebuild/csv.h"
+#include "data/csv.h"
 
 static int
 cmp_double(const void *a, const void *b)

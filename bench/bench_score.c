@@ -17,10 +17,10 @@
 
 #include "common/fileio.h"
 #include "common/rbatime.h"
-#include "rebuild/artifact.h"
-#include "rebuild/csv.h"
-#include "rebuild/encode.h"
-#include "rebuild/trainer.h"
+#include "model/artifact.h"
+#include "data/csv.h"
+#include "data/encode.h"
+#include "train/trainer.h"
 
 int
 main(int argc, char **argv)

@@ -1,5 +1,5 @@
 /*
- * bench_xgb.c - seconds of native XGBoost scoring (rebuild/xgbtree.h,
+ * bench_xgb.c - seconds of native XGBoost scoring (model/xgbtree.h,
  * the path artifact_score and the sample's scorer take) on one thread:
  *
  *   bench_xgb MODEL.json X.f32 RUNS MARGINS.f32
@@ -17,8 +17,8 @@
 
 #include "common/fileio.h"
 #include "common/rbatime.h"
-#include "rebuild/xgboost.h"
-#include "rebuild/xgbtree.h"
+#include "model/xgboost.h"
+#include "model/xgbtree.h"
 
 static int
 cmp_double(const void *a, const void *b)

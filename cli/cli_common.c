@@ -18,7 +18,7 @@
 #include "common/utf8.h"
 #include "evidence/evidence.h"
 #include "policy/policy.h"
-#include "rebuild/trainer.h"
+#include "train/trainer.h"
 #include "store/store.h"
 
 int

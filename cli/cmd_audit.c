@@ -17,7 +17,7 @@
 #include "common/json.h"
 #include "common/sign.h"
 #include "cli/commands.h"
-#include "rebuild/sandbox.h"
+#include "exec/sandbox.h"
 #include "common/buf.h"
 #include "policy/policy.h"
 #include "store/store.h"

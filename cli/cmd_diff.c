@@ -1,11 +1,11 @@
 /*
  * cmd_diff.c - diff: where two artifacts of one kind differ
- * (rebuild/artdiff.h).
+ * (model/artdiff.h).
  *
  *   diff A B [--json]
  *   diff --store VERSION [--audit ID] [--json]
  *
- * A and B are our artifacts or XGBoost JSON models (rebuild/xgboost.h).
+ * A and B are our artifacts or XGBoost JSON models (model/xgboost.h).
  * Exit 0: bit-identical, or two XGBoost files of the same model (one
  * line); 1: they differ (per tensor, or the
  * first tree that differs); 2: could not answer (usage, an artifact that
@@ -23,9 +23,9 @@
 #include "common/digest.h"
 #include "common/fileio.h"
 #include "common/json.h"
-#include "rebuild/artdiff.h"
-#include "rebuild/artifact.h"
-#include "rebuild/xgboost.h"
+#include "model/artdiff.h"
+#include "model/artifact.h"
+#include "model/xgboost.h"
 #include "store/store.h"
 
 struct side {

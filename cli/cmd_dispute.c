@@ -15,7 +15,7 @@
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "policy/policy.h"
-#include "rebuild/explain.h"
+#include "model/explain.h"
 
 /*
  * Text that came from data (the case's inputs, stored decisions, the
@@ -91,7 +91,7 @@ print_reasons(const struct dispute_explanation *e, int verbose)
 		return;
 	}
 	if (e->accuracy == EXPLAIN_APPROXIMATE) {
-		/* an estimate says so, with its bound (rebuild/explain.h) */
+		/* an estimate says so, with its bound (model/explain.h) */
 		dispute_bound_text(e->error_bound, n1);
 		snprintf(how, sizeof(how), "approximate Shapley values, error bound "
 			 "%s per contribution (%llu permutation pairs)", n1,

@@ -8,7 +8,7 @@
 #include "common/buf.h"
 #include "common/digest.h"
 #include "policy/policy.h"
-#include "rebuild/envrec.h"
+#include "train/envrec.h"
 
 int
 cmd_env(struct cli_ctx *ctx, int argc, char **argv)

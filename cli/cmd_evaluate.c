@@ -1,7 +1,7 @@
 /*
  * cmd_evaluate.c - evaluate: a model's metrics under an evaluation
  * contract (the pins' eval: section, overridden by options) and that
- * contract's fingerprint (rebuild/evaluate.h).
+ * contract's fingerprint (train/evaluate.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "common/fileio.h"
 #include "common/json.h"
 #include "rebuild/rebuild.h"
-#include "rebuild/xgboost.h"
+#include "model/xgboost.h"
 
 
 /* What the options ask for; NULL where the pins decide. */

@@ -29,11 +29,11 @@
 #include "common/digest.h"
 #include "common/json.h"
 #include "policy/policy.h"
-#include "rebuild/artifact.h"
-#include "rebuild/csv.h"
-#include "rebuild/encode.h"
+#include "model/artifact.h"
+#include "data/csv.h"
+#include "data/encode.h"
 #include "rebuild/rebuild.h"
-#include "rebuild/xgboost.h"
+#include "model/xgboost.h"
 
 #define SCORE_ROWS 4096		/* cases encoded and scored at a time */
 #define SPOOL_MEM (8u << 20)	/* report bytes held in memory */
@@ -500,7 +500,7 @@ score_load(struct score_job *j)
 	int err;
 
 	rba_detail_clear(&d);
-	/* ours, or an XGBoost JSON model (rebuild/xgboost.h) */
+	/* ours, or an XGBoost JSON model (model/xgboost.h) */
 	if ((err = xgboost_artifact_load(j->art_path, &j->a, &dg, &d)) != 0)
 		return cli_fail("cannot load artifact", j->art_path, err, &d);
 	rba_digest_format(&dg, j->hex);

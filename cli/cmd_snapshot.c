@@ -10,9 +10,9 @@
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/fileio.h"
-#include "rebuild/csv.h"
-#include "rebuild/snapshot.h"
-#include "rebuild/synth.h"
+#include "data/csv.h"
+#include "data/snapshot.h"
+#include "data/synth.h"
 #include "store/store.h"
 
 static int

@@ -16,11 +16,11 @@
 #include "common/digest.h"
 #include "common/fileio.h"
 #include "policy/policy.h"
-#include "rebuild/envrec.h"
-#include "rebuild/exec.h"
+#include "train/envrec.h"
+#include "exec/exec.h"
 #include "rebuild/rebuild.h"
 #include "rebuild/runrec.h"
-#include "rebuild/snapshot.h"
+#include "data/snapshot.h"
 #include "store/store.h"
 
 /* The snapshot bytes: from --snapshot FILE, else from the store. */

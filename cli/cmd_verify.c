@@ -18,7 +18,7 @@
 #include "common/fileio.h"
 #include "common/json.h"
 #include "common/note.h"
-#include "rebuild/artifact.h"
+#include "model/artifact.h"
 
 #define VERIFY_VKEYS_MAX 16
 

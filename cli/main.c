@@ -16,8 +16,8 @@
 #include "cli/commands.h"
 #include "common/digest.h"
 #include "policy/policy.h"
-#include "rebuild/kernel.h"
-#include "rebuild/trainer.h"
+#include "train/kernel.h"
+#include "train/trainer.h"
 #include "store/store.h"
 
 #ifndef RBA_GIT_REV

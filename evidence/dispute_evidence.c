@@ -13,10 +13,10 @@
 #include "common/json.h"
 #include "evidence/evidence.h"
 #include "policy/policy.h"
-#include "rebuild/artifact.h"
-#include "rebuild/encode.h"
-#include "rebuild/explain.h"
-#include "rebuild/trainer.h"
+#include "model/artifact.h"
+#include "data/encode.h"
+#include "model/explain.h"
+#include "train/trainer.h"
 
 void
 dispute_evidence_render(const struct dispute_report *r, struct rba_buf *b)

@@ -15,7 +15,7 @@
 #include "audit/audit.h"
 #include "sample/sample.h"
 #include "sample/scorer.h"
-#include "rebuild/artifact.h"
+#include "model/artifact.h"
 #include "store/store.h"
 
 struct cases_walk {

@@ -14,7 +14,7 @@
 #include "common/rbatime.h"
 #include "common/utf8.h"
 #include "policy/policy.h"
-#include "rebuild/envrec.h"
+#include "train/envrec.h"
 #include "store/store.h"
 
 /* ---- the checks -------------------------------------------------------- */

@@ -158,7 +158,7 @@ struct ev {
 	struct ev_lib *libs;
 	size_t nlibs;
 	struct sv exp_name, exp_version, exp_rev;
-	/* An exec version's trainer (rebuild/exec.h): what ran, where;
+	/* An exec version's trainer (exec/exec.h): what ran, where;
 	 * has_trainer 0 for this tool's own trainer (no such member). */
 	int has_trainer;
 	struct sv tr_kind, tr_repo, tr_commit, tr_tree, tr_sandbox, tr_profile,

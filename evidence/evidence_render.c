@@ -16,7 +16,7 @@
 #include "common/json.h"
 #include "common/rbatime.h"
 #include "policy/policy.h"
-#include "rebuild/envrec.h"
+#include "train/envrec.h"
 
 #define EXPORTER_NAME RBA_TOOL_NAME
 

@@ -16,7 +16,7 @@
  *   val_auc    the eval-contract AUC (two classes; NaN)    higher is better
  *   train_loss the last epoch's training loss              lower is better
  *   examples_per_second                                    higher is better
- * The first is the primary metric.  An exec version (rebuild/exec.h) has
+ * The first is the primary metric.  An exec version (exec/exec.h) has
  * them from the tool's evaluation of an XGBoost JSON artifact, or from
  * the {metrics} file of an opaque one (rebuild.c, exec_from_prepared);
  * its examples_per_second is training rows over the command's time.

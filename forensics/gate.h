@@ -38,7 +38,7 @@
  * floor, not a regression.
  *
  * Metrics a run record cannot give are refused, never measured as
- * another: val_auc is defined for two classes only (rebuild/evaluate.h).
+ * another: val_auc is defined for two classes only (train/evaluate.h).
  */
 #ifndef RBA_FX_GATE_H
 #define RBA_FX_GATE_H

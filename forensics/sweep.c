@@ -15,9 +15,9 @@
 #include "common/fileio.h"
 #include "common/json.h"
 #include "common/rbatime.h"
-#include "rebuild/envrec.h"
-#include "rebuild/exec.h"
-#include "rebuild/snapshot.h"
+#include "train/envrec.h"
+#include "exec/exec.h"
+#include "data/snapshot.h"
 
 void
 fx_sweep_release(struct fx_sweep *s)

@@ -1005,7 +1005,7 @@ var_name_ok(const char *s)
 	return 1;
 }
 
-/* The variables the sandbox sets itself (rebuild/sandbox.h). */
+/* The variables the sandbox sets itself (exec/sandbox.h). */
 static int
 var_reserved(const char *s)
 {

@@ -84,7 +84,7 @@ enum pins_subset { PINS_SUBSET_ALL = 1, PINS_SUBSET_VALIDATION = 2,
 /*
  * The trainer (rebuild-audit-pins(5), TRAINER): builtin, this tool's own
  * (every pins file without a trainer: block), or exec, the user's own
- * code at a pinned git commit run in a sandbox (rebuild/exec.h).
+ * code at a pinned git commit run in a sandbox (exec/exec.h).
  */
 enum pins_trainer_kind { PINS_TRAINER_BUILTIN = 0, PINS_TRAINER_EXEC = 1 };
 /* The artifact an exec trainer writes: an XGBoost JSON model (scored

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "rebuild/artifact.h"
-#include "rebuild/csv.h"
-#include "rebuild/encode.h"
-#include "rebuild/exec.h"
+#include "model/artifact.h"
+#include "data/csv.h"
+#include "data/encode.h"
+#include "exec/exec.h"
 #include "common/json.h"
 
 struct rebuild_prepared {
@@ -189,7 +189,7 @@ out:
 	return err;
 }
 
-/* ---- exec trainers (rebuild/exec.h) ----------------------------------- */
+/* ---- exec trainers (exec/exec.h) ----------------------------------- */
 
 #define EXEC_METRICS_FILE "/out/metrics.json"
 

@@ -18,8 +18,8 @@
 #include "common/digest.h"
 #include "common/rba.h"
 #include "policy/policy.h"
-#include "rebuild/evaluate.h"
-#include "rebuild/trainer.h"
+#include "train/evaluate.h"
+#include "train/trainer.h"
 
 
 struct rebuild_result {
@@ -67,7 +67,7 @@ int rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 void rebuild_prepared_free(struct rebuild_prepared *prep);
 
 /*
- * An exec trainer's pins (rebuild/exec.h) train by their command at
+ * An exec trainer's pins (exec/exec.h) train by their command at
  * p->train.seed with p->determinism.threads: an xgboost-json artifact
  * measured by this tool on prep's validation rows (eval from
  * rebuild_evaluate_probs), an opaque one by the {metrics} file the

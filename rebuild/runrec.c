@@ -4,7 +4,7 @@
  */
 #include "rebuild/runrec.h"
 
-#include "rebuild/exec.h"
+#include "exec/exec.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 #include "common/digest.h"
 #include "common/fileio.h"
 #include "common/json.h"
-#include "rebuild/envrec.h"
+#include "train/envrec.h"
 
 /* Literal layout text (rba_buf_put_str would length-prefix it). */
 static void

@@ -43,7 +43,7 @@
  *
  * "final" is the trainer's last epoch (the canonical contract: every
  * validation row, mean, dropout off, inputs as encoded); "eval" is the
- * model under the pins' eval: contract (rebuild/evaluate.h), whose
+ * model under the pins' eval: contract (train/evaluate.h), whose
  * fingerprint is "eval_fingerprint".  Under the canonical contract the
  * two agree exactly.
  *
@@ -81,7 +81,7 @@ int rebuild_runrec_write(const char *path, const struct pins *p,
 			 double wall_seconds);
 
 /*
- * The run record of an exec training (rebuild/exec.h), schema
+ * The run record of an exec training (exec/exec.h), schema
  * "rebuild-audit/run-exec/v1": version, config_hash, snapshot,
  * environment, trainer {kind, repository, commit, tree, command (the
  * argv as run), format, sandbox}, seed, threads, artifact, exit_status,

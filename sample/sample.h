@@ -75,7 +75,7 @@
 #include "common/digest.h"
 #include "common/rba.h"
 #include "policy/policy.h"
-#include "rebuild/csv.h"
+#include "data/csv.h"
 #include "store/store.h"
 
 #define SAMPLE_LAYOUT_SCHEMA "rebuild-audit/sample/v2"

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "common/json.h"
-#include "rebuild/exec.h"
-#include "rebuild/trainer.h"
-#include "rebuild/xgbtree.h"
+#include "exec/exec.h"
+#include "train/trainer.h"
+#include "model/xgbtree.h"
 
 /* A model input column and where its values come from in the layout. */
 struct sc_col {
@@ -497,7 +497,7 @@ csv_put(struct rba_buf *b, const char *s)
 /*
  * An exec artifact: the chunk's cases as CSV (the model's input columns
  * in its order, each cell the exact text the sample holds), scored by
- * the pins' score command (rebuild/exec.h).
+ * the pins' score command (exec/exec.h).
  */
 static int
 run_exec(struct audit_scorer *sc, const struct sample_chunk *c, float *probs,

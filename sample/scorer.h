@@ -1,6 +1,6 @@
 /*
  * scorer.h - scoring stored cases with a model: the model's own
- * preprocessing (rebuild/encode.h) and forward pass, fed from decoded
+ * preprocessing (data/encode.h) and forward pass, fed from decoded
  * sample chunks (sample/sample.h) a block of cases at a time.
  *
  * The result is bit for bit what artifact_score() gives for the same
@@ -9,7 +9,7 @@
  * one-hot feature of the model standardizes to zero when off, a chunk's
  * dictionary entries are matched to the model's one-hot features (or a
  * native column's level indexes) once per chunk and each case goes to
- * the ABI's sparse scorer (rebuild_sparse_score, rebuild/trainer.h) as
+ * the ABI's sparse scorer (rebuild_sparse_score, train/trainer.h) as
  * its non-zero inputs, a native column's always among them.
  * Any other model is scored through artifact_score() a block at a time.
  */
@@ -21,7 +21,7 @@
 
 #include "sample/sample.h"
 #include "common/rba.h"
-#include "rebuild/artifact.h"
+#include "model/artifact.h"
 
 #define SCORE_BLOCK 64 /* cases per forward block */
 

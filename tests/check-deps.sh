@@ -5,17 +5,21 @@
 # lives in one place.
 set -u
 fail=0
-ladder='cli report fleet evidence audit forensics sample rebuild policy store common'
+ladder='cli report fleet evidence audit forensics sample rebuild exec model data train policy store common'
 allowed() { # folder -> folders it may include
 	case $1 in
-	cli) echo 'cli report fleet evidence audit forensics sample rebuild policy store common' ;;
-	report) echo 'report evidence audit sample rebuild policy store common' ;;
-	fleet) echo 'fleet evidence audit sample rebuild policy store common' ;;
-	evidence) echo 'evidence audit sample rebuild policy store common' ;;
-	audit) echo 'audit sample rebuild policy store common' ;;
-	forensics) echo 'forensics rebuild policy store common' ;;
-	sample) echo 'sample rebuild policy store common' ;;
-	rebuild) echo 'rebuild policy store common' ;;
+	cli) echo 'cli report fleet evidence audit forensics sample rebuild exec model data train policy store common' ;;
+	report) echo 'report evidence audit sample rebuild exec model data train policy store common' ;;
+	fleet) echo 'fleet evidence audit sample rebuild exec model data train policy store common' ;;
+	evidence) echo 'evidence audit sample rebuild exec model data train policy store common' ;;
+	audit) echo 'audit sample rebuild exec model data train policy store common' ;;
+	forensics) echo 'forensics rebuild exec model data train policy store common' ;;
+	sample) echo 'sample rebuild exec model data train policy store common' ;;
+	rebuild) echo 'rebuild exec model data train policy store common' ;;
+	exec) echo 'exec model data train policy store common' ;;
+	model) echo 'model data train policy store common' ;;
+	data) echo 'data train policy store common' ;;
+	train) echo 'train policy store common' ;;
 	policy) echo 'policy common' ;;
 	store) echo 'store common' ;;
 	common) echo 'common' ;;
@@ -49,12 +53,12 @@ third() { # header, allowed file pattern
 third lmdb.h '^store/'
 third zstd.h '^store/'
 third yaml.h '^policy/'
-third cblas.h '^rebuild/kernel_fast\.c$'
+third cblas.h '^train/kernel_fast\.c$'
 third sodium.h '^common/(digest|sign)\.c$'
 # No include circle between the files of one folder: foo.c and foo.h are
 # one node, an edge runs from a file to each header of its own folder it
 # includes, and a depth-first walk reports every circle it meets.  A header
-# without a .c of its own (store_priv.h, rebuild/abi.h) is a private
+# without a .c of its own (store_priv.h, train/abi.h) is a private
 # extension of the headers it includes, shared by the .c files that
 # implement them: a .c including it makes no edge.
 for dir in $ladder; do

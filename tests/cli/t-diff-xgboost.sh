@@ -1,4 +1,4 @@
-# t-diff-xgboost.sh - diff of two XGBoost JSON models (rebuild/xgboost.h):
+# t-diff-xgboost.sh - diff of two XGBoost JSON models (model/xgboost.h):
 # the same bytes or the same model in one line, exit 0; two models
 # trained here at eta 0.3 and 0.1 differ from their first tree on; a
 # split's default direction, its feature (by name) and threshold, the

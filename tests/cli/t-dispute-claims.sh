@@ -19,7 +19,7 @@ run 0 $RBA keygen -o k
 
 # ---- no reasons: an MLP too wide for any Shapley computation ---------
 # 640 columns and hidden layers of 1024 and 512 units: not even the
-# estimate's fewest permutations fit in the work cap (rebuild/explain.h)
+# estimate's fewest permutations fit in the work cap (model/explain.h)
 run 0 $RBA snapshot synth --rows 100 --features 640 --classes 2 -o wide.csv
 wide=$(cat out)
 cat > wide.yaml <<EOF

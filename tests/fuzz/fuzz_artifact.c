@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "rebuild/artifact.h"
+#include "model/artifact.h"
 #include "tests/fuzz/fuzz.h"
 
 int

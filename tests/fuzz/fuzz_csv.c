@@ -1,12 +1,12 @@
 /*
- * fuzz_csv.c - the CSV reader (rebuild/csv.h): the streaming reader, the
+ * fuzz_csv.c - the CSV reader (data/csv.h): the streaming reader, the
  * validator a snapshot passes before it is stored, and the whole-file
  * table, on the same bytes.  They must agree: the table loads exactly
  * when the validator accepts, with the same rows and columns.
  */
 #include <string.h>
 
-#include "rebuild/csv.h"
+#include "data/csv.h"
 #include "tests/fuzz/fuzz.h"
 
 int

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rebuild/explain.h"
-#include "rebuild/xgboost.h"
+#include "model/explain.h"
+#include "model/xgboost.h"
 #include "tests/fuzz/fuzz.h"
 
 static void

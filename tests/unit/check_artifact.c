@@ -12,15 +12,15 @@
 #include <unistd.h>
 
 #include "common/buf.h"
-#include "rebuild/artdiff.h"
+#include "model/artdiff.h"
 #include "common/digest.h"
 #include "common/fileio.h"
 #include "common/rbatime.h"
-#include "rebuild/artifact.h"
-#include "rebuild/csv.h"
-#include "rebuild/encode.h"
-#include "rebuild/explain.h"
-#include "rebuild/gbdt1.h"
+#include "model/artifact.h"
+#include "data/csv.h"
+#include "data/encode.h"
+#include "model/explain.h"
+#include "train/gbdt1.h"
 #include "rebuild/rebuild.h"
 #include "tests/unit/suites.h"
 
@@ -924,7 +924,7 @@ START_TEST(test_forest_sparse_special_inputs)
 }
 END_TEST
 
-/* ---- reasons (rebuild/explain.h) ------------------------------------- */
+/* ---- reasons (model/explain.h) ------------------------------------- */
 
 /*
  * A logistic model small enough to explain by hand: columns income

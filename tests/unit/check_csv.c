@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rebuild/csv.h"
+#include "data/csv.h"
 #include "tests/unit/suites.h"
 
 /* Validates text; returns the status and fills d. */

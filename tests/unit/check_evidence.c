@@ -29,7 +29,7 @@
 #include "common/digest.h"
 #include "common/fileio.h"
 #include "common/json.h"
-#include "rebuild/snapshot.h"
+#include "data/snapshot.h"
 #include "store/store.h"
 #include "store/store_debug.h"
 #include "tests/unit/scratch.h"

@@ -1,5 +1,5 @@
 /*
- * check_explain.c - Shapley values of networks (rebuild/explain.h) on
+ * check_explain.c - Shapley values of networks (model/explain.h) on
  * random networks: the Gray code enumeration against a brute-force
  * reference, efficiency and the time at the cap, and the estimate above
  * the cap against the exact values, within its bound.
@@ -13,9 +13,9 @@
 #include <time.h>
 
 #include "common/rbatime.h"
-#include "rebuild/artifact.h"
-#include "rebuild/explain.h"
-#include "rebuild/rng.h"
+#include "model/artifact.h"
+#include "model/explain.h"
+#include "train/rng.h"
 #include "tests/unit/suites.h"
 
 /* The trainer's hidden layers in the fixtures' pins (hidden: [32, 32]). */

@@ -24,7 +24,7 @@
 #include "common/sign.h"
 #include "fleet/fleet.h"
 #include "policy/policy.h"
-#include "rebuild/snapshot.h"
+#include "data/snapshot.h"
 #include "store/store.h"
 #include "tests/unit/scratch.h"
 #include "tests/unit/suites.h"

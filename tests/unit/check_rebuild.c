@@ -18,17 +18,17 @@
 #include "common/fileio.h"
 #include "common/json.h"
 #include "policy/policy.h"
-#include "rebuild/csv.h"
-#include "rebuild/encode.h"
-#include "rebuild/envrec.h"
-#include "rebuild/evaluate.h"
-#include "rebuild/fmath.h"
-#include "rebuild/kernel.h"
-#include "rebuild/rng.h"
+#include "data/csv.h"
+#include "data/encode.h"
+#include "train/envrec.h"
+#include "train/evaluate.h"
+#include "train/fmath.h"
+#include "train/kernel.h"
+#include "train/rng.h"
 #include "rebuild/runrec.h"
-#include "rebuild/sandbox.h"
-#include "rebuild/synth.h"
-#include "rebuild/trainer.h"
+#include "exec/sandbox.h"
+#include "data/synth.h"
+#include "train/trainer.h"
 #include "tests/unit/suites.h"
 
 static uint32_t
@@ -1257,7 +1257,7 @@ START_TEST(test_runrec)
 END_TEST
 
 
-/* ---- the sandbox (rebuild/sandbox.h) ------------------------------------ */
+/* ---- the sandbox (exec/sandbox.h) ------------------------------------ */
 
 static int
 sb_run(char **argv, size_t argc, uint64_t seconds, uint64_t output,

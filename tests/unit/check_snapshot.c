@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "common/fileio.h"
-#include "rebuild/snapshot.h"
+#include "data/snapshot.h"
 #include "store/store.h"
 #include "store/store_debug.h"
 #include "tests/unit/suites.h"

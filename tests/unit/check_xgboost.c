@@ -1,6 +1,6 @@
 /*
- * check_xgboost.c - XGBoost JSON models (rebuild/xgboost.h,
- * rebuild/xgbtree.h): the fixtures' margins and probabilities against
+ * check_xgboost.c - XGBoost JSON models (model/xgboost.h,
+ * model/xgbtree.h): the fixtures' margins and probabilities against
  * what XGBoost 1.7 itself gave (fixtures/xgboost/make.py wrote them),
  * TreeSHAP against its pred_contribs (binary and each class of a
  * softprob model), the sample's scorer and the
@@ -16,11 +16,11 @@
 
 #include "common/fileio.h"
 #include "common/json.h"
-#include "rebuild/artdiff.h"
-#include "rebuild/artifact.h"
-#include "rebuild/explain.h"
-#include "rebuild/xgboost.h"
-#include "rebuild/xgbtree.h"
+#include "model/artdiff.h"
+#include "model/artifact.h"
+#include "model/explain.h"
+#include "model/xgboost.h"
+#include "model/xgbtree.h"
 #include "sample/scorer.h"
 #include "tests/unit/suites.h"
 
@@ -739,7 +739,7 @@ START_TEST(test_xgb_refused_values)
 }
 END_TEST
 
-/* diff (rebuild/artdiff.h): a model against itself is the same; one
+/* diff (model/artdiff.h): a model against itself is the same; one
  * split's default direction, one leaf changed, each found at its tree
  * and node; an XGBoost model against one of our forests is two kinds. */
 START_TEST(test_xgb_artdiff)
