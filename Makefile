@@ -78,11 +78,16 @@ CLI_SRC     = $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
 # built apart (SANDBOX_INIT) and carried in the library as bytes
 # (exec/sandbox_blob.S).
 SANDBOX_INIT = $(BUILD)/sandbox-init
-LIB_SRC     = $(filter-out exec/sandbox_init.c,$(foreach m,$(MODULES),$(sort $(wildcard $(m)/*.c)))) $(CLI_SRC)
+# store/store_debug.c (raw access to damage records) is linked into the
+# unit runner only; tests/helper/seams.c fills the test seams of
+# common/seam.h in build/rebuild-audit-test only.  The release binary has
+# neither (tests/check-deps.sh checks its symbols).
+LIB_SRC     = $(filter-out exec/sandbox_init.c store/store_debug.c,$(foreach m,$(MODULES),$(sort $(wildcard $(m)/*.c)))) $(CLI_SRC)
 LIB_OBJ     = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/exec/sandbox_blob.o
 UNIT_SRC    = $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BIN         = $(BUILD)/rebuild-audit
+TEST_BIN    = $(BUILD)/rebuild-audit-test
 
 .PHONY: FORCE all deps check unit check-reasons cli-tests check-deps check-determinism check-arm64 arm64-deps check-flips check-man \
         check-fleet fleet-deps check-fresh check-exec-attacks test-locale asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay \
@@ -234,7 +239,14 @@ $(BIN): $(LIB_OBJ) $(BUILD)/cli/main.o
 rebuild-audit: $(BIN)
 	$(Q)cp $(BIN) $@
 
-$(BUILD)/check_runner: $(UNIT_OBJ) $(LIB_OBJ)
+# The test binary: the release one with the test seams filled from the
+# environment (tests/helper/seams.c); the CLI tests that step into the
+# library run it as $RBA_TEST.
+$(TEST_BIN): $(LIB_OBJ) $(BUILD)/cli/main.o $(BUILD)/tests/helper/seams.o
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/check_runner: $(UNIT_OBJ) $(LIB_OBJ) $(BUILD)/store/store_debug.o
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(CHK_LDLIBS) $(LDLIBS_ALL)
 
@@ -250,8 +262,8 @@ check-reasons: $(BUILD)/check_runner
 	$(Q)cd tests/unit && RBA_EXPLAIN_MLP_CASES=all CK_RUN_SUITE=artifact CK_RUN_CASE=reasons \
 	  ../../$(BUILD)/check_runner
 
-cli-tests: $(BIN) $(BUILD)/flips
-	$(Q)RBA_BIN=$(CURDIR)/$(BIN) FLIPS_BIN=$(CURDIR)/$(BUILD)/flips sh tests/cli/run.sh
+cli-tests: $(BIN) $(TEST_BIN) $(BUILD)/flips
+	$(Q)RBA_BIN=$(CURDIR)/$(BIN) RBA_TEST_BIN=$(CURDIR)/$(TEST_BIN) FLIPS_BIN=$(CURDIR)/$(BUILD)/flips sh tests/cli/run.sh
 
 # The byte-flip sweep harness (tests/flips.c): plain C, no project code.
 $(BUILD)/flips: tests/flips.c $(BUILD)/.settings | $(BUILD)/.deps-ok
@@ -320,8 +332,8 @@ check-concurrency: $(BIN)
 	$(Q)RBA=$(CURDIR)/$(BIN) sh tests/concurrency.sh $(ROUNDS) 16
 
 # The include ladder: a folder may include only folders to its right.
-check-deps:
-	$(Q)sh tests/check-deps.sh
+check-deps: $(BIN)
+	$(Q)sh tests/check-deps.sh $(BIN)
 
 check-man: $(BIN)
 	$(Q)sh tests/check-man.sh $(BIN)
@@ -364,7 +376,7 @@ asan: test-locale
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' HARDEN=0 \
 	  EXTRA_CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all' \
 	  EXTRA_LDFLAGS='-fsanitize=address,undefined' WERROR=-Werror \
-	  build/asan/rebuild-audit build/asan/check_runner
+	  build/asan/rebuild-audit build/asan/rebuild-audit-test build/asan/check_runner
 	$(Q)cd tests/unit && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  CK_DEFAULT_TIMEOUT=600 ../../build/asan/check_runner
 	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -455,4 +467,4 @@ install: $(BIN)
 clean:
 	rm -rf build rebuild-audit
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(BUILD)/bench/bench_score.d $(BUILD)/bench/bench_xgb.d $(BUILD)/bench/bench_csv.d $(BUILD)/bench/bench_tlog.d $(wildcard $(BUILD)/tests/fuzz/*.d)
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(BUILD)/store/store_debug.d $(BUILD)/tests/helper/seams.d $(BUILD)/bench/bench_score.d $(BUILD)/bench/bench_xgb.d $(BUILD)/bench/bench_csv.d $(BUILD)/bench/bench_tlog.d $(wildcard $(BUILD)/tests/fuzz/*.d)

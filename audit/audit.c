@@ -19,6 +19,7 @@
 #include "audit/inputs.h"
 #include "rebuild/runs.h"
 #include "common/rbatime.h"
+#include "common/seam.h"
 #include "common/strv.h"
 #include "common/json.h"
 #include "sample/scorer.h"
@@ -693,17 +694,11 @@ judging_policy(struct store_txn *txn, struct audit_inputs *c,
 	return 0;
 }
 
-/*
- * A test hook, as git's GIT_TEST_* variables are: with
- * REBUILD_AUDIT_TEST_HOLD_RECORD=PATH in the environment, an audit that
- * has its verdict creates PATH.held and waits (at most two minutes) for
- * PATH to appear before it records, so that a test can change the store
- * between the two deterministically.  Unset, it costs one getenv.
- */
+/* The test seam hold_record (common/seam.h); empty in the release binary. */
 static void
 test_hold_record(void)
 {
-	const char *path = getenv("REBUILD_AUDIT_TEST_HOLD_RECORD");
+	const char *path = rba_seams.hold_record;
 	char held[4096];
 	FILE *f;
 

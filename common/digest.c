@@ -6,15 +6,16 @@
 #include <string.h>
 
 #include "rba.h"
+#include "seam.h"
 #include "sha256_ni.h"
 
 /*
  * Two engines behind one interface: the SHA extensions when the CPU has
  * them (several times faster, and every snapshot add and verified read
  * hashes each byte), else libsodium.  A hasher records which engine
- * started it, so it always finishes with the same one.  Setting
- * RBA_SHA256=portable in the environment forces libsodium (tests compare
- * the two).
+ * started it, so it always finishes with the same one.  The test seam
+ * sha256_portable (common/seam.h) forces libsodium (tests compare the
+ * two).
  */
 struct ni_state {
 	uint32_t h[8];
@@ -40,8 +41,7 @@ static int
 ni_wanted(void)
 {
 	if (use_ni < 0) {
-		const char *e = getenv("RBA_SHA256");
-		use_ni = sha256_ni_available() && !(e && strcmp(e, "portable") == 0);
+		use_ni = sha256_ni_available() && !rba_seams.sha256_portable;
 	}
 	return use_ni;
 }

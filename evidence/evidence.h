@@ -83,14 +83,6 @@
 #define EVIDENCE_TEXT_MAX 2048	       /* a guarantee sentence */
 
 /*
- * Environment variable read by evidence_write, for tests: milliseconds
- * (1..1000) to pause before each step that creates or renames a file, so
- * that a test killing export at random points lands in every window
- * between two steps.  Unset, empty or out of range: no pause.
- */
-#define EVIDENCE_PAUSE_ENV "REBUILD_AUDIT_EVIDENCE_PAUSE_MS"
-
-/*
  * What a format 4 file's log member says (predicate.log): the
  * checkpoint's origin, size and signature lines, the audit record's
  * leaf and proof, and what was checked of them.

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/seam.h"
 #include "common/sign.h"
 #include "common/fileio.h"
 
@@ -114,18 +115,13 @@ sweep(const char *path)
 	rba_atomic_sweep(p);
 }
 
-/* The pause of EVIDENCE_PAUSE_ENV, in milliseconds (0: none). */
+/* The test seam evidence_pause_ms (common/seam.h), in milliseconds. */
 static long
 pause_ms(void)
 {
-	const char *v = getenv(EVIDENCE_PAUSE_ENV);
-	char *end;
-	long ms;
+	long ms = rba_seams.evidence_pause_ms;
 
-	if (v == NULL || *v == '\0')
-		return 0;
-	ms = strtol(v, &end, 10);
-	return *end == '\0' && ms >= 1 && ms <= 1000 ? ms : 0;
+	return ms >= 1 && ms <= 1000 ? ms : 0;
 }
 
 static void

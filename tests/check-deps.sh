@@ -2,7 +2,8 @@
 # The include ladder of doc/design.md (The ladder) and HACKING: a folder
 # includes headers only from the folders listed for it below, files of one
 # folder include each other without a circle, and each third-party header
-# lives in one place.
+# lives in one place.  With a binary as argument, also what the release
+# binary must not hold.
 set -u
 fail=0
 ladder='cli report fleet evidence audit forensics sample rebuild exec model data train policy store common'
@@ -109,5 +110,40 @@ done | awk '
 		exit bad
 	}' || echo x >> "${TMPDIR:-/tmp}/rba-deps-fail.$$"
 if [ -e "${TMPDIR:-/tmp}/rba-deps-fail.$$" ]; then rm -f "${TMPDIR:-/tmp}/rba-deps-fail.$$"; fail=1; fi
+# The library reads from the environment only the settings of
+# rebuild-audit(1) ENVIRONMENT, the ones git itself reads to find a
+# repository's owner (HOME, SUDO_UID), and the variables an exec
+# trainer's pins declare (t->pass[i]; vary's cv->name, the host's value
+# of one).  Tests step in through common/seam.h, filled by
+# tests/helper/seams.c in the test binary only: no getenv of a test
+# variable, nor of any other name, outside tests/.
+env_ok='"REBUILD_AUDIT_STORE" STORE_MAPSIZE_ENV "RBA_STRICT_ISA" "REBUILD_AUDIT_SANDBOX_USER" "TMPDIR" "HOME" "SUDO_UID" t->pass[i] cv->name'
+for dir in $ladder; do
+	for f in $dir/*.c; do
+		[ -e "$f" ] || continue
+		grep -n 'getenv(' "$f" | grep -v '^[0-9]*: *\*' | while IFS= read -r line; do
+			arg=$(printf '%s' "$line" | sed -n 's/.*getenv(\([^)]*\)).*/\1/p')
+			ok=0
+			for e in $env_ok; do [ "$e" = "$arg" ] && ok=1; done
+			if [ $ok = 0 ]; then
+				echo "check-deps: ${f}:${line%%:*}: getenv($arg): not a documented setting (tests use common/seam.h)"
+				echo x >> "${TMPDIR:-/tmp}/rba-deps-fail.$$"
+			fi
+		done
+	done
+done
+if [ -e "${TMPDIR:-/tmp}/rba-deps-fail.$$" ]; then rm -f "${TMPDIR:-/tmp}/rba-deps-fail.$$"; fail=1; fi
+# The release binary (when given): nothing debug-only linked in, no test
+# variable named.
+if [ $# -ge 1 ]; then
+	if nm "$1" | grep -q 'store_debug_'; then
+		echo "check-deps: $1: store_debug symbols in the release binary: $(nm "$1" | grep -c 'store_debug_')"
+		fail=1
+	fi
+	if grep -q 'REBUILD_AUDIT_TEST_' "$1"; then
+		echo "check-deps: $1: names a test variable (REBUILD_AUDIT_TEST_*)"
+		fail=1
+	fi
+fi
 [ $fail = 0 ] && echo "check-deps: include ladder ok"
 exit $fail

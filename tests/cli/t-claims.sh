@@ -40,7 +40,7 @@ run 0 $RBA -S st register own.yaml
 run 0 $RBA -S st -q policy set own "$FIX/policy/credit.yaml"
 run 0 $RBA -S st -q sample add own "$FIX/german-credit-numeric.csv"
 # the audit holds between its verdict and its record until 'go' exists
-( REBUILD_AUDIT_TEST_HOLD_RECORD=$PWD/go $RBA -S st audit own > race.out 2> race.err
+( REBUILD_AUDIT_TEST_HOLD_RECORD=$PWD/go $RBA_TEST -S st audit own > race.out 2> race.err
   echo $? > race.rc ) &
 i=0; while [ ! -e go.held ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 ok "the audit reached its record" test -e go.held
@@ -57,7 +57,7 @@ ok "no audit record after the replace" jq -e '[.[] | select(.record.schema == "r
 run 0 $RBA -S st history --verify
 # the same hold with nothing changed records as usual
 rm -f go go.held
-( REBUILD_AUDIT_TEST_HOLD_RECORD=$PWD/go $RBA -S st -q audit own > race.out 2> race.err
+( REBUILD_AUDIT_TEST_HOLD_RECORD=$PWD/go $RBA_TEST -S st -q audit own > race.out 2> race.err
   echo $? > race.rc ) &
 i=0; while [ ! -e go.held ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 touch go

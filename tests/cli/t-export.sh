@@ -346,7 +346,7 @@ ok "the two records give different evidence" sh -c '! cmp -s refA/kill.json refB
 # The kills are spread over the time one export takes here (slower under
 # sanitizers), and a little beyond.
 t0=$(date +%s%N)
-REBUILD_AUDIT_EVIDENCE_PAUSE_MS=3 $RBA -q export $V --audit 1 -k k.key -o timing.json
+REBUILD_AUDIT_TEST_EVIDENCE_PAUSE_MS=3 $RBA_TEST -q export $V --audit 1 -k k.key -o timing.json
 t1=$(date +%s%N)
 span=$(( (t1 - t0) / 1000000 + 5 ))
 [ $span -lt 999 ] || span=999
@@ -357,7 +357,7 @@ midway=0
 i=0
 # One export of record $2 killed after $1 ms; what is left is checked.
 kill_once() {
-	REBUILD_AUDIT_EVIDENCE_PAUSE_MS=3 $RBA -q export $V --audit $2 -k k.key \
+	REBUILD_AUDIT_TEST_EVIDENCE_PAUSE_MS=3 $RBA_TEST -q export $V --audit $2 -k k.key \
 		-o kill.json --force > /dev/null 2>&1 &
 	pid=$!
 	sleep "$(printf '0.%03d' "$1")"
@@ -410,8 +410,8 @@ i=0
 pids=
 for step in $plan; do
 	if [ $((i % 2)) = 0 ]; then a=1; else a=3; fi
-	(sleep "$(printf '0.%03d' "${step%%:*}")"; REBUILD_AUDIT_EVIDENCE_PAUSE_MS=${step##*:} \
-		exec $RBA -q export $V --audit $a -k k.key -o kill.json --force) > /dev/null 2>&1 &
+	(sleep "$(printf '0.%03d' "${step%%:*}")"; REBUILD_AUDIT_TEST_EVIDENCE_PAUSE_MS=${step##*:} \
+		exec $RBA_TEST -q export $V --audit $a -k k.key -o kill.json --force) > /dev/null 2>&1 &
 	pids="$pids $!"
 	i=$((i + 1))
 	if [ $((i % 6)) = 0 ]; then
