@@ -92,7 +92,7 @@ TEST_BIN    = $(BUILD)/rebuild-audit-test
 .PHONY: FORCE all deps check unit check-reasons cli-tests check-deps check-determinism check-arm64 arm64-deps check-flips check-man \
         check-fleet fleet-deps check-fresh check-exec-attacks test-locale asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay \
         check-crash check-faults check-faults-quick check-concurrency check-hardening valgrind check-external \
-        check-interop
+        check-interop check-functions check-commits check-quick
 .DEFAULT_GOAL := all
 
 all: $(BIN) rebuild-audit
@@ -101,9 +101,12 @@ help:
 	@echo 'make              build ./rebuild-audit (installs missing Debian packages first)'
 	@echo 'make demo         the whole story on the bundled German credit example'
 	@echo 'make check        build with -Werror and run every test (unit, CLI, man, deps, determinism)'
+	@echo 'make check-quick  unit suites and a dozen short CLI scripts (about a minute): the edit-compile-test loop'
 	@echo 'make unit         Check unit tests only'
 	@echo 'make check-reasons  reasons of every model kind on every case of the German sample (MLP: ~10 min; not part of check)'
 	@echo 'make cli-tests    CLI tests only'
+	@echo 'make check-functions  no function over 200 lines, at most 20 over 100 (tests/check-functions.sh -v lists them)'
+	@echo 'make check-commits  commit subjects of at most 72 characters since the rule began'
 	@echo 'make check-exec-attacks  hostile trainers and repositories: each refused in one line or contained'
 	@echo 'make check-interop  the transparency log against Go'"'"'s sumdb/note and sumdb/tlog (installs golang-go, golang-golang-x-mod-dev)'
 	@echo 'make check-determinism  strict training under four compilers/flags and thread counts'
@@ -334,6 +337,22 @@ check-concurrency: $(BIN)
 # The include ladder: a folder may include only folders to its right.
 check-deps: $(BIN)
 	$(Q)sh tests/check-deps.sh $(BIN)
+
+# Function length and commit subjects (HACKING, Habits).
+check-functions:
+	$(Q)sh tests/check-functions.sh
+
+check-commits:
+	$(Q)sh tests/check-commits.sh
+
+# The edit-compile-test loop: the unit suites and a dozen short CLI
+# scripts (CHECK_QUICK_TESTS), about a minute; make check is what CI runs.
+CHECK_QUICK_TESTS ?= t-invalid t-keys t-output t-range t-small t-lock t-messages t-records t-register t-score t-history t-diff
+check-quick: $(BIN) $(TEST_BIN) $(BUILD)/check_runner test-locale
+	$(Q)sh tests/check-deps.sh $(BIN)
+	$(Q)cd tests/unit && CK_DEFAULT_TIMEOUT=120 ../../$(BUILD)/check_runner
+	$(Q)for t in $(CHECK_QUICK_TESTS); do \
+	  RBA_BIN=$(CURDIR)/$(BIN) RBA_TEST_BIN=$(CURDIR)/$(TEST_BIN) sh tests/cli/run.sh $$t | tail -n 1 || exit 1; done
 
 check-man: $(BIN)
 	$(Q)sh tests/check-man.sh $(BIN)

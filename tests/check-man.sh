@@ -65,5 +65,15 @@ if ! cmp -s "$tmp/help" "$tmp/man"; then
 	diff "$tmp/help" "$tmp/man" | grep '^[<>]'
 	fail=1
 fi
+# doc/design.md section 4 describes every command of the table: a row
+# whose first cell starts with the command's name.
+sed -n '/^## 4\. Command line/,/^## 5\./p' "$top/doc/design.md" |
+	sed -n 's/^| `\([a-z]*\)[ `].*/\1/p' | sort -u > "$tmp/design"
+while read -r c; do
+	grep -qx "$c" "$tmp/design" || {
+		echo "check-man: doc/design.md section 4 has no row for the command '$c'"
+		fail=1
+	}
+done < "$tmp/cmds"
 [ $fail = 0 ] && echo "check-man: $(wc -l < "$tmp/help") usage lines agree; man pages lint clean (-Wall) and render no macro as text"
 exit $fail
