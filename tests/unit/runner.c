@@ -23,6 +23,8 @@ main(int argc, char **argv)
 		suite_cli,
 		suite_xgboost,
 		suite_tlog,
+		suite_sample,
+		suite_exec,
 	};
 	SRunner *sr;
 	int failed;

@@ -26,6 +26,8 @@ RBA_SUITE(suite_report);
 RBA_SUITE(suite_cli);
 RBA_SUITE(suite_xgboost);
 RBA_SUITE(suite_tlog);
+RBA_SUITE(suite_sample);
+RBA_SUITE(suite_exec);
 
 /* Directory of the fixtures, relative to tests/unit (the runner's cwd). */
 #define FIXTURES "../../fixtures"
