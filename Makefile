@@ -127,7 +127,7 @@ help:
 	@echo 'make deps         install missing Debian packages (as root) or print the command'
 	@echo 'make test-locale  generate the $(TEST_LOCALE) locale of the unit tests (as root) or print the command'
 	@echo 'make install      install the binary, man pages and the fleet glue (Slurm, Kubernetes) under $$(DESTDIR)$$(PREFIX)'
-	@echo 'make check-fresh  a new Debian 12 root (mmdebstrap): the README'"'"'s make demo and make check in it, timed (root; ~10 min; not part of check)'
+	@echo 'make check-fresh  a new Debian 12 root (mmdebstrap): the README'"'"'s make demo and make check in it, timed (root; about 20-25 min on 2 cores; not part of check)'
 	@echo 'settings: CC OPT BUILD PREFIX V=1 (verbose) WERROR=-Werror'
 
 # $(call pkg_missing,PACKAGES): shell that sets $missing to the packages
@@ -456,13 +456,14 @@ fuzz-replay: fuzz-build $(BIN)
 	  sh tests/fuzz/replay.sh $(FUZZ_TARGETS)
 
 
-demo: $(BIN)
+# ./rebuild-audit too: the README's Quick start runs it after make demo.
+demo: $(BIN) rebuild-audit
 	$(Q)sh tests/demo.sh $(CURDIR)/$(BIN)
 
 # The README's set-up on a new Debian 12 root (mmdebstrap --variant=apt,
 # chroot): apt-get install make, then make demo and make check in a clone
 # of HEAD, timed; then make install and man rebuild-audit.  As root; not
-# part of check (~10 min on 2 cores).
+# part of check (about 20-25 min on 2 cores).
 check-fresh:
 	$(Q)sh tests/check-fresh.sh
 

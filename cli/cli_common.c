@@ -4,11 +4,13 @@
  * size and digest formats of the text reports.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/sign.h"
 #include "cli/commands.h"
@@ -219,6 +221,18 @@ cli_txn_begin(struct cli_ctx *ctx, int write, uint64_t size_hint,
 	return 0;
 }
 
+int
+cli_stdout_gone(int err)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+	if (err == EPIPE)
+		return 1;
+	/* The error came from an earlier write and nothing was left to
+	 * write again: a pipe without a reader says so to poll. */
+	return err == 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0;
+}
+
 /* An output's failure, by cli_output_open's rule. */
 static int
 output_fail(const char *what, const char *subject, const char *path, int err,
@@ -227,6 +241,8 @@ output_fail(const char *what, const char *subject, const char *path, int err,
 	struct rba_detail n;
 	char low[sizeof(n.reason)];
 
+	if (strcmp(path, "-") == 0 && cli_stdout_gone(err))
+		return 2;
 	if (strcmp(subject, path) == 0)
 		return cli_fail(what, path, err, d);
 	snprintf(low, sizeof(low), "%s",

@@ -196,6 +196,8 @@ report_history(struct cli_ctx *ctx, const struct report_args *a)
 				    a->force ? RBA_OUTPUT_FORCE : 0, stdout, &d);
 	if (err != 0) {
 		rba_buf_release(&page);
+		if (strcmp(a->out, "-") == 0 && cli_stdout_gone(err))
+			return 2;
 		return cli_fail("cannot write", a->out, err, &d);
 	}
 	if (!ctx->quiet && strcmp(a->out, "-") != 0)
@@ -252,7 +254,8 @@ cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 	err = rba_file_write_output(a.out, page.p, page.len, 0644,
 				    a.force ? RBA_OUTPUT_FORCE : 0, stdout, &d);
 	if (err != 0) {
-		status = cli_fail("cannot write", a.out, err, &d);
+		status = strcmp(a.out, "-") == 0 && cli_stdout_gone(err) ? 2 :
+			 cli_fail("cannot write", a.out, err, &d);
 		rba_buf_release(&page);
 		goto out;
 	}

@@ -140,8 +140,17 @@ int cli_txn_begin(struct cli_ctx *ctx, int write, uint64_t size_hint,
  * cli_output_finish ends o after the work that wrote it returned err:
  * 0 commits it; otherwise it aborts it and prints the output's failure
  * when there was one, else "<what> '<subject>': ..." with d.  0 or 2; o
- * idle after.
+ * idle after.  "-" whose reader has gone (cli_stdout_gone) fails both
+ * with 2 and no diagnostic.
  */
+/*
+ * 1 when a write to standard output failed with err because nobody reads
+ * it any more (a closed pipe: `... | head`); err 0 asks about an error
+ * an earlier write left (ferror).  The command then exits 2 without a
+ * diagnostic: the reader asked for no more, and no one is there to be
+ * told.  main.c keeps SIGPIPE from killing the tool first.
+ */
+int cli_stdout_gone(int err);
 struct rba_output;
 int cli_output_open(const char *path, int force, FILE *dash,
 		    const char *what, const char *subject,

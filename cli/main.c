@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <gnu/libc-version.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,23 +237,63 @@ wait_option(struct cli_ctx *ctx, int argc, char **argv, int *i)
 	return 1;
 }
 
+/*
+ * A report cut short must not exit 0: a full disk is exit 2 with its
+ * diagnostic, a closed pipe (`history --json | head`) exit 2 without a
+ * word (cli_stdout_gone).
+ */
 static int
 finish(int status)
 {
-	/* A report cut short (full disk, closed pipe) must not exit 0. */
+	int e;
+
 	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		int e = errno ? errno : EIO;
+		e = errno;
+		if (cli_stdout_gone(e))
+			return 2;
+		fprintf(stderr, "rebuild-audit: write failed 'stdout': %s\n",
+			rba_strerror(e ? e : EIO));
+		return 2;
+	}
+	if (fclose(stdout) != 0) {
+		e = errno;
+		if (cli_stdout_gone(e))
+			return 2;
 		fprintf(stderr, "rebuild-audit: write failed 'stdout': %s\n",
 			rba_strerror(e));
 		return 2;
 	}
-	if (fclose(stdout) != 0) {
-		fprintf(stderr, "rebuild-audit: write failed 'stdout': %s\n",
-			rba_strerror(errno));
-		return 2;
-	}
 	return status;
+}
+
+static void
+on_sigpipe(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A write to a pipe nobody reads fails with EPIPE, which finish() and
+ * the outputs turn into exit 2, instead of killing the tool (exit 141 in
+ * a shell).  A handler that does nothing, not SIG_IGN: an ignored signal
+ * stays ignored across exec, while the programs the tool runs (git,
+ * bwrap, a trainer's command, a variation's child) must start with the
+ * default, as from a shell; exec resets a handler.  A SIGPIPE the caller
+ * already ignores stays ignored, for the tool and what it runs.
+ */
+static void
+sigpipe_catch(void)
+{
+	struct sigaction sa;
+
+	if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigpipe;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGPIPE, &sa, NULL);
 }
 
 int
@@ -263,6 +304,7 @@ main(int argc, char **argv)
 	const char *env;
 	int i, wr, status;
 
+	sigpipe_catch();
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.prog = "rebuild-audit";
 	ctx.wait = STORE_WAIT_DEFAULT;

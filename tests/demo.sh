@@ -30,13 +30,28 @@ sed "s/^version: .*/version: $G/" "$top/fixtures/pins/german-categorical-gbdt.ya
 cp "$top/fixtures/policy/credit-statements.yaml" credit-policy.yaml
 
 rebuild_audit() { "$bin" "$@"; }
+# quote ARG: ARG as a shell reads it back, in single quotes when it has
+# a space, a quote or anything else a shell would take apart.
+quote() {
+	case $1 in
+	'' | *[!A-Za-z0-9_./:=@%+,-]*)
+		printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+# command_line ARG...: "rebuild-audit ARG...", each ARG quoted as needed,
+# so that a printed line can be pasted into a shell.
+command_line() {
+	printf 'rebuild-audit'
+	for a; do printf ' %s' "$(quote "$a")"; done
+}
 step() {
-	printf '\n$ rebuild-audit %s\n' "$*"
+	printf '\n$ %s\n' "$(command_line "$@")"
 	rebuild_audit "$@"
 }
 # The same, its standard output (a long report) not shown.
 step_quiet() {
-	printf '\n$ rebuild-audit %s > /dev/null\n' "$*"
+	printf '\n$ %s > /dev/null\n' "$(command_line "$@")"
 	rebuild_audit "$@" > /dev/null
 }
 say() { printf '\n# %s\n' "$*"; }

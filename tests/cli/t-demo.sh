@@ -29,6 +29,8 @@ ok "the second did not retrain, relying on the audit record" \
 	grep -q "scored as stored: no retrain, audit record 2 proves it" second
 ok "with the reasons of the stored artifact" sh -c 'grep -A1 "^reasons     log-odds of class 2 by exact path-dependent TreeSHAP, from the stored artifact, which made the decision" second | grep -q "^  1\. "'
 ok "the second trees decline stands" test "$(tail -n 1 second)" = "the disputed decline stands"
+# a printed command pastes into a shell: quoted where it needs quotes
+out_has "--seeds 0-5 -j 2 --hypothesis 'lr x10 is harmless' --success 'val_loss.median <= 0'"
 out_has "DECLARED BEFORE THE RUN"
 out_has "result            NOT MET"
 # the pages: written, kept, and said where

@@ -198,3 +198,32 @@ for c in "snapshot export" "snapshot synth" "sample export" "version export-arti
 	run 0 $RBA $c -h
 	out_has '[--force]'
 done
+
+# A closed pipe (`history --json | head`): the report cut short exits 2,
+# without a word and without dying by SIGPIPE (141), whichever way the
+# command writes standard output: its report, or "-" as an output.
+# closed CMD...: CMD's standard output is a pipe whose reader has already
+# gone (it closed its end before saying so in rdone); the exit status
+# goes to rc, stderr to err.
+closed() {
+	LAST_DESC="$* | (closed)"
+	rm -f rdone rc
+	{ while [ ! -e rdone ]; do sleep 0.05; done; "$@" 2> err; echo $? > rc; } |
+		sh -c 'exec 0<&-; : > rdone'
+	if [ "$(cat rc)" = 2 ]; then pass; else fail "exit $(cat rc), want 2: $LAST_DESC"; fi
+	err_empty
+}
+run 0 $RBA audit german-categorical-mlp
+closed $RBA --json history
+closed $RBA history
+closed $RBA history head
+closed $RBA --version
+closed $RBA check "$PINS"
+closed $RBA score a.bin "$GC"
+for c in o_snapshot o_synth o_sample o_artifact; do
+	closed $c -
+done
+closed $RBA report --store --history -o -
+closed $RBA runs show "$SWA" --json
+# The same command into a pipe that is read: exit 0.
+run 0 sh -c "$RBA --json history | head -c 1"
