@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/rbatime.h"
+#include "common/sha1.h"
 
 #define GIT_PATH "/usr/bin/git"
 
@@ -306,6 +307,10 @@ struct exporter {
 	struct child cat;
 	struct git_export_result *res;
 	struct rba_detail *d;
+	/* The object being read, hashed as git names it: SHA-1 of
+	 * "TYPE SIZE\0" and its bytes.  git cat-file does not check that a
+	 * stored object hashes to its name; the export does (cat_check). */
+	struct rba_sha1 h;
 };
 
 /* The one diagnostic of a git that stopped answering. */
@@ -371,6 +376,7 @@ cat_body(struct exporter *x, uint64_t n, int fd, uint8_t *mem)
 				w += (size_t)k;
 			}
 		}
+		rba_sha1_update(&x->h, x->cat.buf + x->cat.at, take);
 		x->cat.at += take;
 		done += take;
 	}
@@ -426,6 +432,10 @@ cat_ask(struct exporter *x, const char *id, const char *want, uint64_t *size,
 		return git_failed(x, what);
 	if (sscanf(line, "%47s %15s %llu", got, type, &sz) == 3 &&
 	    strcmp(got, id) == 0) {
+		char head[48];
+		int hn = snprintf(head, sizeof(head), "%s %llu", type, sz);
+		rba_sha1_init(&x->h);
+		rba_sha1_update(&x->h, head, (size_t)hn + 1); /* with its NUL */
 		if (strcmp(type, want) != 0) {
 			uint8_t *skip = NULL;
 			if (cat_body(x, sz, -1, skip) != 0)
@@ -442,6 +452,28 @@ cat_ask(struct exporter *x, const char *id, const char *want, uint64_t *size,
 				"%s %s is not in repository %s", what, id,
 				x->rq->repository);
 	return git_failed(x, what);
+}
+
+/*
+ * After an object's bytes: they hash to the name it was asked by, or the
+ * repository's object store was changed behind its names (a loose
+ * object rewritten in place, a pack edited), and the tree written out
+ * would not be the commit's.  0 or RBA_E_TAMPERED.
+ */
+static int
+cat_check(struct exporter *x, const char *id, const char *what)
+{
+	uint8_t md[RBA_SHA1_BYTES];
+	char hex[2 * RBA_SHA1_BYTES + 1];
+
+	rba_sha1_final(&x->h, md);
+	hex_of(md, sizeof(md), hex);
+	if (strcmp(hex, id) == 0)
+		return 0;
+	return rba_fail(x->d, RBA_E_TAMPERED, NULL, 0, 0,
+			"%s %s of commit %s in repository %s does not hash to its "
+			"name (its bytes hash to %s): the repository's objects were "
+			"changed", what, id, x->rq->commit, x->rq->repository, hex);
 }
 
 /* An object of at most GIT_EXPORT_MAX_OBJECT bytes, read whole. */
@@ -466,6 +498,11 @@ cat_object(struct exporter *x, const char *id, const char *want, uint8_t **out,
 		free(*out);
 		*out = NULL;
 		return git_failed(x, what);
+	}
+	if ((err = cat_check(x, id, what)) != 0) {
+		free(*out);
+		*out = NULL;
+		return err;
 	}
 	*n = (size_t)sz;
 	return 0;
@@ -586,6 +623,8 @@ export_blob(struct exporter *x, const char *id, int dirfd, const char *name,
 		}
 		if (cat_body(x, sz, -1, (uint8_t *)target) != 0)
 			return git_failed(x, "blob");
+		if ((err = cat_check(x, id, "blob")) != 0)
+			return err;
 		target[sz] = 0;
 		if (strlen(target) != sz || sz == 0)
 			return rba_fail(x->d, RBA_E_SCHEMA, NULL, 0, 0,
@@ -601,6 +640,10 @@ export_blob(struct exporter *x, const char *id, int dirfd, const char *name,
 	if (fd < 0)
 		goto write_failed;
 	err = cat_body(x, sz, fd, NULL);
+	if (err == 0 && (err = cat_check(x, id, "blob")) != 0) {
+		close(fd);
+		return err;
+	}
 	if (err == 0 && fchmod(fd, mode) != 0)
 		err = errno;
 	if (err == 0)

@@ -261,6 +261,31 @@ run 1 $RBA -S st --json audit git-replace
 ok "replace: the record names A's own tree" sh -c \
 	"jq -e '.audits[0].trainer.tree == \"$(GIT_NO_REPLACE_OBJECTS=1 git -C rrepo rev-parse "$RA^{tree}")\"' out"
 
+# an object rewritten in place: A's blob of attack.sh now holds B's bytes
+# under A's name.  git cat-file hands the bytes over unchecked; the
+# export hashes every object it reads, so the audit cannot say
+# bit-identical for code that is not A's.
+gc rrepo replace -d "$RA" > /dev/null
+BA=$(git -C rrepo rev-parse "$RA:attack.sh")
+git -C rrepo cat-file blob "$RB:attack.sh" | python3 -c '
+import sys, zlib
+d = sys.stdin.buffer.read()
+sys.stdout.buffer.write(zlib.compress(b"blob %d\0" % len(d) + d))' > blob.z
+obj=rrepo/.git/objects/$(printf %s "$BA" | cut -c1-2)/$(printf %s "$BA" | cut -c3-)
+chmod u+w "$obj"
+cp blob.z "$obj"
+ok "rewritten object: git itself hands B's bytes over for A's blob" sh -c \
+	"git -C rrepo cat-file blob $BA | grep -q 'another model'"
+dump before.dump
+run 2 $RBA -S st audit git-replace
+err_has "blob $BA of commit $RA in repository $PWD/rrepo does not hash to its name"
+out_lacks 'bit-identical'
+dump before.dump
+run 2 $RBA -S st register pra.yaml --replace
+err_has "does not hash to its name"
+one_line "rewritten object"
+same_store "rewritten object"
+
 # a FIFO in the object store: git would wait forever; the wait is bounded
 mkdir frepo
 cp "$TOP/tests/attacks/attack.sh" frepo/

@@ -23,6 +23,7 @@
 #include "common/json.h"
 #include "common/rba.h"
 #include "common/rbatime.h"
+#include "common/sha1.h"
 #include "common/strv.h"
 #include "common/utf8.h"
 #include "tests/unit/suites.h"
@@ -1089,6 +1090,52 @@ START_TEST(test_atomic_init)
 }
 END_TEST
 
+/* SHA-1: the FIPS 180 examples, fed whole and split at every byte, and
+ * a git blob id (what exec/gitexport.c checks each object against). */
+static void
+sha1_hex(const void *p, size_t n, size_t split, char out[41])
+{
+	struct rba_sha1 h;
+	uint8_t md[RBA_SHA1_BYTES];
+
+	rba_sha1_init(&h);
+	rba_sha1_update(&h, p, split);
+	rba_sha1_update(&h, (const uint8_t *)p + split, n - split);
+	rba_sha1_final(&h, md);
+	for (int i = 0; i < RBA_SHA1_BYTES; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+START_TEST(test_sha1)
+{
+	static const struct { const char *in, *want; } v[] = {
+		{ "", "da39a3ee5e6b4b0d3255bfef95601890afd80709" },
+		{ "abc", "a9993e364706816aba3e25717850c26c9cd0d89d" },
+		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		  "84983e441c3bd26ebaae4aa1f95129e5e54670f1" },
+		{ "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmn"
+		  "hijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+		  "a49b2446a02c645bf419f995b67091253a04a259" },
+	};
+	static const char blob[] = "blob 9\0print(1)\n";
+	char hex[41];
+	char *a;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		for (size_t k = 0; k <= strlen(v[i].in); k++) {
+			sha1_hex(v[i].in, strlen(v[i].in), k, hex);
+			ck_assert_str_eq(hex, v[i].want);
+		}
+	sha1_hex(blob, sizeof(blob) - 1, 7, hex);
+	ck_assert_str_eq(hex, "b917a726c93f902e43291d9009d6488385133b67");
+	ck_assert_ptr_nonnull(a = malloc(1000000));
+	memset(a, 'a', 1000000);
+	sha1_hex(a, 1000000, 333333, hex);
+	ck_assert_str_eq(hex, "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+	free(a);
+}
+END_TEST
+
 Suite *
 suite_common(void)
 {
@@ -1121,6 +1168,7 @@ suite_common(void)
 	tcase_add_test(tc, test_utf8_escape);
 	tcase_add_test(tc, test_time_utc);
 	tcase_add_test(tc, test_time_mono);
+	tcase_add_test(tc, test_sha1);
 	suite_add_tcase(s, tc);
 	return s;
 }
