@@ -467,7 +467,8 @@ demo: $(BIN) rebuild-audit
 check-fresh:
 	$(Q)sh tests/check-fresh.sh
 
-# The fleet glue: the Slurm submit script in bin/, its .sbatch files in
+# The fleet glue: the Slurm submit script in bin/ (its manual,
+# rebuild-audit-fleet-submit(1), with the other pages), its .sbatch files in
 # share/rebuild-audit/slurm/ and the Kubernetes manifests in
 # share/rebuild-audit/kubernetes/.  The submit script finds them, and
 # the rebuild-audit beside it, from its own resolved location (readlink

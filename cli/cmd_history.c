@@ -214,10 +214,29 @@ import_json(struct cli_ctx *ctx, const struct fleet_import *im)
 		fputs("null", stdout);
 	else
 		printf("\"%s\"", audit_verdict_name(im->worst_verdict));
-	printf(", \"imported_before\": %zu, \"head_id\": %llu, \"head\": \"%s\", "
-	       "\"exit_status\": %d}\n", im->earlier,
+	printf(", \"imported_before\": %zu, \"directories\": [", im->earlier);
+	for (size_t i = 0; i < im->ndirs; i++) {
+		printf("%s{\"dir\": ", i ? ", " : "");
+		rba_json_fput_str(stdout, im->dirs[i].path);
+		printf(", \"records\": %zu, \"imported_before\": %zu}",
+		       im->dirs[i].files, im->dirs[i].earlier);
+	}
+	printf("], \"head_id\": %llu, \"head\": \"%s\", \"exit_status\": %d}\n",
 	       (unsigned long long)im->head_id, hex, im->exit_status);
 	(void)ctx;
+}
+
+/* "nothing to import 'DIR': why" for directory i, without a newline. */
+static void
+import_dir_nothing(const struct fleet_dir *dir)
+{
+	fputs("nothing to import '", stdout);
+	cli_put_data(stdout, dir->path);
+	if (dir->earlier > 0)
+		printf("': its %zu record%s imported before", dir->earlier,
+		       dir->earlier == 1 ? " was" : "s were");
+	else
+		fputs("': it holds no record", stdout);
 }
 
 /* What an import did: refusals and versions without a record on stderr,
@@ -260,6 +279,12 @@ import_print(struct cli_ctx *ctx, const struct fleet_import *im)
 		if (!(ctx->quiet && im->exit_status == 0))
 			import_json(ctx, im);
 	} else if (!(ctx->quiet && im->exit_status == 0)) {
+		/* each directory that gave nothing, named */
+		for (size_t i = 0; i < im->ndirs; i++)
+			if (im->dirs[i].files == 0) {
+				import_dir_nothing(&im->dirs[i]);
+				putchar('\n');
+			}
 		for (size_t i = 0; i < im->nitems; i++) {
 			const struct fleet_item *it = &im->items[i];
 			if (it->accepted)
@@ -384,11 +409,15 @@ history_import(struct cli_ctx *ctx, int argc, char **argv)
 	if (im.nitems == 0 && im.earlier > 0 && im.nmissing == 0) {
 		/* the run's outcome again, nothing else */
 		if (!(ctx->quiet && im.exit_status == 0) && !ctx->json) {
-			fputs("nothing to import '", stdout);
-			cli_put_data(stdout, dirs[0]);
-			printf("': its %zu record%s were imported before and every "
-			       "version is covered; worst verdict: %s (exit %d)\n",
-			       im.earlier, im.earlier == 1 ? "" : "s",
+			/* every directory named, each on its line; the outcome
+			 * on the last */
+			for (size_t i = 0; i < im.ndirs; i++) {
+				import_dir_nothing(&im.dirs[i]);
+				if (i + 1 < im.ndirs)
+					putchar('\n');
+			}
+			printf(" and every version is covered; worst verdict: %s "
+			       "(exit %d)\n",
 			       im.worst_verdict < 0 ? "none"
 						    : audit_verdict_name(im.worst_verdict),
 			       im.exit_status);

@@ -990,8 +990,17 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 	memset(im, 0, sizeof(*im));
 	im->worst_verdict = -1;
 	im->earlier_worst = -1;
-	for (size_t i = 0; i < ndirs && err == 0; i++)
+	if (ndirs > 0 && (im->dirs = calloc(ndirs, sizeof(*im->dirs))) == NULL) {
+		err = RBA_E_NOMEM;
+		goto fail;
+	}
+	im->ndirs = ndirs;
+	for (size_t i = 0; i < ndirs && err == 0; i++) {
+		size_t before = f.n;
 		err = files_scan(dirs[i], &f, d);
+		im->dirs[i].path = dirs[i];
+		im->dirs[i].files = f.n - before;
+	}
 	if (err != 0)
 		goto fail;
 	for (size_t i = 0; i < f.n; i++)
@@ -1019,8 +1028,11 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 	}
 	if ((err = store_history_list(txn, NULL, 0, held_one, &hl, d)) != 0)
 		goto fail;
-	for (size_t i = 0; i < ndirs && err == 0; i++)
+	for (size_t i = 0; i < ndirs && err == 0; i++) {
+		size_t before = im->earlier;
 		err = earlier_scan(dirs[i], &hl, &eh, im, &first);
+		im->dirs[i].earlier = im->earlier - before;
+	}
 	if (err != 0)
 		goto fail;
 	for (size_t i = 0; i < im->nitems; i++) {
@@ -1190,6 +1202,7 @@ fleet_import_release(struct fleet_import *im)
 	for (size_t i = 0; i < im->nmissing; i++)
 		free(im->missing[i].version);
 	free(im->missing);
+	free(im->dirs);
 	memset(im, 0, sizeof(*im));
 	im->worst_verdict = -1;
 }

@@ -347,7 +347,17 @@ struct fleet_missing {
 	int refused;   /* a record of it was refused by this import */
 };
 
+/* One directory of an import, as given: what it held. */
+struct fleet_dir {
+	const char *path; /* borrowed from the caller's dirs[i] */
+	size_t files;	  /* record files at its top (imported or refused now) */
+	size_t earlier;	  /* records of its FLEET_IMPORTED_DIR the history holds */
+};
+
 struct fleet_import {
+	size_t ndirs;
+	struct fleet_dir *dirs; /* in the caller's order: a directory with
+				 * files 0 gave nothing to this import */
 	size_t nitems;
 	struct fleet_item *items; /* sorted as appended */
 	size_t nmissing;
@@ -374,6 +384,8 @@ struct fleet_import {
 /*
  * Imports the worker records of dirs[0..ndirs) into s (opened for
  * writing) with the worker keys keys[0..nkeys), as described above.
+ * im->dirs[i] says what dirs[i] held (its path borrowed: dirs must
+ * outlive *im).
  * Refusals are not errors: they are items with accepted 0 and a reason.
  * Returns 0 when the import ran (whatever it refused; *im filled, free it
  * with fleet_import_release); otherwise nothing was written: errno (a

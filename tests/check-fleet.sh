@@ -10,12 +10,17 @@
 # of the installed tree is hidden: a node without the tool.
 #
 # Cases: a wrong key pair (refused before anything is spent), a node
-# without the tool (exit 2 before the array), a failed import submission
-# (the array cancelled), a run held, an overlapping submit (refused, no
-# job, no directory), a cancelled task (the import exits 2 and prints the
-# rerun command, which is run as printed), --wait's report and status,
-# a finished directory imported again and rerun (its outcome stands:
-# status and report unchanged).  Then: every version
+# without the tool (the probe job finds it, Slurm cancels the array, the
+# import reports it: exit 2), a failed import submission (the array
+# cancelled), a run held, an overlapping submit (refused, no job, no
+# directory), a cancelled task (the import exits 2 and prints the rerun
+# command, which is run as printed), an import cancelled while pending
+# (--wait names its JobState, releases the lock, prints the command that
+# finishes the night, which is run as printed), --wait's report and
+# status, a busy node (the night waits, the submit and the report say
+# why and how long), a finished directory imported again and rerun (its
+# outcome stands: status and report unchanged), the memory each job asks
+# for.  Then: every version
 # audited exactly once, each record by the task of its shard under the
 # balanced rule, the chain verifies, store check is clean, the merged
 # verdicts are a serial `audit --all`'s, and the report holds the report
@@ -72,6 +77,7 @@ echo "check-fleet: a store of $versions versions"
 t0=$(date +%s)
 sh "$top/tests/fleet-store.sh" "$rba" "$T/store" "$versions" 3 1 || die "cannot build the store"
 cp -r "$T/store" "$T/serial"
+cp -r "$T/store" "$T/store2"
 # The serial audits run in the jobs' environment (cron's, env -i): a
 # variable of the caller's such as OPENBLAS_CORETYPE would otherwise
 # give them another environment record than the workers'.
@@ -153,7 +159,7 @@ mkdir -p "$shared"
 # cron's environment: no PATH beyond /usr/bin:/bin (the test cluster's
 # slurm.conf is named, as /etc/slurm/slurm.conf would be found).
 cron() { env -i PATH=/usr/bin:/bin HOME="$T/home" SHELL=/bin/sh LOGNAME=root \
-	SLURM_CONF="$SLURM_CONF" RBA_WAIT_POLL=1 RBA_PROBE_WAIT=60 "$@"; }
+	SLURM_CONF="$SLURM_CONF" RBA_WAIT_POLL=1 "$@"; }
 njobs() { scontrol -o show jobs 2> /dev/null | grep -c 'JobName=rebuild-audit-\(shard\|import\)'; }
 nruns() { ls -d "$shared"/run-* 2> /dev/null | wc -l; }
 first_line() { head -n 1 "$1"; }
@@ -166,16 +172,22 @@ check "wrong key pair: exit 2" test $rc = 2
 check "wrong key pair: one line naming both key ids" sh -c "test \$(wc -l < '$T/wrongkey.err') = 1 && grep -q 'the worker key pair is not usable: rebuild-audit: keys do not match' '$T/wrongkey.err'"
 check "wrong key pair: no job, no run directory, no lock" sh -c "test $(njobs) = 0 && test $(nruns) = 0 && test ! -e '$shared/rebuild-audit.lock'"
 
+check "make install puts the submit's manual" test -f "$T/inst/usr/local/share/man/man1/rebuild-audit-fleet-submit.1"
+
 echo "check-fleet: a node without the tool"
 cron "$T/hidden/inst/usr/local/bin/rebuild-audit-fleet-submit" --wait "$store" "$shared" $shards \
 	"$T/worker.key" "$T/worker.pub" > "$T/notool.out" 2> "$T/notool.err"
 rc=$?
-first_line "$T/notool.err"
+cat "$T/notool.out" "$T/notool.err"
 check "no tool on the node: exit 2" test $rc = 2
-check "no tool on the node: the message names the node and the path" \
-	grep -q "the compute nodes cannot run this audit (on node .*: no executable $T/hidden/inst/usr/local/bin/rebuild-audit; srun: .*): install the tool at '$T/hidden/inst/usr/local/bin/rebuild-audit' on every node" "$T/notool.err"
-check "no tool on the node: one line" test "$(wc -l < "$T/notool.err")" = 1
-check "no tool on the node: no array, no run directory, no lock" sh -c "test $(njobs) = 0 && test $(nruns) = 0 && test ! -e '$shared/rebuild-audit.lock'"
+check "no tool on the node: the probe job names the node and the path" \
+	grep -q "^the node probe (job [0-9]*) found: on node .*: no executable $T/hidden/inst/usr/local/bin/rebuild-audit\$" "$T/notool.out"
+check "no tool on the node: the array did not run, nothing audited" grep -q "^the array job [0-9]* did not run (Slurm cancels it when its probe fails); nothing was audited or imported" "$T/notool.out"
+check "no tool on the node: the command that runs the night again" grep -q -- "--rerun '.*' --wait\$" "$T/notool.out"
+ntrun=$(ls -d "$shared"/run-*)
+check "no tool on the node: Slurm cancelled the array" sh -c "scontrol -o show job $(sed -n 's/^array_job=//p' "$ntrun/manifest") | grep -q 'JobState=CANCELLED'"
+check "no tool on the node: no record, nothing imported, status 2, no lock" sh -c "test -z \"\$(ls '$ntrun/records' | grep json)\" && test \$('$rba' -S '$store' --json history head | jq .id) = 0 && test \$(cat '$ntrun/status') = 2 && test ! -e '$shared/rebuild-audit.lock'"
+chmod -R u+w "$ntrun" && rm -rf "$ntrun"
 
 echo "check-fleet: the import cannot be submitted"
 cron "$T/cronbin/nightly" --import-opt=--partition=nosuch "$store" "$shared" $shards \
@@ -183,8 +195,8 @@ cron "$T/cronbin/nightly" --import-opt=--partition=nosuch "$store" "$shared" $sh
 rc=$?
 first_line "$T/noimport.err"
 check "import not submitted: exit 2" test $rc = 2
-check "import not submitted: says the array was cancelled" grep -q "cannot submit the import: .*; cancelled the array job [0-9]*, nothing will be imported" "$T/noimport.err"
-badarray=$(sed -n 's/.*cancelled the array job \([0-9]*\),.*/\1/p' "$T/noimport.err")
+check "import not submitted: says the array was cancelled" grep -q "cannot submit the import: .*; cancelled the array job [0-9]* and the probe job [0-9]*, nothing will be imported" "$T/noimport.err"
+badarray=$(sed -n 's/.*cancelled the array job \([0-9][0-9]*\) .*/\1/p' "$T/noimport.err")
 i=0
 while [ -n "$badarray" ] && squeue -h -j "$badarray" 2> /dev/null | grep -q .; do
 	i=$((i + 1)); [ $i -gt 60 ] && break; sleep 0.5
@@ -208,7 +220,7 @@ check "two submits at once: one submitted, one refused" test "$r1$r2" = 02 -o "$
 check "two submits at once: the refused one names the lock" sh -c "cat '$T/c1.err' '$T/c2.err' | grep -q \"another \(run holds\|submit is taking\) the lock '$shared/rebuild-audit.lock'\""
 check "two submits at once: no rename failure, one run directory" sh -c "! grep -qi 'rename\|exists' '$T/c1.err' '$T/c2.err' && test $(nruns) = 1"
 crun=$(ls -d "$shared"/run-*)
-scancel "$(sed -n 's/^array_job=//p' "$crun/manifest")" "$(sed -n 's/^import_job=//p' "$crun/manifest")"
+scancel "$(sed -n 's/^array_job=//p' "$crun/manifest")" "$(sed -n 's/^import_job=//p' "$crun/manifest")" "$(sed -n 's/^probe_job=//p' "$crun/manifest")"
 i=0
 while squeue -h -j "$(sed -n 's/^array_job=//p' "$crun/manifest"),$(sed -n 's/^import_job=//p' "$crun/manifest")" 2> /dev/null | grep -q .; do
 	i=$((i + 1)); [ $i -gt 60 ] && break; sleep 0.5
@@ -238,7 +250,8 @@ check "the lock names the run and its jobs" sh -c "grep -q '^run=$run\$' '$share
 	grep -q '^array_job=$array\$' '$shared/rebuild-audit.lock/owner' && grep -q '^import_job=$import\$' '$shared/rebuild-audit.lock/owner'"
 check "the import job has --mail-type END,FAIL" sh -c "scontrol show job $import | grep -q 'MailType=END,FAIL'"
 check "the stale lock was taken over, saying so" grep -q "taking over the stale lock of run '$crun' (its jobs or its submit process are gone)" "$T/run1.err"
-check "the array asks for the memory it needs (--mem=512M)" sh -c "scontrol show job $array | grep -q 'MinMemoryNode=512M'"
+check "the array asks for the memory it needs (--mem=128M)" sh -c "scontrol show job $array | grep -q 'MinMemoryNode=128M'"
+check "the import asks for 128M and 1M per 10 versions" sh -c "scontrol show job $import | grep -q 'MinMemoryNode=$((128 + (versions + 9) / 10))M'"
 check "the import depends on the array (afterany)" sh -c "scontrol show job $import | grep -q 'Dependency=afterany:${array}_\*'"
 jobs_before=$(njobs)
 cron "$T/cronbin/nightly" --wait "$store" "$shared" $shards "$T/worker.key" "$T/worker.pub" > "$T/overlap.out" 2> "$T/overlap.err"
@@ -255,6 +268,7 @@ t2=$(date +%s)
 echo "check-fleet: the first run done in $((t2 - t1)) s (exit $rc1)"
 echo "--- its report"
 cat "$T/run1.out"
+check "the probe job passed on the node" grep -q "^ok on node " "$run/logs/probe-$(mf probe_job).result"
 check "a cancelled task: the run exits 2" test $rc1 = 2
 check "a cancelled task: the versions of shard 5 are named" grep -q "^rebuild-audit: not audited '.*': no worker record for this snapshot; rerun shard 5/$shards\$" "$T/run1.out"
 check "a cancelled task: the rerun command is printed" grep -q -- "--rerun '$run' --tasks 5 --wait\$" "$T/run1.out"
@@ -302,6 +316,64 @@ check "--rerun of a finished run: exits with its outcome ($rc2)" test $rc4 = "$r
 check "--rerun of a finished run: says the outcome stands" grep -q "^the run's outcome stands: status $rc2" "$T/rerun2.out"
 check "--rerun of a finished run: status and report unchanged" sh -c "test \"\$(cat '$run/status')\" = $rc2 && cmp -s '$run/report.txt' '$T/report.final'"
 check "--rerun of a finished run: the lock is released" test ! -e "$shared/rebuild-audit.lock"
+
+echo "check-fleet: an import cancelled while pending (another store, another shared directory)"
+shared2="$T/shared2"
+mkdir -p "$shared2"
+t3=$(date +%s)
+# a busy cluster first: a job holds both CPUs of the node
+blocker=$(sbatch --parsable --job-name=busy --cpus-per-task=2 --mem=64M --output=/dev/null --wrap='sleep 600') ||
+	die "cannot submit the job that keeps the node busy"
+i=0
+until squeue -h -j "$blocker" -o %T | grep -q RUNNING; do
+	i=$((i + 1)); [ $i -gt 60 ] && die "the job that keeps the node busy did not start"
+	sleep 0.5
+done
+cron "$T/cronbin/nightly" --wait --array-opt=--hold "$T/store2" "$shared2" 2 \
+	"$T/worker.key" "$T/worker.pub" > "$T/ci.out" 2> "$T/ci.err" &
+ci=$!
+i=0
+until [ -s "$T/ci.out" ]; do
+	i=$((i + 1)); [ $i -gt 120 ] && die "the submit did not print its jobs: $(cat "$T/ci.err")"
+	sleep 0.5
+done
+cirun=$(ls -d "$shared2"/run-*)
+i=0
+until [ "$(wc -l < "$T/ci.out")" -ge 2 ] || [ $i -gt 20 ]; do i=$((i + 1)); sleep 0.5; done
+cat "$T/ci.out" "$cirun/logs/queue.log"
+check "a busy cluster: the night is submitted, not skipped" grep -q "^submitted run '$cirun': probe job " "$T/ci.out"
+check "a busy cluster: the submit says why the probe waits" grep -q "^the probe job [0-9]* is pending (Reason=\\(Resources\\|Priority\\)): the array and the import wait for it\$" "$T/ci.out"
+check "a busy cluster: the probe's pending reason is recorded" grep -q " probe job [0-9]* PENDING \(Resources\|Priority\)\$" "$cirun/logs/queue.log"
+scancel "$blocker"
+ciarray=$(sed -n 's/^array_job=//p' "$cirun/manifest") ciimport=$(sed -n 's/^import_job=//p' "$cirun/manifest")
+scancel "$ciimport" || die "scancel $ciimport failed"
+sleep 3
+check "import cancelled: the lock is kept while the array waits" test -e "$shared2/rebuild-audit.lock"
+scontrol release "$ciarray" || die "scontrol release $ciarray failed"
+wait $ci
+rc5=$?
+cat "$T/ci.err"
+check "import cancelled: --wait exits 2" test $rc5 = 2
+check "import cancelled: one line" test "$(wc -l < "$T/ci.err")" = 1
+check "import cancelled: its JobState, the lock, the command" grep -q "the import job $ciimport ended without a status (JobState=CANCELLED): nothing was imported and the lock is released; to finish the night: '.*' --rerun '$cirun' --wait\$" "$T/ci.err"
+check "import cancelled: the lock is released" test ! -e "$shared2/rebuild-audit.lock"
+echo "check-fleet: the command that finishes the night, as printed, from cron"
+fin=$(sed -n 's/.*to finish the night: //p' "$T/ci.err")
+# the node busy again for 70 s: the report says how long and why it waited
+blocker=$(sbatch --parsable --job-name=busy --cpus-per-task=2 --mem=64M --output=/dev/null --wrap='sleep 70') ||
+	die "cannot submit the job that keeps the node busy"
+i=0
+until squeue -h -j "$blocker" -o %T | grep -q RUNNING; do
+	i=$((i + 1)); [ $i -gt 60 ] && die "the job that keeps the node busy did not start"
+	sleep 0.5
+done
+eval "cron $fin" > "$T/fin.out" 2> "$T/fin.err"
+rc6=$?
+cat "$T/fin.err"; head -n 3 "$T/fin.out"; tail -n 3 "$T/fin.out"
+check "a wait over a minute: the report says how long and why" grep -q "^the night waited 0h 1m for a node: the probe job [0-9]* was submitted at .* and started at .*; Slurm's pending reason: \(Resources\|Priority\)" "$T/fin.out"
+check "the night finished: the run's outcome ($serial_rc)" sh -c "test $rc6 = $serial_rc && test \$(cat '$cirun/status') = $serial_rc"
+check "the night finished: every version imported" grep -q "^import: $versions imported, 0 refused, 0 versions without a record" "$T/fin.out"
+echo "check-fleet: the cancelled import's night took $(( $(date +%s) - t3 )) s"
 
 echo "check-fleet: checks"
 rec=$run/records

@@ -77,6 +77,7 @@ man rebuild-audit > /tmp/man.txt
 head -n 8 /tmp/man.txt
 grep -q '^SYNOPSIS' /tmp/man.txt
 man 5 rebuild-audit-pins | grep -q '^NAME'
+man rebuild-audit-fleet-submit | grep -q '^OPTIONS'
 EOF
 	cat > "$R/tmp/check-fresh-fleet.sh" <<'EOF'
 set -e
@@ -105,6 +106,7 @@ grep -qx "tool=/usr/local/bin/rebuild-audit" "$d"/shared/run-*/manifest
 cat "$d/log"
 grep -qx /usr/local/share/rebuild-audit/slurm/rebuild-audit-shard.sbatch "$d/log"
 grep -qx /usr/local/share/rebuild-audit/slurm/rebuild-audit-import.sbatch "$d/log"
+test -f /usr/local/share/rebuild-audit/slurm/rebuild-audit-probe.sbatch
 rm -rf "$d"
 EOF
 	# The build knew its revision (git came with deps, before it was

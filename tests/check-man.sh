@@ -2,7 +2,9 @@
 # check-man.sh BINARY - man pages lint clean, render without a stray
 # macro, and --help agrees with the SYNOPSIS of rebuild-audit(1): every
 # command in --help has its usage lines, word for word, in the manual's
-# SYNOPSIS, and the reverse.
+# SYNOPSIS, and the reverse; every option of rebuild-audit-fleet-submit
+# --help is in the OPTIONS of rebuild-audit-fleet-submit(1), and the
+# reverse.
 #
 # Lint: `mandoc -Tlint -Wall`, every message an error, but two kinds of
 # style message: "referenced manual not found" (it depends on the
@@ -75,5 +77,22 @@ while read -r c; do
 		fail=1
 	}
 done < "$tmp/cmds"
-[ $fail = 0 ] && echo "check-man: $(wc -l < "$tmp/help") usage lines agree; man pages lint clean (-Wall) and render no macro as text"
+# rebuild-audit-fleet-submit: every option of its --help is in the
+# OPTIONS of its manual, and the reverse (long names, -h included).
+submit=$top/contrib/slurm/rebuild-audit-fleet-submit
+if ! sh "$submit" --help > "$tmp/shelp" 2> "$tmp/shelp.err" || [ -s "$tmp/shelp.err" ]; then
+	echo "check-man: rebuild-audit-fleet-submit --help fails: $(head -n 1 "$tmp/shelp.err")"
+	fail=1
+fi
+awk '/^options/ { on = 1; next } /^[^ ]/ { on = 0 } on && /^  -/' "$tmp/shelp" |
+	grep -o -E '^  (-[a-z], )?--[a-z-]+' | grep -o -E -- '-[a-z]|--[a-z-]+' | sort -u > "$tmp/sopt-help"
+MANWIDTH=200 mandoc -Tascii "$top/man/rebuild-audit-fleet-submit.1" | col -b |
+	awk '/^OPTIONS/ { on = 1; next } /^[A-Z]/ { on = 0 } on && /^     -/' |
+	grep -o -E '^     (-[a-z], )?--[a-z-]+' | grep -o -E -- '-[a-z]|--[a-z-]+' | sort -u > "$tmp/sopt-man"
+if ! [ -s "$tmp/sopt-help" ] || ! cmp -s "$tmp/sopt-help" "$tmp/sopt-man"; then
+	echo "check-man: rebuild-audit-fleet-submit --help and the OPTIONS of rebuild-audit-fleet-submit(1) disagree (< help, > man):"
+	diff "$tmp/sopt-help" "$tmp/sopt-man" | grep '^[<>]'
+	fail=1
+fi
+[ $fail = 0 ] && echo "check-man: $(wc -l < "$tmp/help") usage lines agree; rebuild-audit-fleet-submit's $(wc -l < "$tmp/sopt-help") options agree; man pages lint clean (-Wall) and render no macro as text"
 exit $fail

@@ -129,8 +129,12 @@ ok "imported records moved into imported/" test "$(ls rec/imported/*.json | wc -
 # the rerun of shard 1/2 into the same directory skips what is done
 run 0 $RBA -v -S snap audit --all --shard 1/2 --records-out rec -k w.key --head "$head0" -q
 err_has "rebuild-audit: skipped '$keep': rec holds its record for this snapshot"
-run 0 $RBA -S st history import rec -p w.pub
+mkdir empty
+run 0 $RBA -S st history import empty rec -p w.pub
 out_has "$(echo "$lost" | wc -w) imported, 0 refused, 0 versions without a record; worst verdict: bit-identical (exit 0)"
+# two directories, one giving nothing: that one is named
+out_has "nothing to import 'empty': it holds no record"
+out_lacks "nothing to import 'rec'"
 # a finished directory imported again: nothing to do, and no false
 # "no worker record" line
 before=$(txnid st)
@@ -139,6 +143,14 @@ out_is_line() { printf '%s\n' "$1" > .want_out; if cmp -s out .want_out; then pa
 out_is_line "nothing to import 'rec': its 6 records were imported before and every version is covered; worst verdict: bit-identical (exit 0)"
 err_empty
 ok "nothing written by an import with nothing to do" test "$(txnid st)" = "$before"
+# two directories with nothing to import: each is named, not the first only
+run 0 $RBA -S st history import rec empty -p w.pub
+printf '%s\n' "nothing to import 'rec': its 6 records were imported before" \
+	"nothing to import 'empty': it holds no record and every version is covered; worst verdict: bit-identical (exit 0)" > two.want
+ok "two directories with nothing: each named on its line" cmp -s out two.want
+err_empty
+run 0 $RBA -S st --json history import rec empty -p w.pub
+ok "json: each directory with its records and those imported before" test "$(jq -c '[.directories[] | [.dir, .records, .imported_before]]' out)" = '[["rec",0,6],["empty",0,0]]'
 $RBA -S st --json history | jq -r '.[].record.version' | sort > audited.txt
 ok "every version audited exactly once" cmp -s audited.txt all.txt
 $RBA -S st --json history | jq -r '.[].record | "\(.version) \(.verdict)"' | sort > merged.txt

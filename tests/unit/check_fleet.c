@@ -374,6 +374,21 @@ START_TEST(test_run_as_worker)
 	ck_assert_uint_eq(im.refused, 0);
 	ck_assert_uint_eq(im.nmissing, 0);
 	ck_assert_int_eq(im.exit_status, 0);
+	/* what the directory held: every record, none imported before */
+	ck_assert_uint_eq(im.ndirs, 1);
+	ck_assert_str_eq(im.dirs[0].path, w.dir);
+	ck_assert_uint_eq(im.dirs[0].files, NVERSIONS);
+	ck_assert_uint_eq(im.dirs[0].earlier, 0);
+	fleet_import_release(&im);
+	ck_assert_uint_eq(history_len(s), NVERSIONS);
+
+	/* Imported again: the directory gives nothing, its records count as
+	 * imported before. */
+	ck_assert_msg(fleet_import_run(s, dirs, 1, &pub, 1, FLEET_SPLIT_HASH, &im, &d) == 0,
+		      "import: %s", d.reason);
+	ck_assert_uint_eq(im.nitems, 0);
+	ck_assert_uint_eq(im.dirs[0].files, 0);
+	ck_assert_uint_eq(im.dirs[0].earlier, NVERSIONS);
 	fleet_import_release(&im);
 	ck_assert_uint_eq(history_len(s), NVERSIONS);
 
