@@ -154,13 +154,16 @@ if [ "${1:-}" = --inside ]; then
 	mount --rbind /dev "$R/dev" || die "cannot mount /dev"
 	cp "$0" "$R/tmp/rba-check-fresh.sh" || die "cannot copy $0 into the new root"
 	mkdir "$R/.old-root" || die "cannot make $R/.old-root"
+	# umount is not in the new root (package mount, not essential): the
+	# old root's, run once from under /.old-root.
+	umount=/.old-root$(command -v umount) || die "'umount' is missing"
 	cd "$R" || die "cannot enter $R"
 	pivot_root . .old-root || die "pivot_root failed"
 	# Detach the old root: nothing of this machine stays visible (the
 	# kernel lets a new user namespace mount /proc only where no /proc
 	# is partly hidden under other mounts).  Then the old root's
 	# programs are gone; this sh runs from memory until the exec.
-	umount -l /.old-root || die "cannot detach the old root"
+	"$umount" -l /.old-root || die "cannot detach the old root"
 	rmdir /.old-root
 	# The namespaces, and every mount in them, end with this process.
 	exec /usr/sbin/chroot / /bin/sh /tmp/rba-check-fresh.sh --steps "$3"
