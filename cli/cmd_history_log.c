@@ -242,8 +242,19 @@ log_vkey(struct cli_ctx *ctx, const struct log_args *a)
 		return cli_fail("bad origin", origin, err, &d);
 	rba_buf_init(&b);
 	note_verifier_format(&v, &b);
-	if ((err = rba_buf_status(&b)) == 0)
+	if ((err = rba_buf_status(&b)) == 0 && ctx->json) {
+		char id[SIGN_KEYID_TEXT_LEN + 1];
+
+		sign_keyid_format(pub.keyid, id);
+		rba_buf_cstr(&b);
+		fputs("{\"vkey\": ", stdout);
+		rba_json_fput_str(stdout, (const char *)b.p);
+		fputs(", \"origin\": ", stdout);
+		rba_json_fput_str(stdout, origin);
+		printf(", \"key_id\": \"%s\"}\n", id);
+	} else if (err == 0) {
 		printf("%.*s\n", (int)b.len, (const char *)b.p);
+	}
 	rba_buf_release(&b);
 	return err ? cli_fail("cannot print verifier key", a->pub, err, NULL) : 0;
 }
@@ -296,9 +307,16 @@ log_checkpoint(struct cli_ctx *ctx, const struct log_args *a)
 	}
 	err = ck_write(a->out, a->force, &b, "cannot write checkpoint");
 	rba_buf_release(&b);
-	if (err == 0 && !ctx->quiet && strcmp(a->out, "-") != 0)
+	if (err == 0 && ctx->json && strcmp(a->out, "-") != 0) {
+		fputs("{\"checkpoint\": ", stdout);
+		rba_json_fput_str(stdout, a->out);
+		printf(", \"tree_size\": %llu, \"origin\": ", (unsigned long long)ck.size);
+		rba_json_fput_str(stdout, ck.origin);
+		fputs("}\n", stdout);
+	} else if (err == 0 && !ctx->quiet && strcmp(a->out, "-") != 0) {
 		printf("checkpoint: %s, %llu records of %s\n", a->out,
 		       (unsigned long long)ck.size, ck.origin);
+	}
 	return err;
 }
 

@@ -198,9 +198,16 @@ report_history(struct cli_ctx *ctx, const struct report_args *a)
 		rba_buf_release(&page);
 		return cli_fail("cannot write", a->out, err, &d);
 	}
-	if (!ctx->quiet && strcmp(a->out, "-") != 0)
+	if (ctx->json && strcmp(a->out, "-") != 0) {
+		fputs("{\"report\": ", stdout);
+		rba_json_fput_str(stdout, a->out);
+		printf(", \"bytes\": %zu, \"kind\": \"history\", \"store\": ", page.len);
+		rba_json_fput_str(stdout, ctx->store_path);
+		fputs("}\n", stdout);
+	} else if (!ctx->quiet && strcmp(a->out, "-") != 0) {
 		printf("report: %s (%zu bytes) from the history of store '%s'\n",
 		       a->out, page.len, ctx->store_path);
+	}
 	rba_buf_release(&page);
 	return 0;
 }
@@ -256,7 +263,18 @@ cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 		rba_buf_release(&page);
 		goto out;
 	}
-	if (!ctx->quiet && strcmp(a.out, "-") != 0)
+	if (ctx->json && strcmp(a.out, "-") != 0) {
+		fputs("{\"report\": ", stdout);
+		rba_json_fput_str(stdout, a.out);
+		printf(", \"bytes\": %zu, \"kind\": \"%s\", \"evidence\": ", page.len,
+		       kind == REPORT_KIND_AUDIT ? "audit" : kind == REPORT_KIND_VARY ? "variation" : "dispute");
+		rba_json_fput_str(stdout, a.file);
+		printf(", \"digest\": \"%s\", \"verified\": %s, ", src.digest,
+		       src.verified ? "true" : "false");
+		fputs(src.verified ? "\"key_id\": " : "\"reason\": ", stdout);
+		rba_json_fput_str(stdout, src.verified ? src.key_id : why);
+		fputs("}\n", stdout);
+	} else if (!ctx->quiet && strcmp(a.out, "-") != 0)
 		printf("report: %s (%zu bytes) from %s evidence '%s' (%s), %s%s\n",
 		       a.out, page.len,
 		       kind == REPORT_KIND_AUDIT ? "audit" : kind == REPORT_KIND_VARY ? "variation" : "dispute",
