@@ -90,7 +90,7 @@ static const struct cli_command commands[] = {
 	  "evaluate PINS|ARTIFACT [--pins PINS] [--snapshot FILE] [--subset N|all] [--reduction mean|sum] [--dropout on|off] [--input-scale F] [--json]",
 	  "metrics under an evaluation contract, and its fingerprint" },
 	{ "export", cmd_export,
-	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--cases] [--origin O | --checkpoint CK] [--force]\n"
+	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--cases] [--origin O | --checkpoint CK] [--dsse] [--force]\n"
 	  "export VERSION --vary [--run ID] -k KEY -o FILE [--passphrase-file F] [--force]",
 	  "write a signed, self-contained evidence file of an audit" },
 	{ "gate", cmd_gate,
