@@ -473,7 +473,8 @@ check-fresh:
 # -f: a symlink to it works), so the tree may be installed under DESTDIR
 # and moved.  The JSON schemas of the evidence statements go to
 # share/rebuild-audit/schemas/.  make uninstall removes exactly these
-# files, and the directories of share/rebuild-audit when empty.
+# files, then the directories of share/rebuild-audit and share/man's man1
+# and man5 when that leaves them empty (bin/ and share/man stay).
 SHARE_DIR = $(DESTDIR)$(PREFIX)/share/rebuild-audit
 MAN1 = $(notdir $(wildcard man/*.1))
 MAN5 = $(notdir $(wildcard man/*.5))
@@ -496,7 +497,8 @@ uninstall:
 	  $(MAN1:%=$(DESTDIR)$(PREFIX)/share/man/man1/%) $(MAN5:%=$(DESTDIR)$(PREFIX)/share/man/man5/%) \
 	  $(SLURM_FILES:%=$(SHARE_DIR)/slurm/%) $(K8S_FILES:%=$(SHARE_DIR)/kubernetes/%) \
 	  $(SCHEMAS:%=$(SHARE_DIR)/schemas/%)
-	-rmdir $(SHARE_DIR)/slurm $(SHARE_DIR)/kubernetes $(SHARE_DIR)/schemas $(SHARE_DIR) 2>/dev/null
+	-rmdir $(SHARE_DIR)/slurm $(SHARE_DIR)/kubernetes $(SHARE_DIR)/schemas $(SHARE_DIR) \
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 2>/dev/null
 
 clean:
 	rm -rf build rebuild-audit
