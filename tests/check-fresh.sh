@@ -90,6 +90,7 @@ man rebuild-audit > /tmp/man.txt
 head -n 8 /tmp/man.txt
 grep -q '^SYNOPSIS' /tmp/man.txt
 man 5 rebuild-audit-pins | grep -q '^NAME'
+man 5 rebuild-audit-evidence | grep -q '^DSSE ENVELOPE'
 ls /usr/local/share/rebuild-audit/schemas/*.schema.json
 EOF
 	cat > /tmp/check-fresh-uninstall.sh <<'EOF'
