@@ -108,7 +108,7 @@ static const struct cli_command commands[] = {
 	  "history cosign CK -k KEY --vkey VKEY --state FILE -o CK2 [--origin O] [--passphrase-file F] [--force]\n"
 	  "history prove N --checkpoint CK [--vkey VKEY]... [--proof FILE] [--json]\n"
 	  "history consistency OLD NEW [--vkey VKEY]... [--proof FILE] [--json]\n"
-	  "history watch OLD [--vkey VKEY]...",
+	  "history watch OLD [--vkey VKEY]... [--json]",
 	  "past audits; --verify checks the chain; head prints its head; import takes workers' records; "
 	  "checkpoints, proofs and witnesses of the history as a transparency log" },
 	{ "init", cmd_init, "init",

@@ -1,6 +1,6 @@
 # t-json.sh - --json on the commands that print a result a script reads
 # and printed text before: runs list, keygen --check, audit --all --shard
-# K/N --list, report, history checkpoint, history vkey, gate calibrate,
+# K/N --list, report, history checkpoint, vkey and watch, gate calibrate,
 # validate and check, bisect.  Each output is one JSON document, read
 # with jq.
 export REBUILD_AUDIT_STORE=$PWD/st
@@ -95,3 +95,14 @@ ok "bisect: the culprit, confirmed" jq_out '(.edits | length) == 2 and .result =
 ok "bisect: every step, the confirmation last" jq_out '(.steps | length) == .evaluations and .steps[-1].kind == "confirm" and .steps[0].kind == "all" and .steps[0].pass == false'
 run 1 $RBA --json bisect $P $P --gate gate.yaml
 ok "bisect: no edits" jq_out '.edits == [] and .result == "no-edits"'
+
+# ---- history watch -------------------------------------------------------------
+run 0 $RBA --json history watch ck --vkey vk
+ok "history watch: consistent" jq_out '.consistent == true and .checkpoint == "ck" and .tree_size == 1 and .history_size >= 1 and (has("finding") | not)'
+# a store rolled back behind a checkpoint: its copy before one more audit
+cp -r st st-before
+run 0 $RBA audit $V
+run 0 $RBA history checkpoint -k k.key -o ck2
+REBUILD_AUDIT_STORE=$PWD/st-before run 1 $RBA --json history watch ck2 --vkey vk
+ok "history watch: not consistent, one document" jq_out '.consistent == false and .tree_size == 2 and .history_size == 1 and (.finding | length) > 0'
+export REBUILD_AUDIT_STORE=$PWD/st
