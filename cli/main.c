@@ -148,7 +148,7 @@ static const struct cli_command commands[] = {
 	  "keep training data by digest" },
 	{ "store", cmd_store, "store check\n"
 	  "store snapshot OUT\n"
-	  "store snapshot --prune KEEP DIR [--dry-run]",
+	  "store snapshot --prune KEEP DIR [--dry-run] [--json]",
 	  "check every record of the store; make a read-only snapshot for workers" },
 	{ "sweep", cmd_sweep,
 	  "sweep PINS --seeds A-B [-j N] [--snapshot FILE] [--json] [--plot FILE.svg] [--force]",

@@ -1,7 +1,8 @@
 # t-json.sh - --json on the commands that print a result a script reads
 # and printed text before: runs list, keygen --check, audit --all --shard
 # K/N --list, report, history checkpoint, vkey and watch, gate calibrate,
-# validate and check, bisect.  Each output is one JSON document, read
+# validate and check, bisect, store snapshot --prune.  Each output is
+# one JSON document, read
 # with jq.
 export REBUILD_AUDIT_STORE=$PWD/st
 V=german-numeric-logistic
@@ -106,3 +107,20 @@ run 0 $RBA history checkpoint -k k.key -o ck2
 REBUILD_AUDIT_STORE=$PWD/st-before run 1 $RBA --json history watch ck2 --vkey vk
 ok "history watch: not consistent, one document" jq_out '.consistent == false and .tree_size == 2 and .history_size == 1 and (.finding | length) > 0'
 export REBUILD_AUDIT_STORE=$PWD/st
+
+# ---- store snapshot --prune ------------------------------------------------------
+mkdir shared
+for r in run-20261101T021500Z run-20261102T021500Z run-20261103T021500Z; do
+	mkdir -p "shared/$r/records/imported"
+	$RBA -q store snapshot "shared/$r/snapshot" > /dev/null
+done
+touch -d "2026-11-01 02:15" shared/run-20261101T021500Z/snapshot/rebuild-audit-snapshot
+touch -d "2026-11-02 02:15" shared/run-20261102T021500Z/snapshot/rebuild-audit-snapshot
+touch shared/run-20261102T021500Z/records/not-imported.0000000000000000.json
+run 0 $RBA --json store snapshot --prune 1 shared --dry-run
+json_ok "store snapshot --prune --dry-run"
+ok "prune --dry-run: what it would do" jq_out '.keep == 1 and .dry_run == true and .removed == 0 and ([.runs[].fate] | sort) == ["newest", "unimported", "would-remove"]'
+ok "prune --dry-run: nothing removed" test -d shared/run-20261101T021500Z
+run 0 $RBA --json store snapshot --prune 1 shared
+ok "prune: one removed, one kept for its records" jq_out '.removed == 1 and (.runs[] | select(.fate == "unimported") | .unimported) == 1 and (.runs[] | select(.fate == "removed") | .path) == "shared/run-20261101T021500Z"'
+err_has "not imported"
