@@ -2,8 +2,7 @@
 # and printed text before: runs list, keygen --check, audit --all --shard
 # K/N --list, report, history checkpoint, vkey and watch, gate calibrate,
 # validate and check, bisect, store snapshot --prune.  Each output is
-# one JSON document, read
-# with jq.
+# one JSON document, read with jq.
 export REBUILD_AUDIT_STORE=$PWD/st
 V=german-numeric-logistic
 P=$FIX/pins/synth-chapter.yaml
