@@ -375,7 +375,7 @@ ARM64_PKGS = gcc-aarch64-linux-gnu qemu-user libc6-dev:arm64 libsodium-dev:arm64
 arm64-deps: | $(BUILD)/.deps-ok
 	@$(call pkg_install,arm64-deps,$(ARM64_PKGS),--no-remove,dpkg --add-architecture arm64)
 
-check-arm64: arm64-deps $(BIN)
+check-arm64: arm64-deps test-deps $(BIN)
 	$(Q)RBA_DET_BUILDS='arm64-O0 arm64-O2 arm64-O3' sh tests/determinism.sh
 	$(Q)sh tests/cross-audit.sh $(CURDIR)/$(BIN) build/det-arm64-O2/run
 

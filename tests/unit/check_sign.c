@@ -64,14 +64,14 @@ spit(const char *path, const void *p, size_t n)
 }
 
 /*
- * The interoperability tests need minisign; make deps installs it, so
+ * The interoperability tests need minisign; make test-deps installs it, so
  * its absence fails the test instead of skipping it.
  */
 static void
 need_minisign(void)
 {
 	if (system("command -v minisign >/dev/null 2>&1") != 0)
-		ck_abort_msg("minisign is not installed: run 'make deps' "
+		ck_abort_msg("minisign is not installed: run 'make test-deps' "
 			     "(the interoperability tests need it)");
 }
 
