@@ -128,3 +128,17 @@ out_has 'evidence consistent'
 set_env '.payload |= (gsub("\\+"; "-") | gsub("/"; "_") | rtrimstr("=") | rtrimstr("="))' url.dsse
 run 0 $RBA verify url.dsse -p k.pub
 out_has 'evidence consistent'
+
+# ---- report of an envelope -----------------------------------------------------
+run 0 $RBA --json report ev.dsse -p k.pub -o ev.html
+ok "report: the envelope verified, its statement drawn" jq_out ".kind == \"audit\" and .verified == true and .key_id == \"$KID\" and .digest == \"sha256:$(sha256sum ev.dsse | cut -c1-64)\""
+ok "report: the page shows the verdict" grep -q 'bit-identical' ev.html
+run 1 $RBA report ev.dsse -p other.pub -o ev-other.html
+err_has "verification failed 'ev.dsse': key id: signed by key $KID, not by key $OKID"
+ok "report: no page of an envelope that does not verify" test ! -e ev-other.html
+run 0 $RBA --json report tampered.dsse -p k.pub -o t.html --unverified
+ok "report --unverified: drawn, with the reason" jq_out '.verified == false and (.reason | startswith("signature: "))'
+run 2 $RBA report bad-b64.dsse -o b.html --unverified
+err_has "payload is not base64"
+run 2 $RBA report ev.dsse -p k.pub -x ev.json.minisig -o x.html
+err_has "a DSSE envelope carries its signature: no -x"
