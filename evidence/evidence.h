@@ -55,6 +55,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/dsse.h"
 #include "common/sign.h"
 #include "evidence/vary_evidence.h"
 #include "common/buf.h"
@@ -419,7 +420,7 @@ struct evidence_verification {
 	/* evidence_verify_dsse: the file is an envelope; the keyid of the
 	 * signature that verified ("" when it named none). */
 	int dsse;
-	char dsse_keyid[257];
+	char dsse_keyid[DSSE_KEYID_MAX + 1];
 };
 
 /*
