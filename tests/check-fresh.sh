@@ -37,7 +37,7 @@ die() {
 	exit 2
 }
 
-# ---- steps: in the new root, the child of its pid namespace's init --------
+# ---- steps: in the new root, the first process of its pid namespace ----
 # The root is pivoted in (below), so this is a root login on a fresh
 # machine: its own /, a /proc of its own pid namespace, and nothing of
 # this one.  bubblewrap can make its namespaces here; in a chroot it
