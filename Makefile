@@ -15,10 +15,19 @@ HARDEN   ?= 1
 
 PKG_LIBS  = libsodium lmdb libzstd yaml-0.1 openblas
 PKG_TEST  = check
-DEB_PKGS  = librsvg2-bin libsodium-dev liblmdb-dev libzstd-dev libyaml-dev libopenblas-dev \
-            check pkg-config lmdb-utils minisign mandoc jq time clang libclang-rt-dev python3-jsonschema \
-            valgrind locales python3-xgboost python3-sklearn bubblewrap gcc libc6-dev git bsdextrautils man-db \
-            chromium poppler-utils faketime
+# The Debian packages each target uses, installed by the target that
+# needs them (as root; otherwise the command is printed): deps (make,
+# make install) the compiler, git and the libraries; demo-deps what
+# make demo runs besides the tool; test-deps what make check's tests
+# run; bench-deps and valgrind-deps theirs.  Each list is complete for
+# its target beyond BUILD_PKGS.
+BUILD_PKGS = gcc libc6-dev pkg-config git libsodium-dev liblmdb-dev libzstd-dev libyaml-dev \
+             libopenblas-dev bubblewrap man-db
+DEMO_PKGS  = minisign jq
+TEST_PKGS  = check locales lmdb-utils minisign mandoc jq clang libclang-rt-dev python3-jsonschema \
+             python3-xgboost python3-sklearn bsdextrautils chromium poppler-utils faketime librsvg2-bin
+BENCH_PKGS = time jq python3-xgboost python3-sklearn python3-pandas bsdextrautils
+VALGRIND_PKGS = valgrind $(TEST_PKGS)
 # A decimal-comma locale: the unit tests parse numbers under it (make
 # test-locale, run by unit; nothing else needs it).
 TEST_LOCALE = de_DE.UTF-8
@@ -89,7 +98,7 @@ UNIT_OBJ    = $(UNIT_SRC:%.c=$(BUILD)/%.o)
 BIN         = $(BUILD)/rebuild-audit
 TEST_BIN    = $(BUILD)/rebuild-audit-test
 
-.PHONY: FORCE all deps check unit check-reasons cli-tests check-deps check-determinism check-arm64 arm64-deps check-flips check-man \
+.PHONY: FORCE all deps demo-deps test-deps bench-deps valgrind-deps uninstall check unit check-reasons cli-tests check-deps check-determinism check-arm64 arm64-deps check-flips check-man \
         check-fleet fleet-deps check-fresh check-exec-attacks test-locale asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay \
         check-crash check-faults check-faults-quick check-concurrency check-hardening valgrind check-external \
         check-interop check-functions check-commits check-quick
@@ -104,7 +113,7 @@ help:
 	@echo 'make check-quick  unit suites and a dozen short CLI scripts (about a minute): the edit-compile-test loop'
 	@echo 'make unit         Check unit tests only'
 	@echo 'make check-reasons  reasons of every model kind on every case of the German sample (MLP: ~10 min; not part of check)'
-	@echo 'make cli-tests    CLI tests only'
+	@echo 'make cli-tests    CLI tests only (CLI_TESTS='"'"'t-exec t-keys'"'"': those)'
 	@echo 'make check-functions  no function over 200 lines, at most 20 over 100 (tests/check-functions.sh -v lists them)'
 	@echo 'make check-commits  commit subjects of at most 72 characters since the rule began'
 	@echo 'make check-exec-attacks  hostile trainers and repositories: each refused in one line or contained'
@@ -124,11 +133,14 @@ help:
 	@echo 'make check-hardening  the binary is PIE, full RELRO, stack-protected and fortified (readelf)'
 	@echo 'make valgrind     CLI tests under valgrind memcheck (VALGRIND_TESTS: a representative subset)'
 	@echo 'make bench        benchmarks (prints figures; not part of check)'
-	@echo 'make deps         install missing Debian packages (as root) or print the command'
+	@echo 'make deps         install the Debian packages the build is missing (as root) or print the command'
 	@echo 'make test-locale  generate the $(TEST_LOCALE) locale of the unit tests (as root) or print the command'
-	@echo 'make install      install the binary, man pages and the fleet glue (Slurm, Kubernetes) under $$(DESTDIR)$$(PREFIX)'
-	@echo 'make check-fresh  a new Debian 12 root (mmdebstrap): the README'"'"'s make demo and make check in it, timed (root; about 20-25 min on 2 cores; not part of check)'
-	@echo 'settings: CC OPT BUILD PREFIX V=1 (verbose) WERROR=-Werror'
+	@echo 'make demo-deps test-deps bench-deps valgrind-deps  install what make demo, check, bench, valgrind use (as root) or print the command'
+	@echo 'make install      install the binary, man pages, evidence schemas and the fleet glue (Slurm, Kubernetes) under $$(DESTDIR)$$(PREFIX)'
+	@echo 'make uninstall    remove exactly what make install put under $$(DESTDIR)$$(PREFIX)'
+	@echo 'make check-fresh  a new Debian 12 root (mmdebstrap, pivoted in): the README'"'"'s make demo and make check in it, timed (root; ~25 min; not part of check)'
+	@echo '                  FRESH_CHECK='"'"'unit CK_RUN_SUITE=exec; cli-tests CLI_TESTS=t-exec'"'"': those make command lines instead'
+	@echo 'settings: CC OPT BUILD PREFIX DESTDIR V=1 (verbose) WERROR=-Werror CLI_TESTS FRESH_CHECK'
 
 # $(call pkg_missing,PACKAGES): shell that sets $missing to the packages
 # of the list dpkg does not have installed (" a b", or empty).
@@ -152,16 +164,29 @@ pkg_install = $(call pkg_missing,$(2)); \
 	  fi; \
 	fi
 
-# deps: find what is missing; install it as root, otherwise say how.
+# deps: find what the build is missing; install it as root, otherwise
+# say how.
 deps:
-	@$(call pkg_install,deps,$(DEB_PKGS)); \
-	pkg-config --exists $(PKG_LIBS) $(PKG_TEST) || \
-	  { echo "deps: pkg-config cannot find: $$(for l in $(PKG_LIBS) $(PKG_TEST); do pkg-config --exists $$l || printf '%s ' $$l; done)" >&2; exit 2; }
+	@$(call pkg_install,deps,$(BUILD_PKGS)); \
+	pkg-config --exists $(PKG_LIBS) || \
+	  { echo "deps: pkg-config cannot find: $$(for l in $(PKG_LIBS); do pkg-config --exists $$l || printf '%s ' $$l; done)" >&2; exit 2; }
+
+# What make demo, make check, make bench and make valgrind use besides
+# the build, each list by itself.
+demo-deps: | $(BUILD)/.deps-ok
+	@$(call pkg_install,demo-deps,$(DEMO_PKGS))
+test-deps: | $(BUILD)/.deps-ok
+	@$(call pkg_install,test-deps,$(TEST_PKGS)); \
+	pkg-config --exists $(PKG_TEST) || { echo "test-deps: pkg-config cannot find: $(PKG_TEST)" >&2; exit 2; }
+bench-deps: | $(BUILD)/.deps-ok
+	@$(call pkg_install,bench-deps,$(BENCH_PKGS))
+valgrind-deps: | $(BUILD)/.deps-ok
+	@$(call pkg_install,valgrind-deps,$(VALGRIND_PKGS))
 
 # test-locale: the $(TEST_LOCALE) locale of the unit tests, generated as
 # root (uncommented in /etc/locale.gen, so a later locale-gen keeps it),
 # otherwise the command to run is printed.
-test-locale: | $(BUILD)/.deps-ok
+test-locale: test-deps
 	@if ! locale -a 2>/dev/null | grep -qix '$(subst .UTF-8,.utf-\?8,$(TEST_LOCALE))'; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "test-locale: generating the $(TEST_LOCALE) locale"; \
@@ -215,7 +240,7 @@ $(BUILD)/%.o: %.c $(BUILD)/.settings | $(BUILD)/.deps-ok
 	@[ "$(V)" = 1 ] || echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/.settings | $(BUILD)/.deps-ok
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/.settings | $(BUILD)/.deps-ok test-deps
 	@mkdir -p $(dir $@)
 	@[ "$(V)" = 1 ] || echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHK_CFLAGS) -MMD -MP -c $< -o $@
@@ -249,7 +274,7 @@ $(TEST_BIN): $(LIB_OBJ) $(BUILD)/cli/main.o $(BUILD)/tests/helper/seams.o
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/check_runner: $(UNIT_OBJ) $(LIB_OBJ) $(BUILD)/store/store_debug.o
+$(BUILD)/check_runner: $(UNIT_OBJ) $(LIB_OBJ) $(BUILD)/store/store_debug.o | test-deps
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(CHK_LDLIBS) $(LDLIBS_ALL)
 
@@ -265,8 +290,10 @@ check-reasons: $(BUILD)/check_runner
 	$(Q)cd tests/unit && RBA_EXPLAIN_MLP_CASES=all CK_RUN_SUITE=artifact CK_RUN_CASE=reasons \
 	  ../../$(BUILD)/check_runner
 
-cli-tests: $(BIN) $(TEST_BIN) $(BUILD)/flips
-	$(Q)RBA_BIN=$(CURDIR)/$(BIN) RBA_TEST_BIN=$(CURDIR)/$(TEST_BIN) FLIPS_BIN=$(CURDIR)/$(BUILD)/flips sh tests/cli/run.sh
+# CLI_TESTS='t-exec t-keys': those scripts only.
+CLI_TESTS ?=
+cli-tests: $(BIN) $(TEST_BIN) $(BUILD)/flips test-deps
+	$(Q)RBA_BIN=$(CURDIR)/$(BIN) RBA_TEST_BIN=$(CURDIR)/$(TEST_BIN) FLIPS_BIN=$(CURDIR)/$(BUILD)/flips sh tests/cli/run.sh $(CLI_TESTS)
 
 # The byte-flip sweep harness (tests/flips.c): plain C, no project code.
 $(BUILD)/flips: tests/flips.c $(BUILD)/.settings | $(BUILD)/.deps-ok
@@ -274,7 +301,7 @@ $(BUILD)/flips: tests/flips.c $(BUILD)/.settings | $(BUILD)/.deps-ok
 	$(Q)$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(WARN) $(WERROR) -o $@ $<
 
 # Every offset of the sweep store, bits 0 and 7 (make check runs 2,000).
-check-flips: $(BIN) $(BUILD)/flips
+check-flips: $(BIN) $(BUILD)/flips test-deps
 	$(Q)RBA_BIN=$(CURDIR)/$(BIN) FLIPS_BIN=$(CURDIR)/$(BUILD)/flips FLIPS_OFFSETS=all \
 	  sh tests/cli/run.sh t-flips
 
@@ -288,7 +315,7 @@ $(BUILD)/killafter: tests/killafter.c $(BUILD)/.settings | $(BUILD)/.deps-ok
 	@[ "$(V)" = 1 ] || echo "  CC      $<"
 	$(Q)$(CC) $(HELPER_CFLAGS) -o $@ $<
 
-check-crash: $(BIN) $(BUILD)/killafter
+check-crash: $(BIN) $(BUILD)/killafter test-deps
 	$(Q)RBA=$(CURDIR)/$(BIN) KILLAFTER=$(CURDIR)/$(BUILD)/killafter sh tests/crash.sh $(N)
 
 # The preload library (all three kinds), and for a binary under ASan the
@@ -305,10 +332,10 @@ $(BUILD)/rebuild-audit-faults: $(LIB_OBJ) $(BUILD)/cli/main.o $(BUILD)/tests/fau
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc -o $@ $^ $(LDLIBS_ALL)
 
-check-faults-quick: $(BIN) $(BUILD)/faults.so
+check-faults-quick: $(BIN) $(BUILD)/faults.so test-deps
 	$(Q)RBA=$(CURDIR)/$(BIN) FAULTS_SO=$(CURDIR)/$(BUILD)/faults.so sh tests/faults.sh 4
 
-check-faults: $(BIN) $(BUILD)/faults.so
+check-faults: $(BIN) $(BUILD)/faults.so test-deps
 	$(Q)RBA=$(CURDIR)/$(BIN) FAULTS_SO=$(CURDIR)/$(BUILD)/faults.so sh tests/faults.sh $(FAULTS_SLICE)
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' HARDEN=0 \
 	  EXTRA_CFLAGS='-fsanitize=address,undefined -fno-sanitize-recover=all' \
@@ -325,13 +352,13 @@ check-hardening: $(BIN)
 # history chain, disputes, scoring) that times no kill and generates no
 # megabytes of input.  VALGRIND_TESTS='t-...' chooses others.
 VALGRIND_TESTS ?= t-invalid t-history t-score t-dispute t-keys t-xgboost
-valgrind: $(BIN)
+valgrind: $(BIN) valgrind-deps
 	$(Q)for t in $(VALGRIND_TESTS); do \
 	  RBA_BIN=$(CURDIR)/tests/valgrind-rba.sh RBA_REAL_BIN=$(CURDIR)/$(BIN) RBA_SLOW=1 \
 	    sh tests/cli/run.sh $$t || exit 1; done
 
 ROUNDS ?= 50
-check-concurrency: $(BIN)
+check-concurrency: $(BIN) test-deps
 	$(Q)RBA=$(CURDIR)/$(BIN) sh tests/concurrency.sh $(ROUNDS) 16
 
 # The include ladder: a folder may include only folders to its right.
@@ -351,10 +378,9 @@ CHECK_QUICK_TESTS ?= t-invalid t-keys t-output t-range t-small t-lock t-messages
 check-quick: $(BIN) $(TEST_BIN) $(BUILD)/check_runner test-locale
 	$(Q)sh tests/check-deps.sh $(BIN)
 	$(Q)cd tests/unit && CK_DEFAULT_TIMEOUT=120 ../../$(BUILD)/check_runner
-	$(Q)for t in $(CHECK_QUICK_TESTS); do \
-	  RBA_BIN=$(CURDIR)/$(BIN) RBA_TEST_BIN=$(CURDIR)/$(TEST_BIN) sh tests/cli/run.sh $$t | tail -n 1 || exit 1; done
+	$(Q)RBA_BIN=$(CURDIR)/$(BIN) RBA_TEST_BIN=$(CURDIR)/$(TEST_BIN) sh tests/cli/run.sh $(CHECK_QUICK_TESTS)
 
-check-man: $(BIN)
+check-man: $(BIN) test-deps
 	$(Q)sh tests/check-man.sh $(BIN)
 
 # Starts munged, slurmctld and slurmd as root in a temporary directory
@@ -363,10 +389,10 @@ check-fleet: $(BIN) fleet-deps
 	$(Q)sh tests/check-fleet.sh $(CURDIR)/$(BIN)
 
 # The hostile trainers and repositories of tests/attacks/ (make check).
-check-exec-attacks: $(BIN)
+check-exec-attacks: $(BIN) test-deps
 	$(Q)RBA_BIN=$(CURDIR)/$(BIN) RBA_TESTS=$(CURDIR)/tests/attacks sh tests/cli/run.sh
 
-check-determinism: $(BIN)
+check-determinism: $(BIN) test-deps
 	$(Q)sh tests/determinism.sh
 
 # arm64: cross-built (gcc -O0, -O2, -O3) against Debian's arm64 libraries
@@ -379,11 +405,11 @@ ARM64_PKGS = gcc-aarch64-linux-gnu qemu-user libc6-dev:arm64 libsodium-dev:arm64
 arm64-deps: | $(BUILD)/.deps-ok
 	@$(call pkg_install,arm64-deps,$(ARM64_PKGS),--no-remove,dpkg --add-architecture arm64)
 
-check-arm64: arm64-deps $(BIN)
+check-arm64: arm64-deps test-deps $(BIN)
 	$(Q)RBA_DET_BUILDS='arm64-O0 arm64-O2 arm64-O3' sh tests/determinism.sh
 	$(Q)sh tests/cross-audit.sh $(CURDIR)/$(BIN) build/det-arm64-O2/run
 
-check:
+check: test-deps
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror all $(BUILD)/check_runner
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man unit cli-tests check-exec-attacks
 	$(Q)$(MAKE) --no-print-directory check-interop
@@ -417,7 +443,7 @@ $(BUILD)/bench_tlog: $(BUILD)/bench/bench_tlog.o $(LIB_OBJ)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-bench: $(BIN) $(BUILD)/bench_score $(BUILD)/bench_xgb $(BUILD)/bench_csv $(BUILD)/bench_tlog
+bench: bench-deps $(BIN) $(BUILD)/bench_score $(BUILD)/bench_xgb $(BUILD)/bench_csv $(BUILD)/bench_tlog
 	$(Q)RBA_BENCH_SCORE=$(CURDIR)/$(BUILD)/bench_score RBA_BENCH_XGB=$(CURDIR)/$(BUILD)/bench_xgb RBA_BENCH_CSV=$(CURDIR)/$(BUILD)/bench_csv \
 	  RBA_BENCH_TLOG=$(CURDIR)/$(BUILD)/bench_tlog \
 	  sh bench/run.sh $(CURDIR)/$(BIN)
@@ -441,7 +467,7 @@ $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB_OBJ)
 .PRECIOUS: $(BUILD)/tests/fuzz/%.o
 fuzz-bins: $(FUZZ_BINS)
 
-fuzz-build:
+fuzz-build: test-deps
 	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) WERROR= HARDEN=0 \
 	  OPT='-O1 -g -fno-omit-frame-pointer' FPFLAGS='-ffp-contract=off -fno-fast-math' \
 	  EXTRA_CFLAGS='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' \
@@ -457,15 +483,19 @@ fuzz-replay: fuzz-build $(BIN)
 
 
 # ./rebuild-audit too: the README's Quick start runs it after make demo.
-demo: $(BIN) rebuild-audit
+demo: $(BIN) rebuild-audit demo-deps
 	$(Q)sh tests/demo.sh $(CURDIR)/$(BIN)
 
 # The README's set-up on a new Debian 12 root (mmdebstrap --variant=apt,
-# chroot): apt-get install make, then make demo and make check in a clone
-# of HEAD, timed; then make install and man rebuild-audit.  As root; not
-# part of check (about 20-25 min on 2 cores).
+# pivoted in with unshare and pivot_root, so bubblewrap works in it):
+# apt-get install make, then make demo and make check in a clone of HEAD,
+# timed; then make install, man rebuild-audit and make uninstall.  As
+# root; not part of check (~25 min on 2 cores).  FRESH_CHECK: other make
+# command lines instead of "demo; check", separated by ';', e.g.
+# FRESH_CHECK='unit CK_RUN_SUITE=exec; cli-tests CLI_TESTS=t-exec'.
+FRESH_CHECK ?= demo; check
 check-fresh:
-	$(Q)sh tests/check-fresh.sh
+	$(Q)RBA_FRESH_CHECK='$(FRESH_CHECK)' sh tests/check-fresh.sh
 
 # The fleet glue: the Slurm submit script in bin/ (its manual,
 # rebuild-audit-fleet-submit(1), with the other pages), its .sbatch files in
@@ -473,17 +503,34 @@ check-fresh:
 # share/rebuild-audit/kubernetes/.  The submit script finds them, and
 # the rebuild-audit beside it, from its own resolved location (readlink
 # -f: a symlink to it works), so the tree may be installed under DESTDIR
-# and moved.
+# and moved.  The JSON schemas of the evidence statements go to
+# share/rebuild-audit/schemas/.  make uninstall removes exactly these
+# files, then the directories of share/rebuild-audit and share/man's man1
+# and man5 when that leaves them empty (bin/ and share/man stay).
 SHARE_DIR = $(DESTDIR)$(PREFIX)/share/rebuild-audit
+MAN1 = $(notdir $(wildcard man/*.1))
+MAN5 = $(notdir $(wildcard man/*.5))
+SLURM_FILES = $(notdir $(wildcard contrib/slurm/*.sbatch))
+K8S_FILES = $(notdir $(wildcard contrib/kubernetes/*.yaml)) README
+SCHEMAS = $(notdir $(wildcard fixtures/evidence/*.schema.json))
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
-	  $(SHARE_DIR)/slurm $(SHARE_DIR)/kubernetes
+	  $(SHARE_DIR)/slurm $(SHARE_DIR)/kubernetes $(SHARE_DIR)/schemas
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rebuild-audit
-	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 644 $(MAN1:%=man/%) $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 $(MAN5:%=man/%) $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 755 contrib/slurm/rebuild-audit-fleet-submit $(DESTDIR)$(PREFIX)/bin/rebuild-audit-fleet-submit
-	install -m 644 contrib/slurm/*.sbatch $(SHARE_DIR)/slurm
-	install -m 644 contrib/kubernetes/*.yaml contrib/kubernetes/README $(SHARE_DIR)/kubernetes
+	install -m 644 $(SLURM_FILES:%=contrib/slurm/%) $(SHARE_DIR)/slurm
+	install -m 644 $(K8S_FILES:%=contrib/kubernetes/%) $(SHARE_DIR)/kubernetes
+	install -m 644 $(SCHEMAS:%=fixtures/evidence/%) $(SHARE_DIR)/schemas
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/rebuild-audit $(DESTDIR)$(PREFIX)/bin/rebuild-audit-fleet-submit \
+	  $(MAN1:%=$(DESTDIR)$(PREFIX)/share/man/man1/%) $(MAN5:%=$(DESTDIR)$(PREFIX)/share/man/man5/%) \
+	  $(SLURM_FILES:%=$(SHARE_DIR)/slurm/%) $(K8S_FILES:%=$(SHARE_DIR)/kubernetes/%) \
+	  $(SCHEMAS:%=$(SHARE_DIR)/schemas/%)
+	-rmdir $(SHARE_DIR)/slurm $(SHARE_DIR)/kubernetes $(SHARE_DIR)/schemas $(SHARE_DIR) \
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 2>/dev/null
 
 clean:
 	rm -rf build rebuild-audit

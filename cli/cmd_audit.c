@@ -601,8 +601,20 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 	if ((err = cmd_audit_names(&run)) != 0)
 		goto out;
 	if (run.a.list) {
-		for (size_t i = 0; i < run.n; i++)
-			printf("%s\n", run.names[i]);
+		if (ctx->json)
+			printf("{\"split\": \"%s\", \"shard\": %u, \"shards\": %u, "
+			       "\"versions\": [", run.a.split == FLEET_SPLIT_HASH ?
+			       "hash" : "balanced", run.a.k, run.a.n);
+		for (size_t i = 0; i < run.n; i++) {
+			if (!ctx->json) {
+				printf("%s\n", run.names[i]);
+				continue;
+			}
+			fputs(i ? ", " : "", stdout);
+			rba_json_fput_str(stdout, run.names[i]);
+		}
+		if (ctx->json)
+			fputs("]}\n", stdout);
 		err = run.status;
 		goto out;
 	}

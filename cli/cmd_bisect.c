@@ -72,20 +72,66 @@ bisect_seeds(struct cli_ctx *ctx, const struct bargs *a, const struct pins *pa,
 	return 0;
 }
 
-/* The edits, for the lines of the search. */
+/* The edits, for the lines of the search; json: the document under
+ * --json, NULL for text. */
 struct told {
 	const struct fx_edit *edits;
 	size_t n;
+	struct rba_buf *json;
+	size_t nsteps, shortest;
+	unsigned prefix_evals;
 };
+
+/* Under --json: the edits as members of the document. */
+static void
+edits_json(struct rba_buf *b, const struct fx_edit *edits, size_t n)
+{
+	rba_buf_printf(b, "{\"edits\": [");
+	for (size_t i = 0; i < n; i++) {
+		rba_buf_printf(b, "%s{", i ? ", " : "");
+		rba_json_kv_str(b, "path", edits[i].path, 1);
+		rba_json_kv_str(b, "base", edits[i].base, 1);
+		rba_json_kv_str(b, "cand", edits[i].cand, 0);
+		rba_buf_printf(b, "}");
+	}
+	rba_buf_printf(b, "], \"steps\": [");
+}
+
+/* Under --json: one evaluation in "steps". */
+static void
+step_json(struct told *t, const struct fx_bisect_step *s)
+{
+	static const char *const kinds[] = { "all", "prefix", "confirm" };
+	struct rba_buf *b = t->json;
+
+	rba_buf_printf(b, "%s{", t->nsteps++ ? ", " : "");
+	rba_json_kv_u64(b, "eval", s->eval, 1);
+	rba_json_kv_str(b, "kind", s->kind == FX_BISECT_ALL ? kinds[0] :
+			s->kind == FX_BISECT_PREFIX ? kinds[1] : kinds[2], 1);
+	rba_json_kv_u64(b, "prefix", s->kind == FX_BISECT_ALL ? t->n : s->k, 1);
+	rba_json_kv_str(b, "edit", s->kind == FX_BISECT_ALL ? NULL :
+			t->edits[s->last].path, 1);
+	rba_json_kv_bool(b, "valid", s->valid, 1);
+	if (!s->valid)
+		rba_json_kv_str(b, "reason", s->reason, 1);
+	rba_json_kv_str(b, "metric", fx_metric_name(s->value.metric), 1);
+	rba_json_kv_num(b, "value", s->value.value, 1);
+	rba_json_kv_bool(b, "pass", s->valid && s->value.pass, 0);
+	rba_buf_printf(b, "}");
+}
 
 /* Each evaluation as the search makes it. */
 static void
 print_step(void *c, const struct fx_bisect_step *s)
 {
-	const struct told *t = c;
+	struct told *t = c;
 	const char *res = s->valid && s->value.pass ? "pass" : "FAIL";
 	const char *metric = fx_metric_name(s->value.metric);
 
+	if (t->json != NULL) {
+		step_json(t, s);
+		return;
+	}
 	if (!s->valid)
 		printf("  %s: the edits do not make a valid pins file: %s\n",
 		       s->label, s->reason);
@@ -104,19 +150,26 @@ print_step(void *c, const struct fx_bisect_step *s)
 static void
 print_found(void *c, size_t shortest, unsigned prefix_evals)
 {
-	(void)c;
+	struct told *t = c;
+
+	if (t->json != NULL) {
+		t->shortest = shortest;
+		t->prefix_evals = prefix_evals;
+		return;
+	}
 	printf("shortest failing prefix: %zu edits, after %u prefix "
 	       "evaluations\n",
 	       shortest, prefix_evals);
 }
 
-/* The search, told as it goes; the exit status of bisect. */
+/* The search, told as it goes (under --json, into json); the exit
+ * status of bisect. */
 static int
 run_search(struct cli_ctx *ctx, const struct bargs *a, const struct pins *pa,
 	   const struct fx_gate *g, const struct fx_edit *edits, size_t n,
-	   const uint64_t *seeds, size_t nseeds)
+	   const uint64_t *seeds, size_t nseeds, struct rba_buf *json)
 {
-	struct told t = { edits, n };
+	struct told t = { edits, n, json, 0, 0, 0 };
 	struct fx_bisect_plan plan;
 	struct fx_bisect_hooks hooks = { print_step, print_found, &t,
 					 cli_fx_progress(ctx) };
@@ -136,6 +189,24 @@ run_search(struct cli_ctx *ctx, const struct bargs *a, const struct pins *pa,
 	cli_fx_store(ctx, &st);
 	if ((err = fx_bisect_run(&st, &plan, &hooks, &res, &f)) != 0)
 		return cli_fx_fail(ctx, &f, err);
+	if (json != NULL) {
+		if (res.passes) {
+			/* the first evaluation passed: no prefix search */
+			rba_buf_printf(json, "], \"result\": \"passes\"}\n");
+			return 1;
+		}
+		c = &edits[res.culprit];
+		rba_buf_printf(json, "], \"shortest_failing_prefix\": %zu, "
+			       "\"prefix_evaluations\": %u, \"result\": \"culprit\", "
+			       "\"culprit\": {", t.shortest, t.prefix_evals);
+		rba_json_kv_str(json, "path", c->path, 1);
+		rba_json_kv_str(json, "base", c->base, 1);
+		rba_json_kv_str(json, "cand", c->cand, 1);
+		rba_json_kv_bool(json, "confirmed", res.confirmed, 0);
+		rba_buf_printf(json, "}, \"evaluations\": %u}\n",
+			       res.prefix_evals + 1);
+		return res.confirmed ? 0 : 1;
+	}
 	if (res.passes) {
 		printf("the candidate passes the gate: nothing to bisect\n");
 		return 1;
@@ -183,15 +254,34 @@ cmd_bisect(struct cli_ctx *ctx, int argc, char **argv)
 		goto done;
 	}
 	if (nedits == 0) {
-		printf("no edits: the two pins files are the same model\n");
+		if (ctx->json)
+			printf("{\"edits\": [], \"result\": \"no-edits\"}\n");
+		else
+			printf("no edits: the two pins files are the same model\n");
 		status = 1;
+		goto done;
+	}
+	if (ctx->json) {
+		struct rba_buf b;
+
+		rba_buf_init(&b);
+		edits_json(&b, edits, nedits);
+		status = run_search(ctx, &a, pa, &g, edits, nedits, seeds,
+				    nseeds, &b);
+		/* a document only for an answer (0 or 1); after a failure
+		 * the diagnostic is the output */
+		if (status != 2 && rba_buf_status(&b) != 0)
+			status = cli_fail("cannot bisect", a.cand, RBA_E_NOMEM, NULL);
+		else if (status != 2)
+			fwrite(b.p, 1, b.len, stdout);
+		rba_buf_release(&b);
 		goto done;
 	}
 	printf("%zu edits, in canonical order:\n", nedits);
 	for (size_t i = 0; i < nedits; i++)
 		printf("  %zu. %s: %s -> %s\n", i + 1, edits[i].path,
 		       edits[i].base, edits[i].cand);
-	status = run_search(ctx, &a, pa, &g, edits, nedits, seeds, nseeds);
+	status = run_search(ctx, &a, pa, &g, edits, nedits, seeds, nseeds, NULL);
 done:
 	free(edits);
 	free(seeds);

@@ -3,13 +3,18 @@
  * file of one audit (evidence/evidence.h, rebuild-audit-evidence(5)).
  *
  *   export VERSION -k KEY -o FILE [--audit ID|latest]
- *          [--passphrase-file F] [--include-inputs] [--cases] [--force]
+ *          [--passphrase-file F] [--include-inputs] [--cases] [--dsse]
+ *          [--force]
+ *
+ * --dsse: FILE is a DSSE envelope of the statement (common/dsse.h), its
+ * own signature; no FILE.minisig.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dsse.h"
 #include "evidence/checkpoint.h"
 #include "evidence/evidence.h"
 #include "common/sign.h"
@@ -39,7 +44,7 @@ parse_audit_id(const char *s, uint64_t *out)
 
 /* What export wrote, as text or JSON. */
 static void
-export_print(struct cli_ctx *ctx, const char *out,
+export_print(struct cli_ctx *ctx, const char *out, int dsse,
 	     const struct evidence_result *res)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1], head[RBA_DIGEST_TEXT_LEN + 1];
@@ -53,7 +58,11 @@ export_print(struct cli_ctx *ctx, const char *out,
 		fputs("{\"file\": ", stdout);
 		rba_json_fput_str(stdout, out);
 		fputs(", \"signature\": ", stdout);
-		rba_json_fput_str(stdout, sigpath);
+		if (dsse)
+			fputs("null, \"envelope\": \"dsse\", \"payload_type\": \""
+			      DSSE_TYPE_INTOTO "\"", stdout);
+		else
+			rba_json_fput_str(stdout, sigpath);
 		printf(", \"digest\": \"%s\", \"size\": %zu, \"version\": ", hex,
 		       res->size);
 		rba_json_fput_str(stdout, res->sum.version);
@@ -61,7 +70,10 @@ export_print(struct cli_ctx *ctx, const char *out,
 		       "\"inputs_included\": %s, \"trusted_comment\": ",
 		       (unsigned long long)res->sum.audit_id, res->sum.time_text,
 		       res->sum.verdict, res->sum.inputs_included ? "true" : "false");
-		rba_json_fput_str(stdout, res->trusted_comment);
+		if (dsse)
+			fputs("null", stdout);
+		else
+			rba_json_fput_str(stdout, res->trusted_comment);
 		printf(", \"history_head\": {\"id\": %llu, \"digest\": \"%s\"}",
 		       (unsigned long long)res->sum.head_id, head);
 		cli_declared_json(&res->sum);
@@ -75,7 +87,11 @@ export_print(struct cli_ctx *ctx, const char *out,
 		fputs("}\n", stdout);
 	} else if (!ctx->quiet) {
 		printf("evidence: %s (%zu bytes, %s)\n", out, res->size, hex);
-		printf("signature: %s%s\n", out, EVIDENCE_SIG_SUFFIX);
+		if (dsse)
+			printf("signature: in the file, a DSSE envelope (payloadType "
+			       DSSE_TYPE_INTOTO ")\n");
+		else
+			printf("signature: %s%s\n", out, EVIDENCE_SIG_SUFFIX);
 		printf("audit %llu of version %s at %s: %s%s\n",
 		       (unsigned long long)res->sum.audit_id, res->sum.version,
 		       res->sum.time_text, res->sum.verdict,
@@ -201,6 +217,10 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 			rq.force = 1;
 			continue;
 		}
+		if (opts && strcmp(a, "--dsse") == 0) {
+			rq.dsse = 1;
+			continue;
+		}
 		if (opts && a[0] == '-' && a[1] != '\0')
 			return cli_usage(ctx, "unknown option '%s'", a);
 		if (version != NULL)
@@ -213,6 +233,9 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_usage(ctx, "-k KEY is required");
 	if (out == NULL || out[0] == '\0')
 		return cli_usage(ctx, "-o FILE is required");
+	if (vary && rq.dsse)
+		return cli_usage(ctx, "--dsse wraps audit evidence; --vary writes a "
+				 "minisign pair");
 	if (vary)
 		return export_vary(ctx, version, vary_run, keypath, passfile, out,
 				   rq.force, rq.include_cases || rq.include_inputs ||
@@ -258,7 +281,7 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 
-	export_print(ctx, out, res);
+	export_print(ctx, out, rq.dsse, res);
 	status = 0;
 out:
 	free(res);

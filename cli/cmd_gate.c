@@ -92,6 +92,21 @@ calibrate(struct cli_ctx *ctx, int argc, char **argv)
 	rba_detail_clear(&d);
 	if ((err = fx_gate_write(out, &g, force ? RBA_OUTPUT_FORCE : 0, &d)) != 0)
 		return cli_fail("cannot write gate", out, err, &d);
+	if (ctx->json) {
+		fputs("{\"gate\": ", stdout);
+		rba_json_fput_str(stdout, out);
+		printf(", \"metric\": \"%s\", \"op\": \"%s\", \"threshold\": ",
+		       fx_metric_name(g.metric), gate_op(&g, 1));
+		rba_json_fput_num(stdout, g.threshold);
+		fputs(", \"median\": ", stdout);
+		rba_json_fput_num(stdout, g.median);
+		fputs(", \"k\": ", stdout);
+		rba_json_fput_num(stdout, g.k);
+		fputs(", \"spread\": ", stdout);
+		rba_json_fput_num(stdout, g.spread);
+		printf(", \"seeds\": %" PRIu64 "}\n", g.seeds);
+		return 0;
+	}
 	printf("gate %s: %s %s %.6g (median %.6g %c %g x spread %.4g, "
 	       "%" PRIu64 " seeds)\n",
 	       out, fx_metric_name(g.metric), gate_op(&g, 1), g.threshold,
@@ -141,12 +156,50 @@ gate_opts(struct cli_ctx *ctx, int argc, char **argv, struct gopts *o)
 	return -1;
 }
 
-/* The decision line of gate check: exit 0 pass, 1 fail. */
-static int
-print_decision(const char *target, const struct fx_gate *g,
-	       const struct fx_gate_value *v)
+/*
+ * The seeds' values of a trained target as JSON members ("seeds": [...],
+ * then ", "), pass NULL for gate check; nothing without a sweep.
+ */
+static void
+seeds_json(const struct fx_gate *g, const struct fx_sweep *sw,
+	   const unsigned char *pass)
 {
-	if (v->n == 1)
+	if (sw == NULL)
+		return;
+	fputs("\"seeds\": [", stdout);
+	for (size_t i = 0; i < sw->n; i++) {
+		printf("%s{\"seed\": %" PRIu64 ", \"value\": ", i ? ", " : "",
+		       sw->seeds[i]);
+		rba_json_fput_num(stdout, fx_metric_of(&sw->runs[i], g->metric));
+		if (pass != NULL)
+			printf(", \"pass\": %s", pass[i] ? "true" : "false");
+		fputs("}", stdout);
+	}
+	fputs("], ", stdout);
+}
+
+/* The decision line of gate check: exit 0 pass, 1 fail.  Under --json
+ * one document: the seeds' values (sw, when trained), the value, the
+ * threshold and "pass". */
+static int
+print_decision(struct cli_ctx *ctx, const char *target,
+	       const struct fx_gate *g, const struct fx_gate_value *v,
+	       const struct fx_sweep *sw)
+{
+	if (ctx->json) {
+		fputs("{\"target\": ", stdout);
+		rba_json_fput_str(stdout, target);
+		fputs(", ", stdout);
+		seeds_json(g, sw, NULL);
+		printf("\"metric\": \"%s\", \"value\": ", fx_metric_name(v->metric));
+		rba_json_fput_num(stdout, v->value);
+		printf(", \"n\": %zu, \"op\": \"%s\", \"threshold\": ", v->n,
+		       gate_op(g, v->pass));
+		rba_json_fput_num(stdout, g->threshold);
+		fputs(", \"direction\": ", stdout);
+		rba_json_fput_str(stdout, fx_gate_direction(g));
+		printf(", \"pass\": %s}\n", v->pass ? "true" : "false");
+	} else if (v->n == 1)
 		printf("%s: %s %.6g %s threshold %.6g (%s): %s\n", target,
 		       fx_metric_name(v->metric), v->value, gate_op(g, v->pass),
 		       g->threshold, fx_gate_direction(g),
@@ -176,7 +229,7 @@ check_stored(struct cli_ctx *ctx, const struct gopts *o,
 	store_txn_abort(txn);
 	if (err)
 		return cli_fx_fail(ctx, &f, err);
-	return print_decision(o->target, g, &v);
+	return print_decision(ctx, o->target, g, &v, NULL);
 }
 
 /* The pins of o->target trained at its seeds (default: the pins' own). */
@@ -227,13 +280,26 @@ validate(struct cli_ctx *ctx, const struct gopts *o, const struct fx_gate *g,
 		free(pass);
 		return cli_fx_fail(ctx, &f, err);
 	}
+	max = o->has_max ? o->max_alarms : fx_gate_alarms_allowed(sw->n);
+	if (ctx->json) {
+		fputs("{\"target\": ", stdout);
+		rba_json_fput_str(stdout, o->target);
+		fputs(", ", stdout);
+		seeds_json(g, sw, pass);
+		free(pass);
+		printf("\"false_alarms\": %zu, \"allowed\": %" PRIu64 ", "
+		       "\"metric\": \"%s\", \"op\": \"%s\", \"threshold\": ",
+		       alarms, max, fx_metric_name(g->metric), gate_op(g, 1));
+		rba_json_fput_num(stdout, g->threshold);
+		printf(", \"pass\": %s}\n", alarms <= max ? "true" : "false");
+		return alarms <= max ? 0 : 1;
+	}
 	for (size_t i = 0; i < sw->n; i++)
 		printf("  seed %-6" PRIu64 " %s %.6g %s\n", sw->seeds[i],
 		       fx_metric_name(g->metric),
 		       fx_metric_of(&sw->runs[i], g->metric),
 		       pass[i] ? "pass" : "FAIL");
 	free(pass);
-	max = o->has_max ? o->max_alarms : fx_gate_alarms_allowed(sw->n);
 	printf("false alarms %zu/%zu on healthy seeds (allowed %" PRIu64
 	       "); gate %s %s %.6g\n",
 	       alarms, sw->n, max, fx_metric_name(g->metric), gate_op(g, 1),
@@ -252,11 +318,11 @@ check_trained(struct cli_ctx *ctx, const struct gopts *o,
 
 	if ((err = fx_gate_decide(g, sw->runs, sw->n, o->target, &v, &f)))
 		return cli_fx_fail(ctx, &f, err);
-	for (size_t i = 0; i < sw->n; i++)
+	for (size_t i = 0; !ctx->json && i < sw->n; i++)
 		printf("  seed %-6" PRIu64 " %s %.6g\n", sw->seeds[i],
 		       fx_metric_name(g->metric),
 		       fx_metric_of(&sw->runs[i], g->metric));
-	return print_decision(o->target, g, &v);
+	return print_decision(ctx, o->target, g, &v, sw);
 }
 
 static int

@@ -242,8 +242,19 @@ log_vkey(struct cli_ctx *ctx, const struct log_args *a)
 		return cli_fail("bad origin", origin, err, &d);
 	rba_buf_init(&b);
 	note_verifier_format(&v, &b);
-	if ((err = rba_buf_status(&b)) == 0)
+	if ((err = rba_buf_status(&b)) == 0 && ctx->json) {
+		char id[SIGN_KEYID_TEXT_LEN + 1];
+
+		sign_keyid_format(pub.keyid, id);
+		rba_buf_cstr(&b);
+		fputs("{\"vkey\": ", stdout);
+		rba_json_fput_str(stdout, (const char *)b.p);
+		fputs(", \"origin\": ", stdout);
+		rba_json_fput_str(stdout, origin);
+		printf(", \"key_id\": \"%s\"}\n", id);
+	} else if (err == 0) {
 		printf("%.*s\n", (int)b.len, (const char *)b.p);
+	}
 	rba_buf_release(&b);
 	return err ? cli_fail("cannot print verifier key", a->pub, err, NULL) : 0;
 }
@@ -296,9 +307,16 @@ log_checkpoint(struct cli_ctx *ctx, const struct log_args *a)
 	}
 	err = ck_write(a->out, a->force, &b, "cannot write checkpoint");
 	rba_buf_release(&b);
-	if (err == 0 && !ctx->quiet && strcmp(a->out, "-") != 0)
+	if (err == 0 && ctx->json && strcmp(a->out, "-") != 0) {
+		fputs("{\"checkpoint\": ", stdout);
+		rba_json_fput_str(stdout, a->out);
+		printf(", \"tree_size\": %llu, \"origin\": ", (unsigned long long)ck.size);
+		rba_json_fput_str(stdout, ck.origin);
+		fputs("}\n", stdout);
+	} else if (err == 0 && !ctx->quiet && strcmp(a->out, "-") != 0) {
 		printf("checkpoint: %s, %llu records of %s\n", a->out,
 		       (unsigned long long)ck.size, ck.origin);
+	}
 	return err;
 }
 
@@ -504,6 +522,29 @@ log_watch(struct cli_ctx *ctx, const struct log_args *a)
 		err = cli_fail("cannot watch the log", ctx->store_path, err, &d);
 		goto out;
 	}
+	rba_b64_encode(c.ck.root.b, RBA_DIGEST_LEN, b1);
+	if (ctx->json) {
+		/* one document either way: a watcher's script reads it */
+		printf("{\"consistent\": %s, \"checkpoint\": ", w.holds ? "true" : "false");
+		rba_json_fput_str(stdout, a->pos[0]);
+		fputs(", \"origin\": ", stdout);
+		rba_json_fput_str(stdout, c.ck.origin);
+		printf(", \"tree_size\": %llu, \"root\": \"%s\", \"history_size\": %llu",
+		       (unsigned long long)c.ck.size, b1, (unsigned long long)w.size);
+		if (!w.holds) {
+			if (w.has_root_at) {
+				rba_b64_encode(w.root_at.b, RBA_DIGEST_LEN, b2);
+				printf(", \"root_at_tree_size\": \"%s\"", b2);
+			}
+			if (w.bad)
+				printf(", \"first_bad_record\": %llu", (unsigned long long)w.bad);
+			fputs(", \"finding\": ", stdout);
+			rba_json_fput_str(stdout, w.reason);
+		}
+		fputs("}\n", stdout);
+		err = w.holds ? 0 : 1;
+		goto out;
+	}
 	if (w.holds) {
 		if (ctx->verbose)
 			printf("the log of %llu records extends checkpoint '%s' (%llu "
@@ -511,7 +552,6 @@ log_watch(struct cli_ctx *ctx, const struct log_args *a)
 			       a->pos[0], (unsigned long long)c.ck.size, c.ck.origin);
 		goto out;
 	}
-	rba_b64_encode(c.ck.root.b, RBA_DIGEST_LEN, b1);
 	printf("history watch: the store's log is not consistent with the "
 	       "checkpoint kept\n");
 	printf("store:       %s (id %s)\n", ctx->store_path, store_id_hex(ctx->store));

@@ -12,10 +12,24 @@
 #include "cli/commands.h"
 #include "common/buf.h"
 
+/* keygen --check under --json: {"match", "key_id", "public_key",
+ * "public_key_id"}. */
+static void
+keygen_check_json(int match, const char *id, const char *pubpath,
+		  const char *pid)
+{
+	printf("{\"match\": %s, \"key_id\": \"%s\", \"public_key\": ",
+	       match ? "true" : "false", id);
+	rba_json_fput_str(stdout, pubpath);
+	printf(", \"public_key_id\": \"%s\"}\n", pid);
+}
+
 /*
  * keygen --check KEY PUB: signs a probe with the secret key and verifies
  * it with the public one, as a worker's record is signed and imported.
- * 0 the pair matches, 1 it does not, 2 a key cannot be read.
+ * 0 the pair matches, 1 it does not, 2 a key cannot be read.  Under
+ * --json the answer is a JSON document either way (the diagnostic of a
+ * mismatch still goes to stderr).
  */
 static int
 keygen_check(struct cli_ctx *ctx, const char *keypath, const char *pubpath,
@@ -53,6 +67,8 @@ keygen_check(struct cli_ctx *ctx, const char *keypath, const char *pubpath,
 	sign_keyid_format(mine.keyid, id);
 	sign_keyid_format(pub.keyid, pid);
 	if (err == RBA_E_BADSIG) {
+		if (ctx->json)
+			keygen_check_json(0, id, pubpath, pid);
 		fprintf(stderr, "rebuild-audit: keys do not match '%s': its key id "
 			"is %s, the public key '%s' is %s: records it signs would "
 			"be refused\n", keypath, id, pubpath, pid);
@@ -60,7 +76,9 @@ keygen_check(struct cli_ctx *ctx, const char *keypath, const char *pubpath,
 	}
 	if (err != 0)
 		return cli_fail("cannot verify with", pubpath, err, &d);
-	if (!ctx->quiet)
+	if (ctx->json)
+		keygen_check_json(1, id, pubpath, pid);
+	else if (!ctx->quiet)
 		printf("key pair matches: key id %s signs what '%s' verifies\n", id,
 		       pubpath);
 	return 0;

@@ -22,6 +22,7 @@
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/fileio.h"
+#include "common/dsse.h"
 #include "common/sign.h"
 
 struct report_args {
@@ -175,6 +176,84 @@ out:
 	return status;
 }
 
+/*
+ * report_verify for a DSSE envelope (export --dsse): the envelope
+ * checked with -p PUB as verify checks it, its statement in *doc (*dn
+ * bytes, malloc'd; the caller frees it) to draw.  Unverified (no key,
+ * or --unverified after a failed check) the statement is still read
+ * from the envelope.  0, 1 (not verified and no --unverified), or 2
+ * after a diagnostic (an envelope that cannot be read).
+ */
+static int
+report_verify_dsse(const struct report_args *a, const uint8_t *msg, size_t n,
+		   struct report_source *src, struct evidence_log_summary *log,
+		   char *why, size_t whycap, uint8_t **doc, size_t *dn)
+{
+	struct evidence_verification *v = NULL;
+	struct dsse_envelope e;
+	struct sign_pubkey pub;
+	struct rba_detail d;
+	int err, status = 2;
+
+	src->verified = 0;
+	*doc = NULL;
+	*dn = 0;
+	if (a->sig != NULL) {
+		cli_diag("cannot report '%s': a DSSE envelope carries its signature: "
+			 "no -x", a->file);
+		return 2;
+	}
+	if (a->pub == NULL) {
+		snprintf(why, whycap, "no public key was given");
+		goto not_verified;
+	}
+	rba_detail_clear(&d);
+	if ((err = sign_pubkey_load(a->pub, &pub, &d)) != 0)
+		return cli_fail("cannot read public key", a->pub, err, &d);
+	if ((v = malloc(sizeof(*v))) == NULL)
+		return cli_fail("cannot verify", a->file, RBA_E_NOMEM, NULL);
+	err = evidence_verify_dsse(&pub, 1, msg, n, doc, dn, v, &d);
+	if (err != 0) {
+		snprintf(why, whycap, "%s: %s",
+			 v->signature_ok ? "cannot check evidence" : "cannot verify",
+			 d.reason[0] ? d.reason : rba_strerror(err));
+		goto not_verified;
+	}
+	if (!v->valid) {
+		snprintf(why, whycap, "%s: %s", v->failed, v->reason);
+		goto not_verified;
+	}
+	src->verified = 1;
+	sign_keyid_format(v->sig.keyid, src->key_id);
+	if (v->kind == EVIDENCE_KIND_AUDIT && v->audit.log.present) {
+		*log = v->audit.log;
+		src->log = log;
+	}
+	free(v);
+	return 0;
+not_verified:
+	if (v != NULL && v->signature_ok)
+		sign_keyid_format(v->sig.keyid, src->key_id);
+	free(v);
+	src->not_verified = why;
+	if (!a->unverified) {
+		cli_diag("verification failed '%s': %s", a->file, why);
+		return 1;
+	}
+	/* the statement as the envelope holds it, unverified */
+	if (*doc == NULL) {
+		rba_detail_clear(&d);
+		if ((err = dsse_envelope_parse(msg, n, &e, &d)) != 0)
+			return cli_fail("cannot report", a->file, err, &d);
+		*doc = e.payload;
+		*dn = e.n;
+		e.payload = NULL;
+		dsse_envelope_release(&e);
+	}
+	status = 0;
+	return status;
+}
+
 /* report --store --history: the page of the store's history. */
 static int
 report_history(struct cli_ctx *ctx, const struct report_args *a)
@@ -200,9 +279,16 @@ report_history(struct cli_ctx *ctx, const struct report_args *a)
 			return 2;
 		return cli_fail("cannot write", a->out, err, &d);
 	}
-	if (!ctx->quiet && strcmp(a->out, "-") != 0)
+	if (ctx->json && strcmp(a->out, "-") != 0) {
+		fputs("{\"report\": ", stdout);
+		rba_json_fput_str(stdout, a->out);
+		printf(", \"bytes\": %zu, \"kind\": \"history\", \"store\": ", page.len);
+		rba_json_fput_str(stdout, ctx->store_path);
+		fputs("}\n", stdout);
+	} else if (!ctx->quiet && strcmp(a->out, "-") != 0) {
 		printf("report: %s (%zu bytes) from the history of store '%s'\n",
 		       a->out, page.len, ctx->store_path);
+	}
 	rba_buf_release(&page);
 	return 0;
 }
@@ -218,8 +304,8 @@ cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 	struct rba_buf page;
 	enum report_kind kind = REPORT_KIND_NONE;
 	char why[4200 + EVIDENCE_REASON_MAX + 400];
-	uint8_t *msg = NULL;
-	size_t n = 0;
+	uint8_t *msg = NULL, *doc = NULL;
+	size_t n = 0, dn = 0;
 	int err, status;
 
 	if (cli_wants_help(ctx, argc, argv))
@@ -240,11 +326,20 @@ cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 	src.file = a.file;
 	rba_digest_bytes(msg, n, &dg);
 	rba_digest_format(&dg, src.digest);
-	if ((status = report_verify(&a, msg, n, &src, &log, why, sizeof(why))) != 0)
+	if (dsse_is_envelope(msg, n)) {
+		/* the statement inside is what the page draws; the digest
+		 * on every page stays the file's */
+		if ((status = report_verify_dsse(&a, msg, n, &src, &log, why,
+						 sizeof(why), &doc, &dn)) != 0)
+			goto out;
+	} else if ((status = report_verify(&a, msg, n, &src, &log, why,
+					   sizeof(why))) != 0) {
 		goto out;
+	}
 	rba_buf_init(&page);
 	rba_detail_clear(&d);
-	err = report_evidence_html(msg, n, &src, &page, &kind, &d);
+	err = report_evidence_html(doc != NULL ? doc : msg, doc != NULL ? dn : n,
+				   &src, &page, &kind, &d);
 	if (err != 0) {
 		status = cli_fail("cannot report", a.file, err, &d);
 		rba_buf_release(&page);
@@ -259,7 +354,18 @@ cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 		rba_buf_release(&page);
 		goto out;
 	}
-	if (!ctx->quiet && strcmp(a.out, "-") != 0)
+	if (ctx->json && strcmp(a.out, "-") != 0) {
+		fputs("{\"report\": ", stdout);
+		rba_json_fput_str(stdout, a.out);
+		printf(", \"bytes\": %zu, \"kind\": \"%s\", \"evidence\": ", page.len,
+		       kind == REPORT_KIND_AUDIT ? "audit" : kind == REPORT_KIND_VARY ? "variation" : "dispute");
+		rba_json_fput_str(stdout, a.file);
+		printf(", \"digest\": \"%s\", \"verified\": %s, ", src.digest,
+		       src.verified ? "true" : "false");
+		fputs(src.verified ? "\"key_id\": " : "\"reason\": ", stdout);
+		rba_json_fput_str(stdout, src.verified ? src.key_id : why);
+		fputs("}\n", stdout);
+	} else if (!ctx->quiet && strcmp(a.out, "-") != 0)
 		printf("report: %s (%zu bytes) from %s evidence '%s' (%s), %s%s\n",
 		       a.out, page.len,
 		       kind == REPORT_KIND_AUDIT ? "audit" : kind == REPORT_KIND_VARY ? "variation" : "dispute",
@@ -270,5 +376,6 @@ cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 	status = 0;
 out:
 	free(msg);
+	free(doc);
 	return status;
 }

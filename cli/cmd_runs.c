@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "common/fileio.h"
+#include "common/json.h"
 #include "common/rbatime.h"
 #include "forensics/plot.h"
 #include "forensics/records.h"
@@ -41,6 +42,49 @@ list_one(void *c, const struct fx_record_entry *e)
 		printf("%-48s %s\n", e->id, e->schema);
 		break;
 	}
+	return 0;
+}
+
+/*
+ * The same list as one JSON document: {"runs": [{"id", "kind",
+ * "schema", "version", and by kind "seed", "val_loss", "seeds" or
+ * "state"}, ...]}, built in full before it is printed.
+ */
+static int
+list_one_json(void *c, const struct fx_record_entry *e)
+{
+	static const char *const kinds[] = { "unreadable", "run", "sweep",
+					     "compare", "other" };
+	struct rba_buf *b = c;
+
+	if (b->len > sizeof("{\"runs\": [") - 1)
+		rba_buf_printf(b, "%s", ", ");
+	rba_buf_printf(b, "%s", "{");
+	rba_json_kv_str(b, "id", e->id, 1);
+	rba_json_kv_str(b, "kind",
+			(size_t)e->kind < sizeof(kinds) / sizeof(kinds[0]) ?
+			kinds[e->kind] : "other", 1);
+	rba_json_kv_str(b, "schema", e->kind == FX_RECORD_UNREADABLE ?
+			NULL : e->schema, 1);
+	switch (e->kind) {
+	case FX_RECORD_RUN:
+		rba_json_kv_str(b, "version", e->version, 1);
+		rba_json_kv_num(b, "seed", e->seed, 1);
+		rba_json_kv_num(b, "val_loss", e->val_loss, 0);
+		break;
+	case FX_RECORD_SWEEP:
+		rba_json_kv_str(b, "version", e->version, 1);
+		rba_json_kv_u64(b, "seeds", e->seeds, 0);
+		break;
+	case FX_RECORD_COMPARE:
+		rba_json_kv_str(b, "version", e->version, 1);
+		rba_json_kv_str(b, "state", e->state, 0);
+		break;
+	default:
+		rba_json_kv_str(b, "version", e->version, 0);
+		break;
+	}
+	rba_buf_printf(b, "%s", "}");
 	return 0;
 }
 
@@ -111,8 +155,23 @@ runs_list(struct cli_ctx *ctx, int argc, char **argv)
 	if (cli_txn_begin(ctx, 0, 0, "cannot list runs", ctx->store_path, &txn))
 		return 2;
 	rba_detail_clear(&d);
-	err = fx_records_list(txn, version, list_one, NULL, &d);
-	store_txn_abort(txn);
+	if (ctx->json) {
+		struct rba_buf b;
+
+		rba_buf_init(&b);
+		rba_buf_printf(&b, "%s", "{\"runs\": [");
+		err = fx_records_list(txn, version, list_one_json, &b, &d);
+		store_txn_abort(txn);
+		rba_buf_printf(&b, "%s", "]}\n");
+		if (err == 0 && b.oom)
+			err = RBA_E_NOMEM;
+		if (err == 0)
+			fwrite(b.p, 1, b.len, stdout);
+		rba_buf_release(&b);
+	} else {
+		err = fx_records_list(txn, version, list_one, NULL, &d);
+		store_txn_abort(txn);
+	}
 	if (err != 0)
 		return cli_fail("cannot list runs", ctx->store_path, err, &d);
 	return 0;

@@ -211,6 +211,44 @@ store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* The prune under --json: every run with what became of it. */
+static void
+prune_json(const char *dir, unsigned long keep, int dry,
+	   const struct fleet_prune *p)
+{
+	static const char *const fates[] = {
+		[FLEET_PRUNE_NEWEST] = "newest",
+		[FLEET_PRUNE_LOCKED] = "locked",
+		[FLEET_PRUNE_UNIMPORTED] = "unimported",
+		[FLEET_PRUNE_FAILED] = "failed",
+		[FLEET_PRUNE_REMOVED] = "removed",
+	};
+
+	fputs("{\"dir\": ", stdout);
+	rba_json_fput_str(stdout, dir);
+	printf(", \"keep\": %lu, \"dry_run\": %s, \"runs\": [", keep,
+	       dry ? "true" : "false");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct fleet_prune_run *r = &p->runs[i];
+		const char *fate = (size_t)r->fate < sizeof(fates) / sizeof(fates[0]) &&
+					   fates[r->fate] ? fates[r->fate] : "kept";
+
+		printf("%s{\"path\": ", i ? ", " : "");
+		rba_json_fput_str(stdout, r->path);
+		fputs(", \"records\": ", stdout);
+		if (r->records != NULL)
+			rba_json_fput_str(stdout, r->records);
+		else
+			fputs("null", stdout);
+		printf(", \"fate\": \"%s\"",
+		       r->fate == FLEET_PRUNE_REMOVED && dry ? "would-remove" : fate);
+		if (r->fate == FLEET_PRUNE_UNIMPORTED)
+			printf(", \"unimported\": %zu", r->unimported);
+		fputs("}", stdout);
+	}
+	printf("], \"removed\": %zu}\n", dry ? (size_t)0 : p->removed);
+}
+
 /*
  * store snapshot --prune KEEP DIR [--dry-run]: the runs of a shared
  * directory beyond the KEEP newest removed (fleet/fleet.h); no store is
@@ -256,7 +294,7 @@ store_prune_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		const struct fleet_prune_run *r = &p.runs[i];
 		switch (r->fate) {
 		case FLEET_PRUNE_REMOVED:
-			if (!ctx->quiet) {
+			if (!ctx->quiet && !ctx->json) {
 				/* names found in the shared directory: shown by
 				 * the escaping rule */
 				printf("%s '", dry ? "would remove" : "removed");
@@ -280,7 +318,7 @@ store_prune_cmd(struct cli_ctx *ctx, int argc, char **argv)
 			status = 2;
 			break;
 		default:
-			if (ctx->verbose) {
+			if (ctx->verbose && !ctx->json) {
 				fputs("kept '", stdout);
 				cli_put_data(stdout, r->path);
 				printf("': %s\n", why[r->fate]);
@@ -288,7 +326,9 @@ store_prune_cmd(struct cli_ctx *ctx, int argc, char **argv)
 			break;
 		}
 	}
-	if (!ctx->quiet)
+	if (ctx->json)
+		prune_json(dir, keep, dry, &p);
+	else if (!ctx->quiet)
 		printf("prune '%s': %zu run%s, %zu %s, keeping the %lu newest\n", dir,
 		       p.n, p.n == 1 ? "" : "s", dry ? (size_t)0 : p.removed,
 		       dry ? "removed (--dry-run)" : "removed", keep);

@@ -65,11 +65,11 @@ static const struct cli_command commands[] = {
 	  "audit VERSION... [--policy P] [--threads N]\n"
 	  "audit --all [--policy P] [--threads N]\n"
 	  "audit --all [--shard K/N] [--split balanced|hash] --records-out DIR -k KEY [--head DIGEST] [--passphrase-file F] [--threads N]\n"
-	  "audit --all --shard K/N [--split balanced|hash] --list\n"
-	  "audit --all --shards N [--split balanced|hash] --list",
+	  "audit --all --shard K/N [--split balanced|hash] --list [--json]\n"
+	  "audit --all --shards N [--split balanced|hash] --list [--json]",
 	  "rebuild, compare, score the sample: bit-identical, metric-equivalent or not" },
 	{ "bisect", cmd_bisect,
-	  "bisect BASE CAND --gate GATE.yaml [--seeds A-B] [-j N] [--snapshot FILE]",
+	  "bisect BASE CAND --gate GATE.yaml [--seeds A-B] [-j N] [--snapshot FILE] [--json]",
 	  "find the edit between two pins files that fails a gate" },
 	{ "check", cmd_check, "check FILE",
 	  "validate a pins or policy file; print its canonical form and hash" },
@@ -91,32 +91,32 @@ static const struct cli_command commands[] = {
 	  "evaluate PINS|ARTIFACT [--pins PINS] [--snapshot FILE] [--subset N|all] [--reduction mean|sum] [--dropout on|off] [--input-scale F] [--json]",
 	  "metrics under an evaluation contract, and its fingerprint" },
 	{ "export", cmd_export,
-	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--cases] [--origin O | --checkpoint CK] [--force]\n"
+	  "export VERSION -k KEY -o FILE [--audit ID|latest] [--passphrase-file F] [--include-inputs] [--cases] [--origin O | --checkpoint CK] [--dsse] [--force]\n"
 	  "export VERSION --vary [--run ID] -k KEY -o FILE [--passphrase-file F] [--force]",
 	  "write a signed, self-contained evidence file of an audit" },
 	{ "gate", cmd_gate,
-	  "gate calibrate SWEEP --k K -o GATE.yaml [--force]\n"
-	  "gate validate GATE.yaml PINS --seeds A-B [--max-false-alarms N] [-j N] [--snapshot FILE]\n"
-	  "gate check GATE.yaml PINS|RUN [--seeds A-B] [-j N] [--snapshot FILE] [--allow-contract-change]",
+	  "gate calibrate SWEEP --k K -o GATE.yaml [--force] [--json]\n"
+	  "gate validate GATE.yaml PINS --seeds A-B [--max-false-alarms N] [-j N] [--snapshot FILE] [--json]\n"
+	  "gate check GATE.yaml PINS|RUN [--seeds A-B] [-j N] [--snapshot FILE] [--allow-contract-change] [--json]",
 	  "a calibrated regression threshold: make it, measure its false alarms, apply it" },
 	{ "history", cmd_history,
 	  "history [VERSION]\n"
 	  "history --verify [--head DIGEST]\n"
 	  "history head\n"
 	  "history import DIR... -p PUB... [--split balanced|hash] [--set-aside]\n"
-	  "history vkey -p PUB [--origin O]\n"
-	  "history checkpoint -k KEY -o CK [--origin O] [--passphrase-file F] [--force]\n"
+	  "history vkey -p PUB [--origin O] [--json]\n"
+	  "history checkpoint -k KEY -o CK [--origin O] [--passphrase-file F] [--force] [--json]\n"
 	  "history cosign CK -k KEY --vkey VKEY --state FILE -o CK2 [--origin O] [--passphrase-file F] [--force]\n"
 	  "history prove N --checkpoint CK [--vkey VKEY]... [--proof FILE] [--json]\n"
 	  "history consistency OLD NEW [--vkey VKEY]... [--proof FILE] [--json]\n"
-	  "history watch OLD [--vkey VKEY]...",
+	  "history watch OLD [--vkey VKEY]... [--json]",
 	  "past audits; --verify checks the chain; head prints its head; import takes workers' records; "
 	  "checkpoints, proofs and witnesses of the history as a transparency log" },
 	{ "init", cmd_init, "init",
 	  "create a store" },
 	{ "keygen", cmd_keygen,
 	  "keygen -o PREFIX [--passphrase-file FILE] [--comment TEXT]\n"
-	  "keygen --check KEY PUB [--passphrase-file FILE]",
+	  "keygen --check KEY PUB [--passphrase-file FILE] [--json]",
 	  "make a signing key pair (minisign format); check that two keys match" },
 	{ "policy", cmd_policy, "policy set VERSION POLICY\n"
 	  "policy check VERSION [POLICY]",
@@ -125,11 +125,11 @@ static const struct cli_command commands[] = {
 	  "register PINS [--artifact FILE] [--policy P] [--replace]",
 	  "train (or take an artifact), fill the pins, store the version" },
 	{ "report", cmd_report,
-	  "report FILE -o OUT -p PUB [-x SIGFILE] [--unverified] [--force]\n"
-	  "report --store --history -o OUT [--force]",
+	  "report FILE -o OUT -p PUB [-x SIGFILE] [--unverified] [--force] [--json]\n"
+	  "report --store --history -o OUT [--force] [--json]",
 	  "an HTML page of signed evidence, verified first: pictures, tables, print-ready" },
 	{ "runs", cmd_runs,
-	  "runs list [--version V]\n"
+	  "runs list [--version V] [--json]\n"
 	  "runs show ID [--json] [--curve] [--plot FILE.svg] [--force]",
 	  "run records kept by train, register, sweep and compare" },
 	{ "sample", cmd_sample,
@@ -149,7 +149,7 @@ static const struct cli_command commands[] = {
 	  "keep training data by digest" },
 	{ "store", cmd_store, "store check\n"
 	  "store snapshot OUT\n"
-	  "store snapshot --prune KEEP DIR [--dry-run]",
+	  "store snapshot --prune KEEP DIR [--dry-run] [--json]",
 	  "check every record of the store; make a read-only snapshot for workers" },
 	{ "sweep", cmd_sweep,
 	  "sweep PINS --seeds A-B [-j N] [--snapshot FILE] [--json] [--plot FILE.svg] [--force]",

@@ -1143,7 +1143,8 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 			bad(d, "the trusted comment names another dispute");
 			goto out;
 		}
-	} else {
+	} else if (tc != NULL) {
+		/* (NULL: a statement signed as a whole, a DSSE envelope) */
 		bad(d, "the trusted comment does not name the dispute");
 		goto out;
 	}

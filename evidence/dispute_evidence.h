@@ -68,7 +68,8 @@ int dispute_evidence_comment(const struct dispute_report *r, char *out,
  * the policy has some) and the unseen levels are contributions' columns
  * and values, in order, once, with counts a forest's paths can give
  * (rebuild-audit-evidence(5)); and the trusted comment names the same
- * version, case and answer.  0; RBA_E_SCHEMA
+ * version, case and answer (tc NULL: no trusted comment, the statement
+ * signed as a whole, as in a DSSE envelope).  0; RBA_E_SCHEMA
  * (d->reason says what disagrees); RBA_E_NEWER (a later version of the
  * predicate); RBA_E_NOMEM.  version, case_id and answer (each may be
  * NULL, 256 bytes) get what it says.

@@ -55,6 +55,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/dsse.h"
 #include "common/sign.h"
 #include "evidence/vary_evidence.h"
 #include "common/buf.h"
@@ -255,6 +256,10 @@ struct evidence_request {
 	 * of the whole history, signed by key). */
 	const char *origin;
 	const struct checkpoint *checkpoint;
+	/* A DSSE envelope (common/dsse.h) of the statement, payloadType
+	 * DSSE_TYPE_INTOTO, signed by key, written to FILE alone (no
+	 * FILE.minisig, no trusted comment) instead of the minisign pair. */
+	int dsse;
 };
 
 struct evidence_result {
@@ -269,9 +274,12 @@ struct evidence_result {
  * (a record that would not pass is refused with RBA_E_SCHEMA and nothing
  * is written: export never signs what verify rejects), signs it with
  * rq->key under the trusted comment of evidence_trusted_comment, and
- * writes both files (evidence_write).  res is filled on success.  The
- * errors of those functions; RBA_E_USAGE for a missing request field;
- * ENAMETOOLONG.
+ * writes both files (evidence_write).  With rq->dsse the statement is
+ * wrapped in a DSSE envelope signed by rq->key instead and the envelope
+ * written to rq->path alone (rba_file_write_output: an existing file
+ * only with force); res->file_digest and size are then the envelope's.
+ * res is filled on success.  The errors of those functions;
+ * RBA_E_USAGE for a missing request field; ENAMETOOLONG.
  */
 int evidence_export(struct store *s, const struct evidence_request *rq,
 		    struct evidence_result *res, struct rba_detail *d);
@@ -401,6 +409,10 @@ struct evidence_verification {
 	/* kind DISPUTE and valid: what the dispute evidence says */
 	char dispute_version[256], dispute_case[256], dispute_answer[256];
 	struct vary_evidence_summary vary; /* kind VARY and valid */
+	/* evidence_verify_dsse: the file is an envelope; the keyid of the
+	 * signature that verified ("" when it named none). */
+	int dsse;
+	char dsse_keyid[DSSE_KEYID_MAX + 1];
 };
 
 /*
@@ -426,5 +438,28 @@ struct evidence_verification {
 int evidence_verify(const struct sign_pubkey *pub, const void *msg, size_t n,
 		    const void *sig, size_t siglen, const char *signame,
 		    struct evidence_verification *out, struct rba_detail *d);
+
+/*
+ * The offline check of a DSSE envelope (common/dsse.h), env[0..n): the
+ * envelope, its payloadType (DSSE_TYPE_INTOTO), a signature by pub over
+ * PAE, then the statement it carries exactly as evidence_verify checks
+ * a signed file's contents (with no trusted comment: the signature
+ * covers the whole statement).  keyid_known: pub->keyid is the key's id
+ * (a public key file); 0 for a key taken from a verifier key, whose
+ * signatures are then tried whatever keyid they name.  The statement is
+ * put in *payload (malloc'd, *pn bytes; the caller frees it, also when
+ * out is not valid) for the checks beyond it (the log, an artifact).
+ *
+ * Returns 0 when it answered, *out saying whether the envelope holds
+ * and if not which check failed: "malformed envelope" (not an envelope
+ * that can be read: JSON, members, base64), "payload type", "key id"
+ * (every signature names another key), "signature" (none verifies),
+ * "contents" (as evidence_verify; a statement that is no evidence of
+ * this tool is refused too).  Otherwise RBA_E_NOMEM, RBA_E_CRYPTO, or
+ * the errors evidence_verify returns for contents it cannot check.
+ */
+int evidence_verify_dsse(const struct sign_pubkey *pub, int keyid_known,
+			 const void *env, size_t n, uint8_t **payload, size_t *pn,
+			 struct evidence_verification *out, struct rba_detail *d);
 
 #endif

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/dsse.h"
 #include "common/seam.h"
 #include "common/sign.h"
 #include "common/fileio.h"
@@ -328,6 +329,18 @@ evidence_export(struct store *s, const struct evidence_request *rq,
 		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu does not give "
 			  "consistent evidence: %s",
 			  (unsigned long long)res->sum.audit_id, why);
+		goto out;
+	}
+	if (rq->dsse) {
+		/* the envelope alone: no trusted comment, no .minisig */
+		if ((err = dsse_envelope_sign(rq->key, DSSE_TYPE_INTOTO, doc.p,
+					      doc.len, &sig, d)) != 0 ||
+		    (err = rba_file_write_output(rq->path, sig.p, sig.len, 0644,
+						 rq->force ? RBA_OUTPUT_FORCE : 0,
+						 NULL, d)) != 0)
+			goto out;
+		rba_digest_bytes(sig.p, sig.len, &res->file_digest);
+		res->size = sig.len;
 		goto out;
 	}
 	if ((err = sign_file_sign(rq->key, doc.p, doc.len, NULL,

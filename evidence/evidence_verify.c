@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/dsse.h"
 #include "evidence/checkpoint.h"
 #include "evidence/dispute_evidence.h"
 #include "evidence/vary_evidence.h"
@@ -69,13 +70,13 @@ verify_signature(const struct sign_pubkey *pub, const void *msg, size_t n,
 /* Dispute evidence, or a file that claims to be: 1 when it is (*err its
  * answer), 0 when it is not. */
 static int
-verify_dispute(const void *msg, size_t n, struct evidence_verification *out,
-	       int *err, struct rba_detail *d)
+verify_dispute(const void *msg, size_t n, const char *tc,
+	       struct evidence_verification *out, int *err, struct rba_detail *d)
 {
 	int is_dispute = 0, e;
 
 	rba_detail_clear(d);
-	e = dispute_evidence_check(msg, n, out->sig.trusted_comment, &is_dispute,
+	e = dispute_evidence_check(msg, n, tc, &is_dispute,
 				   out->dispute_version, out->dispute_case,
 				   out->dispute_answer, d);
 	if (!is_dispute && e == 0)
@@ -92,13 +93,13 @@ verify_dispute(const void *msg, size_t n, struct evidence_verification *out,
 
 /* A variation report, or a file that claims to be: 1 when it is. */
 static int
-verify_vary(const void *msg, size_t n, struct evidence_verification *out,
-	    int *err, struct rba_detail *d)
+verify_vary(const void *msg, size_t n, const char *tc,
+	    struct evidence_verification *out, int *err, struct rba_detail *d)
 {
 	int is_vary = 0, e;
 
 	rba_detail_clear(d);
-	e = vary_evidence_check(msg, n, out->sig.trusted_comment, &is_vary,
+	e = vary_evidence_check(msg, n, tc, &is_vary,
 				&out->vary, d);
 	if (!is_vary && e == 0)
 		return 0;
@@ -157,23 +158,21 @@ verify_log(const struct sign_pubkey *pub, const void *msg, size_t n,
 	return 0;
 }
 
-int
-evidence_verify(const struct sign_pubkey *pub, const void *msg, size_t n,
-		const void *sig, size_t siglen, const char *signame,
-		struct evidence_verification *out, struct rba_detail *d)
+/* What a file whose signature holds says, and whether it holds; tc the
+ * trusted comment (NULL: none, the statement signed as a whole). */
+static int
+verify_contents(const struct sign_pubkey *pub, const void *msg, size_t n,
+		const char *tc, struct evidence_verification *out,
+		struct rba_detail *d)
 {
-	int err;
+	int err = 0;
 
-	memset(out, 0, sizeof(*out));
-	if ((err = verify_signature(pub, msg, n, sig, siglen, signame, out, d)) != 0 ||
-	    !out->signature_ok)
+	if (verify_dispute(msg, n, tc, out, &err, d))
 		return err;
-	if (verify_dispute(msg, n, out, &err, d))
-		return err;
-	if (verify_vary(msg, n, out, &err, d))
+	if (verify_vary(msg, n, tc, out, &err, d))
 		return err;
 	rba_detail_clear(d);
-	err = evidence_check(msg, n, out->sig.trusted_comment, &out->audit, d);
+	err = evidence_check(msg, n, tc, &out->audit, d);
 	if (err == 0 && out->audit.log.present)
 		return verify_log(pub, msg, n, out, d);
 	if (err == 0) {
@@ -186,4 +185,104 @@ evidence_verify(const struct sign_pubkey *pub, const void *msg, size_t n,
 	if (err == RBA_E_NOMEM || err == RBA_E_NEWER || err == RBA_E_LIMIT)
 		return err;
 	return invalid(out, "contents", d->reason[0] ? d->reason : rba_strerror(err));
+}
+
+int
+evidence_verify(const struct sign_pubkey *pub, const void *msg, size_t n,
+		const void *sig, size_t siglen, const char *signame,
+		struct evidence_verification *out, struct rba_detail *d)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if ((err = verify_signature(pub, msg, n, sig, siglen, signame, out, d)) != 0 ||
+	    !out->signature_ok)
+		return err;
+	return verify_contents(pub, msg, n, out->sig.trusted_comment, out, d);
+}
+
+/* The envelope's signature by pub: 0 and out->signature_ok, 0 and an
+ * answer of no, or an error. */
+static int
+verify_envelope(const struct sign_pubkey *pub, int keyid_known,
+		const struct dsse_envelope *e, struct evidence_verification *out)
+{
+	char id[SIGN_KEYID_TEXT_LEN + 1], why[EVIDENCE_REASON_MAX];
+	size_t which = 0, tried = 0, off = 0;
+	int err;
+
+	if (strcmp(e->type, DSSE_TYPE_INTOTO) != 0) {
+		snprintf(why, sizeof(why), "the envelope's payloadType is '%.256s', "
+			 "not '%s'", e->type, DSSE_TYPE_INTOTO);
+		for (char *q = why; *q; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				*q = '?';
+		return invalid(out, "payload type", why);
+	}
+	sign_keyid_format(pub->keyid, id);
+	err = dsse_envelope_verify(e, pub->pk, keyid_known ? id : NULL, &which, &tried);
+	if (err == RBA_E_BADSIG && tried == 0) {
+		for (size_t i = 0; i < e->nsigs && off < sizeof(why); i++)
+			off += (size_t)snprintf(why + off, sizeof(why) - off, "%s%.64s",
+						i ? ", " : "", e->sigs[i].keyid);
+		snprintf(out->reason, sizeof(out->reason), "signed by key %.900s, not "
+			 "by key %s", why, id);
+		for (char *q = out->reason; *q; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				*q = '?';
+		out->valid = 0;
+		out->failed = "key id";
+		return 0;
+	}
+	if (err == RBA_E_BADSIG)
+		return invalid(out, "signature", keyid_known ?
+			       "the signature does not verify over the envelope's "
+			       "payload (PAE): the payload or its type was changed "
+			       "after signing" :
+			       "no signature verifies with the verifier key's key "
+			       "over the envelope's payload (PAE)");
+	if (err != 0)
+		return err;
+	snprintf(out->dsse_keyid, sizeof(out->dsse_keyid), "%s", e->sigs[which].keyid);
+	if (keyid_known)
+		memcpy(out->sig.keyid, pub->keyid, SIGN_KEYID_LEN);
+	out->signature_ok = 1;
+	return 0;
+}
+
+int
+evidence_verify_dsse(const struct sign_pubkey *pub, int keyid_known,
+		     const void *env, size_t n, uint8_t **payload, size_t *pn,
+		     struct evidence_verification *out, struct rba_detail *d)
+{
+	struct dsse_envelope e;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->dsse = 1;
+	*payload = NULL;
+	*pn = 0;
+	rba_detail_clear(d);
+	if ((err = dsse_envelope_parse(env, n, &e, d)) != 0) {
+		if (err == RBA_E_NOMEM)
+			return err;
+		invalid(out, "malformed envelope", d->reason);
+		out->dsse = 1;
+		return 0;
+	}
+	if ((err = verify_envelope(pub, keyid_known, &e, out)) != 0 ||
+	    !out->signature_ok) {
+		dsse_envelope_release(&e);
+		return err;
+	}
+	*payload = e.payload;
+	*pn = e.n;
+	e.payload = NULL;
+	dsse_envelope_release(&e);
+	err = verify_contents(pub, *payload, *pn, NULL, out, d);
+	if (err == 0 && out->valid && out->kind == EVIDENCE_KIND_SIGNED)
+		return invalid(out, "contents", "the envelope's statement is no "
+			       "evidence of rebuild-audit (no audit, dispute or "
+			       "variation predicate)");
+	return err;
 }

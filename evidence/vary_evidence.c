@@ -350,8 +350,10 @@ vary_evidence_check(const void *p, size_t n, const char *tc, int *is_vary,
 		err = bad(d, "predicate.run '%s' is not a variation run of the version", s.run);
 		goto out;
 	}
-	if ((err = comment(&s, want, sizeof(want))) != 0 || tc == NULL ||
-	    strcmp(tc, want) != 0) {
+	/* tc NULL: a statement signed as a whole (a DSSE envelope), with
+	 * no trusted comment to agree with */
+	if ((err = comment(&s, want, sizeof(want))) != 0 ||
+	    (tc != NULL && strcmp(tc, want) != 0)) {
 		err = bad(d, "the trusted comment is not '%s'", want);
 		goto out;
 	}

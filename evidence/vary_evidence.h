@@ -62,7 +62,8 @@ int vary_evidence_export(struct store *st, const char *version,
  * not-tried: none), the control's "pinned" with the digests, effects
  * only for a changed artifact (flips at most the sample's cases, a
  * score difference in [0, 1]), and the trusted comment names the same
- * version and counts.  0 (*out filled); RBA_E_SCHEMA (d->reason says
+ * version and counts (tc NULL: no trusted comment, the statement signed
+ * as a whole, as in a DSSE envelope).  0 (*out filled); RBA_E_SCHEMA (d->reason says
  * what disagrees); RBA_E_NEWER (a later version); RBA_E_NOMEM.
  */
 int vary_evidence_check(const void *p, size_t n, const char *trusted_comment,

@@ -2,25 +2,34 @@
 # check-fresh.sh - `make check-fresh`: the README's set-up on a really
 # fresh Debian 12.  As root: mmdebstrap --variant=apt makes a new root
 # (nothing added; the mirror is the one apt here uses), a clone of HEAD
-# goes into it, and in a chroot (its own mount namespace: /proc, /dev and
-# /sys mounted, then unmounted) it runs what the README says to do:
+# goes into it, and in new mount and pid namespaces (unshare) the root is
+# pivoted in (pivot_root, /proc of the new pid namespace, /sys and /dev
+# mounted, the old root detached), so that bubblewrap, which the exec
+# trainers' sandbox runs, can make its namespaces there as on a machine
+# of its own (in a chroot the kernel refuses it a user namespace).  There
+# it runs what the README says to do:
 #
 #   apt-get update && apt-get install make     (the one step by hand)
 #   make demo
 #   make check
 #
-# timing each, then `make install`, `man rebuild-audit` and the installed
-# Slurm submit script through a symlink, with a stand-in sbatch.  Exit 0
-# when every step passed, 1 when one failed, 2 when the root could not
-# be made.  Everything lives in one temporary directory (under TMPDIR,
+# timing each, then `make install`, `man rebuild-audit`, the installed
+# Slurm submit script through a symlink with a stand-in sbatch, and
+# `make uninstall`, which must leave /usr/local as it was.  Exit 0 when
+# every step passed, 1 when one failed, 2 when the root could not be
+# made.  Everything lives in one temporary directory (under TMPDIR,
 # default /var/tmp), removed on exit; RBA_FRESH_KEEP=1 leaves it for a
 # look (a later run never reuses it).  RBA_FRESH_SUITE: another suite.
+# RBA_FRESH_CHECK (make check-fresh FRESH_CHECK=...): other make command
+# lines instead of "demo; check", separated by ';', each a timed step:
 #
 #   sh tests/check-fresh.sh            (or make check-fresh)
+#   make check-fresh FRESH_CHECK='unit CK_RUN_SUITE=exec; cli-tests CLI_TESTS=t-exec'
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 suite=${RBA_FRESH_SUITE:-bookworm}
 src=/root/rebuild-audit
+fresh_check=${RBA_FRESH_CHECK:-demo; check}
 
 say() { echo "check-fresh: $*"; }
 die() {
@@ -28,22 +37,15 @@ die() {
 	exit 2
 }
 
-# ---- inside: a private mount namespace (unshare), the root as $1 -------
-if [ "${1:-}" = --inside ]; then
-	R=$2
-	mounted=
-	unmount() {
-		for m in $mounted; do umount -R "$m" 2> /dev/null || umount -l "$m"; done
-		mounted=
-	}
-	trap unmount EXIT
-	trap 'exit 2' INT TERM
-	mount -t proc proc "$R/proc" && mounted="$R/proc" || die "cannot mount /proc"
-	mount -t sysfs sysfs "$R/sys" && mounted="$R/sys $mounted" || die "cannot mount /sys"
-	mount --rbind /dev "$R/dev" && mounted="$R/dev $mounted" || die "cannot mount /dev"
-	# What a root login on a fresh machine has, and nothing of this one.
+# ---- steps: in the new root, the first process of its pid namespace ----
+# The root is pivoted in (below), so this is a root login on a fresh
+# machine: its own /, a /proc of its own pid namespace, and nothing of
+# this one.  bubblewrap can make its namespaces here; in a chroot it
+# cannot (the kernel refuses a chrooted process a new user namespace).
+if [ "${1:-}" = --steps ]; then
+	fresh_check=$2
 	in_root() {
-		chroot "$R" env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/sh TERM=dumb \
+		env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/sh TERM=dumb \
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			sh -c "$1"
 	}
@@ -56,30 +58,50 @@ if [ "${1:-}" = --inside ]; then
 		if in_root "$2"; then rc=0; else rc=$?; fi
 		t=$(($(date +%s) - t0))
 		if [ $rc = 0 ]; then verdict=ok; else verdict="FAIL (exit $rc)"; fails=$((fails + 1)); fi
-		results="$results$(printf '  %-26s %-14s %5d s (%dm%02ds)' "$name" "$verdict" $t $((t / 60)) $((t % 60)))
+		results="$results$(printf '  %-36s %-14s %5d s (%dm%02ds)' "$name" "$verdict" $t $((t / 60)) $((t % 60)))
 "
 		say "---- $name: $verdict in $t s"
 		return $rc
 	}
 	step 'apt-get install make' 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq make' ||
 		die "cannot install make in the new root"
-	step 'make demo' "cd $src && make demo"
-	step 'make check' "cd $src && make check"
-	# After make install: the manual through man (man-db), and the
-	# installed Slurm submit script called through a symlink from a PATH
-	# without /usr/local/bin (as cron has it): it must find the installed
-	# binary and .sbatch files.  The stand-in sbatch checks that the
-	# script it is given exists and prints a job id.
-	cat > "$R/tmp/check-fresh-man.sh" <<'EOF'
+	# The README's two commands, or what FRESH_CHECK names instead: make
+	# command lines separated by ';', each a step of its own.
+	rest=$fresh_check
+	while [ -n "$rest" ]; do
+		case $rest in
+		*\;*) one=${rest%%;*} rest=${rest#*;} ;;
+		*) one=$rest rest= ;;
+		esac
+		one=$(echo $one)
+		[ -z "$one" ] || step "make $one" "cd $src && make $one"
+	done
+	# After make install: the manual through man (man-db), the schemas,
+	# and the installed Slurm submit script called through a symlink from
+	# a PATH without /usr/local/bin (as cron has it): it must find the
+	# installed binary and .sbatch files.  The stand-in sbatch checks
+	# that the script it is given exists and prints a job id.  Then make
+	# uninstall leaves /usr/local as make install found it.
+	cat > /tmp/check-fresh-man.sh <<'EOF'
 set -e
+find /usr/local | sort > /tmp/usr-local.before
 make install > /dev/null
 man rebuild-audit > /tmp/man.txt
 head -n 8 /tmp/man.txt
 grep -q '^SYNOPSIS' /tmp/man.txt
 man 5 rebuild-audit-pins | grep -q '^NAME'
 man rebuild-audit-fleet-submit | grep -q '^OPTIONS'
+man 5 rebuild-audit-evidence | grep -q '^DSSE ENVELOPE'
+ls /usr/local/share/rebuild-audit/schemas/*.schema.json
 EOF
-	cat > "$R/tmp/check-fresh-fleet.sh" <<'EOF'
+	cat > /tmp/check-fresh-uninstall.sh <<'EOF'
+set -e
+make uninstall > /dev/null
+find /usr/local | sort > /tmp/usr-local.after
+diff -u /tmp/usr-local.before /tmp/usr-local.after
+! command -v rebuild-audit
+EOF
+	cat > /tmp/check-fresh-fleet.sh <<'EOF'
 set -e
 d=$(mktemp -d)
 mkdir "$d/bin"
@@ -109,23 +131,51 @@ grep -qx /usr/local/share/rebuild-audit/slurm/rebuild-audit-import.sbatch "$d/lo
 test -f /usr/local/share/rebuild-audit/slurm/rebuild-audit-probe.sbatch
 rm -rf "$d"
 EOF
-	# The build knew its revision (git came with deps, before it was
-	# worked out), and make demo and make check left the clone clean.
-	step 'revision recorded' "cd $src && ./rebuild-audit --version | head -n 1 |
-		grep -F '(revision $(cat "$R/.rba-fresh-rev"))'"
+	# The build knew its revision (git came with the build packages,
+	# before it was worked out), and the steps left the clone clean.
+	step 'revision recorded' "cd $src && make > /dev/null && ./rebuild-audit --version | head -n 1 |
+		grep -F '(revision $(cat /.rba-fresh-rev))'"
 	step 'make install, man' "cd $src && sh /tmp/check-fresh-man.sh"
 	step 'fleet submit (installed)' 'sh /tmp/check-fresh-fleet.sh'
-	unmount
-	say "summary ($suite, a clone of $(cat "$R/.rba-fresh-rev")):"
+	step 'make uninstall' "cd $src && sh /tmp/check-fresh-uninstall.sh"
+	say "summary ($suite, a clone of $(cat /.rba-fresh-rev)):"
 	printf '%s' "$results"
 	[ $fails = 0 ]
 	exit $?
 fi
 
+# ---- inside: new mount and pid namespaces (unshare), the root as $2 ------
+# The new root becomes / (pivot_root) and the old one is detached, as a
+# container runtime does it.
+if [ "${1:-}" = --inside ]; then
+	R=$2
+	# A mount point of its own (pivot_root wants one), a /proc of this
+	# pid namespace, /sys, and this machine's /dev.
+	mount --bind "$R" "$R" || die "cannot bind-mount the new root"
+	mount -t proc proc "$R/proc" || die "cannot mount /proc"
+	mount -t sysfs sysfs "$R/sys" || die "cannot mount /sys"
+	mount --rbind /dev "$R/dev" || die "cannot mount /dev"
+	cp "$0" "$R/tmp/rba-check-fresh.sh" || die "cannot copy $0 into the new root"
+	mkdir "$R/.old-root" || die "cannot make $R/.old-root"
+	# umount is not in the new root (package mount, not essential): the
+	# old root's, run once from under /.old-root.
+	umount=/.old-root$(command -v umount) || die "'umount' is missing"
+	cd "$R" || die "cannot enter $R"
+	pivot_root . .old-root || die "pivot_root failed"
+	# Detach the old root: nothing of this machine stays visible (the
+	# kernel lets a new user namespace mount /proc only where no /proc
+	# is partly hidden under other mounts).  Then the old root's
+	# programs are gone; this sh runs from memory until the exec.
+	"$umount" -l /.old-root || die "cannot detach the old root"
+	rmdir /.old-root
+	# The namespaces, and every mount in them, end with this process.
+	exec /usr/sbin/chroot / /bin/sh /tmp/rba-check-fresh.sh --steps "$3"
+fi
+
 # ---- outside: make the root, copy the tree in, run the inside ------------
-[ "$(id -u)" = 0 ] || die "needs root (mmdebstrap, chroot, mount); as root (su -), run: make -C $top check-fresh"
+[ "$(id -u)" = 0 ] || die "needs root (mmdebstrap, unshare, pivot_root, mount); as root (su -), run: make -C $top check-fresh"
 git -C "$top" rev-parse -q --verify HEAD > /dev/null 2>&1 || die "$top is not a git work tree (check-fresh tests a clone of HEAD)"
-for t in unshare chroot mount git; do
+for t in unshare pivot_root chroot mount git; do
 	command -v "$t" > /dev/null 2>&1 || die "'$t' is missing"
 done
 if ! command -v mmdebstrap > /dev/null 2>&1; then
@@ -205,7 +255,7 @@ git clone -q --no-hardlinks "$top" "$R$src" || die "git clone failed"
 git -C "$R$src" log -1 --format='%h %s' | sed 's/^/check-fresh: HEAD /'
 git -C "$R$src" rev-parse --short=12 HEAD > "$R/.rba-fresh-rev"
 
-unshare --mount --propagation private sh "$top/tests/check-fresh.sh" --inside "$R"
+unshare --mount --pid --fork --propagation private sh "$top/tests/check-fresh.sh" --inside "$R" "$fresh_check"
 rc=$?
 [ $rc = 0 ] && say "ok: the README's set-up works on a fresh $suite root" ||
 	say "FAILED (exit $rc)"

@@ -22,7 +22,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # that is not there: say which tool is missing instead, in one line.
 for t in mandoc:mandoc col:bsdextrautils; do
 	command -v "${t%%:*}" > /dev/null 2>&1 && continue
-	echo "check-man: '${t%%:*}' is missing (Debian package ${t#*:}): run 'make deps' as root" >&2
+	echo "check-man: '${t%%:*}' is missing (Debian package ${t#*:}): run 'make test-deps' as root" >&2
 	exit 2
 done
 [ -x "$bin" ] || { echo "check-man: no binary $bin (make it first)" >&2; exit 2; }

@@ -3,7 +3,8 @@
 # prints "N passed, N failed".  RBA_BIN names the binary under test;
 # RBA_TEST_BIN the test binary beside it (rebuild-audit-test: the same
 # with the test seams of common/seam.h filled from the environment);
-# RBA_TESTS another folder of t-*.sh (make check-external's).
+# RBA_TESTS another folder of t-*.sh (make check-external's).  Names as
+# arguments (t-exec t-keys) run those only.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 : "${RBA_BIN:=$top/build/rebuild-audit}"
@@ -18,10 +19,10 @@ FAIL_FILE=$scratch/fail
 : > "$PASS_FILE"
 : > "$FAIL_FILE"
 export PASS_FILE FAIL_FILE
-only=${1:-}
+only=" $* "
 for t in "${RBA_TESTS:-$top/tests/cli}"/t-*.sh; do
 	name=$(basename "$t" .sh)
-	[ -n "$only" ] && [ "$only" != "$name" ] && continue
+	case $only in "  " | *" $name "*) ;; *) continue ;; esac
 	dir=$scratch/$name
 	mkdir -p "$dir"
 	before=$(wc -l < "$FAIL_FILE")

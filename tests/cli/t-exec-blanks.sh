@@ -11,7 +11,8 @@
 # whose covers are 0 (XGBoost's pred_contribs NaN): the dispute gives no
 # reasons and escalates, naming the tree and node.  An artifact of 600
 # MiB, given or trained within limits.output: the file, its size and
-# the limit named.  Needs bubblewrap, git and python3-xgboost (make deps).
+# the limit named.  Needs bubblewrap, git (make deps) and python3-xgboost
+# (make test-deps).
 EX=$TOP/contrib/examples/xgboost
 POL=$EX/policy.yaml
 NM=$FIX/german-credit-numeric-missing.csv

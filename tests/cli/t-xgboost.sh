@@ -1,12 +1,12 @@
 # t-xgboost.sh - score MODEL.json: XGBoost 1.7 models (python3-xgboost,
-# installed by `make deps`; without it this test fails) scored natively.
+# installed by `make test-deps`; without it this test fails) scored natively.
 # A model trained here on German credit cases with gaps (empty fields,
 # NaN, NA) is scored by `score --margin` and `score`, and each margin
 # must be the bits of Booster.predict(output_margin=True), each
 # probability within one ulp of Booster.predict (and is counted equal
 # where it is).  Then bad model files and cases: exit 2, one line.
 py=/usr/bin/python3
-ok "python3-xgboost is installed (make deps)" $py -c 'import xgboost'
+ok "python3-xgboost is installed (make test-deps)" $py -c 'import xgboost'
 C=$FIX/xgboost/cases.csv
 
 # train.py OBJECTIVE ROUNDS DEPTH OUT: trains on cases.csv (the missing

@@ -1343,7 +1343,7 @@ END_TEST
 
 /*
  * A locale with a decimal comma must not change what a file means.
- * Without one the test proves nothing, so it fails: `make deps`
+ * Without one the test proves nothing, so it fails: `make test-locale`
  * generates de_DE.UTF-8.
  */
 START_TEST(test_numbers_locale)
@@ -1359,7 +1359,7 @@ START_TEST(test_numbers_locale)
 			break;
 	if (i == sizeof(names) / sizeof(names[0]))
 		ck_abort_msg("no decimal-comma locale (de_DE.UTF-8 or fr_FR.UTF-8) "
-			     "is installed: run 'make deps' as root, or "
+			     "is installed: run 'make test-locale' as root, or "
 			     "'localedef -i de_DE -f UTF-8 de_DE.UTF-8'");
 	ck_assert_str_eq(localeconv()->decimal_point, ",");
 	p = pins_ok(HEAD "data: {label: c}\ntrain: {lr: 0.25, eps: 2.5e-9}\n");

@@ -18,6 +18,7 @@
 
 #include "common/sign.h"
 #include "common/buf.h"
+#include "common/dsse.h"
 #include "common/digest.h"
 #include "common/fileio.h"
 #include "tests/unit/scratch.h"
@@ -63,14 +64,14 @@ spit(const char *path, const void *p, size_t n)
 }
 
 /*
- * The interoperability tests need minisign; make deps installs it, so
+ * The interoperability tests need minisign; make test-deps installs it, so
  * its absence fails the test instead of skipping it.
  */
 static void
 need_minisign(void)
 {
 	if (system("command -v minisign >/dev/null 2>&1") != 0)
-		ck_abort_msg("minisign is not installed: run 'make deps' "
+		ck_abort_msg("minisign is not installed: run 'make test-deps' "
 			     "(the interoperability tests need it)");
 }
 
@@ -999,6 +1000,132 @@ START_TEST(minisign_reads_our_encrypted_key)
 }
 END_TEST
 
+/* DSSE (common/dsse.h): PAE as the spec's test vector spells it; an
+ * envelope signed and read back; every payload byte and every
+ * signature byte changed is refused; another key, another type; the
+ * parsing rules (keyid optional, unknown members, URL-safe base64). */
+START_TEST(dsse_envelopes)
+{
+	static const char want[] = "DSSEv1 29 http://example.com/HelloWorld 11 hello world";
+	struct sign_seckey *k = NULL, *k2 = NULL;
+	struct sign_pubkey pub, pub2;
+	struct dsse_envelope e;
+	struct rba_buf b, env;
+	struct rba_detail d;
+	char id[SIGN_KEYID_TEXT_LEN + 1];
+	size_t which = 9, tried = 0;
+
+	rba_buf_init(&b);
+	dsse_pae(&b, "http://example.com/HelloWorld", "hello world", 11);
+	ck_assert_uint_eq(b.len, sizeof(want) - 1);
+	ck_assert(memcmp(b.p, want, b.len) == 0);
+	rba_buf_release(&b);
+	rba_buf_init(&b);
+	dsse_pae(&b, "", "", 0);
+	ck_assert_uint_eq(b.len, 12);
+	ck_assert(memcmp(b.p, "DSSEv1 0  0 ", 12) == 0);
+	rba_buf_release(&b);
+
+	ck_assert_int_eq(sign_seckey_generate(&k), 0);
+	ck_assert_int_eq(sign_seckey_generate(&k2), 0);
+	sign_seckey_pubkey(k, &pub);
+	sign_seckey_pubkey(k2, &pub2);
+	sign_keyid_format(pub.keyid, id);
+	rba_buf_init(&env);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(dsse_envelope_sign(k, DSSE_TYPE_INTOTO, "{\"a\": 1}\n", 9,
+					    &env, &d), 0);
+	ck_assert(dsse_is_envelope(env.p, env.len));
+	ck_assert(!dsse_is_envelope("{\"a\": 1}", 8));
+	ck_assert_int_eq(dsse_envelope_parse(env.p, env.len, &e, &d), 0);
+	ck_assert_str_eq(e.type, DSSE_TYPE_INTOTO);
+	ck_assert_uint_eq(e.n, 9);
+	ck_assert(memcmp(e.payload, "{\"a\": 1}\n", 9) == 0);
+	ck_assert_uint_eq(e.nsigs, 1);
+	ck_assert_str_eq(e.sigs[0].keyid, id);
+	ck_assert_int_eq(dsse_envelope_verify(&e, pub.pk, id, &which, &tried), 0);
+	ck_assert_uint_eq(which, 0);
+	/* another key: its id named nowhere, nothing tried */
+	ck_assert_int_eq(dsse_envelope_verify(&e, pub2.pk, "0000000000000000",
+					      &which, &tried), RBA_E_BADSIG);
+	ck_assert_uint_eq(tried, 0);
+	/* another key under this id, or with no id: tried, refused */
+	ck_assert_int_eq(dsse_envelope_verify(&e, pub2.pk, id, &which, &tried),
+			 RBA_E_BADSIG);
+	ck_assert_uint_eq(tried, 1);
+	ck_assert_int_eq(dsse_envelope_verify(&e, pub2.pk, NULL, &which, &tried),
+			 RBA_E_BADSIG);
+	/* the type is signed too */
+	e.type[0] = 'b';
+	ck_assert_int_eq(dsse_envelope_verify(&e, pub.pk, id, &which, &tried),
+			 RBA_E_BADSIG);
+	e.type[0] = 'a';
+	for (size_t i = 0; i < e.n; i++) {
+		e.payload[i] ^= 1;
+		ck_assert_int_eq(dsse_envelope_verify(&e, pub.pk, id, &which, &tried),
+				 RBA_E_BADSIG);
+		e.payload[i] ^= 1;
+	}
+	for (size_t i = 0; i < SIGN_SIG_LEN; i++) {
+		e.sigs[0].sig[i] ^= 0x80;
+		ck_assert_int_eq(dsse_envelope_verify(&e, pub.pk, id, &which, &tried),
+				 RBA_E_BADSIG);
+		e.sigs[0].sig[i] ^= 0x80;
+	}
+	ck_assert_int_eq(dsse_envelope_verify(&e, pub.pk, id, &which, &tried), 0);
+	dsse_envelope_release(&e);
+	dsse_envelope_release(&e);
+
+	/* parsing rules: required members, base64 of either alphabet */
+	{
+		static const struct {
+			const char *text;
+			int err;
+			const char *reason;
+		} cases[] = {
+			{ "[1]", RBA_E_SYNTAX, "not a JSON object" },
+			{ "{\"payloadType\": 1}", RBA_E_SYNTAX, "payloadType" },
+			{ "{\"payloadType\": \"t\", \"signatures\": []}", RBA_E_SYNTAX,
+			  "payload is missing" },
+			{ "{\"payloadType\": \"t\", \"payload\": \"\"}", RBA_E_SYNTAX,
+			  "signatures is missing" },
+			{ "{\"payloadType\": \"t\", \"payload\": \"\", \"signatures\": []}",
+			  RBA_E_SYNTAX, "signatures is empty" },
+			{ "{\"payloadType\": \"t\", \"payload\": \"\", \"signatures\": [{}]}",
+			  RBA_E_SYNTAX, "signatures[0].sig" },
+			{ "{\"payloadType\": \"t\", \"payload\": \"a\", \"signatures\": [{\"sig\": \"\"}]}",
+			  RBA_E_SYNTAX, "payload is not base64" },
+			{ "{\"payloadType\": \"t\", \"payload\": \"a+b_\", \"signatures\": [{\"sig\": \"\"}]}",
+			  RBA_E_SYNTAX, "payload is not base64" },
+			{ "{\"payloadType\": \"t\", \"payload\": \"\", \"signatures\": [{\"sig\": \"\", \"keyid\": 7}]}",
+			  RBA_E_SYNTAX, "keyid is not a string" },
+			{ "{\"payloadType\": \"t\", \"payload\": \"-_8\", \"x\": 0, \"signatures\": [{\"sig\": \"\"}]}",
+			  0, NULL },
+		};
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			rba_detail_clear(&d);
+			ck_assert_int_eq(dsse_envelope_parse(cases[i].text, strlen(cases[i].text),
+							     &e, &d), cases[i].err);
+			if (cases[i].reason != NULL)
+				ck_assert_msg(strstr(d.reason, cases[i].reason) != NULL,
+					      "case %zu: %s", i, d.reason);
+			dsse_envelope_release(&e);
+		}
+		ck_assert_int_eq(dsse_envelope_parse(cases[9].text, strlen(cases[9].text),
+						     &e, &d), 0);
+		ck_assert_uint_eq(e.n, 2);
+		ck_assert(e.payload[0] == 0xfb && e.payload[1] == 0xff);
+		ck_assert(!e.sigs[0].sig_ok);
+		ck_assert_int_eq(dsse_envelope_verify(&e, pub.pk, NULL, &which, &tried),
+				 RBA_E_BADSIG);
+		dsse_envelope_release(&e);
+	}
+	rba_buf_release(&env);
+	sign_seckey_free(k);
+	sign_seckey_free(k2);
+}
+END_TEST
+
 Suite *
 suite_sign(void)
 {
@@ -1031,6 +1158,7 @@ suite_sign(void)
 	tcase_add_test(sig, wrong_key);
 	tcase_add_test(sig, malformed_signature_files);
 	tcase_add_test(sig, sign_rejects_bad_comments);
+	tcase_add_test(sig, dsse_envelopes);
 	suite_add_tcase(s, sig);
 
 	/* scrypt at minisign's cost takes seconds; the binary is forked. */
