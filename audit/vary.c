@@ -411,14 +411,17 @@ static int
 run_logged(char *const *argv, const char *log)
 {
 	int st = 0;
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		int nul = open("/dev/null", O_RDONLY);
+		/* killed with vary, even if vary died before the prctl */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
 		if (fd < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(fd, 1) < 0 ||
 		    dup2(fd, 2) < 0)
 			_exit(127);
@@ -545,13 +548,17 @@ run_plan(struct audit_inputs *c, struct plan *p, struct rba_detail *d)
 
 /* The child's answer on its pipe: i32 err, reason[384], u64 len, bytes. */
 static void
-child_main(struct audit_inputs *c, struct plan *p, int fd)
+child_main(struct audit_inputs *c, struct plan *p, int fd, pid_t parent)
 {
 	struct rba_detail d;
 	struct rba_buf b;
 	int err;
 
+	/* Killed with vary, even if vary died between the fork and the
+	 * prctl: no variation runs on with nobody to read it. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
 	rba_detail_clear(&d);
 	err = run_plan(c, p, &d);
 	rba_buf_init(&b);
@@ -624,6 +631,7 @@ run_all(struct audit_inputs *c, struct plan *plans, size_t n, unsigned jobs)
 {
 	struct child kids[64];
 	size_t next = 0, live = 0;
+	pid_t self;
 
 	if (jobs < 1)
 		jobs = 1;
@@ -645,10 +653,11 @@ run_all(struct audit_inputs *c, struct plan *plans, size_t n, unsigned jobs)
 				continue;
 			}
 			fflush(NULL);
+			self = getpid();
 			kids[live].pid = fork();
 			if (kids[live].pid == 0) {
 				close(pp[0]);
-				child_main(c, p, pp[1]);
+				child_main(c, p, pp[1], self);
 			}
 			close(pp[1]);
 			if (kids[live].pid < 0) {
