@@ -472,117 +472,100 @@ sample_off_text(const struct ev *e, const char *rep, const char *tol, char *g,
 	}
 }
 
-/*
- * The guarantee in words and what it does not cover, from the verdict,
- * the counts, the policy declared before the audit and the three
- * artifacts: pinned, rebuilt and the one that made the sample's stored
- * decisions (unknown in records written before the audit named it).  A
- * sentence never speaks of more than the audit compared: when another
- * artifact made the decisions, it says so and what the pinned one was
- * checked against.  Format 2 adds the sample claim (whether the stored
- * scores are the pinned artifact's), an ad hoc audit said first, and the
- * earlier audits that did not answer yes; format 1's sentences are
- * exactly what they always were.
- */
-void
-evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
-	       char *ng, size_t cap)
-{
-	char tol[32], rep[160];
-	const char *v = sv_show(e->version), *pinned = sv_show(e->art_pinned);
-	const char *maker = sv_show(e->art_decisions);
-	unsigned long long cases = (unsigned long long)e->cases;
-	unsigned long long flips = (unsigned long long)e->flips;
-	int identical = e->art_rebuilt.s != NULL &&
-			sv_eq(e->art_rebuilt, e->art_pinned);
-	int known = e->art_decisions.s != NULL;
-	/* The decisions under audit are not the pinned artifact's. */
-	int other_maker = known && !sv_eq(e->art_decisions, e->art_pinned);
-	int v2 = e->format >= EV_FORMAT_V2;
-	int counted = !isnan(e->scores_off);
-	/* R = P = D, but stored scores off the declared precision. */
-	int sample_off = v2 && identical && known && !other_maker && counted &&
-			 e->scores_off > 0 && !sv_is(e->verdict, "bit-identical");
+/* The words every sentence of the guarantee is made of. */
+struct gt_words {
+	const char *v;		/* the version */
+	const char *pinned;	/* the pinned artifact */
+	const char *maker;	/* the artifact that made the stored decisions */
+	char tol[32];		/* the policy's max_score_delta */
+	char rep[160];		/* what of the audit sample was reproduced */
+	int identical;		/* the rebuilt artifact is the pinned one */
+	int known;		/* the record names the decisions' artifact */
+	int other_maker;	/* ... and it is not the pinned one */
+};
 
-	assert(cap <= EVIDENCE_TEXT_MAX);
-	rba_json_fmt_double(pol->max_score_delta, tol);
-	if (flips == 0)
-		snprintf(rep, sizeof(rep), "every decision on the audit sample of "
-			 "%llu cases", cases);
+/* A bit-identical verdict's sentences. */
+static void
+bit_identical_text(const struct gt_words *t, char *g, char *ng, size_t cap)
+{
+	if (t->known)
+		snprintf(g, cap,
+			 "the rebuilt artifact is bit-identical to the pinned "
+			 "one: rebuilding version %s from its pins gives %s "
+			 "again, the artifact that made the stored decisions of "
+			 "the audit sample, so it makes every score and decision "
+			 "the pinned artifact makes, for any input", t->v, t->pinned);
 	else
-		snprintf(rep, sizeof(rep), "all but %llu of the decisions on the "
-			 "audit sample of %llu cases (the policy tolerates %llu)",
-			 flips, cases, (unsigned long long)pol->max_flips);
-	if (sample_off) {
-		sample_off_text(e, rep, tol, g, ng, cap);
-	} else if (sv_is(e->verdict, "bit-identical")) {
-		if (known)
-			snprintf(g, cap,
-				 "the rebuilt artifact is bit-identical to the pinned "
-				 "one: rebuilding version %s from its pins gives %s "
-				 "again, the artifact that made the stored decisions of "
-				 "the audit sample, so it makes every score and decision "
-				 "the pinned artifact makes, for any input", v, pinned);
-		else
-			snprintf(g, cap,
-				 "the rebuilt artifact is bit-identical to the pinned "
-				 "one: rebuilding version %s from its pins gives %s "
-				 "again, so it makes every score and decision the pinned "
-				 "artifact makes, for any input", v, pinned);
+		snprintf(g, cap,
+			 "the rebuilt artifact is bit-identical to the pinned "
+			 "one: rebuilding version %s from its pins gives %s "
+			 "again, so it makes every score and decision the pinned "
+			 "artifact makes, for any input", t->v, t->pinned);
+	snprintf(ng, cap,
+		 "that the pins, the training data or the policy are right: "
+		 "the audit shows that they reproduce this artifact, not "
+		 "that the model is fit for its use%s",
+		 t->known ? ""
+		          : "; nor that the stored decisions of the audit sample "
+			    "were made by this artifact: the audit record does "
+			    "not name the artifact that made them");
+}
+
+/* A metric-equivalent verdict's sentences. */
+static void
+metric_equivalent_text(const struct gt_words *t, char *g, char *ng, size_t cap)
+{
+	if (t->identical) {
+		snprintf(g, cap,
+			 "the stored decisions of the audit sample were made by "
+			 "artifact %s, not by the pinned %s: a rebuild of version "
+			 "%s from its pins gives the pinned artifact bit for bit, "
+			 "and it reproduces %s and every score within %s, not bit "
+			 "for bit", t->maker, t->pinned, t->v, t->rep, t->tol);
 		snprintf(ng, cap,
-			 "that the pins, the training data or the policy are right: "
-			 "the audit shows that they reproduce this artifact, not "
-			 "that the model is fit for its use%s",
-			 known ? ""
-			       : "; nor that the stored decisions of the audit sample "
-				 "were made by this artifact: the audit record does "
-				 "not name the artifact that made them");
-	} else if (sv_is(e->verdict, "metric-equivalent")) {
-		if (identical) {
-			snprintf(g, cap,
-				 "the stored decisions of the audit sample were made by "
-				 "artifact %s, not by the pinned %s: a rebuild of version "
-				 "%s from its pins gives the pinned artifact bit for bit, "
-				 "and it reproduces %s and every score within %s, not bit "
-				 "for bit", maker, pinned, v, rep, tol);
-			snprintf(ng, cap,
-				 "that the pinned artifact makes the scores artifact %s "
-				 "made bit for bit, and the same decisions or scores "
-				 "within %s for inputs outside the audit sample", maker,
-				 tol);
-		} else {
-			snprintf(g, cap,
-				 "a rebuild of version %s from its pins reproduces %s and "
-				 "every score within %s, though its artifact is not "
-				 "bit-identical to the pinned %s%s%s%s", v, rep, tol,
-				 pinned,
-				 other_maker ? ", and the stored decisions were made by "
-					       "artifact " : "",
-				 other_maker ? maker : "",
-				 other_maker ? ", not by the pinned one" : "");
-			snprintf(ng, cap,
-				 "bit-identical scores, and the same decisions or scores "
-				 "within %s for inputs outside the audit sample", tol);
-		}
-	} else if (identical && other_maker) {
+			 "that the pinned artifact makes the scores artifact %s "
+			 "made bit for bit, and the same decisions or scores "
+			 "within %s for inputs outside the audit sample", t->maker,
+			 t->tol);
+	} else {
+		snprintf(g, cap,
+			 "a rebuild of version %s from its pins reproduces %s and "
+			 "every score within %s, though its artifact is not "
+			 "bit-identical to the pinned %s%s%s%s", t->v, t->rep, t->tol,
+			 t->pinned,
+			 t->other_maker ? ", and the stored decisions were made by "
+					  "artifact " : "",
+			 t->other_maker ? t->maker : "",
+			 t->other_maker ? ", not by the pinned one" : "");
+		snprintf(ng, cap,
+			 "bit-identical scores, and the same decisions or scores "
+			 "within %s for inputs outside the audit sample", t->tol);
+	}
+}
+
+/* The sentences of a verdict that reproduced nothing it could claim. */
+static void
+not_reproduced_text(const struct gt_words *t, char *g, char *ng, size_t cap)
+{
+	if (t->identical && t->other_maker) {
 		snprintf(g, cap,
 			 "none: a rebuild of version %s from its pins is "
 			 "bit-identical to the pinned artifact %s, but the stored "
 			 "decisions of its audit sample were made by artifact %s, "
 			 "and the pinned artifact does not reproduce them within "
-			 "the policy's tolerance (the reasons say why)", v, pinned,
-			 maker);
+			 "the policy's tolerance (the reasons say why)", t->v, t->pinned,
+			 t->maker);
 		snprintf(ng, cap,
 			 "that the pinned artifact makes the scores and decisions "
 			 "artifact %s made, on the audit sample or for any other "
-			 "input", maker);
-	} else if (identical) {
+			 "input", t->maker);
+	} else if (t->identical) {
 		snprintf(g, cap,
 			 "none: a rebuild of version %s from its pins is "
 			 "bit-identical to the pinned artifact %s, but the scores "
 			 "and decisions stored in its audit sample are not "
 			 "reproduced within the policy's tolerance (the reasons "
-			 "say why)", v, pinned);
+			 "say why)", t->v, t->pinned);
 		snprintf(ng, cap,
 			 "that the scores and decisions stored in the audit sample "
 			 "were made by the pinned artifact under this policy");
@@ -590,16 +573,27 @@ evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
 		snprintf(g, cap,
 			 "none: a rebuild of version %s from its pins does not "
 			 "reproduce the pinned artifact %s within the policy's "
-			 "tolerance%s%s (the reasons say why)", v, pinned,
-			 other_maker ? ", and the stored decisions of its audit "
-				       "sample were made by another artifact, " : "",
-			 other_maker ? maker : "");
+			 "tolerance%s%s (the reasons say why)", t->v, t->pinned,
+			 t->other_maker ? ", and the stored decisions of its audit "
+					  "sample were made by another artifact, " : "",
+			 t->other_maker ? t->maker : "");
 		snprintf(ng, cap,
 			 "that the pinned artifact can be rebuilt from its pins, or "
 			 "that its scores and decisions can be reproduced");
 	}
-	if (!v2)
-		return;
+}
+
+/*
+ * Format 2's additions: the sample claim of a bit-identical verdict, an
+ * ad hoc audit said first, and the earlier audits that did not answer
+ * yes.
+ */
+static void
+format2_text(const struct ev *e, char *g, char *ng, size_t cap)
+{
+	const char *v = sv_show(e->version);
+	int counted = !isnan(e->scores_off);
+
 	/* The second claim of a bit-identical verdict, or that it could
 	 * not be checked. */
 	if (sv_is(e->verdict, "bit-identical")) {
@@ -646,6 +640,61 @@ evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
 				       ? "since its policy was declared"
 				       : "in the history");
 	}
+}
+
+/*
+ * The guarantee in words and what it does not cover, from the verdict,
+ * the counts, the policy declared before the audit and the three
+ * artifacts: pinned, rebuilt and the one that made the sample's stored
+ * decisions (unknown in records written before the audit named it).  A
+ * sentence never speaks of more than the audit compared: when another
+ * artifact made the decisions, it says so and what the pinned one was
+ * checked against.  Format 2 adds the sample claim (whether the stored
+ * scores are the pinned artifact's), an ad hoc audit said first, and the
+ * earlier audits that did not answer yes; format 1's sentences are
+ * exactly what they always were.
+ */
+void
+evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
+	       char *ng, size_t cap)
+{
+	struct gt_words t;
+	unsigned long long cases = (unsigned long long)e->cases;
+	unsigned long long flips = (unsigned long long)e->flips;
+	int v2 = e->format >= EV_FORMAT_V2;
+	int counted = !isnan(e->scores_off);
+	int sample_off;
+
+	t.v = sv_show(e->version);
+	t.pinned = sv_show(e->art_pinned);
+	t.maker = sv_show(e->art_decisions);
+	t.identical = e->art_rebuilt.s != NULL &&
+		      sv_eq(e->art_rebuilt, e->art_pinned);
+	t.known = e->art_decisions.s != NULL;
+	/* The decisions under audit are not the pinned artifact's. */
+	t.other_maker = t.known && !sv_eq(e->art_decisions, e->art_pinned);
+	/* R = P = D, but stored scores off the declared precision. */
+	sample_off = v2 && t.identical && t.known && !t.other_maker && counted &&
+		     e->scores_off > 0 && !sv_is(e->verdict, "bit-identical");
+	assert(cap <= EVIDENCE_TEXT_MAX);
+	rba_json_fmt_double(pol->max_score_delta, t.tol);
+	if (flips == 0)
+		snprintf(t.rep, sizeof(t.rep), "every decision on the audit sample of "
+			 "%llu cases", cases);
+	else
+		snprintf(t.rep, sizeof(t.rep), "all but %llu of the decisions on the "
+			 "audit sample of %llu cases (the policy tolerates %llu)",
+			 flips, cases, (unsigned long long)pol->max_flips);
+	if (sample_off)
+		sample_off_text(e, t.rep, t.tol, g, ng, cap);
+	else if (sv_is(e->verdict, "bit-identical"))
+		bit_identical_text(&t, g, ng, cap);
+	else if (sv_is(e->verdict, "metric-equivalent"))
+		metric_equivalent_text(&t, g, ng, cap);
+	else
+		not_reproduced_text(&t, g, ng, cap);
+	if (v2)
+		format2_text(e, g, ng, cap);
 }
 
 /*
