@@ -1094,6 +1094,198 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 	return evidence_render_log(s, version, audit_id, flags, NULL, out, sum, d);
 }
 
+/*
+ * The history record to attest: AUDIT_ID, or with 0 the newest audit of
+ * VERSION that is not ad hoc (its id left in AUDIT_ID); an audit record
+ * of that version.
+ */
+static int
+find_audit(struct store_txn *txn, const char *version, uint64_t *audit_id,
+	   struct store_history_entry *ent, struct rba_detail *d)
+{
+	struct newest nw = { 0, 0, 0 };
+	int err;
+
+	if (*audit_id == 0) {
+		err = store_history_list(txn, version, 1, newest_cb, &nw, d);
+		if (err != NEWEST_FOUND && err != 0)
+			return err;
+		if (nw.id == 0 && nw.ad_hoc > 0) {
+			return evidence_fail(d, RBA_E_NOTFOUND, "no audit of version '%s' "
+				  "in the history that is not ad hoc (%llu ad hoc, the "
+				  "newest record %llu: export one with --audit ID, or "
+				  "run 'rebuild-audit audit %s')", version,
+				  (unsigned long long)nw.ad_hoc,
+				  (unsigned long long)nw.ad_hoc_id, version);
+		}
+		if (nw.id == 0) {
+			return evidence_fail(d, RBA_E_NOTFOUND, "no audit of version '%s' in the "
+				  "history: run 'rebuild-audit audit %s' first",
+				  version, version);
+		}
+		*audit_id = nw.id;
+	}
+	err = store_history_get(txn, *audit_id, ent, d);
+	if (err == RBA_E_NOTFOUND) {
+		return evidence_fail(d, err, "no audit record %llu in the history",
+			  (unsigned long long)*audit_id);
+	}
+	if (err)
+		return err;
+	/* Only an audit record has a verdict to attest. */
+	{
+		char kind[32], event[32];
+		if ((err = record_kind(ent->record, ent->len, kind, event, NULL)) != 0)
+			return err;
+		if (kind[0] != 0) {
+			return evidence_fail(d, RBA_E_SCHEMA, "history record %llu is a %s "
+				  "record%s%s%s of version '%s', not an audit: it "
+				  "attests no verdict", (unsigned long long)*audit_id,
+				  kind, event[0] ? " ('" : "", event,
+				  event[0] ? "')" : "", ent->version);
+		}
+	}
+	if (strcmp(ent->version, version) != 0) {
+		return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu is of version '%s', "
+			  "not '%s'", (unsigned long long)*audit_id, ent->version,
+			  version);
+	}
+	return 0;
+}
+
+/*
+ * The audit record parsed into REC and read into E: it must have
+ * measured and name the version of its history entry.
+ */
+static int
+read_audit(const struct store_history_entry *ent, uint64_t audit_id,
+	   const char *version, struct rba_json_value *rec, struct ev *e,
+	   struct rba_detail *d)
+{
+	int err;
+
+	err = rba_json_parse((const char *)ent->record, ent->len, rec, d);
+	if (err == RBA_E_NOMEM)
+		return err;
+	if (err) {
+		return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu is not JSON: %s",
+			  (unsigned long long)audit_id, d->reason);
+	}
+	/* A record that did not measure attests nothing: the audit says why. */
+	{
+		const char *v = rba_json_get_str(rec, "verdict");
+		if (v != NULL && strcmp(v, "not-measured") == 0) {
+			const struct rba_json_value *rs = rba_json_get(rec, "reasons");
+			const char *why = rs != NULL && rs->type == RBA_JSON_ARRAY &&
+						  rs->n > 0 &&
+						  rs->items[0].type == RBA_JSON_STRING
+					  ? rs->items[0].str
+					  : "no reason recorded";
+			return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu of version '%s' "
+				  "did not measure (not-measured: %s): there is no "
+				  "verdict to attest", (unsigned long long)audit_id,
+				  version, why);
+		}
+	}
+	if ((err = evidence_ev_from_record(rec, audit_id, e, d)) != 0)
+		return err;
+	if (!sv_is(e->version, ent->version)) {
+		return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu names version '%s', "
+			  "its history entry '%s'", (unsigned long long)audit_id,
+			  sv_show(e->version), ent->version);
+	}
+	return 0;
+}
+
+/*
+ * What the record does not hold: the entry's id, time and chain, the
+ * head, the exporter, the earlier audits, and as FLAGS and LOG ask the
+ * cases, the inputs and the log; then what export computes.
+ */
+static int
+ev_from_store(struct store *s, struct store_txn *txn,
+	      const struct store_history_entry *ent, uint64_t audit_id,
+	      int flags, const struct evidence_log_request *log, struct ev *e,
+	      struct rba_detail *d)
+{
+	int err;
+
+	e->id = (double)ent->id;
+	rba_time_utc(ent->time, e->b_time);
+	e->time = sv_c(e->b_time);
+	if (!sv_eq(e->rec_time, e->time)) {
+		return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu has time %s, its "
+			  "history entry %s", (unsigned long long)audit_id,
+			  sv_show(e->rec_time), e->b_time);
+	}
+	snprintf(e->b_store_id, sizeof(e->b_store_id), "%s", store_id_hex(s));
+	e->store_id = sv_c(e->b_store_id);
+	/* The head now, read in the transaction whose chain was verified:
+	 * the anchor an auditor keeps outside the store. */
+	{
+		uint64_t hid = 0;
+		struct rba_digest hd;
+		if ((err = store_history_head(txn, &hid, &hd, d)) != 0)
+			return err;
+		e->head_id = (double)hid;
+		rba_digest_format(&hd, e->b_head);
+		e->head_digest = sv_c(e->b_head);
+	}
+	rba_digest_format(&ent->prev, e->b_prev);
+	e->prev = sv_c(e->b_prev);
+	rba_digest_format(&ent->digest, e->b_chain);
+	e->chain = sv_c(e->b_chain);
+	e->record.s = (const char *)ent->record;
+	e->record.n = ent->len;
+	e->exp_name = sv_c(EXPORTER_NAME);
+	e->exp_version = sv_c(RBA_TOOL_VERSION);
+	e->exp_rev = sv_c(envrec_code_revision());
+	e->format = (flags & EVIDENCE_RENDER_CASES) ? EV_FORMAT_V3 : EV_FORMAT_V2;
+	if ((err = earlier_audits(txn, e, ent->id, d)) != 0)
+		return err;
+	if ((flags & EVIDENCE_RENDER_CASES) &&
+	    (err = evidence_cases_load(txn, e, d)) != 0)
+		return err;
+	if ((flags & EVIDENCE_RENDER_INPUTS) && e->nflipped > 0 &&
+	    (err = load_inputs(txn, e, d)) != 0)
+		return err;
+	e->inputs_included = (flags & EVIDENCE_RENDER_INPUTS) != 0;
+	/* Format 4: the log of this transaction's history. */
+	if (log != NULL && (err = evidence_tlog_load(txn, e, log, d)) != 0)
+		return err;
+	if ((err = evidence_ev_complete(e, d)) != 0)
+		return err;
+	return 0;
+}
+
+/* The summary of the evidence rendered, its log checked. */
+static int
+summary_fill(const struct store_history_entry *ent, const struct ev *e,
+	     struct evidence_summary *sum, struct rba_detail *d)
+{
+	char tv[32];
+	int err;
+
+	sum->is_evidence = 1;
+	snprintf(sum->version, sizeof(sum->version), "%s", ent->version);
+	snprintf(sum->verdict, sizeof(sum->verdict), "%s", sv_show(e->verdict));
+	sum->audit_id = ent->id;
+	sum->time = ent->time;
+	rba_time_utc(ent->time, tv);
+	snprintf(sum->time_text, sizeof(sum->time_text), "%s", tv);
+	rba_digest_parse(e->art_pinned.s, &sum->artifact);
+	sum->cases = (uint64_t)e->cases;
+	sum->flips = (uint64_t)e->flips;
+	sum->inputs_included = e->inputs_included;
+	snprintf(sum->guarantee, sizeof(sum->guarantee), "%s", e->b_guarantee);
+	sum->head_id = (uint64_t)e->head_id;
+	rba_digest_parse(e->b_head, &sum->head);
+	evidence_ev_summary_fill(e, sum);
+	if (e->log && (err = evidence_tlog_check(e, &sum->log, d)) != 0)
+		return err;
+	return 0;
+}
+
 int
 evidence_render_log(struct store *s, const char *version, uint64_t audit_id,
 		    int flags, const struct evidence_log_request *log,
@@ -1104,9 +1296,7 @@ evidence_render_log(struct store *s, const char *version, uint64_t audit_id,
 	struct store_history_entry ent;
 	struct rba_json_value rec;
 	struct ev e;
-	struct newest nw = { 0, 0, 0 };
 	struct rba_detail local;
-	char tv[32];
 	uint64_t bad_id = 0;
 	int err;
 
@@ -1121,136 +1311,12 @@ evidence_render_log(struct store *s, const char *version, uint64_t audit_id,
 		return err;
 	if ((err = store_history_verify(txn, &bad_id, NULL, d)) != 0)
 		goto out;
-	if (audit_id == 0) {
-		err = store_history_list(txn, version, 1, newest_cb, &nw, d);
-		if (err != NEWEST_FOUND && err != 0)
-			goto out;
-		if (nw.id == 0 && nw.ad_hoc > 0) {
-			err = evidence_fail(d, RBA_E_NOTFOUND, "no audit of version '%s' "
-				  "in the history that is not ad hoc (%llu ad hoc, the "
-				  "newest record %llu: export one with --audit ID, or "
-				  "run 'rebuild-audit audit %s')", version,
-				  (unsigned long long)nw.ad_hoc,
-				  (unsigned long long)nw.ad_hoc_id, version);
-			goto out;
-		}
-		if (nw.id == 0) {
-			err = evidence_fail(d, RBA_E_NOTFOUND, "no audit of version '%s' in the "
-				  "history: run 'rebuild-audit audit %s' first",
-				  version, version);
-			goto out;
-		}
-		audit_id = nw.id;
-	}
-	err = store_history_get(txn, audit_id, &ent, d);
-	if (err == RBA_E_NOTFOUND) {
-		err = evidence_fail(d, err, "no audit record %llu in the history",
-			  (unsigned long long)audit_id);
+	if ((err = find_audit(txn, version, &audit_id, &ent, d)) != 0)
 		goto out;
-	}
-	if (err)
+	if ((err = read_audit(&ent, audit_id, version, &rec, &e, d)) != 0)
 		goto out;
-	/* Only an audit record has a verdict to attest. */
-	{
-		char kind[32], event[32];
-		if ((err = record_kind(ent.record, ent.len, kind, event, NULL)) != 0)
-			goto out;
-		if (kind[0] != 0) {
-			err = evidence_fail(d, RBA_E_SCHEMA, "history record %llu is a %s "
-				  "record%s%s%s of version '%s', not an audit: it "
-				  "attests no verdict", (unsigned long long)audit_id,
-				  kind, event[0] ? " ('" : "", event,
-				  event[0] ? "')" : "", ent.version);
-			goto out;
-		}
-	}
-	if (strcmp(ent.version, version) != 0) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu is of version '%s', "
-			  "not '%s'", (unsigned long long)audit_id, ent.version,
-			  version);
+	if ((err = ev_from_store(s, txn, &ent, audit_id, flags, log, &e, d)) != 0)
 		goto out;
-	}
-	err = rba_json_parse((const char *)ent.record, ent.len, &rec, d);
-	if (err == RBA_E_NOMEM)
-		goto out;
-	if (err) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu is not JSON: %s",
-			  (unsigned long long)audit_id, d->reason);
-		goto out;
-	}
-	/* A record that did not measure attests nothing: the audit says why. */
-	{
-		const char *v = rba_json_get_str(&rec, "verdict");
-		if (v != NULL && strcmp(v, "not-measured") == 0) {
-			const struct rba_json_value *rs = rba_json_get(&rec, "reasons");
-			const char *why = rs != NULL && rs->type == RBA_JSON_ARRAY &&
-						  rs->n > 0 &&
-						  rs->items[0].type == RBA_JSON_STRING
-					  ? rs->items[0].str
-					  : "no reason recorded";
-			err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu of version '%s' "
-				  "did not measure (not-measured: %s): there is no "
-				  "verdict to attest", (unsigned long long)audit_id,
-				  version, why);
-			goto out;
-		}
-	}
-	if ((err = evidence_ev_from_record(&rec, audit_id, &e, d)) != 0)
-		goto out;
-	if (!sv_is(e.version, ent.version)) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu names version '%s', "
-			  "its history entry '%s'", (unsigned long long)audit_id,
-			  sv_show(e.version), ent.version);
-		goto out;
-	}
-
-	e.id = (double)ent.id;
-	rba_time_utc(ent.time, e.b_time);
-	e.time = sv_c(e.b_time);
-	if (!sv_eq(e.rec_time, e.time)) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu has time %s, its "
-			  "history entry %s", (unsigned long long)audit_id,
-			  sv_show(e.rec_time), e.b_time);
-		goto out;
-	}
-	snprintf(e.b_store_id, sizeof(e.b_store_id), "%s", store_id_hex(s));
-	e.store_id = sv_c(e.b_store_id);
-	/* The head now, read in the transaction whose chain was verified:
-	 * the anchor an auditor keeps outside the store. */
-	{
-		uint64_t hid = 0;
-		struct rba_digest hd;
-		if ((err = store_history_head(txn, &hid, &hd, d)) != 0)
-			goto out;
-		e.head_id = (double)hid;
-		rba_digest_format(&hd, e.b_head);
-		e.head_digest = sv_c(e.b_head);
-	}
-	rba_digest_format(&ent.prev, e.b_prev);
-	e.prev = sv_c(e.b_prev);
-	rba_digest_format(&ent.digest, e.b_chain);
-	e.chain = sv_c(e.b_chain);
-	e.record.s = (const char *)ent.record;
-	e.record.n = ent.len;
-	e.exp_name = sv_c(EXPORTER_NAME);
-	e.exp_version = sv_c(RBA_TOOL_VERSION);
-	e.exp_rev = sv_c(envrec_code_revision());
-	e.format = (flags & EVIDENCE_RENDER_CASES) ? EV_FORMAT_V3 : EV_FORMAT_V2;
-	if ((err = earlier_audits(txn, &e, ent.id, d)) != 0)
-		goto out;
-	if ((flags & EVIDENCE_RENDER_CASES) &&
-	    (err = evidence_cases_load(txn, &e, d)) != 0)
-		goto out;
-	if ((flags & EVIDENCE_RENDER_INPUTS) && e.nflipped > 0 &&
-	    (err = load_inputs(txn, &e, d)) != 0)
-		goto out;
-	e.inputs_included = (flags & EVIDENCE_RENDER_INPUTS) != 0;
-	/* Format 4: the log of this transaction's history. */
-	if (log != NULL && (err = evidence_tlog_load(txn, &e, log, d)) != 0)
-		goto out;
-	if ((err = evidence_ev_complete(&e, d)) != 0)
-		goto out;
-
 	evidence_ev_render(&e, out);
 	if ((err = rba_buf_status(out)) != 0)
 		goto out;
@@ -1260,25 +1326,8 @@ evidence_render_log(struct store *s, const char *version, uint64_t audit_id,
 			  EVIDENCE_MAX_BYTES);
 		goto out;
 	}
-	if (sum != NULL) {
-		sum->is_evidence = 1;
-		snprintf(sum->version, sizeof(sum->version), "%s", ent.version);
-		snprintf(sum->verdict, sizeof(sum->verdict), "%s", sv_show(e.verdict));
-		sum->audit_id = ent.id;
-		sum->time = ent.time;
-		rba_time_utc(ent.time, tv);
-		snprintf(sum->time_text, sizeof(sum->time_text), "%s", tv);
-		rba_digest_parse(e.art_pinned.s, &sum->artifact);
-		sum->cases = (uint64_t)e.cases;
-		sum->flips = (uint64_t)e.flips;
-		sum->inputs_included = e.inputs_included;
-		snprintf(sum->guarantee, sizeof(sum->guarantee), "%s", e.b_guarantee);
-		sum->head_id = (uint64_t)e.head_id;
-		rba_digest_parse(e.b_head, &sum->head);
-		evidence_ev_summary_fill(&e, sum);
-		if (e.log && (err = evidence_tlog_check(&e, &sum->log, d)) != 0)
-			goto out;
-	}
+	if (sum != NULL && (err = summary_fill(&ent, &e, sum, d)) != 0)
+		goto out;
 out:
 	evidence_ev_release(&e);
 	rba_json_release(&rec);
