@@ -429,60 +429,81 @@ check_earlier(const struct ev *e, struct rba_detail *d)
 	return 0;
 }
 
-/* The verdict against the digests, counts and tolerance (check 5). */
-static int
-check_verdict(const struct ev *e, const struct policy *pol,
-	      struct rba_detail *d)
-{
-	char g[EVIDENCE_TEXT_MAX], ng[EVIDENCE_TEXT_MAX], tv[32], dv[32];
-	const char *v = sv_show(e->verdict);
-	int identical = e->art_rebuilt.s != NULL &&
-			sv_eq(e->art_rebuilt, e->art_pinned);
+/* What the checks of a verdict compare it with, computed once. */
+struct verdict_facts {
+	const char *v;		/* the verdict */
+	char tv[32], dv[32];	/* the tolerated and the maximum score delta */
+	int identical;		/* the rebuilt artifact is the pinned one */
 	/* The artifact that made the sample's stored decisions: named by
 	 * every record since the audit records it, and the rebuilt one? */
-	int known = e->art_decisions.s != NULL;
-	int by_rebuilt = known && e->art_rebuilt.s != NULL &&
-			 sv_eq(e->art_decisions, e->art_rebuilt);
-	int within = e->flips <= e->tol_flips && e->max_delta <= e->tol_delta;
-	int near_rule = e->near_bits && e->near_cases > 0;
+	int known, by_rebuilt;
+	int within;		/* the counts within the tolerance */
+	int near_rule;		/* cases near a band edge that want bits */
 	/* The sample claim (doc/design.md section 8.2): stored scores off
 	 * the declared logging precision, where the record counts them. */
-	int off = !isnan(e->scores_off) && e->scores_off > 0;
-	int err;
+	int off;
+};
 
-	rba_json_fmt_double(e->tol_delta, tv);
-	rba_json_fmt_double(e->max_delta, dv);
-	if (e->bit_identical != identical)
+static void
+verdict_facts_init(struct verdict_facts *vf, const struct ev *e)
+{
+	vf->v = sv_show(e->verdict);
+	rba_json_fmt_double(e->tol_delta, vf->tv);
+	rba_json_fmt_double(e->max_delta, vf->dv);
+	vf->identical = e->art_rebuilt.s != NULL &&
+			sv_eq(e->art_rebuilt, e->art_pinned);
+	vf->known = e->art_decisions.s != NULL;
+	vf->by_rebuilt = vf->known && e->art_rebuilt.s != NULL &&
+			 sv_eq(e->art_decisions, e->art_rebuilt);
+	vf->within = e->flips <= e->tol_flips && e->max_delta <= e->tol_delta;
+	vf->near_rule = e->near_bits && e->near_cases > 0;
+	vf->off = !isnan(e->scores_off) && e->scores_off > 0;
+}
+
+/* The artifact flags against the digests. */
+static int
+check_artifact_flags(const struct ev *e, const struct verdict_facts *vf,
+		     struct rba_detail *d)
+{
+	if (e->bit_identical != vf->identical)
 		return evidence_fail(d, RBA_E_SCHEMA, "predicate.artifact.bit_identical is %s, "
 			   "but the rebuilt artifact %s the pinned one",
 			   e->bit_identical ? "true" : "false",
-			   identical ? "is" : "is not");
-	if (e->decisions_by_rebuilt != by_rebuilt)
+			   vf->identical ? "is" : "is not");
+	if (e->decisions_by_rebuilt != vf->by_rebuilt)
 		return evidence_fail(d, RBA_E_SCHEMA, "predicate.artifact."
 			   "decisions_by_rebuilt is %s, but the artifact that made "
 			   "the stored decisions %s the rebuilt one",
 			   e->decisions_by_rebuilt ? "true" : "false",
-			   by_rebuilt ? "is" : known ? "is not" : "is not named as");
+			   vf->by_rebuilt ? "is" : vf->known ? "is not" : "is not named as");
+	return 0;
+}
+
+/* The verdict is one of the three, and what it claims holds. */
+static int
+check_verdict_claims(const struct ev *e, const struct verdict_facts *vf,
+		     struct rba_detail *d)
+{
 	if (sv_is(e->verdict, "bit-identical") ||
 	    sv_is(e->verdict, "metric-equivalent")) {
 		int bits = sv_is(e->verdict, "bit-identical");
 		if (e->nreasons > 0)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s comes with %zu reasons "
-				   "against it", v, e->nreasons);
-		if (bits && !identical)
+				   "against it", vf->v, e->nreasons);
+		if (bits && !vf->identical)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict bit-identical, but the "
 				   "rebuilt artifact %s is not the pinned %s",
 				   sv_show(e->art_rebuilt), sv_show(e->art_pinned));
 		/* Bits speak of the decisions under audit: an older record
 		 * that does not name their artifact says nothing against. */
-		if (bits && known && !by_rebuilt)
+		if (bits && vf->known && !vf->by_rebuilt)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict bit-identical, but the "
 				   "sample's stored decisions were made by artifact %s, "
 				   "not by the rebuilt %s", sv_show(e->art_decisions),
 				   sv_show(e->art_rebuilt));
 		/* Two claims, not one: the stored scores are the pinned
 		 * artifact's too. */
-		if (bits && off) {
+		if (bits && vf->off) {
 			char pv[32];
 			rba_json_fmt_double(e->score_precision > 0 ? e->score_precision
 								   : 0, pv);
@@ -499,49 +520,41 @@ check_verdict(const struct ev *e, const struct policy *pol,
 		/* The rebuild is the pinned artifact that made the decisions:
 		 * only stored scores that are not its bits (format 2 says so)
 		 * leave it short of bit-identical. */
-		if (!bits && identical && (!known || by_rebuilt) &&
-		    !(e->format >= EV_FORMAT_V2 && known && off))
+		if (!bits && vf->identical && (!vf->known || vf->by_rebuilt) &&
+		    !(e->format >= EV_FORMAT_V2 && vf->known && vf->off))
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict metric-equivalent, but the "
 				   "rebuilt artifact is the pinned one (bit-identical)%s",
-				   known ? " and made the sample's stored decisions" : "");
+				   vf->known ? " and made the sample's stored decisions" : "");
 		if (e->flips > e->tol_flips)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s with %.0f decision "
-				   "flips, over the tolerance of %.0f", v, e->flips,
+				   "flips, over the tolerance of %.0f", vf->v, e->flips,
 				   e->tol_flips);
 		if (e->max_delta > e->tol_delta)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s with a maximum score "
-				   "delta of %s, over the tolerance of %s", v, dv, tv);
-		if (!bits && near_rule)
+				   "delta of %s, over the tolerance of %s", vf->v, vf->dv, vf->tv);
+		if (!bits && vf->near_rule)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict metric-equivalent, but %.0f "
 				   "audit cases sit near a band edge where the policy "
 				   "requires a bit-identical rebuild", e->near_cases);
 		if (!e->art_verified || !e->snap_verified || !e->sample_verified)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s, but the stored "
-				   "artifact, snapshot or sample was not verified", v);
+				   "artifact, snapshot or sample was not verified", vf->v);
 	} else if (sv_is(e->verdict, "not-reproducible")) {
 		if (e->nreasons == 0)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict not-reproducible without "
 				   "a reason");
 	} else {
 		return evidence_fail(d, RBA_E_SCHEMA, "verdict '%s' is not bit-identical, "
-			   "metric-equivalent or not-reproducible", v);
+			   "metric-equivalent or not-reproducible", vf->v);
 	}
-	if (!within && e->nreasons == 0)
-		return evidence_fail(d, RBA_E_SCHEMA, "the counts exceed the tolerance, yet no "
-			   "reason says so");
-	if (!exit_fits(v, e->exit_status, e->ad_hoc))
-		return evidence_fail(d, RBA_E_SCHEMA, "verdict %s with exit status %.0f, %s",
-			   v, e->exit_status,
-			   !is_yes(v) ? "not the one the verdict gives"
-			   : e->ad_hoc == 1 ? "but the audit was ad hoc: a yes under a "
-					      "policy given for this audit exits 2"
-			   : e->ad_hoc == 0 ? "but a yes that was not ad hoc exits 0"
-					    : "not 0 (or 2 for an ad hoc audit)");
-	if ((err = check_sample_claim(e, d)) != 0 ||
-	    (err = check_declared(e, d)) != 0 ||
-	    (e->format >= EV_FORMAT_V2 && (err = check_earlier(e, d)) != 0))
-		return err;
+	return 0;
+}
 
+/* The flipped cases listed against the counts, the policy and the delta. */
+static int
+check_flipped(const struct ev *e, const struct policy *pol,
+	      const struct verdict_facts *vf, struct rba_detail *d)
+{
 	if (e->listed != (double)e->nflipped)
 		return evidence_fail(d, RBA_E_SCHEMA, "results.flipped_cases_listed is %.0f, "
 			   "but %zu cases are listed", e->listed, e->nflipped);
@@ -575,21 +588,54 @@ check_verdict(const struct ev *e, const struct policy *pol,
 		    fabs((double)(float)f->stored_score - f->rebuilt_score) >
 			    e->max_delta)
 			return evidence_fail(d, RBA_E_SCHEMA, "flipped case '%s' moved by more "
-				   "than the maximum score delta %s", id, dv);
+				   "than the maximum score delta %s", id, vf->dv);
 		if ((f->inputs != NULL) != (e->inputs_included != 0))
 			return evidence_fail(d, RBA_E_SCHEMA, "flipped case '%s' %s inputs, but "
 				   "inputs_included is %s", id,
 				   f->inputs ? "has" : "lacks",
 				   e->inputs_included ? "true" : "false");
 	}
+	return 0;
+}
+
+/* The verdict against the digests, counts and tolerance (check 5). */
+static int
+check_verdict(const struct ev *e, const struct policy *pol,
+	      struct rba_detail *d)
+{
+	char g[EVIDENCE_TEXT_MAX], ng[EVIDENCE_TEXT_MAX];
+	struct verdict_facts vf;
+	int err;
+
+	verdict_facts_init(&vf, e);
+	if ((err = check_artifact_flags(e, &vf, d)) != 0 ||
+	    (err = check_verdict_claims(e, &vf, d)) != 0)
+		return err;
+	if (!vf.within && e->nreasons == 0)
+		return evidence_fail(d, RBA_E_SCHEMA, "the counts exceed the tolerance, yet no "
+			   "reason says so");
+	if (!exit_fits(vf.v, e->exit_status, e->ad_hoc))
+		return evidence_fail(d, RBA_E_SCHEMA, "verdict %s with exit status %.0f, %s",
+			   vf.v, e->exit_status,
+			   !is_yes(vf.v) ? "not the one the verdict gives"
+			   : e->ad_hoc == 1 ? "but the audit was ad hoc: a yes under a "
+					      "policy given for this audit exits 2"
+			   : e->ad_hoc == 0 ? "but a yes that was not ad hoc exits 0"
+					    : "not 0 (or 2 for an ad hoc audit)");
+	if ((err = check_sample_claim(e, d)) != 0 ||
+	    (err = check_declared(e, d)) != 0 ||
+	    (e->format >= EV_FORMAT_V2 && (err = check_earlier(e, d)) != 0))
+		return err;
+	if ((err = check_flipped(e, pol, &vf, d)) != 0)
+		return err;
 
 	evidence_guarantee_text(e, pol, g, ng, sizeof(g));
 	if (!sv_is(e->guarantee, g))
 		return evidence_fail(d, RBA_E_SCHEMA, "predicate.guarantee is not the "
-			   "guarantee of verdict %s", v);
+			   "guarantee of verdict %s", vf.v);
 	if (!sv_is(e->not_guaranteed, ng))
 		return evidence_fail(d, RBA_E_SCHEMA, "predicate.not_guaranteed is not what "
-			   "verdict %s leaves out", v);
+			   "verdict %s leaves out", vf.v);
 	return 0;
 }
 
