@@ -128,6 +128,89 @@ members_are(const struct rba_json_value *o, const char *const *keys)
 }
 
 /*
+ * The members of each object of the dispute statement, by format, for
+ * check_members.
+ */
+static const char *const k_root[] = { "_type", "subject", "predicateType",
+				      "predicate", NULL };
+static const char *const k_subject[] = { "name", "digest", NULL };
+static const char *const k_sha[] = { "sha256", NULL };
+static const char *const k_pred[] = { "history", "dispute", NULL };
+static const char *const k_hist[] = { "id", "digest", NULL };
+static const char *const k_dispute_v1[] = {
+	"schema", "version", "case", "answer", "answer_line", "reasons",
+	"warnings", "stored", "rebuilt", "classes", "margin",
+	"rebuilt_margin", "edge", "standing", "digests", "inputs",
+	"scoring", "explanation", "timings", NULL
+};
+static const char *const k_dispute_v2[] = {
+	"schema", "version", "case", "answer", "answer_line", "exact",
+	"reasons", "warnings", "stored", "rebuilt", "classes", "margin",
+	"rebuilt_margin", "edge", "standing", "digests", "policy_text",
+	"inputs", "scoring", "explanation", "timings", NULL
+};
+static const char *const k_stored[] = { "score", "probabilities",
+					"decision", "scored_by", NULL };
+static const char *const k_rebuilt[] = { "score", "probabilities",
+					 "decision", NULL };
+static const char *const k_standing[] = { "verdict", "basis",
+					  "audit_record", NULL };
+static const char *const k_digests[] = {
+	"artifact_pinned", "artifact_rebuilt", "artifact_decisions",
+	"policy", "sample", "sample_policy", NULL
+};
+static const char *const k_scoring[] = { "artifact", "audit_record",
+					 "retrain_reason", NULL };
+static const char *const k_timings[] = { "verify_s", "lookup_s", "rebuild_s",
+					 "explain_s", "total_s", NULL };
+static const char *const k_expl_v1[] = {
+	"ok", "error", "method", "source", "artifact", "decision_artifact",
+	"class", "space", "direction", "baseline", "margin", "sum",
+	"tolerance", "sum_ok", "score_check", "principal_reasons",
+	"contributions", NULL
+};
+static const char *const k_expl_v2[] = {
+	"ok", "error", "method", "accuracy", "error_bound", "samples",
+	"reasons_asked", "source", "artifact", "decision_artifact",
+	"class", "space", "direction", "baseline", "margin", "sum",
+	"tolerance", "sum_ok", "score_check", "principal_reasons",
+	"contributions", NULL
+};
+static const char *const k_expl_v3[] = {
+	"ok", "error", "method", "accuracy", "error_bound", "samples",
+	"reasons_asked", "source", "artifact", "decision_artifact",
+	"class", "space", "direction", "baseline", "margin", "sum",
+	"tolerance", "sum_ok", "score_check", "principal_reasons",
+	"statements_missing", "contributions", NULL
+};
+/* v4: v2's or v3's (as the policy has statements or not, which
+ * check_v4_unseen holds it to) and "unseen" before "contributions" */
+static const char *const k_expl_v4[] = {
+	"ok", "error", "method", "accuracy", "error_bound", "samples",
+	"reasons_asked", "source", "artifact", "decision_artifact",
+	"class", "space", "direction", "baseline", "margin", "sum",
+	"tolerance", "sum_ok", "score_check", "principal_reasons",
+	"unseen", "contributions", NULL
+};
+static const char *const k_expl_v4s[] = {
+	"ok", "error", "method", "accuracy", "error_bound", "samples",
+	"reasons_asked", "source", "artifact", "decision_artifact",
+	"class", "space", "direction", "baseline", "margin", "sum",
+	"tolerance", "sum_ok", "score_check", "principal_reasons",
+	"statements_missing", "unseen", "contributions", NULL
+};
+static const char *const k_unseen[] = { "column", "value", "went", "splits",
+					"trees", "forest_trees", NULL };
+static const char *const k_check[] = { "probability", "score", "score_of",
+				       "tolerance", "ok", NULL };
+static const char *const k_reason_v2[] = { "rank", "column", "value",
+					   "contribution", NULL };
+static const char *const k_reason_v3[] = { "rank", "column", "value",
+					   "statement", "contribution", NULL };
+static const char *const k_contrib[] = { "column", "value", "contribution",
+					 NULL };
+
+/*
  * Every object of the statement, as rebuild-audit-report(5) and
  * fixtures/evidence/dispute.schema.json give it: 0, or RBA_E_SCHEMA
  * naming the first object with a member missing, unknown or twice.
@@ -136,92 +219,14 @@ static int
 check_members(const struct rba_json_value *root, int ver, struct rba_detail *d)
 {
 	int v2 = ver >= 2;
-	static const char *const k_root[] = { "_type", "subject", "predicateType",
-					      "predicate", NULL };
-	static const char *const k_subject[] = { "name", "digest", NULL };
-	static const char *const k_sha[] = { "sha256", NULL };
-	static const char *const k_pred[] = { "history", "dispute", NULL };
-	static const char *const k_hist[] = { "id", "digest", NULL };
-	static const char *const k_dispute_v1[] = {
-		"schema", "version", "case", "answer", "answer_line", "reasons",
-		"warnings", "stored", "rebuilt", "classes", "margin",
-		"rebuilt_margin", "edge", "standing", "digests", "inputs",
-		"scoring", "explanation", "timings", NULL
-	};
-	static const char *const k_dispute_v2[] = {
-		"schema", "version", "case", "answer", "answer_line", "exact",
-		"reasons", "warnings", "stored", "rebuilt", "classes", "margin",
-		"rebuilt_margin", "edge", "standing", "digests", "policy_text",
-		"inputs", "scoring", "explanation", "timings", NULL
-	};
-	static const char *const k_stored[] = { "score", "probabilities",
-						"decision", "scored_by", NULL };
-	static const char *const k_rebuilt[] = { "score", "probabilities",
-						 "decision", NULL };
-	static const char *const k_standing[] = { "verdict", "basis",
-						  "audit_record", NULL };
-	static const char *const k_digests[] = {
-		"artifact_pinned", "artifact_rebuilt", "artifact_decisions",
-		"policy", "sample", "sample_policy", NULL
-	};
-	static const char *const k_scoring[] = { "artifact", "audit_record",
-						 "retrain_reason", NULL };
-	static const char *const k_timings[] = { "verify_s", "lookup_s", "rebuild_s",
-						 "explain_s", "total_s", NULL };
-	static const char *const k_expl_v1[] = {
-		"ok", "error", "method", "source", "artifact", "decision_artifact",
-		"class", "space", "direction", "baseline", "margin", "sum",
-		"tolerance", "sum_ok", "score_check", "principal_reasons",
-		"contributions", NULL
-	};
-	static const char *const k_expl_v2[] = {
-		"ok", "error", "method", "accuracy", "error_bound", "samples",
-		"reasons_asked", "source", "artifact", "decision_artifact",
-		"class", "space", "direction", "baseline", "margin", "sum",
-		"tolerance", "sum_ok", "score_check", "principal_reasons",
-		"contributions", NULL
-	};
 	const char *const *k_dispute = v2 ? k_dispute_v2 : k_dispute_v1;
-	static const char *const k_expl_v3[] = {
-		"ok", "error", "method", "accuracy", "error_bound", "samples",
-		"reasons_asked", "source", "artifact", "decision_artifact",
-		"class", "space", "direction", "baseline", "margin", "sum",
-		"tolerance", "sum_ok", "score_check", "principal_reasons",
-		"statements_missing", "contributions", NULL
-	};
-	/* v4: v2's or v3's (as the policy has statements or not, which
-	 * check_v4_unseen holds it to) and "unseen" before "contributions" */
-	static const char *const k_expl_v4[] = {
-		"ok", "error", "method", "accuracy", "error_bound", "samples",
-		"reasons_asked", "source", "artifact", "decision_artifact",
-		"class", "space", "direction", "baseline", "margin", "sum",
-		"tolerance", "sum_ok", "score_check", "principal_reasons",
-		"unseen", "contributions", NULL
-	};
-	static const char *const k_expl_v4s[] = {
-		"ok", "error", "method", "accuracy", "error_bound", "samples",
-		"reasons_asked", "source", "artifact", "decision_artifact",
-		"class", "space", "direction", "baseline", "margin", "sum",
-		"tolerance", "sum_ok", "score_check", "principal_reasons",
-		"statements_missing", "unseen", "contributions", NULL
-	};
-	static const char *const k_unseen[] = { "column", "value", "went", "splits",
-						"trees", "forest_trees", NULL };
 	const struct rba_json_value *ex0 =
 		rba_json_get(rba_json_get(rba_json_get(root, "predicate"), "dispute"),
 			     "explanation");
 	int stmts = ver == 3 || (ver == 4 && rba_json_get(ex0, "statements_missing") != NULL);
 	const char *const *k_expl = ver == 4 ? stmts ? k_expl_v4s : k_expl_v4
 				    : ver == 3 ? k_expl_v3 : v2 ? k_expl_v2 : k_expl_v1;
-	static const char *const k_check[] = { "probability", "score", "score_of",
-					       "tolerance", "ok", NULL };
-	static const char *const k_reason_v2[] = { "rank", "column", "value",
-						   "contribution", NULL };
-	static const char *const k_reason_v3[] = { "rank", "column", "value",
-						   "statement", "contribution", NULL };
 	const char *const *k_reason = stmts ? k_reason_v3 : k_reason_v2;
-	static const char *const k_contrib[] = { "column", "value", "contribution",
-						 NULL };
 	const struct {
 		const char *path; /* from the predicate's dispute, "" the root */
 		const char *const *keys;
