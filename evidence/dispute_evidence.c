@@ -677,6 +677,177 @@ class_at(const struct rba_json_value *dp, size_t k)
 	return c->items[k].str;
 }
 
+/* What check_v2_decisions reads of the statement and its steps share. */
+struct v2_case {
+	const struct rba_json_value *dp, *ex, *sc, *warn;
+	const char *sd, *rd, *by;	/* stored and rebuilt decision, scored by */
+	double ss, rs;			/* stored and rebuilt score */
+	double sm, rm;			/* their margins as the policy gives them */
+	double *sp, *rp;		/* stored and rebuilt probabilities */
+	long ns, nr;			/* how many of each */
+	char *contra;			/* the warning the stored decision needs */
+};
+
+#define FAIL(...) return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, \
+				  "dispute evidence: " __VA_ARGS__)
+
+/* Whether the warnings are the one the stored decision's contradiction gives. */
+static int
+warned(const struct v2_case *c)
+{
+	return c->warn->n == 1 && c->warn->items[0].type == RBA_JSON_STRING &&
+	       strcmp(c->warn->items[0].str, c->contra) == 0;
+}
+
+/* Both sides have their members, the stored probabilities their source. */
+static int
+check_v2_sides(const struct v2_case *c, struct rba_detail *d)
+{
+	if (c->sd == NULL || c->by == NULL || c->ns < 0 || c->nr < 0 ||
+	    c->warn == NULL || c->warn->type != RBA_JSON_ARRAY)
+		FAIL("the stored or rebuilt side lacks a member");
+	if (strcmp(c->by, "model") == 0 ? c->ns == 0 : c->ns != 0)
+		FAIL("the stored probabilities are not what a score from a %s gives",
+		     c->by);
+	return 0;
+}
+
+/*
+ * Under a threshold policy: the decisions and the band edge are the
+ * policy's for the scores.
+ */
+static int
+check_v2_threshold(const struct policy *pol, struct v2_case *c,
+		   struct rba_detail *d)
+{
+	double edge;
+	char n1[RBA_JSON_NUM_MAX], n2[RBA_JSON_NUM_MAX];
+	const char *says, *rsays = NULL;
+
+	if (isnan(c->ss))
+		FAIL("the stored score is missing");
+	says = policy_decide(pol, c->ss, &c->sm);
+	edge = policy_nearest_edge(pol, c->ss);
+	rba_json_fmt_double(c->ss, n1);
+	if (strcmp(says, c->sd) != 0 &&
+	    (c->contra = dispute_contradiction(c->ss, says, c->sd)) == NULL) {
+		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
+				rba_strerror(RBA_E_NOMEM));
+	}
+	if (c->contra != NULL && !warned(c))
+		FAIL("the stored decision '%.60s' is not the policy's for the "
+		     "stored score %s ('%.60s'), and no warning says so", c->sd, n1,
+		     says);
+	if (c->ns > 0 && !is_among(c->ss, c->sp, c->ns))
+		FAIL("the stored score %s is not one of the stored "
+		     "probabilities", n1);
+	if (!isnan(c->rs)) {
+		rsays = policy_decide(pol, c->rs, &c->rm);
+		rba_json_fmt_double(c->rs, n2);
+		if (c->rd == NULL || strcmp(rsays, c->rd) != 0)
+			FAIL("the rebuilt decision '%.60s' is not the policy's "
+			     "for the rebuilt score %s ('%.60s')",
+			     c->rd ? c->rd : "(none)", n2, rsays);
+		if (c->nr > 0 && !is_among(c->rs, c->rp, c->nr))
+			FAIL("the rebuilt score %s is not one of the rebuilt "
+			     "probabilities", n2);
+	} else if (c->rd != NULL) {
+		FAIL("a rebuilt decision '%.60s' without a rebuilt score", c->rd);
+	}
+	if (!stated_is(num_or_nan(c->dp, "edge"), edge))
+		FAIL("the band edge is not the policy's nearest to the stored "
+		     "score %s", n1);
+	return 0;
+}
+
+/*
+ * Under an argmax policy: the decisions are the classes of the largest
+ * probabilities, and there is no band edge.
+ */
+static int
+check_v2_argmax(const struct policy *pol, struct v2_case *c,
+		struct rba_detail *d)
+{
+	char n1[RBA_JSON_NUM_MAX], n2[RBA_JSON_NUM_MAX];
+	size_t k;
+	const char *cls;
+
+	if (c->ns <= 0)
+		FAIL("an argmax policy decides by the stored probabilities, "
+		     "which the statement lacks");
+	k = policy_decide_argmax(pol, c->sp, (size_t)c->ns, &c->sm);
+	if (k == SIZE_MAX || (cls = class_at(c->dp, k)) == NULL)
+		FAIL("the stored probabilities name no class");
+	if (strcmp(cls, c->sd) != 0 &&
+	    (c->contra = dispute_contradiction(c->sp[k], cls, c->sd)) == NULL) {
+		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
+				rba_strerror(RBA_E_NOMEM));
+	}
+	rba_json_fmt_double(c->sp[k], n1);
+	if (c->contra != NULL && !warned(c))
+		FAIL("the stored decision '%.60s' is not the policy's for the "
+		     "stored probabilities ('%.60s', %s), and no warning says "
+		     "so", c->sd, cls, n1);
+	if (c->ss != c->sp[k])
+		FAIL("the stored score is not the largest stored probability %s",
+		     n1);
+	if (c->nr > 0) {
+		k = policy_decide_argmax(pol, c->rp, (size_t)c->nr, &c->rm);
+		if (k == SIZE_MAX || (cls = class_at(c->dp, k)) == NULL)
+			FAIL("the rebuilt probabilities name no class");
+		rba_json_fmt_double(c->rp[k], n2);
+		if (c->rd == NULL || strcmp(cls, c->rd) != 0)
+			FAIL("the rebuilt decision '%.60s' is not the policy's "
+			     "for the rebuilt probabilities ('%.60s', %s)",
+			     c->rd ? c->rd : "(none)", cls, n2);
+		if (c->rs != c->rp[k])
+			FAIL("the rebuilt score is not the largest rebuilt "
+			     "probability %s", n2);
+	} else if (c->rd != NULL || !isnan(c->rs)) {
+		FAIL("a rebuilt decision or score without rebuilt probabilities");
+	}
+	if (!isnan(num_or_nan(c->dp, "edge")))
+		FAIL("a band edge under an argmax policy");
+	return 0;
+}
+
+/* The warning, the margins, and what the explanation says it explains. */
+static int
+check_v2_explained(const struct policy *pol, const struct v2_case *c,
+		   struct rba_detail *d)
+{
+	if (c->contra == NULL && c->warn->n != 0)
+		FAIL("a warning that the stored decision is not the policy's, but "
+		     "it is");
+	if (!stated_is(num_or_nan(c->dp, "margin"), c->sm))
+		FAIL("the margin is not the stored score's distance to the policy's "
+		     "nearest decision edge");
+	if (!stated_is(num_or_nan(c->dp, "rebuilt_margin"), c->rm))
+		FAIL("the rebuilt margin is not the rebuilt score's distance to the "
+		     "policy's nearest decision edge");
+	if (boolean(c->ex, "ok") == 1) {
+		const char *dir = rba_json_get_str(c->ex, "direction");
+		const char *of = rba_json_get_str(c->sc, "score_of");
+		const char *cls = rba_json_get_str(c->ex, "class");
+		int want = dispute_direction(pol, c->ss, num_or_nan(c->ex, "baseline"));
+		if (dir == NULL || strcmp(dir, want > 0 ? "up" : want < 0 ? "down"
+								 : "magnitude") != 0)
+			FAIL("the direction toward the decision is not the one the "
+			     "policy, the stored score and the baseline give");
+		if (pol->argmax && (cls == NULL || strcmp(cls, c->sd) != 0))
+			FAIL("under an argmax policy the explained class is not the "
+			     "decision");
+		if (of != NULL &&
+		    num_or_nan(c->sc, "score") !=
+			    (strcmp(of, "stored") == 0 ? c->ss : c->rs))
+			FAIL("the score the reasons explain is not the %s score",
+			     strcmp(of, "stored") == 0 ? "stored" : "rebuilt");
+	}
+	return 0;
+}
+
+#undef FAIL
+
 /*
  * v2: every decision against its score under the statement's policy
  * (audit/dispute.c decides so): the stored decision is the policy's for
@@ -693,142 +864,32 @@ check_v2_decisions(const struct rba_json_value *dp, const struct policy *pol,
 {
 	const struct rba_json_value *st = rba_json_get(dp, "stored");
 	const struct rba_json_value *rb = rba_json_get(dp, "rebuilt");
-	const struct rba_json_value *ex = rba_json_get(dp, "explanation");
-	const struct rba_json_value *sc = rba_json_get(ex, "score_check");
-	const struct rba_json_value *warn = rba_json_get(dp, "warnings");
-	const char *sd = rba_json_get_str(st, "decision");
-	const char *rd = rba_json_get_str(rb, "decision");
-	const char *by = rba_json_get_str(st, "scored_by");
-	double ss = num_or_nan(st, "score"), rs = num_or_nan(rb, "score");
-	double sm = INFINITY, rm = INFINITY, edge = NAN, *sp = NULL, *rp = NULL;
-	char n1[RBA_JSON_NUM_MAX], n2[RBA_JSON_NUM_MAX], *contra = NULL;
-	const char *says, *rsays = NULL;
-	long ns, nr;
-	int err = 0;
+	struct v2_case c;
+	int err;
 
-	ns = probs_of(st, "probabilities", &sp);
-	nr = probs_of(rb, "probabilities", &rp);
-	if (ns == -2 || nr == -2) {
+	memset(&c, 0, sizeof(c));
+	c.dp = dp;
+	c.ex = rba_json_get(dp, "explanation");
+	c.sc = rba_json_get(c.ex, "score_check");
+	c.warn = rba_json_get(dp, "warnings");
+	c.sd = rba_json_get_str(st, "decision");
+	c.rd = rba_json_get_str(rb, "decision");
+	c.by = rba_json_get_str(st, "scored_by");
+	c.ss = num_or_nan(st, "score");
+	c.rs = num_or_nan(rb, "score");
+	c.sm = INFINITY;
+	c.rm = INFINITY;
+	c.ns = probs_of(st, "probabilities", &c.sp);
+	c.nr = probs_of(rb, "probabilities", &c.rp);
+	if (c.ns == -2 || c.nr == -2)
 		err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s", rba_strerror(RBA_E_NOMEM));
-		goto out;
-	}
-#define FAIL(...) do { err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, \
-				     "dispute evidence: " __VA_ARGS__); goto out; } while (0)
-	if (sd == NULL || by == NULL || ns < 0 || nr < 0 || warn == NULL ||
-	    warn->type != RBA_JSON_ARRAY)
-		FAIL("the stored or rebuilt side lacks a member");
-	if (strcmp(by, "model") == 0 ? ns == 0 : ns != 0)
-		FAIL("the stored probabilities are not what a score from a %s gives",
-		     by);
-	if (!pol->argmax) {
-		if (isnan(ss))
-			FAIL("the stored score is missing");
-		says = policy_decide(pol, ss, &sm);
-		edge = policy_nearest_edge(pol, ss);
-		rba_json_fmt_double(ss, n1);
-		if (strcmp(says, sd) != 0 &&
-		    (contra = dispute_contradiction(ss, says, sd)) == NULL) {
-			err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
-				       rba_strerror(RBA_E_NOMEM));
-			goto out;
-		}
-		if (contra != NULL && (warn->n != 1 || warn->items[0].type != RBA_JSON_STRING ||
-				       strcmp(warn->items[0].str, contra) != 0))
-			FAIL("the stored decision '%.60s' is not the policy's for the "
-			     "stored score %s ('%.60s'), and no warning says so", sd, n1,
-			     says);
-		if (ns > 0 && !is_among(ss, sp, ns))
-			FAIL("the stored score %s is not one of the stored "
-			     "probabilities", n1);
-		if (!isnan(rs)) {
-			rsays = policy_decide(pol, rs, &rm);
-			rba_json_fmt_double(rs, n2);
-			if (rd == NULL || strcmp(rsays, rd) != 0)
-				FAIL("the rebuilt decision '%.60s' is not the policy's "
-				     "for the rebuilt score %s ('%.60s')",
-				     rd ? rd : "(none)", n2, rsays);
-			if (nr > 0 && !is_among(rs, rp, nr))
-				FAIL("the rebuilt score %s is not one of the rebuilt "
-				     "probabilities", n2);
-		} else if (rd != NULL) {
-			FAIL("a rebuilt decision '%.60s' without a rebuilt score", rd);
-		}
-		if (!stated_is(num_or_nan(dp, "edge"), edge))
-			FAIL("the band edge is not the policy's nearest to the stored "
-			     "score %s", n1);
-	} else {
-		size_t k;
-		const char *cls;
-		if (ns <= 0)
-			FAIL("an argmax policy decides by the stored probabilities, "
-			     "which the statement lacks");
-		k = policy_decide_argmax(pol, sp, (size_t)ns, &sm);
-		if (k == SIZE_MAX || (cls = class_at(dp, k)) == NULL)
-			FAIL("the stored probabilities name no class");
-		if (strcmp(cls, sd) != 0 &&
-		    (contra = dispute_contradiction(sp[k], cls, sd)) == NULL) {
-			err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
-				       rba_strerror(RBA_E_NOMEM));
-			goto out;
-		}
-		rba_json_fmt_double(sp[k], n1);
-		if (contra != NULL && (warn->n != 1 || warn->items[0].type != RBA_JSON_STRING ||
-				       strcmp(warn->items[0].str, contra) != 0))
-			FAIL("the stored decision '%.60s' is not the policy's for the "
-			     "stored probabilities ('%.60s', %s), and no warning says "
-			     "so", sd, cls, n1);
-		if (ss != sp[k])
-			FAIL("the stored score is not the largest stored probability %s",
-			     n1);
-		if (nr > 0) {
-			k = policy_decide_argmax(pol, rp, (size_t)nr, &rm);
-			if (k == SIZE_MAX || (cls = class_at(dp, k)) == NULL)
-				FAIL("the rebuilt probabilities name no class");
-			rba_json_fmt_double(rp[k], n2);
-			if (rd == NULL || strcmp(cls, rd) != 0)
-				FAIL("the rebuilt decision '%.60s' is not the policy's "
-				     "for the rebuilt probabilities ('%.60s', %s)",
-				     rd ? rd : "(none)", cls, n2);
-			if (rs != rp[k])
-				FAIL("the rebuilt score is not the largest rebuilt "
-				     "probability %s", n2);
-		} else if (rd != NULL || !isnan(rs)) {
-			FAIL("a rebuilt decision or score without rebuilt probabilities");
-		}
-		if (!isnan(num_or_nan(dp, "edge")))
-			FAIL("a band edge under an argmax policy");
-	}
-	if (contra == NULL && warn->n != 0)
-		FAIL("a warning that the stored decision is not the policy's, but "
-		     "it is");
-	if (!stated_is(num_or_nan(dp, "margin"), sm))
-		FAIL("the margin is not the stored score's distance to the policy's "
-		     "nearest decision edge");
-	if (!stated_is(num_or_nan(dp, "rebuilt_margin"), rm))
-		FAIL("the rebuilt margin is not the rebuilt score's distance to the "
-		     "policy's nearest decision edge");
-	if (boolean(ex, "ok") == 1) {
-		const char *dir = rba_json_get_str(ex, "direction");
-		const char *of = rba_json_get_str(sc, "score_of");
-		const char *cls = rba_json_get_str(ex, "class");
-		int want = dispute_direction(pol, ss, num_or_nan(ex, "baseline"));
-		if (dir == NULL || strcmp(dir, want > 0 ? "up" : want < 0 ? "down"
-								 : "magnitude") != 0)
-			FAIL("the direction toward the decision is not the one the "
-			     "policy, the stored score and the baseline give");
-		if (pol->argmax && (cls == NULL || strcmp(cls, sd) != 0))
-			FAIL("under an argmax policy the explained class is not the "
-			     "decision");
-		if (of != NULL &&
-		    num_or_nan(sc, "score") != (strcmp(of, "stored") == 0 ? ss : rs))
-			FAIL("the score the reasons explain is not the %s score",
-			     strcmp(of, "stored") == 0 ? "stored" : "rebuilt");
-	}
-#undef FAIL
-out:
-	free(contra);
-	free(sp);
-	free(rp);
+	else if ((err = check_v2_sides(&c, d)) == 0 &&
+		 (err = pol->argmax ? check_v2_argmax(pol, &c, d)
+				    : check_v2_threshold(pol, &c, d)) == 0)
+		err = check_v2_explained(pol, &c, d);
+	free(c.contra);
+	free(c.sp);
+	free(c.rp);
 	return err;
 }
 
