@@ -978,6 +978,133 @@ int_of(const struct rba_json_value *o, const char *key, double max)
 	return count_of(o, key, max, &v) ? (double)v : -1.0;
 }
 
+/* The members of a dispute statement its checks read, and its format. */
+struct dispute_stmt {
+	const struct rba_json_value *root, *pred, *dp, *subj, *reasons, *ex;
+	const char *v, *c;		/* version and case */
+	const char *ans, *line;		/* the answer and its line */
+	const char *sd, *rd;		/* stored and rebuilt decision */
+	const char *verdict;		/* the standing's */
+	const char *dec;		/* the decisions' artifact */
+	const char *schema;
+	int ver, v2;
+};
+
+static void
+dispute_stmt_read(struct dispute_stmt *ds, const struct rba_json_value *root,
+		  int ver)
+{
+	ds->root = root;
+	ds->ver = ver;
+	ds->v2 = ver >= 2;
+	ds->pred = rba_json_get(root, "predicate");
+	ds->dp = rba_json_get(ds->pred, "dispute");
+	ds->ex = rba_json_get(ds->dp, "explanation");
+	ds->subj = rba_json_get(root, "subject");
+	ds->schema = rba_json_get_str(ds->dp, "schema");
+	ds->v = rba_json_get_str(ds->dp, "version");
+	ds->c = rba_json_get_str(ds->dp, "case");
+	ds->ans = rba_json_get_str(ds->dp, "answer");
+	ds->line = rba_json_get_str(ds->dp, "answer_line");
+	ds->sd = rba_json_get_str(rba_json_get(ds->dp, "stored"), "decision");
+	ds->rd = rba_json_get_str(rba_json_get(ds->dp, "rebuilt"), "decision");
+	ds->verdict = rba_json_get_str(rba_json_get(ds->dp, "standing"), "verdict");
+	ds->dec = rba_json_get_str(rba_json_get(ds->dp, "digests"),
+				   "artifact_decisions");
+	ds->reasons = rba_json_get(ds->dp, "reasons");
+}
+
+
+/*
+ * The members every check reads, the schema of the predicate type, and
+ * the subject: the artifact that made the decision.
+ */
+static int
+check_dispute_form(const struct dispute_stmt *ds, struct rba_detail *d)
+{
+	char want[1024], hex[RBA_DIGEST_TEXT_LEN + 1];
+	const char *sha;
+
+	if (strcmp(rba_json_get_str(ds->root, "_type")
+			   ? rba_json_get_str(ds->root, "_type") : "",
+		   "https://in-toto.io/Statement/v1") != 0 ||
+	    ds->v == NULL || ds->c == NULL || ds->ans == NULL ||
+	    ds->line == NULL || ds->sd == NULL ||
+	    ds->verdict == NULL || ds->dec == NULL || ds->reasons == NULL ||
+	    ds->reasons->type != RBA_JSON_ARRAY || ds->subj == NULL ||
+	    ds->subj->type != RBA_JSON_ARRAY || ds->subj->n != 1 ||
+	    rba_json_get(ds->pred, "history") == NULL ||
+	    rba_json_get(ds->dp, "inputs") == NULL) {
+		return bad(d, "the statement lacks a member");
+	}
+	if (ds->schema == NULL ||
+	    strcmp(ds->schema, ds->ver == 4   ? DISPUTE_SCHEMA_V4
+			       : ds->ver == 3 ? DISPUTE_SCHEMA_V3
+			       : ds->v2	      ? DISPUTE_SCHEMA
+					      : DISPUTE_SCHEMA_V1) != 0)
+		return bad(d, "the dispute's schema is not the predicate type's");
+	sha = rba_json_get_str(rba_json_get(&ds->subj->items[0], "digest"),
+			       "sha256");
+	snprintf(hex, sizeof(hex), "sha256:%s", sha ? sha : "");
+	snprintf(want, sizeof(want), "%s.artifact", ds->v);
+	if (strcmp(hex, ds->dec) != 0 ||
+	    strcmp(rba_json_get_str(&ds->subj->items[0], "name")
+			   ? rba_json_get_str(&ds->subj->items[0], "name") : "",
+		   want) != 0)
+		return bad(d, "the subject is not the artifact that made the "
+			      "decision");
+	return 0;
+}
+
+/* The answer agrees with the decisions and the standing. */
+static int
+check_answer(const struct dispute_stmt *ds, struct rba_detail *d)
+{
+	int err;
+
+	if (strcmp(ds->ans, "stands") == 0) {
+		if ((err = check_stands_reasons(ds->ex, d)) != 0 ||
+		    (err = check_stands_line(ds->dp, ds->v2, ds->line, ds->sd, d)) != 0)
+			return err;
+		if (ds->rd == NULL || strcmp(ds->rd, ds->sd) != 0 ||
+		    strcmp(ds->verdict, "not-reproducible") == 0 ||
+		    strcmp(ds->verdict, "not-measured") == 0 || ds->reasons->n != 0)
+			return bad(d, "the answer 'stands' disagrees with the "
+				      "decisions or the standing");
+	} else if (strcmp(ds->ans, "escalate") == 0) {
+		if (ds->reasons->n == 0 ||
+		    ds->reasons->items[0].type != RBA_JSON_STRING ||
+		    strncmp(ds->line, "escalate: ", 10) != 0 ||
+		    strcmp(ds->line + 10, ds->reasons->items[0].str) != 0)
+			return bad(d, "the answer 'escalate' disagrees with its "
+				      "reasons");
+	} else {
+		return bad(d, "the answer is neither 'stands' nor 'escalate'");
+	}
+	return 0;
+}
+
+/* The trusted comment names this dispute. */
+static int
+check_dispute_comment(const struct dispute_stmt *ds, const char *tc,
+		      int claims, struct rba_detail *d)
+{
+	char want[1024];
+
+	if (tc != NULL && claims) {
+		snprintf(want, sizeof(want), DISPUTE_COMMENT_PREFIX "version %s case %s "
+			 "answer %s", ds->v, ds->c, ds->ans);
+		for (char *q = want; *q; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				*q = '?';
+		if (strcmp(tc, want) != 0)
+			return bad(d, "the trusted comment names another dispute");
+	} else {
+		return bad(d, "the trusted comment does not name the dispute");
+	}
+	return 0;
+}
+
 /*
  * v4: the levels unseen in training (doc/design.md section 8.4).  The
  * policy's statements are there exactly when the policy has some; the
@@ -1070,14 +1197,13 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		       struct rba_detail *d)
 {
 	struct rba_json_value root;
-	const struct rba_json_value *pred, *dp, *st, *rb, *subj, *dg, *reasons, *ex;
-	const char *pt, *v, *c, *ans, *line, *sd, *rd, *verdict, *sha, *dec, *schema;
-	char want[1024], hex[RBA_DIGEST_TEXT_LEN + 1];
+	struct dispute_stmt ds;
+	const char *pt;
 	int claims = tc != NULL && strncmp(tc, DISPUTE_COMMENT_PREFIX,
 					   strlen(DISPUTE_COMMENT_PREFIX)) == 0;
 	struct policy *pol = NULL;
 	struct rba_detail jd;
-	int err, v2, ver;
+	int err, ver;
 
 	*is_dispute = 0;
 	rba_detail_clear(&jd);
@@ -1103,7 +1229,6 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 	      : strcmp(pt, DISPUTE_PREDICATE_TYPE_V3) == 0 ? 3
 	      : strcmp(pt, DISPUTE_PREDICATE_TYPE) == 0  ? 2
 	      : strcmp(pt, DISPUTE_PREDICATE_TYPE_V1) == 0 ? 1 : 0;
-	v2 = ver >= 2;
 	if (ver == 0) {
 		rba_fail(d, RBA_E_NEWER, NULL, 0, 0,
 			 "dispute evidence of a later format ('%s')", pt);
@@ -1112,113 +1237,36 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 	}
 	if ((err = check_members(&root, ver, d)) != 0)
 		goto out;
-	err = RBA_E_SCHEMA;
-	pred = rba_json_get(&root, "predicate");
-	dp = rba_json_get(pred, "dispute");
-	st = rba_json_get(dp, "stored");
-	rb = rba_json_get(dp, "rebuilt");
-	dg = rba_json_get(dp, "digests");
-	ex = rba_json_get(dp, "explanation");
-	subj = rba_json_get(&root, "subject");
-	schema = rba_json_get_str(dp, "schema");
-	v = rba_json_get_str(dp, "version");
-	c = rba_json_get_str(dp, "case");
-	ans = rba_json_get_str(dp, "answer");
-	line = rba_json_get_str(dp, "answer_line");
-	sd = rba_json_get_str(st, "decision");
-	rd = rba_json_get_str(rb, "decision");
-	verdict = rba_json_get_str(rba_json_get(dp, "standing"), "verdict");
-	dec = rba_json_get_str(dg, "artifact_decisions");
-	reasons = rba_json_get(dp, "reasons");
-	if (strcmp(rba_json_get_str(&root, "_type") ? rba_json_get_str(&root, "_type")
-						    : "", "https://in-toto.io/Statement/v1") != 0 ||
-	    v == NULL || c == NULL || ans == NULL || line == NULL || sd == NULL ||
-	    verdict == NULL || dec == NULL || reasons == NULL ||
-	    reasons->type != RBA_JSON_ARRAY || subj == NULL ||
-	    subj->type != RBA_JSON_ARRAY || subj->n != 1 ||
-	    rba_json_get(pred, "history") == NULL ||
-	    rba_json_get(dp, "inputs") == NULL) {
-		bad(d, "the statement lacks a member");
+	dispute_stmt_read(&ds, &root, ver);
+	if ((err = check_dispute_form(&ds, d)) != 0 ||
+	    (err = check_answer(&ds, d)) != 0)
 		goto out;
-	}
-	if (schema == NULL ||
-	    strcmp(schema, ver == 4   ? DISPUTE_SCHEMA_V4
-			   : ver == 3 ? DISPUTE_SCHEMA_V3
-			   : v2	    ? DISPUTE_SCHEMA
-				    : DISPUTE_SCHEMA_V1) != 0) {
-		bad(d, "the dispute's schema is not the predicate type's");
+	if ((err = check_quoted_values(ds.dp, d)) != 0 ||
+	    (ds.v2 && ((err = check_v2_policy(ds.dp, &pol, d)) != 0 ||
+		       (err = check_v2_decisions(ds.dp, pol, d)) != 0)) ||
+	    (err = check_explanation(ds.ex, ds.v2, d)) != 0)
 		goto out;
-	}
-	sha = rba_json_get_str(rba_json_get(&subj->items[0], "digest"), "sha256");
-	snprintf(hex, sizeof(hex), "sha256:%s", sha ? sha : "");
-	snprintf(want, sizeof(want), "%s.artifact", v);
-	if (strcmp(hex, dec) != 0 ||
-	    strcmp(rba_json_get_str(&subj->items[0], "name")
-			   ? rba_json_get_str(&subj->items[0], "name") : "", want) != 0) {
-		bad(d, "the subject is not the artifact that made the decision");
+	if ((!ds.v2 || strcmp(rba_json_get_str(ds.ex, "accuracy")
+				      ? rba_json_get_str(ds.ex, "accuracy") : "",
+			      "approximate") != 0) &&
+	    (err = check_exact_players(ds.ex, d)) != 0)
 		goto out;
-	}
-	/* The answer agrees with the decisions and the standing. */
-	if (strcmp(ans, "stands") == 0) {
-		if ((err = check_stands_reasons(ex, d)) != 0 ||
-		    (err = check_stands_line(dp, v2, line, sd, d)) != 0)
-			goto out;
-		err = RBA_E_SCHEMA;
-		if (rd == NULL ||
-		    strcmp(rd, sd) != 0 || strcmp(verdict, "not-reproducible") == 0 ||
-		    strcmp(verdict, "not-measured") == 0 || reasons->n != 0) {
-			bad(d, "the answer 'stands' disagrees with the decisions or the "
-			       "standing");
-			goto out;
-		}
-	} else if (strcmp(ans, "escalate") == 0) {
-		if (reasons->n == 0 || reasons->items[0].type != RBA_JSON_STRING ||
-		    strncmp(line, "escalate: ", 10) != 0 ||
-		    strcmp(line + 10, reasons->items[0].str) != 0) {
-			bad(d, "the answer 'escalate' disagrees with its reasons");
-			goto out;
-		}
-	} else {
-		bad(d, "the answer is neither 'stands' nor 'escalate'");
+	if (ds.v2 && (err = check_v2_reasons(ds.dp, d)) != 0)
 		goto out;
-	}
-	if ((err = check_quoted_values(dp, d)) != 0 ||
-	    (v2 && ((err = check_v2_policy(dp, &pol, d)) != 0 ||
-		    (err = check_v2_decisions(dp, pol, d)) != 0)) ||
-	    (err = check_explanation(ex, v2, d)) != 0)
+	if ((ver == 3 ||
+	     (ver == 4 && rba_json_get(ds.ex, "statements_missing") != NULL)) &&
+	    (err = check_v3_statements(ds.ex, pol, d)) != 0)
 		goto out;
-	if ((!v2 || strcmp(rba_json_get_str(ex, "accuracy") ? rba_json_get_str(ex, "accuracy")
-							      : "", "approximate") != 0) &&
-	    (err = check_exact_players(ex, d)) != 0)
+	if (ver == 4 && (err = check_v4_unseen(ds.ex, pol, d)) != 0)
 		goto out;
-	if (v2 && (err = check_v2_reasons(dp, d)) != 0)
+	if ((err = check_dispute_comment(&ds, tc, claims, d)) != 0)
 		goto out;
-	if ((ver == 3 || (ver == 4 && rba_json_get(ex, "statements_missing") != NULL)) &&
-	    (err = check_v3_statements(ex, pol, d)) != 0)
-		goto out;
-	if (ver == 4 && (err = check_v4_unseen(ex, pol, d)) != 0)
-		goto out;
-	err = RBA_E_SCHEMA;
-	if (tc != NULL && claims) {
-		snprintf(want, sizeof(want), DISPUTE_COMMENT_PREFIX "version %s case %s "
-			 "answer %s", v, c, ans);
-		for (char *q = want; *q; q++)
-			if ((unsigned char)*q < 0x20 || *q == 0x7f)
-				*q = '?';
-		if (strcmp(tc, want) != 0) {
-			bad(d, "the trusted comment names another dispute");
-			goto out;
-		}
-	} else {
-		bad(d, "the trusted comment does not name the dispute");
-		goto out;
-	}
 	if (version != NULL)
-		snprintf(version, 256, "%s", v);
+		snprintf(version, 256, "%s", ds.v);
 	if (case_id != NULL)
-		snprintf(case_id, 256, "%s", c);
+		snprintf(case_id, 256, "%s", ds.c);
 	if (answer != NULL)
-		snprintf(answer, 256, "%s", line);
+		snprintf(answer, 256, "%s", ds.line);
 	err = 0;
 out:
 	policy_free(pol);
