@@ -169,36 +169,58 @@ duration(double sec, char *out, size_t cap)
 		snprintf(out, cap, "%.0f s", sec);
 }
 
-void
-report_history_summarize(const struct report_audit *all, size_t nall,
-			 const char *what, int64_t now, struct report_summary *s)
+/* The sentence of a history with failures: each failure (the first
+ * eight), then what the scheduled audits since the last one support. */
+static void
+failures_sentence(const struct report_audit *a, size_t n, const char *what,
+		  size_t last_fail, struct report_summary *s)
 {
-	struct report_audit *a;
-	double *iv = NULL;
-	size_t n = 0, last_fail = SIZE_MAX;
+	char t0[RBA_TIME_TEXT_MAX], t1[RBA_TIME_TEXT_MAX];
+	size_t shown = 0;
 
-	memset(s, 0, sizeof(*s));
-	a = calloc(nall ? nall : 1, sizeof(*a));
-	if (a == NULL) {
-		snprintf(s->guarantee, sizeof(s->guarantee), "(out of memory)");
-		return;
-	}
-	for (size_t i = 0; i < nall; i++) {
-		if (all[i].ad_hoc) {
-			s->ad_hoc++;
+	day(a[0].time, t0);
+	day(a[n - 1].time, t1);
+	if (n == 1)
+		say(s->guarantee, sizeof(s->guarantee), "at the one scheduled "
+		    "rebuild%s on %s the history supports no guarantee: it "
+		    "failed (", what, t0);
+	else
+		say(s->guarantee, sizeof(s->guarantee), "over these %zu scheduled "
+		    "rebuilds%s between %s and %s the history supports no "
+		    "guarantee: %zu failed (", n, what, t0, t1, s->failures);
+	for (size_t i = 0; i < n; i++) {
+		char t[RBA_TIME_TEXT_MAX];
+		if (verdict_rank(a[i].verdict) < 2)
 			continue;
+		if (shown == 8) {
+			say(s->guarantee, sizeof(s->guarantee), ", and %zu more",
+			    s->failures - shown);
+			break;
 		}
-		a[n++] = all[i];
+		day(a[i].time, t);
+		say(s->guarantee, sizeof(s->guarantee), "%s%s on %s, record %llu%s%s",
+		    shown++ ? "; " : "", a[i].verdict, t,
+		    (unsigned long long)a[i].id, a[i].version[0] ? ", " : "",
+		    a[i].version);
 	}
-	/* in the order of their times, not the chain's: records imported
-	 * from a fleet's workers may be appended after later ones */
-	qsort(a, n, sizeof(*a), audit_time_cmp);
-	s->scheduled = n;
-	if (n == 0) {
-		snprintf(s->guarantee, sizeof(s->guarantee),
-			 "no scheduled audit%s: the history supports no guarantee", what);
-		goto gaps;
+	say(s->guarantee, sizeof(s->guarantee), ")");
+	if (last_fail + 1 < n) {
+		say(s->guarantee, sizeof(s->guarantee), "; since the last failure, ");
+		run_sentence(a + last_fail + 1, n - last_fail - 1, what,
+			     s->guarantee, sizeof(s->guarantee));
+	} else {
+		say(s->guarantee, sizeof(s->guarantee), "; the latest scheduled "
+		    "rebuild failed: none since supports one");
 	}
+}
+
+/* The guarantee of the scheduled audits a[0..n) (n > 0), in their order. */
+static void
+history_sentence(const struct report_audit *a, size_t n, const char *what,
+		 struct report_summary *s)
+{
+	size_t last_fail = SIZE_MAX;
+
 	s->first = a[0].time;
 	s->last = a[n - 1].time;
 	for (size_t i = 0; i < n; i++)
@@ -210,46 +232,17 @@ report_history_summarize(const struct report_audit *all, size_t nall,
 		run_sentence(a, n, what, s->guarantee, sizeof(s->guarantee));
 		say(s->guarantee, sizeof(s->guarantee), ".");
 	} else {
-		char t0[RBA_TIME_TEXT_MAX], t1[RBA_TIME_TEXT_MAX];
-		size_t shown = 0;
-
-		day(a[0].time, t0);
-		day(a[n - 1].time, t1);
-		if (n == 1)
-			say(s->guarantee, sizeof(s->guarantee), "at the one scheduled "
-			    "rebuild%s on %s the history supports no guarantee: it "
-			    "failed (", what, t0);
-		else
-			say(s->guarantee, sizeof(s->guarantee), "over these %zu scheduled "
-			    "rebuilds%s between %s and %s the history supports no "
-			    "guarantee: %zu failed (", n, what, t0, t1, s->failures);
-		for (size_t i = 0; i < n; i++) {
-			char t[RBA_TIME_TEXT_MAX];
-			if (verdict_rank(a[i].verdict) < 2)
-				continue;
-			if (shown == 8) {
-				say(s->guarantee, sizeof(s->guarantee), ", and %zu more",
-				    s->failures - shown);
-				break;
-			}
-			day(a[i].time, t);
-			say(s->guarantee, sizeof(s->guarantee), "%s%s on %s, record %llu%s%s",
-			    shown++ ? "; " : "", a[i].verdict, t,
-			    (unsigned long long)a[i].id, a[i].version[0] ? ", " : "",
-			    a[i].version);
-		}
-		say(s->guarantee, sizeof(s->guarantee), ")");
-		if (last_fail + 1 < n) {
-			say(s->guarantee, sizeof(s->guarantee), "; since the last failure, ");
-			run_sentence(a + last_fail + 1, n - last_fail - 1, what,
-				     s->guarantee, sizeof(s->guarantee));
-		} else {
-			say(s->guarantee, sizeof(s->guarantee), "; the latest scheduled "
-			    "rebuild failed: none since supports one");
-		}
-		say(s->guarantee, sizeof(s->guarantee), ".");
+		failures_sentence(a, n, what, last_fail, s);
 	}
-gaps:
+}
+
+/* The gaps of the schedule, and how overdue the next audit is at NOW. */
+static void
+schedule_gaps(const struct report_audit *a, size_t n, int64_t now,
+	      struct report_summary *s)
+{
+	double *iv = NULL;
+
 	/* The schedule: a gap is an interval between consecutive scheduled
 	 * audits longer than REPORT_GAP_FACTOR times the median interval;
 	 * with fewer than two intervals there is no median to judge by. */
@@ -278,35 +271,74 @@ gaps:
 	if (s->has_median && now > 0 && s->median > 0 &&
 	    (double)(now - s->last) > REPORT_GAP_FACTOR * s->median)
 		s->overdue = now - s->last;
-	if (s->ngaps > 0 || s->overdue > 0) {
-		char t0[RBA_TIME_TEXT_MAX], t1[RBA_TIME_TEXT_MAX], du[32], md[32];
-		duration(s->median, md, sizeof(md));
-		say(s->guarantee, sizeof(s->guarantee), " The schedule (a scheduled "
-		    "audit every %s at the median) had ", md);
-		if (s->ngaps > 0)
-			say(s->guarantee, sizeof(s->guarantee), "%zu gap%s:", s->ngaps,
-			    s->ngaps == 1 ? "" : "s");
-		for (size_t g = 0; g < s->ngaps && g < REPORT_MAX_GAPS; g++) {
-			day(s->gap_from[g], t0);
-			day(s->gap_to[g], t1);
-			duration((double)(s->gap_to[g] - s->gap_from[g]), du, sizeof(du));
-			say(s->guarantee, sizeof(s->guarantee), "%s no scheduled audit "
-			    "between %s and %s (%s)", g ? ";" : "", t0, t1, du);
-		}
-		if (s->ngaps > REPORT_MAX_GAPS)
-			say(s->guarantee, sizeof(s->guarantee), "; and %zu more",
-			    s->ngaps - REPORT_MAX_GAPS);
-		if (s->overdue > 0) {
-			day(s->last, t0);
-			duration((double)s->overdue, du, sizeof(du));
-			say(s->guarantee, sizeof(s->guarantee), "%s none since %s (%s "
-			    "before this page was made)", s->ngaps ? ", and" : "", t0, du);
-		}
-		say(s->guarantee, sizeof(s->guarantee), ".");
+	free(iv);
+}
+
+/* The schedule's gaps and its overdue audit, said after the guarantee. */
+static void
+schedule_sentence(struct report_summary *s)
+{
+	char t0[RBA_TIME_TEXT_MAX], t1[RBA_TIME_TEXT_MAX], du[32], md[32];
+
+	duration(s->median, md, sizeof(md));
+	say(s->guarantee, sizeof(s->guarantee), " The schedule (a scheduled "
+	    "audit every %s at the median) had ", md);
+	if (s->ngaps > 0)
+		say(s->guarantee, sizeof(s->guarantee), "%zu gap%s:", s->ngaps,
+		    s->ngaps == 1 ? "" : "s");
+	for (size_t g = 0; g < s->ngaps && g < REPORT_MAX_GAPS; g++) {
+		day(s->gap_from[g], t0);
+		day(s->gap_to[g], t1);
+		duration((double)(s->gap_to[g] - s->gap_from[g]), du, sizeof(du));
+		say(s->guarantee, sizeof(s->guarantee), "%s no scheduled audit "
+		    "between %s and %s (%s)", g ? ";" : "", t0, t1, du);
 	}
+	if (s->ngaps > REPORT_MAX_GAPS)
+		say(s->guarantee, sizeof(s->guarantee), "; and %zu more",
+		    s->ngaps - REPORT_MAX_GAPS);
+	if (s->overdue > 0) {
+		day(s->last, t0);
+		duration((double)s->overdue, du, sizeof(du));
+		say(s->guarantee, sizeof(s->guarantee), "%s none since %s (%s "
+		    "before this page was made)", s->ngaps ? ", and" : "", t0, du);
+	}
+	say(s->guarantee, sizeof(s->guarantee), ".");
+}
+
+void
+report_history_summarize(const struct report_audit *all, size_t nall,
+			 const char *what, int64_t now, struct report_summary *s)
+{
+	struct report_audit *a;
+	size_t n = 0;
+
+	memset(s, 0, sizeof(*s));
+	a = calloc(nall ? nall : 1, sizeof(*a));
+	if (a == NULL) {
+		snprintf(s->guarantee, sizeof(s->guarantee), "(out of memory)");
+		return;
+	}
+	for (size_t i = 0; i < nall; i++) {
+		if (all[i].ad_hoc) {
+			s->ad_hoc++;
+			continue;
+		}
+		a[n++] = all[i];
+	}
+	/* in the order of their times, not the chain's: records imported
+	 * from a fleet's workers may be appended after later ones */
+	qsort(a, n, sizeof(*a), audit_time_cmp);
+	s->scheduled = n;
+	if (n == 0)
+		snprintf(s->guarantee, sizeof(s->guarantee),
+			 "no scheduled audit%s: the history supports no guarantee", what);
+	else
+		history_sentence(a, n, what, s);
+	schedule_gaps(a, n, now, s);
+	if (s->ngaps > 0 || s->overdue > 0)
+		schedule_sentence(s);
 	if (s->guarantee[0] >= 'a' && s->guarantee[0] <= 'z')
 		s->guarantee[0] = (char)(s->guarantee[0] - 'a' + 'A');
-	free(iv);
 	free(a);
 }
 
