@@ -479,6 +479,48 @@ mark(struct rba_buf *b, const struct report_audit *a, double x, double y)
 	rba_buf_printf(b, "</g>\n");
 }
 
+/* The legend: a mark per verdict, drawn plain, at the foot of a figure H high. */
+static void
+timeline_legend(struct rba_buf *b, double H)
+{
+	static const char *const v[4] = { "bit-identical", "metric-equivalent",
+					  "not-reproducible", "not-measured" };
+	double y = H - 14;
+
+	for (int k = 0; k < 4; k++) {
+		struct report_audit m;
+		memset(&m, 0, sizeof(m));
+		snprintf(m.verdict, sizeof(m.verdict), "%s", v[k]);
+		rba_buf_printf(b, "<g class=\"legend\">");
+		/* the legend's marks are not audits: drawn plain */
+		switch (k) {
+		case 0:
+			rba_buf_printf(b, "<circle cx=\"%.0f\" cy=\"%.0f\" r=\"5\" "
+					  "fill=\"%s\"/>", 30.0 + k * 140, y,
+				       verdict_colour(v[k]));
+			break;
+		case 1:
+			rba_buf_printf(b, "<path d=\"M%.0f %.0f l6 10 l-12 0 z\" "
+					  "fill=\"%s\"/>", 30.0 + k * 140, y - 6,
+				       verdict_colour(v[k]));
+			break;
+		case 2:
+			rba_buf_printf(b, "<path d=\"M%.0f %.0f l10 10 m0 -10 l-10 10\" "
+					  "stroke=\"%s\" stroke-width=\"3\"/>",
+				       25.0 + k * 140, y - 5, verdict_colour(v[k]));
+			break;
+		default:
+			rba_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"9\" "
+					  "height=\"9\" fill=\"#fff\" stroke=\"%s\" "
+					  "stroke-width=\"1.5\"/>", 25.5 + k * 140,
+				       y - 4.5, verdict_colour(v[k]));
+			break;
+		}
+		rba_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"9\">%s"
+				  "</text></g>", 40.0 + k * 140, y + 3, v[k]);
+	}
+}
+
 static void
 timeline(struct rba_buf *b, const struct report_audit *a, size_t n,
 	 char (*names)[STORE_VERSION_NAME_MAX + 1], size_t nv,
@@ -546,44 +588,7 @@ timeline(struct rba_buf *b, const struct report_audit *a, size_t n,
 	svg_n(b, T + RH * (double)nv + 17);
 	rba_buf_printf(b, "\" font-size=\"8\" text-anchor=\"end\">%s%s</text>\n", s1,
 		       now >= t1 ? " (now)" : "");
-	/* legend */
-	{
-		static const char *const v[4] = { "bit-identical", "metric-equivalent",
-						  "not-reproducible", "not-measured" };
-		double y = H - 14;
-		for (int k = 0; k < 4; k++) {
-			struct report_audit m;
-			memset(&m, 0, sizeof(m));
-			snprintf(m.verdict, sizeof(m.verdict), "%s", v[k]);
-			rba_buf_printf(b, "<g class=\"legend\">");
-			/* the legend's marks are not audits: drawn plain */
-			switch (k) {
-			case 0:
-				rba_buf_printf(b, "<circle cx=\"%.0f\" cy=\"%.0f\" r=\"5\" "
-						  "fill=\"%s\"/>", 30.0 + k * 140, y,
-					       verdict_colour(v[k]));
-				break;
-			case 1:
-				rba_buf_printf(b, "<path d=\"M%.0f %.0f l6 10 l-12 0 z\" "
-						  "fill=\"%s\"/>", 30.0 + k * 140, y - 6,
-					       verdict_colour(v[k]));
-				break;
-			case 2:
-				rba_buf_printf(b, "<path d=\"M%.0f %.0f l10 10 m0 -10 l-10 10\" "
-						  "stroke=\"%s\" stroke-width=\"3\"/>",
-					       25.0 + k * 140, y - 5, verdict_colour(v[k]));
-				break;
-			default:
-				rba_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"9\" "
-						  "height=\"9\" fill=\"#fff\" stroke=\"%s\" "
-						  "stroke-width=\"1.5\"/>", 25.5 + k * 140,
-					       y - 4.5, verdict_colour(v[k]));
-				break;
-			}
-			rba_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"9\">%s"
-					  "</text></g>", 40.0 + k * 140, y + 3, v[k]);
-		}
-	}
+	timeline_legend(b, H);
 	rba_buf_printf(b, "</svg>\n<p class=\"caption\">A row per version, a mark per "
 			  "audit at its time: filled circle bit-identical, filled "
 			  "triangle metric-equivalent, bold cross not-reproducible, "
