@@ -621,6 +621,68 @@ summary_rows(struct rba_buf *b, const struct report_summary *s)
 	rba_buf_printf(b, "</p>\n");
 }
 
+/*
+ * The summary of each version's audits in history order (VS, as NAMES
+ * lists them) and of all of them (ALL).
+ */
+static int
+summarize_versions(const struct hist *h, char (*names)[STORE_VERSION_NAME_MAX + 1],
+		   size_t nv, int64_t now, struct report_summary *vs,
+		   struct report_summary *all)
+{
+	/* per version, its audits in history order */
+	for (size_t v = 0; v < nv; v++) {
+		struct report_audit *va = calloc(h->n, sizeof(*va));
+		size_t k = 0;
+		char what[STORE_VERSION_NAME_MAX + 32];
+		if (va == NULL)
+			return RBA_E_NOMEM;
+		for (size_t i = 0; i < h->n; i++)
+			if (strcmp(h->a[i].version, names[v]) == 0)
+				va[k++] = h->a[i];
+		snprintf(what, sizeof(what), " of version %s", names[v]);
+		report_history_summarize(va, k, what, now, &vs[v]);
+		free(va);
+	}
+	{
+		char what[64];
+		snprintf(what, sizeof(what), " of %zu version%s", nv, nv == 1 ? "" : "s");
+		report_history_summarize(h->a, h->n, what, now, all);
+	}
+	return 0;
+}
+
+/* A version's section: its summary and a row per audit. */
+static void
+version_section(struct rba_buf *out, const struct hist *h, const char *name,
+		const struct report_summary *vs)
+{
+	rba_buf_printf(out, "<h2>Version ");
+	html_c(out, name);
+	rba_buf_printf(out, "</h2>\n<div class=\"version\" data-version=\"");
+	html_c(out, name);
+	rba_buf_printf(out, "\">\n");
+	summary_rows(out, vs);
+	table_open(out, NULL, "record|time|verdict|flips|tolerance|declared|ad hoc");
+	for (size_t i = 0; i < h->n; i++) {
+		char t[RBA_TIME_TEXT_MAX];
+		if (strcmp(h->a[i].version, name) != 0)
+			continue;
+		day(h->a[i].time, t);
+		rba_buf_printf(out, "<tr><td class=\"n\">%llu</td><td>%s</td><td>",
+			       (unsigned long long)h->a[i].id, t);
+		html_c(out, h->a[i].verdict);
+		rba_buf_printf(out, "</td><td class=\"n\">%.0f</td><td class=\"n\">",
+			       h->a[i].flips);
+		html_fig(out, h->a[i].tolerance);
+		rba_buf_printf(out, "</td><td>");
+		html_c(out, h->a[i].declared_at[0] ? h->a[i].declared_at : "not recorded");
+		rba_buf_printf(out, "</td><td>%s</td></tr>\n", h->a[i].ad_hoc ? "yes" : "no");
+	}
+	table_close(out);
+	rba_buf_printf(out, "</div>\n");
+}
+
 int
 report_history_html(struct store *s, int64_t now, struct rba_buf *out,
 		    struct rba_detail *d)
@@ -661,27 +723,8 @@ report_history_html(struct store *s, int64_t now, struct rba_buf *out,
 		if (v == nv)
 			snprintf(names[nv++], sizeof(names[0]), "%s", h.a[i].version);
 	}
-	/* per version, its audits in history order */
-	for (size_t v = 0; v < nv; v++) {
-		struct report_audit *va = calloc(h.n, sizeof(*va));
-		size_t k = 0;
-		char what[STORE_VERSION_NAME_MAX + 32];
-		if (va == NULL) {
-			err = RBA_E_NOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < h.n; i++)
-			if (strcmp(h.a[i].version, names[v]) == 0)
-				va[k++] = h.a[i];
-		snprintf(what, sizeof(what), " of version %s", names[v]);
-		report_history_summarize(va, k, what, now, &vs[v]);
-		free(va);
-	}
-	{
-		char what[64];
-		snprintf(what, sizeof(what), " of %zu version%s", nv, nv == 1 ? "" : "s");
-		report_history_summarize(h.a, h.n, what, now, &all);
-	}
+	if ((err = summarize_versions(&h, names, nv, now, vs, &all)) != 0)
+		goto out;
 	/* The page: made from the store, not from signed evidence. */
 	memset(&src, 0, sizeof(src));
 	src.verified = 1;
@@ -711,30 +754,7 @@ report_history_html(struct store *s, int64_t now, struct rba_buf *out,
 		timeline(out, h.a, h.n, names, nv, vs, now);
 	}
 	for (size_t v = 0; v < nv; v++) {
-		rba_buf_printf(out, "<h2>Version ");
-		html_c(out, names[v]);
-		rba_buf_printf(out, "</h2>\n<div class=\"version\" data-version=\"");
-		html_c(out, names[v]);
-		rba_buf_printf(out, "\">\n");
-		summary_rows(out, &vs[v]);
-		table_open(out, NULL, "record|time|verdict|flips|tolerance|declared|ad hoc");
-		for (size_t i = 0; i < h.n; i++) {
-			char t[RBA_TIME_TEXT_MAX];
-			if (strcmp(h.a[i].version, names[v]) != 0)
-				continue;
-			day(h.a[i].time, t);
-			rba_buf_printf(out, "<tr><td class=\"n\">%llu</td><td>%s</td><td>",
-				       (unsigned long long)h.a[i].id, t);
-			html_c(out, h.a[i].verdict);
-			rba_buf_printf(out, "</td><td class=\"n\">%.0f</td><td class=\"n\">",
-				       h.a[i].flips);
-			html_fig(out, h.a[i].tolerance);
-			rba_buf_printf(out, "</td><td>");
-			html_c(out, h.a[i].declared_at[0] ? h.a[i].declared_at : "not recorded");
-			rba_buf_printf(out, "</td><td>%s</td></tr>\n", h.a[i].ad_hoc ? "yes" : "no");
-		}
-		table_close(out);
-		rba_buf_printf(out, "</div>\n");
+		version_section(out, &h, names[v], &vs[v]);
 	}
 	html_notes_sections(&notes, out);
 	html_page_close(out, &src);
