@@ -847,6 +847,33 @@ section_inputs(struct rd *r, const struct rba_json_value *q,
 	table_close(b);
 }
 
+/*
+ * The band scale's caption: the stored and the rebuilt score, their
+ * decisions, the nearest edge and the margin; ALL_EDGES 0 for v1 evidence,
+ * which states only the nearest edge.
+ */
+static void
+band_caption(struct rd *r, const struct rba_json_value *q, struct rba_buf *b,
+	     double stored, double rebuilt, double edge, int all_edges)
+{
+	rba_buf_printf(b, "<p class=\"caption\">The filled triangle is the "
+			  "stored score ");
+	html_val_side(&r->notes, b, "predicate.dispute.stored.score", stored, edge);
+	rba_buf_printf(b, " (decision ");
+	html_sv(b, rd_str(r, q, "stored.decision"));
+	rba_buf_printf(b, "), the open one the score again ");
+	html_val_side(&r->notes, b, "predicate.dispute.rebuilt.score", rebuilt, edge);
+	rba_buf_printf(b, " (decision ");
+	html_sv(b, rd_at(r, q, "rebuilt.decision", RD_STRN, 1));
+	rba_buf_printf(b, "); the nearest band edge is ");
+	html_val(&r->notes, b, "predicate.dispute.edge", edge);
+	rba_buf_printf(b, ", at a margin of ");
+	html_val(&r->notes, b, "predicate.dispute.margin", rd_num(r, q, "margin"));
+	rba_buf_printf(b, "%s.</p>\n",
+		       !all_edges ? " (this evidence, v1, states only "
+				    "the nearest edge)" : "");
+}
+
 int
 report_dispute_page(struct rd *r, const struct report_source *src,
 		    struct rba_buf *b, struct rba_detail *d)
@@ -907,22 +934,7 @@ report_dispute_page(struct rd *r, const struct report_source *src,
 	else {
 		band_scale(r, b, edges, nedges, ptext != NULL ? names : NULL, stored,
 			   rebuilt, edge);
-		rba_buf_printf(b, "<p class=\"caption\">The filled triangle is the "
-				  "stored score ");
-		html_val_side(&r->notes, b, "predicate.dispute.stored.score", stored, edge);
-		rba_buf_printf(b, " (decision ");
-		html_sv(b, rd_str(r, q, "stored.decision"));
-		rba_buf_printf(b, "), the open one the score again ");
-		html_val_side(&r->notes, b, "predicate.dispute.rebuilt.score", rebuilt, edge);
-		rba_buf_printf(b, " (decision ");
-		html_sv(b, rd_at(r, q, "rebuilt.decision", RD_STRN, 1));
-		rba_buf_printf(b, "); the nearest band edge is ");
-		html_val(&r->notes, b, "predicate.dispute.edge", edge);
-		rba_buf_printf(b, ", at a margin of ");
-		html_val(&r->notes, b, "predicate.dispute.margin", rd_num(r, q, "margin"));
-		rba_buf_printf(b, "%s.</p>\n",
-			       ptext == NULL ? " (this evidence, v1, states only "
-					       "the nearest edge)" : "");
+		band_caption(r, q, b, stored, rebuilt, edge, ptext != NULL);
 	}
 	rba_buf_printf(b, "</div>\n");
 
