@@ -531,7 +531,8 @@ check_verdict_claims(const struct ev *e, const struct verdict_facts *vf,
 				   e->tol_flips);
 		if (e->max_delta > e->tol_delta)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s with a maximum score "
-				   "delta of %s, over the tolerance of %s", vf->v, vf->dv, vf->tv);
+				   "delta of %s, over the tolerance of %s", vf->v, vf->dv,
+				   vf->tv);
 		if (!bits && vf->near_rule)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict metric-equivalent, but %.0f "
 				   "audit cases sit near a band edge where the policy "
