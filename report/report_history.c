@@ -212,6 +212,7 @@ failures_sentence(const struct report_audit *a, size_t n, const char *what,
 		say(s->guarantee, sizeof(s->guarantee), "; the latest scheduled "
 		    "rebuild failed: none since supports one");
 	}
+	say(s->guarantee, sizeof(s->guarantee), ".");
 }
 
 /* The guarantee of the scheduled audits a[0..n) (n > 0), in their order. */
