@@ -1110,26 +1110,23 @@ find_audit(struct store_txn *txn, const char *version, uint64_t *audit_id,
 		err = store_history_list(txn, version, 1, newest_cb, &nw, d);
 		if (err != NEWEST_FOUND && err != 0)
 			return err;
-		if (nw.id == 0 && nw.ad_hoc > 0) {
+		if (nw.id == 0 && nw.ad_hoc > 0)
 			return evidence_fail(d, RBA_E_NOTFOUND, "no audit of version '%s' "
 				  "in the history that is not ad hoc (%llu ad hoc, the "
 				  "newest record %llu: export one with --audit ID, or "
 				  "run 'rebuild-audit audit %s')", version,
 				  (unsigned long long)nw.ad_hoc,
 				  (unsigned long long)nw.ad_hoc_id, version);
-		}
-		if (nw.id == 0) {
+		if (nw.id == 0)
 			return evidence_fail(d, RBA_E_NOTFOUND, "no audit of version '%s' in the "
 				  "history: run 'rebuild-audit audit %s' first",
 				  version, version);
-		}
 		*audit_id = nw.id;
 	}
 	err = store_history_get(txn, *audit_id, ent, d);
-	if (err == RBA_E_NOTFOUND) {
+	if (err == RBA_E_NOTFOUND)
 		return evidence_fail(d, err, "no audit record %llu in the history",
 			  (unsigned long long)*audit_id);
-	}
 	if (err)
 		return err;
 	/* Only an audit record has a verdict to attest. */
@@ -1137,19 +1134,17 @@ find_audit(struct store_txn *txn, const char *version, uint64_t *audit_id,
 		char kind[32], event[32];
 		if ((err = record_kind(ent->record, ent->len, kind, event, NULL)) != 0)
 			return err;
-		if (kind[0] != 0) {
+		if (kind[0] != 0)
 			return evidence_fail(d, RBA_E_SCHEMA, "history record %llu is a %s "
 				  "record%s%s%s of version '%s', not an audit: it "
 				  "attests no verdict", (unsigned long long)*audit_id,
 				  kind, event[0] ? " ('" : "", event,
 				  event[0] ? "')" : "", ent->version);
-		}
 	}
-	if (strcmp(ent->version, version) != 0) {
+	if (strcmp(ent->version, version) != 0)
 		return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu is of version '%s', "
 			  "not '%s'", (unsigned long long)*audit_id, ent->version,
 			  version);
-	}
 	return 0;
 }
 
@@ -1167,10 +1162,9 @@ read_audit(const struct store_history_entry *ent, uint64_t audit_id,
 	err = rba_json_parse((const char *)ent->record, ent->len, rec, d);
 	if (err == RBA_E_NOMEM)
 		return err;
-	if (err) {
+	if (err)
 		return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu is not JSON: %s",
 			  (unsigned long long)audit_id, d->reason);
-	}
 	/* A record that did not measure attests nothing: the audit says why. */
 	{
 		const char *v = rba_json_get_str(rec, "verdict");
@@ -1189,11 +1183,10 @@ read_audit(const struct store_history_entry *ent, uint64_t audit_id,
 	}
 	if ((err = evidence_ev_from_record(rec, audit_id, e, d)) != 0)
 		return err;
-	if (!sv_is(e->version, ent->version)) {
+	if (!sv_is(e->version, ent->version))
 		return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu names version '%s', "
 			  "its history entry '%s'", (unsigned long long)audit_id,
 			  sv_show(e->version), ent->version);
-	}
 	return 0;
 }
 
@@ -1213,11 +1206,10 @@ ev_from_store(struct store *s, struct store_txn *txn,
 	e->id = (double)ent->id;
 	rba_time_utc(ent->time, e->b_time);
 	e->time = sv_c(e->b_time);
-	if (!sv_eq(e->rec_time, e->time)) {
+	if (!sv_eq(e->rec_time, e->time))
 		return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu has time %s, its "
 			  "history entry %s", (unsigned long long)audit_id,
 			  sv_show(e->rec_time), e->b_time);
-	}
 	snprintf(e->b_store_id, sizeof(e->b_store_id), "%s", store_id_hex(s));
 	e->store_id = sv_c(e->b_store_id);
 	/* The head now, read in the transaction whose chain was verified:
