@@ -128,6 +128,89 @@ members_are(const struct rba_json_value *o, const char *const *keys)
 }
 
 /*
+ * The members of each object of the dispute statement, by format, for
+ * check_members.
+ */
+static const char *const k_root[] = { "_type", "subject", "predicateType",
+				      "predicate", NULL };
+static const char *const k_subject[] = { "name", "digest", NULL };
+static const char *const k_sha[] = { "sha256", NULL };
+static const char *const k_pred[] = { "history", "dispute", NULL };
+static const char *const k_hist[] = { "id", "digest", NULL };
+static const char *const k_dispute_v1[] = {
+	"schema", "version", "case", "answer", "answer_line", "reasons",
+	"warnings", "stored", "rebuilt", "classes", "margin",
+	"rebuilt_margin", "edge", "standing", "digests", "inputs",
+	"scoring", "explanation", "timings", NULL
+};
+static const char *const k_dispute_v2[] = {
+	"schema", "version", "case", "answer", "answer_line", "exact",
+	"reasons", "warnings", "stored", "rebuilt", "classes", "margin",
+	"rebuilt_margin", "edge", "standing", "digests", "policy_text",
+	"inputs", "scoring", "explanation", "timings", NULL
+};
+static const char *const k_stored[] = { "score", "probabilities",
+					"decision", "scored_by", NULL };
+static const char *const k_rebuilt[] = { "score", "probabilities",
+					 "decision", NULL };
+static const char *const k_standing[] = { "verdict", "basis",
+					  "audit_record", NULL };
+static const char *const k_digests[] = {
+	"artifact_pinned", "artifact_rebuilt", "artifact_decisions",
+	"policy", "sample", "sample_policy", NULL
+};
+static const char *const k_scoring[] = { "artifact", "audit_record",
+					 "retrain_reason", NULL };
+static const char *const k_timings[] = { "verify_s", "lookup_s", "rebuild_s",
+					 "explain_s", "total_s", NULL };
+static const char *const k_expl_v1[] = {
+	"ok", "error", "method", "source", "artifact", "decision_artifact",
+	"class", "space", "direction", "baseline", "margin", "sum",
+	"tolerance", "sum_ok", "score_check", "principal_reasons",
+	"contributions", NULL
+};
+static const char *const k_expl_v2[] = {
+	"ok", "error", "method", "accuracy", "error_bound", "samples",
+	"reasons_asked", "source", "artifact", "decision_artifact",
+	"class", "space", "direction", "baseline", "margin", "sum",
+	"tolerance", "sum_ok", "score_check", "principal_reasons",
+	"contributions", NULL
+};
+static const char *const k_expl_v3[] = {
+	"ok", "error", "method", "accuracy", "error_bound", "samples",
+	"reasons_asked", "source", "artifact", "decision_artifact",
+	"class", "space", "direction", "baseline", "margin", "sum",
+	"tolerance", "sum_ok", "score_check", "principal_reasons",
+	"statements_missing", "contributions", NULL
+};
+/* v4: v2's or v3's (as the policy has statements or not, which
+ * check_v4_unseen holds it to) and "unseen" before "contributions" */
+static const char *const k_expl_v4[] = {
+	"ok", "error", "method", "accuracy", "error_bound", "samples",
+	"reasons_asked", "source", "artifact", "decision_artifact",
+	"class", "space", "direction", "baseline", "margin", "sum",
+	"tolerance", "sum_ok", "score_check", "principal_reasons",
+	"unseen", "contributions", NULL
+};
+static const char *const k_expl_v4s[] = {
+	"ok", "error", "method", "accuracy", "error_bound", "samples",
+	"reasons_asked", "source", "artifact", "decision_artifact",
+	"class", "space", "direction", "baseline", "margin", "sum",
+	"tolerance", "sum_ok", "score_check", "principal_reasons",
+	"statements_missing", "unseen", "contributions", NULL
+};
+static const char *const k_unseen[] = { "column", "value", "went", "splits",
+					"trees", "forest_trees", NULL };
+static const char *const k_check[] = { "probability", "score", "score_of",
+				       "tolerance", "ok", NULL };
+static const char *const k_reason_v2[] = { "rank", "column", "value",
+					   "contribution", NULL };
+static const char *const k_reason_v3[] = { "rank", "column", "value",
+					   "statement", "contribution", NULL };
+static const char *const k_contrib[] = { "column", "value", "contribution",
+					 NULL };
+
+/*
  * Every object of the statement, as rebuild-audit-report(5) and
  * fixtures/evidence/dispute.schema.json give it: 0, or RBA_E_SCHEMA
  * naming the first object with a member missing, unknown or twice.
@@ -136,92 +219,14 @@ static int
 check_members(const struct rba_json_value *root, int ver, struct rba_detail *d)
 {
 	int v2 = ver >= 2;
-	static const char *const k_root[] = { "_type", "subject", "predicateType",
-					      "predicate", NULL };
-	static const char *const k_subject[] = { "name", "digest", NULL };
-	static const char *const k_sha[] = { "sha256", NULL };
-	static const char *const k_pred[] = { "history", "dispute", NULL };
-	static const char *const k_hist[] = { "id", "digest", NULL };
-	static const char *const k_dispute_v1[] = {
-		"schema", "version", "case", "answer", "answer_line", "reasons",
-		"warnings", "stored", "rebuilt", "classes", "margin",
-		"rebuilt_margin", "edge", "standing", "digests", "inputs",
-		"scoring", "explanation", "timings", NULL
-	};
-	static const char *const k_dispute_v2[] = {
-		"schema", "version", "case", "answer", "answer_line", "exact",
-		"reasons", "warnings", "stored", "rebuilt", "classes", "margin",
-		"rebuilt_margin", "edge", "standing", "digests", "policy_text",
-		"inputs", "scoring", "explanation", "timings", NULL
-	};
-	static const char *const k_stored[] = { "score", "probabilities",
-						"decision", "scored_by", NULL };
-	static const char *const k_rebuilt[] = { "score", "probabilities",
-						 "decision", NULL };
-	static const char *const k_standing[] = { "verdict", "basis",
-						  "audit_record", NULL };
-	static const char *const k_digests[] = {
-		"artifact_pinned", "artifact_rebuilt", "artifact_decisions",
-		"policy", "sample", "sample_policy", NULL
-	};
-	static const char *const k_scoring[] = { "artifact", "audit_record",
-						 "retrain_reason", NULL };
-	static const char *const k_timings[] = { "verify_s", "lookup_s", "rebuild_s",
-						 "explain_s", "total_s", NULL };
-	static const char *const k_expl_v1[] = {
-		"ok", "error", "method", "source", "artifact", "decision_artifact",
-		"class", "space", "direction", "baseline", "margin", "sum",
-		"tolerance", "sum_ok", "score_check", "principal_reasons",
-		"contributions", NULL
-	};
-	static const char *const k_expl_v2[] = {
-		"ok", "error", "method", "accuracy", "error_bound", "samples",
-		"reasons_asked", "source", "artifact", "decision_artifact",
-		"class", "space", "direction", "baseline", "margin", "sum",
-		"tolerance", "sum_ok", "score_check", "principal_reasons",
-		"contributions", NULL
-	};
 	const char *const *k_dispute = v2 ? k_dispute_v2 : k_dispute_v1;
-	static const char *const k_expl_v3[] = {
-		"ok", "error", "method", "accuracy", "error_bound", "samples",
-		"reasons_asked", "source", "artifact", "decision_artifact",
-		"class", "space", "direction", "baseline", "margin", "sum",
-		"tolerance", "sum_ok", "score_check", "principal_reasons",
-		"statements_missing", "contributions", NULL
-	};
-	/* v4: v2's or v3's (as the policy has statements or not, which
-	 * check_v4_unseen holds it to) and "unseen" before "contributions" */
-	static const char *const k_expl_v4[] = {
-		"ok", "error", "method", "accuracy", "error_bound", "samples",
-		"reasons_asked", "source", "artifact", "decision_artifact",
-		"class", "space", "direction", "baseline", "margin", "sum",
-		"tolerance", "sum_ok", "score_check", "principal_reasons",
-		"unseen", "contributions", NULL
-	};
-	static const char *const k_expl_v4s[] = {
-		"ok", "error", "method", "accuracy", "error_bound", "samples",
-		"reasons_asked", "source", "artifact", "decision_artifact",
-		"class", "space", "direction", "baseline", "margin", "sum",
-		"tolerance", "sum_ok", "score_check", "principal_reasons",
-		"statements_missing", "unseen", "contributions", NULL
-	};
-	static const char *const k_unseen[] = { "column", "value", "went", "splits",
-						"trees", "forest_trees", NULL };
 	const struct rba_json_value *ex0 =
 		rba_json_get(rba_json_get(rba_json_get(root, "predicate"), "dispute"),
 			     "explanation");
 	int stmts = ver == 3 || (ver == 4 && rba_json_get(ex0, "statements_missing") != NULL);
 	const char *const *k_expl = ver == 4 ? stmts ? k_expl_v4s : k_expl_v4
 				    : ver == 3 ? k_expl_v3 : v2 ? k_expl_v2 : k_expl_v1;
-	static const char *const k_check[] = { "probability", "score", "score_of",
-					       "tolerance", "ok", NULL };
-	static const char *const k_reason_v2[] = { "rank", "column", "value",
-						   "contribution", NULL };
-	static const char *const k_reason_v3[] = { "rank", "column", "value",
-						   "statement", "contribution", NULL };
 	const char *const *k_reason = stmts ? k_reason_v3 : k_reason_v2;
-	static const char *const k_contrib[] = { "column", "value", "contribution",
-						 NULL };
 	const struct {
 		const char *path; /* from the predicate's dispute, "" the root */
 		const char *const *keys;
@@ -672,6 +677,177 @@ class_at(const struct rba_json_value *dp, size_t k)
 	return c->items[k].str;
 }
 
+/* What check_v2_decisions reads of the statement and its steps share. */
+struct v2_case {
+	const struct rba_json_value *dp, *ex, *sc, *warn;
+	const char *sd, *rd, *by;	/* stored and rebuilt decision, scored by */
+	double ss, rs;			/* stored and rebuilt score */
+	double sm, rm;			/* their margins as the policy gives them */
+	double *sp, *rp;		/* stored and rebuilt probabilities */
+	long ns, nr;			/* how many of each */
+	char *contra;			/* the warning the stored decision needs */
+};
+
+#define FAIL(...) return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, \
+				  "dispute evidence: " __VA_ARGS__)
+
+/* Whether the warnings are the one the stored decision's contradiction gives. */
+static int
+warned(const struct v2_case *c)
+{
+	return c->warn->n == 1 && c->warn->items[0].type == RBA_JSON_STRING &&
+	       strcmp(c->warn->items[0].str, c->contra) == 0;
+}
+
+/* Both sides have their members, the stored probabilities their source. */
+static int
+check_v2_sides(const struct v2_case *c, struct rba_detail *d)
+{
+	if (c->sd == NULL || c->by == NULL || c->ns < 0 || c->nr < 0 ||
+	    c->warn == NULL || c->warn->type != RBA_JSON_ARRAY)
+		FAIL("the stored or rebuilt side lacks a member");
+	if (strcmp(c->by, "model") == 0 ? c->ns == 0 : c->ns != 0)
+		FAIL("the stored probabilities are not what a score from a %s gives",
+		     c->by);
+	return 0;
+}
+
+/*
+ * Under a threshold policy: the decisions and the band edge are the
+ * policy's for the scores.
+ */
+static int
+check_v2_threshold(const struct policy *pol, struct v2_case *c,
+		   struct rba_detail *d)
+{
+	double edge;
+	char n1[RBA_JSON_NUM_MAX], n2[RBA_JSON_NUM_MAX];
+	const char *says, *rsays = NULL;
+
+	if (isnan(c->ss))
+		FAIL("the stored score is missing");
+	says = policy_decide(pol, c->ss, &c->sm);
+	edge = policy_nearest_edge(pol, c->ss);
+	rba_json_fmt_double(c->ss, n1);
+	if (strcmp(says, c->sd) != 0 &&
+	    (c->contra = dispute_contradiction(c->ss, says, c->sd)) == NULL) {
+		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
+				rba_strerror(RBA_E_NOMEM));
+	}
+	if (c->contra != NULL && !warned(c))
+		FAIL("the stored decision '%.60s' is not the policy's for the "
+		     "stored score %s ('%.60s'), and no warning says so", c->sd, n1,
+		     says);
+	if (c->ns > 0 && !is_among(c->ss, c->sp, c->ns))
+		FAIL("the stored score %s is not one of the stored "
+		     "probabilities", n1);
+	if (!isnan(c->rs)) {
+		rsays = policy_decide(pol, c->rs, &c->rm);
+		rba_json_fmt_double(c->rs, n2);
+		if (c->rd == NULL || strcmp(rsays, c->rd) != 0)
+			FAIL("the rebuilt decision '%.60s' is not the policy's "
+			     "for the rebuilt score %s ('%.60s')",
+			     c->rd ? c->rd : "(none)", n2, rsays);
+		if (c->nr > 0 && !is_among(c->rs, c->rp, c->nr))
+			FAIL("the rebuilt score %s is not one of the rebuilt "
+			     "probabilities", n2);
+	} else if (c->rd != NULL) {
+		FAIL("a rebuilt decision '%.60s' without a rebuilt score", c->rd);
+	}
+	if (!stated_is(num_or_nan(c->dp, "edge"), edge))
+		FAIL("the band edge is not the policy's nearest to the stored "
+		     "score %s", n1);
+	return 0;
+}
+
+/*
+ * Under an argmax policy: the decisions are the classes of the largest
+ * probabilities, and there is no band edge.
+ */
+static int
+check_v2_argmax(const struct policy *pol, struct v2_case *c,
+		struct rba_detail *d)
+{
+	char n1[RBA_JSON_NUM_MAX], n2[RBA_JSON_NUM_MAX];
+	size_t k;
+	const char *cls;
+
+	if (c->ns <= 0)
+		FAIL("an argmax policy decides by the stored probabilities, "
+		     "which the statement lacks");
+	k = policy_decide_argmax(pol, c->sp, (size_t)c->ns, &c->sm);
+	if (k == SIZE_MAX || (cls = class_at(c->dp, k)) == NULL)
+		FAIL("the stored probabilities name no class");
+	if (strcmp(cls, c->sd) != 0 &&
+	    (c->contra = dispute_contradiction(c->sp[k], cls, c->sd)) == NULL) {
+		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
+				rba_strerror(RBA_E_NOMEM));
+	}
+	rba_json_fmt_double(c->sp[k], n1);
+	if (c->contra != NULL && !warned(c))
+		FAIL("the stored decision '%.60s' is not the policy's for the "
+		     "stored probabilities ('%.60s', %s), and no warning says "
+		     "so", c->sd, cls, n1);
+	if (c->ss != c->sp[k])
+		FAIL("the stored score is not the largest stored probability %s",
+		     n1);
+	if (c->nr > 0) {
+		k = policy_decide_argmax(pol, c->rp, (size_t)c->nr, &c->rm);
+		if (k == SIZE_MAX || (cls = class_at(c->dp, k)) == NULL)
+			FAIL("the rebuilt probabilities name no class");
+		rba_json_fmt_double(c->rp[k], n2);
+		if (c->rd == NULL || strcmp(cls, c->rd) != 0)
+			FAIL("the rebuilt decision '%.60s' is not the policy's "
+			     "for the rebuilt probabilities ('%.60s', %s)",
+			     c->rd ? c->rd : "(none)", cls, n2);
+		if (c->rs != c->rp[k])
+			FAIL("the rebuilt score is not the largest rebuilt "
+			     "probability %s", n2);
+	} else if (c->rd != NULL || !isnan(c->rs)) {
+		FAIL("a rebuilt decision or score without rebuilt probabilities");
+	}
+	if (!isnan(num_or_nan(c->dp, "edge")))
+		FAIL("a band edge under an argmax policy");
+	return 0;
+}
+
+/* The warning, the margins, and what the explanation says it explains. */
+static int
+check_v2_explained(const struct policy *pol, const struct v2_case *c,
+		   struct rba_detail *d)
+{
+	if (c->contra == NULL && c->warn->n != 0)
+		FAIL("a warning that the stored decision is not the policy's, but "
+		     "it is");
+	if (!stated_is(num_or_nan(c->dp, "margin"), c->sm))
+		FAIL("the margin is not the stored score's distance to the policy's "
+		     "nearest decision edge");
+	if (!stated_is(num_or_nan(c->dp, "rebuilt_margin"), c->rm))
+		FAIL("the rebuilt margin is not the rebuilt score's distance to the "
+		     "policy's nearest decision edge");
+	if (boolean(c->ex, "ok") == 1) {
+		const char *dir = rba_json_get_str(c->ex, "direction");
+		const char *of = rba_json_get_str(c->sc, "score_of");
+		const char *cls = rba_json_get_str(c->ex, "class");
+		int want = dispute_direction(pol, c->ss, num_or_nan(c->ex, "baseline"));
+		if (dir == NULL || strcmp(dir, want > 0 ? "up" : want < 0 ? "down"
+								 : "magnitude") != 0)
+			FAIL("the direction toward the decision is not the one the "
+			     "policy, the stored score and the baseline give");
+		if (pol->argmax && (cls == NULL || strcmp(cls, c->sd) != 0))
+			FAIL("under an argmax policy the explained class is not the "
+			     "decision");
+		if (of != NULL &&
+		    num_or_nan(c->sc, "score") !=
+			    (strcmp(of, "stored") == 0 ? c->ss : c->rs))
+			FAIL("the score the reasons explain is not the %s score",
+			     strcmp(of, "stored") == 0 ? "stored" : "rebuilt");
+	}
+	return 0;
+}
+
+#undef FAIL
+
 /*
  * v2: every decision against its score under the statement's policy
  * (audit/dispute.c decides so): the stored decision is the policy's for
@@ -688,142 +864,32 @@ check_v2_decisions(const struct rba_json_value *dp, const struct policy *pol,
 {
 	const struct rba_json_value *st = rba_json_get(dp, "stored");
 	const struct rba_json_value *rb = rba_json_get(dp, "rebuilt");
-	const struct rba_json_value *ex = rba_json_get(dp, "explanation");
-	const struct rba_json_value *sc = rba_json_get(ex, "score_check");
-	const struct rba_json_value *warn = rba_json_get(dp, "warnings");
-	const char *sd = rba_json_get_str(st, "decision");
-	const char *rd = rba_json_get_str(rb, "decision");
-	const char *by = rba_json_get_str(st, "scored_by");
-	double ss = num_or_nan(st, "score"), rs = num_or_nan(rb, "score");
-	double sm = INFINITY, rm = INFINITY, edge = NAN, *sp = NULL, *rp = NULL;
-	char n1[RBA_JSON_NUM_MAX], n2[RBA_JSON_NUM_MAX], *contra = NULL;
-	const char *says, *rsays = NULL;
-	long ns, nr;
-	int err = 0;
+	struct v2_case c;
+	int err;
 
-	ns = probs_of(st, "probabilities", &sp);
-	nr = probs_of(rb, "probabilities", &rp);
-	if (ns == -2 || nr == -2) {
+	memset(&c, 0, sizeof(c));
+	c.dp = dp;
+	c.ex = rba_json_get(dp, "explanation");
+	c.sc = rba_json_get(c.ex, "score_check");
+	c.warn = rba_json_get(dp, "warnings");
+	c.sd = rba_json_get_str(st, "decision");
+	c.rd = rba_json_get_str(rb, "decision");
+	c.by = rba_json_get_str(st, "scored_by");
+	c.ss = num_or_nan(st, "score");
+	c.rs = num_or_nan(rb, "score");
+	c.sm = INFINITY;
+	c.rm = INFINITY;
+	c.ns = probs_of(st, "probabilities", &c.sp);
+	c.nr = probs_of(rb, "probabilities", &c.rp);
+	if (c.ns == -2 || c.nr == -2)
 		err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s", rba_strerror(RBA_E_NOMEM));
-		goto out;
-	}
-#define FAIL(...) do { err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, \
-				     "dispute evidence: " __VA_ARGS__); goto out; } while (0)
-	if (sd == NULL || by == NULL || ns < 0 || nr < 0 || warn == NULL ||
-	    warn->type != RBA_JSON_ARRAY)
-		FAIL("the stored or rebuilt side lacks a member");
-	if (strcmp(by, "model") == 0 ? ns == 0 : ns != 0)
-		FAIL("the stored probabilities are not what a score from a %s gives",
-		     by);
-	if (!pol->argmax) {
-		if (isnan(ss))
-			FAIL("the stored score is missing");
-		says = policy_decide(pol, ss, &sm);
-		edge = policy_nearest_edge(pol, ss);
-		rba_json_fmt_double(ss, n1);
-		if (strcmp(says, sd) != 0 &&
-		    (contra = dispute_contradiction(ss, says, sd)) == NULL) {
-			err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
-				       rba_strerror(RBA_E_NOMEM));
-			goto out;
-		}
-		if (contra != NULL && (warn->n != 1 || warn->items[0].type != RBA_JSON_STRING ||
-				       strcmp(warn->items[0].str, contra) != 0))
-			FAIL("the stored decision '%.60s' is not the policy's for the "
-			     "stored score %s ('%.60s'), and no warning says so", sd, n1,
-			     says);
-		if (ns > 0 && !is_among(ss, sp, ns))
-			FAIL("the stored score %s is not one of the stored "
-			     "probabilities", n1);
-		if (!isnan(rs)) {
-			rsays = policy_decide(pol, rs, &rm);
-			rba_json_fmt_double(rs, n2);
-			if (rd == NULL || strcmp(rsays, rd) != 0)
-				FAIL("the rebuilt decision '%.60s' is not the policy's "
-				     "for the rebuilt score %s ('%.60s')",
-				     rd ? rd : "(none)", n2, rsays);
-			if (nr > 0 && !is_among(rs, rp, nr))
-				FAIL("the rebuilt score %s is not one of the rebuilt "
-				     "probabilities", n2);
-		} else if (rd != NULL) {
-			FAIL("a rebuilt decision '%.60s' without a rebuilt score", rd);
-		}
-		if (!stated_is(num_or_nan(dp, "edge"), edge))
-			FAIL("the band edge is not the policy's nearest to the stored "
-			     "score %s", n1);
-	} else {
-		size_t k;
-		const char *cls;
-		if (ns <= 0)
-			FAIL("an argmax policy decides by the stored probabilities, "
-			     "which the statement lacks");
-		k = policy_decide_argmax(pol, sp, (size_t)ns, &sm);
-		if (k == SIZE_MAX || (cls = class_at(dp, k)) == NULL)
-			FAIL("the stored probabilities name no class");
-		if (strcmp(cls, sd) != 0 &&
-		    (contra = dispute_contradiction(sp[k], cls, sd)) == NULL) {
-			err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s",
-				       rba_strerror(RBA_E_NOMEM));
-			goto out;
-		}
-		rba_json_fmt_double(sp[k], n1);
-		if (contra != NULL && (warn->n != 1 || warn->items[0].type != RBA_JSON_STRING ||
-				       strcmp(warn->items[0].str, contra) != 0))
-			FAIL("the stored decision '%.60s' is not the policy's for the "
-			     "stored probabilities ('%.60s', %s), and no warning says "
-			     "so", sd, cls, n1);
-		if (ss != sp[k])
-			FAIL("the stored score is not the largest stored probability %s",
-			     n1);
-		if (nr > 0) {
-			k = policy_decide_argmax(pol, rp, (size_t)nr, &rm);
-			if (k == SIZE_MAX || (cls = class_at(dp, k)) == NULL)
-				FAIL("the rebuilt probabilities name no class");
-			rba_json_fmt_double(rp[k], n2);
-			if (rd == NULL || strcmp(cls, rd) != 0)
-				FAIL("the rebuilt decision '%.60s' is not the policy's "
-				     "for the rebuilt probabilities ('%.60s', %s)",
-				     rd ? rd : "(none)", cls, n2);
-			if (rs != rp[k])
-				FAIL("the rebuilt score is not the largest rebuilt "
-				     "probability %s", n2);
-		} else if (rd != NULL || !isnan(rs)) {
-			FAIL("a rebuilt decision or score without rebuilt probabilities");
-		}
-		if (!isnan(num_or_nan(dp, "edge")))
-			FAIL("a band edge under an argmax policy");
-	}
-	if (contra == NULL && warn->n != 0)
-		FAIL("a warning that the stored decision is not the policy's, but "
-		     "it is");
-	if (!stated_is(num_or_nan(dp, "margin"), sm))
-		FAIL("the margin is not the stored score's distance to the policy's "
-		     "nearest decision edge");
-	if (!stated_is(num_or_nan(dp, "rebuilt_margin"), rm))
-		FAIL("the rebuilt margin is not the rebuilt score's distance to the "
-		     "policy's nearest decision edge");
-	if (boolean(ex, "ok") == 1) {
-		const char *dir = rba_json_get_str(ex, "direction");
-		const char *of = rba_json_get_str(sc, "score_of");
-		const char *cls = rba_json_get_str(ex, "class");
-		int want = dispute_direction(pol, ss, num_or_nan(ex, "baseline"));
-		if (dir == NULL || strcmp(dir, want > 0 ? "up" : want < 0 ? "down"
-								 : "magnitude") != 0)
-			FAIL("the direction toward the decision is not the one the "
-			     "policy, the stored score and the baseline give");
-		if (pol->argmax && (cls == NULL || strcmp(cls, sd) != 0))
-			FAIL("under an argmax policy the explained class is not the "
-			     "decision");
-		if (of != NULL &&
-		    num_or_nan(sc, "score") != (strcmp(of, "stored") == 0 ? ss : rs))
-			FAIL("the score the reasons explain is not the %s score",
-			     strcmp(of, "stored") == 0 ? "stored" : "rebuilt");
-	}
-#undef FAIL
-out:
-	free(contra);
-	free(sp);
-	free(rp);
+	else if ((err = check_v2_sides(&c, d)) == 0 &&
+		 (err = pol->argmax ? check_v2_argmax(pol, &c, d)
+				    : check_v2_threshold(pol, &c, d)) == 0)
+		err = check_v2_explained(pol, &c, d);
+	free(c.contra);
+	free(c.sp);
+	free(c.rp);
 	return err;
 }
 
@@ -910,6 +976,134 @@ int_of(const struct rba_json_value *o, const char *key, double max)
 	uint64_t v;
 
 	return count_of(o, key, max, &v) ? (double)v : -1.0;
+}
+
+/* The members of a dispute statement its checks read, and its format. */
+struct dispute_stmt {
+	const struct rba_json_value *root, *pred, *dp, *subj, *reasons, *ex;
+	const char *v, *c;		/* version and case */
+	const char *ans, *line;		/* the answer and its line */
+	const char *sd, *rd;		/* stored and rebuilt decision */
+	const char *verdict;		/* the standing's */
+	const char *dec;		/* the decisions' artifact */
+	const char *schema;
+	int ver, v2;
+};
+
+static void
+dispute_stmt_read(struct dispute_stmt *ds, const struct rba_json_value *root,
+		  int ver)
+{
+	ds->root = root;
+	ds->ver = ver;
+	ds->v2 = ver >= 2;
+	ds->pred = rba_json_get(root, "predicate");
+	ds->dp = rba_json_get(ds->pred, "dispute");
+	ds->ex = rba_json_get(ds->dp, "explanation");
+	ds->subj = rba_json_get(root, "subject");
+	ds->schema = rba_json_get_str(ds->dp, "schema");
+	ds->v = rba_json_get_str(ds->dp, "version");
+	ds->c = rba_json_get_str(ds->dp, "case");
+	ds->ans = rba_json_get_str(ds->dp, "answer");
+	ds->line = rba_json_get_str(ds->dp, "answer_line");
+	ds->sd = rba_json_get_str(rba_json_get(ds->dp, "stored"), "decision");
+	ds->rd = rba_json_get_str(rba_json_get(ds->dp, "rebuilt"), "decision");
+	ds->verdict = rba_json_get_str(rba_json_get(ds->dp, "standing"), "verdict");
+	ds->dec = rba_json_get_str(rba_json_get(ds->dp, "digests"),
+				   "artifact_decisions");
+	ds->reasons = rba_json_get(ds->dp, "reasons");
+}
+
+
+/*
+ * The members every check reads, the schema of the predicate type, and
+ * the subject: the artifact that made the decision.
+ */
+static int
+check_dispute_form(const struct dispute_stmt *ds, struct rba_detail *d)
+{
+	char want[1024], hex[RBA_DIGEST_TEXT_LEN + 1];
+	const char *sha;
+
+	if (strcmp(rba_json_get_str(ds->root, "_type")
+			   ? rba_json_get_str(ds->root, "_type") : "",
+		   "https://in-toto.io/Statement/v1") != 0 ||
+	    ds->v == NULL || ds->c == NULL || ds->ans == NULL ||
+	    ds->line == NULL || ds->sd == NULL ||
+	    ds->verdict == NULL || ds->dec == NULL || ds->reasons == NULL ||
+	    ds->reasons->type != RBA_JSON_ARRAY || ds->subj == NULL ||
+	    ds->subj->type != RBA_JSON_ARRAY || ds->subj->n != 1 ||
+	    rba_json_get(ds->pred, "history") == NULL ||
+	    rba_json_get(ds->dp, "inputs") == NULL) {
+		return bad(d, "the statement lacks a member");
+	}
+	if (ds->schema == NULL ||
+	    strcmp(ds->schema, ds->ver == 4   ? DISPUTE_SCHEMA_V4
+			       : ds->ver == 3 ? DISPUTE_SCHEMA_V3
+			       : ds->v2	      ? DISPUTE_SCHEMA
+					      : DISPUTE_SCHEMA_V1) != 0)
+		return bad(d, "the dispute's schema is not the predicate type's");
+	sha = rba_json_get_str(rba_json_get(&ds->subj->items[0], "digest"),
+			       "sha256");
+	snprintf(hex, sizeof(hex), "sha256:%s", sha ? sha : "");
+	snprintf(want, sizeof(want), "%s.artifact", ds->v);
+	if (strcmp(hex, ds->dec) != 0 ||
+	    strcmp(rba_json_get_str(&ds->subj->items[0], "name")
+			   ? rba_json_get_str(&ds->subj->items[0], "name") : "",
+		   want) != 0)
+		return bad(d, "the subject is not the artifact that made the "
+			      "decision");
+	return 0;
+}
+
+/* The answer agrees with the decisions and the standing. */
+static int
+check_answer(const struct dispute_stmt *ds, struct rba_detail *d)
+{
+	int err;
+
+	if (strcmp(ds->ans, "stands") == 0) {
+		if ((err = check_stands_reasons(ds->ex, d)) != 0 ||
+		    (err = check_stands_line(ds->dp, ds->v2, ds->line, ds->sd, d)) != 0)
+			return err;
+		if (ds->rd == NULL || strcmp(ds->rd, ds->sd) != 0 ||
+		    strcmp(ds->verdict, "not-reproducible") == 0 ||
+		    strcmp(ds->verdict, "not-measured") == 0 || ds->reasons->n != 0)
+			return bad(d, "the answer 'stands' disagrees with the "
+				      "decisions or the standing");
+	} else if (strcmp(ds->ans, "escalate") == 0) {
+		if (ds->reasons->n == 0 ||
+		    ds->reasons->items[0].type != RBA_JSON_STRING ||
+		    strncmp(ds->line, "escalate: ", 10) != 0 ||
+		    strcmp(ds->line + 10, ds->reasons->items[0].str) != 0)
+			return bad(d, "the answer 'escalate' disagrees with its "
+				      "reasons");
+	} else {
+		return bad(d, "the answer is neither 'stands' nor 'escalate'");
+	}
+	return 0;
+}
+
+/* The trusted comment names this dispute. */
+static int
+check_dispute_comment(const struct dispute_stmt *ds, const char *tc,
+		      int claims, struct rba_detail *d)
+{
+	char want[1024];
+
+	if (tc != NULL && claims) {
+		snprintf(want, sizeof(want), DISPUTE_COMMENT_PREFIX "version %s case %s "
+			 "answer %s", ds->v, ds->c, ds->ans);
+		for (char *q = want; *q; q++)
+			if ((unsigned char)*q < 0x20 || *q == 0x7f)
+				*q = '?';
+		if (strcmp(tc, want) != 0)
+			return bad(d, "the trusted comment names another dispute");
+	} else if (tc != NULL) {
+		/* (NULL: a statement signed as a whole, a DSSE envelope) */
+		return bad(d, "the trusted comment does not name the dispute");
+	}
+	return 0;
 }
 
 /*
@@ -1004,14 +1198,13 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 		       struct rba_detail *d)
 {
 	struct rba_json_value root;
-	const struct rba_json_value *pred, *dp, *st, *rb, *subj, *dg, *reasons, *ex;
-	const char *pt, *v, *c, *ans, *line, *sd, *rd, *verdict, *sha, *dec, *schema;
-	char want[1024], hex[RBA_DIGEST_TEXT_LEN + 1];
+	struct dispute_stmt ds;
+	const char *pt;
 	int claims = tc != NULL && strncmp(tc, DISPUTE_COMMENT_PREFIX,
 					   strlen(DISPUTE_COMMENT_PREFIX)) == 0;
 	struct policy *pol = NULL;
 	struct rba_detail jd;
-	int err, v2, ver;
+	int err, ver;
 
 	*is_dispute = 0;
 	rba_detail_clear(&jd);
@@ -1037,7 +1230,6 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 	      : strcmp(pt, DISPUTE_PREDICATE_TYPE_V3) == 0 ? 3
 	      : strcmp(pt, DISPUTE_PREDICATE_TYPE) == 0  ? 2
 	      : strcmp(pt, DISPUTE_PREDICATE_TYPE_V1) == 0 ? 1 : 0;
-	v2 = ver >= 2;
 	if (ver == 0) {
 		rba_fail(d, RBA_E_NEWER, NULL, 0, 0,
 			 "dispute evidence of a later format ('%s')", pt);
@@ -1046,114 +1238,36 @@ dispute_evidence_check(const void *p, size_t n, const char *tc, int *is_dispute,
 	}
 	if ((err = check_members(&root, ver, d)) != 0)
 		goto out;
-	err = RBA_E_SCHEMA;
-	pred = rba_json_get(&root, "predicate");
-	dp = rba_json_get(pred, "dispute");
-	st = rba_json_get(dp, "stored");
-	rb = rba_json_get(dp, "rebuilt");
-	dg = rba_json_get(dp, "digests");
-	ex = rba_json_get(dp, "explanation");
-	subj = rba_json_get(&root, "subject");
-	schema = rba_json_get_str(dp, "schema");
-	v = rba_json_get_str(dp, "version");
-	c = rba_json_get_str(dp, "case");
-	ans = rba_json_get_str(dp, "answer");
-	line = rba_json_get_str(dp, "answer_line");
-	sd = rba_json_get_str(st, "decision");
-	rd = rba_json_get_str(rb, "decision");
-	verdict = rba_json_get_str(rba_json_get(dp, "standing"), "verdict");
-	dec = rba_json_get_str(dg, "artifact_decisions");
-	reasons = rba_json_get(dp, "reasons");
-	if (strcmp(rba_json_get_str(&root, "_type") ? rba_json_get_str(&root, "_type")
-						    : "", "https://in-toto.io/Statement/v1") != 0 ||
-	    v == NULL || c == NULL || ans == NULL || line == NULL || sd == NULL ||
-	    verdict == NULL || dec == NULL || reasons == NULL ||
-	    reasons->type != RBA_JSON_ARRAY || subj == NULL ||
-	    subj->type != RBA_JSON_ARRAY || subj->n != 1 ||
-	    rba_json_get(pred, "history") == NULL ||
-	    rba_json_get(dp, "inputs") == NULL) {
-		bad(d, "the statement lacks a member");
+	dispute_stmt_read(&ds, &root, ver);
+	if ((err = check_dispute_form(&ds, d)) != 0 ||
+	    (err = check_answer(&ds, d)) != 0)
 		goto out;
-	}
-	if (schema == NULL ||
-	    strcmp(schema, ver == 4   ? DISPUTE_SCHEMA_V4
-			   : ver == 3 ? DISPUTE_SCHEMA_V3
-			   : v2	    ? DISPUTE_SCHEMA
-				    : DISPUTE_SCHEMA_V1) != 0) {
-		bad(d, "the dispute's schema is not the predicate type's");
+	if ((err = check_quoted_values(ds.dp, d)) != 0 ||
+	    (ds.v2 && ((err = check_v2_policy(ds.dp, &pol, d)) != 0 ||
+		       (err = check_v2_decisions(ds.dp, pol, d)) != 0)) ||
+	    (err = check_explanation(ds.ex, ds.v2, d)) != 0)
 		goto out;
-	}
-	sha = rba_json_get_str(rba_json_get(&subj->items[0], "digest"), "sha256");
-	snprintf(hex, sizeof(hex), "sha256:%s", sha ? sha : "");
-	snprintf(want, sizeof(want), "%s.artifact", v);
-	if (strcmp(hex, dec) != 0 ||
-	    strcmp(rba_json_get_str(&subj->items[0], "name")
-			   ? rba_json_get_str(&subj->items[0], "name") : "", want) != 0) {
-		bad(d, "the subject is not the artifact that made the decision");
+	if ((!ds.v2 || strcmp(rba_json_get_str(ds.ex, "accuracy")
+				      ? rba_json_get_str(ds.ex, "accuracy") : "",
+			      "approximate") != 0) &&
+	    (err = check_exact_players(ds.ex, d)) != 0)
 		goto out;
-	}
-	/* The answer agrees with the decisions and the standing. */
-	if (strcmp(ans, "stands") == 0) {
-		if ((err = check_stands_reasons(ex, d)) != 0 ||
-		    (err = check_stands_line(dp, v2, line, sd, d)) != 0)
-			goto out;
-		err = RBA_E_SCHEMA;
-		if (rd == NULL ||
-		    strcmp(rd, sd) != 0 || strcmp(verdict, "not-reproducible") == 0 ||
-		    strcmp(verdict, "not-measured") == 0 || reasons->n != 0) {
-			bad(d, "the answer 'stands' disagrees with the decisions or the "
-			       "standing");
-			goto out;
-		}
-	} else if (strcmp(ans, "escalate") == 0) {
-		if (reasons->n == 0 || reasons->items[0].type != RBA_JSON_STRING ||
-		    strncmp(line, "escalate: ", 10) != 0 ||
-		    strcmp(line + 10, reasons->items[0].str) != 0) {
-			bad(d, "the answer 'escalate' disagrees with its reasons");
-			goto out;
-		}
-	} else {
-		bad(d, "the answer is neither 'stands' nor 'escalate'");
+	if (ds.v2 && (err = check_v2_reasons(ds.dp, d)) != 0)
 		goto out;
-	}
-	if ((err = check_quoted_values(dp, d)) != 0 ||
-	    (v2 && ((err = check_v2_policy(dp, &pol, d)) != 0 ||
-		    (err = check_v2_decisions(dp, pol, d)) != 0)) ||
-	    (err = check_explanation(ex, v2, d)) != 0)
+	if ((ver == 3 ||
+	     (ver == 4 && rba_json_get(ds.ex, "statements_missing") != NULL)) &&
+	    (err = check_v3_statements(ds.ex, pol, d)) != 0)
 		goto out;
-	if ((!v2 || strcmp(rba_json_get_str(ex, "accuracy") ? rba_json_get_str(ex, "accuracy")
-							      : "", "approximate") != 0) &&
-	    (err = check_exact_players(ex, d)) != 0)
+	if (ver == 4 && (err = check_v4_unseen(ds.ex, pol, d)) != 0)
 		goto out;
-	if (v2 && (err = check_v2_reasons(dp, d)) != 0)
+	if ((err = check_dispute_comment(&ds, tc, claims, d)) != 0)
 		goto out;
-	if ((ver == 3 || (ver == 4 && rba_json_get(ex, "statements_missing") != NULL)) &&
-	    (err = check_v3_statements(ex, pol, d)) != 0)
-		goto out;
-	if (ver == 4 && (err = check_v4_unseen(ex, pol, d)) != 0)
-		goto out;
-	err = RBA_E_SCHEMA;
-	if (tc != NULL && claims) {
-		snprintf(want, sizeof(want), DISPUTE_COMMENT_PREFIX "version %s case %s "
-			 "answer %s", v, c, ans);
-		for (char *q = want; *q; q++)
-			if ((unsigned char)*q < 0x20 || *q == 0x7f)
-				*q = '?';
-		if (strcmp(tc, want) != 0) {
-			bad(d, "the trusted comment names another dispute");
-			goto out;
-		}
-	} else if (tc != NULL) {
-		/* (NULL: a statement signed as a whole, a DSSE envelope) */
-		bad(d, "the trusted comment does not name the dispute");
-		goto out;
-	}
 	if (version != NULL)
-		snprintf(version, 256, "%s", v);
+		snprintf(version, 256, "%s", ds.v);
 	if (case_id != NULL)
-		snprintf(case_id, 256, "%s", c);
+		snprintf(case_id, 256, "%s", ds.c);
 	if (answer != NULL)
-		snprintf(answer, 256, "%s", line);
+		snprintf(answer, 256, "%s", ds.line);
 	err = 0;
 out:
 	policy_free(pol);

@@ -429,60 +429,81 @@ check_earlier(const struct ev *e, struct rba_detail *d)
 	return 0;
 }
 
-/* The verdict against the digests, counts and tolerance (check 5). */
-static int
-check_verdict(const struct ev *e, const struct policy *pol,
-	      struct rba_detail *d)
-{
-	char g[EVIDENCE_TEXT_MAX], ng[EVIDENCE_TEXT_MAX], tv[32], dv[32];
-	const char *v = sv_show(e->verdict);
-	int identical = e->art_rebuilt.s != NULL &&
-			sv_eq(e->art_rebuilt, e->art_pinned);
+/* What the checks of a verdict compare it with, computed once. */
+struct verdict_facts {
+	const char *v;		/* the verdict */
+	char tv[32], dv[32];	/* the tolerated and the maximum score delta */
+	int identical;		/* the rebuilt artifact is the pinned one */
 	/* The artifact that made the sample's stored decisions: named by
 	 * every record since the audit records it, and the rebuilt one? */
-	int known = e->art_decisions.s != NULL;
-	int by_rebuilt = known && e->art_rebuilt.s != NULL &&
-			 sv_eq(e->art_decisions, e->art_rebuilt);
-	int within = e->flips <= e->tol_flips && e->max_delta <= e->tol_delta;
-	int near_rule = e->near_bits && e->near_cases > 0;
+	int known, by_rebuilt;
+	int within;		/* the counts within the tolerance */
+	int near_rule;		/* cases near a band edge that want bits */
 	/* The sample claim (doc/design.md section 8.2): stored scores off
 	 * the declared logging precision, where the record counts them. */
-	int off = !isnan(e->scores_off) && e->scores_off > 0;
-	int err;
+	int off;
+};
 
-	rba_json_fmt_double(e->tol_delta, tv);
-	rba_json_fmt_double(e->max_delta, dv);
-	if (e->bit_identical != identical)
+static void
+verdict_facts_init(struct verdict_facts *vf, const struct ev *e)
+{
+	vf->v = sv_show(e->verdict);
+	rba_json_fmt_double(e->tol_delta, vf->tv);
+	rba_json_fmt_double(e->max_delta, vf->dv);
+	vf->identical = e->art_rebuilt.s != NULL &&
+			sv_eq(e->art_rebuilt, e->art_pinned);
+	vf->known = e->art_decisions.s != NULL;
+	vf->by_rebuilt = vf->known && e->art_rebuilt.s != NULL &&
+			 sv_eq(e->art_decisions, e->art_rebuilt);
+	vf->within = e->flips <= e->tol_flips && e->max_delta <= e->tol_delta;
+	vf->near_rule = e->near_bits && e->near_cases > 0;
+	vf->off = !isnan(e->scores_off) && e->scores_off > 0;
+}
+
+/* The artifact flags against the digests. */
+static int
+check_artifact_flags(const struct ev *e, const struct verdict_facts *vf,
+		     struct rba_detail *d)
+{
+	if (e->bit_identical != vf->identical)
 		return evidence_fail(d, RBA_E_SCHEMA, "predicate.artifact.bit_identical is %s, "
 			   "but the rebuilt artifact %s the pinned one",
 			   e->bit_identical ? "true" : "false",
-			   identical ? "is" : "is not");
-	if (e->decisions_by_rebuilt != by_rebuilt)
+			   vf->identical ? "is" : "is not");
+	if (e->decisions_by_rebuilt != vf->by_rebuilt)
 		return evidence_fail(d, RBA_E_SCHEMA, "predicate.artifact."
 			   "decisions_by_rebuilt is %s, but the artifact that made "
 			   "the stored decisions %s the rebuilt one",
 			   e->decisions_by_rebuilt ? "true" : "false",
-			   by_rebuilt ? "is" : known ? "is not" : "is not named as");
+			   vf->by_rebuilt ? "is" : vf->known ? "is not" : "is not named as");
+	return 0;
+}
+
+/* The verdict is one of the three, and what it claims holds. */
+static int
+check_verdict_claims(const struct ev *e, const struct verdict_facts *vf,
+		     struct rba_detail *d)
+{
 	if (sv_is(e->verdict, "bit-identical") ||
 	    sv_is(e->verdict, "metric-equivalent")) {
 		int bits = sv_is(e->verdict, "bit-identical");
 		if (e->nreasons > 0)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s comes with %zu reasons "
-				   "against it", v, e->nreasons);
-		if (bits && !identical)
+				   "against it", vf->v, e->nreasons);
+		if (bits && !vf->identical)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict bit-identical, but the "
 				   "rebuilt artifact %s is not the pinned %s",
 				   sv_show(e->art_rebuilt), sv_show(e->art_pinned));
 		/* Bits speak of the decisions under audit: an older record
 		 * that does not name their artifact says nothing against. */
-		if (bits && known && !by_rebuilt)
+		if (bits && vf->known && !vf->by_rebuilt)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict bit-identical, but the "
 				   "sample's stored decisions were made by artifact %s, "
 				   "not by the rebuilt %s", sv_show(e->art_decisions),
 				   sv_show(e->art_rebuilt));
 		/* Two claims, not one: the stored scores are the pinned
 		 * artifact's too. */
-		if (bits && off) {
+		if (bits && vf->off) {
 			char pv[32];
 			rba_json_fmt_double(e->score_precision > 0 ? e->score_precision
 								   : 0, pv);
@@ -499,49 +520,42 @@ check_verdict(const struct ev *e, const struct policy *pol,
 		/* The rebuild is the pinned artifact that made the decisions:
 		 * only stored scores that are not its bits (format 2 says so)
 		 * leave it short of bit-identical. */
-		if (!bits && identical && (!known || by_rebuilt) &&
-		    !(e->format >= EV_FORMAT_V2 && known && off))
+		if (!bits && vf->identical && (!vf->known || vf->by_rebuilt) &&
+		    !(e->format >= EV_FORMAT_V2 && vf->known && vf->off))
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict metric-equivalent, but the "
 				   "rebuilt artifact is the pinned one (bit-identical)%s",
-				   known ? " and made the sample's stored decisions" : "");
+				   vf->known ? " and made the sample's stored decisions" : "");
 		if (e->flips > e->tol_flips)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s with %.0f decision "
-				   "flips, over the tolerance of %.0f", v, e->flips,
+				   "flips, over the tolerance of %.0f", vf->v, e->flips,
 				   e->tol_flips);
 		if (e->max_delta > e->tol_delta)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s with a maximum score "
-				   "delta of %s, over the tolerance of %s", v, dv, tv);
-		if (!bits && near_rule)
+				   "delta of %s, over the tolerance of %s", vf->v, vf->dv,
+				   vf->tv);
+		if (!bits && vf->near_rule)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict metric-equivalent, but %.0f "
 				   "audit cases sit near a band edge where the policy "
 				   "requires a bit-identical rebuild", e->near_cases);
 		if (!e->art_verified || !e->snap_verified || !e->sample_verified)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict %s, but the stored "
-				   "artifact, snapshot or sample was not verified", v);
+				   "artifact, snapshot or sample was not verified", vf->v);
 	} else if (sv_is(e->verdict, "not-reproducible")) {
 		if (e->nreasons == 0)
 			return evidence_fail(d, RBA_E_SCHEMA, "verdict not-reproducible without "
 				   "a reason");
 	} else {
 		return evidence_fail(d, RBA_E_SCHEMA, "verdict '%s' is not bit-identical, "
-			   "metric-equivalent or not-reproducible", v);
+			   "metric-equivalent or not-reproducible", vf->v);
 	}
-	if (!within && e->nreasons == 0)
-		return evidence_fail(d, RBA_E_SCHEMA, "the counts exceed the tolerance, yet no "
-			   "reason says so");
-	if (!exit_fits(v, e->exit_status, e->ad_hoc))
-		return evidence_fail(d, RBA_E_SCHEMA, "verdict %s with exit status %.0f, %s",
-			   v, e->exit_status,
-			   !is_yes(v) ? "not the one the verdict gives"
-			   : e->ad_hoc == 1 ? "but the audit was ad hoc: a yes under a "
-					      "policy given for this audit exits 2"
-			   : e->ad_hoc == 0 ? "but a yes that was not ad hoc exits 0"
-					    : "not 0 (or 2 for an ad hoc audit)");
-	if ((err = check_sample_claim(e, d)) != 0 ||
-	    (err = check_declared(e, d)) != 0 ||
-	    (e->format >= EV_FORMAT_V2 && (err = check_earlier(e, d)) != 0))
-		return err;
+	return 0;
+}
 
+/* The flipped cases listed against the counts, the policy and the delta. */
+static int
+check_flipped(const struct ev *e, const struct policy *pol,
+	      const struct verdict_facts *vf, struct rba_detail *d)
+{
 	if (e->listed != (double)e->nflipped)
 		return evidence_fail(d, RBA_E_SCHEMA, "results.flipped_cases_listed is %.0f, "
 			   "but %zu cases are listed", e->listed, e->nflipped);
@@ -575,21 +589,54 @@ check_verdict(const struct ev *e, const struct policy *pol,
 		    fabs((double)(float)f->stored_score - f->rebuilt_score) >
 			    e->max_delta)
 			return evidence_fail(d, RBA_E_SCHEMA, "flipped case '%s' moved by more "
-				   "than the maximum score delta %s", id, dv);
+				   "than the maximum score delta %s", id, vf->dv);
 		if ((f->inputs != NULL) != (e->inputs_included != 0))
 			return evidence_fail(d, RBA_E_SCHEMA, "flipped case '%s' %s inputs, but "
 				   "inputs_included is %s", id,
 				   f->inputs ? "has" : "lacks",
 				   e->inputs_included ? "true" : "false");
 	}
+	return 0;
+}
+
+/* The verdict against the digests, counts and tolerance (check 5). */
+static int
+check_verdict(const struct ev *e, const struct policy *pol,
+	      struct rba_detail *d)
+{
+	char g[EVIDENCE_TEXT_MAX], ng[EVIDENCE_TEXT_MAX];
+	struct verdict_facts vf;
+	int err;
+
+	verdict_facts_init(&vf, e);
+	if ((err = check_artifact_flags(e, &vf, d)) != 0 ||
+	    (err = check_verdict_claims(e, &vf, d)) != 0)
+		return err;
+	if (!vf.within && e->nreasons == 0)
+		return evidence_fail(d, RBA_E_SCHEMA, "the counts exceed the tolerance, yet no "
+			   "reason says so");
+	if (!exit_fits(vf.v, e->exit_status, e->ad_hoc))
+		return evidence_fail(d, RBA_E_SCHEMA, "verdict %s with exit status %.0f, %s",
+			   vf.v, e->exit_status,
+			   !is_yes(vf.v) ? "not the one the verdict gives"
+			   : e->ad_hoc == 1 ? "but the audit was ad hoc: a yes under a "
+					      "policy given for this audit exits 2"
+			   : e->ad_hoc == 0 ? "but a yes that was not ad hoc exits 0"
+					    : "not 0 (or 2 for an ad hoc audit)");
+	if ((err = check_sample_claim(e, d)) != 0 ||
+	    (err = check_declared(e, d)) != 0 ||
+	    (e->format >= EV_FORMAT_V2 && (err = check_earlier(e, d)) != 0))
+		return err;
+	if ((err = check_flipped(e, pol, &vf, d)) != 0)
+		return err;
 
 	evidence_guarantee_text(e, pol, g, ng, sizeof(g));
 	if (!sv_is(e->guarantee, g))
 		return evidence_fail(d, RBA_E_SCHEMA, "predicate.guarantee is not the "
-			   "guarantee of verdict %s", v);
+			   "guarantee of verdict %s", vf.v);
 	if (!sv_is(e->not_guaranteed, ng))
 		return evidence_fail(d, RBA_E_SCHEMA, "predicate.not_guaranteed is not what "
-			   "verdict %s leaves out", v);
+			   "verdict %s leaves out", vf.v);
 	return 0;
 }
 
@@ -791,6 +838,217 @@ out:
 	return err;
 }
 
+/*
+ * Which format the statement says it is (into E), or with IS_EVIDENCE
+ * left 0 that it is no evidence and does not claim to be.
+ */
+static int
+statement_format(const struct rba_json_value *root, int claims, struct ev *e,
+		 int *is_evidence, struct rba_detail *d)
+{
+	const char *type, *ptype;
+	/* A file naming this predicate is evidence, whatever else it says. */
+	type = rba_json_get_str(root, "_type");
+	ptype = rba_json_get_str(root, "predicateType");
+	if (ptype == NULL || strncmp(ptype, EVIDENCE_PREDICATE_PREFIX,
+				     strlen(EVIDENCE_PREDICATE_PREFIX)) != 0) {
+		if (claims)
+			return evidence_fail(d, RBA_E_SCHEMA, "the trusted comment claims evidence, "
+				  "but the file is not an in-toto statement with "
+				  "predicateType %s", EVIDENCE_PREDICATE_TYPE);
+		return 0;
+	}
+	if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE_V4) == 0) {
+		/* v2's members, or v3's with every case, and the log. */
+		const struct rba_json_value *res =
+			rba_json_get(rba_json_get(root, "predicate"), "results");
+		e->format = rba_json_get(res, "cases") != NULL ? EV_FORMAT_V3
+							      : EV_FORMAT_V2;
+		e->log = 1;
+	} else if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE_V3) == 0) {
+		e->format = EV_FORMAT_V3;
+	} else if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE) == 0) {
+		e->format = EV_FORMAT_V2;
+	} else if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE_V1) == 0) {
+		e->format = EV_FORMAT_V1;
+	} else {
+		return evidence_fail(d, RBA_E_NEWER, "predicateType %s is not %s, %s, %s or "
+			  "%s, which this tool checks", ptype, EVIDENCE_PREDICATE_TYPE_V1,
+			  EVIDENCE_PREDICATE_TYPE, EVIDENCE_PREDICATE_TYPE_V3,
+			  EVIDENCE_PREDICATE_TYPE_V4);
+	}
+	if (type == NULL || strcmp(type, EVIDENCE_STATEMENT_TYPE) != 0)
+		return evidence_fail(d, RBA_E_SCHEMA, "_type is not %s", EVIDENCE_STATEMENT_TYPE);
+	*is_evidence = 1;
+	return 0;
+}
+
+/* 1. form: no key twice, the model read, its canonical bytes, its time (into T). */
+static int
+check_form(const struct rba_json_value *root, struct ev *e, const uint8_t *u,
+	   size_t n, int64_t *t, struct rba_detail *d)
+{
+	int err;
+
+	if (has_duplicate_keys(root))
+		return evidence_fail(d, RBA_E_SCHEMA, "an object has a key twice");
+	if ((err = evidence_ev_from_statement(root, e, d)) != 0)
+		return err;
+	if ((err = check_rendering(e, u, n, "not in the canonical form of "
+				   "rebuild-audit-evidence(5)", d)) != 0)
+		return err;
+	if (rba_time_parse_utc(e->time.s, e->time.n, t) != 0)
+		return evidence_fail(d, RBA_E_SCHEMA, "predicate.audit.time '%s' is not a "
+			  "UTC time", sv_show(e->time));
+	return 0;
+}
+
+/* 6. the record and its place in the chain: the digests and the head. */
+static int
+check_chain(const struct ev *e, int64_t t, struct rba_detail *d)
+{
+	struct rba_digest prev, chain, got;
+
+	if (rba_digest_parse(e->prev.s, &prev) != 0 ||
+	    rba_digest_parse(e->chain.s, &chain) != 0) {
+		return evidence_fail(d, RBA_E_SCHEMA, "bad chain digests");
+	}
+	store_history_digest(&prev, (uint64_t)e->id, t, e->version.s, e->version.n,
+			     e->record.s, e->record.n, &got);
+	if (!rba_digest_equal(&got, &chain))
+		return evidence_fail(d, RBA_E_TAMPERED, "the embedded audit record, its id, "
+			  "time and version do not give predicate.audit."
+			  "chain_digest %s", sv_show(e->chain));
+	return check_head(e, d);
+}
+
+/*
+ * The embedded audit record parsed into REC and read into R; its
+ * decisions' artifact and time are the predicate's.
+ */
+static int
+read_embedded_record(const struct ev *e, struct rba_json_value *rec,
+		     struct ev *r, struct rba_detail *d)
+{
+	int err;
+
+	err = rba_json_parse(e->record.s, e->record.n, rec, d);
+	if (err == RBA_E_NOMEM)
+		return err;
+	if (err)
+		return evidence_fail(d, RBA_E_SCHEMA, "the embedded audit record is not JSON: "
+			  "%s", d->reason);
+	if ((err = evidence_ev_from_record(rec, (uint64_t)e->id, r, d)) != 0) {
+		if (err != RBA_E_NOMEM && err != RBA_E_NEWER)
+			err = RBA_E_SCHEMA;
+		return err;
+	}
+	/* The predicate's copy of the decisions' artifact is the record's. */
+	if (!sv_eq(r->art_decisions, e->art_decisions))
+		return evidence_fail(d, RBA_E_SCHEMA, "predicate.artifact.decisions %s is "
+			  "not the embedded audit record's digests."
+			  "artifact_decisions %s", sv_show(e->art_decisions),
+			  r->art_decisions.s != NULL ? r->art_decisions.s
+						    : "(none)");
+	if (!sv_eq(r->rec_time, e->time))
+		return evidence_fail(d, RBA_E_SCHEMA, "the embedded audit record's time %s is "
+			  "not predicate.audit.time %s", sv_show(r->rec_time),
+			  sv_show(e->time));
+	return 0;
+}
+
+/* What export adds to the record, taken from the predicate E into R. */
+static int
+adopt_export(struct ev *r, const struct ev *e)
+{
+	r->format = e->format;
+	r->id = e->id;
+	r->time = e->time;
+	r->store_id = e->store_id;
+	r->head_id = e->head_id;
+	r->head_digest = e->head_digest;
+	r->prev = e->prev;
+	r->chain = e->chain;
+	r->record = e->record;
+	r->exp_name = e->exp_name;
+	r->exp_version = e->exp_version;
+	r->exp_rev = e->exp_rev;
+	r->inputs_included = e->inputs_included;
+	for (size_t i = 0; i < r->nflipped && i < e->nflipped; i++)
+		r->flipped[i].inputs = e->flipped[i].inputs;
+	/* The cases are export's, not the record's: checked above. */
+	r->cases_list = e->cases_list;
+	r->ncases_list = e->ncases_list;
+	r->cases_view = 1;
+	/* The log is export's too: checked below (8). */
+	r->log = e->log;
+	r->log_view = 1;
+	r->log_checkpoint = e->log_checkpoint;
+	r->log_index = e->log_index;
+	r->log_size = e->log_size;
+	r->log_proof = e->log_proof;
+	r->nlog_proof = e->nlog_proof;
+	/* From the history, not the record: the signature vouches. */
+	r->earlier_since = e->earlier_since;
+	if (e->nearlier > 0) {
+		r->earlier = malloc(e->nearlier * sizeof(*r->earlier));
+		if (r->earlier == NULL)
+			return RBA_E_NOMEM;
+		memcpy(r->earlier, e->earlier, e->nearlier * sizeof(*r->earlier));
+		r->nearlier = e->nearlier;
+	}
+	return 0;
+}
+
+/* The embedded record, completed, is consistent and renders as the file. */
+static int
+check_record_agrees(struct ev *r, const struct policy *pol, const uint8_t *u,
+		    size_t n, struct rba_detail *d)
+{
+	int err;
+
+	if ((err = evidence_ev_complete(r, d)) != 0)
+		return err;
+	/* The embedded record is consistent by itself: what a first-format
+	 * predicate does not state (the sample claim, ad hoc) is held to
+	 * the record's. */
+	if ((err = evidence_ev_record_consistent(r, pol, d)) != 0) {
+		char why[sizeof(d->reason)];
+		if (err == RBA_E_NOMEM)
+			return err;
+		snprintf(why, sizeof(why), "%s", d->reason);
+		return evidence_fail(d, err, "the embedded audit record: %s", why);
+	}
+	if ((err = check_rendering(r, u, n, "the predicate does not agree with "
+				   "its embedded audit record", d)) != 0)
+		return err;
+	return 0;
+}
+
+/* The summary of checked evidence E, its record R. */
+static void
+summary_from_check(const struct ev *e, const struct ev *r, int64_t t,
+		   struct evidence_summary *sum)
+{
+	sum->is_evidence = 1;
+	snprintf(sum->version, sizeof(sum->version), "%s", sv_show(e->version));
+	snprintf(sum->verdict, sizeof(sum->verdict), "%s", sv_show(e->verdict));
+	sum->audit_id = (uint64_t)e->id;
+	sum->time = t;
+	snprintf(sum->time_text, sizeof(sum->time_text), "%s", sv_show(e->time));
+	rba_digest_parse(e->art_pinned.s, &sum->artifact);
+	sum->cases = (uint64_t)e->cases;
+	sum->flips = (uint64_t)e->flips;
+	sum->inputs_included = e->inputs_included;
+	snprintf(sum->guarantee, sizeof(sum->guarantee), "%s",
+		 sv_show(e->guarantee));
+	sum->head_id = (uint64_t)e->head_id;
+	rba_digest_parse(e->head_digest.s, &sum->head);
+	/* Who judged and ad hoc from the checked record, so that a
+	 * first-format file says them too. */
+	evidence_ev_summary_fill(r, sum);
+}
+
 int
 evidence_check(const void *p, size_t n, const char *trusted_comment,
 	       struct evidence_summary *sum, struct rba_detail *d)
@@ -800,9 +1058,7 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 	struct rba_json_value root, rec;
 	struct ev e, r;
 	struct policy *pol = NULL;
-	struct rba_digest prev, chain, got;
-	const char *type, *ptype;
-	int claims, err = 0;
+	int claims, is_evidence = 0, err = 0;
 	int64_t t = 0;
 	size_t off = 0;
 
@@ -841,57 +1097,11 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 			   "but the file is not JSON (byte %lu: %s)", d->col,
 			   d->reason);
 	}
-	/* A file naming this predicate is evidence, whatever else it says. */
-	type = rba_json_get_str(&root, "_type");
-	ptype = rba_json_get_str(&root, "predicateType");
-	if (ptype == NULL || strncmp(ptype, EVIDENCE_PREDICATE_PREFIX,
-				     strlen(EVIDENCE_PREDICATE_PREFIX)) != 0) {
-		if (claims)
-			err = evidence_fail(d, RBA_E_SCHEMA, "the trusted comment claims evidence, "
-				  "but the file is not an in-toto statement with "
-				  "predicateType %s", EVIDENCE_PREDICATE_TYPE);
+	if ((err = statement_format(&root, claims, &e, &is_evidence, d)) != 0 ||
+	    !is_evidence)
 		goto out;
-	}
-	if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE_V4) == 0) {
-		/* v2's members, or v3's with every case, and the log. */
-		const struct rba_json_value *res =
-			rba_json_get(rba_json_get(&root, "predicate"), "results");
-		e.format = rba_json_get(res, "cases") != NULL ? EV_FORMAT_V3
-							      : EV_FORMAT_V2;
-		e.log = 1;
-	} else if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE_V3) == 0) {
-		e.format = EV_FORMAT_V3;
-	} else if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE) == 0) {
-		e.format = EV_FORMAT_V2;
-	} else if (strcmp(ptype, EVIDENCE_PREDICATE_TYPE_V1) == 0) {
-		e.format = EV_FORMAT_V1;
-	} else {
-		err = evidence_fail(d, RBA_E_NEWER, "predicateType %s is not %s, %s, %s or "
-			  "%s, which this tool checks", ptype, EVIDENCE_PREDICATE_TYPE_V1,
-			  EVIDENCE_PREDICATE_TYPE, EVIDENCE_PREDICATE_TYPE_V3,
-			  EVIDENCE_PREDICATE_TYPE_V4);
+	if ((err = check_form(&root, &e, u, n, &t, d)) != 0)
 		goto out;
-	}
-	if (type == NULL || strcmp(type, EVIDENCE_STATEMENT_TYPE) != 0) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "_type is not %s", EVIDENCE_STATEMENT_TYPE);
-		goto out;
-	}
-
-	/* 1. form */
-	if (has_duplicate_keys(&root)) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "an object has a key twice");
-		goto out;
-	}
-	if ((err = evidence_ev_from_statement(&root, &e, d)) != 0)
-		goto out;
-	if ((err = check_rendering(&e, u, n, "not in the canonical form of "
-				   "rebuild-audit-evidence(5)", d)) != 0)
-		goto out;
-	if (rba_time_parse_utc(e.time.s, e.time.n, &t) != 0) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "predicate.audit.time '%s' is not a "
-			  "UTC time", sv_show(e.time));
-		goto out;
-	}
 	/* 2-5 */
 	if ((err = check_texts(&e, d)) != 0)
 		goto out;
@@ -901,104 +1111,11 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 	    (err = check_verdict(&e, pol, d)) != 0 ||
 	    (e.format >= EV_FORMAT_V3 && (err = evidence_cases_check(&e, pol, d)) != 0))
 		goto out;
-
-	/* 6. the record and its place in the chain */
-	if (rba_digest_parse(e.prev.s, &prev) != 0 ||
-	    rba_digest_parse(e.chain.s, &chain) != 0) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "bad chain digests");
-		goto out;
-	}
-	store_history_digest(&prev, (uint64_t)e.id, t, e.version.s, e.version.n,
-			     e.record.s, e.record.n, &got);
-	if (!rba_digest_equal(&got, &chain)) {
-		err = evidence_fail(d, RBA_E_TAMPERED, "the embedded audit record, its id, "
-			  "time and version do not give predicate.audit."
-			  "chain_digest %s", sv_show(e.chain));
-		goto out;
-	}
-	if ((err = check_head(&e, d)) != 0)
-		goto out;
-	err = rba_json_parse(e.record.s, e.record.n, &rec, d);
-	if (err == RBA_E_NOMEM)
-		goto out;
-	if (err) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "the embedded audit record is not JSON: "
-			  "%s", d->reason);
-		goto out;
-	}
-	if ((err = evidence_ev_from_record(&rec, (uint64_t)e.id, &r, d)) != 0) {
-		if (err != RBA_E_NOMEM && err != RBA_E_NEWER)
-			err = RBA_E_SCHEMA;
-		goto out;
-	}
-	/* The predicate's copy of the decisions' artifact is the record's. */
-	if (!sv_eq(r.art_decisions, e.art_decisions)) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "predicate.artifact.decisions %s is "
-			  "not the embedded audit record's digests."
-			  "artifact_decisions %s", sv_show(e.art_decisions),
-			  r.art_decisions.s != NULL ? r.art_decisions.s
-						    : "(none)");
-		goto out;
-	}
-	if (!sv_eq(r.rec_time, e.time)) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "the embedded audit record's time %s is "
-			  "not predicate.audit.time %s", sv_show(r.rec_time),
-			  sv_show(e.time));
-		goto out;
-	}
-	r.format = e.format;
-	r.id = e.id;
-	r.time = e.time;
-	r.store_id = e.store_id;
-	r.head_id = e.head_id;
-	r.head_digest = e.head_digest;
-	r.prev = e.prev;
-	r.chain = e.chain;
-	r.record = e.record;
-	r.exp_name = e.exp_name;
-	r.exp_version = e.exp_version;
-	r.exp_rev = e.exp_rev;
-	r.inputs_included = e.inputs_included;
-	for (size_t i = 0; i < r.nflipped && i < e.nflipped; i++)
-		r.flipped[i].inputs = e.flipped[i].inputs;
-	/* The cases are export's, not the record's: checked above. */
-	r.cases_list = e.cases_list;
-	r.ncases_list = e.ncases_list;
-	r.cases_view = 1;
-	/* The log is export's too: checked below (8). */
-	r.log = e.log;
-	r.log_view = 1;
-	r.log_checkpoint = e.log_checkpoint;
-	r.log_index = e.log_index;
-	r.log_size = e.log_size;
-	r.log_proof = e.log_proof;
-	r.nlog_proof = e.nlog_proof;
-	/* From the history, not the record: the signature vouches. */
-	r.earlier_since = e.earlier_since;
-	if (e.nearlier > 0) {
-		r.earlier = malloc(e.nearlier * sizeof(*r.earlier));
-		if (r.earlier == NULL) {
-			err = RBA_E_NOMEM;
-			goto out;
-		}
-		memcpy(r.earlier, e.earlier, e.nearlier * sizeof(*r.earlier));
-		r.nearlier = e.nearlier;
-	}
-	if ((err = evidence_ev_complete(&r, d)) != 0)
-		goto out;
-	/* The embedded record is consistent by itself: what a first-format
-	 * predicate does not state (the sample claim, ad hoc) is held to
-	 * the record's. */
-	if ((err = evidence_ev_record_consistent(&r, pol, d)) != 0) {
-		char why[sizeof(d->reason)];
-		if (err == RBA_E_NOMEM)
-			goto out;
-		snprintf(why, sizeof(why), "%s", d->reason);
-		err = evidence_fail(d, err, "the embedded audit record: %s", why);
-		goto out;
-	}
-	if ((err = check_rendering(&r, u, n, "the predicate does not agree with "
-				   "its embedded audit record", d)) != 0)
+	/* 6. the record, its place in the chain, and what it says */
+	if ((err = check_chain(&e, t, d)) != 0 ||
+	    (err = read_embedded_record(&e, &rec, &r, d)) != 0 ||
+	    (err = adopt_export(&r, &e)) != 0 ||
+	    (err = check_record_agrees(&r, pol, u, n, d)) != 0)
 		goto out;
 
 	/* 7. */
@@ -1009,25 +1126,8 @@ evidence_check(const void *p, size_t n, const char *trusted_comment,
 						d)) != 0)
 		goto out;
 
-	if (sum != NULL) {
-		sum->is_evidence = 1;
-		snprintf(sum->version, sizeof(sum->version), "%s", sv_show(e.version));
-		snprintf(sum->verdict, sizeof(sum->verdict), "%s", sv_show(e.verdict));
-		sum->audit_id = (uint64_t)e.id;
-		sum->time = t;
-		snprintf(sum->time_text, sizeof(sum->time_text), "%s", sv_show(e.time));
-		rba_digest_parse(e.art_pinned.s, &sum->artifact);
-		sum->cases = (uint64_t)e.cases;
-		sum->flips = (uint64_t)e.flips;
-		sum->inputs_included = e.inputs_included;
-		snprintf(sum->guarantee, sizeof(sum->guarantee), "%s",
-			 sv_show(e.guarantee));
-		sum->head_id = (uint64_t)e.head_id;
-		rba_digest_parse(e.head_digest.s, &sum->head);
-		/* Who judged and ad hoc from the checked record, so that a
-		 * first-format file says them too. */
-		evidence_ev_summary_fill(&r, sum);
-	}
+	if (sum != NULL)
+		summary_from_check(&e, &r, t, sum);
 out:
 	policy_free(pol);
 	evidence_ev_release(&r);

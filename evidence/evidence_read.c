@@ -453,6 +453,61 @@ rd_trainer(struct rd *r, const struct rba_json_value *v, struct ev *e)
 	rd_digest(r, v, "trainer.stderr_sha256", 0, &e->tr_stderr);
 }
 
+/* An audit record's digests, what it verified, its policy and pins. */
+static void
+record_read_inputs(struct rd *r, const struct rba_json_value *rec, struct ev *e)
+{
+	rd_digest(r, rec, "digests.artifact_pinned", 0, &e->art_pinned);
+	rd_digest(r, rec, "digests.artifact_rebuilt", T_NULLABLE, &e->art_rebuilt);
+	/* Records written before the audit named it have no such key. */
+	rd_digest(r, rec, "digests.artifact_decisions", T_NULLABLE | T_OPTIONAL,
+		  &e->art_decisions);
+	rd_digest(r, rec, "digests.snapshot", 0, &e->snap_digest);
+	rd_digest(r, rec, "digests.sample", T_NULLABLE, &e->sample_digest);
+	rd_bool(r, rec, "verified.artifact", &e->art_verified);
+	rd_bool(r, rec, "verified.snapshot", &e->snap_verified);
+	rd_bool(r, rec, "verified.sample", &e->sample_verified);
+
+	rd_digest(r, rec, "policy.digest", 0, &e->pol_digest);
+	rd_str(r, rec, "policy.source", T_NULLABLE, &e->pol_source);
+	rd_str(r, rec, "policy.text", 0, &e->pol_text);
+	/* Records written before the declared-before rule lack these. */
+	rd_judged_by(r, rec, "policy.judged_by", T_NULLABLE | T_OPTIONAL,
+		     &e->judged_by);
+	rd_str(r, rec, "policy.declared_at", T_NULLABLE | T_OPTIONAL,
+	       &e->declared_at);
+	rd_tristate(r, rec, "policy.ad_hoc", T_OPTIONAL, &e->ad_hoc);
+	rd_digest(r, rec, "pins.config_hash", 0, &e->config_hash);
+	rd_digest(r, rec, "pins.config_hash_trained", T_NULLABLE, &e->config_trained);
+	rd_str(r, rec, "pins.text", 0, &e->pins_text);
+}
+
+/* An audit record's links and environment records. */
+static void
+record_read_links(struct rd *r, const struct rba_json_value *rec, struct ev *e)
+{
+	rd_link(r, rec, "links.code_revision", &e->code);
+	rd_link(r, rec, "links.config", &e->config);
+	rd_link(r, rec, "links.snapshot", &e->snaplink);
+	rd_str(r, rec, "links.trainer_abi.state", 0, &e->abi_state);
+	rd_int(r, rec, "links.trainer_abi.pinned", &e->abi_pinned);
+	rd_int(r, rec, "links.trainer_abi.artifact", &e->abi_artifact);
+	rd_int(r, rec, "links.trainer_abi.rebuilt", &e->abi_rebuilt);
+	rd_int(r, rec, "links.trainer_abi.current", &e->abi_current);
+	rd_str(r, rec, "links.trainer_abi.note", T_NULLABLE, &e->abi_note);
+	rd_str(r, rec, "links.environment.state", 0, &e->env_state);
+	rd_str(r, rec, "links.environment.note", T_NULLABLE, &e->env_note);
+	rd_digest(r, rec, "links.environment.pinned", T_NULLABLE,
+		  &e->env_pinned_digest);
+	rd_digest(r, rec, "links.environment.current", T_NULLABLE,
+		  &e->env_current_digest);
+	rd_diff(r, rec, "links.environment.fields", e);
+	rd_str(r, rec, "environment_records.pinned", T_NULLABLE,
+	       &e->env_pinned_record);
+	rd_str(r, rec, "environment_records.current", T_NULLABLE,
+	       &e->env_current_record);
+}
+
 /* The fields an audit record gives (rebuild-audit-report(5)). */
 int
 evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev *e,
@@ -488,50 +543,8 @@ evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev
 	rd_strv(&r, rec, "reasons", &e->reasons, &e->nreasons);
 	rd_strv(&r, rec, "warnings", &e->warnings, &e->nwarnings);
 
-	rd_digest(&r, rec, "digests.artifact_pinned", 0, &e->art_pinned);
-	rd_digest(&r, rec, "digests.artifact_rebuilt", T_NULLABLE, &e->art_rebuilt);
-	/* Records written before the audit named it have no such key. */
-	rd_digest(&r, rec, "digests.artifact_decisions", T_NULLABLE | T_OPTIONAL,
-		  &e->art_decisions);
-	rd_digest(&r, rec, "digests.snapshot", 0, &e->snap_digest);
-	rd_digest(&r, rec, "digests.sample", T_NULLABLE, &e->sample_digest);
-	rd_bool(&r, rec, "verified.artifact", &e->art_verified);
-	rd_bool(&r, rec, "verified.snapshot", &e->snap_verified);
-	rd_bool(&r, rec, "verified.sample", &e->sample_verified);
-
-	rd_digest(&r, rec, "policy.digest", 0, &e->pol_digest);
-	rd_str(&r, rec, "policy.source", T_NULLABLE, &e->pol_source);
-	rd_str(&r, rec, "policy.text", 0, &e->pol_text);
-	/* Records written before the declared-before rule lack these. */
-	rd_judged_by(&r, rec, "policy.judged_by", T_NULLABLE | T_OPTIONAL,
-		     &e->judged_by);
-	rd_str(&r, rec, "policy.declared_at", T_NULLABLE | T_OPTIONAL,
-	       &e->declared_at);
-	rd_tristate(&r, rec, "policy.ad_hoc", T_OPTIONAL, &e->ad_hoc);
-	rd_digest(&r, rec, "pins.config_hash", 0, &e->config_hash);
-	rd_digest(&r, rec, "pins.config_hash_trained", T_NULLABLE, &e->config_trained);
-	rd_str(&r, rec, "pins.text", 0, &e->pins_text);
-
-	rd_link(&r, rec, "links.code_revision", &e->code);
-	rd_link(&r, rec, "links.config", &e->config);
-	rd_link(&r, rec, "links.snapshot", &e->snaplink);
-	rd_str(&r, rec, "links.trainer_abi.state", 0, &e->abi_state);
-	rd_int(&r, rec, "links.trainer_abi.pinned", &e->abi_pinned);
-	rd_int(&r, rec, "links.trainer_abi.artifact", &e->abi_artifact);
-	rd_int(&r, rec, "links.trainer_abi.rebuilt", &e->abi_rebuilt);
-	rd_int(&r, rec, "links.trainer_abi.current", &e->abi_current);
-	rd_str(&r, rec, "links.trainer_abi.note", T_NULLABLE, &e->abi_note);
-	rd_str(&r, rec, "links.environment.state", 0, &e->env_state);
-	rd_str(&r, rec, "links.environment.note", T_NULLABLE, &e->env_note);
-	rd_digest(&r, rec, "links.environment.pinned", T_NULLABLE,
-		  &e->env_pinned_digest);
-	rd_digest(&r, rec, "links.environment.current", T_NULLABLE,
-		  &e->env_current_digest);
-	rd_diff(&r, rec, "links.environment.fields", e);
-	rd_str(&r, rec, "environment_records.pinned", T_NULLABLE,
-	       &e->env_pinned_record);
-	rd_str(&r, rec, "environment_records.current", T_NULLABLE,
-	       &e->env_current_record);
+	record_read_inputs(&r, rec, e);
+	record_read_links(&r, rec, e);
 
 	rd_int(&r, rec, "sample.cases", &e->cases);
 	rd_str(&r, rec, "sample.scored_by", T_NULLABLE, &e->scored_by);
@@ -559,6 +572,111 @@ evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev
 	rd_libs(&r, rec, "tool.libraries", e);
 	rd_trainer(&r, rec, e);
 	return r.err;
+}
+
+/* The predicate's audit and history. */
+static void
+statement_read_audit(struct rd *r, const struct rba_json_value *p, struct ev *e)
+{
+	rd_int(r, p, "audit.id", &e->id);
+	rd_str(r, p, "audit.time", 0, &e->time);
+	rd_str(r, p, "audit.store_id", 0, &e->store_id);
+	rd_digest(r, p, "audit.prev_digest", 0, &e->prev);
+	rd_digest(r, p, "audit.chain_digest", 0, &e->chain);
+	rd_digest(r, p, "audit.record_digest", 0, &e->record_digest);
+	rd_str(r, p, "audit.record_schema", 0, &e->record_schema);
+	rd_int(r, p, "audit.exit_status", &e->exit_status);
+	rd_int(r, p, "history.head.id", &e->head_id);
+	rd_digest(r, p, "history.head.digest", 0, &e->head_digest);
+	if (e->format >= EV_FORMAT_V2) {
+		rd_str(r, p, "history.earlier_since", T_NULLABLE, &e->earlier_since);
+		rd_earlier(r, p, "history.earlier_audits", e);
+	}
+}
+
+/* The predicate's artifact and pins. */
+static void
+statement_read_artifact(struct rd *r, const struct rba_json_value *p, struct ev *e)
+{
+	rd_digest(r, p, "artifact.pinned", 0, &e->art_pinned);
+	rd_digest(r, p, "artifact.rebuilt", T_NULLABLE, &e->art_rebuilt);
+	rd_digest(r, p, "artifact.decisions", T_NULLABLE, &e->art_decisions);
+	rd_bool(r, p, "artifact.decisions_by_rebuilt", &e->decisions_by_rebuilt);
+	rd_bool(r, p, "artifact.bit_identical", &e->bit_identical);
+	rd_bool(r, p, "artifact.verified", &e->art_verified);
+
+	rd_digest(r, p, "pins.digest", 0, &e->pins_digest);
+	rd_digest(r, p, "pins.config_hash", 0, &e->config_hash);
+	rd_digest(r, p, "pins.config_hash_trained", T_NULLABLE, &e->config_trained);
+	rd_str(r, p, "pins.text", 0, &e->pins_text);
+}
+
+/* The predicate's policy, as the audit stated it. */
+static void
+statement_read_policy(struct rd *r, const struct rba_json_value *p, struct ev *e)
+{
+	rd_digest(r, p, "policy.digest", 0, &e->pol_digest);
+	rd_str(r, p, "policy.source", T_NULLABLE, &e->pol_source);
+	if (e->format >= EV_FORMAT_V2) {
+		rd_judged_by(r, p, "policy.judged_by", T_NULLABLE, &e->judged_by);
+		rd_str(r, p, "policy.declared_at", T_NULLABLE, &e->declared_at);
+		rd_tristate(r, p, "policy.ad_hoc", T_NULLABLE, &e->ad_hoc);
+	}
+	rd_str(r, p, "policy.rule", 0, &e->pol_rule);
+	rd_num(r, p, "policy.tolerance.max_score_delta", 0, &e->tol_delta);
+	rd_int(r, p, "policy.tolerance.max_flips", &e->tol_flips);
+	rd_num(r, p, "policy.near_threshold.margin", 0, &e->near_margin);
+	rd_bool(r, p, "policy.near_threshold.require_bits", &e->near_bits);
+	rd_int(r, p, "policy.min_near_cases", &e->min_near);
+	rd_str(r, p, "policy.text", 0, &e->pol_text);
+}
+
+/* The predicate's environment and links. */
+static void
+statement_read_links(struct rd *r, const struct rba_json_value *p, struct ev *e)
+{
+	rd_str(r, p, "environment.state", 0, &e->env_state);
+	rd_str(r, p, "environment.note", T_NULLABLE, &e->env_note);
+	rd_digest(r, p, "environment.pinned.digest", T_NULLABLE,
+		  &e->env_pinned_digest);
+	rd_str(r, p, "environment.pinned.record", T_NULLABLE,
+	       &e->env_pinned_record);
+	rd_digest(r, p, "environment.current.digest", T_NULLABLE,
+		  &e->env_current_digest);
+	rd_str(r, p, "environment.current.record", T_NULLABLE,
+	       &e->env_current_record);
+	rd_diff(r, p, "environment.diff", e);
+
+	rd_link(r, p, "links.code_revision", &e->code);
+	rd_str(r, p, "links.trainer_abi.state", 0, &e->abi_state);
+	rd_int(r, p, "links.trainer_abi.pinned", &e->abi_pinned);
+	rd_int(r, p, "links.trainer_abi.artifact", &e->abi_artifact);
+	rd_int(r, p, "links.trainer_abi.rebuilt", &e->abi_rebuilt);
+	rd_int(r, p, "links.trainer_abi.current", &e->abi_current);
+	rd_str(r, p, "links.trainer_abi.note", T_NULLABLE, &e->abi_note);
+	rd_link(r, p, "links.config", &e->config);
+	rd_link(r, p, "links.snapshot", &e->snaplink);
+}
+
+/* The predicate's results: the counts, the flipped cases, every case. */
+static void
+statement_read_results(struct rd *r, const struct rba_json_value *p, struct ev *e)
+{
+	rd_int(r, p, "results.flips", &e->flips);
+	rd_num(r, p, "results.max_score_delta", 0, &e->max_delta);
+	rd_str(r, p, "results.max_delta_case", T_NULLABLE, &e->max_delta_case);
+	if (e->format >= EV_FORMAT_V2) {
+		rd_optint(r, p, "results.scores_off_precision", 0, &e->scores_off);
+		rd_str(r, p, "results.scores_off_case", T_NULLABLE,
+		       &e->scores_off_case);
+	}
+	rd_int(r, p, "results.near_threshold_cases", &e->near_cases);
+	rd_int(r, p, "results.weak_band_cases", &e->weak_cases);
+	rd_int(r, p, "results.policy_disagreements", &e->disagreements);
+	rd_int(r, p, "results.flipped_cases_listed", &e->listed);
+	rd_flips(r, p, "results.flipped_cases", 1, e);
+	if (e->format >= EV_FORMAT_V3)
+		rd_cases(r, p, "results.cases", e);
 }
 
 /* The predicate of an evidence file (and its subject), of e->format. */
@@ -592,47 +710,9 @@ evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 	rd_strv(&r, p, "reasons", &e->reasons, &e->nreasons);
 	rd_strv(&r, p, "warnings", &e->warnings, &e->nwarnings);
 
-	rd_int(&r, p, "audit.id", &e->id);
-	rd_str(&r, p, "audit.time", 0, &e->time);
-	rd_str(&r, p, "audit.store_id", 0, &e->store_id);
-	rd_digest(&r, p, "audit.prev_digest", 0, &e->prev);
-	rd_digest(&r, p, "audit.chain_digest", 0, &e->chain);
-	rd_digest(&r, p, "audit.record_digest", 0, &e->record_digest);
-	rd_str(&r, p, "audit.record_schema", 0, &e->record_schema);
-	rd_int(&r, p, "audit.exit_status", &e->exit_status);
-	rd_int(&r, p, "history.head.id", &e->head_id);
-	rd_digest(&r, p, "history.head.digest", 0, &e->head_digest);
-	if (e->format >= EV_FORMAT_V2) {
-		rd_str(&r, p, "history.earlier_since", T_NULLABLE, &e->earlier_since);
-		rd_earlier(&r, p, "history.earlier_audits", e);
-	}
-
-	rd_digest(&r, p, "artifact.pinned", 0, &e->art_pinned);
-	rd_digest(&r, p, "artifact.rebuilt", T_NULLABLE, &e->art_rebuilt);
-	rd_digest(&r, p, "artifact.decisions", T_NULLABLE, &e->art_decisions);
-	rd_bool(&r, p, "artifact.decisions_by_rebuilt", &e->decisions_by_rebuilt);
-	rd_bool(&r, p, "artifact.bit_identical", &e->bit_identical);
-	rd_bool(&r, p, "artifact.verified", &e->art_verified);
-
-	rd_digest(&r, p, "pins.digest", 0, &e->pins_digest);
-	rd_digest(&r, p, "pins.config_hash", 0, &e->config_hash);
-	rd_digest(&r, p, "pins.config_hash_trained", T_NULLABLE, &e->config_trained);
-	rd_str(&r, p, "pins.text", 0, &e->pins_text);
-
-	rd_digest(&r, p, "policy.digest", 0, &e->pol_digest);
-	rd_str(&r, p, "policy.source", T_NULLABLE, &e->pol_source);
-	if (e->format >= EV_FORMAT_V2) {
-		rd_judged_by(&r, p, "policy.judged_by", T_NULLABLE, &e->judged_by);
-		rd_str(&r, p, "policy.declared_at", T_NULLABLE, &e->declared_at);
-		rd_tristate(&r, p, "policy.ad_hoc", T_NULLABLE, &e->ad_hoc);
-	}
-	rd_str(&r, p, "policy.rule", 0, &e->pol_rule);
-	rd_num(&r, p, "policy.tolerance.max_score_delta", 0, &e->tol_delta);
-	rd_int(&r, p, "policy.tolerance.max_flips", &e->tol_flips);
-	rd_num(&r, p, "policy.near_threshold.margin", 0, &e->near_margin);
-	rd_bool(&r, p, "policy.near_threshold.require_bits", &e->near_bits);
-	rd_int(&r, p, "policy.min_near_cases", &e->min_near);
-	rd_str(&r, p, "policy.text", 0, &e->pol_text);
+	statement_read_audit(&r, p, e);
+	statement_read_artifact(&r, p, e);
+	statement_read_policy(&r, p, e);
 
 	rd_digest(&r, p, "snapshot.digest", 0, &e->snap_digest);
 	rd_bool(&r, p, "snapshot.verified", &e->snap_verified);
@@ -645,43 +725,8 @@ evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 		rd_num(&r, p, "sample.score_precision", T_NULLABLE,
 		       &e->score_precision);
 
-	rd_str(&r, p, "environment.state", 0, &e->env_state);
-	rd_str(&r, p, "environment.note", T_NULLABLE, &e->env_note);
-	rd_digest(&r, p, "environment.pinned.digest", T_NULLABLE,
-		  &e->env_pinned_digest);
-	rd_str(&r, p, "environment.pinned.record", T_NULLABLE,
-	       &e->env_pinned_record);
-	rd_digest(&r, p, "environment.current.digest", T_NULLABLE,
-		  &e->env_current_digest);
-	rd_str(&r, p, "environment.current.record", T_NULLABLE,
-	       &e->env_current_record);
-	rd_diff(&r, p, "environment.diff", e);
-
-	rd_link(&r, p, "links.code_revision", &e->code);
-	rd_str(&r, p, "links.trainer_abi.state", 0, &e->abi_state);
-	rd_int(&r, p, "links.trainer_abi.pinned", &e->abi_pinned);
-	rd_int(&r, p, "links.trainer_abi.artifact", &e->abi_artifact);
-	rd_int(&r, p, "links.trainer_abi.rebuilt", &e->abi_rebuilt);
-	rd_int(&r, p, "links.trainer_abi.current", &e->abi_current);
-	rd_str(&r, p, "links.trainer_abi.note", T_NULLABLE, &e->abi_note);
-	rd_link(&r, p, "links.config", &e->config);
-	rd_link(&r, p, "links.snapshot", &e->snaplink);
-
-	rd_int(&r, p, "results.flips", &e->flips);
-	rd_num(&r, p, "results.max_score_delta", 0, &e->max_delta);
-	rd_str(&r, p, "results.max_delta_case", T_NULLABLE, &e->max_delta_case);
-	if (e->format >= EV_FORMAT_V2) {
-		rd_optint(&r, p, "results.scores_off_precision", 0, &e->scores_off);
-		rd_str(&r, p, "results.scores_off_case", T_NULLABLE,
-		       &e->scores_off_case);
-	}
-	rd_int(&r, p, "results.near_threshold_cases", &e->near_cases);
-	rd_int(&r, p, "results.weak_band_cases", &e->weak_cases);
-	rd_int(&r, p, "results.policy_disagreements", &e->disagreements);
-	rd_int(&r, p, "results.flipped_cases_listed", &e->listed);
-	rd_flips(&r, p, "results.flipped_cases", 1, e);
-	if (e->format >= EV_FORMAT_V3)
-		rd_cases(&r, p, "results.cases", e);
+	statement_read_links(&r, p, e);
+	statement_read_results(&r, p, e);
 
 	rd_num(&r, p, "rebuild.validation_accuracy", T_NULLABLE, &e->val_acc);
 	rd_num(&r, p, "rebuild.validation_loss", T_NULLABLE, &e->val_loss);

@@ -86,6 +86,242 @@ jw_strv(struct rba_json_pretty *w, const char *key, const struct sv *v, size_t n
 	rba_json_pretty_close(w, ']');
 }
 
+/*
+ * The audit record named, and the history around it: its head and,
+ * from format 2, the earlier audits of the version.
+ */
+static void
+ev_render_audit(struct rba_json_pretty *w, const struct ev *e)
+{
+	rba_json_pretty_open(w, "audit", '{');
+	rba_json_pretty_num(w, "id", e->id);
+	jw_sv(w, "time", e->time);
+	jw_sv(w, "store_id", e->store_id);
+	jw_sv(w, "prev_digest", e->prev);
+	jw_sv(w, "chain_digest", e->chain);
+	jw_sv(w, "record_digest", e->record_digest);
+	jw_sv(w, "record_schema", e->record_schema);
+	rba_json_pretty_num(w, "exit_status", e->exit_status);
+	rba_json_pretty_close(w, '}');
+
+	rba_json_pretty_open(w, "history", '{');
+	rba_json_pretty_open(w, "head", '{');
+	rba_json_pretty_num(w, "id", e->head_id);
+	jw_sv(w, "digest", e->head_digest);
+	rba_json_pretty_close(w, '}');
+	if (e->format >= EV_FORMAT_V2) {
+		jw_sv(w, "earlier_since", e->earlier_since);
+		rba_json_pretty_open(w, "earlier_audits", '[');
+		for (size_t i = 0; i < e->nearlier; i++) {
+			const struct ev_earlier *x = &e->earlier[i];
+			rba_json_pretty_open(w, NULL, '{');
+			rba_json_pretty_num(w, "id", x->id);
+			rba_json_pretty_str(w, "time", x->time);
+			rba_json_pretty_str(w, "verdict", x->verdict);
+			rba_json_pretty_num(w, "exit_status", x->exit_status);
+			rba_json_pretty_str(w, "policy", x->policy[0] ? x->policy
+								      : NULL);
+			jw_tristate(w, "ad_hoc", x->ad_hoc);
+			rba_json_pretty_close(w, '}');
+		}
+		rba_json_pretty_close(w, ']');
+	}
+	rba_json_pretty_close(w, '}');
+}
+
+/* What was rebuilt from what: artifact, pins, policy, snapshot, sample. */
+static void
+ev_render_inputs(struct rba_json_pretty *w, const struct ev *e)
+{
+	rba_json_pretty_open(w, "artifact", '{');
+	jw_sv(w, "pinned", e->art_pinned);
+	jw_sv(w, "rebuilt", e->art_rebuilt);
+	jw_sv(w, "decisions", e->art_decisions);
+	rba_json_pretty_bool(w, "decisions_by_rebuilt", e->decisions_by_rebuilt);
+	rba_json_pretty_bool(w, "bit_identical", e->bit_identical);
+	rba_json_pretty_bool(w, "verified", e->art_verified);
+	rba_json_pretty_close(w, '}');
+
+	rba_json_pretty_open(w, "pins", '{');
+	jw_sv(w, "digest", e->pins_digest);
+	jw_sv(w, "config_hash", e->config_hash);
+	jw_sv(w, "config_hash_trained", e->config_trained);
+	jw_sv(w, "text", e->pins_text);
+	rba_json_pretty_close(w, '}');
+
+	rba_json_pretty_open(w, "policy", '{');
+	jw_sv(w, "digest", e->pol_digest);
+	jw_sv(w, "source", e->pol_source);
+	if (e->format >= EV_FORMAT_V2) {
+		jw_sv(w, "judged_by", e->judged_by);
+		jw_sv(w, "declared_at", e->declared_at);
+		jw_tristate(w, "ad_hoc", e->ad_hoc);
+	}
+	jw_sv(w, "rule", e->pol_rule);
+	rba_json_pretty_open(w, "tolerance", '{');
+	rba_json_pretty_num(w, "max_score_delta", e->tol_delta);
+	rba_json_pretty_num(w, "max_flips", e->tol_flips);
+	rba_json_pretty_close(w, '}');
+	rba_json_pretty_open(w, "near_threshold", '{');
+	rba_json_pretty_num(w, "margin", e->near_margin);
+	rba_json_pretty_bool(w, "require_bits", e->near_bits);
+	rba_json_pretty_close(w, '}');
+	rba_json_pretty_num(w, "min_near_cases", e->min_near);
+	jw_sv(w, "text", e->pol_text);
+	rba_json_pretty_close(w, '}');
+
+	rba_json_pretty_open(w, "snapshot", '{');
+	jw_sv(w, "digest", e->snap_digest);
+	rba_json_pretty_bool(w, "verified", e->snap_verified);
+	rba_json_pretty_close(w, '}');
+
+	rba_json_pretty_open(w, "sample", '{');
+	jw_sv(w, "digest", e->sample_digest);
+	rba_json_pretty_bool(w, "verified", e->sample_verified);
+	rba_json_pretty_num(w, "cases", e->cases);
+	jw_sv(w, "scored_by", e->scored_by);
+	jw_sv(w, "policy", e->sample_policy);
+	if (e->format >= EV_FORMAT_V2)
+		rba_json_pretty_num(w, "score_precision", e->score_precision);
+	rba_json_pretty_close(w, '}');
+}
+
+/* The environment and the links between pinned and current. */
+static void
+ev_render_links(struct rba_json_pretty *w, const struct ev *e)
+{
+	rba_json_pretty_open(w, "environment", '{');
+	jw_sv(w, "state", e->env_state);
+	jw_sv(w, "note", e->env_note);
+	rba_json_pretty_open(w, "pinned", '{');
+	jw_sv(w, "digest", e->env_pinned_digest);
+	jw_sv(w, "record", e->env_pinned_record);
+	rba_json_pretty_close(w, '}');
+	rba_json_pretty_open(w, "current", '{');
+	jw_sv(w, "digest", e->env_current_digest);
+	jw_sv(w, "record", e->env_current_record);
+	rba_json_pretty_close(w, '}');
+	rba_json_pretty_open(w, "diff", '[');
+	for (size_t i = 0; i < e->ndiff; i++) {
+		rba_json_pretty_open(w, NULL, '{');
+		jw_sv(w, "key", e->diff[i].key);
+		jw_sv(w, "pinned", e->diff[i].pinned);
+		jw_sv(w, "current", e->diff[i].current);
+		rba_json_pretty_close(w, '}');
+	}
+	rba_json_pretty_close(w, ']');
+	rba_json_pretty_close(w, '}');
+
+	rba_json_pretty_open(w, "links", '{');
+	jw_link(w, "code_revision", &e->code);
+	rba_json_pretty_open(w, "trainer_abi", '{');
+	jw_sv(w, "state", e->abi_state);
+	rba_json_pretty_num(w, "pinned", e->abi_pinned);
+	rba_json_pretty_num(w, "artifact", e->abi_artifact);
+	rba_json_pretty_num(w, "rebuilt", e->abi_rebuilt);
+	rba_json_pretty_num(w, "current", e->abi_current);
+	jw_sv(w, "note", e->abi_note);
+	rba_json_pretty_close(w, '}');
+	jw_link(w, "config", &e->config);
+	jw_link(w, "snapshot", &e->snaplink);
+	rba_json_pretty_close(w, '}');
+}
+
+/* The results: the counts, the flipped cases and, from format 3, every case. */
+static void
+ev_render_results(struct rba_json_pretty *w, const struct ev *e)
+{
+	rba_json_pretty_open(w, "results", '{');
+	rba_json_pretty_num(w, "flips", e->flips);
+	rba_json_pretty_num(w, "max_score_delta", e->max_delta);
+	jw_sv(w, "max_delta_case", e->max_delta_case);
+	if (e->format >= EV_FORMAT_V2) {
+		rba_json_pretty_num(w, "scores_off_precision", e->scores_off);
+		jw_sv(w, "scores_off_case", e->scores_off_case);
+	}
+	rba_json_pretty_num(w, "near_threshold_cases", e->near_cases);
+	rba_json_pretty_num(w, "weak_band_cases", e->weak_cases);
+	rba_json_pretty_num(w, "policy_disagreements", e->disagreements);
+	rba_json_pretty_num(w, "flipped_cases_listed", e->listed);
+	rba_json_pretty_open(w, "flipped_cases", '[');
+	for (size_t i = 0; i < e->nflipped; i++) {
+		const struct ev_flip *f = &e->flipped[i];
+		rba_json_pretty_open(w, NULL, '{');
+		jw_sv(w, "id", f->id);
+		rba_json_pretty_num(w, "stored_score", f->stored_score);
+		rba_json_pretty_num(w, "rebuilt_score", f->rebuilt_score);
+		jw_sv(w, "stored_decision", f->stored_decision);
+		jw_sv(w, "rebuilt_decision", f->rebuilt_decision);
+		rba_json_pretty_num(w, "margin", f->margin);
+		rba_json_pretty_num(w, "rebuilt_margin", f->rebuilt_margin);
+		rba_json_pretty_num(w, "edge", f->edge);
+		if (f->inputs != NULL)
+			rba_json_pretty_value(w, "inputs", f->inputs);
+		rba_json_pretty_close(w, '}');
+	}
+	rba_json_pretty_close(w, ']');
+	if (e->format >= EV_FORMAT_V3) {
+		rba_json_pretty_open(w, "cases", '[');
+		for (size_t i = 0; i < e->ncases_list; i++) {
+			const struct ev_case *c = &e->cases_list[i];
+			rba_json_pretty_open(w, NULL, '{');
+			jw_sv(w, "id", c->id);
+			rba_json_pretty_num(w, "stored_score", c->stored_score);
+			rba_json_pretty_num(w, "rebuilt_score", c->rebuilt_score);
+			jw_sv(w, "stored_decision", c->stored_decision);
+			rba_json_pretty_close(w, '}');
+		}
+		rba_json_pretty_close(w, ']');
+	}
+	rba_json_pretty_close(w, '}');
+}
+
+/*
+ * The rebuild's validation, the tool that audited and, for an exec
+ * version only, its trainer.
+ */
+static void
+ev_render_tool(struct rba_json_pretty *w, const struct ev *e)
+{
+	rba_json_pretty_open(w, "rebuild", '{');
+	rba_json_pretty_num(w, "validation_accuracy", e->val_acc);
+	rba_json_pretty_num(w, "validation_loss", e->val_loss);
+	rba_json_pretty_close(w, '}');
+
+	rba_json_pretty_open(w, "tool", '{');
+	jw_sv(w, "name", e->tool_name);
+	jw_sv(w, "version", e->tool_version);
+	jw_sv(w, "code_revision", e->tool_rev);
+	rba_json_pretty_num(w, "trainer_abi", e->tool_abi);
+	rba_json_pretty_open(w, "libraries", '{');
+	for (size_t i = 0; i < e->nlibs; i++) {
+		char key[128];
+		snprintf(key, sizeof(key), "%.*s", (int)e->libs[i].name.n,
+			 e->libs[i].name.s);
+		jw_sv(w, key, e->libs[i].value);
+	}
+	rba_json_pretty_close(w, '}');
+	rba_json_pretty_close(w, '}');
+
+	if (e->has_trainer) {
+		/* Only an exec version's evidence has it: every other
+		 * evidence file keeps its bytes. */
+		rba_json_pretty_open(w, "trainer", '{');
+		jw_sv(w, "kind", e->tr_kind);
+		jw_sv(w, "repository", e->tr_repo);
+		jw_sv(w, "commit", e->tr_commit);
+		jw_sv(w, "tree", e->tr_tree);
+		jw_strv(w, "command", e->tr_cmd, e->ntr_cmd);
+		jw_sv(w, "sandbox", e->tr_sandbox);
+		jw_sv(w, "sandbox_profile", e->tr_profile);
+		rba_json_pretty_num(w, "exit_status", e->tr_exit);
+		rba_json_pretty_num(w, "seconds", e->tr_seconds);
+		jw_sv(w, "stdout_sha256", e->tr_stdout);
+		jw_sv(w, "stderr_sha256", e->tr_stderr);
+		rba_json_pretty_close(w, '}');
+	}
+}
+
 /* The statement, every key in its place. */
 void
 evidence_ev_render(const struct ev *e, struct rba_buf *b)
@@ -116,210 +352,11 @@ evidence_ev_render(const struct ev *e, struct rba_buf *b)
 	jw_strv(&w, "reasons", e->reasons, e->nreasons);
 	jw_strv(&w, "warnings", e->warnings, e->nwarnings);
 
-	rba_json_pretty_open(&w, "audit", '{');
-	rba_json_pretty_num(&w, "id", e->id);
-	jw_sv(&w, "time", e->time);
-	jw_sv(&w, "store_id", e->store_id);
-	jw_sv(&w, "prev_digest", e->prev);
-	jw_sv(&w, "chain_digest", e->chain);
-	jw_sv(&w, "record_digest", e->record_digest);
-	jw_sv(&w, "record_schema", e->record_schema);
-	rba_json_pretty_num(&w, "exit_status", e->exit_status);
-	rba_json_pretty_close(&w, '}');
-
-	rba_json_pretty_open(&w, "history", '{');
-	rba_json_pretty_open(&w, "head", '{');
-	rba_json_pretty_num(&w, "id", e->head_id);
-	jw_sv(&w, "digest", e->head_digest);
-	rba_json_pretty_close(&w, '}');
-	if (e->format >= EV_FORMAT_V2) {
-		jw_sv(&w, "earlier_since", e->earlier_since);
-		rba_json_pretty_open(&w, "earlier_audits", '[');
-		for (size_t i = 0; i < e->nearlier; i++) {
-			const struct ev_earlier *x = &e->earlier[i];
-			rba_json_pretty_open(&w, NULL, '{');
-			rba_json_pretty_num(&w, "id", x->id);
-			rba_json_pretty_str(&w, "time", x->time);
-			rba_json_pretty_str(&w, "verdict", x->verdict);
-			rba_json_pretty_num(&w, "exit_status", x->exit_status);
-			rba_json_pretty_str(&w, "policy", x->policy[0] ? x->policy
-								      : NULL);
-			jw_tristate(&w, "ad_hoc", x->ad_hoc);
-			rba_json_pretty_close(&w, '}');
-		}
-		rba_json_pretty_close(&w, ']');
-	}
-	rba_json_pretty_close(&w, '}');
-
-	rba_json_pretty_open(&w, "artifact", '{');
-	jw_sv(&w, "pinned", e->art_pinned);
-	jw_sv(&w, "rebuilt", e->art_rebuilt);
-	jw_sv(&w, "decisions", e->art_decisions);
-	rba_json_pretty_bool(&w, "decisions_by_rebuilt", e->decisions_by_rebuilt);
-	rba_json_pretty_bool(&w, "bit_identical", e->bit_identical);
-	rba_json_pretty_bool(&w, "verified", e->art_verified);
-	rba_json_pretty_close(&w, '}');
-
-	rba_json_pretty_open(&w, "pins", '{');
-	jw_sv(&w, "digest", e->pins_digest);
-	jw_sv(&w, "config_hash", e->config_hash);
-	jw_sv(&w, "config_hash_trained", e->config_trained);
-	jw_sv(&w, "text", e->pins_text);
-	rba_json_pretty_close(&w, '}');
-
-	rba_json_pretty_open(&w, "policy", '{');
-	jw_sv(&w, "digest", e->pol_digest);
-	jw_sv(&w, "source", e->pol_source);
-	if (e->format >= EV_FORMAT_V2) {
-		jw_sv(&w, "judged_by", e->judged_by);
-		jw_sv(&w, "declared_at", e->declared_at);
-		jw_tristate(&w, "ad_hoc", e->ad_hoc);
-	}
-	jw_sv(&w, "rule", e->pol_rule);
-	rba_json_pretty_open(&w, "tolerance", '{');
-	rba_json_pretty_num(&w, "max_score_delta", e->tol_delta);
-	rba_json_pretty_num(&w, "max_flips", e->tol_flips);
-	rba_json_pretty_close(&w, '}');
-	rba_json_pretty_open(&w, "near_threshold", '{');
-	rba_json_pretty_num(&w, "margin", e->near_margin);
-	rba_json_pretty_bool(&w, "require_bits", e->near_bits);
-	rba_json_pretty_close(&w, '}');
-	rba_json_pretty_num(&w, "min_near_cases", e->min_near);
-	jw_sv(&w, "text", e->pol_text);
-	rba_json_pretty_close(&w, '}');
-
-	rba_json_pretty_open(&w, "snapshot", '{');
-	jw_sv(&w, "digest", e->snap_digest);
-	rba_json_pretty_bool(&w, "verified", e->snap_verified);
-	rba_json_pretty_close(&w, '}');
-
-	rba_json_pretty_open(&w, "sample", '{');
-	jw_sv(&w, "digest", e->sample_digest);
-	rba_json_pretty_bool(&w, "verified", e->sample_verified);
-	rba_json_pretty_num(&w, "cases", e->cases);
-	jw_sv(&w, "scored_by", e->scored_by);
-	jw_sv(&w, "policy", e->sample_policy);
-	if (e->format >= EV_FORMAT_V2)
-		rba_json_pretty_num(&w, "score_precision", e->score_precision);
-	rba_json_pretty_close(&w, '}');
-
-	rba_json_pretty_open(&w, "environment", '{');
-	jw_sv(&w, "state", e->env_state);
-	jw_sv(&w, "note", e->env_note);
-	rba_json_pretty_open(&w, "pinned", '{');
-	jw_sv(&w, "digest", e->env_pinned_digest);
-	jw_sv(&w, "record", e->env_pinned_record);
-	rba_json_pretty_close(&w, '}');
-	rba_json_pretty_open(&w, "current", '{');
-	jw_sv(&w, "digest", e->env_current_digest);
-	jw_sv(&w, "record", e->env_current_record);
-	rba_json_pretty_close(&w, '}');
-	rba_json_pretty_open(&w, "diff", '[');
-	for (size_t i = 0; i < e->ndiff; i++) {
-		rba_json_pretty_open(&w, NULL, '{');
-		jw_sv(&w, "key", e->diff[i].key);
-		jw_sv(&w, "pinned", e->diff[i].pinned);
-		jw_sv(&w, "current", e->diff[i].current);
-		rba_json_pretty_close(&w, '}');
-	}
-	rba_json_pretty_close(&w, ']');
-	rba_json_pretty_close(&w, '}');
-
-	rba_json_pretty_open(&w, "links", '{');
-	jw_link(&w, "code_revision", &e->code);
-	rba_json_pretty_open(&w, "trainer_abi", '{');
-	jw_sv(&w, "state", e->abi_state);
-	rba_json_pretty_num(&w, "pinned", e->abi_pinned);
-	rba_json_pretty_num(&w, "artifact", e->abi_artifact);
-	rba_json_pretty_num(&w, "rebuilt", e->abi_rebuilt);
-	rba_json_pretty_num(&w, "current", e->abi_current);
-	jw_sv(&w, "note", e->abi_note);
-	rba_json_pretty_close(&w, '}');
-	jw_link(&w, "config", &e->config);
-	jw_link(&w, "snapshot", &e->snaplink);
-	rba_json_pretty_close(&w, '}');
-
-	rba_json_pretty_open(&w, "results", '{');
-	rba_json_pretty_num(&w, "flips", e->flips);
-	rba_json_pretty_num(&w, "max_score_delta", e->max_delta);
-	jw_sv(&w, "max_delta_case", e->max_delta_case);
-	if (e->format >= EV_FORMAT_V2) {
-		rba_json_pretty_num(&w, "scores_off_precision", e->scores_off);
-		jw_sv(&w, "scores_off_case", e->scores_off_case);
-	}
-	rba_json_pretty_num(&w, "near_threshold_cases", e->near_cases);
-	rba_json_pretty_num(&w, "weak_band_cases", e->weak_cases);
-	rba_json_pretty_num(&w, "policy_disagreements", e->disagreements);
-	rba_json_pretty_num(&w, "flipped_cases_listed", e->listed);
-	rba_json_pretty_open(&w, "flipped_cases", '[');
-	for (size_t i = 0; i < e->nflipped; i++) {
-		const struct ev_flip *f = &e->flipped[i];
-		rba_json_pretty_open(&w, NULL, '{');
-		jw_sv(&w, "id", f->id);
-		rba_json_pretty_num(&w, "stored_score", f->stored_score);
-		rba_json_pretty_num(&w, "rebuilt_score", f->rebuilt_score);
-		jw_sv(&w, "stored_decision", f->stored_decision);
-		jw_sv(&w, "rebuilt_decision", f->rebuilt_decision);
-		rba_json_pretty_num(&w, "margin", f->margin);
-		rba_json_pretty_num(&w, "rebuilt_margin", f->rebuilt_margin);
-		rba_json_pretty_num(&w, "edge", f->edge);
-		if (f->inputs != NULL)
-			rba_json_pretty_value(&w, "inputs", f->inputs);
-		rba_json_pretty_close(&w, '}');
-	}
-	rba_json_pretty_close(&w, ']');
-	if (e->format >= EV_FORMAT_V3) {
-		rba_json_pretty_open(&w, "cases", '[');
-		for (size_t i = 0; i < e->ncases_list; i++) {
-			const struct ev_case *c = &e->cases_list[i];
-			rba_json_pretty_open(&w, NULL, '{');
-			jw_sv(&w, "id", c->id);
-			rba_json_pretty_num(&w, "stored_score", c->stored_score);
-			rba_json_pretty_num(&w, "rebuilt_score", c->rebuilt_score);
-			jw_sv(&w, "stored_decision", c->stored_decision);
-			rba_json_pretty_close(&w, '}');
-		}
-		rba_json_pretty_close(&w, ']');
-	}
-	rba_json_pretty_close(&w, '}');
-
-	rba_json_pretty_open(&w, "rebuild", '{');
-	rba_json_pretty_num(&w, "validation_accuracy", e->val_acc);
-	rba_json_pretty_num(&w, "validation_loss", e->val_loss);
-	rba_json_pretty_close(&w, '}');
-
-	rba_json_pretty_open(&w, "tool", '{');
-	jw_sv(&w, "name", e->tool_name);
-	jw_sv(&w, "version", e->tool_version);
-	jw_sv(&w, "code_revision", e->tool_rev);
-	rba_json_pretty_num(&w, "trainer_abi", e->tool_abi);
-	rba_json_pretty_open(&w, "libraries", '{');
-	for (size_t i = 0; i < e->nlibs; i++) {
-		char key[128];
-		snprintf(key, sizeof(key), "%.*s", (int)e->libs[i].name.n,
-			 e->libs[i].name.s);
-		jw_sv(&w, key, e->libs[i].value);
-	}
-	rba_json_pretty_close(&w, '}');
-	rba_json_pretty_close(&w, '}');
-
-	if (e->has_trainer) {
-		/* Only an exec version's evidence has it: every other
-		 * evidence file keeps its bytes. */
-		rba_json_pretty_open(&w, "trainer", '{');
-		jw_sv(&w, "kind", e->tr_kind);
-		jw_sv(&w, "repository", e->tr_repo);
-		jw_sv(&w, "commit", e->tr_commit);
-		jw_sv(&w, "tree", e->tr_tree);
-		jw_strv(&w, "command", e->tr_cmd, e->ntr_cmd);
-		jw_sv(&w, "sandbox", e->tr_sandbox);
-		jw_sv(&w, "sandbox_profile", e->tr_profile);
-		rba_json_pretty_num(&w, "exit_status", e->tr_exit);
-		rba_json_pretty_num(&w, "seconds", e->tr_seconds);
-		jw_sv(&w, "stdout_sha256", e->tr_stdout);
-		jw_sv(&w, "stderr_sha256", e->tr_stderr);
-		rba_json_pretty_close(&w, '}');
-	}
+	ev_render_audit(&w, e);
+	ev_render_inputs(&w, e);
+	ev_render_links(&w, e);
+	ev_render_results(&w, e);
+	ev_render_tool(&w, e);
 
 	rba_json_pretty_open(&w, "exported_by", '{');
 	jw_sv(&w, "name", e->exp_name);
@@ -435,117 +472,100 @@ sample_off_text(const struct ev *e, const char *rep, const char *tol, char *g,
 	}
 }
 
-/*
- * The guarantee in words and what it does not cover, from the verdict,
- * the counts, the policy declared before the audit and the three
- * artifacts: pinned, rebuilt and the one that made the sample's stored
- * decisions (unknown in records written before the audit named it).  A
- * sentence never speaks of more than the audit compared: when another
- * artifact made the decisions, it says so and what the pinned one was
- * checked against.  Format 2 adds the sample claim (whether the stored
- * scores are the pinned artifact's), an ad hoc audit said first, and the
- * earlier audits that did not answer yes; format 1's sentences are
- * exactly what they always were.
- */
-void
-evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
-	       char *ng, size_t cap)
-{
-	char tol[32], rep[160];
-	const char *v = sv_show(e->version), *pinned = sv_show(e->art_pinned);
-	const char *maker = sv_show(e->art_decisions);
-	unsigned long long cases = (unsigned long long)e->cases;
-	unsigned long long flips = (unsigned long long)e->flips;
-	int identical = e->art_rebuilt.s != NULL &&
-			sv_eq(e->art_rebuilt, e->art_pinned);
-	int known = e->art_decisions.s != NULL;
-	/* The decisions under audit are not the pinned artifact's. */
-	int other_maker = known && !sv_eq(e->art_decisions, e->art_pinned);
-	int v2 = e->format >= EV_FORMAT_V2;
-	int counted = !isnan(e->scores_off);
-	/* R = P = D, but stored scores off the declared precision. */
-	int sample_off = v2 && identical && known && !other_maker && counted &&
-			 e->scores_off > 0 && !sv_is(e->verdict, "bit-identical");
+/* The words every sentence of the guarantee is made of. */
+struct gt_words {
+	const char *v;		/* the version */
+	const char *pinned;	/* the pinned artifact */
+	const char *maker;	/* the artifact that made the stored decisions */
+	char tol[32];		/* the policy's max_score_delta */
+	char rep[160];		/* what of the audit sample was reproduced */
+	int identical;		/* the rebuilt artifact is the pinned one */
+	int known;		/* the record names the decisions' artifact */
+	int other_maker;	/* ... and it is not the pinned one */
+};
 
-	assert(cap <= EVIDENCE_TEXT_MAX);
-	rba_json_fmt_double(pol->max_score_delta, tol);
-	if (flips == 0)
-		snprintf(rep, sizeof(rep), "every decision on the audit sample of "
-			 "%llu cases", cases);
+/* A bit-identical verdict's sentences. */
+static void
+bit_identical_text(const struct gt_words *t, char *g, char *ng, size_t cap)
+{
+	if (t->known)
+		snprintf(g, cap,
+			 "the rebuilt artifact is bit-identical to the pinned "
+			 "one: rebuilding version %s from its pins gives %s "
+			 "again, the artifact that made the stored decisions of "
+			 "the audit sample, so it makes every score and decision "
+			 "the pinned artifact makes, for any input", t->v, t->pinned);
 	else
-		snprintf(rep, sizeof(rep), "all but %llu of the decisions on the "
-			 "audit sample of %llu cases (the policy tolerates %llu)",
-			 flips, cases, (unsigned long long)pol->max_flips);
-	if (sample_off) {
-		sample_off_text(e, rep, tol, g, ng, cap);
-	} else if (sv_is(e->verdict, "bit-identical")) {
-		if (known)
-			snprintf(g, cap,
-				 "the rebuilt artifact is bit-identical to the pinned "
-				 "one: rebuilding version %s from its pins gives %s "
-				 "again, the artifact that made the stored decisions of "
-				 "the audit sample, so it makes every score and decision "
-				 "the pinned artifact makes, for any input", v, pinned);
-		else
-			snprintf(g, cap,
-				 "the rebuilt artifact is bit-identical to the pinned "
-				 "one: rebuilding version %s from its pins gives %s "
-				 "again, so it makes every score and decision the pinned "
-				 "artifact makes, for any input", v, pinned);
+		snprintf(g, cap,
+			 "the rebuilt artifact is bit-identical to the pinned "
+			 "one: rebuilding version %s from its pins gives %s "
+			 "again, so it makes every score and decision the pinned "
+			 "artifact makes, for any input", t->v, t->pinned);
+	snprintf(ng, cap,
+		 "that the pins, the training data or the policy are right: "
+		 "the audit shows that they reproduce this artifact, not "
+		 "that the model is fit for its use%s",
+		 t->known ? ""
+		          : "; nor that the stored decisions of the audit sample "
+			    "were made by this artifact: the audit record does "
+			    "not name the artifact that made them");
+}
+
+/* A metric-equivalent verdict's sentences. */
+static void
+metric_equivalent_text(const struct gt_words *t, char *g, char *ng, size_t cap)
+{
+	if (t->identical) {
+		snprintf(g, cap,
+			 "the stored decisions of the audit sample were made by "
+			 "artifact %s, not by the pinned %s: a rebuild of version "
+			 "%s from its pins gives the pinned artifact bit for bit, "
+			 "and it reproduces %s and every score within %s, not bit "
+			 "for bit", t->maker, t->pinned, t->v, t->rep, t->tol);
 		snprintf(ng, cap,
-			 "that the pins, the training data or the policy are right: "
-			 "the audit shows that they reproduce this artifact, not "
-			 "that the model is fit for its use%s",
-			 known ? ""
-			       : "; nor that the stored decisions of the audit sample "
-				 "were made by this artifact: the audit record does "
-				 "not name the artifact that made them");
-	} else if (sv_is(e->verdict, "metric-equivalent")) {
-		if (identical) {
-			snprintf(g, cap,
-				 "the stored decisions of the audit sample were made by "
-				 "artifact %s, not by the pinned %s: a rebuild of version "
-				 "%s from its pins gives the pinned artifact bit for bit, "
-				 "and it reproduces %s and every score within %s, not bit "
-				 "for bit", maker, pinned, v, rep, tol);
-			snprintf(ng, cap,
-				 "that the pinned artifact makes the scores artifact %s "
-				 "made bit for bit, and the same decisions or scores "
-				 "within %s for inputs outside the audit sample", maker,
-				 tol);
-		} else {
-			snprintf(g, cap,
-				 "a rebuild of version %s from its pins reproduces %s and "
-				 "every score within %s, though its artifact is not "
-				 "bit-identical to the pinned %s%s%s%s", v, rep, tol,
-				 pinned,
-				 other_maker ? ", and the stored decisions were made by "
-					       "artifact " : "",
-				 other_maker ? maker : "",
-				 other_maker ? ", not by the pinned one" : "");
-			snprintf(ng, cap,
-				 "bit-identical scores, and the same decisions or scores "
-				 "within %s for inputs outside the audit sample", tol);
-		}
-	} else if (identical && other_maker) {
+			 "that the pinned artifact makes the scores artifact %s "
+			 "made bit for bit, and the same decisions or scores "
+			 "within %s for inputs outside the audit sample", t->maker,
+			 t->tol);
+	} else {
+		snprintf(g, cap,
+			 "a rebuild of version %s from its pins reproduces %s and "
+			 "every score within %s, though its artifact is not "
+			 "bit-identical to the pinned %s%s%s%s", t->v, t->rep, t->tol,
+			 t->pinned,
+			 t->other_maker ? ", and the stored decisions were made by "
+					  "artifact " : "",
+			 t->other_maker ? t->maker : "",
+			 t->other_maker ? ", not by the pinned one" : "");
+		snprintf(ng, cap,
+			 "bit-identical scores, and the same decisions or scores "
+			 "within %s for inputs outside the audit sample", t->tol);
+	}
+}
+
+/* The sentences of a verdict that reproduced nothing it could claim. */
+static void
+not_reproduced_text(const struct gt_words *t, char *g, char *ng, size_t cap)
+{
+	if (t->identical && t->other_maker) {
 		snprintf(g, cap,
 			 "none: a rebuild of version %s from its pins is "
 			 "bit-identical to the pinned artifact %s, but the stored "
 			 "decisions of its audit sample were made by artifact %s, "
 			 "and the pinned artifact does not reproduce them within "
-			 "the policy's tolerance (the reasons say why)", v, pinned,
-			 maker);
+			 "the policy's tolerance (the reasons say why)", t->v, t->pinned,
+			 t->maker);
 		snprintf(ng, cap,
 			 "that the pinned artifact makes the scores and decisions "
 			 "artifact %s made, on the audit sample or for any other "
-			 "input", maker);
-	} else if (identical) {
+			 "input", t->maker);
+	} else if (t->identical) {
 		snprintf(g, cap,
 			 "none: a rebuild of version %s from its pins is "
 			 "bit-identical to the pinned artifact %s, but the scores "
 			 "and decisions stored in its audit sample are not "
 			 "reproduced within the policy's tolerance (the reasons "
-			 "say why)", v, pinned);
+			 "say why)", t->v, t->pinned);
 		snprintf(ng, cap,
 			 "that the scores and decisions stored in the audit sample "
 			 "were made by the pinned artifact under this policy");
@@ -553,16 +573,27 @@ evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
 		snprintf(g, cap,
 			 "none: a rebuild of version %s from its pins does not "
 			 "reproduce the pinned artifact %s within the policy's "
-			 "tolerance%s%s (the reasons say why)", v, pinned,
-			 other_maker ? ", and the stored decisions of its audit "
-				       "sample were made by another artifact, " : "",
-			 other_maker ? maker : "");
+			 "tolerance%s%s (the reasons say why)", t->v, t->pinned,
+			 t->other_maker ? ", and the stored decisions of its audit "
+					  "sample were made by another artifact, " : "",
+			 t->other_maker ? t->maker : "");
 		snprintf(ng, cap,
 			 "that the pinned artifact can be rebuilt from its pins, or "
 			 "that its scores and decisions can be reproduced");
 	}
-	if (!v2)
-		return;
+}
+
+/*
+ * Format 2's additions: the sample claim of a bit-identical verdict, an
+ * ad hoc audit said first, and the earlier audits that did not answer
+ * yes.
+ */
+static void
+format2_text(const struct ev *e, char *g, char *ng, size_t cap)
+{
+	const char *v = sv_show(e->version);
+	int counted = !isnan(e->scores_off);
+
 	/* The second claim of a bit-identical verdict, or that it could
 	 * not be checked. */
 	if (sv_is(e->verdict, "bit-identical")) {
@@ -609,6 +640,61 @@ evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
 				       ? "since its policy was declared"
 				       : "in the history");
 	}
+}
+
+/*
+ * The guarantee in words and what it does not cover, from the verdict,
+ * the counts, the policy declared before the audit and the three
+ * artifacts: pinned, rebuilt and the one that made the sample's stored
+ * decisions (unknown in records written before the audit named it).  A
+ * sentence never speaks of more than the audit compared: when another
+ * artifact made the decisions, it says so and what the pinned one was
+ * checked against.  Format 2 adds the sample claim (whether the stored
+ * scores are the pinned artifact's), an ad hoc audit said first, and the
+ * earlier audits that did not answer yes; format 1's sentences are
+ * exactly what they always were.
+ */
+void
+evidence_guarantee_text(const struct ev *e, const struct policy *pol, char *g,
+	       char *ng, size_t cap)
+{
+	struct gt_words t;
+	unsigned long long cases = (unsigned long long)e->cases;
+	unsigned long long flips = (unsigned long long)e->flips;
+	int v2 = e->format >= EV_FORMAT_V2;
+	int counted = !isnan(e->scores_off);
+	int sample_off;
+
+	t.v = sv_show(e->version);
+	t.pinned = sv_show(e->art_pinned);
+	t.maker = sv_show(e->art_decisions);
+	t.identical = e->art_rebuilt.s != NULL &&
+		      sv_eq(e->art_rebuilt, e->art_pinned);
+	t.known = e->art_decisions.s != NULL;
+	/* The decisions under audit are not the pinned artifact's. */
+	t.other_maker = t.known && !sv_eq(e->art_decisions, e->art_pinned);
+	/* R = P = D, but stored scores off the declared precision. */
+	sample_off = v2 && t.identical && t.known && !t.other_maker && counted &&
+		     e->scores_off > 0 && !sv_is(e->verdict, "bit-identical");
+	assert(cap <= EVIDENCE_TEXT_MAX);
+	rba_json_fmt_double(pol->max_score_delta, t.tol);
+	if (flips == 0)
+		snprintf(t.rep, sizeof(t.rep), "every decision on the audit sample of "
+			 "%llu cases", cases);
+	else
+		snprintf(t.rep, sizeof(t.rep), "all but %llu of the decisions on the "
+			 "audit sample of %llu cases (the policy tolerates %llu)",
+			 flips, cases, (unsigned long long)pol->max_flips);
+	if (sample_off)
+		sample_off_text(e, t.rep, t.tol, g, ng, cap);
+	else if (sv_is(e->verdict, "bit-identical"))
+		bit_identical_text(&t, g, ng, cap);
+	else if (sv_is(e->verdict, "metric-equivalent"))
+		metric_equivalent_text(&t, g, ng, cap);
+	else
+		not_reproduced_text(&t, g, ng, cap);
+	if (v2)
+		format2_text(e, g, ng, cap);
 }
 
 /*
@@ -1008,6 +1094,190 @@ evidence_render(struct store *s, const char *version, uint64_t audit_id,
 	return evidence_render_log(s, version, audit_id, flags, NULL, out, sum, d);
 }
 
+/*
+ * The history record to attest: AUDIT_ID, or with 0 the newest audit of
+ * VERSION that is not ad hoc (its id left in AUDIT_ID); an audit record
+ * of that version.
+ */
+static int
+find_audit(struct store_txn *txn, const char *version, uint64_t *audit_id,
+	   struct store_history_entry *ent, struct rba_detail *d)
+{
+	struct newest nw = { 0, 0, 0 };
+	int err;
+
+	if (*audit_id == 0) {
+		err = store_history_list(txn, version, 1, newest_cb, &nw, d);
+		if (err != NEWEST_FOUND && err != 0)
+			return err;
+		if (nw.id == 0 && nw.ad_hoc > 0)
+			return evidence_fail(d, RBA_E_NOTFOUND, "no audit of version '%s' "
+				  "in the history that is not ad hoc (%llu ad hoc, the "
+				  "newest record %llu: export one with --audit ID, or "
+				  "run 'rebuild-audit audit %s')", version,
+				  (unsigned long long)nw.ad_hoc,
+				  (unsigned long long)nw.ad_hoc_id, version);
+		if (nw.id == 0)
+			return evidence_fail(d, RBA_E_NOTFOUND, "no audit of version '%s' in the "
+				  "history: run 'rebuild-audit audit %s' first",
+				  version, version);
+		*audit_id = nw.id;
+	}
+	err = store_history_get(txn, *audit_id, ent, d);
+	if (err == RBA_E_NOTFOUND)
+		return evidence_fail(d, err, "no audit record %llu in the history",
+			  (unsigned long long)*audit_id);
+	if (err)
+		return err;
+	/* Only an audit record has a verdict to attest. */
+	{
+		char kind[32], event[32];
+		if ((err = record_kind(ent->record, ent->len, kind, event, NULL)) != 0)
+			return err;
+		if (kind[0] != 0)
+			return evidence_fail(d, RBA_E_SCHEMA, "history record %llu is a %s "
+				  "record%s%s%s of version '%s', not an audit: it "
+				  "attests no verdict", (unsigned long long)*audit_id,
+				  kind, event[0] ? " ('" : "", event,
+				  event[0] ? "')" : "", ent->version);
+	}
+	if (strcmp(ent->version, version) != 0)
+		return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu is of version '%s', "
+			  "not '%s'", (unsigned long long)*audit_id, ent->version,
+			  version);
+	return 0;
+}
+
+/*
+ * The audit record parsed into REC and read into E: it must have
+ * measured and name the version of its history entry.
+ */
+static int
+read_audit(const struct store_history_entry *ent, uint64_t audit_id,
+	   const char *version, struct rba_json_value *rec, struct ev *e,
+	   struct rba_detail *d)
+{
+	int err;
+
+	err = rba_json_parse((const char *)ent->record, ent->len, rec, d);
+	if (err == RBA_E_NOMEM)
+		return err;
+	if (err)
+		return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu is not JSON: %s",
+			  (unsigned long long)audit_id, d->reason);
+	/* A record that did not measure attests nothing: the audit says why. */
+	{
+		const char *v = rba_json_get_str(rec, "verdict");
+		if (v != NULL && strcmp(v, "not-measured") == 0) {
+			const struct rba_json_value *rs = rba_json_get(rec, "reasons");
+			const char *why = rs != NULL && rs->type == RBA_JSON_ARRAY &&
+						  rs->n > 0 &&
+						  rs->items[0].type == RBA_JSON_STRING
+					  ? rs->items[0].str
+					  : "no reason recorded";
+			return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu of version '%s' "
+				  "did not measure (not-measured: %s): there is no "
+				  "verdict to attest", (unsigned long long)audit_id,
+				  version, why);
+		}
+	}
+	if ((err = evidence_ev_from_record(rec, audit_id, e, d)) != 0)
+		return err;
+	if (!sv_is(e->version, ent->version))
+		return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu names version '%s', "
+			  "its history entry '%s'", (unsigned long long)audit_id,
+			  sv_show(e->version), ent->version);
+	return 0;
+}
+
+/*
+ * What the record does not hold: the entry's id, time and chain, the
+ * head, the exporter, the earlier audits, and as FLAGS and LOG ask the
+ * cases, the inputs and the log; then what export computes.
+ */
+static int
+ev_from_store(struct store *s, struct store_txn *txn,
+	      const struct store_history_entry *ent, uint64_t audit_id,
+	      int flags, const struct evidence_log_request *log, struct ev *e,
+	      struct rba_detail *d)
+{
+	int err;
+
+	e->id = (double)ent->id;
+	rba_time_utc(ent->time, e->b_time);
+	e->time = sv_c(e->b_time);
+	if (!sv_eq(e->rec_time, e->time))
+		return evidence_fail(d, RBA_E_SCHEMA, "audit record %llu has time %s, its "
+			  "history entry %s", (unsigned long long)audit_id,
+			  sv_show(e->rec_time), e->b_time);
+	snprintf(e->b_store_id, sizeof(e->b_store_id), "%s", store_id_hex(s));
+	e->store_id = sv_c(e->b_store_id);
+	/* The head now, read in the transaction whose chain was verified:
+	 * the anchor an auditor keeps outside the store. */
+	{
+		uint64_t hid = 0;
+		struct rba_digest hd;
+		if ((err = store_history_head(txn, &hid, &hd, d)) != 0)
+			return err;
+		e->head_id = (double)hid;
+		rba_digest_format(&hd, e->b_head);
+		e->head_digest = sv_c(e->b_head);
+	}
+	rba_digest_format(&ent->prev, e->b_prev);
+	e->prev = sv_c(e->b_prev);
+	rba_digest_format(&ent->digest, e->b_chain);
+	e->chain = sv_c(e->b_chain);
+	e->record.s = (const char *)ent->record;
+	e->record.n = ent->len;
+	e->exp_name = sv_c(EXPORTER_NAME);
+	e->exp_version = sv_c(RBA_TOOL_VERSION);
+	e->exp_rev = sv_c(envrec_code_revision());
+	e->format = (flags & EVIDENCE_RENDER_CASES) ? EV_FORMAT_V3 : EV_FORMAT_V2;
+	if ((err = earlier_audits(txn, e, ent->id, d)) != 0)
+		return err;
+	if ((flags & EVIDENCE_RENDER_CASES) &&
+	    (err = evidence_cases_load(txn, e, d)) != 0)
+		return err;
+	if ((flags & EVIDENCE_RENDER_INPUTS) && e->nflipped > 0 &&
+	    (err = load_inputs(txn, e, d)) != 0)
+		return err;
+	e->inputs_included = (flags & EVIDENCE_RENDER_INPUTS) != 0;
+	/* Format 4: the log of this transaction's history. */
+	if (log != NULL && (err = evidence_tlog_load(txn, e, log, d)) != 0)
+		return err;
+	if ((err = evidence_ev_complete(e, d)) != 0)
+		return err;
+	return 0;
+}
+
+/* The summary of the evidence rendered, its log checked. */
+static int
+summary_fill(const struct store_history_entry *ent, const struct ev *e,
+	     struct evidence_summary *sum, struct rba_detail *d)
+{
+	char tv[32];
+	int err;
+
+	sum->is_evidence = 1;
+	snprintf(sum->version, sizeof(sum->version), "%s", ent->version);
+	snprintf(sum->verdict, sizeof(sum->verdict), "%s", sv_show(e->verdict));
+	sum->audit_id = ent->id;
+	sum->time = ent->time;
+	rba_time_utc(ent->time, tv);
+	snprintf(sum->time_text, sizeof(sum->time_text), "%s", tv);
+	rba_digest_parse(e->art_pinned.s, &sum->artifact);
+	sum->cases = (uint64_t)e->cases;
+	sum->flips = (uint64_t)e->flips;
+	sum->inputs_included = e->inputs_included;
+	snprintf(sum->guarantee, sizeof(sum->guarantee), "%s", e->b_guarantee);
+	sum->head_id = (uint64_t)e->head_id;
+	rba_digest_parse(e->b_head, &sum->head);
+	evidence_ev_summary_fill(e, sum);
+	if (e->log && (err = evidence_tlog_check(e, &sum->log, d)) != 0)
+		return err;
+	return 0;
+}
+
 int
 evidence_render_log(struct store *s, const char *version, uint64_t audit_id,
 		    int flags, const struct evidence_log_request *log,
@@ -1018,9 +1288,7 @@ evidence_render_log(struct store *s, const char *version, uint64_t audit_id,
 	struct store_history_entry ent;
 	struct rba_json_value rec;
 	struct ev e;
-	struct newest nw = { 0, 0, 0 };
 	struct rba_detail local;
-	char tv[32];
 	uint64_t bad_id = 0;
 	int err;
 
@@ -1035,136 +1303,12 @@ evidence_render_log(struct store *s, const char *version, uint64_t audit_id,
 		return err;
 	if ((err = store_history_verify(txn, &bad_id, NULL, d)) != 0)
 		goto out;
-	if (audit_id == 0) {
-		err = store_history_list(txn, version, 1, newest_cb, &nw, d);
-		if (err != NEWEST_FOUND && err != 0)
-			goto out;
-		if (nw.id == 0 && nw.ad_hoc > 0) {
-			err = evidence_fail(d, RBA_E_NOTFOUND, "no audit of version '%s' "
-				  "in the history that is not ad hoc (%llu ad hoc, the "
-				  "newest record %llu: export one with --audit ID, or "
-				  "run 'rebuild-audit audit %s')", version,
-				  (unsigned long long)nw.ad_hoc,
-				  (unsigned long long)nw.ad_hoc_id, version);
-			goto out;
-		}
-		if (nw.id == 0) {
-			err = evidence_fail(d, RBA_E_NOTFOUND, "no audit of version '%s' in the "
-				  "history: run 'rebuild-audit audit %s' first",
-				  version, version);
-			goto out;
-		}
-		audit_id = nw.id;
-	}
-	err = store_history_get(txn, audit_id, &ent, d);
-	if (err == RBA_E_NOTFOUND) {
-		err = evidence_fail(d, err, "no audit record %llu in the history",
-			  (unsigned long long)audit_id);
+	if ((err = find_audit(txn, version, &audit_id, &ent, d)) != 0)
 		goto out;
-	}
-	if (err)
+	if ((err = read_audit(&ent, audit_id, version, &rec, &e, d)) != 0)
 		goto out;
-	/* Only an audit record has a verdict to attest. */
-	{
-		char kind[32], event[32];
-		if ((err = record_kind(ent.record, ent.len, kind, event, NULL)) != 0)
-			goto out;
-		if (kind[0] != 0) {
-			err = evidence_fail(d, RBA_E_SCHEMA, "history record %llu is a %s "
-				  "record%s%s%s of version '%s', not an audit: it "
-				  "attests no verdict", (unsigned long long)audit_id,
-				  kind, event[0] ? " ('" : "", event,
-				  event[0] ? "')" : "", ent.version);
-			goto out;
-		}
-	}
-	if (strcmp(ent.version, version) != 0) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu is of version '%s', "
-			  "not '%s'", (unsigned long long)audit_id, ent.version,
-			  version);
+	if ((err = ev_from_store(s, txn, &ent, audit_id, flags, log, &e, d)) != 0)
 		goto out;
-	}
-	err = rba_json_parse((const char *)ent.record, ent.len, &rec, d);
-	if (err == RBA_E_NOMEM)
-		goto out;
-	if (err) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu is not JSON: %s",
-			  (unsigned long long)audit_id, d->reason);
-		goto out;
-	}
-	/* A record that did not measure attests nothing: the audit says why. */
-	{
-		const char *v = rba_json_get_str(&rec, "verdict");
-		if (v != NULL && strcmp(v, "not-measured") == 0) {
-			const struct rba_json_value *rs = rba_json_get(&rec, "reasons");
-			const char *why = rs != NULL && rs->type == RBA_JSON_ARRAY &&
-						  rs->n > 0 &&
-						  rs->items[0].type == RBA_JSON_STRING
-					  ? rs->items[0].str
-					  : "no reason recorded";
-			err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu of version '%s' "
-				  "did not measure (not-measured: %s): there is no "
-				  "verdict to attest", (unsigned long long)audit_id,
-				  version, why);
-			goto out;
-		}
-	}
-	if ((err = evidence_ev_from_record(&rec, audit_id, &e, d)) != 0)
-		goto out;
-	if (!sv_is(e.version, ent.version)) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu names version '%s', "
-			  "its history entry '%s'", (unsigned long long)audit_id,
-			  sv_show(e.version), ent.version);
-		goto out;
-	}
-
-	e.id = (double)ent.id;
-	rba_time_utc(ent.time, e.b_time);
-	e.time = sv_c(e.b_time);
-	if (!sv_eq(e.rec_time, e.time)) {
-		err = evidence_fail(d, RBA_E_SCHEMA, "audit record %llu has time %s, its "
-			  "history entry %s", (unsigned long long)audit_id,
-			  sv_show(e.rec_time), e.b_time);
-		goto out;
-	}
-	snprintf(e.b_store_id, sizeof(e.b_store_id), "%s", store_id_hex(s));
-	e.store_id = sv_c(e.b_store_id);
-	/* The head now, read in the transaction whose chain was verified:
-	 * the anchor an auditor keeps outside the store. */
-	{
-		uint64_t hid = 0;
-		struct rba_digest hd;
-		if ((err = store_history_head(txn, &hid, &hd, d)) != 0)
-			goto out;
-		e.head_id = (double)hid;
-		rba_digest_format(&hd, e.b_head);
-		e.head_digest = sv_c(e.b_head);
-	}
-	rba_digest_format(&ent.prev, e.b_prev);
-	e.prev = sv_c(e.b_prev);
-	rba_digest_format(&ent.digest, e.b_chain);
-	e.chain = sv_c(e.b_chain);
-	e.record.s = (const char *)ent.record;
-	e.record.n = ent.len;
-	e.exp_name = sv_c(EXPORTER_NAME);
-	e.exp_version = sv_c(RBA_TOOL_VERSION);
-	e.exp_rev = sv_c(envrec_code_revision());
-	e.format = (flags & EVIDENCE_RENDER_CASES) ? EV_FORMAT_V3 : EV_FORMAT_V2;
-	if ((err = earlier_audits(txn, &e, ent.id, d)) != 0)
-		goto out;
-	if ((flags & EVIDENCE_RENDER_CASES) &&
-	    (err = evidence_cases_load(txn, &e, d)) != 0)
-		goto out;
-	if ((flags & EVIDENCE_RENDER_INPUTS) && e.nflipped > 0 &&
-	    (err = load_inputs(txn, &e, d)) != 0)
-		goto out;
-	e.inputs_included = (flags & EVIDENCE_RENDER_INPUTS) != 0;
-	/* Format 4: the log of this transaction's history. */
-	if (log != NULL && (err = evidence_tlog_load(txn, &e, log, d)) != 0)
-		goto out;
-	if ((err = evidence_ev_complete(&e, d)) != 0)
-		goto out;
-
 	evidence_ev_render(&e, out);
 	if ((err = rba_buf_status(out)) != 0)
 		goto out;
@@ -1174,25 +1318,8 @@ evidence_render_log(struct store *s, const char *version, uint64_t audit_id,
 			  EVIDENCE_MAX_BYTES);
 		goto out;
 	}
-	if (sum != NULL) {
-		sum->is_evidence = 1;
-		snprintf(sum->version, sizeof(sum->version), "%s", ent.version);
-		snprintf(sum->verdict, sizeof(sum->verdict), "%s", sv_show(e.verdict));
-		sum->audit_id = ent.id;
-		sum->time = ent.time;
-		rba_time_utc(ent.time, tv);
-		snprintf(sum->time_text, sizeof(sum->time_text), "%s", tv);
-		rba_digest_parse(e.art_pinned.s, &sum->artifact);
-		sum->cases = (uint64_t)e.cases;
-		sum->flips = (uint64_t)e.flips;
-		sum->inputs_included = e.inputs_included;
-		snprintf(sum->guarantee, sizeof(sum->guarantee), "%s", e.b_guarantee);
-		sum->head_id = (uint64_t)e.head_id;
-		rba_digest_parse(e.b_head, &sum->head);
-		evidence_ev_summary_fill(&e, sum);
-		if (e.log && (err = evidence_tlog_check(&e, &sum->log, d)) != 0)
-			goto out;
-	}
+	if (sum != NULL && (err = summary_fill(&ent, &e, sum, d)) != 0)
+		goto out;
 out:
 	evidence_ev_release(&e);
 	rba_json_release(&rec);

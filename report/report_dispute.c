@@ -162,79 +162,79 @@ wf_name(struct rba_buf *b, const struct wf_row *w, double y, double right)
 	rba_buf_release(&t);
 }
 
-static void
-waterfall(struct rd *r, struct rba_buf *b, const struct wf_row *rows, size_t nrows,
-	  double baseline, double total, const char *space)
-{
-	const double W = 640, LBL = 196, L = 206, R = 540, TOP = 12, RH = 15;
-	size_t shown = nrows > WF_ROWS ? WF_ROWS : nrows;
-	double rest = 0, lo = fmin(0, baseline), hi = fmax(0, baseline), cum;
-	double H, axis, first, step, last;
-	char n1[REPORT_FIG_MAX], t[160], what[200];
+/* The waterfall's frame and its log-odds range, shared by its steps. */
+struct wf_frame {
+	double W, LBL, L, R, TOP, RH;	/* width; the names' right edge; the
+					 * bars' left and right; top; row */
+	double lo, hi;			/* the log-odds range drawn */
+};
 
-	for (size_t i = shown; i < nrows; i++)
-		rest += rows[i].c;
-	cum = baseline;
-	for (size_t i = 0; i < nrows; i++) {
-		cum += rows[i].c;
-		lo = fmin(lo, cum);
-		hi = fmax(hi, cum);
-	}
-	lo = fmin(lo, total);
-	hi = fmax(hi, total);
-	if (!(hi > lo))
-		hi = lo + 1;
-	{
-		double pad = (hi - lo) * 0.04;
-		lo -= pad;
-		hi += pad;
-	}
-#define WX(v) (L + ((v) - lo) / (hi - lo) * (R - L))
-	axis = TOP + RH * (double)(shown + 2 + (nrows > shown)) + 6;
-	H = axis + 34;
-	rba_buf_printf(b, "<svg id=\"waterfall\" "
-			  "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 640 ");
-	svg_n(b, H);
-	rba_buf_printf(b, "\" width=\"640\" height=\"");
-	svg_n(b, H);
-	rba_buf_printf(b, "\" role=\"img\" aria-label=\"the reasons from the "
-			  "baseline to the case's log-odds\">\n");
-	/* the log-odds axis: ticks, a light line at each, zero dashed; a
-	 * tick's value only where it does not touch the one before */
-	step = nice_step(lo, hi, 6, &first);
+#define WX(v) (f->L + ((v) - f->lo) / (f->hi - f->lo) * (f->R - f->L))
+
+/*
+ * The log-odds axis at AXIS: ticks, a light line at each, zero dashed;
+ * a tick's value only where it does not touch the one before.
+ */
+static void
+wf_axis(const struct wf_frame *f, struct rba_buf *b, double axis)
+{
+	double first, step, last;
+	char n1[REPORT_FIG_MAX];
+
+	step = nice_step(f->lo, f->hi, 6, &first);
 	last = -1e9;
 	for (int k = 0; step > 0 && k < 40; k++) {
 		double v = first + k * step, right;
-		if (v > hi)
+		if (v > f->hi)
 			break;
 		if (fabs(v) < step * 1e-9)
 			v = 0;
-		svg_line(b, WX(v), TOP - 4, WX(v), axis,
+		svg_line(b, WX(v), f->TOP - 4, WX(v), axis,
 			 v == 0 ? "stroke=\"#777\" stroke-dasharray=\"2 2\""
 				: "stroke=\"#e2e2e2\" stroke-width=\"0.6\"");
 		svg_line(b, WX(v), axis, WX(v), axis + 4, "stroke=\"#000\"");
 		num_fig(v, n1);
 		if (WX(v) - svg_text_width(n1, strlen(n1), 9) / 2 > last + 4) {
-			label(b, WX(v), axis + 14, "middle", 9, n1, L - 20, R + 20, &right);
+			label(b, WX(v), axis + 14, "middle", 9, n1, f->L - 20,
+			      f->R + 20, &right);
 			last = right;
 		}
 	}
-	svg_line(b, L, axis, R, axis, "stroke=\"#000\"");
-	/* the baseline */
+	svg_line(b, f->L, axis, f->R, axis, "stroke=\"#000\"");
+}
+
+/* The baseline, the first bar. */
+static void
+wf_baseline(struct rd *r, const struct wf_frame *f, struct rba_buf *b,
+	    double baseline)
+{
+	char n1[REPORT_FIG_MAX];
+
 	rba_buf_printf(b, "<rect class=\"wf-baseline\" x=\"");
 	svg_n(b, fmin(WX(0), WX(baseline)));
-	rba_buf_printf(b, "\" y=\"%.0f\" width=\"", TOP);
+	rba_buf_printf(b, "\" y=\"%.0f\" width=\"", f->TOP);
 	svg_n(b, fmax(fabs(WX(baseline) - WX(0)), 1));
-	rba_buf_printf(b, "\" height=\"%.0f\" fill=\"#888\" stroke=\"#000\"/>", RH - 4);
-	label(b, LBL, TOP + 9, "end", 9, "baseline", 4, LBL, NULL);
+	rba_buf_printf(b, "\" height=\"%.0f\" fill=\"#888\" stroke=\"#000\"/>",
+		       f->RH - 4);
+	label(b, f->LBL, f->TOP + 9, "end", 9, "baseline", 4, f->LBL, NULL);
 	num_fig(baseline, n1);
 	notes_exact(&r->notes, "predicate.dispute.explanation.baseline", baseline, n1);
-	label(b, R + 6, TOP + 9, "start", 9, n1, R + 2, W - 2, NULL);
-	cum = baseline;
+	label(b, f->R + 6, f->TOP + 9, "start", 9, n1, f->R + 2, f->W - 2, NULL);
+}
+
+/* A bar per row shown, from the baseline on, and one for the rest summed. */
+static void
+wf_bars(struct rd *r, const struct wf_frame *f, struct rba_buf *b,
+	const struct wf_row *rows, size_t nrows, size_t shown, double rest,
+	double baseline)
+{
+	double cum = baseline;
+	char n1[REPORT_FIG_MAX], t[160], what[200];
+
 	for (size_t i = 0; i <= shown; i++) {
 		int summed = i == shown;
 		double c = summed ? rest : rows[i].c;
-		double y = TOP + RH * (double)(i + 1);
+		double y = f->TOP + f->RH * (double)(i + 1);
 		double x0 = WX(cum), x1 = WX(cum + c);
 
 		if (summed && nrows == shown)
@@ -248,13 +248,13 @@ waterfall(struct rd *r, struct rba_buf *b, const struct wf_row *rows, size_t nro
 		rba_buf_printf(b, "\" width=\"");
 		svg_n(b, fmax(fabs(x1 - x0), 1));
 		rba_buf_printf(b, "\" height=\"%.0f\" fill=\"%s\" stroke=\"#000\"/>",
-			       RH - 4, c >= 0 ? "#333" : "#fff");
+			       f->RH - 4, c >= 0 ? "#333" : "#fff");
 		if (summed) {
 			snprintf(t, sizeof(t), "%zu other column%s (sum)", nrows - shown,
 				 nrows - shown == 1 ? "" : "s");
-			label(b, LBL, y + 9, "end", 9, t, 4, LBL, NULL);
+			label(b, f->LBL, y + 9, "end", 9, t, 4, f->LBL, NULL);
 		} else
-			wf_name(b, &rows[i], y + 9, LBL);
+			wf_name(b, &rows[i], y + 9, f->LBL);
 		num_fig(c, n1);
 		snprintf(t, sizeof(t), "%s%s", c >= 0 ? "+" : "", n1);
 		if (!summed) {
@@ -266,28 +266,78 @@ waterfall(struct rd *r, struct rba_buf *b, const struct wf_row *rows, size_t nro
 				 rows[i].col != NULL ? rows[i].col->str : "");
 			notes_exact(&r->notes, what, c, n1);
 		}
-		label(b, R + 6, y + 9, "start", 9, t, R + 2, W - 2, NULL);
+		label(b, f->R + 6, y + 9, "start", 9, t, f->R + 2, f->W - 2, NULL);
 		rba_buf_printf(b, "</g>\n");
 		cum += c;
 	}
-	/* the case's log-odds */
-	{
-		double y = TOP + RH * (double)(shown + 1 + (nrows > shown)) + 3;
-		rba_buf_printf(b, "<rect class=\"wf-total\" x=\"");
-		svg_n(b, fmin(WX(0), WX(total)));
-		rba_buf_printf(b, "\" y=\"");
-		svg_n(b, y);
-		rba_buf_printf(b, "\" width=\"");
-		svg_n(b, fmax(fabs(WX(total) - WX(0)), 1));
-		rba_buf_printf(b, "\" height=\"%.0f\" fill=\"#888\" stroke=\"#000\" "
-				  "stroke-width=\"2\"/>", RH - 4);
-		label(b, LBL, y + 9, "end", 9, "the case", 4, LBL, NULL);
-		num_fig(total, n1);
-		notes_exact(&r->notes, "predicate.dispute.explanation.margin", total, n1);
-		label(b, R + 6, y + 9, "start", 9, n1, R + 2, W - 2, NULL);
+}
+
+/* The case's log-odds, the last bar, at Y. */
+static void
+wf_total(struct rd *r, const struct wf_frame *f, struct rba_buf *b, double total,
+	 double y)
+{
+	char n1[REPORT_FIG_MAX];
+
+	rba_buf_printf(b, "<rect class=\"wf-total\" x=\"");
+	svg_n(b, fmin(WX(0), WX(total)));
+	rba_buf_printf(b, "\" y=\"");
+	svg_n(b, y);
+	rba_buf_printf(b, "\" width=\"");
+	svg_n(b, fmax(fabs(WX(total) - WX(0)), 1));
+	rba_buf_printf(b, "\" height=\"%.0f\" fill=\"#888\" stroke=\"#000\" "
+			  "stroke-width=\"2\"/>", f->RH - 4);
+	label(b, f->LBL, y + 9, "end", 9, "the case", 4, f->LBL, NULL);
+	num_fig(total, n1);
+	notes_exact(&r->notes, "predicate.dispute.explanation.margin", total, n1);
+	label(b, f->R + 6, y + 9, "start", 9, n1, f->R + 2, f->W - 2, NULL);
+}
+
+static void
+waterfall(struct rd *r, struct rba_buf *b, const struct wf_row *rows, size_t nrows,
+	  double baseline, double total, const char *space)
+{
+	struct wf_frame fr = { .W = 640, .LBL = 196, .L = 206, .R = 540, .TOP = 12,
+			       .RH = 15 }, *f = &fr;
+	size_t shown = nrows > WF_ROWS ? WF_ROWS : nrows;
+	double rest = 0, cum;
+	double H, axis;
+
+	f->lo = fmin(0, baseline);
+	f->hi = fmax(0, baseline);
+	for (size_t i = shown; i < nrows; i++)
+		rest += rows[i].c;
+	cum = baseline;
+	for (size_t i = 0; i < nrows; i++) {
+		cum += rows[i].c;
+		f->lo = fmin(f->lo, cum);
+		f->hi = fmax(f->hi, cum);
 	}
-	svg_label(b, (L + R) / 2, axis + 28, "middle", 10, space, strlen(space), 0, W,
-		  NULL, 0, NULL);
+	f->lo = fmin(f->lo, total);
+	f->hi = fmax(f->hi, total);
+	if (!(f->hi > f->lo))
+		f->hi = f->lo + 1;
+	{
+		double pad = (f->hi - f->lo) * 0.04;
+		f->lo -= pad;
+		f->hi += pad;
+	}
+	axis = f->TOP + f->RH * (double)(shown + 2 + (nrows > shown)) + 6;
+	H = axis + 34;
+	rba_buf_printf(b, "<svg id=\"waterfall\" "
+			  "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 640 ");
+	svg_n(b, H);
+	rba_buf_printf(b, "\" width=\"640\" height=\"");
+	svg_n(b, H);
+	rba_buf_printf(b, "\" role=\"img\" aria-label=\"the reasons from the "
+			  "baseline to the case's log-odds\">\n");
+	wf_axis(f, b, axis);
+	wf_baseline(r, f, b, baseline);
+	wf_bars(r, f, b, rows, nrows, shown, rest, baseline);
+	wf_total(r, f, b, total,
+		 f->TOP + f->RH * (double)(shown + 1 + (nrows > shown)) + 3);
+	svg_label(b, (f->L + f->R) / 2, axis + 28, "middle", 10, space,
+		  strlen(space), 0, f->W, NULL, 0, NULL);
 	rba_buf_printf(b, "</svg>\n");
 #undef WX
 }
@@ -797,6 +847,33 @@ section_inputs(struct rd *r, const struct rba_json_value *q,
 	table_close(b);
 }
 
+/*
+ * The band scale's caption: the stored and the rebuilt score, their
+ * decisions, the nearest edge and the margin; ALL_EDGES 0 for v1 evidence,
+ * which states only the nearest edge.
+ */
+static void
+band_caption(struct rd *r, const struct rba_json_value *q, struct rba_buf *b,
+	     double stored, double rebuilt, double edge, int all_edges)
+{
+	rba_buf_printf(b, "<p class=\"caption\">The filled triangle is the "
+			  "stored score ");
+	html_val_side(&r->notes, b, "predicate.dispute.stored.score", stored, edge);
+	rba_buf_printf(b, " (decision ");
+	html_sv(b, rd_str(r, q, "stored.decision"));
+	rba_buf_printf(b, "), the open one the score again ");
+	html_val_side(&r->notes, b, "predicate.dispute.rebuilt.score", rebuilt, edge);
+	rba_buf_printf(b, " (decision ");
+	html_sv(b, rd_at(r, q, "rebuilt.decision", RD_STRN, 1));
+	rba_buf_printf(b, "); the nearest band edge is ");
+	html_val(&r->notes, b, "predicate.dispute.edge", edge);
+	rba_buf_printf(b, ", at a margin of ");
+	html_val(&r->notes, b, "predicate.dispute.margin", rd_num(r, q, "margin"));
+	rba_buf_printf(b, "%s.</p>\n",
+		       !all_edges ? " (this evidence, v1, states only "
+				    "the nearest edge)" : "");
+}
+
 int
 report_dispute_page(struct rd *r, const struct report_source *src,
 		    struct rba_buf *b, struct rba_detail *d)
@@ -857,22 +934,7 @@ report_dispute_page(struct rd *r, const struct report_source *src,
 	else {
 		band_scale(r, b, edges, nedges, ptext != NULL ? names : NULL, stored,
 			   rebuilt, edge);
-		rba_buf_printf(b, "<p class=\"caption\">The filled triangle is the "
-				  "stored score ");
-		html_val_side(&r->notes, b, "predicate.dispute.stored.score", stored, edge);
-		rba_buf_printf(b, " (decision ");
-		html_sv(b, rd_str(r, q, "stored.decision"));
-		rba_buf_printf(b, "), the open one the score again ");
-		html_val_side(&r->notes, b, "predicate.dispute.rebuilt.score", rebuilt, edge);
-		rba_buf_printf(b, " (decision ");
-		html_sv(b, rd_at(r, q, "rebuilt.decision", RD_STRN, 1));
-		rba_buf_printf(b, "); the nearest band edge is ");
-		html_val(&r->notes, b, "predicate.dispute.edge", edge);
-		rba_buf_printf(b, ", at a margin of ");
-		html_val(&r->notes, b, "predicate.dispute.margin", rd_num(r, q, "margin"));
-		rba_buf_printf(b, "%s.</p>\n",
-			       ptext == NULL ? " (this evidence, v1, states only "
-					       "the nearest edge)" : "");
+		band_caption(r, q, b, stored, rebuilt, edge, ptext != NULL);
 	}
 	rba_buf_printf(b, "</div>\n");
 

@@ -169,36 +169,59 @@ duration(double sec, char *out, size_t cap)
 		snprintf(out, cap, "%.0f s", sec);
 }
 
-void
-report_history_summarize(const struct report_audit *all, size_t nall,
-			 const char *what, int64_t now, struct report_summary *s)
+/* The sentence of a history with failures: each failure (the first
+ * eight), then what the scheduled audits since the last one support. */
+static void
+failures_sentence(const struct report_audit *a, size_t n, const char *what,
+		  size_t last_fail, struct report_summary *s)
 {
-	struct report_audit *a;
-	double *iv = NULL;
-	size_t n = 0, last_fail = SIZE_MAX;
+	char t0[RBA_TIME_TEXT_MAX], t1[RBA_TIME_TEXT_MAX];
+	size_t shown = 0;
 
-	memset(s, 0, sizeof(*s));
-	a = calloc(nall ? nall : 1, sizeof(*a));
-	if (a == NULL) {
-		snprintf(s->guarantee, sizeof(s->guarantee), "(out of memory)");
-		return;
-	}
-	for (size_t i = 0; i < nall; i++) {
-		if (all[i].ad_hoc) {
-			s->ad_hoc++;
+	day(a[0].time, t0);
+	day(a[n - 1].time, t1);
+	if (n == 1)
+		say(s->guarantee, sizeof(s->guarantee), "at the one scheduled "
+		    "rebuild%s on %s the history supports no guarantee: it "
+		    "failed (", what, t0);
+	else
+		say(s->guarantee, sizeof(s->guarantee), "over these %zu scheduled "
+		    "rebuilds%s between %s and %s the history supports no "
+		    "guarantee: %zu failed (", n, what, t0, t1, s->failures);
+	for (size_t i = 0; i < n; i++) {
+		char t[RBA_TIME_TEXT_MAX];
+		if (verdict_rank(a[i].verdict) < 2)
 			continue;
+		if (shown == 8) {
+			say(s->guarantee, sizeof(s->guarantee), ", and %zu more",
+			    s->failures - shown);
+			break;
 		}
-		a[n++] = all[i];
+		day(a[i].time, t);
+		say(s->guarantee, sizeof(s->guarantee), "%s%s on %s, record %llu%s%s",
+		    shown++ ? "; " : "", a[i].verdict, t,
+		    (unsigned long long)a[i].id, a[i].version[0] ? ", " : "",
+		    a[i].version);
 	}
-	/* in the order of their times, not the chain's: records imported
-	 * from a fleet's workers may be appended after later ones */
-	qsort(a, n, sizeof(*a), audit_time_cmp);
-	s->scheduled = n;
-	if (n == 0) {
-		snprintf(s->guarantee, sizeof(s->guarantee),
-			 "no scheduled audit%s: the history supports no guarantee", what);
-		goto gaps;
+	say(s->guarantee, sizeof(s->guarantee), ")");
+	if (last_fail + 1 < n) {
+		say(s->guarantee, sizeof(s->guarantee), "; since the last failure, ");
+		run_sentence(a + last_fail + 1, n - last_fail - 1, what,
+			     s->guarantee, sizeof(s->guarantee));
+	} else {
+		say(s->guarantee, sizeof(s->guarantee), "; the latest scheduled "
+		    "rebuild failed: none since supports one");
 	}
+	say(s->guarantee, sizeof(s->guarantee), ".");
+}
+
+/* The guarantee of the scheduled audits a[0..n) (n > 0), in their order. */
+static void
+history_sentence(const struct report_audit *a, size_t n, const char *what,
+		 struct report_summary *s)
+{
+	size_t last_fail = SIZE_MAX;
+
 	s->first = a[0].time;
 	s->last = a[n - 1].time;
 	for (size_t i = 0; i < n; i++)
@@ -210,46 +233,17 @@ report_history_summarize(const struct report_audit *all, size_t nall,
 		run_sentence(a, n, what, s->guarantee, sizeof(s->guarantee));
 		say(s->guarantee, sizeof(s->guarantee), ".");
 	} else {
-		char t0[RBA_TIME_TEXT_MAX], t1[RBA_TIME_TEXT_MAX];
-		size_t shown = 0;
-
-		day(a[0].time, t0);
-		day(a[n - 1].time, t1);
-		if (n == 1)
-			say(s->guarantee, sizeof(s->guarantee), "at the one scheduled "
-			    "rebuild%s on %s the history supports no guarantee: it "
-			    "failed (", what, t0);
-		else
-			say(s->guarantee, sizeof(s->guarantee), "over these %zu scheduled "
-			    "rebuilds%s between %s and %s the history supports no "
-			    "guarantee: %zu failed (", n, what, t0, t1, s->failures);
-		for (size_t i = 0; i < n; i++) {
-			char t[RBA_TIME_TEXT_MAX];
-			if (verdict_rank(a[i].verdict) < 2)
-				continue;
-			if (shown == 8) {
-				say(s->guarantee, sizeof(s->guarantee), ", and %zu more",
-				    s->failures - shown);
-				break;
-			}
-			day(a[i].time, t);
-			say(s->guarantee, sizeof(s->guarantee), "%s%s on %s, record %llu%s%s",
-			    shown++ ? "; " : "", a[i].verdict, t,
-			    (unsigned long long)a[i].id, a[i].version[0] ? ", " : "",
-			    a[i].version);
-		}
-		say(s->guarantee, sizeof(s->guarantee), ")");
-		if (last_fail + 1 < n) {
-			say(s->guarantee, sizeof(s->guarantee), "; since the last failure, ");
-			run_sentence(a + last_fail + 1, n - last_fail - 1, what,
-				     s->guarantee, sizeof(s->guarantee));
-		} else {
-			say(s->guarantee, sizeof(s->guarantee), "; the latest scheduled "
-			    "rebuild failed: none since supports one");
-		}
-		say(s->guarantee, sizeof(s->guarantee), ".");
+		failures_sentence(a, n, what, last_fail, s);
 	}
-gaps:
+}
+
+/* The gaps of the schedule, and how overdue the next audit is at NOW. */
+static void
+schedule_gaps(const struct report_audit *a, size_t n, int64_t now,
+	      struct report_summary *s)
+{
+	double *iv = NULL;
+
 	/* The schedule: a gap is an interval between consecutive scheduled
 	 * audits longer than REPORT_GAP_FACTOR times the median interval;
 	 * with fewer than two intervals there is no median to judge by. */
@@ -278,35 +272,74 @@ gaps:
 	if (s->has_median && now > 0 && s->median > 0 &&
 	    (double)(now - s->last) > REPORT_GAP_FACTOR * s->median)
 		s->overdue = now - s->last;
-	if (s->ngaps > 0 || s->overdue > 0) {
-		char t0[RBA_TIME_TEXT_MAX], t1[RBA_TIME_TEXT_MAX], du[32], md[32];
-		duration(s->median, md, sizeof(md));
-		say(s->guarantee, sizeof(s->guarantee), " The schedule (a scheduled "
-		    "audit every %s at the median) had ", md);
-		if (s->ngaps > 0)
-			say(s->guarantee, sizeof(s->guarantee), "%zu gap%s:", s->ngaps,
-			    s->ngaps == 1 ? "" : "s");
-		for (size_t g = 0; g < s->ngaps && g < REPORT_MAX_GAPS; g++) {
-			day(s->gap_from[g], t0);
-			day(s->gap_to[g], t1);
-			duration((double)(s->gap_to[g] - s->gap_from[g]), du, sizeof(du));
-			say(s->guarantee, sizeof(s->guarantee), "%s no scheduled audit "
-			    "between %s and %s (%s)", g ? ";" : "", t0, t1, du);
-		}
-		if (s->ngaps > REPORT_MAX_GAPS)
-			say(s->guarantee, sizeof(s->guarantee), "; and %zu more",
-			    s->ngaps - REPORT_MAX_GAPS);
-		if (s->overdue > 0) {
-			day(s->last, t0);
-			duration((double)s->overdue, du, sizeof(du));
-			say(s->guarantee, sizeof(s->guarantee), "%s none since %s (%s "
-			    "before this page was made)", s->ngaps ? ", and" : "", t0, du);
-		}
-		say(s->guarantee, sizeof(s->guarantee), ".");
+	free(iv);
+}
+
+/* The schedule's gaps and its overdue audit, said after the guarantee. */
+static void
+schedule_sentence(struct report_summary *s)
+{
+	char t0[RBA_TIME_TEXT_MAX], t1[RBA_TIME_TEXT_MAX], du[32], md[32];
+
+	duration(s->median, md, sizeof(md));
+	say(s->guarantee, sizeof(s->guarantee), " The schedule (a scheduled "
+	    "audit every %s at the median) had ", md);
+	if (s->ngaps > 0)
+		say(s->guarantee, sizeof(s->guarantee), "%zu gap%s:", s->ngaps,
+		    s->ngaps == 1 ? "" : "s");
+	for (size_t g = 0; g < s->ngaps && g < REPORT_MAX_GAPS; g++) {
+		day(s->gap_from[g], t0);
+		day(s->gap_to[g], t1);
+		duration((double)(s->gap_to[g] - s->gap_from[g]), du, sizeof(du));
+		say(s->guarantee, sizeof(s->guarantee), "%s no scheduled audit "
+		    "between %s and %s (%s)", g ? ";" : "", t0, t1, du);
 	}
+	if (s->ngaps > REPORT_MAX_GAPS)
+		say(s->guarantee, sizeof(s->guarantee), "; and %zu more",
+		    s->ngaps - REPORT_MAX_GAPS);
+	if (s->overdue > 0) {
+		day(s->last, t0);
+		duration((double)s->overdue, du, sizeof(du));
+		say(s->guarantee, sizeof(s->guarantee), "%s none since %s (%s "
+		    "before this page was made)", s->ngaps ? ", and" : "", t0, du);
+	}
+	say(s->guarantee, sizeof(s->guarantee), ".");
+}
+
+void
+report_history_summarize(const struct report_audit *all, size_t nall,
+			 const char *what, int64_t now, struct report_summary *s)
+{
+	struct report_audit *a;
+	size_t n = 0;
+
+	memset(s, 0, sizeof(*s));
+	a = calloc(nall ? nall : 1, sizeof(*a));
+	if (a == NULL) {
+		snprintf(s->guarantee, sizeof(s->guarantee), "(out of memory)");
+		return;
+	}
+	for (size_t i = 0; i < nall; i++) {
+		if (all[i].ad_hoc) {
+			s->ad_hoc++;
+			continue;
+		}
+		a[n++] = all[i];
+	}
+	/* in the order of their times, not the chain's: records imported
+	 * from a fleet's workers may be appended after later ones */
+	qsort(a, n, sizeof(*a), audit_time_cmp);
+	s->scheduled = n;
+	if (n == 0)
+		snprintf(s->guarantee, sizeof(s->guarantee),
+			 "no scheduled audit%s: the history supports no guarantee", what);
+	else
+		history_sentence(a, n, what, s);
+	schedule_gaps(a, n, now, s);
+	if (s->ngaps > 0 || s->overdue > 0)
+		schedule_sentence(s);
 	if (s->guarantee[0] >= 'a' && s->guarantee[0] <= 'z')
 		s->guarantee[0] = (char)(s->guarantee[0] - 'a' + 'A');
-	free(iv);
 	free(a);
 }
 
@@ -447,6 +480,48 @@ mark(struct rba_buf *b, const struct report_audit *a, double x, double y)
 	rba_buf_printf(b, "</g>\n");
 }
 
+/* The legend: a mark per verdict, drawn plain, at the foot of a figure H high. */
+static void
+timeline_legend(struct rba_buf *b, double H)
+{
+	static const char *const v[4] = { "bit-identical", "metric-equivalent",
+					  "not-reproducible", "not-measured" };
+	double y = H - 14;
+
+	for (int k = 0; k < 4; k++) {
+		struct report_audit m;
+		memset(&m, 0, sizeof(m));
+		snprintf(m.verdict, sizeof(m.verdict), "%s", v[k]);
+		rba_buf_printf(b, "<g class=\"legend\">");
+		/* the legend's marks are not audits: drawn plain */
+		switch (k) {
+		case 0:
+			rba_buf_printf(b, "<circle cx=\"%.0f\" cy=\"%.0f\" r=\"5\" "
+					  "fill=\"%s\"/>", 30.0 + k * 140, y,
+				       verdict_colour(v[k]));
+			break;
+		case 1:
+			rba_buf_printf(b, "<path d=\"M%.0f %.0f l6 10 l-12 0 z\" "
+					  "fill=\"%s\"/>", 30.0 + k * 140, y - 6,
+				       verdict_colour(v[k]));
+			break;
+		case 2:
+			rba_buf_printf(b, "<path d=\"M%.0f %.0f l10 10 m0 -10 l-10 10\" "
+					  "stroke=\"%s\" stroke-width=\"3\"/>",
+				       25.0 + k * 140, y - 5, verdict_colour(v[k]));
+			break;
+		default:
+			rba_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"9\" "
+					  "height=\"9\" fill=\"#fff\" stroke=\"%s\" "
+					  "stroke-width=\"1.5\"/>", 25.5 + k * 140,
+				       y - 4.5, verdict_colour(v[k]));
+			break;
+		}
+		rba_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"9\">%s"
+				  "</text></g>", 40.0 + k * 140, y + 3, v[k]);
+	}
+}
+
 static void
 timeline(struct rba_buf *b, const struct report_audit *a, size_t n,
 	 char (*names)[STORE_VERSION_NAME_MAX + 1], size_t nv,
@@ -514,44 +589,7 @@ timeline(struct rba_buf *b, const struct report_audit *a, size_t n,
 	svg_n(b, T + RH * (double)nv + 17);
 	rba_buf_printf(b, "\" font-size=\"8\" text-anchor=\"end\">%s%s</text>\n", s1,
 		       now >= t1 ? " (now)" : "");
-	/* legend */
-	{
-		static const char *const v[4] = { "bit-identical", "metric-equivalent",
-						  "not-reproducible", "not-measured" };
-		double y = H - 14;
-		for (int k = 0; k < 4; k++) {
-			struct report_audit m;
-			memset(&m, 0, sizeof(m));
-			snprintf(m.verdict, sizeof(m.verdict), "%s", v[k]);
-			rba_buf_printf(b, "<g class=\"legend\">");
-			/* the legend's marks are not audits: drawn plain */
-			switch (k) {
-			case 0:
-				rba_buf_printf(b, "<circle cx=\"%.0f\" cy=\"%.0f\" r=\"5\" "
-						  "fill=\"%s\"/>", 30.0 + k * 140, y,
-					       verdict_colour(v[k]));
-				break;
-			case 1:
-				rba_buf_printf(b, "<path d=\"M%.0f %.0f l6 10 l-12 0 z\" "
-						  "fill=\"%s\"/>", 30.0 + k * 140, y - 6,
-					       verdict_colour(v[k]));
-				break;
-			case 2:
-				rba_buf_printf(b, "<path d=\"M%.0f %.0f l10 10 m0 -10 l-10 10\" "
-						  "stroke=\"%s\" stroke-width=\"3\"/>",
-					       25.0 + k * 140, y - 5, verdict_colour(v[k]));
-				break;
-			default:
-				rba_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"9\" "
-						  "height=\"9\" fill=\"#fff\" stroke=\"%s\" "
-						  "stroke-width=\"1.5\"/>", 25.5 + k * 140,
-					       y - 4.5, verdict_colour(v[k]));
-				break;
-			}
-			rba_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"9\">%s"
-					  "</text></g>", 40.0 + k * 140, y + 3, v[k]);
-		}
-	}
+	timeline_legend(b, H);
 	rba_buf_printf(b, "</svg>\n<p class=\"caption\">A row per version, a mark per "
 			  "audit at its time: filled circle bit-identical, filled "
 			  "triangle metric-equivalent, bold cross not-reproducible, "
@@ -582,6 +620,68 @@ summary_rows(struct rba_buf *b, const struct report_summary *s)
 			       s->overdue > 0 ? ", and overdue" : "");
 	}
 	rba_buf_printf(b, "</p>\n");
+}
+
+/*
+ * The summary of each version's audits in history order (VS, as NAMES
+ * lists them) and of all of them (ALL).
+ */
+static int
+summarize_versions(const struct hist *h, char (*names)[STORE_VERSION_NAME_MAX + 1],
+		   size_t nv, int64_t now, struct report_summary *vs,
+		   struct report_summary *all)
+{
+	/* per version, its audits in history order */
+	for (size_t v = 0; v < nv; v++) {
+		struct report_audit *va = calloc(h->n, sizeof(*va));
+		size_t k = 0;
+		char what[STORE_VERSION_NAME_MAX + 32];
+		if (va == NULL)
+			return RBA_E_NOMEM;
+		for (size_t i = 0; i < h->n; i++)
+			if (strcmp(h->a[i].version, names[v]) == 0)
+				va[k++] = h->a[i];
+		snprintf(what, sizeof(what), " of version %s", names[v]);
+		report_history_summarize(va, k, what, now, &vs[v]);
+		free(va);
+	}
+	{
+		char what[64];
+		snprintf(what, sizeof(what), " of %zu version%s", nv, nv == 1 ? "" : "s");
+		report_history_summarize(h->a, h->n, what, now, all);
+	}
+	return 0;
+}
+
+/* A version's section: its summary and a row per audit. */
+static void
+version_section(struct rba_buf *out, const struct hist *h, const char *name,
+		const struct report_summary *vs)
+{
+	rba_buf_printf(out, "<h2>Version ");
+	html_c(out, name);
+	rba_buf_printf(out, "</h2>\n<div class=\"version\" data-version=\"");
+	html_c(out, name);
+	rba_buf_printf(out, "\">\n");
+	summary_rows(out, vs);
+	table_open(out, NULL, "record|time|verdict|flips|tolerance|declared|ad hoc");
+	for (size_t i = 0; i < h->n; i++) {
+		char t[RBA_TIME_TEXT_MAX];
+		if (strcmp(h->a[i].version, name) != 0)
+			continue;
+		day(h->a[i].time, t);
+		rba_buf_printf(out, "<tr><td class=\"n\">%llu</td><td>%s</td><td>",
+			       (unsigned long long)h->a[i].id, t);
+		html_c(out, h->a[i].verdict);
+		rba_buf_printf(out, "</td><td class=\"n\">%.0f</td><td class=\"n\">",
+			       h->a[i].flips);
+		html_fig(out, h->a[i].tolerance);
+		rba_buf_printf(out, "</td><td>");
+		html_c(out, h->a[i].declared_at[0] ? h->a[i].declared_at : "not recorded");
+		rba_buf_printf(out, "</td><td>%s</td></tr>\n", h->a[i].ad_hoc ? "yes" : "no");
+	}
+	table_close(out);
+	rba_buf_printf(out, "</div>\n");
 }
 
 int
@@ -624,27 +724,8 @@ report_history_html(struct store *s, int64_t now, struct rba_buf *out,
 		if (v == nv)
 			snprintf(names[nv++], sizeof(names[0]), "%s", h.a[i].version);
 	}
-	/* per version, its audits in history order */
-	for (size_t v = 0; v < nv; v++) {
-		struct report_audit *va = calloc(h.n, sizeof(*va));
-		size_t k = 0;
-		char what[STORE_VERSION_NAME_MAX + 32];
-		if (va == NULL) {
-			err = RBA_E_NOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < h.n; i++)
-			if (strcmp(h.a[i].version, names[v]) == 0)
-				va[k++] = h.a[i];
-		snprintf(what, sizeof(what), " of version %s", names[v]);
-		report_history_summarize(va, k, what, now, &vs[v]);
-		free(va);
-	}
-	{
-		char what[64];
-		snprintf(what, sizeof(what), " of %zu version%s", nv, nv == 1 ? "" : "s");
-		report_history_summarize(h.a, h.n, what, now, &all);
-	}
+	if ((err = summarize_versions(&h, names, nv, now, vs, &all)) != 0)
+		goto out;
 	/* The page: made from the store, not from signed evidence. */
 	memset(&src, 0, sizeof(src));
 	src.verified = 1;
@@ -674,30 +755,7 @@ report_history_html(struct store *s, int64_t now, struct rba_buf *out,
 		timeline(out, h.a, h.n, names, nv, vs, now);
 	}
 	for (size_t v = 0; v < nv; v++) {
-		rba_buf_printf(out, "<h2>Version ");
-		html_c(out, names[v]);
-		rba_buf_printf(out, "</h2>\n<div class=\"version\" data-version=\"");
-		html_c(out, names[v]);
-		rba_buf_printf(out, "\">\n");
-		summary_rows(out, &vs[v]);
-		table_open(out, NULL, "record|time|verdict|flips|tolerance|declared|ad hoc");
-		for (size_t i = 0; i < h.n; i++) {
-			char t[RBA_TIME_TEXT_MAX];
-			if (strcmp(h.a[i].version, names[v]) != 0)
-				continue;
-			day(h.a[i].time, t);
-			rba_buf_printf(out, "<tr><td class=\"n\">%llu</td><td>%s</td><td>",
-				       (unsigned long long)h.a[i].id, t);
-			html_c(out, h.a[i].verdict);
-			rba_buf_printf(out, "</td><td class=\"n\">%.0f</td><td class=\"n\">",
-				       h.a[i].flips);
-			html_fig(out, h.a[i].tolerance);
-			rba_buf_printf(out, "</td><td>");
-			html_c(out, h.a[i].declared_at[0] ? h.a[i].declared_at : "not recorded");
-			rba_buf_printf(out, "</td><td>%s</td></tr>\n", h.a[i].ad_hoc ? "yes" : "no");
-		}
-		table_close(out);
-		rba_buf_printf(out, "</div>\n");
+		version_section(out, &h, names[v], &vs[v]);
 	}
 	html_notes_sections(&notes, out);
 	html_page_close(out, &src);

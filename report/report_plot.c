@@ -583,17 +583,27 @@ view_scatter(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 
 #define HIST_MAX_BINS 48
 
-/* Format 3: the histogram of every case's |delta|, in bins of a round
- * width from 0 to a little over the largest of |delta| and the
- * tolerance, with a count axis; the bins too narrow for their count
- * are listed in a table below it. */
+/* The histogram's frame, its bins and its count axis, shared by its steps. */
+struct hist {
+	double W, L, R, T, B, H;	/* width; plot left, right, top, bottom; height */
+	size_t bins[HIST_MAX_BINS], nb;	/* the counts, and how many bins */
+	size_t top;			/* the largest count */
+	size_t zero;			/* the cases exactly 0 */
+	double w, xr;			/* the bins' width; the |delta| axis' end */
+	double step, ytop;		/* the count axis' step and top */
+};
+
+#define HX(v) (h->L + (v) / h->xr * (h->R - h->L))
+#define HY(c) (h->B - (c) / h->ytop * (h->B - h->T))
+
+/*
+ * The bins: a round width from 0 to a little over the largest of
+ * |delta| and the tolerance, at most HIST_MAX_BINS; the count axis.
+ */
 static void
-histogram(struct rd *r, const struct audit_view *a, struct rba_buf *b)
+hist_fill(struct hist *h, const struct audit_view *a)
 {
-	const double W = 640, L = 66, R = 600, T = 34, B = 140, H = 184;
-	double xmax = fmax(a->tol, fabs(a->max_delta)), w, first, xr, ytop, step;
-	size_t bins[HIST_MAX_BINS] = { 0 }, top = 1, zero = 0, nb, omitted = 0;
-	char t[120], n1[REPORT_FIG_MAX];
+	double xmax = fmax(a->tol, fabs(a->max_delta)), first;
 
 	for (size_t i = 0; i < a->npts; i++) {
 		double dl = fabs(view_delta(a->pts[i].r, a->pts[i].s));
@@ -602,114 +612,150 @@ histogram(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 	}
 	if (!(xmax > 0) || !isfinite(xmax))
 		xmax = 1e-3;
-	w = nice_step(0, xmax, 20, &first);
-	if (!(w > 0) || !(xmax / w < HIST_MAX_BINS * 4))
-		w = xmax; /* (a span too small for a step: one bin) */
-	nb = (size_t)floor(xmax / w) + 1;
-	while (nb > HIST_MAX_BINS) {
-		w *= 2;
-		nb = (size_t)floor(xmax / w) + 1;
+	h->w = nice_step(0, xmax, 20, &first);
+	if (!(h->w > 0) || !(xmax / h->w < HIST_MAX_BINS * 4))
+		h->w = xmax; /* (a span too small for a step: one bin) */
+	h->nb = (size_t)floor(xmax / h->w) + 1;
+	while (h->nb > HIST_MAX_BINS) {
+		h->w *= 2;
+		h->nb = (size_t)floor(xmax / h->w) + 1;
 	}
-	xr = (double)nb * w;
+	h->xr = (double)h->nb * h->w;
 	for (size_t i = 0; i < a->npts; i++) {
 		double dl = fabs(view_delta(a->pts[i].r, a->pts[i].s));
 		size_t k;
 		if (!isfinite(dl))
 			continue;
-		zero += dl == 0;
-		k = (size_t)(dl / w);
-		bins[k >= nb ? nb - 1 : k]++;
+		h->zero += dl == 0;
+		k = (size_t)(dl / h->w);
+		h->bins[k >= h->nb ? h->nb - 1 : k]++;
 	}
-	for (size_t k = 0; k < nb; k++)
-		if (bins[k] > top)
-			top = bins[k];
-	step = nice_step(0, (double)top, 4, &first);
-	ytop = step > 0 ? ceil((double)top / step) * step : (double)top;
-	if (!(ytop >= (double)top))
-		ytop = (double)top;
-#define HX(v) (L + (v) / xr * (R - L))
-#define HY(c) (B - (c) / ytop * (B - T))
+	for (size_t k = 0; k < h->nb; k++)
+		if (h->bins[k] > h->top)
+			h->top = h->bins[k];
+	h->step = nice_step(0, (double)h->top, 4, &first);
+	h->ytop = h->step > 0 ? ceil((double)h->top / h->step) * h->step
+			      : (double)h->top;
+	if (!(h->ytop >= (double)h->top))
+		h->ytop = (double)h->top;
+}
+
+/* The frame: the count axis, the bars, the |delta| axis. */
+static void
+hist_axes(const struct hist *h, struct rba_buf *b)
+{
+	double first;
+	char n1[REPORT_FIG_MAX];
+
 	rba_buf_printf(b, "<div class=\"fig\"><svg id=\"delta\" "
 			  "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
 			  "width=\"%.0f\" height=\"%.0f\" role=\"img\" "
 			  "aria-label=\"the distribution of |delta| against the "
-			  "tolerance\">\n", W, H, W, H);
+			  "tolerance\">\n", h->W, h->H, h->W, h->H);
 	/* the count axis */
-	for (int k = 0; step > 0 && k <= 20; k++) {
-		double v = k * step;
-		if (v > ytop + step * 1e-9)
+	for (int k = 0; h->step > 0 && k <= 20; k++) {
+		double v = k * h->step;
+		if (v > h->ytop + h->step * 1e-9)
 			break;
-		svg_line(b, L - 4, HY(v), L, HY(v), "stroke=\"#000\"");
+		svg_line(b, h->L - 4, HY(v), h->L, HY(v), "stroke=\"#000\"");
 		if (k > 0)
-			svg_line(b, L, HY(v), R, HY(v), "stroke=\"#e2e2e2\" stroke-width=\"0.6\"");
+			svg_line(b, h->L, HY(v), h->R, HY(v),
+				 "stroke=\"#e2e2e2\" stroke-width=\"0.6\"");
 		num_fig(v, n1);
-		label(b, L - 6, HY(v) + 3, "end", 9, n1, 0, L - 6, NULL);
+		label(b, h->L - 6, HY(v) + 3, "end", 9, n1, 0, h->L - 6, NULL);
 	}
-	svg_line(b, L, T, L, B, "stroke=\"#000\"");
-	for (size_t k = 0; k < nb; k++) {
-		double x = HX((double)k * w), bw = (R - L) / (double)nb, y = HY((double)bins[k]);
+	svg_line(b, h->L, h->T, h->L, h->B, "stroke=\"#000\"");
+	for (size_t k = 0; k < h->nb; k++) {
+		double x = HX((double)k * h->w), bw = (h->R - h->L) / (double)h->nb;
+		double y = HY((double)h->bins[k]);
 
-		rba_buf_printf(b, "<rect class=\"bin\" data-count=\"%zu\" x=\"", bins[k]);
+		rba_buf_printf(b, "<rect class=\"bin\" data-count=\"%zu\" x=\"", h->bins[k]);
 		svg_n(b, x + 1);
 		rba_buf_printf(b, "\" y=\"");
 		svg_n(b, y);
 		rba_buf_printf(b, "\" width=\"");
 		svg_n(b, bw - 2);
 		rba_buf_printf(b, "\" height=\"");
-		svg_n(b, B - y);
+		svg_n(b, h->B - y);
 		rba_buf_printf(b, "\" fill=\"#888\" stroke=\"#000\" stroke-width=\"0.6\"/>");
 	}
-	svg_line(b, L, B, R, B, "stroke=\"#000\"");
+	svg_line(b, h->L, h->B, h->R, h->B, "stroke=\"#000\"");
 	{
-		double xs = nice_step(0, xr, 5, &first);
+		double xs = nice_step(0, h->xr, 5, &first);
 		for (int k = 0; xs > 0 && k <= 20; k++) {
 			double v = k * xs;
-			if (v > xr * (1 + 1e-9))
+			if (v > h->xr * (1 + 1e-9))
 				break;
-			svg_line(b, HX(v), B, HX(v), B + 4, "stroke=\"#000\"");
+			svg_line(b, HX(v), h->B, HX(v), h->B + 4, "stroke=\"#000\"");
 			num_fig(v, n1);
-			label(b, HX(v), B + 14, "middle", 9, n1, 0, W, NULL);
+			label(b, HX(v), h->B + 14, "middle", 9, n1, 0, h->W, NULL);
 		}
 	}
-	label(b, (L + R) / 2, B + 30, "middle", 10,
-	      "|rebuilt - stored| (score); cases per bin at the left", 0, W, NULL);
-	if (a->tol <= xr) {
+	label(b, (h->L + h->R) / 2, h->B + 30, "middle", 10,
+	      "|rebuilt - stored| (score); cases per bin at the left", 0, h->W, NULL);
+}
+
+/* The tolerance, dashed, labelled on the side where its label fits. */
+static void
+hist_tolerance(const struct hist *h, const struct audit_view *a,
+	       struct rba_buf *b)
+{
+	char t[120], n1[REPORT_FIG_MAX];
+
+	if (a->tol <= h->xr) {
 		double x = HX(a->tol), right;
 		rba_buf_printf(b, "<g class=\"tolerance-line\">");
-		svg_line(b, x, T - 10, x, B + 4,
+		svg_line(b, x, h->T - 10, x, h->B + 4,
 			 "stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"");
 		num_fig(a->tol, n1);
 		snprintf(t, sizeof(t), "tolerance %s", n1);
 		/* right of the line, or left of it when it would not fit */
-		if (x + 4 + svg_text_width(t, strlen(t), 9) <= W)
-			label(b, x + 4, T - 14, "start", 9, t, 0, W, &right);
+		if (x + 4 + svg_text_width(t, strlen(t), 9) <= h->W)
+			label(b, x + 4, h->T - 14, "start", 9, t, 0, h->W, &right);
 		else
-			label(b, x - 4, T - 14, "end", 9, t, 0, W, &right);
+			label(b, x - 4, h->T - 14, "end", 9, t, 0, h->W, &right);
 		rba_buf_printf(b, "</g>\n");
 	}
-	/* the counts over the bars and the line, where they fit */
-	for (size_t k = 0; k < nb; k++) {
-		double x = HX((double)k * w), bw = (R - L) / (double)nb, y = HY((double)bins[k]);
+}
 
-		if (bins[k] == 0)
+/* The counts over the bars, where they fit: how many did not. */
+static size_t
+hist_counts(const struct hist *h, struct rba_buf *b)
+{
+	size_t omitted = 0;
+	char t[120];
+
+	for (size_t k = 0; k < h->nb; k++) {
+		double x = HX((double)k * h->w), bw = (h->R - h->L) / (double)h->nb;
+		double y = HY((double)h->bins[k]);
+
+		if (h->bins[k] == 0)
 			continue;
-		snprintf(t, sizeof(t), "%zu", bins[k]);
+		snprintf(t, sizeof(t), "%zu", h->bins[k]);
 		if (svg_text_width(t, strlen(t), 7) <= bw - 1)
 			svg_label(b, x + bw / 2, y - 2, "middle", 7, t, strlen(t), x, x + bw,
 				  "halo", 0, NULL);
 		else
 			omitted++;
 	}
-	rba_buf_printf(b, "</svg>\n");
+	return omitted;
+}
+
 #undef HX
 #undef HY
+
+/* The caption, and the table of the bins too narrow for their count. */
+static void
+hist_caption(struct rd *r, const struct audit_view *a, const struct hist *h,
+	     size_t omitted, struct rba_buf *b)
+{
 	rba_buf_printf(b, "<p class=\"caption\">|delta| of every one of the ");
 	html_count(b, a->cases);
 	rba_buf_printf(b, " case%s in %zu bin%s of width ", a->cases == 1 ? "" : "s",
-		       nb, nb == 1 ? "" : "s");
-	html_fig(b, w);
+		       h->nb, h->nb == 1 ? "" : "s");
+	html_fig(b, h->w);
 	rba_buf_printf(b, ", the first from 0 (%zu case%s exactly 0); the dashed line "
-			  "is the %s tolerance ", zero, zero == 1 ? "" : "s",
+			  "is the %s tolerance ", h->zero, h->zero == 1 ? "" : "s",
 		       a->ad_hoc ? "ad hoc" : "declared");
 	html_val(&r->notes, b, "predicate.policy.tolerance.max_score_delta", a->tol);
 	rba_buf_printf(b, "; the largest |delta| is ");
@@ -721,19 +767,38 @@ histogram(struct rd *r, const struct audit_view *a, struct rba_buf *b)
 	if (omitted == 0)
 		return;
 	table_open(b, "delta-bins", "|delta| from|below|cases");
-	for (size_t k = 0; k < nb; k++) {
-		if (bins[k] == 0)
+	for (size_t k = 0; k < h->nb; k++) {
+		if (h->bins[k] == 0)
 			continue;
 		rba_buf_printf(b, "<tr><td class=\"n\">");
-		html_fig(b, (double)k * w);
+		html_fig(b, (double)k * h->w);
 		rba_buf_printf(b, "</td><td class=\"n\">");
-		if (k + 1 == nb)
+		if (k + 1 == h->nb)
 			rba_buf_printf(b, "and above");
 		else
-			html_fig(b, (double)(k + 1) * w);
-		rba_buf_printf(b, "</td><td class=\"n\">%zu</td></tr>\n", bins[k]);
+			html_fig(b, (double)(k + 1) * h->w);
+		rba_buf_printf(b, "</td><td class=\"n\">%zu</td></tr>\n", h->bins[k]);
 	}
 	table_close(b);
+}
+
+/* Format 3: the histogram of every case's |delta|, in bins of a round
+ * width from 0 to a little over the largest of |delta| and the
+ * tolerance, with a count axis; the bins too narrow for their count
+ * are listed in a table below it. */
+static void
+histogram(struct rd *r, const struct audit_view *a, struct rba_buf *b)
+{
+	struct hist h = { .W = 640, .L = 66, .R = 600, .T = 34, .B = 140, .H = 184,
+			  .top = 1 };
+	size_t omitted;
+
+	hist_fill(&h, a);
+	hist_axes(&h, b);
+	hist_tolerance(&h, a, b);
+	omitted = hist_counts(&h, b);
+	rba_buf_printf(b, "</svg>\n");
+	hist_caption(r, a, &h, omitted, b);
 }
 
 void

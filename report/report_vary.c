@@ -21,6 +21,35 @@ state_words(const char *st)
 	return "not tried";
 }
 
+/*
+ * A factor's row: what it did to the artifact, its flips and largest
+ * score difference, what was changed.
+ */
+static void
+factor_row(struct rd *r, struct rba_buf *b, const struct rba_json_value *x)
+{
+	const struct rba_json_value *st = rd_str(r, x, "state");
+	const struct rba_json_value *flips = rd_at(r, x, "flips", RD_ANY, 1);
+	double delta = rd_num(r, x, "max_score_delta");
+
+	rba_buf_printf(b, "<tr><td>");
+	html_sv(b, rd_str(r, x, "factor"));
+	rba_buf_printf(b, "</td><td><strong>%s</strong></td><td>",
+		       state_words(st->str));
+	if (flips != NULL && flips->type == RBA_JSON_NUMBER)
+		html_count(b, flips->num);
+	else
+		rba_buf_printf(b, "&mdash;");
+	rba_buf_printf(b, "</td><td>");
+	if (!isnan(delta))
+		html_num(b, delta);
+	else
+		rba_buf_printf(b, "&mdash;");
+	rba_buf_printf(b, "</td><td>");
+	html_sv(b, rd_str(r, x, "detail"));
+	rba_buf_printf(b, "</td></tr>");
+}
+
 int
 report_vary_page(struct rd *r, const struct report_source *src,
 		 struct rba_buf *b, struct rba_detail *d)
@@ -86,28 +115,8 @@ report_vary_page(struct rd *r, const struct report_source *src,
 			  "<table class=\"cases\"><thead><tr><th>factor</th>"
 			  "<th>result</th><th>flips</th><th>largest score "
 			  "difference</th><th>what was changed</th></tr></thead><tbody>");
-	for (size_t i = 0; i < f->n; i++) {
-		const struct rba_json_value *x = &f->items[i];
-		const struct rba_json_value *st = rd_str(r, x, "state");
-		const struct rba_json_value *flips = rd_at(r, x, "flips", RD_ANY, 1);
-		double delta = rd_num(r, x, "max_score_delta");
-		rba_buf_printf(b, "<tr><td>");
-		html_sv(b, rd_str(r, x, "factor"));
-		rba_buf_printf(b, "</td><td><strong>%s</strong></td><td>",
-			       state_words(st->str));
-		if (flips != NULL && flips->type == RBA_JSON_NUMBER)
-			html_count(b, flips->num);
-		else
-			rba_buf_printf(b, "&mdash;");
-		rba_buf_printf(b, "</td><td>");
-		if (!isnan(delta))
-			html_num(b, delta);
-		else
-			rba_buf_printf(b, "&mdash;");
-		rba_buf_printf(b, "</td><td>");
-		html_sv(b, rd_str(r, x, "detail"));
-		rba_buf_printf(b, "</td></tr>");
-	}
+	for (size_t i = 0; i < f->n; i++)
+		factor_row(r, b, &f->items[i]);
 	rba_buf_printf(b, "</tbody></table></section>\n<section><h2>Reading it</h2><p>");
 	if (changed == 0)
 		rba_buf_printf(b, "None of these inputs of the rebuild changes its bytes: "
