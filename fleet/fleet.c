@@ -1001,6 +1001,7 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 	im->items = f.v;
 	im->nitems = f.n;
 	f.v = NULL;
+	f.n = 0;
 
 	if ((err = store_txn_begin(s, 1, 0, &txn, d)) != 0)
 		goto fail;
