@@ -126,7 +126,7 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 	struct policy *pol = NULL;
 	struct pins *pins = NULL;
 	struct rba_detail d;
-	const char *path, *policy_path = NULL;
+	const char *path = NULL, *policy_path = NULL;
 	char hex[RBA_DIGEST_TEXT_LEN + 1], cfg[RBA_DIGEST_TEXT_LEN + 1];
 	int err, status = 2;
 
