@@ -1080,6 +1080,7 @@ out:
 		store_txn_abort(txn);
 	if (vs.have_layout)
 		sample_layout_release(&vs.layout);
+	store_sample_info_release(&vs.info);
 	scored_release(&vs.ctl);
 	for (size_t i = 0; plans != NULL && i < n; i++)
 		plan_release(&plans[i]);
