@@ -1039,23 +1039,30 @@ audit_steps(struct audit_run *a)
 {
 	int err;
 
+	/* 1, 2: the version, its pins, the policy in force; the artifact
+	 * and the snapshot verified; the run record they stand on */
 	if ((err = load_version(a)) != 0)
 		return err;
 	if ((err = check_run_record(a)) != 0)
 		return failed(a, "run record", err);
+	/* the sample, and the policy declared before it that judges it */
 	if ((err = load_sample(a)) != 0)
 		return failed(a, "sample", err);
 	if ((err = judging_policy(a->txn, &a->c, &a->info, a->r, a->d)) != 0)
 		return failed(a, "policy", err);
+	/* 3: the links */
 	if ((err = links(&a->c, a->r)) != 0)
 		return failed(a, "environment", err);
+	/* 4, 5: the rebuild, its digest against the pinned one */
 	if ((err = audit_inputs_rebuild(&a->c, a->d)) != 0)
 		return failed(a, "rebuild", err);
 	keep_rebuilt(a);
+	/* 6: every case scored, every chunk verified */
 	if ((err = policy_fits(a)) != 0)
 		return failed(a, "policy", err);
 	if ((err = score_sample(a)) != 0)
 		return failed(a, "sample", err);
+	/* 7 to 9: flips, the rules, the verdict */
 	judge(a);
 	return 0;
 }
