@@ -406,20 +406,12 @@ fill_sample(struct audit_report *r, const struct audit_tally *t)
 	r->nlisted = t->nlisted;
 }
 
+/* Why the rebuilt artifact is not the one under audit: not the pinned
+ * one, or not the one that made the sample's decisions. */
 static void
-decide(struct audit_inputs *c, struct audit_report *r, const char *cannot_score)
+maker_reasons(struct audit_inputs *c, struct audit_report *r, int same_maker)
 {
-	const struct policy *pol = c->pol;
 	char pinned[RBA_DIGEST_TEXT_LEN + 1], rebuilt[RBA_DIGEST_TEXT_LEN + 1];
-	char dv[32], tv[32];
-	size_t before;
-
-	/* Bit-identical speaks of the decisions under audit: the rebuilt
-	 * artifact must be the one that made them, not only the one the
-	 * version pins now (register --replace changes the pin, not the
-	 * stored decisions). */
-	int same_maker = !r->has_decisions ||
-			 rba_digest_equal(&r->artifact_decisions, &c->rb.digest);
 
 	rba_digest_format(&c->v.artifact, pinned);
 	rba_digest_format(&c->rb.digest, rebuilt);
@@ -432,57 +424,96 @@ decide(struct audit_inputs *c, struct audit_report *r, const char *cannot_score)
 		REASON(r, "the sample's decisions were made by artifact %s, not by "
 			  "the rebuilt %s", maker, rebuilt);
 	}
-	before = r->nreasons;
+}
+
+/* The sample against the policy's tolerances (flips, the largest score
+ * delta), or why it could not be scored. */
+static void
+tolerance_reasons(const struct policy *pol, struct audit_report *r,
+		  const char *cannot_score)
+{
+	char dv[32], tv[32];
+
 	if (cannot_score != NULL) {
 		REASON(r, "the sample cannot be scored with the rebuilt model: %s",
 		       cannot_score);
-	} else {
-		if (r->flips > pol->max_flips)
-			REASON(r, "%llu decision flip%s on the audit sample of %llu "
-				  "cases (tolerance %llu)",
-			       (unsigned long long)r->flips, r->flips == 1 ? "" : "s",
-			       (unsigned long long)r->cases,
-			       (unsigned long long)pol->max_flips);
-		if (r->max_delta > pol->max_score_delta) {
-			rba_json_fmt_double(r->max_delta, dv);
-			rba_json_fmt_double(pol->max_score_delta, tv);
-			REASON(r, "maximum score delta %s exceeds the tolerance %s "
-				  "(case '%s')", dv, tv,
-			       r->max_delta_case ? r->max_delta_case : "");
-		}
+		return;
 	}
+	if (r->flips > pol->max_flips)
+		REASON(r, "%llu decision flip%s on the audit sample of %llu "
+			  "cases (tolerance %llu)",
+		       (unsigned long long)r->flips, r->flips == 1 ? "" : "s",
+		       (unsigned long long)r->cases,
+		       (unsigned long long)pol->max_flips);
+	if (r->max_delta > pol->max_score_delta) {
+		rba_json_fmt_double(r->max_delta, dv);
+		rba_json_fmt_double(pol->max_score_delta, tv);
+		REASON(r, "maximum score delta %s exceeds the tolerance %s "
+			  "(case '%s')", dv, tv,
+		       r->max_delta_case ? r->max_delta_case : "");
+	}
+}
+
+/*
+ * Two claims, not one: the rebuild gives the pinned artifact, but the
+ * stored scores are not the ones it computes, so the sample does not
+ * show that production ran it bit for bit.  At best metric-equivalent,
+ * the near-threshold rule applied.  before: the reasons before the
+ * sample's.
+ */
+static void
+decide_scores_off(const struct policy *pol, struct audit_report *r,
+		  size_t before)
+{
+	char pv[32], tv[32];
+
+	rba_json_fmt_double(r->has_score_precision ? r->score_precision : 0,
+			    pv);
+	WARN(r, "the rebuild is bit-identical, but %llu stored score%s of "
+		"the audit sample %s not the pinned artifact's (beyond the "
+		"declared logging precision %s%s; first: case '%s'): "
+		"production did not run this artifact bit for bit on "
+		"%s cases",
+	     (unsigned long long)r->scores_off,
+	     r->scores_off == 1 ? "" : "s",
+	     r->scores_off == 1 ? "is" : "are", pv,
+	     r->has_score_precision ? "" : ", none declared: binary32 bit "
+					  "for bit",
+	     r->scores_off_case ? r->scores_off_case : "",
+	     r->scores_off == 1 ? "that case" : "those");
+	if (pol->near_require_bits && r->near_cases > 0) {
+		rba_json_fmt_double(pol->near_margin, tv);
+		REASON(r, "near-threshold rule: %llu audit case%s within %s "
+			  "of a band edge, where the policy requires the "
+			  "stored scores to be the pinned artifact's bit "
+			  "for bit",
+		       (unsigned long long)r->near_cases,
+		       r->near_cases == 1 ? " lies" : "s lie", tv);
+	}
+	r->verdict = r->nreasons == before ? AUDIT_METRIC_EQUIVALENT
+					   : AUDIT_NOT_REPRODUCIBLE;
+}
+
+static void
+decide(struct audit_inputs *c, struct audit_report *r, const char *cannot_score)
+{
+	const struct policy *pol = c->pol;
+	char tv[32];
+	size_t before;
+
+	/* Bit-identical speaks of the decisions under audit: the rebuilt
+	 * artifact must be the one that made them, not only the one the
+	 * version pins now (register --replace changes the pin, not the
+	 * stored decisions). */
+	int same_maker = !r->has_decisions ||
+			 rba_digest_equal(&r->artifact_decisions, &c->rb.digest);
+
+	maker_reasons(c, r, same_maker);
+	before = r->nreasons;
+	tolerance_reasons(pol, r, cannot_score);
 	if (c->identical && same_maker && r->nreasons == before &&
 	    r->scores_off > 0) {
-		/* Two claims, not one: the rebuild gives the pinned artifact,
-		 * but the stored scores are not the ones it computes, so the
-		 * sample does not show that production ran it bit for bit.
-		 * At best metric-equivalent, the near-threshold rule applied. */
-		char pv[32];
-		rba_json_fmt_double(r->has_score_precision ? r->score_precision : 0,
-				    pv);
-		WARN(r, "the rebuild is bit-identical, but %llu stored score%s of "
-			"the audit sample %s not the pinned artifact's (beyond the "
-			"declared logging precision %s%s; first: case '%s'): "
-			"production did not run this artifact bit for bit on "
-			"%s cases",
-		     (unsigned long long)r->scores_off,
-		     r->scores_off == 1 ? "" : "s",
-		     r->scores_off == 1 ? "is" : "are", pv,
-		     r->has_score_precision ? "" : ", none declared: binary32 bit "
-						  "for bit",
-		     r->scores_off_case ? r->scores_off_case : "",
-		     r->scores_off == 1 ? "that case" : "those");
-		if (pol->near_require_bits && r->near_cases > 0) {
-			rba_json_fmt_double(pol->near_margin, tv);
-			REASON(r, "near-threshold rule: %llu audit case%s within %s "
-				  "of a band edge, where the policy requires the "
-				  "stored scores to be the pinned artifact's bit "
-				  "for bit",
-			       (unsigned long long)r->near_cases,
-			       r->near_cases == 1 ? " lies" : "s lie", tv);
-		}
-		r->verdict = r->nreasons == before ? AUDIT_METRIC_EQUIVALENT
-						   : AUDIT_NOT_REPRODUCIBLE;
+		decide_scores_off(pol, r, before);
 		return;
 	}
 	if (c->identical && same_maker) {
@@ -722,256 +753,348 @@ audit_not_measured(struct audit_report *r, const char *what, int err,
 	REASON(r, "%s", d != NULL && d->reason[0] ? d->reason : rba_strerror(err));
 }
 
-int
-audit_version(struct store *s, const char *version,
-	      const struct audit_options *o, struct audit_report *r,
-	      struct rba_detail *d)
-{
-	struct audit_options defaults;
+/*
+ * What audit_version holds from its first step to its last: the read
+ * transaction every step reads in, the inputs, the sample and its tally.
+ * record 0: the failure leaves nothing to record (no such version, or
+ * no sample).
+ */
+struct audit_run {
+	const char *version;
+	const struct audit_options *o;
+	struct audit_report *r;
+	struct rba_detail *d;
+	struct store_txn *txn;
 	struct audit_inputs c;
-	struct store_txn *txn = NULL;
 	struct store_sample_info info;
 	struct sample_layout layout;
 	struct audit_tally total;
 	struct audit_cmp k;
 	char why[256];
-	const char *cannot = NULL;
-	double t0 = rba_time_mono(), ts;
-	int err, record = 1;
+	const char *cannot; /* why the sample cannot be scored, or NULL */
+	double t0;
+	int record;
+};
 
-	if (o == NULL) {
-		memset(&defaults, 0, sizeof(defaults));
-		o = &defaults;
-	}
-	memset(r, 0, sizeof(*r));
-	memset(&c, 0, sizeof(c));
-	memset(&info, 0, sizeof(info));
-	memset(&layout, 0, sizeof(layout));
-	memset(&total, 0, sizeof(total));
-	memset(&k, 0, sizeof(k));
-	r->version = strdup(version);
-	r->time = (int64_t)time(NULL);
-	r->threads = o->threads > 1 ? o->threads : 1;
-	if (r->threads > AUDIT_MAX_THREADS)
-		r->threads = AUDIT_MAX_THREADS;
-	if (r->version == NULL)
-		return RBA_E_NOMEM;
+/* Makes the report not measured by what failed; returns err. */
+static int
+failed(struct audit_run *a, const char *what, int err)
+{
+	audit_not_measured(a->r, what, err, a->d);
+	return err;
+}
 
-	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0) {
-		audit_not_measured(r, "store", err, d);
-		return err;
-	}
-	r->judged = 1;
-	err = audit_inputs_load(txn, version, o->policy, &c, d);
-	if (c.v.name != NULL) {
+/*
+ * Steps 1 and 2: the version, its pins and the policy in force, the
+ * artifact and the snapshot verified (audit_inputs_load).  What was
+ * read goes into the report even on failure: the record says what the
+ * audit stood on, and the check before the record what it judged.
+ */
+static int
+load_version(struct audit_run *a)
+{
+	struct audit_report *r = a->r;
+	struct audit_inputs *c = &a->c;
+	int err;
+
+	err = audit_inputs_load(a->txn, a->version, a->o->policy, c, a->d);
+	if (c->v.name != NULL) {
 		/* What is judged, for the check before the record. */
 		r->has_version = 1;
-		r->registered_at = c.v.registered_at;
-		r->judged_artifact = c.v.artifact;
-		r->judged_snapshot = c.v.snapshot;
-		rba_digest_bytes(c.v.pins_text, strlen(c.v.pins_text),
+		r->registered_at = c->v.registered_at;
+		r->judged_artifact = c->v.artifact;
+		r->judged_snapshot = c->v.snapshot;
+		rba_digest_bytes(c->v.pins_text, strlen(c->v.pins_text),
 				 &r->judged_pins);
-		r->has_version_policy = c.v.has_policy;
-		r->version_policy = c.v.policy_digest;
+		r->has_version_policy = c->v.has_policy;
+		r->version_policy = c->v.policy_digest;
 	}
-	if (c.pins != NULL) {
-		r->pins_text = strdup(c.v.pins_text);
-		r->artifact_pinned = c.v.artifact;
-		r->snapshot = c.v.snapshot;
-		policy_pins_config_hash(c.pins, &r->config_current);
+	if (c->pins != NULL) {
+		r->pins_text = strdup(c->v.pins_text);
+		r->artifact_pinned = c->v.artifact;
+		r->snapshot = c->v.snapshot;
+		policy_pins_config_hash(c->pins, &r->config_current);
 	}
-	if (c.pol != NULL) {
-		r->policy_text = strndup(c.pol->text, c.pol->text_len);
-		r->policy_digest = c.pol->digest;
-		r->policy_from_version = c.pol_from_version;
+	if (c->pol != NULL) {
+		r->policy_text = strndup(c->pol->text, c->pol->text_len);
+		r->policy_digest = c->pol->digest;
+		r->policy_from_version = c->pol_from_version;
 	}
-	r->artifact_verified = c.abytes != NULL;
-	r->snapshot_verified = c.snap != NULL;
+	r->artifact_verified = c->abytes != NULL;
+	r->snapshot_verified = c->snap != NULL;
 	if (err) {
 		/* An unknown version has nothing to record. */
-		record = !(err == RBA_E_NOTFOUND && c.pins == NULL);
-		audit_not_measured(r, c.error_what ? c.error_what : "version", err, d);
-		goto out;
+		a->record = !(err == RBA_E_NOTFOUND && c->pins == NULL);
+		return failed(a, c->error_what ? c->error_what : "version", err);
 	}
-	{
-		/* The run record of the version's training, when register
-		 * kept one, is part of what the version stands on: a damaged
-		 * one is named, never passed over. */
-		struct rebuild_runrec_summary rs;
-		char run_id[RUNS_ID_SIZE];
-		runs_id_register(version, c.v.registered_at, run_id);
-		err = runs_summary_get(txn, run_id, &rs, d);
-		if (err == RBA_E_NOTFOUND) {
-			/* A version registered with --artifact, or before run
-			 * records were kept.  (A damaged key that no longer reads
-			 * as this id is named by the audit command, which walks
-			 * every run record's seal once per run.) */
-			err = 0;
-		} else if (err == 0 && !rba_digest_equal(&rs.artifact, &c.v.artifact)) {
-			err = rba_fail(d, RBA_E_TAMPERED, NULL, 0, 0,
-				       "tampered: the run record '%s' of version "
-				       "'%s' names another artifact than the "
-				       "version's", run_id, version);
-			audit_not_measured(r, "run record", err, d);
-			goto out;
-		} else if (err) {
-			audit_not_measured(r, "run record", err, d);
-			goto out;
-		}
+	return 0;
+}
+
+/*
+ * The run record of the version's training, when register kept one, is
+ * part of what the version stands on: a damaged one is named, never
+ * passed over.
+ */
+static int
+check_run_record(struct audit_run *a)
+{
+	struct rebuild_runrec_summary rs;
+	char run_id[RUNS_ID_SIZE];
+	int err;
+
+	runs_id_register(a->version, a->c.v.registered_at, run_id);
+	err = runs_summary_get(a->txn, run_id, &rs, a->d);
+	if (err == RBA_E_NOTFOUND) {
+		/* A version registered with --artifact, or before run
+		 * records were kept.  (A damaged key that no longer reads
+		 * as this id is named by the audit command, which walks
+		 * every run record's seal once per run.) */
+		return 0;
 	}
-	err = sample_layout_load(txn, version, &info, &layout, d);
-	if (err) {
-		if (err == RBA_E_NOTFOUND) {
-			record = 0;
-			rba_fail(d, err, NULL, 0, 0,
-				 "version '%s' has no audit sample (add one with "
-				 "'rebuild-audit sample add %s CASES.csv')",
-				 version, version);
-		}
-		audit_not_measured(r, "sample", err, d);
-		goto out;
+	if (err == 0 && !rba_digest_equal(&rs.artifact, &a->c.v.artifact))
+		err = rba_fail(a->d, RBA_E_TAMPERED, NULL, 0, 0,
+			       "tampered: the run record '%s' of version "
+			       "'%s' names another artifact than the "
+			       "version's", run_id, a->version);
+	return err;
+}
+
+/* The sample's layout and record; the report keeps what they say. */
+static int
+load_sample(struct audit_run *a)
+{
+	struct audit_report *r = a->r;
+	int err;
+
+	err = sample_layout_load(a->txn, a->version, &a->info, &a->layout, a->d);
+	if (err == RBA_E_NOTFOUND) {
+		a->record = 0;
+		rba_fail(a->d, err, NULL, 0, 0,
+			 "version '%s' has no audit sample (add one with "
+			 "'rebuild-audit sample add %s CASES.csv')",
+			 a->version, a->version);
 	}
+	if (err)
+		return err;
 	r->has_sample = 1;
-	r->sample_digest = info.digest;
-	r->sample_added = info.added;
-	r->has_sample_policy = info.has_policy;
-	r->sample_policy = info.policy_digest;
-	r->sample_scored_by = layout.scored_by;
+	r->sample_digest = a->info.digest;
+	r->sample_added = a->info.added;
+	r->has_sample_policy = a->info.has_policy;
+	r->sample_policy = a->info.policy_digest;
+	r->sample_scored_by = a->layout.scored_by;
 	r->has_decisions = 1;
-	r->artifact_decisions = layout.artifact;
-	if ((err = judging_policy(txn, &c, &info, r, d)) != 0) {
-		audit_not_measured(r, "policy", err, d);
-		goto out;
-	}
-	if ((err = links(&c, r)) != 0) {
-		audit_not_measured(r, "environment", err, d);
-		goto out;
-	}
-	if ((err = audit_inputs_rebuild(&c, d)) != 0) {
-		audit_not_measured(r, "rebuild", err, d);
-		goto out;
-	}
+	r->artifact_decisions = a->layout.artifact;
+	return 0;
+}
+
+/* Steps 4 and 5 done (audit_inputs_rebuild): the report keeps the
+ * rebuilt artifact, what an exec rebuild ran and the trainer ABI link. */
+static void
+keep_rebuilt(struct audit_run *a)
+{
+	struct audit_report *r = a->r;
+	struct audit_inputs *c = &a->c;
+
 	r->has_rebuilt = 1;
-	r->artifact_rebuilt = c.rb.digest;
+	r->artifact_rebuilt = c->rb.digest;
 	/* Not bit-identical: keep the rebuilt bytes for the record (a copy:
 	 * without memory it is not kept, which diff --store then says). */
 	if (!rba_digest_equal(&r->artifact_rebuilt, &r->artifact_pinned) &&
-	    c.rb.artifact != NULL &&
-	    (r->rebuilt_bytes = malloc(c.rb.artifact_len ? c.rb.artifact_len : 1)) != NULL) {
-		memcpy(r->rebuilt_bytes, c.rb.artifact, c.rb.artifact_len);
-		r->rebuilt_len = c.rb.artifact_len;
+	    c->rb.artifact != NULL &&
+	    (r->rebuilt_bytes = malloc(c->rb.artifact_len ? c->rb.artifact_len : 1)) != NULL) {
+		memcpy(r->rebuilt_bytes, c->rb.artifact, c->rb.artifact_len);
+		r->rebuilt_len = c->rb.artifact_len;
 	}
-	if (c.is_exec) {
+	if (c->is_exec) {
 		r->is_exec = 1;
-		r->exec_repository = strdup(c.pins->trainer.repository);
-		r->exec_command = strdup(c.xrun.argv_text);
-		memcpy(r->exec_commit, c.xrun.commit, 41);
-		memcpy(r->exec_tree, c.xrun.tree, 41);
-		r->exec_exit = c.xrun.sb.status;
-		r->exec_seconds = c.xrun.sb.seconds;
-		r->exec_stdout = c.xrun.sb.out_digest;
-		r->exec_stderr = c.xrun.sb.err_digest;
+		r->exec_repository = strdup(c->pins->trainer.repository);
+		r->exec_command = strdup(c->xrun.argv_text);
+		memcpy(r->exec_commit, c->xrun.commit, 41);
+		memcpy(r->exec_tree, c->xrun.tree, 41);
+		r->exec_exit = c->xrun.sb.status;
+		r->exec_seconds = c->xrun.sb.seconds;
+		r->exec_stdout = c->xrun.sb.out_digest;
+		r->exec_stderr = c->xrun.sb.err_digest;
 		r->oom |= r->exec_repository == NULL || r->exec_command == NULL;
 	}
-	r->val_accuracy = c.rb.report.final.val_acc;
-	r->val_loss = c.rb.report.final.val_loss;
-	abi_link(&c, r);
+	r->val_accuracy = c->rb.report.final.val_acc;
+	r->val_loss = c->rb.report.final.val_loss;
+	abi_link(c, r);
+}
 
-	/* A policy that cannot judge this sample is a question not asked
-	 * well, not an answer about the model. */
-	if ((c.pol->argmax && layout.scored_by == SAMPLE_SCORED_COLUMN) ||
-	    (!c.pol->argmax && c.stored.spec.positive == ENCODE_NO_POSITIVE)) {
-		err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "%s",
-			       c.pol->argmax
-				       ? "an argmax policy needs stored probability "
-					 "vectors, but the sample's scores came "
-					 "from a column"
-				       : "the policy decides by score bands, but the "
-					 "model has no positive class");
-		audit_not_measured(r, "policy", err, d);
-		goto out;
+/* A policy that cannot judge this sample is a question not asked well,
+ * not an answer about the model. */
+static int
+policy_fits(struct audit_run *a)
+{
+	const struct policy *pol = a->c.pol;
+
+	if (pol->argmax && a->layout.scored_by == SAMPLE_SCORED_COLUMN)
+		return rba_fail(a->d, RBA_E_SCHEMA, NULL, 0, 0, "%s",
+				"an argmax policy needs stored probability "
+				"vectors, but the sample's scores came "
+				"from a column");
+	if (!pol->argmax && a->c.stored.spec.positive == ENCODE_NO_POSITIVE)
+		return rba_fail(a->d, RBA_E_SCHEMA, NULL, 0, 0, "%s",
+				"the policy decides by score bands, but the "
+				"model has no positive class");
+	return 0;
+}
+
+/*
+ * A tampered sample, said as the artifact and the snapshot are: leading
+ * with what was tampered with.  The reason is the store's
+ * ("tampered: sample of version 'V' WHAT", store_sample_read) or the
+ * pass's own ("tampered: the case index ..."), and only its text says
+ * which: the store gives no other field to carry it.
+ */
+static void
+lead_with_sample(struct rba_detail *d, const char *version)
+{
+	char was[sizeof(d->reason)];
+	const char *rest = d->reason;
+
+	if (strncmp(rest, "tampered: ", 10) == 0)
+		rest += 10;
+	if (strncmp(rest, "sample of version '", 19) == 0) {
+		rest = strchr(rest + 19, '\'');
+		rest = rest != NULL ? rest + 1 : d->reason;
+		while (*rest == ' ')
+			rest++;
 	}
-	ts = rba_time_mono();
-	cannot = comparable(&c, &layout, why, sizeof(why));
-	if ((err = cmp_setup(&k, &c, &layout,
-			     o->max_listed ? o->max_listed : AUDIT_MAX_LISTED)) != 0) {
-		audit_not_measured(r, "sample", err, d);
-		goto out;
-	}
-	if (cannot == NULL) {
-		err = audit_pass_run(txn, version, &k, info.cases, r->threads,
-				     o->progress, o->progress_ctx, &total, d);
-	} else {
+	snprintf(was, sizeof(was), "%s", rest);
+	snprintf(d->reason, sizeof(d->reason),
+		 "tampered: the sample of version '%.128s': %.200s", version,
+		 was);
+}
+
+/*
+ * Step 6: every case scored with the rebuilt model, each chunk and the
+ * sample digest verified in the same pass (audit_pass_run).  A sample
+ * the rebuilt model cannot take is still read and verified.
+ */
+static int
+score_sample(struct audit_run *a)
+{
+	struct audit_report *r = a->r;
+	const struct audit_options *o = a->o;
+	struct audit_scorer *probe = NULL;
+	unsigned threads = r->threads;
+	double ts = rba_time_mono();
+	int err;
+
+	a->cannot = comparable(&a->c, &a->layout, a->why, sizeof(a->why));
+	if ((err = cmp_setup(&a->k, &a->c, &a->layout,
+			     o->max_listed ? o->max_listed : AUDIT_MAX_LISTED)) != 0)
+		return err;
+	if (a->cannot != NULL) {
 		/* Nothing to score, but the sample is still checked. */
-		total.bad = 1;
-		err = audit_pass_run(txn, version, &k, info.cases, 1,
-				     o->progress, o->progress_ctx, &total, d);
+		a->total.bad = 1;
+		threads = 1;
 	}
+	err = audit_pass_run(a->txn, a->version, &a->k, a->info.cases, threads,
+			     o->progress, o->progress_ctx, &a->total, a->d);
 	r->t_score = rba_time_mono() - ts;
-	r->t_scoring = total.busy;
+	r->t_scoring = a->total.busy;
 	if (err) {
-		if (err == RBA_E_TAMPERED && d != NULL) {
-			/* Lead with what was tampered with, as for the
-			 * artifact and the snapshot. */
-			char was[sizeof(d->reason)];
-			const char *rest = d->reason;
-			if (strncmp(rest, "tampered: ", 10) == 0)
-				rest += 10;
-			if (strncmp(rest, "sample of version '", 19) == 0) {
-				rest = strchr(rest + 19, '\'');
-				rest = rest != NULL ? rest + 1 : d->reason;
-				while (*rest == ' ')
-					rest++;
-			}
-			snprintf(was, sizeof(was), "%s", rest);
-			snprintf(d->reason, sizeof(d->reason),
-				 "tampered: the sample of version '%.128s': %.200s",
-				 version, was);
-		}
-		audit_tally_release(&total);
-		audit_not_measured(r, "sample", err, d);
-		goto out;
+		if (err == RBA_E_TAMPERED && a->d != NULL)
+			lead_with_sample(a->d, a->version);
+		audit_tally_release(&a->total);
+		return err;
 	}
 	r->sample_verified = 1;
-	{
-		struct audit_scorer *probe = NULL;
-		if (audit_scorer_new(&c.rebuilt, &probe, NULL) == 0)
-			r->sparse_scoring = audit_scorer_is_sparse(probe);
-		audit_scorer_free(probe);
-	}
-	if (cannot == NULL && total.bad)
-		cannot = total.bad_reason;
-	fill_sample(r, &total);
-	r->has_score_precision = layout.has_score_precision;
-	r->score_precision = layout.score_precision;
-	total.listed = NULL;
-	total.nlisted = 0;
-	decide(&c, r, cannot);
-	warnings(&c, r, &layout);
+	if (audit_scorer_new(&a->c.rebuilt, &probe, NULL) == 0)
+		r->sparse_scoring = audit_scorer_is_sparse(probe);
+	audit_scorer_free(probe);
+	return 0;
+}
+
+/* Steps 7 to 9: the tally kept, the verdict decided with every reason
+ * and warning, and its exit status. */
+static void
+judge(struct audit_run *a)
+{
+	struct audit_report *r = a->r;
+
+	if (a->cannot == NULL && a->total.bad)
+		a->cannot = a->total.bad_reason;
+	fill_sample(r, &a->total);
+	r->has_score_precision = a->layout.has_score_precision;
+	r->score_precision = a->layout.score_precision;
+	a->total.listed = NULL;
+	a->total.nlisted = 0;
+	decide(&a->c, r, a->cannot);
+	warnings(&a->c, r, &a->layout);
 	r->exit_status = audit_verdict_exit(r->verdict);
 	/* A yes under an ad hoc policy answers another question than the
 	 * version's declared one: it never exits 0. */
 	if (r->ad_hoc && r->exit_status == 0)
 		r->exit_status = 2;
-	err = 0;
-out:
-	store_txn_abort(txn);
-	r->t_verify = c.t_verify;
-	r->t_rebuild = c.t_rebuild;
-	r->t_total = rba_time_mono() - t0;
-	free(k.names);
-	free(k.band_name);
-	sample_layout_release(&layout);
-	store_sample_info_release(&info);
-	audit_inputs_release(&c);
+}
+
+/* The steps of audit.h in order, in a->txn; the first that fails makes
+ * the report not measured and ends the audit. */
+static int
+audit_steps(struct audit_run *a)
+{
+	int err;
+
+	/* 1, 2: the version, its pins, the policy in force; the artifact
+	 * and the snapshot verified; the run record they stand on */
+	if ((err = load_version(a)) != 0)
+		return err;
+	if ((err = check_run_record(a)) != 0)
+		return failed(a, "run record", err);
+	/* the sample, and the policy declared before it that judges it */
+	if ((err = load_sample(a)) != 0)
+		return failed(a, "sample", err);
+	if ((err = judging_policy(a->txn, &a->c, &a->info, a->r, a->d)) != 0)
+		return failed(a, "policy", err);
+	/* 3: the links */
+	if ((err = links(&a->c, a->r)) != 0)
+		return failed(a, "environment", err);
+	/* 4, 5: the rebuild, its digest against the pinned one */
+	if ((err = audit_inputs_rebuild(&a->c, a->d)) != 0)
+		return failed(a, "rebuild", err);
+	keep_rebuilt(a);
+	/* 6: every case scored, every chunk verified */
+	if ((err = policy_fits(a)) != 0)
+		return failed(a, "policy", err);
+	if ((err = score_sample(a)) != 0)
+		return failed(a, "sample", err);
+	/* 7 to 9: flips, the rules, the verdict */
+	judge(a);
+	return 0;
+}
+
+/*
+ * After the read transaction: what the steps held released, then the
+ * record appended in its own write transaction (unless there is nothing
+ * to record).  Returns the audit's error, else the record's.
+ */
+static int
+audit_finish(struct store *s, struct audit_run *a, int err)
+{
+	struct audit_report *r = a->r;
+	struct rba_detail *d = a->d;
+
+	store_txn_abort(a->txn);
+	r->t_verify = a->c.t_verify;
+	r->t_rebuild = a->c.t_rebuild;
+	r->t_total = rba_time_mono() - a->t0;
+	free(a->k.names);
+	free(a->k.band_name);
+	sample_layout_release(&a->layout);
+	store_sample_info_release(&a->info);
+	audit_inputs_release(&a->c);
 	if (err == 0 && (r->oom || !links_whole(r))) {
 		/* Out of memory part-way: no record that says less than was
 		 * found. */
 		err = rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "out of memory");
 		audit_not_measured(r, "memory", err, d);
-		record = 0;
+		a->record = 0;
 	}
-	if (record && !o->no_record) {
+	if (a->record && !a->o->no_record) {
 		struct rba_detail rd;
 		int rerr;
 		rba_detail_clear(&rd);
@@ -984,4 +1107,38 @@ out:
 		}
 	}
 	return err;
+}
+
+int
+audit_version(struct store *s, const char *version,
+	      const struct audit_options *o, struct audit_report *r,
+	      struct rba_detail *d)
+{
+	static const struct audit_options defaults;
+	struct audit_run a;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	memset(&a, 0, sizeof(a));
+	a.t0 = rba_time_mono();
+	a.version = version;
+	a.o = o != NULL ? o : &defaults;
+	a.r = r;
+	a.d = d;
+	a.record = 1;
+	r->version = strdup(version);
+	r->time = (int64_t)time(NULL);
+	r->threads = a.o->threads > 1 ? a.o->threads : 1;
+	if (r->threads > AUDIT_MAX_THREADS)
+		r->threads = AUDIT_MAX_THREADS;
+	if (r->version == NULL)
+		return RBA_E_NOMEM;
+
+	if ((err = store_txn_begin(s, 0, 0, &a.txn, d)) != 0) {
+		audit_not_measured(r, "store", err, d);
+		return err;
+	}
+	r->judged = 1;
+	err = audit_steps(&a);
+	return audit_finish(s, &a, err);
 }

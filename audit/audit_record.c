@@ -66,14 +66,11 @@ env_value(const char *text, const char *key)
 	return NULL;
 }
 
-void
-audit_report_json(const struct audit_report *r, struct rba_buf *b)
+/* The record opened: what it is, of which version and when, the
+ * verdict with its reasons and warnings, and what failed. */
+static void
+put_verdict(struct rba_buf *b, const struct audit_report *r)
 {
-	static const char *const libs[][2] = {
-		{ "libc", "lib.libc" },		{ "libsodium", "lib.libsodium" },
-		{ "libyaml", "lib.libyaml" }, { "lmdb", "lib.lmdb" },
-		{ "openblas", "lib.openblas" }, { "zstd", "lib.zstd" },
-	};
 	char when[32];
 
 	rba_time_utc(r->time, when);
@@ -90,7 +87,11 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	put_strv(b, r->warnings, r->nwarnings);
 	rba_buf_put(b, ", ", 2);
 	rba_json_kv_str(b, "error", r->error_what, 1);
+}
 
+static void
+put_digests(struct rba_buf *b, const struct audit_report *r)
+{
 	rba_json_put_key(b, "digests");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_digest(b, "artifact_pinned", &r->artifact_pinned, r->pins_text != NULL, 1);
@@ -102,21 +103,30 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	rba_json_kv_digest(b, "policy", &r->policy_digest, r->policy_text != NULL, 1);
 	rba_json_kv_digest(b, "config", &r->config_current, r->pins_text != NULL, 0);
 	rba_buf_put(b, "}, ", 3);
+}
 
+static void
+put_verified(struct rba_buf *b, const struct audit_report *r)
+{
 	rba_json_put_key(b, "verified");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_bool(b, "artifact", r->artifact_verified, 1);
 	rba_json_kv_bool(b, "snapshot", r->snapshot_verified, 1);
 	rba_json_kv_bool(b, "sample", r->sample_verified, 0);
 	rba_buf_put(b, "}, ", 3);
+}
 
+/* The policy that judged: since the declared-before rule, who
+ * judged and declared when. */
+static void
+put_policy(struct rba_buf *b, const struct audit_report *r)
+{
 	rba_json_put_key(b, "policy");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_digest(b, "digest", &r->policy_digest, r->policy_text != NULL, 1);
 	rba_json_kv_str(b, "source", r->policy_text == NULL ? NULL
 				: r->policy_from_version ? "version" : "option", 1);
 	rba_json_kv_str(b, "text", r->policy_text, 1);
-	/* Since the declared-before rule: who judged, declared when. */
 	rba_json_kv_str(b, "judged_by", r->policy_text == NULL ? NULL
 				   : r->judged_by == AUDIT_JUDGED_SAMPLE ? "sample"
 				   : r->judged_by == AUDIT_JUDGED_OPTION ? "option"
@@ -129,7 +139,11 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	}
 	rba_json_kv_bool(b, "ad_hoc", r->ad_hoc, 0);
 	rba_buf_put(b, "}, ", 3);
+}
 
+static void
+put_pins(struct rba_buf *b, const struct audit_report *r)
+{
 	rba_json_put_key(b, "pins");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_digest(b, "config_hash", &r->config_current, r->pins_text != NULL, 1);
@@ -137,10 +151,12 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 		      r->has_config_registered, 1);
 	rba_json_kv_str(b, "text", r->pins_text, 0);
 	rba_buf_put(b, "}, ", 3);
+}
 
-	rba_json_put_key(b, "links");
-	rba_buf_put_u8(b, '{');
-	put_link(b, "code_revision", &r->code_revision, 1);
+/* The trainer ABI link, with the ABI of each side. */
+static void
+put_abi_link(struct rba_buf *b, const struct audit_report *r)
+{
 	rba_json_put_key(b, "trainer_abi");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_str(b, "state", link_state(r->trainer_abi.state), 1);
@@ -150,6 +166,12 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	rba_json_kv_u64(b, "current", r->abi_current, 1);
 	rba_json_kv_str(b, "note", r->trainer_abi.note, 0);
 	rba_buf_put(b, "}, ", 3);
+}
+
+/* The environment link, with the fields that differ. */
+static void
+put_env_link(struct rba_buf *b, const struct audit_report *r)
+{
 	rba_json_put_key(b, "environment");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_str(b, "state", link_state(r->environment.state), 1);
@@ -168,16 +190,58 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 		rba_buf_put_u8(b, '}');
 	}
 	rba_buf_put(b, "]}, ", 4);
+}
+
+static void
+put_links(struct rba_buf *b, const struct audit_report *r)
+{
+	rba_json_put_key(b, "links");
+	rba_buf_put_u8(b, '{');
+	put_link(b, "code_revision", &r->code_revision, 1);
+	put_abi_link(b, r);
+	put_env_link(b, r);
 	put_link(b, "config", &r->config, 1);
 	put_link(b, "snapshot", &r->snapshot_link, 0);
 	rba_buf_put(b, "}, ", 3);
+}
 
+static void
+put_env_records(struct rba_buf *b, const struct audit_report *r)
+{
 	rba_json_put_key(b, "environment_records");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_str(b, "pinned", r->env_pinned_text, 1);
 	rba_json_kv_str(b, "current", r->env_current_text, 0);
 	rba_buf_put(b, "}, ", 3);
+}
 
+/* The flipped cases listed, in stored order. */
+static void
+put_flips(struct rba_buf *b, const struct audit_report *r)
+{
+	rba_json_put_key(b, "flipped_cases");
+	rba_buf_put_u8(b, '[');
+	for (size_t i = 0; i < r->nlisted; i++) {
+		const struct audit_flip *f = &r->listed[i];
+		if (i)
+			rba_buf_put(b, ", ", 2);
+		rba_buf_put_u8(b, '{');
+		rba_json_kv_str(b, "id", f->id, 1);
+		rba_json_kv_num(b, "stored_score", f->stored_score, 1);
+		rba_json_kv_num(b, "rebuilt_score", f->rebuilt_score, 1);
+		rba_json_kv_str(b, "stored_decision", f->stored_decision, 1);
+		rba_json_kv_str(b, "rebuilt_decision", f->rebuilt_decision, 1);
+		rba_json_kv_num(b, "margin", f->margin, 1);
+		rba_json_kv_num(b, "rebuilt_margin", f->rebuilt_margin, 1);
+		rba_json_kv_num(b, "edge", f->edge, 0);
+		rba_buf_put_u8(b, '}');
+	}
+	rba_buf_put_u8(b, ']');
+}
+
+static void
+put_sample(struct rba_buf *b, const struct audit_report *r)
+{
 	rba_json_put_key(b, "sample");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_u64(b, "cases", r->cases, 1);
@@ -197,25 +261,13 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	rba_json_kv_u64(b, "weak_band_cases", r->weak_band_cases, 1);
 	rba_json_kv_u64(b, "policy_disagreements", r->policy_disagreements, 1);
 	rba_json_kv_u64(b, "flipped_listed", r->nlisted, 1);
-	rba_json_put_key(b, "flipped_cases");
-	rba_buf_put_u8(b, '[');
-	for (size_t i = 0; i < r->nlisted; i++) {
-		const struct audit_flip *f = &r->listed[i];
-		if (i)
-			rba_buf_put(b, ", ", 2);
-		rba_buf_put_u8(b, '{');
-		rba_json_kv_str(b, "id", f->id, 1);
-		rba_json_kv_num(b, "stored_score", f->stored_score, 1);
-		rba_json_kv_num(b, "rebuilt_score", f->rebuilt_score, 1);
-		rba_json_kv_str(b, "stored_decision", f->stored_decision, 1);
-		rba_json_kv_str(b, "rebuilt_decision", f->rebuilt_decision, 1);
-		rba_json_kv_num(b, "margin", f->margin, 1);
-		rba_json_kv_num(b, "rebuilt_margin", f->rebuilt_margin, 1);
-		rba_json_kv_num(b, "edge", f->edge, 0);
-		rba_buf_put_u8(b, '}');
-	}
-	rba_buf_put(b, "]}, ", 4);
+	put_flips(b, r);
+	rba_buf_put(b, "}, ", 3);
+}
 
+static void
+put_rebuild(struct rba_buf *b, const struct audit_report *r)
+{
 	rba_json_put_key(b, "rebuild");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_num(b, "validation_accuracy", r->has_rebuilt ? r->val_accuracy : NAN, 1);
@@ -224,27 +276,42 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 					      : NULL, 1);
 	rba_json_kv_u64(b, "threads", r->threads, 0);
 	rba_buf_put(b, "}, ", 3);
+}
 
-	if (r->is_exec && r->exec_command != NULL) {
-		/* An exec version's rebuild: what ran, in which sandbox, how
-		 * it ended (only such records have this member). */
-		rba_json_put_key(b, "trainer");
-		rba_buf_put_u8(b, '{');
-		rba_json_kv_str(b, "kind", "exec", 1);
-		rba_json_kv_str(b, "repository", r->exec_repository, 1);
-		rba_json_kv_str(b, "commit", r->exec_commit, 1);
-		rba_json_kv_str(b, "tree", r->exec_tree, 1);
-		rba_json_put_key(b, "command");
-		rba_buf_put(b, r->exec_command, strlen(r->exec_command));
-		rba_buf_put(b, ", ", 2);
-		rba_json_kv_str(b, "sandbox", sandbox_name(), 1);
-		rba_json_kv_str(b, "sandbox_profile", sandbox_description(), 1);
-		rba_json_kv_u64(b, "exit_status", (uint64_t)r->exec_exit, 1);
-		rba_json_kv_num(b, "seconds", r->exec_seconds, 1);
-		rba_json_kv_digest(b, "stdout_sha256", &r->exec_stdout, 1, 1);
-		rba_json_kv_digest(b, "stderr_sha256", &r->exec_stderr, 1, 0);
-		rba_buf_put(b, "}, ", 3);
-	}
+static void
+put_exec_trainer(struct rba_buf *b, const struct audit_report *r)
+{
+	if (!r->is_exec || r->exec_command == NULL)
+		return;
+	/* An exec version's rebuild: what ran, in which sandbox, how
+	 * it ended (only such records have this member). */
+	rba_json_put_key(b, "trainer");
+	rba_buf_put_u8(b, '{');
+	rba_json_kv_str(b, "kind", "exec", 1);
+	rba_json_kv_str(b, "repository", r->exec_repository, 1);
+	rba_json_kv_str(b, "commit", r->exec_commit, 1);
+	rba_json_kv_str(b, "tree", r->exec_tree, 1);
+	rba_json_put_key(b, "command");
+	rba_buf_put(b, r->exec_command, strlen(r->exec_command));
+	rba_buf_put(b, ", ", 2);
+	rba_json_kv_str(b, "sandbox", sandbox_name(), 1);
+	rba_json_kv_str(b, "sandbox_profile", sandbox_description(), 1);
+	rba_json_kv_u64(b, "exit_status", (uint64_t)r->exec_exit, 1);
+	rba_json_kv_num(b, "seconds", r->exec_seconds, 1);
+	rba_json_kv_digest(b, "stdout_sha256", &r->exec_stdout, 1, 1);
+	rba_json_kv_digest(b, "stderr_sha256", &r->exec_stderr, 1, 0);
+	rba_buf_put(b, "}, ", 3);
+}
+
+/* This tool, and the libraries of the current environment record. */
+static void
+put_tool(struct rba_buf *b, const struct audit_report *r)
+{
+	static const char *const libs[][2] = {
+		{ "libc", "lib.libc" },		{ "libsodium", "lib.libsodium" },
+		{ "libyaml", "lib.libyaml" }, { "lmdb", "lib.lmdb" },
+		{ "openblas", "lib.openblas" }, { "zstd", "lib.zstd" },
+	};
 
 	rba_json_put_key(b, "tool");
 	rba_buf_put_u8(b, '{');
@@ -261,7 +328,11 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 		free(v);
 	}
 	rba_buf_put(b, "}}, ", 4);
+}
 
+static void
+put_timings(struct rba_buf *b, const struct audit_report *r)
+{
 	rba_json_put_key(b, "timings");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_num(b, "verify_s", r->t_verify, 1);
@@ -270,6 +341,23 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 	rba_json_kv_num(b, "scoring_s", r->t_scoring, 1);
 	rba_json_kv_num(b, "total_s", r->t_total, 0);
 	rba_buf_put(b, "}}", 2);
+}
+
+void
+audit_report_json(const struct audit_report *r, struct rba_buf *b)
+{
+	put_verdict(b, r);
+	put_digests(b, r);
+	put_verified(b, r);
+	put_policy(b, r);
+	put_pins(b, r);
+	put_links(b, r);
+	put_env_records(b, r);
+	put_sample(b, r);
+	put_rebuild(b, r);
+	put_exec_trainer(b, r);
+	put_tool(b, r);
+	put_timings(b, r);
 }
 
 int

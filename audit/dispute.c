@@ -1269,9 +1269,10 @@ dispute_report_format(const struct dispute_report *r)
 	return r->why.has_statements ? 3 : 2;
 }
 
-void
-dispute_report_json(const struct dispute_report *r, int with_inputs,
-		    struct rba_buf *b)
+/* The record opened: what it is, the case, the answer with its
+ * reasons and warnings. */
+static void
+put_answer(struct rba_buf *b, const struct dispute_report *r)
 {
 	int f = dispute_report_format(r);
 
@@ -1296,6 +1297,12 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 	if (r->contradiction != NULL)
 		rba_json_put_str(b, r->contradiction);
 	rba_buf_put(b, "], ", 3);
+}
+
+/* The stored and the rebuilt scores and decisions, and the margins. */
+static void
+put_scores(struct rba_buf *b, const struct dispute_report *r)
+{
 	rba_json_put_key(b, "stored");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_num(b, "score", r->stored_score, 1);
@@ -1322,6 +1329,12 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 	rba_json_kv_num(b, "margin", r->margin, 1);
 	rba_json_kv_num(b, "rebuilt_margin", r->rebuilt_margin, 1);
 	rba_json_kv_num(b, "edge", r->edge, 1);
+}
+
+/* The standing the answer rests on, the digests, the policy. */
+static void
+put_standing(struct rba_buf *b, const struct dispute_report *r)
+{
 	rba_json_put_key(b, "standing");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_str(b, "verdict", audit_verdict_name(r->verdict), 1);
@@ -1342,17 +1355,27 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 	rba_json_kv_digest(b, "sample_policy", &r->sample_policy, r->has_sample_policy, 0);
 	rba_buf_put(b, "}, ", 3);
 	rba_json_kv_str(b, "policy_text", r->policy_text, 1);
-	if (with_inputs) {
-		rba_json_put_key(b, "inputs");
-		rba_buf_put_u8(b, '{');
-		for (uint32_t i = 0; i < r->ncols; i++) {
-			if (i)
-				rba_buf_put(b, ", ", 2);
-			rba_json_put_key(b, r->names[i]);
-			rba_json_put_str(b, r->values[i]);
-		}
-		rba_buf_put(b, "}, ", 3);
+}
+
+/* The case's inputs, column by column. */
+static void
+put_inputs(struct rba_buf *b, const struct dispute_report *r)
+{
+	rba_json_put_key(b, "inputs");
+	rba_buf_put_u8(b, '{');
+	for (uint32_t i = 0; i < r->ncols; i++) {
+		if (i)
+			rba_buf_put(b, ", ", 2);
+		rba_json_put_key(b, r->names[i]);
+		rba_json_put_str(b, r->values[i]);
 	}
+	rba_buf_put(b, "}, ", 3);
+}
+
+/* Which artifact scored the case and why, and the explanation. */
+static void
+put_scoring(struct rba_buf *b, const struct dispute_report *r)
+{
 	rba_json_put_key(b, "scoring");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_str(b, "artifact", r->rebuilt ? "rebuilt" : "stored", 1);
@@ -1366,6 +1389,11 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 	rba_json_put_key(b, "explanation");
 	dispute_explanation_json(&r->why, b);
 	rba_buf_put(b, ", ", 2);
+}
+
+static void
+put_timings(struct rba_buf *b, const struct dispute_report *r)
+{
 	rba_json_put_key(b, "timings");
 	rba_buf_put_u8(b, '{');
 	rba_json_kv_num(b, "verify_s", r->t_verify, 1);
@@ -1374,6 +1402,19 @@ dispute_report_json(const struct dispute_report *r, int with_inputs,
 	rba_json_kv_num(b, "explain_s", r->t_explain, 1);
 	rba_json_kv_num(b, "total_s", r->t_total, 0);
 	rba_buf_put(b, "}}", 2);
+}
+
+void
+dispute_report_json(const struct dispute_report *r, int with_inputs,
+		    struct rba_buf *b)
+{
+	put_answer(b, r);
+	put_scores(b, r);
+	put_standing(b, r);
+	if (with_inputs)
+		put_inputs(b, r);
+	put_scoring(b, r);
+	put_timings(b, r);
 }
 
 /* ---- reason statements ------------------------------------------------ */

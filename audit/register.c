@@ -288,254 +288,342 @@ keep_run(struct store_txn *txn, struct register_result *out,
 			     rba_time_mono() - t0, d);
 }
 
-int
-register_version(struct store *s, const struct register_request *rq,
-		 struct register_result *out, struct rba_detail *d)
-{
-	const struct pins *in = rq->pins;
-	struct register_provenance pv;
-	struct store_version v;
-	struct store_txn *txn = NULL;
+/* What register_version holds from its first step to its last. */
+struct reg_run {
+	struct store *s;
+	const struct register_request *rq;
+	const struct pins *in;
+	struct register_result *out;
+	struct rba_detail *d;
 	struct rba_buf env, canon, prov;
-	uint8_t *art = NULL, *snap = NULL;
-	size_t art_len = 0, snap_len = 0;
-	char hex[RBA_DIGEST_TEXT_LEN + 1], hex2[RBA_DIGEST_TEXT_LEN + 1];
 	struct rba_digest art_digest, env_digest;
-	struct artifact decoded;
+	uint8_t *art, *snap; /* the artifact file, the snapshot */
+	size_t art_len, snap_len;
 	uint32_t abi;
-	double t0 = rba_time_mono();
+	double t0;
+	struct store_txn *txn;
+	struct store_version v;
+};
+
+/* The environment record of this machine, or of an exec trainer's
+ * sandbox with its declared packages and variables (exec/exec.h). */
+static int
+capture_env(struct reg_run *a)
+{
+	const struct pins *in = a->in;
 	int err;
 
-	memset(out, 0, sizeof(*out));
-	memset(&v, 0, sizeof(v));
-	memset(&pv, 0, sizeof(pv));
-	rba_buf_init(&env);
-	rba_buf_init(&canon);
-	rba_buf_init(&prov);
-	out->pins = policy_pins_dup(in);
-	if (out->pins == NULL)
-		return RBA_E_NOMEM;
-	policy_pins_config_hash(in, &out->config);
-	out->is_exec = policy_pins_is_exec(in);
-	/* An exec trainer's environment is the record of its sandbox and
-	 * its declared packages and variables (exec/exec.h). */
-	err = out->is_exec ? exec_envrec(in, &env, d)
-			   : envrec_capture(in->determinism.mode,
-					    in->determinism.threads, &env);
+	err = a->out->is_exec ? exec_envrec(in, &a->env, a->d)
+			      : envrec_capture(in->determinism.mode,
+					       in->determinism.threads, &a->env);
 	if (err)
-		goto out;
-	envrec_digest((const char *)env.p, env.len, &env_digest);
+		return err;
+	envrec_digest((const char *)a->env.p, a->env.len, &a->env_digest);
+	return 0;
+}
 
-	if (rq->artifact_path != NULL) {
-		memset(&decoded, 0, sizeof(decoded));
-		err = rba_file_read(rq->artifact_path, ARTIFACT_MAX_BYTES, &art,
-				    &art_len, d);
+/* The artifact given with --artifact, read and decoded for its ABI. */
+static int
+read_artifact(struct reg_run *a)
+{
+	struct rba_detail *d = a->d;
+	struct artifact decoded;
+	int err;
+
+	memset(&decoded, 0, sizeof(decoded));
+	err = rba_file_read(a->rq->artifact_path, ARTIFACT_MAX_BYTES, &a->art,
+			    &a->art_len, d);
+	if (err)
+		return err;
+	/* An exec trainer's artifact is its own format, taken as
+	 * bytes: its audit rebuilds it and compares the digests. */
+	err = a->out->is_exec ? 0 : artifact_decode(a->art, a->art_len, &decoded, d);
+	if (err) {
+		if (d != NULL)
+			snprintf(d->file, sizeof(d->file), "%s", a->rq->artifact_path);
+		return err;
+	}
+	a->abi = decoded.abi;
+	artifact_release(&decoded);
+	rba_digest_bytes(a->art, a->art_len, &a->art_digest);
+	return 0;
+}
+
+/* The artifact trained here from the pinned snapshot: the builtin
+ * trainer, or the exec one in its sandbox. */
+static int
+train_artifact(struct reg_run *a)
+{
+	const struct pins *in = a->in;
+	struct register_result *out = a->out;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	int err;
+
+	if ((err = declared_check(in, &a->env_digest, a->d)) != 0)
+		return err;
+	err = load_snapshot(a->s, in, &a->snap, &a->snap_len, a->d);
+	if (err)
+		return err;
+	rba_digest_format(&in->snapshot, hex);
+	if (out->is_exec) {
+		err = exec_train(in, a->snap, a->snap_len, in->train.seed,
+				 in->determinism.threads, &out->exec, a->d);
 		if (err)
-			goto out;
-		/* An exec trainer's artifact is its own format, taken as
-		 * bytes: its audit rebuilds it and compares the digests. */
-		err = out->is_exec ? 0 : artifact_decode(art, art_len, &decoded, d);
-		if (err) {
-			if (d != NULL)
-				snprintf(d->file, sizeof(d->file), "%s", rq->artifact_path);
-			goto out;
-		}
-		abi = decoded.abi;
-		artifact_release(&decoded);
-		rba_digest_bytes(art, art_len, &art_digest);
+			return err;
+		out->rebuild.artifact = out->exec.artifact;
+		out->rebuild.artifact_len = out->exec.artifact_len;
+		out->rebuild.digest = out->exec.digest;
+		out->exec.artifact = NULL;
 	} else {
-		if ((err = declared_check(in, &env_digest, d)) != 0)
-			goto out;
-		err = load_snapshot(s, in, &snap, &snap_len, d);
-		if (err)
-			goto out;
-		rba_digest_format(&in->snapshot, hex);
-		if (out->is_exec) {
-			err = exec_train(in, snap, snap_len, in->train.seed,
-					 in->determinism.threads, &out->exec, d);
-			if (err)
-				goto out;
-			out->rebuild.artifact = out->exec.artifact;
-			out->rebuild.artifact_len = out->exec.artifact_len;
-			out->rebuild.digest = out->exec.digest;
-			out->exec.artifact = NULL;
-		} else {
-			err = rebuild_from_snapshot(in, in->trainer_abi, snap,
-						    snap_len, hex, rq->progress,
-						    &out->rebuild, d);
-		}
-		if (err)
-			goto out;
-		abi = out->rebuild.abi;
-		art_digest = out->rebuild.digest;
-		out->trained = 1;
+		err = rebuild_from_snapshot(in, in->trainer_abi, a->snap,
+					    a->snap_len, hex, a->rq->progress,
+					    &out->rebuild, a->d);
 	}
-	if (in->has_artifact && !rba_digest_equal(&in->artifact, &art_digest)) {
-		rba_digest_format(&in->artifact, hex);
-		rba_digest_format(&art_digest, hex2);
-		rba_detail_key(d, "artifact");
-		err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
-			       out->trained ? "the pins name artifact %s but training gives %s "
-					      "(register the deployed artifact with --artifact)"
-					    : "the pins name artifact %s but the file is %s",
-			       hex, hex2);
-		goto out;
-	}
-	out->artifact = art_digest;
-	out->pins->trainer_abi = abi;
+	if (err)
+		return err;
+	a->abi = out->rebuild.abi;
+	a->art_digest = out->rebuild.digest;
+	out->trained = 1;
+	return 0;
+}
+
+/* Pins that name an artifact name the one registered. */
+static int
+check_pinned_artifact(struct reg_run *a)
+{
+	const struct pins *in = a->in;
+	char hex[RBA_DIGEST_TEXT_LEN + 1], hex2[RBA_DIGEST_TEXT_LEN + 1];
+
+	if (!in->has_artifact || rba_digest_equal(&in->artifact, &a->art_digest))
+		return 0;
+	rba_digest_format(&in->artifact, hex);
+	rba_digest_format(&a->art_digest, hex2);
+	rba_detail_key(a->d, "artifact");
+	return rba_fail(a->d, RBA_E_SCHEMA, NULL, 0, 0,
+			a->out->trained
+				? "the pins name artifact %s but training gives %s "
+				  "(register the deployed artifact with --artifact)"
+				: "the pins name artifact %s but the file is %s",
+			hex, hex2);
+}
+
+/* The version's pins filled in and made canonical, and the provenance
+ * of a training done here encoded. */
+static int
+fill_pins(struct reg_run *a)
+{
+	const struct pins *in = a->in;
+	struct register_result *out = a->out;
+	struct register_provenance pv;
+	int err;
+
+	out->artifact = a->art_digest;
+	out->pins->trainer_abi = a->abi;
 	out->pins->has_artifact = 1;
-	out->pins->artifact = art_digest;
+	out->pins->artifact = a->art_digest;
 	/* Declared values stay (an artifact built elsewhere keeps what its
 	 * pins say, and an audit here names what differs); only a value the
 	 * pins leave out is this build's and this machine's. */
 	if (!out->pins->has_environment) {
 		out->pins->has_environment = 1;
-		out->pins->environment = env_digest;
+		out->pins->environment = a->env_digest;
 	}
 	if (out->pins->code_revision == NULL &&
 	    (err = set_str(&out->pins->code_revision,
 			   out->is_exec ? in->trainer.revision
 					: envrec_code_revision())) != 0)
-		goto out;
-	policy_pins_canonical(out->pins, &canon);
-	if ((err = rba_buf_status(&canon)) != 0 || (err = rba_buf_status(&env)) != 0)
-		goto out;
-	out->pins_text = strdup(rba_buf_cstr(&canon));
-	if (out->pins_text == NULL) {
-		err = RBA_E_NOMEM;
-		goto out;
-	}
-	if (out->trained) {
-		pv.config = out->config;
-		pv.snapshot = in->snapshot;
-		pv.trainer_abi = abi;
-		pv.environment = env_digest;
-		snprintf(pv.code_revision, sizeof(pv.code_revision), "%s",
-			 out->is_exec ? in->trainer.revision
-				      : envrec_code_revision());
-		prov_encode(&prov, &pv);
-		if ((err = rba_buf_status(&prov)) != 0)
-			goto out;
-	}
+		return err;
+	policy_pins_canonical(out->pins, &a->canon);
+	if ((err = rba_buf_status(&a->canon)) != 0 ||
+	    (err = rba_buf_status(&a->env)) != 0)
+		return err;
+	out->pins_text = strdup(rba_buf_cstr(&a->canon));
+	if (out->pins_text == NULL)
+		return RBA_E_NOMEM;
+	if (!out->trained)
+		return 0;
+	memset(&pv, 0, sizeof(pv));
+	pv.config = out->config;
+	pv.snapshot = in->snapshot;
+	pv.trainer_abi = a->abi;
+	pv.environment = a->env_digest;
+	snprintf(pv.code_revision, sizeof(pv.code_revision), "%s",
+		 out->is_exec ? in->trainer.revision : envrec_code_revision());
+	prov_encode(&a->prov, &pv);
+	return rba_buf_status(&a->prov);
+}
 
-	err = store_txn_begin(s, 1, out->trained ? out->rebuild.artifact_len : art_len,
-			      &txn, d);
+/*
+ * --replace of a registered version old, in the version's transaction:
+ * its policy kept (or, when another is given, declared for the sample
+ * that may still need it), its provenance kept for the same artifact,
+ * and the replacement's history record appended.
+ */
+static int
+replace_old(struct reg_run *a, const struct store_version *old)
+{
+	const struct register_request *rq = a->rq;
+	struct register_result *out = a->out;
+	struct store_version *v = &a->v;
+	struct rba_buf rec;
+	int err;
+
+	/* A policy given replaces the old one, which the kept
+	 * sample may still need (declared.h). */
+	if (rq->policy != NULL && old->has_policy &&
+	    !rba_digest_equal(&old->policy_digest, &rq->policy->digest)) {
+		struct policy *op = NULL;
+		err = policy_parse(old->policy_text, strlen(old->policy_text),
+				   "the version's policy", &op, a->d);
+		if (err == 0)
+			err = declared_policy_keep(a->txn, op, a->d);
+		policy_free(op);
+		if (err)
+			return err;
+	}
+	/* The policy stays unless another is given. */
+	if (rq->policy == NULL && old->has_policy) {
+		v->has_policy = 1;
+		out->kept_policy_text = strdup(old->policy_text);
+		v->policy_text = out->kept_policy_text;
+		v->policy_digest = old->policy_digest;
+		out->policy_kept = 1;
+		if (v->policy_text == NULL)
+			return RBA_E_NOMEM;
+	}
+	if (!out->trained &&
+	    (err = prov_kept(a->txn, old, &a->art_digest, &a->prov, a->d)) != 0)
+		return err;
+	out->replaced = 1;
+	out->old_artifact = old->artifact;
+	out->had_sample = old->has_sample || old->sample_err != 0;
+	if (old->has_sample && old->sample.columns != NULL) {
+		struct sample_layout l;
+		if (sample_layout_parse(old->sample.columns,
+					strlen(old->sample.columns), &l, NULL) == 0) {
+			out->has_sample_artifact = 1;
+			out->sample_artifact = l.artifact;
+			sample_layout_release(&l);
+		}
+	}
+	rba_buf_init(&rec);
+	replace_record(&rec, a->in->version, v->registered_at, old, v,
+		       out->policy_kept, out->had_sample);
+	err = rba_buf_status(&rec);
+	if (err == 0)
+		err = store_history_append(a->txn, a->in->version,
+					   v->registered_at, rec.p, rec.len,
+					   NULL, NULL, a->d);
+	rba_buf_release(&rec);
+	return err;
+}
+
+/*
+ * The write transaction of the registration: the artifact blob, the
+ * version record (a replaced one's steps first), the run record of a
+ * training, committed together.
+ */
+static int
+store_registration(struct reg_run *a)
+{
+	const struct register_request *rq = a->rq;
+	const struct pins *in = a->in;
+	struct register_result *out = a->out;
+	struct store_version *v = &a->v;
+	int err;
+
+	err = store_txn_begin(a->s, 1,
+			      out->trained ? out->rebuild.artifact_len : a->art_len,
+			      &a->txn, a->d);
 	if (err)
-		goto out;
+		return err;
 	/* The provenance goes with the version, never the blob: the bytes
 	 * may be another version's too, and a blob's meta of an earlier
 	 * store stays for the version it serves (register.h). */
-	err = store_blob_put(txn, STORE_BLOB_ARTIFACT,
-			     out->trained ? out->rebuild.artifact : art,
-			     out->trained ? out->rebuild.artifact_len : art_len,
-			     in->version, NULL, 0, &art_digest, NULL, d);
+	err = store_blob_put(a->txn, STORE_BLOB_ARTIFACT,
+			     out->trained ? out->rebuild.artifact : a->art,
+			     out->trained ? out->rebuild.artifact_len : a->art_len,
+			     in->version, NULL, 0, &a->art_digest, NULL, a->d);
 	if (err)
-		goto out;
-	v.name = in->version;
-	v.pins_text = out->pins_text;
-	v.env_text = (char *)rba_buf_cstr(&env);
-	v.registered_at = (int64_t)time(NULL);
-	v.artifact = art_digest;
-	v.snapshot = in->snapshot;
+		return err;
+	v->name = in->version;
+	v->pins_text = out->pins_text;
+	v->env_text = (char *)rba_buf_cstr(&a->env);
+	v->registered_at = (int64_t)time(NULL);
+	v->artifact = a->art_digest;
+	v->snapshot = in->snapshot;
 	if (rq->policy != NULL) {
-		v.has_policy = 1;
-		v.policy_text = rq->policy->text;
-		v.policy_digest = rq->policy->digest;
+		v->has_policy = 1;
+		v->policy_text = rq->policy->text;
+		v->policy_digest = rq->policy->digest;
 	}
 	if (rq->replace) {
 		struct store_version old;
-		int gerr = store_version_get(txn, in->version, &old, d);
-		if (gerr != 0 && gerr != RBA_E_NOTFOUND) {
-			err = gerr;
-			goto out;
-		}
+		int gerr = store_version_get(a->txn, in->version, &old, a->d);
+		if (gerr != 0 && gerr != RBA_E_NOTFOUND)
+			return gerr;
 		if (gerr == 0) {
-			struct rba_buf rec;
-			/* A policy given replaces the old one, which the kept
-			 * sample may still need (declared.h). */
-			if (rq->policy != NULL && old.has_policy &&
-			    !rba_digest_equal(&old.policy_digest, &rq->policy->digest)) {
-				struct policy *op = NULL;
-				err = policy_parse(old.policy_text,
-						   strlen(old.policy_text),
-						   "the version's policy", &op, d);
-				if (err == 0)
-					err = declared_policy_keep(txn, op, d);
-				policy_free(op);
-				if (err) {
-					store_version_release(&old);
-					goto out;
-				}
-			}
-			/* The policy stays unless another is given. */
-			if (rq->policy == NULL && old.has_policy) {
-				v.has_policy = 1;
-				out->kept_policy_text = strdup(old.policy_text);
-				v.policy_text = out->kept_policy_text;
-				v.policy_digest = old.policy_digest;
-				out->policy_kept = 1;
-				if (v.policy_text == NULL) {
-					store_version_release(&old);
-					err = RBA_E_NOMEM;
-					goto out;
-				}
-			}
-			if (!out->trained &&
-			    (err = prov_kept(txn, &old, &art_digest, &prov, d)) != 0) {
-				store_version_release(&old);
-				goto out;
-			}
-			out->replaced = 1;
-			out->old_artifact = old.artifact;
-			out->had_sample = old.has_sample || old.sample_err != 0;
-			if (old.has_sample && old.sample.columns != NULL) {
-				struct sample_layout l;
-				if (sample_layout_parse(old.sample.columns,
-							strlen(old.sample.columns),
-							&l, NULL) == 0) {
-					out->has_sample_artifact = 1;
-					out->sample_artifact = l.artifact;
-					sample_layout_release(&l);
-				}
-			}
-			rba_buf_init(&rec);
-			replace_record(&rec, in->version, v.registered_at, &old,
-				       &v, out->policy_kept, out->had_sample);
+			err = replace_old(a, &old);
 			store_version_release(&old);
-			err = rba_buf_status(&rec);
-			if (err == 0)
-				err = store_history_append(txn, in->version,
-							   v.registered_at,
-							   rec.p, rec.len, NULL,
-							   NULL, d);
-			rba_buf_release(&rec);
 			if (err)
-				goto out;
+				return err;
 		}
 	}
-	v.has_meta = 1;
-	v.meta = prov.len > 0 ? prov.p : NULL;
-	v.meta_len = prov.len;
-	err = store_version_put(txn, &v, rq->replace, d);
+	v->has_meta = 1;
+	v->meta = a->prov.len > 0 ? a->prov.p : NULL;
+	v->meta_len = a->prov.len;
+	err = store_version_put(a->txn, v, rq->replace, a->d);
 	if (err == RBA_E_EXISTS) {
-		rba_detail_key(d, in->version);
-		rba_fail(d, err, NULL, 0, 0,
+		rba_detail_key(a->d, in->version);
+		rba_fail(a->d, err, NULL, 0, 0,
 			 "version '%s' is already registered (--replace replaces it)",
 			 in->version);
 	}
 	if (err == 0 && out->trained)
-		err = keep_run(txn, out, &env_digest, v.registered_at, t0, d);
+		err = keep_run(a->txn, out, &a->env_digest, v->registered_at,
+			       a->t0, a->d);
 	if (err)
-		goto out;
-	err = store_txn_commit(txn, d);
-	txn = NULL;
-out:
-	store_txn_abort(txn);
-	free(art);
-	free(snap);
-	rba_buf_release(&env);
-	rba_buf_release(&canon);
-	rba_buf_release(&prov);
+		return err;
+	err = store_txn_commit(a->txn, a->d);
+	a->txn = NULL;
+	return err;
+}
+
+int
+register_version(struct store *s, const struct register_request *rq,
+		 struct register_result *out, struct rba_detail *d)
+{
+	struct reg_run a;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	memset(&a, 0, sizeof(a));
+	a.t0 = rba_time_mono();
+	a.s = s;
+	a.rq = rq;
+	a.in = rq->pins;
+	a.out = out;
+	a.d = d;
+	rba_buf_init(&a.env);
+	rba_buf_init(&a.canon);
+	rba_buf_init(&a.prov);
+	out->pins = policy_pins_dup(a.in);
+	if (out->pins == NULL)
+		return RBA_E_NOMEM;
+	policy_pins_config_hash(a.in, &out->config);
+	out->is_exec = policy_pins_is_exec(a.in);
+	if ((err = capture_env(&a)) == 0 &&
+	    (err = rq->artifact_path != NULL ? read_artifact(&a)
+					     : train_artifact(&a)) == 0 &&
+	    (err = check_pinned_artifact(&a)) == 0 &&
+	    (err = fill_pins(&a)) == 0)
+		err = store_registration(&a);
+	store_txn_abort(a.txn);
+	free(a.art);
+	free(a.snap);
+	rba_buf_release(&a.env);
+	rba_buf_release(&a.canon);
+	rba_buf_release(&a.prov);
 	if (err)
 		register_result_release(out);
 	return err;

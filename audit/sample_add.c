@@ -411,36 +411,47 @@ at_case(struct add_state *st, uint32_t i, struct rba_detail *d)
 	return 0;
 }
 
-/* Scores, decides, encodes and stores the pending rows. */
+/* The decision of pending row i with the given scores: the decision
+ * column's, else the policy's (NULL: the policy gives none).  pv is
+ * room for SAMPLE_MAX_SCORES numbers. */
+static const char *
+row_decision(struct add_state *st, const double *scores, uint32_t i,
+	     double *pv)
+{
+	const struct sample_layout *l = &st->layout;
+	uint32_t C = l->nclasses;
+
+	if (l->decision_col >= 0)
+		return btext(&st->b, i, (uint32_t)l->decision_col);
+	if (st->pol->argmax) {
+		for (uint32_t k = 0; k < C; k++)
+			pv[k] = scores[(size_t)i * C + k];
+		size_t top = policy_decide_argmax(st->pol, pv, C, NULL);
+		return top < C ? l->classes[top] : NULL;
+	}
+	return policy_decide(st->pol, l->scored_by == SAMPLE_SCORED_MODEL
+					      ? scores[(size_t)i * C + l->positive]
+					      : scores[i],
+			     NULL);
+}
+
+/* The scores and the decision of every pending row into the chunk,
+ * each decision counted for the summary. */
 static int
-flush_chunk(struct add_state *st, struct rba_detail *d)
+decide_rows(struct add_state *st, struct rba_detail *d)
 {
 	struct builder *b = &st->b;
 	const struct sample_layout *l = &st->layout;
 	struct sample_chunk *c = &b->chunk;
-	struct sample_chunk_mem *m;
-	uint32_t n = b->n, C = l->nclasses, bad = 0;
-	double *scores;
+	struct sample_chunk_mem *m = c->mem;
+	uint32_t C = l->nclasses;
+	double *scores = m->scores;
 	double pv[SAMPLE_MAX_SCORES];
 	int err;
 
-	if (n == 0)
-		return 0;
-	if ((err = builder_view(b)) != 0)
-		return err;
-	m = c->mem;
-	if (sample_mem_ensure(&b->probs, &b->cap_probs, (size_t)n * C, sizeof(float)))
-		return RBA_E_NOMEM;
-	err = audit_scorer_run(st->sc, c, b->probs, &bad, d);
-	if (err) {
-		if (err == RBA_E_SCHEMA)
-			at_case(st, bad, d);
-		return err;
-	}
-	scores = m->scores;
 	if (dict_reset(&b->dict, 64))
 		return RBA_E_NOMEM;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < b->n; i++) {
 		const char *dec;
 		uint32_t code;
 		if (l->scored_by == SAMPLE_SCORED_MODEL) {
@@ -449,20 +460,7 @@ flush_chunk(struct add_state *st, struct rba_detail *d)
 		} else {
 			scores[i] = b->num[(size_t)i * b->ncols + (size_t)l->score_col];
 		}
-		if (l->decision_col >= 0) {
-			dec = btext(b, i, (uint32_t)l->decision_col);
-		} else if (st->pol->argmax) {
-			for (uint32_t k = 0; k < C; k++)
-				pv[k] = scores[(size_t)i * C + k];
-			size_t top = policy_decide_argmax(st->pol, pv, C, NULL);
-			dec = top < C ? l->classes[top] : NULL;
-		} else {
-			double s = l->scored_by == SAMPLE_SCORED_MODEL
-					   ? scores[(size_t)i * C + l->positive]
-					   : scores[i];
-			dec = policy_decide(st->pol, s, NULL);
-		}
-		if (dec == NULL) {
+		if ((dec = row_decision(st, scores, i, pv)) == NULL) {
 			at_case(st, i, d);
 			return rba_fail(d, RBA_E_SCHEMA, b->file, b->line[i], 0,
 					"case '%.64s' has no decision under the policy",
@@ -483,8 +481,20 @@ flush_chunk(struct add_state *st, struct rba_detail *d)
 	memcpy(m->decisions, b->dict.str, b->dict.n * sizeof(char *));
 	c->ndecisions = b->dict.n;
 	c->decisions = m->decisions;
+	return 0;
+}
+
+/* The pending chunk encoded and handed to the sample's writer. */
+static int
+store_chunk(struct add_state *st, struct rba_detail *d)
+{
+	struct builder *b = &st->b;
+	struct sample_chunk_mem *m = b->chunk.mem;
+	uint32_t n = b->n;
+	int err;
+
 	b->raw.len = 0;
-	sample_chunk_encode(c, &b->raw);
+	sample_chunk_encode(&b->chunk, &b->raw);
 	if ((err = rba_buf_status(&b->raw)) != 0)
 		return err;
 	/* The bound makes this impossible; a broken bound must not store. */
@@ -493,17 +503,40 @@ flush_chunk(struct add_state *st, struct rba_detail *d)
 				"a sample chunk came out at %zu bytes", b->raw.len);
 	err = store_sample_add_chunk(st->w, b->raw.p, b->raw.len,
 				     (const char *const *)m->ids, n, d);
+	if (err == RBA_E_EXISTS && d != NULL) {
+		/* The second use of the id is the one refused. */
+		for (uint32_t i = n; i-- > 0;)
+			if (strcmp(m->ids[i], d->key) == 0) {
+				at_case(st, i, d);
+				break;
+			}
+	}
+	return err;
+}
+
+/* Scores, decides, encodes and stores the pending rows. */
+static int
+flush_chunk(struct add_state *st, struct rba_detail *d)
+{
+	struct builder *b = &st->b;
+	uint32_t n = b->n, bad = 0;
+	int err;
+
+	if (n == 0)
+		return 0;
+	if ((err = builder_view(b)) != 0)
+		return err;
+	if (sample_mem_ensure(&b->probs, &b->cap_probs,
+			      (size_t)n * st->layout.nclasses, sizeof(float)))
+		return RBA_E_NOMEM;
+	err = audit_scorer_run(st->sc, &b->chunk, b->probs, &bad, d);
 	if (err) {
-		if (err == RBA_E_EXISTS && d != NULL) {
-			/* The second use of the id is the one refused. */
-			for (uint32_t i = n; i-- > 0;)
-				if (strcmp(m->ids[i], d->key) == 0) {
-					at_case(st, i, d);
-					break;
-				}
-		}
+		if (err == RBA_E_SCHEMA)
+			at_case(st, bad, d);
 		return err;
 	}
+	if ((err = decide_rows(st, d)) != 0 || (err = store_chunk(st, d)) != 0)
+		return err;
 	st->cases += n;
 	b->n = 0;
 	b->arena.len = 0;
@@ -686,135 +719,138 @@ builder_setup(struct add_state *st, const char *file)
 	return 0;
 }
 
-/* Takes one CSV record into the pending chunk (flushing first if full). */
+/* The case id of a record: its id column's, else its row number
+ * (written into idbuf). */
 static int
-add_row(struct add_state *st, const struct csv_field *f, size_t n,
-	unsigned long line, uint64_t rowno, struct rba_detail *d)
+row_id(struct add_state *st, const struct csv_field *f, unsigned long line,
+       uint64_t rowno, char *idbuf, size_t idcap, const char **id,
+       size_t *idlen, struct rba_detail *d)
+{
+	const struct sample_layout *l = &st->layout;
+
+	if (l->id_col >= 0) {
+		*id = f[l->id_col].p;
+		*idlen = f[l->id_col].n;
+	} else {
+		*idlen = (size_t)snprintf(idbuf, idcap, "%llu",
+					  (unsigned long long)rowno);
+		*id = idbuf;
+	}
+	if (*idlen == 0 || *idlen > STORE_CASE_ID_MAX)
+		return rba_fail(d, *idlen ? RBA_E_LIMIT : RBA_E_SCHEMA, st->b.file,
+				line, l->id_col >= 0 ? f[l->id_col].col : 0,
+				*idlen ? "case id longer than %d bytes"
+				       : "empty case id (limit %d bytes)",
+				STORE_CASE_ID_MAX);
+	return 0;
+}
+
+/*
+ * Field k of a record, fk, into the row being read (b->rnum, b->rflag),
+ * its share of the chunk added to *cost and *fresh (add_row says how).
+ */
+static int
+read_field(struct add_state *st, const struct csv_field *fk, uint32_t k,
+	   unsigned long line, size_t *cost, size_t *fresh,
+	   struct rba_detail *d)
 {
 	struct builder *b = &st->b;
 	const struct sample_layout *l = &st->layout;
-	uint32_t K = b->ncols, r;
-	size_t cost, fresh;
-	char idbuf[24], fmt[32];
-	const char *id;
-	size_t idlen;
+	uint8_t mode = b->mode[k];
+	size_t num = 0, dict, dict_new = 2 + fk->n + 1;
+	char fmt[32];
+	double v = 0;
 	int err;
 
-	if (n != K)
-		return rba_fail(d, RBA_E_SCHEMA, b->file, line, 0,
-				"%zu fields where the header has %u", n, K);
-	if (l->id_col >= 0) {
-		id = f[l->id_col].p;
-		idlen = f[l->id_col].n;
-	} else {
-		idlen = (size_t)snprintf(idbuf, sizeof(idbuf), "%llu",
-					 (unsigned long long)rowno);
-		id = idbuf;
+	if (memchr(fk->p, 0, fk->n) != NULL)
+		return rba_fail(d, RBA_E_SCHEMA, b->file, line, fk->col,
+				"a field holds a NUL byte");
+	b->rflag[k] = 0;
+	b->rnum[k] = 0;
+	if ((long)k == l->decision_col && fk->n + 1 > b->maxdec) {
+		*cost += fk->n + 1;
+		*fresh += fk->n + 1;
 	}
-	if (idlen == 0 || idlen > STORE_CASE_ID_MAX)
-		return rba_fail(d, idlen ? RBA_E_LIMIT : RBA_E_SCHEMA, b->file,
-				line, l->id_col >= 0 ? f[l->id_col].col : 0,
-				idlen ? "case id longer than %d bytes"
-				      : "empty case id (limit %d bytes)",
-				STORE_CASE_ID_MAX);
-	/*
-	 * An upper bound of what the case adds to its chunk, per field:
-	 * a number 8 bytes and its text when that is not rba_json_fmt_double's;
-	 * a dictionary entry a code of at most 2 bytes and, the first time
-	 * in the chunk, the text; a column that may turn out either way
-	 * the larger.  "fresh" assumes every text new (after a flush).
-	 */
-	cost = fresh = b->per_case + idlen + 1 + b->maxdec;
-	for (uint32_t k = 0; k < K; k++) {
-		uint8_t mode = b->mode[k];
-		size_t num = 0, dict, dict_new = 2 + f[k].n + 1;
-		double v = 0;
-		if (memchr(f[k].p, 0, f[k].n) != NULL)
-			return rba_fail(d, RBA_E_SCHEMA, b->file, line, f[k].col,
-					"a field holds a NUL byte");
-		b->rflag[k] = 0;
-		b->rnum[k] = 0;
-		if ((long)k == l->decision_col && f[k].n + 1 > b->maxdec) {
-			cost += f[k].n + 1;
-			fresh += f[k].n + 1;
+	if (mode == MODE_IDS)
+		return 0;
+	if (mode == MODE_NUM && (long)k != l->score_col &&
+	    b->spec->nmissing > 0) {
+		struct csv_missing mv = encode_missing(b->spec);
+		if (csv_is_missing(&mv, fk->p, fk->n)) {
+			/* a missing value: NaN, its text kept */
+			b->rnum[k] = NAN;
+			b->rflag[k] = 1 | 2;
+			num = 8 + 4 + fk->n + 1;
+			*cost += num;
+			*fresh += num;
+			return 0;
 		}
-		if (mode == MODE_IDS)
-			continue;
-		if (mode == MODE_NUM && (long)k != l->score_col &&
-		    b->spec->nmissing > 0) {
-			struct csv_missing mv = encode_missing(b->spec);
-			if (csv_is_missing(&mv, f[k].p, f[k].n)) {
-				/* a missing value: NaN, its text kept */
-				b->rnum[k] = NAN;
-				b->rflag[k] = 1 | 2;
-				num = 8 + 4 + f[k].n + 1;
-				cost += num;
-				fresh += num;
-				continue;
-			}
-		}
-		if (mode != MODE_DICT) {
-			err = csv_parse_number(f[k].p, f[k].n, &v);
-			if (err != 0 && mode == MODE_NUM && (long)k != l->score_col &&
-			    b->spec->nmissing == 0 &&
-			    f[k].n == 0) {
-				rba_detail_key(d, l->names[k]);
-				return rba_fail(d, RBA_E_SCHEMA, b->file, line,
-						f[k].col,
-						"column '%s' has a missing value "
-						"('%.*s') and the model takes none "
-						"(a network needs data.impute)",
-						l->names[k],
-						(int)(f[k].n > 64 ? 64 : f[k].n),
-						f[k].p);
-			}
-			if (err != 0 && mode == MODE_NUM) {
-				rba_detail_key(d, l->names[k]);
-				return rba_fail(d, RBA_E_SCHEMA, b->file, line,
-						f[k].col,
-						"column '%s' needs a number, not '%.*s'",
-						l->names[k],
-						(int)(f[k].n > 64 ? 64 : f[k].n),
-						f[k].p);
-			}
-			if (err == 0 && (long)k == l->score_col &&
-			    !(v >= 0.0 && v <= 1.0)) {
-				rba_detail_key(d, l->names[k]);
-				return rba_fail(d, RBA_E_SCHEMA, b->file, line,
-						f[k].col,
-						"column '%s' holds logged probabilities, "
-						"and '%.*s' is not in [0, 1]",
-						l->names[k],
-						(int)(f[k].n > 64 ? 64 : f[k].n),
-						f[k].p);
-			}
-			if (err == 0) {
-				b->rnum[k] = v;
-				b->rflag[k] = 1;
-				if (rba_json_fmt_double(v, fmt) != f[k].n ||
-				    memcmp(fmt, f[k].p, f[k].n) != 0)
-					b->rflag[k] |= 2;
-				num = 8 + (b->rflag[k] & 2 ? 4 + f[k].n + 1 : 0);
-			}
-		}
-		if (mode == MODE_NUM) {
-			cost += num;
-			fresh += num;
-			continue;
-		}
-		dict = seen_has(&b->seen[k], &b->arena, f[k].p, f[k].n) ? 2 : dict_new;
-		cost += dict > num ? dict : num;
-		fresh += dict_new > num ? dict_new : num;
 	}
-	if (fresh + b->fixed > STORE_CHUNK_MAX)
-		return rba_fail(d, RBA_E_LIMIT, b->file, line, 0,
-				"a case of %zu bytes is too large for a sample chunk",
-				fresh);
-	if (b->n == SAMPLE_CHUNK_CASES || b->bound + cost > STORE_CHUNK_MAX) {
-		if ((err = flush_chunk(st, d)) != 0)
-			return err;
-		cost = fresh;
+	if (mode != MODE_DICT) {
+		err = csv_parse_number(fk->p, fk->n, &v);
+		if (err != 0 && mode == MODE_NUM && (long)k != l->score_col &&
+		    b->spec->nmissing == 0 &&
+		    fk->n == 0) {
+			rba_detail_key(d, l->names[k]);
+			return rba_fail(d, RBA_E_SCHEMA, b->file, line,
+					fk->col,
+					"column '%s' has a missing value "
+					"('%.*s') and the model takes none "
+					"(a network needs data.impute)",
+					l->names[k],
+					(int)(fk->n > 64 ? 64 : fk->n),
+					fk->p);
+		}
+		if (err != 0 && mode == MODE_NUM) {
+			rba_detail_key(d, l->names[k]);
+			return rba_fail(d, RBA_E_SCHEMA, b->file, line,
+					fk->col,
+					"column '%s' needs a number, not '%.*s'",
+					l->names[k],
+					(int)(fk->n > 64 ? 64 : fk->n),
+					fk->p);
+		}
+		if (err == 0 && (long)k == l->score_col &&
+		    !(v >= 0.0 && v <= 1.0)) {
+			rba_detail_key(d, l->names[k]);
+			return rba_fail(d, RBA_E_SCHEMA, b->file, line,
+					fk->col,
+					"column '%s' holds logged probabilities, "
+					"and '%.*s' is not in [0, 1]",
+					l->names[k],
+					(int)(fk->n > 64 ? 64 : fk->n),
+					fk->p);
+		}
+		if (err == 0) {
+			b->rnum[k] = v;
+			b->rflag[k] = 1;
+			if (rba_json_fmt_double(v, fmt) != fk->n ||
+			    memcmp(fmt, fk->p, fk->n) != 0)
+				b->rflag[k] |= 2;
+			num = 8 + (b->rflag[k] & 2 ? 4 + fk->n + 1 : 0);
+		}
 	}
+	if (mode == MODE_NUM) {
+		*cost += num;
+		*fresh += num;
+		return 0;
+	}
+	dict = seen_has(&b->seen[k], &b->arena, fk->p, fk->n) ? 2 : dict_new;
+	*cost += dict > num ? dict : num;
+	*fresh += dict_new > num ? dict_new : num;
+	return 0;
+}
+
+/* The row read (add_row) appended to the pending chunk: its texts in
+ * the arena, its numbers and flags, its id and line. */
+static int
+keep_row(struct add_state *st, const struct csv_field *f, unsigned long line,
+	 const char *id, size_t idlen, struct rba_detail *d)
+{
+	struct builder *b = &st->b;
+	uint32_t K = b->ncols, r;
+	int err;
+
 	if ((err = builder_reserve_rows(b)) != 0)
 		return err;
 	r = b->n;
@@ -835,6 +871,50 @@ add_row(struct add_state *st, const struct csv_field *f, size_t n,
 		return err;
 	b->line[r] = line;
 	b->n++;
+	return 0;
+}
+
+/* Takes one CSV record into the pending chunk (flushing first if full). */
+static int
+add_row(struct add_state *st, const struct csv_field *f, size_t n,
+	unsigned long line, uint64_t rowno, struct rba_detail *d)
+{
+	struct builder *b = &st->b;
+	uint32_t K = b->ncols;
+	size_t cost, fresh;
+	char idbuf[24];
+	const char *id;
+	size_t idlen;
+	int err;
+
+	if (n != K)
+		return rba_fail(d, RBA_E_SCHEMA, b->file, line, 0,
+				"%zu fields where the header has %u", n, K);
+	if ((err = row_id(st, f, line, rowno, idbuf, sizeof(idbuf), &id,
+			  &idlen, d)) != 0)
+		return err;
+	/*
+	 * An upper bound of what the case adds to its chunk, per field:
+	 * a number 8 bytes and its text when that is not rba_json_fmt_double's;
+	 * a dictionary entry a code of at most 2 bytes and, the first time
+	 * in the chunk, the text; a column that may turn out either way
+	 * the larger.  "fresh" assumes every text new (after a flush).
+	 */
+	cost = fresh = b->per_case + idlen + 1 + b->maxdec;
+	for (uint32_t k = 0; k < K; k++)
+		if ((err = read_field(st, &f[k], k, line, &cost, &fresh, d)) != 0)
+			return err;
+	if (fresh + b->fixed > STORE_CHUNK_MAX)
+		return rba_fail(d, RBA_E_LIMIT, b->file, line, 0,
+				"a case of %zu bytes is too large for a sample chunk",
+				fresh);
+	if (b->n == SAMPLE_CHUNK_CASES || b->bound + cost > STORE_CHUNK_MAX) {
+		if ((err = flush_chunk(st, d)) != 0)
+			return err;
+		cost = fresh;
+	}
+	if ((err = keep_row(st, f, line, id, idlen, d)) != 0)
+		return err;
 	b->bound += cost;
 	return 0;
 }
@@ -912,194 +992,284 @@ open_exec_artifact(const struct sample_add_request *rq,
 			pins->version, what, at, why);
 }
 
-int
-sample_add(struct store *s, const struct sample_add_request *rq,
-	   struct sample_add_result *out, struct rba_detail *d)
-{
+/* What sample_add holds from its first step to its last. */
+struct add_run {
+	struct store *s;
+	const struct sample_add_request *rq;
+	struct sample_add_result *out;
+	struct rba_detail *d;
 	struct add_state st;
 	struct store_version v;
-	struct store_txn *txn = NULL;
-	struct policy *pol = NULL;
-	struct pins *pins = NULL;
+	struct store_txn *txn;
+	struct policy *pol;
+	int from_version; /* pol is the version's */
+	struct pins *pins;
+	uint8_t *abytes, *snap; /* the stored artifact, an exec's snapshot */
+	size_t an, sn;
 	struct artifact art;
-	struct csv_reader *r = NULL;
-	const struct csv_field *f;
-	struct rba_buf lt;
-	struct stat sb;
-	uint8_t *abytes = NULL, *snap = NULL;
-	size_t sn = 0;
-	size_t an, nf;
-	uint64_t hint = 0, rowno = 0, spooled = 0, cleared = 0;
-	int err, from_version = 0, rc, spool = -1, begun = 0;
+	struct csv_reader *r;
+	struct rba_buf lt; /* the layout's text */
+	int spool;	   /* the spooled input, or -1 */
+	uint64_t hint;	   /* the input's size, for the transaction */
+	uint64_t cleared;
+	int begun; /* the sample's steps are being committed */
+};
 
-	memset(out, 0, sizeof(*out));
-	memset(&st, 0, sizeof(st));
-	memset(&v, 0, sizeof(v));
-	memset(&art, 0, sizeof(art));
-	rba_buf_init(&lt);
-	st.rq = rq;
-	st.res = out;
-	st.layout.id_col = st.layout.score_col = st.layout.decision_col = -1;
-	/* Input that is not a file (standard input, a pipe, a FIFO) is read
-	 * whole first: whoever sends it slowly must not hold the store's
-	 * write lock, and every other writer, meanwhile. */
-	if ((err = rba_input_spool_path(rq->path, RBA_SPOOL_MAX, &spool, &spooled,
-					d)) != 0)
-		goto out;
-	if (spool >= 0) {
-		hint = st.source_total = spooled;
-	} else if (strcmp(rq->path, "-") != 0 ? stat(rq->path, &sb) == 0
-					      : fstat(STDIN_FILENO, &sb) == 0) {
-		hint = (uint64_t)sb.st_size;
+/*
+ * The input sized for progress and the write transaction.  Input that
+ * is not a file (standard input, a pipe, a FIFO) is read whole first:
+ * whoever sends it slowly must not hold the store's write lock, and
+ * every other writer, meanwhile.
+ */
+static int
+open_input(struct add_run *a)
+{
+	const char *path = a->rq->path;
+	uint64_t spooled = 0;
+	struct stat sb;
+	int err;
+
+	if ((err = rba_input_spool_path(path, RBA_SPOOL_MAX, &a->spool, &spooled,
+					a->d)) != 0)
+		return err;
+	if (a->spool >= 0) {
+		a->hint = a->st.source_total = spooled;
+	} else if (strcmp(path, "-") != 0 ? stat(path, &sb) == 0
+					  : fstat(STDIN_FILENO, &sb) == 0) {
+		a->hint = (uint64_t)sb.st_size;
 		/* A size means something for progress only for a file. */
 		if (S_ISREG(sb.st_mode))
-			st.source_total = hint;
+			a->st.source_total = a->hint;
 	}
-	rba_hasher_init(&st.source);
-	/* What an unfinished or replaced sample left goes first, so that
-	 * the generation this one is written to is free. */
-	if ((err = store_sample_clear(s, NULL, &cleared, d)) != 0)
-		goto out;
-	if ((err = store_txn_begin(s, 1, hint, &txn, d)) != 0)
-		goto out;
-	if ((err = store_version_get(txn, rq->version, &v, d)) != 0)
-		goto out;
-	if ((err = audit_inputs_policy_in_force(&v, rq->policy, &pol, &from_version, d)))
-		goto out;
-	st.pol = pol;
-	if ((err = policy_pins_parse(v.pins_text, strlen(v.pins_text),
-				     "stored pins", &pins, d)) != 0)
-		goto out;
-	/* Scored with the stored artifact, which store_blob_load verified
-	 * against its digest. */
-	if ((err = store_blob_load(txn, &v.artifact, ARTIFACT_MAX_BYTES, &abytes,
-				   &an, d)) != 0)
-		goto out;
-	if (policy_pins_is_exec(pins)) {
+	rba_hasher_init(&a->st.source);
+	return 0;
+}
+
+/*
+ * The version, the policy in force, its pins and its stored artifact
+ * (verified against its digest by store_blob_load) opened as the model
+ * that scores the cases, the request checked against them.
+ */
+static int
+open_model(struct add_run *a)
+{
+	struct rba_detail *d = a->d;
+	int err;
+
+	if ((err = store_version_get(a->txn, a->rq->version, &a->v, d)) != 0 ||
+	    (err = audit_inputs_policy_in_force(&a->v, a->rq->policy, &a->pol,
+						&a->from_version, d)))
+		return err;
+	a->st.pol = a->pol;
+	if ((err = policy_pins_parse(a->v.pins_text, strlen(a->v.pins_text),
+				     "stored pins", &a->pins, d)) != 0 ||
+	    (err = store_blob_load(a->txn, &a->v.artifact, ARTIFACT_MAX_BYTES,
+				   &a->abytes, &a->an, d)) != 0)
+		return err;
+	if (policy_pins_is_exec(a->pins)) {
 		/* The user's format: its columns and classes from the pins'
 		 * encoding of the snapshot, its scores from its score
 		 * command (exec/exec.h). */
-		if ((err = snapshot_load(txn, &pins->snapshot, &snap, &sn, d)) != 0 ||
-		    (err = open_exec_artifact(rq, pins, snap, sn, abytes, an,
-					      &art, d)) != 0)
-			goto out;
-	} else if ((err = xgboost_artifact_decode(abytes, an, "the stored artifact", &art, d)) != 0) {
-		goto out;
+		if ((err = snapshot_load(a->txn, &a->pins->snapshot, &a->snap,
+					 &a->sn, d)) != 0 ||
+		    (err = open_exec_artifact(a->rq, a->pins, a->snap, a->sn,
+					      a->abytes, a->an, &a->art, d)) != 0)
+			return err;
+	} else if ((err = xgboost_artifact_decode(a->abytes, a->an,
+						  "the stored artifact", &a->art,
+						  d)) != 0) {
+		return err;
 	}
-	st.art = &art;
-	if ((err = check_request(rq, pol, &art, d)) != 0)
-		goto out;
-	if ((err = audit_scorer_new(&art, &st.sc, d)) != 0)
-		goto out;
-	if ((err = spool >= 0 ? csv_reader_open_fd(spool, rq->path, &r)
-			      : csv_reader_open(rq->path, NULL, &r, d)) != 0)
-		goto out;
-	csv_reader_set_tap(r, source_tap, &st);
-	rc = csv_reader_next(r, &f, &nf, d);
-	if (rc <= 0) {
-		err = rc < 0 ? rc : rba_fail(d, RBA_E_SCHEMA, csv_reader_name(r),
-					     1, 0, "no header");
-		goto out;
-	}
-	if ((err = header_check(f, nf, csv_reader_name(r), d)) != 0 ||
-	    (err = layout_from_header(&st, f, nf, pins, csv_reader_name(r), d)) != 0)
-		goto out;
-	st.layout.artifact = v.artifact;
-	if ((err = audit_scorer_bind(st.sc, &st.layout, d)) != 0) {
+	a->st.art = &a->art;
+	if ((err = check_request(a->rq, a->pol, &a->art, d)) != 0)
+		return err;
+	return audit_scorer_new(&a->art, &a->st.sc, d);
+}
+
+/* The cases file opened and its header read into the sample's layout,
+ * which the scorer is bound to and the chunk builder set up for. */
+static int
+read_header(struct add_run *a)
+{
+	struct add_state *st = &a->st;
+	struct rba_detail *d = a->d;
+	const struct csv_field *f;
+	size_t nf;
+	int err, rc;
+
+	if ((err = a->spool >= 0 ? csv_reader_open_fd(a->spool, a->rq->path, &a->r)
+				 : csv_reader_open(a->rq->path, NULL, &a->r, d)) != 0)
+		return err;
+	csv_reader_set_tap(a->r, source_tap, st);
+	rc = csv_reader_next(a->r, &f, &nf, d);
+	if (rc <= 0)
+		return rc < 0 ? rc : rba_fail(d, RBA_E_SCHEMA, csv_reader_name(a->r),
+					      1, 0, "no header");
+	if ((err = header_check(f, nf, csv_reader_name(a->r), d)) != 0 ||
+	    (err = layout_from_header(st, f, nf, a->pins, csv_reader_name(a->r),
+				      d)) != 0)
+		return err;
+	st->layout.artifact = a->v.artifact;
+	if ((err = audit_scorer_bind(st->sc, &st->layout, d)) != 0) {
 		if (d != NULL) {
-			snprintf(d->file, sizeof(d->file), "%s", csv_reader_name(r));
+			snprintf(d->file, sizeof(d->file), "%s", csv_reader_name(a->r));
 			d->line = 1;
 		}
-		goto out;
+		return err;
 	}
-	if ((err = builder_setup(&st, csv_reader_name(r))) != 0)
-		goto out;
-	sample_layout_format(&st.layout, &lt);
-	if ((err = rba_buf_status(&lt)) != 0)
-		goto out;
-	if ((err = store_sample_begin(txn, rq->version, rba_buf_cstr(&lt),
-				      &pol->digest, &st.w, d)) != 0)
-		goto out;
-	begun = 1;
-	while ((rc = csv_reader_next(r, &f, &nf, d)) == 1) {
-		if ((err = add_row(&st, f, nf, csv_reader_line(r), ++rowno, d)) != 0)
-			goto out;
+	if ((err = builder_setup(st, csv_reader_name(a->r))) != 0)
+		return err;
+	sample_layout_format(&st->layout, &a->lt);
+	return rba_buf_status(&a->lt);
+}
+
+/* Every case after the header scored, decided and stored, chunk by
+ * chunk; at least one. */
+static int
+read_cases(struct add_run *a)
+{
+	const struct csv_field *f;
+	uint64_t rowno = 0;
+	size_t nf;
+	int err, rc;
+
+	while ((rc = csv_reader_next(a->r, &f, &nf, a->d)) == 1) {
+		if ((err = add_row(&a->st, f, nf, csv_reader_line(a->r), ++rowno,
+				   a->d)) != 0)
+			return err;
 	}
-	if (rc < 0) {
-		err = rc;
-		goto out;
-	}
-	if ((err = flush_chunk(&st, d)) != 0)
-		goto out;
-	if (st.cases == 0) {
-		err = rba_fail(d, RBA_E_SCHEMA, csv_reader_name(r), 1, 0,
-			       "no cases after the header");
-		goto out;
-	}
+	if (rc < 0)
+		return rc;
+	if ((err = flush_chunk(&a->st, a->d)) != 0)
+		return err;
+	if (a->st.cases == 0)
+		return rba_fail(a->d, RBA_E_SCHEMA, csv_reader_name(a->r), 1, 0,
+				"no cases after the header");
+	return 0;
+}
+
+/* The sample's last step: the policy given for it kept, the layout
+ * sealed with the source digest, the sample record written, committed. */
+static int
+commit_sample(struct add_run *a)
+{
+	struct rba_detail *d = a->d;
+	int err;
+
 	/* A policy given for the sample is kept, so that it can judge the
 	 * sample after the version moves to a looser one (the version's
 	 * own is in its record, and policy set keeps it when it goes); in
 	 * the last step, with the sample record. */
-	if (!from_version && (err = declared_policy_keep(txn, pol, d)) != 0)
-		goto out;
-	if ((err = layout_seal_source(&st, &lt, d)) != 0 ||
-	    (err = store_sample_finish(st.w, &out->digest, d)) != 0)
-		goto out;
-	store_sample_writer_free(st.w);
-	st.w = NULL;
-	err = store_txn_commit(txn, d);
-	txn = NULL;
-	if (err)
-		goto out;
+	if (!a->from_version && (err = declared_policy_keep(a->txn, a->pol, d)) != 0)
+		return err;
+	if ((err = layout_seal_source(&a->st, &a->lt, d)) != 0 ||
+	    (err = store_sample_finish(a->st.w, &a->out->digest, d)) != 0)
+		return err;
+	store_sample_writer_free(a->st.w);
+	a->st.w = NULL;
+	err = store_txn_commit(a->txn, d);
+	a->txn = NULL;
+	return err;
+}
+
+/* After the commit: what the sample holds, into the result. */
+static void
+fill_result(struct add_run *a)
+{
+	struct sample_add_result *out = a->out;
+	struct add_state *st = &a->st;
+	struct store_txn *rt;
+	struct store_sample_info info;
+
 	/* The sample it replaced, when too big to go in the last step; a
 	 * failure leaves it marked dead, for store check to count and the
 	 * next sample add to clear. */
-	(void)store_sample_clear(s, rq->version, &cleared, NULL);
-	out->cases = st.cases;
-	out->source_digest = st.layout.source_digest;
-	out->source_bytes = st.source_bytes;
-	out->policy_digest = pol->digest;
-	out->policy_from_version = from_version;
-	out->artifact = v.artifact;
-	out->ndecisions = st.ncounts;
-	out->decisions = st.cnames;
-	out->decision_counts = st.ccounts;
-	st.cnames = NULL;
-	st.ccounts = NULL;
-	{
-		struct store_txn *rt;
-		struct store_sample_info info;
-		if (store_txn_begin(s, 0, 0, &rt, NULL) == 0) {
-			if (store_sample_info(rt, rq->version, &info, NULL) == 0) {
-				out->chunks = info.chunks;
-				out->size = info.size;
-				out->stored_size = info.stored_size;
-				store_sample_info_release(&info);
-			}
-			store_txn_abort(rt);
+	(void)store_sample_clear(a->s, a->rq->version, &a->cleared, NULL);
+	out->cases = st->cases;
+	out->source_digest = st->layout.source_digest;
+	out->source_bytes = st->source_bytes;
+	out->policy_digest = a->pol->digest;
+	out->policy_from_version = a->from_version;
+	out->artifact = a->v.artifact;
+	out->ndecisions = st->ncounts;
+	out->decisions = st->cnames;
+	out->decision_counts = st->ccounts;
+	st->cnames = NULL;
+	st->ccounts = NULL;
+	if (store_txn_begin(a->s, 0, 0, &rt, NULL) == 0) {
+		if (store_sample_info(rt, a->rq->version, &info, NULL) == 0) {
+			out->chunks = info.chunks;
+			out->size = info.size;
+			out->stored_size = info.stored_size;
+			store_sample_info_release(&info);
 		}
+		store_txn_abort(rt);
 	}
-out:
-	store_sample_writer_free(st.w);
-	store_txn_abort(txn);
+}
+
+/* The steps of sample add in order; the first that fails ends it. */
+static int
+add_steps(struct add_run *a)
+{
+	int err;
+
+	if ((err = open_input(a)) != 0)
+		return err;
+	/* What an unfinished or replaced sample left goes first, so that
+	 * the generation this one is written to is free. */
+	if ((err = store_sample_clear(a->s, NULL, &a->cleared, a->d)) != 0 ||
+	    (err = store_txn_begin(a->s, 1, a->hint, &a->txn, a->d)) != 0 ||
+	    (err = open_model(a)) != 0 || (err = read_header(a)) != 0)
+		return err;
+	if ((err = store_sample_begin(a->txn, a->rq->version, rba_buf_cstr(&a->lt),
+				      &a->pol->digest, &a->st.w, a->d)) != 0)
+		return err;
+	a->begun = 1;
+	if ((err = read_cases(a)) != 0 || (err = commit_sample(a)) != 0)
+		return err;
+	fill_result(a);
+	return 0;
+}
+
+int
+sample_add(struct store *s, const struct sample_add_request *rq,
+	   struct sample_add_result *out, struct rba_detail *d)
+{
+	struct add_run a;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	memset(&a, 0, sizeof(a));
+	a.s = s;
+	a.rq = rq;
+	a.out = out;
+	a.d = d;
+	a.spool = -1;
+	rba_buf_init(&a.lt);
+	a.st.rq = rq;
+	a.st.res = out;
+	a.st.layout.id_col = a.st.layout.score_col = a.st.layout.decision_col = -1;
+	err = add_steps(&a);
+	store_sample_writer_free(a.st.w);
+	store_txn_abort(a.txn);
 	/* The steps already committed of this sample (marked dead): the
 	 * store is left as it was. */
-	if (err != 0 && begun)
-		(void)store_sample_clear(s, rq->version, &cleared, NULL);
-	csv_reader_free(r);
-	if (spool >= 0)
-		close(spool);
-	audit_scorer_free(st.sc);
-	builder_release(&st.b);
-	sample_layout_release(&st.layout);
-	rba_strv_free(st.cnames, st.ncounts);
-	free(st.ccounts);
-	artifact_release(&art);
-	free(abytes);
-	free(snap);
-	policy_pins_free(pins);
-	policy_free(pol);
-	store_version_release(&v);
-	rba_buf_release(&lt);
+	if (err != 0 && a.begun)
+		(void)store_sample_clear(s, rq->version, &a.cleared, NULL);
+	csv_reader_free(a.r);
+	if (a.spool >= 0)
+		close(a.spool);
+	audit_scorer_free(a.st.sc);
+	builder_release(&a.st.b);
+	sample_layout_release(&a.st.layout);
+	rba_strv_free(a.st.cnames, a.st.ncounts);
+	free(a.st.ccounts);
+	artifact_release(&a.art);
+	free(a.abytes);
+	free(a.snap);
+	policy_pins_free(a.pins);
+	policy_free(a.pol);
+	store_version_release(&a.v);
+	rba_buf_release(&a.lt);
 	return err;
 }

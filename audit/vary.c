@@ -228,106 +228,136 @@ add_plan(struct plan *plans, size_t *n, const char *factor, char *detail)
 	return 0;
 }
 
+/*
+ * The plan of one exec factor other than cpu-features: the change it
+ * makes to the sandbox (ev) and what it says it changed.
+ */
+static int
+plan_exec_factor(const struct pins *pins, const char *name,
+		 struct plan *plans, size_t *n)
+{
+	uint32_t t = pins->determinism.threads, t2 = t == 1 ? 2 : 1;
+	struct plan *p;
+	int err = 0;
+
+	if (strcmp(name, "threads") == 0) {
+		struct rba_buf b;
+		rba_buf_init(&b);
+		thread_vars(pins, &b);
+		err = add_plan(plans, n, name,
+			       rba_strdupf("{threads}%s: %u -> %u",
+					   b.len ? rba_buf_cstr(&b) : "", t, t2));
+		rba_buf_release(&b);
+		if (err == 0)
+			plans[*n - 1].ev.threads = t2;
+	} else if (strcmp(name, "timezone") == 0) {
+		if ((err = add_plan(plans, n, name,
+				    strdup("TZ=UTC -> GMT-14 (UTC+14)"))) == 0)
+			plans[*n - 1].ev.tz = "GMT-14";
+	} else if (strcmp(name, "locale") == 0) {
+		const char *l = other_locale();
+		if ((err = add_plan(plans, n, name,
+				    rba_strdupf("LANG and LC_ALL: C.UTF-8 -> %s", l))) == 0)
+			plans[*n - 1].ev.lang = l;
+	} else if (strcmp(name, "umask") == 0) {
+		if ((err = add_plan(plans, n, name, strdup("umask 0022 -> 0002"))) == 0)
+			plans[*n - 1].ev.umask_group_write = 1;
+	} else if (strcmp(name, "hostname") == 0) {
+		if ((err = add_plan(plans, n, name,
+				    strdup("host name sandbox -> rebuild-audit-vary"))) == 0)
+			plans[*n - 1].ev.hostname = "rebuild-audit-vary";
+	} else if (strcmp(name, "time") == 0) {
+		const char *lib = faketime_lib();
+		if ((err = add_plan(plans, n, name,
+				    strdup("the clock 3650 days later "
+					   "(libfaketime, FAKETIME=+3650d)"))) == 0) {
+			p = &plans[*n - 1];
+			if (lib == NULL)
+				p->not_tried = strdup("libfaketime is not installed "
+						      "(Debian package faketime)");
+			p->ev.faketime = lib;
+			p->ev.faketime_offset = "+3650d";
+		}
+	} else if (strcmp(name, "path") == 0) {
+		if ((err = add_plan(plans, n, name,
+				    strdup("/code, /in, /out -> /srv/rebuild-audit-vary/"
+					   "code, in, out (the working directory with "
+					   "them)"))) == 0)
+			plans[*n - 1].ev.root = "/srv/rebuild-audit-vary";
+	} else if (strcmp(name, "environment-order") == 0) {
+		if ((err = add_plan(plans, n, name,
+				    strdup("the variables in reverse order"))) == 0)
+			plans[*n - 1].ev.reverse_env = 1;
+	} else if (strcmp(name, "aslr") == 0) {
+		if ((err = add_plan(plans, n, name,
+				    strdup("address space randomization off "
+					   "(ADDR_NO_RANDOMIZE)"))) == 0)
+			plans[*n - 1].ev.no_aslr = 1;
+	} else if (strcmp(name, "file-order") == 0) {
+		if ((err = add_plan(plans, n, name,
+				    strdup("/code and /in copied onto tmpfs, every "
+					   "directory's entries created in the "
+					   "reverse of their listed order"))) == 0)
+			plans[*n - 1].ev.reorder_files = 1;
+	}
+	return err;
+}
+
+/*
+ * The plans of cpu-features: one per documented value of each variable
+ * of environment.pass that names a CPU's features, other than the value
+ * here; one not tried when there is none.
+ */
+static int
+plans_cpu_features(const struct pins *pins, const char *name,
+		   struct plan *plans, size_t *n)
+{
+	size_t before = *n;
+	int err = 0;
+
+	for (size_t i = 0; i < pins->trainer.npass && err == 0; i++)
+		for (size_t k = 0; k < sizeof(cpu_vars) / sizeof(cpu_vars[0]); k++) {
+			const struct cpu_var *cv = &cpu_vars[k];
+			const char *now = getenv(cv->name);
+			if (strcmp(pins->trainer.pass[i], cv->name) != 0)
+				continue;
+			for (size_t j = 0; j < 7 && cv->values[j] && err == 0; j++) {
+				if (now != NULL && strcmp(now, cv->values[j]) == 0)
+					continue;
+				err = add_plan(plans, n, name,
+					       rba_strdupf("%s=%s (here: %s)",
+							   cv->name, cv->values[j],
+							   now ? now : "unset"));
+				if (err == 0) {
+					plans[*n - 1].ev.var_name = cv->name;
+					plans[*n - 1].ev.var_value = cv->values[j];
+				}
+			}
+		}
+	if (err == 0 && *n == before &&
+	    (err = add_plan(plans, n, name,
+			    strdup("no variable of environment.pass"))) == 0)
+		plans[*n - 1].not_tried = rba_strdupf(
+			"environment.pass names no variable with documented "
+			"values (ATEN_CPU_CAPABILITY, OPENBLAS_CORETYPE, "
+			"MKL_ENABLE_INSTRUCTIONS, MKL_CBWR, ONEDNN_MAX_CPU_ISA, "
+			"DNNL_MAX_CPU_ISA, NPY_DISABLE_CPU_FEATURES)");
+	return err;
+}
+
 static int
 plans_exec(const struct pins *pins, const int *want, struct plan *plans, size_t *n)
 {
-	uint32_t t = pins->determinism.threads, t2 = t == 1 ? 2 : 1;
 	int err = 0;
 
 	for (size_t f = 0; f < NEXEC && err == 0; f++) {
 		const char *name = exec_factors[f];
-		struct plan *p;
 		if (!want[f])
 			continue;
-		if (strcmp(name, "threads") == 0) {
-			struct rba_buf b;
-			rba_buf_init(&b);
-			thread_vars(pins, &b);
-			err = add_plan(plans, n, name,
-				       rba_strdupf("{threads}%s: %u -> %u",
-						   b.len ? rba_buf_cstr(&b) : "", t, t2));
-			rba_buf_release(&b);
-			if (err == 0)
-				plans[*n - 1].ev.threads = t2;
-		} else if (strcmp(name, "timezone") == 0) {
-			if ((err = add_plan(plans, n, name,
-					    strdup("TZ=UTC -> GMT-14 (UTC+14)"))) == 0)
-				plans[*n - 1].ev.tz = "GMT-14";
-		} else if (strcmp(name, "locale") == 0) {
-			const char *l = other_locale();
-			if ((err = add_plan(plans, n, name,
-					    rba_strdupf("LANG and LC_ALL: C.UTF-8 -> %s", l))) == 0)
-				plans[*n - 1].ev.lang = l;
-		} else if (strcmp(name, "umask") == 0) {
-			if ((err = add_plan(plans, n, name, strdup("umask 0022 -> 0002"))) == 0)
-				plans[*n - 1].ev.umask_group_write = 1;
-		} else if (strcmp(name, "hostname") == 0) {
-			if ((err = add_plan(plans, n, name,
-					    strdup("host name sandbox -> rebuild-audit-vary"))) == 0)
-				plans[*n - 1].ev.hostname = "rebuild-audit-vary";
-		} else if (strcmp(name, "time") == 0) {
-			const char *lib = faketime_lib();
-			if ((err = add_plan(plans, n, name,
-					    strdup("the clock 3650 days later "
-						   "(libfaketime, FAKETIME=+3650d)"))) == 0) {
-				p = &plans[*n - 1];
-				if (lib == NULL)
-					p->not_tried = strdup("libfaketime is not installed "
-							      "(Debian package faketime)");
-				p->ev.faketime = lib;
-				p->ev.faketime_offset = "+3650d";
-			}
-		} else if (strcmp(name, "path") == 0) {
-			if ((err = add_plan(plans, n, name,
-					    strdup("/code, /in, /out -> /srv/rebuild-audit-vary/"
-						   "code, in, out (the working directory with "
-						   "them)"))) == 0)
-				plans[*n - 1].ev.root = "/srv/rebuild-audit-vary";
-		} else if (strcmp(name, "environment-order") == 0) {
-			if ((err = add_plan(plans, n, name,
-					    strdup("the variables in reverse order"))) == 0)
-				plans[*n - 1].ev.reverse_env = 1;
-		} else if (strcmp(name, "aslr") == 0) {
-			if ((err = add_plan(plans, n, name,
-					    strdup("address space randomization off "
-						   "(ADDR_NO_RANDOMIZE)"))) == 0)
-				plans[*n - 1].ev.no_aslr = 1;
-		} else if (strcmp(name, "file-order") == 0) {
-			if ((err = add_plan(plans, n, name,
-					    strdup("/code and /in copied onto tmpfs, every "
-						   "directory's entries created in the "
-						   "reverse of their listed order"))) == 0)
-				plans[*n - 1].ev.reorder_files = 1;
-		} else if (strcmp(name, "cpu-features") == 0) {
-			size_t before = *n;
-			for (size_t i = 0; i < pins->trainer.npass && err == 0; i++)
-				for (size_t k = 0; k < sizeof(cpu_vars) / sizeof(cpu_vars[0]); k++) {
-					const struct cpu_var *cv = &cpu_vars[k];
-					const char *now = getenv(cv->name);
-					if (strcmp(pins->trainer.pass[i], cv->name) != 0)
-						continue;
-					for (size_t j = 0; j < 7 && cv->values[j] && err == 0; j++) {
-						if (now != NULL && strcmp(now, cv->values[j]) == 0)
-							continue;
-						err = add_plan(plans, n, name,
-							       rba_strdupf("%s=%s (here: %s)",
-									   cv->name, cv->values[j],
-									   now ? now : "unset"));
-						if (err == 0) {
-							plans[*n - 1].ev.var_name = cv->name;
-							plans[*n - 1].ev.var_value = cv->values[j];
-						}
-					}
-				}
-			if (err == 0 && *n == before &&
-			    (err = add_plan(plans, n, name,
-					    strdup("no variable of environment.pass"))) == 0)
-				plans[*n - 1].not_tried = rba_strdupf(
-					"environment.pass names no variable with documented "
-					"values (ATEN_CPU_CAPABILITY, OPENBLAS_CORETYPE, "
-					"MKL_ENABLE_INSTRUCTIONS, MKL_CBWR, ONEDNN_MAX_CPU_ISA, "
-					"DNNL_MAX_CPU_ISA, NPY_DISABLE_CPU_FEATURES)");
-		}
+		if (strcmp(name, "cpu-features") == 0)
+			err = plans_cpu_features(pins, name, plans, n);
+		else
+			err = plan_exec_factor(pins, name, plans, n);
 	}
 	return err;
 }
@@ -924,6 +954,83 @@ keep(struct store *st, struct vary_report *r, int64_t now, struct rba_detail *d)
 
 /* ---- the use case ------------------------------------------------------ */
 
+/* The sample a variation is scored on, and the control's scores. */
+struct vary_sample {
+	struct sample_layout layout;
+	struct store_sample_info info;
+	struct scored ctl;
+	int have_layout, have_ctl;
+};
+
+/* The sample, when there is one, scored by the control's artifact;
+ * when it cannot be, out->why_not_scored says why. */
+static void
+score_control(struct store_txn *txn, struct audit_inputs *c,
+	      const char *version, const struct plan *control,
+	      struct vary_sample *vs, struct vary_report *out,
+	      struct rba_detail *d)
+{
+	int err = sample_layout_load(txn, version, &vs->info, &vs->layout, d);
+
+	if (err == 0) {
+		vs->have_layout = 1;
+		err = score_bytes(txn, c, &vs->layout, control->artifact,
+				  control->len, &vs->ctl, d);
+		if (err == 0) {
+			vs->have_ctl = 1;
+			out->cases = vs->ctl.cases;
+		} else {
+			snprintf(out->why_not_scored, sizeof(out->why_not_scored),
+				 "the control cannot score the sample: %s", d->reason);
+		}
+	} else {
+		snprintf(out->why_not_scored, sizeof(out->why_not_scored), "%s",
+			 err == RBA_E_NOTFOUND ? "the version has no sample" : d->reason);
+	}
+}
+
+/* What one factor's rebuild p came to against the control's artifact,
+ * and, when it changes the artifact, on the sample. */
+static void
+judge_run(struct store_txn *txn, struct audit_inputs *c,
+	  const struct vary_sample *vs, const struct plan *p,
+	  const struct rba_digest *control, struct vary_run *r)
+{
+	struct scored s;
+	struct rba_detail sd;
+
+	snprintf(r->factor, sizeof(r->factor), "%s", p->factor);
+	r->seconds = p->seconds;
+	if (p->not_tried != NULL) {
+		r->state = VARY_NOT_TRIED;
+		r->detail = rba_strdupf("%s: not tried: %s", p->detail, p->not_tried);
+		return;
+	}
+	if (p->err) {
+		r->state = VARY_FAILS;
+		r->detail = rba_strdupf("%s: the rebuild fails: %s", p->detail, p->reason);
+		return;
+	}
+	r->detail = strdup(p->detail);
+	rba_digest_bytes(p->artifact, p->len, &r->artifact);
+	r->state = rba_digest_equal(&r->artifact, control) ? VARY_SAME
+							   : VARY_CHANGES;
+	if (r->state != VARY_CHANGES || !vs->have_ctl)
+		return;
+	rba_detail_clear(&sd);
+	if (score_bytes(txn, c, &vs->layout, p->artifact, p->len, &s, &sd) == 0) {
+		compare_scores(c, &vs->ctl, &s, r);
+		scored_release(&s);
+	} else {
+		char *more = rba_strdupf("%s (the sample could not be scored "
+					 "with it: %s)", p->detail, sd.reason);
+		if (more != NULL) {
+			free(r->detail);
+			r->detail = more;
+		}
+	}
+}
+
 int
 vary_version(struct store *st, const char *version, const char *factors,
 	     unsigned jobs, struct vary_report *out, struct rba_detail *d)
@@ -931,17 +1038,14 @@ vary_version(struct store *st, const char *version, const char *factors,
 	struct audit_inputs c;
 	struct store_txn *txn = NULL;
 	struct plan *plans = NULL;
-	struct sample_layout layout;
-	struct store_sample_info info;
-	struct scored ctl;
-	int want[16], err, have_layout = 0, have_ctl = 0;
+	struct vary_sample vs;
+	int want[16], err;
 	size_t n = 0;
 	int64_t now = (int64_t)time(NULL);
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
-	memset(&layout, 0, sizeof(layout));
-	memset(&ctl, 0, sizeof(ctl));
+	memset(&vs, 0, sizeof(vs));
 	if ((err = store_txn_begin(st, 0, 0, &txn, d)) != 0)
 		return err;
 	if ((err = audit_inputs_load(txn, version, NULL, &c, d)) != 0)
@@ -972,69 +1076,21 @@ vary_version(struct store *st, const char *version, const char *factors,
 	out->pinned = c.v.artifact;
 	rba_digest_bytes(plans[0].artifact, plans[0].len, &out->control);
 	rba_time_utc(now, out->time);
-	/* the sample, when there is one, scored by the control's artifact */
-	err = sample_layout_load(txn, version, &info, &layout, d);
-	if (err == 0) {
-		have_layout = 1;
-		err = score_bytes(txn, &c, &layout, plans[0].artifact, plans[0].len, &ctl, d);
-		if (err == 0) {
-			have_ctl = 1;
-			out->cases = ctl.cases;
-		} else {
-			snprintf(out->why_not_scored, sizeof(out->why_not_scored),
-				 "the control cannot score the sample: %s", d->reason);
-		}
-	} else {
-		snprintf(out->why_not_scored, sizeof(out->why_not_scored), "%s",
-			 err == RBA_E_NOTFOUND ? "the version has no sample" : d->reason);
-	}
+	score_control(txn, &c, version, &plans[0], &vs, out, d);
 	rba_detail_clear(d);
-	err = 0;
-	for (size_t i = 1; i < n && out->nruns < VARY_MAX_RUNS; i++) {
-		struct plan *p = &plans[i];
-		struct vary_run *r = &out->runs[out->nruns++];
-		snprintf(r->factor, sizeof(r->factor), "%s", p->factor);
-		r->seconds = p->seconds;
-		if (p->not_tried != NULL) {
-			r->state = VARY_NOT_TRIED;
-			r->detail = rba_strdupf("%s: not tried: %s", p->detail, p->not_tried);
-			continue;
-		}
-		if (p->err) {
-			r->state = VARY_FAILS;
-			r->detail = rba_strdupf("%s: the rebuild fails: %s", p->detail, p->reason);
-			continue;
-		}
-		r->detail = strdup(p->detail);
-		rba_digest_bytes(p->artifact, p->len, &r->artifact);
-		r->state = rba_digest_equal(&r->artifact, &out->control) ? VARY_SAME
-									 : VARY_CHANGES;
-		if (r->state == VARY_CHANGES && have_ctl) {
-			struct scored s;
-			struct rba_detail sd;
-			rba_detail_clear(&sd);
-			if (score_bytes(txn, &c, &layout, p->artifact, p->len, &s, &sd) == 0) {
-				compare_scores(&c, &ctl, &s, r);
-				scored_release(&s);
-			} else {
-				char *more = rba_strdupf("%s (the sample could not be scored "
-							 "with it: %s)", p->detail, sd.reason);
-				if (more != NULL) {
-					free(r->detail);
-					r->detail = more;
-				}
-			}
-		}
-	}
+	for (size_t i = 1; i < n && out->nruns < VARY_MAX_RUNS; i++)
+		judge_run(txn, &c, &vs, &plans[i], &out->control,
+			  &out->runs[out->nruns++]);
 	store_txn_abort(txn);
 	txn = NULL;
 	err = keep(st, out, now, d);
 out:
 	if (txn != NULL)
 		store_txn_abort(txn);
-	if (have_layout)
-		sample_layout_release(&layout);
-	scored_release(&ctl);
+	if (vs.have_layout)
+		sample_layout_release(&vs.layout);
+	store_sample_info_release(&vs.info);
+	scored_release(&vs.ctl);
 	for (size_t i = 0; plans != NULL && i < n; i++)
 		plan_release(&plans[i]);
 	free(plans);

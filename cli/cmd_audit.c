@@ -86,10 +86,114 @@ print_link(const char *name, const struct audit_link *l)
 	}
 }
 
+/* The pinned, the rebuilt and the decisions' artifacts, and what an
+ * exec rebuild ran. */
+static void
+print_artifacts(struct cli_ctx *ctx, const struct audit_report *r)
+{
+	char a[RBA_DIGEST_TEXT_LEN + 1], b[RBA_DIGEST_TEXT_LEN + 1];
+
+	if (!r->has_rebuilt)
+		return;
+	printf("artifact      pinned  %s\n", cli_digest_short(&r->artifact_pinned, ctx->verbose, a));
+	printf("              rebuilt %s%s\n", cli_digest_short(&r->artifact_rebuilt, ctx->verbose, b),
+	       rba_digest_equal(&r->artifact_pinned, &r->artifact_rebuilt)
+		       ? "  (identical)" : "  (differs)");
+	if (r->has_decisions)
+		printf("              decisions made by %s%s\n",
+		       cli_digest_short(&r->artifact_decisions, ctx->verbose, b),
+		       rba_digest_equal(&r->artifact_decisions, &r->artifact_rebuilt)
+			       ? "  (the rebuilt one)" : "  (another artifact)");
+	if (r->is_exec) {
+		char t[32];
+		printf("rebuilt by    commit %.*s (tree %.*s) in %s, %s s\n",
+		       ctx->verbose ? 40 : 12, r->exec_commit,
+		       ctx->verbose ? 40 : 12, r->exec_tree, sandbox_name(),
+		       cli_fmt_g6(r->exec_seconds, t));
+	}
+}
+
+/* The sample's counts, once it was read and verified. */
+static void
+print_sample(const struct audit_report *r)
+{
+	char n1[32];
+
+	if (!r->sample_verified)
+		return;
+	printf("sample        %llu cases, %llu flip%s, max score delta %s",
+	       (unsigned long long)r->cases, (unsigned long long)r->flips,
+	       r->flips == 1 ? "" : "s", cli_fmt_g6(r->max_delta, n1));
+	if (r->max_delta > 0 && r->max_delta_case) {
+		fputs(" (case ", stdout);
+		shown(r->max_delta_case);
+		putchar(')');
+	}
+	putchar('\n');
+	printf("near edges    %llu within the margin, %llu within ten margins\n",
+	       (unsigned long long)r->near_cases,
+	       (unsigned long long)r->weak_band_cases);
+}
+
+/* The links, with the first environment fields that differ. */
+static void
+print_links(const struct audit_report *r)
+{
+	printf("links:\n");
+	print_link("code revision", &r->code_revision);
+	print_link("trainer ABI", &r->trainer_abi);
+	print_link("environment", &r->environment);
+	for (size_t i = 0; i < r->nenv_fields && i < 8; i++) {
+		printf("  %-14s   ", "");
+		shown(r->env_fields[i].key);
+		fputs(": ", stdout);
+		shown(r->env_fields[i].pinned ? r->env_fields[i].pinned : "(absent)");
+		fputs(" -> ", stdout);
+		shown(r->env_fields[i].current ? r->env_fields[i].current : "(absent)");
+		putchar('\n');
+	}
+	if (r->nenv_fields > 8)
+		printf("  %-14s   ... %zu more fields (--json lists them)\n", "",
+		       r->nenv_fields - 8);
+	print_link("config", &r->config);
+	print_link("snapshot", &r->snapshot_link);
+}
+
+/* The first flipped cases. */
+static void
+print_flips(const struct audit_report *r)
+{
+	size_t show = r->nlisted < SHOW_FLIPS ? r->nlisted : SHOW_FLIPS;
+	char n1[32], n2[32];
+
+	printf("flipped cases (margin: distance of the stored score to the "
+	       "nearest band edge):\n");
+	printf("  %-12s %-22s %-22s %s\n", "case", "stored", "rebuilt", "margin");
+	for (size_t i = 0; i < show; i++) {
+		const struct audit_flip *f = &r->listed[i];
+		char s1[64], s2[64];
+		snprintf(s1, sizeof(s1), "%.6f %s", f->stored_score, f->stored_decision);
+		snprintf(s2, sizeof(s2), "%.6f %s", f->rebuilt_score, f->rebuilt_decision);
+		fputs("  ", stdout);
+		cli_put_data_pad(stdout, f->id, 12);
+		putchar(' ');
+		cli_put_data_pad(stdout, s1, 22);
+		putchar(' ');
+		cli_put_data_pad(stdout, s2, 22);
+		printf(" %s", cli_fmt_g6(f->margin, n1));
+		if (!isnan(f->edge))
+			printf(" (edge %s)", cli_fmt_g6(f->edge, n2));
+		putchar('\n');
+	}
+	if (r->flips > show)
+		printf("  ... %llu more (--json lists up to %d)\n",
+		       (unsigned long long)(r->flips - show), AUDIT_MAX_LISTED);
+}
+
 static void
 print_report(struct cli_ctx *ctx, const struct audit_report *r)
 {
-	char a[RBA_DIGEST_TEXT_LEN + 1], b[RBA_DIGEST_TEXT_LEN + 1], n1[32], n2[32];
+	char a[RBA_DIGEST_TEXT_LEN + 1];
 	const char *v = audit_verdict_name(r->verdict);
 
 	/* An ad hoc verdict answers another question than the version's
@@ -106,86 +210,15 @@ print_report(struct cli_ctx *ctx, const struct audit_report *r)
 			putchar('\n');
 		}
 	}
-	if (r->has_rebuilt) {
-		printf("artifact      pinned  %s\n", cli_digest_short(&r->artifact_pinned, ctx->verbose, a));
-		printf("              rebuilt %s%s\n", cli_digest_short(&r->artifact_rebuilt, ctx->verbose, b),
-		       rba_digest_equal(&r->artifact_pinned, &r->artifact_rebuilt)
-			       ? "  (identical)" : "  (differs)");
-	}
-	if (r->has_rebuilt && r->has_decisions)
-		printf("              decisions made by %s%s\n",
-		       cli_digest_short(&r->artifact_decisions, ctx->verbose, b),
-		       rba_digest_equal(&r->artifact_decisions, &r->artifact_rebuilt)
-			       ? "  (the rebuilt one)" : "  (another artifact)");
-	if (r->has_rebuilt && r->is_exec) {
-		char t[32];
-		printf("rebuilt by    commit %.*s (tree %.*s) in %s, %s s\n",
-		       ctx->verbose ? 40 : 12, r->exec_commit,
-		       ctx->verbose ? 40 : 12, r->exec_tree, sandbox_name(),
-		       cli_fmt_g6(r->exec_seconds, t));
-	}
-	if (r->sample_verified) {
-		printf("sample        %llu cases, %llu flip%s, max score delta %s",
-		       (unsigned long long)r->cases, (unsigned long long)r->flips,
-		       r->flips == 1 ? "" : "s", cli_fmt_g6(r->max_delta, n1));
-		if (r->max_delta > 0 && r->max_delta_case) {
-			fputs(" (case ", stdout);
-			shown(r->max_delta_case);
-			putchar(')');
-		}
-		putchar('\n');
-		printf("near edges    %llu within the margin, %llu within ten margins\n",
-		       (unsigned long long)r->near_cases,
-		       (unsigned long long)r->weak_band_cases);
-	}
+	print_artifacts(ctx, r);
+	print_sample(r);
 	if (r->policy_text)
 		printf("policy        %s (%s)\n", cli_digest_short(&r->policy_digest, ctx->verbose, a),
 		       r->policy_from_version ? "the version's" : "--policy");
-	if (r->has_rebuilt && (r->verdict != AUDIT_BIT_IDENTICAL || ctx->verbose)) {
-		printf("links:\n");
-		print_link("code revision", &r->code_revision);
-		print_link("trainer ABI", &r->trainer_abi);
-		print_link("environment", &r->environment);
-		for (size_t i = 0; i < r->nenv_fields && i < 8; i++) {
-			printf("  %-14s   ", "");
-			shown(r->env_fields[i].key);
-			fputs(": ", stdout);
-			shown(r->env_fields[i].pinned ? r->env_fields[i].pinned : "(absent)");
-			fputs(" -> ", stdout);
-			shown(r->env_fields[i].current ? r->env_fields[i].current : "(absent)");
-			putchar('\n');
-		}
-		if (r->nenv_fields > 8)
-			printf("  %-14s   ... %zu more fields (--json lists them)\n", "",
-			       r->nenv_fields - 8);
-		print_link("config", &r->config);
-		print_link("snapshot", &r->snapshot_link);
-	}
-	if (r->flips > 0 && r->nlisted > 0) {
-		size_t show = r->nlisted < SHOW_FLIPS ? r->nlisted : SHOW_FLIPS;
-		printf("flipped cases (margin: distance of the stored score to the "
-		       "nearest band edge):\n");
-		printf("  %-12s %-22s %-22s %s\n", "case", "stored", "rebuilt", "margin");
-		for (size_t i = 0; i < show; i++) {
-			const struct audit_flip *f = &r->listed[i];
-			char s1[64], s2[64];
-			snprintf(s1, sizeof(s1), "%.6f %s", f->stored_score, f->stored_decision);
-			snprintf(s2, sizeof(s2), "%.6f %s", f->rebuilt_score, f->rebuilt_decision);
-			fputs("  ", stdout);
-			cli_put_data_pad(stdout, f->id, 12);
-			putchar(' ');
-			cli_put_data_pad(stdout, s1, 22);
-			putchar(' ');
-			cli_put_data_pad(stdout, s2, 22);
-			printf(" %s", cli_fmt_g6(f->margin, n1));
-			if (!isnan(f->edge))
-				printf(" (edge %s)", cli_fmt_g6(f->edge, n2));
-			putchar('\n');
-		}
-		if (r->flips > show)
-			printf("  ... %llu more (--json lists up to %d)\n",
-			       (unsigned long long)(r->flips - show), AUDIT_MAX_LISTED);
-	}
+	if (r->has_rebuilt && (r->verdict != AUDIT_BIT_IDENTICAL || ctx->verbose))
+		print_links(r);
+	if (r->flips > 0 && r->nlisted > 0)
+		print_flips(r);
 	for (size_t i = 0; i < r->nwarnings; i++) {
 		fputs("warning: ", stdout);
 		shown(r->warnings[i]);

@@ -218,18 +218,16 @@ print_text(const struct side *a, const struct side *b, const struct artdiff *x)
 	}
 }
 
-int
-cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
+/* The operands of diff: two files, or --store VERSION with the record
+ * (--audit, *id; 0 the newest).  0, or the exit status of a usage
+ * error. */
+static int
+diff_args(struct cli_ctx *ctx, int argc, char **argv, const char **files,
+	  int *store, uint64_t *id)
 {
-	const char *files[2] = { NULL, NULL }, *version = NULL, *audit = NULL;
-	struct side a, b;
-	struct artdiff x;
-	struct rba_detail d;
-	int opts = 1, store = 0, nfiles = 0, r, err, status = 2;
-	uint64_t id = 0;
+	const char *audit = NULL;
+	int opts = 1, nfiles = 0, r;
 
-	if (cli_wants_help(ctx, argc, argv))
-		return 0;
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 		if (opts && strcmp(s, "--") == 0) {
@@ -242,7 +240,7 @@ cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
 			continue;
 		}
 		if (opts && strcmp(s, "--store") == 0) {
-			store = 1;
+			*store = 1;
 			continue;
 		}
 		if (opts && strcmp(s, "--json") == 0) {
@@ -255,21 +253,87 @@ cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
 			return cli_usage(ctx, "unexpected argument '%s'", s);
 		files[nfiles++] = s;
 	}
-	if (store) {
+	if (*store) {
 		if (nfiles != 1)
 			return cli_usage(ctx, "--store takes one VERSION");
-		version = files[0];
 		if (audit != NULL) {
 			char *end;
 			errno = 0;
-			id = strtoull(audit, &end, 10);
-			if (errno || *end || id == 0 || audit[0] == '-')
+			*id = strtoull(audit, &end, 10);
+			if (errno || *end || *id == 0 || audit[0] == '-')
 				return cli_usage(ctx, "--audit needs a record id");
 		}
 	} else if (nfiles != 2 || audit != NULL) {
 		return cli_usage(ctx, "diff needs two artifact files A B (or --store "
 				 "VERSION)");
 	}
+	return 0;
+}
+
+/*
+ * What the comparison x of a and b says: identical bytes, the same
+ * XGBoost model in other bytes (both exit 0), or where they differ
+ * (exit 1).  store: the sides are an audit's (id) of version.
+ */
+static int
+diff_print(struct cli_ctx *ctx, const struct side *a, const struct side *b,
+	   const struct artdiff *x, int store, const char *version, uint64_t id)
+{
+	if (a->n == b->n && memcmp(a->bytes, b->bytes, a->n) == 0) {
+		char h[RBA_DIGEST_TEXT_LEN + 1];
+		rba_digest_format(&a->dg, h);
+		if (ctx->json)
+			print_json(a, b, x, 1);
+		else if (!ctx->quiet)
+			printf("identical: %s (%zu bytes)%s\n", h, a->n,
+			       store ? ", rebuilt bit for bit" : "");
+		return 0;
+	}
+	if (x->same && x->xgboost) {
+		/* Two XGBoost files whose bytes differ (white space, member
+		 * order, what XGBoost keeps beside the model) but whose every
+		 * value that scores is the same: the same model. */
+		char ha[RBA_DIGEST_TEXT_LEN + 1], hb[RBA_DIGEST_TEXT_LEN + 1];
+		rba_digest_format(&a->dg, ha);
+		rba_digest_format(&b->dg, hb);
+		if (ctx->json)
+			print_json(a, b, x, 0);
+		else if (!ctx->quiet)
+			printf("same model: every value that scores is equal (objective, "
+			       "features, base margin, %u trees node for node); the "
+			       "files' bytes differ: %s and %s\n", x->ntrees_a, ha, hb);
+		return 0;
+	}
+	if (ctx->json)
+		print_json(a, b, x, 0);
+	else {
+		if (store)
+			printf("audit %llu of version %s: the %s against the rebuilt "
+			       "artifact\n", (unsigned long long)id, version, a->label);
+		print_text(a, b, x);
+		if (x->same)
+			printf("no compared value differs: the bytes differ elsewhere "
+			       "(the artifacts' encodings)\n");
+	}
+	return 1;
+}
+
+int
+cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
+{
+	const char *files[2] = { NULL, NULL }, *version = NULL;
+	struct side a, b;
+	struct artdiff x;
+	struct rba_detail d;
+	int store = 0, err, status = 2;
+	uint64_t id = 0;
+
+	if (cli_wants_help(ctx, argc, argv))
+		return 0;
+	if ((status = diff_args(ctx, argc, argv, files, &store, &id)) != 0)
+		return status;
+	if (store)
+		version = files[0];
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	if (store) {
@@ -286,7 +350,6 @@ cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
 							  : "pinned artifact", id)) != 0 ||
 		    (status = side_blob(ctx, &b, &db, "rebuilt artifact", id)) != 0)
 			goto out;
-		status = 2;
 	} else if ((status = side_file(&a, files[0])) != 0 ||
 		   (status = side_file(&b, files[1])) != 0) {
 		goto out;
@@ -297,45 +360,7 @@ cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
 		cli_diag("cannot diff '%s' and '%s': %s", a.label, b.label, d.reason);
 		goto out;
 	}
-	if (a.n == b.n && memcmp(a.bytes, b.bytes, a.n) == 0) {
-		char h[RBA_DIGEST_TEXT_LEN + 1];
-		rba_digest_format(&a.dg, h);
-		if (ctx->json)
-			print_json(&a, &b, &x, 1);
-		else if (!ctx->quiet)
-			printf("identical: %s (%zu bytes)%s\n", h, a.n,
-			       store ? ", rebuilt bit for bit" : "");
-		status = 0;
-		goto out;
-	}
-	if (x.same && x.xgboost) {
-		/* Two XGBoost files whose bytes differ (white space, member
-		 * order, what XGBoost keeps beside the model) but whose every
-		 * value that scores is the same: the same model. */
-		char ha[RBA_DIGEST_TEXT_LEN + 1], hb[RBA_DIGEST_TEXT_LEN + 1];
-		rba_digest_format(&a.dg, ha);
-		rba_digest_format(&b.dg, hb);
-		if (ctx->json)
-			print_json(&a, &b, &x, 0);
-		else if (!ctx->quiet)
-			printf("same model: every value that scores is equal (objective, "
-			       "features, base margin, %u trees node for node); the "
-			       "files' bytes differ: %s and %s\n", x.ntrees_a, ha, hb);
-		status = 0;
-		goto out;
-	}
-	if (ctx->json)
-		print_json(&a, &b, &x, 0);
-	else {
-		if (store)
-			printf("audit %llu of version %s: the %s against the rebuilt "
-			       "artifact\n", (unsigned long long)id, version, a.label);
-		print_text(&a, &b, &x);
-		if (x.same)
-			printf("no compared value differs: the bytes differ elsewhere "
-			       "(the artifacts' encodings)\n");
-	}
-	status = 1;
+	status = diff_print(ctx, &a, &b, &x, store, version, id);
 out:
 	side_release(&a);
 	side_release(&b);

@@ -158,24 +158,22 @@ export_vary(struct cli_ctx *ctx, const char *version, const char *run,
 	return 0;
 }
 
-int
-cmd_export(struct cli_ctx *ctx, int argc, char **argv)
-{
-	const char *version = NULL, *keypath = NULL, *out = NULL;
-	const char *audit = "latest", *passfile = NULL, *ckpath = NULL;
-	const char *vary_run = NULL;
-	int vary = 0;
-	struct checkpoint ck;
-	struct evidence_request rq;
-	struct evidence_result *res = NULL;
-	struct sign_seckey *key = NULL;
-	struct rba_detail d;
-	int i, r, err, status = 2, opts = 1;
+/* The options and operands of export. */
+struct export_opts {
+	const char *version, *keypath, *out;
+	const char *audit, *passfile, *ckpath;
+	const char *vary_run;
+	int vary;
+};
 
-	memset(&rq, 0, sizeof(rq));
-	memset(&ck, 0, sizeof(ck));
-	if (cli_wants_help(ctx, argc, argv))
-		return 0;
+/* argv into *o and the request's flags: 0, or the exit status of a
+ * usage error. */
+static int
+export_args(struct cli_ctx *ctx, int argc, char **argv, struct export_opts *o,
+	    struct evidence_request *rq)
+{
+	int i, r, opts = 1;
+
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -183,82 +181,120 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 			opts = 0;
 			continue;
 		}
-		if (opts && ((r = cli_opt_value(argc, argv, &i, "-k", &keypath)) != 0 ||
-			     (r = cli_opt_value(argc, argv, &i, "-o", &out)) != 0 ||
-			     (r = cli_opt_value(argc, argv, &i, "--audit", &audit)) != 0 ||
+		if (opts && ((r = cli_opt_value(argc, argv, &i, "-k", &o->keypath)) != 0 ||
+			     (r = cli_opt_value(argc, argv, &i, "-o", &o->out)) != 0 ||
+			     (r = cli_opt_value(argc, argv, &i, "--audit", &o->audit)) != 0 ||
 			     (r = cli_opt_value(argc, argv, &i, "--passphrase-file",
-					     &passfile)) != 0 ||
-			     (r = cli_opt_value(argc, argv, &i, "--origin", &rq.origin)) != 0 ||
+					     &o->passfile)) != 0 ||
+			     (r = cli_opt_value(argc, argv, &i, "--origin", &rq->origin)) != 0 ||
 			     (r = cli_opt_value(argc, argv, &i, "--checkpoint",
-					     &ckpath)) != 0)) {
+					     &o->ckpath)) != 0)) {
 			if (r < 0)
 				return cli_usage(ctx, "option '%s' needs a value", a);
 			continue;
 		}
 		if (opts && strcmp(a, "--vary") == 0) {
-			vary = 1;
+			o->vary = 1;
 			continue;
 		}
-		if (opts && (r = cli_opt_value(argc, argv, &i, "--run", &vary_run)) != 0) {
+		if (opts && (r = cli_opt_value(argc, argv, &i, "--run", &o->vary_run)) != 0) {
 			if (r < 0)
 				return cli_usage(ctx, "option '%s' needs a value", a);
-			vary = 1;
+			o->vary = 1;
 			continue;
 		}
 		if (opts && strcmp(a, "--cases") == 0) {
-			rq.include_cases = 1;
+			rq->include_cases = 1;
 			continue;
 		}
 		if (opts && strcmp(a, "--include-inputs") == 0) {
-			rq.include_inputs = 1;
+			rq->include_inputs = 1;
 			continue;
 		}
 		if (opts && strcmp(a, "--force") == 0) {
-			rq.force = 1;
+			rq->force = 1;
 			continue;
 		}
 		if (opts && strcmp(a, "--dsse") == 0) {
-			rq.dsse = 1;
+			rq->dsse = 1;
 			continue;
 		}
 		if (opts && a[0] == '-' && a[1] != '\0')
 			return cli_usage(ctx, "unknown option '%s'", a);
-		if (version != NULL)
+		if (o->version != NULL)
 			return cli_usage(ctx, "unexpected argument '%s'", a);
-		version = a;
+		o->version = a;
 	}
-	if (version == NULL)
+	if (o->version == NULL)
 		return cli_usage(ctx, "VERSION is required");
-	if (keypath == NULL)
+	if (o->keypath == NULL)
 		return cli_usage(ctx, "-k KEY is required");
-	if (out == NULL || out[0] == '\0')
+	if (o->out == NULL || o->out[0] == '\0')
 		return cli_usage(ctx, "-o FILE is required");
-	if (vary && rq.dsse)
+	if (o->vary && rq->dsse)
 		return cli_usage(ctx, "--dsse wraps audit evidence; --vary writes a "
 				 "minisign pair");
-	if (vary)
-		return export_vary(ctx, version, vary_run, keypath, passfile, out,
-				   rq.force, rq.include_cases || rq.include_inputs ||
-						     strcmp(audit, "latest") != 0 ||
-						     rq.origin != NULL || ckpath != NULL);
-	if (parse_audit_id(audit, &rq.audit_id) != 0)
-		return cli_usage(ctx, "--audit takes a record id or 'latest', not '%s'",
-				 audit);
+	return 0;
+}
 
-	if (rq.origin != NULL && ckpath != NULL)
+/* What only audit evidence takes: the record (--audit), the origin of
+ * the checkpoint export makes, or the checkpoint given (read into *ck).
+ * 0, or the exit status. */
+static int
+export_audit_args(struct cli_ctx *ctx, const struct export_opts *o,
+		  struct evidence_request *rq, struct checkpoint *ck)
+{
+	struct rba_detail d;
+	int err;
+
+	if (parse_audit_id(o->audit, &rq->audit_id) != 0)
+		return cli_usage(ctx, "--audit takes a record id or 'latest', not '%s'",
+				 o->audit);
+
+	if (rq->origin != NULL && o->ckpath != NULL)
 		return cli_usage(ctx, "--origin names the checkpoint export makes; "
 				 "--checkpoint CK has its own");
-	if (rq.origin != NULL && !note_name_valid(rq.origin, strlen(rq.origin)))
+	if (rq->origin != NULL && !note_name_valid(rq->origin, strlen(rq->origin)))
 		return cli_usage(ctx, "--origin '%s' is not a key name (non-empty, no "
-				 "spaces or '+')", rq.origin);
-	if (ckpath != NULL) {
+				 "spaces or '+')", rq->origin);
+	if (o->ckpath != NULL) {
 		rba_detail_clear(&d);
-		if ((err = checkpoint_read(ckpath, &ck, &d)) != 0)
-			return cli_fail("cannot read checkpoint", ckpath, err, &d);
-		rq.checkpoint = &ck;
+		if ((err = checkpoint_read(o->ckpath, ck, &d)) != 0)
+			return cli_fail("cannot read checkpoint", o->ckpath, err, &d);
+		rq->checkpoint = ck;
 	}
+	return 0;
+}
+
+int
+cmd_export(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct export_opts o;
+	struct checkpoint ck;
+	struct evidence_request rq;
+	struct evidence_result *res = NULL;
+	struct sign_seckey *key = NULL;
+	struct rba_detail d;
+	int err, status = 2;
+
+	memset(&o, 0, sizeof(o));
+	o.audit = "latest";
+	memset(&rq, 0, sizeof(rq));
+	memset(&ck, 0, sizeof(ck));
+	if (cli_wants_help(ctx, argc, argv))
+		return 0;
+	if ((err = export_args(ctx, argc, argv, &o, &rq)) != 0)
+		return err;
+	if (o.vary)
+		return export_vary(ctx, o.version, o.vary_run, o.keypath, o.passfile,
+				   o.out, rq.force,
+				   rq.include_cases || rq.include_inputs ||
+					   strcmp(o.audit, "latest") != 0 ||
+					   rq.origin != NULL || o.ckpath != NULL);
+	if ((err = export_audit_args(ctx, &o, &rq, &ck)) != 0)
+		return err;
 	/* The key first: a wrong passphrase costs no store work. */
-	if ((err = cli_seckey_load(keypath, passfile, &key)) != 0) {
+	if ((err = cli_seckey_load(o.keypath, o.passfile, &key)) != 0) {
 		checkpoint_release(&ck);
 		return err;
 	}
@@ -267,21 +303,21 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 
 	res = malloc(sizeof(*res));
 	if (res == NULL) {
-		status = cli_fail("cannot export", version, RBA_E_NOMEM, NULL);
+		status = cli_fail("cannot export", o.version, RBA_E_NOMEM, NULL);
 		goto out;
 	}
-	rq.version = version;
+	rq.version = o.version;
 	rq.key = key;
-	rq.path = out;
+	rq.path = o.out;
 	rba_detail_clear(&d);
 	err = evidence_export(ctx->store, &rq, res, &d);
 	if (err != 0) {
-		const char *subject = d.file[0] ? d.file : version;
+		const char *subject = d.file[0] ? d.file : o.version;
 		status = cli_fail("cannot export", subject, err, &d);
 		goto out;
 	}
 
-	export_print(ctx, out, rq.dsse, res);
+	export_print(ctx, o.out, rq.dsse, res);
 	status = 0;
 out:
 	free(res);

@@ -316,6 +316,88 @@ import_print(struct cli_ctx *ctx, const struct fleet_import *im)
 	}
 }
 
+/* What history import was asked. */
+struct import_args {
+	struct sign_pubkey keys[IMPORT_KEYS_MAX];
+	size_t nkeys;
+	const char **dirs; /* argc entries */
+	size_t ndirs;
+	enum fleet_split split;
+	int aside; /* --set-aside */
+};
+
+/* argv into *a (its keys read): 0, or the exit status of an error. */
+static int
+import_args(struct cli_ctx *ctx, int argc, char **argv, struct import_args *a)
+{
+	struct rba_detail d;
+	int err;
+
+	for (int i = 2; i < argc; i++) {
+		const char *val;
+		int r = cli_opt_value(argc, argv, &i, "--split", &val);
+		if (r < 0)
+			return cli_usage(ctx, "option '--split' needs a value");
+		if (r > 0) {
+			if (strcmp(val, "balanced") == 0)
+				a->split = FLEET_SPLIT_BALANCED;
+			else if (strcmp(val, "hash") == 0)
+				a->split = FLEET_SPLIT_HASH;
+			else
+				return cli_usage(ctx, "--split takes balanced or hash, "
+						 "not '%s'", val);
+			continue;
+		}
+		r = cli_opt_value(argc, argv, &i, "-p", &val);
+		if (r < 0)
+			return cli_usage(ctx, "option '-p' needs a value");
+		if (r > 0) {
+			if (a->nkeys == IMPORT_KEYS_MAX)
+				return cli_usage(ctx, "at most %d keys", IMPORT_KEYS_MAX);
+			rba_detail_clear(&d);
+			if ((err = sign_pubkey_load(val, &a->keys[a->nkeys], &d)) != 0)
+				return cli_fail("cannot read public key", val, err, &d);
+			a->nkeys++;
+			continue;
+		}
+		if (strcmp(argv[i], "--set-aside") == 0) {
+			a->aside = 1;
+			continue;
+		}
+		if (argv[i][0] == '-' && argv[i][1] != 0)
+			return cli_usage(ctx, "unknown option '%s'", argv[i]);
+		a->dirs[a->ndirs++] = argv[i];
+	}
+	if (a->ndirs == 0 || a->nkeys == 0)
+		return cli_usage(ctx, a->ndirs == 0 ? "history import needs a records DIR"
+						    : "history import needs the workers' "
+						      "public key: -p PUB");
+	return 0;
+}
+
+/* An import that found nothing new: the run's outcome again, nothing
+ * else. */
+static void
+import_print_again(struct cli_ctx *ctx, const struct fleet_import *im)
+{
+	if (!(ctx->quiet && im->exit_status == 0) && !ctx->json) {
+		/* every directory named, each on its line; the outcome on the
+		 * last */
+		for (size_t i = 0; i < im->ndirs; i++) {
+			import_dir_nothing(&im->dirs[i]);
+			if (i + 1 < im->ndirs)
+				putchar('\n');
+		}
+		printf(" and every version is covered; worst verdict: %s "
+		       "(exit %d)\n",
+		       im->worst_verdict < 0 ? "none"
+					     : audit_verdict_name(im->worst_verdict),
+		       im->exit_status);
+	} else if (ctx->json) {
+		import_print(ctx, im);
+	}
+}
+
 /*
  * history import DIR... -p PUB...: the signed records of workers, checked
  * and appended in one transaction (fleet/fleet.h); exits like audit --all.
@@ -323,111 +405,42 @@ import_print(struct cli_ctx *ctx, const struct fleet_import *im)
 static int
 history_import(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct sign_pubkey keys[IMPORT_KEYS_MAX];
-	const char **dirs;
+	struct import_args a;
 	struct fleet_import im;
 	struct rba_detail d;
-	size_t nkeys = 0, ndirs = 0;
-	enum fleet_split split = FLEET_SPLIT_BALANCED;
-	int err, aside = 0;
+	int err;
 
-	dirs = calloc((size_t)argc, sizeof(*dirs));
-	if (dirs == NULL)
+	memset(&a, 0, sizeof(a));
+	a.split = FLEET_SPLIT_BALANCED;
+	a.dirs = calloc((size_t)argc, sizeof(*a.dirs));
+	if (a.dirs == NULL)
 		return cli_fail("cannot import", "history", RBA_E_NOMEM, NULL);
-	for (int i = 2; i < argc; i++) {
-		const char *val;
-		int r = cli_opt_value(argc, argv, &i, "--split", &val);
-		if (r < 0) {
-			free(dirs);
-			return cli_usage(ctx, "option '--split' needs a value");
-		}
-		if (r > 0) {
-			if (strcmp(val, "balanced") == 0)
-				split = FLEET_SPLIT_BALANCED;
-			else if (strcmp(val, "hash") == 0)
-				split = FLEET_SPLIT_HASH;
-			else {
-				free(dirs);
-				return cli_usage(ctx, "--split takes balanced or hash, "
-						 "not '%s'", val);
-			}
-			continue;
-		}
-		r = cli_opt_value(argc, argv, &i, "-p", &val);
-		if (r < 0) {
-			free(dirs);
-			return cli_usage(ctx, "option '-p' needs a value");
-		}
-		if (r > 0) {
-			if (nkeys == IMPORT_KEYS_MAX) {
-				free(dirs);
-				return cli_usage(ctx, "at most %d keys", IMPORT_KEYS_MAX);
-			}
-			rba_detail_clear(&d);
-			if ((err = sign_pubkey_load(val, &keys[nkeys], &d)) != 0) {
-				free(dirs);
-				return cli_fail("cannot read public key", val, err, &d);
-			}
-			nkeys++;
-			continue;
-		}
-		if (strcmp(argv[i], "--set-aside") == 0) {
-			aside = 1;
-			continue;
-		}
-		if (argv[i][0] == '-' && argv[i][1] != 0) {
-			free(dirs);
-			return cli_usage(ctx, "unknown option '%s'", argv[i]);
-		}
-		dirs[ndirs++] = argv[i];
-	}
-	if (ndirs == 0 || nkeys == 0) {
-		free(dirs);
-		return cli_usage(ctx, ndirs == 0 ? "history import needs a records DIR"
-						 : "history import needs the workers' "
-						   "public key: -p PUB");
-	}
-	if ((err = cli_store_open(ctx, 0)) != 0) {
-		free(dirs);
+	if ((err = import_args(ctx, argc, argv, &a)) != 0 ||
+	    (err = cli_store_open(ctx, 0)) != 0) {
+		free(a.dirs);
 		return err;
 	}
 	rba_detail_clear(&d);
-	err = fleet_import_run(ctx->store, dirs, ndirs, keys, nkeys, split, &im, &d);
+	err = fleet_import_run(ctx->store, a.dirs, a.ndirs, a.keys, a.nkeys,
+			       a.split, &im, &d);
 	if (err) {
-		free(dirs);
+		free(a.dirs);
 		return cli_fail("cannot import", d.file[0] ? d.file : ctx->store_path,
 				err, &d);
 	}
 	/* After the commit: what was refused goes into DIR/refused/. */
-	if (aside && fleet_import_set_aside(&im, (int64_t)time(NULL)) != 0) {
-		cli_fail("cannot set aside the refused records of", dirs[0],
+	if (a.aside && fleet_import_set_aside(&im, (int64_t)time(NULL)) != 0) {
+		cli_fail("cannot set aside the refused records of", a.dirs[0],
 			 RBA_E_NOMEM, NULL);
-		free(dirs);
+		free(a.dirs);
 		fleet_import_release(&im);
 		return 2;
 	}
-	if (im.nitems == 0 && im.earlier > 0 && im.nmissing == 0) {
-		/* the run's outcome again, nothing else */
-		if (!(ctx->quiet && im.exit_status == 0) && !ctx->json) {
-			/* every directory named, each on its line; the outcome
-			 * on the last */
-			for (size_t i = 0; i < im.ndirs; i++) {
-				import_dir_nothing(&im.dirs[i]);
-				if (i + 1 < im.ndirs)
-					putchar('\n');
-			}
-			printf(" and every version is covered; worst verdict: %s "
-			       "(exit %d)\n",
-			       im.worst_verdict < 0 ? "none"
-						    : audit_verdict_name(im.worst_verdict),
-			       im.exit_status);
-		} else if (ctx->json) {
-			import_print(ctx, &im);
-		}
-	} else {
+	if (im.nitems == 0 && im.earlier > 0 && im.nmissing == 0)
+		import_print_again(ctx, &im);
+	else
 		import_print(ctx, &im);
-	}
-	free(dirs);
+	free(a.dirs);
 	err = im.exit_status;
 	fleet_import_release(&im);
 	return err;

@@ -13,8 +13,12 @@
 #include "policy/policy.h"
 #include "store/store.h"
 
-int
-cmd_register(struct cli_ctx *ctx, int argc, char **argv)
+/* The options and the pins file of register: 0, or the exit status
+ * of a usage error. */
+static int
+register_args(struct cli_ctx *ctx, int argc, char **argv,
+	      struct register_request *rq, const char **policy_path,
+	      const char **path)
 {
 	static const struct option opts[] = {
 		{ "artifact", required_argument, NULL, 'a' },
@@ -22,24 +26,15 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 		{ "replace", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct register_request rq;
-	struct register_result res;
-	struct rebuild_progress prog;
-	struct policy *pol = NULL;
-	struct pins *pins = NULL;
-	struct rba_detail d;
-	const char *path, *policy_path = NULL;
-	char hex[RBA_DIGEST_TEXT_LEN + 1], cfg[RBA_DIGEST_TEXT_LEN + 1];
-	int c, err, status = 2;
+	int c;
 
-	memset(&rq, 0, sizeof(rq));
 	optind = 0;
 	opterr = 0; /* cli_usage says what was wrong, in one line */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'a': rq.artifact_path = optarg; break;
-		case 'p': policy_path = optarg; break;
-		case 'r': rq.replace = 1; break;
+		case 'a': rq->artifact_path = optarg; break;
+		case 'p': *policy_path = optarg; break;
+		case 'r': rq->replace = 1; break;
 		default:
 			return cli_usage(ctx, "unknown option or missing value '%s'",
 					 argv[optind - 1]);
@@ -47,7 +42,97 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage(ctx, "register needs one PINS file");
-	path = argv[optind];
+	*path = argv[optind];
+	return 0;
+}
+
+/* A replacement whose version keeps a sample of another artifact's
+ * decisions: said, since its audits can no longer be bit-identical. */
+static void
+warn_sample_maker(const struct pins *pins, const struct register_result *res,
+		  const char *hex)
+{
+	const struct rba_digest *maker = res->has_sample_artifact
+						 ? &res->sample_artifact
+						 : &res->old_artifact;
+	char old[RBA_DIGEST_TEXT_LEN + 1];
+
+	if (!res->replaced || !res->had_sample ||
+	    rba_digest_equal(maker, &res->artifact))
+		return;
+	rba_digest_format(maker, old);
+	cli_warn("the sample of '%s' holds decisions made by artifact %s; "
+		 "the version now pins %s: audits judge them on scores, at "
+		 "best metric-equivalent, until 'sample add' replaces them",
+		 pins->version, old, hex);
+}
+
+static void
+print_registered_json(const struct pins *pins,
+		      const struct register_result *res, const char *hex,
+		      const char *cfg)
+{
+	fputs("{\"version\": ", stdout);
+	rba_json_fput_str(stdout, pins->version);
+	printf(", \"artifact\": \"%s\", \"config\": \"%s\", \"trained\": %s",
+	       hex, cfg, res->trained ? "true" : "false");
+	if (res->is_exec && res->trained) {
+		printf(", \"trainer\": {\"kind\": \"exec\", \"commit\": \"%s\", "
+		       "\"tree\": \"%s\", \"command\": %s, \"seconds\": ",
+		       res->exec.commit, res->exec.tree, res->exec.argv_text);
+		rba_json_fput_num(stdout, res->exec.sb.seconds);
+		fputs("}", stdout);
+	} else if (res->trained) {
+		/* The one number writer: an AUC of a one-class
+		 * validation split is NaN, null in JSON. */
+		fputs(", \"validation\": {\"loss\": ", stdout);
+		rba_json_fput_num(stdout, res->rebuild.report.final.val_loss);
+		fputs(", \"accuracy\": ", stdout);
+		rba_json_fput_num(stdout, res->rebuild.report.final.val_acc);
+		fputs(", \"auc\": ", stdout);
+		rba_json_fput_num(stdout, res->rebuild.report.final.val_auc);
+		printf("}, \"train_rows\": %zu, \"validation_rows\": %zu",
+		       res->rebuild.ntrain, res->rebuild.nval);
+	}
+	fputs(", \"pins\": ", stdout);
+	rba_json_fput_str(stdout, res->pins_text);
+	fputs("}\n", stdout);
+}
+
+/* The filled pins on stdout; what was trained, on stderr. */
+static void
+print_registered_text(struct cli_ctx *ctx, const struct pins *pins,
+		      const struct register_result *res, const char *hex)
+{
+	fputs(res->pins_text, stdout);
+	if (!ctx->quiet && res->trained && res->is_exec)
+		fprintf(stderr, "rebuild-audit: registered '%s': artifact %s; "
+			"trained by commit %s (tree %s) in the sandbox, %.1f s\n",
+			pins->version, hex, res->exec.commit, res->exec.tree,
+			res->exec.sb.seconds);
+	else if (!ctx->quiet && res->trained)
+		fprintf(stderr, "rebuild-audit: registered '%s': artifact %s; "
+			"validation accuracy %.4f, loss %.4f\n",
+			pins->version, hex, res->rebuild.report.final.val_acc,
+			res->rebuild.report.final.val_loss);
+}
+
+int
+cmd_register(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct register_request rq;
+	struct register_result res;
+	struct rebuild_progress prog;
+	struct policy *pol = NULL;
+	struct pins *pins = NULL;
+	struct rba_detail d;
+	const char *path = NULL, *policy_path = NULL;
+	char hex[RBA_DIGEST_TEXT_LEN + 1], cfg[RBA_DIGEST_TEXT_LEN + 1];
+	int err, status = 2;
+
+	memset(&rq, 0, sizeof(rq));
+	if ((err = register_args(ctx, argc, argv, &rq, &policy_path, &path)) != 0)
+		return err;
 	rba_detail_clear(&d);
 	if ((err = policy_pins_load(path, &pins, &d)) != 0)
 		return cli_fail("invalid pins", path, err, &d);
@@ -71,58 +156,11 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	rba_digest_format(&res.artifact, hex);
 	rba_digest_format(&res.config, cfg);
-	if (res.replaced && res.had_sample &&
-	    !rba_digest_equal(res.has_sample_artifact ? &res.sample_artifact
-						      : &res.old_artifact,
-			      &res.artifact)) {
-		char old[RBA_DIGEST_TEXT_LEN + 1];
-		rba_digest_format(res.has_sample_artifact ? &res.sample_artifact
-							  : &res.old_artifact,
-				  old);
-		cli_warn("the sample of '%s' holds decisions made by artifact %s; "
-			 "the version now pins %s: audits judge them on scores, at "
-			 "best metric-equivalent, until 'sample add' replaces them",
-			 pins->version, old, hex);
-	}
-	if (ctx->json) {
-		fputs("{\"version\": ", stdout);
-		rba_json_fput_str(stdout, pins->version);
-		printf(", \"artifact\": \"%s\", \"config\": \"%s\", \"trained\": %s",
-		       hex, cfg, res.trained ? "true" : "false");
-		if (res.is_exec && res.trained) {
-			printf(", \"trainer\": {\"kind\": \"exec\", \"commit\": \"%s\", "
-			       "\"tree\": \"%s\", \"command\": %s, \"seconds\": ",
-			       res.exec.commit, res.exec.tree, res.exec.argv_text);
-			rba_json_fput_num(stdout, res.exec.sb.seconds);
-			fputs("}", stdout);
-		} else if (res.trained) {
-			/* The one number writer: an AUC of a one-class
-			 * validation split is NaN, null in JSON. */
-			fputs(", \"validation\": {\"loss\": ", stdout);
-			rba_json_fput_num(stdout, res.rebuild.report.final.val_loss);
-			fputs(", \"accuracy\": ", stdout);
-			rba_json_fput_num(stdout, res.rebuild.report.final.val_acc);
-			fputs(", \"auc\": ", stdout);
-			rba_json_fput_num(stdout, res.rebuild.report.final.val_auc);
-			printf("}, \"train_rows\": %zu, \"validation_rows\": %zu",
-			       res.rebuild.ntrain, res.rebuild.nval);
-		}
-		fputs(", \"pins\": ", stdout);
-		rba_json_fput_str(stdout, res.pins_text);
-		fputs("}\n", stdout);
-	} else {
-		fputs(res.pins_text, stdout);
-		if (!ctx->quiet && res.trained && res.is_exec)
-			fprintf(stderr, "rebuild-audit: registered '%s': artifact %s; "
-				"trained by commit %s (tree %s) in the sandbox, %.1f s\n",
-				pins->version, hex, res.exec.commit, res.exec.tree,
-				res.exec.sb.seconds);
-		else if (!ctx->quiet && res.trained)
-			fprintf(stderr, "rebuild-audit: registered '%s': artifact %s; "
-				"validation accuracy %.4f, loss %.4f\n",
-				pins->version, hex, res.rebuild.report.final.val_acc,
-				res.rebuild.report.final.val_loss);
-	}
+	warn_sample_maker(pins, &res, hex);
+	if (ctx->json)
+		print_registered_json(pins, &res, hex, cfg);
+	else
+		print_registered_text(ctx, pins, &res, hex);
 	register_result_release(&res);
 	status = 0;
 out:

@@ -48,8 +48,11 @@ add_progress(void *ctx, uint64_t cases, uint64_t bytes, uint64_t total)
 	}
 }
 
+/* The options and operands of sample add into *rq and *policy_path:
+ * 0, or the exit status of a usage error. */
 static int
-sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
+sample_add_args(struct cli_ctx *ctx, int argc, char **argv,
+		struct sample_add_request *rq, const char **policy_path)
 {
 	static const struct option opts[] = {
 		{ "id-column", required_argument, NULL, 'i' },
@@ -59,32 +62,23 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		{ "policy", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sample_add_request rq;
-	struct sample_add_result res;
-	struct policy *pol = NULL;
-	struct rba_detail d;
-	const char *policy_path = NULL;
-	char hex[RBA_DIGEST_TEXT_LEN + 1], a[RBA_DIGEST_TEXT_LEN + 1];
-	char p[RBA_DIGEST_TEXT_LEN + 1], src[RBA_DIGEST_TEXT_LEN + 1];
-	char sz[32], st[32];
-	int c, err;
+	int c;
 
-	memset(&rq, 0, sizeof(rq));
 	optind = 0;
 	opterr = 0; /* cli_usage says what was wrong, in one line */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'i': rq.id_column = optarg; break;
-		case 's': rq.score_column = optarg; break;
-		case 'd': rq.decision_column = optarg; break;
+		case 'i': rq->id_column = optarg; break;
+		case 's': rq->score_column = optarg; break;
+		case 'd': rq->decision_column = optarg; break;
 		case 'P':
 			if (cli_parse_double(optarg, 0.0, SAMPLE_MAX_SCORE_PRECISION,
-					     &rq.score_precision) != 0)
+					     &rq->score_precision) != 0)
 				return cli_usage(ctx, "--score-precision is a number "
 						 "from 0 to 1");
-			rq.has_score_precision = 1;
+			rq->has_score_precision = 1;
 			break;
-		case 'p': policy_path = optarg; break;
+		case 'p': *policy_path = optarg; break;
 		default:
 			return cli_usage(ctx, "unknown option or missing value '%s'",
 					 argv[optind - 1]);
@@ -92,12 +86,105 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return cli_usage(ctx, "sample add needs a VERSION and a CASES.csv file");
-	if (rq.decision_column && !rq.score_column)
+	if (rq->decision_column && !rq->score_column)
 		return cli_usage(ctx, "--decision-column needs --score-column");
-	if (rq.has_score_precision && !rq.score_column)
+	if (rq->has_score_precision && !rq->score_column)
 		return cli_usage(ctx, "--score-precision needs --score-column");
-	rq.version = argv[optind];
-	rq.path = argv[optind + 1];
+	rq->version = argv[optind];
+	rq->path = argv[optind + 1];
+	return 0;
+}
+
+static void
+print_added_json(const struct sample_add_request *rq,
+		 const struct sample_add_result *res)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1], a[RBA_DIGEST_TEXT_LEN + 1];
+	char p[RBA_DIGEST_TEXT_LEN + 1], src[RBA_DIGEST_TEXT_LEN + 1];
+
+	rba_digest_format(&res->digest, hex);
+	rba_digest_format(&res->artifact, a);
+	rba_digest_format(&res->policy_digest, p);
+	rba_digest_format(&res->source_digest, src);
+	printf("{\"version\": ");
+	rba_json_fput_str(stdout, rq->version);
+	printf(", \"cases\": %llu, \"chunks\": %u, \"size\": %llu, "
+	       "\"stored_size\": %llu, \"digest\": \"%s\", \"source_digest\": \"%s\", "
+	       "\"source_bytes\": %llu, \"scored_by\": \"%s\", "
+	       "\"artifact\": \"%s\", \"policy\": \"%s\", \"policy_source\": \"%s\", "
+	       "\"decisions\": {",
+	       (unsigned long long)res->cases, res->chunks,
+	       (unsigned long long)res->size, (unsigned long long)res->stored_size,
+	       hex, src, (unsigned long long)res->source_bytes,
+	       rq->score_column ? "column" : "model", a, p,
+	       res->policy_from_version ? "version" : "option");
+	for (uint32_t i = 0; i < res->ndecisions; i++) {
+		if (i)
+			fputs(", ", stdout);
+		rba_json_fput_str(stdout, res->decisions[i]);
+		printf(": %llu", (unsigned long long)res->decision_counts[i]);
+	}
+	fputs("}}\n", stdout);
+}
+
+static void
+print_added_text(const struct sample_add_request *rq,
+		 const struct sample_add_result *res)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1], a[RBA_DIGEST_TEXT_LEN + 1];
+	char p[RBA_DIGEST_TEXT_LEN + 1], src[RBA_DIGEST_TEXT_LEN + 1];
+	char sz[32], st[32];
+
+	rba_digest_format(&res->digest, hex);
+	rba_digest_format(&res->artifact, a);
+	rba_digest_format(&res->policy_digest, p);
+	rba_digest_format(&res->source_digest, src);
+	cli_fmt_size(res->size, sz);
+	cli_fmt_size(res->stored_size, st);
+	fputs("sample of '", stdout);
+	shown(rq->version);
+	printf("': %llu cases in %u chunk%s (%s, %s stored)\n",
+	       (unsigned long long)res->cases, res->chunks,
+	       res->chunks == 1 ? "" : "s", sz, st);
+	printf("digest     %s\n", hex);
+	printf("source     %s (%llu bytes as submitted)\n", src,
+	       (unsigned long long)res->source_bytes);
+	if (rq->score_column) {
+		fputs("scores     from column '", stdout);
+		shown(rq->score_column);
+		fputs("'", stdout);
+		if (rq->decision_column) {
+			fputs(", decisions from column '", stdout);
+			shown(rq->decision_column);
+			fputs("'", stdout);
+		}
+		putchar('\n');
+	} else
+		printf("scored by  the stored artifact %s\n", a);
+	printf("policy     %s (%s)\n", p,
+	       res->policy_from_version ? "the version's" : "--policy");
+	printf("decisions ");
+	for (uint32_t i = 0; i < res->ndecisions; i++) {
+		fputs(i ? ", " : " ", stdout);
+		shown(res->decisions[i]);
+		printf(" %llu", (unsigned long long)res->decision_counts[i]);
+	}
+	putchar('\n');
+}
+
+static int
+sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct sample_add_request rq;
+	struct sample_add_result res;
+	struct policy *pol = NULL;
+	struct rba_detail d;
+	const char *policy_path = NULL;
+	int err;
+
+	memset(&rq, 0, sizeof(rq));
+	if ((err = sample_add_args(ctx, argc, argv, &rq, &policy_path)) != 0)
+		return err;
 	if (cli_policy_load(policy_path, &pol) != 0)
 		return 2;
 	rq.policy = pol;
@@ -117,63 +204,10 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	if (err)
 		return cli_fail("cannot add sample", d.file[0] ? d.file : rq.version,
 				err, &d);
-	rba_digest_format(&res.digest, hex);
-	rba_digest_format(&res.artifact, a);
-	rba_digest_format(&res.policy_digest, p);
-	rba_digest_format(&res.source_digest, src);
-	if (ctx->json) {
-		printf("{\"version\": ");
-		rba_json_fput_str(stdout, rq.version);
-		printf(", \"cases\": %llu, \"chunks\": %u, \"size\": %llu, "
-		       "\"stored_size\": %llu, \"digest\": \"%s\", \"source_digest\": \"%s\", "
-		       "\"source_bytes\": %llu, \"scored_by\": \"%s\", "
-		       "\"artifact\": \"%s\", \"policy\": \"%s\", \"policy_source\": \"%s\", "
-		       "\"decisions\": {",
-		       (unsigned long long)res.cases, res.chunks,
-		       (unsigned long long)res.size, (unsigned long long)res.stored_size,
-		       hex, src, (unsigned long long)res.source_bytes,
-		       rq.score_column ? "column" : "model", a, p,
-		       res.policy_from_version ? "version" : "option");
-		for (uint32_t i = 0; i < res.ndecisions; i++) {
-			if (i)
-				fputs(", ", stdout);
-			rba_json_fput_str(stdout, res.decisions[i]);
-			printf(": %llu", (unsigned long long)res.decision_counts[i]);
-		}
-		fputs("}}\n", stdout);
-	} else if (!ctx->quiet) {
-		cli_fmt_size(res.size, sz);
-		cli_fmt_size(res.stored_size, st);
-		fputs("sample of '", stdout);
-		shown(rq.version);
-		printf("': %llu cases in %u chunk%s (%s, %s stored)\n",
-		       (unsigned long long)res.cases, res.chunks,
-		       res.chunks == 1 ? "" : "s", sz, st);
-		printf("digest     %s\n", hex);
-		printf("source     %s (%llu bytes as submitted)\n", src,
-		       (unsigned long long)res.source_bytes);
-		if (rq.score_column) {
-			fputs("scores     from column '", stdout);
-			shown(rq.score_column);
-			fputs("'", stdout);
-			if (rq.decision_column) {
-				fputs(", decisions from column '", stdout);
-				shown(rq.decision_column);
-				fputs("'", stdout);
-			}
-			putchar('\n');
-		} else
-			printf("scored by  the stored artifact %s\n", a);
-		printf("policy     %s (%s)\n", p,
-		       res.policy_from_version ? "the version's" : "--policy");
-		printf("decisions ");
-		for (uint32_t i = 0; i < res.ndecisions; i++) {
-			fputs(i ? ", " : " ", stdout);
-			shown(res.decisions[i]);
-			printf(" %llu", (unsigned long long)res.decision_counts[i]);
-		}
-		putchar('\n');
-	}
+	if (ctx->json)
+		print_added_json(&rq, &res);
+	else if (!ctx->quiet)
+		print_added_text(&rq, &res);
 	sample_add_result_release(&res);
 	return 0;
 }
@@ -210,73 +244,80 @@ count_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 }
 
 static void
-show_summary(struct cli_ctx *ctx, const char *version,
-	     const struct store_sample_info *info, const struct sample_layout *l,
-	     const struct counts *k)
+show_summary_json(const char *version, const struct store_sample_info *info,
+		  const struct sample_layout *l, const struct counts *k)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1], when[32];
+
+	rba_digest_format(&info->digest, hex);
+	rba_time_utc(info->added, when);
+	printf("{\"version\": ");
+	rba_json_fput_str(stdout, version);
+	printf(", \"cases\": %llu, \"chunks\": %u, \"size\": %llu, "
+	       "\"stored_size\": %llu, \"digest\": \"%s\", \"added\": \"%s\", "
+	       "\"source\": ",
+	       (unsigned long long)info->cases, info->chunks,
+	       (unsigned long long)info->size,
+	       (unsigned long long)info->stored_size, hex, when);
+	rba_json_fput_str(stdout, l->source);
+	fputs(", \"source_digest\": ", stdout);
+	if (l->has_source_digest) {
+		rba_digest_format(&l->source_digest, hex);
+		printf("\"%s\"", hex);
+	} else {
+		fputs("null", stdout);
+	}
+	printf(", \"scored_by\": \"%s\", \"artifact\": ",
+	       l->scored_by == SAMPLE_SCORED_COLUMN ? "column" : "model");
+	rba_digest_format(&l->artifact, hex);
+	printf("\"%s\", \"policy\": ", hex);
+	if (info->has_policy) {
+		rba_digest_format(&info->policy_digest, hex);
+		printf("\"%s\"", hex);
+	} else {
+		fputs("null", stdout);
+	}
+	fputs(", \"score_precision\": ", stdout);
+	if (l->has_score_precision)
+		rba_json_fput_num(stdout, l->score_precision);
+	else
+		fputs("null", stdout);
+	fputs(", \"id_column\": ", stdout);
+	if (l->id_column)
+		rba_json_fput_str(stdout, l->id_column);
+	else
+		fputs("null", stdout);
+	fputs(", \"columns\": [", stdout);
+	for (uint32_t i = 0; i < l->ncols; i++) {
+		if (i)
+			fputs(", ", stdout);
+		rba_json_fput_str(stdout, l->names[i]);
+	}
+	fputs("], \"classes\": [", stdout);
+	for (uint32_t i = 0; i < l->nclasses; i++) {
+		if (i)
+			fputs(", ", stdout);
+		rba_json_fput_str(stdout, l->classes[i]);
+	}
+	fputs("], \"decisions\": {", stdout);
+	for (size_t i = 0; i < k->n; i++) {
+		if (i)
+			fputs(", ", stdout);
+		rba_json_fput_str(stdout, k->names[i]);
+		printf(": %llu", (unsigned long long)k->v[i]);
+	}
+	fputs("}}\n", stdout);
+}
+
+static void
+show_summary_text(struct cli_ctx *ctx, const char *version,
+		  const struct store_sample_info *info,
+		  const struct sample_layout *l, const struct counts *k)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1], when[32], sz[32], st[32];
 
 	rba_digest_format(&info->digest, hex);
 	rba_time_utc(info->added, when);
-	if (ctx->json) {
-		printf("{\"version\": ");
-		rba_json_fput_str(stdout, version);
-		printf(", \"cases\": %llu, \"chunks\": %u, \"size\": %llu, "
-		       "\"stored_size\": %llu, \"digest\": \"%s\", \"added\": \"%s\", "
-		       "\"source\": ",
-		       (unsigned long long)info->cases, info->chunks,
-		       (unsigned long long)info->size,
-		       (unsigned long long)info->stored_size, hex, when);
-		rba_json_fput_str(stdout, l->source);
-		fputs(", \"source_digest\": ", stdout);
-		if (l->has_source_digest) {
-			rba_digest_format(&l->source_digest, hex);
-			printf("\"%s\"", hex);
-		} else {
-			fputs("null", stdout);
-		}
-		printf(", \"scored_by\": \"%s\", \"artifact\": ",
-		       l->scored_by == SAMPLE_SCORED_COLUMN ? "column" : "model");
-		rba_digest_format(&l->artifact, hex);
-		printf("\"%s\", \"policy\": ", hex);
-		if (info->has_policy) {
-			rba_digest_format(&info->policy_digest, hex);
-			printf("\"%s\"", hex);
-		} else {
-			fputs("null", stdout);
-		}
-		fputs(", \"score_precision\": ", stdout);
-		if (l->has_score_precision)
-			rba_json_fput_num(stdout, l->score_precision);
-		else
-			fputs("null", stdout);
-		fputs(", \"id_column\": ", stdout);
-		if (l->id_column)
-			rba_json_fput_str(stdout, l->id_column);
-		else
-			fputs("null", stdout);
-		fputs(", \"columns\": [", stdout);
-		for (uint32_t i = 0; i < l->ncols; i++) {
-			if (i)
-				fputs(", ", stdout);
-			rba_json_fput_str(stdout, l->names[i]);
-		}
-		fputs("], \"classes\": [", stdout);
-		for (uint32_t i = 0; i < l->nclasses; i++) {
-			if (i)
-				fputs(", ", stdout);
-			rba_json_fput_str(stdout, l->classes[i]);
-		}
-		fputs("], \"decisions\": {", stdout);
-		for (size_t i = 0; i < k->n; i++) {
-			if (i)
-				fputs(", ", stdout);
-			rba_json_fput_str(stdout, k->names[i]);
-			printf(": %llu", (unsigned long long)k->v[i]);
-		}
-		fputs("}}\n", stdout);
-		return;
-	}
 	cli_fmt_size(info->size, sz);
 	cli_fmt_size(info->stored_size, st);
 	fputs("version     ", stdout);
@@ -347,6 +388,17 @@ show_summary(struct cli_ctx *ctx, const char *version,
 		printf(" %llu", (unsigned long long)k->v[i]);
 	}
 	putchar('\n');
+}
+
+static void
+show_summary(struct cli_ctx *ctx, const char *version,
+	     const struct store_sample_info *info, const struct sample_layout *l,
+	     const struct counts *k)
+{
+	if (ctx->json)
+		show_summary_json(version, info, l, k);
+	else
+		show_summary_text(ctx, version, info, l, k);
 }
 
 static void

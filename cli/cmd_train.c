@@ -208,6 +208,28 @@ train_print(const struct cli_ctx *ctx, const struct train_opts *o,
 	fputs("}\n", stdout);
 }
 
+/* The environment record of the training and its digest (as text in
+ * hex): this machine's, or an exec version's own.  0 or the exit
+ * status. */
+static int
+train_env(const struct pins *p, const char *pins_path, struct rba_buf *env,
+	  struct rba_digest *digest, char *hex, struct rba_detail *d)
+{
+	int err;
+
+	if (policy_pins_is_exec(p)) {
+		/* an exec version's environment is its own record (exec.h) */
+		if ((err = exec_envrec(p, env, d)) != 0)
+			return cli_fail("cannot train", pins_path, err, d);
+	} else if (envrec_capture(p->determinism.mode, p->determinism.threads,
+				  env)) {
+		return cli_fail("cannot train", pins_path, RBA_E_NOMEM, NULL);
+	}
+	envrec_digest((const char *)env->p, env->len, digest);
+	rba_digest_format(digest, hex);
+	return 0;
+}
+
 int
 cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -267,19 +289,9 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 				  err, &d);
 		goto done;
 	}
-	if (policy_pins_is_exec(p)) {
-		/* an exec version's environment is its own record (exec.h) */
-		if ((err = exec_envrec(p, &env, &d)) != 0) {
-			status = cli_fail("cannot train", o.pins_path, err, &d);
-			goto done;
-		}
-	} else if (envrec_capture(p->determinism.mode, p->determinism.threads,
-				  &env)) {
-		status = cli_fail("cannot train", o.pins_path, RBA_E_NOMEM, NULL);
+	if ((status = train_env(p, o.pins_path, &env, &env_digest, env_hex,
+				&d)) != 0)
 		goto done;
-	}
-	envrec_digest((const char *)env.p, env.len, &env_digest);
-	rba_digest_format(&env_digest, env_hex);
 	/* The run is kept before anything says it succeeded. */
 	if (o.keep && (status = keep_run(ctx, p, &res, &env_digest,
 					 rba_time_mono() - t0, run_id)) != 0)

@@ -683,6 +683,137 @@ digest_text_is(const char *text, const struct rba_digest *dg)
 }
 
 /*
+ * What the record audited is what version v holds now: its artifact,
+ * its policy, its sample.  0, or 1 refused.
+ */
+static int
+item_matches_version(struct store_txn *txn, struct fleet_item *it,
+		     const struct parsed *p, const struct store_version *v)
+{
+	struct store_sample_info si;
+	struct rba_detail d;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	int err;
+
+	if (p->artifact != NULL && !digest_text_is(p->artifact, &v->artifact)) {
+		rba_digest_format(&v->artifact, hex);
+		refuse(it, RBA_E_SCHEMA, "it audited artifact %s but version '%s' "
+		       "holds %s", p->artifact, it->version, hex);
+		return 1;
+	}
+	if (p->policy != NULL &&
+	    (!v->has_policy || !digest_text_is(p->policy, &v->policy_digest))) {
+		refuse(it, RBA_E_SCHEMA, "it was decided under policy %s, which "
+		       "is not the policy version '%s' holds", p->policy,
+		       it->version);
+		return 1;
+	}
+	if (p->sample == NULL)
+		return 0;
+	rba_detail_clear(&d);
+	err = store_sample_info(txn, it->version, &si, &d);
+	if (err != 0 || !digest_text_is(p->sample, &si.digest)) {
+		refuse(it, RBA_E_SCHEMA, "it scored sample %s, which is not "
+		       "the sample version '%s' holds", p->sample,
+		       it->version);
+		if (err == 0)
+			store_sample_info_release(&si);
+		return 1;
+	}
+	store_sample_info_release(&si);
+	return 0;
+}
+
+/*
+ * The snapshot head the record was made against is a record this
+ * store's history holds; it joins hs.  0, 1 refused, or RBA_E_NOMEM.
+ */
+static int
+item_head_held(struct store_txn *txn, struct fleet_item *it,
+	       const struct parsed *p, struct heads *hs)
+{
+	static const struct rba_digest zero;
+	struct rba_detail d;
+	int held = 0;
+
+	if (it->head_id == 0) {
+		held = rba_digest_equal(&it->head, &zero);
+	} else {
+		struct store_history_entry e;
+		rba_detail_clear(&d);
+		if (store_history_get(txn, it->head_id, &e, &d) == 0) {
+			held = rba_digest_equal(&e.digest, &it->head);
+			store_history_entry_release(&e);
+		}
+	}
+	if (!held) {
+		refuse(it, RBA_E_SCHEMA, "made against snapshot head record "
+		       "%llu %s, which this store's history does not hold",
+		       (unsigned long long)it->head_id, p->head);
+		return 1;
+	}
+	return heads_add(hs, &it->head);
+}
+
+/*
+ * The record is new: not imported before, not the same as an earlier
+ * item, not a second audit of its version against its snapshot head,
+ * and not older than an audit of its version the history holds.  0, or
+ * 1 refused.
+ */
+static int
+item_is_new(struct fleet_item *it, const struct heldlist *hl,
+	    const struct fleet_item *items, size_t idx)
+{
+	for (size_t i = 0; i < hl->n; i++)
+		if (rba_digest_equal(&hl->v[i].text, &it->digest)) {
+			refuse(it, RBA_E_EXISTS, "already imported as history "
+			       "record %llu", (unsigned long long)hl->v[i].id);
+			return 1;
+		}
+	for (size_t i = 0; i < idx; i++)
+		if (rba_digest_equal(&items[i].digest, &it->digest)) {
+			refuse(it, RBA_E_EXISTS, "the same record as '%s'",
+			       items[i].path);
+			return 1;
+		}
+	for (size_t i = 0; i < hl->n; i++)
+		if (hl->v[i].worker && strcmp(hl->v[i].version, it->version) == 0 &&
+		    rba_digest_equal(&hl->v[i].head, &it->head)) {
+			refuse(it, RBA_E_EXISTS, "version '%s' already has an "
+			       "imported audit against this snapshot head "
+			       "(history record %llu)", it->version,
+			       (unsigned long long)hl->v[i].id);
+			return 1;
+		}
+	for (size_t i = 0; i < idx; i++)
+		if (items[i].accepted && strcmp(items[i].version, it->version) == 0 &&
+		    rba_digest_equal(&items[i].head, &it->head)) {
+			refuse(it, RBA_E_EXISTS, "another record of version '%s' "
+			       "against the same snapshot head is imported ('%s')",
+			       it->version, items[i].path);
+			return 1;
+		}
+	/* An audit of an older snapshot than an audit the history holds
+	 * would become the version's latest: what export signs and a
+	 * dispute stands on. */
+	for (size_t i = hl->n; i-- > 0;)
+		if (hl->v[i].audit && hl->v[i].id > it->head_id &&
+		    strcmp(hl->v[i].version, it->version) == 0) {
+			refuse(it, RBA_E_EXISTS, "an audit of version '%s' was "
+			       "committed after the snapshot it was made from "
+			       "(history record %llu, after snapshot head record "
+			       "%llu): imported, the older audit would become the "
+			       "version's latest", it->version,
+			       (unsigned long long)hl->v[i].id,
+			       (unsigned long long)it->head_id);
+			it->superseded = 1;
+			return 1;
+		}
+	return 0;
+}
+
+/*
  * The checks against the store of one loaded item, in write transaction
  * txn.  0: accepted (not yet appended); 1: refused; <0 or errno: the
  * store failed (the import stops).
@@ -696,7 +827,7 @@ item_check(struct store_txn *txn, struct store *s, struct fleet_item *it,
 	struct store_version v;
 	struct rba_detail d;
 	struct parsed p;
-	char why[64], hex[RBA_DIGEST_TEXT_LEN + 1];
+	char why[64];
 	int err, ret = 1;
 
 	if (rba_json_parse((const char *)it->bytes, it->len, &root, NULL) != 0)
@@ -719,104 +850,9 @@ item_check(struct store_txn *txn, struct store *s, struct fleet_item *it,
 		       d.reason);
 		goto out;
 	}
-	if (p.artifact != NULL && !digest_text_is(p.artifact, &v.artifact)) {
-		rba_digest_format(&v.artifact, hex);
-		refuse(it, RBA_E_SCHEMA, "it audited artifact %s but version '%s' "
-		       "holds %s", p.artifact, it->version, hex);
-		goto release;
-	}
-	if (p.policy != NULL &&
-	    (!v.has_policy || !digest_text_is(p.policy, &v.policy_digest))) {
-		refuse(it, RBA_E_SCHEMA, "it was decided under policy %s, which "
-		       "is not the policy version '%s' holds", p.policy,
-		       it->version);
-		goto release;
-	}
-	if (p.sample != NULL) {
-		struct store_sample_info si;
-		rba_detail_clear(&d);
-		err = store_sample_info(txn, it->version, &si, &d);
-		if (err != 0 || !digest_text_is(p.sample, &si.digest)) {
-			refuse(it, RBA_E_SCHEMA, "it scored sample %s, which is not "
-			       "the sample version '%s' holds", p.sample,
-			       it->version);
-			if (err == 0)
-				store_sample_info_release(&si);
-			goto release;
-		}
-		store_sample_info_release(&si);
-	}
-	/* The snapshot head: a record this store's history holds. */
-	{
-		static const struct rba_digest zero;
-		int held = 0;
-		if (it->head_id == 0) {
-			held = rba_digest_equal(&it->head, &zero);
-		} else {
-			struct store_history_entry e;
-			rba_detail_clear(&d);
-			if (store_history_get(txn, it->head_id, &e, &d) == 0) {
-				held = rba_digest_equal(&e.digest, &it->head);
-				store_history_entry_release(&e);
-			}
-		}
-		if (!held) {
-			refuse(it, RBA_E_SCHEMA, "made against snapshot head record "
-			       "%llu %s, which this store's history does not hold",
-			       (unsigned long long)it->head_id, p.head);
-			goto release;
-		}
-		if ((ret = heads_add(hs, &it->head)) != 0)
-			goto release;
-		ret = 1;
-	}
-	for (size_t i = 0; i < hl->n; i++)
-		if (rba_digest_equal(&hl->v[i].text, &it->digest)) {
-			refuse(it, RBA_E_EXISTS, "already imported as history "
-			       "record %llu", (unsigned long long)hl->v[i].id);
-			goto release;
-		}
-	for (size_t i = 0; i < idx; i++)
-		if (rba_digest_equal(&items[i].digest, &it->digest)) {
-			refuse(it, RBA_E_EXISTS, "the same record as '%s'",
-			       items[i].path);
-			goto release;
-		}
-	for (size_t i = 0; i < hl->n; i++)
-		if (hl->v[i].worker && strcmp(hl->v[i].version, it->version) == 0 &&
-		    rba_digest_equal(&hl->v[i].head, &it->head)) {
-			refuse(it, RBA_E_EXISTS, "version '%s' already has an "
-			       "imported audit against this snapshot head "
-			       "(history record %llu)", it->version,
-			       (unsigned long long)hl->v[i].id);
-			goto release;
-		}
-	for (size_t i = 0; i < idx; i++)
-		if (items[i].accepted && strcmp(items[i].version, it->version) == 0 &&
-		    rba_digest_equal(&items[i].head, &it->head)) {
-			refuse(it, RBA_E_EXISTS, "another record of version '%s' "
-			       "against the same snapshot head is imported ('%s')",
-			       it->version, items[i].path);
-			goto release;
-		}
-	/* An audit of an older snapshot than an audit the history holds
-	 * would become the version's latest: what export signs and a
-	 * dispute stands on. */
-	for (size_t i = hl->n; i-- > 0;)
-		if (hl->v[i].audit && hl->v[i].id > it->head_id &&
-		    strcmp(hl->v[i].version, it->version) == 0) {
-			refuse(it, RBA_E_EXISTS, "an audit of version '%s' was "
-			       "committed after the snapshot it was made from "
-			       "(history record %llu, after snapshot head record "
-			       "%llu): imported, the older audit would become the "
-			       "version's latest", it->version,
-			       (unsigned long long)hl->v[i].id,
-			       (unsigned long long)it->head_id);
-			it->superseded = 1;
-			goto release;
-		}
-	ret = 0;
-release:
+	if ((ret = item_matches_version(txn, it, &p, &v)) == 0 &&
+	    (ret = item_head_held(txn, it, &p, hs)) == 0)
+		ret = item_is_new(it, hl, items, idx);
 	store_version_release(&v);
 out:
 	rba_json_release(&root);
@@ -969,31 +1005,35 @@ missing_shards(struct store *s, struct fleet_import *im, uint32_t n,
 	fleet_plan_release(&p);
 }
 
-int
-fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
-		 const struct sign_pubkey *keys, size_t nkeys,
-		 enum fleet_split split, struct fleet_import *im,
-		 struct rba_detail *d)
-{
-	struct heads eh = { NULL, 0, 0 };
-	size_t first = (size_t)-1;
-	uint64_t head_id = 0;
-	int heads_agree = 1, have_head = 0;
-	struct files f = { NULL, 0, 0 };
-	struct heldlist hl = { NULL, 0, 0 };
-	struct heads hs = { NULL, 0, 0 };
-	struct expect x = { { NULL, 0, 0 } };
-	struct store_txn *txn = NULL;
-	uint32_t shard_n = 0;
-	int err = 0, nagree = 1;
+/* What fleet_import_run holds from its first step to its last. */
+struct import_run {
+	struct store *s;
+	struct fleet_import *im;
+	struct rba_detail *d;
+	struct store_txn *txn;
+	struct heldlist hl; /* the history's records */
+	struct heads hs;    /* the snapshot heads of this import's records */
+	struct heads eh;    /* those of the records imported before */
+	size_t first;	    /* hl's first record imported before, or -1 */
+	struct expect x;    /* every version of the store */
+	/* Do the records agree on the split and the snapshot head? */
+	uint32_t shard_n;
+	uint64_t head_id;
+	int have_head, heads_agree, nagree;
+};
 
-	memset(im, 0, sizeof(*im));
-	im->worst_verdict = -1;
-	im->earlier_worst = -1;
-	if (ndirs > 0 && (im->dirs = calloc(ndirs, sizeof(*im->dirs))) == NULL) {
-		err = RBA_E_NOMEM;
-		goto fail;
-	}
+/* The record files of dirs, each loaded and checked by its signature,
+ * sorted as they will be appended, become im->items. */
+static int
+import_load(const char *const *dirs, size_t ndirs,
+	    const struct sign_pubkey *keys, size_t nkeys,
+	    struct fleet_import *im, struct rba_detail *d)
+{
+	struct files f = { NULL, 0, 0 };
+	int err = 0;
+
+	if (ndirs > 0 && (im->dirs = calloc(ndirs, sizeof(*im->dirs))) == NULL)
+		return RBA_E_NOMEM; /* (fleet_import_run releases im) */
 	im->ndirs = ndirs;
 	for (size_t i = 0; i < ndirs && err == 0; i++) {
 		size_t before = f.n;
@@ -1001,56 +1041,63 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 		im->dirs[i].path = dirs[i];
 		im->dirs[i].files = f.n - before;
 	}
-	if (err != 0)
-		goto fail;
+	if (err != 0) {
+		for (size_t i = 0; i < f.n; i++) {
+			free(f.v[i].path);
+			free(f.v[i].bytes);
+		}
+		free(f.v);
+		return err;
+	}
 	for (size_t i = 0; i < f.n; i++)
 		item_load(&f.v[i], keys, nkeys);
 	if (f.n > 1)
 		qsort(f.v, f.n, sizeof(f.v[0]), cmp_item);
 	im->items = f.v;
 	im->nitems = f.n;
-	f.v = NULL;
+	return 0;
+}
 
-	if ((err = store_txn_begin(s, 1, 0, &txn, d)) != 0)
-		goto fail;
-	{
-		uint64_t bad = 0;
-		if ((err = store_history_verify(txn, &bad, NULL, d)) != 0) {
-			if (err == RBA_E_TAMPERED) {
-				char why[sizeof(d->reason)];
-				snprintf(why, sizeof(why), "%s", d->reason);
-				snprintf(d->reason, sizeof(d->reason), "the history is "
-					 "broken: %.300s; run 'rebuild-audit store "
-					 "check'", why);
-			}
-			goto fail;
-		}
+/* The chain the records are appended to is whole. */
+static int
+history_whole(struct store_txn *txn, struct rba_detail *d)
+{
+	uint64_t bad = 0;
+	int err;
+
+	if ((err = store_history_verify(txn, &bad, NULL, d)) == RBA_E_TAMPERED) {
+		char why[sizeof(d->reason)];
+		snprintf(why, sizeof(why), "%s", d->reason);
+		snprintf(d->reason, sizeof(d->reason), "the history is "
+			 "broken: %.300s; run 'rebuild-audit store "
+			 "check'", why);
 	}
-	if ((err = store_history_list(txn, NULL, 0, held_one, &hl, d)) != 0)
-		goto fail;
-	for (size_t i = 0; i < ndirs && err == 0; i++) {
-		size_t before = im->earlier;
-		err = earlier_scan(dirs[i], &hl, &eh, im, &first);
-		im->dirs[i].earlier = im->earlier - before;
-	}
-	if (err != 0)
-		goto fail;
+	return err;
+}
+
+/*
+ * Each loaded item checked against the store (item_check), then, of one
+ * version's records against different snapshots, only the latest
+ * snapshot's kept: appended after it, an older one would become the
+ * version's latest.
+ */
+static int
+import_check(struct import_run *a)
+{
+	struct fleet_import *im = a->im;
+	int err;
+
 	for (size_t i = 0; i < im->nitems; i++) {
 		struct fleet_item *it = &im->items[i];
 		if (!it->parsed)
 			continue;
-		err = item_check(txn, s, it, &hl, im->items, i, &hs);
+		err = item_check(a->txn, a->s, it, &a->hl, im->items, i, &a->hs);
 		if (err < 0 || (err > 1))
-			goto fail;
-		if (err == 1) {
-			err = 0;
+			return err;
+		if (err == 1)
 			continue;
-		}
 		it->accepted = 1; /* so far: the next pass may refuse it */
 	}
-	/* Of one version's records against different snapshots, only the
-	 * latest snapshot's is taken: appended after it, an older one would
-	 * become the version's latest. */
 	for (size_t i = 0; i < im->nitems; i++) {
 		struct fleet_item *it = &im->items[i];
 		for (size_t j = 0; j < im->nitems && it->accepted; j++) {
@@ -1065,49 +1112,70 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 				       o->path);
 		}
 	}
-	for (size_t i = 0; i < im->nitems; i++) {
-		struct fleet_item *it = &im->items[i];
-		if (!it->accepted)
-			continue;
-		err = store_history_append(txn, it->version, it->time, it->bytes,
-					   it->len, &it->history_id, NULL, d);
-		if (err != 0)
-			goto fail;
-	}
-	/* Every version of the store is expected. */
-	if ((err = store_version_names(txn, expect_one, &x, d)) != 0)
-		goto fail;
+	return 0;
+}
+
+/* Whether the records agree on the shard count and the snapshot head;
+ * with no new record, what the records imported before say. */
+static void
+import_agreement(struct import_run *a)
+{
+	const struct fleet_import *im = a->im;
+
 	for (size_t i = 0; i < im->nitems; i++) {
 		const struct fleet_item *it = &im->items[i];
 		if (!it->parsed || it->shard_n == 0)
 			continue;
-		if (shard_n == 0)
-			shard_n = it->shard_n;
-		else if (shard_n != it->shard_n)
-			nagree = 0;
-		if (have_head && head_id != it->head_id)
-			heads_agree = 0;
-		head_id = it->head_id;
-		have_head = 1;
+		if (a->shard_n == 0)
+			a->shard_n = it->shard_n;
+		else if (a->shard_n != it->shard_n)
+			a->nagree = 0;
+		if (a->have_head && a->head_id != it->head_id)
+			a->heads_agree = 0;
+		a->head_id = it->head_id;
+		a->have_head = 1;
 	}
 	/* Nothing new: what the records imported before say. */
-	if (!have_head && first != (size_t)-1 && hl.v[first].shard_n) {
-		shard_n = hl.v[first].shard_n;
-		head_id = hl.v[first].head_id;
-		have_head = eh.n == 1;
+	if (!a->have_head && a->first != (size_t)-1 && a->hl.v[a->first].shard_n) {
+		a->shard_n = a->hl.v[a->first].shard_n;
+		a->head_id = a->hl.v[a->first].head_id;
+		a->have_head = a->eh.n == 1;
 	}
-	for (size_t i = 0; i < x.names.n; i++) {
-		const char *name = x.names.v[i];
-		int covered = 0, refused = 0;
-		/* A record, or a newer audit than this import's record. */
-		for (size_t j = 0; j < im->nitems && !covered; j++)
-			covered = (im->items[j].accepted || im->items[j].superseded) &&
-				  strcmp(im->items[j].version, name) == 0;
-		for (size_t j = 0; j < hl.n && !covered; j++)
-			covered = hl.v[j].worker && strcmp(hl.v[j].version, name) == 0 &&
-				  (heads_has(&hs, &hl.v[j].head) ||
-				   heads_has(&eh, &hl.v[j].head));
-		if (covered)
+}
+
+/* Does the import, or the history against these snapshot heads, hold an
+ * audit of version name?  (A newer audit than this import's record
+ * counts.) */
+static int
+import_covers(const struct import_run *a, const char *name)
+{
+	const struct fleet_import *im = a->im;
+	const struct heldlist *hl = &a->hl;
+
+	for (size_t j = 0; j < im->nitems; j++)
+		if ((im->items[j].accepted || im->items[j].superseded) &&
+		    strcmp(im->items[j].version, name) == 0)
+			return 1;
+	for (size_t j = 0; j < hl->n; j++)
+		if (hl->v[j].worker && strcmp(hl->v[j].version, name) == 0 &&
+		    (heads_has(&a->hs, &hl->v[j].head) ||
+		     heads_has(&a->eh, &hl->v[j].head)))
+			return 1;
+	return 0;
+}
+
+/* Every version of the store that no record covers becomes missing,
+ * named refused when its record was refused. */
+static int
+import_missing(struct import_run *a)
+{
+	struct fleet_import *im = a->im;
+	struct namelist *names = &a->x.names;
+
+	for (size_t i = 0; i < names->n; i++) {
+		const char *name = names->v[i];
+		int refused = 0;
+		if (import_covers(a, name))
 			continue;
 		/* Its record was refused: the history holds no audit of it
 		 * for this snapshot all the same, and it is named as such. */
@@ -1118,26 +1186,74 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 		if (im->nmissing % 16 == 0) {
 			struct fleet_missing *nv = realloc(im->missing,
 				(im->nmissing + 16) * sizeof(*nv));
-			if (nv == NULL) {
-				err = RBA_E_NOMEM;
-				goto fail;
-			}
+			if (nv == NULL)
+				return RBA_E_NOMEM;
 			im->missing = nv;
 		}
-		im->missing[im->nmissing].version = x.names.v[i];
-		x.names.v[i] = NULL;
+		im->missing[im->nmissing].version = names->v[i];
+		names->v[i] = NULL;
 		im->missing[im->nmissing].n = 0;
 		im->missing[im->nmissing].k = 0;
 		im->missing[im->nmissing].refused = refused;
 		im->nmissing++;
 	}
-	if ((err = store_history_head(txn, &im->head_id, &im->head, d)) != 0)
-		goto fail;
-	err = store_txn_commit(txn, d);
-	txn = NULL;
-	if (err != 0)
-		goto fail;
-	im->nheads = hs.n;
+	return 0;
+}
+
+/*
+ * The write transaction of the import: the history whole, the records
+ * checked and the accepted ones appended, the missing versions named,
+ * the new head read, committed together.
+ */
+static int
+import_append(struct import_run *a, const char *const *dirs, size_t ndirs)
+{
+	struct fleet_import *im = a->im;
+	struct rba_detail *d = a->d;
+	int err = 0;
+
+	if ((err = store_txn_begin(a->s, 1, 0, &a->txn, d)) != 0 ||
+	    (err = history_whole(a->txn, d)) != 0 ||
+	    (err = store_history_list(a->txn, NULL, 0, held_one, &a->hl, d)) != 0)
+		return err;
+	for (size_t i = 0; i < ndirs && err == 0; i++) {
+		size_t before = im->earlier;
+		err = earlier_scan(dirs[i], &a->hl, &a->eh, im, &a->first);
+		im->dirs[i].earlier = im->earlier - before;
+	}
+	if (err != 0 || (err = import_check(a)) != 0)
+		return err;
+	for (size_t i = 0; i < im->nitems; i++) {
+		struct fleet_item *it = &im->items[i];
+		if (!it->accepted)
+			continue;
+		err = store_history_append(a->txn, it->version, it->time, it->bytes,
+					   it->len, &it->history_id, NULL, d);
+		if (err != 0)
+			return err;
+	}
+	/* Every version of the store is expected. */
+	if ((err = store_version_names(a->txn, expect_one, &a->x, d)) != 0)
+		return err;
+	import_agreement(a);
+	if ((err = import_missing(a)) != 0 ||
+	    (err = store_history_head(a->txn, &im->head_id, &im->head, d)) != 0)
+		return err;
+	err = store_txn_commit(a->txn, d);
+	a->txn = NULL;
+	return err;
+}
+
+/*
+ * After the commit: the counts, the worst verdict and the exit status of
+ * the run (records imported before included: a rerun's import, and a
+ * finished directory imported again), the accepted records moved into
+ * imported/.
+ */
+static void
+import_outcome(struct fleet_import *im, size_t nheads)
+{
+	im->nheads = nheads;
 	for (size_t i = 0; i < im->nitems; i++) {
 		struct fleet_item *it = &im->items[i];
 		if (it->accepted) {
@@ -1156,8 +1272,6 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 	}
 	if (im->nmissing)
 		im->exit_status = 2;
-	/* The outcome is the run's, records imported before included: a
-	 * rerun's import, and a finished directory imported again. */
 	if (im->earlier > 0) {
 		if (im->earlier_exit > im->exit_status)
 			im->exit_status = im->earlier_exit;
@@ -1166,25 +1280,40 @@ fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
 		     worst_rank(im->earlier_worst) > worst_rank(im->worst_verdict)))
 			im->worst_verdict = im->earlier_worst;
 	}
-	if (nagree && heads_agree && have_head)
-		missing_shards(s, im, shard_n, head_id, split);
-	rba_strv_free(x.names.v, x.names.n);
-	free(hl.v);
-	free(hs.v);
-	free(eh.v);
-	return 0;
-fail:
-	store_txn_abort(txn);
-	for (size_t i = 0; i < f.n; i++) {
-		free(f.v[i].path);
-		free(f.v[i].bytes);
+}
+
+int
+fleet_import_run(struct store *s, const char *const *dirs, size_t ndirs,
+		 const struct sign_pubkey *keys, size_t nkeys,
+		 enum fleet_split split, struct fleet_import *im,
+		 struct rba_detail *d)
+{
+	struct import_run a;
+	int err;
+
+	memset(im, 0, sizeof(*im));
+	memset(&a, 0, sizeof(a));
+	im->worst_verdict = -1;
+	im->earlier_worst = -1;
+	a.s = s;
+	a.im = im;
+	a.d = d;
+	a.first = (size_t)-1;
+	a.heads_agree = 1;
+	a.nagree = 1;
+	if ((err = import_load(dirs, ndirs, keys, nkeys, im, d)) == 0 &&
+	    (err = import_append(&a, dirs, ndirs)) == 0) {
+		import_outcome(im, a.hs.n);
+		if (a.nagree && a.heads_agree && a.have_head)
+			missing_shards(s, im, a.shard_n, a.head_id, split);
 	}
-	free(f.v);
-	rba_strv_free(x.names.v, x.names.n);
-	free(hl.v);
-	free(hs.v);
-	free(eh.v);
-	fleet_import_release(im);
+	store_txn_abort(a.txn);
+	rba_strv_free(a.x.names.v, a.x.names.n);
+	free(a.hl.v);
+	free(a.hs.v);
+	free(a.eh.v);
+	if (err != 0)
+		fleet_import_release(im);
 	return err;
 }
 

@@ -311,6 +311,21 @@ run 2 $RBA -S st history import rec6 -p w.pub --set-aside
 err_has "rebuild-audit: warning: refused 'rec6/$b5' but could not set it aside in refused/: "
 ok "a record that could not be set aside stays where it was" cmp -s rec6/$b5 forged5.copy
 run 0 $RBA -S st history --verify
+# a broken history stops the import once it holds the records it read,
+# said as such (not a fault of reading the store)
+cp -r st st-broken
+python3 - st-broken/data.mdb <<'PY'
+import sys
+path, pat = sys.argv[1], b'"schema": "rebuild-audit/audit/v1"'
+data = bytearray(open(path, "rb").read())
+at = data.find(pat)
+while at >= 0:
+    data[at + 30] ^= 2
+    at = data.find(pat, at + 1)
+open(path, "wb").write(data)
+PY
+run 2 $RBA -S st-broken history import rec6 -p w.pub
+err_has "rebuild-audit: cannot import 'st-broken': the history is broken: tampered: history record "
 # contrib/kubernetes: the manifests' shape (no cluster here)
 ok "kubernetes manifests have their shape" python3 "$TOP/tests/check-k8s.py" "$TOP/contrib/kubernetes"
 mkdir k8s
