@@ -1344,6 +1344,95 @@ free_bytes(void *p, size_t cap, uint8_t mapped)
 	grow_bytes((void **)&(ptr), &(t)->cap[k], &(t)->mapped[k], (n) * (size))
 
 /*
+ * Room in t for one more row of n fields, rec bytes of cells, after
+ * ncells cells and alen bytes; before the first row, room for the rows
+ * size_hint suggests.  0, or -1 out of memory.
+ */
+static int
+row_reserve(struct csv_table *t, size_t n, size_t rec, size_t ncells,
+	    size_t alen, size_t size_hint)
+{
+	if (t->nrows == 0 && size_hint > 0) {
+		/* rows to come, from the first one's length: reserved
+		 * once (pages never touched cost no memory) */
+		size_t est = size_hint / (rec + 1) * 5 / 4 + 16;
+		if (TGROW(t, 0, t->cells, est * n, sizeof(uint32_t)) ||
+		    TGROW(t, 1, t->num, est * n, sizeof(float)) ||
+		    TGROW(t, 2, t->lines, est, sizeof(unsigned long)))
+			return -1;
+	}
+	if (TGROW(t, 0, t->cells, ncells + n, sizeof(uint32_t)) ||
+	    TGROW(t, 1, t->num, ncells + n, sizeof(float)) ||
+	    TGROW(t, 2, t->lines, t->nrows + 1, sizeof(unsigned long)) ||
+	    TGROW(t, 3, t->arena, alen + rec, 1))
+		return -1;
+	return 0;
+}
+
+/* The row's n fields (rec bytes with their NULs) into the arena at
+ * alen, each cell's offset from ncells on. */
+static void
+row_cells(struct csv_table *t, const struct csv_field *f, size_t n,
+	  size_t rec, size_t ncells, size_t alen)
+{
+	/* Fields side by side in the record (no quote moved them):
+	 * one copy, each comma becoming its field's NUL. */
+	if (n > 0 && f[n - 1].p + f[n - 1].n - f[0].p == (ptrdiff_t)rec - 1) {
+		memcpy(t->arena + alen, f[0].p, rec - 1);
+		t->arena[alen + rec - 1] = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t at = alen + (size_t)(f[i].p - f[0].p);
+			t->arena[at + f[i].n] = 0;
+			t->cells[ncells + i] = (uint32_t)at;
+		}
+	} else {
+		size_t at = alen;
+		for (size_t i = 0; i < n; i++) {
+			memcpy(t->arena + at, f[i].p, f[i].n);
+			t->arena[at + f[i].n] = 0;
+			t->cells[ncells + i] = (uint32_t)at;
+			at += f[i].n + 1;
+		}
+	}
+}
+
+/*
+ * The row's numbers from cell ncells on (a missing token NaN, text 0),
+ * each field seen by its column's checker (csv_checker's rules) unless
+ * it is a plain number.  toklen: the lengths of m's tokens; file: the
+ * input's name for the diagnostics.  0, or the checker's error.
+ */
+static int
+row_numbers(struct csv_table *t, struct csv_checker *c,
+	    const struct csv_field *f, size_t n, size_t ncells,
+	    unsigned long line, const char *file, const struct csv_missing *m,
+	    const uint8_t *toklen, struct rba_detail *d)
+{
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct csv_field *fi = &f[i];
+		double v = 0.0;
+		int tok = toklen[fi->n < PINS_TOKEN_LENS ? fi->n
+							 : PINS_TOKEN_LENS - 1] &&
+			  csv_is_missing(m, fi->p, fi->n);
+		if (!tok && fast_field(fi->p, fi->n, &v)) {
+			c->cs[i].numbers++;
+		} else {
+			err = col_see(&c->cs[i], fi, line, file, c->names[i], m, d);
+			if (err)
+				return err;
+			if (tok)
+				v = NAN;
+			else if (csv_parse_number(fi->p, fi->n, &v) != 0)
+				v = 0.0;
+		}
+		t->num[ncells++] = (float)v;
+	}
+	return 0;
+}
+
+/*
  * The whole table in one pass: each record read, checked by the rules
  * of csv_checker (the same errors at the same places), its fields copied
  * into the arena with a NUL each and their numbers parsed once.  Memory:
@@ -1393,19 +1482,7 @@ table_from_reader(struct csv_reader *r, size_t size_hint,
 		}
 		for (size_t i = 0; i < n; i++)
 			rec += f[i].n + 1;
-		if (t->nrows == 0 && size_hint > 0) {
-			/* rows to come, from the first one's length: reserved
-			 * once (pages never touched cost no memory) */
-			size_t est = size_hint / (rec + 1) * 5 / 4 + 16;
-			if (TGROW(t, 0, t->cells, est * n, sizeof(uint32_t)) ||
-			    TGROW(t, 1, t->num, est * n, sizeof(float)) ||
-			    TGROW(t, 2, t->lines, est, sizeof(unsigned long)))
-				goto nomem;
-		}
-		if (TGROW(t, 0, t->cells, ncells + n, sizeof(uint32_t)) ||
-		    TGROW(t, 1, t->num, ncells + n, sizeof(float)) ||
-		    TGROW(t, 2, t->lines, t->nrows + 1, sizeof(unsigned long)) ||
-		    TGROW(t, 3, t->arena, alen + rec, 1))
+		if (row_reserve(t, n, rec, ncells, alen, size_hint) != 0)
 			goto nomem;
 		if (alen + rec > UINT32_MAX) {
 			err = rba_fail(d, RBA_E_LIMIT, file, line, 1,
@@ -1413,45 +1490,12 @@ table_from_reader(struct csv_reader *r, size_t size_hint,
 				       UINT32_MAX);
 			goto out;
 		}
-		/* Fields side by side in the record (no quote moved them):
-		 * one copy, each comma becoming its field's NUL. */
-		if (n > 0 && f[n - 1].p + f[n - 1].n - f[0].p == (ptrdiff_t)rec - 1) {
-			memcpy(t->arena + alen, f[0].p, rec - 1);
-			t->arena[alen + rec - 1] = 0;
-			for (size_t i = 0; i < n; i++) {
-				size_t at = alen + (size_t)(f[i].p - f[0].p);
-				t->arena[at + f[i].n] = 0;
-				t->cells[ncells + i] = (uint32_t)at;
-			}
-		} else {
-			size_t at = alen;
-			for (size_t i = 0; i < n; i++) {
-				memcpy(t->arena + at, f[i].p, f[i].n);
-				t->arena[at + f[i].n] = 0;
-				t->cells[ncells + i] = (uint32_t)at;
-				at += f[i].n + 1;
-			}
-		}
+		row_cells(t, f, n, rec, ncells, alen);
 		alen += rec;
-		for (size_t i = 0; i < n; i++) {
-			const struct csv_field *fi = &f[i];
-			double v = 0.0;
-			int tok = toklen[fi->n < PINS_TOKEN_LENS ? fi->n
-								 : PINS_TOKEN_LENS - 1] &&
-				  csv_is_missing(m, fi->p, fi->n);
-			if (!tok && fast_field(fi->p, fi->n, &v)) {
-				c->cs[i].numbers++;
-			} else {
-				err = col_see(&c->cs[i], fi, line, file, c->names[i], m, d);
-				if (err)
-					goto out;
-				if (tok)
-					v = NAN;
-				else if (csv_parse_number(fi->p, fi->n, &v) != 0)
-					v = 0.0;
-			}
-			t->num[ncells++] = (float)v;
-		}
+		if ((err = row_numbers(t, c, f, n, ncells, line, file, m,
+				       toklen, d)) != 0)
+			goto out;
+		ncells += n;
 		t->lines[t->nrows++] = line;
 	}
 	if (rc < 0) {
