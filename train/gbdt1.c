@@ -752,29 +752,25 @@ open_push(struct gb_run *r, uint32_t node, size_t start, size_t count,
 	return 0;
 }
 
-/* Splits open leaf k: partition, two children, their histograms. */
-static int
-open_split(struct gb_run *r, size_t k)
+/*
+ * The stable partition of open leaf par's rows by its best split:
+ * both sides keep ascending row order; returns the left side's count.
+ * Each row is written to both sides and only one count moves: no
+ * branch to mispredict (rows[nl] is at or before rows[i], already read).
+ */
+static size_t
+split_partition(struct gb_run *r, const struct gb_open *par)
 {
-	struct gb_open par = r->open[k];
-	const uint8_t *col = r->bins + (size_t)par.best.feature * r->n;
-	uint32_t *rows = r->idx + par.start;
+	const uint8_t *col = r->bins + (size_t)par->best.feature * r->n;
+	uint32_t *rows = r->idx + par->start;
 	size_t nl = 0, nr = 0;
-	int64_t gl, hl, gr, hr;
-	uint32_t ln, rn, depth = par.depth + 1;
-	int deeper = depth < r->p->model.gbdt.max_depth;
-	int err;
 
-	r->open[k] = r->open[--r->nopen];
-	/* Stable partition: both sides keep ascending row order.  Each row
-	 * is written to both sides and only one count moves: no branch to
-	 * mispredict (rows[nl] is at or before rows[i], already read). */
-	if (par.best.cat) {
+	if (par->best.cat) {
 		/* step 4c: the rows whose level is in the set go left */
-		const uint32_t *cb = r->cbins + r->cboff[par.best.feature];
-		for (uint32_t i = 0; i < par.best.ncats; i++)
-			r->cmask[par.best.cats[i]] = 1;
-		for (size_t i = 0; i < par.count; i++) {
+		const uint32_t *cb = r->cbins + r->cboff[par->best.feature];
+		for (uint32_t i = 0; i < par->best.ncats; i++)
+			r->cmask[par->best.cats[i]] = 1;
+		for (size_t i = 0; i < par->count; i++) {
 			uint32_t row = rows[i];
 			size_t left = r->cmask[cb[row]];
 			rows[nl] = row;
@@ -782,12 +778,12 @@ open_split(struct gb_run *r, size_t k)
 			nl += left;
 			nr += 1 - left;
 		}
-		for (uint32_t i = 0; i < par.best.ncats; i++)
-			r->cmask[par.best.cats[i]] = 0;
-	} else if (!par.best.dleft) {
-		for (size_t i = 0; i < par.count; i++) {
+		for (uint32_t i = 0; i < par->best.ncats; i++)
+			r->cmask[par->best.cats[i]] = 0;
+	} else if (!par->best.dleft) {
+		for (size_t i = 0; i < par->count; i++) {
 			uint32_t row = rows[i];
-			size_t left = col[row] <= par.best.bin;
+			size_t left = col[row] <= par->best.bin;
 			rows[nl] = row;
 			r->tmp[nr] = row;
 			nl += left;
@@ -795,10 +791,10 @@ open_split(struct gb_run *r, size_t k)
 		}
 	} else {
 		/* step 6m: the missing bin (nb) goes left too */
-		uint32_t mb = r->nb[par.best.feature];
-		for (size_t i = 0; i < par.count; i++) {
+		uint32_t mb = r->nb[par->best.feature];
+		for (size_t i = 0; i < par->count; i++) {
 			uint32_t row = rows[i];
-			size_t left = col[row] <= par.best.bin || col[row] == mb;
+			size_t left = col[row] <= par->best.bin || col[row] == mb;
 			rows[nl] = row;
 			r->tmp[nr] = row;
 			nl += left;
@@ -806,53 +802,92 @@ open_split(struct gb_run *r, size_t k)
 		}
 	}
 	memcpy(rows + nl, r->tmp, nr * sizeof(uint32_t));
-	/* The left side's sums are the split feature's cells up to the
-	 * split bin in the parent's histogram: the same integers. */
+	return nl;
+}
+
+/* The left side's sums of open leaf par's best split: the split
+ * feature's cells up to the split bin in the parent's histogram (the
+ * same integers), a level set's own, the missing bin's when it goes
+ * left. */
+static void
+split_left_sums(const struct gb_run *r, const struct gb_open *par,
+		int64_t *glp, int64_t *hlp)
+{
+	int64_t gl = 0, hl = 0;
+
+	for (uint32_t b = 0; !par->best.cat && b <= par->best.bin; b++) {
+		gl += par->hist[r->hoff[par->best.feature] + b].g;
+		hl += par->hist[r->hoff[par->best.feature] + b].h;
+	}
+	if (par->best.cat) {
+		gl = par->best.gl;
+		hl = par->best.hl;
+	}
+	if (par->best.dleft) {
+		uint32_t mb = r->nb[par->best.feature];
+		gl += par->hist[r->hoff[par->best.feature] + mb].g;
+		hl += par->hist[r->hoff[par->best.feature] + mb].h;
+	}
+	*glp = gl;
+	*hlp = hl;
+}
+
+/* Open leaf par's node made its best split, with children ln and rn
+ * (a level set appended to the forest's).  0 or RBA_E_NOMEM. */
+static int
+split_node_set(struct gb_run *r, const struct gb_open *par, uint32_t ln,
+	       uint32_t rn)
+{
+	struct gb_tnode *t;
+
+	if (par->best.cat) {
+		r->fcats = gb_grow(r->fcats, &r->capfcats,
+				   r->nfcats + par->best.ncats, sizeof(uint32_t),
+				   &r->oom);
+		if (r->oom)
+			return RBA_E_NOMEM;
+		memcpy(r->fcats + r->nfcats, par->best.cats,
+		       par->best.ncats * sizeof(uint32_t));
+		r->tn[par->node].cat = 1;
+		r->tn[par->node].cat_at = (uint32_t)r->nfcats;
+		r->tn[par->node].ncats = par->best.ncats;
+		r->nfcats += par->best.ncats;
+	}
+	t = &r->tn[par->node];
+	t->leaf = 0;
+	t->feature = par->best.feature;
+	t->bin = par->best.bin;
+	t->dleft = par->best.dleft;
+	t->left = ln;
+	t->right = rn;
+	t->value = 0.0f;
+	return 0;
+}
+
+/* Splits open leaf k: partition, two children, their histograms. */
+static int
+open_split(struct gb_run *r, size_t k)
+{
+	struct gb_open par = r->open[k];
+	size_t nl, nr;
+	int64_t gl, hl, gr, hr;
+	uint32_t ln, rn, depth = par.depth + 1;
+	int deeper = depth < r->p->model.gbdt.max_depth;
+	int err;
+
+	r->open[k] = r->open[--r->nopen];
+	nl = split_partition(r, &par);
+	nr = par.count - nl;
 	assert(par.hist != NULL);
-	gl = hl = 0;
-	for (uint32_t b = 0; !par.best.cat && b <= par.best.bin; b++) {
-		gl += par.hist[r->hoff[par.best.feature] + b].g;
-		hl += par.hist[r->hoff[par.best.feature] + b].h;
-	}
-	if (par.best.cat) {
-		gl = par.best.gl;
-		hl = par.best.hl;
-	}
-	if (par.best.dleft) {
-		uint32_t mb = r->nb[par.best.feature];
-		gl += par.hist[r->hoff[par.best.feature] + mb].g;
-		hl += par.hist[r->hoff[par.best.feature] + mb].h;
-	}
+	split_left_sums(r, &par, &gl, &hl);
 	gr = par.g - gl;
 	hr = par.h - hl;
 	ln = tnode_new(r, gl, hl);
 	rn = tnode_new(r, gr, hr);
-	if (r->oom) {
+	if (r->oom || split_node_set(r, &par, ln, rn) != 0) {
 		hist_put(r, par.hist);
 		return RBA_E_NOMEM;
 	}
-	if (par.best.cat) {
-		r->fcats = gb_grow(r->fcats, &r->capfcats,
-				   r->nfcats + par.best.ncats, sizeof(uint32_t),
-				   &r->oom);
-		if (r->oom) {
-			hist_put(r, par.hist);
-			return RBA_E_NOMEM;
-		}
-		memcpy(r->fcats + r->nfcats, par.best.cats,
-		       par.best.ncats * sizeof(uint32_t));
-		r->tn[par.node].cat = 1;
-		r->tn[par.node].cat_at = (uint32_t)r->nfcats;
-		r->tn[par.node].ncats = par.best.ncats;
-		r->nfcats += par.best.ncats;
-	}
-	r->tn[par.node].leaf = 0;
-	r->tn[par.node].feature = par.best.feature;
-	r->tn[par.node].bin = par.best.bin;
-	r->tn[par.node].dleft = par.best.dleft;
-	r->tn[par.node].left = ln;
-	r->tn[par.node].right = rn;
-	r->tn[par.node].value = 0.0f;
 	if ((err = open_push(r, ln, par.start, nl, depth, gl, hl, deeper)) ||
 	    (err = open_push(r, rn, par.start + nl, nr, depth, gr, hr, deeper))) {
 		hist_put(r, par.hist);
@@ -1074,6 +1109,110 @@ sort_floats(float *v, size_t n, uint32_t *tmp)
 	}
 }
 
+/* Step 1c for native feature f (its values col): no edges (ne so far),
+ * one bin; the rows' level indexes (a value that is no index: L, which
+ * no set holds). */
+static void
+bins_native(struct gb_run *r, size_t f, const float *col, size_t ne)
+{
+	uint32_t L = r->nat[f], *cb = r->cbins + r->cboff[f];
+
+	for (size_t i = 0; i < r->n; i++) {
+		float xv = col[i];
+		cb[i] = xv >= 0.0f && xv < (float)L &&
+				(float)(uint32_t)xv == xv
+			? (uint32_t)xv : L;
+		r->bins[f * r->n + i] = 0;
+	}
+	r->estart[f + 1] = (uint32_t)ne;
+	r->nb[f] = 1;
+	r->hoff[f + 1] = r->hoff[f] + gb_cells(r, (uint32_t)f);
+}
+
+/*
+ * Steps 1 and 1m for feature f (its values col): its edges appended to
+ * the ne so far, its bin count and histogram cells; returns the new
+ * edge count.  v (n floats) and vt are sort_floats' space.
+ */
+static size_t
+bins_edges(struct gb_run *r, size_t f, const float *col, float *v,
+	   uint32_t *vt, size_t ne)
+{
+	size_t d = 0, e0 = ne, n = 0; /* n: the rows with a value */
+	uint32_t B = r->p->model.gbdt.max_bins;
+
+	for (size_t i = 0; i < r->n; i++) {
+		float xv = col[i];
+		if (xv != xv)
+			continue; /* step 1m */
+		v[n++] = xv + 0.0f; /* -0 is +0 */
+	}
+	if (n < r->n) {
+		/* step 1m: one bin fewer for the values, the smallest
+		 * one's edge, and the missing bin after them */
+		r->hasmiss[f] = 1;
+		B = (B > 255 ? 255 : B) - 1;
+		if (B < 1)
+			B = 1;
+	}
+	sort_floats(v, n, vt);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || v[i] > v[i - 1])
+			d++;
+	if (d <= B) {
+		for (size_t i = 1; i < n; i++)
+			if (v[i] > v[i - 1])
+				r->edges[ne++] = v[i];
+	} else {
+		for (uint64_t k = 1; k < B; k++) {
+			float c = v[(size_t)(k * (uint64_t)n / B)];
+			if (c > v[0] && (ne == e0 || c > r->edges[ne - 1]))
+				r->edges[ne++] = c;
+		}
+	}
+	if (r->hasmiss[f] && n > 0) {
+		/* the smallest value is an edge too: splitting there
+		 * parts the missing rows from every other */
+		memmove(r->edges + e0 + 1, r->edges + e0,
+			(ne - e0) * sizeof(float));
+		r->edges[e0] = v[0];
+		ne++;
+	}
+	r->estart[f + 1] = (uint32_t)ne;
+	r->nb[f] = (uint32_t)(ne - e0) + 1;
+	r->hoff[f + 1] = r->hoff[f] + r->nb[f] + r->hasmiss[f];
+	return ne;
+}
+
+/* Each row's bin of feature f (its values col; edges e0 .. ne): the
+ * number of edges at or below its value, the missing bin nb for none. */
+static void
+bins_assign(struct gb_run *r, size_t f, const float *col, size_t e0,
+	    size_t ne)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		float x = col[i];
+		/* the number of edges at or below x, without a branch
+		 * (the search came later: the same count, no bit moved) */
+		const float *e = r->edges + e0, *base = e;
+		size_t len = ne - e0;
+		if (x != x) {
+			r->bins[f * r->n + i] = (uint8_t)r->nb[f];
+			continue;
+		}
+		if (len == 0) {
+			r->bins[f * r->n + i] = 0;
+			continue;
+		}
+		while (len > 1) {
+			size_t half = len / 2;
+			base = base[half] <= x ? base + half : base;
+			len -= half;
+		}
+		r->bins[f * r->n + i] = (uint8_t)((size_t)(base - e) + (*base <= x));
+	}
+}
+
 /* Step 1 of the recipe: edges and the column-major bin matrix. */
 static int
 make_bins(struct gb_run *r)
@@ -1100,8 +1239,7 @@ make_bins(struct gb_run *r)
 		return RBA_E_NOMEM;
 	}
 	for (size_t f = 0; f < nf; f++) {
-		size_t d = 0, e0 = ne, n = 0; /* n: the rows with a value */
-		uint32_t B = B0;
+		size_t e0 = ne;
 		const float *col = cols + (f % GB_BIN_GROUP) * r->n;
 		if (f % GB_BIN_GROUP == 0) {
 			size_t g = nf - f < GB_BIN_GROUP ? nf - f : GB_BIN_GROUP;
@@ -1110,82 +1248,11 @@ make_bins(struct gb_run *r)
 					cols[k * r->n + i] = r->x[i * nf + f + k];
 		}
 		if (r->nat != NULL && r->nat[f] > 0) {
-			/* step 1c: no edges, one bin; the rows' level indexes
-			 * (a value that is no index: L, which no set holds) */
-			uint32_t L = r->nat[f], *cb = r->cbins + r->cboff[f];
-			for (size_t i = 0; i < r->n; i++) {
-				float xv = col[i];
-				cb[i] = xv >= 0.0f && xv < (float)L &&
-						(float)(uint32_t)xv == xv
-					? (uint32_t)xv : L;
-				r->bins[f * r->n + i] = 0;
-			}
-			r->estart[f + 1] = (uint32_t)ne;
-			r->nb[f] = 1;
-			r->hoff[f + 1] = r->hoff[f] + gb_cells(r, (uint32_t)f);
+			bins_native(r, f, col, ne);
 			continue;
 		}
-		for (size_t i = 0; i < r->n; i++) {
-			float xv = col[i];
-			if (xv != xv)
-				continue; /* step 1m */
-			v[n++] = xv + 0.0f; /* -0 is +0 */
-		}
-		if (n < r->n) {
-			/* step 1m: one bin fewer for the values, the smallest
-			 * one's edge, and the missing bin after them */
-			r->hasmiss[f] = 1;
-			B = (B > 255 ? 255 : B) - 1;
-			if (B < 1)
-				B = 1;
-		}
-		sort_floats(v, n, vt);
-		for (size_t i = 0; i < n; i++)
-			if (i == 0 || v[i] > v[i - 1])
-				d++;
-		if (d <= B) {
-			for (size_t i = 1; i < n; i++)
-				if (v[i] > v[i - 1])
-					r->edges[ne++] = v[i];
-		} else {
-			for (uint64_t k = 1; k < B; k++) {
-				float c = v[(size_t)(k * (uint64_t)n / B)];
-				if (c > v[0] && (ne == e0 || c > r->edges[ne - 1]))
-					r->edges[ne++] = c;
-			}
-		}
-		if (r->hasmiss[f] && n > 0) {
-			/* the smallest value is an edge too: splitting there
-			 * parts the missing rows from every other */
-			memmove(r->edges + e0 + 1, r->edges + e0,
-				(ne - e0) * sizeof(float));
-			r->edges[e0] = v[0];
-			ne++;
-		}
-		r->estart[f + 1] = (uint32_t)ne;
-		r->nb[f] = (uint32_t)(ne - e0) + 1;
-		r->hoff[f + 1] = r->hoff[f] + r->nb[f] + r->hasmiss[f];
-		for (size_t i = 0; i < r->n; i++) {
-			float x = col[i];
-			/* the number of edges at or below x, without a branch
-			 * (the search came later: the same count, no bit moved) */
-			const float *e = r->edges + e0, *base = e;
-			size_t len = ne - e0;
-			if (x != x) {
-				r->bins[f * r->n + i] = (uint8_t)r->nb[f];
-				continue;
-			}
-			if (len == 0) {
-				r->bins[f * r->n + i] = 0;
-				continue;
-			}
-			while (len > 1) {
-				size_t half = len / 2;
-				base = base[half] <= x ? base + half : base;
-				len -= half;
-			}
-			r->bins[f * r->n + i] = (uint8_t)((size_t)(base - e) + (*base <= x));
-		}
+		ne = bins_edges(r, f, col, v, vt, ne);
+		bins_assign(r, f, col, e0, ne);
 	}
 	r->hcells = r->hoff[nf];
 	free(v);
