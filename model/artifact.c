@@ -863,7 +863,7 @@ dec_tree_list(struct dec *x, struct dec_forest *df, int fmt)
 	view.edges = df->edges;
 	for (uint32_t t = 0; t < df->T; t++) {
 		size_t nnodes = df->nnodes;
-		uint32_t n;
+		uint32_t n = 0;
 		if ((err = dec_count(x, 1, ARTIFACT_MAX_TREE_NODES,
 				     9, "tree node count", &n)))
 			return err;

@@ -776,7 +776,7 @@ static int
 dec_case_ids(struct dec *x, struct sample_chunk_mem *m, struct dec_pick *pk,
 	     struct rba_detail *d)
 {
-	const char *block;
+	const char *block = NULL;
 	uint32_t ncases = pk->ncases, at;
 	int err;
 
@@ -805,7 +805,7 @@ dec_decisions(struct dec *x, const struct dec_pick *pk,
 	      struct sample_chunk *out)
 {
 	struct sample_chunk_mem *m = out->mem;
-	const char *only_id = pk->only_id, *block;
+	const char *only_id = pk->only_id, *block = NULL;
 	uint32_t ncases = pk->ncases, ndec, code[1], *codes = code;
 	int err;
 
@@ -899,7 +899,7 @@ static int
 dec_dict_column(struct dec *x, const struct dec_pick *pk,
 		struct sample_column *col, struct sample_colmem *cm)
 {
-	const char *only_id = pk->only_id, *block;
+	const char *only_id = pk->only_id, *block = NULL;
 	uint32_t nl = rba_cursor_u32(&x->c);
 	int err;
 
