@@ -795,6 +795,68 @@ temp_write(struct rba_atomic *a, const char *path, int mode, const void *p,
 	return 0;
 }
 
+/* A passphrase of passlen bytes and the scrypt limits kdf keygen is to
+ * use with it: 0, or RBA_E_USAGE or RBA_E_LIMIT, said in d. */
+static int
+keygen_pass_check(size_t passlen, const struct sign_kdf *kdf,
+		  struct rba_detail *d)
+{
+	if (passlen == 0)
+		return rba_fail(d, RBA_E_USAGE, NULL, 0, 0,
+				"passphrase is empty");
+	if (passlen > SIGN_PASSPHRASE_MAX)
+		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+				"passphrase longer than %d bytes",
+				SIGN_PASSPHRASE_MAX);
+	return kdf_check(kdf->opslimit, kdf->memlimit, RBA_E_USAGE,
+			 RBA_E_USAGE, d);
+}
+
+#define KEYGEN_PATH_MAX 4096 /* the size of keygen's two paths */
+
+/*
+ * PREFIX.key and PREFIX.pub into keypath and pubpath (KEYGEN_PATH_MAX
+ * bytes each),
+ * the temporaries of a killed keygen swept, neither path taken: 0, or
+ * ENAMETOOLONG or path_taken's error, said in d.
+ */
+static int
+keygen_paths(const char *prefix, char *keypath, char *pubpath,
+	     struct rba_detail *d)
+{
+	int err;
+
+	if ((size_t)snprintf(keypath, KEYGEN_PATH_MAX, "%s.key", prefix) >=
+		    KEYGEN_PATH_MAX ||
+	    (size_t)snprintf(pubpath, KEYGEN_PATH_MAX, "%s.pub", prefix) >=
+		    KEYGEN_PATH_MAX)
+		return rba_fail(d, ENAMETOOLONG, prefix, 0, 0, "%s",
+				strerror(ENAMETOOLONG));
+	/* A killed keygen leaves only temporaries; clear them first. */
+	rba_atomic_sweep(keypath);
+	rba_atomic_sweep(pubpath);
+	if ((err = path_taken(keypath, d)) != 0 ||
+	    (err = path_taken(pubpath, d)) != 0)
+		return err;
+	return 0;
+}
+
+/* The written temporary tmp linked to path, never over a file there:
+ * 0, or RBA_E_EXISTS or errno, said in d. */
+static int
+keygen_link(const char *tmp, const char *path, struct rba_detail *d)
+{
+	int err;
+
+	if (link(tmp, path) == 0)
+		return 0;
+	err = errno == EEXIST ? RBA_E_EXISTS : errno;
+	rba_fail(d, err, path, 0, 0, "%s",
+		 err == RBA_E_EXISTS ? "already exists (keygen never overwrites a key)"
+				     : strerror(err));
+	return err;
+}
+
 int
 sign_keygen_write(const char *prefix, const char *pass, size_t passlen,
 		  const char *comment, const struct sign_kdf *kdf,
@@ -803,7 +865,7 @@ sign_keygen_write(const char *prefix, const char *pass, size_t passlen,
 	static const struct sign_kdf kdf_default = {
 		SIGN_KDF_OPSLIMIT_DEFAULT, SIGN_KDF_MEMLIMIT_DEFAULT
 	};
-	char keypath[4096], pubpath[4096];
+	char keypath[KEYGEN_PATH_MAX], pubpath[KEYGEN_PATH_MAX];
 	struct rba_atomic ka, pa;
 	struct sign_seckey *k = NULL;
 	struct sign_pubkey pk;
@@ -820,29 +882,9 @@ sign_keygen_write(const char *prefix, const char *pass, size_t passlen,
 		return err;
 	if (kdf == NULL)
 		kdf = &kdf_default;
-	if (pass != NULL) {
-		if (passlen == 0)
-			return rba_fail(d, RBA_E_USAGE, NULL, 0, 0,
-					"passphrase is empty");
-		if (passlen > SIGN_PASSPHRASE_MAX)
-			return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
-					"passphrase longer than %d bytes",
-					SIGN_PASSPHRASE_MAX);
-		if ((err = kdf_check(kdf->opslimit, kdf->memlimit, RBA_E_USAGE,
-				     RBA_E_USAGE, d)) != 0)
-			return err;
-	}
-	if ((size_t)snprintf(keypath, sizeof(keypath), "%s.key", prefix) >=
-		    sizeof(keypath) ||
-	    (size_t)snprintf(pubpath, sizeof(pubpath), "%s.pub", prefix) >=
-		    sizeof(pubpath))
-		return rba_fail(d, ENAMETOOLONG, prefix, 0, 0, "%s",
-				strerror(ENAMETOOLONG));
-	/* A killed keygen leaves only temporaries; clear them first. */
-	rba_atomic_sweep(keypath);
-	rba_atomic_sweep(pubpath);
-	if ((err = path_taken(keypath, d)) != 0 ||
-	    (err = path_taken(pubpath, d)) != 0)
+	if ((pass != NULL &&
+	     (err = keygen_pass_check(passlen, kdf, d)) != 0) ||
+	    (err = keygen_paths(prefix, keypath, pubpath, d)) != 0)
 		return err;
 
 	if ((err = sign_seckey_generate(&k)) != 0)
@@ -860,21 +902,11 @@ sign_keygen_write(const char *prefix, const char *pass, size_t passlen,
 	if ((err = temp_write(&ka, keypath, 0600, sktext, sklen, d)) != 0 ||
 	    (err = temp_write(&pa, pubpath, 0644, pubtext.p, pubtext.len, d)) != 0)
 		goto out;
-	if (link(ka.tmp, keypath) != 0) {
-		err = errno == EEXIST ? RBA_E_EXISTS : errno;
-		rba_fail(d, err, keypath, 0, 0, "%s",
-			 err == RBA_E_EXISTS ? "already exists (keygen never overwrites a key)"
-					     : strerror(err));
+	if ((err = keygen_link(ka.tmp, keypath, d)) != 0)
 		goto out;
-	}
 	key_linked = 1;
-	if (link(pa.tmp, pubpath) != 0) {
-		err = errno == EEXIST ? RBA_E_EXISTS : errno;
-		rba_fail(d, err, pubpath, 0, 0, "%s",
-			 err == RBA_E_EXISTS ? "already exists (keygen never overwrites a key)"
-					     : strerror(err));
+	if ((err = keygen_link(pa.tmp, pubpath, d)) != 0)
 		goto out;
-	}
 	key_linked = 0;
 	rba_atomic_abort(&ka);
 	rba_atomic_abort(&pa);

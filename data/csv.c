@@ -376,22 +376,18 @@ push_field(struct csv_reader *r, size_t *nf, const char *p, size_t n,
 	return 0;
 }
 
-int
-csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
-		size_t *nout, struct rba_detail *d)
+/*
+ * Reads until the buffer holds one whole record (a BOM at the start of
+ * the input skipped): *len gets the bytes buffered, *reclen the record's
+ * length and *quoted whether it holds a quote.  At the end of the input
+ * *len is 0 with r->eof set.  0, or the sticky error.
+ */
+static int
+next_record(struct csv_reader *r, struct rba_detail *d, size_t *len,
+	    size_t *reclen, int *quoted)
 {
-	size_t len, reclen, bad, nf = 0;
-	int quoted, open_quote, err;
-	uint8_t *rec;
-	unsigned long l, c;
+	int open_quote, err;
 
-	*fields = NULL;
-	*nout = 0;
-	if (r->err) {
-		if (d != NULL)
-			*d = r->errd;
-		return r->err;
-	}
 	for (;;) {
 		if (r->first && (r->end - r->start >= 3 || r->eof)) {
 			r->first = 0;
@@ -401,14 +397,14 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 				r->consumed += 3;
 			}
 		}
-		len = r->end - r->start;
+		*len = r->end - r->start;
 		if (!r->first) {
-			reclen = record_end(r->buf + r->start, len, r->eof, &quoted,
-					    &open_quote);
-			if (reclen != (size_t)-1)
+			*reclen = record_end(r->buf + r->start, *len, r->eof,
+					     quoted, &open_quote);
+			if (*reclen != (size_t)-1)
 				break;
 		}
-		if (len > CSV_MAX_LINE)
+		if (*len > CSV_MAX_LINE)
 			return fail(r, d, RBA_E_LIMIT, r->line, 1,
 				    "record longer than %u bytes", CSV_MAX_LINE);
 		if (r->fd < 0)
@@ -417,11 +413,23 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 		if (err)
 			return fail(r, d, err, r->line, 0, "%s", rba_strerror(err));
 	}
-	if (len == 0 && r->eof)
-		return 0;
-	if (reclen > CSV_MAX_LINE)
-		return fail(r, d, RBA_E_LIMIT, r->line, 1,
-			    "record longer than %u bytes", CSV_MAX_LINE);
+	(void)open_quote; /* the splitter reports it, at the quote */
+	return 0;
+}
+
+/*
+ * The record of reclen bytes at r->start made ready to split: copied
+ * when it is borrowed memory with a quote to unescape in place, then
+ * checked for UTF-8 and NUL bytes.  0, or the sticky error.
+ */
+static int
+record_check(struct csv_reader *r, struct rba_detail *d, size_t reclen,
+	     int quoted)
+{
+	const uint8_t *rec;
+	size_t bad;
+	unsigned long l, c;
+
 	if (r->fd == -1 && quoted) {
 		/* Memory input is borrowed: copy before unescaping in place. */
 		uint8_t *copy = malloc(r->end);
@@ -447,147 +455,198 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 			return fail(r, d, RBA_E_ENCODING, l, c, "%s", "NUL byte");
 		}
 	}
-	(void)open_quote; /* the splitter reports it, at the quote */
+	return 0;
+}
+
+/*
+ * Splits a record without a quote into r->fields (*nf of them).  A
+ * trailing CR before the newline is dropped.  A field is the bytes up to
+ * the next comma and its column is its offset + 1: the commas are found
+ * eight bytes at a time.  0, or the sticky error.
+ */
+static int
+split_plain(struct csv_reader *r, struct rba_detail *d, uint8_t *rec,
+	    size_t reclen, size_t *nfp)
+{
+	size_t stop = reclen, s = 0, i = 0, nf = 0;
+
+	if (stop > 0 && rec[stop - 1] == '\r')
+		stop--;
+	if (r->records == 0) {
+		const uint8_t *cr = memchr(rec, '\r', stop);
+		if (cr != NULL)
+			return fail(r, d, RBA_E_SYNTAX, r->rec_line,
+				    (unsigned long)(cr - rec) + 1, "%s", CSV_BARE_CR);
+	}
+	for (;;) {
+		size_t e = stop;
+		for (; i + 8 <= stop; i += 8) {
+			uint64_t w, z;
+			memcpy(&w, rec + i, 8);
+			w ^= 0x2c2c2c2c2c2c2c2cull; /* ',' bytes become 0 */
+			z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+			if (z != 0) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+				e = i + (size_t)(__builtin_ctzll(z) >> 3);
+#else
+				e = i + (size_t)(__builtin_clzll(z) >> 3);
+#endif
+				break;
+			}
+		}
+		if (e == stop)
+			for (; i < stop; i++)
+				if (rec[i] == ',') {
+					e = i;
+					break;
+				}
+		if (nf < r->fields_cap) {
+			r->fields[nf].p = (const char *)rec + s;
+			r->fields[nf].n = e - s;
+			r->fields[nf].col = (unsigned long)s + 1;
+			r->fields[nf].line = r->rec_line;
+			nf++;
+		} else if (push_field(r, &nf, (const char *)rec + s, e - s,
+				      r->rec_line, (unsigned long)s + 1) != 0) {
+			return fail(r, d, RBA_E_NOMEM, r->rec_line, 0, "%s",
+				    "out of memory");
+		}
+		if (nf > CSV_MAX_FIELDS)
+			return fail(r, d, RBA_E_LIMIT, r->rec_line,
+				    (unsigned long)s + 1,
+				    "more than %u fields in a record", CSV_MAX_FIELDS);
+		if (e >= stop)
+			break;
+		s = i = e + 1;
+	}
+	*nfp = nf;
+	return 0;
+}
+
+/*
+ * Splits a record holding a quote into r->fields (*nf of them), quoted
+ * fields unescaped in place, each field at its own line and column.
+ * 0, or the sticky error.
+ */
+static int
+split_quoted(struct csv_reader *r, struct rba_detail *d, uint8_t *rec,
+	     size_t reclen, size_t *nfp)
+{
+	size_t i = 0, stop = reclen, nf = 0;
+	unsigned long line = r->rec_line, col = 1, l, c;
+	int err;
+
+	if (stop > 0 && rec[stop - 1] == '\r')
+		stop--;
+	for (;;) {
+		unsigned long fcol = col, fline = line;
+		if (i < stop && rec[i] == '"') {
+			/* Unescape in place, from the opening quote on. */
+			size_t q = i, w = i;
+			i++;
+			col++;
+			for (;;) {
+				if (i >= stop) {
+					locate(rec, q, r->rec_line, &l, &c);
+					return fail(r, d, RBA_E_SYNTAX, l, c, "%s",
+						    "unterminated quoted field");
+				}
+				if (rec[i] == '"') {
+					i++;
+					col++;
+					if (i < stop && rec[i] == '"') {
+						rec[w++] = '"';
+						i++;
+						col++;
+						continue;
+					}
+					break;
+				}
+				if (rec[i] == '\n') {
+					line++;
+					col = 1;
+				} else {
+					col++;
+				}
+				rec[w++] = rec[i++];
+			}
+			if (i < stop && rec[i] != ',')
+				return fail(r, d, RBA_E_SYNTAX, line, col, "%s",
+					    "unexpected character after closing quote");
+			err = push_field(r, &nf, (const char *)rec + q, w - q,
+					 fline, fcol);
+		} else {
+			size_t s = i, e = i;
+			const uint8_t *qp;
+			/* Fields are short: a plain loop beats memchr. */
+			while (e < stop && rec[e] != ',')
+				e++;
+			qp = memchr(rec + s, '"', e - s);
+			if (qp != NULL)
+				return fail(r, d, RBA_E_SYNTAX, line,
+					    col + (unsigned long)(qp - (rec + s)),
+					    "%s", "stray double quote in unquoted field");
+			if (r->records == 0) {
+				const uint8_t *cr = memchr(rec + s, '\r', e - s);
+				if (cr != NULL)
+					return fail(r, d, RBA_E_SYNTAX, line,
+						    col + (unsigned long)(cr - (rec + s)),
+						    "%s", CSV_BARE_CR);
+			}
+			err = push_field(r, &nf, (const char *)rec + s, e - s,
+					 fline, fcol);
+			col += (unsigned long)(e - s);
+			i = e;
+		}
+		if (err)
+			return fail(r, d, err, r->rec_line, 0, "%s", "out of memory");
+		if (nf > CSV_MAX_FIELDS)
+			return fail(r, d, RBA_E_LIMIT, line, fcol,
+				    "more than %u fields in a record", CSV_MAX_FIELDS);
+		if (i >= stop)
+			break;
+		i++; /* the comma */
+		col++;
+	}
+	*nfp = nf;
+	return 0;
+}
+
+int
+csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
+		size_t *nout, struct rba_detail *d)
+{
+	size_t len, reclen, nf = 0;
+	int quoted, err;
+	uint8_t *rec;
+
+	*fields = NULL;
+	*nout = 0;
+	if (r->err) {
+		if (d != NULL)
+			*d = r->errd;
+		return r->err;
+	}
+	if ((err = next_record(r, d, &len, &reclen, &quoted)) != 0)
+		return err;
+	if (len == 0 && r->eof)
+		return 0;
+	if (reclen > CSV_MAX_LINE)
+		return fail(r, d, RBA_E_LIMIT, r->line, 1,
+			    "record longer than %u bytes", CSV_MAX_LINE);
+	if ((err = record_check(r, d, reclen, quoted)) != 0)
+		return err;
+	rec = r->buf + r->start;
 	r->rec_line = r->line;
 	/* (a record without a quote ends at its first newline) */
 	for (size_t i = 0; quoted && i < reclen; i++)
 		if (rec[i] == '\n')
 			r->line++;
 	r->line++;
-	/* Split into fields.  A trailing CR before the newline is dropped.
-	 * Without a quote a field is the bytes up to the next comma and its
-	 * column is its offset + 1: the commas are found eight bytes at a
-	 * time. */
-	if (!quoted) {
-		size_t stop = reclen, s = 0, i = 0;
-
-		if (stop > 0 && rec[stop - 1] == '\r')
-			stop--;
-		if (r->records == 0) {
-			const uint8_t *cr = memchr(rec, '\r', stop);
-			if (cr != NULL)
-				return fail(r, d, RBA_E_SYNTAX, r->rec_line,
-					    (unsigned long)(cr - rec) + 1, "%s", CSV_BARE_CR);
-		}
-		for (;;) {
-			size_t e = stop;
-			for (; i + 8 <= stop; i += 8) {
-				uint64_t w, z;
-				memcpy(&w, rec + i, 8);
-				w ^= 0x2c2c2c2c2c2c2c2cull; /* ',' bytes become 0 */
-				z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
-				if (z != 0) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-					e = i + (size_t)(__builtin_ctzll(z) >> 3);
-#else
-					e = i + (size_t)(__builtin_clzll(z) >> 3);
-#endif
-					break;
-				}
-			}
-			if (e == stop)
-				for (; i < stop; i++)
-					if (rec[i] == ',') {
-						e = i;
-						break;
-					}
-			if (nf < r->fields_cap) {
-				r->fields[nf].p = (const char *)rec + s;
-				r->fields[nf].n = e - s;
-				r->fields[nf].col = (unsigned long)s + 1;
-				r->fields[nf].line = r->rec_line;
-				nf++;
-			} else if (push_field(r, &nf, (const char *)rec + s, e - s,
-					      r->rec_line, (unsigned long)s + 1) != 0) {
-				return fail(r, d, RBA_E_NOMEM, r->rec_line, 0, "%s",
-					    "out of memory");
-			}
-			if (nf > CSV_MAX_FIELDS)
-				return fail(r, d, RBA_E_LIMIT, r->rec_line,
-					    (unsigned long)s + 1,
-					    "more than %u fields in a record", CSV_MAX_FIELDS);
-			if (e >= stop)
-				break;
-			s = i = e + 1;
-		}
-	} else {
-		size_t i = 0, stop = reclen;
-		unsigned long line = r->rec_line, col = 1;
-
-		if (stop > 0 && rec[stop - 1] == '\r')
-			stop--;
-		for (;;) {
-			unsigned long fcol = col, fline = line;
-			if (i < stop && rec[i] == '"') {
-				/* Unescape in place, from the opening quote on. */
-				size_t q = i, w = i;
-				i++;
-				col++;
-				for (;;) {
-					if (i >= stop) {
-						locate(rec, q, r->rec_line, &l, &c);
-						return fail(r, d, RBA_E_SYNTAX, l, c, "%s",
-							    "unterminated quoted field");
-					}
-					if (rec[i] == '"') {
-						i++;
-						col++;
-						if (i < stop && rec[i] == '"') {
-							rec[w++] = '"';
-							i++;
-							col++;
-							continue;
-						}
-						break;
-					}
-					if (rec[i] == '\n') {
-						line++;
-						col = 1;
-					} else {
-						col++;
-					}
-					rec[w++] = rec[i++];
-				}
-				if (i < stop && rec[i] != ',')
-					return fail(r, d, RBA_E_SYNTAX, line, col, "%s",
-						    "unexpected character after closing quote");
-				err = push_field(r, &nf, (const char *)rec + q, w - q,
-						 fline, fcol);
-			} else {
-				size_t s = i, e = i;
-				/* Fields are short: a plain loop beats memchr. */
-				while (e < stop && rec[e] != ',')
-					e++;
-				if (quoted) {
-					const uint8_t *qp = memchr(rec + s, '"', e - s);
-					if (qp != NULL)
-						return fail(r, d, RBA_E_SYNTAX, line,
-							    col + (unsigned long)(qp - (rec + s)),
-							    "%s", "stray double quote in unquoted field");
-				}
-				if (r->records == 0) {
-					const uint8_t *cr = memchr(rec + s, '\r', e - s);
-					if (cr != NULL)
-						return fail(r, d, RBA_E_SYNTAX, line,
-							    col + (unsigned long)(cr - (rec + s)),
-							    "%s", CSV_BARE_CR);
-				}
-				err = push_field(r, &nf, (const char *)rec + s, e - s,
-						 fline, fcol);
-				col += (unsigned long)(e - s);
-				i = e;
-			}
-			if (err)
-				return fail(r, d, err, r->rec_line, 0, "%s", "out of memory");
-			if (nf > CSV_MAX_FIELDS)
-				return fail(r, d, RBA_E_LIMIT, line, fcol,
-					    "more than %u fields in a record", CSV_MAX_FIELDS);
-			if (i >= stop)
-				break;
-			i++; /* the comma */
-			col++;
-		}
-	}
+	err = quoted ? split_quoted(r, d, rec, reclen, &nf)
+		     : split_plain(r, d, rec, reclen, &nf);
+	if (err != 0)
+		return err;
 	r->start += reclen < len ? reclen + 1 : reclen;
 	r->consumed += reclen < len ? reclen + 1 : reclen;
 	r->records++;
@@ -1285,6 +1344,95 @@ free_bytes(void *p, size_t cap, uint8_t mapped)
 	grow_bytes((void **)&(ptr), &(t)->cap[k], &(t)->mapped[k], (n) * (size))
 
 /*
+ * Room in t for one more row of n fields, rec bytes of cells, after
+ * ncells cells and alen bytes; before the first row, room for the rows
+ * size_hint suggests.  0, or -1 out of memory.
+ */
+static int
+row_reserve(struct csv_table *t, size_t n, size_t rec, size_t ncells,
+	    size_t alen, size_t size_hint)
+{
+	if (t->nrows == 0 && size_hint > 0) {
+		/* rows to come, from the first one's length: reserved
+		 * once (pages never touched cost no memory) */
+		size_t est = size_hint / (rec + 1) * 5 / 4 + 16;
+		if (TGROW(t, 0, t->cells, est * n, sizeof(uint32_t)) ||
+		    TGROW(t, 1, t->num, est * n, sizeof(float)) ||
+		    TGROW(t, 2, t->lines, est, sizeof(unsigned long)))
+			return -1;
+	}
+	if (TGROW(t, 0, t->cells, ncells + n, sizeof(uint32_t)) ||
+	    TGROW(t, 1, t->num, ncells + n, sizeof(float)) ||
+	    TGROW(t, 2, t->lines, t->nrows + 1, sizeof(unsigned long)) ||
+	    TGROW(t, 3, t->arena, alen + rec, 1))
+		return -1;
+	return 0;
+}
+
+/* The row's n fields (rec bytes with their NULs) into the arena at
+ * alen, each cell's offset from ncells on. */
+static void
+row_cells(struct csv_table *t, const struct csv_field *f, size_t n,
+	  size_t rec, size_t ncells, size_t alen)
+{
+	/* Fields side by side in the record (no quote moved them):
+	 * one copy, each comma becoming its field's NUL. */
+	if (n > 0 && f[n - 1].p + f[n - 1].n - f[0].p == (ptrdiff_t)rec - 1) {
+		memcpy(t->arena + alen, f[0].p, rec - 1);
+		t->arena[alen + rec - 1] = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t at = alen + (size_t)(f[i].p - f[0].p);
+			t->arena[at + f[i].n] = 0;
+			t->cells[ncells + i] = (uint32_t)at;
+		}
+	} else {
+		size_t at = alen;
+		for (size_t i = 0; i < n; i++) {
+			memcpy(t->arena + at, f[i].p, f[i].n);
+			t->arena[at + f[i].n] = 0;
+			t->cells[ncells + i] = (uint32_t)at;
+			at += f[i].n + 1;
+		}
+	}
+}
+
+/*
+ * The row's numbers from cell ncells on (a missing token NaN, text 0),
+ * each field seen by its column's checker (csv_checker's rules) unless
+ * it is a plain number.  toklen: the lengths of m's tokens; file: the
+ * input's name for the diagnostics.  0, or the checker's error.
+ */
+static int
+row_numbers(struct csv_table *t, struct csv_checker *c,
+	    const struct csv_field *f, size_t n, size_t ncells,
+	    unsigned long line, const char *file, const struct csv_missing *m,
+	    const uint8_t *toklen, struct rba_detail *d)
+{
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct csv_field *fi = &f[i];
+		double v = 0.0;
+		int tok = toklen[fi->n < PINS_TOKEN_LENS ? fi->n
+							 : PINS_TOKEN_LENS - 1] &&
+			  csv_is_missing(m, fi->p, fi->n);
+		if (!tok && fast_field(fi->p, fi->n, &v)) {
+			c->cs[i].numbers++;
+		} else {
+			err = col_see(&c->cs[i], fi, line, file, c->names[i], m, d);
+			if (err)
+				return err;
+			if (tok)
+				v = NAN;
+			else if (csv_parse_number(fi->p, fi->n, &v) != 0)
+				v = 0.0;
+		}
+		t->num[ncells++] = (float)v;
+	}
+	return 0;
+}
+
+/*
  * The whole table in one pass: each record read, checked by the rules
  * of csv_checker (the same errors at the same places), its fields copied
  * into the arena with a NUL each and their numbers parsed once.  Memory:
@@ -1334,19 +1482,7 @@ table_from_reader(struct csv_reader *r, size_t size_hint,
 		}
 		for (size_t i = 0; i < n; i++)
 			rec += f[i].n + 1;
-		if (t->nrows == 0 && size_hint > 0) {
-			/* rows to come, from the first one's length: reserved
-			 * once (pages never touched cost no memory) */
-			size_t est = size_hint / (rec + 1) * 5 / 4 + 16;
-			if (TGROW(t, 0, t->cells, est * n, sizeof(uint32_t)) ||
-			    TGROW(t, 1, t->num, est * n, sizeof(float)) ||
-			    TGROW(t, 2, t->lines, est, sizeof(unsigned long)))
-				goto nomem;
-		}
-		if (TGROW(t, 0, t->cells, ncells + n, sizeof(uint32_t)) ||
-		    TGROW(t, 1, t->num, ncells + n, sizeof(float)) ||
-		    TGROW(t, 2, t->lines, t->nrows + 1, sizeof(unsigned long)) ||
-		    TGROW(t, 3, t->arena, alen + rec, 1))
+		if (row_reserve(t, n, rec, ncells, alen, size_hint) != 0)
 			goto nomem;
 		if (alen + rec > UINT32_MAX) {
 			err = rba_fail(d, RBA_E_LIMIT, file, line, 1,
@@ -1354,45 +1490,12 @@ table_from_reader(struct csv_reader *r, size_t size_hint,
 				       UINT32_MAX);
 			goto out;
 		}
-		/* Fields side by side in the record (no quote moved them):
-		 * one copy, each comma becoming its field's NUL. */
-		if (n > 0 && f[n - 1].p + f[n - 1].n - f[0].p == (ptrdiff_t)rec - 1) {
-			memcpy(t->arena + alen, f[0].p, rec - 1);
-			t->arena[alen + rec - 1] = 0;
-			for (size_t i = 0; i < n; i++) {
-				size_t at = alen + (size_t)(f[i].p - f[0].p);
-				t->arena[at + f[i].n] = 0;
-				t->cells[ncells + i] = (uint32_t)at;
-			}
-		} else {
-			size_t at = alen;
-			for (size_t i = 0; i < n; i++) {
-				memcpy(t->arena + at, f[i].p, f[i].n);
-				t->arena[at + f[i].n] = 0;
-				t->cells[ncells + i] = (uint32_t)at;
-				at += f[i].n + 1;
-			}
-		}
+		row_cells(t, f, n, rec, ncells, alen);
 		alen += rec;
-		for (size_t i = 0; i < n; i++) {
-			const struct csv_field *fi = &f[i];
-			double v = 0.0;
-			int tok = toklen[fi->n < PINS_TOKEN_LENS ? fi->n
-								 : PINS_TOKEN_LENS - 1] &&
-				  csv_is_missing(m, fi->p, fi->n);
-			if (!tok && fast_field(fi->p, fi->n, &v)) {
-				c->cs[i].numbers++;
-			} else {
-				err = col_see(&c->cs[i], fi, line, file, c->names[i], m, d);
-				if (err)
-					goto out;
-				if (tok)
-					v = NAN;
-				else if (csv_parse_number(fi->p, fi->n, &v) != 0)
-					v = 0.0;
-			}
-			t->num[ncells++] = (float)v;
-		}
+		if ((err = row_numbers(t, c, f, n, ncells, line, file, m,
+				       toklen, d)) != 0)
+			goto out;
+		ncells += n;
 		t->lines[t->nrows++] = line;
 	}
 	if (rc < 0) {

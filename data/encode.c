@@ -463,65 +463,47 @@ takes_no_missing(const struct pins *p)
 	       p->data.impute == PINS_IMPUTE_NONE;
 }
 
-int
-encode_fit(const struct pins *p, const struct csv_table *t,
-	   struct encode_spec *spec, struct encode_data *data,
-	   struct rba_detail *d)
+/* The spec's missing-value tokens: the pins' (none for a network
+ * without an imputation).  0 or RBA_E_NOMEM. */
+static int
+fit_missing_tokens(const struct pins *p, struct encode_spec *spec)
 {
-	long label_col;
-	size_t *src = NULL, nf = 0, f;
-	uint32_t **lvrow = NULL; /* per categorical column: its rows' levels */
+	size_t nt;
+	const char *const *tk = pins_missing_tokens(p, &nt);
+
+	/* A network without an imputation takes no missing value:
+	 * its spec keeps no token, so scoring refuses one too. */
+	if (takes_no_missing(p))
+		nt = 0;
+	spec->missing = calloc(nt + 1, sizeof(char *));
+	if (spec->missing == NULL)
+		return RBA_E_NOMEM;
+	for (size_t i = 0; i < nt; i++) {
+		if ((spec->missing[i] = strdup(tk[i])) == NULL)
+			return RBA_E_NOMEM;
+		spec->nmissing++;
+	}
+	return 0;
+}
+
+/* The classes of label column label_col (data->y: each row's) and the
+ * positive class the pins name.  0 or an error, said in d. */
+static int
+fit_classes(const struct pins *p, const struct csv_table *t, long label_col,
+	    struct encode_spec *spec, struct encode_data *data,
+	    struct rba_detail *d)
+{
 	int err;
 
-	memset(spec, 0, sizeof(*spec));
-	memset(data, 0, sizeof(*data));
-	spec->positive = ENCODE_NO_POSITIVE;
-	if ((err = check_pins_columns(p, t, &label_col, d)))
-		return err;
-	if (t->nrows > REBUILD_MAX_EXAMPLES)
-		return rba_fail(d, RBA_E_LIMIT, t->file, 0, 0,
-				"%zu rows, over the limit of %u", t->nrows,
-				REBUILD_MAX_EXAMPLES);
-	{
-		size_t nt;
-		const char *const *tk = pins_missing_tokens(p, &nt);
-		/* A network without an imputation takes no missing value:
-		 * its spec keeps no token, so scoring refuses one too. */
-		if (takes_no_missing(p))
-			nt = 0;
-		spec->missing = calloc(nt + 1, sizeof(char *));
-		if (spec->missing == NULL) {
-			err = RBA_E_NOMEM;
-			goto fail;
-		}
-		for (size_t i = 0; i < nt; i++) {
-			if ((spec->missing[i] = strdup(tk[i])) == NULL) {
-				err = RBA_E_NOMEM;
-				goto fail;
-			}
-			spec->nmissing++;
-		}
-	}
-	spec->label = strdup(p->data.label);
-	spec->columns = calloc(t->ncols, sizeof(*spec->columns));
-	src = calloc(t->ncols, sizeof(*src));
-	lvrow = calloc(t->ncols, sizeof(*lvrow));
-	data->y = malloc((t->nrows ? t->nrows : 1) * sizeof(uint32_t));
-	if (spec->label == NULL || spec->columns == NULL || src == NULL ||
-	    lvrow == NULL || data->y == NULL) {
-		err = RBA_E_NOMEM;
-		goto fail;
-	}
 	err = distinct_sorted(t, (size_t)label_col, &spec->classes,
 			      &spec->nclasses, REBUILD_MAX_CLASSES, data->y, d);
 	if (err != 0)
-		goto fail;
+		return err;
 	if (spec->nclasses < 2) {
 		rba_detail_key(d, "data.label");
-		err = rba_fail(d, RBA_E_SCHEMA, t->file, 0, 0,
-			       "the label column '%s' has only one class",
-			       p->data.label);
-		goto fail;
+		return rba_fail(d, RBA_E_SCHEMA, t->file, 0, 0,
+				"the label column '%s' has only one class",
+				p->data.label);
 	}
 	if (p->data.positive != NULL) {
 		long pi = find_level(spec->classes, spec->nclasses,
@@ -530,17 +512,33 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 			/* Said where the pins name it; the snapshot is named
 			 * in the reason. */
 			rba_detail_key(d, "data.positive");
-			err = rba_fail(d, RBA_E_SCHEMA,
-				       p->src.file ? p->src.file : t->file,
-				       p->src.file ? p->src.positive.line : 0,
-				       p->src.file ? p->src.positive.col : 0,
-				       "positive class '%s' does not occur in "
-				       "column '%s' of the snapshot",
-				       p->data.positive, p->data.label);
-			goto fail;
+			return rba_fail(d, RBA_E_SCHEMA,
+					p->src.file ? p->src.file : t->file,
+					p->src.file ? p->src.positive.line : 0,
+					p->src.file ? p->src.positive.col : 0,
+					"positive class '%s' does not occur in "
+					"column '%s' of the snapshot",
+					p->data.positive, p->data.label);
 		}
 		spec->positive = (uint32_t)pi;
 	}
+	return 0;
+}
+
+/*
+ * The spec's input columns: every column but the label, the id and the
+ * exclusions, each with its kind and levels; src[c] gets input column
+ * c's column in t, lvrow[c] a categorical column's rows' levels, *nfp
+ * the feature count.  0 or an error, said in d.
+ */
+static int
+fit_columns(const struct pins *p, const struct csv_table *t, long label_col,
+	    struct encode_spec *spec, size_t *src, uint32_t **lvrow,
+	    size_t *nfp, struct rba_detail *d)
+{
+	size_t nf = 0;
+	int err;
+
 	for (size_t c = 0; c < t->ncols; c++) {
 		const char *name = t->names[c];
 		struct encode_column *col = &spec->columns[spec->ncolumns];
@@ -548,25 +546,19 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 		    (p->data.id && strcmp(name, p->data.id) == 0) ||
 		    in_list(p->data.exclude, p->data.nexclude, name))
 			continue;
-		if (strlen(name) > ENCODE_MAX_TEXT) {
-			err = rba_fail(d, RBA_E_LIMIT, t->file, 1, 0,
-				       "a column name is longer than %u bytes",
-				       ENCODE_MAX_TEXT);
-			goto fail;
-		}
+		if (strlen(name) > ENCODE_MAX_TEXT)
+			return rba_fail(d, RBA_E_LIMIT, t->file, 1, 0,
+					"a column name is longer than %u bytes",
+					ENCODE_MAX_TEXT);
 		col->name = strdup(name);
-		if (col->name == NULL) {
-			err = RBA_E_NOMEM;
-			goto fail;
-		}
+		if (col->name == NULL)
+			return RBA_E_NOMEM;
 		src[spec->ncolumns++] = c;
 		if (in_list(p->data.categorical, p->data.ncategorical, name)) {
 			lvrow[spec->ncolumns - 1] =
 				malloc((t->nrows ? t->nrows : 1) * sizeof(uint32_t));
-			if (lvrow[spec->ncolumns - 1] == NULL) {
-				err = RBA_E_NOMEM;
-				goto fail;
-			}
+			if (lvrow[spec->ncolumns - 1] == NULL)
+				return RBA_E_NOMEM;
 		}
 		if (in_list(p->data.categorical, p->data.ncategorical, name) &&
 		    pins_is_native(p, name)) {
@@ -575,7 +567,7 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 					      ENCODE_MAX_NATIVE_LEVELS,
 					      lvrow[spec->ncolumns - 1], d);
 			if (err != 0)
-				goto fail;
+				return err;
 			nf++;
 		} else if (in_list(p->data.categorical, p->data.ncategorical,
 				   name)) {
@@ -584,45 +576,54 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 					      REBUILD_MAX_WIDTH,
 					      lvrow[spec->ncolumns - 1], d);
 			if (err != 0)
-				goto fail;
+				return err;
 			nf += col->nlevels;
 		} else {
 			col->kind = ENCODE_NUMERIC;
 			if (t->types[c] != CSV_NUMERIC) {
 				size_t r = first_non_numeric(t, c);
 				rba_detail_key(d, name);
-				err = rba_fail(d, RBA_E_SCHEMA, t->file,
-					       t->lines[r], 0,
-					       "column '%s' is not numeric "
-					       "('%s'): declare it categorical "
-					       "or exclude it",
-					       name, csv_table_cell(t, r, c));
-				goto fail;
+				return rba_fail(d, RBA_E_SCHEMA, t->file,
+						t->lines[r], 0,
+						"column '%s' is not numeric "
+						"('%s'): declare it categorical "
+						"or exclude it",
+						name, csv_table_cell(t, r, c));
 			}
 			nf++;
 		}
-		if (nf > REBUILD_MAX_WIDTH) {
-			err = rba_fail(d, RBA_E_LIMIT, t->file, 0, 0,
-				       "more than %u features",
-				       REBUILD_MAX_WIDTH);
-			goto fail;
-		}
+		if (nf > REBUILD_MAX_WIDTH)
+			return rba_fail(d, RBA_E_LIMIT, t->file, 0, 0,
+					"more than %u features",
+					REBUILD_MAX_WIDTH);
 	}
-	if (nf == 0) {
-		err = rba_fail(d, RBA_E_SCHEMA, t->file, 1, 0,
-			       "no input columns left after the label, id "
-			       "and exclusions");
-		goto fail;
-	}
+	if (nf == 0)
+		return rba_fail(d, RBA_E_SCHEMA, t->file, 1, 0,
+				"no input columns left after the label, id "
+				"and exclusions");
+	*nfp = nf;
+	return 0;
+}
+
+/*
+ * The encoded rows (data->x, nf features each: a number as read, a
+ * native column's level index, one-hot levels) with the spec's mean 0
+ * and scale 1.  0 or an error, said in d.
+ */
+static int
+fit_rows(const struct pins *p, const struct csv_table *t, size_t nf,
+	 struct encode_spec *spec, struct encode_data *data,
+	 const size_t *src, uint32_t *const *lvrow, struct rba_detail *d)
+{
+	size_t f;
+
 	spec->nfeatures = (uint32_t)nf;
 	spec->mean = calloc(nf, sizeof(float));
 	spec->scale = malloc(nf * sizeof(float));
 	data->n = t->nrows;
 	data->x = calloc(t->nrows * nf, sizeof(float));
-	if (spec->mean == NULL || spec->scale == NULL || data->x == NULL) {
-		err = RBA_E_NOMEM;
-		goto fail;
-	}
+	if (spec->mean == NULL || spec->scale == NULL || data->x == NULL)
+		return RBA_E_NOMEM;
 	for (f = 0; f < nf; f++)
 		spec->scale[f] = 1.0f;
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -635,7 +636,7 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 				float v = t->num[r * t->ncols + src[c]];
 				if (v != v && takes_no_missing(p)) {
 					rba_detail_key(d, col->name);
-					err = rba_fail(
+					return rba_fail(
 						d, RBA_E_SCHEMA, t->file, t->lines[r], 0,
 						"column '%s' has a missing value "
 						"('%s') and a network takes none "
@@ -643,7 +644,6 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 						"(mean or a number)",
 						col->name,
 						csv_table_cell(t, r, src[c]));
-					goto fail;
 				}
 				xr[f++] = v;
 				continue;
@@ -657,7 +657,44 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 			f += col->nlevels;
 		}
 	}
-	if ((err = fit_range_check(p, t, spec, data, src, d)) != 0)
+	return 0;
+}
+
+int
+encode_fit(const struct pins *p, const struct csv_table *t,
+	   struct encode_spec *spec, struct encode_data *data,
+	   struct rba_detail *d)
+{
+	long label_col;
+	size_t *src = NULL, nf = 0;
+	uint32_t **lvrow = NULL; /* per categorical column: its rows' levels */
+	int err;
+
+	memset(spec, 0, sizeof(*spec));
+	memset(data, 0, sizeof(*data));
+	spec->positive = ENCODE_NO_POSITIVE;
+	if ((err = check_pins_columns(p, t, &label_col, d)))
+		return err;
+	if (t->nrows > REBUILD_MAX_EXAMPLES)
+		return rba_fail(d, RBA_E_LIMIT, t->file, 0, 0,
+				"%zu rows, over the limit of %u", t->nrows,
+				REBUILD_MAX_EXAMPLES);
+	if ((err = fit_missing_tokens(p, spec)) != 0)
+		goto fail;
+	spec->label = strdup(p->data.label);
+	spec->columns = calloc(t->ncols, sizeof(*spec->columns));
+	src = calloc(t->ncols, sizeof(*src));
+	lvrow = calloc(t->ncols, sizeof(*lvrow));
+	data->y = malloc((t->nrows ? t->nrows : 1) * sizeof(uint32_t));
+	if (spec->label == NULL || spec->columns == NULL || src == NULL ||
+	    lvrow == NULL || data->y == NULL) {
+		err = RBA_E_NOMEM;
+		goto fail;
+	}
+	if ((err = fit_classes(p, t, label_col, spec, data, d)) != 0 ||
+	    (err = fit_columns(p, t, label_col, spec, src, lvrow, &nf, d)) != 0 ||
+	    (err = fit_rows(p, t, nf, spec, data, src, lvrow, d)) != 0 ||
+	    (err = fit_range_check(p, t, spec, data, src, d)) != 0)
 		goto fail;
 	free(src);
 	lvrow_free(lvrow, t->ncols);

@@ -809,6 +809,68 @@ prob_parse(const char *s, size_t n, float *out)
 	return 0;
 }
 
+/*
+ * The scorer's scores.txt (len bytes of text): one line per case of
+ * ncases, the positive class's probability (two classes with a positive
+ * one) or nclasses comma-separated ones, into probs (ncases x
+ * nclasses).  0 or RBA_E_SCHEMA, said in d.
+ */
+static int
+scores_parse(const struct pins *p, const uint8_t *text, size_t len,
+	     size_t ncases, uint32_t nclasses, uint32_t positive, float *probs,
+	     struct rba_detail *d)
+{
+	const char *s = (const char *)text, *end = s + len;
+	size_t line = 0, i;
+	int binary = nclasses == 2 && positive < nclasses;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl != NULL ? nl : end;
+		float *row;
+		if (line >= ncases) {
+			line++;
+			break;
+		}
+		row = probs + line * nclasses;
+		if (binary) {
+			float x;
+			if (prob_parse(s, (size_t)(e - s), &x) != 0)
+				return rba_fail(d, RBA_E_SCHEMA, "scores.txt",
+						line + 1, 1,
+						"the scorer's line %zu is not a "
+						"probability in [0, 1]",
+						line + 1);
+			row[positive] = x;
+			row[1 - positive] = 1.0f - x;
+		} else {
+			const char *q = s;
+			for (i = 0; i < nclasses; i++) {
+				const char *c = memchr(q, ',', (size_t)(e - q));
+				const char *ce = (c != NULL && i + 1 < nclasses) ? c : e;
+				if (prob_parse(q, (size_t)(ce - q), &row[i]) != 0 ||
+				    (i + 1 < nclasses && c == NULL))
+					return rba_fail(d, RBA_E_SCHEMA,
+							"scores.txt", line + 1, 1,
+							"the scorer's line %zu is "
+							"not %u comma-separated "
+							"probabilities",
+							line + 1, nclasses);
+				q = ce + 1;
+			}
+		}
+		line++;
+		s = nl != NULL ? nl + 1 : end;
+	}
+	if (line != ncases)
+		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+				"the scorer of version '%s' wrote %s%zu scores for "
+				"%zu cases",
+				p->version, line > ncases ? "more than " : "",
+				line > ncases ? ncases : line, ncases);
+	return 0;
+}
+
 int
 exec_score(const struct pins *p, const void *artifact, size_t an,
 	   const void *csv, size_t n, size_t ncases, uint32_t nclasses,
@@ -820,8 +882,8 @@ exec_score(const struct pins *p, const void *artifact, size_t an,
 	char thr[16], art[300], in[4200], tree[41];
 	char **argv = NULL;
 	uint8_t *text = NULL;
-	size_t len = 0, line = 0, i;
-	int err, binary = nclasses == 2 && positive < nclasses;
+	size_t len = 0;
+	int err;
 
 	if (t->score == NULL)
 		return rba_detail_key(d, "trainer.score"),
@@ -861,57 +923,7 @@ exec_score(const struct pins *p, const void *artifact, size_t an,
 		if (err)
 			goto done;
 	}
-	{
-		const char *s = (const char *)text, *end = s + len;
-		while (s < end) {
-			const char *nl = memchr(s, '\n', (size_t)(end - s));
-			const char *e = nl != NULL ? nl : end;
-			float *row;
-			if (line >= ncases) {
-				line++;
-				break;
-			}
-			row = probs + line * nclasses;
-			if (binary) {
-				float x;
-				if (prob_parse(s, (size_t)(e - s), &x) != 0) {
-					err = rba_fail(d, RBA_E_SCHEMA, "scores.txt",
-						       line + 1, 1,
-						       "the scorer's line %zu is not a "
-						       "probability in [0, 1]",
-						       line + 1);
-					goto done;
-				}
-				row[positive] = x;
-				row[1 - positive] = 1.0f - x;
-			} else {
-				const char *q = s;
-				for (i = 0; i < nclasses; i++) {
-					const char *c = memchr(q, ',', (size_t)(e - q));
-					const char *ce = (c != NULL && i + 1 < nclasses) ? c : e;
-					if (prob_parse(q, (size_t)(ce - q), &row[i]) != 0 ||
-					    (i + 1 < nclasses && c == NULL)) {
-						err = rba_fail(d, RBA_E_SCHEMA,
-							       "scores.txt", line + 1, 1,
-							       "the scorer's line %zu is "
-							       "not %u comma-separated "
-							       "probabilities",
-							       line + 1, nclasses);
-						goto done;
-					}
-					q = ce + 1;
-				}
-			}
-			line++;
-			s = nl != NULL ? nl + 1 : end;
-		}
-	}
-	if (line != ncases)
-		err = rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
-			       "the scorer of version '%s' wrote %s%zu scores for "
-			       "%zu cases",
-			       p->version, line > ncases ? "more than " : "",
-			       line > ncases ? ncases : line, ncases);
+	err = scores_parse(p, text, len, ncases, nclasses, positive, probs, d);
 done:
 	free(text);
 	rba_strv_free(argv, t->nscore + 1);
@@ -984,53 +996,55 @@ program_path(const char *a, char *out, size_t n)
 	(void)n;
 }
 
-int
-exec_envrec(const struct pins *p, struct rba_buf *out, struct rba_detail *d)
-{
-	const struct pins_trainer *t = &p->trainer;
+/* The fields of an exec trainer's environment record, as gathered. */
+struct fields {
 	struct field f[ENVREC_MAX_FIELDS];
-	struct rba_buf base, probe;
-	struct envrec er;
-	size_t n = 0, i;
-	char prog[4200];
-	int err;
-	static const char *const from_base[] = {"cpu.arch", "cpu.isa",
-						"cpu.model", "lib.libc"};
+	size_t n;
+};
 
-	rba_buf_init(&base);
-	rba_buf_init(&probe);
-	memset(&er, 0, sizeof(er));
-	if ((err = envrec_capture(PINS_DET_STRICT, 1, &base)) != 0 ||
-	    (err = envrec_parse((const char *)base.p, base.len, &er, d)) != 0)
-		goto out;
-#define ADD(k, v)                                                          \
-	do {                                                               \
-		if (n < ENVREC_MAX_FIELDS) {                               \
-			snprintf(f[n].key, sizeof(f[n].key), "%s", (k));  \
-			f[n++].val = strdup((v) != NULL ? (v) : "unknown"); \
-		}                                                          \
-	} while (0)
-	for (i = 0; i < 4; i++)
-		ADD(from_base[i], envrec_get(&er, from_base[i]));
-	ADD("trainer.kind", "exec");
-	ADD("sandbox.bwrap", sandbox_available(NULL) == 0 ? sandbox_name()
-							   : "unavailable");
+/* Adds key=val (NULL: "unknown") while there is room; a copy that fails
+ * leaves a NULL val, found before the record is written. */
+static void
+field_add(struct fields *fs, const char *k, const char *v)
+{
+	if (fs->n < ENVREC_MAX_FIELDS) {
+		snprintf(fs->f[fs->n].key, sizeof(fs->f[fs->n].key), "%s", k);
+		fs->f[fs->n++].val = strdup(v != NULL ? v : "unknown");
+	}
+}
+
+/* The interpreter command[0] runs: its path on the host and, when it
+ * can be read, its digest. */
+static void
+fields_interpreter(struct fields *fs, const struct pins_trainer *t)
+{
+	char prog[4200];
+
 	program_path(t->command[0], prog, sizeof(prog));
 	if (prog[0]) {
 		uint8_t *bytes = NULL;
 		size_t bn = 0;
 		char hex[RBA_DIGEST_TEXT_LEN + 1];
-		ADD("interpreter.path", prog);
+		field_add(fs, "interpreter.path", prog);
 		if (rba_file_read(prog, 1u << 30, &bytes, &bn, NULL) == 0) {
 			struct rba_digest dg;
 			rba_digest_bytes(bytes, bn, &dg);
 			rba_digest_format(&dg, hex);
-			ADD("interpreter.sha256", hex);
+			field_add(fs, "interpreter.sha256", hex);
 		}
 		free(bytes);
 	} else {
-		ADD("interpreter.path", t->command[0]);
+		field_add(fs, "interpreter.path", t->command[0]);
 	}
+}
+
+/* The pinned packages' installed versions, the pinned variables and the
+ * passed ones as this process has them. */
+static void
+fields_packages_vars(struct fields *fs, const struct pins_trainer *t)
+{
+	size_t i;
+
 	for (i = 0; i < t->npackages; i++) {
 		char key[80], fmt[] = "${Version}";
 		char *q[] = {"dpkg-query", "-W", "-f", fmt, t->packages[i], NULL};
@@ -1038,68 +1052,108 @@ exec_envrec(const struct pins *p, struct rba_buf *out, struct rba_detail *d)
 		rba_buf_init(&v);
 		key_of(key, sizeof(key), "pkg.", t->packages[i]);
 		if (run_tool(q, &v, 512, NULL, 0) == 0 && v.len > 0)
-			ADD(key, trimmed(&v));
+			field_add(fs, key, trimmed(&v));
 		else
-			ADD(key, "not installed");
+			field_add(fs, key, "not installed");
 		rba_buf_release(&v);
 	}
 	for (i = 0; i < t->nvars; i++) {
 		char key[80];
 		key_of(key, sizeof(key), "var.", t->var_names[i]);
-		ADD(key, t->var_values[i][0] ? t->var_values[i] : "(empty)");
+		field_add(fs, key, t->var_values[i][0] ? t->var_values[i] : "(empty)");
 	}
 	for (i = 0; i < t->npass; i++) {
 		char key[80];
 		const char *v = getenv(t->pass[i]);
 		key_of(key, sizeof(key), "var.", t->pass[i]);
-		ADD(key, v == NULL ? "unset" : v[0] ? v : "(empty)");
+		field_add(fs, key, v == NULL ? "unset" : v[0] ? v : "(empty)");
 	}
-	if (t->probe != NULL) {
-		struct sandbox_dir w;
-		struct sandbox_result r;
-		char **argv = NULL;
-		if ((err = sandbox_dir_make(&w, d)) != 0)
-			goto out;
-		err = mkdirs(w.path, d);
-		if (err == 0)
-			err = fill_argv(t->probe, t->nprobe, NULL, 0, &argv);
-		if (err == 0)
-			err = run_in(p, w.path, argv, 0, NULL, 0, NULL, &r, &probe,
-				     "the probe", d);
-		sandbox_result_release(&r);
-		rba_strv_free(argv, t->nprobe + 1);
-		sandbox_dir_remove(&w);
-		if (err)
-			goto out;
-		{
-			char *s = (char *)rba_buf_cstr(&probe), *nl;
-			size_t k = 0;
-			while (*s && k < 100) {
-				char key[32];
-				nl = strchr(s, '\n');
-				if (nl != NULL)
-					*nl = 0;
-				snprintf(key, sizeof(key), "probe.%03zu", ++k);
-				ADD(key, s);
-				if (nl == NULL)
-					break;
-				s = nl + 1;
-			}
+}
+
+/* The pins' probe run in the sandbox, each line of its stdout (probe,
+ * which it fills) a field probe.NNN, at most 100. */
+static int
+fields_probe(struct fields *fs, const struct pins *p, struct rba_buf *probe,
+	     struct rba_detail *d)
+{
+	const struct pins_trainer *t = &p->trainer;
+	struct sandbox_dir w;
+	struct sandbox_result r;
+	char **argv = NULL;
+	int err;
+
+	if ((err = sandbox_dir_make(&w, d)) != 0)
+		return err;
+	err = mkdirs(w.path, d);
+	if (err == 0)
+		err = fill_argv(t->probe, t->nprobe, NULL, 0, &argv);
+	if (err == 0)
+		err = run_in(p, w.path, argv, 0, NULL, 0, NULL, &r, probe,
+			     "the probe", d);
+	sandbox_result_release(&r);
+	rba_strv_free(argv, t->nprobe + 1);
+	sandbox_dir_remove(&w);
+	if (err)
+		return err;
+	{
+		char *s = (char *)rba_buf_cstr(probe), *nl;
+		size_t k = 0;
+		while (*s && k < 100) {
+			char key[32];
+			nl = strchr(s, '\n');
+			if (nl != NULL)
+				*nl = 0;
+			snprintf(key, sizeof(key), "probe.%03zu", ++k);
+			field_add(fs, key, s);
+			if (nl == NULL)
+				break;
+			s = nl + 1;
 		}
 	}
-#undef ADD
-	for (i = 0; i < n; i++)
-		if (f[i].val == NULL)
+	return 0;
+}
+
+int
+exec_envrec(const struct pins *p, struct rba_buf *out, struct rba_detail *d)
+{
+	const struct pins_trainer *t = &p->trainer;
+	struct fields fs;
+	struct rba_buf base, probe;
+	struct envrec er;
+	size_t i;
+	int err;
+	static const char *const from_base[] = {"cpu.arch", "cpu.isa",
+						"cpu.model", "lib.libc"};
+
+	fs.n = 0;
+	rba_buf_init(&base);
+	rba_buf_init(&probe);
+	memset(&er, 0, sizeof(er));
+	if ((err = envrec_capture(PINS_DET_STRICT, 1, &base)) != 0 ||
+	    (err = envrec_parse((const char *)base.p, base.len, &er, d)) != 0)
+		goto out;
+	for (i = 0; i < 4; i++)
+		field_add(&fs, from_base[i], envrec_get(&er, from_base[i]));
+	field_add(&fs, "trainer.kind", "exec");
+	field_add(&fs, "sandbox.bwrap", sandbox_available(NULL) == 0
+						? sandbox_name()
+						: "unavailable");
+	fields_interpreter(&fs, t);
+	fields_packages_vars(&fs, t);
+	if (t->probe != NULL && (err = fields_probe(&fs, p, &probe, d)) != 0)
+		goto out;
+	for (i = 0; i < fs.n; i++)
+		if (fs.f[i].val == NULL)
 			err = RBA_E_NOMEM;
 	if (err == 0) {
-		qsort(f, n, sizeof(f[0]), cmp_field);
-		for (i = 0; i < n; i++)
-			put_field(out, f[i].key, f[i].val);
+		qsort(fs.f, fs.n, sizeof(fs.f[0]), cmp_field);
+		for (i = 0; i < fs.n; i++)
+			put_field(out, fs.f[i].key, fs.f[i].val);
 		err = rba_buf_status(out);
 	}
 out:
-	for (i = 0; i < n; i++)
-		free(f[i].val);
+	for (i = 0; i < fs.n; i++)
+		free(fs.f[i].val);
 	envrec_release(&er);
 	rba_buf_release(&base);
 	rba_buf_release(&probe);

@@ -412,12 +412,12 @@ add_var(char ***v, size_t *n, const char *name, const char *value)
 }
 
 /*
- * The bwrap command line of s: the sandbox (sandbox.h), then the first
- * program with the limits, the environment and the names to collect,
- * then the command.  mapped: the binds as spawn_child maps them.
+ * The sandbox's own file system on the bwrap command line: the fixed
+ * options, the host name, a tmpfs for each scratch place, and /bin and
+ * its kin as the host has them (links or read-only binds).
  */
 static int
-bwrap_argv(const struct sandbox_spec *s, int mapped, char ***out, size_t *n)
+argv_host(const struct sandbox_spec *s, char ***out, size_t *n)
 {
 	static const char *const fixed[] = {
 		BWRAP, "--unshare-all", "--unshare-user", "--disable-userns",
@@ -430,9 +430,6 @@ bwrap_argv(const struct sandbox_spec *s, int mapped, char ***out, size_t *n)
 		"/etc/ld.so.conf.d", "/etc/ld.so.conf.d", "--proc", "/proc",
 		"--dev", "/dev"};
 	const char *scratch[] = {"/dev/shm", "/tmp", s->out_dir ? s->out_dir : "/out"};
-	static const char *const base_env[][2] = {
-		{"LANG", "C.UTF-8"}, {"TZ", "UTC"}, {"PYTHONHASHSEED", "0"},
-		{"HOME", "/tmp"}, {"PATH", "/usr/bin:/bin"}};
 	static const char *const links[] = {"/bin", "/sbin", "/lib", "/lib32",
 					    "/lib64", "/libx32"};
 	struct stat st;
@@ -440,8 +437,6 @@ bwrap_argv(const struct sandbox_spec *s, int mapped, char ***out, size_t *n)
 	size_t i;
 	int err = 0;
 
-	*out = NULL;
-	*n = 0;
 	for (i = 0; err == 0 && i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		err = add(out, n, fixed[i]);
 	if (err == 0)
@@ -477,6 +472,20 @@ bwrap_argv(const struct sandbox_spec *s, int mapped, char ***out, size_t *n)
 				err = add(out, n, links[i]);
 		}
 	}
+	return err;
+}
+
+/*
+ * The spec's binds, read-only (mapped: each at BIND_AT), then the first
+ * program's place, the remounts and the working directory, up to the
+ * "--" before the first program.
+ */
+static int
+argv_binds(const struct sandbox_spec *s, int mapped, char ***out, size_t *n)
+{
+	size_t i;
+	int err = 0;
+
 	for (i = 0; err == 0 && i < s->nbinds; i++) {
 		/* Nothing of the host is writable (a writable bind is
 		 * refused by run_spec).  mapped: the bind is at BIND_AT. */
@@ -522,8 +531,18 @@ bwrap_argv(const struct sandbox_spec *s, int mapped, char ***out, size_t *n)
 	}
 	if (err == 0)
 		err = add(out, n, "--");
-	if (err == 0)
-		err = add(out, n, INIT_PATH);
+	return err;
+}
+
+/* The first program and its limits, its output directory and the copies
+ * reorder_files asks of it. */
+static int
+argv_init(const struct sandbox_spec *s, char ***out, size_t *n)
+{
+	size_t i;
+	int err;
+
+	err = add(out, n, INIT_PATH);
 	if (err == 0)
 		err = add_num(out, n, "-r", INIT_FD_REPORT);
 	if (err == 0)
@@ -554,6 +573,20 @@ bwrap_argv(const struct sandbox_spec *s, int mapped, char ***out, size_t *n)
 			err = add(out, n, s->binds[i].dst);
 		free(src_at);
 	}
+	return err;
+}
+
+/* The environment (the base variables, each as the spec overrides it,
+ * then the spec's others) and the names to collect. */
+static int
+argv_env(const struct sandbox_spec *s, char ***out, size_t *n)
+{
+	static const char *const base_env[][2] = {
+		{"LANG", "C.UTF-8"}, {"TZ", "UTC"}, {"PYTHONHASHSEED", "0"},
+		{"HOME", "/tmp"}, {"PATH", "/usr/bin:/bin"}};
+	size_t i;
+	int err = 0;
+
 	for (i = 0; err == 0 && i < sizeof(base_env) / sizeof(base_env[0]); i++) {
 		const char *v = base_env[i][1];
 		for (size_t j = 0; j < s->nvars; j++)
@@ -573,9 +606,31 @@ bwrap_argv(const struct sandbox_spec *s, int mapped, char ***out, size_t *n)
 		if (err == 0)
 			err = add(out, n, s->collect[i]);
 	}
+	return err;
+}
+
+/*
+ * The bwrap command line of s: the sandbox (sandbox.h), then the first
+ * program with the limits, the environment and the names to collect,
+ * then the command.  mapped: the binds as spawn_child maps them.
+ */
+static int
+bwrap_argv(const struct sandbox_spec *s, int mapped, char ***out, size_t *n)
+{
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	err = argv_host(s, out, n);
+	if (err == 0)
+		err = argv_binds(s, mapped, out, n);
+	if (err == 0)
+		err = argv_init(s, out, n);
+	if (err == 0)
+		err = argv_env(s, out, n);
 	if (err == 0)
 		err = add(out, n, "--");
-	for (i = 0; err == 0 && i < s->argc; i++)
+	for (size_t i = 0; err == 0 && i < s->argc; i++)
 		err = add(out, n, s->argv[i]);
 	if (err == 0 && strv_end(out, *n) != 0)
 		err = RBA_E_NOMEM;
@@ -829,6 +884,78 @@ read_streams(const struct sandbox_spec *s, struct streams *st, double deadline,
 	}
 }
 
+/* Whether spec s is one the sandbox runs: within the caps, no bind
+ * writable.  0 or an error, said in d. */
+static int
+spec_check(const struct sandbox_spec *s, struct rba_detail *d)
+{
+	if (s->ncollect > SANDBOX_MAX_COLLECT || s->nbinds > MAX_BINDS)
+		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
+				"too many binds or files for the sandbox");
+	for (size_t i = 0; i < s->nbinds; i++)
+		if (s->binds[i].writable)
+			return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
+					"a writable bind of %s: nothing of the "
+					"host is writable in the sandbox",
+					s->binds[i].src);
+	return 0;
+}
+
+/*
+ * Reads the streams of child pid until they close or time is up (then,
+ * or past the output limit, its group is killed) and waits for it;
+ * returns its wait status.  Anything of its group left is killed.
+ */
+static int
+watch_child(const struct sandbox_spec *s, struct streams *st, pid_t pid,
+	    double deadline, struct sandbox_result *r, struct rba_buf *capture)
+{
+	int status = 0;
+
+	rba_hasher_init(&st->ho);
+	rba_hasher_init(&st->he);
+	read_streams(s, st, deadline, r, capture);
+	if (r->timed_out || r->output_exceeded) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	/* Anything of the group left (a sandbox outlives bwrap only until
+	 * its PDEATHSIG lands). */
+	kill(-pid, SIGKILL);
+	return status;
+}
+
+/*
+ * r from what the run left: the first program's report (bwrap's status
+ * when there is none), the digests and tails of stdout and stderr.
+ * 0 or RBA_E_NOMEM.
+ */
+static int
+run_result(const struct sandbox_spec *s, struct streams *st, int status,
+	   struct sandbox_result *r)
+{
+	if (!r->timed_out && !r->output_exceeded) {
+		if (rba_buf_status(&st->report) != 0)
+			return RBA_E_NOMEM;
+		if (report_parse(s, st->report.p, st->report.len, r) != 0) {
+			/* bwrap failed before the first program reported,
+			 * or something killed it: no answer from inside */
+			sandbox_result_release(r);
+			r->exited = r->signaled = r->not_started = 0;
+			r->sandbox_failed = 1;
+			r->status = WIFEXITED(status) ? WEXITSTATUS(status)
+						      : 128 + WTERMSIG(status);
+		}
+	}
+	rba_hasher_final(&st->ho, &r->out_digest);
+	rba_hasher_final(&st->he, &r->err_digest);
+	tail_text(&st->to, r->out_tail);
+	tail_text(&st->te, r->err_tail);
+	return 0;
+}
+
 /* sandbox_run without the availability check (sandbox_available's). */
 static int
 run_spec(const struct sandbox_spec *s, struct sandbox_result *r,
@@ -850,15 +977,8 @@ run_spec(const struct sandbox_spec *s, struct sandbox_result *r,
 	st.fd[0] = st.fd[1] = st.fd[2] = -1;
 
 	rba_buf_init(&st.report);
-	if (s->ncollect > SANDBOX_MAX_COLLECT || s->nbinds > MAX_BINDS)
-		return rba_fail(d, RBA_E_LIMIT, NULL, 0, 0,
-				"too many binds or files for the sandbox");
-	for (size_t i = 0; i < s->nbinds; i++)
-		if (s->binds[i].writable)
-			return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
-					"a writable bind of %s: nothing of the "
-					"host is writable in the sandbox",
-					s->binds[i].src);
+	if ((err = spec_check(s, d)) != 0)
+		return err;
 	if (sandbox_user_get(&u, why, sizeof(why)) != 0)
 		return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
 				"sandbox unavailable: %s", why);
@@ -896,39 +1016,9 @@ run_spec(const struct sandbox_spec *s, struct sandbox_result *r,
 	st.fd[1] = pe[0];
 	st.fd[2] = pr[0];
 	po[0] = pe[0] = pr[0] = -1;
-	rba_hasher_init(&st.ho);
-	rba_hasher_init(&st.he);
-	read_streams(s, &st, deadline, r, capture);
-	if (r->timed_out || r->output_exceeded) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	/* Anything of the group left (a sandbox outlives bwrap only until
-	 * its PDEATHSIG lands). */
-	kill(-pid, SIGKILL);
+	status = watch_child(s, &st, pid, deadline, r, capture);
 	r->seconds = rba_time_mono() - t0;
-	if (!r->timed_out && !r->output_exceeded) {
-		if (rba_buf_status(&st.report) != 0) {
-			err = RBA_E_NOMEM;
-			goto done;
-		}
-		if (report_parse(s, st.report.p, st.report.len, r) != 0) {
-			/* bwrap failed before the first program reported,
-			 * or something killed it: no answer from inside */
-			sandbox_result_release(r);
-			r->exited = r->signaled = r->not_started = 0;
-			r->sandbox_failed = 1;
-			r->status = WIFEXITED(status) ? WEXITSTATUS(status)
-						      : 128 + WTERMSIG(status);
-		}
-	}
-	rba_hasher_final(&st.ho, &r->out_digest);
-	rba_hasher_final(&st.he, &r->err_digest);
-	tail_text(&st.to, r->out_tail);
-	tail_text(&st.te, r->err_tail);
-	err = 0;
+	err = run_result(s, &st, status, r);
 	goto done;
 fail:
 	if (err > 0)

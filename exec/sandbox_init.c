@@ -385,79 +385,86 @@ copy_into(const char *from, const char *to)
 	close(b);
 }
 
-int
-main(int argc, char **argv)
-{
+/* The command line's options (the header's synopsis). */
+struct opts {
 	char *envp[MAX_VARS + 1];
-	const char *names[MAX_NAMES], *outdir = "/out";
+	const char *names[MAX_NAMES], *outdir;
 	const char *from[MAX_COPIES], *to[MAX_COPIES];
-	size_t nvars = 0, nnames = 0, nfrom = 0, nto = 0;
-	uint64_t nproc = 0, as = 0, fsize = 0, budget, mask = 022;
-	int no_aslr = 0, reverse = 0;
-	int i, st, report[2], e = 0;
-	ssize_t k;
-	pid_t pid, w;
+	size_t nvars, nnames, nfrom, nto;
+	uint64_t nproc, as, fsize, mask;
+	int no_aslr, reverse;
+};
 
+/* Reads the options into o (out_fd from -r); returns the index of the
+ * "--" before the command.  Dies on a bad one. */
+static int
+parse_options(int argc, char **argv, struct opts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->outdir = "/out";
+	o->mask = 022;
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (v == NULL || o[0] != '-' || o[1] == 0 || o[2] != 0) {
+		const char *op = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (v == NULL || op[0] != '-' || op[1] == 0 || op[2] != 0) {
 			errno = EINVAL;
 			die("a bad option");
 		}
-		switch (o[1]) {
+		switch (op[1]) {
 		case 'r': out_fd = (int)num(v); break;
-		case 'p': nproc = num(v); break;
-		case 'm': as = num(v); break;
-		case 'f': fsize = num(v); break;
+		case 'p': o->nproc = num(v); break;
+		case 'm': o->as = num(v); break;
+		case 'f': o->fsize = num(v); break;
 		case 'e':
-			if (nvars == MAX_VARS || strchr(v, '=') == NULL) {
+			if (o->nvars == MAX_VARS || strchr(v, '=') == NULL) {
 				errno = E2BIG;
 				die("too many variables");
 			}
-			envp[nvars++] = (char *)v;
+			o->envp[o->nvars++] = (char *)v;
 			break;
-		case 'u': mask = num(v) & 0777; break;
-		case 'a': no_aslr = num(v) != 0; break;
-		case 'E': reverse = num(v) != 0; break;
-		case 'd': outdir = v; break;
+		case 'u': o->mask = num(v) & 0777; break;
+		case 'a': o->no_aslr = num(v) != 0; break;
+		case 'E': o->reverse = num(v) != 0; break;
+		case 'd': o->outdir = v; break;
 		case 'c':
 		case 't':
-			if ((o[1] == 'c' ? nfrom : nto) == MAX_COPIES) {
+			if ((op[1] == 'c' ? o->nfrom : o->nto) == MAX_COPIES) {
 				errno = E2BIG;
 				die("too many copies");
 			}
-			if (o[1] == 'c')
-				from[nfrom++] = v;
+			if (op[1] == 'c')
+				o->from[o->nfrom++] = v;
 			else
-				to[nto++] = v;
+				o->to[o->nto++] = v;
 			break;
 		case 'o':
-			if (nnames == MAX_NAMES || strchr(v, '/') != NULL) {
+			if (o->nnames == MAX_NAMES || strchr(v, '/') != NULL) {
 				errno = E2BIG;
 				die("a bad output name");
 			}
-			names[nnames++] = v;
+			o->names[o->nnames++] = v;
 			break;
 		default:
 			errno = EINVAL;
 			die("an unknown option");
 		}
 	}
-	envp[nvars] = NULL;
-	if (reverse)
-		for (size_t a = 0, b = nvars; a + 1 < b; a++, b--) {
-			char *t = envp[a];
-			envp[a] = envp[b - 1];
-			envp[b - 1] = t;
+	o->envp[o->nvars] = NULL;
+	if (o->reverse)
+		for (size_t a = 0, b = o->nvars; a + 1 < b; a++, b--) {
+			char *t = o->envp[a];
+			o->envp[a] = o->envp[b - 1];
+			o->envp[b - 1] = t;
 		}
-	if (nfrom != nto) {
-		errno = EINVAL;
-		die("a copy without its target");
-	}
-	if (i + 1 >= argc || out_fd < 3) {
-		errno = EINVAL;
-		die("no command");
-	}
+	return i;
+}
+
+/* This process closed to the sandbox: not dumpable, the subreaper,
+ * deaf to job-control signals, no descriptor but 0, 1, 2 and out_fd. */
+static void
+seal_self(void)
+{
 	/* No process of the sandbox may read this one's memory or
 	 * descriptors; orphans come here to be reaped. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -476,25 +483,16 @@ main(int argc, char **argv)
 		syscall(SYS_close_range, 3u, (unsigned)out_fd - 1, 0);
 	syscall(SYS_close_range, (unsigned)out_fd + 1, ~0u, 0);
 #endif
-	for (size_t c = 0; c < nfrom; c++)
-		copy_into(from[c], to[c]);
-	if (pipe2(report, O_CLOEXEC) != 0)
-		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0)
-		start(argv + i + 1, envp, nproc, as, fsize, (unsigned)mask, no_aslr,
-		      report);
-	close(report[1]);
-	while ((k = read(report[0], &e, sizeof(e))) < 0 && errno == EINTR)
-		;
-	if (k != (ssize_t)sizeof(e))
-		e = 0;
-	close(report[0]);
-	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-		;
-	clear_namespace(pid);
+}
+
+/* The report: how the command ended (pid's wait w and status st, or e,
+ * the errno of its start), then each name collected from the output
+ * directory within the file size budget. */
+static void
+put_report(const struct opts *o, pid_t pid, pid_t w, int st, int e)
+{
+	uint64_t budget;
+
 	put(SANDBOX_INIT_MAGIC, 8);
 	if (e != 0) {
 		put_u32(SANDBOX_INIT_NOT_STARTED);
@@ -506,19 +504,59 @@ main(int argc, char **argv)
 		put_u32(SANDBOX_INIT_SIGNALED);
 		put_u32(w == pid && WIFSIGNALED(st) ? (uint32_t)WTERMSIG(st) : SIGKILL);
 	}
-	put_u32((uint32_t)nnames);
-	budget = fsize;
+	put_u32((uint32_t)o->nnames);
+	budget = o->fsize;
 	{
-		int dir = nnames ? open(outdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-		for (size_t n = 0; n < nnames; n++) {
+		int dir = o->nnames ? open(o->outdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		for (size_t n = 0; n < o->nnames; n++) {
 			if (dir < 0) {
 				put_u32(SANDBOX_INIT_UNREADABLE);
 				put_u64(0);
 				continue;
 			}
-			collect(dir, names[n], &budget);
+			collect(dir, o->names[n], &budget);
 		}
 	}
 	put("END\n", 4);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o;
+	int i, st, report[2], e = 0;
+	ssize_t k;
+	pid_t pid, w;
+
+	i = parse_options(argc, argv, &o);
+	if (o.nfrom != o.nto) {
+		errno = EINVAL;
+		die("a copy without its target");
+	}
+	if (i + 1 >= argc || out_fd < 3) {
+		errno = EINVAL;
+		die("no command");
+	}
+	seal_self();
+	for (size_t c = 0; c < o.nfrom; c++)
+		copy_into(o.from[c], o.to[c]);
+	if (pipe2(report, O_CLOEXEC) != 0)
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0)
+		start(argv + i + 1, o.envp, o.nproc, o.as, o.fsize,
+		      (unsigned)o.mask, o.no_aslr, report);
+	close(report[1]);
+	while ((k = read(report[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	if (k != (ssize_t)sizeof(e))
+		e = 0;
+	close(report[0]);
+	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	clear_namespace(pid);
+	put_report(&o, pid, w, st, e);
 	return 0;
 }

@@ -129,6 +129,66 @@ spec_diff(const struct encode_spec *a, const struct encode_spec *b, char *out,
 		snprintf(out, cap, "%u features against %u", a->nfeatures, b->nfeatures);
 }
 
+/*
+ * What differs between nodes x and y of two trees, in what (cap bytes),
+ * or what left empty: the kind of node, then a split's feature (a
+ * name for XGBoost's), kind, level set, threshold and side of the
+ * missing values, a leaf's value, then the cover.
+ */
+static void
+node_diff(const struct rebuild_tree_node *x, const struct rebuild_tree_node *y,
+	  const struct encode_spec *sa, const struct encode_spec *sb,
+	  int xgboost, char *what, size_t cap)
+{
+	int la = x->feature == REBUILD_TREE_LEAF;
+	int lb = y->feature == REBUILD_TREE_LEAF;
+
+	if (la != lb)
+		snprintf(what, cap, "a %s against a %s",
+			 la ? "leaf" : "split", lb ? "leaf" : "split");
+	else if (!la && x->feature != y->feature && xgboost)
+		/* an XGBoost feature is its column, named */
+		snprintf(what, cap, "split on feature '%s' against "
+			 "'%s'", sa->columns[x->feature].name,
+			 sb->columns[y->feature].name);
+	else if (!la && x->feature != y->feature)
+		snprintf(what, cap, "split on feature %u against "
+			 "feature %u", x->feature + 1, y->feature + 1);
+	else if (!la && ((x->flags ^ y->flags) &
+			 REBUILD_TREE_CATEGORICAL) != 0)
+		snprintf(what, cap, "a %s split against a %s split",
+			 x->flags & REBUILD_TREE_CATEGORICAL
+				 ? "categorical" : "threshold",
+			 y->flags & REBUILD_TREE_CATEGORICAL
+				 ? "categorical" : "threshold");
+	else if (!la && (x->ncats != y->ncats ||
+			 (x->ncats > 0 &&
+			  memcmp(x->cats, y->cats,
+				 x->ncats * sizeof(uint32_t)) != 0)))
+		snprintf(what, cap, "a level set of %u levels "
+			 "against another of %u", x->ncats, y->ncats);
+	else if (!la && artdiff_ulps(x->threshold, y->threshold) != 0)
+		snprintf(what, cap, "threshold %.9g against %.9g",
+			 (double)x->threshold, (double)y->threshold);
+	else if (!la && (x->flags & REBUILD_TREE_DEFAULT_LEFT) !=
+			    (y->flags & REBUILD_TREE_DEFAULT_LEFT))
+		snprintf(what, cap, "missing values go %s "
+			 "against %s",
+			 (x->flags & REBUILD_TREE_DEFAULT_LEFT) ? "left"
+								   : "right",
+			 (y->flags & REBUILD_TREE_DEFAULT_LEFT) ? "left"
+								   : "right");
+	else if (la && artdiff_ulps(x->value, y->value) != 0)
+		snprintf(what, cap, "leaf value %.9g against %.9g "
+			 "(%llu ulps)", (double)x->value,
+			 (double)y->value,
+			 (unsigned long long)artdiff_ulps(x->value,
+							  y->value));
+	else if (artdiff_ulps(x->cover, y->cover) != 0)
+		snprintf(what, cap, "cover %.9g against %.9g",
+			 (double)x->cover, (double)y->cover);
+}
+
 static void
 forest_diff(const struct rebuild_forest *a, const struct rebuild_forest *b,
 	    const struct encode_spec *sa, const struct encode_spec *sb,
@@ -165,52 +225,8 @@ forest_diff(const struct rebuild_forest *a, const struct rebuild_forest *b,
 		char what[200] = "";
 
 		for (uint32_t i = 0; i < n && what[0] == '\0'; i++) {
-			int la = x[i].feature == REBUILD_TREE_LEAF;
-			int lb = y[i].feature == REBUILD_TREE_LEAF;
-			if (la != lb)
-				snprintf(what, sizeof(what), "a %s against a %s",
-					 la ? "leaf" : "split", lb ? "leaf" : "split");
-			else if (!la && x[i].feature != y[i].feature && o->xgboost)
-				/* an XGBoost feature is its column, named */
-				snprintf(what, sizeof(what), "split on feature '%s' against "
-					 "'%s'", sa->columns[x[i].feature].name,
-					 sb->columns[y[i].feature].name);
-			else if (!la && x[i].feature != y[i].feature)
-				snprintf(what, sizeof(what), "split on feature %u against "
-					 "feature %u", x[i].feature + 1, y[i].feature + 1);
-			else if (!la && ((x[i].flags ^ y[i].flags) &
-					 REBUILD_TREE_CATEGORICAL) != 0)
-				snprintf(what, sizeof(what), "a %s split against a %s split",
-					 x[i].flags & REBUILD_TREE_CATEGORICAL
-						 ? "categorical" : "threshold",
-					 y[i].flags & REBUILD_TREE_CATEGORICAL
-						 ? "categorical" : "threshold");
-			else if (!la && (x[i].ncats != y[i].ncats ||
-					 (x[i].ncats > 0 &&
-					  memcmp(x[i].cats, y[i].cats,
-						 x[i].ncats * sizeof(uint32_t)) != 0)))
-				snprintf(what, sizeof(what), "a level set of %u levels "
-					 "against another of %u", x[i].ncats, y[i].ncats);
-			else if (!la && artdiff_ulps(x[i].threshold, y[i].threshold) != 0)
-				snprintf(what, sizeof(what), "threshold %.9g against %.9g",
-					 (double)x[i].threshold, (double)y[i].threshold);
-			else if (!la && (x[i].flags & REBUILD_TREE_DEFAULT_LEFT) !=
-					    (y[i].flags & REBUILD_TREE_DEFAULT_LEFT))
-				snprintf(what, sizeof(what), "missing values go %s "
-					 "against %s",
-					 (x[i].flags & REBUILD_TREE_DEFAULT_LEFT) ? "left"
-										   : "right",
-					 (y[i].flags & REBUILD_TREE_DEFAULT_LEFT) ? "left"
-										   : "right");
-			else if (la && artdiff_ulps(x[i].value, y[i].value) != 0)
-				snprintf(what, sizeof(what), "leaf value %.9g against %.9g "
-					 "(%llu ulps)", (double)x[i].value,
-					 (double)y[i].value,
-					 (unsigned long long)artdiff_ulps(x[i].value,
-									  y[i].value));
-			else if (artdiff_ulps(x[i].cover, y[i].cover) != 0)
-				snprintf(what, sizeof(what), "cover %.9g against %.9g",
-					 (double)x[i].cover, (double)y[i].cover);
+			node_diff(&x[i], &y[i], sa, sb, o->xgboost, what,
+				  sizeof(what));
 			if (what[0] != '\0')
 				at = i;
 		}

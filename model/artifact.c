@@ -81,29 +81,17 @@ put_missing(const struct encode_spec *s, size_t nf, struct rba_buf *out)
 		rba_buf_put_f32(out, s->impute[f]);
 }
 
-/* Format 2: a forest (rebuild-audit-artifact(5), TREES); 3 with the
- * missing-value section when the forest uses it. */
+/*
+ * Whether every categorical split of f is on a native feature of spec s
+ * (nf features) with its level set canonical: 0, RBA_E_RANGE or
+ * RBA_E_NOMEM.
+ */
 static int
-encode_trees(const struct artifact *a, size_t nf, struct rba_buf *out)
+check_cat_splits(const struct encode_spec *s, const struct rebuild_forest *f,
+		 size_t nf)
 {
-	const struct encode_spec *s = &a->spec;
-	const struct rebuild_forest *f = &a->model.forest;
-	int fmt3 = s->nmissing > 0 && !tokens_default(s), fmt4 = 0;
 	uint32_t *nat = NULL; /* per feature: a native column's levels, or 0 */
 
-	if (f->nfeatures != nf || f->nclasses != s->nclasses ||
-	    f->ngroups != (f->nclasses == 2 ? 1 : f->nclasses) ||
-	    f->ntrees < 1 || f->ntrees % f->ngroups != 0 || s->impute != NULL)
-		return RBA_E_RANGE;
-	for (size_t i = 0; i < f->tree_start[f->ntrees] && !fmt3; i++)
-		fmt3 = f->nodes[i].feature != REBUILD_TREE_LEAF &&
-		       (f->nodes[i].flags & REBUILD_TREE_DEFAULT_LEFT);
-	/* A forest of format 2 takes the empty field as missing (its
-	 * decoder gives the default); none at all needs format 3. */
-	if (s->nmissing == 0)
-		fmt3 = 1;
-	for (uint32_t c = 0; c < s->ncolumns; c++)
-		fmt4 |= s->columns[c].kind == ENCODE_NATIVE;
 	if ((nat = calloc(nf ? nf : 1, sizeof(uint32_t))) == NULL)
 		return RBA_E_NOMEM;
 	for (uint32_t c = 0, j = 0; c < s->ncolumns; c++) {
@@ -131,6 +119,74 @@ encode_trees(const struct artifact *a, size_t nf, struct rba_buf *out)
 			}
 	}
 	free(nat);
+	return 0;
+}
+
+/* Tree t of f: its node count, then its nodes in order (a split's right
+ * child local to the tree).  0, or RBA_E_RANGE for a node out of that
+ * order. */
+static int
+put_tree(const struct rebuild_forest *f, uint32_t t, struct rba_buf *out)
+{
+	uint32_t n0 = f->tree_start[t], n1 = f->tree_start[t + 1];
+
+	rba_buf_put_u32(out, n1 - n0);
+	for (uint32_t i = n0; i < n1; i++) {
+		const struct rebuild_tree_node *q = &f->nodes[i];
+		if (q->feature == REBUILD_TREE_LEAF) {
+			rba_buf_put_u8(out, ARTIFACT_TREE_LEAF);
+			rba_buf_put_f32(out, q->value);
+			rba_buf_put_f32(out, q->cover);
+			continue;
+		}
+		if (q->left != i + 1 || q->right <= i + 1 || q->right >= n1)
+			return RBA_E_RANGE;
+		if (q->flags & REBUILD_TREE_CATEGORICAL) {
+			rba_buf_put_u8(out, ARTIFACT_TREE_SPLIT_CAT);
+			rba_buf_put_u32(out, q->feature);
+			rba_buf_put_u32(out, q->ncats);
+			for (uint32_t k = 0; k < q->ncats; k++)
+				rba_buf_put_u32(out, q->cats[k]);
+			rba_buf_put_u32(out, q->right - n0);
+			rba_buf_put_f32(out, q->cover);
+			continue;
+		}
+		rba_buf_put_u8(out, q->flags & REBUILD_TREE_DEFAULT_LEFT
+					    ? ARTIFACT_TREE_SPLIT_LEFT
+					    : ARTIFACT_TREE_SPLIT);
+		rba_buf_put_u32(out, q->feature);
+		rba_buf_put_u32(out, q->bin);
+		rba_buf_put_u32(out, q->right - n0);
+		rba_buf_put_f32(out, q->cover);
+	}
+	return 0;
+}
+
+/* Format 2: a forest (rebuild-audit-artifact(5), TREES); 3 with the
+ * missing-value section when the forest uses it. */
+static int
+encode_trees(const struct artifact *a, size_t nf, struct rba_buf *out)
+{
+	const struct encode_spec *s = &a->spec;
+	const struct rebuild_forest *f = &a->model.forest;
+	int fmt3 = s->nmissing > 0 && !tokens_default(s), fmt4 = 0;
+	int err;
+
+	if (f->nfeatures != nf || f->nclasses != s->nclasses ||
+	    f->ngroups != (f->nclasses == 2 ? 1 : f->nclasses) ||
+	    f->ntrees < 1 || f->ntrees % f->ngroups != 0 || s->impute != NULL)
+		return RBA_E_RANGE;
+	for (size_t i = 0; i < f->tree_start[f->ntrees] && !fmt3; i++)
+		fmt3 = f->nodes[i].feature != REBUILD_TREE_LEAF &&
+		       (f->nodes[i].flags & REBUILD_TREE_DEFAULT_LEFT);
+	/* A forest of format 2 takes the empty field as missing (its
+	 * decoder gives the default); none at all needs format 3. */
+	if (s->nmissing == 0)
+		fmt3 = 1;
+	for (uint32_t c = 0; c < s->ncolumns; c++)
+		fmt4 |= s->columns[c].kind == ENCODE_NATIVE;
+	if ((err = check_cat_splits(s, f, nf)) != 0)
+		return err;
 	rba_buf_put(out, ARTIFACT_MAGIC, 8);
 	rba_buf_put_u32(out, fmt4   ? ARTIFACT_FORMAT_NATIVE
 			     : fmt3 ? ARTIFACT_FORMAT_MISSING
@@ -152,38 +208,9 @@ encode_trees(const struct artifact *a, size_t nf, struct rba_buf *out)
 			rba_buf_put_f32(out, f->edges[e]);
 	}
 	rba_buf_put_u32(out, f->ntrees);
-	for (uint32_t t = 0; t < f->ntrees; t++) {
-		uint32_t n0 = f->tree_start[t], n1 = f->tree_start[t + 1];
-		rba_buf_put_u32(out, n1 - n0);
-		for (uint32_t i = n0; i < n1; i++) {
-			const struct rebuild_tree_node *q = &f->nodes[i];
-			if (q->feature == REBUILD_TREE_LEAF) {
-				rba_buf_put_u8(out, ARTIFACT_TREE_LEAF);
-				rba_buf_put_f32(out, q->value);
-				rba_buf_put_f32(out, q->cover);
-				continue;
-			}
-			if (q->left != i + 1 || q->right <= i + 1 || q->right >= n1)
-				return RBA_E_RANGE;
-			if (q->flags & REBUILD_TREE_CATEGORICAL) {
-				rba_buf_put_u8(out, ARTIFACT_TREE_SPLIT_CAT);
-				rba_buf_put_u32(out, q->feature);
-				rba_buf_put_u32(out, q->ncats);
-				for (uint32_t k = 0; k < q->ncats; k++)
-					rba_buf_put_u32(out, q->cats[k]);
-				rba_buf_put_u32(out, q->right - n0);
-				rba_buf_put_f32(out, q->cover);
-				continue;
-			}
-			rba_buf_put_u8(out, q->flags & REBUILD_TREE_DEFAULT_LEFT
-						    ? ARTIFACT_TREE_SPLIT_LEFT
-						    : ARTIFACT_TREE_SPLIT);
-			rba_buf_put_u32(out, q->feature);
-			rba_buf_put_u32(out, q->bin);
-			rba_buf_put_u32(out, q->right - n0);
-			rba_buf_put_f32(out, q->cover);
-		}
-	}
+	for (uint32_t t = 0; t < f->ntrees; t++)
+		if ((err = put_tree(f, t, out)) != 0)
+			return err;
 	return rba_buf_status(out);
 }
 
@@ -737,179 +764,212 @@ decode_tree(struct dec *x, const struct rebuild_forest *f,
 	return 0;
 }
 
+/* decode_trees' forest as it is read, before it moves into the model. */
+struct dec_forest {
+	uint32_t nfeat, C, K, T;
+	float *base;			/* K margins' bases */
+	uint32_t *estart;		/* nfeat + 1 */
+	float *edges;
+	size_t nedges;
+	uint32_t *tstart;		/* T + 1 */
+	struct rebuild_tree_node *nodes;
+	size_t nnodes, cap;
+	struct dec_cats cats;
+	uint32_t *nat;			/* per feature: native levels, or 0 */
+};
+
+static void
+dec_forest_release(struct dec_forest *df)
+{
+	free(df->base);
+	free(df->estart);
+	free(df->edges);
+	free(df->tstart);
+	free(df->nodes);
+	free(df->nat);
+	free(df->cats.v);
+}
+
+/* Per feature of spec s, a native column's level count or 0 (df->nat,
+ * seen by the categorical splits through df->cats). */
+static int
+dec_native_levels(const struct encode_spec *s, struct dec_forest *df)
+{
+	if ((df->nat = calloc(df->nfeat, sizeof(uint32_t))) == NULL)
+		return RBA_E_NOMEM;
+	for (uint32_t c = 0, j = 0; c < s->ncolumns; c++) {
+		if (s->columns[c].kind == ENCODE_NATIVE)
+			df->nat[j] = s->columns[c].nlevels;
+		j += encode_column_width(&s->columns[c]);
+	}
+	df->cats.nat = df->nat;
+	return 0;
+}
+
+/* Each feature's bin edges, finite and strictly ascending. */
+static int
+dec_edges(struct dec *x, struct dec_forest *df)
+{
+	int err;
+
+	df->estart = calloc((size_t)df->nfeat + 1, sizeof(uint32_t));
+	df->edges = malloc((size_t)df->nfeat * (REBUILD_GBDT_MAX_BINS - 1) *
+			   sizeof(float));
+	if (df->estart == NULL || df->edges == NULL)
+		return RBA_E_NOMEM;
+	for (uint32_t j = 0; j < df->nfeat; j++) {
+		uint32_t ne;
+		if ((err = dec_count(x, 0, REBUILD_GBDT_MAX_BINS - 1, 4,
+				     "bin edge count", &ne)))
+			return err;
+		for (uint32_t e = 0; e < ne; e++) {
+			float v = rba_cursor_f32(&x->c);
+			if (!isfinite(v) ||
+			    (e > 0 && !(v > df->edges[df->nedges - 1]))) {
+				x->c.p -= 4;
+				x->c.left += 4;
+				return bad(x, "bin edges are not finite "
+					      "and strictly ascending");
+			}
+			df->edges[df->nedges++] = v;
+		}
+		df->estart[j + 1] = (uint32_t)df->nedges;
+	}
+	return 0;
+}
+
+/* The tree count and every tree, its nodes' children made indexes into
+ * the forest's nodes. */
+static int
+dec_tree_list(struct dec *x, struct dec_forest *df, int fmt)
+{
+	/* the forest so far, for decode_tree's edge checks */
+	struct rebuild_forest view;
+	struct rebuild_tree_node *tmp;
+	int err;
+
+	if ((err = dec_count(x, df->K, REBUILD_GBDT_MAX_TREES, 13,
+			     "tree count", &df->T)))
+		return err;
+	if (df->T % df->K != 0)
+		return bad(x, "the tree count is not a multiple of the "
+			      "classes' margins");
+	df->tstart = calloc((size_t)df->T + 1, sizeof(uint32_t));
+	if (df->tstart == NULL)
+		return RBA_E_NOMEM;
+	memset(&view, 0, sizeof(view));
+	view.nfeatures = df->nfeat;
+	view.edge_start = df->estart;
+	view.edges = df->edges;
+	for (uint32_t t = 0; t < df->T; t++) {
+		size_t nnodes = df->nnodes;
+		uint32_t n = 0;
+		if ((err = dec_count(x, 1, ARTIFACT_MAX_TREE_NODES,
+				     9, "tree node count", &n)))
+			return err;
+		if (nnodes + n > REBUILD_GBDT_MAX_NODES)
+			return bad(x, "more tree nodes than the cap");
+		if (nnodes + n > df->cap) {
+			size_t nc = df->cap ? df->cap * 2 : 1024;
+			while (nc < nnodes + n)
+				nc *= 2;
+			tmp = realloc(df->nodes, nc * sizeof(*df->nodes));
+			if (tmp == NULL)
+				return RBA_E_NOMEM;
+			df->nodes = tmp;
+			df->cap = nc;
+		}
+		if ((err = decode_tree(x, &view, df->nodes + nnodes, n,
+				       fmt, &df->cats)))
+			return err;
+		for (uint32_t i = 0; i < n; i++)
+			if (df->nodes[nnodes + i].feature != REBUILD_TREE_LEAF) {
+				df->nodes[nnodes + i].left += (uint32_t)nnodes;
+				df->nodes[nnodes + i].right += (uint32_t)nnodes;
+			}
+		df->nnodes = nnodes + n;
+		df->tstart[t + 1] = (uint32_t)df->nnodes;
+	}
+	return 0;
+}
+
+/* The forest read, at the end of the bytes, moved into m (the level
+ * sets too, each split's offset kept in bin made its pointer). */
+static int
+dec_forest_move(struct dec *x, struct dec_forest *df, struct rebuild_model *m)
+{
+	struct rebuild_forest *f;
+	int err;
+
+	if (!rba_cursor_ok(&x->c))
+		return bad(x, "truncated");
+	if (x->c.left != 0)
+		return bad(x, "trailing bytes after the last tree");
+	if ((err = rebuild_forest_alloc(m, df->nfeat, df->C, df->nedges, df->T,
+					df->nnodes))) {
+		if (err == RBA_E_RANGE)
+			err = bad(x, "the forest is over the caps");
+		return err;
+	}
+	f = &m->forest;
+	memcpy(f->base, df->base, (size_t)df->K * sizeof(float));
+	memcpy(f->edge_start, df->estart,
+	       ((size_t)df->nfeat + 1) * sizeof(uint32_t));
+	memcpy(f->edges, df->edges, df->nedges * sizeof(float));
+	memcpy(f->tree_start, df->tstart, ((size_t)df->T + 1) * sizeof(uint32_t));
+	memcpy(f->nodes, df->nodes, df->nnodes * sizeof(*df->nodes));
+	if (df->cats.n > 0) {
+		/* the level sets move into the forest; each split's
+		 * offset (kept in bin) becomes its pointer */
+		f->cats = df->cats.v;
+		f->ncats = df->cats.n;
+		df->cats.v = NULL;
+		for (size_t i = 0; i < df->nnodes; i++)
+			if (f->nodes[i].flags & REBUILD_TREE_CATEGORICAL) {
+				f->nodes[i].cats = f->cats + f->nodes[i].bin;
+				f->nodes[i].bin = 0;
+			}
+	}
+	return 0;
+}
+
 static int
 decode_trees(struct dec *x, struct artifact *a, int fmt)
 {
 	struct encode_spec *s = &a->spec;
-	struct rebuild_model *m = &a->model;
-	struct rebuild_forest *f;
-	struct rebuild_tree_node *nodes = NULL, *tmp = NULL;
-	uint32_t nfeat, C, K, T, *estart = NULL, *tstart = NULL;
-	float *edges = NULL;
-	size_t nedges = 0, nnodes = 0, cap = 0;
-	struct dec_cats cats;
-	uint32_t *nat = NULL;
+	struct dec_forest df;
 	int err = 0;
 
-	memset(&cats, 0, sizeof(cats));
-
+	memset(&df, 0, sizeof(df));
 	if ((err = dec_count(x, 1, REBUILD_MAX_WIDTH, 0, "feature count",
-			     &nfeat)) ||
+			     &df.nfeat)) ||
 	    (err = dec_count(x, 2, REBUILD_MAX_CLASSES, 0, "class count",
-			     &C)))
+			     &df.C)))
 		return err;
-	K = C == 2 ? 1 : C;
+	df.K = df.C == 2 ? 1 : df.C;
 	/* the standardization, the bases and the edge counts must fit */
-	if (((size_t)nfeat * 12 + (size_t)K * 4 + 4) > x->c.left)
+	if (((size_t)df.nfeat * 12 + (size_t)df.K * 4 + 4) > x->c.left)
 		return bad(x, "truncated: the feature count needs more bytes "
 			      "than remain");
-	if ((err = decode_spec(x, s, nfeat, C, "the header", "the header",
-			       fmt)) ||
-	    (err = decode_missing(x, s, fmt, 1)))
-		return err;
-	if ((nat = calloc(nfeat, sizeof(uint32_t))) == NULL)
-		return RBA_E_NOMEM;
-	for (uint32_t c = 0, j = 0; c < s->ncolumns; c++) {
-		if (s->columns[c].kind == ENCODE_NATIVE)
-			nat[j] = s->columns[c].nlevels;
-		j += encode_column_width(&s->columns[c]);
+	if ((err = decode_spec(x, s, df.nfeat, df.C, "the header",
+			       "the header", fmt)) ||
+	    (err = decode_missing(x, s, fmt, 1)) ||
+	    (err = dec_native_levels(s, &df)))
+		goto out;
+	if (x->c.left < (size_t)df.K * 4) {
+		err = bad(x, "truncated");
+		goto out;
 	}
-	cats.nat = nat;
-	if (x->c.left < (size_t)K * 4) {
-		free(nat);
-		return bad(x, "truncated");
+	if ((df.base = malloc((size_t)df.K * sizeof(float))) == NULL) {
+		err = RBA_E_NOMEM;
+		goto out;
 	}
-	{
-		float *bv = malloc((size_t)K * sizeof(float));
-		if (bv == NULL) {
-			free(nat);
-			return RBA_E_NOMEM;
-		}
-		if ((err = dec_floats(x, bv, K, 0))) {
-			free(bv);
-			free(nat);
-			return err;
-		}
-		estart = calloc((size_t)nfeat + 1, sizeof(uint32_t));
-		edges = malloc((size_t)nfeat * (REBUILD_GBDT_MAX_BINS - 1) *
-			       sizeof(float));
-		if (estart == NULL || edges == NULL) {
-			err = RBA_E_NOMEM;
-			goto out_base;
-		}
-		for (uint32_t j = 0; j < nfeat; j++) {
-			uint32_t ne;
-			if ((err = dec_count(x, 0, REBUILD_GBDT_MAX_BINS - 1, 4,
-					     "bin edge count", &ne)))
-				goto out_base;
-			for (uint32_t e = 0; e < ne; e++) {
-				float v = rba_cursor_f32(&x->c);
-				if (!isfinite(v) ||
-				    (e > 0 && !(v > edges[nedges - 1]))) {
-					x->c.p -= 4;
-					x->c.left += 4;
-					err = bad(x, "bin edges are not finite "
-						     "and strictly ascending");
-					goto out_base;
-				}
-				edges[nedges++] = v;
-			}
-			estart[j + 1] = (uint32_t)nedges;
-		}
-		if ((err = dec_count(x, K, REBUILD_GBDT_MAX_TREES, 13,
-				     "tree count", &T)))
-			goto out_base;
-		if (T % K != 0) {
-			err = bad(x, "the tree count is not a multiple of the "
-				     "classes' margins");
-			goto out_base;
-		}
-		tstart = calloc((size_t)T + 1, sizeof(uint32_t));
-		if (tstart == NULL) {
-			err = RBA_E_NOMEM;
-			goto out_base;
-		}
-		{
-			/* the forest so far, for decode_tree's edge checks */
-			struct rebuild_forest view;
-			memset(&view, 0, sizeof(view));
-			view.nfeatures = nfeat;
-			view.edge_start = estart;
-			view.edges = edges;
-			for (uint32_t t = 0; t < T; t++) {
-				uint32_t n;
-				if ((err = dec_count(x, 1, ARTIFACT_MAX_TREE_NODES,
-						     9, "tree node count", &n)))
-					goto out_base;
-				if (nnodes + n > REBUILD_GBDT_MAX_NODES) {
-					err = bad(x, "more tree nodes than the cap");
-					goto out_base;
-				}
-				if (nnodes + n > cap) {
-					size_t nc = cap ? cap * 2 : 1024;
-					while (nc < nnodes + n)
-						nc *= 2;
-					tmp = realloc(nodes, nc * sizeof(*nodes));
-					if (tmp == NULL) {
-						err = RBA_E_NOMEM;
-						goto out_base;
-					}
-					nodes = tmp;
-					cap = nc;
-				}
-				if ((err = decode_tree(x, &view, nodes + nnodes, n,
-						       fmt, &cats)))
-					goto out_base;
-				for (uint32_t i = 0; i < n; i++)
-					if (nodes[nnodes + i].feature !=
-					    REBUILD_TREE_LEAF) {
-						nodes[nnodes + i].left += (uint32_t)nnodes;
-						nodes[nnodes + i].right += (uint32_t)nnodes;
-					}
-				nnodes += n;
-				tstart[t + 1] = (uint32_t)nnodes;
-			}
-		}
-		if (!rba_cursor_ok(&x->c)) {
-			err = bad(x, "truncated");
-			goto out_base;
-		}
-		if (x->c.left != 0) {
-			err = bad(x, "trailing bytes after the last tree");
-			goto out_base;
-		}
-		if ((err = rebuild_forest_alloc(m, nfeat, C, nedges, T, nnodes))) {
-			if (err == RBA_E_RANGE)
-				err = bad(x, "the forest is over the caps");
-			goto out_base;
-		}
-		f = &m->forest;
-		memcpy(f->base, bv, (size_t)K * sizeof(float));
-		memcpy(f->edge_start, estart, ((size_t)nfeat + 1) * sizeof(uint32_t));
-		memcpy(f->edges, edges, nedges * sizeof(float));
-		memcpy(f->tree_start, tstart, ((size_t)T + 1) * sizeof(uint32_t));
-		memcpy(f->nodes, nodes, nnodes * sizeof(*nodes));
-		if (cats.n > 0) {
-			/* the level sets move into the forest; each split's
-			 * offset (kept in bin) becomes its pointer */
-			f->cats = cats.v;
-			f->ncats = cats.n;
-			cats.v = NULL;
-			for (size_t i = 0; i < nnodes; i++)
-				if (f->nodes[i].flags & REBUILD_TREE_CATEGORICAL) {
-					f->nodes[i].cats = f->cats + f->nodes[i].bin;
-					f->nodes[i].bin = 0;
-				}
-		}
-out_base:
-		free(bv);
-	}
-	free(estart);
-	free(edges);
-	free(tstart);
-	free(nodes);
-	free(nat);
-	free(cats.v);
+	if ((err = dec_floats(x, df.base, df.K, 0)) == 0 &&
+	    (err = dec_edges(x, &df)) == 0 &&
+	    (err = dec_tree_list(x, &df, fmt)) == 0)
+		err = dec_forest_move(x, &df, &a->model);
+out:
+	dec_forest_release(&df);
 	return err;
 }
 

@@ -529,30 +529,20 @@ sh_list(const double *restrict a, uint32_t n, uint32_t *restrict on, int wide)
 	} while (0)
 
 /*
- * Layer l + 1 of a coalition: relu(b + in W) over the positive inputs
- * in[on[0 .. non)], each output's sum over them in ascending order;
- * several outputs side by side in registers (32, 16 and 4 with AVX2's
- * registers, wide; else 16 and 2), then one at a time.  Skipping the
- * zero inputs leaves every sum as it is but for the sign of a zero,
- * which the ReLU drops.  A hidden layer (mw NULL) lists its positive
- * outputs in on_out and returns their number.  The last hidden layer
- * returns its margin instead: mb + ((s0 + s1) + (s2 + s3)), where s_c
- * sums mw[j] relu(z_j) over the outputs j = c mod 4 in ascending order
- * (a zero term adds nothing to a sum that starts at +0).
+ * sh_dense's outputs side by side in AVX2's registers, 32, 16 and 4 at a
+ * time; returns the first output left.  With mw, *m4 gets the margin
+ * terms' partial sums, lane c the outputs j = c mod 4.
  */
 SH_INLINE uint32_t
-sh_dense(const double *restrict in, const uint32_t *restrict on,
-	 uint32_t non, const double *restrict w, const double *restrict b,
-	 uint32_t no, double *restrict out, uint32_t *restrict on_out,
-	 const double *restrict mw, double mb, double *restrict margin,
-	 int wide)
+sh_dense_wide(const double *restrict in, const uint32_t *restrict on,
+	      uint32_t non, const double *restrict w, const double *restrict b,
+	      uint32_t no, double *restrict out, const double *restrict mw,
+	      sh_v4 *restrict m4out)
 {
 	uint32_t j = 0;
 	sh_v4 m4 = { 0 };
-	sh_v2 m01 = { 0 }, m23 = { 0 };
-	double s[4];
 
-	for (; wide && j + 32 <= no; j += 32) {
+	for (; j + 32 <= no; j += 32) {
 		sh_v4 a0, a1, a2, a3, a4, a5, a6, a7;
 		memcpy(&a0, b + j, sizeof(a0));
 		memcpy(&a1, b + j + 4, sizeof(a1));
@@ -584,7 +574,7 @@ sh_dense(const double *restrict in, const uint32_t *restrict on,
 		SH_EMIT(sh_v4, sh_m4, a6, j + 24, m4);
 		SH_EMIT(sh_v4, sh_m4, a7, j + 28, m4);
 	}
-	for (; wide && j + 16 <= no; j += 16) {
+	for (; j + 16 <= no; j += 16) {
 		sh_v4 a0, a1, a2, a3;
 		memcpy(&a0, b + j, sizeof(a0));
 		memcpy(&a1, b + j + 4, sizeof(a1));
@@ -604,7 +594,7 @@ sh_dense(const double *restrict in, const uint32_t *restrict on,
 		SH_EMIT(sh_v4, sh_m4, a2, j + 8, m4);
 		SH_EMIT(sh_v4, sh_m4, a3, j + 12, m4);
 	}
-	for (; wide && j + 4 <= no; j += 4) {
+	for (; j + 4 <= no; j += 4) {
 		sh_v4 a0;
 		memcpy(&a0, b + j, sizeof(a0));
 		for (uint32_t t = 0; t < non; t++) {
@@ -614,7 +604,25 @@ sh_dense(const double *restrict in, const uint32_t *restrict on,
 		}
 		SH_EMIT(sh_v4, sh_m4, a0, j, m4);
 	}
-	for (; !wide && j + 16 <= no; j += 16) {
+	*m4out = m4;
+	return j;
+}
+
+/*
+ * sh_dense's outputs side by side in two-lane registers, 16 and 2 at a
+ * time; returns the first output left.  With mw, *m01 and *m23 get the
+ * margin terms' partial sums of the outputs j = 0, 1 and 2, 3 mod 4.
+ */
+SH_INLINE uint32_t
+sh_dense_narrow(const double *restrict in, const uint32_t *restrict on,
+		uint32_t non, const double *restrict w, const double *restrict b,
+		uint32_t no, double *restrict out, const double *restrict mw,
+		sh_v2 *restrict m01out, sh_v2 *restrict m23out)
+{
+	uint32_t j = 0;
+	sh_v2 m01 = { 0 }, m23 = { 0 };
+
+	for (; j + 16 <= no; j += 16) {
 		sh_v2 a0, a1, a2, a3, a4, a5, a6, a7;
 		memcpy(&a0, b + j, sizeof(a0));
 		memcpy(&a1, b + j + 2, sizeof(a1));
@@ -646,7 +654,7 @@ sh_dense(const double *restrict in, const uint32_t *restrict on,
 		SH_EMIT(sh_v2, sh_m2, a6, j + 12, m01);
 		SH_EMIT(sh_v2, sh_m2, a7, j + 14, m23);
 	}
-	for (; !wide && j + 2 <= no; j += 2) {
+	for (; j + 2 <= no; j += 2) {
 		sh_v2 a0;
 		memcpy(&a0, b + j, sizeof(a0));
 		for (uint32_t t = 0; t < non; t++) {
@@ -659,9 +667,40 @@ sh_dense(const double *restrict in, const uint32_t *restrict on,
 		else
 			SH_EMIT(sh_v2, sh_m2, a0, j, m01);
 	}
+	*m01out = m01;
+	*m23out = m23;
+	return j;
+}
+
+/*
+ * Layer l + 1 of a coalition: relu(b + in W) over the positive inputs
+ * in[on[0 .. non)], each output's sum over them in ascending order;
+ * several outputs side by side in registers (32, 16 and 4 with AVX2's
+ * registers, wide; else 16 and 2), then one at a time.  Skipping the
+ * zero inputs leaves every sum as it is but for the sign of a zero,
+ * which the ReLU drops.  A hidden layer (mw NULL) lists its positive
+ * outputs in on_out and returns their number.  The last hidden layer
+ * returns its margin instead: mb + ((s0 + s1) + (s2 + s3)), where s_c
+ * sums mw[j] relu(z_j) over the outputs j = c mod 4 in ascending order
+ * (a zero term adds nothing to a sum that starts at +0).
+ */
+SH_INLINE uint32_t
+sh_dense(const double *restrict in, const uint32_t *restrict on,
+	 uint32_t non, const double *restrict w, const double *restrict b,
+	 uint32_t no, double *restrict out, uint32_t *restrict on_out,
+	 const double *restrict mw, double mb, double *restrict margin,
+	 int wide)
+{
+	uint32_t j;
+	sh_v4 m4;
+	sh_v2 m01, m23;
+	double s[4];
+
 	if (wide) {
+		j = sh_dense_wide(in, on, non, w, b, no, out, mw, &m4);
 		s[0] = m4[0], s[1] = m4[1], s[2] = m4[2], s[3] = m4[3];
 	} else {
+		j = sh_dense_narrow(in, on, non, w, b, no, out, mw, &m01, &m23);
 		s[0] = m01[0], s[1] = m01[1], s[2] = m23[0], s[3] = m23[1];
 	}
 	for (; j < no; j++) {
@@ -973,37 +1012,17 @@ out:
 }
 
 /*
- * Bounds on the marginal contribution of each player: for every
- * coalition S without player i, v(S + i) - v(S) lies in
- * [lo[i], hi[i]], by interval arithmetic.  The first layer's
- * pre-activation moves by exactly player i's block, from a point p of
- * the box of the coalitions without i; a ReLU's output then moves by
- * clamp(p + d, 0, d) (d >= 0) or -clamp(p, 0, -d) (d < 0), both
- * monotone in p.  Through each later layer the move is an interval sum,
- * and a unit's ReLU passes it (always active over the box of all
- * coalitions), zeroes it (never active) or widens it to hold 0.
- * Roundings of these sums are covered by widening the result by a
- * relative 2^-20 and an absolute 2^-30.
+ * The box of every layer's pre-activations over all coalitions: layer
+ * 1's from the players' blocks (each negative part added to the low
+ * end, each other part to the high end), each later layer's by
+ * interval sums through the ReLUs.
  */
-static int
-sh_marginal_ranges(const struct sh_net *n, double *lo, double *hi)
+static void
+sh_boxes(const struct sh_net *n, double *const *zlo, double *const *zhi)
 {
 	const struct rebuild_model *m = n->m;
-	uint32_t k = n->k, H = n->H, L = m->nlayers, W = widest(m);
-	double *zlo[REBUILD_MAX_LAYERS] = { 0 }, *zhi[REBUILD_MAX_LAYERS] = { 0 };
-	double *dlo = malloc(W * sizeof(double)), *dhi = malloc(W * sizeof(double));
-	double *elo = malloc(W * sizeof(double)), *ehi = malloc(W * sizeof(double));
-	int err = RBA_E_NOMEM;
+	uint32_t k = n->k, H = n->H, L = m->nlayers;
 
-	if (!dlo || !dhi || !elo || !ehi)
-		goto out;
-	/* The box of every layer's pre-activations over all coalitions. */
-	for (uint32_t l = 1; l < L; l++) {
-		zlo[l] = malloc(m->sizes[l] * sizeof(double));
-		zhi[l] = malloc(m->sizes[l] * sizeof(double));
-		if (zlo[l] == NULL || zhi[l] == NULL)
-			goto out;
-	}
 	for (uint32_t h = 0; h < H; h++) {
 		double a = n->h0[h], z = n->h0[h];
 		for (uint32_t c = 0; c < k; c++) {
@@ -1031,46 +1050,112 @@ sh_marginal_ranges(const struct sh_net *n, double *lo, double *hi)
 			zhi[l + 1][j] = z;
 		}
 	}
+}
+
+/*
+ * The move [dlo, dhi] of each first-layer ReLU when player c joins a
+ * coalition without it, whose pre-activations lie in the box [z1lo,
+ * z1hi] of all coalitions less c's block.
+ */
+static void
+sh_first_moves(const struct sh_net *n, uint32_t c, const double *z1lo,
+	       const double *z1hi, double *dlo, double *dhi)
+{
+	uint32_t H = n->H;
+	const double *bc = n->blk + (size_t)c * H;
+
+	for (uint32_t h = 0; h < H; h++) {
+		double d = bc[h];
+		/* the box of the coalitions without c */
+		double pl = z1lo[h] - (d < 0.0 ? d : 0.0);
+		double ph = z1hi[h] - (d < 0.0 ? 0.0 : d);
+		if (d >= 0.0) {
+			double ql = pl + d, qh = ph + d;
+			dlo[h] = ql < 0.0 ? 0.0 : ql > d ? d : ql;
+			dhi[h] = qh < 0.0 ? 0.0 : qh > d ? d : qh;
+		} else {
+			double ql = pl < 0.0 ? 0.0 : pl > -d ? -d : pl;
+			double qh = ph < 0.0 ? 0.0 : ph > -d ? -d : ph;
+			dlo[h] = -qh;
+			dhi[h] = -ql;
+		}
+	}
+}
+
+/*
+ * The move [dlo, dhi] carried through each later layer to the last
+ * hidden one: an interval sum, then the unit's ReLU passes it, zeroes it
+ * or widens it to hold 0 (by the box [zlo, zhi]).  elo and ehi are
+ * scratch of the widest layer.
+ */
+static void
+sh_moves_through(const struct sh_net *n, double *const *zlo,
+		 double *const *zhi, double *dlo, double *dhi, double *elo,
+		 double *ehi)
+{
+	const struct rebuild_model *m = n->m;
+	uint32_t L = m->nlayers;
+
+	for (uint32_t l = 1; l + 1 < L; l++) {
+		uint32_t ni = m->sizes[l], no = m->sizes[l + 1];
+		for (uint32_t j = 0; j < no; j++) {
+			double ea = 0.0, ez = 0.0;
+			for (uint32_t i = 0; i < ni; i++) {
+				double w = n->w[l][(size_t)i * no + j];
+				ea += w >= 0.0 ? w * dlo[i] : w * dhi[i];
+				ez += w >= 0.0 ? w * dhi[i] : w * dlo[i];
+			}
+			if (!(zhi[l + 1][j] > 0.0)) {
+				ea = ez = 0.0;
+			} else if (!(zlo[l + 1][j] >= 0.0)) {
+				ea = ea < 0.0 ? ea : 0.0;
+				ez = ez > 0.0 ? ez : 0.0;
+			}
+			elo[j] = ea;
+			ehi[j] = ez;
+		}
+		memcpy(dlo, elo, no * sizeof(double));
+		memcpy(dhi, ehi, no * sizeof(double));
+	}
+}
+
+/*
+ * Bounds on the marginal contribution of each player: for every
+ * coalition S without player i, v(S + i) - v(S) lies in
+ * [lo[i], hi[i]], by interval arithmetic.  The first layer's
+ * pre-activation moves by exactly player i's block, from a point p of
+ * the box of the coalitions without i; a ReLU's output then moves by
+ * clamp(p + d, 0, d) (d >= 0) or -clamp(p, 0, -d) (d < 0), both
+ * monotone in p.  Through each later layer the move is an interval sum,
+ * and a unit's ReLU passes it (always active over the box of all
+ * coalitions), zeroes it (never active) or widens it to hold 0.
+ * Roundings of these sums are covered by widening the result by a
+ * relative 2^-20 and an absolute 2^-30.
+ */
+static int
+sh_marginal_ranges(const struct sh_net *n, double *lo, double *hi)
+{
+	const struct rebuild_model *m = n->m;
+	uint32_t k = n->k, L = m->nlayers, W = widest(m);
+	double *zlo[REBUILD_MAX_LAYERS] = { 0 }, *zhi[REBUILD_MAX_LAYERS] = { 0 };
+	double *dlo = malloc(W * sizeof(double)), *dhi = malloc(W * sizeof(double));
+	double *elo = malloc(W * sizeof(double)), *ehi = malloc(W * sizeof(double));
+	int err = RBA_E_NOMEM;
+
+	if (!dlo || !dhi || !elo || !ehi)
+		goto out;
+	/* The box of every layer's pre-activations over all coalitions. */
+	for (uint32_t l = 1; l < L; l++) {
+		zlo[l] = malloc(m->sizes[l] * sizeof(double));
+		zhi[l] = malloc(m->sizes[l] * sizeof(double));
+		if (zlo[l] == NULL || zhi[l] == NULL)
+			goto out;
+	}
+	sh_boxes(n, zlo, zhi);
 	for (uint32_t c = 0; c < k; c++) {
-		const double *bc = n->blk + (size_t)c * H;
 		double a = 0.0, z = 0.0;
-		for (uint32_t h = 0; h < H; h++) {
-			double d = bc[h];
-			/* the box of the coalitions without c */
-			double pl = zlo[1][h] - (d < 0.0 ? d : 0.0);
-			double ph = zhi[1][h] - (d < 0.0 ? 0.0 : d);
-			if (d >= 0.0) {
-				double ql = pl + d, qh = ph + d;
-				dlo[h] = ql < 0.0 ? 0.0 : ql > d ? d : ql;
-				dhi[h] = qh < 0.0 ? 0.0 : qh > d ? d : qh;
-			} else {
-				double ql = pl < 0.0 ? 0.0 : pl > -d ? -d : pl;
-				double qh = ph < 0.0 ? 0.0 : ph > -d ? -d : ph;
-				dlo[h] = -qh;
-				dhi[h] = -ql;
-			}
-		}
-		for (uint32_t l = 1; l + 1 < L; l++) {
-			uint32_t ni = m->sizes[l], no = m->sizes[l + 1];
-			for (uint32_t j = 0; j < no; j++) {
-				double ea = 0.0, ez = 0.0;
-				for (uint32_t i = 0; i < ni; i++) {
-					double w = n->w[l][(size_t)i * no + j];
-					ea += w >= 0.0 ? w * dlo[i] : w * dhi[i];
-					ez += w >= 0.0 ? w * dhi[i] : w * dlo[i];
-				}
-				if (!(zhi[l + 1][j] > 0.0)) {
-					ea = ez = 0.0;
-				} else if (!(zlo[l + 1][j] >= 0.0)) {
-					ea = ea < 0.0 ? ea : 0.0;
-					ez = ez > 0.0 ? ez : 0.0;
-				}
-				elo[j] = ea;
-				ehi[j] = ez;
-			}
-			memcpy(dlo, elo, no * sizeof(double));
-			memcpy(dhi, ehi, no * sizeof(double));
-		}
+		sh_first_moves(n, c, zlo[1], zhi[1], dlo, dhi);
+		sh_moves_through(n, zlo, zhi, dlo, dhi, elo, ehi);
 		for (uint32_t i = 0; i < m->sizes[L - 1]; i++) {
 			double w = n->mw[i];
 			a += w >= 0.0 ? w * dlo[i] : w * dhi[i];

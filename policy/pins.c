@@ -511,6 +511,93 @@ pins_hidden(struct yval *v, const struct ydoc_node *n, struct pins *p)
 	return 0;
 }
 
+/* The model block's keys, in the order of enum model_key. */
+static const char *const model_keys[] = {
+	"kind", "hidden", "activation", "dropout", "trees", "max_depth",
+	"max_leaves", "learning_rate", "min_child_weight", "lambda",
+	"gamma", "max_bins", "subsample", "colsample"};
+enum model_key { MK_KIND, MK_HIDDEN, MK_ACT, MK_DROPOUT, MK_TREES, MK_DEPTH,
+		 MK_LEAVES, MK_LR, MK_MCW, MK_LAMBDA, MK_GAMMA, MK_BINS,
+		 MK_SUBSAMPLE, MK_COLSAMPLE, MK_N };
+
+/* The value of model key i (its node k, the value k->next) into p. */
+static int
+model_value(struct yval *v, size_t i, const struct ydoc_node *k,
+	    struct pins *p)
+{
+	static const char *const kinds[] = {"mlp", "gbdt"};
+	static const char *const acts[] = {"relu"};
+	static const struct yrange unit = {0, 1, 0, 1};
+	static const struct yrange rate = {0, 1, 1, 0};
+	static const struct yrange nonneg = {0, INFINITY, 0, 0};
+	uint64_t x;
+	int err, e;
+
+	switch (i) {
+	case MK_KIND:
+		err = policy_yval_get_enum(v, k->next, kinds, 2, &e);
+		p->model.kind = e == 1 ? PINS_MODEL_GBDT : PINS_MODEL_MLP;
+		break;
+	case MK_HIDDEN:
+		err = pins_hidden(v, k->next, p);
+		break;
+	case MK_ACT:
+		err = policy_yval_get_enum(v, k->next, acts, 1, &e);
+		p->model.activation = PINS_ACT_RELU;
+		break;
+	case MK_DROPOUT:
+		err = policy_yval_get_num(v, k->next, &unit, &p->model.dropout);
+		break;
+	case MK_TREES:
+		err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_TREES, &x);
+		p->model.gbdt.trees = (uint32_t)x;
+		break;
+	case MK_DEPTH:
+		err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_DEPTH, &x);
+		p->model.gbdt.max_depth = (uint32_t)x;
+		break;
+	case MK_LEAVES:
+		err = policy_yval_get_uint(v, k->next, 0, PINS_MAX_LEAVES, &x);
+		if (err == 0 && x == 1)
+			err = policy_yval_fail(
+				v, RBA_E_RANGE, k->next,
+				"'%s' must be 0 (no cap) or an integer "
+				"from 2 to %d",
+				v->path, PINS_MAX_LEAVES);
+		p->model.gbdt.max_leaves = (uint32_t)x;
+		break;
+	case MK_LR:
+		err = policy_yval_get_num(v, k->next, &rate,
+					  &p->model.gbdt.learning_rate);
+		break;
+	case MK_MCW:
+		err = policy_yval_get_num(v, k->next, &nonneg,
+					  &p->model.gbdt.min_child_weight);
+		break;
+	case MK_LAMBDA:
+		err = policy_yval_get_num(v, k->next, &nonneg,
+					  &p->model.gbdt.lambda);
+		break;
+	case MK_GAMMA:
+		err = policy_yval_get_num(v, k->next, &nonneg,
+					  &p->model.gbdt.gamma);
+		break;
+	case MK_BINS:
+		err = policy_yval_get_uint(v, k->next, 2, PINS_MAX_BINS, &x);
+		p->model.gbdt.max_bins = (uint32_t)x;
+		break;
+	case MK_SUBSAMPLE:
+		err = policy_yval_get_num(v, k->next, &rate,
+					  &p->model.gbdt.subsample);
+		break;
+	default:
+		err = policy_yval_get_num(v, k->next, &rate,
+					  &p->model.gbdt.colsample);
+		break;
+	}
+	return err;
+}
+
 /*
  * The model block.  Keys of the other model kind are refused rather than
  * carried: they would change the config hash without changing the model.
@@ -518,22 +605,10 @@ pins_hidden(struct yval *v, const struct ydoc_node *n, struct pins *p)
 static int
 pins_model(struct yval *v, const struct ydoc_node *map, struct pins *p)
 {
-	static const char *const keys[] = {
-		"kind", "hidden", "activation", "dropout", "trees", "max_depth",
-		"max_leaves", "learning_rate", "min_child_weight", "lambda",
-		"gamma", "max_bins", "subsample", "colsample"};
-	enum { KIND, HIDDEN, ACT, DROPOUT, TREES, DEPTH, LEAVES, LR, MCW,
-	       LAMBDA, GAMMA, BINS, SUBSAMPLE, COLSAMPLE, N };
-	static const char *const kinds[] = {"mlp", "gbdt"};
-	static const char *const acts[] = {"relu"};
-	static const struct yrange unit = {0, 1, 0, 1};
-	static const struct yrange rate = {0, 1, 1, 0};
-	static const struct yrange nonneg = {0, INFINITY, 0, 0};
-	const struct ydoc_node *k, *at[N] = {0};
+	const struct ydoc_node *k, *at[MK_N] = {0};
 	uint32_t seen = 0;
-	uint64_t x;
 	size_t i, old;
-	int err, e;
+	int err;
 
 	if (policy_ydoc_node_is_null(map))
 		return 0;
@@ -541,83 +616,22 @@ pins_model(struct yval *v, const struct ydoc_node *map, struct pins *p)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_yval_key(v, k, keys, N, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, model_keys, MK_N, &seen, &i)) != 0)
 			return err;
 		if (policy_ydoc_node_is_null(k->next))
 			continue;
 		at[i] = k;
-		old = policy_yval_path_key(v, keys[i]);
-		switch (i) {
-		case KIND:
-			err = policy_yval_get_enum(v, k->next, kinds, 2, &e);
-			p->model.kind = e == 1 ? PINS_MODEL_GBDT : PINS_MODEL_MLP;
-			break;
-		case HIDDEN:
-			err = pins_hidden(v, k->next, p);
-			break;
-		case ACT:
-			err = policy_yval_get_enum(v, k->next, acts, 1, &e);
-			p->model.activation = PINS_ACT_RELU;
-			break;
-		case DROPOUT:
-			err = policy_yval_get_num(v, k->next, &unit, &p->model.dropout);
-			break;
-		case TREES:
-			err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_TREES, &x);
-			p->model.gbdt.trees = (uint32_t)x;
-			break;
-		case DEPTH:
-			err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_DEPTH, &x);
-			p->model.gbdt.max_depth = (uint32_t)x;
-			break;
-		case LEAVES:
-			err = policy_yval_get_uint(v, k->next, 0, PINS_MAX_LEAVES, &x);
-			if (err == 0 && x == 1)
-				err = policy_yval_fail(
-					v, RBA_E_RANGE, k->next,
-					"'%s' must be 0 (no cap) or an integer "
-					"from 2 to %d",
-					v->path, PINS_MAX_LEAVES);
-			p->model.gbdt.max_leaves = (uint32_t)x;
-			break;
-		case LR:
-			err = policy_yval_get_num(v, k->next, &rate,
-						  &p->model.gbdt.learning_rate);
-			break;
-		case MCW:
-			err = policy_yval_get_num(v, k->next, &nonneg,
-						  &p->model.gbdt.min_child_weight);
-			break;
-		case LAMBDA:
-			err = policy_yval_get_num(v, k->next, &nonneg,
-						  &p->model.gbdt.lambda);
-			break;
-		case GAMMA:
-			err = policy_yval_get_num(v, k->next, &nonneg,
-						  &p->model.gbdt.gamma);
-			break;
-		case BINS:
-			err = policy_yval_get_uint(v, k->next, 2, PINS_MAX_BINS, &x);
-			p->model.gbdt.max_bins = (uint32_t)x;
-			break;
-		case SUBSAMPLE:
-			err = policy_yval_get_num(v, k->next, &rate,
-						  &p->model.gbdt.subsample);
-			break;
-		default:
-			err = policy_yval_get_num(v, k->next, &rate,
-						  &p->model.gbdt.colsample);
-			break;
-		}
+		old = policy_yval_path_key(v, model_keys[i]);
+		err = model_value(v, i, k, p);
 		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
-	for (i = HIDDEN; i < N; i++) {
-		int mlp_key = i <= DROPOUT;
+	for (i = MK_HIDDEN; i < MK_N; i++) {
+		int mlp_key = i <= MK_DROPOUT;
 		if (at[i] == NULL || mlp_key == (p->model.kind == PINS_MODEL_MLP))
 			continue;
-		return fail_at_key(v, RBA_E_SCHEMA, at[i], keys[i],
+		return fail_at_key(v, RBA_E_SCHEMA, at[i], model_keys[i],
 				   mlp_key ? "applies only to model kind mlp"
 					   : "applies only to model kind gbdt");
 	}
@@ -1353,152 +1367,161 @@ policy_pins_is_exec(const struct pins *p)
 
 /* ---- the whole record ------------------------------------------------ */
 
+/* The document's keys, in the order of enum root_key. */
+static const char *const root_keys[] = {
+	"schema", "version", "snapshot", "code_revision",
+	"trainer_abi", "environment", "artifact", "data",
+	"model", "train", "eval", "determinism", "trainer"};
+enum root_key { RK_SCHEMA, RK_VERSION, RK_SNAPSHOT, RK_CODE, RK_ABI, RK_ENV,
+		RK_ARTIFACT, RK_DATA, RK_MODEL, RK_TRAIN, RK_EVAL, RK_DET,
+		RK_TRAINER, RK_N };
+
+/* Where the document names what the checks across sections refuse. */
+struct root_at {
+	const struct ydoc_node *model_key, *abi_key, *mlp_only;
+	const struct ydoc_node *impute_at, *native_at;
+	const char *mlp_name;
+};
+
+/* The value of document key i (its node k, the value k->next) into p;
+ * at gets where the cross checks look. */
 static int
-pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
+root_value(struct yval *v, size_t i, const struct ydoc_node *k,
+	   struct pins *p, struct root_at *at)
 {
-	static const char *const keys[] = {
-		"schema", "version", "snapshot", "code_revision",
-		"trainer_abi", "environment", "artifact", "data",
-		"model", "train", "eval", "determinism", "trainer"};
-	enum { SCHEMA, VERSION, SNAPSHOT, CODE, ABI, ENV, ARTIFACT, DATA,
-	       MODEL, TRAIN, EVAL, DET, TRAINER, N };
-	const struct ydoc_node *model_key = NULL, *abi_key = NULL;
-	const uint32_t required =
-		BIT(SCHEMA) | BIT(VERSION) | BIT(SNAPSHOT) | BIT(DATA);
-	const struct ydoc_node *map = NULL, *k, *mlp_only = NULL;
-	const struct ydoc_node *impute_at = NULL, *native_at = NULL;
-	const char *mlp_name = NULL;
-	uint32_t seen = 0;
 	uint64_t x;
-	size_t i, old;
 	int err;
 
-	if (root != NULL && !policy_ydoc_node_is_null(root)) {
-		if (root->type != YDOC_MAP)
-			return policy_yval_fail(v, RBA_E_SCHEMA, root,
-						"the document must be a mapping");
-		map = root;
+	switch (i) {
+	case RK_SCHEMA:
+		err = policy_yval_schema(v, k->next, PINS_SCHEMA);
+		break;
+	case RK_VERSION:
+		err = policy_yval_get_str(v, k->next, PINS_MAX_NAME,
+					  &p->version);
+		if ((err != 0 && err != RBA_E_NOMEM) ||
+		    (err == 0 && !policy_name_valid(p->version)))
+			err = policy_yval_fail(
+				v, RBA_E_SCHEMA, k->next,
+				"'%s' must be a name of 1-%d characters "
+				"[A-Za-z0-9._-] not starting with '.' or '-'",
+				v->path, PINS_MAX_NAME);
+		break;
+	case RK_SNAPSHOT:
+		err = policy_yval_get_digest(v, k->next, &p->snapshot);
+		break;
+	case RK_CODE:
+		err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
+					  &p->code_revision);
+		node_pos(k->next, &p->src.code_revision);
+		break;
+	case RK_ABI:
+		err = policy_yval_get_uint(v, k->next, 1, UINT32_MAX, &x);
+		p->trainer_abi = (uint32_t)x;
+		at->abi_key = k;
+		break;
+	case RK_ENV:
+		err = policy_yval_get_digest(v, k->next, &p->environment);
+		p->has_environment = err == 0;
+		node_pos(k->next, &p->src.environment);
+		break;
+	case RK_ARTIFACT:
+		err = policy_yval_get_digest(v, k->next, &p->artifact);
+		p->has_artifact = err == 0;
+		break;
+	case RK_DATA:
+		err = pins_data(v, k, k->next, p, &at->impute_at,
+				&at->native_at);
+		break;
+	case RK_MODEL:
+		err = pins_model(v, k->next, p);
+		at->model_key = k;
+		break;
+	case RK_TRAINER:
+		err = pins_trainer(v, k, k->next, p);
+		break;
+	case RK_TRAIN:
+		err = pins_train(v, k->next, p, &at->mlp_only, &at->mlp_name);
+		break;
+	case RK_EVAL:
+		err = pins_eval(v, k->next, p);
+		break;
+	default:
+		err = pins_determinism(v, k->next, p);
+		break;
 	}
-	YDOC_EACH_KEY(k, map)
-	{
-		if ((err = policy_yval_key(v, k, keys, N, &seen, &i)) != 0)
-			return err;
-		if (policy_ydoc_node_is_null(k->next) && !(required & BIT(i)))
-			continue;
-		old = policy_yval_path_key(v, keys[i]);
-		switch (i) {
-		case SCHEMA:
-			err = policy_yval_schema(v, k->next, PINS_SCHEMA);
-			break;
-		case VERSION:
-			err = policy_yval_get_str(v, k->next, PINS_MAX_NAME,
-						  &p->version);
-			if ((err != 0 && err != RBA_E_NOMEM) ||
-			    (err == 0 && !policy_name_valid(p->version)))
-				err = policy_yval_fail(
-					v, RBA_E_SCHEMA, k->next,
-					"'%s' must be a name of 1-%d characters "
-					"[A-Za-z0-9._-] not starting with '.' or '-'",
-					v->path, PINS_MAX_NAME);
-			break;
-		case SNAPSHOT:
-			err = policy_yval_get_digest(v, k->next, &p->snapshot);
-			break;
-		case CODE:
-			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
-						  &p->code_revision);
-			node_pos(k->next, &p->src.code_revision);
-			break;
-		case ABI:
-			err = policy_yval_get_uint(v, k->next, 1, UINT32_MAX, &x);
-			p->trainer_abi = (uint32_t)x;
-			abi_key = k;
-			break;
-		case ENV:
-			err = policy_yval_get_digest(v, k->next, &p->environment);
-			p->has_environment = err == 0;
-			node_pos(k->next, &p->src.environment);
-			break;
-		case ARTIFACT:
-			err = policy_yval_get_digest(v, k->next, &p->artifact);
-			p->has_artifact = err == 0;
-			break;
-		case DATA:
-			err = pins_data(v, k, k->next, p, &impute_at,
-					       &native_at);
-			break;
-		case MODEL:
-			err = pins_model(v, k->next, p);
-			model_key = k;
-			break;
-		case TRAINER:
-			err = pins_trainer(v, k, k->next, p);
-			break;
-		case TRAIN:
-			err = pins_train(v, k->next, p, &mlp_only, &mlp_name);
-			break;
-		case EVAL:
-			err = pins_eval(v, k->next, p);
-			break;
-		default:
-			err = pins_determinism(v, k->next, p);
-			break;
-		}
-		policy_yval_path_restore(v, old);
-		if (err)
-			return err;
-	}
-	/* The user's code has its own model and hyperparameters
-	 * (trainer.params); this tool's would change the config hash
-	 * without changing the model. */
-	if (policy_pins_is_exec(p)) {
-		if (model_key != NULL)
-			return fail_at_key(v, RBA_E_SCHEMA, model_key, "model",
-					   "applies only to trainer kind builtin "
-					   "(an exec trainer takes trainer.params)");
-		if (abi_key != NULL)
-			return fail_at_key(v, RBA_E_SCHEMA, abi_key, "trainer_abi",
-					   "applies only to trainer kind builtin");
-		if (mlp_only != NULL) {
-			old = policy_yval_path_key(v, "train");
-			err = fail_at_key(v, RBA_E_SCHEMA, mlp_only, mlp_name,
-					  "applies only to trainer kind builtin "
-					  "(an exec trainer takes trainer.params)");
-			policy_yval_path_restore(v, old);
-			return err;
-		}
-		if (p->code_revision != NULL &&
-		    strcmp(p->code_revision, p->trainer.revision) != 0)
-			return rba_detail_key(v->d, "code_revision"),
-			       rba_fail(v->d, RBA_E_SCHEMA, v->name,
-					p->src.code_revision.line,
-					p->src.code_revision.col,
-					"'code_revision' must be the commit "
-					"'trainer.revision' pins (%s)",
-					p->trainer.revision);
-	}
-	/* Trees are trained by boosting rounds, not epochs of an optimizer. */
-	if (p->model.kind == PINS_MODEL_GBDT && mlp_only != NULL) {
+	return err;
+}
+
+/*
+ * An exec trainer's pins: the user's code has its own model and
+ * hyperparameters (trainer.params); this tool's would change the config
+ * hash without changing the model.  code_revision, if given, is the
+ * pinned commit.
+ */
+static int
+root_exec_check(struct yval *v, const struct pins *p, const struct root_at *at)
+{
+	size_t old;
+	int err;
+
+	if (at->model_key != NULL)
+		return fail_at_key(v, RBA_E_SCHEMA, at->model_key, "model",
+				   "applies only to trainer kind builtin "
+				   "(an exec trainer takes trainer.params)");
+	if (at->abi_key != NULL)
+		return fail_at_key(v, RBA_E_SCHEMA, at->abi_key, "trainer_abi",
+				   "applies only to trainer kind builtin");
+	if (at->mlp_only != NULL) {
 		old = policy_yval_path_key(v, "train");
-		err = fail_at_key(v, RBA_E_SCHEMA, mlp_only, mlp_name,
+		err = fail_at_key(v, RBA_E_SCHEMA, at->mlp_only, at->mlp_name,
+				  "applies only to trainer kind builtin "
+				  "(an exec trainer takes trainer.params)");
+		policy_yval_path_restore(v, old);
+		return err;
+	}
+	if (p->code_revision != NULL &&
+	    strcmp(p->code_revision, p->trainer.revision) != 0)
+		return rba_detail_key(v->d, "code_revision"),
+		       rba_fail(v->d, RBA_E_SCHEMA, v->name,
+				p->src.code_revision.line,
+				p->src.code_revision.col,
+				"'code_revision' must be the commit "
+				"'trainer.revision' pins (%s)",
+				p->trainer.revision);
+	return 0;
+}
+
+/* What the model kind allows of train and data: an optimizer's keys,
+ * an imputation and native columns. */
+static int
+root_kind_check(struct yval *v, const struct pins *p, const struct root_at *at)
+{
+	size_t old;
+	int err;
+
+	/* Trees are trained by boosting rounds, not epochs of an optimizer. */
+	if (p->model.kind == PINS_MODEL_GBDT && at->mlp_only != NULL) {
+		old = policy_yval_path_key(v, "train");
+		err = fail_at_key(v, RBA_E_SCHEMA, at->mlp_only, at->mlp_name,
 				  "applies only to model kind mlp");
 		policy_yval_path_restore(v, old);
 		return err;
 	}
-	if (impute_at != NULL && p->data.missing_declared &&
+	if (at->impute_at != NULL && p->data.missing_declared &&
 	    p->data.nmissing == 0) {
 		old = policy_yval_path_key(v, "data");
-		err = fail_at_key(v, RBA_E_SCHEMA, impute_at, "impute",
+		err = fail_at_key(v, RBA_E_SCHEMA, at->impute_at, "impute",
 				  "has nothing to fill: 'data.missing' is []");
 		policy_yval_path_restore(v, old);
 		return err;
 	}
 	/* Level sets are splits of trees. */
-	if (native_at != NULL && p->data.nnative > 0 &&
+	if (at->native_at != NULL && p->data.nnative > 0 &&
 	    (p->model.kind != PINS_MODEL_GBDT ||
 	     p->trainer.kind == PINS_TRAINER_EXEC)) {
 		old = policy_yval_path_key(v, "data");
-		err = fail_at_key(v, RBA_E_SCHEMA, native_at, "native",
+		err = fail_at_key(v, RBA_E_SCHEMA, at->native_at, "native",
 				  p->model.kind != PINS_MODEL_GBDT
 					  ? "applies only to model kind gbdt (a "
 					    "network takes a categorical column "
@@ -1509,15 +1532,52 @@ pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 		return err;
 	}
 	/* Trees take a missing value down the side each split learned. */
-	if (p->model.kind == PINS_MODEL_GBDT && impute_at != NULL) {
+	if (p->model.kind == PINS_MODEL_GBDT && at->impute_at != NULL) {
 		old = policy_yval_path_key(v, "data");
-		err = fail_at_key(v, RBA_E_SCHEMA, impute_at, "impute",
+		err = fail_at_key(v, RBA_E_SCHEMA, at->impute_at, "impute",
 				  "applies only to model kind mlp (trees learn "
 				  "where a missing value goes)");
 		policy_yval_path_restore(v, old);
 		return err;
 	}
-	return policy_yval_required(v, map, keys, N, seen, required);
+	return 0;
+}
+
+static int
+pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
+{
+	const uint32_t required = BIT(RK_SCHEMA) | BIT(RK_VERSION) |
+				  BIT(RK_SNAPSHOT) | BIT(RK_DATA);
+	const struct ydoc_node *map = NULL, *k;
+	struct root_at at;
+	uint32_t seen = 0;
+	size_t i, old;
+	int err;
+
+	memset(&at, 0, sizeof(at));
+	if (root != NULL && !policy_ydoc_node_is_null(root)) {
+		if (root->type != YDOC_MAP)
+			return policy_yval_fail(v, RBA_E_SCHEMA, root,
+						"the document must be a mapping");
+		map = root;
+	}
+	YDOC_EACH_KEY(k, map)
+	{
+		if ((err = policy_yval_key(v, k, root_keys, RK_N, &seen, &i)) != 0)
+			return err;
+		if (policy_ydoc_node_is_null(k->next) && !(required & BIT(i)))
+			continue;
+		old = policy_yval_path_key(v, root_keys[i]);
+		err = root_value(v, i, k, p, &at);
+		policy_yval_path_restore(v, old);
+		if (err)
+			return err;
+	}
+	if (policy_pins_is_exec(p) && (err = root_exec_check(v, p, &at)) != 0)
+		return err;
+	if ((err = root_kind_check(v, p, &at)) != 0)
+		return err;
+	return policy_yval_required(v, map, root_keys, RK_N, seen, required);
 }
 
 int

@@ -366,16 +366,90 @@ get_epoch(const struct rba_json_value *o, struct rebuild_epoch *ep)
 	return 0;
 }
 
+/*
+ * The record's own fields, its class count and final epoch (threads
+ * into *threads): NULL, or the name of the first one missing or
+ * malformed ("" when out of memory).
+ */
+static const char *
+runrec_fields(const struct rba_json_value *root, struct rebuild_runrec *out,
+	      uint64_t *threads)
+{
+	const struct rba_json_value *ex = rba_json_get(root, "examples");
+	int r;
+
+	if ((r = dup_str(root, "version", &out->version)) != 0)
+		return r == -2 ? "" : "version";
+	if ((r = dup_str(root, "environment", &out->environment)) != 0)
+		return r == -2 ? "" : "environment";
+	if ((r = dup_str(root, "code_revision", &out->code_revision)) != 0)
+		return r == -2 ? "" : "code_revision";
+	if (get_digest(root, "config_hash", &out->config_hash))
+		return "config_hash";
+	if (get_digest(root, "snapshot", &out->snapshot))
+		return "snapshot";
+	if (get_count(root, "seed", UINT64_MAX, &out->seed))
+		return "seed";
+	if (get_count(root, "threads", UINT32_MAX, threads))
+		return "threads";
+	if (get_count(ex, "classes", UINT32_MAX, &out->eval_rows))
+		return "examples";
+	if (get_epoch(rba_json_get(root, "final"), &out->final))
+		return "final";
+	if (get_metric(root, "wall_seconds", &out->wall_seconds))
+		return "wall_seconds";
+	return NULL;
+}
+
+/*
+ * Format 2's evaluation: its fingerprint, its measures and the contract
+ * as text: NULL, "eval" when missing or malformed, "" when out of
+ * memory.
+ */
+static const char *
+runrec_eval(const struct rba_json_value *root, struct rebuild_runrec *out)
+{
+	const struct rba_json_value *ev = rba_json_get(root, "eval");
+	const struct rba_json_value *sub = rba_json_get(ev, "subset");
+	const char *red = rba_json_get_str(ev, "reduction");
+	const char *dro = rba_json_get_str(ev, "dropout");
+	double scale = NAN;
+	char sbuf[32], txt[160], num[RBA_JSON_NUM_MAX];
+
+	if (get_digest(root, "eval_fingerprint", &out->eval_fingerprint) ||
+	    ev == NULL || ev->type != RBA_JSON_OBJECT || sub == NULL ||
+	    red == NULL || dro == NULL ||
+	    get_metric(ev, "input_scale", &scale) ||
+	    get_count(ev, "rows", UINT64_MAX, &out->eval_rows) ||
+	    get_metric(ev, "loss", &out->eval_loss) ||
+	    get_metric(ev, "acc", &out->eval_acc) ||
+	    get_metric(ev, "auc", &out->eval_auc))
+		return "eval";
+	if (sub->type == RBA_JSON_STRING)
+		snprintf(sbuf, sizeof(sbuf), "%s", sub->str);
+	else
+		snprintf(sbuf, sizeof(sbuf), "%.0f", sub->num);
+	rba_json_fmt_double(scale, num);
+	snprintf(txt, sizeof(txt),
+		 "subset %s, reduction %s, dropout %s, "
+		 "input_scale %s",
+		 sbuf, red, dro, num);
+	out->has_eval = 1;
+	if ((out->contract = strdup(txt)) == NULL)
+		return "";
+	return NULL;
+}
+
 int
 rebuild_runrec_parse(const void *text, size_t n, struct rebuild_runrec *out,
 		     struct rba_detail *d)
 {
 	struct rebuild_runrec_summary sm;
 	struct rba_json_value root;
-	const struct rba_json_value *curves, *ev, *ex;
+	const struct rba_json_value *curves;
 	const char *bad = NULL, *schema;
 	uint64_t u = 0;
-	int err, r;
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	if ((err = rebuild_runrec_summary_parse(text, n, &sm, d)) != 0)
@@ -393,27 +467,7 @@ rebuild_runrec_parse(const void *text, size_t n, struct rebuild_runrec *out,
 	out->examples_per_second = sm.examples_per_second;
 	out->train_seconds = sm.train_seconds;
 	curves = rba_json_get(&root, "curves");
-	ex = rba_json_get(&root, "examples");
-	if ((r = dup_str(&root, "version", &out->version)) != 0)
-		bad = r == -2 ? "" : "version";
-	else if ((r = dup_str(&root, "environment", &out->environment)) != 0)
-		bad = r == -2 ? "" : "environment";
-	else if ((r = dup_str(&root, "code_revision", &out->code_revision)) != 0)
-		bad = r == -2 ? "" : "code_revision";
-	else if (get_digest(&root, "config_hash", &out->config_hash))
-		bad = "config_hash";
-	else if (get_digest(&root, "snapshot", &out->snapshot))
-		bad = "snapshot";
-	else if (get_count(&root, "seed", UINT64_MAX, &out->seed))
-		bad = "seed";
-	else if (get_count(&root, "threads", UINT32_MAX, &u))
-		bad = "threads";
-	else if (get_count(ex, "classes", UINT32_MAX, &out->eval_rows))
-		bad = "examples";
-	else if (get_epoch(rba_json_get(&root, "final"), &out->final))
-		bad = "final";
-	else if (get_metric(&root, "wall_seconds", &out->wall_seconds))
-		bad = "wall_seconds";
+	bad = runrec_fields(&root, out, &u);
 	if (bad == NULL) {
 		const char *mode = rba_json_get_str(&root, "mode");
 		out->threads = (uint32_t)u;
@@ -429,36 +483,7 @@ rebuild_runrec_parse(const void *text, size_t n, struct rebuild_runrec *out,
 				bad = "curves";
 	}
 	if (bad == NULL && out->format == 2) {
-		ev = rba_json_get(&root, "eval");
-		const struct rba_json_value *sub = rba_json_get(ev, "subset");
-		const char *red = rba_json_get_str(ev, "reduction");
-		const char *dro = rba_json_get_str(ev, "dropout");
-		double scale = NAN;
-		char sbuf[32], txt[160];
-		if (get_digest(&root, "eval_fingerprint", &out->eval_fingerprint) ||
-		    ev == NULL || ev->type != RBA_JSON_OBJECT || sub == NULL ||
-		    red == NULL || dro == NULL ||
-		    get_metric(ev, "input_scale", &scale) ||
-		    get_count(ev, "rows", UINT64_MAX, &out->eval_rows) ||
-		    get_metric(ev, "loss", &out->eval_loss) ||
-		    get_metric(ev, "acc", &out->eval_acc) ||
-		    get_metric(ev, "auc", &out->eval_auc)) {
-			bad = "eval";
-		} else {
-			char num[RBA_JSON_NUM_MAX];
-			if (sub->type == RBA_JSON_STRING)
-				snprintf(sbuf, sizeof(sbuf), "%s", sub->str);
-			else
-				snprintf(sbuf, sizeof(sbuf), "%.0f", sub->num);
-			rba_json_fmt_double(scale, num);
-			snprintf(txt, sizeof(txt),
-				 "subset %s, reduction %s, dropout %s, "
-				 "input_scale %s",
-				 sbuf, red, dro, num);
-			out->has_eval = 1;
-			if ((out->contract = strdup(txt)) == NULL)
-				bad = "";
-		}
+		bad = runrec_eval(&root, out);
 	} else if (bad == NULL) {
 		out->eval_rows = out->nval;
 		out->eval_loss = out->final.val_loss;

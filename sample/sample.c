@@ -276,18 +276,18 @@ sample_names_find(char *const *names, uint32_t n, const char *s)
 	return -1;
 }
 
-int
-sample_layout_parse(const char *text, size_t n, struct sample_layout *out,
-		    struct rba_detail *d)
+/*
+ * The layout's first line: the current tag, or v1's (*v1 set) or v3's
+ * (*v3 set); *body gets the line after it.  0, RBA_E_NEWER for a tag of
+ * a later version or RBA_E_CORRUPT.
+ */
+static int
+lp_tag(const char *text, size_t n, const char **body, int *v1, int *v3,
+       struct rba_detail *d)
 {
-	struct lp s = { text, text + n, 1, d, "", NULL };
 	const char *nl = memchr(text, '\n', n);
 	size_t tl = strlen(SAMPLE_LAYOUT_SCHEMA);
-	char *v = NULL;
-	int err, v1 = 0, v3 = 0;
 
-	memset(out, 0, sizeof(*out));
-	out->id_col = out->score_col = out->decision_col = -1;
 	/* Both tags have the same length: "rebuild-audit/sample/v" and one
 	 * digit. */
 	_Static_assert(sizeof(SAMPLE_LAYOUT_SCHEMA) == sizeof(SAMPLE_LAYOUT_SCHEMA_V1) &&
@@ -295,10 +295,10 @@ sample_layout_parse(const char *text, size_t n, struct sample_layout *out,
 		       "layout tags differ only in their version digit");
 	if (nl != NULL && (size_t)(nl - text) == tl &&
 	    memcmp(text, SAMPLE_LAYOUT_SCHEMA_V1, tl) == 0) {
-		v1 = 1;
+		*v1 = 1;
 	} else if (nl != NULL && (size_t)(nl - text) == tl &&
 		   memcmp(text, SAMPLE_LAYOUT_SCHEMA_V3, tl) == 0) {
-		v3 = 1;
+		*v3 = 1;
 	} else if (nl == NULL || (size_t)(nl - text) != tl ||
 		   memcmp(text, SAMPLE_LAYOUT_SCHEMA, tl) != 0) {
 		if (nl != NULL && (size_t)(nl - text) > tl - 1 &&
@@ -308,59 +308,74 @@ sample_layout_parse(const char *text, size_t n, struct sample_layout *out,
 		return rba_fail(d, RBA_E_CORRUPT, NULL, 1, 0,
 				"sample layout: not %s", SAMPLE_LAYOUT_SCHEMA);
 	}
-	s.p = nl + 1;
-	if ((err = lp_want(&s, "source", 0, &out->source)) != 0)
-		goto fail;
+	*body = nl + 1;
+	return 0;
+}
+
+/* source, then source_digest (none in a v1 layout, required after). */
+static int
+lp_source(struct lp *s, struct sample_layout *out, int v1)
+{
+	char *v = NULL;
+	int err;
+
+	if ((err = lp_want(s, "source", 0, &out->source)) != 0)
+		return err;
 	/* Optional to the line reader so that each version's rule gets its
 	 * own message. */
-	if ((err = lp_want(&s, "source_digest", 1, &v)) != 0)
-		goto fail;
+	if ((err = lp_want(s, "source_digest", 1, &v)) != 0)
+		return err;
 	if (v1 && v != NULL) {
-		err = lp_fail(&s, "source_digest in a v1 layout");
-		goto fail;
+		err = lp_fail(s, "source_digest in a v1 layout");
+	} else if (!v1 && v == NULL) {
+		s->line++;
+		err = lp_fail(s, "missing source_digest");
+	} else if (v != NULL) {
+		if (rba_digest_parse(v, &out->source_digest) != 0)
+			err = lp_fail(s, "bad source digest");
+		else
+			out->has_source_digest = 1;
 	}
-	if (!v1 && v == NULL) {
-		s.line++;
-		err = lp_fail(&s, "missing source_digest");
-		goto fail;
-	}
-	if (v != NULL) {
-		if (rba_digest_parse(v, &out->source_digest) != 0) {
-			err = lp_fail(&s, "bad source digest");
-			goto fail;
-		}
-		out->has_source_digest = 1;
-		free(v);
-		v = NULL;
-	}
-	if ((err = lp_want(&s, "scores", 0, &v)) != 0)
-		goto fail;
+	free(v);
+	return err;
+}
+
+/* scores, artifact, score_column, decision_column and score_precision
+ * (in a v3 layout only, and there required). */
+static int
+lp_scoring(struct lp *s, struct sample_layout *out, int v3)
+{
+	char *v = NULL;
+	int err;
+
+	if ((err = lp_want(s, "scores", 0, &v)) != 0)
+		goto out;
 	if (strcmp(v, "model") == 0)
 		out->scored_by = SAMPLE_SCORED_MODEL;
 	else if (strcmp(v, "column") == 0)
 		out->scored_by = SAMPLE_SCORED_COLUMN;
 	else {
-		err = lp_fail(&s, "scores must be model or column");
-		goto fail;
+		err = lp_fail(s, "scores must be model or column");
+		goto out;
 	}
 	free(v);
-	if ((err = lp_want(&s, "artifact", 0, &v)) != 0)
-		goto fail;
+	if ((err = lp_want(s, "artifact", 0, &v)) != 0)
+		goto out;
 	if (rba_digest_parse(v, &out->artifact) != 0) {
-		err = lp_fail(&s, "bad artifact digest");
-		goto fail;
+		err = lp_fail(s, "bad artifact digest");
+		goto out;
 	}
 	free(v);
 	v = NULL;
-	if ((err = lp_want(&s, "score_column", 1, &out->score_column)) != 0 ||
-	    (err = lp_want(&s, "decision_column", 1, &out->decision_column)) != 0)
-		goto fail;
-	if ((err = lp_want(&s, "score_precision", 1, &v)) != 0)
-		goto fail;
+	if ((err = lp_want(s, "score_column", 1, &out->score_column)) != 0 ||
+	    (err = lp_want(s, "decision_column", 1, &out->decision_column)) != 0)
+		goto out;
+	if ((err = lp_want(s, "score_precision", 1, &v)) != 0)
+		goto out;
 	if ((v != NULL) != v3) {
-		err = lp_fail(&s, v3 ? "missing score_precision"
-				     : "score_precision before layout v3");
-		goto fail;
+		err = lp_fail(s, v3 ? "missing score_precision"
+				    : "score_precision before layout v3");
+		goto out;
 	}
 	if (v != NULL) {
 		char *end;
@@ -369,20 +384,30 @@ sample_layout_parse(const char *text, size_t n, struct sample_layout *out,
 		if (*v < '0' || *v > '9' || *end || errno ||
 		    !(out->score_precision <= SAMPLE_MAX_SCORE_PRECISION) ||
 		    out->score_column == NULL) {
-			err = lp_fail(&s, "bad score precision");
-			goto fail;
+			err = lp_fail(s, "bad score precision");
+			goto out;
 		}
 		out->has_score_precision = 1;
-		free(v);
-		v = NULL;
 	}
-	if ((err = lp_want(&s, "id_column", 1, &out->id_column)) != 0 ||
-	    (err = lp_want(&s, "positive", 0, &v)) != 0)
-		goto fail;
+out:
+	free(v);
+	return err;
+}
+
+/* id_column and positive, and whether the columns agree with scores. */
+static int
+lp_positive(struct lp *s, struct sample_layout *out)
+{
+	char *v = NULL;
+	int err;
+
+	if ((err = lp_want(s, "id_column", 1, &out->id_column)) != 0 ||
+	    (err = lp_want(s, "positive", 0, &v)) != 0)
+		goto out;
 	if ((out->scored_by == SAMPLE_SCORED_COLUMN) != (out->score_column != NULL) ||
 	    (out->decision_column != NULL && out->score_column == NULL)) {
-		err = lp_fail(&s, "score and decision columns disagree with scores");
-		goto fail;
+		err = lp_fail(s, "score and decision columns disagree with scores");
+		goto out;
 	}
 	if (strcmp(v, "none") == 0) {
 		out->positive = UINT32_MAX;
@@ -392,68 +417,91 @@ sample_layout_parse(const char *text, size_t n, struct sample_layout *out,
 		errno = 0;
 		pv = strtoul(v, &end, 10);
 		if (*v < '0' || *v > '9' || *end || errno || pv >= SAMPLE_MAX_SCORES) {
-			err = lp_fail(&s, "bad positive class");
-			goto fail;
+			err = lp_fail(s, "bad positive class");
+			goto out;
 		}
 		out->positive = (uint32_t)pv;
 	}
+out:
 	free(v);
-	v = NULL;
-	if ((err = lp_count(&s, "classes", SAMPLE_MAX_SCORES, &out->nclasses)) != 0)
-		goto fail;
+	return err;
+}
+
+/* The classes and the columns, each counted first, then the end. */
+static int
+lp_names(struct lp *s, struct sample_layout *out)
+{
+	int err;
+
+	if ((err = lp_count(s, "classes", SAMPLE_MAX_SCORES, &out->nclasses)) != 0)
+		return err;
 	if (out->nclasses < 2 ||
-	    (out->positive != UINT32_MAX && out->positive >= out->nclasses)) {
-		err = lp_fail(&s, "bad class count");
-		goto fail;
-	}
+	    (out->positive != UINT32_MAX && out->positive >= out->nclasses))
+		return lp_fail(s, "bad class count");
 	out->classes = calloc(out->nclasses, sizeof(char *));
-	if (out->classes == NULL) {
-		err = RBA_E_NOMEM;
-		goto fail;
-	}
+	if (out->classes == NULL)
+		return RBA_E_NOMEM;
 	for (uint32_t i = 0; i < out->nclasses; i++)
-		if ((err = lp_want(&s, "class", 0, &out->classes[i])) != 0)
-			goto fail;
-	if ((err = lp_count(&s, "columns", SAMPLE_MAX_COLUMNS, &out->ncols)) != 0)
-		goto fail;
-	if (out->ncols == 0) {
-		err = lp_fail(&s, "no columns");
-		goto fail;
-	}
+		if ((err = lp_want(s, "class", 0, &out->classes[i])) != 0)
+			return err;
+	if ((err = lp_count(s, "columns", SAMPLE_MAX_COLUMNS, &out->ncols)) != 0)
+		return err;
+	if (out->ncols == 0)
+		return lp_fail(s, "no columns");
 	out->names = calloc(out->ncols, sizeof(char *));
-	if (out->names == NULL) {
-		err = RBA_E_NOMEM;
-		goto fail;
-	}
+	if (out->names == NULL)
+		return RBA_E_NOMEM;
 	for (uint32_t i = 0; i < out->ncols; i++)
-		if ((err = lp_want(&s, "column", 0, &out->names[i])) != 0)
-			goto fail;
-	if (s.p != s.end) {
-		s.line++;
-		err = lp_fail(&s, "trailing lines");
-		goto fail;
+		if ((err = lp_want(s, "column", 0, &out->names[i])) != 0)
+			return err;
+	if (s->p != s->end) {
+		s->line++;
+		return lp_fail(s, "trailing lines");
 	}
+	return 0;
+}
+
+/* The id, score and decision columns found among the names. */
+static int
+lp_find_columns(struct lp *s, struct sample_layout *out)
+{
 	if (out->id_column &&
 	    (out->id_col = sample_names_find(out->names, out->ncols, out->id_column)) < 0)
-		err = lp_fail(&s, "the id column is not in the header");
-	else if (out->score_column &&
-		 (out->score_col = sample_names_find(out->names, out->ncols,
-					      out->score_column)) < 0)
-		err = lp_fail(&s, "the score column is not in the header");
-	else if (out->decision_column &&
-		 (out->decision_col = sample_names_find(out->names, out->ncols,
-						 out->decision_column)) < 0)
-		err = lp_fail(&s, "the decision column is not in the header");
-	if (err)
-		goto fail;
+		return lp_fail(s, "the id column is not in the header");
+	if (out->score_column &&
+	    (out->score_col = sample_names_find(out->names, out->ncols,
+						out->score_column)) < 0)
+		return lp_fail(s, "the score column is not in the header");
+	if (out->decision_column &&
+	    (out->decision_col = sample_names_find(out->names, out->ncols,
+						   out->decision_column)) < 0)
+		return lp_fail(s, "the decision column is not in the header");
+	return 0;
+}
+
+int
+sample_layout_parse(const char *text, size_t n, struct sample_layout *out,
+		    struct rba_detail *d)
+{
+	struct lp s = { text, text + n, 1, d, "", NULL };
+	int err, v1 = 0, v3 = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->id_col = out->score_col = out->decision_col = -1;
+	if ((err = lp_tag(text, n, &s.p, &v1, &v3, d)) != 0)
+		return err;
+	if ((err = lp_source(&s, out, v1)) != 0 ||
+	    (err = lp_scoring(&s, out, v3)) != 0 ||
+	    (err = lp_positive(&s, out)) != 0 ||
+	    (err = lp_names(&s, out)) != 0 ||
+	    (err = lp_find_columns(&s, out)) != 0) {
+		free(s.value);
+		sample_layout_release(out);
+		return err;
+	}
 	out->nscores = out->scored_by == SAMPLE_SCORED_MODEL ? out->nclasses : 1;
 	free(s.value);
 	return 0;
-fail:
-	free(v);
-	free(s.value);
-	sample_layout_release(out);
-	return err;
 }
 
 /* ---- chunks ----------------------------------------------------------- */
@@ -716,6 +764,169 @@ dec_header(struct dec *x, const uint8_t *p, size_t n, struct rba_detail *d,
 	return 0;
 }
 
+/* What chunk_decode keeps of a chunk's ncases cases: every one, or with
+ * only_id the one at index at (keep 1). */
+struct dec_pick {
+	uint32_t ncases, at, keep;
+	const char *only_id;
+};
+
+/* The case ids, or with only_id the index of that one (pk->at). */
+static int
+dec_case_ids(struct dec *x, struct sample_chunk_mem *m, struct dec_pick *pk,
+	     struct rba_detail *d)
+{
+	const char *block = NULL;
+	uint32_t ncases = pk->ncases, at;
+	int err;
+
+	if (pk->only_id == NULL)
+		return dec_strings(x, ncases, m->ids, 1, STORE_CASE_ID_MAX,
+				   "case ids", NULL);
+	if ((err = dec_strings(x, ncases, NULL, 1, STORE_CASE_ID_MAX,
+			       "case ids", &block)))
+		return err;
+	for (at = 0; at < ncases; at++, block += strlen(block) + 1)
+		if (strcmp(block, pk->only_id) == 0)
+			break;
+	if (at == ncases) {
+		rba_detail_key(d, pk->only_id);
+		return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
+				"no case '%s' in this chunk", pk->only_id);
+	}
+	m->ids[0] = block;
+	pk->at = at;
+	return 0;
+}
+
+/* The decisions and each case's decision code. */
+static int
+dec_decisions(struct dec *x, const struct dec_pick *pk,
+	      struct sample_chunk *out)
+{
+	struct sample_chunk_mem *m = out->mem;
+	const char *only_id = pk->only_id, *block = NULL;
+	uint32_t ncases = pk->ncases, ndec, code[1], *codes = code;
+	int err;
+
+	ndec = rba_cursor_u32(&x->c);
+	if (!rba_cursor_ok(&x->c) || ndec == 0 || ndec > SAMPLE_MAX_DECISIONS ||
+	    ndec > ncases)
+		return dec_fail(x, "bad decision count", NULL);
+	if (sample_mem_ensure(&m->decisions, &m->cap_dec, ndec, sizeof(*m->decisions)))
+		return RBA_E_NOMEM;
+	if ((err = dec_strings(x, ndec, only_id ? NULL : m->decisions, 0, SIZE_MAX,
+			       "decisions", &block)))
+		return err;
+	if (only_id == NULL) {
+		if (sample_mem_ensure(&m->dcodes32, &m->cap_dcodes32, ncases,
+				      sizeof(uint32_t)))
+			return RBA_E_NOMEM;
+		codes = m->dcodes32;
+	}
+	if ((err = dec_codes(x, ncases, ndec, 2, codes, pk->at, pk->keep,
+			     "decision codes")))
+		return err;
+	for (uint32_t i = 0; i < pk->keep; i++)
+		m->dcodes[i] = (uint16_t)(only_id ? 0 : codes[i]);
+	if (only_id != NULL)
+		m->decisions[0] = nth_string(block, code[0]);
+	out->ndecisions = only_id ? 1 : ndec;
+	out->decisions = m->decisions;
+	return 0;
+}
+
+/* A number column: the numbers, then the exception texts (each NaN kept
+ * has one). */
+static int
+dec_number_column(struct dec *x, const struct dec_pick *pk,
+		  struct sample_column *col, struct sample_colmem *cm)
+{
+	const char *only_id = pk->only_id;
+	uint32_t ncases = pk->ncases, at = pk->at, keep = pk->keep;
+	uint32_t nexc, prev = 0, kept = 0;
+	int err;
+
+	if (sample_mem_ensure(&cm->num, &cm->cap_num, keep, sizeof(double)))
+		return RBA_E_NOMEM;
+	if ((err = dec_numbers_nan(x, ncases, cm->num, at, keep, "numbers",
+				   x->fmt == SAMPLE_CHUNK_FORMAT_MISSING)))
+		return err;
+	col->num = cm->num;
+	nexc = rba_cursor_u32(&x->c);
+	if (!rba_cursor_ok(&x->c) || nexc > ncases)
+		return dec_fail(x, "bad exception count", NULL);
+	if (sample_mem_ensure(&cm->exc_case, &cm->cap_exc, nexc ? nexc : 1,
+			      sizeof(uint32_t)))
+		return RBA_E_NOMEM;
+	const char **et = realloc(cm->exc_text, cm->cap_exc * sizeof(char *));
+	if (et == NULL)
+		return RBA_E_NOMEM;
+	cm->exc_text = et;
+	for (uint32_t e = 0; e < nexc; e++) {
+		uint32_t ci = rba_cursor_u32(&x->c);
+		const uint8_t *z;
+		if (!rba_cursor_ok(&x->c) || ci >= ncases ||
+		    (e > 0 && ci <= prev))
+			return dec_fail(x, "bad exception case", NULL);
+		z = memchr(x->c.p, 0, x->c.left);
+		if (z == NULL)
+			return dec_fail(x, "exception text past the end", NULL);
+		if (only_id == NULL || ci == at) {
+			cm->exc_case[kept] = only_id ? 0 : ci;
+			cm->exc_text[kept++] = (const char *)x->c.p;
+		}
+		rba_cursor_bytes(&x->c, (size_t)(z - x->c.p) + 1);
+		prev = ci;
+	}
+	col->nexc = kept;
+	col->exc_case = cm->exc_case;
+	col->exc_text = cm->exc_text;
+	/* a missing value keeps its text: each NaN has one */
+	for (uint32_t i = 0, e = 0; i < keep; i++) {
+		if (col->num[i] == col->num[i])
+			continue;
+		while (e < kept && col->exc_case[e] < i)
+			e++;
+		if (e == kept || col->exc_case[e] != i)
+			return dec_fail(x, "a missing number", "has no text");
+	}
+	return 0;
+}
+
+/* A dictionary column: its levels, then each case's level code. */
+static int
+dec_dict_column(struct dec *x, const struct dec_pick *pk,
+		struct sample_column *col, struct sample_colmem *cm)
+{
+	const char *only_id = pk->only_id, *block = NULL;
+	uint32_t nl = rba_cursor_u32(&x->c);
+	int err;
+
+	if (!rba_cursor_ok(&x->c) || nl == 0 || nl > pk->ncases)
+		return dec_fail(x, "bad level count", NULL);
+	if (sample_mem_ensure(&cm->levels, &cm->cap_levels, only_id ? 1 : nl,
+			      sizeof(char *)) ||
+	    sample_mem_ensure(&cm->codes, &cm->cap_codes, pk->keep,
+			      sizeof(uint32_t)))
+		return RBA_E_NOMEM;
+	if ((err = dec_strings(x, nl, only_id ? NULL : cm->levels, 0,
+			       SIZE_MAX, "levels", &block)))
+		return err;
+	if ((err = dec_codes(x, pk->ncases, nl, 4, cm->codes, pk->at, pk->keep,
+			     "level codes")))
+		return err;
+	if (only_id != NULL) {
+		cm->levels[0] = nth_string(block, cm->codes[0]);
+		cm->codes[0] = 0;
+		nl = 1;
+	}
+	col->nlevels = nl;
+	col->levels = cm->levels;
+	col->codes = cm->codes;
+	return 0;
+}
+
 /*
  * The decoder of both entry points: every byte of the chunk is checked
  * either way; with only_id, just that case is kept (a one-case chunk:
@@ -728,8 +939,8 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 {
 	struct dec x;
 	struct sample_chunk_mem *m;
-	const char *block;
-	uint32_t ncases, k, ns, ndec, keep, at = 0;
+	struct dec_pick pk;
+	uint32_t ncases, k, ns;
 	int err;
 
 	if ((err = dec_header(&x, p, n, d, &ncases, &k, &ns)) != 0)
@@ -744,62 +955,24 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 	    (uint64_t)ncases * (2 + (uint64_t)nscores) > x.c.left)
 		return dec_fail(&x, "column or score count",
 				"is more than the chunk can hold");
-	keep = only_id ? 1 : ncases;
-	if ((err = sample_chunk_reserve(out, keep, ncols, nscores)) != 0)
+	pk.ncases = ncases;
+	pk.at = 0;
+	pk.keep = only_id ? 1 : ncases;
+	pk.only_id = only_id;
+	if ((err = sample_chunk_reserve(out, pk.keep, ncols, nscores)) != 0)
 		return err;
 	m = out->mem;
-	if (only_id == NULL) {
-		if ((err = dec_strings(&x, ncases, m->ids, 1, STORE_CASE_ID_MAX,
-				       "case ids", NULL)))
-			return err;
-	} else {
-		if ((err = dec_strings(&x, ncases, NULL, 1, STORE_CASE_ID_MAX,
-				       "case ids", &block)))
-			return err;
-		for (at = 0; at < ncases; at++, block += strlen(block) + 1)
-			if (strcmp(block, only_id) == 0)
-				break;
-		if (at == ncases) {
-			rba_detail_key(d, only_id);
-			return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0,
-					"no case '%s' in this chunk", only_id);
-		}
-		m->ids[0] = block;
-	}
+	if ((err = dec_case_ids(&x, m, &pk, d)) != 0)
+		return err;
 	if (index != NULL)
-		*index = at;
+		*index = pk.at;
 	if ((err = dec_numbers(&x, (size_t)ncases * nscores, m->scores,
-			       (size_t)at * nscores, (size_t)keep * nscores, "scores")))
+			       (size_t)pk.at * nscores, (size_t)pk.keep * nscores,
+			       "scores")) ||
+	    (err = dec_decisions(&x, &pk, out)))
 		return err;
-	ndec = rba_cursor_u32(&x.c);
-	if (!rba_cursor_ok(&x.c) || ndec == 0 || ndec > SAMPLE_MAX_DECISIONS ||
-	    ndec > ncases)
-		return dec_fail(&x, "bad decision count", NULL);
-	if (sample_mem_ensure(&m->decisions, &m->cap_dec, ndec, sizeof(*m->decisions)))
-		return RBA_E_NOMEM;
-	if ((err = dec_strings(&x, ndec, only_id ? NULL : m->decisions, 0, SIZE_MAX,
-			       "decisions", &block)))
-		return err;
-	{
-		uint32_t code[1], *codes = code;
-		if (only_id == NULL) {
-			if (sample_mem_ensure(&m->dcodes32, &m->cap_dcodes32, ncases,
-					      sizeof(uint32_t)))
-				return RBA_E_NOMEM;
-			codes = m->dcodes32;
-		}
-		if ((err = dec_codes(&x, ncases, ndec, 2, codes, at, keep, "decision codes")))
-			return err;
-		for (uint32_t i = 0; i < keep; i++)
-			m->dcodes[i] = (uint16_t)(only_id ? 0 : codes[i]);
-		if (only_id != NULL)
-			m->decisions[0] = nth_string(block, code[0]);
-	}
-	out->ndecisions = only_id ? 1 : ndec;
-	out->decisions = m->decisions;
 	for (k = 0; k < ncols; k++) {
 		struct sample_column *col = &m->cols[k];
-		struct sample_colmem *cm = &m->cm[k];
 		uint8_t kind = rba_cursor_u8(&x.c);
 		col->kind = kind;
 		if (kind == SAMPLE_COL_IDS) {
@@ -808,81 +981,14 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 						"that is not the id column");
 			continue;
 		}
-		if (kind == SAMPLE_COL_NUMBER) {
-			uint32_t nexc, prev = 0, kept = 0;
-			if (sample_mem_ensure(&cm->num, &cm->cap_num, keep, sizeof(double)))
-				return RBA_E_NOMEM;
-			if ((err = dec_numbers_nan(&x, ncases, cm->num, at, keep,
-						   "numbers",
-						   x.fmt == SAMPLE_CHUNK_FORMAT_MISSING)))
-				return err;
-			col->num = cm->num;
-			nexc = rba_cursor_u32(&x.c);
-			if (!rba_cursor_ok(&x.c) || nexc > ncases)
-				return dec_fail(&x, "bad exception count", NULL);
-			if (sample_mem_ensure(&cm->exc_case, &cm->cap_exc, nexc ? nexc : 1,
-				   sizeof(uint32_t)))
-				return RBA_E_NOMEM;
-			const char **et = realloc(cm->exc_text, cm->cap_exc * sizeof(char *));
-			if (et == NULL)
-				return RBA_E_NOMEM;
-			cm->exc_text = et;
-			for (uint32_t e = 0; e < nexc; e++) {
-				uint32_t ci = rba_cursor_u32(&x.c);
-				const uint8_t *z;
-				if (!rba_cursor_ok(&x.c) || ci >= ncases ||
-				    (e > 0 && ci <= prev))
-					return dec_fail(&x, "bad exception case", NULL);
-				z = memchr(x.c.p, 0, x.c.left);
-				if (z == NULL)
-					return dec_fail(&x, "exception text past the end", NULL);
-				if (only_id == NULL || ci == at) {
-					cm->exc_case[kept] = only_id ? 0 : ci;
-					cm->exc_text[kept++] = (const char *)x.c.p;
-				}
-				rba_cursor_bytes(&x.c, (size_t)(z - x.c.p) + 1);
-				prev = ci;
-			}
-			col->nexc = kept;
-			col->exc_case = cm->exc_case;
-			col->exc_text = cm->exc_text;
-			/* a missing value keeps its text: each NaN has one */
-			for (uint32_t i = 0, e = 0; i < keep; i++) {
-				if (col->num[i] == col->num[i])
-					continue;
-				while (e < kept && col->exc_case[e] < i)
-					e++;
-				if (e == kept || col->exc_case[e] != i)
-					return dec_fail(&x, "a missing number",
-							"has no text");
-			}
-			continue;
-		}
-		if (kind == SAMPLE_COL_DICT) {
-			uint32_t nl = rba_cursor_u32(&x.c);
-			if (!rba_cursor_ok(&x.c) || nl == 0 || nl > ncases)
-				return dec_fail(&x, "bad level count", NULL);
-			if (sample_mem_ensure(&cm->levels, &cm->cap_levels, only_id ? 1 : nl,
-				   sizeof(char *)) ||
-			    sample_mem_ensure(&cm->codes, &cm->cap_codes, keep, sizeof(uint32_t)))
-				return RBA_E_NOMEM;
-			if ((err = dec_strings(&x, nl, only_id ? NULL : cm->levels, 0,
-					       SIZE_MAX, "levels", &block)))
-				return err;
-			if ((err = dec_codes(&x, ncases, nl, 4, cm->codes, at, keep,
-					     "level codes")))
-				return err;
-			if (only_id != NULL) {
-				cm->levels[0] = nth_string(block, cm->codes[0]);
-				cm->codes[0] = 0;
-				nl = 1;
-			}
-			col->nlevels = nl;
-			col->levels = cm->levels;
-			col->codes = cm->codes;
-			continue;
-		}
-		return dec_fail(&x, "unknown column kind", NULL);
+		if (kind == SAMPLE_COL_NUMBER)
+			err = dec_number_column(&x, &pk, col, &m->cm[k]);
+		else if (kind == SAMPLE_COL_DICT)
+			err = dec_dict_column(&x, &pk, col, &m->cm[k]);
+		else
+			return dec_fail(&x, "unknown column kind", NULL);
+		if (err != 0)
+			return err;
 	}
 	if (!rba_cursor_ok(&x.c))
 		return dec_fail(&x, "truncated", NULL);

@@ -299,6 +299,138 @@ native_x(const struct encode_spec *spec, const struct encode_column *ec,
 	return (raw - spec->mean[f]) / spec->scale[f];
 }
 
+/* Model column k's terms from a number column of the chunk: each value
+ * standardized, a missing one's text a token. */
+static int
+prepare_numbers(struct audit_scorer *sc, const struct sample_chunk *c,
+		uint32_t k, uint32_t *bad_case, struct rba_detail *d)
+{
+	const struct encode_spec *spec = &sc->a->spec;
+	const struct sc_col *mc = &sc->cols[k];
+	const struct encode_column *ec = mc->ec;
+	const struct sample_column *col = &c->cols[mc->src];
+	uint32_t src = (uint32_t)mc->src, f = mc->f0;
+	float *tx = sc->tx0 + k;
+	uint32_t *row = sc->row0 + k;
+	size_t K = sc->ncols;
+	float mean = spec->mean[f], scale = spec->scale[f];
+	char tmp[32];
+
+	for (uint32_t i = 0; i < c->ncases; i++) {
+		float rv = (float)col->num[i];
+		if (rv != rv) {
+			/* a missing value: its text is a token */
+			const char *t = sample_chunk_text(c, src, i, tmp);
+			if (!missing_raw(spec, f, t, &rv))
+				return bad_value(c, src, i, ec, bad_case, d);
+		}
+		tx[i * K] = (rv - mean) / scale;
+		if (!isfinite(tx[i * K]) && rv == rv)
+			return bad_range(sc, c, src, i, f, bad_case, d);
+		row[i * K] = f;
+	}
+	return 0;
+}
+
+/* Model column k's terms from a dictionary column: each level resolved
+ * once (lvl_f: its feature, -1 not a value, -2 beyond float32), then
+ * each case's code looked up. */
+static int
+prepare_dict(struct audit_scorer *sc, const struct sample_chunk *c,
+	     uint32_t k, uint32_t *bad_case, struct rba_detail *d)
+{
+	const struct encode_spec *spec = &sc->a->spec;
+	const struct sc_col *mc = &sc->cols[k];
+	const struct encode_column *ec = mc->ec;
+	const struct sample_column *col = &c->cols[mc->src];
+	uint32_t src = (uint32_t)mc->src, f = mc->f0;
+	float *tx = sc->tx0 + k;
+	uint32_t *row = sc->row0 + k;
+	size_t K = sc->ncols;
+
+	for (uint32_t v = 0; v < col->nlevels; v++) {
+		if (ec->kind == ENCODE_NUMERIC) {
+			double num;
+			float rv;
+			const char *t = col->levels[v];
+			if (missing_raw(spec, f, t, &rv)) {
+				sc->lvl_f[v] = (int32_t)f;
+				sc->lvl_x[v] = (rv - spec->mean[f]) /
+					       spec->scale[f];
+				continue;
+			}
+			sc->lvl_f[v] = csv_parse_number(t, strlen(t), &num)
+					       ? -1 : (int32_t)f;
+			sc->lvl_x[v] = ((float)num - spec->mean[f]) /
+				       spec->scale[f];
+			if (sc->lvl_f[v] >= 0 && !isfinite(sc->lvl_x[v]))
+				sc->lvl_f[v] = -2; /* beyond float32 */
+		} else if (ec->kind == ENCODE_NATIVE) {
+			sc->lvl_f[v] = (int32_t)f;
+			sc->lvl_x[v] = native_x(spec, ec, f, col->levels[v]);
+		} else {
+			long lv = find_level(ec, col->levels[v]);
+			sc->lvl_f[v] = lv < 0 ? -1 : (int32_t)(f + (uint32_t)lv);
+			sc->lvl_x[v] = lv < 0 ? 0.0f : sc->xon[f + (uint32_t)lv];
+		}
+	}
+	for (uint32_t i = 0; i < c->ncases; i++) {
+		uint32_t code = col->codes[i];
+		if (sc->lvl_f[code] == -2)
+			return bad_range(sc, c, src, i, f, bad_case, d);
+		if (sc->lvl_f[code] < 0)
+			return bad_value(c, src, i, ec, bad_case, d);
+		tx[i * K] = sc->lvl_x[code];
+		row[i * K] = (uint32_t)sc->lvl_f[code];
+	}
+	return 0;
+}
+
+/* Model column k's terms from each case's text (rare: a numeric-looking
+ * categorical, or ids). */
+static int
+prepare_texts(struct audit_scorer *sc, const struct sample_chunk *c,
+	      uint32_t k, uint32_t *bad_case, struct rba_detail *d)
+{
+	const struct encode_spec *spec = &sc->a->spec;
+	const struct sc_col *mc = &sc->cols[k];
+	const struct encode_column *ec = mc->ec;
+	uint32_t src = (uint32_t)mc->src, f = mc->f0;
+	float *tx = sc->tx0 + k;
+	uint32_t *row = sc->row0 + k;
+	size_t K = sc->ncols;
+	char tmp[32];
+
+	for (uint32_t i = 0; i < c->ncases; i++) {
+		const char *t = sample_chunk_text(c, src, i, tmp);
+		if (ec->kind == ENCODE_NUMERIC) {
+			double num;
+			float rv;
+			if (missing_raw(spec, f, t, &rv)) {
+				tx[i * K] = (rv - spec->mean[f]) / spec->scale[f];
+				row[i * K] = f;
+				continue;
+			}
+			if (csv_parse_number(t, strlen(t), &num))
+				return bad_value(c, src, i, ec, bad_case, d);
+			tx[i * K] = ((float)num - spec->mean[f]) / spec->scale[f];
+			if (!isfinite(tx[i * K]))
+				return bad_range(sc, c, src, i, f, bad_case, d);
+			row[i * K] = f;
+		} else if (ec->kind == ENCODE_NATIVE) {
+			tx[i * K] = native_x(spec, ec, f, t);
+			row[i * K] = f;
+		} else {
+			long lv = find_level(ec, t);
+			if (lv < 0)
+				return bad_value(c, src, i, ec, bad_case, d);
+			tx[i * K] = sc->xon[f + (uint32_t)lv];
+			row[i * K] = f + (uint32_t)lv;
+		}
+	}
+	return 0;
+}
+
 /*
  * Fills the chunk's first-layer terms, column by column: for case i and
  * model column k, tx0[i * ncols + k] multiplies weight row
@@ -311,102 +443,20 @@ static int
 prepare(struct audit_scorer *sc, const struct sample_chunk *c,
 	uint32_t *bad_case, struct rba_detail *d)
 {
-	const struct encode_spec *spec = &sc->a->spec;
-	size_t K = sc->ncols;
-	char tmp[32];
-
 	for (uint32_t k = 0; k < sc->ncols; k++) {
 		const struct sc_col *mc = &sc->cols[k];
-		const struct encode_column *ec = mc->ec;
 		const struct sample_column *col = &c->cols[mc->src];
-		uint32_t src = (uint32_t)mc->src, f = mc->f0;
-		float *tx = sc->tx0 + k;
-		uint32_t *row = sc->row0 + k;
+		int err;
 
-		if (ec->kind == ENCODE_NUMERIC && col->kind == SAMPLE_COL_NUMBER) {
-			float mean = spec->mean[f], scale = spec->scale[f];
-			for (uint32_t i = 0; i < c->ncases; i++) {
-				float rv = (float)col->num[i];
-				if (rv != rv) {
-					/* a missing value: its text is a token */
-					const char *t = sample_chunk_text(c, src, i, tmp);
-					if (!missing_raw(spec, f, t, &rv))
-						return bad_value(c, src, i, ec, bad_case, d);
-				}
-				tx[i * K] = (rv - mean) / scale;
-				if (!isfinite(tx[i * K]) && rv == rv)
-					return bad_range(sc, c, src, i, f, bad_case, d);
-				row[i * K] = f;
-			}
-			continue;
-		}
-		if (col->kind == SAMPLE_COL_DICT) {
-			for (uint32_t v = 0; v < col->nlevels; v++) {
-				if (ec->kind == ENCODE_NUMERIC) {
-					double num;
-					float rv;
-					const char *t = col->levels[v];
-					if (missing_raw(spec, f, t, &rv)) {
-						sc->lvl_f[v] = (int32_t)f;
-						sc->lvl_x[v] = (rv - spec->mean[f]) /
-							       spec->scale[f];
-						continue;
-					}
-					sc->lvl_f[v] = csv_parse_number(t, strlen(t), &num)
-							       ? -1 : (int32_t)f;
-					sc->lvl_x[v] = ((float)num - spec->mean[f]) /
-						       spec->scale[f];
-					if (sc->lvl_f[v] >= 0 && !isfinite(sc->lvl_x[v]))
-						sc->lvl_f[v] = -2; /* beyond float32 */
-				} else if (ec->kind == ENCODE_NATIVE) {
-					sc->lvl_f[v] = (int32_t)f;
-					sc->lvl_x[v] = native_x(spec, ec, f,
-								col->levels[v]);
-				} else {
-					long lv = find_level(ec, col->levels[v]);
-					sc->lvl_f[v] = lv < 0 ? -1 : (int32_t)(f + (uint32_t)lv);
-					sc->lvl_x[v] = lv < 0 ? 0.0f : sc->xon[f + (uint32_t)lv];
-				}
-			}
-			for (uint32_t i = 0; i < c->ncases; i++) {
-				uint32_t code = col->codes[i];
-				if (sc->lvl_f[code] == -2)
-					return bad_range(sc, c, src, i, f, bad_case, d);
-				if (sc->lvl_f[code] < 0)
-					return bad_value(c, src, i, ec, bad_case, d);
-				tx[i * K] = sc->lvl_x[code];
-				row[i * K] = (uint32_t)sc->lvl_f[code];
-			}
-			continue;
-		}
-		/* Rare: per-case text (a numeric-looking categorical, or ids). */
-		for (uint32_t i = 0; i < c->ncases; i++) {
-			const char *t = sample_chunk_text(c, src, i, tmp);
-			if (ec->kind == ENCODE_NUMERIC) {
-				double num;
-				float rv;
-				if (missing_raw(spec, f, t, &rv)) {
-					tx[i * K] = (rv - spec->mean[f]) / spec->scale[f];
-					row[i * K] = f;
-					continue;
-				}
-				if (csv_parse_number(t, strlen(t), &num))
-					return bad_value(c, src, i, ec, bad_case, d);
-				tx[i * K] = ((float)num - spec->mean[f]) / spec->scale[f];
-				if (!isfinite(tx[i * K]))
-					return bad_range(sc, c, src, i, f, bad_case, d);
-				row[i * K] = f;
-			} else if (ec->kind == ENCODE_NATIVE) {
-				tx[i * K] = native_x(spec, ec, f, t);
-				row[i * K] = f;
-			} else {
-				long lv = find_level(ec, t);
-				if (lv < 0)
-					return bad_value(c, src, i, ec, bad_case, d);
-				tx[i * K] = sc->xon[f + (uint32_t)lv];
-				row[i * K] = f + (uint32_t)lv;
-			}
-		}
+		if (mc->ec->kind == ENCODE_NUMERIC &&
+		    col->kind == SAMPLE_COL_NUMBER)
+			err = prepare_numbers(sc, c, k, bad_case, d);
+		else if (col->kind == SAMPLE_COL_DICT)
+			err = prepare_dict(sc, c, k, bad_case, d);
+		else
+			err = prepare_texts(sc, c, k, bad_case, d);
+		if (err != 0)
+			return err;
 	}
 	return 0;
 }

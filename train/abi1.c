@@ -391,6 +391,106 @@ static int
 abi1_forward(const struct rebuild_model *m, const float *x, size_t n,
 	     const uint32_t *y, float *probs, float *loss);
 
+/* The kernels of run r: OpenBLAS's in fast mode (which runs the threads
+ * itself: *threads becomes 1), else the strict ones. */
+static int
+pick_kernels(struct run *r, int fast, unsigned *threads, struct rba_detail *d)
+{
+	if (fast) {
+		r->k = kernel_fast(*threads);
+		*threads = 1; /* OpenBLAS runs the threads */
+		if (r->k == NULL)
+			return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
+					"fast mode needs OpenBLAS, which is %s",
+					kernel_blas_unavailable());
+	} else {
+		r->k = kernel_strict();
+	}
+	return 0;
+}
+
+/*
+ * Steps 1 to 3 of one batch: its rows (perm[first ..], at most batch of
+ * them) gathered, cut into blocks, each block's forward, loss and
+ * backward run on the pool, and the block gradients added into block
+ * 0's left to right.  The blocks' losses are left to the caller.
+ */
+static void
+batch_gradients(struct run *r, struct pool *pool, const struct rebuild_set *train,
+		const size_t *perm, size_t first, size_t batch, uint64_t seed,
+		uint64_t step, const uint32_t *sizes)
+{
+	size_t nfeat = r->nfeat;
+
+	r->rows = train->n - first < batch ? train->n - first : batch;
+	r->rowsf = (float)r->rows;
+	for (size_t i = 0; i < r->rows; i++) {
+		size_t src = perm[first + i];
+		memcpy(r->xb + i * nfeat, train->x + src * nfeat,
+		       nfeat * sizeof(float));
+		r->yb[i] = train->y[src];
+	}
+	r->active = (r->rows + r->cap_rows - 1) / r->cap_rows;
+	for (size_t i = 0; i < r->active; i++) {
+		r->blk[i].r0 = i * r->cap_rows;
+		r->blk[i].rows = r->rows - r->blk[i].r0 < r->cap_rows
+					 ? r->rows - r->blk[i].r0
+					 : r->cap_rows;
+	}
+	for (uint32_t l = 0; l + 1 < r->L; l++)
+		r->drop_key[l] = rng_key(seed, RNG_DROPOUT, step, l);
+	pool_run(pool, step_job, r);
+	/* The fixed reduction: left to right in block order. */
+	for (size_t i = 1; i < r->active; i++)
+		for (uint32_t l = 0; l < r->L; l++) {
+			r->k->add(r->blk[0].gw[l], r->blk[i].gw[l],
+				  (size_t)sizes[l] * sizes[l + 1]);
+			r->k->add(r->blk[0].gb[l], r->blk[i].gb[l],
+				  sizes[l + 1]);
+		}
+}
+
+/*
+ * The end of epoch e, its loss summed over n rows eloss: a model gone
+ * non-finite is an error (RBA_E_NUMERIC); with rep, the epoch's point of
+ * the curve.  0 or an error, said in d.
+ */
+static int
+epoch_end(const struct rebuild_model *out, const struct rebuild_set *val,
+	  uint32_t positive, uint32_t e, double eloss, size_t n,
+	  struct rebuild_report *rep, struct rba_detail *d)
+{
+	if (!isfinite(eloss) || !all_finite(out))
+		return rba_fail(d, RBA_E_NUMERIC, NULL, 0, 0,
+				"training diverged in epoch %u", e + 1);
+	if (rep != NULL) {
+		struct rebuild_epoch *ep = &rep->curve[e];
+		int err = rebuild_eval(1, out, val, positive, ep);
+		if (err != 0) {
+			rba_fail(d, err, NULL, 0, 0, "out of memory");
+			return err;
+		}
+		ep->train_loss = eloss / (double)n;
+	}
+	return 0;
+}
+
+/* The report's totals after epochs epochs over n rows from t0 on. */
+static void
+report_done(struct rebuild_report *rep, uint32_t epochs, size_t n, double t0,
+	    const char *kernels)
+{
+	rep->epochs = epochs;
+	rep->final = rep->curve[epochs - 1];
+	rep->examples = (uint64_t)n * epochs;
+	rep->train_seconds = rba_time_mono() - t0;
+	rep->examples_per_second =
+		rep->train_seconds > 0
+			? (double)rep->examples / rep->train_seconds
+			: 0.0;
+	rep->kernels = kernels;
+}
+
 static int
 abi1_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	   uint32_t positive, const struct rebuild_set *train,
@@ -423,17 +523,9 @@ abi1_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	r.m = out;
 	if (batch > train->n)
 		batch = train->n;
-	if (fast) {
-		r.k = kernel_fast(threads);
-		threads = 1; /* OpenBLAS runs the threads */
-		if (r.k == NULL) {
-			rebuild_model_release(out);
-			return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
-					"fast mode needs OpenBLAS, which is %s",
-					kernel_blas_unavailable());
-		}
-	} else {
-		r.k = kernel_strict();
+	if ((err = pick_kernels(&r, fast, &threads, d)) != 0) {
+		rebuild_model_release(out);
+		return err;
 	}
 	err = run_setup(&r, p, batch, fast);
 	perm = run_alloc(&r, train->n, sizeof(size_t));
@@ -462,66 +554,21 @@ abi1_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 		double eloss = 0.0;
 		shuffle(perm, train->n, seed, e);
 		for (size_t s = 0; s < steps; s++, step++) {
-			size_t first = s * batch;
-			r.rows = train->n - first < batch ? train->n - first : batch;
-			r.rowsf = (float)r.rows;
-			for (size_t i = 0; i < r.rows; i++) {
-				size_t src = perm[first + i];
-				memcpy(r.xb + i * nfeat, train->x + src * nfeat,
-				       nfeat * sizeof(float));
-				r.yb[i] = train->y[src];
-			}
-			r.active = (r.rows + r.cap_rows - 1) / r.cap_rows;
-			for (size_t i = 0; i < r.active; i++) {
-				r.blk[i].r0 = i * r.cap_rows;
-				r.blk[i].rows = r.rows - r.blk[i].r0 < r.cap_rows
-							? r.rows - r.blk[i].r0
-							: r.cap_rows;
-			}
-			for (uint32_t l = 0; l + 1 < r.L; l++)
-				r.drop_key[l] = rng_key(seed, RNG_DROPOUT, step, l);
-			pool_run(pool, step_job, &r);
-			/* The fixed reduction: left to right in block order. */
-			for (size_t i = 1; i < r.active; i++)
-				for (uint32_t l = 0; l < r.L; l++) {
-					r.k->add(r.blk[0].gw[l], r.blk[i].gw[l],
-						 (size_t)sizes[l] * sizes[l + 1]);
-					r.k->add(r.blk[0].gb[l], r.blk[i].gb[l],
-						 sizes[l + 1]);
-				}
+			batch_gradients(&r, pool, train, perm, s * batch, batch,
+					seed, step, sizes);
 			for (size_t i = 0; i < r.active; i++)
 				eloss += r.blk[i].loss;
 			optimizer_step(&r, p, &b1t, &b2t);
 		}
-		if (!isfinite(eloss) || !all_finite(out)) {
-			err = rba_fail(d, RBA_E_NUMERIC, NULL, 0, 0,
-				       "training diverged in epoch %u", e + 1);
+		if ((err = epoch_end(out, val, positive, e, eloss, train->n, rep,
+				     d)) != 0)
 			goto fail;
-		}
-		if (rep != NULL) {
-			struct rebuild_epoch *ep = &rep->curve[e];
-			err = rebuild_eval(1, out, val, positive, ep);
-			if (err != 0) {
-				rba_fail(d, err, NULL, 0, 0, "out of memory");
-				goto fail;
-			}
-			ep->train_loss = eloss / (double)train->n;
-		}
 		/* Outside the arithmetic: the caller's hook sees counts only. */
 		if (progress != NULL && progress->epoch != NULL)
 			progress->epoch(progress->ctx, e + 1, p->train.epochs);
 	}
-	if (rep != NULL) {
-		rep->epochs = p->train.epochs;
-		rep->final = rep->curve[p->train.epochs - 1];
-		rep->examples = (uint64_t)train->n * p->train.epochs;
-		rep->train_seconds = rba_time_mono() - t0;
-		rep->examples_per_second =
-			rep->train_seconds > 0
-				? (double)rep->examples / rep->train_seconds
-				: 0.0;
-		rep->kernels = r.k->name;
-	}
+	if (rep != NULL)
+		report_done(rep, p->train.epochs, train->n, t0, r.k->name);
 	pool_free(pool);
 	run_free(&r);
 	return 0;

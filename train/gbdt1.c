@@ -752,29 +752,25 @@ open_push(struct gb_run *r, uint32_t node, size_t start, size_t count,
 	return 0;
 }
 
-/* Splits open leaf k: partition, two children, their histograms. */
-static int
-open_split(struct gb_run *r, size_t k)
+/*
+ * The stable partition of open leaf par's rows by its best split:
+ * both sides keep ascending row order; returns the left side's count.
+ * Each row is written to both sides and only one count moves: no
+ * branch to mispredict (rows[nl] is at or before rows[i], already read).
+ */
+static size_t
+split_partition(struct gb_run *r, const struct gb_open *par)
 {
-	struct gb_open par = r->open[k];
-	const uint8_t *col = r->bins + (size_t)par.best.feature * r->n;
-	uint32_t *rows = r->idx + par.start;
+	const uint8_t *col = r->bins + (size_t)par->best.feature * r->n;
+	uint32_t *rows = r->idx + par->start;
 	size_t nl = 0, nr = 0;
-	int64_t gl, hl, gr, hr;
-	uint32_t ln, rn, depth = par.depth + 1;
-	int deeper = depth < r->p->model.gbdt.max_depth;
-	int err;
 
-	r->open[k] = r->open[--r->nopen];
-	/* Stable partition: both sides keep ascending row order.  Each row
-	 * is written to both sides and only one count moves: no branch to
-	 * mispredict (rows[nl] is at or before rows[i], already read). */
-	if (par.best.cat) {
+	if (par->best.cat) {
 		/* step 4c: the rows whose level is in the set go left */
-		const uint32_t *cb = r->cbins + r->cboff[par.best.feature];
-		for (uint32_t i = 0; i < par.best.ncats; i++)
-			r->cmask[par.best.cats[i]] = 1;
-		for (size_t i = 0; i < par.count; i++) {
+		const uint32_t *cb = r->cbins + r->cboff[par->best.feature];
+		for (uint32_t i = 0; i < par->best.ncats; i++)
+			r->cmask[par->best.cats[i]] = 1;
+		for (size_t i = 0; i < par->count; i++) {
 			uint32_t row = rows[i];
 			size_t left = r->cmask[cb[row]];
 			rows[nl] = row;
@@ -782,12 +778,12 @@ open_split(struct gb_run *r, size_t k)
 			nl += left;
 			nr += 1 - left;
 		}
-		for (uint32_t i = 0; i < par.best.ncats; i++)
-			r->cmask[par.best.cats[i]] = 0;
-	} else if (!par.best.dleft) {
-		for (size_t i = 0; i < par.count; i++) {
+		for (uint32_t i = 0; i < par->best.ncats; i++)
+			r->cmask[par->best.cats[i]] = 0;
+	} else if (!par->best.dleft) {
+		for (size_t i = 0; i < par->count; i++) {
 			uint32_t row = rows[i];
-			size_t left = col[row] <= par.best.bin;
+			size_t left = col[row] <= par->best.bin;
 			rows[nl] = row;
 			r->tmp[nr] = row;
 			nl += left;
@@ -795,10 +791,10 @@ open_split(struct gb_run *r, size_t k)
 		}
 	} else {
 		/* step 6m: the missing bin (nb) goes left too */
-		uint32_t mb = r->nb[par.best.feature];
-		for (size_t i = 0; i < par.count; i++) {
+		uint32_t mb = r->nb[par->best.feature];
+		for (size_t i = 0; i < par->count; i++) {
 			uint32_t row = rows[i];
-			size_t left = col[row] <= par.best.bin || col[row] == mb;
+			size_t left = col[row] <= par->best.bin || col[row] == mb;
 			rows[nl] = row;
 			r->tmp[nr] = row;
 			nl += left;
@@ -806,53 +802,92 @@ open_split(struct gb_run *r, size_t k)
 		}
 	}
 	memcpy(rows + nl, r->tmp, nr * sizeof(uint32_t));
-	/* The left side's sums are the split feature's cells up to the
-	 * split bin in the parent's histogram: the same integers. */
+	return nl;
+}
+
+/* The left side's sums of open leaf par's best split: the split
+ * feature's cells up to the split bin in the parent's histogram (the
+ * same integers), a level set's own, the missing bin's when it goes
+ * left. */
+static void
+split_left_sums(const struct gb_run *r, const struct gb_open *par,
+		int64_t *glp, int64_t *hlp)
+{
+	int64_t gl = 0, hl = 0;
+
+	for (uint32_t b = 0; !par->best.cat && b <= par->best.bin; b++) {
+		gl += par->hist[r->hoff[par->best.feature] + b].g;
+		hl += par->hist[r->hoff[par->best.feature] + b].h;
+	}
+	if (par->best.cat) {
+		gl = par->best.gl;
+		hl = par->best.hl;
+	}
+	if (par->best.dleft) {
+		uint32_t mb = r->nb[par->best.feature];
+		gl += par->hist[r->hoff[par->best.feature] + mb].g;
+		hl += par->hist[r->hoff[par->best.feature] + mb].h;
+	}
+	*glp = gl;
+	*hlp = hl;
+}
+
+/* Open leaf par's node made its best split, with children ln and rn
+ * (a level set appended to the forest's).  0 or RBA_E_NOMEM. */
+static int
+split_node_set(struct gb_run *r, const struct gb_open *par, uint32_t ln,
+	       uint32_t rn)
+{
+	struct gb_tnode *t;
+
+	if (par->best.cat) {
+		r->fcats = gb_grow(r->fcats, &r->capfcats,
+				   r->nfcats + par->best.ncats, sizeof(uint32_t),
+				   &r->oom);
+		if (r->oom)
+			return RBA_E_NOMEM;
+		memcpy(r->fcats + r->nfcats, par->best.cats,
+		       par->best.ncats * sizeof(uint32_t));
+		r->tn[par->node].cat = 1;
+		r->tn[par->node].cat_at = (uint32_t)r->nfcats;
+		r->tn[par->node].ncats = par->best.ncats;
+		r->nfcats += par->best.ncats;
+	}
+	t = &r->tn[par->node];
+	t->leaf = 0;
+	t->feature = par->best.feature;
+	t->bin = par->best.bin;
+	t->dleft = par->best.dleft;
+	t->left = ln;
+	t->right = rn;
+	t->value = 0.0f;
+	return 0;
+}
+
+/* Splits open leaf k: partition, two children, their histograms. */
+static int
+open_split(struct gb_run *r, size_t k)
+{
+	struct gb_open par = r->open[k];
+	size_t nl, nr;
+	int64_t gl, hl, gr, hr;
+	uint32_t ln, rn, depth = par.depth + 1;
+	int deeper = depth < r->p->model.gbdt.max_depth;
+	int err;
+
+	r->open[k] = r->open[--r->nopen];
+	nl = split_partition(r, &par);
+	nr = par.count - nl;
 	assert(par.hist != NULL);
-	gl = hl = 0;
-	for (uint32_t b = 0; !par.best.cat && b <= par.best.bin; b++) {
-		gl += par.hist[r->hoff[par.best.feature] + b].g;
-		hl += par.hist[r->hoff[par.best.feature] + b].h;
-	}
-	if (par.best.cat) {
-		gl = par.best.gl;
-		hl = par.best.hl;
-	}
-	if (par.best.dleft) {
-		uint32_t mb = r->nb[par.best.feature];
-		gl += par.hist[r->hoff[par.best.feature] + mb].g;
-		hl += par.hist[r->hoff[par.best.feature] + mb].h;
-	}
+	split_left_sums(r, &par, &gl, &hl);
 	gr = par.g - gl;
 	hr = par.h - hl;
 	ln = tnode_new(r, gl, hl);
 	rn = tnode_new(r, gr, hr);
-	if (r->oom) {
+	if (r->oom || split_node_set(r, &par, ln, rn) != 0) {
 		hist_put(r, par.hist);
 		return RBA_E_NOMEM;
 	}
-	if (par.best.cat) {
-		r->fcats = gb_grow(r->fcats, &r->capfcats,
-				   r->nfcats + par.best.ncats, sizeof(uint32_t),
-				   &r->oom);
-		if (r->oom) {
-			hist_put(r, par.hist);
-			return RBA_E_NOMEM;
-		}
-		memcpy(r->fcats + r->nfcats, par.best.cats,
-		       par.best.ncats * sizeof(uint32_t));
-		r->tn[par.node].cat = 1;
-		r->tn[par.node].cat_at = (uint32_t)r->nfcats;
-		r->tn[par.node].ncats = par.best.ncats;
-		r->nfcats += par.best.ncats;
-	}
-	r->tn[par.node].leaf = 0;
-	r->tn[par.node].feature = par.best.feature;
-	r->tn[par.node].bin = par.best.bin;
-	r->tn[par.node].dleft = par.best.dleft;
-	r->tn[par.node].left = ln;
-	r->tn[par.node].right = rn;
-	r->tn[par.node].value = 0.0f;
 	if ((err = open_push(r, ln, par.start, nl, depth, gl, hl, deeper)) ||
 	    (err = open_push(r, rn, par.start + nl, nr, depth, gr, hr, deeper))) {
 		hist_put(r, par.hist);
@@ -1074,6 +1109,110 @@ sort_floats(float *v, size_t n, uint32_t *tmp)
 	}
 }
 
+/* Step 1c for native feature f (its values col): no edges (ne so far),
+ * one bin; the rows' level indexes (a value that is no index: L, which
+ * no set holds). */
+static void
+bins_native(struct gb_run *r, size_t f, const float *col, size_t ne)
+{
+	uint32_t L = r->nat[f], *cb = r->cbins + r->cboff[f];
+
+	for (size_t i = 0; i < r->n; i++) {
+		float xv = col[i];
+		cb[i] = xv >= 0.0f && xv < (float)L &&
+				(float)(uint32_t)xv == xv
+			? (uint32_t)xv : L;
+		r->bins[f * r->n + i] = 0;
+	}
+	r->estart[f + 1] = (uint32_t)ne;
+	r->nb[f] = 1;
+	r->hoff[f + 1] = r->hoff[f] + gb_cells(r, (uint32_t)f);
+}
+
+/*
+ * Steps 1 and 1m for feature f (its values col): its edges appended to
+ * the ne so far, its bin count and histogram cells; returns the new
+ * edge count.  v (n floats) and vt are sort_floats' space.
+ */
+static size_t
+bins_edges(struct gb_run *r, size_t f, const float *col, float *v,
+	   uint32_t *vt, size_t ne)
+{
+	size_t d = 0, e0 = ne, n = 0; /* n: the rows with a value */
+	uint32_t B = r->p->model.gbdt.max_bins;
+
+	for (size_t i = 0; i < r->n; i++) {
+		float xv = col[i];
+		if (xv != xv)
+			continue; /* step 1m */
+		v[n++] = xv + 0.0f; /* -0 is +0 */
+	}
+	if (n < r->n) {
+		/* step 1m: one bin fewer for the values, the smallest
+		 * one's edge, and the missing bin after them */
+		r->hasmiss[f] = 1;
+		B = (B > 255 ? 255 : B) - 1;
+		if (B < 1)
+			B = 1;
+	}
+	sort_floats(v, n, vt);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || v[i] > v[i - 1])
+			d++;
+	if (d <= B) {
+		for (size_t i = 1; i < n; i++)
+			if (v[i] > v[i - 1])
+				r->edges[ne++] = v[i];
+	} else {
+		for (uint64_t k = 1; k < B; k++) {
+			float c = v[(size_t)(k * (uint64_t)n / B)];
+			if (c > v[0] && (ne == e0 || c > r->edges[ne - 1]))
+				r->edges[ne++] = c;
+		}
+	}
+	if (r->hasmiss[f] && n > 0) {
+		/* the smallest value is an edge too: splitting there
+		 * parts the missing rows from every other */
+		memmove(r->edges + e0 + 1, r->edges + e0,
+			(ne - e0) * sizeof(float));
+		r->edges[e0] = v[0];
+		ne++;
+	}
+	r->estart[f + 1] = (uint32_t)ne;
+	r->nb[f] = (uint32_t)(ne - e0) + 1;
+	r->hoff[f + 1] = r->hoff[f] + r->nb[f] + r->hasmiss[f];
+	return ne;
+}
+
+/* Each row's bin of feature f (its values col; edges e0 .. ne): the
+ * number of edges at or below its value, the missing bin nb for none. */
+static void
+bins_assign(struct gb_run *r, size_t f, const float *col, size_t e0,
+	    size_t ne)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		float x = col[i];
+		/* the number of edges at or below x, without a branch
+		 * (the search came later: the same count, no bit moved) */
+		const float *e = r->edges + e0, *base = e;
+		size_t len = ne - e0;
+		if (x != x) {
+			r->bins[f * r->n + i] = (uint8_t)r->nb[f];
+			continue;
+		}
+		if (len == 0) {
+			r->bins[f * r->n + i] = 0;
+			continue;
+		}
+		while (len > 1) {
+			size_t half = len / 2;
+			base = base[half] <= x ? base + half : base;
+			len -= half;
+		}
+		r->bins[f * r->n + i] = (uint8_t)((size_t)(base - e) + (*base <= x));
+	}
+}
+
 /* Step 1 of the recipe: edges and the column-major bin matrix. */
 static int
 make_bins(struct gb_run *r)
@@ -1100,8 +1239,7 @@ make_bins(struct gb_run *r)
 		return RBA_E_NOMEM;
 	}
 	for (size_t f = 0; f < nf; f++) {
-		size_t d = 0, e0 = ne, n = 0; /* n: the rows with a value */
-		uint32_t B = B0;
+		size_t e0 = ne;
 		const float *col = cols + (f % GB_BIN_GROUP) * r->n;
 		if (f % GB_BIN_GROUP == 0) {
 			size_t g = nf - f < GB_BIN_GROUP ? nf - f : GB_BIN_GROUP;
@@ -1110,82 +1248,11 @@ make_bins(struct gb_run *r)
 					cols[k * r->n + i] = r->x[i * nf + f + k];
 		}
 		if (r->nat != NULL && r->nat[f] > 0) {
-			/* step 1c: no edges, one bin; the rows' level indexes
-			 * (a value that is no index: L, which no set holds) */
-			uint32_t L = r->nat[f], *cb = r->cbins + r->cboff[f];
-			for (size_t i = 0; i < r->n; i++) {
-				float xv = col[i];
-				cb[i] = xv >= 0.0f && xv < (float)L &&
-						(float)(uint32_t)xv == xv
-					? (uint32_t)xv : L;
-				r->bins[f * r->n + i] = 0;
-			}
-			r->estart[f + 1] = (uint32_t)ne;
-			r->nb[f] = 1;
-			r->hoff[f + 1] = r->hoff[f] + gb_cells(r, (uint32_t)f);
+			bins_native(r, f, col, ne);
 			continue;
 		}
-		for (size_t i = 0; i < r->n; i++) {
-			float xv = col[i];
-			if (xv != xv)
-				continue; /* step 1m */
-			v[n++] = xv + 0.0f; /* -0 is +0 */
-		}
-		if (n < r->n) {
-			/* step 1m: one bin fewer for the values, the smallest
-			 * one's edge, and the missing bin after them */
-			r->hasmiss[f] = 1;
-			B = (B > 255 ? 255 : B) - 1;
-			if (B < 1)
-				B = 1;
-		}
-		sort_floats(v, n, vt);
-		for (size_t i = 0; i < n; i++)
-			if (i == 0 || v[i] > v[i - 1])
-				d++;
-		if (d <= B) {
-			for (size_t i = 1; i < n; i++)
-				if (v[i] > v[i - 1])
-					r->edges[ne++] = v[i];
-		} else {
-			for (uint64_t k = 1; k < B; k++) {
-				float c = v[(size_t)(k * (uint64_t)n / B)];
-				if (c > v[0] && (ne == e0 || c > r->edges[ne - 1]))
-					r->edges[ne++] = c;
-			}
-		}
-		if (r->hasmiss[f] && n > 0) {
-			/* the smallest value is an edge too: splitting there
-			 * parts the missing rows from every other */
-			memmove(r->edges + e0 + 1, r->edges + e0,
-				(ne - e0) * sizeof(float));
-			r->edges[e0] = v[0];
-			ne++;
-		}
-		r->estart[f + 1] = (uint32_t)ne;
-		r->nb[f] = (uint32_t)(ne - e0) + 1;
-		r->hoff[f + 1] = r->hoff[f] + r->nb[f] + r->hasmiss[f];
-		for (size_t i = 0; i < r->n; i++) {
-			float x = col[i];
-			/* the number of edges at or below x, without a branch
-			 * (the search came later: the same count, no bit moved) */
-			const float *e = r->edges + e0, *base = e;
-			size_t len = ne - e0;
-			if (x != x) {
-				r->bins[f * r->n + i] = (uint8_t)r->nb[f];
-				continue;
-			}
-			if (len == 0) {
-				r->bins[f * r->n + i] = 0;
-				continue;
-			}
-			while (len > 1) {
-				size_t half = len / 2;
-				base = base[half] <= x ? base + half : base;
-				len -= half;
-			}
-			r->bins[f * r->n + i] = (uint8_t)((size_t)(base - e) + (*base <= x));
-		}
+		ne = bins_edges(r, f, col, v, vt, ne);
+		bins_assign(r, f, col, e0, ne);
 	}
 	r->hcells = r->hoff[nf];
 	free(v);
@@ -1484,6 +1551,250 @@ gb_fail(struct gb_run *r, struct rba_detail *d, int err)
 	return rba_fail(d, err, NULL, 0, 0, "cannot set up training");
 }
 
+/* gb_train's buffers beside the run: margins, probabilities and losses
+ * of the training and validation rows, the round's rows, the validation
+ * rows' bins and walk order, and what set_metrics sorts. */
+struct gb_bufs {
+	float *mg, *vmg, *pr, *vpr, *ls, *vls, *score;
+	uint8_t *pos, *insample, *vb;
+	uint32_t *vidx, *vtmp;
+};
+
+static void
+gb_bufs_free(struct gb_bufs *b)
+{
+	free(b->mg);
+	free(b->vmg);
+	free(b->pr);
+	free(b->vpr);
+	free(b->ls);
+	free(b->vls);
+	free(b->score);
+	free(b->pos);
+	free(b->insample);
+	free(b->vb);
+	free(b->vidx);
+	free(b->vtmp);
+}
+
+/* The run's settings from the pins and the training set (before any
+ * allocation). */
+static void
+gb_run_init(struct gb_run *r, const struct pins *p, size_t nfeat,
+	    uint32_t C, uint32_t K, const struct rebuild_set *train)
+{
+	memset(r, 0, sizeof(*r));
+	r->p = p;
+	r->n = train->n;
+	r->nfeat = nfeat;
+	r->C = C;
+	r->K = K;
+	r->x = train->x;
+	r->y = train->y;
+	r->lambda = p->model.gbdt.lambda;
+	r->gamma = p->model.gbdt.gamma;
+	r->mcw = p->model.gbdt.min_child_weight;
+	r->lr = p->model.gbdt.learning_rate;
+}
+
+/* The run's per-row and per-feature work arrays and the buffers of b
+ * (but b->vb, from bin_rows): 0 or RBA_E_NOMEM. */
+static int
+gb_alloc(struct gb_run *r, struct gb_bufs *b, size_t nv)
+{
+	size_t n = r->n, nfeat = r->nfeat;
+	uint32_t K = r->K, C = r->C;
+
+	b->vidx = malloc((nv ? nv : 1) * sizeof(uint32_t));
+	b->vtmp = malloc((nv ? nv : 1) * sizeof(uint32_t));
+	r->gh = malloc(n * sizeof(struct gb_cell));
+	r->ord = malloc(n * sizeof(struct gb_cell));
+	r->copies = malloc((size_t)pool_threads(r->pool) * GB_COPIES *
+			   GB_COPY_STRIDE * sizeof(struct gb_cell));
+	r->idx = malloc(n * sizeof(uint32_t));
+	r->tmp = malloc(n * sizeof(uint32_t));
+	r->feats = malloc(nfeat * sizeof(uint32_t));
+	r->soff = malloc(nfeat * sizeof(size_t));
+	r->perm = malloc(nfeat * sizeof(uint32_t));
+	r->on = malloc(nfeat);
+	r->fbest = malloc(nfeat * sizeof(struct gb_split));
+	b->mg = calloc(n * K, sizeof(float));
+	b->vmg = calloc((nv ? nv : 1) * K, sizeof(float));
+	b->pr = malloc(n * C * sizeof(float));
+	b->vpr = malloc((nv ? nv : 1) * C * sizeof(float));
+	b->ls = malloc(n * sizeof(float));
+	b->vls = malloc((nv ? nv : 1) * sizeof(float));
+	b->score = malloc((nv ? nv : 1) * sizeof(float));
+	b->pos = malloc(nv ? nv : 1);
+	b->insample = malloc(n);
+	if (b->insample == NULL || b->vidx == NULL || b->vtmp == NULL ||
+	    r->gh == NULL || r->ord == NULL || r->copies == NULL ||
+	    r->idx == NULL || r->tmp == NULL || r->feats == NULL ||
+	    r->soff == NULL || r->perm == NULL || r->on == NULL ||
+	    r->fbest == NULL || b->mg == NULL || b->vmg == NULL ||
+	    b->pr == NULL || b->vpr == NULL || b->ls == NULL ||
+	    b->vls == NULL || b->score == NULL || b->pos == NULL)
+		return RBA_E_NOMEM;
+	return 0;
+}
+
+/*
+ * Round rd's trees (step 2): the rows of the round, then per group k
+ * the gradients from the probabilities, the tree, and its leaves added
+ * to the training rows it did not see and to the validation rows.
+ */
+static int
+gb_round_trees(struct gb_run *r, struct gb_bufs *b, uint32_t rd,
+	       const struct rebuild_set *train, size_t nv)
+{
+	size_t n = r->n;
+	uint32_t K = r->K, C = r->C;
+	double sub = r->p->model.gbdt.subsample;
+	uint64_t rkey = rng_key(r->p->train.seed, RNG_GBDT_ROWS, rd, 0);
+	size_t nrows = 0;
+	uint32_t first = r->ntrees;
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		b->insample[i] = sub >= 1.0 || rng_uniform(rkey, i) < sub;
+		if (b->insample[i])
+			r->idx[nrows++] = (uint32_t)i;
+	}
+	for (uint32_t k = 0; k < K; k++) {
+		uint32_t cls = K == 1 ? 1 : k;
+		for (size_t i = 0; i < n; i++) {
+			float pk = b->pr[i * C + cls];
+			float g = pk - (train->y[i] == cls ? 1.0f : 0.0f);
+			float h = pk * (1.0f - pk);
+			r->gh[i].g = quantize(g);
+			r->gh[i].h = quantize(h);
+		}
+		/* grow_tree reorders idx within nodes; restore it. */
+		if (k > 0) {
+			nrows = 0;
+			for (size_t i = 0; i < n; i++)
+				if (b->insample[i])
+					r->idx[nrows++] = (uint32_t)i;
+		}
+		/* Margins of group k only change by group k's trees, in
+		 * tree order, as scoring adds them. */
+		if ((err = grow_tree(r, nrows, rd * K + k, b->mg, k)) != 0)
+			return err;
+		if (r->nat != NULL)
+			gb_cat_pointers(r);
+		if (nrows < n)
+			add_tree(r->nodes, r->tstart[first + k], train->x, n,
+				 r->nfeat, b->mg, K, k, b->insample);
+		for (size_t i = 0; i < nv; i++)
+			b->vidx[i] = (uint32_t)i;
+		add_tree_binned(r, r->nodes, r->tstart[first + k], b->vb, nv,
+				b->vidx, b->vtmp, nv, b->vmg, K, k);
+	}
+	return 0;
+}
+
+/*
+ * The probabilities after round rd (of rounds) and its curve point when
+ * rep is not NULL; *tlp gets the training loss summed (0 before the last
+ * round with two classes).  0 or set_metrics' error.
+ */
+static int
+gb_round_losses(const struct gb_run *r, struct gb_bufs *b,
+		const struct kernel_ops *ks, uint32_t rd, uint32_t rounds,
+		const struct rebuild_set *train, const struct rebuild_set *val,
+		uint32_t positive, struct rebuild_report *rep, double *tlp)
+{
+	size_t n = r->n, nv = val->n;
+	uint32_t K = r->K, C = r->C;
+	double tl = 0.0;
+	int last;
+
+	/* The training loss (a log per row) and the AUC (a sort) are
+	 * taken at the last round only: per round they would cost more
+	 * than the trees.  Validation loss and accuracy every round. */
+	last = rd + 1 == rounds;
+	if (K == 1) {
+		/* (a loss of 0 for each row before the last round) */
+		gbdt1_softmax2(ks, b->mg, n, last ? train->y : NULL, b->pr,
+			       b->ls);
+		for (size_t i = 0; last && i < n; i++)
+			tl += b->ls[i];
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			b->ls[i] = gbdt1_softmax(b->mg + i * K, K, C,
+					      last ? train->y[i] : C,
+					      b->pr + i * C);
+			tl += b->ls[i];
+		}
+	}
+	if (rep != NULL) {
+		struct rebuild_epoch *ep = &rep->curve[rd];
+		int err;
+		if (K == 1)
+			gbdt1_softmax2(ks, b->vmg, nv, val->y, b->vpr, b->vls);
+		else for (size_t i = 0; i < nv; i++)
+			b->vls[i] = gbdt1_softmax(b->vmg + i * K, K, C,
+					       val->y[i], b->vpr + i * C);
+		err = set_metrics(b->vpr, b->vls, val->y, nv, C,
+				  last ? positive : C, b->score, b->pos,
+				  &ep->val_loss, &ep->val_acc, &ep->val_auc);
+		if (err != 0)
+			return err;
+		ep->train_loss = last ? tl / (double)n : NAN;
+	}
+	*tlp = tl;
+	return 0;
+}
+
+/* The run's edges and forest moved into out (step 4c: the level sets
+ * too, each split's bin turned into its set's pointer). */
+static int
+gb_forest_out(struct gb_run *r, struct rebuild_model *out)
+{
+	size_t nfeat = r->nfeat;
+	int err;
+
+	if ((err = rebuild_forest_alloc(out, (uint32_t)nfeat, r->C,
+					r->estart[nfeat], r->ntrees, r->nnodes)))
+		return err;
+	memcpy(out->forest.edge_start, r->estart, (nfeat + 1) * sizeof(uint32_t));
+	memcpy(out->forest.edges, r->edges, r->estart[nfeat] * sizeof(float));
+	memcpy(out->forest.tree_start, r->tstart,
+	       ((size_t)r->ntrees + 1) * sizeof(uint32_t));
+	memcpy(out->forest.nodes, r->nodes, r->nnodes * sizeof(*r->nodes));
+	if (r->nfcats > 0) {
+		/* step 4c: the level sets move into the forest */
+		out->forest.cats = r->fcats;
+		out->forest.ncats = r->nfcats;
+		r->fcats = NULL;
+		for (size_t i = 0; i < r->nnodes; i++) {
+			struct rebuild_tree_node *q = &out->forest.nodes[i];
+			if (q->feature != REBUILD_TREE_LEAF &&
+			    (q->flags & REBUILD_TREE_CATEGORICAL)) {
+				q->cats = out->forest.cats + q->bin;
+				q->bin = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The report's totals after rounds rounds over n rows from t0 on. */
+static void
+gb_report_done(struct rebuild_report *rep, uint32_t rounds, size_t n,
+	       double t0)
+{
+	rep->epochs = rounds;
+	rep->final = rep->curve[rounds - 1];
+	rep->examples = (uint64_t)n * rounds;
+	rep->train_seconds = rba_time_mono() - t0;
+	rep->examples_per_second =
+		rep->train_seconds > 0
+			? (double)rep->examples / rep->train_seconds
+			: 0.0;
+	rep->kernels = "strict";
+}
+
 static int
 gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	 uint32_t positive, const struct rebuild_set *train,
@@ -1492,30 +1803,17 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	 struct rba_detail *d)
 {
 	struct gb_run r;
+	struct gb_bufs b;
 	size_t n = train->n, nv = val->n;
 	uint32_t K = nclasses == 2 ? 1 : nclasses, C = nclasses;
 	uint32_t rounds = p->model.gbdt.trees;
 	unsigned threads = p->determinism.threads ? p->determinism.threads : 1;
 	const struct kernel_ops *ks = kernel_strict();
-	float *mg = NULL, *vmg = NULL, *pr = NULL, *vpr = NULL, *ls = NULL;
-	float *vls = NULL, *score = NULL;
-	uint8_t *pos = NULL, *insample = NULL, *vb = NULL;
-	uint32_t *vidx = NULL, *vtmp = NULL;
 	double t0;
 	int err;
 
-	memset(&r, 0, sizeof(r));
-	r.p = p;
-	r.n = n;
-	r.nfeat = nfeat;
-	r.C = C;
-	r.K = K;
-	r.x = train->x;
-	r.y = train->y;
-	r.lambda = p->model.gbdt.lambda;
-	r.gamma = p->model.gbdt.gamma;
-	r.mcw = p->model.gbdt.min_child_weight;
-	r.lr = p->model.gbdt.learning_rate;
+	memset(&b, 0, sizeof(b));
+	gb_run_init(&r, p, nfeat, C, K, train);
 	if ((err = pool_new(threads, &r.pool)) != 0)
 		return gb_fail(&r, d, err);
 	/* The training time counts the bin edges too, as a library's
@@ -1525,40 +1823,10 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	if ((err = gb_cat_setup(&r, train->native)) != 0 ||
 	    (err = make_bins(&r)) != 0)
 		return gb_fail(&r, d, err);
-	if ((err = bin_rows(&r, val->x, nv, &vb)) != 0 ||
-	    (err = val_levels(&r, val->x, nv)) != 0)
+	if ((err = bin_rows(&r, val->x, nv, &b.vb)) != 0 ||
+	    (err = val_levels(&r, val->x, nv)) != 0 ||
+	    (err = gb_alloc(&r, &b, nv)) != 0)
 		goto fail;
-	vidx = malloc((nv ? nv : 1) * sizeof(uint32_t));
-	vtmp = malloc((nv ? nv : 1) * sizeof(uint32_t));
-	r.gh = malloc(n * sizeof(struct gb_cell));
-	r.ord = malloc(n * sizeof(struct gb_cell));
-	r.copies = malloc((size_t)pool_threads(r.pool) * GB_COPIES *
-			  GB_COPY_STRIDE * sizeof(struct gb_cell));
-	r.idx = malloc(n * sizeof(uint32_t));
-	r.tmp = malloc(n * sizeof(uint32_t));
-	r.feats = malloc(nfeat * sizeof(uint32_t));
-	r.soff = malloc(nfeat * sizeof(size_t));
-	r.perm = malloc(nfeat * sizeof(uint32_t));
-	r.on = malloc(nfeat);
-	r.fbest = malloc(nfeat * sizeof(struct gb_split));
-	mg = calloc(n * K, sizeof(float));
-	vmg = calloc((nv ? nv : 1) * K, sizeof(float));
-	pr = malloc(n * C * sizeof(float));
-	vpr = malloc((nv ? nv : 1) * C * sizeof(float));
-	ls = malloc(n * sizeof(float));
-	vls = malloc((nv ? nv : 1) * sizeof(float));
-	score = malloc((nv ? nv : 1) * sizeof(float));
-	pos = malloc(nv ? nv : 1);
-	insample = malloc(n);
-	if (insample == NULL || vidx == NULL || vtmp == NULL || r.gh == NULL || r.ord == NULL ||
-	    r.copies == NULL || r.idx == NULL || r.tmp == NULL ||
-	    r.feats == NULL || r.soff == NULL || r.perm == NULL || r.on == NULL ||
-	    r.fbest == NULL || mg == NULL ||
-	    vmg == NULL || pr == NULL || vpr == NULL || ls == NULL ||
-	    vls == NULL || score == NULL || pos == NULL) {
-		err = RBA_E_NOMEM;
-		goto fail;
-	}
 	if (rep != NULL) {
 		rep->curve = calloc(rounds, sizeof(*rep->curve));
 		if (rep->curve == NULL) {
@@ -1568,82 +1836,16 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	}
 	/* Base margins 0: both margin arrays start there (calloc). */
 	if (K == 1)
-		gbdt1_softmax2(ks, mg, n, NULL, pr, ls);
+		gbdt1_softmax2(ks, b.mg, n, NULL, b.pr, b.ls);
 	else
 		for (size_t i = 0; i < n; i++)
-			gbdt1_softmax(mg + i * K, K, C, C, pr + i * C);
+			gbdt1_softmax(b.mg + i * K, K, C, C, b.pr + i * C);
 	for (uint32_t rd = 0; rd < rounds; rd++) {
-		double sub = p->model.gbdt.subsample, tl = 0.0;
-		int last;
-		uint64_t rkey = rng_key(p->train.seed, RNG_GBDT_ROWS, rd, 0);
-		size_t nrows = 0;
-		uint32_t first = r.ntrees;
-		for (size_t i = 0; i < n; i++) {
-			insample[i] = sub >= 1.0 || rng_uniform(rkey, i) < sub;
-			if (insample[i])
-				r.idx[nrows++] = (uint32_t)i;
-		}
-		for (uint32_t k = 0; k < K; k++) {
-			uint32_t cls = K == 1 ? 1 : k;
-			for (size_t i = 0; i < n; i++) {
-				float pk = pr[i * C + cls];
-				float g = pk - (train->y[i] == cls ? 1.0f : 0.0f);
-				float h = pk * (1.0f - pk);
-				r.gh[i].g = quantize(g);
-				r.gh[i].h = quantize(h);
-			}
-			/* grow_tree reorders idx within nodes; restore it. */
-			if (k > 0) {
-				nrows = 0;
-				for (size_t i = 0; i < n; i++)
-					if (insample[i])
-						r.idx[nrows++] = (uint32_t)i;
-			}
-			/* Margins of group k only change by group k's trees, in
-			 * tree order, as scoring adds them. */
-			if ((err = grow_tree(&r, nrows, rd * K + k, mg, k)) != 0)
-				goto fail;
-			if (r.nat != NULL)
-				gb_cat_pointers(&r);
-			if (nrows < n)
-				add_tree(r.nodes, r.tstart[first + k], train->x, n,
-					 nfeat, mg, K, k, insample);
-			for (size_t i = 0; i < nv; i++)
-				vidx[i] = (uint32_t)i;
-			add_tree_binned(&r, r.nodes, r.tstart[first + k], vb, nv, vidx,
-					vtmp, nv, vmg, K, k);
-		}
-		/* The training loss (a log per row) and the AUC (a sort) are
-		 * taken at the last round only: per round they would cost more
-		 * than the trees.  Validation loss and accuracy every round. */
-		last = rd + 1 == rounds;
-		if (K == 1) {
-			/* (a loss of 0 for each row before the last round) */
-			gbdt1_softmax2(ks, mg, n, last ? train->y : NULL, pr, ls);
-			for (size_t i = 0; last && i < n; i++)
-				tl += ls[i];
-		} else {
-			for (size_t i = 0; i < n; i++) {
-				ls[i] = gbdt1_softmax(mg + i * K, K, C,
-						   last ? train->y[i] : C,
-						   pr + i * C);
-				tl += ls[i];
-			}
-		}
-		if (rep != NULL) {
-			struct rebuild_epoch *ep = &rep->curve[rd];
-			if (K == 1)
-				gbdt1_softmax2(ks, vmg, nv, val->y, vpr, vls);
-			else for (size_t i = 0; i < nv; i++)
-				vls[i] = gbdt1_softmax(vmg + i * K, K, C, val->y[i],
-						    vpr + i * C);
-			err = set_metrics(vpr, vls, val->y, nv, C,
-					  last ? positive : C, score, pos,
-					  &ep->val_loss, &ep->val_acc, &ep->val_auc);
-			if (err != 0)
-				goto fail;
-			ep->train_loss = last ? tl / (double)n : NAN;
-		}
+		double tl;
+		if ((err = gb_round_trees(&r, &b, rd, train, nv)) != 0 ||
+		    (err = gb_round_losses(&r, &b, ks, rd, rounds, train, val,
+					   positive, rep, &tl)) != 0)
+			goto fail;
 		if (!isfinite(tl)) {
 			run_free(&r);
 			err = rba_fail(d, RBA_E_NUMERIC, NULL, 0, 0,
@@ -1653,39 +1855,10 @@ gb_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 		if (progress != NULL && progress->epoch != NULL)
 			progress->epoch(progress->ctx, rd + 1, rounds);
 	}
-	if ((err = rebuild_forest_alloc(out, (uint32_t)nfeat, C,
-					r.estart[nfeat], r.ntrees, r.nnodes)))
+	if ((err = gb_forest_out(&r, out)) != 0)
 		goto fail;
-	memcpy(out->forest.edge_start, r.estart, (nfeat + 1) * sizeof(uint32_t));
-	memcpy(out->forest.edges, r.edges, r.estart[nfeat] * sizeof(float));
-	memcpy(out->forest.tree_start, r.tstart,
-	       ((size_t)r.ntrees + 1) * sizeof(uint32_t));
-	memcpy(out->forest.nodes, r.nodes, r.nnodes * sizeof(*r.nodes));
-	if (r.nfcats > 0) {
-		/* step 4c: the level sets move into the forest */
-		out->forest.cats = r.fcats;
-		out->forest.ncats = r.nfcats;
-		r.fcats = NULL;
-		for (size_t i = 0; i < r.nnodes; i++) {
-			struct rebuild_tree_node *q = &out->forest.nodes[i];
-			if (q->feature != REBUILD_TREE_LEAF &&
-			    (q->flags & REBUILD_TREE_CATEGORICAL)) {
-				q->cats = out->forest.cats + q->bin;
-				q->bin = 0;
-			}
-		}
-	}
-	if (rep != NULL) {
-		rep->epochs = rounds;
-		rep->final = rep->curve[rounds - 1];
-		rep->examples = (uint64_t)n * rounds;
-		rep->train_seconds = rba_time_mono() - t0;
-		rep->examples_per_second =
-			rep->train_seconds > 0
-				? (double)rep->examples / rep->train_seconds
-				: 0.0;
-		rep->kernels = "strict";
-	}
+	if (rep != NULL)
+		gb_report_done(rep, rounds, n, t0);
 	run_free(&r);
 	err = 0;
 	goto out;
@@ -1696,18 +1869,7 @@ out:
 		free(rep->curve);
 		rep->curve = NULL;
 	}
-	free(mg);
-	free(vmg);
-	free(pr);
-	free(vpr);
-	free(ls);
-	free(vls);
-	free(score);
-	free(pos);
-	free(insample);
-	free(vb);
-	free(vidx);
-	free(vtmp);
+	gb_bufs_free(&b);
 	return err;
 }
 

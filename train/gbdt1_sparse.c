@@ -289,20 +289,140 @@ _Static_assert(GB_SCORE_LANES == 10, "gb_walk_lanes walks 10 lanes");
 _Static_assert(GB_SCORE_BLOCK % GB_SCORE_LANES == 0,
 	       "a block is whole lane groups");
 
+/*
+ * The block's inputs (nb cases of nterms terms from case c0 of tx and
+ * row) as keys in x, case j at column j of each input row, and in the
+ * left copies' rows.  The numbers are copied first: a store whose
+ * address waits on a load from far away holds up the loads behind it,
+ * and the fill would go at memory's pace.
+ */
+static inline __attribute__((always_inline)) void
+gb_block_fill(struct gb_sparse *s, const float *tx, const uint32_t *row,
+	      size_t nterms, size_t c0, size_t nb)
+{
+	uint32_t *xs = s->x;
+
+	memcpy(s->rows, row + c0 * nterms, nb * nterms * sizeof(uint32_t));
+	gb_keys(tx + c0 * nterms, nb * nterms, s->keys);
+	for (size_t j = 0; j < nb; j++) {
+		const uint32_t *r = s->rows + j * nterms;
+		const uint32_t *kj = s->keys + j * nterms;
+		for (size_t k = 0; k < nterms; k++)
+			xs[(size_t)r[k] * GB_SCORE_BLOCK + j] = kj[k];
+	}
+	/* the left copies: a missing input (key UINT32_MAX, above
+	 * every threshold) is 0 there, below every one */
+	if (s->nx > s->nfeat)
+		for (size_t j = 0; j < nb; j++) {
+			const uint32_t *r = s->rows + j * nterms;
+			const uint32_t *kj = s->keys + j * nterms;
+			for (size_t k = 0; k < nterms; k++) {
+				uint32_t lr = s->lrow[r[k]];
+				if (lr != UINT32_MAX)
+					xs[(size_t)lr * GB_SCORE_BLOCK + j] =
+						kj[k] == UINT32_MAX ? 0 : kj[k];
+			}
+		}
+}
+
+/*
+ * The block's margins (nb cases, nl lanes in whole lane groups): the
+ * bases, then every tree's leaf in tree order, full trees by lanes
+ * (two a visit with one margin each), the others a level at a time.
+ */
+static inline __attribute__((always_inline)) void
+gb_block_trees(struct gb_sparse *s, size_t nb, size_t nl)
+{
+	uint32_t K = s->K;
+	const uint32_t *xs = s->x;
+	float *mg = s->mg;
+	uint32_t cur[GB_SCORE_BLOCK];
+
+	for (size_t j = 0; j < nl; j++)
+		memcpy(mg + j * K, s->base, K * sizeof(float));
+	for (uint32_t t = 0; t < s->ntrees; t++) {
+		const struct gb_stree *tr = &s->tree[t];
+		uint32_t d = tr->depth, g = t % K;
+		if (tr->full) {
+			const float *fv = s->fval + tr->vat;
+			if (d == 0) {
+				for (size_t j = 0; j < nb; j++)
+					mg[j * K + g] += fv[1];
+				continue;
+			}
+			if (K == 1 && t + 1 < s->ntrees && tr[1].full &&
+			    tr[1].depth > 0) {
+				/* two trees a visit of the lanes, their
+				 * margins at constant offsets */
+				const float *fv2 = s->fval + tr[1].vat;
+				for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
+					gb_walk_lanes(s->fnode + tr->at, d, fv,
+						      s->fnode + tr[1].at,
+						      tr[1].depth, fv2, xs, j,
+						      mg + j, 1);
+				t++;
+			} else if (K == 1) { /* margins at constant offsets */
+				for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
+					gb_walk_lanes(s->fnode + tr->at, d, fv,
+						      NULL, 0, NULL, xs, j,
+						      mg + j, 1);
+			} else {
+				for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
+					gb_walk_lanes(s->fnode + tr->at, d, fv,
+						      NULL, 0, NULL, xs, j,
+						      mg + j * K + g, K);
+			}
+			continue;
+		}
+		for (size_t j = 0; j < nb; j++)
+			cur[j] = (uint32_t)tr->at;
+		for (uint32_t step = 0; step < d; step++)
+			for (size_t j = 0; j < nb; j++) {
+				const struct gb_snode *q = s->nodes + cur[j];
+				cur[j] = q->kid[xs[q->off + j] >= q->key];
+			}
+		for (size_t j = 0; j < nb; j++)
+			mg[j * K + g] += s->value[cur[j]];
+	}
+}
+
+/* x back to zero keys after a block of nb cases: all of its nall keys,
+ * GB_VW a store, when that is the fewer stores, else the ones written. */
+static inline __attribute__((always_inline)) void
+gb_block_clear(struct gb_sparse *s, size_t nterms, size_t nb, size_t nall)
+{
+	const gb_vi zkey = { INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN };
+	uint32_t *xs = s->x;
+
+	_Static_assert(GB_VW == 4 && GB_SCORE_BLOCK % GB_VW == 0,
+		       "zkey is GB_VW zero keys; x is whole vectors");
+	_Static_assert(GB_KEY_ZERO == 0x80000000u, "zkey is GB_KEY_ZERO");
+	if (nall <= GB_VW * nb * nterms)
+		for (size_t i = 0; i < nall; i += GB_VW)
+			*(gb_vi *)(void *)(xs + i) = zkey;
+	else
+		for (size_t j = 0; j < nb; j++) {
+			const uint32_t *r = s->rows + j * nterms;
+			for (size_t k = 0; k < nterms; k++) {
+				uint32_t lr = s->lrow[r[k]];
+				xs[(size_t)r[k] * GB_SCORE_BLOCK + j] =
+					GB_KEY_ZERO;
+				if (lr != UINT32_MAX)
+					xs[(size_t)lr * GB_SCORE_BLOCK + j] =
+						GB_KEY_ZERO;
+			}
+		}
+}
+
 static void
 gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 		size_t nterms, size_t ncases, float *probs)
 {
 	struct gb_sparse *s = (struct gb_sparse *)sp;
 	uint32_t K = s->K;
-	uint32_t *xs = s->x;
 	float *mg = s->mg;
 	const size_t nall = (size_t)s->nx * GB_SCORE_BLOCK; /* keys in x */
-	const gb_vi zkey = { INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN };
 
-	_Static_assert(GB_VW == 4 && GB_SCORE_BLOCK % GB_VW == 0,
-		       "zkey is GB_VW zero keys; x is whole vectors");
-	_Static_assert(GB_KEY_ZERO == 0x80000000u, "zkey is GB_KEY_ZERO");
 	for (size_t c0 = 0; c0 < ncases; c0 += GB_SCORE_BLOCK) {
 		size_t nb = ncases - c0 < GB_SCORE_BLOCK ? ncases - c0
 							  : GB_SCORE_BLOCK;
@@ -310,100 +430,15 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 		 * zero inputs, and their margins are not read */
 		size_t nl = (nb + GB_SCORE_LANES - 1) / GB_SCORE_LANES *
 			    GB_SCORE_LANES;
-		uint32_t cur[GB_SCORE_BLOCK];
-		/* The block's input numbers are copied first: a store whose
-		 * address waits on a load from far away holds up the loads
-		 * behind it, and the fill would go at memory's pace. */
-		memcpy(s->rows, row + c0 * nterms, nb * nterms * sizeof(uint32_t));
-		gb_keys(tx + c0 * nterms, nb * nterms, s->keys);
-		for (size_t j = 0; j < nb; j++) {
-			const uint32_t *r = s->rows + j * nterms;
-			const uint32_t *kj = s->keys + j * nterms;
-			for (size_t k = 0; k < nterms; k++)
-				xs[(size_t)r[k] * GB_SCORE_BLOCK + j] = kj[k];
-		}
-		/* the left copies: a missing input (key UINT32_MAX, above
-		 * every threshold) is 0 there, below every one */
-		if (s->nx > s->nfeat)
-			for (size_t j = 0; j < nb; j++) {
-				const uint32_t *r = s->rows + j * nterms;
-				const uint32_t *kj = s->keys + j * nterms;
-				for (size_t k = 0; k < nterms; k++) {
-					uint32_t lr = s->lrow[r[k]];
-					if (lr != UINT32_MAX)
-						xs[(size_t)lr * GB_SCORE_BLOCK + j] =
-							kj[k] == UINT32_MAX ? 0 : kj[k];
-				}
-			}
-		for (size_t j = 0; j < nl; j++)
-			memcpy(mg + j * K, s->base, K * sizeof(float));
-		for (uint32_t t = 0; t < s->ntrees; t++) {
-			const struct gb_stree *tr = &s->tree[t];
-			uint32_t d = tr->depth, g = t % K;
-			if (tr->full) {
-				const float *fv = s->fval + tr->vat;
-				if (d == 0) {
-					for (size_t j = 0; j < nb; j++)
-						mg[j * K + g] += fv[1];
-					continue;
-				}
-				if (K == 1 && t + 1 < s->ntrees && tr[1].full &&
-				    tr[1].depth > 0) {
-					/* two trees a visit of the lanes, their
-					 * margins at constant offsets */
-					const float *fv2 = s->fval + tr[1].vat;
-					for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
-						gb_walk_lanes(s->fnode + tr->at, d, fv,
-							      s->fnode + tr[1].at,
-							      tr[1].depth, fv2, xs, j,
-							      mg + j, 1);
-					t++;
-				} else if (K == 1) { /* margins at constant offsets */
-					for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
-						gb_walk_lanes(s->fnode + tr->at, d, fv,
-							      NULL, 0, NULL, xs, j,
-							      mg + j, 1);
-				} else {
-					for (size_t j = 0; j < nl; j += GB_SCORE_LANES)
-						gb_walk_lanes(s->fnode + tr->at, d, fv,
-							      NULL, 0, NULL, xs, j,
-							      mg + j * K + g, K);
-				}
-				continue;
-			}
-			for (size_t j = 0; j < nb; j++)
-				cur[j] = (uint32_t)tr->at;
-			for (uint32_t step = 0; step < d; step++)
-				for (size_t j = 0; j < nb; j++) {
-					const struct gb_snode *q = s->nodes + cur[j];
-					cur[j] = q->kid[xs[q->off + j] >= q->key];
-				}
-			for (size_t j = 0; j < nb; j++)
-				mg[j * K + g] += s->value[cur[j]];
-		}
+		gb_block_fill(s, tx, row, nterms, c0, nb);
+		gb_block_trees(s, nb, nl);
 		if (K == 1)
 			gbdt1_softmax2(s->ks, mg, nb, NULL, probs + c0 * 2, s->t);
 		else
 			for (size_t j = 0; j < nb; j++)
 				gbdt1_softmax(mg + j * K, K, s->C, s->C,
 					   probs + (c0 + j) * s->C);
-		/* back to zero keys: all of them, GB_VW a store, when that
-		 * is the fewer stores */
-		if (nall <= GB_VW * nb * nterms)
-			for (size_t i = 0; i < nall; i += GB_VW)
-				*(gb_vi *)(void *)(xs + i) = zkey;
-		else
-			for (size_t j = 0; j < nb; j++) {
-				const uint32_t *r = s->rows + j * nterms;
-				for (size_t k = 0; k < nterms; k++) {
-					uint32_t lr = s->lrow[r[k]];
-					xs[(size_t)r[k] * GB_SCORE_BLOCK + j] =
-						GB_KEY_ZERO;
-					if (lr != UINT32_MAX)
-						xs[(size_t)lr * GB_SCORE_BLOCK + j] =
-							GB_KEY_ZERO;
-				}
-			}
+		gb_block_clear(s, nterms, nb, nall);
 	}
 }
 
