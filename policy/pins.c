@@ -345,7 +345,7 @@ pins_split(struct yval *v, const struct ydoc_node *map, struct pins *p)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_yval_key(v, k, keys, 4, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &i)) != 0)
 			return err;
 		if (policy_ydoc_node_is_null(k->next))
 			continue;
@@ -777,7 +777,7 @@ pins_eval(struct yval *v, const struct ydoc_node *map, struct pins *p)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_yval_key(v, k, keys, 4, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &i)) != 0)
 			return err;
 		if (policy_ydoc_node_is_null(k->next))
 			continue;
@@ -835,7 +835,7 @@ pins_determinism(struct yval *v, const struct ydoc_node *map, struct pins *p)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_yval_key(v, k, keys, 2, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &i)) != 0)
 			return err;
 		if (policy_ydoc_node_is_null(k->next))
 			continue;
@@ -1110,7 +1110,7 @@ pins_trainer_env(struct yval *v, const struct ydoc_node *map, struct pins *p)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_yval_key(v, k, keys, 4, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &i)) != 0)
 			return err;
 		if (policy_ydoc_node_is_null(k->next))
 			continue;
@@ -1202,7 +1202,7 @@ pins_trainer_limits(struct yval *v, const struct ydoc_node *map, struct pins *p)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_yval_key(v, k, keys, 4, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &i)) != 0)
 			return err;
 		if (policy_ydoc_node_is_null(k->next))
 			continue;
@@ -1228,7 +1228,7 @@ pins_trainer_score(struct yval *v, const struct ydoc_node *map, struct pins *p)
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_yval_key(v, k, keys, 1, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &i)) != 0)
 			return err;
 		old = policy_yval_path_key(v, keys[i]);
 		err = get_argv(v, k->next, &p->trainer.score, &p->trainer.nscore);

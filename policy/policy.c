@@ -89,7 +89,7 @@ policy_band(struct yval *v, const struct ydoc_node *n, size_t i, size_t nbands,
 					v->path);
 	YDOC_EACH_KEY(k, n)
 	{
-		if ((err = policy_yval_key(v, k, keys, 2, &seen, &j)) != 0)
+		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &j)) != 0)
 			return err;
 		old = policy_yval_path_key(v, keys[j]);
 		if (j == 0) {
@@ -175,7 +175,7 @@ policy_decision(struct yval *v, const struct ydoc_node *key,
 		return err;
 	YDOC_EACH_KEY(k, map)
 	{
-		if ((err = policy_yval_key(v, k, keys, 2, &seen, &i)) != 0)
+		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &i)) != 0)
 			return err;
 		if (seen == (BIT(0) | BIT(1)))
 			return policy_yval_fail(v, RBA_E_SCHEMA, k,

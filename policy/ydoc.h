@@ -99,6 +99,10 @@ size_t policy_yval_path_key(struct yval *v, const char *key);
 size_t policy_yval_path_index(struct yval *v, size_t i);
 void policy_yval_path_restore(struct yval *v, size_t old);
 
+/* The number of entries of a key table, to give policy_yval_key: a
+ * count written by hand once read past a table of three. */
+#define RBA_NKEYS(keys) (sizeof(keys) / sizeof((keys)[0]))
+
 /*
  * Resolves mapping key k against keys[0..nkeys) (nkeys <= 32): *idx gets
  * its index.  RBA_E_SCHEMA for an unknown key or one already in *seen

@@ -24,6 +24,12 @@ for f in "$FIX"/invalid/*.csv "$FIX"/invalid/*.yaml; do
 	ok "$name: one diagnostic line" test "$(wc -l < err)" -eq 1
 	err_has "rebuild-audit: "
 	out_empty
+	case $name in
+	pins-*)	# train reads the whole pins too (an unknown key under
+		# data.split once read past its key table and crashed here)
+		run 2 $RBA -S st train "$name"
+		ok "$name: train, one diagnostic line" test "$(wc -l < err)" -eq 1 ;;
+	esac
 	rm -f "$name"
 done
 # Generated cases: a record over the line cap, a field count over the cap.
