@@ -411,7 +411,7 @@ check-arm64: arm64-deps test-deps $(BIN)
 
 check: test-deps
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror all $(BUILD)/check_runner
-	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man unit cli-tests check-exec-attacks
+	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man check-functions check-commits unit cli-tests check-exec-attacks
 	$(Q)$(MAKE) --no-print-directory check-interop
 	$(Q)$(MAKE) --no-print-directory check-determinism
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror fuzz-replay check-crash N=100 check-faults-quick \
