@@ -21,4 +21,4 @@ if [ -n "$bad" ]; then
 	done
 	exit 1
 fi
-echo "check-commits: ok (every subject since $FIRST at most 72 characters)"
+echo "check-commits: ok (every subject since $FIRST at most 72 characters, but the $(echo $KNOWN | wc -w) named in this script)"
