@@ -138,7 +138,7 @@ help:
 	@echo 'make demo-deps test-deps bench-deps valgrind-deps  install what make demo, check, bench, valgrind use (as root) or print the command'
 	@echo 'make install      install the binary, man pages, evidence schemas and the fleet glue (Slurm, Kubernetes) under $$(DESTDIR)$$(PREFIX)'
 	@echo 'make uninstall    remove exactly what make install put under $$(DESTDIR)$$(PREFIX)'
-	@echo 'make check-fresh  a new Debian 12 root (mmdebstrap, pivoted in): the README'"'"'s make demo and make check in it, timed (root; ~25 min; not part of check)'
+	@echo 'make check-fresh  a new Debian 12 root (mmdebstrap, pivoted in): the README'"'"'s make demo and make check in it, timed (root; 13 min on 2 cores; not part of check)'
 	@echo '                  FRESH_CHECK='"'"'unit CK_RUN_SUITE=exec; cli-tests CLI_TESTS=t-exec'"'"': those make command lines instead'
 	@echo 'settings: CC OPT BUILD PREFIX DESTDIR V=1 (verbose) WERROR=-Werror CLI_TESTS FRESH_CHECK'
 
@@ -490,7 +490,7 @@ demo: $(BIN) rebuild-audit demo-deps
 # pivoted in with unshare and pivot_root, so bubblewrap works in it):
 # apt-get install make, then make demo and make check in a clone of HEAD,
 # timed; then make install, man rebuild-audit and make uninstall.  As
-# root; not part of check (~25 min on 2 cores).  FRESH_CHECK: other make
+# root; not part of check (13 min on 2 cores, measured).  FRESH_CHECK: other make
 # command lines instead of "demo; check", separated by ';', e.g.
 # FRESH_CHECK='unit CK_RUN_SUITE=exec; cli-tests CLI_TESTS=t-exec'.
 FRESH_CHECK ?= demo; check
