@@ -978,7 +978,7 @@ score_sample(struct audit_run *a)
 {
 	struct audit_report *r = a->r;
 	const struct audit_options *o = a->o;
-	struct audit_scorer *probe = NULL;
+	struct sample_scorer *probe = NULL;
 	unsigned threads = r->threads;
 	double ts = rba_time_mono();
 	int err;
@@ -1003,9 +1003,9 @@ score_sample(struct audit_run *a)
 		return err;
 	}
 	r->sample_verified = 1;
-	if (audit_scorer_new(&a->c.rebuilt, &probe, NULL) == 0)
-		r->sparse_scoring = audit_scorer_is_sparse(probe);
-	audit_scorer_free(probe);
+	if (sample_scorer_new(&a->c.rebuilt, &probe, NULL) == 0)
+		r->sparse_scoring = sample_scorer_is_sparse(probe);
+	sample_scorer_free(probe);
 	return 0;
 }
 

@@ -38,7 +38,7 @@ audit_tally_release(struct audit_tally *t)
 
 struct worker {
 	const struct audit_cmp *k;
-	struct audit_scorer *sc;
+	struct sample_scorer *sc;
 	struct sample_chunk c;
 	float *probs;
 	size_t cap_probs;
@@ -157,7 +157,7 @@ compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally
 			return RBA_E_NOMEM;
 	}
 	rba_detail_clear(&dd);
-	err = audit_scorer_run(w->sc, c, w->probs, &bad, &dd);
+	err = sample_scorer_run(w->sc, c, w->probs, &bad, &dd);
 	if (err == RBA_E_SCHEMA) {
 		t->bad = 1;
 		snprintf(t->bad_reason, sizeof(t->bad_reason), "%s", dd.reason);
@@ -497,7 +497,7 @@ queue_chunk(void *ctx, uint32_t chunk_no, const uint8_t *raw, size_t n)
 static void
 worker_release(struct worker *w)
 {
-	audit_scorer_free(w->sc);
+	sample_scorer_free(w->sc);
 	sample_chunk_release(&w->c);
 	free(w->probs);
 	free(w->dmap);
@@ -512,9 +512,9 @@ worker_init(struct worker *w, const struct audit_cmp *k, struct rba_detail *d)
 	memset(w, 0, sizeof(*w));
 	w->k = k;
 	sample_chunk_init(&w->c);
-	err = audit_scorer_new(k->model, &w->sc, d);
+	err = sample_scorer_new(k->model, &w->sc, d);
 	if (err == 0)
-		err = audit_scorer_bind(w->sc, k->l, d);
+		err = sample_scorer_bind(w->sc, k->l, d);
 	return err;
 }
 

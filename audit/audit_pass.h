@@ -85,7 +85,7 @@ struct audit_cmp {
  * thread count; the caller releases it (audit_tally_release).
  *
  * 0; the errors of store_sample_read (RBA_E_TAMPERED, RBA_E_CORRUPT,
- * RBA_E_NOTFOUND), sample_chunk_decode and audit_scorer_new/bind;
+ * RBA_E_NOTFOUND), sample_chunk_decode and sample_scorer_new/bind;
  * RBA_E_NOMEM; an errno from pthread_create.
  */
 int audit_pass_run(struct store_txn *txn, const char *version,

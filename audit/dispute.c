@@ -745,7 +745,7 @@ struct dispute_run {
 	int identical;		   /* sa is the pinned artifact */
 	uint32_t C;		   /* sa's classes; 0: it cannot score the case */
 	float probs[SAMPLE_MAX_SCORES];
-	struct audit_scorer *sc;
+	struct sample_scorer *sc;
 	struct artifact kept; /* the deciding artifact, from the store */
 	uint8_t *kbytes;
 	size_t kn;
@@ -878,11 +878,11 @@ dispute_score_case(struct dispute_run *run, struct dispute_report *r,
 	int err;
 
 	run->C = run->sa->spec.nclasses;
-	if ((err = audit_scorer_new(run->sa, &run->sc, d)) != 0)
+	if ((err = sample_scorer_new(run->sa, &run->sc, d)) != 0)
 		return err;
-	err = audit_scorer_bind(run->sc, l, d);
+	err = sample_scorer_bind(run->sc, l, d);
 	if (err == 0)
-		err = audit_scorer_run(run->sc, &run->chunk, run->probs, NULL, d);
+		err = sample_scorer_run(run->sc, &run->chunk, run->probs, NULL, d);
 	if (err == RBA_E_SCHEMA && !run->identical) {
 		/* The rebuilt model cannot take this case: that is an answer. */
 		reason(r, "the rebuilt model cannot score this case: %s", d->reason);
@@ -1158,7 +1158,7 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 		err = store_history_head(run.txn, &r->head_id, &r->head, d);
 	store_txn_abort(run.txn);
 	r->t_total = rba_time_mono() - t0;
-	audit_scorer_free(run.sc);
+	sample_scorer_free(run.sc);
 	artifact_release(&run.kept);
 	free(run.kbytes);
 	free(run.raw);

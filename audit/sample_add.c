@@ -360,7 +360,7 @@ struct add_state {
 	const struct sample_add_request *rq;
 	const struct policy *pol;
 	const struct artifact *art;
-	struct audit_scorer *sc;
+	struct sample_scorer *sc;
 	struct sample_layout layout;
 	struct builder b;
 	struct store_sample_writer *w;
@@ -529,7 +529,7 @@ flush_chunk(struct add_state *st, struct rba_detail *d)
 	if (sample_mem_ensure(&b->probs, &b->cap_probs,
 			      (size_t)n * st->layout.nclasses, sizeof(float)))
 		return RBA_E_NOMEM;
-	err = audit_scorer_run(st->sc, &b->chunk, b->probs, &bad, d);
+	err = sample_scorer_run(st->sc, &b->chunk, b->probs, &bad, d);
 	if (err) {
 		if (err == RBA_E_SCHEMA)
 			at_case(st, bad, d);
@@ -1083,7 +1083,7 @@ open_model(struct add_run *a)
 	a->st.art = &a->art;
 	if ((err = check_request(a->rq, a->pol, &a->art, d)) != 0)
 		return err;
-	return audit_scorer_new(&a->art, &a->st.sc, d);
+	return sample_scorer_new(&a->art, &a->st.sc, d);
 }
 
 /* The cases file opened and its header read into the sample's layout,
@@ -1110,7 +1110,7 @@ read_header(struct add_run *a)
 				      d)) != 0)
 		return err;
 	st->layout.artifact = a->v.artifact;
-	if ((err = audit_scorer_bind(st->sc, &st->layout, d)) != 0) {
+	if ((err = sample_scorer_bind(st->sc, &st->layout, d)) != 0) {
 		if (d != NULL) {
 			snprintf(d->file, sizeof(d->file), "%s", csv_reader_name(a->r));
 			d->line = 1;
@@ -1259,7 +1259,7 @@ sample_add(struct store *s, const struct sample_add_request *rq,
 	csv_reader_free(a.r);
 	if (a.spool >= 0)
 		close(a.spool);
-	audit_scorer_free(a.st.sc);
+	sample_scorer_free(a.st.sc);
 	builder_release(&a.st.b);
 	sample_layout_release(&a.st.layout);
 	rba_strv_free(a.st.cnames, a.st.ncounts);

@@ -60,7 +60,7 @@ void sample_add_result_release(struct sample_add_result *r);
  * any sample it had, in one write transaction: a kill part-way leaves
  * the store as it was.  With no score column, every case is scored with
  * the version's stored artifact (verified against its digest) by
- * audit_scorer and decided under the policy in force; with one, the
+ * sample_scorer and decided under the policy in force; with one, the
  * stored score is that column's number and the decision the decision
  * column's text (or the policy's decision for the score).  The SHA-256
  * of the file's bytes as read (all of them, a BOM, CRs and quotes

@@ -756,7 +756,7 @@ scored_release(struct scored *s)
 }
 
 struct walk {
-	struct audit_scorer *sc;
+	struct sample_scorer *sc;
 	struct scored *out;
 	uint64_t cap;
 	const struct sample_layout *l;
@@ -784,7 +784,7 @@ walk_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 			return RBA_E_NOMEM;
 		w->cap = cap;
 	}
-	if ((err = audit_scorer_run(w->sc, c, s->probs + s->cases * nc, NULL, w->d)) != 0)
+	if ((err = sample_scorer_run(w->sc, c, s->probs + s->cases * nc, NULL, w->d)) != 0)
 		return err;
 	for (uint32_t i = 0; i < c->ncases; i++) {
 		s->ids[s->cases + i] = strdup(c->ids != NULL && c->ids[i] != NULL ? c->ids[i] : "");
@@ -815,10 +815,10 @@ score_bytes(struct store_txn *txn, struct audit_inputs *c,
 	w.out = out;
 	w.l = l;
 	w.d = d;
-	if ((err = audit_scorer_new(&art, &w.sc, d)) == 0 &&
-	    (err = audit_scorer_bind(w.sc, l, d)) == 0)
+	if ((err = sample_scorer_new(&art, &w.sc, d)) == 0 &&
+	    (err = sample_scorer_bind(w.sc, l, d)) == 0)
 		err = sample_walk(txn, c->name, l, walk_chunk, &w, d);
-	audit_scorer_free(w.sc);
+	sample_scorer_free(w.sc);
 	artifact_release(&art);
 	if (err)
 		scored_release(out);

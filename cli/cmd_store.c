@@ -151,7 +151,7 @@ store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		printf(", \"findings\": [");
 	}
 	rba_detail_clear(&d);
-	rc = audit_store_check(txn, &sink, &st, &d);
+	rc = sample_store_check(txn, &sink, &st, &d);
 	store_txn_abort(txn);
 	if (rc != 0) {
 		if (ctx->json)

@@ -20,7 +20,7 @@
 
 struct cases_walk {
 	struct ev *e;
-	struct audit_scorer *sc;
+	struct sample_scorer *sc;
 	const struct sample_layout *l;
 	uint32_t nclasses, rpos;
 	float *probs;
@@ -77,7 +77,7 @@ cases_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 			return RBA_E_NOMEM;
 		}
 	}
-	err = audit_scorer_run(w->sc, c, w->probs, &bad, w->d);
+	err = sample_scorer_run(w->sc, c, w->probs, &bad, w->d);
 	if (err == RBA_E_SCHEMA)
 		return evidence_fail(w->d, RBA_E_SCHEMA, "the rebuilt artifact cannot "
 				     "score case '%s' of the sample",
@@ -155,13 +155,13 @@ evidence_cases_load(struct store_txn *txn, struct ev *e, struct rba_detail *d)
 	w.nclasses = art.spec.nclasses;
 	w.rpos = art.spec.positive;
 	w.d = d;
-	if ((err = audit_scorer_new(&art, &w.sc, d)) != 0 ||
-	    (err = audit_scorer_bind(w.sc, &l, d)) != 0)
+	if ((err = sample_scorer_new(&art, &w.sc, d)) != 0 ||
+	    (err = sample_scorer_bind(w.sc, &l, d)) != 0)
 		goto out;
 	err = sample_walk(txn, e->version.s, &l, cases_chunk, &w, d);
 out:
 	free(w.probs);
-	audit_scorer_free(w.sc);
+	sample_scorer_free(w.sc);
 	if (decoded)
 		artifact_release(&art);
 	free(bytes);

@@ -153,7 +153,7 @@ history_record(void *ctx, const struct store_history_entry *e)
 }
 
 int
-audit_store_check(struct store_txn *txn, const struct audit_check_sink *sink,
+sample_store_check(struct store_txn *txn, const struct audit_check_sink *sink,
 		  struct audit_check_stats *st, struct rba_detail *d)
 {
 	struct store_check_hooks h;

@@ -39,7 +39,7 @@ struct audit_check_stats {
  * (st->findings); the sink's value; RBA_E_NOMEM or the store's errors
  * when it could not check.
  */
-int audit_store_check(struct store_txn *txn,
+int sample_store_check(struct store_txn *txn,
 		      const struct audit_check_sink *sink,
 		      struct audit_check_stats *st, struct rba_detail *d);
 

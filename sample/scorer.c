@@ -21,7 +21,7 @@ struct sc_col {
 	uint32_t f0; /* first feature */
 };
 
-struct audit_scorer {
+struct sample_scorer {
 	const struct artifact *a;
 	int sparse;
 	uint32_t nclasses, nfeat, ncols;
@@ -38,7 +38,7 @@ struct audit_scorer {
 };
 
 void
-audit_scorer_free(struct audit_scorer *sc)
+sample_scorer_free(struct sample_scorer *sc)
 {
 	if (sc == NULL)
 		return;
@@ -85,7 +85,7 @@ sparse_ok(const struct artifact *a)
 }
 
 static int
-sparse_setup(struct audit_scorer *sc)
+sparse_setup(struct sample_scorer *sc)
 {
 	const struct encode_spec *s = &sc->a->spec;
 	int err;
@@ -107,10 +107,10 @@ sparse_setup(struct audit_scorer *sc)
 }
 
 int
-audit_scorer_new(const struct artifact *a, struct audit_scorer **out,
+sample_scorer_new(const struct artifact *a, struct sample_scorer **out,
 		 struct rba_detail *d)
 {
-	struct audit_scorer *sc;
+	struct sample_scorer *sc;
 	int err;
 
 	*out = NULL;
@@ -129,7 +129,7 @@ audit_scorer_new(const struct artifact *a, struct audit_scorer **out,
 	sc->ncols = a->spec.ncolumns;
 	sc->cols = calloc(sc->ncols ? sc->ncols : 1, sizeof(*sc->cols));
 	if (sc->cols == NULL) {
-		audit_scorer_free(sc);
+		sample_scorer_free(sc);
 		return RBA_E_NOMEM;
 	}
 	for (uint32_t c = 0, f = 0; c < sc->ncols; c++) {
@@ -141,7 +141,7 @@ audit_scorer_new(const struct artifact *a, struct audit_scorer **out,
 	}
 	sc->sparse = a->exec_pins == NULL && sparse_ok(a);
 	if (sc->sparse && (err = sparse_setup(sc)) != 0) {
-		audit_scorer_free(sc);
+		sample_scorer_free(sc);
 		return err;
 	}
 	*out = sc;
@@ -149,13 +149,13 @@ audit_scorer_new(const struct artifact *a, struct audit_scorer **out,
 }
 
 int
-audit_scorer_is_sparse(const struct audit_scorer *sc)
+sample_scorer_is_sparse(const struct sample_scorer *sc)
 {
 	return sc->sparse;
 }
 
 int
-audit_scorer_bind(struct audit_scorer *sc, const struct sample_layout *l,
+sample_scorer_bind(struct sample_scorer *sc, const struct sample_layout *l,
 		  struct rba_detail *d)
 {
 	for (uint32_t c = 0; c < sc->ncols; c++) {
@@ -176,7 +176,7 @@ audit_scorer_bind(struct audit_scorer *sc, const struct sample_layout *l,
 }
 
 static int
-grow(struct audit_scorer *sc, const struct sample_chunk *c)
+grow(struct sample_scorer *sc, const struct sample_chunk *c)
 {
 	size_t need = (size_t)c->ncases * (sc->ncols ? sc->ncols : 1);
 	size_t levels = 1;
@@ -249,7 +249,7 @@ bad_value(const struct sample_chunk *c, uint32_t col, uint32_t i,
  * (encode_standardize_check): a case the model cannot take, as
  * bad_value. */
 static int
-bad_range(const struct audit_scorer *sc, const struct sample_chunk *c,
+bad_range(const struct sample_scorer *sc, const struct sample_chunk *c,
 	  uint32_t col, uint32_t i, uint32_t f, uint32_t *bad_case,
 	  struct rba_detail *d)
 {
@@ -302,7 +302,7 @@ native_x(const struct encode_spec *spec, const struct encode_column *ec,
 /* Model column k's terms from a number column of the chunk: each value
  * standardized, a missing one's text a token. */
 static int
-prepare_numbers(struct audit_scorer *sc, const struct sample_chunk *c,
+prepare_numbers(struct sample_scorer *sc, const struct sample_chunk *c,
 		uint32_t k, uint32_t *bad_case, struct rba_detail *d)
 {
 	const struct encode_spec *spec = &sc->a->spec;
@@ -336,7 +336,7 @@ prepare_numbers(struct audit_scorer *sc, const struct sample_chunk *c,
  * once (lvl_f: its feature, -1 not a value, -2 beyond float32), then
  * each case's code looked up. */
 static int
-prepare_dict(struct audit_scorer *sc, const struct sample_chunk *c,
+prepare_dict(struct sample_scorer *sc, const struct sample_chunk *c,
 	     uint32_t k, uint32_t *bad_case, struct rba_detail *d)
 {
 	const struct encode_spec *spec = &sc->a->spec;
@@ -389,7 +389,7 @@ prepare_dict(struct audit_scorer *sc, const struct sample_chunk *c,
 /* Model column k's terms from each case's text (rare: a numeric-looking
  * categorical, or ids). */
 static int
-prepare_texts(struct audit_scorer *sc, const struct sample_chunk *c,
+prepare_texts(struct sample_scorer *sc, const struct sample_chunk *c,
 	      uint32_t k, uint32_t *bad_case, struct rba_detail *d)
 {
 	const struct encode_spec *spec = &sc->a->spec;
@@ -440,7 +440,7 @@ prepare_texts(struct audit_scorer *sc, const struct sample_chunk *c,
  * entries are resolved once each.
  */
 static int
-prepare(struct audit_scorer *sc, const struct sample_chunk *c,
+prepare(struct sample_scorer *sc, const struct sample_chunk *c,
 	uint32_t *bad_case, struct rba_detail *d)
 {
 	for (uint32_t k = 0; k < sc->ncols; k++) {
@@ -466,7 +466,7 @@ prepare(struct audit_scorer *sc, const struct sample_chunk *c,
  * scored by artifact_score a block at a time.
  */
 static int
-run_dense(struct audit_scorer *sc, const struct sample_chunk *c,
+run_dense(struct sample_scorer *sc, const struct sample_chunk *c,
 	  float *probs, uint32_t *bad_case, struct rba_detail *d)
 {
 	const struct encode_spec *spec = &sc->a->spec;
@@ -550,7 +550,7 @@ csv_put(struct rba_buf *b, const char *s)
  * the pins' score command (exec/exec.h).
  */
 static int
-run_exec(struct audit_scorer *sc, const struct sample_chunk *c, float *probs,
+run_exec(struct sample_scorer *sc, const struct sample_chunk *c, float *probs,
 	 struct rba_detail *d)
 {
 	const struct artifact *a = sc->a;
@@ -583,7 +583,7 @@ run_exec(struct audit_scorer *sc, const struct sample_chunk *c, float *probs,
 }
 
 int
-audit_scorer_run(struct audit_scorer *sc, const struct sample_chunk *c,
+sample_scorer_run(struct sample_scorer *sc, const struct sample_chunk *c,
 		 float *probs, uint32_t *bad_case, struct rba_detail *d)
 {
 	size_t K = sc->ncols;

@@ -25,25 +25,25 @@
 
 #define SCORE_BLOCK 64 /* cases per forward block */
 
-struct audit_scorer;
+struct sample_scorer;
 
 /*
  * Prepares a scorer for artifact a, which must outlive it.  0,
  * RBA_E_UNSUPPORTED (an ABI this build lacks), RBA_E_NOMEM.
  */
-int audit_scorer_new(const struct artifact *a, struct audit_scorer **out,
+int sample_scorer_new(const struct artifact *a, struct sample_scorer **out,
 		     struct rba_detail *d);
 /* NULL allowed. */
-void audit_scorer_free(struct audit_scorer *sc);
+void sample_scorer_free(struct sample_scorer *sc);
 
 /* 1 when the sparse path is used (for reports and tests). */
-int audit_scorer_is_sparse(const struct audit_scorer *sc);
+int sample_scorer_is_sparse(const struct sample_scorer *sc);
 
 /*
  * Finds each of the model's input columns in the layout by name.
  * 0; RBA_E_SCHEMA (a column is missing: d->key its name); RBA_E_NOMEM.
  */
-int audit_scorer_bind(struct audit_scorer *sc, const struct sample_layout *l,
+int sample_scorer_bind(struct sample_scorer *sc, const struct sample_layout *l,
 		      struct rba_detail *d);
 
 /*
@@ -53,7 +53,7 @@ int audit_scorer_bind(struct audit_scorer *sc, const struct sample_layout *l,
  * column, d->reason the case id and value, *bad_case (may be NULL) its
  * index; RBA_E_NOMEM.
  */
-int audit_scorer_run(struct audit_scorer *sc, const struct sample_chunk *c,
+int sample_scorer_run(struct sample_scorer *sc, const struct sample_chunk *c,
 		     float *probs, uint32_t *bad_case, struct rba_detail *d);
 
 #endif

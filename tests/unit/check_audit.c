@@ -277,7 +277,7 @@ END_TEST
 struct ref {
 	const struct artifact *a;
 	const struct sample_layout *l;
-	struct audit_scorer *sc;
+	struct sample_scorer *sc;
 	uint64_t cases;
 	int mismatch;	/* the scorer against artifact_score */
 	int stored_off; /* the stored scores against artifact_score */
@@ -323,7 +323,7 @@ ref_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 	struct rba_detail d;
 
 	(void)chunk_no;
-	ck_assert_int_eq(audit_scorer_run(r->sc, c, got, NULL, &d), 0);
+	ck_assert_int_eq(sample_scorer_run(r->sc, c, got, NULL, &d), 0);
 	for (uint32_t i = 0; i < c->ncases; i++) {
 		for (uint32_t k = 0; k < spec->ncolumns; k++) {
 			long col = -1;
@@ -387,23 +387,23 @@ check_scoring_on(const char *pins_path, const char *version, const char *csv,
 	r.l = &l;
 	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
 	ck_assert_int_eq(sample_layout_load(t, version, &info, &l, &d), 0);
-	ck_assert_int_eq(audit_scorer_new(&a, &r.sc, &d), 0);
-	ck_assert_int_eq(audit_scorer_is_sparse(r.sc), want_sparse);
-	ck_assert_int_eq(audit_scorer_bind(r.sc, &l, &d), 0);
+	ck_assert_int_eq(sample_scorer_new(&a, &r.sc, &d), 0);
+	ck_assert_int_eq(sample_scorer_is_sparse(r.sc), want_sparse);
+	ck_assert_int_eq(sample_scorer_bind(r.sc, &l, &d), 0);
 	ck_assert_int_eq(sample_walk(t, version, &l, ref_chunk, &r, &d), 0);
 	ck_assert_uint_eq(r.cases, ncases);
 	ck_assert_msg(r.mismatch == 0, "%d scores differ from artifact_score", r.mismatch);
 	ck_assert_int_eq(r.stored_off, 0);
 	ck_assert_int_eq(r.walk_off, 0);
 	/* The narrowest vector path gives the same bits. */
-	audit_scorer_free(r.sc);
+	sample_scorer_free(r.sc);
 	setenv("RBA_STRICT_ISA", "base", 1);
-	ck_assert_int_eq(audit_scorer_new(&a, &r.sc, &d), 0);
-	ck_assert_int_eq(audit_scorer_bind(r.sc, &l, &d), 0);
+	ck_assert_int_eq(sample_scorer_new(&a, &r.sc, &d), 0);
+	ck_assert_int_eq(sample_scorer_bind(r.sc, &l, &d), 0);
 	ck_assert_int_eq(sample_walk(t, version, &l, ref_chunk, &r, &d), 0);
 	ck_assert_int_eq(r.mismatch, 0);
 	unsetenv("RBA_STRICT_ISA");
-	audit_scorer_free(r.sc);
+	sample_scorer_free(r.sc);
 	/* A one-hot feature that does not standardize to zero: dense path. */
 	if (a.spec.nfeatures > a.spec.ncolumns) {
 		int moved = 0;
@@ -420,9 +420,9 @@ check_scoring_on(const char *pins_path, const char *version, const char *csv,
 			f += w;
 		}
 		ck_assert(moved);
-		ck_assert_int_eq(audit_scorer_new(&a, &r.sc, &d), 0);
-		ck_assert_int_eq(audit_scorer_is_sparse(r.sc), 0);
-		ck_assert_int_eq(audit_scorer_bind(r.sc, &l, &d), 0);
+		ck_assert_int_eq(sample_scorer_new(&a, &r.sc, &d), 0);
+		ck_assert_int_eq(sample_scorer_is_sparse(r.sc), 0);
+		ck_assert_int_eq(sample_scorer_bind(r.sc, &l, &d), 0);
 		r.mismatch = r.stored_off = 0;
 		ck_assert_int_eq(sample_walk(t, version, &l, ref_chunk, &r, &d), 0);
 		/* The dense path agrees with artifact_score, and the scores
@@ -430,7 +430,7 @@ check_scoring_on(const char *pins_path, const char *version, const char *csv,
 		ck_assert_int_eq(r.mismatch, 0);
 		ck_assert_int_eq(r.walk_off, 0);
 		ck_assert(r.stored_off > 0);
-		audit_scorer_free(r.sc);
+		sample_scorer_free(r.sc);
 	}
 	store_txn_abort(t);
 	sample_layout_release(&l);

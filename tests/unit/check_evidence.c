@@ -1157,7 +1157,7 @@ store_findings(struct store *s, int with_hook)
 	sink.ctx = &f;
 	rba_detail_clear(&d);
 	ck_assert_int_eq(store_txn_begin(s, 0, 0, &txn, &d), 0);
-	ck_assert_msg(audit_store_check(txn, &sink, &st, &d) == 0, "%s", d.reason);
+	ck_assert_msg(sample_store_check(txn, &sink, &st, &d) == 0, "%s", d.reason);
 	store_txn_abort(txn);
 	return f;
 }

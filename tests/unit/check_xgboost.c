@@ -441,7 +441,7 @@ START_TEST(test_xgb_sample_scorer)
 	struct sample_layout l;
 	struct sample_column *cols;
 	struct sample_chunk ch;
-	struct audit_scorer *sc;
+	struct sample_scorer *sc;
 	struct rebuild_sparse *sp;
 	struct rba_detail d;
 	const char *ids[N];
@@ -495,11 +495,11 @@ START_TEST(test_xgb_sample_scorer)
 	ch.ids = ids;
 	ch.cols = cols;
 	rba_detail_clear(&d);
-	ck_assert_int_eq(audit_scorer_new(&a, &sc, &d), 0);
-	ck_assert_int_eq(audit_scorer_bind(sc, &l, &d), 0);
-	ck_assert_msg(audit_scorer_run(sc, &ch, got, NULL, &d) == 0, "%s", d.reason);
+	ck_assert_int_eq(sample_scorer_new(&a, &sc, &d), 0);
+	ck_assert_int_eq(sample_scorer_bind(sc, &l, &d), 0);
+	ck_assert_msg(sample_scorer_run(sc, &ch, got, NULL, &d) == 0, "%s", d.reason);
 	ck_assert_int_eq(memcmp(got, want, sizeof(want)), 0);
-	audit_scorer_free(sc);
+	sample_scorer_free(sc);
 
 	/* the sparse interface: every input a term, NaN among them */
 	tx = malloc(N * 24 * sizeof(float));
