@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 FIRST=4fbf1e9
 # Subjects over the limit that landed before this check ran in make
 # check: kept as they are (history is never rewritten), named here.
-KNOWN='81f7d19 b75c75b fa2dddb'
+KNOWN='81f7d19 b75c75b fa2dddb 655e8b7'
 [ -e .git ] || { echo "check-commits: not a git clone, nothing to check"; exit 0; }
 git cat-file -e "$FIRST^{commit}" 2>/dev/null ||
 	{ echo "check-commits: $FIRST not in this clone, nothing to check"; exit 0; }
