@@ -154,6 +154,49 @@ trainer:
 """ % (DIGEST, COMMIT, DIGEST, COMMIT),
 ]
 
+
+# Records one step from a rule: each breaks (or just keeps) one rule
+# that a single mutation of the full records above seldom reaches.
+HEAD = "schema: rebuild-audit/pins/v1\nversion: edge\nsnapshot: %s\n" % DIGEST
+EXEC = ("trainer:\n  kind: exec\n  repository: /r\n  revision: %s\n"
+        "  command: [a]\n  artifact: m\n  format: opaque\n" % COMMIT)
+EDGES = [
+    HEAD + "data:\n  label: y\n  missing: [NA]\n  impute: mean\nmodel:\n  kind: gbdt\n",
+    HEAD + "data:\n  label: y\n  missing: []\n  impute: 1\n",
+    HEAD + "data:\n  label: y\n  categorical: [c]\n  native: [c]\n" + EXEC,
+    HEAD + "trainer_abi: 1\ndata: {label: y}\n" + EXEC,
+    HEAD + "data: {label: y}\nmodel: {}\n" + EXEC,
+    HEAD + "data: {label: y}\ntrain: {seed: 1, epochs: 3}\n" + EXEC,
+    HEAD + "code_revision: %s\ndata: {label: y}\n" % ("f" * 40) + EXEC,
+    HEAD + "data: {label: y}\n" + EXEC + "  environment:\n    variables: {PATH: x}\n    pass: [HOME]\n",
+    HEAD + "data: {label: y}\n" + EXEC + "  environment:\n    variables: {Ab: x}\n    pass: [aB]\n",
+    HEAD + "data: {label: y}\n" + EXEC + "  environment:\n    pass: [X]\n    variables: {X: x}\n",
+    HEAD + "data: {label: y}\n" + EXEC + "  params: {%s}\n" % ", ".join("p%d: %d" % (i, i) for i in range(65)),
+    HEAD + "data: {label: y}\n" + EXEC + "  environment:\n    variables: {%s}\n" % ", ".join("V%d: x" % i for i in range(33)),
+    HEAD + "data: {label: y}\n" + EXEC + "  score: {command: ~}\n",
+    HEAD + "data: {label: y}\n" + EXEC + "  score: ~\n  limits: ~\n  environment: ~\n  params: ~\n",
+    HEAD + "data: {label: y}\ntrainer: {kind: ~, kind: exec}\n",
+    HEAD + "data: {label: y}\ntrainer: {kind: exec, repository: ~, repository: /r}\n",
+    HEAD + "data: {label: y}\ntrainer: {kind: builtin, score: {command: [a]}}\n",
+    HEAD + "data: {label: y}\nmodel: {kind: gbdt}\ntrain: {lr: 0.1}\n",
+    HEAD + "data: {label: y}\nmodel: {kind: gbdt, hidden: [2]}\n",
+    HEAD + "data: {label: y}\nmodel: {trees: 2}\n",
+    HEAD + "data: {label: y}\ntrain: {optimizer: sgd}\n",
+    HEAD + "data: {label: y}\ntrain: {optimizer: sgd, weight_decay: 0.2, betas: [0.1, 0.2]}\n",
+    HEAD + "data: {label: y}\ntrain: {optimizer: adamw, momentum: 0.1}\n",
+    HEAD + "data: {label: y}\neval: {subset: 12, subset: all}\n",
+    HEAD + "data: ~\n", HEAD + "data:\n  label: ~\n", HEAD + "data: []\n",
+    HEAD + "data: {label: y, id: y}\n", HEAD + "data: {label: y, exclude: [y]}\n",
+    HEAD + "data: {label: y, id: i, categorical: [i]}\n",
+    HEAD + "data: {label: y, exclude: [c], categorical: [c]}\n",
+    HEAD + "data: {label: y, categorical: [b, a], native: [a, z]}\n",
+    HEAD + "data: {label: y}\nmodel: {kind: gbdt, max_leaves: 1}\n",
+    HEAD + "schema: rebuild-audit/pins/v1\ndata: {label: y}\n",
+    HEAD + "data: {label: y}\nversion: ~\n", "~\n", "[]\n", "", "# only\n", "x\n",
+    "schema: rebuild-audit/pins/v1\n", "schema: ~\nversion: ~\nsnapshot: ~\ndata: ~\n",
+    "{schema: rebuild-audit/pins/v1, version: f, snapshot: %s, data: {label: y}, model: ~, train: ~, eval: ~, determinism: ~, trainer: ~, code_revision: ~, trainer_abi: ~, environment: ~, artifact: ~}\n" % DIGEST,
+]
+
 KEYS = {
     "schema": ["rebuild-audit/pins/v1", "rebuild-audit/pins/v2",
                "rebuild-audit/policy/v1", "rebuild-audit/pins/v10"],
@@ -333,8 +376,11 @@ def main():
         seeds.append(text.encode())
         with open(os.path.join(out, "full-%d.yaml" % k), "wb") as f:
             f.write(text.encode())
+    for k, text in enumerate(EDGES):
+        with open(os.path.join(out, "edge-%02d.yaml" % k), "wb") as f:
+            f.write(text.encode())
     # the full records carry most keys: they are mutated more often
-    weighted = seeds + [t.encode() for t in FULL] * 6
+    weighted = seeds + [t.encode() for t in FULL] * 6 + [t.encode() for t in EDGES] * 2
     for n in range(count):
         base = rng.choice(weighted)
         if rng.random() < 0.03:
