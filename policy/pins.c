@@ -300,9 +300,8 @@ struct sect {
 
 #define AT(f) offsetof(struct pins, f)
 #define KEY(n, k) .name = (n), .kind = (k)
-#define SECTION(t) .keys = (t), .nkeys = NKEYS(t)
+#define SECTION(t) .keys = (t), .nkeys = RBA_NKEYS(t)
 #define W(f) sizeof(((struct pins *)0)->f)
-#define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
 
 _Static_assert(sizeof(enum pins_split_order) == sizeof(int) &&
 		       sizeof(enum pins_model_kind) == sizeof(int) &&
@@ -740,21 +739,22 @@ static const int split_values[] = {PINS_SPLIT_RANDOM, PINS_SPLIT_TAIL};
 static const struct yrange range_frac = {0, 1, 1, 1};
 
 static const struct pkey split_keys[] = {
-	{KEY("validation", PK_NUM), .off = AT(data.split_validation), .range = &range_frac},
-	{KEY("order", PK_ENUM), .off = AT(data.split_order), .words = split_words,
-	 .values = split_values, .nwords = 2},
-	{KEY("seed", PK_UINT), .off = AT(data.split_seed), .lo = 0, .hi = UINT64_MAX,
-	 .width = W(data.split_seed)},
+	{KEY("validation", PK_NUM), .off = AT(data.split_validation),
+	 .range = &range_frac},
+	{KEY("order", PK_ENUM), .off = AT(data.split_order),
+	 .words = split_words, .values = split_values, .nwords = 2},
+	{KEY("seed", PK_UINT), .off = AT(data.split_seed), .lo = 0,
+	 .hi = UINT64_MAX, .width = W(data.split_seed)},
 };
 static const struct psection split_section = {SECTION(split_keys)};
 
 static const struct pkey data_keys[] = {
-	{KEY("label", PK_STR), .off = AT(data.label),
-	 .flags = PK_REQUIRED, .mark = M_LABEL,
+	{KEY("label", PK_STR), .off = AT(data.label), .flags = PK_REQUIRED,
+	 .mark = M_LABEL, .max = POLICY_MAX_STRING},
+	{KEY("positive", PK_STR), .off = AT(data.positive),
+	 .max = POLICY_MAX_STRING, .pos = AT(src.positive)},
+	{KEY("id", PK_STR), .off = AT(data.id), .mark = M_ID,
 	 .max = POLICY_MAX_STRING},
-	{KEY("positive", PK_STR), .off = AT(data.positive), .max = POLICY_MAX_STRING,
-	 .pos = AT(src.positive)},
-	{KEY("id", PK_STR), .off = AT(data.id), .mark = M_ID, .max = POLICY_MAX_STRING},
 	{KEY("exclude", PK_HOOK), .read = read_exclude},
 	{KEY("categorical", PK_HOOK), .read = read_categorical},
 	{KEY("standardize", PK_BOOL), .off = AT(data.standardize)},
@@ -827,24 +827,26 @@ static const char *const act_words[] = {"relu"};
 static const int act_values[] = {PINS_ACT_RELU};
 
 #define GBDT_UINT(n, f, l, h)                                              \
-	{KEY(n, PK_UINT), .off = AT(model.gbdt.f), .only = &when_gbdt, .lo = l, .hi = h, \
-	 .width = W(model.gbdt.f)}
+	{KEY(n, PK_UINT), .off = AT(model.gbdt.f), .only = &when_gbdt,      \
+	 .lo = (l), .hi = (h), .width = W(model.gbdt.f)}
 #define GBDT_NUM(n, f, r)                                                  \
-	{KEY(n, PK_NUM), .off = AT(model.gbdt.f), .only = &when_gbdt, .range = r}
+	{KEY(n, PK_NUM), .off = AT(model.gbdt.f), .only = &when_gbdt,       \
+	 .range = (r)}
 
 static const struct pkey model_keys[] = {
 	{KEY("kind", PK_ENUM), .off = AT(model.kind), .words = model_words,
 	 .values = model_values, .nwords = 2},
 	{KEY("hidden", PK_HOOK), .only = &when_mlp, .read = read_hidden},
-	{KEY("activation", PK_ENUM), .off = AT(model.activation), .only = &when_mlp,
-	 .words = act_words, .values = act_values, .nwords = 1},
+	{KEY("activation", PK_ENUM), .off = AT(model.activation),
+	 .only = &when_mlp, .words = act_words, .values = act_values,
+	 .nwords = 1},
 	{KEY("dropout", PK_NUM), .off = AT(model.dropout), .only = &when_mlp,
 	 .range = &range_unit},
 	GBDT_UINT("trees", trees, 1, PINS_MAX_TREES),
 	GBDT_UINT("max_depth", max_depth, 1, PINS_MAX_DEPTH),
-	{KEY("max_leaves", PK_UINT), .off = AT(model.gbdt.max_leaves), .only = &when_gbdt,
-	 .lo = 0, .hi = PINS_MAX_LEAVES, .width = W(model.gbdt.max_leaves),
-	 .check = check_max_leaves},
+	{KEY("max_leaves", PK_UINT), .off = AT(model.gbdt.max_leaves),
+	 .only = &when_gbdt, .lo = 0, .hi = PINS_MAX_LEAVES,
+	 .width = W(model.gbdt.max_leaves), .check = check_max_leaves},
 	GBDT_NUM("learning_rate", learning_rate, &range_rate),
 	GBDT_NUM("min_child_weight", min_child_weight, &range_nonneg),
 	GBDT_NUM("lambda", lambda, &range_nonneg),
@@ -903,20 +905,22 @@ static const int opt_values[] = {PINS_OPT_ADAMW, PINS_OPT_SGD};
 static const struct pkey train_keys[] = {
 	{KEY("seed", PK_UINT), .off = AT(train.seed), .lo = 0, .hi = UINT64_MAX,
 	 .width = W(train.seed)},
-	{KEY("epochs", PK_UINT), .off = AT(train.epochs), .mark = M_MLP_ONLY, .lo = 1,
-	 .hi = PINS_MAX_EPOCHS, .width = W(train.epochs)},
-	{KEY("batch_size", PK_UINT), .off = AT(train.batch_size), .mark = M_MLP_ONLY,
-	 .lo = 1, .hi = PINS_MAX_BATCH, .width = W(train.batch_size)},
-	{KEY("optimizer", PK_ENUM), .off = AT(train.optimizer), .mark = M_MLP_ONLY,
-	 .words = opt_words, .values = opt_values, .nwords = 2},
+	{KEY("epochs", PK_UINT), .off = AT(train.epochs), .mark = M_MLP_ONLY,
+	 .lo = 1, .hi = PINS_MAX_EPOCHS, .width = W(train.epochs)},
+	{KEY("batch_size", PK_UINT), .off = AT(train.batch_size),
+	 .mark = M_MLP_ONLY, .lo = 1, .hi = PINS_MAX_BATCH,
+	 .width = W(train.batch_size)},
+	{KEY("optimizer", PK_ENUM), .off = AT(train.optimizer),
+	 .mark = M_MLP_ONLY, .words = opt_words, .values = opt_values,
+	 .nwords = 2},
 	{KEY("lr", PK_NUM), .off = AT(train.lr), .mark = M_MLP_ONLY,
 	 .range = &range_positive},
-	{KEY("weight_decay", PK_NUM), .off = AT(train.weight_decay), .mark = M_MLP_ONLY,
-	 .range = &range_nonneg},
+	{KEY("weight_decay", PK_NUM), .off = AT(train.weight_decay),
+	 .mark = M_MLP_ONLY, .range = &range_nonneg},
 	{KEY("betas", PK_HOOK), .mark = M_MLP_ONLY, .only = &when_adamw,
 	 .read = read_betas},
-	{KEY("eps", PK_NUM), .off = AT(train.eps), .mark = M_MLP_ONLY, .only = &when_adamw,
-	 .range = &range_positive},
+	{KEY("eps", PK_NUM), .off = AT(train.eps), .mark = M_MLP_ONLY,
+	 .only = &when_adamw, .range = &range_positive},
 	{KEY("momentum", PK_NUM), .off = AT(train.momentum), .mark = M_MLP_ONLY,
 	 .only = &when_sgd, .range = &range_unit},
 };
@@ -951,11 +955,12 @@ static const int off_values[] = {0, 1};
 
 static const struct pkey eval_keys[] = {
 	{KEY("subset", PK_HOOK), .read = read_subset},
-	{KEY("reduction", PK_ENUM), .off = AT(eval.reduction), .words = red_words,
-	 .values = red_values, .nwords = 2},
+	{KEY("reduction", PK_ENUM), .off = AT(eval.reduction),
+	 .words = red_words, .values = red_values, .nwords = 2},
 	{KEY("dropout", PK_ENUM), .off = AT(eval.dropout), .words = off_words,
 	 .values = off_values, .nwords = 2},
-	{KEY("input_scale", PK_NUM), .off = AT(eval.input_scale), .range = &range_positive},
+	{KEY("input_scale", PK_NUM), .off = AT(eval.input_scale),
+	 .range = &range_positive},
 };
 static const struct psection eval_section = {SECTION(eval_keys)};
 
@@ -1259,14 +1264,16 @@ env_post(struct walk *w, const struct sect *st)
 static const struct pkey env_keys[] = {
 	{KEY("packages", PK_HOOK), .read = read_packages},
 	{KEY("variables", PK_HOOK), .read = read_variables},
-	{KEY("probe", PK_ARGV), .off = AT(trainer.probe), .count = AT(trainer.nprobe)},
+	{KEY("probe", PK_ARGV), .off = AT(trainer.probe),
+	 .count = AT(trainer.nprobe)},
 	{KEY("pass", PK_HOOK), .read = read_pass},
 };
 static const struct psection env_section = {SECTION(env_keys),
 					    .post = env_post};
 
 #define LIMIT(n, f, l, h)                                                  \
-	{KEY(n, PK_UINT), .off = AT(trainer.f), .lo = l, .hi = h, .width = W(trainer.f)}
+	{KEY(n, PK_UINT), .off = AT(trainer.f), .lo = (l), .hi = (h),       \
+	 .width = W(trainer.f)}
 static const struct pkey limits_keys[] = {
 	LIMIT("seconds", seconds, 1, 7 * 86400),
 	LIMIT("memory", memory, UINT64_C(1) << 24, UINT64_C(1) << 40),
@@ -1276,8 +1283,7 @@ static const struct pkey limits_keys[] = {
 static const struct psection limits_section = {SECTION(limits_keys)};
 
 static const struct pkey score_keys[] = {
-	{KEY("command", PK_ARGV), .off = AT(trainer.score),
-	 .flags = PK_REQUIRED,
+	{KEY("command", PK_ARGV), .off = AT(trainer.score), .flags = PK_REQUIRED,
 	 .count = AT(trainer.nscore)},
 };
 static const struct psection score_section = {SECTION(score_keys)};
@@ -1348,30 +1354,29 @@ static const int format_values[] = {PINS_FORMAT_XGBOOST_JSON,
 				    PINS_FORMAT_OPAQUE};
 
 static const struct pkey trainer_keys[] = {
-	{KEY("kind", PK_ENUM), .off = AT(trainer.kind),
-	 .flags = PK_EXEC, .words = trainer_words,
-	 .values = trainer_values, .nwords = 2},
+	{KEY("kind", PK_ENUM), .off = AT(trainer.kind), .flags = PK_EXEC,
+	 .words = trainer_words, .values = trainer_values, .nwords = 2},
 	{KEY("repository", PK_STR), .off = AT(trainer.repository),
-	 .flags = PK_EXEC,
-	 .pos = AT(src.repository), .only = &when_exec, .max = PINS_MAX_ARG},
-	{KEY("revision", PK_STR), .off = AT(trainer.revision),
-	 .flags = PK_EXEC,
+	 .flags = PK_EXEC, .pos = AT(src.repository), .only = &when_exec,
+	 .max = PINS_MAX_ARG},
+	{KEY("revision", PK_STR), .off = AT(trainer.revision), .flags = PK_EXEC,
 	 .pos = AT(src.revision), .only = &when_exec, .max = POLICY_MAX_STRING,
 	 .check = check_revision},
-	{KEY("command", PK_ARGV), .off = AT(trainer.command),
-	 .flags = PK_EXEC,
+	{KEY("command", PK_ARGV), .off = AT(trainer.command), .flags = PK_EXEC,
 	 .pos = AT(src.command), .only = &when_exec,
 	 .count = AT(trainer.ncommand)},
-	{KEY("artifact", PK_STR), .off = AT(trainer.artifact),
-	 .flags = PK_EXEC, .only = &when_exec,
-	 .max = POLICY_MAX_STRING, .check = check_artifact},
-	{KEY("format", PK_ENUM), .off = AT(trainer.format),
-	 .flags = PK_EXEC, .only = &when_exec,
-	 .words = format_words, .values = format_values, .nwords = 2},
+	{KEY("artifact", PK_STR), .off = AT(trainer.artifact), .flags = PK_EXEC,
+	 .only = &when_exec, .max = POLICY_MAX_STRING, .check = check_artifact},
+	{KEY("format", PK_ENUM), .off = AT(trainer.format), .flags = PK_EXEC,
+	 .only = &when_exec, .words = format_words, .values = format_values,
+	 .nwords = 2},
 	{KEY("params", PK_HOOK), .only = &when_exec, .read = read_params},
-	{KEY("environment", PK_SECTION), .only = &when_exec, .section = &env_section},
-	{KEY("limits", PK_SECTION), .only = &when_exec, .section = &limits_section},
-	{KEY("score", PK_SECTION), .only = &when_exec, .section = &score_section},
+	{KEY("environment", PK_SECTION), .only = &when_exec,
+	 .section = &env_section},
+	{KEY("limits", PK_SECTION), .only = &when_exec,
+	 .section = &limits_section},
+	{KEY("score", PK_SECTION), .only = &when_exec,
+	 .section = &score_section},
 };
 /* A trainer key written null is as if absent (and may then be given). */
 static const struct psection trainer_section = {SECTION(trainer_keys),
@@ -1519,16 +1524,17 @@ root_check(struct walk *w, const struct sect *st)
 static const struct pkey root_keys[] = {
 	{KEY("schema", PK_HOOK), .flags = PK_REQUIRED, .read = read_schema},
 	{KEY("version", PK_HOOK), .flags = PK_REQUIRED, .read = read_version},
-	{KEY("snapshot", PK_DIGEST), .off = AT(snapshot),
-	 .flags = PK_REQUIRED},
-	{KEY("code_revision", PK_STR), .off = AT(code_revision), .max = POLICY_MAX_STRING,
-	 .pos = AT(src.code_revision)},
-	{KEY("trainer_abi", PK_UINT), .off = AT(trainer_abi), .mark = M_ABI, .lo = 1,
-	 .hi = UINT32_MAX, .width = W(trainer_abi)},
+	{KEY("snapshot", PK_DIGEST), .off = AT(snapshot), .flags = PK_REQUIRED},
+	{KEY("code_revision", PK_STR), .off = AT(code_revision),
+	 .max = POLICY_MAX_STRING, .pos = AT(src.code_revision)},
+	{KEY("trainer_abi", PK_UINT), .off = AT(trainer_abi), .mark = M_ABI,
+	 .lo = 1, .hi = UINT32_MAX, .width = W(trainer_abi)},
 	{KEY("environment", PK_DIGEST), .off = AT(environment),
 	 .pos = AT(src.environment), .has = AT(has_environment)},
-	{KEY("artifact", PK_DIGEST), .off = AT(artifact), .has = AT(has_artifact)},
-	{KEY("data", PK_SECTION), .flags = PK_REQUIRED, .section = &data_section},
+	{KEY("artifact", PK_DIGEST), .off = AT(artifact),
+	 .has = AT(has_artifact)},
+	{KEY("data", PK_SECTION), .flags = PK_REQUIRED,
+	 .section = &data_section},
 	{KEY("model", PK_SECTION), .mark = M_MODEL, .section = &model_section},
 	{KEY("train", PK_SECTION), .section = &train_section},
 	{KEY("eval", PK_SECTION), .section = &eval_section},

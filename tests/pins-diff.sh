@@ -13,6 +13,8 @@
 # both, and the two outputs (status, FILE:LINE:COL, key, reason,
 # canonical text, config hash, params JSON, source positions) must be
 # identical.  Exit 0 when they are, 1 with the first differences shown.
+# PINS_DIFF_CFLAGS adds compiler flags to both builds, e.g.
+# '-fsanitize=address,undefined -fno-sanitize-recover=all'.
 set -eu
 cd "$(dirname "$0")/.."
 BASE=${1:-HEAD}
@@ -22,8 +24,8 @@ W=build/pins-diff
 rm -rf "$W"
 mkdir -p "$W/base/policy" "$W/new" "$W/in"
 CC=${CC:-cc}
-CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g -I. $(pkg-config --cflags yaml-0.1 libsodium)"
-LIBS="$(pkg-config --libs yaml-0.1 libsodium) -lm"
+CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g -I. $(pkg-config --cflags yaml-0.1 libsodium) ${PINS_DIFF_CFLAGS:-}"
+LIBS="$(pkg-config --libs yaml-0.1 libsodium) -lm ${PINS_DIFF_CFLAGS:-}"
 COMMON="common/rba.c common/buf.c common/digest.c common/sha256_ni.c common/json.c common/strv.c common/utf8.c common/fileio.c common/seam.c"
 
 for f in policy/pins.c policy/ydoc.c policy/policy.c policy/policy.h policy/ydoc.h; do
