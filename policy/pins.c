@@ -4,9 +4,11 @@
  */
 #include "policy/policy.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -90,16 +92,7 @@ fail_at_key(struct yval *v, int err, const struct ydoc_node *at,
 	return err;
 }
 
-/* ---- data ------------------------------------------------------------ */
-
-struct data_nodes {
-	const struct ydoc_node *label;
-	const struct ydoc_node *id;
-	const struct ydoc_node *exclude[PINS_MAX_LIST];
-	const struct ydoc_node *categorical[PINS_MAX_LIST];
-	const struct ydoc_node *native[PINS_MAX_LIST];
-	const struct ydoc_node *native_key;
-};
+/* ---- lists ----------------------------------------------------------- */
 
 /* A list of column names: non-empty strings, none repeated. */
 static int
@@ -172,64 +165,373 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Label, id, excluded and categorical columns are four disjoint sets. */
-static int
-data_cross_check(struct yval *v, struct pins *p, const struct data_nodes *dn)
-{
-	size_t i, j, old;
-	int err = 0;
 
-	if (p->data.id != NULL && strcmp(p->data.id, p->data.label) == 0)
-		return fail_at_key(v, RBA_E_SCHEMA, dn->id, "id",
-				   "must differ from 'data.label'");
-	for (i = 0; i < p->data.nexclude && err == 0; i++) {
-		old = policy_yval_path_key(v, "exclude");
-		policy_yval_path_index(v, i);
-		if (strcmp(p->data.exclude[i], p->data.label) == 0)
-			err = policy_yval_fail(v, RBA_E_SCHEMA, dn->exclude[i],
-					       "'%s' names the label column",
-					       v->path);
-		else if (p->data.id != NULL &&
-			 strcmp(p->data.exclude[i], p->data.id) == 0)
-			err = policy_yval_fail(
-				v, RBA_E_SCHEMA, dn->exclude[i],
-				"'%s' names the id column, which is never a feature",
-				v->path);
+/* A command: a non-empty list of non-empty strings. */
+static int
+get_argv(struct yval *v, const struct ydoc_node *n, char ***out, size_t *count)
+{
+	const struct ydoc_node *kid;
+	size_t i = 0, old;
+	char **a;
+	int err;
+
+	if ((err = policy_yval_seq(v, n)) != 0)
+		return err;
+	if (n->nkids == 0)
+		return policy_yval_fail(v, RBA_E_SCHEMA, n,
+					"'%s' must name a program", v->path);
+	if (n->nkids > PINS_MAX_ARGV)
+		return policy_yval_fail(v, RBA_E_LIMIT, n,
+					"'%s' has more than %d entries", v->path,
+					PINS_MAX_ARGV);
+	a = calloc(n->nkids + 1, sizeof(*a));
+	if (a == NULL)
+		return policy_yval_fail(v, RBA_E_NOMEM, n, "out of memory");
+	rba_strv_free(*out, *count);
+	*out = a;
+	*count = n->nkids;
+	for (kid = n->kids; kid != NULL; kid = kid->next, i++) {
+		old = policy_yval_path_index(v, i);
+		err = policy_yval_get_str(v, kid, PINS_MAX_ARG, &a[i]);
 		policy_yval_path_restore(v, old);
+		if (err)
+			return err;
 	}
-	for (i = 0; i < p->data.ncategorical && err == 0; i++) {
-		old = policy_yval_path_key(v, "categorical");
-		policy_yval_path_index(v, i);
-		if (strcmp(p->data.categorical[i], p->data.label) == 0)
-			err = policy_yval_fail(v, RBA_E_SCHEMA, dn->categorical[i],
-					       "'%s' names the label column",
-					       v->path);
-		else if (p->data.id != NULL &&
-			 strcmp(p->data.categorical[i], p->data.id) == 0)
-			err = policy_yval_fail(v, RBA_E_SCHEMA, dn->categorical[i],
-					       "'%s' names the id column", v->path);
-		for (j = 0; err == 0 && j < p->data.nexclude; j++)
-			if (strcmp(p->data.categorical[i], p->data.exclude[j]) == 0)
-				err = policy_yval_fail(
-					v, RBA_E_SCHEMA, dn->categorical[i],
-					"'%s' names a column in 'data.exclude'",
-					v->path);
-		policy_yval_path_restore(v, old);
+	return 0;
+}
+
+/* ---- the walker ------------------------------------------------------ */
+
+/*
+ * Every section of the file is a table of its keys (struct pkey), and
+ * one function, walk_section, walks any section by its table: each key
+ * resolved against the table (an unknown or repeated key refused), its
+ * value read by its kind into its place in struct pins, then the keys
+ * that do not apply to what the section chose refused, the section's
+ * own check, its required keys, and its own rules after them.  What is
+ * not a table (a list's entries, trainer.params, the cross checks) is
+ * a named hook the tables point at.
+ */
+
+/* Key nodes the checks across sections look at, by role. */
+enum mark { M_NONE = 0, M_LABEL, M_ID, M_NATIVE, M_IMPUTE, M_MODEL, M_ABI,
+	    M_MLP_ONLY, M_N };
+
+/* One walk of a document into a record. */
+struct walk {
+	struct yval *v;
+	struct pins *p;
+	/* the first key node given (not null) of each role; value ->next */
+	const struct ydoc_node *mark[M_N];
+	const char *mark_name[M_N];
+	/* the entries of the column lists, in listing order */
+	const struct ydoc_node *exclude[PINS_MAX_LIST];
+	const struct ydoc_node *categorical[PINS_MAX_LIST];
+	const struct ydoc_node *native[PINS_MAX_LIST];
+};
+
+enum pkind {
+	PK_NUM = 1, /* a number in range, a double */
+	PK_UINT,    /* an integer in lo..hi, a uint32_t or uint64_t */
+	PK_BOOL,    /* true or false, an int */
+	PK_ENUM,    /* one of words, stored as the int of values */
+	PK_STR,	    /* a string of at most max bytes, a char * */
+	PK_DIGEST,  /* a struct rba_digest; the int at has (if any) set */
+	PK_ARGV,    /* a command, a char ** with its size_t at count */
+	PK_SECTION, /* a mapping walked by its own table */
+	PK_HOOK	    /* read by a function of its own */
+};
+
+#define PK_REQUIRED 1u /* refused when missing; a null value is read */
+#define PK_EXEC 2u     /* required when the trainer is exec */
+
+/* A key that applies only while the int (an enum) at off is value. */
+struct pwhen {
+	size_t off;
+	int value;
+	const char *why; /* "applies only to ..." */
+};
+
+struct psection;
+struct sect;
+
+struct pkey {
+	const char *name;
+	enum pkind kind;
+	size_t off;		  /* the value's place in struct pins */
+	unsigned flags;		  /* PK_REQUIRED, PK_EXEC */
+	enum mark mark;		  /* kept for the cross checks */
+	size_t pos;		  /* offset of a struct pins_pos; 0: none */
+	const struct pwhen *only; /* refused (after the walk) unless it holds */
+	const struct yrange *range;		  /* PK_NUM */
+	uint64_t lo, hi;			  /* PK_UINT */
+	size_t width;				  /* PK_UINT: 4 or 8 bytes */
+	const char *const *words;		  /* PK_ENUM */
+	const int *values;			  /* PK_ENUM */
+	size_t nwords;				  /* PK_ENUM */
+	size_t max;				  /* PK_STR: bytes */
+	size_t count, has;			  /* PK_ARGV, PK_DIGEST */
+	const struct psection *section;		  /* PK_SECTION */
+	int (*read)(struct walk *, const struct ydoc_node *); /* PK_HOOK */
+	/* a rule on the value, once read */
+	int (*check)(struct walk *, const struct ydoc_node *);
+};
+
+#define PS_NULL_EMPTY 1u   /* a null section is walked as an empty one */
+#define PS_NULL_FORGETS 2u /* a null value is as if the key were absent */
+#define PS_REQ_AT_KEY 4u   /* a missing key is reported at the section's key */
+
+struct psection {
+	const struct pkey *keys;
+	size_t nkeys;
+	unsigned flags;
+	/* before the required keys are looked for, and after */
+	int (*check)(struct walk *, const struct sect *);
+	int (*post)(struct walk *, const struct sect *);
+};
+
+/* A section as walked. */
+struct sect {
+	const struct psection *s;
+	const struct ydoc_node *key, *map; /* map NULL: none or null */
+	uint32_t given;			   /* keys read */
+	const struct ydoc_node *at[32];	   /* their key nodes */
+};
+
+#define AT(f) offsetof(struct pins, f)
+#define KEY(n, k) .name = (n), .kind = (k)
+#define SECTION(t) .keys = (t), .nkeys = RBA_NKEYS(t)
+#define W(f) sizeof(((struct pins *)0)->f)
+
+_Static_assert(sizeof(enum pins_split_order) == sizeof(int) &&
+		       sizeof(enum pins_model_kind) == sizeof(int) &&
+		       sizeof(enum pins_activation) == sizeof(int) &&
+		       sizeof(enum pins_optimizer) == sizeof(int) &&
+		       sizeof(enum pins_reduction) == sizeof(int) &&
+		       sizeof(enum pins_det_mode) == sizeof(int) &&
+		       sizeof(enum pins_trainer_kind) == sizeof(int) &&
+		       sizeof(enum pins_format) == sizeof(int),
+	       "PK_ENUM stores an int");
+
+static void *
+field(struct walk *w, size_t off)
+{
+	return (char *)w->p + off;
+}
+
+static int
+field_int(const struct pins *p, size_t off)
+{
+	int x;
+
+	memcpy(&x, (const char *)p + off, sizeof(x));
+	return x;
+}
+
+/* The value node of mark m, or NULL. */
+static const struct ydoc_node *
+mark_value(const struct walk *w, enum mark m)
+{
+	return w->mark[m] != NULL ? w->mark[m]->next : NULL;
+}
+
+/* The key node of key name in a walked section, or NULL. */
+static const struct ydoc_node *
+sect_at(const struct sect *st, const char *name)
+{
+	for (size_t i = 0; i < st->s->nkeys; i++)
+		if (strcmp(st->s->keys[i].name, name) == 0)
+			return st->at[i];
+	return NULL;
+}
+
+static int walk_section(struct walk *w, const struct psection *s,
+			const struct ydoc_node *key,
+			const struct ydoc_node *map);
+
+/* The value after key node k, by the kind of its key e. */
+static int
+walk_value(struct walk *w, const struct pkey *e, const struct ydoc_node *k)
+{
+	const struct ydoc_node *val = k->next;
+	void *dst = field(w, e->off);
+	uint64_t x;
+	uint32_t x32;
+	int err, i, has;
+
+	switch (e->kind) {
+	case PK_NUM:
+		err = policy_yval_get_num(w->v, val, e->range, dst);
+		break;
+	case PK_UINT:
+		err = policy_yval_get_uint(w->v, val, e->lo, e->hi, &x);
+		x32 = (uint32_t)x;
+		assert(e->width == sizeof(x) || e->width == sizeof(x32));
+		if (err == 0)
+			memcpy(dst, e->width == sizeof(x) ? (void *)&x : &x32,
+			       e->width);
+		break;
+	case PK_BOOL:
+		err = policy_yval_get_bool(w->v, val, dst);
+		break;
+	case PK_ENUM:
+		err = policy_yval_get_enum(w->v, val, e->words, e->nwords, &i);
+		if (err == 0)
+			memcpy(dst, &e->values[i], sizeof(int));
+		break;
+	case PK_STR:
+		err = policy_yval_get_str(w->v, val, e->max, dst);
+		break;
+	case PK_DIGEST:
+		err = policy_yval_get_digest(w->v, val, dst);
+		has = err == 0;
+		if (e->has != 0)
+			memcpy(field(w, e->has), &has, sizeof(has));
+		break;
+	case PK_ARGV:
+		err = get_argv(w->v, val, dst, field(w, e->count));
+		break;
+	case PK_SECTION:
+		err = walk_section(w, e->section, k, val);
+		break;
+	default:
+		err = e->read(w, val);
+		break;
 	}
-	for (i = 0; i < p->data.nnative && err == 0; i++) {
-		int found = 0;
-		for (j = 0; j < p->data.ncategorical; j++)
-			found |= strcmp(p->data.native[i], p->data.categorical[j]) == 0;
-		if (found)
-			continue;
-		old = policy_yval_path_key(v, "native");
-		policy_yval_path_index(v, i);
-		err = policy_yval_fail(v, RBA_E_SCHEMA, dn->native[i],
-				       "'%s' names a column not in "
-				       "'data.categorical'", v->path);
-		policy_yval_path_restore(v, old);
-	}
+	if (e->pos != 0)
+		node_pos(val, field(w, e->pos));
+	if (err == 0 && e->check != NULL)
+		err = e->check(w, val);
 	return err;
+}
+
+/* "missing required key" for the first key of mask st has not read. */
+static int
+walk_required(struct walk *w, const struct sect *st, uint32_t mask)
+{
+	const struct psection *s = st->s;
+	size_t i, old;
+
+	for (i = 0; i < s->nkeys; i++) {
+		if (!(mask & BIT(i)) || (st->given & BIT(i)))
+			continue;
+		old = policy_yval_path_key(w->v, s->keys[i].name);
+		policy_yval_fail(w->v, RBA_E_SCHEMA,
+				 s->flags & PS_REQ_AT_KEY ? st->key : st->map,
+				 "missing required key '%s'", w->v->path);
+		policy_yval_path_restore(w->v, old);
+		return RBA_E_SCHEMA;
+	}
+	return 0;
+}
+
+/* The rules of a section once its keys are read. */
+static int
+walk_finish(struct walk *w, const struct sect *st)
+{
+	const struct psection *s = st->s;
+	uint32_t required = 0;
+	size_t i;
+	int err;
+
+	/* A key of what the section did not choose is refused rather than
+	 * carried: it would change the config hash and not the model. */
+	for (i = 0; i < s->nkeys; i++) {
+		const struct pwhen *c = s->keys[i].only;
+		if (st->at[i] == NULL || c == NULL ||
+		    field_int(w->p, c->off) == c->value)
+			continue;
+		return fail_at_key(w->v, RBA_E_SCHEMA, st->at[i],
+				   s->keys[i].name, c->why);
+	}
+	if (s->check != NULL && (err = s->check(w, st)) != 0)
+		return err;
+	for (i = 0; i < s->nkeys; i++)
+		if (s->keys[i].flags & PK_REQUIRED)
+			required |= BIT(i);
+	if ((err = walk_required(w, st, required)) != 0)
+		return err;
+	return s->post != NULL ? s->post(w, st) : 0;
+}
+
+/*
+ * Walks section s, the value map of key node key (both may be NULL: the
+ * document, or a section absent or null).
+ */
+static int
+walk_section(struct walk *w, const struct psection *s,
+	     const struct ydoc_node *key, const struct ydoc_node *map)
+{
+	const char *names[32];
+	const struct ydoc_node *k;
+	struct sect st;
+	uint32_t seen = 0;
+	size_t i, old;
+	int err;
+
+	assert(s->nkeys <= 32);
+	memset(&st, 0, sizeof(st));
+	if (map != NULL && policy_ydoc_node_is_null(map)) {
+		if (!(s->flags & PS_NULL_EMPTY))
+			return 0;
+		map = NULL;
+	} else if (map != NULL && (err = policy_yval_map(w->v, map)) != 0) {
+		return err;
+	}
+	st.s = s;
+	st.key = key;
+	st.map = map;
+	for (i = 0; i < s->nkeys; i++)
+		names[i] = s->keys[i].name;
+	YDOC_EACH_KEY(k, map)
+	{
+		const struct pkey *e;
+		if ((err = policy_yval_key(w->v, k, names, s->nkeys, &seen,
+					   &i)) != 0)
+			return err;
+		e = &s->keys[i];
+		if (policy_ydoc_node_is_null(k->next) &&
+		    !(e->flags & PK_REQUIRED)) {
+			if (s->flags & PS_NULL_FORGETS)
+				seen &= ~BIT(i);
+			continue;
+		}
+		st.given |= BIT(i);
+		st.at[i] = k;
+		if (e->mark != M_NONE && w->mark[e->mark] == NULL) {
+			w->mark[e->mark] = k;
+			w->mark_name[e->mark] = e->name;
+		}
+		old = policy_yval_path_key(w->v, e->name);
+		err = walk_value(w, e, k);
+		policy_yval_path_restore(w->v, old);
+		if (err)
+			return err;
+	}
+	return walk_finish(w, &st);
+}
+
+/* ---- data ------------------------------------------------------------ */
+
+static int
+read_exclude(struct walk *w, const struct ydoc_node *n)
+{
+	return get_names(w->v, n, &w->p->data.exclude, &w->p->data.nexclude,
+			 w->exclude);
+}
+
+static int
+read_categorical(struct walk *w, const struct ydoc_node *n)
+{
+	return get_names(w->v, n, &w->p->data.categorical,
+			 &w->p->data.ncategorical, w->categorical);
+}
+
+static int
+read_native(struct walk *w, const struct ydoc_node *n)
+{
+	return get_names(w->v, n, &w->p->data.native, &w->p->data.nnative,
+			 w->native);
 }
 
 /*
@@ -237,8 +539,10 @@ data_cross_check(struct yval *v, struct pins *p, const struct data_nodes *dn)
  * at most PINS_MAX_TOKEN bytes, none twice (refused at the repeat).
  */
 static int
-get_tokens(struct yval *v, const struct ydoc_node *n, struct pins *p)
+read_missing(struct walk *w, const struct ydoc_node *n)
 {
+	struct yval *v = w->v;
+	struct pins *p = w->p;
 	const struct ydoc_node *kid;
 	size_t i = 0, old;
 	char **a;
@@ -310,9 +614,10 @@ pins_missing_tokens(const struct pins *p, size_t *n)
 
 /* data.impute: mean, or a finite number. */
 static int
-get_impute(struct yval *v, const struct ydoc_node *n, struct pins *p)
+read_impute(struct walk *w, const struct ydoc_node *n)
 {
 	static const struct yrange any = {-3.4e38, 3.4e38, 0, 0};
+	struct pins *p = w->p;
 
 	node_pos(n, &p->src.impute);
 	if (policy_ydoc_node_is(n, "mean")) {
@@ -322,137 +627,83 @@ get_impute(struct yval *v, const struct ydoc_node *n, struct pins *p)
 	if (n->type != YDOC_SCALAR || policy_ydoc_node_is_null(n) ||
 	    !(n->val[0] == '-' || n->val[0] == '+' || n->val[0] == '.' ||
 	      (n->val[0] >= '0' && n->val[0] <= '9')))
-		return policy_yval_fail(v, RBA_E_SCHEMA, n,
-					"'%s' must be mean or a number", v->path);
+		return policy_yval_fail(w->v, RBA_E_SCHEMA, n,
+					"'%s' must be mean or a number",
+					w->v->path);
 	p->data.impute = PINS_IMPUTE_CONST;
-	return policy_yval_get_num(v, n, &any, &p->data.impute_value);
+	return policy_yval_get_num(w->v, n, &any, &p->data.impute_value);
 }
 
+/* Label, id, excluded and categorical columns are four disjoint sets. */
 static int
-pins_split(struct yval *v, const struct ydoc_node *map, struct pins *p)
+data_cross_check(struct walk *w)
 {
-	static const char *const keys[] = {"validation", "order", "seed"};
-	static const char *const orders[] = {"random", "tail"};
-	static const struct yrange frac = {0, 1, 1, 1};
-	const struct ydoc_node *k;
-	uint32_t seen = 0;
-	size_t i, old;
-	int err, e;
+	struct yval *v = w->v;
+	struct pins *p = w->p;
+	size_t i, j, old;
+	int err = 0;
 
-	if (policy_ydoc_node_is_null(map))
-		return 0;
-	if ((err = policy_yval_map(v, map)) != 0)
-		return err;
-	YDOC_EACH_KEY(k, map)
-	{
-		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &i)) != 0)
-			return err;
-		if (policy_ydoc_node_is_null(k->next))
-			continue;
-		old = policy_yval_path_key(v, keys[i]);
-		switch (i) {
-		case 0:
-			err = policy_yval_get_num(v, k->next, &frac,
-						  &p->data.split_validation);
-			break;
-		case 1:
-			err = policy_yval_get_enum(v, k->next, orders, 2, &e);
-			p->data.split_order = e == 0 ? PINS_SPLIT_RANDOM
-						     : PINS_SPLIT_TAIL;
-			break;
-		default:
-			err = policy_yval_get_uint(v, k->next, 0, UINT64_MAX,
-						   &p->data.split_seed);
-			break;
-		}
+	if (p->data.id != NULL && strcmp(p->data.id, p->data.label) == 0)
+		return fail_at_key(v, RBA_E_SCHEMA, mark_value(w, M_ID), "id",
+				   "must differ from 'data.label'");
+	for (i = 0; i < p->data.nexclude && err == 0; i++) {
+		old = policy_yval_path_key(v, "exclude");
+		policy_yval_path_index(v, i);
+		if (strcmp(p->data.exclude[i], p->data.label) == 0)
+			err = policy_yval_fail(v, RBA_E_SCHEMA, w->exclude[i],
+					       "'%s' names the label column",
+					       v->path);
+		else if (p->data.id != NULL &&
+			 strcmp(p->data.exclude[i], p->data.id) == 0)
+			err = policy_yval_fail(
+				v, RBA_E_SCHEMA, w->exclude[i],
+				"'%s' names the id column, which is never a feature",
+				v->path);
 		policy_yval_path_restore(v, old);
-		if (err)
-			return err;
 	}
-	return 0;
+	for (i = 0; i < p->data.ncategorical && err == 0; i++) {
+		old = policy_yval_path_key(v, "categorical");
+		policy_yval_path_index(v, i);
+		if (strcmp(p->data.categorical[i], p->data.label) == 0)
+			err = policy_yval_fail(v, RBA_E_SCHEMA, w->categorical[i],
+					       "'%s' names the label column",
+					       v->path);
+		else if (p->data.id != NULL &&
+			 strcmp(p->data.categorical[i], p->data.id) == 0)
+			err = policy_yval_fail(v, RBA_E_SCHEMA, w->categorical[i],
+					       "'%s' names the id column", v->path);
+		for (j = 0; err == 0 && j < p->data.nexclude; j++)
+			if (strcmp(p->data.categorical[i], p->data.exclude[j]) == 0)
+				err = policy_yval_fail(
+					v, RBA_E_SCHEMA, w->categorical[i],
+					"'%s' names a column in 'data.exclude'",
+					v->path);
+		policy_yval_path_restore(v, old);
+	}
+	for (i = 0; i < p->data.nnative && err == 0; i++) {
+		int found = 0;
+		for (j = 0; j < p->data.ncategorical; j++)
+			found |= strcmp(p->data.native[i], p->data.categorical[j]) == 0;
+		if (found)
+			continue;
+		old = policy_yval_path_key(v, "native");
+		policy_yval_path_index(v, i);
+		err = policy_yval_fail(v, RBA_E_SCHEMA, w->native[i],
+				       "'%s' names a column not in "
+				       "'data.categorical'", v->path);
+		policy_yval_path_restore(v, old);
+	}
+	return err;
 }
 
+/* After the data block's keys: the cross check, then one order. */
 static int
-pins_data(struct yval *v, const struct ydoc_node *key,
-	  const struct ydoc_node *map, struct pins *p,
-	  const struct ydoc_node **impute_at,
-	  const struct ydoc_node **native_at)
+data_post(struct walk *w, const struct sect *st)
 {
-	static const char *const keys[] = {"label", "positive", "id",
-					   "exclude", "categorical",
-					   "standardize", "split", "missing",
-					   "impute", "native"};
-	enum { LABEL, POSITIVE, ID, EXCLUDE, CATEGORICAL, STANDARDIZE, SPLIT,
-	       MISSING, IMPUTE, NATIVE, N };
-	struct data_nodes dn;
-	const struct ydoc_node *k;
-	uint32_t seen = 0;
-	size_t i, old;
+	struct pins *p = w->p;
 	int err;
 
-	memset(&dn, 0, sizeof(dn));
-	if (policy_ydoc_node_is_null(map))
-		map = NULL;
-	else if ((err = policy_yval_map(v, map)) != 0)
-		return err;
-	YDOC_EACH_KEY(k, map)
-	{
-		if ((err = policy_yval_key(v, k, keys, N, &seen, &i)) != 0)
-			return err;
-		if (policy_ydoc_node_is_null(k->next) && i != LABEL)
-			continue;
-		old = policy_yval_path_key(v, keys[i]);
-		switch (i) {
-		case LABEL:
-			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
-						  &p->data.label);
-			dn.label = k->next;
-			break;
-		case POSITIVE:
-			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
-						  &p->data.positive);
-			node_pos(k->next, &p->src.positive);
-			break;
-		case ID:
-			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
-						  &p->data.id);
-			dn.id = k->next;
-			break;
-		case EXCLUDE:
-			err = get_names(v, k->next, &p->data.exclude,
-					&p->data.nexclude, dn.exclude);
-			break;
-		case CATEGORICAL:
-			err = get_names(v, k->next, &p->data.categorical,
-					&p->data.ncategorical, dn.categorical);
-			break;
-		case STANDARDIZE:
-			err = policy_yval_get_bool(v, k->next, &p->data.standardize);
-			break;
-		case MISSING:
-			err = get_tokens(v, k->next, p);
-			break;
-		case IMPUTE:
-			err = get_impute(v, k->next, p);
-			*impute_at = k;
-			break;
-		case NATIVE:
-			err = get_names(v, k->next, &p->data.native,
-					&p->data.nnative, dn.native);
-			dn.native_key = k;
-			*native_at = k;
-			break;
-		default:
-			err = pins_split(v, k->next, p);
-			break;
-		}
-		policy_yval_path_restore(v, old);
-		if (err)
-			return err;
-	}
-	if ((err = policy_yval_required(v, key, keys, N, seen, BIT(LABEL))) != 0)
-		return err;
-	if ((err = data_cross_check(v, p, &dn)) != 0)
+	if ((err = data_cross_check(w)) != 0)
 		return err;
 	/* Listing order carries no meaning: one record, one text, one hash. */
 	if (p->data.nexclude > 1)
@@ -461,16 +712,16 @@ pins_data(struct yval *v, const struct ydoc_node *key,
 		qsort(p->data.categorical, p->data.ncategorical, sizeof(char *),
 		      cmp_str);
 	if (p->data.label != NULL)
-		node_pos(dn.label, &p->src.label);
-	node_pos(dn.id, &p->src.id);
-	names_pos(p->data.exclude, p->data.nexclude, dn.exclude,
+		node_pos(mark_value(w, M_LABEL), &p->src.label);
+	node_pos(mark_value(w, M_ID), &p->src.id);
+	names_pos(p->data.exclude, p->data.nexclude, w->exclude,
 		  p->src.exclude);
-	names_pos(p->data.categorical, p->data.ncategorical, dn.categorical,
+	names_pos(p->data.categorical, p->data.ncategorical, w->categorical,
 		  p->src.categorical);
 	if (p->data.nnative > 1)
 		qsort(p->data.native, p->data.nnative, sizeof(char *), cmp_str);
-	names_pos(p->data.native, p->data.nnative, dn.native, p->src.native);
-	node_pos(dn.native_key, &p->src.native_key);
+	names_pos(p->data.native, p->data.nnative, w->native, p->src.native);
+	node_pos(w->mark[M_NATIVE], &p->src.native_key);
 	return 0;
 }
 
@@ -483,11 +734,45 @@ pins_is_native(const struct pins *p, const char *name)
 	return 0;
 }
 
+static const char *const split_words[] = {"random", "tail"};
+static const int split_values[] = {PINS_SPLIT_RANDOM, PINS_SPLIT_TAIL};
+static const struct yrange range_frac = {0, 1, 1, 1};
+
+static const struct pkey split_keys[] = {
+	{KEY("validation", PK_NUM), .off = AT(data.split_validation),
+	 .range = &range_frac},
+	{KEY("order", PK_ENUM), .off = AT(data.split_order),
+	 .words = split_words, .values = split_values, .nwords = 2},
+	{KEY("seed", PK_UINT), .off = AT(data.split_seed), .lo = 0,
+	 .hi = UINT64_MAX, .width = W(data.split_seed)},
+};
+static const struct psection split_section = {SECTION(split_keys)};
+
+static const struct pkey data_keys[] = {
+	{KEY("label", PK_STR), .off = AT(data.label), .flags = PK_REQUIRED,
+	 .mark = M_LABEL, .max = POLICY_MAX_STRING},
+	{KEY("positive", PK_STR), .off = AT(data.positive),
+	 .max = POLICY_MAX_STRING, .pos = AT(src.positive)},
+	{KEY("id", PK_STR), .off = AT(data.id), .mark = M_ID,
+	 .max = POLICY_MAX_STRING},
+	{KEY("exclude", PK_HOOK), .read = read_exclude},
+	{KEY("categorical", PK_HOOK), .read = read_categorical},
+	{KEY("standardize", PK_BOOL), .off = AT(data.standardize)},
+	{KEY("split", PK_SECTION), .section = &split_section},
+	{KEY("missing", PK_HOOK), .read = read_missing},
+	{KEY("impute", PK_HOOK), .mark = M_IMPUTE, .read = read_impute},
+	{KEY("native", PK_HOOK), .mark = M_NATIVE, .read = read_native},
+};
+/* A null data block is an empty one: its label is then missing. */
+static const struct psection data_section = {SECTION(data_keys), .flags = PS_NULL_EMPTY | PS_REQ_AT_KEY,
+	.post = data_post};
+
 /* ---- model, train, eval, determinism ---------------------------------- */
 
 static int
-pins_hidden(struct yval *v, const struct ydoc_node *n, struct pins *p)
+read_hidden(struct walk *w, const struct ydoc_node *n)
 {
+	struct yval *v = w->v;
 	const struct ydoc_node *kid;
 	uint64_t units;
 	size_t i = 0, old;
@@ -505,143 +790,77 @@ pins_hidden(struct yval *v, const struct ydoc_node *n, struct pins *p)
 		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
-		p->model.hidden[i] = (uint32_t)units;
+		w->p->model.hidden[i] = (uint32_t)units;
 	}
-	p->model.nhidden = i;
+	w->p->model.nhidden = i;
 	return 0;
 }
 
-/* The model block's keys, in the order of enum model_key. */
-static const char *const model_keys[] = {
-	"kind", "hidden", "activation", "dropout", "trees", "max_depth",
-	"max_leaves", "learning_rate", "min_child_weight", "lambda",
-	"gamma", "max_bins", "subsample", "colsample"};
-enum model_key { MK_KIND, MK_HIDDEN, MK_ACT, MK_DROPOUT, MK_TREES, MK_DEPTH,
-		 MK_LEAVES, MK_LR, MK_MCW, MK_LAMBDA, MK_GAMMA, MK_BINS,
-		 MK_SUBSAMPLE, MK_COLSAMPLE, MK_N };
-
-/* The value of model key i (its node k, the value k->next) into p. */
+/* model.max_leaves: 1 is no tree. */
 static int
-model_value(struct yval *v, size_t i, const struct ydoc_node *k,
-	    struct pins *p)
+check_max_leaves(struct walk *w, const struct ydoc_node *n)
 {
-	static const char *const kinds[] = {"mlp", "gbdt"};
-	static const char *const acts[] = {"relu"};
-	static const struct yrange unit = {0, 1, 0, 1};
-	static const struct yrange rate = {0, 1, 1, 0};
-	static const struct yrange nonneg = {0, INFINITY, 0, 0};
-	uint64_t x;
-	int err, e;
-
-	switch (i) {
-	case MK_KIND:
-		err = policy_yval_get_enum(v, k->next, kinds, 2, &e);
-		p->model.kind = e == 1 ? PINS_MODEL_GBDT : PINS_MODEL_MLP;
-		break;
-	case MK_HIDDEN:
-		err = pins_hidden(v, k->next, p);
-		break;
-	case MK_ACT:
-		err = policy_yval_get_enum(v, k->next, acts, 1, &e);
-		p->model.activation = PINS_ACT_RELU;
-		break;
-	case MK_DROPOUT:
-		err = policy_yval_get_num(v, k->next, &unit, &p->model.dropout);
-		break;
-	case MK_TREES:
-		err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_TREES, &x);
-		p->model.gbdt.trees = (uint32_t)x;
-		break;
-	case MK_DEPTH:
-		err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_DEPTH, &x);
-		p->model.gbdt.max_depth = (uint32_t)x;
-		break;
-	case MK_LEAVES:
-		err = policy_yval_get_uint(v, k->next, 0, PINS_MAX_LEAVES, &x);
-		if (err == 0 && x == 1)
-			err = policy_yval_fail(
-				v, RBA_E_RANGE, k->next,
+	if (w->p->model.gbdt.max_leaves != 1)
+		return 0;
+	return policy_yval_fail(w->v, RBA_E_RANGE, n,
 				"'%s' must be 0 (no cap) or an integer "
 				"from 2 to %d",
-				v->path, PINS_MAX_LEAVES);
-		p->model.gbdt.max_leaves = (uint32_t)x;
-		break;
-	case MK_LR:
-		err = policy_yval_get_num(v, k->next, &rate,
-					  &p->model.gbdt.learning_rate);
-		break;
-	case MK_MCW:
-		err = policy_yval_get_num(v, k->next, &nonneg,
-					  &p->model.gbdt.min_child_weight);
-		break;
-	case MK_LAMBDA:
-		err = policy_yval_get_num(v, k->next, &nonneg,
-					  &p->model.gbdt.lambda);
-		break;
-	case MK_GAMMA:
-		err = policy_yval_get_num(v, k->next, &nonneg,
-					  &p->model.gbdt.gamma);
-		break;
-	case MK_BINS:
-		err = policy_yval_get_uint(v, k->next, 2, PINS_MAX_BINS, &x);
-		p->model.gbdt.max_bins = (uint32_t)x;
-		break;
-	case MK_SUBSAMPLE:
-		err = policy_yval_get_num(v, k->next, &rate,
-					  &p->model.gbdt.subsample);
-		break;
-	default:
-		err = policy_yval_get_num(v, k->next, &rate,
-					  &p->model.gbdt.colsample);
-		break;
-	}
-	return err;
+				w->v->path, PINS_MAX_LEAVES);
 }
+
+static const struct yrange range_unit = {0, 1, 0, 1};	 /* [0, 1) */
+static const struct yrange range_rate = {0, 1, 1, 0};	 /* (0, 1] */
+static const struct yrange range_nonneg = {0, INFINITY, 0, 0};
+static const struct yrange range_positive = {0, INFINITY, 1, 0};
 
 /*
- * The model block.  Keys of the other model kind are refused rather than
- * carried: they would change the config hash without changing the model.
+ * Keys of the other model kind are refused rather than carried: they
+ * would change the config hash without changing the model.
  */
-static int
-pins_model(struct yval *v, const struct ydoc_node *map, struct pins *p)
-{
-	const struct ydoc_node *k, *at[MK_N] = {0};
-	uint32_t seen = 0;
-	size_t i, old;
-	int err;
+static const struct pwhen when_mlp = {AT(model.kind), PINS_MODEL_MLP,
+				      "applies only to model kind mlp"};
+static const struct pwhen when_gbdt = {AT(model.kind), PINS_MODEL_GBDT,
+				       "applies only to model kind gbdt"};
+static const char *const model_words[] = {"mlp", "gbdt"};
+static const int model_values[] = {PINS_MODEL_MLP, PINS_MODEL_GBDT};
+static const char *const act_words[] = {"relu"};
+static const int act_values[] = {PINS_ACT_RELU};
 
-	if (policy_ydoc_node_is_null(map))
-		return 0;
-	if ((err = policy_yval_map(v, map)) != 0)
-		return err;
-	YDOC_EACH_KEY(k, map)
-	{
-		if ((err = policy_yval_key(v, k, model_keys, MK_N, &seen, &i)) != 0)
-			return err;
-		if (policy_ydoc_node_is_null(k->next))
-			continue;
-		at[i] = k;
-		old = policy_yval_path_key(v, model_keys[i]);
-		err = model_value(v, i, k, p);
-		policy_yval_path_restore(v, old);
-		if (err)
-			return err;
-	}
-	for (i = MK_HIDDEN; i < MK_N; i++) {
-		int mlp_key = i <= MK_DROPOUT;
-		if (at[i] == NULL || mlp_key == (p->model.kind == PINS_MODEL_MLP))
-			continue;
-		return fail_at_key(v, RBA_E_SCHEMA, at[i], model_keys[i],
-				   mlp_key ? "applies only to model kind mlp"
-					   : "applies only to model kind gbdt");
-	}
-	return 0;
-}
+#define GBDT_UINT(n, f, l, h)                                              \
+	{KEY(n, PK_UINT), .off = AT(model.gbdt.f), .only = &when_gbdt,      \
+	 .lo = (l), .hi = (h), .width = W(model.gbdt.f)}
+#define GBDT_NUM(n, f, r)                                                  \
+	{KEY(n, PK_NUM), .off = AT(model.gbdt.f), .only = &when_gbdt,       \
+	 .range = (r)}
+
+static const struct pkey model_keys[] = {
+	{KEY("kind", PK_ENUM), .off = AT(model.kind), .words = model_words,
+	 .values = model_values, .nwords = 2},
+	{KEY("hidden", PK_HOOK), .only = &when_mlp, .read = read_hidden},
+	{KEY("activation", PK_ENUM), .off = AT(model.activation),
+	 .only = &when_mlp, .words = act_words, .values = act_values,
+	 .nwords = 1},
+	{KEY("dropout", PK_NUM), .off = AT(model.dropout), .only = &when_mlp,
+	 .range = &range_unit},
+	GBDT_UINT("trees", trees, 1, PINS_MAX_TREES),
+	GBDT_UINT("max_depth", max_depth, 1, PINS_MAX_DEPTH),
+	{KEY("max_leaves", PK_UINT), .off = AT(model.gbdt.max_leaves),
+	 .only = &when_gbdt, .lo = 0, .hi = PINS_MAX_LEAVES,
+	 .width = W(model.gbdt.max_leaves), .check = check_max_leaves},
+	GBDT_NUM("learning_rate", learning_rate, &range_rate),
+	GBDT_NUM("min_child_weight", min_child_weight, &range_nonneg),
+	GBDT_NUM("lambda", lambda, &range_nonneg),
+	GBDT_NUM("gamma", gamma, &range_nonneg),
+	GBDT_UINT("max_bins", max_bins, 2, PINS_MAX_BINS),
+	GBDT_NUM("subsample", subsample, &range_rate),
+	GBDT_NUM("colsample", colsample, &range_rate),
+};
+static const struct psection model_section = {SECTION(model_keys)};
 
 static int
-pins_betas(struct yval *v, const struct ydoc_node *n, struct pins *p)
+read_betas(struct walk *w, const struct ydoc_node *n)
 {
-	static const struct yrange unit = {0, 1, 0, 1};
+	struct yval *v = w->v;
 	const struct ydoc_node *kid;
 	size_t i = 0, old;
 	int err;
@@ -651,246 +870,112 @@ pins_betas(struct yval *v, const struct ydoc_node *n, struct pins *p)
 					"'%s' must be a list of 2 numbers", v->path);
 	for (kid = n->kids; kid != NULL; kid = kid->next, i++) {
 		old = policy_yval_path_index(v, i);
-		err = policy_yval_get_num(v, kid, &unit, &p->train.betas[i]);
+		err = policy_yval_get_num(v, kid, &range_unit,
+					  &w->p->train.betas[i]);
 		policy_yval_path_restore(v, old);
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+/* SGD's weight decay defaults to none. */
+static int
+train_post(struct walk *w, const struct sect *st)
+{
+	if (w->p->train.optimizer == PINS_OPT_SGD &&
+	    sect_at(st, "weight_decay") == NULL)
+		w->p->train.weight_decay = 0;
 	return 0;
 }
 
 /*
- * The train block.  *mlp_only gets the first key given that only an MLP
- * uses (all but seed) and *mlp_name its name, for pins_root to refuse
- * with model kind gbdt.
+ * A key the chosen optimizer ignores is refused rather than carried: it
+ * would change the config hash without changing the model.  Every key
+ * but seed is marked M_MLP_ONLY, for the root to refuse with model kind
+ * gbdt and with an exec trainer.
  */
-static int
-pins_train(struct yval *v, const struct ydoc_node *map, struct pins *p,
-	   const struct ydoc_node **mlp_only, const char **mlp_name)
-{
-	static const char *const keys[] = {"seed", "epochs", "batch_size",
-					   "optimizer", "lr", "weight_decay",
-					   "betas", "eps", "momentum"};
-	enum { SEED, EPOCHS, BATCH, OPTIMIZER, LR, WD, BETAS, EPS, MOMENTUM, N };
-	static const char *const opts[] = {"adamw", "sgd"};
-	static const struct yrange positive = {0, INFINITY, 1, 0};
-	static const struct yrange nonneg = {0, INFINITY, 0, 0};
-	static const struct yrange unit = {0, 1, 0, 1};
-	const struct ydoc_node *k, *at[N] = {0};
-	uint32_t seen = 0;
-	uint64_t x;
-	size_t i, old;
-	int err, e;
+static const struct pwhen when_adamw = {AT(train.optimizer), PINS_OPT_ADAMW,
+					"applies only to optimizer adamw"};
+static const struct pwhen when_sgd = {AT(train.optimizer), PINS_OPT_SGD,
+				      "applies only to optimizer sgd"};
+static const char *const opt_words[] = {"adamw", "sgd"};
+static const int opt_values[] = {PINS_OPT_ADAMW, PINS_OPT_SGD};
 
-	if (policy_ydoc_node_is_null(map))
-		return 0;
-	if ((err = policy_yval_map(v, map)) != 0)
-		return err;
-	YDOC_EACH_KEY(k, map)
-	{
-		if ((err = policy_yval_key(v, k, keys, N, &seen, &i)) != 0)
-			return err;
-		if (policy_ydoc_node_is_null(k->next))
-			continue;
-		at[i] = k;
-		if (i != SEED && *mlp_only == NULL) {
-			*mlp_only = k;
-			*mlp_name = keys[i];
-		}
-		old = policy_yval_path_key(v, keys[i]);
-		switch (i) {
-		case SEED:
-			err = policy_yval_get_uint(v, k->next, 0, UINT64_MAX,
-						   &p->train.seed);
-			break;
-		case EPOCHS:
-			err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_EPOCHS, &x);
-			p->train.epochs = (uint32_t)x;
-			break;
-		case BATCH:
-			err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_BATCH, &x);
-			p->train.batch_size = (uint32_t)x;
-			break;
-		case OPTIMIZER:
-			err = policy_yval_get_enum(v, k->next, opts, 2, &e);
-			p->train.optimizer = e == 0 ? PINS_OPT_ADAMW : PINS_OPT_SGD;
-			break;
-		case LR:
-			err = policy_yval_get_num(v, k->next, &positive, &p->train.lr);
-			break;
-		case WD:
-			err = policy_yval_get_num(v, k->next, &nonneg,
-						  &p->train.weight_decay);
-			break;
-		case BETAS:
-			err = pins_betas(v, k->next, p);
-			break;
-		case EPS:
-			err = policy_yval_get_num(v, k->next, &positive, &p->train.eps);
-			break;
-		default:
-			err = policy_yval_get_num(v, k->next, &unit,
-						  &p->train.momentum);
-			break;
-		}
-		policy_yval_path_restore(v, old);
-		if (err)
-			return err;
-	}
-	/*
-	 * A key the chosen optimizer ignores is refused rather than carried:
-	 * it would change the config hash without changing the model.
-	 */
-	if (p->train.optimizer == PINS_OPT_SGD) {
-		if (at[BETAS] != NULL)
-			return fail_at_key(v, RBA_E_SCHEMA, at[BETAS], "betas",
-					   "applies only to optimizer adamw");
-		if (at[EPS] != NULL)
-			return fail_at_key(v, RBA_E_SCHEMA, at[EPS], "eps",
-					   "applies only to optimizer adamw");
-		if (at[WD] == NULL)
-			p->train.weight_decay = 0;
-	} else if (at[MOMENTUM] != NULL) {
-		return fail_at_key(v, RBA_E_SCHEMA, at[MOMENTUM], "momentum",
-				   "applies only to optimizer sgd");
-	}
-	return 0;
-}
+static const struct pkey train_keys[] = {
+	{KEY("seed", PK_UINT), .off = AT(train.seed), .lo = 0, .hi = UINT64_MAX,
+	 .width = W(train.seed)},
+	{KEY("epochs", PK_UINT), .off = AT(train.epochs), .mark = M_MLP_ONLY,
+	 .lo = 1, .hi = PINS_MAX_EPOCHS, .width = W(train.epochs)},
+	{KEY("batch_size", PK_UINT), .off = AT(train.batch_size),
+	 .mark = M_MLP_ONLY, .lo = 1, .hi = PINS_MAX_BATCH,
+	 .width = W(train.batch_size)},
+	{KEY("optimizer", PK_ENUM), .off = AT(train.optimizer),
+	 .mark = M_MLP_ONLY, .words = opt_words, .values = opt_values,
+	 .nwords = 2},
+	{KEY("lr", PK_NUM), .off = AT(train.lr), .mark = M_MLP_ONLY,
+	 .range = &range_positive},
+	{KEY("weight_decay", PK_NUM), .off = AT(train.weight_decay),
+	 .mark = M_MLP_ONLY, .range = &range_nonneg},
+	{KEY("betas", PK_HOOK), .mark = M_MLP_ONLY, .only = &when_adamw,
+	 .read = read_betas},
+	{KEY("eps", PK_NUM), .off = AT(train.eps), .mark = M_MLP_ONLY,
+	 .only = &when_adamw, .range = &range_positive},
+	{KEY("momentum", PK_NUM), .off = AT(train.momentum), .mark = M_MLP_ONLY,
+	 .only = &when_sgd, .range = &range_unit},
+};
+static const struct psection train_section = {SECTION(train_keys),
+					      .post = train_post};
 
+/* eval.subset: all, validation, or a count of rows (a plain integer). */
 static int
-pins_eval(struct yval *v, const struct ydoc_node *map, struct pins *p)
+read_subset(struct walk *w, const struct ydoc_node *n)
 {
-	static const char *const keys[] = {"subset", "reduction", "dropout",
-					   "input_scale"};
 	static const char *const subsets[] = {"all", "validation"};
-	static const char *const reds[] = {"mean", "sum"};
-	static const char *const offs[] = {"off", "on"};
-	static const struct yrange positive = {0, INFINITY, 1, 0};
-	const struct ydoc_node *k;
-	uint32_t seen = 0;
-	size_t i, old;
+	struct pins *p = w->p;
 	int err, e;
 
-	if (policy_ydoc_node_is_null(map))
-		return 0;
-	if ((err = policy_yval_map(v, map)) != 0)
+	if (n->type == YDOC_SCALAR && n->plain && n->len > 0 &&
+	    n->val[0] >= '0' && n->val[0] <= '9') {
+		err = policy_yval_get_uint(w->v, n, 1, PINS_MAX_EVAL_ROWS,
+					   &p->eval.subset_rows);
+		p->eval.subset = PINS_SUBSET_ROWS;
 		return err;
-	YDOC_EACH_KEY(k, map)
-	{
-		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &i)) != 0)
-			return err;
-		if (policy_ydoc_node_is_null(k->next))
-			continue;
-		old = policy_yval_path_key(v, keys[i]);
-		switch (i) {
-		case 0:
-			if (k->next->type == YDOC_SCALAR && k->next->plain &&
-			    k->next->len > 0 && k->next->val[0] >= '0' &&
-			    k->next->val[0] <= '9') {
-				err = policy_yval_get_uint(v, k->next, 1,
-							   PINS_MAX_EVAL_ROWS,
-							   &p->eval.subset_rows);
-				p->eval.subset = PINS_SUBSET_ROWS;
-				break;
-			}
-			err = policy_yval_get_enum(v, k->next, subsets, 2, &e);
-			p->eval.subset = e == 0 ? PINS_SUBSET_ALL
-						: PINS_SUBSET_VALIDATION;
-			p->eval.subset_rows = 0;
-			break;
-		case 1:
-			err = policy_yval_get_enum(v, k->next, reds, 2, &e);
-			p->eval.reduction = e == 0 ? PINS_RED_MEAN : PINS_RED_SUM;
-			break;
-		case 2:
-			err = policy_yval_get_enum(v, k->next, offs, 2, &e);
-			p->eval.dropout = e == 1;
-			break;
-		default:
-			err = policy_yval_get_num(v, k->next, &positive,
-						  &p->eval.input_scale);
-			break;
-		}
-		policy_yval_path_restore(v, old);
-		if (err)
-			return err;
 	}
-	return 0;
+	err = policy_yval_get_enum(w->v, n, subsets, 2, &e);
+	p->eval.subset = e == 0 ? PINS_SUBSET_ALL : PINS_SUBSET_VALIDATION;
+	p->eval.subset_rows = 0;
+	return err;
 }
 
-static int
-pins_determinism(struct yval *v, const struct ydoc_node *map, struct pins *p)
-{
-	static const char *const keys[] = {"mode", "threads"};
-	static const char *const modes[] = {"strict", "fast"};
-	const struct ydoc_node *k;
-	uint32_t seen = 0;
-	uint64_t x;
-	size_t i, old;
-	int err, e;
+static const char *const red_words[] = {"mean", "sum"};
+static const int red_values[] = {PINS_RED_MEAN, PINS_RED_SUM};
+static const char *const off_words[] = {"off", "on"};
+static const int off_values[] = {0, 1};
 
-	if (policy_ydoc_node_is_null(map))
-		return 0;
-	if ((err = policy_yval_map(v, map)) != 0)
-		return err;
-	YDOC_EACH_KEY(k, map)
-	{
-		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &i)) != 0)
-			return err;
-		if (policy_ydoc_node_is_null(k->next))
-			continue;
-		old = policy_yval_path_key(v, keys[i]);
-		if (i == 0) {
-			err = policy_yval_get_enum(v, k->next, modes, 2, &e);
-			p->determinism.mode = e == 0 ? PINS_DET_STRICT
-						     : PINS_DET_FAST;
-		} else {
-			err = policy_yval_get_uint(v, k->next, 1, PINS_MAX_THREADS, &x);
-			p->determinism.threads = (uint32_t)x;
-		}
-		policy_yval_path_restore(v, old);
-		if (err)
-			return err;
-	}
-	return 0;
-}
+static const struct pkey eval_keys[] = {
+	{KEY("subset", PK_HOOK), .read = read_subset},
+	{KEY("reduction", PK_ENUM), .off = AT(eval.reduction),
+	 .words = red_words, .values = red_values, .nwords = 2},
+	{KEY("dropout", PK_ENUM), .off = AT(eval.dropout), .words = off_words,
+	 .values = off_values, .nwords = 2},
+	{KEY("input_scale", PK_NUM), .off = AT(eval.input_scale),
+	 .range = &range_positive},
+};
+static const struct psection eval_section = {SECTION(eval_keys)};
 
+static const char *const mode_words[] = {"strict", "fast"};
+static const int mode_values[] = {PINS_DET_STRICT, PINS_DET_FAST};
+
+static const struct pkey det_keys[] = {
+	{KEY("mode", PK_ENUM), .off = AT(determinism.mode), .words = mode_words,
+	 .values = mode_values, .nwords = 2},
+	{KEY("threads", PK_UINT), .off = AT(determinism.threads), .lo = 1,
+	 .hi = PINS_MAX_THREADS, .width = W(determinism.threads)},
+};
+static const struct psection det_section = {SECTION(det_keys)};
 
 /* ---- trainer ---------------------------------------------------------- */
-
-/* A command: a non-empty list of non-empty strings. */
-static int
-get_argv(struct yval *v, const struct ydoc_node *n, char ***out, size_t *count)
-{
-	const struct ydoc_node *kid;
-	size_t i = 0, old;
-	char **a;
-	int err;
-
-	if ((err = policy_yval_seq(v, n)) != 0)
-		return err;
-	if (n->nkids == 0)
-		return policy_yval_fail(v, RBA_E_SCHEMA, n,
-					"'%s' must name a program", v->path);
-	if (n->nkids > PINS_MAX_ARGV)
-		return policy_yval_fail(v, RBA_E_LIMIT, n,
-					"'%s' has more than %d entries", v->path,
-					PINS_MAX_ARGV);
-	a = calloc(n->nkids + 1, sizeof(*a));
-	if (a == NULL)
-		return policy_yval_fail(v, RBA_E_NOMEM, n, "out of memory");
-	rba_strv_free(*out, *count);
-	*out = a;
-	*count = n->nkids;
-	for (kid = n->kids; kid != NULL; kid = kid->next, i++) {
-		old = policy_yval_path_index(v, i);
-		err = policy_yval_get_str(v, kid, PINS_MAX_ARG, &a[i]);
-		policy_yval_path_restore(v, old);
-		if (err)
-			return err;
-	}
-	return 0;
-}
 
 static int
 cmp_param(const void *a, const void *b)
@@ -921,8 +1006,10 @@ is_int_text(const struct ydoc_node *n)
  * boolean; anything else (and any quoted scalar) is a string.
  */
 static int
-pins_params(struct yval *v, const struct ydoc_node *map, struct pins *p)
+read_params(struct walk *w, const struct ydoc_node *map)
 {
+	struct yval *v = w->v;
+	struct pins *p = w->p;
 	const struct ydoc_node *k;
 	struct pins_trainer *t = &p->trainer;
 	const struct ydoc_node *at[PINS_MAX_PARAMS];
@@ -1032,8 +1119,10 @@ var_reserved(const char *s)
 }
 
 static int
-pins_variables(struct yval *v, const struct ydoc_node *map, struct pins *p)
+read_variables(struct walk *w, const struct ydoc_node *map)
 {
+	struct yval *v = w->v;
+	struct pins *p = w->p;
 	struct pins_trainer *t = &p->trainer;
 	const struct ydoc_node *k;
 	size_t i = 0, j, old;
@@ -1093,151 +1182,111 @@ pins_variables(struct yval *v, const struct ydoc_node *map, struct pins *p)
 	return 0;
 }
 
+
+/* trainer.environment.packages: Debian package names. */
 static int
-pins_trainer_env(struct yval *v, const struct ydoc_node *map, struct pins *p)
+read_packages(struct walk *w, const struct ydoc_node *n)
 {
-	static const char *const keys[] = {"packages", "variables", "probe",
-					   "pass"};
-	const struct ydoc_node *k, *nodes[PINS_MAX_LIST];
-	struct pins_trainer *t = &p->trainer;
-	uint32_t seen = 0;
-	size_t i, j, old;
+	const struct ydoc_node *nodes[PINS_MAX_LIST];
+	struct pins_trainer *t = &w->p->trainer;
+	size_t j;
 	int err;
 
-	if (policy_ydoc_node_is_null(map))
-		return 0;
-	if ((err = policy_yval_map(v, map)) != 0)
-		return err;
-	YDOC_EACH_KEY(k, map)
-	{
-		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &i)) != 0)
-			return err;
-		if (policy_ydoc_node_is_null(k->next))
-			continue;
-		old = policy_yval_path_key(v, keys[i]);
-		if (i == 3) {
-			err = get_names(v, k->next, &t->pass, &t->npass, nodes);
-			for (j = 0; err == 0 && j < t->npass; j++) {
-				/* each refusal says what is wrong with the name */
-				const char *why = NULL;
-				size_t m;
-				if (!var_name_ok(t->pass[j]))
-					why = "which is not a variable name "
-					      "([A-Za-z_][A-Za-z0-9_]*)";
-				else if (var_reserved(t->pass[j]))
-					why = "which the sandbox sets itself";
-				for (m = 0; why == NULL && m < t->nvars; m++)
-					if (strcmp(t->var_names[m], t->pass[j]) == 0)
-						why = "which 'variables' sets: a variable "
-						      "is set or passed, not both";
-				if (why != NULL) {
-					policy_yval_path_index(v, j);
-					err = policy_yval_fail(v, RBA_E_SCHEMA, nodes[j],
-							       "'%s' is '%.64s', %s",
-							       v->path, t->pass[j], why);
-				}
-			}
-			if (err == 0 && t->npass > 1)
-				qsort(t->pass, t->npass, sizeof(char *), cmp_str);
-		} else if (i == 0) {
-			err = get_names(v, k->next, &t->packages, &t->npackages, nodes);
-			for (j = 0; err == 0 && j < t->npackages; j++)
-				if (!deb_name_ok(t->packages[j])) {
-					policy_yval_path_index(v, j);
-					err = policy_yval_fail(
-						v, RBA_E_SCHEMA, nodes[j],
-						"'%s' is not a Debian package name",
-						v->path);
-				}
-			if (err == 0 && t->npackages > 1)
-				qsort(t->packages, t->npackages, sizeof(char *),
-				      cmp_str);
-		} else if (i == 1) {
-			err = pins_variables(v, k->next, p);
-		} else {
-			err = get_argv(v, k->next, &t->probe, &t->nprobe);
+	err = get_names(w->v, n, &t->packages, &t->npackages, nodes);
+	for (j = 0; err == 0 && j < t->npackages; j++)
+		if (!deb_name_ok(t->packages[j])) {
+			policy_yval_path_index(w->v, j);
+			err = policy_yval_fail(w->v, RBA_E_SCHEMA, nodes[j],
+					       "'%s' is not a Debian package name",
+					       w->v->path);
 		}
-		policy_yval_path_restore(v, old);
-		if (err)
-			return err;
+	if (err == 0 && t->npackages > 1)
+		qsort(t->packages, t->npackages, sizeof(char *), cmp_str);
+	return err;
+}
+
+/* trainer.environment.pass: names passed through, none also set. */
+static int
+read_pass(struct walk *w, const struct ydoc_node *n)
+{
+	const struct ydoc_node *nodes[PINS_MAX_LIST];
+	struct pins_trainer *t = &w->p->trainer;
+	size_t j, m;
+	int err;
+
+	err = get_names(w->v, n, &t->pass, &t->npass, nodes);
+	for (j = 0; err == 0 && j < t->npass; j++) {
+		/* each refusal says what is wrong with the name */
+		const char *why = NULL;
+		if (!var_name_ok(t->pass[j]))
+			why = "which is not a variable name "
+			      "([A-Za-z_][A-Za-z0-9_]*)";
+		else if (var_reserved(t->pass[j]))
+			why = "which the sandbox sets itself";
+		for (m = 0; why == NULL && m < t->nvars; m++)
+			if (strcmp(t->var_names[m], t->pass[j]) == 0)
+				why = "which 'variables' sets: a variable "
+				      "is set or passed, not both";
+		if (why != NULL) {
+			policy_yval_path_index(w->v, j);
+			err = policy_yval_fail(w->v, RBA_E_SCHEMA, nodes[j],
+					       "'%s' is '%.64s', %s",
+					       w->v->path, t->pass[j], why);
+		}
 	}
-	/* Each variable is one field of the environment record, named in
-	 * lower case: no two names may meet there (in either order of the
-	 * keys). */
+	if (err == 0 && t->npass > 1)
+		qsort(t->pass, t->npass, sizeof(char *), cmp_str);
+	return err;
+}
+
+/* Each variable is one field of the environment record, named in lower
+ * case: no two names may meet there (in either order of the keys). */
+static int
+env_post(struct walk *w, const struct sect *st)
+{
+	struct pins_trainer *t = &w->p->trainer;
+	size_t i, j;
+
 	for (i = 0; i < t->nvars + t->npass; i++)
 		for (j = i + 1; j < t->nvars + t->npass; j++) {
 			const char *a = i < t->nvars ? t->var_names[i] : t->pass[i - t->nvars];
 			const char *b = j < t->nvars ? t->var_names[j] : t->pass[j - t->nvars];
 			if (strcasecmp(a, b) == 0)
-				return policy_yval_fail(v, RBA_E_SCHEMA, map,
+				return policy_yval_fail(w->v, RBA_E_SCHEMA, st->map,
 							"'%s' names variable '%s' "
 							"twice ('%s', ignoring case, "
 							"in variables or pass)",
-							v->path, a, b);
+							w->v->path, a, b);
 		}
 	return 0;
 }
 
-static int
-pins_trainer_limits(struct yval *v, const struct ydoc_node *map, struct pins *p)
-{
-	static const char *const keys[] = {"seconds", "memory", "output",
-					   "processes"};
-	static const uint64_t lo[] = {1, UINT64_C(1) << 24, 1024, 1};
-	static const uint64_t hi[] = {7 * 86400, UINT64_C(1) << 40,
-				      UINT64_C(1) << 36, 65536};
-	uint64_t *dst[4];
-	const struct ydoc_node *k;
-	uint32_t seen = 0;
-	size_t i, old;
-	int err;
+static const struct pkey env_keys[] = {
+	{KEY("packages", PK_HOOK), .read = read_packages},
+	{KEY("variables", PK_HOOK), .read = read_variables},
+	{KEY("probe", PK_ARGV), .off = AT(trainer.probe),
+	 .count = AT(trainer.nprobe)},
+	{KEY("pass", PK_HOOK), .read = read_pass},
+};
+static const struct psection env_section = {SECTION(env_keys),
+					    .post = env_post};
 
-	dst[0] = &p->trainer.seconds;
-	dst[1] = &p->trainer.memory;
-	dst[2] = &p->trainer.output;
-	dst[3] = &p->trainer.processes;
-	if (policy_ydoc_node_is_null(map))
-		return 0;
-	if ((err = policy_yval_map(v, map)) != 0)
-		return err;
-	YDOC_EACH_KEY(k, map)
-	{
-		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &i)) != 0)
-			return err;
-		if (policy_ydoc_node_is_null(k->next))
-			continue;
-		old = policy_yval_path_key(v, keys[i]);
-		err = policy_yval_get_uint(v, k->next, lo[i], hi[i], dst[i]);
-		policy_yval_path_restore(v, old);
-		if (err)
-			return err;
-	}
-	return 0;
-}
+#define LIMIT(n, f, l, h)                                                  \
+	{KEY(n, PK_UINT), .off = AT(trainer.f), .lo = (l), .hi = (h),       \
+	 .width = W(trainer.f)}
+static const struct pkey limits_keys[] = {
+	LIMIT("seconds", seconds, 1, 7 * 86400),
+	LIMIT("memory", memory, UINT64_C(1) << 24, UINT64_C(1) << 40),
+	LIMIT("output", output, 1024, UINT64_C(1) << 36),
+	LIMIT("processes", processes, 1, 65536),
+};
+static const struct psection limits_section = {SECTION(limits_keys)};
 
-static int
-pins_trainer_score(struct yval *v, const struct ydoc_node *map, struct pins *p)
-{
-	static const char *const keys[] = {"command"};
-	const struct ydoc_node *k;
-	uint32_t seen = 0;
-	size_t i, old;
-	int err;
-
-	if ((err = policy_yval_map(v, map)) != 0)
-		return err;
-	YDOC_EACH_KEY(k, map)
-	{
-		if ((err = policy_yval_key(v, k, keys, RBA_NKEYS(keys), &seen, &i)) != 0)
-			return err;
-		old = policy_yval_path_key(v, keys[i]);
-		err = get_argv(v, k->next, &p->trainer.score, &p->trainer.nscore);
-		policy_yval_path_restore(v, old);
-		if (err)
-			return err;
-	}
-	return policy_yval_required(v, map, keys, 1, seen, 1);
-}
+static const struct pkey score_keys[] = {
+	{KEY("command", PK_ARGV), .off = AT(trainer.score), .flags = PK_REQUIRED,
+	 .count = AT(trainer.nscore)},
+};
+static const struct psection score_section = {SECTION(score_keys)};
 
 /* 1 for exactly 40 lowercase hex digits. */
 static int
@@ -1251,113 +1300,88 @@ full_commit(const char *s)
 	return i == 40;
 }
 
+static int
+check_revision(struct walk *w, const struct ydoc_node *n)
+{
+	const char *rev = w->p->trainer.revision;
+
+	if (full_commit(rev))
+		return 0;
+	return policy_yval_fail(w->v, RBA_E_SCHEMA, n,
+				"'%s' must be a full commit id of 40 "
+				"lowercase hex digits, not '%s' (a branch "
+				"name or a short hash can move: pin what "
+				"'git rev-parse %s' prints)",
+				w->v->path, rev, rev);
+}
+
 /* The artifact file name: one path component, no dot files. */
 static int
-file_name_ok(const char *s)
+check_artifact(struct walk *w, const struct ydoc_node *n)
 {
-	return s[0] != '.' && strchr(s, '/') == NULL && strlen(s) <= PINS_MAX_ARTIFACT_NAME;
+	const char *s = w->p->trainer.artifact;
+
+	if (s[0] != '.' && strchr(s, '/') == NULL &&
+	    strlen(s) <= PINS_MAX_ARTIFACT_NAME)
+		return 0;
+	return policy_yval_fail(w->v, RBA_E_SCHEMA, n,
+				"'%s' must be a file name (no '/', not "
+				"starting with '.', at most %d bytes)",
+				w->v->path, PINS_MAX_ARTIFACT_NAME);
 }
 
+/* An exec trainer names its code, its command and what it writes. */
 static int
-pins_trainer(struct yval *v, const struct ydoc_node *key,
-	     const struct ydoc_node *map, struct pins *p)
+trainer_check(struct walk *w, const struct sect *st)
 {
-	static const char *const keys[] = {
-		"kind", "repository", "revision", "command", "artifact",
-		"format", "params", "environment", "limits", "score"};
-	enum { KIND, REPO, REV, CMD, ART, FMT, PARAMS, ENVB, LIMITS, SCORE, N };
-	static const char *const kinds[] = {"builtin", "exec"};
-	static const char *const formats[] = {"xgboost-json", "opaque"};
-	struct pins_trainer *t = &p->trainer;
-	const struct ydoc_node *k, *at[N] = {0};
-	uint32_t seen = 0;
-	size_t i, old;
-	int err, e;
+	uint32_t need = 0;
+	size_t i;
 
-	if (policy_ydoc_node_is_null(map))
+	if (!policy_pins_is_exec(w->p))
 		return 0;
-	if ((err = policy_yval_map(v, map)) != 0)
-		return err;
-	YDOC_EACH_KEY(k, map)
-	{
-		if ((err = policy_yval_key(v, k, keys, N, &seen, &i)) != 0)
-			return err;
-		if (policy_ydoc_node_is_null(k->next)) {
-			seen &= ~BIT(i);
-			continue;
-		}
-		at[i] = k;
-		old = policy_yval_path_key(v, keys[i]);
-		switch (i) {
-		case KIND:
-			err = policy_yval_get_enum(v, k->next, kinds, 2, &e);
-			t->kind = e == 1 ? PINS_TRAINER_EXEC : PINS_TRAINER_BUILTIN;
-			break;
-		case REPO:
-			err = policy_yval_get_str(v, k->next, PINS_MAX_ARG,
-						  &t->repository);
-			node_pos(k->next, &p->src.repository);
-			break;
-		case REV:
-			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
-						  &t->revision);
-			node_pos(k->next, &p->src.revision);
-			if (err == 0 && !full_commit(t->revision))
-				err = policy_yval_fail(
-					v, RBA_E_SCHEMA, k->next,
-					"'%s' must be a full commit id of 40 "
-					"lowercase hex digits, not '%s' (a branch "
-					"name or a short hash can move: pin what "
-					"'git rev-parse %s' prints)",
-					v->path, t->revision, t->revision);
-			break;
-		case CMD:
-			err = get_argv(v, k->next, &t->command, &t->ncommand);
-			node_pos(k->next, &p->src.command);
-			break;
-		case ART:
-			err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
-						  &t->artifact);
-			if (err == 0 && !file_name_ok(t->artifact))
-				err = policy_yval_fail(
-					v, RBA_E_SCHEMA, k->next,
-					"'%s' must be a file name (no '/', not "
-					"starting with '.', at most %d bytes)",
-					v->path, PINS_MAX_ARTIFACT_NAME);
-			break;
-		case FMT:
-			err = policy_yval_get_enum(v, k->next, formats, 2, &e);
-			t->format = e == 0 ? PINS_FORMAT_XGBOOST_JSON
-					   : PINS_FORMAT_OPAQUE;
-			break;
-		case PARAMS:
-			err = pins_params(v, k->next, p);
-			break;
-		case ENVB:
-			err = pins_trainer_env(v, k->next, p);
-			break;
-		case LIMITS:
-			err = pins_trainer_limits(v, k->next, p);
-			break;
-		default:
-			err = pins_trainer_score(v, k->next, p);
-			break;
-		}
-		policy_yval_path_restore(v, old);
-		if (err)
-			return err;
-	}
-	if (t->kind == PINS_TRAINER_BUILTIN) {
-		for (i = REPO; i < N; i++)
-			if (at[i] != NULL)
-				return fail_at_key(v, RBA_E_SCHEMA, at[i], keys[i],
-						   "applies only to trainer kind exec");
-		return 0;
-	}
-	return policy_yval_required(v, key, keys, N, seen,
-				    BIT(KIND) | BIT(REPO) | BIT(REV) | BIT(CMD) |
-					    BIT(ART) | BIT(FMT));
+	for (i = 0; i < st->s->nkeys; i++)
+		if (st->s->keys[i].flags & PK_EXEC)
+			need |= BIT(i);
+	return walk_required(w, st, need);
 }
+
+static const struct pwhen when_exec = {AT(trainer.kind), PINS_TRAINER_EXEC,
+				       "applies only to trainer kind exec"};
+static const char *const trainer_words[] = {"builtin", "exec"};
+static const int trainer_values[] = {PINS_TRAINER_BUILTIN, PINS_TRAINER_EXEC};
+static const char *const format_words[] = {"xgboost-json", "opaque"};
+static const int format_values[] = {PINS_FORMAT_XGBOOST_JSON,
+				    PINS_FORMAT_OPAQUE};
+
+static const struct pkey trainer_keys[] = {
+	{KEY("kind", PK_ENUM), .off = AT(trainer.kind), .flags = PK_EXEC,
+	 .words = trainer_words, .values = trainer_values, .nwords = 2},
+	{KEY("repository", PK_STR), .off = AT(trainer.repository),
+	 .flags = PK_EXEC, .pos = AT(src.repository), .only = &when_exec,
+	 .max = PINS_MAX_ARG},
+	{KEY("revision", PK_STR), .off = AT(trainer.revision), .flags = PK_EXEC,
+	 .pos = AT(src.revision), .only = &when_exec, .max = POLICY_MAX_STRING,
+	 .check = check_revision},
+	{KEY("command", PK_ARGV), .off = AT(trainer.command), .flags = PK_EXEC,
+	 .pos = AT(src.command), .only = &when_exec,
+	 .count = AT(trainer.ncommand)},
+	{KEY("artifact", PK_STR), .off = AT(trainer.artifact), .flags = PK_EXEC,
+	 .only = &when_exec, .max = POLICY_MAX_STRING, .check = check_artifact},
+	{KEY("format", PK_ENUM), .off = AT(trainer.format), .flags = PK_EXEC,
+	 .only = &when_exec, .words = format_words, .values = format_values,
+	 .nwords = 2},
+	{KEY("params", PK_HOOK), .only = &when_exec, .read = read_params},
+	{KEY("environment", PK_SECTION), .only = &when_exec,
+	 .section = &env_section},
+	{KEY("limits", PK_SECTION), .only = &when_exec,
+	 .section = &limits_section},
+	{KEY("score", PK_SECTION), .only = &when_exec,
+	 .section = &score_section},
+};
+/* A trainer key written null is as if absent (and may then be given). */
+static const struct psection trainer_section = {SECTION(trainer_keys),
+	.flags = PS_NULL_FORGETS | PS_REQ_AT_KEY,
+	.check = trainer_check};
 
 int
 policy_pins_is_exec(const struct pins *p)
@@ -1367,89 +1391,25 @@ policy_pins_is_exec(const struct pins *p)
 
 /* ---- the whole record ------------------------------------------------ */
 
-/* The document's keys, in the order of enum root_key. */
-static const char *const root_keys[] = {
-	"schema", "version", "snapshot", "code_revision",
-	"trainer_abi", "environment", "artifact", "data",
-	"model", "train", "eval", "determinism", "trainer"};
-enum root_key { RK_SCHEMA, RK_VERSION, RK_SNAPSHOT, RK_CODE, RK_ABI, RK_ENV,
-		RK_ARTIFACT, RK_DATA, RK_MODEL, RK_TRAIN, RK_EVAL, RK_DET,
-		RK_TRAINER, RK_N };
-
-/* Where the document names what the checks across sections refuse. */
-struct root_at {
-	const struct ydoc_node *model_key, *abi_key, *mlp_only;
-	const struct ydoc_node *impute_at, *native_at;
-	const char *mlp_name;
-};
-
-/* The value of document key i (its node k, the value k->next) into p;
- * at gets where the cross checks look. */
 static int
-root_value(struct yval *v, size_t i, const struct ydoc_node *k,
-	   struct pins *p, struct root_at *at)
+read_schema(struct walk *w, const struct ydoc_node *n)
 {
-	uint64_t x;
+	return policy_yval_schema(w->v, n, PINS_SCHEMA);
+}
+
+static int
+read_version(struct walk *w, const struct ydoc_node *n)
+{
 	int err;
 
-	switch (i) {
-	case RK_SCHEMA:
-		err = policy_yval_schema(v, k->next, PINS_SCHEMA);
-		break;
-	case RK_VERSION:
-		err = policy_yval_get_str(v, k->next, PINS_MAX_NAME,
-					  &p->version);
-		if ((err != 0 && err != RBA_E_NOMEM) ||
-		    (err == 0 && !policy_name_valid(p->version)))
-			err = policy_yval_fail(
-				v, RBA_E_SCHEMA, k->next,
-				"'%s' must be a name of 1-%d characters "
-				"[A-Za-z0-9._-] not starting with '.' or '-'",
-				v->path, PINS_MAX_NAME);
-		break;
-	case RK_SNAPSHOT:
-		err = policy_yval_get_digest(v, k->next, &p->snapshot);
-		break;
-	case RK_CODE:
-		err = policy_yval_get_str(v, k->next, POLICY_MAX_STRING,
-					  &p->code_revision);
-		node_pos(k->next, &p->src.code_revision);
-		break;
-	case RK_ABI:
-		err = policy_yval_get_uint(v, k->next, 1, UINT32_MAX, &x);
-		p->trainer_abi = (uint32_t)x;
-		at->abi_key = k;
-		break;
-	case RK_ENV:
-		err = policy_yval_get_digest(v, k->next, &p->environment);
-		p->has_environment = err == 0;
-		node_pos(k->next, &p->src.environment);
-		break;
-	case RK_ARTIFACT:
-		err = policy_yval_get_digest(v, k->next, &p->artifact);
-		p->has_artifact = err == 0;
-		break;
-	case RK_DATA:
-		err = pins_data(v, k, k->next, p, &at->impute_at,
-				&at->native_at);
-		break;
-	case RK_MODEL:
-		err = pins_model(v, k->next, p);
-		at->model_key = k;
-		break;
-	case RK_TRAINER:
-		err = pins_trainer(v, k, k->next, p);
-		break;
-	case RK_TRAIN:
-		err = pins_train(v, k->next, p, &at->mlp_only, &at->mlp_name);
-		break;
-	case RK_EVAL:
-		err = pins_eval(v, k->next, p);
-		break;
-	default:
-		err = pins_determinism(v, k->next, p);
-		break;
-	}
+	err = policy_yval_get_str(w->v, n, PINS_MAX_NAME, &w->p->version);
+	if ((err != 0 && err != RBA_E_NOMEM) ||
+	    (err == 0 && !policy_name_valid(w->p->version)))
+		err = policy_yval_fail(
+			w->v, RBA_E_SCHEMA, n,
+			"'%s' must be a name of 1-%d characters "
+			"[A-Za-z0-9._-] not starting with '.' or '-'",
+			w->v->path, PINS_MAX_NAME);
 	return err;
 }
 
@@ -1460,21 +1420,24 @@ root_value(struct yval *v, size_t i, const struct ydoc_node *k,
  * pinned commit.
  */
 static int
-root_exec_check(struct yval *v, const struct pins *p, const struct root_at *at)
+root_exec_check(struct walk *w)
 {
+	struct yval *v = w->v;
+	const struct pins *p = w->p;
 	size_t old;
 	int err;
 
-	if (at->model_key != NULL)
-		return fail_at_key(v, RBA_E_SCHEMA, at->model_key, "model",
+	if (w->mark[M_MODEL] != NULL)
+		return fail_at_key(v, RBA_E_SCHEMA, w->mark[M_MODEL], "model",
 				   "applies only to trainer kind builtin "
 				   "(an exec trainer takes trainer.params)");
-	if (at->abi_key != NULL)
-		return fail_at_key(v, RBA_E_SCHEMA, at->abi_key, "trainer_abi",
+	if (w->mark[M_ABI] != NULL)
+		return fail_at_key(v, RBA_E_SCHEMA, w->mark[M_ABI], "trainer_abi",
 				   "applies only to trainer kind builtin");
-	if (at->mlp_only != NULL) {
+	if (w->mark[M_MLP_ONLY] != NULL) {
 		old = policy_yval_path_key(v, "train");
-		err = fail_at_key(v, RBA_E_SCHEMA, at->mlp_only, at->mlp_name,
+		err = fail_at_key(v, RBA_E_SCHEMA, w->mark[M_MLP_ONLY],
+				  w->mark_name[M_MLP_ONLY],
 				  "applies only to trainer kind builtin "
 				  "(an exec trainer takes trainer.params)");
 		policy_yval_path_restore(v, old);
@@ -1492,92 +1455,110 @@ root_exec_check(struct yval *v, const struct pins *p, const struct root_at *at)
 	return 0;
 }
 
+/* A data key's refusal, at its key node k. */
+static int
+fail_data_key(struct walk *w, const struct ydoc_node *k, const char *key,
+	      const char *why)
+{
+	size_t old = policy_yval_path_key(w->v, "data");
+	int err = fail_at_key(w->v, RBA_E_SCHEMA, k, key, why);
+
+	policy_yval_path_restore(w->v, old);
+	return err;
+}
+
 /* What the model kind allows of train and data: an optimizer's keys,
  * an imputation and native columns. */
 static int
-root_kind_check(struct yval *v, const struct pins *p, const struct root_at *at)
+root_kind_check(struct walk *w)
 {
+	const struct pins *p = w->p;
+	const struct ydoc_node *impute_at = w->mark[M_IMPUTE];
+	const struct ydoc_node *native_at = w->mark[M_NATIVE];
 	size_t old;
 	int err;
 
 	/* Trees are trained by boosting rounds, not epochs of an optimizer. */
-	if (p->model.kind == PINS_MODEL_GBDT && at->mlp_only != NULL) {
-		old = policy_yval_path_key(v, "train");
-		err = fail_at_key(v, RBA_E_SCHEMA, at->mlp_only, at->mlp_name,
+	if (p->model.kind == PINS_MODEL_GBDT && w->mark[M_MLP_ONLY] != NULL) {
+		old = policy_yval_path_key(w->v, "train");
+		err = fail_at_key(w->v, RBA_E_SCHEMA, w->mark[M_MLP_ONLY],
+				  w->mark_name[M_MLP_ONLY],
 				  "applies only to model kind mlp");
-		policy_yval_path_restore(v, old);
+		policy_yval_path_restore(w->v, old);
 		return err;
 	}
-	if (at->impute_at != NULL && p->data.missing_declared &&
-	    p->data.nmissing == 0) {
-		old = policy_yval_path_key(v, "data");
-		err = fail_at_key(v, RBA_E_SCHEMA, at->impute_at, "impute",
-				  "has nothing to fill: 'data.missing' is []");
-		policy_yval_path_restore(v, old);
-		return err;
-	}
+	if (impute_at != NULL && p->data.missing_declared &&
+	    p->data.nmissing == 0)
+		return fail_data_key(w, impute_at, "impute",
+				     "has nothing to fill: 'data.missing' is []");
 	/* Level sets are splits of trees. */
-	if (at->native_at != NULL && p->data.nnative > 0 &&
+	if (native_at != NULL && p->data.nnative > 0 &&
 	    (p->model.kind != PINS_MODEL_GBDT ||
-	     p->trainer.kind == PINS_TRAINER_EXEC)) {
-		old = policy_yval_path_key(v, "data");
-		err = fail_at_key(v, RBA_E_SCHEMA, at->native_at, "native",
-				  p->model.kind != PINS_MODEL_GBDT
-					  ? "applies only to model kind gbdt (a "
-					    "network takes a categorical column "
-					    "one-hot)"
-					  : "applies only to this tool's own "
-					    "trees, not to trainer kind exec");
-		policy_yval_path_restore(v, old);
-		return err;
-	}
+	     p->trainer.kind == PINS_TRAINER_EXEC))
+		return fail_data_key(w, native_at, "native",
+				     p->model.kind != PINS_MODEL_GBDT
+					     ? "applies only to model kind gbdt (a "
+					       "network takes a categorical column "
+					       "one-hot)"
+					     : "applies only to this tool's own "
+					       "trees, not to trainer kind exec");
 	/* Trees take a missing value down the side each split learned. */
-	if (p->model.kind == PINS_MODEL_GBDT && at->impute_at != NULL) {
-		old = policy_yval_path_key(v, "data");
-		err = fail_at_key(v, RBA_E_SCHEMA, at->impute_at, "impute",
-				  "applies only to model kind mlp (trees learn "
-				  "where a missing value goes)");
-		policy_yval_path_restore(v, old);
-		return err;
-	}
+	if (p->model.kind == PINS_MODEL_GBDT && impute_at != NULL)
+		return fail_data_key(w, impute_at, "impute",
+				     "applies only to model kind mlp (trees learn "
+				     "where a missing value goes)");
 	return 0;
 }
 
+/* The checks across sections, before the document's required keys. */
+static int
+root_check(struct walk *w, const struct sect *st)
+{
+	int err;
+
+	if (policy_pins_is_exec(w->p) && (err = root_exec_check(w)) != 0)
+		return err;
+	return root_kind_check(w);
+}
+
+static const struct pkey root_keys[] = {
+	{KEY("schema", PK_HOOK), .flags = PK_REQUIRED, .read = read_schema},
+	{KEY("version", PK_HOOK), .flags = PK_REQUIRED, .read = read_version},
+	{KEY("snapshot", PK_DIGEST), .off = AT(snapshot), .flags = PK_REQUIRED},
+	{KEY("code_revision", PK_STR), .off = AT(code_revision),
+	 .max = POLICY_MAX_STRING, .pos = AT(src.code_revision)},
+	{KEY("trainer_abi", PK_UINT), .off = AT(trainer_abi), .mark = M_ABI,
+	 .lo = 1, .hi = UINT32_MAX, .width = W(trainer_abi)},
+	{KEY("environment", PK_DIGEST), .off = AT(environment),
+	 .pos = AT(src.environment), .has = AT(has_environment)},
+	{KEY("artifact", PK_DIGEST), .off = AT(artifact),
+	 .has = AT(has_artifact)},
+	{KEY("data", PK_SECTION), .flags = PK_REQUIRED,
+	 .section = &data_section},
+	{KEY("model", PK_SECTION), .mark = M_MODEL, .section = &model_section},
+	{KEY("train", PK_SECTION), .section = &train_section},
+	{KEY("eval", PK_SECTION), .section = &eval_section},
+	{KEY("determinism", PK_SECTION), .section = &det_section},
+	{KEY("trainer", PK_SECTION), .section = &trainer_section},
+};
+static const struct psection root_section = {SECTION(root_keys),
+					     .check = root_check};
+
+/* The document: a mapping (or nothing at all, every key then missing). */
 static int
 pins_root(struct yval *v, const struct ydoc_node *root, struct pins *p)
 {
-	const uint32_t required = BIT(RK_SCHEMA) | BIT(RK_VERSION) |
-				  BIT(RK_SNAPSHOT) | BIT(RK_DATA);
-	const struct ydoc_node *map = NULL, *k;
-	struct root_at at;
-	uint32_t seen = 0;
-	size_t i, old;
-	int err;
+	struct walk w;
 
-	memset(&at, 0, sizeof(at));
-	if (root != NULL && !policy_ydoc_node_is_null(root)) {
-		if (root->type != YDOC_MAP)
-			return policy_yval_fail(v, RBA_E_SCHEMA, root,
-						"the document must be a mapping");
-		map = root;
-	}
-	YDOC_EACH_KEY(k, map)
-	{
-		if ((err = policy_yval_key(v, k, root_keys, RK_N, &seen, &i)) != 0)
-			return err;
-		if (policy_ydoc_node_is_null(k->next) && !(required & BIT(i)))
-			continue;
-		old = policy_yval_path_key(v, root_keys[i]);
-		err = root_value(v, i, k, p, &at);
-		policy_yval_path_restore(v, old);
-		if (err)
-			return err;
-	}
-	if (policy_pins_is_exec(p) && (err = root_exec_check(v, p, &at)) != 0)
-		return err;
-	if ((err = root_kind_check(v, p, &at)) != 0)
-		return err;
-	return policy_yval_required(v, map, root_keys, RK_N, seen, required);
+	memset(&w, 0, sizeof(w));
+	w.v = v;
+	w.p = p;
+	if (root != NULL && policy_ydoc_node_is_null(root))
+		root = NULL;
+	if (root != NULL && root->type != YDOC_MAP)
+		return policy_yval_fail(v, RBA_E_SCHEMA, root,
+					"the document must be a mapping");
+	return walk_section(&w, &root_section, NULL, root);
 }
 
 int
