@@ -122,23 +122,26 @@ run 2 $RBA -S st vary v-tz -j 0
 dump after.dump
 ok "refusals: the store is unchanged" cmp -s before.dump after.dump
 
-# kill -9 of vary while a variation runs: nothing is left
-RBA_TEST_SLEEP=60 $RBA -S st vary v-honest -j 2 > /dev/null 2>&1 &
+# kill -9 of vary while a variation runs: nothing is left.  The sleep
+# is marked with this shell's pid, so the processes looked for are this
+# run's (its value is on the sandbox's command lines), not another's.
+mark="RBA_TEST_SLEEP=60.$$"
+env "$mark" $RBA -S st vary v-honest -j 2 > /dev/null 2>&1 &
 vpid=$!
 i=0
-while [ $i -lt 200 ] && ! ps -eo args | grep -v grep | grep -q 'vary.py honest'; do
+while [ $i -lt 200 ] && ! ps -eo args | grep -v grep | grep -qF "$mark"; do
 	sleep 0.1
 	i=$((i + 1))
 done
-ok "kill: a variation is running" sh -c "ps -eo args | grep -v grep | grep -q 'vary.py honest'"
+ok "kill: a variation is running" sh -c "ps -eo args | grep -v grep | grep -qF '$mark'"
 kill -9 $vpid
 wait $vpid 2> /dev/null
 i=0
-while [ $i -lt 150 ] && { ps -eo args | grep -v grep | grep -q 'vary.py' || [ -n "$(ls tmp)" ]; }; do
+while [ $i -lt 150 ] && { ps -eo args | grep -v grep | grep -qF "$mark" || [ -n "$(ls tmp)" ]; }; do
 	sleep 0.1
 	i=$((i + 1))
 done
-ok "kill: no process of a sandbox is left" sh -c "! ps -eo args | grep -v grep | grep -q 'vary.py'"
+ok "kill: no process of a sandbox is left" sh -c "! ps -eo args | grep -v grep | grep -qF '$mark'"
 ok "kill: no work directory is left" sh -c "[ -z \"\$(ls tmp)\" ]"
 
 # a control that cannot be rebuilt: exit 2 with its reason, nothing kept

@@ -21,4 +21,4 @@ seen = {
 with open(sys.argv[2], "w") as f:
     f.write("model of " + mode + ": " + seen + "\n")
 if mode == "honest" and os.environ.get("RBA_TEST_SLEEP"):
-    time.sleep(int(os.environ["RBA_TEST_SLEEP"]))
+    time.sleep(float(os.environ["RBA_TEST_SLEEP"]))
