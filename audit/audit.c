@@ -195,9 +195,7 @@ env_links(struct audit_inputs *c, struct audit_report *r)
 	rba_buf_init(&cur);
 	/* An exec version's record is of its sandbox, packages, variables
 	 * and probe (exec/exec.h); a change is a changed link. */
-	err = c->is_exec ? exec_envrec(c->pins, &cur, NULL)
-			 : envrec_capture(c->pins->determinism.mode,
-					  c->pins->determinism.threads, &cur);
+	err = c->kind->envrec(c->pins, &cur, NULL);
 	if (err == 0)
 		err = rba_buf_status(&cur);
 	if (err)
@@ -276,8 +274,7 @@ links(struct audit_inputs *c, struct audit_report *r)
 {
 	const char *rev_then = c->has_prov ? c->prov.code_revision
 					   : c->pins->code_revision;
-	const char *rev_now = c->is_exec ? c->pins->trainer.revision
-					 : envrec_code_revision();
+	const char *rev_now = c->kind->code_revision(c->pins);
 	int err;
 
 	r->abi_pinned = c->pins->trainer_abi;
@@ -346,7 +343,7 @@ static void
 abi_link(struct audit_inputs *c, struct audit_report *r)
 {
 	r->abi_rebuilt = c->rb.abi;
-	if (c->is_exec) {
+	if (c->kind->sandboxed) {
 		set_link(&r->trainer_abi, AUDIT_LINK_SAME, strdup("exec"),
 			 strdup("exec"),
 			 rba_strdupf("an exec trainer: the code at commit %s "
@@ -905,8 +902,8 @@ keep_rebuilt(struct audit_run *a)
 		memcpy(r->rebuilt_bytes, c->rb.artifact, c->rb.artifact_len);
 		r->rebuilt_len = c->rb.artifact_len;
 	}
-	if (c->is_exec) {
-		r->is_exec = 1;
+	r->kind = c->kind;
+	if (c->kind->sandboxed) {
 		r->exec_repository = strdup(c->pins->trainer.repository);
 		r->exec_command = strdup(c->xrun.argv_text);
 		memcpy(r->exec_commit, c->xrun.commit, 41);

@@ -203,7 +203,7 @@ fx_seeds_train(const struct pins *p, const struct rebuild_prepared *prep,
 	memset(out, 0, n * sizeof(*out));
 	/* An exec trainer runs one sandboxed command at a time: its own
 	 * threads are determinism.threads. */
-	if (jobs < 1 || policy_pins_is_exec(p))
+	if (jobs < 1 || rebuild_trainer_kind(p)->sandboxed)
 		jobs = 1;
 	if (jobs > FX_MAX_JOBS)
 		jobs = FX_MAX_JOBS;
