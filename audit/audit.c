@@ -339,29 +339,48 @@ links(struct audit_inputs *c, struct audit_report *r)
 	return 0;
 }
 
+/* An exec version's rebuild: what ran, for the record's trainer
+ * member, and the trainer link, which names the code that ran where a
+ * builtin version's names an ABI. */
+static void
+exec_links(struct audit_inputs *c, struct audit_report *r)
+{
+	r->exec_repository = strdup(c->pins->trainer.repository);
+	r->exec_command = strdup(c->xrun.argv_text);
+	memcpy(r->exec_commit, c->xrun.commit, 41);
+	memcpy(r->exec_tree, c->xrun.tree, 41);
+	r->exec_exit = c->xrun.sb.status;
+	r->exec_seconds = c->xrun.sb.seconds;
+	r->exec_stdout = c->xrun.sb.out_digest;
+	r->exec_stderr = c->xrun.sb.err_digest;
+	r->oom |= r->exec_repository == NULL || r->exec_command == NULL;
+	set_link(&r->trainer_abi, AUDIT_LINK_SAME, strdup("exec"), strdup("exec"),
+		 rba_strdupf("an exec trainer: the code at commit %s "
+			     "(tree %s), not a trainer ABI of this tool",
+			     c->xrun.commit, c->xrun.tree));
+	/* The commit is pinned by id; the tree it names is what ran.
+	 * Another tree than at registration is a changed code link. */
+	if (c->reg_tree[0] && strcmp(c->reg_tree, c->xrun.tree) != 0) {
+		struct audit_link *l = &r->code_revision;
+		char *note = rba_strdupf(
+			"commit %s named tree %s at registration and names "
+			"tree %s now: the repository's objects were replaced "
+			"or rewritten", c->xrun.commit, c->reg_tree, c->xrun.tree);
+		free(l->note);
+		l->note = note;
+		l->state = AUDIT_LINK_CHANGED;
+		r->oom |= note == NULL;
+	}
+}
+
 static void
 abi_link(struct audit_inputs *c, struct audit_report *r)
 {
 	r->abi_rebuilt = c->rb.abi;
+	/* The one place of the audit that asks: what a sandboxed run
+	 * gives (struct exec_run) is audit/'s to record. */
 	if (c->kind->sandboxed) {
-		set_link(&r->trainer_abi, AUDIT_LINK_SAME, strdup("exec"),
-			 strdup("exec"),
-			 rba_strdupf("an exec trainer: the code at commit %s "
-				     "(tree %s), not a trainer ABI of this tool",
-				     c->xrun.commit, c->xrun.tree));
-		/* The commit is pinned by id; the tree it names is what ran.
-		 * Another tree than at registration is a changed code link. */
-		if (c->reg_tree[0] && strcmp(c->reg_tree, c->xrun.tree) != 0) {
-			struct audit_link *l = &r->code_revision;
-			char *note = rba_strdupf(
-				"commit %s named tree %s at registration and names "
-				"tree %s now: the repository's objects were replaced "
-				"or rewritten", c->xrun.commit, c->reg_tree, c->xrun.tree);
-			free(l->note);
-			l->note = note;
-			l->state = AUDIT_LINK_CHANGED;
-			r->oom |= note == NULL;
-		}
+		exec_links(c, r);
 		return;
 	}
 	set_link(&r->trainer_abi,
@@ -903,17 +922,6 @@ keep_rebuilt(struct audit_run *a)
 		r->rebuilt_len = c->rb.artifact_len;
 	}
 	r->kind = c->kind;
-	if (c->kind->sandboxed) {
-		r->exec_repository = strdup(c->pins->trainer.repository);
-		r->exec_command = strdup(c->xrun.argv_text);
-		memcpy(r->exec_commit, c->xrun.commit, 41);
-		memcpy(r->exec_tree, c->xrun.tree, 41);
-		r->exec_exit = c->xrun.sb.status;
-		r->exec_seconds = c->xrun.sb.seconds;
-		r->exec_stdout = c->xrun.sb.out_digest;
-		r->exec_stderr = c->xrun.sb.err_digest;
-		r->oom |= r->exec_repository == NULL || r->exec_command == NULL;
-	}
 	r->val_accuracy = c->rb.report.final.val_acc;
 	r->val_loss = c->rb.report.final.val_loss;
 	abi_link(c, r);

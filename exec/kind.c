@@ -168,6 +168,7 @@ const struct trainer_kind exec_trainer_kind = {
 	.name = "exec",
 	.record_trainer = "exec",
 	.sandboxed = 1,
+	.max_jobs = 1, /* one sandboxed command at a time */
 	.factors = exec_factors,
 	.nfactors = sizeof(exec_factors) / sizeof(exec_factors[0]),
 	.factors_text = "threads, timezone, locale, umask, hostname, time, "

@@ -38,6 +38,9 @@ struct trainer_kind {
 	 * (exec/sandbox.h): one run at a time, its cost unknown ahead,
 	 * what ran kept in a struct exec_run. */
 	int sandboxed;
+	/* Trainings of one version run at once by the instruments
+	 * (forensics/): 0 as many as asked. */
+	unsigned max_jobs;
 	/* vary's factors (audit/vary.h), in order, and as one line. */
 	const char *const *factors;
 	size_t nfactors;

@@ -117,6 +117,7 @@ const struct trainer_kind rebuild_builtin_kind = {
 	.name = "builtin",
 	.record_trainer = NULL,
 	.sandboxed = 0,
+	.max_jobs = 0,
 	.factors = builtin_factors,
 	.nfactors = sizeof(builtin_factors) / sizeof(builtin_factors[0]),
 	.factors_text = "threads, isa, compiler",
