@@ -181,8 +181,9 @@ out:
 	return err;
 }
 
-/* The one place outside the pins parser that asks which trainer pins
- * name; every use case calls through the entry it returns. */
+/* The lookup: every use case calls through the entry it returns.  The
+ * pins parser, data/encode.c (below the table) and exec_train's refusal
+ * of other pins are the other places that ask (doc/design.md 7.1). */
 const struct trainer_kind *
 rebuild_trainer_kind(const struct pins *p)
 {
