@@ -195,9 +195,7 @@ env_links(struct audit_inputs *c, struct audit_report *r)
 	rba_buf_init(&cur);
 	/* An exec version's record is of its sandbox, packages, variables
 	 * and probe (exec/exec.h); a change is a changed link. */
-	err = c->is_exec ? exec_envrec(c->pins, &cur, NULL)
-			 : envrec_capture(c->pins->determinism.mode,
-					  c->pins->determinism.threads, &cur);
+	err = c->kind->envrec(c->pins, &cur, NULL);
 	if (err == 0)
 		err = rba_buf_status(&cur);
 	if (err)
@@ -276,8 +274,7 @@ links(struct audit_inputs *c, struct audit_report *r)
 {
 	const char *rev_then = c->has_prov ? c->prov.code_revision
 					   : c->pins->code_revision;
-	const char *rev_now = c->is_exec ? c->pins->trainer.revision
-					 : envrec_code_revision();
+	const char *rev_now = c->kind->code_revision(c->pins);
 	int err;
 
 	r->abi_pinned = c->pins->trainer_abi;
@@ -342,29 +339,48 @@ links(struct audit_inputs *c, struct audit_report *r)
 	return 0;
 }
 
+/* An exec version's rebuild: what ran, for the record's trainer
+ * member, and the trainer link, which names the code that ran where a
+ * builtin version's names an ABI. */
+static void
+exec_links(struct audit_inputs *c, struct audit_report *r)
+{
+	r->exec_repository = strdup(c->pins->trainer.repository);
+	r->exec_command = strdup(c->xrun.argv_text);
+	memcpy(r->exec_commit, c->xrun.commit, 41);
+	memcpy(r->exec_tree, c->xrun.tree, 41);
+	r->exec_exit = c->xrun.sb.status;
+	r->exec_seconds = c->xrun.sb.seconds;
+	r->exec_stdout = c->xrun.sb.out_digest;
+	r->exec_stderr = c->xrun.sb.err_digest;
+	r->oom |= r->exec_repository == NULL || r->exec_command == NULL;
+	set_link(&r->trainer_abi, AUDIT_LINK_SAME, strdup("exec"), strdup("exec"),
+		 rba_strdupf("an exec trainer: the code at commit %s "
+			     "(tree %s), not a trainer ABI of this tool",
+			     c->xrun.commit, c->xrun.tree));
+	/* The commit is pinned by id; the tree it names is what ran.
+	 * Another tree than at registration is a changed code link. */
+	if (c->reg_tree[0] && strcmp(c->reg_tree, c->xrun.tree) != 0) {
+		struct audit_link *l = &r->code_revision;
+		char *note = rba_strdupf(
+			"commit %s named tree %s at registration and names "
+			"tree %s now: the repository's objects were replaced "
+			"or rewritten", c->xrun.commit, c->reg_tree, c->xrun.tree);
+		free(l->note);
+		l->note = note;
+		l->state = AUDIT_LINK_CHANGED;
+		r->oom |= note == NULL;
+	}
+}
+
 static void
 abi_link(struct audit_inputs *c, struct audit_report *r)
 {
 	r->abi_rebuilt = c->rb.abi;
-	if (c->is_exec) {
-		set_link(&r->trainer_abi, AUDIT_LINK_SAME, strdup("exec"),
-			 strdup("exec"),
-			 rba_strdupf("an exec trainer: the code at commit %s "
-				     "(tree %s), not a trainer ABI of this tool",
-				     c->xrun.commit, c->xrun.tree));
-		/* The commit is pinned by id; the tree it names is what ran.
-		 * Another tree than at registration is a changed code link. */
-		if (c->reg_tree[0] && strcmp(c->reg_tree, c->xrun.tree) != 0) {
-			struct audit_link *l = &r->code_revision;
-			char *note = rba_strdupf(
-				"commit %s named tree %s at registration and names "
-				"tree %s now: the repository's objects were replaced "
-				"or rewritten", c->xrun.commit, c->reg_tree, c->xrun.tree);
-			free(l->note);
-			l->note = note;
-			l->state = AUDIT_LINK_CHANGED;
-			r->oom |= note == NULL;
-		}
+	/* The one place of the audit that asks: what a sandboxed run
+	 * gives (struct exec_run) is audit/'s to record. */
+	if (c->kind->sandboxed) {
+		exec_links(c, r);
 		return;
 	}
 	set_link(&r->trainer_abi,
@@ -905,18 +921,7 @@ keep_rebuilt(struct audit_run *a)
 		memcpy(r->rebuilt_bytes, c->rb.artifact, c->rb.artifact_len);
 		r->rebuilt_len = c->rb.artifact_len;
 	}
-	if (c->is_exec) {
-		r->is_exec = 1;
-		r->exec_repository = strdup(c->pins->trainer.repository);
-		r->exec_command = strdup(c->xrun.argv_text);
-		memcpy(r->exec_commit, c->xrun.commit, 41);
-		memcpy(r->exec_tree, c->xrun.tree, 41);
-		r->exec_exit = c->xrun.sb.status;
-		r->exec_seconds = c->xrun.sb.seconds;
-		r->exec_stdout = c->xrun.sb.out_digest;
-		r->exec_stderr = c->xrun.sb.err_digest;
-		r->oom |= r->exec_repository == NULL || r->exec_command == NULL;
-	}
+	r->kind = c->kind;
 	r->val_accuracy = c->rb.report.final.val_acc;
 	r->val_loss = c->rb.report.final.val_loss;
 	abi_link(c, r);

@@ -71,6 +71,8 @@
 #include "policy/policy.h"
 #include "store/store.h"
 
+struct trainer_kind; /* rebuild/rebuild.h */
+
 #define AUDIT_RECORD_SCHEMA "rebuild-audit/audit/v1"
 #define AUDIT_MAX_LISTED 1000 /* flipped cases listed in a record */
 #define AUDIT_MAX_THREADS 64
@@ -210,8 +212,9 @@ struct audit_report {
 	/* rebuild */
 	double val_accuracy, val_loss;
 
-	/* An exec version (exec/exec.h): what the rebuild ran, where. */
-	int is_exec;
+	/* The version's trainer kind once rebuilt (rebuild/rebuild.h),
+	 * else NULL; for an exec version, what the rebuild ran, where. */
+	const struct trainer_kind *kind;
 	char *exec_repository, *exec_command; /* command: JSON array text */
 	char exec_commit[41], exec_tree[41];
 	int exec_exit;

@@ -15,6 +15,7 @@
 #include "common/json.h"
 #include "train/envrec.h"
 #include "exec/sandbox.h"
+#include "rebuild/rebuild.h"
 
 static void
 put_strv(struct rba_buf *b, char *const *v, size_t n)
@@ -281,13 +282,14 @@ put_rebuild(struct rba_buf *b, const struct audit_report *r)
 static void
 put_exec_trainer(struct rba_buf *b, const struct audit_report *r)
 {
-	if (!r->is_exec || r->exec_command == NULL)
+	if (r->kind == NULL || r->kind->record_trainer == NULL ||
+	    r->exec_command == NULL)
 		return;
 	/* An exec version's rebuild: what ran, in which sandbox, how
 	 * it ended (only such records have this member). */
 	rba_json_put_key(b, "trainer");
 	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "kind", "exec", 1);
+	rba_json_kv_str(b, "kind", r->kind->record_trainer, 1);
 	rba_json_kv_str(b, "repository", r->exec_repository, 1);
 	rba_json_kv_str(b, "commit", r->exec_commit, 1);
 	rba_json_kv_str(b, "tree", r->exec_tree, 1);

@@ -254,8 +254,7 @@ proof_one(void *ctx, const struct store_history_entry *e)
 	verdict = rba_json_get_str(&root, "verdict");
 	policy_pins_config_hash(f->c->pins, &config);
 	/* An exec version's code is its pinned commit, not this tool. */
-	rev_now = policy_pins_is_exec(f->c->pins) ? f->c->pins->trainer.revision
-						  : envrec_code_revision();
+	rev_now = rebuild_trainer_kind(f->c->pins)->code_revision(f->c->pins);
 #define WHY(...) snprintf(f->why, sizeof(f->why), __VA_ARGS__)
 	if (verdict == NULL || strcmp(verdict, "bit-identical") != 0)
 		WHY("its verdict is %s", verdict ? verdict : "missing");
@@ -293,9 +292,7 @@ env_now(const struct pins *p, char out[RBA_DIGEST_TEXT_LEN + 1])
 	int err;
 
 	rba_buf_init(&b);
-	err = policy_pins_is_exec(p)
-		      ? exec_envrec(p, &b, NULL)
-		      : envrec_capture(p->determinism.mode, p->determinism.threads, &b);
+	err = rebuild_trainer_kind(p)->envrec(p, &b, NULL);
 	if (err == 0)
 		err = rba_buf_status(&b);
 	if (err == 0) {

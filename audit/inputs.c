@@ -161,10 +161,10 @@ audit_inputs_load(struct store_txn *txn, const char *version,
 	/* store_blob_load checked every byte against the digest. */
 	if (err)
 		return tampered(d, err, what);
-	c->is_exec = policy_pins_is_exec(c->pins);
+	c->kind = rebuild_trainer_kind(c->pins);
 	/* An exec version's artifact is opened once the snapshot, which
-	 * gives its columns and classes, is verified. */
-	if (!c->is_exec && (err = xgboost_artifact_decode(c->abytes, c->an, what, &c->stored, d)) != 0)
+	 * gives its columns and classes, is verified (stored_open). */
+	if ((err = c->kind->stored_decode(c->abytes, c->an, what, &c->stored, d)) != 0)
 		return err;
 
 	c->error_what = "snapshot";
@@ -176,9 +176,8 @@ audit_inputs_load(struct store_txn *txn, const char *version,
 	if (err)
 		return tampered(d, err, what);
 	c->error_what = "artifact";
-	if (c->is_exec &&
-	    (err = exec_artifact_open(c->pins, c->snap, c->sn, c->abytes, c->an,
-				      &c->stored, d)) != 0)
+	if ((err = c->kind->stored_open(c->pins, c->snap, c->sn, c->abytes,
+					c->an, &c->stored, d)) != 0)
 		return err;
 
 	c->error_what = "provenance";
@@ -190,7 +189,7 @@ audit_inputs_load(struct store_txn *txn, const char *version,
 	} else if (err == 0) {
 		c->has_prov = 1;
 	}
-	if (err == 0 && c->is_exec)
+	if (err == 0 && c->kind->sandboxed)
 		registered_tree(txn, c);
 	c->t_verify = rba_time_mono() - t0;
 	if (err == 0)
@@ -207,40 +206,19 @@ audit_inputs_rebuild(struct audit_inputs *c, struct rba_detail *d)
 	int err;
 
 	c->error_what = "rebuild";
-	if (c->is_exec) {
-		/* The user's code at the pinned commit, in the sandbox. */
-		err = exec_train(c->pins, c->snap, c->sn, c->pins->train.seed,
-				 c->pins->determinism.threads, &c->xrun, d);
-		c->t_rebuild = rba_time_mono() - t0;
-		if (err)
-			return err;
-		c->rb.artifact = c->xrun.artifact;
-		c->rb.artifact_len = c->xrun.artifact_len;
-		c->rb.digest = c->xrun.digest;
-		c->xrun.artifact = NULL;
-		c->rb.abi = 0;
-		c->rb.report.final.val_acc = c->rb.report.final.val_loss = NAN;
-		c->identical = rba_digest_equal(&c->rb.digest, &c->v.artifact);
-		err = exec_artifact_open(c->pins, c->snap, c->sn, c->rb.artifact,
-					 c->rb.artifact_len, &c->rebuilt, d);
-		if (err)
-			return err;
-		c->rebuilt_ok = 1;
-		c->error_what = NULL;
-		return 0;
-	}
-	if (!rebuild_abi_supported(abi))
-		return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
-				"version '%s' is pinned to trainer ABI %u, which "
-				"this build cannot run", c->name, abi);
+	/* The builtin trainer at the pinned ABI, or the user's code at the
+	 * pinned commit in the sandbox. */
+	if ((err = c->kind->abi_check(c->name, abi, d)) != 0)
+		return err;
 	rba_digest_format(&c->v.snapshot, hex);
-	err = rebuild_from_snapshot(c->pins, abi, c->snap, c->sn, hex, NULL,
-				    &c->rb, d);
+	err = c->kind->train(c->pins, abi, c->snap, c->sn, hex, NULL, &c->rb,
+			     &c->xrun, d);
 	c->t_rebuild = rba_time_mono() - t0;
 	if (err)
 		return err;
 	c->identical = rba_digest_equal(&c->rb.digest, &c->v.artifact);
-	err = artifact_decode(c->rb.artifact, c->rb.artifact_len, &c->rebuilt, d);
+	err = c->kind->artifact_open(c->pins, c->snap, c->sn, c->rb.artifact,
+				     c->rb.artifact_len, &c->rebuilt, d);
 	if (err)
 		return err;
 	c->rebuilt_ok = 1;

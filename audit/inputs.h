@@ -37,9 +37,10 @@ struct audit_inputs {
 	int identical; /* rebuilt digest == pinned digest */
 	double t_verify, t_rebuild;
 	const char *error_what; /* static: what failed, for not-measured */
-	/* An exec version (exec/exec.h): stored and rebuilt are its
-	 * external form (exec_artifact_open), xrun what the rebuild ran. */
-	int is_exec;
+	/* The version's trainer kind (rebuild/rebuild.h); for an exec
+	 * version stored and rebuilt are its external form
+	 * (exec_artifact_open) and xrun what the rebuild ran. */
+	const struct trainer_kind *kind;
 	struct exec_run xrun;
 	char reg_tree[41]; /* the tree the registration's run exported ("" unknown) */
 };

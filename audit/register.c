@@ -222,8 +222,7 @@ static int
 declared_check(const struct pins *in, const struct rba_digest *env,
 	       struct rba_detail *d)
 {
-	const char *rev = policy_pins_is_exec(in) ? in->trainer.revision
-						  : envrec_code_revision();
+	const char *rev = rebuild_trainer_kind(in)->code_revision(in);
 	char want[RBA_DIGEST_TEXT_LEN + 1], have[RBA_DIGEST_TEXT_LEN + 1];
 
 	if (in->code_revision != NULL && strcmp(in->code_revision, rev) != 0) {
@@ -282,10 +281,8 @@ keep_run(struct store_txn *txn, struct register_result *out,
 	 struct rba_detail *d)
 {
 	runs_id_register(out->pins->version, registered_at, out->run_id);
-	if (out->is_exec)
-		return runs_put_exec(txn, out->run_id, out->pins, &out->exec, env, d);
-	return runs_put(txn, out->run_id, out->pins, &out->rebuild, env,
-			     rba_time_mono() - t0, d);
+	return runs_put(txn, out->run_id, out->pins, out->kind, &out->rebuild,
+			&out->exec, env, rba_time_mono() - t0, d);
 }
 
 /* What register_version holds from its first step to its last. */
@@ -313,9 +310,7 @@ capture_env(struct reg_run *a)
 	const struct pins *in = a->in;
 	int err;
 
-	err = a->out->is_exec ? exec_envrec(in, &a->env, a->d)
-			      : envrec_capture(in->determinism.mode,
-					       in->determinism.threads, &a->env);
+	err = a->out->kind->envrec(in, &a->env, a->d);
 	if (err)
 		return err;
 	envrec_digest((const char *)a->env.p, a->env.len, &a->env_digest);
@@ -327,24 +322,20 @@ static int
 read_artifact(struct reg_run *a)
 {
 	struct rba_detail *d = a->d;
-	struct artifact decoded;
 	int err;
 
-	memset(&decoded, 0, sizeof(decoded));
 	err = rba_file_read(a->rq->artifact_path, ARTIFACT_MAX_BYTES, &a->art,
 			    &a->art_len, d);
 	if (err)
 		return err;
 	/* An exec trainer's artifact is its own format, taken as
 	 * bytes: its audit rebuilds it and compares the digests. */
-	err = a->out->is_exec ? 0 : artifact_decode(a->art, a->art_len, &decoded, d);
+	err = a->out->kind->given_abi(a->art, a->art_len, &a->abi, d);
 	if (err) {
 		if (d != NULL)
 			snprintf(d->file, sizeof(d->file), "%s", a->rq->artifact_path);
 		return err;
 	}
-	a->abi = decoded.abi;
-	artifact_release(&decoded);
 	rba_digest_bytes(a->art, a->art_len, &a->art_digest);
 	return 0;
 }
@@ -365,20 +356,8 @@ train_artifact(struct reg_run *a)
 	if (err)
 		return err;
 	rba_digest_format(&in->snapshot, hex);
-	if (out->is_exec) {
-		err = exec_train(in, a->snap, a->snap_len, in->train.seed,
-				 in->determinism.threads, &out->exec, a->d);
-		if (err)
-			return err;
-		out->rebuild.artifact = out->exec.artifact;
-		out->rebuild.artifact_len = out->exec.artifact_len;
-		out->rebuild.digest = out->exec.digest;
-		out->exec.artifact = NULL;
-	} else {
-		err = rebuild_from_snapshot(in, in->trainer_abi, a->snap,
-					    a->snap_len, hex, a->rq->progress,
-					    &out->rebuild, a->d);
-	}
+	err = out->kind->train(in, in->trainer_abi, a->snap, a->snap_len, hex,
+			       a->rq->progress, &out->rebuild, &out->exec, a->d);
 	if (err)
 		return err;
 	a->abi = out->rebuild.abi;
@@ -430,8 +409,7 @@ fill_pins(struct reg_run *a)
 	}
 	if (out->pins->code_revision == NULL &&
 	    (err = set_str(&out->pins->code_revision,
-			   out->is_exec ? in->trainer.revision
-					: envrec_code_revision())) != 0)
+			   out->kind->code_revision(in))) != 0)
 		return err;
 	policy_pins_canonical(out->pins, &a->canon);
 	if ((err = rba_buf_status(&a->canon)) != 0 ||
@@ -448,7 +426,7 @@ fill_pins(struct reg_run *a)
 	pv.trainer_abi = a->abi;
 	pv.environment = a->env_digest;
 	snprintf(pv.code_revision, sizeof(pv.code_revision), "%s",
-		 out->is_exec ? in->trainer.revision : envrec_code_revision());
+		 out->kind->code_revision(in));
 	prov_encode(&a->prov, &pv);
 	return rba_buf_status(&a->prov);
 }
@@ -611,7 +589,7 @@ register_version(struct store *s, const struct register_request *rq,
 	if (out->pins == NULL)
 		return RBA_E_NOMEM;
 	policy_pins_config_hash(a.in, &out->config);
-	out->is_exec = policy_pins_is_exec(a.in);
+	out->kind = rebuild_trainer_kind(a.in);
 	if ((err = capture_env(&a)) == 0 &&
 	    (err = rq->artifact_path != NULL ? read_artifact(&a)
 					     : train_artifact(&a)) == 0 &&

@@ -65,9 +65,10 @@ struct register_result {
 	int policy_kept;	/* its policy was kept (no --policy) */
 	char *kept_policy_text;	/* owned */
 	char run_id[RUNS_ID_SIZE]; /* when trained: its run record */
-	/* An exec trainer's run (exec/exec.h): commit, tree, command,
-	 * sandbox result; its artifact bytes moved to rebuild.artifact. */
-	int is_exec;
+	/* The pins' trainer kind (rebuild/rebuild.h); when it is
+	 * sandboxed, the run (exec/exec.h): commit, tree, command, sandbox
+	 * result, its artifact bytes moved to rebuild.artifact. */
+	const struct trainer_kind *kind;
 	struct exec_run exec;
 };
 

@@ -964,14 +964,14 @@ check_request(const struct sample_add_request *rq, const struct policy *pol,
  * and column: the cases file's are not where it lies.
  */
 static int
-open_exec_artifact(const struct sample_add_request *rq,
-		   const struct pins *pins, const uint8_t *snap, size_t sn,
-		   const uint8_t *abytes, size_t an, struct artifact *art,
-		   struct rba_detail *d)
+open_stored(const struct sample_add_request *rq,
+	    const struct trainer_kind *k, const struct pins *pins,
+	    const uint8_t *snap, size_t sn, const uint8_t *abytes, size_t an,
+	    struct artifact *art, struct rba_detail *d)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1], at[64], what[160];
 	char why[sizeof(d->reason)];
-	int err = exec_artifact_open(pins, snap, sn, abytes, an, art, d);
+	int err = k->stored_open(pins, snap, sn, abytes, an, art, d);
 
 	if (err == 0 || err == RBA_E_NOMEM || d == NULL || d->file[0] == 0)
 		return err;
@@ -1054,6 +1054,7 @@ static int
 open_model(struct add_run *a)
 {
 	struct rba_detail *d = a->d;
+	const struct trainer_kind *k;
 	int err;
 
 	if ((err = store_version_get(a->txn, a->rq->version, &a->v, d)) != 0 ||
@@ -1066,20 +1067,19 @@ open_model(struct add_run *a)
 	    (err = store_blob_load(a->txn, &a->v.artifact, ARTIFACT_MAX_BYTES,
 				   &a->abytes, &a->an, d)) != 0)
 		return err;
-	if (policy_pins_is_exec(a->pins)) {
-		/* The user's format: its columns and classes from the pins'
-		 * encoding of the snapshot, its scores from its score
-		 * command (exec/exec.h). */
-		if ((err = snapshot_load(a->txn, &a->pins->snapshot, &a->snap,
-					 &a->sn, d)) != 0 ||
-		    (err = open_exec_artifact(a->rq, a->pins, a->snap, a->sn,
-					      a->abytes, a->an, &a->art, d)) != 0)
-			return err;
-	} else if ((err = xgboost_artifact_decode(a->abytes, a->an,
-						  "the stored artifact", &a->art,
-						  d)) != 0) {
+	k = rebuild_trainer_kind(a->pins);
+	if ((err = k->stored_decode(a->abytes, a->an, "the stored artifact",
+				    &a->art, d)) != 0)
 		return err;
-	}
+	/* An exec version's format: its columns and classes from the pins'
+	 * encoding of the snapshot, its scores from its score command
+	 * (exec/exec.h). */
+	if (k->opens_with_snapshot &&
+	    ((err = snapshot_load(a->txn, &a->pins->snapshot, &a->snap, &a->sn,
+				  d)) != 0 ||
+	     (err = open_stored(a->rq, k, a->pins, a->snap, a->sn, a->abytes,
+				a->an, &a->art, d)) != 0))
+		return err;
 	a->st.art = &a->art;
 	if ((err = check_request(a->rq, a->pol, &a->art, d)) != 0)
 		return err;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* newlocale, glob */
 #include "audit/vary.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -37,21 +38,6 @@
 #define RBA_SOURCE_DIR ""
 #endif
 
-static const char *const exec_factors[] = {
-	"threads", "timezone", "locale", "umask", "hostname", "time", "path",
-	"environment-order", "aslr", "cpu-features", "file-order"};
-static const char *const builtin_factors[] = {"threads", "isa", "compiler"};
-#define NEXEC (sizeof(exec_factors) / sizeof(exec_factors[0]))
-#define NBUILTIN (sizeof(builtin_factors) / sizeof(builtin_factors[0]))
-
-const char *
-vary_factors(int is_exec)
-{
-	return is_exec ? "threads, timezone, locale, umask, hostname, time, path, "
-			 "environment-order, aslr, cpu-features, file-order"
-		       : "threads, isa, compiler";
-}
-
 void
 vary_report_release(struct vary_report *r)
 {
@@ -83,41 +69,47 @@ in_list(const char *const *list, size_t n, const char *name, size_t len)
 	return -1;
 }
 
-/* want[i] for each factor of the kind asked for (all when factors is NULL). */
+/* want[i] for each factor of kind k (all when factors is NULL); a
+ * factor of the other kind is named as such. */
 static int
-factors_parse(const char *factors, int is_exec, int *want, struct rba_detail *d)
+factors_parse(const char *factors, const struct trainer_kind *k, int *want,
+	      struct rba_detail *d)
 {
-	const char *const *mine = is_exec ? exec_factors : builtin_factors;
-	const char *const *other = is_exec ? builtin_factors : exec_factors;
-	size_t nmine = is_exec ? NEXEC : NBUILTIN, nother = is_exec ? NBUILTIN : NEXEC;
+	static const struct trainer_kind *const kinds[] = {
+		&rebuild_builtin_kind, &exec_trainer_kind};
 	const char *s = factors;
 
-	for (size_t i = 0; i < nmine; i++)
+	for (size_t i = 0; i < k->nfactors; i++)
 		want[i] = factors == NULL;
 	while (s != NULL && *s) {
 		const char *e = strchr(s, ',');
 		size_t len = e != NULL ? (size_t)(e - s) : strlen(s);
-		int k = in_list(mine, nmine, s, len);
+		int f = in_list(k->factors, k->nfactors, s, len);
 		if (len == 0) {
 			s = e != NULL ? e + 1 : NULL;
 			continue;
 		}
-		if (k < 0) {
+		if (f < 0) {
 			char name[64];
 			snprintf(name, sizeof(name), "%.*s", (int)(len > 40 ? 40 : len), s);
 			rba_detail_key(d, "--factors");
-			if (in_list(other, nother, s, len) >= 0)
-				return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
-						"factor '%s' is one of %s trainers; "
-						"this version's are: %s",
-						name, is_exec ? "builtin" : "exec",
-						vary_factors(is_exec));
+			for (size_t o = 0; o < sizeof(kinds) / sizeof(kinds[0]); o++)
+				if (kinds[o] != k &&
+				    in_list(kinds[o]->factors, kinds[o]->nfactors,
+					    s, len) >= 0)
+					return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
+							"factor '%s' is one of %s "
+							"trainers; this version's "
+							"are: %s", name,
+							kinds[o]->name,
+							k->factors_text);
 			return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0,
 					"unknown factor '%s'; exec trainers have: %s; "
-					"builtin trainers: %s",
-					name, vary_factors(1), vary_factors(0));
+					"builtin trainers: %s", name,
+					exec_trainer_kind.factors_text,
+					rebuild_builtin_kind.factors_text);
 		}
-		want[k] = 1;
+		want[f] = 1;
 		s = e != NULL ? e + 1 : NULL;
 	}
 	return 0;
@@ -350,8 +342,8 @@ plans_exec(const struct pins *pins, const int *want, struct plan *plans, size_t 
 {
 	int err = 0;
 
-	for (size_t f = 0; f < NEXEC && err == 0; f++) {
-		const char *name = exec_factors[f];
+	for (size_t f = 0; f < exec_trainer_kind.nfactors && err == 0; f++) {
+		const char *name = exec_trainer_kind.factors[f];
 		if (!want[f])
 			continue;
 		if (strcmp(name, "cpu-features") == 0)
@@ -389,8 +381,8 @@ plans_builtin(const struct pins *pins, const int *want, struct plan *plans,
 	uint32_t t = pins->determinism.threads, t2 = t == 1 ? 2 : 1;
 	int err = 0;
 
-	for (size_t f = 0; f < NBUILTIN && err == 0; f++) {
-		const char *name = builtin_factors[f];
+	for (size_t f = 0; f < rebuild_builtin_kind.nfactors && err == 0; f++) {
+		const char *name = rebuild_builtin_kind.factors[f];
 		if (!want[f])
 			continue;
 		if (strcmp(name, "threads") == 0) {
@@ -536,28 +528,35 @@ train_other(const struct audit_inputs *c, const char *cc, struct plan *p)
 	return err;
 }
 
-/* In the child: the run the plan says, its artifact into p. */
+/* In the child, an exec version: its command under the plan's change. */
 static int
-run_plan(struct audit_inputs *c, struct plan *p, struct rba_detail *d)
+run_plan_exec(struct audit_inputs *c, struct plan *p, struct rba_detail *d)
+{
+	struct exec_run xr;
+	int err;
+
+	err = exec_train_varied(c->pins, c->snap, c->sn, c->pins->train.seed,
+				c->pins->determinism.threads,
+				p->factor[0] ? &p->ev : NULL, &xr, d);
+	if (err == 0) {
+		p->artifact = xr.artifact;
+		p->len = xr.artifact_len;
+		xr.artifact = NULL;
+	}
+	exec_run_release(&xr);
+	return err;
+}
+
+/* In the child, a builtin version: another build, another kernel path
+ * or other threads. */
+static int
+run_plan_builtin(struct audit_inputs *c, struct plan *p, struct rba_detail *d)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 	uint32_t abi = c->pins->trainer_abi ? c->pins->trainer_abi : c->stored.abi;
 	struct rebuild_result rb;
 	int err;
 
-	if (c->is_exec) {
-		struct exec_run xr;
-		err = exec_train_varied(c->pins, c->snap, c->sn, c->pins->train.seed,
-					c->pins->determinism.threads,
-					p->factor[0] ? &p->ev : NULL, &xr, d);
-		if (err == 0) {
-			p->artifact = xr.artifact;
-			p->len = xr.artifact_len;
-			xr.artifact = NULL;
-		}
-		exec_run_release(&xr);
-		return err;
-	}
 	if (p->cc != NULL)
 		return train_other(c, p->cc, p);
 	if (p->isa != NULL)
@@ -574,6 +573,43 @@ run_plan(struct audit_inputs *c, struct plan *p, struct rba_detail *d)
 	}
 	rebuild_result_release(&rb);
 	return err;
+}
+
+/*
+ * What vary does for each trainer kind (exec/kind.h): its plans from
+ * the factors asked for, and a run under one plan.  These are vary's
+ * own (they need struct plan), so they are kept here beside the entry
+ * they belong to rather than in it.
+ */
+struct vary_recipe {
+	const struct trainer_kind *kind;
+	int (*plans)(const struct pins *pins, const int *want,
+		     struct plan *plans, size_t *n);
+	int (*run)(struct audit_inputs *c, struct plan *p, struct rba_detail *d);
+};
+
+static const struct vary_recipe vary_recipes[] = {
+	{&rebuild_builtin_kind, plans_builtin, run_plan_builtin},
+	{&exec_trainer_kind, plans_exec, run_plan_exec},
+};
+
+/* The recipe of kind k: every kind has one. */
+static const struct vary_recipe *
+recipe_of(const struct trainer_kind *k)
+{
+	size_t i = 0;
+
+	while (vary_recipes[i].kind != k)
+		i++;
+	assert(i < sizeof(vary_recipes) / sizeof(vary_recipes[0]));
+	return &vary_recipes[i];
+}
+
+/* In the child: the run the plan says, its artifact into p. */
+static int
+run_plan(struct audit_inputs *c, struct plan *p, struct rba_detail *d)
+{
+	return recipe_of(c->kind)->run(c, p, d);
 }
 
 /* The child's answer on its pipe: i32 err, reason[384], u64 len, bytes. */
@@ -807,8 +843,7 @@ score_bytes(struct store_txn *txn, struct audit_inputs *c,
 	memset(out, 0, sizeof(*out));
 	memset(&art, 0, sizeof(art));
 	memset(&w, 0, sizeof(w));
-	err = c->is_exec ? exec_artifact_open(c->pins, c->snap, c->sn, a, n, &art, d)
-			 : artifact_decode(a, n, &art, d);
+	err = c->kind->artifact_open(c->pins, c->snap, c->sn, a, n, &art, d);
 	if (err)
 		return err;
 	out->nclasses = art.spec.nclasses;
@@ -887,7 +922,7 @@ vary_report_json(const struct vary_report *r, struct rba_buf *b)
 	rba_json_kv_str(b, "schema", VARY_SCHEMA, 1);
 	rba_json_kv_str(b, "version", r->version, 1);
 	rba_json_kv_str(b, "time", r->time, 1);
-	rba_json_kv_str(b, "trainer", r->is_exec ? "exec" : "builtin", 1);
+	rba_json_kv_str(b, "trainer", r->kind->name, 1);
 	rba_json_kv_digest(b, "pinned", &r->pinned, 1, 1);
 	rba_json_put_key(b, "control");
 	rba_buf_put_u8(b, '{');
@@ -1050,9 +1085,9 @@ vary_version(struct store *st, const char *version, const char *factors,
 		return err;
 	if ((err = audit_inputs_load(txn, version, NULL, &c, d)) != 0)
 		goto out;
-	if ((err = factors_parse(factors, c.is_exec, want, d)) != 0)
+	if ((err = factors_parse(factors, c.kind, want, d)) != 0)
 		goto out;
-	if (c.is_exec && (err = sandbox_available(d)) != 0)
+	if (c.kind->sandboxed && (err = sandbox_available(d)) != 0)
 		goto out;
 	if ((plans = calloc(VARY_MAX_RUNS + 1, sizeof(*plans))) == NULL) {
 		err = RBA_E_NOMEM;
@@ -1060,8 +1095,7 @@ vary_version(struct store *st, const char *version, const char *factors,
 	}
 	/* plans[0] is the control: no factor */
 	n = 1;
-	err = c.is_exec ? plans_exec(c.pins, want, plans, &n)
-			: plans_builtin(c.pins, want, plans, &n);
+	err = recipe_of(c.kind)->plans(c.pins, want, plans, &n);
 	if (err)
 		goto out;
 	run_all(&c, plans, n, jobs);
@@ -1072,7 +1106,7 @@ vary_version(struct store *st, const char *version, const char *factors,
 		goto out;
 	}
 	out->version = strdup(version);
-	out->is_exec = c.is_exec;
+	out->kind = c.kind;
 	out->pinned = c.v.artifact;
 	rba_digest_bytes(plans[0].artifact, plans[0].len, &out->control);
 	rba_time_utc(now, out->time);

@@ -54,6 +54,8 @@
 #include "common/rbatime.h"
 #include "store/store.h"
 
+struct trainer_kind; /* exec/kind.h */
+
 #define VARY_MAX_RUNS 48
 #define VARY_SCHEMA "rebuild-audit/vary/v1"
 
@@ -65,7 +67,7 @@ enum vary_state {
 };
 
 struct vary_run {
-	char factor[24];	/* a name of vary_factors() */
+	char factor[24];	/* a name of the kind's factors (exec/kind.h) */
 	char *detail;		/* what changed; for FAILS and NOT_TRIED, why */
 	enum vary_state state;
 	struct rba_digest artifact; /* SAME, CHANGES */
@@ -78,7 +80,7 @@ struct vary_run {
 
 struct vary_report {
 	char *version;
-	int is_exec;
+	const struct trainer_kind *kind; /* the version's (rebuild/rebuild.h) */
 	struct rba_digest pinned;	/* the version's artifact */
 	struct rba_digest control;	/* the control rebuild's */
 	uint64_t cases;			/* the sample's (0: none, or not scored) */
@@ -90,10 +92,6 @@ struct vary_report {
 };
 
 void vary_report_release(struct vary_report *r);
-
-/* The factors of an exec (is_exec) or builtin trainer, comma-separated
- * in the order above (static). */
-const char *vary_factors(int is_exec);
 
 /*
  * Rebuilds version in store st as its pins say, then once for each

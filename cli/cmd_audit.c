@@ -18,6 +18,7 @@
 #include "common/sign.h"
 #include "cli/commands.h"
 #include "exec/sandbox.h"
+#include "rebuild/rebuild.h"
 #include "common/buf.h"
 #include "policy/policy.h"
 #include "store/store.h"
@@ -104,7 +105,7 @@ print_artifacts(struct cli_ctx *ctx, const struct audit_report *r)
 		       cli_digest_short(&r->artifact_decisions, ctx->verbose, b),
 		       rba_digest_equal(&r->artifact_decisions, &r->artifact_rebuilt)
 			       ? "  (the rebuilt one)" : "  (another artifact)");
-	if (r->is_exec) {
+	if (r->kind != NULL && r->kind->sandboxed) {
 		char t[32];
 		printf("rebuilt by    commit %.*s (tree %.*s) in %s, %s s\n",
 		       ctx->verbose ? 40 : 12, r->exec_commit,

@@ -76,7 +76,7 @@ print_registered_json(const struct pins *pins,
 	rba_json_fput_str(stdout, pins->version);
 	printf(", \"artifact\": \"%s\", \"config\": \"%s\", \"trained\": %s",
 	       hex, cfg, res->trained ? "true" : "false");
-	if (res->is_exec && res->trained) {
+	if (res->trained && res->kind->sandboxed) {
 		printf(", \"trainer\": {\"kind\": \"exec\", \"commit\": \"%s\", "
 		       "\"tree\": \"%s\", \"command\": %s, \"seconds\": ",
 		       res->exec.commit, res->exec.tree, res->exec.argv_text);
@@ -105,7 +105,7 @@ print_registered_text(struct cli_ctx *ctx, const struct pins *pins,
 		      const struct register_result *res, const char *hex)
 {
 	fputs(res->pins_text, stdout);
-	if (!ctx->quiet && res->trained && res->is_exec)
+	if (!ctx->quiet && res->trained && res->kind->sandboxed)
 		fprintf(stderr, "rebuild-audit: registered '%s': artifact %s; "
 			"trained by commit %s (tree %s) in the sandbox, %.1f s\n",
 			pins->version, hex, res->exec.commit, res->exec.tree,

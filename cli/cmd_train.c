@@ -217,14 +217,9 @@ train_env(const struct pins *p, const char *pins_path, struct rba_buf *env,
 {
 	int err;
 
-	if (policy_pins_is_exec(p)) {
-		/* an exec version's environment is its own record (exec.h) */
-		if ((err = exec_envrec(p, env, d)) != 0)
-			return cli_fail("cannot train", pins_path, err, d);
-	} else if (envrec_capture(p->determinism.mode, p->determinism.threads,
-				  env)) {
-		return cli_fail("cannot train", pins_path, RBA_E_NOMEM, NULL);
-	}
+	/* an exec version's environment is its own record (exec.h) */
+	if ((err = rebuild_trainer_kind(p)->envrec(p, env, d)) != 0)
+		return cli_fail("cannot train", pins_path, err, d);
 	envrec_digest((const char *)env->p, env->len, digest);
 	rba_digest_format(digest, hex);
 	return 0;

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "common/digest.h"
 #include "common/fileio.h"
+#include "rebuild/rebuild.h"
 #include "rebuild/runs.h"
 #include "policy/policy.h"
 #include "store/store.h"
@@ -303,18 +304,14 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 		}
 		fputs("}\n", stdout);
 	} else {
+		char line[2 * PINS_MAX_ARG + 256]; /* repository and revision */
 		printf("version       %s\nregistered    %s\nartifact      %s\n"
 		       "snapshot      %s\nconfig        %s\nenvironment   %s\n"
 		       "code          %s\n",
 		       v.name, when, a, s, c, e,
 		       p->code_revision ? p->code_revision : "-");
-		if (policy_pins_is_exec(p))
-			printf("trainer       exec: %s at commit %s (%s)\n",
-			       p->trainer.repository, p->trainer.revision,
-			       p->trainer.format == PINS_FORMAT_XGBOOST_JSON
-				       ? "xgboost-json" : "opaque");
-		else
-			printf("trainer ABI   %u\n", (unsigned)p->trainer_abi);
+		rebuild_trainer_kind(p)->show(p, line, sizeof(line));
+		printf("%s\n", line);
 		if (v.has_policy) {
 			rba_digest_format(&v.policy_digest, pd);
 			printf("policy        %s\n", pd);

@@ -454,7 +454,9 @@ lvrow_free(uint32_t **lvrow, size_t n)
  * Whether pins p's model takes no missing value: this tool's network
  * without data.impute.  An exec trainer's model is the user's (its
  * model: section unused), and takes the pins' tokens as its trainer
- * reads them.
+ * reads them.  This asks the pins which trainer they name rather than
+ * calling through the trainer kinds (rebuild_trainer_kind) because
+ * data/ sits below the table (doc/design.md 7.1).
  */
 static int
 takes_no_missing(const struct pins *p)

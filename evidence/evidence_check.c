@@ -14,6 +14,7 @@
 #include "common/rbatime.h"
 #include "common/utf8.h"
 #include "policy/policy.h"
+#include "rebuild/rebuild.h"
 #include "train/envrec.h"
 #include "store/store.h"
 
@@ -104,7 +105,9 @@ hex40(struct sv s)
 static int
 check_trainer(const struct ev *e, const struct pins *pins, struct rba_detail *d)
 {
-	if (!policy_pins_is_exec(pins)) {
+	const char *kind = rebuild_trainer_kind(pins)->record_trainer;
+
+	if (kind == NULL) {
 		if (e->has_trainer)
 			return evidence_fail(d, RBA_E_SCHEMA, "a trainer member for "
 					     "pins of this tool's own trainer");
@@ -113,9 +116,9 @@ check_trainer(const struct ev *e, const struct pins *pins, struct rba_detail *d)
 	if (!e->has_trainer)
 		return evidence_fail(d, RBA_E_SCHEMA, "the pins name an exec trainer "
 				     "and the evidence does not say what ran");
-	if (!sv_is(e->tr_kind, "exec"))
-		return evidence_fail(d, RBA_E_SCHEMA, "trainer.kind '%s' is not exec",
-				     sv_show(e->tr_kind));
+	if (!sv_is(e->tr_kind, kind))
+		return evidence_fail(d, RBA_E_SCHEMA, "trainer.kind '%s' is not %s",
+				     sv_show(e->tr_kind), kind);
 	if (!sv_is(e->tr_repo, pins->trainer.repository))
 		return evidence_fail(d, RBA_E_SCHEMA, "trainer.repository '%s' is not "
 				     "the pins' '%s'", sv_show(e->tr_repo),

@@ -14,6 +14,7 @@
 #include "common/digest.h"
 #include "common/json.h"
 #include "evidence/evidence.h"
+#include "rebuild/rebuild.h"
 
 /* ---- finding the report ---------------------------------------------- */
 
@@ -141,7 +142,8 @@ known_factor(const char *name)
 {
 	char list[512], *save = NULL;
 
-	snprintf(list, sizeof(list), "%s, %s", vary_factors(1), vary_factors(0));
+	snprintf(list, sizeof(list), "%s, %s", exec_trainer_kind.factors_text,
+		 rebuild_builtin_kind.factors_text);
 	for (char *t = strtok_r(list, ", ", &save); t != NULL; t = strtok_r(NULL, ", ", &save))
 		if (strcmp(t, name) == 0)
 			return 1;

@@ -704,6 +704,8 @@ exec_train_varied(const struct pins *p, const void *snap, size_t sn,
 	int err;
 
 	memset(out, 0, sizeof(*out));
+	/* Callers reach this through the exec entry (kind.c); the check
+	 * stays so that pins of another kind never run anything. */
 	if (!policy_pins_is_exec(p))
 		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "not an exec trainer");
 	if ((err = sandbox_available(d)) != 0)

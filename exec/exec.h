@@ -41,6 +41,8 @@
 #include "exec/sandbox.h"
 
 #define EXEC_MAX_METRICS (1u << 20)
+/* The schema of an exec training's run record (rebuild/runrec.h). */
+#define EXEC_RUNREC_SCHEMA "rebuild-audit/run-exec/v1"
 
 /* What an exec training did. */
 struct exec_run {

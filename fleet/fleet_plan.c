@@ -12,6 +12,7 @@
 #include "common/json.h"
 #include "common/strv.h"
 #include "policy/policy.h"
+#include "rebuild/rebuild.h"
 
 double
 fleet_cost_units_kind(const char *p, size_t n, uint64_t data_bytes,
@@ -24,7 +25,8 @@ fleet_cost_units_kind(const char *p, size_t n, uint64_t data_bytes,
 		*kind = FLEET_COST_NETWORK;
 	if (p == NULL || policy_pins_parse(p, n, "pins", &pins, NULL) != 0)
 		return 0;
-	if (policy_pins_is_exec(pins)) {
+	/* The user's code in the sandbox: its cost is not known ahead. */
+	if (rebuild_trainer_kind(pins)->sandboxed) {
 		if (kind != NULL)
 			*kind = FLEET_COST_EXEC;
 		units = 1;

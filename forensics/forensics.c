@@ -197,14 +197,17 @@ fx_seeds_train(const struct pins *p, const struct rebuild_prepared *prep,
 {
 	struct sweep_ctx c = { p, prep, seeds, n, 0, 0, out, progress, label,
 			       PTHREAD_MUTEX_INITIALIZER };
+	const struct trainer_kind *k = rebuild_trainer_kind(p);
 	pthread_t tid[FX_MAX_JOBS];
 	unsigned started = 0;
 
 	memset(out, 0, n * sizeof(*out));
 	/* An exec trainer runs one sandboxed command at a time: its own
-	 * threads are determinism.threads. */
-	if (jobs < 1 || policy_pins_is_exec(p))
+	 * threads are determinism.threads (the kind's max_jobs). */
+	if (jobs < 1)
 		jobs = 1;
+	if (k->max_jobs != 0 && jobs > k->max_jobs)
+		jobs = k->max_jobs;
 	if (jobs > FX_MAX_JOBS)
 		jobs = FX_MAX_JOBS;
 	if (jobs > n)

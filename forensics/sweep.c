@@ -157,22 +157,19 @@ static int
 sweep_describe(const struct pins *p, struct fx_sweep *out, struct trained *t,
 	       struct fx_fault *f)
 {
+	const struct trainer_kind *k = rebuild_trainer_kind(p);
 	struct rba_digest envd;
 	struct rba_buf env, text;
+	int err;
 
 	rba_buf_init(&env);
-	/* An exec version's environment is its own record (exec.h). */
-	if (policy_pins_is_exec(p)) {
-		int err;
-		rba_detail_clear(&f->d);
-		if ((err = exec_envrec(p, &env, &f->d)) != 0) {
-			rba_buf_release(&env);
-			return fx_fail(f, err, FX_STEP_TRAIN, p->version, NULL);
-		}
-	} else if (envrec_capture(p->determinism.mode, p->determinism.threads,
-				  &env)) {
+	/* An exec version's environment is its own record (exec.h), whose
+	 * probe runs in the sandbox: its failure is one of training. */
+	rba_detail_clear(&f->d);
+	if ((err = k->envrec(p, &env, &f->d)) != 0) {
 		rba_buf_release(&env);
-		return fx_fail(f, RBA_E_NOMEM, FX_STEP_SWEEP, p->version, NULL);
+		return fx_fail(f, err, k->sandboxed ? FX_STEP_TRAIN : FX_STEP_SWEEP,
+			       p->version, NULL);
 	}
 	envrec_digest((const char *)env.p, env.len, &envd);
 	rba_buf_release(&env);

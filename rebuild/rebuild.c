@@ -28,16 +28,6 @@ struct rebuild_prepared {
 	size_t snap_n;
 };
 
-void
-rebuild_result_release(struct rebuild_result *r)
-{
-	if (r == NULL)
-		return;
-	free(r->artifact);
-	rebuild_report_release(&r->report);
-	memset(r, 0, sizeof(*r));
-}
-
 /*
  * Whether rows idx[0..n) are consecutive and the standardization is the
  * identity (mean +0, scale 1: (x - +0) / 1 is x, bit for bit, -0 and NaN
@@ -172,7 +162,9 @@ rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 	prep->positive = prep->spec.positive == ENCODE_NO_POSITIVE
 				 ? prep->spec.nclasses - 1
 				 : prep->spec.positive;
-	if (policy_pins_is_exec(p)) {
+	/* A sandboxed trainer is given the snapshot bytes at every
+	 * training. */
+	if (rebuild_trainer_kind(p)->sandboxed) {
 		if ((prep->snap = malloc(n ? n : 1)) == NULL) {
 			err = rba_fail(d, RBA_E_NOMEM, name, 0, 0, "out of memory");
 			goto out;
@@ -187,6 +179,15 @@ out:
 	else
 		*out = prep;
 	return err;
+}
+
+/* The lookup: every use case calls through the entry it returns.  The
+ * pins parser, data/encode.c (below the table) and exec_train's refusal
+ * of other pins are the other places that ask (doc/design.md 7.1). */
+const struct trainer_kind *
+rebuild_trainer_kind(const struct pins *p)
+{
+	return policy_pins_is_exec(p) ? &exec_trainer_kind : &rebuild_builtin_kind;
 }
 
 /* ---- exec trainers (exec/exec.h) ----------------------------------- */
@@ -462,7 +463,9 @@ rebuild_from_prepared(const struct pins *p, uint32_t abi,
 
 	memset(out, 0, sizeof(*out));
 	memset(&model, 0, sizeof(model));
-	if (policy_pins_is_exec(p))
+	/* The exec trainer's training from a prepared snapshot lives here,
+	 * not in its entry: it reads struct rebuild_prepared, this file's. */
+	if (rebuild_trainer_kind(p)->sandboxed)
 		return exec_from_prepared(p, prep, out, d);
 
 	rba_buf_init(&buf);
@@ -578,7 +581,8 @@ rebuild_evaluate_artifact(const struct pins *p,
 	uint32_t *y = NULL;
 	int err;
 
-	if (policy_pins_is_exec(p)) {
+	/* As rebuild_from_prepared: prep is this file's. */
+	if (rebuild_trainer_kind(p)->sandboxed) {
 		if (p->trainer.format == PINS_FORMAT_XGBOOST_JSON)
 			return exec_evaluate_native(p, prep, a, n, c, out, d);
 		rba_detail_key(d, "trainer.format");

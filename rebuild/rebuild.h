@@ -20,23 +20,23 @@
 #include "policy/policy.h"
 #include "train/evaluate.h"
 #include "train/trainer.h"
+#include "exec/kind.h"
 
 
-struct rebuild_result {
-	uint32_t abi;		  /* the ABI that trained */
-	uint8_t *artifact;	  /* canonical bytes, malloc'd */
-	size_t artifact_len;
-	struct rba_digest digest; /* SHA-256 of the artifact bytes */
-	struct rebuild_report report;
-	size_t ntrain, nval;
-	uint32_t nfeatures, nclasses;
-	/* The pins' evaluation contract and the model's metrics under it
-	 * (evaluate.h), computed after training. */
-	struct rebuild_contract contract;
-	struct rebuild_evaluation eval;
-};
+/* struct rebuild_result, the result of one training, is train/evaluate.h's:
+ * the trainer kinds (exec/kind.h) fill it, below this folder. */
 
-void rebuild_result_release(struct rebuild_result *r);
+/*
+ * The trainer kinds (exec/kind.h, doc/design.md 7.1): this tool's own
+ * trainer (rebuild/trainers.c; the ABI registry of train/trainer.h) and
+ * the exec one (exec_trainer_kind, exec/kind.c).
+ */
+extern const struct trainer_kind rebuild_builtin_kind;
+
+/* The entry of the trainer p names (trainer.kind; builtin when the pins
+ * have no trainer: block), looked up once by each use case, which then
+ * calls through it.  Never NULL; static. */
+const struct trainer_kind *rebuild_trainer_kind(const struct pins *p);
 
 /*
  * Trains from the snapshot bytes (name is used in error details) with

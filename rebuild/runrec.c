@@ -61,11 +61,10 @@ rebuild_runrec_render(const struct pins *p, const struct rebuild_result *res,
 	put_text(b, ",\n  ");
 	rba_json_kv_str(b, "environment", env_hex, 0);
 	put_text(b, ",\n  ");
-	/* an exec version's code is its pinned commit, not this tool */
+	/* an exec version's code is its pinned commit, not this tool (a
+	 * sweep's records of exec pins are of this schema too) */
 	rba_json_kv_str(b, "code_revision",
-			policy_pins_is_exec(p) ? p->trainer.revision
-					       : envrec_code_revision(),
-			0);
+			rebuild_trainer_kind(p)->code_revision(p), 0);
 	put_text(b, ",\n  ");
 	rba_json_kv_u64(b, "trainer_abi", res->abi, 0);
 	put_text(b, ",\n  ");
@@ -166,74 +165,6 @@ get_count(const struct rba_json_value *obj, const char *key, uint64_t max,
 		return -1;
 	*out = (uint64_t)v->num;
 	return 0;
-}
-
-static void
-stream_json(struct rba_buf *b, const char *key, uint64_t bytes,
-	    const struct rba_digest *dg, const char *tail, int comma)
-{
-	rba_json_put_key(b, key);
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_u64(b, "bytes", bytes, 1);
-	rba_json_kv_digest(b, "sha256", dg, 1, 1);
-	rba_json_kv_str(b, "tail", tail, 0);
-	rba_buf_put_u8(b, '}');
-	if (comma)
-		rba_buf_put_u8(b, ',');
-}
-
-void
-rebuild_runrec_exec_render(const struct pins *p, const struct exec_run *run,
-			   const char *env_hex, struct rba_buf *b)
-{
-	struct rba_digest cfg;
-	struct rba_json_value m;
-	int has_m = 0;
-
-	policy_pins_config_hash(p, &cfg);
-	if (run->metrics != NULL &&
-	    rba_json_parse(run->metrics, run->metrics_len, &m, NULL) == 0) {
-		has_m = m.type == RBA_JSON_OBJECT;
-		rba_json_release(&m);
-	}
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "schema", RUNREC_EXEC_SCHEMA, 1);
-	rba_json_kv_str(b, "version", p->version, 1);
-	rba_json_kv_digest(b, "config_hash", &cfg, 1, 1);
-	rba_json_kv_digest(b, "snapshot", &p->snapshot, 1, 1);
-	rba_json_kv_str(b, "environment", env_hex, 1);
-	rba_json_put_key(b, "trainer");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "kind", "exec", 1);
-	rba_json_kv_str(b, "repository", p->trainer.repository, 1);
-	rba_json_kv_str(b, "commit", run->commit, 1);
-	rba_json_kv_str(b, "tree", run->tree, 1);
-	rba_json_put_key(b, "command");
-	rba_buf_put(b, run->argv_text, strlen(run->argv_text));
-	rba_buf_put_u8(b, ',');
-	rba_json_kv_str(b, "format",
-			p->trainer.format == PINS_FORMAT_XGBOOST_JSON ? "xgboost-json"
-								      : "opaque",
-			1);
-	rba_json_kv_str(b, "sandbox", sandbox_name(), 0);
-	rba_buf_put(b, "},", 2);
-	rba_json_kv_u64(b, "seed", p->train.seed, 1);
-	rba_json_kv_u64(b, "threads", p->determinism.threads, 1);
-	rba_json_kv_digest(b, "artifact", &run->digest, 1, 1);
-	rba_json_kv_u64(b, "exit_status", (uint64_t)run->sb.status, 1);
-	rba_json_kv_num(b, "seconds", run->sb.seconds, 1);
-	stream_json(b, "stdout", run->sb.out_bytes, &run->sb.out_digest,
-		    run->sb.out_tail, 1);
-	stream_json(b, "stderr", run->sb.err_bytes, &run->sb.err_digest,
-		    run->sb.err_tail, 1);
-	rba_json_put_key(b, "metrics");
-	if (has_m)
-		rba_buf_put(b, run->metrics, run->metrics_len);
-	else
-		rba_buf_put(b, "null", 4);
-	rba_buf_put_u8(b, ',');
-	rba_json_kv_num(b, "wall_seconds", run->wall_seconds, 0);
-	rba_buf_put(b, "}\n", 2);
 }
 
 int

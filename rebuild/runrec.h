@@ -81,7 +81,8 @@ int rebuild_runrec_write(const char *path, const struct pins *p,
 			 double wall_seconds);
 
 /*
- * The run record of an exec training (exec/exec.h), schema
+ * The run record of an exec training (exec/kind.c, the exec trainer's
+ * run_record), schema
  * "rebuild-audit/run-exec/v1": version, config_hash, snapshot,
  * environment, trainer {kind, repository, commit, tree, command (the
  * argv as run), format, sandbox}, seed, threads, artifact, exit_status,
@@ -90,10 +91,7 @@ int rebuild_runrec_write(const char *path, const struct pins *p,
  * object the command wrote to {metrics}, or null), wall_seconds.  The
  * summary parser reads its artifact (no curves, metrics NaN).
  */
-#define RUNREC_EXEC_SCHEMA "rebuild-audit/run-exec/v1"
-struct exec_run;
-void rebuild_runrec_exec_render(const struct pins *p, const struct exec_run *run,
-				const char *env_hex, struct rba_buf *out);
+#define RUNREC_EXEC_SCHEMA EXEC_RUNREC_SCHEMA
 
 /*
  * What a report prints of a run record: the run's outcome without its

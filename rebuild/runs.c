@@ -15,30 +15,23 @@ runs_id_register(const char *version, int64_t registered_at,
 	snprintf(out, RUNS_ID_SIZE, "%s@%" PRId64, version, registered_at);
 }
 
-int
-runs_put(struct store_txn *txn, const char *id, const struct pins *p,
-	      const struct rebuild_result *res, const struct rba_digest *env,
-	      double wall_seconds, struct rba_detail *d)
+/* The rendered record b (its errors) stored under id in txn. */
+static int
+put_rendered(struct store_txn *txn, const char *id, const struct rba_buf *b,
+	     struct rba_detail *d)
 {
-	char env_hex[RBA_DIGEST_TEXT_LEN + 1];
-	struct rba_buf b;
 	int err;
 
-	rba_digest_format(env, env_hex);
-	rba_buf_init(&b);
-	rebuild_runrec_render(p, res, env_hex, wall_seconds, &b);
-	if ((err = rba_buf_status(&b)) != 0)
-		err = rba_fail(d, err, NULL, 0, 0, "out of memory");
-	else
-		err = store_run_put(txn, id, b.p, b.len, d);
-	rba_buf_release(&b);
-	return err;
+	if ((err = rba_buf_status(b)) != 0)
+		return rba_fail(d, err, NULL, 0, 0, "out of memory");
+	return store_run_put(txn, id, b->p, b->len, d);
 }
 
 int
-runs_put_exec(struct store_txn *txn, const char *id, const struct pins *p,
-	      const struct exec_run *run, const struct rba_digest *env,
-	      struct rba_detail *d)
+runs_put(struct store_txn *txn, const char *id, const struct pins *p,
+	 const struct trainer_kind *kind, const struct rebuild_result *res,
+	 const struct exec_run *run, const struct rba_digest *env,
+	 double wall_seconds, struct rba_detail *d)
 {
 	char env_hex[RBA_DIGEST_TEXT_LEN + 1];
 	struct rba_buf b;
@@ -46,11 +39,8 @@ runs_put_exec(struct store_txn *txn, const char *id, const struct pins *p,
 
 	rba_digest_format(env, env_hex);
 	rba_buf_init(&b);
-	rebuild_runrec_exec_render(p, run, env_hex, &b);
-	if ((err = rba_buf_status(&b)) != 0)
-		err = rba_fail(d, err, NULL, 0, 0, "out of memory");
-	else
-		err = store_run_put(txn, id, b.p, b.len, d);
+	kind->run_record(p, res, run, env_hex, wall_seconds, &b);
+	err = put_rendered(txn, id, &b, d);
 	rba_buf_release(&b);
 	return err;
 }
@@ -108,18 +98,25 @@ runs_keep(struct store *st, const char *subject, int64_t t,
 	  const struct rba_digest *env, double wall_seconds,
 	  char id[RUNS_ID_SIZE], struct rba_detail *d)
 {
+	char env_hex[RBA_DIGEST_TEXT_LEN + 1];
 	struct store_txn *txn = NULL;
+	struct rba_buf b;
 	int err;
 
 	id[0] = 0;
 	if ((err = store_txn_begin(st, 1, 1u << 20, &txn, d)) != 0)
 		return err;
+	rba_digest_format(env, env_hex);
+	rba_buf_init(&b);
+	rebuild_runrec_render(p, res, env_hex, wall_seconds, &b);
 	if ((err = runs_id_new(txn, subject, t, id, d)) != 0 ||
-	    (err = runs_put(txn, id, p, res, env, wall_seconds, d)) != 0) {
+	    (err = put_rendered(txn, id, &b, d)) != 0) {
+		rba_buf_release(&b);
 		store_txn_abort(txn);
 		id[0] = 0;
 		return err;
 	}
+	rba_buf_release(&b);
 	/* The commit frees txn whatever it returns. */
 	if ((err = store_txn_commit(txn, d)) != 0)
 		id[0] = 0;

@@ -14,9 +14,10 @@
  * (the version then is the later one too).  Other commands that keep runs
  * use the same shape with their own subject (runs_id_new below).
  *
- * The record of a training is rebuild_runrec_render()'s text, schema
+ * The record of a training is its trainer kind's run_record: for the
+ * builtin trainer rebuild_runrec_render()'s text, schema
  * "rebuild-audit/run/v2" (rebuild/runrec.h), exactly what `train
- * --record` writes; runs_summary_get reads v1 records too (kept before
+ * --record` writes, for an exec one run-exec/v1; runs_summary_get reads v1 records too (kept before
  * the evaluation contract).  The runs database also holds the records of
  * sweeps and comparisons (their own schemas), stored with store_run_put
  * under ids of this shape.
@@ -43,20 +44,16 @@ void runs_id_register(const char *version, int64_t registered_at,
 			   char out[RUNS_ID_SIZE]);
 
 /*
- * Renders the run record of res (trained from the completed pins p,
- * environment digest env, wall_seconds of wall time) and stores it under
- * id in the write transaction txn.  0, or store_run_put's errors and
- * RBA_E_NOMEM.
+ * Renders the run record of a training of kind (its run_record: res for
+ * the builtin trainer, run for an exec one; trained from the completed
+ * pins p, environment digest env, wall_seconds of wall time) and stores
+ * it under id in the write transaction txn.  0, or store_run_put's
+ * errors and RBA_E_NOMEM.
  */
 int runs_put(struct store_txn *txn, const char *id, const struct pins *p,
-		  const struct rebuild_result *res,
-		  const struct rba_digest *env, double wall_seconds,
-		  struct rba_detail *d);
-
-/* The run record of an exec training (runrec.h, run-exec/v1) under id. */
-int runs_put_exec(struct store_txn *txn, const char *id, const struct pins *p,
-		  const struct exec_run *run, const struct rba_digest *env,
-		  struct rba_detail *d);
+	     const struct trainer_kind *kind, const struct rebuild_result *res,
+	     const struct exec_run *run, const struct rba_digest *env,
+	     double wall_seconds, struct rba_detail *d);
 
 /*
  * Reads the run record id and its summary.  0; RBA_E_NOTFOUND (no such

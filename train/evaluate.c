@@ -282,3 +282,13 @@ out:
 	free(pos);
 	return err;
 }
+
+void
+rebuild_result_release(struct rebuild_result *r)
+{
+	if (r == NULL)
+		return;
+	free(r->artifact);
+	rebuild_report_release(&r->report);
+	memset(r, 0, sizeof(*r));
+}

@@ -61,6 +61,24 @@ struct rebuild_evaluation {
 	double auc; /* two classes only; NaN otherwise */
 };
 
+/* What one training gives: the artifact and how the training went
+ * (rebuild/rebuild.h, exec/kind.h). */
+struct rebuild_result {
+	uint32_t abi;		  /* the ABI that trained */
+	uint8_t *artifact;	  /* canonical bytes, malloc'd */
+	size_t artifact_len;
+	struct rba_digest digest; /* SHA-256 of the artifact bytes */
+	struct rebuild_report report;
+	size_t ntrain, nval;
+	uint32_t nfeatures, nclasses;
+	/* The pins' evaluation contract and the model's metrics under it
+	 * (evaluate.h), computed after training. */
+	struct rebuild_contract contract;
+	struct rebuild_evaluation eval;
+};
+
+void rebuild_result_release(struct rebuild_result *r);
+
 /* The contract p declares (its eval: section and what it needs). */
 void rebuild_contract_from_pins(const struct pins *p,
 				struct rebuild_contract *c);

@@ -1318,6 +1318,43 @@ START_TEST(test_evaluate_probs)
 }
 END_TEST
 
+/* The trainer kinds (exec/kind.h): the lookup from the pins, every
+ * operation present, and each factor line the list it stands for. */
+START_TEST(test_trainer_kinds)
+{
+	static const struct trainer_kind *const kinds[] = {
+		&rebuild_builtin_kind, &exec_trainer_kind};
+	struct pins p;
+	char line[512];
+
+	memset(&p, 0, sizeof(p));
+	ck_assert_ptr_eq(rebuild_trainer_kind(&p), &rebuild_builtin_kind);
+	p.trainer.kind = PINS_TRAINER_EXEC;
+	p.trainer.revision = (char *)"0123456789abcdef0123456789abcdef01234567";
+	ck_assert_ptr_eq(rebuild_trainer_kind(&p), &exec_trainer_kind);
+	ck_assert_str_eq(exec_trainer_kind.code_revision(&p), p.trainer.revision);
+	ck_assert_str_eq(rebuild_builtin_kind.code_revision(&p),
+			 envrec_code_revision());
+	ck_assert_ptr_null(rebuild_builtin_kind.record_trainer);
+	ck_assert_str_eq(exec_trainer_kind.record_trainer, "exec");
+	ck_assert_uint_eq(exec_trainer_kind.max_jobs, 1);
+	for (size_t k = 0; k < 2; k++) {
+		const struct trainer_kind *t = kinds[k];
+		line[0] = 0;
+		for (size_t i = 0; i < t->nfactors; i++) {
+			if (i)
+				strcat(line, ", ");
+			strcat(line, t->factors[i]);
+		}
+		ck_assert_str_eq(line, t->factors_text);
+		ck_assert(t->code_revision && t->envrec && t->train &&
+			  t->abi_check && t->stored_decode && t->stored_open &&
+			  t->artifact_open && t->given_abi && t->run_record &&
+			  t->show);
+	}
+}
+END_TEST
+
 Suite *
 suite_rebuild(void)
 {
@@ -1344,6 +1381,7 @@ suite_rebuild(void)
 	tcase_add_test(tc, test_synth);
 	tcase_add_test(tc, test_envrec);
 	tcase_add_test(tc, test_runrec);
+	tcase_add_test(tc, test_trainer_kinds);
 	suite_add_tcase(s, tc);
 	return s;
 }
