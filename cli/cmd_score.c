@@ -381,20 +381,24 @@ block_flush(struct block *bk, int json, int margin, const struct artifact *a,
 
 /*
  * Encodes one case into the block: the spec's columns (found at src[])
- * and its id (column idc, or the row number).
+ * and its id (column idc, or the row number).  The checker gave the
+ * record and the numbers it parsed on the way.
  */
 static int
 block_add(struct block *bk, const struct encode_spec *s, const size_t *src,
-	  long idc, const struct csv_field *f, uint64_t rowno,
-	  const char *file, unsigned long line, struct rba_detail *d)
+	  long idc, const struct csv_checker *ck, const struct csv_field *f,
+	  uint64_t rowno, const char *file, unsigned long line,
+	  struct rba_detail *d)
 {
 	char rowid[32];
+	const uint8_t *has;
+	const double *num = csv_checker_numbers(ck, &has);
 	int err;
 
 	/* The fields where the reader left them.  As the whole-file path
 	 * locates them: the line, no column; a value the standardization
 	 * cannot take at its column too. */
-	if ((err = encode_fields_at(bk->plan, f, src, file, line,
+	if ((err = encode_fields_at(bk->plan, f, src, num, has, file, line,
 				    bk->x + bk->n * s->nfeatures, d)) != 0)
 		return err; /* RBA_E_SCHEMA: the model cannot take the case */
 	bk->id_off[bk->n] = bk->ids.len;
@@ -620,8 +624,9 @@ score_rows(struct score_job *j, int json)
 		if (j->pd.err != 0)
 			continue;
 		rowno++;
-		err = block_add(&j->bk, &j->a.spec, j->src, j->idc, f, rowno,
-				csv_reader_name(j->rd), csv_reader_line(j->rd), &d);
+		err = block_add(&j->bk, &j->a.spec, j->src, j->idc, j->ck, f,
+				rowno, csv_reader_name(j->rd),
+				csv_reader_line(j->rd), &d);
 		if (err == 0 && j->bk.n == SCORE_ROWS)
 			err = block_flush(&j->bk, json, j->margin, &j->a, j->pol,
 					  rowno - SCORE_ROWS, &j->sp, &d);

@@ -870,10 +870,25 @@ at(const struct csv_field *f, unsigned long line)
 	return f->line ? f->line : line;
 }
 
+static int fast_field(const char *p, size_t n, double *out);
+
+/* Whether a field starting with byte b may be a number or a nan/inf word. */
+static int
+col_may_be_number(uint8_t b)
+{
+	return (unsigned)(b - '0') <= 9 || b == '+' || b == '-' || b == '.' ||
+	       (b | 0x20) == 'n' || (b | 0x20) == 'i';
+}
+
+/*
+ * Counts field f in its column's state.  When num is not NULL and the
+ * field is a number whose value was parsed on the way (a plain decimal),
+ * *num gets csv_parse_number's value and *has 1; else *has is 0.
+ */
 static int
 col_see(struct colstate *cs, const struct csv_field *f, unsigned long line,
 	const char *file, const char *colname, const struct csv_missing *m,
-	struct rba_detail *d)
+	double *num, uint8_t *has, struct rba_detail *d)
 {
 	double v = HUGE_VAL; /* stays so for a nan or inf word */
 	int err, finite = 0;
@@ -888,6 +903,21 @@ col_see(struct colstate *cs, const struct csv_field *f, unsigned long line,
 		if (cs->empty_line == 0) {
 			cs->empty_line = line;
 			cs->empty_col = f->col;
+		}
+		return 0;
+	}
+	/* Text at its first byte: number_syntax finds no digit before it,
+	 * and only a sign, a point, a digit, or the n or i of nan and inf
+	 * may start what is not plain text. */
+	if (!col_may_be_number((uint8_t)f->p[0])) {
+		cs->texts++;
+		return 0;
+	}
+	if (fast_field(f->p, f->n, &v)) { /* a plain decimal, finite */
+		cs->numbers++;
+		if (num != NULL) {
+			*num = v;
+			*has = 1;
 		}
 		return 0;
 	}
@@ -1015,6 +1045,8 @@ struct csv_checker {
 	size_t ncols;
 	char **names;
 	struct colstate *cs;
+	double *val;  /* ncols: the last row's numbers parsed on the way */
+	uint8_t *has; /* ncols: 1 where val holds one */
 	enum csv_coltype *types;
 	uint64_t nrows;
 	int done;
@@ -1036,6 +1068,8 @@ csv_checker_free(struct csv_checker *c)
 		free(c->names[i]);
 	free(c->names);
 	free(c->cs);
+	free(c->val);
+	free(c->has);
 	free(c->types);
 	free(c);
 }
@@ -1069,7 +1103,10 @@ csv_checker_start(struct csv_reader *r, struct csv_checker **out,
 	c->names = names_dup(f, n);
 	c->cs = calloc(n ? n : 1, sizeof(*c->cs));
 	c->types = calloc(n ? n : 1, sizeof(*c->types));
-	if (c->names == NULL || c->cs == NULL || c->types == NULL) {
+	c->val = calloc(n ? n : 1, sizeof(*c->val));
+	c->has = calloc(n ? n : 1, sizeof(*c->has));
+	if (c->names == NULL || c->cs == NULL || c->types == NULL ||
+	    c->val == NULL || c->has == NULL) {
 		c->ncols = c->names ? n : 0;
 		csv_checker_free(c);
 		return rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
@@ -1093,8 +1130,10 @@ csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
 		if (*n != c->ncols)
 			return ragged(c->file, line, *fields, *n, c->ncols, d);
 		for (size_t i = 0; i < *n; i++) {
+			c->has[i] = 0;
 			err = col_see(&c->cs[i], &(*fields)[i], line, c->file,
-				      c->names[i], c->missing, d);
+				      c->names[i], c->missing, &c->val[i],
+				      &c->has[i], d);
 			if (err)
 				return err;
 		}
@@ -1111,6 +1150,13 @@ csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
 	}
 	c->done = 1;
 	return 0;
+}
+
+const double *
+csv_checker_numbers(const struct csv_checker *c, const uint8_t **has)
+{
+	*has = c->has;
+	return c->val;
 }
 
 size_t
@@ -1419,7 +1465,8 @@ row_numbers(struct csv_table *t, struct csv_checker *c,
 		if (!tok && fast_field(fi->p, fi->n, &v)) {
 			c->cs[i].numbers++;
 		} else {
-			err = col_see(&c->cs[i], fi, line, file, c->names[i], m, d);
+			err = col_see(&c->cs[i], fi, line, file, c->names[i], m,
+				      NULL, NULL, d);
 			if (err)
 				return err;
 			if (tok)

@@ -116,7 +116,13 @@ plan_level(const struct encode_column *col, const struct plan_col *pc,
 
 	for (; pc->slot[h] != 0; h = (h + 1) & pc->mask) {
 		uint32_t l = pc->slot[h] - 1;
-		if (pc->len[l] == n && memcmp(col->levels[l], v, n) == 0)
+		const char *t = col->levels[l];
+		size_t i = 0;
+		if (pc->len[l] != n)
+			continue;
+		while (i < n && t[i] == v[i]) /* levels are short */
+			i++;
+		if (i == n)
 			return (long)l;
 	}
 	return -1;
@@ -134,8 +140,8 @@ plan_missing(const struct encode_plan *p, const char *v, size_t n)
 /* Numeric column c's value (field fi) into x[f]: encode_one's steps. */
 static int
 plan_number(const struct encode_plan *p, uint32_t c,
-	    const struct csv_field *fi, float *x, const char *file,
-	    unsigned long line, struct rba_detail *d)
+	    const struct csv_field *fi, const double *parsed, float *x,
+	    const char *file, unsigned long line, struct rba_detail *d)
 {
 	const struct encode_spec *spec = p->spec;
 	const struct encode_column *col = &spec->columns[c];
@@ -148,7 +154,9 @@ plan_number(const struct encode_plan *p, uint32_t c,
 		x[f] = spec->impute != NULL ? spec->impute[f] : NAN;
 		return 0;
 	}
-	if (csv_parse_number(fi->p, fi->n, &num) != 0) {
+	if (parsed != NULL)
+		num = *parsed;
+	else if (csv_parse_number(fi->p, fi->n, &num) != 0) {
 		rba_detail_key(d, col->name);
 		return rba_fail(d, RBA_E_SCHEMA, file, line, 0,
 				"column '%s' needs a number, not '%.*s'",
@@ -167,8 +175,9 @@ plan_number(const struct encode_plan *p, uint32_t c,
 
 int
 encode_fields_at(const struct encode_plan *p, const struct csv_field *f,
-		 const size_t *src, const char *file, unsigned long line,
-		 float *x, struct rba_detail *d)
+		 const size_t *src, const double *num, const uint8_t *has,
+		 const char *file, unsigned long line, float *x,
+		 struct rba_detail *d)
 {
 	const struct encode_spec *spec = p->spec;
 	int err;
@@ -180,7 +189,11 @@ encode_fields_at(const struct encode_plan *p, const struct csv_field *f,
 		uint32_t f0 = p->col[c].f0;
 		long lv;
 		if (col->kind == ENCODE_NUMERIC) {
-			if ((err = plan_number(p, c, fi, x, file, line, d)) != 0)
+			const double *v = has != NULL && has[src[c]]
+						  ? &num[src[c]]
+						  : NULL;
+			if ((err = plan_number(p, c, fi, v, x, file, line,
+					       d)) != 0)
 				return err;
 			continue;
 		}
