@@ -459,16 +459,63 @@ record_check(struct csv_reader *r, struct rba_detail *d, size_t reclen,
 }
 
 /*
+ * The commas among the 8 bytes at p as a mask, bit k for byte k: each
+ * byte XOR ',' is zero exactly at a comma (the exact zero-byte test, no
+ * borrow from a neighbour), and the high bits are gathered by one
+ * multiplication (the products land on distinct bits, so nothing
+ * carries into the top byte).
+ */
+static inline unsigned
+comma_mask8(const uint8_t *p)
+{
+	const uint64_t h7 = 0x7f7f7f7f7f7f7f7full;
+	uint64_t w, t;
+
+	memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	w ^= 0x2c2c2c2c2c2c2c2cull;
+	t = ~(((w & h7) + h7) | w | h7); /* 0x80 where w's byte is 0 */
+	return (unsigned)(((t >> 7) * 0x0102040810204080ull) >> 56);
+}
+
+/* One field [s, e) of a plain record into r->fields.  0, or the sticky
+ * error. */
+static inline int
+plain_field(struct csv_reader *r, struct rba_detail *d, const uint8_t *rec,
+	    size_t s, size_t e, size_t *nf)
+{
+	if (*nf < r->fields_cap) {
+		struct csv_field *f = &r->fields[(*nf)++];
+		f->p = (const char *)rec + s;
+		f->n = e - s;
+		f->col = (unsigned long)s + 1;
+		f->line = r->rec_line;
+	} else if (push_field(r, nf, (const char *)rec + s, e - s,
+			      r->rec_line, (unsigned long)s + 1) != 0) {
+		return fail(r, d, RBA_E_NOMEM, r->rec_line, 0, "%s",
+			    "out of memory");
+	}
+	if (*nf > CSV_MAX_FIELDS)
+		return fail(r, d, RBA_E_LIMIT, r->rec_line, (unsigned long)s + 1,
+			    "more than %u fields in a record", CSV_MAX_FIELDS);
+	return 0;
+}
+
+/*
  * Splits a record without a quote into r->fields (*nf of them).  A
  * trailing CR before the newline is dropped.  A field is the bytes up to
- * the next comma and its column is its offset + 1: the commas are found
- * eight bytes at a time.  0, or the sticky error.
+ * the next comma and its column is its offset + 1: the commas of eight
+ * bytes at a time come as a mask, each field ended at the next of its
+ * bits.  0, or the sticky error.
  */
 static int
 split_plain(struct csv_reader *r, struct rba_detail *d, uint8_t *rec,
 	    size_t reclen, size_t *nfp)
 {
 	size_t stop = reclen, s = 0, i = 0, nf = 0;
+	int err;
 
 	if (stop > 0 && rec[stop - 1] == '\r')
 		stop--;
@@ -478,47 +525,23 @@ split_plain(struct csv_reader *r, struct rba_detail *d, uint8_t *rec,
 			return fail(r, d, RBA_E_SYNTAX, r->rec_line,
 				    (unsigned long)(cr - rec) + 1, "%s", CSV_BARE_CR);
 	}
-	for (;;) {
-		size_t e = stop;
-		for (; i + 8 <= stop; i += 8) {
-			uint64_t w, z;
-			memcpy(&w, rec + i, 8);
-			w ^= 0x2c2c2c2c2c2c2c2cull; /* ',' bytes become 0 */
-			z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
-			if (z != 0) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-				e = i + (size_t)(__builtin_ctzll(z) >> 3);
-#else
-				e = i + (size_t)(__builtin_clzll(z) >> 3);
-#endif
-				break;
-			}
+	for (; i + 8 <= stop; i += 8) {
+		for (unsigned m = comma_mask8(rec + i); m != 0; m &= m - 1) {
+			size_t e = i + (size_t)__builtin_ctz(m);
+			if ((err = plain_field(r, d, rec, s, e, &nf)) != 0)
+				return err;
+			s = e + 1;
 		}
-		if (e == stop)
-			for (; i < stop; i++)
-				if (rec[i] == ',') {
-					e = i;
-					break;
-				}
-		if (nf < r->fields_cap) {
-			r->fields[nf].p = (const char *)rec + s;
-			r->fields[nf].n = e - s;
-			r->fields[nf].col = (unsigned long)s + 1;
-			r->fields[nf].line = r->rec_line;
-			nf++;
-		} else if (push_field(r, &nf, (const char *)rec + s, e - s,
-				      r->rec_line, (unsigned long)s + 1) != 0) {
-			return fail(r, d, RBA_E_NOMEM, r->rec_line, 0, "%s",
-				    "out of memory");
-		}
-		if (nf > CSV_MAX_FIELDS)
-			return fail(r, d, RBA_E_LIMIT, r->rec_line,
-				    (unsigned long)s + 1,
-				    "more than %u fields in a record", CSV_MAX_FIELDS);
-		if (e >= stop)
-			break;
-		s = i = e + 1;
 	}
+	for (; i < stop; i++) {
+		if (rec[i] == ',') {
+			if ((err = plain_field(r, d, rec, s, i, &nf)) != 0)
+				return err;
+			s = i + 1;
+		}
+	}
+	if ((err = plain_field(r, d, rec, s, stop, &nf)) != 0)
+		return err;
 	*nfp = nf;
 	return 0;
 }
@@ -1129,9 +1152,23 @@ csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
 		unsigned long line = csv_reader_line(c->r);
 		if (*n != c->ncols)
 			return ragged(c->file, line, *fields, *n, c->ncols, d);
+		int plain = c->missing == NULL || c->missing->n == 0;
 		for (size_t i = 0; i < *n; i++) {
+			const struct csv_field *fi = &(*fields)[i];
 			c->has[i] = 0;
-			err = col_see(&c->cs[i], &(*fields)[i], line, c->file,
+			/* col_see's first two answers, without the call */
+			if (plain && fi->n > 0 &&
+			    !col_may_be_number((uint8_t)fi->p[0])) {
+				c->cs[i].texts++;
+				continue;
+			}
+			if (plain && fi->n > 0 &&
+			    fast_field(fi->p, fi->n, &c->val[i])) {
+				c->cs[i].numbers++;
+				c->has[i] = 1;
+				continue;
+			}
+			err = col_see(&c->cs[i], fi, line, c->file,
 				      c->names[i], c->missing, &c->val[i],
 				      &c->has[i], d);
 			if (err)

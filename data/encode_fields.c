@@ -15,11 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A level in the table: its first 8 bytes (zero-padded) and length
+ * kept beside its index, so that a short level is one comparison. */
+struct plan_slot {
+	uint64_t head;
+	uint32_t len;
+	uint32_t lv1; /* level index + 1, 0 empty */
+};
+
 struct plan_col {
-	uint32_t f0;	   /* the column's first feature */
-	uint32_t mask;	   /* table slots - 1 (categorical, native) */
-	uint32_t *slot;	   /* level index + 1, 0 empty */
-	size_t *len;	   /* nlevels level lengths */
+	uint32_t f0;	        /* the column's first feature */
+	uint32_t mask;	        /* table slots - 1 (categorical, native) */
+	struct plan_slot *slot;
 };
 
 struct encode_plan {
@@ -28,14 +35,44 @@ struct encode_plan {
 	size_t *toklen;	      /* nmissing token lengths */
 };
 
-static uint32_t
-text_hash(const char *p, size_t n)
+/* The first (at most) 8 bytes of p, zero-padded, byte i at bits 8i. */
+static inline uint64_t
+text_head(const char *p, size_t n)
 {
-	uint32_t h = 2166136261u;
+	const uint8_t *b = (const uint8_t *)p;
+	uint32_t lo, hi;
+	uint64_t w;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)p[i]) * 16777619u;
-	return h;
+	if (n >= 8) {
+		memcpy(&w, b, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w = __builtin_bswap64(w);
+#endif
+		return w;
+	}
+	if (n >= 4) { /* two loads that overlap in the middle */
+		memcpy(&lo, b, 4);
+		memcpy(&hi, b + n - 4, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		lo = __builtin_bswap32(lo);
+		hi = __builtin_bswap32(hi);
+#endif
+		return (uint64_t)lo | (uint64_t)hi << (8 * (n - 4));
+	}
+	if (n == 0)
+		return 0;
+	return (uint64_t)b[0] | (uint64_t)b[n / 2] << (8 * (n / 2)) |
+	       (uint64_t)b[n - 1] << (8 * (n - 1));
+}
+
+static inline uint32_t
+text_hash(uint64_t head, const char *p, size_t n)
+{
+	uint64_t h = (head ^ (uint64_t)n << 56) * 0x9e3779b97f4a7c15ull;
+
+	for (size_t i = 8; i < n; i++)
+		h = (h ^ (uint8_t)p[i]) * 0x100000001b3ull;
+	return (uint32_t)(h >> 32);
 }
 
 static int
@@ -47,16 +84,17 @@ plan_levels(const struct encode_column *c, struct plan_col *pc)
 		size *= 2;
 	pc->mask = size - 1;
 	pc->slot = calloc(size, sizeof(*pc->slot));
-	pc->len = malloc((c->nlevels ? c->nlevels : 1) * sizeof(*pc->len));
-	if (pc->slot == NULL || pc->len == NULL)
+	if (pc->slot == NULL)
 		return RBA_E_NOMEM;
 	for (uint32_t l = 0; l < c->nlevels; l++) {
-		uint32_t h;
-		pc->len[l] = strlen(c->levels[l]);
-		h = text_hash(c->levels[l], pc->len[l]) & pc->mask;
-		while (pc->slot[h] != 0)
+		size_t n = strlen(c->levels[l]); /* <= ENCODE_MAX_TEXT */
+		uint64_t head = text_head(c->levels[l], n);
+		uint32_t h = text_hash(head, c->levels[l], n) & pc->mask;
+		while (pc->slot[h].lv1 != 0)
 			h = (h + 1) & pc->mask;
-		pc->slot[h] = l + 1;
+		pc->slot[h].head = head;
+		pc->slot[h].len = (uint32_t)n;
+		pc->slot[h].lv1 = l + 1;
 	}
 	return 0;
 }
@@ -100,7 +138,6 @@ encode_plan_free(struct encode_plan *p)
 		return;
 	for (uint32_t c = 0; p->col != NULL && c < p->spec->ncolumns; c++) {
 		free(p->col[c].slot);
-		free(p->col[c].len);
 	}
 	free(p->col);
 	free(p->toklen);
@@ -112,18 +149,15 @@ static long
 plan_level(const struct encode_column *col, const struct plan_col *pc,
 	   const char *v, size_t n)
 {
-	uint32_t h = text_hash(v, n) & pc->mask;
+	uint64_t head = text_head(v, n);
+	uint32_t h = text_hash(head, v, n) & pc->mask;
 
-	for (; pc->slot[h] != 0; h = (h + 1) & pc->mask) {
-		uint32_t l = pc->slot[h] - 1;
-		const char *t = col->levels[l];
-		size_t i = 0;
-		if (pc->len[l] != n)
-			continue;
-		while (i < n && t[i] == v[i]) /* levels are short */
-			i++;
-		if (i == n)
-			return (long)l;
+	for (; pc->slot[h].lv1 != 0; h = (h + 1) & pc->mask) {
+		const struct plan_slot *sl = &pc->slot[h];
+		if (sl->head == head && sl->len == n &&
+		    (n <= 8 ||
+		     memcmp(col->levels[sl->lv1 - 1] + 8, v + 8, n - 8) == 0))
+			return (long)sl->lv1 - 1;
 	}
 	return -1;
 }
