@@ -893,7 +893,8 @@ at(const struct csv_field *f, unsigned long line)
 	return f->line ? f->line : line;
 }
 
-static int fast_field(const char *p, size_t n, double *out);
+static inline __attribute__((always_inline)) int
+fast_field(const char *p, size_t n, double *out);
 
 /* Whether a field starting with byte b may be a number or a nan/inf word. */
 static int
@@ -1279,7 +1280,7 @@ csv_validate_missing(struct csv_reader *r, const struct csv_missing *m,
  * exact case (the value is csv_parse_number's, bit for bit).  1 with
  * *out set; 0 for anything else, which takes the general path.
  */
-static int
+static inline __attribute__((always_inline)) int
 fast_field(const char *p, size_t n, double *out)
 {
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
@@ -1424,7 +1425,10 @@ free_bytes(void *p, size_t cap, uint8_t mapped)
 
 /* grow_bytes for table array k (0 cells, 1 num, 2 lines, 3 arena). */
 #define TGROW(t, k, ptr, n, size)                                              \
-	grow_bytes((void **)&(ptr), &(t)->cap[k], &(t)->mapped[k], (n) * (size))
+	((n) * (size) <= (t)->cap[k]                                           \
+		 ? 0                                                           \
+		 : grow_bytes((void **)&(ptr), &(t)->cap[k], &(t)->mapped[k],  \
+			      (n) * (size)))
 
 /*
  * Room in t for one more row of n fields, rec bytes of cells, after
