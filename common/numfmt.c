@@ -82,26 +82,45 @@ static const uint64_t pow5[56][2] = {
 	{0xd0cf4b50cfe20765ull, 0xfff4b4e3f741cf6dull}, /* 5^55 */
 };
 
+static const char two_digits[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233"
+	"34353637383940414243444546474849505152535455565758596061626364656667"
+	"6869707172737475767778798081828384858687888990919293949596979899";
+
+/* r's n lowest decimal digits (leading zeros kept) ending before end. */
+static void
+u64_digits_back(uint64_t r, int n, char *end)
+{
+	for (; n >= 2; n -= 2) {
+		memcpy(end - 2, two_digits + 2 * (r % 100), 2);
+		end -= 2;
+		r /= 100;
+	}
+	if (n == 1)
+		end[-1] = (char)('0' + r % 10);
+}
+
 /* The decimal digits of u (> 0), most significant first; their count. */
 static int
 u128_digits(u128 u, char *dig)
 {
-	char t[40];
-	int n = 0;
+	uint64_t part[3], top;
+	int np = 0, n = 0, w = 0;
 
-	while (u >= TEN19) {
+	while (u >= TEN19) { /* 19 digits at a time, lowest first */
 		u128 q = u / TEN19;
-		uint64_t r = (uint64_t)(u - q * TEN19);
-		for (int i = 0; i < 19; i++) {
-			t[n++] = (char)('0' + r % 10);
-			r /= 10;
-		}
+		part[np++] = (uint64_t)(u - q * TEN19);
 		u = q;
 	}
-	for (uint64_t r = (uint64_t)u; r != 0; r /= 10)
-		t[n++] = (char)('0' + r % 10);
-	for (int i = 0; i < n; i++)
-		dig[i] = t[n - 1 - i];
+	top = (uint64_t)u;
+	for (uint64_t t = top; t != 0; t /= 10)
+		w++;
+	u64_digits_back(top, w, dig + w);
+	n = w;
+	while (np > 0) {
+		n += 19;
+		u64_digits_back(part[--np], 19, dig + n);
+	}
 	return n;
 }
 

@@ -51,6 +51,9 @@ struct csv_reader {
 	struct csv_field *fields;
 	size_t fields_cap;
 	int clean; /* memory input all ASCII without a NUL (ascii_clean) */
+	size_t clean_end; /* file input: buf[start, clean_end) is known
+			   * ASCII without a NUL (each block read is
+			   * checked once, while all before it was) */
 };
 
 /* A carriage return not followed by a line feed, outside quotes, in the
@@ -258,6 +261,7 @@ fill(struct csv_reader *r)
 	if (r->start > 0) {
 		memmove(r->buf, r->buf + r->start, r->end - r->start);
 		r->end -= r->start;
+		r->clean_end = r->clean_end > r->start ? r->clean_end - r->start : 0;
 		r->start = 0;
 	}
 	if (r->cap - r->end < CSV_BLOCK) {
@@ -282,6 +286,8 @@ fill(struct csv_reader *r)
 		if (err)
 			return err;
 	}
+	if (r->clean_end == r->end && ascii_clean(r->buf + r->end, (size_t)n))
+		r->clean_end = r->end + (size_t)n;
 	r->end += (size_t)n;
 	return 0;
 }
@@ -441,6 +447,8 @@ record_check(struct csv_reader *r, struct rba_detail *d, size_t reclen,
 		r->fd = -2; /* owned buffer, no descriptor */
 	}
 	rec = r->buf + r->start;
+	if (r->fd >= 0 && r->start + reclen <= r->clean_end)
+		return 0; /* read as ASCII without a NUL (fill) */
 	if (!r->clean && !rba_utf8_valid(rec, reclen, &bad)) {
 		locate(rec, bad, r->line, &l, &c);
 		return fail(r, d, RBA_E_ENCODING, l, c, "%s", "invalid UTF-8");

@@ -26,6 +26,7 @@ struct plan_slot {
 struct plan_col {
 	uint32_t f0;	        /* the column's first feature */
 	uint32_t mask;	        /* table slots - 1 (categorical, native) */
+	uint32_t shift;	        /* 64 - log2(slots): a hash's top bits */
 	struct plan_slot *slot;
 };
 
@@ -65,31 +66,35 @@ text_head(const char *p, size_t n)
 	       (uint64_t)b[n - 1] << (8 * (n - 1));
 }
 
+/* A multiplicative hash: its top bits (shift) are the well mixed ones. */
 static inline uint32_t
-text_hash(uint64_t head, const char *p, size_t n)
+text_hash(uint64_t head, const char *p, size_t n, uint32_t shift)
 {
-	uint64_t h = (head ^ (uint64_t)n << 56) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = head ^ (uint64_t)n << 56;
 
 	for (size_t i = 8; i < n; i++)
 		h = (h ^ (uint8_t)p[i]) * 0x100000001b3ull;
-	return (uint32_t)(h >> 32);
+	return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> shift);
 }
 
 static int
 plan_levels(const struct encode_column *c, struct plan_col *pc)
 {
-	uint32_t size = 4;
+	uint32_t size = 4, bits = 2;
 
-	while (size < 2 * (uint64_t)c->nlevels)
+	while (size < 2 * (uint64_t)c->nlevels) {
 		size *= 2;
+		bits++;
+	}
 	pc->mask = size - 1;
+	pc->shift = 64 - bits;
 	pc->slot = calloc(size, sizeof(*pc->slot));
 	if (pc->slot == NULL)
 		return RBA_E_NOMEM;
 	for (uint32_t l = 0; l < c->nlevels; l++) {
 		size_t n = strlen(c->levels[l]); /* <= ENCODE_MAX_TEXT */
 		uint64_t head = text_head(c->levels[l], n);
-		uint32_t h = text_hash(head, c->levels[l], n) & pc->mask;
+		uint32_t h = text_hash(head, c->levels[l], n, pc->shift);
 		while (pc->slot[h].lv1 != 0)
 			h = (h + 1) & pc->mask;
 		pc->slot[h].head = head;
@@ -150,7 +155,7 @@ plan_level(const struct encode_column *col, const struct plan_col *pc,
 	   const char *v, size_t n)
 {
 	uint64_t head = text_head(v, n);
-	uint32_t h = text_hash(head, v, n) & pc->mask;
+	uint32_t h = text_hash(head, v, n, pc->shift);
 
 	for (; pc->slot[h].lv1 != 0; h = (h + 1) & pc->mask) {
 		const struct plan_slot *sl = &pc->slot[h];
