@@ -76,8 +76,32 @@ fi
 
 if [ -n "${RBA_BENCH_CSV:-}" ] && [ -x "$RBA_BENCH_CSV" ]; then
 	awk -v rows=2000000 -f "$top/bench/credit-synth.awk" > "$tmp/big.csv"
-	"$RBA_BENCH_CSV" "$tmp/big.csv" 5 > "$tmp/csv.out" || exit 2
-	sed 's/.*bytes=\([0-9]*\).* mb_per_second=\([^ ]*\) cpu_mb_per_second=\([^ ]*\).*/  CSV reader: \2 MB\/s wall, \3 MB\/s CPU on \1 bytes (median of 5; target 200)/' "$tmp/csv.out"
+	# BENCH_SCORE_BASE=REV: REV's bench_csv too, the two taking turns
+	csvbins="new=$RBA_BENCH_CSV"
+	if [ -n "${BENCH_SCORE_BASE:-}" ]; then
+		mkdir "$tmp/base"
+		if (cd "$top" && git archive "$BENCH_SCORE_BASE") | tar -x -C "$tmp/base" &&
+			make -C "$tmp/base" build/bench_csv > "$tmp/base.log" 2>&1; then
+			csvbins="$csvbins base=$tmp/base/build/bench_csv"
+		else
+			echo "  base $BENCH_SCORE_BASE: bench_csv build failed, not measured" >&2
+		fi
+	fi
+	for i in 1 2 3; do
+		for b in $csvbins; do
+			"${b#*=}" "$tmp/big.csv" 3 >> "$tmp/csv-${b%%=*}.out" || exit 2
+		done
+	done
+	for b in $csvbins; do
+		sed 's/.*mb_per_second=\([^ ]*\) cpu_mb_per_second=\([^ ]*\).*/\1 \2/' "$tmp/csv-${b%%=*}.out" > "$tmp/csv-${b%%=*}.mb"
+		awk -v b="${b%%=*}" -v w="$(cut -d' ' -f1 "$tmp/csv-${b%%=*}.mb" | median)" \
+			-v c="$(cut -d' ' -f2 "$tmp/csv-${b%%=*}.mb" | median)" -v n="$(wc -c < "$tmp/big.csv")" 'BEGIN {
+			printf "  CSV reader (%s): %.1f MB/s wall, %.1f MB/s CPU on %d bytes (median of 3 medians of 3; target 400, doc: 189 CPU, base 166)\n", b, w, c, n }'
+	done
+	if [ -s "$tmp/csv-base.mb" ]; then
+		awk -v nc="$(cut -d' ' -f2 "$tmp/csv-new.mb" | median)" -v bc="$(cut -d' ' -f2 "$tmp/csv-base.mb" | median)" \
+			'BEGIN { printf "  CSV reader new/base: %.2fx CPU\n", nc / bc }'
+	fi
 	rm -f "$tmp/big.csv"
 fi
 

@@ -2,13 +2,16 @@
 # bench-score.sh BINARY - `score ARTIFACT CASES.csv --policy P` of
 # 100,000 and 1,000,000 German-credit-shaped cases (the fixture's rows
 # repeated with running ids) with the MLP and the logistic fixtures: wall
-# time and peak RSS, medians of 5 runs (/usr/bin/time -v).  score streams
-# its cases, so the RSS should not grow with the file (target < 64 MiB at
-# 1,000,000 rows).
+# time, CPU time (user + system) and peak RSS, medians of 5 runs
+# (/usr/bin/time -v), each beside its anchor: the throughput target
+# (3 M cases a second, tracker issue 30) and the figure of
+# doc/benchmarks.md.  score streams its cases, so the RSS should not
+# grow with the file (target < 64 MiB at 1,000,000 rows).
 #
 # BENCH_SCORE_BASE=REV (a git revision of this tree) also builds REV in
-# a temporary directory and measures its binary the same way, for
-# reference; the two reports must be byte-identical.
+# a temporary directory and measures its binary in the same runs
+# (the two binaries take turns), for the ratios, which a shared machine
+# disturbs less than the times; the two reports must be byte-identical.
 set -u
 bin=$1
 . "$(dirname "$0")/lib.sh"
@@ -36,31 +39,58 @@ if [ -n "${BENCH_SCORE_BASE:-}" ]; then
 	fi
 fi
 
+# the figures of doc/benchmarks.md (1,000,000 cases, medians of CPU
+# time on the loaded 2-core machine of the change)
+anchor() {
+	case $1 in
+	mlp) echo "doc: 2.00 M/s CPU, base 0.83 M/s, 2.40x";;
+	logistic) echo "doc: 2.33 M/s CPU, base 0.88 M/s, 2.65x";;
+	esac
+}
+
 for model in mlp logistic; do
 	for n in 100000 1000000; do
 		for b in $bins; do
-			name=${b%%=*}
-			exe=${b#*=}
-			: > "$dir/wall"
-			: > "$dir/rss"
-			for i in $(seq $runs); do
+			: > "$dir/wall-${b%%=*}"
+			: > "$dir/cpu-${b%%=*}"
+			: > "$dir/rss-${b%%=*}"
+		done
+		for i in $(seq $runs); do
+			for b in $bins; do
+				name=${b%%=*}
+				exe=${b#*=}
 				/usr/bin/time -v -o "$dir/tv" "$exe" score "$dir/$model.bin" "$dir/cases-$n.csv" \
 					--policy "$top/fixtures/policy/credit.yaml" > "$dir/out-$name" 2> "$dir/err" ||
 					{ cat "$dir/err" >&2; exit 1; }
 				awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' \
-					"$dir/tv" >> "$dir/wall"
-				awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/tv" >> "$dir/rss"
+					"$dir/tv" >> "$dir/wall-$name"
+				awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { print u + s }' \
+					"$dir/tv" >> "$dir/cpu-$name"
+				awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/tv" >> "$dir/rss-$name"
 			done
+		done
+		for b in $bins; do
+			name=${b%%=*}
 			same=
 			if [ "$name" != new ]; then
 				cmp -s "$dir/out-new" "$dir/out-$name" && same=", report identical" ||
 					same=", REPORT DIFFERS"
 			fi
-			awk -v n=$n -v m=$model -v b=$name -v w="$(median < "$dir/wall")" \
-				-v r="$(median < "$dir/rss")" -v rm="$(sort -n "$dir/rss" | tail -n 1)" -v s="$same" 'BEGIN {
-				printf "%s %d (%s): score median %.2f s = %.2f M cases/s, peak RSS median %.1f MiB, max %.1f MiB%s\n",
-					m, n, b, w, n / w / 1e6, r / 1024, rm / 1024, s }'
+			awk -v n=$n -v m=$model -v b=$name -v w="$(median < "$dir/wall-$name")" \
+				-v c="$(median < "$dir/cpu-$name")" \
+				-v r="$(median < "$dir/rss-$name")" -v rm="$(sort -n "$dir/rss-$name" | tail -n 1)" -v s="$same" 'BEGIN {
+				printf "%s %d (%s): wall median %.2f s = %.2f M cases/s, CPU median %.2f s = %.2f M cases/s, peak RSS median %.1f MiB, max %.1f MiB%s\n",
+					m, n, b, w, n / w / 1e6, c, n / c / 1e6, r / 1024, rm / 1024, s }'
 		done
+		if [ -n "${BENCH_SCORE_BASE:-}" ] && [ -s "$dir/cpu-base" ]; then
+			awk -v n=$n -v m=$model -v nw="$(median < "$dir/wall-new")" -v bw="$(median < "$dir/wall-base")" \
+				-v nc="$(median < "$dir/cpu-new")" -v bc="$(median < "$dir/cpu-base")" -v a="$(anchor $model)" 'BEGIN {
+				printf "%s %d: new/base speed %.2fx CPU, %.2fx wall (target 3 M cases/s: %.2f M/s CPU; %s)\n",
+					m, n, bc / nc, bw / nw, n / nc / 1e6, a }'
+		else
+			awk -v n=$n -v m=$model -v nc="$(median < "$dir/cpu-new")" -v a="$(anchor $model)" 'BEGIN {
+				printf "%s %d: %.2f M cases/s CPU (target 3 M cases/s; %s)\n", m, n, n / nc / 1e6, a }'
+		fi
 	done
 done
 echo "(target: peak RSS < 64 MiB at 1000000 cases, flat in the file size)"

@@ -28,6 +28,7 @@
 #include "common/buf.h"
 #include "common/digest.h"
 #include "common/json.h"
+#include "common/numfmt.h"
 #include "policy/policy.h"
 #include "model/artifact.h"
 #include "data/csv.h"
@@ -37,7 +38,7 @@
 
 #define SCORE_ROWS 4096		/* cases encoded and scored at a time */
 #define SPOOL_MEM (8u << 20)	/* report bytes held in memory */
-#define SPOOL_IO (64u << 10)	/* bytes per copy from the spool file */
+#define SPOOL_IO (1u << 20)	/* bytes per copy from the spool file */
 
 /* ---- the spool: the report, held back until it is complete ---- */
 
@@ -175,9 +176,7 @@ struct block {
 	float *probs;	     /* SCORE_ROWS x nclasses (--margin: groups) */
 	size_t *id_off;	     /* SCORE_ROWS offsets into ids */
 	struct rba_buf ids;  /* NUL-terminated ids */
-	struct rba_buf vals; /* one case's input values, NUL-terminated */
-	const char **vp;     /* ncolumns pointers into vals */
-	unsigned long *vcol; /* ncolumns: the byte column of each value */
+	struct encode_plan *plan; /* the spec, ready for fields in place */
 	struct rba_buf text; /* the block's report lines */
 };
 
@@ -203,22 +202,53 @@ put_text(struct rba_buf *b, const char *s)
 	rba_buf_put(b, s, strlen(s));
 }
 
-/* A score in the CSV text: 9 significant digits read back as the float. */
-static void
-put_num(struct rba_buf *b, const char *sep, double v)
-{
-	char t[48];
-	int n = snprintf(t, sizeof(t), "%s%.9g", sep, v);
-
-	rba_buf_put(b, t, (size_t)n);
-}
-
 /* A score in the JSON: the one number writer, null when not finite. */
 static void
 put_json_num(struct rba_buf *b, const char *sep, double v)
 {
 	put_text(b, sep);
 	rba_json_put_num(b, v);
+}
+
+/*
+ * A CSV line: the id (quoted when it needs it), the k numbers v[at..],
+ * and when dec, a comma and the decision text (NULL: empty).  Written in
+ * place in b: one reservation a line.
+ */
+static void
+put_csv_row(struct rba_buf *b, const char *id, const float *v, uint32_t k,
+	    uint32_t at, int dec, const char *decision)
+{
+	size_t idn = strlen(id), dn = decision ? strlen(decision) : 0;
+	int quote = strpbrk(id, ",\"\r\n") != NULL;
+	uint8_t *o;
+
+	if (rba_buf_reserve(b, 2 * idn + 4 + dn + (size_t)k * RBA_FMT_G_MAX) != 0)
+		return;
+	o = b->p + b->len;
+	if (quote) {
+		*o++ = '"';
+		for (const char *q = id; *q; q++) {
+			if (*q == '"')
+				*o++ = '"';
+			*o++ = (uint8_t)*q;
+		}
+		*o++ = '"';
+	} else {
+		memcpy(o, id, idn);
+		o += idn;
+	}
+	for (uint32_t c = 0; c < k; c++) {
+		*o++ = ',';
+		o += rba_fmt_g((double)v[at + c], 9, (char *)o);
+	}
+	if (dec) {
+		*o++ = ',';
+		memcpy(o, decision ? decision : "", dn);
+		o += dn;
+	}
+	*o++ = '\n';
+	b->len = (size_t)(o - b->p);
 }
 
 /* --margin: the model's margins, one per group ("margin" when one). */
@@ -245,20 +275,7 @@ put_margin_row(struct rba_buf *b, int json, const struct artifact *a,
 		rba_buf_put_u8(b, '}');
 		return;
 	}
-	if (strpbrk(id, ",\"\r\n") != NULL) {
-		rba_buf_put_u8(b, '"');
-		for (const char *q = id; *q; q++) {
-			if (*q == '"')
-				rba_buf_put_u8(b, '"');
-			rba_buf_put_u8(b, (uint8_t)*q);
-		}
-		rba_buf_put_u8(b, '"');
-	} else {
-		put_text(b, id);
-	}
-	for (uint32_t c = 0; c < K; c++)
-		put_num(b, ",", (double)m[c]);
-	rba_buf_put_u8(b, '\n');
+	put_csv_row(b, id, m, K, 0, 0, NULL);
 }
 
 static void
@@ -300,28 +317,9 @@ put_score_row(struct rba_buf *b, int json, const struct artifact *a,
 		rba_buf_put_u8(b, '}');
 		return;
 	}
-	/* CSV: ids and decisions are quoted when they need it. */
-	if (strpbrk(id, ",\"\r\n") != NULL) {
-		rba_buf_put_u8(b, '"');
-		for (const char *q = id; *q; q++) {
-			if (*q == '"')
-				rba_buf_put_u8(b, '"');
-			rba_buf_put_u8(b, (uint8_t)*q);
-		}
-		rba_buf_put_u8(b, '"');
-	} else {
-		put_text(b, id);
-	}
-	if (s->positive != ENCODE_NO_POSITIVE)
-		put_num(b, ",", (double)probs[s->positive]);
-	else
-		for (uint32_t c = 0; c < s->nclasses; c++)
-			put_num(b, ",", (double)probs[c]);
-	if (pol != NULL) {
-		rba_buf_put_u8(b, ',');
-		put_text(b, decision ? decision : "");
-	}
-	rba_buf_put_u8(b, '\n');
+	put_csv_row(b, id, probs, s->positive != ENCODE_NO_POSITIVE ? 1 : s->nclasses,
+		    s->positive != ENCODE_NO_POSITIVE ? s->positive : 0,
+		    pol != NULL, decision);
 }
 
 static int
@@ -329,16 +327,13 @@ block_init(struct block *bk, const struct encode_spec *s)
 {
 	memset(bk, 0, sizeof(*bk));
 	rba_buf_init(&bk->ids);
-	rba_buf_init(&bk->vals);
 	rba_buf_init(&bk->text);
 	bk->x = malloc((size_t)SCORE_ROWS * s->nfeatures * sizeof(float) + 1);
 	bk->probs = malloc((size_t)SCORE_ROWS * s->nclasses * sizeof(float) + 1);
 	bk->id_off = malloc(SCORE_ROWS * sizeof(*bk->id_off));
-	bk->vp = malloc((s->ncolumns ? s->ncolumns : 1) * sizeof(*bk->vp));
-	bk->vcol = malloc((s->ncolumns ? s->ncolumns : 1) * sizeof(*bk->vcol));
-	return bk->x && bk->probs && bk->id_off && bk->vp && bk->vcol
-		       ? 0
-		       : RBA_E_NOMEM;
+	if (encode_plan_new(s, &bk->plan) != 0)
+		return RBA_E_NOMEM;
+	return bk->x && bk->probs && bk->id_off ? 0 : RBA_E_NOMEM;
 }
 
 static void
@@ -347,10 +342,8 @@ block_release(struct block *bk)
 	free(bk->x);
 	free(bk->probs);
 	free(bk->id_off);
-	free(bk->vp);
-	free(bk->vcol);
+	encode_plan_free(bk->plan);
 	rba_buf_release(&bk->ids);
-	rba_buf_release(&bk->vals);
 	rba_buf_release(&bk->text);
 }
 
@@ -388,32 +381,24 @@ block_flush(struct block *bk, int json, int margin, const struct artifact *a,
 
 /*
  * Encodes one case into the block: the spec's columns (found at src[])
- * and its id (column idc, or the row number).
+ * and its id (column idc, or the row number).  The checker gave the
+ * record and the numbers it parsed on the way.
  */
 static int
 block_add(struct block *bk, const struct encode_spec *s, const size_t *src,
-	  long idc, const struct csv_field *f, uint64_t rowno,
-	  const char *file, unsigned long line, struct rba_detail *d)
+	  long idc, const struct csv_checker *ck, const struct csv_field *f,
+	  uint64_t rowno, const char *file, unsigned long line,
+	  struct rba_detail *d)
 {
-	size_t off = 0;
 	char rowid[32];
+	const uint8_t *has;
+	const double *num = csv_checker_numbers(ck, &has);
 	int err;
 
-	bk->vals.len = 0;
-	for (uint32_t c = 0; c < s->ncolumns; c++) {
-		rba_buf_put(&bk->vals, f[src[c]].p, f[src[c]].n);
-		rba_buf_put_u8(&bk->vals, 0);
-	}
-	if (rba_buf_status(&bk->vals) != 0)
-		return rba_fail(d, RBA_E_NOMEM, NULL, 0, 0, "%s", "out of memory");
-	for (uint32_t c = 0; c < s->ncolumns; c++) {
-		bk->vp[c] = (const char *)bk->vals.p + off;
-		bk->vcol[c] = f[src[c]].col;
-		off += f[src[c]].n + 1;
-	}
-	/* As the whole-file path locates them: the line, no column; a value
-	 * the standardization cannot take at its column too. */
-	if ((err = encode_values_at(s, bk->vp, file, line, bk->vcol,
+	/* The fields where the reader left them.  As the whole-file path
+	 * locates them: the line, no column; a value the standardization
+	 * cannot take at its column too. */
+	if ((err = encode_fields_at(bk->plan, f, src, num, has, file, line,
 				    bk->x + bk->n * s->nfeatures, d)) != 0)
 		return err; /* RBA_E_SCHEMA: the model cannot take the case */
 	bk->id_off[bk->n] = bk->ids.len;
@@ -639,8 +624,9 @@ score_rows(struct score_job *j, int json)
 		if (j->pd.err != 0)
 			continue;
 		rowno++;
-		err = block_add(&j->bk, &j->a.spec, j->src, j->idc, f, rowno,
-				csv_reader_name(j->rd), csv_reader_line(j->rd), &d);
+		err = block_add(&j->bk, &j->a.spec, j->src, j->idc, j->ck, f,
+				rowno, csv_reader_name(j->rd),
+				csv_reader_line(j->rd), &d);
 		if (err == 0 && j->bk.n == SCORE_ROWS)
 			err = block_flush(&j->bk, json, j->margin, &j->a, j->pol,
 					  rowno - SCORE_ROWS, &j->sp, &d);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/numfmt.h"
+
 size_t
 rba_json_fmt_double(double v, char out[RBA_JSON_NUM_MAX])
 {
@@ -17,11 +19,13 @@ rba_json_fmt_double(double v, char out[RBA_JSON_NUM_MAX])
 	if (isinf(v))
 		return (size_t)snprintf(out, 32, v < 0 ? "-inf" : "inf");
 	/* Integers print exactly with %.0f; -0 keeps its sign for round trip. */
+	/* (an integer below 2^53 has at most 16 digits: %.17g prints it
+	 * as %.0f does; rba_fmt_g gives printf's bytes, numfmt.h) */
 	if (v == floor(v) && fabs(v) < 9007199254740992.0 &&
 	    !(v == 0 && signbit(v)))
-		return (size_t)snprintf(out, 32, "%.0f", v);
+		return rba_fmt_g(v, 17, out);
 	for (int prec = 15; prec <= 17; prec++) {
-		n = snprintf(out, 32, "%.*g", prec, v);
+		n = (int)rba_fmt_g(v, prec, out);
 		if (prec == 17 || strtod(out, NULL) == v)
 			break;
 	}

@@ -51,6 +51,9 @@ struct csv_reader {
 	struct csv_field *fields;
 	size_t fields_cap;
 	int clean; /* memory input all ASCII without a NUL (ascii_clean) */
+	size_t clean_end; /* file input: buf[start, clean_end) is known
+			   * ASCII without a NUL (each block read is
+			   * checked once, while all before it was) */
 };
 
 /* A carriage return not followed by a line feed, outside quotes, in the
@@ -258,6 +261,7 @@ fill(struct csv_reader *r)
 	if (r->start > 0) {
 		memmove(r->buf, r->buf + r->start, r->end - r->start);
 		r->end -= r->start;
+		r->clean_end = r->clean_end > r->start ? r->clean_end - r->start : 0;
 		r->start = 0;
 	}
 	if (r->cap - r->end < CSV_BLOCK) {
@@ -282,6 +286,8 @@ fill(struct csv_reader *r)
 		if (err)
 			return err;
 	}
+	if (r->clean_end == r->end && ascii_clean(r->buf + r->end, (size_t)n))
+		r->clean_end = r->end + (size_t)n;
 	r->end += (size_t)n;
 	return 0;
 }
@@ -441,6 +447,8 @@ record_check(struct csv_reader *r, struct rba_detail *d, size_t reclen,
 		r->fd = -2; /* owned buffer, no descriptor */
 	}
 	rec = r->buf + r->start;
+	if (r->fd >= 0 && r->start + reclen <= r->clean_end)
+		return 0; /* read as ASCII without a NUL (fill) */
 	if (!r->clean && !rba_utf8_valid(rec, reclen, &bad)) {
 		locate(rec, bad, r->line, &l, &c);
 		return fail(r, d, RBA_E_ENCODING, l, c, "%s", "invalid UTF-8");
@@ -459,16 +467,63 @@ record_check(struct csv_reader *r, struct rba_detail *d, size_t reclen,
 }
 
 /*
+ * The commas among the 8 bytes at p as a mask, bit k for byte k: each
+ * byte XOR ',' is zero exactly at a comma (the exact zero-byte test, no
+ * borrow from a neighbour), and the high bits are gathered by one
+ * multiplication (the products land on distinct bits, so nothing
+ * carries into the top byte).
+ */
+static inline unsigned
+comma_mask8(const uint8_t *p)
+{
+	const uint64_t h7 = 0x7f7f7f7f7f7f7f7full;
+	uint64_t w, t;
+
+	memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	w ^= 0x2c2c2c2c2c2c2c2cull;
+	t = ~(((w & h7) + h7) | w | h7); /* 0x80 where w's byte is 0 */
+	return (unsigned)(((t >> 7) * 0x0102040810204080ull) >> 56);
+}
+
+/* One field [s, e) of a plain record into r->fields.  0, or the sticky
+ * error. */
+static inline int
+plain_field(struct csv_reader *r, struct rba_detail *d, const uint8_t *rec,
+	    size_t s, size_t e, size_t *nf)
+{
+	if (*nf < r->fields_cap) {
+		struct csv_field *f = &r->fields[(*nf)++];
+		f->p = (const char *)rec + s;
+		f->n = e - s;
+		f->col = (unsigned long)s + 1;
+		f->line = r->rec_line;
+	} else if (push_field(r, nf, (const char *)rec + s, e - s,
+			      r->rec_line, (unsigned long)s + 1) != 0) {
+		return fail(r, d, RBA_E_NOMEM, r->rec_line, 0, "%s",
+			    "out of memory");
+	}
+	if (*nf > CSV_MAX_FIELDS)
+		return fail(r, d, RBA_E_LIMIT, r->rec_line, (unsigned long)s + 1,
+			    "more than %u fields in a record", CSV_MAX_FIELDS);
+	return 0;
+}
+
+/*
  * Splits a record without a quote into r->fields (*nf of them).  A
  * trailing CR before the newline is dropped.  A field is the bytes up to
- * the next comma and its column is its offset + 1: the commas are found
- * eight bytes at a time.  0, or the sticky error.
+ * the next comma and its column is its offset + 1: the commas of eight
+ * bytes at a time come as a mask, each field ended at the next of its
+ * bits.  0, or the sticky error.
  */
 static int
 split_plain(struct csv_reader *r, struct rba_detail *d, uint8_t *rec,
 	    size_t reclen, size_t *nfp)
 {
 	size_t stop = reclen, s = 0, i = 0, nf = 0;
+	int err;
 
 	if (stop > 0 && rec[stop - 1] == '\r')
 		stop--;
@@ -478,47 +533,23 @@ split_plain(struct csv_reader *r, struct rba_detail *d, uint8_t *rec,
 			return fail(r, d, RBA_E_SYNTAX, r->rec_line,
 				    (unsigned long)(cr - rec) + 1, "%s", CSV_BARE_CR);
 	}
-	for (;;) {
-		size_t e = stop;
-		for (; i + 8 <= stop; i += 8) {
-			uint64_t w, z;
-			memcpy(&w, rec + i, 8);
-			w ^= 0x2c2c2c2c2c2c2c2cull; /* ',' bytes become 0 */
-			z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
-			if (z != 0) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-				e = i + (size_t)(__builtin_ctzll(z) >> 3);
-#else
-				e = i + (size_t)(__builtin_clzll(z) >> 3);
-#endif
-				break;
-			}
+	for (; i + 8 <= stop; i += 8) {
+		for (unsigned m = comma_mask8(rec + i); m != 0; m &= m - 1) {
+			size_t e = i + (size_t)__builtin_ctz(m);
+			if ((err = plain_field(r, d, rec, s, e, &nf)) != 0)
+				return err;
+			s = e + 1;
 		}
-		if (e == stop)
-			for (; i < stop; i++)
-				if (rec[i] == ',') {
-					e = i;
-					break;
-				}
-		if (nf < r->fields_cap) {
-			r->fields[nf].p = (const char *)rec + s;
-			r->fields[nf].n = e - s;
-			r->fields[nf].col = (unsigned long)s + 1;
-			r->fields[nf].line = r->rec_line;
-			nf++;
-		} else if (push_field(r, &nf, (const char *)rec + s, e - s,
-				      r->rec_line, (unsigned long)s + 1) != 0) {
-			return fail(r, d, RBA_E_NOMEM, r->rec_line, 0, "%s",
-				    "out of memory");
-		}
-		if (nf > CSV_MAX_FIELDS)
-			return fail(r, d, RBA_E_LIMIT, r->rec_line,
-				    (unsigned long)s + 1,
-				    "more than %u fields in a record", CSV_MAX_FIELDS);
-		if (e >= stop)
-			break;
-		s = i = e + 1;
 	}
+	for (; i < stop; i++) {
+		if (rec[i] == ',') {
+			if ((err = plain_field(r, d, rec, s, i, &nf)) != 0)
+				return err;
+			s = i + 1;
+		}
+	}
+	if ((err = plain_field(r, d, rec, s, stop, &nf)) != 0)
+		return err;
 	*nfp = nf;
 	return 0;
 }
@@ -870,10 +901,26 @@ at(const struct csv_field *f, unsigned long line)
 	return f->line ? f->line : line;
 }
 
+static inline __attribute__((always_inline)) int
+fast_field(const char *p, size_t n, double *out);
+
+/* Whether a field starting with byte b may be a number or a nan/inf word. */
+static int
+col_may_be_number(uint8_t b)
+{
+	return (unsigned)(b - '0') <= 9 || b == '+' || b == '-' || b == '.' ||
+	       (b | 0x20) == 'n' || (b | 0x20) == 'i';
+}
+
+/*
+ * Counts field f in its column's state.  When num is not NULL and the
+ * field is a number whose value was parsed on the way (a plain decimal),
+ * *num gets csv_parse_number's value and *has 1; else *has is 0.
+ */
 static int
 col_see(struct colstate *cs, const struct csv_field *f, unsigned long line,
 	const char *file, const char *colname, const struct csv_missing *m,
-	struct rba_detail *d)
+	double *num, uint8_t *has, struct rba_detail *d)
 {
 	double v = HUGE_VAL; /* stays so for a nan or inf word */
 	int err, finite = 0;
@@ -888,6 +935,21 @@ col_see(struct colstate *cs, const struct csv_field *f, unsigned long line,
 		if (cs->empty_line == 0) {
 			cs->empty_line = line;
 			cs->empty_col = f->col;
+		}
+		return 0;
+	}
+	/* Text at its first byte: number_syntax finds no digit before it,
+	 * and only a sign, a point, a digit, or the n or i of nan and inf
+	 * may start what is not plain text. */
+	if (!col_may_be_number((uint8_t)f->p[0])) {
+		cs->texts++;
+		return 0;
+	}
+	if (fast_field(f->p, f->n, &v)) { /* a plain decimal, finite */
+		cs->numbers++;
+		if (num != NULL) {
+			*num = v;
+			*has = 1;
 		}
 		return 0;
 	}
@@ -1015,6 +1077,8 @@ struct csv_checker {
 	size_t ncols;
 	char **names;
 	struct colstate *cs;
+	double *val;  /* ncols: the last row's numbers parsed on the way */
+	uint8_t *has; /* ncols: 1 where val holds one */
 	enum csv_coltype *types;
 	uint64_t nrows;
 	int done;
@@ -1036,6 +1100,8 @@ csv_checker_free(struct csv_checker *c)
 		free(c->names[i]);
 	free(c->names);
 	free(c->cs);
+	free(c->val);
+	free(c->has);
 	free(c->types);
 	free(c);
 }
@@ -1069,7 +1135,10 @@ csv_checker_start(struct csv_reader *r, struct csv_checker **out,
 	c->names = names_dup(f, n);
 	c->cs = calloc(n ? n : 1, sizeof(*c->cs));
 	c->types = calloc(n ? n : 1, sizeof(*c->types));
-	if (c->names == NULL || c->cs == NULL || c->types == NULL) {
+	c->val = calloc(n ? n : 1, sizeof(*c->val));
+	c->has = calloc(n ? n : 1, sizeof(*c->has));
+	if (c->names == NULL || c->cs == NULL || c->types == NULL ||
+	    c->val == NULL || c->has == NULL) {
 		c->ncols = c->names ? n : 0;
 		csv_checker_free(c);
 		return rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
@@ -1092,9 +1161,25 @@ csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
 		unsigned long line = csv_reader_line(c->r);
 		if (*n != c->ncols)
 			return ragged(c->file, line, *fields, *n, c->ncols, d);
+		int plain = c->missing == NULL || c->missing->n == 0;
 		for (size_t i = 0; i < *n; i++) {
-			err = col_see(&c->cs[i], &(*fields)[i], line, c->file,
-				      c->names[i], c->missing, d);
+			const struct csv_field *fi = &(*fields)[i];
+			c->has[i] = 0;
+			/* col_see's first two answers, without the call */
+			if (plain && fi->n > 0 &&
+			    !col_may_be_number((uint8_t)fi->p[0])) {
+				c->cs[i].texts++;
+				continue;
+			}
+			if (plain && fi->n > 0 &&
+			    fast_field(fi->p, fi->n, &c->val[i])) {
+				c->cs[i].numbers++;
+				c->has[i] = 1;
+				continue;
+			}
+			err = col_see(&c->cs[i], fi, line, c->file,
+				      c->names[i], c->missing, &c->val[i],
+				      &c->has[i], d);
 			if (err)
 				return err;
 		}
@@ -1111,6 +1196,13 @@ csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
 	}
 	c->done = 1;
 	return 0;
+}
+
+const double *
+csv_checker_numbers(const struct csv_checker *c, const uint8_t **has)
+{
+	*has = c->has;
+	return c->val;
 }
 
 size_t
@@ -1196,7 +1288,7 @@ csv_validate_missing(struct csv_reader *r, const struct csv_missing *m,
  * exact case (the value is csv_parse_number's, bit for bit).  1 with
  * *out set; 0 for anything else, which takes the general path.
  */
-static int
+static inline __attribute__((always_inline)) int
 fast_field(const char *p, size_t n, double *out)
 {
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
@@ -1341,7 +1433,10 @@ free_bytes(void *p, size_t cap, uint8_t mapped)
 
 /* grow_bytes for table array k (0 cells, 1 num, 2 lines, 3 arena). */
 #define TGROW(t, k, ptr, n, size)                                              \
-	grow_bytes((void **)&(ptr), &(t)->cap[k], &(t)->mapped[k], (n) * (size))
+	((n) * (size) <= (t)->cap[k]                                           \
+		 ? 0                                                           \
+		 : grow_bytes((void **)&(ptr), &(t)->cap[k], &(t)->mapped[k],  \
+			      (n) * (size)))
 
 /*
  * Room in t for one more row of n fields, rec bytes of cells, after
@@ -1419,7 +1514,8 @@ row_numbers(struct csv_table *t, struct csv_checker *c,
 		if (!tok && fast_field(fi->p, fi->n, &v)) {
 			c->cs[i].numbers++;
 		} else {
-			err = col_see(&c->cs[i], fi, line, file, c->names[i], m, d);
+			err = col_see(&c->cs[i], fi, line, file, c->names[i], m,
+				      NULL, NULL, d);
 			if (err)
 				return err;
 			if (tok)

@@ -186,6 +186,15 @@ int csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
 void csv_checker_set_missing(struct csv_checker *c,
 			     const struct csv_missing *m);
 size_t csv_checker_ncols(const struct csv_checker *c);
+/*
+ * The numbers of the record csv_checker_next gave last, parsed while it
+ * was checked: for field i, has[i] 1 and the value at [i] (what
+ * csv_parse_number gives, bit for bit) when the field is a plain
+ * decimal number; has[i] 0 otherwise (parse it if it is needed).  Both
+ * arrays (ncols) are owned by c and change at the next call.
+ */
+const double *csv_checker_numbers(const struct csv_checker *c,
+				  const uint8_t **has);
 /* Header name of column i (< ncols), NUL-terminated, owned by c. */
 const char *csv_checker_name(const struct csv_checker *c, size_t i);
 /* Data records returned so far. */

@@ -216,4 +216,26 @@ int encode_values_at(const struct encode_spec *spec,
 		     unsigned long line, const unsigned long *cols, float *x,
 		     struct rba_detail *d);
 
+/*
+ * A spec made ready to encode fields read in place (`score`): each
+ * categorical column's levels in a hash table, each missing token's
+ * length.  Borrows spec, which must outlive it.  encode_plan_new: 0 or
+ * RBA_E_NOMEM; encode_plan_free accepts NULL.
+ */
+struct encode_plan;
+int encode_plan_new(const struct encode_spec *spec, struct encode_plan **out);
+void encode_plan_free(struct encode_plan *p);
+/*
+ * encode_values_at of the case whose value of spec column c is field
+ * f[src[c]] (read in place: no copy, no NUL), at file:line, each value's
+ * column its field's: the same features, the same errors with the same
+ * details.  num and has (NULL: none), indexed as f, give numbers already
+ * parsed (csv_checker_numbers): where has[i] is 1, num[i] is taken as
+ * csv_parse_number's value of f[i].
+ */
+int encode_fields_at(const struct encode_plan *p, const struct csv_field *f,
+		     const size_t *src, const double *num, const uint8_t *has,
+		     const char *file, unsigned long line, float *x,
+		     struct rba_detail *d);
+
 #endif

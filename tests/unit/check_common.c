@@ -6,6 +6,7 @@
 #include <sodium.h>
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <math.h>
@@ -21,6 +22,7 @@
 #include "common/digest.h"
 #include "common/fileio.h"
 #include "common/json.h"
+#include "common/numfmt.h"
 #include "common/rba.h"
 #include "common/rbatime.h"
 #include "common/sha1.h"
@@ -1136,6 +1138,53 @@ START_TEST(test_sha1)
 }
 END_TEST
 
+/* rba_fmt_g against snprintf: floats (what score prints), doubles, ties,
+ * and the edges of %g's two layouts. */
+static void
+fmt_g_same(double v, int prec)
+{
+	char a[RBA_FMT_G_MAX], b[64];
+
+	rba_fmt_g(v, prec, a);
+	snprintf(b, sizeof(b), "%.*g", prec, v);
+	ck_assert_msg(strcmp(a, b) == 0, "%a at %d: '%s', printf '%s'", v,
+		      prec, a, b);
+}
+
+START_TEST(test_fmt_g)
+{
+	static const double edge[] = {
+		0.0, -0.0, 1, -1, 0.5, 1e-5, 1e-4, 9.9999999e-5, 123456789,
+		1234567890, 999999999.5, 0.1, 1e300, -1e-300, 5e-324, 2.5,
+		0.125, 1e21, 1e22, 1e23, 9007199254740993.0, 4.35, 99999.95,
+		0.000123456789, 1.0 / 3, FLT_MAX, FLT_MIN, DBL_MAX, INFINITY,
+		-INFINITY, NAN,
+	};
+	uint64_t x = 0x2545F4914F6CDD1Du;
+
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		for (int p = 1; p <= 17; p++)
+			fmt_g_same(edge[i], p);
+	for (int k = 0; k < 300000; k++) {
+		uint32_t u;
+		float f;
+		double d;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		u = (uint32_t)x;
+		memcpy(&f, &u, 4);
+		memcpy(&d, &x, 8);
+		fmt_g_same((double)f, 9);
+		fmt_g_same((double)(float)((double)(x >> 40) / 16777216.0), 9);
+		fmt_g_same(d, 17);
+		fmt_g_same((double)(x % 100000000000u) / (double)(1u << (x % 20)),
+			   1 + (int)(x >> 59) % 17);
+		if (k % 8 == 0)
+			for (int p = 15; p <= 17; p++)
+				fmt_g_same((double)f, p);
+	}
+}
+END_TEST
+
 Suite *
 suite_common(void)
 {
@@ -1169,6 +1218,7 @@ suite_common(void)
 	tcase_add_test(tc, test_time_utc);
 	tcase_add_test(tc, test_time_mono);
 	tcase_add_test(tc, test_sha1);
+	tcase_add_test(tc, test_fmt_g);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -561,6 +561,69 @@ START_TEST(test_checker_as_table)
 }
 END_TEST
 
+/*
+ * Records of every width around the eight-byte words the plain splitter
+ * reads: each field where it is, at its column, and the checker's
+ * numbers those of csv_parse_number.
+ */
+START_TEST(test_plain_split_widths)
+{
+	char rec[512];
+	uint64_t x = 0x9E3779B97F4A7C15u;
+
+	for (int k = 0; k < 20000; k++) {
+		struct csv_reader *r;
+		struct csv_checker *c;
+		const struct csv_field *f;
+		const uint8_t *has;
+		const double *num;
+		struct rba_detail d;
+		size_t n, len = 0, nf = 1 + (size_t)(k % 13), want_at[16],
+			  want_n[16];
+		len += (size_t)snprintf(rec, sizeof(rec), "a0");
+		for (size_t i = 1; i < nf; i++)
+			len += (size_t)snprintf(rec + len, sizeof(rec) - len,
+						",a%zu", i);
+		rec[len++] = '\n';
+		for (size_t i = 0; i < nf; i++) {
+			size_t w;
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			w = (size_t)(x % 19);
+			if (i > 0)
+				rec[len++] = ',';
+			want_at[i] = len;
+			want_n[i] = w;
+			for (size_t j = 0; j < w; j++)
+				rec[len++] = (x >> 60) % 3 == 0 ? (char)('a' + j % 26)
+								: (char)('0' + (x >> j) % 10);
+		}
+		if (k & 1)
+			rec[len++] = '\r';
+		rec[len++] = '\n';
+		rba_detail_clear(&d);
+		ck_assert_int_eq(csv_reader_open_mem(rec, len, "w", &r), 0);
+		ck_assert_int_eq(csv_checker_start(r, &c, &d), 0);
+		ck_assert_int_eq(csv_checker_next(c, &f, &n, &d) < 0 ? 0 : 1, 1);
+		if (n == nf) {
+			size_t line0 = (size_t)(strchr(rec, '\n') - rec) + 1;
+			num = csv_checker_numbers(c, &has);
+			for (size_t i = 0; i < nf; i++) {
+				double v;
+				ck_assert_uint_eq(f[i].n, want_n[i]);
+				ck_assert_ptr_eq(f[i].p, rec + want_at[i]);
+				ck_assert_uint_eq(f[i].col, want_at[i] - line0 + 1);
+				if (has[i]) {
+					ck_assert_int_eq(csv_parse_number(f[i].p, f[i].n, &v), 0);
+					ck_assert(memcmp(&v, &num[i], sizeof(v)) == 0);
+				}
+			}
+		}
+		csv_checker_free(c);
+		csv_reader_free(r);
+	}
+}
+END_TEST
+
 Suite *
 suite_csv(void)
 {
@@ -581,6 +644,7 @@ suite_csv(void)
 	tcase_add_test(tc, test_table_errors);
 	tcase_add_test(tc, test_stream_file_tap);
 	tcase_add_test(tc, test_checker_as_table);
+	tcase_add_test(tc, test_plain_split_widths);
 	suite_add_tcase(s, tc);
 	return s;
 }
