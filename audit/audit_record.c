@@ -17,15 +17,12 @@
 #include "exec/sandbox.h"
 
 static void
-put_strv(struct rba_buf *b, char *const *v, size_t n)
+put_strv(struct rba_json_w *w, const char *key, char *const *v, size_t n)
 {
-	rba_buf_put_u8(b, '[');
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			rba_buf_put(b, ", ", 2);
-		rba_json_put_str(b, v[i]);
-	}
-	rba_buf_put_u8(b, ']');
+	rba_json_w_open(w, key, '[');
+	for (size_t i = 0; i < n; i++)
+		rba_json_w_str(w, NULL, v[i]);
+	rba_json_w_close(w, ']');
 }
 
 static const char *
@@ -36,18 +33,14 @@ link_state(int s)
 }
 
 static void
-put_link(struct rba_buf *b, const char *key, const struct audit_link *l,
-	 int comma)
+put_link(struct rba_json_w *w, const char *key, const struct audit_link *l)
 {
-	rba_json_put_key(b, key);
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "state", link_state(l->state), 1);
-	rba_json_kv_str(b, "pinned", l->pinned, 1);
-	rba_json_kv_str(b, "current", l->current, 1);
-	rba_json_kv_str(b, "note", l->note, 0);
-	rba_buf_put_u8(b, '}');
-	if (comma)
-		rba_buf_put(b, ", ", 2);
+	rba_json_w_open(w, key, '{');
+	rba_json_w_str(w, "state", link_state(l->state));
+	rba_json_w_str(w, "pinned", l->pinned);
+	rba_json_w_str(w, "current", l->current);
+	rba_json_w_str(w, "note", l->note);
+	rba_json_w_close(w, '}');
 }
 
 /* The value of key in an environment record text, or NULL (malloc'd). */
@@ -69,243 +62,220 @@ env_value(const char *text, const char *key)
 /* The record opened: what it is, of which version and when, the
  * verdict with its reasons and warnings, and what failed. */
 static void
-put_verdict(struct rba_buf *b, const struct audit_report *r)
+put_verdict(struct rba_json_w *w, const struct audit_report *r)
 {
 	char when[32];
 
 	rba_time_utc(r->time, when);
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "schema", AUDIT_RECORD_SCHEMA, 1);
-	rba_json_kv_str(b, "version", r->version, 1);
-	rba_json_kv_str(b, "time", when, 1);
-	rba_json_kv_str(b, "verdict", audit_verdict_name(r->verdict), 1);
-	rba_json_kv_u64(b, "exit_status", (uint64_t)r->exit_status, 1);
-	rba_json_put_key(b, "reasons");
-	put_strv(b, r->reasons, r->nreasons);
-	rba_buf_put(b, ", ", 2);
-	rba_json_put_key(b, "warnings");
-	put_strv(b, r->warnings, r->nwarnings);
-	rba_buf_put(b, ", ", 2);
-	rba_json_kv_str(b, "error", r->error_what, 1);
+	rba_json_w_open(w, NULL, '{');
+	rba_json_w_str(w, "schema", AUDIT_RECORD_SCHEMA);
+	rba_json_w_str(w, "version", r->version);
+	rba_json_w_str(w, "time", when);
+	rba_json_w_str(w, "verdict", audit_verdict_name(r->verdict));
+	rba_json_w_u64(w, "exit_status", (uint64_t)r->exit_status);
+	put_strv(w, "reasons", r->reasons, r->nreasons);
+	put_strv(w, "warnings", r->warnings, r->nwarnings);
+	rba_json_w_str(w, "error", r->error_what);
 }
 
 static void
-put_digests(struct rba_buf *b, const struct audit_report *r)
+put_digests(struct rba_json_w *w, const struct audit_report *r)
 {
-	rba_json_put_key(b, "digests");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_digest(b, "artifact_pinned", &r->artifact_pinned, r->pins_text != NULL, 1);
-	rba_json_kv_digest(b, "artifact_rebuilt", &r->artifact_rebuilt, r->has_rebuilt, 1);
-	rba_json_kv_digest(b, "artifact_decisions", &r->artifact_decisions,
-			   r->has_decisions, 1);
-	rba_json_kv_digest(b, "snapshot", &r->snapshot, r->pins_text != NULL, 1);
-	rba_json_kv_digest(b, "sample", &r->sample_digest, r->has_sample, 1);
-	rba_json_kv_digest(b, "policy", &r->policy_digest, r->policy_text != NULL, 1);
-	rba_json_kv_digest(b, "config", &r->config_current, r->pins_text != NULL, 0);
-	rba_buf_put(b, "}, ", 3);
+	rba_json_w_open(w, "digests", '{');
+	rba_json_w_digest(w, "artifact_pinned", &r->artifact_pinned, r->pins_text != NULL);
+	rba_json_w_digest(w, "artifact_rebuilt", &r->artifact_rebuilt, r->has_rebuilt);
+	rba_json_w_digest(w, "artifact_decisions", &r->artifact_decisions,
+			  r->has_decisions);
+	rba_json_w_digest(w, "snapshot", &r->snapshot, r->pins_text != NULL);
+	rba_json_w_digest(w, "sample", &r->sample_digest, r->has_sample);
+	rba_json_w_digest(w, "policy", &r->policy_digest, r->policy_text != NULL);
+	rba_json_w_digest(w, "config", &r->config_current, r->pins_text != NULL);
+	rba_json_w_close(w, '}');
 }
 
 static void
-put_verified(struct rba_buf *b, const struct audit_report *r)
+put_verified(struct rba_json_w *w, const struct audit_report *r)
 {
-	rba_json_put_key(b, "verified");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_bool(b, "artifact", r->artifact_verified, 1);
-	rba_json_kv_bool(b, "snapshot", r->snapshot_verified, 1);
-	rba_json_kv_bool(b, "sample", r->sample_verified, 0);
-	rba_buf_put(b, "}, ", 3);
+	rba_json_w_open(w, "verified", '{');
+	rba_json_w_bool(w, "artifact", r->artifact_verified);
+	rba_json_w_bool(w, "snapshot", r->snapshot_verified);
+	rba_json_w_bool(w, "sample", r->sample_verified);
+	rba_json_w_close(w, '}');
 }
 
 /* The policy that judged: since the declared-before rule, who
  * judged and declared when. */
 static void
-put_policy(struct rba_buf *b, const struct audit_report *r)
+put_policy(struct rba_json_w *w, const struct audit_report *r)
 {
-	rba_json_put_key(b, "policy");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_digest(b, "digest", &r->policy_digest, r->policy_text != NULL, 1);
-	rba_json_kv_str(b, "source", r->policy_text == NULL ? NULL
-				: r->policy_from_version ? "version" : "option", 1);
-	rba_json_kv_str(b, "text", r->policy_text, 1);
-	rba_json_kv_str(b, "judged_by", r->policy_text == NULL ? NULL
-				   : r->judged_by == AUDIT_JUDGED_SAMPLE ? "sample"
-				   : r->judged_by == AUDIT_JUDGED_OPTION ? "option"
-									 : "version", 1);
-	{
-		char dt[RBA_TIME_TEXT_MAX];
-		if (r->has_declared_at)
-			rba_time_utc(r->declared_at, dt);
-		rba_json_kv_str(b, "declared_at", r->has_declared_at ? dt : NULL, 1);
-	}
-	rba_json_kv_bool(b, "ad_hoc", r->ad_hoc, 0);
-	rba_buf_put(b, "}, ", 3);
+	char dt[RBA_TIME_TEXT_MAX];
+
+	rba_json_w_open(w, "policy", '{');
+	rba_json_w_digest(w, "digest", &r->policy_digest, r->policy_text != NULL);
+	rba_json_w_str(w, "source", r->policy_text == NULL ? NULL
+			: r->policy_from_version ? "version" : "option");
+	rba_json_w_str(w, "text", r->policy_text);
+	rba_json_w_str(w, "judged_by", r->policy_text == NULL ? NULL
+			: r->judged_by == AUDIT_JUDGED_SAMPLE ? "sample"
+			: r->judged_by == AUDIT_JUDGED_OPTION ? "option"
+							      : "version");
+	if (r->has_declared_at)
+		rba_time_utc(r->declared_at, dt);
+	rba_json_w_str(w, "declared_at", r->has_declared_at ? dt : NULL);
+	rba_json_w_bool(w, "ad_hoc", r->ad_hoc);
+	rba_json_w_close(w, '}');
 }
 
 static void
-put_pins(struct rba_buf *b, const struct audit_report *r)
+put_pins(struct rba_json_w *w, const struct audit_report *r)
 {
-	rba_json_put_key(b, "pins");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_digest(b, "config_hash", &r->config_current, r->pins_text != NULL, 1);
-	rba_json_kv_digest(b, "config_hash_trained", &r->config_registered,
-		      r->has_config_registered, 1);
-	rba_json_kv_str(b, "text", r->pins_text, 0);
-	rba_buf_put(b, "}, ", 3);
+	rba_json_w_open(w, "pins", '{');
+	rba_json_w_digest(w, "config_hash", &r->config_current, r->pins_text != NULL);
+	rba_json_w_digest(w, "config_hash_trained", &r->config_registered,
+			  r->has_config_registered);
+	rba_json_w_str(w, "text", r->pins_text);
+	rba_json_w_close(w, '}');
 }
 
 /* The trainer ABI link, with the ABI of each side. */
 static void
-put_abi_link(struct rba_buf *b, const struct audit_report *r)
+put_abi_link(struct rba_json_w *w, const struct audit_report *r)
 {
-	rba_json_put_key(b, "trainer_abi");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "state", link_state(r->trainer_abi.state), 1);
-	rba_json_kv_u64(b, "pinned", r->abi_pinned, 1);
-	rba_json_kv_u64(b, "artifact", r->abi_artifact, 1);
-	rba_json_kv_u64(b, "rebuilt", r->abi_rebuilt, 1);
-	rba_json_kv_u64(b, "current", r->abi_current, 1);
-	rba_json_kv_str(b, "note", r->trainer_abi.note, 0);
-	rba_buf_put(b, "}, ", 3);
+	rba_json_w_open(w, "trainer_abi", '{');
+	rba_json_w_str(w, "state", link_state(r->trainer_abi.state));
+	rba_json_w_u64(w, "pinned", r->abi_pinned);
+	rba_json_w_u64(w, "artifact", r->abi_artifact);
+	rba_json_w_u64(w, "rebuilt", r->abi_rebuilt);
+	rba_json_w_u64(w, "current", r->abi_current);
+	rba_json_w_str(w, "note", r->trainer_abi.note);
+	rba_json_w_close(w, '}');
 }
 
 /* The environment link, with the fields that differ. */
 static void
-put_env_link(struct rba_buf *b, const struct audit_report *r)
+put_env_link(struct rba_json_w *w, const struct audit_report *r)
 {
-	rba_json_put_key(b, "environment");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "state", link_state(r->environment.state), 1);
-	rba_json_kv_str(b, "pinned", r->environment.pinned, 1);
-	rba_json_kv_str(b, "current", r->environment.current, 1);
-	rba_json_kv_str(b, "note", r->environment.note, 1);
-	rba_json_put_key(b, "fields");
-	rba_buf_put_u8(b, '[');
+	rba_json_w_open(w, "environment", '{');
+	rba_json_w_str(w, "state", link_state(r->environment.state));
+	rba_json_w_str(w, "pinned", r->environment.pinned);
+	rba_json_w_str(w, "current", r->environment.current);
+	rba_json_w_str(w, "note", r->environment.note);
+	rba_json_w_open(w, "fields", '[');
 	for (size_t i = 0; i < r->nenv_fields; i++) {
-		if (i)
-			rba_buf_put(b, ", ", 2);
-		rba_buf_put_u8(b, '{');
-		rba_json_kv_str(b, "key", r->env_fields[i].key, 1);
-		rba_json_kv_str(b, "pinned", r->env_fields[i].pinned, 1);
-		rba_json_kv_str(b, "current", r->env_fields[i].current, 0);
-		rba_buf_put_u8(b, '}');
+		rba_json_w_open(w, NULL, '{');
+		rba_json_w_str(w, "key", r->env_fields[i].key);
+		rba_json_w_str(w, "pinned", r->env_fields[i].pinned);
+		rba_json_w_str(w, "current", r->env_fields[i].current);
+		rba_json_w_close(w, '}');
 	}
-	rba_buf_put(b, "]}, ", 4);
+	rba_json_w_close(w, ']');
+	rba_json_w_close(w, '}');
 }
 
 static void
-put_links(struct rba_buf *b, const struct audit_report *r)
+put_links(struct rba_json_w *w, const struct audit_report *r)
 {
-	rba_json_put_key(b, "links");
-	rba_buf_put_u8(b, '{');
-	put_link(b, "code_revision", &r->code_revision, 1);
-	put_abi_link(b, r);
-	put_env_link(b, r);
-	put_link(b, "config", &r->config, 1);
-	put_link(b, "snapshot", &r->snapshot_link, 0);
-	rba_buf_put(b, "}, ", 3);
+	rba_json_w_open(w, "links", '{');
+	put_link(w, "code_revision", &r->code_revision);
+	put_abi_link(w, r);
+	put_env_link(w, r);
+	put_link(w, "config", &r->config);
+	put_link(w, "snapshot", &r->snapshot_link);
+	rba_json_w_close(w, '}');
 }
 
 static void
-put_env_records(struct rba_buf *b, const struct audit_report *r)
+put_env_records(struct rba_json_w *w, const struct audit_report *r)
 {
-	rba_json_put_key(b, "environment_records");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "pinned", r->env_pinned_text, 1);
-	rba_json_kv_str(b, "current", r->env_current_text, 0);
-	rba_buf_put(b, "}, ", 3);
+	rba_json_w_open(w, "environment_records", '{');
+	rba_json_w_str(w, "pinned", r->env_pinned_text);
+	rba_json_w_str(w, "current", r->env_current_text);
+	rba_json_w_close(w, '}');
 }
 
 /* The flipped cases listed, in stored order. */
 static void
-put_flips(struct rba_buf *b, const struct audit_report *r)
+put_flips(struct rba_json_w *w, const struct audit_report *r)
 {
-	rba_json_put_key(b, "flipped_cases");
-	rba_buf_put_u8(b, '[');
+	rba_json_w_open(w, "flipped_cases", '[');
 	for (size_t i = 0; i < r->nlisted; i++) {
 		const struct audit_flip *f = &r->listed[i];
-		if (i)
-			rba_buf_put(b, ", ", 2);
-		rba_buf_put_u8(b, '{');
-		rba_json_kv_str(b, "id", f->id, 1);
-		rba_json_kv_num(b, "stored_score", f->stored_score, 1);
-		rba_json_kv_num(b, "rebuilt_score", f->rebuilt_score, 1);
-		rba_json_kv_str(b, "stored_decision", f->stored_decision, 1);
-		rba_json_kv_str(b, "rebuilt_decision", f->rebuilt_decision, 1);
-		rba_json_kv_num(b, "margin", f->margin, 1);
-		rba_json_kv_num(b, "rebuilt_margin", f->rebuilt_margin, 1);
-		rba_json_kv_num(b, "edge", f->edge, 0);
-		rba_buf_put_u8(b, '}');
+		rba_json_w_open(w, NULL, '{');
+		rba_json_w_str(w, "id", f->id);
+		rba_json_w_num(w, "stored_score", f->stored_score);
+		rba_json_w_num(w, "rebuilt_score", f->rebuilt_score);
+		rba_json_w_str(w, "stored_decision", f->stored_decision);
+		rba_json_w_str(w, "rebuilt_decision", f->rebuilt_decision);
+		rba_json_w_num(w, "margin", f->margin);
+		rba_json_w_num(w, "rebuilt_margin", f->rebuilt_margin);
+		rba_json_w_num(w, "edge", f->edge);
+		rba_json_w_close(w, '}');
 	}
-	rba_buf_put_u8(b, ']');
+	rba_json_w_close(w, ']');
 }
 
 static void
-put_sample(struct rba_buf *b, const struct audit_report *r)
+put_sample(struct rba_json_w *w, const struct audit_report *r)
 {
-	rba_json_put_key(b, "sample");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_u64(b, "cases", r->cases, 1);
-	rba_json_kv_str(b, "scored_by", !r->has_sample ? NULL
-				   : r->sample_scored_by == SAMPLE_SCORED_COLUMN
-					     ? "column" : "model", 1);
-	rba_json_kv_digest(b, "policy", &r->sample_policy, r->has_sample_policy, 1);
-	rba_json_kv_u64(b, "flips", r->flips, 1);
-	rba_json_kv_num(b, "max_score_delta", r->max_delta, 1);
-	rba_json_kv_str(b, "max_delta_case", r->max_delta_case, 1);
+	rba_json_w_open(w, "sample", '{');
+	rba_json_w_u64(w, "cases", r->cases);
+	rba_json_w_str(w, "scored_by", !r->has_sample ? NULL
+			: r->sample_scored_by == SAMPLE_SCORED_COLUMN ? "column"
+								      : "model");
+	rba_json_w_digest(w, "policy", &r->sample_policy, r->has_sample_policy);
+	rba_json_w_u64(w, "flips", r->flips);
+	rba_json_w_num(w, "max_score_delta", r->max_delta);
+	rba_json_w_str(w, "max_delta_case", r->max_delta_case);
 	/* absent in records written before the sample's own claim was kept */
-	rba_json_kv_num(b, "score_precision",
-			r->has_score_precision ? r->score_precision : 0, 1);
-	rba_json_kv_u64(b, "scores_off_precision", r->scores_off, 1);
-	rba_json_kv_str(b, "scores_off_case", r->scores_off_case, 1);
-	rba_json_kv_u64(b, "near_threshold_cases", r->near_cases, 1);
-	rba_json_kv_u64(b, "weak_band_cases", r->weak_band_cases, 1);
-	rba_json_kv_u64(b, "policy_disagreements", r->policy_disagreements, 1);
-	rba_json_kv_u64(b, "flipped_listed", r->nlisted, 1);
-	put_flips(b, r);
-	rba_buf_put(b, "}, ", 3);
+	rba_json_w_num(w, "score_precision",
+		       r->has_score_precision ? r->score_precision : 0);
+	rba_json_w_u64(w, "scores_off_precision", r->scores_off);
+	rba_json_w_str(w, "scores_off_case", r->scores_off_case);
+	rba_json_w_u64(w, "near_threshold_cases", r->near_cases);
+	rba_json_w_u64(w, "weak_band_cases", r->weak_band_cases);
+	rba_json_w_u64(w, "policy_disagreements", r->policy_disagreements);
+	rba_json_w_u64(w, "flipped_listed", r->nlisted);
+	put_flips(w, r);
+	rba_json_w_close(w, '}');
 }
 
 static void
-put_rebuild(struct rba_buf *b, const struct audit_report *r)
+put_rebuild(struct rba_json_w *w, const struct audit_report *r)
 {
-	rba_json_put_key(b, "rebuild");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_num(b, "validation_accuracy", r->has_rebuilt ? r->val_accuracy : NAN, 1);
-	rba_json_kv_num(b, "validation_loss", r->has_rebuilt ? r->val_loss : NAN, 1);
-	rba_json_kv_str(b, "scoring", r->has_rebuilt ? (r->sparse_scoring ? "sparse" : "dense")
-					      : NULL, 1);
-	rba_json_kv_u64(b, "threads", r->threads, 0);
-	rba_buf_put(b, "}, ", 3);
+	rba_json_w_open(w, "rebuild", '{');
+	rba_json_w_num(w, "validation_accuracy", r->has_rebuilt ? r->val_accuracy : NAN);
+	rba_json_w_num(w, "validation_loss", r->has_rebuilt ? r->val_loss : NAN);
+	rba_json_w_str(w, "scoring", r->has_rebuilt ? (r->sparse_scoring ? "sparse" : "dense")
+						    : NULL);
+	rba_json_w_u64(w, "threads", r->threads);
+	rba_json_w_close(w, '}');
 }
 
 static void
-put_exec_trainer(struct rba_buf *b, const struct audit_report *r)
+put_exec_trainer(struct rba_json_w *w, const struct audit_report *r)
 {
 	if (!r->is_exec || r->exec_command == NULL)
 		return;
 	/* An exec version's rebuild: what ran, in which sandbox, how
 	 * it ended (only such records have this member). */
-	rba_json_put_key(b, "trainer");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "kind", "exec", 1);
-	rba_json_kv_str(b, "repository", r->exec_repository, 1);
-	rba_json_kv_str(b, "commit", r->exec_commit, 1);
-	rba_json_kv_str(b, "tree", r->exec_tree, 1);
-	rba_json_put_key(b, "command");
-	rba_buf_put(b, r->exec_command, strlen(r->exec_command));
-	rba_buf_put(b, ", ", 2);
-	rba_json_kv_str(b, "sandbox", sandbox_name(), 1);
-	rba_json_kv_str(b, "sandbox_profile", sandbox_description(), 1);
-	rba_json_kv_u64(b, "exit_status", (uint64_t)r->exec_exit, 1);
-	rba_json_kv_num(b, "seconds", r->exec_seconds, 1);
-	rba_json_kv_digest(b, "stdout_sha256", &r->exec_stdout, 1, 1);
-	rba_json_kv_digest(b, "stderr_sha256", &r->exec_stderr, 1, 0);
-	rba_buf_put(b, "}, ", 3);
+	rba_json_w_open(w, "trainer", '{');
+	rba_json_w_str(w, "kind", "exec");
+	rba_json_w_str(w, "repository", r->exec_repository);
+	rba_json_w_str(w, "commit", r->exec_commit);
+	rba_json_w_str(w, "tree", r->exec_tree);
+	rba_json_w_raw(w, "command", r->exec_command, strlen(r->exec_command));
+	rba_json_w_str(w, "sandbox", sandbox_name());
+	rba_json_w_str(w, "sandbox_profile", sandbox_description());
+	rba_json_w_u64(w, "exit_status", (uint64_t)r->exec_exit);
+	rba_json_w_num(w, "seconds", r->exec_seconds);
+	rba_json_w_digest(w, "stdout_sha256", &r->exec_stdout, 1);
+	rba_json_w_digest(w, "stderr_sha256", &r->exec_stderr, 1);
+	rba_json_w_close(w, '}');
 }
 
 /* This tool, and the libraries of the current environment record. */
 static void
-put_tool(struct rba_buf *b, const struct audit_report *r)
+put_tool(struct rba_json_w *w, const struct audit_report *r)
 {
 	static const char *const libs[][2] = {
 		{ "libc", "lib.libc" },		{ "libsodium", "lib.libsodium" },
@@ -313,51 +283,53 @@ put_tool(struct rba_buf *b, const struct audit_report *r)
 		{ "openblas", "lib.openblas" }, { "zstd", "lib.zstd" },
 	};
 
-	rba_json_put_key(b, "tool");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "name", RBA_TOOL_NAME, 1);
-	rba_json_kv_str(b, "version", RBA_TOOL_VERSION, 1);
-	rba_json_kv_str(b, "code_revision", envrec_code_revision(), 1);
-	rba_json_kv_u64(b, "trainer_abi", rebuild_abi_current(), 1);
-	rba_json_put_key(b, "libraries");
-	rba_buf_put_u8(b, '{');
+	rba_json_w_open(w, "tool", '{');
+	rba_json_w_str(w, "name", RBA_TOOL_NAME);
+	rba_json_w_str(w, "version", RBA_TOOL_VERSION);
+	rba_json_w_str(w, "code_revision", envrec_code_revision());
+	rba_json_w_u64(w, "trainer_abi", rebuild_abi_current());
+	rba_json_w_open(w, "libraries", '{');
 	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
 		char *v = r->env_current_text ? env_value(r->env_current_text, libs[i][1])
 					      : NULL;
-		rba_json_kv_str(b, libs[i][0], v, i + 1 < sizeof(libs) / sizeof(libs[0]));
+		rba_json_w_str(w, libs[i][0], v);
 		free(v);
 	}
-	rba_buf_put(b, "}}, ", 4);
+	rba_json_w_close(w, '}');
+	rba_json_w_close(w, '}');
 }
 
 static void
-put_timings(struct rba_buf *b, const struct audit_report *r)
+put_timings(struct rba_json_w *w, const struct audit_report *r)
 {
-	rba_json_put_key(b, "timings");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_num(b, "verify_s", r->t_verify, 1);
-	rba_json_kv_num(b, "rebuild_s", r->t_rebuild, 1);
-	rba_json_kv_num(b, "sample_pass_s", r->t_score, 1);
-	rba_json_kv_num(b, "scoring_s", r->t_scoring, 1);
-	rba_json_kv_num(b, "total_s", r->t_total, 0);
-	rba_buf_put(b, "}}", 2);
+	rba_json_w_open(w, "timings", '{');
+	rba_json_w_num(w, "verify_s", r->t_verify);
+	rba_json_w_num(w, "rebuild_s", r->t_rebuild);
+	rba_json_w_num(w, "sample_pass_s", r->t_score);
+	rba_json_w_num(w, "scoring_s", r->t_scoring);
+	rba_json_w_num(w, "total_s", r->t_total);
+	rba_json_w_close(w, '}');
+	rba_json_w_close(w, '}');
 }
 
 void
 audit_report_json(const struct audit_report *r, struct rba_buf *b)
 {
-	put_verdict(b, r);
-	put_digests(b, r);
-	put_verified(b, r);
-	put_policy(b, r);
-	put_pins(b, r);
-	put_links(b, r);
-	put_env_records(b, r);
-	put_sample(b, r);
-	put_rebuild(b, r);
-	put_exec_trainer(b, r);
-	put_tool(b, r);
-	put_timings(b, r);
+	struct rba_json_w w;
+
+	rba_json_w_init(&w, b);
+	put_verdict(&w, r);
+	put_digests(&w, r);
+	put_verified(&w, r);
+	put_policy(&w, r);
+	put_pins(&w, r);
+	put_links(&w, r);
+	put_env_records(&w, r);
+	put_sample(&w, r);
+	put_rebuild(&w, r);
+	put_exec_trainer(&w, r);
+	put_tool(&w, r);
+	put_timings(&w, r);
 }
 
 int
