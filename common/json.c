@@ -754,6 +754,101 @@ rba_json_kv_nums(struct rba_buf *b, const char *key, const double *v, uint32_t n
 	kv_sep(b, comma);
 }
 
+/* ---- the compact writer ------------------------------------------------ */
+
+void
+rba_json_w_init(struct rba_json_w *w, struct rba_buf *b)
+{
+	memset(w, 0, sizeof(*w));
+	w->b = b;
+}
+
+/* The separator before any member but the first, and the key. */
+static void
+w_item(struct rba_json_w *w, const char *key)
+{
+	if (w->depth > 0) {
+		if (!w->first[w->depth])
+			rba_buf_put(w->b, ", ", 2);
+		w->first[w->depth] = 0;
+	}
+	if (key != NULL)
+		rba_json_put_key(w->b, key);
+}
+
+void
+rba_json_w_open(struct rba_json_w *w, const char *key, char c)
+{
+	assert(c == '{' || c == '[');
+	assert(w->depth < RBA_JSON_W_DEPTH);
+	w_item(w, key);
+	rba_buf_put_u8(w->b, (uint8_t)c);
+	w->depth++;
+	w->first[w->depth] = 1;
+}
+
+void
+rba_json_w_close(struct rba_json_w *w, char c)
+{
+	assert(c == '}' || c == ']');
+	assert(w->depth > 0);
+	w->depth--;
+	rba_buf_put_u8(w->b, (uint8_t)c);
+}
+
+void
+rba_json_w_str(struct rba_json_w *w, const char *key, const char *s)
+{
+	w_item(w, key);
+	if (s == NULL)
+		rba_buf_put(w->b, "null", 4);
+	else
+		rba_json_put_str(w->b, s);
+}
+
+void
+rba_json_w_num(struct rba_json_w *w, const char *key, double v)
+{
+	w_item(w, key);
+	rba_json_put_num(w->b, v);
+}
+
+void
+rba_json_w_u64(struct rba_json_w *w, const char *key, uint64_t v)
+{
+	w_item(w, key);
+	rba_buf_printf(w->b, "%llu", (unsigned long long)v);
+}
+
+void
+rba_json_w_bool(struct rba_json_w *w, const char *key, int v)
+{
+	w_item(w, key);
+	if (v)
+		rba_buf_put(w->b, "true", 4);
+	else
+		rba_buf_put(w->b, "false", 5);
+}
+
+void
+rba_json_w_digest(struct rba_json_w *w, const char *key,
+		  const struct rba_digest *dg, int has)
+{
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+
+	if (has)
+		rba_digest_format(dg, hex);
+	rba_json_w_str(w, key, has ? hex : NULL);
+}
+
+void
+rba_json_w_raw(struct rba_json_w *w, const char *key, const char *text,
+	       size_t n)
+{
+	w_item(w, key);
+	rba_buf_put(w->b, text, n);
+}
+
 /* ---- the pretty writer ------------------------------------------------- */
 
 void

@@ -101,6 +101,46 @@ void rba_json_kv_nums(struct rba_buf *b, const char *key, const double *v,
 		      uint32_t n, int comma);
 
 /*
+ * The compact writer: a struct that knows how deep it is and whether the
+ * container it is in has a member yet, so that it writes the ", " between
+ * members itself (the rba_json_kv_* functions leave that to the caller).
+ * Same layout as rba_json_kv_*: members separated by ", ", ": " after a
+ * key, no white space elsewhere.  Initialize with rba_json_w_init, then
+ * write values; every value but the outermost is a member (key not NULL)
+ * of an open object or an item (key NULL) of an open array.  Containers
+ * close in the reverse order they opened, with the matching character;
+ * at most RBA_JSON_W_DEPTH are open at once (asserted).  w borrows b
+ * until the last call; errors stay in b (rba_buf_status).
+ */
+#define RBA_JSON_W_DEPTH 32
+
+struct rba_json_w {
+	struct rba_buf *b;
+	int depth;
+	unsigned char first[RBA_JSON_W_DEPTH + 1];
+};
+
+void rba_json_w_init(struct rba_json_w *w, struct rba_buf *b);
+/* Opens an object (c '{') or an array (c '['). */
+void rba_json_w_open(struct rba_json_w *w, const char *key, char c);
+/* Closes the innermost container with c ('}' or ']'). */
+void rba_json_w_close(struct rba_json_w *w, char c);
+/* A NUL-terminated string; s NULL: null. */
+void rba_json_w_str(struct rba_json_w *w, const char *key, const char *s);
+/* A number (not finite: null). */
+void rba_json_w_num(struct rba_json_w *w, const char *key, double v);
+/* An unsigned integer in decimal. */
+void rba_json_w_u64(struct rba_json_w *w, const char *key, uint64_t v);
+/* true (v nonzero) or false. */
+void rba_json_w_bool(struct rba_json_w *w, const char *key, int v);
+/* A digest in its "sha256:<hex>" text; null unless has. */
+void rba_json_w_digest(struct rba_json_w *w, const char *key,
+		       const struct rba_digest *dg, int has);
+/* n bytes of JSON text the caller made, copied as they are. */
+void rba_json_w_raw(struct rba_json_w *w, const char *key, const char *text,
+		    size_t n);
+
+/*
  * The same string and number texts on a stdio stream, for reports that
  * stream to stdout.  Errors stay in the stream (ferror); the caller
  * checks it before it closes.  s is NUL-terminated, not NULL.

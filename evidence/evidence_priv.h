@@ -237,7 +237,8 @@ void evidence_ev_render(const struct ev *e, struct rba_buf *b);
 
 /*
  * Fill e from a parsed audit record (rebuild-audit-report(5)) of history
- * id, or from a parsed evidence statement (its predicate and subject).
+ * id, read by the record's own decoder (audit/record.h) and copied into
+ * e, or from a parsed evidence statement (its predicate and subject).
  * e views strings inside the tree: it is valid while the tree is.  Stop
  * at the first missing or mistyped value: RBA_E_SCHEMA with d->reason
  * naming it; RBA_E_NEWER (a record schema newer than this tool);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
+#include "audit/record.h"
 #include "common/json.h"
 
 #define MAX_INT_EXACT 9007199254740992.0 /* 2^53: counts read back exactly */
@@ -453,68 +454,180 @@ rd_trainer(struct rd *r, const struct rba_json_value *v, struct ev *e)
 	rd_digest(r, v, "trainer.stderr_sha256", 0, &e->tr_stderr);
 }
 
-/* An audit record's digests, what it verified, its policy and pins. */
-static void
-record_read_inputs(struct rd *r, const struct rba_json_value *rec, struct ev *e)
-{
-	rd_digest(r, rec, "digests.artifact_pinned", 0, &e->art_pinned);
-	rd_digest(r, rec, "digests.artifact_rebuilt", T_NULLABLE, &e->art_rebuilt);
-	/* Records written before the audit named it have no such key. */
-	rd_digest(r, rec, "digests.artifact_decisions", T_NULLABLE | T_OPTIONAL,
-		  &e->art_decisions);
-	rd_digest(r, rec, "digests.snapshot", 0, &e->snap_digest);
-	rd_digest(r, rec, "digests.sample", T_NULLABLE, &e->sample_digest);
-	rd_bool(r, rec, "verified.artifact", &e->art_verified);
-	rd_bool(r, rec, "verified.snapshot", &e->snap_verified);
-	rd_bool(r, rec, "verified.sample", &e->sample_verified);
+/* ---- an audit record, through its decoder (audit/record.h) ------------- */
 
-	rd_digest(r, rec, "policy.digest", 0, &e->pol_digest);
-	rd_str(r, rec, "policy.source", T_NULLABLE, &e->pol_source);
-	rd_str(r, rec, "policy.text", 0, &e->pol_text);
-	/* Records written before the declared-before rule lack these. */
-	rd_judged_by(r, rec, "policy.judged_by", T_NULLABLE | T_OPTIONAL,
-		     &e->judged_by);
-	rd_str(r, rec, "policy.declared_at", T_NULLABLE | T_OPTIONAL,
-	       &e->declared_at);
-	rd_tristate(r, rec, "policy.ad_hoc", T_OPTIONAL, &e->ad_hoc);
-	rd_digest(r, rec, "pins.config_hash", 0, &e->config_hash);
-	rd_digest(r, rec, "pins.config_hash_trained", T_NULLABLE, &e->config_trained);
-	rd_str(r, rec, "pins.text", 0, &e->pins_text);
+static struct sv
+sv_of(const char *s)
+{
+	return sv_c(s);
 }
 
-/* An audit record's links and environment records. */
-static void
-record_read_links(struct rd *r, const struct rba_json_value *rec, struct ev *e)
+/* An integer of the record, NaN when null or absent. */
+static double
+int_of(uint64_t u)
 {
-	rd_link(r, rec, "links.code_revision", &e->code);
-	rd_link(r, rec, "links.config", &e->config);
-	rd_link(r, rec, "links.snapshot", &e->snaplink);
-	rd_str(r, rec, "links.trainer_abi.state", 0, &e->abi_state);
-	rd_int(r, rec, "links.trainer_abi.pinned", &e->abi_pinned);
-	rd_int(r, rec, "links.trainer_abi.artifact", &e->abi_artifact);
-	rd_int(r, rec, "links.trainer_abi.rebuilt", &e->abi_rebuilt);
-	rd_int(r, rec, "links.trainer_abi.current", &e->abi_current);
-	rd_str(r, rec, "links.trainer_abi.note", T_NULLABLE, &e->abi_note);
-	rd_str(r, rec, "links.environment.state", 0, &e->env_state);
-	rd_str(r, rec, "links.environment.note", T_NULLABLE, &e->env_note);
-	rd_digest(r, rec, "links.environment.pinned", T_NULLABLE,
-		  &e->env_pinned_digest);
-	rd_digest(r, rec, "links.environment.current", T_NULLABLE,
-		  &e->env_current_digest);
-	rd_diff(r, rec, "links.environment.fields", e);
-	rd_str(r, rec, "environment_records.pinned", T_NULLABLE,
-	       &e->env_pinned_record);
-	rd_str(r, rec, "environment_records.current", T_NULLABLE,
-	       &e->env_current_record);
+	return u == AUDIT_RECORD_INT_NONE ? NAN : (double)u;
 }
 
-/* The fields an audit record gives (rebuild-audit-report(5)). */
+static void
+link_of(struct ev_link *l, const struct audit_record_link *a)
+{
+	l->state = sv_of(a->state);
+	l->pinned = sv_of(a->pinned);
+	l->current = sv_of(a->current);
+	l->note = sv_of(a->note);
+}
+
+/* A list of texts as views (malloc'd): 0 or RBA_E_NOMEM. */
+static int
+strv_of(const struct audit_record_strv *a, struct sv **out, size_t *n)
+{
+	*out = calloc(a->n ? a->n : 1, sizeof(**out));
+	if (*out == NULL)
+		return RBA_E_NOMEM;
+	for (size_t i = 0; i < a->n; i++)
+		(*out)[i] = sv_of(a->v[i]);
+	*n = a->n;
+	return 0;
+}
+
+/* The record's verdict, digests, what it verified, its policy, pins,
+ * links and environment records. */
+static void
+record_inputs(struct ev *e, const struct audit_record *v)
+{
+	e->record_schema = sv_of(v->schema);
+	e->version = sv_of(v->version);
+	e->rec_time = sv_of(v->time);
+	e->verdict = sv_of(v->verdict);
+	e->exit_status = int_of(v->exit_status);
+	e->art_pinned = sv_of(v->digests.artifact_pinned);
+	e->art_rebuilt = sv_of(v->digests.artifact_rebuilt);
+	e->art_decisions = sv_of(v->digests.artifact_decisions);
+	e->snap_digest = sv_of(v->digests.snapshot);
+	e->sample_digest = sv_of(v->digests.sample);
+	e->art_verified = v->verified.artifact > 0;
+	e->snap_verified = v->verified.snapshot > 0;
+	e->sample_verified = v->verified.sample > 0;
+	e->pol_digest = sv_of(v->policy.digest);
+	e->pol_source = sv_of(v->policy.source);
+	e->pol_text = sv_of(v->policy.text);
+	e->judged_by = sv_of(v->policy.judged_by);
+	e->declared_at = sv_of(v->policy.declared_at);
+	e->ad_hoc = v->policy.ad_hoc;
+	e->config_hash = sv_of(v->pins.config_hash);
+	e->config_trained = sv_of(v->pins.config_hash_trained);
+	e->pins_text = sv_of(v->pins.text);
+	link_of(&e->code, &v->links.code_revision);
+	link_of(&e->config, &v->links.config);
+	link_of(&e->snaplink, &v->links.snapshot);
+	e->abi_state = sv_of(v->links.trainer_abi.state);
+	e->abi_pinned = int_of(v->links.trainer_abi.pinned);
+	e->abi_artifact = int_of(v->links.trainer_abi.artifact);
+	e->abi_rebuilt = int_of(v->links.trainer_abi.rebuilt);
+	e->abi_current = int_of(v->links.trainer_abi.current);
+	e->abi_note = sv_of(v->links.trainer_abi.note);
+	e->env_state = sv_of(v->links.environment.state);
+	e->env_note = sv_of(v->links.environment.note);
+	e->env_pinned_digest = sv_of(v->links.environment.pinned);
+	e->env_current_digest = sv_of(v->links.environment.current);
+	e->env_pinned_record = sv_of(v->environment_records.pinned);
+	e->env_current_record = sv_of(v->environment_records.current);
+}
+
+/* The sample's counts, the rebuild, the tool and an exec trainer. */
+static void
+record_results(struct ev *e, const struct audit_record *v)
+{
+	e->cases = int_of(v->sample.cases);
+	e->scored_by = sv_of(v->sample.scored_by);
+	e->sample_policy = sv_of(v->sample.policy);
+	e->flips = int_of(v->sample.flips);
+	e->max_delta = v->sample.max_score_delta;
+	e->max_delta_case = sv_of(v->sample.max_delta_case);
+	e->score_precision = v->sample.score_precision;
+	e->scores_off = int_of(v->sample.scores_off_precision);
+	e->scores_off_case = sv_of(v->sample.scores_off_case);
+	e->near_cases = int_of(v->sample.near_threshold_cases);
+	e->weak_cases = int_of(v->sample.weak_band_cases);
+	e->disagreements = int_of(v->sample.policy_disagreements);
+	e->val_acc = v->rebuild.validation_accuracy;
+	e->val_loss = v->rebuild.validation_loss;
+	e->tool_name = sv_of(v->tool.name);
+	e->tool_version = sv_of(v->tool.version);
+	e->tool_rev = sv_of(v->tool.code_revision);
+	e->tool_abi = int_of(v->tool.trainer_abi);
+	e->has_trainer = v->has_trainer;
+	if (!v->has_trainer)
+		return;
+	e->tr_kind = sv_of(v->trainer.kind);
+	e->tr_repo = sv_of(v->trainer.repository);
+	e->tr_commit = sv_of(v->trainer.commit);
+	e->tr_tree = sv_of(v->trainer.tree);
+	e->tr_sandbox = sv_of(v->trainer.sandbox);
+	e->tr_profile = sv_of(v->trainer.sandbox_profile);
+	e->tr_exit = int_of(v->trainer.exit_status);
+	e->tr_seconds = v->trainer.seconds;
+	e->tr_stdout = sv_of(v->trainer.stdout_sha256);
+	e->tr_stderr = sv_of(v->trainer.stderr_sha256);
+}
+
+/* The record's lists: reasons, warnings, the environment's diff, the
+ * flipped cases, the libraries, an exec trainer's command. */
+static int
+record_lists(struct ev *e, const struct audit_record *v)
+{
+	const struct audit_record_flip *fl = v->sample.flipped_cases;
+	size_t nf = v->sample.nflipped_cases, nd = v->links.environment.nfields;
+
+	if (strv_of(&v->reasons, &e->reasons, &e->nreasons) != 0 ||
+	    strv_of(&v->warnings, &e->warnings, &e->nwarnings) != 0 ||
+	    (v->has_trainer &&
+	     strv_of(&v->trainer.command, &e->tr_cmd, &e->ntr_cmd) != 0))
+		return RBA_E_NOMEM;
+	e->diff = calloc(nd ? nd : 1, sizeof(*e->diff));
+	e->flipped = calloc(nf ? nf : 1, sizeof(*e->flipped));
+	e->libs = calloc(v->tool.nlibraries ? v->tool.nlibraries : 1,
+			 sizeof(*e->libs));
+	if (e->diff == NULL || e->flipped == NULL || e->libs == NULL)
+		return RBA_E_NOMEM;
+	for (size_t i = 0; i < nd; i++) {
+		e->diff[i].key = sv_of(v->links.environment.fields[i].key);
+		e->diff[i].pinned = sv_of(v->links.environment.fields[i].pinned);
+		e->diff[i].current = sv_of(v->links.environment.fields[i].current);
+	}
+	e->ndiff = nd;
+	for (size_t i = 0; i < nf; i++) {
+		struct ev_flip *f = &e->flipped[i];
+		f->id = sv_of(fl[i].id);
+		f->stored_score = fl[i].stored_score;
+		f->rebuilt_score = fl[i].rebuilt_score;
+		f->stored_decision = sv_of(fl[i].stored_decision);
+		f->rebuilt_decision = sv_of(fl[i].rebuilt_decision);
+		f->margin = fl[i].margin;
+		f->rebuilt_margin = fl[i].rebuilt_margin;
+		f->edge = fl[i].edge;
+	}
+	e->nflipped = nf;
+	e->listed = (double)nf;
+	for (size_t i = 0; i < v->tool.nlibraries; i++) {
+		e->libs[i].name = sv_of(v->tool.libraries[i].name);
+		e->libs[i].value = sv_of(v->tool.libraries[i].value);
+	}
+	e->nlibs = v->tool.nlibraries;
+	return 0;
+}
+
+/* The fields an audit record gives (rebuild-audit-report(5)), read by
+ * the record's own decoder. */
 int
 evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev *e,
 	       struct rba_detail *d)
 {
 	char what[64];
-	struct rd r = { d, what, 0, "" };
+	struct audit_record v;
+	int err;
+
 	if (id > 0)
 		snprintf(what, sizeof(what), "audit record %llu",
 			 (unsigned long long)id);
@@ -523,55 +636,17 @@ evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev
 	e->ad_hoc = -1;
 	e->score_precision = NAN;
 	e->scores_off = NAN;
-	if (rec->type != RBA_JSON_OBJECT)
-		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "%s is not a JSON object",
-				what);
-	rd_str(&r, rec, "schema", 0, &e->record_schema);
-	if (r.err)
-		return r.err;
-	if (!sv_is(e->record_schema, AUDIT_RECORD_SCHEMA)) {
-		int newer = strncmp(e->record_schema.s, EVIDENCE_AUDIT_SCHEMA_PREFIX,
-				    strlen(EVIDENCE_AUDIT_SCHEMA_PREFIX)) == 0;
-		return rba_fail(d, newer ? RBA_E_NEWER : RBA_E_SCHEMA, NULL, 0, 0,
-				"%s has schema '%s'; this tool reads %s", what,
-				e->record_schema.s, AUDIT_RECORD_SCHEMA);
+	err = audit_record_decode(rec, what, &v, d);
+	if (err == 0) {
+		record_inputs(e, &v);
+		record_results(e, &v);
+		if ((err = record_lists(e, &v)) != 0)
+			err = rba_fail(d, err, NULL, 0, 0, "%s: out of memory", what);
+	} else {
+		e->record_schema = sv_of(v.schema);
 	}
-	rd_str(&r, rec, "version", 0, &e->version);
-	rd_str(&r, rec, "time", 0, &e->rec_time);
-	rd_str(&r, rec, "verdict", 0, &e->verdict);
-	rd_int(&r, rec, "exit_status", &e->exit_status);
-	rd_strv(&r, rec, "reasons", &e->reasons, &e->nreasons);
-	rd_strv(&r, rec, "warnings", &e->warnings, &e->nwarnings);
-
-	record_read_inputs(&r, rec, e);
-	record_read_links(&r, rec, e);
-
-	rd_int(&r, rec, "sample.cases", &e->cases);
-	rd_str(&r, rec, "sample.scored_by", T_NULLABLE, &e->scored_by);
-	rd_digest(&r, rec, "sample.policy", T_NULLABLE, &e->sample_policy);
-	rd_int(&r, rec, "sample.flips", &e->flips);
-	rd_num(&r, rec, "sample.max_score_delta", 0, &e->max_delta);
-	rd_str(&r, rec, "sample.max_delta_case", T_NULLABLE, &e->max_delta_case);
-	/* Records written before the sample claim was counted lack these. */
-	rd_num(&r, rec, "sample.score_precision", T_OPTIONAL, &e->score_precision);
-	rd_optint(&r, rec, "sample.scores_off_precision", T_OPTIONAL, &e->scores_off);
-	rd_str(&r, rec, "sample.scores_off_case", T_NULLABLE | T_OPTIONAL,
-	       &e->scores_off_case);
-	rd_int(&r, rec, "sample.near_threshold_cases", &e->near_cases);
-	rd_int(&r, rec, "sample.weak_band_cases", &e->weak_cases);
-	rd_int(&r, rec, "sample.policy_disagreements", &e->disagreements);
-	rd_flips(&r, rec, "sample.flipped_cases", 0, e);
-	e->listed = (double)e->nflipped;
-
-	rd_num(&r, rec, "rebuild.validation_accuracy", T_NULLABLE, &e->val_acc);
-	rd_num(&r, rec, "rebuild.validation_loss", T_NULLABLE, &e->val_loss);
-	rd_str(&r, rec, "tool.name", 0, &e->tool_name);
-	rd_str(&r, rec, "tool.version", 0, &e->tool_version);
-	rd_str(&r, rec, "tool.code_revision", T_NULLABLE, &e->tool_rev);
-	rd_int(&r, rec, "tool.trainer_abi", &e->tool_abi);
-	rd_libs(&r, rec, "tool.libraries", e);
-	rd_trainer(&r, rec, e);
-	return r.err;
+	audit_record_release(&v);
+	return err;
 }
 
 /* The predicate's audit and history. */

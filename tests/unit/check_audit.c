@@ -14,6 +14,7 @@
 #include "audit/audit.h"
 #include "audit/declared.h"
 #include "audit/dispute.h"
+#include "audit/record.h"
 #include "fleet/fleet.h"
 #include "common/json.h"
 #include "audit/register.h"
@@ -659,6 +660,122 @@ END_TEST
 
 /* ---- verdicts ------------------------------------------------------------ */
 
+/* The record read back by its table and written again: the same bytes
+ * (every member the encoder writes, the decoder reads). */
+static void
+record_round_trip(const struct rba_json_value *v, const struct rba_buf *b)
+{
+	struct audit_record rec;
+	struct rba_detail d;
+	struct rba_buf b2;
+
+	ck_assert_int_eq(audit_record_decode(v, "audit record 1", &rec, &d), 0);
+	rba_buf_init(&b2);
+	audit_record_encode(&rec, &b2);
+	ck_assert_int_eq(rba_buf_status(&b2), 0);
+	ck_assert_uint_eq(b2.len, b->len);
+	ck_assert(memcmp(b2.p, b->p, b->len) == 0);
+	rba_buf_release(&b2);
+	audit_record_release(&rec);
+}
+
+/* Decodes the record in b with from replaced by to: the error, d's
+ * reason; rec's texts are gone (the tree is released), its values kept. */
+static int
+record_decode_edited(const struct rba_buf *b, const char *from, const char *to,
+		     struct audit_record *rec, struct rba_detail *d)
+{
+	struct rba_json_value v;
+	char *t = strndup((const char *)b->p, b->len), *at;
+	struct rba_buf e;
+	int err;
+
+	ck_assert_ptr_nonnull(t);
+	at = strstr(t, from);
+	ck_assert_ptr_nonnull(at);
+	rba_buf_init(&e);
+	rba_buf_put(&e, t, (size_t)(at - t));
+	rba_buf_put(&e, to, strlen(to));
+	rba_buf_put(&e, at + strlen(from), strlen(at + strlen(from)));
+	ck_assert_int_eq(rba_json_parse((const char *)e.p, e.len, &v, NULL), 0);
+	err = audit_record_decode(&v, "audit record 7", rec, d);
+	rba_json_release(&v);
+	rba_buf_release(&e);
+	free(t);
+	return err;
+}
+
+/*
+ * The record's table: a report with nothing measured written, read back
+ * member by member, and the reader's words for what is missing, of
+ * another type, or absent from a record written before it existed.
+ */
+START_TEST(test_audit_record_table)
+{
+	struct audit_report r;
+	struct audit_record rec;
+	struct rba_json_value v;
+	struct rba_detail d;
+	struct rba_buf b;
+	static const struct {
+		const char *from, *to, *reason;
+	} bad[] = {
+		{ "{\"artifact_pinned\"", "{\"artifact_pinne\"",
+		  "audit record 7: 'digests.artifact_pinned' is missing, not a "
+		  "string" },
+		{ "\"flips\": 0", "\"flips\": \"0\"",
+		  "audit record 7: 'sample.flips' is of another type, not a number" },
+		{ "\"flips\": 0", "\"flips\": 0.5",
+		  "audit record 7: 'sample.flips' is not a whole number from 0 to 2^53" },
+		{ "\"state\": \"same\"", "\"state\": \"odd\"",
+		  "audit record 7: 'links.code_revision.state' is not same, changed "
+		  "or unknown" },
+		{ "\"reasons\": []", "\"reasons\": [1]",
+		  "audit record 7: 'reasons[0]' is not a string" },
+		{ "\"artifact\": false", "\"artifact\": null",
+		  "audit record 7: 'verified.artifact' is of another type, not true "
+		  "or false" },
+		{ "\"fields\": []", "\"fields\": [{\"key\": 1}]",
+		  "audit record 7: 'links.environment.fields[0].key' is of another "
+		  "type, not a string" },
+		{ "\"schema\": \"rebuild-audit/audit/v1\"",
+		  "\"schema\": \"rebuild-audit/audit/v9\"",
+		  "audit record 7 has schema 'rebuild-audit/audit/v9'; this tool "
+		  "reads rebuild-audit/audit/v1" },
+	};
+
+	memset(&r, 0, sizeof(r));
+	r.version = "v";
+	r.pins_text = "pins";
+	r.policy_text = "policy";
+	r.has_score_precision = 1;
+	r.score_precision = 0.001;
+	rba_buf_init(&b);
+	audit_report_json(&r, &b);
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	ck_assert_int_eq(rba_json_parse((const char *)b.p, b.len, &v, NULL), 0);
+	record_round_trip(&v, &b);
+	rba_json_release(&v);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_ne(record_decode_edited(&b, bad[i].from, bad[i].to,
+						      &rec, &d), 0);
+		ck_assert_str_eq(d.reason, bad[i].reason);
+		audit_record_release(&rec);
+	}
+	/* Members a record written before them lacks read as absent. */
+	ck_assert_int_eq(record_decode_edited(&b, ", \"ad_hoc\": false", "", &rec,
+					      &d), 0);
+	ck_assert_int_eq(rec.policy.ad_hoc, -1);
+	audit_record_release(&rec);
+	ck_assert_int_eq(record_decode_edited(&b, "\"score_precision\": 0.001, ",
+					      "", &rec, &d), 0);
+	ck_assert(isnan(rec.sample.score_precision));
+	ck_assert_uint_eq(rec.sample.flips, 0);
+	audit_record_release(&rec);
+	rba_buf_release(&b);
+}
+END_TEST
+
 START_TEST(test_audit_bit_identical)
 {
 	struct store *s = new_store();
@@ -689,6 +806,7 @@ START_TEST(test_audit_bit_identical)
 	ck_assert_str_eq(rba_json_get_str(&v, "schema"), AUDIT_RECORD_SCHEMA);
 	ck_assert_str_eq(rba_json_get_str(&v, "verdict"), "bit-identical");
 	ck_assert(rba_json_get_num(rba_json_get(&v, "sample"), "flips", -1) == 0);
+	record_round_trip(&v, &b);
 	rba_json_release(&v);
 	rba_buf_release(&b);
 	audit_report_release(&r);
@@ -1488,6 +1606,7 @@ suite_audit(void)
 	tcase_add_test(tc, test_score_column);
 	tcase_add_test(tc, test_fleet_shard);
 	tcase_add_test(tc, test_sample_add_xgboost);
+	tcase_add_test(tc, test_audit_record_table);
 	suite_add_tcase(s, tc);
 	return s;
 }

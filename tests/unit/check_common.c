@@ -587,6 +587,57 @@ START_TEST(test_json_members)
 END_TEST
 
 /*
+ * The compact writer writes the separators itself: the same bytes as the
+ * rba_json_kv_* calls above, empty containers, nesting, raw text.
+ */
+START_TEST(test_json_w)
+{
+	struct rba_buf b;
+	struct rba_json_w w;
+	struct rba_digest dg;
+	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	char want[320];
+
+	memset(&dg, 0xab, sizeof(dg));
+	rba_digest_format(&dg, hex);
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "s", "x");
+	rba_json_w_str(&w, "null", NULL);
+	rba_json_w_num(&w, "n", 0.25);
+	rba_json_w_num(&w, "nan", NAN);
+	rba_json_w_u64(&w, "u", UINT64_MAX);
+	rba_json_w_bool(&w, "t", 7);
+	rba_json_w_bool(&w, "f", 0);
+	rba_json_w_digest(&w, "d", &dg, 1);
+	rba_json_w_digest(&w, "nd", &dg, 0);
+	rba_json_w_open(&w, "e", '[');
+	rba_json_w_close(&w, ']');
+	rba_json_w_open(&w, "a", '[');
+	rba_json_w_str(&w, NULL, "i");
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_close(&w, '}');
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_u64(&w, "k", 1);
+	rba_json_w_u64(&w, "l", 2);
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, ']');
+	rba_json_w_raw(&w, "raw", "[\"c\", 1]", 8);
+	rba_json_w_close(&w, '}');
+	snprintf(want, sizeof(want),
+		 "{\"s\": \"x\", \"null\": null, \"n\": 0.25, \"nan\": null, "
+		 "\"u\": 18446744073709551615, \"t\": true, \"f\": false, "
+		 "\"d\": \"%s\", \"nd\": null, \"e\": [], "
+		 "\"a\": [\"i\", {}, {\"k\": 1, \"l\": 2}], \"raw\": [\"c\", 1]}",
+		 hex);
+	ck_assert_str_eq(rba_buf_cstr(&b), want);
+	ck_assert_int_eq(w.depth, 0);
+	rba_buf_release(&b);
+}
+END_TEST
+
+/*
  * The pretty writer: the evidence layout, and a parsed value written
  * back in it gives the same text (what evidence_check relies on).
  */
@@ -1205,6 +1256,7 @@ suite_common(void)
 	tcase_add_test(tc, test_json_escape);
 	tcase_add_test(tc, test_json_numbers);
 	tcase_add_test(tc, test_json_members);
+	tcase_add_test(tc, test_json_w);
 	tcase_add_test(tc, test_json_pretty);
 	tcase_add_test_raise_signal(tc, test_json_pretty_depth, SIGABRT);
 	tcase_add_test(tc, test_json_reader);
