@@ -62,9 +62,10 @@ struct abi1_block {
 
 /*
  * The logits of n cases into zc (n x nclasses): abi1_sparse_tmpl.h's
- * forward without its softmax.
+ * forward without its softmax.  RELU is the template's relu_terms or
+ * one that lists the same terms (relu_terms_cmp).
  */
-#define BLOCK_BODY(SFX, ATTR)                                                  \
+#define BLOCK_BODY(SFX, ATTR, RELU)                                            \
 	ATTR static void block_##SFX(const struct abi1_block *sc,              \
 				     struct sp_scratch *s, const float *tx0,  \
 				     const uint32_t *row0, size_t nt0,        \
@@ -80,7 +81,7 @@ struct abi1_block {
 					    row, nt, s->z);                    \
 				if (l + 1 == L)                                \
 					break;                                 \
-				nt = relu_terms_##SFX(s->z, sc->sizes[l + 1],  \
+				nt = RELU(s->z, sc->sizes[l + 1],              \
 						      sc->ld[l], s->tx,        \
 						      s->row);                 \
 				tx = s->tx;                                    \
@@ -97,7 +98,7 @@ struct abi1_block {
 #undef ST_SFX
 #undef ST_ATTR
 #undef ST_VW
-BLOCK_BODY(base, )
+BLOCK_BODY(base, , relu_terms_base)
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SCORE_X86 1
@@ -108,7 +109,7 @@ BLOCK_BODY(base, )
 #undef ST_SFX
 #undef ST_ATTR
 #undef ST_VW
-BLOCK_BODY(avx2, __attribute__((target("avx2"))))
+BLOCK_BODY(avx2, __attribute__((target("avx2"))), relu_terms_avx2)
 #define ST_SFX avx512
 #define ST_ATTR __attribute__((target("avx512f")))
 #define ST_VW 16
@@ -116,7 +117,39 @@ BLOCK_BODY(avx2, __attribute__((target("avx2"))))
 #undef ST_SFX
 #undef ST_ATTR
 #undef ST_VW
-BLOCK_BODY(avx512, __attribute__((target("avx512f"))))
+#include <immintrin.h>
+
+/*
+ * The hidden terms relu_terms_avx512 lists, found 16 units at a time by
+ * a compare and a compress: each unit whose z is above zero (not NaN),
+ * in ascending order, its z unchanged.  z is not zeroed: nothing reads
+ * it before the next layer overwrites it.  tx and row hold ld entries,
+ * so a whole vector stored at k (k <= j) fits.
+ */
+__attribute__((target("avx512f"))) static size_t
+relu_terms_cmp(float *restrict z, size_t n, size_t ld, float *restrict tx,
+	       uint32_t *restrict row)
+{
+	const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7,
+					      6, 5, 4, 3, 2, 1, 0);
+	size_t k = 0;
+
+	assert(n <= ld && ld % 16 == 0);
+	for (size_t j = 0; j < n; j += 16) {
+		__m512 v = _mm512_load_ps(z + j);
+		__mmask16 m = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(),
+						 _CMP_GT_OQ);
+		__m512i idx = _mm512_add_epi32(iota, _mm512_set1_epi32((int)j));
+		if (n - j < 16)
+			m &= (__mmask16)((1u << (n - j)) - 1);
+		_mm512_storeu_ps(tx + k, _mm512_maskz_compress_ps(m, v));
+		_mm512_storeu_si512(row + k, _mm512_maskz_compress_epi32(m, idx));
+		k += (size_t)__builtin_popcount(m);
+	}
+	return k;
+}
+
+BLOCK_BODY(avx512, __attribute__((target("avx512f"))), relu_terms_cmp)
 #endif
 
 #undef abi1_sparse
