@@ -520,8 +520,10 @@ worker_init(struct worker *w, const struct audit_cmp *k, struct rba_detail *d)
 
 /*
  * Reads (and so verifies) the whole sample, scoring and comparing every
- * chunk, on one thread or on nthreads workers fed by this one.  The
- * total is the same either way: chunks are merged in stored order.
+ * chunk, on one thread or on nthreads threads in all: this one reads,
+ * verifies and decompresses each chunk (and checks its case ids) while
+ * nthreads - 1 workers decode, score and compare the chunks it queued.
+ * The total is the same either way: chunks are merged in stored order.
  */
 static int
 score_pass(struct store_txn *txn, struct pass *p, unsigned nthreads,
@@ -540,8 +542,9 @@ score_pass(struct store_txn *txn, struct pass *p, unsigned nthreads,
 		worker_release(&w);
 		return err;
 	}
-	p->nthreads = nthreads;
 	p->njobs = 2 * (size_t)nthreads;
+	nthreads--; /* the workers: this thread is the reader */
+	p->nthreads = nthreads;
 	p->workers = calloc(nthreads, sizeof(*p->workers));
 	p->tids = calloc(nthreads, sizeof(*p->tids));
 	p->jobs = calloc(p->njobs, sizeof(*p->jobs));
