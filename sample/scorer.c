@@ -6,6 +6,7 @@
 #include "sample/scorer.h"
 
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +305,52 @@ native_x(const struct encode_spec *spec, const struct encode_column *ec,
 	return (raw - spec->mean[f]) / spec->scale[f];
 }
 
+/*
+ * Model column k's terms of cases i0 to i1 - 1 (at most SCORE_ROWS)
+ * from a number column, when every value is a number the model takes:
+ * the same standardization as prepare_numbers, in loops of a constant
+ * trip count the compiler vectorizes (IEEE operations lane by lane: the
+ * same bits).  0 when a value is missing or standardizes beyond
+ * float32: prepare_numbers then does the block, one case at a time.
+ */
+#define NUM_LANES 16
+static int
+prepare_numbers_fast(struct sample_scorer *sc, const struct sample_chunk *c,
+		     uint32_t k, uint32_t i0, uint32_t i1)
+{
+	const struct encode_spec *spec = &sc->a->spec;
+	const struct sc_col *mc = &sc->cols[k];
+	const double *num = c->cols[mc->src].num + i0;
+	uint32_t f = mc->f0, n = i1 - i0, i = 0;
+	float *tx = sc->tx0 + k;
+	uint32_t *row = sc->row0 + k;
+	size_t K = sc->ncols;
+	const float mean = spec->mean[f], scale = spec->scale[f];
+	float x[SCORE_ROWS];
+	int ok = 1;
+
+	assert(n <= SCORE_ROWS);
+	for (; i + NUM_LANES <= n; i += NUM_LANES) {
+		int good = 1;
+		for (uint32_t j = i; j < i + NUM_LANES; j++) {
+			x[j] = ((float)num[j] - mean) / scale;
+			good &= fabsf(x[j]) <= FLT_MAX; /* not NaN, not inf */
+		}
+		ok &= good;
+	}
+	for (; i < n; i++) {
+		x[i] = ((float)num[i] - mean) / scale;
+		ok &= fabsf(x[i]) <= FLT_MAX;
+	}
+	if (!ok)
+		return 0;
+	for (i = 0; i < n; i++) {
+		tx[(size_t)i * K] = x[i];
+		row[(size_t)i * K] = f;
+	}
+	return 1;
+}
+
 /* Model column k's terms of cases i0 to i1 - 1 from a number column of
  * the chunk: each value standardized, a missing one's text a token. */
 static int
@@ -478,7 +525,11 @@ prepare(struct sample_scorer *sc, const struct sample_chunk *c, uint32_t i0,
 
 		if (mc->ec->kind == ENCODE_NUMERIC &&
 		    col->kind == SAMPLE_COL_NUMBER)
-			err = prepare_numbers(sc, c, k, i0, i1, bad_case, d);
+			err = i1 - i0 <= SCORE_ROWS &&
+					      prepare_numbers_fast(sc, c, k, i0, i1)
+				      ? 0
+				      : prepare_numbers(sc, c, k, i0, i1,
+							bad_case, d);
 		else if (col->kind == SAMPLE_COL_DICT)
 			err = prepare_dict(sc, c, k, i0, i1, bad_case, d);
 		else
