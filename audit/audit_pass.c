@@ -180,7 +180,14 @@ compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally
 			delta = fabs(r - at_model_precision(s));
 			rdec = policy_decide(pol, r, &rm);
 			ridx = band_index(k, rdec);
-			pidx = band_index(k, policy_decide(pol, s, &sm));
+			if (memcmp(&s, &r, sizeof(s)) == 0) {
+				/* the same double: policy_decide is a
+				 * function of it */
+				sm = rm;
+				pidx = ridx;
+			} else {
+				pidx = band_index(k, policy_decide(pol, s, &sm));
+			}
 		} else {
 			size_t st, rt;
 			delta = 0;
