@@ -130,17 +130,11 @@ off_precision(const struct sample_layout *l, const double *sv, const float *rv,
 	return 0;
 }
 
-/* Scores one decoded chunk with the rebuilt model and compares. */
+/* Room in w for chunk c's rebuilt scores and its decisions' map. */
 static int
-compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally *t)
+worker_grow(struct worker *w, const struct sample_chunk *c)
 {
-	const struct audit_cmp *k = w->k;
-	const struct policy *pol = k->pol;
-	const struct sample_layout *l = k->l;
-	uint32_t C = k->C, ns = c->nscores, bad = 0;
-	double margin = pol->near_margin, weak = AUDIT_WEAK_MARGINS * pol->near_margin;
-	struct rba_detail dd;
-	int err;
+	uint32_t C = w->k->C;
 
 	if ((size_t)c->ncases * C > w->cap_probs) {
 		free(w->probs);
@@ -156,6 +150,23 @@ compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally
 		if (w->dmap == NULL)
 			return RBA_E_NOMEM;
 	}
+	return 0;
+}
+
+/* Scores one decoded chunk with the rebuilt model and compares. */
+static int
+compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally *t)
+{
+	const struct audit_cmp *k = w->k;
+	const struct policy *pol = k->pol;
+	const struct sample_layout *l = k->l;
+	uint32_t C = k->C, ns = c->nscores, bad = 0;
+	double margin = pol->near_margin, weak = AUDIT_WEAK_MARGINS * pol->near_margin;
+	struct rba_detail dd;
+	int err;
+
+	if ((err = worker_grow(w, c)) != 0)
+		return err;
 	rba_detail_clear(&dd);
 	err = sample_scorer_run(w->sc, c, w->probs, &bad, &dd);
 	if (err == RBA_E_SCHEMA) {
