@@ -1230,9 +1230,20 @@ store_index_sum_add(struct store_index_sum *s, const char *id, size_t len,
 	const uint8_t *p = (const uint8_t *)id;
 	size_t i = 0;
 
-	while (i < len) {
+	/* Whole words in one load (little-endian, as the byte loop of a
+	 * last short word builds them). */
+	for (; len - i >= 8; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w = __builtin_bswap64(w);
+#endif
+		a = mix64(a ^ w);
+		b = mix64(b + w + 0x9e3779b97f4a7c15ULL);
+	}
+	if (i < len) {
 		uint64_t w = 0;
-		for (size_t k = 0; k < 8 && i < len; k++, i++)
+		for (size_t k = 0; i < len; k++, i++)
 			w |= (uint64_t)p[i] << (8 * k);
 		a = mix64(a ^ w);
 		b = mix64(b + w + 0x9e3779b97f4a7c15ULL);
