@@ -130,17 +130,11 @@ off_precision(const struct sample_layout *l, const double *sv, const float *rv,
 	return 0;
 }
 
-/* Scores one decoded chunk with the rebuilt model and compares. */
+/* Room in w for chunk c's rebuilt scores and its decisions' map. */
 static int
-compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally *t)
+worker_grow(struct worker *w, const struct sample_chunk *c)
 {
-	const struct audit_cmp *k = w->k;
-	const struct policy *pol = k->pol;
-	const struct sample_layout *l = k->l;
-	uint32_t C = k->C, ns = c->nscores, bad = 0;
-	double margin = pol->near_margin, weak = AUDIT_WEAK_MARGINS * pol->near_margin;
-	struct rba_detail dd;
-	int err;
+	uint32_t C = w->k->C;
 
 	if ((size_t)c->ncases * C > w->cap_probs) {
 		free(w->probs);
@@ -156,6 +150,23 @@ compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally
 		if (w->dmap == NULL)
 			return RBA_E_NOMEM;
 	}
+	return 0;
+}
+
+/* Scores one decoded chunk with the rebuilt model and compares. */
+static int
+compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally *t)
+{
+	const struct audit_cmp *k = w->k;
+	const struct policy *pol = k->pol;
+	const struct sample_layout *l = k->l;
+	uint32_t C = k->C, ns = c->nscores, bad = 0;
+	double margin = pol->near_margin, weak = AUDIT_WEAK_MARGINS * pol->near_margin;
+	struct rba_detail dd;
+	int err;
+
+	if ((err = worker_grow(w, c)) != 0)
+		return err;
 	rba_detail_clear(&dd);
 	err = sample_scorer_run(w->sc, c, w->probs, &bad, &dd);
 	if (err == RBA_E_SCHEMA) {
@@ -180,7 +191,14 @@ compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally
 			delta = fabs(r - at_model_precision(s));
 			rdec = policy_decide(pol, r, &rm);
 			ridx = band_index(k, rdec);
-			pidx = band_index(k, policy_decide(pol, s, &sm));
+			if (memcmp(&s, &r, sizeof(s)) == 0) {
+				/* the same double: policy_decide is a
+				 * function of it */
+				sm = rm;
+				pidx = ridx;
+			} else {
+				pidx = band_index(k, policy_decide(pol, s, &sm));
+			}
 		} else {
 			size_t st, rt;
 			delta = 0;
@@ -520,8 +538,10 @@ worker_init(struct worker *w, const struct audit_cmp *k, struct rba_detail *d)
 
 /*
  * Reads (and so verifies) the whole sample, scoring and comparing every
- * chunk, on one thread or on nthreads workers fed by this one.  The
- * total is the same either way: chunks are merged in stored order.
+ * chunk, on one thread or on nthreads threads in all: this one reads,
+ * verifies and decompresses each chunk (and checks its case ids) while
+ * nthreads - 1 workers decode, score and compare the chunks it queued.
+ * The total is the same either way: chunks are merged in stored order.
  */
 static int
 score_pass(struct store_txn *txn, struct pass *p, unsigned nthreads,
@@ -540,8 +560,9 @@ score_pass(struct store_txn *txn, struct pass *p, unsigned nthreads,
 		worker_release(&w);
 		return err;
 	}
-	p->nthreads = nthreads;
 	p->njobs = 2 * (size_t)nthreads;
+	nthreads--; /* the workers: this thread is the reader */
+	p->nthreads = nthreads;
 	p->workers = calloc(nthreads, sizeof(*p->workers));
 	p->tids = calloc(nthreads, sizeof(*p->tids));
 	p->jobs = calloc(p->njobs, sizeof(*p->jobs));

@@ -74,8 +74,10 @@ struct audit_cmp {
  * Reads version's sample in txn chunk by chunk (store_sample_read, so
  * each chunk and the sample digest are verified), scores every case
  * with k->model and compares it with its stored score and decision
- * under k->pol, on nthreads workers (0 or 1: this thread).  k and the
- * layout it points to are borrowed for the call.  on_progress (may
+ * under k->pol, on nthreads threads (0 or 1: this thread; more: this
+ * thread reads, verifies and decompresses while nthreads - 1 workers
+ * decode, score and compare).  k and the layout it points to are
+ * borrowed for the call.  on_progress (may
  * be NULL) gets the cases done so far out of expect, from this thread.
  *
  * *total is the tally to add to: set total->bad beforehand to only

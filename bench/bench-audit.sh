@@ -1,12 +1,19 @@
 #!/bin/sh
 # bench-audit.sh BINARY - audit of a 1,000,000-case sample of a German
-# credit model (the MLP and the logistic fixtures): scoring throughput
-# excluding the rebuild, the whole pass over the sample, peak RSS at
-# 100,000 and 1,000,000 cases, and `dispute` of one case.  Medians of 5
-# runs.  Figures come from the audit record's timings (--json) and from
-# /usr/bin/time -v.
+# credit model (the logistic, MLP and trees fixtures): scoring throughput
+# excluding the rebuild (the record's timings.scoring_s: decode, score,
+# compare), the whole pass over the sample (read, verify, decompress,
+# score) on one thread and on two (--threads 2: one reads, one scores),
+# peak RSS at 100,000 and 1,000,000 cases, and `dispute` of one case.
+# Medians of 5 runs.  Figures come from the audit record's timings
+# (--json) and from /usr/bin/time -v.
+#
+# RBA_BENCH_BASE=OLD_BINARY audits the same stores with OLD_BINARY too,
+# run for run in turn with BINARY (the machine's noise hits both alike),
+# and prints the ratios; the verdicts must be the same.
 set -u
 bin=$1
+base=${RBA_BENCH_BASE:-}
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d "${TMPDIR:-/tmp}/rba-bench.XXXXXX")
@@ -21,7 +28,38 @@ done
 # field NAME FILE: median of the audit record's timing NAME over the runs
 med() { median < "$1"; }
 
-for model in mlp logistic; do
+# audit_once BIN TAG STORE VERSION THREADS: one audit of VERSION,
+# its pass and scoring seconds and peak RSS appended to $dir/*-TAG
+audit_once() {
+	/usr/bin/time -v -o "$dir/tv-$2" "$1" -S "$3" --json audit "$4" --threads "$5" \
+		> "$dir/a-$2.json" 2> "$dir/a.err" || { cat "$dir/a.err" >&2; return 1; }
+	jq -r '.audits[0].timings.sample_pass_s' "$dir/a-$2.json" >> "$dir/pass-$2"
+	jq -r '.audits[0].timings.scoring_s' "$dir/a-$2.json" >> "$dir/score-$2"
+	awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/tv-$2" >> "$dir/rss-$2"
+}
+
+# report MODEL N TAG LABEL
+report() {
+	v=$(jq -r '.audits[0].verdict + " (" + .audits[0].rebuild.scoring + " scoring, delta " + (.audits[0].sample.max_score_delta | tostring) + ")"' "$dir/a-$3.json")
+	awk -v n=$2 -v m=$1 -v l="$4" -v s="$(med "$dir/score-$3")" -v p="$(med "$dir/pass-$3")" \
+		-v r="$(med "$dir/rss-$3")" -v rm="$(sort -n "$dir/rss-$3" | tail -n 1)" -v v="$v" 'BEGIN {
+		printf "%s %d %s: audit %s\n", m, n, l, v
+		printf "%s %d %s:   scoring (decode, score, compare), median %.3f s = %.2f M cases/s (target >= 10 M/s)\n", m, n, l, s, n / s / 1e6
+		printf "%s %d %s:   whole pass (read, verify, decompress, score), median %.3f s = %.2f M cases/s (target >= 5 M/s)\n", m, n, l, p, n / p / 1e6
+		printf "%s %d %s:   peak RSS median %.1f MiB, max %.1f MiB (target < 64 MiB, flat in the sample size)\n", m, n, l, r / 1024, rm / 1024 }'
+}
+
+# ratio MODEL N THREADS: old over new, medians of the same run
+ratio() {
+	awk -v m=$1 -v n=$2 -v t=$3 -v so="$(med "$dir/score-old$3")" -v sn="$(med "$dir/score-new$3")" \
+		-v po="$(med "$dir/pass-old$3")" -v pn="$(med "$dir/pass-new$3")" 'BEGIN {
+		printf "%s %d threads %d: this build against RBA_BENCH_BASE, same run: scoring %.3f s -> %.3f s (%.2fx), whole pass %.3f s -> %.3f s (%.2fx)\n",
+			m, n, t, so, sn, so / sn, po, pn, po / pn }'
+	[ "$(jq -r .audits[0].verdict "$dir/a-old$3.json")" = "$(jq -r .audits[0].verdict "$dir/a-new$3.json")" ] ||
+		echo "$m $n: the verdicts differ" >&2
+}
+
+for model in logistic mlp gbdt; do
 	V=german-categorical-$model
 	for n in 100000 1000000; do
 		st="$dir/st-$model-$n"
@@ -31,23 +69,15 @@ for model in mlp logistic; do
 			--policy "$top/fixtures/policy/credit.yaml" > /dev/null 2>&1 || exit 1
 		timed "$dir/add" "$bin" -S "$st" -q sample add $V "$dir/cases-$n.csv" || exit 1
 		echo "$model $n: sample add $(cut -d' ' -f1 "$dir/add") s, peak RSS $(awk '{ printf "%.1f", $2 / 1024 }' "$dir/add") MiB"
-		: > "$dir/pass"
-		: > "$dir/score"
-		: > "$dir/rss"
-		for i in $(seq $runs); do
-			/usr/bin/time -v -o "$dir/tv" "$bin" -S "$st" --json audit $V > "$dir/a.json" 2> "$dir/a.err" ||
-				{ cat "$dir/a.err" >&2; exit 1; }
-			jq -r '.audits[0].timings.sample_pass_s' "$dir/a.json" >> "$dir/pass"
-			jq -r '.audits[0].timings.scoring_s' "$dir/a.json" >> "$dir/score"
-			awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/tv" >> "$dir/rss"
+		for t in 1 2; do
+			rm -f "$dir"/pass-* "$dir"/score-* "$dir"/rss-*
+			for i in $(seq $runs); do
+				audit_once "$bin" new$t "$st" $V $t || exit 1
+				[ -z "$base" ] || audit_once "$base" old$t "$st" $V $t || exit 1
+			done
+			report $model $n new$t "threads $t"
+			[ -z "$base" ] || ratio $model $n $t
 		done
-		v=$(jq -r '.audits[0].verdict + " (" + .audits[0].rebuild.scoring + " scoring)"' "$dir/a.json")
-		awk -v n=$n -v m=$model -v s="$(med "$dir/score")" -v p="$(med "$dir/pass")" \
-			-v r="$(med "$dir/rss")" -v rm="$(sort -n "$dir/rss" | tail -n 1)" -v v="$v" 'BEGIN {
-			printf "%s %d: audit %s\n", m, n, v
-			printf "%s %d:   scoring (decode, score, compare), median %.3f s = %.2f M cases/s (target >= 2 M/s on one core)\n", m, n, s, n / s / 1e6
-			printf "%s %d:   whole pass (read, verify, decompress, score), median %.3f s = %.2f M cases/s\n", m, n, p, n / p / 1e6
-			printf "%s %d:   peak RSS median %.1f MiB, max %.1f MiB (target < 64 MiB, flat in the sample size)\n", m, n, r / 1024, rm / 1024 }'
 	done
 done
 

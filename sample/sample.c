@@ -652,7 +652,32 @@ enum num_repr { REPR_I8 = 1, REPR_I16 = 2, REPR_I32 = 3, REPR_F32 = 4,
 
 static const size_t repr_size[] = { 0, 1, 2, 4, 4, 8 };
 
-static double
+/* rba_get_u32le and rba_get_u64le inline: one load each. */
+static inline uint32_t
+num_le32(const uint8_t *p)
+{
+	uint32_t u;
+
+	memcpy(&u, p, sizeof(u));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	u = __builtin_bswap32(u);
+#endif
+	return u;
+}
+
+static inline uint64_t
+num_le64(const uint8_t *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, sizeof(w));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
+static inline double
 num_at(const uint8_t *p, uint8_t r, size_t i)
 {
 	uint32_t u;
@@ -663,15 +688,44 @@ num_at(const uint8_t *p, uint8_t r, size_t i)
 	switch (r) {
 	case REPR_I8: return (int8_t)p[i];
 	case REPR_I16: return (int16_t)(uint16_t)(p[2 * i] | (p[2 * i + 1] << 8));
-	case REPR_I32: return (int32_t)rba_get_u32le(p + 4 * i);
+	case REPR_I32: return (int32_t)num_le32(p + 4 * i);
 	case REPR_F32:
-		u = rba_get_u32le(p + 4 * i);
+		u = num_le32(p + 4 * i);
 		memcpy(&f, &u, sizeof(f));
 		return f;
 	default:
-		w = rba_get_u64le(p + 8 * i);
+		w = num_le64(p + 8 * i);
 		memcpy(&v, &w, sizeof(v));
 		return v;
+	}
+}
+
+/* out[i] = num_at(p, r, from + i) for i below cnt, the representation
+ * chosen once rather than per value. */
+static void
+nums_copy(const uint8_t *p, uint8_t r, size_t from, size_t cnt, double *out)
+{
+	switch (r) {
+	case REPR_I8:
+		for (size_t i = 0; i < cnt; i++)
+			out[i] = num_at(p, REPR_I8, from + i);
+		break;
+	case REPR_I16:
+		for (size_t i = 0; i < cnt; i++)
+			out[i] = num_at(p, REPR_I16, from + i);
+		break;
+	case REPR_I32:
+		for (size_t i = 0; i < cnt; i++)
+			out[i] = num_at(p, REPR_I32, from + i);
+		break;
+	case REPR_F32:
+		for (size_t i = 0; i < cnt; i++)
+			out[i] = num_at(p, REPR_F32, from + i);
+		break;
+	default:
+		for (size_t i = 0; i < cnt; i++)
+			out[i] = num_at(p, r, from + i);
+		break;
 	}
 }
 
@@ -697,8 +751,7 @@ dec_numbers_nan(struct dec *x, size_t n, double *out, size_t from, size_t cnt,
 			if (!isfinite(v) && !(nan_ok && v != v))
 				return dec_fail(x, what, "hold a number that is not finite");
 		}
-	for (size_t i = 0; i < cnt; i++)
-		out[i] = num_at(p, r, from + i);
+	nums_copy(p, r, from, cnt, out);
 	return 0;
 }
 

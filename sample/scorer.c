@@ -5,6 +5,8 @@
  */
 #include "sample/scorer.h"
 
+#include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +34,10 @@ struct sample_scorer {
 	size_t cap_cases, cap_levels;
 	float *tx0;	/* ncases x ncols: first-layer multipliers */
 	uint32_t *row0; /* ncases x ncols: first-layer weight rows */
-	float *lvl_x;	/* per dictionary level: value or multiplier */
-	int32_t *lvl_f; /* per dictionary level: row, or -1 (bad) */
+	size_t cap_rows; /* cases tx0 and row0 hold */
+	float *lvl_x;	/* per column, per dictionary level: value or
+			 * multiplier (cap_levels apart) */
+	int32_t *lvl_f; /* the same: row, or -1 (bad), -2 (beyond float32) */
 	float *raw;	/* fallback: SCORE_BLOCK x nfeat */
 };
 
@@ -176,9 +180,9 @@ sample_scorer_bind(struct sample_scorer *sc, const struct sample_layout *l,
 }
 
 static int
-grow(struct sample_scorer *sc, const struct sample_chunk *c)
+grow(struct sample_scorer *sc, const struct sample_chunk *c, size_t rows)
 {
-	size_t need = (size_t)c->ncases * (sc->ncols ? sc->ncols : 1);
+	size_t need = rows * (sc->ncols ? sc->ncols : 1);
 	size_t levels = 1;
 
 	for (uint32_t k = 0; k < sc->ncols; k++) {
@@ -195,11 +199,13 @@ grow(struct sample_scorer *sc, const struct sample_chunk *c)
 		if (sc->cap_cases == 0)
 			return RBA_E_NOMEM;
 	}
+	sc->cap_rows = sc->cap_cases / (sc->ncols ? sc->ncols : 1);
 	if (levels > sc->cap_levels) {
+		size_t all = levels * (sc->ncols ? sc->ncols : 1);
 		free(sc->lvl_x);
 		free(sc->lvl_f);
-		sc->lvl_x = malloc(levels * sizeof(float));
-		sc->lvl_f = malloc(levels * sizeof(int32_t));
+		sc->lvl_x = malloc(all * sizeof(float));
+		sc->lvl_f = malloc(all * sizeof(int32_t));
 		sc->cap_levels = sc->lvl_x && sc->lvl_f ? levels : 0;
 		if (sc->cap_levels == 0)
 			return RBA_E_NOMEM;
@@ -299,11 +305,58 @@ native_x(const struct encode_spec *spec, const struct encode_column *ec,
 	return (raw - spec->mean[f]) / spec->scale[f];
 }
 
-/* Model column k's terms from a number column of the chunk: each value
- * standardized, a missing one's text a token. */
+/*
+ * Model column k's terms of cases i0 to i1 - 1 (at most SCORE_ROWS)
+ * from a number column, when every value is a number the model takes:
+ * the same standardization as prepare_numbers, in loops of a constant
+ * trip count the compiler vectorizes (IEEE operations lane by lane: the
+ * same bits).  0 when a value is missing or standardizes beyond
+ * float32: prepare_numbers then does the block, one case at a time.
+ */
+#define NUM_LANES 16
+static int
+prepare_numbers_fast(struct sample_scorer *sc, const struct sample_chunk *c,
+		     uint32_t k, uint32_t i0, uint32_t i1)
+{
+	const struct encode_spec *spec = &sc->a->spec;
+	const struct sc_col *mc = &sc->cols[k];
+	const double *num = c->cols[mc->src].num + i0;
+	uint32_t f = mc->f0, n = i1 - i0, i = 0;
+	float *tx = sc->tx0 + k;
+	uint32_t *row = sc->row0 + k;
+	size_t K = sc->ncols;
+	const float mean = spec->mean[f], scale = spec->scale[f];
+	float x[SCORE_ROWS];
+	int ok = 1;
+
+	assert(n <= SCORE_ROWS);
+	for (; i + NUM_LANES <= n; i += NUM_LANES) {
+		int good = 1;
+		for (uint32_t j = i; j < i + NUM_LANES; j++) {
+			x[j] = ((float)num[j] - mean) / scale;
+			good &= fabsf(x[j]) <= FLT_MAX; /* not NaN, not inf */
+		}
+		ok &= good;
+	}
+	for (; i < n; i++) {
+		x[i] = ((float)num[i] - mean) / scale;
+		ok &= fabsf(x[i]) <= FLT_MAX;
+	}
+	if (!ok)
+		return 0;
+	for (i = 0; i < n; i++) {
+		tx[(size_t)i * K] = x[i];
+		row[(size_t)i * K] = f;
+	}
+	return 1;
+}
+
+/* Model column k's terms of cases i0 to i1 - 1 from a number column of
+ * the chunk: each value standardized, a missing one's text a token. */
 static int
 prepare_numbers(struct sample_scorer *sc, const struct sample_chunk *c,
-		uint32_t k, uint32_t *bad_case, struct rba_detail *d)
+		uint32_t k, uint32_t i0, uint32_t i1, uint32_t *bad_case,
+		struct rba_detail *d)
 {
 	const struct encode_spec *spec = &sc->a->spec;
 	const struct sc_col *mc = &sc->cols[k];
@@ -316,37 +369,36 @@ prepare_numbers(struct sample_scorer *sc, const struct sample_chunk *c,
 	float mean = spec->mean[f], scale = spec->scale[f];
 	char tmp[32];
 
-	for (uint32_t i = 0; i < c->ncases; i++) {
+	for (uint32_t i = i0; i < i1; i++) {
 		float rv = (float)col->num[i];
+		size_t at = (size_t)(i - i0) * K;
 		if (rv != rv) {
 			/* a missing value: its text is a token */
 			const char *t = sample_chunk_text(c, src, i, tmp);
 			if (!missing_raw(spec, f, t, &rv))
 				return bad_value(c, src, i, ec, bad_case, d);
 		}
-		tx[i * K] = (rv - mean) / scale;
-		if (!isfinite(tx[i * K]) && rv == rv)
+		tx[at] = (rv - mean) / scale;
+		if (!isfinite(tx[at]) && rv == rv)
 			return bad_range(sc, c, src, i, f, bad_case, d);
-		row[i * K] = f;
+		row[at] = f;
 	}
 	return 0;
 }
 
-/* Model column k's terms from a dictionary column: each level resolved
- * once (lvl_f: its feature, -1 not a value, -2 beyond float32), then
- * each case's code looked up. */
-static int
-prepare_dict(struct sample_scorer *sc, const struct sample_chunk *c,
-	     uint32_t k, uint32_t *bad_case, struct rba_detail *d)
+/* Model column k's dictionary levels, each resolved once a chunk into
+ * its table (lvl_f: its feature, -1 not a value, -2 beyond float32;
+ * lvl_x: its term). */
+static void
+resolve_dict(struct sample_scorer *sc, const struct sample_chunk *c, uint32_t k)
 {
 	const struct encode_spec *spec = &sc->a->spec;
 	const struct sc_col *mc = &sc->cols[k];
 	const struct encode_column *ec = mc->ec;
 	const struct sample_column *col = &c->cols[mc->src];
-	uint32_t src = (uint32_t)mc->src, f = mc->f0;
-	float *tx = sc->tx0 + k;
-	uint32_t *row = sc->row0 + k;
-	size_t K = sc->ncols;
+	uint32_t f = mc->f0;
+	float *lvl_x = sc->lvl_x + k * sc->cap_levels;
+	int32_t *lvl_f = sc->lvl_f + k * sc->cap_levels;
 
 	for (uint32_t v = 0; v < col->nlevels; v++) {
 		if (ec->kind == ENCODE_NUMERIC) {
@@ -354,43 +406,63 @@ prepare_dict(struct sample_scorer *sc, const struct sample_chunk *c,
 			float rv;
 			const char *t = col->levels[v];
 			if (missing_raw(spec, f, t, &rv)) {
-				sc->lvl_f[v] = (int32_t)f;
-				sc->lvl_x[v] = (rv - spec->mean[f]) /
-					       spec->scale[f];
+				lvl_f[v] = (int32_t)f;
+				lvl_x[v] = (rv - spec->mean[f]) / spec->scale[f];
 				continue;
 			}
-			sc->lvl_f[v] = csv_parse_number(t, strlen(t), &num)
-					       ? -1 : (int32_t)f;
-			sc->lvl_x[v] = ((float)num - spec->mean[f]) /
-				       spec->scale[f];
-			if (sc->lvl_f[v] >= 0 && !isfinite(sc->lvl_x[v]))
-				sc->lvl_f[v] = -2; /* beyond float32 */
+			lvl_f[v] = csv_parse_number(t, strlen(t), &num)
+					   ? -1 : (int32_t)f;
+			lvl_x[v] = ((float)num - spec->mean[f]) / spec->scale[f];
+			if (lvl_f[v] >= 0 && !isfinite(lvl_x[v]))
+				lvl_f[v] = -2; /* beyond float32 */
 		} else if (ec->kind == ENCODE_NATIVE) {
-			sc->lvl_f[v] = (int32_t)f;
-			sc->lvl_x[v] = native_x(spec, ec, f, col->levels[v]);
+			lvl_f[v] = (int32_t)f;
+			lvl_x[v] = native_x(spec, ec, f, col->levels[v]);
 		} else {
 			long lv = find_level(ec, col->levels[v]);
-			sc->lvl_f[v] = lv < 0 ? -1 : (int32_t)(f + (uint32_t)lv);
-			sc->lvl_x[v] = lv < 0 ? 0.0f : sc->xon[f + (uint32_t)lv];
+			lvl_f[v] = lv < 0 ? -1 : (int32_t)(f + (uint32_t)lv);
+			lvl_x[v] = lv < 0 ? 0.0f : sc->xon[f + (uint32_t)lv];
 		}
 	}
-	for (uint32_t i = 0; i < c->ncases; i++) {
-		uint32_t code = col->codes[i];
-		if (sc->lvl_f[code] == -2)
+}
+
+/* Model column k's terms of cases i0 to i1 - 1 from a dictionary column:
+ * each case's code looked up in the column's table (resolve_dict). */
+static int
+prepare_dict(struct sample_scorer *sc, const struct sample_chunk *c,
+	     uint32_t k, uint32_t i0, uint32_t i1, uint32_t *bad_case,
+	     struct rba_detail *d)
+{
+	const struct sc_col *mc = &sc->cols[k];
+	const struct sample_column *col = &c->cols[mc->src];
+	const uint32_t *codes = col->codes;
+	uint32_t src = (uint32_t)mc->src, f = mc->f0;
+	const float *lvl_x = sc->lvl_x + k * sc->cap_levels;
+	const int32_t *lvl_f = sc->lvl_f + k * sc->cap_levels;
+	float *tx = sc->tx0 + k;
+	uint32_t *row = sc->row0 + k;
+	size_t K = sc->ncols;
+
+	for (uint32_t i = i0; i < i1; i++) {
+		uint32_t code = codes[i];
+		int32_t lf = lvl_f[code];
+		size_t at = (size_t)(i - i0) * K;
+		if (lf == -2)
 			return bad_range(sc, c, src, i, f, bad_case, d);
-		if (sc->lvl_f[code] < 0)
-			return bad_value(c, src, i, ec, bad_case, d);
-		tx[i * K] = sc->lvl_x[code];
-		row[i * K] = (uint32_t)sc->lvl_f[code];
+		if (lf < 0)
+			return bad_value(c, src, i, mc->ec, bad_case, d);
+		tx[at] = lvl_x[code];
+		row[at] = (uint32_t)lf;
 	}
 	return 0;
 }
 
-/* Model column k's terms from each case's text (rare: a numeric-looking
- * categorical, or ids). */
+/* Model column k's terms of cases i0 to i1 - 1 from each case's text
+ * (rare: a numeric-looking categorical, or ids). */
 static int
 prepare_texts(struct sample_scorer *sc, const struct sample_chunk *c,
-	      uint32_t k, uint32_t *bad_case, struct rba_detail *d)
+	      uint32_t k, uint32_t i0, uint32_t i1, uint32_t *bad_case,
+	      struct rba_detail *d)
 {
 	const struct encode_spec *spec = &sc->a->spec;
 	const struct sc_col *mc = &sc->cols[k];
@@ -401,47 +473,50 @@ prepare_texts(struct sample_scorer *sc, const struct sample_chunk *c,
 	size_t K = sc->ncols;
 	char tmp[32];
 
-	for (uint32_t i = 0; i < c->ncases; i++) {
+	for (uint32_t i = i0; i < i1; i++) {
 		const char *t = sample_chunk_text(c, src, i, tmp);
+		size_t at = (size_t)(i - i0) * K;
 		if (ec->kind == ENCODE_NUMERIC) {
 			double num;
 			float rv;
 			if (missing_raw(spec, f, t, &rv)) {
-				tx[i * K] = (rv - spec->mean[f]) / spec->scale[f];
-				row[i * K] = f;
+				tx[at] = (rv - spec->mean[f]) / spec->scale[f];
+				row[at] = f;
 				continue;
 			}
 			if (csv_parse_number(t, strlen(t), &num))
 				return bad_value(c, src, i, ec, bad_case, d);
-			tx[i * K] = ((float)num - spec->mean[f]) / spec->scale[f];
-			if (!isfinite(tx[i * K]))
+			tx[at] = ((float)num - spec->mean[f]) / spec->scale[f];
+			if (!isfinite(tx[at]))
 				return bad_range(sc, c, src, i, f, bad_case, d);
-			row[i * K] = f;
+			row[at] = f;
 		} else if (ec->kind == ENCODE_NATIVE) {
-			tx[i * K] = native_x(spec, ec, f, t);
-			row[i * K] = f;
+			tx[at] = native_x(spec, ec, f, t);
+			row[at] = f;
 		} else {
 			long lv = find_level(ec, t);
 			if (lv < 0)
 				return bad_value(c, src, i, ec, bad_case, d);
-			tx[i * K] = sc->xon[f + (uint32_t)lv];
-			row[i * K] = f + (uint32_t)lv;
+			tx[at] = sc->xon[f + (uint32_t)lv];
+			row[at] = f + (uint32_t)lv;
 		}
 	}
 	return 0;
 }
 
 /*
- * Fills the chunk's first-layer terms, column by column: for case i and
- * model column k, tx0[i * ncols + k] multiplies weight row
- * row0[i * ncols + k].  Numeric: the standardized value and the
- * column's feature; categorical: the one-hot multiplier and the level's
- * feature; native: the level index and the column's feature.  Dictionary
- * entries are resolved once each.
+ * Fills the first-layer terms of cases i0 to i1 - 1, column by column:
+ * for case i and model column k, tx0[(i - i0) * ncols + k] multiplies
+ * weight row row0[(i - i0) * ncols + k].  Numeric: the standardized
+ * value and the column's feature; categorical: the one-hot multiplier
+ * and the level's feature; native: the level index and the column's
+ * feature.  Dictionary columns are resolved first (resolve_dict).  Over
+ * a whole chunk, the first error is the first bad case of the first
+ * column that has one.
  */
 static int
-prepare(struct sample_scorer *sc, const struct sample_chunk *c,
-	uint32_t *bad_case, struct rba_detail *d)
+prepare(struct sample_scorer *sc, const struct sample_chunk *c, uint32_t i0,
+	uint32_t i1, uint32_t *bad_case, struct rba_detail *d)
 {
 	for (uint32_t k = 0; k < sc->ncols; k++) {
 		const struct sc_col *mc = &sc->cols[k];
@@ -450,11 +525,15 @@ prepare(struct sample_scorer *sc, const struct sample_chunk *c,
 
 		if (mc->ec->kind == ENCODE_NUMERIC &&
 		    col->kind == SAMPLE_COL_NUMBER)
-			err = prepare_numbers(sc, c, k, bad_case, d);
+			err = i1 - i0 <= SCORE_ROWS &&
+					      prepare_numbers_fast(sc, c, k, i0, i1)
+				      ? 0
+				      : prepare_numbers(sc, c, k, i0, i1,
+							bad_case, d);
 		else if (col->kind == SAMPLE_COL_DICT)
-			err = prepare_dict(sc, c, k, bad_case, d);
+			err = prepare_dict(sc, c, k, i0, i1, bad_case, d);
 		else
-			err = prepare_texts(sc, c, k, bad_case, d);
+			err = prepare_texts(sc, c, k, i0, i1, bad_case, d);
 		if (err != 0)
 			return err;
 	}
@@ -582,23 +661,52 @@ run_exec(struct sample_scorer *sc, const struct sample_chunk *c, float *probs,
 	return err;
 }
 
-int
-sample_scorer_run(struct sample_scorer *sc, const struct sample_chunk *c,
-		 float *probs, uint32_t *bad_case, struct rba_detail *d)
+/*
+ * The sparse path a block of SCORE_ROWS cases at a time, so that a
+ * block's terms stay in cache between prepare and the scorer (the
+ * scorer's result is per case, whatever the blocks).  A block with a
+ * case the model cannot take sends the whole chunk through prepare
+ * column by column, so that the error reported is the one a
+ * chunk-at-a-time pass finds: the first bad case of the first column
+ * that has one.
+ */
+static int
+run_sparse(struct sample_scorer *sc, const struct sample_chunk *c,
+	   float *probs, uint32_t *bad_case, struct rba_detail *d)
 {
 	size_t K = sc->ncols;
 	int err;
 
+	if ((err = grow(sc, c, SCORE_ROWS)) != 0)
+		return err;
+	for (uint32_t k = 0; k < sc->ncols; k++)
+		if (c->cols[sc->cols[k].src].kind == SAMPLE_COL_DICT)
+			resolve_dict(sc, c, k);
+	for (uint32_t i0 = 0; i0 < c->ncases; i0 += SCORE_ROWS) {
+		uint32_t n = c->ncases - i0 < SCORE_ROWS ? c->ncases - i0
+							 : SCORE_ROWS;
+		if (prepare(sc, c, i0, i0 + n, NULL, NULL) != 0) {
+			if ((err = grow(sc, c, c->ncases)) != 0)
+				return err;
+			err = prepare(sc, c, 0, c->ncases, bad_case, d);
+			assert(err != 0);
+			return err;
+		}
+		rebuild_sparse_score(sc->sp, sc->tx0, sc->row0, K, n,
+				     probs + (size_t)i0 * sc->nclasses);
+	}
+	return 0;
+}
+
+int
+sample_scorer_run(struct sample_scorer *sc, const struct sample_chunk *c,
+		 float *probs, uint32_t *bad_case, struct rba_detail *d)
+{
 	if (c->ncases == 0)
 		return 0;
 	if (sc->a->exec_pins != NULL)
 		return run_exec(sc, c, probs, d);
 	if (!sc->sparse)
 		return run_dense(sc, c, probs, bad_case, d);
-	if ((err = grow(sc, c)) != 0)
-		return err;
-	if ((err = prepare(sc, c, bad_case, d)) != 0)
-		return err;
-	rebuild_sparse_score(sc->sp, sc->tx0, sc->row0, K, c->ncases, probs);
-	return 0;
+	return run_sparse(sc, c, probs, bad_case, d);
 }

@@ -24,6 +24,7 @@
 #include "model/artifact.h"
 
 #define SCORE_BLOCK 64 /* cases per forward block */
+#define SCORE_ROWS 160 /* cases per sparse block (2 forest blocks) */
 
 struct sample_scorer;
 

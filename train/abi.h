@@ -100,4 +100,11 @@ void abi1_softmax(const struct kernel_ops *k, const float *z, size_t rows,
 /* ABI 1's sparse scorer (abi1_sparse.c). */
 int abi1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out);
 
+/*
+ * ABI 1's block scorer (abi1_block.c): abi1_sparse_new's scorer, bit for
+ * bit, with the softmax run once per block of cases.  What
+ * rebuild_sparse_new gives for an ABI 1 network.
+ */
+int abi1_block_new(const struct rebuild_model *m, struct rebuild_sparse **out);
+
 #endif

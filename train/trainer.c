@@ -321,6 +321,9 @@ rebuild_sparse_new(uint32_t abi, const struct rebuild_model *m,
 		return g->sparse_new(m, out);
 	}
 	assert(a->sparse_new != NULL); /* every ABI provides one */
+	/* ABI 1's block scorer: abi1_sparse.c's bits, faster (abi1_block.c) */
+	if (abi == 1)
+		return abi1_block_new(m, out);
 	return a->sparse_new(m, out);
 }
 

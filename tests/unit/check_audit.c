@@ -28,6 +28,7 @@
 #include "data/encode.h"
 #include "model/explain.h"
 #include "train/gbdt1.h"
+#include "train/kernel.h"
 #include "rebuild/rebuild.h"
 #include "data/snapshot.h"
 #include "store/store.h"
@@ -396,15 +397,22 @@ check_scoring_on(const char *pins_path, const char *version, const char *csv,
 	ck_assert_msg(r.mismatch == 0, "%d scores differ from artifact_score", r.mismatch);
 	ck_assert_int_eq(r.stored_off, 0);
 	ck_assert_int_eq(r.walk_off, 0);
-	/* The narrowest vector path gives the same bits. */
+	/* Every vector path this CPU has gives the same bits. */
 	sample_scorer_free(r.sc);
-	setenv("RBA_STRICT_ISA", "base", 1);
-	ck_assert_int_eq(sample_scorer_new(&a, &r.sc, &d), 0);
-	ck_assert_int_eq(sample_scorer_bind(r.sc, &l, &d), 0);
-	ck_assert_int_eq(sample_walk(t, version, &l, ref_chunk, &r, &d), 0);
-	ck_assert_int_eq(r.mismatch, 0);
+	{
+		const char *isas[3];
+		size_t nisa = kernel_strict_isas(isas);
+		for (size_t i = 0; i < nisa; i++) {
+			setenv("RBA_STRICT_ISA", isas[i], 1);
+			ck_assert_int_eq(sample_scorer_new(&a, &r.sc, &d), 0);
+			ck_assert_int_eq(sample_scorer_bind(r.sc, &l, &d), 0);
+			ck_assert_int_eq(sample_walk(t, version, &l, ref_chunk, &r, &d), 0);
+			ck_assert_msg(r.mismatch == 0, "%s: %d scores differ", isas[i],
+				      r.mismatch);
+			sample_scorer_free(r.sc);
+		}
+	}
 	unsetenv("RBA_STRICT_ISA");
-	sample_scorer_free(r.sc);
 	/* A one-hot feature that does not standardize to zero: dense path. */
 	if (a.spec.nfeatures > a.spec.ncolumns) {
 		int moved = 0;
@@ -510,6 +518,123 @@ START_TEST(test_scoring_native)
 	setup();
 	check_scoring_on(PINS_NATIVE, "german-native-gbdt", german_odd_levels(),
 			 1000, 1);
+}
+END_TEST
+
+/*
+ * A chunk with cases the model cannot take in two columns: the scorer
+ * reports the first bad case of the first column that has one, as a
+ * chunk scored column by column does, even when a later column's bad
+ * case sits in an earlier block of SCORE_ROWS cases.  Two dictionary
+ * entries of the decoded chunk are made unknown levels: one of an
+ * earlier column whose uses before case SCORE_ROWS are moved to another
+ * entry, one of a later column used before it.
+ */
+struct order_ctx {
+	const struct artifact *a;
+	const struct sample_layout *l;
+	struct sample_scorer *sc;
+	int checked;
+};
+
+/* The first case using entry v of chunk column col, or ncases. */
+static uint32_t
+first_use(const struct sample_chunk *c, uint32_t col, uint32_t v)
+{
+	uint32_t i = 0;
+
+	while (i < c->ncases && c->cols[col].codes[i] != v)
+		i++;
+	return i;
+}
+
+static int
+order_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
+{
+	struct order_ctx *o = ctx;
+	const struct encode_spec *spec = &o->a->spec;
+	long col1 = -1, col2 = -1, k1 = -1;
+	uint32_t v1 = 0, v2 = 0, i1 = 0, bad = 0;
+	float *probs = malloc((size_t)c->ncases * spec->nclasses * sizeof(float));
+	struct rba_detail d;
+	char want[256];
+
+	(void)chunk_no;
+	for (uint32_t k = 0; k < spec->ncolumns && col2 < 0; k++) {
+		const struct encode_column *ec = &spec->columns[k];
+		long src = -1;
+		if (ec->kind != ENCODE_CATEGORICAL)
+			continue;
+		for (uint32_t j = 0; j < o->l->ncols; j++)
+			if (strcmp(o->l->names[j], ec->name) == 0)
+				src = j;
+		if (src < 0 || c->cols[src].kind != SAMPLE_COL_DICT)
+			continue;
+		if (col1 < 0 && c->cols[src].nlevels >= 2) {
+			/* entry 0, its uses before SCORE_ROWS moved to 1 */
+			uint32_t *codes = (uint32_t *)c->cols[src].codes;
+			for (uint32_t i = 0; i < SCORE_ROWS && i < c->ncases; i++)
+				if (codes[i] == 0)
+					codes[i] = 1;
+			i1 = first_use(c, (uint32_t)src, 0);
+			if (i1 < c->ncases)
+				col1 = src, v1 = 0, k1 = k;
+			continue;
+		}
+		if (col1 >= 0 && first_use(c, (uint32_t)src, 0) < SCORE_ROWS)
+			col2 = src, v2 = 0;
+	}
+	ck_assert_msg(col1 >= 0 && col2 >= 0, "no two columns to make bad");
+	/* Test only: the decoded chunk's texts, rewritten in place. */
+	((const char **)c->cols[col1].levels)[v1] = "Z-unknown-1";
+	((const char **)c->cols[col2].levels)[v2] = "Z-unknown-2";
+	rba_detail_clear(&d);
+	ck_assert_int_eq(sample_scorer_run(o->sc, c, probs, &bad, &d), RBA_E_SCHEMA);
+	ck_assert_uint_eq(bad, i1);
+	snprintf(want, sizeof(want), "case '%s': unknown level 'Z-unknown-1' of "
+		 "categorical column '%s'", c->ids[i1], spec->columns[k1].name);
+	ck_assert_msg(strcmp(d.reason, want) == 0, "%s", d.reason);
+	o->checked++;
+	free(probs);
+	return 0;
+}
+
+START_TEST(test_scoring_error_order)
+{
+	struct store *s = new_store();
+	struct store_txn *t;
+	struct store_sample_info info;
+	struct sample_layout l;
+	struct artifact a;
+	struct order_ctx o;
+	struct rba_detail d;
+	uint8_t *bytes;
+	size_t n;
+
+	reg(s, PINS_CAT_MLP, NULL, NULL, POL_CREDIT);
+	ck_assert_msg(add_sample(s, "german-categorical-mlp", GC, NULL, &d) == 0,
+		      "%s", d.reason);
+	bytes = stored_artifact(s, "german-categorical-mlp", &n);
+	ck_assert_int_eq(artifact_decode(bytes, n, &a, &d), 0);
+	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
+	ck_assert_int_eq(sample_layout_load(t, "german-categorical-mlp", &info, &l,
+					    &d), 0);
+	memset(&o, 0, sizeof(o));
+	o.a = &a;
+	o.l = &l;
+	ck_assert_int_eq(sample_scorer_new(&a, &o.sc, &d), 0);
+	ck_assert_int_eq(sample_scorer_is_sparse(o.sc), 1);
+	ck_assert_int_eq(sample_scorer_bind(o.sc, &l, &d), 0);
+	ck_assert_int_eq(sample_walk(t, "german-categorical-mlp", &l, order_chunk,
+				     &o, &d), 0);
+	ck_assert_int_eq(o.checked, 1);
+	sample_scorer_free(o.sc);
+	store_txn_abort(t);
+	sample_layout_release(&l);
+	store_sample_info_release(&info);
+	artifact_release(&a);
+	free(bytes);
+	store_close(s);
 }
 END_TEST
 
@@ -1594,6 +1719,7 @@ suite_audit(void)
 	tcase_add_test(tc, test_scoring_cat_logistic);
 	tcase_add_test(tc, test_scoring_numeric);
 	tcase_add_test(tc, test_scoring_native);
+	tcase_add_test(tc, test_scoring_error_order);
 	tcase_add_test(tc, test_sample_lossless);
 	tcase_add_test(tc, test_sample_errors);
 	tcase_add_test(tc, test_audit_bit_identical);

@@ -29,6 +29,7 @@
 #include "rebuild/runrec.h"
 #include "data/synth.h"
 #include "train/trainer.h"
+#include "train/abi.h"
 #include "tests/unit/suites.h"
 
 static uint32_t
@@ -1355,6 +1356,83 @@ START_TEST(test_trainer_kinds)
 }
 END_TEST
 
+/*
+ * ABI 1's block scorer (abi1_block.c, what rebuild_sparse_new gives for
+ * a network) against the per-case sparse scorer (abi1_sparse.c) it
+ * replaces, bit for bit, on every strict vector path this CPU has:
+ * logistic, MLP and a three-class network with a dead hidden unit,
+ * terms holding NaN, +-0, +-inf, subnormals and values near the float
+ * limit, blocks of 1 case to several softmax blocks and a ragged tail.
+ */
+static void
+block_agrees(uint32_t nlayers, const uint32_t *sizes, uint64_t seed)
+{
+	static const size_t counts[] = { 1, 2, 255, 256, 257, 1031 };
+	static const float edge[] = {
+		NAN, -NAN, 0.0f, -0.0f, INFINITY, -INFINITY, 0x1p-149f,
+		-0x1p-149f, 3.0e38f, -3.0e38f, 1.0f, -1.0f, 0.5f, 1e-20f,
+	};
+	const char *isas[3];
+	size_t nisa = kernel_strict_isas(isas), nedge = sizeof(edge) / 4;
+	uint32_t nin = sizes[0], C = sizes[nlayers], nt = nin < 7 ? nin : 7;
+	struct rebuild_model m;
+	uint64_t k = rng_key(seed, 98, 0, 0);
+
+	ck_assert_int_eq(rebuild_model_alloc(&m, nlayers, sizes), 0);
+	for (uint32_t l = 0; l < nlayers; l++) {
+		fill(m.w[l], (size_t)sizes[l] * sizes[l + 1], seed + l);
+		fill(m.b[l], sizes[l + 1], seed + 20 + l);
+	}
+	if (nlayers > 1)
+		m.b[0][1] = -1e6f; /* a unit that is never on */
+	for (size_t a = 0; a < nisa; a++) {
+		struct rebuild_sparse *blk, *sp;
+		setenv("RBA_STRICT_ISA", isas[a], 1);
+		ck_assert_int_eq(abi1_block_new(&m, &blk), 0);
+		ck_assert_int_eq(abi1_sparse_new(&m, &sp), 0);
+		for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+			size_t n = counts[ci];
+			float *tx = malloc(n * nt * 4), *want = malloc(n * C * 4),
+			      *got = malloc(n * C * 4);
+			uint32_t *row = malloc(n * nt * 4);
+			for (size_t i = 0; i < n; i++) {
+				uint32_t r = (uint32_t)(rng_u64(k, i) % (nin - nt + 1));
+				for (uint32_t t = 0; t < nt; t++) {
+					uint64_t u = rng_u64(k, 1000000 + i * nt + t);
+					row[i * nt + t] = r + t; /* ascending */
+					tx[i * nt + t] =
+						i % 3 == 0 ? edge[u % nedge]
+							   : rng_uniformf(k, u) * 8.0f - 4.0f;
+				}
+			}
+			rebuild_sparse_score(sp, tx, row, nt, n, want);
+			rebuild_sparse_score(blk, tx, row, nt, n, got);
+			ck_assert_msg(memcmp(want, got, n * C * 4) == 0,
+				      "%s: %zu cases differ", isas[a], n);
+			free(tx);
+			free(want);
+			free(got);
+			free(row);
+		}
+		rebuild_sparse_free(blk);
+		rebuild_sparse_free(sp);
+	}
+	unsetenv("RBA_STRICT_ISA");
+	rebuild_model_release(&m);
+}
+
+START_TEST(test_block_scorer)
+{
+	static const uint32_t logistic[] = { 61, 2 };
+	static const uint32_t mlp[] = { 61, 32, 32, 2 };
+	static const uint32_t three[] = { 12, 40, 3 };
+
+	block_agrees(1, logistic, 31);
+	block_agrees(3, mlp, 41);
+	block_agrees(2, three, 51);
+}
+END_TEST
+
 Suite *
 suite_rebuild(void)
 {
@@ -1363,6 +1441,7 @@ suite_rebuild(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_rng_pure);
+	tcase_add_test(tc, test_block_scorer);
 	tcase_add_test(tc, test_rng_normal);
 	tcase_add_test(tc, test_exp_log_accuracy);
 	tcase_add_test(tc, test_exp_log_special);
