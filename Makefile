@@ -409,8 +409,11 @@ check-arm64: arm64-deps test-deps $(BIN)
 	$(Q)RBA_DET_BUILDS='arm64-O0 arm64-O2 arm64-O3' sh tests/determinism.sh
 	$(Q)sh tests/cross-audit.sh $(CURDIR)/$(BIN) build/det-arm64-O2/run
 
+# Builds run on every core (CHECK_BUILD_JOBS); the tests that time kills
+# and races run one at a time as before.
+CHECK_BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: test-deps
-	$(Q)$(MAKE) --no-print-directory WERROR=-Werror all $(BUILD)/check_runner
+	$(Q)$(MAKE) --no-print-directory -j$(CHECK_BUILD_JOBS) WERROR=-Werror all $(BUILD)/check_runner $(TEST_BIN)
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man check-functions check-commits unit cli-tests check-exec-attacks
 	$(Q)$(MAKE) --no-print-directory check-interop
 	$(Q)$(MAKE) --no-print-directory check-determinism
@@ -468,7 +471,7 @@ $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB_OBJ)
 fuzz-bins: $(FUZZ_BINS)
 
 fuzz-build: test-deps
-	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) WERROR= HARDEN=0 \
+	$(Q)$(MAKE) --no-print-directory -j$(CHECK_BUILD_JOBS) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) WERROR= HARDEN=0 \
 	  OPT='-O1 -g -fno-omit-frame-pointer' FPFLAGS='-ffp-contract=off -fno-fast-math' \
 	  EXTRA_CFLAGS='-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all' \
 	  EXTRA_LDFLAGS='-fsanitize=address,undefined' fuzz-bins
