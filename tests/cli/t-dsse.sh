@@ -142,3 +142,37 @@ run 2 $RBA report bad-b64.dsse -o b.html --unverified
 err_has "payload is not base64"
 run 2 $RBA report ev.dsse -p k.pub -x ev.json.minisig -o x.html
 err_has "a DSSE envelope carries its signature: no -x"
+
+# ---- a dispute statement in an envelope --------------------------------------
+# export --dsse wraps audit evidence only, but verify takes any of the
+# tool's statements in an envelope: a dispute answer signed over PAE by
+# the key (here with OpenSSL, from the unencrypted minisign secret key:
+# its Ed25519 seed is bytes 62..93 of the decoded blob, after the key id), with no trusted
+# comment to name it, verifies; its payload changed does not.
+if command -v openssl > /dev/null && openssl version | grep -q '^OpenSSL 3'; then
+	run 0 $RBA dispute $V 3 --export -k k.key -o d.json
+	# wrap FILE OUT: FILE as the payload of an envelope signed by k.key
+	wrap() {
+		T=application/vnd.in-toto+json
+		printf 'DSSEv1 %d %s %d ' ${#T} "$T" "$(wc -c < "$1")" > pae-d.bin
+		cat "$1" >> pae-d.bin
+		{ printf '\060\056\002\001\000\060\005\006\003\053\145\160\004\042\004\040'
+		  sed -n 2p k.key | b64d | tail -c +63 | head -c 32; } > sk.der
+		openssl pkeyutl -sign -keyform DER -inkey sk.der -rawin -in pae-d.bin -out sig-d.bin &&
+		jq -n --arg p "$(base64 -w0 < "$1")" --arg s "$(base64 -w0 < sig-d.bin)" --arg k "$KID" \
+			'{payloadType: "application/vnd.in-toto+json", payload: $p, signatures: [{keyid: $k, sig: $s}]}' > "$2"
+	}
+	wrap d.json d.dsse
+	run 0 $RBA verify d.dsse -p k.pub
+	out_has 'envelope: DSSE'
+	err_empty
+	sed 's/"stands"/"escalate"/' d.json > d-edit.json
+	if ! cmp -s d.json d-edit.json; then
+		wrap d-edit.json d-edit.dsse
+		run 1 $RBA verify d-edit.dsse -p k.pub
+	fi
+	# signed over other bytes than its payload: refused
+	jq --arg p "$(base64 -w0 < d-edit.json)" '.payload = $p' d.dsse > d-swap.dsse
+	run 1 $RBA verify d-swap.dsse -p k.pub
+	err_has "signature"
+fi
