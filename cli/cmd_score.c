@@ -27,6 +27,7 @@
 #include "cli/commands.h"
 #include "common/buf.h"
 #include "common/digest.h"
+#include "common/fileio.h"
 #include "common/json.h"
 #include "common/numfmt.h"
 #include "policy/policy.h"
@@ -78,31 +79,6 @@ write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* An unlinked temporary file in $TMPDIR (/tmp when unset). */
-static int
-spool_file(int *fd, struct rba_detail *d)
-{
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	int e;
-
-	if (dir == NULL || *dir == 0)
-		dir = "/tmp";
-	if ((size_t)snprintf(path, sizeof(path), "%s/rebuild-audit-score.XXXXXX",
-			     dir) >= sizeof(path))
-		return rba_fail(d, ENAMETOOLONG, NULL, 0, 0,
-				"cannot create a temporary file in '%s': %s",
-				dir, rba_strerror(ENAMETOOLONG));
-	if ((*fd = mkstemp(path)) < 0) {
-		e = errno;
-		return rba_fail(d, e, NULL, 0, 0,
-				"cannot create a temporary file in '%s': %s",
-				dir, rba_strerror(e));
-	}
-	unlink(path);
-	return 0;
-}
-
 /* Adds b to the report and empties b.  0 or an errno (d says what). */
 static int
 spool_add(struct spool *sp, struct rba_buf *b, struct rba_detail *d)
@@ -120,7 +96,7 @@ spool_add(struct spool *sp, struct rba_buf *b, struct rba_detail *d)
 		return 0;
 	}
 	if (sp->fd < 0) {
-		if ((e = spool_file(&sp->fd, d)) != 0)
+		if ((e = rba_tmpfile("score", &sp->fd, d)) != 0)
 			return e;
 		if ((e = write_all(sp->fd, sp->mem.p, sp->mem.len)) != 0)
 			goto fail;

@@ -674,14 +674,47 @@ rba_file_write_output(const char *path, const void *p, size_t n, int mode,
 	return rba_output_commit(&o, d);
 }
 
+/* ---- temporary files ------------------------------------------------------ */
+
+const char *
+rba_tmpdir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir == NULL || *dir == '\0' ? "/tmp" : dir;
+}
+
+int
+rba_tmpfile(const char *what, int *fd, struct rba_detail *d)
+{
+	const char *dir = rba_tmpdir();
+	char path[4096];
+	int err;
+
+	*fd = -1;
+	if ((size_t)snprintf(path, sizeof(path), "%s/rebuild-audit-%s.XXXXXX", dir,
+			     what) >= sizeof(path))
+		return rba_fail(d, ENAMETOOLONG, NULL, 0, 0,
+				"cannot create a temporary file in '%s': %s", dir,
+				rba_strerror(ENAMETOOLONG));
+	if ((*fd = mkstemp(path)) < 0) {
+		err = errno;
+		return rba_fail(d, err, NULL, 0, 0,
+				"cannot create a temporary file in '%s': %s", dir,
+				rba_strerror(err));
+	}
+	unlink(path);
+	(void)fcntl(*fd, F_SETFD, FD_CLOEXEC);
+	return 0;
+}
+
 /* ---- input spooled before a lock ------------------------------------------ */
 
 int
 rba_input_spool(int fd, const char *name, uint64_t max, int *out,
 		uint64_t *size, struct rba_detail *d)
 {
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
+	const char *dir = rba_tmpdir();
 	uint8_t *buf = NULL;
 	struct stat st;
 	uint64_t total = 0;
@@ -695,21 +728,8 @@ rba_input_spool(int fd, const char *name, uint64_t max, int *out,
 		*size = (uint64_t)st.st_size;
 		return 0;
 	}
-	if (dir == NULL || *dir == '\0')
-		dir = "/tmp";
-	if ((size_t)snprintf(path, sizeof(path), "%s/rebuild-audit-input.XXXXXX",
-			     dir) >= sizeof(path))
-		return rba_fail(d, ENAMETOOLONG, NULL, 0, 0,
-				"cannot create a temporary file in '%s': %s", dir,
-				rba_strerror(ENAMETOOLONG));
-	if ((tmp = mkstemp(path)) < 0) {
-		err = errno;
-		return rba_fail(d, err, NULL, 0, 0,
-				"cannot create a temporary file in '%s': %s", dir,
-				rba_strerror(err));
-	}
-	unlink(path);
-	(void)fcntl(tmp, F_SETFD, FD_CLOEXEC);
+	if ((err = rba_tmpfile("input", &tmp, d)) != 0)
+		return err;
 	if ((buf = malloc(1u << 20)) == NULL) {
 		err = RBA_E_NOMEM;
 		goto out;

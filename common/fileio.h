@@ -125,6 +125,15 @@ int rba_rename_new(const char *from, const char *to);
  * reason names the directory).  fd is read, never closed.
  */
 #define RBA_SPOOL_MAX ((uint64_t)64 << 30) /* 64 GiB */
+/*
+ * The one temporary file of the tool: an unlinked file in $TMPDIR (/tmp
+ * when unset or empty), named rebuild-audit-WHAT.XXXXXX while it has a
+ * name, not inherited by programs the tool runs.  *fd gets it, open for
+ * reading and writing.  0 or an errno, d's reason naming the directory.
+ */
+int rba_tmpfile(const char *what, int *fd, struct rba_detail *d);
+/* $TMPDIR, or /tmp when unset or empty: where temporary files go. */
+const char *rba_tmpdir(void);
 int rba_input_spool(int fd, const char *name, uint64_t max, int *out,
 		    uint64_t *size, struct rba_detail *d);
 /*
