@@ -755,6 +755,15 @@ number_syntax(const char *p, size_t n, int *surely_finite)
 	return i == n ? 0 : RBA_E_SYNTAX;
 }
 
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+/* The powers of ten that are exact doubles (10^22 is the last), shared by
+ * fast_decimal and fast_field. */
+static const double pow10_exact[23] = {
+	1e0,  1e1,  1e2,  1e3,	1e4,  1e5,  1e6,  1e7,	1e8,  1e9,  1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+#endif
+
 /*
  * The fast path of csv_parse_number for text already checked against its
  * syntax.  A decimal significand m of at most 19 digits with m <= 2^53,
@@ -770,10 +779,6 @@ static int
 fast_decimal(const char *p, size_t n, double *out)
 {
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-	static const double pow10[23] = {
-		1e0,  1e1,  1e2,  1e3,	1e4,  1e5,  1e6,  1e7,	1e8,  1e9,  1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
 	uint64_t m = 0;
 	long e10 = 0, ex = 0;
 	unsigned digits = 0;
@@ -817,7 +822,7 @@ fast_decimal(const char *p, size_t n, double *out)
 	if (m > ((uint64_t)1 << 53) || e10 < -22 || e10 > 22)
 		return 0;
 	v = (double)m;
-	v = e10 >= 0 ? v * pow10[e10] : v / pow10[-e10];
+	v = e10 >= 0 ? v * pow10_exact[e10] : v / pow10_exact[-e10];
 	*out = neg ? -v : v;
 	return 1;
 #else
@@ -1292,10 +1297,6 @@ static inline __attribute__((always_inline)) int
 fast_field(const char *p, size_t n, double *out)
 {
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-	static const double pow10[23] = {
-		1e0,  1e1,  1e2,  1e3,	1e4,  1e5,  1e6,  1e7,	1e8,  1e9,  1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
 	uint64_t m = 0;
 	unsigned digits = 0, any = 0;
 	long e10 = 0;
@@ -1329,7 +1330,7 @@ fast_field(const char *p, size_t n, double *out)
 		}
 		v = (double)m;
 		if (dot != 0 && n > dot)
-			v = v / pow10[n - dot];
+			v = v / pow10_exact[n - dot];
 		*out = neg ? -v : v;
 		return 1;
 	}
@@ -1361,7 +1362,7 @@ fast_field(const char *p, size_t n, double *out)
 		return 0;
 	v = (double)m;
 	if (e10 < 0)
-		v = v / pow10[-e10];
+		v = v / pow10_exact[-e10];
 	*out = neg ? -v : v;
 	return 1;
 #else
