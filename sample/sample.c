@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "common/json.h"
+#include "data/csv_write.h"
 #include "sample/sample_mem.h"
 #include "common/fileio.h"
 #include "common/strv.h"
@@ -1421,22 +1422,6 @@ sample_walk(struct store_txn *txn, const char *version,
 	return err;
 }
 
-static void
-csv_put_field(struct rba_buf *b, const char *s)
-{
-	if (strpbrk(s, ",\"\r\n") == NULL) {
-		rba_buf_put(b, s, strlen(s));
-		return;
-	}
-	rba_buf_put_u8(b, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			rba_buf_put_u8(b, '"');
-		rba_buf_put_u8(b, (uint8_t)*s);
-	}
-	rba_buf_put_u8(b, '"');
-}
-
 struct exporter {
 	struct rba_output *out;
 	int write;
@@ -1458,9 +1443,11 @@ export_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 	for (uint32_t i = 0; i < c->ncases; i++) {
 		x->line.len = 0;
 		for (uint32_t k = 0; k < c->ncols; k++) {
+			const char *t = sample_chunk_text(c, k, i, tmp);
+
 			if (k)
 				rba_buf_put_u8(&x->line, ',');
-			csv_put_field(&x->line, sample_chunk_text(c, k, i, tmp));
+			csv_cell_buf(&x->line, t, strlen(t));
 		}
 		rba_buf_put_u8(&x->line, '\n');
 		if (rba_buf_status(&x->line) != 0)
@@ -1481,7 +1468,7 @@ export_header(struct rba_output *out, const struct sample_layout *l)
 	for (uint32_t k = 0; k < l->ncols; k++) {
 		if (k)
 			rba_buf_put_u8(&b, ',');
-		csv_put_field(&b, l->names[k]);
+		csv_cell_buf(&b, l->names[k], strlen(l->names[k]));
 	}
 	rba_buf_put_u8(&b, '\n');
 	err = rba_buf_status(&b);

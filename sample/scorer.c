@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "data/csv_write.h"
 #include "exec/exec.h"
 #include "train/trainer.h"
 #include "model/xgbtree.h"
@@ -604,25 +605,6 @@ run_dense(struct sample_scorer *sc, const struct sample_chunk *c,
 	return 0;
 }
 
-/* One CSV field, quoted when it needs to be. */
-static void
-csv_put(struct rba_buf *b, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n > 0 && strpbrk(s, ",\"\r\n") == NULL && s[0] != ' ' && s[n - 1] != ' ') {
-		rba_buf_put(b, s, n);
-		return;
-	}
-	rba_buf_put_u8(b, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			rba_buf_put_u8(b, '"');
-		rba_buf_put_u8(b, (uint8_t)*s);
-	}
-	rba_buf_put_u8(b, '"');
-}
-
 /*
  * An exec artifact: the chunk's cases as CSV (the model's input columns
  * in its order, each cell the exact text the sample holds), scored by
@@ -641,15 +623,17 @@ run_exec(struct sample_scorer *sc, const struct sample_chunk *c, float *probs,
 	for (uint32_t k = 0; k < sc->ncols; k++) {
 		if (k > 0)
 			rba_buf_put_u8(&b, ',');
-		csv_put(&b, sc->cols[k].ec->name);
+		csv_cell_buf(&b, sc->cols[k].ec->name, strlen(sc->cols[k].ec->name));
 	}
 	rba_buf_put_u8(&b, '\n');
 	for (uint32_t i = 0; i < c->ncases; i++) {
 		for (uint32_t k = 0; k < sc->ncols; k++) {
+			const char *t = sample_chunk_text(c, (uint32_t)sc->cols[k].src,
+							  i, tmp);
+
 			if (k > 0)
 				rba_buf_put_u8(&b, ',');
-			csv_put(&b, sample_chunk_text(c, (uint32_t)sc->cols[k].src, i,
-						      tmp));
+			csv_cell_buf(&b, t, strlen(t));
 		}
 		rba_buf_put_u8(&b, '\n');
 	}
