@@ -7,6 +7,10 @@
 #       keeps each step's stdout, stderr and exit status, and every file
 #       it wrote (evidence, envelopes, reports, checkpoints, proofs),
 #       in OUTDIR.
+#   sh tests/golden-outputs.sh --against REV
+#       builds commit REV (in a temporary worktree) and the work tree
+#       (in build/golden), both with GIT_REV=golden, and compares them
+#       as --compare does: the usual way to use this script.
 #   sh tests/golden-outputs.sh --compare OLD_BIN NEW_BIN
 #       runs it with both, from one store made once (GOLDEN_SEED: a
 #       store to start from instead of init), and prints the
@@ -22,9 +26,10 @@
 # sandbox is not part of what a writer change can move.
 #
 # Only what changes between two runs of one binary is masked: the
-# store's random id, the tool's own revision (it differs between two
-# builds by definition), a peak RSS, and the signatures over texts that
-# carry one of these.  Times and durations are frozen.  Used by hand
+# store's random id, a peak RSS, and the signatures over texts that
+# carry one of these.  The tool's revision is in the environment
+# record, whose digest every pins text and record carries, so --compare
+# wants two binaries built with one revision (GIT_REV).  Times and durations are frozen.  Used by hand
 # before and after a change that should move no byte (see HACKING).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,6 +42,21 @@ for f in /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 \
 done
 [ -n "$ft" ] || { echo "golden-outputs: libfaketime not found (apt-get install faketime)" >&2; exit 2; }
 
+if [ "${1:-}" = --against ]; then
+	rev=${2:?usage: golden-outputs.sh --against REV}
+	top=$here
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/rba-golden-rev.XXXXXX")
+	trap 'git -C "$top" worktree remove --force "$tmp/old" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+	git -C "$top" worktree add -q --detach "$tmp/old" "$rev" || exit 2
+	jobs=$(nproc 2>/dev/null || echo 2)
+	make -s -C "$tmp/old" -j"$jobs" GIT_REV=golden build/rebuild-audit > "$tmp/make-old.log" 2>&1 ||
+		{ cat "$tmp/make-old.log" >&2; exit 2; }
+	make -s -C "$top" -j"$jobs" BUILD=build/golden GIT_REV=golden build/golden/rebuild-audit \
+		> "$tmp/make-new.log" 2>&1 || { cat "$tmp/make-new.log" >&2; exit 2; }
+	sh "$0" --compare "$tmp/old/build/rebuild-audit" "$top/build/golden/rebuild-audit"
+	exit $?
+fi
+
 if [ "${1:-}" = --compare ]; then
 	old=${2:?usage: golden-outputs.sh --compare OLD_BIN NEW_BIN}
 	new=${3:?usage: golden-outputs.sh --compare OLD_BIN NEW_BIN}
@@ -44,6 +64,15 @@ if [ "${1:-}" = --compare ]; then
 	case $new in /*) ;; *) new=$(pwd)/$new ;; esac
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/rba-golden.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT INT TERM
+	# The revision is part of the environment record, whose digest is
+	# in every pins text, record and signature: both must carry one.
+	ro=$("$old" --version | sed -n '1s/.*(revision \(.*\)).*/\1/p')
+	rn=$("$new" --version | sed -n '1s/.*(revision \(.*\)).*/\1/p')
+	if [ "$ro" != "$rn" ]; then
+		echo "golden-outputs: the binaries carry revisions $ro and $rn; build both with one" >&2
+		echo "  (make GIT_REV=golden BUILD=DIR), or use: sh tests/golden-outputs.sh --against REV" >&2
+		exit 2
+	fi
 	# One store made once, so that both runs share its random id.
 	mkdir "$tmp/seed" && (cd "$tmp/seed" && LC_ALL=C "$old" -S st init > /dev/null) || exit 2
 	GOLDEN_SEED=$tmp/seed/st sh "$0" "$old" "$tmp/old" || exit 2
