@@ -555,7 +555,7 @@ score_pass(struct store_txn *txn, struct pass *p, unsigned nthreads,
 		struct worker w;
 		if ((err = worker_init(&w, p->k, d)) == 0) {
 			p->w0 = &w;
-			err = store_sample_read(txn, p->version, one_chunk, p, d);
+			err = store_sample_stream(txn, p->version, one_chunk, p, d);
 		}
 		worker_release(&w);
 		return err;
@@ -584,7 +584,7 @@ score_pass(struct store_txn *txn, struct pass *p, unsigned nthreads,
 		p->started++;
 	}
 	if (err == 0)
-		err = store_sample_read(txn, p->version, queue_chunk, p, d);
+		err = store_sample_stream(txn, p->version, queue_chunk, p, d);
 	pthread_mutex_lock(&p->mu);
 	p->stop = 1;
 	pthread_cond_broadcast(&p->cv);

@@ -71,8 +71,10 @@ struct audit_cmp {
 };
 
 /*
- * Reads version's sample in txn chunk by chunk (store_sample_read, so
- * each chunk and the sample digest are verified), scores every case
+ * Reads version's sample in txn chunk by chunk (store_sample_stream:
+ * the content hashed once, as a whole, and each chunk checked against
+ * its own digest only when that or the scoring fails; nothing here
+ * returns 0 unless every byte scored was the stored one), scores every case
  * with k->model and compares it with its stored score and decision
  * under k->pol, on nthreads threads (0 or 1: this thread; more: this
  * thread reads, verifies and decompresses while nthreads - 1 workers
@@ -86,7 +88,7 @@ struct audit_cmp {
  * *total holds the sum, merged in stored order: the same bits for any
  * thread count; the caller releases it (audit_tally_release).
  *
- * 0; the errors of store_sample_read (RBA_E_TAMPERED, RBA_E_CORRUPT,
+ * 0; the errors of store_sample_stream (RBA_E_TAMPERED, RBA_E_CORRUPT,
  * RBA_E_NOTFOUND), sample_chunk_decode and sample_scorer_new/bind;
  * RBA_E_NOMEM; an errno from pthread_create.
  */

@@ -560,6 +560,24 @@ int store_sample_read(struct store_txn *txn, const char *version,
 		      void *ctx, struct rba_detail *d);
 
 /*
+ * store_sample_read at one SHA-256 pass over the content instead of two:
+ * each chunk is decompressed and its frame checked, then handed to cb
+ * before its own digest is; the content is hashed once as a whole.
+ * When that digest fails, or cb returns an error, the chunks read so
+ * far are read again one by one and the first that does not match its
+ * digest is reported as store_sample_read reports it (RBA_E_TAMPERED
+ * naming the chunk), before any other error.  So cb may see bytes that
+ * are not the stored ones, but no call returns 0 unless every byte cb
+ * saw was: for a reader that decides nothing until the call returns
+ * (the audit's pass) and checks what it is handed as any input.
+ * Same returns as store_sample_read.
+ */
+int store_sample_stream(struct store_txn *txn, const char *version,
+			int (*cb)(void *ctx, uint32_t chunk_no,
+				  const uint8_t *p, size_t n),
+			void *ctx, struct rba_detail *d);
+
+/*
  * The chunk number holding case_id in version's sample.  0;
  * RBA_E_NOTFOUND (no sample, or no such case: d->key the case id);
  * RBA_E_CORRUPT; RBA_E_STORE.

@@ -129,12 +129,10 @@ store_dctx_new(void)
 }
 
 int
-store_chunk_inflate(ZSTD_DCtx *dctx, const struct store_chunk *c,
-		    uint8_t *out, struct store_hashjob *j,
-		    struct rba_hasher *whole, char *why, size_t whylen)
+store_chunk_decompress(ZSTD_DCtx *dctx, const struct store_chunk *c,
+		       uint8_t *out, char *why, size_t whylen)
 {
 	unsigned long long declared;
-	struct rba_digest want, got;
 	size_t n;
 
 	if (c->size == 0 || c->size > STORE_CHUNK_MAX) {
@@ -179,6 +177,20 @@ store_chunk_inflate(ZSTD_DCtx *dctx, const struct store_chunk *c,
 			 c->size);
 		return RBA_E_TAMPERED;
 	}
+	return 0;
+}
+
+int
+store_chunk_inflate(ZSTD_DCtx *dctx, const struct store_chunk *c,
+		    uint8_t *out, struct store_hashjob *j,
+		    struct rba_hasher *whole, char *why, size_t whylen)
+{
+	struct rba_digest want, got;
+	size_t n = c->size;
+	int rc = store_chunk_decompress(dctx, c, out, why, whylen);
+
+	if (rc != 0)
+		return rc;
 	/* The whole-content hash runs beside this chunk's own; a mismatch
 	 * below makes the caller drop both. */
 	if (whole != NULL)

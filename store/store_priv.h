@@ -351,6 +351,14 @@ int store_chunk_split(const MDB_val *v, uint8_t tag, struct store_chunk *c);
 int store_chunk_inflate(ZSTD_DCtx *dctx, const struct store_chunk *c,
 			uint8_t *out, struct store_hashjob *j,
 			struct rba_hasher *whole, char *why, size_t whylen);
+/*
+ * store_chunk_inflate without the plaintext's SHA-256: the frame checks
+ * and the decompression only, for a reader that hashes the whole
+ * content once and checks each chunk only when that fails
+ * (store_sample_stream).
+ */
+int store_chunk_decompress(ZSTD_DCtx *dctx, const struct store_chunk *c,
+			   uint8_t *out, char *why, size_t whylen);
 ZSTD_DCtx *store_dctx_new(void);
 
 /*

@@ -908,23 +908,96 @@ list_record_check(struct store_txn *txn, const char *version, uint32_t gen,
 	return 0;
 }
 
-int
-store_sample_read(struct store_txn *txn, const char *version,
-		  int (*cb)(void *ctx, uint32_t chunk_no, const uint8_t *p,
-			    size_t n),
-		  void *ctx, struct rba_detail *d)
+/*
+ * The checks after every chunk was read: no chunk past the last, the
+ * counts, the chunk list (its digest, then the list record), then the
+ * content's digest (whole_ok: it matched).
+ */
+static int
+sample_read_end(struct store_txn *txn, const char *version,
+		const struct store_sample_info *s, const struct rba_digest *list,
+		const struct rba_digest *list_got, uint64_t cases,
+		uint64_t size, int whole_ok, struct rba_detail *d)
+{
+	const uint8_t *digests;
+	int rc = extra_chunk(txn, version, s->generation, s->chunks, d);
+
+	if (rc != 0)
+		return rc;
+	if (cases != s->cases || size != s->size)
+		return sample_tampered(d, version,
+				       "holds %llu cases in %llu bytes where the "
+				       "record says %llu in %llu",
+				       (unsigned long long)cases,
+				       (unsigned long long)size,
+				       (unsigned long long)s->cases,
+				       (unsigned long long)s->size);
+	if (!rba_digest_equal(list_got, list))
+		return sample_tampered(d, version,
+				       "chunk digests do not match its record");
+	/* The list record (what a one-chunk read checks against) must be
+	 * the list of the chunks just read. */
+	rc = list_record_check(txn, version, s->generation, s->chunks, list,
+			       &digests, d);
+	if (rc != 0)
+		return rc;
+	if (!whole_ok)
+		return sample_tampered(d, version,
+				       "content does not match its digest");
+	return 0;
+}
+
+/*
+ * Chunks 0..upto read again, each checked against its own digest as
+ * store_sample_read checks it: the first that fails is reported as
+ * store_sample_read reports it; 0 when every one holds.
+ */
+static int
+sample_locate(struct store_txn *txn, const char *version,
+	      const struct store_sample_info *s, uint32_t upto,
+	      struct rba_detail *d)
+{
+	ZSTD_DCtx *dctx = store_dctx_new();
+	uint8_t *out = malloc(STORE_CHUNK_MAX);
+	struct store_chunk c;
+	char why[200];
+	int rc = 0;
+
+	if (dctx == NULL || out == NULL)
+		rc = RBA_E_NOMEM;
+	for (uint32_t i = 0; rc == 0 && i <= upto && i < s->chunks; i++) {
+		rc = chunk_get(txn, version, s->generation, i, s->chunks, &c, d);
+		if (rc == 0 && store_chunk_inflate(dctx, &c, out, NULL, NULL, why,
+						   sizeof(why)) != 0)
+			rc = sample_tampered(d, version, "chunk %u %s", i, why);
+	}
+	ZSTD_freeDCtx(dctx);
+	free(out);
+	return rc;
+}
+
+/*
+ * The reader of store_sample_read (once 0) and store_sample_stream
+ * (once 1: each chunk decompressed but not hashed on its own; the
+ * content hashed once, as a whole, and the chunks checked one by one
+ * only when that or the callback fails).
+ */
+static int
+sample_read(struct store_txn *txn, const char *version,
+	    int (*cb)(void *ctx, uint32_t chunk_no, const uint8_t *p, size_t n),
+	    void *ctx, int once, struct rba_detail *d)
 {
 	struct store_sample_info s;
 	struct store_chunk c;
-	struct rba_digest list, got;
-	const uint8_t *digests;
+	struct rba_digest list, got, lgot;
 	struct rba_hasher whole, lh;
 	struct store_hashjob hj;
 	ZSTD_DCtx *dctx = NULL;
 	uint8_t *buf[2] = { NULL, NULL }, *out;
 	uint64_t cases = 0, size = 0;
+	uint32_t i = 0;
 	char why[200];
-	int rc;
+	int rc, cbfail = 0;
 
 	store_hashjob_init(&hj);
 	rc = info_load(txn, version, &s, &list, d);
@@ -939,17 +1012,18 @@ store_sample_read(struct store_txn *txn, const char *version,
 	}
 	rba_hasher_init(&whole);
 	rba_hasher_init(&lh);
-	for (uint32_t i = 0; i < s.chunks; i++) {
+	for (i = 0; i < s.chunks; i++) {
 		rc = chunk_get(txn, version, s.generation, i, s.chunks, &c, d);
 		if (rc != 0)
 			goto out;
 		/* Two buffers: the whole-content hash of chunk i runs on
 		 * the helper while the callback uses chunk i and chunk
-		 * i + 1 is decompressed and checked into the other one;
+		 * i + 1 is decompressed (and checked) into the other one;
 		 * it is waited for only before the next is started. */
 		out = buf[i % 2];
-		rc = store_chunk_inflate(dctx, &c, out, &hj, NULL, why,
-					 sizeof(why));
+		rc = once ? store_chunk_decompress(dctx, &c, out, why, sizeof(why))
+			  : store_chunk_inflate(dctx, &c, out, &hj, NULL, why,
+						sizeof(why));
 		if (rc != 0) {
 			rc = sample_tampered(d, version, "chunk %u %s", i, why);
 			goto out;
@@ -959,46 +1033,52 @@ store_sample_read(struct store_txn *txn, const char *version,
 		cases += c.aux;
 		size += c.size;
 		store_map_forget(txn, c.frame, c.frame_len);
-		rc = cb(ctx, i, out, c.size);
-		if (rc != 0)
+		if ((rc = cb(ctx, i, out, c.size)) != 0) {
+			cbfail = 1;
 			goto out;
+		}
 	}
 	store_hashjob_wait(&hj);
-	rc = extra_chunk(txn, version, s.generation, s.chunks, d);
-	if (rc != 0)
-		goto out;
-	if (cases != s.cases || size != s.size) {
-		rc = sample_tampered(d, version,
-				     "holds %llu cases in %llu bytes where the "
-				     "record says %llu in %llu",
-				     (unsigned long long)cases,
-				     (unsigned long long)size,
-				     (unsigned long long)s.cases,
-				     (unsigned long long)s.size);
-		goto out;
-	}
-	rba_hasher_final(&lh, &got);
-	if (!rba_digest_equal(&got, &list)) {
-		rc = sample_tampered(d, version,
-				     "chunk digests do not match its record");
-		goto out;
-	}
-	/* The list record (what a one-chunk read checks against) must be
-	 * the list of the chunks just read. */
-	if ((rc = list_record_check(txn, version, s.generation, s.chunks, &list,
-				    &digests, d)) != 0)
-		goto out;
 	rba_hasher_final(&whole, &got);
-	if (!rba_digest_equal(&got, &s.digest))
-		rc = sample_tampered(d, version,
-				     "content does not match its digest");
+	rba_hasher_final(&lh, &lgot);
+	if (once && !rba_digest_equal(&got, &s.digest) &&
+	    (rc = sample_locate(txn, version, &s, s.chunks, d)) != 0)
+		goto out;
+	rc = sample_read_end(txn, version, &s, &list, &lgot, cases, size,
+			     rba_digest_equal(&got, &s.digest), d);
 out:
 	store_hashjob_release(&hj);
+	/* A chunk the callback refused may be one that is not what the
+	 * store recorded: said so before the callback's error. */
+	if (once && cbfail) {
+		int lrc = sample_locate(txn, version, &s, i, d);
+
+		if (lrc != 0)
+			rc = lrc;
+	}
 	store_sample_info_release(&s);
 	ZSTD_freeDCtx(dctx);
 	free(buf[0]);
 	free(buf[1]);
 	return rc;
+}
+
+int
+store_sample_read(struct store_txn *txn, const char *version,
+		  int (*cb)(void *ctx, uint32_t chunk_no, const uint8_t *p,
+			    size_t n),
+		  void *ctx, struct rba_detail *d)
+{
+	return sample_read(txn, version, cb, ctx, 0, d);
+}
+
+int
+store_sample_stream(struct store_txn *txn, const char *version,
+		    int (*cb)(void *ctx, uint32_t chunk_no, const uint8_t *p,
+			      size_t n),
+		    void *ctx, struct rba_detail *d)
+{
+	return sample_read(txn, version, cb, ctx, 1, d);
 }
 
 int

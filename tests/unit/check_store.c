@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "common/buf.h"
 #include "common/digest.h"
@@ -1715,6 +1716,98 @@ START_TEST(test_store_check)
 }
 END_TEST
 
+/* A sread callback that refuses chunk 1, as a decoder refuses bytes. */
+static int
+sread_refuse1(void *ctx, uint32_t chunk_no, const uint8_t *p, size_t n)
+{
+	if (chunk_no == 1)
+		return RBA_E_SYNTAX;
+	return sread_fn(ctx, chunk_no, p, n);
+}
+
+/*
+ * store_sample_stream hashes the content once: a chunk whose frame is
+ * sound but whose plaintext is another's reaches the callback, and the
+ * call still fails naming that chunk, as store_sample_read does before
+ * the callback; a callback's error on such a chunk gives way to the
+ * tampering; on an intact sample the callback's error is its own.
+ */
+START_TEST(test_sample_stream)
+{
+	static const char *const chunks[] = {
+		"c1,0.5,0.12,approve\nc2,0.1,0.91,decline\n",
+		"c3,0.7,0.40,refer\n",
+		"c4,0.2,0.33,refer\nc5,0.9,0.77,decline\nc6,0.0,0.01,approve\n",
+	};
+	struct store *s = open_new();
+	struct rba_digest dg, art, snap;
+	struct rba_detail d;
+	struct store_txn *t;
+	struct sread r;
+	uint8_t key[STORE_DEBUG_KEY_MAX], *v, plain[64], frame[256];
+	size_t klen, vn, pn, fn;
+
+	add_version(s, "v", &art, &snap);
+	write_sample(s, "v", chunks, 3, &dg);
+	t = begin(s, 0);
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(store_sample_stream(t, "v", sread_fn, &r, &d), 0);
+	ck_assert_uint_eq(r.next, 3);
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(store_sample_stream(t, "v", sread_refuse1, &r, &d),
+			 RBA_E_SYNTAX);
+	store_txn_abort(t);
+
+	/* Chunk 1's plaintext changed by one byte, in a sound frame. */
+	store_debug_sample_chunk_key("v", 0, 1, key, &klen);
+	t = begin(s, 1);
+	ck_assert_int_eq(store_debug_get_raw(t, "samples", key, klen, &v, &vn,
+					     &d), 0);
+	/* the record: header, frame, then a 32-byte seal */
+	pn = ZSTD_decompress(plain, sizeof(plain),
+			     v + STORE_DEBUG_CHUNK_FRAME_OFF,
+			     vn - STORE_DEBUG_CHUNK_FRAME_OFF - 32);
+	ck_assert(!ZSTD_isError(pn));
+	ck_assert_uint_eq(pn, strlen(chunks[1]));
+	plain[3] = '8'; /* c3,0.8,... */
+	fn = ZSTD_compress(frame, sizeof(frame), plain, pn, 3);
+	ck_assert(!ZSTD_isError(fn));
+	v = realloc(v, STORE_DEBUG_CHUNK_FRAME_OFF + fn + 32);
+	ck_assert_ptr_nonnull(v);
+	memcpy(v + STORE_DEBUG_CHUNK_FRAME_OFF, frame, fn);
+	vn = STORE_DEBUG_CHUNK_FRAME_OFF + fn + 32;
+	store_debug_chunk_reseal(v, vn);
+	ck_assert_int_eq(store_debug_put_raw(t, "samples", key, klen, v, vn,
+					     &d), 0);
+	free(v);
+	commit(t);
+
+	t = begin(s, 0);
+	memset(&r, 0, sizeof(r));
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_sample_read(t, "v", sread_fn, &r, &d),
+			 RBA_E_TAMPERED);
+	ck_assert_uint_eq(r.next, 1); /* stopped before chunk 1 */
+	ck_assert_msg(has_text(d.reason, "chunk 1 does not match its recorded "
+			       "digest"), "%s", d.reason);
+	memset(&r, 0, sizeof(r));
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_sample_stream(t, "v", sread_fn, &r, &d),
+			 RBA_E_TAMPERED);
+	ck_assert_uint_eq(r.next, 3); /* every chunk, then the digest */
+	ck_assert_msg(has_text(d.reason, "chunk 1 does not match its recorded "
+			       "digest"), "%s", d.reason);
+	memset(&r, 0, sizeof(r));
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_sample_stream(t, "v", sread_refuse1, &r, &d),
+			 RBA_E_TAMPERED);
+	ck_assert_msg(has_text(d.reason, "chunk 1 does not match"), "%s",
+		      d.reason);
+	store_txn_abort(t);
+	store_close(s);
+}
+END_TEST
+
 START_TEST(test_samples)
 {
 	static const char *const chunks[] = {
@@ -2441,6 +2534,7 @@ suite_store(void)
 	tcase_add_test(tc, test_versions);
 	tcase_add_test(tc, test_version_meta);
 	tcase_add_test(tc, test_samples);
+	tcase_add_test(tc, test_sample_stream);
 	tcase_add_test(tc, test_history);
 	tcase_add_test(tc, test_sample_steps);
 	tcase_add_test(tc, test_runs);
