@@ -1,4 +1,4 @@
-/* json.c - JSON writing (compact and pretty) and a small reader. */
+/* json.c - the JSON writer (compact or pretty) and reader. */
 #include "common/json.h"
 
 #include <assert.h>
@@ -682,6 +682,8 @@ rba_json_get_num(const struct rba_json_value *v, const char *key, double def)
 	return m != NULL && m->type == RBA_JSON_NUMBER ? m->num : def;
 }
 
+/* The rba_json_kv_* functions: on their way out (json.h). */
+
 static void
 kv_sep(struct rba_buf *b, int comma)
 {
@@ -754,7 +756,7 @@ rba_json_kv_nums(struct rba_buf *b, const char *key, const double *v, uint32_t n
 	kv_sep(b, comma);
 }
 
-/* ---- the compact writer ------------------------------------------------ */
+/* ---- the writer ---------------------------------------------------------- */
 
 void
 rba_json_w_init(struct rba_json_w *w, struct rba_buf *b)
@@ -763,14 +765,46 @@ rba_json_w_init(struct rba_json_w *w, struct rba_buf *b)
 	w->b = b;
 }
 
-/* The separator before any member but the first, and the key. */
+void
+rba_json_w_init_pretty(struct rba_json_w *w, struct rba_buf *b)
+{
+	rba_json_w_init(w, b);
+	w->pretty = 1;
+}
+
+/* A new line and the indentation of the current depth (pretty only). */
+static void
+w_newline(struct rba_json_w *w)
+{
+	rba_buf_put_u8(w->b, '\n');
+	for (int i = 0; i < w->depth; i++)
+		rba_buf_put(w->b, "  ", 2);
+}
+
+/* Whether what is written next at the current depth is pretty: not
+ * inside an inline container. */
+static int
+w_pretty(const struct rba_json_w *w)
+{
+	return w->pretty && (w->inline_depth == 0 || w->depth < w->inline_depth);
+}
+
+/*
+ * The separator before any member but the first (", " compact; ","
+ * and a new line pretty, which starts the first on a line too), and the
+ * key: members of objects have keys, items of arrays and the root not.
+ */
 static void
 w_item(struct rba_json_w *w, const char *key)
 {
+	int pretty = w_pretty(w);
+
 	if (w->depth > 0) {
 		if (!w->first[w->depth])
-			rba_buf_put(w->b, ", ", 2);
+			rba_buf_put(w->b, pretty ? "," : ", ", pretty ? 1 : 2);
 		w->first[w->depth] = 0;
+		if (pretty)
+			w_newline(w);
 	}
 	if (key != NULL)
 		rba_json_put_key(w->b, key);
@@ -788,22 +822,47 @@ rba_json_w_open(struct rba_json_w *w, const char *key, char c)
 }
 
 void
+rba_json_w_open_inline(struct rba_json_w *w, const char *key, char c)
+{
+	assert(w->inline_depth == 0);
+	rba_json_w_open(w, key, c);
+	w->inline_depth = w->depth;
+}
+
+void
 rba_json_w_close(struct rba_json_w *w, char c)
 {
+	int empty, pretty;
+
 	assert(c == '}' || c == ']');
 	assert(w->depth > 0);
+	pretty = w_pretty(w);
+	if (w->depth == w->inline_depth)
+		w->inline_depth = 0;
+	empty = w->first[w->depth];
 	w->depth--;
+	/* pretty: the closing character on a line of its own, unless the
+	 * container is empty ({} and []) */
+	if (pretty && !empty)
+		w_newline(w);
 	rba_buf_put_u8(w->b, (uint8_t)c);
 }
 
 void
-rba_json_w_str(struct rba_json_w *w, const char *key, const char *s)
+rba_json_w_strn(struct rba_json_w *w, const char *key, const char *s,
+		size_t n)
 {
 	w_item(w, key);
 	if (s == NULL)
 		rba_buf_put(w->b, "null", 4);
 	else
-		rba_json_put_str(w->b, s);
+		rba_json_put_strn(w->b, s, n);
+}
+
+void
+rba_json_w_str(struct rba_json_w *w, const char *key, const char *s)
+{
+	rba_json_w_strn(w, key, s, s != NULL ? strlen(s) : 0);
 }
 
 void
@@ -849,112 +908,24 @@ rba_json_w_raw(struct rba_json_w *w, const char *key, const char *text,
 	rba_buf_put(w->b, text, n);
 }
 
-/* ---- the pretty writer ------------------------------------------------- */
-
 void
-rba_json_pretty_init(struct rba_json_pretty *w, struct rba_buf *b)
-{
-	memset(w, 0, sizeof(*w));
-	w->b = b;
-}
-
-/* A new line at the current depth and the key, before any value. */
-static void
-pretty_item(struct rba_json_pretty *w, const char *key)
-{
-	if (w->depth > 0) {
-		if (!w->first[w->depth])
-			rba_buf_put_u8(w->b, ',');
-		w->first[w->depth] = 0;
-		rba_buf_put_u8(w->b, '\n');
-		for (int i = 0; i < w->depth; i++)
-			rba_buf_put(w->b, "  ", 2);
-	}
-	/* Members of objects have keys, items of arrays and the root not. */
-	if (key != NULL)
-		rba_json_put_key(w->b, key);
-}
-
-void
-rba_json_pretty_open(struct rba_json_pretty *w, const char *key, char c)
-{
-	assert(c == '{' || c == '[');
-	assert(w->depth < RBA_JSON_PRETTY_DEPTH);
-	pretty_item(w, key);
-	rba_buf_put_u8(w->b, (uint8_t)c);
-	w->depth++;
-	w->first[w->depth] = 1;
-}
-
-void
-rba_json_pretty_close(struct rba_json_pretty *w, char c)
-{
-	int empty;
-
-	assert(c == '}' || c == ']');
-	assert(w->depth > 0);
-	empty = w->first[w->depth];
-	w->depth--;
-	if (!empty) {
-		rba_buf_put_u8(w->b, '\n');
-		for (int i = 0; i < w->depth; i++)
-			rba_buf_put(w->b, "  ", 2);
-	}
-	rba_buf_put_u8(w->b, (uint8_t)c);
-}
-
-void
-rba_json_pretty_strn(struct rba_json_pretty *w, const char *key,
-		     const char *s, size_t n)
-{
-	pretty_item(w, key);
-	if (s == NULL)
-		rba_buf_put(w->b, "null", 4);
-	else
-		rba_json_put_strn(w->b, s, n);
-}
-
-void
-rba_json_pretty_str(struct rba_json_pretty *w, const char *key, const char *s)
-{
-	rba_json_pretty_strn(w, key, s, s != NULL ? strlen(s) : 0);
-}
-
-void
-rba_json_pretty_num(struct rba_json_pretty *w, const char *key, double v)
-{
-	pretty_item(w, key);
-	rba_json_put_num(w->b, v);
-}
-
-void
-rba_json_pretty_bool(struct rba_json_pretty *w, const char *key, int v)
-{
-	pretty_item(w, key);
-	if (v)
-		rba_buf_put(w->b, "true", 4);
-	else
-		rba_buf_put(w->b, "false", 5);
-}
-
-void
-rba_json_pretty_value(struct rba_json_pretty *w, const char *key,
-		      const struct rba_json_value *v)
+rba_json_w_value(struct rba_json_w *w, const char *key,
+		 const struct rba_json_value *v)
 {
 	switch (v->type) {
-	case RBA_JSON_NULL: rba_json_pretty_str(w, key, NULL); break;
-	case RBA_JSON_FALSE: rba_json_pretty_bool(w, key, 0); break;
-	case RBA_JSON_TRUE: rba_json_pretty_bool(w, key, 1); break;
-	case RBA_JSON_NUMBER: rba_json_pretty_num(w, key, v->num); break;
-	case RBA_JSON_STRING: rba_json_pretty_strn(w, key, v->str, v->len); break;
+	case RBA_JSON_NULL: rba_json_w_str(w, key, NULL); break;
+	case RBA_JSON_FALSE: rba_json_w_bool(w, key, 0); break;
+	case RBA_JSON_TRUE: rba_json_w_bool(w, key, 1); break;
+	case RBA_JSON_NUMBER: rba_json_w_num(w, key, v->num); break;
+	case RBA_JSON_STRING: rba_json_w_strn(w, key, v->str, v->len); break;
 	case RBA_JSON_ARRAY:
 	case RBA_JSON_OBJECT:
-		rba_json_pretty_open(w, key, v->type == RBA_JSON_ARRAY ? '[' : '{');
+		rba_json_w_open(w, key, v->type == RBA_JSON_ARRAY ? '[' : '{');
 		for (size_t i = 0; i < v->n; i++)
-			rba_json_pretty_value(w, v->type == RBA_JSON_OBJECT
-							 ? v->keys[i] : NULL,
-					      &v->items[i]);
-		rba_json_pretty_close(w, v->type == RBA_JSON_ARRAY ? ']' : '}');
+			rba_json_w_value(w, v->type == RBA_JSON_OBJECT ? v->keys[i]
+								       : NULL,
+					 &v->items[i]);
+		rba_json_w_close(w, v->type == RBA_JSON_ARRAY ? ']' : '}');
 		break;
 	}
 }

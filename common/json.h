@@ -6,21 +6,27 @@
  * Writing
  *   Into a struct rba_buf (buf.h), whose sticky error the caller checks
  *   once at the end with rba_buf_status(); the writers themselves cannot
- *   fail.  Two layouts:
- *   - compact, the rba_json_put_* and rba_json_kv_* functions: the caller
- *     writes the braces and brackets, members are separated by ", " and a
- *     key is followed by ": ";
- *   - pretty, struct rba_json_pretty: two-space indentation, one member
+ *   fail.  One writer, struct rba_json_w, which writes the separators
+ *   itself, in one of two layouts chosen when it is initialized:
+ *   - compact (rba_json_w_init): members separated by ", ", ": " after
+ *     a key, no white space elsewhere (history, run and sweep records,
+ *     --json documents, the statements of dispute and variation
+ *     evidence);
+ *   - pretty (rba_json_w_init_pretty): two-space indentation, one member
  *     per line, ": " after a key, "," at the end of a line, empty
  *     containers as {} and [] (the layout of rebuild-audit-evidence(5),
  *     whose files are signed: it never changes).
+ *   Below it, rba_json_put_* append one value or key with no separator.
+ *   The rba_json_kv_* functions (the compact layout with a comma flag the
+ *   caller keeps) are on their way out: write struct rba_json_w instead;
+ *   they go when their last callers have moved (tracker issue 29).
  *   Strings are escaped as RFC 8259 requires and no more: '"' and '\\'
  *   get a backslash, LF, CR and TAB become \n, \r and \t, every other
  *   byte below 0x20 becomes \u00XX (lower-case hex).  Every other byte,
  *   DEL and bytes 0x80..0xFF included, is copied as it is: the writer does
  *   not validate UTF-8, so invalid UTF-8 in gives invalid UTF-8 out.
  *   Callers hand in valid UTF-8 (utf8.h checks it) and, except through
- *   rba_json_put_strn, no NUL.
+ *   rba_json_put_strn and rba_json_w_strn, no NUL.
  *   Numbers are written as rba_json_fmt_double gives them; a NaN or an
  *   infinity is written as null.
  *
@@ -80,6 +86,10 @@ void rba_json_put_num(struct rba_buf *b, double v);
 void rba_json_put_key(struct rba_buf *b, const char *key);
 
 /*
+ * ON THEIR WAY OUT (tracker issue 29): write struct rba_json_w instead,
+ * which keeps the separators itself.  These stay until their last callers
+ * have moved; no new caller.
+ *
  * Compact "key": value members.  comma: nonzero when another member
  * follows in the same object, and then ", " is appended after the value;
  * zero for the last member, and then nothing is (the caller closes the
@@ -101,32 +111,51 @@ void rba_json_kv_nums(struct rba_buf *b, const char *key, const double *v,
 		      uint32_t n, int comma);
 
 /*
- * The compact writer: a struct that knows how deep it is and whether the
- * container it is in has a member yet, so that it writes the ", " between
- * members itself (the rba_json_kv_* functions leave that to the caller).
- * Same layout as rba_json_kv_*: members separated by ", ", ": " after a
- * key, no white space elsewhere.  Initialize with rba_json_w_init, then
+ * The writer: a struct that knows how deep it is and whether the
+ * container it is in has a member yet, so that it writes the separators
+ * itself.  Initialize with rba_json_w_init (the compact layout) or
+ * rba_json_w_init_pretty (the pretty layout; see Writing above), then
  * write values; every value but the outermost is a member (key not NULL)
  * of an open object or an item (key NULL) of an open array.  Containers
  * close in the reverse order they opened, with the matching character;
- * at most RBA_JSON_W_DEPTH are open at once (asserted).  w borrows b
- * until the last call; errors stay in b (rba_buf_status).
+ * at most RBA_JSON_W_DEPTH are open at once (a parsed value, at most
+ * RBA_JSON_MAX_DEPTH deep, fits under RBA_JSON_W_DEPTH -
+ * RBA_JSON_MAX_DEPTH - 1 levels of the caller's).  These are asserted.
+ * No trailing newline is written.  w borrows b until the last call;
+ * errors stay in b (rba_buf_status).
  */
-#define RBA_JSON_W_DEPTH 32
+#define RBA_JSON_W_DEPTH 64
+
+struct rba_json_value;
 
 struct rba_json_w {
 	struct rba_buf *b;
 	int depth;
+	int pretty; /* nonzero: the pretty layout */
+	int inline_depth; /* nonzero: the depth of an inline container */
 	unsigned char first[RBA_JSON_W_DEPTH + 1];
 };
 
+/* The compact layout. */
 void rba_json_w_init(struct rba_json_w *w, struct rba_buf *b);
+/* The pretty layout (rebuild-audit-evidence(5)). */
+void rba_json_w_init_pretty(struct rba_json_w *w, struct rba_buf *b);
 /* Opens an object (c '{') or an array (c '['). */
 void rba_json_w_open(struct rba_json_w *w, const char *key, char c);
+/*
+ * Opens a container whose contents, up to its close, are written in the
+ * compact layout on one line whatever w's layout (a sweep record keeps
+ * its lists of seeds and runs so inside its pretty object).  One at a
+ * time (asserted); containers opened inside it are compact too.
+ */
+void rba_json_w_open_inline(struct rba_json_w *w, const char *key, char c);
 /* Closes the innermost container with c ('}' or ']'). */
 void rba_json_w_close(struct rba_json_w *w, char c);
 /* A NUL-terminated string; s NULL: null. */
 void rba_json_w_str(struct rba_json_w *w, const char *key, const char *s);
+/* The n bytes at s as a string (a NUL becomes \u0000); s NULL: null. */
+void rba_json_w_strn(struct rba_json_w *w, const char *key, const char *s,
+		     size_t n);
 /* A number (not finite: null). */
 void rba_json_w_num(struct rba_json_w *w, const char *key, double v);
 /* An unsigned integer in decimal. */
@@ -136,9 +165,14 @@ void rba_json_w_bool(struct rba_json_w *w, const char *key, int v);
 /* A digest in its "sha256:<hex>" text; null unless has. */
 void rba_json_w_digest(struct rba_json_w *w, const char *key,
 		       const struct rba_digest *dg, int has);
-/* n bytes of JSON text the caller made, copied as they are. */
+/* n bytes of JSON text the caller made, copied as they are (in the
+ * pretty layout too: the caller's text keeps its own white space). */
 void rba_json_w_raw(struct rba_json_w *w, const char *key, const char *text,
 		    size_t n);
+/* Any parsed value (rba_json_parse, or a tree built by hand), its
+ * containers in w's layout; a number as its num. */
+void rba_json_w_value(struct rba_json_w *w, const char *key,
+		      const struct rba_json_value *v);
 
 /*
  * The same string and number texts on a stdio stream, for reports that
@@ -217,43 +251,5 @@ const char *rba_json_get_str(const struct rba_json_value *v, const char *key);
 /* The member's number, or def when absent or not a number. */
 double rba_json_get_num(const struct rba_json_value *v, const char *key,
 			double def);
-
-/*
- * The pretty writer.  Initialize with rba_json_pretty_init, then write
- * values; every value but the outermost is a member (key not NULL) of an
- * open object or an item (key NULL) of an open array.  Containers close
- * in the reverse order they opened, with the matching character; at most
- * RBA_JSON_PRETTY_DEPTH are open at once (a parsed value, at most
- * RBA_JSON_MAX_DEPTH deep, fits under RBA_JSON_PRETTY_DEPTH -
- * RBA_JSON_MAX_DEPTH - 1 levels of the caller's).  These are asserted.
- * No trailing newline is written.  w borrows b until the last call.
- */
-#define RBA_JSON_PRETTY_DEPTH 64
-
-struct rba_json_pretty {
-	struct rba_buf *b;
-	int depth;
-	unsigned char first[RBA_JSON_PRETTY_DEPTH + 1];
-};
-
-void rba_json_pretty_init(struct rba_json_pretty *w, struct rba_buf *b);
-/* Opens an object (c '{') or an array (c '['). */
-void rba_json_pretty_open(struct rba_json_pretty *w, const char *key, char c);
-/* Closes the innermost container with c ('}' or ']'). */
-void rba_json_pretty_close(struct rba_json_pretty *w, char c);
-/* n bytes of s as a string; s NULL: null. */
-void rba_json_pretty_strn(struct rba_json_pretty *w, const char *key,
-			  const char *s, size_t n);
-/* A NUL-terminated string; s NULL: null. */
-void rba_json_pretty_str(struct rba_json_pretty *w, const char *key,
-			 const char *s);
-/* A number (not finite: null). */
-void rba_json_pretty_num(struct rba_json_pretty *w, const char *key,
-			 double v);
-/* true (v nonzero) or false. */
-void rba_json_pretty_bool(struct rba_json_pretty *w, const char *key, int v);
-/* Any parsed value, containers in the same layout. */
-void rba_json_pretty_value(struct rba_json_pretty *w, const char *key,
-			   const struct rba_json_value *v);
 
 #endif

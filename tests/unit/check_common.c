@@ -658,35 +658,35 @@ START_TEST(test_json_pretty)
 		"  ],\n"
 		"  \"x\": 0.1\n"
 		"}";
-	struct rba_json_pretty w;
+	struct rba_json_w w;
 	struct rba_json_value v;
 	struct rba_buf b, again;
 
 	rba_buf_init(&b);
-	rba_json_pretty_init(&w, &b);
-	rba_json_pretty_open(&w, NULL, '{');
-	rba_json_pretty_open(&w, "a", '[');
-	rba_json_pretty_close(&w, ']');
-	rba_json_pretty_open(&w, "o", '{');
-	rba_json_pretty_close(&w, '}');
-	rba_json_pretty_open(&w, "l", '[');
-	rba_json_pretty_num(&w, NULL, 1);
-	rba_json_pretty_strn(&w, NULL, "t\nZ", 2);
-	rba_json_pretty_str(&w, NULL, NULL);
-	rba_json_pretty_open(&w, NULL, '{');
-	rba_json_pretty_bool(&w, "k", 1);
-	rba_json_pretty_bool(&w, "f", 0);
-	rba_json_pretty_close(&w, '}');
-	rba_json_pretty_close(&w, ']');
-	rba_json_pretty_num(&w, "x", 0.1);
-	rba_json_pretty_close(&w, '}');
+	rba_json_w_init_pretty(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_open(&w, "a", '[');
+	rba_json_w_close(&w, ']');
+	rba_json_w_open(&w, "o", '{');
+	rba_json_w_close(&w, '}');
+	rba_json_w_open(&w, "l", '[');
+	rba_json_w_num(&w, NULL, 1);
+	rba_json_w_strn(&w, NULL, "t\nZ", 2);
+	rba_json_w_str(&w, NULL, NULL);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_bool(&w, "k", 1);
+	rba_json_w_bool(&w, "f", 0);
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, ']');
+	rba_json_w_num(&w, "x", 0.1);
+	rba_json_w_close(&w, '}');
 	ck_assert_int_eq(w.depth, 0);
 	ck_assert_str_eq(rba_buf_cstr(&b), want);
 
 	ck_assert_int_eq(rba_json_parse(want, strlen(want), &v, NULL), 0);
 	rba_buf_init(&again);
-	rba_json_pretty_init(&w, &again);
-	rba_json_pretty_value(&w, NULL, &v);
+	rba_json_w_init_pretty(&w, &again);
+	rba_json_w_value(&w, NULL, &v);
 	ck_assert_str_eq(rba_buf_cstr(&again), want);
 	rba_json_release(&v);
 	rba_json_release(&v); /* twice is allowed */
@@ -695,16 +695,16 @@ START_TEST(test_json_pretty)
 }
 END_TEST
 
-/* Opening deeper than RBA_JSON_PRETTY_DEPTH is a broken invariant. */
+/* Opening deeper than RBA_JSON_W_DEPTH is a broken invariant. */
 START_TEST(test_json_pretty_depth)
 {
-	struct rba_json_pretty w;
+	struct rba_json_w w;
 	struct rba_buf b;
 
 	rba_buf_init(&b);
-	rba_json_pretty_init(&w, &b);
-	for (int i = 0; i <= RBA_JSON_PRETTY_DEPTH; i++)
-		rba_json_pretty_open(&w, NULL, '[');
+	rba_json_w_init_pretty(&w, &b);
+	for (int i = 0; i <= RBA_JSON_W_DEPTH; i++)
+		rba_json_w_open(&w, NULL, '[');
 }
 END_TEST
 
