@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -680,6 +681,183 @@ rba_json_get_num(const struct rba_json_value *v, const char *key, double def)
 	const struct rba_json_value *m = rba_json_get(v, key);
 
 	return m != NULL && m->type == RBA_JSON_NUMBER ? m->num : def;
+}
+
+/* ---- reading by path ------------------------------------------------------ */
+
+const struct rba_json_value *
+rba_json_path(const struct rba_json_value *v, const char *path)
+{
+	while (v != NULL && *path) {
+		const char *dot = strchr(path, '.');
+		size_t k = dot != NULL ? (size_t)(dot - path) : strlen(path);
+		const struct rba_json_value *o = v;
+
+		v = NULL;
+		if (o->type == RBA_JSON_OBJECT)
+			for (size_t i = 0; i < o->n; i++)
+				if (strncmp(o->keys[i], path, k) == 0 &&
+				    o->keys[i][k] == '\0') {
+					v = &o->items[i];
+					break;
+				}
+		path += k + (dot != NULL);
+	}
+	return v;
+}
+
+void
+rba_json_rd_init(struct rba_json_rd *r, const struct rba_json_value *root,
+		 const char *what, struct rba_detail *d)
+{
+	memset(r, 0, sizeof(*r));
+	r->root = root;
+	r->what = what;
+	r->d = d;
+	r->want = "";
+}
+
+const char *
+rba_json_want_name(enum rba_json_want want, unsigned flags)
+{
+	static const char *const names[][2] = {
+		{ "a value", "a value or null" },
+		{ "a string", "a string or null" },
+		{ "a number", "a number or null" },
+		{ "true or false", "true, false or null" },
+		{ "an array", "an array or null" },
+		{ "an object", "an object or null" },
+	};
+
+	return names[want][(flags & RBA_JSON_NULL_OK) != 0];
+}
+
+static int
+want_ok(const struct rba_json_value *v, enum rba_json_want want,
+	unsigned flags)
+{
+	if (v->type == RBA_JSON_NULL && (flags & RBA_JSON_NULL_OK))
+		return 1;
+	switch (want) {
+	case RBA_JSON_WANT_ANY: return 1;
+	case RBA_JSON_WANT_STR: return v->type == RBA_JSON_STRING;
+	case RBA_JSON_WANT_NUM: return v->type == RBA_JSON_NUMBER;
+	case RBA_JSON_WANT_BOOL:
+		return v->type == RBA_JSON_TRUE || v->type == RBA_JSON_FALSE;
+	case RBA_JSON_WANT_ARR: return v->type == RBA_JSON_ARRAY;
+	case RBA_JSON_WANT_OBJ: return v->type == RBA_JSON_OBJECT;
+	}
+	return 0;
+}
+
+/*
+ * The path of node want below v ("predicate.results.flipped_cases[3]"),
+ * appended to out (cap bytes, cut there), found by walking the tree:
+ * only for a diagnostic.  1 when found.
+ */
+static int
+path_of(const struct rba_json_value *v, const struct rba_json_value *want,
+	char *out, size_t cap, int depth)
+{
+	size_t len = strlen(out);
+
+	if (v == want)
+		return 1;
+	if (depth > RBA_JSON_MAX_DEPTH ||
+	    (v->type != RBA_JSON_OBJECT && v->type != RBA_JSON_ARRAY))
+		return 0;
+	for (size_t i = 0; i < v->n; i++) {
+		if (v->type == RBA_JSON_OBJECT)
+			snprintf(out + len, cap - len, "%s%s", len ? "." : "",
+				 v->keys[i]);
+		else
+			snprintf(out + len, cap - len, "[%zu]", i);
+		if (path_of(&v->items[i], want, out, cap, depth + 1))
+			return 1;
+		out[len] = '\0';
+	}
+	return 0;
+}
+
+/* r->path: path below v, named from r->root (v's own path cut at 95
+ * bytes, as the report has always cut it). */
+static void
+rd_path(struct rba_json_rd *r, const struct rba_json_value *v,
+	const char *path)
+{
+	char at[96] = "";
+
+	if (v != NULL && v != r->root && r->root != NULL)
+		path_of(r->root, v, at, sizeof(at), 0);
+	if (path == NULL)
+		path = "";
+	snprintf(r->path, sizeof(r->path), "%s%s%s", at,
+		 at[0] && path[0] ? "." : "", path);
+}
+
+/* The first failure's reason in r->d: "WHAT: " and msg. */
+static void
+rd_reason(struct rba_json_rd *r, const char *msg)
+{
+	if (r->d == NULL)
+		return;
+	rba_detail_clear(r->d);
+	if (r->what != NULL)
+		rba_fail(r->d, r->err, NULL, 0, 0, "%s: %s", r->what, msg);
+	else
+		rba_fail(r->d, r->err, NULL, 0, 0, "%s", msg);
+}
+
+const struct rba_json_value *
+rba_json_rd_at(struct rba_json_rd *r, const struct rba_json_value *v,
+	       const char *path, enum rba_json_want want, unsigned flags)
+{
+	const struct rba_json_value *m;
+	char msg[RBA_JSON_PATH_MAX + 64];
+
+	if (r->err && !(flags & RBA_JSON_QUIET))
+		return NULL;
+	if (v == NULL)
+		v = r->root;
+	m = rba_json_path(v, path);
+	if (m != NULL && want_ok(m, want, flags))
+		return m;
+	if ((flags & RBA_JSON_QUIET) || r->err ||
+	    (m == NULL && (flags & RBA_JSON_OPTIONAL)))
+		return NULL;
+	r->err = RBA_E_SCHEMA;
+	rd_path(r, v, path);
+	r->want = rba_json_want_name(want, flags);
+	snprintf(msg, sizeof(msg), "'%s' is %s, not %s", r->path,
+		 m == NULL ? "missing" : "of another type", r->want);
+	rd_reason(r, msg);
+	return NULL;
+}
+
+int
+rba_json_rd_fail(struct rba_json_rd *r, int err,
+		 const struct rba_json_value *v, const char *path,
+		 const char *fmt, ...)
+{
+	char why[320], msg[RBA_JSON_PATH_MAX + 330];
+	va_list ap;
+
+	if (r->err)
+		return r->err;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	r->err = err;
+	r->want = "";
+	if (v != NULL) {
+		rd_path(r, v, path);
+		snprintf(msg, sizeof(msg), "'%s' %s", r->path, why);
+	} else {
+		r->path[0] = '\0';
+		snprintf(msg, sizeof(msg), "%s", why);
+	}
+	rd_reason(r, msg);
+	return r->err;
 }
 
 /* The rba_json_kv_* functions: on their way out (json.h). */

@@ -40,6 +40,12 @@
  *   opening quote: RFC 8259 leaves its value to the reader, XGBoost
  *   takes the last, and no reader here may see one value where another
  *   sees another.
+ *   Members are looked up by key (rba_json_get), by dotted path
+ *   (rba_json_path), or read through the path reader, struct
+ *   rba_json_rd: typed reads that stop at the first member missing or
+ *   of the wrong type and name its path ("predicate: 'results.flips' is
+ *   missing, not a number"), as evidence (evidence_read.c) and the
+ *   report pages (report_html.c) read what they are given.
  *
  * Lifetimes
  *   Every pointer the reader hands out (a value's str, keys, items, and
@@ -251,5 +257,84 @@ const char *rba_json_get_str(const struct rba_json_value *v, const char *key);
 /* The member's number, or def when absent or not a number. */
 double rba_json_get_num(const struct rba_json_value *v, const char *key,
 			double def);
+
+/*
+ * Reading members by path.  A path names a member below a value by the
+ * keys that lead to it joined with dots ("results.flipped_cases"), each
+ * key compared as rba_json_get compares it; a key holding a dot cannot
+ * be named.  An empty path names the value itself.
+ *
+ * rba_json_path: the member at path below v, or NULL (v NULL, a key
+ * missing, a value on the way not an object).  Borrowed from v's root.
+ */
+const struct rba_json_value *rba_json_path(const struct rba_json_value *v,
+					   const char *path);
+
+/*
+ * The path reader: typed reads of the members of one tree that stop at
+ * the first member missing or of the wrong type, and name it by its path
+ * from the tree's root, as the readers of evidence and records say it.
+ * Initialize with rba_json_rd_init, read with rba_json_rd_at, check
+ * r->err once at the end.  The first failure keeps:
+ *   err   RBA_E_SCHEMA (or the code given to rba_json_rd_fail);
+ *   path  the member's path from root ("predicate.results.flips", an
+ *         item as "results.cases[3]"; "" for a failure at no member);
+ *   want  what it was to be ("a string", "a number or null", ...; "" for
+ *         a failure of the caller's);
+ *   d     when not NULL, cleared and given the reason, "WHAT: 'PATH' is
+ *         missing, not a string" (or "is of another type, not a number
+ *         or null"; "WHAT: " only when what is not NULL), d->key empty.
+ * Later reads return NULL (but RBA_JSON_QUIET ones, which look).  r
+ * borrows root, what and d until its last use.
+ */
+enum rba_json_want {
+	RBA_JSON_WANT_ANY = 0, /* any value: "a value" */
+	RBA_JSON_WANT_STR,     /* "a string" */
+	RBA_JSON_WANT_NUM,     /* "a number" */
+	RBA_JSON_WANT_BOOL,    /* true or false: "true or false" */
+	RBA_JSON_WANT_ARR,     /* "an array" */
+	RBA_JSON_WANT_OBJ,     /* "an object" */
+};
+
+/* rba_json_rd_at's flags. */
+#define RBA_JSON_NULL_OK 1u  /* null is taken too (and returned): "... or null" */
+#define RBA_JSON_OPTIONAL 2u /* a missing member is no failure */
+#define RBA_JSON_QUIET 4u    /* nothing is a failure; looks after one too */
+
+#define RBA_JSON_PATH_MAX 256
+
+struct rba_json_rd {
+	const struct rba_json_value *root;
+	const char *what;
+	struct rba_detail *d;
+	int err;
+	char path[RBA_JSON_PATH_MAX];
+	const char *want;
+};
+
+/* r reads the tree of root; what names it in d's reason (NULL: none). */
+void rba_json_rd_init(struct rba_json_rd *r, const struct rba_json_value *root,
+		      const char *what, struct rba_detail *d);
+/*
+ * The member at path below v (v NULL: r->root) when it is what want and
+ * flags take, else NULL; a member that is missing or of another type is
+ * r's failure unless flags say otherwise.  NULL once r failed (unless
+ * RBA_JSON_QUIET).  Borrowed from the tree.
+ */
+const struct rba_json_value *rba_json_rd_at(struct rba_json_rd *r,
+					    const struct rba_json_value *v,
+					    const char *path,
+					    enum rba_json_want want,
+					    unsigned flags);
+/*
+ * Fails r (when it has not failed yet) with err and the caller's reason:
+ * d's reason "WHAT: 'PATH' REASON", PATH the path of path below v (path
+ * NULL or "": v's own), or "WHAT: REASON" when v is NULL.  Returns r->err.
+ */
+int rba_json_rd_fail(struct rba_json_rd *r, int err,
+		     const struct rba_json_value *v, const char *path,
+		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The text of want ("a string"; with RBA_JSON_NULL_OK "a string or null"). */
+const char *rba_json_want_name(enum rba_json_want want, unsigned flags);
 
 #endif
