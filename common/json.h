@@ -49,10 +49,13 @@
  *
  * Lifetimes
  *   Every pointer the reader hands out (a value's str, keys, items, and
- *   what rba_json_get, rba_json_get_str return) points into the tree of
- *   the root passed to rba_json_parse, and stays valid until that root
- *   is given to rba_json_release.  No function here keeps a pointer to a
- *   caller's text or buffer after it returns.
+ *   what rba_json_get, rba_json_get_str, rba_json_path and
+ *   rba_json_rd_at return) points into the tree of the root passed to
+ *   rba_json_parse, and stays valid until that root is given to
+ *   rba_json_release.  No function here keeps a pointer to a caller's
+ *   text or buffer after it returns, but the two structs: a writer
+ *   borrows its buffer, a path reader its root, what and detail, until
+ *   their last call.
  */
 #ifndef RBA_JSON_H
 #define RBA_JSON_H
