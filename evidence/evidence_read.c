@@ -2,7 +2,6 @@
 #include "evidence/evidence_priv.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
