@@ -1,8 +1,9 @@
-/* json.c - JSON writing (compact and pretty) and a small reader. */
+/* json.c - the JSON writer (compact or pretty) and reader. */
 #include "common/json.h"
 
 #include <assert.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -682,6 +683,185 @@ rba_json_get_num(const struct rba_json_value *v, const char *key, double def)
 	return m != NULL && m->type == RBA_JSON_NUMBER ? m->num : def;
 }
 
+/* ---- reading by path ------------------------------------------------------ */
+
+const struct rba_json_value *
+rba_json_path(const struct rba_json_value *v, const char *path)
+{
+	while (v != NULL && *path) {
+		const char *dot = strchr(path, '.');
+		size_t k = dot != NULL ? (size_t)(dot - path) : strlen(path);
+		const struct rba_json_value *o = v;
+
+		v = NULL;
+		if (o->type == RBA_JSON_OBJECT)
+			for (size_t i = 0; i < o->n; i++)
+				if (strncmp(o->keys[i], path, k) == 0 &&
+				    o->keys[i][k] == '\0') {
+					v = &o->items[i];
+					break;
+				}
+		path += k + (dot != NULL);
+	}
+	return v;
+}
+
+void
+rba_json_rd_init(struct rba_json_rd *r, const struct rba_json_value *root,
+		 const char *what, struct rba_detail *d)
+{
+	memset(r, 0, sizeof(*r));
+	r->root = root;
+	r->what = what;
+	r->d = d;
+	r->want = "";
+}
+
+const char *
+rba_json_want_name(enum rba_json_want want, unsigned flags)
+{
+	static const char *const names[][2] = {
+		{ "a value", "a value or null" },
+		{ "a string", "a string or null" },
+		{ "a number", "a number or null" },
+		{ "true or false", "true, false or null" },
+		{ "an array", "an array or null" },
+		{ "an object", "an object or null" },
+	};
+
+	return names[want][(flags & RBA_JSON_NULL_OK) != 0];
+}
+
+static int
+want_ok(const struct rba_json_value *v, enum rba_json_want want,
+	unsigned flags)
+{
+	if (v->type == RBA_JSON_NULL && (flags & RBA_JSON_NULL_OK))
+		return 1;
+	switch (want) {
+	case RBA_JSON_WANT_ANY: return 1;
+	case RBA_JSON_WANT_STR: return v->type == RBA_JSON_STRING;
+	case RBA_JSON_WANT_NUM: return v->type == RBA_JSON_NUMBER;
+	case RBA_JSON_WANT_BOOL:
+		return v->type == RBA_JSON_TRUE || v->type == RBA_JSON_FALSE;
+	case RBA_JSON_WANT_ARR: return v->type == RBA_JSON_ARRAY;
+	case RBA_JSON_WANT_OBJ: return v->type == RBA_JSON_OBJECT;
+	}
+	return 0;
+}
+
+/*
+ * The path of node want below v ("predicate.results.flipped_cases[3]"),
+ * appended to out (cap bytes, cut there), found by walking the tree:
+ * only for a diagnostic.  1 when found.
+ */
+static int
+path_of(const struct rba_json_value *v, const struct rba_json_value *want,
+	char *out, size_t cap, int depth)
+{
+	size_t len = strlen(out);
+
+	if (v == want)
+		return 1;
+	if (depth > RBA_JSON_MAX_DEPTH ||
+	    (v->type != RBA_JSON_OBJECT && v->type != RBA_JSON_ARRAY))
+		return 0;
+	for (size_t i = 0; i < v->n; i++) {
+		if (v->type == RBA_JSON_OBJECT)
+			snprintf(out + len, cap - len, "%s%s", len ? "." : "",
+				 v->keys[i]);
+		else
+			snprintf(out + len, cap - len, "[%zu]", i);
+		if (path_of(&v->items[i], want, out, cap, depth + 1))
+			return 1;
+		out[len] = '\0';
+	}
+	return 0;
+}
+
+/* r->path: path below v, named from r->root (v's own path cut at 95
+ * bytes, as the report has always cut it). */
+static void
+rd_path(struct rba_json_rd *r, const struct rba_json_value *v,
+	const char *path)
+{
+	char at[96] = "";
+
+	if (v != NULL && v != r->root && r->root != NULL)
+		path_of(r->root, v, at, sizeof(at), 0);
+	if (path == NULL)
+		path = "";
+	snprintf(r->path, sizeof(r->path), "%s%s%s", at,
+		 at[0] && path[0] ? "." : "", path);
+}
+
+/* The first failure's reason in r->d: "WHAT: " and msg. */
+static void
+rd_reason(struct rba_json_rd *r, const char *msg)
+{
+	if (r->d == NULL)
+		return;
+	rba_detail_clear(r->d);
+	if (r->what != NULL)
+		rba_fail(r->d, r->err, NULL, 0, 0, "%s: %s", r->what, msg);
+	else
+		rba_fail(r->d, r->err, NULL, 0, 0, "%s", msg);
+}
+
+const struct rba_json_value *
+rba_json_rd_at(struct rba_json_rd *r, const struct rba_json_value *v,
+	       const char *path, enum rba_json_want want, unsigned flags)
+{
+	const struct rba_json_value *m;
+	char msg[RBA_JSON_PATH_MAX + 64];
+
+	if (r->err && !(flags & RBA_JSON_QUIET))
+		return NULL;
+	if (v == NULL)
+		v = r->root;
+	m = rba_json_path(v, path);
+	if (m != NULL && want_ok(m, want, flags))
+		return m;
+	if ((flags & RBA_JSON_QUIET) || r->err ||
+	    (m == NULL && (flags & RBA_JSON_OPTIONAL)))
+		return NULL;
+	r->err = RBA_E_SCHEMA;
+	rd_path(r, v, path);
+	r->want = rba_json_want_name(want, flags);
+	snprintf(msg, sizeof(msg), "'%s' is %s, not %s", r->path,
+		 m == NULL ? "missing" : "of another type", r->want);
+	rd_reason(r, msg);
+	return NULL;
+}
+
+int
+rba_json_rd_fail(struct rba_json_rd *r, int err,
+		 const struct rba_json_value *v, const char *path,
+		 const char *fmt, ...)
+{
+	char why[320], msg[RBA_JSON_PATH_MAX + 330];
+	va_list ap;
+
+	if (r->err)
+		return r->err;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	r->err = err;
+	r->want = "";
+	if (v != NULL) {
+		rd_path(r, v, path);
+		snprintf(msg, sizeof(msg), "'%s' %s", r->path, why);
+	} else {
+		r->path[0] = '\0';
+		snprintf(msg, sizeof(msg), "%s", why);
+	}
+	rd_reason(r, msg);
+	return r->err;
+}
+
+/* The rba_json_kv_* functions: on their way out (json.h). */
+
 static void
 kv_sep(struct rba_buf *b, int comma)
 {
@@ -754,7 +934,7 @@ rba_json_kv_nums(struct rba_buf *b, const char *key, const double *v, uint32_t n
 	kv_sep(b, comma);
 }
 
-/* ---- the compact writer ------------------------------------------------ */
+/* ---- the writer ---------------------------------------------------------- */
 
 void
 rba_json_w_init(struct rba_json_w *w, struct rba_buf *b)
@@ -763,14 +943,46 @@ rba_json_w_init(struct rba_json_w *w, struct rba_buf *b)
 	w->b = b;
 }
 
-/* The separator before any member but the first, and the key. */
+void
+rba_json_w_init_pretty(struct rba_json_w *w, struct rba_buf *b)
+{
+	rba_json_w_init(w, b);
+	w->pretty = 1;
+}
+
+/* A new line and the indentation of the current depth (pretty only). */
+static void
+w_newline(struct rba_json_w *w)
+{
+	rba_buf_put_u8(w->b, '\n');
+	for (int i = 0; i < w->depth; i++)
+		rba_buf_put(w->b, "  ", 2);
+}
+
+/* Whether what is written next at the current depth is pretty: not
+ * inside an inline container. */
+static int
+w_pretty(const struct rba_json_w *w)
+{
+	return w->pretty && (w->inline_depth == 0 || w->depth < w->inline_depth);
+}
+
+/*
+ * The separator before any member but the first (", " compact; ","
+ * and a new line pretty, which starts the first on a line too), and the
+ * key: members of objects have keys, items of arrays and the root not.
+ */
 static void
 w_item(struct rba_json_w *w, const char *key)
 {
+	int pretty = w_pretty(w);
+
 	if (w->depth > 0) {
 		if (!w->first[w->depth])
-			rba_buf_put(w->b, ", ", 2);
+			rba_buf_put(w->b, pretty ? "," : ", ", pretty ? 1 : 2);
 		w->first[w->depth] = 0;
+		if (pretty)
+			w_newline(w);
 	}
 	if (key != NULL)
 		rba_json_put_key(w->b, key);
@@ -788,22 +1000,47 @@ rba_json_w_open(struct rba_json_w *w, const char *key, char c)
 }
 
 void
+rba_json_w_open_inline(struct rba_json_w *w, const char *key, char c)
+{
+	assert(w->inline_depth == 0);
+	rba_json_w_open(w, key, c);
+	w->inline_depth = w->depth;
+}
+
+void
 rba_json_w_close(struct rba_json_w *w, char c)
 {
+	int empty, pretty;
+
 	assert(c == '}' || c == ']');
 	assert(w->depth > 0);
+	pretty = w_pretty(w);
+	if (w->depth == w->inline_depth)
+		w->inline_depth = 0;
+	empty = w->first[w->depth];
 	w->depth--;
+	/* pretty: the closing character on a line of its own, unless the
+	 * container is empty ({} and []) */
+	if (pretty && !empty)
+		w_newline(w);
 	rba_buf_put_u8(w->b, (uint8_t)c);
 }
 
 void
-rba_json_w_str(struct rba_json_w *w, const char *key, const char *s)
+rba_json_w_strn(struct rba_json_w *w, const char *key, const char *s,
+		size_t n)
 {
 	w_item(w, key);
 	if (s == NULL)
 		rba_buf_put(w->b, "null", 4);
 	else
-		rba_json_put_str(w->b, s);
+		rba_json_put_strn(w->b, s, n);
+}
+
+void
+rba_json_w_str(struct rba_json_w *w, const char *key, const char *s)
+{
+	rba_json_w_strn(w, key, s, s != NULL ? strlen(s) : 0);
 }
 
 void
@@ -849,112 +1086,24 @@ rba_json_w_raw(struct rba_json_w *w, const char *key, const char *text,
 	rba_buf_put(w->b, text, n);
 }
 
-/* ---- the pretty writer ------------------------------------------------- */
-
 void
-rba_json_pretty_init(struct rba_json_pretty *w, struct rba_buf *b)
-{
-	memset(w, 0, sizeof(*w));
-	w->b = b;
-}
-
-/* A new line at the current depth and the key, before any value. */
-static void
-pretty_item(struct rba_json_pretty *w, const char *key)
-{
-	if (w->depth > 0) {
-		if (!w->first[w->depth])
-			rba_buf_put_u8(w->b, ',');
-		w->first[w->depth] = 0;
-		rba_buf_put_u8(w->b, '\n');
-		for (int i = 0; i < w->depth; i++)
-			rba_buf_put(w->b, "  ", 2);
-	}
-	/* Members of objects have keys, items of arrays and the root not. */
-	if (key != NULL)
-		rba_json_put_key(w->b, key);
-}
-
-void
-rba_json_pretty_open(struct rba_json_pretty *w, const char *key, char c)
-{
-	assert(c == '{' || c == '[');
-	assert(w->depth < RBA_JSON_PRETTY_DEPTH);
-	pretty_item(w, key);
-	rba_buf_put_u8(w->b, (uint8_t)c);
-	w->depth++;
-	w->first[w->depth] = 1;
-}
-
-void
-rba_json_pretty_close(struct rba_json_pretty *w, char c)
-{
-	int empty;
-
-	assert(c == '}' || c == ']');
-	assert(w->depth > 0);
-	empty = w->first[w->depth];
-	w->depth--;
-	if (!empty) {
-		rba_buf_put_u8(w->b, '\n');
-		for (int i = 0; i < w->depth; i++)
-			rba_buf_put(w->b, "  ", 2);
-	}
-	rba_buf_put_u8(w->b, (uint8_t)c);
-}
-
-void
-rba_json_pretty_strn(struct rba_json_pretty *w, const char *key,
-		     const char *s, size_t n)
-{
-	pretty_item(w, key);
-	if (s == NULL)
-		rba_buf_put(w->b, "null", 4);
-	else
-		rba_json_put_strn(w->b, s, n);
-}
-
-void
-rba_json_pretty_str(struct rba_json_pretty *w, const char *key, const char *s)
-{
-	rba_json_pretty_strn(w, key, s, s != NULL ? strlen(s) : 0);
-}
-
-void
-rba_json_pretty_num(struct rba_json_pretty *w, const char *key, double v)
-{
-	pretty_item(w, key);
-	rba_json_put_num(w->b, v);
-}
-
-void
-rba_json_pretty_bool(struct rba_json_pretty *w, const char *key, int v)
-{
-	pretty_item(w, key);
-	if (v)
-		rba_buf_put(w->b, "true", 4);
-	else
-		rba_buf_put(w->b, "false", 5);
-}
-
-void
-rba_json_pretty_value(struct rba_json_pretty *w, const char *key,
-		      const struct rba_json_value *v)
+rba_json_w_value(struct rba_json_w *w, const char *key,
+		 const struct rba_json_value *v)
 {
 	switch (v->type) {
-	case RBA_JSON_NULL: rba_json_pretty_str(w, key, NULL); break;
-	case RBA_JSON_FALSE: rba_json_pretty_bool(w, key, 0); break;
-	case RBA_JSON_TRUE: rba_json_pretty_bool(w, key, 1); break;
-	case RBA_JSON_NUMBER: rba_json_pretty_num(w, key, v->num); break;
-	case RBA_JSON_STRING: rba_json_pretty_strn(w, key, v->str, v->len); break;
+	case RBA_JSON_NULL: rba_json_w_str(w, key, NULL); break;
+	case RBA_JSON_FALSE: rba_json_w_bool(w, key, 0); break;
+	case RBA_JSON_TRUE: rba_json_w_bool(w, key, 1); break;
+	case RBA_JSON_NUMBER: rba_json_w_num(w, key, v->num); break;
+	case RBA_JSON_STRING: rba_json_w_strn(w, key, v->str, v->len); break;
 	case RBA_JSON_ARRAY:
 	case RBA_JSON_OBJECT:
-		rba_json_pretty_open(w, key, v->type == RBA_JSON_ARRAY ? '[' : '{');
+		rba_json_w_open(w, key, v->type == RBA_JSON_ARRAY ? '[' : '{');
 		for (size_t i = 0; i < v->n; i++)
-			rba_json_pretty_value(w, v->type == RBA_JSON_OBJECT
-							 ? v->keys[i] : NULL,
-					      &v->items[i]);
-		rba_json_pretty_close(w, v->type == RBA_JSON_ARRAY ? ']' : '}');
+			rba_json_w_value(w, v->type == RBA_JSON_OBJECT ? v->keys[i]
+								       : NULL,
+					 &v->items[i]);
+		rba_json_w_close(w, v->type == RBA_JSON_ARRAY ? ']' : '}');
 		break;
 	}
 }

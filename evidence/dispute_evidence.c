@@ -22,33 +22,37 @@ void
 dispute_evidence_render(const struct dispute_report *r, struct rba_buf *b)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1], name[STORE_VERSION_NAME_MAX + 16];
+	struct rba_json_w w;
 
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "_type", "https://in-toto.io/Statement/v1", 1);
-	rba_json_put_key(b, "subject");
 	snprintf(name, sizeof(name), "%s.artifact", r->version);
 	rba_digest_format(&r->artifact_decisions, hex);
-	rba_buf_put(b, "[{", 2);
-	rba_json_kv_str(b, "name", name, 1);
-	rba_json_put_key(b, "digest");
-	rba_buf_put_u8(b, '{');
+	rba_json_w_init(&w, b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "_type", "https://in-toto.io/Statement/v1");
+	rba_json_w_open(&w, "subject", '[');
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "name", name);
+	rba_json_w_open(&w, "digest", '{');
 	/* the hex after "sha256:" */
-	rba_json_kv_str(b, "sha256", strchr(hex, ':') ? strchr(hex, ':') + 1 : hex, 0);
-	rba_buf_put(b, "}}], ", 5);
-	rba_json_kv_str(b, "predicateType",
-			dispute_report_format(r) == 4	? DISPUTE_PREDICATE_TYPE_V4
-			: dispute_report_format(r) == 3 ? DISPUTE_PREDICATE_TYPE_V3
-							: DISPUTE_PREDICATE_TYPE, 1);
-	rba_json_put_key(b, "predicate");
-	rba_buf_put_u8(b, '{');
-	rba_json_put_key(b, "history");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_u64(b, "id", r->head_id, 1);
-	rba_json_kv_digest(b, "digest", &r->head, 1, 0);
-	rba_buf_put(b, "}, ", 3);
-	rba_json_put_key(b, "dispute");
+	rba_json_w_str(&w, "sha256", strchr(hex, ':') ? strchr(hex, ':') + 1 : hex);
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, ']');
+	rba_json_w_str(&w, "predicateType",
+		       dispute_report_format(r) == 4   ? DISPUTE_PREDICATE_TYPE_V4
+		       : dispute_report_format(r) == 3 ? DISPUTE_PREDICATE_TYPE_V3
+						       : DISPUTE_PREDICATE_TYPE);
+	rba_json_w_open(&w, "predicate", '{');
+	rba_json_w_open(&w, "history", '{');
+	rba_json_w_u64(&w, "id", r->head_id);
+	rba_json_w_digest(&w, "digest", &r->head, 1);
+	rba_json_w_close(&w, '}');
+	/* the key, then the dispute as audit/dispute.h writes it, in b */
+	rba_json_w_raw(&w, "dispute", "", 0);
 	dispute_report_json(r, 1, b);
-	rba_buf_put(b, "}}\n", 3);
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, '}');
+	rba_buf_put_u8(b, '\n');
 }
 
 int

@@ -350,8 +350,8 @@ int evidence_sample_load(struct store_txn *txn, const struct ev *e,
 int evidence_tlog_load(struct store_txn *txn, struct ev *e,
 		       const struct evidence_log_request *lr, struct rba_detail *d);
 /* Writes predicate.log (after predicate.record). */
-struct rba_json_pretty;
-void evidence_tlog_render(const struct ev *e, struct rba_json_pretty *w);
+struct rba_json_w;
+void evidence_tlog_render(const struct ev *e, struct rba_json_w *w);
 /* Reads predicate.log of predicate p into e: 0 or RBA_E_SCHEMA. */
 int evidence_tlog_read(const struct rba_json_value *p, struct ev *e,
 		       struct rba_detail *d);

@@ -2,7 +2,6 @@
 #include "evidence/evidence_priv.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,154 +16,96 @@
 
 /*
  * A reader fills the model from a parsed tree and stops at the first
- * value that is missing or of the wrong type; what names the tree in
- * messages ("audit record 3", "predicate").
+ * value that is missing or of the wrong type: common/json.h's path
+ * reader (struct rba_json_rd), whose what names the tree in messages
+ * ("predicate", "evidence") and whose root names the paths ("'results.
+ * flipped_cases[3].id' is missing, not a string").  These add the
+ * model's checks on top of its types.
  */
-struct rd {
-	struct rba_detail *d;
-	const char *what;
-	int err;
-	char base[96]; /* path of the object paths are relative to, "" or "x." */
-};
-
 #define T_NULLABLE 1
 #define T_OPTIONAL 2 /* a missing key reads as null (keys added later) */
 
-static void
-rd_fail(struct rd *r, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-rd_fail(struct rd *r, int err, const char *fmt, ...)
-{
-	char msg[320];
-	va_list ap;
-
-	if (r->err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rba_detail_clear(r->d);
-	r->err = rba_fail(r->d, err, NULL, 0, 0, "%s: %s", r->what, msg);
-}
-
-/* The member at a dotted path below v, or NULL. */
+/* The member at path below v of type want, or NULL: also for a null
+ * (T_NULLABLE) or a missing member (T_OPTIONAL), which are no failure. */
 static const struct rba_json_value *
-jpath(const struct rba_json_value *v, const char *path)
+rd_get(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
+       enum rba_json_want want, int flags)
 {
-	char part[64];
+	const struct rba_json_value *m = rba_json_rd_at(
+		r, v, path, want,
+		((flags & T_NULLABLE) ? RBA_JSON_NULL_OK : 0) |
+			((flags & T_OPTIONAL) ? RBA_JSON_OPTIONAL : 0));
 
-	while (v != NULL && *path) {
-		const char *dot = strchr(path, '.');
-		size_t n = dot != NULL ? (size_t)(dot - path) : strlen(path);
-		if (n >= sizeof(part))
-			return NULL;
-		memcpy(part, path, n);
-		part[n] = 0;
-		v = rba_json_get(v, part);
-		path += n + (dot != NULL);
-	}
-	return v;
+	return m != NULL && m->type == RBA_JSON_NULL ? NULL : m;
 }
 
 static const struct rba_json_value *
-rd_get(struct rd *r, const struct rba_json_value *v, const char *path,
-       enum rba_json_type type, int flags, const char *what)
+rd_obj(struct rba_json_rd *r, const struct rba_json_value *v, const char *path)
 {
-	const struct rba_json_value *m = jpath(v, path);
-
-	if (r->err)
-		return NULL;
-	if (m != NULL && m->type == RBA_JSON_NULL && (flags & T_NULLABLE))
-		return NULL;
-	if (m == NULL && (flags & T_OPTIONAL))
-		return NULL;
-	if (m == NULL || m->type != type) {
-		rd_fail(r, RBA_E_SCHEMA, "'%s%s' is %s, not %s%s", r->base, path,
-			m == NULL ? "missing" : "of another type", what,
-			(flags & T_NULLABLE) ? " or null" : "");
-		return NULL;
-	}
-	return m;
-}
-
-static const struct rba_json_value *
-rd_obj(struct rd *r, const struct rba_json_value *v, const char *path)
-{
-	return rd_get(r, v, path, RBA_JSON_OBJECT, 0, "an object");
+	return rd_get(r, v, path, RBA_JSON_WANT_OBJ, 0);
 }
 
 static void
-rd_str(struct rd *r, const struct rba_json_value *v, const char *path, int flags,
-       struct sv *out)
+rd_str(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
+       int flags, struct sv *out)
 {
-	const struct rba_json_value *m = rd_get(r, v, path, RBA_JSON_STRING, flags,
-					    "a string");
+	const struct rba_json_value *m = rd_get(r, v, path, RBA_JSON_WANT_STR, flags);
 
 	out->s = m != NULL ? m->str : NULL;
 	out->n = m != NULL ? m->len : 0;
 	if (m != NULL && memchr(m->str, 0, m->len) != NULL)
-		rd_fail(r, RBA_E_SCHEMA, "'%s%s' holds a NUL character", r->base,
-			path);
+		rba_json_rd_fail(r, RBA_E_SCHEMA, v, path, "holds a NUL character");
 }
 
 /* A digest in its text form ("sha256:" and 64 lowercase hex digits). */
 static void
-rd_digest(struct rd *r, const struct rba_json_value *v, const char *path,
+rd_digest(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
 	  int flags, struct sv *out)
 {
 	struct rba_digest dg;
 
 	rd_str(r, v, path, flags, out);
 	if (out->s != NULL && rba_digest_parse(out->s, &dg) != 0)
-		rd_fail(r, RBA_E_SCHEMA, "'%s%s' is not a sha256: digest", r->base,
-			path);
+		rba_json_rd_fail(r, RBA_E_SCHEMA, v, path,
+				 "is not a sha256: digest");
 }
 
 static void
-rd_num(struct rd *r, const struct rba_json_value *v, const char *path, int flags,
-       double *out)
+rd_num(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
+       int flags, double *out)
 {
-	const struct rba_json_value *m = rd_get(r, v, path, RBA_JSON_NUMBER, flags,
-					    "a number");
+	const struct rba_json_value *m = rd_get(r, v, path, RBA_JSON_WANT_NUM, flags);
 
 	*out = m != NULL ? m->num : NAN;
 }
 
 /* A count or id: an integer from 0 to 2^53. */
 static void
-rd_int(struct rd *r, const struct rba_json_value *v, const char *path,
+rd_int(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
        double *out)
 {
 	rd_num(r, v, path, 0, out);
 	if (!r->err && !(*out >= 0 && *out <= MAX_INT_EXACT && *out == floor(*out)))
-		rd_fail(r, RBA_E_SCHEMA, "'%s%s' is not a whole number from 0 to "
-			"2^53", r->base, path);
+		rba_json_rd_fail(r, RBA_E_SCHEMA, v, path,
+				 "is not a whole number from 0 to 2^53");
 }
 
 static void
-rd_bool(struct rd *r, const struct rba_json_value *v, const char *path, int *out)
+rd_bool(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
+	int *out)
 {
-	const struct rba_json_value *m = jpath(v, path);
+	const struct rba_json_value *m = rd_get(r, v, path, RBA_JSON_WANT_BOOL, 0);
 
-	*out = 0;
-	if (r->err)
-		return;
-	if (m == NULL || (m->type != RBA_JSON_TRUE && m->type != RBA_JSON_FALSE)) {
-		rd_fail(r, RBA_E_SCHEMA, "'%s%s' is %s, not true or false", r->base,
-			path, m == NULL ? "missing" : "of another type");
-		return;
-	}
-	*out = m->type == RBA_JSON_TRUE;
+	*out = m != NULL && m->type == RBA_JSON_TRUE;
 }
 
-/* true, false, or (T_NULLABLE, T_OPTIONAL as flags allow) -1. */
+/* true, false, or (T_NULLABLE, T_OPTIONAL as flags allow) -1; another
+ * value is "not true or false", as for rd_bool. */
 static void
-rd_tristate(struct rd *r, const struct rba_json_value *v, const char *path,
-	    int flags, int *out)
+rd_tristate(struct rba_json_rd *r, const struct rba_json_value *v,
+	    const char *path, int flags, int *out)
 {
-	const struct rba_json_value *m = jpath(v, path);
+	const struct rba_json_value *m = rba_json_path(v, path);
 
 	*out = -1;
 	if (r->err)
@@ -177,31 +118,31 @@ rd_tristate(struct rd *r, const struct rba_json_value *v, const char *path,
 
 /* A count that may be null (or, T_OPTIONAL, missing): NaN then. */
 static void
-rd_optint(struct rd *r, const struct rba_json_value *v, const char *path,
+rd_optint(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
 	  int flags, double *out)
 {
 	rd_num(r, v, path, flags | T_NULLABLE, out);
 	if (!r->err && !isnan(*out) &&
 	    !(*out >= 0 && *out <= MAX_INT_EXACT && *out == floor(*out)))
-		rd_fail(r, RBA_E_SCHEMA, "'%s%s' is not a whole number from 0 to "
-			"2^53", r->base, path);
+		rba_json_rd_fail(r, RBA_E_SCHEMA, v, path,
+				 "is not a whole number from 0 to 2^53");
 }
 
 /* One of the names who judged an audit (rebuild-audit-report(5)). */
 static void
-rd_judged_by(struct rd *r, const struct rba_json_value *v, const char *path,
+rd_judged_by(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
 	     int flags, struct sv *out)
 {
 	rd_str(r, v, path, flags, out);
 	if (!r->err && out->s != NULL && !sv_is(*out, "version") &&
 	    !sv_is(*out, "sample") && !sv_is(*out, "option"))
-		rd_fail(r, RBA_E_SCHEMA, "'%s%s' is not version, sample or option",
-			r->base, path);
+		rba_json_rd_fail(r, RBA_E_SCHEMA, v, path,
+				 "is not version, sample or option");
 }
 
 /* A text into a fixed buffer of cap bytes (NUL included). */
 static void
-rd_copy(struct rd *r, const struct rba_json_value *v, const char *path,
+rd_copy(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
 	int flags, char *out, size_t cap)
 {
 	struct sv t;
@@ -211,8 +152,8 @@ rd_copy(struct rd *r, const struct rba_json_value *v, const char *path,
 	if (r->err || t.s == NULL)
 		return;
 	if (t.n >= cap) {
-		rd_fail(r, RBA_E_SCHEMA, "'%s%s' is longer than %zu bytes", r->base,
-			path, cap - 1);
+		rba_json_rd_fail(r, RBA_E_SCHEMA, v, path, "is longer than %zu bytes",
+				 cap - 1);
 		return;
 	}
 	memcpy(out, t.s, t.n);
@@ -221,27 +162,26 @@ rd_copy(struct rd *r, const struct rba_json_value *v, const char *path,
 
 /* predicate.history.earlier_audits: an array of audit summaries. */
 static void
-rd_earlier(struct rd *r, const struct rba_json_value *v, const char *path,
+rd_earlier(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
 	   struct ev *e)
 {
-	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_ARRAY, 0,
-						"an array");
+	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_WANT_ARR, 0);
 
 	if (a == NULL)
 		return;
 	e->earlier = calloc(a->n ? a->n : 1, sizeof(*e->earlier));
 	if (e->earlier == NULL) {
-		rd_fail(r, RBA_E_NOMEM, "out of memory");
+		rba_json_rd_fail(r, RBA_E_NOMEM, NULL, NULL, "out of memory");
 		return;
 	}
 	for (size_t i = 0; i < a->n && !r->err; i++) {
 		const struct rba_json_value *o = &a->items[i];
 		struct ev_earlier *x = &e->earlier[i];
 		if (o->type != RBA_JSON_OBJECT) {
-			rd_fail(r, RBA_E_SCHEMA, "'%s[%zu]' is not an object", path, i);
+			rba_json_rd_fail(r, RBA_E_SCHEMA, o, NULL,
+					 "is not an object");
 			return;
 		}
-		snprintf(r->base, sizeof(r->base), "%s[%zu].", path, i);
 		rd_int(r, o, "id", &x->id);
 		rd_copy(r, o, "time", 0, x->time, sizeof(x->time));
 		rd_copy(r, o, "verdict", 0, x->verdict, sizeof(x->verdict));
@@ -249,16 +189,15 @@ rd_earlier(struct rd *r, const struct rba_json_value *v, const char *path,
 		rd_copy(r, o, "policy", T_NULLABLE, x->policy, sizeof(x->policy));
 		rd_tristate(r, o, "ad_hoc", T_NULLABLE, &x->ad_hoc);
 	}
-	r->base[0] = 0;
 	e->nearlier = a->n;
 }
 
 /* An array of strings into a malloc'd array of views. */
 static void
-rd_strv(struct rd *r, const struct rba_json_value *v, const char *path,
+rd_strv(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
 	struct sv **out, size_t *n)
 {
-	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_ARRAY, 0, "an array");
+	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_WANT_ARR, 0);
 
 	*out = NULL;
 	*n = 0;
@@ -266,13 +205,14 @@ rd_strv(struct rd *r, const struct rba_json_value *v, const char *path,
 		return;
 	*out = calloc(a->n ? a->n : 1, sizeof(**out));
 	if (*out == NULL) {
-		rd_fail(r, RBA_E_NOMEM, "out of memory");
+		rba_json_rd_fail(r, RBA_E_NOMEM, NULL, NULL, "out of memory");
 		return;
 	}
 	for (size_t i = 0; i < a->n; i++) {
 		const struct rba_json_value *s = &a->items[i];
 		if (s->type != RBA_JSON_STRING || memchr(s->str, 0, s->len) != NULL) {
-			rd_fail(r, RBA_E_SCHEMA, "'%s[%zu]' is not a string", path, i);
+			rba_json_rd_fail(r, RBA_E_SCHEMA, s, NULL,
+					 "is not a string");
 			return;
 		}
 		(*out)[i].s = s->str;
@@ -282,7 +222,7 @@ rd_strv(struct rd *r, const struct rba_json_value *v, const char *path,
 }
 
 static void
-rd_link(struct rd *r, const struct rba_json_value *v, const char *path,
+rd_link(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
 	struct ev_link *l)
 {
 	char k[96];
@@ -295,63 +235,63 @@ rd_link(struct rd *r, const struct rba_json_value *v, const char *path,
 	rd_str(r, v, k, T_NULLABLE, &l->current);
 	snprintf(k, sizeof(k), "%s.note", path);
 	rd_str(r, v, k, T_NULLABLE, &l->note);
+	snprintf(k, sizeof(k), "%s.state", path);
 	if (!r->err && !sv_is(l->state, "same") && !sv_is(l->state, "changed") &&
 	    !sv_is(l->state, "unknown"))
-		rd_fail(r, RBA_E_SCHEMA, "'%s.state' is not same, changed or unknown",
-			path);
+		rba_json_rd_fail(r, RBA_E_SCHEMA, v, k,
+				 "is not same, changed or unknown");
 }
 
 /* The diff entries: an array of {key, pinned, current}. */
 static void
-rd_diff(struct rd *r, const struct rba_json_value *v, const char *path,
+rd_diff(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
 	struct ev *e)
 {
-	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_ARRAY, 0, "an array");
+	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_WANT_ARR, 0);
 
 	if (a == NULL)
 		return;
 	e->diff = calloc(a->n ? a->n : 1, sizeof(*e->diff));
 	if (e->diff == NULL) {
-		rd_fail(r, RBA_E_NOMEM, "out of memory");
+		rba_json_rd_fail(r, RBA_E_NOMEM, NULL, NULL, "out of memory");
 		return;
 	}
 	for (size_t i = 0; i < a->n && !r->err; i++) {
 		const struct rba_json_value *f = &a->items[i];
 		if (f->type != RBA_JSON_OBJECT) {
-			rd_fail(r, RBA_E_SCHEMA, "'%s[%zu]' is not an object", path, i);
+			rba_json_rd_fail(r, RBA_E_SCHEMA, f, NULL,
+					 "is not an object");
 			return;
 		}
-		snprintf(r->base, sizeof(r->base), "%s[%zu].", path, i);
 		rd_str(r, f, "key", 0, &e->diff[i].key);
 		rd_str(r, f, "pinned", T_NULLABLE, &e->diff[i].pinned);
 		rd_str(r, f, "current", T_NULLABLE, &e->diff[i].current);
 	}
-	r->base[0] = 0;
 	e->ndiff = a->n;
 }
 
 /* Flipped cases; with_inputs: the predicate's shape, inputs allowed. */
 static void
-rd_flips(struct rd *r, const struct rba_json_value *v, const char *path,
+rd_flips(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
 	 int with_inputs, struct ev *e)
 {
-	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_ARRAY, 0, "an array");
+	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_WANT_ARR, 0);
 
 	if (a == NULL)
 		return;
 	e->flipped = calloc(a->n ? a->n : 1, sizeof(*e->flipped));
 	if (e->flipped == NULL) {
-		rd_fail(r, RBA_E_NOMEM, "out of memory");
+		rba_json_rd_fail(r, RBA_E_NOMEM, NULL, NULL, "out of memory");
 		return;
 	}
 	for (size_t i = 0; i < a->n && !r->err; i++) {
 		const struct rba_json_value *o = &a->items[i];
 		struct ev_flip *f = &e->flipped[i];
 		if (o->type != RBA_JSON_OBJECT) {
-			rd_fail(r, RBA_E_SCHEMA, "'%s[%zu]' is not an object", path, i);
+			rba_json_rd_fail(r, RBA_E_SCHEMA, o, NULL,
+					 "is not an object");
 			return;
 		}
-		snprintf(r->base, sizeof(r->base), "%s[%zu].", path, i);
 		rd_str(r, o, "id", 0, &f->id);
 		rd_num(r, o, "stored_score", T_NULLABLE, &f->stored_score);
 		rd_num(r, o, "rebuilt_score", T_NULLABLE, &f->rebuilt_score);
@@ -361,53 +301,51 @@ rd_flips(struct rd *r, const struct rba_json_value *v, const char *path,
 		rd_num(r, o, "rebuilt_margin", T_NULLABLE, &f->rebuilt_margin);
 		rd_num(r, o, "edge", T_NULLABLE, &f->edge);
 		if (with_inputs && rba_json_get(o, "inputs") != NULL) {
-			const struct rba_json_value *in = rd_get(r, o, "inputs", RBA_JSON_OBJECT,
-							     0, "an object");
+			const struct rba_json_value *in =
+				rd_get(r, o, "inputs", RBA_JSON_WANT_OBJ, 0);
 			for (size_t k = 0; in != NULL && k < in->n && !r->err; k++)
 				if (in->items[k].type != RBA_JSON_STRING)
-					rd_fail(r, RBA_E_SCHEMA,
-						"'%s[%zu].inputs' holds a value that is "
-						"not a string", path, i);
+					rba_json_rd_fail(r, RBA_E_SCHEMA, in, NULL,
+							 "holds a value that is not "
+							 "a string");
 			f->inputs = in;
 		}
 	}
-	r->base[0] = 0;
 	e->nflipped = a->n;
 }
 
 /* Format 3: every case of the sample. */
 static void
-rd_cases(struct rd *r, const struct rba_json_value *v, const char *path,
+rd_cases(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
 	 struct ev *e)
 {
-	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_ARRAY, 0, "an array");
+	const struct rba_json_value *a = rd_get(r, v, path, RBA_JSON_WANT_ARR, 0);
 
 	if (a == NULL)
 		return;
 	e->cases_list = calloc(a->n ? a->n : 1, sizeof(*e->cases_list));
 	if (e->cases_list == NULL) {
-		rd_fail(r, RBA_E_NOMEM, "out of memory");
+		rba_json_rd_fail(r, RBA_E_NOMEM, NULL, NULL, "out of memory");
 		return;
 	}
 	for (size_t i = 0; i < a->n && !r->err; i++) {
 		const struct rba_json_value *o = &a->items[i];
 		struct ev_case *c = &e->cases_list[i];
 		if (o->type != RBA_JSON_OBJECT) {
-			rd_fail(r, RBA_E_SCHEMA, "'%s[%zu]' is not an object", path, i);
+			rba_json_rd_fail(r, RBA_E_SCHEMA, o, NULL,
+					 "is not an object");
 			return;
 		}
-		snprintf(r->base, sizeof(r->base), "%s[%zu].", path, i);
 		rd_str(r, o, "id", 0, &c->id);
 		rd_num(r, o, "stored_score", 0, &c->stored_score);
 		rd_num(r, o, "rebuilt_score", 0, &c->rebuilt_score);
 		rd_str(r, o, "stored_decision", 0, &c->stored_decision);
 	}
-	r->base[0] = 0;
 	e->ncases_list = a->n;
 }
 
 static void
-rd_libs(struct rd *r, const struct rba_json_value *v, const char *path,
+rd_libs(struct rba_json_rd *r, const struct rba_json_value *v, const char *path,
 	struct ev *e)
 {
 	const struct rba_json_value *o = rd_obj(r, v, path);
@@ -416,27 +354,27 @@ rd_libs(struct rd *r, const struct rba_json_value *v, const char *path,
 		return;
 	e->libs = calloc(o->n ? o->n : 1, sizeof(*e->libs));
 	if (e->libs == NULL) {
-		rd_fail(r, RBA_E_NOMEM, "out of memory");
+		rba_json_rd_fail(r, RBA_E_NOMEM, NULL, NULL, "out of memory");
 		return;
 	}
 	for (size_t i = 0; i < o->n && !r->err; i++) {
 		const struct rba_json_value *m = &o->items[i];
 		e->libs[i].name = sv_c(o->keys[i]);
 		if (e->libs[i].name.n >= 128 || e->libs[i].name.n == 0)
-			rd_fail(r, RBA_E_SCHEMA, "'%s' has a key of %zu bytes", path,
-				e->libs[i].name.n);
+			rba_json_rd_fail(r, RBA_E_SCHEMA, o, NULL,
+					 "has a key of %zu bytes", e->libs[i].name.n);
 		else if (m->type == RBA_JSON_STRING && memchr(m->str, 0, m->len) == NULL)
 			e->libs[i].value = (struct sv){ m->str, m->len };
 		else if (m->type != RBA_JSON_NULL)
-			rd_fail(r, RBA_E_SCHEMA, "'%s.%s' is not a string or null", path,
-				o->keys[i]);
+			rba_json_rd_fail(r, RBA_E_SCHEMA, o, o->keys[i],
+					 "is not a string or null");
 	}
 	e->nlibs = o->n;
 }
 
 /* The trainer member of an exec version's record or statement. */
 static void
-rd_trainer(struct rd *r, const struct rba_json_value *v, struct ev *e)
+rd_trainer(struct rba_json_rd *r, const struct rba_json_value *v, struct ev *e)
 {
 	if (rba_json_get(v, "trainer") == NULL)
 		return;
@@ -651,7 +589,7 @@ evidence_ev_from_record(const struct rba_json_value *rec, uint64_t id, struct ev
 
 /* The predicate's audit and history. */
 static void
-statement_read_audit(struct rd *r, const struct rba_json_value *p, struct ev *e)
+statement_read_audit(struct rba_json_rd *r, const struct rba_json_value *p, struct ev *e)
 {
 	rd_int(r, p, "audit.id", &e->id);
 	rd_str(r, p, "audit.time", 0, &e->time);
@@ -671,7 +609,7 @@ statement_read_audit(struct rd *r, const struct rba_json_value *p, struct ev *e)
 
 /* The predicate's artifact and pins. */
 static void
-statement_read_artifact(struct rd *r, const struct rba_json_value *p, struct ev *e)
+statement_read_artifact(struct rba_json_rd *r, const struct rba_json_value *p, struct ev *e)
 {
 	rd_digest(r, p, "artifact.pinned", 0, &e->art_pinned);
 	rd_digest(r, p, "artifact.rebuilt", T_NULLABLE, &e->art_rebuilt);
@@ -688,7 +626,7 @@ statement_read_artifact(struct rd *r, const struct rba_json_value *p, struct ev 
 
 /* The predicate's policy, as the audit stated it. */
 static void
-statement_read_policy(struct rd *r, const struct rba_json_value *p, struct ev *e)
+statement_read_policy(struct rba_json_rd *r, const struct rba_json_value *p, struct ev *e)
 {
 	rd_digest(r, p, "policy.digest", 0, &e->pol_digest);
 	rd_str(r, p, "policy.source", T_NULLABLE, &e->pol_source);
@@ -708,7 +646,7 @@ statement_read_policy(struct rd *r, const struct rba_json_value *p, struct ev *e
 
 /* The predicate's environment and links. */
 static void
-statement_read_links(struct rd *r, const struct rba_json_value *p, struct ev *e)
+statement_read_links(struct rba_json_rd *r, const struct rba_json_value *p, struct ev *e)
 {
 	rd_str(r, p, "environment.state", 0, &e->env_state);
 	rd_str(r, p, "environment.note", T_NULLABLE, &e->env_note);
@@ -735,7 +673,7 @@ statement_read_links(struct rd *r, const struct rba_json_value *p, struct ev *e)
 
 /* The predicate's results: the counts, the flipped cases, every case. */
 static void
-statement_read_results(struct rd *r, const struct rba_json_value *p, struct ev *e)
+statement_read_results(struct rba_json_rd *r, const struct rba_json_value *p, struct ev *e)
 {
 	rd_int(r, p, "results.flips", &e->flips);
 	rd_num(r, p, "results.max_score_delta", 0, &e->max_delta);
@@ -759,7 +697,7 @@ int
 evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 		  struct rba_detail *d)
 {
-	struct rd r = { d, "evidence", 0, "" };
+	struct rba_json_rd r;
 	const struct rba_json_value *p, *subj;
 
 	/* What the first format does not say. */
@@ -767,17 +705,24 @@ evidence_ev_from_statement(const struct rba_json_value *st, struct ev *e,
 	e->score_precision = NAN;
 	e->scores_off = NAN;
 
-	subj = rd_get(&r, st, "subject", RBA_JSON_ARRAY, 0, "an array");
+	rba_json_rd_init(&r, st, "evidence", d);
+	subj = rd_get(&r, st, "subject", RBA_JSON_WANT_ARR, 0);
 	if (subj != NULL && subj->n != 1)
-		rd_fail(&r, RBA_E_SCHEMA, "'subject' has %zu entries, not 1", subj->n);
+		rba_json_rd_fail(&r, RBA_E_SCHEMA, st, "subject",
+				 "has %zu entries, not 1", subj->n);
 	if (r.err)
 		return r.err;
+	/* the subject's members are named from the subject ('name') */
+	r.root = &subj->items[0];
 	rd_str(&r, &subj->items[0], "name", 0, &e->subject_name);
 	rd_str(&r, &subj->items[0], "digest.sha256", 0, &e->subject_sha256);
+	r.root = st;
 	p = rd_obj(&r, st, "predicate");
 	if (r.err)
 		return r.err;
+	/* the predicate's members are named from the predicate */
 	r.what = "predicate";
+	r.root = p;
 	rd_str(&r, p, "version", 0, &e->version);
 	rd_str(&r, p, "verdict", 0, &e->verdict);
 	rd_str(&r, p, "guarantee", 0, &e->guarantee);

@@ -51,39 +51,39 @@ evidence_ev_release(struct ev *e)
  * layout; these add the model's string views and its repeated shapes.
  */
 static void
-jw_sv(struct rba_json_pretty *w, const char *key, struct sv v)
+jw_sv(struct rba_json_w *w, const char *key, struct sv v)
 {
-	rba_json_pretty_strn(w, key, v.s, v.n);
+	rba_json_w_strn(w, key, v.s, v.n);
 }
 
 static void
-jw_link(struct rba_json_pretty *w, const char *key, const struct ev_link *l)
+jw_link(struct rba_json_w *w, const char *key, const struct ev_link *l)
 {
-	rba_json_pretty_open(w, key, '{');
+	rba_json_w_open(w, key, '{');
 	jw_sv(w, "state", l->state);
 	jw_sv(w, "pinned", l->pinned);
 	jw_sv(w, "current", l->current);
 	jw_sv(w, "note", l->note);
-	rba_json_pretty_close(w, '}');
+	rba_json_w_close(w, '}');
 }
 
 /* true, false, or null for -1 (the record does not say). */
 static void
-jw_tristate(struct rba_json_pretty *w, const char *key, int v)
+jw_tristate(struct rba_json_w *w, const char *key, int v)
 {
 	if (v < 0)
-		rba_json_pretty_str(w, key, NULL);
+		rba_json_w_str(w, key, NULL);
 	else
-		rba_json_pretty_bool(w, key, v);
+		rba_json_w_bool(w, key, v);
 }
 
 static void
-jw_strv(struct rba_json_pretty *w, const char *key, const struct sv *v, size_t n)
+jw_strv(struct rba_json_w *w, const char *key, const struct sv *v, size_t n)
 {
-	rba_json_pretty_open(w, key, '[');
+	rba_json_w_open(w, key, '[');
 	for (size_t i = 0; i < n; i++)
 		jw_sv(w, NULL, v[i]);
-	rba_json_pretty_close(w, ']');
+	rba_json_w_close(w, ']');
 }
 
 /*
@@ -91,65 +91,65 @@ jw_strv(struct rba_json_pretty *w, const char *key, const struct sv *v, size_t n
  * from format 2, the earlier audits of the version.
  */
 static void
-ev_render_audit(struct rba_json_pretty *w, const struct ev *e)
+ev_render_audit(struct rba_json_w *w, const struct ev *e)
 {
-	rba_json_pretty_open(w, "audit", '{');
-	rba_json_pretty_num(w, "id", e->id);
+	rba_json_w_open(w, "audit", '{');
+	rba_json_w_num(w, "id", e->id);
 	jw_sv(w, "time", e->time);
 	jw_sv(w, "store_id", e->store_id);
 	jw_sv(w, "prev_digest", e->prev);
 	jw_sv(w, "chain_digest", e->chain);
 	jw_sv(w, "record_digest", e->record_digest);
 	jw_sv(w, "record_schema", e->record_schema);
-	rba_json_pretty_num(w, "exit_status", e->exit_status);
-	rba_json_pretty_close(w, '}');
+	rba_json_w_num(w, "exit_status", e->exit_status);
+	rba_json_w_close(w, '}');
 
-	rba_json_pretty_open(w, "history", '{');
-	rba_json_pretty_open(w, "head", '{');
-	rba_json_pretty_num(w, "id", e->head_id);
+	rba_json_w_open(w, "history", '{');
+	rba_json_w_open(w, "head", '{');
+	rba_json_w_num(w, "id", e->head_id);
 	jw_sv(w, "digest", e->head_digest);
-	rba_json_pretty_close(w, '}');
+	rba_json_w_close(w, '}');
 	if (e->format >= EV_FORMAT_V2) {
 		jw_sv(w, "earlier_since", e->earlier_since);
-		rba_json_pretty_open(w, "earlier_audits", '[');
+		rba_json_w_open(w, "earlier_audits", '[');
 		for (size_t i = 0; i < e->nearlier; i++) {
 			const struct ev_earlier *x = &e->earlier[i];
-			rba_json_pretty_open(w, NULL, '{');
-			rba_json_pretty_num(w, "id", x->id);
-			rba_json_pretty_str(w, "time", x->time);
-			rba_json_pretty_str(w, "verdict", x->verdict);
-			rba_json_pretty_num(w, "exit_status", x->exit_status);
-			rba_json_pretty_str(w, "policy", x->policy[0] ? x->policy
-								      : NULL);
+			rba_json_w_open(w, NULL, '{');
+			rba_json_w_num(w, "id", x->id);
+			rba_json_w_str(w, "time", x->time);
+			rba_json_w_str(w, "verdict", x->verdict);
+			rba_json_w_num(w, "exit_status", x->exit_status);
+			rba_json_w_str(w, "policy", x->policy[0] ? x->policy
+								 : NULL);
 			jw_tristate(w, "ad_hoc", x->ad_hoc);
-			rba_json_pretty_close(w, '}');
+			rba_json_w_close(w, '}');
 		}
-		rba_json_pretty_close(w, ']');
+		rba_json_w_close(w, ']');
 	}
-	rba_json_pretty_close(w, '}');
+	rba_json_w_close(w, '}');
 }
 
 /* What was rebuilt from what: artifact, pins, policy, snapshot, sample. */
 static void
-ev_render_inputs(struct rba_json_pretty *w, const struct ev *e)
+ev_render_inputs(struct rba_json_w *w, const struct ev *e)
 {
-	rba_json_pretty_open(w, "artifact", '{');
+	rba_json_w_open(w, "artifact", '{');
 	jw_sv(w, "pinned", e->art_pinned);
 	jw_sv(w, "rebuilt", e->art_rebuilt);
 	jw_sv(w, "decisions", e->art_decisions);
-	rba_json_pretty_bool(w, "decisions_by_rebuilt", e->decisions_by_rebuilt);
-	rba_json_pretty_bool(w, "bit_identical", e->bit_identical);
-	rba_json_pretty_bool(w, "verified", e->art_verified);
-	rba_json_pretty_close(w, '}');
+	rba_json_w_bool(w, "decisions_by_rebuilt", e->decisions_by_rebuilt);
+	rba_json_w_bool(w, "bit_identical", e->bit_identical);
+	rba_json_w_bool(w, "verified", e->art_verified);
+	rba_json_w_close(w, '}');
 
-	rba_json_pretty_open(w, "pins", '{');
+	rba_json_w_open(w, "pins", '{');
 	jw_sv(w, "digest", e->pins_digest);
 	jw_sv(w, "config_hash", e->config_hash);
 	jw_sv(w, "config_hash_trained", e->config_trained);
 	jw_sv(w, "text", e->pins_text);
-	rba_json_pretty_close(w, '}');
+	rba_json_w_close(w, '}');
 
-	rba_json_pretty_open(w, "policy", '{');
+	rba_json_w_open(w, "policy", '{');
 	jw_sv(w, "digest", e->pol_digest);
 	jw_sv(w, "source", e->pol_source);
 	if (e->format >= EV_FORMAT_V2) {
@@ -158,122 +158,122 @@ ev_render_inputs(struct rba_json_pretty *w, const struct ev *e)
 		jw_tristate(w, "ad_hoc", e->ad_hoc);
 	}
 	jw_sv(w, "rule", e->pol_rule);
-	rba_json_pretty_open(w, "tolerance", '{');
-	rba_json_pretty_num(w, "max_score_delta", e->tol_delta);
-	rba_json_pretty_num(w, "max_flips", e->tol_flips);
-	rba_json_pretty_close(w, '}');
-	rba_json_pretty_open(w, "near_threshold", '{');
-	rba_json_pretty_num(w, "margin", e->near_margin);
-	rba_json_pretty_bool(w, "require_bits", e->near_bits);
-	rba_json_pretty_close(w, '}');
-	rba_json_pretty_num(w, "min_near_cases", e->min_near);
+	rba_json_w_open(w, "tolerance", '{');
+	rba_json_w_num(w, "max_score_delta", e->tol_delta);
+	rba_json_w_num(w, "max_flips", e->tol_flips);
+	rba_json_w_close(w, '}');
+	rba_json_w_open(w, "near_threshold", '{');
+	rba_json_w_num(w, "margin", e->near_margin);
+	rba_json_w_bool(w, "require_bits", e->near_bits);
+	rba_json_w_close(w, '}');
+	rba_json_w_num(w, "min_near_cases", e->min_near);
 	jw_sv(w, "text", e->pol_text);
-	rba_json_pretty_close(w, '}');
+	rba_json_w_close(w, '}');
 
-	rba_json_pretty_open(w, "snapshot", '{');
+	rba_json_w_open(w, "snapshot", '{');
 	jw_sv(w, "digest", e->snap_digest);
-	rba_json_pretty_bool(w, "verified", e->snap_verified);
-	rba_json_pretty_close(w, '}');
+	rba_json_w_bool(w, "verified", e->snap_verified);
+	rba_json_w_close(w, '}');
 
-	rba_json_pretty_open(w, "sample", '{');
+	rba_json_w_open(w, "sample", '{');
 	jw_sv(w, "digest", e->sample_digest);
-	rba_json_pretty_bool(w, "verified", e->sample_verified);
-	rba_json_pretty_num(w, "cases", e->cases);
+	rba_json_w_bool(w, "verified", e->sample_verified);
+	rba_json_w_num(w, "cases", e->cases);
 	jw_sv(w, "scored_by", e->scored_by);
 	jw_sv(w, "policy", e->sample_policy);
 	if (e->format >= EV_FORMAT_V2)
-		rba_json_pretty_num(w, "score_precision", e->score_precision);
-	rba_json_pretty_close(w, '}');
+		rba_json_w_num(w, "score_precision", e->score_precision);
+	rba_json_w_close(w, '}');
 }
 
 /* The environment and the links between pinned and current. */
 static void
-ev_render_links(struct rba_json_pretty *w, const struct ev *e)
+ev_render_links(struct rba_json_w *w, const struct ev *e)
 {
-	rba_json_pretty_open(w, "environment", '{');
+	rba_json_w_open(w, "environment", '{');
 	jw_sv(w, "state", e->env_state);
 	jw_sv(w, "note", e->env_note);
-	rba_json_pretty_open(w, "pinned", '{');
+	rba_json_w_open(w, "pinned", '{');
 	jw_sv(w, "digest", e->env_pinned_digest);
 	jw_sv(w, "record", e->env_pinned_record);
-	rba_json_pretty_close(w, '}');
-	rba_json_pretty_open(w, "current", '{');
+	rba_json_w_close(w, '}');
+	rba_json_w_open(w, "current", '{');
 	jw_sv(w, "digest", e->env_current_digest);
 	jw_sv(w, "record", e->env_current_record);
-	rba_json_pretty_close(w, '}');
-	rba_json_pretty_open(w, "diff", '[');
+	rba_json_w_close(w, '}');
+	rba_json_w_open(w, "diff", '[');
 	for (size_t i = 0; i < e->ndiff; i++) {
-		rba_json_pretty_open(w, NULL, '{');
+		rba_json_w_open(w, NULL, '{');
 		jw_sv(w, "key", e->diff[i].key);
 		jw_sv(w, "pinned", e->diff[i].pinned);
 		jw_sv(w, "current", e->diff[i].current);
-		rba_json_pretty_close(w, '}');
+		rba_json_w_close(w, '}');
 	}
-	rba_json_pretty_close(w, ']');
-	rba_json_pretty_close(w, '}');
+	rba_json_w_close(w, ']');
+	rba_json_w_close(w, '}');
 
-	rba_json_pretty_open(w, "links", '{');
+	rba_json_w_open(w, "links", '{');
 	jw_link(w, "code_revision", &e->code);
-	rba_json_pretty_open(w, "trainer_abi", '{');
+	rba_json_w_open(w, "trainer_abi", '{');
 	jw_sv(w, "state", e->abi_state);
-	rba_json_pretty_num(w, "pinned", e->abi_pinned);
-	rba_json_pretty_num(w, "artifact", e->abi_artifact);
-	rba_json_pretty_num(w, "rebuilt", e->abi_rebuilt);
-	rba_json_pretty_num(w, "current", e->abi_current);
+	rba_json_w_num(w, "pinned", e->abi_pinned);
+	rba_json_w_num(w, "artifact", e->abi_artifact);
+	rba_json_w_num(w, "rebuilt", e->abi_rebuilt);
+	rba_json_w_num(w, "current", e->abi_current);
 	jw_sv(w, "note", e->abi_note);
-	rba_json_pretty_close(w, '}');
+	rba_json_w_close(w, '}');
 	jw_link(w, "config", &e->config);
 	jw_link(w, "snapshot", &e->snaplink);
-	rba_json_pretty_close(w, '}');
+	rba_json_w_close(w, '}');
 }
 
 /* The results: the counts, the flipped cases and, from format 3, every case. */
 static void
-ev_render_results(struct rba_json_pretty *w, const struct ev *e)
+ev_render_results(struct rba_json_w *w, const struct ev *e)
 {
-	rba_json_pretty_open(w, "results", '{');
-	rba_json_pretty_num(w, "flips", e->flips);
-	rba_json_pretty_num(w, "max_score_delta", e->max_delta);
+	rba_json_w_open(w, "results", '{');
+	rba_json_w_num(w, "flips", e->flips);
+	rba_json_w_num(w, "max_score_delta", e->max_delta);
 	jw_sv(w, "max_delta_case", e->max_delta_case);
 	if (e->format >= EV_FORMAT_V2) {
-		rba_json_pretty_num(w, "scores_off_precision", e->scores_off);
+		rba_json_w_num(w, "scores_off_precision", e->scores_off);
 		jw_sv(w, "scores_off_case", e->scores_off_case);
 	}
-	rba_json_pretty_num(w, "near_threshold_cases", e->near_cases);
-	rba_json_pretty_num(w, "weak_band_cases", e->weak_cases);
-	rba_json_pretty_num(w, "policy_disagreements", e->disagreements);
-	rba_json_pretty_num(w, "flipped_cases_listed", e->listed);
-	rba_json_pretty_open(w, "flipped_cases", '[');
+	rba_json_w_num(w, "near_threshold_cases", e->near_cases);
+	rba_json_w_num(w, "weak_band_cases", e->weak_cases);
+	rba_json_w_num(w, "policy_disagreements", e->disagreements);
+	rba_json_w_num(w, "flipped_cases_listed", e->listed);
+	rba_json_w_open(w, "flipped_cases", '[');
 	for (size_t i = 0; i < e->nflipped; i++) {
 		const struct ev_flip *f = &e->flipped[i];
-		rba_json_pretty_open(w, NULL, '{');
+		rba_json_w_open(w, NULL, '{');
 		jw_sv(w, "id", f->id);
-		rba_json_pretty_num(w, "stored_score", f->stored_score);
-		rba_json_pretty_num(w, "rebuilt_score", f->rebuilt_score);
+		rba_json_w_num(w, "stored_score", f->stored_score);
+		rba_json_w_num(w, "rebuilt_score", f->rebuilt_score);
 		jw_sv(w, "stored_decision", f->stored_decision);
 		jw_sv(w, "rebuilt_decision", f->rebuilt_decision);
-		rba_json_pretty_num(w, "margin", f->margin);
-		rba_json_pretty_num(w, "rebuilt_margin", f->rebuilt_margin);
-		rba_json_pretty_num(w, "edge", f->edge);
+		rba_json_w_num(w, "margin", f->margin);
+		rba_json_w_num(w, "rebuilt_margin", f->rebuilt_margin);
+		rba_json_w_num(w, "edge", f->edge);
 		if (f->inputs != NULL)
-			rba_json_pretty_value(w, "inputs", f->inputs);
-		rba_json_pretty_close(w, '}');
+			rba_json_w_value(w, "inputs", f->inputs);
+		rba_json_w_close(w, '}');
 	}
-	rba_json_pretty_close(w, ']');
+	rba_json_w_close(w, ']');
 	if (e->format >= EV_FORMAT_V3) {
-		rba_json_pretty_open(w, "cases", '[');
+		rba_json_w_open(w, "cases", '[');
 		for (size_t i = 0; i < e->ncases_list; i++) {
 			const struct ev_case *c = &e->cases_list[i];
-			rba_json_pretty_open(w, NULL, '{');
+			rba_json_w_open(w, NULL, '{');
 			jw_sv(w, "id", c->id);
-			rba_json_pretty_num(w, "stored_score", c->stored_score);
-			rba_json_pretty_num(w, "rebuilt_score", c->rebuilt_score);
+			rba_json_w_num(w, "stored_score", c->stored_score);
+			rba_json_w_num(w, "rebuilt_score", c->rebuilt_score);
 			jw_sv(w, "stored_decision", c->stored_decision);
-			rba_json_pretty_close(w, '}');
+			rba_json_w_close(w, '}');
 		}
-		rba_json_pretty_close(w, ']');
+		rba_json_w_close(w, ']');
 	}
-	rba_json_pretty_close(w, '}');
+	rba_json_w_close(w, '}');
 }
 
 /*
@@ -281,32 +281,32 @@ ev_render_results(struct rba_json_pretty *w, const struct ev *e)
  * version only, its trainer.
  */
 static void
-ev_render_tool(struct rba_json_pretty *w, const struct ev *e)
+ev_render_tool(struct rba_json_w *w, const struct ev *e)
 {
-	rba_json_pretty_open(w, "rebuild", '{');
-	rba_json_pretty_num(w, "validation_accuracy", e->val_acc);
-	rba_json_pretty_num(w, "validation_loss", e->val_loss);
-	rba_json_pretty_close(w, '}');
+	rba_json_w_open(w, "rebuild", '{');
+	rba_json_w_num(w, "validation_accuracy", e->val_acc);
+	rba_json_w_num(w, "validation_loss", e->val_loss);
+	rba_json_w_close(w, '}');
 
-	rba_json_pretty_open(w, "tool", '{');
+	rba_json_w_open(w, "tool", '{');
 	jw_sv(w, "name", e->tool_name);
 	jw_sv(w, "version", e->tool_version);
 	jw_sv(w, "code_revision", e->tool_rev);
-	rba_json_pretty_num(w, "trainer_abi", e->tool_abi);
-	rba_json_pretty_open(w, "libraries", '{');
+	rba_json_w_num(w, "trainer_abi", e->tool_abi);
+	rba_json_w_open(w, "libraries", '{');
 	for (size_t i = 0; i < e->nlibs; i++) {
 		char key[128];
 		snprintf(key, sizeof(key), "%.*s", (int)e->libs[i].name.n,
 			 e->libs[i].name.s);
 		jw_sv(w, key, e->libs[i].value);
 	}
-	rba_json_pretty_close(w, '}');
-	rba_json_pretty_close(w, '}');
+	rba_json_w_close(w, '}');
+	rba_json_w_close(w, '}');
 
 	if (e->has_trainer) {
 		/* Only an exec version's evidence has it: every other
 		 * evidence file keeps its bytes. */
-		rba_json_pretty_open(w, "trainer", '{');
+		rba_json_w_open(w, "trainer", '{');
 		jw_sv(w, "kind", e->tr_kind);
 		jw_sv(w, "repository", e->tr_repo);
 		jw_sv(w, "commit", e->tr_commit);
@@ -314,11 +314,11 @@ ev_render_tool(struct rba_json_pretty *w, const struct ev *e)
 		jw_strv(w, "command", e->tr_cmd, e->ntr_cmd);
 		jw_sv(w, "sandbox", e->tr_sandbox);
 		jw_sv(w, "sandbox_profile", e->tr_profile);
-		rba_json_pretty_num(w, "exit_status", e->tr_exit);
-		rba_json_pretty_num(w, "seconds", e->tr_seconds);
+		rba_json_w_num(w, "exit_status", e->tr_exit);
+		rba_json_w_num(w, "seconds", e->tr_seconds);
 		jw_sv(w, "stdout_sha256", e->tr_stdout);
 		jw_sv(w, "stderr_sha256", e->tr_stderr);
-		rba_json_pretty_close(w, '}');
+		rba_json_w_close(w, '}');
 	}
 }
 
@@ -326,25 +326,25 @@ ev_render_tool(struct rba_json_pretty *w, const struct ev *e)
 void
 evidence_ev_render(const struct ev *e, struct rba_buf *b)
 {
-	struct rba_json_pretty w;
+	struct rba_json_w w;
 
-	rba_json_pretty_init(&w, b);
-	rba_json_pretty_open(&w, NULL, '{');
-	rba_json_pretty_str(&w, "_type", EVIDENCE_STATEMENT_TYPE);
-	rba_json_pretty_open(&w, "subject", '[');
-	rba_json_pretty_open(&w, NULL, '{');
+	rba_json_w_init_pretty(&w, b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "_type", EVIDENCE_STATEMENT_TYPE);
+	rba_json_w_open(&w, "subject", '[');
+	rba_json_w_open(&w, NULL, '{');
 	jw_sv(&w, "name", e->subject_name);
-	rba_json_pretty_open(&w, "digest", '{');
+	rba_json_w_open(&w, "digest", '{');
 	jw_sv(&w, "sha256", e->subject_sha256);
-	rba_json_pretty_close(&w, '}');
-	rba_json_pretty_close(&w, '}');
-	rba_json_pretty_close(&w, ']');
-	rba_json_pretty_str(&w, "predicateType",
-			    e->log			? EVIDENCE_PREDICATE_TYPE_V4
-			    : e->format >= EV_FORMAT_V3 ? EVIDENCE_PREDICATE_TYPE_V3
-			    : e->format >= EV_FORMAT_V2 ? EVIDENCE_PREDICATE_TYPE
-							: EVIDENCE_PREDICATE_TYPE_V1);
-	rba_json_pretty_open(&w, "predicate", '{');
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, ']');
+	rba_json_w_str(&w, "predicateType",
+		       e->log                      ? EVIDENCE_PREDICATE_TYPE_V4
+		       : e->format >= EV_FORMAT_V3 ? EVIDENCE_PREDICATE_TYPE_V3
+		       : e->format >= EV_FORMAT_V2 ? EVIDENCE_PREDICATE_TYPE
+						   : EVIDENCE_PREDICATE_TYPE_V1);
+	rba_json_w_open(&w, "predicate", '{');
 	jw_sv(&w, "version", e->version);
 	jw_sv(&w, "verdict", e->verdict);
 	jw_sv(&w, "guarantee", e->guarantee);
@@ -358,17 +358,17 @@ evidence_ev_render(const struct ev *e, struct rba_buf *b)
 	ev_render_results(&w, e);
 	ev_render_tool(&w, e);
 
-	rba_json_pretty_open(&w, "exported_by", '{');
+	rba_json_w_open(&w, "exported_by", '{');
 	jw_sv(&w, "name", e->exp_name);
 	jw_sv(&w, "version", e->exp_version);
 	jw_sv(&w, "code_revision", e->exp_rev);
-	rba_json_pretty_close(&w, '}');
-	rba_json_pretty_bool(&w, "inputs_included", e->inputs_included);
+	rba_json_w_close(&w, '}');
+	rba_json_w_bool(&w, "inputs_included", e->inputs_included);
 	jw_sv(&w, "record", e->record);
 	if (e->log)
 		evidence_tlog_render(e, &w);
-	rba_json_pretty_close(&w, '}');
-	rba_json_pretty_close(&w, '}');
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, '}');
 	rba_buf_put_u8(b, '\n');
 }
 

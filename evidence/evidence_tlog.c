@@ -143,17 +143,17 @@ out:
 }
 
 void
-evidence_tlog_render(const struct ev *e, struct rba_json_pretty *w)
+evidence_tlog_render(const struct ev *e, struct rba_json_w *w)
 {
-	rba_json_pretty_open(w, "log", '{');
-	rba_json_pretty_strn(w, "checkpoint", e->log_checkpoint.s, e->log_checkpoint.n);
-	rba_json_pretty_num(w, "index", e->log_index);
-	rba_json_pretty_num(w, "tree_size", e->log_size);
-	rba_json_pretty_open(w, "proof", '[');
+	rba_json_w_open(w, "log", '{');
+	rba_json_w_strn(w, "checkpoint", e->log_checkpoint.s, e->log_checkpoint.n);
+	rba_json_w_num(w, "index", e->log_index);
+	rba_json_w_num(w, "tree_size", e->log_size);
+	rba_json_w_open(w, "proof", '[');
 	for (size_t i = 0; i < e->nlog_proof; i++)
-		rba_json_pretty_strn(w, NULL, e->log_proof[i].s, e->log_proof[i].n);
-	rba_json_pretty_close(w, ']');
-	rba_json_pretty_close(w, '}');
+		rba_json_w_strn(w, NULL, e->log_proof[i].s, e->log_proof[i].n);
+	rba_json_w_close(w, ']');
+	rba_json_w_close(w, '}');
 }
 
 static int

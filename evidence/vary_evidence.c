@@ -60,24 +60,28 @@ render(const char *version, const char *run, const char *pinned_hex,
        const uint8_t *report, size_t rn, struct rba_buf *b)
 {
 	char name[STORE_VERSION_NAME_MAX + 16];
+	struct rba_json_w w;
 
 	snprintf(name, sizeof(name), "%s.artifact", version);
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "_type", "https://in-toto.io/Statement/v1", 1);
-	rba_json_put_key(b, "subject");
-	rba_buf_put(b, "[{", 2);
-	rba_json_kv_str(b, "name", name, 1);
-	rba_json_put_key(b, "digest");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "sha256", pinned_hex, 0);
-	rba_buf_put(b, "}}], ", 5);
-	rba_json_kv_str(b, "predicateType", VARY_PREDICATE_TYPE, 1);
-	rba_json_put_key(b, "predicate");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "run", run, 1);
-	rba_json_put_key(b, "report");
-	rba_buf_put(b, report, rn);
-	rba_buf_put(b, "}}\n", 3);
+	rba_json_w_init(&w, b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "_type", "https://in-toto.io/Statement/v1");
+	rba_json_w_open(&w, "subject", '[');
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "name", name);
+	rba_json_w_open(&w, "digest", '{');
+	rba_json_w_str(&w, "sha256", pinned_hex);
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, ']');
+	rba_json_w_str(&w, "predicateType", VARY_PREDICATE_TYPE);
+	rba_json_w_open(&w, "predicate", '{');
+	rba_json_w_str(&w, "run", run);
+	/* the variation report's own bytes, as its run record keeps them */
+	rba_json_w_raw(&w, "report", (const char *)report, rn);
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, '}');
+	rba_buf_put_u8(b, '\n');
 }
 
 static int

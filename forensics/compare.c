@@ -37,121 +37,121 @@ same(int eq)
 }
 
 static void
-json_stat(struct rba_json_pretty *w, const char *key, const struct fx_stat *s,
+json_stat(struct rba_json_w *w, const char *key, const struct fx_stat *s,
 	  int spread)
 {
-	rba_json_pretty_open(w, key, '{');
-	rba_json_pretty_num(w, "median", s->median);
-	rba_json_pretty_num(w, "mean", s->mean);
-	rba_json_pretty_num(w, "stdev", s->stdev);
-	rba_json_pretty_num(w, "min", s->min);
-	rba_json_pretty_num(w, "max", s->max);
+	rba_json_w_open(w, key, '{');
+	rba_json_w_num(w, "median", s->median);
+	rba_json_w_num(w, "mean", s->mean);
+	rba_json_w_num(w, "stdev", s->stdev);
+	rba_json_w_num(w, "min", s->min);
+	rba_json_w_num(w, "max", s->max);
 	if (spread)
-		rba_json_pretty_num(w, "spread", s->spread);
-	rba_json_pretty_close(w, '}');
+		rba_json_w_num(w, "spread", s->spread);
+	rba_json_w_close(w, '}');
 }
 
 static void
-render_identity(struct rba_json_pretty *w, const struct fx_compare *c)
+render_identity(struct rba_json_w *w, const struct fx_compare *c)
 {
 	const struct fx_sweep *a = c->a, *b = c->b;
 	char h[RBA_DIGEST_TEXT_LEN + 1];
 
-	rba_json_pretty_open(w, "identity", '{');
-	rba_json_pretty_str(w, "config_hash",
-			    same(rba_digest_equal(&a->config_hash,
-						  &b->config_hash)));
-	rba_json_pretty_str(w, "eval_fingerprint", same(c->fp_same && !c->v1));
+	rba_json_w_open(w, "identity", '{');
+	rba_json_w_str(w, "config_hash",
+		       same(rba_digest_equal(&a->config_hash,
+					     &b->config_hash)));
+	rba_json_w_str(w, "eval_fingerprint", same(c->fp_same && !c->v1));
 	rba_digest_format(&a->eval_fingerprint, h);
-	rba_json_pretty_str(w, "base_eval_fingerprint",
-			    a->runs[0].has_eval ? h : NULL);
+	rba_json_w_str(w, "base_eval_fingerprint",
+		       a->runs[0].has_eval ? h : NULL);
 	rba_digest_format(&b->eval_fingerprint, h);
-	rba_json_pretty_str(w, "cand_eval_fingerprint",
-			    b->runs[0].has_eval ? h : NULL);
-	rba_json_pretty_bool(w, "contract_change_allowed", c->allow);
-	rba_json_pretty_str(w, "environment",
-			    same(strcmp(a->environment, b->environment) == 0));
-	rba_json_pretty_str(w, "snapshot",
-			    same(rba_digest_equal(&a->snapshot, &b->snapshot)));
-	rba_json_pretty_str(w, "code_revision",
-			    same(strcmp(a->runs[0].code_revision,
-					b->runs[0].code_revision) == 0));
-	rba_json_pretty_open(w, "edits", '[');
+	rba_json_w_str(w, "cand_eval_fingerprint",
+		       b->runs[0].has_eval ? h : NULL);
+	rba_json_w_bool(w, "contract_change_allowed", c->allow);
+	rba_json_w_str(w, "environment",
+		       same(strcmp(a->environment, b->environment) == 0));
+	rba_json_w_str(w, "snapshot",
+		       same(rba_digest_equal(&a->snapshot, &b->snapshot)));
+	rba_json_w_str(w, "code_revision",
+		       same(strcmp(a->runs[0].code_revision,
+				   b->runs[0].code_revision) == 0));
+	rba_json_w_open(w, "edits", '[');
 	for (size_t i = 0; i < c->nedits; i++) {
-		rba_json_pretty_open(w, NULL, '{');
-		rba_json_pretty_str(w, "path", c->edits[i].path);
-		rba_json_pretty_str(w, "base", c->edits[i].base);
-		rba_json_pretty_str(w, "cand", c->edits[i].cand);
-		rba_json_pretty_close(w, '}');
+		rba_json_w_open(w, NULL, '{');
+		rba_json_w_str(w, "path", c->edits[i].path);
+		rba_json_w_str(w, "base", c->edits[i].base);
+		rba_json_w_str(w, "cand", c->edits[i].cand);
+		rba_json_w_close(w, '}');
 	}
-	rba_json_pretty_close(w, ']');
-	rba_json_pretty_close(w, '}');
+	rba_json_w_close(w, ']');
+	rba_json_w_close(w, '}');
 }
 
 static void
-render_correctness(struct rba_json_pretty *w, const struct fx_compare *c)
+render_correctness(struct rba_json_w *w, const struct fx_compare *c)
 {
-	rba_json_pretty_open(w, "correctness", '[');
+	rba_json_w_open(w, "correctness", '[');
 	for (int m = 0; m < FX_NMETRICS; m++) {
 		const struct fx_paired *pr = &c->pr[m];
 		if (m == FX_EPS || pr->delta.n == 0)
 			continue;
-		rba_json_pretty_open(w, NULL, '{');
-		rba_json_pretty_str(w, "metric", fx_metric_name(pr->metric));
+		rba_json_w_open(w, NULL, '{');
+		rba_json_w_str(w, "metric", fx_metric_name(pr->metric));
 		json_stat(w, "baseline", &pr->base, 1);
 		json_stat(w, "candidate", &pr->cand, 1);
 		json_stat(w, "delta", &pr->delta, 0);
-		rba_json_pretty_num(w, "seeds", (double)c->a->n);
-		rba_json_pretty_num(w, "worse", pr->worse);
-		rba_json_pretty_num(w, "better", pr->better);
-		rba_json_pretty_num(w, "ties", pr->ties);
-		rba_json_pretty_num(w, "shift", pr->shift);
-		rba_json_pretty_num(w, "p", pr->p);
-		rba_json_pretty_num(w, "unpaired_diff", pr->unpaired_diff);
-		rba_json_pretty_num(w, "unpaired_stdev", pr->unpaired_stdev);
-		rba_json_pretty_str(w, "finding", fx_paired_finding(pr));
-		rba_json_pretty_close(w, '}');
+		rba_json_w_num(w, "seeds", (double)c->a->n);
+		rba_json_w_num(w, "worse", pr->worse);
+		rba_json_w_num(w, "better", pr->better);
+		rba_json_w_num(w, "ties", pr->ties);
+		rba_json_w_num(w, "shift", pr->shift);
+		rba_json_w_num(w, "p", pr->p);
+		rba_json_w_num(w, "unpaired_diff", pr->unpaired_diff);
+		rba_json_w_num(w, "unpaired_stdev", pr->unpaired_stdev);
+		rba_json_w_str(w, "finding", fx_paired_finding(pr));
+		rba_json_w_close(w, '}');
 	}
-	rba_json_pretty_close(w, ']');
+	rba_json_w_close(w, ']');
 }
 
 void
 fx_compare_render(const struct fx_compare *c, struct rba_buf *b)
 {
-	struct rba_json_pretty w;
+	struct rba_json_w w;
 
-	rba_json_pretty_init(&w, b);
-	rba_json_pretty_open(&w, NULL, '{');
-	rba_json_pretty_str(&w, "schema", "rebuild-audit/compare/v2");
-	rba_json_pretty_str(&w, "id", c->id);
-	rba_json_pretty_str(&w, "status", c->status);
-	rba_json_pretty_num(&w, "declared_at", (double)c->declared_at);
+	rba_json_w_init_pretty(&w, b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "schema", "rebuild-audit/compare/v2");
+	rba_json_w_str(&w, "id", c->id);
+	rba_json_w_str(&w, "status", c->status);
+	rba_json_w_num(&w, "declared_at", (double)c->declared_at);
 	if (c->decided_at)
-		rba_json_pretty_num(&w, "decided_at", (double)c->decided_at);
+		rba_json_w_num(&w, "decided_at", (double)c->decided_at);
 	else
-		rba_json_pretty_str(&w, "decided_at", NULL);
-	rba_json_pretty_str(&w, "hypothesis", c->hyp ? c->hyp : "");
-	rba_json_pretty_str(&w, "success", c->success);
-	rba_json_pretty_num(&w, "alpha", c->alpha);
-	rba_json_pretty_str(&w, "seeds", c->seeds);
-	rba_json_pretty_str(&w, "base", c->base);
-	rba_json_pretty_str(&w, "cand", c->cand);
-	rba_json_pretty_str(&w, "base_sweep", c->a ? c->a->id : NULL);
-	rba_json_pretty_str(&w, "cand_sweep", c->b ? c->b->id : NULL);
+		rba_json_w_str(&w, "decided_at", NULL);
+	rba_json_w_str(&w, "hypothesis", c->hyp ? c->hyp : "");
+	rba_json_w_str(&w, "success", c->success);
+	rba_json_w_num(&w, "alpha", c->alpha);
+	rba_json_w_str(&w, "seeds", c->seeds);
+	rba_json_w_str(&w, "base", c->base);
+	rba_json_w_str(&w, "cand", c->cand);
+	rba_json_w_str(&w, "base_sweep", c->a ? c->a->id : NULL);
+	rba_json_w_str(&w, "cand_sweep", c->b ? c->b->id : NULL);
 	if (c->computed) {
 		render_identity(&w, c);
 		render_correctness(&w, c);
-		rba_json_pretty_open(&w, "cost", '{');
-		rba_json_pretty_num(&w, "base_examples_per_second",
-				    c->pr[FX_EPS].base.median);
-		rba_json_pretty_num(&w, "cand_examples_per_second",
-				    c->pr[FX_EPS].cand.median);
-		rba_json_pretty_close(&w, '}');
-		rba_json_pretty_str(&w, "verdict", fx_verdict_name(c->verdict));
+		rba_json_w_open(&w, "cost", '{');
+		rba_json_w_num(&w, "base_examples_per_second",
+			       c->pr[FX_EPS].base.median);
+		rba_json_w_num(&w, "cand_examples_per_second",
+			       c->pr[FX_EPS].cand.median);
+		rba_json_w_close(&w, '}');
+		rba_json_w_str(&w, "verdict", fx_verdict_name(c->verdict));
 	} else {
-		rba_json_pretty_str(&w, "verdict", NULL);
+		rba_json_w_str(&w, "verdict", NULL);
 	}
-	rba_json_pretty_close(&w, '}');
+	rba_json_w_close(&w, '}');
 }
 
 int

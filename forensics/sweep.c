@@ -185,30 +185,26 @@ sweep_describe(const struct pins *p, struct fx_sweep *out, struct trained *t,
 static void
 render_sweep(const struct fx_sweep *s, unsigned jobs, struct rba_buf *b)
 {
-	char h[RBA_DIGEST_TEXT_LEN + 1];
+	struct rba_json_w w;
 
-	rba_buf_printf(b, "{\n  ");
-	rba_json_kv_str(b, "schema", FX_SWEEP_SCHEMA, 0);
-	rba_buf_printf(b, ",\n  ");
-	rba_json_kv_str(b, "version", s->pins->version, 0);
-	rba_digest_format(&s->config_hash, h);
-	rba_buf_printf(b, ",\n  ");
-	rba_json_kv_str(b, "config_hash", h, 0);
-	rba_buf_printf(b, ",\n  ");
-	rba_json_kv_u64(b, "jobs", jobs, 0);
-	rba_buf_printf(b, ",\n  ");
-	rba_json_kv_num(b, "wall_seconds", s->wall_seconds, 0);
-	rba_buf_printf(b, ",\n  \"seeds\": [");
+	rba_json_w_init_pretty(&w, b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "schema", FX_SWEEP_SCHEMA);
+	rba_json_w_str(&w, "version", s->pins->version);
+	rba_json_w_digest(&w, "config_hash", &s->config_hash, 1);
+	rba_json_w_u64(&w, "jobs", jobs);
+	rba_json_w_num(&w, "wall_seconds", s->wall_seconds);
+	rba_json_w_open_inline(&w, "seeds", '[');
 	for (size_t i = 0; i < s->n; i++)
-		rba_buf_printf(b, "%s%" PRIu64, i ? ", " : "", s->seeds[i]);
-	rba_buf_printf(b, "],\n  \"runs\": [");
-	for (size_t i = 0; i < s->n; i++) {
-		rba_buf_printf(b, "%s", i ? ", " : "");
-		rba_json_put_str(b, s->ids + i * RUNS_ID_SIZE);
-	}
-	rba_buf_printf(b, "],\n  ");
-	rba_json_kv_str(b, "pins", s->pins_text, 0);
-	rba_buf_printf(b, "\n}\n");
+		rba_json_w_u64(&w, NULL, s->seeds[i]);
+	rba_json_w_close(&w, ']');
+	rba_json_w_open_inline(&w, "runs", '[');
+	for (size_t i = 0; i < s->n; i++)
+		rba_json_w_str(&w, NULL, s->ids + i * RUNS_ID_SIZE);
+	rba_json_w_close(&w, ']');
+	rba_json_w_str(&w, "pins", s->pins_text);
+	rba_json_w_close(&w, '}');
+	rba_buf_put_u8(b, '\n');
 }
 
 /*

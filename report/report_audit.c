@@ -1095,7 +1095,7 @@ build_points(struct rd *r, struct audit_view *a, struct rba_detail *d)
 	a->pts = calloc(n ? n : 1, sizeof(*a->pts));
 	if (a->pts == NULL)
 		return RBA_E_NOMEM;
-	for (size_t i = 0; i < n && !r->bad; i++) {
+	for (size_t i = 0; i < n && !r->json.err; i++) {
 		const struct rba_json_value *c = &a->case_arr->items[i];
 		struct pt *q = &a->pts[i];
 		double rm;
@@ -1104,7 +1104,7 @@ build_points(struct rd *r, struct audit_view *a, struct rba_detail *d)
 		q->sdec = rd_str(r, c, "stored_decision");
 		q->s = rd_num(r, c, "stored_score");
 		q->r = rd_num(r, c, "rebuilt_score");
-		if (r->bad)
+		if (r->json.err)
 			break;
 		q->rdec = policy_decide(a->pol, q->r, &rm);
 		policy_decide(a->pol, q->s, &q->sm);
@@ -1117,7 +1117,7 @@ build_points(struct rd *r, struct audit_view *a, struct rba_detail *d)
 		a->nnear_pts += q->near != 0;
 		a->nweak_pts += q->weak != 0;
 	}
-	a->npts = r->bad ? 0 : n;
+	a->npts = r->json.err ? 0 : n;
 	return 0;
 }
 
@@ -1151,7 +1151,7 @@ report_audit_page(struct rd *r, const struct report_source *src,
 	mcase = rd_at(r, p, "results.max_delta_case", RD_STRN, 1);
 	a.ad_hoc = evidence_ad_hoc(r);
 	ptext = rd_str(r, p, "policy.text");
-	if (r->bad)
+	if (r->json.err)
 		return 0; /* the caller names the member */
 	k = report_policy_edges(ptext->str, ptext->len, a.edges, VIEW_MAX_EDGES,
 				a.band_names, &a.argmax, &a.pol);

@@ -387,7 +387,7 @@ section_unseen(struct rd *r, const struct rba_json_value *x, struct rba_buf *b)
 {
 	const struct rba_json_value *un = rd_at(r, x, "unseen", RD_ARR, 0);
 
-	if (un == NULL || r->bad)
+	if (un == NULL || r->json.err)
 		return 0;
 	rba_buf_printf(b, "<h2>Levels unseen in training</h2>\n<p>The case has "
 			  "a value that the model has no level for in a native "
@@ -404,7 +404,7 @@ section_unseen(struct rd *r, const struct rba_json_value *x, struct rba_buf *b)
 		char *where;
 
 		rd_at(r, u, "went", RD_STRN, 1);
-		if (r->bad)
+		if (r->json.err)
 			return 0;
 		rba_buf_printf(b, "<tr class=\"unseen-level\"><td class=\"mono\">");
 		html_sv(b, col);
@@ -499,7 +499,7 @@ section_reasons(struct rd *r, const struct rba_json_value *x, struct rba_buf *b,
 	double added = baseline;
 	size_t nrows;
 
-	if (r->bad)
+	if (r->json.err)
 		return 0;
 	if (contr->n > REPORT_MAX_REASONS || pr->n > REPORT_MAX_REASONS) {
 		snprintf(d->reason, sizeof(d->reason), "more than %d contributions",
@@ -526,7 +526,7 @@ section_reasons(struct rd *r, const struct rba_json_value *x, struct rba_buf *b,
 				rows[i].rank = (int)(j + 1);
 		}
 	}
-	if (r->bad) {
+	if (r->json.err) {
 		free(rows);
 		return 0;
 	}
@@ -896,7 +896,7 @@ report_dispute_page(struct rd *r, const struct report_source *src,
 
 	rd_at(r, q, "standing", RD_OBJ, 1);
 	rd_at(r, q, "standing.audit_record", RD_NUMN, 1);
-	if (r->bad)
+	if (r->json.err)
 		return 0;
 	if (ptext != NULL) {
 		nedges = report_policy_edges(ptext->str, ptext->len, edges, MAX_EDGES,

@@ -1,7 +1,8 @@
 /*
  * report_html.c - the page frame and the pieces every page uses: the
  * escaping of evidence text, numbers as the evidence writes them, the
- * member reader, and report_evidence_html, which picks the page.
+ * member reader (over common/json.h's path reader), and
+ * report_evidence_html, which picks the page.
  */
 #include <math.h>
 #include <stdint.h>
@@ -18,102 +19,26 @@
 
 /* ---- the member reader ---------------------------------------------------- */
 
-static int
-rd_type_ok(const struct rba_json_value *v, enum rd_want want)
-{
-	switch (want) {
-	case RD_ANY:
-		return 1;
-	case RD_STR:
-		return v->type == RBA_JSON_STRING;
-	case RD_STRN:
-		return v->type == RBA_JSON_STRING || v->type == RBA_JSON_NULL;
-	case RD_NUM:
-		return v->type == RBA_JSON_NUMBER;
-	case RD_NUMN:
-		return v->type == RBA_JSON_NUMBER || v->type == RBA_JSON_NULL;
-	case RD_BOOL:
-		return v->type == RBA_JSON_TRUE || v->type == RBA_JSON_FALSE;
-	case RD_ARR:
-		return v->type == RBA_JSON_ARRAY;
-	case RD_OBJ:
-		return v->type == RBA_JSON_OBJECT;
-	}
-	return 0;
-}
-
-static const char *
-rd_want_name(enum rd_want want)
-{
-	static const char *const names[] = {
-		"a value", "a string", "a number", "a number or null",
-		"true or false", "an array", "an object", "a string or null",
-	};
-	return names[want];
-}
-
-/* The JSON path of node want below v ("predicate.results.flipped_cases[3]"),
- * found by walking the tree: only for a diagnostic.  1 when found. */
-static int
-path_of(const struct rba_json_value *v, const struct rba_json_value *want,
-	char *out, size_t cap, int depth)
-{
-	size_t len = strlen(out);
-
-	if (v == want)
-		return 1;
-	if (depth > RBA_JSON_MAX_DEPTH ||
-	    (v->type != RBA_JSON_OBJECT && v->type != RBA_JSON_ARRAY))
-		return 0;
-	for (size_t i = 0; i < v->n; i++) {
-		if (v->type == RBA_JSON_OBJECT)
-			snprintf(out + len, cap - len, "%s%s", len ? "." : "", v->keys[i]);
-		else
-			snprintf(out + len, cap - len, "[%zu]", i);
-		if (path_of(&v->items[i], want, out, cap, depth + 1))
-			return 1;
-		out[len] = '\0';
-	}
-	return 0;
-}
-
 const struct rba_json_value *
 rd_at(struct rd *r, const struct rba_json_value *v, const char *path,
       enum rd_want want, int required)
 {
-	char key[128];
-	const char *p = path;
-	const struct rba_json_value *start;
+	static const struct {
+		enum rba_json_want want;
+		unsigned flags;
+	} as[] = {
+		[RD_ANY] = { RBA_JSON_WANT_ANY, 0 },
+		[RD_STR] = { RBA_JSON_WANT_STR, 0 },
+		[RD_NUM] = { RBA_JSON_WANT_NUM, 0 },
+		[RD_NUMN] = { RBA_JSON_WANT_NUM, RBA_JSON_NULL_OK },
+		[RD_BOOL] = { RBA_JSON_WANT_BOOL, 0 },
+		[RD_ARR] = { RBA_JSON_WANT_ARR, 0 },
+		[RD_OBJ] = { RBA_JSON_WANT_OBJ, 0 },
+		[RD_STRN] = { RBA_JSON_WANT_STR, RBA_JSON_NULL_OK },
+	};
 
-	if (v == NULL)
-		v = r->root;
-	start = v;
-	if (r->bad && required)
-		return NULL;
-	while (v != NULL && *p) {
-		const char *dot = strchr(p, '.');
-		size_t k = dot != NULL ? (size_t)(dot - p) : strlen(p);
-
-		if (k >= sizeof(key))
-			k = sizeof(key) - 1;
-		memcpy(key, p, k);
-		key[k] = '\0';
-		v = rba_json_get(v, key);
-		p += k;
-		if (*p == '.')
-			p++;
-	}
-	if (v != NULL && rd_type_ok(v, want))
-		return v;
-	if (required && !r->bad) {
-		char at[96] = "";
-		r->bad = 1;
-		if (start != r->root)
-			path_of(r->root, start, at, sizeof(at), 0);
-		snprintf(r->path, sizeof(r->path), "%s%s%s", at, at[0] ? "." : "", path);
-		r->want = rd_want_name(want);
-	}
-	return NULL;
+	return rba_json_rd_at(&r->json, v, path, as[want].want,
+			      as[want].flags | (required ? 0 : RBA_JSON_QUIET));
 }
 
 const struct rba_json_value *
@@ -141,10 +66,7 @@ rd_bool(struct rd *r, const struct rba_json_value *v, const char *path)
 const struct rba_json_value *
 rd_opt_str(const struct rba_json_value *v, const char *path, struct rd *r)
 {
-	struct rd tmp = *r;
-
-	tmp.bad = 0;
-	return rd_at(&tmp, v, path, RD_STR, 0);
+	return rd_at(r, v, path, RD_STR, 0);
 }
 
 /* ---- HTML -------------------------------------------------------------- */
@@ -915,7 +837,7 @@ report_evidence_html(const void *msg, size_t n, const struct report_source *src,
 		return err;
 	}
 	memset(&r, 0, sizeof(r));
-	r.root = &root;
+	rba_json_rd_init(&r.json, &root, NULL, NULL);
 	type = rba_json_get_str(&root, "predicateType");
 	if (root.type != RBA_JSON_OBJECT || type == NULL ||
 	    rba_json_get_str(&root, "_type") == NULL ||
@@ -959,10 +881,12 @@ report_evidence_html(const void *msg, size_t n, const struct report_source *src,
 			       : "not rebuild-audit evidence: an unknown predicateType");
 		err = newer ? RBA_E_NEWER : RBA_E_SCHEMA;
 	}
-	if (err == 0 && r.bad) {
-		snprintf(d->key, sizeof(d->key), "%s", r.path);
+	if (err == 0 && r.json.err) {
+		/* the path as the page has always cut it, at 127 bytes */
+		snprintf(d->key, sizeof(d->key), "%.127s", r.json.path);
 		snprintf(d->reason, sizeof(d->reason),
-			 "member '%s' missing or not %s", r.path, r.want);
+			 "member '%.127s' missing or not %s", r.json.path,
+			 r.json.want);
 		err = RBA_E_SCHEMA;
 	}
 	if (err == 0)

@@ -29,7 +29,7 @@ report_log_section(struct rd *r, const struct report_source *src,
 	text = rd_str(r, log, "checkpoint");
 	proof = rd_at(r, log, "proof", RD_ARR, 1);
 	index = rd_num(r, log, "index");
-	if (r->bad)
+	if (r->json.err)
 		return;
 	rba_buf_printf(b, "<h2>Transparency log</h2>\n<p>At export the store's "
 			  "history was a Merkle tree of ");

@@ -22,11 +22,14 @@
 #include "common/rba.h"
 
 /* ---- the member reader ---------------------------------------------------
- * Members are named by dotted paths from the statement's root
- * ("predicate.results.flips").  A required member that is missing or of
- * the wrong type makes the reader bad: the first such path and what was
- * wanted are kept, later reads return NULL or 0 and the page is refused
- * (RBA_E_SCHEMA) at the end. */
+ * The page reads the statement through common/json.h's path reader
+ * (struct rba_json_rd, rd.json below).  Members are named by dotted
+ * paths from the statement's root ("predicate.results.flips").  A
+ * required member that is missing or of the wrong type fails the reader:
+ * the first such path and what was wanted are kept, later reads return
+ * NULL or 0 and the page is refused (RBA_E_SCHEMA, "member 'PATH'
+ * missing or not WANT") at the end.  rd_want is the page's shorthand for
+ * a want and its null rule. */
 enum rd_want {
 	RD_ANY = 0,
 	RD_STR,
@@ -65,15 +68,13 @@ struct report_notes {
 void report_notes_release(struct report_notes *n);
 
 struct rd {
-	const struct rba_json_value *root;
-	int bad;
-	char path[128];
-	const char *want;
+	struct rba_json_rd json; /* the reader; json.err: a member failed */
 	struct report_notes notes; /* the page's, kept as it is drawn */
 };
 
-/* The member at path below v (v NULL: the root), or NULL.  required:
- * a missing or mistyped member makes r bad. */
+/* The member at path below v (v NULL: the root), or NULL:
+ * rba_json_rd_at with want's type and null rule, quietly unless
+ * required (a missing or mistyped member fails the reader). */
 const struct rba_json_value *rd_at(struct rd *r, const struct rba_json_value *v,
 				   const char *path, enum rd_want want,
 				   int required);

@@ -65,7 +65,7 @@ report_vary_page(struct rd *r, const struct report_source *src,
 	control = rd_at(r, rep, "control", RD_OBJ, 1);
 	f = rd_at(r, rep, "factors", RD_ARR, 1);
 	cases = rd_num(r, rep, "sample_cases");
-	if (r->bad || f == NULL)
+	if (r->json.err || f == NULL)
 		return 0;
 	for (size_t i = 0; i < f->n; i++) {
 		const struct rba_json_value *st = rd_str(r, &f->items[i], "state");

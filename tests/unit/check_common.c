@@ -658,35 +658,35 @@ START_TEST(test_json_pretty)
 		"  ],\n"
 		"  \"x\": 0.1\n"
 		"}";
-	struct rba_json_pretty w;
+	struct rba_json_w w;
 	struct rba_json_value v;
 	struct rba_buf b, again;
 
 	rba_buf_init(&b);
-	rba_json_pretty_init(&w, &b);
-	rba_json_pretty_open(&w, NULL, '{');
-	rba_json_pretty_open(&w, "a", '[');
-	rba_json_pretty_close(&w, ']');
-	rba_json_pretty_open(&w, "o", '{');
-	rba_json_pretty_close(&w, '}');
-	rba_json_pretty_open(&w, "l", '[');
-	rba_json_pretty_num(&w, NULL, 1);
-	rba_json_pretty_strn(&w, NULL, "t\nZ", 2);
-	rba_json_pretty_str(&w, NULL, NULL);
-	rba_json_pretty_open(&w, NULL, '{');
-	rba_json_pretty_bool(&w, "k", 1);
-	rba_json_pretty_bool(&w, "f", 0);
-	rba_json_pretty_close(&w, '}');
-	rba_json_pretty_close(&w, ']');
-	rba_json_pretty_num(&w, "x", 0.1);
-	rba_json_pretty_close(&w, '}');
+	rba_json_w_init_pretty(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_open(&w, "a", '[');
+	rba_json_w_close(&w, ']');
+	rba_json_w_open(&w, "o", '{');
+	rba_json_w_close(&w, '}');
+	rba_json_w_open(&w, "l", '[');
+	rba_json_w_num(&w, NULL, 1);
+	rba_json_w_strn(&w, NULL, "t\nZ", 2);
+	rba_json_w_str(&w, NULL, NULL);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_bool(&w, "k", 1);
+	rba_json_w_bool(&w, "f", 0);
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, ']');
+	rba_json_w_num(&w, "x", 0.1);
+	rba_json_w_close(&w, '}');
 	ck_assert_int_eq(w.depth, 0);
 	ck_assert_str_eq(rba_buf_cstr(&b), want);
 
 	ck_assert_int_eq(rba_json_parse(want, strlen(want), &v, NULL), 0);
 	rba_buf_init(&again);
-	rba_json_pretty_init(&w, &again);
-	rba_json_pretty_value(&w, NULL, &v);
+	rba_json_w_init_pretty(&w, &again);
+	rba_json_w_value(&w, NULL, &v);
 	ck_assert_str_eq(rba_buf_cstr(&again), want);
 	rba_json_release(&v);
 	rba_json_release(&v); /* twice is allowed */
@@ -695,16 +695,179 @@ START_TEST(test_json_pretty)
 }
 END_TEST
 
-/* Opening deeper than RBA_JSON_PRETTY_DEPTH is a broken invariant. */
+/* Opening deeper than RBA_JSON_W_DEPTH is a broken invariant. */
 START_TEST(test_json_pretty_depth)
 {
-	struct rba_json_pretty w;
+	struct rba_json_w w;
 	struct rba_buf b;
 
 	rba_buf_init(&b);
-	rba_json_pretty_init(&w, &b);
-	for (int i = 0; i <= RBA_JSON_PRETTY_DEPTH; i++)
-		rba_json_pretty_open(&w, NULL, '[');
+	rba_json_w_init_pretty(&w, &b);
+	for (int i = 0; i <= RBA_JSON_W_DEPTH; i++)
+		rba_json_w_open(&w, NULL, '[');
+}
+END_TEST
+
+/*
+ * One writer, two layouts: a parsed value written back compact, a string
+ * with a NUL, raw text and an inline list inside a pretty object (a sweep
+ * record's shape), and the pretty layout again after the inline list.
+ */
+START_TEST(test_json_w_layouts)
+{
+	static const char compact[] =
+		"{\"a\": [1, \"t\\u0000\", null, {}, []], \"o\": {\"k\": true}}";
+	static const char mixed[] =
+		"{\n"
+		"  \"seeds\": [0, 1, 2],\n"
+		"  \"none\": [],\n"
+		"  \"o\": {\n"
+		"    \"in\": [{\"k\": 1}, [\"x\"]],\n"
+		"    \"raw\": [1,2]\n"
+		"  },\n"
+		"  \"s\": \"a\\u0000b\"\n"
+		"}";
+	struct rba_json_w w;
+	struct rba_json_value v;
+	struct rba_buf b;
+
+	ck_assert_int_eq(rba_json_parse(compact, strlen(compact), &v, NULL), 0);
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_value(&w, NULL, &v);
+	ck_assert_str_eq(rba_buf_cstr(&b), compact);
+	rba_json_release(&v);
+	rba_buf_release(&b);
+
+	rba_buf_init(&b);
+	rba_json_w_init_pretty(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_open_inline(&w, "seeds", '[');
+	for (uint64_t i = 0; i < 3; i++)
+		rba_json_w_u64(&w, NULL, i);
+	rba_json_w_close(&w, ']');
+	rba_json_w_open_inline(&w, "none", '[');
+	rba_json_w_close(&w, ']');
+	rba_json_w_open(&w, "o", '{');
+	rba_json_w_open_inline(&w, "in", '[');
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_u64(&w, "k", 1);
+	rba_json_w_close(&w, '}');
+	rba_json_w_open(&w, NULL, '[');
+	rba_json_w_str(&w, NULL, "x");
+	rba_json_w_close(&w, ']');
+	rba_json_w_close(&w, ']');
+	rba_json_w_raw(&w, "raw", "[1,2]", 5);
+	rba_json_w_close(&w, '}');
+	rba_json_w_strn(&w, "s", "a\0b", 3);
+	rba_json_w_close(&w, '}');
+	ck_assert_str_eq(rba_buf_cstr(&b), mixed);
+	ck_assert_int_eq(w.depth, 0);
+	ck_assert_int_eq(w.inline_depth, 0);
+	rba_buf_release(&b);
+}
+END_TEST
+
+/* A second inline container inside the first is a broken invariant. */
+START_TEST(test_json_w_inline_twice)
+{
+	struct rba_json_w w;
+	struct rba_buf b;
+
+	rba_buf_init(&b);
+	rba_json_w_init_pretty(&w, &b);
+	rba_json_w_open_inline(&w, NULL, '[');
+	rba_json_w_open_inline(&w, NULL, '[');
+}
+END_TEST
+
+/*
+ * The path reader: lookups by dotted path, what each want and flag
+ * takes, the first failure named by its path from the root (an item's
+ * as [i]), with and without what, and nothing after it but quiet reads.
+ */
+START_TEST(test_json_path_reader)
+{
+	static const char text[] =
+		"{\"p\": {\"a\": {\"s\": \"x\", \"n\": 2, \"z\": null, \"t\": true},"
+		" \"l\": [{\"id\": \"c1\"}, {\"id\": 7}], \"k.d\": 1}}";
+	struct rba_json_value v;
+	struct rba_json_rd r;
+	struct rba_detail d;
+	const struct rba_json_value *p, *l, *m;
+
+	ck_assert_int_eq(rba_json_parse(text, strlen(text), &v, NULL), 0);
+	p = rba_json_path(&v, "p");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_eq(rba_json_path(&v, ""), &v);
+	ck_assert_str_eq(rba_json_path(&v, "p.a.s")->str, "x");
+	ck_assert_ptr_null(rba_json_path(&v, "p.a.s.x")); /* not an object */
+	ck_assert_ptr_null(rba_json_path(&v, "p.a.q"));
+	ck_assert_ptr_null(rba_json_path(&v, "p.k")); /* "k.d" is one key */
+	ck_assert_ptr_null(rba_json_path(NULL, "p"));
+	ck_assert_ptr_null(rba_json_path(&v, "p..a")); /* an empty key */
+
+	rba_json_rd_init(&r, p, "predicate", &d);
+	ck_assert_str_eq(rba_json_rd_at(&r, NULL, "a.s", RBA_JSON_WANT_STR, 0)->str,
+			 "x");
+	m = rba_json_rd_at(&r, p, "a.z", RBA_JSON_WANT_NUM, RBA_JSON_NULL_OK);
+	ck_assert(m != NULL && m->type == RBA_JSON_NULL);
+	ck_assert_ptr_nonnull(rba_json_rd_at(&r, p, "a.t", RBA_JSON_WANT_BOOL, 0));
+	ck_assert_ptr_nonnull(rba_json_rd_at(&r, p, "a", RBA_JSON_WANT_ANY, 0));
+	ck_assert_ptr_null(rba_json_rd_at(&r, p, "a.q", RBA_JSON_WANT_STR,
+					  RBA_JSON_OPTIONAL));
+	ck_assert_ptr_null(rba_json_rd_at(&r, p, "a.n", RBA_JSON_WANT_STR,
+					  RBA_JSON_QUIET));
+	ck_assert_int_eq(r.err, 0);
+
+	/* an item's member, named from the root */
+	l = rba_json_rd_at(&r, p, "l", RBA_JSON_WANT_ARR, 0);
+	ck_assert_ptr_nonnull(l);
+	ck_assert_ptr_nonnull(rba_json_rd_at(&r, &l->items[0], "id",
+					     RBA_JSON_WANT_STR, 0));
+	ck_assert_ptr_null(rba_json_rd_at(&r, &l->items[1], "id",
+					  RBA_JSON_WANT_STR, RBA_JSON_NULL_OK));
+	ck_assert_int_eq(r.err, RBA_E_SCHEMA);
+	ck_assert_str_eq(r.path, "l[1].id");
+	ck_assert_str_eq(r.want, "a string or null");
+	ck_assert_str_eq(d.reason, "predicate: 'l[1].id' is of another type, "
+				   "not a string or null");
+	ck_assert_str_eq(d.key, "");
+	/* the first failure stays; later reads give NULL, quiet ones look */
+	ck_assert_ptr_null(rba_json_rd_at(&r, p, "a.s", RBA_JSON_WANT_STR, 0));
+	ck_assert_ptr_null(rba_json_rd_at(&r, p, "a.q", RBA_JSON_WANT_STR, 0));
+	ck_assert_ptr_nonnull(rba_json_rd_at(&r, p, "a.s", RBA_JSON_WANT_STR,
+					     RBA_JSON_QUIET));
+	ck_assert_int_eq(rba_json_rd_fail(&r, RBA_E_NOMEM, NULL, NULL, "x"),
+			 RBA_E_SCHEMA);
+	ck_assert_str_eq(r.path, "l[1].id");
+
+	/* missing, without what, d NULL allowed */
+	rba_json_rd_init(&r, &v, NULL, &d);
+	ck_assert_ptr_null(rba_json_rd_at(&r, p, "a.q", RBA_JSON_WANT_NUM, 0));
+	ck_assert_str_eq(d.reason, "'p.a.q' is missing, not a number");
+	rba_json_rd_init(&r, &v, NULL, NULL);
+	ck_assert_ptr_null(rba_json_rd_at(&r, NULL, "p.a.s", RBA_JSON_WANT_OBJ, 0));
+	ck_assert_str_eq(r.path, "p.a.s");
+	ck_assert_str_eq(r.want, "an object");
+
+	/* the caller's own failures: at a member, at a value, at none */
+	rba_json_rd_init(&r, p, "predicate", &d);
+	ck_assert_int_eq(rba_json_rd_fail(&r, RBA_E_SCHEMA, &l->items[1], NULL,
+					  "is not %s", "right"),
+			 RBA_E_SCHEMA);
+	ck_assert_str_eq(d.reason, "predicate: 'l[1]' is not right");
+	ck_assert_str_eq(r.want, "");
+	rba_json_rd_init(&r, p, "predicate", &d);
+	rba_json_rd_fail(&r, RBA_E_SCHEMA, p, "a.s", "is wrong");
+	ck_assert_str_eq(d.reason, "predicate: 'a.s' is wrong");
+	rba_json_rd_init(&r, p, "predicate", &d);
+	ck_assert_int_eq(rba_json_rd_fail(&r, RBA_E_NOMEM, NULL, NULL,
+					  "out of memory"),
+			 RBA_E_NOMEM);
+	ck_assert_str_eq(d.reason, "predicate: out of memory");
+	ck_assert_str_eq(r.path, "");
+	rba_json_release(&v);
 }
 END_TEST
 
@@ -1259,6 +1422,9 @@ suite_common(void)
 	tcase_add_test(tc, test_json_w);
 	tcase_add_test(tc, test_json_pretty);
 	tcase_add_test_raise_signal(tc, test_json_pretty_depth, SIGABRT);
+	tcase_add_test(tc, test_json_w_layouts);
+	tcase_add_test_raise_signal(tc, test_json_w_inline_twice, SIGABRT);
+	tcase_add_test(tc, test_json_path_reader);
 	tcase_add_test(tc, test_json_reader);
 	tcase_add_test(tc, test_json_roundtrip);
 	tcase_add_test(tc, test_json_bad);

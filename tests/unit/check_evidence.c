@@ -1306,6 +1306,24 @@ START_TEST(test_check_edits)
 		  RBA_E_SCHEMA, "duplicate key 'verdict'" },
 		{ "\"reasons\": [],", "\"reasons\": 0,", RBA_E_SCHEMA,
 		  "predicate: 'reasons' is of another type, not an array" },
+		/* the path reader's words (common/json.h): named from the
+		 * subject, the predicate, an item by its index, a key */
+		{ "\"name\": \"german", "\"nam\": \"german", RBA_E_SCHEMA,
+		  "evidence: 'name' is missing, not a string" },
+		{ "\"rebuilt\": \"sha256:", "\"rebuilt\": 7, \"x\": \"", RBA_E_SCHEMA,
+		  "predicate: 'artifact.rebuilt' is of another type, not a string "
+		  "or null" },
+		{ "\"diff\": []", "\"diff\": [7]", RBA_E_SCHEMA,
+		  "predicate: 'environment.diff[0]' is not an object" },
+		{ "\"diff\": []", "\"diff\": [{\"key\": 1}]", RBA_E_SCHEMA,
+		  "predicate: 'environment.diff[0].key' is of another type, not a "
+		  "string" },
+		{ "\"libc\": \"", "\"libc\": 7, \"x\": \"", RBA_E_SCHEMA,
+		  "predicate: 'tool.libraries.libc' is not a string or null" },
+		{ "\"warnings\": [],", "\"warnings\": [\"a\", 2],", RBA_E_SCHEMA,
+		  "predicate: 'warnings[1]' is not a string" },
+		{ "\"flips\": 0,", "\"flips\": 0.5,", RBA_E_SCHEMA,
+		  "predicate: 'results.flips' is not a whole number from 0 to 2^53" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -2,7 +2,7 @@
  * check_report.c - the report's pages (report/report.h): the guarantee a
  * history supports, never stronger than its weakest scheduled audit, its
  * failures and gaps; the escaping of evidence text; what the renderer
- * refuses.
+ * refuses; the pages of real evidence files and of a store's history.
  */
 #include <check.h>
 #include <math.h>
@@ -13,7 +13,14 @@
 #include "report/report.h"
 #include "report/report_priv.h"
 #include "common/buf.h"
+#include "common/fileio.h"
+#include "common/json.h"
+#include "store/store.h"
+#include "tests/unit/scratch.h"
 #include "tests/unit/suites.h"
+
+#define EV_V1 FIXTURES "/evidence/v1"
+#define KEYID "7734D3625FDFAA32"
 
 #define DAY 86400
 
@@ -326,6 +333,329 @@ START_TEST(test_escaping)
 }
 END_TEST
 
+/* ---- pages of evidence files ------------------------------------------ */
+
+/* The bytes of a fixture file, NUL-terminated; the caller frees. */
+static char *
+fixture(const char *path, size_t *n)
+{
+	uint8_t *p = NULL;
+
+	ck_assert_msg(rba_file_read(path, 1u << 24, &p, n, NULL) == 0, "%s", path);
+	p = realloc(p, *n + 1);
+	ck_assert_ptr_nonnull(p);
+	p[*n] = 0;
+	return (char *)p;
+}
+
+/* A source as cli/cmd_report.c fills it for a verified file. */
+static struct report_source
+verified_source(const char *file)
+{
+	struct report_source src;
+
+	memset(&src, 0, sizeof(src));
+	src.verified = 1;
+	snprintf(src.key_id, sizeof(src.key_id), KEYID);
+	snprintf(src.digest, sizeof(src.digest), "sha256:%064d", 7);
+	src.file = file;
+	return src;
+}
+
+/* The page of text (n bytes), which must draw: its NUL-terminated HTML. */
+static char *
+page_of(const char *text, size_t n, const struct report_source *src,
+	enum report_kind want)
+{
+	struct rba_buf b;
+	struct rba_detail d;
+	enum report_kind kind;
+	char *page;
+	int err;
+
+	rba_buf_init(&b);
+	rba_detail_clear(&d);
+	err = report_evidence_html(text, n, src, &b, &kind, &d);
+	ck_assert_msg(err == 0, "%d %s: %s", err, d.key, d.reason);
+	ck_assert_int_eq(kind, want);
+	page = (char *)rba_buf_steal(&b, NULL);
+	ck_assert_ptr_nonnull(page);
+	rba_buf_release(&b);
+	return page;
+}
+
+/*
+ * What a page of verified audit evidence states is what the file says:
+ * the verdict, the version, the counts, the pinned artifact (shortened,
+ * then in full in the notes), the key and the file's digest; no banner.
+ * The same file unverified carries the banner with its reason.
+ */
+START_TEST(test_page_facts)
+{
+	struct report_source src = verified_source("v1-bit-identical.json");
+	size_t n;
+	char *text = fixture(EV_V1 "/v1-bit-identical.json", &n);
+	char *page = page_of(text, n, &src, REPORT_KIND_AUDIT);
+
+	ck_assert(has(page, "<b id=\"verdict\">bit-identical</b>"));
+	ck_assert(has(page, ", exit status 0"));
+	ck_assert(has(page, "rebuilding version german-numeric-logistic from "
+			    "its pins gives"));
+	ck_assert(has(page, "<td>59 cases, 0 flipped (the policy tolerates 0)"));
+	ck_assert(has(page, "against the declared tolerance 0.0005"));
+	ck_assert(has(page, "sha256:dd267c3f31f8&#8230;<sup class=\"fn\">D1"));
+	ck_assert(has(page, "sha256:dd267c3f31f8ef02cfc981f5ff0b21179ced5cbe681"
+			    "73010876c1b3cec5b9ed9"));
+	ck_assert(has(page, "key <span class=\"mono\" id=\"keyid\">" KEYID
+			    "</span>, signature verified"));
+	ck_assert(has(page, "audit record 1 ran at 2026-12-01T10:18:16Z"));
+	ck_assert(has(page, "sha256:000000000000&#8230;"));
+	ck_assert(has(page, "https://rebuild-audit.dev/audit-evidence/v1"));
+	ck_assert(!has(page, "class=\"banner\""));
+	ck_assert(!has(page, "<script"));
+	free(page);
+
+	src.verified = 0;
+	src.not_verified = "signature: <forged>";
+	page = page_of(text, n, &src, REPORT_KIND_AUDIT);
+	ck_assert(has(page, "class=\"banner\""));
+	ck_assert(has(page, "signature: &lt;forged&gt;"));
+	ck_assert(!has(page, "signature verified"));
+	free(page);
+	free(text);
+}
+END_TEST
+
+/*
+ * A flipped case is drawn with its scores and decisions; a dispute's page
+ * names what was disputed.
+ */
+START_TEST(test_page_flips_and_dispute)
+{
+	struct report_source src = verified_source("v1-not-reproducible.json");
+	size_t n;
+	char *text = fixture(EV_V1 "/v1-not-reproducible.json", &n);
+	char *page = page_of(text, n, &src, REPORT_KIND_AUDIT);
+
+	ck_assert(has(page, "not-reproducible"));
+	ck_assert(has(page, "31 flipped"));
+	ck_assert(has(page, "approve"));
+	ck_assert(has(page, "decline"));
+	free(page);
+	free(text);
+
+	src.file = "dispute-v4.json";
+	text = fixture(FIXTURES "/evidence/dispute-v4.json", &n);
+	page = page_of(text, n, &src, REPORT_KIND_DISPUTE);
+	ck_assert(!has(page, "class=\"banner\""));
+	ck_assert(has(page, "id=\"keyid\">" KEYID "</span>"));
+	free(page);
+	free(text);
+}
+END_TEST
+
+/* Replaces the string value at path of v with s (a tree from the parser,
+ * whose strings are malloc'd). */
+static void
+set_str(struct rba_json_value *v, const char *path, const char *s)
+{
+	struct rba_json_value *m = (struct rba_json_value *)rba_json_path(v, path);
+
+	ck_assert_msg(m != NULL && m->type == RBA_JSON_STRING, "%s", path);
+	free(m->str);
+	m->str = strdup(s);
+	ck_assert_ptr_nonnull(m->str);
+	m->len = strlen(s);
+}
+
+/*
+ * Hostile strings in evidence stay text: markup, an attribute's quote,
+ * an entity, a terminal escape and a right-to-left override in the
+ * version, the guarantee and what is not guaranteed, and markup in the
+ * file's name, are shown escaped, never applied.
+ */
+START_TEST(test_page_hostile)
+{
+	static const char evil[] =
+		"<script>alert(1)</script><img src=x onerror=\"y\">&amp;'"
+		"\x1b[2J\xe2\x80\xae";
+	struct report_source src = verified_source("<b>name</b>");
+	struct rba_json_value v;
+	struct rba_json_w w;
+	struct rba_buf b;
+	size_t n;
+	char *text = fixture(EV_V1 "/v1-bit-identical.json", &n), *page;
+
+	ck_assert_int_eq(rba_json_parse(text, n, &v, NULL), 0);
+	set_str(&v, "predicate.guarantee", evil);
+	set_str(&v, "predicate.not_guaranteed", evil);
+	set_str(&v, "predicate.version", evil);
+	rba_buf_init(&b);
+	rba_json_w_init_pretty(&w, &b);
+	rba_json_w_value(&w, NULL, &v);
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	page = page_of((const char *)b.p, b.len, &src, REPORT_KIND_AUDIT);
+	ck_assert(!has(page, "<script"));
+	ck_assert(!has(page, "<img"));
+	ck_assert(!has(page, "\x1b"));
+	ck_assert(!has(page, "\xe2\x80\xae"));
+	ck_assert(!has(page, "<b>name"));
+	ck_assert(has(page, "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x "
+			    "onerror=&quot;y&quot;&gt;&amp;amp;&#39;\\x1b[2J"
+			    "\\u{202E}"));
+	ck_assert(has(page, "&lt;b&gt;name&lt;/b&gt;"));
+	free(page);
+	rba_buf_release(&b);
+	rba_json_release(&v);
+	free(text);
+}
+END_TEST
+
+/* The first line of text with from replaced by to (which must be there). */
+static char *
+edited(const char *text, const char *from, const char *to, size_t *n)
+{
+	const char *at = strstr(text, from);
+	char *out;
+
+	ck_assert_msg(at != NULL, "%s", from);
+	*n = strlen(text) - strlen(from) + strlen(to);
+	out = malloc(*n + 1);
+	ck_assert_ptr_nonnull(out);
+	snprintf(out, *n + 1, "%.*s%s%s", (int)(at - text), text, to,
+		 at + strlen(from));
+	return out;
+}
+
+/* Refused: the page names the first member missing or mistyped, by its
+ * path from the statement's root, an item's by its index. */
+static void
+refused(const char *text, size_t n, const char *key, const char *reason)
+{
+	struct report_source src = verified_source("x.json");
+	struct rba_buf b;
+	struct rba_detail d;
+
+	rba_buf_init(&b);
+	ck_assert_int_eq(report_evidence_html(text, n, &src, &b, NULL, &d),
+			 RBA_E_SCHEMA);
+	ck_assert_str_eq(d.key, key);
+	ck_assert_str_eq(d.reason, reason);
+	rba_buf_release(&b);
+}
+
+START_TEST(test_page_missing_member)
+{
+	size_t n, m;
+	char *text = fixture(EV_V1 "/v1-bit-identical.json", &n), *x;
+
+	x = edited(text, "\"flips\": ", "\"flipz\": ", &m);
+	refused(x, m, "predicate.results.flips", "member 'predicate.results."
+		"flips' missing or not a number or null");
+	free(x);
+	x = edited(text, "\"verdict\": \"bit-identical\"", "\"verdict\": 1", &m);
+	refused(x, m, "predicate.verdict",
+		"member 'predicate.verdict' missing or not a string");
+	free(x);
+	free(text);
+
+	text = fixture(EV_V1 "/v1-not-reproducible.json", &n);
+	x = edited(text, "\"stored_score\": 0.1,", "\"stored_score\": \"0.1\",",
+		   &m);
+	refused(x, m, "predicate.results.flipped_cases[0].stored_score",
+		"member 'predicate.results.flipped_cases[0].stored_score' "
+		"missing or not a number or null");
+	free(x);
+	x = edited(text, "\"id\": \"4\",", "\"id\": 4,", &m);
+	refused(x, m, "predicate.results.flipped_cases[0].id",
+		"member 'predicate.results.flipped_cases[0].id' missing or "
+		"not a string");
+	free(x);
+	free(text);
+}
+END_TEST
+
+/* ---- the history page ------------------------------------------------- */
+
+static void
+history_setup(void)
+{
+	scratch_make("report");
+}
+
+static void
+history_teardown(void)
+{
+	scratch_remove();
+}
+
+/* Appends an audit record of version at day (UTC days since 2026-01-01). */
+static void
+append_audit(struct store *s, const char *version, int day,
+	     const char *verdict, int ad_hoc)
+{
+	struct store_txn *txn;
+	struct rba_detail d;
+	char rec[512];
+	int n = snprintf(rec, sizeof(rec),
+			 "{\"schema\": \"rebuild-audit/audit/v1\", \"version\": "
+			 "\"%s\", \"verdict\": \"%s\", \"policy\": {\"ad_hoc\": %s, "
+			 "\"declared_at\": \"2026-01-01T00:00:00Z\"}, "
+			 "\"sample\": {\"flips\": %d}}",
+			 version, verdict, ad_hoc ? "true" : "false",
+			 strcmp(verdict, "bit-identical") == 0 ? 0 : 3);
+
+	ck_assert_int_eq(store_txn_begin(s, 1, (size_t)n, &txn, &d), 0);
+	ck_assert_msg(store_history_append(txn, version,
+					   1767225600 + (int64_t)day * DAY, rec,
+					   (size_t)n, NULL, NULL, &d) == 0,
+		      "%s", d.reason);
+	ck_assert_int_eq(store_txn_commit(txn, &d), 0);
+}
+
+/*
+ * The history page of a store: the guarantee per version (four weekly
+ * scheduled audits; an ad hoc one apart), a failure named, a version name
+ * with markup escaped, and a store with no audit said so.
+ */
+START_TEST(test_history_page)
+{
+	struct store *s = NULL;
+	struct rba_detail d;
+	struct rba_buf b;
+	const char *page;
+
+	ck_assert_msg(store_init(scratch_store, &d) == 0, "%s", d.reason);
+	ck_assert_msg(store_open(scratch_store, 0, &s, &d) == 0, "%s", d.reason);
+	rba_buf_init(&b);
+	ck_assert_msg(report_history_html(s, 1767225600 + 2 * DAY, &b, &d) == 0,
+		      "%s", d.reason);
+	ck_assert(has(rba_buf_cstr(&b), "Audit history of the store: 0 versions, "
+					"0 audits"));
+	ck_assert(has(rba_buf_cstr(&b), "the history supports no guarantee"));
+	rba_buf_release(&b);
+
+	for (int i = 0; i < 4; i++)
+		append_audit(s, "alpha", 7 * i, "bit-identical", 0);
+	append_audit(s, "alpha", 10, "not-measured", 1);
+	append_audit(s, "<i>beta</i>", 1, "bit-identical", 0);
+	append_audit(s, "<i>beta</i>", 8, "not-reproducible", 0);
+	rba_buf_init(&b);
+	ck_assert_msg(report_history_html(s, 1767225600 + 22 * DAY, &b, &d) == 0,
+		      "%s", d.reason);
+	page = rba_buf_cstr(&b);
+	ck_assert(has(page, "Over these 4 scheduled rebuilds of version alpha "
+			    "between 2026-01-01T00:00:00Z and 2026-01-22T00:00:00Z, "
+			    "every rebuild was bit-identical"));
+	ck_assert(has(page, "&lt;i&gt;beta&lt;/i&gt;"));
+	ck_assert(!has(page, "<i>beta"));
+	ck_assert(has(page, "not-reproducible"));
+	ck_assert(!has(page, "<script"));
+	rba_buf_release(&b);
+	store_close(s);
+}
+END_TEST
+
 Suite *
 suite_report(void)
 {
@@ -341,6 +671,14 @@ suite_report(void)
 	tcase_add_test(tc, test_figures);
 	tcase_add_test(tc, test_prose);
 	tcase_add_test(tc, test_escaping);
+	tcase_add_test(tc, test_page_facts);
+	tcase_add_test(tc, test_page_flips_and_dispute);
+	tcase_add_test(tc, test_page_hostile);
+	tcase_add_test(tc, test_page_missing_member);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("history");
+	tcase_add_checked_fixture(tc, history_setup, history_teardown);
+	tcase_add_test(tc, test_history_page);
 	suite_add_tcase(s, tc);
 	return s;
 }
