@@ -165,6 +165,15 @@ int audit_record_from_report(const struct audit_report *r,
 void audit_record_encode(const struct audit_record *v, struct rba_buf *b);
 
 /*
+ * The members of v's record, in the table's order, as members of the
+ * object w has open: audit_record_encode between the braces, for a
+ * writer that adds members of its own after them (a worker record,
+ * fleet/fleet.h).  Errors stay in w's buffer.
+ */
+void audit_record_encode_members(const struct audit_record *v,
+				 struct rba_json_w *w);
+
+/*
  * Reads rec, a parsed audit record, into *out by the same table.  what
  * names the record in messages ("audit record 3").  Stops at the first
  * member that is missing or of the wrong type, as a reader of the

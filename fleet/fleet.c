@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "audit/record.h"
 #include "evidence/evidence.h"
 #include "common/buf.h"
 #include "common/fileio.h"
@@ -320,6 +321,8 @@ fleet_record_write(const struct fleet_worker *w, const struct audit_report *r,
 		   char *path, size_t cap, struct rba_detail *d)
 {
 	struct rba_buf b, sig;
+	struct rba_json_w jw;
+	struct audit_record rec;
 	struct sign_pubkey pub;
 	struct rba_digest dg;
 	char head[RBA_DIGEST_TEXT_LEN + 1], hex[RBA_DIGEST_TEXT_LEN + 1];
@@ -340,22 +343,24 @@ fleet_record_write(const struct fleet_worker *w, const struct audit_report *r,
 	snprintf(shard, sizeof(shard), "%u/%u", w->k, w->n);
 	rba_buf_init(&b);
 	rba_buf_init(&sig);
-	audit_report_json(r, &b);
-	if ((err = rba_buf_status(&b)) != 0)
-		goto out;
 	/* The audit record with the worker member last. */
-	assert(b.len > 0 && b.p[b.len - 1] == '}');
-	b.len--;
-	rba_buf_put(&b, ", ", 2);
-	rba_json_put_key(&b, "worker");
-	rba_buf_put_u8(&b, '{');
-	rba_json_kv_str(&b, "schema", FLEET_WORKER_SCHEMA, 1);
-	rba_json_kv_str(&b, "store_id", w->snap.store_id, 1);
-	rba_json_kv_u64(&b, "snapshot_head_id", w->snap.head_id, 1);
-	rba_json_kv_str(&b, "snapshot_head", head, 1);
-	rba_json_kv_str(&b, "shard", shard, 1);
-	rba_json_kv_str(&b, "key_id", keyid, 0);
-	rba_buf_put(&b, "}}", 2);
+	if ((err = audit_record_from_report(r, &rec)) == 0) {
+		rba_json_w_init(&jw, &b);
+		rba_json_w_open(&jw, NULL, '{');
+		audit_record_encode_members(&rec, &jw);
+		rba_json_w_open(&jw, "worker", '{');
+		rba_json_w_str(&jw, "schema", FLEET_WORKER_SCHEMA);
+		rba_json_w_str(&jw, "store_id", w->snap.store_id);
+		rba_json_w_u64(&jw, "snapshot_head_id", w->snap.head_id);
+		rba_json_w_str(&jw, "snapshot_head", head);
+		rba_json_w_str(&jw, "shard", shard);
+		rba_json_w_str(&jw, "key_id", keyid);
+		rba_json_w_close(&jw, '}');
+		rba_json_w_close(&jw, '}');
+	}
+	audit_record_release(&rec);
+	if (err != 0)
+		goto out;
 	if ((err = rba_buf_status(&b)) != 0)
 		goto out;
 	comment_format(r->version, audit_verdict_name(r->verdict), shard,
