@@ -13,6 +13,7 @@
 
 #include "audit/audit.h"
 #include "audit/inputs.h"
+#include "audit/record.h"
 #include "common/rbatime.h"
 #include "common/strv.h"
 #include "common/json.h"
@@ -112,11 +113,10 @@ struct find_audit {
 	char first_reason[384];
 };
 
+/* Whether s, a digest's text (NULL: none), is want. */
 static int
-digest_is(const struct rba_json_value *obj, const char *key,
-	  const struct rba_digest *want)
+digest_is(const char *s, const struct rba_digest *want)
 {
-	const char *s = rba_json_get_str(obj, key);
 	struct rba_digest got;
 
 	return s != NULL && rba_digest_parse(s, &got) == 0 &&
@@ -140,42 +140,39 @@ find_one(void *ctx, const struct store_history_entry *e)
 {
 	struct find_audit *f = ctx;
 	struct rba_json_value root;
-	const struct rba_json_value *dg, *reasons;
-	const char *verdict;
+	struct audit_record rec;
+	struct rba_detail d;
 	int v = 0;
 
 	if (rba_json_parse((const char *)e->record, e->len, &root, NULL) != 0)
 		return 0;
-	dg = rba_json_get(&root, "digests");
-	verdict = rba_json_get_str(&root, "verdict");
-	if (verdict != NULL) {
-		if (strcmp(verdict, "bit-identical") == 0)
+	/* a record that does not decode is no standing */
+	rba_detail_clear(&d);
+	if (audit_record_decode(&root, "the audit record", &rec, &d) == 0) {
+		if (strcmp(rec.verdict, "bit-identical") == 0)
 			v = AUDIT_BIT_IDENTICAL;
-		else if (strcmp(verdict, "metric-equivalent") == 0)
+		else if (strcmp(rec.verdict, "metric-equivalent") == 0)
 			v = AUDIT_METRIC_EQUIVALENT;
-		else if (strcmp(verdict, "not-reproducible") == 0)
+		else if (strcmp(rec.verdict, "not-reproducible") == 0)
 			v = AUDIT_NOT_REPRODUCIBLE;
 	}
-	if (v != 0 && digest_is(dg, "artifact_rebuilt", f->rebuilt) &&
-	    digest_is(dg, "policy", f->policy) &&
-	    digest_is(dg, "sample", f->sample)) {
+	if (v != 0 && digest_is(rec.digests.artifact_rebuilt, f->rebuilt) &&
+	    digest_is(rec.digests.policy, f->policy) &&
+	    digest_is(rec.digests.sample, f->sample)) {
 		f->found = 1;
 		f->id = e->id;
 		f->time = e->time;
 		f->verdict = v;
 		/* The most telling reason: past the digest line when there
 		 * is more. */
-		reasons = rba_json_get(&root, "reasons");
-		for (size_t i = 0; reasons != NULL && reasons->type == RBA_JSON_ARRAY &&
-				   i < reasons->n; i++) {
-			const struct rba_json_value *it = &reasons->items[i];
-			if (it->type != RBA_JSON_STRING)
-				continue;
-			snprintf(f->first_reason, sizeof(f->first_reason), "%s", it->str);
-			if (strncmp(it->str, "the rebuilt artifact ", 21) != 0)
+		for (size_t i = 0; i < rec.reasons.n; i++) {
+			const char *it = rec.reasons.v[i];
+			snprintf(f->first_reason, sizeof(f->first_reason), "%s", it);
+			if (strncmp(it, "the rebuilt artifact ", 21) != 0)
 				break;
 		}
 	}
+	audit_record_release(&rec);
 	rba_json_release(&root);
 	return f->found ? 1 : 0;
 }
@@ -230,55 +227,57 @@ proof_one(void *ctx, const struct store_history_entry *e)
 {
 	struct find_proof *f = ctx;
 	struct rba_json_value root;
-	const struct rba_json_value *dg, *links, *abi, *env, *rev;
-	const char *schema, *verdict, *s, *rev_now;
+	struct audit_record rec;
+	struct rba_detail d;
+	const char *verdict, *s, *rev_now;
 	struct rba_digest config;
 	uint32_t abi_pinned = f->c->pins->trainer_abi ? f->c->pins->trainer_abi
 						       : f->c->stored.abi;
+	int err;
 
 	if (rba_json_parse((const char *)e->record, e->len, &root, NULL) != 0)
 		return 0;
-	schema = rba_json_get_str(&root, "schema");
-	if (schema == NULL || strcmp(schema, AUDIT_RECORD_SCHEMA) != 0) {
+	rba_detail_clear(&d);
+	err = audit_record_decode(&root, "it does not read back", &rec, &d);
+	if (rec.schema == NULL || strcmp(rec.schema, AUDIT_RECORD_SCHEMA) != 0) {
+		audit_record_release(&rec);
 		rba_json_release(&root);
 		return 0;
 	}
 	/* The latest audit record alone decides. */
 	f->seen = 1;
 	f->id = e->id;
-	dg = rba_json_get(&root, "digests");
-	links = rba_json_get(&root, "links");
-	abi = rba_json_get(links, "trainer_abi");
-	env = rba_json_get(links, "environment");
-	rev = rba_json_get(links, "code_revision");
-	verdict = rba_json_get_str(&root, "verdict");
+	verdict = rec.verdict;
 	policy_pins_config_hash(f->c->pins, &config);
 	/* An exec version's code is its pinned commit, not this tool. */
 	rev_now = rebuild_trainer_kind(f->c->pins)->code_revision(f->c->pins);
 #define WHY(...) snprintf(f->why, sizeof(f->why), __VA_ARGS__)
-	if (verdict == NULL || strcmp(verdict, "bit-identical") != 0)
+	if (err != 0)
+		WHY("%.250s", d.reason);
+	else if (verdict == NULL || strcmp(verdict, "bit-identical") != 0)
 		WHY("its verdict is %s", verdict ? verdict : "missing");
-	else if (!digest_is(dg, "artifact_pinned", &f->c->v.artifact) ||
-		 !digest_is(dg, "artifact_rebuilt", &f->c->v.artifact))
+	else if (!digest_is(rec.digests.artifact_pinned, &f->c->v.artifact) ||
+		 !digest_is(rec.digests.artifact_rebuilt, &f->c->v.artifact))
 		WHY("it rebuilt another artifact than the pinned one");
 	else if (!rba_digest_equal(f->decisions, &f->c->v.artifact) ||
-		 !digest_is(dg, "artifact_decisions", f->decisions))
+		 !digest_is(rec.digests.artifact_decisions, f->decisions))
 		WHY("the stored decisions were not made by the pinned artifact");
-	else if (!digest_is(dg, "config", &config) ||
-		 !digest_is(dg, "snapshot", &f->c->v.snapshot))
+	else if (!digest_is(rec.digests.config, &config) ||
+		 !digest_is(rec.digests.snapshot, &f->c->v.snapshot))
 		WHY("the pins changed since");
-	else if ((s = rba_json_get_str(rev, "current")) == NULL ||
+	else if ((s = rec.links.code_revision.current) == NULL ||
 		 strcmp(s, rev_now) != 0)
 		WHY("the code revision changed since (%.64s, now %.64s)",
 		    s ? s : "unknown", rev_now);
-	else if (rba_json_get_num(abi, "rebuilt", -1) != (double)abi_pinned)
+	else if (rec.links.trainer_abi.rebuilt != abi_pinned)
 		WHY("its rebuild used another trainer ABI");
-	else if ((s = rba_json_get_str(env, "current")) == NULL ||
+	else if ((s = rec.links.environment.current) == NULL ||
 		 strcmp(s, f->env_now) != 0)
 		WHY("the environment record changed since");
 	else
 		f->ok = 1;
 #undef WHY
+	audit_record_release(&rec);
 	rba_json_release(&root);
 	return 1;
 }
