@@ -8,10 +8,12 @@
  * first carried it.  One encoder walks the table to write a record
  * (audit_report_json: audit_record_from_report fills the view from an
  * audit's computation, the one place that knows both), one decoder walks
- * the same table to read a parsed record back into the view.  Readers
- * that still look members up by name in the parsed JSON (the history
- * listing, the report pages, fleet's import, `diff --store`) are to move
- * onto the decoder.
+ * the same table to read a parsed record back into the view.  Evidence,
+ * fleet's import and its costs, `diff --store`, the ad hoc mark
+ * (audit_record_is_ad_hoc) and dispute's standing and proof read
+ * records through the decoder; readers that still look members up by
+ * name in the parsed JSON (the history listing, the report pages) are
+ * to move onto it.
  *
  * The view is plain: texts are NUL-terminated pointers (NULL is JSON
  * null, or a member an older record lacks), digests are texts in the
