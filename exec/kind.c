@@ -83,18 +83,21 @@ exec_given_abi(const uint8_t *bytes, size_t n, uint32_t *abi,
 }
 
 /*
- * run-exec/v1's members after "trainer", "stdout", "stderr", "metrics"
- * and "wall_seconds" were first written after a "," with no space; the
- * record keeps its bytes.  common/json.h's writer writes ", " between
- * members and has no other separator, so this one is written here and
- * the writer told that the member after it is the first of its
- * container (no separator of its own).
+ * run-exec/v1 was first written with "," and no space before five of
+ * its members (format, seed, stderr, metrics, wall_seconds), and its
+ * bytes are kept.  common/json.h's writer puts ", " between members and
+ * has no other separator, so each of these is written here: the comma
+ * and the key, then its value by a writer of its own (own), as an
+ * outermost value.  The record's writer goes on after it with the
+ * member that follows.
  */
-static void
-tight_sep(struct rba_json_w *w)
+static struct rba_json_w *
+tight_member(struct rba_json_w *own, struct rba_buf *b, const char *key)
 {
-	rba_buf_put_u8(w->b, ',');
-	w->first[w->depth] = 1;
+	rba_buf_put_u8(b, ',');
+	rba_json_put_key(b, key);
+	rba_json_w_init(own, b);
+	return own;
 }
 
 static void
@@ -114,7 +117,7 @@ exec_run_record(const struct pins *p, const struct rebuild_result *res,
 		const struct exec_run *run, const char *env_hex,
 		double wall_seconds, struct rba_buf *b)
 {
-	struct rba_json_w w;
+	struct rba_json_w w, t;
 	struct rba_digest cfg;
 	struct rba_json_value m;
 	int has_m = 0;
@@ -143,31 +146,28 @@ exec_run_record(const struct pins *p, const struct rebuild_result *res,
 	/* exec.c made the command's array (its own layout, "," between
 	 * items) */
 	rba_json_w_raw(&w, "command", run->argv_text, strlen(run->argv_text));
-	tight_sep(&w);
-	rba_json_w_str(&w, "format",
+	rba_json_w_str(tight_member(&t, b, "format"), NULL,
 		       p->trainer.format == PINS_FORMAT_XGBOOST_JSON
 			       ? "xgboost-json" : "opaque");
 	rba_json_w_str(&w, "sandbox", sandbox_name());
 	rba_json_w_close(&w, '}');
-	tight_sep(&w);
-	rba_json_w_u64(&w, "seed", p->train.seed);
+	rba_json_w_u64(tight_member(&t, b, "seed"), NULL, p->train.seed);
 	rba_json_w_u64(&w, "threads", p->determinism.threads);
 	rba_json_w_digest(&w, "artifact", &run->digest, 1);
 	rba_json_w_u64(&w, "exit_status", (uint64_t)run->sb.status);
 	rba_json_w_num(&w, "seconds", run->sb.seconds);
 	stream_json(&w, "stdout", run->sb.out_bytes, &run->sb.out_digest,
 		    run->sb.out_tail);
-	tight_sep(&w);
-	stream_json(&w, "stderr", run->sb.err_bytes, &run->sb.err_digest,
-		    run->sb.err_tail);
-	tight_sep(&w);
+	stream_json(tight_member(&t, b, "stderr"), NULL, run->sb.err_bytes,
+		    &run->sb.err_digest, run->sb.err_tail);
 	/* the trainer's own metrics object, checked above, as it wrote it */
 	if (has_m)
-		rba_json_w_raw(&w, "metrics", run->metrics, run->metrics_len);
+		rba_json_w_raw(tight_member(&t, b, "metrics"), NULL,
+			       run->metrics, run->metrics_len);
 	else
-		rba_json_w_str(&w, "metrics", NULL);
-	tight_sep(&w);
-	rba_json_w_num(&w, "wall_seconds", run->wall_seconds);
+		rba_json_w_str(tight_member(&t, b, "metrics"), NULL, NULL);
+	rba_json_w_num(tight_member(&t, b, "wall_seconds"), NULL,
+		       run->wall_seconds);
 	rba_json_w_close(&w, '}');
 	rba_buf_put_u8(b, '\n');
 }
