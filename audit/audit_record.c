@@ -31,17 +31,23 @@ audit_report_json(const struct audit_report *r, struct rba_buf *b)
 int
 audit_record_is_ad_hoc(const struct rba_json_value *rec)
 {
-	const struct rba_json_value *pol, *ah;
-	const char *src;
+	struct audit_record v;
+	struct rba_detail d;
+	int yes;
 
-	if (rba_json_get_str(rec, "verdict") == NULL)
-		return 0;
-	pol = rba_json_get(rec, "policy");
-	ah = rba_json_get(pol, "ad_hoc");
-	if (ah != NULL)
-		return ah->type == RBA_JSON_TRUE;
-	src = rba_json_get_str(pol, "source");
-	return src != NULL && strcmp(src, "option") == 0;
+	rba_detail_clear(&d);
+	(void)audit_record_decode(rec, "the audit record", &v, &d);
+	/* as far as the record decodes: a record the decoder stops in
+	 * before its policy says nothing of it */
+	if (v.verdict == NULL)
+		yes = 0;
+	else if (v.policy.ad_hoc >= 0)
+		yes = v.policy.ad_hoc;
+	else
+		yes = v.policy.source != NULL &&
+		      strcmp(v.policy.source, "option") == 0;
+	audit_record_release(&v);
+	return yes;
 }
 
 /*
@@ -203,8 +209,9 @@ pair_cb(void *ctx, const struct store_history_entry *e)
 {
 	struct pair_find *f = ctx;
 	struct rba_json_value v;
-	const struct rba_json_value *dg;
-	const char *schema, *pin, *reb, *dec;
+	struct audit_record rec;
+	struct rba_detail d;
+	const char *pin, *reb, *dec;
 	int ok = 0;
 
 	if (f->want != 0 && e->id != f->want)
@@ -214,17 +221,18 @@ pair_cb(void *ctx, const struct store_history_entry *e)
 		f->wrong = f->want != 0;
 		return f->want != 0 ? 1 : 0;
 	}
-	schema = rba_json_get_str(&v, "schema");
-	dg = rba_json_get(&v, "digests");
-	pin = rba_json_get_str(dg, "artifact_pinned");
-	reb = rba_json_get_str(dg, "artifact_rebuilt");
-	dec = rba_json_get_str(dg, "artifact_decisions");
-	if (schema != NULL && strncmp(schema, "rebuild-audit/audit/", 20) == 0 &&
-	    pin != NULL && reb != NULL && rba_digest_parse(pin, &f->a) == 0 &&
+	/* as far as the record decodes (its digests come early) */
+	rba_detail_clear(&d);
+	(void)audit_record_decode(&v, "the audit record", &rec, &d);
+	pin = rec.digests.artifact_pinned;
+	reb = rec.digests.artifact_rebuilt;
+	dec = rec.digests.artifact_decisions;
+	if (pin != NULL && reb != NULL && rba_digest_parse(pin, &f->a) == 0 &&
 	    rba_digest_parse(reb, &f->b) == 0) {
 		ok = 1;
 		f->has_dec = dec != NULL && rba_digest_parse(dec, &f->dec) == 0;
 	}
+	audit_record_release(&rec);
 	rba_json_release(&v);
 	if (!ok) {
 		f->wrong = f->want != 0;

@@ -169,23 +169,25 @@ static void
 set_record(struct rba_buf *b, const char *version, int64_t t,
 	   const struct policy *pol, const struct declared_set_result *r)
 {
+	struct rba_json_w w;
 	char when[RBA_TIME_TEXT_MAX];
 
 	rba_time_utc(t, when);
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "schema", DECLARED_RECORD_SCHEMA, 1);
-	rba_json_kv_str(b, "event", "set", 1);
-	rba_json_kv_str(b, "version", version, 1);
-	rba_json_kv_str(b, "time", when, 1);
-	rba_json_kv_digest(b, "policy", &pol->digest, 1, 1);
-	rba_json_kv_digest(b, "previous", &r->previous, r->had_previous, 1);
-	rba_json_put_key(b, "stricter");
-	rba_buf_printf(b, "%s, ", !r->had_previous ? "null"
-				  : r->stricter    ? "true"
-						   : "false");
-	rba_json_kv_str(b, "looser_in",
-			r->had_previous && !r->stricter ? r->looser_in : NULL, 0);
-	rba_buf_put_u8(b, '}');
+	rba_json_w_init(&w, b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "schema", DECLARED_RECORD_SCHEMA);
+	rba_json_w_str(&w, "event", "set");
+	rba_json_w_str(&w, "version", version);
+	rba_json_w_str(&w, "time", when);
+	rba_json_w_digest(&w, "policy", &pol->digest, 1);
+	rba_json_w_digest(&w, "previous", &r->previous, r->had_previous);
+	if (r->had_previous)
+		rba_json_w_bool(&w, "stricter", r->stricter);
+	else
+		rba_json_w_str(&w, "stricter", NULL);
+	rba_json_w_str(&w, "looser_in",
+		       r->had_previous && !r->stricter ? r->looser_in : NULL);
+	rba_json_w_close(&w, '}');
 }
 
 int

@@ -13,6 +13,7 @@
 
 #include "audit/audit.h"
 #include "audit/inputs.h"
+#include "audit/record.h"
 #include "common/rbatime.h"
 #include "common/strv.h"
 #include "common/json.h"
@@ -112,11 +113,10 @@ struct find_audit {
 	char first_reason[384];
 };
 
+/* Whether s, a digest's text (NULL: none), is want. */
 static int
-digest_is(const struct rba_json_value *obj, const char *key,
-	  const struct rba_digest *want)
+digest_is(const char *s, const struct rba_digest *want)
 {
-	const char *s = rba_json_get_str(obj, key);
 	struct rba_digest got;
 
 	return s != NULL && rba_digest_parse(s, &got) == 0 &&
@@ -140,42 +140,39 @@ find_one(void *ctx, const struct store_history_entry *e)
 {
 	struct find_audit *f = ctx;
 	struct rba_json_value root;
-	const struct rba_json_value *dg, *reasons;
-	const char *verdict;
+	struct audit_record rec;
+	struct rba_detail d;
 	int v = 0;
 
 	if (rba_json_parse((const char *)e->record, e->len, &root, NULL) != 0)
 		return 0;
-	dg = rba_json_get(&root, "digests");
-	verdict = rba_json_get_str(&root, "verdict");
-	if (verdict != NULL) {
-		if (strcmp(verdict, "bit-identical") == 0)
+	/* a record that does not decode is no standing */
+	rba_detail_clear(&d);
+	if (audit_record_decode(&root, "the audit record", &rec, &d) == 0) {
+		if (strcmp(rec.verdict, "bit-identical") == 0)
 			v = AUDIT_BIT_IDENTICAL;
-		else if (strcmp(verdict, "metric-equivalent") == 0)
+		else if (strcmp(rec.verdict, "metric-equivalent") == 0)
 			v = AUDIT_METRIC_EQUIVALENT;
-		else if (strcmp(verdict, "not-reproducible") == 0)
+		else if (strcmp(rec.verdict, "not-reproducible") == 0)
 			v = AUDIT_NOT_REPRODUCIBLE;
 	}
-	if (v != 0 && digest_is(dg, "artifact_rebuilt", f->rebuilt) &&
-	    digest_is(dg, "policy", f->policy) &&
-	    digest_is(dg, "sample", f->sample)) {
+	if (v != 0 && digest_is(rec.digests.artifact_rebuilt, f->rebuilt) &&
+	    digest_is(rec.digests.policy, f->policy) &&
+	    digest_is(rec.digests.sample, f->sample)) {
 		f->found = 1;
 		f->id = e->id;
 		f->time = e->time;
 		f->verdict = v;
 		/* The most telling reason: past the digest line when there
 		 * is more. */
-		reasons = rba_json_get(&root, "reasons");
-		for (size_t i = 0; reasons != NULL && reasons->type == RBA_JSON_ARRAY &&
-				   i < reasons->n; i++) {
-			const struct rba_json_value *it = &reasons->items[i];
-			if (it->type != RBA_JSON_STRING)
-				continue;
-			snprintf(f->first_reason, sizeof(f->first_reason), "%s", it->str);
-			if (strncmp(it->str, "the rebuilt artifact ", 21) != 0)
+		for (size_t i = 0; i < rec.reasons.n; i++) {
+			const char *it = rec.reasons.v[i];
+			snprintf(f->first_reason, sizeof(f->first_reason), "%s", it);
+			if (strncmp(it, "the rebuilt artifact ", 21) != 0)
 				break;
 		}
 	}
+	audit_record_release(&rec);
 	rba_json_release(&root);
 	return f->found ? 1 : 0;
 }
@@ -230,55 +227,57 @@ proof_one(void *ctx, const struct store_history_entry *e)
 {
 	struct find_proof *f = ctx;
 	struct rba_json_value root;
-	const struct rba_json_value *dg, *links, *abi, *env, *rev;
-	const char *schema, *verdict, *s, *rev_now;
+	struct audit_record rec;
+	struct rba_detail d;
+	const char *verdict, *s, *rev_now;
 	struct rba_digest config;
 	uint32_t abi_pinned = f->c->pins->trainer_abi ? f->c->pins->trainer_abi
 						       : f->c->stored.abi;
+	int err;
 
 	if (rba_json_parse((const char *)e->record, e->len, &root, NULL) != 0)
 		return 0;
-	schema = rba_json_get_str(&root, "schema");
-	if (schema == NULL || strcmp(schema, AUDIT_RECORD_SCHEMA) != 0) {
+	rba_detail_clear(&d);
+	err = audit_record_decode(&root, "it does not read back", &rec, &d);
+	if (rec.schema == NULL || strcmp(rec.schema, AUDIT_RECORD_SCHEMA) != 0) {
+		audit_record_release(&rec);
 		rba_json_release(&root);
 		return 0;
 	}
 	/* The latest audit record alone decides. */
 	f->seen = 1;
 	f->id = e->id;
-	dg = rba_json_get(&root, "digests");
-	links = rba_json_get(&root, "links");
-	abi = rba_json_get(links, "trainer_abi");
-	env = rba_json_get(links, "environment");
-	rev = rba_json_get(links, "code_revision");
-	verdict = rba_json_get_str(&root, "verdict");
+	verdict = rec.verdict;
 	policy_pins_config_hash(f->c->pins, &config);
 	/* An exec version's code is its pinned commit, not this tool. */
 	rev_now = rebuild_trainer_kind(f->c->pins)->code_revision(f->c->pins);
 #define WHY(...) snprintf(f->why, sizeof(f->why), __VA_ARGS__)
-	if (verdict == NULL || strcmp(verdict, "bit-identical") != 0)
+	if (err != 0)
+		WHY("%.250s", d.reason);
+	else if (verdict == NULL || strcmp(verdict, "bit-identical") != 0)
 		WHY("its verdict is %s", verdict ? verdict : "missing");
-	else if (!digest_is(dg, "artifact_pinned", &f->c->v.artifact) ||
-		 !digest_is(dg, "artifact_rebuilt", &f->c->v.artifact))
+	else if (!digest_is(rec.digests.artifact_pinned, &f->c->v.artifact) ||
+		 !digest_is(rec.digests.artifact_rebuilt, &f->c->v.artifact))
 		WHY("it rebuilt another artifact than the pinned one");
 	else if (!rba_digest_equal(f->decisions, &f->c->v.artifact) ||
-		 !digest_is(dg, "artifact_decisions", f->decisions))
+		 !digest_is(rec.digests.artifact_decisions, f->decisions))
 		WHY("the stored decisions were not made by the pinned artifact");
-	else if (!digest_is(dg, "config", &config) ||
-		 !digest_is(dg, "snapshot", &f->c->v.snapshot))
+	else if (!digest_is(rec.digests.config, &config) ||
+		 !digest_is(rec.digests.snapshot, &f->c->v.snapshot))
 		WHY("the pins changed since");
-	else if ((s = rba_json_get_str(rev, "current")) == NULL ||
+	else if ((s = rec.links.code_revision.current) == NULL ||
 		 strcmp(s, rev_now) != 0)
 		WHY("the code revision changed since (%.64s, now %.64s)",
 		    s ? s : "unknown", rev_now);
-	else if (rba_json_get_num(abi, "rebuilt", -1) != (double)abi_pinned)
+	else if (rec.links.trainer_abi.rebuilt != abi_pinned)
 		WHY("its rebuild used another trainer ABI");
-	else if ((s = rba_json_get_str(env, "current")) == NULL ||
+	else if ((s = rec.links.environment.current) == NULL ||
 		 strcmp(s, f->env_now) != 0)
 		WHY("the environment record changed since");
 	else
 		f->ok = 1;
 #undef WHY
+	audit_record_release(&rec);
 	rba_json_release(&root);
 	return 1;
 }
@@ -1167,95 +1166,120 @@ audit_dispute(struct store *s, const char *version, const char *case_id,
 }
 
 static void
-put_item(struct rba_buf *b, const struct dispute_explanation *e, uint32_t k,
-	 uint32_t rank)
+put_item(struct rba_json_w *w, const struct dispute_explanation *e,
+	 uint32_t k, uint32_t rank)
 {
-	rba_buf_put_u8(b, '{');
+	rba_json_w_open(w, NULL, '{');
 	if (rank)
-		rba_json_kv_u64(b, "rank", rank, 1);
-	rba_json_kv_str(b, "column", e->cols[k], 1);
-	rba_json_kv_str(b, "value", e->values[k], 1);
+		rba_json_w_u64(w, "rank", rank);
+	rba_json_w_str(w, "column", e->cols[k]);
+	rba_json_w_str(w, "value", e->values[k]);
 	if (rank && e->has_statements)
-		rba_json_kv_str(b, "statement", e->statements[k], 1);
-	rba_json_kv_num(b, "contribution", e->contrib[k], 0);
-	rba_buf_put_u8(b, '}');
+		rba_json_w_str(w, "statement", e->statements[k]);
+	rba_json_w_num(w, "contribution", e->contrib[k]);
+	rba_json_w_close(w, '}');
+}
+
+/* A list of n numbers; v NULL: null. */
+static void
+put_nums(struct rba_json_w *w, const char *key, const double *v, uint32_t n)
+{
+	if (v == NULL) {
+		rba_json_w_str(w, key, NULL);
+		return;
+	}
+	rba_json_w_open(w, key, '[');
+	for (uint32_t i = 0; i < n; i++)
+		rba_json_w_num(w, NULL, v[i]);
+	rba_json_w_close(w, ']');
+}
+
+/* How the explanation was made and how far it holds. */
+static void
+put_method(struct rba_json_w *w, const struct dispute_explanation *e)
+{
+	rba_json_w_bool(w, "ok", e->ok);
+	rba_json_w_str(w, "error", e->error);
+	rba_json_w_str(w, "method", e->ok ? explain_method_name(e->method) : NULL);
+	rba_json_w_str(w, "accuracy",
+		       e->ok ? explain_accuracy_name(e->accuracy) : NULL);
+	rba_json_w_num(w, "error_bound", e->ok ? e->error_bound : NAN);
+	rba_json_w_u64(w, "samples", e->samples);
+	rba_json_w_u64(w, "reasons_asked", e->nasked);
+	rba_json_w_str(w, "source", e->source);
+	rba_json_w_digest(w, "artifact", &e->artifact, e->source != NULL);
+	rba_json_w_bool(w, "decision_artifact", e->from_decision_artifact);
+	rba_json_w_str(w, "class", e->class_name);
+	rba_json_w_str(w, "space", e->space);
+	rba_json_w_str(w, "direction", !e->ok ? NULL
+			: e->direction > 0 ? "up"
+			: e->direction < 0 ? "down" : "magnitude");
+	rba_json_w_num(w, "baseline", e->ok ? e->baseline : NAN);
+	rba_json_w_num(w, "margin", e->ok ? e->margin : NAN);
+	rba_json_w_num(w, "sum", e->ok ? e->sum : NAN);
+	rba_json_w_num(w, "tolerance", EXPLAIN_TOLERANCE);
+	rba_json_w_bool(w, "sum_ok", e->sum_ok);
+	if (e->has_score_check) {
+		rba_json_w_open(w, "score_check", '{');
+		rba_json_w_num(w, "probability", e->score_prob);
+		rba_json_w_num(w, "score", e->score);
+		rba_json_w_str(w, "score_of", e->score_of);
+		rba_json_w_num(w, "tolerance", DISPUTE_SCORE_TOLERANCE);
+		rba_json_w_bool(w, "ok", e->score_ok);
+		rba_json_w_close(w, '}');
+	} else {
+		rba_json_w_str(w, "score_check", NULL);
+	}
+}
+
+/* Where each level unseen in training went (v4). */
+static void
+put_unseen(struct rba_json_w *w, const struct dispute_explanation *e)
+{
+	rba_json_w_open(w, "unseen", '[');
+	for (uint32_t k = 0; k < e->ncols; k++) {
+		if (!e->unseen[k])
+			continue;
+		rba_json_w_open(w, NULL, '{');
+		rba_json_w_str(w, "column", e->cols[k]);
+		rba_json_w_str(w, "value", e->values[k]);
+		rba_json_w_str(w, "went", e->unseen_splits[k] ? "right" : NULL);
+		rba_json_w_u64(w, "splits", e->unseen_splits[k]);
+		rba_json_w_u64(w, "trees", e->unseen_trees[k]);
+		rba_json_w_u64(w, "forest_trees", e->forest_trees);
+		rba_json_w_close(w, '}');
+	}
+	rba_json_w_close(w, ']');
+}
+
+static void
+put_explanation(struct rba_json_w *w, const char *key,
+		const struct dispute_explanation *e)
+{
+	rba_json_w_open(w, key, '{');
+	put_method(w, e);
+	rba_json_w_open(w, "principal_reasons", '[');
+	for (uint32_t i = 0; i < e->ntop; i++)
+		put_item(w, e, e->top[i], i + 1);
+	rba_json_w_close(w, ']');
+	if (e->has_statements)
+		rba_json_w_u64(w, "statements_missing", e->nmissing);
+	if (e->ok && e->nunseen > 0)
+		put_unseen(w, e);
+	rba_json_w_open(w, "contributions", '[');
+	for (uint32_t k = 0; k < e->ncols; k++)
+		put_item(w, e, k, 0);
+	rba_json_w_close(w, ']');
+	rba_json_w_close(w, '}');
 }
 
 void
 dispute_explanation_json(const struct dispute_explanation *e, struct rba_buf *b)
 {
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_bool(b, "ok", e->ok, 1);
-	rba_json_kv_str(b, "error", e->error, 1);
-	rba_json_kv_str(b, "method", e->ok ? explain_method_name(e->method) : NULL, 1);
-	rba_json_kv_str(b, "accuracy", e->ok ? explain_accuracy_name(e->accuracy) : NULL, 1);
-	rba_json_kv_num(b, "error_bound", e->ok ? e->error_bound : NAN, 1);
-	rba_json_kv_u64(b, "samples", e->samples, 1);
-	rba_json_kv_u64(b, "reasons_asked", e->nasked, 1);
-	rba_json_kv_str(b, "source", e->source, 1);
-	rba_json_kv_digest(b, "artifact", &e->artifact, e->source != NULL, 1);
-	rba_json_kv_bool(b, "decision_artifact", e->from_decision_artifact, 1);
-	rba_json_kv_str(b, "class", e->class_name, 1);
-	rba_json_kv_str(b, "space", e->space, 1);
-	rba_json_kv_str(b, "direction", !e->ok ? NULL
-				: e->direction > 0 ? "up"
-				: e->direction < 0 ? "down" : "magnitude", 1);
-	rba_json_kv_num(b, "baseline", e->ok ? e->baseline : NAN, 1);
-	rba_json_kv_num(b, "margin", e->ok ? e->margin : NAN, 1);
-	rba_json_kv_num(b, "sum", e->ok ? e->sum : NAN, 1);
-	rba_json_kv_num(b, "tolerance", EXPLAIN_TOLERANCE, 1);
-	rba_json_kv_bool(b, "sum_ok", e->sum_ok, 1);
-	rba_json_put_key(b, "score_check");
-	if (e->has_score_check) {
-		rba_buf_put_u8(b, '{');
-		rba_json_kv_num(b, "probability", e->score_prob, 1);
-		rba_json_kv_num(b, "score", e->score, 1);
-		rba_json_kv_str(b, "score_of", e->score_of, 1);
-		rba_json_kv_num(b, "tolerance", DISPUTE_SCORE_TOLERANCE, 1);
-		rba_json_kv_bool(b, "ok", e->score_ok, 0);
-		rba_buf_put(b, "}, ", 3);
-	} else {
-		rba_buf_put(b, "null, ", 6);
-	}
-	rba_json_put_key(b, "principal_reasons");
-	rba_buf_put_u8(b, '[');
-	for (uint32_t i = 0; i < e->ntop; i++) {
-		if (i)
-			rba_buf_put(b, ", ", 2);
-		put_item(b, e, e->top[i], i + 1);
-	}
-	rba_buf_put(b, "], ", 3);
-	if (e->has_statements)
-		rba_buf_printf(b, "\"statements_missing\": %u, ", e->nmissing);
-	if (e->ok && e->nunseen > 0) {
-		/* where each level unseen in training went (v4) */
-		uint32_t n = 0;
-		rba_json_put_key(b, "unseen");
-		rba_buf_put_u8(b, '[');
-		for (uint32_t k = 0; k < e->ncols; k++) {
-			if (!e->unseen[k])
-				continue;
-			if (n++)
-				rba_buf_put(b, ", ", 2);
-			rba_buf_put_u8(b, '{');
-			rba_json_kv_str(b, "column", e->cols[k], 1);
-			rba_json_kv_str(b, "value", e->values[k], 1);
-			rba_json_kv_str(b, "went", e->unseen_splits[k] ? "right" : NULL, 1);
-			rba_json_kv_u64(b, "splits", e->unseen_splits[k], 1);
-			rba_json_kv_u64(b, "trees", e->unseen_trees[k], 1);
-			rba_json_kv_u64(b, "forest_trees", e->forest_trees, 0);
-			rba_buf_put_u8(b, '}');
-		}
-		rba_buf_put(b, "], ", 3);
-	}
-	rba_json_put_key(b, "contributions");
-	rba_buf_put_u8(b, '[');
-	for (uint32_t k = 0; k < e->ncols; k++) {
-		if (k)
-			rba_buf_put(b, ", ", 2);
-		put_item(b, e, k, 0);
-	}
-	rba_buf_put(b, "]}", 2);
+	struct rba_json_w w;
+
+	rba_json_w_init(&w, b);
+	put_explanation(&w, NULL, e);
 }
 
 int
@@ -1269,149 +1293,139 @@ dispute_report_format(const struct dispute_report *r)
 /* The record opened: what it is, the case, the answer with its
  * reasons and warnings. */
 static void
-put_answer(struct rba_buf *b, const struct dispute_report *r)
+put_answer(struct rba_json_w *w, const struct dispute_report *r)
 {
 	int f = dispute_report_format(r);
 
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "schema", f == 4 ? DISPUTE_SCHEMA_V4
-				     : f == 3 ? DISPUTE_SCHEMA_V3 : DISPUTE_SCHEMA, 1);
-	rba_json_kv_str(b, "version", r->version, 1);
-	rba_json_kv_str(b, "case", r->case_id, 1);
-	rba_json_kv_str(b, "answer", r->answer == DISPUTE_STANDS ? "stands" : "escalate", 1);
-	rba_json_kv_str(b, "answer_line", r->answer_line, 1);
-	rba_json_kv_bool(b, "exact", r->exact, 1);
-	rba_json_put_key(b, "reasons");
-	rba_buf_put_u8(b, '[');
-	for (size_t i = 0; i < r->nreasons; i++) {
-		if (i)
-			rba_buf_put(b, ", ", 2);
-		rba_json_put_str(b, r->reasons[i]);
-	}
-	rba_buf_put(b, "], ", 3);
-	rba_json_put_key(b, "warnings");
-	rba_buf_put_u8(b, '[');
+	rba_json_w_str(w, "schema", f == 4 ? DISPUTE_SCHEMA_V4
+				    : f == 3 ? DISPUTE_SCHEMA_V3 : DISPUTE_SCHEMA);
+	rba_json_w_str(w, "version", r->version);
+	rba_json_w_str(w, "case", r->case_id);
+	rba_json_w_str(w, "answer",
+		       r->answer == DISPUTE_STANDS ? "stands" : "escalate");
+	rba_json_w_str(w, "answer_line", r->answer_line);
+	rba_json_w_bool(w, "exact", r->exact);
+	rba_json_w_open(w, "reasons", '[');
+	for (size_t i = 0; i < r->nreasons; i++)
+		rba_json_w_str(w, NULL, r->reasons[i]);
+	rba_json_w_close(w, ']');
+	rba_json_w_open(w, "warnings", '[');
 	if (r->contradiction != NULL)
-		rba_json_put_str(b, r->contradiction);
-	rba_buf_put(b, "], ", 3);
+		rba_json_w_str(w, NULL, r->contradiction);
+	rba_json_w_close(w, ']');
 }
 
 /* The stored and the rebuilt scores and decisions, and the margins. */
 static void
-put_scores(struct rba_buf *b, const struct dispute_report *r)
+put_scores(struct rba_json_w *w, const struct dispute_report *r)
 {
-	rba_json_put_key(b, "stored");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_num(b, "score", r->stored_score, 1);
-	rba_json_kv_nums(b, "probabilities", r->stored_probs,
-		 r->scored_by == SAMPLE_SCORED_MODEL ? r->nclasses : 1, 1);
-	rba_json_kv_str(b, "decision", r->stored_decision, 1);
-	rba_json_kv_str(b, "scored_by", r->scored_by == SAMPLE_SCORED_COLUMN ? "column"
-								     : "model", 0);
-	rba_buf_put(b, "}, ", 3);
-	rba_json_put_key(b, "rebuilt");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_num(b, "score", r->rebuilt_score, 1);
-	rba_json_kv_nums(b, "probabilities", r->rebuilt_probs, r->rebuilt_probs ? r->nclasses : 0, 1);
-	rba_json_kv_str(b, "decision", r->rebuilt_decision, 0);
-	rba_buf_put(b, "}, ", 3);
-	rba_json_put_key(b, "classes");
-	rba_buf_put_u8(b, '[');
-	for (uint32_t i = 0; r->classes != NULL && i < r->nclasses; i++) {
-		if (i)
-			rba_buf_put(b, ", ", 2);
-		rba_json_put_str(b, r->classes[i] ? r->classes[i] : "");
-	}
-	rba_buf_put(b, "], ", 3);
-	rba_json_kv_num(b, "margin", r->margin, 1);
-	rba_json_kv_num(b, "rebuilt_margin", r->rebuilt_margin, 1);
-	rba_json_kv_num(b, "edge", r->edge, 1);
+	rba_json_w_open(w, "stored", '{');
+	rba_json_w_num(w, "score", r->stored_score);
+	put_nums(w, "probabilities", r->stored_probs,
+		 r->scored_by == SAMPLE_SCORED_MODEL ? r->nclasses : 1);
+	rba_json_w_str(w, "decision", r->stored_decision);
+	rba_json_w_str(w, "scored_by",
+		       r->scored_by == SAMPLE_SCORED_COLUMN ? "column" : "model");
+	rba_json_w_close(w, '}');
+	rba_json_w_open(w, "rebuilt", '{');
+	rba_json_w_num(w, "score", r->rebuilt_score);
+	put_nums(w, "probabilities", r->rebuilt_probs,
+		 r->rebuilt_probs ? r->nclasses : 0);
+	rba_json_w_str(w, "decision", r->rebuilt_decision);
+	rba_json_w_close(w, '}');
+	rba_json_w_open(w, "classes", '[');
+	for (uint32_t i = 0; r->classes != NULL && i < r->nclasses; i++)
+		rba_json_w_str(w, NULL, r->classes[i] ? r->classes[i] : "");
+	rba_json_w_close(w, ']');
+	rba_json_w_num(w, "margin", r->margin);
+	rba_json_w_num(w, "rebuilt_margin", r->rebuilt_margin);
+	rba_json_w_num(w, "edge", r->edge);
 }
 
 /* The standing the answer rests on, the digests, the policy. */
 static void
-put_standing(struct rba_buf *b, const struct dispute_report *r)
+put_standing(struct rba_json_w *w, const struct dispute_report *r)
 {
-	rba_json_put_key(b, "standing");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "verdict", audit_verdict_name(r->verdict), 1);
-	rba_json_kv_str(b, "basis", r->verdict_basis, 1);
-	rba_json_put_key(b, "audit_record");
+	rba_json_w_open(w, "standing", '{');
+	rba_json_w_str(w, "verdict", audit_verdict_name(r->verdict));
+	rba_json_w_str(w, "basis", r->verdict_basis);
 	if (r->has_audit)
-		rba_buf_printf(b, "%llu", (unsigned long long)r->audit_id);
+		rba_json_w_u64(w, "audit_record", r->audit_id);
 	else
-		rba_buf_put(b, "null", 4);
-	rba_buf_put(b, "}, ", 3);
-	rba_json_put_key(b, "digests");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_digest(b, "artifact_pinned", &r->artifact_pinned, 1, 1);
-	rba_json_kv_digest(b, "artifact_rebuilt", &r->artifact_rebuilt, 1, 1);
-	rba_json_kv_digest(b, "artifact_decisions", &r->artifact_decisions, 1, 1);
-	rba_json_kv_digest(b, "policy", &r->policy_digest, 1, 1);
-	rba_json_kv_digest(b, "sample", &r->sample_digest, 1, 1);
-	rba_json_kv_digest(b, "sample_policy", &r->sample_policy, r->has_sample_policy, 0);
-	rba_buf_put(b, "}, ", 3);
-	rba_json_kv_str(b, "policy_text", r->policy_text, 1);
+		rba_json_w_str(w, "audit_record", NULL);
+	rba_json_w_close(w, '}');
+	rba_json_w_open(w, "digests", '{');
+	rba_json_w_digest(w, "artifact_pinned", &r->artifact_pinned, 1);
+	rba_json_w_digest(w, "artifact_rebuilt", &r->artifact_rebuilt, 1);
+	rba_json_w_digest(w, "artifact_decisions", &r->artifact_decisions, 1);
+	rba_json_w_digest(w, "policy", &r->policy_digest, 1);
+	rba_json_w_digest(w, "sample", &r->sample_digest, 1);
+	rba_json_w_digest(w, "sample_policy", &r->sample_policy,
+			  r->has_sample_policy);
+	rba_json_w_close(w, '}');
+	rba_json_w_str(w, "policy_text", r->policy_text);
 }
 
 /* The case's inputs, column by column. */
 static void
-put_inputs(struct rba_buf *b, const struct dispute_report *r)
+put_inputs(struct rba_json_w *w, const struct dispute_report *r)
 {
-	rba_json_put_key(b, "inputs");
-	rba_buf_put_u8(b, '{');
-	for (uint32_t i = 0; i < r->ncols; i++) {
-		if (i)
-			rba_buf_put(b, ", ", 2);
-		rba_json_put_key(b, r->names[i]);
-		rba_json_put_str(b, r->values[i]);
-	}
-	rba_buf_put(b, "}, ", 3);
+	rba_json_w_open(w, "inputs", '{');
+	for (uint32_t i = 0; i < r->ncols; i++)
+		rba_json_w_str(w, r->names[i], r->values[i]);
+	rba_json_w_close(w, '}');
 }
 
 /* Which artifact scored the case and why, and the explanation. */
 static void
-put_scoring(struct rba_buf *b, const struct dispute_report *r)
+put_scoring(struct rba_json_w *w, const struct dispute_report *r)
 {
-	rba_json_put_key(b, "scoring");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "artifact", r->rebuilt ? "rebuilt" : "stored", 1);
-	rba_json_put_key(b, "audit_record");
+	rba_json_w_open(w, "scoring", '{');
+	rba_json_w_str(w, "artifact", r->rebuilt ? "rebuilt" : "stored");
 	if (!r->rebuilt)
-		rba_buf_printf(b, "%llu, ", (unsigned long long)r->proof_audit);
+		rba_json_w_u64(w, "audit_record", r->proof_audit);
 	else
-		rba_buf_put(b, "null, ", 6);
-	rba_json_kv_str(b, "retrain_reason", r->rebuild_why, 0);
-	rba_buf_put(b, "}, ", 3);
-	rba_json_put_key(b, "explanation");
-	dispute_explanation_json(&r->why, b);
-	rba_buf_put(b, ", ", 2);
+		rba_json_w_str(w, "audit_record", NULL);
+	rba_json_w_str(w, "retrain_reason", r->rebuild_why);
+	rba_json_w_close(w, '}');
+	put_explanation(w, "explanation", &r->why);
 }
 
 static void
-put_timings(struct rba_buf *b, const struct dispute_report *r)
+put_timings(struct rba_json_w *w, const struct dispute_report *r)
 {
-	rba_json_put_key(b, "timings");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_num(b, "verify_s", r->t_verify, 1);
-	rba_json_kv_num(b, "lookup_s", r->t_lookup, 1);
-	rba_json_kv_num(b, "rebuild_s", r->t_rebuild, 1);
-	rba_json_kv_num(b, "explain_s", r->t_explain, 1);
-	rba_json_kv_num(b, "total_s", r->t_total, 0);
-	rba_buf_put(b, "}}", 2);
+	rba_json_w_open(w, "timings", '{');
+	rba_json_w_num(w, "verify_s", r->t_verify);
+	rba_json_w_num(w, "lookup_s", r->t_lookup);
+	rba_json_w_num(w, "rebuild_s", r->t_rebuild);
+	rba_json_w_num(w, "explain_s", r->t_explain);
+	rba_json_w_num(w, "total_s", r->t_total);
+	rba_json_w_close(w, '}');
+}
+
+void
+dispute_report_write(const struct dispute_report *r, int with_inputs,
+		     struct rba_json_w *w, const char *key)
+{
+	rba_json_w_open(w, key, '{');
+	put_answer(w, r);
+	put_scores(w, r);
+	put_standing(w, r);
+	if (with_inputs)
+		put_inputs(w, r);
+	put_scoring(w, r);
+	put_timings(w, r);
+	rba_json_w_close(w, '}');
 }
 
 void
 dispute_report_json(const struct dispute_report *r, int with_inputs,
 		    struct rba_buf *b)
 {
-	put_answer(b, r);
-	put_scores(b, r);
-	put_standing(b, r);
-	if (with_inputs)
-		put_inputs(b, r);
-	put_scoring(b, r);
-	put_timings(b, r);
+	struct rba_json_w w;
+
+	rba_json_w_init(&w, b);
+	dispute_report_write(r, with_inputs, &w, NULL);
 }
 
 /* ---- reason statements ------------------------------------------------ */

@@ -10,6 +10,7 @@
 
 #include "common/buf.h"
 #include "common/digest.h"
+#include "common/json.h"
 #include "common/rba.h"
 #include "policy/policy.h"
 #include "store/store.h"
@@ -200,6 +201,10 @@ int dispute_report_format(const struct dispute_report *r);
  */
 void dispute_report_json(const struct dispute_report *r, int with_inputs,
 			 struct rba_buf *out);
+/* The same object written by w, as the member key of the object w has
+ * open (key NULL: an item of its open array, or the outermost value). */
+void dispute_report_write(const struct dispute_report *r, int with_inputs,
+			  struct rba_json_w *w, const char *key);
 
 /*
  * The JSON object of an explanation (rebuild-audit-report(5),

@@ -358,13 +358,19 @@ enc_fields(struct rba_json_w *w, const void *base, const struct ar_field *t)
 }
 
 void
+audit_record_encode_members(const struct audit_record *v, struct rba_json_w *w)
+{
+	enc_fields(w, v, t_record);
+}
+
+void
 audit_record_encode(const struct audit_record *v, struct rba_buf *b)
 {
 	struct rba_json_w w;
 
 	rba_json_w_init(&w, b);
 	rba_json_w_open(&w, NULL, '{');
-	enc_fields(&w, v, t_record);
+	audit_record_encode_members(v, &w);
 	rba_json_w_close(&w, '}');
 }
 

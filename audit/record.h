@@ -8,10 +8,12 @@
  * first carried it.  One encoder walks the table to write a record
  * (audit_report_json: audit_record_from_report fills the view from an
  * audit's computation, the one place that knows both), one decoder walks
- * the same table to read a parsed record back into the view.  Readers
- * that still look members up by name in the parsed JSON (the history
- * listing, the report pages, fleet's import, `diff --store`) are to move
- * onto the decoder.
+ * the same table to read a parsed record back into the view.  Evidence,
+ * fleet's import and its costs, `diff --store`, the ad hoc mark
+ * (audit_record_is_ad_hoc) and dispute's standing and proof read
+ * records through the decoder; readers that still look members up by
+ * name in the parsed JSON (the history listing, the report pages) are
+ * to move onto it.
  *
  * The view is plain: texts are NUL-terminated pointers (NULL is JSON
  * null, or a member an older record lacks), digests are texts in the
@@ -163,6 +165,15 @@ int audit_record_from_report(const struct audit_report *r,
  * Errors stay in b (rba_buf_status).
  */
 void audit_record_encode(const struct audit_record *v, struct rba_buf *b);
+
+/*
+ * The members of v's record, in the table's order, as members of the
+ * object w has open: audit_record_encode between the braces, for a
+ * writer that adds members of its own after them (a worker record,
+ * fleet/fleet.h).  Errors stay in w's buffer.
+ */
+void audit_record_encode_members(const struct audit_record *v,
+				 struct rba_json_w *w);
 
 /*
  * Reads rec, a parsed audit record, into *out by the same table.  what

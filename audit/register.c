@@ -31,22 +31,24 @@ replace_record(struct rba_buf *b, const char *version, int64_t t,
 	       const struct store_version *old, const struct store_version *v,
 	       int policy_kept, int had_sample)
 {
+	struct rba_json_w w;
 	char when[RBA_TIME_TEXT_MAX];
 
 	rba_time_utc(t, when);
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "schema", REGISTER_RECORD_SCHEMA, 1);
-	rba_json_kv_str(b, "event", "replace", 1);
-	rba_json_kv_str(b, "version", version, 1);
-	rba_json_kv_str(b, "time", when, 1);
-	rba_json_kv_digest(b, "artifact_old", &old->artifact, 1, 1);
-	rba_json_kv_digest(b, "artifact_new", &v->artifact, 1, 1);
-	rba_json_kv_digest(b, "snapshot_old", &old->snapshot, 1, 1);
-	rba_json_kv_digest(b, "snapshot_new", &v->snapshot, 1, 1);
-	rba_json_kv_digest(b, "policy", &v->policy_digest, v->has_policy, 1);
-	rba_json_kv_bool(b, "policy_kept", policy_kept, 1);
-	rba_json_kv_bool(b, "sample_kept", had_sample, 0);
-	rba_buf_put_u8(b, '}');
+	rba_json_w_init(&w, b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "schema", REGISTER_RECORD_SCHEMA);
+	rba_json_w_str(&w, "event", "replace");
+	rba_json_w_str(&w, "version", version);
+	rba_json_w_str(&w, "time", when);
+	rba_json_w_digest(&w, "artifact_old", &old->artifact, 1);
+	rba_json_w_digest(&w, "artifact_new", &v->artifact, 1);
+	rba_json_w_digest(&w, "snapshot_old", &old->snapshot, 1);
+	rba_json_w_digest(&w, "snapshot_new", &v->snapshot, 1);
+	rba_json_w_digest(&w, "policy", &v->policy_digest, v->has_policy);
+	rba_json_w_bool(&w, "policy_kept", policy_kept);
+	rba_json_w_bool(&w, "sample_kept", had_sample);
+	rba_json_w_close(&w, '}');
 }
 
 void

@@ -918,45 +918,46 @@ state_name(enum vary_state s)
 void
 vary_report_json(const struct vary_report *r, struct rba_buf *b)
 {
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "schema", VARY_SCHEMA, 1);
-	rba_json_kv_str(b, "version", r->version, 1);
-	rba_json_kv_str(b, "time", r->time, 1);
-	rba_json_kv_str(b, "trainer", r->kind->name, 1);
-	rba_json_kv_digest(b, "pinned", &r->pinned, 1, 1);
-	rba_json_put_key(b, "control");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_digest(b, "artifact", &r->control, 1, 1);
-	rba_json_kv_bool(b, "pinned", rba_digest_equal(&r->control, &r->pinned), 0);
-	rba_buf_put(b, "}, ", 3);
-	rba_json_kv_u64(b, "sample_cases", r->cases, 1);
-	rba_json_kv_str(b, "not_scored", r->why_not_scored[0] ? r->why_not_scored : NULL, 1);
-	rba_json_put_key(b, "factors");
-	rba_buf_put_u8(b, '[');
+	struct rba_json_w w;
+
+	rba_json_w_init(&w, b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "schema", VARY_SCHEMA);
+	rba_json_w_str(&w, "version", r->version);
+	rba_json_w_str(&w, "time", r->time);
+	rba_json_w_str(&w, "trainer", r->kind->name);
+	rba_json_w_digest(&w, "pinned", &r->pinned, 1);
+	rba_json_w_open(&w, "control", '{');
+	rba_json_w_digest(&w, "artifact", &r->control, 1);
+	rba_json_w_bool(&w, "pinned", rba_digest_equal(&r->control, &r->pinned));
+	rba_json_w_close(&w, '}');
+	rba_json_w_u64(&w, "sample_cases", r->cases);
+	rba_json_w_str(&w, "not_scored",
+		       r->why_not_scored[0] ? r->why_not_scored : NULL);
+	rba_json_w_open(&w, "factors", '[');
 	for (size_t i = 0; i < r->nruns; i++) {
 		const struct vary_run *f = &r->runs[i];
 		int has = f->state == VARY_SAME || f->state == VARY_CHANGES;
-		if (i > 0)
-			rba_buf_put(b, ", ", 2);
-		rba_buf_put_u8(b, '{');
-		rba_json_kv_str(b, "factor", f->factor, 1);
-		rba_json_kv_str(b, "state", state_name(f->state), 1);
-		rba_json_kv_bool(b, "changes_artifact", f->state == VARY_CHANGES, 1);
-		rba_json_kv_digest(b, "artifact", &f->artifact, has, 1);
-		if (f->scored) {
-			rba_json_kv_u64(b, "flips", f->flips, 1);
-		} else {
-			rba_json_put_key(b, "flips");
-			rba_buf_put(b, "null, ", 6);
-		}
-		rba_json_kv_num(b, "max_score_delta", f->scored ? f->max_delta : NAN, 1);
-		rba_json_kv_str(b, "max_delta_case",
-				f->scored && f->max_delta > 0 ? f->max_delta_case : NULL, 1);
-		rba_json_kv_num(b, "seconds", f->seconds, 1);
-		rba_json_kv_str(b, "detail", f->detail, 0);
-		rba_buf_put_u8(b, '}');
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "factor", f->factor);
+		rba_json_w_str(&w, "state", state_name(f->state));
+		rba_json_w_bool(&w, "changes_artifact", f->state == VARY_CHANGES);
+		rba_json_w_digest(&w, "artifact", &f->artifact, has);
+		if (f->scored)
+			rba_json_w_u64(&w, "flips", f->flips);
+		else
+			rba_json_w_str(&w, "flips", NULL);
+		rba_json_w_num(&w, "max_score_delta",
+			       f->scored ? f->max_delta : NAN);
+		rba_json_w_str(&w, "max_delta_case",
+			       f->scored && f->max_delta > 0 ? f->max_delta_case
+							     : NULL);
+		rba_json_w_num(&w, "seconds", f->seconds);
+		rba_json_w_str(&w, "detail", f->detail);
+		rba_json_w_close(&w, '}');
 	}
-	rba_buf_put(b, "]}", 2);
+	rba_json_w_close(&w, ']');
+	rba_json_w_close(&w, '}');
 }
 
 /* Keeps the report as a run record "vary/<version>@<t>". */

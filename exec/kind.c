@@ -82,18 +82,33 @@ exec_given_abi(const uint8_t *bytes, size_t n, uint32_t *abi,
 	return 0;
 }
 
-static void
-stream_json(struct rba_buf *b, const char *key, uint64_t bytes,
-	    const struct rba_digest *dg, const char *tail, int comma)
+/*
+ * run-exec/v1 was first written with "," and no space before five of
+ * its members (format, seed, stderr, metrics, wall_seconds), and its
+ * bytes are kept.  common/json.h's writer puts ", " between members and
+ * has no other separator, so each of these is written here: the comma
+ * and the key, then its value by a writer of its own (own), as an
+ * outermost value.  The record's writer goes on after it with the
+ * member that follows.
+ */
+static struct rba_json_w *
+tight_member(struct rba_json_w *own, struct rba_buf *b, const char *key)
 {
+	rba_buf_put_u8(b, ',');
 	rba_json_put_key(b, key);
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_u64(b, "bytes", bytes, 1);
-	rba_json_kv_digest(b, "sha256", dg, 1, 1);
-	rba_json_kv_str(b, "tail", tail, 0);
-	rba_buf_put_u8(b, '}');
-	if (comma)
-		rba_buf_put_u8(b, ',');
+	rba_json_w_init(own, b);
+	return own;
+}
+
+static void
+stream_json(struct rba_json_w *w, const char *key, uint64_t bytes,
+	    const struct rba_digest *dg, const char *tail)
+{
+	rba_json_w_open(w, key, '{');
+	rba_json_w_u64(w, "bytes", bytes);
+	rba_json_w_digest(w, "sha256", dg, 1);
+	rba_json_w_str(w, "tail", tail);
+	rba_json_w_close(w, '}');
 }
 
 /* The run record of an exec training, run-exec/v1 (rebuild/runrec.h). */
@@ -102,6 +117,7 @@ exec_run_record(const struct pins *p, const struct rebuild_result *res,
 		const struct exec_run *run, const char *env_hex,
 		double wall_seconds, struct rba_buf *b)
 {
+	struct rba_json_w w, t;
 	struct rba_digest cfg;
 	struct rba_json_value m;
 	int has_m = 0;
@@ -115,44 +131,45 @@ exec_run_record(const struct pins *p, const struct rebuild_result *res,
 		has_m = m.type == RBA_JSON_OBJECT;
 		rba_json_release(&m);
 	}
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "schema", EXEC_RUNREC_SCHEMA, 1);
-	rba_json_kv_str(b, "version", p->version, 1);
-	rba_json_kv_digest(b, "config_hash", &cfg, 1, 1);
-	rba_json_kv_digest(b, "snapshot", &p->snapshot, 1, 1);
-	rba_json_kv_str(b, "environment", env_hex, 1);
-	rba_json_put_key(b, "trainer");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_str(b, "kind", "exec", 1);
-	rba_json_kv_str(b, "repository", p->trainer.repository, 1);
-	rba_json_kv_str(b, "commit", run->commit, 1);
-	rba_json_kv_str(b, "tree", run->tree, 1);
-	rba_json_put_key(b, "command");
-	rba_buf_put(b, run->argv_text, strlen(run->argv_text));
-	rba_buf_put_u8(b, ',');
-	rba_json_kv_str(b, "format",
-			p->trainer.format == PINS_FORMAT_XGBOOST_JSON ? "xgboost-json"
-								      : "opaque",
-			1);
-	rba_json_kv_str(b, "sandbox", sandbox_name(), 0);
-	rba_buf_put(b, "},", 2);
-	rba_json_kv_u64(b, "seed", p->train.seed, 1);
-	rba_json_kv_u64(b, "threads", p->determinism.threads, 1);
-	rba_json_kv_digest(b, "artifact", &run->digest, 1, 1);
-	rba_json_kv_u64(b, "exit_status", (uint64_t)run->sb.status, 1);
-	rba_json_kv_num(b, "seconds", run->sb.seconds, 1);
-	stream_json(b, "stdout", run->sb.out_bytes, &run->sb.out_digest,
-		    run->sb.out_tail, 1);
-	stream_json(b, "stderr", run->sb.err_bytes, &run->sb.err_digest,
-		    run->sb.err_tail, 1);
-	rba_json_put_key(b, "metrics");
+	rba_json_w_init(&w, b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "schema", EXEC_RUNREC_SCHEMA);
+	rba_json_w_str(&w, "version", p->version);
+	rba_json_w_digest(&w, "config_hash", &cfg, 1);
+	rba_json_w_digest(&w, "snapshot", &p->snapshot, 1);
+	rba_json_w_str(&w, "environment", env_hex);
+	rba_json_w_open(&w, "trainer", '{');
+	rba_json_w_str(&w, "kind", "exec");
+	rba_json_w_str(&w, "repository", p->trainer.repository);
+	rba_json_w_str(&w, "commit", run->commit);
+	rba_json_w_str(&w, "tree", run->tree);
+	/* exec.c made the command's array (its own layout, "," between
+	 * items) */
+	rba_json_w_raw(&w, "command", run->argv_text, strlen(run->argv_text));
+	rba_json_w_str(tight_member(&t, b, "format"), NULL,
+		       p->trainer.format == PINS_FORMAT_XGBOOST_JSON
+			       ? "xgboost-json" : "opaque");
+	rba_json_w_str(&w, "sandbox", sandbox_name());
+	rba_json_w_close(&w, '}');
+	rba_json_w_u64(tight_member(&t, b, "seed"), NULL, p->train.seed);
+	rba_json_w_u64(&w, "threads", p->determinism.threads);
+	rba_json_w_digest(&w, "artifact", &run->digest, 1);
+	rba_json_w_u64(&w, "exit_status", (uint64_t)run->sb.status);
+	rba_json_w_num(&w, "seconds", run->sb.seconds);
+	stream_json(&w, "stdout", run->sb.out_bytes, &run->sb.out_digest,
+		    run->sb.out_tail);
+	stream_json(tight_member(&t, b, "stderr"), NULL, run->sb.err_bytes,
+		    &run->sb.err_digest, run->sb.err_tail);
+	/* the trainer's own metrics object, checked above, as it wrote it */
 	if (has_m)
-		rba_buf_put(b, run->metrics, run->metrics_len);
+		rba_json_w_raw(tight_member(&t, b, "metrics"), NULL,
+			       run->metrics, run->metrics_len);
 	else
-		rba_buf_put(b, "null", 4);
-	rba_buf_put_u8(b, ',');
-	rba_json_kv_num(b, "wall_seconds", run->wall_seconds, 0);
-	rba_buf_put(b, "}\n", 2);
+		rba_json_w_str(tight_member(&t, b, "metrics"), NULL, NULL);
+	rba_json_w_num(tight_member(&t, b, "wall_seconds"), NULL,
+		       run->wall_seconds);
+	rba_json_w_close(&w, '}');
+	rba_buf_put_u8(b, '\n');
 }
 
 static void

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "audit/record.h"
 #include "evidence/evidence.h"
 #include "common/buf.h"
 #include "common/fileio.h"
@@ -76,63 +78,110 @@ comment_format(const char *version, const char *verdict, const char *shard,
 
 /* ---- reading a record ------------------------------------------------ */
 
-/* What a record file says, once its signature verified. */
+/*
+ * What a record file says, once its signature verified: its audit
+ * record read by the record's own decoder (audit/record.h), the texts
+ * below borrowed from that view, and the worker member (fleet.h), which
+ * is the worker record's own.  Release with parsed_release.
+ */
 struct parsed {
+	struct audit_record rec;
 	const char *version, *verdict, *time, *store_id, *head, *shard, *key_id;
 	const char *artifact, *sample, *policy; /* NULL: null in the record */
-	double head_id, exit_status;
+	double head_id;
+	uint64_t exit_status;
 };
 
-/* 0, or -1 with why filled. */
-static int
-record_parse(const struct rba_json_value *root, struct parsed *p, char *why,
-	     size_t cap)
+static void
+parsed_release(struct parsed *p)
 {
-	const struct rba_json_value *w, *dg;
-	const char *schema;
+	audit_record_release(&p->rec);
+}
 
-	memset(p, 0, sizeof(*p));
-	schema = rba_json_get_str(root, "schema");
-	if (schema == NULL || strcmp(schema, AUDIT_RECORD_SCHEMA) != 0) {
-		snprintf(why, cap, "not an audit record of schema %s",
-			 AUDIT_RECORD_SCHEMA);
+/* The worker member, read by name: 0, or -1 when it is not one of
+ * FLEET_WORKER_SCHEMA. */
+static int
+worker_parse(const struct rba_json_value *root, struct parsed *p)
+{
+	const struct rba_json_value *w = rba_json_get(root, "worker");
+	const char *schema = rba_json_get_str(w, "schema");
+
+	if (w == NULL || w->type != RBA_JSON_OBJECT || schema == NULL ||
+	    strcmp(schema, FLEET_WORKER_SCHEMA) != 0)
 		return -1;
-	}
-	w = rba_json_get(root, "worker");
-	if (w == NULL || w->type != RBA_JSON_OBJECT ||
-	    rba_json_get_str(w, "schema") == NULL ||
-	    strcmp(rba_json_get_str(w, "schema"), FLEET_WORKER_SCHEMA) != 0) {
-		snprintf(why, cap, "not a worker record: no 'worker' member of "
-			 "schema %s", FLEET_WORKER_SCHEMA);
-		return -1;
-	}
-	p->version = rba_json_get_str(root, "version");
-	p->verdict = rba_json_get_str(root, "verdict");
-	p->time = rba_json_get_str(root, "time");
-	p->exit_status = rba_json_get_num(root, "exit_status", -1);
 	p->store_id = rba_json_get_str(w, "store_id");
 	p->head = rba_json_get_str(w, "snapshot_head");
 	p->head_id = rba_json_get_num(w, "snapshot_head_id", -1);
 	p->shard = rba_json_get_str(w, "shard");
 	p->key_id = rba_json_get_str(w, "key_id");
-	dg = rba_json_get(root, "digests");
-	p->artifact = rba_json_get_str(dg, "artifact_pinned");
-	p->sample = rba_json_get_str(dg, "sample");
-	p->policy = rba_json_get_str(dg, "policy");
-	if (p->version == NULL || p->verdict == NULL || p->time == NULL ||
-	    p->store_id == NULL || p->head == NULL || p->shard == NULL ||
-	    p->key_id == NULL || p->head_id < 0 || p->exit_status < 0 ||
-	    p->exit_status > 2 || dg == NULL ||
+	return 0;
+}
+
+/*
+ * root's audit record through audit_record_decode, and its worker
+ * member.  0; or RBA_E_SCHEMA (RBA_E_NOMEM) with why filled.  Release p
+ * either way; it borrows root's texts until root is released.
+ *
+ * A record the decoder refuses is refused here with the decoder's
+ * words: "not a worker record: ..." when it stops before the members
+ * the import needs (version, time, verdict, exit status), else
+ * "inconsistent: ...", the words evidence_record_check gives the same
+ * record later in the import.
+ */
+static int
+record_parse(const struct rba_json_value *root, struct parsed *p, char *why,
+	     size_t cap)
+{
+	const struct audit_record *v = &p->rec;
+	struct rba_detail d;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	rba_detail_clear(&d);
+	err = audit_record_decode(root, "the audit record", &p->rec, &d);
+	if (v->schema == NULL || strcmp(v->schema, AUDIT_RECORD_SCHEMA) != 0) {
+		snprintf(why, cap, "not an audit record of schema %s",
+			 AUDIT_RECORD_SCHEMA);
+		return RBA_E_SCHEMA;
+	}
+	if (worker_parse(root, p) != 0) {
+		snprintf(why, cap, "not a worker record: no 'worker' member of "
+			 "schema %s", FLEET_WORKER_SCHEMA);
+		return RBA_E_SCHEMA;
+	}
+	if (err == RBA_E_NOMEM) {
+		snprintf(why, cap, "cannot check it: %s", rba_strerror(err));
+		return err;
+	}
+	p->version = v->version;
+	p->verdict = v->verdict;
+	p->time = v->time;
+	p->exit_status = v->exit_status;
+	p->artifact = v->digests.artifact_pinned;
+	p->sample = v->digests.sample;
+	p->policy = v->digests.policy;
+	if (err != 0 && (p->version == NULL || p->verdict == NULL ||
+			 p->time == NULL ||
+			 p->exit_status == AUDIT_RECORD_INT_NONE)) {
+		snprintf(why, cap, "not a worker record: %s", d.reason);
+		return RBA_E_SCHEMA;
+	}
+	if (p->store_id == NULL || p->head == NULL || p->shard == NULL ||
+	    p->key_id == NULL || p->head_id < 0 || p->exit_status > 2 ||
 	    strlen(p->version) > STORE_VERSION_NAME_MAX) {
 		snprintf(why, cap, "not a worker record: a member is missing or "
 			 "of the wrong type");
-		return -1;
+		return RBA_E_SCHEMA;
+	}
+	if (err != 0) {
+		snprintf(why, cap, "inconsistent: %s", d.reason);
+		return RBA_E_SCHEMA;
 	}
 	if (strcmp(p->verdict, "not-measured") != 0 &&
 	    (p->artifact == NULL || p->sample == NULL || p->policy == NULL)) {
 		snprintf(why, cap, "a verdict without the artifact, sample or "
 			 "policy digest it was reached with");
-		return -1;
+		return RBA_E_SCHEMA;
 	}
 	return 0;
 }
@@ -265,6 +314,7 @@ done_scan(const struct fleet_worker *w, const char *dir,
 			    strcmp(p.store_id, w->snap.store_id) == 0 &&
 			    strcmp(p.head, head) == 0)
 				err = names_add(l, p.version);
+			parsed_release(&p);
 			rba_json_release(&root);
 		}
 		free(b);
@@ -320,6 +370,8 @@ fleet_record_write(const struct fleet_worker *w, const struct audit_report *r,
 		   char *path, size_t cap, struct rba_detail *d)
 {
 	struct rba_buf b, sig;
+	struct rba_json_w jw;
+	struct audit_record rec;
 	struct sign_pubkey pub;
 	struct rba_digest dg;
 	char head[RBA_DIGEST_TEXT_LEN + 1], hex[RBA_DIGEST_TEXT_LEN + 1];
@@ -340,22 +392,24 @@ fleet_record_write(const struct fleet_worker *w, const struct audit_report *r,
 	snprintf(shard, sizeof(shard), "%u/%u", w->k, w->n);
 	rba_buf_init(&b);
 	rba_buf_init(&sig);
-	audit_report_json(r, &b);
-	if ((err = rba_buf_status(&b)) != 0)
-		goto out;
 	/* The audit record with the worker member last. */
-	assert(b.len > 0 && b.p[b.len - 1] == '}');
-	b.len--;
-	rba_buf_put(&b, ", ", 2);
-	rba_json_put_key(&b, "worker");
-	rba_buf_put_u8(&b, '{');
-	rba_json_kv_str(&b, "schema", FLEET_WORKER_SCHEMA, 1);
-	rba_json_kv_str(&b, "store_id", w->snap.store_id, 1);
-	rba_json_kv_u64(&b, "snapshot_head_id", w->snap.head_id, 1);
-	rba_json_kv_str(&b, "snapshot_head", head, 1);
-	rba_json_kv_str(&b, "shard", shard, 1);
-	rba_json_kv_str(&b, "key_id", keyid, 0);
-	rba_buf_put(&b, "}}", 2);
+	if ((err = audit_record_from_report(r, &rec)) == 0) {
+		rba_json_w_init(&jw, &b);
+		rba_json_w_open(&jw, NULL, '{');
+		audit_record_encode_members(&rec, &jw);
+		rba_json_w_open(&jw, "worker", '{');
+		rba_json_w_str(&jw, "schema", FLEET_WORKER_SCHEMA);
+		rba_json_w_str(&jw, "store_id", w->snap.store_id);
+		rba_json_w_u64(&jw, "snapshot_head_id", w->snap.head_id);
+		rba_json_w_str(&jw, "snapshot_head", head);
+		rba_json_w_str(&jw, "shard", shard);
+		rba_json_w_str(&jw, "key_id", keyid);
+		rba_json_w_close(&jw, '}');
+		rba_json_w_close(&jw, '}');
+	}
+	audit_record_release(&rec);
+	if (err != 0)
+		goto out;
 	if ((err = rba_buf_status(&b)) != 0)
 		goto out;
 	comment_format(r->version, audit_verdict_name(r->verdict), shard,
@@ -477,7 +531,8 @@ item_load(struct fleet_item *it, const struct sign_pubkey *keys, size_t nkeys)
 	struct rba_json_value root;
 	struct sign_check chk;
 	struct parsed p;
-	char why[384], comment[SIGN_TRUSTED_COMMENT_MAX + 1];
+	/* a detail's reason (384) after "not a worker record: " */
+	char why[384 + 32], comment[SIGN_TRUSTED_COMMENT_MAX + 1];
 	size_t which;
 	int rc;
 
@@ -497,8 +552,8 @@ item_load(struct fleet_item *it, const struct sign_pubkey *keys, size_t nkeys)
 		refuse(it, RBA_E_SCHEMA, "not a worker record: not JSON");
 		return;
 	}
-	if (record_parse(&root, &p, why, sizeof(why)) != 0) {
-		refuse(it, RBA_E_SCHEMA, "%s", why);
+	if ((rc = record_parse(&root, &p, why, sizeof(why))) != 0) {
+		refuse(it, rc, "%s", why);
 		goto out;
 	}
 	snprintf(it->version, sizeof(it->version), "%s", p.version);
@@ -550,6 +605,7 @@ item_load(struct fleet_item *it, const struct sign_pubkey *keys, size_t nkeys)
 	}
 	it->parsed = 1;
 out:
+	parsed_release(&p);
 	rba_json_release(&root);
 }
 
@@ -832,7 +888,10 @@ item_check(struct store_txn *txn, struct store *s, struct fleet_item *it,
 
 	if (rba_json_parse((const char *)it->bytes, it->len, &root, NULL) != 0)
 		return RBA_E_NOMEM; /* parsed once already */
-	(void)record_parse(&root, &p, why, sizeof(why));
+	if (record_parse(&root, &p, why, sizeof(why)) != 0) {
+		ret = RBA_E_NOMEM; /* read once already: only memory fails */
+		goto out;
+	}
 	if (strcmp(p.store_id, store_id_hex(s)) != 0) {
 		refuse(it, RBA_E_SCHEMA, "made against another store (%s; this "
 		       "store is %s)", p.store_id, store_id_hex(s));
@@ -855,6 +914,7 @@ item_check(struct store_txn *txn, struct store *s, struct fleet_item *it,
 		ret = item_is_new(it, hl, items, idx);
 	store_version_release(&v);
 out:
+	parsed_release(&p);
 	rba_json_release(&root);
 	return ret;
 }
@@ -916,13 +976,38 @@ verdict_of(const char *name)
 }
 
 /*
+ * An earlier import's record, rec, into the verdict and exit status the
+ * earlier imports reached: read by the record's decoder, as far as it
+ * decodes (the verdict and the exit status come first; an exit status
+ * it cannot read counts as 2).
+ */
+static void
+earlier_add(struct fleet_import *im, const struct rba_json_value *rec)
+{
+	struct audit_record v;
+	struct rba_detail d;
+	int x, vv;
+
+	rba_detail_clear(&d);
+	(void)audit_record_decode(rec, "the audit record", &v, &d);
+	x = v.exit_status == AUDIT_RECORD_INT_NONE || v.exit_status > INT_MAX
+		    ? 2 : (int)v.exit_status;
+	vv = verdict_of(v.verdict ? v.verdict : "");
+	if (x > im->earlier_exit)
+		im->earlier_exit = x;
+	if (im->earlier_worst < 0 ||
+	    worst_rank(vv) > worst_rank(im->earlier_worst))
+		im->earlier_worst = vv;
+	audit_record_release(&v);
+}
+
+/*
  * The records of dir/imported/ that the history holds byte for byte
  * (imported before): their snapshot heads into eh, their count, worst
  * verdict and exit status into im->earlier*, their first held entry's
  * index into *first (or left).  A file that cannot be read or is not
  * held is ignored: it proves nothing.  0 or RBA_E_NOMEM.
  */
-
 static int
 earlier_scan(const char *dir, const struct heldlist *hl, struct heads *eh,
 	     struct fleet_import *im, size_t *first)
@@ -956,14 +1041,7 @@ earlier_scan(const char *dir, const struct heldlist *hl, struct heads *eh,
 				/* The history holds these bytes: they were
 				 * checked when they were imported. */
 				if (rba_json_parse((const char *)b, n, &root, NULL) == 0) {
-					const char *v = rba_json_get_str(&root, "verdict");
-					int x = (int)rba_json_get_num(&root, "exit_status", 2);
-					int vv = verdict_of(v ? v : "");
-					if (x > im->earlier_exit)
-						im->earlier_exit = x;
-					if (im->earlier_worst < 0 ||
-					    worst_rank(vv) > worst_rank(im->earlier_worst))
-						im->earlier_worst = vv;
+					earlier_add(im, &root);
 					rba_json_release(&root);
 				}
 				break;

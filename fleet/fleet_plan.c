@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit/record.h"
 #include "common/json.h"
 #include "common/strv.h"
 #include "policy/policy.h"
@@ -181,14 +182,22 @@ latest_one(void *ctx, const struct store_history_entry *e)
 	if (rba_json_parse((const char *)e->record, e->len, &root, NULL) != 0)
 		return 0;
 	{
-		const char *v = rba_json_get_str(&root, "verdict");
-		double t = rba_json_get_num(rba_json_get(&root, "timings"), "total_s", -1);
-		if (v != NULL && strcmp(v, "not-measured") != 0 && t >= 0) {
+		/* read by the record's decoder: a record it refuses gives
+		 * no cost (its timings, the last member, stay absent) */
+		struct audit_record v;
+		struct rba_detail d;
+		double t;
+		rba_detail_clear(&d);
+		(void)audit_record_decode(&root, "the audit record", &v, &d);
+		t = v.timings.total_s;
+		if (v.verdict != NULL && strcmp(v.verdict, "not-measured") != 0 &&
+		    t >= 0) {
 			lt->t[i][lt->nt[i]++] = t;
 			p->measured[i] = 1;
 			if (lt->nt[i] == FLEET_COST_AUDITS)
 				lt->left--;
 		}
+		audit_record_release(&v);
 	}
 	rba_json_release(&root);
 	return 0;

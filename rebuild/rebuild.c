@@ -1,6 +1,7 @@
 /* rebuild.c - pins + snapshot bytes -> artifact bytes. */
 #include "rebuild/rebuild.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,29 @@ struct rebuild_prepared {
 	uint8_t *snap;
 	size_t snap_n;
 };
+
+/*
+ * A prepared snapshot, per trainer kind: whether the kind is given the
+ * snapshot's bytes at every training, and what a training and an
+ * evaluation from a prepared snapshot are.  These are this file's (they
+ * read struct rebuild_prepared), so they are kept here beside the
+ * entries they belong to rather than in them, as vary keeps its recipes
+ * (audit/vary.c); every kind has a row (prepared_ops, at the end).
+ */
+struct prepared_ops {
+	const struct trainer_kind *kind;
+	int keeps_snapshot;
+	int (*train)(const struct pins *p, uint32_t abi,
+		     const struct rebuild_prepared *prep,
+		     const struct rebuild_progress *progress,
+		     struct rebuild_result *out, struct rba_detail *d);
+	int (*evaluate)(const struct pins *p,
+			const struct rebuild_prepared *prep, const void *a,
+			size_t n, const struct rebuild_contract *c,
+			struct rebuild_evaluation *out, struct rba_detail *d);
+};
+
+static const struct prepared_ops *prepared_of(const struct pins *p);
 
 /*
  * Whether rows idx[0..n) are consecutive and the standardization is the
@@ -162,9 +186,7 @@ rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 	prep->positive = prep->spec.positive == ENCODE_NO_POSITIVE
 				 ? prep->spec.nclasses - 1
 				 : prep->spec.positive;
-	/* A sandboxed trainer is given the snapshot bytes at every
-	 * training. */
-	if (rebuild_trainer_kind(p)->sandboxed) {
+	if (prepared_of(p)->keeps_snapshot) {
 		if ((prep->snap = malloc(n ? n : 1)) == NULL) {
 			err = rba_fail(d, RBA_E_NOMEM, name, 0, 0, "out of memory");
 			goto out;
@@ -427,6 +449,37 @@ out:
 	return err;
 }
 
+/* The exec entry's training from a prepared snapshot (no ABI of this
+ * tool's, no progress to report). */
+static int
+exec_train_prepared(const struct pins *p, uint32_t abi,
+		    const struct rebuild_prepared *prep,
+		    const struct rebuild_progress *progress,
+		    struct rebuild_result *out, struct rba_detail *d)
+{
+	(void)abi;
+	(void)progress;
+	memset(out, 0, sizeof(*out));
+	return exec_from_prepared(p, prep, out, d);
+}
+
+/* The exec entry's evaluation of an artifact: the tool's own of a
+ * native one, none of an opaque one. */
+static int
+exec_evaluate(const struct pins *p, const struct rebuild_prepared *prep,
+	      const void *a, size_t n, const struct rebuild_contract *c,
+	      struct rebuild_evaluation *out, struct rba_detail *d)
+{
+	if (p->trainer.format == PINS_FORMAT_XGBOOST_JSON)
+		return exec_evaluate_native(p, prep, a, n, c, out, d);
+	rba_detail_key(d, "trainer.format");
+	return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
+			"version '%s': an artifact of format opaque "
+			"cannot be evaluated by this tool (its metrics "
+			"are the trainer's own {metrics} file)",
+			p->version);
+}
+
 /* Per feature of s: a native column's level count, else 0 (*out NULL
  * when s has no native column). */
 static int
@@ -448,11 +501,12 @@ native_levels(const struct encode_spec *s, uint32_t **out)
 	return 0;
 }
 
-int
-rebuild_from_prepared(const struct pins *p, uint32_t abi,
-		      const struct rebuild_prepared *prep,
-		      const struct rebuild_progress *progress,
-		      struct rebuild_result *out, struct rba_detail *d)
+/* The builtin entry's training from a prepared snapshot. */
+static int
+builtin_train_prepared(const struct pins *p, uint32_t abi,
+		       const struct rebuild_prepared *prep,
+		       const struct rebuild_progress *progress,
+		       struct rebuild_result *out, struct rba_detail *d)
 {
 	struct rebuild_model model;
 	struct artifact art;
@@ -463,11 +517,6 @@ rebuild_from_prepared(const struct pins *p, uint32_t abi,
 
 	memset(out, 0, sizeof(*out));
 	memset(&model, 0, sizeof(model));
-	/* The exec trainer's training from a prepared snapshot lives here,
-	 * not in its entry: it reads struct rebuild_prepared, this file's. */
-	if (rebuild_trainer_kind(p)->sandboxed)
-		return exec_from_prepared(p, prep, out, d);
-
 	rba_buf_init(&buf);
 	if (abi == 0)
 		abi = p->trainer_abi ? p->trainer_abi : rebuild_abi_current();
@@ -510,6 +559,15 @@ out:
 	rebuild_model_release(&model);
 	free(native);
 	return err;
+}
+
+int
+rebuild_from_prepared(const struct pins *p, uint32_t abi,
+		      const struct rebuild_prepared *prep,
+		      const struct rebuild_progress *progress,
+		      struct rebuild_result *out, struct rba_detail *d)
+{
+	return prepared_of(p)->train(p, abi, prep, progress, out, d);
 }
 
 int
@@ -570,28 +628,18 @@ same_kind(const struct pins *p, const struct rebuild_model *m,
 			"with the pins that made it", have, want);
 }
 
-int
-rebuild_evaluate_artifact(const struct pins *p,
-			  const struct rebuild_prepared *prep, const void *a,
-			  size_t n, const struct rebuild_contract *c,
-			  struct rebuild_evaluation *out, struct rba_detail *d)
+/* The builtin entry's evaluation of an artifact: decoded, of the kind
+ * and shape the pins describe, scored on the validation rows. */
+static int
+builtin_evaluate(const struct pins *p, const struct rebuild_prepared *prep,
+		 const void *a, size_t n, const struct rebuild_contract *c,
+		 struct rebuild_evaluation *out, struct rba_detail *d)
 {
 	struct artifact art;
 	float *x = NULL;
 	uint32_t *y = NULL;
 	int err;
 
-	/* As rebuild_from_prepared: prep is this file's. */
-	if (rebuild_trainer_kind(p)->sandboxed) {
-		if (p->trainer.format == PINS_FORMAT_XGBOOST_JSON)
-			return exec_evaluate_native(p, prep, a, n, c, out, d);
-		rba_detail_key(d, "trainer.format");
-		return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
-				"version '%s': an artifact of format opaque "
-				"cannot be evaluated by this tool (its metrics "
-				"are the trainer's own {metrics} file)",
-				p->version);
-	}
 	if ((err = artifact_decode(a, n, &art, d)))
 		return err;
 	if ((err = same_kind(p, &art.model, d)) != 0)
@@ -620,4 +668,32 @@ out:
 	free(y);
 	artifact_release(&art);
 	return err;
+}
+
+int
+rebuild_evaluate_artifact(const struct pins *p,
+			  const struct rebuild_prepared *prep, const void *a,
+			  size_t n, const struct rebuild_contract *c,
+			  struct rebuild_evaluation *out, struct rba_detail *d)
+{
+	return prepared_of(p)->evaluate(p, prep, a, n, c, out, d);
+}
+
+static const struct prepared_ops prepared_ops[] = {
+	{ &rebuild_builtin_kind, 0, builtin_train_prepared, builtin_evaluate },
+	/* the user's command is given the snapshot bytes at every training */
+	{ &exec_trainer_kind, 1, exec_train_prepared, exec_evaluate },
+};
+
+/* The row of p's trainer kind: every kind has one. */
+static const struct prepared_ops *
+prepared_of(const struct pins *p)
+{
+	const struct trainer_kind *k = rebuild_trainer_kind(p);
+	size_t n = sizeof(prepared_ops) / sizeof(prepared_ops[0]), i = 0;
+
+	while (i < n && prepared_ops[i].kind != k)
+		i++;
+	assert(i < n);
+	return &prepared_ops[i];
 }

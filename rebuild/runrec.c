@@ -23,14 +23,73 @@ put_text(struct rba_buf *b, const char *s)
 	rba_buf_put(b, s, strlen(s));
 }
 
+/*
+ * run/v2's own layout: one top-level member a line ("{\n  ", ",\n  ",
+ * "\n}\n"), each value in the compact layout.  Neither of
+ * common/json.h's writers lays a record out so; its members are written
+ * here, each value by the compact writer as an outermost value.
+ */
+struct lines {
+	struct rba_buf *b;
+	int n;			/* members so far */
+	struct rba_json_w w;	/* the value of the member being written */
+};
+
+/* The next member's line and key; write its value with the result. */
+static struct rba_json_w *
+line(struct lines *l, const char *key)
+{
+	put_text(l->b, l->n++ ? ",\n  " : "{\n  ");
+	rba_json_put_key(l->b, key);
+	rba_json_w_init(&l->w, l->b);
+	return &l->w;
+}
+
 /* The four metrics of an epoch, in one line's object. */
 static void
-put_epoch(struct rba_buf *b, const struct rebuild_epoch *ep)
+put_epoch(struct rba_json_w *w, const struct rebuild_epoch *ep)
 {
-	rba_json_kv_num(b, "train_loss", ep->train_loss, 1);
-	rba_json_kv_num(b, "val_loss", ep->val_loss, 1);
-	rba_json_kv_num(b, "val_acc", ep->val_acc, 1);
-	rba_json_kv_num(b, "val_auc", ep->val_auc, 0);
+	rba_json_w_num(w, "train_loss", ep->train_loss);
+	rba_json_w_num(w, "val_loss", ep->val_loss);
+	rba_json_w_num(w, "val_acc", ep->val_acc);
+	rba_json_w_num(w, "val_auc", ep->val_auc);
+}
+
+/* The curves: one epoch's object a line, under the record's lines. */
+static void
+put_curves(struct lines *l, const struct rebuild_report *r)
+{
+	struct rba_json_w w;
+
+	rba_buf_put_u8(l->b, '[');
+	for (uint32_t e = 0; e < r->epochs; e++) {
+		put_text(l->b, e ? ",\n    " : "\n    ");
+		rba_json_w_init(&w, l->b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_u64(&w, "epoch", e + 1);
+		put_epoch(&w, &r->curve[e]);
+		rba_json_w_close(&w, '}');
+	}
+	put_text(l->b, "\n  ]");
+}
+
+/* The evaluation's contract and measures. */
+static void
+put_eval(struct rba_json_w *w, const struct rebuild_result *res)
+{
+	rba_json_w_open(w, NULL, '{');
+	if (res->contract.subset_rows)
+		rba_json_w_u64(w, "subset", res->contract.subset_rows);
+	else
+		rba_json_w_str(w, "subset", "all");
+	rba_json_w_str(w, "reduction", res->contract.sum ? "sum" : "mean");
+	rba_json_w_str(w, "dropout", res->contract.dropout ? "on" : "off");
+	rba_json_w_num(w, "input_scale", res->contract.input_scale);
+	rba_json_w_u64(w, "rows", res->eval.rows);
+	rba_json_w_num(w, "loss", res->eval.loss);
+	rba_json_w_num(w, "acc", res->eval.acc);
+	rba_json_w_num(w, "auc", res->eval.auc);
+	rba_json_w_close(w, '}');
 }
 
 void
@@ -39,84 +98,46 @@ rebuild_runrec_render(const struct pins *p, const struct rebuild_result *res,
 		      struct rba_buf *b)
 {
 	const struct rebuild_report *r = &res->report;
+	struct lines l = { b, 0, { 0 } };
+	struct rba_json_w *w;
 	struct rba_digest cfg;
-	char cfg_hex[RBA_DIGEST_TEXT_LEN + 1], snap_hex[RBA_DIGEST_TEXT_LEN + 1];
-	char art_hex[RBA_DIGEST_TEXT_LEN + 1];
 
 	policy_pins_config_hash(p, &cfg);
-	rba_digest_format(&cfg, cfg_hex);
-	rba_digest_format(&p->snapshot, snap_hex);
-	rba_digest_format(&res->digest, art_hex);
-
-	put_text(b, "{\n  ");
-	rba_json_kv_str(b, "schema", "rebuild-audit/run/v2", 0);
-	put_text(b, ",\n  ");
-	rba_json_kv_str(b, "version", p->version, 0);
-	put_text(b, ",\n  ");
-	rba_json_kv_str(b, "config_hash", cfg_hex, 0);
-	put_text(b, ",\n  ");
-	rba_json_kv_digest(b, "eval_fingerprint", &res->eval.fingerprint, 1, 0);
-	put_text(b, ",\n  ");
-	rba_json_kv_str(b, "snapshot", snap_hex, 0);
-	put_text(b, ",\n  ");
-	rba_json_kv_str(b, "environment", env_hex, 0);
-	put_text(b, ",\n  ");
+	rba_json_w_str(line(&l, "schema"), NULL, "rebuild-audit/run/v2");
+	rba_json_w_str(line(&l, "version"), NULL, p->version);
+	rba_json_w_digest(line(&l, "config_hash"), NULL, &cfg, 1);
+	rba_json_w_digest(line(&l, "eval_fingerprint"), NULL,
+			  &res->eval.fingerprint, 1);
+	rba_json_w_digest(line(&l, "snapshot"), NULL, &p->snapshot, 1);
+	rba_json_w_str(line(&l, "environment"), NULL, env_hex);
 	/* an exec version's code is its pinned commit, not this tool (a
 	 * sweep's records of exec pins are of this schema too) */
-	rba_json_kv_str(b, "code_revision",
-			rebuild_trainer_kind(p)->code_revision(p), 0);
-	put_text(b, ",\n  ");
-	rba_json_kv_u64(b, "trainer_abi", res->abi, 0);
-	put_text(b, ",\n  ");
-	rba_json_kv_u64(b, "seed", p->train.seed, 0);
-	put_text(b, ",\n  ");
-	rba_json_kv_str(b, "mode", p->determinism.mode == PINS_DET_FAST ? "fast"
-								     : "strict",
-			0);
-	put_text(b, ",\n  ");
-	rba_json_kv_u64(b, "threads", p->determinism.threads, 0);
-	put_text(b, ",\n  ");
-	rba_json_kv_str(b, "artifact", art_hex, 0);
-	put_text(b, ",\n  ");
-	rba_json_put_key(b, "examples");
-	rba_buf_put_u8(b, '{');
-	rba_json_kv_u64(b, "train", res->ntrain, 1);
-	rba_json_kv_u64(b, "validation", res->nval, 1);
-	rba_json_kv_u64(b, "features", res->nfeatures, 1);
-	rba_json_kv_u64(b, "classes", res->nclasses, 0);
-	put_text(b, "},\n  ");
-	rba_json_put_key(b, "curves");
-	rba_buf_put_u8(b, '[');
-	for (uint32_t e = 0; e < r->epochs; e++) {
-		put_text(b, e ? ",\n    {" : "\n    {");
-		rba_json_kv_u64(b, "epoch", e + 1, 1);
-		put_epoch(b, &r->curve[e]);
-		rba_buf_put_u8(b, '}');
-	}
-	put_text(b, "\n  ],\n  ");
-	rba_json_put_key(b, "final");
-	rba_buf_put_u8(b, '{');
-	put_epoch(b, &r->final);
-	put_text(b, "},\n  ");
-	rba_json_put_key(b, "eval");
-	rba_buf_put_u8(b, '{');
-	if (res->contract.subset_rows)
-		rba_json_kv_u64(b, "subset", res->contract.subset_rows, 1);
-	else
-		rba_json_kv_str(b, "subset", "all", 1);
-	rba_json_kv_str(b, "reduction", res->contract.sum ? "sum" : "mean", 1);
-	rba_json_kv_str(b, "dropout", res->contract.dropout ? "on" : "off", 1);
-	rba_json_kv_num(b, "input_scale", res->contract.input_scale, 1);
-	rba_json_kv_u64(b, "rows", res->eval.rows, 1);
-	rba_json_kv_num(b, "loss", res->eval.loss, 1);
-	rba_json_kv_num(b, "acc", res->eval.acc, 1);
-	rba_json_kv_num(b, "auc", res->eval.auc, 0);
-	put_text(b, "},\n  ");
-	rba_json_kv_num(b, "examples_per_second", r->examples_per_second, 0);
-	put_text(b, ",\n  ");
-	rba_json_kv_num(b, "train_seconds", r->train_seconds, 0);
-	put_text(b, ",\n  ");
-	rba_json_kv_num(b, "wall_seconds", wall_seconds, 0);
+	rba_json_w_str(line(&l, "code_revision"), NULL,
+		       rebuild_trainer_kind(p)->code_revision(p));
+	rba_json_w_u64(line(&l, "trainer_abi"), NULL, res->abi);
+	rba_json_w_u64(line(&l, "seed"), NULL, p->train.seed);
+	rba_json_w_str(line(&l, "mode"), NULL,
+		       p->determinism.mode == PINS_DET_FAST ? "fast" : "strict");
+	rba_json_w_u64(line(&l, "threads"), NULL, p->determinism.threads);
+	rba_json_w_digest(line(&l, "artifact"), NULL, &res->digest, 1);
+	w = line(&l, "examples");
+	rba_json_w_open(w, NULL, '{');
+	rba_json_w_u64(w, "train", res->ntrain);
+	rba_json_w_u64(w, "validation", res->nval);
+	rba_json_w_u64(w, "features", res->nfeatures);
+	rba_json_w_u64(w, "classes", res->nclasses);
+	rba_json_w_close(w, '}');
+	line(&l, "curves");
+	put_curves(&l, r);
+	w = line(&l, "final");
+	rba_json_w_open(w, NULL, '{');
+	put_epoch(w, &r->final);
+	rba_json_w_close(w, '}');
+	put_eval(line(&l, "eval"), res);
+	rba_json_w_num(line(&l, "examples_per_second"), NULL,
+		       r->examples_per_second);
+	rba_json_w_num(line(&l, "train_seconds"), NULL, r->train_seconds);
+	rba_json_w_num(line(&l, "wall_seconds"), NULL, wall_seconds);
 	put_text(b, "\n}\n");
 }
 

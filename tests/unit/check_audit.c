@@ -1336,6 +1336,65 @@ START_TEST(test_dispute)
 END_TEST
 
 /*
+ * The proof that makes a retrain unnecessary is read through the audit
+ * record's decoder: a latest record that does not decode proves
+ * nothing, and the retrain reason says where it stops.
+ */
+START_TEST(test_dispute_proof_undecodable)
+{
+	static const char v[] = "german-categorical-mlp";
+	static const char from[] = "\"state\": \"same\"";
+	struct store *s = new_store();
+	struct store_txn *t;
+	struct dispute_report r;
+	struct audit_report a;
+	struct rba_detail d;
+	struct rba_buf b;
+	char *at;
+
+	reg(s, PINS_CAT_MLP, NULL, NULL, POL_CREDIT);
+	ck_assert_int_eq(add_sample(s, v, GC, NULL, &d), 0);
+	audit(s, v, NULL, 1, &a, 0);
+	ck_assert_int_eq(a.verdict, AUDIT_BIT_IDENTICAL);
+
+	/* The latest record proves it: the stored artifact scores. */
+	rba_detail_clear(&d);
+	ck_assert_msg(audit_dispute(s, v, "1", NULL, NULL, &r, &d) == 0, "%s",
+		      d.reason);
+	ck_assert_int_eq(r.rebuilt, 0);
+	ck_assert_uint_eq(r.proof_audit, 1);
+	dispute_report_release(&r);
+
+	/* The same record with a link state no writer writes, appended. */
+	rba_buf_init(&b);
+	audit_report_json(&a, &b);
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	rba_buf_put_u8(&b, 0);
+	at = strstr((char *)b.p, from);
+	ck_assert_ptr_nonnull(at);
+	memcpy(at, "\"state\": \"samE\"", sizeof(from) - 1);
+	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), 0);
+	ck_assert_int_eq(store_history_append(t, v, a.time, b.p, b.len - 1, NULL,
+					      NULL, &d), 0);
+	ck_assert_int_eq(store_txn_commit(t, &d), 0);
+	rba_buf_release(&b);
+	rba_detail_clear(&d);
+	ck_assert_msg(audit_dispute(s, v, "1", NULL, NULL, &r, &d) == 0, "%s",
+		      d.reason);
+	ck_assert_int_eq(r.rebuilt, 1);
+	ck_assert_ptr_nonnull(r.rebuild_why);
+	ck_assert_str_eq(r.rebuild_why,
+			 "the latest audit record, 2, does not prove the stored "
+			 "artifact: it does not read back: "
+			 "'links.code_revision.state' is not same, changed or "
+			 "unknown");
+	dispute_report_release(&r);
+	audit_report_release(&a);
+	store_close(s);
+}
+END_TEST
+
+/*
  * Where a level unseen in training went (dispute_unseen_paths): a
  * forest of three trees on a native column "purpose" (levels a, b, c;
  * feature 0) and a number "x" (feature 1).  Tree 0: purpose in {a, b} ?
@@ -1728,6 +1787,7 @@ suite_audit(void)
 	tcase_add_test(tc, test_audit_provenance_per_version);
 	tcase_add_test(tc, test_audit_tampered);
 	tcase_add_test(tc, test_dispute);
+	tcase_add_test(tc, test_dispute_proof_undecodable);
 	tcase_add_test(tc, test_dispute_unseen_paths);
 	tcase_add_test(tc, test_score_column);
 	tcase_add_test(tc, test_fleet_shard);

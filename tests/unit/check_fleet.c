@@ -557,6 +557,122 @@ START_TEST(test_import_refusals)
 }
 END_TEST
 
+/*
+ * The record at path with its first from replaced by to (as long), and
+ * signed again by key under the trusted comment it had: a record the
+ * worker key signed that its writer never wrote.
+ */
+static void
+resign_with(const char *path, const char *from, const char *to,
+	    const struct sign_seckey *key)
+{
+	uint8_t *b = NULL, *sg = NULL;
+	size_t n, sn, m = strlen(from);
+	char sigpath[1200], *tc, *nl;
+	struct rba_buf sig;
+	struct rba_detail d;
+	size_t i;
+
+	ck_assert_uint_eq(strlen(to), m);
+	ck_assert_int_eq(rba_file_read(path, 1 << 24, &b, &n, NULL), 0);
+	for (i = 0; i + m <= n && memcmp(b + i, from, m) != 0; i++)
+		;
+	ck_assert_msg(i + m <= n, "no '%s' in the record", from);
+	memcpy(b + i, to, m);
+	snprintf(sigpath, sizeof(sigpath), "%s%s", path, FLEET_SIG_SUFFIX);
+	ck_assert_int_eq(rba_file_read(sigpath, 1 << 16, &sg, &sn, NULL), 0);
+	tc = strstr((char *)sg, "trusted comment: ");
+	ck_assert_ptr_nonnull(tc);
+	tc += strlen("trusted comment: ");
+	nl = strchr(tc, '\n');
+	ck_assert_ptr_nonnull(nl);
+	*nl = 0;
+	rba_buf_init(&sig);
+	rba_detail_clear(&d);
+	ck_assert_msg(sign_file_sign(key, b, n, NULL, tc, &sig, &d) == 0, "%s",
+		      d.reason);
+	ck_assert_int_eq(rba_file_write_atomic(path, b, n, 0644), 0);
+	ck_assert_int_eq(rba_file_write_atomic(sigpath, sig.p, sig.len, 0644), 0);
+	rba_buf_release(&sig);
+	free(b);
+	free(sg);
+}
+
+/* Imports dir with the test key, whatever it holds. */
+static void
+import_one_claimed(struct store *s, const char *dir, struct fleet_import *im)
+{
+	struct sign_pubkey pub;
+	struct rba_detail d;
+	const char *dirs[1] = { dir };
+
+	ck_assert_int_eq(sign_pubkey_load(PUB, &pub, &d), 0);
+	rba_detail_clear(&d);
+	ck_assert_msg(fleet_import_run(s, dirs, 1, &pub, 1, FLEET_SPLIT_HASH, im, &d) == 0,
+		      "import: %s", d.reason);
+}
+
+/*
+ * A signed record the audit record's decoder refuses: refused with the
+ * decoder's words, "not a worker record" when it stops before the
+ * members the import needs, else "inconsistent" as evidence_record_check
+ * says it.
+ */
+START_TEST(test_import_undecodable)
+{
+	static const struct {
+		const char *from, *to, *reason;
+	} cases[] = {
+		{ "\"verdict\": \"", "\"verdicT\": \"",
+		  "not a worker record: the audit record: 'verdict' is missing, "
+		  "not a string" },
+		{ "\"state\": \"same\"", "\"state\": \"samE\"",
+		  "inconsistent: the audit record: 'links.code_revision.state' "
+		  "is not same, changed or unknown" },
+	};
+	struct store *s = new_store(), *snap;
+	struct sign_seckey *key = NULL;
+	struct fleet_worker w;
+	struct fleet_import im;
+	struct audit_options o;
+	struct audit_report r;
+	struct rba_detail d;
+	char path[1024], dir[32];
+
+	ck_assert_int_eq(sign_seckey_load(KEY, NULL, 0, &key, &d), 0);
+	memset(&w, 0, sizeof(w));
+	w.key = key;
+	w.n = 1;
+	snap = snapshot_for(s, "snap", &w);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct fleet_item *it;
+		memset(&o, 0, sizeof(o));
+		o.no_record = 1;
+		rba_detail_clear(&d);
+		ck_assert_int_eq(audit_version(snap, names[0], &o, &r, &d), 0);
+		snprintf(dir, sizeof(dir), "bad%zu", c);
+		w.dir = scratch_path(dir);
+		ck_assert_msg(fleet_record_write(&w, &r, path, sizeof(path), &d) == 0,
+			      "write: %s", d.reason);
+		audit_report_release(&r);
+		resign_with(path, cases[c].from, cases[c].to, key);
+		import_one_claimed(s, w.dir, &im);
+		ck_assert_uint_eq(im.nitems, 1);
+		it = &im.items[0];
+		ck_assert_str_eq(it->claimed, names[0]);
+		ck_assert_int_eq(it->accepted, 0);
+		ck_assert_int_eq(it->err, RBA_E_SCHEMA);
+		ck_assert_msg(strcmp(it->reason, cases[c].reason) == 0, "%s",
+			      it->reason);
+		fleet_import_release(&im);
+	}
+	ck_assert_uint_eq(history_len(s), 0);
+	sign_seckey_free(key);
+	store_close(snap);
+	store_close(s);
+}
+END_TEST
+
 /* ---- the balanced rule ------------------------------------------------ */
 
 static double
@@ -863,6 +979,7 @@ suite_fleet(void)
 	tcase_add_test(tc, test_run_in_store);
 	tcase_add_test(tc, test_run_as_worker);
 	tcase_add_test(tc, test_import_refusals);
+	tcase_add_test(tc, test_import_undecodable);
 	tcase_add_test(tc, test_assign_balanced);
 	tcase_add_test(tc, test_cost_units);
 	tcase_add_test(tc, test_plan_store);
