@@ -10,10 +10,9 @@
  * audit's computation, the one place that knows both), one decoder walks
  * the same table to read a parsed record back into the view.  Evidence,
  * fleet's import and its costs, `diff --store`, the ad hoc mark
- * (audit_record_is_ad_hoc) and dispute's standing and proof read
- * records through the decoder; readers that still look members up by
- * name in the parsed JSON (the history listing, the report pages) are
- * to move onto it.
+ * (audit_record_is_ad_hoc), dispute's standing and proof, and the
+ * report's history page read records through the decoder; the history
+ * listing is to move onto it.
  *
  * The view is plain: texts are NUL-terminated pointers (NULL is JSON
  * null, or a member an older record lacks), digests are texts in the

@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "report/report_priv.h"
+#include "audit/audit.h"
+#include "audit/record.h"
 #include "evidence/evidence.h"
 #include "policy/policy.h"
 #include "common/rbatime.h"
@@ -353,26 +355,32 @@ struct hist {
 	struct rba_detail *d;
 };
 
+/*
+ * One history record: an audit record (schema rebuild-audit/audit/...,
+ * a verdict) becomes a mark, read through audit/record.h's decoder as
+ * far as it decodes (the chain was verified before: these are the
+ * records the tool wrote); any other record is counted.
+ */
 static int
 hist_cb(void *ctx, const struct store_history_entry *e)
 {
 	struct hist *h = ctx;
 	struct rba_json_value v;
-	const struct rba_json_value *pol, *ah;
-	const char *schema, *verdict, *src, *decl, *ptext;
+	struct audit_record rec;
 	struct report_audit *x;
 	struct policy *p = NULL;
+	const char *ptext;
 
 	memset(&v, 0, sizeof(v));
 	if (rba_json_parse((const char *)e->record, e->len, &v, NULL) != 0) {
 		h->others++;
 		return 0;
 	}
-	schema = rba_json_get_str(&v, "schema");
-	verdict = rba_json_get_str(&v, "verdict");
-	if (schema == NULL || verdict == NULL ||
-	    strncmp(schema, "rebuild-audit/audit/", 20) != 0) {
+	(void)audit_record_decode(&v, "the audit record", &rec, NULL);
+	if (rec.schema == NULL || rec.verdict == NULL ||
+	    strncmp(rec.schema, "rebuild-audit/audit/", 20) != 0) {
 		h->others++;
+		audit_record_release(&rec);
 		rba_json_release(&v);
 		return 0;
 	}
@@ -380,6 +388,7 @@ hist_cb(void *ctx, const struct store_history_entry *e)
 		size_t cap = h->cap ? 2 * h->cap : 64;
 		struct report_audit *q = realloc(h->a, cap * sizeof(*q));
 		if (q == NULL) {
+			audit_record_release(&rec);
 			rba_json_release(&v);
 			return RBA_E_NOMEM;
 		}
@@ -391,20 +400,18 @@ hist_cb(void *ctx, const struct store_history_entry *e)
 	x->id = e->id;
 	x->time = e->time;
 	snprintf(x->version, sizeof(x->version), "%s", e->version);
-	snprintf(x->verdict, sizeof(x->verdict), "%s", verdict);
-	pol = rba_json_get(&v, "policy");
-	ah = rba_json_get(pol, "ad_hoc");
-	src = rba_json_get_str(pol, "source");
-	x->ad_hoc = ah != NULL ? ah->type == RBA_JSON_TRUE
-			       : src != NULL && strcmp(src, "option") == 0;
-	decl = rba_json_get_str(pol, "declared_at");
-	snprintf(x->declared_at, sizeof(x->declared_at), "%s", decl ? decl : "");
-	ptext = rba_json_get_str(pol, "text");
+	snprintf(x->verdict, sizeof(x->verdict), "%s", rec.verdict);
+	x->ad_hoc = audit_record_is_ad_hoc(&v);
+	snprintf(x->declared_at, sizeof(x->declared_at), "%s",
+		 rec.policy.declared_at ? rec.policy.declared_at : "");
+	ptext = rec.policy.text;
 	x->tolerance = NAN;
 	if (ptext != NULL && policy_parse(ptext, strlen(ptext), "policy", &p, NULL) == 0)
 		x->tolerance = p->max_score_delta;
 	policy_free(p);
-	x->flips = rba_json_get_num(rba_json_get(&v, "sample"), "flips", 0);
+	x->flips = rec.sample.flips == AUDIT_RECORD_INT_NONE ? 0
+							     : (double)rec.sample.flips;
+	audit_record_release(&rec);
 	rba_json_release(&v);
 	return 0;
 }
