@@ -85,6 +85,8 @@ struct abi_gbdt_impl {
 };
 
 extern const struct abi_impl abi1_impl;
+/* ABI 2's networks (abi2.c): ABI 1 with fused multiply-adds. */
+extern const struct abi_impl abi2_impl;
 /* ABI 1's trees (gbdt1.c, gbdt1_sparse.c): frozen like abi1.c from the day
  * they came. */
 extern const struct abi_gbdt_impl gbdt1_impl;

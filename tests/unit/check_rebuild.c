@@ -653,12 +653,15 @@ START_TEST(test_train_errors)
 	tr = (struct rebuild_set){ 9, x, y, NULL };
 	va = (struct rebuild_set){ 0, x, y, NULL };
 	rba_detail_clear(&d);
-	ck_assert_int_eq(rebuild_train(&p, 2, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
+	ck_assert_int_eq(rebuild_train(&p, 3, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_UNSUPPORTED);
-	ck_assert(strstr(d.reason, "ABI 2") != NULL);
+	ck_assert(strstr(d.reason, "ABI 3") != NULL);
+	ck_assert(strstr(d.reason, "1 to 2") != NULL);
 	ck_assert(!rebuild_abi_supported(0) && rebuild_abi_supported(1) &&
-		  !rebuild_abi_supported(2));
+		  rebuild_abi_supported(2) && !rebuild_abi_supported(3));
+	/* ABI 2 exists, ABI 1 stays the default */
 	ck_assert_uint_eq(rebuild_abi_current(), 1);
+	ck_assert_uint_eq(rebuild_abi_max(), 2);
 	ck_assert_int_eq(rebuild_train(&p, 1, 2, 1, 0, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_RANGE);
 	tr.n = 10; /* label 5 out of range */
