@@ -353,7 +353,8 @@ optimizer_step(struct run *r, const struct pins *p, double *b1t, double *b2t)
 				    out, &ka);
 		}
 	}
-	for (uint32_t l = 0; l < r->L; l++)
+	/* back_dx never runs for layer 0 (block_backward): no copy kept */
+	for (uint32_t l = 1; l < r->L; l++)
 		transpose(m->w[l], m->sizes[l], m->sizes[l + 1], r->wt[l]);
 }
 
