@@ -3,8 +3,9 @@
  * once per instruction set with KT_SFX (name suffix), KT_ATTR (a target
  * attribute or nothing), KT_VW (floats per vector) and the fused
  * multiply-adds KT_VFMA (vectors of KT_VW), KT_4FMA (vectors of 4) and
- * KT_SFMA (floats), each a * b + c rounded once, defined.  Not a public
- * header.
+ * KT_SFMA (floats), each a * b + c rounded once, and KT_WIDE_TILE (1
+ * where 32 vector registers allow tiles of 8 rows) defined.  Not a
+ * public header.
  *
  * The loops are kernel_tmpl.h's (ABI 1's, copied, never shared: ABI 1
  * is frozen) with each multiply-accumulate written as one fused
@@ -45,6 +46,53 @@ KT(flinear)(const float *restrict x, size_t rows, size_t in,
 	const V4 z4 = { 0 };
 	size_t r = 0, j, k;
 
+#if KT_WIDE_TILE
+	/* With 32 vector registers, 8 rows at a time when the columns are
+	 * whole pairs of vectors: the same sums, more of them in flight. */
+	for (; out % (2 * KT_VW) == 0 && r + 8 <= rows; r += 8)
+		for (j = 0; j < out; j += 2 * KT_VW) {
+			VF a[8], c[8];
+#pragma GCC unroll 8
+			for (int q = 0; q < 8; q++) {
+				a[q] = b ? LD(VF, b + j) : zv;
+				c[q] = b ? LD(VF, b + j + KT_VW) : zv;
+			}
+			for (k = 0; k < in; k++) {
+				VF wA = LD(VF, w + k * out + j);
+				VF wB = LD(VF, w + k * out + j + KT_VW);
+#pragma GCC unroll 8
+				for (int q = 0; q < 8; q++) {
+					VF xv = BV(x[(r + q) * in + k]);
+					a[q] = KT_VFMA(xv, wA, a[q]);
+					c[q] = KT_VFMA(xv, wB, c[q]);
+				}
+			}
+#pragma GCC unroll 8
+			for (int q = 0; q < 8; q++) {
+				ST(VF, y + (r + q) * out + j, a[q]);
+				ST(VF, y + (r + q) * out + j + KT_VW, c[q]);
+			}
+		}
+	/* Narrow layers (the output layer's few classes): 16 rows of
+	 * 4-lane sums at a time, not 4, so that the additions of one sum,
+	 * which wait for each other, overlap with those of 15 others. */
+	for (; out % 4 == 0 && out < KT_VW && r + 16 <= rows; r += 16)
+		for (j = 0; j < out; j += 4) {
+			V4 a[16];
+#pragma GCC unroll 16
+			for (int q = 0; q < 16; q++)
+				a[q] = b ? LD(V4, b + j) : z4;
+			for (k = 0; k < in; k++) {
+				V4 wA = LD(V4, w + k * out + j);
+#pragma GCC unroll 16
+				for (int q = 0; q < 16; q++)
+					a[q] = KT_4FMA(B4(x[(r + q) * in + k]), wA, a[q]);
+			}
+#pragma GCC unroll 16
+			for (int q = 0; q < 16; q++)
+				ST(V4, y + (r + q) * out + j, a[q]);
+		}
+#endif
 	for (; r + 4 <= rows; r += 4) {
 		const float *x0 = x + r * in, *x1 = x0 + in, *x2 = x1 + in,
 			    *x3 = x2 + in;
@@ -158,6 +206,50 @@ KT(fdw)(const float *restrict x, const float *restrict dy, size_t rows,
 	const V4 z4 = { 0 };
 	size_t k = 0, j, r;
 
+#if KT_WIDE_TILE
+	/* 8 rows of dw at a time when the columns are whole pairs of
+	 * vectors (see flinear). */
+	for (; out % (2 * KT_VW) == 0 && k + 8 <= in; k += 8)
+		for (j = 0; j < out; j += 2 * KT_VW) {
+			VF a[8], c[8];
+#pragma GCC unroll 8
+			for (int q = 0; q < 8; q++)
+				a[q] = c[q] = zv;
+			for (r = 0; r < rows; r++) {
+				VF dA = LD(VF, dy + r * out + j);
+				VF dB = LD(VF, dy + r * out + j + KT_VW);
+#pragma GCC unroll 8
+				for (int q = 0; q < 8; q++) {
+					VF xv = BV(x[r * in + k + q]);
+					a[q] = KT_VFMA(xv, dA, a[q]);
+					c[q] = KT_VFMA(xv, dB, c[q]);
+				}
+			}
+#pragma GCC unroll 8
+			for (int q = 0; q < 8; q++) {
+				ST(VF, dw + (k + q) * out + j, a[q]);
+				ST(VF, dw + (k + q) * out + j + KT_VW, c[q]);
+			}
+		}
+	/* Narrow layers: 16 rows of dw of 4-lane sums at a time (see
+	 * flinear). */
+	for (; out % 4 == 0 && out < KT_VW && k + 16 <= in; k += 16)
+		for (j = 0; j < out; j += 4) {
+			V4 a[16];
+#pragma GCC unroll 16
+			for (int q = 0; q < 16; q++)
+				a[q] = z4;
+			for (r = 0; r < rows; r++) {
+				V4 dA = LD(V4, dy + r * out + j);
+#pragma GCC unroll 16
+				for (int q = 0; q < 16; q++)
+					a[q] = KT_4FMA(B4(x[r * in + k + q]), dA, a[q]);
+			}
+#pragma GCC unroll 16
+			for (int q = 0; q < 16; q++)
+				ST(V4, dw + (k + q) * out + j, a[q]);
+		}
+#endif
 	for (; k + 4 <= in; k += 4) {
 		float *d0 = dw + k * out, *d1 = d0 + out, *d2 = d1 + out,
 		      *d3 = d2 + out;
