@@ -114,6 +114,72 @@ transpose(const float *w, size_t in, size_t out, float *wt)
 }
 
 /*
+ * q[i] = q[i] / d for n elements, in chunks of 16 with a constant trip
+ * count (which compilers vectorize) and a tail: the same division per
+ * element in any case.
+ */
+static void
+divide_by(float *q, size_t n, float d)
+{
+	size_t i0 = 0;
+
+	for (; i0 + 16 <= n; i0 += 16)
+		for (size_t i = i0; i < i0 + 16; i++)
+			q[i] = q[i] / d;
+	for (size_t i = i0; i < n; i++)
+		q[i] = q[i] / d;
+}
+
+/*
+ * ABI 1's softmax (abi1_softmax in abi.h: the same operations, per
+ * element in the same order, so the same bits) with its divisions a
+ * vector at a time: p[c] = e^(z_c - max) / sum, the sum over classes in
+ * order, e^ vectorized; mx and sum per row.
+ */
+static void
+softmax_rows(const struct kernel_ops *k, const float *z, size_t rows,
+	     uint32_t C, float *p, float *mx, float *sum)
+{
+	float d[256];
+
+	for (size_t i = 0; i < rows; i++) {
+		const float *zr = z + i * C;
+		float m = zr[0];
+		for (uint32_t c = 1; c < C; c++)
+			if (zr[c] > m)
+				m = zr[c];
+		mx[i] = m;
+		for (uint32_t c = 0; c < C; c++)
+			p[i * C + c] = zr[c] - m;
+	}
+	k->expv(p, p, rows * C);
+	for (size_t i = 0; i < rows; i++) {
+		float s = 0.0f;
+		for (uint32_t c = 0; c < C; c++)
+			s += p[i * C + c];
+		sum[i] = s;
+	}
+	/* Each element divided by its row's sum: the sums laid out beside
+	 * the elements, 256 at a time, then one vector division. */
+	for (size_t a = 0, n = rows * C; a < n; a += 256) {
+		size_t m = n - a < 256 ? n - a : 256, i = a / C, c = a % C;
+		size_t e0 = 0;
+		for (size_t e = 0; e < m; e++) {
+			d[e] = sum[i];
+			if (++c == C) {
+				c = 0;
+				i++;
+			}
+		}
+		for (; e0 + 16 <= m; e0 += 16)
+			for (size_t e = e0; e < e0 + 16; e++)
+				p[a + e] = p[a + e] / d[e];
+		for (size_t e = e0; e < m; e++)
+			p[a + e] = p[a + e] / d[e];
+	}
+}
+
+/*
  * The softmax of rows x C logits z and, per row, lse = log(sum) + max
  * (log vectorized, the same bits as fm_logf).
  */
@@ -121,7 +187,7 @@ static void
 block_softmax(const struct kernel_ops *k, const float *z, size_t rows,
 	      uint32_t C, float *p, float *mx, float *lse)
 {
-	abi1_softmax(k, z, rows, C, p, mx, lse);
+	softmax_rows(k, z, rows, C, p, mx, lse);
 	k->logv(lse, lse, rows);
 	for (size_t i = 0; i < rows; i++)
 		lse[i] = lse[i] + mx[i];
@@ -165,11 +231,11 @@ block_loss(const struct run *r, struct block *b)
 	block_softmax(r->k, z, b->rows, C, b->da, b->mx, b->lse);
 	for (size_t i = 0; i < b->rows; i++) {
 		uint32_t y = r->yb[b->r0 + i];
-		float *dz = b->da + i * C;
 		sum += (double)(b->lse[i] - z[i * C + y]);
-		for (uint32_t c = 0; c < C; c++)
-			dz[c] = (c == y ? dz[c] - 1.0f : dz[c]) / r->rowsf;
+		b->da[i * C + y] = b->da[i * C + y] - 1.0f;
 	}
+	/* ABI 1's dz = (p - onehot) / rows, the division a vector at a time */
+	divide_by(b->da, b->rows * C, r->rowsf);
 	b->loss = sum;
 }
 
