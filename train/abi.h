@@ -41,7 +41,9 @@
  *      floor(dropout x 2^16).  (A dropout below 2^-16 drops nothing.)
  *   3. The sparse scorer is the dense forward pass, fed each run of at
  *      most 1,024 cases made dense: its bits by construction.
- * Fast mode is ABI 1's OpenBLAS path (its bits are promised nowhere).
+ * Fast mode is OpenBLAS's products (their bits are promised nowhere)
+ * with ABI 2's dropout draws.  The evaluation contract's metric with
+ * dropout on (evaluate.c) keeps its own arithmetic under every ABI.
  * Model kind gbdt under ABI 2 is gbdt1.c unchanged: the trees have no
  * dot product to fuse (their sums are exact integer sums), so a forest
  * trained with trainer_abi: 2 holds ABI 1's trees and differs from

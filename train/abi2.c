@@ -14,8 +14,8 @@
  * Everything else is ABI 1's: the RNG purposes and indices, the
  * initialization, the blocks of REBUILD_BLOCK_ROWS rows reduced left to
  * right, the softmax with fm_expf/fm_logf, the loss and AdamW/SGD with
- * ABI 1's elementwise kernels.  Fast mode is ABI 1's OpenBLAS path
- * (its bits are not promised anyway).
+ * ABI 1's elementwise kernels.  Fast mode is OpenBLAS's products (its
+ * bits are not promised anyway) with ABI 2's dropout draws.
  *
  * Frozen from the day it is released, like abi1.c.
  */
@@ -429,17 +429,25 @@ abi2_forward(const struct rebuild_model *m, const float *x, size_t n,
 	     const uint32_t *y, float *probs, float *loss);
 
 /* The kernels of run r: OpenBLAS's in fast mode (which runs the threads
- * itself: *threads becomes 1), else the strict ones. */
+ * itself: *threads becomes 1) with ABI 2's dropout, else ABI 2's strict
+ * ones (kernel_fma). */
 static int
 pick_kernels(struct run *r, int fast, unsigned *threads, struct rba_detail *d)
 {
 	if (fast) {
-		r->k = kernel_fast(*threads);
+		const struct kernel_ops *f = kernel_fast(*threads);
+		struct kernel_ops strict2;
 		*threads = 1; /* OpenBLAS runs the threads */
-		if (r->k == NULL)
+		if (f == NULL)
 			return rba_fail(d, RBA_E_UNSUPPORTED, NULL, 0, 0,
 					"fast mode needs OpenBLAS, which is %s",
 					kernel_blas_unavailable());
+		/* OpenBLAS's products, ABI 2's dropout: its threshold is in
+		 * 16-bit draws (ABI 1's activate would read it as 24-bit) */
+		kernel_fma(&strict2);
+		r->kops = *f;
+		r->kops.activate = strict2.activate;
+		r->k = &r->kops;
 	} else {
 		kernel_fma(&r->kops);
 		r->k = &r->kops;
