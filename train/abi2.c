@@ -130,52 +130,45 @@ divide_by(float *q, size_t n, float d)
 		q[i] = q[i] / d;
 }
 
+typedef float abi2_v4 __attribute__((vector_size(16), aligned(4), may_alias));
+
 /*
  * ABI 1's softmax (abi1_softmax in abi.h: the same operations, per
- * element in the same order, so the same bits) with its divisions a
- * vector at a time: p[c] = e^(z_c - max) / sum, the sum over classes in
- * order, e^ vectorized; mx and sum per row.
+ * element in the same order, so the same bits) with its subtractions
+ * and divisions 4 classes at a time: p[c] = e^(z_c - max) / sum, the
+ * max and the sum over classes in order, e^ vectorized; mx and sum per
+ * row.
  */
 static void
 softmax_rows(const struct kernel_ops *k, const float *z, size_t rows,
 	     uint32_t C, float *p, float *mx, float *sum)
 {
-	float d[256];
-
 	for (size_t i = 0; i < rows; i++) {
 		const float *zr = z + i * C;
-		float m = zr[0];
-		for (uint32_t c = 1; c < C; c++)
-			if (zr[c] > m)
-				m = zr[c];
+		float m = zr[0], *pr = p + i * C;
+		uint32_t c = 0;
+		for (uint32_t c1 = 1; c1 < C; c1++)
+			if (zr[c1] > m)
+				m = zr[c1];
 		mx[i] = m;
-		for (uint32_t c = 0; c < C; c++)
-			p[i * C + c] = zr[c] - m;
+		for (; c + 4 <= C; c += 4)
+			*(abi2_v4 *)(void *)(pr + c) =
+				*(const abi2_v4 *)(const void *)(zr + c) - m;
+		for (; c < C; c++)
+			pr[c] = zr[c] - m;
 	}
 	k->expv(p, p, rows * C);
 	for (size_t i = 0; i < rows; i++) {
-		float s = 0.0f;
-		for (uint32_t c = 0; c < C; c++)
-			s += p[i * C + c];
+		float s = 0.0f, *pr = p + i * C;
+		uint32_t c = 0;
+		for (uint32_t c1 = 0; c1 < C; c1++)
+			s += pr[c1];
 		sum[i] = s;
-	}
-	/* Each element divided by its row's sum: the sums laid out beside
-	 * the elements, 256 at a time, then one vector division. */
-	for (size_t a = 0, n = rows * C; a < n; a += 256) {
-		size_t m = n - a < 256 ? n - a : 256, i = a / C, c = a % C;
-		size_t e0 = 0;
-		for (size_t e = 0; e < m; e++) {
-			d[e] = sum[i];
-			if (++c == C) {
-				c = 0;
-				i++;
-			}
-		}
-		for (; e0 + 16 <= m; e0 += 16)
-			for (size_t e = e0; e < e0 + 16; e++)
-				p[a + e] = p[a + e] / d[e];
-		for (size_t e = e0; e < m; e++)
-			p[a + e] = p[a + e] / d[e];
+		for (; c + 4 <= C; c += 4)
+			*(abi2_v4 *)(void *)(pr + c) =
+				*(const abi2_v4 *)(const void *)(pr + c) / s;
+		for (; c < C; c++)
+			pr[c] = pr[c] / s;
 	}
 }
 
