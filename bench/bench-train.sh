@@ -6,6 +6,12 @@
 # (the timer around the training loop, as the run record's train_seconds)
 # and of the whole process (end to end: start, reading and hashing the
 # snapshot, encoding, training, writing nothing), over RUNS runs each.
+# Strict runs once with trainer ABI 1 (the default) and once with ABI 2
+# (pins trainer_abi: 2, fused multiply-adds); then, when PYTHON (default
+# python3) can import torch, the same workload in PyTorch on one thread
+# (bench/torch-train.py, the same span timed) and the ratio of PyTorch's
+# median to each strict ABI's.  The runs go round robin (ABI 1, ABI 2,
+# fast, PyTorch, ABI 1, ...) so that a loaded machine slows all alike.
 set -u
 bin=${1:?usage: train.sh BINARY [RUNS]}
 runs=${2:-21}
@@ -17,6 +23,14 @@ command -v jq >/dev/null 2>&1 || { echo "bench/bench-train.sh: needs jq" >&2; ex
 "$bin" snapshot synth -o "$tmp/synth.csv" > /dev/null || exit 2
 cp "$top/fixtures/pins/synth-chapter.yaml" "$tmp/strict.yaml"
 sed 's/mode: strict/mode: fast/' "$tmp/strict.yaml" > "$tmp/fast.yaml"
+{ cat "$tmp/strict.yaml"; echo 'trainer_abi: 2'; } > "$tmp/abi2.yaml"
+python=${PYTHON:-python3}
+torch=
+if "$python" -c 'import torch' 2>/dev/null; then
+	torch=torch
+else
+	echo "bench-train: no PyTorch ($python cannot import torch): its row is left out" >&2
+fi
 
 now_ns() { date +%s%N; }
 
@@ -27,22 +41,46 @@ stats() {
 		printf "median %7.2f ms   min %7.2f   max %7.2f   (%d runs)\n", m, v[1], v[NR], NR }'
 }
 
-for mode in strict fast; do
+for mode in strict abi2 fast $torch; do
 	: > "$tmp/$mode.in"
 	: > "$tmp/$mode.e2e"
-	i=0
-	while [ $i -lt "$runs" ]; do
-		t0=$(now_ns)
-		"$bin" --json train "$tmp/$mode.yaml" --snapshot "$tmp/synth.csv" --no-keep > "$tmp/out" || exit 2
-		t1=$(now_ns)
-		jq -r '.train_seconds * 1000' "$tmp/out" >> "$tmp/$mode.in"
-		echo "$t0 $t1" | awk '{ printf "%.3f\n", ($2 - $1) / 1e6 }' >> "$tmp/$mode.e2e"
-		i=$((i + 1))
-	done
-	digest=$(jq -r .artifact "$tmp/out")
-	printf 'train %-6s in-process  %s' "$mode" "$(stats "$tmp/$mode.in")"
-	echo
-	printf 'train %-6s end-to-end  %s' "$mode" "$(stats "$tmp/$mode.e2e")"
-	echo
-	echo "train $mode artifact $digest  val_loss $(jq -r .val_loss "$tmp/out")"
 done
+i=0
+while [ $i -lt "$runs" ]; do
+	for mode in strict abi2 fast $torch; do
+		t0=$(now_ns)
+		if [ "$mode" = torch ]; then
+			"$python" "$top/bench/torch-train.py" "$tmp/synth.csv" 1 > "$tmp/out.$mode" || exit 2
+		else
+			"$bin" --json train "$tmp/$mode.yaml" --snapshot "$tmp/synth.csv" --no-keep > "$tmp/out.$mode" || exit 2
+		fi
+		t1=$(now_ns)
+		jq -r '.train_seconds * 1000' "$tmp/out.$mode" >> "$tmp/$mode.in"
+		echo "$t0 $t1" | awk '{ printf "%.3f\n", ($2 - $1) / 1e6 }' >> "$tmp/$mode.e2e"
+	done
+	i=$((i + 1))
+done
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+for mode in strict abi2 fast $torch; do
+	case $mode in
+	strict) label='strict ABI 1' ;;
+	abi2) label='strict ABI 2' ;;
+	fast) label='fast        ' ;;
+	torch) label='PyTorch     ' ;;
+	esac
+	printf 'train %s in-process  %s' "$label" "$(stats "$tmp/$mode.in")"
+	echo
+	printf 'train %s end-to-end  %s' "$label" "$(stats "$tmp/$mode.e2e")"
+	echo
+	if [ "$mode" = torch ]; then
+		echo "train PyTorch      val_loss $(jq -r .val_loss "$tmp/out.$mode")"
+	else
+		echo "train $label artifact $(jq -r .artifact "$tmp/out.$mode")  val_loss $(jq -r .val_loss "$tmp/out.$mode")"
+	fi
+done
+if [ -n "$torch" ]; then
+	for mode in strict abi2; do
+		echo "$(median "$tmp/torch.in") $(median "$tmp/$mode.in") $mode" |
+			awk '{ printf "train PyTorch / strict %s (in-process medians): %.1fx\n", $3 == "strict" ? "ABI 1" : "ABI 2", $1 / $2 }'
+	done
+fi

@@ -257,7 +257,7 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 		rba_fail(&d, RBA_E_UNSUPPORTED, NULL, 0, 0,
 			 "trainer ABI %u is not known to this build (it knows 1 "
 			 "to %u)",
-			 p->trainer_abi, rebuild_abi_current());
+			 p->trainer_abi, rebuild_abi_max());
 		status = cli_fail("cannot train", o.pins_path, RBA_E_UNSUPPORTED,
 				  &d);
 		goto done;

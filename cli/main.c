@@ -54,6 +54,11 @@ version_print(FILE *f, int json)
 		RBA_GIT_REV);
 	fprintf(f, "trainer ABI %u (%s)\n", (unsigned)rebuild_abi_current(),
 		rebuild_abi_describe(rebuild_abi_current()));
+	for (uint32_t abi = 1; abi <= rebuild_abi_max(); abi++)
+		if (abi != rebuild_abi_current())
+			fprintf(f, "trainer ABI %u (%s; pins trainer_abi: %u)\n",
+				(unsigned)abi, rebuild_abi_describe(abi),
+				(unsigned)abi);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%-14s %s\n", names[i], vals[i]);
 }

@@ -1,8 +1,10 @@
 #!/bin/sh
-# determinism.sh - strict training must give one artifact per pins file,
-# equal to the golden digest in fixtures/golden/strict-abi1.txt, whatever
-# the compiler, optimization level, thread count, strict vector path or
-# OpenBLAS core.  Builds four binaries (each in its own build directory),
+# determinism.sh - strict training must give one artifact per pins file
+# and trainer ABI, equal to the golden digest in
+# fixtures/golden/strict-abiN.txt (N the ABI: 1, and 2 with its pins given
+# `trainer_abi: 2`), whatever the compiler, optimization level, thread
+# count, strict vector path (for ABI 2, base is the path without FMA
+# instructions on x86-64: the soft fma) or OpenBLAS core.  Builds four binaries (each in its own build directory),
 # then for every binary trains every pins file under every variant,
 # and audits a store made by the first with every other.
 # The arm64 builds (make check-arm64) are cross-built with Debian's
@@ -12,14 +14,17 @@
 #   sh tests/determinism.sh            (from the top of the tree)
 #   RBA_DET_BUILDS='gcc-O2' sh tests/determinism.sh   (a subset of builds)
 #   RBA_DET_BUILDS='arm64-O0 arm64-O2 arm64-O3' sh tests/determinism.sh
-#   RBA_DET_GOLDEN=FILE   (another golden list, for testing this script)
+#   RBA_DET_GOLDEN='FILE ...'  (other golden lists, for testing this
+#                         script; the ABI is the N of a name strict-abiN.txt,
+#                         else 1)
 #
 # Exit 0 when every digest agrees with the golden one, 1 when one does
 # not, 2 when a build or a command fails.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
-golden=${RBA_DET_GOLDEN:-fixtures/golden/strict-abi1.txt}
+goldens=${RBA_DET_GOLDEN:-fixtures/golden/strict-abi1.txt fixtures/golden/strict-abi2.txt}
+golden=${goldens%% *}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/rba-det.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT INT TERM
 jobs=${RBA_DET_JOBS:-2}
@@ -111,9 +116,30 @@ snapshot_for() {
 	esac
 }
 
+# The ABI of a golden list: the N of strict-abiN.txt, else 1.
+abi_of() {
+	case ${1##*/} in
+	strict-abi[0-9]*.txt) n=${1##*/strict-abi}; echo "${n%.txt}" ;;
+	*) echo 1 ;;
+	esac
+}
+
+# The pins of pins file $1 for ABI $2 into $3: ABI 1's as they are, a
+# later ABI's with trainer_abi given.
+pins_for_abi() {
+	if [ "$2" = 1 ]; then
+		cp "$1" "$3"
+	else
+		{ grep -v '^trainer_abi:' "$1"; echo "trainer_abi: $2"; } > "$3"
+	fi
+}
+
+for golden in $goldens; do
+abi=$(abi_of "$golden")
 grep -v '^synth-snapshot ' "$golden" | grep -v '^#' | while read -r pins digest; do
 	[ -n "$pins" ] || continue
-	src=fixtures/pins/$pins.yaml
+	pins_for_abi "fixtures/pins/$pins.yaml" "$abi" "$scratch/abi-src.yaml" || exit 2
+	src=$scratch/abi-src.yaml
 	snap=$(snapshot_for "$pins")
 	runs=0
 	bad=0
@@ -146,10 +172,11 @@ grep -v '^synth-snapshot ' "$golden" | grep -v '^#' | while read -r pins digest;
 		done
 	done
 	if [ $bad = 0 ]; then
-		echo "determinism: ok   $pins $digest ($runs runs)"
+		echo "determinism: ok   ABI $abi $pins $digest ($runs runs)"
 	else
 		echo x >> "$scratch/failed"
 	fi
+done
 done
 [ -e "$scratch/failed" ] && fail=1
 
@@ -159,17 +186,22 @@ done
 # on one and two threads and on each narrower strict vector path, must
 # find every score bit-identical (delta 0).  Logistic, MLP, trees,
 # native categorical columns and missing values.
+# ABI 2's MLP (its own scorer: the dense pass made from the terms) is
+# audited the same way: the store_for argument NAME@2 registers the pins
+# with trainer_abi: 2.
 store_for() {
 	st="$scratch/audit-$1"
+	pins_for_abi "fixtures/pins/${1%@*}.yaml" "$(case $1 in *@*) echo "${1#*@}" ;; *) echo 1 ;; esac)" \
+		"$scratch/${1%@*}.yaml" || return 2
 	"$(bin_of "$first")" -S "$st" init > /dev/null &&
 		"$(bin_of "$first")" -S "$st" snapshot add "$2" > /dev/null &&
-		"$(bin_of "$first")" -S "$st" -q register "fixtures/pins/$1.yaml" \
+		"$(bin_of "$first")" -S "$st" -q register "$scratch/${1%@*}.yaml" \
 			--policy fixtures/policy/credit.yaml > /dev/null &&
-		"$(bin_of "$first")" -S "$st" -q sample add "$1" "$2" > /dev/null
+		"$(bin_of "$first")" -S "$st" -q sample add "${1%@*}" "$2" > /dev/null
 }
 for pins in german-categorical-logistic german-categorical-mlp german-categorical-gbdt \
-	german-native-gbdt german-categorical-missing-gbdt; do
-	snap=$(snapshot_for "$pins")
+	german-native-gbdt german-categorical-missing-gbdt german-categorical-mlp@2; do
+	snap=$(snapshot_for "${pins%@*}")
 	store_for "$pins" "$snap" 2> "$scratch/err" || {
 		echo "determinism: FAIL audit store of $pins under $first: $(cat "$scratch/err")"
 		fail=1
@@ -185,7 +217,7 @@ for pins in german-categorical-logistic german-categorical-mlp german-categorica
 			t=${variant%%:*}
 			envset=
 			case $variant in *:*) envset=${variant#*:} ;; esac
-			env $envset "$bin" -S "$scratch/audit-$pins" --json audit "$pins" \
+			env $envset "$bin" -S "$scratch/audit-$pins" --json audit "${pins%@*}" \
 				--threads "${t#t}" > "$scratch/audit.json" 2> "$scratch/err"
 			runs=$((runs + 1))
 			if ! grep -q '"verdict": "bit-identical"' "$scratch/audit.json" ||

@@ -11,6 +11,45 @@
  * streams, the softmax of gbdt1.h), frozen the same way; its sparse
  * scorer, gbdt1_sparse.c, may change how it finds the leaves, never a
  * bit of what it returns.
+ *
+ * ABI 2 (abi2.c, kernel_fma.c with kernel_fma_tmpl.h): ABI 1's recipe
+ * (RNG purposes and indices, initialization, REBUILD_BLOCK_ROWS-row
+ * blocks reduced left to right, the softmax and loss, fm_expf/fm_logf,
+ * AdamW and SGD with ABI 1's elementwise kernels) with exactly these
+ * changes:
+ *   1. Fused multiply-adds, and only these: every multiply-accumulate
+ *      of the dense layers' three dot products is one fma, a * b + c
+ *      rounded once, in ABI 1's order:
+ *        linear   y[r][j] = fma(x[r][k], w[k][j], y[r][j]) for k = 0, 1,
+ *                 ..., in - 1, starting from b[j];
+ *        back_dx  dx[r][k] = fma(dy[r][j], wt[j][k], dx[r][k]) for j = 0,
+ *                 1, ..., out - 1, starting from 0;
+ *        back_dw  dw[k][j] = fma(x[r][k], dy[r][j], dw[k][j]) for r = 0,
+ *                 1, ..., rows - 1, starting from 0.
+ *      The bias gradients db stay plain sums; the optimizer, softmax,
+ *      exp, log and every other operation are unfused (the build keeps
+ *      -ffp-contract=off).  An fma is correctly rounded, so the paths
+ *      agree bit for bit: the FMA instructions of AVX-512 and AVX2+FMA
+ *      on x86-64 and of arm64, and on an x86-64 CPU without them
+ *      kernel_fmaf_soft (IEEE double operations: TwoSum, then rounding
+ *      to odd).  RBA_STRICT_ISA=base forces that path on x86-64.
+ *   2. Dropout draws 16 bits per unit, made 32 units at a time from the
+ *      keyed stream of (step, layer) (RNG_DROPOUT, as ABI 1): unit u of
+ *      the batch takes half of word rng_bits32(key, 16 (u / 32) +
+ *      u mod 16), the low half when u mod 32 < 16, the high half
+ *      otherwise (kernel_drop16); it is dropped when its draw is below
+ *      floor(dropout x 2^16).  (A dropout below 2^-16 drops nothing.)
+ *   3. The sparse scorer is the dense forward pass, fed each run of at
+ *      most 1,024 cases made dense: its bits by construction.
+ * Fast mode is OpenBLAS's products (their bits are promised nowhere)
+ * with ABI 2's dropout draws.  The evaluation contract's metric with
+ * dropout on (evaluate.c) keeps its own arithmetic under every ABI.
+ * Model kind gbdt under ABI 2 is gbdt1.c unchanged: the trees have no
+ * dot product to fuse (their sums are exact integer sums), so a forest
+ * trained with trainer_abi: 2 holds ABI 1's trees and differs from
+ * ABI 1's artifact only by the ABI it records.
+ * REBUILD_ABI_CURRENT, the ABI of pins that name none, stays 1 until
+ * ABI 2 has held on every path make check and make check-arm64 try.
  */
 #ifndef RBA_ABI_H
 #define RBA_ABI_H
@@ -85,6 +124,8 @@ struct abi_gbdt_impl {
 };
 
 extern const struct abi_impl abi1_impl;
+/* ABI 2's networks (abi2.c): ABI 1 with fused multiply-adds. */
+extern const struct abi_impl abi2_impl;
 /* ABI 1's trees (gbdt1.c, gbdt1_sparse.c): frozen like abi1.c from the day
  * they came. */
 extern const struct abi_gbdt_impl gbdt1_impl;

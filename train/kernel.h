@@ -88,6 +88,39 @@ const char *kernel_strict_isa(void);
 size_t kernel_strict_isas(const char *names[3]);
 
 /*
+ * ABI 2's strict kernels (kernel_fma.c): ABI 1's, with every
+ * multiply-accumulate of a dot product one fused multiply-add, rounded
+ * once, in the same order:
+ *   linear:  y[r][j] = fma(x[r][in-1], w[in-1][j], ... fma(x[r][0],
+ *            w[0][j], b[j]))   (0 for b when b is NULL)
+ *   back_dx: the same over dy and wt, from 0
+ *   back_dw: dw[k][j] = fma(x[rows-1][k], dy[rows-1][j], ... fma(x[0][k],
+ *            dy[0][j], 0)); db[j] plain additions, as in ABI 1
+ * and dropout's draws made 32 at a time (activate): unit u of the batch
+ * (u = base + i) draws kernel_drop16(key, u) and is kept when that is at
+ * least t (16-bit threshold); a kept positive unit has g = scale.  The
+ * elementwise kernels (adamw, sgd, add, mul, expv, logv) are ABI 1's.
+ * kernel_fma fills *out for the widest path this CPU has (RBA_STRICT_ISA
+ * narrows it, as for kernel_strict); every path gives the same bits.
+ */
+void kernel_fma(struct kernel_ops *out);
+/* The ABI 2 path named isa ("base", "avx2", "avx512") into *out: 0, or
+ * -1 when this CPU does not have it.  For tests. */
+int kernel_fma_path(const char *isa, struct kernel_ops *out);
+/* The paths this CPU has for ABI 2, narrowest first: their count.  avx2
+ * and avx512 need the FMA instructions; base uses none on x86-64. */
+size_t kernel_fma_isas(const char *names[3]);
+/* The name of the path kernel_fma picks. */
+const char *kernel_fma_isa(void);
+/* a * b + c rounded once to float (round to nearest even), from IEEE
+ * double operations only: what base computes on x86-64. */
+float kernel_fmaf_soft(float a, float b, float c);
+/* ABI 2's dropout draw of unit u (16 bits): with h_l = rng_bits32(key,
+ * 16 (u / 32) + l), the low half of h_(u mod 16) when u mod 32 < 16, else
+ * its high half. */
+uint32_t kernel_drop16(uint64_t key, uint32_t u);
+
+/*
  * The fast kernels; sets OpenBLAS's thread count to threads (>= 1).
  * Defined in kernel_fast.c, the only file that includes cblas.h.  NULL
  * when OpenBLAS cannot be loaded (kernel_blas_unavailable says why).

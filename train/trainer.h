@@ -49,7 +49,8 @@
 #include "common/rba.h"
 #include "policy/policy.h"
 
-#define REBUILD_ABI_CURRENT 1
+#define REBUILD_ABI_CURRENT 1 /* the default: pins that name no ABI */
+#define REBUILD_ABI_MAX 2     /* the newest this build can train */
 #define REBUILD_MAX_LAYERS (PINS_MAX_LAYERS + 1) /* weight layers */
 #define REBUILD_MAX_WIDTH 4096	   /* units in one layer, features too */
 #define REBUILD_MAX_CLASSES 1024
@@ -58,8 +59,10 @@
 #define REBUILD_MAX_THREADS 64
 #define REBUILD_BLOCK_ROWS 32 /* ABI 1: rows per gradient block */
 
-/* The ABI new trainings use. */
+/* The ABI new trainings use when their pins name none (trainer_abi). */
 uint32_t rebuild_abi_current(void);
+/* The newest ABI this build knows; it knows every ABI from 1 to it. */
+uint32_t rebuild_abi_max(void);
 /* 1 when this build can train and score with abi. */
 int rebuild_abi_supported(uint32_t abi);
 /* A one-line description of abi ("" when unknown).  Static string. */

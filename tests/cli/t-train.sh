@@ -76,9 +76,9 @@ err_has "unknown option '--bogus'"
 run 2 $RBA train "$FIX/pins/german-numeric-logistic.yaml" --snapshot "$GN" -o nodir/a.bin
 err_has "cannot write artifact 'nodir/a.bin'"
 ok "no partial artifact" [ ! -e nodir/a.bin ]
-sed 's/^snapshot:/trainer_abi: 2\nsnapshot:/' "$FIX/pins/german-numeric-logistic.yaml" > abi2.yaml
-run 2 $RBA train abi2.yaml --snapshot "$GN"
-err_has "trainer ABI 2 is not known to this build"
+sed 's/^snapshot:/trainer_abi: 3\nsnapshot:/' "$FIX/pins/german-numeric-logistic.yaml" > abi3.yaml
+run 2 $RBA train abi3.yaml --snapshot "$GN"
+err_has "trainer ABI 3 is not known to this build (it knows 1 to 2)"
 sed 's/label: class/label: klass/' "$FIX/pins/german-numeric-logistic.yaml" > nolabel.yaml
 run 2 $RBA train nolabel.yaml --snapshot "$GN"
 err_is "rebuild-audit: cannot train 'nolabel.yaml:6:10': data.label names column 'klass', which the snapshot '$GN' does not have"

@@ -582,6 +582,270 @@ epoch_seen(void *ctx, uint32_t done, uint32_t total)
 	e->total = total;
 }
 
+/*
+ * ABI 2 (train/abi2.c, train/kernel_fma.c).  The soft fma, the base
+ * path on x86-64, against the C library's fmaf (correctly rounded by
+ * definition), on random operands of every exponent range and on the
+ * edges: signed zeros, infinities, NaN, subnormals, exact ties.
+ */
+static int
+fma_same(float a, float b)
+{
+	return (a != a && b != b) || fbits(a) == fbits(b);
+}
+
+static float
+fma_operand(uint64_t u)
+{
+	static const float edge[] = { 0.0f, -0.0f, 1.0f, -1.0f, 0x1p-149f,
+				      -0x1p-149f, 0x1p-126f, 0x1.fffffep127f,
+				      __builtin_inff(), -__builtin_inff(),
+				      __builtin_nanf(""), 0x1.000002p0f,
+				      0x1.fffffep-1f, 3.0f };
+	uint32_t bits = (uint32_t)u;
+	float f;
+
+	switch ((u >> 32) % 4) {
+	case 0: /* anything, NaN and infinities included */
+		memcpy(&f, &bits, 4);
+		return f;
+	case 1: /* near 1: products and sums that cancel and tie */
+		return (1.0f + (float)(bits >> 9) * 0x1p-23f) *
+		       ((u >> 40) & 1 ? -1.0f : 1.0f);
+	case 2: /* the subnormal range */
+		bits = (bits & 0x807fffffu) | (((u >> 40) % 3) << 23);
+		memcpy(&f, &bits, 4);
+		return f;
+	default:
+		return edge[(u >> 40) % (sizeof(edge) / sizeof(edge[0]))];
+	}
+}
+
+START_TEST(test_fma_soft)
+{
+	uint64_t k = rng_key(7, 97, 0, 0);
+
+	for (uint64_t i = 0; i < 3000000; i++) {
+		float a = fma_operand(rng_u64(k, 3 * i));
+		float b = fma_operand(rng_u64(k, 3 * i + 1));
+		float c = fma_operand(rng_u64(k, 3 * i + 2));
+		float want = fmaf(a, b, c), got = kernel_fmaf_soft(a, b, c);
+		ck_assert_msg(fma_same(got, want), "fma(%a, %a, %a): %a, libm %a",
+			      (double)a, (double)b, (double)c, (double)got,
+			      (double)want);
+	}
+	/* a tie: 1 + 2^-24 rounds to even, 1 + 3 * 2^-24 up */
+	ck_assert(kernel_fmaf_soft(0x1p-24f, 1.0f, 1.0f) == 1.0f);
+	ck_assert(kernel_fmaf_soft(0x1p-24f, 3.0f, 1.0f) == 0x1.000004p0f);
+	/* the one rounding: (1 + 2^-23)^2 - 1 keeps its 2^-46 */
+	ck_assert(kernel_fmaf_soft(0x1.000002p0f, 0x1.000002p0f, -1.0f) ==
+		  0x1p-22f + 0x1p-46f);
+	/* double rounding: (1 + 2^-18)(1 - 2^-18) 2^-24 + (1 + 2^-23) lies
+	 * 2^-60 below a float tie; rounded to double first it would be the
+	 * tie and go to even, up */
+	ck_assert(kernel_fmaf_soft(0x1.00004p0f, 0x1.ffff8p-25f, 0x1.000002p0f) ==
+		  0x1.000002p0f);
+	ck_assert(kernel_fmaf_soft(-0x1.00004p0f, 0x1.ffff8p-25f, -0x1.000002p0f) ==
+		  -0x1.000002p0f);
+	ck_assert((float)((double)0x1.00004p0f * 0x1.ffff8p-25f + 0x1.000002p0f) ==
+		  0x1.000004p0f); /* the trap the test is for */
+	ck_assert(fbits(kernel_fmaf_soft(-0.0f, 1.0f, -0.0f)) == fbits(-0.0f));
+	ck_assert(fbits(kernel_fmaf_soft(0.0f, 1.0f, -0.0f)) == fbits(0.0f));
+}
+END_TEST
+
+/* The documented ABI 2 order, written the plain way with libm's fmaf. */
+static void
+fma_ref_linear(const float *x, size_t rows, size_t in, const float *w,
+	       const float *b, size_t out, float *y)
+{
+	for (size_t r = 0; r < rows; r++)
+		for (size_t j = 0; j < out; j++) {
+			float s = b ? b[j] : 0.0f;
+			for (size_t k = 0; k < in; k++)
+				s = fmaf(x[r * in + k], w[k * out + j], s);
+			y[r * out + j] = s;
+		}
+}
+
+static void
+fma_check_shape(const struct kernel_ops *ops, const char *isa, size_t rows,
+		size_t in, size_t out, uint64_t seed)
+{
+	float *x = malloc(rows * in * 4), *w = malloc(in * out * 4),
+	      *wt = malloc(in * out * 4), *b = malloc(out * 4),
+	      *y = malloc(rows * out * 4), *want = malloc(rows * out * 4),
+	      *dx = malloc(rows * in * 4), *wdx = malloc(rows * in * 4),
+	      *dw = malloc(in * out * 4), *wdw = malloc(in * out * 4),
+	      *xt = malloc(rows * in * 4), *db = malloc(out * 4);
+
+	fill(x, rows * in, seed);
+	fill(w, in * out, seed + 1);
+	fill(b, out, seed + 2);
+	x[0] = -0.0f;
+	for (size_t k = 0; k < in; k++)
+		for (size_t j = 0; j < out; j++)
+			wt[j * in + k] = w[k * out + j];
+	ops->linear(x, rows, in, w, b, out, y);
+	fma_ref_linear(x, rows, in, w, b, out, want);
+	for (size_t i = 0; i < rows * out; i++)
+		ck_assert_msg(fbits(y[i]) == fbits(want[i]), "%s linear %zux%zux%zu [%zu]",
+			      isa, rows, in, out, i);
+	/* back_dx: dy (rows x out) times wt, from 0 */
+	ops->back_dx(y, rows, out, w, wt, in, dx);
+	fma_ref_linear(y, rows, out, wt, NULL, in, wdx);
+	for (size_t i = 0; i < rows * in; i++)
+		ck_assert_msg(fbits(dx[i]) == fbits(wdx[i]), "%s back_dx [%zu]", isa, i);
+	/* back_dw: x^T dy in row order, db plain sums */
+	ops->back_dw(x, y, rows, in, out, dw, db);
+	for (size_t r = 0; r < rows; r++)
+		for (size_t k = 0; k < in; k++)
+			xt[k * rows + r] = x[r * in + k];
+	fma_ref_linear(xt, in, rows, y, NULL, out, wdw);
+	for (size_t i = 0; i < in * out; i++)
+		ck_assert_msg(fbits(dw[i]) == fbits(wdw[i]), "%s back_dw [%zu]", isa, i);
+	for (size_t j = 0; j < out; j++) {
+		float s = 0.0f;
+		for (size_t r = 0; r < rows; r++)
+			s = s + y[r * out + j];
+		ck_assert_msg(fbits(db[j]) == fbits(s), "%s db [%zu]", isa, j);
+	}
+	free(x), free(w), free(wt), free(b), free(y), free(want);
+	free(dx), free(wdx), free(dw), free(wdw), free(xt), free(db);
+}
+
+/* Every ABI 2 path of this CPU (base: the soft fma on x86-64) gives the
+ * documented fmas bit for bit, on shapes that reach every tile and tail. */
+START_TEST(test_fma_kernels)
+{
+	static const size_t shapes[][3] = {
+		{ 32, 32, 32 }, { 32, 32, 4 }, { 37, 13, 70 }, { 5, 1, 3 },
+		{ 1, 40, 49 }, { 18, 7, 16 }, { 33, 64, 8 },
+	};
+	const char *isas[3];
+	size_t nisa = kernel_fma_isas(isas);
+
+	for (size_t a = 0; a < nisa; a++) {
+		struct kernel_ops ops;
+		ck_assert_int_eq(kernel_fma_path(isas[a], &ops), 0);
+		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+			fma_check_shape(&ops, isas[a], shapes[s][0], shapes[s][1],
+					shapes[s][2], 40 + s);
+	}
+	ck_assert_int_eq(kernel_fma_path("sse9", &(struct kernel_ops){ 0 }), -1);
+#if defined(__x86_64__)
+	ck_assert_str_eq(isas[0], "base");
+	setenv("RBA_STRICT_ISA", "base", 1);
+	ck_assert_str_eq(kernel_fma_isa(), "base");
+	unsetenv("RBA_STRICT_ISA");
+#endif
+}
+END_TEST
+
+/* ABI 2's dropout: kernel_drop16's draws on every path, whatever the
+ * alignment of the first unit to its chunk of 32. */
+START_TEST(test_fma_activate)
+{
+	static const uint32_t bases[] = { 0, 64, 1000, 31 };
+	size_t n = 1037;
+	float *z = malloc(n * 4), *h = malloc(n * 4), *g = malloc(n * 4);
+	uint64_t key = rng_key(3, RNG_DROPOUT, 17, 1);
+	uint32_t t = (uint32_t)(0.3 * 65536.0);
+	float scale = 1.0f / (1.0f - 0.3f);
+	const char *isas[3];
+	size_t nisa = kernel_fma_isas(isas), kept;
+
+	/* the chunk's order: unit 32c + l the low half of word 16c + l,
+	 * unit 32c + 16 + l its high half */
+	ck_assert_uint_eq(kernel_drop16(key, 69), rng_bits32(key, 37) & 0xFFFFu);
+	ck_assert_uint_eq(kernel_drop16(key, 85), rng_bits32(key, 37) >> 16);
+	for (size_t i = 0; i < n; i++)
+		z[i] = i % 11 == 0 ? 0.0f : rng_uniformf(key, i) - 0.5f;
+	for (size_t a = 0; a < nisa; a++) {
+		struct kernel_ops ops;
+		ck_assert_int_eq(kernel_fma_path(isas[a], &ops), 0);
+		for (size_t bi = 0; bi < sizeof(bases) / sizeof(bases[0]); bi++) {
+			uint32_t base = bases[bi];
+			ops.activate(z, h, g, n, key, base, t, scale);
+			kept = 0;
+			for (size_t i = 0; i < n; i++) {
+				int keep = kernel_drop16(key, base + (uint32_t)i) >= t;
+				int on = z[i] > 0.0f && keep;
+				ck_assert_msg(g[i] == (on ? scale : 0.0f), "%s g[%zu]",
+					      isas[a], i);
+				ck_assert_msg(fbits(h[i]) ==
+						      fbits(on ? z[i] * scale : 0.0f),
+					      "%s h[%zu]", isas[a], i);
+				kept += keep;
+			}
+			ck_assert_msg(kept > 650 && kept < 800, "kept %zu", kept);
+		}
+		ops.activate(z, h, g, n, key, 0, 0, scale);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert(g[i] == (z[i] > 0.0f ? 1.0f : 0.0f));
+			ck_assert(fbits(h[i]) == fbits(z[i] > 0.0f ? z[i] : 0.0f));
+		}
+	}
+	free(z);
+	free(h);
+	free(g);
+}
+END_TEST
+
+/* Training under ABI 2: one model on every path (base without FMA
+ * instructions on x86-64) and thread count, another than ABI 1's; its
+ * sparse scorer gives its dense forward's bits. */
+START_TEST(test_abi2_train)
+{
+	static const char *const paths[] = { "base", "avx2", "" };
+	struct pins p;
+	struct rebuild_model m1, m2, mp;
+	struct rebuild_set tr, va;
+	struct rba_detail d;
+	struct rebuild_sparse *sp;
+	float *x, *dense, *sparse, *tx;
+	uint32_t *y, *row;
+
+	synth_set(400, 10, &x, &y);
+	tr = (struct rebuild_set){ 333, x, y, NULL };
+	va = (struct rebuild_set){ 67, x + 333 * 10, y + 333, NULL };
+	small_pins(&p);
+	ck_assert_int_eq(rebuild_train(&p, 1, 10, 3, 0, &tr, &va, &m1, NULL, NULL, &d), 0);
+	ck_assert_int_eq(rebuild_train(&p, 2, 10, 3, 0, &tr, &va, &m2, NULL, NULL, &d), 0);
+	ck_assert(!models_equal(&m1, &m2));
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		setenv("RBA_STRICT_ISA", paths[i], 1);
+		p.determinism.threads = (unsigned)i + 1;
+		ck_assert_int_eq(rebuild_train(&p, 2, 10, 3, 0, &tr, &va, &mp, NULL,
+					       NULL, &d), 0);
+		ck_assert_msg(models_equal(&m2, &mp), "path '%s'", paths[i]);
+		rebuild_model_release(&mp);
+	}
+	unsetenv("RBA_STRICT_ISA");
+	/* the sparse scorer: every case's non-zero inputs as terms (all 10,
+	 * zeros included, is what the interface asks: rows ascending) */
+	dense = malloc(400 * 3 * 4);
+	sparse = malloc(400 * 3 * 4);
+	tx = malloc(400 * 10 * 4);
+	row = malloc(400 * 10 * 4);
+	for (size_t i = 0; i < 400; i++)
+		for (uint32_t t = 0; t < 10; t++) {
+			tx[i * 10 + t] = i % 5 == 0 && t % 3 == 0 ? 0.0f : x[i * 10 + t];
+			row[i * 10 + t] = t;
+		}
+	ck_assert_int_eq(rebuild_predict(2, &m2, tx, 400, dense), 0);
+	ck_assert_int_eq(rebuild_sparse_new(2, &m2, &sp), 0);
+	rebuild_sparse_score(sp, tx, row, 10, 400, sparse);
+	rebuild_sparse_free(sp);
+	ck_assert(memcmp(dense, sparse, 400 * 3 * 4) == 0);
+	free(dense), free(sparse), free(tx), free(row);
+	rebuild_model_release(&m1);
+	rebuild_model_release(&m2);
+	free(x);
+	free(y);
+}
+END_TEST
+
 START_TEST(test_threads_invariant)
 {
 	struct pins p;
@@ -653,12 +917,15 @@ START_TEST(test_train_errors)
 	tr = (struct rebuild_set){ 9, x, y, NULL };
 	va = (struct rebuild_set){ 0, x, y, NULL };
 	rba_detail_clear(&d);
-	ck_assert_int_eq(rebuild_train(&p, 2, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
+	ck_assert_int_eq(rebuild_train(&p, 3, 2, 2, 1, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_UNSUPPORTED);
-	ck_assert(strstr(d.reason, "ABI 2") != NULL);
+	ck_assert(strstr(d.reason, "ABI 3") != NULL);
+	ck_assert(strstr(d.reason, "1 to 2") != NULL);
 	ck_assert(!rebuild_abi_supported(0) && rebuild_abi_supported(1) &&
-		  !rebuild_abi_supported(2));
+		  rebuild_abi_supported(2) && !rebuild_abi_supported(3));
+	/* ABI 2 exists, ABI 1 stays the default */
 	ck_assert_uint_eq(rebuild_abi_current(), 1);
+	ck_assert_uint_eq(rebuild_abi_max(), 2);
 	ck_assert_int_eq(rebuild_train(&p, 1, 2, 1, 0, &tr, &va, &m, NULL, NULL, &d),
 			 RBA_E_RANGE);
 	tr.n = 10; /* label 5 out of range */
@@ -1451,6 +1718,10 @@ suite_rebuild(void)
 	tcase_add_test(tc, test_optimizer_steps);
 	tcase_add_test(tc, test_gradient_check);
 	tcase_add_test(tc, test_threads_invariant);
+	tcase_add_test(tc, test_fma_soft);
+	tcase_add_test(tc, test_fma_kernels);
+	tcase_add_test(tc, test_fma_activate);
+	tcase_add_test(tc, test_abi2_train);
 	tcase_add_test(tc, test_train_errors);
 	tcase_add_test(tc, test_auc);
 	tcase_add_test(tc, test_evaluate_probs);
