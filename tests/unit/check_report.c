@@ -589,28 +589,61 @@ history_teardown(void)
 	scratch_remove();
 }
 
-/* Appends an audit record of version at day (UTC days since 2026-01-01). */
+/* Replaces the one occurrence of from in b's text by to. */
+static void
+replace_once(struct rba_buf *b, const char *from, const char *to)
+{
+	const char *t = rba_buf_cstr(b), *at = strstr(t, from);
+	struct rba_buf o;
+
+	ck_assert_msg(at != NULL, "%s", from);
+	rba_buf_init(&o);
+	rba_buf_put(&o, t, (size_t)(at - t));
+	rba_buf_put(&o, to, strlen(to));
+	rba_buf_put(&o, at + strlen(from), strlen(at + strlen(from)));
+	ck_assert_int_eq(rba_buf_status(&o), 0);
+	rba_buf_release(b);
+	*b = o;
+}
+
+/*
+ * Appends an audit record of version at day (UTC days since 2026-01-01):
+ * a whole record as the tool writes it (fixtures/evidence/
+ * audit-record-v1.json, a bit-identical audit of version gbdt), with its
+ * version, verdict, ad hoc mark and flips changed.
+ */
 static void
 append_audit(struct store *s, const char *version, int day,
 	     const char *verdict, int ad_hoc)
 {
 	struct store_txn *txn;
 	struct rba_detail d;
-	char rec[512];
-	int n = snprintf(rec, sizeof(rec),
-			 "{\"schema\": \"rebuild-audit/audit/v1\", \"version\": "
-			 "\"%s\", \"verdict\": \"%s\", \"policy\": {\"ad_hoc\": %s, "
-			 "\"declared_at\": \"2026-01-01T00:00:00Z\"}, "
-			 "\"sample\": {\"flips\": %d}}",
-			 version, verdict, ad_hoc ? "true" : "false",
-			 strcmp(verdict, "bit-identical") == 0 ? 0 : 3);
+	struct rba_buf b;
+	char *tmpl, repl[256];
+	size_t n;
 
-	ck_assert_int_eq(store_txn_begin(s, 1, (size_t)n, &txn, &d), 0);
+	tmpl = fixture(FIXTURES "/evidence/audit-record-v1.json", &n);
+	rba_buf_init(&b);
+	rba_buf_put(&b, tmpl, n);
+	free(tmpl);
+	snprintf(repl, sizeof(repl), "\"version\": \"%s\"", version);
+	replace_once(&b, "\"version\": \"gbdt\"", repl);
+	snprintf(repl, sizeof(repl), "\"verdict\": \"%s\"", verdict);
+	replace_once(&b, "\"verdict\": \"bit-identical\"", repl);
+	replace_once(&b, "\"ad_hoc\": false", ad_hoc ? "\"ad_hoc\": true"
+						    : "\"ad_hoc\": false");
+	replace_once(&b, "\"declared_at\": \"2026-03-01T12:00:00Z\"",
+		     "\"declared_at\": \"2026-01-01T00:00:00Z\"");
+	replace_once(&b, "\"flips\": 0,",
+		     strcmp(verdict, "bit-identical") == 0 ? "\"flips\": 0,"
+							  : "\"flips\": 3,");
+	ck_assert_int_eq(store_txn_begin(s, 1, b.len, &txn, &d), 0);
 	ck_assert_msg(store_history_append(txn, version,
-					   1767225600 + (int64_t)day * DAY, rec,
-					   (size_t)n, NULL, NULL, &d) == 0,
-		      "%s", d.reason);
+					   1767225600 + (int64_t)day * DAY,
+					   rba_buf_cstr(&b), b.len, NULL, NULL,
+					   &d) == 0, "%s", d.reason);
 	ck_assert_int_eq(store_txn_commit(txn, &d), 0);
+	rba_buf_release(&b);
 }
 
 /*
