@@ -186,6 +186,30 @@ void cli_progress_clear(struct cli_ctx *ctx);
 /* Writes b to stdout followed by a newline. */
 void cli_buf_print(const struct rba_buf *b);
 /*
+ * The --json documents: each is written through common/json.h's compact
+ * writer (struct rba_json_w) into a struct rba_buf, then put on stdout
+ * by cli_json_print, whose errors reach the exit status where every
+ * other write to stdout does (main.c's finish: a closed pipe exits 2).
+ * cli_json_print writes b and a newline and releases b: 0, or 2 after
+ * "cannot write 'stdout': ..." when b could not hold the document (out
+ * of memory; nothing is written then).
+ */
+int cli_json_print(struct rba_buf *b);
+/*
+ * A listing whose items stand one a line, "[{...},\n {...}]" (history,
+ * version list, ...): before item i (0 the first) writes the separator
+ * ",\n " into b, then starts w afresh on b for the item, which w writes
+ * as its outermost value.  The caller writes the brackets.
+ */
+void cli_json_w_line(struct rba_json_w *w, struct rba_buf *b, size_t i);
+/*
+ * A member (key not NULL) or an item of w whose JSON text is what printf
+ * makes of fmt: a number in a fixed format ("%.6f"), or a text the
+ * format quotes itself.  At most 63 bytes (asserted).
+ */
+void cli_json_w_fmt(struct rba_json_w *w, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/*
  * Writes n bytes of text that came from data (a file, the store, a
  * signed statement, a file name) to f so that no byte of it can move
  * the cursor, start a line or drive the terminal: the rule of
@@ -294,11 +318,12 @@ int cli_gate_load(const char *path, struct fx_gate *g);
  * Who judged an exported or verified audit and since when, and the
  * earlier audits its evidence lists (rebuild-audit-evidence(5)): one
  * line each on stdout, nothing for what the record does not say; the
- * JSON form as members with a leading ", ".
+ * JSON form as the members "policy" and "earlier_audits" of w's open
+ * object.
  */
 struct evidence_summary;
 void cli_declared_print(const struct evidence_summary *sum);
-void cli_declared_json(const struct evidence_summary *sum);
+void cli_declared_json(struct rba_json_w *w, const struct evidence_summary *sum);
 
 /* Handlers, in the order of the table in main.c (alphabetical). */
 int cmd_audit(struct cli_ctx *, int, char **);
