@@ -378,10 +378,9 @@ cli_json_print(struct rba_buf *b)
 }
 
 void
-cli_json_w_line(struct rba_json_w *w, struct rba_buf *b, size_t i)
+cli_json_w_sep(struct rba_json_w *w, struct rba_buf *b, const char *sep)
 {
-	if (i > 0)
-		rba_buf_put(b, ",\n ", 3);
+	rba_buf_put(b, sep, strlen(sep));
 	rba_json_w_init(w, b);
 }
 

@@ -63,7 +63,7 @@ vlist_one(struct vlist *vl, const struct store_version *v)
 
 	if (vl->ctx->json) {
 		struct rba_json_w w;
-		cli_json_w_line(&w, vl->out, (size_t)vl->n);
+		cli_json_w_sep(&w, vl->out, vl->n ? ",\n " : "");
 		rba_json_w_open(&w, NULL, '{');
 		version_json(&w, v);
 		rba_json_w_close(&w, '}');
@@ -112,7 +112,7 @@ vlist_name(void *vctx, const char *name, int valid)
 	vl->damaged++;
 	if (vl->ctx->json) {
 		struct rba_json_w w;
-		cli_json_w_line(&w, vl->out, (size_t)vl->n);
+		cli_json_w_sep(&w, vl->out, vl->n ? ",\n " : "");
 		rba_json_w_open(&w, NULL, '{');
 		rba_json_w_str(&w, "name", name);
 		rba_json_w_str(&w, "damaged", d.reason);

@@ -196,12 +196,14 @@ void cli_buf_print(const struct rba_buf *b);
  */
 int cli_json_print(struct rba_buf *b);
 /*
- * A listing whose items stand one a line, "[{...},\n {...}]" (history,
- * version list, ...): before item i (0 the first) writes the separator
- * ",\n " into b, then starts w afresh on b for the item, which w writes
- * as its outermost value.  The caller writes the brackets.
+ * Documents laid out with line breaks the compact writer does not make
+ * (the listings of history and versions, "[{...},\n {...}]", and store
+ * check's): writes sep (NUL-terminated, "" for none) into b as it is,
+ * then starts w afresh on b.  A writer started afresh writes one value,
+ * or one "key": value member, with no separator before it: sep is the
+ * separator.  The caller writes the brackets around such items.
  */
-void cli_json_w_line(struct rba_json_w *w, struct rba_buf *b, size_t i);
+void cli_json_w_sep(struct rba_json_w *w, struct rba_buf *b, const char *sep);
 /*
  * A member (key not NULL) or an item of w whose JSON text is what printf
  * makes of fmt: a number in a fixed format ("%.6f"), or a text the
