@@ -357,13 +357,6 @@ cli_policy_load(const char *path, struct policy **out)
 	return 0;
 }
 
-void
-cli_buf_print(const struct rba_buf *b)
-{
-	fwrite(b->p, 1, b->len, stdout);
-	fputc('\n', stdout);
-}
-
 int
 cli_json_print(struct rba_buf *b)
 {

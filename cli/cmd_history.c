@@ -264,13 +264,12 @@ import_json(const struct fleet_import *im)
 	import_json_imported(&w, im);
 	rba_json_w_open(&w, "missing", '[');
 	for (size_t i = 0; i < im->nmissing; i++) {
+		char shard[24];
 		rba_json_w_open(&w, NULL, '{');
 		rba_json_w_str(&w, "version", im->missing[i].version);
-		if (im->missing[i].n)
-			cli_json_w_fmt(&w, "shard", "\"%u/%u\"", im->missing[i].k,
-				       im->missing[i].n);
-		else
-			rba_json_w_str(&w, "shard", NULL);
+		snprintf(shard, sizeof(shard), "%u/%u", im->missing[i].k,
+			 im->missing[i].n);
+		rba_json_w_str(&w, "shard", im->missing[i].n ? shard : NULL);
 		rba_json_w_bool(&w, "record_refused", im->missing[i].refused);
 		rba_json_w_close(&w, '}');
 	}

@@ -220,10 +220,11 @@ log_json(struct rba_json_w *w, const struct evidence_summary *sum,
 	rba_json_w_bool(w, "proof_checks", 1);
 	rba_json_w_open(w, "signers", '[');
 	for (size_t i = 0; i < ls->nsigners && i < EVIDENCE_LOG_SIGNERS_MAX; i++) {
+		char hash[16];
+		snprintf(hash, sizeof(hash), "%08x", (unsigned)ls->signers[i].hash);
 		rba_json_w_open(w, NULL, '{');
 		rba_json_w_str(w, "name", ls->signers[i].name);
-		cli_json_w_fmt(w, "key_hash", "\"%08x\"",
-			       (unsigned)ls->signers[i].hash);
+		rba_json_w_str(w, "key_hash", hash);
 		rba_json_w_bool(w, "verified",
 				ls->signers[i].by_signer || lg->by_vkey[i]);
 		rba_json_w_close(w, '}');

@@ -183,8 +183,6 @@ const struct rebuild_progress *cli_progress_training(struct cli_ctx *ctx,
 						     const struct pins *p,
 						     struct rebuild_progress *out);
 void cli_progress_clear(struct cli_ctx *ctx);
-/* Writes b to stdout followed by a newline. */
-void cli_buf_print(const struct rba_buf *b);
 /*
  * The --json documents: each is written through common/json.h's compact
  * writer (struct rba_json_w) into a struct rba_buf, then put on stdout
@@ -205,9 +203,11 @@ int cli_json_print(struct rba_buf *b);
  */
 void cli_json_w_sep(struct rba_json_w *w, struct rba_buf *b, const char *sep);
 /*
- * A member (key not NULL) or an item of w whose JSON text is what printf
- * makes of fmt: a number in a fixed format ("%.6f"), or a text the
- * format quotes itself.  At most 63 bytes (asserted).
+ * A member (key not NULL) or an item of w: a number in a printf format
+ * other than the shortest text that reads back (rba_json_w_num), for a
+ * document that has always carried it so ("%.17g": audit --list's
+ * costs).  The text is at most 63 bytes (asserted) and must be a JSON
+ * number: the caller's format and value make it one.
  */
 void cli_json_w_fmt(struct rba_json_w *w, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
