@@ -152,7 +152,7 @@ pair_one(void *ctx, const struct store_history_entry *e)
 	struct audit_record rec;
 	struct rba_detail d;
 	char what[48];
-	int ok = 0;
+	int ok = 0, err = 0;
 
 	if (f->want != 0 && e->id != f->want)
 		return 0;
@@ -160,11 +160,13 @@ pair_one(void *ctx, const struct store_history_entry *e)
 		snprintf(what, sizeof(what), "history record %llu",
 			 (unsigned long long)e->id);
 		rba_detail_clear(&d);
-		ok = audit_record_decode(&v, what, &rec, &d) == 0 &&
-		     pair_digests(f, &rec);
+		err = audit_record_decode(&v, what, &rec, &d);
+		ok = err == 0 && pair_digests(f, &rec);
 		audit_record_release(&rec);
 		rba_json_release(&v);
 	}
+	if (err == RBA_E_NOMEM)
+		return err; /* the search stops: diff_pair returns it */
 	if (!ok) {
 		/* another record, or an audit that rebuilt nothing */
 		f->wrong = f->want != 0;

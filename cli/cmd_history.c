@@ -117,7 +117,8 @@ hist_row(struct hist *h, const struct store_history_entry *e,
  * One history record.  An audit's record is read through the audit
  * record's decoder (audit/record.h); a record of another kind (a
  * replacement, a policy set), or one this tool cannot read as an
- * audit's, is listed without an audit's columns.
+ * audit's, is listed without an audit's columns.  0, or RBA_E_NOMEM
+ * (the listing stops).
  */
 static int
 hist_one(void *vctx, const struct store_history_entry *e)
@@ -128,13 +129,20 @@ hist_one(void *vctx, const struct store_history_entry *e)
 	struct rba_detail d;
 	char when[32], what[48];
 	int parsed = rba_json_parse((const char *)e->record, e->len, &root, NULL) == 0;
-	int audit = 0;
+	int audit = 0, err = 0;
 
 	memset(&rec, 0, sizeof(rec));
-	snprintf(what, sizeof(what), "history record %llu",
-		 (unsigned long long)e->id);
-	if (parsed)
-		audit = audit_record_decode(&root, what, &rec, &d) == 0;
+	if (parsed) {
+		snprintf(what, sizeof(what), "history record %llu",
+			 (unsigned long long)e->id);
+		err = audit_record_decode(&root, what, &rec, &d);
+		audit = err == 0;
+	}
+	if (err == RBA_E_NOMEM) {
+		audit_record_release(&rec);
+		rba_json_release(&root);
+		return err;
+	}
 	rba_time_utc(e->time, when);
 	if (h->ctx->json) {
 		hist_json(h, e, parsed, audit ? &rec : NULL, when);
