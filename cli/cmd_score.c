@@ -393,6 +393,8 @@ struct score_job {
 	struct block bk;
 	struct spool sp;
 	struct rba_buf head;
+	struct rba_json_w jw; /* --json: the document, "cases" open after the
+			       * head until cmd_score closes it */
 };
 
 /* argv into the job; 0, or the usage status. */
@@ -542,18 +544,16 @@ score_columns(struct score_job *j)
 
 /* The report's head into j->head. */
 static void
-score_head(const struct score_job *j, int json, struct rba_buf *head)
+score_head(struct score_job *j, int json, struct rba_buf *head)
 {
 	const struct artifact *a = &j->a;
 
 	if (json) {
-		/* the rows follow, one a line (put_score_row), and then
-		 * cmd_score's "\n  ]}" */
-		struct rba_json_w w;
-		rba_json_w_init(&w, head);
-		rba_json_w_open(&w, NULL, '{');
-		rba_json_w_str(&w, "artifact", j->hex);
-		rba_json_w_open(&w, "cases", '[');
+		/* the rows follow, one a line (put_score_row) */
+		rba_json_w_init(&j->jw, head);
+		rba_json_w_open(&j->jw, NULL, '{');
+		rba_json_w_str(&j->jw, "artifact", j->hex);
+		rba_json_w_open(&j->jw, "cases", '[');
 		return;
 	}
 	put_text(head, j->idc >= 0 ? csv_checker_name(j->ck, (size_t)j->idc) : "row");
@@ -638,8 +638,12 @@ cmd_score(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if ((status = score_rows(&j, ctx->json)) != 0)
 		goto done;
-	if (ctx->json)
-		put_text(&j.head, "\n  ]}\n");
+	if (ctx->json) {
+		put_text(&j.head, "\n  ");
+		rba_json_w_close(&j.jw, ']');
+		rba_json_w_close(&j.jw, '}');
+		put_text(&j.head, "\n");
+	}
 	if ((err = spool_add(&j.sp, &j.head, &d)) != 0 ||
 	    (err = spool_print(&j.sp, &d)) != 0)
 		status = cli_fail("cannot score", j.cases_path, err, &d);
