@@ -621,6 +621,7 @@ history_list(struct cli_ctx *ctx, struct store_txn *txn, const char *version)
 	struct rba_detail d;
 	struct hist h = { ctx, NULL, 0, 0 };
 	struct rba_buf out;
+	struct rba_json_w w; /* the listing's brackets; hist_json its items */
 	int err, perr = 0;
 
 	rba_detail_clear(&d);
@@ -639,12 +640,13 @@ history_list(struct cli_ctx *ctx, struct store_txn *txn, const char *version)
 	}
 	rba_buf_init(&out);
 	h.out = &out;
+	rba_json_w_init(&w, &out);
 	if (ctx->json)
-		rba_buf_put_u8(&out, '[');
+		rba_json_w_open(&w, NULL, '[');
 	err = store_history_list(txn, version, 1, hist_one, &h, &d);
 	store_txn_abort(txn);
 	if (ctx->json) {
-		rba_buf_put_u8(&out, ']');
+		rba_json_w_close(&w, ']');
 		perr = cli_json_print(&out);
 	}
 	rba_buf_release(&out);

@@ -137,6 +137,7 @@ snap_list(struct cli_ctx *ctx, int argc, char **argv)
 	struct store_txn *txn;
 	struct rba_detail d;
 	struct rba_buf out;
+	struct rba_json_w w; /* the listing's brackets; list_one its items */
 	int err, perr = 0;
 
 	if (argc != 1)
@@ -147,15 +148,16 @@ snap_list(struct cli_ctx *ctx, int argc, char **argv)
 	rba_detail_clear(&d);
 	rba_buf_init(&out);
 	ls.out = &out;
+	rba_json_w_init(&w, &out);
 	if (ctx->json)
-		rba_buf_put_u8(&out, '[');
+		rba_json_w_open(&w, NULL, '[');
 	else if (ctx->verbose)
 		printf("%-71s  %-24s %9s %5s %8s %8s  %s\n", "DIGEST", "NAME",
 		       "ROWS", "COLS", "SIZE", "STORED", "ADDED");
 	err = snapshot_list(txn, list_one, &ls, &d);
 	store_txn_abort(txn);
 	if (ctx->json) {
-		rba_buf_put_u8(&out, ']');
+		rba_json_w_close(&w, ']');
 		perr = cli_json_print(&out);
 	}
 	rba_buf_release(&out);

@@ -121,17 +121,21 @@ history_record(void *ctx, const struct store_history_entry *e,
 }
 
 /*
- * The end of store check's --json report: the findings' array closed,
- * what was checked and whether it is clean, each on its line.
+ * The end of store check's --json report, whose writer dw has the
+ * findings open: the findings closed, what was checked and whether it
+ * is clean each on its line, and the report closed.
  */
 static void
-check_json_end(struct rba_buf *b, const struct sink_ctx *sc,
-	       const struct audit_check_stats *st)
+check_json_end(struct rba_json_w *dw, struct rba_buf *b,
+	       const struct sink_ctx *sc, const struct audit_check_stats *st)
 {
 	const struct store_check_stats *s = &st->store;
 	struct rba_json_w w;
 
-	cli_json_w_sep(&w, b, sc->n ? "\n  ],\n  " : "],\n  ");
+	if (sc->n)
+		rba_buf_put(b, "\n  ", 3);
+	rba_json_w_close(dw, ']');
+	cli_json_w_sep(&w, b, ",\n  ");
 	rba_json_w_open(&w, "checked", '{');
 	rba_json_w_u64(&w, "meta", s->meta);
 	rba_json_w_u64(&w, "blobs", s->blobs);
@@ -151,7 +155,7 @@ check_json_end(struct rba_buf *b, const struct sink_ctx *sc,
 	rba_json_w_close(&w, '}');
 	cli_json_w_sep(&w, b, ",\n  ");
 	rba_json_w_bool(&w, "clean", st->findings == 0);
-	rba_buf_put_u8(b, '}');
+	rba_json_w_close(dw, '}');
 }
 
 static int
@@ -193,14 +197,15 @@ store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	store_txn_abort(txn);
 	if (rc != 0) {
 		if (ctx->json) {
-			rba_buf_put(&out, "]}", 2);
+			rba_json_w_close(&w, ']');
+			rba_json_w_close(&w, '}');
 			cli_json_print(&out);
 		}
 		rba_buf_release(&out);
 		return cli_fail("cannot check store", ctx->store_path, rc, &d);
 	}
 	if (ctx->json) {
-		check_json_end(&out, &sc, &st);
+		check_json_end(&w, &out, &sc, &st);
 		if (cli_json_print(&out) != 0)
 			return 2;
 		return st.findings > sc.unchecked ? 1 : st.findings ? 2 : 0;

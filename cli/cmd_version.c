@@ -131,6 +131,7 @@ version_list(struct cli_ctx *ctx, int argc, char **argv)
 	struct store_txn *txn;
 	struct rba_detail d;
 	struct rba_buf out;
+	struct rba_json_w w; /* the listing's brackets; vlist_* its items */
 	int err, perr = 0;
 
 	if (argc != 1)
@@ -141,8 +142,9 @@ version_list(struct cli_ctx *ctx, int argc, char **argv)
 	rba_detail_clear(&d);
 	rba_buf_init(&out);
 	vl.out = &out;
+	rba_json_w_init(&w, &out);
 	if (ctx->json)
-		rba_buf_put_u8(&out, '[');
+		rba_json_w_open(&w, NULL, '[');
 	else if (ctx->verbose)
 		printf("%-24s %-71s  %-6s %8s  %s\n", "VERSION", "ARTIFACT",
 		       "POLICY", "SAMPLE", "REGISTERED");
@@ -150,7 +152,7 @@ version_list(struct cli_ctx *ctx, int argc, char **argv)
 	err = store_version_names(txn, vlist_name, &vl, &d);
 	store_txn_abort(txn);
 	if (ctx->json) {
-		rba_buf_put_u8(&out, ']');
+		rba_json_w_close(&w, ']');
 		perr = cli_json_print(&out);
 	}
 	rba_buf_release(&out);

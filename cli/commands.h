@@ -199,7 +199,8 @@ int cli_json_print(struct rba_buf *b);
  * check's): writes sep (NUL-terminated, "" for none) into b as it is,
  * then starts w afresh on b.  A writer started afresh writes one value,
  * or one "key": value member, with no separator before it: sep is the
- * separator.  The caller writes the brackets around such items.
+ * separator.  The brackets around such items are opened and closed by
+ * a writer of their own: closing writes no separator.
  */
 void cli_json_w_sep(struct rba_json_w *w, struct rba_buf *b, const char *sep);
 /*

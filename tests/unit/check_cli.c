@@ -254,14 +254,16 @@ START_TEST(test_json_print_nomem)
 END_TEST
 
 /* A listing one item a line, and members laid out on lines of their
- * own: the separator is the caller's, each writer writes none. */
+ * own: the separator is the caller's, each writer writes none, and the
+ * brackets' writer writes none when it closes. */
 START_TEST(test_json_w_sep)
 {
 	struct rba_buf b;
-	struct rba_json_w w;
+	struct rba_json_w list, w;
 
 	rba_buf_init(&b);
-	rba_buf_put_u8(&b, '[');
+	rba_json_w_init(&list, &b);
+	rba_json_w_open(&list, NULL, '[');
 	for (size_t i = 0; i < 3; i++) {
 		cli_json_w_sep(&w, &b, i ? ",\n " : "");
 		rba_json_w_open(&w, NULL, '{');
@@ -269,7 +271,7 @@ START_TEST(test_json_w_sep)
 		rba_json_w_bool(&w, "odd", i % 2);
 		rba_json_w_close(&w, '}');
 	}
-	rba_buf_put_u8(&b, ']');
+	rba_json_w_close(&list, ']');
 	cli_json_w_sep(&w, &b, "\n  ");
 	rba_json_w_bool(&w, "clean", 1);
 	ck_assert_int_eq(rba_buf_status(&b), 0);
