@@ -3,6 +3,7 @@
  * values, JSON strings, store opening, policy loading, and the number,
  * size and digest formats of the text reports.
  */
+#include <assert.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -356,11 +357,38 @@ cli_policy_load(const char *path, struct policy **out)
 	return 0;
 }
 
-void
-cli_buf_print(const struct rba_buf *b)
+int
+cli_json_print(struct rba_buf *b)
 {
-	fwrite(b->p, 1, b->len, stdout);
-	fputc('\n', stdout);
+	int err = rba_buf_status(b);
+
+	if (err == 0) {
+		fwrite(b->p, 1, b->len, stdout);
+		fputc('\n', stdout);
+	}
+	rba_buf_release(b);
+	return err ? cli_fail("cannot write", "stdout", err, NULL) : 0;
+}
+
+void
+cli_json_w_sep(struct rba_json_w *w, struct rba_buf *b, const char *sep)
+{
+	rba_buf_put(b, sep, strlen(sep));
+	rba_json_w_init(w, b);
+}
+
+void
+cli_json_w_fmt(struct rba_json_w *w, const char *key, const char *fmt, ...)
+{
+	char text[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	assert(n >= 0 && (size_t)n < sizeof(text));
+	rba_json_w_raw(w, key, text, (size_t)n);
 }
 
 size_t
@@ -550,20 +578,25 @@ cli_declared_print(const struct evidence_summary *sum)
 		       (unsigned long long)sum->earlier_failed);
 }
 
-/* The same as JSON members (a leading ", "). */
+/* The same as JSON members of w's open object. */
 void
-cli_declared_json(const struct evidence_summary *sum)
+cli_declared_json(struct rba_json_w *w, const struct evidence_summary *sum)
 {
-	fputs(", \"policy\": {\"judged_by\": ", stdout);
-	rba_json_fput_str(stdout, sum->judged_by[0] ? sum->judged_by : NULL);
-	fputs(", \"declared_at\": ", stdout);
-	rba_json_fput_str(stdout, sum->declared_at[0] ? sum->declared_at : NULL);
-	printf(", \"ad_hoc\": %s}, \"earlier_audits\": ",
-	       sum->ad_hoc < 0 ? "null" : sum->ad_hoc ? "true" : "false");
-	if (sum->format >= 2)
-		printf("{\"listed\": %llu, \"not_reproduced_or_not_measured\": "
-		       "%llu}", (unsigned long long)sum->earlier,
-		       (unsigned long long)sum->earlier_failed);
+	rba_json_w_open(w, "policy", '{');
+	rba_json_w_str(w, "judged_by", sum->judged_by[0] ? sum->judged_by : NULL);
+	rba_json_w_str(w, "declared_at",
+		       sum->declared_at[0] ? sum->declared_at : NULL);
+	if (sum->ad_hoc < 0)
+		rba_json_w_str(w, "ad_hoc", NULL);
 	else
-		fputs("null", stdout);
+		rba_json_w_bool(w, "ad_hoc", sum->ad_hoc);
+	rba_json_w_close(w, '}');
+	if (sum->format < 2) {
+		rba_json_w_str(w, "earlier_audits", NULL);
+		return;
+	}
+	rba_json_w_open(w, "earlier_audits", '{');
+	rba_json_w_u64(w, "listed", sum->earlier);
+	rba_json_w_u64(w, "not_reproduced_or_not_measured", sum->earlier_failed);
+	rba_json_w_close(w, '}');
 }

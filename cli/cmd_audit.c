@@ -261,8 +261,9 @@ struct audit_run {
 	struct fleet_versions vs;
 	char *const *names; /* what is audited: a.versions or vs.names */
 	size_t n;
-	struct rba_buf json;
-	int status, any;
+	struct rba_buf json; /* the run's document, written through jw */
+	struct rba_json_w jw;
+	int status;
 };
 
 /* argv into *a; 0, or 2 after a usage diagnostic. */
@@ -504,10 +505,10 @@ cmd_audit_one(void *vrun, const struct fleet_turn *t)
 		run->status = st;
 	if (r->version != NULL && (r->pins_text != NULL ||
 				   r->verdict != AUDIT_NOT_MEASURED)) {
-		if (run->any)
-			rba_buf_put(&run->json, ", ", 2);
+		/* an item of "audits": the writer's separator, then the
+		 * record as the audit module encodes it */
+		rba_json_w_raw(&run->jw, NULL, "", 0);
 		audit_report_json(r, &run->json);
-		run->any = 1;
 		if (!ctx->json && !(ctx->quiet && st == 0)) {
 			print_report(ctx, r);
 			if (t->index + 1 < run->n)
@@ -517,6 +518,34 @@ cmd_audit_one(void *vrun, const struct fleet_turn *t)
 	return 0;
 }
 
+/* --shard K/N --list: the shard's versions; the run's status, or 2
+ * after a diagnostic. */
+static int
+cmd_audit_list(struct audit_run *run)
+{
+	struct rba_buf b;
+	struct rba_json_w w;
+
+	if (!run->ctx->json) {
+		for (size_t i = 0; i < run->n; i++)
+			printf("%s\n", run->names[i]);
+		return run->status;
+	}
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "split",
+		       run->a.split == FLEET_SPLIT_HASH ? "hash" : "balanced");
+	rba_json_w_u64(&w, "shard", run->a.k);
+	rba_json_w_u64(&w, "shards", run->a.n);
+	rba_json_w_open(&w, "versions", '[');
+	for (size_t i = 0; i < run->n; i++)
+		rba_json_w_str(&w, NULL, run->names[i]);
+	rba_json_w_close(&w, ']');
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b) != 0 ? 2 : run->status;
+}
+
 /* Every version of the run in turn; 0, or 2 after a diagnostic. */
 static int
 cmd_audit_all(struct audit_run *run)
@@ -524,8 +553,10 @@ cmd_audit_all(struct audit_run *run)
 	struct rba_detail d;
 	int err;
 
-	rba_buf_printf(&run->json, "{\"schema\": \"rebuild-audit/audit-run/v1\", "
-		       "\"audits\": [");
+	rba_json_w_init(&run->jw, &run->json);
+	rba_json_w_open(&run->jw, NULL, '{');
+	rba_json_w_str(&run->jw, "schema", "rebuild-audit/audit-run/v1");
+	rba_json_w_open(&run->jw, "audits", '[');
 	rba_detail_clear(&d);
 	err = fleet_audit_run(run->ctx->store, run->a.records ? &run->fw : NULL,
 			      run->names, run->n, &run->a.o, cmd_audit_one, run, &d);
@@ -540,15 +571,48 @@ cmd_audit_report(struct audit_run *run)
 {
 	struct cli_ctx *ctx = run->ctx;
 
-	rba_buf_printf(&run->json, "], \"exit_status\": %d}", run->status);
+	rba_json_w_close(&run->jw, ']');
+	rba_json_w_u64(&run->jw, "exit_status", (uint64_t)run->status);
+	rba_json_w_close(&run->jw, '}');
 	if (ctx->json && !(ctx->quiet && run->status == 0)) {
 		if (rba_buf_status(&run->json) != 0)
 			run->status = cli_fail("cannot report", "audit", RBA_E_NOMEM,
 					       NULL);
-		else
-			cli_buf_print(&run->json);
+		else if (cli_json_print(&run->json) != 0)
+			run->status = 2;
 	}
 	return run->status;
+}
+
+/* --shards N --list --json: 0, or 2 after a diagnostic. */
+static int
+plan_json(const struct fleet_plan *p, double max, double mean)
+{
+	struct rba_buf b;
+	struct rba_json_w w;
+
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "split", p->split == FLEET_SPLIT_HASH ? "hash" : "balanced");
+	rba_json_w_u64(&w, "shards", p->nshards);
+	rba_json_w_open(&w, "versions", '[');
+	for (size_t i = 0; i < p->n; i++) {
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "version", p->names[i]);
+		rba_json_w_u64(&w, "shard", p->shard[i]);
+		cli_json_w_fmt(&w, "cost", "%.17g", p->cost[i]);
+		rba_json_w_bool(&w, "measured", p->measured[i]);
+		rba_json_w_close(&w, '}');
+	}
+	rba_json_w_close(&w, ']');
+	rba_json_w_open(&w, "load", '[');
+	for (uint32_t k = 0; k < p->nshards; k++)
+		cli_json_w_fmt(&w, NULL, "%.17g", p->load[k]);
+	rba_json_w_close(&w, ']');
+	cli_json_w_fmt(&w, "max_over_mean", "%.17g", mean > 0 ? max / mean : 0);
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b);
 }
 
 /*
@@ -581,19 +645,10 @@ cmd_audit_plan(struct audit_run *run)
 			max = p.load[k];
 	}
 	mean = sum / p.nshards;
+	err = p.nbad ? 2 : 0;
 	if (ctx->json) {
-		printf("{\"split\": \"%s\", \"shards\": %u, \"versions\": [",
-		       p.split == FLEET_SPLIT_HASH ? "hash" : "balanced", p.nshards);
-		for (size_t i = 0; i < p.n; i++) {
-			printf("%s{\"version\": ", i ? ", " : "");
-			rba_json_fput_str(stdout, p.names[i]);
-			printf(", \"shard\": %u, \"cost\": %.17g, \"measured\": %s}",
-			       p.shard[i], p.cost[i], p.measured[i] ? "true" : "false");
-		}
-		printf("], \"load\": [");
-		for (uint32_t k = 0; k < p.nshards; k++)
-			printf("%s%.17g", k ? ", " : "", p.load[k]);
-		printf("], \"max_over_mean\": %.17g}\n", mean > 0 ? max / mean : 0);
+		if (plan_json(&p, max, mean) != 0)
+			err = 2;
 	} else {
 		const char *rule = p.split == FLEET_SPLIT_HASH ? "hash" : "balanced";
 		for (uint32_t k = 0; k < p.nshards; k++) {
@@ -611,7 +666,6 @@ cmd_audit_plan(struct audit_run *run)
 		printf("split %s: largest shard %.2f s, mean %.2f s: %.2fx\n", rule,
 		       max, mean, mean > 0 ? max / mean : 0.0);
 	}
-	err = p.nbad ? 2 : 0;
 	fleet_plan_release(&p);
 	return err;
 }
@@ -635,21 +689,7 @@ cmd_audit(struct cli_ctx *ctx, int argc, char **argv)
 	if ((err = cmd_audit_names(&run)) != 0)
 		goto out;
 	if (run.a.list) {
-		if (ctx->json)
-			printf("{\"split\": \"%s\", \"shard\": %u, \"shards\": %u, "
-			       "\"versions\": [", run.a.split == FLEET_SPLIT_HASH ?
-			       "hash" : "balanced", run.a.k, run.a.n);
-		for (size_t i = 0; i < run.n; i++) {
-			if (!ctx->json) {
-				printf("%s\n", run.names[i]);
-				continue;
-			}
-			fputs(i ? ", " : "", stdout);
-			rba_json_fput_str(stdout, run.names[i]);
-		}
-		if (ctx->json)
-			fputs("]}\n", stdout);
-		err = run.status;
+		err = cmd_audit_list(&run);
 		goto out;
 	}
 	if ((err = cmd_audit_all(&run)) != 0)

@@ -72,29 +72,38 @@ bisect_seeds(struct cli_ctx *ctx, const struct bargs *a, const struct pins *pa,
 	return 0;
 }
 
-/* The edits, for the lines of the search; json: the document under
- * --json, NULL for text. */
+/* The edits, for the lines of the search; json: the writer of the
+ * document under --json (its "steps" open), NULL for text. */
 struct told {
 	const struct fx_edit *edits;
 	size_t n;
-	struct rba_buf *json;
-	size_t nsteps, shortest;
+	struct rba_json_w *json;
+	size_t shortest;
 	unsigned prefix_evals;
 };
 
-/* Under --json: the edits as members of the document. */
+/* One edit's members, in w's open object. */
 static void
-edits_json(struct rba_buf *b, const struct fx_edit *edits, size_t n)
+edit_json(struct rba_json_w *w, const struct fx_edit *e)
 {
-	rba_buf_printf(b, "{\"edits\": [");
+	rba_json_w_str(w, "path", e->path);
+	rba_json_w_str(w, "base", e->base);
+	rba_json_w_str(w, "cand", e->cand);
+}
+
+/* Under --json: the document opened, its edits, and "steps" opened. */
+static void
+edits_json(struct rba_json_w *w, const struct fx_edit *edits, size_t n)
+{
+	rba_json_w_open(w, NULL, '{');
+	rba_json_w_open(w, "edits", '[');
 	for (size_t i = 0; i < n; i++) {
-		rba_buf_printf(b, "%s{", i ? ", " : "");
-		rba_json_kv_str(b, "path", edits[i].path, 1);
-		rba_json_kv_str(b, "base", edits[i].base, 1);
-		rba_json_kv_str(b, "cand", edits[i].cand, 0);
-		rba_buf_printf(b, "}");
+		rba_json_w_open(w, NULL, '{');
+		edit_json(w, &edits[i]);
+		rba_json_w_close(w, '}');
 	}
-	rba_buf_printf(b, "], \"steps\": [");
+	rba_json_w_close(w, ']');
+	rba_json_w_open(w, "steps", '[');
 }
 
 /* Under --json: one evaluation in "steps". */
@@ -102,22 +111,22 @@ static void
 step_json(struct told *t, const struct fx_bisect_step *s)
 {
 	static const char *const kinds[] = { "all", "prefix", "confirm" };
-	struct rba_buf *b = t->json;
+	struct rba_json_w *w = t->json;
 
-	rba_buf_printf(b, "%s{", t->nsteps++ ? ", " : "");
-	rba_json_kv_u64(b, "eval", s->eval, 1);
-	rba_json_kv_str(b, "kind", s->kind == FX_BISECT_ALL ? kinds[0] :
-			s->kind == FX_BISECT_PREFIX ? kinds[1] : kinds[2], 1);
-	rba_json_kv_u64(b, "prefix", s->kind == FX_BISECT_ALL ? t->n : s->k, 1);
-	rba_json_kv_str(b, "edit", s->kind == FX_BISECT_ALL ? NULL :
-			t->edits[s->last].path, 1);
-	rba_json_kv_bool(b, "valid", s->valid, 1);
+	rba_json_w_open(w, NULL, '{');
+	rba_json_w_u64(w, "eval", s->eval);
+	rba_json_w_str(w, "kind", s->kind == FX_BISECT_ALL ? kinds[0] :
+		       s->kind == FX_BISECT_PREFIX ? kinds[1] : kinds[2]);
+	rba_json_w_u64(w, "prefix", s->kind == FX_BISECT_ALL ? t->n : s->k);
+	rba_json_w_str(w, "edit", s->kind == FX_BISECT_ALL ? NULL :
+		       t->edits[s->last].path);
+	rba_json_w_bool(w, "valid", s->valid);
 	if (!s->valid)
-		rba_json_kv_str(b, "reason", s->reason, 1);
-	rba_json_kv_str(b, "metric", fx_metric_name(s->value.metric), 1);
-	rba_json_kv_num(b, "value", s->value.value, 1);
-	rba_json_kv_bool(b, "pass", s->valid && s->value.pass, 0);
-	rba_buf_printf(b, "}");
+		rba_json_w_str(w, "reason", s->reason);
+	rba_json_w_str(w, "metric", fx_metric_name(s->value.metric));
+	rba_json_w_num(w, "value", s->value.value);
+	rba_json_w_bool(w, "pass", s->valid && s->value.pass);
+	rba_json_w_close(w, '}');
 }
 
 /* Each evaluation as the search makes it. */
@@ -162,14 +171,14 @@ print_found(void *c, size_t shortest, unsigned prefix_evals)
 	       shortest, prefix_evals);
 }
 
-/* The search, told as it goes (under --json, into json); the exit
- * status of bisect. */
+/* The search, told as it goes (under --json, through json, whose
+ * "steps" are open); the exit status of bisect. */
 static int
 run_search(struct cli_ctx *ctx, const struct bargs *a, const struct pins *pa,
 	   const struct fx_gate *g, const struct fx_edit *edits, size_t n,
-	   const uint64_t *seeds, size_t nseeds, struct rba_buf *json)
+	   const uint64_t *seeds, size_t nseeds, struct rba_json_w *json)
 {
-	struct told t = { edits, n, json, 0, 0, 0 };
+	struct told t = { edits, n, json, 0, 0 };
 	struct fx_bisect_plan plan;
 	struct fx_bisect_hooks hooks = { print_step, print_found, &t,
 					 cli_fx_progress(ctx) };
@@ -190,21 +199,23 @@ run_search(struct cli_ctx *ctx, const struct bargs *a, const struct pins *pa,
 	if ((err = fx_bisect_run(&st, &plan, &hooks, &res, &f)) != 0)
 		return cli_fx_fail(ctx, &f, err);
 	if (json != NULL) {
+		rba_json_w_close(json, ']');
 		if (res.passes) {
 			/* the first evaluation passed: no prefix search */
-			rba_buf_printf(json, "], \"result\": \"passes\"}\n");
+			rba_json_w_str(json, "result", "passes");
+			rba_json_w_close(json, '}');
 			return 1;
 		}
 		c = &edits[res.culprit];
-		rba_buf_printf(json, "], \"shortest_failing_prefix\": %zu, "
-			       "\"prefix_evaluations\": %u, \"result\": \"culprit\", "
-			       "\"culprit\": {", t.shortest, t.prefix_evals);
-		rba_json_kv_str(json, "path", c->path, 1);
-		rba_json_kv_str(json, "base", c->base, 1);
-		rba_json_kv_str(json, "cand", c->cand, 1);
-		rba_json_kv_bool(json, "confirmed", res.confirmed, 0);
-		rba_buf_printf(json, "}, \"evaluations\": %u}\n",
-			       res.prefix_evals + 1);
+		rba_json_w_u64(json, "shortest_failing_prefix", t.shortest);
+		rba_json_w_u64(json, "prefix_evaluations", t.prefix_evals);
+		rba_json_w_str(json, "result", "culprit");
+		rba_json_w_open(json, "culprit", '{');
+		edit_json(json, c);
+		rba_json_w_bool(json, "confirmed", res.confirmed);
+		rba_json_w_close(json, '}');
+		rba_json_w_u64(json, "evaluations", (unsigned)(res.prefix_evals + 1));
+		rba_json_w_close(json, '}');
 		return res.confirmed ? 0 : 1;
 	}
 	if (res.passes) {
@@ -254,26 +265,39 @@ cmd_bisect(struct cli_ctx *ctx, int argc, char **argv)
 		goto done;
 	}
 	if (nedits == 0) {
-		if (ctx->json)
-			printf("{\"edits\": [], \"result\": \"no-edits\"}\n");
-		else
-			printf("no edits: the two pins files are the same model\n");
 		status = 1;
+		if (ctx->json) {
+			struct rba_buf b;
+			struct rba_json_w w;
+			rba_buf_init(&b);
+			rba_json_w_init(&w, &b);
+			rba_json_w_open(&w, NULL, '{');
+			rba_json_w_open(&w, "edits", '[');
+			rba_json_w_close(&w, ']');
+			rba_json_w_str(&w, "result", "no-edits");
+			rba_json_w_close(&w, '}');
+			if (cli_json_print(&b) != 0)
+				status = 2;
+		} else {
+			printf("no edits: the two pins files are the same model\n");
+		}
 		goto done;
 	}
 	if (ctx->json) {
 		struct rba_buf b;
+		struct rba_json_w w;
 
 		rba_buf_init(&b);
-		edits_json(&b, edits, nedits);
+		rba_json_w_init(&w, &b);
+		edits_json(&w, edits, nedits);
 		status = run_search(ctx, &a, pa, &g, edits, nedits, seeds,
-				    nseeds, &b);
+				    nseeds, &w);
 		/* a document only for an answer (0 or 1); after a failure
 		 * the diagnostic is the output */
 		if (status != 2 && rba_buf_status(&b) != 0)
 			status = cli_fail("cannot bisect", a.cand, RBA_E_NOMEM, NULL);
-		else if (status != 2)
-			fwrite(b.p, 1, b.len, stdout);
+		else if (status != 2 && cli_json_print(&b) != 0)
+			status = 2;
 		rba_buf_release(&b);
 		goto done;
 	}

@@ -12,7 +12,7 @@
 #include "common/digest.h"
 #include "policy/policy.h"
 
-static void
+static int
 print_report(struct cli_ctx *ctx, const char *path, const char *kind,
 	     const char *canonical, const char *hash_key,
 	     const struct rba_digest *hash)
@@ -21,15 +21,20 @@ print_report(struct cli_ctx *ctx, const char *path, const char *kind,
 
 	rba_digest_format(hash, hex);
 	if (ctx->json) {
-		fputs("{\"file\": ", stdout);
-		rba_json_fput_str(stdout, path);
-		printf(", \"kind\": \"%s\", \"%s\": \"%s\", \"canonical\": ", kind,
-		       hash_key, hex);
-		rba_json_fput_str(stdout, canonical);
-		fputs("}\n", stdout);
-		return;
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "file", path);
+		rba_json_w_str(&w, "kind", kind);
+		rba_json_w_str(&w, hash_key, hex);
+		rba_json_w_str(&w, "canonical", canonical);
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&b);
 	}
 	printf("kind: %s\n%s%s: %s\n", kind, canonical, hash_key, hex);
+	return 0;
 }
 
 static int
@@ -53,9 +58,10 @@ check_pins(struct cli_ctx *ctx, const char *path, const uint8_t *text,
 		rba_buf_release(&canon);
 		return cli_fail("cannot check", path, err, NULL);
 	}
-	print_report(ctx, path, "pins", rba_buf_cstr(&canon), "config", &config);
+	err = print_report(ctx, path, "pins", rba_buf_cstr(&canon), "config",
+			   &config);
 	rba_buf_release(&canon);
-	return 0;
+	return err;
 }
 
 static int
@@ -77,11 +83,11 @@ check_policy(struct cli_ctx *ctx, const char *path, const uint8_t *text,
 		rba_buf_release(&canon);
 		return cli_fail("cannot check", path, err, NULL);
 	}
-	print_report(ctx, path, "policy", rba_buf_cstr(&canon), "digest",
-		     &p->digest);
+	err = print_report(ctx, path, "policy", rba_buf_cstr(&canon), "digest",
+			   &p->digest);
 	policy_free(p);
 	rba_buf_release(&canon);
-	return 0;
+	return err;
 }
 
 int

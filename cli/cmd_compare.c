@@ -277,11 +277,10 @@ decide_and_report(struct cli_ctx *ctx, struct run *u)
 	}
 	rba_buf_init(&jb);
 	fx_compare_render(&u->c, &jb);
-	rba_buf_put_u8(&jb, '\n');
-	if (rba_buf_status(&jb) == 0)
-		fwrite(jb.p, 1, jb.len, stdout);
-	else
+	if (rba_buf_status(&jb) != 0)
 		status = cli_fail("cannot compare", u->c.id, RBA_E_NOMEM, NULL);
+	else
+		status = cli_json_print(&jb);
 	rba_buf_release(&jb);
 	if (status != 0)
 		return status;

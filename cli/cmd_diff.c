@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/audit.h"
+#include "audit/record.h"
 #include "cli/commands.h"
 #include "common/digest.h"
 #include "common/fileio.h"
@@ -117,6 +117,115 @@ side_blob(struct cli_ctx *ctx, struct side *s, const struct rba_digest *dg,
 	return 0;
 }
 
+/*
+ * The audit record diff --store compares the artifacts of: want (0 the
+ * newest of the version that names a rebuilt artifact), read through
+ * the audit record's decoder (audit/record.h).
+ */
+struct pair_find {
+	uint64_t want;
+	uint64_t id;
+	struct rba_digest a, b, dec;
+	int has_dec, found, wrong;
+};
+
+/* Whether rec names the pinned and the rebuilt artifact (into f). */
+static int
+pair_digests(struct pair_find *f, const struct audit_record *rec)
+{
+	const char *pin = rec->digests.artifact_pinned;
+	const char *reb = rec->digests.artifact_rebuilt;
+	const char *dec = rec->digests.artifact_decisions;
+
+	if (pin == NULL || reb == NULL || rba_digest_parse(pin, &f->a) != 0 ||
+	    rba_digest_parse(reb, &f->b) != 0)
+		return 0;
+	f->has_dec = dec != NULL && rba_digest_parse(dec, &f->dec) == 0;
+	return 1;
+}
+
+static int
+pair_one(void *ctx, const struct store_history_entry *e)
+{
+	struct pair_find *f = ctx;
+	struct rba_json_value v;
+	struct audit_record rec;
+	struct rba_detail d;
+	char what[48];
+	int ok = 0, err = 0;
+
+	if (f->want != 0 && e->id != f->want)
+		return 0;
+	if (rba_json_parse((const char *)e->record, e->len, &v, NULL) == 0) {
+		snprintf(what, sizeof(what), "history record %llu",
+			 (unsigned long long)e->id);
+		rba_detail_clear(&d);
+		err = audit_record_decode(&v, what, &rec, &d);
+		ok = err == 0 && pair_digests(f, &rec);
+		audit_record_release(&rec);
+		rba_json_release(&v);
+	}
+	if (err == RBA_E_NOMEM)
+		return err; /* the search stops: diff_pair returns it */
+	if (!ok) {
+		/* another record, or an audit that rebuilt nothing */
+		f->wrong = f->want != 0;
+		return f->want != 0 ? 1 : 0;
+	}
+	f->found = 1;
+	f->id = e->id;
+	return 1; /* stop */
+}
+
+/*
+ * The two artifacts diff --store compares for an audit of version
+ * (audit_id 0: the newest that names a rebuilt artifact): *a the pinned
+ * artifact, or, when the rebuild is the pinned one but the sample's
+ * stored decisions were made by another, that other (*a_is_decisions
+ * 1); *b the rebuilt artifact; *id the record.  0; RBA_E_NOTFOUND (no
+ * such record, none naming a rebuilt artifact); RBA_E_SCHEMA (the record
+ * is not an audit of version that rebuilt an artifact); the store's
+ * errors.
+ */
+static int
+diff_pair(struct store *s, const char *version, uint64_t audit_id,
+	  struct rba_digest *a, struct rba_digest *b, int *a_is_decisions,
+	  uint64_t *id, struct rba_detail *d)
+{
+	struct store_txn *txn = NULL;
+	struct pair_find f;
+	int err;
+
+	memset(&f, 0, sizeof(f));
+	f.want = audit_id;
+	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0)
+		return err;
+	err = store_history_list(txn, version, 1, pair_one, &f, d);
+	store_txn_abort(txn);
+	if (err < 0 || err > 1)
+		return err;
+	if (f.wrong)
+		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "history record %llu is not "
+				"an audit of '%s' that rebuilt an artifact",
+				(unsigned long long)audit_id, version);
+	if (!f.found && audit_id != 0)
+		return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0, "no audit record %llu of "
+				"version '%s'", (unsigned long long)audit_id, version);
+	if (!f.found)
+		return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0, "no audit of version '%s' "
+				"that rebuilt an artifact", version);
+	*a_is_decisions = 0;
+	*a = f.a;
+	if (rba_digest_equal(&f.a, &f.b) && f.has_dec &&
+	    !rba_digest_equal(&f.dec, &f.b)) {
+		*a = f.dec;
+		*a_is_decisions = 1;
+	}
+	*b = f.b;
+	*id = f.id;
+	return 0;
+}
+
 static const char *
 kind_name(const struct artdiff *x)
 {
@@ -125,54 +234,72 @@ kind_name(const struct artdiff *x)
 	return x->kind == REBUILD_KIND_GBDT ? "forest" : "network";
 }
 
+/* The tensors of x, as the member "tensors" of w's open object. */
 static void
+json_tensors(struct rba_json_w *w, const struct artdiff *x)
+{
+	rba_json_w_open(w, "tensors", '[');
+	for (size_t i = 0; i < x->ntensors; i++) {
+		const struct artdiff_tensor *t = &x->t[i];
+		rba_json_w_open(w, NULL, '{');
+		rba_json_w_str(w, "name", t->name);
+		rba_json_w_u64(w, "rows", t->rows);
+		rba_json_w_u64(w, "cols", t->cols);
+		rba_json_w_u64(w, "count", t->count);
+		rba_json_w_u64(w, "differ", t->differ);
+		if (t->differ)
+			rba_json_w_u64(w, "first", t->first);
+		else
+			rba_json_w_str(w, "first", NULL);
+		rba_json_w_u64(w, "max_ulps", t->max_ulps);
+		rba_json_w_num(w, "max_abs", t->max_abs);
+		rba_json_w_close(w, '}');
+	}
+	rba_json_w_close(w, ']');
+}
+
+/* diff --json: 0, or 2 after a diagnostic. */
+static int
 print_json(const struct side *a, const struct side *b, const struct artdiff *x,
 	   int identical)
 {
-	char ha[RBA_DIGEST_TEXT_LEN + 1], hb[RBA_DIGEST_TEXT_LEN + 1];
+	struct rba_buf out;
+	struct rba_json_w w;
 
-	rba_digest_format(&a->dg, ha);
-	rba_digest_format(&b->dg, hb);
-	printf("{\"identical\": %s, \"same_model\": %s, \"kind\": \"%s\", "
-	       "\"a\": {\"name\": ", identical ? "true" : "false",
-	       x->same ? "true" : "false", kind_name(x));
-	rba_json_fput_str(stdout, a->label);
-	printf(", \"digest\": \"%s\"}, \"b\": {\"name\": ", ha);
-	rba_json_fput_str(stdout, b->label);
-	printf(", \"digest\": \"%s\"}, \"inputs\": ", hb);
-	if (x->spec[0])
-		rba_json_fput_str(stdout, x->spec);
-	else
-		fputs("null", stdout);
-	fputs(", \"tensors\": [", stdout);
-	for (size_t i = 0; i < x->ntensors; i++) {
-		const struct artdiff_tensor *t = &x->t[i];
-		printf("%s{\"name\": \"%s\", \"rows\": %u, \"cols\": %u, \"count\": %zu, "
-		       "\"differ\": %zu, \"first\": ", i ? ", " : "", t->name, t->rows,
-		       t->cols, t->count, t->differ);
-		if (t->differ)
-			printf("%zu", t->first);
-		else
-			fputs("null", stdout);
-		printf(", \"max_ulps\": %llu, \"max_abs\": ", (unsigned long long)t->max_ulps);
-		rba_json_fput_num(stdout, t->max_abs);
-		fputs("}", stdout);
-	}
-	fputs("]", stdout);
+	rba_buf_init(&out);
+	rba_json_w_init(&w, &out);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_bool(&w, "identical", identical);
+	rba_json_w_bool(&w, "same_model", x->same);
+	rba_json_w_str(&w, "kind", kind_name(x));
+	rba_json_w_open(&w, "a", '{');
+	rba_json_w_str(&w, "name", a->label);
+	rba_json_w_digest(&w, "digest", &a->dg, 1);
+	rba_json_w_close(&w, '}');
+	rba_json_w_open(&w, "b", '{');
+	rba_json_w_str(&w, "name", b->label);
+	rba_json_w_digest(&w, "digest", &b->dg, 1);
+	rba_json_w_close(&w, '}');
+	rba_json_w_str(&w, "inputs", x->spec[0] ? x->spec : NULL);
+	json_tensors(&w, x);
 	if (x->kind == REBUILD_KIND_GBDT) {
-		printf(", \"trees\": {\"a\": %u, \"b\": %u, \"identical\": %u, "
-		       "\"first_differing\": ", x->ntrees_a, x->ntrees_b, x->trees_same);
+		rba_json_w_open(&w, "trees", '{');
+		rba_json_w_u64(&w, "a", x->ntrees_a);
+		rba_json_w_u64(&w, "b", x->ntrees_b);
+		rba_json_w_u64(&w, "identical", x->trees_same);
 		if (x->first_tree >= 0) {
-			printf("{\"tree\": %lld, \"node\": %u, \"what\": ",
-			       (long long)x->first_tree + 1, x->first_node + 1);
-			rba_json_fput_str(stdout, x->tree_what);
-			fputs("}", stdout);
+			rba_json_w_open(&w, "first_differing", '{');
+			rba_json_w_u64(&w, "tree", (uint64_t)x->first_tree + 1);
+			rba_json_w_u64(&w, "node", (uint32_t)(x->first_node + 1));
+			rba_json_w_str(&w, "what", x->tree_what);
+			rba_json_w_close(&w, '}');
 		} else {
-			fputs("null", stdout);
+			rba_json_w_str(&w, "first_differing", NULL);
 		}
-		fputs("}", stdout);
+		rba_json_w_close(&w, '}');
 	}
-	fputs("}\n", stdout);
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&out);
 }
 
 static void
@@ -283,7 +410,7 @@ diff_print(struct cli_ctx *ctx, const struct side *a, const struct side *b,
 		char h[RBA_DIGEST_TEXT_LEN + 1];
 		rba_digest_format(&a->dg, h);
 		if (ctx->json)
-			print_json(a, b, x, 1);
+			return print_json(a, b, x, 1);
 		else if (!ctx->quiet)
 			printf("identical: %s (%zu bytes)%s\n", h, a->n,
 			       store ? ", rebuilt bit for bit" : "");
@@ -297,7 +424,7 @@ diff_print(struct cli_ctx *ctx, const struct side *a, const struct side *b,
 		rba_digest_format(&a->dg, ha);
 		rba_digest_format(&b->dg, hb);
 		if (ctx->json)
-			print_json(a, b, x, 0);
+			return print_json(a, b, x, 0);
 		else if (!ctx->quiet)
 			printf("same model: every value that scores is equal (objective, "
 			       "features, base margin, %u trees node for node); the "
@@ -305,7 +432,7 @@ diff_print(struct cli_ctx *ctx, const struct side *a, const struct side *b,
 		return 0;
 	}
 	if (ctx->json)
-		print_json(a, b, x, 0);
+		return print_json(a, b, x, 0) != 0 ? 2 : 1;
 	else {
 		if (store)
 			printf("audit %llu of version %s: the %s against the rebuilt "
@@ -342,8 +469,8 @@ cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
 		if ((err = cli_store_open(ctx, 1)) != 0)
 			return err;
 		rba_detail_clear(&d);
-		if ((err = audit_diff_pair(ctx->store, version, id, &da, &db, &dec, &id,
-					   &d)) != 0)
+		if ((err = diff_pair(ctx->store, version, id, &da, &db, &dec, &id,
+				     &d)) != 0)
 			return cli_fail("cannot diff", version, err, &d);
 		if ((status = side_blob(ctx, &a, &da, dec ? "artifact that made the "
 							    "stored decisions"

@@ -364,9 +364,10 @@ cmd_dispute(struct cli_ctx *ctx, int argc, char **argv)
 		struct rba_buf j;
 		rba_buf_init(&j);
 		dispute_report_json(&r, a.inputs, &j);
-		if (rba_buf_status(&j) == 0)
-			cli_buf_print(&j);
-		rba_buf_release(&j);
+		if (cli_json_print(&j) != 0) {
+			dispute_report_release(&r);
+			return 2;
+		}
 	} else if (!(ctx->quiet && r.answer == DISPUTE_STANDS && r.exact)) {
 		/* -q: no report when the answer is yes and exact; exit 0
 		 * says it (an answer on estimated reasons is shown) */

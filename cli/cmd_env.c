@@ -16,7 +16,8 @@ cmd_env(struct cli_ctx *ctx, int argc, char **argv)
 	enum pins_det_mode mode = PINS_DET_STRICT;
 	uint64_t threads = 1;
 	const char *pins_path = NULL, *v;
-	struct rba_buf b;
+	struct rba_buf b, j;
+	struct rba_json_w w;
 	struct rba_digest dg;
 	struct envrec rec;
 	struct rba_detail d;
@@ -74,17 +75,17 @@ cmd_env(struct cli_ctx *ctx, int argc, char **argv)
 		rba_buf_release(&b);
 		return cli_fail("cannot capture", "environment", err, &d);
 	}
-	printf("{\"digest\": \"%s\", \"record\": {", hex);
-	for (size_t i = 0; i < rec.n; i++) {
-		fputs(i ? ", " : "", stdout);
-		rba_json_fput_str(stdout, rec.f[i].key);
-		fputs(": ", stdout);
-		rba_json_fput_str(stdout, rec.f[i].value);
-	}
-	fputs("}, \"text\": ", stdout);
-	rba_json_fput_str(stdout, rba_buf_cstr(&b));
-	fputs("}\n", stdout);
+	rba_buf_init(&j);
+	rba_json_w_init(&w, &j);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "digest", hex);
+	rba_json_w_open(&w, "record", '{');
+	for (size_t i = 0; i < rec.n; i++)
+		rba_json_w_str(&w, rec.f[i].key, rec.f[i].value);
+	rba_json_w_close(&w, '}');
+	rba_json_w_str(&w, "text", rba_buf_cstr(&b));
+	rba_json_w_close(&w, '}');
 	envrec_release(&rec);
 	rba_buf_release(&b);
-	return 0;
+	return cli_json_print(&j);
 }

@@ -101,7 +101,8 @@ eval_override(struct cli_ctx *ctx, const struct eval_opts *o, struct pins *p)
 	return 0;
 }
 
-static void
+/* The evaluation, as text or JSON: 0, or 2 after a diagnostic. */
+static int
 eval_print(const struct cli_ctx *ctx, const struct rebuild_contract *c,
 	   const struct rebuild_evaluation *ev)
 {
@@ -110,18 +111,20 @@ eval_print(const struct cli_ctx *ctx, const struct rebuild_contract *c,
 	rba_digest_format(&ev->fingerprint, h);
 	rebuild_contract_describe(c, desc, sizeof(desc));
 	if (ctx->json) {
-		printf("{\"eval_fingerprint\": \"%s\", \"contract\": ", h);
-		rba_json_fput_str(stdout, desc);
-		printf(", \"canonical\": %s, \"rows\": %llu, \"val_loss\": ",
-		       rebuild_contract_canonical(c) ? "true" : "false",
-		       (unsigned long long)ev->rows);
-		rba_json_fput_num(stdout, ev->loss);
-		printf(", \"val_acc\": ");
-		rba_json_fput_num(stdout, ev->acc);
-		printf(", \"val_auc\": ");
-		rba_json_fput_num(stdout, ev->auc);
-		printf("}\n");
-		return;
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "eval_fingerprint", h);
+		rba_json_w_str(&w, "contract", desc);
+		rba_json_w_bool(&w, "canonical", rebuild_contract_canonical(c));
+		rba_json_w_u64(&w, "rows", ev->rows);
+		rba_json_w_num(&w, "val_loss", ev->loss);
+		rba_json_w_num(&w, "val_acc", ev->acc);
+		rba_json_w_num(&w, "val_auc", ev->auc);
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&b);
 	}
 	printf("eval fingerprint  %s\n", h);
 	printf("contract          %s%s\n", desc,
@@ -131,6 +134,7 @@ eval_print(const struct cli_ctx *ctx, const struct rebuild_contract *c,
 	printf("val_acc           %.17g\n", ev->acc);
 	if (ev->auc == ev->auc)
 		printf("val_auc           %.17g\n", ev->auc);
+	return 0;
 }
 
 int
@@ -217,8 +221,7 @@ cmd_evaluate(struct cli_ctx *ctx, int argc, char **argv)
 			goto done;
 		}
 	}
-	eval_print(ctx, &c, &ev);
-	status = 0;
+	status = eval_print(ctx, &c, &ev);
 done:
 	rebuild_result_release(&res);
 	rebuild_prepared_free(prep);

@@ -42,8 +42,50 @@ parse_audit_id(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* What export wrote, as text or JSON. */
-static void
+/* export --json: what was written. */
+static int
+export_json(const char *out, int dsse, const struct evidence_result *res)
+{
+	char sigpath[EVIDENCE_PATH_MAX + 16];
+	struct rba_buf b;
+	struct rba_json_w w;
+
+	snprintf(sigpath, sizeof(sigpath), "%s%s", out, EVIDENCE_SIG_SUFFIX);
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "file", out);
+	rba_json_w_str(&w, "signature", dsse ? NULL : sigpath);
+	if (dsse) {
+		rba_json_w_str(&w, "envelope", "dsse");
+		rba_json_w_str(&w, "payload_type", DSSE_TYPE_INTOTO);
+	}
+	rba_json_w_digest(&w, "digest", &res->file_digest, 1);
+	rba_json_w_u64(&w, "size", res->size);
+	rba_json_w_str(&w, "version", res->sum.version);
+	rba_json_w_u64(&w, "audit_id", res->sum.audit_id);
+	rba_json_w_str(&w, "time", res->sum.time_text);
+	rba_json_w_str(&w, "verdict", res->sum.verdict);
+	rba_json_w_bool(&w, "inputs_included", res->sum.inputs_included);
+	rba_json_w_str(&w, "trusted_comment", dsse ? NULL : res->trusted_comment);
+	rba_json_w_open(&w, "history_head", '{');
+	rba_json_w_u64(&w, "id", res->sum.head_id);
+	rba_json_w_digest(&w, "digest", &res->sum.head, 1);
+	rba_json_w_close(&w, '}');
+	cli_declared_json(&w, &res->sum);
+	if (res->sum.log.present) {
+		rba_json_w_open(&w, "log", '{');
+		rba_json_w_str(&w, "origin", res->sum.log.origin);
+		rba_json_w_u64(&w, "tree_size", res->sum.log.tree_size);
+		rba_json_w_u64(&w, "index", res->sum.log.index);
+		rba_json_w_close(&w, '}');
+	}
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b);
+}
+
+/* What export wrote, as text or JSON: 0, or 2 after a diagnostic. */
+static int
 export_print(struct cli_ctx *ctx, const char *out, int dsse,
 	     const struct evidence_result *res)
 {
@@ -52,39 +94,7 @@ export_print(struct cli_ctx *ctx, const char *out, int dsse,
 	rba_digest_format(&res->file_digest, hex);
 	rba_digest_format(&res->sum.head, head);
 	if (ctx->json) {
-		char sigpath[EVIDENCE_PATH_MAX + 16];
-
-		snprintf(sigpath, sizeof(sigpath), "%s%s", out, EVIDENCE_SIG_SUFFIX);
-		fputs("{\"file\": ", stdout);
-		rba_json_fput_str(stdout, out);
-		fputs(", \"signature\": ", stdout);
-		if (dsse)
-			fputs("null, \"envelope\": \"dsse\", \"payload_type\": \""
-			      DSSE_TYPE_INTOTO "\"", stdout);
-		else
-			rba_json_fput_str(stdout, sigpath);
-		printf(", \"digest\": \"%s\", \"size\": %zu, \"version\": ", hex,
-		       res->size);
-		rba_json_fput_str(stdout, res->sum.version);
-		printf(", \"audit_id\": %llu, \"time\": \"%s\", \"verdict\": \"%s\", "
-		       "\"inputs_included\": %s, \"trusted_comment\": ",
-		       (unsigned long long)res->sum.audit_id, res->sum.time_text,
-		       res->sum.verdict, res->sum.inputs_included ? "true" : "false");
-		if (dsse)
-			fputs("null", stdout);
-		else
-			rba_json_fput_str(stdout, res->trusted_comment);
-		printf(", \"history_head\": {\"id\": %llu, \"digest\": \"%s\"}",
-		       (unsigned long long)res->sum.head_id, head);
-		cli_declared_json(&res->sum);
-		if (res->sum.log.present) {
-			fputs(", \"log\": {\"origin\": ", stdout);
-			rba_json_fput_str(stdout, res->sum.log.origin);
-			printf(", \"tree_size\": %llu, \"index\": %llu}",
-			       (unsigned long long)res->sum.log.tree_size,
-			       (unsigned long long)res->sum.log.index);
-		}
-		fputs("}\n", stdout);
+		return export_json(out, dsse, res);
 	} else if (!ctx->quiet) {
 		printf("evidence: %s (%zu bytes, %s)\n", out, res->size, hex);
 		if (dsse)
@@ -107,6 +117,7 @@ export_print(struct cli_ctx *ctx, const char *out, int dsse,
 			       res->sum.log.origin,
 			       (unsigned long long)res->sum.log.index + 1);
 	}
+	return 0;
 }
 
 /* export --vary: the newest variation report of version, or --run. */
@@ -136,14 +147,19 @@ export_vary(struct cli_ctx *ctx, const char *version, const char *run,
 	if (err)
 		return cli_fail("cannot export", d.file[0] ? d.file : version, err, &d);
 	if (ctx->json) {
-		printf("{\"evidence\": ");
-		rba_json_fput_str(stdout, out);
-		printf(", \"kind\": \"vary\", \"version\": ");
-		rba_json_fput_str(stdout, s.version);
-		printf(", \"run\": ");
-		rba_json_fput_str(stdout, s.run);
-		printf(", \"factors\": %llu, \"changed\": %llu}\n",
-		       (unsigned long long)s.factors, (unsigned long long)s.changed);
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "evidence", out);
+		rba_json_w_str(&w, "kind", "vary");
+		rba_json_w_str(&w, "version", s.version);
+		rba_json_w_str(&w, "run", s.run);
+		rba_json_w_u64(&w, "factors", s.factors);
+		rba_json_w_u64(&w, "changed", s.changed);
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&b);
 	} else if (!ctx->quiet) {
 		fputs("exported variation evidence of ", stdout);
 		cli_fput_data(stdout, s.version, strlen(s.version));
@@ -317,8 +333,7 @@ cmd_export(struct cli_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 
-	export_print(ctx, o.out, rq.dsse, res);
-	status = 0;
+	status = export_print(ctx, o.out, rq.dsse, res);
 out:
 	free(res);
 	sign_seckey_free(key);

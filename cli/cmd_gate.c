@@ -93,19 +93,21 @@ calibrate(struct cli_ctx *ctx, int argc, char **argv)
 	if ((err = fx_gate_write(out, &g, force ? RBA_OUTPUT_FORCE : 0, &d)) != 0)
 		return cli_fail("cannot write gate", out, err, &d);
 	if (ctx->json) {
-		fputs("{\"gate\": ", stdout);
-		rba_json_fput_str(stdout, out);
-		printf(", \"metric\": \"%s\", \"op\": \"%s\", \"threshold\": ",
-		       fx_metric_name(g.metric), gate_op(&g, 1));
-		rba_json_fput_num(stdout, g.threshold);
-		fputs(", \"median\": ", stdout);
-		rba_json_fput_num(stdout, g.median);
-		fputs(", \"k\": ", stdout);
-		rba_json_fput_num(stdout, g.k);
-		fputs(", \"spread\": ", stdout);
-		rba_json_fput_num(stdout, g.spread);
-		printf(", \"seeds\": %" PRIu64 "}\n", g.seeds);
-		return 0;
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "gate", out);
+		rba_json_w_str(&w, "metric", fx_metric_name(g.metric));
+		rba_json_w_str(&w, "op", gate_op(&g, 1));
+		rba_json_w_num(&w, "threshold", g.threshold);
+		rba_json_w_num(&w, "median", g.median);
+		rba_json_w_num(&w, "k", g.k);
+		rba_json_w_num(&w, "spread", g.spread);
+		rba_json_w_u64(&w, "seeds", g.seeds);
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&b);
 	}
 	printf("gate %s: %s %s %.6g (median %.6g %c %g x spread %.4g, "
 	       "%" PRIu64 " seeds)\n",
@@ -157,25 +159,26 @@ gate_opts(struct cli_ctx *ctx, int argc, char **argv, struct gopts *o)
 }
 
 /*
- * The seeds' values of a trained target as JSON members ("seeds": [...],
- * then ", "), pass NULL for gate check; nothing without a sweep.
+ * The seeds' values of a trained target as the member "seeds" of w's
+ * open object, each with whether it passed unless pass is NULL (gate
+ * check); nothing without a sweep.
  */
 static void
-seeds_json(const struct fx_gate *g, const struct fx_sweep *sw,
-	   const unsigned char *pass)
+seeds_json(struct rba_json_w *w, const struct fx_gate *g,
+	   const struct fx_sweep *sw, const unsigned char *pass)
 {
 	if (sw == NULL)
 		return;
-	fputs("\"seeds\": [", stdout);
+	rba_json_w_open(w, "seeds", '[');
 	for (size_t i = 0; i < sw->n; i++) {
-		printf("%s{\"seed\": %" PRIu64 ", \"value\": ", i ? ", " : "",
-		       sw->seeds[i]);
-		rba_json_fput_num(stdout, fx_metric_of(&sw->runs[i], g->metric));
+		rba_json_w_open(w, NULL, '{');
+		rba_json_w_u64(w, "seed", sw->seeds[i]);
+		rba_json_w_num(w, "value", fx_metric_of(&sw->runs[i], g->metric));
 		if (pass != NULL)
-			printf(", \"pass\": %s", pass[i] ? "true" : "false");
-		fputs("}", stdout);
+			rba_json_w_bool(w, "pass", pass[i]);
+		rba_json_w_close(w, '}');
 	}
-	fputs("], ", stdout);
+	rba_json_w_close(w, ']');
 }
 
 /* The decision line of gate check: exit 0 pass, 1 fail.  Under --json
@@ -187,18 +190,23 @@ print_decision(struct cli_ctx *ctx, const char *target,
 	       const struct fx_sweep *sw)
 {
 	if (ctx->json) {
-		fputs("{\"target\": ", stdout);
-		rba_json_fput_str(stdout, target);
-		fputs(", ", stdout);
-		seeds_json(g, sw, NULL);
-		printf("\"metric\": \"%s\", \"value\": ", fx_metric_name(v->metric));
-		rba_json_fput_num(stdout, v->value);
-		printf(", \"n\": %zu, \"op\": \"%s\", \"threshold\": ", v->n,
-		       gate_op(g, v->pass));
-		rba_json_fput_num(stdout, g->threshold);
-		fputs(", \"direction\": ", stdout);
-		rba_json_fput_str(stdout, fx_gate_direction(g));
-		printf(", \"pass\": %s}\n", v->pass ? "true" : "false");
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "target", target);
+		seeds_json(&w, g, sw, NULL);
+		rba_json_w_str(&w, "metric", fx_metric_name(v->metric));
+		rba_json_w_num(&w, "value", v->value);
+		rba_json_w_u64(&w, "n", v->n);
+		rba_json_w_str(&w, "op", gate_op(g, v->pass));
+		rba_json_w_num(&w, "threshold", g->threshold);
+		rba_json_w_str(&w, "direction", fx_gate_direction(g));
+		rba_json_w_bool(&w, "pass", v->pass);
+		rba_json_w_close(&w, '}');
+		if (cli_json_print(&b) != 0)
+			return 2;
 	} else if (v->n == 1)
 		printf("%s: %s %.6g %s threshold %.6g (%s): %s\n", target,
 		       fx_metric_name(v->metric), v->value, gate_op(g, v->pass),
@@ -282,16 +290,23 @@ validate(struct cli_ctx *ctx, const struct gopts *o, const struct fx_gate *g,
 	}
 	max = o->has_max ? o->max_alarms : fx_gate_alarms_allowed(sw->n);
 	if (ctx->json) {
-		fputs("{\"target\": ", stdout);
-		rba_json_fput_str(stdout, o->target);
-		fputs(", ", stdout);
-		seeds_json(g, sw, pass);
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "target", o->target);
+		seeds_json(&w, g, sw, pass);
 		free(pass);
-		printf("\"false_alarms\": %zu, \"allowed\": %" PRIu64 ", "
-		       "\"metric\": \"%s\", \"op\": \"%s\", \"threshold\": ",
-		       alarms, max, fx_metric_name(g->metric), gate_op(g, 1));
-		rba_json_fput_num(stdout, g->threshold);
-		printf(", \"pass\": %s}\n", alarms <= max ? "true" : "false");
+		rba_json_w_u64(&w, "false_alarms", alarms);
+		rba_json_w_u64(&w, "allowed", max);
+		rba_json_w_str(&w, "metric", fx_metric_name(g->metric));
+		rba_json_w_str(&w, "op", gate_op(g, 1));
+		rba_json_w_num(&w, "threshold", g->threshold);
+		rba_json_w_bool(&w, "pass", alarms <= max);
+		rba_json_w_close(&w, '}');
+		if (cli_json_print(&b) != 0)
+			return 2;
 		return alarms <= max ? 0 : 1;
 	}
 	for (size_t i = 0; i < sw->n; i++)

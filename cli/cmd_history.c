@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "audit/audit.h"
+#include "audit/record.h"
 #include "fleet/fleet.h"
 #include "common/sign.h"
 #include "common/json.h"
@@ -19,83 +20,144 @@
 
 struct hist {
 	struct cli_ctx *ctx;
+	struct rba_buf *out; /* the --json listing */
 	size_t n;
 	int other_maker; /* an audit whose sample another artifact decided */
 };
 
+/*
+ * Whether the audit of record r was ad hoc: its policy.ad_hoc, or, in a
+ * record written before that member, a policy given by --policy (the
+ * rule of audit_record_is_ad_hoc, audit/audit.h).
+ */
+static int
+record_ad_hoc(const struct audit_record *r)
+{
+	if (r->policy.ad_hoc >= 0)
+		return r->policy.ad_hoc;
+	return r->policy.source != NULL && strcmp(r->policy.source, "option") == 0;
+}
+
+/* One entry of history --json: the record as it is stored. */
+static void
+hist_json(struct hist *h, const struct store_history_entry *e, int parsed,
+	  const struct audit_record *rec, const char *when)
+{
+	struct rba_json_w w;
+
+	cli_json_w_sep(&w, h->out, h->n ? ",\n " : "");
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_u64(&w, "id", e->id);
+	rba_json_w_str(&w, "time", when);
+	rba_json_w_str(&w, "version", e->version);
+	rba_json_w_digest(&w, "prev", &e->prev, 1);
+	rba_json_w_digest(&w, "digest", &e->digest, 1);
+	/* An audit's record: whether it was ad hoc (null for others). */
+	if (rec != NULL)
+		rba_json_w_bool(&w, "ad_hoc", record_ad_hoc(rec));
+	else
+		rba_json_w_str(&w, "ad_hoc", NULL);
+	if (parsed) {
+		rba_json_w_raw(&w, "record", (const char *)e->record, e->len);
+	} else {
+		/* Not this tool's JSON: shown as text, never as JSON. */
+		char *t = strndup((const char *)e->record, e->len);
+		rba_json_w_str(&w, "record", t ? t : "");
+		free(t);
+	}
+	rba_json_w_close(&w, '}');
+}
+
+/* One row of the text listing: a replacement (register --replace). */
+static void
+hist_replaced(const struct store_history_entry *e, const char *when,
+	      const struct rba_json_value *root)
+{
+	const char *o = rba_json_get_str(root, "artifact_old");
+	const char *nw = rba_json_get_str(root, "artifact_new");
+
+	printf("%-6llu %-20s  %-24s %-25s %.12s -> %.12s\n",
+	       (unsigned long long)e->id, when, e->version, "replaced",
+	       o && strlen(o) > 7 ? o + 7 : "?", nw && strlen(nw) > 7 ? nw + 7 : "?");
+}
+
+/* One row of the text listing: an audit (rec), or a record of another
+ * kind (rec NULL). */
+static void
+hist_row(struct hist *h, const struct store_history_entry *e,
+	 const char *when, const struct audit_record *rec)
+{
+	const char *v = rec != NULL ? rec->verdict : NULL;
+	const char *ra = rec != NULL ? rec->digests.artifact_rebuilt : NULL;
+	const char *da = rec != NULL ? rec->digests.artifact_decisions : NULL;
+	int measured = v != NULL && strcmp(v, "not-measured") != 0;
+	char n1[32], art[32] = "-", vl[48], c1[32] = "-", c2[32] = "-";
+
+	if (ra != NULL && strlen(ra) > 7)
+		snprintf(art, sizeof(art), "%.12s%s", ra + 7,
+			 da != NULL && strcmp(da, ra) != 0 ? "*" : "");
+	if (measured && rec->sample.cases != AUDIT_RECORD_INT_NONE)
+		snprintf(c1, sizeof(c1), "%llu",
+			 (unsigned long long)rec->sample.cases);
+	if (measured && rec->sample.flips != AUDIT_RECORD_INT_NONE)
+		snprintf(c2, sizeof(c2), "%llu",
+			 (unsigned long long)rec->sample.flips);
+	/* An ad hoc audit is not the version's: said in the row. */
+	snprintf(vl, sizeof(vl), "%.24s%s", v ? v : "?",
+		 rec != NULL && record_ad_hoc(rec) ? ", ad hoc" : "");
+	printf("%-6llu %-20s  %-24s %-25s %-14s %8s %8s  %s\n",
+	       (unsigned long long)e->id, when, e->version, vl, art, c1, c2,
+	       measured && isfinite(rec->sample.max_score_delta)
+		       ? cli_fmt_g6(rec->sample.max_score_delta, n1) : "-");
+	if (da != NULL && ra != NULL && strcmp(da, ra) != 0)
+		h->other_maker = 1;
+}
+
+/*
+ * One history record.  An audit's record is read through the audit
+ * record's decoder (audit/record.h); a record of another kind (a
+ * replacement, a policy set), or one this tool cannot read as an
+ * audit's, is listed without an audit's columns.  0, or RBA_E_NOMEM
+ * (the listing stops).
+ */
 static int
 hist_one(void *vctx, const struct store_history_entry *e)
 {
 	struct hist *h = vctx;
 	struct rba_json_value root;
-	char when[32], prev[RBA_DIGEST_TEXT_LEN + 1], dg[RBA_DIGEST_TEXT_LEN + 1];
+	struct audit_record rec;
+	struct rba_detail d;
+	char when[32], what[48];
 	int parsed = rba_json_parse((const char *)e->record, e->len, &root, NULL) == 0;
+	int audit = 0, err = 0;
 
+	memset(&rec, 0, sizeof(rec));
+	if (parsed) {
+		snprintf(what, sizeof(what), "history record %llu",
+			 (unsigned long long)e->id);
+		err = audit_record_decode(&root, what, &rec, &d);
+		audit = err == 0;
+	}
+	if (err == RBA_E_NOMEM) {
+		audit_record_release(&rec);
+		rba_json_release(&root);
+		return err;
+	}
 	rba_time_utc(e->time, when);
 	if (h->ctx->json) {
-		rba_digest_format(&e->prev, prev);
-		rba_digest_format(&e->digest, dg);
-		printf("%s{\"id\": %llu, \"time\": \"%s\", \"version\": ",
-		       h->n ? ",\n " : "", (unsigned long long)e->id, when);
-		rba_json_fput_str(stdout, e->version);
-		/* An audit's record: whether it was ad hoc (null for others). */
-		printf(", \"prev\": \"%s\", \"digest\": \"%s\", \"ad_hoc\": %s, "
-		       "\"record\": ", prev, dg,
-		       !parsed || rba_json_get_str(&root, "verdict") == NULL ? "null"
-		       : audit_record_is_ad_hoc(&root) ? "true" : "false");
-		if (parsed) {
-			fwrite(e->record, 1, e->len, stdout);
-		} else {
-			/* Not this tool's JSON: shown as text, never as JSON. */
-			char *t = strndup((const char *)e->record, e->len);
-			rba_json_fput_str(stdout, t ? t : "");
-			free(t);
-		}
-		fputc('}', stdout);
+		hist_json(h, e, parsed, audit ? &rec : NULL, when);
 	} else {
-		const struct rba_json_value *s = parsed ? rba_json_get(&root, "sample") : NULL;
-		const struct rba_json_value *dgs = parsed ? rba_json_get(&root, "digests") : NULL;
-		const char *v = parsed ? rba_json_get_str(&root, "verdict") : NULL;
 		const char *event = parsed ? rba_json_get_str(&root, "event") : NULL;
-		char n1[32], art[32] = "-", vl[48];
 		if (h->n == 0)
 			printf("%-6s %-20s  %-24s %-25s %-14s %8s %8s  %s\n", "ID", "TIME",
 			       "VERSION", "VERDICT", "ARTIFACT", "CASES", "FLIPS",
 			       "MAX DELTA");
-		if (v == NULL && event != NULL && strcmp(event, "replace") == 0) {
-			/* register --replace: old -> new artifact. */
-			const char *o = rba_json_get_str(&root, "artifact_old");
-			const char *nw = rba_json_get_str(&root, "artifact_new");
-			printf("%-6llu %-20s  %-24s %-25s %.12s -> %.12s\n",
-			       (unsigned long long)e->id, when, e->version, "replaced",
-			       o && strlen(o) > 7 ? o + 7 : "?",
-			       nw && strlen(nw) > 7 ? nw + 7 : "?");
-			goto done;
-		}
-		double cases = rba_json_get_num(s, "cases", NAN);
-		double flips = rba_json_get_num(s, "flips", NAN);
-		double delta = rba_json_get_num(s, "max_score_delta", NAN);
-		int measured = v != NULL && strcmp(v, "not-measured") != 0;
-		char c1[32] = "-", c2[32] = "-";
-		const char *ra = rba_json_get_str(dgs, "artifact_rebuilt");
-		const char *da = rba_json_get_str(dgs, "artifact_decisions");
-		if (ra != NULL && strlen(ra) > 7)
-			snprintf(art, sizeof(art), "%.12s%s", ra + 7,
-				 da != NULL && strcmp(da, ra) != 0 ? "*" : "");
-		if (measured && isfinite(cases))
-			snprintf(c1, sizeof(c1), "%.0f", cases);
-		if (measured && isfinite(flips))
-			snprintf(c2, sizeof(c2), "%.0f", flips);
-		/* An ad hoc audit is not the version's: said in the row. */
-		snprintf(vl, sizeof(vl), "%.24s%s", v ? v : "?",
-			 parsed && audit_record_is_ad_hoc(&root) ? ", ad hoc" : "");
-		printf("%-6llu %-20s  %-24s %-25s %-14s %8s %8s  %s\n",
-		       (unsigned long long)e->id, when, e->version, vl, art,
-		       c1, c2, measured && isfinite(delta) ? cli_fmt_g6(delta, n1) : "-");
-		if (da != NULL && ra != NULL && strcmp(da, ra) != 0)
-			h->other_maker = 1;
+		if (!audit && event != NULL && strcmp(event, "replace") == 0)
+			hist_replaced(e, when, &root);
+		else
+			hist_row(h, e, when, audit ? &rec : NULL);
 	}
-done:
+	audit_record_release(&rec);
 	if (parsed)
 		rba_json_release(&root);
 	h->n++;
@@ -125,10 +187,18 @@ history_head(struct cli_ctx *ctx, int argc, char **argv)
 	if (err)
 		return cli_fail("cannot read history", ctx->store_path, err, &d);
 	rba_digest_format(&dg, hex);
-	if (ctx->json)
-		printf("{\"store_id\": \"%s\", \"id\": %llu, \"digest\": \"%s\"}\n",
-		       store_id_hex(ctx->store), (unsigned long long)id, hex);
-	else if (ctx->quiet)
+	if (ctx->json) {
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "store_id", store_id_hex(ctx->store));
+		rba_json_w_u64(&w, "id", id);
+		rba_json_w_str(&w, "digest", hex);
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&b);
+	} else if (ctx->quiet)
 		printf("%s\n", hex);
 	else
 		printf("history head: record %llu, %s (store %s)\n",
@@ -155,75 +225,80 @@ anchor_one(void *vctx, const struct store_history_entry *e)
 
 #define IMPORT_KEYS_MAX 64 /* -p keys of one import */
 
+/* The accepted records of an import, in w's open object. */
 static void
-import_json(struct cli_ctx *ctx, const struct fleet_import *im)
+import_json_imported(struct rba_json_w *w, const struct fleet_import *im)
 {
-	char hex[RBA_DIGEST_TEXT_LEN + 1];
-
-	printf("{\"imported\": [");
-	for (size_t i = 0, n = 0; i < im->nitems; i++) {
+	rba_json_w_open(w, "imported", '[');
+	for (size_t i = 0; i < im->nitems; i++) {
 		const struct fleet_item *it = &im->items[i];
 		if (!it->accepted)
 			continue;
-		rba_digest_format(&it->digest, hex);
-		printf("%s{\"version\": ", n++ ? ", " : "");
-		rba_json_fput_str(stdout, it->version);
-		printf(", \"verdict\": \"%s\", \"exit_status\": %d, "
-		       "\"history_id\": %llu, \"record\": \"%s\", \"file\": ",
-		       it->verdict, it->exit_status,
-		       (unsigned long long)it->history_id, hex);
-		rba_json_fput_str(stdout, it->path);
-		putchar('}');
+		rba_json_w_open(w, NULL, '{');
+		rba_json_w_str(w, "version", it->version);
+		rba_json_w_str(w, "verdict", it->verdict);
+		rba_json_w_u64(w, "exit_status", (uint64_t)it->exit_status);
+		rba_json_w_u64(w, "history_id", it->history_id);
+		rba_json_w_digest(w, "record", &it->digest, 1);
+		rba_json_w_str(w, "file", it->path);
+		rba_json_w_close(w, '}');
 	}
-	printf("], \"refused\": [");
-	for (size_t i = 0, n = 0; i < im->nitems; i++) {
+	rba_json_w_close(w, ']');
+	rba_json_w_open(w, "refused", '[');
+	for (size_t i = 0; i < im->nitems; i++) {
 		const struct fleet_item *it = &im->items[i];
 		if (it->accepted)
 			continue;
-		printf("%s{\"file\": ", n++ ? ", " : "");
-		rba_json_fput_str(stdout, it->path);
-		printf(", \"version\": ");
-		if (it->version[0])
-			rba_json_fput_str(stdout, it->version);
-		else
-			fputs("null", stdout);
-		printf(", \"reason\": ");
-		rba_json_fput_str(stdout, it->reason);
-		printf(", \"set_aside\": ");
-		if (it->aside != NULL)
-			rba_json_fput_str(stdout, it->aside);
-		else
-			fputs("null", stdout);
-		putchar('}');
+		rba_json_w_open(w, NULL, '{');
+		rba_json_w_str(w, "file", it->path);
+		rba_json_w_str(w, "version", it->version[0] ? it->version : NULL);
+		rba_json_w_str(w, "reason", it->reason);
+		rba_json_w_str(w, "set_aside", it->aside);
+		rba_json_w_close(w, '}');
 	}
-	printf("], \"missing\": [");
+	rba_json_w_close(w, ']');
+}
+
+/* history import --json: 0, or 2 after a diagnostic. */
+static int
+import_json(const struct fleet_import *im)
+{
+	struct rba_buf b;
+	struct rba_json_w w;
+
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	import_json_imported(&w, im);
+	rba_json_w_open(&w, "missing", '[');
 	for (size_t i = 0; i < im->nmissing; i++) {
-		printf("%s{\"version\": ", i ? ", " : "");
-		rba_json_fput_str(stdout, im->missing[i].version);
-		if (im->missing[i].n)
-			printf(", \"shard\": \"%u/%u\"", im->missing[i].k,
-			       im->missing[i].n);
-		else
-			printf(", \"shard\": null");
-		printf(", \"record_refused\": %s}",
-		       im->missing[i].refused ? "true" : "false");
+		char shard[24];
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "version", im->missing[i].version);
+		snprintf(shard, sizeof(shard), "%u/%u", im->missing[i].k,
+			 im->missing[i].n);
+		rba_json_w_str(&w, "shard", im->missing[i].n ? shard : NULL);
+		rba_json_w_bool(&w, "record_refused", im->missing[i].refused);
+		rba_json_w_close(&w, '}');
 	}
-	rba_digest_format(&im->head, hex);
-	printf("], \"worst_verdict\": ");
-	if (im->worst_verdict < 0)
-		fputs("null", stdout);
-	else
-		printf("\"%s\"", audit_verdict_name(im->worst_verdict));
-	printf(", \"imported_before\": %zu, \"directories\": [", im->earlier);
+	rba_json_w_close(&w, ']');
+	rba_json_w_str(&w, "worst_verdict", im->worst_verdict < 0 ? NULL
+			       : audit_verdict_name(im->worst_verdict));
+	rba_json_w_u64(&w, "imported_before", im->earlier);
+	rba_json_w_open(&w, "directories", '[');
 	for (size_t i = 0; i < im->ndirs; i++) {
-		printf("%s{\"dir\": ", i ? ", " : "");
-		rba_json_fput_str(stdout, im->dirs[i].path);
-		printf(", \"records\": %zu, \"imported_before\": %zu}",
-		       im->dirs[i].files, im->dirs[i].earlier);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "dir", im->dirs[i].path);
+		rba_json_w_u64(&w, "records", im->dirs[i].files);
+		rba_json_w_u64(&w, "imported_before", im->dirs[i].earlier);
+		rba_json_w_close(&w, '}');
 	}
-	printf("], \"head_id\": %llu, \"head\": \"%s\", \"exit_status\": %d}\n",
-	       (unsigned long long)im->head_id, hex, im->exit_status);
-	(void)ctx;
+	rba_json_w_close(&w, ']');
+	rba_json_w_u64(&w, "head_id", im->head_id);
+	rba_json_w_digest(&w, "head", &im->head, 1);
+	rba_json_w_u64(&w, "exit_status", (uint64_t)im->exit_status);
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b);
 }
 
 /* "nothing to import 'DIR': why" for directory i, without a newline. */
@@ -240,8 +315,8 @@ import_dir_nothing(const struct fleet_dir *dir)
 }
 
 /* What an import did: refusals and versions without a record on stderr,
- * even with -q; then the report. */
-static void
+ * even with -q; then the report.  0, or 2 after a diagnostic. */
+static int
 import_print(struct cli_ctx *ctx, const struct fleet_import *im)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
@@ -277,7 +352,7 @@ import_print(struct cli_ctx *ctx, const struct fleet_import *im)
 	}
 	if (ctx->json) {
 		if (!(ctx->quiet && im->exit_status == 0))
-			import_json(ctx, im);
+			return import_json(im);
 	} else if (!(ctx->quiet && im->exit_status == 0)) {
 		/* each directory that gave nothing, named */
 		for (size_t i = 0; i < im->ndirs; i++)
@@ -314,6 +389,7 @@ import_print(struct cli_ctx *ctx, const struct fleet_import *im)
 		printf("history head: record %llu, %s\n",
 		       (unsigned long long)im->head_id, hex);
 	}
+	return 0;
 }
 
 /* What history import was asked. */
@@ -376,8 +452,8 @@ import_args(struct cli_ctx *ctx, int argc, char **argv, struct import_args *a)
 }
 
 /* An import that found nothing new: the run's outcome again, nothing
- * else. */
-static void
+ * else.  0, or 2 after a diagnostic. */
+static int
 import_print_again(struct cli_ctx *ctx, const struct fleet_import *im)
 {
 	if (!(ctx->quiet && im->exit_status == 0) && !ctx->json) {
@@ -394,8 +470,9 @@ import_print_again(struct cli_ctx *ctx, const struct fleet_import *im)
 					     : audit_verdict_name(im->worst_verdict),
 		       im->exit_status);
 	} else if (ctx->json) {
-		import_print(ctx, im);
+		return import_print(ctx, im);
 	}
+	return 0;
 }
 
 /*
@@ -437,13 +514,44 @@ history_import(struct cli_ctx *ctx, int argc, char **argv)
 		return 2;
 	}
 	if (im.nitems == 0 && im.earlier > 0 && im.nmissing == 0)
-		import_print_again(ctx, &im);
+		err = import_print_again(ctx, &im);
 	else
-		import_print(ctx, &im);
+		err = import_print(ctx, &im);
 	free(a.dirs);
-	err = im.exit_status;
+	if (err == 0)
+		err = im.exit_status;
 	fleet_import_release(&im);
 	return err;
+}
+
+/*
+ * history --verify --json: intact or not, the records, the first bad one
+ * (NULL: null), whether the anchored head was found (-1: not asked), and
+ * why not intact (NULL when it is).  Returns status, or 2 after a
+ * diagnostic.
+ */
+static int
+verify_json(int status, uint64_t count, const uint64_t *bad,
+	    int head_found, const char *reason)
+{
+	struct rba_buf b;
+	struct rba_json_w w;
+
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_bool(&w, "intact", reason == NULL);
+	rba_json_w_u64(&w, "records", count);
+	if (bad != NULL)
+		rba_json_w_u64(&w, "first_bad", *bad);
+	else
+		rba_json_w_str(&w, "first_bad", NULL);
+	if (head_found >= 0)
+		rba_json_w_bool(&w, "head_found", head_found);
+	if (reason != NULL)
+		rba_json_w_str(&w, "reason", reason);
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b) != 0 ? 2 : status;
 }
 
 /*
@@ -470,12 +578,8 @@ history_verify(struct cli_ctx *ctx, struct store_txn *txn, const char *head,
 	if (err == 0 && head != NULL && an->found == 0) {
 		/* Intact, but not the history that was anchored. */
 		if (ctx->json) {
-			printf("{\"intact\": false, \"records\": %llu, "
-			       "\"first_bad\": null, \"head_found\": false, "
-			       "\"reason\": ", (unsigned long long)count);
-			rba_json_fput_str(stdout, "the anchored head is not in "
-						  "the history");
-			fputs("}\n", stdout);
+			return verify_json(1, count, NULL, 0, "the anchored head is "
+					   "not in the history");
 		} else {
 			printf("history does not hold the anchored head %s: the "
 			       "store was rolled back or replaced since it was "
@@ -485,11 +589,7 @@ history_verify(struct cli_ctx *ctx, struct store_txn *txn, const char *head,
 	}
 	if (err == RBA_E_TAMPERED) {
 		if (ctx->json) {
-			printf("{\"intact\": false, \"records\": %llu, "
-			       "\"first_bad\": %llu, \"reason\": ",
-			       (unsigned long long)count, (unsigned long long)bad);
-			rba_json_fput_str(stdout, d.reason);
-			fputs("}\n", stdout);
+			return verify_json(1, count, &bad, -1, d.reason);
 		} else {
 			printf("history broken at record %llu: %s\n",
 			       (unsigned long long)bad, d.reason);
@@ -499,9 +599,7 @@ history_verify(struct cli_ctx *ctx, struct store_txn *txn, const char *head,
 	if (err)
 		return cli_fail("cannot verify history", ctx->store_path, err, &d);
 	if (ctx->json)
-		printf("{\"intact\": true, \"records\": %llu, \"first_bad\": null%s}\n",
-		       (unsigned long long)count,
-		       head != NULL ? ", \"head_found\": true" : "");
+		return verify_json(0, count, NULL, head != NULL ? 1 : -1, NULL);
 	else if (!ctx->quiet && head != NULL)
 		printf("history intact: %llu record%s, the anchored head is "
 		       "record %llu\n", (unsigned long long)count,
@@ -521,8 +619,10 @@ static int
 history_list(struct cli_ctx *ctx, struct store_txn *txn, const char *version)
 {
 	struct rba_detail d;
-	struct hist h = { ctx, 0, 0 };
-	int err;
+	struct hist h = { ctx, NULL, 0, 0 };
+	struct rba_buf out;
+	struct rba_json_w w; /* the listing's brackets; hist_json its items */
+	int err, perr = 0;
 
 	rba_detail_clear(&d);
 	if (version != NULL) {
@@ -538,15 +638,23 @@ history_list(struct cli_ctx *ctx, struct store_txn *txn, const char *version)
 		}
 		store_version_release(&v);
 	}
+	rba_buf_init(&out);
+	h.out = &out;
+	rba_json_w_init(&w, &out);
 	if (ctx->json)
-		fputc('[', stdout);
+		rba_json_w_open(&w, NULL, '[');
 	err = store_history_list(txn, version, 1, hist_one, &h, &d);
 	store_txn_abort(txn);
-	if (ctx->json)
-		fputs("]\n", stdout);
+	if (ctx->json) {
+		rba_json_w_close(&w, ']');
+		perr = cli_json_print(&out);
+	}
+	rba_buf_release(&out);
 	if (err)
 		return cli_fail("cannot read history", version ? version : ctx->store_path,
 				err, &d);
+	if (perr)
+		return perr;
 	if (h.n == 0 && !ctx->json && !ctx->quiet)
 		printf("no audits recorded%s%s\n", version ? " for " : "",
 		       version ? version : "");

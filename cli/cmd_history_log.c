@@ -153,17 +153,18 @@ ck_signed(const struct checkpoint *c, const char *path,
 	return 0;
 }
 
+/* A proof's hashes in base64, as the member "proof" of w's open object. */
 static void
-json_proof(const struct rba_digest *p, size_t np)
+json_proof(struct rba_json_w *w, const struct rba_digest *p, size_t np)
 {
 	char b[RBA_B64_LEN(RBA_DIGEST_LEN) + 1];
 
-	fputc('[', stdout);
+	rba_json_w_open(w, "proof", '[');
 	for (size_t i = 0; i < np; i++) {
 		rba_b64_encode(p[i].b, RBA_DIGEST_LEN, b);
-		printf("%s\"%s\"", i ? ", " : "", b);
+		rba_json_w_str(w, NULL, b);
 	}
-	fputc(']', stdout);
+	rba_json_w_close(w, ']');
 }
 
 static void
@@ -245,13 +246,19 @@ log_vkey(struct cli_ctx *ctx, const struct log_args *a)
 	if ((err = rba_buf_status(&b)) == 0 && ctx->json) {
 		char id[SIGN_KEYID_TEXT_LEN + 1];
 
+		struct rba_buf j;
+		struct rba_json_w w;
+
 		sign_keyid_format(pub.keyid, id);
-		rba_buf_cstr(&b);
-		fputs("{\"vkey\": ", stdout);
-		rba_json_fput_str(stdout, (const char *)b.p);
-		fputs(", \"origin\": ", stdout);
-		rba_json_fput_str(stdout, origin);
-		printf(", \"key_id\": \"%s\"}\n", id);
+		rba_buf_init(&j);
+		rba_json_w_init(&w, &j);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "vkey", rba_buf_cstr(&b));
+		rba_json_w_str(&w, "origin", origin);
+		rba_json_w_str(&w, "key_id", id);
+		rba_json_w_close(&w, '}');
+		rba_buf_release(&b);
+		return cli_json_print(&j);
 	} else if (err == 0) {
 		printf("%.*s\n", (int)b.len, (const char *)b.p);
 	}
@@ -308,11 +315,16 @@ log_checkpoint(struct cli_ctx *ctx, const struct log_args *a)
 	err = ck_write(a->out, a->force, &b, "cannot write checkpoint");
 	rba_buf_release(&b);
 	if (err == 0 && ctx->json && strcmp(a->out, "-") != 0) {
-		fputs("{\"checkpoint\": ", stdout);
-		rba_json_fput_str(stdout, a->out);
-		printf(", \"tree_size\": %llu, \"origin\": ", (unsigned long long)ck.size);
-		rba_json_fput_str(stdout, ck.origin);
-		fputs("}\n", stdout);
+		struct rba_buf j;
+		struct rba_json_w w;
+		rba_buf_init(&j);
+		rba_json_w_init(&w, &j);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "checkpoint", a->out);
+		rba_json_w_u64(&w, "tree_size", ck.size);
+		rba_json_w_str(&w, "origin", ck.origin);
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&j);
 	} else if (err == 0 && !ctx->quiet && strcmp(a->out, "-") != 0) {
 		printf("checkpoint: %s, %llu records of %s\n", a->out,
 		       (unsigned long long)ck.size, ck.origin);
@@ -417,17 +429,24 @@ log_prove(struct cli_ctx *ctx, const struct log_args *a)
 			a->checkpoint, p.reason);
 		err = 1;
 	} else if (ctx->json) {
-		struct rba_buf lb;
+		struct rba_buf lb, j;
+		struct rba_json_w w;
 		rba_buf_init(&lb);
 		rba_b64_put(&lb, p.leaf, p.leaf_len);
-		printf("{\"index\": %llu, \"tree_size\": %llu, \"leaf\": \"%.*s\", "
-		       "\"proof\": ", (unsigned long long)p.index,
-		       (unsigned long long)p.tree_size, (int)lb.len,
-		       lb.p != NULL ? (const char *)lb.p : "");
-		json_proof(p.proof, p.np);
-		fputs("}\n", stdout);
-		err = rba_buf_status(&lb) ? cli_fail("cannot prove", a->pos[0],
-						     RBA_E_NOMEM, NULL) : 0;
+		rba_buf_cstr(&lb);
+		if (rba_buf_status(&lb) != 0) {
+			err = cli_fail("cannot prove", a->pos[0], RBA_E_NOMEM, NULL);
+		} else {
+			rba_buf_init(&j);
+			rba_json_w_init(&w, &j);
+			rba_json_w_open(&w, NULL, '{');
+			rba_json_w_u64(&w, "index", p.index);
+			rba_json_w_u64(&w, "tree_size", p.tree_size);
+			rba_json_w_str(&w, "leaf", lb.p != NULL ? (const char *)lb.p : "");
+			json_proof(&w, p.proof, p.np);
+			rba_json_w_close(&w, '}');
+			err = cli_json_print(&j);
+		}
 		rba_buf_release(&lb);
 	} else if (!ctx->quiet) {
 		printf("record %llu (leaf %llu) is in the tree of %llu records of %s: "
@@ -481,10 +500,16 @@ log_consistency(struct cli_ctx *ctx, const struct log_args *a)
 			a->pos[1], cc.reason);
 		err = 1;
 	} else if (ctx->json) {
-		printf("{\"old_size\": %llu, \"new_size\": %llu, \"proof\": ",
-		       (unsigned long long)cc.old_size, (unsigned long long)cc.new_size);
-		json_proof(cc.proof, cc.np);
-		fputs("}\n", stdout);
+		struct rba_buf j;
+		struct rba_json_w w;
+		rba_buf_init(&j);
+		rba_json_w_init(&w, &j);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_u64(&w, "old_size", cc.old_size);
+		rba_json_w_u64(&w, "new_size", cc.new_size);
+		json_proof(&w, cc.proof, cc.np);
+		rba_json_w_close(&w, '}');
+		err = cli_json_print(&j);
 	} else if (!ctx->quiet) {
 		printf("consistent: the tree of %llu records is a prefix of the tree "
 		       "of %llu records of %s\n", (unsigned long long)cc.old_size,
@@ -525,24 +550,28 @@ log_watch(struct cli_ctx *ctx, const struct log_args *a)
 	rba_b64_encode(c.ck.root.b, RBA_DIGEST_LEN, b1);
 	if (ctx->json) {
 		/* one document either way: a watcher's script reads it */
-		printf("{\"consistent\": %s, \"checkpoint\": ", w.holds ? "true" : "false");
-		rba_json_fput_str(stdout, a->pos[0]);
-		fputs(", \"origin\": ", stdout);
-		rba_json_fput_str(stdout, c.ck.origin);
-		printf(", \"tree_size\": %llu, \"root\": \"%s\", \"history_size\": %llu",
-		       (unsigned long long)c.ck.size, b1, (unsigned long long)w.size);
+		struct rba_buf j;
+		struct rba_json_w jw;
+		rba_buf_init(&j);
+		rba_json_w_init(&jw, &j);
+		rba_json_w_open(&jw, NULL, '{');
+		rba_json_w_bool(&jw, "consistent", w.holds);
+		rba_json_w_str(&jw, "checkpoint", a->pos[0]);
+		rba_json_w_str(&jw, "origin", c.ck.origin);
+		rba_json_w_u64(&jw, "tree_size", c.ck.size);
+		rba_json_w_str(&jw, "root", b1);
+		rba_json_w_u64(&jw, "history_size", w.size);
 		if (!w.holds) {
 			if (w.has_root_at) {
 				rba_b64_encode(w.root_at.b, RBA_DIGEST_LEN, b2);
-				printf(", \"root_at_tree_size\": \"%s\"", b2);
+				rba_json_w_str(&jw, "root_at_tree_size", b2);
 			}
 			if (w.bad)
-				printf(", \"first_bad_record\": %llu", (unsigned long long)w.bad);
-			fputs(", \"finding\": ", stdout);
-			rba_json_fput_str(stdout, w.reason);
+				rba_json_w_u64(&jw, "first_bad_record", w.bad);
+			rba_json_w_str(&jw, "finding", w.reason);
 		}
-		fputs("}\n", stdout);
-		err = w.holds ? 0 : 1;
+		rba_json_w_close(&jw, '}');
+		err = cli_json_print(&j) != 0 ? 2 : w.holds ? 0 : 1;
 		goto out;
 	}
 	if (w.holds) {

@@ -20,10 +20,16 @@ cmd_init(struct cli_ctx *ctx, int argc, char **argv)
 	if (err)
 		return err;
 	if (ctx->json) {
-		fputs("{\"store\": ", stdout);
-		rba_json_fput_str(stdout, ctx->store_path);
-		printf(", \"id\": \"%s\", \"schema\": %d}\n",
-		       store_id_hex(ctx->store), STORE_SCHEMA);
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "store", ctx->store_path);
+		rba_json_w_str(&w, "id", store_id_hex(ctx->store));
+		rba_json_w_u64(&w, "schema", STORE_SCHEMA);
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&b);
 	} else if (!ctx->quiet) {
 		printf("created store '%s' (id %s)\n", ctx->store_path,
 		       store_id_hex(ctx->store));

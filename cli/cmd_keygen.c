@@ -14,14 +14,22 @@
 
 /* keygen --check under --json: {"match", "key_id", "public_key",
  * "public_key_id"}. */
-static void
+static int
 keygen_check_json(int match, const char *id, const char *pubpath,
 		  const char *pid)
 {
-	printf("{\"match\": %s, \"key_id\": \"%s\", \"public_key\": ",
-	       match ? "true" : "false", id);
-	rba_json_fput_str(stdout, pubpath);
-	printf(", \"public_key_id\": \"%s\"}\n", pid);
+	struct rba_buf b;
+	struct rba_json_w w;
+
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_bool(&w, "match", match);
+	rba_json_w_str(&w, "key_id", id);
+	rba_json_w_str(&w, "public_key", pubpath);
+	rba_json_w_str(&w, "public_key_id", pid);
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b);
 }
 
 /*
@@ -67,8 +75,8 @@ keygen_check(struct cli_ctx *ctx, const char *keypath, const char *pubpath,
 	sign_keyid_format(mine.keyid, id);
 	sign_keyid_format(pub.keyid, pid);
 	if (err == RBA_E_BADSIG) {
-		if (ctx->json)
-			keygen_check_json(0, id, pubpath, pid);
+		if (ctx->json && keygen_check_json(0, id, pubpath, pid) != 0)
+			return 2;
 		fprintf(stderr, "rebuild-audit: keys do not match '%s': its key id "
 			"is %s, the public key '%s' is %s: records it signs would "
 			"be refused\n", keypath, id, pubpath, pid);
@@ -77,7 +85,7 @@ keygen_check(struct cli_ctx *ctx, const char *keypath, const char *pubpath,
 	if (err != 0)
 		return cli_fail("cannot verify with", pubpath, err, &d);
 	if (ctx->json)
-		keygen_check_json(1, id, pubpath, pid);
+		return keygen_check_json(1, id, pubpath, pid);
 	else if (!ctx->quiet)
 		printf("key pair matches: key id %s signs what '%s' verifies\n", id,
 		       pubpath);
@@ -141,15 +149,20 @@ cmd_keygen(struct cli_ctx *ctx, int argc, char **argv)
 	sign_keyid_format(pub.keyid, id);
 	if (ctx->json) {
 		char path[4200];
+		struct rba_buf b;
+		struct rba_json_w w;
 
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
 		snprintf(path, sizeof(path), "%s.pub", prefix);
-		fputs("{\"public_key\": ", stdout);
-		rba_json_fput_str(stdout, path);
+		rba_json_w_str(&w, "public_key", path);
 		snprintf(path, sizeof(path), "%s.key", prefix);
-		fputs(", \"secret_key\": ", stdout);
-		rba_json_fput_str(stdout, path);
-		printf(", \"key_id\": \"%s\", \"passphrase_protected\": %s}\n", id,
-		       passfile != NULL ? "true" : "false");
+		rba_json_w_str(&w, "secret_key", path);
+		rba_json_w_str(&w, "key_id", id);
+		rba_json_w_bool(&w, "passphrase_protected", passfile != NULL);
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&b);
 	} else if (!ctx->quiet) {
 		printf("public key: %s.pub\n", prefix);
 		printf("secret key: %s.key (%s; keep it secret)\n", prefix,

@@ -42,17 +42,25 @@ policy_check(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_fail("cannot check the statements of", argv[2], err, &d);
 	rba_digest_format(&c.policy, pd);
 	if (ctx->json) {
-		printf("{\"version\": ");
-		rba_json_fput_str(stdout, argv[2]);
-		printf(", \"policy\": \"%s\", \"statements\": %zu, \"columns\": %u, "
-		       "\"covered\": %u, \"without\": [", pd, c.nstatements, c.ncolumns,
-		       c.covered);
-		for (size_t i = 0; i < c.nmissing; i++) {
-			if (i)
-				fputs(", ", stdout);
-			rba_json_fput_str(stdout, c.missing[i]);
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "version", argv[2]);
+		rba_json_w_str(&w, "policy", pd);
+		rba_json_w_u64(&w, "statements", c.nstatements);
+		rba_json_w_u64(&w, "columns", c.ncolumns);
+		rba_json_w_u64(&w, "covered", c.covered);
+		rba_json_w_open(&w, "without", '[');
+		for (size_t i = 0; i < c.nmissing; i++)
+			rba_json_w_str(&w, NULL, c.missing[i]);
+		rba_json_w_close(&w, ']');
+		rba_json_w_close(&w, '}');
+		if (cli_json_print(&b) != 0) {
+			dispute_coverage_release(&c);
+			return 2;
 		}
-		printf("]}\n");
 	} else if (!(ctx->quiet && c.nmissing == 0)) {
 		printf("policy      %s (%s)\n", pd, c.from_version ? "the version's"
 							  : "given");
@@ -115,9 +123,17 @@ cmd_policy(struct cli_ctx *ctx, int argc, char **argv)
 		cli_warn("the sample of '%s' holds decisions made under policy %s; "
 			 "audits now decide under %s and count what it changes as "
 			 "flips", argv[2], sp, pd);
-	if (ctx->json)
-		printf("{\"version\": \"%s\", \"policy\": \"%s\"}\n", argv[2], pd);
-	else if (!ctx->quiet)
+	if (ctx->json) {
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "version", argv[2]);
+		rba_json_w_str(&w, "policy", pd);
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&b);
+	} else if (!ctx->quiet)
 		printf("%s\n", pd);
 	return 0;
 }

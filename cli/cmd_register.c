@@ -67,36 +67,45 @@ warn_sample_maker(const struct pins *pins, const struct register_result *res,
 		 pins->version, old, hex);
 }
 
-static void
+static int
 print_registered_json(const struct pins *pins,
 		      const struct register_result *res, const char *hex,
 		      const char *cfg)
 {
-	fputs("{\"version\": ", stdout);
-	rba_json_fput_str(stdout, pins->version);
-	printf(", \"artifact\": \"%s\", \"config\": \"%s\", \"trained\": %s",
-	       hex, cfg, res->trained ? "true" : "false");
+	struct rba_buf b;
+	struct rba_json_w w;
+
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "version", pins->version);
+	rba_json_w_str(&w, "artifact", hex);
+	rba_json_w_str(&w, "config", cfg);
+	rba_json_w_bool(&w, "trained", res->trained);
 	if (res->trained && res->kind->sandboxed) {
-		printf(", \"trainer\": {\"kind\": \"exec\", \"commit\": \"%s\", "
-		       "\"tree\": \"%s\", \"command\": %s, \"seconds\": ",
-		       res->exec.commit, res->exec.tree, res->exec.argv_text);
-		rba_json_fput_num(stdout, res->exec.sb.seconds);
-		fputs("}", stdout);
+		rba_json_w_open(&w, "trainer", '{');
+		rba_json_w_str(&w, "kind", "exec");
+		rba_json_w_str(&w, "commit", res->exec.commit);
+		rba_json_w_str(&w, "tree", res->exec.tree);
+		/* the command as JSON text the exec module made */
+		rba_json_w_raw(&w, "command", res->exec.argv_text,
+			       strlen(res->exec.argv_text));
+		rba_json_w_num(&w, "seconds", res->exec.sb.seconds);
+		rba_json_w_close(&w, '}');
 	} else if (res->trained) {
 		/* The one number writer: an AUC of a one-class
 		 * validation split is NaN, null in JSON. */
-		fputs(", \"validation\": {\"loss\": ", stdout);
-		rba_json_fput_num(stdout, res->rebuild.report.final.val_loss);
-		fputs(", \"accuracy\": ", stdout);
-		rba_json_fput_num(stdout, res->rebuild.report.final.val_acc);
-		fputs(", \"auc\": ", stdout);
-		rba_json_fput_num(stdout, res->rebuild.report.final.val_auc);
-		printf("}, \"train_rows\": %zu, \"validation_rows\": %zu",
-		       res->rebuild.ntrain, res->rebuild.nval);
+		rba_json_w_open(&w, "validation", '{');
+		rba_json_w_num(&w, "loss", res->rebuild.report.final.val_loss);
+		rba_json_w_num(&w, "accuracy", res->rebuild.report.final.val_acc);
+		rba_json_w_num(&w, "auc", res->rebuild.report.final.val_auc);
+		rba_json_w_close(&w, '}');
+		rba_json_w_u64(&w, "train_rows", res->rebuild.ntrain);
+		rba_json_w_u64(&w, "validation_rows", res->rebuild.nval);
 	}
-	fputs(", \"pins\": ", stdout);
-	rba_json_fput_str(stdout, res->pins_text);
-	fputs("}\n", stdout);
+	rba_json_w_str(&w, "pins", res->pins_text);
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b);
 }
 
 /* The filled pins on stdout; what was trained, on stderr. */
@@ -157,12 +166,12 @@ cmd_register(struct cli_ctx *ctx, int argc, char **argv)
 	rba_digest_format(&res.artifact, hex);
 	rba_digest_format(&res.config, cfg);
 	warn_sample_maker(pins, &res, hex);
+	status = 0;
 	if (ctx->json)
-		print_registered_json(pins, &res, hex, cfg);
+		status = print_registered_json(pins, &res, hex, cfg);
 	else
 		print_registered_text(ctx, pins, &res, hex);
 	register_result_release(&res);
-	status = 0;
 out:
 	policy_pins_free(pins);
 	policy_free(pol);

@@ -280,17 +280,49 @@ report_history(struct cli_ctx *ctx, const struct report_args *a)
 		return cli_fail("cannot write", a->out, err, &d);
 	}
 	if (ctx->json && strcmp(a->out, "-") != 0) {
-		fputs("{\"report\": ", stdout);
-		rba_json_fput_str(stdout, a->out);
-		printf(", \"bytes\": %zu, \"kind\": \"history\", \"store\": ", page.len);
-		rba_json_fput_str(stdout, ctx->store_path);
-		fputs("}\n", stdout);
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "report", a->out);
+		rba_json_w_u64(&w, "bytes", page.len);
+		rba_json_w_str(&w, "kind", "history");
+		rba_json_w_str(&w, "store", ctx->store_path);
+		rba_json_w_close(&w, '}');
+		rba_buf_release(&page);
+		return cli_json_print(&b);
 	} else if (!ctx->quiet && strcmp(a->out, "-") != 0) {
 		printf("report: %s (%zu bytes) from the history of store '%s'\n",
 		       a->out, page.len, ctx->store_path);
 	}
 	rba_buf_release(&page);
 	return 0;
+}
+
+/* report FILE --json: what was written from which evidence. */
+static int
+report_json(const struct report_args *a, const struct report_source *src,
+	    size_t bytes, const char *kind, const char *why)
+{
+	struct rba_buf b;
+	struct rba_json_w w;
+
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "report", a->out);
+	rba_json_w_u64(&w, "bytes", bytes);
+	rba_json_w_str(&w, "kind", kind);
+	rba_json_w_str(&w, "evidence", a->file);
+	rba_json_w_str(&w, "digest", src->digest);
+	rba_json_w_bool(&w, "verified", src->verified);
+	if (src->verified)
+		rba_json_w_str(&w, "key_id", src->key_id);
+	else
+		rba_json_w_str(&w, "reason", why);
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b);
 }
 
 int
@@ -303,6 +335,7 @@ cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 	struct rba_digest dg;
 	struct rba_buf page;
 	enum report_kind kind = REPORT_KIND_NONE;
+	const char *kname;
 	char why[4200 + EVIDENCE_REASON_MAX + 400];
 	uint8_t *msg = NULL, *doc = NULL;
 	size_t n = 0, dn = 0;
@@ -354,26 +387,17 @@ cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 		rba_buf_release(&page);
 		goto out;
 	}
-	if (ctx->json && strcmp(a.out, "-") != 0) {
-		fputs("{\"report\": ", stdout);
-		rba_json_fput_str(stdout, a.out);
-		printf(", \"bytes\": %zu, \"kind\": \"%s\", \"evidence\": ", page.len,
-		       kind == REPORT_KIND_AUDIT ? "audit" : kind == REPORT_KIND_VARY ? "variation" : "dispute");
-		rba_json_fput_str(stdout, a.file);
-		printf(", \"digest\": \"%s\", \"verified\": %s, ", src.digest,
-		       src.verified ? "true" : "false");
-		fputs(src.verified ? "\"key_id\": " : "\"reason\": ", stdout);
-		rba_json_fput_str(stdout, src.verified ? src.key_id : why);
-		fputs("}\n", stdout);
-	} else if (!ctx->quiet && strcmp(a.out, "-") != 0)
+	kname = kind == REPORT_KIND_AUDIT ? "audit"
+		: kind == REPORT_KIND_VARY ? "variation" : "dispute";
+	status = 0;
+	if (ctx->json && strcmp(a.out, "-") != 0)
+		status = report_json(&a, &src, page.len, kname, why);
+	else if (!ctx->quiet && strcmp(a.out, "-") != 0)
 		printf("report: %s (%zu bytes) from %s evidence '%s' (%s), %s%s\n",
-		       a.out, page.len,
-		       kind == REPORT_KIND_AUDIT ? "audit" : kind == REPORT_KIND_VARY ? "variation" : "dispute",
-		       a.file, src.digest,
+		       a.out, page.len, kname, a.file, src.digest,
 		       src.verified ? "verified with key " : "NOT VERIFIED: ",
 		       src.verified ? src.key_id : why);
 	rba_buf_release(&page);
-	status = 0;
 out:
 	free(msg);
 	free(doc);

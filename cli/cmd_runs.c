@@ -55,36 +55,30 @@ list_one_json(void *c, const struct fx_record_entry *e)
 {
 	static const char *const kinds[] = { "unreadable", "run", "sweep",
 					     "compare", "other" };
-	struct rba_buf *b = c;
+	struct rba_json_w *w = c; /* in the open "runs" */
 
-	if (b->len > sizeof("{\"runs\": [") - 1)
-		rba_buf_printf(b, "%s", ", ");
-	rba_buf_printf(b, "%s", "{");
-	rba_json_kv_str(b, "id", e->id, 1);
-	rba_json_kv_str(b, "kind",
-			(size_t)e->kind < sizeof(kinds) / sizeof(kinds[0]) ?
-			kinds[e->kind] : "other", 1);
-	rba_json_kv_str(b, "schema", e->kind == FX_RECORD_UNREADABLE ?
-			NULL : e->schema, 1);
+	rba_json_w_open(w, NULL, '{');
+	rba_json_w_str(w, "id", e->id);
+	rba_json_w_str(w, "kind", (size_t)e->kind < sizeof(kinds) / sizeof(kinds[0])
+					  ? kinds[e->kind] : "other");
+	rba_json_w_str(w, "schema",
+		       e->kind == FX_RECORD_UNREADABLE ? NULL : e->schema);
+	rba_json_w_str(w, "version", e->version);
 	switch (e->kind) {
 	case FX_RECORD_RUN:
-		rba_json_kv_str(b, "version", e->version, 1);
-		rba_json_kv_num(b, "seed", e->seed, 1);
-		rba_json_kv_num(b, "val_loss", e->val_loss, 0);
+		rba_json_w_num(w, "seed", e->seed);
+		rba_json_w_num(w, "val_loss", e->val_loss);
 		break;
 	case FX_RECORD_SWEEP:
-		rba_json_kv_str(b, "version", e->version, 1);
-		rba_json_kv_u64(b, "seeds", e->seeds, 0);
+		rba_json_w_u64(w, "seeds", e->seeds);
 		break;
 	case FX_RECORD_COMPARE:
-		rba_json_kv_str(b, "version", e->version, 1);
-		rba_json_kv_str(b, "state", e->state, 0);
+		rba_json_w_str(w, "state", e->state);
 		break;
 	default:
-		rba_json_kv_str(b, "version", e->version, 0);
 		break;
 	}
-	rba_buf_printf(b, "%s", "}");
+	rba_json_w_close(w, '}');
 	return 0;
 }
 
@@ -157,16 +151,20 @@ runs_list(struct cli_ctx *ctx, int argc, char **argv)
 	rba_detail_clear(&d);
 	if (ctx->json) {
 		struct rba_buf b;
+		struct rba_json_w w;
 
 		rba_buf_init(&b);
-		rba_buf_printf(&b, "%s", "{\"runs\": [");
-		err = fx_records_list(txn, version, list_one_json, &b, &d);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_open(&w, "runs", '[');
+		err = fx_records_list(txn, version, list_one_json, &w, &d);
 		store_txn_abort(txn);
-		rba_buf_printf(&b, "%s", "]}\n");
-		if (err == 0 && b.oom)
+		rba_json_w_close(&w, ']');
+		rba_json_w_close(&w, '}');
+		if (err == 0 && rba_buf_status(&b) != 0)
 			err = RBA_E_NOMEM;
 		if (err == 0)
-			fwrite(b.p, 1, b.len, stdout);
+			return cli_json_print(&b);
 		rba_buf_release(&b);
 	} else {
 		err = fx_records_list(txn, version, list_one, NULL, &d);

@@ -95,36 +95,36 @@ sample_add_args(struct cli_ctx *ctx, int argc, char **argv,
 	return 0;
 }
 
-static void
+/* sample add --json: 0, or 2 after a diagnostic. */
+static int
 print_added_json(const struct sample_add_request *rq,
 		 const struct sample_add_result *res)
 {
-	char hex[RBA_DIGEST_TEXT_LEN + 1], a[RBA_DIGEST_TEXT_LEN + 1];
-	char p[RBA_DIGEST_TEXT_LEN + 1], src[RBA_DIGEST_TEXT_LEN + 1];
+	struct rba_buf b;
+	struct rba_json_w w;
 
-	rba_digest_format(&res->digest, hex);
-	rba_digest_format(&res->artifact, a);
-	rba_digest_format(&res->policy_digest, p);
-	rba_digest_format(&res->source_digest, src);
-	printf("{\"version\": ");
-	rba_json_fput_str(stdout, rq->version);
-	printf(", \"cases\": %llu, \"chunks\": %u, \"size\": %llu, "
-	       "\"stored_size\": %llu, \"digest\": \"%s\", \"source_digest\": \"%s\", "
-	       "\"source_bytes\": %llu, \"scored_by\": \"%s\", "
-	       "\"artifact\": \"%s\", \"policy\": \"%s\", \"policy_source\": \"%s\", "
-	       "\"decisions\": {",
-	       (unsigned long long)res->cases, res->chunks,
-	       (unsigned long long)res->size, (unsigned long long)res->stored_size,
-	       hex, src, (unsigned long long)res->source_bytes,
-	       rq->score_column ? "column" : "model", a, p,
-	       res->policy_from_version ? "version" : "option");
-	for (uint32_t i = 0; i < res->ndecisions; i++) {
-		if (i)
-			fputs(", ", stdout);
-		rba_json_fput_str(stdout, res->decisions[i]);
-		printf(": %llu", (unsigned long long)res->decision_counts[i]);
-	}
-	fputs("}}\n", stdout);
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "version", rq->version);
+	rba_json_w_u64(&w, "cases", res->cases);
+	rba_json_w_u64(&w, "chunks", res->chunks);
+	rba_json_w_u64(&w, "size", res->size);
+	rba_json_w_u64(&w, "stored_size", res->stored_size);
+	rba_json_w_digest(&w, "digest", &res->digest, 1);
+	rba_json_w_digest(&w, "source_digest", &res->source_digest, 1);
+	rba_json_w_u64(&w, "source_bytes", res->source_bytes);
+	rba_json_w_str(&w, "scored_by", rq->score_column ? "column" : "model");
+	rba_json_w_digest(&w, "artifact", &res->artifact, 1);
+	rba_json_w_digest(&w, "policy", &res->policy_digest, 1);
+	rba_json_w_str(&w, "policy_source",
+		       res->policy_from_version ? "version" : "option");
+	rba_json_w_open(&w, "decisions", '{');
+	for (uint32_t i = 0; i < res->ndecisions; i++)
+		rba_json_w_u64(&w, res->decisions[i], res->decision_counts[i]);
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b);
 }
 
 static void
@@ -204,12 +204,13 @@ sample_add_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	if (err)
 		return cli_fail("cannot add sample", d.file[0] ? d.file : rq.version,
 				err, &d);
+	err = 0;
 	if (ctx->json)
-		print_added_json(&rq, &res);
+		err = print_added_json(&rq, &res);
 	else if (!ctx->quiet)
 		print_added_text(&rq, &res);
 	sample_add_result_release(&res);
-	return 0;
+	return err;
 }
 
 struct counts {
@@ -243,70 +244,52 @@ count_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 	return 0;
 }
 
-static void
+/* sample show VERSION --json: 0, or 2 after a diagnostic. */
+static int
 show_summary_json(const char *version, const struct store_sample_info *info,
 		  const struct sample_layout *l, const struct counts *k)
 {
-	char hex[RBA_DIGEST_TEXT_LEN + 1], when[32];
+	struct rba_buf b;
+	struct rba_json_w w;
+	char when[32];
 
-	rba_digest_format(&info->digest, hex);
 	rba_time_utc(info->added, when);
-	printf("{\"version\": ");
-	rba_json_fput_str(stdout, version);
-	printf(", \"cases\": %llu, \"chunks\": %u, \"size\": %llu, "
-	       "\"stored_size\": %llu, \"digest\": \"%s\", \"added\": \"%s\", "
-	       "\"source\": ",
-	       (unsigned long long)info->cases, info->chunks,
-	       (unsigned long long)info->size,
-	       (unsigned long long)info->stored_size, hex, when);
-	rba_json_fput_str(stdout, l->source);
-	fputs(", \"source_digest\": ", stdout);
-	if (l->has_source_digest) {
-		rba_digest_format(&l->source_digest, hex);
-		printf("\"%s\"", hex);
-	} else {
-		fputs("null", stdout);
-	}
-	printf(", \"scored_by\": \"%s\", \"artifact\": ",
-	       l->scored_by == SAMPLE_SCORED_COLUMN ? "column" : "model");
-	rba_digest_format(&l->artifact, hex);
-	printf("\"%s\", \"policy\": ", hex);
-	if (info->has_policy) {
-		rba_digest_format(&info->policy_digest, hex);
-		printf("\"%s\"", hex);
-	} else {
-		fputs("null", stdout);
-	}
-	fputs(", \"score_precision\": ", stdout);
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "version", version);
+	rba_json_w_u64(&w, "cases", info->cases);
+	rba_json_w_u64(&w, "chunks", info->chunks);
+	rba_json_w_u64(&w, "size", info->size);
+	rba_json_w_u64(&w, "stored_size", info->stored_size);
+	rba_json_w_digest(&w, "digest", &info->digest, 1);
+	rba_json_w_str(&w, "added", when);
+	rba_json_w_str(&w, "source", l->source);
+	rba_json_w_digest(&w, "source_digest", &l->source_digest,
+			  l->has_source_digest);
+	rba_json_w_str(&w, "scored_by",
+		       l->scored_by == SAMPLE_SCORED_COLUMN ? "column" : "model");
+	rba_json_w_digest(&w, "artifact", &l->artifact, 1);
+	rba_json_w_digest(&w, "policy", &info->policy_digest, info->has_policy);
 	if (l->has_score_precision)
-		rba_json_fput_num(stdout, l->score_precision);
+		rba_json_w_num(&w, "score_precision", l->score_precision);
 	else
-		fputs("null", stdout);
-	fputs(", \"id_column\": ", stdout);
-	if (l->id_column)
-		rba_json_fput_str(stdout, l->id_column);
-	else
-		fputs("null", stdout);
-	fputs(", \"columns\": [", stdout);
-	for (uint32_t i = 0; i < l->ncols; i++) {
-		if (i)
-			fputs(", ", stdout);
-		rba_json_fput_str(stdout, l->names[i]);
-	}
-	fputs("], \"classes\": [", stdout);
-	for (uint32_t i = 0; i < l->nclasses; i++) {
-		if (i)
-			fputs(", ", stdout);
-		rba_json_fput_str(stdout, l->classes[i]);
-	}
-	fputs("], \"decisions\": {", stdout);
-	for (size_t i = 0; i < k->n; i++) {
-		if (i)
-			fputs(", ", stdout);
-		rba_json_fput_str(stdout, k->names[i]);
-		printf(": %llu", (unsigned long long)k->v[i]);
-	}
-	fputs("}}\n", stdout);
+		rba_json_w_str(&w, "score_precision", NULL);
+	rba_json_w_str(&w, "id_column", l->id_column);
+	rba_json_w_open(&w, "columns", '[');
+	for (uint32_t i = 0; i < l->ncols; i++)
+		rba_json_w_str(&w, NULL, l->names[i]);
+	rba_json_w_close(&w, ']');
+	rba_json_w_open(&w, "classes", '[');
+	for (uint32_t i = 0; i < l->nclasses; i++)
+		rba_json_w_str(&w, NULL, l->classes[i]);
+	rba_json_w_close(&w, ']');
+	rba_json_w_open(&w, "decisions", '{');
+	for (size_t i = 0; i < k->n; i++)
+		rba_json_w_u64(&w, k->names[i], k->v[i]);
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b);
 }
 
 static void
@@ -390,18 +373,48 @@ show_summary_text(struct cli_ctx *ctx, const char *version,
 	putchar('\n');
 }
 
-static void
+/* sample show VERSION: 0, or 2 after a diagnostic. */
+static int
 show_summary(struct cli_ctx *ctx, const char *version,
 	     const struct store_sample_info *info, const struct sample_layout *l,
 	     const struct counts *k)
 {
 	if (ctx->json)
-		show_summary_json(version, info, l, k);
-	else
-		show_summary_text(ctx, version, info, l, k);
+		return show_summary_json(version, info, l, k);
+	show_summary_text(ctx, version, info, l, k);
+	return 0;
 }
 
-static void
+/* sample show VERSION CASE --json: 0, or 2 after a diagnostic. */
+static int
+show_case_json(const char *version, const struct sample_layout *l,
+	       const struct sample_chunk *c, uint32_t i)
+{
+	const double *sv = c->scores + (size_t)i * c->nscores;
+	struct rba_buf b;
+	struct rba_json_w w;
+	char tmp[32];
+
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "version", version);
+	rba_json_w_str(&w, "case", c->ids[i]);
+	rba_json_w_open(&w, "scores", '[');
+	for (uint32_t k = 0; k < c->nscores; k++)
+		rba_json_w_num(&w, NULL, sv[k]); /* null unless finite */
+	rba_json_w_close(&w, ']');
+	rba_json_w_str(&w, "decision", c->decisions[c->decision_codes[i]]);
+	rba_json_w_open(&w, "inputs", '{');
+	for (uint32_t k = 0; k < l->ncols; k++)
+		rba_json_w_str(&w, l->names[k], sample_chunk_text(c, k, i, tmp));
+	rba_json_w_close(&w, '}');
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b);
+}
+
+/* sample show VERSION CASE: 0, or 2 after a diagnostic. */
+static int
 show_case(struct cli_ctx *ctx, const char *version,
 	  const struct sample_layout *l, const struct sample_chunk *c,
 	  uint32_t i)
@@ -410,30 +423,8 @@ show_case(struct cli_ctx *ctx, const char *version,
 	char tmp[32], n1[32];
 	size_t w = 0;
 
-	if (ctx->json) {
-		printf("{\"version\": ");
-		rba_json_fput_str(stdout, version);
-		fputs(", \"case\": ", stdout);
-		rba_json_fput_str(stdout, c->ids[i]);
-		fputs(", \"scores\": [", stdout);
-		for (uint32_t k = 0; k < c->nscores; k++) {
-			if (k)
-				fputs(", ", stdout);
-			rba_json_fput_num(stdout, sv[k]); /* null unless finite */
-		}
-		fputs("], \"decision\": ", stdout);
-		rba_json_fput_str(stdout, c->decisions[c->decision_codes[i]]);
-		fputs(", \"inputs\": {", stdout);
-		for (uint32_t k = 0; k < l->ncols; k++) {
-			if (k)
-				fputs(", ", stdout);
-			rba_json_fput_str(stdout, l->names[k]);
-			fputs(": ", stdout);
-			rba_json_fput_str(stdout, sample_chunk_text(c, k, i, tmp));
-		}
-		fputs("}}\n", stdout);
-		return;
-	}
+	if (ctx->json)
+		return show_case_json(version, l, c, i);
 	fputs("case        ", stdout);
 	shown(c->ids[i]);
 	fputs(" (version ", stdout);
@@ -467,6 +458,7 @@ show_case(struct cli_ctx *ctx, const char *version,
 		shown(sample_chunk_text(c, k, i, tmp));
 		putchar('\n');
 	}
+	return 0;
 }
 
 static int
@@ -480,7 +472,7 @@ sample_show_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	struct rba_detail d;
 	uint8_t *raw = NULL;
 	uint32_t idx;
-	int err;
+	int err, status = 0;
 
 	if (argc != 2 && argc != 3)
 		return cli_usage(ctx, "sample show needs a VERSION and optionally a CASE");
@@ -497,11 +489,11 @@ sample_show_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	if (argc == 3) {
 		err = sample_case_load(txn, argv[1], &l, argv[2], &raw, &c, &idx, &d);
 		if (err == 0)
-			show_case(ctx, argv[1], &l, &c, idx);
+			status = show_case(ctx, argv[1], &l, &c, idx);
 	} else {
 		err = sample_walk(txn, argv[1], &l, count_chunk, &k, &d);
 		if (err == 0)
-			show_summary(ctx, argv[1], &info, &l, &k);
+			status = show_summary(ctx, argv[1], &info, &l, &k);
 	}
 	store_txn_abort(txn);
 	for (size_t i = 0; i < k.n; i++)
@@ -513,7 +505,7 @@ sample_show_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	if (err)
 		return cli_fail("cannot show sample", argc == 3 ? argv[2] : argv[1],
 				err, &d);
-	return 0;
+	return status;
 }
 
 static int
@@ -544,11 +536,16 @@ sample_export_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	if (strcmp(pos[1], "-") == 0)
 		return 0;
 	if (ctx->json) {
-		fputs("{\"version\": ", stdout);
-		rba_json_fput_str(stdout, pos[0]);
-		printf(", \"cases\": %llu, \"out\": ", (unsigned long long)cases);
-		rba_json_fput_str(stdout, pos[1]);
-		fputs("}\n", stdout);
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "version", pos[0]);
+		rba_json_w_u64(&w, "cases", cases);
+		rba_json_w_str(&w, "out", pos[1]);
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&b);
 	} else if (!ctx->quiet) {
 		cli_diag("exported %llu cases of '%s' to '%s'",
 			 (unsigned long long)cases, pos[0], pos[1]);

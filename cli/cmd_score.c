@@ -178,14 +178,6 @@ put_text(struct rba_buf *b, const char *s)
 	rba_buf_put(b, s, strlen(s));
 }
 
-/* A score in the JSON: the one number writer, null when not finite. */
-static void
-put_json_num(struct rba_buf *b, const char *sep, double v)
-{
-	put_text(b, sep);
-	rba_json_put_num(b, v);
-}
-
 /*
  * A CSV line: the id (quoted when it needs it), the k numbers v[at..],
  * and when dec, a comma and the decision text (NULL: empty).  Written in
@@ -235,20 +227,19 @@ put_margin_row(struct rba_buf *b, int json, const struct artifact *a,
 	uint32_t K = a->model.forest.ngroups;
 
 	if (json) {
-		put_text(b, first ? "\n    {\"id\": " : ",\n    {\"id\": ");
-		rba_json_put_str(b, id);
+		struct rba_json_w w;
+		cli_json_w_sep(&w, b, first ? "\n    " : ",\n    ");
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "id", id);
 		if (K == 1) {
-			put_json_num(b, ", \"margin\": ", (double)m[0]);
+			rba_json_w_num(&w, "margin", (double)m[0]);
 		} else {
-			put_text(b, ", \"margins\": {");
-			for (uint32_t c = 0; c < K; c++) {
-				put_text(b, c ? ", " : "");
-				rba_json_put_str(b, a->spec.classes[c]);
-				put_json_num(b, ": ", (double)m[c]);
-			}
-			rba_buf_put_u8(b, '}');
+			rba_json_w_open(&w, "margins", '{');
+			for (uint32_t c = 0; c < K; c++)
+				rba_json_w_num(&w, a->spec.classes[c], (double)m[c]);
+			rba_json_w_close(&w, '}');
 		}
-		rba_buf_put_u8(b, '}');
+		rba_json_w_close(&w, '}');
 		return;
 	}
 	put_csv_row(b, id, m, K, 0, 0, NULL);
@@ -272,25 +263,19 @@ put_score_row(struct rba_buf *b, int json, const struct artifact *a,
 		decision = policy_decide(pol, probs[s->positive], NULL);
 	}
 	if (json) {
-		put_text(b, first ? "\n    {\"id\": " : ",\n    {\"id\": ");
-		rba_json_put_str(b, id);
+		struct rba_json_w w;
+		cli_json_w_sep(&w, b, first ? "\n    " : ",\n    ");
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "id", id);
 		if (s->positive != ENCODE_NO_POSITIVE)
-			put_json_num(b, ", \"score\": ", (double)probs[s->positive]);
-		put_text(b, ", \"probabilities\": {");
-		for (uint32_t c = 0; c < s->nclasses; c++) {
-			put_text(b, c ? ", " : "");
-			rba_json_put_str(b, s->classes[c]);
-			put_json_num(b, ": ", (double)probs[c]);
-		}
-		rba_buf_put_u8(b, '}');
-		if (pol != NULL) {
-			put_text(b, ", \"decision\": ");
-			if (decision)
-				rba_json_put_str(b, decision);
-			else
-				put_text(b, "null");
-		}
-		rba_buf_put_u8(b, '}');
+			rba_json_w_num(&w, "score", (double)probs[s->positive]);
+		rba_json_w_open(&w, "probabilities", '{');
+		for (uint32_t c = 0; c < s->nclasses; c++)
+			rba_json_w_num(&w, s->classes[c], (double)probs[c]);
+		rba_json_w_close(&w, '}');
+		if (pol != NULL)
+			rba_json_w_str(&w, "decision", decision);
+		rba_json_w_close(&w, '}');
 		return;
 	}
 	put_csv_row(b, id, probs, s->positive != ENCODE_NO_POSITIVE ? 1 : s->nclasses,
@@ -408,6 +393,8 @@ struct score_job {
 	struct block bk;
 	struct spool sp;
 	struct rba_buf head;
+	struct rba_json_w jw; /* --json: the document, "cases" open after the
+			       * head until cmd_score closes it */
 };
 
 /* argv into the job; 0, or the usage status. */
@@ -557,12 +544,16 @@ score_columns(struct score_job *j)
 
 /* The report's head into j->head. */
 static void
-score_head(const struct score_job *j, int json, struct rba_buf *head)
+score_head(struct score_job *j, int json, struct rba_buf *head)
 {
 	const struct artifact *a = &j->a;
 
 	if (json) {
-		rba_buf_printf(head, "{\"artifact\": \"%s\", \"cases\": [", j->hex);
+		/* the rows follow, one a line (put_score_row) */
+		rba_json_w_init(&j->jw, head);
+		rba_json_w_open(&j->jw, NULL, '{');
+		rba_json_w_str(&j->jw, "artifact", j->hex);
+		rba_json_w_open(&j->jw, "cases", '[');
 		return;
 	}
 	put_text(head, j->idc >= 0 ? csv_checker_name(j->ck, (size_t)j->idc) : "row");
@@ -647,8 +638,12 @@ cmd_score(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if ((status = score_rows(&j, ctx->json)) != 0)
 		goto done;
-	if (ctx->json)
-		put_text(&j.head, "\n  ]}\n");
+	if (ctx->json) {
+		put_text(&j.head, "\n  ");
+		rba_json_w_close(&j.jw, ']');
+		rba_json_w_close(&j.jw, '}');
+		put_text(&j.head, "\n");
+	}
 	if ((err = spool_add(&j.sp, &j.head, &d)) != 0 ||
 	    (err = spool_print(&j.sp, &d)) != 0)
 		status = cli_fail("cannot score", j.cases_path, err, &d);

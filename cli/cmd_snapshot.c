@@ -48,45 +48,58 @@ snap_add(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_fail(what, path, err, &d);
 	}
 	rba_digest_format(&dg, hex);
-	if (ctx->json)
-		printf("{\"digest\": \"%s\", \"existed\": %s}\n", hex,
-		       existed ? "true" : "false");
-	else
+	err = 0;
+	if (ctx->json) {
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "digest", hex);
+		rba_json_w_bool(&w, "existed", existed);
+		rba_json_w_close(&w, '}');
+		err = cli_json_print(&b);
+	} else {
 		printf("%s\n", hex);
+	}
 	if (existed && ctx->verbose)
 		fprintf(stderr, "rebuild-audit: snapshot %s was already stored\n", hex);
-	return 0;
+	return err;
 }
 
+/* A snapshot as one JSON object, with its header when columns. */
 static void
-print_info_json(const struct snapshot_info *s, int columns)
+print_info_json(struct rba_json_w *w, const struct snapshot_info *s,
+		int columns)
 {
-	char hex[RBA_DIGEST_TEXT_LEN + 1], when[32];
+	char when[32];
 
-	rba_digest_format(&s->blob.digest, hex);
 	rba_time_utc(s->blob.added, when);
-	printf("{\"digest\": \"%s\", \"name\": ", hex);
-	rba_json_fput_str(stdout, s->blob.name);
-	printf(", \"rows\": %llu, \"columns\": %zu, \"size\": %llu, "
-	       "\"stored_size\": %llu, \"added\": \"%s\"",
-	       (unsigned long long)s->rows, s->ncols,
-	       (unsigned long long)s->blob.size,
-	       (unsigned long long)s->blob.stored_size, when);
+	rba_json_w_open(w, NULL, '{');
+	rba_json_w_digest(w, "digest", &s->blob.digest, 1);
+	rba_json_w_str(w, "name", s->blob.name);
+	rba_json_w_u64(w, "rows", s->rows);
+	rba_json_w_u64(w, "columns", s->ncols);
+	rba_json_w_u64(w, "size", s->blob.size);
+	rba_json_w_u64(w, "stored_size", s->blob.stored_size);
+	rba_json_w_str(w, "added", when);
 	if (columns) {
-		fputs(", \"header\": [", stdout);
+		rba_json_w_open(w, "header", '[');
 		for (size_t i = 0; i < s->ncols; i++) {
-			printf("%s{\"name\": ", i ? ", " : "");
-			rba_json_fput_str(stdout, s->names[i]);
-			printf(", \"type\": \"%s\"}",
-			       s->types[i] == CSV_NUMERIC ? "numeric" : "text");
+			rba_json_w_open(w, NULL, '{');
+			rba_json_w_str(w, "name", s->names[i]);
+			rba_json_w_str(w, "type", s->types[i] == CSV_NUMERIC
+							  ? "numeric" : "text");
+			rba_json_w_close(w, '}');
 		}
-		fputc(']', stdout);
+		rba_json_w_close(w, ']');
 	}
-	fputc('}', stdout);
+	rba_json_w_close(w, '}');
 }
 
 struct list_state {
 	struct cli_ctx *ctx;
+	struct rba_buf *out; /* the --json listing */
 	int n;
 };
 
@@ -97,8 +110,9 @@ list_one(void *vctx, const struct snapshot_info *s)
 	char hex[RBA_DIGEST_TEXT_LEN + 1], when[32], size[32], stored[32];
 
 	if (ls->ctx->json) {
-		fputs(ls->n ? ",\n " : "", stdout);
-		print_info_json(s, 0);
+		struct rba_json_w w;
+		cli_json_w_sep(&w, ls->out, ls->n ? ",\n " : "");
+		print_info_json(&w, s, 0);
 	} else {
 		rba_digest_format(&s->blob.digest, hex);
 		rba_time_utc(s->blob.added, when);
@@ -119,10 +133,12 @@ list_one(void *vctx, const struct snapshot_info *s)
 static int
 snap_list(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct list_state ls = { ctx, 0 };
+	struct list_state ls = { ctx, NULL, 0 };
 	struct store_txn *txn;
 	struct rba_detail d;
-	int err;
+	struct rba_buf out;
+	struct rba_json_w w; /* the listing's brackets; list_one its items */
+	int err, perr = 0;
 
 	if (argc != 1)
 		return cli_usage(ctx, "snapshot list takes no arguments");
@@ -130,18 +146,24 @@ snap_list(struct cli_ctx *ctx, int argc, char **argv)
 				 ctx->store_path, &txn)) != 0)
 		return err;
 	rba_detail_clear(&d);
+	rba_buf_init(&out);
+	ls.out = &out;
+	rba_json_w_init(&w, &out);
 	if (ctx->json)
-		fputs("[", stdout);
+		rba_json_w_open(&w, NULL, '[');
 	else if (ctx->verbose)
 		printf("%-71s  %-24s %9s %5s %8s %8s  %s\n", "DIGEST", "NAME",
 		       "ROWS", "COLS", "SIZE", "STORED", "ADDED");
 	err = snapshot_list(txn, list_one, &ls, &d);
 	store_txn_abort(txn);
-	if (ctx->json)
-		fputs("]\n", stdout);
+	if (ctx->json) {
+		rba_json_w_close(&w, ']');
+		perr = cli_json_print(&out);
+	}
+	rba_buf_release(&out);
 	if (err)
 		return cli_fail("cannot list snapshots", ctx->store_path, err, &d);
-	return 0;
+	return perr;
 }
 
 /* Opens a read transaction and resolves a snapshot digest or prefix. */
@@ -183,8 +205,12 @@ snap_show(struct cli_ctx *ctx, int argc, char **argv)
 		return err;
 	store_txn_abort(txn);
 	if (ctx->json) {
-		print_info_json(&s, 1);
-		fputc('\n', stdout);
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		print_info_json(&w, &s, 1);
+		err = cli_json_print(&b);
 	} else {
 		rba_digest_format(&s.blob.digest, hex);
 		rba_time_utc(s.blob.added, when);
@@ -206,7 +232,7 @@ snap_show(struct cli_ctx *ctx, int argc, char **argv)
 		}
 	}
 	snapshot_info_release(&s);
-	return 0;
+	return err;
 }
 
 static int
@@ -330,10 +356,16 @@ snap_synth(struct cli_ctx *ctx, int argc, char **argv)
 	if (strcmp(out, "-") == 0)
 		return 0;
 	if (ctx->json) {
-		fputs("{\"file\": ", stdout);
-		rba_json_fput_str(stdout, out);
-		printf(", \"snapshot\": \"%s\", \"rows\": %llu}\n", hex,
-		       (unsigned long long)sp.rows);
+		struct rba_buf j;
+		struct rba_json_w w;
+		rba_buf_init(&j);
+		rba_json_w_init(&w, &j);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "file", out);
+		rba_json_w_str(&w, "snapshot", hex);
+		rba_json_w_u64(&w, "rows", sp.rows);
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&j);
 	} else
 		printf("%s\n", hex);
 	return 0;

@@ -23,6 +23,7 @@
 struct sink_ctx {
 	struct cli_ctx *ctx;
 	FILE *f;
+	struct rba_buf *out; /* the --json report */
 	uint64_t n;
 	uint64_t unchecked; /* records of a later format: not checked */
 };
@@ -53,16 +54,14 @@ on_finding(void *vctx, const char *db, const char *key, int err,
 	if (err == RBA_E_NEWER)
 		s->unchecked++;
 	if (s->ctx->json) {
-		fputs(s->n ? ",\n    {" : "\n    {", s->f);
-		fputs("\"database\": ", s->f);
-		rba_json_fput_str(s->f, db);
-		fputs(", \"key\": ", s->f);
-		rba_json_fput_str(s->f, key);
-		fputs(", \"kind\": ", s->f);
-		rba_json_fput_str(s->f, err_word(err));
-		fputs(", \"reason\": ", s->f);
-		rba_json_fput_str(s->f, reason);
-		fputc('}', s->f);
+		struct rba_json_w w;
+		cli_json_w_sep(&w, s->out, s->n ? ",\n    " : "\n    ");
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "database", db);
+		rba_json_w_str(&w, "key", key);
+		rba_json_w_str(&w, "kind", err_word(err));
+		rba_json_w_str(&w, "reason", reason);
+		rba_json_w_close(&w, '}');
 	} else {
 		fprintf(s->f, "%s %s%s%s%s: %s\n", err_word(err), db,
 			key[0] ? " '" : "", key, key[0] ? "'" : "", reason);
@@ -121,6 +120,44 @@ history_record(void *ctx, const struct store_history_entry *e,
 	return evidence_history_record_check(e, d);
 }
 
+/*
+ * The end of store check's --json report, whose writer dw has the
+ * findings open: the findings closed, what was checked and whether it
+ * is clean each on its line, and the report closed.
+ */
+static void
+check_json_end(struct rba_json_w *dw, struct rba_buf *b,
+	       const struct sink_ctx *sc, const struct audit_check_stats *st)
+{
+	const struct store_check_stats *s = &st->store;
+	struct rba_json_w w;
+
+	if (sc->n)
+		rba_buf_put(b, "\n  ", 3);
+	rba_json_w_close(dw, ']');
+	cli_json_w_sep(&w, b, ",\n  ");
+	rba_json_w_open(&w, "checked", '{');
+	rba_json_w_u64(&w, "meta", s->meta);
+	rba_json_w_u64(&w, "blobs", s->blobs);
+	rba_json_w_u64(&w, "blob_chunks", s->blob_chunks);
+	rba_json_w_u64(&w, "versions", s->versions);
+	rba_json_w_u64(&w, "samples", s->samples);
+	rba_json_w_u64(&w, "sample_chunks", s->sample_chunks);
+	rba_json_w_u64(&w, "cases", s->cases);
+	rba_json_w_u64(&w, "index_entries", s->index_entries);
+	rba_json_w_u64(&w, "dead_marks", s->dead_marks);
+	rba_json_w_u64(&w, "dead_records", s->dead_records);
+	rba_json_w_u64(&w, "history", s->history);
+	rba_json_w_u64(&w, "tlog_kept", s->tlog_kept);
+	rba_json_w_u64(&w, "tlog_hashes", s->tlog_hashes);
+	rba_json_w_u64(&w, "runs", s->runs);
+	rba_json_w_u64(&w, "pages", s->pages);
+	rba_json_w_close(&w, '}');
+	cli_json_w_sep(&w, b, ",\n  ");
+	rba_json_w_bool(&w, "clean", st->findings == 0);
+	rba_json_w_close(dw, '}');
+}
+
 static int
 store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -129,6 +166,8 @@ store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	struct sink_ctx sc;
 	struct store_txn *txn = NULL;
 	struct rba_detail d;
+	struct rba_buf out;
+	struct rba_json_w w;
 	int rc, status;
 
 	if (argc != 2)
@@ -143,49 +182,35 @@ store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	sink.finding = on_finding;
 	sink.history_record = history_record;
 	sink.ctx = &sc;
+	rba_buf_init(&out);
+	sc.out = &out;
 	if (ctx->json) {
-		printf("{\"store\": ");
-		rba_json_fput_str(stdout, ctx->store_path);
-		printf(", \"store_id\": ");
-		rba_json_fput_str(stdout, store_id_hex(ctx->store));
-		printf(", \"findings\": [");
+		/* the findings' array stays open while the check fills it */
+		rba_json_w_init(&w, &out);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "store", ctx->store_path);
+		rba_json_w_str(&w, "store_id", store_id_hex(ctx->store));
+		rba_json_w_open(&w, "findings", '[');
 	}
 	rba_detail_clear(&d);
 	rc = sample_store_check(txn, &sink, &st, &d);
 	store_txn_abort(txn);
 	if (rc != 0) {
-		if (ctx->json)
-			printf("]}\n");
+		if (ctx->json) {
+			rba_json_w_close(&w, ']');
+			rba_json_w_close(&w, '}');
+			cli_json_print(&out);
+		}
+		rba_buf_release(&out);
 		return cli_fail("cannot check store", ctx->store_path, rc, &d);
 	}
 	if (ctx->json) {
-		const struct store_check_stats *s = &st.store;
-		printf("%s],\n  \"checked\": {\"meta\": %llu, \"blobs\": %llu, "
-		       "\"blob_chunks\": %llu, \"versions\": %llu, "
-		       "\"samples\": %llu, \"sample_chunks\": %llu, "
-		       "\"cases\": %llu, \"index_entries\": %llu, "
-		       "\"dead_marks\": %llu, \"dead_records\": %llu, "
-		       "\"history\": %llu, \"tlog_kept\": %llu, \"tlog_hashes\": %llu, "
-		       "\"runs\": %llu, \"pages\": %llu},\n"
-		       "  \"clean\": %s}\n",
-		       sc.n ? "\n  " : "", (unsigned long long)s->meta,
-		       (unsigned long long)s->blobs,
-		       (unsigned long long)s->blob_chunks,
-		       (unsigned long long)s->versions,
-		       (unsigned long long)s->samples,
-		       (unsigned long long)s->sample_chunks,
-		       (unsigned long long)s->cases,
-		       (unsigned long long)s->index_entries,
-		       (unsigned long long)s->dead_marks,
-		       (unsigned long long)s->dead_records,
-		       (unsigned long long)s->history,
-		       (unsigned long long)s->tlog_kept,
-		       (unsigned long long)s->tlog_hashes,
-		       (unsigned long long)s->runs,
-		       (unsigned long long)s->pages,
-		       st.findings ? "false" : "true");
+		check_json_end(&w, &out, &sc, &st);
+		if (cli_json_print(&out) != 0)
+			return 2;
 		return st.findings > sc.unchecked ? 1 : st.findings ? 2 : 0;
 	}
+	rba_buf_release(&out);
 	/* Records of a later format alone: the answer is not known. */
 	if (st.findings && st.findings == sc.unchecked) {
 		if (!ctx->quiet)
@@ -211,8 +236,9 @@ store_check_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
-/* The prune under --json: every run with what became of it. */
-static void
+/* The prune under --json: every run with what became of it.  0, or 2
+ * after a diagnostic. */
+static int
 prune_json(const char *dir, unsigned long keep, int dry,
 	   const struct fleet_prune *p)
 {
@@ -224,29 +250,34 @@ prune_json(const char *dir, unsigned long keep, int dry,
 		[FLEET_PRUNE_REMOVED] = "removed",
 	};
 
-	fputs("{\"dir\": ", stdout);
-	rba_json_fput_str(stdout, dir);
-	printf(", \"keep\": %lu, \"dry_run\": %s, \"runs\": [", keep,
-	       dry ? "true" : "false");
+	struct rba_buf b;
+	struct rba_json_w w;
+
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "dir", dir);
+	rba_json_w_u64(&w, "keep", keep);
+	rba_json_w_bool(&w, "dry_run", dry);
+	rba_json_w_open(&w, "runs", '[');
 	for (size_t i = 0; i < p->n; i++) {
 		const struct fleet_prune_run *r = &p->runs[i];
 		const char *fate = (size_t)r->fate < sizeof(fates) / sizeof(fates[0]) &&
 					   fates[r->fate] ? fates[r->fate] : "kept";
 
-		printf("%s{\"path\": ", i ? ", " : "");
-		rba_json_fput_str(stdout, r->path);
-		fputs(", \"records\": ", stdout);
-		if (r->records != NULL)
-			rba_json_fput_str(stdout, r->records);
-		else
-			fputs("null", stdout);
-		printf(", \"fate\": \"%s\"",
-		       r->fate == FLEET_PRUNE_REMOVED && dry ? "would-remove" : fate);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "path", r->path);
+		rba_json_w_str(&w, "records", r->records);
+		rba_json_w_str(&w, "fate", r->fate == FLEET_PRUNE_REMOVED && dry
+					       ? "would-remove" : fate);
 		if (r->fate == FLEET_PRUNE_UNIMPORTED)
-			printf(", \"unimported\": %zu", r->unimported);
-		fputs("}", stdout);
+			rba_json_w_u64(&w, "unimported", r->unimported);
+		rba_json_w_close(&w, '}');
 	}
-	printf("], \"removed\": %zu}\n", dry ? (size_t)0 : p->removed);
+	rba_json_w_close(&w, ']');
+	rba_json_w_u64(&w, "removed", dry ? 0 : p->removed);
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b);
 }
 
 /*
@@ -326,9 +357,9 @@ store_prune_cmd(struct cli_ctx *ctx, int argc, char **argv)
 			break;
 		}
 	}
-	if (ctx->json)
-		prune_json(dir, keep, dry, &p);
-	else if (!ctx->quiet)
+	if (ctx->json && prune_json(dir, keep, dry, &p) != 0)
+		status = 2;
+	else if (!ctx->json && !ctx->quiet)
 		printf("prune '%s': %zu run%s, %zu %s, keeping the %lu newest\n", dir,
 		       p.n, p.n == 1 ? "" : "s", dry ? (size_t)0 : p.removed,
 		       dry ? "removed (--dry-run)" : "removed", keep);
@@ -361,10 +392,17 @@ store_snapshot_cmd(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_fail("cannot make snapshot", argv[2], err, &d);
 	rba_digest_format(&in.head, hex);
 	if (ctx->json) {
-		printf("{\"snapshot\": ");
-		rba_json_fput_str(stdout, argv[2]);
-		printf(", \"store_id\": \"%s\", \"head_id\": %llu, \"head\": \"%s\"}\n",
-		       in.store_id, (unsigned long long)in.head_id, hex);
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "snapshot", argv[2]);
+		rba_json_w_str(&w, "store_id", in.store_id);
+		rba_json_w_u64(&w, "head_id", in.head_id);
+		rba_json_w_str(&w, "head", hex);
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&b);
 	} else if (ctx->quiet) {
 		printf("%s\n", hex);
 	} else {

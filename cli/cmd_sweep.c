@@ -16,59 +16,66 @@
 #include "forensics/plot.h"
 #include "forensics/sweep.h"
 
-static void
-print_stats(const struct fx_sweep *s, int json)
+/* sweep --json: 0, or 2 after a diagnostic. */
+static int
+print_stats_json(const struct fx_sweep *s)
 {
-	if (json) {
-		printf("{\"sweep\": ");
-		rba_json_fput_str(stdout, s->id);
-		printf(", \"version\": ");
-		rba_json_fput_str(stdout, s->pins->version);
-		printf(", \"seeds\": %zu, \"wall_seconds\": ", s->n);
-		rba_json_fput_num(stdout, s->wall_seconds);
-		printf(", \"metrics\": {");
-	} else {
-		printf("sweep %s: %s at %zu seeds (%" PRIu64 "..%" PRIu64
-		       ") in %.3f s\n",
-		       s->id, s->pins->version, s->n, s->seeds[0],
-		       s->seeds[s->n - 1], s->wall_seconds);
-		printf("%-20s %10s %10s %10s %10s %10s\n", "metric", "median",
-		       "stdev", "min", "max", "spread");
-	}
+	struct rba_buf b;
+	struct rba_json_w w;
+
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "sweep", s->id);
+	rba_json_w_str(&w, "version", s->pins->version);
+	rba_json_w_u64(&w, "seeds", s->n);
+	rba_json_w_num(&w, "wall_seconds", s->wall_seconds);
+	rba_json_w_open(&w, "metrics", '{');
 	for (int m = 0; m < FX_NMETRICS; m++) {
 		struct fx_stat st;
 		fx_sweep_stat(s, (enum fx_metric)m, &st);
-		if (json) {
-			printf("%s\"%s\": {\"median\": ", m ? ", " : "",
-			       fx_metric_name((enum fx_metric)m));
-			rba_json_fput_num(stdout, st.median);
-			printf(", \"stdev\": ");
-			rba_json_fput_num(stdout, st.stdev);
-			printf(", \"min\": ");
-			rba_json_fput_num(stdout, st.min);
-			printf(", \"max\": ");
-			rba_json_fput_num(stdout, st.max);
-			printf(", \"spread\": ");
-			rba_json_fput_num(stdout, st.spread);
-			printf("}");
-		} else if (st.n > 0) {
+		rba_json_w_open(&w, fx_metric_name((enum fx_metric)m), '{');
+		rba_json_w_num(&w, "median", st.median);
+		rba_json_w_num(&w, "stdev", st.stdev);
+		rba_json_w_num(&w, "min", st.min);
+		rba_json_w_num(&w, "max", st.max);
+		rba_json_w_num(&w, "spread", st.spread);
+		rba_json_w_close(&w, '}');
+	}
+	rba_json_w_close(&w, '}');
+	rba_json_w_open(&w, "runs", '[');
+	for (size_t i = 0; i < s->n; i++) {
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_u64(&w, "seed", s->seeds[i]);
+		rba_json_w_str(&w, "id", s->ids + i * RUNS_ID_SIZE);
+		rba_json_w_num(&w, "val_loss", s->runs[i].eval_loss);
+		rba_json_w_close(&w, '}');
+	}
+	rba_json_w_close(&w, ']');
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b);
+}
+
+/* The sweep's statistics: 0, or 2 after a diagnostic. */
+static int
+print_stats(const struct fx_sweep *s, int json)
+{
+	if (json)
+		return print_stats_json(s);
+	printf("sweep %s: %s at %zu seeds (%" PRIu64 "..%" PRIu64 ") in %.3f s\n",
+	       s->id, s->pins->version, s->n, s->seeds[0], s->seeds[s->n - 1],
+	       s->wall_seconds);
+	printf("%-20s %10s %10s %10s %10s %10s\n", "metric", "median", "stdev",
+	       "min", "max", "spread");
+	for (int m = 0; m < FX_NMETRICS; m++) {
+		struct fx_stat st;
+		fx_sweep_stat(s, (enum fx_metric)m, &st);
+		if (st.n > 0)
 			printf("%-20s %10.6g %10.4g %10.6g %10.6g %10.4g\n",
 			       fx_metric_name((enum fx_metric)m), st.median,
 			       st.stdev, st.min, st.max, st.spread);
-		}
 	}
-	if (json) {
-		printf("}, \"runs\": [");
-		for (size_t i = 0; i < s->n; i++) {
-			printf("%s{\"seed\": %" PRIu64 ", \"id\": ", i ? ", " : "",
-			       s->seeds[i]);
-			rba_json_fput_str(stdout, s->ids + i * RUNS_ID_SIZE);
-			printf(", \"val_loss\": ");
-			rba_json_fput_num(stdout, s->runs[i].eval_loss);
-			printf("}");
-		}
-		printf("]}\n");
-	}
+	return 0;
 }
 
 int
@@ -123,7 +130,7 @@ cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	status = cli_sweep_run(ctx, p, seeds, nseeds, &o, "sweep", &sw);
 	if (status == 0) {
-		print_stats(&sw, ctx->json);
+		status = print_stats(&sw, ctx->json);
 		rba_detail_clear(&d);
 		if (plot != NULL &&
 		    (r = fx_plot_write(plot, &sw, NULL,

@@ -161,12 +161,14 @@ train_args(struct cli_ctx *ctx, int argc, char **argv, struct train_opts *o)
 }
 
 /* The report of a finished training: stderr notes, then stdout. */
-static void
+static int
 train_print(const struct cli_ctx *ctx, const struct train_opts *o,
 	    const struct rebuild_result *res, const char *env_hex,
 	    const char *run_id)
 {
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
+	struct rba_buf b;
+	struct rba_json_w w;
 
 	rba_digest_format(&res->digest, hex);
 	if (!ctx->quiet && !ctx->json) {
@@ -187,25 +189,22 @@ train_print(const struct cli_ctx *ctx, const struct train_opts *o,
 			res->report.train_seconds * 1000.0);
 	if (!ctx->json) {
 		printf("%s\n", hex);
-		return;
+		return 0;
 	}
-	printf("{\"artifact\": \"%s\", \"bytes\": %zu, \"trainer_abi\": %u, "
-	       "\"environment\": \"%s\", ",
-	       hex, res->artifact_len, res->abi, env_hex);
-	fputs("\"run\": ", stdout);
-	if (run_id[0])
-		rba_json_fput_str(stdout, run_id);
-	else
-		fputs("null", stdout);
-	fputs(", \"val_loss\": ", stdout);
-	rba_json_fput_num(stdout, res->report.final.val_loss);
-	fputs(", \"val_acc\": ", stdout);
-	rba_json_fput_num(stdout, res->report.final.val_acc);
-	fputs(", \"val_auc\": ", stdout);
-	rba_json_fput_num(stdout, res->report.final.val_auc);
-	fputs(", \"train_seconds\": ", stdout);
-	rba_json_fput_num(stdout, res->report.train_seconds);
-	fputs("}\n", stdout);
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "artifact", hex);
+	rba_json_w_u64(&w, "bytes", res->artifact_len);
+	rba_json_w_u64(&w, "trainer_abi", res->abi);
+	rba_json_w_str(&w, "environment", env_hex);
+	rba_json_w_str(&w, "run", run_id[0] ? run_id : NULL);
+	rba_json_w_num(&w, "val_loss", res->report.final.val_loss);
+	rba_json_w_num(&w, "val_acc", res->report.final.val_acc);
+	rba_json_w_num(&w, "val_auc", res->report.final.val_auc);
+	rba_json_w_num(&w, "train_seconds", res->report.train_seconds);
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b);
 }
 
 /* The environment record of the training and its digest (as text in
@@ -305,8 +304,7 @@ cmd_train(struct cli_ctx *ctx, int argc, char **argv)
 						o.record, NULL)) != 0)
 			goto done;
 	}
-	train_print(ctx, &o, &res, env_hex, run_id);
-	status = 0;
+	status = train_print(ctx, &o, &res, env_hex, run_id);
 done:
 	rba_output_abort(&art);
 	rba_output_abort(&rec);

@@ -117,11 +117,10 @@ cmd_vary(struct cli_ctx *ctx, int argc, char **argv)
 		struct rba_buf b;
 		rba_buf_init(&b);
 		vary_report_json(&r, &b);
-		if (rba_buf_status(&b) == 0) {
-			fwrite(b.p, 1, b.len, stdout);
-			fputc('\n', stdout);
+		if (cli_json_print(&b) != 0) {
+			vary_report_release(&r);
+			return 2;
 		}
-		rba_buf_release(&b);
 	} else {
 		print_report(&r, ctx->quiet);
 	}

@@ -54,17 +54,22 @@ static int
 verify_invalid(struct cli_ctx *ctx, const char *file, const char *sigfile,
 	       const char *what, const char *reason)
 {
+	struct rba_buf b;
+	struct rba_json_w w;
+
 	cli_diag("verification failed '%s': %s", file, reason);
-	if (ctx->json) {
-		fputs("{\"file\": ", stdout);
-		rba_json_fput_str(stdout, file);
-		fputs(", \"signature\": ", stdout);
-		rba_json_fput_str(stdout, sigfile);
-		printf(", \"valid\": false, \"failed\": \"%s\", \"reason\": ", what);
-		rba_json_fput_str(stdout, reason);
-		fputs("}\n", stdout);
-	}
-	return 1;
+	if (!ctx->json)
+		return 1;
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "file", file);
+	rba_json_w_str(&w, "signature", sigfile);
+	rba_json_w_bool(&w, "valid", 0);
+	rba_json_w_str(&w, "failed", what);
+	rba_json_w_str(&w, "reason", reason);
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b) != 0 ? 2 : 1;
 }
 
 /* The line after the signature's: its trusted comment, or what an
@@ -98,31 +103,37 @@ print_signed(const char *file, const struct evidence_verification *v,
 	fputc('\n', stdout);
 }
 
-/* A variation report that holds (evidence/vary_evidence.h). */
-static void
+/* A variation report that holds (evidence/vary_evidence.h): 0, or 2
+ * after a diagnostic. */
+static int
 print_vary(struct cli_ctx *ctx, const char *file,
 	   const struct evidence_verification *v, const char *id)
 {
 	const struct vary_evidence_summary *s = &v->vary;
 
 	if (ctx->json) {
-		printf("{\"file\": ");
-		rba_json_fput_str(stdout, file);
-		printf(", \"valid\": true, \"key_id\": \"%s\", \"kind\": \"vary\", "
-		       "\"vary\": {\"version\": ", id);
-		rba_json_fput_str(stdout, s->version);
-		printf(", \"run\": ");
-		rba_json_fput_str(stdout, s->run);
-		printf(", \"factors\": %llu, \"changed\": %llu, \"control_pinned\": %s, "
-		       "\"changed_factors\": ",
-		       (unsigned long long)s->factors, (unsigned long long)s->changed,
-		       s->control_pinned ? "true" : "false");
-		rba_json_fput_str(stdout, s->changed_list);
-		printf("}}\n");
-		return;
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "file", file);
+		rba_json_w_bool(&w, "valid", 1);
+		rba_json_w_str(&w, "key_id", id);
+		rba_json_w_str(&w, "kind", "vary");
+		rba_json_w_open(&w, "vary", '{');
+		rba_json_w_str(&w, "version", s->version);
+		rba_json_w_str(&w, "run", s->run);
+		rba_json_w_u64(&w, "factors", s->factors);
+		rba_json_w_u64(&w, "changed", s->changed);
+		rba_json_w_bool(&w, "control_pinned", s->control_pinned);
+		rba_json_w_str(&w, "changed_factors", s->changed_list);
+		rba_json_w_close(&w, '}');
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&b);
 	}
 	if (ctx->quiet)
-		return;
+		return 0;
 	printf("signature good: key %s\n", id);
 	print_trusted(v);
 	fputs("variation evidence consistent: version ", stdout);
@@ -136,11 +147,13 @@ print_vary(struct cli_ctx *ctx, const char *file,
 	}
 	printf("; the control %s the pinned artifact\n",
 	       s->control_pinned ? "is" : "is not");
+	return 0;
 }
 
 /* Dispute evidence that holds: one answered dispute (audit/dispute.h),
- * and what its format left unchecked (msg, n: the file). */
-static void
+ * and what its format left unchecked (msg, n: the file).  0, or 2 after
+ * a diagnostic. */
+static int
 print_dispute(struct cli_ctx *ctx, const char *file,
 	      const struct evidence_verification *v, const char *id,
 	      const void *msg, size_t n, const char *artifact)
@@ -148,27 +161,26 @@ print_dispute(struct cli_ctx *ctx, const char *file,
 	const char *unchecked = dispute_evidence_unchecked(msg, n, artifact != NULL);
 
 	if (ctx->json) {
-		fputs("{\"file\": ", stdout);
-		rba_json_fput_str(stdout, file);
-		printf(", \"valid\": true, \"key_id\": \"%s\", "
-		       "\"dispute\": {\"version\": ", id);
-		rba_json_fput_str(stdout, v->dispute_version);
-		fputs(", \"case\": ", stdout);
-		rba_json_fput_str(stdout, v->dispute_case);
-		fputs(", \"answer\": ", stdout);
-		rba_json_fput_str(stdout, v->dispute_answer);
-		if (artifact != NULL) {
-			/* (only when asked, so that other answers keep their
-			 * bytes) */
-			fputs(", \"artifact_checked\": ", stdout);
-			rba_json_fput_str(stdout, artifact);
-		}
-		fputs(", \"consistent\": true, \"not_checked\": ", stdout);
-		if (unchecked != NULL)
-			rba_json_fput_str(stdout, unchecked);
-		else
-			fputs("null", stdout);
-		fputs("}}\n", stdout);
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "file", file);
+		rba_json_w_bool(&w, "valid", 1);
+		rba_json_w_str(&w, "key_id", id);
+		rba_json_w_open(&w, "dispute", '{');
+		rba_json_w_str(&w, "version", v->dispute_version);
+		rba_json_w_str(&w, "case", v->dispute_case);
+		rba_json_w_str(&w, "answer", v->dispute_answer);
+		/* (only when asked, so that other answers keep their bytes) */
+		if (artifact != NULL)
+			rba_json_w_str(&w, "artifact_checked", artifact);
+		rba_json_w_bool(&w, "consistent", 1);
+		rba_json_w_str(&w, "not_checked", unchecked);
+		rba_json_w_close(&w, '}');
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&b);
 	} else if (!ctx->quiet) {
 		/* what the signed file says, escaped (cli_fput_data) */
 		printf("signature verified: '%s' signed by key %s\n", file, id);
@@ -189,35 +201,44 @@ print_dispute(struct cli_ctx *ctx, const char *file,
 		if (unchecked != NULL)
 			printf("not checked: %s\n", unchecked);
 	}
+	return 0;
 }
 
-/* Audit evidence that holds, or a signed file that is no evidence. */
+/* The log member of audit evidence (format 4), in w's open object. */
 static void
-log_json(const struct evidence_summary *sum, const struct verify_log *lg)
+log_json(struct rba_json_w *w, const struct evidence_summary *sum,
+	 const struct verify_log *lg)
 {
 	const struct evidence_log_summary *ls = &sum->log;
 
 	if (!ls->present)
 		return;
-	fputs(", \"log\": {\"origin\": ", stdout);
-	rba_json_fput_str(stdout, ls->origin);
-	printf(", \"tree_size\": %llu, \"index\": %llu, \"proof_checks\": true, "
-	       "\"signers\": [", (unsigned long long)ls->tree_size,
-	       (unsigned long long)ls->index);
+	rba_json_w_open(w, "log", '{');
+	rba_json_w_str(w, "origin", ls->origin);
+	rba_json_w_u64(w, "tree_size", ls->tree_size);
+	rba_json_w_u64(w, "index", ls->index);
+	rba_json_w_bool(w, "proof_checks", 1);
+	rba_json_w_open(w, "signers", '[');
 	for (size_t i = 0; i < ls->nsigners && i < EVIDENCE_LOG_SIGNERS_MAX; i++) {
-		printf("%s{\"name\": ", i ? ", " : "");
-		rba_json_fput_str(stdout, ls->signers[i].name);
-		printf(", \"key_hash\": \"%08x\", \"verified\": %s}",
-		       (unsigned)ls->signers[i].hash,
-		       ls->signers[i].by_signer || lg->by_vkey[i] ? "true" : "false");
+		char hash[16];
+		snprintf(hash, sizeof(hash), "%08x", (unsigned)ls->signers[i].hash);
+		rba_json_w_open(w, NULL, '{');
+		rba_json_w_str(w, "name", ls->signers[i].name);
+		rba_json_w_str(w, "key_hash", hash);
+		rba_json_w_bool(w, "verified",
+				ls->signers[i].by_signer || lg->by_vkey[i]);
+		rba_json_w_close(w, '}');
 	}
-	fputs("], \"consistent_with\": ", stdout);
-	if (lg->grew)
-		printf("{\"checkpoint\": \"%s\", \"tree_size\": %llu}",
-		       lg->checkpoint, (unsigned long long)lg->ck_size);
-	else
-		fputs("null", stdout);
-	fputs("}", stdout);
+	rba_json_w_close(w, ']');
+	if (lg->grew) {
+		rba_json_w_open(w, "consistent_with", '{');
+		rba_json_w_str(w, "checkpoint", lg->checkpoint);
+		rba_json_w_u64(w, "tree_size", lg->ck_size);
+		rba_json_w_close(w, '}');
+	} else {
+		rba_json_w_str(w, "consistent_with", NULL);
+	}
+	rba_json_w_close(w, '}');
 }
 
 static void
@@ -249,7 +270,57 @@ log_text(const struct evidence_summary *sum, const struct verify_log *lg)
 		       lg->ck_proof == 1 ? "" : "es");
 }
 
-static void
+/* Audit evidence that holds, or a signed file that is no evidence, as
+ * JSON: 0, or 2 after a diagnostic. */
+static int
+audit_json(const char *file, const char *sigpath,
+	   const struct evidence_verification *v, const char *id,
+	   const struct verify_log *lg)
+{
+	const struct evidence_summary *sum = &v->audit;
+	struct rba_buf b;
+	struct rba_json_w w;
+
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "file", file);
+	rba_json_w_str(&w, "signature", sigpath);
+	rba_json_w_bool(&w, "valid", 1);
+	rba_json_w_str(&w, "key_id", id);
+	if (v->dsse) {
+		rba_json_w_str(&w, "envelope", "dsse");
+		rba_json_w_str(&w, "payload_type", DSSE_TYPE_INTOTO);
+		rba_json_w_str(&w, "trusted_comment", NULL);
+	} else {
+		rba_json_w_bool(&w, "prehashed", !v->sig.legacy);
+		rba_json_w_str(&w, "trusted_comment", v->sig.trusted_comment);
+	}
+	if (v->kind == EVIDENCE_KIND_AUDIT) {
+		rba_json_w_open(&w, "evidence", '{');
+		rba_json_w_str(&w, "version", sum->version);
+		rba_json_w_u64(&w, "audit_id", sum->audit_id);
+		rba_json_w_str(&w, "time", sum->time_text);
+		rba_json_w_str(&w, "verdict", sum->verdict);
+		rba_json_w_bool(&w, "consistent", 1);
+		rba_json_w_str(&w, "guarantee", sum->guarantee);
+		rba_json_w_open(&w, "history_head", '{');
+		rba_json_w_u64(&w, "id", sum->head_id);
+		rba_json_w_digest(&w, "digest", &sum->head, 1);
+		rba_json_w_close(&w, '}');
+		cli_declared_json(&w, sum);
+		log_json(&w, sum, lg);
+		rba_json_w_close(&w, '}');
+	} else {
+		rba_json_w_str(&w, "evidence", NULL);
+	}
+	rba_json_w_close(&w, '}');
+	return cli_json_print(&b);
+}
+
+/* Audit evidence that holds, or a signed file that is no evidence: 0,
+ * or 2 after a diagnostic. */
+static int
 print_audit(struct cli_ctx *ctx, const char *file, const char *sigpath,
 	    const struct evidence_verification *v, const char *id,
 	    const struct verify_log *lg)
@@ -259,38 +330,7 @@ print_audit(struct cli_ctx *ctx, const char *file, const char *sigpath,
 
 	rba_digest_format(&sum->head, head);
 	if (ctx->json) {
-		fputs("{\"file\": ", stdout);
-		rba_json_fput_str(stdout, file);
-		fputs(", \"signature\": ", stdout);
-		rba_json_fput_str(stdout, sigpath);
-		if (v->dsse) {
-			printf(", \"valid\": true, \"key_id\": \"%s\", \"envelope\": "
-			       "\"dsse\", \"payload_type\": \"" DSSE_TYPE_INTOTO "\", "
-			       "\"trusted_comment\": null", id);
-		} else {
-			printf(", \"valid\": true, \"key_id\": \"%s\", \"prehashed\": %s, "
-			       "\"trusted_comment\": ",
-			       id, v->sig.legacy ? "false" : "true");
-			rba_json_fput_str(stdout, v->sig.trusted_comment);
-		}
-		fputs(", \"evidence\": ", stdout);
-		if (v->kind == EVIDENCE_KIND_AUDIT) {
-			fputs("{\"version\": ", stdout);
-			rba_json_fput_str(stdout, sum->version);
-			printf(", \"audit_id\": %llu, \"time\": \"%s\", \"verdict\": "
-			       "\"%s\", \"consistent\": true, \"guarantee\": ",
-			       (unsigned long long)sum->audit_id, sum->time_text,
-			       sum->verdict);
-			rba_json_fput_str(stdout, sum->guarantee);
-			printf(", \"history_head\": {\"id\": %llu, \"digest\": \"%s\"}",
-			       (unsigned long long)sum->head_id, head);
-			cli_declared_json(sum);
-			log_json(sum, lg);
-			fputs("}", stdout);
-		} else {
-			fputs("null", stdout);
-		}
-		fputs("}\n", stdout);
+		return audit_json(file, sigpath, v, id, lg);
 	} else if (!ctx->quiet) {
 		print_signed(file, v, id);
 		if (v->kind == EVIDENCE_KIND_AUDIT) {
@@ -314,6 +354,7 @@ print_audit(struct cli_ctx *ctx, const char *file, const char *sigpath,
 			      "signature was checked\n", stdout);
 		}
 	}
+	return 0;
 }
 
 /*
@@ -580,12 +621,11 @@ verify_envelope_file(struct cli_ctx *ctx, const char *file, int has_x,
 	if ((status = verify_log_more(ctx, file, file, v, pub, msg, mn, lg)) != 0)
 		goto out;
 	if (v->kind == EVIDENCE_KIND_DISPUTE)
-		print_dispute(ctx, file, v, id, msg, mn, artpath);
+		status = print_dispute(ctx, file, v, id, msg, mn, artpath);
 	else if (v->kind == EVIDENCE_KIND_VARY)
-		print_vary(ctx, file, v, id);
+		status = print_vary(ctx, file, v, id);
 	else
-		print_audit(ctx, file, file, v, id, lg);
-	status = 0;
+		status = print_audit(ctx, file, file, v, id, lg);
 out:
 	free(v);
 	free(msg);
@@ -666,12 +706,11 @@ cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	if ((status = verify_log_more(ctx, file, sigpath, v, &pub, msg, n, &lg)) != 0)
 		goto out;
 	if (v->kind == EVIDENCE_KIND_DISPUTE)
-		print_dispute(ctx, file, v, id, msg, n, artpath);
+		status = print_dispute(ctx, file, v, id, msg, n, artpath);
 	else if (v->kind == EVIDENCE_KIND_VARY)
-		print_vary(ctx, file, v, id);
+		status = print_vary(ctx, file, v, id);
 	else
-		print_audit(ctx, file, sigpath, v, id, &lg);
-	status = 0;
+		status = print_audit(ctx, file, sigpath, v, id, &lg);
 out:
 	free(v);
 	free(msg);

@@ -17,6 +17,7 @@
 struct vlist {
 	struct cli_ctx *ctx;
 	struct store_txn *txn;
+	struct rba_buf *out; /* the --json listing */
 	int n;
 	int damaged; /* version records that could not be read */
 };
@@ -29,35 +30,29 @@ sample_damage(int err)
 				     : "the sample record cannot be decoded";
 }
 
+/* The members every version's JSON starts with, in w's open object. */
 static void
-version_json(const struct store_version *v)
+version_json(struct rba_json_w *w, const struct store_version *v)
 {
-	char a[RBA_DIGEST_TEXT_LEN + 1], s[RBA_DIGEST_TEXT_LEN + 1];
-	char p[RBA_DIGEST_TEXT_LEN + 1], when[32];
+	char when[32];
 
-	rba_digest_format(&v->artifact, a);
-	rba_digest_format(&v->snapshot, s);
 	rba_time_utc(v->registered_at, when);
-	fputs("{\"name\": ", stdout);
-	rba_json_fput_str(stdout, v->name);
-	printf(", \"artifact\": \"%s\", \"snapshot\": \"%s\", \"registered\": \"%s\"",
-	       a, s, when);
-	if (v->has_policy) {
-		rba_digest_format(&v->policy_digest, p);
-		printf(", \"policy\": \"%s\"", p);
-	} else {
-		fputs(", \"policy\": null", stdout);
-	}
+	rba_json_w_str(w, "name", v->name);
+	rba_json_w_digest(w, "artifact", &v->artifact, 1);
+	rba_json_w_digest(w, "snapshot", &v->snapshot, 1);
+	rba_json_w_str(w, "registered", when);
+	rba_json_w_digest(w, "policy", &v->policy_digest, v->has_policy);
 	if (v->has_sample) {
-		rba_digest_format(&v->sample.digest, p);
-		printf(", \"sample\": {\"cases\": %llu, \"digest\": \"%s\"}",
-		       (unsigned long long)v->sample.cases, p);
+		rba_json_w_open(w, "sample", '{');
+		rba_json_w_u64(w, "cases", v->sample.cases);
+		rba_json_w_digest(w, "digest", &v->sample.digest, 1);
+		rba_json_w_close(w, '}');
 	} else if (v->sample_err) {
-		fputs(", \"sample\": {\"damaged\": ", stdout);
-		rba_json_fput_str(stdout, sample_damage(v->sample_err));
-		fputc('}', stdout);
+		rba_json_w_open(w, "sample", '{');
+		rba_json_w_str(w, "damaged", sample_damage(v->sample_err));
+		rba_json_w_close(w, '}');
 	} else {
-		fputs(", \"sample\": null", stdout);
+		rba_json_w_str(w, "sample", NULL);
 	}
 }
 
@@ -67,9 +62,11 @@ vlist_one(struct vlist *vl, const struct store_version *v)
 	char a[RBA_DIGEST_TEXT_LEN + 1], when[32], cases[32];
 
 	if (vl->ctx->json) {
-		fputs(vl->n ? ",\n " : "", stdout);
-		version_json(v);
-		fputc('}', stdout);
+		struct rba_json_w w;
+		cli_json_w_sep(&w, vl->out, vl->n ? ",\n " : "");
+		rba_json_w_open(&w, NULL, '{');
+		version_json(&w, v);
+		rba_json_w_close(&w, '}');
 	} else {
 		rba_digest_format(&v->artifact, a);
 		if (!vl->ctx->verbose)
@@ -114,11 +111,12 @@ vlist_name(void *vctx, const char *name, int valid)
 		snprintf(d.reason, sizeof(d.reason), "a key that is no version name");
 	vl->damaged++;
 	if (vl->ctx->json) {
-		fputs(vl->n ? ",\n {\"name\": " : "{\"name\": ", stdout);
-		rba_json_fput_str(stdout, name);
-		fputs(", \"damaged\": ", stdout);
-		rba_json_fput_str(stdout, d.reason);
-		fputc('}', stdout);
+		struct rba_json_w w;
+		cli_json_w_sep(&w, vl->out, vl->n ? ",\n " : "");
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "name", name);
+		rba_json_w_str(&w, "damaged", d.reason);
+		rba_json_w_close(&w, '}');
 	} else {
 		printf("%-24s damaged: %s\n", name, d.reason);
 	}
@@ -129,10 +127,12 @@ vlist_name(void *vctx, const char *name, int valid)
 static int
 version_list(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct vlist vl = { ctx, NULL, 0, 0 };
+	struct vlist vl = { ctx, NULL, NULL, 0, 0 };
 	struct store_txn *txn;
 	struct rba_detail d;
-	int err;
+	struct rba_buf out;
+	struct rba_json_w w; /* the listing's brackets; vlist_* its items */
+	int err, perr = 0;
 
 	if (argc != 1)
 		return cli_usage(ctx, "version list takes no arguments");
@@ -140,18 +140,26 @@ version_list(struct cli_ctx *ctx, int argc, char **argv)
 				 ctx->store_path, &txn)) != 0)
 		return err;
 	rba_detail_clear(&d);
+	rba_buf_init(&out);
+	vl.out = &out;
+	rba_json_w_init(&w, &out);
 	if (ctx->json)
-		fputc('[', stdout);
+		rba_json_w_open(&w, NULL, '[');
 	else if (ctx->verbose)
 		printf("%-24s %-71s  %-6s %8s  %s\n", "VERSION", "ARTIFACT",
 		       "POLICY", "SAMPLE", "REGISTERED");
 	vl.txn = txn;
 	err = store_version_names(txn, vlist_name, &vl, &d);
 	store_txn_abort(txn);
-	if (ctx->json)
-		fputs("]\n", stdout);
+	if (ctx->json) {
+		rba_json_w_close(&w, ']');
+		perr = cli_json_print(&out);
+	}
+	rba_buf_release(&out);
 	if (err)
 		return cli_fail("cannot list versions", ctx->store_path, err, &d);
+	if (perr)
+		return perr;
 	if (vl.damaged) {
 		fprintf(stderr, "rebuild-audit: cannot list versions '%s': %d "
 			"damaged version record%s; run 'rebuild-audit store check'\n",
@@ -188,32 +196,29 @@ get_version(struct cli_ctx *ctx, const char *what, const char *name,
  * (none kept) or why it could not be read (rd the detail).
  */
 static void
-show_run_json(const char *id, int run_err, const struct rebuild_runrec_summary *r,
-	      const struct rba_detail *rd)
+show_run_json(struct rba_json_w *w, const char *id, int run_err,
+	      const struct rebuild_runrec_summary *r, const struct rba_detail *rd)
 {
 	if (run_err == RBA_E_NOTFOUND) {
-		fputs(", \"run\": null", stdout);
+		rba_json_w_str(w, "run", NULL);
 		return;
 	}
-	fputs(", \"run\": {\"id\": ", stdout);
-	rba_json_fput_str(stdout, id);
+	rba_json_w_open(w, "run", '{');
+	rba_json_w_str(w, "id", id);
 	if (run_err != 0) {
-		fputs(", \"error\": ", stdout);
-		rba_json_fput_str(stdout, rd->reason[0] ? rd->reason : rba_strerror(run_err));
-		fputs("}", stdout);
+		rba_json_w_str(w, "error",
+			       rd->reason[0] ? rd->reason : rba_strerror(run_err));
+		rba_json_w_close(w, '}');
 		return;
 	}
-	printf(", \"epochs\": %u, \"train_examples\": %llu, "
-	       "\"validation_examples\": %llu, \"val_loss\": ",
-	       r->epochs, (unsigned long long)r->ntrain, (unsigned long long)r->nval);
-	rba_json_fput_num(stdout, r->val_loss);
-	fputs(", \"val_acc\": ", stdout);
-	rba_json_fput_num(stdout, r->val_acc);
-	fputs(", \"val_auc\": ", stdout);
-	rba_json_fput_num(stdout, r->val_auc);
-	fputs(", \"examples_per_second\": ", stdout);
-	rba_json_fput_num(stdout, r->examples_per_second);
-	fputs("}", stdout);
+	rba_json_w_u64(w, "epochs", r->epochs);
+	rba_json_w_u64(w, "train_examples", r->ntrain);
+	rba_json_w_u64(w, "validation_examples", r->nval);
+	rba_json_w_num(w, "val_loss", r->val_loss);
+	rba_json_w_num(w, "val_acc", r->val_acc);
+	rba_json_w_num(w, "val_auc", r->val_auc);
+	rba_json_w_num(w, "examples_per_second", r->examples_per_second);
+	rba_json_w_close(w, '}');
 }
 
 static void
@@ -288,21 +293,28 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 	rba_digest_format(&envd, e);
 	rba_time_utc(v.registered_at, when);
 	if (ctx->json) {
-		version_json(&v);
-		printf(", \"config\": \"%s\", \"environment\": \"%s\", \"trainer_abi\": %u",
-		       c, e, (unsigned)p->trainer_abi);
-		fputs(", \"code_revision\": ", stdout);
-		rba_json_fput_str(stdout, p->code_revision ? p->code_revision : "");
-		show_run_json(run_id, run_err, &run, &rd);
-		fputs(", \"pins_text\": ", stdout);
-		rba_json_fput_str(stdout, v.pins_text);
-		fputs(", \"environment_record\": ", stdout);
-		rba_json_fput_str(stdout, v.env_text);
-		if (v.has_policy) {
-			fputs(", \"policy_text\": ", stdout);
-			rba_json_fput_str(stdout, v.policy_text);
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		version_json(&w, &v);
+		rba_json_w_str(&w, "config", c);
+		rba_json_w_str(&w, "environment", e);
+		rba_json_w_u64(&w, "trainer_abi", p->trainer_abi);
+		rba_json_w_str(&w, "code_revision",
+			       p->code_revision ? p->code_revision : "");
+		show_run_json(&w, run_id, run_err, &run, &rd);
+		rba_json_w_str(&w, "pins_text", v.pins_text);
+		rba_json_w_str(&w, "environment_record", v.env_text);
+		if (v.has_policy)
+			rba_json_w_str(&w, "policy_text", v.policy_text);
+		rba_json_w_close(&w, '}');
+		if ((err = cli_json_print(&b)) != 0) {
+			policy_pins_free(p);
+			store_version_release(&v);
+			return err;
 		}
-		fputs("}\n", stdout);
 	} else {
 		char line[2 * PINS_MAX_ARG + 256]; /* repository and revision */
 		printf("version       %s\nregistered    %s\nartifact      %s\n"

@@ -183,8 +183,35 @@ const struct rebuild_progress *cli_progress_training(struct cli_ctx *ctx,
 						     const struct pins *p,
 						     struct rebuild_progress *out);
 void cli_progress_clear(struct cli_ctx *ctx);
-/* Writes b to stdout followed by a newline. */
-void cli_buf_print(const struct rba_buf *b);
+/*
+ * The --json documents: each is written through common/json.h's compact
+ * writer (struct rba_json_w) into a struct rba_buf, then put on stdout
+ * by cli_json_print, whose errors reach the exit status where every
+ * other write to stdout does (main.c's finish: a closed pipe exits 2).
+ * cli_json_print writes b and a newline and releases b: 0, or 2 after
+ * "cannot write 'stdout': ..." when b could not hold the document (out
+ * of memory; nothing is written then).
+ */
+int cli_json_print(struct rba_buf *b);
+/*
+ * Documents laid out with line breaks the compact writer does not make
+ * (the listings of history and versions, "[{...},\n {...}]", and store
+ * check's): writes sep (NUL-terminated, "" for none) into b as it is,
+ * then starts w afresh on b.  A writer started afresh writes one value,
+ * or one "key": value member, with no separator before it: sep is the
+ * separator.  The brackets around such items are opened and closed by
+ * a writer of their own: closing writes no separator.
+ */
+void cli_json_w_sep(struct rba_json_w *w, struct rba_buf *b, const char *sep);
+/*
+ * A member (key not NULL) or an item of w: a number in a printf format
+ * other than the shortest text that reads back (rba_json_w_num), for a
+ * document that has always carried it so ("%.17g": audit --list's
+ * costs).  The text is at most 63 bytes (asserted) and must be a JSON
+ * number: the caller's format and value make it one.
+ */
+void cli_json_w_fmt(struct rba_json_w *w, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /*
  * Writes n bytes of text that came from data (a file, the store, a
  * signed statement, a file name) to f so that no byte of it can move
@@ -294,11 +321,12 @@ int cli_gate_load(const char *path, struct fx_gate *g);
  * Who judged an exported or verified audit and since when, and the
  * earlier audits its evidence lists (rebuild-audit-evidence(5)): one
  * line each on stdout, nothing for what the record does not say; the
- * JSON form as members with a leading ", ".
+ * JSON form as the members "policy" and "earlier_audits" of w's open
+ * object.
  */
 struct evidence_summary;
 void cli_declared_print(const struct evidence_summary *sum);
-void cli_declared_json(const struct evidence_summary *sum);
+void cli_declared_json(struct rba_json_w *w, const struct evidence_summary *sum);
 
 /* Handlers, in the order of the table in main.c (alphabetical). */
 int cmd_audit(struct cli_ctx *, int, char **);

@@ -25,10 +25,12 @@
 #define RBA_GIT_REV "unknown"
 #endif
 
-/* --version: tool, trainer ABI and every linked library's runtime version. */
-static void
-version_print(FILE *f, int json)
+/* --version: tool, trainer ABI and every linked library's runtime
+ * version, on stdout; 0, or 2 after a diagnostic. */
+static int
+version_print(int json)
 {
+	FILE *f = stdout;
 	const char *names[] = { "libsodium", "lmdb", "zstd", "libyaml",
 				"openblas", "openblas.core", "libc", "sha256" };
 	const char *vals[] = { rba_sodium_version(), store_lmdb_version(),
@@ -38,17 +40,21 @@ version_print(FILE *f, int json)
 	size_t n = sizeof(names) / sizeof(names[0]);
 
 	if (json) {
-		fprintf(f, "{\"tool\": \"%s\", \"version\": \"%s\", \"revision\": ",
-			RBA_TOOL_NAME, RBA_TOOL_VERSION);
-		rba_json_fput_str(f, RBA_GIT_REV);
-		fprintf(f, ", \"trainer_abi\": %u, \"libraries\": {",
-			(unsigned)rebuild_abi_current());
-		for (size_t i = 0; i < n; i++) {
-			fprintf(f, "%s\"%s\": ", i ? ", " : "", names[i]);
-			rba_json_fput_str(f, vals[i]);
-		}
-		fputs("}}\n", f);
-		return;
+		struct rba_buf b;
+		struct rba_json_w w;
+		rba_buf_init(&b);
+		rba_json_w_init(&w, &b);
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_str(&w, "tool", RBA_TOOL_NAME);
+		rba_json_w_str(&w, "version", RBA_TOOL_VERSION);
+		rba_json_w_str(&w, "revision", RBA_GIT_REV);
+		rba_json_w_u64(&w, "trainer_abi", rebuild_abi_current());
+		rba_json_w_open(&w, "libraries", '{');
+		for (size_t i = 0; i < n; i++)
+			rba_json_w_str(&w, names[i], vals[i]);
+		rba_json_w_close(&w, '}');
+		rba_json_w_close(&w, '}');
+		return cli_json_print(&b);
 	}
 	fprintf(f, "%s %s (revision %s)\n", RBA_TOOL_NAME, RBA_TOOL_VERSION,
 		RBA_GIT_REV);
@@ -61,6 +67,7 @@ version_print(FILE *f, int json)
 				(unsigned)abi);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%-14s %s\n", names[i], vals[i]);
+	return 0;
 }
 
 /* In alphabetical order (--help lists them so); see the checklist in
@@ -342,8 +349,7 @@ main(int argc, char **argv)
 		} else if (strcmp(a, "--version") == 0) {
 			if (rba_crypto_init() != 0)
 				return cli_fail("cannot start", "libsodium", RBA_E_CRYPTO, NULL);
-			version_print(stdout, ctx.json);
-			return finish(0);
+			return finish(version_print(ctx.json));
 		} else if (strcmp(a, "--") == 0) {
 			i++;
 			break;

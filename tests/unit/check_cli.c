@@ -1,7 +1,8 @@
 /*
  * check_cli.c - the helpers every handler shares (cli/cli_common.c):
- * option values, number parsing, report formats, JSON strings, policy
- * loading and the -h scan.  The handlers themselves are run by the CLI
+ * option values, number parsing, report formats, JSON strings and
+ * documents (cli_json_print and the writer's helpers), policy loading
+ * and the -h scan.  The handlers themselves are run by the CLI
  * tests (tests/cli/).
  */
 #include <check.h>
@@ -211,18 +212,95 @@ START_TEST(test_json_str)
 }
 END_TEST
 
-START_TEST(test_buf_print)
+/* A document through the compact writer, then on stdout with its
+ * newline; the buffer is released. */
+START_TEST(test_json_print)
 {
 	struct rba_buf b;
+	struct rba_json_w w;
 	char path[32];
 
 	rba_buf_init(&b);
-	rba_buf_put(&b, "{}", 2);
-	ck_assert_int_eq(rba_buf_status(&b), 0);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	rba_json_w_str(&w, "a", "x\"y");
+	rba_json_w_str(&w, "b", NULL);
+	rba_json_w_close(&w, '}');
 	capture(stdout, path);
-	cli_buf_print(&b);
+	ck_assert_int_eq(cli_json_print(&b), 0);
+	ck_assert_ptr_null(b.p);
+	ck_assert_uint_eq(b.len, 0);
+	ck_assert_str_eq(captured(stdout, path), "{\"a\": \"x\\\"y\", \"b\": null}\n");
+}
+END_TEST
+
+/* A buffer that could not hold the document: nothing on stdout, 2 and
+ * one diagnostic. */
+START_TEST(test_json_print_nomem)
+{
+	struct rba_buf b;
+	char out[32], err[32];
+
+	rba_buf_init(&b);
+	rba_buf_put(&b, "{}", 2);
+	b.oom = 1;
+	capture(stdout, out);
+	capture(stderr, err);
+	ck_assert_int_eq(cli_json_print(&b), 2);
+	ck_assert_str_eq(captured(stdout, out), "");
+	ck_assert_str_eq(captured(stderr, err),
+			 "rebuild-audit: cannot write 'stdout': out of memory\n");
+}
+END_TEST
+
+/* A listing one item a line, and members laid out on lines of their
+ * own: the separator is the caller's, each writer writes none, and the
+ * brackets' writer writes none when it closes. */
+START_TEST(test_json_w_sep)
+{
+	struct rba_buf b;
+	struct rba_json_w list, w;
+
+	rba_buf_init(&b);
+	rba_json_w_init(&list, &b);
+	rba_json_w_open(&list, NULL, '[');
+	for (size_t i = 0; i < 3; i++) {
+		cli_json_w_sep(&w, &b, i ? ",\n " : "");
+		rba_json_w_open(&w, NULL, '{');
+		rba_json_w_u64(&w, "id", i);
+		rba_json_w_bool(&w, "odd", i % 2);
+		rba_json_w_close(&w, '}');
+	}
+	rba_json_w_close(&list, ']');
+	cli_json_w_sep(&w, &b, "\n  ");
+	rba_json_w_bool(&w, "clean", 1);
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	ck_assert_str_eq(rba_buf_cstr(&b),
+			 "[{\"id\": 0, \"odd\": false},\n {\"id\": 1, \"odd\": true},\n"
+			 " {\"id\": 2, \"odd\": false}]\n  \"clean\": true");
 	rba_buf_release(&b);
-	ck_assert_str_eq(captured(stdout, path), "{}\n");
+}
+END_TEST
+
+/* A number in a fixed format, as a member and as an item. */
+START_TEST(test_json_w_fmt)
+{
+	struct rba_buf b;
+	struct rba_json_w w;
+
+	rba_buf_init(&b);
+	rba_json_w_init(&w, &b);
+	rba_json_w_open(&w, NULL, '{');
+	cli_json_w_fmt(&w, "cost", "%.17g", 0.1);
+	rba_json_w_open(&w, "load", '[');
+	cli_json_w_fmt(&w, NULL, "%.17g", 2.5);
+	cli_json_w_fmt(&w, NULL, "%.17g", 0.0);
+	rba_json_w_close(&w, ']');
+	rba_json_w_close(&w, '}');
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	ck_assert_str_eq(rba_buf_cstr(&b),
+			 "{\"cost\": 0.10000000000000001, \"load\": [2.5, 0]}");
+	rba_buf_release(&b);
 }
 END_TEST
 
@@ -289,7 +367,10 @@ suite_cli(void)
 	tcase_add_test(tc, test_fmt_g6_and_time);
 	tcase_add_test(tc, test_digest_short);
 	tcase_add_test(tc, test_json_str);
-	tcase_add_test(tc, test_buf_print);
+	tcase_add_test(tc, test_json_print);
+	tcase_add_test(tc, test_json_print_nomem);
+	tcase_add_test(tc, test_json_w_sep);
+	tcase_add_test(tc, test_json_w_fmt);
 	tcase_add_test(tc, test_policy_load);
 	tcase_add_test(tc, test_wants_help);
 	suite_add_tcase(s, tc);
