@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/record.h"
+#include "audit/audit.h"
 #include "cli/commands.h"
 #include "common/digest.h"
 #include "common/fileio.h"
@@ -114,115 +114,6 @@ side_blob(struct cli_ctx *ctx, struct side *s, const struct rba_digest *dg,
 		return 2;
 	}
 	s->decoded = 1;
-	return 0;
-}
-
-/*
- * The audit record diff --store compares the artifacts of: want (0 the
- * newest of the version that names a rebuilt artifact), read through
- * the audit record's decoder (audit/record.h).
- */
-struct pair_find {
-	uint64_t want;
-	uint64_t id;
-	struct rba_digest a, b, dec;
-	int has_dec, found, wrong;
-};
-
-/* Whether rec names the pinned and the rebuilt artifact (into f). */
-static int
-pair_digests(struct pair_find *f, const struct audit_record *rec)
-{
-	const char *pin = rec->digests.artifact_pinned;
-	const char *reb = rec->digests.artifact_rebuilt;
-	const char *dec = rec->digests.artifact_decisions;
-
-	if (pin == NULL || reb == NULL || rba_digest_parse(pin, &f->a) != 0 ||
-	    rba_digest_parse(reb, &f->b) != 0)
-		return 0;
-	f->has_dec = dec != NULL && rba_digest_parse(dec, &f->dec) == 0;
-	return 1;
-}
-
-static int
-pair_one(void *ctx, const struct store_history_entry *e)
-{
-	struct pair_find *f = ctx;
-	struct rba_json_value v;
-	struct audit_record rec;
-	struct rba_detail d;
-	char what[48];
-	int ok = 0, err = 0;
-
-	if (f->want != 0 && e->id != f->want)
-		return 0;
-	if (rba_json_parse((const char *)e->record, e->len, &v, NULL) == 0) {
-		snprintf(what, sizeof(what), "history record %llu",
-			 (unsigned long long)e->id);
-		rba_detail_clear(&d);
-		err = audit_record_decode(&v, what, &rec, &d);
-		ok = err == 0 && pair_digests(f, &rec);
-		audit_record_release(&rec);
-		rba_json_release(&v);
-	}
-	if (err == RBA_E_NOMEM)
-		return err; /* the search stops: diff_pair returns it */
-	if (!ok) {
-		/* another record, or an audit that rebuilt nothing */
-		f->wrong = f->want != 0;
-		return f->want != 0 ? 1 : 0;
-	}
-	f->found = 1;
-	f->id = e->id;
-	return 1; /* stop */
-}
-
-/*
- * The two artifacts diff --store compares for an audit of version
- * (audit_id 0: the newest that names a rebuilt artifact): *a the pinned
- * artifact, or, when the rebuild is the pinned one but the sample's
- * stored decisions were made by another, that other (*a_is_decisions
- * 1); *b the rebuilt artifact; *id the record.  0; RBA_E_NOTFOUND (no
- * such record, none naming a rebuilt artifact); RBA_E_SCHEMA (the record
- * is not an audit of version that rebuilt an artifact); the store's
- * errors.
- */
-static int
-diff_pair(struct store *s, const char *version, uint64_t audit_id,
-	  struct rba_digest *a, struct rba_digest *b, int *a_is_decisions,
-	  uint64_t *id, struct rba_detail *d)
-{
-	struct store_txn *txn = NULL;
-	struct pair_find f;
-	int err;
-
-	memset(&f, 0, sizeof(f));
-	f.want = audit_id;
-	if ((err = store_txn_begin(s, 0, 0, &txn, d)) != 0)
-		return err;
-	err = store_history_list(txn, version, 1, pair_one, &f, d);
-	store_txn_abort(txn);
-	if (err < 0 || err > 1)
-		return err;
-	if (f.wrong)
-		return rba_fail(d, RBA_E_SCHEMA, NULL, 0, 0, "history record %llu is not "
-				"an audit of '%s' that rebuilt an artifact",
-				(unsigned long long)audit_id, version);
-	if (!f.found && audit_id != 0)
-		return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0, "no audit record %llu of "
-				"version '%s'", (unsigned long long)audit_id, version);
-	if (!f.found)
-		return rba_fail(d, RBA_E_NOTFOUND, NULL, 0, 0, "no audit of version '%s' "
-				"that rebuilt an artifact", version);
-	*a_is_decisions = 0;
-	*a = f.a;
-	if (rba_digest_equal(&f.a, &f.b) && f.has_dec &&
-	    !rba_digest_equal(&f.dec, &f.b)) {
-		*a = f.dec;
-		*a_is_decisions = 1;
-	}
-	*b = f.b;
-	*id = f.id;
 	return 0;
 }
 
@@ -469,7 +360,7 @@ cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
 		if ((err = cli_store_open(ctx, 1)) != 0)
 			return err;
 		rba_detail_clear(&d);
-		if ((err = diff_pair(ctx->store, version, id, &da, &db, &dec, &id,
+		if ((err = audit_diff_pair(ctx->store, version, id, &da, &db, &dec, &id,
 				     &d)) != 0)
 			return cli_fail("cannot diff", version, err, &d);
 		if ((status = side_blob(ctx, &a, &da, dec ? "artifact that made the "
