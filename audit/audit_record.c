@@ -39,13 +39,7 @@ audit_record_is_ad_hoc(const struct rba_json_value *rec)
 	(void)audit_record_decode(rec, "the audit record", &v, &d);
 	/* as far as the record decodes: a record the decoder stops in
 	 * before its policy says nothing of it */
-	if (v.verdict == NULL)
-		yes = 0;
-	else if (v.policy.ad_hoc >= 0)
-		yes = v.policy.ad_hoc;
-	else
-		yes = v.policy.source != NULL &&
-		      strcmp(v.policy.source, "option") == 0;
+	yes = audit_record_ad_hoc(&v);
 	audit_record_release(&v);
 	return yes;
 }

@@ -956,3 +956,13 @@ audit_record_from_report(const struct audit_report *r, struct audit_record *out)
 	view_rebuild(out, r);
 	return view_tool(out, r);
 }
+
+int
+audit_record_ad_hoc(const struct audit_record *v)
+{
+	if (v->verdict == NULL)
+		return 0;
+	if (v->policy.ad_hoc >= 0)
+		return v->policy.ad_hoc;
+	return v->policy.source != NULL && strcmp(v->policy.source, "option") == 0;
+}

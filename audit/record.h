@@ -191,6 +191,14 @@ void audit_record_encode_members(const struct audit_record *v,
 int audit_record_decode(const struct rba_json_value *rec, const char *what,
 			struct audit_record *out, struct rba_detail *d);
 
+/*
+ * Whether the audit of v was ad hoc: its policy.ad_hoc, or, in a record
+ * written before that member, a policy given by --policy (policy.source
+ * "option").  0 for a view without a verdict (a record the decoder
+ * stopped in before it).
+ */
+int audit_record_ad_hoc(const struct audit_record *v);
+
 /* Frees what v owns and zeroes it; NULL allowed. */
 void audit_record_release(struct audit_record *v);
 

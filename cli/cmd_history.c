@@ -25,19 +25,6 @@ struct hist {
 	int other_maker; /* an audit whose sample another artifact decided */
 };
 
-/*
- * Whether the audit of record r was ad hoc: its policy.ad_hoc, or, in a
- * record written before that member, a policy given by --policy (the
- * rule of audit_record_is_ad_hoc, audit/audit.h).
- */
-static int
-record_ad_hoc(const struct audit_record *r)
-{
-	if (r->policy.ad_hoc >= 0)
-		return r->policy.ad_hoc;
-	return r->policy.source != NULL && strcmp(r->policy.source, "option") == 0;
-}
-
 /* One entry of history --json: the record as it is stored. */
 static void
 hist_json(struct hist *h, const struct store_history_entry *e, int parsed,
@@ -54,7 +41,7 @@ hist_json(struct hist *h, const struct store_history_entry *e, int parsed,
 	rba_json_w_digest(&w, "digest", &e->digest, 1);
 	/* An audit's record: whether it was ad hoc (null for others). */
 	if (rec != NULL)
-		rba_json_w_bool(&w, "ad_hoc", record_ad_hoc(rec));
+		rba_json_w_bool(&w, "ad_hoc", audit_record_ad_hoc(rec));
 	else
 		rba_json_w_str(&w, "ad_hoc", NULL);
 	if (parsed) {
@@ -104,7 +91,7 @@ hist_row(struct hist *h, const struct store_history_entry *e,
 			 (unsigned long long)rec->sample.flips);
 	/* An ad hoc audit is not the version's: said in the row. */
 	snprintf(vl, sizeof(vl), "%.24s%s", v ? v : "?",
-		 rec != NULL && record_ad_hoc(rec) ? ", ad hoc" : "");
+		 rec != NULL && audit_record_ad_hoc(rec) ? ", ad hoc" : "");
 	printf("%-6llu %-20s  %-24s %-25s %-14s %8s %8s  %s\n",
 	       (unsigned long long)e->id, when, e->version, vl, art, c1, c2,
 	       measured && isfinite(rec->sample.max_score_delta)

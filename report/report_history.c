@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "report/report_priv.h"
-#include "audit/audit.h"
 #include "audit/record.h"
 #include "evidence/evidence.h"
 #include "policy/policy.h"
@@ -401,7 +400,7 @@ hist_cb(void *ctx, const struct store_history_entry *e)
 	x->time = e->time;
 	snprintf(x->version, sizeof(x->version), "%s", e->version);
 	snprintf(x->verdict, sizeof(x->verdict), "%s", rec.verdict);
-	x->ad_hoc = audit_record_is_ad_hoc(&v);
+	x->ad_hoc = audit_record_ad_hoc(&rec);
 	snprintf(x->declared_at, sizeof(x->declared_at), "%s",
 		 rec.policy.declared_at ? rec.policy.declared_at : "");
 	ptext = rec.policy.text;
