@@ -80,35 +80,6 @@ rba_json_put_strn(struct rba_buf *b, const char *s, size_t n)
 }
 
 void
-rba_json_fput_str(FILE *f, const char *s)
-{
-	assert(s != NULL);
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		char u[7];
-		const char *esc = escape(*p, u);
-		if (esc != NULL)
-			fputs(esc, f);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
-void
-rba_json_fput_num(FILE *f, double v)
-{
-	char t[RBA_JSON_NUM_MAX];
-
-	if (!isfinite(v)) {
-		fputs("null", f);
-		return;
-	}
-	rba_json_fmt_double(v, t);
-	fputs(t, f);
-}
-
-void
 rba_json_put_str(struct rba_buf *b, const char *s)
 {
 	rba_json_put_strn(b, s, strlen(s));
@@ -858,80 +829,6 @@ rba_json_rd_fail(struct rba_json_rd *r, int err,
 	}
 	rd_reason(r, msg);
 	return r->err;
-}
-
-/* The rba_json_kv_* functions: on their way out (json.h). */
-
-static void
-kv_sep(struct rba_buf *b, int comma)
-{
-	if (comma)
-		rba_buf_put(b, ", ", 2);
-}
-
-void
-rba_json_kv_str(struct rba_buf *b, const char *key, const char *v, int comma)
-{
-	rba_json_put_key(b, key);
-	if (v == NULL)
-		rba_buf_put(b, "null", 4);
-	else
-		rba_json_put_str(b, v);
-	kv_sep(b, comma);
-}
-
-void
-rba_json_kv_num(struct rba_buf *b, const char *key, double v, int comma)
-{
-	rba_json_put_key(b, key);
-	rba_json_put_num(b, v);
-	kv_sep(b, comma);
-}
-
-void
-rba_json_kv_u64(struct rba_buf *b, const char *key, uint64_t v, int comma)
-{
-	rba_json_put_key(b, key);
-	rba_buf_printf(b, "%llu", (unsigned long long)v);
-	kv_sep(b, comma);
-}
-
-void
-rba_json_kv_bool(struct rba_buf *b, const char *key, int v, int comma)
-{
-	rba_json_put_key(b, key);
-	rba_buf_printf(b, "%s", v ? "true" : "false");
-	kv_sep(b, comma);
-}
-
-void
-rba_json_kv_digest(struct rba_buf *b, const char *key, const struct rba_digest *dg,
-	       int has, int comma)
-{
-	char hex[RBA_DIGEST_TEXT_LEN + 1];
-
-	if (has)
-		rba_digest_format(dg, hex);
-	rba_json_kv_str(b, key, has ? hex : NULL, comma);
-}
-
-void
-rba_json_kv_nums(struct rba_buf *b, const char *key, const double *v, uint32_t n,
-	     int comma)
-{
-	rba_json_put_key(b, key);
-	if (v == NULL) {
-		rba_buf_put(b, "null", 4);
-	} else {
-		rba_buf_put_u8(b, '[');
-		for (uint32_t i = 0; i < n; i++) {
-			if (i)
-				rba_buf_put(b, ", ", 2);
-			rba_json_put_num(b, v[i]);
-		}
-		rba_buf_put_u8(b, ']');
-	}
-	kv_sep(b, comma);
 }
 
 /* ---- the writer ---------------------------------------------------------- */

@@ -17,9 +17,6 @@
  *     containers as {} and [] (the layout of rebuild-audit-evidence(5),
  *     whose files are signed: it never changes).
  *   Below it, rba_json_put_* append one value or key with no separator.
- *   The rba_json_kv_* functions (the compact layout with a comma flag the
- *   caller keeps) are on their way out: write struct rba_json_w instead;
- *   they go when their last callers have moved (tracker issue 29).
  *   Strings are escaped as RFC 8259 requires and no more: '"' and '\\'
  *   get a backslash, LF, CR and TAB become \n, \r and \t, every other
  *   byte below 0x20 becomes \u00XX (lower-case hex).  Every other byte,
@@ -95,31 +92,6 @@ void rba_json_put_num(struct rba_buf *b, double v);
 void rba_json_put_key(struct rba_buf *b, const char *key);
 
 /*
- * ON THEIR WAY OUT (tracker issue 29): write struct rba_json_w instead,
- * which keeps the separators itself.  These stay until their last callers
- * have moved; no new caller.
- *
- * Compact "key": value members.  comma: nonzero when another member
- * follows in the same object, and then ", " is appended after the value;
- * zero for the last member, and then nothing is (the caller closes the
- * object).  The values: a string (NULL: null); a number (not finite:
- * null); an unsigned integer in decimal; true or false (v nonzero or
- * zero); a digest in its "sha256:<hex>" text (null unless has); a list of
- * n numbers (v NULL: null; n 0: []).  key is NUL-terminated, not NULL.
- */
-void rba_json_kv_str(struct rba_buf *b, const char *key, const char *v,
-		     int comma);
-void rba_json_kv_num(struct rba_buf *b, const char *key, double v,
-		     int comma);
-void rba_json_kv_u64(struct rba_buf *b, const char *key, uint64_t v,
-		     int comma);
-void rba_json_kv_bool(struct rba_buf *b, const char *key, int v, int comma);
-void rba_json_kv_digest(struct rba_buf *b, const char *key,
-			const struct rba_digest *dg, int has, int comma);
-void rba_json_kv_nums(struct rba_buf *b, const char *key, const double *v,
-		      uint32_t n, int comma);
-
-/*
  * The writer: a struct that knows how deep it is and whether the
  * container it is in has a member yet, so that it writes the separators
  * itself.  Initialize with rba_json_w_init (the compact layout) or
@@ -182,14 +154,6 @@ void rba_json_w_raw(struct rba_json_w *w, const char *key, const char *text,
  * containers in w's layout; a number as its num. */
 void rba_json_w_value(struct rba_json_w *w, const char *key,
 		      const struct rba_json_value *v);
-
-/*
- * The same string and number texts on a stdio stream, for reports that
- * stream to stdout.  Errors stay in the stream (ferror); the caller
- * checks it before it closes.  s is NUL-terminated, not NULL.
- */
-void rba_json_fput_str(FILE *f, const char *s);
-void rba_json_fput_num(FILE *f, double v);
 
 enum rba_json_type {
 	RBA_JSON_NULL = 0,
