@@ -575,20 +575,46 @@ hist_rows(const uint16_t *gbin, size_t nf, const uint32_t *fs, uint32_t m,
 	  const uint32_t *rows, const struct gb_cell *gh, size_t count,
 	  struct gb_cell *h)
 {
-	for (size_t i = 0; i < count; i++) {
-		const uint16_t *b = gbin + (size_t)rows[i] * nf;
-		struct gb_cell c = gh[rows[i]];
-		if (i + GB_ROW_AHEAD < count) {
-			__builtin_prefetch(gbin + (size_t)rows[i + GB_ROW_AHEAD] * nf);
-			__builtin_prefetch(gh + rows[i + GB_ROW_AHEAD]);
+	size_t i = 0;
+
+	if (fs == NULL) {
+		/* two rows a step: their adds interleave */
+		for (; i + 2 <= count; i += 2) {
+			const uint16_t *b0 = gbin + (size_t)rows[i] * nf;
+			const uint16_t *b1 = gbin + (size_t)rows[i + 1] * nf;
+			struct gb_cell c0 = gh[rows[i]], c1 = gh[rows[i + 1]];
+			if (i + GB_ROW_AHEAD + 1 < count) {
+				__builtin_prefetch(gbin + (size_t)rows[i + GB_ROW_AHEAD] * nf);
+				__builtin_prefetch(gbin + (size_t)rows[i + GB_ROW_AHEAD + 1] * nf);
+				__builtin_prefetch(gh + rows[i + GB_ROW_AHEAD]);
+				__builtin_prefetch(gh + rows[i + GB_ROW_AHEAD + 1]);
+			}
+			for (uint32_t k = 0; k < m; k++) {
+				struct gb_cell *e0 = h + b0[k];
+				e0->g += c0.g;
+				e0->h += c0.h;
+				struct gb_cell *e1 = h + b1[k];
+				e1->g += c1.g;
+				e1->h += c1.h;
+			}
 		}
-		if (fs == NULL) {
+		for (; i < count; i++) {
+			const uint16_t *b = gbin + (size_t)rows[i] * nf;
+			struct gb_cell c = gh[rows[i]];
 			for (uint32_t k = 0; k < m; k++) {
 				struct gb_cell *e = h + b[k];
 				e->g += c.g;
 				e->h += c.h;
 			}
-			continue;
+		}
+		return;
+	}
+	for (; i < count; i++) {
+		const uint16_t *b = gbin + (size_t)rows[i] * nf;
+		struct gb_cell c = gh[rows[i]];
+		if (i + GB_ROW_AHEAD < count) {
+			__builtin_prefetch(gbin + (size_t)rows[i + GB_ROW_AHEAD] * nf);
+			__builtin_prefetch(gh + rows[i + GB_ROW_AHEAD]);
 		}
 		for (uint32_t k = 0; k < m; k++) {
 			struct gb_cell *e = h + b[fs[k]];
