@@ -102,9 +102,10 @@
 #define GB_COPIES_MIN_ROWS 256
 #define GB_BIN_GROUP 8 /* columns binned per pass over the rows */
 /*
- * A thread with at least GB_ROW_FEATS features of bins builds their
- * histograms a row at a time (hist_rows, on gbin), fetching the cells of
- * the row GB_ROW_AHEAD rows on; with fewer, or no gbin (more than
+ * When every thread's share of a tree's features is at least
+ * GB_ROW_FEATS and none is native, the tree's histograms are built a
+ * row at a time (hist_rows, on gbin), fetching the cells of the row
+ * GB_ROW_AHEAD rows on; otherwise, or with no gbin (more than
  * GB_GBIN_CELLS cells), a feature at a time (hist_feature).
  */
 #define GB_ROW_FEATS 4
@@ -681,9 +682,11 @@ native_best(const struct gb_run *r, uint32_t f, const struct gb_cell *c,
 /*
  * The histogram job: thread tid takes selected features tid, tid +
  * nthreads, ...; each feature's cells are exact integer sums, so who
- * computes them does not matter.  A built histogram goes feature by
- * feature down the node's rows (the bins column-major, the rows' g and
- * h gathered into ord in the node's order by open_evaluate).
+ * computes them does not matter.  A built histogram goes down the
+ * node's rows once for all the thread's features (by_rows: hist_rows on
+ * the row-major cell numbers), or else feature by feature (the bins
+ * column-major, the rows' g and h gathered into ord in the node's order
+ * by open_evaluate).
  */
 static void
 hist_job(void *ctx, unsigned tid, unsigned nthreads)
