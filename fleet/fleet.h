@@ -135,9 +135,9 @@ enum fleet_split {
  * measured audits): networks, gradient-boosted trees (25 times a
  * network's unit: a histogram pass per level; measured again after the
  * histograms were built a row at a time, on a 2-core x86-64 with AVX-512:
- * the CPU seconds of audits of 300 to 10,000 trees over 1,000 and
- * 30,000 rows divided by their units, 0.83e-10 to 0.94e-10, so that
- * the first night's estimates are 1.2 to 1.3 times their CPU seconds),
+ * audits of 300 to 10,000 trees over 1,000 and 30,000 rows took 0.70e-10
+ * to 0.94e-10 CPU seconds a unit, by the machine's load, and 1.0e-10 to
+ * 1.2e-10 wall seconds at a light load: doc/benchmarks.md),
  * and exec trainers (one unit a version: the sandbox, the export and
  * the user's code), plus the seconds of any audit (verification, the
  * environment record).
