@@ -14,7 +14,8 @@
 # duration is missing far more often for bad loans than for good ones.  Then our artifact's digest at
 # threads 1, 2 and 4 (one digest: threads move no bit), and the sparse
 # scoring path's cases per second on a depth-6 forest of the credit table
-# (bench_score, RBA_BENCH_SCORE).
+# (bench_score, RBA_BENCH_SCORE).  Then a million rows with blanks
+# against XGBoost: time and peak RSS (below).
 set -u
 bin=${1:?usage: bench-missing.sh BINARY [RUNS]}
 runs=${2:-3}
@@ -95,6 +96,56 @@ awk -F, -v OFS=, 'BEGIN { x = 7; m = 2147483647 }
 sed "s/^snapshot: .*/snapshot: sha256:$(sha256sum "$tmp/inf.csv" | cut -d' ' -f1)/" \
 	"$top/fixtures/pins/german-numeric-missing-gbdt.yaml" > "$tmp/inf.yaml"
 one german-numeric-informative "$tmp/inf.yaml" "$tmp/inf.csv" class 2 || exit 2
+
+# a million rows with blanks (BENCH_MISSING_ROWS, default 1000000): the
+# credit-shaped table with 10 % of its input fields blanked (seed 3),
+# 100 trees of depth 6, one thread, ours (`train`) against XGBoost 1.7
+# (bench/xgb-big.py: pandas, NaN as missing), turn by turn: the median
+# training time (ours: train_seconds, bin edges included; XGBoost:
+# xgb.train), the median whole process and the median peak RSS
+# (/usr/bin/time -v; Python and pandas included on XGBoost's side),
+# their ratios (targets: training 0.8, peak RSS 1.0), both AUCs and our
+# digest (the digest of this table is fixed: a change that moves it
+# moved the trainer's bits).
+big_rows=${BENCH_MISSING_ROWS:-1000000}
+awk -v rows="$big_rows" -f "$top/bench/credit-synth.awk" |
+	awk -v seed=3 -v pct=10 -v keep=id,default -f "$top/bench/blank.awk" > "$tmp/big.csv"
+sed -e "s/^snapshot: .*/snapshot: sha256:$(sha256sum "$tmp/big.csv" | cut -d' ' -f1)/" \
+    -e 's/max_depth: 4/max_depth: 6/' -e 's/^version: .*/version: credit-big-missing/' \
+    "$tmp/credit.yaml" > "$tmp/big.yaml"
+: > "$tmp/b_t"; : > "$tmp/b_w"; : > "$tmp/b_m"; : > "$tmp/bx_t"; : > "$tmp/bx_w"; : > "$tmp/bx_m"
+i=0
+while [ $i -lt "$runs" ]; do
+	timed "$tmp/bo" "$bin" train "$tmp/big.yaml" --snapshot "$tmp/big.csv" --no-keep \
+		--record "$tmp/big.json" --force || exit 2
+	jq -r .train_seconds "$tmp/big.json" >> "$tmp/b_t"
+	cut -d' ' -f1 "$tmp/bo" >> "$tmp/b_w"
+	cut -d' ' -f2 "$tmp/bo" >> "$tmp/b_m"
+	if [ $xgb = 1 ]; then
+		/usr/bin/time -v -o "$tmp/bx.tv" $py "$top/bench/xgb-big.py" "$tmp/big.csv" default 1 id \
+			100 6 0.1 1 > "$tmp/bx.out" 2> "$tmp/bx.err" || { cat "$tmp/bx.err" >&2; exit 2; }
+		sed 's/.*seconds=\([^ ]*\).*/\1/' "$tmp/bx.out" >> "$tmp/bx_t"
+		sed 's/.*total=\([^ ]*\).*/\1/' "$tmp/bx.out" >> "$tmp/bx_w"
+		sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/bx.tv" >> "$tmp/bx_m"
+	fi
+	i=$((i + 1))
+done
+"$bin" train "$tmp/big.yaml" --snapshot "$tmp/big.csv" --no-keep 2> /dev/null | tail -n 1 > "$tmp/big.dig"
+echo "training $big_rows rows x 23 inputs, 10 % blank, 100 trees of depth 6, one thread, median of $runs runs"
+ot=$(median < "$tmp/b_t"); ow=$(median < "$tmp/b_w"); om=$(median < "$tmp/b_m")
+oa=$(jq -r .final.val_auc "$tmp/big.json")
+awk -v ot="$ot" -v ow="$ow" -v om="$om" -v oa="$oa" 'BEGIN {
+	printf "  ours     training %6.2f s  whole %6.2f s  peak RSS %6.0f MiB  AUC %.4f\n", ot, ow, om / 1024, oa }'
+if [ $xgb = 1 ]; then
+	xt=$(median < "$tmp/bx_t"); xw=$(median < "$tmp/bx_w"); xm=$(median < "$tmp/bx_m")
+	xa=$(sed 's/auc=\([^ ]*\).*/\1/' "$tmp/bx.out")
+	awk -v ot="$ot" -v ow="$ow" -v om="$om" -v xt="$xt" -v xw="$xw" -v xm="$xm" -v xa="$xa" 'BEGIN {
+		printf "  XGBoost  training %6.2f s  whole %6.2f s  peak RSS %6.0f MiB  AUC %.4f\n", xt, xw, xm / 1024, xa
+		printf "  ratio (ours / XGBoost): training %.2f (target 0.8), whole %.2f, peak RSS %.2f (target 1.0)\n",
+			ot / xt, ow / xw, om / xm }'
+fi
+echo "  digest $(cat "$tmp/big.dig")"
+rm -f "$tmp/big.csv"
 
 # scoring with missing values: the sparse path on a forest whose splits
 # send missing values both ways (100 trees of depth 6)

@@ -1620,6 +1620,29 @@ out:
 	return err;
 }
 
+void
+csv_table_num_release(struct csv_table *t, size_t rows)
+{
+#ifdef __linux__
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t a, b;
+
+	if (t == NULL || !t->mapped[1] || t->num == NULL || pg <= 0)
+		return;
+	if (rows > t->nrows)
+		rows = t->nrows;
+	/* whole pages only (the kernel would round a length up), from the
+	 * mapping's start (page-aligned) */
+	a = (uintptr_t)t->num;
+	b = (a + rows * t->ncols * sizeof(float)) & ~((uintptr_t)pg - 1);
+	if (b > a)
+		(void)madvise(t->num, b - a, MADV_DONTNEED);
+#else
+	(void)t;
+	(void)rows;
+#endif
+}
+
 int
 csv_table_load(const char *path, struct csv_table **out, struct rba_detail *d)
 {

@@ -148,6 +148,15 @@ int csv_table_load(const char *path, struct csv_table **out,
 /* Loads from memory; name is used in errors. */
 int csv_table_load_mem(const void *p, size_t n, const char *name,
 		       struct csv_table **out, struct rba_detail *d);
+/*
+ * The numbers (num) of t's rows 0 .. rows - 1 are read no more: the
+ * memory of the whole pages they fill goes back to the system when num
+ * is a mapping (a large table), and reads them as zeros after; nothing
+ * happens otherwise.  For a caller that turns the numbers into
+ * something else row by row (encode_fit): the two need not be held
+ * whole at once.  t's texts (csv_table_cell) stay.
+ */
+void csv_table_num_release(struct csv_table *t, size_t rows);
 /* Column index by name, or -1. */
 long csv_table_col(const struct csv_table *t, const char *name);
 const char *csv_table_cell(const struct csv_table *t, size_t row, size_t col);

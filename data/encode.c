@@ -615,7 +615,8 @@ fit_columns(const struct pins *p, const struct csv_table *t, long label_col,
 static int
 fit_rows(const struct pins *p, const struct csv_table *t, size_t nf,
 	 struct encode_spec *spec, struct encode_data *data,
-	 const size_t *src, uint32_t *const *lvrow, struct rba_detail *d)
+	 const size_t *src, uint32_t *const *lvrow, struct csv_table *consume,
+	 struct rba_detail *d)
 {
 	size_t f;
 
@@ -630,6 +631,11 @@ fit_rows(const struct pins *p, const struct csv_table *t, size_t nf,
 		spec->scale[f] = 1.0f;
 	for (size_t r = 0; r < t->nrows; r++) {
 		float *xr = data->x + r * nf;
+		/* the numbers read so far go as x's rows come (x's pages
+		 * are touched as they are written): the two are never
+		 * held whole at once */
+		if (consume != NULL && r % ENCODE_RELEASE_ROWS == 0)
+			csv_table_num_release(consume, r);
 		/* (data->y[r]: the label's level, from distinct_sorted) */
 		f = 0;
 		for (uint32_t c = 0; c < spec->ncolumns; c++) {
@@ -662,10 +668,9 @@ fit_rows(const struct pins *p, const struct csv_table *t, size_t nf,
 	return 0;
 }
 
-int
-encode_fit(const struct pins *p, const struct csv_table *t,
-	   struct encode_spec *spec, struct encode_data *data,
-	   struct rba_detail *d)
+static int
+fit(const struct pins *p, const struct csv_table *t, struct csv_table *consume,
+    struct encode_spec *spec, struct encode_data *data, struct rba_detail *d)
 {
 	long label_col;
 	size_t *src = NULL, nf = 0;
@@ -695,7 +700,7 @@ encode_fit(const struct pins *p, const struct csv_table *t,
 	}
 	if ((err = fit_classes(p, t, label_col, spec, data, d)) != 0 ||
 	    (err = fit_columns(p, t, label_col, spec, src, lvrow, &nf, d)) != 0 ||
-	    (err = fit_rows(p, t, nf, spec, data, src, lvrow, d)) != 0 ||
+	    (err = fit_rows(p, t, nf, spec, data, src, lvrow, consume, d)) != 0 ||
 	    (err = fit_range_check(p, t, spec, data, src, d)) != 0)
 		goto fail;
 	free(src);
@@ -709,6 +714,26 @@ fail:
 	return err == RBA_E_NOMEM && d != NULL && d->reason[0] == 0
 		       ? rba_fail(d, err, t->file, 0, 0, "out of memory")
 		       : err;
+}
+
+int
+encode_fit(const struct pins *p, const struct csv_table *t,
+	   struct encode_spec *spec, struct encode_data *data,
+	   struct rba_detail *d)
+{
+	return fit(p, t, NULL, spec, data, d);
+}
+
+int
+encode_fit_consume(const struct pins *p, struct csv_table *t,
+		   struct encode_spec *spec, struct encode_data *data,
+		   struct rba_detail *d)
+{
+	int err = fit(p, t, t, spec, data, d);
+
+	/* every number is read, whatever the outcome */
+	csv_table_num_release(t, t->nrows);
+	return err;
 }
 
 static int

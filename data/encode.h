@@ -136,6 +136,17 @@ void encode_data_release(struct encode_data *d);
 int encode_fit(const struct pins *p, const struct csv_table *t,
 	       struct encode_spec *spec, struct encode_data *data,
 	       struct rba_detail *d);
+/*
+ * encode_fit that uses t's numbers up as it goes: every
+ * ENCODE_RELEASE_ROWS rows the numbers of the rows before are given
+ * back (csv_table_num_release), so a large table's numbers and the
+ * encoded rows are not held whole at once, and on return none of t's
+ * numbers may be read (its texts may).  The same results and errors.
+ */
+int encode_fit_consume(const struct pins *p, struct csv_table *t,
+		       struct encode_spec *spec, struct encode_data *data,
+		       struct rba_detail *d);
+#define ENCODE_RELEASE_ROWS 65536
 
 /* The fewest rows either side of a validation split may hold. */
 #define ENCODE_MIN_SPLIT_ROWS 3

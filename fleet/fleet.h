@@ -131,14 +131,19 @@ enum fleet_split {
 /*
  * Seconds per cost unit of each kind when no version of the store of
  * that kind has a measured audit, as measured on one core of a 2020s
- * x86-64 (bench/bench-fleet-balance.sh prints the estimates beside the
- * measured audits): networks, gradient-boosted trees (about 45 times a
- * network's unit: a histogram pass per split), and exec trainers (one
- * unit a version: the sandbox, the export and the user's code), plus
- * the seconds of any audit (verification, the environment record).
+ * x86-64 (bench/bench-fleet-cost.sh prints the estimates beside the
+ * measured audits): networks, gradient-boosted trees (25 times a
+ * network's unit: a histogram pass per level; measured again after the
+ * histograms were built a row at a time, on a 2-core x86-64 with AVX-512:
+ * audits of 300 to 10,000 trees over 1,000 and 30,000 rows took 0.70e-10
+ * to 0.94e-10 CPU seconds a unit, by the machine's load, and 1.0e-10 to
+ * 1.2e-10 wall seconds at a light load: doc/benchmarks.md),
+ * and exec trainers (one unit a version: the sandbox, the export and
+ * the user's code), plus the seconds of any audit (verification, the
+ * environment record).
  */
 #define FLEET_COST_SCALE_DEFAULT 4e-12
-#define FLEET_COST_SCALE_TREES 1.8e-10
+#define FLEET_COST_SCALE_TREES 1.0e-10
 #define FLEET_COST_SCALE_EXEC 5.0
 #define FLEET_COST_BASE 0.05
 

@@ -146,7 +146,8 @@ rebuild_prepare(const struct pins *p, const void *snapshot, size_t n,
 						      d)))
 			goto out;
 	}
-	if ((err = encode_fit(p, t, &prep->spec, &prep->data, d)))
+	/* the table's numbers go as the encoded rows come */
+	if ((err = encode_fit_consume(p, t, &prep->spec, &prep->data, d)))
 		goto out;
 	/* the text is done with: its memory goes before the copies come */
 	csv_table_free(t);

@@ -995,6 +995,71 @@ pins_for_small(struct pins *p, char **cat, char **excl)
 	p->data.split_order = PINS_SPLIT_RANDOM;
 }
 
+/*
+ * encode_fit_consume gives encode_fit's spec and rows bit for bit on a
+ * table large enough for its numbers to be a mapping (gives them back
+ * as it goes: the first rows' numbers read as zeros after, their texts
+ * stay), with blanks, and on a small one (nothing given back).
+ */
+START_TEST(test_encode_fit_consume)
+{
+	static const size_t sizes[] = { 200000, 7 };
+
+	for (size_t k = 0; k < 2; k++) {
+		size_t rows = sizes[k];
+		struct rba_buf csv;
+		struct csv_table *a, *b;
+		struct csv_missing m;
+		struct pins p;
+		struct encode_spec sa, sb;
+		struct encode_data da, db;
+		struct rba_detail d;
+
+		rba_buf_init(&csv);
+		rba_buf_printf(&csv, "id,u,v,w,z,class\n");
+		for (size_t i = 0; i < rows; i++)
+			rba_buf_printf(&csv, "%zu,%zu.5,%s,%zu,-%zu,%s\n", i + 1,
+				       i % 977, i % 10 == 3 ? "" : "2.25",
+				       (i * 7919) % 100003, i % 13,
+				       (i * 31) % 7 < 3 ? "yes" : "no");
+		ck_assert_int_eq(rba_buf_status(&csv), 0);
+		small_pins(&p);
+		p.model.kind = PINS_MODEL_GBDT;
+		p.data.label = "class";
+		p.data.positive = "yes";
+		p.data.id = "id";
+		p.data.split_validation = 0.25;
+		m.tok = pins_missing_tokens(&p, &m.n);
+		ck_assert_int_eq(csv_table_load_mem_missing(csv.p, csv.len, "c.csv",
+							    &m, &a, &d), 0);
+		ck_assert_int_eq(csv_table_load_mem_missing(csv.p, csv.len, "c.csv",
+							    &m, &b, &d), 0);
+		ck_assert_int_eq(encode_fit(&p, a, &sa, &da, &d), 0);
+		ck_assert_int_eq(encode_fit_consume(&p, b, &sb, &db, &d), 0);
+		ck_assert_uint_eq(sa.nfeatures, 4);
+		ck_assert_uint_eq(sb.nfeatures, 4);
+		ck_assert_uint_eq(da.n, rows);
+		ck_assert_uint_eq(db.n, rows);
+		ck_assert(memcmp(da.x, db.x, rows * 4 * sizeof(float)) == 0);
+		ck_assert(memcmp(da.y, db.y, rows * sizeof(uint32_t)) == 0);
+		ck_assert(da.x[3 * 4 + 1] != da.x[3 * 4 + 1]); /* the blank: NaN */
+		ck_assert_str_eq(csv_table_cell(b, 1, 1), "1.5");
+		ck_assert(a->num[1 * a->ncols + 1] == 1.5f);
+#ifdef __linux__
+		/* a mapping's numbers went back; a small table's stay */
+		ck_assert(b->num[1 * b->ncols + 1] == (k == 0 ? 0.0f : 1.5f));
+#endif
+		encode_spec_release(&sa);
+		encode_spec_release(&sb);
+		encode_data_release(&da);
+		encode_data_release(&db);
+		csv_table_free(a);
+		csv_table_free(b);
+		rba_buf_release(&csv);
+	}
+}
+END_TEST
+
 START_TEST(test_encoder)
 {
 	struct csv_table *t;
@@ -1726,6 +1791,7 @@ suite_rebuild(void)
 	tcase_add_test(tc, test_auc);
 	tcase_add_test(tc, test_evaluate_probs);
 	tcase_add_test(tc, test_encoder);
+	tcase_add_test(tc, test_encode_fit_consume);
 	tcase_add_test(tc, test_encode_range);
 	tcase_add_test(tc, test_split);
 	tcase_add_test(tc, test_synth);
