@@ -23,6 +23,9 @@
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "common/buf.h"
 #include "common/utf8.h"
@@ -512,11 +515,61 @@ plain_field(struct csv_reader *r, struct rba_detail *d, const uint8_t *rec,
 }
 
 /*
+ * The commas among the 16 bytes at p as a mask, bit k for byte k: one
+ * comparison of a vector where there are vectors (SSE2 is part of
+ * x86-64), else two words of comma_mask8.
+ */
+static inline unsigned
+comma_mask16(const uint8_t *p)
+{
+#ifdef __SSE2__
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')));
+#else
+	return comma_mask8(p) | comma_mask8(p + 8) << 8;
+#endif
+}
+
+/*
+ * split_plain's loop for a record of fewer than CSV_MAX_FIELDS bytes
+ * (so of at most as many fields) with room for them in r->fields: no
+ * check per field.  The fields of rec[0, stop) into r->fields; their
+ * count.
+ */
+static size_t
+split_plain_short(struct csv_reader *r, const uint8_t *rec, size_t stop)
+{
+	struct csv_field *f = r->fields;
+	unsigned long line = r->rec_line;
+	size_t s = 0, i = 0, nf = 0;
+
+#define PUT_FIELD(e)                                                           \
+	do {                                                                   \
+		f[nf].p = (const char *)rec + s;                               \
+		f[nf].n = (e) - s;                                             \
+		f[nf].col = (unsigned long)s + 1;                              \
+		f[nf].line = line;                                             \
+		nf++;                                                          \
+		s = (e) + 1;                                                   \
+	} while (0)
+	for (; i + 16 <= stop; i += 16)
+		for (unsigned m = comma_mask16(rec + i); m != 0; m &= m - 1)
+			PUT_FIELD(i + (size_t)__builtin_ctz(m));
+	for (; i < stop; i++)
+		if (rec[i] == ',')
+			PUT_FIELD(i);
+	PUT_FIELD(stop);
+#undef PUT_FIELD
+	return nf;
+}
+
+/*
  * Splits a record without a quote into r->fields (*nf of them).  A
  * trailing CR before the newline is dropped.  A field is the bytes up to
- * the next comma and its column is its offset + 1: the commas of eight
- * bytes at a time come as a mask, each field ended at the next of its
- * bits.  0, or the sticky error.
+ * the next comma and its column is its offset + 1: the commas of sixteen
+ * or eight bytes at a time come as a mask, each field ended at the next
+ * of its bits.  0, or the sticky error.
  */
 static int
 split_plain(struct csv_reader *r, struct rba_detail *d, uint8_t *rec,
@@ -532,6 +585,22 @@ split_plain(struct csv_reader *r, struct rba_detail *d, uint8_t *rec,
 		if (cr != NULL)
 			return fail(r, d, RBA_E_SYNTAX, r->rec_line,
 				    (unsigned long)(cr - rec) + 1, "%s", CSV_BARE_CR);
+	}
+	if (stop < CSV_MAX_FIELDS) {
+		/* room for a field per byte and one: at most the cap's */
+		if (stop >= r->fields_cap) {
+			size_t cap = stop + 1 > 2 * r->fields_cap
+					     ? stop + 1 : 2 * r->fields_cap;
+			struct csv_field *nf2 = realloc(r->fields,
+							cap * sizeof(*nf2));
+			if (nf2 == NULL)
+				return fail(r, d, RBA_E_NOMEM, r->rec_line, 0,
+					    "%s", "out of memory");
+			r->fields = nf2;
+			r->fields_cap = cap;
+		}
+		*nfp = split_plain_short(r, rec, stop);
+		return 0;
 	}
 	for (; i + 8 <= stop; i += 8) {
 		for (unsigned m = comma_mask8(rec + i); m != 0; m &= m - 1) {
@@ -908,6 +977,8 @@ at(const struct csv_field *f, unsigned long line)
 
 static inline __attribute__((always_inline)) int
 fast_field(const char *p, size_t n, double *out);
+static inline __attribute__((always_inline)) int
+fast_field_at(const char *p, size_t n, const char *limit, double *out);
 
 /* Whether a field starting with byte b may be a number or a nan/inf word. */
 static int
@@ -1152,6 +1223,50 @@ csv_checker_start(struct csv_reader *r, struct csv_checker **out,
 	return 0;
 }
 
+/*
+ * One data record's n fields seen by their columns: a plain number is
+ * parsed and counted here (the value kept in val, has 1), text known by
+ * its first byte counted; the rest goes to col_see.  0, or col_see's
+ * error.
+ */
+static int
+check_row(struct csv_checker *c, const struct csv_field *f, size_t n,
+	  unsigned long line, struct rba_detail *d)
+{
+	/* the end of the bytes held: swar_field may read up to it */
+	const char *limit = (const char *)c->r->buf + c->r->end;
+	struct colstate *cs = c->cs;
+	double *val = c->val;
+	uint8_t *has = c->has;
+	int plain = c->missing == NULL || c->missing->n == 0, err;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *p = f[i].p;
+		size_t len = f[i].n;
+		/* col_see's first answers, without the call: a plain
+		 * decimal starts as a number does, so trying it first
+		 * changes no count */
+		if (plain && len > 0) {
+			if (fast_field_at(p, len, limit, &val[i])) {
+				cs[i].numbers++;
+				has[i] = 1;
+				continue;
+			}
+			if (!col_may_be_number((uint8_t)p[0])) {
+				cs[i].texts++;
+				has[i] = 0;
+				continue;
+			}
+		}
+		has[i] = 0;
+		err = col_see(&cs[i], &f[i], line, c->file, c->names[i],
+			      c->missing, &val[i], &has[i], d);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int
 csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
 		 size_t *n, struct rba_detail *d)
@@ -1166,28 +1281,8 @@ csv_checker_next(struct csv_checker *c, const struct csv_field **fields,
 		unsigned long line = csv_reader_line(c->r);
 		if (*n != c->ncols)
 			return ragged(c->file, line, *fields, *n, c->ncols, d);
-		int plain = c->missing == NULL || c->missing->n == 0;
-		for (size_t i = 0; i < *n; i++) {
-			const struct csv_field *fi = &(*fields)[i];
-			c->has[i] = 0;
-			/* col_see's first two answers, without the call */
-			if (plain && fi->n > 0 &&
-			    !col_may_be_number((uint8_t)fi->p[0])) {
-				c->cs[i].texts++;
-				continue;
-			}
-			if (plain && fi->n > 0 &&
-			    fast_field(fi->p, fi->n, &c->val[i])) {
-				c->cs[i].numbers++;
-				c->has[i] = 1;
-				continue;
-			}
-			err = col_see(&c->cs[i], fi, line, c->file,
-				      c->names[i], c->missing, &c->val[i],
-				      &c->has[i], d);
-			if (err)
-				return err;
-		}
+		if ((err = check_row(c, *fields, *n, line, d)) != 0)
+			return err;
 		c->nrows++;
 		return 1;
 	}
@@ -1285,6 +1380,120 @@ csv_validate_missing(struct csv_reader *r, const struct csv_missing *m,
 }
 
 /* ---- whole tables ---- */
+
+/* The 8 bytes at p as a little-endian word (byte 0 the lowest). */
+static inline uint64_t
+load_le64(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
+
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+#define SWAR_ZEROS 0x3030303030303030ull /* eight '0' */
+
+/*
+ * 0x80 in each byte of w that is an ASCII digit, 0 in every other.  The
+ * high bit is set aside first, so that no sum carries into a neighbour.
+ */
+static inline uint64_t
+digit_bytes8(uint64_t w)
+{
+	const uint64_t h = 0x8080808080808080ull;
+	uint64_t w7 = w & ~h;
+
+	/* >= '0' sets the high bit of w7 + 0x50, > '9' that of w7 + 0x46 */
+	return (w7 + 0x5050505050505050ull) & ~(w7 + 0x4646464646464646ull) &
+	       ~w & h;
+}
+
+/*
+ * The value of the k (1..8) digits in w's low k bytes, byte 0 the most
+ * significant (all checked to be digits): the digits' values moved to
+ * the top (zeros before them are leading zeros) and summed in three
+ * multiplications (simdjson's parse_eight_digits).  The bytes above k
+ * may be anything: no borrow reaches down into the digits.
+ */
+static inline uint64_t
+swar_digits(uint64_t w, unsigned k)
+{
+	w = (w - SWAR_ZEROS) << (64 - 8 * k);
+	w = w * 10 + (w >> 8);
+	w = ((w & 0x000000ff000000ffull) * (100 + (1000000ull << 32)) +
+	     ((w >> 16) & 0x000000ff000000ffull) * (1 + (10000ull << 32))) >>
+	    32;
+	return (uint32_t)w;
+}
+
+/*
+ * fast_field's short case as word operations: an optional sign, then 1
+ * to 8 bytes of digits with at most one point (at least one digit),
+ * read as one word: the caller vouches that the 8 bytes after the sign
+ * are readable (bytes past the field are masked off, never looked at).
+ * The value is fast_field's, computed the same way (at most 8 digits,
+ * so m < 10^8 is exact and one division by an exact power of ten rounds
+ * correctly): 1 with *out set; 0 for anything else, which takes the
+ * byte loop.
+ */
+static inline __attribute__((always_inline)) int
+swar_field(const char *p, size_t n, double *out)
+{
+	int neg = p[0] == '-';
+	size_t i = neg || p[0] == '+';
+	unsigned k = (unsigned)(n - i), frac = 0;
+	uint64_t w, keep, bad, m;
+	double v;
+
+	if (k - 1 > 7) /* k == 0 wraps */
+		return 0;
+	keep = ~0ull >> (64 - 8 * k); /* k's low bytes */
+	w = load_le64(p + i);
+	bad = ~digit_bytes8(w) & keep & 0x8080808080808080ull;
+	if (bad != 0) {
+		/* one point, with a digit: taken out, the digits after it
+		 * moved down a byte */
+		unsigned at = (unsigned)__builtin_ctzll(bad) / 8;
+		if ((bad & (bad - 1)) != 0 || k == 1 || (uint8_t)(w >> (8 * at)) != '.')
+			return 0;
+		w = (w & ~(~0ull << (8 * at))) | ((w >> (8 * at)) >> 8) << (8 * at);
+		k--;
+		frac = k - at;
+	}
+	m = swar_digits(w, k);
+	if (m == 0) {
+		*out = neg ? -0.0 : 0.0;
+		return 1;
+	}
+	v = (double)m;
+	if (frac != 0)
+		v = v / pow10_exact[frac];
+	*out = neg ? -v : v;
+	return 1;
+}
+#endif
+
+/*
+ * fast_field, with swar_field first when the 8 bytes after a sign are
+ * below limit (the end of the bytes the reader holds; NULL: never).
+ */
+static inline __attribute__((always_inline)) int
+fast_field_at(const char *p, size_t n, const char *limit, double *out)
+{
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+	if (n > 0 && n <= 9 && limit != NULL && limit - p >= 9 &&
+	    swar_field(p, n, out))
+		return 1;
+#else
+	(void)limit;
+#endif
+	return fast_field(p, n, out);
+}
 
 /*
  * The common number of a table cell in one pass, syntax and value at
@@ -1504,6 +1713,7 @@ row_numbers(struct csv_table *t, struct csv_checker *c,
 	    unsigned long line, const char *file, const struct csv_missing *m,
 	    const uint8_t *toklen, struct rba_detail *d)
 {
+	const char *limit = (const char *)c->r->buf + c->r->end;
 	int err;
 
 	for (size_t i = 0; i < n; i++) {
@@ -1512,7 +1722,7 @@ row_numbers(struct csv_table *t, struct csv_checker *c,
 		int tok = toklen[fi->n < PINS_TOKEN_LENS ? fi->n
 							 : PINS_TOKEN_LENS - 1] &&
 			  csv_is_missing(m, fi->p, fi->n);
-		if (!tok && fast_field(fi->p, fi->n, &v)) {
+		if (!tok && fast_field_at(fi->p, fi->n, limit, &v)) {
 			c->cs[i].numbers++;
 		} else {
 			err = col_see(&c->cs[i], fi, line, file, c->names[i], m,
