@@ -1447,7 +1447,7 @@ swar_field(const char *p, size_t n, double *out)
 	int neg = p[0] == '-';
 	size_t i = neg || p[0] == '+';
 	unsigned k = (unsigned)(n - i), frac = 0;
-	uint64_t w, keep, bad, m;
+	uint64_t w, keep, bad, m, bits;
 	double v;
 
 	if (k - 1 > 7) /* k == 0 wraps */
@@ -1466,14 +1466,12 @@ swar_field(const char *p, size_t n, double *out)
 		frac = k - at;
 	}
 	m = swar_digits(w, k);
-	if (m == 0) {
-		*out = neg ? -0.0 : 0.0;
-		return 1;
-	}
-	v = (double)m;
-	if (frac != 0)
-		v = v / pow10_exact[frac];
-	*out = neg ? -v : v;
+	/* No branch on the value: dividing by 10^0 = 1 is exact, and 0
+	 * with its sign flipped is the -0 of "-0" */
+	v = (double)m / pow10_exact[frac];
+	memcpy(&bits, &v, 8);
+	bits ^= (uint64_t)neg << 63;
+	memcpy(out, &bits, 8);
 	return 1;
 }
 #endif
