@@ -252,8 +252,10 @@ fmt_round_fast(double v, int p, char *dig, int *nd, int *x10)
 		return 0; /* subnormal, inf, nan: the other path */
 	m |= 1ull << 52;
 	e -= 1075; /* v = m x 2^e, 2^(e + 52) <= v < 2^(e + 53) */
-	/* floor(log10 v) is x or x + 1 (log10(2) < 0.30103 by 3e-9) */
-	x = (int)floor((e + 52) * 0.30102999566398120);
+	/* floor(log10 v) is within one of x: 1233 / 4096 is log10(2) to
+	 * 1e-5, and the loop below corrects x by the integer's size (an
+	 * arithmetic shift, as every compiler this builds with does) */
+	x = ((e + 52) * 1233) >> 12;
 	for (int tries = 0;; tries++) {
 		int s = p - 1 - x;
 		if (tries == 3 || s < 0 || s > 27 || !scaled_floor(m, e, s, &q, &rem))

@@ -712,6 +712,81 @@ split_quoted(struct csv_reader *r, struct rba_detail *d, uint8_t *rec,
 	return 0;
 }
 
+#ifdef __SSE2__
+/*
+ * The common record in one pass over its bytes, 16 at a time: commas,
+ * the newline and any quote found by three comparisons of one vector,
+ * the fields stored as split_plain_short stores them.  Taken only for a
+ * data record (the header has its own CR rule) that ends with a
+ * newline within the bytes held, holds no quote, is known ASCII
+ * without a NUL (what record_check would find) and has fewer fields
+ * than r->fields holds; 0 for anything else, nothing changed, and
+ * csv_reader_next's steps take it.  Its count of fields otherwise,
+ * the reader moved past it.
+ */
+static size_t
+fast_record(struct csv_reader *r)
+{
+	const uint8_t *rec = r->buf + r->start;
+	size_t avail = r->end - r->start, i = 0, s = 0, nf = 0, stop;
+	size_t cap = r->fields_cap < CSV_MAX_FIELDS ? r->fields_cap
+						    : CSV_MAX_FIELDS;
+	struct csv_field *f = r->fields;
+	unsigned long line = r->line;
+	const __m128i comma = _mm_set1_epi8(','), nl = _mm_set1_epi8('\n'),
+		      quote = _mm_set1_epi8('"');
+
+	if (r->first || r->records == 0)
+		return 0;
+	for (;; i += 16) {
+		__m128i v;
+		unsigned mc, mn, mq;
+		if (i + 16 > avail || i >= CSV_MAX_LINE)
+			return 0;
+		v = _mm_loadu_si128((const __m128i *)(const void *)(rec + i));
+		mc = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma));
+		mn = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl));
+		mq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote));
+		if (mn != 0) { /* only what comes before the newline */
+			unsigned before = (mn & -mn) - 1;
+			mc &= before;
+			mq &= before;
+		}
+		/* (room for 16 more fields and the last: no count of mc's
+		 * bits, which is a call on x86-64 without POPCNT) */
+		if (mq != 0 || nf + 17 > cap)
+			return 0;
+		for (; mc != 0; mc &= mc - 1) {
+			size_t e = i + (size_t)__builtin_ctz(mc);
+			f[nf].p = (const char *)rec + s;
+			f[nf].n = e - s;
+			f[nf].col = (unsigned long)s + 1;
+			f[nf].line = line;
+			nf++;
+			s = e + 1;
+		}
+		if (mn != 0) {
+			stop = i + (size_t)__builtin_ctz(mn);
+			break;
+		}
+	}
+	/* checked as record_check would: ASCII without a NUL */
+	if (r->fd >= 0 ? r->start + stop > r->clean_end : !r->clean)
+		return 0;
+	f[nf].p = (const char *)rec + s;
+	f[nf].n = stop - s - (stop > s && rec[stop - 1] == '\r');
+	f[nf].col = (unsigned long)s + 1;
+	f[nf].line = line;
+	nf++;
+	r->rec_line = line;
+	r->line++;
+	r->start += stop + 1;
+	r->consumed += stop + 1;
+	r->records++;
+	return nf;
+}
+#endif
+
 int
 csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 		size_t *nout, struct rba_detail *d)
@@ -727,6 +802,13 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 			*d = r->errd;
 		return r->err;
 	}
+#ifdef __SSE2__
+	if ((nf = fast_record(r)) != 0) {
+		*fields = r->fields;
+		*nout = nf;
+		return 1;
+	}
+#endif
 	if ((err = next_record(r, d, &len, &reclen, &quoted)) != 0)
 		return err;
 	if (len == 0 && r->eof)
@@ -979,6 +1061,10 @@ static inline __attribute__((always_inline)) int
 fast_field(const char *p, size_t n, double *out);
 static inline __attribute__((always_inline)) int
 fast_field_at(const char *p, size_t n, const char *limit, double *out);
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+static inline __attribute__((always_inline)) int
+swar_field(const char *p, size_t n, double *out);
+#endif
 
 /* Whether a field starting with byte b may be a number or a nan/inf word. */
 static int
@@ -1239,10 +1325,39 @@ check_row(struct csv_checker *c, const struct csv_field *f, size_t n,
 	double *val = c->val;
 	uint8_t *has = c->has;
 	int plain = c->missing == NULL || c->missing->n == 0, err;
+	/* fields lie in order in the record: when 16 bytes after the last
+	 * are held, any field's 9 bytes are (no test per field) */
+	int room = n > 0 && limit - (f[n - 1].p + f[n - 1].n) >= 16;
 
 	for (size_t i = 0; i < n; i++) {
 		const char *p = f[i].p;
 		size_t len = f[i].n;
+		/* one or two digits, or a minus and a digit (codes, counts,
+		 * flags, ages): no word needed, the value exact */
+		if (plain && len - 1 < 2) {
+			unsigned d0 = (unsigned)(p[0] - '0'),
+				 d1 = (unsigned)(p[len - 1] - '0');
+			if (len == 1 && d0 <= 9) {
+				val[i] = (double)d0;
+				cs[i].numbers++;
+				has[i] = 1;
+				continue;
+			}
+			if (len == 2 && d1 <= 9 && (d0 <= 9 || p[0] == '-')) {
+				val[i] = d0 <= 9 ? (double)(d0 * 10 + d1)
+						 : -(double)d1;
+				cs[i].numbers++;
+				has[i] = 1;
+				continue;
+			}
+		}
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+		if (plain && room && len - 1 < 9 && swar_field(p, len, &val[i])) {
+			cs[i].numbers++;
+			has[i] = 1;
+			continue;
+		}
+#endif
 		/* col_see's first answers, without the call: a plain
 		 * decimal starts as a number does, so trying it first
 		 * changes no count */
@@ -1466,9 +1581,12 @@ swar_field(const char *p, size_t n, double *out)
 		frac = k - at;
 	}
 	m = swar_digits(w, k);
-	/* No branch on the value: dividing by 10^0 = 1 is exact, and 0
-	 * with its sign flipped is the -0 of "-0" */
-	v = (double)m / pow10_exact[frac];
+	/* No branch on the value (0 with its sign flipped is the -0 of
+	 * "-0"); one on a point, which a column keeps from row to row, so
+	 * that an integer does not wait for a division */
+	v = (double)m;
+	if (frac != 0)
+		v = v / pow10_exact[frac];
 	memcpy(&bits, &v, 8);
 	bits ^= (uint64_t)neg << 63;
 	memcpy(out, &bits, 8);

@@ -929,6 +929,105 @@ START_TEST(test_swar_numbers_file_blocks)
 }
 END_TEST
 
+/*
+ * fast_record (one pass, 16 bytes at a time) gives way to the general
+ * steps on every record it does not take, and their diagnostics stand:
+ * long records with a NUL, invalid UTF-8, a stray quote, a quoted
+ * field, a bare CR, valid UTF-8, many fields, at every offset.
+ */
+START_TEST(test_fast_record_gives_way)
+{
+	static const char *const bad[] = {"\xff", "\xc0\xaf", "", "x\"y"};
+	static const int err[] = {RBA_E_ENCODING, RBA_E_ENCODING,
+				  RBA_E_ENCODING, RBA_E_SYNTAX};
+	char text[512];
+
+	for (size_t b = 0; b < 4; b++)
+		for (size_t at = 0; at < 40; at++) {
+			struct csv_summary sm;
+			struct rba_detail d;
+			struct csv_reader *r;
+			size_t len = (size_t)sprintf(text, "a,b,c\n1,2,3\n"), k;
+			for (k = 0; k < at; k++)
+				text[len++] = (char)('0' + k % 10);
+			if (b == 2)
+				text[len++] = 0;
+			else
+				len += (size_t)sprintf(text + len, "%s", bad[b]);
+			len += (size_t)sprintf(text + len,
+					       ",22222222222222222,33333333333333333\n"
+					       "4,5,6\n");
+			rba_detail_clear(&d);
+			ck_assert_int_eq(csv_reader_open_mem(text, len, "t.csv", &r), 0);
+			ck_assert_int_eq(csv_validate(r, &sm, &d), err[b]);
+			ck_assert_uint_eq(d.line, 3);
+			ck_assert_uint_eq(d.col, b == 3 ? at + 2 : at + 1);
+			csv_reader_free(r);
+		}
+	/* valid UTF-8, a bare CR, a quoted field: read as before */
+	{
+		const char *t = "name,x\n"
+				"caf\xc3\xa9 au lait tr\xc3\xa8s chaud,1.5\n"
+				"plain text without quotes at all\rx,2\n"
+				"\"quoted, with a comma and \"\"quotes\"\"\",3\n"
+				"last line long enough for the vector path,4\n";
+		struct csv_reader *r;
+		const struct csv_field *f;
+		struct rba_detail d;
+		size_t n;
+		ck_assert_int_eq(csv_reader_open_mem(t, strlen(t), "u.csv", &r), 0);
+		ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+		ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+		ck_assert_uint_eq(f[0].n, strlen("caf\xc3\xa9 au lait tr\xc3\xa8s chaud"));
+		ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+		ck_assert_uint_eq(f[0].n, strlen("plain text without quotes at all\rx"));
+		ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+		ck_assert_uint_eq(f[0].n, strlen("quoted, with a comma and \"quotes\""));
+		ck_assert_uint_eq(f[1].col, 39);
+		ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+		ck_assert_uint_eq(n, 2);
+		ck_assert_uint_eq(f[1].n, 1);
+		ck_assert_uint_eq(csv_reader_line(r), 5);
+		ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 0);
+		csv_reader_free(r);
+	}
+	/* records of 1 to 300 fields, the field array growing under them */
+	for (size_t nf = 1; nf <= 300; nf += 7) {
+		struct csv_reader *r;
+		const struct csv_field *f;
+		struct rba_detail d;
+		size_t n;
+		{
+			char *big = malloc(nf * 8 * 4 + 64);
+			size_t bl = 0;
+			for (int row = 0; row < 4; row++) {
+				for (size_t i = 0; i < nf; i++)
+					bl += (size_t)sprintf(big + bl, i ? ",%zu" : "%zu",
+							      i * 37 + (size_t)row);
+				big[bl++] = row == 2 ? '\r' : '\n';
+				if (row == 2)
+					big[bl++] = '\n';
+			}
+			ck_assert_int_eq(csv_reader_open_mem(big, bl, "w.csv", &r), 0);
+			for (int row = 0; row < 4; row++) {
+				ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+				ck_assert_uint_eq(n, nf);
+				for (size_t i = 0; i < nf; i++) {
+					char want[32];
+					sprintf(want, "%zu", i * 37 + (size_t)row);
+					ck_assert_uint_eq(f[i].n, strlen(want));
+					ck_assert(memcmp(f[i].p, want, f[i].n) == 0);
+					ck_assert_uint_eq(f[i].line, (unsigned long)row + 1);
+				}
+			}
+			ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 0);
+			csv_reader_free(r);
+			free(big);
+		}
+	}
+}
+END_TEST
+
 Suite *
 suite_csv(void)
 {
@@ -953,6 +1052,7 @@ suite_csv(void)
 	tcase_add_test(tc, test_swar_numbers_checker);
 	tcase_add_test(tc, test_swar_numbers_table);
 	tcase_add_test(tc, test_swar_numbers_file_blocks);
+	tcase_add_test(tc, test_fast_record_gives_way);
 	suite_add_tcase(s, tc);
 	return s;
 }
