@@ -1361,23 +1361,21 @@ check_row(struct csv_checker *c, const struct csv_field *f, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		const char *p = f[i].p;
 		size_t len = f[i].n;
-		if (plain && quick_number(p, len, room, &val[i])) {
-			cs[i].numbers++;
-			has[i] = 1;
-			continue;
-		}
-		/* col_see's first answers, without the call: a plain
-		 * decimal starts as a number does, so trying it first
-		 * changes no count */
+		/* col_see's first answers, without the call: text known
+		 * by its first byte (a level, a name) before any number is
+		 * tried, then the quick forms, then the byte loop (swar
+		 * first where room did not vouch for the bytes) */
 		if (plain && len > 0) {
-			if (fast_field_at(p, len, limit, &val[i])) {
-				cs[i].numbers++;
-				has[i] = 1;
-				continue;
-			}
 			if (!col_may_be_number((uint8_t)p[0])) {
 				cs[i].texts++;
 				has[i] = 0;
+				continue;
+			}
+			if (quick_number(p, len, room, &val[i]) ||
+			    (room ? fast_field(p, len, &val[i])
+				  : fast_field_at(p, len, limit, &val[i]))) {
+				cs[i].numbers++;
+				has[i] = 1;
 				continue;
 			}
 		}
@@ -1887,8 +1885,10 @@ row_numbers(struct csv_table *t, struct csv_checker *c,
 		int tok = toklen[fi->n < PINS_TOKEN_LENS ? fi->n
 							 : PINS_TOKEN_LENS - 1] &&
 			  csv_is_missing(m, fi->p, fi->n);
-		if (!tok && (quick_number(fi->p, fi->n, room, &v) ||
-			     fast_field_at(fi->p, fi->n, limit, &v))) {
+		if (!tok && fi->n > 0 && col_may_be_number((uint8_t)fi->p[0]) &&
+		    (quick_number(fi->p, fi->n, room, &v) ||
+		     (room ? fast_field(fi->p, fi->n, &v)
+			   : fast_field_at(fi->p, fi->n, limit, &v)))) {
 			c->cs[i].numbers++;
 		} else {
 			err = col_see(&c->cs[i], fi, line, file, c->names[i], m,
