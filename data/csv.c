@@ -770,8 +770,10 @@ fast_record(struct csv_reader *r)
 			break;
 		}
 	}
-	/* checked as record_check would: ASCII without a NUL */
-	if (r->fd >= 0 ? r->start + stop > r->clean_end : !r->clean)
+	/* over the length cap (the general steps say so), or not known
+	 * ASCII without a NUL (record_check looks) */
+	if (stop > CSV_MAX_LINE ||
+	    (r->fd >= 0 ? r->start + stop > r->clean_end : !r->clean))
 		return 0;
 	f[nf].p = (const char *)rec + s;
 	f[nf].n = stop - s - (stop > s && rec[stop - 1] == '\r');

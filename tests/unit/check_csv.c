@@ -991,6 +991,32 @@ START_TEST(test_fast_record_gives_way)
 		ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 0);
 		csv_reader_free(r);
 	}
+	/* a record just over the length cap, ending in the middle of a
+	 * vector with more bytes after it: refused as before; at the cap
+	 * it is read */
+	for (size_t over = 0; over < 18; over++) {
+		size_t rl = CSV_MAX_LINE - 1 + over, len = 0;
+		char *big = malloc(rl + 64);
+		struct csv_summary sm;
+		struct rba_detail d;
+		struct csv_reader *r;
+		len += (size_t)sprintf(big, "a\n1\n");
+		memset(big + len, '7', rl);
+		len += rl;
+		len += (size_t)sprintf(big + len, "\n2\n3333333333333333333333\n");
+		ck_assert_int_eq(csv_reader_open_mem(big, len, "l.csv", &r), 0);
+		rba_detail_clear(&d);
+		ck_assert_int_eq(csv_validate(r, &sm, &d),
+				 rl > CSV_MAX_LINE ? RBA_E_LIMIT : 0);
+		if (rl > CSV_MAX_LINE) {
+			ck_assert_uint_eq(d.line, 3);
+			ck_assert_uint_eq(d.col, 1);
+		} else {
+			csv_summary_release(&sm);
+		}
+		csv_reader_free(r);
+		free(big);
+	}
 	/* records of 1 to 300 fields, the field array growing under them */
 	for (size_t nf = 1; nf <= 300; nf += 7) {
 		struct csv_reader *r;
