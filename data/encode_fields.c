@@ -253,15 +253,25 @@ fields_numeric(const struct encode_plan *p, const struct csv_field *f,
 {
 	const struct plan_col *pc = p->col;
 	uint32_t nc = p->spec->ncolumns;
+	unsigned ok = 1;
 	int err;
 
+	/* every value stored and one test for the row, no branch a column
+	 * (a value not parsed, or not surely finite, is done again below
+	 * as plan_number does it; the checker's numbers of fields it did
+	 * not parse are an earlier row's or 0, finite either way) */
 	for (uint32_t c = 0; c < nc; c++) {
 		size_t s = src[c];
 		float v = (float)num[s];
-		if (has[s] && fabsf(v) <= pc[c].easy) {
-			x[c] = v;
+		x[c] = v;
+		ok &= has[s] & (fabsf(v) <= pc[c].easy);
+	}
+	if (ok)
+		return 0;
+	for (uint32_t c = 0; c < nc; c++) {
+		size_t s = src[c];
+		if (has[s] && fabsf((float)num[s]) <= pc[c].easy)
 			continue;
-		}
 		err = plan_number(p, c, &f[s], has[s] ? &num[s] : NULL, x,
 				  file, line, d);
 		if (err != 0)
