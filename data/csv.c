@@ -75,6 +75,24 @@ ascii_clean(const uint8_t *p, size_t n)
 	uint64_t acc = 0;
 	size_t i = 0;
 
+#ifdef __SSE2__
+	/* sixteen at a time: high bits OR-ed, zero bytes compared */
+	{
+		const __m128i zero = _mm_setzero_si128();
+		__m128i high = zero, nul = zero;
+		for (; i + 16 <= n; i += 16) {
+			__m128i v = _mm_loadu_si128(
+				(const __m128i *)(const void *)(p + i));
+			high = _mm_or_si128(high, v);
+			nul = _mm_or_si128(nul, _mm_cmpeq_epi8(v, zero));
+			if ((i & 4095) == 0 &&
+			    _mm_movemask_epi8(_mm_or_si128(high, nul)) != 0)
+				return 0;
+		}
+		if (_mm_movemask_epi8(_mm_or_si128(high, nul)) != 0)
+			return 0;
+	}
+#endif
 	for (; i + 8 <= n; i += 8) {
 		uint64_t w;
 		memcpy(&w, p + i, 8);
