@@ -223,7 +223,8 @@ scaled_floor(uint64_t m, int e, int s, uint64_t *q, int *rem)
 		return 0;
 	*q = (uint64_t)(prod >> sh);
 	{
-		u128 r = prod & (((u128)1 << sh) - 1), half = (u128)1 << (sh - 1);
+		u128 r = prod & (((u128)1 << sh) - 1);
+		u128 half = (u128)1 << (sh - 1);
 		*rem = r == 0 ? 0 : r < half ? 1 : r == half ? 2 : 3;
 	}
 	return 1;
@@ -258,7 +259,8 @@ fmt_round_fast(double v, int p, char *dig, int *nd, int *x10)
 	x = ((e + 52) * 1233) >> 12;
 	for (int tries = 0;; tries++) {
 		int s = p - 1 - x;
-		if (tries == 3 || s < 0 || s > 27 || !scaled_floor(m, e, s, &q, &rem))
+		if (tries == 3 || s < 0 || s > 27 ||
+		    !scaled_floor(m, e, s, &q, &rem))
 			return 0;
 		if (q >= pow10_u64[p]) {
 			x++;

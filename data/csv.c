@@ -543,7 +543,8 @@ comma_mask16(const uint8_t *p)
 #ifdef __SSE2__
 	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
 
-	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')));
+	v = _mm_cmpeq_epi8(v, _mm_set1_epi8(','));
+	return (unsigned)_mm_movemask_epi8(v);
 #else
 	return comma_mask8(p) | comma_mask8(p + 8) << 8;
 #endif
@@ -1339,7 +1340,8 @@ static inline __attribute__((always_inline)) int
 quick_number(const char *p, size_t len, int room, double *v)
 {
 	if (len - 1 < 2) {
-		unsigned d0 = (unsigned)(p[0] - '0'), d1 = (unsigned)(p[len - 1] - '0');
+		unsigned d0 = (unsigned)(p[0] - '0');
+		unsigned d1 = (unsigned)(p[len - 1] - '0');
 		if (len == 1 && d0 <= 9) {
 			*v = (double)d0;
 			return 1;
@@ -1600,9 +1602,11 @@ swar_field(const char *p, size_t n, double *out)
 		/* one point, with a digit: taken out, the digits after it
 		 * moved down a byte */
 		unsigned at = (unsigned)__builtin_ctzll(bad) / 8;
-		if ((bad & (bad - 1)) != 0 || k == 1 || (uint8_t)(w >> (8 * at)) != '.')
-			return 0;
-		w = (w & ~(~0ull << (8 * at))) | ((w >> (8 * at)) >> 8) << (8 * at);
+		if ((bad & (bad - 1)) != 0 || k == 1 ||
+		    (uint8_t)(w >> (8 * at)) != '.')
+			return 0; /* two points, the point alone, text */
+		w = (w & ~(~0ull << (8 * at))) |
+		    ((w >> (8 * at)) >> 8) << (8 * at);
 		k--;
 		frac = k - at;
 	}
