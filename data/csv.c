@@ -1089,9 +1089,12 @@ static inline __attribute__((always_inline)) int
 fast_field(const char *p, size_t n, double *out);
 static inline __attribute__((always_inline)) int
 fast_field_at(const char *p, size_t n, const char *limit, double *out);
+static inline uint64_t load_le64(const char *p);
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
 static inline __attribute__((always_inline)) int
 swar_field(const char *p, size_t n, double *out);
+static inline uint64_t digit_bytes8(uint64_t w);
+static inline uint64_t swar_digits(uint64_t w, unsigned k);
 #endif
 
 /* Whether a field starting with byte b may be a number or a nan/inf word. */
@@ -1359,6 +1362,15 @@ quick_number(const char *p, size_t len, int room, double *v)
 		}
 	}
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+	if (room && len - 3 < 6) {
+		/* 3 to 8 digits, no sign, no point: swar_field's steps
+		 * without them (an integer below 10^8, exact) */
+		uint64_t w = load_le64(p), keep = ~0ull >> (64 - 8 * len);
+		if ((~digit_bytes8(w) & keep & 0x8080808080808080ull) == 0) {
+			*v = (double)swar_digits(w, (unsigned)len);
+			return 1;
+		}
+	}
 	if (room && len - 1 < 9 && swar_field(p, len, v))
 		return 1;
 #else
