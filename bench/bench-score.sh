@@ -1,7 +1,10 @@
 #!/bin/sh
 # bench-score.sh BINARY - `score ARTIFACT CASES.csv --policy P` of
 # 100,000 and 1,000,000 German-credit-shaped cases (the fixture's rows
-# repeated with running ids) with the MLP and the logistic fixtures: wall
+# repeated with running ids) with the MLP and the logistic fixtures, and
+# of as many credit-card-shaped cases (bench/credit-synth.awk: 23
+# numeric inputs, the shape of the Taiwan default table) with an MLP of
+# hidden layers [32, 16] trained on 30,000 such rows (credit-mlp): wall
 # time, CPU time (user + system) and peak RSS, medians of 5 runs
 # (/usr/bin/time -v), each beside its anchor: the throughput target
 # (3 M cases a second, tracker issue 30) and the figure of
@@ -18,15 +21,31 @@ bin=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d "${TMPDIR:-/tmp}/rba-bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT INT TERM
-runs=5
+runs=${BENCH_SCORE_RUNS:-5}
 
 for n in 100000 1000000; do
 	german_cases $n "$dir/cases-$n.csv"
+	awk -v rows=$n -f "$top/bench/credit-synth.awk" > "$dir/credit-cases-$n.csv"
 done
 for model in mlp logistic; do
 	"$bin" train "$top/fixtures/pins/german-categorical-$model.yaml" \
 		--snapshot "$top/fixtures/german-credit.csv" -o "$dir/$model.bin" > /dev/null 2>&1 || exit 1
 done
+awk -v rows=30000 -f "$top/bench/credit-synth.awk" > "$dir/credit-train.csv"
+cat > "$dir/credit-mlp.yaml" <<EOP
+schema: rebuild-audit/pins/v1
+version: credit-mlp
+snapshot: sha256:$(sha256sum "$dir/credit-train.csv" | cut -d' ' -f1)
+data: {label: default, positive: "1", id: id, standardize: true,
+       split: {validation: 0.25, order: tail, seed: 0}}
+model: {kind: mlp, hidden: [32, 16], activation: relu, dropout: 0}
+train:
+  {seed: 0, epochs: 2, batch_size: 128, optimizer: adamw, lr: 0.01,
+   weight_decay: 0.003, betas: [0.9, 0.999], eps: 1.0e-8}
+determinism: {mode: strict, threads: 1}
+EOP
+"$bin" train "$dir/credit-mlp.yaml" --snapshot "$dir/credit-train.csv" --no-keep \
+	-o "$dir/credit-mlp.bin" > /dev/null 2>&1 || exit 1
 
 bins="new=$bin"
 if [ -n "${BENCH_SCORE_BASE:-}" ]; then
@@ -45,10 +64,13 @@ anchor() {
 	case $1 in
 	mlp) echo "doc: 2.00 M/s CPU, base 0.83 M/s, 2.40x";;
 	logistic) echo "doc: 2.33 M/s CPU, base 0.88 M/s, 2.65x";;
+	credit-mlp) echo "doc: see doc/benchmarks.md, issue 30";;
 	esac
 }
 
-for model in mlp logistic; do
+for model in mlp logistic credit-mlp; do
+	cases=cases
+	[ $model = credit-mlp ] && cases=credit-cases
 	for n in 100000 1000000; do
 		for b in $bins; do
 			: > "$dir/wall-${b%%=*}"
@@ -59,7 +81,7 @@ for model in mlp logistic; do
 			for b in $bins; do
 				name=${b%%=*}
 				exe=${b#*=}
-				/usr/bin/time -v -o "$dir/tv" "$exe" score "$dir/$model.bin" "$dir/cases-$n.csv" \
+				/usr/bin/time -v -o "$dir/tv" "$exe" score "$dir/$model.bin" "$dir/$cases-$n.csv" \
 					--policy "$top/fixtures/policy/credit.yaml" > "$dir/out-$name" 2> "$dir/err" ||
 					{ cat "$dir/err" >&2; exit 1; }
 				awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' \

@@ -187,9 +187,16 @@ static void
 put_csv_row(struct rba_buf *b, const char *id, const float *v, uint32_t k,
 	    uint32_t at, int dec, const char *decision)
 {
-	size_t idn = strlen(id), dn = decision ? strlen(decision) : 0;
-	int quote = strpbrk(id, ",\"\r\n") != NULL;
+	size_t idn = 0, dn = decision ? strlen(decision) : 0;
+	unsigned quote = 0;
 	uint8_t *o;
+
+	/* the id's length and whether it needs quotes in one pass: ids
+	 * are short, and two library calls a line cost more */
+	for (; id[idn] != 0; idn++) {
+		char ch = id[idn];
+		quote |= ch == ',' || ch == '"' || ch == '\r' || ch == '\n';
+	}
 
 	if (rba_buf_reserve(b, 2 * idn + 4 + dn + (size_t)k * RBA_FMT_G_MAX) != 0)
 		return;

@@ -192,6 +192,98 @@ round_digits(char *dig, int nd, int p)
 	return 1;
 }
 
+static const uint64_t pow10_u64[19] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+	10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+	100000000000ull, 1000000000000ull, 10000000000000ull,
+	100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull,
+};
+
+/*
+ * floor(v x 10^s) for v = m x 2^e (m < 2^53) and 0 <= s <= 27, with
+ * *rem 0, 1, 2 or 3 as the rest is none, below a half, a half or above:
+ * m x 5^s is below 2^117 and the power of two a shift.  0 when the
+ * integer would not fit in 64 bits.
+ */
+static int
+scaled_floor(uint64_t m, int e, int s, uint64_t *q, int *rem)
+{
+	u128 prod = (u128)m * pow5[s][1];
+	int sh = -(e + s);
+
+	if (sh <= 0) { /* an integer: exact, no rest */
+		if (-sh >= 64 || (prod >> (64 + sh)) != 0)
+			return 0;
+		*q = (uint64_t)(prod << -sh);
+		*rem = 0;
+		return 1;
+	}
+	if (sh >= 128 || (prod >> sh) >> 64 != 0)
+		return 0;
+	*q = (uint64_t)(prod >> sh);
+	{
+		u128 r = prod & (((u128)1 << sh) - 1);
+		u128 half = (u128)1 << (sh - 1);
+		*rem = r == 0 ? 0 : r < half ? 1 : r == half ? 2 : 3;
+	}
+	return 1;
+}
+
+/*
+ * The digits of v (finite, not zero) already rounded to p (1..17)
+ * significant digits, ties to even, without the value's whole
+ * expansion: D = v x 10^(p - 1 - X) rounded, X the decimal exponent,
+ * found from the binary one and corrected by the integer's size.  The
+ * same digits and exponent as rba_fmt_digits and round_digits give.
+ * 0 (take that path) unless 0 <= p - 1 - X <= 27, where 5^(p - 1 - X)
+ * is a 64-bit word (every float32 of magnitude 1e-18 to 1e17 at
+ * precision 9).
+ */
+static int
+fmt_round_fast(double v, int p, char *dig, int *nd, int *x10)
+{
+	uint64_t bits, m, q;
+	int e, x, rem;
+
+	memcpy(&bits, &v, 8);
+	e = (int)((bits >> 52) & 0x7ff);
+	m = bits & ((1ull << 52) - 1);
+	if (e == 0 || e == 0x7ff)
+		return 0; /* subnormal, inf, nan: the other path */
+	m |= 1ull << 52;
+	e -= 1075; /* v = m x 2^e, 2^(e + 52) <= v < 2^(e + 53) */
+	/* floor(log10 v) is within one of x: 1233 / 4096 is log10(2) to
+	 * 1e-5, and the loop below corrects x by the integer's size (an
+	 * arithmetic shift, as every compiler this builds with does) */
+	x = ((e + 52) * 1233) >> 12;
+	for (int tries = 0;; tries++) {
+		int s = p - 1 - x;
+		if (tries == 3 || s < 0 || s > 27 ||
+		    !scaled_floor(m, e, s, &q, &rem))
+			return 0;
+		if (q >= pow10_u64[p]) {
+			x++;
+			continue;
+		}
+		if (q < pow10_u64[p - 1]) {
+			x--;
+			continue;
+		}
+		break;
+	}
+	if (rem == 3 || (rem == 2 && (q & 1)))
+		q++;
+	if (q == pow10_u64[p]) {
+		q = pow10_u64[p - 1];
+		x++;
+	}
+	u64_digits_back(q, p, dig + p);
+	*nd = p;
+	*x10 = x;
+	return 1;
+}
+
 size_t
 rba_fmt_g(double v, int prec, char out[RBA_FMT_G_MAX])
 {
@@ -206,11 +298,16 @@ rba_fmt_g(double v, int prec, char out[RBA_FMT_G_MAX])
 		out[o] = 0;
 		return o;
 	}
-	if (prec > 17 || !rba_fmt_digits(v, dig, &nd, &x))
+	if (prec > 17)
 		return (size_t)snprintf(out, RBA_FMT_G_MAX, "%.*g", prec, v);
-	if (nd > p) {
-		x += round_digits(dig, nd, p);
-		nd = p;
+	if (!fmt_round_fast(v, p, dig, &nd, &x)) {
+		if (!rba_fmt_digits(v, dig, &nd, &x))
+			return (size_t)snprintf(out, RBA_FMT_G_MAX, "%.*g",
+						prec, v);
+		if (nd > p) {
+			x += round_digits(dig, nd, p);
+			nd = p;
+		}
 	}
 	while (nd > 1 && dig[nd - 1] == '0')
 		nd--;

@@ -132,6 +132,7 @@ struct csv_table {
 	size_t arena_len;
 	size_t cap[4];	   /* bytes held: cells, num, lines, arena */
 	uint8_t mapped[4]; /* held as a mapping (large), not malloc's */
+	size_t faulted[4]; /* bytes of a mapping faulted in ahead */
 };
 
 /*

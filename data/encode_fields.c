@@ -27,6 +27,8 @@ struct plan_col {
 	uint32_t f0;	        /* the column's first feature */
 	uint32_t mask;	        /* table slots - 1 (categorical, native) */
 	uint32_t shift;	        /* 64 - log2(slots): a hash's top bits */
+	float easy;	        /* numeric: |x| <= easy standardizes to a
+				 * finite value, no division needed to know */
 	struct plan_slot *slot;
 };
 
@@ -34,6 +36,8 @@ struct encode_plan {
 	const struct encode_spec *spec;
 	struct plan_col *col; /* ncolumns */
 	size_t *toklen;	      /* nmissing token lengths */
+	int numeric;	      /* every column numeric, no missing token:
+			       * column c is feature c */
 };
 
 /* The first (at most) 8 bytes of p, zero-padded, byte i at bits 8i. */
@@ -104,6 +108,22 @@ plan_levels(const struct encode_column *c, struct plan_col *pc)
 	return 0;
 }
 
+/*
+ * The bound under which feature f's value surely standardizes to a
+ * finite float: with |mean| <= 2^100 and scale >= 2^-20, |x| <= 2^100
+ * gives |x - mean| <= 2^101 and a quotient of at most 2^121, below
+ * FLT_MAX whatever the rounding.  -1 (no value under it) otherwise.
+ */
+static float
+plan_easy(const struct encode_spec *spec, uint32_t f)
+{
+	float m = spec->mean[f], sc = spec->scale[f];
+
+	if (fabsf(m) <= 0x1p100f && sc >= 0x1p-20f && sc <= 0x1p100f)
+		return 0x1p100f;
+	return -1.0f;
+}
+
 int
 encode_plan_new(const struct encode_spec *spec, struct encode_plan **out)
 {
@@ -121,10 +141,14 @@ encode_plan_new(const struct encode_spec *spec, struct encode_plan **out)
 		goto nomem;
 	for (uint32_t t = 0; t < spec->nmissing; t++)
 		p->toklen[t] = strlen(spec->missing[t]);
+	p->numeric = spec->nmissing == 0 && spec->nfeatures == spec->ncolumns;
 	for (uint32_t c = 0; c < spec->ncolumns; c++) {
 		const struct encode_column *col = &spec->columns[c];
 		p->col[c].f0 = f;
+		p->col[c].easy = plan_easy(spec, f);
 		f += encode_column_width(col);
+		if (col->kind != ENCODE_NUMERIC)
+			p->numeric = 0;
 		if (col->kind != ENCODE_NUMERIC &&
 		    plan_levels(col, &p->col[c]) != 0)
 			goto nomem;
@@ -193,6 +217,10 @@ plan_number(const struct encode_plan *p, uint32_t c,
 		x[f] = spec->impute != NULL ? spec->impute[f] : NAN;
 		return 0;
 	}
+	if (parsed != NULL && fabsf((float)*parsed) <= p->col[c].easy) {
+		x[f] = (float)*parsed; /* finite once standardized */
+		return 0;
+	}
 	if (parsed != NULL)
 		num = *parsed;
 	else if (csv_parse_number(fi->p, fi->n, &num) != 0) {
@@ -212,6 +240,46 @@ plan_number(const struct encode_plan *p, uint32_t c,
 					fi->col, d);
 }
 
+/*
+ * encode_fields_at of a plan whose columns are all numbers: each value
+ * the checker parsed, surely finite once standardized, stored as it is;
+ * any other through plan_number's steps.  Every feature is written.
+ */
+static int
+fields_numeric(const struct encode_plan *p, const struct csv_field *f,
+	       const size_t *src, const double *num, const uint8_t *has,
+	       const char *file, unsigned long line, float *x,
+	       struct rba_detail *d)
+{
+	const struct plan_col *pc = p->col;
+	uint32_t nc = p->spec->ncolumns;
+	unsigned ok = 1;
+	int err;
+
+	/* every value stored and one test for the row, no branch a column
+	 * (a value not parsed, or not surely finite, is done again below
+	 * as plan_number does it; the checker's numbers of fields it did
+	 * not parse are an earlier row's or 0, finite either way) */
+	for (uint32_t c = 0; c < nc; c++) {
+		size_t s = src[c];
+		float v = (float)num[s];
+		x[c] = v;
+		ok &= has[s] & (fabsf(v) <= pc[c].easy);
+	}
+	if (ok)
+		return 0;
+	for (uint32_t c = 0; c < nc; c++) {
+		size_t s = src[c];
+		if (has[s] && fabsf((float)num[s]) <= pc[c].easy)
+			continue;
+		err = plan_number(p, c, &f[s], has[s] ? &num[s] : NULL, x,
+				  file, line, d);
+		if (err != 0)
+			return err;
+	}
+	return 0;
+}
+
 int
 encode_fields_at(const struct encode_plan *p, const struct csv_field *f,
 		 const size_t *src, const double *num, const uint8_t *has,
@@ -221,6 +289,8 @@ encode_fields_at(const struct encode_plan *p, const struct csv_field *f,
 	const struct encode_spec *spec = p->spec;
 	int err;
 
+	if (p->numeric && has != NULL)
+		return fields_numeric(p, f, src, num, has, file, line, x, d);
 	memset(x, 0, spec->nfeatures * sizeof(float));
 	for (uint32_t c = 0; c < spec->ncolumns; c++) {
 		const struct encode_column *col = &spec->columns[c];

@@ -1348,6 +1348,19 @@ START_TEST(test_fmt_g)
 			for (int p = 15; p <= 17; p++)
 				fmt_g_same((double)f, p);
 	}
+	/* Short dyadic values, where a digit 5 followed by nothing makes
+	 * ties at some precision: rounded to even by the scaled integer
+	 * (fmt_round_fast) as by the whole expansion. */
+	for (int j = 0; j <= 40; j += 1 + j / 8)
+		for (uint32_t m = 1; m < 4096; m += 2)
+			for (int p = 1; p <= 17; p += 1 + (m & 1) * (j & 1))
+				fmt_g_same(ldexp((double)m, -j), p);
+	/* every float32 of one binade of scores near 0.05, at %.9g */
+	for (uint32_t u = 0x3d400000u; u < 0x3d800000u; u += 37) {
+		float f;
+		memcpy(&f, &u, 4);
+		fmt_g_same((double)f, 9);
+	}
 }
 END_TEST
 

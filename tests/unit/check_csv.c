@@ -624,6 +624,436 @@ START_TEST(test_plain_split_widths)
 }
 END_TEST
 
+/*
+ * The word-at-a-time number path (swar_field) and the byte loop behind
+ * it, through the checker and the table, bit for bit strtod's (and, in
+ * the table, (float) of strtod's): fields of every short width with a
+ * sign, one point or two, leading zeros, -0, blanks, text, exponents
+ * and 9 to 25 digits, in records read from memory that ends exactly
+ * where the text does (a field within eight bytes of the end takes the
+ * byte loop), quoted and CRLF records among them.
+ */
+static const char *const edge_numbers[] = {
+	"0", "-0", "+0", "-0.0", "0.", ".0", "-.0", "0.000", "00000000",
+	"-00000000", "99999999", "-99999999", "+99999999", "9999999.9",
+	".9999999", "-.9999999", ".00000001", "1.", ".1", "12345678",
+	"123456789", "-123456789", "1234567.8", "1.2345678", "0.1", "0.2",
+	"0.3", "-1", "+1", "7", "07", "007", "0.5", "2.5e1", "1e5", "1E-5",
+	"1234567890123456789", "12345678901234567890", "9007199254740993",
+	"9007199254740992", "9007199254740991.5", "0.30000000000000004",
+	"4.9e-324", "2.2250738585072011e-308", "2.2250738585072014e-308",
+	"1e-45", "1.4e-45", "7e-46", "1.17549435e-38", "3.4028234e38",
+	"-3.4028234e38", "1e23", "8.589973e9", "0.0000000000000000000001",
+	"123456789012345678901234.5", "1.0000000000000000000000001",
+};
+
+/* Whether t (n bytes) is a number csv_parse_number's syntax takes,
+ * with strtod's value in *v. */
+static int
+strtod_n(const char *t, size_t n, double *v)
+{
+	char buf[128], *end;
+	size_t i = 0, dg = 0;
+
+	if (n == 0 || n >= sizeof(buf))
+		return 0;
+	memcpy(buf, t, n);
+	buf[n] = 0;
+	if (buf[i] == '-' || buf[i] == '+')
+		i++;
+	for (; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+		dg++;
+	if (i < n && buf[i] == '.')
+		for (i++; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+			dg++;
+	if (dg == 0)
+		return 0;
+	if (i < n && (buf[i] == 'e' || buf[i] == 'E')) {
+		size_t ed = 0;
+		i++;
+		if (i < n && (buf[i] == '-' || buf[i] == '+'))
+			i++;
+		for (; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+			ed++;
+		if (ed == 0)
+			return 0;
+	}
+	if (i != n) /* not hex, nor anything else strtod takes */
+		return 0;
+	*v = strtod(buf, &end);
+	return *end == 0;
+}
+
+/* A random short field into t: digits, a sign, points, sometimes text
+ * or nothing.  Its length. */
+static size_t
+random_field(uint64_t *x, char *t)
+{
+	size_t n = 0, w;
+
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	if (*x % 23 == 0)
+		return 0; /* blank */
+	if (*x % 29 == 0) {
+		const char *e = edge_numbers[(*x >> 8) % (sizeof(edge_numbers) /
+							  sizeof(*edge_numbers))];
+		memcpy(t, e, strlen(e));
+		return strlen(e);
+	}
+	if ((*x >> 5) % 4 == 0)
+		t[n++] = (*x >> 7) & 1 ? '-' : '+';
+	w = (size_t)((*x >> 9) % 12);
+	for (size_t i = 0; i < w; i++) {
+		*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+		t[n++] = *x % 11 == 0 ? '.' : *x % 97 == 0 ? 'x' : (char)('0' + (*x >> 3) % 10);
+	}
+	return n;
+}
+
+/*
+ * Checks every field of every record of text (len bytes, held in a
+ * buffer of exactly that size) through the checker: a number it
+ * parsed is strtod's, and every number of a plain syntax it parsed.
+ * Returns the records seen.
+ */
+static size_t
+check_numbers_mem(const char *text, size_t len)
+{
+	char *exact = malloc(len);
+	struct csv_reader *r;
+	struct csv_checker *c;
+	const struct csv_field *f;
+	struct rba_detail d;
+	size_t n, rows = 0;
+	int rc;
+
+	ck_assert_ptr_nonnull(exact);
+	memcpy(exact, text, len);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(csv_reader_open_mem(exact, len, "n.csv", &r), 0);
+	ck_assert_int_eq(csv_checker_start(r, &c, &d), 0);
+	while ((rc = csv_checker_next(c, &f, &n, &d)) == 1) {
+		const uint8_t *has;
+		const double *num = csv_checker_numbers(c, &has);
+		for (size_t i = 0; i < n; i++) {
+			double v;
+			int plain = strtod_n(f[i].p, f[i].n, &v);
+			if (!has[i])
+				continue;
+			ck_assert_msg(plain && memcmp(&v, &num[i], sizeof(v)) == 0,
+				      "'%.*s' read as %a, strtod %a", (int)f[i].n,
+				      f[i].p, num[i], v);
+		}
+		rows++;
+	}
+	ck_assert_msg(rc == 0 || rc == RBA_E_RANGE || rc == RBA_E_SCHEMA,
+		      "rc %d: %s", rc, d.reason);
+	csv_checker_free(c);
+	csv_reader_free(r);
+	free(exact);
+	return rows;
+}
+
+START_TEST(test_swar_numbers_checker)
+{
+	static char text[1 << 16];
+	uint64_t x = 0x2545F4914F6CDD1Du;
+
+	for (int k = 0; k < 3000; k++) {
+		size_t len = 0, cols = 1 + (size_t)(k % 9), rows = 1 + (size_t)(k % 7);
+		for (size_t i = 0; i < cols; i++)
+			len += (size_t)sprintf(text + len, i ? ",c%zu" : "c%zu", i);
+		text[len++] = '\n';
+		for (size_t r = 0; r < rows; r++) {
+			int quoted = (k + (int)r) % 5 == 0, crlf = (k + (int)r) % 3 == 0;
+			for (size_t i = 0; i < cols; i++) {
+				if (i > 0)
+					text[len++] = ',';
+				if (quoted && i == 0)
+					text[len++] = '"';
+				len += random_field(&x, text + len);
+				if (quoted && i == 0)
+					text[len++] = '"';
+			}
+			if (crlf)
+				text[len++] = '\r';
+			if (r + 1 < rows || (k & 1))
+				text[len++] = '\n';
+		}
+		check_numbers_mem(text, len);
+	}
+	/* each edge number alone at the end, and followed by others */
+	for (size_t e = 0; e < sizeof(edge_numbers) / sizeof(*edge_numbers); e++) {
+		size_t len = (size_t)sprintf(text, "a,b\n%s,%s\n%s,1\n1,%s",
+					     edge_numbers[e], edge_numbers[e],
+					     edge_numbers[e], edge_numbers[e]);
+		ck_assert_uint_eq(check_numbers_mem(text, len), 3);
+	}
+}
+END_TEST
+
+/*
+ * The table's float32 numbers over the same kind of fields: (float) of
+ * strtod's double, NaN for a blank (the missing token), in columns of
+ * numbers only.
+ */
+START_TEST(test_swar_numbers_table)
+{
+	static const char *const empty[] = {""};
+	const struct csv_missing m = {1, empty};
+	static char text[1 << 16];
+	uint64_t x = 0x9E3779B97F4A7C15u;
+
+	for (int k = 0; k < 2000; k++) {
+		struct csv_table *t;
+		struct rba_detail d;
+		size_t len = 0, cols = 1 + (size_t)(k % 6), rows = 2 + (size_t)(k % 9);
+		char *exact;
+		int err;
+		for (size_t i = 0; i < cols; i++)
+			len += (size_t)sprintf(text + len, i ? ",c%zu" : "c%zu", i);
+		text[len++] = '\n';
+		for (size_t r = 0; r < rows; r++) {
+			for (size_t i = 0; i < cols; i++) {
+				char fld[64];
+				size_t n;
+				double v;
+				do
+					n = random_field(&x, fld);
+				while (n > 0 && !strtod_n(fld, n, &v));
+				if (i > 0)
+					text[len++] = ',';
+				memcpy(text + len, fld, n);
+				len += n;
+			}
+			text[len++] = '\n';
+		}
+		exact = malloc(len);
+		memcpy(exact, text, len);
+		rba_detail_clear(&d);
+		err = csv_table_load_mem_missing(exact, len, "t.csv", &m, &t, &d);
+		if (err == RBA_E_RANGE) { /* an edge number beyond float32 */
+			free(exact);
+			continue;
+		}
+		ck_assert_msg(err == 0, "%s", d.reason);
+		for (size_t r = 0; r < t->nrows; r++)
+			for (size_t i = 0; i < t->ncols; i++) {
+				const char *cell = csv_table_cell(t, r, i);
+				float got = t->num[r * t->ncols + i], want;
+				double v;
+				if (t->types[i] != CSV_NUMERIC)
+					continue;
+				if (cell[0] == 0) {
+					ck_assert(isnan(got));
+					continue;
+				}
+				ck_assert(strtod_n(cell, strlen(cell), &v));
+				want = (float)v;
+				ck_assert_msg(memcmp(&got, &want, sizeof(got)) == 0,
+					      "'%s' as %a, want %a", cell,
+					      (double)got, (double)want);
+			}
+		csv_table_free(t);
+		free(exact);
+	}
+}
+END_TEST
+
+/*
+ * A file read in blocks: numbers of every width cross the reader's
+ * block boundaries (CRLF records among them), and each is strtod's
+ * through the checker and in the table.
+ */
+START_TEST(test_swar_numbers_file_blocks)
+{
+	char path[] = "/tmp/rba-csvn-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+	struct csv_reader *r;
+	struct csv_checker *c;
+	struct csv_table *t;
+	const struct csv_field *f;
+	struct rba_detail d;
+	uint64_t x = 0xD1B54A32D192ED03u;
+	size_t n, rows = 0;
+	int rc;
+
+	fputs("a,b,c,d\n", fp);
+	for (int i = 0; i < 120000; i++) {
+		for (int j = 0; j < 4; j++) {
+			char fld[64];
+			size_t k;
+			double v;
+			do
+				k = random_field(&x, fld);
+			while (k == 0 || !strtod_n(fld, k, &v) || fabs(v) > 1e38);
+			fld[k] = 0;
+			fprintf(fp, j ? ",%s" : "%s", fld);
+		}
+		fputs(i % 3 ? "\n" : "\r\n", fp);
+	}
+	fclose(fp);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(csv_reader_open(path, NULL, &r, &d), 0);
+	ck_assert_int_eq(csv_checker_start(r, &c, &d), 0);
+	while ((rc = csv_checker_next(c, &f, &n, &d)) == 1) {
+		const uint8_t *has;
+		const double *num = csv_checker_numbers(c, &has);
+		for (size_t i = 0; i < n; i++) {
+			double v;
+			ck_assert(strtod_n(f[i].p, f[i].n, &v));
+			ck_assert_msg(!has[i] || memcmp(&v, &num[i], sizeof(v)) == 0,
+				      "'%.*s' at line %lu", (int)f[i].n, f[i].p,
+				      csv_reader_line(r));
+		}
+		rows++;
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_uint_eq(rows, 120000);
+	csv_checker_free(c);
+	csv_reader_free(r);
+	ck_assert_int_eq(csv_table_load(path, &t, &d), 0);
+	for (size_t i = 0; i < t->nrows * t->ncols; i++) {
+		const char *cell = t->arena + t->cells[i];
+		double v;
+		float want;
+		ck_assert(strtod_n(cell, strlen(cell), &v));
+		want = (float)v;
+		ck_assert_msg(memcmp(&t->num[i], &want, sizeof(want)) == 0,
+			      "'%s' (cell %zu) as %a, want %a", cell, i,
+			      (double)t->num[i], (double)want);
+	}
+	csv_table_free(t);
+	unlink(path);
+}
+END_TEST
+
+/*
+ * fast_record (one pass, 16 bytes at a time) gives way to the general
+ * steps on every record it does not take, and their diagnostics stand:
+ * long records with a NUL, invalid UTF-8, a stray quote, a quoted
+ * field, a bare CR, valid UTF-8, many fields, at every offset.
+ */
+START_TEST(test_fast_record_gives_way)
+{
+	static const char *const bad[] = {"\xff", "\xc0\xaf", "", "x\"y"};
+	static const int err[] = {RBA_E_ENCODING, RBA_E_ENCODING,
+				  RBA_E_ENCODING, RBA_E_SYNTAX};
+	char text[512];
+
+	for (size_t b = 0; b < 4; b++)
+		for (size_t at = 0; at < 40; at++) {
+			struct csv_summary sm;
+			struct rba_detail d;
+			struct csv_reader *r;
+			size_t len = (size_t)sprintf(text, "a,b,c\n1,2,3\n"), k;
+			for (k = 0; k < at; k++)
+				text[len++] = (char)('0' + k % 10);
+			if (b == 2)
+				text[len++] = 0;
+			else
+				len += (size_t)sprintf(text + len, "%s", bad[b]);
+			len += (size_t)sprintf(text + len,
+					       ",22222222222222222,33333333333333333\n"
+					       "4,5,6\n");
+			rba_detail_clear(&d);
+			ck_assert_int_eq(csv_reader_open_mem(text, len, "t.csv", &r), 0);
+			ck_assert_int_eq(csv_validate(r, &sm, &d), err[b]);
+			ck_assert_uint_eq(d.line, 3);
+			ck_assert_uint_eq(d.col, b == 3 ? at + 2 : at + 1);
+			csv_reader_free(r);
+		}
+	/* valid UTF-8, a bare CR, a quoted field: read as before */
+	{
+		const char *t = "name,x\n"
+				"caf\xc3\xa9 au lait tr\xc3\xa8s chaud,1.5\n"
+				"plain text without quotes at all\rx,2\n"
+				"\"quoted, with a comma and \"\"quotes\"\"\",3\n"
+				"last line long enough for the vector path,4\n";
+		struct csv_reader *r;
+		const struct csv_field *f;
+		struct rba_detail d;
+		size_t n;
+		ck_assert_int_eq(csv_reader_open_mem(t, strlen(t), "u.csv", &r), 0);
+		ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+		ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+		ck_assert_uint_eq(f[0].n, strlen("caf\xc3\xa9 au lait tr\xc3\xa8s chaud"));
+		ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+		ck_assert_uint_eq(f[0].n, strlen("plain text without quotes at all\rx"));
+		ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+		ck_assert_uint_eq(f[0].n, strlen("quoted, with a comma and \"quotes\""));
+		ck_assert_uint_eq(f[1].col, 39);
+		ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+		ck_assert_uint_eq(n, 2);
+		ck_assert_uint_eq(f[1].n, 1);
+		ck_assert_uint_eq(csv_reader_line(r), 5);
+		ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 0);
+		csv_reader_free(r);
+	}
+	/* a record just over the length cap, ending in the middle of a
+	 * vector with more bytes after it: refused as before; at the cap
+	 * it is read */
+	for (size_t over = 0; over < 18; over++) {
+		size_t rl = CSV_MAX_LINE - 1 + over, len = 0;
+		char *big = malloc(rl + 64);
+		struct csv_summary sm;
+		struct rba_detail d;
+		struct csv_reader *r;
+		len += (size_t)sprintf(big, "a\n1\n");
+		memset(big + len, '7', rl);
+		len += rl;
+		len += (size_t)sprintf(big + len, "\n2\n3333333333333333333333\n");
+		ck_assert_int_eq(csv_reader_open_mem(big, len, "l.csv", &r), 0);
+		rba_detail_clear(&d);
+		ck_assert_int_eq(csv_validate(r, &sm, &d),
+				 rl > CSV_MAX_LINE ? RBA_E_LIMIT : 0);
+		if (rl > CSV_MAX_LINE) {
+			ck_assert_uint_eq(d.line, 3);
+			ck_assert_uint_eq(d.col, 1);
+		} else {
+			csv_summary_release(&sm);
+		}
+		csv_reader_free(r);
+		free(big);
+	}
+	/* records of 1 to 300 fields, the field array growing under them */
+	for (size_t nf = 1; nf <= 300; nf += 7) {
+		struct csv_reader *r;
+		const struct csv_field *f;
+		struct rba_detail d;
+		size_t n;
+		{
+			char *big = malloc(nf * 8 * 4 + 64);
+			size_t bl = 0;
+			for (int row = 0; row < 4; row++) {
+				for (size_t i = 0; i < nf; i++)
+					bl += (size_t)sprintf(big + bl, i ? ",%zu" : "%zu",
+							      i * 37 + (size_t)row);
+				big[bl++] = row == 2 ? '\r' : '\n';
+				if (row == 2)
+					big[bl++] = '\n';
+			}
+			ck_assert_int_eq(csv_reader_open_mem(big, bl, "w.csv", &r), 0);
+			for (int row = 0; row < 4; row++) {
+				ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 1);
+				ck_assert_uint_eq(n, nf);
+				for (size_t i = 0; i < nf; i++) {
+					char want[32];
+					sprintf(want, "%zu", i * 37 + (size_t)row);
+					ck_assert_uint_eq(f[i].n, strlen(want));
+					ck_assert(memcmp(f[i].p, want, f[i].n) == 0);
+					ck_assert_uint_eq(f[i].line, (unsigned long)row + 1);
+				}
+			}
+			ck_assert_int_eq(csv_reader_next(r, &f, &n, &d), 0);
+			csv_reader_free(r);
+			free(big);
+		}
+	}
+}
+END_TEST
+
 Suite *
 suite_csv(void)
 {
@@ -645,6 +1075,10 @@ suite_csv(void)
 	tcase_add_test(tc, test_stream_file_tap);
 	tcase_add_test(tc, test_checker_as_table);
 	tcase_add_test(tc, test_plain_split_widths);
+	tcase_add_test(tc, test_swar_numbers_checker);
+	tcase_add_test(tc, test_swar_numbers_table);
+	tcase_add_test(tc, test_swar_numbers_file_blocks);
+	tcase_add_test(tc, test_fast_record_gives_way);
 	suite_add_tcase(s, tc);
 	return s;
 }
