@@ -33,6 +33,7 @@
 #include "policy/policy.h"
 #include "model/artifact.h"
 #include "data/csv.h"
+#include "data/csv_write.h"
 #include "data/encode.h"
 #include "rebuild/rebuild.h"
 #include "model/xgboost.h"
@@ -187,40 +188,21 @@ static void
 put_csv_row(struct rba_buf *b, const char *id, const float *v, uint32_t k,
 	    uint32_t at, int dec, const char *decision)
 {
-	size_t idn = 0, dn = decision ? strlen(decision) : 0;
-	unsigned quote = 0;
+	size_t idn = strlen(id), dn = decision ? strlen(decision) : 0;
 	uint8_t *o;
 
-	/* the id's length and whether it needs quotes in one pass: ids
-	 * are short, and two library calls a line cost more */
-	for (; id[idn] != 0; idn++) {
-		char ch = id[idn];
-		quote |= ch == ',' || ch == '"' || ch == '\r' || ch == '\n';
-	}
-
-	if (rba_buf_reserve(b, 2 * idn + 4 + dn + (size_t)k * RBA_FMT_G_MAX) != 0)
+	if (rba_buf_reserve(b, CSV_CELL_MAX(idn) + 2 + CSV_CELL_MAX(dn) +
+			       (size_t)k * RBA_FMT_G_MAX) != 0)
 		return;
 	o = b->p + b->len;
-	if (quote) {
-		*o++ = '"';
-		for (const char *q = id; *q; q++) {
-			if (*q == '"')
-				*o++ = '"';
-			*o++ = (uint8_t)*q;
-		}
-		*o++ = '"';
-	} else {
-		memcpy(o, id, idn);
-		o += idn;
-	}
+	o += csv_cell_put((char *)o, id, idn);
 	for (uint32_t c = 0; c < k; c++) {
 		*o++ = ',';
 		o += rba_fmt_g((double)v[at + c], 9, (char *)o);
 	}
 	if (dec) {
 		*o++ = ',';
-		memcpy(o, decision ? decision : "", dn);
-		o += dn;
+		o += csv_cell_put((char *)o, decision ? decision : "", dn);
 	}
 	*o++ = '\n';
 	b->len = (size_t)(o - b->p);
@@ -549,11 +531,29 @@ score_columns(struct score_job *j)
 	return 0;
 }
 
+/* ",PREFIXCLASS" as one CSV cell. */
+static void
+put_class_cell(struct rba_buf *head, const char *prefix, const char *cls)
+{
+	struct rba_buf name;
+
+	rba_buf_init(&name);
+	put_text(&name, prefix);
+	put_text(&name, cls);
+	rba_buf_put_u8(head, ',');
+	if (rba_buf_status(&name) == 0)
+		csv_cell_buf(head, (const char *)name.p, name.len);
+	else
+		head->oom = 1; /* as a failed append of head would */
+	rba_buf_release(&name);
+}
+
 /* The report's head into j->head. */
 static void
 score_head(struct score_job *j, int json, struct rba_buf *head)
 {
 	const struct artifact *a = &j->a;
+	const char *idname;
 
 	if (json) {
 		/* the rows follow, one a line (put_score_row) */
@@ -563,17 +563,18 @@ score_head(struct score_job *j, int json, struct rba_buf *head)
 		rba_json_w_open(&j->jw, "cases", '[');
 		return;
 	}
-	put_text(head, j->idc >= 0 ? csv_checker_name(j->ck, (size_t)j->idc) : "row");
+	idname = j->idc >= 0 ? csv_checker_name(j->ck, (size_t)j->idc) : "row";
+	csv_cell_buf(head, idname, strlen(idname));
 	if (j->margin && a->model.forest.ngroups == 1)
 		put_text(head, ",margin");
 	else if (j->margin)
 		for (uint32_t c = 0; c < a->model.forest.ngroups; c++)
-			rba_buf_printf(head, ",m_%s", a->spec.classes[c]);
+			put_class_cell(head, "m_", a->spec.classes[c]);
 	else if (a->spec.positive != ENCODE_NO_POSITIVE)
 		put_text(head, ",score");
 	else
 		for (uint32_t c = 0; c < a->spec.nclasses; c++)
-			rba_buf_printf(head, ",p_%s", a->spec.classes[c]);
+			put_class_cell(head, "p_", a->spec.classes[c]);
 	if (j->pol != NULL)
 		put_text(head, ",decision");
 	rba_buf_put_u8(head, '\n');

@@ -92,3 +92,11 @@ ok "json: 100,000 cases through the spool file" jq -e '.cases | length == 100000
 run 2 env TMPDIR="$PWD/nonexistent" $RBA --json score a.bin big.csv
 err_has "cannot create a temporary file in '$PWD/nonexistent'"
 out_empty
+# Every cell of the CSV out by the one quoting rule (data/csv_write.h):
+# an id column named with a comma, ids with a comma and a quote.
+awk -F, 'NR == 1 { sub(/^id,/, "\"i,d\","); print; next }
+	NR == 2 { sub(/^[^,]*,/, "\"a,\"\"b\"\"\","); print; next } NR < 5' "$GC" > odd.csv
+run 0 $RBA score a.bin odd.csv --id-column 'i,d' --policy "$FIX/policy/credit.yaml"
+ok "a header cell with a comma is quoted" sh -c 'head -n 1 out | grep -qx "\"i,d\",score,decision"'
+ok "an id with a comma and a quote is quoted, the quote doubled" sh -c 'sed -n 2p out | grep -q "^\"a,\"\"b\"\"\","'
+ok "the quoted id reads back as one field" sh -c 'sed -n 2p out | awk -F, "{ exit !(NF == 4) }"'
