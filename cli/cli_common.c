@@ -357,6 +357,14 @@ cli_policy_load(const char *path, struct policy **out)
 	return 0;
 }
 
+void
+cli_json_begin(struct rba_json_w *w, struct rba_buf *b)
+{
+	rba_buf_init(b);
+	rba_json_w_init(w, b);
+	rba_json_w_open(w, NULL, '{');
+}
+
 int
 cli_json_print(struct rba_buf *b)
 {

@@ -531,9 +531,7 @@ cmd_audit_list(struct audit_run *run)
 			printf("%s\n", run->names[i]);
 		return run->status;
 	}
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_str(&w, "split",
 		       run->a.split == FLEET_SPLIT_HASH ? "hash" : "balanced");
 	rba_json_w_u64(&w, "shard", run->a.k);
@@ -591,9 +589,7 @@ plan_json(const struct fleet_plan *p, double max, double mean)
 	struct rba_buf b;
 	struct rba_json_w w;
 
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_str(&w, "split", p->split == FLEET_SPLIT_HASH ? "hash" : "balanced");
 	rba_json_w_u64(&w, "shards", p->nshards);
 	rba_json_w_open(&w, "versions", '[');

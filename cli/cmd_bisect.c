@@ -269,9 +269,7 @@ cmd_bisect(struct cli_ctx *ctx, int argc, char **argv)
 		if (ctx->json) {
 			struct rba_buf b;
 			struct rba_json_w w;
-			rba_buf_init(&b);
-			rba_json_w_init(&w, &b);
-			rba_json_w_open(&w, NULL, '{');
+			cli_json_begin(&w, &b);
 			rba_json_w_open(&w, "edits", '[');
 			rba_json_w_close(&w, ']');
 			rba_json_w_str(&w, "result", "no-edits");

@@ -23,9 +23,7 @@ print_report(struct cli_ctx *ctx, const char *path, const char *kind,
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "file", path);
 		rba_json_w_str(&w, "kind", kind);
 		rba_json_w_str(&w, hash_key, hex);

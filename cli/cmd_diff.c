@@ -157,9 +157,7 @@ print_json(const struct side *a, const struct side *b, const struct artdiff *x,
 	struct rba_buf out;
 	struct rba_json_w w;
 
-	rba_buf_init(&out);
-	rba_json_w_init(&w, &out);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &out);
 	rba_json_w_bool(&w, "identical", identical);
 	rba_json_w_bool(&w, "same_model", x->same);
 	rba_json_w_str(&w, "kind", kind_name(x));

@@ -75,9 +75,7 @@ cmd_env(struct cli_ctx *ctx, int argc, char **argv)
 		rba_buf_release(&b);
 		return cli_fail("cannot capture", "environment", err, &d);
 	}
-	rba_buf_init(&j);
-	rba_json_w_init(&w, &j);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &j);
 	rba_json_w_str(&w, "digest", hex);
 	rba_json_w_open(&w, "record", '{');
 	for (size_t i = 0; i < rec.n; i++)

@@ -113,9 +113,7 @@ eval_print(const struct cli_ctx *ctx, const struct rebuild_contract *c,
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "eval_fingerprint", h);
 		rba_json_w_str(&w, "contract", desc);
 		rba_json_w_bool(&w, "canonical", rebuild_contract_canonical(c));

@@ -51,9 +51,7 @@ export_json(const char *out, int dsse, const struct evidence_result *res)
 	struct rba_json_w w;
 
 	snprintf(sigpath, sizeof(sigpath), "%s%s", out, EVIDENCE_SIG_SUFFIX);
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_str(&w, "file", out);
 	rba_json_w_str(&w, "signature", dsse ? NULL : sigpath);
 	if (dsse) {
@@ -149,9 +147,7 @@ export_vary(struct cli_ctx *ctx, const char *version, const char *run,
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "evidence", out);
 		rba_json_w_str(&w, "kind", "vary");
 		rba_json_w_str(&w, "version", s.version);

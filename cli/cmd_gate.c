@@ -95,9 +95,7 @@ calibrate(struct cli_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "gate", out);
 		rba_json_w_str(&w, "metric", fx_metric_name(g.metric));
 		rba_json_w_str(&w, "op", gate_op(&g, 1));
@@ -192,9 +190,7 @@ print_decision(struct cli_ctx *ctx, const char *target,
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "target", target);
 		seeds_json(&w, g, sw, NULL);
 		rba_json_w_str(&w, "metric", fx_metric_name(v->metric));
@@ -292,9 +288,7 @@ validate(struct cli_ctx *ctx, const struct gopts *o, const struct fx_gate *g,
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "target", o->target);
 		seeds_json(&w, g, sw, pass);
 		free(pass);

@@ -177,9 +177,7 @@ history_head(struct cli_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "store_id", store_id_hex(ctx->store));
 		rba_json_w_u64(&w, "id", id);
 		rba_json_w_str(&w, "digest", hex);
@@ -253,9 +251,7 @@ import_json(const struct fleet_import *im)
 	struct rba_buf b;
 	struct rba_json_w w;
 
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	import_json_imported(&w, im);
 	rba_json_w_open(&w, "missing", '[');
 	for (size_t i = 0; i < im->nmissing; i++) {
@@ -524,9 +520,7 @@ verify_json(int status, uint64_t count, const uint64_t *bad,
 	struct rba_buf b;
 	struct rba_json_w w;
 
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_bool(&w, "intact", reason == NULL);
 	rba_json_w_u64(&w, "records", count);
 	if (bad != NULL)

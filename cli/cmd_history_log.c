@@ -250,9 +250,7 @@ log_vkey(struct cli_ctx *ctx, const struct log_args *a)
 		struct rba_json_w w;
 
 		sign_keyid_format(pub.keyid, id);
-		rba_buf_init(&j);
-		rba_json_w_init(&w, &j);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &j);
 		rba_json_w_str(&w, "vkey", rba_buf_cstr(&b));
 		rba_json_w_str(&w, "origin", origin);
 		rba_json_w_str(&w, "key_id", id);
@@ -317,9 +315,7 @@ log_checkpoint(struct cli_ctx *ctx, const struct log_args *a)
 	if (err == 0 && ctx->json && strcmp(a->out, "-") != 0) {
 		struct rba_buf j;
 		struct rba_json_w w;
-		rba_buf_init(&j);
-		rba_json_w_init(&w, &j);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &j);
 		rba_json_w_str(&w, "checkpoint", a->out);
 		rba_json_w_u64(&w, "tree_size", ck.size);
 		rba_json_w_str(&w, "origin", ck.origin);
@@ -437,9 +433,7 @@ log_prove(struct cli_ctx *ctx, const struct log_args *a)
 		if (rba_buf_status(&lb) != 0) {
 			err = cli_fail("cannot prove", a->pos[0], RBA_E_NOMEM, NULL);
 		} else {
-			rba_buf_init(&j);
-			rba_json_w_init(&w, &j);
-			rba_json_w_open(&w, NULL, '{');
+			cli_json_begin(&w, &j);
 			rba_json_w_u64(&w, "index", p.index);
 			rba_json_w_u64(&w, "tree_size", p.tree_size);
 			rba_json_w_str(&w, "leaf", lb.p != NULL ? (const char *)lb.p : "");
@@ -502,9 +496,7 @@ log_consistency(struct cli_ctx *ctx, const struct log_args *a)
 	} else if (ctx->json) {
 		struct rba_buf j;
 		struct rba_json_w w;
-		rba_buf_init(&j);
-		rba_json_w_init(&w, &j);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &j);
 		rba_json_w_u64(&w, "old_size", cc.old_size);
 		rba_json_w_u64(&w, "new_size", cc.new_size);
 		json_proof(&w, cc.proof, cc.np);
@@ -552,9 +544,7 @@ log_watch(struct cli_ctx *ctx, const struct log_args *a)
 		/* one document either way: a watcher's script reads it */
 		struct rba_buf j;
 		struct rba_json_w jw;
-		rba_buf_init(&j);
-		rba_json_w_init(&jw, &j);
-		rba_json_w_open(&jw, NULL, '{');
+		cli_json_begin(&jw, &j);
 		rba_json_w_bool(&jw, "consistent", w.holds);
 		rba_json_w_str(&jw, "checkpoint", a->pos[0]);
 		rba_json_w_str(&jw, "origin", c.ck.origin);

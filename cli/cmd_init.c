@@ -22,9 +22,7 @@ cmd_init(struct cli_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "store", ctx->store_path);
 		rba_json_w_str(&w, "id", store_id_hex(ctx->store));
 		rba_json_w_u64(&w, "schema", STORE_SCHEMA);

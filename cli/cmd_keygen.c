@@ -21,9 +21,7 @@ keygen_check_json(int match, const char *id, const char *pubpath,
 	struct rba_buf b;
 	struct rba_json_w w;
 
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_bool(&w, "match", match);
 	rba_json_w_str(&w, "key_id", id);
 	rba_json_w_str(&w, "public_key", pubpath);
@@ -152,9 +150,7 @@ cmd_keygen(struct cli_ctx *ctx, int argc, char **argv)
 		struct rba_buf b;
 		struct rba_json_w w;
 
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		snprintf(path, sizeof(path), "%s.pub", prefix);
 		rba_json_w_str(&w, "public_key", path);
 		snprintf(path, sizeof(path), "%s.key", prefix);

@@ -44,9 +44,7 @@ policy_check(struct cli_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "version", argv[2]);
 		rba_json_w_str(&w, "policy", pd);
 		rba_json_w_u64(&w, "statements", c.nstatements);
@@ -126,9 +124,7 @@ cmd_policy(struct cli_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "version", argv[2]);
 		rba_json_w_str(&w, "policy", pd);
 		rba_json_w_close(&w, '}');

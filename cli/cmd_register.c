@@ -75,9 +75,7 @@ print_registered_json(const struct pins *pins,
 	struct rba_buf b;
 	struct rba_json_w w;
 
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_str(&w, "version", pins->version);
 	rba_json_w_str(&w, "artifact", hex);
 	rba_json_w_str(&w, "config", cfg);

@@ -282,9 +282,7 @@ report_history(struct cli_ctx *ctx, const struct report_args *a)
 	if (ctx->json && strcmp(a->out, "-") != 0) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "report", a->out);
 		rba_json_w_u64(&w, "bytes", page.len);
 		rba_json_w_str(&w, "kind", "history");
@@ -308,9 +306,7 @@ report_json(const struct report_args *a, const struct report_source *src,
 	struct rba_buf b;
 	struct rba_json_w w;
 
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_str(&w, "report", a->out);
 	rba_json_w_u64(&w, "bytes", bytes);
 	rba_json_w_str(&w, "kind", kind);

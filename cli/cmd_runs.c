@@ -153,9 +153,7 @@ runs_list(struct cli_ctx *ctx, int argc, char **argv)
 		struct rba_buf b;
 		struct rba_json_w w;
 
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_open(&w, "runs", '[');
 		err = fx_records_list(txn, version, list_one_json, &w, &d);
 		store_txn_abort(txn);

@@ -103,9 +103,7 @@ print_added_json(const struct sample_add_request *rq,
 	struct rba_buf b;
 	struct rba_json_w w;
 
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_str(&w, "version", rq->version);
 	rba_json_w_u64(&w, "cases", res->cases);
 	rba_json_w_u64(&w, "chunks", res->chunks);
@@ -254,9 +252,7 @@ show_summary_json(const char *version, const struct store_sample_info *info,
 	char when[32];
 
 	rba_time_utc(info->added, when);
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_str(&w, "version", version);
 	rba_json_w_u64(&w, "cases", info->cases);
 	rba_json_w_u64(&w, "chunks", info->chunks);
@@ -395,9 +391,7 @@ show_case_json(const char *version, const struct sample_layout *l,
 	struct rba_json_w w;
 	char tmp[32];
 
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_str(&w, "version", version);
 	rba_json_w_str(&w, "case", c->ids[i]);
 	rba_json_w_open(&w, "scores", '[');
@@ -538,9 +532,7 @@ sample_export_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "version", pos[0]);
 		rba_json_w_u64(&w, "cases", cases);
 		rba_json_w_str(&w, "out", pos[1]);

@@ -52,9 +52,7 @@ snap_add(struct cli_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "digest", hex);
 		rba_json_w_bool(&w, "existed", existed);
 		rba_json_w_close(&w, '}');
@@ -358,9 +356,7 @@ snap_synth(struct cli_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		struct rba_buf j;
 		struct rba_json_w w;
-		rba_buf_init(&j);
-		rba_json_w_init(&w, &j);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &j);
 		rba_json_w_str(&w, "file", out);
 		rba_json_w_str(&w, "snapshot", hex);
 		rba_json_w_u64(&w, "rows", sp.rows);

@@ -253,9 +253,7 @@ prune_json(const char *dir, unsigned long keep, int dry,
 	struct rba_buf b;
 	struct rba_json_w w;
 
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_str(&w, "dir", dir);
 	rba_json_w_u64(&w, "keep", keep);
 	rba_json_w_bool(&w, "dry_run", dry);
@@ -394,9 +392,7 @@ store_snapshot_cmd(struct cli_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "snapshot", argv[2]);
 		rba_json_w_str(&w, "store_id", in.store_id);
 		rba_json_w_u64(&w, "head_id", in.head_id);

@@ -23,9 +23,7 @@ print_stats_json(const struct fx_sweep *s)
 	struct rba_buf b;
 	struct rba_json_w w;
 
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_str(&w, "sweep", s->id);
 	rba_json_w_str(&w, "version", s->pins->version);
 	rba_json_w_u64(&w, "seeds", s->n);

@@ -191,9 +191,7 @@ train_print(const struct cli_ctx *ctx, const struct train_opts *o,
 		printf("%s\n", hex);
 		return 0;
 	}
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_str(&w, "artifact", hex);
 	rba_json_w_u64(&w, "bytes", res->artifact_len);
 	rba_json_w_u64(&w, "trainer_abi", res->abi);

@@ -60,9 +60,7 @@ verify_invalid(struct cli_ctx *ctx, const char *file, const char *sigfile,
 	cli_diag("verification failed '%s': %s", file, reason);
 	if (!ctx->json)
 		return 1;
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_str(&w, "file", file);
 	rba_json_w_str(&w, "signature", sigfile);
 	rba_json_w_bool(&w, "valid", 0);
@@ -114,9 +112,7 @@ print_vary(struct cli_ctx *ctx, const char *file,
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "file", file);
 		rba_json_w_bool(&w, "valid", 1);
 		rba_json_w_str(&w, "key_id", id);
@@ -163,9 +159,7 @@ print_dispute(struct cli_ctx *ctx, const char *file,
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "file", file);
 		rba_json_w_bool(&w, "valid", 1);
 		rba_json_w_str(&w, "key_id", id);
@@ -281,9 +275,7 @@ audit_json(const char *file, const char *sigpath,
 	struct rba_buf b;
 	struct rba_json_w w;
 
-	rba_buf_init(&b);
-	rba_json_w_init(&w, &b);
-	rba_json_w_open(&w, NULL, '{');
+	cli_json_begin(&w, &b);
 	rba_json_w_str(&w, "file", file);
 	rba_json_w_str(&w, "signature", sigpath);
 	rba_json_w_bool(&w, "valid", 1);

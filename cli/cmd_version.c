@@ -295,9 +295,7 @@ version_show(struct cli_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		version_json(&w, &v);
 		rba_json_w_str(&w, "config", c);
 		rba_json_w_str(&w, "environment", e);

@@ -193,6 +193,8 @@ void cli_progress_clear(struct cli_ctx *ctx);
  * of memory; nothing is written then).
  */
 int cli_json_print(struct rba_buf *b);
+/* Starts a --json document: b empty, w on it, the outer object open. */
+void cli_json_begin(struct rba_json_w *w, struct rba_buf *b);
 /*
  * Documents laid out with line breaks the compact writer does not make
  * (the listings of history and versions, "[{...},\n {...}]", and store

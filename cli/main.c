@@ -42,9 +42,7 @@ version_print(int json)
 	if (json) {
 		struct rba_buf b;
 		struct rba_json_w w;
-		rba_buf_init(&b);
-		rba_json_w_init(&w, &b);
-		rba_json_w_open(&w, NULL, '{');
+		cli_json_begin(&w, &b);
 		rba_json_w_str(&w, "tool", RBA_TOOL_NAME);
 		rba_json_w_str(&w, "version", RBA_TOOL_VERSION);
 		rba_json_w_str(&w, "revision", RBA_GIT_REV);
