@@ -1228,6 +1228,7 @@ START_TEST(test_version_meta)
 	uint8_t *raw, *raw2;
 	size_t rn, rn2;
 	static const uint8_t meta[] = { 'A', 1, 0, 0xff, 7 };
+	char *oldname;
 
 	add_version(s, "old", &art, &snap);
 	t = begin(s, 1);
@@ -1252,7 +1253,9 @@ START_TEST(test_version_meta)
 					     &rn2, &d), 0);
 	ck_assert_uint_eq(raw2[1], 1);
 	free(raw2);
-	/* the second format: meta kept, empty or not */
+	/* the second format: meta kept, empty or not (got's own name is
+	 * put back before it is released) */
+	oldname = got.name;
 	got.name = "new";
 	got.has_meta = 1;
 	got.meta = (uint8_t *)meta;
@@ -1268,7 +1271,7 @@ START_TEST(test_version_meta)
 	got.meta = (uint8_t *)meta;
 	got.meta_len = STORE_VERSION_META_MAX + 1;
 	ck_assert_int_eq(store_version_put(t, &got, 0, &d), RBA_E_LIMIT);
-	got.name = NULL;
+	got.name = oldname;
 	got.meta = NULL;
 	store_version_release(&got);
 	commit(t);

@@ -493,7 +493,7 @@ START_TEST(test_store_log_rewrite)
 		head[0] = 0x04;
 		head[1] = 0x01;
 		for (int i = 0; i < 8; i++)
-			head[2 + i] = (uint8_t)(10 >> (8 * i));
+			head[2 + i] = (uint8_t)((uint64_t)10 >> (8 * i));
 		memcpy(head + 10, dg.b, 32);
 		ck_assert_int_eq(store_debug_put_raw(t, "meta", "history_head", 12, head,
 						     sizeof(head), &d), 0);
