@@ -25,6 +25,12 @@ cp "$top/fixtures/pins/synth-chapter.yaml" "$tmp/strict.yaml"
 sed 's/mode: strict/mode: fast/' "$tmp/strict.yaml" > "$tmp/fast.yaml"
 { cat "$tmp/strict.yaml"; echo 'trainer_abi: 2'; } > "$tmp/abi2.yaml"
 python=${PYTHON:-python3}
+# A python3 first on PATH (a virtual environment, pyenv) may lack
+# Debian's python3-torch, which the system's interpreter has.
+if [ -z "${PYTHON:-}" ] && ! "$python" -c 'import torch' 2>/dev/null &&
+	/usr/bin/python3 -c 'import torch' 2>/dev/null; then
+	python=/usr/bin/python3
+fi
 torch=
 if "$python" -c 'import torch' 2>/dev/null; then
 	torch=torch
