@@ -85,21 +85,17 @@ store_chunk_encode(struct store_zc *z, uint8_t tag, const uint8_t *p,
 }
 
 int
-store_chunk_split(const MDB_val *v, uint8_t tag, struct store_chunk *c)
+store_chunk_split_unsealed(const MDB_val *v, uint8_t tag,
+			   struct store_chunk *c)
 {
 	const uint8_t *p = v->mv_data;
-
 	size_t seal = 0;
 
 	if (v->mv_size <= CHUNK_HDR || p[0] != tag)
 		return -1;
 	if (p[1] == STORE_CHUNK_FORMAT) {
-		struct rba_digest got;
 		seal = SEAL_LEN;
 		if (v->mv_size <= CHUNK_HDR + seal)
-			return -1;
-		rba_digest_bytes(p, v->mv_size - seal, &got);
-		if (memcmp(got.b, p + v->mv_size - seal, SEAL_LEN) != 0)
 			return -1;
 	} else if (p[1] != STORE_FORMAT) {
 		return -1;
@@ -109,6 +105,28 @@ store_chunk_split(const MDB_val *v, uint8_t tag, struct store_chunk *c)
 	c->aux = rba_get_u32le(p + 6 + RBA_DIGEST_LEN);
 	c->frame = p + CHUNK_HDR;
 	c->frame_len = v->mv_size - CHUNK_HDR - seal;
+	c->rec = p;
+	c->rec_len = v->mv_size;
+	c->sealed = seal != 0;
+	return 0;
+}
+
+int
+store_chunk_seal_ok(const struct store_chunk *c)
+{
+	struct rba_digest got;
+
+	if (!c->sealed)
+		return 1;
+	rba_digest_bytes(c->rec, c->rec_len - SEAL_LEN, &got);
+	return memcmp(got.b, c->rec + c->rec_len - SEAL_LEN, SEAL_LEN) == 0;
+}
+
+int
+store_chunk_split(const MDB_val *v, uint8_t tag, struct store_chunk *c)
+{
+	if (store_chunk_split_unsealed(v, tag, c) != 0 || !store_chunk_seal_ok(c))
+		return -1;
 	return 0;
 }
 
@@ -274,6 +292,7 @@ static void *
 hashjob_main(void *arg)
 {
 	struct store_hashjob *j = arg;
+	int bad;
 
 	pthread_mutex_lock(&j->mu);
 	for (;;) {
@@ -283,7 +302,9 @@ hashjob_main(void *arg)
 			break;
 		pthread_mutex_unlock(&j->mu);
 		rba_hasher_update(j->h, j->p, j->n);
+		bad = j->seal != NULL && !store_chunk_seal_ok(j->seal);
 		pthread_mutex_lock(&j->mu);
+		j->seal_bad |= bad;
 		j->state = HJ_IDLE;
 		pthread_cond_broadcast(&j->cv);
 	}
@@ -317,11 +338,14 @@ hashjob_spawn(struct store_hashjob *j)
 }
 
 void
-store_hashjob_start(struct store_hashjob *j, struct rba_hasher *h,
-		    const uint8_t *p, size_t n)
+store_hashjob_start_sealed(struct store_hashjob *j, struct rba_hasher *h,
+			   const uint8_t *p, size_t n,
+			   const struct store_chunk *seal)
 {
 	if (!j->spawned && (n < HASHJOB_MIN || hashjob_spawn(j) != 0)) {
 		rba_hasher_update(h, p, n);
+		if (seal != NULL && !store_chunk_seal_ok(seal))
+			j->seal_bad = 1;
 		return;
 	}
 	pthread_mutex_lock(&j->mu);
@@ -330,9 +354,17 @@ store_hashjob_start(struct store_hashjob *j, struct rba_hasher *h,
 	j->h = h;
 	j->p = p;
 	j->n = n;
+	j->seal = seal;
 	j->state = HJ_BUSY;
 	pthread_cond_broadcast(&j->cv);
 	pthread_mutex_unlock(&j->mu);
+}
+
+void
+store_hashjob_start(struct store_hashjob *j, struct rba_hasher *h,
+		    const uint8_t *p, size_t n)
+{
+	store_hashjob_start_sealed(j, h, p, n, NULL);
 }
 
 void

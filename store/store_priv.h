@@ -205,6 +205,12 @@ struct store_chunk {
 	uint32_t aux;
 	const uint8_t *frame;
 	size_t frame_len;
+	/* The whole record and whether it ends in a seal (format 2); the
+	 * seal is checked by store_chunk_split, or later by
+	 * store_chunk_seal_ok when split with store_chunk_split_unsealed. */
+	const uint8_t *rec;
+	size_t rec_len;
+	int sealed;
 };
 
 /*
@@ -222,6 +228,8 @@ struct store_hashjob {
 	struct rba_hasher *h;
 	const uint8_t *p;
 	size_t n;
+	const struct store_chunk *seal; /* a record whose seal to check */
+	int seal_bad; /* set when one did not hold; read after a wait */
 };
 
 /* A compressor for chunk records. */
@@ -342,6 +350,14 @@ int store_chunk_encode(struct store_zc *z, uint8_t tag, const uint8_t *p,
 /* Splits a chunk record; 0 or -1 when it is malformed. */
 int store_chunk_split(const MDB_val *v, uint8_t tag, struct store_chunk *c);
 /*
+ * store_chunk_split without checking the seal (everything else is
+ * checked); store_chunk_seal_ok checks it later: 1 when it holds or the
+ * record has none.
+ */
+int store_chunk_split_unsealed(const MDB_val *v, uint8_t tag,
+			       struct store_chunk *c);
+int store_chunk_seal_ok(const struct store_chunk *c);
+/*
  * Decompresses a split chunk into out (room for STORE_CHUNK_MAX bytes)
  * after checking the frame's declared size, and checks the plaintext's
  * SHA-256.  With whole non-NULL the plaintext is also fed to whole (on
@@ -374,6 +390,14 @@ void store_hashjob_init(struct store_hashjob *j);
 /* Starts rba_hasher_update(h, p, n); p must stay unchanged until wait. */
 void store_hashjob_start(struct store_hashjob *j, struct rba_hasher *h,
 			 const uint8_t *p, size_t n);
+/*
+ * The same, and then store_chunk_seal_ok(seal) (seal and its record
+ * unchanged until wait): a seal that does not hold sets j->seal_bad,
+ * which stays set; the caller reads it after store_hashjob_wait.
+ */
+void store_hashjob_start_sealed(struct store_hashjob *j, struct rba_hasher *h,
+				const uint8_t *p, size_t n,
+				const struct store_chunk *seal);
 /* Waits for the job started last (no-op when none). */
 void store_hashjob_wait(struct store_hashjob *j);
 /* Stops the thread; j may be reused after store_hashjob_init. */

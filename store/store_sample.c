@@ -838,11 +838,12 @@ store_sample_writer_free(struct store_sample_writer *w)
 
 /* ---- reading --------------------------------------------------------- */
 
-/* Gets and splits chunk i of version's sample. */
+/* Gets and splits chunk i of version's sample (its seal unchecked when
+ * unsealed: the caller checks it, store_chunk_seal_ok). */
 static int
-chunk_get(struct store_txn *txn, const char *version, uint32_t gen,
-	  uint32_t i, uint32_t nchunks, struct store_chunk *c,
-	  struct rba_detail *d)
+chunk_get_as(struct store_txn *txn, const char *version, uint32_t gen,
+	     uint32_t i, uint32_t nchunks, struct store_chunk *c, int unsealed,
+	     struct rba_detail *d)
 {
 	uint8_t key[SAMPLE_KEY_MAX];
 	size_t klen = store_sample_key(version, gen, SK_CHUNK, i, NULL, key);
@@ -854,9 +855,18 @@ chunk_get(struct store_txn *txn, const char *version, uint32_t gen,
 				       i, nchunks);
 	if (rc != 0)
 		return rc;
-	if (store_chunk_split(&v, TAG_SAMPLE_CHUNK, c) != 0)
+	if ((unsealed ? store_chunk_split_unsealed(&v, TAG_SAMPLE_CHUNK, c)
+		      : store_chunk_split(&v, TAG_SAMPLE_CHUNK, c)) != 0)
 		return sample_tampered(d, version, "chunk %u is malformed", i);
 	return 0;
+}
+
+static int
+chunk_get(struct store_txn *txn, const char *version, uint32_t gen,
+	  uint32_t i, uint32_t nchunks, struct store_chunk *c,
+	  struct rba_detail *d)
+{
+	return chunk_get_as(txn, version, gen, i, nchunks, c, 0, d);
 }
 
 /* Is there a chunk numbered past the recorded count? */
@@ -988,7 +998,7 @@ sample_read(struct store_txn *txn, const char *version,
 	    void *ctx, int once, struct rba_detail *d)
 {
 	struct store_sample_info s;
-	struct store_chunk c;
+	struct store_chunk cs[2], *c;
 	struct rba_digest list, got, lgot;
 	struct rba_hasher whole, lh;
 	struct store_hashjob hj;
@@ -997,7 +1007,7 @@ sample_read(struct store_txn *txn, const char *version,
 	uint64_t cases = 0, size = 0;
 	uint32_t i = 0;
 	char why[200];
-	int rc, cbfail = 0;
+	int rc, cbfail = 0, ok;
 
 	store_hashjob_init(&hj);
 	rc = info_load(txn, version, &s, &list, d);
@@ -1013,39 +1023,52 @@ sample_read(struct store_txn *txn, const char *version,
 	rba_hasher_init(&whole);
 	rba_hasher_init(&lh);
 	for (i = 0; i < s.chunks; i++) {
-		rc = chunk_get(txn, version, s.generation, i, s.chunks, &c, d);
+		/* Two buffers and two records: the helper hashes chunk i
+		 * (and, once, checks its record's seal) while the callback
+		 * uses chunk i and chunk i + 1 is decompressed (and, not
+		 * once, checked) into the other; it is waited for only
+		 * before the next is started. */
+		c = &cs[i % 2];
+		out = buf[i % 2];
+		rc = chunk_get_as(txn, version, s.generation, i, s.chunks, c,
+				  once, d);
 		if (rc != 0)
 			goto out;
-		/* Two buffers: the whole-content hash of chunk i runs on
-		 * the helper while the callback uses chunk i and chunk
-		 * i + 1 is decompressed (and checked) into the other one;
-		 * it is waited for only before the next is started. */
-		out = buf[i % 2];
-		rc = once ? store_chunk_decompress(dctx, &c, out, why, sizeof(why))
-			  : store_chunk_inflate(dctx, &c, out, &hj, NULL, why,
+		rc = once ? store_chunk_decompress(dctx, c, out, why, sizeof(why))
+			  : store_chunk_inflate(dctx, c, out, &hj, NULL, why,
 						sizeof(why));
 		if (rc != 0) {
 			rc = sample_tampered(d, version, "chunk %u %s", i, why);
 			goto out;
 		}
-		store_hashjob_start(&hj, &whole, out, c.size);
-		rba_hasher_update(&lh, c.digest, RBA_DIGEST_LEN);
-		cases += c.aux;
-		size += c.size;
-		store_map_forget(txn, c.frame, c.frame_len);
-		if ((rc = cb(ctx, i, out, c.size)) != 0) {
+		store_hashjob_start_sealed(&hj, &whole, out, c->size,
+					   once ? c : NULL);
+		/* the job before this one is done: its record may go */
+		if (i > 0)
+			store_map_forget(txn, cs[(i + 1) % 2].rec,
+					 cs[(i + 1) % 2].rec_len);
+		rba_hasher_update(&lh, c->digest, RBA_DIGEST_LEN);
+		cases += c->aux;
+		size += c->size;
+		if ((rc = cb(ctx, i, out, c->size)) != 0) {
 			cbfail = 1;
 			goto out;
 		}
 	}
 	store_hashjob_wait(&hj);
+	if (s.chunks > 0)
+		store_map_forget(txn, cs[(s.chunks - 1) % 2].rec,
+				 cs[(s.chunks - 1) % 2].rec_len);
 	rba_hasher_final(&whole, &got);
 	rba_hasher_final(&lh, &lgot);
-	if (once && !rba_digest_equal(&got, &s.digest) &&
-	    (rc = sample_locate(txn, version, &s, s.chunks, d)) != 0)
+	ok = rba_digest_equal(&got, &s.digest) && !hj.seal_bad;
+	if (once && !ok && (rc = sample_locate(txn, version, &s, s.chunks, d)) != 0)
 		goto out;
 	rc = sample_read_end(txn, version, &s, &list, &lgot, cases, size,
 			     rba_digest_equal(&got, &s.digest), d);
+	if (rc == 0 && hj.seal_bad)
+		rc = sample_tampered(d, version, "has a chunk record that does "
+				     "not match its seal");
 out:
 	store_hashjob_release(&hj);
 	/* A chunk the callback refused may be one that is not what the

@@ -1807,6 +1807,34 @@ START_TEST(test_sample_stream)
 	ck_assert_msg(has_text(d.reason, "chunk 1 does not match"), "%s",
 		      d.reason);
 	store_txn_abort(t);
+
+	/* Another sample whose chunk 2's seal alone is wrong: its plaintext
+	 * is right, and the stream, which checks seals beside the scoring,
+	 * still refuses it in store_sample_read's words. */
+	add_version(s, "w", &art, &snap);
+	write_sample(s, "w", chunks, 3, &dg);
+	store_debug_sample_chunk_key("w", 0, 2, key, &klen);
+	t = begin(s, 1);
+	ck_assert_int_eq(store_debug_get_raw(t, "samples", key, klen, &v, &vn,
+					     &d), 0);
+	v[vn - 1] ^= 0x01;
+	ck_assert_int_eq(store_debug_put_raw(t, "samples", key, klen, v, vn,
+					     &d), 0);
+	free(v);
+	commit(t);
+	t = begin(s, 0);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_sample_read(t, "w", sread_fn,
+					   &(struct sread){ .n = 0 }, &d),
+			 RBA_E_TAMPERED);
+	ck_assert_msg(has_text(d.reason, "chunk 2 is malformed"), "%s", d.reason);
+	memset(&r, 0, sizeof(r));
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_sample_stream(t, "w", sread_fn, &r, &d),
+			 RBA_E_TAMPERED);
+	ck_assert_uint_eq(r.next, 3);
+	ck_assert_msg(has_text(d.reason, "chunk 2 is malformed"), "%s", d.reason);
+	store_txn_abort(t);
 	store_close(s);
 }
 END_TEST
