@@ -1007,7 +1007,7 @@ sample_read(struct store_txn *txn, const char *version,
 	uint64_t cases = 0, size = 0;
 	uint32_t i = 0;
 	char why[200];
-	int rc, cbfail = 0, ok;
+	int rc, recheck = 0, whole_ok;
 
 	store_hashjob_init(&hj);
 	rc = info_load(txn, version, &s, &list, d);
@@ -1038,7 +1038,10 @@ sample_read(struct store_txn *txn, const char *version,
 			  : store_chunk_inflate(dctx, c, out, &hj, NULL, why,
 						sizeof(why));
 		if (rc != 0) {
+			/* once, the seal is not checked yet: a changed record
+			 * is named as store_sample_read names it (below) */
 			rc = sample_tampered(d, version, "chunk %u %s", i, why);
+			recheck = 1;
 			goto out;
 		}
 		store_hashjob_start_sealed(&hj, &whole, out, c->size,
@@ -1051,7 +1054,7 @@ sample_read(struct store_txn *txn, const char *version,
 		cases += c->aux;
 		size += c->size;
 		if ((rc = cb(ctx, i, out, c->size)) != 0) {
-			cbfail = 1;
+			recheck = 1;
 			goto out;
 		}
 	}
@@ -1061,19 +1064,21 @@ sample_read(struct store_txn *txn, const char *version,
 				 cs[(s.chunks - 1) % 2].rec_len);
 	rba_hasher_final(&whole, &got);
 	rba_hasher_final(&lh, &lgot);
-	ok = rba_digest_equal(&got, &s.digest) && !hj.seal_bad;
-	if (once && !ok && (rc = sample_locate(txn, version, &s, s.chunks, d)) != 0)
+	whole_ok = rba_digest_equal(&got, &s.digest);
+	if (once && (!whole_ok || hj.seal_bad) &&
+	    (rc = sample_locate(txn, version, &s, s.chunks, d)) != 0)
 		goto out;
 	rc = sample_read_end(txn, version, &s, &list, &lgot, cases, size,
-			     rba_digest_equal(&got, &s.digest), d);
+			     whole_ok, d);
 	if (rc == 0 && hj.seal_bad)
 		rc = sample_tampered(d, version, "has a chunk record that does "
 				     "not match its seal");
 out:
 	store_hashjob_release(&hj);
-	/* A chunk the callback refused may be one that is not what the
-	 * store recorded: said so before the callback's error. */
-	if (once && cbfail) {
+	/* A chunk the callback refused, or whose frame did not decompress,
+	 * may be one that is not what the store recorded: said so, in
+	 * store_sample_read's words, before the error met here. */
+	if (once && recheck) {
 		int lrc = sample_locate(txn, version, &s, i, d);
 
 		if (lrc != 0)

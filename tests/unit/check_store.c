@@ -1835,6 +1835,34 @@ START_TEST(test_sample_stream)
 	ck_assert_uint_eq(r.next, 3);
 	ck_assert_msg(has_text(d.reason, "chunk 2 is malformed"), "%s", d.reason);
 	store_txn_abort(t);
+
+	/* A byte of chunk 1's frame changed, the seal left as it was: the
+	 * frame no longer decompresses, and the stream, which meets that
+	 * before it has checked the seal, names the chunk as
+	 * store_sample_read does (its seal). */
+	add_version(s, "x", &art, &snap);
+	write_sample(s, "x", chunks, 3, &dg);
+	store_debug_sample_chunk_key("x", 0, 1, key, &klen);
+	t = begin(s, 1);
+	ck_assert_int_eq(store_debug_get_raw(t, "samples", key, klen, &v, &vn,
+					     &d), 0);
+	v[STORE_DEBUG_CHUNK_FRAME_OFF + 3] ^= 0xff;
+	ck_assert_int_eq(store_debug_put_raw(t, "samples", key, klen, v, vn,
+					     &d), 0);
+	free(v);
+	commit(t);
+	t = begin(s, 0);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_sample_read(t, "x", sread_fn,
+					   &(struct sread){ .n = 0 }, &d),
+			 RBA_E_TAMPERED);
+	ck_assert_msg(has_text(d.reason, "chunk 1 is malformed"), "%s", d.reason);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_sample_stream(t, "x", sread_fn,
+					     &(struct sread){ .n = 0 }, &d),
+			 RBA_E_TAMPERED);
+	ck_assert_msg(has_text(d.reason, "chunk 1 is malformed"), "%s", d.reason);
+	store_txn_abort(t);
 	store_close(s);
 }
 END_TEST
