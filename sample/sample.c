@@ -702,7 +702,12 @@ num_at(const uint8_t *p, uint8_t r, size_t i)
 }
 
 /* out[i] = num_at(p, r, from + i) for i below cnt, the representation
- * chosen once rather than per value. */
+ * chosen once rather than per value (conversions to double are exact:
+ * any vector width gives the same values). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+	defined(__linux__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 static void
 nums_copy(const uint8_t *p, uint8_t r, size_t from, size_t cnt, double *out)
 {
@@ -732,14 +737,16 @@ nums_copy(const uint8_t *p, uint8_t r, size_t from, size_t cnt, double *out)
 
 /*
  * n numbers; values [from, from + cnt) go to out[0..cnt).  Floating
- * values are all checked finite (integers always are).
+ * values are all checked finite (integers always are), but for NaN
+ * where nan_ok; *nans (when not NULL) says whether one is there.
  */
 static int
 dec_numbers_nan(struct dec *x, size_t n, double *out, size_t from, size_t cnt,
-		const char *what, int nan_ok)
+		const char *what, int nan_ok, int *nans)
 {
 	uint8_t r = rba_cursor_u8(&x->c);
 	const uint8_t *p;
+	int any = 0;
 
 	if (!rba_cursor_ok(&x->c) || r < REPR_I8 || r > REPR_F64)
 		return dec_fail(x, "bad number representation of", what);
@@ -751,7 +758,10 @@ dec_numbers_nan(struct dec *x, size_t n, double *out, size_t from, size_t cnt,
 			double v = num_at(p, r, i);
 			if (!isfinite(v) && !(nan_ok && v != v))
 				return dec_fail(x, what, "hold a number that is not finite");
+			any |= v != v;
 		}
+	if (nans != NULL)
+		*nans = any;
 	nums_copy(p, r, from, cnt, out);
 	return 0;
 }
@@ -760,7 +770,7 @@ static int
 dec_numbers(struct dec *x, size_t n, double *out, size_t from, size_t cnt,
 	    const char *what)
 {
-	return dec_numbers_nan(x, n, out, from, cnt, what, 0);
+	return dec_numbers_nan(x, n, out, from, cnt, what, 0, NULL);
 }
 
 /*
@@ -899,12 +909,12 @@ dec_number_column(struct dec *x, const struct dec_pick *pk,
 	const char *only_id = pk->only_id;
 	uint32_t ncases = pk->ncases, at = pk->at, keep = pk->keep;
 	uint32_t nexc, prev = 0, kept = 0;
-	int err;
+	int err, nans;
 
 	if (sample_mem_ensure(&cm->num, &cm->cap_num, keep, sizeof(double)))
 		return RBA_E_NOMEM;
 	if ((err = dec_numbers_nan(x, ncases, cm->num, at, keep, "numbers",
-				   x->fmt == SAMPLE_CHUNK_FORMAT_MISSING)))
+				   x->fmt == SAMPLE_CHUNK_FORMAT_MISSING, &nans)))
 		return err;
 	col->num = cm->num;
 	nexc = rba_cursor_u32(&x->c);
@@ -936,8 +946,9 @@ dec_number_column(struct dec *x, const struct dec_pick *pk,
 	col->nexc = kept;
 	col->exc_case = cm->exc_case;
 	col->exc_text = cm->exc_text;
-	/* a missing value keeps its text: each NaN has one */
-	for (uint32_t i = 0, e = 0; i < keep; i++) {
+	/* a missing value keeps its text: each NaN has one (none is kept
+	 * where the column holds none) */
+	for (uint32_t i = 0, e = 0; nans && i < keep; i++) {
 		if (col->num[i] == col->num[i])
 			continue;
 		while (e < kept && col->exc_case[e] < i)

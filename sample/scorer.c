@@ -34,7 +34,9 @@ struct sample_scorer {
 	/* per chunk */
 	size_t cap_cases, cap_levels;
 	float *tx0;	/* ncases x ncols: first-layer multipliers */
-	uint32_t *row0; /* ncases x ncols: first-layer weight rows */
+	uint32_t *row0; /* ncases x ncols: first-layer weight rows (a
+			 * numeric or native column's always its feature:
+			 * filled when allocated, see grow) */
 	size_t cap_rows; /* cases tx0 and row0 hold */
 	float *lvl_x;	/* per column, per dictionary level: value or
 			 * multiplier (cap_levels apart) */
@@ -180,6 +182,26 @@ sample_scorer_bind(struct sample_scorer *sc, const struct sample_layout *l,
 	return 0;
 }
 
+/*
+ * A numeric or native column's term always multiplies its feature's
+ * weight row, whichever path makes the term: those rows of row0 are
+ * written once, here, for rows cases, and prepare_numbers_fast does
+ * not write them again.  (The other paths write the same value.)
+ */
+static void
+fill_rows(struct sample_scorer *sc, size_t rows)
+{
+	size_t K = sc->ncols;
+
+	for (uint32_t k = 0; k < K; k++) {
+		enum encode_kind kind = sc->cols[k].ec->kind;
+		if (kind != ENCODE_NUMERIC && kind != ENCODE_NATIVE)
+			continue;
+		for (size_t i = 0; i < rows; i++)
+			sc->row0[i * K + k] = sc->cols[k].f0;
+	}
+}
+
 static int
 grow(struct sample_scorer *sc, const struct sample_chunk *c, size_t rows)
 {
@@ -199,6 +221,7 @@ grow(struct sample_scorer *sc, const struct sample_chunk *c, size_t rows)
 		sc->cap_cases = sc->tx0 && sc->row0 ? need : 0;
 		if (sc->cap_cases == 0)
 			return RBA_E_NOMEM;
+		fill_rows(sc, sc->cap_cases / (sc->ncols ? sc->ncols : 1));
 	}
 	sc->cap_rows = sc->cap_cases / (sc->ncols ? sc->ncols : 1);
 	if (levels > sc->cap_levels) {
@@ -315,22 +338,23 @@ native_x(const struct encode_spec *spec, const struct encode_column *ec,
  * float32: prepare_numbers then does the block, one case at a time.
  */
 #define NUM_LANES 16
+
+/*
+ * x[i] = ((float)num[i] - mean) / scale for i < n; 1 when every x[i] is
+ * finite.  IEEE operations lane by lane: the same bits at any vector
+ * width, so the widest the CPU has is taken (target_clones).
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+	defined(__linux__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 static int
-prepare_numbers_fast(struct sample_scorer *sc, const struct sample_chunk *c,
-		     uint32_t k, uint32_t i0, uint32_t i1)
+standardize(const double *restrict num, uint32_t n, float mean, float scale,
+	    float *restrict x)
 {
-	const struct encode_spec *spec = &sc->a->spec;
-	const struct sc_col *mc = &sc->cols[k];
-	const double *num = c->cols[mc->src].num + i0;
-	uint32_t f = mc->f0, n = i1 - i0, i = 0;
-	float *tx = sc->tx0 + k;
-	uint32_t *row = sc->row0 + k;
-	size_t K = sc->ncols;
-	const float mean = spec->mean[f], scale = spec->scale[f];
-	float x[SCORE_ROWS];
+	uint32_t i = 0;
 	int ok = 1;
 
-	assert(n <= SCORE_ROWS);
 	for (; i + NUM_LANES <= n; i += NUM_LANES) {
 		int good = 1;
 		for (uint32_t j = i; j < i + NUM_LANES; j++) {
@@ -343,12 +367,28 @@ prepare_numbers_fast(struct sample_scorer *sc, const struct sample_chunk *c,
 		x[i] = ((float)num[i] - mean) / scale;
 		ok &= fabsf(x[i]) <= FLT_MAX;
 	}
-	if (!ok)
+	return ok;
+}
+
+static int
+prepare_numbers_fast(struct sample_scorer *sc, const struct sample_chunk *c,
+		     uint32_t k, uint32_t i0, uint32_t i1)
+{
+	const struct encode_spec *spec = &sc->a->spec;
+	const struct sc_col *mc = &sc->cols[k];
+	const double *num = c->cols[mc->src].num + i0;
+	uint32_t f = mc->f0, n = i1 - i0, i;
+	float *tx = sc->tx0 + k;
+	size_t K = sc->ncols;
+	const float mean = spec->mean[f], scale = spec->scale[f];
+	float x[SCORE_ROWS];
+
+	assert(n <= SCORE_ROWS);
+	if (!standardize(num, n, mean, scale, x))
 		return 0;
-	for (i = 0; i < n; i++) {
+	/* row[i * K] is f already (fill_rows) */
+	for (i = 0; i < n; i++)
 		tx[(size_t)i * K] = x[i];
-		row[(size_t)i * K] = f;
-	}
 	return 1;
 }
 

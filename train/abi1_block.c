@@ -30,6 +30,7 @@
 #define SC_ALIGN 64
 #define SC_PAD 16	/* floats: the widest vector */
 #define BLOCK_ROWS 256	/* cases per softmax */
+#define BLOCK_G 4	/* cases a group walks side by side */
 
 struct sp_scratch {
 	float *z;     /* widest padded layer */
@@ -51,6 +52,9 @@ struct abi1_block {
 	struct sp_scratch s;
 	float *zc;	/* BLOCK_ROWS x nclasses logits */
 	float *mx, *sum; /* BLOCK_ROWS each */
+	float *zg;	/* a group's layers: 2 x BLOCK_G x widest */
+	uint32_t *iota; /* widest: 0, 1, 2, ... (a hidden layer's rows) */
+	size_t widest;
 	/* a block of cases; a lone case goes through the per-case pass */
 	void (*block)(const struct abi1_block *sc, struct sp_scratch *s,
 		      const float *tx, const uint32_t *row, size_t nt,
@@ -91,6 +95,212 @@ struct abi1_block {
 		}                                                              \
 	}
 
+/*
+ * BLOCK_G cases side by side.  One case's layer is a chain of dependent
+ * additions per output vector (the bias, then each term in order), so
+ * a lone case waits on the adder's latency at every term; BLOCK_G
+ * cases keep BLOCK_G chains in flight, each still its own case's sum in
+ * its own order.
+ *
+ * The first layer adds each case's terms as the per-case pass does
+ * (every case of a block has nt terms).  A hidden layer adds every unit
+ * of the layer before, not only those above zero: those are +0 (ReLU),
+ * and adding +0 w (a zero) to a partial sum changes at most the sign of
+ * a zero sum, which nothing after can see (ReLU maps both zeros to +0,
+ * and the softmax takes e^(z - max), 1 for either): this is ABI 1's own
+ * dense sum (abi1.c adds every x[i] w[i][j]), and the probabilities are
+ * the per-case pass's bit for bit (test_block_scorer holds the two to
+ * that on every strict vector path).
+ */
+#define GROUP_BODY(SFX, ATTR, VW)                                              \
+	typedef float gvf_##SFX __attribute__((vector_size((VW) * 4),         \
+						aligned(4), may_alias));       \
+	typedef int32_t gvi_##SFX __attribute__((vector_size((VW) * 4),       \
+						 aligned(4), may_alias));      \
+	ATTR static void glayer_##SFX(const float *restrict b,                 \
+				      const float *restrict W, size_t ld,      \
+				      const float *const *tx,                  \
+				      const uint32_t *const *row, size_t nt,   \
+				      float *const *out)                       \
+	{                                                                      \
+		const float *tx0 = tx[0], *tx1 = tx[1], *tx2 = tx[2],          \
+			    *tx3 = tx[3];                                      \
+		const uint32_t *r0 = row[0], *r1 = row[1], *r2 = row[2],       \
+			       *r3 = row[3];                                   \
+		size_t j = 0;                                                  \
+		for (; j + 2 * (VW) <= ld; j += 2 * (VW)) {                    \
+			gvf_##SFX a00 = GLD(SFX, b + j),                        \
+				  a01 = GLD(SFX, b + j + (VW));                 \
+			gvf_##SFX a10 = a00, a11 = a01, a20 = a00, a21 = a01,  \
+				  a30 = a00, a31 = a01;                        \
+			for (size_t t = 0; t < nt; t++) {                      \
+				GSTEP2(SFX, a00, a01, tx0, r0);                 \
+				GSTEP2(SFX, a10, a11, tx1, r1);                 \
+				GSTEP2(SFX, a20, a21, tx2, r2);                 \
+				GSTEP2(SFX, a30, a31, tx3, r3);                 \
+			}                                                      \
+			GST(SFX, out[0] + j, a00);                              \
+			GST(SFX, out[0] + j + (VW), a01);                       \
+			GST(SFX, out[1] + j, a10);                              \
+			GST(SFX, out[1] + j + (VW), a11);                       \
+			GST(SFX, out[2] + j, a20);                              \
+			GST(SFX, out[2] + j + (VW), a21);                       \
+			GST(SFX, out[3] + j, a30);                              \
+			GST(SFX, out[3] + j + (VW), a31);                       \
+		}                                                              \
+		for (; j < ld; j += (VW)) {                                    \
+			gvf_##SFX a0 = GLD(SFX, b + j), a1 = a0, a2 = a0,       \
+				  a3 = a0;                                     \
+			for (size_t t = 0; t < nt; t++) {                      \
+				GSTEP1(SFX, a0, tx0, r0);                       \
+				GSTEP1(SFX, a1, tx1, r1);                       \
+				GSTEP1(SFX, a2, tx2, r2);                       \
+				GSTEP1(SFX, a3, tx3, r3);                       \
+			}                                                      \
+			GST(SFX, out[0] + j, a0);                               \
+			GST(SFX, out[1] + j, a1);                               \
+			GST(SFX, out[2] + j, a2);                               \
+			GST(SFX, out[3] + j, a3);                               \
+		}                                                              \
+	}                                                                      \
+	/* glayer_##SFX for cases whose terms share their rows: case g's  \
+	 * terms at tx + g * txs, its outputs at out + g * outs; each      \
+	 * weight vector loaded once for the four */                       \
+	ATTR static void glayer1_##SFX(const float *restrict b,                \
+				       const float *restrict W, size_t ld,     \
+				       const float *tx, size_t txs,            \
+				       const uint32_t *restrict row, size_t nt,\
+				       float *out, size_t outs)                \
+	{                                                                      \
+		size_t j = 0;                                                  \
+		for (; j + 2 * (VW) <= ld; j += 2 * (VW)) {                    \
+			gvf_##SFX a00 = GLD(SFX, b + j),                        \
+				  a01 = GLD(SFX, b + j + (VW));                 \
+			gvf_##SFX a10 = a00, a11 = a01, a20 = a00, a21 = a01,  \
+				  a30 = a00, a31 = a01;                        \
+			for (size_t t = 0; t < nt; t++) {                      \
+				const float *w = W + (size_t)row[t] * ld + j;  \
+				gvf_##SFX w0 = GLD(SFX, w),                     \
+					  w1 = GLD(SFX, w + (VW));              \
+				GMAC2(SFX, a00, a01, tx[t]);                    \
+				GMAC2(SFX, a10, a11, tx[txs + t]);              \
+				GMAC2(SFX, a20, a21, tx[2 * txs + t]);          \
+				GMAC2(SFX, a30, a31, tx[3 * txs + t]);          \
+			}                                                      \
+			GST(SFX, out + j, a00);                                 \
+			GST(SFX, out + j + (VW), a01);                          \
+			GST(SFX, out + outs + j, a10);                          \
+			GST(SFX, out + outs + j + (VW), a11);                   \
+			GST(SFX, out + 2 * outs + j, a20);                      \
+			GST(SFX, out + 2 * outs + j + (VW), a21);               \
+			GST(SFX, out + 3 * outs + j, a30);                      \
+			GST(SFX, out + 3 * outs + j + (VW), a31);               \
+		}                                                              \
+		for (; j < ld; j += (VW)) {                                    \
+			gvf_##SFX a0 = GLD(SFX, b + j), a1 = a0, a2 = a0,       \
+				  a3 = a0;                                     \
+			for (size_t t = 0; t < nt; t++) {                      \
+				gvf_##SFX w0 = GLD(SFX, W + (size_t)row[t] *    \
+								 ld + j);      \
+				GMAC1(SFX, a0, tx[t]);                          \
+				GMAC1(SFX, a1, tx[txs + t]);                    \
+				GMAC1(SFX, a2, tx[2 * txs + t]);                \
+				GMAC1(SFX, a3, tx[3 * txs + t]);                \
+			}                                                      \
+			GST(SFX, out + j, a0);                                  \
+			GST(SFX, out + outs + j, a1);                           \
+			GST(SFX, out + 2 * outs + j, a2);                       \
+			GST(SFX, out + 3 * outs + j, a3);                       \
+		}                                                              \
+	}                                                                      \
+	/* The logits of BLOCK_G cases (terms tx0, rows row0, nt0 a case) */ \
+	ATTR static void group_##SFX(const struct abi1_block *sc,              \
+				     const float *tx0, const uint32_t *row0,   \
+				     size_t nt0, float *zc)                    \
+	{                                                                      \
+		const float *tx[BLOCK_G];                                      \
+		const uint32_t *row[BLOCK_G];                                  \
+		float *z[BLOCK_G];                                             \
+		uint32_t L = sc->nlayers, C = sc->nclasses;                    \
+		size_t nt = nt0;                                               \
+		for (int g = 0; g < BLOCK_G; g++) {                            \
+			tx[g] = tx0 + g * nt0;                                 \
+			row[g] = row0 + g * nt0;                               \
+		}                                                              \
+		int shared = 1;                                                \
+		for (int g = 1; g < BLOCK_G; g++)                              \
+			shared &= memcmp(row0, row[g], nt0 * 4) == 0;          \
+		for (uint32_t l = 0;; l++) {                                   \
+			size_t ld = sc->ld[l], zs = sc->widest;                \
+			for (int g = 0; g < BLOCK_G; g++)                      \
+				z[g] = sc->zg + ((l & 1) * BLOCK_G + g) * zs;  \
+			if (l == 0 && !shared)                                 \
+				glayer_##SFX(sc->b[l], sc->w[l], ld, tx, row,  \
+					     nt, z);                           \
+			else                                                   \
+				glayer1_##SFX(sc->b[l], sc->w[l], ld, tx[0],   \
+					      l == 0 ? nt0 : zs, row[0], nt,   \
+					      z[0], zs);                       \
+			if (l + 1 == L)                                        \
+				break;                                         \
+			for (int g = 0; g < BLOCK_G; g++) {                    \
+				for (size_t j = 0; j < ld; j += (VW)) {        \
+					gvf_##SFX v = GLD(SFX, z[g] + j);       \
+					gvi_##SFX on = v > (gvf_##SFX){ 0 };    \
+					GST(SFX, z[g] + j,                      \
+					    (gvf_##SFX)((gvi_##SFX)v & on));   \
+				}                                              \
+				tx[g] = z[g];                                  \
+				row[g] = sc->iota;                             \
+			}                                                      \
+			nt = sc->sizes[l + 1];                                 \
+		}                                                              \
+		for (int g = 0; g < BLOCK_G; g++)                              \
+			memcpy(zc + g * C, z[g], C * sizeof(float));           \
+	}                                                                      \
+	/* block_##SFX by groups, the ragged tail a case at a time */          \
+	ATTR static void groups_##SFX(const struct abi1_block *sc,             \
+				      struct sp_scratch *s, const float *tx0,  \
+				      const uint32_t *row0, size_t nt0,        \
+				      size_t n, float *zc)                     \
+	{                                                                      \
+		size_t i = 0;                                                  \
+		for (; i + BLOCK_G <= n; i += BLOCK_G)                         \
+			group_##SFX(sc, tx0 + i * nt0, row0 + i * nt0, nt0,    \
+				    zc + i * sc->nclasses);                    \
+		if (i < n)                                                     \
+			block_##SFX(sc, s, tx0 + i * nt0, row0 + i * nt0, nt0, \
+				    n - i, zc + i * sc->nclasses);             \
+	}
+
+#define GLD(SFX, p) (*(const gvf_##SFX *)(const void *)(p))
+#define GST(SFX, p, v) (*(gvf_##SFX *)(void *)(p) = (v))
+/* acc += x w, one IEEE multiply and one add (-ffp-contract=off) */
+#define GSTEP1(SFX, a, txg, rg)                                                \
+	do {                                                                   \
+		gvf_##SFX x_ = (txg)[t] - (gvf_##SFX){ 0 };                    \
+		a = a + x_ * GLD(SFX, W + (size_t)(rg)[t] * ld + j);            \
+	} while (0)
+#define GMAC1(SFX, a, xs)                                                      \
+	do {                                                                   \
+		gvf_##SFX x_ = (xs) - (gvf_##SFX){ 0 };                        \
+		a = a + x_ * w0;                                               \
+	} while (0)
+#define GMAC2(SFX, a, a2, xs)                                                  \
+	do {                                                                   \
+		gvf_##SFX x_ = (xs) - (gvf_##SFX){ 0 };                        \
+		a = a + x_ * w0;                                               \
+		a2 = a2 + x_ * w1;                                             \
+	} while (0)
+#define GSTEP2(SFX, a, a2, txg, rg)                                            \
+	do {                                                                   \
+		const float *w_ = W + (size_t)(rg)[t] * ld + j;                \
+		gvf_##SFX x_ = (txg)[t] - (gvf_##SFX){ 0 };                    \
+		a = a + x_ * GLD(SFX, w_);                                     \
+		a2 = a2 + x_ * GLD(SFX, w_ + sizeof(gvf_##SFX) / 4);            \
+	} while (0)
+_Static_assert(BLOCK_G == 4, "glayer walks 4 cases");
+
 #define ST_SFX base
 #define ST_ATTR
 #define ST_VW 4
@@ -99,6 +309,7 @@ struct abi1_block {
 #undef ST_ATTR
 #undef ST_VW
 BLOCK_BODY(base, , relu_terms_base)
+GROUP_BODY(base, , 4)
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SCORE_X86 1
@@ -110,6 +321,7 @@ BLOCK_BODY(base, , relu_terms_base)
 #undef ST_ATTR
 #undef ST_VW
 BLOCK_BODY(avx2, __attribute__((target("avx2"))), relu_terms_avx2)
+GROUP_BODY(avx2, __attribute__((target("avx2"))), 8)
 #define ST_SFX avx512
 #define ST_ATTR __attribute__((target("avx512f")))
 #define ST_VW 16
@@ -150,6 +362,7 @@ relu_terms_cmp(float *restrict z, size_t n, size_t ld, float *restrict tx,
 }
 
 BLOCK_BODY(avx512, __attribute__((target("avx512f"))), relu_terms_cmp)
+GROUP_BODY(avx512, __attribute__((target("avx512f"))), 16)
 #endif
 
 #undef abi1_sparse
@@ -160,7 +373,7 @@ pick_block(struct abi1_block *sc)
 {
 	const char *want = getenv("RBA_STRICT_ISA");
 
-	sc->block = block_base;
+	sc->block = groups_base;
 	sc->forward = forward_base;
 	if (want != NULL && strcmp(want, "base") == 0)
 		return;
@@ -168,12 +381,12 @@ pick_block(struct abi1_block *sc)
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx512f") &&
 	    (want == NULL || strcmp(want, "avx2") != 0)) {
-		sc->block = block_avx512;
+		sc->block = groups_avx512;
 		sc->forward = forward_avx512;
 		return;
 	}
 	if (__builtin_cpu_supports("avx2")) {
-		sc->block = block_avx2;
+		sc->block = groups_avx2;
 		sc->forward = forward_avx2;
 	}
 #endif
@@ -210,6 +423,8 @@ block_free(struct rebuild_sparse *sp)
 	free(sc->zc);
 	free(sc->mx);
 	free(sc->sum);
+	free(sc->zg);
+	free(sc->iota);
 	free(sc);
 }
 
@@ -220,10 +435,16 @@ block_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 	struct abi1_block *sc = (struct abi1_block *)sp;
 	uint32_t C = sc->nclasses;
 
-	for (size_t i = 0; i < ncases; i++)
-		/* Terms in ascending rows: the order of ABI 1's sums. */
+	/* Terms in ascending rows, the order of ABI 1's sums: checked once
+	 * for a run of cases whose rows are the same (all of them, for a
+	 * model of numbers alone). */
+	for (size_t i = 0; i < ncases; i++) {
+		const uint32_t *r = row + i * nterms;
+		if (i > 0 && memcmp(r - nterms, r, nterms * sizeof(*r)) == 0)
+			continue;
 		for (size_t t = 1; t < nterms; t++)
-			assert(row[i * nterms + t - 1] < row[i * nterms + t]);
+			assert(r[t - 1] < r[t]);
+	}
 	if (ncases == 1) {
 		sc->forward(sc, &sc->s, tx, row, nterms, probs);
 		return;
@@ -264,11 +485,18 @@ block_setup(struct abi1_block *sc, const struct rebuild_model *m)
 	sc->s.z = sc_alloc(widest * sizeof(float));
 	sc->s.tx = malloc(widest * sizeof(float));
 	sc->s.row = malloc(widest * sizeof(uint32_t));
+	sc->widest = widest;
+	sc->zg = sc_alloc(2 * BLOCK_G * widest * sizeof(float));
+	sc->iota = malloc((widest ? widest : 1) * sizeof(uint32_t));
+	if (sc->iota != NULL)
+		for (size_t i = 0; i < widest; i++)
+			sc->iota[i] = (uint32_t)i;
 	sc->zc = malloc((size_t)BLOCK_ROWS * sc->nclasses * sizeof(float));
 	sc->mx = malloc(BLOCK_ROWS * sizeof(float));
 	sc->sum = malloc(BLOCK_ROWS * sizeof(float));
 	if (sc->s.z == NULL || sc->s.tx == NULL || sc->s.row == NULL ||
-	    sc->zc == NULL || sc->mx == NULL || sc->sum == NULL)
+	    sc->zc == NULL || sc->mx == NULL || sc->sum == NULL ||
+	    sc->zg == NULL || sc->iota == NULL)
 		return RBA_E_NOMEM;
 	pick_block(sc);
 	return 0;
