@@ -289,6 +289,8 @@ enum { JOB_FREE = 0, JOB_READY, JOB_BUSY, JOB_DONE };
 
 struct job {
 	uint64_t seq;
+	uint32_t chunk_no;
+	struct store_index_sum ids; /* its (case id, chunk) pairs */
 	uint8_t *raw;
 	size_t n, cap;
 	struct audit_tally t;
@@ -322,7 +324,7 @@ struct pass {
 	size_t njobs;
 	uint64_t next_merge;
 	int stop;
-	/* the case index, summed by the reading thread */
+	/* the case index, summed from the chunks as they are decoded */
 	const char **ids; /* SAMPLE_CHUNK_CASES */
 	struct store_index_sum chunks_sum;
 };
@@ -346,16 +348,32 @@ check_index(struct pass *p, uint32_t chunk_no, const uint8_t *raw, size_t n,
 	return err;
 }
 
+/*
+ * Decodes, scores and compares chunk chunk_no (raw, n bytes), its case
+ * ids summed into ids.  A chunk that does not decode fails as
+ * check_index would have failed it first, when its ids are what is
+ * wrong (sample_chunk_ids reads them as the decoder does).
+ */
 static int
-process(struct pass *p, struct worker *w, const uint8_t *raw, size_t n,
+process(struct pass *p, struct worker *w, uint32_t chunk_no,
+	const uint8_t *raw, size_t n, struct store_index_sum *ids,
 	struct audit_tally *t, struct rba_detail *d)
 {
 	double t0 = rba_time_mono();
 	int err = sample_chunk_decode(raw, n, p->l->ncols, p->l->nscores,
 				      p->l->id_col, &w->c, d);
 
-	if (err == 0)
+	if (err != 0) {
+		uint32_t count;
+		int ierr = sample_chunk_ids(raw, n, NULL, &count, d);
+		if (ierr != 0)
+			err = ierr;
+	} else {
+		for (uint32_t i = 0; i < w->c.ncases; i++)
+			store_index_sum_add(ids, w->c.ids[i],
+					    strlen(w->c.ids[i]), chunk_no);
 		err = compare_chunk(w, &w->c, t);
+	}
 	t->busy += rba_time_mono() - t0;
 	return err;
 }
@@ -376,11 +394,11 @@ one_chunk(void *ctx, uint32_t chunk_no, const uint8_t *raw, size_t n)
 	int err;
 
 	memset(&t, 0, sizeof(t));
-	if ((err = check_index(p, chunk_no, raw, n, p->d)) != 0)
-		return err;
 	if (p->total.bad)
-		return 0; /* keep reading: the digests still get checked */
-	err = process(p, p->w0, raw, n, &t, p->d);
+		/* keep reading: the digests and the index still get
+		 * checked */
+		return check_index(p, chunk_no, raw, n, p->d);
+	err = process(p, p->w0, chunk_no, raw, n, &p->chunks_sum, &t, p->d);
 	if (err == 0)
 		err = tally_merge(p->k, &p->total, &t);
 	audit_tally_release(&t);
@@ -421,6 +439,7 @@ merge_done(struct pass *p)
 			if (p->d != NULL)
 				*p->d = j->d;
 		}
+		store_index_sum_merge(&p->chunks_sum, &j->ids);
 		if (p->err == 0 && (p->err = tally_merge(p->k, &p->total, &j->t)) == 0)
 			progress(p);
 		audit_tally_release(&j->t);
@@ -457,8 +476,10 @@ worker_loop(void *arg)
 		j->state = JOB_BUSY;
 		pthread_mutex_unlock(&p->mu);
 		memset(&j->t, 0, sizeof(j->t));
+		memset(&j->ids, 0, sizeof(j->ids));
 		rba_detail_clear(&j->d);
-		j->err = process(p, x->w, j->raw, j->n, &j->t, &j->d);
+		j->err = process(p, x->w, j->chunk_no, j->raw, j->n, &j->ids,
+				 &j->t, &j->d);
 		pthread_mutex_lock(&p->mu);
 		j->state = JOB_DONE;
 		pthread_cond_broadcast(&p->cv);
@@ -474,9 +495,6 @@ queue_chunk(void *ctx, uint32_t chunk_no, const uint8_t *raw, size_t n)
 	struct job *j = NULL;
 	int err;
 
-	/* The store is this thread's: the index is checked here. */
-	if ((err = check_index(p, chunk_no, raw, n, p->d)) != 0)
-		return err;
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		merge_done(p);
@@ -504,6 +522,7 @@ queue_chunk(void *ctx, uint32_t chunk_no, const uint8_t *raw, size_t n)
 	}
 	memcpy(j->raw, raw, n);
 	j->n = n;
+	j->chunk_no = chunk_no;
 	pthread_mutex_lock(&p->mu);
 	j->seq = p->seq++;
 	j->state = JOB_READY;

@@ -903,6 +903,11 @@ struct store_index_sum {
 	uint64_t a, b;	/* the sums */
 };
 
+/* Adds the pairs summed in from to to (the sum does not depend on the
+ * order the pairs come in). */
+void store_index_sum_merge(struct store_index_sum *to,
+			   const struct store_index_sum *from);
+
 /* Adds the pair (id, its len bytes; chunk) to s. */
 void store_index_sum_add(struct store_index_sum *s, const char *id,
 			 size_t len, uint32_t chunk);

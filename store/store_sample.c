@@ -1329,6 +1329,15 @@ mix64(uint64_t x)
 }
 
 void
+store_index_sum_merge(struct store_index_sum *to,
+		      const struct store_index_sum *from)
+{
+	to->n += from->n;
+	to->a += from->a;
+	to->b += from->b;
+}
+
+void
 store_index_sum_add(struct store_index_sum *s, const char *id, size_t len,
 		    uint32_t chunk)
 {

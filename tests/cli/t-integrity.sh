@@ -97,6 +97,9 @@ err_has "damaged"
 ok "not reported as absent" sh -c "! grep -q 'no case' err"
 run 2 $RBA -S st -q audit $V
 err_has "case index"
+# two threads: the workers sum the ids of the chunks they decode
+run 2 $RBA -S st -q audit $V --threads 2
+err_has "case index"
 run 2 $RBA -S st -q audit --all
 run 1 $RBA -S st store check
 out_has "samples '$V/17'"
@@ -109,6 +112,9 @@ ok "hole 2: flip case 18's chunk number" flip st/data.mdb "$(hex "$V")02313832" 
 run 2 $RBA -S st dispute $V 18
 err_has "damaged"
 run 2 $RBA -S st -q audit $V
+err_has "case index"
+run 2 $RBA -S st -q audit $V --threads 2
+err_has "case index"
 run 1 $RBA -S st store check
 
 # A flip in a branch page's separator key: the leaves are intact, but
