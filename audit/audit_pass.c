@@ -637,6 +637,49 @@ out:
 	return err;
 }
 
+/*
+ * The walk of the case index (store_sample_index_sum), on a thread of
+ * its own over a transaction of the same snapshot, while the chunks
+ * are read and scored.
+ */
+struct index_walk {
+	struct store_txn *txn;
+	const char *version;
+	struct store_index_sum sum;
+	struct rba_detail d;
+	int err;
+	pthread_t th;
+};
+
+static void *
+index_walk_main(void *arg)
+{
+	struct index_walk *w = arg;
+
+	w->err = store_sample_index_sum(w->txn, w->version, &w->sum, &w->d);
+	return NULL;
+}
+
+/* 1 when the walk runs beside the pass (else it is left to the end). */
+static int
+index_walk_start(struct store_txn *txn, const char *version,
+		 struct index_walk *w)
+{
+	struct rba_detail d;
+
+	memset(w, 0, sizeof(*w));
+	rba_detail_clear(&d);
+	if (store_txn_begin_same(txn, &w->txn, &d) != 0)
+		return 0;
+	w->version = version;
+	rba_detail_clear(&w->d);
+	if (pthread_create(&w->th, NULL, index_walk_main, w) != 0) {
+		store_txn_abort(w->txn);
+		return 0;
+	}
+	return 1;
+}
+
 int
 audit_pass_run(struct store_txn *txn, const char *version,
 	       const struct audit_cmp *k, uint64_t expect, unsigned nthreads,
@@ -646,7 +689,8 @@ audit_pass_run(struct store_txn *txn, const char *version,
 	       struct rba_detail *d)
 {
 	struct pass p;
-	int err;
+	struct index_walk walk;
+	int err, walking;
 
 	memset(&p, 0, sizeof(p));
 	p.k = k;
@@ -659,11 +703,22 @@ audit_pass_run(struct store_txn *txn, const char *version,
 	p.ids = calloc(SAMPLE_CHUNK_CASES, sizeof(*p.ids));
 	if (p.ids == NULL)
 		return RBA_E_NOMEM;
+	/* With threads to spare, the index is walked beside the pass */
+	walking = nthreads > 1 && index_walk_start(txn, version, &walk);
 	err = score_pass(txn, &p, nthreads, d);
 	free(p.ids);
+	if (walking) {
+		pthread_join(walk.th, NULL);
+		store_txn_abort(walk.txn);
+	}
 	if (err == 0) {
 		struct store_index_sum idx;
-		err = store_sample_index_sum(txn, version, &idx, d);
+		if (!walking)
+			err = store_sample_index_sum(txn, version, &idx, d);
+		else if ((err = walk.err) != 0 && d != NULL)
+			*d = walk.d;
+		else
+			idx = walk.sum;
 		if (err == 0 && (idx.n != p.chunks_sum.n || idx.a != p.chunks_sum.a ||
 				 idx.b != p.chunks_sum.b)) {
 			rba_detail_key(d, version);

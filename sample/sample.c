@@ -16,6 +16,7 @@
 #include "common/json.h"
 #include "data/csv_write.h"
 #include "sample/sample_mem.h"
+#include "train/kernel.h"
 #include "common/fileio.h"
 #include "common/strv.h"
 
@@ -702,14 +703,10 @@ num_at(const uint8_t *p, uint8_t r, size_t i)
 }
 
 /* out[i] = num_at(p, r, from + i) for i below cnt, the representation
- * chosen once rather than per value (conversions to double are exact:
- * any vector width gives the same values). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-	defined(__linux__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-static void
-nums_copy(const uint8_t *p, uint8_t r, size_t from, size_t cnt, double *out)
+ * chosen once rather than per value. */
+static inline __attribute__((always_inline)) void
+nums_copy_body(const uint8_t *p, uint8_t r, size_t from, size_t cnt,
+	       double *out)
 {
 	switch (r) {
 	case REPR_I8:
@@ -733,6 +730,44 @@ nums_copy(const uint8_t *p, uint8_t r, size_t from, size_t cnt, double *out)
 			out[i] = num_at(p, r, from + i);
 		break;
 	}
+}
+
+/* The conversions to double are exact: the widest vectors the CPU has
+ * give the same values (the strict kernels' choice; RBA_STRICT_ISA
+ * narrows it, for tests). */
+typedef void nums_copy_fn(const uint8_t *p, uint8_t r, size_t from,
+			  size_t cnt, double *out);
+#define NUMS_COPY(SFX, ATTR)                                                   \
+	ATTR static void nums_copy_##SFX(const uint8_t *p, uint8_t r,          \
+					 size_t from, size_t cnt, double *out) \
+	{                                                                      \
+		nums_copy_body(p, r, from, cnt, out);                          \
+	}
+NUMS_COPY(base, )
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+NUMS_COPY(avx2, __attribute__((target("avx2"))))
+NUMS_COPY(avx512, __attribute__((target("avx512f"))))
+#endif
+
+static void
+nums_copy(const uint8_t *p, uint8_t r, size_t from, size_t cnt, double *out)
+{
+	/* chosen once; threads that race here store the same pointer */
+	static nums_copy_fn *fn;
+	nums_copy_fn *f = __atomic_load_n(&fn, __ATOMIC_RELAXED);
+
+	if (f == NULL) {
+		f = nums_copy_base;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+		const char *isa = kernel_strict_isa();
+		if (strcmp(isa, "avx512") == 0)
+			f = nums_copy_avx512;
+		else if (strcmp(isa, "avx2") == 0)
+			f = nums_copy_avx2;
+#endif
+		__atomic_store_n(&fn, f, __ATOMIC_RELAXED);
+	}
+	f(p, r, from, cnt, out);
 }
 
 /*

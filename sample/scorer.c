@@ -14,6 +14,7 @@
 #include "common/json.h"
 #include "data/csv_write.h"
 #include "exec/exec.h"
+#include "train/kernel.h"
 #include "train/trainer.h"
 #include "model/xgbtree.h"
 
@@ -24,8 +25,13 @@ struct sc_col {
 	uint32_t f0; /* first feature */
 };
 
+typedef int standardize_fn(const double *restrict num, uint32_t n,
+			   float mean, float scale, float *restrict x);
+static standardize_fn *standardize_pick(void);
+
 struct sample_scorer {
 	const struct artifact *a;
+	standardize_fn *standardize; /* the widest vectors' */
 	int sparse;
 	uint32_t nclasses, nfeat, ncols;
 	struct sc_col *cols;
@@ -131,6 +137,7 @@ sample_scorer_new(const struct artifact *a, struct sample_scorer **out,
 	if (sc == NULL)
 		return RBA_E_NOMEM;
 	sc->a = a;
+	sc->standardize = standardize_pick();
 	sc->nclasses = a->spec.nclasses;
 	sc->nfeat = a->spec.nfeatures;
 	sc->ncols = a->spec.ncolumns;
@@ -342,15 +349,12 @@ native_x(const struct encode_spec *spec, const struct encode_column *ec,
 /*
  * x[i] = ((float)num[i] - mean) / scale for i < n; 1 when every x[i] is
  * finite.  IEEE operations lane by lane: the same bits at any vector
- * width, so the widest the CPU has is taken (target_clones).
+ * width, so the widest the CPU has is taken, the strict kernels' choice
+ * (RBA_STRICT_ISA narrows it, for tests).
  */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-	defined(__linux__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-static int
-standardize(const double *restrict num, uint32_t n, float mean, float scale,
-	    float *restrict x)
+static inline __attribute__((always_inline)) int
+standardize_body(const double *restrict num, uint32_t n, float mean,
+		 float scale, float *restrict x)
 {
 	uint32_t i = 0;
 	int ok = 1;
@@ -370,6 +374,33 @@ standardize(const double *restrict num, uint32_t n, float mean, float scale,
 	return ok;
 }
 
+#define STANDARDIZE(SFX, ATTR)                                                 \
+	ATTR static int standardize_##SFX(const double *restrict num,          \
+					  uint32_t n, float mean, float scale, \
+					  float *restrict x)                   \
+	{                                                                      \
+		return standardize_body(num, n, mean, scale, x);               \
+	}
+STANDARDIZE(base, )
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+STANDARDIZE(avx2, __attribute__((target("avx2"))))
+STANDARDIZE(avx512, __attribute__((target("avx512f"))))
+#endif
+
+static standardize_fn *
+standardize_pick(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	const char *isa = kernel_strict_isa();
+
+	if (strcmp(isa, "avx512") == 0)
+		return standardize_avx512;
+	if (strcmp(isa, "avx2") == 0)
+		return standardize_avx2;
+#endif
+	return standardize_base;
+}
+
 static int
 prepare_numbers_fast(struct sample_scorer *sc, const struct sample_chunk *c,
 		     uint32_t k, uint32_t i0, uint32_t i1)
@@ -384,7 +415,7 @@ prepare_numbers_fast(struct sample_scorer *sc, const struct sample_chunk *c,
 	float x[SCORE_ROWS];
 
 	assert(n <= SCORE_ROWS);
-	if (!standardize(num, n, mean, scale, x))
+	if (!sc->standardize(num, n, mean, scale, x))
 		return 0;
 	/* row[i * K] is f already (fill_rows) */
 	for (i = 0; i < n; i++)

@@ -1307,6 +1307,27 @@ store_txn_begin(struct store *s, int write, uint64_t size_hint,
 	return 0;
 }
 
+int
+store_txn_begin_same(struct store_txn *txn, struct store_txn **out,
+		     struct rba_detail *d)
+{
+	int rc;
+
+	*out = NULL;
+	if (txn->write)
+		return RBA_E_BUSY;
+	rc = store_txn_begin(txn->s, 0, 0, out, d);
+	if (rc != 0)
+		return rc;
+	if (mdb_txn_id((*out)->t) != mdb_txn_id(txn->t)) {
+		/* a write landed between the two */
+		store_txn_abort(*out);
+		*out = NULL;
+		return RBA_E_BUSY;
+	}
+	return 0;
+}
+
 static void
 txn_end(struct store_txn *txn)
 {
@@ -1451,9 +1472,15 @@ map_bounds(struct store *s, uintptr_t p, uintptr_t *lo, uintptr_t *hi)
 	FILE *f;
 	int found = 0;
 
-	if (s->map_hi != 0 && p >= s->map_lo && p < s->map_hi) {
-		*lo = s->map_lo;
-		*hi = s->map_hi;
+	/* The bounds, once known, are kept for the store; two threads
+	 * reading one snapshot (store_txn_begin_same) may both find them
+	 * (the same two values): atomic loads and stores, lo before hi. */
+	uintptr_t mlo, mhi = __atomic_load_n(&s->map_hi, __ATOMIC_ACQUIRE);
+
+	mlo = __atomic_load_n(&s->map_lo, __ATOMIC_RELAXED);
+	if (mhi != 0 && p >= mlo && p < mhi) {
+		*lo = mlo;
+		*hi = mhi;
 		return 0;
 	}
 	f = fopen("/proc/self/maps", "re");
@@ -1469,17 +1496,15 @@ map_bounds(struct store *s, uintptr_t p, uintptr_t *lo, uintptr_t *hi)
 			continue;
 		nl = strcspn(name, "\n");
 		if (nl >= 9 && memcmp(name + nl - 9, "/data.mdb", 9) == 0) {
-			s->map_lo = a;
-			s->map_hi = b;
+			__atomic_store_n(&s->map_lo, (uintptr_t)a, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->map_hi, (uintptr_t)b, __ATOMIC_RELEASE);
+			*lo = a;
+			*hi = b;
 			found = 1;
 		}
 	}
 	fclose(f);
-	if (!found)
-		return -1;
-	*lo = s->map_lo;
-	*hi = s->map_hi;
-	return 0;
+	return found ? 0 : -1;
 }
 
 void

@@ -180,6 +180,17 @@ int store_txn_begin(struct store *s, int write, uint64_t size_hint,
 		    struct store_txn **out, struct rba_detail *d);
 
 /*
+ * A second read transaction on txn's store that sees exactly what txn
+ * (a read) sees: the same snapshot, checked by its id.  It may be used
+ * by another thread (one at a time) while this one uses txn; begin and
+ * abort it on txn's thread.  Returns 0; RBA_E_BUSY when txn writes or a
+ * write landed since txn began (the caller reads through txn instead);
+ * store_txn_begin's errors.
+ */
+int store_txn_begin_same(struct store_txn *txn, struct store_txn **out,
+			 struct rba_detail *d);
+
+/*
  * Commits and frees txn (NULL is RBA_E_USAGE); txn is freed whatever the
  * result.  Errors found before anything was written (bad arguments, a
  * cap, RBA_E_NOTFOUND, RBA_E_EXISTS of a put without replace) leave a

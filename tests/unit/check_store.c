@@ -179,6 +179,37 @@ START_TEST(test_init_open)
 	ck_assert_int_eq(store_txn_commit(NULL, &d), RBA_E_USAGE);
 	store_close(s);
 
+	/* A second read of the same snapshot: given while nothing was
+	 * written since the first began, refused once a write landed (the
+	 * blob is in the second only when it is in the first), and never
+	 * beside a write. */
+	ck_assert_int_eq(store_open(scratch_store, 0, &s, &d), 0);
+	{
+		static const uint8_t blob[] = "same snapshot";
+		struct store_txn *r = begin(s, 0), *r2 = NULL;
+		struct store_blob_info bi;
+		struct rba_digest dg;
+		ck_assert_int_eq(store_txn_begin_same(r, &r2, &d), 0);
+		ck_assert_ptr_nonnull(r2);
+		store_txn_abort(r2);
+		dg = put_blob(s, STORE_BLOB_SNAPSHOT, blob, sizeof(blob), NULL);
+		ck_assert_int_eq(store_txn_begin_same(r, &r2, &d), RBA_E_BUSY);
+		ck_assert_ptr_null(r2);
+		ck_assert_int_eq(store_blob_info(r, &dg, &bi, &d), RBA_E_NOTFOUND);
+		store_txn_abort(r);
+		r = begin(s, 0);
+		ck_assert_int_eq(store_txn_begin_same(r, &r2, &d), 0);
+		ck_assert_int_eq(store_blob_info(r2, &dg, &bi, &d), 0);
+		store_blob_info_release(&bi);
+		store_txn_abort(r2);
+		store_txn_abort(r);
+		t = begin(s, 1);
+		ck_assert_int_eq(store_txn_begin_same(t, &r2, &d), RBA_E_BUSY);
+		ck_assert_ptr_null(r2);
+		store_txn_abort(t);
+	}
+	store_close(s);
+
 	/* Read-only: reads work, a write transaction is refused. */
 	ck_assert_int_eq(store_open(scratch_store, 1, &s, &d), 0);
 	ck_assert_int_eq(store_txn_begin(s, 1, 0, &t, &d), RBA_E_USAGE);
