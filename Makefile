@@ -100,7 +100,7 @@ TEST_BIN    = $(BUILD)/rebuild-audit-test
 
 .PHONY: FORCE all deps demo-deps test-deps bench-deps valgrind-deps uninstall check unit check-reasons cli-tests check-deps check-determinism check-arm64 arm64-deps check-flips check-man \
         check-fleet fleet-deps check-fresh check-exec-attacks test-locale asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay \
-        check-crash check-faults check-faults-quick check-concurrency check-hardening valgrind check-external \
+        check-crash check-faults check-faults-quick check-concurrency check-hardening valgrind check-external tsan \
         check-interop check-functions check-commits check-quick
 .DEFAULT_GOAL := all
 
@@ -125,6 +125,7 @@ help:
 	@echo 'make check-fleet  a single-node Slurm cluster runs the installed fleet glue, its failure cases too (needs fleet-deps)'
 	@echo 'make fleet-deps   install slurm-wlm and munge (as root) or print the command; not part of deps'
 	@echo 'make asan         AddressSanitizer + UBSan build, whole test suite under it'
+	@echo 'make tsan         ThreadSanitizer build, the CLI tests that run threads under it (TSAN_TESTS; not part of check)'
 	@echo 'make fuzz         libFuzzer (clang, ASan+UBSan) on every input surface, FUZZ_SECONDS each (default $(FUZZ_SECONDS))'
 	@echo 'make fuzz-replay  replay fixtures/fuzz/ (seed corpora and every crash input) through the harnesses'
 	@echo 'make check-crash N=1000  kill -9 commands at random moments; the store stays whole (make check: 100)'
@@ -429,6 +430,18 @@ asan: test-locale
 	  CK_DEFAULT_TIMEOUT=600 ../../build/asan/check_runner
 	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  RBA_BIN=$(CURDIR)/build/asan/rebuild-audit RBA_SLOW=1 RBA_SANITIZED=1 sh tests/cli/run.sh
+
+# ThreadSanitizer: the CLI tests whose commands run threads (audit
+# --threads, the hash helper, the index walk, training threads, sweeps).
+# Any report fails the command, and so the test.
+TSAN_TESTS ?= t-audit t-integrity t-abi2 t-train t-forensics t-gate t-gbdt t-native t-records t-env
+tsan: test-locale
+	$(Q)$(MAKE) --no-print-directory BUILD=build/tsan OPT='-O1 -g -fno-omit-frame-pointer' HARDEN=0 \
+	  EXTRA_CFLAGS='-fsanitize=thread' EXTRA_LDFLAGS='-fsanitize=thread' WERROR=-Werror \
+	  build/tsan/rebuild-audit build/tsan/rebuild-audit-test build/tsan/flips
+	$(Q)TSAN_OPTIONS=halt_on_error=1:exitcode=66:report_signal_unsafe=0 \
+	  RBA_BIN=$(CURDIR)/build/tsan/rebuild-audit RBA_TEST_BIN=$(CURDIR)/build/tsan/rebuild-audit-test \
+	  FLIPS_BIN=$(CURDIR)/build/tsan/flips RBA_SLOW=1 RBA_SANITIZED=1 sh tests/cli/run.sh $(TSAN_TESTS)
 
 $(BUILD)/bench_score: $(BUILD)/bench/bench_score.o $(LIB_OBJ)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"

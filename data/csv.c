@@ -820,7 +820,7 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 		size_t *nout, struct rba_detail *d)
 {
 	size_t len, reclen, nf = 0;
-	int quoted, err;
+	int quoted = 0, err;
 	uint8_t *rec;
 
 	*fields = NULL;
