@@ -129,24 +129,14 @@ struct abi1_block {
 			       *r3 = row[3];                                   \
 		size_t j = 0;                                                  \
 		for (; j + 2 * (VW) <= ld; j += 2 * (VW)) {                    \
-			gvf_##SFX a00 = GLD(SFX, b + j),                        \
-				  a01 = GLD(SFX, b + j + (VW));                 \
-			gvf_##SFX a10 = a00, a11 = a01, a20 = a00, a21 = a01,  \
-				  a30 = a00, a31 = a01;                        \
+			GINIT2(SFX, VW);                                        \
 			for (size_t t = 0; t < nt; t++) {                      \
 				GSTEP2(SFX, a00, a01, tx0, r0);                 \
 				GSTEP2(SFX, a10, a11, tx1, r1);                 \
 				GSTEP2(SFX, a20, a21, tx2, r2);                 \
 				GSTEP2(SFX, a30, a31, tx3, r3);                 \
 			}                                                      \
-			GST(SFX, out[0] + j, a00);                              \
-			GST(SFX, out[0] + j + (VW), a01);                       \
-			GST(SFX, out[1] + j, a10);                              \
-			GST(SFX, out[1] + j + (VW), a11);                       \
-			GST(SFX, out[2] + j, a20);                              \
-			GST(SFX, out[2] + j + (VW), a21);                       \
-			GST(SFX, out[3] + j, a30);                              \
-			GST(SFX, out[3] + j + (VW), a31);                       \
+			GSTORE2(SFX, VW, out[0], out[1], out[2], out[3]);       \
 		}                                                              \
 		for (; j < ld; j += (VW)) {                                    \
 			gvf_##SFX a0 = GLD(SFX, b + j), a1 = a0, a2 = a0,       \
@@ -174,10 +164,7 @@ struct abi1_block {
 	{                                                                      \
 		size_t j = 0;                                                  \
 		for (; j + 2 * (VW) <= ld; j += 2 * (VW)) {                    \
-			gvf_##SFX a00 = GLD(SFX, b + j),                        \
-				  a01 = GLD(SFX, b + j + (VW));                 \
-			gvf_##SFX a10 = a00, a11 = a01, a20 = a00, a21 = a01,  \
-				  a30 = a00, a31 = a01;                        \
+			GINIT2(SFX, VW);                                        \
 			for (size_t t = 0; t < nt; t++) {                      \
 				const float *w = W + (size_t)row[t] * ld + j;  \
 				gvf_##SFX w0 = GLD(SFX, w),                     \
@@ -187,14 +174,8 @@ struct abi1_block {
 				GMAC2(SFX, a20, a21, tx[2 * txs + t]);          \
 				GMAC2(SFX, a30, a31, tx[3 * txs + t]);          \
 			}                                                      \
-			GST(SFX, out + j, a00);                                 \
-			GST(SFX, out + j + (VW), a01);                          \
-			GST(SFX, out + outs + j, a10);                          \
-			GST(SFX, out + outs + j + (VW), a11);                   \
-			GST(SFX, out + 2 * outs + j, a20);                      \
-			GST(SFX, out + 2 * outs + j + (VW), a21);               \
-			GST(SFX, out + 3 * outs + j, a30);                      \
-			GST(SFX, out + 3 * outs + j + (VW), a31);               \
+			GSTORE2(SFX, VW, out, out + outs, out + 2 * outs,       \
+				out + 3 * outs);                               \
 		}                                                              \
 		for (; j < ld; j += (VW)) {                                    \
 			gvf_##SFX a0 = GLD(SFX, b + j), a1 = a0, a2 = a0,       \
@@ -274,6 +255,23 @@ struct abi1_block {
 	}
 
 #define GLD(SFX, p) (*(const gvf_##SFX *)(const void *)(p))
+/* Four cases' two accumulators of columns j .. j + 2 VW - 1, from the
+ * bias; then stored to each case's outputs o0 .. o3. */
+#define GINIT2(SFX, VW)                                                        \
+	gvf_##SFX a00 = GLD(SFX, b + j), a01 = GLD(SFX, b + j + (VW));         \
+	gvf_##SFX a10 = a00, a11 = a01, a20 = a00, a21 = a01, a30 = a00,       \
+		  a31 = a01
+#define GSTORE2(SFX, VW, o0, o1, o2, o3)                                       \
+	do {                                                                   \
+		GST(SFX, (o0) + j, a00);                                       \
+		GST(SFX, (o0) + j + (VW), a01);                                \
+		GST(SFX, (o1) + j, a10);                                       \
+		GST(SFX, (o1) + j + (VW), a11);                                \
+		GST(SFX, (o2) + j, a20);                                       \
+		GST(SFX, (o2) + j + (VW), a21);                                \
+		GST(SFX, (o3) + j, a30);                                       \
+		GST(SFX, (o3) + j + (VW), a31);                                \
+	} while (0)
 #define GST(SFX, p, v) (*(gvf_##SFX *)(void *)(p) = (v))
 /* acc += x w, one IEEE multiply and one add (-ffp-contract=off) */
 #define GSTEP1(SFX, a, txg, rg)                                                \
