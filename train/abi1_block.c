@@ -119,38 +119,34 @@ struct abi1_block {
 						 aligned(4), may_alias));      \
 	ATTR static void glayer_##SFX(const float *restrict b,                 \
 				      const float *restrict W, size_t ld,      \
-				      const float *const *tx,                  \
-				      const uint32_t *const *row, size_t nt,   \
-				      float *const *out)                       \
+				      const float *tx, const uint32_t *row,    \
+				      size_t nt, float *out, size_t outs)      \
 	{                                                                      \
-		const float *tx0 = tx[0], *tx1 = tx[1], *tx2 = tx[2],          \
-			    *tx3 = tx[3];                                      \
-		const uint32_t *r0 = row[0], *r1 = row[1], *r2 = row[2],       \
-			       *r3 = row[3];                                   \
 		size_t j = 0;                                                  \
 		for (; j + 2 * (VW) <= ld; j += 2 * (VW)) {                    \
 			GINIT2(SFX, VW);                                        \
 			for (size_t t = 0; t < nt; t++) {                      \
-				GSTEP2(SFX, a00, a01, tx0, r0);                 \
-				GSTEP2(SFX, a10, a11, tx1, r1);                 \
-				GSTEP2(SFX, a20, a21, tx2, r2);                 \
-				GSTEP2(SFX, a30, a31, tx3, r3);                 \
+				GSTEP2(SFX, a00, a01, t);                       \
+				GSTEP2(SFX, a10, a11, nt + t);                  \
+				GSTEP2(SFX, a20, a21, 2 * nt + t);              \
+				GSTEP2(SFX, a30, a31, 3 * nt + t);              \
 			}                                                      \
-			GSTORE2(SFX, VW, out[0], out[1], out[2], out[3]);       \
+			GSTORE2(SFX, VW, out, out + outs, out + 2 * outs,       \
+				out + 3 * outs);                               \
 		}                                                              \
 		for (; j < ld; j += (VW)) {                                    \
 			gvf_##SFX a0 = GLD(SFX, b + j), a1 = a0, a2 = a0,       \
 				  a3 = a0;                                     \
 			for (size_t t = 0; t < nt; t++) {                      \
-				GSTEP1(SFX, a0, tx0, r0);                       \
-				GSTEP1(SFX, a1, tx1, r1);                       \
-				GSTEP1(SFX, a2, tx2, r2);                       \
-				GSTEP1(SFX, a3, tx3, r3);                       \
+				GSTEP1(SFX, a0, t);                             \
+				GSTEP1(SFX, a1, nt + t);                        \
+				GSTEP1(SFX, a2, 2 * nt + t);                    \
+				GSTEP1(SFX, a3, 3 * nt + t);                    \
 			}                                                      \
-			GST(SFX, out[0] + j, a0);                               \
-			GST(SFX, out[1] + j, a1);                               \
-			GST(SFX, out[2] + j, a2);                               \
-			GST(SFX, out[3] + j, a3);                               \
+			GST(SFX, out + j, a0);                                  \
+			GST(SFX, out + outs + j, a1);                           \
+			GST(SFX, out + 2 * outs + j, a2);                       \
+			GST(SFX, out + 3 * outs + j, a3);                       \
 		}                                                              \
 	}                                                                      \
 	/* glayer_##SFX for cases whose terms share their rows: case g's  \
@@ -216,8 +212,8 @@ struct abi1_block {
 			for (int g = 0; g < BLOCK_G; g++)                      \
 				z[g] = sc->zg + ((l & 1) * BLOCK_G + g) * zs;  \
 			if (l == 0 && !shared)                                 \
-				glayer_##SFX(sc->b[l], sc->w[l], ld, tx, row,  \
-					     nt, z);                           \
+				glayer_##SFX(sc->b[l], sc->w[l], ld, tx0,      \
+					     row0, nt0, z[0], zs);             \
 			else                                                   \
 				glayer1_##SFX(sc->b[l], sc->w[l], ld, tx[0],   \
 					      l == 0 ? nt0 : zs, row[0], nt,   \
@@ -274,10 +270,12 @@ struct abi1_block {
 	} while (0)
 #define GST(SFX, p, v) (*(gvf_##SFX *)(void *)(p) = (v))
 /* acc += x w, one IEEE multiply and one add (-ffp-contract=off) */
-#define GSTEP1(SFX, a, txg, rg)                                                \
+/* acc += x w for the term at k of tx and row (glayer: case g's term t
+ * is at g * nt + t) */
+#define GSTEP1(SFX, a, k)                                                      \
 	do {                                                                   \
-		gvf_##SFX x_ = (txg)[t] - (gvf_##SFX){ 0 };                    \
-		a = a + x_ * GLD(SFX, W + (size_t)(rg)[t] * ld + j);            \
+		gvf_##SFX x_ = tx[k] - (gvf_##SFX){ 0 };                       \
+		a = a + x_ * GLD(SFX, W + (size_t)row[k] * ld + j);             \
 	} while (0)
 #define GMAC1(SFX, a, xs)                                                      \
 	do {                                                                   \
@@ -290,10 +288,10 @@ struct abi1_block {
 		a = a + x_ * w0;                                               \
 		a2 = a2 + x_ * w1;                                             \
 	} while (0)
-#define GSTEP2(SFX, a, a2, txg, rg)                                            \
+#define GSTEP2(SFX, a, a2, k)                                                  \
 	do {                                                                   \
-		const float *w_ = W + (size_t)(rg)[t] * ld + j;                \
-		gvf_##SFX x_ = (txg)[t] - (gvf_##SFX){ 0 };                    \
+		const float *w_ = W + (size_t)row[k] * ld + j;                 \
+		gvf_##SFX x_ = tx[k] - (gvf_##SFX){ 0 };                       \
 		a = a + x_ * GLD(SFX, w_);                                     \
 		a2 = a2 + x_ * GLD(SFX, w_ + sizeof(gvf_##SFX) / 4);            \
 	} while (0)
