@@ -394,3 +394,124 @@ store_hashjob_release(struct store_hashjob *j)
 	pthread_mutex_destroy(&j->mu);
 	j->spawned = 0;
 }
+
+/* ---- the inflater (store_sample_stream) ----------------------------- */
+
+enum { IJ_QUEUED, IJ_OUT, IJ_DONE };
+
+static void *
+inflater_main(void *arg)
+{
+	struct store_inflater *f = arg;
+
+	pthread_mutex_lock(&f->mu);
+	for (;;) {
+		struct store_inflate_job *j;
+		int rc, bad = 0;
+		while (f->pending == NULL && !f->quit)
+			pthread_cond_wait(&f->cv, &f->mu);
+		if (f->quit)
+			break;
+		j = f->pending;
+		f->pending = NULL;
+		f->cur = j;
+		pthread_cond_broadcast(&f->cv);
+		pthread_mutex_unlock(&f->mu);
+		rc = store_chunk_decompress(f->dctx, j->c, j->out, j->why,
+					    sizeof(j->why));
+		pthread_mutex_lock(&f->mu);
+		j->rc = rc;
+		j->state = IJ_OUT;
+		pthread_cond_broadcast(&f->cv);
+		pthread_mutex_unlock(&f->mu);
+		/* the caller reads the plaintext beside this: both only read */
+		if (rc == 0) {
+			rba_hasher_update(f->whole, j->out, j->c->size);
+			bad = !store_chunk_seal_ok(j->c);
+		}
+		pthread_mutex_lock(&f->mu);
+		f->seal_bad |= bad;
+		j->state = IJ_DONE;
+		f->cur = NULL;
+		pthread_cond_broadcast(&f->cv);
+	}
+	pthread_mutex_unlock(&f->mu);
+	return NULL;
+}
+
+int
+store_inflater_start(struct store_inflater *f, struct rba_hasher *whole)
+{
+	memset(f, 0, sizeof(*f));
+	f->whole = whole;
+	if ((f->dctx = store_dctx_new()) == NULL)
+		return -1;
+	if (pthread_mutex_init(&f->mu, NULL) != 0)
+		goto no_mutex;
+	if (pthread_cond_init(&f->cv, NULL) != 0)
+		goto no_cond;
+	if (pthread_create(&f->th, NULL, inflater_main, f) != 0)
+		goto no_thread;
+	return 0;
+no_thread:
+	pthread_cond_destroy(&f->cv);
+no_cond:
+	pthread_mutex_destroy(&f->mu);
+no_mutex:
+	ZSTD_freeDCtx(f->dctx);
+	f->dctx = NULL;
+	return -1;
+}
+
+void
+store_inflater_submit(struct store_inflater *f, struct store_inflate_job *j)
+{
+	j->state = IJ_QUEUED;
+	j->rc = 0;
+	j->why[0] = 0;
+	pthread_mutex_lock(&f->mu);
+	while (f->pending != NULL)
+		pthread_cond_wait(&f->cv, &f->mu);
+	f->pending = j;
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+}
+
+int
+store_inflater_wait_out(struct store_inflater *f, struct store_inflate_job *j)
+{
+	int rc;
+
+	pthread_mutex_lock(&f->mu);
+	while (j->state == IJ_QUEUED)
+		pthread_cond_wait(&f->cv, &f->mu);
+	rc = j->rc;
+	pthread_mutex_unlock(&f->mu);
+	return rc;
+}
+
+void
+store_inflater_drain(struct store_inflater *f)
+{
+	pthread_mutex_lock(&f->mu);
+	while (f->pending != NULL || f->cur != NULL)
+		pthread_cond_wait(&f->cv, &f->mu);
+	pthread_mutex_unlock(&f->mu);
+}
+
+void
+store_inflater_stop(struct store_inflater *f)
+{
+	if (f->dctx == NULL)
+		return;
+	pthread_mutex_lock(&f->mu);
+	f->pending = NULL; /* queued, not taken: dropped */
+	f->quit = 1;
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+	pthread_join(f->th, NULL);
+	pthread_cond_destroy(&f->cv);
+	pthread_mutex_destroy(&f->mu);
+	ZSTD_freeDCtx(f->dctx);
+	f->dctx = NULL;
+}

@@ -232,6 +232,33 @@ struct store_hashjob {
 	int seal_bad; /* set when one did not hold; read after a wait */
 };
 
+/*
+ * A helper thread that decompresses chunk records in turn and then
+ * hashes each one's plaintext into a running hasher and checks the
+ * record's seal (store_sample_stream): the caller submits chunk i + 1
+ * as soon as chunk i is out, and uses chunk i while the helper hashes
+ * it and decompresses the next.  One job may wait beside the one in
+ * hand.
+ */
+struct store_inflate_job {
+	const struct store_chunk *c;
+	uint8_t *out;		/* c->size bytes */
+	int state;		/* IJ_QUEUED, IJ_OUT (rc set), IJ_DONE */
+	int rc;
+	char why[200];
+};
+
+struct store_inflater {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	ZSTD_DCtx *dctx;
+	struct rba_hasher *whole;
+	struct store_inflate_job *pending, *cur;
+	int quit;
+	int seal_bad; /* a record's seal did not hold; read after a drain */
+};
+
 /* A compressor for chunk records. */
 struct store_zc {
 	ZSTD_CCtx *cctx;
@@ -400,6 +427,21 @@ void store_hashjob_start_sealed(struct store_hashjob *j, struct rba_hasher *h,
 				const struct store_chunk *seal);
 /* Waits for the job started last (no-op when none). */
 void store_hashjob_wait(struct store_hashjob *j);
+/*
+ * Starts f's thread, which hashes into whole.  0, or -1 (no thread: the
+ * caller decompresses and hashes itself).
+ */
+int store_inflater_start(struct store_inflater *f, struct rba_hasher *whole);
+/* Queues j (waiting while another is queued and not yet taken). */
+void store_inflater_submit(struct store_inflater *f, struct store_inflate_job *j);
+/* Waits until j is decompressed: its error (0; RBA_E_TAMPERED, j->why
+ * saying why), as store_chunk_decompress gives it. */
+int store_inflater_wait_out(struct store_inflater *f, struct store_inflate_job *j);
+/* Waits until every job submitted is hashed (or failed). */
+void store_inflater_drain(struct store_inflater *f);
+/* Drops a job queued and not taken, waits for the one in hand, stops. */
+void store_inflater_stop(struct store_inflater *f);
+
 /* Stops the thread; j may be reused after store_hashjob_init. */
 void store_hashjob_release(struct store_hashjob *j);
 
