@@ -117,78 +117,54 @@ struct abi1_block {
 						aligned(4), may_alias));       \
 	typedef int32_t gvi_##SFX __attribute__((vector_size((VW) * 4),       \
 						 aligned(4), may_alias));      \
-	ATTR static void glayer_##SFX(const float *restrict b,                 \
-				      const float *restrict W, size_t ld,      \
-				      const float *tx, const uint32_t *row,    \
-				      size_t nt, float *out, size_t outs)      \
+	/* Layer out = b + terms x W of four cases: case g's nt terms at   \
+	 * tx + g * txs, their rows at row + g * rs (rs 0: the four share   \
+	 * rows, and each weight vector is loaded once for them), its      \
+	 * outputs at out + g * outs. */                                   \
+	static inline __attribute__((always_inline)) ATTR void                 \
+	glayer_##SFX(const float *restrict b, const float *restrict W,         \
+		     size_t ld, const float *tx, size_t txs,                   \
+		     const uint32_t *row, size_t rs, size_t nt, float *out,    \
+		     size_t outs)                                              \
 	{                                                                      \
 		size_t j = 0;                                                  \
 		for (; j + 2 * (VW) <= ld; j += 2 * (VW)) {                    \
 			GINIT2(SFX, VW);                                        \
 			for (size_t t = 0; t < nt; t++) {                      \
-				GSTEP2(SFX, a00, a01, t);                       \
-				GSTEP2(SFX, a10, a11, nt + t);                  \
-				GSTEP2(SFX, a20, a21, 2 * nt + t);              \
-				GSTEP2(SFX, a30, a31, 3 * nt + t);              \
+				GSTEP2(SFX, a00, a01, 0, VW);                   \
+				GSTEP2(SFX, a10, a11, 1, VW);                   \
+				GSTEP2(SFX, a20, a21, 2, VW);                   \
+				GSTEP2(SFX, a30, a31, 3, VW);                   \
 			}                                                      \
 			GSTORE2(SFX, VW, out, out + outs, out + 2 * outs,       \
 				out + 3 * outs);                               \
 		}                                                              \
 		for (; j < ld; j += (VW)) {                                    \
-			gvf_##SFX a0 = GLD(SFX, b + j), a1 = a0, a2 = a0,       \
-				  a3 = a0;                                     \
+			GINIT1(SFX);                                            \
 			for (size_t t = 0; t < nt; t++) {                      \
-				GSTEP1(SFX, a0, t);                             \
-				GSTEP1(SFX, a1, nt + t);                        \
-				GSTEP1(SFX, a2, 2 * nt + t);                    \
-				GSTEP1(SFX, a3, 3 * nt + t);                    \
+				GSTEP1(SFX, a0, 0);                             \
+				GSTEP1(SFX, a1, 1);                             \
+				GSTEP1(SFX, a2, 2);                             \
+				GSTEP1(SFX, a3, 3);                             \
 			}                                                      \
-			GST(SFX, out + j, a0);                                  \
-			GST(SFX, out + outs + j, a1);                           \
-			GST(SFX, out + 2 * outs + j, a2);                       \
-			GST(SFX, out + 3 * outs + j, a3);                       \
+			GSTORE1(SFX);                                           \
 		}                                                              \
 	}                                                                      \
-	/* glayer_##SFX for cases whose terms share their rows: case g's  \
-	 * terms at tx + g * txs, its outputs at out + g * outs; each      \
-	 * weight vector loaded once for the four */                       \
-	ATTR static void glayer1_##SFX(const float *restrict b,                \
-				       const float *restrict W, size_t ld,     \
-				       const float *tx, size_t txs,            \
-				       const uint32_t *restrict row, size_t nt,\
-				       float *out, size_t outs)                \
+	/* glayer_##SFX with each case's own rows, and with shared ones */     \
+	__attribute__((noinline)) ATTR static void                             \
+	glayer_rows_##SFX(const float *restrict b, const float *restrict W,    \
+			  size_t ld, const float *tx, const uint32_t *row,     \
+			  size_t nt, float *out, size_t outs)                  \
 	{                                                                      \
-		size_t j = 0;                                                  \
-		for (; j + 2 * (VW) <= ld; j += 2 * (VW)) {                    \
-			GINIT2(SFX, VW);                                        \
-			for (size_t t = 0; t < nt; t++) {                      \
-				const float *w = W + (size_t)row[t] * ld + j;  \
-				gvf_##SFX w0 = GLD(SFX, w),                     \
-					  w1 = GLD(SFX, w + (VW));              \
-				GMAC2(SFX, a00, a01, tx[t]);                    \
-				GMAC2(SFX, a10, a11, tx[txs + t]);              \
-				GMAC2(SFX, a20, a21, tx[2 * txs + t]);          \
-				GMAC2(SFX, a30, a31, tx[3 * txs + t]);          \
-			}                                                      \
-			GSTORE2(SFX, VW, out, out + outs, out + 2 * outs,       \
-				out + 3 * outs);                               \
-		}                                                              \
-		for (; j < ld; j += (VW)) {                                    \
-			gvf_##SFX a0 = GLD(SFX, b + j), a1 = a0, a2 = a0,       \
-				  a3 = a0;                                     \
-			for (size_t t = 0; t < nt; t++) {                      \
-				gvf_##SFX w0 = GLD(SFX, W + (size_t)row[t] *    \
-								 ld + j);      \
-				GMAC1(SFX, a0, tx[t]);                          \
-				GMAC1(SFX, a1, tx[txs + t]);                    \
-				GMAC1(SFX, a2, tx[2 * txs + t]);                \
-				GMAC1(SFX, a3, tx[3 * txs + t]);                \
-			}                                                      \
-			GST(SFX, out + j, a0);                                  \
-			GST(SFX, out + outs + j, a1);                           \
-			GST(SFX, out + 2 * outs + j, a2);                       \
-			GST(SFX, out + 3 * outs + j, a3);                       \
-		}                                                              \
+		glayer_##SFX(b, W, ld, tx, nt, row, nt, nt, out, outs);        \
+	}                                                                      \
+	__attribute__((noinline)) ATTR static void                             \
+	glayer_shared_##SFX(const float *restrict b, const float *restrict W,  \
+			    size_t ld, const float *tx, size_t txs,            \
+			    const uint32_t *row, size_t nt, float *out,        \
+			    size_t outs)                                       \
+	{                                                                      \
+		glayer_##SFX(b, W, ld, tx, txs, row, 0, nt, out, outs);        \
 	}                                                                      \
 	/* The logits of BLOCK_G cases (terms tx0, rows row0, nt0 a case) */ \
 	ATTR static void group_##SFX(const struct abi1_block *sc,              \
@@ -212,12 +188,12 @@ struct abi1_block {
 			for (int g = 0; g < BLOCK_G; g++)                      \
 				z[g] = sc->zg + ((l & 1) * BLOCK_G + g) * zs;  \
 			if (l == 0 && !shared)                                 \
-				glayer_##SFX(sc->b[l], sc->w[l], ld, tx0,      \
-					     row0, nt0, z[0], zs);             \
+				glayer_rows_##SFX(sc->b[l], sc->w[l], ld, tx0, \
+						  row0, nt0, z[0], zs);        \
 			else                                                   \
-				glayer1_##SFX(sc->b[l], sc->w[l], ld, tx[0],   \
-					      l == 0 ? nt0 : zs, row[0], nt,   \
-					      z[0], zs);                       \
+				glayer_shared_##SFX(sc->b[l], sc->w[l], ld,    \
+						    tx[0], l == 0 ? nt0 : zs,  \
+						    row[0], nt, z[0], zs);     \
 			if (l + 1 == L)                                        \
 				break;                                         \
 			for (int g = 0; g < BLOCK_G; g++) {                    \
@@ -257,6 +233,15 @@ struct abi1_block {
 	gvf_##SFX a00 = GLD(SFX, b + j), a01 = GLD(SFX, b + j + (VW));         \
 	gvf_##SFX a10 = a00, a11 = a01, a20 = a00, a21 = a01, a30 = a00,       \
 		  a31 = a01
+/* The same for one vector of columns, stored outs apart from out. */
+#define GINIT1(SFX) gvf_##SFX a0 = GLD(SFX, b + j), a1 = a0, a2 = a0, a3 = a0
+#define GSTORE1(SFX)                                                           \
+	do {                                                                   \
+		GST(SFX, out + j, a0);                                         \
+		GST(SFX, out + outs + j, a1);                                  \
+		GST(SFX, out + 2 * outs + j, a2);                              \
+		GST(SFX, out + 3 * outs + j, a3);                              \
+	} while (0)
 #define GSTORE2(SFX, VW, o0, o1, o2, o3)                                       \
 	do {                                                                   \
 		GST(SFX, (o0) + j, a00);                                       \
@@ -270,30 +255,20 @@ struct abi1_block {
 	} while (0)
 #define GST(SFX, p, v) (*(gvf_##SFX *)(void *)(p) = (v))
 /* acc += x w, one IEEE multiply and one add (-ffp-contract=off) */
-/* acc += x w for the term at k of tx and row (glayer: case g's term t
- * is at g * nt + t) */
-#define GSTEP1(SFX, a, k)                                                      \
+/* Case g's accumulators gain term t, x w (one IEEE multiply and one
+ * add: -ffp-contract=off); with rs 0 the four cases' weight loads are
+ * one load. */
+#define GSTEP1(SFX, a, g)                                                      \
 	do {                                                                   \
-		gvf_##SFX x_ = tx[k] - (gvf_##SFX){ 0 };                       \
-		a = a + x_ * GLD(SFX, W + (size_t)row[k] * ld + j);             \
+		gvf_##SFX x_ = tx[(g) * txs + t] - (gvf_##SFX){ 0 };           \
+		a = a + x_ * GLD(SFX, W + (size_t)row[(g) * rs + t] * ld + j);  \
 	} while (0)
-#define GMAC1(SFX, a, xs)                                                      \
+#define GSTEP2(SFX, a, a2, g, VW)                                              \
 	do {                                                                   \
-		gvf_##SFX x_ = (xs) - (gvf_##SFX){ 0 };                        \
-		a = a + x_ * w0;                                               \
-	} while (0)
-#define GMAC2(SFX, a, a2, xs)                                                  \
-	do {                                                                   \
-		gvf_##SFX x_ = (xs) - (gvf_##SFX){ 0 };                        \
-		a = a + x_ * w0;                                               \
-		a2 = a2 + x_ * w1;                                             \
-	} while (0)
-#define GSTEP2(SFX, a, a2, k)                                                  \
-	do {                                                                   \
-		const float *w_ = W + (size_t)row[k] * ld + j;                 \
-		gvf_##SFX x_ = tx[k] - (gvf_##SFX){ 0 };                       \
+		const float *w_ = W + (size_t)row[(g) * rs + t] * ld + j;      \
+		gvf_##SFX x_ = tx[(g) * txs + t] - (gvf_##SFX){ 0 };           \
 		a = a + x_ * GLD(SFX, w_);                                     \
-		a2 = a2 + x_ * GLD(SFX, w_ + sizeof(gvf_##SFX) / 4);            \
+		a2 = a2 + x_ * GLD(SFX, w_ + (VW));                            \
 	} while (0)
 _Static_assert(BLOCK_G == 4, "glayer walks 4 cases");
 
