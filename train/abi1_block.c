@@ -95,6 +95,16 @@ struct abi1_block {
 		}                                                              \
 	}
 
+/* Terms in ascending rows, the order of ABI 1's sums (an assertion). */
+static inline int
+rows_ascending(const uint32_t *r, size_t nt)
+{
+	for (size_t t = 1; t < nt; t++)
+		if (r[t - 1] >= r[t])
+			return 0;
+	return 1;
+}
+
 /*
  * BLOCK_G cases side by side.  One case's layer is a chain of dependent
  * additions per output vector (the bias, then each term in order), so
@@ -171,45 +181,46 @@ struct abi1_block {
 				     const float *tx0, const uint32_t *row0,   \
 				     size_t nt0, float *zc)                    \
 	{                                                                      \
-		const float *tx[BLOCK_G];                                      \
-		const uint32_t *row[BLOCK_G];                                  \
-		float *z[BLOCK_G];                                             \
+		/* a layer's inputs: case g's nt terms at x + g * xs, their    \
+		 * rows at r (shared) or r + g * nt0 (the first layer's own);   \
+		 * its outputs at z + g * zs */                                \
+		const float *x = tx0;                                          \
+		const uint32_t *r = row0;                                      \
+		size_t nt = nt0, xs = nt0, zs = sc->widest;                    \
 		uint32_t L = sc->nlayers, C = sc->nclasses;                    \
-		size_t nt = nt0;                                               \
-		for (int g = 0; g < BLOCK_G; g++) {                            \
-			tx[g] = tx0 + g * nt0;                                 \
-			row[g] = row0 + g * nt0;                               \
-		}                                                              \
+		float *z = sc->zg;                                             \
 		int shared = 1;                                                \
+		assert(rows_ascending(row0, nt0));                             \
 		for (int g = 1; g < BLOCK_G; g++)                              \
-			shared &= memcmp(row0, row[g], nt0 * 4) == 0;          \
+			shared &= memcmp(row0, row0 + g * nt0, nt0 * 4) == 0;  \
+		for (int g = 1; !shared && g < BLOCK_G; g++)                   \
+			assert(rows_ascending(row0 + g * nt0, nt0));           \
 		for (uint32_t l = 0;; l++) {                                   \
-			size_t ld = sc->ld[l], zs = sc->widest;                \
-			for (int g = 0; g < BLOCK_G; g++)                      \
-				z[g] = sc->zg + ((l & 1) * BLOCK_G + g) * zs;  \
+			size_t ld = sc->ld[l];                                 \
+			z = sc->zg + (l & 1) * BLOCK_G * zs;                   \
 			if (l == 0 && !shared)                                 \
-				glayer_rows_##SFX(sc->b[l], sc->w[l], ld, tx0, \
-						  row0, nt0, z[0], zs);        \
+				glayer_rows_##SFX(sc->b[l], sc->w[l], ld, x,   \
+						  r, nt, z, zs);               \
 			else                                                   \
-				glayer_shared_##SFX(sc->b[l], sc->w[l], ld,    \
-						    tx[0], l == 0 ? nt0 : zs,  \
-						    row[0], nt, z[0], zs);     \
+				glayer_shared_##SFX(sc->b[l], sc->w[l], ld, x, \
+						    xs, r, nt, z, zs);         \
 			if (l + 1 == L)                                        \
 				break;                                         \
-			for (int g = 0; g < BLOCK_G; g++) {                    \
+			for (int g = 0; g < BLOCK_G; g++)                      \
 				for (size_t j = 0; j < ld; j += (VW)) {        \
-					gvf_##SFX v = GLD(SFX, z[g] + j);       \
+					float *zj = z + g * zs + j;            \
+					gvf_##SFX v = GLD(SFX, zj);             \
 					gvi_##SFX on = v > (gvf_##SFX){ 0 };    \
-					GST(SFX, z[g] + j,                      \
+					GST(SFX, zj,                            \
 					    (gvf_##SFX)((gvi_##SFX)v & on));   \
 				}                                              \
-				tx[g] = z[g];                                  \
-				row[g] = sc->iota;                             \
-			}                                                      \
+			x = z;                                                 \
+			xs = zs;                                               \
+			r = sc->iota;                                          \
 			nt = sc->sizes[l + 1];                                 \
 		}                                                              \
 		for (int g = 0; g < BLOCK_G; g++)                              \
-			memcpy(zc + g * C, z[g], C * sizeof(float));           \
+			memcpy(zc + g * C, z + g * zs, C * sizeof(float));     \
 	}                                                                      \
 	/* block_##SFX by groups, the ragged tail a case at a time */          \
 	ATTR static void groups_##SFX(const struct abi1_block *sc,             \
@@ -221,6 +232,8 @@ struct abi1_block {
 		for (; i + BLOCK_G <= n; i += BLOCK_G)                         \
 			group_##SFX(sc, tx0 + i * nt0, row0 + i * nt0, nt0,    \
 				    zc + i * sc->nclasses);                    \
+		for (size_t k = i; k < n; k++)                                 \
+			assert(rows_ascending(row0 + k * nt0, nt0));           \
 		if (i < n)                                                     \
 			block_##SFX(sc, s, tx0 + i * nt0, row0 + i * nt0, nt0, \
 				    n - i, zc + i * sc->nclasses);             \
@@ -406,17 +419,9 @@ block_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 	struct abi1_block *sc = (struct abi1_block *)sp;
 	uint32_t C = sc->nclasses;
 
-	/* Terms in ascending rows, the order of ABI 1's sums: checked once
-	 * for a run of cases whose rows are the same (all of them, for a
-	 * model of numbers alone). */
-	for (size_t i = 0; i < ncases; i++) {
-		const uint32_t *r = row + i * nterms;
-		if (i > 0 && memcmp(r - nterms, r, nterms * sizeof(*r)) == 0)
-			continue;
-		for (size_t t = 1; t < nterms; t++)
-			assert(r[t - 1] < r[t]);
-	}
+	/* (a block's groups check their rows as they compare them) */
 	if (ncases == 1) {
+		assert(rows_ascending(row, nterms));
 		sc->forward(sc, &sc->s, tx, row, nterms, probs);
 		return;
 	}
