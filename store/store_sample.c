@@ -1015,7 +1015,7 @@ sample_stream_piped(struct store_txn *txn, const char *version,
 	uint8_t *buf[2];
 	uint64_t cases = 0, size = 0;
 	uint32_t i = 0;
-	int rc, recheck = 0, whole_ok, started = 0;
+	int rc, recheck = 0, whole_ok;
 
 	buf[0] = malloc(STORE_CHUNK_MAX);
 	buf[1] = malloc(STORE_CHUNK_MAX);
@@ -1033,7 +1033,6 @@ sample_stream_piped(struct store_txn *txn, const char *version,
 		jobs[0].c = &cs[0];
 		jobs[0].out = buf[0];
 		store_inflater_submit(&f, &jobs[0]);
-		started = 1;
 	}
 	for (i = 0; rc == 0 && i < s->chunks; i++) {
 		struct store_chunk *c = &cs[i % 2];
@@ -1065,8 +1064,7 @@ sample_stream_piped(struct store_txn *txn, const char *version,
 			break;
 		}
 	}
-	if (started)
-		store_inflater_drain(&f);
+	store_inflater_drain(&f);
 	store_inflater_stop(&f);
 	if (rc == 0) {
 		store_map_forget(txn, cs[(s->chunks - 1) % 2].rec,

@@ -2107,6 +2107,14 @@ START_TEST(test_samples)
 					   &(struct sread){ .n = 0 }, &d),
 			 RBA_E_TAMPERED);
 	ck_assert(has_text(d.reason, "chunk 1 of 3 is missing"));
+	/* the stream, whose helper decompresses chunk 0 while chunk 1's
+	 * record is looked for, says the same */
+	rba_detail_clear(&d);
+	ck_assert_int_eq(store_sample_stream(t, "v2", sread_fn,
+					     &(struct sread){ .n = 0 }, &d),
+			 RBA_E_TAMPERED);
+	ck_assert_msg(has_text(d.reason, "chunk 1 of 3 is missing"), "%s",
+		      d.reason);
 	ck_assert_int_eq(store_debug_put_raw(t, "samples", key, klen, p, n, &d),
 			 0);
 	free(p);
