@@ -35,6 +35,7 @@
 #endif
 
 #include "common/buf.h"
+#include "common/fileio.h"
 #include "common/utf8.h"
 
 #define CSV_BLOCK (256u << 10)
@@ -60,6 +61,7 @@ struct csv_reader {
 	void *tap_ctx;
 	struct csv_field *fields;
 	size_t fields_cap;
+	int rec_quoted; /* the last record returned held a quote */
 	int clean; /* memory input all ASCII without a NUL (ascii_clean) */
 	size_t clean_end; /* file input: buf[start, clean_end) is known
 			   * ASCII without a NUL (each block read is
@@ -832,6 +834,7 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 	}
 #ifdef __SSE2__
 	if ((nf = fast_record(r)) != 0) {
+		r->rec_quoted = 0;
 		*fields = r->fields;
 		*nout = nf;
 		return 1;
@@ -860,6 +863,7 @@ csv_reader_next(struct csv_reader *r, const struct csv_field **fields,
 	r->start += reclen < len ? reclen + 1 : reclen;
 	r->consumed += reclen < len ? reclen + 1 : reclen;
 	r->records++;
+	r->rec_quoted = quoted;
 	*fields = r->fields;
 	*nout = nf;
 	return 1;
@@ -1808,7 +1812,8 @@ free_bytes(void *p, size_t cap, uint8_t mapped)
 	free(p);
 }
 
-/* grow_bytes for table array k (0 cells, 1 num, 2 lines, 3 arena). */
+/* grow_bytes for table array k (0 rowat, 1 num, 2 lines, 3 arena,
+ * 4 rowlen). */
 #define TGROW(t, k, ptr, n, size)                                              \
 	((n) * (size) <= (t)->cap[k]                                           \
 		 ? 0                                                           \
@@ -1851,60 +1856,63 @@ fault_ahead(struct csv_table *t, int k, void *base, size_t used)
 }
 
 /*
- * Room in t for one more row of n fields, rec bytes of cells, after
- * ncells cells and alen bytes; before the first row, room for the rows
- * size_hint suggests.  0, or -1 out of memory.
+ * Room in t for one more row of n fields after ncells cells, and for
+ * copy more bytes of arena; before the first row, room for the rows
+ * size_hint suggests from the first one's rec bytes.  0, or -1 out of
+ * memory.
  */
 static int
 row_reserve(struct csv_table *t, size_t n, size_t rec, size_t ncells,
-	    size_t alen, size_t size_hint)
+	    size_t copy, size_t size_hint)
 {
 	if (t->nrows == 0 && size_hint > 0) {
 		/* rows to come, from the first one's length: reserved
 		 * once (pages never touched cost no memory) */
 		size_t est = size_hint / (rec + 1) * 5 / 4 + 16;
-		if (TGROW(t, 0, t->cells, est * n, sizeof(uint32_t)) ||
+		if (TGROW(t, 0, t->rowat, est, sizeof(uint64_t)) ||
 		    TGROW(t, 1, t->num, est * n, sizeof(float)) ||
-		    TGROW(t, 2, t->lines, est, sizeof(unsigned long)))
+		    TGROW(t, 2, t->lines, est, sizeof(unsigned long)) ||
+		    TGROW(t, 4, t->rowlen, est, sizeof(uint32_t)))
 			return -1;
 	}
-	if (TGROW(t, 0, t->cells, ncells + n, sizeof(uint32_t)) ||
+	if (TGROW(t, 0, t->rowat, t->nrows + 1, sizeof(uint64_t)) ||
 	    TGROW(t, 1, t->num, ncells + n, sizeof(float)) ||
 	    TGROW(t, 2, t->lines, t->nrows + 1, sizeof(unsigned long)) ||
-	    TGROW(t, 3, t->arena, alen + rec, 1))
+	    TGROW(t, 3, t->arena, t->arena_len + copy, 1) ||
+	    TGROW(t, 4, t->rowlen, t->nrows + 1, sizeof(uint32_t)))
 		return -1;
-	fault_ahead(t, 0, t->cells, (ncells + n) * sizeof(uint32_t));
+	fault_ahead(t, 0, t->rowat, (t->nrows + 1) * sizeof(uint64_t));
 	fault_ahead(t, 1, t->num, (ncells + n) * sizeof(float));
 	fault_ahead(t, 2, t->lines, (t->nrows + 1) * sizeof(unsigned long));
-	fault_ahead(t, 3, t->arena, alen + rec);
+	fault_ahead(t, 3, t->arena, t->arena_len + copy);
+	fault_ahead(t, 4, t->rowlen, (t->nrows + 1) * sizeof(uint32_t));
 	return 0;
 }
 
-/* The row's n fields (rec bytes with their NULs) into the arena at
- * alen, each cell's offset from ncells on. */
+/*
+ * Where row t->nrows's texts are: its n fields (span bytes from the
+ * first's start to the last's end) read in place when they lie side by
+ * side in the input, one comma apart (no quote moved them; base: the
+ * reader's buffer, whose offsets are the input's); else copied into the
+ * arena, NUL-separated.
+ */
 static void
-row_cells(struct csv_table *t, const struct csv_field *f, size_t n,
-	  size_t rec, size_t ncells, size_t alen)
+row_texts(struct csv_table *t, const struct csv_field *f, size_t n,
+	  size_t span, const uint8_t *base, int in_place)
 {
-	/* Fields side by side in the record (no quote moved them):
-	 * one copy, each comma becoming its field's NUL. */
-	if (n > 0 && f[n - 1].p + f[n - 1].n - f[0].p == (ptrdiff_t)rec - 1) {
-		memcpy(t->arena + alen, f[0].p, rec - 1);
-		t->arena[alen + rec - 1] = 0;
-		for (size_t i = 0; i < n; i++) {
-			size_t at = alen + (size_t)(f[i].p - f[0].p);
-			t->arena[at + f[i].n] = 0;
-			t->cells[ncells + i] = (uint32_t)at;
-		}
+	if (in_place) {
+		t->rowat[t->nrows] = (uint64_t)((const uint8_t *)f[0].p - base);
 	} else {
-		size_t at = alen;
+		size_t at = t->arena_len;
+		t->rowat[t->nrows] = CSV_ROW_COPY | (uint64_t)at;
 		for (size_t i = 0; i < n; i++) {
 			memcpy(t->arena + at, f[i].p, f[i].n);
 			t->arena[at + f[i].n] = 0;
-			t->cells[ncells + i] = (uint32_t)at;
 			at += f[i].n + 1;
 		}
+		t->arena_len = at;
 	}
+	t->rowlen[t->nrows] = (uint32_t)span;
 }
 
 /*
@@ -1949,21 +1957,22 @@ row_numbers(struct csv_table *t, struct csv_checker *c,
 }
 
 /*
- * The whole table in one pass: each record read, checked by the rules
- * of csv_checker (the same errors at the same places), its fields copied
- * into the arena with a NUL each and their numbers parsed once.  Memory:
- * the arena (about the input's bytes), a 4-byte offset and an 8-byte
- * number per cell, and a line per row.
+ * The whole table in one pass over the n bytes at src, read by r (a
+ * memory reader of them): each record checked by the rules of
+ * csv_checker (the same errors at the same places), its numbers parsed
+ * once, its texts left where they are (row_texts).  Memory: a float32
+ * per cell, a line, an offset and a length per row, and the rows with a
+ * quote.
  */
 static int
-table_from_reader(struct csv_reader *r, size_t size_hint,
+table_from_reader(struct csv_reader *r, const char *src, size_t size_hint,
 		  const struct csv_missing *m, struct csv_table **out,
 		  struct rba_detail *d)
 {
 	const struct csv_field *f;
 	struct csv_table *t;
 	struct csv_checker *c = NULL;
-	size_t n, ncells = 0, alen = 0;
+	size_t n, ncells = 0;
 	int rc, err = 0;
 	uint8_t toklen[PINS_TOKEN_LENS] = {0};
 	const char *file = csv_reader_name(r);
@@ -1972,6 +1981,7 @@ table_from_reader(struct csv_reader *r, size_t size_hint,
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		return rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
+	t->src = src;
 	for (size_t i = 0; m != NULL && i < m->n; i++) {
 		size_t l = strlen(m->tok[i]);
 		toklen[l < PINS_TOKEN_LENS ? l : PINS_TOKEN_LENS - 1] = 1;
@@ -1985,29 +1995,21 @@ table_from_reader(struct csv_reader *r, size_t size_hint,
 	t->types = calloc(t->ncols ? t->ncols : 1, sizeof(*t->types));
 	if (t->file == NULL || t->names == NULL || t->types == NULL)
 		goto nomem;
-	/* Cells take about the input's bytes (a NUL for each separator):
-	 * sized once, the arena is not copied over and over as it grows. */
-	if (size_hint > 0 && TGROW(t, 3, t->arena, size_hint + 64, 1))
-		goto nomem;
 	while ((rc = csv_reader_next(r, &f, &n, d)) == 1) {
 		unsigned long line = csv_reader_line(r);
-		size_t rec = 0;
+		size_t rec = 0, span;
+		int in_place = !r->rec_quoted;
 		if (n != t->ncols) {
 			err = ragged(file, line, f, n, t->ncols, d);
 			goto out;
 		}
 		for (size_t i = 0; i < n; i++)
 			rec += f[i].n + 1;
-		if (row_reserve(t, n, rec, ncells, alen, size_hint) != 0)
+		span = (size_t)(f[n - 1].p + f[n - 1].n - f[0].p);
+		if (row_reserve(t, n, rec, ncells, in_place ? 0 : rec,
+				size_hint) != 0)
 			goto nomem;
-		if (alen + rec > UINT32_MAX) {
-			err = rba_fail(d, RBA_E_LIMIT, file, line, 1,
-				       "a table of more than %u bytes of cells",
-				       UINT32_MAX);
-			goto out;
-		}
-		row_cells(t, f, n, rec, ncells, alen);
-		alen += rec;
+		row_texts(t, f, n, in_place ? span : rec - 1, r->buf, in_place);
 		if ((err = row_numbers(t, c, f, n, ncells, line, file, m,
 				       toklen, d)) != 0)
 			goto out;
@@ -2027,7 +2029,6 @@ table_from_reader(struct csv_reader *r, size_t size_hint,
 		if ((err = col_finish(&c->cs[i], file, c->names[i], &t->types[i], d)))
 			goto out;
 	/* a number parsed in a column that turned out text means nothing */
-	t->arena_len = alen;
 	*out = t;
 	t = NULL;
 	goto out;
@@ -2065,14 +2066,19 @@ csv_table_num_release(struct csv_table *t, size_t rows)
 int
 csv_table_load(const char *path, struct csv_table **out, struct rba_detail *d)
 {
-	struct csv_reader *r;
-	int err = csv_reader_open(path, NULL, &r, d);
+	uint8_t *p;
+	size_t n;
+	int err;
 
-	if (err)
+	*out = NULL;
+	if ((err = rba_file_read(path, SIZE_MAX, &p, &n, d)) != 0)
 		return err;
-	err = table_from_reader(r, 0, NULL, out, d);
-	csv_reader_free(r);
-	return err;
+	if ((err = csv_table_load_mem(p, n, path, out, d)) != 0) {
+		free(p);
+		return err;
+	}
+	(*out)->own = p;
+	return 0;
 }
 
 int
@@ -2092,7 +2098,7 @@ csv_table_load_mem_missing(const void *p, size_t n, const char *name,
 
 	if (err)
 		return rba_fail(d, err, name, 0, 0, "%s", rba_strerror(err));
-	err = table_from_reader(r, n, m, out, d);
+	err = table_from_reader(r, p, n, m, out, d);
 	csv_reader_free(r);
 	return err;
 }
@@ -2106,10 +2112,48 @@ csv_table_col(const struct csv_table *t, const char *name)
 	return -1;
 }
 
-const char *
-csv_table_cell(const struct csv_table *t, size_t row, size_t col)
+/* Row row's texts: *len bytes at the pointer returned, fields split by
+ * *sep. */
+static const char *
+row_span(const struct csv_table *t, size_t row, size_t *len, char *sep)
 {
-	return t->arena + t->cells[row * t->ncols + col];
+	uint64_t at = t->rowat[row];
+
+	*len = t->rowlen[row];
+	*sep = at & CSV_ROW_COPY ? '\0' : ',';
+	return at & CSV_ROW_COPY ? t->arena + (at & ~CSV_ROW_COPY)
+				 : t->src + at;
+}
+
+const char *
+csv_table_cell(const struct csv_table *t, size_t row, size_t col, size_t *n)
+{
+	size_t len;
+	char sep;
+	const char *p = row_span(t, row, &len, &sep), *end = p + len, *q;
+
+	for (; col > 0; p++)
+		col -= *p == sep;
+	q = memchr(p, sep, (size_t)(end - p));
+	*n = (size_t)((q != NULL ? q : end) - p);
+	return p;
+}
+
+void
+csv_table_row(const struct csv_table *t, size_t row, const char **p, size_t *n)
+{
+	size_t len, k = 0;
+	char sep;
+	const char *s = row_span(t, row, &len, &sep), *end = s + len;
+
+	for (const char *q = s; q < end; q++)
+		if (*q == sep) {
+			p[k] = s;
+			n[k++] = (size_t)(q - s);
+			s = q + 1;
+		}
+	p[k] = s;
+	n[k] = (size_t)(end - s);
 }
 
 void
@@ -2121,7 +2165,9 @@ csv_table_free(struct csv_table *t)
 		free(t->names[i]);
 	free(t->names);
 	free(t->types);
-	free_bytes(t->cells, t->cap[0], t->mapped[0]);
+	free_bytes(t->rowat, t->cap[0], t->mapped[0]);
+	free_bytes(t->rowlen, t->cap[4], t->mapped[4]);
+	free(t->own);
 	free_bytes(t->num, t->cap[1], t->mapped[1]);
 	free_bytes(t->lines, t->cap[2], t->mapped[2]);
 	free(t->file);

@@ -16,8 +16,9 @@
  *  - csv_reader: streaming, one record at a time, memory bounded by
  *    CSV_MAX_LINE; a tap sees every raw byte read, so a caller can hash
  *    and store the file in the same pass.
- *  - csv_table: a whole file in memory, cells kept as text and, for
- *    numeric columns, as float32.
+ *  - csv_table: a whole file in memory, each numeric cell as float32
+ *    and each cell's text read in place from the caller's bytes (a row
+ *    with a quote, whose texts are unescaped, is kept as a copy).
  */
 #ifndef RBA_CSV_H
 #define RBA_CSV_H
@@ -119,34 +120,41 @@ struct csv_table {
 	size_t ncols, nrows;
 	char **names;		 /* ncols header names, NUL-terminated */
 	enum csv_coltype *types; /* ncols */
-	uint32_t *cells;	 /* nrows * ncols, row-major: offsets in the
-				  * arena of NUL-terminated texts (use
-				  * csv_table_cell) */
 	float *num;		 /* nrows * ncols, each number as the float32
 				  * a model reads (NaN: missing); valid in
 				  * numeric columns */
 	unsigned long *lines;	 /* nrows: line each row started on */
 	char *file;		 /* name used in errors */
-	/* private */
-	char *arena;
+	/* private: the texts (csv_table_cell, csv_table_row) */
+	const char *src;   /* the input's bytes (borrowed, or own) */
+	uint8_t *own;	   /* csv_table_load's copy of the file */
+	uint64_t *rowat;   /* nrows: where a row's fields start, in src
+			    * (comma-separated) or, with CSV_ROW_COPY, in
+			    * arena (NUL-separated) */
+	uint32_t *rowlen;  /* nrows: bytes from a row's first field's
+			    * start to its last field's end */
+	char *arena;	   /* the rows with a quote, unescaped */
 	size_t arena_len;
-	size_t cap[4];	   /* bytes held: cells, num, lines, arena */
-	uint8_t mapped[4]; /* held as a mapping (large), not malloc's */
-	size_t faulted[4]; /* bytes of a mapping faulted in ahead */
+	size_t cap[5];	   /* bytes held: rowat, num, lines, arena, rowlen */
+	uint8_t mapped[5]; /* held as a mapping (large), not malloc's */
+	size_t faulted[5]; /* bytes of a mapping faulted in ahead */
 };
+#define CSV_ROW_COPY ((uint64_t)1 << 63)
 
 /*
  * csv_table_load_mem with missing-value tokens m (NULL: none): a cell
  * holding one of them in a column whose other values are numbers is a
- * missing value, NaN in num.
+ * missing value, NaN in num.  p is borrowed until csv_table_free.
  */
 int csv_table_load_mem_missing(const void *p, size_t n, const char *name,
 			       const struct csv_missing *m,
 			       struct csv_table **out, struct rba_detail *d);
-/* Loads path.  0 or an error as above; d gets FILE:LINE:COL. */
+/* Loads path (read whole, held by the table).  0 or an error as above;
+ * d gets FILE:LINE:COL. */
 int csv_table_load(const char *path, struct csv_table **out,
 		   struct rba_detail *d);
-/* Loads from memory; name is used in errors. */
+/* Loads from memory; name is used in errors.  The table reads its texts
+ * from p: the n bytes are borrowed until csv_table_free. */
 int csv_table_load_mem(const void *p, size_t n, const char *name,
 		       struct csv_table **out, struct rba_detail *d);
 /*
@@ -160,7 +168,16 @@ int csv_table_load_mem(const void *p, size_t n, const char *name,
 void csv_table_num_release(struct csv_table *t, size_t rows);
 /* Column index by name, or -1. */
 long csv_table_col(const struct csv_table *t, const char *name);
-const char *csv_table_cell(const struct csv_table *t, size_t row, size_t col);
+/*
+ * The text of a cell, *n bytes at the pointer returned (not
+ * NUL-terminated; quotes removed), found by walking its row to column
+ * col: for a cell now and then.  csv_table_row gives a whole row.
+ */
+const char *csv_table_cell(const struct csv_table *t, size_t row, size_t col,
+			   size_t *n);
+/* The texts of row's ncols cells into p[] and n[], in one walk. */
+void csv_table_row(const struct csv_table *t, size_t row, const char **p,
+		   size_t *n);
 void csv_table_free(struct csv_table *t);
 
 /*

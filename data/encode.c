@@ -79,27 +79,31 @@ encode_feature_name(const struct encode_spec *s, uint32_t f,
 	}
 }
 
-/* A distinct text and its place in the first-seen order. */
+/* A distinct text (n bytes at s) and its place in the first-seen order. */
 struct dist_item {
 	const char *s;
+	size_t n;
 	uint32_t id;
 };
 
 static int
 cmp_item(const void *a, const void *b)
 {
-	/* strcmp compares as unsigned char: a bytewise order. */
-	return strcmp(((const struct dist_item *)a)->s,
-		      ((const struct dist_item *)b)->s);
+	const struct dist_item *x = a, *y = b;
+	/* memcmp compares as unsigned char, then the shorter first:
+	 * strcmp's bytewise order (a text holds no NUL) */
+	int c = memcmp(x->s, y->s, x->n < y->n ? x->n : y->n);
+
+	return c != 0 ? c : (x->n > y->n) - (x->n < y->n);
 }
 
 static uint32_t
-text_hash(const char *s)
+text_hash(const char *s, size_t n)
 {
 	uint32_t h = 2166136261u; /* FNV-1a */
 
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 16777619u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
 	return h;
 }
 
@@ -122,11 +126,13 @@ distinct_ids(const struct csv_table *t, size_t c, struct dist_item **itp,
 		goto nomem;
 	memset(slot, 0xff, cap * sizeof(uint32_t));
 	for (size_t r = 0; r < t->nrows; r++) {
-		const char *v = csv_table_cell(t, r, c);
-		uint32_t h = text_hash(v);
+		size_t vn;
+		const char *v = csv_table_cell(t, r, c, &vn);
+		uint32_t h = text_hash(v, vn);
 		size_t i = h & (cap - 1);
 		while (slot[i] != UINT32_MAX &&
-		       (hv[slot[i]] != h || strcmp(it[slot[i]].s, v) != 0))
+		       (hv[slot[i]] != h || it[slot[i]].n != vn ||
+			memcmp(it[slot[i]].s, v, vn) != 0))
 			i = (i + 1) & (cap - 1);
 		if (slot[i] == UINT32_MAX) {
 			if (nd == capit) {
@@ -143,6 +149,7 @@ distinct_ids(const struct csv_table *t, size_t c, struct dist_item **itp,
 					goto nomem;
 			}
 			it[nd].s = v;
+			it[nd].n = vn;
 			it[nd].id = (uint32_t)nd;
 			hv[nd] = h;
 			slot[i] = (uint32_t)nd++;
@@ -218,7 +225,7 @@ distinct_sorted(const struct csv_table *t, size_t c, char ***out, uint32_t *n,
 		return RBA_E_NOMEM;
 	}
 	for (size_t i = 0; i < k; i++) {
-		if (strlen(it[i].s) > ENCODE_MAX_TEXT) {
+		if (it[i].n > ENCODE_MAX_TEXT) {
 			free(it);
 			free(rank);
 			rba_strv_free(res, k);
@@ -228,7 +235,11 @@ distinct_sorted(const struct csv_table *t, size_t c, char ***out, uint32_t *n,
 					"%u bytes",
 					t->names[c], ENCODE_MAX_TEXT);
 		}
-		res[i] = strdup(it[i].s);
+		res[i] = malloc(it[i].n + 1);
+		if (res[i] != NULL) {
+			memcpy(res[i], it[i].s, it[i].n);
+			res[i][it[i].n] = '\0';
+		}
 		if (res[i] == NULL) {
 			free(it);
 			free(rank);
@@ -348,9 +359,10 @@ static size_t
 first_non_numeric(const struct csv_table *t, size_t c)
 {
 	for (size_t r = 0; r < t->nrows; r++) {
-		const char *s = csv_table_cell(t, r, c);
+		size_t n;
+		const char *s = csv_table_cell(t, r, c, &n);
 		double v;
-		if (csv_parse_number(s, strlen(s), &v) != 0)
+		if (csv_parse_number(s, n, &v) != 0)
 			return r;
 	}
 	return 0;
@@ -370,6 +382,14 @@ feature_column(const struct encode_spec *s, uint32_t f)
 	return NULL;
 }
 
+/* 1 when v standardizes to a finite float32 or stays missing (NaN):
+ * encode_standardize's expression, so the same float32 result. */
+static int
+standardize_takes(const struct encode_spec *spec, uint32_t f, float v)
+{
+	return v != v || isfinite((v - spec->mean[f]) / spec->scale[f]);
+}
+
 int
 encode_standardize_check(const struct encode_spec *spec, uint32_t f, float v,
 			 const char *text, const char *file,
@@ -379,9 +399,7 @@ encode_standardize_check(const struct encode_spec *spec, uint32_t f, float v,
 	const struct encode_column *c;
 	char num[32];
 
-	/* encode_standardize's expression, so the same float32 result.  A
-	 * missing value (NaN) stays missing. */
-	if (v != v || isfinite((v - spec->mean[f]) / spec->scale[f]))
+	if (standardize_takes(spec, f, v))
 		return 0;
 	c = feature_column(spec, f);
 	if (text == NULL) {
@@ -425,9 +443,18 @@ fit_range_check(const struct pins *p, const struct csv_table *t,
 				f += encode_column_width(&spec->columns[c]);
 				continue;
 			}
-			err = encode_standardize_check(
-				spec, f, xr[f], csv_table_cell(t, r, src[c]),
-				t->file, t->lines[r], 0, d);
+			if (!standardize_takes(spec, f, xr[f])) {
+				/* the text as the message shows it (64 bytes) */
+				char shown[65];
+				size_t n;
+				const char *cell = csv_table_cell(t, r, src[c], &n);
+				n = n < sizeof(shown) - 1 ? n : sizeof(shown) - 1;
+				memcpy(shown, cell, n);
+				shown[n] = '\0';
+				err = encode_standardize_check(spec, f, xr[f], shown,
+							       t->file, t->lines[r],
+							       0, d);
+			}
 			f++;
 		}
 	}
@@ -583,14 +610,15 @@ fit_columns(const struct pins *p, const struct csv_table *t, long label_col,
 		} else {
 			col->kind = ENCODE_NUMERIC;
 			if (t->types[c] != CSV_NUMERIC) {
-				size_t r = first_non_numeric(t, c);
+				size_t r = first_non_numeric(t, c), cn;
+				const char *cell = csv_table_cell(t, r, c, &cn);
 				rba_detail_key(d, name);
 				return rba_fail(d, RBA_E_SCHEMA, t->file,
 						t->lines[r], 0,
 						"column '%s' is not numeric "
-						"('%s'): declare it categorical "
+						"('%.*s'): declare it categorical "
 						"or exclude it",
-						name, csv_table_cell(t, r, c));
+						name, (int)cn, cell);
 			}
 			nf++;
 		}
@@ -643,15 +671,17 @@ fit_rows(const struct pins *p, const struct csv_table *t, size_t nf,
 			if (col->kind == ENCODE_NUMERIC) {
 				float v = t->num[r * t->ncols + src[c]];
 				if (v != v && takes_no_missing(p)) {
+					size_t cn;
+					const char *cell = csv_table_cell(
+						t, r, src[c], &cn);
 					rba_detail_key(d, col->name);
 					return rba_fail(
 						d, RBA_E_SCHEMA, t->file, t->lines[r], 0,
 						"column '%s' has a missing value "
-						"('%s') and a network takes none "
+						"('%.*s') and a network takes none "
 						"unless data.impute is declared "
 						"(mean or a number)",
-						col->name,
-						csv_table_cell(t, r, src[c]));
+						col->name, (int)cn, cell);
 				}
 				xr[f++] = v;
 				continue;
@@ -988,16 +1018,19 @@ int
 encode_table(const struct encode_spec *spec, const struct csv_table *t,
 	     float *x, struct rba_detail *d)
 {
-	size_t *src;
-	const char **vals;
+	size_t *src, *cn, nc = t->ncols ? t->ncols : 1;
+	const char **vals, **cp;
+	char *text = NULL;
+	size_t tcap = 0;
 	int err = 0;
 
 	src = malloc((spec->ncolumns ? spec->ncolumns : 1) * sizeof(*src));
 	vals = malloc((spec->ncolumns ? spec->ncolumns : 1) * sizeof(*vals));
-	if (src == NULL || vals == NULL) {
-		free(src);
-		free(vals);
-		return RBA_E_NOMEM;
+	cp = malloc(nc * sizeof(*cp));
+	cn = malloc(nc * sizeof(*cn));
+	if (src == NULL || vals == NULL || cp == NULL || cn == NULL) {
+		err = RBA_E_NOMEM;
+		goto out;
 	}
 	for (uint32_t c = 0; c < spec->ncolumns; c++) {
 		long col = csv_table_col(t, spec->columns[c].name);
@@ -1011,8 +1044,26 @@ encode_table(const struct encode_spec *spec, const struct csv_table *t,
 		src[c] = (size_t)col;
 	}
 	for (size_t r = 0; r < t->nrows; r++) {
+		size_t need = 0, at = 0;
+		/* the row's texts, each NUL-terminated, as encode_one takes */
+		csv_table_row(t, r, cp, cn);
 		for (uint32_t c = 0; c < spec->ncolumns; c++)
-			vals[c] = csv_table_cell(t, r, src[c]);
+			need += cn[src[c]] + 1;
+		if (need > tcap) {
+			char *nt = realloc(text, need);
+			if (nt == NULL) {
+				err = RBA_E_NOMEM;
+				goto out;
+			}
+			text = nt;
+			tcap = need;
+		}
+		for (uint32_t c = 0; c < spec->ncolumns; c++) {
+			memcpy(text + at, cp[src[c]], cn[src[c]]);
+			text[at + cn[src[c]]] = '\0';
+			vals[c] = text + at;
+			at += cn[src[c]] + 1;
+		}
 		err = encode_one(spec, vals, NULL, x + r * spec->nfeatures,
 				 t->file, t->lines[r], d);
 		if (err != 0)
@@ -1021,5 +1072,8 @@ encode_table(const struct encode_spec *spec, const struct csv_table *t,
 out:
 	free(src);
 	free(vals);
+	free(cp);
+	free(cn);
+	free(text);
 	return err;
 }

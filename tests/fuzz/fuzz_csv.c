@@ -58,9 +58,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (csv_table_col(t, t->names[c]) != (long)c)
 				fuzz_fail("column %zu not found by name", c);
 		}
-		for (size_t i = 0; i < t->nrows; i++)
-			for (size_t c = 0; c < t->ncols; c++)
-				(void)strlen(csv_table_cell(t, i, c));
+		/* every cell's text is the reader's field, one at a time
+		 * and a row at a time */
+		if (csv_reader_open_mem(data, size, "fuzz.csv", &r) != 0)
+			goto out;
+		(void)csv_reader_next(r, &f, &n, &d); /* the header */
+		for (size_t i = 0; i < t->nrows; i++) {
+			const char *rp[CSV_MAX_FIELDS];
+			size_t rn[CSV_MAX_FIELDS];
+			if (csv_reader_next(r, &f, &n, &d) != 1 || n != t->ncols)
+				fuzz_fail("row %zu is not the reader's", i);
+			csv_table_row(t, i, rp, rn);
+			for (size_t c = 0; c < t->ncols; c++) {
+				size_t cn;
+				const char *p = csv_table_cell(t, i, c, &cn);
+				if (cn != f[c].n || memcmp(p, f[c].p, cn) != 0 ||
+				    rn[c] != cn || memcmp(rp[c], p, cn) != 0)
+					fuzz_fail("cell %zu,%zu is not the reader's "
+						  "field", i, c);
+			}
+		}
+		csv_reader_free(r);
 	}
 out:
 	csv_table_free(t);
