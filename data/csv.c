@@ -62,7 +62,6 @@ struct csv_reader {
 	struct csv_field *fields;
 	size_t fields_cap;
 	int rec_quoted; /* the last record returned held a quote */
-	int clean; /* memory input all ASCII without a NUL (ascii_clean) */
 	size_t clean_end; /* file input: buf[start, clean_end) is known
 			   * ASCII without a NUL (each block read is
 			   * checked once, while all before it was) */
@@ -212,7 +211,6 @@ csv_reader_open_mem(const void *p, size_t n, const char *name,
 	r->cap = n;
 	r->end = n;
 	r->eof = 1;
-	r->clean = ascii_clean(p, n);
 	*out = r;
 	return 0;
 }
@@ -479,7 +477,7 @@ record_check(struct csv_reader *r, struct rba_detail *d, size_t reclen,
 	rec = r->buf + r->start;
 	if (r->fd >= 0 && r->start + reclen <= r->clean_end)
 		return 0; /* read as ASCII without a NUL (fill) */
-	if (!r->clean && !rba_utf8_valid(rec, reclen, &bad)) {
+	if (!rba_utf8_valid(rec, reclen, &bad)) {
 		locate(rec, bad, r->line, &l, &c);
 		return fail(r, d, RBA_E_ENCODING, l, c, "%s", "invalid UTF-8");
 	}
@@ -487,7 +485,7 @@ record_check(struct csv_reader *r, struct rba_detail *d, size_t reclen,
 	 * string (the table's cells and header names, a sample's texts):
 	 * two names that differ only after it would become one. */
 	{
-		const uint8_t *z = r->clean ? NULL : memchr(rec, 0, reclen);
+		const uint8_t *z = memchr(rec, 0, reclen);
 		if (z != NULL) {
 			locate(rec, (size_t)(z - rec), r->line, &l, &c);
 			return fail(r, d, RBA_E_ENCODING, l, c, "%s", "NUL byte");
@@ -743,12 +741,14 @@ split_quoted(struct csv_reader *r, struct rba_detail *d, uint8_t *rec,
 #ifdef __SSE2__
 /*
  * The common record in one pass over its bytes, 16 at a time: commas,
- * the newline and any quote found by three comparisons of one vector,
+ * the newline and any quote, NUL or non-ASCII byte found by comparisons
+ * of one vector,
  * the fields stored as split_plain_short stores them.  Taken only for a
  * data record (the header has its own CR rule) that ends with a
- * newline within the bytes held, holds no quote, is known ASCII
- * without a NUL (what record_check would find) and has fewer fields
- * than r->fields holds; 0 for anything else, nothing changed, and
+ * newline within the bytes held, holds no quote, is ASCII without a
+ * NUL (seen in the same vectors: what record_check would find
+ * otherwise) and has fewer fields than r->fields holds; 0 for
+ * anything else, nothing changed, and
  * csv_reader_next's steps take it.  Its count of fields otherwise,
  * the reader moved past it.
  */
@@ -774,7 +774,11 @@ fast_record(struct csv_reader *r)
 		v = _mm_loadu_si128((const __m128i *)(const void *)(rec + i));
 		mc = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma));
 		mn = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl));
-		mq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote));
+		/* a quote, a NUL or a byte over 127: the general steps */
+		mq = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+				     _mm_cmpeq_epi8(v, _mm_setzero_si128())),
+			v));
 		if (mn != 0) { /* only what comes before the newline */
 			unsigned before = (mn & -mn) - 1;
 			mc &= before;
@@ -798,10 +802,8 @@ fast_record(struct csv_reader *r)
 			break;
 		}
 	}
-	/* over the length cap (the general steps say so), or not known
-	 * ASCII without a NUL (record_check looks) */
-	if (stop > CSV_MAX_LINE ||
-	    (r->fd >= 0 ? r->start + stop > r->clean_end : !r->clean))
+	/* over the length cap (the general steps say so) */
+	if (stop > CSV_MAX_LINE)
 		return 0;
 	f[nf].p = (const char *)rec + s;
 	f[nf].n = stop - s - (stop > s && rec[stop - 1] == '\r');
@@ -1856,15 +1858,20 @@ fault_ahead(struct csv_table *t, int k, void *base, size_t used)
 }
 
 /*
- * Room in t for one more row of n fields after ncells cells, and for
- * copy more bytes of arena; before the first row, room for the rows
- * size_hint suggests from the first one's rec bytes.  0, or -1 out of
- * memory.
+ * Room in t for the rows to come, n fields each, after ncells cells,
+ * and for copy more bytes of arena: grown and faulted in for a run of
+ * rows (about 65,536 cells) at once, *ready_rows and *ready_cells
+ * saying how far; before the first row, room for the rows size_hint
+ * suggests from the first one's rec bytes.  0, or -1 out of memory.
  */
 static int
 row_reserve(struct csv_table *t, size_t n, size_t rec, size_t ncells,
-	    size_t copy, size_t size_hint)
+	    size_t copy, size_t size_hint, size_t *ready_rows,
+	    size_t *ready_cells)
 {
+	size_t rows = t->nrows + 65536 / (n + 1) + 1;
+	size_t cells = ncells + (rows - t->nrows) * n;
+
 	if (t->nrows == 0 && size_hint > 0) {
 		/* rows to come, from the first one's length: reserved
 		 * once (pages never touched cost no memory) */
@@ -1875,17 +1882,19 @@ row_reserve(struct csv_table *t, size_t n, size_t rec, size_t ncells,
 		    TGROW(t, 4, t->rowlen, est, sizeof(uint32_t)))
 			return -1;
 	}
-	if (TGROW(t, 0, t->rowat, t->nrows + 1, sizeof(uint64_t)) ||
-	    TGROW(t, 1, t->num, ncells + n, sizeof(float)) ||
-	    TGROW(t, 2, t->lines, t->nrows + 1, sizeof(unsigned long)) ||
+	if (TGROW(t, 0, t->rowat, rows, sizeof(uint64_t)) ||
+	    TGROW(t, 1, t->num, cells, sizeof(float)) ||
+	    TGROW(t, 2, t->lines, rows, sizeof(unsigned long)) ||
 	    TGROW(t, 3, t->arena, t->arena_len + copy, 1) ||
-	    TGROW(t, 4, t->rowlen, t->nrows + 1, sizeof(uint32_t)))
+	    TGROW(t, 4, t->rowlen, rows, sizeof(uint32_t)))
 		return -1;
-	fault_ahead(t, 0, t->rowat, (t->nrows + 1) * sizeof(uint64_t));
-	fault_ahead(t, 1, t->num, (ncells + n) * sizeof(float));
-	fault_ahead(t, 2, t->lines, (t->nrows + 1) * sizeof(unsigned long));
+	fault_ahead(t, 0, t->rowat, rows * sizeof(uint64_t));
+	fault_ahead(t, 1, t->num, cells * sizeof(float));
+	fault_ahead(t, 2, t->lines, rows * sizeof(unsigned long));
 	fault_ahead(t, 3, t->arena, t->arena_len + copy);
-	fault_ahead(t, 4, t->rowlen, (t->nrows + 1) * sizeof(uint32_t));
+	fault_ahead(t, 4, t->rowlen, rows * sizeof(uint32_t));
+	*ready_rows = rows;
+	*ready_cells = cells;
 	return 0;
 }
 
@@ -1929,10 +1938,13 @@ row_numbers(struct csv_table *t, struct csv_checker *c,
 {
 	const char *limit = (const char *)c->r->buf + c->r->end;
 	int room = n > 0 && limit - (f[n - 1].p + f[n - 1].n) >= 16, err;
+	float *num = t->num + ncells;
+	struct colstate *cs = c->cs;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct csv_field *fi = &f[i];
-		double v = 0.0;
+		double v, w = 0.0; /* v never leaves a register; w is the
+				    * general parse's */
 		int tok = toklen[fi->n < PINS_TOKEN_LENS ? fi->n
 							 : PINS_TOKEN_LENS - 1] &&
 			  csv_is_missing(m, fi->p, fi->n);
@@ -1940,18 +1952,19 @@ row_numbers(struct csv_table *t, struct csv_checker *c,
 		    (quick_number(fi->p, fi->n, room, &v) ||
 		     (room ? fast_field(fi->p, fi->n, &v)
 			   : fast_field_at(fi->p, fi->n, limit, &v)))) {
-			c->cs[i].numbers++;
-		} else {
-			err = col_see(&c->cs[i], fi, line, file, c->names[i], m,
-				      NULL, NULL, d);
-			if (err)
-				return err;
-			if (tok)
-				v = NAN;
-			else if (csv_parse_number(fi->p, fi->n, &v) != 0)
-				v = 0.0;
+			cs[i].numbers++;
+			num[i] = (float)v;
+			continue;
 		}
-		t->num[ncells++] = (float)v;
+		err = col_see(&cs[i], fi, line, file, c->names[i], m, NULL,
+			      NULL, d);
+		if (err)
+			return err;
+		if (tok)
+			w = NAN;
+		else if (csv_parse_number(fi->p, fi->n, &w) != 0)
+			w = 0.0;
+		num[i] = (float)w;
 	}
 	return 0;
 }
@@ -1972,7 +1985,7 @@ table_from_reader(struct csv_reader *r, const char *src, size_t size_hint,
 	const struct csv_field *f;
 	struct csv_table *t;
 	struct csv_checker *c = NULL;
-	size_t n, ncells = 0;
+	size_t n, ncells = 0, ready_rows = 0, ready_cells = 0;
 	int rc, err = 0;
 	uint8_t toklen[PINS_TOKEN_LENS] = {0};
 	const char *file = csv_reader_name(r);
@@ -1997,17 +2010,25 @@ table_from_reader(struct csv_reader *r, const char *src, size_t size_hint,
 		goto nomem;
 	while ((rc = csv_reader_next(r, &f, &n, d)) == 1) {
 		unsigned long line = csv_reader_line(r);
-		size_t rec = 0, span;
+		size_t span, rec;
 		int in_place = !r->rec_quoted;
 		if (n != t->ncols) {
 			err = ragged(file, line, f, n, t->ncols, d);
 			goto out;
 		}
-		for (size_t i = 0; i < n; i++)
-			rec += f[i].n + 1;
+		/* the bytes of its fields with a NUL each: in place, the
+		 * span and its commas */
 		span = (size_t)(f[n - 1].p + f[n - 1].n - f[0].p);
-		if (row_reserve(t, n, rec, ncells, in_place ? 0 : rec,
-				size_hint) != 0)
+		rec = span + 1;
+		if (!in_place) {
+			rec = 0;
+			for (size_t i = 0; i < n; i++)
+				rec += f[i].n + 1;
+		}
+		if ((t->nrows >= ready_rows || ncells + n > ready_cells ||
+		     !in_place) &&
+		    row_reserve(t, n, rec, ncells, in_place ? 0 : rec, size_hint,
+				&ready_rows, &ready_cells) != 0)
 			goto nomem;
 		row_texts(t, f, n, in_place ? span : rec - 1, r->buf, in_place);
 		if ((err = row_numbers(t, c, f, n, ncells, line, file, m,
