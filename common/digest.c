@@ -79,35 +79,85 @@ rba_hasher_init(struct rba_hasher *h)
 	}
 }
 
+/* Tops up st's partial block from *p (moved on): the block goes in
+ * when it fills, else *n ends at 0. */
+static void
+ni_fill(struct ni_state *st, const uint8_t **p, size_t *n)
+{
+	size_t take;
+
+	if (st->used == 0)
+		return;
+	take = 64 - st->used < *n ? 64 - st->used : *n;
+	memcpy(st->buf + st->used, *p, take);
+	st->used += (uint32_t)take;
+	st->bytes += take;
+	*p += take;
+	*n -= take;
+	if (st->used == 64) {
+		sha256_ni_blocks(st->h, st->buf, 1);
+		st->used = 0;
+	}
+}
+
+/* n bytes at b into st: its partial block, whole blocks, the rest kept. */
+static void
+ni_update(struct ni_state *st, const uint8_t *b, size_t n)
+{
+	ni_fill(st, &b, &n);
+	if (n >= 64) {
+		sha256_ni_blocks(st->h, b, n / 64);
+		st->bytes += n & ~(size_t)63;
+		b += n & ~(size_t)63;
+		n &= 63;
+	}
+	memcpy(st->buf + st->used, b, n);
+	st->used += (uint32_t)n;
+	st->bytes += n;
+}
+
 void
 rba_hasher_update(struct rba_hasher *h, const void *p, size_t n)
 {
-	struct ni_state *st = (struct ni_state *)h->state;
-	const uint8_t *b = p;
-
 	if (h->state[ENGINE_BYTE] != ENGINE_NI) {
 		crypto_hash_sha256_update((crypto_hash_sha256_state *)h->state, p, n);
 		return;
 	}
-	st->bytes += n;
-	if (st->used > 0) {
-		size_t take = 64 - st->used < n ? 64 - st->used : n;
-		memcpy(st->buf + st->used, b, take);
-		st->used += (uint32_t)take;
-		b += take;
-		n -= take;
-		if (st->used < 64)
-			return;
-		sha256_ni_blocks(st->h, st->buf, 1);
-		st->used = 0;
+	ni_update((struct ni_state *)h->state, p, n);
+}
+
+void
+rba_hasher_update2(struct rba_hasher *a, const void *pa, size_t na,
+		   struct rba_hasher *b, const void *pb, size_t nb)
+{
+	struct ni_state *sa = (struct ni_state *)a->state;
+	struct ni_state *sb = (struct ni_state *)b->state;
+	const uint8_t *xa = pa, *xb = pb;
+	size_t k;
+
+	if (a->state[ENGINE_BYTE] != ENGINE_NI ||
+	    b->state[ENGINE_BYTE] != ENGINE_NI) {
+		rba_hasher_update(a, pa, na);
+		rba_hasher_update(b, pb, nb);
+		return;
 	}
-	if (n >= 64) {
-		sha256_ni_blocks(st->h, b, n / 64);
-		b += n & ~(size_t)63;
-		n &= 63;
+	/* each partial block first; then the whole blocks the two have
+	 * in common side by side (none when a partial block is still
+	 * open: its input is used up) */
+	ni_fill(sa, &xa, &na);
+	ni_fill(sb, &xb, &nb);
+	k = (na < nb ? na : nb) / 64;
+	if (k > 0) {
+		sha256_ni_blocks2(sa->h, xa, sb->h, xb, k);
+		sa->bytes += 64 * k;
+		sb->bytes += 64 * k;
+		xa += 64 * k;
+		xb += 64 * k;
+		na -= 64 * k;
+		nb -= 64 * k;
 	}
-	memcpy(st->buf, b, n);
-	st->used = (uint32_t)n;
+	ni_update(sa, xa, na);
+	ni_update(sb, xb, nb);
 }
 
 void

@@ -26,6 +26,13 @@ int rba_crypto_init(void);
 
 void rba_hasher_init(struct rba_hasher *h);
 void rba_hasher_update(struct rba_hasher *h, const void *p, size_t n);
+/*
+ * rba_hasher_update(a, pa, na) and rba_hasher_update(b, pb, nb), the
+ * two messages' blocks hashed side by side where the engine gains by it
+ * (SHA-NI: about 1.45x the speed of one after the other).
+ */
+void rba_hasher_update2(struct rba_hasher *a, const void *pa, size_t na,
+			struct rba_hasher *b, const void *pb, size_t nb);
 void rba_hasher_final(struct rba_hasher *h, struct rba_digest *out);
 
 void rba_digest_bytes(const void *p, size_t n, struct rba_digest *out);

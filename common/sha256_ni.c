@@ -84,6 +84,78 @@ sha256_ni_blocks(uint32_t state[8], const uint8_t *data, size_t nblocks)
 	_mm_storeu_si128((__m128i *)&state[4], s1);
 }
 
+/* The state words as the instructions hold them (ABEF, CDGH), and back. */
+#define NI_LOAD(state, s0, s1)                                                 \
+	do {                                                                   \
+		__m128i t_ = _mm_loadu_si128((const __m128i *)&(state)[0]);    \
+		s1 = _mm_loadu_si128((const __m128i *)&(state)[4]);            \
+		t_ = _mm_shuffle_epi32(t_, 0xb1);      /* CDAB */              \
+		s1 = _mm_shuffle_epi32(s1, 0x1b);      /* EFGH */              \
+		s0 = _mm_alignr_epi8(t_, s1, 8);       /* ABEF */              \
+		s1 = _mm_blend_epi16(s1, t_, 0xf0);    /* CDGH */              \
+	} while (0)
+#define NI_STORE(state, s0, s1)                                                \
+	do {                                                                   \
+		__m128i t_ = _mm_shuffle_epi32(s0, 0x1b); /* FEBA */           \
+		s1 = _mm_shuffle_epi32(s1, 0xb1);	   /* DCHG */           \
+		s0 = _mm_blend_epi16(t_, s1, 0xf0);	   /* DCBA */           \
+		s1 = _mm_alignr_epi8(s1, t_, 8);	   /* HGFE */           \
+		_mm_storeu_si128((__m128i *)&(state)[0], s0);                  \
+		_mm_storeu_si128((__m128i *)&(state)[4], s1);                  \
+	} while (0)
+/* Four rounds of one stream: message words w[i] (loaded or expanded). */
+#define NI_ROUNDS(w, i, data, s0, s1)                                          \
+	do {                                                                   \
+		__m128i m_;                                                    \
+		if ((i) < 4) {                                                 \
+			w[i] = _mm_shuffle_epi8(                               \
+				_mm_loadu_si128((const __m128i *)((data) + 16 * (i))), \
+				bswap);                                        \
+		} else {                                                       \
+			m_ = _mm_sha256msg1_epu32(w[(i) - 4], w[(i) - 3]);     \
+			m_ = _mm_add_epi32(m_, _mm_alignr_epi8(w[(i) - 1],     \
+							       w[(i) - 2], 4));\
+			w[i] = _mm_sha256msg2_epu32(m_, w[(i) - 1]);           \
+		}                                                              \
+		m_ = _mm_add_epi32(w[i],                                       \
+				   _mm_loadu_si128((const __m128i *)&K[4 * (i)])); \
+		s1 = _mm_sha256rnds2_epu32(s1, s0, m_);                        \
+		m_ = _mm_shuffle_epi32(m_, 0x0e);                              \
+		s0 = _mm_sha256rnds2_epu32(s0, s1, m_);                        \
+	} while (0)
+
+/*
+ * Two independent messages a block each at a time, their rounds side by
+ * side: each round instruction waits on the one before it in its own
+ * message only, so a core whose round unit takes a new instruction
+ * before the last one's result is out works on both at once.  Each
+ * state ends as sha256_ni_blocks would leave it.
+ */
+__attribute__((target("sha,sse4.1,ssse3"))) void
+sha256_ni_blocks2(uint32_t sa[8], const uint8_t *da, uint32_t sb[8],
+		  const uint8_t *db, size_t nblocks)
+{
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bll,
+					     0x0405060700010203ll);
+	__m128i a0, a1, b0, b1, wa[16], wb[16];
+
+	NI_LOAD(sa, a0, a1);
+	NI_LOAD(sb, b0, b1);
+	for (; nblocks > 0; nblocks--, da += 64, db += 64) {
+		__m128i ea = a0, fa = a1, eb = b0, fb = b1;
+		for (int i = 0; i < 16; i++) {
+			NI_ROUNDS(wa, i, da, a0, a1);
+			NI_ROUNDS(wb, i, db, b0, b1);
+		}
+		a0 = _mm_add_epi32(a0, ea);
+		a1 = _mm_add_epi32(a1, fa);
+		b0 = _mm_add_epi32(b0, eb);
+		b1 = _mm_add_epi32(b1, fb);
+	}
+	NI_STORE(sa, a0, a1);
+	NI_STORE(sb, b0, b1);
+}
+
 #else
 
 int
@@ -97,6 +169,17 @@ sha256_ni_blocks(uint32_t state[8], const uint8_t *data, size_t nblocks)
 {
 	(void)state;
 	(void)data;
+	(void)nblocks;
+}
+
+void
+sha256_ni_blocks2(uint32_t sa[8], const uint8_t *da, uint32_t sb[8],
+		  const uint8_t *db, size_t nblocks)
+{
+	(void)sa;
+	(void)da;
+	(void)sb;
+	(void)db;
 	(void)nblocks;
 }
 

@@ -14,5 +14,9 @@ int sha256_ni_available(void);
 
 /* Compresses nblocks 64-byte blocks into state (h0..h7, host order). */
 void sha256_ni_blocks(uint32_t state[8], const uint8_t *data, size_t nblocks);
+/* sha256_ni_blocks of nblocks at da into sa and of nblocks at db into
+ * sb, the two interleaved (faster than one after the other). */
+void sha256_ni_blocks2(uint32_t sa[8], const uint8_t *da, uint32_t sb[8],
+		       const uint8_t *db, size_t nblocks);
 
 #endif

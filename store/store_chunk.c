@@ -122,6 +122,27 @@ store_chunk_seal_ok(const struct store_chunk *c)
 	return memcmp(got.b, c->rec + c->rec_len - SEAL_LEN, SEAL_LEN) == 0;
 }
 
+/*
+ * n bytes at p into h, and c's seal checked (1 when it holds or c has
+ * none), the two hashes side by side (rba_hasher_update2).
+ */
+static int
+hash_and_seal(struct rba_hasher *h, const void *p, size_t n,
+	      const struct store_chunk *c)
+{
+	struct rba_hasher sh;
+	struct rba_digest got;
+
+	if (c == NULL || !c->sealed) {
+		rba_hasher_update(h, p, n);
+		return 1;
+	}
+	rba_hasher_init(&sh);
+	rba_hasher_update2(h, p, n, &sh, c->rec, c->rec_len - SEAL_LEN);
+	rba_hasher_final(&sh, &got);
+	return memcmp(got.b, c->rec + c->rec_len - SEAL_LEN, SEAL_LEN) == 0;
+}
+
 int
 store_chunk_split(const MDB_val *v, uint8_t tag, struct store_chunk *c)
 {
@@ -301,8 +322,7 @@ hashjob_main(void *arg)
 		if (j->state == HJ_QUIT)
 			break;
 		pthread_mutex_unlock(&j->mu);
-		rba_hasher_update(j->h, j->p, j->n);
-		bad = j->seal != NULL && !store_chunk_seal_ok(j->seal);
+		bad = !hash_and_seal(j->h, j->p, j->n, j->seal);
 		pthread_mutex_lock(&j->mu);
 		j->seal_bad |= bad;
 		j->state = HJ_IDLE;
@@ -343,8 +363,7 @@ store_hashjob_start_sealed(struct store_hashjob *j, struct rba_hasher *h,
 			   const struct store_chunk *seal)
 {
 	if (!j->spawned && (n < HASHJOB_MIN || hashjob_spawn(j) != 0)) {
-		rba_hasher_update(h, p, n);
-		if (seal != NULL && !store_chunk_seal_ok(seal))
+		if (!hash_and_seal(h, p, n, seal))
 			j->seal_bad = 1;
 		return;
 	}
@@ -425,10 +444,8 @@ inflater_main(void *arg)
 		pthread_cond_broadcast(&f->cv);
 		pthread_mutex_unlock(&f->mu);
 		/* the caller reads the plaintext beside this: both only read */
-		if (rc == 0) {
-			rba_hasher_update(f->whole, j->out, j->c->size);
-			bad = !store_chunk_seal_ok(j->c);
-		}
+		if (rc == 0)
+			bad = !hash_and_seal(f->whole, j->out, j->c->size, j->c);
 		pthread_mutex_lock(&f->mu);
 		f->seal_bad |= bad;
 		j->state = IJ_DONE;

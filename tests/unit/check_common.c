@@ -276,6 +276,55 @@ START_TEST(test_digest_engines_agree)
 }
 END_TEST
 
+/*
+ * Two messages hashed side by side are each hashed as alone: every
+ * pair of lengths around the block size, after partial blocks of every
+ * length in either hasher, and long messages of unequal lengths.
+ */
+START_TEST(test_digest_two_at_once)
+{
+	static uint8_t x[3 << 12], y[3 << 12];
+	static const size_t lens[] = {0, 1, 55, 63, 64, 65, 127, 128, 129,
+				      200, 1000, 4096, 5000, sizeof(x)};
+	const size_t nl = sizeof(lens) / sizeof(lens[0]);
+	struct rba_hasher a, b, a1, b1;
+	struct rba_digest da, db, ea, eb;
+
+	for (size_t i = 0; i < sizeof(x); i++) {
+		x[i] = (uint8_t)(i * 131 + (i >> 7));
+		y[i] = (uint8_t)(i * 29 + 7 + (i >> 9));
+	}
+	for (size_t pa = 0; pa < 70; pa += 3)
+		for (size_t pb = 0; pb < 70; pb += 5)
+			for (size_t i = 0; i < nl; i++)
+				for (size_t j = 0; j < nl; j++) {
+					size_t na = lens[i] > sizeof(x) - pa ? sizeof(x) - pa : lens[i];
+					size_t nb = lens[j] > sizeof(y) - pb ? sizeof(y) - pb : lens[j];
+					rba_hasher_init(&a);
+					rba_hasher_init(&b);
+					rba_hasher_update(&a, x, pa);
+					rba_hasher_update(&b, y, pb);
+					a1 = a;
+					b1 = b;
+					rba_hasher_update2(&a, x + pa, na, &b, y + pb, nb);
+					rba_hasher_update(&a1, x + pa, na);
+					rba_hasher_update(&b1, y + pb, nb);
+					/* and after: the state goes on as alone */
+					rba_hasher_update2(&a, y, 100, &b, x, 3);
+					rba_hasher_update(&a1, y, 100);
+					rba_hasher_update(&b1, x, 3);
+					rba_hasher_final(&a, &da);
+					rba_hasher_final(&b, &db);
+					rba_hasher_final(&a1, &ea);
+					rba_hasher_final(&b1, &eb);
+					ck_assert_msg(rba_digest_equal(&da, &ea) &&
+						      rba_digest_equal(&db, &eb),
+						      "prefixes %zu %zu, lengths %zu %zu",
+						      pa, pb, na, nb);
+				}
+}
+END_TEST
+
 /* A string as the compact writer escapes it, NUL-terminated. */
 static void
 escaped(const char *s, size_t n, char *out, size_t cap)
@@ -1377,6 +1426,7 @@ suite_common(void)
 	tcase_add_test(tc, test_digest_known);
 	tcase_add_test(tc, test_digest_parse_errors);
 	tcase_add_test(tc, test_digest_engines_agree);
+	tcase_add_test(tc, test_digest_two_at_once);
 	tcase_add_test(tc, test_file_read_limit);
 	tcase_add_test(tc, test_atomic_write);
 	tcase_add_test(tc, test_atomic_init);
