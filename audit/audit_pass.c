@@ -454,6 +454,35 @@ struct wctx {
 	struct worker *w;
 };
 
+/*
+ * Runs the oldest ready job on worker w, mu held on entry and on
+ * return (released while the job runs).  0 when no job was ready.
+ */
+static int
+run_ready(struct pass *p, struct worker *w)
+{
+	struct job *j = NULL;
+
+	assert(mu_locked(&p->mu));
+	for (size_t i = 0; i < p->njobs; i++)
+		if (p->jobs[i].state == JOB_READY &&
+		    (j == NULL || p->jobs[i].seq < j->seq))
+			j = &p->jobs[i];
+	if (j == NULL)
+		return 0;
+	j->state = JOB_BUSY;
+	pthread_mutex_unlock(&p->mu);
+	memset(&j->t, 0, sizeof(j->t));
+	memset(&j->ids, 0, sizeof(j->ids));
+	rba_detail_clear(&j->d);
+	j->err = process(p, w, j->chunk_no, j->raw, j->n, &j->ids, &j->t,
+			 &j->d);
+	pthread_mutex_lock(&p->mu);
+	j->state = JOB_DONE;
+	pthread_cond_broadcast(&p->cv);
+	return 1;
+}
+
 static void *
 worker_loop(void *arg)
 {
@@ -462,27 +491,11 @@ worker_loop(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		struct job *j = NULL;
-		for (size_t i = 0; i < p->njobs; i++)
-			if (p->jobs[i].state == JOB_READY &&
-			    (j == NULL || p->jobs[i].seq < j->seq))
-				j = &p->jobs[i];
-		if (j == NULL) {
-			if (p->stop)
-				break;
-			pthread_cond_wait(&p->cv, &p->mu);
+		if (run_ready(p, x->w))
 			continue;
-		}
-		j->state = JOB_BUSY;
-		pthread_mutex_unlock(&p->mu);
-		memset(&j->t, 0, sizeof(j->t));
-		memset(&j->ids, 0, sizeof(j->ids));
-		rba_detail_clear(&j->d);
-		j->err = process(p, x->w, j->chunk_no, j->raw, j->n, &j->ids,
-				 &j->t, &j->d);
-		pthread_mutex_lock(&p->mu);
-		j->state = JOB_DONE;
-		pthread_cond_broadcast(&p->cv);
+		if (p->stop)
+			break;
+		pthread_cond_wait(&p->cv, &p->mu);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
@@ -505,7 +518,9 @@ queue_chunk(void *ctx, uint32_t chunk_no, const uint8_t *raw, size_t n)
 				j = &p->jobs[i];
 		if (j != NULL)
 			break;
-		pthread_cond_wait(&p->cv, &p->mu);
+		/* every job taken: score one here rather than wait */
+		if (!run_ready(p, p->w0))
+			pthread_cond_wait(&p->cv, &p->mu);
 	}
 	err = p->err;
 	pthread_mutex_unlock(&p->mu);
@@ -557,10 +572,12 @@ worker_init(struct worker *w, const struct audit_cmp *k, struct rba_detail *d)
 
 /*
  * Reads (and so verifies) the whole sample, scoring and comparing every
- * chunk, on one thread or on nthreads threads in all: this one reads,
- * verifies and decompresses each chunk (and checks its case ids) while
- * nthreads - 1 workers decode, score and compare the chunks it queued.
- * The total is the same either way: chunks are merged in stored order.
+ * chunk, on one thread or on nthreads threads in all: this one reads
+ * each chunk (the store's helper decompresses and hashes it) while
+ * nthreads - 1 workers decode, score and compare the chunks it queued;
+ * when every job is taken, and at the end, this thread scores a queued
+ * chunk itself rather than wait.  The total is the same either way:
+ * chunks are merged in stored order.
  */
 static int
 score_pass(struct store_txn *txn, struct pass *p, unsigned nthreads,
@@ -580,9 +597,10 @@ score_pass(struct store_txn *txn, struct pass *p, unsigned nthreads,
 		return err;
 	}
 	p->njobs = 2 * (size_t)nthreads;
-	nthreads--; /* the workers: this thread is the reader */
+	nthreads--; /* the workers: this thread reads, and scores a chunk
+		     * when the queue is full (on workers[nthreads]) */
 	p->nthreads = nthreads;
-	p->workers = calloc(nthreads, sizeof(*p->workers));
+	p->workers = calloc(nthreads + 1, sizeof(*p->workers));
 	p->tids = calloc(nthreads, sizeof(*p->tids));
 	p->jobs = calloc(p->njobs, sizeof(*p->jobs));
 	ctx = calloc(nthreads, sizeof(*ctx));
@@ -590,9 +608,10 @@ score_pass(struct store_txn *txn, struct pass *p, unsigned nthreads,
 		err = RBA_E_NOMEM;
 		goto out;
 	}
-	for (unsigned i = 0; i < nthreads; i++)
+	for (unsigned i = 0; i <= nthreads; i++)
 		if ((err = worker_init(&p->workers[i], p->k, d)) != 0)
 			goto out;
+	p->w0 = &p->workers[nthreads];
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	for (unsigned i = 0; i < nthreads; i++) {
@@ -614,7 +633,8 @@ score_pass(struct store_txn *txn, struct pass *p, unsigned nthreads,
 			busy |= p->jobs[i].state != JOB_FREE;
 		if (!busy || (p->started == 0))
 			break;
-		pthread_cond_wait(&p->cv, &p->mu);
+		if (!run_ready(p, p->w0))
+			pthread_cond_wait(&p->cv, &p->mu);
 	}
 	if (err == 0)
 		err = p->err;
@@ -624,7 +644,7 @@ score_pass(struct store_txn *txn, struct pass *p, unsigned nthreads,
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
 out:
-	for (unsigned i = 0; p->workers != NULL && i < nthreads; i++)
+	for (unsigned i = 0; p->workers != NULL && i <= nthreads; i++)
 		worker_release(&p->workers[i]);
 	for (size_t i = 0; p->jobs != NULL && i < p->njobs; i++) {
 		free(p->jobs[i].raw);

@@ -200,15 +200,19 @@ ok "argmax dispute: vectors and the half gap" jq -e '.answer == "stands" and
 run 2 $RBA -S mc audit --policy "$POL" synth-chapter
 err_has "the policy decides by score bands, but the model has no positive class"
 
-# a sample of several chunks (8,192 cases each) on one thread and on two:
-# the same verdict and tally, and the case index summed from every chunk
-# under its own number (a chunk summed under another's fails the audit)
+# a sample of several chunks (8,192 cases each) on one thread and on
+# more: the same verdict and tally, and the case index summed from every
+# chunk under its own number (a chunk summed under another's fails the
+# audit).  Nine chunks fill the queue of two and three threads (twice
+# the threads), where the reading thread scores chunks too.
 awk -F, 'NR == 1 { print; next } { row[NR - 1] = substr($0, index($0, ",") + 1); n = NR - 1 }
-	END { for (i = 0; i < 30000; i++) print (i + 1) "," row[i % n + 1] }' \
+	END { for (i = 0; i < 70000; i++) print (i + 1) "," row[i % n + 1] }' \
 	"$FIX/german-credit.csv" > chunks.csv
 run 0 $RBA -S st -q sample add $V chunks.csv
 for t in 1 2 3; do
 	run 0 $RBA -S st --json audit $V --threads $t
-	ok "four chunks, $t threads: bit-identical" jq -e '.audits[0].verdict == "bit-identical" and
-		.audits[0].sample.cases == 30000 and .audits[0].sample.flips == 0' out
+	ok "nine chunks, $t threads: bit-identical" jq -e '.audits[0].verdict == "bit-identical" and
+		.audits[0].sample.cases == 70000 and .audits[0].sample.flips == 0' out
+	jq -c '.audits[0].sample' out > "tally-$t"
 done
+ok "nine chunks: one tally at 1, 2 and 3 threads" sh -c 'cmp tally-1 tally-2 && cmp tally-1 tally-3'
