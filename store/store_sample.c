@@ -1475,9 +1475,18 @@ store_index_sum_add(struct store_index_sum *s, const char *id, size_t len,
 		b = mix64(b + w + 0x9e3779b97f4a7c15ULL);
 	}
 	if (i < len) {
+		/* the last 1 to 7 bytes, byte k at bits 8k: in at most three
+		 * loads of 4, 2 and 1 bytes, highest part first */
+		size_t r = len - i;
 		uint64_t w = 0;
-		for (size_t k = 0; i < len; k++, i++)
-			w |= (uint64_t)p[i] << (8 * k);
+		if (r & 1)
+			w = p[i + r - 1];
+		if (r & 2)
+			w = w << 16 | (uint64_t)p[i + (r & 4)] |
+			    (uint64_t)p[i + (r & 4) + 1] << 8;
+		if (r & 4)
+			w = w << 32 | (uint64_t)p[i] | (uint64_t)p[i + 1] << 8 |
+			    (uint64_t)p[i + 2] << 16 | (uint64_t)p[i + 3] << 24;
 		a = mix64(a ^ w);
 		b = mix64(b + w + 0x9e3779b97f4a7c15ULL);
 	}
@@ -1521,9 +1530,10 @@ store_sample_index_sum(struct store_txn *txn, const char *version,
 		       struct store_index_sum *out, struct rba_detail *d)
 {
 	struct store_sample_info s;
-	uint8_t key[SAMPLE_KEY_MAX], last_key[SAMPLE_KEY_MAX];
-	uint8_t last_val[16];
-	MDB_val lk = { 0, last_key }, lv = { 0, last_val };
+	uint8_t key[SAMPLE_KEY_MAX];
+	/* the entry before, where the map holds it (a read transaction's
+	 * pages stay put until it ends) */
+	MDB_val lk = { 0, NULL }, lv = { 0, NULL };
 	size_t plen;
 	uintptr_t page = 0, pmask;
 	MDB_cursor *cur = NULL;
@@ -1574,10 +1584,8 @@ store_sample_index_sum(struct store_txn *txn, const char *version,
 		}
 		store_index_sum_add(out, (const char *)k.mv_data + plen,
 				    k.mv_size - plen, (uint32_t)chunk);
-		memcpy(last_key, k.mv_data, k.mv_size);
-		lk.mv_size = k.mv_size;
-		memcpy(last_val, v.mv_data, v.mv_size);
-		lv.mv_size = v.mv_size;
+		lk = k;
+		lv = v;
 		have_last = 1;
 		if ((out->n & 16383) == 0)
 			store_map_forget(txn, k.mv_data, k.mv_size);
