@@ -72,6 +72,7 @@ struct csv_reader {
 #define CSV_BARE_CR "a carriage return not followed by a line feed: CR-only " \
 		    "line ends are not read (convert them to LF or CRLF)"
 
+#ifndef __SSE2__
 /*
  * Whether n bytes are all ASCII and none is NUL (eight at a time): then
  * no record of them needs its UTF-8 or its NUL bytes checked.
@@ -83,24 +84,6 @@ ascii_clean(const uint8_t *p, size_t n)
 	uint64_t acc = 0;
 	size_t i = 0;
 
-#ifdef __SSE2__
-	/* sixteen at a time: high bits OR-ed, zero bytes compared */
-	{
-		const __m128i zero = _mm_setzero_si128();
-		__m128i high = zero, nul = zero;
-		for (; i + 16 <= n; i += 16) {
-			__m128i v = _mm_loadu_si128(
-				(const __m128i *)(const void *)(p + i));
-			high = _mm_or_si128(high, v);
-			nul = _mm_or_si128(nul, _mm_cmpeq_epi8(v, zero));
-			if ((i & 4095) == 0 &&
-			    _mm_movemask_epi8(_mm_or_si128(high, nul)) != 0)
-				return 0;
-		}
-		if (_mm_movemask_epi8(_mm_or_si128(high, nul)) != 0)
-			return 0;
-	}
-#endif
 	for (; i + 8 <= n; i += 8) {
 		uint64_t w;
 		memcpy(&w, p + i, 8);
@@ -116,6 +99,7 @@ ascii_clean(const uint8_t *p, size_t n)
 			return 0;
 	return 1;
 }
+#endif
 
 static int
 reader_new(const char *name, struct csv_reader **out)
@@ -314,8 +298,12 @@ fill(struct csv_reader *r)
 		if (err)
 			return err;
 	}
+#ifndef __SSE2__
+	/* (with SSE2 fast_record looks at every byte it takes itself, and
+	 * the general steps check theirs) */
 	if (r->clean_end == r->end && ascii_clean(r->buf + r->end, (size_t)n))
 		r->clean_end = r->end + (size_t)n;
+#endif
 	r->end += (size_t)n;
 	return 0;
 }
