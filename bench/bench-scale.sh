@@ -96,7 +96,7 @@ if [ -n "${RBA_BENCH_CSV:-}" ] && [ -x "$RBA_BENCH_CSV" ]; then
 		sed 's/.*mb_per_second=\([^ ]*\) cpu_mb_per_second=\([^ ]*\).*/\1 \2/' "$tmp/csv-${b%%=*}.out" > "$tmp/csv-${b%%=*}.mb"
 		awk -v b="${b%%=*}" -v w="$(cut -d' ' -f1 "$tmp/csv-${b%%=*}.mb" | median)" \
 			-v c="$(cut -d' ' -f2 "$tmp/csv-${b%%=*}.mb" | median)" -v n="$(wc -c < "$tmp/big.csv")" 'BEGIN {
-			printf "  CSV reader (%s): %.1f MB/s wall, %.1f MB/s CPU on %d bytes (median of 3 medians of 3; target 400, doc: 189 CPU, base 166)\n", b, w, c, n }'
+			printf "  CSV reader (%s): %.1f MB/s wall, %.1f MB/s CPU on %d bytes (median of 3 medians of 3; target 400, doc: 546 CPU, base 360)\n", b, w, c, n }'
 	done
 	if [ -s "$tmp/csv-base.mb" ]; then
 		awk -v nc="$(cut -d' ' -f2 "$tmp/csv-new.mb" | median)" -v bc="$(cut -d' ' -f2 "$tmp/csv-base.mb" | median)" \
