@@ -42,48 +42,6 @@ sha256_ni_available(void)
 	return (b >> 29) & 1;
 }
 
-__attribute__((target("sha,sse4.1,ssse3"))) void
-sha256_ni_blocks(uint32_t state[8], const uint8_t *data, size_t nblocks)
-{
-	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bll,
-					     0x0405060700010203ll);
-	__m128i s0, s1, tmp, msg, w[16], abef, cdgh;
-
-	tmp = _mm_loadu_si128((const __m128i *)&state[0]);
-	s1 = _mm_loadu_si128((const __m128i *)&state[4]);
-	tmp = _mm_shuffle_epi32(tmp, 0xb1);	  /* CDAB */
-	s1 = _mm_shuffle_epi32(s1, 0x1b);	  /* EFGH */
-	s0 = _mm_alignr_epi8(tmp, s1, 8);	  /* ABEF */
-	s1 = _mm_blend_epi16(s1, tmp, 0xf0);	  /* CDGH */
-	for (; nblocks > 0; nblocks--, data += 64) {
-		abef = s0;
-		cdgh = s1;
-		for (int i = 0; i < 16; i++) {
-			if (i < 4) {
-				w[i] = _mm_shuffle_epi8(
-					_mm_loadu_si128((const __m128i *)(data + 16 * i)),
-					bswap);
-			} else {
-				tmp = _mm_sha256msg1_epu32(w[i - 4], w[i - 3]);
-				tmp = _mm_add_epi32(tmp, _mm_alignr_epi8(w[i - 1], w[i - 2], 4));
-				w[i] = _mm_sha256msg2_epu32(tmp, w[i - 1]);
-			}
-			msg = _mm_add_epi32(w[i], _mm_loadu_si128((const __m128i *)&K[4 * i]));
-			s1 = _mm_sha256rnds2_epu32(s1, s0, msg);
-			msg = _mm_shuffle_epi32(msg, 0x0e);
-			s0 = _mm_sha256rnds2_epu32(s0, s1, msg);
-		}
-		s0 = _mm_add_epi32(s0, abef);
-		s1 = _mm_add_epi32(s1, cdgh);
-	}
-	tmp = _mm_shuffle_epi32(s0, 0x1b);	  /* FEBA */
-	s1 = _mm_shuffle_epi32(s1, 0xb1);	  /* DCHG */
-	s0 = _mm_blend_epi16(tmp, s1, 0xf0);	  /* DCBA */
-	s1 = _mm_alignr_epi8(s1, tmp, 8);	  /* HGFE */
-	_mm_storeu_si128((__m128i *)&state[0], s0);
-	_mm_storeu_si128((__m128i *)&state[4], s1);
-}
-
 /* The state words as the instructions hold them (ABEF, CDGH), and back. */
 #define NI_LOAD(state, s0, s1)                                                 \
 	do {                                                                   \
@@ -103,7 +61,8 @@ sha256_ni_blocks(uint32_t state[8], const uint8_t *data, size_t nblocks)
 		_mm_storeu_si128((__m128i *)&(state)[0], s0);                  \
 		_mm_storeu_si128((__m128i *)&(state)[4], s1);                  \
 	} while (0)
-/* Four rounds of one stream: message words w[i] (loaded or expanded). */
+/* Rounds 4i to 4i + 3 of one message: its words w[i] loaded (i < 4) or
+ * made from the ones before (SHA256MSG1, an add of W[t-7], SHA256MSG2). */
 #define NI_ROUNDS(w, i, data, s0, s1)                                          \
 	do {                                                                   \
 		__m128i m_;                                                    \
@@ -123,6 +82,24 @@ sha256_ni_blocks(uint32_t state[8], const uint8_t *data, size_t nblocks)
 		m_ = _mm_shuffle_epi32(m_, 0x0e);                              \
 		s0 = _mm_sha256rnds2_epu32(s0, s1, m_);                        \
 	} while (0)
+
+__attribute__((target("sha,sse4.1,ssse3"))) void
+sha256_ni_blocks(uint32_t state[8], const uint8_t *data, size_t nblocks)
+{
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bll,
+					     0x0405060700010203ll);
+	__m128i s0, s1, w[16];
+
+	NI_LOAD(state, s0, s1);
+	for (; nblocks > 0; nblocks--, data += 64) {
+		__m128i abef = s0, cdgh = s1;
+		for (int i = 0; i < 16; i++)
+			NI_ROUNDS(w, i, data, s0, s1);
+		s0 = _mm_add_epi32(s0, abef);
+		s1 = _mm_add_epi32(s1, cdgh);
+	}
+	NI_STORE(state, s0, s1);
+}
 
 /*
  * Two independent messages a block each at a time, their rounds side by
