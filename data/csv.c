@@ -62,9 +62,10 @@ struct csv_reader {
 	struct csv_field *fields;
 	size_t fields_cap;
 	int rec_quoted; /* the last record returned held a quote */
-	size_t clean_end; /* file input: buf[start, clean_end) is known
-			   * ASCII without a NUL (each block read is
-			   * checked once, while all before it was) */
+	size_t clean_end; /* file input without SSE2: buf[start,
+			   * clean_end) is known ASCII without a NUL (each
+			   * block read is checked once, while all before
+			   * it was); with SSE2 0, fast_record looks */
 };
 
 /* A carriage return not followed by a line feed, outside quotes, in the
@@ -729,15 +730,13 @@ split_quoted(struct csv_reader *r, struct rba_detail *d, uint8_t *rec,
 #ifdef __SSE2__
 /*
  * The common record in one pass over its bytes, 16 at a time: commas,
- * the newline and any quote, NUL or non-ASCII byte found by comparisons
- * of one vector,
- * the fields stored as split_plain_short stores them.  Taken only for a
- * data record (the header has its own CR rule) that ends with a
- * newline within the bytes held, holds no quote, is ASCII without a
- * NUL (seen in the same vectors: what record_check would find
- * otherwise) and has fewer fields than r->fields holds; 0 for
- * anything else, nothing changed, and
- * csv_reader_next's steps take it.  Its count of fields otherwise,
+ * the newline and any quote, NUL or byte over 127 found by comparisons
+ * of one vector, the fields stored as split_plain_short stores them.
+ * Taken only for a data record (the header has its own CR rule) that
+ * ends with a newline within the bytes held, holds no quote, is ASCII
+ * without a NUL (what record_check would find otherwise) and has fewer
+ * fields than r->fields holds; 0 for anything else, nothing changed,
+ * and csv_reader_next's steps take it.  Its count of fields otherwise,
  * the reader moved past it.
  */
 static size_t
