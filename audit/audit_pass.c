@@ -723,8 +723,9 @@ audit_pass_run(struct store_txn *txn, const char *version,
 	p.ids = calloc(SAMPLE_CHUNK_CASES, sizeof(*p.ids));
 	if (p.ids == NULL)
 		return RBA_E_NOMEM;
-	/* With threads to spare, the index is walked beside the pass */
-	walking = nthreads > 1 && index_walk_start(txn, version, &walk);
+	/* The index is walked beside the pass (a thread that verifies and
+	 * scores nothing, as the store's helper) */
+	walking = index_walk_start(txn, version, &walk);
 	err = score_pass(txn, &p, nthreads, d);
 	free(p.ids);
 	if (walking) {

@@ -76,9 +76,12 @@ struct audit_cmp {
  * its own digest only when that or the scoring fails; nothing here
  * returns 0 unless every byte scored was the stored one), scores every case
  * with k->model and compares it with its stored score and decision
- * under k->pol, on nthreads threads (0 or 1: this thread; more: this
- * thread reads, verifies and decompresses while nthreads - 1 workers
- * decode, score and compare).  k and the layout it points to are
+ * under k->pol, on nthreads scoring threads (0 or 1: this thread; more:
+ * this thread reads and queues the chunks while nthreads - 1 workers
+ * decode, score and compare them, and scores one itself when they are
+ * all busy).  The case index is walked beside, on a thread of its own
+ * over a second read of txn's snapshot (store_txn_begin_same; after the
+ * pass when there is none).  k and the layout it points to are
  * borrowed for the call.  on_progress (may
  * be NULL) gets the cases done so far out of expect, from this thread.
  *

@@ -581,8 +581,9 @@ int store_sample_read(struct store_txn *txn, const char *version,
  * are not the stored ones, but no call returns 0 unless every byte cb
  * saw was: for a reader that decides nothing until the call returns
  * (the audit's pass) and checks what it is handed as any input.  A
- * helper thread decompresses each chunk, then hashes it and checks its
- * record's seal while cb has it and the next chunk's record is read.
+ * helper thread decompresses each chunk, then hashes it and its
+ * record's seal side by side while cb has it and the next chunk's
+ * record is read.
  * Same returns as store_sample_read.
  */
 int store_sample_stream(struct store_txn *txn, const char *version,
