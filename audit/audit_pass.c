@@ -16,6 +16,7 @@
 #include "sample/scorer.h"
 
 #include "common/rbatime.h"
+#include "common/seam.h"
 
 #define MAX_SCORES SAMPLE_MAX_SCORES
 
@@ -724,8 +725,10 @@ audit_pass_run(struct store_txn *txn, const char *version,
 	if (p.ids == NULL)
 		return RBA_E_NOMEM;
 	/* The index is walked beside the pass (a thread that verifies and
-	 * scores nothing, as the store's helper) */
-	walking = index_walk_start(txn, version, &walk);
+	 * scores nothing, as the store's helper); after it when a write
+	 * landed between the two reads, or the test seam walk_after says */
+	walking = !rba_seams.walk_after &&
+		  index_walk_start(txn, version, &walk);
 	err = score_pass(txn, &p, nthreads, d);
 	free(p.ids);
 	if (walking) {

@@ -26,6 +26,12 @@ struct rba_seams {
 	long evidence_pause_ms;
 	/* SHA-256 through libsodium even where the CPU has SHA extensions. */
 	int sha256_portable;
+	/*
+	 * audit: the case index walked after the pass, on the pass's own
+	 * read, as when a write lands between the two reads (the walk
+	 * beside the pass is then refused).
+	 */
+	int walk_after;
 };
 
 /* Zero in the release binary. */

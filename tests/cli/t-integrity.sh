@@ -91,6 +91,7 @@ err_has "no audit sample"
 # and store check say no.  Case 17's key "<len>V\x02" "17", then its value.
 ok "hole 2: fresh store" fresh
 run 0 $RBA -S st dispute $V 17
+run 0 env REBUILD_AUDIT_TEST_WALK=after $RBA_TEST -S st -q audit $V
 ok "hole 2: flip a byte of case 17's index key" flip st/data.mdb "$(hex "$V")0231373201" 25 6
 run 2 $RBA -S st dispute $V 17
 err_has "damaged"
@@ -99,6 +100,10 @@ run 2 $RBA -S st -q audit $V
 err_has "case index"
 # two threads: the workers sum the ids of the chunks they decode
 run 2 $RBA -S st -q audit $V --threads 2
+err_has "case index"
+# the index walked after the pass, as when a write lands between the
+# pass's read and the walk's (the test binary's seam)
+run 2 env REBUILD_AUDIT_TEST_WALK=after $RBA_TEST -S st -q audit $V
 err_has "case index"
 run 2 $RBA -S st -q audit --all
 run 1 $RBA -S st store check
@@ -114,6 +119,8 @@ err_has "damaged"
 run 2 $RBA -S st -q audit $V
 err_has "case index"
 run 2 $RBA -S st -q audit $V --threads 2
+err_has "case index"
+run 2 env REBUILD_AUDIT_TEST_WALK=after $RBA_TEST -S st -q audit $V --threads 2
 err_has "case index"
 run 1 $RBA -S st store check
 
@@ -148,6 +155,8 @@ if not hits:
 open(path, "wb").write(d)
 PY
 run 2 $RBA -S st -q audit $V
+err_has "case index"
+run 2 env REBUILD_AUDIT_TEST_WALK=after $RBA_TEST -S st -q audit $V
 err_has "case index"
 run 2 $RBA -S st -q audit --all
 bad=0; absent=0

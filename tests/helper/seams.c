@@ -8,6 +8,8 @@
  *   REBUILD_AUDIT_TEST_EVIDENCE_PAUSE_MS=N export pauses N ms (1-1000)
  *                                         between the steps of a write
  *   REBUILD_AUDIT_TEST_SHA256=portable    SHA-256 through libsodium
+ *   REBUILD_AUDIT_TEST_WALK=after         audit walks the case index
+ *                                         after the pass, not beside it
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,4 +36,6 @@ fill(void)
 	}
 	v = getenv("REBUILD_AUDIT_TEST_SHA256");
 	rba_seams.sha256_portable = v != NULL && strcmp(v, "portable") == 0;
+	v = getenv("REBUILD_AUDIT_TEST_WALK");
+	rba_seams.walk_after = v != NULL && strcmp(v, "after") == 0;
 }
