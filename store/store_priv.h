@@ -427,6 +427,9 @@ void store_hashjob_start_sealed(struct store_hashjob *j, struct rba_hasher *h,
 				const struct store_chunk *seal);
 /* Waits for the job started last (no-op when none). */
 void store_hashjob_wait(struct store_hashjob *j);
+/* Stops the thread; j may be reused after store_hashjob_init. */
+void store_hashjob_release(struct store_hashjob *j);
+
 /*
  * Starts f's thread, which hashes into whole.  0, or -1 (no thread: the
  * caller decompresses and hashes itself).
@@ -441,9 +444,6 @@ int store_inflater_wait_out(struct store_inflater *f, struct store_inflate_job *
 void store_inflater_drain(struct store_inflater *f);
 /* Drops a job queued and not taken, waits for the one in hand, stops. */
 void store_inflater_stop(struct store_inflater *f);
-
-/* Stops the thread; j may be reused after store_hashjob_init. */
-void store_hashjob_release(struct store_hashjob *j);
 
 /*
  * Commits what write transaction txn holds so far and goes on in a new
