@@ -743,11 +743,7 @@ typedef void nums_copy_fn(const uint8_t *p, uint8_t r, size_t from,
 	{                                                                      \
 		nums_copy_body(p, r, from, cnt, out);                          \
 	}
-NUMS_COPY(base, )
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-NUMS_COPY(avx2, __attribute__((target("avx2"))))
-NUMS_COPY(avx512, __attribute__((target("avx512f"))))
-#endif
+KERNEL_ISA_EACH(NUMS_COPY)
 
 static void
 nums_copy(const uint8_t *p, uint8_t r, size_t from, size_t cnt, double *out)
@@ -757,14 +753,7 @@ nums_copy(const uint8_t *p, uint8_t r, size_t from, size_t cnt, double *out)
 	nums_copy_fn *f = __atomic_load_n(&fn, __ATOMIC_RELAXED);
 
 	if (f == NULL) {
-		f = nums_copy_base;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-		const char *isa = kernel_strict_isa();
-		if (strcmp(isa, "avx512") == 0)
-			f = nums_copy_avx512;
-		else if (strcmp(isa, "avx2") == 0)
-			f = nums_copy_avx2;
-#endif
+		f = KERNEL_ISA_PICK(nums_copy);
 		__atomic_store_n(&fn, f, __ATOMIC_RELAXED);
 	}
 	f(p, r, from, cnt, out);

@@ -381,24 +381,12 @@ standardize_body(const double *restrict num, uint32_t n, float mean,
 	{                                                                      \
 		return standardize_body(num, n, mean, scale, x);               \
 	}
-STANDARDIZE(base, )
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-STANDARDIZE(avx2, __attribute__((target("avx2"))))
-STANDARDIZE(avx512, __attribute__((target("avx512f"))))
-#endif
+KERNEL_ISA_EACH(STANDARDIZE)
 
 static standardize_fn *
 standardize_pick(void)
 {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-	const char *isa = kernel_strict_isa();
-
-	if (strcmp(isa, "avx512") == 0)
-		return standardize_avx512;
-	if (strcmp(isa, "avx2") == 0)
-		return standardize_avx2;
-#endif
-	return standardize_base;
+	return KERNEL_ISA_PICK(standardize);
 }
 
 static int

@@ -83,6 +83,29 @@ struct kernel_ops {
 const struct kernel_ops *kernel_strict(void);
 /* Name of the path kernel_strict() picks: "base", "avx2" or "avx512". */
 const char *kernel_strict_isa(void);
+/* The same as a number: 0 base, 1 avx2, 2 avx512. */
+unsigned kernel_strict_level(void);
+
+/*
+ * A loop outside the kernels that is exact lane by lane (the same bits
+ * at any vector width) compiled once per strict path and run on the one
+ * kernel_strict() picks, so that RBA_STRICT_ISA reaches it too:
+ * KERNEL_ISA_EACH(DEF) expands DEF(SFX, ATTR) for base (and, on x86-64,
+ * avx2 and avx512), each defining NAME_##SFX; KERNEL_ISA_PICK(NAME) is
+ * the one to call.
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define KERNEL_ISA_EACH(DEF)                                                   \
+	DEF(base, )                                                            \
+	DEF(avx2, __attribute__((target("avx2"))))                             \
+	DEF(avx512, __attribute__((target("avx512f"))))
+#define KERNEL_ISA_PICK(NAME)                                                  \
+	(((__typeof__(&NAME##_base)[]){ NAME##_base, NAME##_avx2,              \
+					NAME##_avx512 })[kernel_strict_level()])
+#else
+#define KERNEL_ISA_EACH(DEF) DEF(base, )
+#define KERNEL_ISA_PICK(NAME) (NAME##_base)
+#endif
 /* The paths this CPU has, narrowest first, into names (at most 3): their
  * count.  Each is a value RBA_STRICT_ISA takes. */
 size_t kernel_strict_isas(const char *names[3]);

@@ -220,6 +220,20 @@ kernel_strict_isa(void)
 	return name;
 }
 
+unsigned
+kernel_strict_level(void)
+{
+	const char *name;
+	const struct kernel_ops *k = pick(&name);
+
+#ifdef KERNEL_X86
+	return k == &strict_ops_avx512 ? 2 : k == &strict_ops_avx2 ? 1 : 0;
+#else
+	(void)k;
+	return 0;
+#endif
+}
+
 void
 kernel_ref_linear(const float *x, size_t rows, size_t in, const float *w,
 		  const float *b, size_t out, float *y)
