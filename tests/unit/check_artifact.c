@@ -21,6 +21,7 @@
 #include "data/encode.h"
 #include "model/explain.h"
 #include "train/gbdt1.h"
+#include "train/kernel.h"
 #include "rebuild/rebuild.h"
 #include "tests/unit/suites.h"
 
@@ -921,6 +922,143 @@ START_TEST(test_forest_sparse_special_inputs)
 	artifact_release(&a3);
 	rebuild_result_release(&res);
 	rebuild_result_release(&res3);
+}
+END_TEST
+
+/*
+ * Random forests of trees the vector walks take (complete at depth 1 ..
+ * 6, with leaves above the bottom) and of trees they leave to the
+ * scalar walks (complete at depth 7 and 8, and deeper ones walked node
+ * by node), of one margin and of three, with splits that send missing
+ * values left: on every strict path this CPU has, the sparse scorer's
+ * probabilities are the dense walk's bit for bit, on inputs at, next to
+ * and between the thresholds, NaN and both zeros, given every input as a
+ * term or only some.
+ */
+static uint64_t
+lcg(uint64_t *r)
+{
+	*r = *r * 6364136223846793005ull + 1442695040888963407ull;
+	return *r >> 33;
+}
+
+/* A random tree of depth at most depth from node *n on: its root. */
+static uint32_t
+grow(struct rebuild_tree_node *q, uint32_t *n, uint32_t depth, uint32_t nf,
+     int root, uint64_t *r)
+{
+	uint32_t i = (*n)++, u = (uint32_t)lcg(r);
+
+	if (depth == 0 || (!root && u % 8 == 0)) {
+		q[i].feature = REBUILD_TREE_LEAF;
+		q[i].value = (float)((int)(u % 2001) - 1000) / 256.0f;
+		return i;
+	}
+	q[i].feature = u % nf;
+	q[i].threshold = (float)((int)((u >> 8) % 41) - 20) / 4.0f;
+	q[i].flags = (u >> 16) % 3 == 0 ? REBUILD_TREE_DEFAULT_LEFT : 0;
+	q[i].left = grow(q, n, depth - 1, nf, 0, r);
+	q[i].right = grow(q, n, depth - 1, nf, 0, r);
+	return i;
+}
+
+static void
+vector_walks_agree(uint32_t nclasses, uint64_t seed)
+{
+	static const uint32_t depths[] = { 6, 1, 2, 3, 4, 5, 6, 7, 8, 6, 12, 6 };
+	const uint32_t nf = 5, nt = sizeof(depths) / sizeof(depths[0]);
+	const size_t counts[] = { 1, 7, 8, 9, 16, 17, 79, 80, 81, 203 };
+	struct rebuild_tree_node *q = calloc(1u << 14, sizeof(*q));
+	struct rebuild_model m;
+	uint32_t n = 0, starts[16];
+	const char *isas[3];
+	size_t nisa = kernel_strict_isas(isas);
+	uint64_t r = seed;
+
+	for (uint32_t t = 0; t < nt; t++) {
+		uint32_t at = n;
+		starts[t] = at;
+		grow(q, &n, depths[t], nf, 1, &r);
+	}
+	memset(&m, 0, sizeof(m));
+	ck_assert_int_eq(rebuild_forest_alloc(&m, nf, nclasses, 0, nt, n), 0);
+	memcpy(m.forest.nodes, q, n * sizeof(*q));
+	memcpy(m.forest.tree_start, starts, nt * sizeof(uint32_t));
+	m.forest.tree_start[nt] = n;
+	for (uint32_t g = 0; g < m.forest.ngroups; g++)
+		m.forest.base[g] = 0.25f * (float)g - 0.125f;
+	for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+		size_t nc = counts[ci], C = nclasses;
+		float *x = calloc(nc * nf, sizeof(float));
+		float *tx = calloc(nc * nf, sizeof(float));
+		uint32_t *row = calloc(nc * nf, sizeof(uint32_t));
+		float *dense = calloc(nc * C, sizeof(float));
+		float *sparse = calloc(nc * C, sizeof(float));
+
+		for (size_t i = 0; i < nc * nf; i++) {
+			uint32_t u = (uint32_t)lcg(&r);
+			float v = (float)((int)(u % 41) - 20) / 4.0f;
+			switch ((u >> 8) % 8) {
+			case 0: v = nextafterf(v, -INFINITY); break;
+			case 1: v = nextafterf(v, INFINITY); break;
+			case 2: v = (u >> 12) % 2 ? NAN : -0.0f; break;
+			case 3: v = (float)((int)(u >> 12) % 1201 - 600) / 100.0f; break;
+			default: break;
+			}
+			x[i] = v;
+		}
+		/* every input a term, then about half of them */
+		for (int some = 0; some < 2; some++) {
+			size_t nterms = some ? 3 : nf;
+			for (size_t i = 0; i < nc; i++)
+				for (size_t k = 0; k < nterms; k++) {
+					uint32_t j = some ? (uint32_t)((i + 2 * k) % nf)
+							  : (uint32_t)k;
+					row[i * nterms + k] = j;
+					tx[i * nterms + k] = x[i * nf + j];
+				}
+			if (some)
+				for (size_t i = 0; i < nc; i++)
+					for (uint32_t j = 0; j < nf; j++) {
+						int used = 0;
+						for (size_t k = 0; k < nterms; k++)
+							used |= row[i * nterms + k] == j;
+						if (!used)
+							x[i * nf + j] = 0.0f;
+					}
+			ck_assert_int_eq(rebuild_predict(1, &m, x, nc, dense), 0);
+			for (size_t a = 0; a < nisa; a++) {
+				struct rebuild_sparse *sp;
+				setenv("RBA_STRICT_ISA", isas[a], 1);
+				ck_assert_int_eq(rebuild_sparse_new(1, &m, &sp), 0);
+				memset(sparse, 0xff, nc * C * sizeof(float));
+				rebuild_sparse_score(sp, tx, row, nterms, nc, sparse);
+				rebuild_sparse_free(sp);
+				for (size_t i = 0; i < nc * C; i++)
+					ck_assert_msg(memcmp(&dense[i], &sparse[i], 4) == 0,
+						      "%s, %u classes, %zu cases, %zu terms: "
+						      "probability %zu %a, dense %a",
+						      isas[a], nclasses, nc, nterms, i,
+						      (double)sparse[i], (double)dense[i]);
+			}
+		}
+		free(x);
+		free(tx);
+		free(row);
+		free(dense);
+		free(sparse);
+	}
+	unsetenv("RBA_STRICT_ISA");
+	rebuild_model_release(&m);
+	free(q);
+}
+
+START_TEST(test_forest_vector_walks)
+{
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		vector_walks_agree(2, seed);
+		vector_walks_agree(3, seed);
+	}
 }
 END_TEST
 
@@ -2494,6 +2632,7 @@ suite_artifact(void)
 	tcase_add_test(tc, test_missing_direction);
 	tcase_add_test(tc, test_forest_deep_sparse);
 	tcase_add_test(tc, test_forest_sparse_special_inputs);
+	tcase_add_test(tc, test_forest_vector_walks);
 	tcase_add_test(tc, test_cat_goes_left);
 	tcase_add_test(tc, test_cat_scorers_agree);
 	tcase_add_test(tc, test_cat_treeshap);
