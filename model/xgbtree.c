@@ -8,11 +8,15 @@
  * never below a threshold.  A tree of depth D <= XT_FULL_DEPTH is laid
  * out complete (root at position 1, children of p at 2p and 2p + 1, a
  * leaf above depth D repeated into both subtrees below it), one 8-byte
- * word a split: the key just below its threshold's, its feature's offset
- * and its default-left bit.  A step is then c = 2c + right, right being
- * (below < key) and, at a default-left split, key not NaN's.  Deeper
- * trees walk their own nodes the same way, a leaf pointing at itself.
- * Every case adds its trees' leaves in tree order, as XGBoost does.
+ * word a split: the key just below its threshold's and the offset of the
+ * input row it reads.  A step is then c = 2c + (below < key).  A split
+ * that sends missing values left reads its feature's left copy, a row
+ * after the features where a NaN's key (the largest, never below a
+ * threshold) is 0 (never above one) and every other key is the same.
+ * Deeper trees walk their own nodes the same way, a leaf pointing at
+ * itself; trees of depth 1 .. TW_MAXDEPTH are walked by vectors where
+ * the CPU has them (train/treewalk.h).  Every case adds its trees'
+ * leaves in tree order, as XGBoost does.
  */
 #include "model/xgbtree.h"
 
@@ -21,7 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define XT_BLOCK 64	   /* cases walked side by side */
+#include "train/treewalk.h"
+
+#define XT_BLOCK TW_BLOCK  /* cases walked side by side (80) */
 #define XT_FULL_DEPTH 10 /* deeper trees walk their nodes */
 #define XT_KEY_NAN UINT32_MAX
 #define XT_LANES 8	   /* cases a walk holds in registers */
@@ -31,24 +37,30 @@ struct xt_tree {
 	int full;
 	size_t at;  /* full: first word in fnode; else its root in nodes */
 	size_t vat; /* full: fval[vat + c] is the leaf at position c */
+	uint32_t vdepth; /* walked by vectors: its depth there, else 0 */
+	size_t vt;	 /* vdepth: its copy, vtree[vt] */
 };
 
 struct xt_node {
-	uint32_t below, nanleft, off;
+	uint32_t below, off;
 	uint32_t kid[2];
 };
 
 struct xgbtree {
 	uint32_t nfeat, K, ntrees;
+	uint32_t nx;	/* input rows: nfeat, then the left copies */
+	uint32_t *lrow; /* per feature: its left copy's row, or UINT32_MAX */
 	float *base;
 	struct xt_tree *tree;
-	uint64_t *fnode; /* below << 32 | default-left << 31 | offset */
+	uint64_t *fnode; /* below << 32 | offset */
 	float *fval;
 	struct xt_node *nodes;
 	float *value;
-	uint32_t *x;   /* nfeat x XT_BLOCK keys */
+	uint32_t *x;   /* nx x XT_BLOCK keys */
 	float *mg;     /* XT_BLOCK x K */
 	uint32_t *cur; /* XT_BLOCK positions */
+	tw_walk_fn *vwalk;      /* NULL: no tree walked by vectors */
+	struct tw_tree *vtree;  /* 64-byte aligned */
 };
 
 /* Unsigned order of keys = order of floats; -0 and +0 one key; NaN last. */
@@ -78,6 +90,8 @@ xgbtree_free(struct xgbtree *s)
 	if (s == NULL)
 		return;
 	free(s->base);
+	free(s->lrow);
+	free(s->vtree);
 	free(s->tree);
 	free(s->fnode);
 	free(s->fval);
@@ -87,6 +101,14 @@ xgbtree_free(struct xgbtree *s)
 	free(s->mg);
 	free(s->cur);
 	free(s);
+}
+
+/* The input row split q reads: its feature's, or its left copy. */
+static uint32_t
+xt_row(const struct xgbtree *s, const struct rebuild_tree_node *q)
+{
+	return q->flags & REBUILD_TREE_DEFAULT_LEFT ? s->lrow[q->feature]
+						    : q->feature;
 }
 
 /* Fills complete position p (at level, of depth d) from node i. */
@@ -105,8 +127,7 @@ fill_full(struct xgbtree *s, const struct xt_tree *tr,
 	s->fnode[tr->at + p] =
 		leaf ? 0
 		     : (uint64_t)xt_below(q->threshold) << 32 |
-			       (uint64_t)((q->flags & REBUILD_TREE_DEFAULT_LEFT) != 0) << 31 |
-			       (uint64_t)q->feature * XT_BLOCK;
+			       (uint64_t)xt_row(s, q) * XT_BLOCK;
 	fill_full(s, tr, nodes, leaf ? i : q->left, 2 * p, level + 1);
 	fill_full(s, tr, nodes, leaf ? i : q->right, 2 * p + 1, level + 1);
 }
@@ -115,7 +136,7 @@ int
 xgbtree_new(const struct rebuild_forest *f, struct xgbtree **out)
 {
 	struct xgbtree *s;
-	size_t nn = f->tree_start[f->ntrees], nfull = 0;
+	size_t nn = f->tree_start[f->ntrees], nfull = 0, nvt = 0;
 	size_t nval = (size_t)1 << XT_FULL_DEPTH;
 
 	assert(f->rules != REBUILD_FOREST_OWN);
@@ -130,7 +151,21 @@ xgbtree_new(const struct rebuild_forest *f, struct xgbtree **out)
 	s->tree = calloc(s->ntrees, sizeof(*s->tree));
 	s->nodes = malloc(nn * sizeof(*s->nodes));
 	s->value = malloc(nn * sizeof(float));
-	s->x = malloc((size_t)XT_BLOCK * s->nfeat * sizeof(uint32_t));
+	s->lrow = malloc((s->nfeat ? s->nfeat : 1) * sizeof(uint32_t));
+	if (s->lrow == NULL)
+		goto nomem;
+	s->nx = s->nfeat;
+	for (uint32_t j = 0; j < s->nfeat; j++)
+		s->lrow[j] = UINT32_MAX;
+	for (size_t i = 0; i < nn; i++) {
+		const struct rebuild_tree_node *q = &f->nodes[i];
+		if (q->feature != REBUILD_TREE_LEAF &&
+		    (q->flags & REBUILD_TREE_DEFAULT_LEFT) &&
+		    s->lrow[q->feature] == UINT32_MAX)
+			s->lrow[q->feature] = s->nx++;
+	}
+	/* keys 0 until written: every case of a block walks */
+	s->x = calloc((size_t)XT_BLOCK * s->nx, sizeof(uint32_t));
 	s->mg = malloc((size_t)XT_BLOCK * s->K * sizeof(float));
 	s->cur = malloc(XT_BLOCK * sizeof(uint32_t));
 	if (s->base == NULL || s->tree == NULL || s->nodes == NULL ||
@@ -158,18 +193,37 @@ xgbtree_new(const struct rebuild_forest *f, struct xgbtree **out)
 	for (uint32_t t = 0; t < f->ntrees; t++)
 		if (s->tree[t].full)
 			fill_full(s, &s->tree[t], f->nodes, f->tree_start[t], 1, 0);
+	s->vwalk = tw_walk_pick();
+	for (uint32_t t = 0; s->vwalk != NULL && t < f->ntrees; t++) {
+		struct xt_tree *tr = &s->tree[t];
+		if (tr->full && tr->depth >= 1 && tr->depth <= TW_MAXDEPTH)
+			tr->vt = nvt++;
+	}
+	if (nvt > 0) {
+		s->vtree = aligned_alloc(64, nvt * sizeof(struct tw_tree));
+		if (s->vtree == NULL)
+			goto nomem;
+		for (uint32_t t = 0; t < f->ntrees; t++) {
+			struct xt_tree *tr = &s->tree[t];
+			if (tr->full && tr->depth >= 1 && tr->depth <= TW_MAXDEPTH)
+				tr->vdepth = tw_tree_fill(&s->vtree[tr->vt],
+							  tr->depth,
+							  s->fnode + tr->at,
+							  s->fval + tr->vat);
+		}
+	} else {
+		s->vwalk = NULL;
+	}
 	for (size_t i = 0; i < nn; i++) {
 		const struct rebuild_tree_node *q = &f->nodes[i];
 		struct xt_node *o = &s->nodes[i];
 		if (q->feature == REBUILD_TREE_LEAF) {
 			o->below = 0;
-			o->nanleft = 0;
 			o->off = 0;
 			o->kid[0] = o->kid[1] = (uint32_t)i;
 		} else {
 			o->below = xt_below(q->threshold);
-			o->nanleft = q->flags & REBUILD_TREE_DEFAULT_LEFT ? XT_KEY_NAN : 0;
-			o->off = q->feature * XT_BLOCK;
+			o->off = xt_row(s, q) * XT_BLOCK;
 			o->kid[0] = q->left;
 			o->kid[1] = q->right;
 		}
@@ -183,9 +237,27 @@ nomem:
 }
 
 /*
- * The block's nb cases (keys in s->x) through every tree, their margins
- * into s->mg.  Input keys are never 0 (key(-inf) is 0x007fffff), so a
- * split without default-left compares its key with 0 and always passes.
+ * The left copies of the block's nb cases: a feature's keys, with a
+ * NaN's (XT_KEY_NAN, above every threshold's key below) made 0 (below
+ * every one).
+ */
+static void
+xt_left_copies(struct xgbtree *s, size_t nb)
+{
+	for (uint32_t f = 0; f < s->nfeat; f++) {
+		const uint32_t *k = s->x + (size_t)f * XT_BLOCK;
+		uint32_t *l;
+		if (s->lrow[f] == UINT32_MAX)
+			continue;
+		l = s->x + (size_t)s->lrow[f] * XT_BLOCK;
+		for (size_t j = 0; j < nb; j++)
+			l[j] = k[j] == XT_KEY_NAN ? 0 : k[j];
+	}
+}
+
+/*
+ * The block's nb cases (keys in s->x, left copies made) through every
+ * tree, their margins into s->mg.
  */
 static void
 xt_block(struct xgbtree *s, size_t nb)
@@ -194,12 +266,18 @@ xt_block(struct xgbtree *s, size_t nb)
 	uint32_t *cur = s->cur;
 	float *mg = s->mg;
 	uint32_t K = s->K;
+	/* the vector walks add to every case's margin */
+	size_t nm = s->vwalk != NULL ? XT_BLOCK : nb;
 
-	for (size_t j = 0; j < nb; j++)
+	for (size_t j = 0; j < nm; j++)
 		memcpy(mg + j * K, s->base, K * sizeof(float));
 	for (uint32_t t = 0; t < s->ntrees; t++) {
 		const struct xt_tree *tr = &s->tree[t];
 		uint32_t d = tr->depth, g = tr->group;
+		if (tr->vdepth > 0) {
+			s->vwalk(&s->vtree[tr->vt], tr->vdepth, xs, mg + g, K);
+			continue;
+		}
 		if (tr->full) {
 			const uint64_t *fn = s->fnode + tr->at;
 			const float *fv = s->fval + tr->vat;
@@ -214,9 +292,8 @@ xt_block(struct xgbtree *s, size_t nb)
 					for (int l = 0; l < XT_LANES; l++) {
 						uint64_t q = fn[c[l]];
 						uint32_t below = (uint32_t)(q >> 32);
-						uint32_t nl = 0u - (uint32_t)((q >> 31) & 1);
-						uint32_t k = xs[((uint32_t)q & 0x7fffffffu) + j + (size_t)l];
-						c[l] = 2 * c[l] + ((below < k) & (k != nl));
+						uint32_t k = xs[(uint32_t)q + j + (size_t)l];
+						c[l] = 2 * c[l] + (below < k);
 					}
 				for (int l = 0; l < XT_LANES; l++)
 					mg[(j + (size_t)l) * K + g] += fv[c[l]];
@@ -226,9 +303,8 @@ xt_block(struct xgbtree *s, size_t nb)
 				for (uint32_t step = 0; step < d; step++) {
 					uint64_t q = fn[c];
 					uint32_t below = (uint32_t)(q >> 32);
-					uint32_t nl = 0u - (uint32_t)((q >> 31) & 1);
-					uint32_t k = xs[((uint32_t)q & 0x7fffffffu) + j];
-					c = 2 * c + ((below < k) & (k != nl));
+					uint32_t k = xs[(uint32_t)q + j];
+					c = 2 * c + (below < k);
 				}
 				mg[j * K + g] += fv[c];
 			}
@@ -239,8 +315,7 @@ xt_block(struct xgbtree *s, size_t nb)
 		for (uint32_t step = 0; step < d; step++)
 			for (size_t j = 0; j < nb; j++) {
 				const struct xt_node *q = s->nodes + cur[j];
-				uint32_t k = xs[q->off + j];
-				cur[j] = q->kid[(q->below < k) & (k != q->nanleft)];
+				cur[j] = q->kid[q->below < xs[q->off + j]];
 			}
 		for (size_t j = 0; j < nb; j++)
 			mg[j * K + g] += s->value[cur[j]];
@@ -260,6 +335,7 @@ xgbtree_margins(struct xgbtree *s, const float *x, size_t stride, size_t n,
 			for (uint32_t f = 0; f < nf; f++)
 				s->x[(size_t)f * XT_BLOCK + j] = xt_key(row[f]);
 		}
+		xt_left_copies(s, nb);
 		xt_block(s, nb);
 		memcpy(margins + c0 * K, s->mg, nb * K * sizeof(float));
 	}
@@ -373,6 +449,7 @@ xt_sparse_score(struct rebuild_sparse *sp, const float *tx,
 				size_t t = (c0 + j) * nterms + k;
 				s->x[(size_t)row[t] * XT_BLOCK + j] = xt_key(tx[t]);
 			}
+		xt_left_copies(s, nb);
 		xt_block(s, nb);
 		xgbtree_transform(&x->f, s->mg, nb, probs + c0 * x->f.nclasses);
 	}

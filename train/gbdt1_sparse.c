@@ -16,8 +16,9 @@
 #include "train/fmath.h"
 #include "train/gbdt1.h"
 #include "train/kernel.h"
+#include "train/treewalk.h"
 
-#define GB_SCORE_BLOCK 80 /* cases walked side by side */
+#define GB_SCORE_BLOCK TW_BLOCK /* cases walked side by side (80) */
 
 /* ---- sparse scoring -------------------------------------------------- */
 
@@ -118,29 +119,10 @@ struct gb_stree {
 	int full;
 	size_t at;   /* full: first position in fnode; else root node */
 	size_t vat;  /* full: fval[vat + c] is the leaf at position c */
-	uint32_t vdepth; /* walked by vectors (below): its depth there, else 0 */
+	uint32_t vdepth; /* walked by vectors (treewalk.h): its depth there,
+			  * else 0 */
 	size_t vt;       /* vdepth: its copy, vtree[vt] */
 };
-
-/*
- * A complete tree of depth 1 .. GB_VDEPTH as a vector walk reads it
- * (gb_vwalk_*, below), laid out complete at depth vd = max(d, 3): the
- * key below and the input offset of each position p < 2^vd (a position
- * under a leaf of depth d < vd is the leaf repeated, as fill_full
- * repeats one above d: key GB_KEY_ZERO, offset 0, and both subtrees its
- * leaf), and the leaf of each position c of depth vd (2^vd .. 2^(vd+1) -
- * 1) at c & 63.
- */
-#define GB_VDEPTH 6
-
-struct gb_vtree {
-	uint32_t key[64];
-	uint32_t off[64];
-	float leaf[64];
-};
-
-typedef void gb_vwalk_fn(const struct gb_vtree *v, uint32_t vd,
-			 const uint32_t *xs, float *mg, size_t K);
 
 struct gb_sparse {
 	struct rebuild_sparse head; /* first: rebuild_sparse_* cast */
@@ -159,8 +141,8 @@ struct gb_sparse {
 	float *t;  /* GB_SCORE_BLOCK: gbdt1_softmax2's scratch */
 	uint32_t *rows; /* GB_SCORE_BLOCK x nterms (nterms <= nfeat) */
 	uint32_t *keys; /* the same: the terms' keys */
-	gb_vwalk_fn *vwalk; /* NULL: no tree is walked by vectors */
-	struct gb_vtree *vtree; /* 64-byte aligned */
+	tw_walk_fn *vwalk; /* NULL: no tree is walked by vectors */
+	struct tw_tree *vtree; /* 64-byte aligned */
 };
 
 static void
@@ -313,313 +295,6 @@ gb_walk_lanes(const gb_fnode *fn, uint32_t d, const float *fv,
 _Static_assert(GB_SCORE_LANES == 10, "gb_walk_lanes walks 10 lanes");
 _Static_assert(GB_SCORE_BLOCK % GB_SCORE_LANES == 0,
 	       "a block is whole lane groups");
-
-/* ---- vector walks ------------------------------------------------------ */
-
-/*
- * On x86-64 a complete tree of depth 1 .. GB_VDEPTH is walked a vector
- * of lanes at a time when the strict path (kernel_strict_level, which
- * RBA_STRICT_ISA narrows) is avx2 (8 lanes) or avx512 (16), all
- * GB_SCORE_BLOCK lanes of the block.  A lane's step is the scalar one:
- * c = 2c + (below < x) on the same keys, so every lane reaches the same
- * leaf, and adds it to its margin in tree order, the same float added
- * to the same float.  What changes is how a lane finds its node and its
- * input:
- *   - the top three levels, where a lane's node is one of at most four,
- *     load those nodes' input rows whole (each lane's column) and
- *     select per lane: no gather;
- *   - below, the node's key and offset come from the tree's copy held in
- *     registers (permutes across them) and the input from one gather.
- * The spare lanes of a short block walk zero keys; their margins are
- * not read.
- */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-
-#define GB_V16 (GB_SCORE_BLOCK / 16)
-#define GB_V8 (GB_SCORE_BLOCK / 8)
-_Static_assert(GB_SCORE_BLOCK % 16 == 0 && GB_V8 % 5 == 0,
-	       "a block is whole vectors of 16, and of 8 five at a time");
-
-#define V16_LD(p) _mm512_loadu_si512((const void *)(p))
-#define V16_SET(u) _mm512_set1_epi32((int)(u))
-#define V16_SEL(m, a, b) _mm512_mask_blend_epi32(m, a, b) /* m: b */
-#define V16_BELOW(key, in) _mm512_cmplt_epu32_mask(key, in)
-/* c = 2c + r */
-#define V16_STEP(c, r) _mm512_mask_add_epi32(_mm512_add_epi32(c, c), r,     \
-					     _mm512_add_epi32(c, c), V16_SET(1))
-
-#define GB_VINLINE static inline __attribute__((always_inline))
-
-/* A lane vector's first three steps (inputs x of its lanes): its
- * positions at depth 3. */
-__attribute__((target("avx512f"))) GB_VINLINE __m512i
-v16_top(const uint32_t *k, const uint32_t *o, __m512i kA, const uint32_t *x)
-{
-	__mmask16 r0, r1, r2;
-	__m512i in, at;
-
-	/* the root; position 2 + r0; position 4 + 2 r0 + r1 */
-	r0 = V16_BELOW(V16_SET(k[1]), V16_LD(x + o[1]));
-	r1 = V16_BELOW(V16_SEL(r0, V16_SET(k[2]), V16_SET(k[3])),
-		       V16_SEL(r0, V16_LD(x + o[2]), V16_LD(x + o[3])));
-	in = V16_SEL(r1, V16_SEL(r0, V16_LD(x + o[4]), V16_LD(x + o[6])),
-		     V16_SEL(r0, V16_LD(x + o[5]), V16_LD(x + o[7])));
-	at = _mm512_mask_add_epi32(V16_SET(4), r0, V16_SET(4), V16_SET(2));
-	at = _mm512_mask_add_epi32(at, r1, at, V16_SET(1));
-	r2 = V16_BELOW(_mm512_permutexvar_epi32(at, kA), in);
-	return V16_STEP(at, r2);
-}
-
-/* A step below: positions c, 32 apart at most, in k0:k1 and o0:o1. */
-__attribute__((target("avx512f"))) GB_VINLINE __m512i
-v16_deep(__m512i c, __m512i k0, __m512i k1, __m512i o0, __m512i o1,
-	 const uint32_t *x)
-{
-	const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7,
-					      6, 5, 4, 3, 2, 1, 0);
-	__m512i key = _mm512_permutex2var_epi32(k0, c, k1);
-	__m512i off = _mm512_permutex2var_epi32(o0, c, o1);
-	__m512i in = _mm512_i32gather_epi32(_mm512_add_epi32(off, iota), x, 4);
-
-	return V16_STEP(c, V16_BELOW(key, in));
-}
-
-/* Lane vector c's leaves (c & 63: bit 5 picks the half) added to its
- * margins m, K apart. */
-__attribute__((target("avx512f"))) GB_VINLINE void
-v16_add(__m512i c, __m512 lA, __m512 lB, __m512 lC, __m512 lD, float *m,
-	size_t K)
-{
-	__m512 lo = _mm512_permutex2var_ps(lA, c, lB);
-	__m512 hi = _mm512_permutex2var_ps(lC, c, lD);
-	__m512 leaf = _mm512_mask_blend_ps(
-		_mm512_test_epi32_mask(c, V16_SET(32)), lo, hi);
-
-	if (K == 1) {
-		_mm512_storeu_ps(m, _mm512_add_ps(_mm512_loadu_ps(m), leaf));
-	} else {
-		float l[16];
-		_mm512_storeu_ps(l, leaf);
-		for (size_t j = 0; j < 16; j++)
-			m[j * K] += l[j];
-	}
-}
-
-_Static_assert(GB_V16 == 5, "gb_vwalk_avx512 walks five vectors");
-
-__attribute__((target("avx512f"))) static void
-gb_vwalk_avx512(const struct gb_vtree *v, uint32_t vd, const uint32_t *xs,
-		float *mg, size_t K)
-{
-	const uint32_t *k = v->key, *o = v->off;
-	const __m512i kA = V16_LD(k), kB = V16_LD(k + 16), oA = V16_LD(o),
-		      oB = V16_LD(o + 16);
-	const __m512 lA = _mm512_loadu_ps(v->leaf),
-		     lB = _mm512_loadu_ps(v->leaf + 16),
-		     lC = _mm512_loadu_ps(v->leaf + 32),
-		     lD = _mm512_loadu_ps(v->leaf + 48);
-	__m512i c0, c1, c2, c3, c4;
-
-	c0 = v16_top(k, o, kA, xs);
-	c1 = v16_top(k, o, kA, xs + 16);
-	c2 = v16_top(k, o, kA, xs + 32);
-	c3 = v16_top(k, o, kA, xs + 48);
-	c4 = v16_top(k, o, kA, xs + 64);
-	/* positions 8 .. 31 in kA:kB, 32 .. 63 in kC:kD */
-	for (uint32_t step = 3; step < vd && step < 5; step++) {
-		c0 = v16_deep(c0, kA, kB, oA, oB, xs);
-		c1 = v16_deep(c1, kA, kB, oA, oB, xs + 16);
-		c2 = v16_deep(c2, kA, kB, oA, oB, xs + 32);
-		c3 = v16_deep(c3, kA, kB, oA, oB, xs + 48);
-		c4 = v16_deep(c4, kA, kB, oA, oB, xs + 64);
-	}
-	if (vd > 5) {
-		const __m512i kC = V16_LD(k + 32), kD = V16_LD(k + 48),
-			      oC = V16_LD(o + 32), oD = V16_LD(o + 48);
-		c0 = v16_deep(c0, kC, kD, oC, oD, xs);
-		c1 = v16_deep(c1, kC, kD, oC, oD, xs + 16);
-		c2 = v16_deep(c2, kC, kD, oC, oD, xs + 32);
-		c3 = v16_deep(c3, kC, kD, oC, oD, xs + 48);
-		c4 = v16_deep(c4, kC, kD, oC, oD, xs + 64);
-	}
-	v16_add(c0, lA, lB, lC, lD, mg, K);
-	v16_add(c1, lA, lB, lC, lD, mg + 16 * K, K);
-	v16_add(c2, lA, lB, lC, lD, mg + 32 * K, K);
-	v16_add(c3, lA, lB, lC, lD, mg + 48 * K, K);
-	v16_add(c4, lA, lB, lC, lD, mg + 64 * K, K);
-}
-
-#define V8_LD(p) _mm256_loadu_si256((const void *)(p))
-#define V8_SET(u) _mm256_set1_epi32((int)(u))
-/* per lane b where m's sign bit is set, else a */
-#define V8_SEL(m, a, b)                                                        \
-	_mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(a),           \
-					     _mm256_castsi256_ps(b),           \
-					     _mm256_castsi256_ps(m)))
-#define V8_PERM(t, c) _mm256_permutevar8x32_epi32(V8_LD(t), c)
-
-/* all ones where key < in, unsigned */
-__attribute__((target("avx2"))) static inline __m256i
-v8_below(__m256i key, __m256i in)
-{
-	const __m256i sign = V8_SET(0x80000000u);
-
-	return _mm256_cmpgt_epi32(_mm256_xor_si256(in, sign),
-				  _mm256_xor_si256(key, sign));
-}
-
-/* t[c] for positions c of 16 .. 31 (bit 3 picks the half) */
-__attribute__((target("avx2"))) static inline __m256i
-v8_at16(const uint32_t *t, __m256i c)
-{
-	return V8_SEL(_mm256_slli_epi32(c, 28), V8_PERM(t + 16, c),
-		      V8_PERM(t + 24, c));
-}
-
-/* t[c] for positions c of 32 .. 63 (bits 3 and 4 pick the quarter) */
-__attribute__((target("avx2"))) static inline __m256i
-v8_at32(const uint32_t *t, __m256i c)
-{
-	__m256i b3 = _mm256_slli_epi32(c, 28);
-
-	return V8_SEL(_mm256_slli_epi32(c, 27),
-		      V8_SEL(b3, V8_PERM(t + 32, c), V8_PERM(t + 40, c)),
-		      V8_SEL(b3, V8_PERM(t + 48, c), V8_PERM(t + 56, c)));
-}
-
-/* A lane vector's first three steps (inputs x of its lanes). */
-__attribute__((target("avx2"))) GB_VINLINE __m256i
-v8_top(const uint32_t *k, const uint32_t *o, const uint32_t *x)
-{
-	__m256i r0, r1, r2, in, at;
-
-	r0 = v8_below(V8_SET(k[1]), V8_LD(x + o[1]));
-	r1 = v8_below(V8_SEL(r0, V8_SET(k[2]), V8_SET(k[3])),
-		      V8_SEL(r0, V8_LD(x + o[2]), V8_LD(x + o[3])));
-	in = V8_SEL(r1, V8_SEL(r0, V8_LD(x + o[4]), V8_LD(x + o[6])),
-		    V8_SEL(r0, V8_LD(x + o[5]), V8_LD(x + o[7])));
-	/* r is -1 where right: 4 + 2 r0 + r1 */
-	at = _mm256_sub_epi32(_mm256_sub_epi32(V8_SET(4), _mm256_add_epi32(r0, r0)),
-			      r1);
-	r2 = v8_below(V8_PERM(k, at), in);
-	return _mm256_sub_epi32(_mm256_add_epi32(at, at), r2);
-}
-
-/* A step below at depth 3, 4 or 5 (level). */
-__attribute__((target("avx2"))) GB_VINLINE __m256i
-v8_deep(__m256i c, uint32_t level, const uint32_t *k, const uint32_t *o,
-	const uint32_t *x)
-{
-	const __m256i iota = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
-	__m256i key, off, in;
-
-	if (level == 3) { /* positions 8 .. 15 */
-		key = V8_PERM(k + 8, c);
-		off = V8_PERM(o + 8, c);
-	} else if (level == 4) {
-		key = v8_at16(k, c);
-		off = v8_at16(o, c);
-	} else {
-		key = v8_at32(k, c);
-		off = v8_at32(o, c);
-	}
-	in = _mm256_i32gather_epi32((const int *)x, _mm256_add_epi32(off, iota), 4);
-	return _mm256_sub_epi32(_mm256_add_epi32(c, c), v8_below(key, in));
-}
-
-/* Lane vector c's leaves added to its margins m, K apart. */
-__attribute__((target("avx2"))) GB_VINLINE void
-v8_add(__m256i c, const float *leaves, float *m, size_t K)
-{
-	__m256 leaf = _mm256_i32gather_ps(leaves, _mm256_and_si256(c, V8_SET(63)), 4);
-
-	if (K == 1) {
-		_mm256_storeu_ps(m, _mm256_add_ps(_mm256_loadu_ps(m), leaf));
-	} else {
-		float l[8];
-		_mm256_storeu_ps(l, leaf);
-		for (size_t j = 0; j < 8; j++)
-			m[j * K] += l[j];
-	}
-}
-
-/* Every lane vector of the block down tree v, side by side. */
-#define V8_TEN(EXPR)                                                           \
-	do {                                                                   \
-		c0 = EXPR(c0, 0);                                              \
-		c1 = EXPR(c1, 1);                                              \
-		c2 = EXPR(c2, 2);                                              \
-		c3 = EXPR(c3, 3);                                              \
-		c4 = EXPR(c4, 4);                                              \
-		c5 = EXPR(c5, 5);                                              \
-		c6 = EXPR(c6, 6);                                              \
-		c7 = EXPR(c7, 7);                                              \
-		c8 = EXPR(c8, 8);                                              \
-		c9 = EXPR(c9, 9);                                              \
-	} while (0)
-#define V8_TOP(c, g) v8_top(k, o, xs + 8 * (g))
-#define V8_DEEP(c, g) v8_deep(c, level, k, o, xs + 8 * (g))
-
-_Static_assert(GB_V8 == 10, "gb_vwalk_avx2 walks ten vectors");
-
-__attribute__((target("avx2"))) static void
-gb_vwalk_avx2(const struct gb_vtree *v, uint32_t vd, const uint32_t *xs,
-	      float *mg, size_t K)
-{
-	const uint32_t *k = v->key, *o = v->off;
-	__m256i c0, c1, c2, c3, c4, c5, c6, c7, c8, c9;
-
-	V8_TEN(V8_TOP);
-	for (uint32_t level = 3; level < vd; level++)
-		V8_TEN(V8_DEEP);
-	v8_add(c0, v->leaf, mg, K);
-	v8_add(c1, v->leaf, mg + 8 * K, K);
-	v8_add(c2, v->leaf, mg + 16 * K, K);
-	v8_add(c3, v->leaf, mg + 24 * K, K);
-	v8_add(c4, v->leaf, mg + 32 * K, K);
-	v8_add(c5, v->leaf, mg + 40 * K, K);
-	v8_add(c6, v->leaf, mg + 48 * K, K);
-	v8_add(c7, v->leaf, mg + 56 * K, K);
-	v8_add(c8, v->leaf, mg + 64 * K, K);
-	v8_add(c9, v->leaf, mg + 72 * K, K);
-}
-
-/* The walk for the strict path, or NULL (base). */
-static gb_vwalk_fn *
-gb_vwalk_pick(void)
-{
-	static gb_vwalk_fn *const walks[] = { NULL, gb_vwalk_avx2,
-					      gb_vwalk_avx512 };
-
-	return walks[kernel_strict_level()];
-}
-#else
-static gb_vwalk_fn *
-gb_vwalk_pick(void)
-{
-	return NULL;
-}
-#endif
-
-/* Tree tr's copy for the vector walks (tr full, its depth 1 .. 6). */
-static void
-fill_vtree(const struct gb_sparse *s, const struct gb_stree *tr,
-	   struct gb_vtree *v)
-{
-	uint32_t d = tr->depth, vd = tr->vdepth;
-
-	memset(v, 0, sizeof(*v));
-	for (size_t p = 1; p < ((size_t)1 << vd); p++) {
-		gb_fnode q = p < ((size_t)1 << d) ? s->fnode[tr->at + p]
-						  : (gb_fnode)GB_KEY_ZERO << 32;
-		v->key[p] = (uint32_t)(q >> 32);
-		v->off[p] = (uint32_t)q;
-	}
-	/* a position of depth vd under the leaf of its ancestor at d */
-	for (size_t c = (size_t)1 << vd; c < ((size_t)2 << vd); c++)
-		v->leaf[c & 63] = s->fval[tr->vat + (c >> (vd - d))];
-}
 
 /*
  * The block's inputs (nb cases of nterms terms from case c0 of tx and
@@ -1093,21 +768,24 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	for (uint32_t t = 0; t < f->ntrees; t++)
 		if (s->tree[t].full)
 			fill_full(s, &s->tree[t], f->nodes, f->tree_start[t], 1, 0);
-	s->vwalk = gb_vwalk_pick();
+	s->vwalk = tw_walk_pick();
 	for (uint32_t t = 0; s->vwalk != NULL && t < f->ntrees; t++) {
 		struct gb_stree *tr = &s->tree[t];
-		if (tr->full && tr->depth >= 1 && tr->depth <= GB_VDEPTH) {
-			tr->vdepth = tr->depth < 3 ? 3 : tr->depth;
+		if (tr->full && tr->depth >= 1 && tr->depth <= TW_MAXDEPTH)
 			tr->vt = nvt++;
-		}
 	}
 	if (nvt > 0) {
-		s->vtree = aligned_alloc(64, nvt * sizeof(struct gb_vtree));
+		s->vtree = aligned_alloc(64, nvt * sizeof(struct tw_tree));
 		if (s->vtree == NULL)
 			goto nomem;
-		for (uint32_t t = 0; t < f->ntrees; t++)
-			if (s->tree[t].vdepth > 0)
-				fill_vtree(s, &s->tree[t], &s->vtree[s->tree[t].vt]);
+		for (uint32_t t = 0; t < f->ntrees; t++) {
+			struct gb_stree *tr = &s->tree[t];
+			if (tr->full && tr->depth >= 1 && tr->depth <= TW_MAXDEPTH)
+				tr->vdepth = tw_tree_fill(&s->vtree[tr->vt],
+							  tr->depth,
+							  s->fnode + tr->at,
+							  s->fval + tr->vat);
+		}
 	} else {
 		s->vwalk = NULL;
 	}

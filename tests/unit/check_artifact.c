@@ -20,6 +20,7 @@
 #include "data/csv.h"
 #include "data/encode.h"
 #include "model/explain.h"
+#include "model/xgbtree.h"
 #include "train/gbdt1.h"
 #include "train/kernel.h"
 #include "rebuild/rebuild.h"
@@ -933,7 +934,8 @@ END_TEST
  * values left: on every strict path this CPU has, the sparse scorer's
  * probabilities are the dense walk's bit for bit, on inputs at, next to
  * and between the thresholds, NaN and both zeros, given every input as a
- * term or only some.
+ * term or only some.  The same forests under XGBoost's rules
+ * (model/xgbtree.c's scorer) against a walk of the nodes written here.
  */
 static uint64_t
 lcg(uint64_t *r)
@@ -962,8 +964,34 @@ grow(struct rebuild_tree_node *q, uint32_t *n, uint32_t depth, uint32_t nf,
 	return i;
 }
 
+/* XGBoost's margins of forest f by a plain walk of its nodes, then its
+ * transform: the reference for xgbtree.c's scorer. */
 static void
-vector_walks_agree(uint32_t nclasses, uint64_t seed)
+xgb_plain(const struct rebuild_forest *f, const float *x, size_t n,
+	  float *probs)
+{
+	uint32_t K = f->ngroups, nf = f->nfeatures;
+	float *mg = malloc(n * K * sizeof(float));
+
+	for (size_t c = 0; c < n; c++) {
+		for (uint32_t g = 0; g < K; g++)
+			mg[c * K + g] = f->base[g];
+		for (uint32_t t = 0; t < f->ntrees; t++) {
+			uint32_t i = f->tree_start[t];
+			while (f->nodes[i].feature != REBUILD_TREE_LEAF) {
+				const struct rebuild_tree_node *q = &f->nodes[i];
+				i = rebuild_tree_goes_left(q, x[c * nf + q->feature])
+					    ? q->left : q->right;
+			}
+			mg[c * K + t % K] += f->nodes[i].value;
+		}
+	}
+	xgbtree_transform(f, mg, n, probs);
+	free(mg);
+}
+
+static void
+vector_walks_agree(uint32_t nclasses, uint64_t seed, int xgb)
 {
 	static const uint32_t depths[] = { 6, 1, 2, 3, 4, 5, 6, 7, 8, 6, 12, 6 };
 	const uint32_t nf = 5, nt = sizeof(depths) / sizeof(depths[0]);
@@ -987,6 +1015,9 @@ vector_walks_agree(uint32_t nclasses, uint64_t seed)
 	m.forest.tree_start[nt] = n;
 	for (uint32_t g = 0; g < m.forest.ngroups; g++)
 		m.forest.base[g] = 0.25f * (float)g - 0.125f;
+	if (xgb)
+		m.forest.rules = nclasses == 2 ? REBUILD_FOREST_XGB_SIGMOID
+					       : REBUILD_FOREST_XGB_SOFTMAX;
 	for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
 		size_t nc = counts[ci], C = nclasses;
 		float *x = calloc(nc * nf, sizeof(float));
@@ -1026,19 +1057,26 @@ vector_walks_agree(uint32_t nclasses, uint64_t seed)
 						if (!used)
 							x[i * nf + j] = 0.0f;
 					}
-			ck_assert_int_eq(rebuild_predict(1, &m, x, nc, dense), 0);
+			if (xgb)
+				xgb_plain(&m.forest, x, nc, dense);
+			else
+				ck_assert_int_eq(rebuild_predict(1, &m, x, nc, dense), 0);
 			for (size_t a = 0; a < nisa; a++) {
 				struct rebuild_sparse *sp;
 				setenv("RBA_STRICT_ISA", isas[a], 1);
-				ck_assert_int_eq(rebuild_sparse_new(1, &m, &sp), 0);
+				if (xgb)
+					ck_assert_int_eq(xgbtree_sparse_new(&m, &sp), 0);
+				else
+					ck_assert_int_eq(rebuild_sparse_new(1, &m, &sp), 0);
 				memset(sparse, 0xff, nc * C * sizeof(float));
 				rebuild_sparse_score(sp, tx, row, nterms, nc, sparse);
 				rebuild_sparse_free(sp);
 				for (size_t i = 0; i < nc * C; i++)
 					ck_assert_msg(memcmp(&dense[i], &sparse[i], 4) == 0,
-						      "%s, %u classes, %zu cases, %zu terms: "
+						      "%s%s, %u classes, %zu cases, %zu terms: "
 						      "probability %zu %a, dense %a",
-						      isas[a], nclasses, nc, nterms, i,
+						      isas[a], xgb ? " (XGBoost)" : "",
+						      nclasses, nc, nterms, i,
 						      (double)sparse[i], (double)dense[i]);
 			}
 		}
@@ -1055,10 +1093,11 @@ vector_walks_agree(uint32_t nclasses, uint64_t seed)
 
 START_TEST(test_forest_vector_walks)
 {
-	for (uint64_t seed = 1; seed <= 6; seed++) {
-		vector_walks_agree(2, seed);
-		vector_walks_agree(3, seed);
-	}
+	for (uint64_t seed = 1; seed <= 6; seed++)
+		for (int xgb = 0; xgb < 2; xgb++) {
+			vector_walks_agree(2, seed, xgb);
+			vector_walks_agree(3, seed, xgb);
+		}
 }
 END_TEST
 

@@ -1,0 +1,71 @@
+/*
+ * treewalk.h - complete trees of depth 1 .. TW_MAXDEPTH walked a vector
+ * of cases at a time (AVX2: 8, AVX-512F: 16), for the forests' block
+ * scorers: ABI 1's (train/gbdt1_sparse.c) and XGBoost's
+ * (model/xgbtree.c).
+ *
+ * A block is TW_BLOCK cases whose inputs are order keys held
+ * feature-major: the key of case j in input row r is at xs[r * TW_BLOCK
+ * + j].  At a split with key below b, a case whose input key is k goes
+ * right exactly when b < k (unsigned); each scorer chooses its keys, and
+ * the rows a split reads, so that this is its rule.  A walk takes each
+ * case from the root to its leaf by that rule, step by step as a scalar
+ * walk of the same keys goes, and adds the leaf to the case's margin
+ * with one float addition: called tree by tree, each margin gets the
+ * same sum, in the same order, bit for bit.
+ *
+ * How a vector finds its nodes changes nothing of that: the top three
+ * levels, where a case's node is one of at most four, load those nodes'
+ * input rows whole and select per lane; below, the node's key and row
+ * come from the tree held in registers (permutes) and the input from
+ * one gather.  Every case of the block walks, the spare ones of a short
+ * block too: their keys must be in xs (any value) and their margins are
+ * written.
+ */
+#ifndef RBA_TREEWALK_H
+#define RBA_TREEWALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TW_BLOCK 80    /* cases of a block: the stride of an input row */
+#define TW_MAXDEPTH 6  /* the deepest tree a walk takes */
+
+/*
+ * A tree as a walk reads it, complete at depth vd = max(d, 3): position
+ * p (1 .. 2^vd - 1; children 2p and 2p + 1) has key below key[p] and
+ * reads input row offset off[p] (the row times TW_BLOCK); the leaf of
+ * position c of depth vd (2^vd .. 2^(vd+1) - 1) is leaf[c & 63].  A leaf
+ * above depth vd is repeated into the positions below it.  Kept 64-byte
+ * aligned (its size is a multiple of 64).
+ */
+struct tw_tree {
+	uint32_t key[64];
+	uint32_t off[64];
+	float leaf[64];
+};
+
+/*
+ * Walks every case of block xs through tree v (of depth vd there, 3 ..
+ * TW_MAXDEPTH): mg[j * K] += the leaf of case j, for j < TW_BLOCK.
+ */
+typedef void tw_walk_fn(const struct tw_tree *v, uint32_t vd,
+			const uint32_t *xs, float *mg, size_t K);
+
+/*
+ * The walk of the strict path kernel_strict_level picks (RBA_STRICT_ISA
+ * narrows it, for tests), or NULL where there is none (base, and every
+ * machine but x86-64): the scorer then walks its trees itself.
+ */
+tw_walk_fn *tw_walk_pick(void);
+
+/*
+ * Lays out in v the complete tree of depth d (1 .. TW_MAXDEPTH) whose
+ * position p (1 .. 2^d - 1) is the word fnode[p] = key below << 32 |
+ * input offset, with leaf fval[c] at position c (2^d .. 2^(d+1) - 1):
+ * the depth vd the walk takes it at.
+ */
+uint32_t tw_tree_fill(struct tw_tree *v, uint32_t d, const uint64_t *fnode,
+		      const float *fval);
+
+#endif
