@@ -184,19 +184,6 @@ rba_put_u64le(uint8_t *p, uint64_t v)
 	rba_put_u32le(p + 4, (uint32_t)(v >> 32));
 }
 
-uint32_t
-rba_get_u32le(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-uint64_t
-rba_get_u64le(const uint8_t *p)
-{
-	return (uint64_t)rba_get_u32le(p) | (uint64_t)rba_get_u32le(p + 4) << 32;
-}
-
 void
 rba_cursor_init(struct rba_cursor *c, const void *p, size_t n)
 {

@@ -48,8 +48,19 @@ uint8_t *rba_buf_steal(struct rba_buf *b, size_t *len);
 
 void rba_put_u32le(uint8_t *p, uint32_t v);
 void rba_put_u64le(uint8_t *p, uint64_t v);
-uint32_t rba_get_u32le(const uint8_t *p);
-uint64_t rba_get_u64le(const uint8_t *p);
+/* (inline: a compiler makes each one load on a little-endian machine) */
+static inline uint32_t
+rba_get_u32le(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t
+rba_get_u64le(const uint8_t *p)
+{
+	return (uint64_t)rba_get_u32le(p) | (uint64_t)rba_get_u32le(p + 4) << 32;
+}
 
 struct rba_cursor {
 	const uint8_t *p;

@@ -614,22 +614,38 @@ dec_strings(struct dec *x, uint32_t n, const char **out, size_t minlen,
 	uint32_t nbytes = rba_cursor_u32(&x->c);
 	const uint8_t *p = rba_cursor_bytes(&x->c, nbytes);
 	size_t at = 0;
+	uint32_t i = 0;
 
 	if (p == NULL)
 		return dec_fail(x, what, "past the end");
 	if (block != NULL)
 		*block = (const char *)p;
-	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *z = memchr(p + at, 0, nbytes - at);
-		size_t len;
-		if (z == NULL)
+	/* the NULs found eight bytes at a time (each string is short: a
+	 * call a string would cost more than the search), the tail by byte */
+	for (size_t w = 0; i < n; w += 8) {
+		uint64_t v, zeros;
+		if (w >= nbytes)
 			return dec_fail(x, "too few", what);
-		len = (size_t)(z - (p + at));
-		if (len < minlen || len > maxlen)
-			return dec_fail(x, "bad length of", what);
-		if (out != NULL)
-			out[i] = (const char *)(p + at);
-		at += len + 1;
+		if (nbytes - w >= 8) {
+			v = rba_get_u64le(p + w);
+			/* the high bit of each byte that is 0, exactly */
+			zeros = ~(((v & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full) |
+				  v) & 0x8080808080808080ull;
+		} else {
+			zeros = 0;
+			for (size_t b = 0; w + b < nbytes; b++)
+				if (p[w + b] == 0)
+					zeros |= 0x80ull << (8 * b);
+		}
+		for (; zeros != 0 && i < n; zeros &= zeros - 1, i++) {
+			size_t z = w + (size_t)__builtin_ctzll(zeros) / 8;
+			size_t len = z - at;
+			if (len < minlen || len > maxlen)
+				return dec_fail(x, "bad length of", what);
+			if (out != NULL)
+				out[i] = (const char *)(p + at);
+			at = z + 1;
+		}
 	}
 	if (at != nbytes)
 		return dec_fail(x, "extra bytes in", what);

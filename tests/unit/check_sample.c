@@ -403,6 +403,100 @@ START_TEST(test_chunk_missing)
 END_TEST
 
 /*
+ * A chunk's id block (NUL-terminated ids, the NULs found eight bytes at
+ * a time): ids of 1 to 19 bytes (any byte but NUL) and of
+ * STORE_CASE_ID_MAX, across word boundaries, with the block cut short,
+ * one byte too many, an empty id and one too long: sample_chunk_ids
+ * takes exactly the blocks a byte by byte walk takes, with the same ids.
+ */
+static int
+ids_walk(const uint8_t *p, size_t nbytes, uint32_t n, const char **out)
+{
+	size_t at = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		size_t len = 0;
+		while (at + len < nbytes && p[at + len] != 0)
+			len++;
+		if (at + len == nbytes)
+			return -1; /* too few */
+		if (len < 1 || len > STORE_CASE_ID_MAX)
+			return -2; /* bad length */
+		out[i] = (const char *)p + at;
+		at += len + 1;
+	}
+	return at == nbytes ? 0 : -3;
+}
+
+START_TEST(test_chunk_ids_block)
+{
+	static const char *want[SAMPLE_CHUNK_CASES], *got[SAMPLE_CHUNK_CASES];
+	uint64_t r = 7;
+
+	for (int round = 0; round < 3000; round++) {
+		struct rba_buf b;
+		struct rba_detail d;
+		uint32_t n = 1 + (uint32_t)(round % 37), got_n = 0, nb;
+		size_t at;
+		int wrc, rc;
+
+		rba_buf_init(&b);
+		rba_buf_put_u8(&b, SAMPLE_CHUNK_TAG);
+		rba_buf_put_u8(&b, SAMPLE_CHUNK_FORMAT);
+		rba_buf_put_u32(&b, n);
+		rba_buf_put_u32(&b, 1);
+		rba_buf_put_u32(&b, 0);
+		rba_buf_put_u32(&b, 0); /* the block's length, set below */
+		at = b.len;
+		for (uint32_t i = 0; i < n; i++) {
+			size_t len;
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			len = (r >> 40) % 97 == 0 ? STORE_CASE_ID_MAX : 1 + (r >> 33) % 19;
+			/* every byte but NUL: 0x01 and 0x80 next to one */
+			for (size_t k = 0; k < len; k++)
+				rba_buf_put_u8(&b, (uint8_t)(1 + (r >> (k % 24)) % 255));
+			rba_buf_put_u8(&b, 0);
+		}
+		switch (round % 6) {
+		case 1: /* cut short: the last NUL gone, or more */
+			b.len -= 1 + (r >> 20) % (b.len - at < 3 ? b.len - at : 3);
+			break;
+		case 2: /* one byte too many */
+			rba_buf_put_u8(&b, (r >> 20) % 2 ? 'x' : 0);
+			break;
+		case 3: /* an empty id */
+			b.p[at + (r >> 20) % (b.len - at)] = 0;
+			break;
+		case 4: /* one too long */
+			b.p[b.len - 1] = 'y';
+			for (size_t k = 0; k < STORE_CASE_ID_MAX; k++)
+				rba_buf_put_u8(&b, 'z');
+			rba_buf_put_u8(&b, 0);
+			break;
+		default:
+			break;
+		}
+		ck_assert_int_eq(rba_buf_status(&b), 0);
+		nb = (uint32_t)(b.len - at);
+		rba_put_u32le(b.p + at - 4, nb);
+		wrc = ids_walk(b.p + at, nb, n, want);
+		rba_detail_clear(&d);
+		rc = sample_chunk_ids(b.p, b.len, got, &got_n, &d);
+		ck_assert_msg((rc == 0) == (wrc == 0), "round %d: %d, the walk %d (%s)",
+			      round, rc, wrc, d.reason);
+		if (wrc == 0)
+			for (uint32_t i = 0; i < n; i++)
+				ck_assert_ptr_eq(got[i], want[i]);
+		else
+			ck_assert_msg(strstr(d.reason, wrc == -1 ? "too few" : wrc == -2
+						    ? "bad length" : "extra bytes") != NULL,
+				      "round %d: %s", round, d.reason);
+		rba_buf_release(&b);
+	}
+}
+END_TEST
+
+/*
  * The one CSV writer: every cell, written by its rule and read back by
  * data/csv.h, is the same bytes; a cell is quoted exactly when it holds
  * a comma, a quote, a CR or an LF.
@@ -468,6 +562,7 @@ suite_sample(void)
 	tcase_add_test(tc, test_layout_bad);
 	tcase_add_test(tc, test_chunk_roundtrip);
 	tcase_add_test(tc, test_chunk_missing);
+	tcase_add_test(tc, test_chunk_ids_block);
 	tcase_add_test(tc, test_csv_cells_read_back);
 	suite_add_tcase(s, tc);
 	return s;
