@@ -16,9 +16,18 @@
  * and does not find (--id-column included), which wins over the first
  * case that cannot be encoded.  So the latter two are kept aside
  * (struct pending) while the rest of the file is checked.
+ *
+ * With two threads (the default; --threads 1 keeps one) a helper scores
+ * and formats each full block while this thread reads, checks and
+ * encodes the next one (struct pipe: two blocks, one in each hand).
+ * The report is the same bytes: the helper takes the blocks one at a
+ * time, in order.  So are the diagnostics: a block the helper failed on
+ * came before anything this thread met after handing it over, so its
+ * error is the one reported.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +338,131 @@ block_flush(struct block *bk, int json, int margin, const struct artifact *a,
 	return spool_add(sp, &bk->text, d);
 }
 
+/* ---- the helper that flushes blocks (two threads) ---- */
+
+struct pipe {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int started;
+	/* under mu: the block handed over (NULL: none), quit */
+	struct block *job;
+	uint64_t done;
+	int quit;
+	/* what block_flush needs, fixed */
+	int json, margin;
+	const struct artifact *a;
+	const struct policy *pol;
+	struct spool *sp;
+	/* the first block_flush error (under mu), and its detail */
+	int err;
+	struct rba_detail d;
+};
+
+static void *
+pipe_main(void *arg)
+{
+	struct pipe *pp = arg;
+
+	pthread_mutex_lock(&pp->mu);
+	for (;;) {
+		struct block *bk;
+		struct rba_detail d;
+		int err;
+		while (pp->job == NULL && !pp->quit)
+			pthread_cond_wait(&pp->cv, &pp->mu);
+		if (pp->job == NULL)
+			break;
+		bk = pp->job;
+		pthread_mutex_unlock(&pp->mu);
+		/* (no block is handed over once one has failed) */
+		rba_detail_clear(&d);
+		err = block_flush(bk, pp->json, pp->margin, pp->a, pp->pol,
+				  pp->done, pp->sp, &d);
+		pthread_mutex_lock(&pp->mu);
+		if (err != 0 && pp->err == 0) {
+			pp->err = err;
+			pp->d = d;
+		}
+		pp->job = NULL;
+		pthread_cond_broadcast(&pp->cv);
+	}
+	pthread_mutex_unlock(&pp->mu);
+	return NULL;
+}
+
+/* Starts the helper; 0, or -1 (no thread: the caller flushes itself). */
+static int
+pipe_start(struct pipe *pp)
+{
+	if (pthread_mutex_init(&pp->mu, NULL) != 0)
+		return -1;
+	if (pthread_cond_init(&pp->cv, NULL) != 0) {
+		pthread_mutex_destroy(&pp->mu);
+		return -1;
+	}
+	if (pthread_create(&pp->th, NULL, pipe_main, pp) != 0) {
+		pthread_cond_destroy(&pp->cv);
+		pthread_mutex_destroy(&pp->mu);
+		return -1;
+	}
+	pp->started = 1;
+	return 0;
+}
+
+/* Waits until the helper holds no block: its error (0: none), d set. */
+static int
+pipe_wait(struct pipe *pp, struct rba_detail *d)
+{
+	int err;
+
+	pthread_mutex_lock(&pp->mu);
+	while (pp->job != NULL)
+		pthread_cond_wait(&pp->cv, &pp->mu);
+	err = pp->err;
+	if (err != 0)
+		*d = pp->d;
+	pthread_mutex_unlock(&pp->mu);
+	return err;
+}
+
+/* Hands block bk (rows after done) to the helper, once it holds none:
+ * 0, or the error it met on the one before (bk is then not taken). */
+static int
+pipe_hand(struct pipe *pp, struct block *bk, uint64_t done,
+	  struct rba_detail *d)
+{
+	int err;
+
+	pthread_mutex_lock(&pp->mu);
+	while (pp->job != NULL)
+		pthread_cond_wait(&pp->cv, &pp->mu);
+	if ((err = pp->err) != 0) {
+		*d = pp->d;
+	} else {
+		pp->job = bk;
+		pp->done = done;
+		pthread_cond_broadcast(&pp->cv);
+	}
+	pthread_mutex_unlock(&pp->mu);
+	return err;
+}
+
+static void
+pipe_stop(struct pipe *pp)
+{
+	if (!pp->started)
+		return;
+	pthread_mutex_lock(&pp->mu);
+	pp->quit = 1;
+	pthread_cond_broadcast(&pp->cv);
+	pthread_mutex_unlock(&pp->mu);
+	pthread_join(pp->th, NULL);
+	pthread_cond_destroy(&pp->cv);
+	pthread_mutex_destroy(&pp->mu);
+	pp->started = 0;
+}
+
 /*
  * Encodes one case into the block: the spec's columns (found at src[])
  * and its id (column idc, or the row number).  The checker gave the
@@ -370,6 +504,7 @@ struct score_job {
 	struct pins *pins; /* --pins: the id column is its data.id */
 	int id_from_pins;
 	int margin; /* --margin */
+	unsigned threads; /* --threads: 1, or 2 (a helper flushes) */
 	struct artifact a;
 	char hex[RBA_DIGEST_TEXT_LEN + 1];
 	struct policy *pol;
@@ -379,7 +514,8 @@ struct score_job {
 	size_t *src; /* the cases' column of each input column */
 	long idc;    /* the id column, or -1 */
 	struct pending pd;
-	struct block bk;
+	struct block bk[2]; /* with two threads, one in each hand */
+	struct pipe pp;
 	struct spool sp;
 	struct rba_buf head;
 	struct rba_json_w jw; /* --json: the document, "cases" open after the
@@ -406,6 +542,10 @@ score_args(struct cli_ctx *ctx, int argc, char **argv, struct score_job *j)
 			if (r < 0)
 				return cli_usage(ctx, "--pins needs a file");
 			j->pins_path = v;
+		} else if ((r = cli_opt_value(argc, argv, &i, "--threads", &v)) != 0) {
+			if (r < 0 || (strcmp(v, "1") != 0 && strcmp(v, "2") != 0))
+				return cli_usage(ctx, "--threads takes 1 or 2");
+			j->threads = (unsigned)(v[0] - '0');
 		} else if (strcmp(argv[i], "--json") == 0) {
 			ctx->json = 1;
 		} else if (strcmp(argv[i], "--margin") == 0) {
@@ -500,7 +640,8 @@ score_columns(struct score_job *j)
 	j->miss = encode_missing(&a->spec);
 	csv_checker_set_missing(j->ck, &j->miss);
 	nf = csv_checker_ncols(j->ck);
-	if (block_init(&j->bk, &a->spec) != 0 ||
+	if (block_init(&j->bk[0], &a->spec) != 0 ||
+	    block_init(&j->bk[1], &a->spec) != 0 ||
 	    (j->src = malloc((a->spec.ncolumns ? a->spec.ncolumns : 1) *
 			     sizeof(*j->src))) == NULL)
 		return cli_fail("cannot score", j->cases_path, RBA_E_NOMEM, NULL);
@@ -581,6 +722,51 @@ score_head(struct score_job *j, int json, struct rba_buf *head)
 }
 
 /*
+ * The diagnostic of an error this thread met (what, err, d), or of the
+ * helper's, which came first when it met one: 2.
+ */
+static int
+score_fail(struct score_job *j, const char *what, int err,
+	   const struct rba_detail *d)
+{
+	struct rba_detail pd;
+	int perr;
+
+	if (j->pp.started && (perr = pipe_wait(&j->pp, &pd)) != 0)
+		return cli_fail("cannot score", j->cases_path, perr, &pd);
+	return cli_fail(what, j->cases_path, err, d);
+}
+
+/*
+ * Full block *bk (the rows after done) scored into the spool: by the
+ * helper, which then holds it (*bk becomes the other block, which it
+ * is done with), or here.  0 or an error (d says what).
+ */
+static int
+score_block(struct score_job *j, struct block **bk, int json, uint64_t done,
+	    struct rba_detail *d)
+{
+	int err;
+
+	if (!j->pp.started && j->threads > 1) {
+		j->pp.json = json;
+		j->pp.margin = j->margin;
+		j->pp.a = &j->a;
+		j->pp.pol = j->pol;
+		j->pp.sp = &j->sp;
+		if (pipe_start(&j->pp) != 0)
+			j->threads = 1; /* no thread: flushed here */
+	}
+	if (!j->pp.started)
+		return block_flush(*bk, json, j->margin, &j->a, j->pol, done,
+				   &j->sp, d);
+	if ((err = pipe_hand(&j->pp, *bk, done, d)) != 0)
+		return err;
+	*bk = &j->bk[*bk == &j->bk[0]];
+	return 0;
+}
+
+/*
  * Every case, SCORE_ROWS at a time, into the spool; once a case has
  * failed the rest of the file is only checked.  0, or 2 after a
  * diagnostic.
@@ -590,6 +776,7 @@ score_rows(struct score_job *j, int json)
 {
 	const struct csv_field *f;
 	struct rba_detail d;
+	struct block *bk = &j->bk[0];
 	uint64_t rowno = 0;
 	size_t n;
 	int rc, err;
@@ -599,25 +786,27 @@ score_rows(struct score_job *j, int json)
 		if (j->pd.err != 0)
 			continue;
 		rowno++;
-		err = block_add(&j->bk, &j->a.spec, j->src, j->idc, j->ck, f,
+		err = block_add(bk, &j->a.spec, j->src, j->idc, j->ck, f,
 				rowno, csv_reader_name(j->rd),
 				csv_reader_line(j->rd), &d);
-		if (err == 0 && j->bk.n == SCORE_ROWS)
-			err = block_flush(&j->bk, json, j->margin, &j->a, j->pol,
-					  rowno - SCORE_ROWS, &j->sp, &d);
+		if (err == 0 && bk->n == SCORE_ROWS)
+			err = score_block(j, &bk, json, rowno - SCORE_ROWS, &d);
 		if (err == RBA_E_SCHEMA) {
 			pend(&j->pd, err, &d);
 			rba_detail_clear(&d);
 		} else if (err != 0) {
-			return cli_fail("cannot score", j->cases_path, err, &d);
+			return score_fail(j, "cannot score", err, &d);
 		}
 	}
 	if (rc < 0)
-		return cli_fail("cannot read cases", j->cases_path, rc, &d);
+		return score_fail(j, "cannot read cases", rc, &d);
 	if (j->pd.err != 0)
-		return cli_fail("cannot score", j->cases_path, j->pd.err, &j->pd.d);
-	err = block_flush(&j->bk, json, j->margin, &j->a, j->pol,
-			  rowno - j->bk.n, &j->sp, &d);
+		return score_fail(j, "cannot score", j->pd.err, &j->pd.d);
+	/* the last block, after the helper's */
+	if (j->pp.started && (err = pipe_wait(&j->pp, &d)) != 0)
+		return cli_fail("cannot score", j->cases_path, err, &d);
+	err = block_flush(bk, json, j->margin, &j->a, j->pol, rowno - bk->n,
+			  &j->sp, &d);
 	if (err != 0)
 		return cli_fail("cannot score", j->cases_path, err, &d);
 	return 0;
@@ -632,6 +821,7 @@ cmd_score(struct cli_ctx *ctx, int argc, char **argv)
 
 	memset(&j, 0, sizeof(j));
 	j.idc = -1;
+	j.threads = 2;
 	spool_init(&j.sp);
 	rba_buf_init(&j.head);
 	if ((status = score_args(ctx, argc, argv, &j)) != 0)
@@ -656,8 +846,10 @@ cmd_score(struct cli_ctx *ctx, int argc, char **argv)
 	    (err = spool_print(&j.sp, &d)) != 0)
 		status = cli_fail("cannot score", j.cases_path, err, &d);
 done:
+	pipe_stop(&j.pp);
 	free(j.src);
-	block_release(&j.bk);
+	block_release(&j.bk[0]);
+	block_release(&j.bk[1]);
 	spool_release(&j.sp);
 	rba_buf_release(&j.head);
 	csv_checker_free(j.ck);

@@ -148,7 +148,7 @@ static const struct cli_command commands[] = {
 	  "sample export VERSION OUT.csv [--force]",
 	  "keep past cases with their stored scores and decisions" },
 	{ "score", cmd_score,
-	  "score ARTIFACT CASES.csv [--policy P | --margin] [--id-column C | --pins PINS] [--json]",
+	  "score ARTIFACT CASES.csv [--policy P | --margin] [--id-column C | --pins PINS] [--threads 1|2] [--json]",
 	  "score cases with an artifact file (ours, or an XGBoost JSON model)" },
 	{ "snapshot", cmd_snapshot,
 	  "snapshot add FILE [--name N]\n"

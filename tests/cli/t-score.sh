@@ -92,6 +92,33 @@ ok "json: 100,000 cases through the spool file" jq -e '.cases | length == 100000
 run 2 env TMPDIR="$PWD/nonexistent" $RBA --json score a.bin big.csv
 err_has "cannot create a temporary file in '$PWD/nonexistent'"
 out_empty
+
+# Two threads (the default: a helper scores and formats each block of
+# 4,096 while the next is read) or one: the same report, byte for byte,
+# and the same diagnostics.  A failure of the helper's (the spool file)
+# comes before a ragged row further down, as it would with one thread.
+run 0 $RBA score a.bin big.csv --policy "$FIX/policy/credit.yaml" --threads 1
+cp out big1.csv
+run 0 $RBA score a.bin big.csv --policy "$FIX/policy/credit.yaml" --threads 2
+ok "100,000 cases: the same report on two threads as on one" cmp -s out big1.csv
+run 0 $RBA --json score a.bin big.csv --threads 1
+cp out big1.json
+run 0 $RBA --json score a.bin big.csv
+ok "json: the same report on two threads as on one" cmp -s out big1.json
+{ cat big.csv; echo '1,2'; } > big-ragged.csv
+for t in 1 2; do
+	run 2 $RBA score a.bin late.csv --threads $t
+	err_is "rebuild-audit: cannot score 'late.csv:10002': unknown level 'A99' of categorical column 'purpose'"
+	run 2 $RBA score a.bin late-ragged.csv --threads $t
+	err_is "rebuild-audit: cannot read cases 'late-ragged.csv:10003:4': ragged row: 2 fields, header has 22"
+	run 2 $RBA --json score a.bin big-ragged.csv --threads $t
+	err_is "rebuild-audit: cannot read cases 'big-ragged.csv:100002:4': ragged row: 2 fields, header has 22"
+	run 2 env TMPDIR="$PWD/nonexistent" $RBA --json score a.bin big-ragged.csv --threads $t
+	err_has "cannot create a temporary file in '$PWD/nonexistent'"
+	out_empty
+done
+run 2 $RBA score a.bin big.csv --threads 3
+err_has "--threads takes 1 or 2"
 # Every cell of the CSV out by the one quoting rule (data/csv_write.h):
 # an id column named with a comma, ids with a comma and a quote.
 awk -F, 'NR == 1 { sub(/^id,/, "\"i,d\","); print; next }
