@@ -29,7 +29,8 @@ main(int argc, char **argv)
 	struct csv_table *t = NULL;
 	struct rba_detail d;
 	struct rebuild_sparse *sp = NULL;
-	size_t count, nf, C, rows, nt = 0, runs = 1;
+	uint8_t *text = NULL;
+	size_t count, nf, C, rows, nt = 0, runs = 1, tn;
 	float *raw, *x, *tx, *probs, *first;
 	uint32_t *row;
 	double secs[64], t0, sum = 0;
@@ -51,16 +52,15 @@ main(int argc, char **argv)
 		return 2;
 	}
 	{
-		/* the cases read with the artifact's missing tokens */
+		/* the cases read with the artifact's missing tokens (the
+		 * table reads its texts in the file's bytes: kept until
+		 * csv_table_free) */
 		struct csv_missing m = encode_missing(&a.spec);
-		uint8_t *text;
-		size_t tn;
 		if (rba_file_read(argv[2], (size_t)2 << 30, &text, &tn, &d) != 0 ||
 		    csv_table_load_mem_missing(text, tn, argv[2], &m, &t, &d) != 0) {
 			fprintf(stderr, "bench_score: %s\n", d.reason);
 			return 2;
 		}
-		free(text);
 	}
 	nf = a.spec.nfeatures;
 	C = a.spec.nclasses;
@@ -134,6 +134,7 @@ main(int argc, char **argv)
 	rebuild_sparse_free(sp);
 	artifact_release(&a);
 	csv_table_free(t);
+	free(text);
 	free(raw);
 	free(x);
 	free(tx);

@@ -1269,12 +1269,21 @@ struct csv_checker {
 	uint64_t nrows;
 	int done;
 	const struct csv_missing *missing; /* borrowed; NULL: none */
+	/* no missing token is a number the quick steps read: a field they
+	 * read is a number, never a token */
+	int quick_ok;
 };
+
+static int token_is_quick(const char *tok);
 
 void
 csv_checker_set_missing(struct csv_checker *c, const struct csv_missing *m)
 {
 	c->missing = m;
+	c->quick_ok = 1;
+	for (size_t i = 0; m != NULL && i < m->n; i++)
+		if (token_is_quick(m->tok[i]))
+			c->quick_ok = 0;
 }
 
 void
@@ -1317,6 +1326,7 @@ csv_checker_start(struct csv_reader *r, struct csv_checker **out,
 		return rba_fail(d, RBA_E_NOMEM, file, 0, 0, "%s", "out of memory");
 	c->r = r;
 	c->file = file;
+	c->quick_ok = 1;
 	c->ncols = n;
 	c->names = names_dup(f, n);
 	c->cs = calloc(n ? n : 1, sizeof(*c->cs));
@@ -1372,11 +1382,27 @@ quick_number(const char *p, size_t len, int room, double *v)
 	return 0;
 }
 
+/* Whether the quick steps of check_row read token tok as a number. */
+static int
+token_is_quick(const char *tok)
+{
+	char b[48] = { 0 }; /* room for the 8-byte loads past its end */
+	size_t n = strlen(tok);
+	double v;
+
+	if (n == 0 || !col_may_be_number((uint8_t)tok[0]))
+		return 0;
+	if (n > 32)
+		return 1; /* (not looked at: taken as one) */
+	memcpy(b, tok, n);
+	return quick_number(b, n, 1, &v) || fast_field(b, n, &v);
+}
+
 /*
  * One data record's n fields seen by their columns: a plain number is
  * parsed and counted here (the value kept in val, has 1), text known by
- * its first byte counted; the rest goes to col_see.  0, or col_see's
- * error.
+ * its first byte counted (without missing tokens: with them a text may
+ * be one); the rest goes to col_see.  0, or col_see's error.
  */
 static int
 check_row(struct csv_checker *c, const struct csv_field *f, size_t n,
@@ -1388,6 +1414,7 @@ check_row(struct csv_checker *c, const struct csv_field *f, size_t n,
 	double *val = c->val;
 	uint8_t *has = c->has;
 	int plain = c->missing == NULL || c->missing->n == 0, err;
+	int quick = plain || c->quick_ok;
 	/* fields lie in order in the record: when 16 bytes after the last
 	 * are held, any field's 9 bytes are (no test per field) */
 	int room = n > 0 && limit - (f[n - 1].p + f[n - 1].n) >= 16;
@@ -1399,15 +1426,16 @@ check_row(struct csv_checker *c, const struct csv_field *f, size_t n,
 		 * by its first byte (a level, a name) before any number is
 		 * tried, then the quick forms, then the byte loop (swar
 		 * first where room did not vouch for the bytes) */
-		if (plain && len > 0) {
+		if (quick && len > 0) {
 			if (!col_may_be_number((uint8_t)p[0])) {
-				cs[i].texts++;
-				has[i] = 0;
-				continue;
-			}
-			if (quick_number(p, len, room, &val[i]) ||
-			    (room ? fast_field(p, len, &val[i])
-				  : fast_field_at(p, len, limit, &val[i]))) {
+				if (plain) {
+					cs[i].texts++;
+					has[i] = 0;
+					continue;
+				}
+			} else if (quick_number(p, len, room, &val[i]) ||
+				   (room ? fast_field(p, len, &val[i])
+					 : fast_field_at(p, len, limit, &val[i]))) {
 				cs[i].numbers++;
 				has[i] = 1;
 				continue;

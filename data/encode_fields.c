@@ -141,7 +141,14 @@ encode_plan_new(const struct encode_spec *spec, struct encode_plan **out)
 		goto nomem;
 	for (uint32_t t = 0; t < spec->nmissing; t++)
 		p->toklen[t] = strlen(spec->missing[t]);
-	p->numeric = spec->nmissing == 0 && spec->nfeatures == spec->ncolumns;
+	/* every column a number, and no missing token one: a field parsed
+	 * as a number is then never a token */
+	p->numeric = spec->nfeatures == spec->ncolumns;
+	for (uint32_t t = 0; t < spec->nmissing; t++) {
+		double v;
+		if (csv_parse_number(spec->missing[t], p->toklen[t], &v) == 0)
+			p->numeric = 0;
+	}
 	for (uint32_t c = 0; c < spec->ncolumns; c++) {
 		const struct encode_column *col = &spec->columns[c];
 		p->col[c].f0 = f;

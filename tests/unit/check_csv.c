@@ -686,6 +686,66 @@ START_TEST(test_plain_split_widths)
 END_TEST
 
 /*
+ * The checker with missing tokens: a field that is a token is never a
+ * parsed number (has 0), whether the token reads as a number the quick
+ * steps take ("4", "-999", "12345678", "1.5") or not ("", "NA", "nan"),
+ * and every other number is parsed as without tokens.
+ */
+START_TEST(test_checker_number_tokens)
+{
+	static const char *const toks[][3] = {
+		{ "", "NA", "nan" }, { "4", "", "NA" }, { "-999", "", "x" },
+		{ "12345678", "", "x" }, { "1.5", "", "x" },
+	};
+	static const char *const fields[] = {
+		"4", "-999", "12345678", "1.5", "NA", "5", "-998",
+		"12345679", "1.25", "7",
+	};
+	char rec[256];
+
+	for (size_t k = 0; k < sizeof(toks) / sizeof(toks[0]); k++) {
+		struct csv_missing m = { 3, toks[k] };
+		struct csv_reader *r;
+		struct csv_checker *c;
+		const struct csv_field *f;
+		const uint8_t *has;
+		const double *num;
+		struct rba_detail d;
+		size_t n, len = 0, nf = sizeof(fields) / sizeof(fields[0]);
+
+		for (size_t i = 0; i < nf; i++)
+			len += (size_t)snprintf(rec + len, sizeof(rec) - len,
+						"%sc%zu", i ? "," : "", i);
+		rec[len++] = '\n';
+		for (size_t i = 0; i < nf; i++)
+			len += (size_t)snprintf(rec + len, sizeof(rec) - len,
+						"%s%s", i ? "," : "", fields[i]);
+		rec[len++] = '\n';
+		rba_detail_clear(&d);
+		ck_assert_int_eq(csv_reader_open_mem(rec, len, "t", &r), 0);
+		ck_assert_int_eq(csv_checker_start(r, &c, &d), 0);
+		csv_checker_set_missing(c, &m);
+		ck_assert_int_eq(csv_checker_next(c, &f, &n, &d), 1);
+		num = csv_checker_numbers(c, &has);
+		for (size_t i = 0; i < nf; i++) {
+			double v;
+			int tok = csv_is_missing(&m, f[i].p, f[i].n);
+			int number = csv_parse_number(f[i].p, f[i].n, &v) == 0;
+			if (tok)
+				ck_assert_msg(!has[i], "tokens %zu: '%s' is a token, "
+					      "read as a number", k, fields[i]);
+			else if (number)
+				ck_assert_msg(has[i] && memcmp(&v, &num[i], sizeof(v)) == 0,
+					      "tokens %zu: '%s' not read as %a", k,
+					      fields[i], v);
+		}
+		csv_checker_free(c);
+		csv_reader_free(r);
+	}
+}
+END_TEST
+
+/*
  * The word-at-a-time number path (swar_field) and the byte loop behind
  * it, through the checker and the table, bit for bit strtod's (and, in
  * the table, (float) of strtod's): fields of every short width with a
@@ -1139,6 +1199,7 @@ suite_csv(void)
 	tcase_add_test(tc, test_stream_file_tap);
 	tcase_add_test(tc, test_checker_as_table);
 	tcase_add_test(tc, test_plain_split_widths);
+	tcase_add_test(tc, test_checker_number_tokens);
 	tcase_add_test(tc, test_swar_numbers_checker);
 	tcase_add_test(tc, test_swar_numbers_table);
 	tcase_add_test(tc, test_swar_numbers_file_blocks);
