@@ -32,15 +32,6 @@
 #define XT_KEY_NAN UINT32_MAX
 #define XT_LANES 8	   /* cases a walk holds in registers */
 
-struct xt_tree {
-	uint32_t depth, group;
-	int full;
-	size_t at;  /* full: first word in fnode; else its root in nodes */
-	size_t vat; /* full: fval[vat + c] is the leaf at position c */
-	uint32_t vdepth; /* walked by vectors: its depth there, else 0 */
-	size_t vt;	 /* vdepth: its copy, vtree[vt] */
-};
-
 struct xt_node {
 	uint32_t below, off;
 	uint32_t kid[2];
@@ -51,7 +42,7 @@ struct xgbtree {
 	uint32_t nx;	/* input rows: nfeat, then the left copies */
 	uint32_t *lrow; /* per feature: its left copy's row, or UINT32_MAX */
 	float *base;
-	struct xt_tree *tree;
+	struct tw_shape *tree;
 	uint64_t *fnode; /* below << 32 | offset */
 	float *fval;
 	struct xt_node *nodes;
@@ -113,7 +104,7 @@ xt_row(const struct xgbtree *s, const struct rebuild_tree_node *q)
 
 /* Fills complete position p (at level, of depth d) from node i. */
 static void
-fill_full(struct xgbtree *s, const struct xt_tree *tr,
+fill_full(struct xgbtree *s, const struct tw_shape *tr,
 	  const struct rebuild_tree_node *nodes, uint32_t i, size_t p,
 	  uint32_t level)
 {
@@ -136,8 +127,7 @@ int
 xgbtree_new(const struct rebuild_forest *f, struct xgbtree **out)
 {
 	struct xgbtree *s;
-	size_t nn = f->tree_start[f->ntrees], nfull = 0, nvt = 0;
-	size_t nval = (size_t)1 << XT_FULL_DEPTH;
+	size_t nn = f->tree_start[f->ntrees], nfull, nval;
 
 	assert(f->rules != REBUILD_FOREST_OWN);
 	assert(f->nfeatures <= REBUILD_MAX_WIDTH);
@@ -154,16 +144,7 @@ xgbtree_new(const struct rebuild_forest *f, struct xgbtree **out)
 	s->lrow = malloc((s->nfeat ? s->nfeat : 1) * sizeof(uint32_t));
 	if (s->lrow == NULL)
 		goto nomem;
-	s->nx = s->nfeat;
-	for (uint32_t j = 0; j < s->nfeat; j++)
-		s->lrow[j] = UINT32_MAX;
-	for (size_t i = 0; i < nn; i++) {
-		const struct rebuild_tree_node *q = &f->nodes[i];
-		if (q->feature != REBUILD_TREE_LEAF &&
-		    (q->flags & REBUILD_TREE_DEFAULT_LEFT) &&
-		    s->lrow[q->feature] == UINT32_MAX)
-			s->lrow[q->feature] = s->nx++;
-	}
+	s->nx = tw_left_rows(f, s->lrow);
 	/* keys 0 until written: every case of a block walks */
 	s->x = calloc((size_t)XT_BLOCK * s->nx, sizeof(uint32_t));
 	s->mg = malloc((size_t)XT_BLOCK * s->K * sizeof(float));
@@ -172,20 +153,7 @@ xgbtree_new(const struct rebuild_forest *f, struct xgbtree **out)
 	    s->value == NULL || s->x == NULL || s->mg == NULL || s->cur == NULL)
 		goto nomem;
 	memcpy(s->base, f->base, s->K * sizeof(float));
-	for (uint32_t t = 0; t < f->ntrees; t++) {
-		struct xt_tree *tr = &s->tree[t];
-		tr->group = t % s->K;
-		tr->depth = rebuild_tree_depth(f->nodes, f->tree_start[t]);
-		tr->full = tr->depth <= XT_FULL_DEPTH;
-		if (tr->full) {
-			tr->at = nfull;
-			tr->vat = nval - ((size_t)1 << tr->depth);
-			nfull += (size_t)1 << tr->depth; /* slot 0 unused */
-			nval += (size_t)1 << tr->depth;
-		} else {
-			tr->at = f->tree_start[t];
-		}
-	}
+	tw_shapes(f, XT_FULL_DEPTH, s->tree, &nfull, &nval);
 	s->fnode = malloc((nfull ? nfull : 1) * sizeof(*s->fnode));
 	s->fval = malloc(nval * sizeof(float));
 	if (s->fnode == NULL || s->fval == NULL)
@@ -193,27 +161,9 @@ xgbtree_new(const struct rebuild_forest *f, struct xgbtree **out)
 	for (uint32_t t = 0; t < f->ntrees; t++)
 		if (s->tree[t].full)
 			fill_full(s, &s->tree[t], f->nodes, f->tree_start[t], 1, 0);
-	s->vwalk = tw_walk_pick();
-	for (uint32_t t = 0; s->vwalk != NULL && t < f->ntrees; t++) {
-		struct xt_tree *tr = &s->tree[t];
-		if (tr->full && tr->depth >= 1 && tr->depth <= TW_MAXDEPTH)
-			tr->vt = nvt++;
-	}
-	if (nvt > 0) {
-		s->vtree = aligned_alloc(64, nvt * sizeof(struct tw_tree));
-		if (s->vtree == NULL)
-			goto nomem;
-		for (uint32_t t = 0; t < f->ntrees; t++) {
-			struct xt_tree *tr = &s->tree[t];
-			if (tr->full && tr->depth >= 1 && tr->depth <= TW_MAXDEPTH)
-				tr->vdepth = tw_tree_fill(&s->vtree[tr->vt],
-							  tr->depth,
-							  s->fnode + tr->at,
-							  s->fval + tr->vat);
-		}
-	} else {
-		s->vwalk = NULL;
-	}
+	if (tw_vectors(s->tree, s->ntrees, s->fnode, s->fval, &s->vwalk,
+		       &s->vtree) != 0)
+		goto nomem;
 	for (size_t i = 0; i < nn; i++) {
 		const struct rebuild_tree_node *q = &f->nodes[i];
 		struct xt_node *o = &s->nodes[i];
@@ -272,8 +222,8 @@ xt_block(struct xgbtree *s, size_t nb)
 	for (size_t j = 0; j < nm; j++)
 		memcpy(mg + j * K, s->base, K * sizeof(float));
 	for (uint32_t t = 0; t < s->ntrees; t++) {
-		const struct xt_tree *tr = &s->tree[t];
-		uint32_t d = tr->depth, g = tr->group;
+		const struct tw_shape *tr = &s->tree[t];
+		uint32_t d = tr->depth, g = t % K;
 		if (tr->vdepth > 0) {
 			s->vwalk(&s->vtree[tr->vt], tr->vdepth, xs, mg + g, K);
 			continue;

@@ -114,15 +114,6 @@ gb_key_below(float thr)
 	return k == 0 ? 0 : k - 1;
 }
 
-struct gb_stree {
-	uint32_t depth;
-	int full;
-	size_t at;   /* full: first position in fnode; else root node */
-	size_t vat;  /* full: fval[vat + c] is the leaf at position c */
-	uint32_t vdepth; /* walked by vectors (treewalk.h): its depth there,
-			  * else 0 */
-	size_t vt;       /* vdepth: its copy, vtree[vt] */
-};
 
 struct gb_sparse {
 	struct rebuild_sparse head; /* first: rebuild_sparse_* cast */
@@ -131,7 +122,7 @@ struct gb_sparse {
 	uint32_t *lrow; /* per feature: its left copy's row, or UINT32_MAX */
 	const struct kernel_ops *ks;
 	float *base;
-	struct gb_stree *tree;
+	struct tw_shape *tree;
 	gb_fnode *fnode;
 	float *fval;
 	struct gb_snode *nodes;
@@ -351,7 +342,7 @@ gb_block_trees(struct gb_sparse *s, size_t nb, size_t nl)
 	for (size_t j = 0; j < nl; j++)
 		memcpy(mg + j * K, s->base, K * sizeof(float));
 	for (uint32_t t = 0; t < s->ntrees; t++) {
-		const struct gb_stree *tr = &s->tree[t];
+		const struct tw_shape *tr = &s->tree[t];
 		uint32_t d = tr->depth, g = t % K;
 		if (tr->vdepth > 0) {
 			s->vwalk(&s->vtree[tr->vt], tr->vdepth, xs, mg + g, K);
@@ -472,7 +463,7 @@ gb_row(const struct gb_sparse *s, const struct rebuild_tree_node *q)
 
 /* Fills complete position p (at level, of depth d) from node i. */
 static void
-fill_full(struct gb_sparse *s, const struct gb_stree *tr,
+fill_full(struct gb_sparse *s, const struct tw_shape *tr,
 	  const struct rebuild_tree_node *nodes, uint32_t i, size_t p,
 	  uint32_t level)
 {
@@ -699,10 +690,7 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 {
 	const struct rebuild_forest *f = &m->forest;
 	struct gb_sparse *s;
-	/* leaves sit at positions 2^d .. 2^(d+1) - 1: the unused lead of
-	 * fval keeps each tree's vat = (its first slot) - 2^d at or above 0 */
-	size_t nn = f->tree_start[f->ntrees], nfull = 0, nvt = 0;
-	size_t nval = (size_t)1 << GB_FULL_DEPTH;
+	size_t nn = f->tree_start[f->ntrees], nfull, nval;
 
 	*out = NULL;
 	/* the steps' asm reads inputs within REBUILD_MAX_WIDTH features */
@@ -726,16 +714,7 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	s->lrow = malloc((s->nfeat ? s->nfeat : 1) * sizeof(uint32_t));
 	if (s->lrow == NULL)
 		goto nomem;
-	s->nx = s->nfeat;
-	for (uint32_t j = 0; j < s->nfeat; j++)
-		s->lrow[j] = UINT32_MAX;
-	for (size_t i = 0; i < nn; i++) {
-		const struct rebuild_tree_node *q = &f->nodes[i];
-		if (q->feature != REBUILD_TREE_LEAF &&
-		    (q->flags & REBUILD_TREE_DEFAULT_LEFT) &&
-		    s->lrow[q->feature] == UINT32_MAX)
-			s->lrow[q->feature] = s->nx++;
-	}
+	s->nx = tw_left_rows(f, s->lrow);
 	s->x = malloc((size_t)GB_SCORE_BLOCK * s->nx * sizeof(uint32_t));
 	s->mg = malloc((size_t)GB_SCORE_BLOCK * s->K * sizeof(float));
 	s->t = malloc(GB_SCORE_BLOCK * sizeof(float));
@@ -748,19 +727,7 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	memcpy(s->base, f->base, s->K * sizeof(float));
 	for (size_t i = 0; i < (size_t)GB_SCORE_BLOCK * s->nx; i++)
 		s->x[i] = GB_KEY_ZERO;
-	for (uint32_t t = 0; t < f->ntrees; t++) {
-		struct gb_stree *tr = &s->tree[t];
-		tr->depth = rebuild_tree_depth(f->nodes, f->tree_start[t]);
-		tr->full = tr->depth <= GB_FULL_DEPTH;
-		if (tr->full) {
-			tr->at = nfull;
-			tr->vat = nval - ((size_t)1 << tr->depth);
-			nfull += (size_t)1 << tr->depth; /* slot 0 unused */
-			nval += (size_t)1 << tr->depth;
-		} else {
-			tr->at = f->tree_start[t];
-		}
-	}
+	tw_shapes(f, GB_FULL_DEPTH, s->tree, &nfull, &nval);
 	s->fnode = malloc((nfull ? nfull : 1) * sizeof(*s->fnode));
 	s->fval = malloc(nval * sizeof(float));
 	if (s->fnode == NULL || s->fval == NULL)
@@ -768,27 +735,9 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	for (uint32_t t = 0; t < f->ntrees; t++)
 		if (s->tree[t].full)
 			fill_full(s, &s->tree[t], f->nodes, f->tree_start[t], 1, 0);
-	s->vwalk = tw_walk_pick();
-	for (uint32_t t = 0; s->vwalk != NULL && t < f->ntrees; t++) {
-		struct gb_stree *tr = &s->tree[t];
-		if (tr->full && tr->depth >= 1 && tr->depth <= TW_MAXDEPTH)
-			tr->vt = nvt++;
-	}
-	if (nvt > 0) {
-		s->vtree = aligned_alloc(64, nvt * sizeof(struct tw_tree));
-		if (s->vtree == NULL)
-			goto nomem;
-		for (uint32_t t = 0; t < f->ntrees; t++) {
-			struct gb_stree *tr = &s->tree[t];
-			if (tr->full && tr->depth >= 1 && tr->depth <= TW_MAXDEPTH)
-				tr->vdepth = tw_tree_fill(&s->vtree[tr->vt],
-							  tr->depth,
-							  s->fnode + tr->at,
-							  s->fval + tr->vat);
-		}
-	} else {
-		s->vwalk = NULL;
-	}
+	if (tw_vectors(s->tree, s->ntrees, s->fnode, s->fval, &s->vwalk,
+		       &s->vtree) != 0)
+		goto nomem;
 	for (size_t i = 0; i < nn; i++) {
 		const struct rebuild_tree_node *q = &f->nodes[i];
 		struct gb_snode *o = &s->nodes[i];

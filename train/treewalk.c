@@ -4,6 +4,7 @@
  */
 #include "train/treewalk.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "train/kernel.h"
@@ -293,4 +294,72 @@ tw_tree_fill(struct tw_tree *v, uint32_t d, const uint64_t *fnode,
 	for (size_t c = (size_t)1 << vd; c < ((size_t)2 << vd); c++)
 		v->leaf[c & 63] = fval[c >> (vd - d)];
 	return vd;
+}
+
+void
+tw_shapes(const struct rebuild_forest *f, uint32_t full,
+	  struct tw_shape *tr, size_t *nfull, size_t *nval)
+{
+	*nfull = 0;
+	*nval = (size_t)1 << full;
+	for (uint32_t t = 0; t < f->ntrees; t++, tr++) {
+		tr->depth = rebuild_tree_depth(f->nodes, f->tree_start[t]);
+		tr->full = tr->depth <= full;
+		tr->vdepth = 0;
+		tr->vt = 0;
+		if (tr->full) {
+			tr->at = *nfull;
+			tr->vat = *nval - ((size_t)1 << tr->depth);
+			*nfull += (size_t)1 << tr->depth; /* slot 0 unused */
+			*nval += (size_t)1 << tr->depth;
+		} else {
+			tr->at = f->tree_start[t];
+		}
+	}
+}
+
+int
+tw_vectors(struct tw_shape *tr, uint32_t ntrees, const uint64_t *fnode,
+	   const float *fval, tw_walk_fn **walk, struct tw_tree **vtree)
+{
+	size_t n = 0;
+
+	*vtree = NULL;
+	if ((*walk = tw_walk_pick()) == NULL)
+		return 0;
+	for (uint32_t t = 0; t < ntrees; t++)
+		if (tr[t].full && tr[t].depth >= 1 && tr[t].depth <= TW_MAXDEPTH)
+			tr[t].vt = n++;
+	if (n == 0) {
+		*walk = NULL;
+		return 0;
+	}
+	if ((*vtree = aligned_alloc(64, n * sizeof(struct tw_tree))) == NULL) {
+		*walk = NULL;
+		return RBA_E_NOMEM;
+	}
+	for (uint32_t t = 0; t < ntrees; t++)
+		if (tr[t].full && tr[t].depth >= 1 && tr[t].depth <= TW_MAXDEPTH)
+			tr[t].vdepth = tw_tree_fill(&(*vtree)[tr[t].vt], tr[t].depth,
+						    fnode + tr[t].at,
+						    fval + tr[t].vat);
+	return 0;
+}
+
+uint32_t
+tw_left_rows(const struct rebuild_forest *f, uint32_t *lrow)
+{
+	size_t nn = f->ntrees ? f->tree_start[f->ntrees] : 0;
+	uint32_t nx = f->nfeatures;
+
+	for (uint32_t j = 0; j < f->nfeatures; j++)
+		lrow[j] = UINT32_MAX;
+	for (size_t i = 0; i < nn; i++) {
+		const struct rebuild_tree_node *q = &f->nodes[i];
+		if (q->feature != REBUILD_TREE_LEAF &&
+		    (q->flags & REBUILD_TREE_DEFAULT_LEFT) &&
+		    lrow[q->feature] == UINT32_MAX)
+			lrow[q->feature] = nx++;
+	}
+	return nx;
 }

@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "train/trainer.h"
+
 #define TW_BLOCK 80    /* cases of a block: the stride of an input row */
 #define TW_MAXDEPTH 6  /* the deepest tree a walk takes */
 
@@ -58,6 +60,48 @@ typedef void tw_walk_fn(const struct tw_tree *v, uint32_t vd,
  * machine but x86-64): the scorer then walks its trees itself.
  */
 tw_walk_fn *tw_walk_pick(void);
+
+/*
+ * A forest's tree as a block scorer holds it: complete (full) when its
+ * depth is at most the scorer's full depth, its positions' words from
+ * fnode[at] on (position p at fnode[at + p]) and the leaf of position c
+ * at fval[vat + c]; else walked node by node from its root, node at.
+ * With vdepth > 0 it is walked by vectors instead, its copy the vt-th.
+ */
+struct tw_shape {
+	uint32_t depth;
+	int full;
+	size_t at, vat;
+	uint32_t vdepth;
+	size_t vt;
+};
+
+/*
+ * The shapes of forest f's trees (tr: f->ntrees) for complete layouts up
+ * to depth full: *nfull words of fnode and *nval leaf values in all (the
+ * first 2^full values unused, so that each vat is at least 0).  vdepth
+ * 0 (see tw_vectors).
+ */
+void tw_shapes(const struct rebuild_forest *f, uint32_t full,
+	       struct tw_shape *tr, size_t *nfull, size_t *nval);
+
+/*
+ * The vector copies of the complete trees of depth 1 .. TW_MAXDEPTH
+ * among ntrees shapes tr, laid out in fnode and fval: *walk the walk of
+ * the strict path and *vtree the copies (free()), each such tree's
+ * vdepth and vt set; or *walk NULL and *vtree NULL when there is no walk
+ * or no such tree.  0 or RBA_E_NOMEM.
+ */
+int tw_vectors(struct tw_shape *tr, uint32_t ntrees, const uint64_t *fnode,
+	       const float *fval, tw_walk_fn **walk, struct tw_tree **vtree);
+
+/*
+ * The input rows of forest f's block: its features, then a left copy of
+ * each feature a split sends missing values left on (where the scorer
+ * makes a missing input's key the lowest).  lrow (f->nfeatures) gets
+ * each feature's copy row, or UINT32_MAX; the rows in all are returned.
+ */
+uint32_t tw_left_rows(const struct rebuild_forest *f, uint32_t *lrow);
 
 /*
  * Lays out in v the complete tree of depth d (1 .. TW_MAXDEPTH) whose
