@@ -101,7 +101,7 @@ TEST_BIN    = $(BUILD)/rebuild-audit-test
 .PHONY: FORCE all deps demo-deps test-deps bench-deps valgrind-deps uninstall check unit check-reasons cli-tests check-deps check-determinism check-arm64 arm64-deps check-flips check-man \
         check-fleet fleet-deps check-fresh check-exec-attacks test-locale asan bench demo install clean help fuzz fuzz-build fuzz-bins fuzz-replay \
         check-crash check-faults check-faults-quick check-concurrency check-hardening valgrind check-external tsan \
-        check-interop check-functions check-commits check-quick
+        check-interop check-functions check-commits check-quick check-bench-tools
 .DEFAULT_GOAL := all
 
 all: $(BIN) rebuild-audit
@@ -116,6 +116,7 @@ help:
 	@echo 'make cli-tests    CLI tests only (CLI_TESTS='"'"'t-exec t-keys'"'"': those)'
 	@echo 'make check-functions  no function over 200 lines, at most 20 over 100 (tests/check-functions.sh -v lists them)'
 	@echo 'make check-commits  commit subjects of at most 72 characters since the rule began'
+	@echo 'make check-bench-tools  the benchmark tools (bench_score, bench_csv, bench_tlog) run once on small inputs (part of check)'
 	@echo 'make check-exec-attacks  hostile trainers and repositories: each refused in one line or contained'
 	@echo 'make check-interop  the transparency log against Go'"'"'s sumdb/note and sumdb/tlog (installs golang-go, golang-golang-x-mod-dev)'
 	@echo 'make check-determinism  strict training under four compilers/flags and thread counts'
@@ -414,12 +415,20 @@ check-arm64: arm64-deps test-deps $(BIN)
 # and races run one at a time as before.
 CHECK_BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: test-deps
-	$(Q)$(MAKE) --no-print-directory -j$(CHECK_BUILD_JOBS) WERROR=-Werror all $(BUILD)/check_runner $(TEST_BIN)
-	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man check-functions check-commits unit cli-tests check-exec-attacks
+	$(Q)$(MAKE) --no-print-directory -j$(CHECK_BUILD_JOBS) WERROR=-Werror all $(BUILD)/check_runner $(TEST_BIN) \
+	  $(BENCH_TOOLS)
+	$(Q)$(MAKE) --no-print-directory WERROR=-Werror check-deps check-man check-functions check-commits unit cli-tests check-exec-attacks \
+	  check-bench-tools
 	$(Q)$(MAKE) --no-print-directory check-interop
 	$(Q)$(MAKE) --no-print-directory check-determinism
 	$(Q)$(MAKE) --no-print-directory WERROR=-Werror fuzz-replay check-crash N=100 check-faults-quick \
 	  check-concurrency ROUNDS=3 check-hardening
+
+# The benchmark tools make bench drives, each run once on a small input
+# (tests/bench-tools.sh): built with the tool, they must still work.
+BENCH_TOOLS = $(BUILD)/bench_score $(BUILD)/bench_csv $(BUILD)/bench_tlog
+check-bench-tools: $(BIN) $(BENCH_TOOLS)
+	$(Q)sh tests/bench-tools.sh $(BUILD)
 
 asan: test-locale
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan OPT='-O1 -g -fno-omit-frame-pointer' HARDEN=0 \
