@@ -23,6 +23,7 @@
 #include "model/xgbtree.h"
 #include "train/gbdt1.h"
 #include "train/kernel.h"
+#include "train/rng.h"
 #include "rebuild/rebuild.h"
 #include "tests/unit/suites.h"
 
@@ -937,11 +938,11 @@ END_TEST
  * term or only some.  The same forests under XGBoost's rules
  * (model/xgbtree.c's scorer) against a walk of the nodes written here.
  */
+/* The next draw of the test's stream (train/rng.h), *r its counter. */
 static uint64_t
-lcg(uint64_t *r)
+draw(uint64_t *r)
 {
-	*r = *r * 6364136223846793005ull + 1442695040888963407ull;
-	return *r >> 33;
+	return rng_u64(0x7472656573ull /* "trees" */, (*r)++) >> 33;
 }
 
 /* A random tree of depth at most depth from node *n on: its root. */
@@ -949,7 +950,7 @@ static uint32_t
 grow(struct rebuild_tree_node *q, uint32_t *n, uint32_t depth, uint32_t nf,
      int root, uint64_t *r)
 {
-	uint32_t i = (*n)++, u = (uint32_t)lcg(r);
+	uint32_t i = (*n)++, u = (uint32_t)draw(r);
 
 	if (depth == 0 || (!root && u % 8 == 0)) {
 		q[i].feature = REBUILD_TREE_LEAF;
@@ -1001,7 +1002,7 @@ vector_walks_agree(uint32_t nclasses, uint64_t seed, int xgb)
 	uint32_t n = 0, starts[16];
 	const char *isas[3];
 	size_t nisa = kernel_strict_isas(isas);
-	uint64_t r = seed;
+	uint64_t r = seed << 32; /* each seed its own run of the stream */
 
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t at = n;
@@ -1027,7 +1028,7 @@ vector_walks_agree(uint32_t nclasses, uint64_t seed, int xgb)
 		float *sparse = calloc(nc * C, sizeof(float));
 
 		for (size_t i = 0; i < nc * nf; i++) {
-			uint32_t u = (uint32_t)lcg(&r);
+			uint32_t u = (uint32_t)draw(&r);
 			float v = (float)((int)(u % 41) - 20) / 4.0f;
 			switch ((u >> 8) % 8) {
 			case 0: v = nextafterf(v, -INFINITY); break;
