@@ -410,6 +410,18 @@ pipe_start(struct pipe *pp)
 	return 0;
 }
 
+/* Under pp->mu: waits until the helper holds no block; its error (0:
+ * none), d set. */
+static int
+pipe_idle(struct pipe *pp, struct rba_detail *d)
+{
+	while (pp->job != NULL)
+		pthread_cond_wait(&pp->cv, &pp->mu);
+	if (pp->err != 0)
+		*d = pp->d;
+	return pp->err;
+}
+
 /* Waits until the helper holds no block: its error (0: none), d set. */
 static int
 pipe_wait(struct pipe *pp, struct rba_detail *d)
@@ -417,11 +429,7 @@ pipe_wait(struct pipe *pp, struct rba_detail *d)
 	int err;
 
 	pthread_mutex_lock(&pp->mu);
-	while (pp->job != NULL)
-		pthread_cond_wait(&pp->cv, &pp->mu);
-	err = pp->err;
-	if (err != 0)
-		*d = pp->d;
+	err = pipe_idle(pp, d);
 	pthread_mutex_unlock(&pp->mu);
 	return err;
 }
@@ -435,11 +443,7 @@ pipe_hand(struct pipe *pp, struct block *bk, uint64_t done,
 	int err;
 
 	pthread_mutex_lock(&pp->mu);
-	while (pp->job != NULL)
-		pthread_cond_wait(&pp->cv, &pp->mu);
-	if ((err = pp->err) != 0) {
-		*d = pp->d;
-	} else {
+	if ((err = pipe_idle(pp, d)) == 0) {
 		pp->job = bk;
 		pp->done = done;
 		pthread_cond_broadcast(&pp->cv);
