@@ -361,8 +361,9 @@ process(struct pass *p, struct worker *w, uint32_t chunk_no,
 	struct audit_tally *t, struct rba_detail *d)
 {
 	double t0 = rba_time_mono();
-	int err = sample_chunk_decode(raw, n, p->l->ncols, p->l->nscores,
-				      p->l->id_col, &w->c, d);
+	int err = sample_chunk_decode_stored(raw, n, p->l->ncols,
+					     p->l->nscores, p->l->id_col, &w->c,
+					     d);
 
 	if (err != 0) {
 		uint32_t count;

@@ -5,6 +5,7 @@
  */
 #include "sample/sample.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -589,6 +590,7 @@ struct dec {
 	const uint8_t *base;
 	struct rba_detail *d;
 	int fmt; /* the chunk's format */
+	int stored; /* numbers left in the chunk's bytes */
 };
 
 /* "sample chunk: <what>[ <how>]" at the current byte offset. */
@@ -776,34 +778,116 @@ nums_copy(const uint8_t *p, uint8_t r, size_t from, size_t cnt, double *out)
 }
 
 /*
- * n numbers; values [from, from + cnt) go to out[0..cnt).  Floating
- * values are all checked finite (integers always are), but for NaN
- * where nan_ok; *nans (when not NULL) says whether one is there.
+ * out[i] = (float)num_at(p, r, from + i) for i below cnt, or (float)
+ * num[from + i] where p is NULL.  An integer goes to float in one
+ * rounding, of its exact value, as by way of the double it reads as
+ * (every int32 is exactly a double): the same float.
+ */
+#define FLOATS_LANES 16
+
+/* out[i] = CONV(from + i) for i below cnt, in loops of a constant trip
+ * count that the compiler vectorizes. */
+#define FLOATS_LOOP(CONV)                                                      \
+	do {                                                                   \
+		size_t i_ = 0;                                                 \
+		for (; i_ + FLOATS_LANES <= cnt; i_ += FLOATS_LANES)           \
+			for (size_t j_ = i_; j_ < i_ + FLOATS_LANES; j_++)     \
+				out[j_] = CONV(from + j_);                     \
+		for (; i_ < cnt; i_++)                                         \
+			out[i_] = CONV(from + i_);                             \
+	} while (0)
+
+#define FROM_F64(i) ((float)num[i])
+#define FROM_I8(i) ((float)(int8_t)p[i])
+#define FROM_I16(i) ((float)(int16_t)(uint16_t)(p[2 * (i)] | p[2 * (i) + 1] << 8))
+#define FROM_I32(i) ((float)(int32_t)num_le32(p + 4 * (i)))
+#define FROM_F32(i) ((float)num_at(p, REPR_F32, i))
+#define FROM_REPR_F64(i) ((float)num_at(p, REPR_F64, i))
+
+static inline __attribute__((always_inline)) void
+floats_body(const double *restrict num, const uint8_t *restrict p, uint8_t r,
+	    size_t from, size_t cnt, float *restrict out)
+{
+	if (p == NULL)
+		FLOATS_LOOP(FROM_F64);
+	else if (r == REPR_I8)
+		FLOATS_LOOP(FROM_I8);
+	else if (r == REPR_I16)
+		FLOATS_LOOP(FROM_I16);
+	else if (r == REPR_I32)
+		FLOATS_LOOP(FROM_I32);
+	else if (r == REPR_F32)
+		FLOATS_LOOP(FROM_F32);
+	else
+		FLOATS_LOOP(FROM_REPR_F64);
+}
+
+#define FLOATS(SFX, ATTR)                                                      \
+	ATTR static void floats_##SFX(const struct sample_column *col,         \
+				      uint32_t from, uint32_t cnt,             \
+				      float *restrict out)                     \
+	{                                                                      \
+		floats_body(col->num, col->num != NULL ? NULL : col->raw,      \
+			    col->repr, from, cnt, out);                        \
+	}
+KERNEL_ISA_EACH(FLOATS)
+
+sample_floats_fn *
+sample_floats_pick(void)
+{
+	return KERNEL_ISA_PICK(floats);
+}
+
+double
+sample_column_num(const struct sample_column *col, uint32_t i)
+{
+	return col->num != NULL ? col->num[i] : num_at(col->raw, col->repr, i);
+}
+
+/*
+ * n numbers, checked: floating values all finite (integers always are),
+ * but for NaN where nan_ok; *nans (when not NULL) says whether one is
+ * there.  *p gets the first value's bytes and *r their representation.
  */
 static int
-dec_numbers_nan(struct dec *x, size_t n, double *out, size_t from, size_t cnt,
-		const char *what, int nan_ok, int *nans)
+dec_numbers_at(struct dec *x, size_t n, const char *what, int nan_ok,
+	       int *nans, const uint8_t **p, uint8_t *r)
 {
-	uint8_t r = rba_cursor_u8(&x->c);
-	const uint8_t *p;
 	int any = 0;
 
-	if (!rba_cursor_ok(&x->c) || r < REPR_I8 || r > REPR_F64)
+	*r = rba_cursor_u8(&x->c);
+	if (!rba_cursor_ok(&x->c) || *r < REPR_I8 || *r > REPR_F64)
 		return dec_fail(x, "bad number representation of", what);
-	p = rba_cursor_bytes(&x->c, n * repr_size[r]);
-	if (p == NULL)
+	*p = rba_cursor_bytes(&x->c, n * repr_size[*r]);
+	if (*p == NULL)
 		return dec_fail(x, what, "past the end");
-	if (r >= REPR_F32)
+	if (*r >= REPR_F32)
 		for (size_t i = 0; i < n; i++) {
-			double v = num_at(p, r, i);
+			double v = num_at(*p, *r, i);
 			if (!isfinite(v) && !(nan_ok && v != v))
 				return dec_fail(x, what, "hold a number that is not finite");
 			any |= v != v;
 		}
 	if (nans != NULL)
 		*nans = any;
-	nums_copy(p, r, from, cnt, out);
 	return 0;
+}
+
+/*
+ * n numbers; values [from, from + cnt) go to out[0..cnt).  Checked as
+ * dec_numbers_at checks them.
+ */
+static int
+dec_numbers_nan(struct dec *x, size_t n, double *out, size_t from, size_t cnt,
+		const char *what, int nan_ok, int *nans)
+{
+	const uint8_t *p;
+	uint8_t r;
+	int err = dec_numbers_at(x, n, what, nan_ok, nans, &p, &r);
+
+	if (err == 0)
+		nums_copy(p, r, from, cnt, out);
+	return err;
 }
 
 static int
@@ -941,7 +1025,8 @@ dec_decisions(struct dec *x, const struct dec_pick *pk,
 }
 
 /* A number column: the numbers, then the exception texts (each NaN kept
- * has one). */
+ * has one).  Where the chunk is read as stored (x->stored), the numbers
+ * stay in its bytes. */
 static int
 dec_number_column(struct dec *x, const struct dec_pick *pk,
 		  struct sample_column *col, struct sample_colmem *cm)
@@ -949,14 +1034,23 @@ dec_number_column(struct dec *x, const struct dec_pick *pk,
 	const char *only_id = pk->only_id;
 	uint32_t ncases = pk->ncases, at = pk->at, keep = pk->keep;
 	uint32_t nexc, prev = 0, kept = 0;
+	const uint8_t *p;
+	uint8_t r;
 	int err, nans;
 
-	if (sample_mem_ensure(&cm->num, &cm->cap_num, keep, sizeof(double)))
-		return RBA_E_NOMEM;
-	if ((err = dec_numbers_nan(x, ncases, cm->num, at, keep, "numbers",
-				   x->fmt == SAMPLE_CHUNK_FORMAT_MISSING, &nans)))
+	if ((err = dec_numbers_at(x, ncases, "numbers",
+				  x->fmt == SAMPLE_CHUNK_FORMAT_MISSING, &nans,
+				  &p, &r)))
 		return err;
-	col->num = cm->num;
+	col->raw = p + (size_t)at * repr_size[r];
+	col->repr = r;
+	col->num = NULL;
+	if (!x->stored) {
+		if (sample_mem_ensure(&cm->num, &cm->cap_num, keep, sizeof(double)))
+			return RBA_E_NOMEM;
+		nums_copy(p, r, at, keep, cm->num);
+		col->num = cm->num;
+	}
 	nexc = rba_cursor_u32(&x->c);
 	if (!rba_cursor_ok(&x->c) || nexc > ncases)
 		return dec_fail(x, "bad exception count", NULL);
@@ -989,7 +1083,8 @@ dec_number_column(struct dec *x, const struct dec_pick *pk,
 	/* a missing value keeps its text: each NaN has one (none is kept
 	 * where the column holds none) */
 	for (uint32_t i = 0, e = 0; nans && i < keep; i++) {
-		if (col->num[i] == col->num[i])
+		double v = sample_column_num(col, i);
+		if (v == v)
 			continue;
 		while (e < kept && col->exc_case[e] < i)
 			e++;
@@ -1039,8 +1134,8 @@ dec_dict_column(struct dec *x, const struct dec_pick *pk,
  */
 static int
 chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
-	     long id_col, const char *only_id, struct sample_chunk *out,
-	     uint32_t *index, struct rba_detail *d)
+	     long id_col, const char *only_id, int stored,
+	     struct sample_chunk *out, uint32_t *index, struct rba_detail *d)
 {
 	struct dec x;
 	struct sample_chunk_mem *m;
@@ -1050,6 +1145,7 @@ chunk_decode(const uint8_t *p, size_t n, uint32_t ncols, uint32_t nscores,
 
 	if ((err = dec_header(&x, p, n, d, &ncases, &k, &ns)) != 0)
 		return err;
+	x.stored = stored;
 	if (k != ncols || ns != nscores)
 		return dec_fail(&x, "column or score count",
 				"disagrees with the layout");
@@ -1107,7 +1203,15 @@ sample_chunk_decode(const uint8_t *p, size_t n, uint32_t ncols,
 		    uint32_t nscores, long id_col, struct sample_chunk *out,
 		    struct rba_detail *d)
 {
-	return chunk_decode(p, n, ncols, nscores, id_col, NULL, out, NULL, d);
+	return chunk_decode(p, n, ncols, nscores, id_col, NULL, 0, out, NULL, d);
+}
+
+int
+sample_chunk_decode_stored(const uint8_t *p, size_t n, uint32_t ncols,
+			   uint32_t nscores, long id_col,
+			   struct sample_chunk *out, struct rba_detail *d)
+{
+	return chunk_decode(p, n, ncols, nscores, id_col, NULL, 1, out, NULL, d);
 }
 
 int
@@ -1131,7 +1235,8 @@ sample_chunk_decode_case(const uint8_t *p, size_t n, uint32_t ncols,
 			 struct sample_chunk *out, uint32_t *index,
 			 struct rba_detail *d)
 {
-	return chunk_decode(p, n, ncols, nscores, id_col, case_id, out, index, d);
+	return chunk_decode(p, n, ncols, nscores, id_col, case_id, 0, out, index,
+			    d);
 }
 
 static void
@@ -1221,9 +1326,12 @@ sample_chunk_encode(const struct sample_chunk *c, struct rba_buf *out)
 	int nan = 0;
 
 	for (uint32_t k = 0; k < c->ncols && !nan; k++)
-		if (c->cols[k].kind == SAMPLE_COL_NUMBER)
+		if (c->cols[k].kind == SAMPLE_COL_NUMBER) {
+			/* not a chunk decoded as stored */
+			assert(c->cols[k].num != NULL);
 			for (uint32_t i = 0; i < c->ncases && !nan; i++)
 				nan = c->cols[k].num[i] != c->cols[k].num[i];
+		}
 	rba_buf_put_u8(out, SAMPLE_CHUNK_TAG);
 	rba_buf_put_u8(out, nan ? SAMPLE_CHUNK_FORMAT_MISSING : SAMPLE_CHUNK_FORMAT);
 	rba_buf_put_u32(out, c->ncases);
@@ -1290,7 +1398,7 @@ sample_chunk_text(const struct sample_chunk *c, uint32_t col, uint32_t i,
 		else
 			hi = mid;
 	}
-	rba_json_fmt_double(sc->num[i], tmp);
+	rba_json_fmt_double(sample_column_num(sc, i), tmp);
 	return tmp;
 }
 

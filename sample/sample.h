@@ -144,8 +144,13 @@ enum sample_col_kind {
 /* One column of a chunk, decoded.  Pointers as for struct sample_chunk. */
 struct sample_column {
 	int kind;
-	/* number */
-	const double *num;	 /* ncases */
+	/* number: each read by sample_column_num (or a sample_floats_fn);
+	 * num (ncases) is NULL where a chunk was decoded as stored, and the
+	 * values are then only in the chunk's bytes: raw, in a
+	 * representation repr (private to sample.c) */
+	const double *num;
+	const uint8_t *raw;
+	uint8_t repr;
 	uint32_t nexc;
 	const uint32_t *exc_case; /* ascending */
 	const char *const *exc_text;
@@ -188,6 +193,29 @@ int sample_chunk_decode(const uint8_t *p, size_t n, uint32_t ncols,
 			struct rba_detail *d);
 
 /*
+ * As sample_chunk_decode, but the numbers of number columns are left in
+ * p as stored, not copied out as doubles (num NULL): for a reader that
+ * reads each value once (sample_column_num, a sample_floats_fn) while p
+ * lives.  The same checks, the same errors.
+ */
+int sample_chunk_decode_stored(const uint8_t *p, size_t n, uint32_t ncols,
+			       uint32_t nscores, long id_col,
+			       struct sample_chunk *out, struct rba_detail *d);
+
+/* Number column col's value of case i: the double that was stored. */
+double sample_column_num(const struct sample_column *col, uint32_t i);
+
+/*
+ * out[j] = (float)sample_column_num(col, from + j) for j below cnt, from
+ * the values as the chunk holds them, in vectors: sample_floats_pick
+ * gives the widest the CPU has (RBA_STRICT_ISA narrowing it, as it
+ * narrows the strict kernels: the same floats), to be picked once.
+ */
+typedef void sample_floats_fn(const struct sample_column *col, uint32_t from,
+			      uint32_t cnt, float *out);
+sample_floats_fn *sample_floats_pick(void);
+
+/*
  * Decodes only the case case_id of a chunk, as a one-case chunk (ncases
  * 1, every dictionary reduced to its entry), after the same checks of
  * every byte as sample_chunk_decode; *index (may be NULL) gets its
@@ -209,7 +237,8 @@ int sample_chunk_decode_case(const uint8_t *p, size_t n, uint32_t ncols,
 int sample_chunk_ids(const uint8_t *p, size_t n, const char **ids,
 		     uint32_t *ncases, struct rba_detail *d);
 
-/* Appends the raw bytes of chunk c (as decode reads them). */
+/* Appends the raw bytes of chunk c (as decode reads them): a chunk built,
+ * or decoded with its numbers as doubles (not as stored). */
 void sample_chunk_encode(const struct sample_chunk *c, struct rba_buf *out);
 
 /*

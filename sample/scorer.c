@@ -25,13 +25,14 @@ struct sc_col {
 	uint32_t f0; /* first feature */
 };
 
-typedef int standardize_fn(const double *restrict num, uint32_t n,
+typedef int standardize_fn(const float *restrict v, uint32_t n,
 			   float mean, float scale, float *restrict x);
 static standardize_fn *standardize_pick(void);
 
 struct sample_scorer {
 	const struct artifact *a;
 	standardize_fn *standardize; /* the widest vectors' */
+	sample_floats_fn *floats;    /* the same */
 	int sparse;
 	uint32_t nclasses, nfeat, ncols;
 	struct sc_col *cols;
@@ -138,6 +139,7 @@ sample_scorer_new(const struct artifact *a, struct sample_scorer **out,
 		return RBA_E_NOMEM;
 	sc->a = a;
 	sc->standardize = standardize_pick();
+	sc->floats = sample_floats_pick();
 	sc->nclasses = a->spec.nclasses;
 	sc->nfeat = a->spec.nfeatures;
 	sc->ncols = a->spec.ncolumns;
@@ -347,13 +349,13 @@ native_x(const struct encode_spec *spec, const struct encode_column *ec,
 #define NUM_LANES 16
 
 /*
- * x[i] = ((float)num[i] - mean) / scale for i < n; 1 when every x[i] is
+ * x[i] = (v[i] - mean) / scale for i < n; 1 when every x[i] is
  * finite.  IEEE operations lane by lane: the same bits at any vector
  * width, so the widest the CPU has is taken, the strict kernels' choice
  * (RBA_STRICT_ISA narrows it, for tests).
  */
 static inline __attribute__((always_inline)) int
-standardize_body(const double *restrict num, uint32_t n, float mean,
+standardize_body(const float *restrict v, uint32_t n, float mean,
 		 float scale, float *restrict x)
 {
 	uint32_t i = 0;
@@ -362,24 +364,24 @@ standardize_body(const double *restrict num, uint32_t n, float mean,
 	for (; i + NUM_LANES <= n; i += NUM_LANES) {
 		int good = 1;
 		for (uint32_t j = i; j < i + NUM_LANES; j++) {
-			x[j] = ((float)num[j] - mean) / scale;
+			x[j] = (v[j] - mean) / scale;
 			good &= fabsf(x[j]) <= FLT_MAX; /* not NaN, not inf */
 		}
 		ok &= good;
 	}
 	for (; i < n; i++) {
-		x[i] = ((float)num[i] - mean) / scale;
+		x[i] = (v[i] - mean) / scale;
 		ok &= fabsf(x[i]) <= FLT_MAX;
 	}
 	return ok;
 }
 
 #define STANDARDIZE(SFX, ATTR)                                                 \
-	ATTR static int standardize_##SFX(const double *restrict num,          \
+	ATTR static int standardize_##SFX(const float *restrict v,             \
 					  uint32_t n, float mean, float scale, \
 					  float *restrict x)                   \
 	{                                                                      \
-		return standardize_body(num, n, mean, scale, x);               \
+		return standardize_body(v, n, mean, scale, x);                 \
 	}
 KERNEL_ISA_EACH(STANDARDIZE)
 
@@ -395,15 +397,15 @@ prepare_numbers_fast(struct sample_scorer *sc, const struct sample_chunk *c,
 {
 	const struct encode_spec *spec = &sc->a->spec;
 	const struct sc_col *mc = &sc->cols[k];
-	const double *num = c->cols[mc->src].num + i0;
 	uint32_t f = mc->f0, n = i1 - i0, i;
 	float *tx = sc->tx0 + k;
 	size_t K = sc->ncols;
 	const float mean = spec->mean[f], scale = spec->scale[f];
-	float x[SCORE_ROWS];
+	float v[SCORE_ROWS], x[SCORE_ROWS];
 
 	assert(n <= SCORE_ROWS);
-	if (!sc->standardize(num, n, mean, scale, x))
+	sc->floats(&c->cols[mc->src], i0, n, v);
+	if (!sc->standardize(v, n, mean, scale, x))
 		return 0;
 	/* row[i * K] is f already (fill_rows) */
 	for (i = 0; i < n; i++)
@@ -430,7 +432,7 @@ prepare_numbers(struct sample_scorer *sc, const struct sample_chunk *c,
 	char tmp[32];
 
 	for (uint32_t i = i0; i < i1; i++) {
-		float rv = (float)col->num[i];
+		float rv = (float)sample_column_num(col, i);
 		size_t at = (size_t)(i - i0) * K;
 		if (rv != rv) {
 			/* a missing value: its text is a token */

@@ -16,6 +16,8 @@
 #include "data/csv.h"
 #include "data/csv_write.h"
 #include "sample/sample.h"
+#include "train/kernel.h"
+#include "train/rng.h"
 #include "tests/unit/suites.h"
 
 static int
@@ -403,6 +405,156 @@ START_TEST(test_chunk_missing)
 END_TEST
 
 /*
+ * Numbers left as stored (sample_chunk_decode_stored): for columns that
+ * the encoder stores as int8, int16, int32, float32 and float64 (with
+ * values float32 rounds: 2^24 + 1, int32's ends, 1e300, subnormals, -0),
+ * and a column with missing values, every value reads back as the very
+ * double of the usual decode, and every run of floats, at every start
+ * and length and on every path of this CPU, as that double's float.
+ */
+static double
+stored_value(uint32_t kind, uint64_t u)
+{
+	static const double odd[] = { 16777217.0, 2147483647.0, -2147483647.0,
+				      1e300, -1e300, 4.9e-324, -0.0,
+				      3.4028235677973366e38 };
+	double v;
+	float f;
+	uint32_t b;
+
+	switch (kind) {
+	case 0: return (double)(int8_t)u;
+	case 1: return (double)(int16_t)u;
+	case 2: return (u & 15) == 0 ? odd[(u >> 4) % 3] : (double)(int32_t)u;
+	case 3:
+		b = (uint32_t)u;
+		memcpy(&f, &b, sizeof(f));
+		return isfinite(f) ? f : 1.5f;
+	default:
+		if ((u & 7) == 0)
+			return odd[(u >> 3) % 8];
+		memcpy(&v, &u, sizeof(v));
+		return isfinite(v) ? v : 0.1;
+	}
+}
+
+START_TEST(test_chunk_stored_numbers)
+{
+	enum { N = 301, KINDS = 6 };
+	static const char *decs[] = { "d" };
+	static const uint32_t starts[] = { 0, 1, 7, 15, 16, 17, 160, 300 };
+	static const char *na[] = { "NA" };
+	const char *isas[3];
+	size_t nisa = kernel_strict_isas(isas);
+	char idtext[N][8];
+	const char *ids[N];
+	uint16_t dcodes[N];
+	double scores[N], num[KINDS][N];
+	uint32_t exc_case[N];
+	const char *exc_text[N];
+	struct sample_column cols[KINDS + 1];
+	struct sample_chunk c, e, s;
+	struct rba_buf b;
+	struct rba_detail d;
+	uint32_t nexc = 0;
+
+	memset(cols, 0, sizeof(cols));
+	cols[0].kind = SAMPLE_COL_IDS;
+	for (uint32_t i = 0; i < N; i++) {
+		snprintf(idtext[i], sizeof(idtext[i]), "k%u", i);
+		ids[i] = idtext[i];
+		dcodes[i] = 0;
+		scores[i] = 0.5;
+		for (uint32_t k = 0; k < KINDS; k++)
+			num[k][i] = stored_value(k < 5 ? k : 4,
+						 rng_u64(0x73746f726564ull, i * KINDS + k));
+		if (i % 5 == 2) { /* the last column: some missing */
+			num[KINDS - 1][i] = NAN;
+			exc_case[nexc] = i;
+			exc_text[nexc++] = na[0];
+		}
+	}
+	for (uint32_t k = 0; k < KINDS; k++) {
+		cols[k + 1].kind = SAMPLE_COL_NUMBER;
+		cols[k + 1].num = num[k];
+	}
+	cols[KINDS].nexc = nexc;
+	cols[KINDS].exc_case = exc_case;
+	cols[KINDS].exc_text = exc_text;
+	memset(&c, 0, sizeof(c));
+	c.ncases = N;
+	c.ncols = KINDS + 1;
+	c.nscores = 1;
+	c.ids = ids;
+	c.scores = scores;
+	c.ndecisions = 1;
+	c.decisions = decs;
+	c.decision_codes = dcodes;
+	c.cols = cols;
+	rba_buf_init(&b);
+	sample_chunk_encode(&c, &b);
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	sample_chunk_init(&e);
+	sample_chunk_init(&s);
+	rba_detail_clear(&d);
+	ck_assert_msg(sample_chunk_decode(b.p, b.len, KINDS + 1, 1, 0, &e, &d) == 0,
+		      "%s", d.reason);
+	ck_assert_msg(sample_chunk_decode_stored(b.p, b.len, KINDS + 1, 1, 0, &s,
+						 &d) == 0, "%s", d.reason);
+	for (uint32_t k = 1; k <= KINDS; k++) {
+		const struct sample_column *ec = &e.cols[k], *sc = &s.cols[k];
+		ck_assert_ptr_null(sc->num);
+		ck_assert_ptr_nonnull(ec->num);
+		/* the five representations, each once */
+		ck_assert_uint_eq(sc->repr, k < 5 ? k : 5);
+		for (uint32_t i = 0; i < N; i++) {
+			double a = ec->num[i], v = sample_column_num(sc, i);
+			ck_assert_msg(memcmp(&a, &num[k - 1][i], 8) == 0 ||
+					      (isnan(a) && isnan(num[k - 1][i])),
+				      "column %u case %u", k, i);
+			ck_assert_msg(memcmp(&a, &v, 8) == 0,
+				      "column %u case %u: stored %a, decoded %a",
+				      k, i, v, a);
+		}
+		for (size_t a = 0; a < nisa; a++) {
+			sample_floats_fn *fl;
+			setenv("RBA_STRICT_ISA", isas[a], 1);
+			fl = sample_floats_pick();
+			for (size_t t = 0; t < sizeof(starts) / sizeof(starts[0]); t++)
+				for (uint32_t cnt = 0; starts[t] + cnt <= N; cnt += 1 + cnt / 3) {
+					float got[N], want[N];
+					fl(sc, starts[t], cnt, got);
+					fl(ec, starts[t], cnt, want);
+					for (uint32_t j = 0; j < cnt; j++) {
+						float f = (float)num[k - 1][starts[t] + j];
+						ck_assert_msg(memcmp(&got[j], &f, 4) == 0 &&
+							      memcmp(&want[j], &f, 4) == 0,
+							      "%s: column %u case %u: %a, %a, not %a",
+							      isas[a], k, starts[t] + j,
+							      (double)got[j], (double)want[j],
+							      (double)f);
+					}
+				}
+		}
+		unsetenv("RBA_STRICT_ISA");
+	}
+	{
+		char t1[32], t2[32];
+		for (uint32_t i = 0; i < N; i++)
+			ck_assert_str_eq(sample_chunk_text(&s, KINDS, i, t1),
+					 sample_chunk_text(&e, KINDS, i, t2));
+	}
+	/* the same refusals */
+	for (size_t cut = 0; cut < b.len; cut += 7)
+		ck_assert(sample_chunk_decode_stored(b.p, cut, KINDS + 1, 1, 0, &s,
+						     &d) == RBA_E_CORRUPT);
+	sample_chunk_release(&e);
+	sample_chunk_release(&s);
+	rba_buf_release(&b);
+}
+END_TEST
+
+/*
  * A chunk's id block (NUL-terminated ids, the NULs found eight bytes at
  * a time): ids of 1 to 19 bytes (any byte but NUL) and of
  * STORE_CASE_ID_MAX, across word boundaries, with the block cut short,
@@ -562,6 +714,7 @@ suite_sample(void)
 	tcase_add_test(tc, test_layout_bad);
 	tcase_add_test(tc, test_chunk_roundtrip);
 	tcase_add_test(tc, test_chunk_missing);
+	tcase_add_test(tc, test_chunk_stored_numbers);
 	tcase_add_test(tc, test_chunk_ids_block);
 	tcase_add_test(tc, test_csv_cells_read_back);
 	suite_add_tcase(s, tc);
