@@ -343,9 +343,8 @@ check_index(struct pass *p, uint32_t chunk_no, const uint8_t *raw, size_t n,
 	uint32_t count;
 	int err = sample_chunk_ids(raw, n, p->ids, &count, d);
 
-	for (uint32_t i = 0; err == 0 && i < count; i++)
-		store_index_sum_add(&p->chunks_sum, p->ids[i], strlen(p->ids[i]),
-				    chunk_no);
+	if (err == 0)
+		store_index_sum_add_ids(&p->chunks_sum, p->ids, count, chunk_no);
 	return err;
 }
 
@@ -371,9 +370,7 @@ process(struct pass *p, struct worker *w, uint32_t chunk_no,
 		if (ierr != 0)
 			err = ierr;
 	} else {
-		for (uint32_t i = 0; i < w->c.ncases; i++)
-			store_index_sum_add(ids, w->c.ids[i],
-					    strlen(w->c.ids[i]), chunk_no);
+		store_index_sum_add_ids(ids, w->c.ids, w->c.ncases, chunk_no);
 		err = compare_chunk(w, &w->c, t);
 	}
 	t->busy += rba_time_mono() - t0;

@@ -926,6 +926,11 @@ void store_index_sum_merge(struct store_index_sum *to,
 void store_index_sum_add(struct store_index_sum *s, const char *id,
 			 size_t len, uint32_t chunk);
 
+/* Adds the n pairs (ids[i], chunk), each id a C string, to s. */
+void store_index_sum_add_ids(struct store_index_sum *s,
+			     const char *const *ids, uint32_t n,
+			     uint32_t chunk);
+
 /*
  * The sum of the case index of version's sample, walked in key order,
  * for an audit to compare with the sum of the case ids its chunks hold.

@@ -1453,9 +1453,10 @@ store_index_sum_merge(struct store_index_sum *to,
 	to->b += from->b;
 }
 
-void
-store_index_sum_add(struct store_index_sum *s, const char *id, size_t len,
-		    uint32_t chunk)
+/* The two lanes' mixes of the pair (id, its len bytes; chunk). */
+static inline __attribute__((always_inline)) void
+pair_mix(const char *id, size_t len, uint32_t chunk, uint64_t *pa,
+	 uint64_t *pb)
 {
 	/* Two lanes over the id's bytes and the chunk, each mixed per
 	 * 8-byte word, with different seeds. */
@@ -1490,11 +1491,38 @@ store_index_sum_add(struct store_index_sum *s, const char *id, size_t len,
 		a = mix64(a ^ w);
 		b = mix64(b + w + 0x9e3779b97f4a7c15ULL);
 	}
-	a = mix64(a ^ chunk ^ 0xa4093822299f31d0ULL);
-	b = mix64(b + chunk + 0x082efa98ec4e6c89ULL);
+	*pa = mix64(a ^ chunk ^ 0xa4093822299f31d0ULL);
+	*pb = mix64(b + chunk + 0x082efa98ec4e6c89ULL);
+}
+
+void
+store_index_sum_add(struct store_index_sum *s, const char *id, size_t len,
+		    uint32_t chunk)
+{
+	uint64_t a, b;
+
+	pair_mix(id, len, chunk, &a, &b);
 	s->n++;
 	s->a += a;
 	s->b += b;
+}
+
+void
+store_index_sum_add_ids(struct store_index_sum *s, const char *const *ids,
+			uint32_t n, uint32_t chunk)
+{
+	/* the sums in registers: each pair's mixes overlap the next's */
+	uint64_t sa = 0, sb = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t a, b;
+		pair_mix(ids[i], strlen(ids[i]), chunk, &a, &b);
+		sa += a;
+		sb += b;
+	}
+	s->n += n;
+	s->a += sa;
+	s->b += sb;
 }
 
 /* Looks k up from the root: it must be there, with value v. */

@@ -2608,6 +2608,59 @@ START_TEST(test_write_lock_wait)
 }
 END_TEST
 
+/*
+ * The index sum: ids of 1 to 40 bytes added a chunk at a time
+ * (store_index_sum_add_ids) sum as added one by one; and one byte of
+ * an id, its length or its chunk changed changes the sum.
+ */
+START_TEST(test_index_sum_ids)
+{
+	char text[200][48];
+	const char *ids[200];
+	struct store_index_sum one, many, other;
+
+	memset(&one, 0, sizeof(one));
+	memset(&many, 0, sizeof(many));
+	for (uint32_t i = 0; i < 200; i++) {
+		size_t len = 1 + i % 40;
+		for (size_t j = 0; j < len; j++)
+			text[i][j] = (char)('a' + (i * 7 + j * 13) % 26);
+		text[i][len] = 0;
+		ids[i] = text[i];
+		store_index_sum_add(&one, ids[i], len, i / 64);
+	}
+	for (uint32_t c = 0; c < 4; c++) {
+		uint32_t n = c < 3 ? 64 : 200 - 3 * 64;
+		store_index_sum_add_ids(&many, ids + c * 64, n, c);
+	}
+	ck_assert(one.n == 200 && many.n == 200);
+	ck_assert(one.a == many.a && one.b == many.b);
+	for (uint32_t i = 0; i < 200; i += 17) {
+		size_t len = strlen(text[i]);
+		/* a byte, the length, the chunk */
+		for (int w = 0; w < 3; w++) {
+			if (w == 1 && len == 1)
+				continue; /* no shorter id */
+			memset(&other, 0, sizeof(other));
+			if (w == 0)
+				text[i][len / 2] ^= 1;
+			else if (w == 1)
+				text[i][len - 1] = 0;
+			for (uint32_t c = 0; c < 4; c++)
+				store_index_sum_add_ids(&other, ids + c * 64,
+							c < 3 ? 64 : 200 - 3 * 64,
+							c + (w == 2 && c == i / 64));
+			ck_assert_msg(other.a != one.a && other.b != one.b,
+				      "id %u change %d", i, w);
+			if (w == 0)
+				text[i][len / 2] ^= 1;
+			else if (w == 1)
+				text[i][len - 1] = (char)('a' + (i * 7 + (len - 1) * 13) % 26);
+		}
+	}
+}
+END_TEST
+
 Suite *
 suite_store(void)
 {
@@ -2639,6 +2692,7 @@ suite_store(void)
 	tcase_add_test(tc, test_map_growth);
 	tcase_add_test(tc, test_two_writers);
 	tcase_add_test(tc, test_write_lock_wait);
+	tcase_add_test(tc, test_index_sum_ids);
 	suite_add_tcase(s, tc);
 	return s;
 }
