@@ -52,6 +52,7 @@ struct xgbtree {
 	uint32_t *cur; /* XT_BLOCK positions */
 	tw_walk_fn *vwalk;      /* NULL: no tree walked by vectors */
 	struct tw_tree *vtree;  /* 64-byte aligned */
+	uint32_t *xv;           /* x as the vector walks read it */
 };
 
 /* Unsigned order of keys = order of floats; -0 and +0 one key; NaN last. */
@@ -91,6 +92,7 @@ xgbtree_free(struct xgbtree *s)
 	free(s->x);
 	free(s->mg);
 	free(s->cur);
+	free(s->xv);
 	free(s);
 }
 
@@ -164,6 +166,9 @@ xgbtree_new(const struct rebuild_forest *f, struct xgbtree **out)
 	if (tw_vectors(s->tree, s->ntrees, s->fnode, s->fval, &s->vwalk,
 		       &s->vtree) != 0)
 		goto nomem;
+	if (s->vwalk != NULL &&
+	    (s->xv = malloc((size_t)XT_BLOCK * s->nx * sizeof(uint32_t))) == NULL)
+		goto nomem;
 	for (size_t i = 0; i < nn; i++) {
 		const struct rebuild_tree_node *q = &f->nodes[i];
 		struct xt_node *o = &s->nodes[i];
@@ -216,16 +221,19 @@ xt_block(struct xgbtree *s, size_t nb)
 	uint32_t *cur = s->cur;
 	float *mg = s->mg;
 	uint32_t K = s->K;
-	/* the vector walks add to every case's margin */
+	/* the vector walks read their own keys, and add to every case's
+	 * margin */
 	size_t nm = s->vwalk != NULL ? XT_BLOCK : nb;
 
+	if (s->vwalk != NULL)
+		tw_block_keys(xs, (size_t)s->nx * XT_BLOCK, s->xv);
 	for (size_t j = 0; j < nm; j++)
 		memcpy(mg + j * K, s->base, K * sizeof(float));
 	for (uint32_t t = 0; t < s->ntrees; t++) {
 		const struct tw_shape *tr = &s->tree[t];
 		uint32_t d = tr->depth, g = t % K;
 		if (tr->vdepth > 0) {
-			s->vwalk(&s->vtree[tr->vt], tr->vdepth, xs, mg + g, K);
+			s->vwalk(&s->vtree[tr->vt], tr->vdepth, s->xv, mg + g, K);
 			continue;
 		}
 		if (tr->full) {

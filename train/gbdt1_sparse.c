@@ -134,6 +134,7 @@ struct gb_sparse {
 	uint32_t *keys; /* the same: the terms' keys */
 	tw_walk_fn *vwalk; /* NULL: no tree is walked by vectors */
 	struct tw_tree *vtree; /* 64-byte aligned */
+	uint32_t *xv; /* x as the vector walks read it (tw_block_keys) */
 };
 
 static void
@@ -156,6 +157,7 @@ gb_sparse_free(struct rebuild_sparse *sp)
 	free(s->rows);
 	free(s->keys);
 	free(s->vtree);
+	free(s->xv);
 	free(s);
 }
 
@@ -336,16 +338,20 @@ gb_block_trees(struct gb_sparse *s, size_t nb, size_t nl)
 	float *mg = s->mg;
 	uint32_t cur[GB_SCORE_BLOCK];
 
-	/* the vector walks add to every lane's margin */
-	if (s->vwalk != NULL)
+	/* the vector walks read their own keys, and add to every lane's
+	 * margin */
+	if (s->vwalk != NULL) {
+		tw_block_keys(xs, (size_t)s->nx * GB_SCORE_BLOCK, s->xv);
 		nl = GB_SCORE_BLOCK;
+	}
 	for (size_t j = 0; j < nl; j++)
 		memcpy(mg + j * K, s->base, K * sizeof(float));
 	for (uint32_t t = 0; t < s->ntrees; t++) {
 		const struct tw_shape *tr = &s->tree[t];
 		uint32_t d = tr->depth, g = t % K;
 		if (tr->vdepth > 0) {
-			s->vwalk(&s->vtree[tr->vt], tr->vdepth, xs, mg + g, K);
+			s->vwalk(&s->vtree[tr->vt], tr->vdepth, s->xv, mg + g,
+				 K);
 			continue;
 		}
 		if (tr->full) {
@@ -737,6 +743,10 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 			fill_full(s, &s->tree[t], f->nodes, f->tree_start[t], 1, 0);
 	if (tw_vectors(s->tree, s->ntrees, s->fnode, s->fval, &s->vwalk,
 		       &s->vtree) != 0)
+		goto nomem;
+	if (s->vwalk != NULL &&
+	    (s->xv = malloc((size_t)GB_SCORE_BLOCK * s->nx *
+			    sizeof(uint32_t))) == NULL)
 		goto nomem;
 	for (size_t i = 0; i < nn; i++) {
 		const struct rebuild_tree_node *q = &f->nodes[i];

@@ -20,7 +20,7 @@ _Static_assert(TW_BLOCK % 16 == 0 && TW_V8 % 5 == 0,
 #define V16_LD(p) _mm512_loadu_si512((const void *)(p))
 #define V16_SET(u) _mm512_set1_epi32((int)(u))
 #define V16_SEL(m, a, b) _mm512_mask_blend_epi32(m, a, b) /* m: b */
-#define V16_BELOW(key, in) _mm512_cmplt_epu32_mask(key, in)
+#define V16_BELOW(key, in) _mm512_cmplt_epi32_mask(key, in)
 /* c = 2c + r */
 #define V16_STEP(c, r) _mm512_mask_add_epi32(_mm512_add_epi32(c, c), r,     \
 					     _mm512_add_epi32(c, c), V16_SET(1))
@@ -135,15 +135,8 @@ tw_walk_avx512(const struct tw_tree *v, uint32_t vd, const uint32_t *xs,
 					     _mm256_castsi256_ps(m)))
 #define V8_PERM(t, c) _mm256_permutevar8x32_epi32(V8_LD(t), c)
 
-/* all ones where key < in, unsigned */
-__attribute__((target("avx2"))) static inline __m256i
-v8_below(__m256i key, __m256i in)
-{
-	const __m256i sign = V8_SET(0x80000000u);
-
-	return _mm256_cmpgt_epi32(_mm256_xor_si256(in, sign),
-				  _mm256_xor_si256(key, sign));
-}
+/* all ones where key < in (walk keys: signed) */
+#define v8_below(key, in) _mm256_cmpgt_epi32(in, key)
 
 /* t[c] for positions c of 16 .. 31 (bit 3 picks the half) */
 __attribute__((target("avx2"))) static inline __m256i
@@ -286,14 +279,27 @@ tw_tree_fill(struct tw_tree *v, uint32_t d, const uint64_t *fnode,
 
 	memset(v, 0, sizeof(*v));
 	for (size_t p = 1; p < ((size_t)1 << d); p++) {
-		v->key[p] = (uint32_t)(fnode[p] >> 32);
+		v->key[p] = (uint32_t)(fnode[p] >> 32) ^ TW_SIGN;
 		v->off[p] = (uint32_t)fnode[p];
 	}
-	/* (positions under a leaf above vd: key 0, row 0, either way the
+	/* (positions under a leaf above vd: any key, row 0, either way the
 	 * leaf) a position of depth vd gets the leaf of its ancestor at d */
 	for (size_t c = (size_t)1 << vd; c < ((size_t)2 << vd); c++)
 		v->leaf[c & 63] = fval[c >> (vd - d)];
 	return vd;
+}
+
+void
+tw_block_keys(const uint32_t *restrict xs, size_t n, uint32_t *restrict xv)
+{
+	size_t i = 0;
+
+	/* in loops of a constant trip count, which the compiler vectorizes */
+	for (; i + 16 <= n; i += 16)
+		for (size_t j = i; j < i + 16; j++)
+			xv[j] = xs[j] ^ TW_SIGN;
+	for (; i < n; i++)
+		xv[i] = xs[i] ^ TW_SIGN;
 }
 
 void

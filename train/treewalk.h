@@ -8,7 +8,10 @@
  * feature-major: the key of case j in input row r is at xs[r * TW_BLOCK
  * + j].  At a split with key below b, a case whose input key is k goes
  * right exactly when b < k (unsigned); each scorer chooses its keys, and
- * the rows a split reads, so that this is its rule.  A walk takes each
+ * the rows a split reads, so that this is its rule.  A walk reads the
+ * keys with their top bit flipped (tw_block_keys, and the trees' keys as
+ * tw_tree_fill lays them out), so that the signed compare every vector
+ * ISA has decides as the unsigned one.  A walk takes each
  * case from the root to its leaf by that rule, step by step as a scalar
  * walk of the same keys goes, and adds the leaf to the case's margin
  * with one float addition: called tree by tree, each margin gets the
@@ -31,15 +34,16 @@
 #include "train/trainer.h"
 
 #define TW_BLOCK 80    /* cases of a block: the stride of an input row */
+#define TW_SIGN 0x80000000u /* a walk's keys: a scorer's, this bit flipped */
 #define TW_MAXDEPTH 6  /* the deepest tree a walk takes */
 
 /*
  * A tree as a walk reads it, complete at depth vd = max(d, 3): position
- * p (1 .. 2^vd - 1; children 2p and 2p + 1) has key below key[p] and
- * reads input row offset off[p] (the row times TW_BLOCK); the leaf of
- * position c of depth vd (2^vd .. 2^(vd+1) - 1) is leaf[c & 63].  A leaf
- * above depth vd is repeated into the positions below it.  Kept 64-byte
- * aligned (its size is a multiple of 64).
+ * p (1 .. 2^vd - 1; children 2p and 2p + 1) has key below key[p] (its
+ * top bit flipped) and reads input row offset off[p] (the row times
+ * TW_BLOCK); the leaf of position c of depth vd (2^vd .. 2^(vd+1) - 1) is
+ * leaf[c & 63].  A leaf above depth vd is repeated into the positions
+ * below it.  Kept 64-byte aligned (its size is a multiple of 64).
  */
 struct tw_tree {
 	uint32_t key[64];
@@ -48,11 +52,16 @@ struct tw_tree {
 };
 
 /*
- * Walks every case of block xs through tree v (of depth vd there, 3 ..
- * TW_MAXDEPTH): mg[j * K] += the leaf of case j, for j < TW_BLOCK.
+ * Walks every case of block xs (as tw_block_keys makes it) through tree
+ * v (of depth vd there, 3 .. TW_MAXDEPTH): mg[j * K] += the leaf of case
+ * j, for j < TW_BLOCK.
  */
 typedef void tw_walk_fn(const struct tw_tree *v, uint32_t vd,
 			const uint32_t *xs, float *mg, size_t K);
+
+/* A block's n keys xs as a walk reads them: xv[i] = xs[i] ^ TW_SIGN. */
+void tw_block_keys(const uint32_t *restrict xs, size_t n,
+		   uint32_t *restrict xv);
 
 /*
  * The walk of the strict path kernel_strict_level picks (RBA_STRICT_ISA
