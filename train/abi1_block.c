@@ -133,12 +133,12 @@ rows_ascending(const uint32_t *r, size_t nt)
 	 * outputs at out + g * outs. */                                   \
 	static inline __attribute__((always_inline)) ATTR void                 \
 	glayer_##SFX(const float *restrict b, const float *restrict W,         \
-		     size_t ld, const float *tx, size_t txs,                   \
+		     size_t ld, size_t lim, const float *tx, size_t txs,       \
 		     const uint32_t *row, size_t rs, size_t nt, float *out,    \
 		     size_t outs)                                              \
 	{                                                                      \
 		size_t j = 0;                                                  \
-		for (; j + 2 * (VW) <= ld; j += 2 * (VW)) {                    \
+		for (; j + 2 * (VW) <= lim; j += 2 * (VW)) {                   \
 			GINIT2(SFX, VW);                                        \
 			for (size_t t = 0; t < nt; t++) {                      \
 				GSTEP2(SFX, a00, a01, 0, VW);                   \
@@ -149,7 +149,7 @@ rows_ascending(const uint32_t *r, size_t nt)
 			GSTORE2(SFX, VW, out, out + outs, out + 2 * outs,       \
 				out + 3 * outs);                               \
 		}                                                              \
-		for (; j < ld; j += (VW)) {                                    \
+		for (; j < lim; j += (VW)) {                                   \
 			GINIT1(SFX);                                            \
 			for (size_t t = 0; t < nt; t++) {                      \
 				GSTEP1(SFX, a0, 0);                             \
@@ -163,18 +163,19 @@ rows_ascending(const uint32_t *r, size_t nt)
 	/* glayer_##SFX with each case's own rows, and with shared ones */     \
 	__attribute__((noinline)) ATTR static void                             \
 	glayer_rows_##SFX(const float *restrict b, const float *restrict W,    \
-			  size_t ld, const float *tx, const uint32_t *row,     \
-			  size_t nt, float *out, size_t outs)                  \
+			  size_t ld, size_t lim, const float *tx,              \
+			  const uint32_t *row, size_t nt, float *out,          \
+			  size_t outs)                                         \
 	{                                                                      \
-		glayer_##SFX(b, W, ld, tx, nt, row, nt, nt, out, outs);        \
+		glayer_##SFX(b, W, ld, lim, tx, nt, row, nt, nt, out, outs);   \
 	}                                                                      \
 	__attribute__((noinline)) ATTR static void                             \
 	glayer_shared_##SFX(const float *restrict b, const float *restrict W,  \
-			    size_t ld, const float *tx, size_t txs,            \
-			    const uint32_t *row, size_t nt, float *out,        \
-			    size_t outs)                                       \
+			    size_t ld, size_t lim, const float *tx,            \
+			    size_t txs, const uint32_t *row, size_t nt,        \
+			    float *out, size_t outs)                           \
 	{                                                                      \
-		glayer_##SFX(b, W, ld, tx, txs, row, 0, nt, out, outs);        \
+		glayer_##SFX(b, W, ld, lim, tx, txs, row, 0, nt, out, outs);   \
 	}                                                                      \
 	/* The logits of BLOCK_G cases (terms tx0, rows row0, nt0 a case) */ \
 	ATTR static void group_##SFX(const struct abi1_block *sc,              \
@@ -196,18 +197,20 @@ rows_ascending(const uint32_t *r, size_t nt)
 		for (int g = 1; !shared && g < BLOCK_G; g++)                   \
 			assert(rows_ascending(row0 + g * nt0, nt0));           \
 		for (uint32_t l = 0;; l++) {                                   \
-			size_t ld = sc->ld[l];                                 \
+			/* the units' vectors: none of the padding alone */    \
+			size_t ld = sc->ld[l],                                 \
+			       lim = (sc->sizes[l + 1] + (VW) - 1) / (VW) * (VW); \
 			z = sc->zg + (l & 1) * BLOCK_G * zs;                   \
 			if (l == 0 && !shared)                                 \
-				glayer_rows_##SFX(sc->b[l], sc->w[l], ld, x,   \
-						  r, nt, z, zs);               \
+				glayer_rows_##SFX(sc->b[l], sc->w[l], ld, lim, \
+						  x, r, nt, z, zs);            \
 			else                                                   \
-				glayer_shared_##SFX(sc->b[l], sc->w[l], ld, x, \
-						    xs, r, nt, z, zs);         \
+				glayer_shared_##SFX(sc->b[l], sc->w[l], ld,    \
+						    lim, x, xs, r, nt, z, zs); \
 			if (l + 1 == L)                                        \
 				break;                                         \
 			for (int g = 0; g < BLOCK_G; g++)                      \
-				for (size_t j = 0; j < ld; j += (VW)) {        \
+				for (size_t j = 0; j < lim; j += (VW)) {       \
 					float *zj = z + g * zs + j;            \
 					gvf_##SFX v = GLD(SFX, zj);             \
 					gvi_##SFX on = v > (gvf_##SFX){ 0 };    \
