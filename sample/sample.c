@@ -777,12 +777,6 @@ nums_copy(const uint8_t *p, uint8_t r, size_t from, size_t cnt, double *out)
 	f(p, r, from, cnt, out);
 }
 
-/*
- * out[i] = (float)num_at(p, r, from + i) for i below cnt, or (float)
- * num[from + i] where p is NULL.  An integer goes to float in one
- * rounding, of its exact value, as by way of the double it reads as
- * (every int32 is exactly a double): the same float.
- */
 #define FLOATS_LANES 16
 
 /* out[i] = CONV(from + i) for i below cnt, in loops of a constant trip
@@ -804,6 +798,12 @@ nums_copy(const uint8_t *p, uint8_t r, size_t from, size_t cnt, double *out)
 #define FROM_F32(i) ((float)num_at(p, REPR_F32, i))
 #define FROM_REPR_F64(i) ((float)num_at(p, REPR_F64, i))
 
+/*
+ * out[i] = (float)num_at(p, r, from + i) for i below cnt, or (float)
+ * num[from + i] where p is NULL.  An integer goes to float in one
+ * rounding, of its exact value, as by way of the double it reads as
+ * (every int32 is exactly a double): the same float.
+ */
 static inline __attribute__((always_inline)) void
 floats_body(const double *restrict num, const uint8_t *restrict p, uint8_t r,
 	    size_t from, size_t cnt, float *restrict out)
