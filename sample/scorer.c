@@ -49,6 +49,8 @@ struct sample_scorer {
 			 * multiplier (cap_levels apart) */
 	int32_t *lvl_f; /* the same: row, or -1 (bad), -2 (beyond float32) */
 	float *raw;	/* fallback: SCORE_BLOCK x nfeat */
+	float *xc;	/* the column path: nfeat x SCORE_ROWS inputs, or
+			 * NULL (see run_cols) */
 };
 
 void
@@ -64,6 +66,7 @@ sample_scorer_free(struct sample_scorer *sc)
 	free(sc->lvl_x);
 	free(sc->lvl_f);
 	free(sc->raw);
+	free(sc->xc);
 	free(sc);
 }
 
@@ -117,6 +120,15 @@ sparse_setup(struct sample_scorer *sc)
 		return RBA_E_NOMEM;
 	for (uint32_t f = 0; f < s->nfeatures; f++)
 		sc->xon[f] = (1.0f - s->mean[f]) / s->scale[f];
+	/* the column path, for a model of numbers alone whose scorer
+	 * takes columns */
+	for (uint32_t c = 0; c < s->ncolumns; c++)
+		if (s->columns[c].kind != ENCODE_NUMERIC)
+			return 0;
+	if (rebuild_sparse_takes_cols(sc->sp) &&
+	    (sc->xc = calloc((size_t)(s->nfeatures ? s->nfeatures : 1) *
+				     SCORE_ROWS, sizeof(float))) == NULL)
+		return RBA_E_NOMEM;
 	return 0;
 }
 
@@ -716,8 +728,8 @@ run_exec(struct sample_scorer *sc, const struct sample_chunk *c, float *probs,
  * that has one.
  */
 static int
-run_sparse(struct sample_scorer *sc, const struct sample_chunk *c,
-	   float *probs, uint32_t *bad_case, struct rba_detail *d)
+run_terms(struct sample_scorer *sc, const struct sample_chunk *c,
+	  float *probs, uint32_t *bad_case, struct rba_detail *d)
 {
 	size_t K = sc->ncols;
 	int err;
@@ -741,6 +753,56 @@ run_sparse(struct sample_scorer *sc, const struct sample_chunk *c,
 				     probs + (size_t)i0 * sc->nclasses);
 	}
 	return 0;
+}
+
+/*
+ * The column path: a model of numbers alone, scored by a forest that
+ * takes its inputs by columns (rebuild_sparse_takes_cols), and a chunk
+ * whose columns for it are all number columns.  A block's values of
+ * each column are converted and standardized straight into its
+ * feature's row of xc, as prepare_numbers_fast makes each term, and the
+ * forest reads the rows as they are: the same inputs, the same scores,
+ * without a term listed.  A value that is missing or standardizes
+ * beyond float32 sends the chunk down the terms' path from its start,
+ * whose first error is then the one reported.
+ */
+static int
+run_cols(struct sample_scorer *sc, const struct sample_chunk *c, float *probs,
+	 uint32_t *bad_case, struct rba_detail *d)
+{
+	const struct encode_spec *spec = &sc->a->spec;
+	float v[SCORE_ROWS];
+
+	for (uint32_t i0 = 0; i0 < c->ncases; i0 += SCORE_ROWS) {
+		uint32_t n = c->ncases - i0 < SCORE_ROWS ? c->ncases - i0
+							 : SCORE_ROWS;
+		for (uint32_t k = 0; k < sc->ncols; k++) {
+			const struct sc_col *mc = &sc->cols[k];
+			uint32_t f = mc->f0;
+			sc->floats(&c->cols[mc->src], i0, n, v);
+			if (!sc->standardize(v, n, spec->mean[f], spec->scale[f],
+					     sc->xc + (size_t)f * SCORE_ROWS))
+				return run_terms(sc, c, probs, bad_case, d);
+		}
+		rebuild_sparse_score_cols(sc->sp, sc->xc, SCORE_ROWS, n,
+					  probs + (size_t)i0 * sc->nclasses);
+	}
+	return 0;
+}
+
+static int
+run_sparse(struct sample_scorer *sc, const struct sample_chunk *c,
+	   float *probs, uint32_t *bad_case, struct rba_detail *d)
+{
+	if (sc->xc != NULL) {
+		uint32_t k = 0;
+		while (k < sc->ncols &&
+		       c->cols[sc->cols[k].src].kind == SAMPLE_COL_NUMBER)
+			k++;
+		if (k == sc->ncols)
+			return run_cols(sc, c, probs, bad_case, d);
+	}
+	return run_terms(sc, c, probs, bad_case, d);
 }
 
 int

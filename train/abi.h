@@ -67,6 +67,9 @@ struct rebuild_sparse {
 	void (*score)(struct rebuild_sparse *sp, const float *tx,
 		      const uint32_t *row, size_t nterms, size_t ncases,
 		      float *probs);
+	/* NULL where the scorer takes no columns */
+	void (*score_cols)(struct rebuild_sparse *sp, const float *x,
+			   size_t ld, size_t ncases, float *probs);
 	void (*free)(struct rebuild_sparse *sp);
 };
 

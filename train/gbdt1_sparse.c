@@ -425,32 +425,81 @@ gb_block_clear(struct gb_sparse *s, size_t nterms, size_t nb, size_t nall)
 		}
 }
 
+/* The probabilities of the block's nb cases from their margins. */
+static void
+gb_block_probs(struct gb_sparse *s, size_t nb, float *probs)
+{
+	uint32_t K = s->K;
+
+	if (K == 1)
+		gbdt1_softmax2(s->ks, s->mg, nb, NULL, probs, s->t);
+	else
+		for (size_t j = 0; j < nb; j++)
+			gbdt1_softmax(s->mg + j * K, K, s->C, s->C,
+				      probs + j * s->C);
+}
+
+/* Whole lane groups: the spare lanes of the last one walk any inputs
+ * (zero keys, or the last block's), and their margins are not read. */
+static size_t
+gb_lanes(size_t nb)
+{
+	return (nb + GB_SCORE_LANES - 1) / GB_SCORE_LANES * GB_SCORE_LANES;
+}
+
 static void
 gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 		size_t nterms, size_t ncases, float *probs)
 {
 	struct gb_sparse *s = (struct gb_sparse *)sp;
-	uint32_t K = s->K;
-	float *mg = s->mg;
 	const size_t nall = (size_t)s->nx * GB_SCORE_BLOCK; /* keys in x */
 
 	for (size_t c0 = 0; c0 < ncases; c0 += GB_SCORE_BLOCK) {
 		size_t nb = ncases - c0 < GB_SCORE_BLOCK ? ncases - c0
 							  : GB_SCORE_BLOCK;
-		/* whole lane groups: the spare lanes of the last one walk
-		 * zero inputs, and their margins are not read */
-		size_t nl = (nb + GB_SCORE_LANES - 1) / GB_SCORE_LANES *
-			    GB_SCORE_LANES;
 		gb_block_fill(s, tx, row, nterms, c0, nb);
-		gb_block_trees(s, nb, nl);
-		if (K == 1)
-			gbdt1_softmax2(s->ks, mg, nb, NULL, probs + c0 * 2, s->t);
-		else
-			for (size_t j = 0; j < nb; j++)
-				gbdt1_softmax(mg + j * K, K, s->C, s->C,
-					   probs + (c0 + j) * s->C);
+		gb_block_trees(s, nb, gb_lanes(nb));
+		gb_block_probs(s, nb, probs + c0 * s->C);
 		gb_block_clear(s, nterms, nb, nall);
 	}
+}
+
+/*
+ * Cases given every input by columns (rebuild_sparse_score_cols): each
+ * input row of a block is its column's keys, made in one pass, and its
+ * left copy from them; no term is listed, nor scattered.  A zero input
+ * has GB_KEY_ZERO, the key of an input not listed, so the walks see
+ * what gb_sparse_score's see.  x is left all zero keys, as
+ * gb_sparse_score expects it.
+ */
+static void
+gb_sparse_score_cols(struct rebuild_sparse *sp, const float *x, size_t ld,
+		     size_t ncases, float *probs)
+{
+	struct gb_sparse *s = (struct gb_sparse *)sp;
+	uint32_t *xs = s->x;
+	const size_t nall = (size_t)s->nx * GB_SCORE_BLOCK;
+
+	for (size_t c0 = 0; c0 < ncases; c0 += GB_SCORE_BLOCK) {
+		size_t nb = ncases - c0 < GB_SCORE_BLOCK ? ncases - c0
+							  : GB_SCORE_BLOCK;
+		for (uint32_t f = 0; f < s->nfeat; f++) {
+			uint32_t *kf = xs + (size_t)f * GB_SCORE_BLOCK;
+			uint32_t lr = s->lrow[f];
+			gb_keys(x + (size_t)f * ld + c0, nb, kf);
+			/* the left copy: a missing input (key UINT32_MAX,
+			 * above every threshold) is 0 there, below every
+			 * one */
+			if (lr != UINT32_MAX)
+				for (size_t j = 0; j < nb; j++)
+					xs[(size_t)lr * GB_SCORE_BLOCK + j] =
+						kf[j] == UINT32_MAX ? 0 : kf[j];
+		}
+		gb_block_trees(s, nb, gb_lanes(nb));
+		gb_block_probs(s, nb, probs + c0 * s->C);
+	}
+	for (size_t i = 0; i < nall; i++)
+		xs[i] = GB_KEY_ZERO;
 }
 
 /*
@@ -707,6 +756,7 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	if (s == NULL)
 		return RBA_E_NOMEM;
 	s->head.score = gb_sparse_score;
+	s->head.score_cols = gb_sparse_score_cols;
 	s->head.free = gb_sparse_free;
 	s->nfeat = f->nfeatures;
 	s->C = f->nclasses;

@@ -353,6 +353,20 @@ rebuild_sparse_score(struct rebuild_sparse *sp, const float *tx,
 }
 
 int
+rebuild_sparse_takes_cols(const struct rebuild_sparse *sp)
+{
+	return sp->score_cols != NULL;
+}
+
+void
+rebuild_sparse_score_cols(struct rebuild_sparse *sp, const float *x,
+			  size_t ld, size_t ncases, float *probs)
+{
+	assert(sp->score_cols != NULL && ncases <= ld);
+	sp->score_cols(sp, x, ld, ncases, probs);
+}
+
+int
 rebuild_gradient(uint32_t abi, const struct rebuild_model *m,
 		 const struct rebuild_set *set, struct rebuild_model *grad,
 		 double *loss)

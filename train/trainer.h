@@ -343,6 +343,23 @@ void rebuild_sparse_score(struct rebuild_sparse *sp, const float *tx,
 			  float *probs);
 
 /*
+ * Whether sp also scores cases given every input by columns
+ * (rebuild_sparse_score_cols): ABI 1's forests without native
+ * categorical splits, whose walks read a block of cases feature by
+ * feature.  0 for the others: a caller lists their terms instead.
+ */
+int rebuild_sparse_takes_cols(const struct rebuild_sparse *sp);
+
+/*
+ * Scores ncases cases (ncases <= ld) into probs as rebuild_sparse_score
+ * would, given every input: x[f * ld + i] is input f of case i, for f
+ * below sizes[0].  The same bits as rebuild_sparse_score of the same
+ * values, zeros listed or not.  Only where rebuild_sparse_takes_cols(sp).
+ */
+void rebuild_sparse_score_cols(struct rebuild_sparse *sp, const float *x,
+			       size_t ld, size_t ncases, float *probs);
+
+/*
  * The validation metrics the trainer reports, for any set: mean
  * cross-entropy (log-sum-exp of the logits minus the true logit, with the
  * tool's own exp and log, summed in double in example order), accuracy

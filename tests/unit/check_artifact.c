@@ -935,8 +935,9 @@ END_TEST
  * values left: on every strict path this CPU has, the sparse scorer's
  * probabilities are the dense walk's bit for bit, on inputs at, next to
  * and between the thresholds, NaN and both zeros, given every input as a
- * term or only some.  The same forests under XGBoost's rules
- * (model/xgbtree.c's scorer) against a walk of the nodes written here.
+ * term or only some, and (ABI 1) every input by columns.  The same
+ * forests under XGBoost's rules (model/xgbtree.c's scorer) against a
+ * walk of the nodes written here.
  */
 /* The next draw of the test's stream (train/rng.h), *r its counter. */
 static uint64_t
@@ -1069,6 +1070,32 @@ vector_walks_agree(uint32_t nclasses, uint64_t seed, int xgb)
 					ck_assert_int_eq(xgbtree_sparse_new(&m, &sp), 0);
 				else
 					ck_assert_int_eq(rebuild_sparse_new(1, &m, &sp), 0);
+				/* ABI 1's forests also by columns (rows ld = nc
+				 * + 3 apart), before the terms: what the columns
+				 * leave behind must not change the terms' scores */
+				ck_assert_int_eq(rebuild_sparse_takes_cols(sp), !xgb);
+				if (!xgb) {
+					size_t ld = nc + 3;
+					float *xc = malloc(nf * ld * sizeof(float));
+					for (size_t i = 0; i < nf * ld; i++)
+						xc[i] = 1e30f; /* not read */
+					for (size_t i = 0; i < nc; i++)
+						for (uint32_t j = 0; j < nf; j++)
+							xc[j * ld + i] = x[i * nf + j];
+					memset(sparse, 0xff, nc * C * sizeof(float));
+					rebuild_sparse_score_cols(sp, xc, ld, nc, sparse);
+					for (size_t i = 0; i < nc * C; i++)
+						ck_assert_msg(memcmp(&dense[i], &sparse[i], 4) == 0,
+							      "%s by columns, %u classes, %zu "
+							      "cases: probability %zu %a, dense %a",
+							      isas[a], nclasses, nc, i,
+							      (double)sparse[i], (double)dense[i]);
+					/* then inputs none of which is zero */
+					for (size_t i = 0; i < nf * ld; i++)
+						xc[i] = 2.5f;
+					rebuild_sparse_score_cols(sp, xc, ld, nc, sparse);
+					free(xc);
+				}
 				memset(sparse, 0xff, nc * C * sizeof(float));
 				rebuild_sparse_score(sp, tx, row, nterms, nc, sparse);
 				rebuild_sparse_free(sp);
