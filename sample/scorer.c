@@ -121,7 +121,7 @@ sparse_setup(struct sample_scorer *sc)
 	for (uint32_t f = 0; f < s->nfeatures; f++)
 		sc->xon[f] = (1.0f - s->mean[f]) / s->scale[f];
 	/* the column path, for a model of numbers alone whose scorer
-	 * takes columns */
+	 * takes columns (a network or a forest of ABI 1) */
 	for (uint32_t c = 0; c < s->ncolumns; c++)
 		if (s->columns[c].kind != ENCODE_NUMERIC)
 			return 0;
@@ -756,12 +756,12 @@ run_terms(struct sample_scorer *sc, const struct sample_chunk *c,
 }
 
 /*
- * The column path: a model of numbers alone, scored by a forest that
+ * The column path: a model of numbers alone, scored by a scorer that
  * takes its inputs by columns (rebuild_sparse_takes_cols), and a chunk
  * whose columns for it are all number columns.  A block's values of
  * each column are converted and standardized straight into its
  * feature's row of xc, as prepare_numbers_fast makes each term, and the
- * forest reads the rows as they are: the same inputs, the same scores,
+ * scorer reads the rows as they are: the same inputs, the same scores,
  * without a term listed.  A value that is missing or standardizes
  * beyond float32 sends the chunk down the terms' path from its start,
  * whose first error is then the one reported.

@@ -53,12 +53,17 @@ struct abi1_block {
 	float *zc;	/* BLOCK_ROWS x nclasses logits */
 	float *mx, *sum; /* BLOCK_ROWS each */
 	float *zg;	/* a group's layers: 2 x BLOCK_G x widest */
-	uint32_t *iota; /* widest: 0, 1, 2, ... (a hidden layer's rows) */
+	uint32_t *iota; /* niota: 0, 1, 2, ... (a layer's rows, all given) */
+	size_t niota;
 	size_t widest;
+	float *xt;	/* sizes[0]: a case's inputs taken from columns */
 	/* a block of cases; a lone case goes through the per-case pass */
 	void (*block)(const struct abi1_block *sc, struct sp_scratch *s,
 		      const float *tx, const uint32_t *row, size_t nt,
 		      size_t n, float *zc);
+	/* the same, given every input by columns (x[f * ld + i]) */
+	void (*cols)(const struct abi1_block *sc, struct sp_scratch *s,
+		     const float *x, size_t ld, size_t n, float *zc);
 	void (*forward)(const struct abi1_block *sc, struct sp_scratch *s,
 			const float *tx, const uint32_t *row, size_t nt,
 			float *probs);
@@ -128,14 +133,14 @@ rows_ascending(const uint32_t *r, size_t nt)
 	typedef int32_t gvi_##SFX __attribute__((vector_size((VW) * 4),       \
 						 aligned(4), may_alias));      \
 	/* Layer out = b + terms x W of four cases: case g's nt terms at   \
-	 * tx + g * txs, their rows at row + g * rs (rs 0: the four share   \
-	 * rows, and each weight vector is loaded once for them), its      \
-	 * outputs at out + g * outs. */                                   \
+	 * tx + g * txs, ts apart, their rows at row + g * rs (rs 0: the   \
+	 * four share rows, and each weight vector is loaded once for      \
+	 * them), its outputs at out + g * outs. */                        \
 	static inline __attribute__((always_inline)) ATTR void                 \
 	glayer_##SFX(const float *restrict b, const float *restrict W,         \
 		     size_t ld, size_t lim, const float *tx, size_t txs,       \
-		     const uint32_t *row, size_t rs, size_t nt, float *out,    \
-		     size_t outs)                                              \
+		     size_t ts, const uint32_t *row, size_t rs, size_t nt,     \
+		     float *out, size_t outs)                                  \
 	{                                                                      \
 		size_t j = 0;                                                  \
 		for (; j + 2 * (VW) <= lim; j += 2 * (VW)) {                   \
@@ -167,46 +172,50 @@ rows_ascending(const uint32_t *r, size_t nt)
 			  const uint32_t *row, size_t nt, float *out,          \
 			  size_t outs)                                         \
 	{                                                                      \
-		glayer_##SFX(b, W, ld, lim, tx, nt, row, nt, nt, out, outs);   \
+		glayer_##SFX(b, W, ld, lim, tx, nt, 1, row, nt, nt, out, outs);\
 	}                                                                      \
 	__attribute__((noinline)) ATTR static void                             \
 	glayer_shared_##SFX(const float *restrict b, const float *restrict W,  \
 			    size_t ld, size_t lim, const float *tx,            \
-			    size_t txs, const uint32_t *row, size_t nt,        \
-			    float *out, size_t outs)                           \
+			    size_t txs, size_t ts, const uint32_t *row,        \
+			    size_t nt, float *out, size_t outs)                \
 	{                                                                      \
-		glayer_##SFX(b, W, ld, lim, tx, txs, row, 0, nt, out, outs);   \
+		glayer_##SFX(b, W, ld, lim, tx, txs, ts, row, 0, nt, out,      \
+			     outs);                                            \
 	}                                                                      \
-	/* The logits of BLOCK_G cases (terms tx0, rows row0, nt0 a case) */ \
+	/* The logits of BLOCK_G cases: case g's nt0 terms at tx0 + g *    \
+	 * xs0, ts0 apart; their rows at row0 + g * rs0 (rs0 0: shared) */  \
 	ATTR static void group_##SFX(const struct abi1_block *sc,              \
-				     const float *tx0, const uint32_t *row0,   \
+				     const float *tx0, size_t xs0, size_t ts0, \
+				     const uint32_t *row0, size_t rs0,         \
 				     size_t nt0, float *zc)                    \
 	{                                                                      \
-		/* a layer's inputs: case g's nt terms at x + g * xs, their    \
-		 * rows at r (shared) or r + g * nt0 (the first layer's own);   \
-		 * its outputs at z + g * zs */                                \
+		/* a layer's inputs: case g's nt terms at x + g * xs, ts      \
+		 * apart; their rows at r (shared) or r + g * rs0 (the first  \
+		 * layer's own); its outputs at z + g * zs */                 \
 		const float *x = tx0;                                          \
 		const uint32_t *r = row0;                                      \
-		size_t nt = nt0, xs = nt0, zs = sc->widest;                    \
+		size_t nt = nt0, xs = xs0, ts = ts0, zs = sc->widest;          \
 		uint32_t L = sc->nlayers, C = sc->nclasses;                    \
 		float *z = sc->zg;                                             \
 		int shared = 1;                                                \
 		assert(rows_ascending(row0, nt0));                             \
-		for (int g = 1; g < BLOCK_G; g++)                              \
-			shared &= memcmp(row0, row0 + g * nt0, nt0 * 4) == 0;  \
+		for (int g = 1; rs0 != 0 && g < BLOCK_G; g++)                  \
+			shared &= memcmp(row0, row0 + g * rs0, nt0 * 4) == 0;  \
 		for (int g = 1; !shared && g < BLOCK_G; g++)                   \
-			assert(rows_ascending(row0 + g * nt0, nt0));           \
+			assert(rows_ascending(row0 + g * rs0, nt0));           \
 		for (uint32_t l = 0;; l++) {                                   \
 			/* the units' vectors: none of the padding alone */    \
 			size_t ld = sc->ld[l],                                 \
 			       lim = (sc->sizes[l + 1] + (VW) - 1) / (VW) * (VW); \
 			z = sc->zg + (l & 1) * BLOCK_G * zs;                   \
-			if (l == 0 && !shared)                                 \
+			if (l == 0 && !shared) /* (rows of its own: ts 1) */   \
 				glayer_rows_##SFX(sc->b[l], sc->w[l], ld, lim, \
 						  x, r, nt, z, zs);            \
 			else                                                   \
 				glayer_shared_##SFX(sc->b[l], sc->w[l], ld,    \
-						    lim, x, xs, r, nt, z, zs); \
+						    lim, x, xs, ts, r, nt, z,  \
+						    zs);                       \
 			if (l + 1 == L)                                        \
 				break;                                         \
 			for (int g = 0; g < BLOCK_G; g++)                      \
@@ -219,6 +228,7 @@ rows_ascending(const uint32_t *r, size_t nt)
 				}                                              \
 			x = z;                                                 \
 			xs = zs;                                               \
+			ts = 1;                                                \
 			r = sc->iota;                                          \
 			nt = sc->sizes[l + 1];                                 \
 		}                                                              \
@@ -233,13 +243,31 @@ rows_ascending(const uint32_t *r, size_t nt)
 	{                                                                      \
 		size_t i = 0;                                                  \
 		for (; i + BLOCK_G <= n; i += BLOCK_G)                         \
-			group_##SFX(sc, tx0 + i * nt0, row0 + i * nt0, nt0,    \
-				    zc + i * sc->nclasses);                    \
+			group_##SFX(sc, tx0 + i * nt0, nt0, 1, row0 + i * nt0, \
+				    nt0, nt0, zc + i * sc->nclasses);          \
 		for (size_t k = i; k < n; k++)                                 \
 			assert(rows_ascending(row0 + k * nt0, nt0));           \
 		if (i < n)                                                     \
 			block_##SFX(sc, s, tx0 + i * nt0, row0 + i * nt0, nt0, \
 				    n - i, zc + i * sc->nclasses);             \
+	}                                                                      \
+	/* groups_##SFX of cases given every input by columns: each group's \
+	 * first layer reads them in place (the terms of a case ld apart,  \
+	 * the four cases side by side), a tail case from a copy as terms */ \
+	ATTR static void cols_##SFX(const struct abi1_block *sc,               \
+				    struct sp_scratch *s, const float *x,      \
+				    size_t ld, size_t n, float *zc)            \
+	{                                                                      \
+		size_t i = 0, nt = sc->sizes[0];                               \
+		for (; i + BLOCK_G <= n; i += BLOCK_G)                         \
+			group_##SFX(sc, x + i, 1, ld, sc->iota, 0, nt,         \
+				    zc + i * sc->nclasses);                    \
+		for (; i < n; i++) {                                           \
+			for (size_t f = 0; f < nt; f++)                        \
+				sc->xt[f] = x[f * ld + i];                     \
+			block_##SFX(sc, s, sc->xt, sc->iota, nt, 1,            \
+				    zc + i * sc->nclasses);                    \
+		}                                                              \
 	}
 
 #define GLD(SFX, p) (*(const gvf_##SFX *)(const void *)(p))
@@ -276,13 +304,13 @@ rows_ascending(const uint32_t *r, size_t nt)
  * one load. */
 #define GSTEP1(SFX, a, g)                                                      \
 	do {                                                                   \
-		gvf_##SFX x_ = tx[(g) * txs + t] - (gvf_##SFX){ 0 };           \
+		gvf_##SFX x_ = tx[(g) * txs + t * ts] - (gvf_##SFX){ 0 };      \
 		a = a + x_ * GLD(SFX, W + (size_t)row[(g) * rs + t] * ld + j);  \
 	} while (0)
 #define GSTEP2(SFX, a, a2, g, VW)                                              \
 	do {                                                                   \
 		const float *w_ = W + (size_t)row[(g) * rs + t] * ld + j;      \
-		gvf_##SFX x_ = tx[(g) * txs + t] - (gvf_##SFX){ 0 };           \
+		gvf_##SFX x_ = tx[(g) * txs + t * ts] - (gvf_##SFX){ 0 };      \
 		a = a + x_ * GLD(SFX, w_);                                     \
 		a2 = a2 + x_ * GLD(SFX, w_ + (VW));                            \
 	} while (0)
@@ -361,6 +389,7 @@ pick_block(struct abi1_block *sc)
 	const char *want = getenv("RBA_STRICT_ISA");
 
 	sc->block = groups_base;
+	sc->cols = cols_base;
 	sc->forward = forward_base;
 	if (want != NULL && strcmp(want, "base") == 0)
 		return;
@@ -369,11 +398,13 @@ pick_block(struct abi1_block *sc)
 	if (__builtin_cpu_supports("avx512f") &&
 	    (want == NULL || strcmp(want, "avx2") != 0)) {
 		sc->block = groups_avx512;
+		sc->cols = cols_avx512;
 		sc->forward = forward_avx512;
 		return;
 	}
 	if (__builtin_cpu_supports("avx2")) {
 		sc->block = groups_avx2;
+		sc->cols = cols_avx2;
 		sc->forward = forward_avx2;
 	}
 #endif
@@ -412,6 +443,7 @@ block_free(struct rebuild_sparse *sp)
 	free(sc->sum);
 	free(sc->zg);
 	free(sc->iota);
+	free(sc->xt);
 	free(sc);
 }
 
@@ -432,6 +464,32 @@ block_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 		size_t n = ncases - i0 < BLOCK_ROWS ? ncases - i0 : BLOCK_ROWS;
 		sc->block(sc, &sc->s, tx + i0 * nterms, row + i0 * nterms,
 			  nterms, n, sc->zc);
+		abi1_softmax(sc->k, sc->zc, n, C, probs + i0 * C, sc->mx,
+			     sc->sum);
+	}
+}
+
+/*
+ * block_score of cases given every input by columns: the terms a
+ * number model's cases list, every input in order, read in place.  A
+ * lone case goes through the per-case pass, as there.
+ */
+static void
+block_score_cols(struct rebuild_sparse *sp, const float *x, size_t ld,
+		 size_t ncases, float *probs)
+{
+	struct abi1_block *sc = (struct abi1_block *)sp;
+	uint32_t C = sc->nclasses;
+
+	if (ncases == 1) {
+		for (size_t f = 0; f < sc->sizes[0]; f++)
+			sc->xt[f] = x[f * ld];
+		sc->forward(sc, &sc->s, sc->xt, sc->iota, sc->sizes[0], probs);
+		return;
+	}
+	for (size_t i0 = 0; i0 < ncases; i0 += BLOCK_ROWS) {
+		size_t n = ncases - i0 < BLOCK_ROWS ? ncases - i0 : BLOCK_ROWS;
+		sc->cols(sc, &sc->s, x + i0, ld, n, sc->zc);
 		abi1_softmax(sc->k, sc->zc, n, C, probs + i0 * C, sc->mx,
 			     sc->sum);
 	}
@@ -466,16 +524,19 @@ block_setup(struct abi1_block *sc, const struct rebuild_model *m)
 	sc->s.row = malloc(widest * sizeof(uint32_t));
 	sc->widest = widest;
 	sc->zg = sc_alloc(2 * BLOCK_G * widest * sizeof(float));
-	sc->iota = malloc((widest ? widest : 1) * sizeof(uint32_t));
+	/* a hidden layer's rows, and the inputs' of a case by columns */
+	sc->niota = widest > m->sizes[0] ? widest : m->sizes[0];
+	sc->iota = malloc((sc->niota ? sc->niota : 1) * sizeof(uint32_t));
 	if (sc->iota != NULL)
-		for (size_t i = 0; i < widest; i++)
+		for (size_t i = 0; i < sc->niota; i++)
 			sc->iota[i] = (uint32_t)i;
+	sc->xt = malloc((m->sizes[0] ? m->sizes[0] : 1) * sizeof(float));
 	sc->zc = malloc((size_t)BLOCK_ROWS * sc->nclasses * sizeof(float));
 	sc->mx = malloc(BLOCK_ROWS * sizeof(float));
 	sc->sum = malloc(BLOCK_ROWS * sizeof(float));
 	if (sc->s.z == NULL || sc->s.tx == NULL || sc->s.row == NULL ||
 	    sc->zc == NULL || sc->mx == NULL || sc->sum == NULL ||
-	    sc->zg == NULL || sc->iota == NULL)
+	    sc->zg == NULL || sc->iota == NULL || sc->xt == NULL)
 		return RBA_E_NOMEM;
 	pick_block(sc);
 	return 0;
@@ -492,6 +553,7 @@ abi1_block_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	if (sc == NULL)
 		return RBA_E_NOMEM;
 	sc->head.score = block_score;
+	sc->head.score_cols = block_score_cols;
 	sc->head.free = block_free;
 	sc->k = kernel_strict();
 	sc->nclasses = m->sizes[m->nlayers];

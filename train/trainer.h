@@ -344,9 +344,10 @@ void rebuild_sparse_score(struct rebuild_sparse *sp, const float *tx,
 
 /*
  * Whether sp also scores cases given every input by columns
- * (rebuild_sparse_score_cols): ABI 1's forests without native
- * categorical splits, whose walks read a block of cases feature by
- * feature.  0 for the others: a caller lists their terms instead.
+ * (rebuild_sparse_score_cols): ABI 1's networks (their first layer
+ * reads four cases' inputs side by side) and its forests without
+ * native categorical splits (their walks read a block feature by
+ * feature).  0 for the others: a caller lists their terms instead.
  */
 int rebuild_sparse_takes_cols(const struct rebuild_sparse *sp);
 

@@ -1703,7 +1703,8 @@ END_TEST
  * terms holding NaN, +-0, +-inf, subnormals and values near the float
  * limit, blocks of 1 case to several softmax blocks and a ragged tail,
  * groups of cases whose terms share their rows and groups whose terms
- * do not (same_or_nan: a NaN's bits aside).
+ * do not, and every input given by columns, those not listed zero
+ * (same_or_nan: a NaN's bits aside).
  */
 /*
  * The same float, bit for bit, or NaN for NaN: the sign and payload of a
@@ -1770,6 +1771,27 @@ block_agrees(uint32_t nlayers, const uint32_t *sizes, uint64_t seed)
 					      "%s: %zu cases: case %zu class %zu: "
 					      "%a, not %a", isas[a], n, q / C,
 					      q % C, got[q], want[q]);
+			{
+				/* every input by columns (rows n + 5 apart),
+				 * the ones not listed zero */
+				size_t ld = n + 5;
+				float *xc = calloc(nin * ld, 4);
+				ck_assert(rebuild_sparse_takes_cols(blk));
+				for (size_t i = 0; i < n; i++)
+					for (uint32_t t = 0; t < nt; t++)
+						xc[row[i * nt + t] * ld + i] = tx[i * nt + t];
+				for (size_t i = n; i < ld; i++)
+					xc[i] = 7.0f; /* not read */
+				memset(got, 0xff, n * C * 4);
+				rebuild_sparse_score_cols(blk, xc, ld, n, got);
+				for (size_t q = 0; q < n * C; q++)
+					ck_assert_msg(same_or_nan(want[q], got[q]),
+						      "%s: %zu cases by columns: case "
+						      "%zu class %zu: %a, not %a",
+						      isas[a], n, q / C, q % C, got[q],
+						      want[q]);
+				free(xc);
+			}
 			free(tx);
 			free(want);
 			free(got);
