@@ -58,15 +58,6 @@ name_of(const struct audit_cmp *k, const char *s)
 }
 
 static int
-band_index(const struct audit_cmp *k, const char *dec)
-{
-	for (size_t b = 0; b < k->pol->nbands; b++)
-		if (k->pol->bands[b].decision == dec)
-			return k->band_name[b];
-	return -1;
-}
-
-static int
 list_flip(const struct audit_cmp *k, struct audit_tally *t, const char *id, double s,
 	  double r, const char *sdec, const char *rdec, double sm, double rm)
 {
@@ -185,20 +176,23 @@ compare_chunk(struct worker *w, const struct sample_chunk *c, struct audit_tally
 		int sidx = w->dmap[c->decision_codes[i]], ridx, pidx;
 		double s, r, delta, sm, rm;
 		const char *rdec;
+		long rb;
 
 		if (!pol->argmax) {
 			s = l->scored_by == SAMPLE_SCORED_MODEL ? sv[l->positive] : sv[0];
 			r = rv[k->rpos];
 			delta = fabs(r - at_model_precision(s));
-			rdec = policy_decide(pol, r, &rm);
-			ridx = band_index(k, rdec);
+			rb = policy_decide_band(pol, r, &rm);
+			rdec = rb < 0 ? NULL : pol->bands[rb].decision;
+			ridx = rb < 0 ? -1 : k->band_name[rb];
 			if (memcmp(&s, &r, sizeof(s)) == 0) {
 				/* the same double: policy_decide is a
 				 * function of it */
 				sm = rm;
 				pidx = ridx;
 			} else {
-				pidx = band_index(k, policy_decide(pol, s, &sm));
+				long sb = policy_decide_band(pol, s, &sm);
+				pidx = sb < 0 ? -1 : k->band_name[sb];
 			}
 		} else {
 			size_t st, rt;

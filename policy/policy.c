@@ -602,30 +602,9 @@ policy_statement(const struct policy *p, const char *column, const char *value)
 const char *
 policy_decide(const struct policy *p, double score, double *edge_dist)
 {
-	const char *dec = NULL;
-	double best = INFINITY, dist;
-	size_t i;
+	long b = policy_decide_band(p, score, edge_dist);
 
-	if (edge_dist != NULL)
-		*edge_dist = INFINITY;
-	if (p->argmax || isnan(score))
-		return NULL;
-	for (i = 0; i < p->nbands; i++) {
-		const struct policy_band *b = &p->bands[i];
-		if (!b->has_below) {
-			if (dec == NULL)
-				dec = b->decision;
-			continue;
-		}
-		dist = fabs(score - b->below);
-		if (dist < best)
-			best = dist;
-		if (dec == NULL && score < b->below)
-			dec = b->decision;
-	}
-	if (edge_dist != NULL)
-		*edge_dist = best;
-	return dec;
+	return b < 0 ? NULL : p->bands[b].decision;
 }
 
 double

@@ -38,6 +38,7 @@
 #ifndef RBA_POLICY_H
 #define RBA_POLICY_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -406,6 +407,39 @@ void policy_canonical(const struct policy *p, struct rba_buf *out);
  */
 const char *policy_decide(const struct policy *p, double score,
 			  double *edge_dist);
+
+/*
+ * policy_decide's decision as its band: the index in p->bands of the
+ * band whose decision it is, or -1 where it is NULL; *edge_dist as
+ * there.  Inline, for a pass that decides every case of a sample;
+ * policy_decide is this.
+ */
+static inline long
+policy_decide_band(const struct policy *p, double score, double *edge_dist)
+{
+	long band = -1;
+	double best = INFINITY;
+
+	if (edge_dist != NULL)
+		*edge_dist = INFINITY;
+	if (p->argmax || isnan(score))
+		return -1;
+	for (size_t i = 0; i < p->nbands; i++) {
+		const struct policy_band *b = &p->bands[i];
+		if (!b->has_below) {
+			if (band < 0)
+				band = (long)i;
+			continue;
+		}
+		if (fabs(score - b->below) < best)
+			best = fabs(score - b->below);
+		if (band < 0 && score < b->below)
+			band = (long)i;
+	}
+	if (edge_dist != NULL)
+		*edge_dist = best;
+	return band;
+}
 
 /*
  * The band edge (a band's below) nearest to score: NaN for an argmax
