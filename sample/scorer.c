@@ -425,27 +425,25 @@ prepare_numbers_fast(struct sample_scorer *sc, const struct sample_chunk *c,
 	return 1;
 }
 
-/* Model column k's terms of cases i0 to i1 - 1 from a number column of
- * the chunk: each value standardized, a missing one's text a token. */
+/* Model column k's inputs of cases i0 to i1 - 1 from a number column of
+ * the chunk, stride apart from tx (and their rows, where row is not
+ * NULL): each value standardized, a missing one's text a token. */
 static int
-prepare_numbers(struct sample_scorer *sc, const struct sample_chunk *c,
-		uint32_t k, uint32_t i0, uint32_t i1, uint32_t *bad_case,
-		struct rba_detail *d)
+numbers_into(struct sample_scorer *sc, const struct sample_chunk *c,
+	     uint32_t k, uint32_t i0, uint32_t i1, float *tx, size_t stride,
+	     uint32_t *row, uint32_t *bad_case, struct rba_detail *d)
 {
 	const struct encode_spec *spec = &sc->a->spec;
 	const struct sc_col *mc = &sc->cols[k];
 	const struct encode_column *ec = mc->ec;
 	const struct sample_column *col = &c->cols[mc->src];
 	uint32_t src = (uint32_t)mc->src, f = mc->f0;
-	float *tx = sc->tx0 + k;
-	uint32_t *row = sc->row0 + k;
-	size_t K = sc->ncols;
 	float mean = spec->mean[f], scale = spec->scale[f];
 	char tmp[32];
 
 	for (uint32_t i = i0; i < i1; i++) {
 		float rv = (float)sample_column_num(col, i);
-		size_t at = (size_t)(i - i0) * K;
+		size_t at = (size_t)(i - i0) * stride;
 		if (rv != rv) {
 			/* a missing value: its text is a token */
 			const char *t = sample_chunk_text(c, src, i, tmp);
@@ -455,9 +453,20 @@ prepare_numbers(struct sample_scorer *sc, const struct sample_chunk *c,
 		tx[at] = (rv - mean) / scale;
 		if (!isfinite(tx[at]) && rv == rv)
 			return bad_range(sc, c, src, i, f, bad_case, d);
-		row[at] = f;
+		if (row != NULL)
+			row[at] = f;
 	}
 	return 0;
+}
+
+/* Model column k's terms of cases i0 to i1 - 1 from a number column. */
+static int
+prepare_numbers(struct sample_scorer *sc, const struct sample_chunk *c,
+		uint32_t k, uint32_t i0, uint32_t i1, uint32_t *bad_case,
+		struct rba_detail *d)
+{
+	return numbers_into(sc, c, k, i0, i1, sc->tx0 + k, sc->ncols,
+			    sc->row0 + k, bad_case, d);
 }
 
 /* Model column k's dictionary levels, each resolved once a chunk into
@@ -762,8 +771,9 @@ run_terms(struct sample_scorer *sc, const struct sample_chunk *c,
  * each column are converted and standardized straight into its
  * feature's row of xc, as prepare_numbers_fast makes each term, and the
  * scorer reads the rows as they are: the same inputs, the same scores,
- * without a term listed.  A value that is missing or standardizes
- * beyond float32 sends the chunk down the terms' path from its start,
+ * without a term listed.  A block of a column with a missing value is
+ * made value by value, as prepare_numbers makes it; a case the model
+ * cannot take sends the chunk down the terms' path from its start,
  * whose first error is then the one reported.
  */
 static int
@@ -779,9 +789,12 @@ run_cols(struct sample_scorer *sc, const struct sample_chunk *c, float *probs,
 		for (uint32_t k = 0; k < sc->ncols; k++) {
 			const struct sc_col *mc = &sc->cols[k];
 			uint32_t f = mc->f0;
+			float *xf = sc->xc + (size_t)f * SCORE_ROWS;
 			sc->floats(&c->cols[mc->src], i0, n, v);
 			if (!sc->standardize(v, n, spec->mean[f], spec->scale[f],
-					     sc->xc + (size_t)f * SCORE_ROWS))
+					     xf) &&
+			    numbers_into(sc, c, k, i0, i0 + n, xf, 1, NULL, NULL,
+					 NULL) != 0)
 				return run_terms(sc, c, probs, bad_case, d);
 		}
 		rebuild_sparse_score_cols(sc->sp, sc->xc, SCORE_ROWS, n,
