@@ -207,6 +207,25 @@ END_TEST
 
 /* ---- chunks ----------------------------------------------------------- */
 
+/* A chunk of the given parts, as sample_add builds one. */
+static void
+chunk_of(struct sample_chunk *c, uint32_t ncases, uint32_t ncols,
+	 uint32_t nscores, const char **ids, const double *scores,
+	 uint32_t ndecisions, const char **decisions, const uint16_t *dcodes,
+	 const struct sample_column *cols)
+{
+	memset(c, 0, sizeof(*c));
+	c->ncases = ncases;
+	c->ncols = ncols;
+	c->nscores = nscores;
+	c->ids = ids;
+	c->scores = scores;
+	c->ndecisions = ndecisions;
+	c->decisions = decisions;
+	c->decision_codes = dcodes;
+	c->cols = cols;
+}
+
 START_TEST(test_chunk_roundtrip)
 {
 	static const char *ids[] = { "c1", "c2", "c3", "c4" };
@@ -241,16 +260,7 @@ START_TEST(test_chunk_roundtrip)
 	cols[4].nlevels = 3;
 	cols[4].levels = levels;
 	cols[4].codes = codes;
-	memset(&c, 0, sizeof(c));
-	c.ncases = 4;
-	c.ncols = 5;
-	c.nscores = 2;
-	c.ids = ids;
-	c.scores = scores;
-	c.ndecisions = 2;
-	c.decisions = decs;
-	c.decision_codes = dcodes;
-	c.cols = cols;
+	chunk_of(&c, 4, 5, 2, ids, scores, 2, decs, dcodes, cols);
 	rba_buf_init(&b);
 	sample_chunk_encode(&c, &b);
 	ck_assert_int_eq(rba_buf_status(&b), 0);
@@ -357,16 +367,7 @@ START_TEST(test_chunk_missing)
 	cols[0].kind = SAMPLE_COL_IDS;
 	cols[1].kind = SAMPLE_COL_NUMBER;
 	cols[1].num = num;
-	memset(&c, 0, sizeof(c));
-	c.ncases = 3;
-	c.ncols = 2;
-	c.nscores = 1;
-	c.ids = ids;
-	c.scores = scores;
-	c.ndecisions = 1;
-	c.decisions = decs;
-	c.decision_codes = dcodes;
-	c.cols = cols;
+	chunk_of(&c, 3, 2, 1, ids, scores, 1, decs, dcodes, cols);
 	rba_buf_init(&b);
 	sample_chunk_encode(&c, &b);
 	ck_assert_int_eq(rba_buf_status(&b), 0);
@@ -481,16 +482,7 @@ START_TEST(test_chunk_stored_numbers)
 	cols[KINDS].nexc = nexc;
 	cols[KINDS].exc_case = exc_case;
 	cols[KINDS].exc_text = exc_text;
-	memset(&c, 0, sizeof(c));
-	c.ncases = N;
-	c.ncols = KINDS + 1;
-	c.nscores = 1;
-	c.ids = ids;
-	c.scores = scores;
-	c.ndecisions = 1;
-	c.decisions = decs;
-	c.decision_codes = dcodes;
-	c.cols = cols;
+	chunk_of(&c, N, KINDS + 1, 1, ids, scores, 1, decs, dcodes, cols);
 	rba_buf_init(&b);
 	sample_chunk_encode(&c, &b);
 	ck_assert_int_eq(rba_buf_status(&b), 0);
