@@ -13,7 +13,9 @@
  * (bit 7 set: one more column, which the decoder must refuse).
  *
  * Whatever decodes is read cell by cell, re-encoded, and must decode
- * again to a chunk that encodes to the same bytes.
+ * again to a chunk that encodes to the same bytes; decoded as stored
+ * (sample_chunk_decode_stored), it must be refused or taken alike, with
+ * the same numbers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,16 +29,46 @@
 
 static uint8_t *plain; /* STORE_CHUNK_MAX bytes */
 
+/* The numbers of chunk s, decoded as stored, are c's: each value, and
+ * each value's float as a block converts it. */
+static void
+stored_agrees(const struct sample_chunk *c, const struct sample_chunk *s)
+{
+	sample_floats_fn *fl = sample_floats_pick();
+	float *f = malloc((c->ncases ? c->ncases : 1) * sizeof(float));
+
+	if (f == NULL)
+		return;
+	for (uint32_t k = 0; k < c->ncols; k++) {
+		if (c->cols[k].kind != SAMPLE_COL_NUMBER)
+			continue;
+		fl(&s->cols[k], 0, c->ncases, f);
+		for (uint32_t i = 0; i < c->ncases; i++) {
+			double a = c->cols[k].num[i];
+			double v = sample_column_num(&s->cols[k], i);
+			float w = (float)a;
+			if (memcmp(&a, &v, sizeof(a)) != 0 ||
+			    (memcmp(&w, &f[i], sizeof(w)) != 0 &&
+			     !(w != w && f[i] != f[i])))
+				fuzz_fail("column %u case %u: as stored %a and "
+					  "%a, decoded %a", k, i, v,
+					  (double)f[i], a);
+		}
+	}
+	free(f);
+}
+
 static void
 decode(const uint8_t *p, size_t n, int sel)
 {
 	struct rba_detail d;
-	struct sample_chunk c, c2;
+	struct sample_chunk c, c2, s;
 	struct rba_buf a, b;
 	const char **ids;
 	uint32_t ncols = 0, nscores = 0, ncases, idx;
 	long id_col;
 	char tmp[32];
+	int rc;
 
 	if (n >= 14) {
 		ncols = rba_get_u32le(p + 6);
@@ -63,10 +95,18 @@ decode(const uint8_t *p, size_t n, int sel)
 	free(ids);
 
 	sample_chunk_init(&c);
-	if (sample_chunk_decode(p, n, ncols, nscores, id_col, &c, &d) != 0) {
+	sample_chunk_init(&s);
+	rc = sample_chunk_decode(p, n, ncols, nscores, id_col, &c, &d);
+	if ((sample_chunk_decode_stored(p, n, ncols, nscores, id_col, &s,
+					&d) == 0) != (rc == 0))
+		fuzz_fail("the decode as stored and the decode disagree");
+	if (rc != 0) {
 		sample_chunk_release(&c);
+		sample_chunk_release(&s);
 		return;
 	}
+	stored_agrees(&c, &s);
+	sample_chunk_release(&s);
 	for (uint32_t col = 0; col < c.ncols; col++)
 		for (uint32_t i = 0; i < c.ncases; i++)
 			(void)strlen(sample_chunk_text(&c, col, i, tmp));
