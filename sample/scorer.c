@@ -403,24 +403,35 @@ standardize_pick(void)
 	return KERNEL_ISA_PICK(standardize);
 }
 
+/* Model column k's n (at most SCORE_ROWS) values from case i0 on,
+ * converted and standardized into x: 1 when every one is finite. */
+static int
+numbers_fast(struct sample_scorer *sc, const struct sample_chunk *c,
+	     uint32_t k, uint32_t i0, uint32_t n, float *x)
+{
+	const struct encode_spec *spec = &sc->a->spec;
+	const struct sc_col *mc = &sc->cols[k];
+	float v[SCORE_ROWS];
+
+	assert(n <= SCORE_ROWS);
+	sc->floats(&c->cols[mc->src], i0, n, v);
+	return sc->standardize(v, n, spec->mean[mc->f0], spec->scale[mc->f0],
+			       x);
+}
+
 static int
 prepare_numbers_fast(struct sample_scorer *sc, const struct sample_chunk *c,
 		     uint32_t k, uint32_t i0, uint32_t i1)
 {
-	const struct encode_spec *spec = &sc->a->spec;
-	const struct sc_col *mc = &sc->cols[k];
-	uint32_t f = mc->f0, n = i1 - i0, i;
+	uint32_t n = i1 - i0;
 	float *tx = sc->tx0 + k;
 	size_t K = sc->ncols;
-	const float mean = spec->mean[f], scale = spec->scale[f];
-	float v[SCORE_ROWS], x[SCORE_ROWS];
+	float x[SCORE_ROWS];
 
-	assert(n <= SCORE_ROWS);
-	sc->floats(&c->cols[mc->src], i0, n, v);
-	if (!sc->standardize(v, n, mean, scale, x))
+	if (!numbers_fast(sc, c, k, i0, n, x))
 		return 0;
 	/* row[i * K] is f already (fill_rows) */
-	for (i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++)
 		tx[(size_t)i * K] = x[i];
 	return 1;
 }
@@ -780,19 +791,12 @@ static int
 run_cols(struct sample_scorer *sc, const struct sample_chunk *c, float *probs,
 	 uint32_t *bad_case, struct rba_detail *d)
 {
-	const struct encode_spec *spec = &sc->a->spec;
-	float v[SCORE_ROWS];
-
 	for (uint32_t i0 = 0; i0 < c->ncases; i0 += SCORE_ROWS) {
 		uint32_t n = c->ncases - i0 < SCORE_ROWS ? c->ncases - i0
 							 : SCORE_ROWS;
 		for (uint32_t k = 0; k < sc->ncols; k++) {
-			const struct sc_col *mc = &sc->cols[k];
-			uint32_t f = mc->f0;
-			float *xf = sc->xc + (size_t)f * SCORE_ROWS;
-			sc->floats(&c->cols[mc->src], i0, n, v);
-			if (!sc->standardize(v, n, spec->mean[f], spec->scale[f],
-					     xf) &&
+			float *xf = sc->xc + (size_t)sc->cols[k].f0 * SCORE_ROWS;
+			if (!numbers_fast(sc, c, k, i0, n, xf) &&
 			    numbers_into(sc, c, k, i0, i0 + n, xf, 1, NULL, NULL,
 					 NULL) != 0)
 				return run_terms(sc, c, probs, bad_case, d);

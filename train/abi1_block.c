@@ -110,6 +110,16 @@ rows_ascending(const uint32_t *r, size_t nt)
 	return 1;
 }
 
+/* Case i's inputs of a block by columns (x[f * ld + i]) as its terms,
+ * every input in order: in sc->xt. */
+static const float *
+case_terms(const struct abi1_block *sc, const float *x, size_t ld, size_t i)
+{
+	for (size_t f = 0; f < sc->sizes[0]; f++)
+		sc->xt[f] = x[f * ld + i];
+	return sc->xt;
+}
+
 /*
  * BLOCK_G cases side by side.  One case's layer is a chain of dependent
  * additions per output vector (the bias, then each term in order), so
@@ -262,12 +272,9 @@ rows_ascending(const uint32_t *r, size_t nt)
 		for (; i + BLOCK_G <= n; i += BLOCK_G)                         \
 			group_##SFX(sc, x + i, 1, ld, sc->iota, 0, nt,         \
 				    zc + i * sc->nclasses);                    \
-		for (; i < n; i++) {                                           \
-			for (size_t f = 0; f < nt; f++)                        \
-				sc->xt[f] = x[f * ld + i];                     \
-			block_##SFX(sc, s, sc->xt, sc->iota, nt, 1,            \
-				    zc + i * sc->nclasses);                    \
-		}                                                              \
+		for (; i < n; i++)                                             \
+			block_##SFX(sc, s, case_terms(sc, x, ld, i), sc->iota, \
+				    nt, 1, zc + i * sc->nclasses);             \
 	}
 
 #define GLD(SFX, p) (*(const gvf_##SFX *)(const void *)(p))
@@ -482,9 +489,8 @@ block_score_cols(struct rebuild_sparse *sp, const float *x, size_t ld,
 	uint32_t C = sc->nclasses;
 
 	if (ncases == 1) {
-		for (size_t f = 0; f < sc->sizes[0]; f++)
-			sc->xt[f] = x[f * ld];
-		sc->forward(sc, &sc->s, sc->xt, sc->iota, sc->sizes[0], probs);
+		sc->forward(sc, &sc->s, case_terms(sc, x, ld, 0), sc->iota,
+			    sc->sizes[0], probs);
 		return;
 	}
 	for (size_t i0 = 0; i0 < ncases; i0 += BLOCK_ROWS) {
