@@ -50,9 +50,7 @@ struct xgbtree {
 	uint32_t *x;   /* nx x XT_BLOCK keys */
 	float *mg;     /* XT_BLOCK x K */
 	uint32_t *cur; /* XT_BLOCK positions */
-	tw_walk_fn *vwalk;      /* NULL: no tree walked by vectors */
-	struct tw_tree *vtree;  /* 64-byte aligned */
-	uint32_t *xv;           /* x as the vector walks read it */
+	struct tw_vec vec; /* the vector walks (vec.walk NULL: none) */
 };
 
 /* Unsigned order of keys = order of floats; -0 and +0 one key; NaN last. */
@@ -83,7 +81,6 @@ xgbtree_free(struct xgbtree *s)
 		return;
 	free(s->base);
 	free(s->lrow);
-	free(s->vtree);
 	free(s->tree);
 	free(s->fnode);
 	free(s->fval);
@@ -92,7 +89,7 @@ xgbtree_free(struct xgbtree *s)
 	free(s->x);
 	free(s->mg);
 	free(s->cur);
-	free(s->xv);
+	tw_vec_free(&s->vec);
 	free(s);
 }
 
@@ -163,11 +160,8 @@ xgbtree_new(const struct rebuild_forest *f, struct xgbtree **out)
 	for (uint32_t t = 0; t < f->ntrees; t++)
 		if (s->tree[t].full)
 			fill_full(s, &s->tree[t], f->nodes, f->tree_start[t], 1, 0);
-	if (tw_vectors(s->tree, s->ntrees, s->fnode, s->fval, &s->vwalk,
-		       &s->vtree) != 0)
-		goto nomem;
-	if (s->vwalk != NULL &&
-	    (s->xv = malloc((size_t)XT_BLOCK * s->nx * sizeof(uint32_t))) == NULL)
+	if (tw_vectors(s->tree, s->ntrees, s->fnode, s->fval, s->nx,
+		       &s->vec) != 0)
 		goto nomem;
 	for (size_t i = 0; i < nn; i++) {
 		const struct rebuild_tree_node *q = &f->nodes[i];
@@ -223,17 +217,18 @@ xt_block(struct xgbtree *s, size_t nb)
 	uint32_t K = s->K;
 	/* the vector walks read their own keys, and add to every case's
 	 * margin */
-	size_t nm = s->vwalk != NULL ? XT_BLOCK : nb;
+	size_t nm = s->vec.walk != NULL ? XT_BLOCK : nb;
 
-	if (s->vwalk != NULL)
-		tw_block_keys(xs, (size_t)s->nx * XT_BLOCK, s->xv);
+	if (s->vec.walk != NULL)
+		tw_block_keys(xs, (size_t)s->nx * XT_BLOCK, s->vec.xv);
 	for (size_t j = 0; j < nm; j++)
 		memcpy(mg + j * K, s->base, K * sizeof(float));
 	for (uint32_t t = 0; t < s->ntrees; t++) {
 		const struct tw_shape *tr = &s->tree[t];
 		uint32_t d = tr->depth, g = t % K;
 		if (tr->vdepth > 0) {
-			s->vwalk(&s->vtree[tr->vt], tr->vdepth, s->xv, mg + g, K);
+			s->vec.walk(&s->vec.tree[tr->vt], tr->vdepth,
+				    s->vec.xv, mg + g, K);
 			continue;
 		}
 		if (tr->full) {

@@ -114,7 +114,6 @@ gb_key_below(float thr)
 	return k == 0 ? 0 : k - 1;
 }
 
-
 struct gb_sparse {
 	struct rebuild_sparse head; /* first: rebuild_sparse_* cast */
 	uint32_t nfeat, C, K, ntrees;
@@ -132,9 +131,7 @@ struct gb_sparse {
 	float *t;  /* GB_SCORE_BLOCK: gbdt1_softmax2's scratch */
 	uint32_t *rows; /* GB_SCORE_BLOCK x nterms (nterms <= nfeat) */
 	uint32_t *keys; /* the same: the terms' keys */
-	tw_walk_fn *vwalk; /* NULL: no tree is walked by vectors */
-	struct tw_tree *vtree; /* 64-byte aligned */
-	uint32_t *xv; /* x as the vector walks read it (tw_block_keys) */
+	struct tw_vec vec; /* the vector walks (vec.walk NULL: none) */
 };
 
 static void
@@ -156,8 +153,7 @@ gb_sparse_free(struct rebuild_sparse *sp)
 	free(s->t);
 	free(s->rows);
 	free(s->keys);
-	free(s->vtree);
-	free(s->xv);
+	tw_vec_free(&s->vec);
 	free(s);
 }
 
@@ -340,8 +336,8 @@ gb_block_trees(struct gb_sparse *s, size_t nb, size_t nl)
 
 	/* the vector walks read their own keys, and add to every lane's
 	 * margin */
-	if (s->vwalk != NULL) {
-		tw_block_keys(xs, (size_t)s->nx * GB_SCORE_BLOCK, s->xv);
+	if (s->vec.walk != NULL) {
+		tw_block_keys(xs, (size_t)s->nx * GB_SCORE_BLOCK, s->vec.xv);
 		nl = GB_SCORE_BLOCK;
 	}
 	for (size_t j = 0; j < nl; j++)
@@ -350,8 +346,8 @@ gb_block_trees(struct gb_sparse *s, size_t nb, size_t nl)
 		const struct tw_shape *tr = &s->tree[t];
 		uint32_t d = tr->depth, g = t % K;
 		if (tr->vdepth > 0) {
-			s->vwalk(&s->vtree[tr->vt], tr->vdepth, s->xv, mg + g,
-				 K);
+			s->vec.walk(&s->vec.tree[tr->vt], tr->vdepth,
+				    s->vec.xv, mg + g, K);
 			continue;
 		}
 		if (tr->full) {
@@ -397,20 +393,28 @@ gb_block_trees(struct gb_sparse *s, size_t nb, size_t nl)
 	}
 }
 
-/* x back to zero keys after a block of nb cases: all of its nall keys,
- * GB_VW a store, when that is the fewer stores, else the ones written. */
+/* All nall keys of x zero keys, GB_VW a store. */
 static inline __attribute__((always_inline)) void
-gb_block_clear(struct gb_sparse *s, size_t nterms, size_t nb, size_t nall)
+gb_x_zero(struct gb_sparse *s, size_t nall)
 {
 	const gb_vi zkey = { INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN };
-	uint32_t *xs = s->x;
 
 	_Static_assert(GB_VW == 4 && GB_SCORE_BLOCK % GB_VW == 0,
 		       "zkey is GB_VW zero keys; x is whole vectors");
 	_Static_assert(GB_KEY_ZERO == 0x80000000u, "zkey is GB_KEY_ZERO");
+	for (size_t i = 0; i < nall; i += GB_VW)
+		*(gb_vi *)(void *)(s->x + i) = zkey;
+}
+
+/* x back to zero keys after a block of nb cases: all of its nall keys
+ * when that is the fewer stores, else the ones written. */
+static inline __attribute__((always_inline)) void
+gb_block_clear(struct gb_sparse *s, size_t nterms, size_t nb, size_t nall)
+{
+	uint32_t *xs = s->x;
+
 	if (nall <= GB_VW * nb * nterms)
-		for (size_t i = 0; i < nall; i += GB_VW)
-			*(gb_vi *)(void *)(xs + i) = zkey;
+		gb_x_zero(s, nall);
 	else
 		for (size_t j = 0; j < nb; j++) {
 			const uint32_t *r = s->rows + j * nterms;
@@ -498,8 +502,7 @@ gb_sparse_score_cols(struct rebuild_sparse *sp, const float *x, size_t ld,
 		gb_block_trees(s, nb, gb_lanes(nb));
 		gb_block_probs(s, nb, probs + c0 * s->C);
 	}
-	for (size_t i = 0; i < nall; i++)
-		xs[i] = GB_KEY_ZERO;
+	gb_x_zero(s, nall);
 }
 
 /*
@@ -781,8 +784,7 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	    s->rows == NULL || s->keys == NULL)
 		goto nomem;
 	memcpy(s->base, f->base, s->K * sizeof(float));
-	for (size_t i = 0; i < (size_t)GB_SCORE_BLOCK * s->nx; i++)
-		s->x[i] = GB_KEY_ZERO;
+	gb_x_zero(s, (size_t)GB_SCORE_BLOCK * s->nx);
 	tw_shapes(f, GB_FULL_DEPTH, s->tree, &nfull, &nval);
 	s->fnode = malloc((nfull ? nfull : 1) * sizeof(*s->fnode));
 	s->fval = malloc(nval * sizeof(float));
@@ -791,12 +793,8 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	for (uint32_t t = 0; t < f->ntrees; t++)
 		if (s->tree[t].full)
 			fill_full(s, &s->tree[t], f->nodes, f->tree_start[t], 1, 0);
-	if (tw_vectors(s->tree, s->ntrees, s->fnode, s->fval, &s->vwalk,
-		       &s->vtree) != 0)
-		goto nomem;
-	if (s->vwalk != NULL &&
-	    (s->xv = malloc((size_t)GB_SCORE_BLOCK * s->nx *
-			    sizeof(uint32_t))) == NULL)
+	if (tw_vectors(s->tree, s->ntrees, s->fnode, s->fval, s->nx,
+		       &s->vec) != 0)
 		goto nomem;
 	for (size_t i = 0; i < nn; i++) {
 		const struct rebuild_tree_node *q = &f->nodes[i];

@@ -326,30 +326,39 @@ tw_shapes(const struct rebuild_forest *f, uint32_t full,
 
 int
 tw_vectors(struct tw_shape *tr, uint32_t ntrees, const uint64_t *fnode,
-	   const float *fval, tw_walk_fn **walk, struct tw_tree **vtree)
+	   const float *fval, uint32_t nx, struct tw_vec *v)
 {
 	size_t n = 0;
 
-	*vtree = NULL;
-	if ((*walk = tw_walk_pick()) == NULL)
+	memset(v, 0, sizeof(*v));
+	if (tw_walk_pick() == NULL)
 		return 0;
 	for (uint32_t t = 0; t < ntrees; t++)
 		if (tr[t].full && tr[t].depth >= 1 && tr[t].depth <= TW_MAXDEPTH)
 			tr[t].vt = n++;
-	if (n == 0) {
-		*walk = NULL;
+	if (n == 0)
 		return 0;
-	}
-	if ((*vtree = aligned_alloc(64, n * sizeof(struct tw_tree))) == NULL) {
-		*walk = NULL;
+	v->tree = aligned_alloc(64, n * sizeof(struct tw_tree));
+	v->xv = malloc((size_t)TW_BLOCK * (nx ? nx : 1) * sizeof(uint32_t));
+	if (v->tree == NULL || v->xv == NULL) {
+		tw_vec_free(v);
 		return RBA_E_NOMEM;
 	}
 	for (uint32_t t = 0; t < ntrees; t++)
 		if (tr[t].full && tr[t].depth >= 1 && tr[t].depth <= TW_MAXDEPTH)
-			tr[t].vdepth = tw_tree_fill(&(*vtree)[tr[t].vt], tr[t].depth,
+			tr[t].vdepth = tw_tree_fill(&v->tree[tr[t].vt], tr[t].depth,
 						    fnode + tr[t].at,
 						    fval + tr[t].vat);
+	v->walk = tw_walk_pick();
 	return 0;
+}
+
+void
+tw_vec_free(struct tw_vec *v)
+{
+	free(v->tree);
+	free(v->xv);
+	memset(v, 0, sizeof(*v));
 }
 
 uint32_t

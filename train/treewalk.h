@@ -95,14 +95,28 @@ void tw_shapes(const struct rebuild_forest *f, uint32_t full,
 	       struct tw_shape *tr, size_t *nfull, size_t *nval);
 
 /*
- * The vector copies of the complete trees of depth 1 .. TW_MAXDEPTH
- * among ntrees shapes tr, laid out in fnode and fval: *walk the walk of
- * the strict path and *vtree the copies (free()), each such tree's
- * vdepth and vt set; or *walk NULL and *vtree NULL when there is no walk
- * or no such tree.  0 or RBA_E_NOMEM.
+ * A forest's vector walks: the walk of the strict path, the copies of
+ * its complete trees of depth 1 .. TW_MAXDEPTH (64-byte aligned), and
+ * room for a block's nx input rows as the walk reads them (xv,
+ * tw_block_keys).  walk NULL: no tree is walked by vectors (and tree
+ * and xv are NULL).
+ */
+struct tw_vec {
+	tw_walk_fn *walk;
+	struct tw_tree *tree;
+	uint32_t *xv;
+};
+
+/*
+ * v for ntrees shapes tr laid out in fnode and fval, blocks of nx input
+ * rows: each tree it walks gets its vdepth and vt.  0 or RBA_E_NOMEM
+ * (v then holds nothing).
  */
 int tw_vectors(struct tw_shape *tr, uint32_t ntrees, const uint64_t *fnode,
-	       const float *fval, tw_walk_fn **walk, struct tw_tree **vtree);
+	       const float *fval, uint32_t nx, struct tw_vec *v);
+
+/* Frees what v holds. */
+void tw_vec_free(struct tw_vec *v);
 
 /*
  * The input rows of forest f's block: its features, then a left copy of
