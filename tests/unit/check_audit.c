@@ -600,7 +600,12 @@ order_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 	return 0;
 }
 
-START_TEST(test_scoring_error_order)
+/* The chunks of version's sample (registered from pins_path, cases
+ * csv) through chunk_fn, each with the sparse scorer bound: one must
+ * have been checked. */
+static void
+error_order_on(const char *pins_path, const char *version, const char *csv,
+	       int (*chunk_fn)(void *, uint32_t, const struct sample_chunk *))
 {
 	struct store *s = new_store();
 	struct store_txn *t;
@@ -612,22 +617,19 @@ START_TEST(test_scoring_error_order)
 	uint8_t *bytes;
 	size_t n;
 
-	reg(s, PINS_CAT_MLP, NULL, NULL, POL_CREDIT);
-	ck_assert_msg(add_sample(s, "german-categorical-mlp", GC, NULL, &d) == 0,
-		      "%s", d.reason);
-	bytes = stored_artifact(s, "german-categorical-mlp", &n);
+	reg(s, pins_path, NULL, NULL, POL_CREDIT);
+	ck_assert_msg(add_sample(s, version, csv, NULL, &d) == 0, "%s", d.reason);
+	bytes = stored_artifact(s, version, &n);
 	ck_assert_int_eq(artifact_decode(bytes, n, &a, &d), 0);
 	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
-	ck_assert_int_eq(sample_layout_load(t, "german-categorical-mlp", &info, &l,
-					    &d), 0);
+	ck_assert_int_eq(sample_layout_load(t, version, &info, &l, &d), 0);
 	memset(&o, 0, sizeof(o));
 	o.a = &a;
 	o.l = &l;
 	ck_assert_int_eq(sample_scorer_new(&a, &o.sc, &d), 0);
 	ck_assert_int_eq(sample_scorer_is_sparse(o.sc), 1);
 	ck_assert_int_eq(sample_scorer_bind(o.sc, &l, &d), 0);
-	ck_assert_int_eq(sample_walk(t, "german-categorical-mlp", &l, order_chunk,
-				     &o, &d), 0);
+	ck_assert_int_eq(sample_walk(t, version, &l, chunk_fn, &o, &d), 0);
 	ck_assert_int_eq(o.checked, 1);
 	sample_scorer_free(o.sc);
 	store_txn_abort(t);
@@ -636,6 +638,11 @@ START_TEST(test_scoring_error_order)
 	artifact_release(&a);
 	free(bytes);
 	store_close(s);
+}
+
+START_TEST(test_scoring_error_order)
+{
+	error_order_on(PINS_CAT_MLP, "german-categorical-mlp", GC, order_chunk);
 }
 END_TEST
 
@@ -708,48 +715,14 @@ order_numbers_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 	return 0;
 }
 
-static void
-error_order_numbers(const char *pins_path, const char *version)
-{
-	struct store *s = new_store();
-	struct store_txn *t;
-	struct store_sample_info info;
-	struct sample_layout l;
-	struct artifact a;
-	struct order_ctx o;
-	struct rba_detail d;
-	uint8_t *bytes;
-	size_t n;
-
-	reg(s, pins_path, NULL, NULL, POL_CREDIT);
-	ck_assert_msg(add_sample(s, version, GN, NULL, &d) == 0, "%s", d.reason);
-	bytes = stored_artifact(s, version, &n);
-	ck_assert_int_eq(artifact_decode(bytes, n, &a, &d), 0);
-	ck_assert_int_eq(store_txn_begin(s, 0, 0, &t, &d), 0);
-	ck_assert_int_eq(sample_layout_load(t, version, &info, &l, &d), 0);
-	memset(&o, 0, sizeof(o));
-	o.a = &a;
-	o.l = &l;
-	ck_assert_int_eq(sample_scorer_new(&a, &o.sc, &d), 0);
-	ck_assert_int_eq(sample_scorer_bind(o.sc, &l, &d), 0);
-	ck_assert_int_eq(sample_walk(t, version, &l, order_numbers_chunk, &o,
-				     &d), 0);
-	ck_assert_int_eq(o.checked, 1);
-	sample_scorer_free(o.sc);
-	store_txn_abort(t);
-	sample_layout_release(&l);
-	store_sample_info_release(&info);
-	artifact_release(&a);
-	free(bytes);
-	store_close(s);
-}
-
 START_TEST(test_scoring_error_order_numbers)
 {
-	error_order_numbers(PINS_NUM_MLP, "german-numeric-mlp");
+	error_order_on(PINS_NUM_MLP, "german-numeric-mlp", GN,
+		       order_numbers_chunk);
 	teardown();
 	setup();
-	error_order_numbers(PINS_NUM_GBDT, "german-numeric-gbdt");
+	error_order_on(PINS_NUM_GBDT, "german-numeric-gbdt", GN,
+		       order_numbers_chunk);
 }
 END_TEST
 
