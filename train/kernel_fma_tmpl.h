@@ -3,9 +3,10 @@
  * once per instruction set with KT_SFX (name suffix), KT_ATTR (a target
  * attribute or nothing), KT_VW (floats per vector) and the fused
  * multiply-adds KT_VFMA (vectors of KT_VW), KT_4FMA (vectors of 4) and
- * KT_SFMA (floats), each a * b + c rounded once, and KT_WIDE_TILE (1
- * where 32 vector registers allow tiles of 8 rows) defined.  Not a
- * public header.
+ * KT_SFMA (floats), each a * b + c rounded once, KT_WIDE_TILE (1
+ * where 32 vector registers allow tiles of 8 rows) and KT_SIX_ROWS (1
+ * where 16 vector registers hold tiles of 6 rows) defined.  Not a public
+ * header.
  *
  * The loops are kernel_tmpl.h's (ABI 1's, copied, never shared: ABI 1
  * is frozen) with each multiply-accumulate written as one fused
@@ -15,6 +16,9 @@
  * bit.  The bias sums of back_dw (db) have no product and stay plain
  * additions.  The build has -ffp-contract=off: nothing else is fused.
  */
+/* Rows of 4-lane sums per tile in narrow layers (flinear, fdw): 8
+ * sums in flight cover the latency of the fused multiply-add. */
+#define KT_NROWS 8
 #define KT_CAT2(a, b) a##_##b
 #define KT_CAT(a, b) KT_CAT2(a, b)
 #define KT(name) KT_CAT(name, KT_SFX)
@@ -73,24 +77,56 @@ KT(flinear)(const float *restrict x, size_t rows, size_t in,
 				ST(VF, y + (r + q) * out + j + KT_VW, c[q]);
 			}
 		}
-	/* Narrow layers (the output layer's few classes): 16 rows of
-	 * 4-lane sums at a time, not 4, so that the additions of one sum,
-	 * which wait for each other, overlap with those of 15 others. */
-	for (; out % 4 == 0 && out < KT_VW && r + 16 <= rows; r += 16)
+#endif
+	/* Narrow layers (the output layer's few classes): KT_NROWS rows
+	 * of 4-lane sums at a time, not 4, so that the additions of one
+	 * sum, which wait for each other, overlap with those of the
+	 * others. */
+	for (; out % 4 == 0 && out < KT_VW && r + KT_NROWS <= rows;
+	     r += KT_NROWS)
 		for (j = 0; j < out; j += 4) {
-			V4 a[16];
+			V4 a[KT_NROWS];
 #pragma GCC unroll 16
-			for (int q = 0; q < 16; q++)
+			for (int q = 0; q < KT_NROWS; q++)
 				a[q] = b ? LD(V4, b + j) : z4;
 			for (k = 0; k < in; k++) {
 				V4 wA = LD(V4, w + k * out + j);
 #pragma GCC unroll 16
-				for (int q = 0; q < 16; q++)
+				for (int q = 0; q < KT_NROWS; q++)
 					a[q] = KT_4FMA(B4(x[(r + q) * in + k]), wA, a[q]);
 			}
 #pragma GCC unroll 16
-			for (int q = 0; q < 16; q++)
+			for (int q = 0; q < KT_NROWS; q++)
 				ST(V4, y + (r + q) * out + j, a[q]);
+		}
+#if KT_SIX_ROWS
+	/* 16 vector registers: 6 rows of pairs of vectors, as many as fit,
+	 * while what is left is not a whole number of 4-row tiles below
+	 * 12 rows (so that 32 rows are 4 x 6 + 2 x 4, no single rows). */
+	for (; out % (2 * KT_VW) == 0 && rows - r >= 6 &&
+	       ((rows - r) % 4 != 0 || rows - r >= 12); r += 6)
+		for (j = 0; j < out; j += 2 * KT_VW) {
+			VF a[6], c[6];
+#pragma GCC unroll 6
+			for (int q = 0; q < 6; q++) {
+				a[q] = b ? LD(VF, b + j) : zv;
+				c[q] = b ? LD(VF, b + j + KT_VW) : zv;
+			}
+			for (k = 0; k < in; k++) {
+				VF wA = LD(VF, w + k * out + j);
+				VF wB = LD(VF, w + k * out + j + KT_VW);
+#pragma GCC unroll 6
+				for (int q = 0; q < 6; q++) {
+					VF xv = BV(x[(r + q) * in + k]);
+					a[q] = KT_VFMA(xv, wA, a[q]);
+					c[q] = KT_VFMA(xv, wB, c[q]);
+				}
+			}
+#pragma GCC unroll 6
+			for (int q = 0; q < 6; q++) {
+				ST(VF, y + (r + q) * out + j, a[q]);
+				ST(VF, y + (r + q) * out + j + KT_VW, c[q]);
+			}
 		}
 #endif
 	for (; r + 4 <= rows; r += 4) {
@@ -231,23 +267,50 @@ KT(fdw)(const float *restrict x, const float *restrict dy, size_t rows,
 				ST(VF, dw + (k + q) * out + j + KT_VW, c[q]);
 			}
 		}
-	/* Narrow layers: 16 rows of dw of 4-lane sums at a time (see
-	 * flinear). */
-	for (; out % 4 == 0 && out < KT_VW && k + 16 <= in; k += 16)
+#endif
+	/* Narrow layers: KT_NROWS rows of dw of 4-lane sums at a time
+	 * (see flinear). */
+	for (; out % 4 == 0 && out < KT_VW && k + KT_NROWS <= in;
+	     k += KT_NROWS)
 		for (j = 0; j < out; j += 4) {
-			V4 a[16];
+			V4 a[KT_NROWS];
 #pragma GCC unroll 16
-			for (int q = 0; q < 16; q++)
+			for (int q = 0; q < KT_NROWS; q++)
 				a[q] = z4;
 			for (r = 0; r < rows; r++) {
 				V4 dA = LD(V4, dy + r * out + j);
 #pragma GCC unroll 16
-				for (int q = 0; q < 16; q++)
+				for (int q = 0; q < KT_NROWS; q++)
 					a[q] = KT_4FMA(B4(x[r * in + k + q]), dA, a[q]);
 			}
 #pragma GCC unroll 16
-			for (int q = 0; q < 16; q++)
+			for (int q = 0; q < KT_NROWS; q++)
 				ST(V4, dw + (k + q) * out + j, a[q]);
+		}
+#if KT_SIX_ROWS
+	/* 6 rows of dw at a time, as flinear's (its rule for the rest). */
+	for (; out % (2 * KT_VW) == 0 && in - k >= 6 &&
+	       ((in - k) % 4 != 0 || in - k >= 12); k += 6)
+		for (j = 0; j < out; j += 2 * KT_VW) {
+			VF a[6], c[6];
+#pragma GCC unroll 6
+			for (int q = 0; q < 6; q++)
+				a[q] = c[q] = zv;
+			for (r = 0; r < rows; r++) {
+				VF dA = LD(VF, dy + r * out + j);
+				VF dB = LD(VF, dy + r * out + j + KT_VW);
+#pragma GCC unroll 6
+				for (int q = 0; q < 6; q++) {
+					VF xv = BV(x[r * in + k + q]);
+					a[q] = KT_VFMA(xv, dA, a[q]);
+					c[q] = KT_VFMA(xv, dB, c[q]);
+				}
+			}
+#pragma GCC unroll 6
+			for (int q = 0; q < 6; q++) {
+				ST(VF, dw + (k + q) * out + j, a[q]);
+				ST(VF, dw + (k + q) * out + j + KT_VW, c[q]);
+			}
 		}
 #endif
 	for (; k + 4 <= in; k += 4) {
@@ -382,6 +445,10 @@ KT(factivate)(const float *restrict z, float *restrict h, float *restrict g,
 	const VF zf = { 0 };
 	const VU zu = { 0 };
 	VU lane, tv = zu + t;
+	/* The draws of up to 8 chunks, made before any is used: the hashes
+	 * of different chunks do not wait for each other, so the multiplies
+	 * of one overlap with those of the next instead of adding up. */
+	uint32_t hw[8 * 16] __attribute__((aligned(64)));
 	size_t i = 0;
 
 	for (int l = 0; l < KT_VW; l++)
@@ -396,14 +463,17 @@ KT(factivate)(const float *restrict z, float *restrict h, float *restrict g,
 	}
 	while (t != 0 && i < n) {
 		uint32_t u = base + (uint32_t)i;
-		if (u % 32 != 0 || n - i < 32) {
+		size_t chunks = (n - i) / 32;
+		if (u % 32 != 0 || chunks == 0) {
 			int on = z[i] > 0.0f && kernel_drop16(key, u) >= t;
 			g[i] = on ? scale : 0.0f;
 			h[i] = on ? z[i] * scale : 0.0f;
 			i++;
 			continue;
 		}
-		for (uint32_t v = 0; v < 16; v += KT_VW) {
+		if (chunks > 8)
+			chunks = 8;
+		for (uint32_t v = 0; v < chunks * 16; v += KT_VW) {
 			VU x = (lane + (u / 32 * 16 + v)) * 0x9E3779B1u;
 			x ^= (uint32_t)key;
 			x ^= x >> 16;
@@ -417,16 +487,20 @@ KT(factivate)(const float *restrict z, float *restrict h, float *restrict g,
 			x ^= x >> 12;
 			x *= 0x297A2D39u;
 			x ^= x >> 15;
-			for (uint32_t half = 0; half < 2; half++) {
-				size_t at = i + half * 16 + v;
-				VU d = half ? x >> 16 : x & 0xFFFFu;
-				VF zv = LD(VF, z + at);
-				VI on = (zv > zf) & (VI)(d >= tv);
-				ST(VF, g + at, SEL(on, zf + scale, zf));
-				ST(VF, h + at, SEL(on, zv * scale, zf));
-			}
+			ST(VU, hw + v, x);
 		}
-		i += 32;
+		for (size_t c = 0; c < chunks; c++, i += 32)
+			for (uint32_t v = 0; v < 16; v += KT_VW) {
+				VU x = LD(VU, hw + c * 16 + v);
+				for (uint32_t half = 0; half < 2; half++) {
+					size_t at = i + half * 16 + v;
+					VU d = half ? x >> 16 : x & 0xFFFFu;
+					VF zv = LD(VF, z + at);
+					VI on = (zv > zf) & (VI)(d >= tv);
+					ST(VF, g + at, SEL(on, zf + scale, zf));
+					ST(VF, h + at, SEL(on, zv * scale, zf));
+				}
+			}
 	}
 	for (; i < n; i++) {
 		int on = z[i] > 0.0f;
@@ -447,3 +521,4 @@ KT(factivate)(const float *restrict z, float *restrict h, float *restrict g,
 #undef KT
 #undef KT_CAT
 #undef KT_CAT2
+#undef KT_NROWS

@@ -720,7 +720,8 @@ START_TEST(test_fma_kernels)
 {
 	static const size_t shapes[][3] = {
 		{ 32, 32, 32 }, { 32, 32, 4 }, { 37, 13, 70 }, { 5, 1, 3 },
-		{ 1, 40, 49 }, { 18, 7, 16 }, { 33, 64, 8 },
+		{ 1, 40, 49 }, { 18, 7, 16 }, { 33, 64, 8 }, { 22, 45, 48 },
+		{ 19, 21, 12 },
 	};
 	const char *isas[3];
 	size_t nisa = kernel_fma_isas(isas);
