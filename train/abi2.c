@@ -63,6 +63,8 @@ struct run {
 	size_t cap_rows; /* rows per block */
 	size_t nblocks;	 /* allocated */
 	size_t active;	 /* blocks in the current batch */
+	int sum_as_we_go; /* one thread, blocks in order: each block's
+			     gradient added into block 0's by back_dw_add */
 	struct block *blk;
 	void **allocs;
 	size_t nallocs, capallocs;
@@ -241,11 +243,22 @@ block_backward(const struct run *r, struct block *b)
 	for (uint32_t l = r->L; l-- > 0;) {
 		size_t in = m->sizes[l], out = m->sizes[l + 1];
 		const float *a = l ? b->h[l - 1] : r->xb + b->r0 * r->nfeat;
-		r->k->back_dw(a, dz, b->rows, in, out, b->gw[l], b->gb[l]);
+		if (r->sum_as_we_go && b != &r->blk[0])
+			r->k->back_dw_add(a, dz, b->rows, in, out,
+					  r->blk[0].gw[l], r->blk[0].gb[l]);
+		else
+			r->k->back_dw(a, dz, b->rows, in, out, b->gw[l],
+				      b->gb[l]);
 		if (l == 0)
 			break;
-		r->k->back_dx(dz, b->rows, out, m->w[l], r->wt[l], in, dh);
-		r->k->mul(dh, b->g[l - 1], b->rows * in);
+		if (r->k->back_dx_mul != NULL) {
+			r->k->back_dx_mul(dz, b->rows, out, r->wt[l], in,
+					  b->g[l - 1], dh);
+		} else {
+			r->k->back_dx(dz, b->rows, out, m->w[l], r->wt[l], in,
+				      dh);
+			r->k->mul(dh, b->g[l - 1], b->rows * in);
+		}
 		t = dz;
 		dz = dh;
 		dh = t;
@@ -449,6 +462,23 @@ pick_kernels(struct run *r, int fast, unsigned *threads, struct rba_detail *d)
 }
 
 /*
+ * The fixed reduction of the block gradients into block 0's: left to
+ * right in block order (done already when the blocks summed as they
+ * went).
+ */
+static void
+reduce_blocks(struct run *r, const uint32_t *sizes)
+{
+	for (size_t i = 1; !r->sum_as_we_go && i < r->active; i++)
+		for (uint32_t l = 0; l < r->L; l++) {
+			r->k->add(r->blk[0].gw[l], r->blk[i].gw[l],
+				  (size_t)sizes[l] * sizes[l + 1]);
+			r->k->add(r->blk[0].gb[l], r->blk[i].gb[l],
+				  sizes[l + 1]);
+		}
+}
+
+/*
  * Steps 1 to 3 of one batch: its rows (perm[first ..], at most batch of
  * them) gathered, cut into blocks, each block's forward, loss and
  * backward run on the pool, and the block gradients added into block
@@ -479,14 +509,7 @@ batch_gradients(struct run *r, struct pool *pool, const struct rebuild_set *trai
 	for (uint32_t l = 0; l + 1 < r->L; l++)
 		r->drop_key[l] = rng_key(seed, RNG_DROPOUT, step, l);
 	pool_run(pool, step_job, r);
-	/* The fixed reduction: left to right in block order. */
-	for (size_t i = 1; i < r->active; i++)
-		for (uint32_t l = 0; l < r->L; l++) {
-			r->k->add(r->blk[0].gw[l], r->blk[i].gw[l],
-				  (size_t)sizes[l] * sizes[l + 1]);
-			r->k->add(r->blk[0].gb[l], r->blk[i].gb[l],
-				  sizes[l + 1]);
-		}
+	reduce_blocks(r, sizes);
 }
 
 /*
@@ -577,8 +600,10 @@ abi2_train(const struct pins *p, size_t nfeat, uint32_t nclasses,
 	}
 	if (err == 0 && threads > 1)
 		err = pool_new(threads, &pool);
-	if (err == 0 && pool == NULL)
+	if (err == 0 && pool == NULL) {
 		err = pool_new(1, &pool);
+		r.sum_as_we_go = r.k->back_dw_add != NULL;
+	}
 	if (err != 0) {
 		run_free(&r);
 		rebuild_model_release(out);
@@ -725,13 +750,9 @@ abi2_gradient(const struct rebuild_model *m, const float *x, const uint32_t *y,
 		r.blk[i].rows = n - r.blk[i].r0 < r.cap_rows ? n - r.blk[i].r0
 							     : r.cap_rows;
 	}
+	r.sum_as_we_go = r.k->back_dw_add != NULL;
 	step_job(&r, 0, 1);
-	for (size_t i = 1; i < r.active; i++)
-		for (uint32_t l = 0; l < r.L; l++) {
-			r.k->add(r.blk[0].gw[l], r.blk[i].gw[l],
-				 (size_t)m->sizes[l] * m->sizes[l + 1]);
-			r.k->add(r.blk[0].gb[l], r.blk[i].gb[l], m->sizes[l + 1]);
-		}
+	reduce_blocks(&r, m->sizes);
 	for (size_t i = 0; i < r.active; i++)
 		sum += r.blk[i].loss;
 	for (uint32_t l = 0; l < r.L; l++) {

@@ -72,6 +72,17 @@ struct kernel_ops {
 	/* y[i] = fm_expf(x[i]), y[i] = fm_logf(x[i]) (y may equal x). */
 	void (*expv)(const float *x, float *y, size_t n);
 	void (*logv)(const float *x, float *y, size_t n);
+	/*
+	 * Two passes in one, where a path has them (NULL elsewhere): the
+	 * same bits as the pair they replace.
+	 *   back_dx_mul: back_dx, then dx[i] = dx[i] * g[i] (mul)
+	 *   back_dw_add: back_dw's sums added into dw and db (add)
+	 */
+	void (*back_dx_mul)(const float *dy, size_t rows, size_t out,
+			    const float *wt, size_t in, const float *g,
+			    float *dx);
+	void (*back_dw_add)(const float *x, const float *dy, size_t rows,
+			    size_t in, size_t out, float *dw, float *db);
 };
 
 /*
@@ -122,7 +133,8 @@ size_t kernel_strict_isas(const char *names[3]);
  * and dropout's draws made 32 at a time (activate): unit u of the batch
  * (u = base + i) draws kernel_drop16(key, u) and is kept when that is at
  * least t (16-bit threshold); a kept positive unit has g = scale.  The
- * elementwise kernels (adamw, sgd, add, mul, expv, logv) are ABI 1's.
+ * elementwise kernels (adamw, sgd, add, mul, expv, logv) are ABI 1's;
+ * back_dx_mul and back_dw_add are filled.
  * kernel_fma fills *out for the widest path this CPU has (RBA_STRICT_ISA
  * narrows it, as for kernel_strict); every path gives the same bits.
  */

@@ -131,19 +131,48 @@ base_v4fma(fma_base_v4 a, fma_base_v4 b, fma_base_v4 c)
 #endif
 
 #define DEFINE_FMA_OPS(sfx, attr)                                              \
+	attr static void fma_linear_##sfx(const float *x, size_t rows,        \
+					  size_t in, const float *w,          \
+					  const float *b, size_t out,         \
+					  float *y)                           \
+	{                                                                      \
+		flinear_##sfx(x, rows, in, w, b, out, NULL, y);                \
+	}                                                                      \
 	attr static void fma_back_dx_##sfx(const float *dy, size_t rows,      \
 					   size_t out, const float *w,        \
 					   const float *wt, size_t in,        \
 					   float *dx)                         \
 	{                                                                      \
 		(void)w;                                                       \
-		flinear_##sfx(dy, rows, out, wt, NULL, in, dx);                \
+		flinear_##sfx(dy, rows, out, wt, NULL, in, NULL, dx);          \
+	}                                                                      \
+	attr static void fma_back_dx_mul_##sfx(const float *dy, size_t rows,  \
+					       size_t out, const float *wt,   \
+					       size_t in, const float *g,     \
+					       float *dx)                     \
+	{                                                                      \
+		flinear_##sfx(dy, rows, out, wt, NULL, in, g, dx);             \
+	}                                                                      \
+	attr static void fma_back_dw_##sfx(const float *x, const float *dy,   \
+					   size_t rows, size_t in, size_t out,\
+					   float *dw, float *db)              \
+	{                                                                      \
+		fdw_##sfx(x, dy, rows, in, out, 0, dw, db);                    \
+	}                                                                      \
+	attr static void fma_back_dw_add_##sfx(const float *x,                 \
+					       const float *dy, size_t rows,  \
+					       size_t in, size_t out,         \
+					       float *dw, float *db)          \
+	{                                                                      \
+		fdw_##sfx(x, dy, rows, in, out, 1, dw, db);                    \
 	}                                                                      \
 	static void fma_fill_##sfx(struct kernel_ops *k)                       \
 	{                                                                      \
-		k->linear = flinear_##sfx;                                     \
+		k->linear = fma_linear_##sfx;                                  \
 		k->back_dx = fma_back_dx_##sfx;                                \
-		k->back_dw = fdw_##sfx;                                        \
+		k->back_dw = fma_back_dw_##sfx;                                \
+		k->back_dx_mul = fma_back_dx_mul_##sfx;                        \
+		k->back_dw_add = fma_back_dw_add_##sfx;                        \
 		k->activate = factivate_##sfx;                                 \
 	}
 

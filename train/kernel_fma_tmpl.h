@@ -39,12 +39,34 @@ typedef uint32_t KT(vu) __attribute__((vector_size(KT_VW * 4)));
 #define SEL(m, a, b) ((VF)(((VI)(a) & (m)) | ((VI)(b) & ~(m))))
 #define LD(T, p) (*(const T *)(const void *)(p))
 #define ST(T, p, v) (*(T *)(void *)(p) = (v))
+/* flinear's store: v, or v times the gate at the same place. */
+#define PUTG(T, p, v)                                                          \
+	do {                                                                   \
+		T v_ = (v);                                                    \
+		if (g != NULL)                                                 \
+			v_ = v_ * LD(T, g + ((p) - y));                        \
+		ST(T, p, v_);                                                  \
+	} while (0)
+#define PUTG1(p, v) (*(p) = g ? (v) * g[(p) - y] : (v))
+/* fdw's store: v, or v added to what is there. */
+#define PUTA(T, p, v)                                                          \
+	do {                                                                   \
+		T v_ = (v);                                                    \
+		if (acc)                                                       \
+			v_ = LD(T, p) + v_;                                    \
+		ST(T, p, v_);                                                  \
+	} while (0)
+#define PUTA1(p, v) (*(p) = acc ? *(p) + (v) : (v))
 
-/* y[r][j] = (b[j] or 0) + sum over k in order of x[r][k] w[k][j]. */
+/*
+ * y[r][j] = (b[j] or 0) + sum over k in order of x[r][k] w[k][j], the
+ * sum rounded and then, with g, times g[r][j] (g laid out as y): back_dx
+ * and the mask of the layer below in one pass, the same two roundings.
+ */
 KT_ATTR static void
 KT(flinear)(const float *restrict x, size_t rows, size_t in,
 	   const float *restrict w, const float *restrict b, size_t out,
-	   float *restrict y)
+	   const float *restrict g, float *restrict y)
 {
 	const VF zv = { 0 };
 	const V4 z4 = { 0 };
@@ -73,8 +95,8 @@ KT(flinear)(const float *restrict x, size_t rows, size_t in,
 			}
 #pragma GCC unroll 8
 			for (int q = 0; q < 8; q++) {
-				ST(VF, y + (r + q) * out + j, a[q]);
-				ST(VF, y + (r + q) * out + j + KT_VW, c[q]);
+				PUTG(VF, y + (r + q) * out + j, a[q]);
+				PUTG(VF, y + (r + q) * out + j + KT_VW, c[q]);
 			}
 		}
 #endif
@@ -97,7 +119,7 @@ KT(flinear)(const float *restrict x, size_t rows, size_t in,
 			}
 #pragma GCC unroll 16
 			for (int q = 0; q < KT_NROWS; q++)
-				ST(V4, y + (r + q) * out + j, a[q]);
+				PUTG(V4, y + (r + q) * out + j, a[q]);
 		}
 #if KT_SIX_ROWS
 	/* 16 vector registers: 6 rows of pairs of vectors, as many as fit,
@@ -124,8 +146,8 @@ KT(flinear)(const float *restrict x, size_t rows, size_t in,
 			}
 #pragma GCC unroll 6
 			for (int q = 0; q < 6; q++) {
-				ST(VF, y + (r + q) * out + j, a[q]);
-				ST(VF, y + (r + q) * out + j + KT_VW, c[q]);
+				PUTG(VF, y + (r + q) * out + j, a[q]);
+				PUTG(VF, y + (r + q) * out + j + KT_VW, c[q]);
 			}
 		}
 #endif
@@ -151,14 +173,14 @@ KT(flinear)(const float *restrict x, size_t rows, size_t in,
 				a3 = KT_VFMA(BV(x3[k]), wA, a3);
 				c3 = KT_VFMA(BV(x3[k]), wB, c3);
 			}
-			ST(VF, y0 + j, a0);
-			ST(VF, y0 + j + KT_VW, c0);
-			ST(VF, y1 + j, a1);
-			ST(VF, y1 + j + KT_VW, c1);
-			ST(VF, y2 + j, a2);
-			ST(VF, y2 + j + KT_VW, c2);
-			ST(VF, y3 + j, a3);
-			ST(VF, y3 + j + KT_VW, c3);
+			PUTG(VF, y0 + j, a0);
+			PUTG(VF, y0 + j + KT_VW, c0);
+			PUTG(VF, y1 + j, a1);
+			PUTG(VF, y1 + j + KT_VW, c1);
+			PUTG(VF, y2 + j, a2);
+			PUTG(VF, y2 + j + KT_VW, c2);
+			PUTG(VF, y3 + j, a3);
+			PUTG(VF, y3 + j + KT_VW, c3);
 		}
 		for (; j + KT_VW <= out; j += KT_VW) {
 			VF bA = b ? LD(VF, b + j) : zv;
@@ -170,10 +192,10 @@ KT(flinear)(const float *restrict x, size_t rows, size_t in,
 				a2 = KT_VFMA(BV(x2[k]), wA, a2);
 				a3 = KT_VFMA(BV(x3[k]), wA, a3);
 			}
-			ST(VF, y0 + j, a0);
-			ST(VF, y1 + j, a1);
-			ST(VF, y2 + j, a2);
-			ST(VF, y3 + j, a3);
+			PUTG(VF, y0 + j, a0);
+			PUTG(VF, y1 + j, a1);
+			PUTG(VF, y2 + j, a2);
+			PUTG(VF, y3 + j, a3);
 		}
 		for (; j + 4 <= out; j += 4) {
 			V4 bA = b ? LD(V4, b + j) : z4;
@@ -185,10 +207,10 @@ KT(flinear)(const float *restrict x, size_t rows, size_t in,
 				a2 = KT_4FMA(B4(x2[k]), wA, a2);
 				a3 = KT_4FMA(B4(x3[k]), wA, a3);
 			}
-			ST(V4, y0 + j, a0);
-			ST(V4, y1 + j, a1);
-			ST(V4, y2 + j, a2);
-			ST(V4, y3 + j, a3);
+			PUTG(V4, y0 + j, a0);
+			PUTG(V4, y1 + j, a1);
+			PUTG(V4, y2 + j, a2);
+			PUTG(V4, y3 + j, a3);
 		}
 		for (; j < out; j++) {
 			float bj = b ? b[j] : 0.0f;
@@ -200,10 +222,10 @@ KT(flinear)(const float *restrict x, size_t rows, size_t in,
 				a2 = KT_SFMA(x2[k], wv, a2);
 				a3 = KT_SFMA(x3[k], wv, a3);
 			}
-			y0[j] = a0;
-			y1[j] = a1;
-			y2[j] = a2;
-			y3[j] = a3;
+			PUTG1(y0 + j, a0);
+			PUTG1(y1 + j, a1);
+			PUTG1(y2 + j, a2);
+			PUTG1(y3 + j, a3);
 		}
 	}
 	for (; r < rows; r++) {
@@ -213,30 +235,33 @@ KT(flinear)(const float *restrict x, size_t rows, size_t in,
 			VF a0 = b ? LD(VF, b + j) : zv;
 			for (k = 0; k < in; k++)
 				a0 = KT_VFMA(BV(xr[k]), LD(VF, w + k * out + j), a0);
-			ST(VF, yr + j, a0);
+			PUTG(VF, yr + j, a0);
 		}
 		for (; j + 4 <= out; j += 4) {
 			V4 a0 = b ? LD(V4, b + j) : z4;
 			for (k = 0; k < in; k++)
 				a0 = KT_4FMA(B4(xr[k]), LD(V4, w + k * out + j), a0);
-			ST(V4, yr + j, a0);
+			PUTG(V4, yr + j, a0);
 		}
 		for (; j < out; j++) {
 			float a0 = b ? b[j] : 0.0f;
 			for (k = 0; k < in; k++)
 				a0 = KT_SFMA(xr[k], w[k * out + j], a0);
-			yr[j] = a0;
+			PUTG1(yr + j, a0);
 		}
 	}
 }
 
 /*
  * dw[k][j] = 0 + sum over r in order of x[r][k] dy[r][j];
- * db[j] = 0 + sum over r in order of dy[r][j].
+ * db[j] = 0 + sum over r in order of dy[r][j].  With acc, each sum is
+ * added to what dw and db hold (dw = dw + sum, rounded once): the
+ * reduction of block gradients (kernel add) in the same pass.
  */
 KT_ATTR static void
 KT(fdw)(const float *restrict x, const float *restrict dy, size_t rows,
-       size_t in, size_t out, float *restrict dw, float *restrict db)
+       size_t in, size_t out, int acc, float *restrict dw,
+       float *restrict db)
 {
 	const VF zv = { 0 };
 	const V4 z4 = { 0 };
@@ -263,8 +288,8 @@ KT(fdw)(const float *restrict x, const float *restrict dy, size_t rows,
 			}
 #pragma GCC unroll 8
 			for (int q = 0; q < 8; q++) {
-				ST(VF, dw + (k + q) * out + j, a[q]);
-				ST(VF, dw + (k + q) * out + j + KT_VW, c[q]);
+				PUTA(VF, dw + (k + q) * out + j, a[q]);
+				PUTA(VF, dw + (k + q) * out + j + KT_VW, c[q]);
 			}
 		}
 #endif
@@ -285,7 +310,7 @@ KT(fdw)(const float *restrict x, const float *restrict dy, size_t rows,
 			}
 #pragma GCC unroll 16
 			for (int q = 0; q < KT_NROWS; q++)
-				ST(V4, dw + (k + q) * out + j, a[q]);
+				PUTA(V4, dw + (k + q) * out + j, a[q]);
 		}
 #if KT_SIX_ROWS
 	/* 6 rows of dw at a time, as flinear's (its rule for the rest). */
@@ -308,8 +333,8 @@ KT(fdw)(const float *restrict x, const float *restrict dy, size_t rows,
 			}
 #pragma GCC unroll 6
 			for (int q = 0; q < 6; q++) {
-				ST(VF, dw + (k + q) * out + j, a[q]);
-				ST(VF, dw + (k + q) * out + j + KT_VW, c[q]);
+				PUTA(VF, dw + (k + q) * out + j, a[q]);
+				PUTA(VF, dw + (k + q) * out + j + KT_VW, c[q]);
 			}
 		}
 #endif
@@ -332,14 +357,14 @@ KT(fdw)(const float *restrict x, const float *restrict dy, size_t rows,
 				a3 = KT_VFMA(BV(xr[3]), dA, a3);
 				c3 = KT_VFMA(BV(xr[3]), dB, c3);
 			}
-			ST(VF, d0 + j, a0);
-			ST(VF, d0 + j + KT_VW, c0);
-			ST(VF, d1 + j, a1);
-			ST(VF, d1 + j + KT_VW, c1);
-			ST(VF, d2 + j, a2);
-			ST(VF, d2 + j + KT_VW, c2);
-			ST(VF, d3 + j, a3);
-			ST(VF, d3 + j + KT_VW, c3);
+			PUTA(VF, d0 + j, a0);
+			PUTA(VF, d0 + j + KT_VW, c0);
+			PUTA(VF, d1 + j, a1);
+			PUTA(VF, d1 + j + KT_VW, c1);
+			PUTA(VF, d2 + j, a2);
+			PUTA(VF, d2 + j + KT_VW, c2);
+			PUTA(VF, d3 + j, a3);
+			PUTA(VF, d3 + j + KT_VW, c3);
 		}
 		for (; j + KT_VW <= out; j += KT_VW) {
 			VF a0 = zv, a1 = zv, a2 = zv, a3 = zv;
@@ -351,10 +376,10 @@ KT(fdw)(const float *restrict x, const float *restrict dy, size_t rows,
 				a2 = KT_VFMA(BV(xr[2]), dA, a2);
 				a3 = KT_VFMA(BV(xr[3]), dA, a3);
 			}
-			ST(VF, d0 + j, a0);
-			ST(VF, d1 + j, a1);
-			ST(VF, d2 + j, a2);
-			ST(VF, d3 + j, a3);
+			PUTA(VF, d0 + j, a0);
+			PUTA(VF, d1 + j, a1);
+			PUTA(VF, d2 + j, a2);
+			PUTA(VF, d3 + j, a3);
 		}
 		for (; j + 4 <= out; j += 4) {
 			V4 a0 = z4, a1 = z4, a2 = z4, a3 = z4;
@@ -366,10 +391,10 @@ KT(fdw)(const float *restrict x, const float *restrict dy, size_t rows,
 				a2 = KT_4FMA(B4(xr[2]), dA, a2);
 				a3 = KT_4FMA(B4(xr[3]), dA, a3);
 			}
-			ST(V4, d0 + j, a0);
-			ST(V4, d1 + j, a1);
-			ST(V4, d2 + j, a2);
-			ST(V4, d3 + j, a3);
+			PUTA(V4, d0 + j, a0);
+			PUTA(V4, d1 + j, a1);
+			PUTA(V4, d2 + j, a2);
+			PUTA(V4, d3 + j, a3);
 		}
 		for (; j < out; j++) {
 			float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
@@ -381,10 +406,10 @@ KT(fdw)(const float *restrict x, const float *restrict dy, size_t rows,
 				a2 = KT_SFMA(xr[2], dv, a2);
 				a3 = KT_SFMA(xr[3], dv, a3);
 			}
-			d0[j] = a0;
-			d1[j] = a1;
-			d2[j] = a2;
-			d3[j] = a3;
+			PUTA1(d0 + j, a0);
+			PUTA1(d1 + j, a1);
+			PUTA1(d2 + j, a2);
+			PUTA1(d3 + j, a3);
 		}
 	}
 	for (; k < in; k++) {
@@ -393,38 +418,38 @@ KT(fdw)(const float *restrict x, const float *restrict dy, size_t rows,
 			VF a0 = zv;
 			for (r = 0; r < rows; r++)
 				a0 = KT_VFMA(BV(x[r * in + k]), LD(VF, dy + r * out + j), a0);
-			ST(VF, dk + j, a0);
+			PUTA(VF, dk + j, a0);
 		}
 		for (; j + 4 <= out; j += 4) {
 			V4 a0 = z4;
 			for (r = 0; r < rows; r++)
 				a0 = KT_4FMA(B4(x[r * in + k]), LD(V4, dy + r * out + j), a0);
-			ST(V4, dk + j, a0);
+			PUTA(V4, dk + j, a0);
 		}
 		for (; j < out; j++) {
 			float a0 = 0.0f;
 			for (r = 0; r < rows; r++)
 				a0 = KT_SFMA(x[r * in + k], dy[r * out + j], a0);
-			dk[j] = a0;
+			PUTA1(dk + j, a0);
 		}
 	}
 	for (j = 0; j + KT_VW <= out; j += KT_VW) {
 		VF a0 = zv;
 		for (r = 0; r < rows; r++)
 			a0 = a0 + LD(VF, dy + r * out + j);
-		ST(VF, db + j, a0);
+		PUTA(VF, db + j, a0);
 	}
 	for (; j + 4 <= out; j += 4) {
 		V4 a0 = z4;
 		for (r = 0; r < rows; r++)
 			a0 = a0 + LD(V4, dy + r * out + j);
-		ST(V4, db + j, a0);
+		PUTA(V4, db + j, a0);
 	}
 	for (; j < out; j++) {
 		float a0 = 0.0f;
 		for (r = 0; r < rows; r++)
 			a0 = a0 + dy[r * out + j];
-		db[j] = a0;
+		PUTA1(db + j, a0);
 	}
 }
 
@@ -518,6 +543,10 @@ KT(factivate)(const float *restrict z, float *restrict h, float *restrict g,
 #undef V4
 #undef LD
 #undef ST
+#undef PUTG
+#undef PUTG1
+#undef PUTA
+#undef PUTA1
 #undef KT
 #undef KT_CAT
 #undef KT_CAT2

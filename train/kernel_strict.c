@@ -107,7 +107,8 @@ mul_body(float *restrict a, const float *restrict g, size_t n)
 		"strict",	     strict_linear_##sfx, strict_back_dx_##sfx,  \
 		strict_back_dw_##sfx, adamw_##sfx,  strict_sgd_##sfx,     \
 		strict_add_##sfx,     activate_##sfx,	     strict_mul_##sfx,   \
-		expv_##sfx,	     logv_##sfx,                                \
+		expv_##sfx,	     logv_##sfx,	  NULL,                 \
+		NULL,                                                          \
 	};
 
 /*

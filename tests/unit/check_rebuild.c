@@ -710,6 +710,30 @@ fma_check_shape(const struct kernel_ops *ops, const char *isa, size_t rows,
 			s = s + y[r * out + j];
 		ck_assert_msg(fbits(db[j]) == fbits(s), "%s db [%zu]", isa, j);
 	}
+	/* back_dx_mul: back_dx's sums, each rounded, times the gate; the
+	 * gate holds 0, -0, the keep scale and 1 */
+	for (size_t i = 0; i < rows * in; i++)
+		xt[i] = (float[]){ 0.0f, 1.0f / 0.7f, -0.0f, 1.0f }[i % 4];
+	ops->back_dx_mul(y, rows, out, wt, in, xt, dx);
+	for (size_t i = 0; i < rows * in; i++)
+		ck_assert_msg(fbits(dx[i]) == fbits(wdx[i] * xt[i]),
+			      "%s back_dx_mul [%zu]", isa, i);
+	/* back_dw_add: back_dw's sums added to what dw and db held */
+	fill(dw, in * out, seed + 3);
+	fill(want, out, seed + 4);
+	memcpy(db, want, out * 4);
+	memcpy(wt, dw, in * out * 4);
+	ops->back_dw_add(x, y, rows, in, out, dw, db);
+	for (size_t i = 0; i < in * out; i++)
+		ck_assert_msg(fbits(dw[i]) == fbits(wt[i] + wdw[i]),
+			      "%s back_dw_add [%zu]", isa, i);
+	for (size_t j = 0; j < out; j++) {
+		float s = 0.0f;
+		for (size_t r = 0; r < rows; r++)
+			s = s + y[r * out + j];
+		ck_assert_msg(fbits(db[j]) == fbits(want[j] + s),
+			      "%s back_dw_add db [%zu]", isa, j);
+	}
 	free(x), free(w), free(wt), free(b), free(y), free(want);
 	free(dx), free(wdx), free(dw), free(wdw), free(xt), free(db);
 }
