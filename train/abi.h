@@ -59,6 +59,13 @@
 struct kernel_ops;
 
 /*
+ * count x size bytes, zeroed, from the start of a 64-byte line, so that
+ * no vector a kernel loads from them straddles two lines; released with
+ * free().  NULL when out of memory or when the product overflows.
+ */
+void *abi_zalloc64(size_t count, size_t size);
+
+/*
  * The head of every ABI's sparse scorer (rebuild_sparse_new): an ABI's
  * own struct starts with it, and rebuild_sparse_score and _free call
  * through it.

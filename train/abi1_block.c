@@ -27,7 +27,6 @@
 #include "train/abi.h"
 #include "train/kernel.h"
 
-#define SC_ALIGN 64
 #define SC_PAD 16	/* floats: the widest vector */
 #define BLOCK_ROWS 256	/* cases per softmax */
 #define BLOCK_G 4	/* cases a group walks side by side */
@@ -417,14 +416,6 @@ pick_block(struct abi1_block *sc)
 #endif
 }
 
-static void *
-sc_alloc(size_t n)
-{
-	size_t sz = (n ? n : 1) + SC_ALIGN - 1;
-
-	return aligned_alloc(SC_ALIGN, sz - sz % SC_ALIGN);
-}
-
 static size_t
 pad(size_t n)
 {
@@ -514,8 +505,8 @@ block_setup(struct abi1_block *sc, const struct rebuild_model *m)
 		sc->ld[l] = ld;
 		if (ld > widest)
 			widest = ld;
-		sc->w[l] = sc_alloc(in * ld * sizeof(float));
-		sc->b[l] = sc_alloc(ld * sizeof(float));
+		sc->w[l] = abi_zalloc64(in * ld, sizeof(float));
+		sc->b[l] = abi_zalloc64(ld, sizeof(float));
 		if (sc->w[l] == NULL || sc->b[l] == NULL)
 			return RBA_E_NOMEM;
 		memset(sc->w[l], 0, in * ld * sizeof(float));
@@ -525,11 +516,11 @@ block_setup(struct abi1_block *sc, const struct rebuild_model *m)
 			       out * sizeof(float));
 		memcpy(sc->b[l], m->b[l], out * sizeof(float));
 	}
-	sc->s.z = sc_alloc(widest * sizeof(float));
+	sc->s.z = abi_zalloc64(widest, sizeof(float));
 	sc->s.tx = malloc(widest * sizeof(float));
 	sc->s.row = malloc(widest * sizeof(uint32_t));
 	sc->widest = widest;
-	sc->zg = sc_alloc(2 * BLOCK_G * widest * sizeof(float));
+	sc->zg = abi_zalloc64(2 * BLOCK_G * widest, sizeof(float));
 	/* a hidden layer's rows, and the inputs' of a case by columns */
 	sc->niota = widest > m->sizes[0] ? widest : m->sizes[0];
 	sc->iota = malloc((sc->niota ? sc->niota : 1) * sizeof(uint32_t));

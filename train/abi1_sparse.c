@@ -21,7 +21,6 @@
 #include "train/abi.h"
 #include "train/kernel.h"
 
-#define SC_ALIGN 64
 #define SC_PAD 16 /* floats: the widest vector */
 
 struct sp_scratch {
@@ -92,14 +91,6 @@ pick_forward(struct abi1_sparse *sc)
 #endif
 }
 
-static void *
-sc_alloc(size_t n)
-{
-	size_t sz = (n ? n : 1) + SC_ALIGN - 1;
-
-	return aligned_alloc(SC_ALIGN, sz - sz % SC_ALIGN);
-}
-
 static size_t
 pad(size_t n)
 {
@@ -150,8 +141,8 @@ sparse_setup(struct abi1_sparse *sc, const struct rebuild_model *m)
 		sc->ld[l] = ld;
 		if (ld > widest)
 			widest = ld;
-		sc->w[l] = sc_alloc(in * ld * sizeof(float));
-		sc->b[l] = sc_alloc(ld * sizeof(float));
+		sc->w[l] = abi_zalloc64(in * ld, sizeof(float));
+		sc->b[l] = abi_zalloc64(ld, sizeof(float));
 		if (sc->w[l] == NULL || sc->b[l] == NULL)
 			return RBA_E_NOMEM;
 		memset(sc->w[l], 0, in * ld * sizeof(float));
@@ -161,7 +152,7 @@ sparse_setup(struct abi1_sparse *sc, const struct rebuild_model *m)
 			       out * sizeof(float));
 		memcpy(sc->b[l], m->b[l], out * sizeof(float));
 	}
-	sc->s.z = sc_alloc(widest * sizeof(float));
+	sc->s.z = abi_zalloc64(widest, sizeof(float));
 	sc->s.tx = malloc(widest * sizeof(float));
 	sc->s.row = malloc(widest * sizeof(uint32_t));
 	if (sc->s.z == NULL || sc->s.tx == NULL || sc->s.row == NULL)

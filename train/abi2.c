@@ -88,7 +88,7 @@ run_alloc(struct run *r, size_t count, size_t size)
 		r->allocs = na;
 		r->capallocs = c;
 	}
-	p = calloc(count ? count : 1, size);
+	p = abi_zalloc64(count, size);
 	if (p == NULL) {
 		r->oom = 1;
 		return NULL;

@@ -96,6 +96,23 @@ rebuild_abi_describe(uint32_t abi)
 	return a ? a->summary : "";
 }
 
+void *
+abi_zalloc64(size_t count, size_t size)
+{
+	size_t n, sz;
+	void *p;
+
+	if (size != 0 && count > (SIZE_MAX - 63) / size)
+		return NULL;
+	n = count * size;
+	if (n == 0)
+		n = 1;
+	sz = n + 63 - (n + 63) % 64;
+	if ((p = aligned_alloc(64, sz)) != NULL)
+		memset(p, 0, sz);
+	return p;
+}
+
 int
 rebuild_model_alloc(struct rebuild_model *m, uint32_t nlayers,
 		    const uint32_t *sizes)
@@ -115,8 +132,9 @@ rebuild_model_alloc(struct rebuild_model *m, uint32_t nlayers,
 	m->nlayers = nlayers;
 	memcpy(m->sizes, sizes, (nlayers + 1) * sizeof(sizes[0]));
 	for (uint32_t l = 0; l < nlayers; l++) {
-		m->w[l] = calloc((size_t)sizes[l] * sizes[l + 1], sizeof(float));
-		m->b[l] = calloc(sizes[l + 1], sizeof(float));
+		m->w[l] = abi_zalloc64((size_t)sizes[l] * sizes[l + 1],
+				       sizeof(float));
+		m->b[l] = abi_zalloc64(sizes[l + 1], sizeof(float));
 		if (m->w[l] == NULL || m->b[l] == NULL) {
 			rebuild_model_release(m);
 			return RBA_E_NOMEM;
