@@ -469,7 +469,7 @@ KT(factivate)(const float *restrict z, float *restrict h, float *restrict g,
 {
 	const VF zf = { 0 };
 	const VU zu = { 0 };
-	VU lane, tv = zu + t;
+	VU lane, lanec, tv = zu + t;
 	/* The draws of up to 8 chunks, made before any is used: the hashes
 	 * of different chunks do not wait for each other, so the multiplies
 	 * of one overlap with those of the next instead of adding up. */
@@ -478,6 +478,7 @@ KT(factivate)(const float *restrict z, float *restrict h, float *restrict g,
 
 	for (int l = 0; l < KT_VW; l++)
 		lane[l] = (uint32_t)l;
+	lanec = lane * 0x9E3779B1u;
 	if (t == 0) {
 		for (; i + KT_VW <= n; i += KT_VW) {
 			VF zv = LD(VF, z + i);
@@ -499,7 +500,9 @@ KT(factivate)(const float *restrict z, float *restrict h, float *restrict g,
 		if (chunks > 8)
 			chunks = 8;
 		for (uint32_t v = 0; v < chunks * 16; v += KT_VW) {
-			VU x = (lane + (u / 32 * 16 + v)) * 0x9E3779B1u;
+			/* (lane + i) C = lane C + i C modulo 2^32: the
+			 * first product without a vector multiply */
+			VU x = lanec + (u / 32 * 16 + v) * 0x9E3779B1u;
 			x ^= (uint32_t)key;
 			x ^= x >> 16;
 			x *= 0x85EBCA6Bu;
