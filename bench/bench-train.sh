@@ -10,8 +10,11 @@
 # (pins trainer_abi: 2, fused multiply-adds); then, when PYTHON (default
 # python3) can import torch, the same workload in PyTorch on one thread
 # (bench/torch-train.py, the same span timed) and the ratio of PyTorch's
-# median to each strict ABI's.  The runs go round robin (ABI 1, ABI 2,
-# fast, PyTorch, ABI 1, ...) so that a loaded machine slows all alike.
+# median to each strict ABI's.  On a CPU with AVX-512, ABI 2 runs a
+# third time on its AVX2 path (RBA_STRICT_ISA=avx2, the path of a CPU
+# without AVX-512; the same artifact).  The runs go round robin (ABI 1,
+# ABI 2, fast, PyTorch, ABI 1, ...) so that a loaded machine slows all
+# alike.
 set -u
 bin=${1:?usage: train.sh BINARY [RUNS]}
 runs=${2:-21}
@@ -47,16 +50,25 @@ stats() {
 		printf "median %7.2f ms   min %7.2f   max %7.2f   (%d runs)\n", m, v[1], v[NR], NR }'
 }
 
-for mode in strict abi2 fast $torch; do
+# ABI 2's AVX2 path beside its widest, where the widest is AVX-512
+avx2=
+if grep -qw avx512f /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo; then
+	avx2=abi2avx2
+fi
+modes="strict abi2 $avx2 fast $torch"
+
+for mode in $modes; do
 	: > "$tmp/$mode.in"
 	: > "$tmp/$mode.e2e"
 done
 i=0
 while [ $i -lt "$runs" ]; do
-	for mode in strict abi2 fast $torch; do
+	for mode in $modes; do
 		t0=$(now_ns)
 		if [ "$mode" = torch ]; then
 			"$python" "$top/bench/torch-train.py" "$tmp/synth.csv" 1 > "$tmp/out.$mode" || exit 2
+		elif [ "$mode" = abi2avx2 ]; then
+			RBA_STRICT_ISA=avx2 "$bin" --json train "$tmp/abi2.yaml" --snapshot "$tmp/synth.csv" --no-keep > "$tmp/out.$mode" || exit 2
 		else
 			"$bin" --json train "$tmp/$mode.yaml" --snapshot "$tmp/synth.csv" --no-keep > "$tmp/out.$mode" || exit 2
 		fi
@@ -67,10 +79,11 @@ while [ $i -lt "$runs" ]; do
 	i=$((i + 1))
 done
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-for mode in strict abi2 fast $torch; do
+for mode in $modes; do
 	case $mode in
 	strict) label='strict ABI 1' ;;
 	abi2) label='strict ABI 2' ;;
+	abi2avx2) label='ABI 2 (AVX2)' ;;
 	fast) label='fast        ' ;;
 	torch) label='PyTorch     ' ;;
 	esac
@@ -85,8 +98,8 @@ for mode in strict abi2 fast $torch; do
 	fi
 done
 if [ -n "$torch" ]; then
-	for mode in strict abi2; do
+	for mode in strict abi2 $avx2; do
 		echo "$(median "$tmp/torch.in") $(median "$tmp/$mode.in") $mode" |
-			awk '{ printf "train PyTorch / strict %s (in-process medians): %.1fx\n", $3 == "strict" ? "ABI 1" : "ABI 2", $1 / $2 }'
+			awk '{ printf "train PyTorch / strict %s (in-process medians): %.1fx\n", $3 == "strict" ? "ABI 1" : $3 == "abi2" ? "ABI 2" : "ABI 2, AVX2 path", $1 / $2 }'
 	done
 fi
