@@ -495,6 +495,8 @@ batch_gradients(struct run *r, struct pool *pool, const struct rebuild_set *trai
 	r->rowsf = (float)r->rows;
 	for (size_t i = 0; i < r->rows; i++) {
 		size_t src = perm[first + i];
+		if (i + 8 < r->rows)
+			__builtin_prefetch(train->x + perm[first + i + 8] * nfeat);
 		memcpy(r->xb + i * nfeat, train->x + src * nfeat,
 		       nfeat * sizeof(float));
 		r->yb[i] = train->y[src];
