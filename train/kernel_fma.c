@@ -77,8 +77,7 @@ base_v4fma(fma_base_v4 a, fma_base_v4 b, fma_base_v4 c)
 #define KT_SFX base
 #define KT_ATTR
 #define KT_VW 4
-#define KT_WIDE_TILE 0
-#define KT_SIX_ROWS 0
+#define KT_TILE 0
 #define KT_VFMA(a, b, c) ((__typeof__(c))base_v4fma((fma_base_v4)(a), \
 						    (fma_base_v4)(b), \
 						    (fma_base_v4)(c)))
@@ -91,8 +90,7 @@ base_v4fma(fma_base_v4 a, fma_base_v4 b, fma_base_v4 c)
 #undef KT_VFMA
 #undef KT_4FMA
 #undef KT_SFMA
-#undef KT_WIDE_TILE
-#undef KT_SIX_ROWS
+#undef KT_TILE
 
 #ifdef KERNEL_FMA_X86
 #define KT_4FMA(a, b, c)                                                       \
@@ -101,8 +99,7 @@ base_v4fma(fma_base_v4 a, fma_base_v4 b, fma_base_v4 c)
 #define KT_SFX avx2
 #define KT_ATTR __attribute__((target("avx2,fma")))
 #define KT_VW 8
-#define KT_WIDE_TILE 0
-#define KT_SIX_ROWS 1
+#define KT_TILE 6
 #define KT_VFMA(a, b, c)                                                       \
 	((__typeof__(c))_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
 #include "train/kernel_fma_tmpl.h"
@@ -110,13 +107,11 @@ base_v4fma(fma_base_v4 a, fma_base_v4 b, fma_base_v4 c)
 #undef KT_ATTR
 #undef KT_VW
 #undef KT_VFMA
-#undef KT_WIDE_TILE
-#undef KT_SIX_ROWS
+#undef KT_TILE
 #define KT_SFX avx512
 #define KT_ATTR __attribute__((target("avx512f,fma")))
 #define KT_VW 16
-#define KT_WIDE_TILE 1
-#define KT_SIX_ROWS 0
+#define KT_TILE 8
 #define KT_VFMA(a, b, c)                                                       \
 	((__typeof__(c))_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
 #include "train/kernel_fma_tmpl.h"
@@ -126,8 +121,7 @@ base_v4fma(fma_base_v4 a, fma_base_v4 b, fma_base_v4 c)
 #undef KT_VFMA
 #undef KT_4FMA
 #undef KT_SFMA
-#undef KT_WIDE_TILE
-#undef KT_SIX_ROWS
+#undef KT_TILE
 #endif
 
 #define DEFINE_FMA_OPS(sfx, attr)                                              \

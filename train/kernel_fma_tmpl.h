@@ -3,10 +3,10 @@
  * once per instruction set with KT_SFX (name suffix), KT_ATTR (a target
  * attribute or nothing), KT_VW (floats per vector) and the fused
  * multiply-adds KT_VFMA (vectors of KT_VW), KT_4FMA (vectors of 4) and
- * KT_SFMA (floats), each a * b + c rounded once, KT_WIDE_TILE (1
- * where 32 vector registers allow tiles of 8 rows) and KT_SIX_ROWS (1
- * where 16 vector registers hold tiles of 6 rows) defined.  Not a public
- * header.
+ * KT_SFMA (floats), each a * b + c rounded once, and KT_TILE (the
+ * rows of the products' wide tiles, two vectors each: 8 where 32 vector
+ * registers hold 16 sums, 6 where 16 hold 12, 0 for none) defined.  Not
+ * a public header.
  *
  * The loops are kernel_tmpl.h's (ABI 1's, copied, never shared: ABI 1
  * is frozen) with each multiply-accumulate written as one fused
@@ -19,6 +19,15 @@
 /* Rows of 4-lane sums per tile in narrow layers (flinear, fdw): 8
  * sums in flight cover the latency of the fused multiply-add. */
 #define KT_NROWS 8
+/*
+ * Whether a tile of KT_TILE rows is taken when left rows remain: while
+ * they are at least a tile and not a whole number of 4-row tiles that
+ * one tile more would break into single rows (6-row tiles take 32 rows
+ * as 4 x 6 + 2 x 4, 8-row tiles as 4 x 8).
+ */
+#define TILE_MORE(left)                                                        \
+	((left) >= KT_TILE &&                                                  \
+	 ((left) == KT_TILE || (left) % 4 != 0 || (left) >= KT_TILE + 4))
 #define KT_CAT2(a, b) a##_##b
 #define KT_CAT(a, b) KT_CAT2(a, b)
 #define KT(name) KT_CAT(name, KT_SFX)
@@ -72,14 +81,15 @@ KT(flinear)(const float *restrict x, size_t rows, size_t in,
 	const V4 z4 = { 0 };
 	size_t r = 0, j, k;
 
-#if KT_WIDE_TILE
-	/* With 32 vector registers, 8 rows at a time when the columns are
-	 * whole pairs of vectors: the same sums, more of them in flight. */
-	for (; out % (2 * KT_VW) == 0 && r + 8 <= rows; r += 8)
+#if KT_TILE
+	/* KT_TILE rows at a time when the columns are whole pairs of
+	 * vectors: the same sums, more of them in flight (TILE_MORE says
+	 * when to take another). */
+	for (; out % (2 * KT_VW) == 0 && TILE_MORE(rows - r); r += KT_TILE)
 		for (j = 0; j < out; j += 2 * KT_VW) {
-			VF a[8], c[8];
+			VF a[KT_TILE], c[KT_TILE];
 #pragma GCC unroll 8
-			for (int q = 0; q < 8; q++) {
+			for (int q = 0; q < KT_TILE; q++) {
 				a[q] = b ? LD(VF, b + j) : zv;
 				c[q] = b ? LD(VF, b + j + KT_VW) : zv;
 			}
@@ -87,14 +97,14 @@ KT(flinear)(const float *restrict x, size_t rows, size_t in,
 				VF wA = LD(VF, w + k * out + j);
 				VF wB = LD(VF, w + k * out + j + KT_VW);
 #pragma GCC unroll 8
-				for (int q = 0; q < 8; q++) {
+				for (int q = 0; q < KT_TILE; q++) {
 					VF xv = BV(x[(r + q) * in + k]);
 					a[q] = KT_VFMA(xv, wA, a[q]);
 					c[q] = KT_VFMA(xv, wB, c[q]);
 				}
 			}
 #pragma GCC unroll 8
-			for (int q = 0; q < 8; q++) {
+			for (int q = 0; q < KT_TILE; q++) {
 				PUTG(VF, y + (r + q) * out + j, a[q]);
 				PUTG(VF, y + (r + q) * out + j + KT_VW, c[q]);
 			}
@@ -121,36 +131,6 @@ KT(flinear)(const float *restrict x, size_t rows, size_t in,
 			for (int q = 0; q < KT_NROWS; q++)
 				PUTG(V4, y + (r + q) * out + j, a[q]);
 		}
-#if KT_SIX_ROWS
-	/* 16 vector registers: 6 rows of pairs of vectors, as many as fit,
-	 * while what is left is not a whole number of 4-row tiles below
-	 * 12 rows (so that 32 rows are 4 x 6 + 2 x 4, no single rows). */
-	for (; out % (2 * KT_VW) == 0 && rows - r >= 6 &&
-	       ((rows - r) % 4 != 0 || rows - r >= 12); r += 6)
-		for (j = 0; j < out; j += 2 * KT_VW) {
-			VF a[6], c[6];
-#pragma GCC unroll 6
-			for (int q = 0; q < 6; q++) {
-				a[q] = b ? LD(VF, b + j) : zv;
-				c[q] = b ? LD(VF, b + j + KT_VW) : zv;
-			}
-			for (k = 0; k < in; k++) {
-				VF wA = LD(VF, w + k * out + j);
-				VF wB = LD(VF, w + k * out + j + KT_VW);
-#pragma GCC unroll 6
-				for (int q = 0; q < 6; q++) {
-					VF xv = BV(x[(r + q) * in + k]);
-					a[q] = KT_VFMA(xv, wA, a[q]);
-					c[q] = KT_VFMA(xv, wB, c[q]);
-				}
-			}
-#pragma GCC unroll 6
-			for (int q = 0; q < 6; q++) {
-				PUTG(VF, y + (r + q) * out + j, a[q]);
-				PUTG(VF, y + (r + q) * out + j + KT_VW, c[q]);
-			}
-		}
-#endif
 	for (; r + 4 <= rows; r += 4) {
 		const float *x0 = x + r * in, *x1 = x0 + in, *x2 = x1 + in,
 			    *x3 = x2 + in;
@@ -267,27 +247,26 @@ KT(fdw)(const float *restrict x, const float *restrict dy, size_t rows,
 	const V4 z4 = { 0 };
 	size_t k = 0, j, r;
 
-#if KT_WIDE_TILE
-	/* 8 rows of dw at a time when the columns are whole pairs of
-	 * vectors (see flinear). */
-	for (; out % (2 * KT_VW) == 0 && k + 8 <= in; k += 8)
+#if KT_TILE
+	/* KT_TILE rows of dw at a time (see flinear). */
+	for (; out % (2 * KT_VW) == 0 && TILE_MORE(in - k); k += KT_TILE)
 		for (j = 0; j < out; j += 2 * KT_VW) {
-			VF a[8], c[8];
+			VF a[KT_TILE], c[KT_TILE];
 #pragma GCC unroll 8
-			for (int q = 0; q < 8; q++)
+			for (int q = 0; q < KT_TILE; q++)
 				a[q] = c[q] = zv;
 			for (r = 0; r < rows; r++) {
 				VF dA = LD(VF, dy + r * out + j);
 				VF dB = LD(VF, dy + r * out + j + KT_VW);
 #pragma GCC unroll 8
-				for (int q = 0; q < 8; q++) {
+				for (int q = 0; q < KT_TILE; q++) {
 					VF xv = BV(x[r * in + k + q]);
 					a[q] = KT_VFMA(xv, dA, a[q]);
 					c[q] = KT_VFMA(xv, dB, c[q]);
 				}
 			}
 #pragma GCC unroll 8
-			for (int q = 0; q < 8; q++) {
+			for (int q = 0; q < KT_TILE; q++) {
 				PUTA(VF, dw + (k + q) * out + j, a[q]);
 				PUTA(VF, dw + (k + q) * out + j + KT_VW, c[q]);
 			}
@@ -312,32 +291,6 @@ KT(fdw)(const float *restrict x, const float *restrict dy, size_t rows,
 			for (int q = 0; q < KT_NROWS; q++)
 				PUTA(V4, dw + (k + q) * out + j, a[q]);
 		}
-#if KT_SIX_ROWS
-	/* 6 rows of dw at a time, as flinear's (its rule for the rest). */
-	for (; out % (2 * KT_VW) == 0 && in - k >= 6 &&
-	       ((in - k) % 4 != 0 || in - k >= 12); k += 6)
-		for (j = 0; j < out; j += 2 * KT_VW) {
-			VF a[6], c[6];
-#pragma GCC unroll 6
-			for (int q = 0; q < 6; q++)
-				a[q] = c[q] = zv;
-			for (r = 0; r < rows; r++) {
-				VF dA = LD(VF, dy + r * out + j);
-				VF dB = LD(VF, dy + r * out + j + KT_VW);
-#pragma GCC unroll 6
-				for (int q = 0; q < 6; q++) {
-					VF xv = BV(x[r * in + k + q]);
-					a[q] = KT_VFMA(xv, dA, a[q]);
-					c[q] = KT_VFMA(xv, dB, c[q]);
-				}
-			}
-#pragma GCC unroll 6
-			for (int q = 0; q < 6; q++) {
-				PUTA(VF, dw + (k + q) * out + j, a[q]);
-				PUTA(VF, dw + (k + q) * out + j + KT_VW, c[q]);
-			}
-		}
-#endif
 	for (; k + 4 <= in; k += 4) {
 		float *d0 = dw + k * out, *d1 = d0 + out, *d2 = d1 + out,
 		      *d3 = d2 + out;
@@ -554,3 +507,4 @@ KT(factivate)(const float *restrict z, float *restrict h, float *restrict g,
 #undef KT_CAT
 #undef KT_CAT2
 #undef KT_NROWS
+#undef TILE_MORE
