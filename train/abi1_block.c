@@ -509,8 +509,7 @@ block_setup(struct abi1_block *sc, const struct rebuild_model *m)
 		sc->b[l] = abi_zalloc64(ld, sizeof(float));
 		if (sc->w[l] == NULL || sc->b[l] == NULL)
 			return RBA_E_NOMEM;
-		memset(sc->w[l], 0, in * ld * sizeof(float));
-		memset(sc->b[l], 0, ld * sizeof(float));
+		/* the padding columns stay the zeros abi_zalloc64 gives */
 		for (size_t i = 0; i < in; i++)
 			memcpy(sc->w[l] + i * ld, m->w[l] + i * out,
 			       out * sizeof(float));
