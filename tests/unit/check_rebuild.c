@@ -654,6 +654,28 @@ START_TEST(test_fma_soft)
 }
 END_TEST
 
+/* abi_zalloc64: on a 64-byte line, zeroed to the end of its last line,
+ * at least one byte for none, and NULL (not a short block) when the
+ * size overflows. */
+START_TEST(test_zalloc64)
+{
+	static const size_t counts[] = { 0, 1, 3, 16, 17, 1000 };
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		size_t n = counts[i] * sizeof(float), lines = (n + 63) / 64;
+		unsigned char *p = abi_zalloc64(counts[i], sizeof(float));
+		ck_assert_ptr_nonnull(p);
+		ck_assert_uint_eq((uintptr_t)p % 64, 0);
+		for (size_t b = 0; b < (lines ? lines : 1) * 64; b++)
+			ck_assert_uint_eq(p[b], 0);
+		free(p);
+	}
+	ck_assert_ptr_null(abi_zalloc64(SIZE_MAX / 2, 4));
+	ck_assert_ptr_null(abi_zalloc64(SIZE_MAX - 10, 1));
+	ck_assert_ptr_null(abi_zalloc64((SIZE_MAX - 63) / 8 + 1, 8));
+}
+END_TEST
+
 /* The documented ABI 2 order, written the plain way with libm's fmaf. */
 static void
 fma_ref_linear(const float *x, size_t rows, size_t in, const float *w,
@@ -1851,6 +1873,7 @@ suite_rebuild(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_rng_pure);
+	tcase_add_test(tc, test_zalloc64);
 	tcase_add_test(tc, test_block_scorer);
 	tcase_add_test(tc, test_rng_normal);
 	tcase_add_test(tc, test_exp_log_accuracy);
