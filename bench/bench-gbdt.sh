@@ -11,7 +11,9 @@
 # boosting loop), their ratio and both validation
 # AUCs.  Then scores 1,000,000 cases of that table with 100 trees of
 # depth 6 through the sparse scoring path (bench_score, one thread,
-# excluding the rebuild), and through `score` end to end.
+# excluding the rebuild; on a CPU with AVX2 also that path with each of
+# its ways of walking, RBA_TREE_WALK, and with the one timed at start),
+# and through `score` end to end.
 # XGBoost is python3-xgboost (Debian); without it only our side runs.
 set -u
 bin=${1:?usage: bench-gbdt.sh BINARY [RUNS]}
@@ -89,6 +91,24 @@ if [ -n "${RBA_BENCH_SCORE:-}" ] && [ -x "$RBA_BENCH_SCORE" ]; then
 		sed 's/.*cases_per_second=\([0-9]*\).*/\1/' "$tmp/bs" >> "$tmp/rate"
 	done
 	echo "  sparse scoring path:  $(median < "$tmp/rate") cases/s (3 processes x 5 runs, median; target 2000000)"
+	# The AVX2 path's ways of walking the trees (RBA_TREE_WALK), each
+	# alone, and the one each scorer picks by timing them ("timed"):
+	# which is fastest depends on the CPU.  The processes take turns.
+	if grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+		ways="gather leaves rows select timed"
+		for w in $ways; do : > "$tmp/way-$w"; done
+		for i in 1 2 3; do
+			for w in $ways; do
+				case $w in timed) ev= ;; *) ev=RBA_TREE_WALK=$w ;; esac
+				env RBA_STRICT_ISA=avx2 $ev "$RBA_BENCH_SCORE" "$tmp/m6.bin" \
+					"$tmp/credit.csv" 1000000 5 > "$tmp/bs" || exit 2
+				sed 's/.*cases_per_second=\([0-9]*\).*/\1/' "$tmp/bs" >> "$tmp/way-$w"
+			done
+		done
+		for w in $ways; do
+			echo "  sparse scoring path, AVX2 path, walk $w: $(median < "$tmp/way-$w") cases/s"
+		done
+	fi
 fi
 { head -n 1 "$tmp/credit.csv"; i=0; while [ $i -lt 34 ]; do tail -n +2 "$tmp/credit.csv"; i=$((i + 1)); done; } |
 	head -n 1000001 > "$tmp/million.csv"

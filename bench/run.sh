@@ -19,5 +19,5 @@ for b in "$here"/bench-*.sh; do
 	echo
 done
 echo "== the speed targets, this run (figure, then target or peer)"
-grep -E 'bench-audit: .*1000000 threads [12]: +(scoring|whole pass)|bench-score: .*target 3 M|bench-train: train PyTorch / strict|bench-missing: +ratio \(ours / XGBoost\)|bench-scale: +CSV reader|bench-audit: dispute' "$out" ||
+grep -E 'bench-audit: .*1000000 threads [12]: +(scoring|whole pass)|bench-gbdt: +sparse scoring path, AVX2 path, walk timed|bench-score: .*target 3 M|bench-train: train PyTorch / strict|bench-missing: +ratio \(ours / XGBoost\)|bench-scale: +CSV reader|bench-audit: dispute' "$out" ||
 	echo "(no target lines: a bench above failed or lacks its peer)"

@@ -117,7 +117,7 @@ if [ -e "${TMPDIR:-/tmp}/rba-deps-fail.$$" ]; then rm -f "${TMPDIR:-/tmp}/rba-de
 # of one).  Tests step in through common/seam.h, filled by
 # tests/helper/seams.c in the test binary only: no getenv of a test
 # variable, nor of any other name, outside tests/.
-env_ok='"REBUILD_AUDIT_STORE" STORE_MAPSIZE_ENV "RBA_STRICT_ISA" "REBUILD_AUDIT_SANDBOX_USER" "TMPDIR" "HOME" "SUDO_UID" t->pass[i] cv->name'
+env_ok='"REBUILD_AUDIT_STORE" STORE_MAPSIZE_ENV "RBA_STRICT_ISA" "RBA_TREE_WALK" "REBUILD_AUDIT_SANDBOX_USER" "TMPDIR" "HOME" "SUDO_UID" t->pass[i] cv->name'
 for dir in $ladder; do
 	for f in $dir/*.c; do
 		[ -e "$f" ] || continue

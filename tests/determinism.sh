@@ -183,7 +183,8 @@ done
 # The audit's scoring (sample/scorer.c: the sparse terms in blocks, ABI
 # 1's block scorer, the forests' side-by-side walk): a store made by the
 # first build, its sample scored at sample add, audited by every build,
-# on one and two threads and on each narrower strict vector path, must
+# on one and two threads and on each narrower strict vector path (a
+# forest also by each way the AVX2 path has of walking it), must
 # find every score bit-identical (delta 0).  Logistic, MLP, trees,
 # native categorical columns and missing values.
 # ABI 2's MLP (its own scorer: the dense pass made from the terms) is
@@ -212,11 +213,19 @@ for pins in german-categorical-logistic german-categorical-mlp german-categorica
 	for name in $bins; do
 		bin=$(bin_of "$name")
 		variants="t1 t2 t1:RBA_STRICT_ISA=base t1:RBA_STRICT_ISA=avx2"
+		# Forests: each of the AVX2 path's ways of walking too
+		# (settings after the colon, commas between them).
+		case $pins in *-gbdt)
+			for way in gather leaves rows select; do
+				variants="$variants t1:RBA_STRICT_ISA=avx2,RBA_TREE_WALK=$way"
+			done
+			variants="$variants t2:RBA_STRICT_ISA=avx2,RBA_TREE_WALK=select" ;;
+		esac
 		case $name in arm64-*) variants="t1 t2" ;; esac
 		for variant in $variants; do
 			t=${variant%%:*}
 			envset=
-			case $variant in *:*) envset=${variant#*:} ;; esac
+			case $variant in *:*) envset=$(printf '%s' "${variant#*:}" | tr ',' ' ') ;; esac
 			env $envset "$bin" -S "$scratch/audit-$pins" --json audit "${pins%@*}" \
 				--threads "${t#t}" > "$scratch/audit.json" 2> "$scratch/err"
 			runs=$((runs + 1))

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/rbatime.h"
 #include "train/kernel.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -197,11 +198,53 @@ v8_deep(__m256i c, uint32_t level, const uint32_t *k, const uint32_t *o,
 	return _mm256_sub_epi32(_mm256_add_epi32(c, c), v8_below(key, in));
 }
 
-/* Lane vector c's leaves added to its margins m, K apart. */
-__attribute__((target("avx2"))) TW_INLINE void
-v8_add(__m256i c, const float *leaves, float *m, size_t K)
+/*
+ * The step at depth 3 with no gather: positions 8 .. 15 read eight
+ * rows, loaded whole, and each lane selects its node's by the three low
+ * bits of its position.
+ */
+__attribute__((target("avx2"))) TW_INLINE __m256i
+v8_rows3(__m256i c, const uint32_t *k, const uint32_t *o, const uint32_t *x)
 {
-	__m256 leaf = _mm256_i32gather_ps(leaves, _mm256_and_si256(c, V8_SET(63)), 4);
+	__m256i b0 = _mm256_slli_epi32(c, 31), b1 = _mm256_slli_epi32(c, 30),
+		b2 = _mm256_slli_epi32(c, 29);
+	__m256i x01 = V8_SEL(b0, V8_LD(x + o[8]), V8_LD(x + o[9]));
+	__m256i x23 = V8_SEL(b0, V8_LD(x + o[10]), V8_LD(x + o[11]));
+	__m256i x45 = V8_SEL(b0, V8_LD(x + o[12]), V8_LD(x + o[13]));
+	__m256i x67 = V8_SEL(b0, V8_LD(x + o[14]), V8_LD(x + o[15]));
+	__m256i in = V8_SEL(b2, V8_SEL(b1, x01, x23), V8_SEL(b1, x45, x67));
+
+	return _mm256_sub_epi32(_mm256_add_epi32(c, c),
+				v8_below(V8_PERM(k + 8, c), in));
+}
+
+/* per lane b where m's sign bit is set, else a (floats) */
+#define V8_SELF(m, a, b) _mm256_blendv_ps(a, b, _mm256_castsi256_ps(m))
+#define V8_PERMF(t, c) _mm256_permutevar8x32_ps(_mm256_loadu_ps(t), c)
+
+/* The leaves of positions c (c & 63) with no gather: eight permutes of
+ * the 64 leaves, and bits 3, 4 and 5 of c select among them. */
+__attribute__((target("avx2"))) TW_INLINE __m256
+v8_leaves(const float *l, __m256i c)
+{
+	__m256i b3 = _mm256_slli_epi32(c, 28), b4 = _mm256_slli_epi32(c, 27),
+		b5 = _mm256_slli_epi32(c, 26);
+	__m256 q0 = V8_SELF(b3, V8_PERMF(l, c), V8_PERMF(l + 8, c));
+	__m256 q1 = V8_SELF(b3, V8_PERMF(l + 16, c), V8_PERMF(l + 24, c));
+	__m256 q2 = V8_SELF(b3, V8_PERMF(l + 32, c), V8_PERMF(l + 40, c));
+	__m256 q3 = V8_SELF(b3, V8_PERMF(l + 48, c), V8_PERMF(l + 56, c));
+
+	return V8_SELF(b5, V8_SELF(b4, q0, q1), V8_SELF(b4, q2, q3));
+}
+
+/* Lane vector c's leaves (by a gather, or by v8_leaves when perm) added
+ * to its margins m, K apart. */
+__attribute__((target("avx2"))) TW_INLINE void
+v8_add(__m256i c, const float *leaves, int perm, float *m, size_t K)
+{
+	__m256 leaf = perm ? v8_leaves(leaves, c)
+			   : _mm256_i32gather_ps(leaves,
+						 _mm256_and_si256(c, V8_SET(63)), 4);
 
 	if (K == 1) {
 		_mm256_storeu_ps(m, _mm256_add_ps(_mm256_loadu_ps(m), leaf));
@@ -229,46 +272,164 @@ v8_add(__m256i c, const float *leaves, float *m, size_t K)
 	} while (0)
 #define V8_TOP(c, g) v8_top(k, o, xs + 8 * (g))
 #define V8_DEEP(c, g) v8_deep(c, level, k, o, xs + 8 * (g))
+#define V8_ROWS3(c, g) v8_rows3(c, k, o, xs + 8 * (g))
 
 _Static_assert(TW_V8 == 10, "tw_walk_avx2 walks ten vectors");
 
-__attribute__((target("avx2"))) static void
-tw_walk_avx2(const struct tw_tree *v, uint32_t vd, const uint32_t *xs,
-	      float *mg, size_t K)
+/*
+ * The AVX2 walk, its ways fixed at each caller: rows3, the step at depth
+ * 3 by v8_rows3; perm, the leaves by v8_leaves.  Each way takes the
+ * same steps and adds the same leaves.
+ */
+__attribute__((target("avx2"))) TW_INLINE void
+v8_walk(const struct tw_tree *v, uint32_t vd, const uint32_t *xs, float *mg,
+	size_t K, int rows3, int perm)
 {
 	const uint32_t *k = v->key, *o = v->off;
 	__m256i c0, c1, c2, c3, c4, c5, c6, c7, c8, c9;
 
 	V8_TEN(V8_TOP);
-	for (uint32_t level = 3; level < vd; level++)
-		V8_TEN(V8_DEEP);
-	v8_add(c0, v->leaf, mg, K);
-	v8_add(c1, v->leaf, mg + 8 * K, K);
-	v8_add(c2, v->leaf, mg + 16 * K, K);
-	v8_add(c3, v->leaf, mg + 24 * K, K);
-	v8_add(c4, v->leaf, mg + 32 * K, K);
-	v8_add(c5, v->leaf, mg + 40 * K, K);
-	v8_add(c6, v->leaf, mg + 48 * K, K);
-	v8_add(c7, v->leaf, mg + 56 * K, K);
-	v8_add(c8, v->leaf, mg + 64 * K, K);
-	v8_add(c9, v->leaf, mg + 72 * K, K);
+	for (uint32_t level = 3; level < vd; level++) {
+		if (level == 3 && rows3)
+			V8_TEN(V8_ROWS3);
+		else
+			V8_TEN(V8_DEEP);
+	}
+	v8_add(c0, v->leaf, perm, mg, K);
+	v8_add(c1, v->leaf, perm, mg + 8 * K, K);
+	v8_add(c2, v->leaf, perm, mg + 16 * K, K);
+	v8_add(c3, v->leaf, perm, mg + 24 * K, K);
+	v8_add(c4, v->leaf, perm, mg + 32 * K, K);
+	v8_add(c5, v->leaf, perm, mg + 40 * K, K);
+	v8_add(c6, v->leaf, perm, mg + 48 * K, K);
+	v8_add(c7, v->leaf, perm, mg + 56 * K, K);
+	v8_add(c8, v->leaf, perm, mg + 64 * K, K);
+	v8_add(c9, v->leaf, perm, mg + 72 * K, K);
 }
 
-tw_walk_fn *
-tw_walk_pick(void)
-{
-	static tw_walk_fn *const walks[] = { NULL, tw_walk_avx2,
-					      tw_walk_avx512 };
+#define V8_WAY(name, rows3, perm)                                              \
+	__attribute__((target("avx2"))) static void name(                      \
+		const struct tw_tree *v, uint32_t vd, const uint32_t *xs,      \
+		float *mg, size_t K)                                           \
+	{                                                                      \
+		v8_walk(v, vd, xs, mg, K, rows3, perm);                        \
+	}
+V8_WAY(tw_walk_avx2, 0, 0)
+V8_WAY(tw_walk_avx2_leaves, 0, 1)
+V8_WAY(tw_walk_avx2_rows, 1, 0)
+V8_WAY(tw_walk_avx2_select, 1, 1)
 
-	return walks[kernel_strict_level()];
+size_t
+tw_ways(tw_walk_fn *ways[TW_MAXWAYS], const char *names[TW_MAXWAYS])
+{
+	switch (kernel_strict_level()) {
+	case 1:
+		ways[0] = tw_walk_avx2;
+		ways[1] = tw_walk_avx2_leaves;
+		ways[2] = tw_walk_avx2_rows;
+		ways[3] = tw_walk_avx2_select;
+		names[0] = "gather";
+		names[1] = "leaves";
+		names[2] = "rows";
+		names[3] = "select";
+		return 4;
+	case 2:
+		ways[0] = tw_walk_avx512;
+		names[0] = "gather";
+		return 1;
+	default:
+		return 0;
+	}
 }
 #else
+size_t
+tw_ways(tw_walk_fn *ways[TW_MAXWAYS], const char *names[TW_MAXWAYS])
+{
+	(void)ways;
+	(void)names;
+	return 0;
+}
+#endif
+
 tw_walk_fn *
 tw_walk_pick(void)
 {
-	return NULL;
+	tw_walk_fn *ways[TW_MAXWAYS];
+	const char *names[TW_MAXWAYS];
+
+	return tw_ways(ways, names) > 0 ? ways[0] : NULL;
 }
-#endif
+
+/*
+ * The seconds the fastest of 3 rounds took to walk a block through the
+ * trees of tr (ntrees shapes) that v holds, each round at least
+ * TW_PLAN_WALKS walks (the trees again from the first).
+ */
+#define TW_PLAN_WALKS 64
+static double
+time_way(tw_walk_fn *walk, const struct tw_vec *v, const struct tw_shape *tr,
+	 uint32_t ntrees, float *mg)
+{
+	double best = 0;
+
+	for (int round = 0; round < 3; round++) {
+		double t0 = rba_time_mono(), dt;
+		size_t walks = 0;
+		while (walks < TW_PLAN_WALKS)
+			for (uint32_t t = 0; t < ntrees; t++)
+				if (tr[t].vdepth > 0) {
+					walk(&v->tree[tr[t].vt], tr[t].vdepth,
+					     v->xv, mg, 1);
+					walks++;
+				}
+		dt = rba_time_mono() - t0;
+		if (round == 0 || dt < best)
+			best = dt;
+	}
+	return best;
+}
+
+/*
+ * The way the trees v holds (of shapes tr, ntrees of them, at least one
+ * walked by vectors) are walked: the one RBA_TREE_WALK names, else,
+ * where the path has more than one, the fastest on these very trees,
+ * each timed in turn on a block of keys spread as inputs are.  The ways
+ * add the same leaves; they differ in which of the CPU's units they
+ * load, and which is fastest depends on the CPU: it is measured, not
+ * guessed.  v->xv has room for a block of nx rows (left as scratch).
+ */
+static tw_walk_fn *
+plan(struct tw_vec *v, const struct tw_shape *tr, uint32_t ntrees, uint32_t nx)
+{
+	tw_walk_fn *ways[TW_MAXWAYS];
+	const char *names[TW_MAXWAYS], *want = getenv("RBA_TREE_WALK");
+	double t[TW_MAXWAYS] = { 0 };
+	size_t nw = tw_ways(ways, names), best = 0;
+	float mg[TW_BLOCK] = { 0 };
+	uint64_t r = 0x9e3779b97f4a7c15u;
+
+	for (size_t w = 0; want != NULL && w < nw; w++)
+		if (strcmp(want, names[w]) == 0)
+			return ways[w];
+	if (nw <= 1)
+		return nw == 1 ? ways[0] : NULL;
+	for (size_t i = 0; i < (size_t)TW_BLOCK * nx; i++) {
+		r ^= r << 13; /* xorshift64: any keys, the lanes apart */
+		r ^= r >> 7;
+		r ^= r << 17;
+		v->xv[i] = (uint32_t)(r >> 32);
+	}
+	for (int pass = 0; pass < 2; pass++) /* in turns, twice */
+		for (size_t w = 0; w < nw; w++) {
+			double dt = time_way(ways[w], v, tr, ntrees, mg);
+			if (pass == 0 || dt < t[w])
+				t[w] = dt;
+		}
+	for (size_t w = 1; w < nw; w++)
+		if (t[w] < t[best])
+			best = w;
+	return ways[best];
+}
 
 
 uint32_t
@@ -349,7 +510,7 @@ tw_vectors(struct tw_shape *tr, uint32_t ntrees, const uint64_t *fnode,
 			tr[t].vdepth = tw_tree_fill(&v->tree[tr[t].vt], tr[t].depth,
 						    fnode + tr[t].at,
 						    fval + tr[t].vat);
-	v->walk = tw_walk_pick();
+	v->walk = plan(v, tr, ntrees, nx ? nx : 1);
 	return 0;
 }
 

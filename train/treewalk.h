@@ -64,10 +64,22 @@ void tw_block_keys(const uint32_t *restrict xs, size_t n,
 		   uint32_t *restrict xv);
 
 /*
- * The walk of the strict path kernel_strict_level picks (RBA_STRICT_ISA
- * narrows it, for tests), or NULL where there is none (base, and every
- * machine but x86-64): the scorer then walks its trees itself.
+ * The ways the strict path kernel_strict_level picks (RBA_STRICT_ISA
+ * narrows it, for tests) has of walking, into ways[], and their names
+ * (the values RBA_TREE_WALK takes) into names[]: their count, 0 where
+ * there is none (base, and every machine but x86-64: the scorer then
+ * walks its trees itself).  Every way takes the same steps and adds the
+ * same leaves; they differ in how a vector finds what its lanes read.
+ * AVX2 has four: "gather" (each input below depth 3, and each leaf, by
+ * a gather), "leaves" (the leaves by eight permutes and selects
+ * instead), "rows" (the inputs at depth 3 from its eight rows loaded
+ * whole, selected per lane) and "select" (both: two gathers a tree
+ * instead of four).  AVX-512 has one, "gather".
  */
+#define TW_MAXWAYS 4
+size_t tw_ways(tw_walk_fn *ways[TW_MAXWAYS], const char *names[TW_MAXWAYS]);
+
+/* The first of tw_ways, or NULL where there is none. */
 tw_walk_fn *tw_walk_pick(void);
 
 /*
@@ -95,11 +107,11 @@ void tw_shapes(const struct rebuild_forest *f, uint32_t full,
 	       struct tw_shape *tr, size_t *nfull, size_t *nval);
 
 /*
- * A forest's vector walks: the walk of the strict path, the copies of
- * its complete trees of depth 1 .. TW_MAXDEPTH (64-byte aligned), and
- * room for a block's nx input rows as the walk reads them (xv,
- * tw_block_keys).  walk NULL: no tree is walked by vectors (and tree
- * and xv are NULL).
+ * A forest's vector walks: the way of the strict path its trees are
+ * walked (tw_vectors chooses it), the copies of its complete trees of
+ * depth 1 .. TW_MAXDEPTH (64-byte aligned), and room for a block's nx
+ * input rows as the walk reads them (xv, tw_block_keys).  walk NULL: no
+ * tree is walked by vectors (and tree and xv are NULL).
  */
 struct tw_vec {
 	tw_walk_fn *walk;
@@ -109,8 +121,11 @@ struct tw_vec {
 
 /*
  * v for ntrees shapes tr laid out in fnode and fval, blocks of nx input
- * rows: each tree it walks gets its vdepth and vt.  0 or RBA_E_NOMEM
- * (v then holds nothing).
+ * rows: each tree it walks gets its vdepth and vt.  v->walk is the way
+ * the environment's RBA_TREE_WALK names, else, where the path has more
+ * than one, the one that walked these trees fastest when each was timed
+ * in turn here (about 0.1 ms of a forest of 100 trees of depth 6).  0
+ * or RBA_E_NOMEM (v then holds nothing).
  */
 int tw_vectors(struct tw_shape *tr, uint32_t ntrees, const uint64_t *fnode,
 	       const float *fval, uint32_t nx, struct tw_vec *v);

@@ -24,6 +24,7 @@
 #include "train/gbdt1.h"
 #include "train/kernel.h"
 #include "train/rng.h"
+#include "train/treewalk.h"
 #include "rebuild/rebuild.h"
 #include "tests/unit/suites.h"
 
@@ -992,6 +993,7 @@ xgb_plain(const struct rebuild_forest *f, const float *x, size_t n,
 	free(mg);
 }
 
+/* (every way of every strict path: RBA_TREE_WALK names each) */
 static void
 vector_walks_agree(uint32_t nclasses, uint64_t seed, int xgb)
 {
@@ -1001,10 +1003,26 @@ vector_walks_agree(uint32_t nclasses, uint64_t seed, int xgb)
 	struct rebuild_tree_node *q = calloc(1u << 14, sizeof(*q));
 	struct rebuild_model m;
 	uint32_t n = 0, starts[16];
-	const char *isas[3];
-	size_t nisa = kernel_strict_isas(isas);
+	const char *isas[3], *run_isa[3 * TW_MAXWAYS], *run_way[3 * TW_MAXWAYS];
+	char lab[3 * TW_MAXWAYS][32];
+	size_t nisa = kernel_strict_isas(isas), nrun = 0;
 	uint64_t r = seed << 32; /* each seed its own run of the stream */
 
+	/* every strict path, and each of its ways of walking */
+	for (size_t a = 0; a < nisa; a++) {
+		tw_walk_fn *ways[TW_MAXWAYS];
+		const char *names[TW_MAXWAYS];
+		size_t nw;
+		setenv("RBA_STRICT_ISA", isas[a], 1);
+		nw = tw_ways(ways, names);
+		for (size_t w = 0; w < (nw ? nw : 1); w++) {
+			run_isa[nrun] = isas[a];
+			run_way[nrun] = nw ? names[w] : "";
+			snprintf(lab[nrun], sizeof(lab[nrun]), "%s %s", isas[a],
+				 run_way[nrun]);
+			nrun++;
+		}
+	}
 	for (uint32_t t = 0; t < nt; t++) {
 		uint32_t at = n;
 		starts[t] = at;
@@ -1063,9 +1081,10 @@ vector_walks_agree(uint32_t nclasses, uint64_t seed, int xgb)
 				xgb_plain(&m.forest, x, nc, dense);
 			else
 				ck_assert_int_eq(rebuild_predict(1, &m, x, nc, dense), 0);
-			for (size_t a = 0; a < nisa; a++) {
+			for (size_t a = 0; a < nrun; a++) {
 				struct rebuild_sparse *sp;
-				setenv("RBA_STRICT_ISA", isas[a], 1);
+				setenv("RBA_STRICT_ISA", run_isa[a], 1);
+				setenv("RBA_TREE_WALK", run_way[a], 1);
 				if (xgb)
 					ck_assert_int_eq(xgbtree_sparse_new(&m, &sp), 0);
 				else
@@ -1088,7 +1107,7 @@ vector_walks_agree(uint32_t nclasses, uint64_t seed, int xgb)
 						ck_assert_msg(memcmp(&dense[i], &sparse[i], 4) == 0,
 							      "%s by columns, %u classes, %zu "
 							      "cases: probability %zu %a, dense %a",
-							      isas[a], nclasses, nc, i,
+							      lab[a], nclasses, nc, i,
 							      (double)sparse[i], (double)dense[i]);
 					/* then inputs none of which is zero */
 					for (size_t i = 0; i < nf * ld; i++)
@@ -1103,7 +1122,7 @@ vector_walks_agree(uint32_t nclasses, uint64_t seed, int xgb)
 					ck_assert_msg(memcmp(&dense[i], &sparse[i], 4) == 0,
 						      "%s%s, %u classes, %zu cases, %zu terms: "
 						      "probability %zu %a, dense %a",
-						      isas[a], xgb ? " (XGBoost)" : "",
+						      lab[a], xgb ? " (XGBoost)" : "",
 						      nclasses, nc, nterms, i,
 						      (double)sparse[i], (double)dense[i]);
 			}
@@ -1115,6 +1134,7 @@ vector_walks_agree(uint32_t nclasses, uint64_t seed, int xgb)
 		free(sparse);
 	}
 	unsetenv("RBA_STRICT_ISA");
+	unsetenv("RBA_TREE_WALK");
 	rebuild_model_release(&m);
 	free(q);
 }
@@ -1126,6 +1146,61 @@ START_TEST(test_forest_vector_walks)
 			vector_walks_agree(2, seed, xgb);
 			vector_walks_agree(3, seed, xgb);
 		}
+}
+END_TEST
+
+/*
+ * tw_vectors takes the way RBA_TREE_WALK names, on every path; unset, or
+ * a name no way has, it times the ways and takes one of them.
+ */
+START_TEST(test_tree_walk_plan)
+{
+	uint64_t fnode[64];
+	float fval[128];
+	struct tw_shape tr;
+	const char *isas[3];
+	size_t nisa = kernel_strict_isas(isas);
+
+	for (uint32_t p = 1; p < 64; p++)
+		fnode[p] = (uint64_t)(0x80000000u + p) << 32 |
+			   (p % 2) * TW_BLOCK; /* rows 0 and 1 */
+	for (uint32_t c = 0; c < 128; c++)
+		fval[c] = (float)c;
+	for (size_t a = 0; a < nisa; a++) {
+		tw_walk_fn *ways[TW_MAXWAYS];
+		const char *names[TW_MAXWAYS];
+		size_t nw;
+		setenv("RBA_STRICT_ISA", isas[a], 1);
+		nw = tw_ways(ways, names);
+		ck_assert(tw_walk_pick() == (nw ? ways[0] : NULL));
+		for (size_t w = 0; w <= nw + 1; w++) {
+			struct tw_vec v;
+			int named = w < nw, any = 0;
+			memset(&tr, 0, sizeof(tr));
+			tr.depth = 6;
+			tr.full = 1;
+			if (named)
+				setenv("RBA_TREE_WALK", names[w], 1);
+			else if (w == nw)
+				unsetenv("RBA_TREE_WALK");
+			else
+				setenv("RBA_TREE_WALK", "no such way", 1);
+			ck_assert_int_eq(tw_vectors(&tr, 1, fnode, fval, 2, &v), 0);
+			if (nw == 0) {
+				ck_assert(v.walk == NULL);
+				ck_assert_uint_eq(tr.vdepth, 0);
+				continue;
+			}
+			ck_assert_uint_eq(tr.vdepth, 6);
+			for (size_t u = 0; u < nw; u++)
+				any |= v.walk == ways[u];
+			ck_assert_msg(named ? v.walk == ways[w] : any,
+				      "%s: way %zu", isas[a], w);
+			tw_vec_free(&v);
+		}
+	}
+	unsetenv("RBA_STRICT_ISA");
+	unsetenv("RBA_TREE_WALK");
 }
 END_TEST
 
@@ -2700,6 +2775,7 @@ suite_artifact(void)
 	tcase_add_test(tc, test_forest_deep_sparse);
 	tcase_add_test(tc, test_forest_sparse_special_inputs);
 	tcase_add_test(tc, test_forest_vector_walks);
+	tcase_add_test(tc, test_tree_walk_plan);
 	tcase_add_test(tc, test_cat_goes_left);
 	tcase_add_test(tc, test_cat_scorers_agree);
 	tcase_add_test(tc, test_cat_treeshap);
