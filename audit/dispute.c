@@ -689,9 +689,14 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 		goto out;
 	if ((err = explain_unseen_paths(e, a, vals, raw)) != 0 || e->error != NULL)
 		goto out;
-	err = explain_baseline_fit(c->pins, a, c->snap, c->sn, "snapshot", &b, &d);
+	/* A forest's baseline is its covers': no pass over the training
+	 * data for it (explain_case_opt). */
+	if (e->method != EXPLAIN_TREESHAP)
+		err = explain_baseline_fit(c->pins, a, c->snap, c->sn, "snapshot",
+					   &b, &d);
 	if (err == 0)
-		err = explain_case_opt(a, &b, raw, cls, &xo, &x, &d);
+		err = explain_case_opt(a, e->method == EXPLAIN_TREESHAP ? NULL : &b,
+				       raw, cls, &xo, &x, &d);
 	if (err && err != RBA_E_NOMEM) {
 		e->error = rba_strdupf("%s", d.reason);
 		err = 0;

@@ -1689,10 +1689,13 @@ explain_case_opt(const struct artifact *a, const struct explain_baseline *b,
 	if (cls >= s->nclasses)
 		return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
 				"class %u is not a class of the model", cls);
-	if (b->nfeatures != s->nfeatures || b->ncolumns != s->ncolumns)
+	out->method = explain_method_of(a);
+	/* (a forest's baseline is its covers': b is not read) */
+	if (out->method != EXPLAIN_TREESHAP &&
+	    (b == NULL || b->nfeatures != s->nfeatures ||
+	     b->ncolumns != s->ncolumns))
 		return rba_fail(d, RBA_E_RANGE, NULL, 0, 0,
 				"the baseline is not the model's");
-	out->method = explain_method_of(a);
 	out->accuracy = EXPLAIN_EXACT;
 	out->cls = cls;
 	out->ncolumns = s->ncolumns;

@@ -220,8 +220,12 @@ int explain_method_of(const struct artifact *a);
 /*
  * Explains class cls (< nclasses) of the case given as raw features
  * (nfeatures, as encode_values makes them) under model a with baseline
- * b (fitted for a), exactly: out->accuracy is EXPLAIN_EXACT.  0;
- * RBA_E_RANGE (cls out of range, b not a's, an XGBoost forest with a
+ * b (fitted for a), exactly: out->accuracy is EXPLAIN_EXACT.  A forest
+ * (explain_method_of: EXPLAIN_TREESHAP) reads no baseline, its own being
+ * its covers': b may be NULL for it (a caller then need not fit one, a
+ * pass over the training data).  0;
+ * RBA_E_RANGE (cls out of range, b NULL or not a's for a network, an
+ * XGBoost forest with a
  * split of cover 0 in the explained group: d names the file's tree and
  * node, artifact.h xgb_tree and xgb_node); RBA_E_LIMIT (a network
  * with hidden layers over the exact method's caps:

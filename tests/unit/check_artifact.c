@@ -1276,6 +1276,8 @@ START_TEST(test_explain_logistic_by_hand)
 	ck_assert(fabs(r.margin - -0.5) < 1e-12);
 	explain_result_release(&r);
 	ck_assert_int_eq(explain_case(&a, &b, raw, 2, &r, &d), RBA_E_RANGE);
+	/* a network reads its baseline: none is refused */
+	ck_assert_int_eq(explain_case(&a, NULL, raw, 1, &r, &d), RBA_E_RANGE);
 	rebuild_model_release(&a.model);
 }
 END_TEST

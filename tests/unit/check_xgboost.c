@@ -291,6 +291,18 @@ START_TEST(test_xgb_treeshap)
 		ck_assert_msg(explain_case(&a, &b, x + i * a.spec.nfeatures, 1, &r, &d) == 0,
 			      "%s", d.reason);
 		ck_assert_int_eq(r.method, EXPLAIN_TREESHAP);
+		{
+			/* a forest reads no baseline: none gives the same
+			 * bits (a dispute fits none for it) */
+			struct explain_result r0;
+			ck_assert_int_eq(explain_case(&a, NULL, x + i * a.spec.nfeatures,
+						      1, &r0, &d), 0);
+			ck_assert(memcmp(&r0.baseline, &r.baseline, sizeof(double)) == 0);
+			ck_assert(memcmp(&r0.margin, &r.margin, sizeof(double)) == 0);
+			ck_assert(memcmp(r0.contrib, r.contrib,
+					 a.spec.ncolumns * sizeof(double)) == 0);
+			explain_result_release(&r0);
+		}
 		for (uint32_t k = 0; k < a.spec.ncolumns; k++) {
 			ck_assert_int_eq(fscanf(f, "%lf", &want), 1);
 			worst = fmax(worst, fabs(r.contrib[k] - want));
