@@ -1014,6 +1014,26 @@ encode_values_at(const struct encode_spec *spec, const char *const *values,
 	return encode_one(spec, values, cols, x, file, line, d);
 }
 
+/*
+ * Row r of t, whose spec columns are all numeric and numeric in t, into
+ * x from t's numbers: 1, or 0 (x partly written) when the row holds a
+ * missing value or one standardize_takes refuses.
+ */
+static int
+numbers_row(const struct encode_spec *spec, const struct csv_table *t,
+	    size_t r, const size_t *src, float *x)
+{
+	const float *num = t->num + r * t->ncols;
+	int ok = 1;
+
+	for (uint32_t c = 0; c < spec->ncolumns; c++) {
+		float v = num[src[c]];
+		x[c] = v;
+		ok &= v == v && standardize_takes(spec, c, v);
+	}
+	return ok;
+}
+
 int
 encode_table(const struct encode_spec *spec, const struct csv_table *t,
 	     float *x, struct rba_detail *d)
@@ -1022,7 +1042,7 @@ encode_table(const struct encode_spec *spec, const struct csv_table *t,
 	const char **vals, **cp;
 	char *text = NULL;
 	size_t tcap = 0;
-	int err = 0;
+	int err = 0, numeric;
 
 	src = malloc((spec->ncolumns ? spec->ncolumns : 1) * sizeof(*src));
 	vals = malloc((spec->ncolumns ? spec->ncolumns : 1) * sizeof(*vals));
@@ -1043,8 +1063,19 @@ encode_table(const struct encode_spec *spec, const struct csv_table *t,
 		}
 		src[c] = (size_t)col;
 	}
+	/* Numbers alone (every column numeric, and numeric in t): each
+	 * row from t's numbers, which are csv_parse_number's values as
+	 * float32, as encode_one makes them; a row with a missing value
+	 * or a value the standardization cannot take goes encode_one's way
+	 * below, for its imputed value or its error. */
+	numeric = t->nrows > 0;
+	for (uint32_t c = 0; c < spec->ncolumns; c++)
+		numeric &= spec->columns[c].kind == ENCODE_NUMERIC &&
+			   t->types[src[c]] == CSV_NUMERIC;
 	for (size_t r = 0; r < t->nrows; r++) {
 		size_t need = 0, at = 0;
+		if (numeric && numbers_row(spec, t, r, src, x + r * spec->nfeatures))
+			continue;
 		/* the row's texts, each NUL-terminated, as encode_one takes */
 		csv_table_row(t, r, cp, cn);
 		for (uint32_t c = 0; c < spec->ncolumns; c++)

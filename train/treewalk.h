@@ -21,9 +21,11 @@
  * levels, where a case's node is one of at most four, load those nodes'
  * input rows whole and select per lane; below, the node's key and row
  * come from the tree held in registers (permutes) and the input from
- * one gather.  Every case of the block walks, the spare ones of a short
- * block too: their keys must be in xs (any value) and their margins are
- * written.
+ * one gather, and the leaf from a gather.  AVX2 has other ways to some
+ * of these (tw_ways), and a forest is walked the one way that was
+ * fastest on this CPU (tw_vectors).  Every case of the block walks, the
+ * spare ones of a short block too: their keys must be in xs (any value)
+ * and their margins are written.
  */
 #ifndef RBA_TREEWALK_H
 #define RBA_TREEWALK_H

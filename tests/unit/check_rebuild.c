@@ -1216,6 +1216,78 @@ spread_table(unsigned long big_line, const char *big, struct rba_buf *b)
 }
 
 /*
+ * encode_table of a table of numbers alone takes each row from the
+ * table's numbers: encode_values's features bit for bit (-0, tiny, large
+ * and negative values), a missing value imputed as encode_values imputes
+ * it, and a value the standardization cannot take refused at its line.
+ */
+START_TEST(test_encode_table_numbers)
+{
+	static char na[] = "NA";
+	static char *tok[] = { na };
+	static const char *const toks[] = { "NA" };
+	static const char *const vals[] = { "1.5", "-0", "NA", "1e-30",
+					    "123456789", "-7.25e3" };
+	static const char cases[] = "size,id\n1.5,1\n-0,2\nNA,3\n1e-30,4\n"
+				    "123456789,5\n-7.25e3,6\n";
+	static const char bad[] = "size\n1\nNA\n3.4e38\n";
+	const struct csv_missing m = { 1, toks };
+	struct csv_table *t, *ct;
+	struct pins p;
+	struct encode_spec s;
+	struct encode_data data;
+	struct rba_detail d;
+	struct rba_buf tb;
+	size_t *tr, *va, ntr, nva;
+	float cx[6], x, imp = -2.5f;
+
+	small_pins(&p);
+	p.data.label = "class";
+	p.data.id = "id";
+	p.data.standardize = 1;
+	p.data.split_validation = 0.25;
+	p.data.split_order = PINS_SPLIT_TAIL;
+	t = spread_table(0, NULL, &tb);
+	ck_assert_int_eq(encode_fit(&p, t, &s, &data, &d), 0);
+	ck_assert_int_eq(encode_split(&p, data.n, &tr, &ntr, &va, &nva), 0);
+	encode_standardize_fit(&s, &data, tr, ntr, 1);
+	ck_assert_uint_eq(s.ncolumns, 1);
+	s.nmissing = 1;
+	s.missing = tok;
+	s.impute = &imp;
+	ck_assert_int_eq(csv_table_load_mem_missing(cases, strlen(cases), "c.csv",
+						    &m, &ct, &d), 0);
+	ck_assert_int_eq(encode_table(&s, ct, cx, &d), 0);
+	for (size_t r = 0; r < 6; r++) {
+		ck_assert_int_eq(encode_values(&s, &vals[r], &x, &d), 0);
+		ck_assert_msg(memcmp(&cx[r], &x, sizeof(x)) == 0,
+			      "row %zu: %a, encode_values %a", r, (double)cx[r],
+			      (double)x);
+	}
+	ck_assert(cx[2] == imp);
+	ck_assert(signbit(cx[1]));
+	csv_table_free(ct);
+	/* the refused value after a missing one: its line, as before */
+	ck_assert_int_eq(csv_table_load_mem_missing(bad, strlen(bad), "c.csv", &m,
+						    &ct, &d), 0);
+	rba_detail_clear(&d);
+	ck_assert_int_eq(encode_table(&s, ct, cx, &d), RBA_E_SCHEMA);
+	ck_assert_uint_eq(d.line, 4);
+	ck_assert_str_eq(d.key, "size");
+	csv_table_free(ct);
+	s.nmissing = 0;
+	s.missing = NULL;
+	s.impute = NULL;
+	free(tr);
+	free(va);
+	encode_spec_release(&s);
+	encode_data_release(&data);
+	csv_table_free(t);
+	rba_buf_release(&tb);
+}
+END_TEST
+
+/*
  * A finite float32 the standardization takes beyond float32 (3.4e38 in
  * a column of scale 0.497) is refused where a case is encoded for scoring,
  * with the column and the place, and in training data where the split's
@@ -1894,6 +1966,7 @@ suite_rebuild(void)
 	tcase_add_test(tc, test_encoder);
 	tcase_add_test(tc, test_encode_fit_consume);
 	tcase_add_test(tc, test_encode_range);
+	tcase_add_test(tc, test_encode_table_numbers);
 	tcase_add_test(tc, test_split);
 	tcase_add_test(tc, test_synth);
 	tcase_add_test(tc, test_envrec);
