@@ -361,11 +361,12 @@ tw_walk_pick(void)
 }
 
 /*
- * The seconds the fastest of 3 rounds took to walk a block through the
- * trees of tr (ntrees shapes) that v holds, each round at least
- * TW_PLAN_WALKS walks (the trees again from the first).
+ * The seconds the fastest of 3 rounds took to walk a block through
+ * TW_PLAN_WALKS of the trees of tr (ntrees shapes) that v holds, from
+ * the first on (again from the first when there are fewer): the same
+ * work however large the forest.
  */
-#define TW_PLAN_WALKS 64
+#define TW_PLAN_WALKS 128
 static double
 time_way(tw_walk_fn *walk, const struct tw_vec *v, const struct tw_shape *tr,
 	 uint32_t ntrees, float *mg)
@@ -376,7 +377,7 @@ time_way(tw_walk_fn *walk, const struct tw_vec *v, const struct tw_shape *tr,
 		double t0 = rba_time_mono(), dt;
 		size_t walks = 0;
 		while (walks < TW_PLAN_WALKS)
-			for (uint32_t t = 0; t < ntrees; t++)
+			for (uint32_t t = 0; t < ntrees && walks < TW_PLAN_WALKS; t++)
 				if (tr[t].vdepth > 0) {
 					walk(&v->tree[tr[t].vt], tr[t].vdepth,
 					     v->xv, mg, 1);
