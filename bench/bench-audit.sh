@@ -5,6 +5,10 @@
 # compare), the whole pass over the sample (read, verify, decompress,
 # score) on one thread and on two (--threads 2: one reads, one scores),
 # peak RSS at 100,000 and 1,000,000 cases, and `dispute` of one case.
+# Then the issue's own rows: a 1,000,000-case sample of the credit-card
+# shape (23 numeric inputs) audited with a logistic model, an MLP
+# [32, 16] and 100 trees of depth 6 (lines "credit-card ...", and
+# "avx2 credit-card ..." for the AVX2 path of a CPU with AVX-512).
 # Medians of 5 runs.  Figures come from the audit record's timings
 # (--json) and from /usr/bin/time -v.
 #
@@ -38,10 +42,20 @@ audit_once() {
 	awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/tv-$2" >> "$dir/rss-$2"
 }
 
+# audit_once_env ENV BIN TAG STORE VERSION THREADS: audit_once with the
+# settings ENV (NAME=VALUE, or empty) in its environment
+audit_once_env() {
+	if [ -n "$1" ]; then
+		(export "$1"; audit_once "$2" "$3" "$4" "$5" "$6")
+	else
+		audit_once "$2" "$3" "$4" "$5" "$6"
+	fi
+}
+
 # report MODEL N TAG LABEL
 report() {
 	v=$(jq -r '.audits[0].verdict + " (" + .audits[0].rebuild.scoring + " scoring, delta " + (.audits[0].sample.max_score_delta | tostring) + ")"' "$dir/a-$3.json")
-	awk -v n=$2 -v m=$1 -v l="$4" -v s="$(med "$dir/score-$3")" -v p="$(med "$dir/pass-$3")" \
+	awk -v n="$2" -v m="$1" -v l="$4" -v s="$(med "$dir/score-$3")" -v p="$(med "$dir/pass-$3")" \
 		-v r="$(med "$dir/rss-$3")" -v rm="$(sort -n "$dir/rss-$3" | tail -n 1)" -v v="$v" 'BEGIN {
 		printf "%s %d %s: audit %s\n", m, n, l, v
 		printf "%s %d %s:   scoring (decode, score, compare), median %.3f s = %.2f M cases/s (target >= 10 M/s)\n", m, n, l, s, n / s / 1e6
@@ -94,3 +108,52 @@ for i in $(seq $runs); do
 done
 awk -v t="$(med "$dir/d")" -v l="$(med "$dir/l")" -v a="$(jq -r .answer_line "$dir/d.json")" 'BEGIN {
 	printf "dispute 1 case of 1000000: median %.2f ms excluding the rebuild (case lookup %.2f ms; target < 10 ms): %s\n", t * 1000, l * 1000, a }'
+
+# The issue's own rows: the credit-card shape (bench/credit-synth.awk: 23
+# numeric inputs, the shape of the Taiwan default table), a model of
+# each kind trained on 30,000 rows (logistic, MLP [32, 16], 100 trees of
+# depth 6), a sample of 1,000,000 cases, audited on one thread and on
+# two.  On a CPU with AVX-512 the same audits run again on its AVX2 path
+# (RBA_STRICT_ISA=avx2, lines "avx2 ..."): the path of a CPU without it.
+awk -v rows=30000 -f "$top/bench/credit-synth.awk" > "$dir/credit-train.csv"
+awk -v rows=1000000 -f "$top/bench/credit-synth.awk" > "$dir/credit-cases.csv"
+cdig=sha256:$(sha256sum "$dir/credit-train.csv" | cut -d' ' -f1)
+credit_pins() { # NAME MODEL TRAIN STANDARDIZE
+	cat <<EOP
+schema: rebuild-audit/pins/v1
+version: credit-$1
+snapshot: $cdig
+data: {label: default, positive: "1", id: id, standardize: $4,
+       split: {validation: 0.25, order: tail, seed: 0}}
+model: $2
+train: $3
+determinism: {mode: strict, threads: 1}
+EOP
+}
+adamw='{seed: 0, epochs: 2, batch_size: 128, optimizer: adamw, lr: 0.01, weight_decay: 0.003, betas: [0.9, 0.999], eps: 1.0e-8}'
+credit_pins logistic '{kind: mlp, hidden: [], activation: relu, dropout: 0}' "$adamw" true > "$dir/credit-logistic.yaml"
+credit_pins mlp '{kind: mlp, hidden: [32, 16], activation: relu, dropout: 0}' "$adamw" true > "$dir/credit-mlp.yaml"
+credit_pins gbdt '{kind: gbdt, trees: 100, max_depth: 6, learning_rate: 0.1, min_child_weight: 1, lambda: 1, gamma: 0, max_bins: 256}' \
+	'{seed: 0}' false > "$dir/credit-gbdt.yaml"
+st="$dir/st-credit"
+"$bin" -S "$st" init > /dev/null
+"$bin" -S "$st" snapshot add "$dir/credit-train.csv" > /dev/null
+paths=native
+grep -qw avx512f /proc/cpuinfo 2>/dev/null && paths="native avx2"
+for model in logistic mlp gbdt; do
+	V=credit-$model
+	"$bin" -S "$st" -q register "$dir/$V.yaml" --policy "$top/fixtures/policy/credit.yaml" \
+		> /dev/null 2>&1 || exit 1
+	timed "$dir/add" "$bin" -S "$st" -q sample add $V "$dir/credit-cases.csv" || exit 1
+	echo "credit-card $model 1000000: sample add $(cut -d' ' -f1 "$dir/add") s, peak RSS $(awk '{ printf "%.1f", $2 / 1024 }' "$dir/add") MiB"
+	for path in $paths; do
+		case $path in native) ev= label="credit-card $model" ;; *) ev=RBA_STRICT_ISA=$path label="$path credit-card $model" ;; esac
+		for t in 1 2; do
+			rm -f "$dir"/pass-* "$dir"/score-* "$dir"/rss-*
+			for i in $(seq $runs); do
+				audit_once_env "$ev" "$bin" new$t "$st" $V $t || exit 1
+			done
+			report "$label" 1000000 new$t "threads $t"
+		done
+	done
+done
