@@ -993,6 +993,15 @@ xgb_plain(const struct rebuild_forest *f, const float *x, size_t n,
 	free(mg);
 }
 
+/* The ways of walking of strict path isa (RBA_STRICT_ISA set to it). */
+static size_t
+ways_under(const char *isa, tw_walk_fn *ways[TW_MAXWAYS],
+	   const char *names[TW_MAXWAYS])
+{
+	setenv("RBA_STRICT_ISA", isa, 1);
+	return tw_ways(ways, names);
+}
+
 /* (every way of every strict path: RBA_TREE_WALK names each) */
 static void
 vector_walks_agree(uint32_t nclasses, uint64_t seed, int xgb)
@@ -1012,9 +1021,7 @@ vector_walks_agree(uint32_t nclasses, uint64_t seed, int xgb)
 	for (size_t a = 0; a < nisa; a++) {
 		tw_walk_fn *ways[TW_MAXWAYS];
 		const char *names[TW_MAXWAYS];
-		size_t nw;
-		setenv("RBA_STRICT_ISA", isas[a], 1);
-		nw = tw_ways(ways, names);
+		size_t nw = ways_under(isas[a], ways, names);
 		for (size_t w = 0; w < (nw ? nw : 1); w++) {
 			run_isa[nrun] = isas[a];
 			run_way[nrun] = nw ? names[w] : "";
@@ -1169,9 +1176,7 @@ START_TEST(test_tree_walk_plan)
 	for (size_t a = 0; a < nisa; a++) {
 		tw_walk_fn *ways[TW_MAXWAYS];
 		const char *names[TW_MAXWAYS];
-		size_t nw;
-		setenv("RBA_STRICT_ISA", isas[a], 1);
-		nw = tw_ways(ways, names);
+		size_t nw = ways_under(isas[a], ways, names);
 		ck_assert(tw_walk_pick() == (nw ? ways[0] : NULL));
 		for (size_t w = 0; w <= nw + 1; w++) {
 			struct tw_vec v;

@@ -1216,6 +1216,40 @@ spread_table(unsigned long big_line, const char *big, struct rba_buf *b)
 }
 
 /*
+ * small_pins for spread_table (label class, id id, standardized, a tail
+ * split of a quarter), the table in *t (its text in tb) and its spec
+ * and data fitted.
+ */
+static void
+spread_fit(struct pins *p, struct csv_table **t, struct rba_buf *tb,
+	   struct encode_spec *s, struct encode_data *data)
+{
+	struct rba_detail d;
+
+	small_pins(p);
+	p->data.label = "class";
+	p->data.id = "id";
+	p->data.standardize = 1;
+	p->data.split_validation = 0.25;
+	p->data.split_order = PINS_SPLIT_TAIL;
+	*t = spread_table(0, NULL, tb);
+	ck_assert_int_eq(encode_fit(p, *t, s, data, &d), 0);
+}
+
+/* What spread_fit and encode_split made, released. */
+static void
+spread_release(size_t *tr, size_t *va, struct encode_spec *s,
+	       struct encode_data *data, struct csv_table *t, struct rba_buf *tb)
+{
+	free(tr);
+	free(va);
+	encode_spec_release(s);
+	encode_data_release(data);
+	csv_table_free(t);
+	rba_buf_release(tb);
+}
+
+/*
  * encode_table of a table of numbers alone takes each row from the
  * table's numbers: encode_values's features bit for bit (-0, tiny, large
  * and negative values), a missing value imputed as encode_values imputes
@@ -1241,14 +1275,7 @@ START_TEST(test_encode_table_numbers)
 	size_t *tr, *va, ntr, nva;
 	float cx[6], x, imp = -2.5f;
 
-	small_pins(&p);
-	p.data.label = "class";
-	p.data.id = "id";
-	p.data.standardize = 1;
-	p.data.split_validation = 0.25;
-	p.data.split_order = PINS_SPLIT_TAIL;
-	t = spread_table(0, NULL, &tb);
-	ck_assert_int_eq(encode_fit(&p, t, &s, &data, &d), 0);
+	spread_fit(&p, &t, &tb, &s, &data);
 	ck_assert_int_eq(encode_split(&p, data.n, &tr, &ntr, &va, &nva), 0);
 	encode_standardize_fit(&s, &data, tr, ntr, 1);
 	ck_assert_uint_eq(s.ncolumns, 1);
@@ -1278,12 +1305,7 @@ START_TEST(test_encode_table_numbers)
 	s.nmissing = 0;
 	s.missing = NULL;
 	s.impute = NULL;
-	free(tr);
-	free(va);
-	encode_spec_release(&s);
-	encode_data_release(&data);
-	csv_table_free(t);
-	rba_buf_release(&tb);
+	spread_release(tr, va, &s, &data, t, &tb);
 }
 END_TEST
 
@@ -1309,14 +1331,7 @@ START_TEST(test_encode_range)
 	const unsigned long cols[] = { 5 };
 	struct rba_buf tb;
 
-	small_pins(&p);
-	p.data.label = "class";
-	p.data.id = "id";
-	p.data.standardize = 1;
-	p.data.split_validation = 0.25;
-	p.data.split_order = PINS_SPLIT_TAIL;
-	t = spread_table(0, NULL, &tb);
-	ck_assert_int_eq(encode_fit(&p, t, &s, &data, &d), 0);
+	spread_fit(&p, &t, &tb, &s, &data);
 	ck_assert(s.mean[0] == 0.0f && s.scale[0] == 1.0f); /* as documented */
 	ck_assert_int_eq(encode_split(&p, data.n, &tr, &ntr, &va, &nva), 0);
 	encode_standardize_fit(&s, &data, tr, ntr, 1);
@@ -1363,12 +1378,7 @@ START_TEST(test_encode_range)
 	s.mean[0] = 0.0f;
 	s.scale[0] = 1.0f;
 	ck_assert_int_eq(encode_values(&s, big, x, &d), 0);
-	free(tr);
-	free(va);
-	encode_spec_release(&s);
-	encode_data_release(&data);
-	csv_table_free(t);
-	rba_buf_release(&tb);
+	spread_release(tr, va, &s, &data, t, &tb);
 
 	/* training: 3.4e38 in a validation row (line 12), scaled by the
 	 * training rows' 0.497: refused at its line, nothing kept */
