@@ -638,7 +638,7 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 	struct explain_options xo;
 	struct dispute_explanation *e = &r->why;
 	const struct encode_spec *s = &a->spec;
-	struct explain_baseline b;
+	struct explain_baseline b, *bp = NULL; /* bp: b once fitted */
 	struct explain_result x;
 	struct rba_detail d;
 	const char **vals = NULL;
@@ -691,12 +691,12 @@ explain(struct dispute_report *r, const struct audit_inputs *c,
 		goto out;
 	/* A forest's baseline is its covers': no pass over the training
 	 * data for it (explain_case_opt). */
-	if (e->method != EXPLAIN_TREESHAP)
-		err = explain_baseline_fit(c->pins, a, c->snap, c->sn, "snapshot",
-					   &b, &d);
+	if (e->method != EXPLAIN_TREESHAP &&
+	    (err = explain_baseline_fit(c->pins, a, c->snap, c->sn, "snapshot",
+					&b, &d)) == 0)
+		bp = &b;
 	if (err == 0)
-		err = explain_case_opt(a, e->method == EXPLAIN_TREESHAP ? NULL : &b,
-				       raw, cls, &xo, &x, &d);
+		err = explain_case_opt(a, bp, raw, cls, &xo, &x, &d);
 	if (err && err != RBA_E_NOMEM) {
 		e->error = rba_strdupf("%s", d.reason);
 		err = 0;
