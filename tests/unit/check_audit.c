@@ -549,15 +549,34 @@ first_use(const struct sample_chunk *c, uint32_t col, uint32_t v)
 	return i;
 }
 
+/*
+ * Chunk c, damaged by the caller, scored into probs (freed here): the
+ * first bad case must be i1, the reason want.  0, for the chunk walk.
+ */
+static int
+order_expect(struct order_ctx *o, const struct sample_chunk *c, float *probs,
+	     uint32_t i1, const char *want)
+{
+	struct rba_detail d;
+	uint32_t bad = 0;
+
+	rba_detail_clear(&d);
+	ck_assert_int_eq(sample_scorer_run(o->sc, c, probs, &bad, &d), RBA_E_SCHEMA);
+	ck_assert_uint_eq(bad, i1);
+	ck_assert_msg(strcmp(d.reason, want) == 0, "%s", d.reason);
+	o->checked++;
+	free(probs);
+	return 0;
+}
+
 static int
 order_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 {
 	struct order_ctx *o = ctx;
 	const struct encode_spec *spec = &o->a->spec;
 	long col1 = -1, col2 = -1, k1 = -1;
-	uint32_t v1 = 0, v2 = 0, i1 = 0, bad = 0;
+	uint32_t v1 = 0, v2 = 0, i1 = 0;
 	float *probs = malloc((size_t)c->ncases * spec->nclasses * sizeof(float));
-	struct rba_detail d;
 	char want[256];
 
 	(void)chunk_no;
@@ -589,15 +608,9 @@ order_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 	/* Test only: the decoded chunk's texts, rewritten in place. */
 	((const char **)c->cols[col1].levels)[v1] = "Z-unknown-1";
 	((const char **)c->cols[col2].levels)[v2] = "Z-unknown-2";
-	rba_detail_clear(&d);
-	ck_assert_int_eq(sample_scorer_run(o->sc, c, probs, &bad, &d), RBA_E_SCHEMA);
-	ck_assert_uint_eq(bad, i1);
 	snprintf(want, sizeof(want), "case '%s': unknown level 'Z-unknown-1' of "
 		 "categorical column '%s'", c->ids[i1], spec->columns[k1].name);
-	ck_assert_msg(strcmp(d.reason, want) == 0, "%s", d.reason);
-	o->checked++;
-	free(probs);
-	return 0;
+	return order_expect(o, c, probs, i1, want);
 }
 
 /* The chunks of version's sample (registered from pins_path, cases
@@ -685,9 +698,8 @@ order_numbers_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 	struct order_ctx *o = ctx;
 	const struct encode_spec *spec = &o->a->spec;
 	long src[2] = { -1, -1 };
-	uint32_t k0 = 0, i1 = SCORE_ROWS + 7, bad = 0;
+	uint32_t k0 = 0, i1 = SCORE_ROWS + 7;
 	float *probs = malloc((size_t)c->ncases * spec->nclasses * sizeof(float));
-	struct rba_detail d;
 	char want[256];
 
 	(void)chunk_no;
@@ -704,15 +716,9 @@ order_numbers_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 	/* Test only: the decoded chunk's numbers, rewritten in place. */
 	((double *)c->cols[src[0]].num)[i1] = NAN;
 	((double *)c->cols[src[1]].num)[3] = 1e39;
-	rba_detail_clear(&d);
-	ck_assert_int_eq(sample_scorer_run(o->sc, c, probs, &bad, &d), RBA_E_SCHEMA);
-	ck_assert_uint_eq(bad, i1);
 	snprintf(want, sizeof(want), "case '%s': column '%s' needs a number, "
 		 "not 'nan'", c->ids[i1], spec->columns[k0].name);
-	ck_assert_msg(strcmp(d.reason, want) == 0, "%s", d.reason);
-	o->checked++;
-	free(probs);
-	return 0;
+	return order_expect(o, c, probs, i1, want);
 }
 
 START_TEST(test_scoring_error_order_numbers)
