@@ -95,7 +95,7 @@ if [ -n "${RBA_BENCH_SCORE:-}" ] && [ -x "$RBA_BENCH_SCORE" ]; then
 	# alone, and the one each scorer picks by timing them ("timed"):
 	# which is fastest depends on the CPU.  The processes take turns.
 	if grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
-		ways="gather leaves rows select timed"
+		ways="gather leaves rows select pairs timed"
 		for w in $ways; do : > "$tmp/way-$w"; done
 		for i in 1 2 3; do
 			for w in $ways; do

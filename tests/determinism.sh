@@ -216,7 +216,7 @@ for pins in german-categorical-logistic german-categorical-mlp german-categorica
 		# Forests: each of the AVX2 path's ways of walking too
 		# (settings after the colon, commas between them).
 		case $pins in *-gbdt)
-			for way in gather leaves rows select; do
+			for way in gather leaves rows select pairs; do
 				variants="$variants t1:RBA_STRICT_ISA=avx2,RBA_TREE_WALK=$way"
 			done
 			variants="$variants t2:RBA_STRICT_ISA=avx2,RBA_TREE_WALK=select" ;;

@@ -4,6 +4,7 @@
  */
 #include "train/treewalk.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,6 +200,36 @@ v8_deep(__m256i c, uint32_t level, const uint32_t *k, const uint32_t *o,
 }
 
 /*
+ * The step at depth 5 (positions 32 .. 63) with the keys and rows by
+ * gathers of the tree's (key, row) pairs instead of permutes and
+ * selects: lanes 0, 1, 4, 5 of c index the first gather, 2, 3, 6, 7
+ * the second, so that the in-lane shuffles that part keys from rows
+ * leave them in lane order.  pair[0] is position 32's, so the gathers
+ * index from 32 pairs before it (still inside the tree: its leaves).
+ */
+__attribute__((target("avx2"))) TW_INLINE __m256i
+v8_pairs5(__m256i c, const struct tw_tree *v, const uint32_t *x)
+{
+	const __m256i iota = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+	const __m256i order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+	const long long *base =
+		(const long long *)(const void *)((const char *)v +
+						  offsetof(struct tw_tree, pair) -
+						  32 * sizeof(uint64_t));
+	__m256i cc = _mm256_permutevar8x32_epi32(c, order);
+	__m256 a = _mm256_castsi256_ps(
+		_mm256_i32gather_epi64(base, _mm256_castsi256_si128(cc), 8));
+	__m256 b = _mm256_castsi256_ps(
+		_mm256_i32gather_epi64(base, _mm256_extracti128_si256(cc, 1), 8));
+	__m256i key = _mm256_castps_si256(_mm256_shuffle_ps(a, b, 0x88));
+	__m256i off = _mm256_castps_si256(_mm256_shuffle_ps(a, b, 0xDD));
+	__m256i in = _mm256_i32gather_epi32((const int *)x,
+					    _mm256_add_epi32(off, iota), 4);
+
+	return _mm256_sub_epi32(_mm256_add_epi32(c, c), v8_below(key, in));
+}
+
+/*
  * The step at depth 3 with no gather: positions 8 .. 15 read eight
  * rows, loaded whole, and each lane selects its node's by the three low
  * bits of its position.
@@ -273,17 +304,19 @@ v8_add(__m256i c, const float *leaves, int perm, float *m, size_t K)
 #define V8_TOP(c, g) v8_top(k, o, xs + 8 * (g))
 #define V8_DEEP(c, g) v8_deep(c, level, k, o, xs + 8 * (g))
 #define V8_ROWS3(c, g) v8_rows3(c, k, o, xs + 8 * (g))
+#define V8_PAIRS5(c, g) v8_pairs5(c, v, xs + 8 * (g))
 
 _Static_assert(TW_V8 == 10, "tw_walk_avx2 walks ten vectors");
 
 /*
  * The AVX2 walk, its ways fixed at each caller: rows3, the step at depth
- * 3 by v8_rows3; perm, the leaves by v8_leaves.  Each way takes the
- * same steps and adds the same leaves.
+ * 3 by v8_rows3; perm, the leaves by v8_leaves; pairs5, the step at
+ * depth 5 by v8_pairs5.  Each way takes the same steps and adds the same
+ * leaves.
  */
 __attribute__((target("avx2"))) TW_INLINE void
 v8_walk(const struct tw_tree *v, uint32_t vd, const uint32_t *xs, float *mg,
-	size_t K, int rows3, int perm)
+	size_t K, int rows3, int perm, int pairs5)
 {
 	const uint32_t *k = v->key, *o = v->off;
 	__m256i c0, c1, c2, c3, c4, c5, c6, c7, c8, c9;
@@ -292,6 +325,8 @@ v8_walk(const struct tw_tree *v, uint32_t vd, const uint32_t *xs, float *mg,
 	for (uint32_t level = 3; level < vd; level++) {
 		if (level == 3 && rows3)
 			V8_TEN(V8_ROWS3);
+		else if (level == 5 && pairs5)
+			V8_TEN(V8_PAIRS5);
 		else
 			V8_TEN(V8_DEEP);
 	}
@@ -307,17 +342,18 @@ v8_walk(const struct tw_tree *v, uint32_t vd, const uint32_t *xs, float *mg,
 	v8_add(c9, v->leaf, perm, mg + 72 * K, K);
 }
 
-#define V8_WAY(name, rows3, perm)                                              \
+#define V8_WAY(name, rows3, perm, pairs5)                                      \
 	__attribute__((target("avx2"))) static void name(                      \
 		const struct tw_tree *v, uint32_t vd, const uint32_t *xs,      \
 		float *mg, size_t K)                                           \
 	{                                                                      \
-		v8_walk(v, vd, xs, mg, K, rows3, perm);                        \
+		v8_walk(v, vd, xs, mg, K, rows3, perm, pairs5);                \
 	}
-V8_WAY(tw_walk_avx2, 0, 0)
-V8_WAY(tw_walk_avx2_leaves, 0, 1)
-V8_WAY(tw_walk_avx2_rows, 1, 0)
-V8_WAY(tw_walk_avx2_select, 1, 1)
+V8_WAY(tw_walk_avx2, 0, 0, 0)
+V8_WAY(tw_walk_avx2_leaves, 0, 1, 0)
+V8_WAY(tw_walk_avx2_rows, 1, 0, 0)
+V8_WAY(tw_walk_avx2_select, 1, 1, 0)
+V8_WAY(tw_walk_avx2_pairs, 0, 0, 1)
 
 size_t
 tw_ways(tw_walk_fn *ways[TW_MAXWAYS], const char *names[TW_MAXWAYS])
@@ -328,11 +364,13 @@ tw_ways(tw_walk_fn *ways[TW_MAXWAYS], const char *names[TW_MAXWAYS])
 		ways[1] = tw_walk_avx2_leaves;
 		ways[2] = tw_walk_avx2_rows;
 		ways[3] = tw_walk_avx2_select;
+		ways[4] = tw_walk_avx2_pairs;
 		names[0] = "gather";
 		names[1] = "leaves";
 		names[2] = "rows";
 		names[3] = "select";
-		return 4;
+		names[4] = "pairs";
+		return 5;
 	case 2:
 		ways[0] = tw_walk_avx512;
 		names[0] = "gather";
@@ -444,6 +482,8 @@ tw_tree_fill(struct tw_tree *v, uint32_t d, const uint64_t *fnode,
 		v->key[p] = (uint32_t)(fnode[p] >> 32) ^ TW_SIGN;
 		v->off[p] = (uint32_t)fnode[p];
 	}
+	for (size_t p = 32; p < 64; p++)
+		v->pair[p - 32] = (uint64_t)v->off[p] << 32 | v->key[p];
 	/* (positions under a leaf above vd: any key, row 0, either way the
 	 * leaf) a position of depth vd gets the leaf of its ancestor at d */
 	for (size_t c = (size_t)1 << vd; c < ((size_t)2 << vd); c++)

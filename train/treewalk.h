@@ -51,6 +51,7 @@ struct tw_tree {
 	uint32_t key[64];
 	uint32_t off[64];
 	float leaf[64];
+	uint64_t pair[32]; /* positions 32 .. 63: key | (uint64_t)off << 32 */
 };
 
 /*
@@ -72,13 +73,15 @@ void tw_block_keys(const uint32_t *restrict xs, size_t n,
  * there is none (base, and every machine but x86-64: the scorer then
  * walks its trees itself).  Every way takes the same steps and adds the
  * same leaves; they differ in how a vector finds what its lanes read.
- * AVX2 has four: "gather" (each input below depth 3, and each leaf, by
+ * AVX2 has five: "gather" (each input below depth 3, and each leaf, by
  * a gather), "leaves" (the leaves by eight permutes and selects
  * instead), "rows" (the inputs at depth 3 from its eight rows loaded
- * whole, selected per lane) and "select" (both: two gathers a tree
- * instead of four).  AVX-512 has one, "gather".
+ * whole, selected per lane), "select" (both: two gathers a tree
+ * instead of four) and "pairs" (as "gather", but the keys and rows at
+ * depth 5 by two gathers of (key, row) pairs instead of eight permutes
+ * and six selects).  AVX-512 has one, "gather".
  */
-#define TW_MAXWAYS 4
+#define TW_MAXWAYS 5
 size_t tw_ways(tw_walk_fn *ways[TW_MAXWAYS], const char *names[TW_MAXWAYS]);
 
 /* The first of tw_ways, or NULL where there is none. */
@@ -126,7 +129,7 @@ struct tw_vec {
  * rows: each tree it walks gets its vdepth and vt.  v->walk is the way
  * the environment's RBA_TREE_WALK names, else, where the path has more
  * than one, the one that walked these trees fastest when each was timed
- * in turn here (on 128 of its trees at most: about 0.4 ms).  0
+ * in turn here (on 128 of its trees at most: about 0.5 ms).  0
  * or RBA_E_NOMEM (v then holds nothing).
  */
 int tw_vectors(struct tw_shape *tr, uint32_t ntrees, const uint64_t *fnode,
