@@ -116,7 +116,7 @@ help:
 	@echo 'make cli-tests    CLI tests only (CLI_TESTS='"'"'t-exec t-keys'"'"': those)'
 	@echo 'make check-functions  no function over 200 lines, at most 20 over 100 (tests/check-functions.sh -v lists them)'
 	@echo 'make check-commits  commit subjects of at most 72 characters since the rule began'
-	@echo 'make check-bench-tools  the benchmark tools (bench_score, bench_csv, bench_tlog) run once on small inputs (part of check)'
+	@echo 'make check-bench-tools  the benchmark tools (bench_score, bench_csv, bench_tlog, bench_run) run once on small inputs (part of check)'
 	@echo 'make check-exec-attacks  hostile trainers and repositories: each refused in one line or contained'
 	@echo 'make check-interop  the transparency log against Go'"'"'s sumdb/note and sumdb/tlog (installs golang-go, golang-golang-x-mod-dev)'
 	@echo 'make check-determinism  strict training under four compilers/flags and thread counts'
@@ -426,7 +426,7 @@ check: test-deps
 
 # The benchmark tools make bench drives, each run once on a small input
 # (tests/bench-tools.sh): built with the tool, they must still work.
-BENCH_TOOLS = $(BUILD)/bench_score $(BUILD)/bench_csv $(BUILD)/bench_tlog
+BENCH_TOOLS = $(BUILD)/bench_score $(BUILD)/bench_csv $(BUILD)/bench_tlog $(BUILD)/bench_run
 check-bench-tools: $(BIN) $(BENCH_TOOLS)
 	$(Q)sh tests/bench-tools.sh $(BUILD)
 
@@ -468,9 +468,15 @@ $(BUILD)/bench_tlog: $(BUILD)/bench/bench_tlog.o $(LIB_OBJ)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-bench: bench-deps $(BIN) $(BUILD)/bench_score $(BUILD)/bench_xgb $(BUILD)/bench_csv $(BUILD)/bench_tlog
+# bench_run (the time and peak memory of a command, to the microsecond)
+# links nothing of the tool's.
+$(BUILD)/bench_run: $(BUILD)/bench/bench_run.o
+	@[ "$(V)" = 1 ] || echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^
+
+bench: bench-deps $(BIN) $(BUILD)/bench_score $(BUILD)/bench_xgb $(BUILD)/bench_csv $(BUILD)/bench_tlog $(BUILD)/bench_run
 	$(Q)RBA_BENCH_SCORE=$(CURDIR)/$(BUILD)/bench_score RBA_BENCH_XGB=$(CURDIR)/$(BUILD)/bench_xgb RBA_BENCH_CSV=$(CURDIR)/$(BUILD)/bench_csv \
-	  RBA_BENCH_TLOG=$(CURDIR)/$(BUILD)/bench_tlog \
+	  RBA_BENCH_TLOG=$(CURDIR)/$(BUILD)/bench_tlog RBA_BENCH_RUN=$(CURDIR)/$(BUILD)/bench_run \
 	  sh bench/run.sh $(CURDIR)/$(BIN)
 
 # ---- fuzzing (tests/fuzz/, fixtures/fuzz/) --------------------------------
@@ -560,4 +566,4 @@ uninstall:
 clean:
 	rm -rf build rebuild-audit
 
--include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(BUILD)/store/store_debug.d $(BUILD)/tests/helper/seams.d $(BUILD)/bench/bench_score.d $(BUILD)/bench/bench_xgb.d $(BUILD)/bench/bench_csv.d $(BUILD)/bench/bench_tlog.d $(wildcard $(BUILD)/tests/fuzz/*.d)
+-include $(LIB_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(BUILD)/cli/main.d $(BUILD)/store/store_debug.d $(BUILD)/tests/helper/seams.d $(BUILD)/bench/bench_score.d $(BUILD)/bench/bench_xgb.d $(BUILD)/bench/bench_csv.d $(BUILD)/bench/bench_tlog.d $(BUILD)/bench/bench_run.d $(wildcard $(BUILD)/tests/fuzz/*.d)

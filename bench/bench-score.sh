@@ -6,7 +6,8 @@
 # numeric inputs, the shape of the Taiwan default table) with an MLP of
 # hidden layers [32, 16] trained on 30,000 such rows (credit-mlp): wall
 # time, CPU time (user + system) and peak RSS, medians of 5 runs
-# (/usr/bin/time -v), each beside its anchor: the throughput target
+# (bench/lib.sh's measure: bench_run's microseconds under make bench,
+# else /usr/bin/time -v's hundredths), each beside its anchor: the throughput target
 # (3 M cases a second, tracker issue 30) and the figure of
 # doc/benchmarks.md.  score streams its cases, so the RSS should not
 # grow with the file (target < 64 MiB at 1,000,000 rows).  The binary
@@ -87,14 +88,13 @@ for model in mlp logistic credit-mlp; do
 				exe=${b#*=}
 				one=
 				[ "$name" = one ] && one="--threads 1"
-				/usr/bin/time -v -o "$dir/tv" "$exe" score "$dir/$model.bin" "$dir/$cases-$n.csv" \
+				measure "$dir/m" "$exe" score "$dir/$model.bin" "$dir/$cases-$n.csv" \
 					--policy "$top/fixtures/policy/credit.yaml" $one > "$dir/out-$name" 2> "$dir/err" ||
 					{ cat "$dir/err" >&2; exit 1; }
-				awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' \
-					"$dir/tv" >> "$dir/wall-$name"
-				awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { print u + s }' \
-					"$dir/tv" >> "$dir/cpu-$name"
-				awk -F': ' '/Maximum resident set size/ { print $2 }' "$dir/tv" >> "$dir/rss-$name"
+				read -r w c r < "$dir/m"
+				echo "$w" >> "$dir/wall-$name"
+				echo "$c" >> "$dir/cpu-$name"
+				echo "$r" >> "$dir/rss-$name"
 			done
 		done
 		for b in $bins; do
@@ -107,7 +107,7 @@ for model in mlp logistic credit-mlp; do
 			awk -v n=$n -v m=$model -v b=$name -v w="$(median < "$dir/wall-$name")" \
 				-v c="$(median < "$dir/cpu-$name")" \
 				-v r="$(median < "$dir/rss-$name")" -v rm="$(sort -n "$dir/rss-$name" | tail -n 1)" -v s="$same" 'BEGIN {
-				printf "%s %d (%s): wall median %.2f s = %.2f M cases/s, CPU median %.2f s = %.2f M cases/s, peak RSS median %.1f MiB, max %.1f MiB%s\n",
+				printf "%s %d (%s): wall median %.3f s = %.2f M cases/s, CPU median %.3f s = %.2f M cases/s, peak RSS median %.1f MiB, max %.1f MiB%s\n",
 					m, n, b, w, n / w / 1e6, c, n / c / 1e6, r / 1024, rm / 1024, s }'
 		done
 		if [ -n "${BENCH_SCORE_BASE:-}" ] && [ -s "$dir/cpu-base" ]; then

@@ -1,4 +1,5 @@
-# lib.sh - helpers for benchmarks: medians and /usr/bin/time -v figures.
+# lib.sh - helpers for benchmarks: medians, and a command's time and
+# peak memory.
 
 # The top of the tree, taken when this file is sourced (before any cd).
 bench_top=$(cd "$(dirname "$0")/.." && pwd)
@@ -6,14 +7,33 @@ bench_top=$(cd "$(dirname "$0")/.." && pwd)
 # median of numbers on stdin
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-# timed OUTFILE cmd...: runs cmd under /usr/bin/time -v; OUTFILE gets
-# "seconds maxrss_kib"
+# measure OUTFILE cmd...: runs cmd (its streams are the caller's);
+# OUTFILE gets "wall_seconds cpu_seconds maxrss_kib", the CPU seconds
+# user + system.  By bench_run (RBA_BENCH_RUN, which make bench sets:
+# microseconds) where there is one, else by /usr/bin/time -v
+# (hundredths, 3 % of a 0.3 s run).
+measure() {
+	out=$1
+	shift
+	if [ -n "${RBA_BENCH_RUN:-}" ] && [ -x "$RBA_BENCH_RUN" ]; then
+		"$RBA_BENCH_RUN" "$out.br" "$@" || return 1
+		awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			print v["wall"], v["cpu"], v["maxrss_kib"] }' "$out.br" > "$out"
+	else
+		/usr/bin/time -v -o "$out.tv" "$@" || return 1
+		awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; el = s }
+			/User time/ { u = $2 } /System time/ { sy = $2 }
+			/Maximum resident set size/ { rss = $2 } END { print el, u + sy, rss }' "$out.tv" > "$out"
+	fi
+}
+
+# timed OUTFILE cmd...: runs cmd (output discarded, errors shown when it
+# fails); OUTFILE gets "seconds maxrss_kib"
 timed() {
 	out=$1
 	shift
-	/usr/bin/time -v -o "$out.tv" "$@" > /dev/null 2> "$out.err" || { cat "$out.err" >&2; return 1; }
-	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; el = s }
-		/Maximum resident set size/ { rss = $2 } END { print el, rss }' "$out.tv" > "$out"
+	measure "$out.m" "$@" > /dev/null 2> "$out.err" || { cat "$out.err" >&2; return 1; }
+	awk '{ print $1, $3 }' "$out.m" > "$out"
 }
 
 # german_cases N OUT: German-credit-shaped cases with running ids 1..N

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench-tools.sh BUILD - make check's run of the benchmark tools that
-# `make bench` drives (bench_score, bench_csv, bench_tlog), each on a
+# `make bench` drives (bench_score, bench_csv, bench_tlog, bench_run), each on a
 # small input: they are built with -Werror and must run to the end with
 # the figures' shape.  The cases file is over 128 KiB, so that memory a
 # tool freed too early is returned to the system and reading it faults
@@ -59,5 +59,19 @@ case $out in
 "tree_size=300 id=150 hashes="*) ;;
 *) bad "bench_tlog prove: $out $(cat "$tmp/err")" ;;
 esac
-[ $fail = 0 ] && echo "bench-tools: bench_score (forest, network), bench_csv, bench_tlog ran"
+# bench_run: the command's streams and exit status pass through, and
+# its figures are the command's (a busy loop of user time, a peak of
+# RSS above 32 MiB), not bench_run's
+out=$("$build/bench_run" "$tmp/br" sh -c 'echo out; echo err >&2; exit 3' 2> "$tmp/err")
+rc=$?
+[ "$rc" = 3 ] && [ "$out" = out ] && [ "$(cat "$tmp/err")" = err ] ||
+	bad "bench_run: status $rc, out '$out', err '$(cat "$tmp/err")'"
+"$build/bench_run" "$tmp/br" awk 'BEGIN { s = "x"; while (length(s) < 33554432) s = s s; for (i = 0; i < 3000000; i++) n += i }' ||
+	bad "bench_run: awk failed"
+awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	exit !(v["wall"] > 0 && v["cpu"] >= v["user"] && v["user"] > 0.01 && v["maxrss_kib"] > 32768) }' \
+	"$tmp/br" || bad "bench_run: figures $(cat "$tmp/br")"
+"$build/bench_run" "$tmp/br" "$tmp/no-such-command" 2> /dev/null
+[ $? = 127 ] || bad "bench_run: a missing command is not status 127"
+[ $fail = 0 ] && echo "bench-tools: bench_score (forest, network), bench_csv, bench_tlog, bench_run ran"
 exit $fail
