@@ -11,19 +11,19 @@ median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]
 # OUTFILE gets "wall_seconds cpu_seconds maxrss_kib", the CPU seconds
 # user + system.  By bench_run (RBA_BENCH_RUN, which make bench sets:
 # microseconds) where there is one, else by /usr/bin/time -v
-# (hundredths, 3 % of a 0.3 s run).
+# (hundredths, 3 % of a 0.3 s run).  It sets no variable but _mo.
 measure() {
-	out=$1
+	_mo=$1
 	shift
 	if [ -n "${RBA_BENCH_RUN:-}" ] && [ -x "$RBA_BENCH_RUN" ]; then
-		"$RBA_BENCH_RUN" "$out.br" "$@" || return 1
+		"$RBA_BENCH_RUN" "$_mo.br" "$@" || return 1
 		awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-			print v["wall"], v["cpu"], v["maxrss_kib"] }' "$out.br" > "$out"
+			print v["wall"], v["cpu"], v["maxrss_kib"] }' "$_mo.br" > "$_mo"
 	else
-		/usr/bin/time -v -o "$out.tv" "$@" || return 1
+		/usr/bin/time -v -o "$_mo.tv" "$@" || return 1
 		awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; el = s }
 			/User time/ { u = $2 } /System time/ { sy = $2 }
-			/Maximum resident set size/ { rss = $2 } END { print el, u + sy, rss }' "$out.tv" > "$out"
+			/Maximum resident set size/ { rss = $2 } END { print el, u + sy, rss }' "$_mo.tv" > "$_mo"
 	fi
 }
 

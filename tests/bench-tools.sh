@@ -73,5 +73,21 @@ awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	"$tmp/br" || bad "bench_run: figures $(cat "$tmp/br")"
 "$build/bench_run" "$tmp/br" "$tmp/no-such-command" 2> /dev/null
 [ $? = 127 ] || bad "bench_run: a missing command is not status 127"
-[ $fail = 0 ] && echo "bench-tools: bench_score (forest, network), bench_csv, bench_tlog, bench_run ran"
+# bench/lib.sh's timed, through bench_run and (where there is one)
+# through /usr/bin/time: "seconds maxrss_kib" of the command
+bench_top=$top
+. "$top/bench/lib.sh"
+for via in bench_run time; do
+	case $via in
+	bench_run) RBA_BENCH_RUN=$build/bench_run ;;
+	time) [ -x /usr/bin/time ] || continue; RBA_BENCH_RUN= ;;
+	esac
+	export RBA_BENCH_RUN
+	rm -f "$tmp/t"
+	timed "$tmp/t" awk 'BEGIN { s = "x"; while (length(s) < 33554432) s = s s }' ||
+		bad "lib.sh timed via $via: failed"
+	awk '{ exit !(NF == 2 && $1 > 0 && $2 > 32768) }' "$tmp/t" 2> /dev/null ||
+		bad "lib.sh timed via $via: '$(cat "$tmp/t" 2> /dev/null)'"
+done
+[ $fail = 0 ] && echo "bench-tools: bench_score (forest, network), bench_csv, bench_tlog, bench_run, lib.sh ran"
 exit $fail
