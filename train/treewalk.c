@@ -458,10 +458,18 @@ plan(struct tw_vec *v, const struct tw_shape *tr, uint32_t ntrees, uint32_t nx)
 		r ^= r << 17;
 		v->xv[i] = (uint32_t)(r >> 32);
 	}
-	for (int pass = 0; pass < 2; pass++) /* in turns, twice */
-		for (size_t w = 0; w < nw; w++) {
+	/*
+	 * Three passes over the ways, the first not counted, each starting
+	 * one way further on.  Walks timed first come out faster than the
+	 * same walks a moment later: when they counted, the way timed
+	 * first won by about 8 % whichever it was, more than the ways
+	 * differ, and the audit then ran 4 % slower than it could.
+	 */
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = 0; i < nw; i++) {
+			size_t w = (i + (size_t)pass) % nw;
 			double dt = time_way(ways[w], v, tr, ntrees, mg);
-			if (pass == 0 || dt < t[w])
+			if (pass == 1 || (pass > 1 && dt < t[w]))
 				t[w] = dt;
 		}
 	for (size_t w = 1; w < nw; w++)

@@ -129,7 +129,7 @@ struct tw_vec {
  * rows: each tree it walks gets its vdepth and vt.  v->walk is the way
  * the environment's RBA_TREE_WALK names, else, where the path has more
  * than one, the one that walked these trees fastest when each was timed
- * in turn here (on 128 of its trees at most: about 0.5 ms).  0
+ * in turn here (on 128 of its trees at most: about 0.7 ms).  0
  * or RBA_E_NOMEM (v then holds nothing).
  */
 int tw_vectors(struct tw_shape *tr, uint32_t ntrees, const uint64_t *fnode,
