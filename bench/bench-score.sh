@@ -7,9 +7,9 @@
 # hidden layers [32, 16] trained on 30,000 such rows (credit-mlp): wall
 # time, CPU time (user + system) and peak RSS, medians of 5 runs
 # (bench/lib.sh's measure: bench_run's microseconds under make bench,
-# else /usr/bin/time -v's hundredths), each beside its anchor: the throughput target
-# (3 M cases a second, tracker issue 30) and the figure of
-# doc/benchmarks.md.  score streams its cases, so the RSS should not
+# else /usr/bin/time -v's hundredths), each beside its anchor: the
+# throughput target (3 M cases a second, tracker issue 30) and the
+# figure of doc/benchmarks.md.  score streams its cases, so the RSS should not
 # grow with the file (target < 64 MiB at 1,000,000 rows).  The binary
 # runs as users run it (two threads: a helper scores while the next
 # block is read) and with --threads 1 ("one"): the CPU seconds of the

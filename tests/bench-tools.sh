@@ -1,11 +1,12 @@
 #!/bin/sh
 # bench-tools.sh BUILD - make check's run of the benchmark tools that
-# `make bench` drives (bench_score, bench_csv, bench_tlog, bench_run), each on a
-# small input: they are built with -Werror and must run to the end with
-# the figures' shape.  The cases file is over 128 KiB, so that memory a
-# tool freed too early is returned to the system and reading it faults
-# (bench_score once encoded cases whose text it had freed).  Exit 0, or
-# 1 naming the tool that failed.
+# `make bench` drives (bench_score, bench_csv, bench_tlog, bench_run,
+# and bench/lib.sh's timed), each on a small input: they are built with
+# -Werror and must run to the end with the figures' shape.  The cases
+# file is over 128 KiB, so that memory a tool freed too early is
+# returned to the system and reading it faults (bench_score once
+# encoded cases whose text it had freed).  Exit 0, or 1 naming the tool
+# that failed.
 set -u
 build=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
