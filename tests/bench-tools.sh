@@ -76,7 +76,6 @@ awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 [ $? = 127 ] || bad "bench_run: a missing command is not status 127"
 # bench/lib.sh's timed, through bench_run and (where there is one)
 # through /usr/bin/time: "seconds maxrss_kib" of the command
-bench_top=$top
 . "$top/bench/lib.sh"
 for via in bench_run time; do
 	case $via in

@@ -4,6 +4,7 @@
  */
 #include "train/treewalk.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +208,9 @@ v8_deep(__m256i c, uint32_t level, const uint32_t *k, const uint32_t *o,
  * leave them in lane order.  pair[0] is position 32's, so the gathers
  * index from 32 pairs before it (still inside the tree: its leaves).
  */
+_Static_assert(offsetof(struct tw_tree, pair) >= 32 * sizeof(uint64_t),
+	       "v8_pairs5's base, 32 pairs before pair[0], is inside the tree");
+
 __attribute__((target("avx2"))) TW_INLINE __m256i
 v8_pairs5(__m256i c, const struct tw_tree *v, const uint32_t *x)
 {
@@ -442,7 +446,7 @@ plan(struct tw_vec *v, const struct tw_shape *tr, uint32_t ntrees, uint32_t nx)
 {
 	tw_walk_fn *ways[TW_MAXWAYS];
 	const char *names[TW_MAXWAYS], *want = getenv("RBA_TREE_WALK");
-	double t[TW_MAXWAYS] = { 0 };
+	double t[TW_MAXWAYS];
 	size_t nw = tw_ways(ways, names), best = 0;
 	float mg[TW_BLOCK] = { 0 };
 	uint64_t r = 0x9e3779b97f4a7c15u;
@@ -465,11 +469,13 @@ plan(struct tw_vec *v, const struct tw_shape *tr, uint32_t ntrees, uint32_t nx)
 	 * first won by about 8 % whichever it was, more than the ways
 	 * differ, and the audit then ran 4 % slower than it could.
 	 */
+	for (size_t w = 0; w < nw; w++)
+		t[w] = HUGE_VAL;
 	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = 0; i < nw; i++) {
 			size_t w = (i + (size_t)pass) % nw;
 			double dt = time_way(ways[w], v, tr, ntrees, mg);
-			if (pass == 1 || (pass > 1 && dt < t[w]))
+			if (pass > 0 && dt < t[w])
 				t[w] = dt;
 		}
 	for (size_t w = 1; w < nw; w++)
