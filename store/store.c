@@ -1527,3 +1527,14 @@ store_map_forget(struct store_txn *txn, const void *p, size_t n)
 	 */
 	(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
+
+void
+store_map_forget_used(struct store_txn *txn, size_t *used, const void *p,
+		      size_t n)
+{
+	*used += n;
+	if (*used < STORE_FORGET_BYTES)
+		return;
+	*used = 0;
+	store_map_forget(txn, p, n);
+}

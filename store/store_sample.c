@@ -1014,6 +1014,7 @@ sample_stream_piped(struct store_txn *txn, const char *version,
 	struct rba_hasher whole, lh;
 	uint8_t *buf[2];
 	uint64_t cases = 0, size = 0;
+	size_t used = 0;
 	uint32_t i = 0;
 	int rc, recheck = 0, whole_ok;
 
@@ -1044,8 +1045,8 @@ sample_stream_piped(struct store_txn *txn, const char *version,
 		}
 		/* the helper is past chunk i - 1: its record may go */
 		if (i > 0)
-			store_map_forget(txn, cs[(i + 1) % 2].rec,
-					 cs[(i + 1) % 2].rec_len);
+			store_map_forget_used(txn, &used, cs[(i + 1) % 2].rec,
+					      cs[(i + 1) % 2].rec_len);
 		if (i + 1 < s->chunks) {
 			struct store_chunk *cn = &cs[(i + 1) % 2];
 			rc = chunk_get_as(txn, version, s->generation, i + 1,
@@ -1115,6 +1116,7 @@ sample_read(struct store_txn *txn, const char *version,
 	ZSTD_DCtx *dctx = NULL;
 	uint8_t *buf[2] = { NULL, NULL }, *out;
 	uint64_t cases = 0, size = 0;
+	size_t used = 0;
 	uint32_t i = 0;
 	char why[200];
 	int rc, recheck = 0, whole_ok;
@@ -1164,8 +1166,8 @@ sample_read(struct store_txn *txn, const char *version,
 					   once ? c : NULL);
 		/* the job before this one is done: its record may go */
 		if (i > 0)
-			store_map_forget(txn, cs[(i + 1) % 2].rec,
-					 cs[(i + 1) % 2].rec_len);
+			store_map_forget_used(txn, &used, cs[(i + 1) % 2].rec,
+					      cs[(i + 1) % 2].rec_len);
 		rba_hasher_update(&lh, c->digest, RBA_DIGEST_LEN);
 		cases += c->aux;
 		size += c->size;
