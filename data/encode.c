@@ -1,6 +1,8 @@
 /* encode.c - feature encoding, split and standardization. */
 #include "data/encode.h"
 
+#include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -937,6 +939,88 @@ encode_standardize(const struct encode_spec *spec, const float *raw, size_t n,
 		for (; f < nf; f++)
 			o[f] = (x[f] - mean[f]) / scale[f];
 	}
+}
+
+/*
+ * Floats in order: ord_of(a) < ord_of(b) exactly when a < b, or a is -0
+ * and b +0; float_of undoes it.
+ */
+static uint32_t
+ord_of(float v)
+{
+	uint32_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u & 0x80000000u ? ~u : u | 0x80000000u;
+}
+
+static float
+float_of(uint32_t o)
+{
+	uint32_t u = o & 0x80000000u ? o & 0x7fffffffu : ~o;
+	float v;
+
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+/*
+ * The least finite v, in float order, whose standardization x (as
+ * encode_standardize computes it) is at least t (above t where strict),
+ * as ord_of gives it; ord_of(+inf) where none is.  x(v) is monotone in
+ * v (see encode.h), so the finite floats split into those below and
+ * those at or above, and 32 halvings find the edge.  (x of -0 and of +0
+ * compare equal, so the edge is never between them.)
+ */
+static uint32_t
+least_at(float mean, float scale, float t, int strict)
+{
+	uint32_t lo = ord_of(-FLT_MAX), hi = ord_of(FLT_MAX) + 1;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		float x = (float_of(mid) - mean) / scale;
+		if (strict ? x > t : x >= t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static int
+raw_ok(const struct encode_spec *spec, uint32_t f)
+{
+	float m = spec->mean[f], s = spec->scale[f];
+
+	return isfinite(m) && isfinite(s) && s > 0.0f;
+}
+
+int
+encode_raw_bounds(const struct encode_spec *spec, uint32_t f, float *lo,
+		  float *hi)
+{
+	float m = spec->mean[f], s = spec->scale[f];
+	uint32_t a, b;
+
+	if (!raw_ok(spec, f))
+		return -1;
+	a = least_at(m, s, -FLT_MAX, 0);
+	b = least_at(m, s, FLT_MAX, 1);
+	if (a >= b) /* (a is ord_of(-FLT_MAX) or more: b - 1 cannot wrap) */
+		return -1;
+	*lo = float_of(a);
+	*hi = float_of(b - 1);
+	return 0;
+}
+
+float
+encode_raw_threshold(const struct encode_spec *spec, uint32_t f, float t)
+{
+	assert(raw_ok(spec, f));
+	if (t != t)
+		return t; /* nothing is below it, raw or standardized */
+	return float_of(least_at(spec->mean[f], spec->scale[f], t, 0));
 }
 
 static int

@@ -185,6 +185,29 @@ void encode_standardize(const struct encode_spec *spec, const float *raw,
 			size_t n, float *out);
 
 /*
+ * Standardization seen from a forest's splits.  With a finite mean and
+ * a finite scale above 0, x(v) = (v - mean) / scale as
+ * encode_standardize computes it never decreases as v grows (an IEEE
+ * subtraction and a division by a positive number each round
+ * monotonically), so a split "x < t" is a split on the raw value.
+ *
+ * encode_raw_bounds: the least and the greatest finite raw value of
+ * numeric feature f whose x is finite, into *lo and *hi (every finite v
+ * between them has a finite x; no other v has); -1, with nothing
+ * written, where f's mean or scale is not as above.
+ *
+ * encode_raw_threshold (only where encode_raw_bounds gives 0): the raw
+ * t' of split threshold t, such that for every v from lo to hi, v < t'
+ * exactly when x(v) < t.  It is the least finite v whose x is at least
+ * t (+inf where none is); a NaN threshold, below which nothing is,
+ * stays NaN.
+ */
+int encode_raw_bounds(const struct encode_spec *spec, uint32_t f, float *lo,
+		      float *hi);
+float encode_raw_threshold(const struct encode_spec *spec, uint32_t f,
+			   float t);
+
+/*
  * Whether raw value v of numeric feature f (< nfeatures) standardizes, as
  * encode_standardize computes it, to a finite float32.  0; else
  * RBA_E_SCHEMA (the model cannot take the case, as it cannot take an

@@ -28,6 +28,9 @@ struct sc_col {
 typedef int standardize_fn(const float *restrict v, uint32_t n,
 			   float mean, float scale, float *restrict x);
 static standardize_fn *standardize_pick(void);
+typedef int inside_fn(const float *restrict v, uint32_t n, float lo,
+		      float hi);
+static inside_fn *inside_pick(void);
 
 struct sample_scorer {
 	const struct artifact *a;
@@ -51,6 +54,12 @@ struct sample_scorer {
 	float *raw;	/* fallback: SCORE_BLOCK x nfeat */
 	float *xc;	/* the column path: nfeat x SCORE_ROWS inputs, or
 			 * NULL (see run_cols) */
+	/* the column path of a forest of our own, raw (raw_setup) */
+	int raw_tried;
+	struct rebuild_sparse *sp_raw; /* NULL: none */
+	struct rebuild_tree_node *raw_nodes;
+	float *raw_lo, *raw_hi; /* per feature: encode_raw_bounds */
+	inside_fn *inside;	/* the widest vectors' */
 };
 
 void
@@ -59,6 +68,10 @@ sample_scorer_free(struct sample_scorer *sc)
 	if (sc == NULL)
 		return;
 	rebuild_sparse_free(sc->sp);
+	rebuild_sparse_free(sc->sp_raw);
+	free(sc->raw_nodes);
+	free(sc->raw_lo);
+	free(sc->raw_hi);
 	free(sc->xon);
 	free(sc->cols);
 	free(sc->tx0);
@@ -151,6 +164,7 @@ sample_scorer_new(const struct artifact *a, struct sample_scorer **out,
 		return RBA_E_NOMEM;
 	sc->a = a;
 	sc->standardize = standardize_pick();
+	sc->inside = inside_pick();
 	sc->floats = sample_floats_pick();
 	sc->nclasses = a->spec.nclasses;
 	sc->nfeat = a->spec.nfeatures;
@@ -401,6 +415,49 @@ static standardize_fn *
 standardize_pick(void)
 {
 	return KERNEL_ISA_PICK(standardize);
+}
+
+/* 1 when lo <= v[i] <= hi for every i < n (a NaN is not): the lanes'
+ * verdicts anded in vectors, the vectors' lanes at the end */
+typedef float sc_vf __attribute__((vector_size(32)));
+typedef int32_t sc_vi __attribute__((vector_size(32)));
+
+static inline __attribute__((always_inline)) int
+inside_body(const float *restrict v, uint32_t n, float lo, float hi)
+{
+	const sc_vf l = { lo, lo, lo, lo, lo, lo, lo, lo };
+	const sc_vf h = { hi, hi, hi, hi, hi, hi, hi, hi };
+	sc_vi a = (sc_vi){ 0 } - 1, b = a;
+	uint32_t i = 0;
+	int ok = 1;
+
+	for (; i + 16 <= n; i += 16) {
+		sc_vf x, y;
+		memcpy(&x, v + i, sizeof(x));
+		memcpy(&y, v + i + 8, sizeof(y));
+		a &= (x >= l) & (x <= h);
+		b &= (y >= l) & (y <= h);
+	}
+	a &= b;
+	for (uint32_t j = 0; j < 8; j++)
+		ok &= a[j] != 0;
+	for (; i < n; i++)
+		ok &= (v[i] >= lo) & (v[i] <= hi);
+	return ok;
+}
+
+#define INSIDE(SFX, ATTR)                                                      \
+	ATTR static int inside_##SFX(const float *restrict v, uint32_t n,      \
+				     float lo, float hi)                       \
+	{                                                                      \
+		return inside_body(v, n, lo, hi);                              \
+	}
+KERNEL_ISA_EACH(INSIDE)
+
+static inside_fn *
+inside_pick(void)
+{
+	return KERNEL_ISA_PICK(inside);
 }
 
 /* Model column k's n (at most SCORE_ROWS) values from case i0 on,
@@ -787,13 +844,91 @@ run_terms(struct sample_scorer *sc, const struct sample_chunk *c,
  * cannot take sends the chunk down the terms' path from its start,
  * whose first error is then the one reported.
  */
+/*
+ * The raw column path: a forest of our own whose inputs are all numbers
+ * splits x < t on x = (v - mean) / scale, which is the split v < t' on
+ * the raw value v (encode_raw_threshold), for every v whose x is finite.
+ * A copy of the forest with those thresholds (sp_raw) reads the raw
+ * values, converted as numbers_fast converts them, without the
+ * division: every case goes to the same leaves, so the scores are the
+ * same bits.  A block with a value outside its feature's bounds
+ * (encode_raw_bounds: where x is not finite, or missing) is made and
+ * scored as before.  Set up at the first column chunk, and left off
+ * (sp_raw NULL) for anything else, or where out of memory.
+ */
+static void
+raw_setup(struct sample_scorer *sc)
+{
+	const struct artifact *a = sc->a;
+	const struct encode_spec *spec = &a->spec;
+	const struct rebuild_forest *f = &a->model.forest;
+	struct rebuild_model m;
+	size_t nn;
+	uint32_t nf = spec->nfeatures;
+
+	sc->raw_tried = 1;
+	if (a->model.kind != REBUILD_KIND_GBDT ||
+	    f->rules != REBUILD_FOREST_OWN || rebuild_forest_has_cats(f) ||
+	    f->nfeatures != nf || nf == 0 || sc->ncols != nf)
+		return;
+	sc->raw_lo = malloc(nf * sizeof(float));
+	sc->raw_hi = malloc(nf * sizeof(float));
+	nn = f->tree_start[f->ntrees];
+	sc->raw_nodes = malloc((nn ? nn : 1) * sizeof(*sc->raw_nodes));
+	if (sc->raw_lo == NULL || sc->raw_hi == NULL || sc->raw_nodes == NULL)
+		return;
+	for (uint32_t k = 0; k < nf; k++)
+		if (encode_raw_bounds(spec, k, &sc->raw_lo[k],
+				      &sc->raw_hi[k]) != 0)
+			return;
+	memcpy(sc->raw_nodes, f->nodes, nn * sizeof(*sc->raw_nodes));
+	for (size_t i = 0; i < nn; i++) {
+		struct rebuild_tree_node *q = &sc->raw_nodes[i];
+		if (q->feature != REBUILD_TREE_LEAF)
+			q->threshold = encode_raw_threshold(spec, q->feature,
+							    q->threshold);
+	}
+	m = a->model;
+	m.forest.nodes = sc->raw_nodes;
+	if (rebuild_sparse_new(a->abi, &m, &sc->sp_raw) != 0 ||
+	    !rebuild_sparse_takes_cols(sc->sp_raw)) {
+		rebuild_sparse_free(sc->sp_raw);
+		sc->sp_raw = NULL;
+	}
+}
+
+/* Cases i0 .. i0 + n - 1 of every column, raw, into xc: 1 when every
+ * value is within its feature's bounds. */
+static int
+raw_block(struct sample_scorer *sc, const struct sample_chunk *c,
+	  uint32_t i0, uint32_t n)
+{
+	for (uint32_t k = 0; k < sc->ncols; k++) {
+		uint32_t f = sc->cols[k].f0;
+		float *xf = sc->xc + (size_t)f * SCORE_ROWS;
+		sc->floats(&c->cols[sc->cols[k].src], i0, n, xf);
+		if (!sc->inside(xf, n, sc->raw_lo[f], sc->raw_hi[f]))
+			return 0;
+	}
+	return 1;
+}
+
 static int
 run_cols(struct sample_scorer *sc, const struct sample_chunk *c, float *probs,
 	 uint32_t *bad_case, struct rba_detail *d)
 {
+	if (!sc->raw_tried)
+		raw_setup(sc);
 	for (uint32_t i0 = 0; i0 < c->ncases; i0 += SCORE_ROWS) {
 		uint32_t n = c->ncases - i0 < SCORE_ROWS ? c->ncases - i0
 							 : SCORE_ROWS;
+		if (sc->sp_raw != NULL && raw_block(sc, c, i0, n)) {
+			rebuild_sparse_score_cols(sc->sp_raw, sc->xc,
+						  SCORE_ROWS, n,
+						  probs + (size_t)i0 *
+								  sc->nclasses);
+			continue;
+		}
 		for (uint32_t k = 0; k < sc->ncols; k++) {
 			float *xf = sc->xc + (size_t)sc->cols[k].f0 * SCORE_ROWS;
 			if (!numbers_fast(sc, c, k, i0, n, xf) &&

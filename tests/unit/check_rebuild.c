@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1194,6 +1195,137 @@ START_TEST(test_encoder)
 }
 END_TEST
 
+/* the float n places after v in float order (n may be negative) */
+static float
+float_step(float v, int n)
+{
+	uint32_t u, o;
+
+	memcpy(&u, &v, sizeof(u));
+	o = u & 0x80000000u ? ~u : u | 0x80000000u;
+	o += (uint32_t)n;
+	u = o & 0x80000000u ? o & 0x7fffffffu : ~o;
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+/*
+ * encode_raw_threshold and encode_raw_bounds against encode_standardize
+ * itself: for standardizations of every kind (identity, wide, narrow,
+ * huge mean, subnormal scale) and thresholds at, near and far from the
+ * values, every raw value within the bounds goes below t' exactly when
+ * its standardized value goes below t, the bounds are the edges of the
+ * finite, and a scale that is not positive and finite is refused.
+ */
+START_TEST(test_encode_raw_thresholds)
+{
+	static const float ms[][2] = {
+		{ 0.0f, 1.0f },	     { 3.5f, 0.001f },	  { -2.25f, 7.5f },
+		{ 12345.678f, 0.37f }, { -1e30f, 1e-5f },  { 1e-40f, 1e-38f },
+		{ 0.0f, 1e-45f },    { 5e37f, 3e-3f },	  { -0.0f, 3.0f },
+		{ 0.1f, 1e20f },
+	};
+	struct encode_spec s;
+	uint64_t st = 20261205;
+	float mean, scale, lo, hi;
+	long checked = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.nfeatures = 1;
+	s.mean = &mean;
+	s.scale = &scale;
+	for (size_t c = 0; c < sizeof(ms) / sizeof(ms[0]); c++) {
+		float ts[64], vs[96];
+		size_t nt = 0, nv = 0;
+		mean = ms[c][0];
+		scale = ms[c][1];
+		ck_assert_int_eq(encode_raw_bounds(&s, 0, &lo, &hi), 0);
+		ck_assert(lo <= hi);
+		/* the edges of the finite */
+		float xl, xh, xo;
+		encode_standardize(&s, &lo, 1, &xl);
+		encode_standardize(&s, &hi, 1, &xh);
+		ck_assert(isfinite(xl) && isfinite(xh));
+		if (lo > -FLT_MAX) {
+			float b = float_step(lo, -1);
+			encode_standardize(&s, &b, 1, &xo);
+			ck_assert(!isfinite(xo));
+		}
+		if (hi < FLT_MAX) {
+			float b = float_step(hi, 1);
+			encode_standardize(&s, &b, 1, &xo);
+			ck_assert(!isfinite(xo));
+		}
+		/* thresholds: special ones, and the x of values about */
+		ts[nt++] = 0.0f;
+		ts[nt++] = -0.0f;
+		ts[nt++] = INFINITY;
+		ts[nt++] = -INFINITY;
+		ts[nt++] = NAN;
+		ts[nt++] = FLT_MAX;
+		ts[nt++] = -FLT_MAX;
+		ts[nt++] = xl;
+		ts[nt++] = xh;
+		while (nt < 64) {
+			uint32_t r = (uint32_t)(rng_mix64(st++) >> 32);
+			float v = lo + (hi - lo) * ((float)(r >> 8) / 16777216.0f), x;
+			if (!isfinite(v))
+				v = (float)(r % 2001) - 1000.0f;
+			encode_standardize(&s, &v, 1, &x);
+			ts[nt++] = float_step(x, (int)(r % 5) - 2);
+		}
+		for (size_t i = 0; i < nt; i++) {
+			float t = ts[i], tr = encode_raw_threshold(&s, 0, t);
+			if (t != t) {
+				ck_assert(tr != tr);
+				continue;
+			}
+			/* the values: around t', the bounds, zeros, random */
+			nv = 0;
+			for (int k = -3; k <= 3; k++)
+				if (isfinite(tr))
+					vs[nv++] = float_step(tr, k);
+			vs[nv++] = lo;
+			vs[nv++] = hi;
+			vs[nv++] = 0.0f;
+			vs[nv++] = -0.0f;
+			vs[nv++] = mean;
+			while (nv < 96) {
+				uint32_t r = (uint32_t)(rng_mix64(st++) >> 32);
+				uint32_t u = r & 0x7f7fffffu; /* finite */
+				float v;
+				memcpy(&v, &u, sizeof(v));
+				vs[nv++] = (r & 1) ? v : (float)(r % 4001) / 8.0f - 250.0f;
+			}
+			for (size_t j = 0; j < nv; j++) {
+				float v = vs[j], x;
+				if (!(v >= lo && v <= hi))
+					continue;
+				encode_standardize(&s, &v, 1, &x);
+				ck_assert_msg((v < tr) == (x < t),
+					      "mean %g scale %g t %a: v %a (x %a) "
+					      "against t' %a", (double)mean,
+					      (double)scale, (double)t,
+					      (double)v, (double)x, (double)tr);
+				checked++;
+			}
+		}
+	}
+	ck_assert_int_gt(checked, 10000);
+	/* refused: a scale not above 0, or not finite; a mean not finite */
+	mean = 0.0f;
+	scale = 0.0f;
+	ck_assert_int_eq(encode_raw_bounds(&s, 0, &lo, &hi), -1);
+	scale = -1.0f;
+	ck_assert_int_eq(encode_raw_bounds(&s, 0, &lo, &hi), -1);
+	scale = INFINITY;
+	ck_assert_int_eq(encode_raw_bounds(&s, 0, &lo, &hi), -1);
+	scale = 1.0f;
+	mean = NAN;
+	ck_assert_int_eq(encode_raw_bounds(&s, 0, &lo, &hi), -1);
+}
+END_TEST
+
 /* Twelve rows of a column of small spread (sd 0.497 over the first
  * nine, the training rows of a tail split of 0.25); the row at line
  * big_line holds big (NULL: none).  The text, in *b, is the caller's to
@@ -1974,6 +2106,7 @@ suite_rebuild(void)
 	tcase_add_test(tc, test_auc);
 	tcase_add_test(tc, test_evaluate_probs);
 	tcase_add_test(tc, test_encoder);
+	tcase_add_test(tc, test_encode_raw_thresholds);
 	tcase_add_test(tc, test_encode_fit_consume);
 	tcase_add_test(tc, test_encode_range);
 	tcase_add_test(tc, test_encode_table_numbers);
