@@ -101,6 +101,48 @@ gb_keys(const float *v, size_t n, uint32_t *k)
 }
 
 /*
+ * gb_keys for the vector walks as well: k[i] = gb_key(v[i], 0) and kv[i]
+ * = k[i] ^ TW_SIGN (tw_block_keys) in one pass, compiled for each strict
+ * path (integer operations: the same keys at any width).
+ */
+typedef void gb_keys_both_fn(const float *restrict v, size_t n,
+			     uint32_t *restrict k, uint32_t *restrict kv);
+
+typedef float gb_vf8 __attribute__((vector_size(32), aligned(4), may_alias));
+typedef uint32_t gb_vu8 __attribute__((vector_size(32), aligned(4), may_alias));
+typedef int32_t gb_vi8 __attribute__((vector_size(32), aligned(4), may_alias));
+
+static inline __attribute__((always_inline)) void
+keys_both_body(const float *restrict v, size_t n, uint32_t *restrict k,
+	       uint32_t *restrict kv)
+{
+	const gb_vu8 top = (gb_vu8){ 0 } + 0x80000000u;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		gb_vf8 f = GB_LD(gb_vf8, v + i) + 0.0f; /* -0 is +0 */
+		gb_vu8 u = (gb_vu8)f, key;
+		key = u ^ ((gb_vu8)((gb_vi8)u >> 31) | top);
+		key |= (gb_vu8)(f != f); /* a NaN: UINT32_MAX */
+		*(gb_vu8 *)(void *)(k + i) = key;
+		*(gb_vu8 *)(void *)(kv + i) = key ^ TW_SIGN;
+	}
+	for (; i < n; i++) {
+		k[i] = gb_key(v[i], 0);
+		kv[i] = k[i] ^ TW_SIGN;
+	}
+}
+
+#define GB_KEYS_BOTH(SFX, ATTR)                                                \
+	ATTR static void gb_keys_both_##SFX(const float *restrict v, size_t n, \
+					    uint32_t *restrict k,              \
+					    uint32_t *restrict kv)             \
+	{                                                                      \
+		keys_both_body(v, n, k, kv);                                   \
+	}
+KERNEL_ISA_EACH(GB_KEYS_BOTH)
+
+/*
  * The key one below a threshold's: an input key is above it exactly when
  * it is not below the threshold's.  Input keys are never below
  * gb_key(-inf) = 0x007fffff, so a NaN threshold (key 0, nothing below
@@ -132,6 +174,7 @@ struct gb_sparse {
 	uint32_t *rows; /* GB_SCORE_BLOCK x nterms (nterms <= nfeat) */
 	uint32_t *keys; /* the same: the terms' keys */
 	struct tw_vec vec; /* the vector walks (vec.walk NULL: none) */
+	gb_keys_both_fn *keys_both; /* the strict path's */
 };
 
 static void
@@ -327,17 +370,19 @@ gb_block_fill(struct gb_sparse *s, const float *tx, const uint32_t *row,
  * (two a visit with one margin each), the others a level at a time.
  */
 static inline __attribute__((always_inline)) void
-gb_block_trees(struct gb_sparse *s, size_t nb, size_t nl)
+gb_block_trees(struct gb_sparse *s, size_t nb, size_t nl, int keyed)
 {
 	uint32_t K = s->K;
 	const uint32_t *xs = s->x;
 	float *mg = s->mg;
 	uint32_t cur[GB_SCORE_BLOCK];
 
-	/* the vector walks read their own keys, and add to every lane's
-	 * margin */
+	/* the vector walks read their own keys (made with xs's where
+	 * keyed), and add to every lane's margin */
 	if (s->vec.walk != NULL) {
-		tw_block_keys(xs, (size_t)s->nx * GB_SCORE_BLOCK, s->vec.xv);
+		if (!keyed)
+			tw_block_keys(xs, (size_t)s->nx * GB_SCORE_BLOCK,
+				      s->vec.xv);
 		nl = GB_SCORE_BLOCK;
 	}
 	for (size_t j = 0; j < nl; j++)
@@ -462,7 +507,7 @@ gb_sparse_score(struct rebuild_sparse *sp, const float *tx, const uint32_t *row,
 		size_t nb = ncases - c0 < GB_SCORE_BLOCK ? ncases - c0
 							  : GB_SCORE_BLOCK;
 		gb_block_fill(s, tx, row, nterms, c0, nb);
-		gb_block_trees(s, nb, gb_lanes(nb));
+		gb_block_trees(s, nb, gb_lanes(nb), 0);
 		gb_block_probs(s, nb, probs + c0 * s->C);
 		gb_block_clear(s, nterms, nb, nall);
 	}
@@ -483,23 +528,34 @@ gb_sparse_score_cols(struct rebuild_sparse *sp, const float *x, size_t ld,
 	struct gb_sparse *s = (struct gb_sparse *)sp;
 	uint32_t *xs = s->x;
 	const size_t nall = (size_t)s->nx * GB_SCORE_BLOCK;
+	uint32_t *xv = s->vec.walk != NULL ? s->vec.xv : NULL;
 
 	for (size_t c0 = 0; c0 < ncases; c0 += GB_SCORE_BLOCK) {
 		size_t nb = ncases - c0 < GB_SCORE_BLOCK ? ncases - c0
 							  : GB_SCORE_BLOCK;
 		for (uint32_t f = 0; f < s->nfeat; f++) {
-			uint32_t *kf = xs + (size_t)f * GB_SCORE_BLOCK;
+			size_t at = (size_t)f * GB_SCORE_BLOCK;
+			uint32_t *kf = xs + at;
 			uint32_t lr = s->lrow[f];
-			gb_keys(x + (size_t)f * ld + c0, nb, kf);
+			if (xv != NULL)
+				s->keys_both(x + (size_t)f * ld + c0, nb, kf,
+					     xv + at);
+			else
+				gb_keys(x + (size_t)f * ld + c0, nb, kf);
 			/* the left copy: a missing input (key UINT32_MAX,
 			 * above every threshold) is 0 there, below every
 			 * one */
-			if (lr != UINT32_MAX)
-				for (size_t j = 0; j < nb; j++)
-					xs[(size_t)lr * GB_SCORE_BLOCK + j] =
-						kf[j] == UINT32_MAX ? 0 : kf[j];
+			if (lr == UINT32_MAX)
+				continue;
+			at = (size_t)lr * GB_SCORE_BLOCK;
+			for (size_t j = 0; j < nb; j++) {
+				uint32_t k = kf[j] == UINT32_MAX ? 0 : kf[j];
+				xs[at + j] = k;
+				if (xv != NULL)
+					xv[at + j] = k ^ TW_SIGN;
+			}
 		}
-		gb_block_trees(s, nb, gb_lanes(nb));
+		gb_block_trees(s, nb, gb_lanes(nb), xv != NULL);
 		gb_block_probs(s, nb, probs + c0 * s->C);
 	}
 	gb_x_zero(s, nall);
@@ -766,6 +822,7 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	s->K = f->ngroups;
 	s->ntrees = f->ntrees;
 	s->ks = kernel_strict();
+	s->keys_both = KERNEL_ISA_PICK(gb_keys_both);
 	s->base = malloc(s->K * sizeof(float));
 	s->tree = calloc(s->ntrees, sizeof(*s->tree));
 	s->nodes = malloc(nn * sizeof(*s->nodes));

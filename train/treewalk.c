@@ -555,7 +555,7 @@ tw_vectors(struct tw_shape *tr, uint32_t ntrees, const uint64_t *fnode,
 	if (n == 0)
 		return 0;
 	v->tree = aligned_alloc(64, n * sizeof(struct tw_tree));
-	v->xv = malloc((size_t)TW_BLOCK * (nx ? nx : 1) * sizeof(uint32_t));
+	v->xv = calloc((size_t)TW_BLOCK * (nx ? nx : 1), sizeof(uint32_t));
 	if (v->tree == NULL || v->xv == NULL) {
 		tw_vec_free(v);
 		return RBA_E_NOMEM;
