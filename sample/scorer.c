@@ -833,18 +833,6 @@ run_terms(struct sample_scorer *sc, const struct sample_chunk *c,
 }
 
 /*
- * The column path: a model of numbers alone, scored by a scorer that
- * takes its inputs by columns (rebuild_sparse_takes_cols), and a chunk
- * whose columns for it are all number columns.  A block's values of
- * each column are converted and standardized straight into its
- * feature's row of xc, as prepare_numbers_fast makes each term, and the
- * scorer reads the rows as they are: the same inputs, the same scores,
- * without a term listed.  A block of a column with a missing value is
- * made value by value, as prepare_numbers makes it; a case the model
- * cannot take sends the chunk down the terms' path from its start,
- * whose first error is then the one reported.
- */
-/*
  * The raw column path: a forest of our own whose inputs are all numbers
  * splits x < t on x = (v - mean) / scale, which is the split v < t' on
  * the raw value v (encode_raw_threshold), for every v whose x is finite.
@@ -913,6 +901,19 @@ raw_block(struct sample_scorer *sc, const struct sample_chunk *c,
 	return 1;
 }
 
+/*
+ * The column path: a model of numbers alone, scored by a scorer that
+ * takes its inputs by columns (rebuild_sparse_takes_cols), and a chunk
+ * whose columns for it are all number columns.  A block's values of
+ * each column are converted and standardized straight into its
+ * feature's row of xc, as prepare_numbers_fast makes each term, and the
+ * scorer reads the rows as they are: the same inputs, the same scores,
+ * without a term listed (a forest of our own reads them raw, where it
+ * can: raw_setup).  A block of a column with a missing value is
+ * made value by value, as prepare_numbers makes it; a case the model
+ * cannot take sends the chunk down the terms' path from its start,
+ * whose first error is then the one reported.
+ */
 static int
 run_cols(struct sample_scorer *sc, const struct sample_chunk *c, float *probs,
 	 uint32_t *bad_case, struct rba_detail *d)
