@@ -22,14 +22,16 @@ fail=0
 for csv in german-credit.csv german-credit-numeric.csv; do
 	"$native" -S "$st" snapshot add "$top/fixtures/$csv" > /dev/null || exit 2
 done
-for v in german-numeric-logistic german-categorical-mlp german-categorical-gbdt; do
+for v in german-numeric-logistic german-categorical-mlp german-categorical-gbdt \
+	german-numeric-gbdt; do
 	case $v in german-numeric-*) csv=german-credit-numeric.csv ;; *) csv=german-credit.csv ;; esac
 	"$native" -S "$st" -q register "$top/fixtures/pins/$v.yaml" --policy "$pol" > /dev/null || exit 2
 	"$native" -S "$st" -q sample add "$v" "$top/fixtures/$csv" || exit 2
 done
 "$@" -S "$st" store check > "$tmp/out" 2>&1 || {
 	echo "cross-audit: FAIL store check there:"; cat "$tmp/out"; exit 1; }
-for v in german-numeric-logistic german-categorical-mlp german-categorical-gbdt; do
+for v in german-numeric-logistic german-categorical-mlp german-categorical-gbdt \
+	german-numeric-gbdt; do
 	if ! "$@" -S "$st" --json audit "$v" > "$tmp/out" 2> "$tmp/err"; then
 		echo "cross-audit: FAIL audit $v there: $(cat "$tmp/err")"
 		fail=1
