@@ -57,7 +57,6 @@ struct sample_scorer {
 	/* the column path of a forest of our own, raw (raw_setup) */
 	int raw_tried;
 	struct rebuild_sparse *sp_raw; /* NULL: none */
-	struct rebuild_tree_node *raw_nodes;
 	float *raw_lo, *raw_hi; /* per feature: encode_raw_bounds */
 	inside_fn *inside;	/* the widest vectors' */
 };
@@ -69,7 +68,6 @@ sample_scorer_free(struct sample_scorer *sc)
 		return;
 	rebuild_sparse_free(sc->sp);
 	rebuild_sparse_free(sc->sp_raw);
-	free(sc->raw_nodes);
 	free(sc->raw_lo);
 	free(sc->raw_hi);
 	free(sc->xon);
@@ -850,6 +848,7 @@ raw_setup(struct sample_scorer *sc)
 	const struct artifact *a = sc->a;
 	const struct encode_spec *spec = &a->spec;
 	const struct rebuild_forest *f = &a->model.forest;
+	struct rebuild_tree_node *nodes = NULL;
 	struct rebuild_model m;
 	size_t nn;
 	uint32_t nf = spec->nfeatures;
@@ -861,28 +860,29 @@ raw_setup(struct sample_scorer *sc)
 		return;
 	sc->raw_lo = malloc(nf * sizeof(float));
 	sc->raw_hi = malloc(nf * sizeof(float));
-	nn = f->tree_start[f->ntrees];
-	sc->raw_nodes = malloc((nn ? nn : 1) * sizeof(*sc->raw_nodes));
-	if (sc->raw_lo == NULL || sc->raw_hi == NULL || sc->raw_nodes == NULL)
+	if (sc->raw_lo == NULL || sc->raw_hi == NULL)
 		return;
 	for (uint32_t k = 0; k < nf; k++)
 		if (encode_raw_bounds(spec, k, &sc->raw_lo[k],
 				      &sc->raw_hi[k]) != 0)
 			return;
-	memcpy(sc->raw_nodes, f->nodes, nn * sizeof(*sc->raw_nodes));
-	for (size_t i = 0; i < nn; i++) {
-		struct rebuild_tree_node *q = &sc->raw_nodes[i];
-		if (q->feature != REBUILD_TREE_LEAF)
-			q->threshold = encode_raw_threshold(spec, q->feature,
-							    q->threshold);
-	}
+	nn = f->tree_start[f->ntrees];
+	if ((nodes = malloc((nn ? nn : 1) * sizeof(*nodes))) == NULL)
+		return;
+	memcpy(nodes, f->nodes, nn * sizeof(*nodes));
+	for (size_t i = 0; i < nn; i++)
+		if (nodes[i].feature != REBUILD_TREE_LEAF)
+			nodes[i].threshold = encode_raw_threshold(
+				spec, nodes[i].feature, nodes[i].threshold);
+	/* rebuild_sparse_new copies what it needs: nodes may go after */
 	m = a->model;
-	m.forest.nodes = sc->raw_nodes;
+	m.forest.nodes = nodes;
 	if (rebuild_sparse_new(a->abi, &m, &sc->sp_raw) != 0 ||
 	    !rebuild_sparse_takes_cols(sc->sp_raw)) {
 		rebuild_sparse_free(sc->sp_raw);
 		sc->sp_raw = NULL;
 	}
+	free(nodes);
 }
 
 /* Cases i0 .. i0 + n - 1 of every column, raw, into xc: 1 when every
