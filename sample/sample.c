@@ -798,12 +798,6 @@ nums_copy(const uint8_t *p, uint8_t r, size_t from, size_t cnt, double *out)
 #define FROM_F32(i) ((float)num_at(p, REPR_F32, i))
 #define FROM_REPR_F64(i) ((float)num_at(p, REPR_F64, i))
 
-/*
- * out[i] = (float)num_at(p, r, from + i) for i below cnt, or (float)
- * num[from + i] where p is NULL.  An integer goes to float in one
- * rounding, of its exact value, as by way of the double it reads as
- * (every int32 is exactly a double): the same float.
- */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 typedef int32_t fl_vi __attribute__((vector_size(32)));
 typedef float fl_vf __attribute__((vector_size(32)));
@@ -830,6 +824,12 @@ typedef double fl_vd __attribute__((vector_size(64)));
 #define FLOATS_WIDE(T, VT, CONV) FLOATS_LOOP(CONV)
 #endif
 
+/*
+ * out[i] = (float)num_at(p, r, from + i) for i below cnt, or (float)
+ * num[from + i] where p is NULL.  An integer goes to float in one
+ * rounding, of its exact value, as by way of the double it reads as
+ * (every int32 is exactly a double): the same float.
+ */
 static inline __attribute__((always_inline)) void
 floats_body(const double *restrict num, const uint8_t *restrict p, uint8_t r,
 	    size_t from, size_t cnt, float *restrict out)

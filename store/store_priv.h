@@ -418,8 +418,7 @@ void store_map_forget(struct store_txn *txn, const void *p, size_t n);
  * *used and forgets (then zeroes *used) only once STORE_FORGET_BYTES have
  * been used since.  A drop costs a walk of the map's page tables and, on
  * every other CPU running one of this process's threads, a TLB flush:
- * done for each of a sample's megabyte chunks, it was 4 % of an audit's
- * pass.
+ * done after each of a sample's chunks, it was 4 % of an audit's pass.
  */
 #define STORE_FORGET_BYTES (4u << 20)
 void store_map_forget_used(struct store_txn *txn, size_t *used,
