@@ -361,6 +361,64 @@ ref_chunk(void *ctx, uint32_t chunk_no, const struct sample_chunk *c)
 }
 
 /*
+ * A forest of numbers alone read raw (sample/scorer.c's raw_setup) where
+ * its splits tie with the cases: every numeric feature gets another
+ * standardization, and every split the standardized value of a whole
+ * number near its raw threshold (German credit's numbers are whole),
+ * that value's neighbour above or below for one split in three each, so
+ * that many cases land exactly on a threshold or one float from it.
+ * The scorer must still give artifact_score's bits, on every path.
+ */
+static void
+check_raw_ties(struct artifact *a, struct ref *r, struct store_txn *t,
+	       const char *version, const struct sample_layout *l)
+{
+	struct rebuild_forest *f = &a->model.forest;
+	uint32_t nf = a->spec.nfeatures;
+	float mean0[REBUILD_MAX_WIDTH], scale0[REBUILD_MAX_WIDTH];
+	float row[REBUILD_MAX_WIDTH], x[REBUILD_MAX_WIDTH];
+	const char *isas[3];
+	size_t nisa = kernel_strict_isas(isas);
+	struct rba_detail d;
+
+	ck_assert_uint_le(nf, REBUILD_MAX_WIDTH);
+	memcpy(mean0, a->spec.mean, nf * sizeof(float));
+	memcpy(scale0, a->spec.scale, nf * sizeof(float));
+	for (uint32_t k = 0; k < nf; k++) {
+		a->spec.mean[k] = 3.0f * (float)(k + 1) / 7.0f;
+		a->spec.scale[k] = 0.37f + 0.01f * (float)k;
+	}
+	memset(row, 0, sizeof(row));
+	for (size_t i = 0; i < f->tree_start[f->ntrees]; i++) {
+		struct rebuild_tree_node *q = &f->nodes[i];
+		uint32_t k = q->feature;
+		if (k == REBUILD_TREE_LEAF)
+			continue;
+		/* the whole number nearest the raw threshold, standardized
+		 * anew */
+		row[k] = nearbyintf(q->threshold * scale0[k] + mean0[k]);
+		encode_standardize(&a->spec, row, 1, x);
+		q->threshold = i % 3 == 1 ? nextafterf(x[k], INFINITY)
+			     : i % 3 == 2 ? nextafterf(x[k], -INFINITY) : x[k];
+	}
+	for (size_t i = 0; i <= nisa; i++) {
+		if (i < nisa)
+			setenv("RBA_STRICT_ISA", isas[i], 1);
+		else
+			unsetenv("RBA_STRICT_ISA");
+		ck_assert_int_eq(sample_scorer_new(a, &r->sc, &d), 0);
+		ck_assert_int_eq(sample_scorer_bind(r->sc, l, &d), 0);
+		r->mismatch = r->stored_off = r->walk_off = 0;
+		ck_assert_int_eq(sample_walk(t, version, l, ref_chunk, r, &d), 0);
+		ck_assert_msg(r->mismatch == 0, "ties, %s: %d scores differ",
+			      i < nisa ? isas[i] : "default", r->mismatch);
+		ck_assert_int_eq(r->walk_off, 0);
+		ck_assert(r->stored_off > 0); /* the forest did change */
+		sample_scorer_free(r->sc);
+	}
+}
+
+/*
  * The scorer on the sample csv of version (registered from pins_path)
  * against artifact_score of encode_values, case by case, bit for bit
  * (a forest also against ref_walk), and against the stored scores; with
@@ -414,6 +472,10 @@ check_scoring_on(const char *pins_path, const char *version, const char *csv,
 		}
 	}
 	unsetenv("RBA_STRICT_ISA");
+	if (a.model.kind == REBUILD_KIND_GBDT &&
+	    a.model.forest.rules == REBUILD_FOREST_OWN &&
+	    a.spec.nfeatures == a.spec.ncolumns)
+		check_raw_ties(&a, &r, t, version, &l);
 	/* A one-hot feature that does not standardize to zero: dense path. */
 	if (a.spec.nfeatures > a.spec.ncolumns) {
 		int moved = 0;
