@@ -964,28 +964,70 @@ float_of(uint32_t o)
 	return v;
 }
 
+/* Whether the standardization of the float of order o is at least t
+ * (above t where strict). */
+static int
+at_least(float mean, float scale, float t, int strict, uint32_t o)
+{
+	float x = (float_of(o) - mean) / scale;
+
+	return strict ? x > t : x >= t;
+}
+
 /*
  * The least finite v, in float order, whose standardization x (as
  * encode_standardize computes it) is at least t (above t where strict),
- * as ord_of gives it; ord_of(+inf) where none is.  x(v) is monotone in
- * v (see encode.h), so the finite floats split into those below and
- * those at or above, and 32 halvings find the edge.  (x of -0 and of +0
- * compare equal, so the edge is never between them.)
+ * as ord_of gives it; ord_of(+inf) where none is (+inf's x is +inf,
+ * above every t that is not NaN).  x(v) is monotone in v (see
+ * encode.h), so the floats split into those below and those at or
+ * above: the search keeps every float below lo below and hi above,
+ * narrows that around hint (where the edge usually is) by steps that
+ * double, then halves.  (x of -0 and of +0 compare equal, so the edge is
+ * never between them.)
  */
 static uint32_t
-least_at(float mean, float scale, float t, int strict)
+least_at(float mean, float scale, float t, int strict, float hint)
 {
-	uint32_t lo = ord_of(-FLT_MAX), hi = ord_of(FLT_MAX) + 1;
+	uint32_t lo = ord_of(-FLT_MAX), hi = ord_of(INFINITY), h = ord_of(hint);
+	uint64_t step;
 
+	h = h < lo ? lo : h > hi ? hi : h;
+	if (at_least(mean, scale, t, strict, h)) {
+		hi = h;
+		for (step = 1; hi - lo > step; step *= 2) {
+			uint32_t m = hi - (uint32_t)step;
+			if (!at_least(mean, scale, t, strict, m)) {
+				lo = m + 1;
+				break;
+			}
+			hi = m;
+		}
+	} else {
+		lo = h + 1;
+		for (step = 1; hi - lo > step; step *= 2) {
+			uint32_t m = lo + (uint32_t)step;
+			if (at_least(mean, scale, t, strict, m)) {
+				hi = m;
+				break;
+			}
+			lo = m + 1;
+		}
+	}
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		float x = (float_of(mid) - mean) / scale;
-		if (strict ? x > t : x >= t)
+		if (at_least(mean, scale, t, strict, mid))
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
 	return lo;
+}
+
+/* Where the raw value of standardized value t about is. */
+static float
+raw_guess(float mean, float scale, float t)
+{
+	return (float)((double)t * (double)scale + (double)mean);
 }
 
 static int
@@ -1005,8 +1047,8 @@ encode_raw_bounds(const struct encode_spec *spec, uint32_t f, float *lo,
 
 	if (!raw_ok(spec, f))
 		return -1;
-	a = least_at(m, s, -FLT_MAX, 0);
-	b = least_at(m, s, FLT_MAX, 1);
+	a = least_at(m, s, -FLT_MAX, 0, raw_guess(m, s, -FLT_MAX));
+	b = least_at(m, s, FLT_MAX, 1, raw_guess(m, s, FLT_MAX));
 	if (a >= b) /* (a is ord_of(-FLT_MAX) or more: b - 1 cannot wrap) */
 		return -1;
 	*lo = float_of(a);
@@ -1020,7 +1062,8 @@ encode_raw_threshold(const struct encode_spec *spec, uint32_t f, float t)
 	assert(raw_ok(spec, f));
 	if (t != t)
 		return t; /* nothing is below it, raw or standardized */
-	return float_of(least_at(spec->mean[f], spec->scale[f], t, 0));
+	return float_of(least_at(spec->mean[f], spec->scale[f], t, 0,
+				 raw_guess(spec->mean[f], spec->scale[f], t)));
 }
 
 static int

@@ -839,8 +839,9 @@ run_terms(struct sample_scorer *sc, const struct sample_chunk *c,
  * division: every case goes to the same leaves, so the scores are the
  * same bits.  A block with a value outside its feature's bounds
  * (encode_raw_bounds: where x is not finite, or missing) is made and
- * scored as before.  Set up at the first column chunk, and left off
- * (sp_raw NULL) for anything else, or where out of memory.
+ * scored as before.  Set up at the first column chunk of at least two
+ * blocks, and left off (sp_raw NULL) for anything else, or where out of
+ * memory.
  */
 static void
 raw_setup(struct sample_scorer *sc)
@@ -918,7 +919,9 @@ static int
 run_cols(struct sample_scorer *sc, const struct sample_chunk *c, float *probs,
 	 uint32_t *bad_case, struct rba_detail *d)
 {
-	if (!sc->raw_tried)
+	/* a chunk of a case or two (a dispute's) is scored as it is: the
+	 * raw forest would cost more to make than it saves */
+	if (!sc->raw_tried && c->ncases >= 2 * SCORE_ROWS)
 		raw_setup(sc);
 	for (uint32_t i0 = 0; i0 < c->ncases; i0 += SCORE_ROWS) {
 		uint32_t n = c->ncases - i0 < SCORE_ROWS ? c->ncases - i0
