@@ -12,12 +12,15 @@
  * score of 1,000,000 cases takes about 0.3 s: hundredths would round
  * its rate by 3 %.  Exit status: the command's (128 + N when signal N
  * ended it), or 2 with a diagnostic when it could not be run or OUT
- * not written.  A benchmark tool: `make bench` passes it to the scripts
- * as RBA_BENCH_RUN.
+ * not written.  OUT must not exist: bench_run never replaces a file (a
+ * forgotten OUT would otherwise make the command's own program the file
+ * written), and refuses one before running anything.  A benchmark tool:
+ * `make bench` passes it to the scripts as RBA_BENCH_RUN.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -48,11 +51,16 @@ main(int argc, char **argv)
 	struct rusage ru;
 	double t0, wall;
 	pid_t pid;
-	int st, code;
+	int st, code, fd;
 	FILE *f;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: bench_run OUT COMMAND [ARG...]\n");
+		return 2;
+	}
+	if (access(argv[1], F_OK) == 0) {
+		fprintf(stderr, "bench_run: %s: exists; not replaced\n",
+			argv[1]);
 		return 2;
 	}
 	t0 = now();
@@ -76,7 +84,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "bench_run: getrusage: %s\n", strerror(errno));
 		return 2;
 	}
-	f = fopen(argv[1], "w");
+	/* created only now, and only if still absent */
+	fd = open(argv[1], O_WRONLY | O_CREAT | O_EXCL, 0644);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (f == NULL) {
 		fprintf(stderr, "bench_run: %s: %s\n", argv[1], strerror(errno));
 		return 2;

@@ -16,6 +16,7 @@ measure() {
 	_mo=$1
 	shift
 	if [ -n "${RBA_BENCH_RUN:-}" ] && [ -x "$RBA_BENCH_RUN" ]; then
+		rm -f "$_mo.br" # (bench_run replaces no file)
 		"$RBA_BENCH_RUN" "$_mo.br" "$@" || return 1
 		awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 			print v["wall"], v["cpu"], v["maxrss_kib"] }' "$_mo.br" > "$_mo"

@@ -67,13 +67,28 @@ out=$("$build/bench_run" "$tmp/br" sh -c 'echo out; echo err >&2; exit 3' 2> "$t
 rc=$?
 [ "$rc" = 3 ] && [ "$out" = out ] && [ "$(cat "$tmp/err")" = err ] ||
 	bad "bench_run: status $rc, out '$out', err '$(cat "$tmp/err")'"
+rm -f "$tmp/br"
 "$build/bench_run" "$tmp/br" awk 'BEGIN { s = "x"; while (length(s) < 33554432) s = s s; for (i = 0; i < 3000000; i++) n += i }' ||
 	bad "bench_run: awk failed"
 awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	exit !(v["wall"] > 0 && v["cpu"] >= v["user"] && v["user"] > 0.01 && v["maxrss_kib"] > 32768) }' \
 	"$tmp/br" || bad "bench_run: figures $(cat "$tmp/br")"
+rm -f "$tmp/br"
 "$build/bench_run" "$tmp/br" "$tmp/no-such-command" 2> /dev/null
 [ $? = 127 ] || bad "bench_run: a missing command is not status 127"
+# bench_run replaces no file: OUT forgotten, the command's program is
+# OUT, and must be left as it is, the command not run
+printf '#!/bin/sh\necho ran > "%s/ran"\n' "$tmp" > "$tmp/prog"
+chmod +x "$tmp/prog"
+cp "$tmp/prog" "$tmp/prog.keep"
+"$build/bench_run" "$tmp/prog" sh -c 'exit 0' 2> "$tmp/err"
+rc=$?
+[ $rc = 2 ] && cmp -s "$tmp/prog" "$tmp/prog.keep" && [ ! -e "$tmp/ran" ] &&
+	grep -q 'prog: exists; not replaced' "$tmp/err" ||
+	bad "bench_run: an existing OUT: status $rc, $(cat "$tmp/err")"
+"$build/bench_run" "$tmp/br2" "$tmp/prog" > /dev/null ||
+	bad "bench_run: the program did not run"
+[ -s "$tmp/ran" ] || bad "bench_run: the program did not run"
 # bench/lib.sh's timed, through bench_run and (where there is one)
 # through /usr/bin/time: "seconds maxrss_kib" of the command
 . "$top/bench/lib.sh"
