@@ -8,12 +8,15 @@
  * feature count (NaN: missing).  Scores them all RUNS times, prints
  * "cases=N runs=R median_seconds=S best_seconds=B", and writes the
  * margins (float32, n x groups) to MARGINS.f32.  Every run must give the
- * same margins.  Exit 0, or 2 with a diagnostic.  A benchmark, not a
+ * same margins; MARGINS.f32 must not exist (no file is replaced).
+ * Exit 0, or 2 with a diagnostic.  A benchmark, not a
  * test: `make bench` runs it (bench/bench-xgboost.sh).
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/fileio.h"
 #include "common/rbatime.h"
@@ -39,9 +42,14 @@ main(int argc, char **argv)
 	float *m, *first;
 	double secs[64];
 	FILE *f;
+	int fd;
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: bench_xgb MODEL.json X.f32 RUNS MARGINS.f32\n");
+		return 2;
+	}
+	if (access(argv[4], F_OK) == 0) {
+		fprintf(stderr, "bench_xgb: %s: exists; not replaced\n", argv[4]);
 		return 2;
 	}
 	rba_detail_clear(&d);
@@ -80,7 +88,8 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if ((f = fopen(argv[4], "wb")) == NULL ||
+	fd = open(argv[4], O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if ((f = fd < 0 ? NULL : fdopen(fd, "wb")) == NULL ||
 	    fwrite(m, sizeof(float), n * K, f) != n * K || fclose(f) != 0) {
 		fprintf(stderr, "bench_xgb: cannot write %s\n", argv[4]);
 		return 2;
