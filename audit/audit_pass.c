@@ -338,7 +338,8 @@ check_index(struct pass *p, uint32_t chunk_no, const uint8_t *raw, size_t n,
 	int err = sample_chunk_ids(raw, n, p->ids, &count, d);
 
 	if (err == 0)
-		store_index_sum_add_ids(&p->chunks_sum, p->ids, count, chunk_no);
+		store_index_sum_add_packed(&p->chunks_sum, p->ids, count,
+					   chunk_no);
 	return err;
 }
 
@@ -364,7 +365,8 @@ process(struct pass *p, struct worker *w, uint32_t chunk_no,
 		if (ierr != 0)
 			err = ierr;
 	} else {
-		store_index_sum_add_ids(ids, w->c.ids, w->c.ncases, chunk_no);
+		store_index_sum_add_packed(ids, w->c.ids, w->c.ncases,
+					   chunk_no);
 		err = compare_chunk(w, &w->c, t);
 	}
 	t->busy += rba_time_mono() - t0;

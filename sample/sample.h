@@ -164,7 +164,10 @@ struct sample_column {
  * A chunk of cases, decoded (sample_chunk_decode) or built
  * (sample_add).  The arrays belong to the struct and are reused from
  * one decode to the next; strings point into the raw chunk bytes, which
- * must outlive the use of the decoded chunk.
+ * must outlive the use of the decoded chunk.  A decoded chunk's ids are
+ * packed as the chunk holds them, each right after the one before's NUL
+ * (ids[i + 1] is ids[i] + strlen(ids[i]) + 1; so are sample_chunk_ids'):
+ * store_index_sum_add_packed takes their lengths from that.
  */
 struct sample_chunk {
 	uint32_t ncases, ncols, nscores;

@@ -930,6 +930,15 @@ void store_index_sum_add(struct store_index_sum *s, const char *id,
 void store_index_sum_add_ids(struct store_index_sum *s,
 			     const char *const *ids, uint32_t n,
 			     uint32_t chunk);
+/*
+ * The same for ids packed one after another, each followed by its NUL
+ * (ids[i + 1] is ids[i] + strlen(ids[i]) + 1), as a decoded chunk's are
+ * (struct sample_chunk): an id's length is the distance to the next, so
+ * no id is scanned for its end but the last.
+ */
+void store_index_sum_add_packed(struct store_index_sum *s,
+				const char *const *ids, uint32_t n,
+				uint32_t chunk);
 
 /*
  * The sum of the case index of version's sample, walked in key order,

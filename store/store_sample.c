@@ -1509,22 +1509,41 @@ store_index_sum_add(struct store_index_sum *s, const char *id, size_t len,
 	s->b += b;
 }
 
-void
-store_index_sum_add_ids(struct store_index_sum *s, const char *const *ids,
-			uint32_t n, uint32_t chunk)
+/* the pairs (ids[i], chunk): each id's length by strlen, or, packed,
+ * by the distance to the next id */
+static inline __attribute__((always_inline)) void
+sum_ids(struct store_index_sum *s, const char *const *ids, uint32_t n,
+	uint32_t chunk, int packed)
 {
 	/* the sums in registers: each pair's mixes overlap the next's */
 	uint64_t sa = 0, sb = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t a, b;
-		pair_mix(ids[i], strlen(ids[i]), chunk, &a, &b);
+		size_t len = packed && i + 1 < n
+				     ? (size_t)(ids[i + 1] - ids[i]) - 1
+				     : strlen(ids[i]);
+		pair_mix(ids[i], len, chunk, &a, &b);
 		sa += a;
 		sb += b;
 	}
 	s->n += n;
 	s->a += sa;
 	s->b += sb;
+}
+
+void
+store_index_sum_add_ids(struct store_index_sum *s, const char *const *ids,
+			uint32_t n, uint32_t chunk)
+{
+	sum_ids(s, ids, n, chunk, 0);
+}
+
+void
+store_index_sum_add_packed(struct store_index_sum *s,
+			   const char *const *ids, uint32_t n, uint32_t chunk)
+{
+	sum_ids(s, ids, n, chunk, 1);
 }
 
 /* Looks k up from the root: it must be there, with value v. */

@@ -396,6 +396,12 @@ START_TEST(test_chunk_missing)
 	ck_assert_uint_eq(n, 3);
 	for (uint32_t i = 0; i < 3; i++)
 		ck_assert_str_eq(got[i], ids[i]);
+	/* both packed, one id right after the one before's NUL (what
+	 * store_index_sum_add_packed relies on) */
+	for (uint32_t i = 0; i + 1 < 3; i++) {
+		ck_assert_ptr_eq(got[i + 1], got[i] + strlen(got[i]) + 1);
+		ck_assert_ptr_eq(e.ids[i + 1], e.ids[i] + strlen(e.ids[i]) + 1);
+	}
 	ck_assert_int_eq(sample_chunk_ids(b.p, 8, got, &n, &d), RBA_E_CORRUPT);
 	/* A NaN in a format 1 chunk is damage, not a missing value. */
 	b.p[1] = SAMPLE_CHUNK_FORMAT;

@@ -2635,6 +2635,25 @@ START_TEST(test_index_sum_ids)
 	}
 	ck_assert(one.n == 200 && many.n == 200);
 	ck_assert(one.a == many.a && one.b == many.b);
+	/* the same ids packed one after another, as a decoded chunk's:
+	 * store_index_sum_add_packed's lengths from the pointers */
+	{
+		char block[200 * 41];
+		const char *packed[200];
+		struct store_index_sum p;
+		size_t at = 0;
+		memset(&p, 0, sizeof(p));
+		for (uint32_t i = 0; i < 200; i++) {
+			size_t len = strlen(text[i]);
+			memcpy(block + at, text[i], len + 1);
+			packed[i] = block + at;
+			at += len + 1;
+		}
+		for (uint32_t c = 0; c < 4; c++)
+			store_index_sum_add_packed(&p, packed + c * 64,
+						   c < 3 ? 64 : 200 - 3 * 64, c);
+		ck_assert(p.n == 200 && p.a == one.a && p.b == one.b);
+	}
 	for (uint32_t i = 0; i < 200; i += 17) {
 		size_t len = strlen(text[i]);
 		/* a byte, the length, the chunk */
