@@ -919,8 +919,8 @@ static int
 run_cols(struct sample_scorer *sc, const struct sample_chunk *c, float *probs,
 	 uint32_t *bad_case, struct rba_detail *d)
 {
-	/* a chunk of a case or two (a dispute's) is scored as it is: the
-	 * raw forest would cost more to make than it saves */
+	/* a chunk of less than two blocks (a dispute's one case) is scored
+	 * as it is: the raw forest would cost more to make than it saves */
 	if (!sc->raw_tried && c->ncases >= 2 * SCORE_ROWS)
 		raw_setup(sc);
 	for (uint32_t i0 = 0; i0 < c->ncases; i0 += SCORE_ROWS) {
