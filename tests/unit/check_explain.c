@@ -366,6 +366,10 @@ START_TEST(test_over_cap)
 	o.sample_work = 0;
 	o.max_exact_columns = EXPLAIN_MAX_SHAPLEY_COLUMNS + 1;
 	ck_assert_int_eq(explain_case_opt(&t.a, &t.b, t.raw, 0, &o, &r, &d), RBA_E_RANGE);
+	/* a network without a baseline (only a forest may have none) */
+	ck_assert_int_eq(explain_case(&t.a, NULL, t.raw, 0, &r, &d), RBA_E_RANGE);
+	ck_assert_str_eq(d.reason, "the baseline is not the model's");
+	ck_assert_ptr_null(r.contrib);
 	rnet_free(&t);
 }
 END_TEST
