@@ -116,7 +116,7 @@ help:
 	@echo 'make cli-tests    CLI tests only (CLI_TESTS='"'"'t-exec t-keys'"'"': those)'
 	@echo 'make check-functions  no function over 200 lines, at most 20 over 100 (tests/check-functions.sh -v lists them)'
 	@echo 'make check-commits  commit subjects of at most 72 characters since the rule began'
-	@echo 'make check-bench-tools  the benchmark tools (bench_score, bench_csv, bench_tlog, bench_run) run once on small inputs (part of check)'
+	@echo 'make check-bench-tools  the benchmark tools (bench_score, bench_csv, bench_tlog, bench_run, bench_xgb) run once on small inputs (part of check)'
 	@echo 'make check-exec-attacks  hostile trainers and repositories: each refused in one line or contained'
 	@echo 'make check-interop  the transparency log against Go'"'"'s sumdb/note and sumdb/tlog (installs golang-go, golang-golang-x-mod-dev)'
 	@echo 'make check-determinism  strict training under four compilers/flags and thread counts'
@@ -426,7 +426,8 @@ check: test-deps
 
 # The benchmark tools make bench drives, each run once on a small input
 # (tests/bench-tools.sh): built with the tool, they must still work.
-BENCH_TOOLS = $(BUILD)/bench_score $(BUILD)/bench_csv $(BUILD)/bench_tlog $(BUILD)/bench_run
+BENCH_TOOLS = $(BUILD)/bench_score $(BUILD)/bench_csv $(BUILD)/bench_tlog $(BUILD)/bench_run \
+	$(BUILD)/bench_xgb
 check-bench-tools: $(BIN) $(BENCH_TOOLS)
 	$(Q)sh tests/bench-tools.sh $(BUILD)
 

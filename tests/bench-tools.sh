@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench-tools.sh BUILD - make check's run of the benchmark tools that
 # `make bench` drives (bench_score, bench_csv, bench_tlog, bench_run,
-# and bench/lib.sh's timed), each on a small input: they are built with
+# bench_xgb's refusal, and bench/lib.sh's timed), each on a small input: they are built with
 # -Werror and must run to the end with the figures' shape.  The cases
 # file is over 128 KiB, so that memory a tool freed too early is
 # returned to the system and reading it faults (bench_score once
@@ -89,6 +89,14 @@ rc=$?
 "$build/bench_run" "$tmp/br2" "$tmp/prog" > /dev/null ||
 	bad "bench_run: the program did not run"
 [ -s "$tmp/ran" ] || bad "bench_run: the program did not run"
+# bench_xgb (XGBoost's models need python3-xgboost to make: only its
+# refusal here) replaces no margins file either, and says so before it
+# reads the model
+"$build/bench_xgb" "$tmp/no-model.json" "$tmp/no-x.f32" 1 "$tmp/prog" 2> "$tmp/err"
+rc=$?
+[ $rc = 2 ] && cmp -s "$tmp/prog" "$tmp/prog.keep" &&
+	grep -q 'prog: exists; not replaced' "$tmp/err" ||
+	bad "bench_xgb: an existing MARGINS: status $rc, $(cat "$tmp/err")"
 # bench/lib.sh's timed, through bench_run and (where there is one)
 # through /usr/bin/time: "seconds maxrss_kib" of the command
 . "$top/bench/lib.sh"
@@ -104,5 +112,5 @@ for via in bench_run time; do
 	awk '{ exit !(NF == 2 && $1 > 0 && $2 > 32768) }' "$tmp/t" 2> /dev/null ||
 		bad "lib.sh timed via $via: '$(cat "$tmp/t" 2> /dev/null)'"
 done
-[ $fail = 0 ] && echo "bench-tools: bench_score (forest, network), bench_csv, bench_tlog, bench_run, lib.sh ran"
+[ $fail = 0 ] && echo "bench-tools: bench_score (forest, network), bench_csv, bench_tlog, bench_run, bench_xgb, lib.sh ran"
 exit $fail
