@@ -413,7 +413,7 @@ static double
 time_way(tw_walk_fn *walk, const struct tw_vec *v, const struct tw_shape *tr,
 	 uint32_t ntrees, float *mg)
 {
-	double best = 0;
+	double best = HUGE_VAL;
 
 	for (int round = 0; round < 3; round++) {
 		double t0 = rba_time_mono(), dt;
@@ -426,7 +426,7 @@ time_way(tw_walk_fn *walk, const struct tw_vec *v, const struct tw_shape *tr,
 					walks++;
 				}
 		dt = rba_time_mono() - t0;
-		if (round == 0 || dt < best)
+		if (dt < best)
 			best = dt;
 	}
 	return best;
