@@ -733,10 +733,69 @@ START_TEST(test_scoring_cat_logistic)
 }
 END_TEST
 
+/*
+ * The numeric forest's pins taking "" as missing, into pins, and German
+ * numeric cases with field a2 blank in cases 200, 520 and 880 (blocks 1,
+ * 3 and 5 of SCORE_ROWS), into csv: a chunk whose blocks go raw and
+ * standardized in turn (sample/scorer.c's raw_block).
+ */
+static void
+german_numeric_blanks(char *pins, char *csv, size_t cap)
+{
+	struct rba_buf b;
+	struct rba_detail d;
+	uint8_t *in;
+	size_t n, line = 0, at = 0;
+	const char *k;
+
+	snprintf(pins, cap, "%s", tmp_file("blanks.yaml"));
+	snprintf(csv, cap, "%s", tmp_file("blanks.csv"));
+	ck_assert_int_eq(rba_file_read(PINS_NUM_GBDT, 1u << 20, &in, &n, &d), 0);
+	k = strstr((const char *)in, "  exclude: []\n");
+	ck_assert_ptr_nonnull(k);
+	rba_buf_init(&b);
+	rba_buf_put(&b, in, (size_t)((const uint8_t *)k - in));
+	rba_buf_printf(&b, "  missing: [\"\"]\n");
+	rba_buf_put(&b, k, n - (size_t)((const uint8_t *)k - in));
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	write_file(pins, b.p, b.len);
+	rba_buf_release(&b);
+	free(in);
+	ck_assert_int_eq(rba_file_read(GN, 1u << 24, &in, &n, &d), 0);
+	rba_buf_init(&b);
+	while (at < n) {
+		size_t end = at, field = 0;
+		while (end < n && in[end] != '\n')
+			end++;
+		for (size_t i = at; i < end; i++) {
+			size_t j = i;
+			while (j < end && in[j] != ',')
+				j++;
+			if (field > 0)
+				rba_buf_put_u8(&b, ',');
+			if (!(field == 2 && (line == 201 || line == 521 || line == 881)))
+				rba_buf_put(&b, in + i, j - i);
+			field++;
+			i = j;
+		}
+		rba_buf_put_u8(&b, '\n');
+		line++;
+		at = end + 1;
+	}
+	ck_assert_int_eq(rba_buf_status(&b), 0);
+	ck_assert(memcmp(in, "id,a1,a2,", 9) == 0);
+	write_file(csv, b.p, b.len);
+	rba_buf_release(&b);
+	free(in);
+}
+
 /* Models of numbers alone: the column path (run_cols), a network's and
- * a forest's. */
+ * a forest's; and the forest on cases some of whose blocks have a
+ * missing value, so that its raw and standardized blocks alternate. */
 START_TEST(test_scoring_numeric)
 {
+	char pins[400], csv[400];
+
 	check_scoring(PINS_NUM_MLP, "german-numeric-mlp", 1);
 	teardown();
 	setup();
@@ -744,6 +803,10 @@ START_TEST(test_scoring_numeric)
 	teardown();
 	setup();
 	check_scoring(PINS_NUM_GBDT, "german-numeric-gbdt", 1);
+	teardown();
+	setup();
+	german_numeric_blanks(pins, csv, sizeof(pins));
+	check_scoring_on(pins, "german-numeric-gbdt", csv, 1000, 1);
 }
 END_TEST
 
