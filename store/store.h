@@ -592,6 +592,25 @@ int store_sample_stream(struct store_txn *txn, const char *version,
 			void *ctx, struct rba_detail *d);
 
 /*
+ * store_sample_stream, and the sum of version's case index as
+ * store_sample_index_sum makes it (into sum), from the same snapshot,
+ * on a read of its own beside the stream: in the waits of the stream's
+ * two threads (the helper's for a chunk to decompress, the caller's for
+ * a chunk to come out), or, own_thread, on a thread of its own.  What
+ * is left when the chunks are done (all of it, when a write landed
+ * between the two reads) is walked after them, on txn.  The stream's
+ * error first (sum then zero), else the walk's, as
+ * store_sample_index_sum returns it.
+ */
+struct store_index_sum;
+int store_sample_stream_indexed(struct store_txn *txn, const char *version,
+				int (*cb)(void *ctx, uint32_t chunk_no,
+					  const uint8_t *p, size_t n),
+				void *ctx, int own_thread,
+				struct store_index_sum *sum,
+				struct rba_detail *d);
+
+/*
  * The chunk number holding case_id in version's sample.  0;
  * RBA_E_NOTFOUND (no sample, or no such case: d->key the case id);
  * RBA_E_CORRUPT; RBA_E_STORE.

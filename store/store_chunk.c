@@ -427,8 +427,18 @@ inflater_main(void *arg)
 	for (;;) {
 		struct store_inflate_job *j;
 		int rc, bad = 0;
-		while (f->pending == NULL && !f->quit)
-			pthread_cond_wait(&f->cv, &f->mu);
+		while (f->pending == NULL && !f->quit) {
+			int more;
+			if (f->idle == NULL || f->idle_done) {
+				pthread_cond_wait(&f->cv, &f->mu);
+				continue;
+			}
+			pthread_mutex_unlock(&f->mu);
+			more = f->idle(f->idle_ctx, 0);
+			pthread_mutex_lock(&f->mu);
+			if (more <= 0)
+				f->idle_done = 1;
+		}
 		if (f->quit)
 			break;
 		j = f->pending;
@@ -457,10 +467,13 @@ inflater_main(void *arg)
 }
 
 int
-store_inflater_start(struct store_inflater *f, struct rba_hasher *whole)
+store_inflater_start(struct store_inflater *f, struct rba_hasher *whole,
+		     int (*idle)(void *ctx, int waiter), void *idle_ctx)
 {
 	memset(f, 0, sizeof(*f));
 	f->whole = whole;
+	f->idle = idle;
+	f->idle_ctx = idle_ctx;
 	if ((f->dctx = store_dctx_new()) == NULL)
 		return -1;
 	if (pthread_mutex_init(&f->mu, NULL) != 0)
@@ -500,8 +513,18 @@ store_inflater_wait_out(struct store_inflater *f, struct store_inflate_job *j)
 	int rc;
 
 	pthread_mutex_lock(&f->mu);
-	while (j->state == IJ_QUEUED)
-		pthread_cond_wait(&f->cv, &f->mu);
+	while (j->state == IJ_QUEUED) {
+		int more = 2;
+		if (f->idle != NULL && !f->idle_done) {
+			pthread_mutex_unlock(&f->mu);
+			more = f->idle(f->idle_ctx, 1);
+			pthread_mutex_lock(&f->mu);
+			if (more <= 0)
+				f->idle_done = 1;
+		}
+		if (more != 1 && j->state == IJ_QUEUED)
+			pthread_cond_wait(&f->cv, &f->mu);
+	}
 	rc = j->rc;
 	pthread_mutex_unlock(&f->mu);
 	return rc;

@@ -257,6 +257,10 @@ struct store_inflater {
 	struct store_inflate_job *pending, *cur;
 	int quit;
 	int seal_bad; /* a record's seal did not hold; read after a drain */
+	/* work for the waits (store_inflater_start) */
+	int (*idle)(void *ctx, int waiter);
+	void *idle_ctx;
+	int idle_done;
 };
 
 /* A compressor for chunk records. */
@@ -443,9 +447,18 @@ void store_hashjob_release(struct store_hashjob *j);
 
 /*
  * Starts f's thread, which hashes into whole.  0, or -1 (no thread: the
- * caller decompresses and hashes itself).
+ * caller decompresses and hashes itself).  idle (NULL: none) is work
+ * for the waits, one short step a call: the thread calls
+ * idle(idle_ctx, 0) while no job is queued (a job queued meanwhile
+ * waits for the step to end), and store_inflater_wait_out calls
+ * idle(idle_ctx, 1) while its job is not out.  idle returns 1 when a
+ * step was made and more is left, 2 (to a waiter only) when the other
+ * thread holds the work (the waiter then sleeps), and 0 when nothing is
+ * left (it is not called again).  What is left when the stream ends is
+ * the caller's, after store_inflater_stop.
  */
-int store_inflater_start(struct store_inflater *f, struct rba_hasher *whole);
+int store_inflater_start(struct store_inflater *f, struct rba_hasher *whole,
+			 int (*idle)(void *ctx, int waiter), void *idle_ctx);
 /* Queues j (waiting while another is queued and not yet taken). */
 void store_inflater_submit(struct store_inflater *f, struct store_inflate_job *j);
 /* Waits until j is decompressed: its error (0; RBA_E_TAMPERED, j->why

@@ -1,6 +1,7 @@
 /* store_sample.c - audit samples: chunks, case index, verified reads. */
 #include "store/store_priv.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -986,6 +987,9 @@ sample_locate(struct store_txn *txn, const char *version,
 	return rc;
 }
 
+struct index_walk;
+static int index_walk_idle(void *ctx, int waiter);
+
 /*
  * store_sample_stream's pass when a helper thread can decompress: the
  * helper decompresses chunk i, then hashes its plaintext into the
@@ -1005,7 +1009,7 @@ sample_stream_piped(struct store_txn *txn, const char *version,
 		    const struct rba_digest *list,
 		    int (*cb)(void *ctx, uint32_t chunk_no, const uint8_t *p,
 			      size_t n),
-		    void *ctx, struct rba_detail *d)
+		    void *ctx, struct index_walk *iw, struct rba_detail *d)
 {
 	struct store_chunk cs[2];
 	struct store_inflate_job jobs[2];
@@ -1023,7 +1027,8 @@ sample_stream_piped(struct store_txn *txn, const char *version,
 	rba_hasher_init(&whole);
 	rba_hasher_init(&lh);
 	if (buf[0] == NULL || buf[1] == NULL ||
-	    store_inflater_start(&f, &whole) != 0) {
+	    store_inflater_start(&f, &whole, iw != NULL ? index_walk_idle : NULL,
+				 iw) != 0) {
 		free(buf[0]);
 		free(buf[1]);
 		return 1;
@@ -1106,7 +1111,7 @@ out:
 static int
 sample_read(struct store_txn *txn, const char *version,
 	    int (*cb)(void *ctx, uint32_t chunk_no, const uint8_t *p, size_t n),
-	    void *ctx, int once, struct rba_detail *d)
+	    void *ctx, int once, struct index_walk *iw, struct rba_detail *d)
 {
 	struct store_sample_info s;
 	struct store_chunk cs[2], *c;
@@ -1126,7 +1131,8 @@ sample_read(struct store_txn *txn, const char *version,
 	if (rc != 0)
 		return rc;
 	if (once && s.chunks >= 2 &&
-	    (rc = sample_stream_piped(txn, version, &s, &list, cb, ctx, d)) != 1) {
+	    (rc = sample_stream_piped(txn, version, &s, &list, cb, ctx, iw,
+				 d)) != 1) {
 		store_sample_info_release(&s);
 		return rc;
 	}
@@ -1215,7 +1221,7 @@ store_sample_read(struct store_txn *txn, const char *version,
 			    size_t n),
 		  void *ctx, struct rba_detail *d)
 {
-	return sample_read(txn, version, cb, ctx, 0, d);
+	return sample_read(txn, version, cb, ctx, 0, NULL, d);
 }
 
 int
@@ -1224,7 +1230,7 @@ store_sample_stream(struct store_txn *txn, const char *version,
 			      size_t n),
 		    void *ctx, struct rba_detail *d)
 {
-	return sample_read(txn, version, cb, ctx, 1, d);
+	return sample_read(txn, version, cb, ctx, 1, NULL, d);
 }
 
 int
@@ -1574,86 +1580,240 @@ index_lookup_same(struct store_txn *txn, const char *version,
 	return 0;
 }
 
+/*
+ * A walk of a version's case index made a step at a time, so that it
+ * can go on a thread's waits (store_sample_stream_indexed): the sum of
+ * its (case id, chunk) pairs, each leaf's first and last entry looked up
+ * again from the root, as store_sample_index_sum says.
+ */
+struct index_walk {
+	struct store_txn *txn;
+	const char *version;
+	struct store_sample_info s;
+	int have_info;
+	uint8_t key[SAMPLE_KEY_MAX];
+	size_t plen;
+	MDB_cursor *cur;
+	MDB_val k, v; /* the entry the cursor is at (mrc 0) */
+	int mrc;
+	/* the entry before, where the map holds it (a read transaction's
+	 * pages stay put until it ends) */
+	MDB_val lk, lv;
+	int have_last;
+	uintptr_t page, pmask;
+	struct store_index_sum sum;
+	int rc; /* the walk's error, once it has one */
+	int done;
+	struct rba_detail d;
+	pthread_mutex_t mu; /* held for a step by a stream's two threads */
+};
+
+/* Sets w up to walk version's index in txn: 0, else its error (in d). */
+static int
+index_walk_open(struct store_txn *txn, const char *version,
+		struct index_walk *w)
+{
+	MDB_stat ms;
+	int mrc;
+
+	memset(w, 0, sizeof(*w));
+	rba_detail_clear(&w->d);
+	w->txn = txn;
+	w->version = version;
+	if ((w->rc = info_load(txn, version, &w->s, NULL, &w->d)) != 0)
+		return w->rc;
+	w->have_info = 1;
+	w->plen = store_sample_key(version, w->s.generation, SK_CASE, 0, "",
+				   w->key);
+	mrc = mdb_stat(txn->t, store_dbi(txn, DB_SAMPLES), &ms);
+	if (mrc == 0)
+		mrc = mdb_cursor_open(txn->t, store_dbi(txn, DB_SAMPLES), &w->cur);
+	if (mrc != 0)
+		return w->rc = store_mdb_fail(&w->d, mrc, "reading the case index");
+	w->pmask = ~((uintptr_t)ms.ms_psize - 1);
+	w->k.mv_data = w->key;
+	w->k.mv_size = w->plen;
+	w->mrc = mdb_cursor_get(w->cur, &w->k, &w->v, MDB_SET_RANGE);
+	return 0;
+}
+
+/* The walk's end, once the cursor has left the index. */
+static int
+index_walk_finish(struct index_walk *w)
+{
+	if (w->mrc != 0 && w->mrc != MDB_NOTFOUND)
+		return store_mdb_fail(&w->d, w->mrc, "reading the case index");
+	if (w->have_last) {
+		int rc = index_lookup_same(w->txn, w->version, &w->lk, &w->lv,
+					   w->plen, &w->d);
+		if (rc != 0)
+			return rc;
+	}
+	if (w->sum.n != w->s.cases)
+		return index_damaged(&w->d, w->version, NULL,
+				     "it holds %llu entries for %llu cases",
+				     (unsigned long long)w->sum.n,
+				     (unsigned long long)w->s.cases);
+	return 0;
+}
+
+/*
+ * Walks up to max more entries of w: 1 while some are left, 0 when the
+ * walk is done and held, or its error (w->rc, w->d; again at every call).
+ */
+static int
+index_walk_step(struct index_walk *w, size_t max)
+{
+	const size_t plen = w->plen;
+
+	if (w->rc != 0 || w->done)
+		return w->rc;
+	for (size_t e = 0; e < max; e++) {
+		uintptr_t pg = (uintptr_t)w->k.mv_data & w->pmask;
+		int64_t chunk;
+
+		if (w->mrc != 0 || w->k.mv_size < plen ||
+		    memcmp(w->k.mv_data, w->key, plen) != 0) {
+			w->done = 1;
+			return w->rc = index_walk_finish(w);
+		}
+		chunk = index_value(&w->v);
+		if (w->k.mv_size == plen ||
+		    w->k.mv_size > plen + STORE_CASE_ID_MAX || chunk < 0 ||
+		    chunk >= (int64_t)w->s.chunks)
+			return w->rc = index_damaged(&w->d, w->version, NULL,
+						     "entry %llu is malformed",
+						     (unsigned long long)w->sum.n);
+		if (pg != w->page) {
+			/* A new leaf: the last entry of the one before and
+			 * the first of this one must be found from the root. */
+			if ((w->have_last &&
+			     (w->rc = index_lookup_same(w->txn, w->version,
+							&w->lk, &w->lv, plen,
+							&w->d)) != 0) ||
+			    (w->rc = index_lookup_same(w->txn, w->version,
+						       &w->k, &w->v, plen,
+						       &w->d)) != 0)
+				return w->rc;
+			w->page = pg;
+		}
+		store_index_sum_add(&w->sum, (const char *)w->k.mv_data + plen,
+				    w->k.mv_size - plen, (uint32_t)chunk);
+		w->lk = w->k;
+		w->lv = w->v;
+		w->have_last = 1;
+		if ((w->sum.n & 16383) == 0)
+			store_map_forget(w->txn, w->k.mv_data, w->k.mv_size);
+		w->mrc = mdb_cursor_get(w->cur, &w->k, &w->v, MDB_NEXT);
+	}
+	return 1;
+}
+
+static void
+index_walk_close(struct index_walk *w)
+{
+	mdb_cursor_close(w->cur);
+	w->cur = NULL;
+	if (w->have_info)
+		store_sample_info_release(&w->s);
+	w->have_info = 0;
+}
+
 int
 store_sample_index_sum(struct store_txn *txn, const char *version,
 		       struct store_index_sum *out, struct rba_detail *d)
 {
-	struct store_sample_info s;
-	uint8_t key[SAMPLE_KEY_MAX];
-	/* the entry before, where the map holds it (a read transaction's
-	 * pages stay put until it ends) */
-	MDB_val lk = { 0, NULL }, lv = { 0, NULL };
-	size_t plen;
-	uintptr_t page = 0, pmask;
-	MDB_cursor *cur = NULL;
-	MDB_stat ms;
-	MDB_val k, v;
-	int rc, mrc, have_last = 0;
+	struct index_walk w;
+	int rc = index_walk_open(txn, version, &w);
 
-	memset(out, 0, sizeof(*out));
-	rc = info_load(txn, version, &s, NULL, d);
-	if (rc != 0)
-		return rc;
-	plen = store_sample_key(version, s.generation, SK_CASE, 0, "", key);
-	mrc = mdb_stat(txn->t, store_dbi(txn, DB_SAMPLES), &ms);
-	if (mrc == 0)
-		mrc = mdb_cursor_open(txn->t, store_dbi(txn, DB_SAMPLES), &cur);
-	if (mrc != 0) {
-		rc = store_mdb_fail(d, mrc, "reading the case index");
-		goto out;
-	}
-	pmask = ~((uintptr_t)ms.ms_psize - 1);
-	k.mv_data = key;
-	k.mv_size = plen;
-	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); mrc == 0;
-	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		uintptr_t pg = (uintptr_t)k.mv_data & pmask;
-		int64_t chunk;
+	while (rc == 0 && (rc = index_walk_step(&w, SIZE_MAX)) == 1)
+		;
+	index_walk_close(&w);
+	*out = w.sum;
+	if (rc != 0 && d != NULL)
+		*d = w.d;
+	return rc;
+}
 
-		if (k.mv_size < plen || memcmp(k.mv_data, key, plen) != 0)
-			break;
-		chunk = index_value(&v);
-		if (k.mv_size == plen || k.mv_size > plen + STORE_CASE_ID_MAX ||
-		    chunk < 0 || chunk >= (int64_t)s.chunks) {
-			rc = index_damaged(d, version, NULL, "entry %llu is "
-					   "malformed", (unsigned long long)out->n);
-			goto out;
-		}
-		if (pg != page) {
-			/* A new leaf: the last entry of the one before and
-			 * the first of this one must be found from the root. */
-			if (have_last &&
-			    (rc = index_lookup_same(txn, version, &lk, &lv, plen,
-						    d)) != 0)
-				goto out;
-			if ((rc = index_lookup_same(txn, version, &k, &v, plen,
-						    d)) != 0)
-				goto out;
-			page = pg;
-		}
-		store_index_sum_add(out, (const char *)k.mv_data + plen,
-				    k.mv_size - plen, (uint32_t)chunk);
-		lk = k;
-		lv = v;
-		have_last = 1;
-		if ((out->n & 16383) == 0)
-			store_map_forget(txn, k.mv_data, k.mv_size);
+/*
+ * A step of a walk in a stream's waits (store_inflater_start's idle):
+ * 512 entries, about 18 us, so that a chunk that comes out meanwhile
+ * hardly waits.  The helper waits for the other thread's step to end;
+ * a wait for a chunk sleeps instead.  An error ends the steps (it is
+ * kept in w).
+ */
+#define INDEX_WALK_STEP 512
+static int
+index_walk_idle(void *ctx, int waiter)
+{
+	struct index_walk *w = ctx;
+	int more;
+
+	if (!waiter)
+		pthread_mutex_lock(&w->mu);
+	else if (pthread_mutex_trylock(&w->mu) != 0)
+		return 2;
+	more = index_walk_step(w, INDEX_WALK_STEP);
+	pthread_mutex_unlock(&w->mu);
+	return more == 1;
+}
+
+/* A walk on a thread of its own: to its end. */
+static void *
+index_walk_main(void *arg)
+{
+	struct index_walk *w = arg;
+
+	while (index_walk_step(w, SIZE_MAX) == 1)
+		;
+	return NULL;
+}
+
+int
+store_sample_stream_indexed(struct store_txn *txn, const char *version,
+			    int (*cb)(void *ctx, uint32_t chunk_no,
+				      const uint8_t *p, size_t n),
+			    void *ctx, int own_thread,
+			    struct store_index_sum *sum, struct rba_detail *d)
+{
+	struct store_txn *wt = NULL;
+	struct index_walk w;
+	pthread_t th;
+	int rc, wrc = 0, beside = 0, threaded = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	memset(&w, 0, sizeof(w)); /* closes as nothing until opened */
+	/* beside: on a read of its own, of the same snapshot (refused when
+	 * a write landed between the two: the walk then follows the
+	 * stream, on its read) */
+	if (store_txn_begin_same(txn, &wt, NULL) == 0 &&
+	    (wrc = index_walk_open(wt, version, &w)) == 0) {
+		if (own_thread)
+			beside = threaded =
+				pthread_create(&th, NULL, index_walk_main, &w) == 0;
+		else
+			beside = pthread_mutex_init(&w.mu, NULL) == 0;
 	}
-	if (mrc != 0 && mrc != MDB_NOTFOUND) {
-		rc = store_mdb_fail(d, mrc, "reading the case index");
-		goto out;
+	rc = sample_read(txn, version, cb, ctx, 1,
+			 beside && !threaded ? &w : NULL, d);
+	if (threaded)
+		pthread_join(th, NULL);
+	else if (beside)
+		pthread_mutex_destroy(&w.mu);
+	if (rc == 0 && wrc == 0 && wt == NULL)
+		wrc = index_walk_open(txn, version, &w);
+	if (rc == 0) {
+		/* what the waits left, or all of it */
+		while (wrc == 0 && (wrc = index_walk_step(&w, SIZE_MAX)) == 1)
+			;
+		*sum = w.sum;
+		if (wrc != 0 && d != NULL)
+			*d = w.d;
+		rc = wrc;
 	}
-	if (have_last &&
-	    (rc = index_lookup_same(txn, version, &lk, &lv, plen, d)) != 0)
-		goto out;
-	if (out->n != s.cases)
-		rc = index_damaged(d, version, NULL,
-				   "it holds %llu entries for %llu cases",
-				   (unsigned long long)out->n,
-				   (unsigned long long)s.cases);
-out:
-	mdb_cursor_close(cur);
-	store_sample_info_release(&s);
+	index_walk_close(&w);
+	if (wt != NULL)
+		store_txn_abort(wt);
 	return rc;
 }
 

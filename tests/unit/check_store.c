@@ -2680,6 +2680,183 @@ START_TEST(test_index_sum_ids)
 }
 END_TEST
 
+/*
+ * A sample of nchunks chunks of per cases each, case "k<i>" in chunk
+ * i / per, every chunk's text its lines "k<i>,<i>".
+ */
+static void
+write_big_sample(struct store *s, const char *version, uint32_t nchunks,
+		 uint32_t per)
+{
+	struct store_sample_writer *w;
+	struct store_txn *t = begin(s, 1);
+	struct rba_detail d;
+	struct rba_digest pol, dg;
+	char *text = malloc((size_t)per * 32), (*idt)[16] = malloc((size_t)per * 16);
+	const char **ids = malloc(per * sizeof(*ids));
+
+	ck_assert(text != NULL && idt != NULL && ids != NULL);
+	rba_digest_bytes("pol", 3, &pol);
+	ck_assert_int_eq(store_sample_begin(t, version, "pending", &pol, &w, &d), 0);
+	for (uint32_t c = 0; c < nchunks; c++) {
+		size_t n = 0;
+		for (uint32_t j = 0; j < per; j++) {
+			uint32_t i = c * per + j;
+			snprintf(idt[j], sizeof(idt[j]), "k%u", i);
+			ids[j] = idt[j];
+			n += (size_t)sprintf(text + n, "k%u,%u\n", i, i);
+		}
+		ck_assert_msg(store_sample_add_chunk(w, text, n, ids, per, &d) == 0,
+			      "%s", d.reason);
+	}
+	ck_assert_int_eq(store_sample_set_columns(w, "id,x", &d), 0);
+	ck_assert_int_eq(store_sample_finish(w, &dg, &d), 0);
+	store_sample_writer_free(w);
+	commit(t);
+	free(text);
+	free(idt);
+	free(ids);
+}
+
+/* A stream callback that counts chunks, sleeping us microseconds in
+ * each (a slow scorer: the helper then walks in its waits). */
+struct scount {
+	uint32_t next;
+	unsigned us;
+	uint32_t refuse; /* a chunk number to refuse, or UINT32_MAX */
+};
+
+static int
+scount_fn(void *ctx, uint32_t chunk_no, const uint8_t *p, size_t n)
+{
+	struct scount *r = ctx;
+
+	(void)p;
+	(void)n;
+	ck_assert_uint_eq(chunk_no, r->next);
+	r->next++;
+	if (r->us > 0)
+		usleep(r->us);
+	return chunk_no == r->refuse ? RBA_E_SYNTAX : 0;
+}
+
+/*
+ * store_sample_stream_indexed sums the case index as
+ * store_sample_index_sum does, whichever thread walks it: in the waits
+ * (a slow callback leaves them to the helper, a quick one to the
+ * caller's wait for a chunk), on a thread of its own, or after the
+ * stream when a write landed between the two reads or the sample is one
+ * chunk.  The stream's error comes first; a damaged entry is the walk's.
+ */
+START_TEST(test_sample_stream_indexed)
+{
+	struct store *s = open_new();
+	struct rba_digest art, snap;
+	struct store_index_sum want, got;
+	struct store_txn *t;
+	struct rba_detail d;
+	struct scount r;
+	uint8_t key[STORE_DEBUG_KEY_MAX], *v;
+	size_t klen, vn;
+
+	add_version(s, "v", &art, &snap);
+	write_big_sample(s, "v", 6, 900); /* the walk: 11 steps of 512 */
+	add_version(s, "one", &art, &snap);
+	write_big_sample(s, "one", 1, 700);
+	t = begin(s, 0);
+	ck_assert_int_eq(store_sample_index_sum(t, "v", &want, &d), 0);
+	ck_assert(want.n == 5400);
+	for (int own = 0; own < 2; own++)
+		for (unsigned us = 0; us <= 3000; us += 3000) {
+			r = (struct scount){ .us = us, .refuse = UINT32_MAX };
+			memset(&got, 0xa5, sizeof(got));
+			ck_assert_msg(store_sample_stream_indexed(t, "v", scount_fn,
+								  &r, own, &got,
+								  &d) == 0,
+				      "%s", d.reason);
+			ck_assert_uint_eq(r.next, 6);
+			ck_assert_msg(got.n == want.n && got.a == want.a &&
+					      got.b == want.b,
+				      "own %d us %u", own, us);
+		}
+	/* the callback's error: the walk is not finished, the sum zero */
+	r = (struct scount){ .refuse = 2 };
+	ck_assert_int_eq(store_sample_stream_indexed(t, "v", scount_fn, &r, 0,
+						     &got, &d), RBA_E_SYNTAX);
+	ck_assert(got.n == 0 && got.a == 0 && got.b == 0);
+	/* one chunk: no helper, the walk after the chunk */
+	ck_assert_int_eq(store_sample_index_sum(t, "one", &want, &d), 0);
+	r = (struct scount){ .refuse = UINT32_MAX };
+	ck_assert_int_eq(store_sample_stream_indexed(t, "one", scount_fn, &r, 0,
+						     &got, &d), 0);
+	ck_assert(got.n == 700 && got.a == want.a && got.b == want.b);
+	/* a write lands after t began: the walk cannot have a read of the
+	 * same snapshot, and follows the stream on t's */
+	{
+		struct store_txn *w = begin(s, 1);
+		ck_assert_int_eq(store_history_append(w, "v", 1, "{}", 2, NULL,
+						      NULL, &d), 0);
+		commit(w);
+	}
+	ck_assert_int_eq(store_sample_index_sum(t, "v", &want, &d), 0);
+	for (int own = 0; own < 2; own++) {
+		r = (struct scount){ .refuse = UINT32_MAX };
+		ck_assert_int_eq(store_sample_stream_indexed(t, "v", scount_fn,
+							     &r, own, &got, &d),
+				 0);
+		ck_assert(got.n == want.n && got.a == want.a && got.b == want.b);
+	}
+	store_txn_abort(t);
+
+	/* Case k4000's chunk number changed: every way sums what the walk
+	 * of store_sample_index_sum sums (and the audit compares it with
+	 * the chunks'); made out of range, every way fails as it fails. */
+	{
+		struct store_index_sum before = want;
+		klen = store_debug_sample_case_key("v", 0, "k4000", key);
+		for (int bad = 0; bad < 2; bad++) {
+			t = begin(s, 1);
+			ck_assert_int_eq(store_debug_get_raw(t, "samples", key,
+							     klen, &v, &vn, &d),
+					 0);
+			ck_assert_uint_eq(vn, 6);
+			v[bad ? 5 : 2] ^= 1; /* chunk 4 -> 5, or 4 + 2^24 */
+			ck_assert_int_eq(store_debug_put_raw(t, "samples", key,
+							     klen, v, vn, &d),
+					 0);
+			free(v);
+			commit(t);
+			t = begin(s, 0);
+			ck_assert_int_eq(store_sample_index_sum(t, "v", &want, &d),
+					 bad ? RBA_E_TAMPERED : 0);
+			ck_assert(bad || (want.n == before.n && want.a != before.a));
+			for (int own = 0; own < 2; own++)
+				for (unsigned us = 0; us <= 3000; us += 3000) {
+					r = (struct scount){ .us = us,
+							     .refuse = UINT32_MAX };
+					rba_detail_clear(&d);
+					ck_assert_int_eq(
+						store_sample_stream_indexed(
+							t, "v", scount_fn, &r, own,
+							&got, &d),
+						bad ? RBA_E_TAMPERED : 0);
+					ck_assert_uint_eq(r.next, 6);
+					if (bad)
+						ck_assert_msg(has_text(d.reason,
+								       "malformed"),
+							      "%s", d.reason);
+					else
+						ck_assert(got.n == want.n &&
+							  got.a == want.a &&
+							  got.b == want.b);
+				}
+			store_txn_abort(t);
+		}
+	}
+	store_close(s);
+}
+END_TEST
+
 Suite *
 suite_store(void)
 {
@@ -2696,6 +2873,7 @@ suite_store(void)
 	tcase_add_test(tc, test_blob_resolve_list);
 	tcase_add_test(tc, test_chunk_seal);
 	tcase_add_test(tc, test_store_check);
+	tcase_add_test(tc, test_sample_stream_indexed);
 	tcase_add_test(tc, test_blob_tamper_frame);
 	tcase_add_test(tc, test_blob_tamper_digest);
 	tcase_add_test(tc, test_blob_tamper_structure);
