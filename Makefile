@@ -126,7 +126,7 @@ help:
 	@echo 'make check-fleet  a single-node Slurm cluster runs the installed fleet glue, its failure cases too (needs fleet-deps)'
 	@echo 'make fleet-deps   install slurm-wlm and munge (as root) or print the command; not part of deps'
 	@echo 'make asan         AddressSanitizer + UBSan build, whole test suite under it'
-	@echo 'make tsan         ThreadSanitizer build, the CLI tests that run threads under it (TSAN_TESTS; not part of check)'
+	@echo 'make tsan         ThreadSanitizer build, the CLI tests that run threads and the store suite under it (TSAN_TESTS, TSAN_SUITES; not part of check)'
 	@echo 'make fuzz         libFuzzer (clang, ASan+UBSan) on every input surface, FUZZ_SECONDS each (default $(FUZZ_SECONDS))'
 	@echo 'make fuzz-replay  replay fixtures/fuzz/ (seed corpora and every crash input) through the harnesses'
 	@echo 'make check-crash N=1000  kill -9 commands at random moments; the store stays whole (make check: 100)'
@@ -443,15 +443,22 @@ asan: test-locale
 
 # ThreadSanitizer: the CLI tests whose commands run threads (audit
 # --threads, the hash helper, the index walk, training threads, sweeps).
-# Any report fails the command, and so the test.
+# Any report fails the command, and so the test.  Then the unit suites
+# whose samples are several chunks (TSAN_SUITES: the store's stream,
+# its helper and the index walked in their waits), which the CLI
+# tests' one-chunk samples never start.
 TSAN_TESTS ?= t-audit t-integrity t-abi2 t-train t-forensics t-gate t-gbdt t-native t-records t-env
+TSAN_SUITES ?= store
 tsan: test-locale
 	$(Q)$(MAKE) --no-print-directory BUILD=build/tsan OPT='-O1 -g -fno-omit-frame-pointer' HARDEN=0 \
 	  EXTRA_CFLAGS='-fsanitize=thread' EXTRA_LDFLAGS='-fsanitize=thread' WERROR=-Werror \
-	  build/tsan/rebuild-audit build/tsan/rebuild-audit-test build/tsan/flips
+	  build/tsan/rebuild-audit build/tsan/rebuild-audit-test build/tsan/flips build/tsan/check_runner
 	$(Q)TSAN_OPTIONS=halt_on_error=1:exitcode=66:report_signal_unsafe=0 \
 	  RBA_BIN=$(CURDIR)/build/tsan/rebuild-audit RBA_TEST_BIN=$(CURDIR)/build/tsan/rebuild-audit-test \
 	  FLIPS_BIN=$(CURDIR)/build/tsan/flips RBA_SLOW=1 RBA_SANITIZED=1 sh tests/cli/run.sh $(TSAN_TESTS)
+	$(Q)for s in $(TSAN_SUITES); do \
+	  (cd tests/unit && TSAN_OPTIONS=halt_on_error=1:exitcode=66 CK_RUN_SUITE=$$s \
+	   CK_DEFAULT_TIMEOUT=600 ../../build/tsan/check_runner) || exit 1; done
 
 $(BUILD)/bench_score: $(BUILD)/bench/bench_score.o $(LIB_OBJ)
 	@[ "$(V)" = 1 ] || echo "  LD      $@"
