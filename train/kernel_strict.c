@@ -12,6 +12,7 @@
  */
 #include "train/kernel.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,81 @@ mul_body(float *restrict a, const float *restrict g, size_t n)
 	};
 
 /*
+ * AdamW near the subnormal range.  x86 takes a microcode assist, about
+ * a hundred cycles, for each multiply, divide or square root with
+ * a subnormal operand or result (unless the FTZ and DAZ modes, which
+ * change results, are on); a long training whose gradients fade into
+ * that range spent nearly a third of its time in those assists.  So
+ * adamw (kernel_tmpl.h) runs its float vectors only on operands whose
+ * every product, quotient and root stays clear of the range, and steps
+ * the other lanes with adamw_lane_exact.
+ *
+ * adamw_lane_exact computes each float operation of the step in double
+ * and rounds the result to float at once.  The double result of a sum,
+ * product, quotient or square root of floats is close enough (53 bits
+ * against 24) that rounding it to float gives the float operation's own
+ * result, subnormal or not (the argument by which float arithmetic is
+ * emulated in double), and a double never meets the subnormal range
+ * here, nor does a conversion to or from float take an assist: the same
+ * bits as the float step, at no assist.
+ */
+static inline double
+adamw_hide(double x)
+{
+	/* a double the compiler cannot see is a float's: else it narrows
+	 * (float)((double)a * b) back to the float operation a * b */
+#if defined(__GNUC__) && defined(__x86_64__)
+	__asm__("" : "+x"(x));
+#elif defined(__GNUC__) && defined(__aarch64__)
+	__asm__("" : "+w"(x));
+#else
+	volatile double h = x;
+	x = h;
+#endif
+	return x;
+}
+
+#define ADAMW_F(x) adamw_hide((double)(float)(x))
+static void
+adamw_lane_exact(float *w, float g, float *m, float *v,
+		 const struct kernel_adamw *k)
+{
+	double gi = adamw_hide(g);
+	double mi = ADAMW_F(ADAMW_F((double)k->b1 * adamw_hide(*m)) +
+			    ADAMW_F((double)k->omb1 * gi));
+	double vi = ADAMW_F(ADAMW_F((double)k->b2 * adamw_hide(*v)) +
+			    ADAMW_F(ADAMW_F((double)k->omb2 * gi) * gi));
+	double den = ADAMW_F(ADAMW_F(ADAMW_F(__builtin_sqrt(vi)) / k->bc2sqrt) +
+			     k->eps);
+
+	*m = (float)mi;
+	*v = (float)vi;
+	*w = (float)(ADAMW_F(adamw_hide(*w) * k->decay) -
+		     ADAMW_F(k->step_size * ADAMW_F(mi / den)));
+}
+
+/*
+ * Whether k's constants let the vectors' operands be bounded (see
+ * adamw in kernel_tmpl.h): b1, omb1, b2, omb2, bc2sqrt, decay and
+ * step_size each 0 or of magnitude 2^-20 .. 2^20, eps 0 or normal and
+ * at most 2^20.  Else every vector is stepped as it comes.
+ */
+static int
+adamw_tame(const struct kernel_adamw *k)
+{
+	const float c[7] = { k->b1,   k->omb1,	k->b2,	      k->omb2,
+			     k->bc2sqrt, k->decay, k->step_size };
+
+	for (int i = 0; i < 7; i++) {
+		float a = fabsf(c[i]);
+		if (a != 0.0f && !(a >= 0x1p-20f && a <= 0x1p20f))
+			return 0;
+	}
+	return k->eps == 0.0f ||
+	       (fabsf(k->eps) >= 0x1p-126f && fabsf(k->eps) <= 0x1p20f);
+}
+
+/*
  * Vector square roots (IEEE, correctly rounded: the same bits as the
  * scalar sqrt lane by lane).  GCC vector types convert to and from the
  * intrinsic types of the same size.
@@ -119,6 +195,8 @@ mul_body(float *restrict a, const float *restrict g, size_t n)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define KT_VSQRT(v) ((__typeof__(v))_mm_sqrt_ps((__m128)(v)))
+/* every lane of mask m set (lanes all ones or zero) */
+#define KT_ALL(m) (_mm_movemask_ps((__m128)(m)) == 0xf)
 #else
 #define KT_VSQRT(v) kernel_vsqrt4(v)
 typedef float kernel_v4 __attribute__((vector_size(16)));
@@ -129,6 +207,7 @@ kernel_vsqrt4(kernel_v4 v)
 		v[i] = __builtin_sqrtf(v[i]);
 	return v;
 }
+#define KT_ALL(m) (((m)[0] & (m)[1] & (m)[2] & (m)[3]) != 0)
 #endif
 #define KT_SFX base
 #define KT_ATTR
@@ -138,11 +217,13 @@ kernel_vsqrt4(kernel_v4 v)
 #undef KT_ATTR
 #undef KT_VW
 #undef KT_VSQRT
+#undef KT_ALL
 DEFINE_KERNELS(base, )
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define KERNEL_X86 1
 #define KT_VSQRT(v) ((__typeof__(v))_mm256_sqrt_ps((__m256)(v)))
+#define KT_ALL(m) (_mm256_movemask_ps((__m256)(m)) == 0xff)
 #define KT_SFX avx2
 #define KT_ATTR __attribute__((target("avx2")))
 #define KT_VW 8
@@ -152,7 +233,11 @@ DEFINE_KERNELS(base, )
 #undef KT_VW
 DEFINE_KERNELS(avx2, __attribute__((target("avx2"))))
 #undef KT_VSQRT
+#undef KT_ALL
 #define KT_VSQRT(v) ((__typeof__(v))_mm512_sqrt_ps((__m512)(v)))
+#define KT_ALL(m)                                                              \
+	(_mm512_cmpneq_epi32_mask((__m512i)(m), _mm512_setzero_si512()) ==     \
+	 0xffff)
 #define KT_SFX avx512
 #define KT_ATTR __attribute__((target("avx512f")))
 #define KT_VW 16
@@ -162,6 +247,7 @@ DEFINE_KERNELS(avx2, __attribute__((target("avx2"))))
 #undef KT_VW
 DEFINE_KERNELS(avx512, __attribute__((target("avx512f"))))
 #undef KT_VSQRT
+#undef KT_ALL
 #endif
 
 static const struct kernel_ops *

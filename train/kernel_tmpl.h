@@ -270,7 +270,29 @@ KT(dw)(const float *restrict x, const float *restrict dy, size_t rows,
 	}
 }
 
-/* AdamW (kernel.h), a vector at a time, then a scalar tail. */
+/*
+ * AdamW (kernel.h), a vector at a time, then a scalar tail.  With tame
+ * constants (adamw_tame: each 0 or of magnitude 2^-20 .. 2^20), a lane
+ * whose g is 0 or at least 2^-52 in magnitude and whose m, v and w are
+ * each 0 or at least 2^-100 meets no subnormal operand or result in the
+ * products, the square root and the quotient before m / den (the
+ * smallest: (omb2 g) g >= 2^-20 2^-104 = 2^-124); m / den and
+ * step_size (m / den) are held clear of the range by their exponents.
+ * The vector steps every such lane in float, with no assist; the others
+ * are given zeros in the vector (which make no subnormal) and stepped
+ * after it, each by adamw_lane_exact, with the same bits.  The tail too.
+ */
+#define KT_IN(a, lo) (((a) == 0) | ((a) >= (lo)))
+/* mi and den 0 or normal, mi / den and step_size (mi / den) at least
+ * 2^-126: |q| > 2^(em - ed - 1) */
+#define KT_QOK(ok, mi, den)                                                    \
+	do {                                                                   \
+		em = ((VI)(mi) >> 23) & ff;                                    \
+		ed = ((VI)(den) >> 23) & ff;                                   \
+		ok = (((VI)(mi) & abs) == 0) |                                 \
+		     ((em >= 1) & ((ed >= 1) | (((VI)(den) & abs) == 0)) &     \
+		      (em - ed >= -125) & (em - ed + estep >= -125));          \
+	} while (0)
 KT_ATTR static void
 KT(adamw)(float *restrict w, const float *restrict g, float *restrict m,
 	  float *restrict v, size_t n, const struct kernel_adamw *kp)
@@ -278,27 +300,70 @@ KT(adamw)(float *restrict w, const float *restrict g, float *restrict m,
 	const float b1 = kp->b1, omb1 = kp->omb1, b2 = kp->b2, omb2 = kp->omb2;
 	const float decay = kp->decay, step = kp->step_size;
 	const float bc2 = kp->bc2sqrt, eps = kp->eps;
+	const int tame = adamw_tame(kp);
+	const VF zf = { 0 };
+	const VI zi = { 0 }, abs = zi + 0x7fffffff, ff = zi + 0xff;
+	/* magnitudes as bits: 2^-52, 2^-100; step_size's exponent */
+	const int32_t lo_g = (127 - 52) << 23, lo_x = (127 - 100) << 23;
+	int32_t estep;
 	size_t i = 0;
 
+	memcpy(&estep, &step, sizeof(estep));
+	estep = ((estep >> 23) & 0xff) - 127;
 	for (; i + KT_VW <= n; i += KT_VW) {
-		VF gi = LD(VF, g + i);
-		VF mi = b1 * LD(VF, m + i) + omb1 * gi;
-		VF vi = b2 * LD(VF, v + i) + (omb2 * gi) * gi;
-		VF den = KT_VSQRT(vi) / bc2 + eps;
+		VF gi = LD(VF, g + i), m0 = LD(VF, m + i), v0 = LD(VF, v + i);
+		VF w0 = LD(VF, w + i), mi, vi, den;
+		VI safe, em, ed, ok;
+
+		if (!tame) {
+			mi = b1 * m0 + omb1 * gi;
+			vi = b2 * v0 + (omb2 * gi) * gi;
+			den = KT_VSQRT(vi) / bc2 + eps;
+			ST(VF, m + i, mi);
+			ST(VF, v + i, vi);
+			ST(VF, w + i, w0 * decay - step * (mi / den));
+			continue;
+		}
+		safe = KT_IN((VI)gi & abs, lo_g) & KT_IN((VI)m0 & abs, lo_x) &
+		       KT_IN((VI)v0 & abs, lo_x) & KT_IN((VI)w0 & abs, lo_x);
+		if (KT_ALL(safe)) { /* as a rule */
+			mi = b1 * m0 + omb1 * gi;
+			vi = b2 * v0 + (omb2 * gi) * gi;
+			den = KT_VSQRT(vi) / bc2 + eps;
+			KT_QOK(ok, mi, den);
+			if (KT_ALL(ok)) {
+				ST(VF, m + i, mi);
+				ST(VF, v + i, vi);
+				ST(VF, w + i, w0 * decay - step * (mi / den));
+				continue;
+			}
+		}
+		mi = b1 * SEL(safe, m0, zf) + omb1 * SEL(safe, gi, zf);
+		vi = b2 * SEL(safe, v0, zf) +
+		     (omb2 * SEL(safe, gi, zf)) * SEL(safe, gi, zf);
+		den = KT_VSQRT(vi) / bc2 + eps;
+		KT_QOK(ok, mi, den);
+		safe &= ok;
 		ST(VF, m + i, mi);
 		ST(VF, v + i, vi);
-		ST(VF, w + i, LD(VF, w + i) * decay - step * (mi / den));
+		ST(VF, w + i, SEL(safe, w0, zf) * decay -
+				      step * (SEL(ok, mi, zf) / SEL(ok, den, zf + 1.0f)));
+		for (int l = 0; l < KT_VW; l++) {
+			float wl = w0[l], ml = m0[l], vl = v0[l];
+			if (safe[l])
+				continue;
+			adamw_lane_exact(&wl, gi[l], &ml, &vl, kp);
+			w[i + l] = wl;
+			m[i + l] = ml;
+			v[i + l] = vl;
+		}
 	}
-	for (; i < n; i++) {
-		float gi = g[i];
-		float mi = b1 * m[i] + omb1 * gi;
-		float vi = b2 * v[i] + (omb2 * gi) * gi;
-		float den = __builtin_sqrtf(vi) / bc2 + eps;
-		m[i] = mi;
-		v[i] = vi;
-		w[i] = w[i] * decay - step * (mi / den);
-	}
+	for (; i < n; i++)
+		adamw_lane_exact(w + i, g[i], m + i, v + i, kp);
 }
+#undef KT_IN
+#undef KT_QOK
+
 
 /*
  * fm_expf_inline and fm_logf_inline (fmath.h) a vector at a time: the

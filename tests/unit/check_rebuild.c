@@ -382,6 +382,106 @@ START_TEST(test_kernels_order)
 }
 END_TEST
 
+/* The same bits, or two NaNs (C leaves a NaN's sign and payload to the
+ * compiler, which may swap the operands of a sum). */
+static int
+same_or_nans(float a, float b)
+{
+	return memcmp(&a, &b, sizeof(a)) == 0 || (isnan(a) && isnan(b));
+}
+
+/* One AdamW step of one element in plain float operations, in the
+ * kernel's order (kernel.h): the bits every path must give. */
+static void __attribute__((noinline))
+adamw_ref(float *w, float g, float *m, float *v, const struct kernel_adamw *k)
+{
+	volatile float mi = k->b1 * *m + k->omb1 * g;
+	volatile float vi = k->b2 * *v + (k->omb2 * g) * g;
+	volatile float den = sqrtf(vi) / k->bc2sqrt + k->eps;
+	volatile float q = mi / den;
+
+	*m = mi;
+	*v = vi;
+	*w = *w * k->decay - k->step_size * q;
+}
+
+/*
+ * AdamW near and in the subnormal range, where the vector paths step
+ * lanes in double (adamw_lane_exact) and keep their float vectors for
+ * operands clear of it: every path gives the plain float step's bits,
+ * for operands at and around the bounds (2^-35, 2^35, 2^-70, 2^70),
+ * subnormal, zero, huge, infinite and NaN, with tame constants and
+ * with others (a step size of 1e-9, eps 0, b1 0).
+ */
+START_TEST(test_adamw_subnormal)
+{
+	static const char *const isas[] = { "base", "avx2", "avx512" };
+	const float pool[] = {
+		0.0f, 1e-45f, 1e-40f, 1e-38f, 0x1p-126f, 1e-30f, 1e-20f,
+		0x1p-35f, 0x1.fffffep-36f, 0x1p-70f, 0x1.fffffep-71f, 1e-5f,
+		0.3f, 1.0f, 1e10f, 0x1p35f, 0x1.000002p35f, 0x1p70f,
+		0x1.000002p70f, 1e20f, 1e38f, INFINITY, NAN,
+	};
+	const size_t np = sizeof(pool) / sizeof(pool[0]), n = 37;
+	struct kernel_adamw ks[4];
+	uint64_t r = 0x2545f4914f6cdd1dULL;
+
+	for (int c = 0; c < 4; c++) {
+		ks[c].b1 = 0.9f;
+		ks[c].omb1 = 1.0f - ks[c].b1;
+		ks[c].b2 = 0.999f;
+		ks[c].omb2 = 1.0f - ks[c].b2;
+		ks[c].decay = 1.0f - 0.02f * 0.003f;
+		ks[c].step_size = (float)(0.02 / (1.0 - 0.9));
+		ks[c].bc2sqrt = (float)sqrt(1.0 - 0.999);
+		ks[c].eps = 1e-8f;
+	}
+	ks[1].step_size = 1e-9f; /* not tame: every vector as it comes */
+	ks[2].eps = 0.0f;
+	ks[3].b1 = 0.0f;
+	ks[3].omb1 = 1.0f;
+	for (int i = 0; i < 3; i++) {
+		setenv("RBA_STRICT_ISA", isas[i], 1);
+		const struct kernel_ops *k = kernel_strict();
+		for (int round = 0; round < 3000; round++) {
+			const struct kernel_adamw *kp = &ks[round % 4];
+			float w[37], g[37], m[37], v[37], w2[37], m2[37], v2[37];
+			for (size_t j = 0; j < n; j++) {
+				float x[4];
+				for (int q = 0; q < 4; q++) {
+					r ^= r << 13;
+					r ^= r >> 7;
+					r ^= r << 17;
+					/* mostly ordinary values, so that
+					 * whole vectors stay clear */
+					x[q] = (r >> 40) % 4 ? 0.001f * (float)((r >> 8) % 1000 + 1)
+							     : pool[(r >> 16) % np];
+					if ((r >> 32) & 1)
+						x[q] = -x[q];
+				}
+				g[j] = x[0];
+				m[j] = x[1];
+				v[j] = fabsf(x[2]);
+				w[j] = x[3];
+			}
+			memcpy(w2, w, sizeof(w));
+			memcpy(m2, m, sizeof(m));
+			memcpy(v2, v, sizeof(v));
+			k->adamw(w, g, m, v, n, kp);
+			for (size_t j = 0; j < n; j++)
+				adamw_ref(&w2[j], g[j], &m2[j], &v2[j], kp);
+			for (size_t j = 0; j < n; j++)
+				ck_assert_msg(same_or_nans(m[j], m2[j]) &&
+						      same_or_nans(v[j], v2[j]) &&
+						      same_or_nans(w[j], w2[j]),
+					      "%s round %d lane %zu", isas[i],
+					      round, j);
+		}
+	}
+	unsetenv("RBA_STRICT_ISA");
+}
+END_TEST
+
 START_TEST(test_optimizer_steps)
 {
 	const struct kernel_ops *k = kernel_strict();
@@ -2096,6 +2196,7 @@ suite_rebuild(void)
 	tcase_add_test(tc, test_vector_exp_log);
 	tcase_add_test(tc, test_activation);
 	tcase_add_test(tc, test_optimizer_steps);
+	tcase_add_test(tc, test_adamw_subnormal);
 	tcase_add_test(tc, test_gradient_check);
 	tcase_add_test(tc, test_threads_invariant);
 	tcase_add_test(tc, test_fma_soft);
