@@ -169,8 +169,8 @@ adamw_lane_exact(float *w, float g, float *m, float *v,
 /*
  * Whether k's constants let the vectors' operands be bounded (see
  * adamw in kernel_tmpl.h): b1, omb1, b2, omb2, bc2sqrt, decay and
- * step_size each 0 or of magnitude 2^-20 .. 2^20, eps 0 or normal and
- * at most 2^20.  Else every vector is stepped as it comes.
+ * step_size each 0 or of magnitude 2^-20 .. 2^20, eps 0 or normal,
+ * positive and at most 2^20.  Else every vector is stepped as it comes.
  */
 static int
 adamw_tame(const struct kernel_adamw *k)
@@ -183,8 +183,7 @@ adamw_tame(const struct kernel_adamw *k)
 		if (a != 0.0f && !(a >= 0x1p-20f && a <= 0x1p20f))
 			return 0;
 	}
-	return k->eps == 0.0f ||
-	       (fabsf(k->eps) >= 0x1p-126f && fabsf(k->eps) <= 0x1p20f);
+	return k->eps == 0.0f || (k->eps >= 0x1p-126f && k->eps <= 0x1p20f);
 }
 
 /*

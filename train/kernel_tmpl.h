@@ -283,15 +283,14 @@ KT(dw)(const float *restrict x, const float *restrict dy, size_t rows,
  * after it, each by adamw_lane_exact, with the same bits.  The tail too.
  */
 #define KT_IN(a, lo) (((a) == 0) | ((a) >= (lo)))
-/* mi and den 0 or normal, mi / den and step_size (mi / den) at least
- * 2^-126: |q| > 2^(em - ed - 1) */
+/* mi 0, or normal with mi / den and step_size (mi / den) at least
+ * 2^-126: |q| > 2^(em - ed - 1), em and ed the biased exponents (den is
+ * 0 or normal: tame constants, eps >= 0) */
 #define KT_QOK(ok, mi, den)                                                    \
 	do {                                                                   \
-		em = ((VI)(mi) >> 23) & ff;                                    \
-		ed = ((VI)(den) >> 23) & ff;                                   \
-		ok = (((VI)(mi) & abs) == 0) |                                 \
-		     ((em >= 1) & ((ed >= 1) | (((VI)(den) & abs) == 0)) &     \
-		      (em - ed >= -125) & (em - ed + estep >= -125));          \
+		VI ma = (VI)(mi) & abs;                                        \
+		ok = (ma == 0) | ((ma >= zi + 0x00800000) &                    \
+				  ((ma >> 23) - ((VI)(den) >> 23) >= qmin));   \
 	} while (0)
 KT_ATTR static void
 KT(adamw)(float *restrict w, const float *restrict g, float *restrict m,
@@ -302,18 +301,20 @@ KT(adamw)(float *restrict w, const float *restrict g, float *restrict m,
 	const float bc2 = kp->bc2sqrt, eps = kp->eps;
 	const int tame = adamw_tame(kp);
 	const VF zf = { 0 };
-	const VI zi = { 0 }, abs = zi + 0x7fffffff, ff = zi + 0xff;
+	const VI zi = { 0 }, abs = zi + 0x7fffffff;
 	/* magnitudes as bits: 2^-52, 2^-100; step_size's exponent */
 	const int32_t lo_g = (127 - 52) << 23, lo_x = (127 - 100) << 23;
-	int32_t estep;
+	int32_t estep, qmin;
 	size_t i = 0;
 
 	memcpy(&estep, &step, sizeof(estep));
 	estep = ((estep >> 23) & 0xff) - 127;
+	/* em - ed >= -125 for q, and >= -125 - estep for step_size q */
+	qmin = estep < 0 ? -125 - estep : -125;
 	for (; i + KT_VW <= n; i += KT_VW) {
 		VF gi = LD(VF, g + i), m0 = LD(VF, m + i), v0 = LD(VF, v + i);
 		VF w0 = LD(VF, w + i), mi, vi, den;
-		VI safe, em, ed, ok;
+		VI safe, ok;
 
 		if (!tame) {
 			mi = b1 * m0 + omb1 * gi;
