@@ -214,6 +214,46 @@ dcase=$($RBA -S st --json sample show $V 3 | jq -r .case)
 $RBA -S st dispute $V "$dcase" > out 2> err
 ok "dispute names the artifact that made the decision" grep -qF "$(printf '%s' "$old" | cut -c1-19)" out
 
+# A sample of several chunks (20,000 cases): the pass's
+# helper thread runs, and at one thread the case index is walked in the
+# waits of the pass's two threads (store_sample_stream_indexed), at two
+# on a thread of its own.  Every way holds a sound index and names a
+# damaged one.
+awk -F, 'NR == 1 { print; next } { rows[++n] = $0 }
+	END { for (i = 1; i <= 20000; i++) { r = rows[(i - 1) % n + 1];
+		sub(/^[^,]*/, i, r); print r } }' "$FIX/german-credit-numeric.csv" > big.csv
+big() {
+	rm -rf st
+	$RBA -S st init > /dev/null &&
+	$RBA -S st snapshot add "$FIX/german-credit-numeric.csv" > /dev/null &&
+	$RBA -S st -q register "$PINS" --policy "$POL" > /dev/null &&
+	$RBA -S st -q sample add $V big.csv
+}
+ok "several chunks: a store" big
+run 0 $RBA -S st --json sample show $V
+ok "several chunks" sh -c "jq -e '.chunks >= 3 and .cases == 20000' out > /dev/null"
+run 0 $RBA -S st -q audit $V
+run 0 $RBA -S st -q audit $V --threads 2
+run 0 env REBUILD_AUDIT_TEST_WALK=after $RBA_TEST -S st -q audit $V
+# Case 3000 (chunk 0) indexed in chunk 1: the walk's sum is not the
+# chunks' (bit 0 of its chunk number's low byte, 30 bytes on).
+ok "several chunks: case 3000 indexed in chunk 1" flip st/data.mdb "$(hex "$V")0233303030" 30 0
+for t in 1 2; do
+	run 2 $RBA -S st -q audit $V --threads $t
+	err_has "the case index of version '$V' is damaged: its entries are not the case ids of the chunks"
+done
+run 2 env REBUILD_AUDIT_TEST_WALK=after $RBA_TEST -S st -q audit $V
+err_has "its entries are not the case ids of the chunks"
+# Case 18000's chunk number out of range: the walk's own error.
+ok "several chunks: fresh store" big
+ok "several chunks: case 18000 256 chunks on" flip st/data.mdb "$(hex "$V")023138303030" 32 0
+for t in 1 2; do
+	run 2 $RBA -S st -q audit $V --threads $t
+	err_has "case index"
+	err_has "malformed"
+done
+run 1 $RBA -S st store check
+
 # 4. Structural damage never kills the process (sanitizer builds keep
 # their own fault handlers, which report a fault as the bug it would be)
 [ -n "${RBA_SANITIZED:-}" ] && return 0
@@ -301,42 +341,3 @@ cp "$FIX/fuzz/store/crash-sigfpe-zero-page-size.mdb" fpe/data.mdb
 run 2 $RBA -S fpe store check
 err_is "rebuild-audit: cannot read store 'fpe': the store is damaged: reading it faulted (SIGFPE); run 'rebuild-audit store check'"
 
-# A sample of several chunks (20,000 cases): the pass's
-# helper thread runs, and at one thread the case index is walked in the
-# waits of the pass's two threads (store_sample_stream_indexed), at two
-# on a thread of its own.  Every way holds a sound index and names a
-# damaged one.
-awk -F, 'NR == 1 { print; next } { rows[++n] = $0 }
-	END { for (i = 1; i <= 20000; i++) { r = rows[(i - 1) % n + 1];
-		sub(/^[^,]*/, i, r); print r } }' "$FIX/german-credit-numeric.csv" > big.csv
-big() {
-	rm -rf st
-	$RBA -S st init > /dev/null &&
-	$RBA -S st snapshot add "$FIX/german-credit-numeric.csv" > /dev/null &&
-	$RBA -S st -q register "$PINS" --policy "$POL" > /dev/null &&
-	$RBA -S st -q sample add $V big.csv
-}
-ok "several chunks: a store" big
-run 0 $RBA -S st --json sample show $V
-ok "several chunks" sh -c "jq -e '.chunks >= 3 and .cases == 20000' out > /dev/null"
-run 0 $RBA -S st -q audit $V
-run 0 $RBA -S st -q audit $V --threads 2
-run 0 env REBUILD_AUDIT_TEST_WALK=after $RBA_TEST -S st -q audit $V
-# Case 3000 (chunk 0) indexed in chunk 1: the walk's sum is not the
-# chunks' (bit 0 of its chunk number's low byte, 30 bytes on).
-ok "several chunks: case 3000 indexed in chunk 1" flip st/data.mdb "$(hex "$V")0233303030" 30 0
-for t in 1 2; do
-	run 2 $RBA -S st -q audit $V --threads $t
-	err_has "the case index of version '$V' is damaged: its entries are not the case ids of the chunks"
-done
-run 2 env REBUILD_AUDIT_TEST_WALK=after $RBA_TEST -S st -q audit $V
-err_has "its entries are not the case ids of the chunks"
-# Case 18000's chunk number out of range: the walk's own error.
-ok "several chunks: fresh store" big
-ok "several chunks: case 18000 256 chunks on" flip st/data.mdb "$(hex "$V")023138303030" 32 0
-for t in 1 2; do
-	run 2 $RBA -S st -q audit $V --threads $t
-	err_has "case index"
-	err_has "malformed"
-done
-run 1 $RBA -S st store check
