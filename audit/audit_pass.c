@@ -16,7 +16,6 @@
 #include "sample/scorer.h"
 
 #include "common/rbatime.h"
-#include "common/seam.h"
 
 #define MAX_SCORES SAMPLE_MAX_SCORES
 
@@ -566,24 +565,22 @@ worker_init(struct worker *w, const struct audit_cmp *k, struct rba_detail *d)
 }
 
 /*
- * The chunks handed to cb in stored order; the case index's sum into
- * idx, walked beside them (store_sample_stream_indexed), unless idx is
- * NULL.  With one thread scoring (scorers 1), the walk takes the waits
- * of that thread and the store's helper: a thread of its own shares the
- * helper's core, and each time the helper wakes it may take the scoring
- * thread's core for a moment (about 20 ms of a 200 ms pass of 1,000,000
- * cases).  With more scorers the cores are shared anyway, and a thread
- * of its own measured faster.
+ * The chunks handed to cb in stored order, and the case index's sum into
+ * idx, walked beside them (store_sample_stream_indexed).  With one
+ * thread scoring (scorers 1), the walk takes the waits of that thread
+ * and the store's helper: a thread of its own shares the helper's core,
+ * and each time the helper wakes it may take the scoring thread's core
+ * for a moment (about 20 ms of a 200 ms pass of 1,000,000 cases).  With
+ * more scorers the cores are shared anyway, and a thread of its own
+ * measured faster.
  */
 static int
 stream(struct store_txn *txn, struct pass *p, int scorers,
        int (*cb)(void *ctx, uint32_t chunk_no, const uint8_t *raw, size_t n),
        struct store_index_sum *idx, struct rba_detail *d)
 {
-	if (idx != NULL)
-		return store_sample_stream_indexed(txn, p->version, cb, p,
-						   scorers > 1, idx, d);
-	return store_sample_stream(txn, p->version, cb, p, d);
+	return store_sample_stream_indexed(txn, p->version, cb, p, scorers > 1,
+					   idx, d);
 }
 
 /*
@@ -696,13 +693,8 @@ audit_pass_run(struct store_txn *txn, const char *version,
 	p.ids = calloc(SAMPLE_CHUNK_CASES, sizeof(*p.ids));
 	if (p.ids == NULL)
 		return RBA_E_NOMEM;
-	/* The index is walked beside the pass (stream); after it, on the
-	 * pass's own read, when the test seam walk_after says */
-	err = score_pass(txn, &p, nthreads, rba_seams.walk_after ? NULL : &idx,
-			 d);
+	err = score_pass(txn, &p, nthreads, &idx, d);
 	free(p.ids);
-	if (err == 0 && rba_seams.walk_after)
-		err = store_sample_index_sum(txn, version, &idx, d);
 	if (err == 0 && (idx.n != p.chunks_sum.n || idx.a != p.chunks_sum.a ||
 			 idx.b != p.chunks_sum.b)) {
 		rba_detail_key(d, version);

@@ -27,9 +27,10 @@ struct rba_seams {
 	/* SHA-256 through libsodium even where the CPU has SHA extensions. */
 	int sha256_portable;
 	/*
-	 * audit: the case index walked after the pass, on the pass's own
-	 * read, as when a write lands between the two reads (the walk
-	 * beside the pass is then refused).
+	 * store_sample_stream_indexed (an audit's pass): the case index
+	 * walked after the stream, on the stream's own read, as when a
+	 * write lands between the two reads (the walk beside the stream is
+	 * then refused).
 	 */
 	int walk_after;
 };

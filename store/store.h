@@ -598,7 +598,8 @@ int store_sample_stream(struct store_txn *txn, const char *version,
  * two threads (the helper's for a chunk to decompress, the caller's for
  * a chunk to come out), or, own_thread, on a thread of its own.  What
  * is left when the chunks are done (all of it, when a write landed
- * between the two reads) is walked after them, on txn.  The stream's
+ * between the two reads, or the test seam walk_after says) is walked
+ * after them, on txn.  The stream's
  * error first (sum then zero), else the walk's, as
  * store_sample_index_sum returns it.
  */

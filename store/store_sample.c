@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/seam.h"
+
 struct store_sample_writer {
 	struct store_wlink link; /* link.txn: the transaction, or NULL */
 	int finished;
@@ -1784,9 +1786,10 @@ store_sample_stream_indexed(struct store_txn *txn, const char *version,
 	memset(sum, 0, sizeof(*sum));
 	memset(&w, 0, sizeof(w)); /* closes as nothing until opened */
 	/* beside: on a read of its own, of the same snapshot (refused when
-	 * a write landed between the two: the walk then follows the
-	 * stream, on its read) */
-	if (store_txn_begin_same(txn, &wt, NULL) == 0 &&
+	 * a write landed between the two, or the test seam walk_after says:
+	 * the walk then follows the stream, on its read) */
+	if (!rba_seams.walk_after &&
+	    store_txn_begin_same(txn, &wt, NULL) == 0 &&
 	    (wrc = index_walk_open(wt, version, &w)) == 0) {
 		if (own_thread)
 			beside = threaded =
