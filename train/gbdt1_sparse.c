@@ -82,39 +82,22 @@ gb_key(float v, int threshold)
 	return u ^ ((0u - (u >> 31)) | 0x80000000u);
 }
 
-/* gb_key(v[i], 0) for i < n into k, GB_VW at a time */
-static void
-gb_keys(const float *v, size_t n, uint32_t *k)
-{
-	const gb_vi sign = { INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN };
-	size_t i;
-
-	_Static_assert(GB_VW == 4, "gb_keys: a sign per lane");
-	for (i = 0; i + GB_VW <= n; i += GB_VW) {
-		gb_vf f = GB_LD(gb_vf, v + i);
-		gb_vi u = (gb_vi)(f + 0.0f); /* -0 is +0 */
-		/* a NaN, unordered with itself, is all ones */
-		*(gb_vi *)(void *)(k + i) = (u ^ ((u >> 31) | sign)) | (f != f);
-	}
-	for (; i < n; i++)
-		k[i] = gb_key(v[i], 0);
-}
-
 /*
- * gb_keys for the vector walks as well: k[i] = gb_key(v[i], 0) and kv[i]
- * = k[i] ^ TW_SIGN (tw_block_keys) in one pass, compiled for each strict
- * path (integer operations: the same keys at any width).
+ * A block's input keys: k[i] = gb_key(v[i], 0) for i < n, and, for the
+ * vector walks (gb_keys_both), kv[i] = k[i] ^ TW_SIGN (tw_block_keys) in
+ * the same pass; compiled for each strict path (integer operations: the
+ * same keys at any width).
  */
-typedef void gb_keys_both_fn(const float *restrict v, size_t n,
-			     uint32_t *restrict k, uint32_t *restrict kv);
+typedef void gb_keys_fn(const float *restrict v, size_t n,
+			uint32_t *restrict k, uint32_t *restrict kv);
 
 typedef float gb_vf8 __attribute__((vector_size(32), aligned(4), may_alias));
 typedef uint32_t gb_vu8 __attribute__((vector_size(32), aligned(4), may_alias));
 typedef int32_t gb_vi8 __attribute__((vector_size(32), aligned(4), may_alias));
 
 static inline __attribute__((always_inline)) void
-keys_both_body(const float *restrict v, size_t n, uint32_t *restrict k,
-	       uint32_t *restrict kv)
+keys_body(const float *restrict v, size_t n, uint32_t *restrict k,
+	  uint32_t *restrict kv, int both)
 {
 	const gb_vu8 top = (gb_vu8){ 0 } + 0x80000000u;
 	size_t i = 0;
@@ -125,22 +108,31 @@ keys_both_body(const float *restrict v, size_t n, uint32_t *restrict k,
 		key = u ^ ((gb_vu8)((gb_vi8)u >> 31) | top);
 		key |= (gb_vu8)(f != f); /* a NaN: UINT32_MAX */
 		*(gb_vu8 *)(void *)(k + i) = key;
-		*(gb_vu8 *)(void *)(kv + i) = key ^ TW_SIGN;
+		if (both)
+			*(gb_vu8 *)(void *)(kv + i) = key ^ TW_SIGN;
 	}
 	for (; i < n; i++) {
 		k[i] = gb_key(v[i], 0);
-		kv[i] = k[i] ^ TW_SIGN;
+		if (both)
+			kv[i] = k[i] ^ TW_SIGN;
 	}
 }
 
-#define GB_KEYS_BOTH(SFX, ATTR)                                                \
+#define GB_KEYS(SFX, ATTR)                                                     \
+	ATTR static void gb_keys_##SFX(const float *restrict v, size_t n,      \
+				       uint32_t *restrict k,                   \
+				       uint32_t *restrict kv)                  \
+	{                                                                      \
+		(void)kv;                                                      \
+		keys_body(v, n, k, NULL, 0);                                   \
+	}                                                                      \
 	ATTR static void gb_keys_both_##SFX(const float *restrict v, size_t n, \
 					    uint32_t *restrict k,              \
 					    uint32_t *restrict kv)             \
 	{                                                                      \
-		keys_both_body(v, n, k, kv);                                   \
+		keys_body(v, n, k, kv, 1);                                     \
 	}
-KERNEL_ISA_EACH(GB_KEYS_BOTH)
+KERNEL_ISA_EACH(GB_KEYS)
 
 /*
  * The key one below a threshold's: an input key is above it exactly when
@@ -174,7 +166,7 @@ struct gb_sparse {
 	uint32_t *rows; /* GB_SCORE_BLOCK x nterms (nterms <= nfeat) */
 	uint32_t *keys; /* the same: the terms' keys */
 	struct tw_vec vec; /* the vector walks (vec.walk NULL: none) */
-	gb_keys_both_fn *keys_both; /* the strict path's */
+	gb_keys_fn *make_keys, *make_keys_both; /* the strict path's */
 };
 
 static void
@@ -342,7 +334,7 @@ gb_block_fill(struct gb_sparse *s, const float *tx, const uint32_t *row,
 	uint32_t *xs = s->x;
 
 	memcpy(s->rows, row + c0 * nterms, nb * nterms * sizeof(uint32_t));
-	gb_keys(tx + c0 * nterms, nb * nterms, s->keys);
+	s->make_keys(tx + c0 * nterms, nb * nterms, s->keys, NULL);
 	for (size_t j = 0; j < nb; j++) {
 		const uint32_t *r = s->rows + j * nterms;
 		const uint32_t *kj = s->keys + j * nterms;
@@ -538,10 +530,11 @@ gb_sparse_score_cols(struct rebuild_sparse *sp, const float *x, size_t ld,
 			uint32_t *kf = xs + at;
 			uint32_t lr = s->lrow[f];
 			if (xv != NULL)
-				s->keys_both(x + (size_t)f * ld + c0, nb, kf,
-					     xv + at);
+				s->make_keys_both(x + (size_t)f * ld + c0, nb,
+						  kf, xv + at);
 			else
-				gb_keys(x + (size_t)f * ld + c0, nb, kf);
+				s->make_keys(x + (size_t)f * ld + c0, nb, kf,
+					     NULL);
 			/* the left copy: a missing input (key UINT32_MAX,
 			 * above every threshold) is 0 there, below every
 			 * one */
@@ -822,7 +815,8 @@ gbdt1_sparse_new(const struct rebuild_model *m, struct rebuild_sparse **out)
 	s->K = f->ngroups;
 	s->ntrees = f->ntrees;
 	s->ks = kernel_strict();
-	s->keys_both = KERNEL_ISA_PICK(gb_keys_both);
+	s->make_keys = KERNEL_ISA_PICK(gb_keys);
+	s->make_keys_both = KERNEL_ISA_PICK(gb_keys_both);
 	s->base = malloc(s->K * sizeof(float));
 	s->tree = calloc(s->ntrees, sizeof(*s->tree));
 	s->nodes = malloc(nn * sizeof(*s->nodes));
